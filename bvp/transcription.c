@@ -1,0 +1,1 @@
+int hs_placeholder_transcription;

@@ -1,0 +1,326 @@
+/* hamshoot: costate schemes, DESIGN.md section 2.2 (all residuals times h).
+ *
+ *   kkt:             C = l+ - l- - h [Da(x_k,x_{k+1})^T JJ l+ + Db(x_{k-1},x_k)^T JJ l- + grad ell(x_k)]
+ *                    (exact KKT conditions of the direct transcription with the chosen state scheme;
+ *                    derivation: stationarity of the Lagrangian in x_k, JJ^T = -JJ)
+ *   trapezoidal:     kkt with the midpoint discrete gradient, i.e. thesis (8.47)
+ *   conserving:      C = l+ - l- - h [1/2 Abar^T JJ (l+ + l-) + gbar_ell(x_{k-1}, x_{k+1})], thesis (8.49)/(8.50)
+ *                    Abar = H + r d^T/(d.d), r = g+ - g- - H d, d = (x_{k+1} - x_{k-1})/2, H = Hess E(x_k)
+ *   conserving_1dof: the same with Abar = diag(Vbar'', 1/mass), thesis (8.20)/(8.21),
+ *                    Vbar'' = [Vbar(q_k,q_{k+1}) - Vbar(q_{k-1},q_k)] / d_q
+ *
+ * Second divided differences (the outer-product term and Vbar'') are 0/0 as
+ * d -> 0. For |d| <= dg_tol (1 + |x_k|) both conserving forms use
+ * Abar = 2 Db(x_k, c), c = (x_{k-1} + x_{k+1})/2, the limit that keeps
+ * Abar d = g+ - g- up to O(|d|^3) (for symmetric discrete gradients
+ * g+ - g- = [Db(x_k,c) + Da(c,x_k)] d + O(|d|^3) and Da(c,x_k) = Db(x_k,c)).
+ *
+ * Newton needs dAbar/dx; through H = Hess E(x_k) that involves third
+ * derivatives, taken from the problem's d3 callback (or a directional
+ * difference of the Hessian when the problem has none; see HsFunctionD3).
+ */
+#include "hsdiscimpl.h"
+
+/* Adds grad ell(x) (or its Hessian) if the problem has a running cost. */
+static int EllGradAdd(HsDisc *d, const double *x, double *g)
+{
+  double *w = d->wcs_v[11];
+  if (!d->prob->ell.f) return HS_SUCCESS;
+  HS_CB(d->prob->ell.grad(x, w, d->prob->ctx));
+  for (int i = 0; i < d->dim; i++) g[i] += w[i];
+  return HS_SUCCESS;
+}
+
+static int EllHessAdd(HsDisc *d, const double *x, double *Hm)
+{
+  double *W = d->wcs_m[13];
+  if (!d->prob->ell.f) return HS_SUCCESS;
+  HS_CB(d->prob->ell.hess(x, W, d->prob->ctx));
+  for (int i = 0; i < d->dim * d->dim; i++) Hm[i] += W[i];
+  return HS_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- kkt ---- */
+
+static int KKTResidualWith(HsDisc *d, const HsStateScheme *ss, const double *xm, const double *x0, const double *xp,
+                           const double *lm, const double *lp, double *C)
+{
+  int     dim = d->dim, i;
+  double *vp = d->wcs_v[0], *vm = d->wcs_v[1], *g = d->wcs_v[2], *t = d->wcs_v[3];
+  double *Da = d->wcs_m[0], *Db = d->wcs_m[1];
+
+  HsApplyJ(dim, lp, vp);
+  HsApplyJ(dim, lm, vm);
+  HS_CHK(ss->jac(d, x0, xp, Da, Db));
+  HsMatTVec(dim, dim, Da, vp, g);
+  HS_CHK(ss->jac(d, xm, x0, Da, Db));
+  HsMatTVec(dim, dim, Db, vm, t);
+  for (i = 0; i < dim; i++) g[i] += t[i];
+  HS_CHK(EllGradAdd(d, x0, g));
+  for (i = 0; i < dim; i++) C[i] = lp[i] - lm[i] - d->h * g[i];
+  return HS_SUCCESS;
+}
+
+static int KKTJacobianWith(HsDisc *d, const HsStateScheme *ss, const double *xm, const double *x0, const double *xp,
+                           const double *lm, const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm,
+                           double *Jlp)
+{
+  int     dim = d->dim, i, dd = dim * dim;
+  double  h = d->h, *vp = d->wcs_v[0], *vm = d->wcs_v[1];
+  double *Da = d->wcs_m[0], *Db = d->wcs_m[1], *Paa = d->wcs_m[2], *Pab = d->wcs_m[3], *Pbb = d->wcs_m[4];
+
+  HsApplyJ(dim, lp, vp);
+  HsApplyJ(dim, lm, vm);
+  /* interval k: (x_k, x_{k+1}) */
+  HS_CHK(ss->jac(d, x0, xp, Da, Db));
+  HsMatTJ(dim, Da, Jlp);
+  HS_CHK(ss->hessdir(d, x0, xp, vp, Paa, Pab, Pbb));
+  for (i = 0; i < dd; i++) Jlp[i] *= -h, Jxp[i] = -h * Pab[i], Jx0[i] = Paa[i];
+  HsAddDiag(dim, 1, Jlp);
+  /* interval k-1: (x_{k-1}, x_k) */
+  HS_CHK(ss->jac(d, xm, x0, Da, Db));
+  HsMatTJ(dim, Db, Jlm);
+  HS_CHK(ss->hessdir(d, xm, x0, vm, Paa, Pab, Pbb));
+  HsTranspose(dim, Pab, Jxm);
+  for (i = 0; i < dd; i++) Jlm[i] *= -h, Jxm[i] *= -h, Jx0[i] += Pbb[i];
+  HsAddDiag(dim, -1, Jlm);
+  HS_CHK(EllHessAdd(d, x0, Jx0));
+  for (i = 0; i < dd; i++) Jx0[i] *= -h;
+  return HS_SUCCESS;
+}
+
+static int KKTResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                       const double *lp, double *C)
+{
+  return KKTResidualWith(d, d->ss, xm, x0, xp, lm, lp, C);
+}
+
+static int KKTJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                       const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+{
+  return KKTJacobianWith(d, d->ss, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+}
+
+static int TrapResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                        const double *lp, double *C)
+{
+  return KKTResidualWith(d, d->mid, xm, x0, xp, lm, lp, C);
+}
+
+static int TrapJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                        const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+{
+  return KKTJacobianWith(d, d->mid, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+}
+
+/* --------------------------------------------------------- conserving ---- */
+
+/* w = Abar^T s and, if W0 != NULL, its derivatives Wm, W0, Wp with respect to
+ * x_{k-1}, x_k, x_{k+1}. Also returns Abar (dim x dim) if A != NULL. */
+static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp, const double *s,
+                     double *w, double *A, double *Wm, double *W0, double *Wp)
+{
+  int     dim = d->dim, dd = dim * dim, i;
+  double *dv = d->wcs_v[4], *cbar = d->wcs_v[5], *gp = d->wcs_v[6], *gm = d->wcs_v[7], *r = d->wcs_v[8];
+  double *Hb = d->wcs_m[5], *Dap = d->wcs_m[6], *Dbp = d->wcs_m[7], *Dam = d->wcs_m[8], *Dbm = d->wcs_m[9];
+  double *Paa = d->wcs_m[10], *Pab = d->wcs_m[11], *Pbb = d->wcs_m[12], *T = d->wcs_m[2], *Dr = d->wcs_m[3];
+  double  nd;
+
+  for (i = 0; i < dim; i++) dv[i] = 0.5 * (xp[i] - xm[i]), cbar[i] = 0.5 * (xp[i] + xm[i]);
+  nd = one_dof ? fabs(dv[0]) : HsNorm(dim, dv);
+  if (nd <= d->dg_tol * (1 + (one_dof ? fabs(x0[0]) : HsNorm(dim, x0)))) {
+    /* Fallback Abar = 2 Db(x_k, cbar); for 1-DOF only the q-q entry is a quotient. */
+    if (one_dof) {
+      double vb, vab, vbb;
+      HS_CHK(HsGreenspanQuotient(d, x0[0], cbar[0], NULL, NULL, &vb, NULL, &vab, &vbb));
+      w[0] = 2 * vb * s[0], w[1] = s[1] / d->prob->sep.mass;
+      if (A) A[0] = 2 * vb, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
+      if (W0) {
+        HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
+        W0[0] = 2 * vab * s[0], Wm[0] = Wp[0] = vbb * s[0];
+      }
+      return HS_SUCCESS;
+    }
+    HS_CHK(d->ss->jac(d, x0, cbar, Dap, Dbp));
+    HsMatTVec(dim, dim, Dbp, s, w);
+    for (i = 0; i < dim; i++) w[i] *= 2;
+    if (A)
+      for (i = 0; i < dd; i++) A[i] = 2 * Dbp[i];
+    if (W0) {
+      HS_CHK(d->ss->hessdir(d, x0, cbar, s, Paa, Pab, Pbb));
+      HsTranspose(dim, Pab, W0);
+      for (i = 0; i < dd; i++) W0[i] *= 2, Wm[i] = Wp[i] = Pbb[i];
+    }
+    return HS_SUCCESS;
+  }
+
+  if (one_dof) {
+    /* Abar = diag(Vbar'', 1/mass), Vbar'' = (Vbar+ - Vbar-)/d_q. */
+    double Vp, Vm, vap, vbp, vam, vbm, V2;
+    HS_CHK(HsGreenspanQuotient(d, x0[0], xp[0], &Vp, &vap, &vbp, NULL, NULL, NULL));
+    HS_CHK(HsGreenspanQuotient(d, xm[0], x0[0], &Vm, &vam, &vbm, NULL, NULL, NULL));
+    V2   = (Vp - Vm) / dv[0];
+    w[0] = V2 * s[0], w[1] = s[1] / d->prob->sep.mass;
+    if (A) A[0] = V2, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
+    if (W0) {
+      HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
+      Wp[0] = s[0] * (vbp - 0.5 * V2) / dv[0];
+      W0[0] = s[0] * (vap - vbm) / dv[0];
+      Wm[0] = s[0] * (-vam + 0.5 * V2) / dv[0];
+    }
+    return HS_SUCCESS;
+  }
+
+  /* n-DOF: Abar^T s = H s + sigma d, sigma = r.s / (d.d). */
+  {
+    double dd2, sigma;
+    HS_CB(d->prob->E.hess(x0, Hb, d->prob->ctx));
+    HS_CHK(d->ss->grad(d, x0, xp, gp));
+    HS_CHK(d->ss->grad(d, xm, x0, gm));
+    HsMatVec(dim, dim, Hb, dv, r);
+    for (i = 0; i < dim; i++) r[i] = gp[i] - gm[i] - r[i];
+    dd2   = HsDot(dim, dv, dv);
+    sigma = HsDot(dim, r, s) / dd2;
+    HsMatVec(dim, dim, Hb, s, w);
+    for (i = 0; i < dim; i++) w[i] += sigma * dv[i];
+    if (A) {
+      HsCopy(dd, Hb, A);
+      HsRank1(dim, 1 / dd2, r, dv, A);
+    }
+    if (!W0) return HS_SUCCESS;
+    HS_CHK(d->ss->jac(d, x0, xp, Dap, Dbp));
+    HS_CHK(d->ss->jac(d, xm, x0, Dam, Dbm));
+    /* d sigma/dx_j = [(dr/dx_j)^T s - 2 sigma (dd/dx_j)^T d] / (d.d);
+     * W_j = d(H s)/dx_j + sigma dd/dx_j + d (d sigma/dx_j)^T. */
+    {
+      double *ds = d->wcs_v[9];
+      /* x_{k+1}: dr = Db+ - H/2, dd = I/2 */
+      for (i = 0; i < dd; i++) Dr[i] = Dbp[i] - 0.5 * Hb[i];
+      HsMatTVec(dim, dim, Dr, s, ds);
+      for (i = 0; i < dim; i++) ds[i] = (ds[i] - sigma * dv[i]) / dd2;
+      HsZero(dd, Wp);
+      HsAddDiag(dim, 0.5 * sigma, Wp);
+      HsRank1(dim, 1, dv, ds, Wp);
+      /* x_{k-1}: dr = -Da- + H/2, dd = -I/2 */
+      for (i = 0; i < dd; i++) Dr[i] = -Dam[i] + 0.5 * Hb[i];
+      HsMatTVec(dim, dim, Dr, s, ds);
+      for (i = 0; i < dim; i++) ds[i] = (ds[i] + sigma * dv[i]) / dd2;
+      HsZero(dd, Wm);
+      HsAddDiag(dim, -0.5 * sigma, Wm);
+      HsRank1(dim, 1, dv, ds, Wm);
+      /* x_k: dr = Da+ - Db- - D3(x_k, d), dd = 0, d(Hs)/dx_k = D3(x_k, s) */
+      HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, dv, T, d->wcs_d3));
+      for (i = 0; i < dd; i++) Dr[i] = Dap[i] - Dbm[i] - T[i];
+      HsMatTVec(dim, dim, Dr, s, ds);
+      for (i = 0; i < dim; i++) ds[i] /= dd2;
+      HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, s, W0, d->wcs_d3));
+      HsRank1(dim, 1, dv, ds, W0);
+    }
+  }
+  return HS_SUCCESS;
+}
+
+static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp,
+                            const double *lm, const double *lp, double *C)
+{
+  int     dim = d->dim, i;
+  double *s = d->wcs_v[0], *w = d->wcs_v[1], *gl = d->wcs_v[2], *ls = d->wcs_v[3];
+
+  for (i = 0; i < dim; i++) ls[i] = 0.5 * (lp[i] + lm[i]);
+  HsApplyJ(dim, ls, s);
+  HS_CHK(AbarApply(d, one_dof, xm, x0, xp, s, w, NULL, NULL, NULL, NULL));
+  if (d->prob->ell.f) {
+    HS_CHK(HsGonzalezGrad(&d->prob->ell, dim, d->prob->ctx, d->dg_tol, xm, xp, gl, d->wcs_v[9]));
+    for (i = 0; i < dim; i++) w[i] += gl[i];
+  }
+  for (i = 0; i < dim; i++) C[i] = lp[i] - lm[i] - d->h * w[i];
+  return HS_SUCCESS;
+}
+
+/* Gonzalez derivatives of gbar_ell(a, b) with respect to a and b; the
+ * Gonzalez formulas are those of dgrad.c applied to ell (finite-difference
+ * free: ell's Hessian is required). */
+static int EllGonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
+{
+  const HsFunction *F = &d->prob->ell;
+  void             *ctx = d->prob->ctx;
+  int               dim = d->dim, i;
+  double           *mid = d->wcs_v[4], *del = d->wcs_v[5], *gm = d->wcs_v[6], *ga = d->wcs_v[7], *gb = d->wcs_v[8];
+  double           *Hd = d->wcs_v[9], *ca = d->wcs_v[10], *cb = d->wcs_v[11], *Hm = d->wcs_m[5];
+  double            Ea, Eb, D, c;
+
+  for (i = 0; i < dim; i++) mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
+  HS_CB(F->hess(mid, Hm, ctx));
+  for (i = 0; i < dim * dim; i++) Da[i] = Db[i] = 0.5 * Hm[i];
+  if (HsNorm(dim, del) <= d->dg_tol * (1 + HsNorm(dim, mid))) return HS_SUCCESS;
+  HS_CB(F->f(a, &Ea, ctx));
+  HS_CB(F->f(b, &Eb, ctx));
+  HS_CB(F->grad(mid, gm, ctx));
+  HS_CB(F->grad(a, ga, ctx));
+  HS_CB(F->grad(b, gb, ctx));
+  D = HsDot(dim, del, del);
+  c = (Eb - Ea - HsDot(dim, gm, del)) / D;
+  HsMatVec(dim, dim, Hm, del, Hd);
+  for (i = 0; i < dim; i++) {
+    ca[i] = (-ga[i] + gm[i] - 0.5 * Hd[i] + 2 * c * del[i]) / D;
+    cb[i] = (gb[i] - gm[i] - 0.5 * Hd[i] - 2 * c * del[i]) / D;
+  }
+  HsAddDiag(dim, -c, Da);
+  HsAddDiag(dim, c, Db);
+  HsRank1(dim, 1, del, ca, Da);
+  HsRank1(dim, 1, del, cb, Db);
+  return HS_SUCCESS;
+}
+
+static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp,
+                            const double *lm, const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm,
+                            double *Jlp)
+{
+  int     dim = d->dim, dd = dim * dim, i;
+  double  h = d->h, *s = d->wcs_v[0], *w = d->wcs_v[1], *ls = d->wcs_v[3];
+  double *A = d->wcs_m[4], *AJ = d->wcs_m[1];
+
+  for (i = 0; i < dim; i++) ls[i] = 0.5 * (lp[i] + lm[i]);
+  HsApplyJ(dim, ls, s);
+  HS_CHK(AbarApply(d, one_dof, xm, x0, xp, s, w, A, Jxm, Jx0, Jxp));
+  HsMatTJ(dim, A, AJ);
+  for (i = 0; i < dd; i++) {
+    Jlp[i] = -0.5 * h * AJ[i];
+    Jlm[i] = -0.5 * h * AJ[i];
+    Jxm[i] *= -h, Jx0[i] *= -h, Jxp[i] *= -h;
+  }
+  HsAddDiag(dim, 1, Jlp);
+  HsAddDiag(dim, -1, Jlm);
+  if (d->prob->ell.f) {
+    double *Da = d->wcs_m[2], *Db = d->wcs_m[3];
+    HS_CHK(EllGonzalezJac(d, xm, xp, Da, Db));
+    for (i = 0; i < dd; i++) Jxm[i] -= h * Da[i], Jxp[i] -= h * Db[i];
+  }
+  return HS_SUCCESS;
+}
+
+static int ConsResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                        const double *lp, double *C)
+{
+  return ConsResidualImpl(d, 0, xm, x0, xp, lm, lp, C);
+}
+static int ConsJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                        const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+{
+  return ConsJacobianImpl(d, 0, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+}
+static int Cons1Residual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                         const double *lp, double *C)
+{
+  return ConsResidualImpl(d, 1, xm, x0, xp, lm, lp, C);
+}
+static int Cons1Jacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                         const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+{
+  return ConsJacobianImpl(d, 1, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+}
+
+const HsCostateScheme HsCostateConserving  = {"conserving", 2, 1, ConsResidual, ConsJacobian};
+const HsCostateScheme HsCostateConserving1 = {"conserving_1dof", 2, 1, Cons1Residual, Cons1Jacobian};
+const HsCostateScheme HsCostateTrapezoidal = {"trapezoidal", 2, 0, TrapResidual, TrapJacobian};
+const HsCostateScheme HsCostateKKT         = {"kkt", 2, 0, KKTResidual, KKTJacobian};

@@ -1,0 +1,222 @@
+/* hamshoot: HsDisc, the discretization object of costate/ (DESIGN.md section 2):
+ * scheme selection, state residual and Jacobian, control, diagnostics. */
+#include "hsdiscimpl.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez};
+static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1,
+                                                   &HsCostateTrapezoidal, &HsCostateKKT};
+
+const HsStateScheme *HsStateSchemeFind(const char *name)
+{
+  for (size_t i = 0; i < sizeof(state_schemes) / sizeof(state_schemes[0]); i++)
+    if (!strcmp(name, state_schemes[i]->name)) return state_schemes[i];
+  return NULL;
+}
+
+const HsCostateScheme *HsCostateSchemeFind(const char *name)
+{
+  for (size_t i = 0; i < sizeof(costate_schemes) / sizeof(costate_schemes[0]); i++)
+    if (!strcmp(name, costate_schemes[i]->name)) return costate_schemes[i];
+  return NULL;
+}
+
+const char *HsStateSchemeListNames(void) { return "midpoint greenspan gonzalez"; }
+const char *HsCostateSchemeListNames(void) { return "conserving conserving_1dof trapezoidal kkt"; }
+
+#define FAIL(code, ...) \
+  do { \
+    if (msg) snprintf(msg, (size_t)msg_len, __VA_ARGS__); \
+    HsDiscDestroy(&d); \
+    return code; \
+  } while (0)
+
+int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *costate_scheme, int N, double dg_tol,
+                 HsDisc **disc, char *msg, int msg_len)
+{
+  HsDisc *d = NULL;
+  int     dim, nvec, nmat, i, j;
+  double *p;
+
+  *disc = NULL;
+  gsl_set_error_handler_off();
+  d = calloc(1, sizeof(*d));
+  if (!d) FAIL(HS_ENOMEM, "out of memory");
+  if (!prob || !prob->E.f || !prob->E.grad || !prob->E.hess)
+    FAIL(HS_EINVAL, "problem must supply E, grad E and Hess E");
+  if (N < 2) FAIL(HS_EINVAL, "N = %d: need at least 2 intervals", N);
+  if (!(prob->T > 0)) FAIL(HS_EINVAL, "horizon T = %g must be positive", prob->T);
+  if (!(dg_tol >= 0 && dg_tol < 1)) FAIL(HS_EINVAL, "dg_tol = %g must lie in [0, 1)", dg_tol);
+  d->ss = HsStateSchemeFind(state_scheme);
+  if (!d->ss) FAIL(HS_EINVAL, "unknown state scheme '%s' (choose from: %s)", state_scheme, HsStateSchemeListNames());
+  d->cs = HsCostateSchemeFind(costate_scheme);
+  if (!d->cs)
+    FAIL(HS_EINVAL, "unknown costate scheme '%s' (choose from: %s)", costate_scheme, HsCostateSchemeListNames());
+  if (d->ss == &HsStateGreenspan && !(prob->sep.available && prob->n == 1))
+    FAIL(HS_EINVAL, "state scheme greenspan needs a 1-DOF problem E = p^2/(2m) + V(q); '%s' is not one (use gonzalez)",
+         prob->name);
+  if (d->cs == &HsCostateConserving1 && d->ss != &HsStateGreenspan)
+    FAIL(HS_EINVAL, "costate scheme conserving_1dof is the 1-DOF form for greenspan states; use conserving with %s",
+         d->ss->name);
+  if (prob->ell.f && (!prob->ell.grad || !prob->ell.hess))
+    FAIL(HS_EINVAL, "problem '%s' has a running cost without gradient and Hessian", prob->name);
+  d->prob   = prob;
+  d->mid    = &HsStateMidpoint;
+  d->n      = prob->n;
+  d->m      = prob->m;
+  d->dim    = dim = 2 * prob->n;
+  d->N      = N;
+  d->h      = prob->T / N;
+  d->dg_tol = dg_tol;
+
+  nvec    = HS_WDG_VEC + HS_WCS_VEC + HS_WTOP_VEC;
+  nmat    = HS_WDG_MAT + HS_WCS_MAT + HS_WTOP_MAT;
+  d->pool = calloc((size_t)(nvec * dim + nmat * dim * dim + dim + 2 * dim * dim + d->m * dim + dim * dim),
+                   sizeof(double));
+  if (!d->pool) FAIL(HS_ENOMEM, "out of memory");
+  p = d->pool;
+  for (i = 0; i < HS_WDG_VEC; i++, p += dim) d->wdg_v[i] = p;
+  for (i = 0; i < HS_WCS_VEC; i++, p += dim) d->wcs_v[i] = p;
+  for (i = 0; i < HS_WTOP_VEC; i++, p += dim) d->wtop_v[i] = p;
+  for (i = 0; i < HS_WDG_MAT; i++, p += dim * dim) d->wdg_m[i] = p;
+  for (i = 0; i < HS_WCS_MAT; i++, p += dim * dim) d->wcs_m[i] = p;
+  for (i = 0; i < HS_WTOP_MAT; i++, p += dim * dim) d->wtop_m[i] = p;
+  d->wcs_d3 = p, p += dim + 2 * dim * dim;
+  d->K  = p, p += d->m * dim;
+  d->GK = p;
+
+  /* K = R^{-1} G^T, G^T = [0, B^T] (m x dim), by a Cholesky factorization of R (GSL). */
+  {
+    gsl_matrix *Rc = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
+    gsl_vector *col = gsl_vector_alloc((size_t)d->m);
+    int         st;
+    if (!Rc || !col) {
+      gsl_matrix_free(Rc), gsl_vector_free(col);
+      FAIL(HS_ENOMEM, "out of memory");
+    }
+    for (i = 0; i < d->m; i++)
+      for (j = 0; j < d->m; j++) gsl_matrix_set(Rc, (size_t)i, (size_t)j, prob->R[i * d->m + j]);
+    st = gsl_linalg_cholesky_decomp1(Rc);
+    for (j = 0; !st && j < d->n; j++) {
+      for (i = 0; i < d->m; i++) gsl_vector_set(col, (size_t)i, prob->B[j * d->m + i]); /* column of B^T */
+      st = gsl_linalg_cholesky_svx(Rc, col);
+      for (i = 0; i < d->m; i++) d->K[i * dim + d->n + j] = gsl_vector_get(col, (size_t)i);
+    }
+    gsl_matrix_free(Rc), gsl_vector_free(col);
+    if (st) FAIL(HS_EINVAL, "control weight R of problem '%s' is not symmetric positive definite (%s)", prob->name,
+                 gsl_strerror(st));
+  }
+  /* GK = G K: rows n..2n-1 are B K. */
+  for (i = 0; i < d->n; i++)
+    for (j = 0; j < dim; j++) {
+      double s = 0;
+      for (int l = 0; l < d->m; l++) s += prob->B[i * d->m + l] * d->K[l * dim + j];
+      d->GK[(d->n + i) * dim + j] = s;
+    }
+  *disc = d;
+  return HS_SUCCESS;
+}
+
+void HsDiscDestroy(HsDisc **disc)
+{
+  if (!disc || !*disc) return;
+  free((*disc)->pool);
+  free(*disc);
+  *disc = NULL;
+}
+
+int                    HsDiscGetDim(const HsDisc *d) { return d->dim; }
+double                 HsDiscGetStep(const HsDisc *d) { return d->h; }
+const HsProblem       *HsDiscGetProblem(const HsDisc *d) { return d->prob; }
+const HsStateScheme   *HsDiscGetStateScheme(const HsDisc *d) { return d->ss; }
+const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d) { return d->cs; }
+
+/* F = x_{k+1} - x_k - h (JJ gbar + GK lambda). */
+int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F)
+{
+  int     dim = d->dim, i;
+  double *g = d->wtop_v[0], *Jg = d->wtop_v[1], *Gu = d->wtop_v[2];
+
+  HS_CHK(d->ss->grad(d, xk, xk1, g));
+  HsApplyJ(dim, g, Jg);
+  HsMatVec(dim, dim, d->GK, lam, Gu);
+  for (i = 0; i < dim; i++) F[i] = xk1[i] - xk[i] - d->h * (Jg[i] + Gu[i]);
+  return HS_SUCCESS;
+}
+
+/* dF/dx_k = -I - h JJ Da, dF/dx_{k+1} = I - h JJ Db, dF/dlambda = -h GK. */
+int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk, double *Fxk1,
+                        double *Flam)
+{
+  int     dim = d->dim, n = d->n, i, j;
+  double *Da = d->wtop_m[0], *Db = d->wtop_m[1];
+  (void)lam;
+
+  HS_CHK(d->ss->jac(d, xk, xk1, Da, Db));
+  /* (JJ A) rows: first n rows = rows n..2n-1 of A, last n rows = -(rows 0..n-1). */
+  for (i = 0; i < dim; i++)
+    for (j = 0; j < dim; j++) {
+      double ja = i < n ? Da[(i + n) * dim + j] : -Da[(i - n) * dim + j];
+      double jb = i < n ? Db[(i + n) * dim + j] : -Db[(i - n) * dim + j];
+      Fxk[i * dim + j]  = -d->h * ja - (i == j);
+      Fxk1[i * dim + j] = -d->h * jb + (i == j);
+      Flam[i * dim + j] = -d->h * d->GK[i * dim + j];
+    }
+  return HS_SUCCESS;
+}
+
+int HsDiscCostateResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                          const double *lp, double *C)
+{
+  return d->cs->residual(d, xm, x0, xp, lm, lp, C);
+}
+
+int HsDiscCostateJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                          const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+{
+  return d->cs->jacobian(d, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+}
+
+void HsDiscControl(const HsDisc *d, const double *lam, double *u) { HsMatVec(d->m, d->dim, d->K, lam, u); }
+
+/* L^d = 1/2 u^T R u + 1/2 (ell(x_k) + ell(x_{k+1})); 1/2 u^T R u = 1/2 lambda^T G K lambda. */
+int HsDiscRunningCost(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *L)
+{
+  double *Gu = d->wtop_v[2], la = 0, lb = 0;
+
+  HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
+  if (d->prob->ell.f) {
+    HS_CB(d->prob->ell.f(xk, &la, d->prob->ctx));
+    HS_CB(d->prob->ell.f(xk1, &lb, d->prob->ctx));
+  }
+  *L = 0.5 * HsDot(d->dim, lam, Gu) + 0.5 * (la + lb);
+  return HS_SUCCESS;
+}
+
+/* H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar. */
+int HsDiscHamiltonian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *H)
+{
+  double *g = d->wtop_v[0], *Jg = d->wtop_v[1], *Gu = d->wtop_v[2], L;
+
+  HS_CHK(HsDiscRunningCost(d, xk, xk1, lam, &L));
+  HS_CHK(d->ss->grad(d, xk, xk1, g));
+  HsApplyJ(d->dim, g, Jg);
+  HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
+  *H = -L + HsDot(d->dim, lam, Jg) + HsDot(d->dim, lam, Gu);
+  return HS_SUCCESS;
+}
+
+int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
+
+void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)
+{
+  double *Gu = d->wtop_v[2];
+  HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
+  *W = 0;
+  for (int i = 0; i < d->n; i++) *W += (xk1[i] - xk[i]) * Gu[d->n + i]; /* (q_{k+1} - q_k)^T B u */
+}

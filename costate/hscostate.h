@@ -1,0 +1,121 @@
+/* hamshoot: discrete gradients, costate schemes, step residuals and their
+ * Jacobians, and the discrete diagnostics (serial C on GSL; no PETSc/MPI).
+ *
+ * All residuals are the equations of DESIGN.md section 2 multiplied by h:
+ *   state, interval k:  F = x_{k+1} - x_k - h (JJ gbar(x_k, x_{k+1}) + G u_{k+1/2}),
+ *                       u_{k+1/2} = R^{-1} G^T lambda_{k+1/2}
+ *   costate, node k:    C = lambda_+ - lambda_- - h (scheme right-hand side)
+ * so that every Jacobian block is O(1) as h -> 0.
+ */
+#ifndef HSCOSTATE_H
+#define HSCOSTATE_H
+
+#include "../problems/hsproblem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes (STYLE.md: > 0 recoverable, < 0 fatal). */
+enum {
+  HS_SUCCESS = 0,
+  HS_EDOM    = 1,  /* a problem callback reported x outside its domain */
+  HS_EINVAL  = -1, /* invalid argument or incompatible scheme choice */
+  HS_ENOMEM  = -2,
+  HS_EFAILED = -3  /* a problem callback failed fatally */
+};
+
+/** Default relative threshold below which divided differences fall back to
+ *  their limits (DESIGN.md section 2.1): |Delta| <= tol * (1 + |midpoint|).
+ *  Chosen near eps^(1/3): the cancellation error of a first divided difference
+ *  is eps |grad E| / |Delta| and the fallback error is O(|Delta|^2). */
+#define HS_DG_TOL_DEFAULT 1e-6
+
+typedef struct HsDisc_s HsDisc;
+
+/** A state scheme: discrete gradient gbar(a, b) of E (DESIGN.md section 2.1). */
+typedef struct {
+  const char *name;
+  int         order;             /* consistency order */
+  int         energy_consistent; /* gbar . (b - a) = E(b) - E(a) exactly */
+  /** g = gbar(a, b). */
+  int (*grad)(HsDisc *d, const double *a, const double *b, double *g);
+  /** Da = d gbar / da, Db = d gbar / db (dim x dim). */
+  int (*jac)(HsDisc *d, const double *a, const double *b, double *Da, double *Db);
+  /** Second derivatives of phi(a,b) = v^T gbar(a,b): Paa = d(Da^T v)/da,
+   *  Pab[i][j] = d(Da^T v)_i / db_j, Pbb = d(Db^T v)/db. */
+  int (*hessdir)(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab,
+                 double *Pbb);
+} HsStateScheme;
+
+/** A costate scheme: the node-k costate equation (DESIGN.md section 2.2). */
+typedef struct {
+  const char *name;
+  int         order;
+  int         conserving; /* H^d constant to round-off */
+  /** C = costate residual of node k from x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2}. */
+  int (*residual)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                  const double *lp, double *C);
+  /** Jacobian blocks of C with respect to xm, x0, xp, lm, lp (dim x dim each). */
+  int (*jacobian)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                  const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
+} HsCostateScheme;
+
+const HsStateScheme   *HsStateSchemeFind(const char *name);
+const HsCostateScheme *HsCostateSchemeFind(const char *name);
+const char            *HsStateSchemeListNames(void);
+const char            *HsCostateSchemeListNames(void);
+
+/** Creates a discretization of prob on N uniform intervals with the named schemes.
+ *  Not collective (serial object). On failure returns < 0 and, if msg is not
+ *  NULL, writes a message a user can act on (msg_len bytes). */
+int  HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *costate_scheme, int N, double dg_tol,
+                  HsDisc **disc, char *msg, int msg_len);
+void HsDiscDestroy(HsDisc **disc);
+
+int                    HsDiscGetDim(const HsDisc *d);
+double                 HsDiscGetStep(const HsDisc *d);
+const HsProblem       *HsDiscGetProblem(const HsDisc *d);
+const HsStateScheme   *HsDiscGetStateScheme(const HsDisc *d);
+const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d);
+
+/** State residual of one interval (DESIGN.md section 2.1, times h). */
+int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F);
+/** Its Jacobian blocks with respect to x_k, x_{k+1}, lambda_{k+1/2}. */
+int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk,
+                        double *Fxk1, double *Flam);
+/** Costate residual of one interior node (DESIGN.md section 2.2, times h). */
+int HsDiscCostateResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                          const double *lp, double *C);
+int HsDiscCostateJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                          const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
+
+/** u = R^{-1} B^T lambda^p (stationarity, DESIGN.md section 1). */
+void HsDiscControl(const HsDisc *d, const double *lam, double *u);
+/** Discrete Hamiltonian of one interval (DESIGN.md section 2.3):
+ *  H^d = -L^d + lambda^T (JJ gbar + G u), L^d = 1/2 u^T R u + 1/2 (ell(x_k) + ell(x_{k+1})). */
+int HsDiscHamiltonian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *H);
+/** L^d of one interval; J^d = h sum_k L^d. */
+int HsDiscRunningCost(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *L);
+/** E(x). */
+int HsDiscEnergy(HsDisc *d, const double *x, double *E);
+/** Discrete work of one interval: (q_{k+1} - q_k)^T B u_{k+1/2}. */
+void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W);
+
+/* Gonzalez discrete gradient of an arbitrary smooth function (also used for
+ * the running cost ell in the conserving scheme). Exposed for the tests. */
+int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const double *a, const double *b,
+                   double *g, double *work);
+/** Third-derivative action T = D(Hess f)(x)[v]; uses F->d3 or, if NULL, a
+ *  central difference of the Hessian with step HS_D3_FD_STEP * (1 + |x|) / |v|. */
+int HsFunctionD3(const HsFunction *F, int dim, void *ctx, const double *x, const double *v, double *T,
+                 double *work);
+#define HS_D3_FD_STEP 1e-5
+
+/* Scratch size (doubles) needed by HsGonzalezGrad for dimension dim. */
+#define HS_GONZALEZ_WORK(dim) (4 * (dim))
+
+#ifdef __cplusplus
+}
+#endif
+#endif

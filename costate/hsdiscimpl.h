@@ -1,0 +1,49 @@
+/* hamshoot: private definition of HsDisc (costate/ only). */
+#ifndef HSDISCIMPL_H
+#define HSDISCIMPL_H
+
+#include "hscostate.h"
+#include "hsdense.h"
+
+/* Workspace levels: each level may call the levels below it, never above,
+ * so that nested calls never share scratch memory. */
+#define HS_WDG_VEC 12 /* discrete gradients (dgrad.c) */
+#define HS_WDG_MAT 10 /* wdg_m[6..8]: scratch of HsFunctionD3 (dim + 2 dim^2) */
+#define HS_WCS_VEC 12 /* costate schemes (costate.c) */
+#define HS_WCS_MAT 14
+#define HS_WTOP_VEC 6 /* HsDisc* entry points (disc.c) */
+#define HS_WTOP_MAT 4
+
+struct HsDisc_s {
+  const HsProblem       *prob;
+  const HsStateScheme   *ss;
+  const HsCostateScheme *cs;
+  const HsStateScheme   *mid; /* midpoint, used by the trapezoidal costate scheme */
+  int                    n, m, dim, N;
+  double                 h, dg_tol;
+  double                *K;  /* m x dim: u = K lambda, K = R^{-1} G^T */
+  double                *GK; /* dim x dim: G K */
+  double                *wdg_v[HS_WDG_VEC], *wdg_m[HS_WDG_MAT];
+  double                *wcs_v[HS_WCS_VEC], *wcs_m[HS_WCS_MAT];
+  double                *wtop_v[HS_WTOP_VEC], *wtop_m[HS_WTOP_MAT];
+  double                *wcs_d3; /* dim + 2 dim^2: scratch of HsFunctionD3 at costate level */
+  double                *pool;
+};
+
+/* Map a callback status to HS_SUCCESS / HS_EDOM / HS_EFAILED. */
+static inline int HsStatus(int s) { return s == 0 ? HS_SUCCESS : (s > 0 ? HS_EDOM : HS_EFAILED); }
+#define HS_CHK(expr) \
+  do { \
+    int hs_s_ = (expr); \
+    if (hs_s_) return hs_s_; \
+  } while (0)
+#define HS_CB(expr) HS_CHK(HsStatus(expr))
+
+extern const HsStateScheme HsStateMidpoint, HsStateGreenspan, HsStateGonzalez;
+extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostateTrapezoidal, HsCostateKKT;
+
+/* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
+int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa,
+                        double *vab, double *vbb);
+
+#endif

@@ -1,0 +1,99 @@
+/* hamshoot: mechanical optimal-control problems (serial C, no PETSc/MPI).
+ *
+ * A problem is a table of callbacks plus a context pointer, in the shape of
+ * gsl_odeiv2_system: x = (q, p) in R^{2n}, E(x) the mechanical energy,
+ * xdot = JJ grad E(x) + G u with G = [0; B], cost int 1/2 u^T R u + ell(x) dt.
+ * See DESIGN.md section 1.
+ *
+ * Callback return codes (STYLE.md): 0 ok, > 0 recoverable (x outside the
+ * domain, e.g. |q| = 0 for kepler), < 0 fatal.
+ */
+#ifndef HSPROBLEM_H
+#define HSPROBLEM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Dense matrices are row-major double arrays; dim x dim unless stated. */
+
+/** f(x): value of a smooth scalar function of x in R^dim. */
+typedef int (*HsValueFn)(const double *x, double *f, void *ctx);
+/** g = grad f(x), g in R^dim. */
+typedef int (*HsGradFn)(const double *x, double *g, void *ctx);
+/** Hm = Hessian of f at x (dim x dim, symmetric). */
+typedef int (*HsHessFn)(const double *x, double *Hm, void *ctx);
+/** T = D(Hess f)(x)[v], i.e. T_il = sum_j f_{,ijl}(x) v_j (dim x dim, symmetric).
+ *  Needed by Newton on the conserving costate scheme (DESIGN.md section 2.2). */
+typedef int (*HsHessDirFn)(const double *x, const double *v, double *T, void *ctx);
+
+/** A smooth scalar function of the state with derivatives up to order 3.
+ *  d3 may be NULL: it is then replaced by a central directional difference of
+ *  hess with step HS_D3_FD_STEP (documented in costate/hsfunction.c). */
+typedef struct {
+  HsValueFn   f;
+  HsGradFn    grad;
+  HsHessFn    hess;
+  HsHessDirFn d3;
+} HsFunction;
+
+/** Potential of a one-degree-of-freedom system with constant mass,
+ *  E = p^2 / (2 mass) + V(q); needed by the Greenspan state scheme.
+ *  V returns V(q) and its derivatives up to order 3 (any output may be NULL). */
+typedef int (*HsPotential1Fn)(double q, double *V, double *dV, double *d2V, double *d3V, void *ctx);
+/** Optional stable closed form of the Greenspan quotient
+ *  Vbar(a,b) = (V(b) - V(a)) / (b - a), valid also for a == b, with its first
+ *  derivatives (va, vb) and second derivatives (vaa, vab, vbb); outputs may be NULL. */
+typedef int (*HsPotentialQuotientFn)(double a, double b, double *Vbar, double *va, double *vb, double *vaa,
+                                     double *vab, double *vbb, void *ctx);
+
+typedef struct {
+  int                   available; /* 1 if E = p^2/(2 mass) + V(q) with n = 1 */
+  double                mass;
+  HsPotential1Fn        V;
+  HsPotentialQuotientFn quotient; /* may be NULL: then the generic quotient with midpoint fallback */
+} HsSeparable1;
+
+#define HS_NAME_LEN 64
+
+/** A mechanical optimal-control problem (DESIGN.md section 4). */
+typedef struct {
+  char         name[HS_NAME_LEN];
+  int          n;   /* degrees of freedom; state dimension 2n */
+  int          m;   /* controls */
+  double       T;   /* horizon */
+  int          N;   /* default number of intervals */
+  HsFunction   E;   /* mechanical energy and derivatives (required) */
+  HsFunction   ell; /* running state cost ell(x); all members NULL means ell = 0 */
+  HsSeparable1 sep; /* optional 1-DOF structure for the greenspan state scheme */
+  double      *B;   /* n x m, row-major */
+  double      *R;   /* m x m, symmetric positive definite */
+  double      *x0;  /* 2n: initial state (always fixed) */
+  double      *xT;  /* 2n: terminal state values for fixed components */
+  int         *xT_fixed; /* 2n: 1 fixed, 0 free */
+  const char  *default_state_scheme;   /* for -hs_scheme conserving */
+  const char  *default_costate_scheme; /* for -hs_scheme conserving */
+  void        *ctx;
+  void (*destroy_ctx)(void *ctx);
+} HsProblem;
+
+/** Creates a built-in problem by name ("pendulum", "kepler").
+ *  Returns 0 on success, 1 if the name is unknown, < 0 on allocation failure. */
+int HsProblemCreateByName(const char *name, HsProblem **prob);
+/** Frees a problem and sets *prob = NULL; NULL-safe. */
+void HsProblemDestroy(HsProblem **prob);
+/** Space-separated list of built-in problem names (for -help and errors). */
+const char *HsProblemListNames(void);
+/** 1 if the problem has a running cost ell. */
+int HsProblemHasEll(const HsProblem *prob);
+
+/* Internal: allocate a problem with its arrays (zeroed), used by constructors. */
+int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob);
+
+int HsProblemCreatePendulum(HsProblem **prob);
+int HsProblemCreateKepler(HsProblem **prob);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/* hamshoot: problem allocation, destruction and the built-in registry. */
+#include "hsproblem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob)
+{
+  HsProblem *p;
+
+  *prob = NULL;
+  if (n < 1 || m < 1) return -1;
+  p = calloc(1, sizeof(*p));
+  if (!p) return -1;
+  strncpy(p->name, name, HS_NAME_LEN - 1);
+  p->n        = n;
+  p->m        = m;
+  p->B        = calloc((size_t)(n * m), sizeof(double));
+  p->R        = calloc((size_t)(m * m), sizeof(double));
+  p->x0       = calloc((size_t)(2 * n), sizeof(double));
+  p->xT       = calloc((size_t)(2 * n), sizeof(double));
+  p->xT_fixed = calloc((size_t)(2 * n), sizeof(int));
+  if (!p->B || !p->R || !p->x0 || !p->xT || !p->xT_fixed) {
+    HsProblemDestroy(&p);
+    return -1;
+  }
+  *prob = p;
+  return 0;
+}
+
+void HsProblemDestroy(HsProblem **prob)
+{
+  HsProblem *p;
+
+  if (!prob || !*prob) return;
+  p = *prob;
+  if (p->destroy_ctx) p->destroy_ctx(p->ctx);
+  free(p->B);
+  free(p->R);
+  free(p->x0);
+  free(p->xT);
+  free(p->xT_fixed);
+  free(p);
+  *prob = NULL;
+}
+
+int HsProblemHasEll(const HsProblem *prob) { return prob->ell.f != NULL; }
+
+static const struct {
+  const char *name;
+  int (*create)(HsProblem **);
+} hs_problems[] = {
+  {"pendulum", HsProblemCreatePendulum},
+  {"kepler",   HsProblemCreateKepler  },
+};
+
+const char *HsProblemListNames(void) { return "pendulum kepler"; }
+
+int HsProblemCreateByName(const char *name, HsProblem **prob)
+{
+  size_t i;
+
+  *prob = NULL;
+  for (i = 0; i < sizeof(hs_problems) / sizeof(hs_problems[0]); i++)
+    if (!strcmp(name, hs_problems[i].name)) return hs_problems[i].create(prob);
+  return 1;
+}
