@@ -1,1 +1,99 @@
-int main(void){return 0;}
+/* hamshoot: command-line driver (DESIGN.md section 5).
+ *
+ *   mpirun -n P hamshoot -problem pendulum -N 20 -hs_scheme conserving -o out/
+ *
+ * Exit status: 0 converged; 1 bad input or another error (message on stderr
+ * of rank 0); 2 the solve did not converge (outputs are still written, with
+ * "converged": false). */
+#include <petscsnes.h>
+#include <stdio.h>
+
+#include "hsbvp.h"
+
+static const char help[] =
+  "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
+  "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
+  "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
+  "  -problem NAME          built-in problem: pendulum kepler (default pendulum)\n"
+  "  -N N                   number of uniform time intervals (default: the problem's)\n"
+  "  -hs_scheme S           conserving (default) | direct\n"
+  "                           conserving: greenspan + conserving_1dof (pendulum), gonzalez + conserving (others)\n"
+  "                           direct:     midpoint + trapezoidal (the KKT conditions of a direct transcription)\n"
+  "  -hs_state_scheme S     midpoint | greenspan | gonzalez (overrides -hs_scheme)\n"
+  "  -hs_costate_scheme S   conserving | conserving_1dof | trapezoidal | kkt (overrides -hs_scheme)\n"
+  "  -hs_bvp_type T         transcription (default; shooting comes in a later version)\n"
+  "  -hs_dg_tol TOL         relative step below which divided differences use their limit (default 1e-6)\n"
+  "  -o DIR                 write DIR/summary.json and DIR/trajectory.csv (atomically)\n"
+  "  -quiet                 no per-iteration progress lines\n"
+  "  PETSc options pass through: -snes_monitor -snes_rtol -snes_test_jacobian -ksp_type -pc_type\n"
+  "  -pc_factor_mat_solver_type -log_view ... Defaults: Newton (-snes_atol 1e-12 -snes_rtol 1e-14\n"
+  "  -snes_stol 1e-14 -snes_max_it 50) with a MUMPS LU solve (-ksp_type preonly -pc_type lu).\n";
+
+/* Keeps the first error message of a failed PETSc call so that main can
+ * report it in one clean line instead of a traceback. */
+static char hs_errmsg[1024];
+
+static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
+                                   PetscErrorType p, const char *mess, void *ctx)
+{
+  (void)comm, (void)line, (void)fun, (void)file, (void)ctx;
+  if (p == PETSC_ERROR_INITIAL) {
+    if (mess && mess[0]) snprintf(hs_errmsg, sizeof hs_errmsg, "%s", mess);
+    else snprintf(hs_errmsg, sizeof hs_errmsg, "PETSc error %d in %s", (int)n, fun);
+  }
+  return n;
+}
+
+static PetscErrorCode Run(int *converged)
+{
+  char      name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
+  PetscBool has_out;
+  HsProblem *prob = NULL;
+  HsSolver  solver = NULL;
+  HsResults res;
+  int       st;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-problem", name, sizeof name, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof out, &has_out));
+  PetscCheck(!has_out || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
+  st = HsProblemCreateByName(name, &prob);
+  PetscCheck(st != 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "unknown problem '%s' (-problem: %s; problem files come in a later version)", name, HsProblemListNames());
+  PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_MEM, "cannot create problem '%s'", name);
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
+  PetscCall(HsSolverSetProblem(solver, prob));
+  PetscCall(HsSolverSetFromOptions(solver));
+  PetscCall(HsSolverSetUp(solver));
+  PetscCall(HsSolverSolve(solver));
+  PetscCall(HsSolverGetResults(solver, &res));
+  PetscCall(HsSolverView(solver, NULL));
+  if (out[0]) {
+    PetscCall(HsSolverWriteOutput(solver, out));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, %s/trajectory.csv\n", out, out));
+  }
+  *converged = res.converged;
+  PetscCall(HsSolverDestroy(&solver));
+  HsProblemDestroy(&prob);
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+  int            converged = 0;
+  PetscMPIInt    rank;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(PetscPushErrorHandler(CaptureError, NULL));
+  ierr = Run(&converged);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    if (rank == 0) fprintf(stderr, "hamshoot: error: %s\n", hs_errmsg);
+    PetscCall(PetscFinalize());
+    return 1;
+  }
+  PetscCall(PetscFinalize());
+  return converged ? 0 : 2;
+}

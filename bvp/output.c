@@ -1,1 +1,164 @@
-int hs_placeholder_output;
+/* hamshoot: summary.json and trajectory.csv (DESIGN.md section 5).
+ *
+ * Rank 0 writes each file to a temporary name in the output directory and
+ * renames it into place only when it is complete, so that a crash or an
+ * interrupted run never leaves a half-written file. */
+#include "hsbvpimpl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* mkdir -p; returns 0 or errno. */
+static int MakeDirs(const char *dir)
+{
+  char   path[PETSC_MAX_PATH_LEN];
+  size_t len = strlen(dir);
+
+  if (len == 0 || len >= sizeof path) return ENAMETOOLONG;
+  memcpy(path, dir, len + 1);
+  for (char *p = path + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(path, 0777) && errno != EEXIST) return errno;
+      *p = '/';
+    }
+  if (mkdir(path, 0777) && errno != EEXIST) return errno;
+  {
+    struct stat st;
+    if (stat(path, &st) || !S_ISDIR(st.st_mode)) return ENOTDIR;
+  }
+  return 0;
+}
+
+/* JSON number: finite values with 17 significant digits, otherwise null. */
+static void JsonNum(FILE *f, const char *key, double v, int last)
+{
+  if (isfinite(v)) fprintf(f, "  \"%s\": %.17g%s\n", key, v, last ? "" : ",");
+  else fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
+}
+
+static int WriteSummary(HsSolver s, FILE *f, int size)
+{
+  HsResults *r = &s->res;
+  fprintf(f, "{\n");
+  fprintf(f, "  \"problem\": \"%s\",\n", s->prob->name);
+  fprintf(f, "  \"N\": %" PetscInt_FMT ",\n", s->N);
+  JsonNum(f, "T", s->prob->T, 0);
+  fprintf(f, "  \"state_scheme\": \"%s\",\n", s->state_scheme);
+  fprintf(f, "  \"costate_scheme\": \"%s\",\n", s->costate_scheme);
+  fprintf(f, "  \"bvp_type\": \"transcription\",\n");
+  fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", s->N);
+  fprintf(f, "  \"ranks\": %d,\n", size);
+  fprintf(f, "  \"converged\": %s,\n", r->converged ? "true" : "false");
+  fprintf(f, "  \"snes_reason\": \"%s\",\n", SNESConvergedReasons[r->reason]);
+  fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
+  fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
+  JsonNum(f, "residual_norm", r->residual_norm, 0);
+  JsonNum(f, "J", r->J, 0);
+  JsonNum(f, "H_mean", r->H_mean, 0);
+  JsonNum(f, "H_min", r->H_min, 0);
+  JsonNum(f, "H_max", r->H_max, 0);
+  JsonNum(f, "H_spread", r->H_spread, 0);
+  JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
+  JsonNum(f, "wall_time_s", r->wall_time_s, 1);
+  fprintf(f, "}\n");
+  return ferror(f);
+}
+
+/* t, q1..qn, p1..pn, u1..um, lambda1..lambda2n, H; interval quantities of
+ * interval k on row k, empty on the last row. */
+static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
+{
+  const HsProblem *P = s->prob;
+  PetscInt         n = P->n, m = P->m, dim = 2 * n, k, i;
+  double           u[64];
+  fprintf(f, "t");
+  for (i = 0; i < n; i++) fprintf(f, ",q%" PetscInt_FMT, i + 1);
+  for (i = 0; i < n; i++) fprintf(f, ",p%" PetscInt_FMT, i + 1);
+  for (i = 0; i < m; i++) fprintf(f, ",u%" PetscInt_FMT, i + 1);
+  for (i = 0; i < dim; i++) fprintf(f, ",lambda%" PetscInt_FMT, i + 1);
+  fprintf(f, ",H\n");
+  for (k = 0; k <= s->N; k++) {
+    const PetscScalar *xk = x + k * 2 * dim;
+    fprintf(f, "%.17g", (double)(P->T * k / s->N));
+    for (i = 0; i < dim; i++) fprintf(f, ",%.17g", (double)xk[i]);
+    if (k < s->N) {
+      HsDiscControl(s->disc, xk + dim, u);
+      for (i = 0; i < m; i++) fprintf(f, ",%.17g", u[i]);
+      for (i = 0; i < dim; i++) fprintf(f, ",%.17g", (double)xk[dim + i]);
+      fprintf(f, ",%.17g\n", (double)s->H[k]);
+    } else {
+      for (i = 0; i < m + dim + 1; i++) fprintf(f, ",");
+      fprintf(f, "\n");
+    }
+  }
+  return ferror(f);
+}
+
+static int WriteAtomic(HsSolver s, const char *dir, const char *name, const PetscScalar *x, int size, char *err,
+                       size_t errlen)
+{
+  char  tmp[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+  FILE *f;
+  int   bad;
+
+  snprintf(dst, sizeof dst, "%s/%s", dir, name);
+  snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+  f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+    return 1;
+  }
+  bad = x ? WriteTrajectory(s, f, x) : WriteSummary(s, f, size);
+  bad = fflush(f) || bad;
+  bad = fsync(fileno(f)) || bad;
+  bad = fclose(f) || bad;
+  if (bad || rename(tmp, dst)) {
+    snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
+    remove(tmp);
+    return 1;
+  }
+  return 0;
+}
+
+PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
+{
+  PetscMPIInt        rank, size;
+  Vec                X0;
+  const PetscScalar *x;
+  PetscInt           len;
+  char               err[PETSC_MAX_PATH_LEN + 128] = "";
+  int                bad = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->solved, s->comm, PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCall(HsGatherToZero(s->X, &X0));
+  PetscCall(VecGetLocalSize(X0, &len));
+  if (rank == 0) {
+    int e = MakeDirs(dir);
+    if (e) snprintf(err, sizeof err, "cannot create output directory '%s': %s", dir, strerror(e)), bad = 1;
+    if (!bad) {
+      char old[PETSC_MAX_PATH_LEN];
+      /* a stale summary would vouch for the new trajectory: remove it first */
+      snprintf(old, sizeof old, "%s/summary.json", dir);
+      if (remove(old) && errno != ENOENT) snprintf(err, sizeof err, "cannot replace %s: %s", old, strerror(errno)), bad = 1;
+    }
+    if (!bad) {
+      PetscCall(VecGetArrayRead(X0, &x));
+      bad = WriteAtomic(s, dir, "trajectory.csv", x, size, err, sizeof err);
+      PetscCall(VecRestoreArrayRead(X0, &x));
+    }
+    /* summary last: its presence means the directory is complete */
+    if (!bad) bad = WriteAtomic(s, dir, "summary.json", NULL, size, err, sizeof err);
+  }
+  PetscCall(VecDestroy(&X0));
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, s->comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, s->comm));
+  PetscCheck(!bad, s->comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscFunctionReturn(0);
+}

@@ -1,1 +1,303 @@
-int hs_placeholder_solver;
+/* hamshoot: HsSolver lifecycle, options, solve and diagnostics (DESIGN.md sections 3 and 5). */
+#include "hsbvpimpl.h"
+
+#include <string.h>
+
+PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
+{
+  HsSolver s;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&s));
+  s->comm   = comm;
+  s->dg_tol = HS_DG_TOL_DEFAULT;
+  PetscCall(SNESCreate(comm, &s->snes));
+  *solver = s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetProblem(HsSolver s, HsProblem *prob)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetProblem() after HsSolverSetUp()");
+  s->prob = prob;
+  if (s->N == 0) s->N = prob->N;
+  if (!s->state_scheme[0]) PetscCall(HsSolverSetScheme(s, "conserving"));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetNumIntervals(HsSolver s, PetscInt N)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetNumIntervals() after HsSolverSetUp()");
+  PetscCheck(N >= 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-N %" PetscInt_FMT ": the number of intervals must be at least 2", N);
+  s->N = N;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverGetNumIntervals(HsSolver s, PetscInt *N)
+{
+  PetscFunctionBeginUser;
+  *N = s->N;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetSchemes(HsSolver s, const char *state_scheme, const char *costate_scheme)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetSchemes() after HsSolverSetUp()");
+  if (state_scheme) {
+    PetscCheck(HsStateSchemeFind(state_scheme), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "unknown state scheme '%s' (-hs_state_scheme: %s)", state_scheme, HsStateSchemeListNames());
+    PetscCall(PetscStrncpy(s->state_scheme, state_scheme, sizeof(s->state_scheme)));
+  }
+  if (costate_scheme) {
+    PetscCheck(HsCostateSchemeFind(costate_scheme), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "unknown costate scheme '%s' (-hs_costate_scheme: %s)", costate_scheme, HsCostateSchemeListNames());
+    PetscCall(PetscStrncpy(s->costate_scheme, costate_scheme, sizeof(s->costate_scheme)));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const char **costate_scheme)
+{
+  PetscFunctionBeginUser;
+  if (state_scheme) *state_scheme = s->state_scheme;
+  if (costate_scheme) *costate_scheme = s->costate_scheme;
+  PetscFunctionReturn(0);
+}
+
+/* conserving: the problem's energy-consistent pair (greenspan + conserving_1dof
+ * for the pendulum, gonzalez + conserving otherwise); direct: midpoint + trapezoidal. */
+PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme)
+{
+  PetscBool cons, direct;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetScheme() needs the problem first");
+  PetscCall(PetscStrcmp(scheme, "conserving", &cons));
+  PetscCall(PetscStrcmp(scheme, "direct", &direct));
+  PetscCheck(cons || direct, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_scheme '%s' (choose conserving or direct)",
+             scheme);
+  if (cons) PetscCall(HsSolverSetSchemes(s, s->prob->default_state_scheme, s->prob->default_costate_scheme));
+  else PetscCall(HsSolverSetSchemes(s, "midpoint", "trapezoidal"));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(tol >= 0 && tol < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_dg_tol %g must lie in [0, 1)", (double)tol);
+  s->dg_tol = tol;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet)
+{
+  PetscFunctionBeginUser;
+  s->quiet = quiet;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetFromOptions(HsSolver s)
+{
+  char      buf[64], ss[64], cs[64], bvp[64] = "transcription";
+  PetscInt  N = s->N;
+  PetscReal tol = s->dg_tol;
+  PetscBool flg, flg2, quiet = s->quiet;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetFromOptions() needs the problem first");
+  PetscOptionsBegin(s->comm, NULL, "hamshoot solver options", "HsSolver");
+  PetscCall(PetscOptionsInt("-N", "number of uniform time intervals", "HsSolverSetNumIntervals", N, &N, &flg));
+  if (flg) PetscCall(HsSolverSetNumIntervals(s, N));
+  PetscCall(PetscOptionsString("-hs_scheme", "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
+                               "HsSolverSetScheme", "conserving", buf, sizeof buf, &flg));
+  if (flg) PetscCall(HsSolverSetScheme(s, buf));
+  PetscCall(PetscOptionsString("-hs_state_scheme", "state scheme: midpoint greenspan gonzalez (overrides -hs_scheme)",
+                               "HsSolverSetSchemes", s->state_scheme, ss, sizeof ss, &flg));
+  PetscCall(PetscOptionsString("-hs_costate_scheme", "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
+                               "HsSolverSetSchemes", s->costate_scheme, cs, sizeof cs, &flg2));
+  PetscCall(HsSolverSetSchemes(s, flg ? ss : NULL, flg2 ? cs : NULL));
+  PetscCall(PetscOptionsString("-hs_bvp_type", "transcription (shooting: not yet available)", "", bvp, bvp, sizeof bvp, NULL));
+  PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit", "HsSolverSetDGTolerance",
+                             tol, &tol, &flg));
+  if (flg) PetscCall(HsSolverSetDGTolerance(s, tol));
+  PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines", "HsSolverSetQuiet", quiet, &quiet, NULL));
+  PetscCall(HsSolverSetQuiet(s, quiet));
+  PetscOptionsEnd();
+  PetscCall(PetscStrcmp(bvp, "transcription", &flg));
+  PetscCheck(flg, s->comm, PETSC_ERR_SUP, "-hs_bvp_type %s is not available in this version (only transcription)", bvp);
+  PetscFunctionReturn(0);
+}
+
+/* One progress line per Newton iteration: residual norm, linear iterations, elapsed time. */
+static PetscErrorCode Monitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx)
+{
+  HsSolver s = ctx;
+  PetscInt lits;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetLinearSolveIterations(snes, &lits));
+  PetscCall(PetscPrintf(s->comm, "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.2f s\n", it,
+                        (double)fnorm, lits, MPI_Wtime() - s->t_start));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetUp(HsSolver s)
+{
+  char msg[256];
+  int  st;
+  KSP  ksp;
+  PC   pc;
+
+  PetscFunctionBeginUser;
+  if (s->setup) PetscFunctionReturn(0);
+  PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetUp() needs a problem");
+  for (int i = 0; i < 2 * s->prob->n; i++)
+    PetscCheck(s->prob->xT_fixed[i], s->comm, PETSC_ERR_SUP,
+               "problem '%s': free terminal state components are not supported by this version", s->prob->name);
+  st = HsDiscCreate(s->prob, s->state_scheme, s->costate_scheme, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
+  PetscCheck(st == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  PetscCall(HsTranscriptionSetUp(s));
+  /* Defaults a user overrides with -snes_* / -ksp_* / -pc_*: Newton to
+   * round-off (conservation is only as good as the solve) and a parallel
+   * sparse direct solve (MUMPS) of the block-banded Jacobian. */
+  PetscCall(SNESSetTolerances(s->snes, 1e-12, 1e-14, 1e-14, 50, 10000));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+#endif
+  PetscCall(SNESSetFromOptions(s->snes));
+  if (!s->quiet) PetscCall(SNESMonitorSet(s->snes, Monitor, s, NULL));
+  s->setup = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverSetUp(s));
+  s->t_start = MPI_Wtime();
+  PetscCall(HsTranscriptionInitialGuess(s, s->X));
+  PetscCall(SNESSolve(s->snes, NULL, s->X));
+  PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
+  PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
+  PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
+  PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+  PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
+  s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
+  PetscCall(HsSolverComputeDiagnostics(s));
+  s->res.wall_time_s = MPI_Wtime() - s->t_start;
+  PetscCallMPI(MPI_Bcast(&s->res.wall_time_s, 1, MPIU_REAL, 0, s->comm));
+  s->solved = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* H^d per interval, J^d and E_k - W_k per node, computed on rank 0 from the
+ * gathered solution in a fixed order, so that the diagnostics do not depend
+ * on the number of ranks beyond the solution's own round-off. */
+PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
+{
+  Vec                X0;
+  const PetscScalar *x;
+  PetscInt           len, k, N = s->N, dim = 2 * s->prob->n;
+  PetscReal          buf[7] = {0};
+  int                st = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsGatherToZero(s->X, &X0));
+  PetscCall(VecGetLocalSize(X0, &len));
+  if (len) {
+    PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
+              EWmax = -PETSC_MAX_REAL;
+    PetscCall(PetscFree2(s->H, s->EW));
+    PetscCall(PetscMalloc2(N, &s->H, N + 1, &s->EW));
+    PetscCall(VecGetArrayRead(X0, &x));
+    for (k = 0; k <= N && !st; k++) {
+      const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
+      st = HsDiscEnergy(s->disc, xk, &E);
+      s->EW[k] = E - W;
+      EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
+      if (k < N && !st) {
+        PetscReal L, w;
+        st = HsDiscHamiltonian(s->disc, xk, xk1, lk, &s->H[k]);
+        if (!st) st = HsDiscRunningCost(s->disc, xk, xk1, lk, &L);
+        HsDiscWork(s->disc, xk, xk1, lk, &w);
+        W += w;
+        Jd += HsDiscGetStep(s->disc) * L;
+        Hsum += s->H[k];
+        Hmin = PetscMin(Hmin, s->H[k]), Hmax = PetscMax(Hmax, s->H[k]);
+      }
+    }
+    PetscCall(VecRestoreArrayRead(X0, &x));
+    buf[0] = Jd, buf[1] = Hsum / N, buf[2] = Hmin, buf[3] = Hmax, buf[4] = EWmax - EWmin, buf[5] = st ? 1 : 0;
+    if (st) buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = PETSC_MAX_REAL;
+  }
+  PetscCall(VecDestroy(&X0));
+  PetscCallMPI(MPI_Bcast(buf, 7, MPIU_REAL, 0, s->comm));
+  s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
+  s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4];
+  if (buf[5] != 0) s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res)
+{
+  PetscFunctionBeginUser;
+  *res = s->res;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X)
+{
+  PetscFunctionBeginUser;
+  *X = s->X;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
+{
+  PetscMPIInt size;
+  HsResults  *r = &s->res;
+
+  PetscFunctionBeginUser;
+  if (!viewer) viewer = PETSC_VIEWER_STDOUT_(s->comm);
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %g, %s states + %s costates, transcription, %d rank%s\n",
+                                   s->prob->name, s->N, (double)s->prob->T, s->state_scheme, s->costate_scheme, size,
+                                   size > 1 ? "s" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
+                                   r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations,
+                                   (double)r->residual_norm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n", (double)r->H_mean));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (max - min over intervals; round-off for conserving)\n",
+                                   (double)r->H_spread));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
+                                   (double)r->energy_work_spread));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverDestroy(HsSolver *solver)
+{
+  HsSolver s;
+
+  PetscFunctionBeginUser;
+  if (!solver || !*solver) PetscFunctionReturn(0);
+  s = *solver;
+  PetscCall(SNESDestroy(&s->snes));
+  PetscCall(VecDestroy(&s->X));
+  PetscCall(VecDestroy(&s->F));
+  PetscCall(MatDestroy(&s->Jac));
+  PetscCall(DMDestroy(&s->da));
+  HsDiscDestroy(&s->disc);
+  PetscCall(PetscFree2(s->H, s->EW));
+  PetscCall(PetscFree(s));
+  *solver = NULL;
+  PetscFunctionReturn(0);
+}

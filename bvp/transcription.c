@@ -1,1 +1,164 @@
-int hs_placeholder_transcription;
+/* hamshoot: the transcription formulation (DESIGN.md section 3).
+ *
+ * Unknowns on a 1-D DMDA with N+1 points and 4n degrees of freedom per point:
+ * point k holds (x_k, lambda_{k+1/2}); lambda_{N+1/2} is a dummy fixed to 0.
+ * Equations at point k (all residuals are DESIGN.md section 2 times h):
+ *   components 0..2n-1:   k < N: state equation of interval k;   k = N: x_N - x_T
+ *   components 2n..4n-1:  0 < k < N: costate equation of node k;
+ *                         k = 0: x_0 - x0 (initial state);       k = N: lambda_{N+1/2}
+ * Stencil width 1: interval k couples points k and k+1, node k couples k-1..k+1.
+ */
+#include "hsbvpimpl.h"
+
+static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  HsSolver            s = ctx;
+  const HsProblem    *P = s->prob;
+  DM                  da;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar       **f;
+  PetscInt            xs, xm, k, i, dim = 2 * P->n, N = s->N;
+  PetscBool           dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetDM(snes, &da));
+  PetscCall(DMGetLocalVector(da, &Xl));
+  PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, Xl));
+  PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMDAVecGetArrayDOF(da, F, &f));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (k = xs; k < xs + xm && !dom; k++) {
+    if (k < N) HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, f[k]), &dom, "state residual", k);
+    else
+      for (i = 0; i < dim; i++) f[k][i] = x[k][i] - P->xT[i];
+    if (k == 0)
+      for (i = 0; i < dim; i++) f[k][dim + i] = x[k][i] - P->x0[i];
+    else if (k == N)
+      for (i = 0; i < dim; i++) f[k][dim + i] = x[k][dim + i];
+    else
+      HsCallStep(HsDiscCostateResidual(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, f[k] + dim), &dom,
+                 "costate residual", k);
+  }
+  PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
+  PetscCall(DMRestoreLocalVector(da, &Xl));
+  if (dom) PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* Inserts a dim x dim block at rows (row_pt, row_c0..) and columns (col_pt, col_c0..). */
+static PetscErrorCode SetBlock(Mat J, PetscInt dim, PetscInt row_pt, PetscInt row_c0, PetscInt col_pt, PetscInt col_c0,
+                               const PetscScalar *vals, MatStencil *rows, MatStencil *cols)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < dim; i++) {
+    rows[i].i = row_pt, rows[i].c = row_c0 + i;
+    cols[i].i = col_pt, cols[i].c = col_c0 + i;
+  }
+  PetscCall(MatSetValuesStencil(J, dim, rows, dim, cols, vals, INSERT_VALUES));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
+{
+  HsSolver            s = ctx;
+  DM                  da;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscInt            xs, xm, k, dim = 2 * s->prob->n, N = s->N;
+  PetscScalar        *B, *Id;
+  MatStencil         *rows, *cols;
+  PetscBool           dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetDM(snes, &da));
+  PetscCall(PetscMalloc4(5 * dim * dim, &B, dim * dim, &Id, dim, &rows, dim, &cols));
+  PetscCall(PetscArrayzero(Id, dim * dim));
+  for (k = 0; k < dim; k++) Id[k * dim + k] = 1;
+  PetscCall(MatZeroEntries(Pm));
+  PetscCall(DMGetLocalVector(da, &Xl));
+  PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, Xl));
+  PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (k = xs; k < xs + xm && !dom; k++) {
+    PetscScalar *B0 = B, *B1 = B + dim * dim, *B2 = B + 2 * dim * dim, *B3 = B + 3 * dim * dim, *B4 = B + 4 * dim * dim;
+    if (k < N) {
+      HsCallStep(HsDiscStateJacobian(s->disc, x[k], x[k + 1], x[k] + dim, B0, B1, B2), &dom, "state Jacobian", k);
+      PetscCall(SetBlock(Pm, dim, k, 0, k, 0, B0, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, 0, k + 1, 0, B1, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, 0, k, dim, B2, rows, cols));
+    } else PetscCall(SetBlock(Pm, dim, k, 0, k, 0, Id, rows, cols));
+    if (k == 0) PetscCall(SetBlock(Pm, dim, k, dim, k, 0, Id, rows, cols));
+    else if (k == N) PetscCall(SetBlock(Pm, dim, k, dim, k, dim, Id, rows, cols));
+    else {
+      HsCallStep(HsDiscCostateJacobian(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1, B2, B3, B4),
+                 &dom, "costate Jacobian", k);
+      PetscCall(SetBlock(Pm, dim, k, dim, k - 1, 0, B0, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, dim, k, 0, B1, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, dim, k + 1, 0, B2, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, dim, k - 1, dim, B3, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, dim, k, dim, B4, rows, cols));
+    }
+  }
+  PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMRestoreLocalVector(da, &Xl));
+  PetscCall(PetscFree4(B, Id, rows, cols));
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  if (dom) PetscCall(SNESSetJacobianDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* Linear interpolation of the boundary states (free terminal components keep
+ * their initial value), lambda = 0 (DESIGN.md section 3, initial guesses). */
+PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X)
+{
+  const HsProblem *P = s->prob;
+  PetscScalar    **x;
+  PetscInt         xs, xm, k, i, dim = 2 * P->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAVecGetArrayDOF(s->da, X, &x));
+  PetscCall(DMDAGetCorners(s->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (k = xs; k < xs + xm; k++) {
+    PetscReal t = (PetscReal)k / s->N;
+    for (i = 0; i < dim; i++) {
+      PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
+      x[k][i]       = (1 - t) * P->x0[i] + t * end;
+      x[k][dim + i] = 0;
+    }
+  }
+  PetscCall(DMDAVecRestoreArrayDOF(s->da, X, &x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsTranscriptionSetUp(HsSolver s)
+{
+  PetscInt    dim = 2 * s->prob->n;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCheck(s->N + 1 >= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks; use a larger -N or fewer ranks",
+             s->N, s->N + 1, size);
+  PetscCall(DMDACreate1d(s->comm, DM_BOUNDARY_NONE, s->N + 1, 2 * dim, 1, NULL, &s->da));
+  PetscCall(DMSetOptionsPrefix(s->da, "hs_"));
+  PetscCall(DMSetFromOptions(s->da));
+  PetscCall(DMSetUp(s->da));
+  PetscCall(DMCreateGlobalVector(s->da, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(DMCreateMatrix(s->da, &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(SNESSetDM(s->snes, s->da));
+  PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
+  PetscFunctionReturn(0);
+}
