@@ -47,7 +47,7 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 static PetscErrorCode Run(int *converged)
 {
   char      name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool has_out;
+  PetscBool has_out, help_only;
   HsProblem *prob = NULL;
   HsSolver  solver = NULL;
   HsResults res;
@@ -65,6 +65,13 @@ static PetscErrorCode Run(int *converged)
   PetscCall(HsSolverSetProblem(solver, prob));
   PetscCall(HsSolverSetFromOptions(solver));
   PetscCall(HsSolverSetUp(solver));
+  PetscCall(PetscOptionsHasHelp(NULL, &help_only));
+  if (help_only) { /* -help: the options have been listed; do not solve */
+    *converged = 1;
+    PetscCall(HsSolverDestroy(&solver));
+    HsProblemDestroy(&prob);
+    PetscFunctionReturn(0);
+  }
   PetscCall(HsSolverSolve(solver));
   PetscCall(HsSolverGetResults(solver, &res));
   PetscCall(HsSolverView(solver, NULL));

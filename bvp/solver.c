@@ -1,6 +1,7 @@
 /* hamshoot: HsSolver lifecycle, options, solve and diagnostics (DESIGN.md sections 3 and 5). */
 #include "hsbvpimpl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
@@ -267,9 +268,11 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscFunctionBeginUser;
   if (!viewer) viewer = PETSC_VIEWER_STDOUT_(s->comm);
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %g, %s states + %s costates, transcription, %d rank%s\n",
-                                   s->prob->name, s->N, (double)s->prob->T, s->state_scheme, s->costate_scheme, size,
-                                   size > 1 ? "s" : ""));
+  char        T[32];
+
+  snprintf(T, sizeof T, "%.6g", (double)s->prob->T); /* PETSc's %g would print "3." */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, transcription, %d rank%s\n",
+                                   s->prob->name, s->N, T, s->state_scheme, s->costate_scheme, size, size > 1 ? "s" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
                                    r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations,
                                    (double)r->residual_norm));

@@ -1,0 +1,20 @@
+#!/bin/sh
+# hamshoot: install the Debian packages that are missing, then configure and
+# build into ./build. Sourced by run.sh and test.sh; safe to rerun.
+set -eu
+HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc python3 python3-numpy python3-scipy"
+missing=""
+for p in $HS_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "hamshoot: installing missing Debian packages:$missing"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends $missing
+fi
+# Open MPI refuses to run as root without these (CI runs as root).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "$(nproc)"
