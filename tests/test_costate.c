@@ -3,6 +3,7 @@
  * stable divided difference, step-residual Jacobians against finite
  * differences for every state/costate scheme pair. */
 #include "../costate/hscostate.h"
+#include "ell_test_problem.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -313,6 +314,34 @@ int main(void)
     K->E.d3        = NULL;
     CheckJacobians(K, "gonzalez", "conserving", 1);
     K->E.d3 = d3;
+  }
+  {
+    /* Running cost ell and non-trivial B, R: FD check of every scheme's Jacobian,
+     * including the Gonzalez discrete gradient of ell in the conserving scheme. */
+    HsProblem *KE;
+    HsProblemCreateByName("kepler", &KE);
+    AttachEllAndWeights(KE);
+    for (int s = 0; s < 2; s++) {
+      const char *ss = s == 0 ? "midpoint" : "gonzalez";
+      for (int c = 0; c < 3; c++) CheckJacobians(KE, ss, cs_all[c], 1);
+      CheckJacobians(KE, ss, "conserving", 1e-9);
+    }
+    {
+      /* the control is u = R^{-1} B^T lambda_p */
+      HsDisc *d;
+      char    msg[256];
+      double  lam[6] = {0.1, -0.2, 0.3, 0.7183, -0.4, 0.25}, u[3], Ru[3], BTl[3], err = 0;
+      HsDiscCreate(KE, "gonzalez", "conserving", 10, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
+      HsDiscControl(d, lam, u);
+      for (int i = 0; i < 3; i++) {
+        Ru[i] = BTl[i] = 0;
+        for (int j = 0; j < 3; j++) Ru[i] += KE->R[i * 3 + j] * u[j], BTl[i] += KE->B[j * 3 + i] * lam[3 + j];
+        err = fmax(err, fabs(Ru[i] - BTl[i]));
+      }
+      CHECK(err < 1e-14, "R u = B^T lambda_p violated by %.3e", err);
+      HsDiscDestroy(&d);
+    }
+    HsProblemDestroy(&KE);
   }
   CheckErrors(P, K);
   HsProblemDestroy(&P);
