@@ -36,6 +36,10 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
 PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme);
 /** Fallback threshold of divided differences (-hs_dg_tol), default HS_DG_TOL_DEFAULT. */
 PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol);
+/** "transcription" or "shooting" (-hs_bvp_type). */
+PetscErrorCode HsSolverSetBVPType(HsSolver s, const char *type);
+/** Number of shooting segments M, 1 <= M <= N (-hs_shoot_segments). */
+PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M);
 /** Suppresses the per-iteration progress lines (-quiet). */
 PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet);
 PetscErrorCode HsSolverSetFromOptions(HsSolver s);

@@ -2,11 +2,41 @@
 #ifndef HSBVPIMPL_H
 #define HSBVPIMPL_H
 
+#include <gsl/gsl_linalg.h>
 #include <petscdmda.h>
 
 #include "hsbvp.h"
 
+typedef enum { HS_BVP_TRANSCRIPTION, HS_BVP_SHOOTING } HsBVPType;
+
+/* Multiple shooting state (bvp/shooting.c). */
+typedef struct {
+  PetscInt         M;            /* number of segments */
+  PetscInt         nuser, user_knots[4096]; /* -hs_shoot_knots: interior knots */
+  PetscInt        *knots;        /* M+1 node indices */
+  PetscInt        *seg_range;    /* size+1: segments of each rank */
+  PetscInt         s0, s1;       /* local segments [s0, s1) */
+  PetscReal       *traj;         /* marched trajectories of the local segments */
+  PetscInt        *traj_off;
+  PetscReal       *sens;         /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
+  PetscReal       *growth;       /* per local segment: max |sensitivity| */
+  PetscBool       *marched;      /* per local segment: last march succeeded (warm start) */
+  PetscReal       *blk, *S, *res, *end_send, *end_recv, *end_local;
+  gsl_matrix      *A, *A1;
+  gsl_permutation *perm, *perm1;
+  gsl_vector      *rhs, *sol;
+  PetscReal        step_atol;    /* -hs_step_atol */
+  PetscInt         step_max_it;  /* -hs_step_max_it */
+  PetscReal        max_growth;   /* -hs_shoot_max_growth */
+  PetscReal        max_growth_seen;
+  PetscBool        growth_failure;
+  char             fail_msg[512];
+} HsShoot;
+
 struct _p_HsSolver {
+  HsBVPType  bvp_type;
+  HsShoot    shoot;
+  Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   MPI_Comm   comm;
   HsProblem *prob;
   PetscInt   N;
@@ -27,6 +57,12 @@ struct _p_HsSolver {
 PetscErrorCode HsTranscriptionSetUp(HsSolver s);
 PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
+PetscErrorCode HsShootSetUp(HsSolver s);
+PetscErrorCode HsShootDestroy(HsSolver s);
+PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X);
+PetscErrorCode HsShootPackNodes(HsSolver s);
+PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx);
+PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
 
 /* Convert a costate/ status to PETSc: HS_EDOM becomes a domain error flag
  * (*dom = PETSC_TRUE), anything negative a PETSc error naming the step. */

@@ -49,8 +49,9 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   JsonNum(f, "T", s->prob->T, 0);
   fprintf(f, "  \"state_scheme\": \"%s\",\n", s->state_scheme);
   fprintf(f, "  \"costate_scheme\": \"%s\",\n", s->costate_scheme);
-  fprintf(f, "  \"bvp_type\": \"transcription\",\n");
-  fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", s->N);
+  fprintf(f, "  \"bvp_type\": \"%s\",\n", s->bvp_type == HS_BVP_SHOOTING ? "shooting" : "transcription");
+  /* transcription is the M = N limit of shooting: one interval per segment */
+  fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", s->bvp_type == HS_BVP_SHOOTING ? s->shoot.M : s->N);
   fprintf(f, "  \"ranks\": %d,\n", size);
   fprintf(f, "  \"converged\": %s,\n", r->converged ? "true" : "false");
   fprintf(f, "  \"snes_reason\": \"%s\",\n", SNESConvergedReasons[r->reason]);
@@ -63,6 +64,11 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_max", r->H_max, 0);
   JsonNum(f, "H_spread", r->H_spread, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
+  if (s->bvp_type == HS_BVP_SHOOTING) JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen, 0);
+  {
+    /* diagnosis: why a shooting solve failed (JSON string; quotes and backslashes cannot occur in it) */
+    fprintf(f, "  \"diagnosis\": \"%s\",\n", s->shoot.fail_msg);
+  }
   JsonNum(f, "wall_time_s", r->wall_time_s, 1);
   fprintf(f, "}\n");
   return ferror(f);
@@ -137,7 +143,7 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
   PetscCheck(s->solved, s->comm, PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(HsGatherToZero(s->X, &X0));
+  PetscCall(HsGatherToZero(s->Xnodes, &X0));
   PetscCall(VecGetLocalSize(X0, &len));
   if (rank == 0) {
     int e = MakeDirs(dir);

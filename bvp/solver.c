@@ -12,6 +12,9 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   PetscCall(PetscNew(&s));
   s->comm   = comm;
   s->dg_tol = HS_DG_TOL_DEFAULT;
+  s->shoot.step_atol   = 1e-14;
+  s->shoot.step_max_it = 25;
+  s->shoot.max_growth  = 1e12;
   PetscCall(SNESCreate(comm, &s->snes));
   *solver = s;
   PetscFunctionReturn(0);
@@ -93,6 +96,28 @@ PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode HsSolverSetBVPType(HsSolver s, const char *type)
+{
+  PetscBool tr, sh;
+
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetBVPType() after HsSolverSetUp()");
+  PetscCall(PetscStrcmp(type, "transcription", &tr));
+  PetscCall(PetscStrcmp(type, "shooting", &sh));
+  PetscCheck(tr || sh, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_bvp_type '%s' (choose transcription or shooting)", type);
+  s->bvp_type = tr ? HS_BVP_TRANSCRIPTION : HS_BVP_SHOOTING;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetNumSegments() after HsSolverSetUp()");
+  PetscCheck(M >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_segments %" PetscInt_FMT ": need at least 1 segment", M);
+  s->shoot.M = M;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet)
 {
   PetscFunctionBeginUser;
@@ -120,15 +145,35 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscCall(PetscOptionsString("-hs_costate_scheme", "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
                                "HsSolverSetSchemes", s->costate_scheme, cs, sizeof cs, &flg2));
   PetscCall(HsSolverSetSchemes(s, flg ? ss : NULL, flg2 ? cs : NULL));
-  PetscCall(PetscOptionsString("-hs_bvp_type", "transcription (shooting: not yet available)", "", bvp, bvp, sizeof bvp, NULL));
+  PetscCall(PetscOptionsString("-hs_bvp_type", "transcription or shooting", "HsSolverSetBVPType", bvp, bvp, sizeof bvp, NULL));
+  {
+    PetscInt M = s->shoot.M, nk = (PetscInt)(sizeof(s->shoot.user_knots) / sizeof(PetscInt)), it = s->shoot.step_max_it;
+    PetscReal at = s->shoot.step_atol, mg = s->shoot.max_growth;
+    PetscCall(PetscOptionsInt("-hs_shoot_segments", "number of shooting segments M (1 = single shooting, N = one interval each)",
+                              "HsSolverSetNumSegments", M, &M, &flg));
+    if (flg) PetscCall(HsSolverSetNumSegments(s, M));
+    PetscCall(PetscOptionsIntArray("-hs_shoot_knots", "interior segment knots k_1,...,k_{M-1} (uneven split; overrides -hs_shoot_segments)",
+                                   "", s->shoot.user_knots, &nk, &flg));
+    if (flg) s->shoot.nuser = nk;
+    PetscCall(PetscOptionsReal("-hs_step_atol", "local (per-step) Newton tolerance on the h-scaled step residual, relative to 1+|y|",
+                               "", at, &at, &flg));
+    PetscCheck(at > 0 && at < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_atol %g must lie in (0, 1)", (double)at);
+    s->shoot.step_atol = at;
+    PetscCall(PetscOptionsInt("-hs_step_max_it", "local Newton iterations per step", "", it, &it, &flg));
+    PetscCheck(it >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1", it);
+    s->shoot.step_max_it = it;
+    PetscCall(PetscOptionsReal("-hs_shoot_max_growth", "largest sensitivity growth within a segment before the solve stops and asks for more segments",
+                               "", mg, &mg, &flg));
+    PetscCheck(mg > 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_max_growth %g must exceed 1", (double)mg);
+    s->shoot.max_growth = mg;
+  }
   PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit", "HsSolverSetDGTolerance",
                              tol, &tol, &flg));
   if (flg) PetscCall(HsSolverSetDGTolerance(s, tol));
   PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines", "HsSolverSetQuiet", quiet, &quiet, NULL));
   PetscCall(HsSolverSetQuiet(s, quiet));
   PetscOptionsEnd();
-  PetscCall(PetscStrcmp(bvp, "transcription", &flg));
-  PetscCheck(flg, s->comm, PETSC_ERR_SUP, "-hs_bvp_type %s is not available in this version (only transcription)", bvp);
+  PetscCall(HsSolverSetBVPType(s, bvp));
   PetscFunctionReturn(0);
 }
 
@@ -160,7 +205,11 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
                "problem '%s': free terminal state components are not supported by this version", s->prob->name);
   st = HsDiscCreate(s->prob, s->state_scheme, s->costate_scheme, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
   PetscCheck(st == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s", msg);
-  PetscCall(HsTranscriptionSetUp(s));
+  if (s->bvp_type == HS_BVP_TRANSCRIPTION) {
+    PetscCall(HsTranscriptionSetUp(s));
+    PetscCall(PetscObjectReference((PetscObject)s->X));
+    s->Xnodes = s->X;
+  } else PetscCall(HsShootSetUp(s));
   /* Defaults a user overrides with -snes_* / -ksp_* / -pc_*: Newton to
    * round-off (conservation is only as good as the solve) and a parallel
    * sparse direct solve (MUMPS) of the block-banded Jacobian. */
@@ -172,6 +221,13 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
 #if defined(PETSC_HAVE_MUMPS)
   PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
 #endif
+  if (s->bvp_type == HS_BVP_SHOOTING) {
+    /* The secant (l2) line search copes with marches that fail at a trial
+     * point (a domain error) better than backtracking does. */
+    SNESLineSearch ls;
+    PetscCall(SNESGetLineSearch(s->snes, &ls));
+    PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
+  }
   PetscCall(SNESSetFromOptions(s->snes));
   if (!s->quiet) PetscCall(SNESMonitorSet(s->snes, Monitor, s, NULL));
   s->setup = PETSC_TRUE;
@@ -183,7 +239,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(HsSolverSetUp(s));
   s->t_start = MPI_Wtime();
-  PetscCall(HsTranscriptionInitialGuess(s, s->X));
+  s->shoot.fail_msg[0] = 0;
+  s->shoot.growth_failure = PETSC_FALSE;
+  if (s->bvp_type == HS_BVP_TRANSCRIPTION) PetscCall(HsTranscriptionInitialGuess(s, s->X));
+  else PetscCall(HsShootInitialGuess(s, s->X));
   PetscCall(SNESSolve(s->snes, NULL, s->X));
   PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
@@ -191,6 +250,21 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
+  if (s->bvp_type == HS_BVP_SHOOTING) {
+    PetscBool failed = PETSC_FALSE;
+    PetscCall(HsShootPackNodes(s)); /* the last function evaluation marched the final z */
+    /* a step failure message lives on the rank where it happened: share the lowest rank's */
+    {
+      PetscMPIInt rank, who;
+      PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+      who = s->shoot.fail_msg[0] ? rank : PETSC_MPI_INT_MAX;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, s->comm));
+      if (who != PETSC_MPI_INT_MAX) PetscCallMPI(MPI_Bcast(s->shoot.fail_msg, sizeof s->shoot.fail_msg, MPI_CHAR, who, s->comm));
+      failed = (PetscBool)(who != PETSC_MPI_INT_MAX);
+    }
+    if (s->res.converged) s->shoot.fail_msg[0] = 0; /* transient failures inside line searches are not news */
+    (void)failed;
+  }
   PetscCall(HsSolverComputeDiagnostics(s));
   s->res.wall_time_s = MPI_Wtime() - s->t_start;
   PetscCallMPI(MPI_Bcast(&s->res.wall_time_s, 1, MPIU_REAL, 0, s->comm));
@@ -210,7 +284,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   int                st = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(HsGatherToZero(s->X, &X0));
+  PetscCall(HsGatherToZero(s->Xnodes, &X0));
   PetscCall(VecGetLocalSize(X0, &len));
   if (len) {
     PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
@@ -236,7 +310,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     }
     PetscCall(VecRestoreArrayRead(X0, &x));
     buf[0] = Jd, buf[1] = Hsum / N, buf[2] = Hmin, buf[3] = Hmax, buf[4] = EWmax - EWmin, buf[5] = st ? 1 : 0;
-    if (st) buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = PETSC_MAX_REAL;
+    if (st) buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = NAN; /* undefined: reported as null */
   }
   PetscCall(VecDestroy(&X0));
   PetscCallMPI(MPI_Bcast(buf, 7, MPIU_REAL, 0, s->comm));
@@ -256,7 +330,7 @@ PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res)
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X)
 {
   PetscFunctionBeginUser;
-  *X = s->X;
+  *X = s->Xnodes;
   PetscFunctionReturn(0);
 }
 
@@ -270,9 +344,13 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   char        T[32];
 
+  char        bvp[64];
+
   snprintf(T, sizeof T, "%.6g", (double)s->prob->T); /* PETSc's %g would print "3." */
-  PetscCall(PetscViewerASCIIPrintf(viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, transcription, %d rank%s\n",
-                                   s->prob->name, s->N, T, s->state_scheme, s->costate_scheme, size, size > 1 ? "s" : ""));
+  if (s->bvp_type == HS_BVP_SHOOTING) snprintf(bvp, sizeof bvp, "multiple shooting with %d segment%s", (int)s->shoot.M, s->shoot.M > 1 ? "s" : "");
+  else snprintf(bvp, sizeof bvp, "transcription");
+  PetscCall(PetscViewerASCIIPrintf(viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n",
+                                   s->prob->name, s->N, T, s->state_scheme, s->costate_scheme, bvp, size, size > 1 ? "s" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
                                    r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations,
                                    (double)r->residual_norm));
@@ -282,6 +360,11 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
                                    (double)r->H_spread));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
                                    (double)r->energy_work_spread));
+  if (s->bvp_type == HS_BVP_SHOOTING) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n", r->ksp_iterations));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n", (double)s->shoot.max_growth_seen));
+  }
+  if (s->shoot.fail_msg[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", s->shoot.fail_msg));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
   PetscFunctionReturn(0);
 }
@@ -295,6 +378,8 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   s = *solver;
   PetscCall(SNESDestroy(&s->snes));
   PetscCall(VecDestroy(&s->X));
+  PetscCall(VecDestroy(&s->Xnodes));
+  PetscCall(HsShootDestroy(s));
   PetscCall(VecDestroy(&s->F));
   PetscCall(MatDestroy(&s->Jac));
   PetscCall(DMDestroy(&s->da));

@@ -288,7 +288,34 @@ def t_example(name, expected_file):
         check(s[key] == val, "%s: %s = %s, expected %s" % (name, key, s[key], val))
 
 
-TESTS = {"conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+def t_shooting_equivalence():
+    """shooting with M in {1, 2, 5, N/2, N} (and an uneven split) reproduces the transcription
+    solution to 1e-10 relative, for every scheme pair, on 1, 2 and 4 ranks."""
+    N = 20
+    for prob, ss, cs in (("pendulum", "greenspan", "conserving_1dof"), ("pendulum", "midpoint", "trapezoidal"),
+                         ("kepler", "gonzalez", "conserving"), ("kepler", "gonzalez", "kkt"),
+                         ("kepler", "midpoint", "trapezoidal")):
+        base, _, _ = run(["-problem", prob, "-N", str(N), "-hs_state_scheme", ss, "-hs_costate_scheme", cs])
+        scale = max(abs(float(v)) for r in base["_rows"][:-1] for v in r.values())
+        splits = [["-hs_shoot_segments", str(M)] for M in (1, 2, 5, N // 2, N)] + [["-hs_shoot_knots", "3,4,11,17"]]
+        for split in splits:
+            for P in ((1, 2, 4) if split[1] in ("5", "3,4,11,17") or prob == "kepler" and ss == "gonzalez" and cs == "conserving" else (1,)):
+                s, _, _ = run(["-problem", prob, "-N", str(N), "-hs_state_scheme", ss, "-hs_costate_scheme", cs,
+                               "-hs_bvp_type", "shooting"] + split, ranks=P)
+                if not s or not s["converged"]:
+                    check(False, "%s %s/%s %s on %d ranks: %s" % (prob, ss, cs, split, P, s and s["diagnosis"]))
+                    continue
+                check(s["converged"], "%s %s/%s %s on %d ranks: %s %s" % (prob, ss, cs, split, P, s["snes_reason"], s["diagnosis"]))
+                check(s["bvp_type"] == "shooting", "bvp_type field")
+                d = max(abs(float(a[c]) - float(b[c])) for a, b in zip(s["_rows"][:-1], base["_rows"][:-1]) for c in a)
+                dJ = abs(s["J"] - base["J"]) / abs(base["J"])
+                print("%-9s %-9s + %-15s %-24s ranks=%d: segments %2d, Newton %2d, |traj - transcription|/max %.1e, J rel %.1e"
+                      % (prob, ss, cs, " ".join(split), P, s["segments"], s["newton_iterations"], d / scale, dJ))
+                check(d / scale <= 1e-10 and dJ <= 1e-10, "%s %s/%s %s on %d ranks: differs from transcription by %.2e"
+                      % (prob, ss, cs, split, P, d / scale))
+
+
+TESTS = {"shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 

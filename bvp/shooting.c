@@ -1,0 +1,606 @@
+/* hamshoot: distributed multiple shooting of the discrete necessary conditions
+ * (DESIGN.md section 3, "Multiple shooting").
+ *
+ * Segments s = 0..M-1 span the nodes k_s..k_{s+1} (k_0 = 0, k_M = N). Segment s
+ * owns z_s = (x_{k_s}, lambda_{k_s+1/2}) in R^{2 dim}, dim = 2n; for s = 0 the
+ * x-part is pinned by the equation x_0 - x0 = 0, which keeps every block 2 dim wide.
+ *
+ * March (serial, per segment; costate/ residuals, GSL LU):
+ *   step k_s:           solve F(x_{k_s}, x_{k_s+1}, lambda_{k_s+1/2}) = 0 for x_{k_s+1}
+ *   step k > k_s:       solve [C_k(x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2});
+ *                              F_k(x_k, x_{k+1}, lambda_{k+1/2})] = 0 for (x_{k+1}, lambda_{k+1/2})
+ * with a dense Newton started from the linear extrapolation of the previous step.
+ * Sensitivities d(x_j, lambda_j)/dz_s follow by the implicit function theorem,
+ * with the step Jacobian evaluated and factored at the converged step.
+ *
+ * Outer residual, row block s (owned with z_s, 2 dim rows):
+ *   s >= 1: [x_{k_s}(from segment s-1) - x^{(s)};  C_{k_s}(x_{k_s-1}, x^{(s)}, x_{k_s+1}, lambda_{k_s-1/2}, lambda^{(s)})]
+ *           (continuity and the costate equation across the boundary; the costate
+ *           stencil spans two intervals, so costate continuity is not an equality)
+ *   s = 0:  [x^{(0)} - x0;  x_N(from segment M-1) - x_T]
+ * Row block s couples z_{s-1} and z_s (row block 0: z_0 and z_{M-1}), so only
+ * the end data of each rank's last segment crosses ranks (mpi/exchange.c).
+ */
+#include "hsbvpimpl.h"
+
+#include <gsl/gsl_linalg.h>
+#include <stdio.h>
+
+static PetscLogEvent HS_EVENT_MARCH, HS_EVENT_SENS, HS_EVENT_ASSEMBLY;
+
+PetscErrorCode HsShootRegisterEvents(void)
+{
+  static PetscBool done = PETSC_FALSE;
+  PetscClassId     cls;
+
+  PetscFunctionBeginUser;
+  if (done) PetscFunctionReturn(0);
+  PetscCall(PetscClassIdRegister("hamshoot", &cls));
+  PetscCall(PetscLogEventRegister("HsShootMarch", cls, &HS_EVENT_MARCH));
+  PetscCall(PetscLogEventRegister("HsShootSens", cls, &HS_EVENT_SENS));
+  PetscCall(PetscLogEventRegister("HsShootAssembly", cls, &HS_EVENT_ASSEMBLY));
+  done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Segment knots: even split k_s = floor(s N / M), or the user's list. */
+static PetscErrorCode ShootKnots(HsSolver s)
+{
+  HsShoot *sh = &s->shoot;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(sh->M + 1, &sh->knots));
+  if (sh->nuser) {
+    sh->knots[0] = 0;
+    for (PetscInt i = 0; i < sh->nuser; i++) {
+      PetscCheck(sh->user_knots[i] > (i ? sh->user_knots[i - 1] : 0) && sh->user_knots[i] < s->N, s->comm,
+                 PETSC_ERR_ARG_OUTOFRANGE,
+                 "-hs_shoot_knots: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
+                 s->N - 1, i + 1, sh->user_knots[i]);
+      sh->knots[i + 1] = sh->user_knots[i];
+    }
+  } else
+    for (PetscInt i = 0; i < sh->M; i++) sh->knots[i] = (PetscInt)((i * (long long)s->N) / sh->M);
+  sh->knots[sh->M] = s->N;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsShootSetUp(HsSolver s)
+{
+  HsShoot    *sh  = &s->shoot;
+  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, nloc, i, len = 0;
+  PetscMPIInt rank, size;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsShootRegisterEvents());
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (sh->nuser) sh->M = sh->nuser + 1;
+  if (sh->M == 0) sh->M = 1;
+  PetscCheck(sh->M >= 1 && sh->M <= s->N, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_shoot_segments %" PetscInt_FMT ": need 1 <= M <= N = %" PetscInt_FMT, sh->M, s->N);
+  PetscCall(ShootKnots(s));
+  /* contiguous blocks of segments per rank, as PetscSplitOwnership would give */
+  PetscCall(PetscMalloc1(size + 1, &sh->seg_range));
+  sh->seg_range[0] = 0;
+  for (i = 0; i < size; i++) sh->seg_range[i + 1] = sh->seg_range[i] + sh->M / size + (i < sh->M % size ? 1 : 0);
+  sh->s0 = sh->seg_range[rank], sh->s1 = sh->seg_range[rank + 1];
+  nloc   = sh->s1 - sh->s0;
+  for (i = sh->s0; i < sh->s1; i++) len += sh->knots[i + 1] - sh->knots[i] + 1;
+  /* per local segment: trajectory (x_k, lambda_{k+1/2}) for k = k_s..k_{s+1};
+   * sensitivities of x_{k_s+1} and the end data (x_{b-1}, lambda_{b-1/2}, x_b) */
+  PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * w, &sh->sens, nloc + 1, &sh->traj_off));
+  PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
+  sh->traj_off[0] = 0;
+  for (i = 0; i < nloc; i++) sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
+  sh->A    = gsl_matrix_alloc((size_t)w, (size_t)w);
+  sh->perm = gsl_permutation_alloc((size_t)w);
+  sh->A1   = gsl_matrix_alloc((size_t)dim, (size_t)dim);
+  sh->perm1 = gsl_permutation_alloc((size_t)dim);
+  sh->rhs  = gsl_vector_alloc((size_t)w);
+  sh->sol  = gsl_vector_alloc((size_t)w);
+  PetscCall(PetscMalloc3(9 * dim * dim, &sh->blk, 8 * dim * w, &sh->S, 4 * w, &sh->res));
+  PetscCheck(sh->A && sh->perm && sh->A1 && sh->perm1 && sh->rhs && sh->sol, PETSC_COMM_SELF, PETSC_ERR_MEM, "GSL allocation");
+  PetscCall(PetscMalloc3(3 * dim + 3 * dim * w, &sh->end_send, 3 * dim + 3 * dim * w, &sh->end_recv, 3 * dim + 3 * dim * w, &sh->end_local));
+
+  PetscCall(VecCreateMPI(s->comm, nloc * w, PETSC_DETERMINE, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(MatCreateAIJ(s->comm, nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE, 2 * w, NULL, w, NULL, &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsShootFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
+  /* node-layout vector for diagnostics and output: local nodes k_{s0}..k_{s1}-1 (+ N on the last owner) */
+  {
+    PetscInt nodes = (nloc ? sh->knots[sh->s1] - sh->knots[sh->s0] : 0) + (nloc && sh->s1 == sh->M ? 1 : 0);
+    PetscCall(VecCreateMPI(s->comm, nodes * w, (s->N + 1) * w, &s->Xnodes));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsShootDestroy(HsSolver s)
+{
+  HsShoot *sh = &s->shoot;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(sh->knots));
+  PetscCall(PetscFree(sh->seg_range));
+  PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
+  PetscCall(PetscFree2(sh->growth, sh->marched));
+  PetscCall(PetscFree3(sh->blk, sh->S, sh->res));
+  PetscCall(PetscFree3(sh->end_send, sh->end_recv, sh->end_local));
+  if (sh->A) gsl_matrix_free(sh->A);
+  if (sh->A1) gsl_matrix_free(sh->A1);
+  if (sh->perm) gsl_permutation_free(sh->perm);
+  if (sh->perm1) gsl_permutation_free(sh->perm1);
+  if (sh->rhs) gsl_vector_free(sh->rhs);
+  if (sh->sol) gsl_vector_free(sh->sol);
+  PetscFunctionReturn(0);
+}
+
+/* Records why a step failed (first failure wins), for View and summary.json. */
+static void StepFailure(HsShoot *sh, PetscInt seg, PetscInt k, const char *why)
+{
+  if (!sh->fail_msg[0]) snprintf(sh->fail_msg, sizeof sh->fail_msg, "segment %d, step %d: %s", (int)seg, (int)k, why);
+}
+
+static PetscReal NormInf(PetscInt n, const PetscReal *a)
+{
+  PetscReal m = 0;
+  for (PetscInt i = 0; i < n; i++) m = PetscMax(m, PetscAbsReal(a[i]));
+  return m;
+}
+
+/* Local Newton of one step. first: only x_{k+1} (dim unknowns) from the state
+ * equation; otherwise (x_{k+1}, lambda_{k+1/2}) from the node-k costate and
+ * interval-k state equations. xm, lm may be NULL for the first step.
+ * On exit the LU of the step Jacobian at the solution is in sh->A/sh->A1.
+ * Returns 0, or 1 if the step failed (message recorded). */
+static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, const PetscReal *xm, const PetscReal *x0,
+                     const PetscReal *lm, PetscReal *xp, PetscReal *lp)
+{
+  HsShoot  *sh  = &s->shoot;
+  HsDisc   *d   = s->disc;
+  int       dim = 2 * s->prob->n, nu = first ? dim : 2 * dim, it, st, signum, i, j;
+  PetscReal *R = sh->res, *B = sh->blk, dd = dim * dim, rnorm = 0, ynorm, dynorm = 1;
+  gsl_matrix *A = first ? sh->A1 : sh->A;
+  gsl_permutation *perm = first ? sh->perm1 : sh->perm;
+  char      why[160];
+
+  for (it = 0; it <= sh->step_max_it; it++) {
+    /* residual */
+    if (first) st = HsDiscStateResidual(d, x0, xp, lp, R);
+    else {
+      st = HsDiscCostateResidual(d, xm, x0, xp, lm, lp, R);
+      if (!st) st = HsDiscStateResidual(d, x0, xp, lp, R + dim);
+    }
+    if (st) {
+      StepFailure(sh, seg, k, st > 0 ? "the state left the problem's domain" : "a problem callback failed");
+      return 1;
+    }
+    rnorm = NormInf(nu, R);
+    if (!PetscIsNormalReal(rnorm) && rnorm != 0) {
+      StepFailure(sh, seg, k, "the step residual is not finite (the march overflowed; use more segments)");
+      return 1;
+    }
+    /* Jacobian in (x_{k+1}[, lambda_{k+1/2}]) and its LU */
+    if (first) st = HsDiscStateJacobian(d, x0, xp, lp, B, B + (int)dd, B + 2 * (int)dd);
+    else {
+      st = HsDiscCostateJacobian(d, xm, x0, xp, lm, lp, B, B + (int)dd, B + 2 * (int)dd, B + 3 * (int)dd, B + 4 * (int)dd);
+      if (!st) st = HsDiscStateJacobian(d, x0, xp, lp, B + 5 * (int)dd, B + 6 * (int)dd, B + 7 * (int)dd);
+    }
+    if (st) {
+      StepFailure(sh, seg, k, "a problem callback failed in the step Jacobian");
+      return 1;
+    }
+    for (i = 0; i < dim; i++)
+      for (j = 0; j < dim; j++) {
+        if (first) gsl_matrix_set(A, (size_t)i, (size_t)j, B[(int)dd + i * dim + j]); /* dF/dx_{k+1} */
+        else {
+          gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * (int)dd + i * dim + j]);               /* dC/dx_{k+1} */
+          gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * (int)dd + i * dim + j]);       /* dC/dlambda_{k+1/2} */
+          gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * (int)dd + i * dim + j]);       /* dF/dx_{k+1} */
+          gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * (int)dd + i * dim + j]); /* dF/dlambda */
+        }
+      }
+    st = gsl_linalg_LU_decomp(A, perm, &signum);
+    ynorm = PetscMax(NormInf(dim, xp), first ? 0 : NormInf(dim, lp));
+    /* converged: residual at tolerance, or the last update already at round-off;
+     * the LU of the Jacobian at the solution is kept for the IFT */
+    if (rnorm <= sh->step_atol * (1 + ynorm) || (it > 0 && dynorm <= 4 * PETSC_MACHINE_EPSILON * (1 + ynorm))) return 0;
+    if (it == sh->step_max_it) break;
+    for (i = 0; i < nu; i++) gsl_vector_set(sh->rhs, (size_t)i, R[i]);
+    {
+      gsl_vector_view r = gsl_vector_subvector(sh->rhs, 0, (size_t)nu), x = gsl_vector_subvector(sh->sol, 0, (size_t)nu);
+      if (!st) st = gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector);
+    }
+    if (st) {
+      StepFailure(sh, seg, k, "the step Jacobian is singular");
+      return 1;
+    }
+    dynorm = 0;
+    for (i = 0; i < nu; i++) dynorm = PetscMax(dynorm, PetscAbsReal(gsl_vector_get(sh->sol, (size_t)i)));
+    for (i = 0; i < dim; i++) xp[i] -= gsl_vector_get(sh->sol, (size_t)i);
+    if (!first)
+      for (i = 0; i < dim; i++) lp[i] -= gsl_vector_get(sh->sol, (size_t)(dim + i));
+  }
+  snprintf(why, sizeof why, "local Newton did not converge in %d iterations (|R| = %.2e; -hs_step_max_it, -hs_step_atol)",
+           (int)sh->step_max_it, (double)rnorm);
+  StepFailure(sh, seg, k, why);
+  return 1;
+}
+
+/* Solves the factored step system for the columns of RHS (nu x w, row-major), in place. */
+static int StepSolveColumns(HsShoot *sh, PetscBool first, int nu, int w, PetscReal *RHS)
+{
+  gsl_matrix      *A    = first ? sh->A1 : sh->A;
+  gsl_permutation *perm = first ? sh->perm1 : sh->perm;
+  gsl_vector_view  r = gsl_vector_subvector(sh->rhs, 0, (size_t)nu), x = gsl_vector_subvector(sh->sol, 0, (size_t)nu);
+  int              st = 0;
+
+  for (int c = 0; c < w && !st; c++) {
+    for (int i = 0; i < nu; i++) gsl_vector_set(&r.vector, (size_t)i, RHS[i * w + c]);
+    st = gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector);
+    for (int i = 0; i < nu; i++) RHS[i * w + c] = -gsl_vector_get(&x.vector, (size_t)i);
+  }
+  return st;
+}
+
+/* C = A (dim x dim) * S (dim x w), accumulated: C += A S */
+static void MatMulAdd(int dim, int w, const PetscReal *A, const PetscReal *S, PetscReal *C)
+{
+  for (int i = 0; i < dim; i++)
+    for (int l = 0; l < dim; l++) {
+      PetscReal a = A[i * dim + l];
+      if (a != 0)
+        for (int c = 0; c < w; c++) C[i * w + c] += a * S[l * w + c];
+    }
+}
+
+/* Marches local segment seg (global index) from z (2 dim values). With sens,
+ * propagates the sensitivities and stores, in sh->sens: d x_{k_s+1}/dz and the
+ * end data sensitivities d(x_{b-1}, lambda_{b-1/2}, x_b)/dz. A step failure
+ * sets *failed (message recorded); the previous march of the segment, if it
+ * succeeded, is the warm start of every step. */
+static PetscErrorCode MarchSegment(HsSolver s, PetscInt seg, const PetscReal *z, PetscBool sens, PetscBool *failed)
+{
+  HsShoot   *sh = &s->shoot;
+  int        dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, L, j, i;
+  PetscInt   li = seg - sh->s0, ks = sh->knots[seg];
+  PetscReal *T   = sh->traj + sh->traj_off[li]; /* row j: x_{ks+j}, lambda_{ks+j+1/2} */
+  PetscReal *Sxm = sh->S, *Sx0 = sh->S + dim * w, *Slm = sh->S + 2 * dim * w, *Sy = sh->S + 3 * dim * w;
+  PetscReal *out = sh->sens + li * 4 * dim * w, growth = 1, *B = sh->blk;
+  PetscBool  warm = sh->marched ? sh->marched[li] : PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *failed = PETSC_FALSE;
+  L       = (int)(sh->knots[seg + 1] - ks);
+  for (i = 0; i < w; i++) T[i] = z[i];
+  if (sens) {
+    PetscCall(PetscArrayzero(Sx0, dim * w));
+    PetscCall(PetscArrayzero(Slm, dim * w));
+    for (i = 0; i < dim; i++) Sx0[i * w + i] = 1, Slm[i * w + dim + i] = 1; /* dx_ks/dz = [I 0], dlambda/dz = [0 I] */
+  }
+  sh->marched[li] = PETSC_FALSE;
+  for (j = 0; j < L; j++) {
+    PetscReal *xk = T + j * w, *lk = xk + dim, *xn = T + (j + 1) * w;
+    PetscBool  first = (PetscBool)(j == 0);
+    if (!warm) { /* linear extrapolation from the previous step */
+      for (i = 0; i < dim; i++) xn[i] = first ? xk[i] : 2 * xk[i] - (xk - w)[i];
+      if (!first)
+        for (i = 0; i < dim; i++) lk[i] = (lk - w)[i];
+    }
+    if (first ? StepSolve(s, seg, ks, PETSC_TRUE, NULL, xk, NULL, xn, lk)
+              : StepSolve(s, seg, ks + j, PETSC_FALSE, xk - w, xk, lk - w, xn, lk)) {
+      *failed = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+    if (!sens) continue;
+    PetscCall(PetscLogEventBegin(HS_EVENT_SENS, 0, 0, 0, 0));
+    if (first) {
+      /* dx_{k+1}/dz = -Fx1^{-1} (Fxk Sx0 + Flam Slm); blocks in B: Fxk, Fx1, Flam */
+      PetscCall(PetscArrayzero(Sy, dim * w));
+      MatMulAdd(dim, w, B, Sx0, Sy);
+      MatMulAdd(dim, w, B + 2 * dd, Slm, Sy);
+      if (StepSolveColumns(sh, PETSC_TRUE, dim, w, Sy)) {
+        StepFailure(sh, seg, ks, "the step Jacobian is singular (sensitivities)");
+        *failed = PETSC_TRUE;
+      }
+      PetscCall(PetscArraycpy(Sxm, Sx0, dim * w));
+      PetscCall(PetscArraycpy(Sx0, Sy, dim * w));
+      PetscCall(PetscArraycpy(out, Sy, dim * w)); /* d x_{ks+1} / dz */
+    } else {
+      /* rhs = [Cxm Sxm + Cx0 Sx0 + Clm Slm; Fxk Sx0]; blocks in B: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam */
+      PetscCall(PetscArrayzero(Sy, 2 * dim * w));
+      MatMulAdd(dim, w, B, Sxm, Sy);
+      MatMulAdd(dim, w, B + dd, Sx0, Sy);
+      MatMulAdd(dim, w, B + 3 * dd, Slm, Sy);
+      MatMulAdd(dim, w, B + 5 * dd, Sx0, Sy + dim * w);
+      if (StepSolveColumns(sh, PETSC_FALSE, 2 * dim, w, Sy)) {
+        StepFailure(sh, seg, ks + j, "the step Jacobian is singular (sensitivities)");
+        *failed = PETSC_TRUE;
+      }
+      PetscCall(PetscArraycpy(Sxm, Sx0, dim * w));
+      PetscCall(PetscArraycpy(Sx0, Sy, dim * w));          /* d x_{k+1} */
+      PetscCall(PetscArraycpy(Slm, Sy + dim * w, dim * w)); /* d lambda_{k+1/2} */
+    }
+    growth = PetscMax(growth, PetscMax(NormInf(dim * w, Sx0), NormInf(dim * w, Slm)));
+    PetscCall(PetscLogEventEnd(HS_EVENT_SENS, 0, 0, 0, 0));
+    if (*failed) PetscFunctionReturn(0);
+  }
+  if (sens) { /* end data: x_{b-1}, lambda_{b-1/2}, x_b with b = k_{s+1} */
+    PetscCall(PetscArraycpy(out + dim * w, Sxm, dim * w));
+    PetscCall(PetscArraycpy(out + 2 * dim * w, Slm, dim * w));
+    PetscCall(PetscArraycpy(out + 3 * dim * w, Sx0, dim * w));
+    sh->growth[li] = growth;
+  }
+  sh->marched[li] = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* End data of segment t as a packed array [x_{b-1}, lambda_{b-1/2}, x_b, S(x_{b-1}), S(lambda_{b-1/2}), S(x_b)]. */
+static PetscErrorCode PackEnd(HsSolver s, PetscInt t, PetscBool sens, PetscReal *buf)
+{
+  HsShoot   *sh = &s->shoot;
+  PetscInt   dim = 2 * s->prob->n, w = 2 * dim, li = t - sh->s0, L = sh->knots[t + 1] - sh->knots[t];
+  PetscReal *T   = sh->traj + sh->traj_off[li];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(buf, T + (L - 1) * w, dim));
+  PetscCall(PetscArraycpy(buf + dim, T + (L - 1) * w + dim, dim));
+  PetscCall(PetscArraycpy(buf + 2 * dim, T + L * w, dim));
+  if (sens) PetscCall(PetscArraycpy(buf + 3 * dim, sh->sens + li * 4 * dim * w + dim * w, 3 * dim * w));
+  PetscFunctionReturn(0);
+}
+
+static PetscMPIInt SegmentOwner(HsShoot *sh, PetscInt t, PetscMPIInt size)
+{
+  for (PetscMPIInt r = 0; r < size; r++)
+    if (t >= sh->seg_range[r] && t < sh->seg_range[r + 1]) return r;
+  return -1;
+}
+
+/* mpi/ boundary exchange: each rank sends the end data of its last segment to
+ * the owner of the next segment (the last segment's goes to the owner of
+ * segment 0, for the terminal condition) and receives the end data of the
+ * segment before its first one in sh->end_recv. Only these 3 dim values (and
+ * 3 dim x 2 dim sensitivities) cross ranks. */
+static PetscErrorCode ExchangeEnd(HsSolver s, PetscBool sens)
+{
+  HsShoot    *sh  = &s->shoot;
+  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, cnt = 3 * dim + (sens ? 3 * dim * w : 0);
+  PetscMPIInt size, rank, to, from;
+  MPI_Request req[2];
+
+  PetscFunctionBeginUser;
+  if (sh->s1 == sh->s0) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+  to   = SegmentOwner(sh, sh->s1 % sh->M, size);
+  from = SegmentOwner(sh, (sh->s0 - 1 + sh->M) % sh->M, size);
+  PetscCall(PackEnd(s, sh->s1 - 1, sens, sh->end_send));
+  if (to == rank) {
+    PetscCall(PetscArraycpy(sh->end_recv, sh->end_send, cnt));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Irecv(sh->end_recv, (PetscMPIInt)cnt, MPIU_REAL, from, 77, s->comm, &req[0]));
+  PetscCallMPI(MPI_Isend(sh->end_send, (PetscMPIInt)cnt, MPIU_REAL, to, 77, s->comm, &req[1]));
+  PetscCallMPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+  PetscFunctionReturn(0);
+}
+
+/* Pointer to the end data of segment t - 1 (wrapping), local or received. */
+static PetscErrorCode PrevEnd(HsSolver s, PetscInt t, PetscBool sens, PetscReal *local_buf, const PetscReal **e)
+{
+  HsShoot *sh = &s->shoot;
+  PetscInt p  = (t - 1 + sh->M) % sh->M;
+
+  PetscFunctionBeginUser;
+  if (t == sh->s0) *e = sh->end_recv;
+  else {
+    PetscCall(PackEnd(s, p, sens, local_buf));
+    *e = local_buf;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Marches every local segment; a failure anywhere becomes a domain error on all ranks. */
+static PetscErrorCode MarchAll(HsSolver s, const PetscReal *z, PetscBool sens, PetscBool *failed)
+{
+  HsShoot  *sh = &s->shoot;
+  PetscInt  w  = 4 * s->prob->n;
+  PetscBool f  = PETSC_FALSE, fi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(HS_EVENT_MARCH, 0, 0, 0, 0));
+  for (PetscInt t = sh->s0; t < sh->s1 && !f; t++) {
+    PetscCall(MarchSegment(s, t, z + (t - sh->s0) * w, sens, &fi));
+    f = (PetscBool)(f || fi);
+  }
+  PetscCall(PetscLogEventEnd(HS_EVENT_MARCH, 0, 0, 0, 0));
+  PetscCallMPI(MPI_Allreduce(&f, failed, 1, MPIU_BOOL, MPI_LOR, s->comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  HsSolver           s  = ctx;
+  HsShoot           *sh = &s->shoot;
+  const HsProblem   *P  = s->prob;
+  PetscInt           dim = 2 * P->n, w = 2 * dim, i;
+  const PetscScalar *z;
+  PetscScalar       *f;
+  PetscBool          failed;
+  PetscReal         *buf = sh->end_local;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &z));
+  PetscCall(MarchAll(s, z, PETSC_FALSE, &failed));
+  if (failed) {
+    PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(SNESSetFunctionDomainError(snes));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(ExchangeEnd(s, PETSC_FALSE));
+  PetscCall(VecGetArray(F, &f));
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    const PetscScalar *zt = z + (t - sh->s0) * w;
+    PetscScalar       *ft = f + (t - sh->s0) * w;
+    const PetscReal   *e;
+    PetscCall(PrevEnd(s, t, PETSC_FALSE, buf, &e));
+    if (t == 0) {
+      for (i = 0; i < dim; i++) ft[i] = zt[i] - P->x0[i], ft[dim + i] = e[2 * dim + i] - P->xT[i];
+    } else {
+      const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+      int              st;
+      for (i = 0; i < dim; i++) ft[i] = e[2 * dim + i] - zt[i];
+      st = HsDiscCostateResidual(s->disc, e, zt, T + w, e + dim, zt + dim, ft + dim);
+      if (st) failed = PETSC_TRUE, StepFailure(sh, t, sh->knots[t], "costate equation across the boundary failed");
+    }
+  }
+  PetscCall(VecRestoreArray(F, &f));
+  PetscCall(VecRestoreArrayRead(X, &z));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, s->comm));
+  if (failed) PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* Adds a dim x w block at (global) rows r0.., columns c0.. */
+static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, PetscInt nc, const PetscReal *v, PetscInt *ri, PetscInt *ci)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nr; i++) ri[i] = r0 + i;
+  for (PetscInt i = 0; i < nc; i++) ci[i] = c0 + i;
+  PetscCall(MatSetValues(J, nr, ri, nc, ci, v, ADD_VALUES));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
+{
+  HsSolver           s  = ctx;
+  HsShoot           *sh = &s->shoot;
+  PetscInt           dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, i, c;
+  const PetscScalar *z;
+  PetscBool          failed;
+  PetscReal         *buf = sh->end_local, *V, *Bk;
+  PetscInt          *ri, *ci;
+  struct {
+    double v;
+    int    seg;
+  } g = {1, -1}, gmax;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &z));
+  PetscCall(MarchAll(s, z, PETSC_TRUE, &failed));
+  if (failed) {
+    PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(SNESSetJacobianDomainError(snes));
+    PetscFunctionReturn(0);
+  }
+  /* sensitivity growth: beyond max_growth the march cannot carry the digits Newton needs */
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    if (sh->growth[t - sh->s0] > g.v) g.v = sh->growth[t - sh->s0], g.seg = (int)t;
+  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, s->comm));
+  sh->max_growth_seen = gmax.v;
+  if (gmax.v > sh->max_growth) {
+    snprintf(sh->fail_msg, sizeof sh->fail_msg,
+             "segment %d (nodes %d..%d): sensitivity growth %.1e exceeds -hs_shoot_max_growth %.0e; double precision carries "
+             "about 16 digits, so the shooting residual cannot be resolved: use more segments (-hs_shoot_segments)",
+             gmax.seg, (int)sh->knots[gmax.seg], (int)sh->knots[gmax.seg + 1], gmax.v, (double)sh->max_growth);
+    sh->growth_failure = PETSC_TRUE;
+    PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(SNESSetJacobianDomainError(snes));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(ExchangeEnd(s, PETSC_TRUE));
+  PetscCall(PetscLogEventBegin(HS_EVENT_ASSEMBLY, 0, 0, 0, 0));
+  PetscCall(MatZeroEntries(Pm));
+  PetscCall(PetscMalloc4(dim * w, &V, 8 * dd, &Bk, w, &ri, w, &ci));
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    const PetscScalar *zt = z + (t - sh->s0) * w;
+    const PetscReal   *e, *Se;
+    PetscInt           row = t * w, prev = ((t - 1 + sh->M) % sh->M) * w;
+    PetscCall(PrevEnd(s, t, PETSC_TRUE, buf, &e));
+    Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of the previous segment */
+    /* continuity / initial rows: d/dz_t = -[I 0] (s >= 1) or [I 0] (s = 0) */
+    PetscCall(PetscArrayzero(V, dim * w));
+    for (i = 0; i < dim; i++) V[i * w + i] = t == 0 ? 1 : -1;
+    PetscCall(AddBlock(Pm, row, t * w, dim, w, V, ri, ci));
+    /* x_b of the previous segment (terminal condition for s = 0) */
+    PetscCall(AddBlock(Pm, row + (t == 0 ? dim : 0), prev, dim, w, Se + 2 * dim * w, ri, ci));
+    if (t > 0) {
+      const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *Sx1 = sh->sens + (t - sh->s0) * 4 * dim * w;
+      int              st;
+      st = HsDiscCostateJacobian(s->disc, e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd, Bk + 3 * dd, Bk + 4 * dd);
+      PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed", sh->knots[t]);
+      /* d/dz_{t-1} = Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
+      PetscCall(PetscArrayzero(V, dim * w));
+      MatMulAdd((int)dim, (int)w, Bk, Se, V);
+      MatMulAdd((int)dim, (int)w, Bk + 3 * dd, Se + dim * w, V);
+      PetscCall(AddBlock(Pm, row + dim, prev, dim, w, V, ri, ci));
+      /* d/dz_t = [Cx0  Clp] + Cxp S(x_{k_s+1}) */
+      PetscCall(PetscArrayzero(V, dim * w));
+      for (i = 0; i < dim; i++)
+        for (c = 0; c < dim; c++) V[i * w + c] = Bk[dd + i * dim + c], V[i * w + dim + c] = Bk[4 * dd + i * dim + c];
+      MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sx1, V);
+      PetscCall(AddBlock(Pm, row + dim, t * w, dim, w, V, ri, ci));
+    }
+  }
+  PetscCall(PetscFree4(V, Bk, ri, ci));
+  PetscCall(VecRestoreArrayRead(X, &z));
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(PetscLogEventEnd(HS_EVENT_ASSEMBLY, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* z_s = (linear interpolation of the boundary states at k_s, lambda = 0). */
+PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X)
+{
+  HsShoot         *sh = &s->shoot;
+  const HsProblem *P  = s->prob;
+  PetscInt         dim = 2 * P->n, w = 2 * dim;
+  PetscScalar     *z;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(X, &z));
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    PetscReal tau = (PetscReal)sh->knots[t] / s->N;
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscReal end              = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
+      z[(t - sh->s0) * w + i]       = (1 - tau) * P->x0[i] + tau * end;
+      z[(t - sh->s0) * w + dim + i] = 0;
+    }
+    sh->marched[t - sh->s0] = PETSC_FALSE;
+  }
+  PetscCall(VecRestoreArray(X, &z));
+  PetscFunctionReturn(0);
+}
+
+/* Copies the marched trajectories of the local segments into s->Xnodes
+ * (node layout of the transcription: x_k, lambda_{k+1/2}; lambda_{N+1/2} = 0). */
+PetscErrorCode HsShootPackNodes(HsSolver s)
+{
+  HsShoot     *sh = &s->shoot;
+  PetscInt     w  = 4 * s->prob->n, off = 0;
+  PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(s->Xnodes, &x));
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    PetscInt   L = sh->knots[t + 1] - sh->knots[t];
+    PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    PetscCall(PetscArraycpy(x + off, T, L * w));
+    off += L * w;
+    if (t == sh->M - 1) {
+      PetscCall(PetscArraycpy(x + off, T + L * w, w / 2));
+      PetscCall(PetscArrayzero(x + off + w / 2, w / 2));
+      off += w;
+    }
+  }
+  PetscCall(VecRestoreArray(s->Xnodes, &x));
+  PetscFunctionReturn(0);
+}
