@@ -30,6 +30,7 @@ typedef struct {
   PetscReal        max_growth;   /* -hs_shoot_max_growth */
   PetscReal        max_growth_seen;
   PetscBool        growth_failure;
+  PetscBool        init_transcription; /* -hs_shoot_init transcription */
   char             fail_msg[512];
 } HsShoot;
 

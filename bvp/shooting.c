@@ -150,43 +150,50 @@ static PetscReal NormInf(PetscInt n, const PetscReal *a)
   return m;
 }
 
-/* Local Newton of one step. first: only x_{k+1} (dim unknowns) from the state
- * equation; otherwise (x_{k+1}, lambda_{k+1/2}) from the node-k costate and
- * interval-k state equations. xm, lm may be NULL for the first step.
- * On exit the LU of the step Jacobian at the solution is in sh->A/sh->A1.
- * Returns 0, or 1 if the step failed (message recorded). */
+/* Residual of one step (first: the state equation only). Returns the costate/ status. */
+static int StepResidual(HsDisc *d, int dim, PetscBool first, const PetscReal *xm, const PetscReal *x0, const PetscReal *lm,
+                        const PetscReal *xp, const PetscReal *lp, PetscReal *R)
+{
+  int st;
+  if (first) return HsDiscStateResidual(d, x0, xp, lp, R);
+  st = HsDiscCostateResidual(d, xm, x0, xp, lm, lp, R);
+  return st ? st : HsDiscStateResidual(d, x0, xp, lp, R + dim);
+}
+
+/* Local Newton of one step (a step that leaves the problem's domain is halved). first: only
+ * x_{k+1} (dim unknowns) from the state equation; otherwise (x_{k+1},
+ * lambda_{k+1/2}) from the node-k costate and interval-k state equations.
+ * xm, lm may be NULL for the first step. On exit the LU of the step Jacobian
+ * at the solution is in sh->A (sh->A1 for the first step) and its blocks in
+ * sh->blk. Returns 0, or 1 if the step failed (message recorded). */
 static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, const PetscReal *xm, const PetscReal *x0,
                      const PetscReal *lm, PetscReal *xp, PetscReal *lp)
 {
-  HsShoot  *sh  = &s->shoot;
-  HsDisc   *d   = s->disc;
-  int       dim = 2 * s->prob->n, nu = first ? dim : 2 * dim, it, st, signum, i, j;
-  PetscReal *R = sh->res, *B = sh->blk, dd = dim * dim, rnorm = 0, ynorm, dynorm = 1;
-  gsl_matrix *A = first ? sh->A1 : sh->A;
+  HsShoot         *sh  = &s->shoot;
+  HsDisc          *d   = s->disc;
+  int              dim = 2 * s->prob->n, nu = first ? dim : 2 * dim, it, st, signum, i, j, dd = dim * dim;
+  PetscReal       *R = sh->res, *Rt = sh->res + 2 * dim, *B = sh->blk, rnorm = 0, ynorm, dynorm = 1;
+  PetscReal        ysave[64];
+  gsl_matrix      *A    = first ? sh->A1 : sh->A;
   gsl_permutation *perm = first ? sh->perm1 : sh->perm;
-  char      why[160];
+  char             why[200];
 
-  for (it = 0; it <= sh->step_max_it; it++) {
-    /* residual */
-    if (first) st = HsDiscStateResidual(d, x0, xp, lp, R);
-    else {
-      st = HsDiscCostateResidual(d, xm, x0, xp, lm, lp, R);
-      if (!st) st = HsDiscStateResidual(d, x0, xp, lp, R + dim);
-    }
+  st = StepResidual(d, dim, first, xm, x0, lm, xp, lp, R);
+  for (it = 0;; it++) {
     if (st) {
       StepFailure(sh, seg, k, st > 0 ? "the state left the problem's domain" : "a problem callback failed");
       return 1;
     }
     rnorm = NormInf(nu, R);
-    if (!PetscIsNormalReal(rnorm) && rnorm != 0) {
+    if (!(rnorm < PETSC_MAX_REAL)) {
       StepFailure(sh, seg, k, "the step residual is not finite (the march overflowed; use more segments)");
       return 1;
     }
     /* Jacobian in (x_{k+1}[, lambda_{k+1/2}]) and its LU */
-    if (first) st = HsDiscStateJacobian(d, x0, xp, lp, B, B + (int)dd, B + 2 * (int)dd);
+    if (first) st = HsDiscStateJacobian(d, x0, xp, lp, B, B + dd, B + 2 * dd);
     else {
-      st = HsDiscCostateJacobian(d, xm, x0, xp, lm, lp, B, B + (int)dd, B + 2 * (int)dd, B + 3 * (int)dd, B + 4 * (int)dd);
-      if (!st) st = HsDiscStateJacobian(d, x0, xp, lp, B + 5 * (int)dd, B + 6 * (int)dd, B + 7 * (int)dd);
+      st = HsDiscCostateJacobian(d, xm, x0, xp, lm, lp, B, B + dd, B + 2 * dd, B + 3 * dd, B + 4 * dd);
+      if (!st) st = HsDiscStateJacobian(d, x0, xp, lp, B + 5 * dd, B + 6 * dd, B + 7 * dd);
     }
     if (st) {
       StepFailure(sh, seg, k, "a problem callback failed in the step Jacobian");
@@ -194,18 +201,17 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
     }
     for (i = 0; i < dim; i++)
       for (j = 0; j < dim; j++) {
-        if (first) gsl_matrix_set(A, (size_t)i, (size_t)j, B[(int)dd + i * dim + j]); /* dF/dx_{k+1} */
+        if (first) gsl_matrix_set(A, (size_t)i, (size_t)j, B[dd + i * dim + j]); /* dF/dx_{k+1} */
         else {
-          gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * (int)dd + i * dim + j]);               /* dC/dx_{k+1} */
-          gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * (int)dd + i * dim + j]);       /* dC/dlambda_{k+1/2} */
-          gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * (int)dd + i * dim + j]);       /* dF/dx_{k+1} */
-          gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * (int)dd + i * dim + j]); /* dF/dlambda */
+          gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * dd + i * dim + j]);               /* dC/dx_{k+1} */
+          gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * dd + i * dim + j]);       /* dC/dlambda_{k+1/2} */
+          gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * dd + i * dim + j]);       /* dF/dx_{k+1} */
+          gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * dd + i * dim + j]); /* dF/dlambda */
         }
       }
-    st = gsl_linalg_LU_decomp(A, perm, &signum);
+    st    = gsl_linalg_LU_decomp(A, perm, &signum);
     ynorm = PetscMax(NormInf(dim, xp), first ? 0 : NormInf(dim, lp));
-    /* converged: residual at tolerance, or the last update already at round-off;
-     * the LU of the Jacobian at the solution is kept for the IFT */
+    /* converged: residual at tolerance, or the last update already at round-off */
     if (rnorm <= sh->step_atol * (1 + ynorm) || (it > 0 && dynorm <= 4 * PETSC_MACHINE_EPSILON * (1 + ynorm))) return 0;
     if (it == sh->step_max_it) break;
     for (i = 0; i < nu; i++) gsl_vector_set(sh->rhs, (size_t)i, R[i]);
@@ -217,11 +223,20 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
       StepFailure(sh, seg, k, "the step Jacobian is singular");
       return 1;
     }
-    dynorm = 0;
-    for (i = 0; i < nu; i++) dynorm = PetscMax(dynorm, PetscAbsReal(gsl_vector_get(sh->sol, (size_t)i)));
-    for (i = 0; i < dim; i++) xp[i] -= gsl_vector_get(sh->sol, (size_t)i);
-    if (!first)
-      for (i = 0; i < dim; i++) lp[i] -= gsl_vector_get(sh->sol, (size_t)(dim + i));
+    for (i = 0; i < dim; i++) ysave[i] = xp[i], ysave[dim + i] = first ? 0 : lp[i];
+    /* full Newton step unless it leaves the domain or overflows: then halve it (at most 10 times) */
+    for (PetscReal alpha = 1;; alpha *= 0.5) {
+      dynorm = 0;
+      for (i = 0; i < nu; i++) {
+        PetscReal di = alpha * gsl_vector_get(sh->sol, (size_t)i);
+        dynorm       = PetscMax(dynorm, PetscAbsReal(di));
+        if (i < dim) xp[i] = ysave[i] - di;
+        else lp[i - dim] = ysave[i] - di;
+      }
+      st = StepResidual(d, dim, first, xm, x0, lm, xp, lp, Rt);
+      if ((!st && NormInf(nu, Rt) < PETSC_MAX_REAL) || alpha < 1e-3) break;
+    }
+    PetscArraycpy(R, Rt, nu);
   }
   snprintf(why, sizeof why, "local Newton did not converge in %d iterations (|R| = %.2e; -hs_step_max_it, -hs_step_atol)",
            (int)sh->step_max_it, (double)rnorm);

@@ -162,6 +162,16 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     PetscCall(PetscOptionsInt("-hs_step_max_it", "local Newton iterations per step", "", it, &it, &flg));
     PetscCheck(it >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1", it);
     s->shoot.step_max_it = it;
+    {
+      char      init[32] = "linear";
+      PetscBool tr;
+      PetscCall(PetscOptionsString("-hs_shoot_init", "shooting initial guess: linear (boundary states interpolated, lambda = 0) or transcription",
+                                   "", init, init, sizeof init, NULL));
+      PetscCall(PetscStrcmp(init, "transcription", &tr));
+      PetscCall(PetscStrcmp(init, "linear", &flg));
+      PetscCheck(tr || flg, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_shoot_init '%s' (choose linear or transcription)", init);
+      s->shoot.init_transcription = tr;
+    }
     PetscCall(PetscOptionsReal("-hs_shoot_max_growth", "largest sensitivity growth within a segment before the solve stops and asks for more segments",
                                "", mg, &mg, &flg));
     PetscCheck(mg > 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_max_growth %g must exceed 1", (double)mg);
@@ -234,6 +244,43 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* -hs_shoot_init transcription: z_s = (x_{k_s}, lambda_{k_s+1/2}) taken from
+ * a transcription solve of the same discrete problem (its M = N limit). */
+static PetscErrorCode ShootInitFromTranscription(HsSolver s)
+{
+  HsSolver   t;
+  HsResults  r;
+  Vec        Xt;
+  IS         from;
+  VecScatter sc;
+  PetscInt  *idx, w = 4 * s->prob->n, n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(s->comm, &t));
+  PetscCall(HsSolverSetProblem(t, s->prob));
+  PetscCall(HsSolverSetNumIntervals(t, s->N));
+  PetscCall(HsSolverSetSchemes(t, s->state_scheme, s->costate_scheme));
+  PetscCall(HsSolverSetDGTolerance(t, s->dg_tol));
+  PetscCall(HsSolverSetQuiet(t, PETSC_TRUE));
+  PetscCall(SNESSetOptionsPrefix(t->snes, "hs_init_")); /* not the shooting solve's -snes_* options */
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCheck(r.converged, s->comm, PETSC_ERR_NOT_CONVERGED, "-hs_shoot_init transcription: the transcription solve did not converge (%s)",
+             SNESConvergedReasons[r.reason]);
+  PetscCall(HsSolverGetSolution(t, &Xt));
+  PetscCall(PetscMalloc1((s->shoot.s1 - s->shoot.s0) * w, &idx));
+  for (PetscInt seg = s->shoot.s0; seg < s->shoot.s1; seg++)
+    for (PetscInt c = 0; c < w; c++) idx[n++] = s->shoot.knots[seg] * w + c;
+  PetscCall(ISCreateGeneral(s->comm, n, idx, PETSC_OWN_POINTER, &from));
+  PetscCall(VecScatterCreate(Xt, from, s->X, NULL, &sc));
+  PetscCall(VecScatterBegin(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(ISDestroy(&from));
+  PetscCall(HsSolverDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HsSolverSolve(HsSolver s)
 {
   PetscFunctionBeginUser;
@@ -242,7 +289,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->shoot.fail_msg[0] = 0;
   s->shoot.growth_failure = PETSC_FALSE;
   if (s->bvp_type == HS_BVP_TRANSCRIPTION) PetscCall(HsTranscriptionInitialGuess(s, s->X));
-  else PetscCall(HsShootInitialGuess(s, s->X));
+  else {
+    PetscCall(HsShootInitialGuess(s, s->X));
+    if (s->shoot.init_transcription) PetscCall(ShootInitFromTranscription(s));
+  }
   PetscCall(SNESSolve(s->snes, NULL, s->X));
   PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
