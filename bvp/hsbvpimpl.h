@@ -26,6 +26,7 @@ typedef struct {
   gsl_permutation *perm, *perm1;
   gsl_vector      *rhs, *sol;
   PetscReal        step_atol;    /* -hs_step_atol */
+  PetscReal        step_stol;    /* -hs_step_stol */
   PetscInt         step_max_it;  /* -hs_step_max_it */
   PetscReal        max_growth;   /* -hs_shoot_max_growth */
   PetscReal        max_growth_seen;
@@ -43,6 +44,7 @@ struct _p_HsSolver {
   PetscInt   N;
   char       state_scheme[64], costate_scheme[64];
   PetscReal  dg_tol;
+  PetscReal  roundoff; /* -hs_snes_roundoff */
   PetscBool  quiet, setup, solved;
   HsDisc    *disc; /* one per rank: serial step residuals of costate/ */
   DM         da;

@@ -14,7 +14,7 @@ static const char help[] =
   "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
   "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
   "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
-  "  -problem NAME          built-in problem: pendulum kepler (default pendulum)\n"
+  "  -problem NAME          built-in problem: pendulum kepler saddle (default pendulum)\n"
   "  -N N                   number of uniform time intervals (default: the problem's)\n"
   "  -hs_scheme S           conserving (default) | direct\n"
   "                           conserving: greenspan + conserving_1dof (pendulum), gonzalez + conserving (others)\n"

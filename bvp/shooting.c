@@ -211,8 +211,9 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
       }
     st    = gsl_linalg_LU_decomp(A, perm, &signum);
     ynorm = PetscMax(NormInf(dim, xp), first ? 0 : NormInf(dim, lp));
-    /* converged: residual at tolerance, or the last update already at round-off */
-    if (rnorm <= sh->step_atol * (1 + ynorm) || (it > 0 && dynorm <= 4 * PETSC_MACHINE_EPSILON * (1 + ynorm))) return 0;
+    /* converged: residual at tolerance, or the last (quadratically convergent)
+     * update below step_stol relative: the iterate is then at round-off */
+    if (rnorm <= sh->step_atol * (1 + ynorm) || (it > 0 && dynorm <= sh->step_stol * (1 + ynorm))) return 0;
     if (it == sh->step_max_it) break;
     for (i = 0; i < nu; i++) gsl_vector_set(sh->rhs, (size_t)i, R[i]);
     {
@@ -238,7 +239,7 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
     }
     PetscArraycpy(R, Rt, nu);
   }
-  snprintf(why, sizeof why, "local Newton did not converge in %d iterations (|R| = %.2e; -hs_step_max_it, -hs_step_atol)",
+  snprintf(why, sizeof why, "local Newton did not converge in %d iterations (|R| = %.2e; -hs_step_max_it, -hs_step_atol, -hs_step_stol)",
            (int)sh->step_max_it, (double)rnorm);
   StepFailure(sh, seg, k, why);
   return 1;
@@ -489,6 +490,19 @@ static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, Pet
   PetscFunctionReturn(0);
 }
 
+/* A Jacobian evaluation that fails still leaves assembled matrices behind. */
+static PetscErrorCode AssembleEmpty(Mat Jm, Mat Pm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 {
   HsSolver           s  = ctx;
@@ -508,6 +522,7 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(MarchAll(s, z, PETSC_TRUE, &failed));
   if (failed) {
     PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(AssembleEmpty(Jm, Pm));
     PetscCall(SNESSetJacobianDomainError(snes));
     PetscFunctionReturn(0);
   }
@@ -523,6 +538,7 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
              gmax.seg, (int)sh->knots[gmax.seg], (int)sh->knots[gmax.seg + 1], gmax.v, (double)sh->max_growth);
     sh->growth_failure = PETSC_TRUE;
     PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(AssembleEmpty(Jm, Pm));
     PetscCall(SNESSetJacobianDomainError(snes));
     PetscFunctionReturn(0);
   }

@@ -14,7 +14,9 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->dg_tol = HS_DG_TOL_DEFAULT;
   s->shoot.step_atol   = 1e-14;
   s->shoot.step_max_it = 25;
-  s->shoot.max_growth  = 1e12;
+  s->shoot.step_stol   = 1e-12;
+  s->roundoff          = 100;
+  s->shoot.max_growth  = 1e8; /* 1/sqrt(eps): beyond it the end data keep fewer than 8 digits */
   PetscCall(SNESCreate(comm, &s->snes));
   *solver = s;
   PetscFunctionReturn(0);
@@ -159,6 +161,11 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                                "", at, &at, &flg));
     PetscCheck(at > 0 && at < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_atol %g must lie in (0, 1)", (double)at);
     s->shoot.step_atol = at;
+    at = s->shoot.step_stol;
+    PetscCall(PetscOptionsReal("-hs_step_stol", "local Newton also stops when its update is below this, relative to 1+|y| (quadratic convergence: the iterate is then at round-off)",
+                               "", at, &at, &flg));
+    PetscCheck(at > 0 && at < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_stol %g must lie in (0, 1)", (double)at);
+    s->shoot.step_stol = at;
     PetscCall(PetscOptionsInt("-hs_step_max_it", "local Newton iterations per step", "", it, &it, &flg));
     PetscCheck(it >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1", it);
     s->shoot.step_max_it = it;
@@ -180,6 +187,9 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit", "HsSolverSetDGTolerance",
                              tol, &tol, &flg));
   if (flg) PetscCall(HsSolverSetDGTolerance(s, tol));
+  PetscCall(PetscOptionsReal("-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
+                             "", s->roundoff, &s->roundoff, NULL));
+  PetscCheck(s->roundoff >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_snes_roundoff %g must be >= 0", (double)s->roundoff);
   PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines", "HsSolverSetQuiet", quiet, &quiet, NULL));
   PetscCall(HsSolverSetQuiet(s, quiet));
   PetscOptionsEnd();
@@ -197,6 +207,28 @@ static PetscErrorCode Monitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx
   PetscCall(SNESGetLinearSolveIterations(snes, &lits));
   PetscCall(PetscPrintf(s->comm, "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.2f s\n", it,
                         (double)fnorm, lits, MPI_Wtime() - s->t_start));
+  PetscFunctionReturn(0);
+}
+
+/* SNESConvergedDefault, plus convergence once ||F|| reaches its round-off
+ * level c eps max(1, ||X||_inf) sqrt(n) (c = -hs_snes_roundoff, default 100):
+ * problems whose unknowns are large (costates of 1e3, say) cannot reach an
+ * absolute 1e-12, and further Newton steps would only stir round-off. */
+static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason,
+                                void *ctx)
+{
+  HsSolver  s = ctx;
+  Vec       X;
+  PetscReal xinf;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
+  if (*reason != SNES_CONVERGED_ITERATING || it == 0) PetscFunctionReturn(0);
+  PetscCall(SNESGetSolution(snes, &X));
+  PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+  PetscCall(VecGetSize(X, &n));
+  if (fnorm <= s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n)) *reason = SNES_CONVERGED_FNORM_ABS;
   PetscFunctionReturn(0);
 }
 
@@ -224,6 +256,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
    * round-off (conservation is only as good as the solve) and a parallel
    * sparse direct solve (MUMPS) of the block-banded Jacobian. */
   PetscCall(SNESSetTolerances(s->snes, 1e-12, 1e-14, 1e-14, 50, 10000));
+  PetscCall(SNESSetConvergenceTest(s->snes, Converged, s, NULL));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPSetType(ksp, KSPPREONLY));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -297,6 +330,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
+  if (!s->shoot.growth_failure) s->shoot.fail_msg[0] = 0; /* keep only failures of the final evaluation */
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
@@ -312,7 +346,6 @@ PetscErrorCode HsSolverSolve(HsSolver s)
       if (who != PETSC_MPI_INT_MAX) PetscCallMPI(MPI_Bcast(s->shoot.fail_msg, sizeof s->shoot.fail_msg, MPI_CHAR, who, s->comm));
       failed = (PetscBool)(who != PETSC_MPI_INT_MAX);
     }
-    if (s->res.converged) s->shoot.fail_msg[0] = 0; /* transient failures inside line searches are not news */
     (void)failed;
   }
   PetscCall(HsSolverComputeDiagnostics(s));

@@ -77,7 +77,7 @@ typedef struct {
   void (*destroy_ctx)(void *ctx);
 } HsProblem;
 
-/** Creates a built-in problem by name ("pendulum", "kepler").
+/** Creates a built-in problem by name ("pendulum", "kepler", "saddle").
  *  Returns 0 on success, 1 if the name is unknown, < 0 on allocation failure. */
 int HsProblemCreateByName(const char *name, HsProblem **prob);
 /** Frees a problem and sets *prob = NULL; NULL-safe. */
@@ -92,6 +92,7 @@ int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob);
 
 int HsProblemCreatePendulum(HsProblem **prob);
 int HsProblemCreateKepler(HsProblem **prob);
+int HsProblemCreateSaddle(HsProblem **prob);
 
 #ifdef __cplusplus
 }

@@ -52,9 +52,10 @@ static const struct {
 } hs_problems[] = {
   {"pendulum", HsProblemCreatePendulum},
   {"kepler",   HsProblemCreateKepler  },
+  {"saddle",   HsProblemCreateSaddle  },
 };
 
-const char *HsProblemListNames(void) { return "pendulum kepler"; }
+const char *HsProblemListNames(void) { return "pendulum kepler saddle"; }
 
 int HsProblemCreateByName(const char *name, HsProblem **prob)
 {
