@@ -207,7 +207,9 @@ def t_jacobian():
             print("%-9s %-9s + %-15s %-40s ranks=%d: %d Jacobians tested, max ||J-Jfd||/||J|| = %.1e"
                   % (prob, ss, cs, " ".join(extra[:4]), ranks, len(ratios), max(ratios) if ratios else float("nan")))
             check(len(ratios) >= 2, "%s %s/%s: -snes_test_jacobian reported nothing" % (prob, ss, cs))
-            check(ratios and max(ratios) < 1e-6, "%s %s/%s: Jacobian mismatch %s" % (prob, ss, cs, ratios))
+            # shooting Jacobians pass through the march's sensitivities, which amplify the finite
+            # difference's own O(sqrt(eps)) error: allow 1e-5 there (a wrong block gives >= 1e-3)
+            check(ratios and max(ratios) < (1e-5 if extra else 1e-6), "%s %s/%s %s: Jacobian mismatch %s" % (prob, ss, cs, extra, ratios))
 
 
 def t_crosscheck(script):
