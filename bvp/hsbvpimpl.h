@@ -21,7 +21,7 @@ typedef struct {
   PetscReal       *sens;         /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
   PetscReal       *growth;       /* per local segment: max |sensitivity| */
   PetscBool       *marched;      /* per local segment: last march succeeded (warm start) */
-  PetscReal       *blk, *S, *res, *end_send, *end_recv, *end_local;
+  PetscReal       *blk, *S, *res, *end_send, *end_recv, *end_local, *znext;
   gsl_matrix      *A, *A1;
   gsl_permutation *perm, *perm1;
   gsl_vector      *rhs, *sol;
@@ -32,6 +32,7 @@ typedef struct {
   PetscReal        max_growth_seen;
   PetscBool        growth_failure;
   PetscBool        init_transcription; /* -hs_shoot_init transcription */
+  PetscBool        rankblock;          /* -hs_shoot_ksp rankblock */
   char             fail_msg[512];
 } HsShoot;
 
@@ -61,6 +62,8 @@ PetscErrorCode HsTranscriptionSetUp(HsSolver s);
 PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsShootSetUp(HsSolver s);
+PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next, PetscInt n_next,
+                                   PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev, PetscReal *from_next);
 PetscErrorCode HsShootDestroy(HsSolver s);
 PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsShootPackNodes(HsSolver s);

@@ -13,13 +13,11 @@
  * Sensitivities d(x_j, lambda_j)/dz_s follow by the implicit function theorem,
  * with the step Jacobian evaluated and factored at the converged step.
  *
- * Outer residual, row block s (owned with z_s, 2 dim rows):
- *   s >= 1: [x_{k_s}(from segment s-1) - x^{(s)};  C_{k_s}(x_{k_s-1}, x^{(s)}, x_{k_s+1}, lambda_{k_s-1/2}, lambda^{(s)})]
- *           (continuity and the costate equation across the boundary; the costate
- *           stencil spans two intervals, so costate continuity is not an equality)
- *   s = 0:  [x^{(0)} - x0;  x_N(from segment M-1) - x_T]
- * Row block s couples z_{s-1} and z_s (row block 0: z_0 and z_{M-1}), so only
- * the end data of each rank's last segment crosses ranks (mpi/exchange.c).
+ * Outer residual (HsShootFormFunction): per segment, continuity of x at its
+ * end (or the terminal condition) and the costate equation at its start across
+ * the boundary (or the initial condition); the costate stencil spans two
+ * intervals, so costate continuity is not an equality. Only the end data of a
+ * rank's last segment and the x-part of its first z cross ranks (mpi/exchange.c).
  */
 #include "hsbvpimpl.h"
 
@@ -101,11 +99,12 @@ PetscErrorCode HsShootSetUp(HsSolver s)
   sh->sol  = gsl_vector_alloc((size_t)w);
   PetscCall(PetscMalloc3(9 * dim * dim, &sh->blk, 8 * dim * w, &sh->S, 4 * w, &sh->res));
   PetscCheck(sh->A && sh->perm && sh->A1 && sh->perm1 && sh->rhs && sh->sol, PETSC_COMM_SELF, PETSC_ERR_MEM, "GSL allocation");
-  PetscCall(PetscMalloc3(3 * dim + 3 * dim * w, &sh->end_send, 3 * dim + 3 * dim * w, &sh->end_recv, 3 * dim + 3 * dim * w, &sh->end_local));
+  PetscCall(PetscMalloc4(3 * dim + 3 * dim * w, &sh->end_send, 3 * dim + 3 * dim * w, &sh->end_recv, 3 * dim + 3 * dim * w, &sh->end_local, dim, &sh->znext));
 
   PetscCall(VecCreateMPI(s->comm, nloc * w, PETSC_DETERMINE, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(MatCreateAIJ(s->comm, nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE, 2 * w, NULL, w, NULL, &s->Jac));
+  /* row block s has entries in column blocks s-1, s, s+1 */
+  PetscCall(MatCreateAIJ(s->comm, nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE, 3 * w, NULL, 2 * w, NULL, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(SNESSetFunction(s->snes, s->F, HsShootFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
@@ -127,7 +126,7 @@ PetscErrorCode HsShootDestroy(HsSolver s)
   PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
   PetscCall(PetscFree2(sh->growth, sh->marched));
   PetscCall(PetscFree3(sh->blk, sh->S, sh->res));
-  PetscCall(PetscFree3(sh->end_send, sh->end_recv, sh->end_local));
+  PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
   if (sh->A) gsl_matrix_free(sh->A);
   if (sh->A1) gsl_matrix_free(sh->A1);
   if (sh->perm) gsl_permutation_free(sh->perm);
@@ -372,48 +371,39 @@ static PetscMPIInt SegmentOwner(HsShoot *sh, PetscInt t, PetscMPIInt size)
 {
   for (PetscMPIInt r = 0; r < size; r++)
     if (t >= sh->seg_range[r] && t < sh->seg_range[r + 1]) return r;
-  return -1;
+  return MPI_PROC_NULL;
 }
 
-/* mpi/ boundary exchange: each rank sends the end data of its last segment to
- * the owner of the next segment (the last segment's goes to the owner of
- * segment 0, for the terminal condition) and receives the end data of the
- * segment before its first one in sh->end_recv. Only these 3 dim values (and
- * 3 dim x 2 dim sensitivities) cross ranks. */
-static PetscErrorCode ExchangeEnd(HsSolver s, PetscBool sens)
+/* Boundary exchange with the neighbouring ranks (mpi/exchange.c): the end
+ * data of this rank's last segment go to the owner of the next segment, the
+ * x-part of this rank's first z goes to the owner of the previous segment.
+ * Received: sh->end_recv (end data of segment s0-1) and sh->znext (x-part of
+ * z_{s1}). Nothing else crosses ranks. */
+static PetscErrorCode ExchangeNeighbors(HsSolver s, const PetscScalar *z, PetscBool sens)
 {
   HsShoot    *sh  = &s->shoot;
   PetscInt    dim = 2 * s->prob->n, w = 2 * dim, cnt = 3 * dim + (sens ? 3 * dim * w : 0);
-  PetscMPIInt size, rank, to, from;
-  MPI_Request req[2];
+  PetscMPIInt size, prev, next;
 
   PetscFunctionBeginUser;
   if (sh->s1 == sh->s0) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  to   = SegmentOwner(sh, sh->s1 % sh->M, size);
-  from = SegmentOwner(sh, (sh->s0 - 1 + sh->M) % sh->M, size);
+  prev = sh->s0 > 0 ? SegmentOwner(sh, sh->s0 - 1, size) : MPI_PROC_NULL;
+  next = sh->s1 < sh->M ? SegmentOwner(sh, sh->s1, size) : MPI_PROC_NULL;
   PetscCall(PackEnd(s, sh->s1 - 1, sens, sh->end_send));
-  if (to == rank) {
-    PetscCall(PetscArraycpy(sh->end_recv, sh->end_send, cnt));
-    PetscFunctionReturn(0);
-  }
-  PetscCallMPI(MPI_Irecv(sh->end_recv, (PetscMPIInt)cnt, MPIU_REAL, from, 77, s->comm, &req[0]));
-  PetscCallMPI(MPI_Isend(sh->end_send, (PetscMPIInt)cnt, MPIU_REAL, to, 77, s->comm, &req[1]));
-  PetscCallMPI(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+  PetscCall(HsExchangeNeighbors(s->comm, prev, next, sh->end_send, cnt, sh->end_recv, z, dim, sh->znext));
   PetscFunctionReturn(0);
 }
 
-/* Pointer to the end data of segment t - 1 (wrapping), local or received. */
+/* End data of segment t - 1 (t >= 1), local or received. */
 static PetscErrorCode PrevEnd(HsSolver s, PetscInt t, PetscBool sens, PetscReal *local_buf, const PetscReal **e)
 {
   HsShoot *sh = &s->shoot;
-  PetscInt p  = (t - 1 + sh->M) % sh->M;
 
   PetscFunctionBeginUser;
   if (t == sh->s0) *e = sh->end_recv;
   else {
-    PetscCall(PackEnd(s, p, sens, local_buf));
+    PetscCall(PackEnd(s, t - 1, sens, local_buf));
     *e = local_buf;
   }
   PetscFunctionReturn(0);
@@ -437,6 +427,13 @@ static PetscErrorCode MarchAll(HsSolver s, const PetscReal *z, PetscBool sens, P
   PetscFunctionReturn(0);
 }
 
+/* Outer residual, row block s (2 dim rows, owned with z_s):
+ *   first half:  s < M-1: x_{k_{s+1}}(march of s) - x^{(s+1)}    (continuity)
+ *                s = M-1: x_N(march of M-1) - x_T                 (terminal condition)
+ *   second half: s = 0:   x^{(0)} - x0                            (initial condition)
+ *                s >= 1:  C_{k_s}(x_{k_s-1}, x^{(s)}, x_{k_s+1}, lambda_{k_s-1/2}, lambda^{(s)})
+ * Row block s couples z_{s-1}, z_s, z_{s+1}; its diagonal block is close to
+ * [[I, O(h)], [O(h), I]], so a rank's diagonal block can be factored alone. */
 PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
 {
   HsSolver           s  = ctx;
@@ -446,7 +443,6 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   const PetscScalar *z;
   PetscScalar       *f;
   PetscBool          failed;
-  PetscReal         *buf = sh->end_local;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &z));
@@ -456,21 +452,23 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
     PetscCall(SNESSetFunctionDomainError(snes));
     PetscFunctionReturn(0);
   }
-  PetscCall(ExchangeEnd(s, PETSC_FALSE));
+  PetscCall(ExchangeNeighbors(s, z, PETSC_FALSE));
   PetscCall(VecGetArray(F, &f));
   for (PetscInt t = sh->s0; t < sh->s1; t++) {
-    const PetscScalar *zt = z + (t - sh->s0) * w;
+    const PetscScalar *zt = z + (t - sh->s0) * w, *xnext;
     PetscScalar       *ft = f + (t - sh->s0) * w;
-    const PetscReal   *e;
-    PetscCall(PrevEnd(s, t, PETSC_FALSE, buf, &e));
-    if (t == 0) {
-      for (i = 0; i < dim; i++) ft[i] = zt[i] - P->x0[i], ft[dim + i] = e[2 * dim + i] - P->xT[i];
-    } else {
-      const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
-      int              st;
-      for (i = 0; i < dim; i++) ft[i] = e[2 * dim + i] - zt[i];
-      st = HsDiscCostateResidual(s->disc, e, zt, T + w, e + dim, zt + dim, ft + dim);
-      if (st) failed = PETSC_TRUE, StepFailure(sh, t, sh->knots[t], "costate equation across the boundary failed");
+    const PetscReal   *T  = sh->traj + sh->traj_off[t - sh->s0], *e;
+    PetscInt           L  = sh->knots[t + 1] - sh->knots[t];
+    xnext = t == sh->M - 1 ? P->xT : (t + 1 < sh->s1 ? zt + w : sh->znext);
+    for (i = 0; i < dim; i++) ft[i] = T[L * w + i] - xnext[i];
+    if (t == 0)
+      for (i = 0; i < dim; i++) ft[dim + i] = zt[i] - P->x0[i];
+    else {
+      PetscCall(PrevEnd(s, t, PETSC_FALSE, sh->end_local, &e));
+      if (HsDiscCostateResidual(s->disc, e, zt, T + w, e + dim, zt + dim, ft + dim)) {
+        failed = PETSC_TRUE;
+        StepFailure(sh, t, sh->knots[t], "costate equation across the boundary failed");
+      }
     }
   }
   PetscCall(VecRestoreArray(F, &f));
@@ -480,7 +478,7 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Adds a dim x w block at (global) rows r0.., columns c0.. */
+/* Adds an nr x nc block at (global) rows r0.., columns c0.. */
 static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, PetscInt nc, const PetscReal *v, PetscInt *ri, PetscInt *ci)
 {
   PetscFunctionBeginUser;
@@ -510,7 +508,7 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscInt           dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, i, c;
   const PetscScalar *z;
   PetscBool          failed;
-  PetscReal         *buf = sh->end_local, *V, *Bk;
+  PetscReal         *V, *Bk;
   PetscInt          *ri, *ci;
   struct {
     double v;
@@ -542,37 +540,42 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(SNESSetJacobianDomainError(snes));
     PetscFunctionReturn(0);
   }
-  PetscCall(ExchangeEnd(s, PETSC_TRUE));
+  PetscCall(ExchangeNeighbors(s, z, PETSC_TRUE));
   PetscCall(PetscLogEventBegin(HS_EVENT_ASSEMBLY, 0, 0, 0, 0));
   PetscCall(MatZeroEntries(Pm));
   PetscCall(PetscMalloc4(dim * w, &V, 8 * dd, &Bk, w, &ri, w, &ci));
   for (PetscInt t = sh->s0; t < sh->s1; t++) {
     const PetscScalar *zt = z + (t - sh->s0) * w;
-    const PetscReal   *e, *Se;
-    PetscInt           row = t * w, prev = ((t - 1 + sh->M) % sh->M) * w;
-    PetscCall(PrevEnd(s, t, PETSC_TRUE, buf, &e));
-    Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of the previous segment */
-    /* continuity / initial rows: d/dz_t = -[I 0] (s >= 1) or [I 0] (s = 0) */
-    PetscCall(PetscArrayzero(V, dim * w));
-    for (i = 0; i < dim; i++) V[i * w + i] = t == 0 ? 1 : -1;
-    PetscCall(AddBlock(Pm, row, t * w, dim, w, V, ri, ci));
-    /* x_b of the previous segment (terminal condition for s = 0) */
-    PetscCall(AddBlock(Pm, row + (t == 0 ? dim : 0), prev, dim, w, Se + 2 * dim * w, ri, ci));
-    if (t > 0) {
-      const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *Sx1 = sh->sens + (t - sh->s0) * 4 * dim * w;
+    const PetscReal   *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * w;
+    PetscInt           row = t * w;
+    /* first half: d x_{k_{s+1}} / dz_s = S(x_b) of this segment, and -[I 0] on z_{s+1} */
+    PetscCall(AddBlock(Pm, row, t * w, dim, w, Sown + 3 * dim * w, ri, ci));
+    if (t < sh->M - 1) {
+      PetscCall(PetscArrayzero(V, dim * w));
+      for (i = 0; i < dim; i++) V[i * w + i] = -1;
+      PetscCall(AddBlock(Pm, row, (t + 1) * w, dim, w, V, ri, ci));
+    }
+    if (t == 0) { /* second half: initial condition, [I 0] */
+      PetscCall(PetscArrayzero(V, dim * w));
+      for (i = 0; i < dim; i++) V[i * w + i] = 1;
+      PetscCall(AddBlock(Pm, row + dim, 0, dim, w, V, ri, ci));
+    } else { /* second half: costate equation at k_s across the boundary */
+      const PetscReal *e, *Se;
       int              st;
+      PetscCall(PrevEnd(s, t, PETSC_TRUE, sh->end_local, &e));
+      Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of segment s-1 */
       st = HsDiscCostateJacobian(s->disc, e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd, Bk + 3 * dd, Bk + 4 * dd);
       PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed", sh->knots[t]);
-      /* d/dz_{t-1} = Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
+      /* d/dz_{s-1} = Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
       PetscCall(PetscArrayzero(V, dim * w));
       MatMulAdd((int)dim, (int)w, Bk, Se, V);
       MatMulAdd((int)dim, (int)w, Bk + 3 * dd, Se + dim * w, V);
-      PetscCall(AddBlock(Pm, row + dim, prev, dim, w, V, ri, ci));
-      /* d/dz_t = [Cx0  Clp] + Cxp S(x_{k_s+1}) */
+      PetscCall(AddBlock(Pm, row + dim, (t - 1) * w, dim, w, V, ri, ci));
+      /* d/dz_s = [Cx0  Clp] + Cxp S(x_{k_s+1}) */
       PetscCall(PetscArrayzero(V, dim * w));
       for (i = 0; i < dim; i++)
         for (c = 0; c < dim; c++) V[i * w + c] = Bk[dd + i * dim + c], V[i * w + dim + c] = Bk[4 * dd + i * dim + c];
-      MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sx1, V);
+      MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sown, V);
       PetscCall(AddBlock(Pm, row + dim, t * w, dim, w, V, ri, ci));
     }
   }

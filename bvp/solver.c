@@ -170,6 +170,16 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     PetscCheck(it >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1", it);
     s->shoot.step_max_it = it;
     {
+      char      lin[32] = "direct";
+      PetscBool rb;
+      PetscCall(PetscOptionsString("-hs_shoot_ksp", "shooting linear solver: direct (MUMPS LU of the whole matrix) or rankblock (GMRES, exact LU per rank)",
+                                   "", lin, lin, sizeof lin, NULL));
+      PetscCall(PetscStrcmp(lin, "rankblock", &rb));
+      PetscCall(PetscStrcmp(lin, "direct", &flg));
+      PetscCheck(rb || flg, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_shoot_ksp '%s' (choose direct or rankblock)", lin);
+      s->shoot.rankblock = rb;
+    }
+    {
       char      init[32] = "linear";
       PetscBool tr;
       PetscCall(PetscOptionsString("-hs_shoot_init", "shooting initial guess: linear (boundary states interpolated, lambda = 0) or transcription",
@@ -258,12 +268,33 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(SNESSetTolerances(s->snes, 1e-12, 1e-14, 1e-14, 50, 10000));
   PetscCall(SNESSetConvergenceTest(s->snes, Converged, s, NULL));
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCLU));
+  if (s->bvp_type == HS_BVP_SHOOTING && s->shoot.rankblock) {
+    /* Krylov with the rank-block preconditioner: an exact (MUMPS) LU of each
+     * rank's contiguous block of segments. The blocks are coupled only across
+     * the P-1 rank boundaries, through 2 dim unknowns each, so the
+     * preconditioned operator is I + (rank <= 2 dim (P-1)) and GMRES converges
+     * in at most 2 dim (P-1) + 1 iterations, whatever M and N. */
+    PetscMPIInt size;
+    PetscBool   set;
+    PetscCallMPI(MPI_Comm_size(s->comm, &size));
+    PetscCall(KSPSetType(ksp, KSPGMRES));
+    PetscCall(KSPGMRESSetRestart(ksp, 4 * s->prob->n * (size - 1) + 2));
+    PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, PETSC_DEFAULT));
+    PetscCall(PCSetType(pc, PCBJACOBI));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_type", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_type", "lu"));
 #if defined(PETSC_HAVE_MUMPS)
-  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_factor_mat_solver_type", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_factor_mat_solver_type", "mumps")); /* pivoting LU */
 #endif
+  } else {
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(PCSetType(pc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+#endif
+  }
   if (s->bvp_type == HS_BVP_SHOOTING) {
     /* The secant (l2) line search copes with marches that fail at a trial
      * point (a domain error) better than backtracking does. */

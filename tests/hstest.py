@@ -365,7 +365,30 @@ def t_instability():
             check(s["sensitivity_growth"] < 1e3 and rel < 1e-10, "saddle M=%d: growth %.2e, J rel %.2e" % (M, s["sensitivity_growth"], rel))
 
 
-TESTS = {"instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+def t_krylov():
+    """-hs_shoot_ksp rankblock: GMRES iterations per Newton step stay bounded by 2 dim (P-1) + 1
+    as the number of segments M grows (pendulum dim = 2, kepler dim = 6), and the answer equals
+    the direct solve's."""
+    for prob, N, Ms, dim in (("pendulum", 320, (20, 80, 320), 2), ("kepler", 160, (10, 40, 160), 6)):
+        base, _, _ = run(["-problem", prob, "-N", str(N), "-hs_bvp_type", "shooting", "-hs_shoot_segments", str(Ms[-1])])
+        for P in (1, 2, 4):
+            per = []
+            for M in Ms:
+                s, _, _ = run(["-problem", prob, "-N", str(N), "-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M),
+                               "-hs_shoot_ksp", "rankblock"], ranks=P)
+                if not (s and s["converged"]):
+                    check(False, "%s P=%d M=%d rankblock: %s" % (prob, P, M, s and s["diagnosis"]))
+                    continue
+                per.append(s["ksp_iterations"] / s["newton_iterations"])
+                rel = abs(s["J"] - base["J"]) / abs(base["J"])
+                check(rel < 1e-10, "%s P=%d M=%d: J differs from the direct solve by %.2e" % (prob, P, M, rel))
+            bound = 2 * dim * (P - 1) + 1
+            print("%-9s N=%d ranks=%d: GMRES iterations per Newton step for M = %s: %s (bound %d)"
+                  % (prob, N, P, Ms, " ".join("%.1f" % x for x in per), bound))
+            check(per and max(per) <= bound, "%s P=%d: %s iterations per Newton step exceed %d" % (prob, P, per, bound))
+
+
+TESTS = {"krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 
