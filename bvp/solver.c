@@ -295,6 +295,16 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
 #endif
   }
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    /* MUMPS' default relative pivot threshold CNTL(1) = 0.01 accepted pivots on
+     * the shooting matrices of unstable problems (saddle) that left a solve
+     * with residual O(1) (measured); 1.0 is LAPACK-style partial pivoting. */
+    PetscBool set;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_mumps_cntl_1", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_cntl_1", "1.0"));
+  }
+#endif
   if (s->bvp_type == HS_BVP_SHOOTING) {
     /* The secant (l2) line search copes with marches that fail at a trial
      * point (a domain error) better than backtracking does. */

@@ -2,11 +2,11 @@
  * instability diagnosis of multiple shooting (issue: "instability is
  * diagnosed, not suffered").
  *
- *   E(q,p) = p^2/2 - omega^2 q^2/2 (a saddle: q grows like e^{omega t}), omega = 10,
- *   B = 1, R = 1, q: 1 -> 0, p: 0 -> 0, T = 4, N = 400.
+ *   E(q,p) = p^2/2 - omega^2 q^2/2 (a saddle: q grows like e^{omega t}), omega = 4,
+ *   B = 1, R = 1, q: 1 -> 0, p: 0 -> 0, T = 10, N = 500.
  * The state-costate system grows like e^{omega t}: e^{40} ~ 2e17 over the
  * horizon, beyond what double precision carries, so single shooting must fail
- * (and say so) while 40 segments (growth e^1 each) succeed.
+ * (and say so) while 50 segments (growth e^0.8 each) succeed.
  */
 #include "hsproblem.h"
 
@@ -69,11 +69,11 @@ int HsProblemCreateSaddle(HsProblem **prob)
     HsProblemDestroy(&p);
     return -1;
   }
-  S->omega       = 10;
+  S->omega       = 4;
   p->ctx         = S;
   p->destroy_ctx = free;
-  p->T           = 4;
-  p->N           = 400;
+  p->T           = 10;
+  p->N           = 500;
   p->E.f         = SaddleE;
   p->E.grad      = SaddleGrad;
   p->E.hess      = SaddleHess;
