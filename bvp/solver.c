@@ -303,6 +303,9 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscBool set;
     PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_mumps_cntl_1", &set));
     if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_cntl_1", "1.0"));
+    /* pivoting adds fill beyond MUMPS' estimate (INFOG(1) = -9 seen on kepler, M = N = 160) */
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_mumps_icntl_14", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_icntl_14", "200"));
   }
 #endif
   if (s->bvp_type == HS_BVP_SHOOTING) {

@@ -396,6 +396,14 @@ def t_krylov():
             print("%-9s N=%d ranks=%d: GMRES iterations per Newton step for M = %s: %s (bound %d)"
                   % (prob, N, P, Ms, " ".join("%.1f" % x for x in per), bound))
             check(per and max(per) <= bound, "%s P=%d: %s iterations per Newton step exceed %d" % (prob, P, per, bound))
+        # matrix-free operator (PETSc's -snes_mf_operator: J v by differencing the re-marched residual),
+        # preconditioned by the assembled Jacobian
+        s, _, _ = run(["-problem", prob, "-N", str(N), "-hs_bvp_type", "shooting", "-hs_shoot_segments", str(Ms[1]),
+                       "-hs_shoot_ksp", "rankblock", "-snes_mf_operator"], ranks=2)
+        ok = s and s["converged"] and abs(s["J"] - base["J"]) / abs(base["J"]) < 1e-10
+        print("%-9s matrix-free operator, 2 ranks: converged %s, %s Newton, %s GMRES iterations"
+              % (prob, s and s["converged"], s and s["newton_iterations"], s and s["ksp_iterations"]))
+        check(ok, "%s -snes_mf_operator: %s" % (prob, s and (s["snes_reason"], s["J"], base["J"])))
 
 
 TESTS = {"krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
