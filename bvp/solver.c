@@ -127,6 +127,29 @@ PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet)
   PetscFunctionReturn(0);
 }
 
+/* A string option with a fixed set of values; *idx is the default on entry and
+ * the chosen index on exit; an unknown value is an error that lists the choices.
+ * Must be called between PetscOptionsBegin/End. */
+static PetscErrorCode OptionsChoice(PetscOptionItems *PetscOptionsObject, HsSolver s, const char *key, const char *help, const char *const *choices, PetscInt n, PetscInt *idx)
+{
+  char      val[64], list[256] = "";
+  PetscBool flg, eq;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(key, help, "", choices[*idx], val, sizeof val, &flg));
+  if (!flg) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(PetscStrcmp(val, choices[i], &eq));
+    if (eq) {
+      *idx = i;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscStrlcat(list, i ? " or " : "", sizeof list));
+    PetscCall(PetscStrlcat(list, choices[i], sizeof list));
+  }
+  SETERRQ(s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)", key, val, list);
+}
+
 PetscErrorCode HsSolverSetFromOptions(HsSolver s)
 {
   char      buf[64], ss[64], cs[64], bvp[64] = "transcription";
@@ -170,24 +193,13 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     PetscCheck(it >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1", it);
     s->shoot.step_max_it = it;
     {
-      char      lin[32] = "direct";
-      PetscBool rb;
-      PetscCall(PetscOptionsString("-hs_shoot_ksp", "shooting linear solver: direct (MUMPS LU of the whole matrix) or rankblock (GMRES, exact LU per rank)",
-                                   "", lin, lin, sizeof lin, NULL));
-      PetscCall(PetscStrcmp(lin, "rankblock", &rb));
-      PetscCall(PetscStrcmp(lin, "direct", &flg));
-      PetscCheck(rb || flg, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_shoot_ksp '%s' (choose direct or rankblock)", lin);
-      s->shoot.rankblock = rb;
-    }
-    {
-      char      init[32] = "linear";
-      PetscBool tr;
-      PetscCall(PetscOptionsString("-hs_shoot_init", "shooting initial guess: linear (boundary states interpolated, lambda = 0) or transcription",
-                                   "", init, init, sizeof init, NULL));
-      PetscCall(PetscStrcmp(init, "transcription", &tr));
-      PetscCall(PetscStrcmp(init, "linear", &flg));
-      PetscCheck(tr || flg, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_shoot_init '%s' (choose linear or transcription)", init);
-      s->shoot.init_transcription = tr;
+      static const char *const ksps[] = {"direct", "rankblock"}, *const inits[] = {"linear", "transcription"};
+      PetscInt                 k = s->shoot.rankblock, ini = s->shoot.init_transcription;
+      PetscCall(OptionsChoice(PetscOptionsObject, s, "-hs_shoot_ksp", "shooting linear solver: direct (MUMPS LU of the whole matrix) or rankblock (GMRES, exact LU per rank)",
+                              ksps, 2, &k));
+      PetscCall(OptionsChoice(PetscOptionsObject, s, "-hs_shoot_init", "shooting initial guess: linear (boundary states interpolated, lambda = 0) or transcription",
+                              inits, 2, &ini));
+      s->shoot.rankblock = (PetscBool)k, s->shoot.init_transcription = (PetscBool)ini;
     }
     PetscCall(PetscOptionsReal("-hs_shoot_max_growth", "largest sensitivity growth within a segment before the solve stops and asks for more segments",
                                "", mg, &mg, &flg));
