@@ -13,9 +13,9 @@ typedef struct {
   PetscBool           converged;
   SNESConvergedReason reason;
   PetscInt            newton_iterations;
-  PetscInt            ksp_iterations; /* summed over Newton iterations */
-  PetscReal           residual_norm;  /* ||F|| of the h-scaled residual */
-  PetscReal           J;              /* J^d = h sum L^d */
+  PetscInt            ksp_iterations;                 /* summed over Newton iterations */
+  PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
+  PetscReal           J;                              /* J^d = h sum L^d */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */
   PetscReal           energy_work_spread;             /* max - min of E_k - W_k */
   PetscReal           wall_time_s;

@@ -11,24 +11,24 @@ typedef enum { HS_BVP_TRANSCRIPTION, HS_BVP_SHOOTING } HsBVPType;
 
 /* Multiple shooting state (bvp/shooting.c). */
 typedef struct {
-  PetscInt         M;            /* number of segments */
+  PetscInt         M;                       /* number of segments */
   PetscInt         nuser, user_knots[4096]; /* -hs_shoot_knots: interior knots */
-  PetscInt        *knots;        /* M+1 node indices */
-  PetscInt        *seg_range;    /* size+1: segments of each rank */
-  PetscInt         s0, s1;       /* local segments [s0, s1) */
-  PetscReal       *traj;         /* marched trajectories of the local segments */
+  PetscInt        *knots;                   /* M+1 node indices */
+  PetscInt        *seg_range;               /* size+1: segments of each rank */
+  PetscInt         s0, s1;                  /* local segments [s0, s1) */
+  PetscReal       *traj;                    /* marched trajectories of the local segments */
   PetscInt        *traj_off;
-  PetscReal       *sens;         /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
-  PetscReal       *growth;       /* per local segment: max |sensitivity| */
-  PetscBool       *marched;      /* per local segment: last march succeeded (warm start) */
+  PetscReal       *sens;    /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
+  PetscReal       *growth;  /* per local segment: max |sensitivity| */
+  PetscBool       *marched; /* per local segment: last march succeeded (warm start) */
   PetscReal       *blk, *S, *res, *end_send, *end_recv, *end_local, *znext;
   gsl_matrix      *A, *A1;
   gsl_permutation *perm, *perm1;
   gsl_vector      *rhs, *sol;
-  PetscReal        step_atol;    /* -hs_step_atol */
-  PetscReal        step_stol;    /* -hs_step_stol */
-  PetscInt         step_max_it;  /* -hs_step_max_it */
-  PetscReal        max_growth;   /* -hs_shoot_max_growth */
+  PetscReal        step_atol;   /* -hs_step_atol */
+  PetscReal        step_stol;   /* -hs_step_stol */
+  PetscInt         step_max_it; /* -hs_step_max_it */
+  PetscReal        max_growth;  /* -hs_shoot_max_growth */
   PetscReal        max_growth_seen;
   PetscBool        growth_failure;
   PetscBool        init_transcription; /* -hs_shoot_init transcription */
@@ -62,8 +62,9 @@ PetscErrorCode HsTranscriptionSetUp(HsSolver s);
 PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsShootSetUp(HsSolver s);
-PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next, PetscInt n_next,
-                                   PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev, PetscReal *from_next);
+PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next,
+                                   PetscInt n_next, PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev,
+                                   PetscReal *from_next);
 PetscErrorCode HsShootDestroy(HsSolver s);
 PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsShootPackNodes(HsSolver s);
@@ -72,12 +73,14 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
 
 /* Convert a costate/ status to PETSc: HS_EDOM becomes a domain error flag
  * (*dom = PETSC_TRUE), anything negative a PETSc error naming the step. */
-#define HsCallStep(status, dom, what, k) \
-  do { \
-    int hs_st_ = (status); \
-    if (hs_st_ > 0) *(dom) = PETSC_TRUE; \
-    else PetscCheck(hs_st_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s at step %" PetscInt_FMT " failed (status %d)", what, \
-                    (PetscInt)(k), hs_st_); \
+#define HsCallStep(status, dom, what, k)                                                                               \
+  do {                                                                                                                 \
+    int hs_st_ = (status);                                                                                             \
+    if (hs_st_ > 0)                                                                                                    \
+      *(dom) = PETSC_TRUE;                                                                                             \
+    else                                                                                                               \
+      PetscCheck(hs_st_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s at step %" PetscInt_FMT " failed (status %d)", what, \
+                 (PetscInt)(k), hs_st_);                                                                               \
   } while (0)
 
 #endif

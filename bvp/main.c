@@ -11,34 +11,34 @@
 #include "hsbvp.h"
 
 static const char help[] =
-  "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
-  "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
-  "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
-  "  -problem NAME          built-in problem: pendulum kepler saddle (default pendulum)\n"
-  "  -N N                   number of uniform time intervals (default: the problem's)\n"
-  "  -hs_scheme S           conserving (default) | direct\n"
-  "                           conserving: greenspan + conserving_1dof (1-DOF), gonzalez + conserving (others)\n"
-  "                           direct:     midpoint + trapezoidal (the KKT conditions of a direct transcription)\n"
-  "  -hs_state_scheme S     midpoint | greenspan | gonzalez (overrides -hs_scheme)\n"
-  "  -hs_costate_scheme S   conserving | conserving_1dof | trapezoidal | kkt (overrides -hs_scheme)\n"
-  "  -hs_dg_tol TOL         relative step below which divided differences use their limit (default 1e-6)\n"
-  "  -hs_bvp_type T         transcription (default) | shooting\n"
-  "  -hs_shoot_segments M   shooting segments, 1 <= M <= N (default 1: single shooting)\n"
-  "  -hs_shoot_knots k1,..  interior segment knots for an uneven split (overrides -hs_shoot_segments)\n"
-  "  -hs_shoot_ksp K        direct (default: MUMPS LU) | rankblock (GMRES + exact LU per rank;\n"
-  "                           at most 4n(P-1)+1 iterations per Newton step, independent of M and N)\n"
-  "  -hs_shoot_init I       linear (default: boundary states interpolated, lambda = 0) | transcription\n"
-  "  -hs_shoot_max_growth G largest sensitivity growth in a segment before asking for more segments (1e8)\n"
-  "  -hs_step_atol A        per-step (local) Newton tolerance, relative to 1+|y| (1e-14)\n"
-  "  -hs_step_stol S        per-step Newton stops when its update is below S (1+|y|) (1e-12)\n"
-  "  -hs_step_max_it K      per-step Newton iterations (25)\n"
-  "  -hs_snes_roundoff C    Newton also stops at |F| <= C eps max(1,|X|) sqrt(n), the round-off level (100)\n"
-  "  -o DIR                 write DIR/summary.json and DIR/trajectory.csv (atomically)\n"
-  "  -quiet                 no per-iteration progress lines\n"
-  "  PETSc options pass through: -snes_monitor -snes_rtol -snes_test_jacobian -snes_mf_operator -ksp_type\n"
-  "  -pc_type -pc_factor_mat_solver_type -log_view ... Defaults: Newton (-snes_atol 1e-12 -snes_rtol 1e-14\n"
-  "  -snes_stol 1e-14 -snes_max_it 50; line search bt, l2 for shooting) with a MUMPS LU solve\n"
-  "  (-ksp_type preonly -pc_type lu -mat_mumps_cntl_1 1.0 -mat_mumps_icntl_14 200).\n";
+    "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
+    "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
+    "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
+    "  -problem NAME          built-in problem: pendulum kepler saddle (default pendulum)\n"
+    "  -N N                   number of uniform time intervals (default: the problem's)\n"
+    "  -hs_scheme S           conserving (default) | direct\n"
+    "                           conserving: greenspan + conserving_1dof (1-DOF), gonzalez + conserving (others)\n"
+    "                           direct:     midpoint + trapezoidal (the KKT conditions of a direct transcription)\n"
+    "  -hs_state_scheme S     midpoint | greenspan | gonzalez (overrides -hs_scheme)\n"
+    "  -hs_costate_scheme S   conserving | conserving_1dof | trapezoidal | kkt (overrides -hs_scheme)\n"
+    "  -hs_dg_tol TOL         relative step below which divided differences use their limit (default 1e-6)\n"
+    "  -hs_bvp_type T         transcription (default) | shooting\n"
+    "  -hs_shoot_segments M   shooting segments, 1 <= M <= N (default 1: single shooting)\n"
+    "  -hs_shoot_knots k1,..  interior segment knots for an uneven split (overrides -hs_shoot_segments)\n"
+    "  -hs_shoot_ksp K        direct (default: MUMPS LU) | rankblock (GMRES + exact LU per rank;\n"
+    "                           at most 4n(P-1)+1 iterations per Newton step, independent of M and N)\n"
+    "  -hs_shoot_init I       linear (default: boundary states interpolated, lambda = 0) | transcription\n"
+    "  -hs_shoot_max_growth G largest sensitivity growth in a segment before asking for more segments (1e8)\n"
+    "  -hs_step_atol A        per-step (local) Newton tolerance, relative to 1+|y| (1e-14)\n"
+    "  -hs_step_stol S        per-step Newton stops when its update is below S (1+|y|) (1e-12)\n"
+    "  -hs_step_max_it K      per-step Newton iterations (25)\n"
+    "  -hs_snes_roundoff C    Newton also stops at |F| <= C eps max(1,|X|) sqrt(n), the round-off level (100)\n"
+    "  -o DIR                 write DIR/summary.json and DIR/trajectory.csv (atomically)\n"
+    "  -quiet                 no per-iteration progress lines\n"
+    "  PETSc options pass through: -snes_monitor -snes_rtol -snes_test_jacobian -snes_mf_operator -ksp_type\n"
+    "  -pc_type -pc_factor_mat_solver_type -log_view ... Defaults: Newton (-snes_atol 1e-12 -snes_rtol 1e-14\n"
+    "  -snes_stol 1e-14 -snes_max_it 50; line search bt, l2 for shooting) with a MUMPS LU solve\n"
+    "  (-ksp_type preonly -pc_type lu -mat_mumps_cntl_1 1.0 -mat_mumps_icntl_14 200).\n";
 
 /* Keeps the first error message of a failed PETSc call so that main can
  * report it in one clean line instead of a traceback. */
@@ -49,20 +49,22 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 {
   (void)comm, (void)line, (void)fun, (void)file, (void)ctx;
   if (p == PETSC_ERROR_INITIAL) {
-    if (mess && mess[0]) snprintf(hs_errmsg, sizeof hs_errmsg, "%s", mess);
-    else snprintf(hs_errmsg, sizeof hs_errmsg, "PETSc error %d in %s", (int)n, fun);
+    if (mess && mess[0])
+      snprintf(hs_errmsg, sizeof hs_errmsg, "%s", mess);
+    else
+      snprintf(hs_errmsg, sizeof hs_errmsg, "PETSc error %d in %s", (int)n, fun);
   }
   return n;
 }
 
 static PetscErrorCode Run(int *converged)
 {
-  char      name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool has_out, help_only;
-  HsProblem *prob = NULL;
-  HsSolver  solver = NULL;
-  HsResults res;
-  int       st;
+  char       name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
+  PetscBool  has_out, help_only;
+  HsProblem *prob   = NULL;
+  HsSolver   solver = NULL;
+  HsResults  res;
+  int        st;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-problem", name, sizeof name, NULL));
@@ -108,7 +110,8 @@ int main(int argc, char **argv)
   ierr = Run(&converged);
   PetscCall(PetscPopErrorHandler());
   if (ierr) {
-    if (rank == 0) fprintf(stderr, "hamshoot: error: %s\n", hs_errmsg);
+    if (rank == 0)
+      fprintf(stderr, "hamshoot: error: %s\n", hs_errmsg);
     PetscCall(PetscFinalize());
     return 1;
   }

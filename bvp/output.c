@@ -17,18 +17,22 @@ static int MakeDirs(const char *dir)
   char   path[PETSC_MAX_PATH_LEN];
   size_t len = strlen(dir);
 
-  if (len == 0 || len >= sizeof path) return ENAMETOOLONG;
+  if (len == 0 || len >= sizeof path)
+    return ENAMETOOLONG;
   memcpy(path, dir, len + 1);
   for (char *p = path + 1; *p; p++)
     if (*p == '/') {
       *p = 0;
-      if (mkdir(path, 0777) && errno != EEXIST) return errno;
+      if (mkdir(path, 0777) && errno != EEXIST)
+        return errno;
       *p = '/';
     }
-  if (mkdir(path, 0777) && errno != EEXIST) return errno;
+  if (mkdir(path, 0777) && errno != EEXIST)
+    return errno;
   {
     struct stat st;
-    if (stat(path, &st) || !S_ISDIR(st.st_mode)) return ENOTDIR;
+    if (stat(path, &st) || !S_ISDIR(st.st_mode))
+      return ENOTDIR;
   }
   return 0;
 }
@@ -36,8 +40,10 @@ static int MakeDirs(const char *dir)
 /* JSON number: finite values with 17 significant digits, otherwise null. */
 static void JsonNum(FILE *f, const char *key, double v, int last)
 {
-  if (isfinite(v)) fprintf(f, "  \"%s\": %.17g%s\n", key, v, last ? "" : ",");
-  else fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
+  if (isfinite(v))
+    fprintf(f, "  \"%s\": %.17g%s\n", key, v, last ? "" : ",");
+  else
+    fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
 }
 
 static int WriteSummary(HsSolver s, FILE *f, int size)
@@ -64,7 +70,8 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_max", r->H_max, 0);
   JsonNum(f, "H_spread", r->H_spread, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
-  if (s->bvp_type == HS_BVP_SHOOTING) JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen, 0);
+  if (s->bvp_type == HS_BVP_SHOOTING)
+    JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen, 0);
   {
     /* diagnosis: why a shooting solve failed (JSON string; quotes and backslashes cannot occur in it) */
     fprintf(f, "  \"diagnosis\": \"%s\",\n", s->shoot.fail_msg);
@@ -82,22 +89,30 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
   PetscInt         n = P->n, m = P->m, dim = 2 * n, k, i;
   double           u[64];
   fprintf(f, "t");
-  for (i = 0; i < n; i++) fprintf(f, ",q%" PetscInt_FMT, i + 1);
-  for (i = 0; i < n; i++) fprintf(f, ",p%" PetscInt_FMT, i + 1);
-  for (i = 0; i < m; i++) fprintf(f, ",u%" PetscInt_FMT, i + 1);
-  for (i = 0; i < dim; i++) fprintf(f, ",lambda%" PetscInt_FMT, i + 1);
+  for (i = 0; i < n; i++)
+    fprintf(f, ",q%" PetscInt_FMT, i + 1);
+  for (i = 0; i < n; i++)
+    fprintf(f, ",p%" PetscInt_FMT, i + 1);
+  for (i = 0; i < m; i++)
+    fprintf(f, ",u%" PetscInt_FMT, i + 1);
+  for (i = 0; i < dim; i++)
+    fprintf(f, ",lambda%" PetscInt_FMT, i + 1);
   fprintf(f, ",H\n");
   for (k = 0; k <= s->N; k++) {
     const PetscScalar *xk = x + k * 2 * dim;
     fprintf(f, "%.17g", (double)(P->T * k / s->N));
-    for (i = 0; i < dim; i++) fprintf(f, ",%.17g", (double)xk[i]);
+    for (i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)xk[i]);
     if (k < s->N) {
       HsDiscControl(s->disc, xk + dim, u);
-      for (i = 0; i < m; i++) fprintf(f, ",%.17g", u[i]);
-      for (i = 0; i < dim; i++) fprintf(f, ",%.17g", (double)xk[dim + i]);
+      for (i = 0; i < m; i++)
+        fprintf(f, ",%.17g", u[i]);
+      for (i = 0; i < dim; i++)
+        fprintf(f, ",%.17g", (double)xk[dim + i]);
       fprintf(f, ",%.17g\n", (double)s->H[k]);
     } else {
-      for (i = 0; i < m + dim + 1; i++) fprintf(f, ",");
+      for (i = 0; i < m + dim + 1; i++)
+        fprintf(f, ",");
       fprintf(f, "\n");
     }
   }
@@ -137,7 +152,7 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
   const PetscScalar *x;
   PetscInt           len;
   char               err[PETSC_MAX_PATH_LEN + 128] = "";
-  int                bad = 0;
+  int                bad                           = 0;
 
   PetscFunctionBeginUser;
   PetscCheck(s->solved, s->comm, PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
@@ -147,12 +162,14 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
   PetscCall(VecGetLocalSize(X0, &len));
   if (rank == 0) {
     int e = MakeDirs(dir);
-    if (e) snprintf(err, sizeof err, "cannot create output directory '%s': %s", dir, strerror(e)), bad = 1;
+    if (e)
+      snprintf(err, sizeof err, "cannot create output directory '%s': %s", dir, strerror(e)), bad = 1;
     if (!bad) {
       char old[PETSC_MAX_PATH_LEN];
       /* a stale summary would vouch for the new trajectory: remove it first */
       snprintf(old, sizeof old, "%s/summary.json", dir);
-      if (remove(old) && errno != ENOENT) snprintf(err, sizeof err, "cannot replace %s: %s", old, strerror(errno)), bad = 1;
+      if (remove(old) && errno != ENOENT)
+        snprintf(err, sizeof err, "cannot replace %s: %s", old, strerror(errno)), bad = 1;
     }
     if (!bad) {
       PetscCall(VecGetArrayRead(X0, &x));
@@ -160,7 +177,8 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
       PetscCall(VecRestoreArrayRead(X0, &x));
     }
     /* summary last: its presence means the directory is complete */
-    if (!bad) bad = WriteAtomic(s, dir, "summary.json", NULL, size, err, sizeof err);
+    if (!bad)
+      bad = WriteAtomic(s, dir, "summary.json", NULL, size, err, sizeof err);
   }
   PetscCall(VecDestroy(&X0));
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, s->comm));

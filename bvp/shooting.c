@@ -32,7 +32,8 @@ PetscErrorCode HsShootRegisterEvents(void)
   PetscClassId     cls;
 
   PetscFunctionBeginUser;
-  if (done) PetscFunctionReturn(0);
+  if (done)
+    PetscFunctionReturn(0);
   PetscCall(PetscClassIdRegister("hamshoot", &cls));
   PetscCall(PetscLogEventRegister("HsShootMarch", cls, &HS_EVENT_MARCH));
   PetscCall(PetscLogEventRegister("HsShootSens", cls, &HS_EVENT_SENS));
@@ -53,12 +54,14 @@ static PetscErrorCode ShootKnots(HsSolver s)
     for (PetscInt i = 0; i < sh->nuser; i++) {
       PetscCheck(sh->user_knots[i] > (i ? sh->user_knots[i - 1] : 0) && sh->user_knots[i] < s->N, s->comm,
                  PETSC_ERR_ARG_OUTOFRANGE,
-                 "-hs_shoot_knots: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
+                 "-hs_shoot_knots: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT
+                 "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
                  s->N - 1, i + 1, sh->user_knots[i]);
       sh->knots[i + 1] = sh->user_knots[i];
     }
   } else
-    for (PetscInt i = 0; i < sh->M; i++) sh->knots[i] = (PetscInt)((i * (long long)s->N) / sh->M);
+    for (PetscInt i = 0; i < sh->M; i++)
+      sh->knots[i] = (PetscInt)((i * (long long)s->N) / sh->M);
   sh->knots[sh->M] = s->N;
   PetscFunctionReturn(0);
 }
@@ -73,38 +76,46 @@ PetscErrorCode HsShootSetUp(HsSolver s)
   PetscCall(HsShootRegisterEvents());
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  if (sh->nuser) sh->M = sh->nuser + 1;
-  if (sh->M == 0) sh->M = 1;
+  if (sh->nuser)
+    sh->M = sh->nuser + 1;
+  if (sh->M == 0)
+    sh->M = 1;
   PetscCheck(sh->M >= 1 && sh->M <= s->N, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_shoot_segments %" PetscInt_FMT ": need 1 <= M <= N = %" PetscInt_FMT, sh->M, s->N);
   PetscCall(ShootKnots(s));
   /* contiguous blocks of segments per rank, as PetscSplitOwnership would give */
   PetscCall(PetscMalloc1(size + 1, &sh->seg_range));
   sh->seg_range[0] = 0;
-  for (i = 0; i < size; i++) sh->seg_range[i + 1] = sh->seg_range[i] + sh->M / size + (i < sh->M % size ? 1 : 0);
+  for (i = 0; i < size; i++)
+    sh->seg_range[i + 1] = sh->seg_range[i] + sh->M / size + (i < sh->M % size ? 1 : 0);
   sh->s0 = sh->seg_range[rank], sh->s1 = sh->seg_range[rank + 1];
-  nloc   = sh->s1 - sh->s0;
-  for (i = sh->s0; i < sh->s1; i++) len += sh->knots[i + 1] - sh->knots[i] + 1;
+  nloc = sh->s1 - sh->s0;
+  for (i = sh->s0; i < sh->s1; i++)
+    len += sh->knots[i + 1] - sh->knots[i] + 1;
   /* per local segment: trajectory (x_k, lambda_{k+1/2}) for k = k_s..k_{s+1};
    * sensitivities of x_{k_s+1} and the end data (x_{b-1}, lambda_{b-1/2}, x_b) */
   PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * w, &sh->sens, nloc + 1, &sh->traj_off));
   PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
   sh->traj_off[0] = 0;
-  for (i = 0; i < nloc; i++) sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
-  sh->A    = gsl_matrix_alloc((size_t)w, (size_t)w);
-  sh->perm = gsl_permutation_alloc((size_t)w);
-  sh->A1   = gsl_matrix_alloc((size_t)dim, (size_t)dim);
+  for (i = 0; i < nloc; i++)
+    sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
+  sh->A     = gsl_matrix_alloc((size_t)w, (size_t)w);
+  sh->perm  = gsl_permutation_alloc((size_t)w);
+  sh->A1    = gsl_matrix_alloc((size_t)dim, (size_t)dim);
   sh->perm1 = gsl_permutation_alloc((size_t)dim);
-  sh->rhs  = gsl_vector_alloc((size_t)w);
-  sh->sol  = gsl_vector_alloc((size_t)w);
+  sh->rhs   = gsl_vector_alloc((size_t)w);
+  sh->sol   = gsl_vector_alloc((size_t)w);
   PetscCall(PetscMalloc3(9 * dim * dim, &sh->blk, 8 * dim * w, &sh->S, 4 * w, &sh->res));
-  PetscCheck(sh->A && sh->perm && sh->A1 && sh->perm1 && sh->rhs && sh->sol, PETSC_COMM_SELF, PETSC_ERR_MEM, "GSL allocation");
-  PetscCall(PetscMalloc4(3 * dim + 3 * dim * w, &sh->end_send, 3 * dim + 3 * dim * w, &sh->end_recv, 3 * dim + 3 * dim * w, &sh->end_local, dim, &sh->znext));
+  PetscCheck(sh->A && sh->perm && sh->A1 && sh->perm1 && sh->rhs && sh->sol, PETSC_COMM_SELF, PETSC_ERR_MEM,
+             "GSL allocation");
+  PetscCall(PetscMalloc4(3 * dim + 3 * dim * w, &sh->end_send, 3 * dim + 3 * dim * w, &sh->end_recv,
+                         3 * dim + 3 * dim * w, &sh->end_local, dim, &sh->znext));
 
   PetscCall(VecCreateMPI(s->comm, nloc * w, PETSC_DETERMINE, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   /* row block s has entries in column blocks s-1, s, s+1 */
-  PetscCall(MatCreateAIJ(s->comm, nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE, 3 * w, NULL, 2 * w, NULL, &s->Jac));
+  PetscCall(
+      MatCreateAIJ(s->comm, nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE, 3 * w, NULL, 2 * w, NULL, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(SNESSetFunction(s->snes, s->F, HsShootFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
@@ -127,34 +138,43 @@ PetscErrorCode HsShootDestroy(HsSolver s)
   PetscCall(PetscFree2(sh->growth, sh->marched));
   PetscCall(PetscFree3(sh->blk, sh->S, sh->res));
   PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
-  if (sh->A) gsl_matrix_free(sh->A);
-  if (sh->A1) gsl_matrix_free(sh->A1);
-  if (sh->perm) gsl_permutation_free(sh->perm);
-  if (sh->perm1) gsl_permutation_free(sh->perm1);
-  if (sh->rhs) gsl_vector_free(sh->rhs);
-  if (sh->sol) gsl_vector_free(sh->sol);
+  if (sh->A)
+    gsl_matrix_free(sh->A);
+  if (sh->A1)
+    gsl_matrix_free(sh->A1);
+  if (sh->perm)
+    gsl_permutation_free(sh->perm);
+  if (sh->perm1)
+    gsl_permutation_free(sh->perm1);
+  if (sh->rhs)
+    gsl_vector_free(sh->rhs);
+  if (sh->sol)
+    gsl_vector_free(sh->sol);
   PetscFunctionReturn(0);
 }
 
 /* Records why a step failed (first failure wins), for View and summary.json. */
 static void StepFailure(HsShoot *sh, PetscInt seg, PetscInt k, const char *why)
 {
-  if (!sh->fail_msg[0]) snprintf(sh->fail_msg, sizeof sh->fail_msg, "segment %d, step %d: %s", (int)seg, (int)k, why);
+  if (!sh->fail_msg[0])
+    snprintf(sh->fail_msg, sizeof sh->fail_msg, "segment %d, step %d: %s", (int)seg, (int)k, why);
 }
 
 static PetscReal NormInf(PetscInt n, const PetscReal *a)
 {
   PetscReal m = 0;
-  for (PetscInt i = 0; i < n; i++) m = PetscMax(m, PetscAbsReal(a[i]));
+  for (PetscInt i = 0; i < n; i++)
+    m = PetscMax(m, PetscAbsReal(a[i]));
   return m;
 }
 
 /* Residual of one step (first: the state equation only). Returns the costate/ status. */
-static int StepResidual(HsDisc *d, int dim, PetscBool first, const PetscReal *xm, const PetscReal *x0, const PetscReal *lm,
-                        const PetscReal *xp, const PetscReal *lp, PetscReal *R)
+static int StepResidual(HsDisc *d, int dim, PetscBool first, const PetscReal *xm, const PetscReal *x0,
+                        const PetscReal *lm, const PetscReal *xp, const PetscReal *lp, PetscReal *R)
 {
   int st;
-  if (first) return HsDiscStateResidual(d, x0, xp, lp, R);
+  if (first)
+    return HsDiscStateResidual(d, x0, xp, lp, R);
   st = HsDiscCostateResidual(d, xm, x0, xp, lm, lp, R);
   return st ? st : HsDiscStateResidual(d, x0, xp, lp, R + dim);
 }
@@ -189,10 +209,12 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
       return 1;
     }
     /* Jacobian in (x_{k+1}[, lambda_{k+1/2}]) and its LU */
-    if (first) st = HsDiscStateJacobian(d, x0, xp, lp, B, B + dd, B + 2 * dd);
+    if (first)
+      st = HsDiscStateJacobian(d, x0, xp, lp, B, B + dd, B + 2 * dd);
     else {
       st = HsDiscCostateJacobian(d, xm, x0, xp, lm, lp, B, B + dd, B + 2 * dd, B + 3 * dd, B + 4 * dd);
-      if (!st) st = HsDiscStateJacobian(d, x0, xp, lp, B + 5 * dd, B + 6 * dd, B + 7 * dd);
+      if (!st)
+        st = HsDiscStateJacobian(d, x0, xp, lp, B + 5 * dd, B + 6 * dd, B + 7 * dd);
     }
     if (st) {
       StepFailure(sh, seg, k, "a problem callback failed in the step Jacobian");
@@ -200,11 +222,12 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
     }
     for (i = 0; i < dim; i++)
       for (j = 0; j < dim; j++) {
-        if (first) gsl_matrix_set(A, (size_t)i, (size_t)j, B[dd + i * dim + j]); /* dF/dx_{k+1} */
+        if (first)
+          gsl_matrix_set(A, (size_t)i, (size_t)j, B[dd + i * dim + j]); /* dF/dx_{k+1} */
         else {
-          gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * dd + i * dim + j]);               /* dC/dx_{k+1} */
-          gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * dd + i * dim + j]);       /* dC/dlambda_{k+1/2} */
-          gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * dd + i * dim + j]);       /* dF/dx_{k+1} */
+          gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * dd + i * dim + j]);                 /* dC/dx_{k+1} */
+          gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * dd + i * dim + j]);         /* dC/dlambda_{k+1/2} */
+          gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * dd + i * dim + j]);         /* dF/dx_{k+1} */
           gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * dd + i * dim + j]); /* dF/dlambda */
         }
       }
@@ -212,33 +235,43 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
     ynorm = PetscMax(NormInf(dim, xp), first ? 0 : NormInf(dim, lp));
     /* converged: residual at tolerance, or the last (quadratically convergent)
      * update below step_stol relative: the iterate is then at round-off */
-    if (rnorm <= sh->step_atol * (1 + ynorm) || (it > 0 && dynorm <= sh->step_stol * (1 + ynorm))) return 0;
-    if (it == sh->step_max_it) break;
-    for (i = 0; i < nu; i++) gsl_vector_set(sh->rhs, (size_t)i, R[i]);
+    if (rnorm <= sh->step_atol * (1 + ynorm) || (it > 0 && dynorm <= sh->step_stol * (1 + ynorm)))
+      return 0;
+    if (it == sh->step_max_it)
+      break;
+    for (i = 0; i < nu; i++)
+      gsl_vector_set(sh->rhs, (size_t)i, R[i]);
     {
-      gsl_vector_view r = gsl_vector_subvector(sh->rhs, 0, (size_t)nu), x = gsl_vector_subvector(sh->sol, 0, (size_t)nu);
-      if (!st) st = gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector);
+      gsl_vector_view r = gsl_vector_subvector(sh->rhs, 0, (size_t)nu),
+                      x = gsl_vector_subvector(sh->sol, 0, (size_t)nu);
+      if (!st)
+        st = gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector);
     }
     if (st) {
       StepFailure(sh, seg, k, "the step Jacobian is singular");
       return 1;
     }
-    for (i = 0; i < dim; i++) ysave[i] = xp[i], ysave[dim + i] = first ? 0 : lp[i];
+    for (i = 0; i < dim; i++)
+      ysave[i] = xp[i], ysave[dim + i] = first ? 0 : lp[i];
     /* full Newton step unless it leaves the domain or overflows: then halve it (at most 10 times) */
     for (PetscReal alpha = 1;; alpha *= 0.5) {
       dynorm = 0;
       for (i = 0; i < nu; i++) {
         PetscReal di = alpha * gsl_vector_get(sh->sol, (size_t)i);
         dynorm       = PetscMax(dynorm, PetscAbsReal(di));
-        if (i < dim) xp[i] = ysave[i] - di;
-        else lp[i - dim] = ysave[i] - di;
+        if (i < dim)
+          xp[i] = ysave[i] - di;
+        else
+          lp[i - dim] = ysave[i] - di;
       }
       st = StepResidual(d, dim, first, xm, x0, lm, xp, lp, Rt);
-      if ((!st && NormInf(nu, Rt) < PETSC_MAX_REAL) || alpha < 1e-3) break;
+      if ((!st && NormInf(nu, Rt) < PETSC_MAX_REAL) || alpha < 1e-3)
+        break;
     }
     PetscArraycpy(R, Rt, nu);
   }
-  snprintf(why, sizeof why, "local Newton did not converge in %d iterations (|R| = %.2e; -hs_step_max_it, -hs_step_atol, -hs_step_stol)",
+  snprintf(why, sizeof why,
+           "local Newton did not converge in %d iterations (|R| = %.2e; -hs_step_max_it, -hs_step_atol, -hs_step_stol)",
            (int)sh->step_max_it, (double)rnorm);
   StepFailure(sh, seg, k, why);
   return 1;
@@ -253,9 +286,11 @@ static int StepSolveColumns(HsShoot *sh, PetscBool first, int nu, int w, PetscRe
   int              st = 0;
 
   for (int c = 0; c < w && !st; c++) {
-    for (int i = 0; i < nu; i++) gsl_vector_set(&r.vector, (size_t)i, RHS[i * w + c]);
+    for (int i = 0; i < nu; i++)
+      gsl_vector_set(&r.vector, (size_t)i, RHS[i * w + c]);
     st = gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector);
-    for (int i = 0; i < nu; i++) RHS[i * w + c] = -gsl_vector_get(&x.vector, (size_t)i);
+    for (int i = 0; i < nu; i++)
+      RHS[i * w + c] = -gsl_vector_get(&x.vector, (size_t)i);
   }
   return st;
 }
@@ -267,7 +302,8 @@ static void MatMulAdd(int dim, int w, const PetscReal *A, const PetscReal *S, Pe
     for (int l = 0; l < dim; l++) {
       PetscReal a = A[i * dim + l];
       if (a != 0)
-        for (int c = 0; c < w; c++) C[i * w + c] += a * S[l * w + c];
+        for (int c = 0; c < w; c++)
+          C[i * w + c] += a * S[l * w + c];
     }
 }
 
@@ -278,7 +314,7 @@ static void MatMulAdd(int dim, int w, const PetscReal *A, const PetscReal *S, Pe
  * succeeded, is the warm start of every step. */
 static PetscErrorCode MarchSegment(HsSolver s, PetscInt seg, const PetscReal *z, PetscBool sens, PetscBool *failed)
 {
-  HsShoot   *sh = &s->shoot;
+  HsShoot   *sh  = &s->shoot;
   int        dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, L, j, i;
   PetscInt   li = seg - sh->s0, ks = sh->knots[seg];
   PetscReal *T   = sh->traj + sh->traj_off[li]; /* row j: x_{ks+j}, lambda_{ks+j+1/2} */
@@ -289,27 +325,32 @@ static PetscErrorCode MarchSegment(HsSolver s, PetscInt seg, const PetscReal *z,
   PetscFunctionBeginUser;
   *failed = PETSC_FALSE;
   L       = (int)(sh->knots[seg + 1] - ks);
-  for (i = 0; i < w; i++) T[i] = z[i];
+  for (i = 0; i < w; i++)
+    T[i] = z[i];
   if (sens) {
     PetscCall(PetscArrayzero(Sx0, dim * w));
     PetscCall(PetscArrayzero(Slm, dim * w));
-    for (i = 0; i < dim; i++) Sx0[i * w + i] = 1, Slm[i * w + dim + i] = 1; /* dx_ks/dz = [I 0], dlambda/dz = [0 I] */
+    for (i = 0; i < dim; i++)
+      Sx0[i * w + i] = 1, Slm[i * w + dim + i] = 1; /* dx_ks/dz = [I 0], dlambda/dz = [0 I] */
   }
   sh->marched[li] = PETSC_FALSE;
   for (j = 0; j < L; j++) {
     PetscReal *xk = T + j * w, *lk = xk + dim, *xn = T + (j + 1) * w;
     PetscBool  first = (PetscBool)(j == 0);
     if (!warm) { /* linear extrapolation from the previous step */
-      for (i = 0; i < dim; i++) xn[i] = first ? xk[i] : 2 * xk[i] - (xk - w)[i];
+      for (i = 0; i < dim; i++)
+        xn[i] = first ? xk[i] : 2 * xk[i] - (xk - w)[i];
       if (!first)
-        for (i = 0; i < dim; i++) lk[i] = (lk - w)[i];
+        for (i = 0; i < dim; i++)
+          lk[i] = (lk - w)[i];
     }
     if (first ? StepSolve(s, seg, ks, PETSC_TRUE, NULL, xk, NULL, xn, lk)
               : StepSolve(s, seg, ks + j, PETSC_FALSE, xk - w, xk, lk - w, xn, lk)) {
       *failed = PETSC_TRUE;
       PetscFunctionReturn(0);
     }
-    if (!sens) continue;
+    if (!sens)
+      continue;
     PetscCall(PetscLogEventBegin(HS_EVENT_SENS, 0, 0, 0, 0));
     if (first) {
       /* dx_{k+1}/dz = -Fx1^{-1} (Fxk Sx0 + Flam Slm); blocks in B: Fxk, Fx1, Flam */
@@ -335,12 +376,13 @@ static PetscErrorCode MarchSegment(HsSolver s, PetscInt seg, const PetscReal *z,
         *failed = PETSC_TRUE;
       }
       PetscCall(PetscArraycpy(Sxm, Sx0, dim * w));
-      PetscCall(PetscArraycpy(Sx0, Sy, dim * w));          /* d x_{k+1} */
+      PetscCall(PetscArraycpy(Sx0, Sy, dim * w));           /* d x_{k+1} */
       PetscCall(PetscArraycpy(Slm, Sy + dim * w, dim * w)); /* d lambda_{k+1/2} */
     }
     growth = PetscMax(growth, PetscMax(NormInf(dim * w, Sx0), NormInf(dim * w, Slm)));
     PetscCall(PetscLogEventEnd(HS_EVENT_SENS, 0, 0, 0, 0));
-    if (*failed) PetscFunctionReturn(0);
+    if (*failed)
+      PetscFunctionReturn(0);
   }
   if (sens) { /* end data: x_{b-1}, lambda_{b-1/2}, x_b with b = k_{s+1} */
     PetscCall(PetscArraycpy(out + dim * w, Sxm, dim * w));
@@ -355,22 +397,24 @@ static PetscErrorCode MarchSegment(HsSolver s, PetscInt seg, const PetscReal *z,
 /* End data of segment t as a packed array [x_{b-1}, lambda_{b-1/2}, x_b, S(x_{b-1}), S(lambda_{b-1/2}), S(x_b)]. */
 static PetscErrorCode PackEnd(HsSolver s, PetscInt t, PetscBool sens, PetscReal *buf)
 {
-  HsShoot   *sh = &s->shoot;
+  HsShoot   *sh  = &s->shoot;
   PetscInt   dim = 2 * s->prob->n, w = 2 * dim, li = t - sh->s0, L = sh->knots[t + 1] - sh->knots[t];
-  PetscReal *T   = sh->traj + sh->traj_off[li];
+  PetscReal *T = sh->traj + sh->traj_off[li];
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(buf, T + (L - 1) * w, dim));
   PetscCall(PetscArraycpy(buf + dim, T + (L - 1) * w + dim, dim));
   PetscCall(PetscArraycpy(buf + 2 * dim, T + L * w, dim));
-  if (sens) PetscCall(PetscArraycpy(buf + 3 * dim, sh->sens + li * 4 * dim * w + dim * w, 3 * dim * w));
+  if (sens)
+    PetscCall(PetscArraycpy(buf + 3 * dim, sh->sens + li * 4 * dim * w + dim * w, 3 * dim * w));
   PetscFunctionReturn(0);
 }
 
 static PetscMPIInt SegmentOwner(HsShoot *sh, PetscInt t, PetscMPIInt size)
 {
   for (PetscMPIInt r = 0; r < size; r++)
-    if (t >= sh->seg_range[r] && t < sh->seg_range[r + 1]) return r;
+    if (t >= sh->seg_range[r] && t < sh->seg_range[r + 1])
+      return r;
   return MPI_PROC_NULL;
 }
 
@@ -386,7 +430,8 @@ static PetscErrorCode ExchangeNeighbors(HsSolver s, const PetscScalar *z, PetscB
   PetscMPIInt size, prev, next;
 
   PetscFunctionBeginUser;
-  if (sh->s1 == sh->s0) PetscFunctionReturn(0);
+  if (sh->s1 == sh->s0)
+    PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   prev = sh->s0 > 0 ? SegmentOwner(sh, sh->s0 - 1, size) : MPI_PROC_NULL;
   next = sh->s1 < sh->M ? SegmentOwner(sh, sh->s1, size) : MPI_PROC_NULL;
@@ -401,7 +446,8 @@ static PetscErrorCode PrevEnd(HsSolver s, PetscInt t, PetscBool sens, PetscReal 
   HsShoot *sh = &s->shoot;
 
   PetscFunctionBeginUser;
-  if (t == sh->s0) *e = sh->end_recv;
+  if (t == sh->s0)
+    *e = sh->end_recv;
   else {
     PetscCall(PackEnd(s, t - 1, sens, local_buf));
     *e = local_buf;
@@ -436,9 +482,9 @@ static PetscErrorCode MarchAll(HsSolver s, const PetscReal *z, PetscBool sens, P
  * [[I, O(h)], [O(h), I]], so a rank's diagonal block can be factored alone. */
 PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
 {
-  HsSolver           s  = ctx;
-  HsShoot           *sh = &s->shoot;
-  const HsProblem   *P  = s->prob;
+  HsSolver           s   = ctx;
+  HsShoot           *sh  = &s->shoot;
+  const HsProblem   *P   = s->prob;
   PetscInt           dim = 2 * P->n, w = 2 * dim, i;
   const PetscScalar *z;
   PetscScalar       *f;
@@ -459,10 +505,12 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
     PetscScalar       *ft = f + (t - sh->s0) * w;
     const PetscReal   *T  = sh->traj + sh->traj_off[t - sh->s0], *e;
     PetscInt           L  = sh->knots[t + 1] - sh->knots[t];
-    xnext = t == sh->M - 1 ? P->xT : (t + 1 < sh->s1 ? zt + w : sh->znext);
-    for (i = 0; i < dim; i++) ft[i] = T[L * w + i] - xnext[i];
+    xnext                 = t == sh->M - 1 ? P->xT : (t + 1 < sh->s1 ? zt + w : sh->znext);
+    for (i = 0; i < dim; i++)
+      ft[i] = T[L * w + i] - xnext[i];
     if (t == 0)
-      for (i = 0; i < dim; i++) ft[dim + i] = zt[i] - P->x0[i];
+      for (i = 0; i < dim; i++)
+        ft[dim + i] = zt[i] - P->x0[i];
     else {
       PetscCall(PrevEnd(s, t, PETSC_FALSE, sh->end_local, &e));
       if (HsDiscCostateResidual(s->disc, e, zt, T + w, e + dim, zt + dim, ft + dim)) {
@@ -474,16 +522,20 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &z));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, s->comm));
-  if (failed) PetscCall(SNESSetFunctionDomainError(snes));
+  if (failed)
+    PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
 }
 
 /* Adds an nr x nc block at (global) rows r0.., columns c0.. */
-static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, PetscInt nc, const PetscReal *v, PetscInt *ri, PetscInt *ci)
+static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, PetscInt nc, const PetscReal *v,
+                               PetscInt *ri, PetscInt *ci)
 {
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nr; i++) ri[i] = r0 + i;
-  for (PetscInt i = 0; i < nc; i++) ci[i] = c0 + i;
+  for (PetscInt i = 0; i < nr; i++)
+    ri[i] = r0 + i;
+  for (PetscInt i = 0; i < nc; i++)
+    ci[i] = c0 + i;
   PetscCall(MatSetValues(J, nr, ri, nc, ci, v, ADD_VALUES));
   PetscFunctionReturn(0);
 }
@@ -503,8 +555,8 @@ static PetscErrorCode AssembleEmpty(Mat Jm, Mat Pm)
 
 PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 {
-  HsSolver           s  = ctx;
-  HsShoot           *sh = &s->shoot;
+  HsSolver           s   = ctx;
+  HsShoot           *sh  = &s->shoot;
   PetscInt           dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, i, c;
   const PetscScalar *z;
   PetscBool          failed;
@@ -526,12 +578,14 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   /* sensitivity growth: beyond max_growth the march cannot carry the digits Newton needs */
   for (PetscInt t = sh->s0; t < sh->s1; t++)
-    if (sh->growth[t - sh->s0] > g.v) g.v = sh->growth[t - sh->s0], g.seg = (int)t;
+    if (sh->growth[t - sh->s0] > g.v)
+      g.v = sh->growth[t - sh->s0], g.seg = (int)t;
   PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, s->comm));
   sh->max_growth_seen = gmax.v;
   if (gmax.v > sh->max_growth) {
     snprintf(sh->fail_msg, sizeof sh->fail_msg,
-             "segment %d (nodes %d..%d): sensitivity growth %.1e exceeds -hs_shoot_max_growth %.0e; double precision carries "
+             "segment %d (nodes %d..%d): sensitivity growth %.1e exceeds -hs_shoot_max_growth %.0e; double precision "
+             "carries "
              "about 16 digits, so the shooting residual cannot be resolved: use more segments (-hs_shoot_segments)",
              gmax.seg, (int)sh->knots[gmax.seg], (int)sh->knots[gmax.seg + 1], gmax.v, (double)sh->max_growth);
     sh->growth_failure = PETSC_TRUE;
@@ -552,20 +606,24 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(AddBlock(Pm, row, t * w, dim, w, Sown + 3 * dim * w, ri, ci));
     if (t < sh->M - 1) {
       PetscCall(PetscArrayzero(V, dim * w));
-      for (i = 0; i < dim; i++) V[i * w + i] = -1;
+      for (i = 0; i < dim; i++)
+        V[i * w + i] = -1;
       PetscCall(AddBlock(Pm, row, (t + 1) * w, dim, w, V, ri, ci));
     }
     if (t == 0) { /* second half: initial condition, [I 0] */
       PetscCall(PetscArrayzero(V, dim * w));
-      for (i = 0; i < dim; i++) V[i * w + i] = 1;
+      for (i = 0; i < dim; i++)
+        V[i * w + i] = 1;
       PetscCall(AddBlock(Pm, row + dim, 0, dim, w, V, ri, ci));
     } else { /* second half: costate equation at k_s across the boundary */
       const PetscReal *e, *Se;
       int              st;
       PetscCall(PrevEnd(s, t, PETSC_TRUE, sh->end_local, &e));
       Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of segment s-1 */
-      st = HsDiscCostateJacobian(s->disc, e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd, Bk + 3 * dd, Bk + 4 * dd);
-      PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed", sh->knots[t]);
+      st = HsDiscCostateJacobian(s->disc, e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd, Bk + 3 * dd,
+                                 Bk + 4 * dd);
+      PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed",
+                 sh->knots[t]);
       /* d/dz_{s-1} = Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
       PetscCall(PetscArrayzero(V, dim * w));
       MatMulAdd((int)dim, (int)w, Bk, Se, V);
@@ -574,7 +632,8 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       /* d/dz_s = [Cx0  Clp] + Cxp S(x_{k_s+1}) */
       PetscCall(PetscArrayzero(V, dim * w));
       for (i = 0; i < dim; i++)
-        for (c = 0; c < dim; c++) V[i * w + c] = Bk[dd + i * dim + c], V[i * w + dim + c] = Bk[4 * dd + i * dim + c];
+        for (c = 0; c < dim; c++)
+          V[i * w + c] = Bk[dd + i * dim + c], V[i * w + dim + c] = Bk[4 * dd + i * dim + c];
       MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sown, V);
       PetscCall(AddBlock(Pm, row + dim, t * w, dim, w, V, ri, ci));
     }
@@ -594,8 +653,8 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 /* z_s = (linear interpolation of the boundary states at k_s, lambda = 0). */
 PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X)
 {
-  HsShoot         *sh = &s->shoot;
-  const HsProblem *P  = s->prob;
+  HsShoot         *sh  = &s->shoot;
+  const HsProblem *P   = s->prob;
   PetscInt         dim = 2 * P->n, w = 2 * dim;
   PetscScalar     *z;
 
@@ -604,7 +663,7 @@ PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X)
   for (PetscInt t = sh->s0; t < sh->s1; t++) {
     PetscReal tau = (PetscReal)sh->knots[t] / s->N;
     for (PetscInt i = 0; i < dim; i++) {
-      PetscReal end              = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
+      PetscReal end                 = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
       z[(t - sh->s0) * w + i]       = (1 - tau) * P->x0[i] + tau * end;
       z[(t - sh->s0) * w + dim + i] = 0;
     }
@@ -619,7 +678,7 @@ PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X)
 PetscErrorCode HsShootPackNodes(HsSolver s)
 {
   HsShoot     *sh = &s->shoot;
-  PetscInt     w  = 4 * s->prob->n, off = 0;
+  PetscInt     w = 4 * s->prob->n, off = 0;
   PetscScalar *x;
 
   PetscFunctionBeginUser;

@@ -10,8 +10,8 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&s));
-  s->comm   = comm;
-  s->dg_tol = HS_DG_TOL_DEFAULT;
+  s->comm              = comm;
+  s->dg_tol            = HS_DG_TOL_DEFAULT;
   s->shoot.step_atol   = 1e-14;
   s->shoot.step_max_it = 25;
   s->shoot.step_stol   = 1e-12;
@@ -27,8 +27,10 @@ PetscErrorCode HsSolverSetProblem(HsSolver s, HsProblem *prob)
   PetscFunctionBeginUser;
   PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetProblem() after HsSolverSetUp()");
   s->prob = prob;
-  if (s->N == 0) s->N = prob->N;
-  if (!s->state_scheme[0]) PetscCall(HsSolverSetScheme(s, "conserving"));
+  if (s->N == 0)
+    s->N = prob->N;
+  if (!s->state_scheme[0])
+    PetscCall(HsSolverSetScheme(s, "conserving"));
   PetscFunctionReturn(0);
 }
 
@@ -36,7 +38,8 @@ PetscErrorCode HsSolverSetNumIntervals(HsSolver s, PetscInt N)
 {
   PetscFunctionBeginUser;
   PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetNumIntervals() after HsSolverSetUp()");
-  PetscCheck(N >= 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-N %" PetscInt_FMT ": the number of intervals must be at least 2", N);
+  PetscCheck(N >= 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-N %" PetscInt_FMT ": the number of intervals must be at least 2", N);
   s->N = N;
   PetscFunctionReturn(0);
 }
@@ -68,8 +71,10 @@ PetscErrorCode HsSolverSetSchemes(HsSolver s, const char *state_scheme, const ch
 PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const char **costate_scheme)
 {
   PetscFunctionBeginUser;
-  if (state_scheme) *state_scheme = s->state_scheme;
-  if (costate_scheme) *costate_scheme = s->costate_scheme;
+  if (state_scheme)
+    *state_scheme = s->state_scheme;
+  if (costate_scheme)
+    *costate_scheme = s->costate_scheme;
   PetscFunctionReturn(0);
 }
 
@@ -83,10 +88,12 @@ PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme)
   PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetScheme() needs the problem first");
   PetscCall(PetscStrcmp(scheme, "conserving", &cons));
   PetscCall(PetscStrcmp(scheme, "direct", &direct));
-  PetscCheck(cons || direct, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_scheme '%s' (choose conserving or direct)",
-             scheme);
-  if (cons) PetscCall(HsSolverSetSchemes(s, s->prob->default_state_scheme, s->prob->default_costate_scheme));
-  else PetscCall(HsSolverSetSchemes(s, "midpoint", "trapezoidal"));
+  PetscCheck(cons || direct, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "unknown -hs_scheme '%s' (choose conserving or direct)", scheme);
+  if (cons)
+    PetscCall(HsSolverSetSchemes(s, s->prob->default_state_scheme, s->prob->default_costate_scheme));
+  else
+    PetscCall(HsSolverSetSchemes(s, "midpoint", "trapezoidal"));
   PetscFunctionReturn(0);
 }
 
@@ -106,7 +113,8 @@ PetscErrorCode HsSolverSetBVPType(HsSolver s, const char *type)
   PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetBVPType() after HsSolverSetUp()");
   PetscCall(PetscStrcmp(type, "transcription", &tr));
   PetscCall(PetscStrcmp(type, "shooting", &sh));
-  PetscCheck(tr || sh, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown -hs_bvp_type '%s' (choose transcription or shooting)", type);
+  PetscCheck(tr || sh, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "unknown -hs_bvp_type '%s' (choose transcription or shooting)", type);
   s->bvp_type = tr ? HS_BVP_TRANSCRIPTION : HS_BVP_SHOOTING;
   PetscFunctionReturn(0);
 }
@@ -115,7 +123,8 @@ PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M)
 {
   PetscFunctionBeginUser;
   PetscCheck(!s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetNumSegments() after HsSolverSetUp()");
-  PetscCheck(M >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_segments %" PetscInt_FMT ": need at least 1 segment", M);
+  PetscCheck(M >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_segments %" PetscInt_FMT ": need at least 1 segment",
+             M);
   s->shoot.M = M;
   PetscFunctionReturn(0);
 }
@@ -130,14 +139,16 @@ PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet)
 /* A string option with a fixed set of values; *idx is the default on entry and
  * the chosen index on exit; an unknown value is an error that lists the choices.
  * Must be called between PetscOptionsBegin/End. */
-static PetscErrorCode OptionsChoice(PetscOptionItems *PetscOptionsObject, HsSolver s, const char *key, const char *help, const char *const *choices, PetscInt n, PetscInt *idx)
+static PetscErrorCode OptionsChoice(PetscOptionItems *PetscOptionsObject, HsSolver s, const char *key, const char *help,
+                                    const char *const *choices, PetscInt n, PetscInt *idx)
 {
   char      val[64], list[256] = "";
   PetscBool flg, eq;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsString(key, help, "", choices[*idx], val, sizeof val, &flg));
-  if (!flg) PetscFunctionReturn(0);
+  if (!flg)
+    PetscFunctionReturn(0);
   for (PetscInt i = 0; i < n; i++) {
     PetscCall(PetscStrcmp(val, choices[i], &eq));
     if (eq) {
@@ -153,7 +164,7 @@ static PetscErrorCode OptionsChoice(PetscOptionItems *PetscOptionsObject, HsSolv
 PetscErrorCode HsSolverSetFromOptions(HsSolver s)
 {
   char      buf[64], ss[64], cs[64], bvp[64] = "transcription";
-  PetscInt  N = s->N;
+  PetscInt  N   = s->N;
   PetscReal tol = s->dg_tol;
   PetscBool flg, flg2, quiet = s->quiet;
 
@@ -161,31 +172,43 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetFromOptions() needs the problem first");
   PetscOptionsBegin(s->comm, NULL, "hamshoot solver options", "HsSolver");
   PetscCall(PetscOptionsInt("-N", "number of uniform time intervals", "HsSolverSetNumIntervals", N, &N, &flg));
-  if (flg) PetscCall(HsSolverSetNumIntervals(s, N));
-  PetscCall(PetscOptionsString("-hs_scheme", "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
-                               "HsSolverSetScheme", "conserving", buf, sizeof buf, &flg));
-  if (flg) PetscCall(HsSolverSetScheme(s, buf));
+  if (flg)
+    PetscCall(HsSolverSetNumIntervals(s, N));
+  PetscCall(PetscOptionsString(
+      "-hs_scheme", "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
+      "HsSolverSetScheme", "conserving", buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetScheme(s, buf));
   PetscCall(PetscOptionsString("-hs_state_scheme", "state scheme: midpoint greenspan gonzalez (overrides -hs_scheme)",
                                "HsSolverSetSchemes", s->state_scheme, ss, sizeof ss, &flg));
-  PetscCall(PetscOptionsString("-hs_costate_scheme", "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
+  PetscCall(PetscOptionsString("-hs_costate_scheme",
+                               "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
                                "HsSolverSetSchemes", s->costate_scheme, cs, sizeof cs, &flg2));
   PetscCall(HsSolverSetSchemes(s, flg ? ss : NULL, flg2 ? cs : NULL));
-  PetscCall(PetscOptionsString("-hs_bvp_type", "transcription or shooting", "HsSolverSetBVPType", bvp, bvp, sizeof bvp, NULL));
+  PetscCall(PetscOptionsString("-hs_bvp_type", "transcription or shooting", "HsSolverSetBVPType", bvp, bvp, sizeof bvp,
+                               NULL));
   {
     PetscInt M = s->shoot.M, nk = (PetscInt)(sizeof(s->shoot.user_knots) / sizeof(PetscInt)), it = s->shoot.step_max_it;
     PetscReal at = s->shoot.step_atol, mg = s->shoot.max_growth;
-    PetscCall(PetscOptionsInt("-hs_shoot_segments", "number of shooting segments M (1 = single shooting, N = one interval each)",
+    PetscCall(PetscOptionsInt("-hs_shoot_segments",
+                              "number of shooting segments M (1 = single shooting, N = one interval each)",
                               "HsSolverSetNumSegments", M, &M, &flg));
-    if (flg) PetscCall(HsSolverSetNumSegments(s, M));
-    PetscCall(PetscOptionsIntArray("-hs_shoot_knots", "interior segment knots k_1,...,k_{M-1} (uneven split; overrides -hs_shoot_segments)",
-                                   "", s->shoot.user_knots, &nk, &flg));
-    if (flg) s->shoot.nuser = nk;
-    PetscCall(PetscOptionsReal("-hs_step_atol", "local (per-step) Newton tolerance on the h-scaled step residual, relative to 1+|y|",
-                               "", at, &at, &flg));
+    if (flg)
+      PetscCall(HsSolverSetNumSegments(s, M));
+    PetscCall(PetscOptionsIntArray(
+        "-hs_shoot_knots", "interior segment knots k_1,...,k_{M-1} (uneven split; overrides -hs_shoot_segments)", "",
+        s->shoot.user_knots, &nk, &flg));
+    if (flg)
+      s->shoot.nuser = nk;
+    PetscCall(PetscOptionsReal("-hs_step_atol",
+                               "local (per-step) Newton tolerance on the h-scaled step residual, relative to 1+|y|", "",
+                               at, &at, &flg));
     PetscCheck(at > 0 && at < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_atol %g must lie in (0, 1)", (double)at);
     s->shoot.step_atol = at;
-    at = s->shoot.step_stol;
-    PetscCall(PetscOptionsReal("-hs_step_stol", "local Newton also stops when its update is below this, relative to 1+|y| (quadratic convergence: the iterate is then at round-off)",
+    at                 = s->shoot.step_stol;
+    PetscCall(PetscOptionsReal("-hs_step_stol",
+                               "local Newton also stops when its update is below this, relative to 1+|y| (quadratic "
+                               "convergence: the iterate is then at round-off)",
                                "", at, &at, &flg));
     PetscCheck(at > 0 && at < 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_stol %g must lie in (0, 1)", (double)at);
     s->shoot.step_stol = at;
@@ -194,24 +217,33 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     s->shoot.step_max_it = it;
     {
       static const char *const ksps[] = {"direct", "rankblock"}, *const inits[] = {"linear", "transcription"};
-      PetscInt                 k = s->shoot.rankblock, ini = s->shoot.init_transcription;
-      PetscCall(OptionsChoice(PetscOptionsObject, s, "-hs_shoot_ksp", "shooting linear solver: direct (MUMPS LU of the whole matrix) or rankblock (GMRES, exact LU per rank)",
-                              ksps, 2, &k));
-      PetscCall(OptionsChoice(PetscOptionsObject, s, "-hs_shoot_init", "shooting initial guess: linear (boundary states interpolated, lambda = 0) or transcription",
-                              inits, 2, &ini));
+      PetscInt k = s->shoot.rankblock, ini = s->shoot.init_transcription;
+      PetscCall(OptionsChoice(
+          PetscOptionsObject, s, "-hs_shoot_ksp",
+          "shooting linear solver: direct (MUMPS LU of the whole matrix) or rankblock (GMRES, exact LU per rank)", ksps,
+          2, &k));
+      PetscCall(
+          OptionsChoice(PetscOptionsObject, s, "-hs_shoot_init",
+                        "shooting initial guess: linear (boundary states interpolated, lambda = 0) or transcription",
+                        inits, 2, &ini));
       s->shoot.rankblock = (PetscBool)k, s->shoot.init_transcription = (PetscBool)ini;
     }
-    PetscCall(PetscOptionsReal("-hs_shoot_max_growth", "largest sensitivity growth within a segment before the solve stops and asks for more segments",
-                               "", mg, &mg, &flg));
+    PetscCall(PetscOptionsReal(
+        "-hs_shoot_max_growth",
+        "largest sensitivity growth within a segment before the solve stops and asks for more segments", "", mg, &mg,
+        &flg));
     PetscCheck(mg > 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_max_growth %g must exceed 1", (double)mg);
     s->shoot.max_growth = mg;
   }
-  PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit", "HsSolverSetDGTolerance",
-                             tol, &tol, &flg));
-  if (flg) PetscCall(HsSolverSetDGTolerance(s, tol));
-  PetscCall(PetscOptionsReal("-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
-                             "", s->roundoff, &s->roundoff, NULL));
-  PetscCheck(s->roundoff >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_snes_roundoff %g must be >= 0", (double)s->roundoff);
+  PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit",
+                             "HsSolverSetDGTolerance", tol, &tol, &flg));
+  if (flg)
+    PetscCall(HsSolverSetDGTolerance(s, tol));
+  PetscCall(PetscOptionsReal(
+      "-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
+      "", s->roundoff, &s->roundoff, NULL));
+  PetscCheck(s->roundoff >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_snes_roundoff %g must be >= 0",
+             (double)s->roundoff);
   PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines", "HsSolverSetQuiet", quiet, &quiet, NULL));
   PetscCall(HsSolverSetQuiet(s, quiet));
   PetscOptionsEnd();
@@ -236,8 +268,8 @@ static PetscErrorCode Monitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx
  * level c eps max(1, ||X||_inf) sqrt(n) (c = -hs_snes_roundoff, default 100):
  * problems whose unknowns are large (costates of 1e3, say) cannot reach an
  * absolute 1e-12, and further Newton steps would only stir round-off. */
-static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason,
-                                void *ctx)
+static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                SNESConvergedReason *reason, void *ctx)
 {
   HsSolver  s = ctx;
   Vec       X;
@@ -246,11 +278,13 @@ static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscRe
 
   PetscFunctionBeginUser;
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
-  if (*reason != SNES_CONVERGED_ITERATING || it == 0) PetscFunctionReturn(0);
+  if (*reason != SNES_CONVERGED_ITERATING || it == 0)
+    PetscFunctionReturn(0);
   PetscCall(SNESGetSolution(snes, &X));
   PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
   PetscCall(VecGetSize(X, &n));
-  if (fnorm <= s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n)) *reason = SNES_CONVERGED_FNORM_ABS;
+  if (fnorm <= s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n))
+    *reason = SNES_CONVERGED_FNORM_ABS;
   PetscFunctionReturn(0);
 }
 
@@ -262,7 +296,8 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PC   pc;
 
   PetscFunctionBeginUser;
-  if (s->setup) PetscFunctionReturn(0);
+  if (s->setup)
+    PetscFunctionReturn(0);
   PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetUp() needs a problem");
   for (int i = 0; i < 2 * s->prob->n; i++)
     PetscCheck(s->prob->xT_fixed[i], s->comm, PETSC_ERR_SUP,
@@ -273,7 +308,8 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCall(HsTranscriptionSetUp(s));
     PetscCall(PetscObjectReference((PetscObject)s->X));
     s->Xnodes = s->X;
-  } else PetscCall(HsShootSetUp(s));
+  } else
+    PetscCall(HsShootSetUp(s));
   /* Defaults a user overrides with -snes_* / -ksp_* / -pc_*: Newton to
    * round-off (conservation is only as good as the solve) and a parallel
    * sparse direct solve (MUMPS) of the block-banded Jacobian. */
@@ -295,10 +331,12 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, PETSC_DEFAULT));
     PetscCall(PCSetType(pc, PCBJACOBI));
     PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_type", &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_type", "lu"));
+    if (!set)
+      PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_type", "lu"));
 #if defined(PETSC_HAVE_MUMPS)
     PetscCall(PetscOptionsHasName(NULL, NULL, "-sub_pc_factor_mat_solver_type", &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_factor_mat_solver_type", "mumps")); /* pivoting LU */
+    if (!set)
+      PetscCall(PetscOptionsSetValue(NULL, "-sub_pc_factor_mat_solver_type", "mumps")); /* pivoting LU */
 #endif
   } else {
     PetscCall(KSPSetType(ksp, KSPPREONLY));
@@ -314,10 +352,12 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
      * with residual O(1) (measured); 1.0 is LAPACK-style partial pivoting. */
     PetscBool set;
     PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_mumps_cntl_1", &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_cntl_1", "1.0"));
+    if (!set)
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_cntl_1", "1.0"));
     /* pivoting adds fill beyond MUMPS' estimate (INFOG(1) = -9 seen on kepler, M = N = 160) */
     PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_mumps_icntl_14", &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_icntl_14", "200"));
+    if (!set)
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_icntl_14", "200"));
   }
 #endif
   if (s->bvp_type == HS_BVP_SHOOTING) {
@@ -328,7 +368,8 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
   }
   PetscCall(SNESSetFromOptions(s->snes));
-  if (!s->quiet) PetscCall(SNESMonitorSet(s->snes, Monitor, s, NULL));
+  if (!s->quiet)
+    PetscCall(SNESMonitorSet(s->snes, Monitor, s, NULL));
   s->setup = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -354,12 +395,14 @@ static PetscErrorCode ShootInitFromTranscription(HsSolver s)
   PetscCall(SNESSetOptionsPrefix(t->snes, "hs_init_")); /* not the shooting solve's -snes_* options */
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
-  PetscCheck(r.converged, s->comm, PETSC_ERR_NOT_CONVERGED, "-hs_shoot_init transcription: the transcription solve did not converge (%s)",
+  PetscCheck(r.converged, s->comm, PETSC_ERR_NOT_CONVERGED,
+             "-hs_shoot_init transcription: the transcription solve did not converge (%s)",
              SNESConvergedReasons[r.reason]);
   PetscCall(HsSolverGetSolution(t, &Xt));
   PetscCall(PetscMalloc1((s->shoot.s1 - s->shoot.s0) * w, &idx));
   for (PetscInt seg = s->shoot.s0; seg < s->shoot.s1; seg++)
-    for (PetscInt c = 0; c < w; c++) idx[n++] = s->shoot.knots[seg] * w + c;
+    for (PetscInt c = 0; c < w; c++)
+      idx[n++] = s->shoot.knots[seg] * w + c;
   PetscCall(ISCreateGeneral(s->comm, n, idx, PETSC_OWN_POINTER, &from));
   PetscCall(VecScatterCreate(Xt, from, s->X, NULL, &sc));
   PetscCall(VecScatterBegin(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
@@ -374,19 +417,22 @@ PetscErrorCode HsSolverSolve(HsSolver s)
 {
   PetscFunctionBeginUser;
   PetscCall(HsSolverSetUp(s));
-  s->t_start = MPI_Wtime();
-  s->shoot.fail_msg[0] = 0;
+  s->t_start              = MPI_Wtime();
+  s->shoot.fail_msg[0]    = 0;
   s->shoot.growth_failure = PETSC_FALSE;
-  if (s->bvp_type == HS_BVP_TRANSCRIPTION) PetscCall(HsTranscriptionInitialGuess(s, s->X));
+  if (s->bvp_type == HS_BVP_TRANSCRIPTION)
+    PetscCall(HsTranscriptionInitialGuess(s, s->X));
   else {
     PetscCall(HsShootInitialGuess(s, s->X));
-    if (s->shoot.init_transcription) PetscCall(ShootInitFromTranscription(s));
+    if (s->shoot.init_transcription)
+      PetscCall(ShootInitFromTranscription(s));
   }
   PetscCall(SNESSolve(s->snes, NULL, s->X));
   PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
-  if (!s->shoot.growth_failure) s->shoot.fail_msg[0] = 0; /* keep only failures of the final evaluation */
+  if (!s->shoot.growth_failure)
+    s->shoot.fail_msg[0] = 0; /* keep only failures of the final evaluation */
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
@@ -399,7 +445,8 @@ PetscErrorCode HsSolverSolve(HsSolver s)
       PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
       who = s->shoot.fail_msg[0] ? rank : PETSC_MPI_INT_MAX;
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, s->comm));
-      if (who != PETSC_MPI_INT_MAX) PetscCallMPI(MPI_Bcast(s->shoot.fail_msg, sizeof s->shoot.fail_msg, MPI_CHAR, who, s->comm));
+      if (who != PETSC_MPI_INT_MAX)
+        PetscCallMPI(MPI_Bcast(s->shoot.fail_msg, sizeof s->shoot.fail_msg, MPI_CHAR, who, s->comm));
       failed = (PetscBool)(who != PETSC_MPI_INT_MAX);
     }
     (void)failed;
@@ -420,7 +467,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   const PetscScalar *x;
   PetscInt           len, k, N = s->N, dim = 2 * s->prob->n;
   PetscReal          buf[7] = {0};
-  int                st = 0;
+  int                st     = 0;
 
   PetscFunctionBeginUser;
   PetscCall(HsGatherToZero(s->Xnodes, &X0));
@@ -433,13 +480,14 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     PetscCall(VecGetArrayRead(X0, &x));
     for (k = 0; k <= N && !st; k++) {
       const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
-      st = HsDiscEnergy(s->disc, xk, &E);
+      st       = HsDiscEnergy(s->disc, xk, &E);
       s->EW[k] = E - W;
       EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
       if (k < N && !st) {
         PetscReal L, w;
         st = HsDiscHamiltonian(s->disc, xk, xk1, lk, &s->H[k]);
-        if (!st) st = HsDiscRunningCost(s->disc, xk, xk1, lk, &L);
+        if (!st)
+          st = HsDiscRunningCost(s->disc, xk, xk1, lk, &L);
         HsDiscWork(s->disc, xk, xk1, lk, &w);
         W += w;
         Jd += HsDiscGetStep(s->disc) * L;
@@ -449,13 +497,15 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     }
     PetscCall(VecRestoreArrayRead(X0, &x));
     buf[0] = Jd, buf[1] = Hsum / N, buf[2] = Hmin, buf[3] = Hmax, buf[4] = EWmax - EWmin, buf[5] = st ? 1 : 0;
-    if (st) buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = NAN; /* undefined: reported as null */
+    if (st)
+      buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = NAN; /* undefined: reported as null */
   }
   PetscCall(VecDestroy(&X0));
   PetscCallMPI(MPI_Bcast(buf, 7, MPIU_REAL, 0, s->comm));
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
   s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4];
-  if (buf[5] != 0) s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
+  if (buf[5] != 0)
+    s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
   PetscFunctionReturn(0);
 }
 
@@ -479,31 +529,41 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   HsResults  *r = &s->res;
 
   PetscFunctionBeginUser;
-  if (!viewer) viewer = PETSC_VIEWER_STDOUT_(s->comm);
+  if (!viewer)
+    viewer = PETSC_VIEWER_STDOUT_(s->comm);
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  char        T[32];
+  char T[32];
 
-  char        bvp[64];
+  char bvp[64];
 
   snprintf(T, sizeof T, "%.6g", (double)s->prob->T); /* PETSc's %g would print "3." */
-  if (s->bvp_type == HS_BVP_SHOOTING) snprintf(bvp, sizeof bvp, "multiple shooting with %d segment%s", (int)s->shoot.M, s->shoot.M > 1 ? "s" : "");
-  else snprintf(bvp, sizeof bvp, "transcription");
-  PetscCall(PetscViewerASCIIPrintf(viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n",
-                                   s->prob->name, s->N, T, s->state_scheme, s->costate_scheme, bvp, size, size > 1 ? "s" : ""));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
-                                   r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations,
-                                   (double)r->residual_norm));
+  if (s->bvp_type == HS_BVP_SHOOTING)
+    snprintf(bvp, sizeof bvp, "multiple shooting with %d segment%s", (int)s->shoot.M, s->shoot.M > 1 ? "s" : "");
+  else
+    snprintf(bvp, sizeof bvp, "transcription");
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
+      s->N, T, s->state_scheme, s->costate_scheme, bvp, size, size > 1 ? "s" : ""));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
+      r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations, (double)r->residual_norm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n", (double)r->H_mean));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (max - min over intervals; round-off for conserving)\n",
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
+                                   (double)r->H_mean));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  H^d spread         %.3e   (max - min over intervals; round-off for conserving)\n",
                                    (double)r->H_spread));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
-                                   (double)r->energy_work_spread));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
+      (double)r->energy_work_spread));
   if (s->bvp_type == HS_BVP_SHOOTING) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n", r->ksp_iterations));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n", (double)s->shoot.max_growth_seen));
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n", r->ksp_iterations));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
+                                     (double)s->shoot.max_growth_seen));
   }
-  if (s->shoot.fail_msg[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", s->shoot.fail_msg));
+  if (s->shoot.fail_msg[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", s->shoot.fail_msg));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
   PetscFunctionReturn(0);
 }
@@ -513,7 +573,8 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   HsSolver s;
 
   PetscFunctionBeginUser;
-  if (!solver || !*solver) PetscFunctionReturn(0);
+  if (!solver || !*solver)
+    PetscFunctionReturn(0);
   s = *solver;
   PetscCall(SNESDestroy(&s->snes));
   PetscCall(VecDestroy(&s->X));

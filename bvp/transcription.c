@@ -30,13 +30,17 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(DMDAVecGetArrayDOF(da, F, &f));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
   for (k = xs; k < xs + xm && !dom; k++) {
-    if (k < N) HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, f[k]), &dom, "state residual", k);
+    if (k < N)
+      HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, f[k]), &dom, "state residual", k);
     else
-      for (i = 0; i < dim; i++) f[k][i] = x[k][i] - P->xT[i];
+      for (i = 0; i < dim; i++)
+        f[k][i] = x[k][i] - P->xT[i];
     if (k == 0)
-      for (i = 0; i < dim; i++) f[k][dim + i] = x[k][i] - P->x0[i];
+      for (i = 0; i < dim; i++)
+        f[k][dim + i] = x[k][i] - P->x0[i];
     else if (k == N)
-      for (i = 0; i < dim; i++) f[k][dim + i] = x[k][dim + i];
+      for (i = 0; i < dim; i++)
+        f[k][dim + i] = x[k][dim + i];
     else
       HsCallStep(HsDiscCostateResidual(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, f[k] + dim), &dom,
                  "costate residual", k);
@@ -44,7 +48,8 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
   PetscCall(DMRestoreLocalVector(da, &Xl));
-  if (dom) PetscCall(SNESSetFunctionDomainError(snes));
+  if (dom)
+    PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
 }
 
@@ -76,7 +81,8 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(SNESGetDM(snes, &da));
   PetscCall(PetscMalloc4(5 * dim * dim, &B, dim * dim, &Id, dim, &rows, dim, &cols));
   PetscCall(PetscArrayzero(Id, dim * dim));
-  for (k = 0; k < dim; k++) Id[k * dim + k] = 1;
+  for (k = 0; k < dim; k++)
+    Id[k * dim + k] = 1;
   PetscCall(MatZeroEntries(Pm));
   PetscCall(DMGetLocalVector(da, &Xl));
   PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, Xl));
@@ -90,12 +96,16 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       PetscCall(SetBlock(Pm, dim, k, 0, k, 0, B0, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, 0, k + 1, 0, B1, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, 0, k, dim, B2, rows, cols));
-    } else PetscCall(SetBlock(Pm, dim, k, 0, k, 0, Id, rows, cols));
-    if (k == 0) PetscCall(SetBlock(Pm, dim, k, dim, k, 0, Id, rows, cols));
-    else if (k == N) PetscCall(SetBlock(Pm, dim, k, dim, k, dim, Id, rows, cols));
+    } else
+      PetscCall(SetBlock(Pm, dim, k, 0, k, 0, Id, rows, cols));
+    if (k == 0)
+      PetscCall(SetBlock(Pm, dim, k, dim, k, 0, Id, rows, cols));
+    else if (k == N)
+      PetscCall(SetBlock(Pm, dim, k, dim, k, dim, Id, rows, cols));
     else {
-      HsCallStep(HsDiscCostateJacobian(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1, B2, B3, B4),
-                 &dom, "costate Jacobian", k);
+      HsCallStep(
+          HsDiscCostateJacobian(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1, B2, B3, B4),
+          &dom, "costate Jacobian", k);
       PetscCall(SetBlock(Pm, dim, k, dim, k - 1, 0, B0, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, dim, k, 0, B1, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, dim, k + 1, 0, B2, rows, cols));
@@ -112,7 +122,8 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
   }
-  if (dom) PetscCall(SNESSetJacobianDomainError(snes));
+  if (dom)
+    PetscCall(SNESSetJacobianDomainError(snes));
   PetscFunctionReturn(0);
 }
 
@@ -147,7 +158,8 @@ PetscErrorCode HsTranscriptionSetUp(HsSolver s)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   PetscCheck(s->N + 1 >= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks; use a larger -N or fewer ranks",
+             "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT
+             " time points, fewer than the %d MPI ranks; use a larger -N or fewer ranks",
              s->N, s->N + 1, size);
   PetscCall(DMDACreate1d(s->comm, DM_BOUNDARY_NONE, s->N + 1, 2 * dim, 1, NULL, &s->da));
   PetscCall(DMSetOptionsPrefix(s->da, "hs_"));

@@ -25,18 +25,22 @@
 static int EllGradAdd(HsDisc *d, const double *x, double *g)
 {
   double *w = d->wcs_v[11];
-  if (!d->prob->ell.f) return HS_SUCCESS;
+  if (!d->prob->ell.f)
+    return HS_SUCCESS;
   HS_CB(d->prob->ell.grad(x, w, d->prob->ctx));
-  for (int i = 0; i < d->dim; i++) g[i] += w[i];
+  for (int i = 0; i < d->dim; i++)
+    g[i] += w[i];
   return HS_SUCCESS;
 }
 
 static int EllHessAdd(HsDisc *d, const double *x, double *Hm)
 {
   double *W = d->wcs_m[13];
-  if (!d->prob->ell.f) return HS_SUCCESS;
+  if (!d->prob->ell.f)
+    return HS_SUCCESS;
   HS_CB(d->prob->ell.hess(x, W, d->prob->ctx));
-  for (int i = 0; i < d->dim * d->dim; i++) Hm[i] += W[i];
+  for (int i = 0; i < d->dim * d->dim; i++)
+    Hm[i] += W[i];
   return HS_SUCCESS;
 }
 
@@ -55,9 +59,11 @@ static int KKTResidualWith(HsDisc *d, const HsStateScheme *ss, const double *xm,
   HsMatTVec(dim, dim, Da, vp, g);
   HS_CHK(ss->jac(d, xm, x0, Da, Db));
   HsMatTVec(dim, dim, Db, vm, t);
-  for (i = 0; i < dim; i++) g[i] += t[i];
+  for (i = 0; i < dim; i++)
+    g[i] += t[i];
   HS_CHK(EllGradAdd(d, x0, g));
-  for (i = 0; i < dim; i++) C[i] = lp[i] - lm[i] - d->h * g[i];
+  for (i = 0; i < dim; i++)
+    C[i] = lp[i] - lm[i] - d->h * g[i];
   return HS_SUCCESS;
 }
 
@@ -75,17 +81,20 @@ static int KKTJacobianWith(HsDisc *d, const HsStateScheme *ss, const double *xm,
   HS_CHK(ss->jac(d, x0, xp, Da, Db));
   HsMatTJ(dim, Da, Jlp);
   HS_CHK(ss->hessdir(d, x0, xp, vp, Paa, Pab, Pbb));
-  for (i = 0; i < dd; i++) Jlp[i] *= -h, Jxp[i] = -h * Pab[i], Jx0[i] = Paa[i];
+  for (i = 0; i < dd; i++)
+    Jlp[i] *= -h, Jxp[i] = -h * Pab[i], Jx0[i] = Paa[i];
   HsAddDiag(dim, 1, Jlp);
   /* interval k-1: (x_{k-1}, x_k) */
   HS_CHK(ss->jac(d, xm, x0, Da, Db));
   HsMatTJ(dim, Db, Jlm);
   HS_CHK(ss->hessdir(d, xm, x0, vm, Paa, Pab, Pbb));
   HsTranspose(dim, Pab, Jxm);
-  for (i = 0; i < dd; i++) Jlm[i] *= -h, Jxm[i] *= -h, Jx0[i] += Pbb[i];
+  for (i = 0; i < dd; i++)
+    Jlm[i] *= -h, Jxm[i] *= -h, Jx0[i] += Pbb[i];
   HsAddDiag(dim, -1, Jlm);
   HS_CHK(EllHessAdd(d, x0, Jx0));
-  for (i = 0; i < dd; i++) Jx0[i] *= -h;
+  for (i = 0; i < dd; i++)
+    Jx0[i] *= -h;
   return HS_SUCCESS;
 }
 
@@ -126,7 +135,8 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
   double *Paa = d->wcs_m[10], *Pab = d->wcs_m[11], *Pbb = d->wcs_m[12], *T = d->wcs_m[2], *Dr = d->wcs_m[3];
   double  nd;
 
-  for (i = 0; i < dim; i++) dv[i] = 0.5 * (xp[i] - xm[i]), cbar[i] = 0.5 * (xp[i] + xm[i]);
+  for (i = 0; i < dim; i++)
+    dv[i] = 0.5 * (xp[i] - xm[i]), cbar[i] = 0.5 * (xp[i] + xm[i]);
   nd = one_dof ? fabs(dv[0]) : HsNorm(dim, dv);
   if (nd <= d->dg_tol * (1 + (one_dof ? fabs(x0[0]) : HsNorm(dim, x0)))) {
     /* Fallback Abar = 2 Db(x_k, cbar); for 1-DOF only the q-q entry is a quotient. */
@@ -134,7 +144,8 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
       double vb, vab, vbb;
       HS_CHK(HsGreenspanQuotient(d, x0[0], cbar[0], NULL, NULL, &vb, NULL, &vab, &vbb));
       w[0] = 2 * vb * s[0], w[1] = s[1] / d->prob->sep.mass;
-      if (A) A[0] = 2 * vb, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
+      if (A)
+        A[0] = 2 * vb, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
       if (W0) {
         HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
         W0[0] = 2 * vab * s[0], Wm[0] = Wp[0] = vbb * s[0];
@@ -143,13 +154,16 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
     }
     HS_CHK(d->ss->jac(d, x0, cbar, Dap, Dbp));
     HsMatTVec(dim, dim, Dbp, s, w);
-    for (i = 0; i < dim; i++) w[i] *= 2;
+    for (i = 0; i < dim; i++)
+      w[i] *= 2;
     if (A)
-      for (i = 0; i < dd; i++) A[i] = 2 * Dbp[i];
+      for (i = 0; i < dd; i++)
+        A[i] = 2 * Dbp[i];
     if (W0) {
       HS_CHK(d->ss->hessdir(d, x0, cbar, s, Paa, Pab, Pbb));
       HsTranspose(dim, Pab, W0);
-      for (i = 0; i < dd; i++) W0[i] *= 2, Wm[i] = Wp[i] = Pbb[i];
+      for (i = 0; i < dd; i++)
+        W0[i] *= 2, Wm[i] = Wp[i] = Pbb[i];
     }
     return HS_SUCCESS;
   }
@@ -161,7 +175,8 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
     HS_CHK(HsGreenspanQuotient(d, xm[0], x0[0], &Vm, &vam, &vbm, NULL, NULL, NULL));
     V2   = (Vp - Vm) / dv[0];
     w[0] = V2 * s[0], w[1] = s[1] / d->prob->sep.mass;
-    if (A) A[0] = V2, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
+    if (A)
+      A[0] = V2, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
     if (W0) {
       HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
       Wp[0] = s[0] * (vbp - 0.5 * V2) / dv[0];
@@ -178,16 +193,19 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
     HS_CHK(d->ss->grad(d, x0, xp, gp));
     HS_CHK(d->ss->grad(d, xm, x0, gm));
     HsMatVec(dim, dim, Hb, dv, r);
-    for (i = 0; i < dim; i++) r[i] = gp[i] - gm[i] - r[i];
+    for (i = 0; i < dim; i++)
+      r[i] = gp[i] - gm[i] - r[i];
     dd2   = HsDot(dim, dv, dv);
     sigma = HsDot(dim, r, s) / dd2;
     HsMatVec(dim, dim, Hb, s, w);
-    for (i = 0; i < dim; i++) w[i] += sigma * dv[i];
+    for (i = 0; i < dim; i++)
+      w[i] += sigma * dv[i];
     if (A) {
       HsCopy(dd, Hb, A);
       HsRank1(dim, 1 / dd2, r, dv, A);
     }
-    if (!W0) return HS_SUCCESS;
+    if (!W0)
+      return HS_SUCCESS;
     HS_CHK(d->ss->jac(d, x0, xp, Dap, Dbp));
     HS_CHK(d->ss->jac(d, xm, x0, Dam, Dbm));
     /* d sigma/dx_j = [(dr/dx_j)^T s - 2 sigma (dd/dx_j)^T d] / (d.d);
@@ -195,24 +213,30 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
     {
       double *ds = d->wcs_v[9];
       /* x_{k+1}: dr = Db+ - H/2, dd = I/2 */
-      for (i = 0; i < dd; i++) Dr[i] = Dbp[i] - 0.5 * Hb[i];
+      for (i = 0; i < dd; i++)
+        Dr[i] = Dbp[i] - 0.5 * Hb[i];
       HsMatTVec(dim, dim, Dr, s, ds);
-      for (i = 0; i < dim; i++) ds[i] = (ds[i] - sigma * dv[i]) / dd2;
+      for (i = 0; i < dim; i++)
+        ds[i] = (ds[i] - sigma * dv[i]) / dd2;
       HsZero(dd, Wp);
       HsAddDiag(dim, 0.5 * sigma, Wp);
       HsRank1(dim, 1, dv, ds, Wp);
       /* x_{k-1}: dr = -Da- + H/2, dd = -I/2 */
-      for (i = 0; i < dd; i++) Dr[i] = -Dam[i] + 0.5 * Hb[i];
+      for (i = 0; i < dd; i++)
+        Dr[i] = -Dam[i] + 0.5 * Hb[i];
       HsMatTVec(dim, dim, Dr, s, ds);
-      for (i = 0; i < dim; i++) ds[i] = (ds[i] + sigma * dv[i]) / dd2;
+      for (i = 0; i < dim; i++)
+        ds[i] = (ds[i] + sigma * dv[i]) / dd2;
       HsZero(dd, Wm);
       HsAddDiag(dim, -0.5 * sigma, Wm);
       HsRank1(dim, 1, dv, ds, Wm);
       /* x_k: dr = Da+ - Db- - D3(x_k, d), dd = 0, d(Hs)/dx_k = D3(x_k, s) */
       HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, dv, T, d->wcs_d3));
-      for (i = 0; i < dd; i++) Dr[i] = Dap[i] - Dbm[i] - T[i];
+      for (i = 0; i < dd; i++)
+        Dr[i] = Dap[i] - Dbm[i] - T[i];
       HsMatTVec(dim, dim, Dr, s, ds);
-      for (i = 0; i < dim; i++) ds[i] /= dd2;
+      for (i = 0; i < dim; i++)
+        ds[i] /= dd2;
       HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, s, W0, d->wcs_d3));
       HsRank1(dim, 1, dv, ds, W0);
     }
@@ -226,14 +250,17 @@ static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const doub
   int     dim = d->dim, i;
   double *s = d->wcs_v[0], *w = d->wcs_v[1], *gl = d->wcs_v[2], *ls = d->wcs_v[3];
 
-  for (i = 0; i < dim; i++) ls[i] = 0.5 * (lp[i] + lm[i]);
+  for (i = 0; i < dim; i++)
+    ls[i] = 0.5 * (lp[i] + lm[i]);
   HsApplyJ(dim, ls, s);
   HS_CHK(AbarApply(d, one_dof, xm, x0, xp, s, w, NULL, NULL, NULL, NULL));
   if (d->prob->ell.f) {
     HS_CHK(HsGonzalezGrad(&d->prob->ell, dim, d->prob->ctx, d->dg_tol, xm, xp, gl, d->wcs_v[9]));
-    for (i = 0; i < dim; i++) w[i] += gl[i];
+    for (i = 0; i < dim; i++)
+      w[i] += gl[i];
   }
-  for (i = 0; i < dim; i++) C[i] = lp[i] - lm[i] - d->h * w[i];
+  for (i = 0; i < dim; i++)
+    C[i] = lp[i] - lm[i] - d->h * w[i];
   return HS_SUCCESS;
 }
 
@@ -242,17 +269,20 @@ static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const doub
  * free: ell's Hessian is required). */
 static int EllGonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
 {
-  const HsFunction *F = &d->prob->ell;
+  const HsFunction *F   = &d->prob->ell;
   void             *ctx = d->prob->ctx;
   int               dim = d->dim, i;
   double           *mid = d->wcs_v[4], *del = d->wcs_v[5], *gm = d->wcs_v[6], *ga = d->wcs_v[7], *gb = d->wcs_v[8];
   double           *Hd = d->wcs_v[9], *ca = d->wcs_v[10], *cb = d->wcs_v[11], *Hm = d->wcs_m[5];
   double            Ea, Eb, D, c;
 
-  for (i = 0; i < dim; i++) mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
+  for (i = 0; i < dim; i++)
+    mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
   HS_CB(F->hess(mid, Hm, ctx));
-  for (i = 0; i < dim * dim; i++) Da[i] = Db[i] = 0.5 * Hm[i];
-  if (HsNorm(dim, del) <= d->dg_tol * (1 + HsNorm(dim, mid))) return HS_SUCCESS;
+  for (i = 0; i < dim * dim; i++)
+    Da[i] = Db[i] = 0.5 * Hm[i];
+  if (HsNorm(dim, del) <= d->dg_tol * (1 + HsNorm(dim, mid)))
+    return HS_SUCCESS;
   HS_CB(F->f(a, &Ea, ctx));
   HS_CB(F->f(b, &Eb, ctx));
   HS_CB(F->grad(mid, gm, ctx));
@@ -280,7 +310,8 @@ static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const doub
   double  h = d->h, *s = d->wcs_v[0], *w = d->wcs_v[1], *ls = d->wcs_v[3];
   double *A = d->wcs_m[4], *AJ = d->wcs_m[1];
 
-  for (i = 0; i < dim; i++) ls[i] = 0.5 * (lp[i] + lm[i]);
+  for (i = 0; i < dim; i++)
+    ls[i] = 0.5 * (lp[i] + lm[i]);
   HsApplyJ(dim, ls, s);
   HS_CHK(AbarApply(d, one_dof, xm, x0, xp, s, w, A, Jxm, Jx0, Jxp));
   HsMatTJ(dim, A, AJ);
@@ -294,7 +325,8 @@ static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const doub
   if (d->prob->ell.f) {
     double *Da = d->wcs_m[2], *Db = d->wcs_m[3];
     HS_CHK(EllGonzalezJac(d, xm, xp, Da, Db));
-    for (i = 0; i < dd; i++) Jxm[i] -= h * Da[i], Jxp[i] -= h * Db[i];
+    for (i = 0; i < dd; i++)
+      Jxm[i] -= h * Da[i], Jxp[i] -= h * Db[i];
   }
   return HS_SUCCESS;
 }

@@ -19,7 +19,8 @@ int HsFunctionD3(const HsFunction *F, int dim, void *ctx, const double *x, const
   double nv, eps, *xp = work, *Hp = work + dim, *Hm = work + dim + dim * dim;
   int    i;
 
-  if (F->d3) return HsStatus(F->d3(x, v, T, ctx));
+  if (F->d3)
+    return HsStatus(F->d3(x, v, T, ctx));
   /* Central difference of the Hessian along v: error O(eps^2 |E''''|). */
   nv = HsNorm(dim, v);
   if (nv == 0) {
@@ -27,11 +28,14 @@ int HsFunctionD3(const HsFunction *F, int dim, void *ctx, const double *x, const
     return HS_SUCCESS;
   }
   eps = HS_D3_FD_STEP * (1 + HsNorm(dim, x)) / nv;
-  for (i = 0; i < dim; i++) xp[i] = x[i] + eps * v[i];
+  for (i = 0; i < dim; i++)
+    xp[i] = x[i] + eps * v[i];
   HS_CB(F->hess(xp, Hp, ctx));
-  for (i = 0; i < dim; i++) xp[i] = x[i] - eps * v[i];
+  for (i = 0; i < dim; i++)
+    xp[i] = x[i] - eps * v[i];
   HS_CB(F->hess(xp, Hm, ctx));
-  for (i = 0; i < dim * dim; i++) T[i] = (Hp[i] - Hm[i]) / (2 * eps);
+  for (i = 0; i < dim * dim; i++)
+    T[i] = (Hp[i] - Hm[i]) / (2 * eps);
   return HS_SUCCESS;
 }
 
@@ -46,14 +50,17 @@ int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const do
   double *mid = work, *delta = work + dim, Ea, Eb;
   int     i;
 
-  for (i = 0; i < dim; i++) mid[i] = 0.5 * (a[i] + b[i]), delta[i] = b[i] - a[i];
+  for (i = 0; i < dim; i++)
+    mid[i] = 0.5 * (a[i] + b[i]), delta[i] = b[i] - a[i];
   HS_CB(F->grad(mid, g, ctx));
-  if (Small(dim, mid, delta, tol)) return HS_SUCCESS;
+  if (Small(dim, mid, delta, tol))
+    return HS_SUCCESS;
   HS_CB(F->f(a, &Ea, ctx));
   HS_CB(F->f(b, &Eb, ctx));
   {
     double c = (Eb - Ea - HsDot(dim, g, delta)) / HsDot(dim, delta, delta);
-    for (i = 0; i < dim; i++) g[i] += c * delta[i];
+    for (i = 0; i < dim; i++)
+      g[i] += c * delta[i];
   }
   return HS_SUCCESS;
 }
@@ -79,10 +86,12 @@ static int GonzalezPrepare(HsDisc *d, const double *a, const double *b, Gonzalez
 
   G->mid = d->wdg_v[0], G->delta = d->wdg_v[1], G->gm = d->wdg_v[2], G->ga = d->wdg_v[3];
   G->gb = d->wdg_v[4], G->ca = d->wdg_v[5], G->cb = d->wdg_v[6], G->Hm = d->wdg_m[0];
-  for (i = 0; i < dim; i++) G->mid[i] = 0.5 * (a[i] + b[i]), G->delta[i] = b[i] - a[i];
+  for (i = 0; i < dim; i++)
+    G->mid[i] = 0.5 * (a[i] + b[i]), G->delta[i] = b[i] - a[i];
   HS_CB(F->hess(G->mid, G->Hm, ctx));
   G->small = Small(dim, G->mid, G->delta, d->dg_tol);
-  if (G->small) return HS_SUCCESS;
+  if (G->small)
+    return HS_SUCCESS;
   HS_CB(F->f(a, &Ea, ctx));
   HS_CB(F->f(b, &Eb, ctx));
   HS_CB(F->grad(G->mid, G->gm, ctx));
@@ -112,8 +121,10 @@ static int GonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, 
   int          dim = d->dim, i;
 
   HS_CHK(GonzalezPrepare(d, a, b, &G));
-  for (i = 0; i < dim * dim; i++) Da[i] = Db[i] = 0.5 * G.Hm[i];
-  if (G.small) return HS_SUCCESS;
+  for (i = 0; i < dim * dim; i++)
+    Da[i] = Db[i] = 0.5 * G.Hm[i];
+  if (G.small)
+    return HS_SUCCESS;
   HsAddDiag(dim, -G.c, Da);
   HsAddDiag(dim, G.c, Db);
   HsRank1(dim, 1, G.delta, G.ca, Da);
@@ -141,34 +152,42 @@ static int GonzalezHessDir(HsDisc *d, const double *a, const double *b, const do
 
   HS_CHK(GonzalezPrepare(d, a, b, &G));
   HS_CHK(HsFunctionD3(F, dim, ctx, G.mid, v, Tv, fdw));
-  for (i = 0; i < dim * dim; i++) Paa[i] = Pab[i] = Pbb[i] = 0.25 * Tv[i];
-  if (G.small) return HS_SUCCESS;
+  for (i = 0; i < dim * dim; i++)
+    Paa[i] = Pab[i] = Pbb[i] = 0.25 * Tv[i];
+  if (G.small)
+    return HS_SUCCESS;
   HS_CHK(HsFunctionD3(F, dim, ctx, G.mid, G.delta, Td, fdw));
   HS_CB(F->hess(a, Ha, ctx));
   HS_CB(F->hess(b, Hb, ctx));
   vd = HsDot(dim, v, G.delta);
 
-  for (i = 0; i < dim * dim; i++) C[i] = -Ha[i] + G.Hm[i] - 0.25 * Td[i];
+  for (i = 0; i < dim * dim; i++)
+    C[i] = -Ha[i] + G.Hm[i] - 0.25 * Td[i];
   HsRank1(dim, 2, G.delta, G.ca, C);
   HsRank1(dim, 2, G.ca, G.delta, C);
   HsAddDiag(dim, -2 * G.c, C);
-  for (i = 0; i < dim * dim; i++) Paa[i] += C[i] * vd / G.D;
+  for (i = 0; i < dim * dim; i++)
+    Paa[i] += C[i] * vd / G.D;
   HsRank1(dim, -1, G.ca, v, Paa);
   HsRank1(dim, -1, v, G.ca, Paa);
 
-  for (i = 0; i < dim * dim; i++) C[i] = -0.25 * Td[i];
+  for (i = 0; i < dim * dim; i++)
+    C[i] = -0.25 * Td[i];
   HsRank1(dim, 2, G.delta, G.cb, C);
   HsRank1(dim, -2, G.ca, G.delta, C);
   HsAddDiag(dim, 2 * G.c, C);
-  for (i = 0; i < dim * dim; i++) Pab[i] += C[i] * vd / G.D;
+  for (i = 0; i < dim * dim; i++)
+    Pab[i] += C[i] * vd / G.D;
   HsRank1(dim, 1, G.ca, v, Pab);
   HsRank1(dim, -1, v, G.cb, Pab);
 
-  for (i = 0; i < dim * dim; i++) C[i] = Hb[i] - G.Hm[i] - 0.25 * Td[i];
+  for (i = 0; i < dim * dim; i++)
+    C[i] = Hb[i] - G.Hm[i] - 0.25 * Td[i];
   HsRank1(dim, -2, G.delta, G.cb, C);
   HsRank1(dim, -2, G.cb, G.delta, C);
   HsAddDiag(dim, -2 * G.c, C);
-  for (i = 0; i < dim * dim; i++) Pbb[i] += C[i] * vd / G.D;
+  for (i = 0; i < dim * dim; i++)
+    Pbb[i] += C[i] * vd / G.D;
   HsRank1(dim, 1, G.cb, v, Pbb);
   HsRank1(dim, 1, v, G.cb, Pbb);
   return HS_SUCCESS;
@@ -177,7 +196,8 @@ static int GonzalezHessDir(HsDisc *d, const double *a, const double *b, const do
 static int MidpointGrad(HsDisc *d, const double *a, const double *b, double *g)
 {
   double *mid = d->wdg_v[0];
-  for (int i = 0; i < d->dim; i++) mid[i] = 0.5 * (a[i] + b[i]);
+  for (int i = 0; i < d->dim; i++)
+    mid[i] = 0.5 * (a[i] + b[i]);
   return HsStatus(d->prob->E.grad(mid, g, d->prob->ctx));
 }
 
@@ -185,9 +205,11 @@ static int MidpointJac(HsDisc *d, const double *a, const double *b, double *Da, 
 {
   double *mid = d->wdg_v[0];
   int     i;
-  for (i = 0; i < d->dim; i++) mid[i] = 0.5 * (a[i] + b[i]);
+  for (i = 0; i < d->dim; i++)
+    mid[i] = 0.5 * (a[i] + b[i]);
   HS_CB(d->prob->E.hess(mid, Da, d->prob->ctx));
-  for (i = 0; i < d->dim * d->dim; i++) Da[i] *= 0.5, Db[i] = Da[i];
+  for (i = 0; i < d->dim * d->dim; i++)
+    Da[i] *= 0.5, Db[i] = Da[i];
   return HS_SUCCESS;
 }
 
@@ -196,9 +218,11 @@ static int MidpointHessDir(HsDisc *d, const double *a, const double *b, const do
 {
   double *mid = d->wdg_v[0];
   int     i;
-  for (i = 0; i < d->dim; i++) mid[i] = 0.5 * (a[i] + b[i]);
+  for (i = 0; i < d->dim; i++)
+    mid[i] = 0.5 * (a[i] + b[i]);
   HS_CHK(HsFunctionD3(&d->prob->E, d->dim, d->prob->ctx, mid, v, Paa, d->wdg_m[6]));
-  for (i = 0; i < d->dim * d->dim; i++) Paa[i] *= 0.25, Pab[i] = Pbb[i] = Paa[i];
+  for (i = 0; i < d->dim * d->dim; i++)
+    Paa[i] *= 0.25, Pab[i] = Pbb[i] = Paa[i];
   return HS_SUCCESS;
 }
 
@@ -212,20 +236,27 @@ static int MidpointHessDir(HsDisc *d, const double *a, const double *b, const do
 int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
                         double *vbb)
 {
-  const HsSeparable1 *S = &d->prob->sep;
+  const HsSeparable1 *S   = &d->prob->sep;
   void               *ctx = d->prob->ctx;
   double              D = b - a, mid = 0.5 * (a + b), Va, Vb, dVa, dVb, d2Va, d2Vb, q, qa, qb;
 
-  if (S->quotient) return HsStatus(S->quotient(a, b, Vbar, va, vb, vaa, vab, vbb, ctx));
+  if (S->quotient)
+    return HsStatus(S->quotient(a, b, Vbar, va, vb, vaa, vab, vbb, ctx));
   if (fabs(D) <= d->dg_tol * (1 + fabs(mid))) {
     double dV, d2V, d3V;
     HS_CB(S->V(mid, NULL, &dV, &d2V, &d3V, ctx));
-    if (Vbar) *Vbar = dV;
-    if (va) *va = 0.5 * d2V;
-    if (vb) *vb = 0.5 * d2V;
-    if (vaa) *vaa = 0.25 * d3V;
-    if (vab) *vab = 0.25 * d3V;
-    if (vbb) *vbb = 0.25 * d3V;
+    if (Vbar)
+      *Vbar = dV;
+    if (va)
+      *va = 0.5 * d2V;
+    if (vb)
+      *vb = 0.5 * d2V;
+    if (vaa)
+      *vaa = 0.25 * d3V;
+    if (vab)
+      *vab = 0.25 * d3V;
+    if (vbb)
+      *vbb = 0.25 * d3V;
     return HS_SUCCESS;
   }
   HS_CB(S->V(a, &Va, &dVa, &d2Va, NULL, ctx));
@@ -233,12 +264,18 @@ int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va,
   q  = (Vb - Va) / D;
   qa = (q - dVa) / D;
   qb = (dVb - q) / D;
-  if (Vbar) *Vbar = q;
-  if (va) *va = qa;
-  if (vb) *vb = qb;
-  if (vaa) *vaa = (2 * qa - d2Va) / D;
-  if (vab) *vab = (qb - qa) / D;
-  if (vbb) *vbb = (d2Vb - 2 * qb) / D;
+  if (Vbar)
+    *Vbar = q;
+  if (va)
+    *va = qa;
+  if (vb)
+    *vb = qb;
+  if (vaa)
+    *vaa = (2 * qa - d2Va) / D;
+  if (vab)
+    *vab = (qb - qa) / D;
+  if (vbb)
+    *vbb = (d2Vb - 2 * qb) / D;
   return HS_SUCCESS;
 }
 

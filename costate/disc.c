@@ -9,31 +9,34 @@
 #include <string.h>
 
 static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez};
-static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1,
-                                                   &HsCostateTrapezoidal, &HsCostateKKT};
+static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1, &HsCostateTrapezoidal,
+                                                   &HsCostateKKT};
 
 const HsStateScheme *HsStateSchemeFind(const char *name)
 {
   for (size_t i = 0; i < sizeof(state_schemes) / sizeof(state_schemes[0]); i++)
-    if (!strcmp(name, state_schemes[i]->name)) return state_schemes[i];
+    if (!strcmp(name, state_schemes[i]->name))
+      return state_schemes[i];
   return NULL;
 }
 
 const HsCostateScheme *HsCostateSchemeFind(const char *name)
 {
   for (size_t i = 0; i < sizeof(costate_schemes) / sizeof(costate_schemes[0]); i++)
-    if (!strcmp(name, costate_schemes[i]->name)) return costate_schemes[i];
+    if (!strcmp(name, costate_schemes[i]->name))
+      return costate_schemes[i];
   return NULL;
 }
 
 const char *HsStateSchemeListNames(void) { return "midpoint greenspan gonzalez"; }
 const char *HsCostateSchemeListNames(void) { return "conserving conserving_1dof trapezoidal kkt"; }
 
-#define FAIL(code, ...) \
-  do { \
-    if (msg) snprintf(msg, (size_t)msg_len, __VA_ARGS__); \
-    HsDiscDestroy(&d); \
-    return code; \
+#define FAIL(code, ...)                                                                                                \
+  do {                                                                                                                 \
+    if (msg)                                                                                                           \
+      snprintf(msg, (size_t)msg_len, __VA_ARGS__);                                                                     \
+    HsDiscDestroy(&d);                                                                                                 \
+    return code;                                                                                                       \
   } while (0)
 
 int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *costate_scheme, int N, double dg_tol,
@@ -46,14 +49,19 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   *disc = NULL;
   gsl_set_error_handler_off();
   d = calloc(1, sizeof(*d));
-  if (!d) FAIL(HS_ENOMEM, "out of memory");
+  if (!d)
+    FAIL(HS_ENOMEM, "out of memory");
   if (!prob || !prob->E.f || !prob->E.grad || !prob->E.hess)
     FAIL(HS_EINVAL, "problem must supply E, grad E and Hess E");
-  if (N < 2) FAIL(HS_EINVAL, "N = %d: need at least 2 intervals", N);
-  if (!(prob->T > 0)) FAIL(HS_EINVAL, "horizon T = %g must be positive", prob->T);
-  if (!(dg_tol >= 0 && dg_tol < 1)) FAIL(HS_EINVAL, "dg_tol = %g must lie in [0, 1)", dg_tol);
+  if (N < 2)
+    FAIL(HS_EINVAL, "N = %d: need at least 2 intervals", N);
+  if (!(prob->T > 0))
+    FAIL(HS_EINVAL, "horizon T = %g must be positive", prob->T);
+  if (!(dg_tol >= 0 && dg_tol < 1))
+    FAIL(HS_EINVAL, "dg_tol = %g must lie in [0, 1)", dg_tol);
   d->ss = HsStateSchemeFind(state_scheme);
-  if (!d->ss) FAIL(HS_EINVAL, "unknown state scheme '%s' (choose from: %s)", state_scheme, HsStateSchemeListNames());
+  if (!d->ss)
+    FAIL(HS_EINVAL, "unknown state scheme '%s' (choose from: %s)", state_scheme, HsStateSchemeListNames());
   d->cs = HsCostateSchemeFind(costate_scheme);
   if (!d->cs)
     FAIL(HS_EINVAL, "unknown costate scheme '%s' (choose from: %s)", costate_scheme, HsCostateSchemeListNames());
@@ -65,34 +73,41 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
          d->ss->name);
   if (prob->ell.f && (!prob->ell.grad || !prob->ell.hess))
     FAIL(HS_EINVAL, "problem '%s' has a running cost without gradient and Hessian", prob->name);
-  d->prob   = prob;
-  d->mid    = &HsStateMidpoint;
-  d->n      = prob->n;
-  d->m      = prob->m;
-  d->dim    = dim = 2 * prob->n;
-  d->N      = N;
-  d->h      = prob->T / N;
-  d->dg_tol = dg_tol;
+  d->prob = prob;
+  d->mid  = &HsStateMidpoint;
+  d->n    = prob->n;
+  d->m    = prob->m;
+  d->dim = dim = 2 * prob->n;
+  d->N         = N;
+  d->h         = prob->T / N;
+  d->dg_tol    = dg_tol;
 
-  nvec    = HS_WDG_VEC + HS_WCS_VEC + HS_WTOP_VEC;
-  nmat    = HS_WDG_MAT + HS_WCS_MAT + HS_WTOP_MAT;
-  d->pool = calloc((size_t)(nvec * dim + nmat * dim * dim + dim + 2 * dim * dim + d->m * dim + dim * dim),
-                   sizeof(double));
-  if (!d->pool) FAIL(HS_ENOMEM, "out of memory");
+  nvec = HS_WDG_VEC + HS_WCS_VEC + HS_WTOP_VEC;
+  nmat = HS_WDG_MAT + HS_WCS_MAT + HS_WTOP_MAT;
+  d->pool =
+      calloc((size_t)(nvec * dim + nmat * dim * dim + dim + 2 * dim * dim + d->m * dim + dim * dim), sizeof(double));
+  if (!d->pool)
+    FAIL(HS_ENOMEM, "out of memory");
   p = d->pool;
-  for (i = 0; i < HS_WDG_VEC; i++, p += dim) d->wdg_v[i] = p;
-  for (i = 0; i < HS_WCS_VEC; i++, p += dim) d->wcs_v[i] = p;
-  for (i = 0; i < HS_WTOP_VEC; i++, p += dim) d->wtop_v[i] = p;
-  for (i = 0; i < HS_WDG_MAT; i++, p += dim * dim) d->wdg_m[i] = p;
-  for (i = 0; i < HS_WCS_MAT; i++, p += dim * dim) d->wcs_m[i] = p;
-  for (i = 0; i < HS_WTOP_MAT; i++, p += dim * dim) d->wtop_m[i] = p;
+  for (i = 0; i < HS_WDG_VEC; i++, p += dim)
+    d->wdg_v[i] = p;
+  for (i = 0; i < HS_WCS_VEC; i++, p += dim)
+    d->wcs_v[i] = p;
+  for (i = 0; i < HS_WTOP_VEC; i++, p += dim)
+    d->wtop_v[i] = p;
+  for (i = 0; i < HS_WDG_MAT; i++, p += dim * dim)
+    d->wdg_m[i] = p;
+  for (i = 0; i < HS_WCS_MAT; i++, p += dim * dim)
+    d->wcs_m[i] = p;
+  for (i = 0; i < HS_WTOP_MAT; i++, p += dim * dim)
+    d->wtop_m[i] = p;
   d->wcs_d3 = p, p += dim + 2 * dim * dim;
-  d->K  = p, p += d->m * dim;
-  d->GK = p;
+  d->K      = p, p += d->m * dim;
+  d->GK     = p;
 
   /* K = R^{-1} G^T, G^T = [0, B^T] (m x dim), by a Cholesky factorization of R (GSL). */
   {
-    gsl_matrix *Rc = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
+    gsl_matrix *Rc  = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
     gsl_vector *col = gsl_vector_alloc((size_t)d->m);
     int         st;
     if (!Rc || !col) {
@@ -100,22 +115,27 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
       FAIL(HS_ENOMEM, "out of memory");
     }
     for (i = 0; i < d->m; i++)
-      for (j = 0; j < d->m; j++) gsl_matrix_set(Rc, (size_t)i, (size_t)j, prob->R[i * d->m + j]);
+      for (j = 0; j < d->m; j++)
+        gsl_matrix_set(Rc, (size_t)i, (size_t)j, prob->R[i * d->m + j]);
     st = gsl_linalg_cholesky_decomp1(Rc);
     for (j = 0; !st && j < d->n; j++) {
-      for (i = 0; i < d->m; i++) gsl_vector_set(col, (size_t)i, prob->B[j * d->m + i]); /* column of B^T */
+      for (i = 0; i < d->m; i++)
+        gsl_vector_set(col, (size_t)i, prob->B[j * d->m + i]); /* column of B^T */
       st = gsl_linalg_cholesky_svx(Rc, col);
-      for (i = 0; i < d->m; i++) d->K[i * dim + d->n + j] = gsl_vector_get(col, (size_t)i);
+      for (i = 0; i < d->m; i++)
+        d->K[i * dim + d->n + j] = gsl_vector_get(col, (size_t)i);
     }
     gsl_matrix_free(Rc), gsl_vector_free(col);
-    if (st) FAIL(HS_EINVAL, "control weight R of problem '%s' is not symmetric positive definite (%s)", prob->name,
-                 gsl_strerror(st));
+    if (st)
+      FAIL(HS_EINVAL, "control weight R of problem '%s' is not symmetric positive definite (%s)", prob->name,
+           gsl_strerror(st));
   }
   /* GK = G K: rows n..2n-1 are B K. */
   for (i = 0; i < d->n; i++)
     for (j = 0; j < dim; j++) {
       double s = 0;
-      for (int l = 0; l < d->m; l++) s += prob->B[i * d->m + l] * d->K[l * dim + j];
+      for (int l = 0; l < d->m; l++)
+        s += prob->B[i * d->m + l] * d->K[l * dim + j];
       d->GK[(d->n + i) * dim + j] = s;
     }
   *disc = d;
@@ -124,7 +144,8 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
 
 void HsDiscDestroy(HsDisc **disc)
 {
-  if (!disc || !*disc) return;
+  if (!disc || !*disc)
+    return;
   free((*disc)->pool);
   free(*disc);
   *disc = NULL;
@@ -145,7 +166,8 @@ int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const do
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(dim, g, Jg);
   HsMatVec(dim, dim, d->GK, lam, Gu);
-  for (i = 0; i < dim; i++) F[i] = xk1[i] - xk[i] - d->h * (Jg[i] + Gu[i]);
+  for (i = 0; i < dim; i++)
+    F[i] = xk1[i] - xk[i] - d->h * (Jg[i] + Gu[i]);
   return HS_SUCCESS;
 }
 
@@ -161,8 +183,8 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
   /* (JJ A) rows: first n rows = rows n..2n-1 of A, last n rows = -(rows 0..n-1). */
   for (i = 0; i < dim; i++)
     for (j = 0; j < dim; j++) {
-      double ja = i < n ? Da[(i + n) * dim + j] : -Da[(i - n) * dim + j];
-      double jb = i < n ? Db[(i + n) * dim + j] : -Db[(i - n) * dim + j];
+      double ja         = i < n ? Da[(i + n) * dim + j] : -Da[(i - n) * dim + j];
+      double jb         = i < n ? Db[(i + n) * dim + j] : -Db[(i - n) * dim + j];
       Fxk[i * dim + j]  = -d->h * ja - (i == j);
       Fxk1[i * dim + j] = -d->h * jb + (i == j);
       Flam[i * dim + j] = -d->h * d->GK[i * dim + j];
@@ -218,5 +240,6 @@ void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const doub
   double *Gu = d->wtop_v[2];
   HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
   *W = 0;
-  for (int i = 0; i < d->n; i++) *W += (xk1[i] - xk[i]) * Gu[d->n + i]; /* (q_{k+1} - q_k)^T B u */
+  for (int i = 0; i < d->n; i++)
+    *W += (xk1[i] - xk[i]) * Gu[d->n + i]; /* (q_{k+1} - q_k)^T B u */
 }

@@ -22,7 +22,7 @@ enum {
   HS_EDOM    = 1,  /* a problem callback reported x outside its domain */
   HS_EINVAL  = -1, /* invalid argument or incompatible scheme choice */
   HS_ENOMEM  = -2,
-  HS_EFAILED = -3  /* a problem callback failed fatally */
+  HS_EFAILED = -3 /* a problem callback failed fatally */
 };
 
 /** Default relative threshold below which divided differences fall back to
@@ -44,8 +44,7 @@ typedef struct {
   int (*jac)(HsDisc *d, const double *a, const double *b, double *Da, double *Db);
   /** Second derivatives of phi(a,b) = v^T gbar(a,b): Paa = d(Da^T v)/da,
    *  Pab[i][j] = d(Da^T v)_i / db_j, Pbb = d(Db^T v)/db. */
-  int (*hessdir)(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab,
-                 double *Pbb);
+  int (*hessdir)(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab, double *Pbb);
 } HsStateScheme;
 
 /** A costate scheme: the node-k costate equation (DESIGN.md section 2.2). */
@@ -54,11 +53,11 @@ typedef struct {
   int         order;
   int         conserving; /* H^d constant to round-off */
   /** C = costate residual of node k from x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2}. */
-  int (*residual)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
-                  const double *lp, double *C);
+  int (*residual)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm, const double *lp,
+                  double *C);
   /** Jacobian blocks of C with respect to xm, x0, xp, lm, lp (dim x dim each). */
-  int (*jacobian)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
-                  const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
+  int (*jacobian)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm, const double *lp,
+                  double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
 } HsCostateScheme;
 
 const HsStateScheme   *HsStateSchemeFind(const char *name);
@@ -82,8 +81,8 @@ const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d);
 /** State residual of one interval (DESIGN.md section 2.1, times h). */
 int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F);
 /** Its Jacobian blocks with respect to x_k, x_{k+1}, lambda_{k+1/2}. */
-int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk,
-                        double *Fxk1, double *Flam);
+int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk, double *Fxk1,
+                        double *Flam);
 /** Costate residual of one interior node (DESIGN.md section 2.2, times h). */
 int HsDiscCostateResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *C);
@@ -104,12 +103,11 @@ void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const doub
 
 /* Gonzalez discrete gradient of an arbitrary smooth function (also used for
  * the running cost ell in the conserving scheme). Exposed for the tests. */
-int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const double *a, const double *b,
-                   double *g, double *work);
+int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const double *a, const double *b, double *g,
+                   double *work);
 /** Third-derivative action T = D(Hess f)(x)[v]; uses F->d3 or, if NULL, a
  *  central difference of the Hessian with step HS_D3_FD_STEP * (1 + |x|) / |v|. */
-int HsFunctionD3(const HsFunction *F, int dim, void *ctx, const double *x, const double *v, double *T,
-                 double *work);
+int HsFunctionD3(const HsFunction *F, int dim, void *ctx, const double *x, const double *v, double *T, double *work);
 #define HS_D3_FD_STEP 1e-5
 
 /* Scratch size (doubles) needed by HsGonzalezGrad for dimension dim. */

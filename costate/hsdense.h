@@ -10,7 +10,8 @@
 static inline double HsDot(int n, const double *a, const double *b)
 {
   double s = 0;
-  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
   return s;
 }
 
@@ -25,7 +26,8 @@ static inline void HsMatVec(int r, int c, const double *A, const double *x, doub
 {
   for (int i = 0; i < r; i++) {
     double s = 0;
-    for (int j = 0; j < c; j++) s += A[i * c + j] * x[j];
+    for (int j = 0; j < c; j++)
+      s += A[i * c + j] * x[j];
     y[i] = s;
   }
 }
@@ -33,35 +35,41 @@ static inline void HsMatVec(int r, int c, const double *A, const double *x, doub
 /* y = A^T x (A: r x c, y: c) */
 static inline void HsMatTVec(int r, int c, const double *A, const double *x, double *y)
 {
-  for (int j = 0; j < c; j++) y[j] = 0;
+  for (int j = 0; j < c; j++)
+    y[j] = 0;
   for (int i = 0; i < r; i++)
-    for (int j = 0; j < c; j++) y[j] += A[i * c + j] * x[i];
+    for (int j = 0; j < c; j++)
+      y[j] += A[i * c + j] * x[i];
 }
 
 /* A += alpha * u v^T (n x n) */
 static inline void HsRank1(int n, double alpha, const double *u, const double *v, double *A)
 {
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) A[i * n + j] += alpha * u[i] * v[j];
+    for (int j = 0; j < n; j++)
+      A[i * n + j] += alpha * u[i] * v[j];
 }
 
 /* B = A^T (n x n), B != A */
 static inline void HsTranspose(int n, const double *A, double *B)
 {
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) B[j * n + i] = A[i * n + j];
+    for (int j = 0; j < n; j++)
+      B[j * n + i] = A[i * n + j];
 }
 
 /* A += alpha I */
 static inline void HsAddDiag(int n, double alpha, double *A)
 {
-  for (int i = 0; i < n; i++) A[i * n + i] += alpha;
+  for (int i = 0; i < n; i++)
+    A[i * n + i] += alpha;
 }
 
 /* Y = alpha * Y + beta * X */
 static inline void HsAXPBY(int len, double beta, const double *X, double alpha, double *Y)
 {
-  for (int i = 0; i < len; i++) Y[i] = alpha * Y[i] + beta * X[i];
+  for (int i = 0; i < len; i++)
+    Y[i] = alpha * Y[i] + beta * X[i];
 }
 
 /* y = JJ x with JJ = [[0, I], [-I, 0]] (dim = 2n): y = (x_p, -x_q) */
@@ -80,7 +88,8 @@ static inline void HsMatTJ(int dim, const double *A, double *C)
 {
   int n = dim / 2;
   for (int i = 0; i < dim; i++)
-    for (int j = 0; j < dim; j++) C[i * dim + j] = (j >= n) ? A[(j - n) * dim + i] : -A[(j + n) * dim + i];
+    for (int j = 0; j < dim; j++)
+      C[i * dim + j] = (j >= n) ? A[(j - n) * dim + i] : -A[(j + n) * dim + i];
 }
 
 #endif

@@ -32,18 +32,19 @@ struct HsDisc_s {
 
 /* Map a callback status to HS_SUCCESS / HS_EDOM / HS_EFAILED. */
 static inline int HsStatus(int s) { return s == 0 ? HS_SUCCESS : (s > 0 ? HS_EDOM : HS_EFAILED); }
-#define HS_CHK(expr) \
-  do { \
-    int hs_s_ = (expr); \
-    if (hs_s_) return hs_s_; \
+#define HS_CHK(expr)                                                                                                   \
+  do {                                                                                                                 \
+    int hs_s_ = (expr);                                                                                                \
+    if (hs_s_)                                                                                                         \
+      return hs_s_;                                                                                                    \
   } while (0)
 #define HS_CB(expr) HS_CHK(HsStatus(expr))
 
-extern const HsStateScheme HsStateMidpoint, HsStateGreenspan, HsStateGonzalez;
+extern const HsStateScheme   HsStateMidpoint, HsStateGreenspan, HsStateGonzalez;
 extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostateTrapezoidal, HsCostateKKT;
 
 /* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
-int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa,
-                        double *vab, double *vbb);
+int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
+                        double *vbb);
 
 #endif

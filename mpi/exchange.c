@@ -7,8 +7,9 @@
  *  receives as many into from_prev from rank prev; sends to_prev (n_prev) to
  *  prev and receives as many into from_next from next. A missing neighbour is
  *  MPI_PROC_NULL. */
-PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next, PetscInt n_next,
-                                   PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev, PetscReal *from_next)
+PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next,
+                                   PetscInt n_next, PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev,
+                                   PetscReal *from_next)
 {
   MPI_Request req[4];
 

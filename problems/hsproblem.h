@@ -44,8 +44,8 @@ typedef int (*HsPotential1Fn)(double q, double *V, double *dV, double *d2V, doub
 /** Optional stable closed form of the Greenspan quotient
  *  Vbar(a,b) = (V(b) - V(a)) / (b - a), valid also for a == b, with its first
  *  derivatives (va, vb) and second derivatives (vaa, vab, vbb); outputs may be NULL. */
-typedef int (*HsPotentialQuotientFn)(double a, double b, double *Vbar, double *va, double *vb, double *vaa,
-                                     double *vab, double *vbb, void *ctx);
+typedef int (*HsPotentialQuotientFn)(double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
+                                     double *vbb, void *ctx);
 
 typedef struct {
   int                   available; /* 1 if E = p^2/(2 mass) + V(q) with n = 1 */
@@ -59,18 +59,18 @@ typedef struct {
 /** A mechanical optimal-control problem (DESIGN.md section 4). */
 typedef struct {
   char         name[HS_NAME_LEN];
-  int          n;   /* degrees of freedom; state dimension 2n */
-  int          m;   /* controls */
-  double       T;   /* horizon */
-  int          N;   /* default number of intervals */
-  HsFunction   E;   /* mechanical energy and derivatives (required) */
-  HsFunction   ell; /* running state cost ell(x); all members NULL means ell = 0 */
-  HsSeparable1 sep; /* optional 1-DOF structure for the greenspan state scheme */
-  double      *B;   /* n x m, row-major */
-  double      *R;   /* m x m, symmetric positive definite */
-  double      *x0;  /* 2n: initial state (always fixed) */
-  double      *xT;  /* 2n: terminal state values for fixed components */
-  int         *xT_fixed; /* 2n: 1 fixed, 0 free */
+  int          n;                      /* degrees of freedom; state dimension 2n */
+  int          m;                      /* controls */
+  double       T;                      /* horizon */
+  int          N;                      /* default number of intervals */
+  HsFunction   E;                      /* mechanical energy and derivatives (required) */
+  HsFunction   ell;                    /* running state cost ell(x); all members NULL means ell = 0 */
+  HsSeparable1 sep;                    /* optional 1-DOF structure for the greenspan state scheme */
+  double      *B;                      /* n x m, row-major */
+  double      *R;                      /* m x m, symmetric positive definite */
+  double      *x0;                     /* 2n: initial state (always fixed) */
+  double      *xT;                     /* 2n: terminal state values for fixed components */
+  int         *xT_fixed;               /* 2n: 1 fixed, 0 free */
   const char  *default_state_scheme;   /* for -hs_scheme conserving */
   const char  *default_costate_scheme; /* for -hs_scheme conserving */
   void        *ctx;

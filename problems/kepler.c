@@ -22,7 +22,8 @@ static int KeplerE(const double *x, double *f, void *ctx)
 {
   double r;
   (void)ctx;
-  if (KeplerRadius(x, &r)) return 1;
+  if (KeplerRadius(x, &r))
+    return 1;
   *f = 0.5 * (x[3] * x[3] + x[4] * x[4] + x[5] * x[5]) - 1 / r;
   return 0;
 }
@@ -32,9 +33,11 @@ static int KeplerGrad(const double *x, double *g, void *ctx)
   double r, r3;
   int    i;
   (void)ctx;
-  if (KeplerRadius(x, &r)) return 1;
+  if (KeplerRadius(x, &r))
+    return 1;
   r3 = r * r * r;
-  for (i = 0; i < 3; i++) g[i] = x[i] / r3, g[3 + i] = x[3 + i];
+  for (i = 0; i < 3; i++)
+    g[i] = x[i] / r3, g[3 + i] = x[3 + i];
   return 0;
 }
 
@@ -44,11 +47,13 @@ static int KeplerHess(const double *x, double *H, void *ctx)
   double r, r3, r5;
   int    i, j;
   (void)ctx;
-  if (KeplerRadius(x, &r)) return 1;
+  if (KeplerRadius(x, &r))
+    return 1;
   r3 = r * r * r, r5 = r3 * r * r;
   memset(H, 0, 36 * sizeof(double));
   for (i = 0; i < 3; i++) {
-    for (j = 0; j < 3; j++) H[i * 6 + j] = (i == j ? 1 / r3 : 0) - 3 * x[i] * x[j] / r5;
+    for (j = 0; j < 3; j++)
+      H[i * 6 + j] = (i == j ? 1 / r3 : 0) - 3 * x[i] * x[j] / r5;
     H[(3 + i) * 6 + 3 + i] = 1;
   }
   return 0;
@@ -60,7 +65,8 @@ static int KeplerD3(const double *x, const double *v, double *T, void *ctx)
   double r, r5, r7, qv;
   int    i, l;
   (void)ctx;
-  if (KeplerRadius(x, &r)) return 1;
+  if (KeplerRadius(x, &r))
+    return 1;
   r5 = pow(r, 5), r7 = r5 * r * r;
   qv = x[0] * v[0] + x[1] * v[1] + x[2] * v[2];
   memset(T, 0, 36 * sizeof(double));
@@ -75,19 +81,22 @@ int HsProblemCreateKepler(HsProblem **prob)
   HsProblem *p;
   int        i, ierr = HsProblemAllocate("kepler", 3, 3, &p);
 
-  if (ierr) return ierr;
+  if (ierr)
+    return ierr;
   p->T      = M_PI;
   p->N      = 20;
   p->E.f    = KeplerE;
   p->E.grad = KeplerGrad;
   p->E.hess = KeplerHess;
   p->E.d3   = KeplerD3;
-  for (i = 0; i < 3; i++) p->B[i * 3 + i] = 1, p->R[i * 3 + i] = 1;
-  p->x0[0] = 1, p->x0[4] = 1;          /* q0 = (1,0,0), p0 = (0,1,0) */
-  p->xT[2] = 1.5, p->xT[4] = -1;       /* qT = (0,0,1.5), pT = (0,-1,0) */
-  for (i = 0; i < 6; i++) p->xT_fixed[i] = 1;
+  for (i = 0; i < 3; i++)
+    p->B[i * 3 + i] = 1, p->R[i * 3 + i] = 1;
+  p->x0[0] = 1, p->x0[4] = 1;    /* q0 = (1,0,0), p0 = (0,1,0) */
+  p->xT[2] = 1.5, p->xT[4] = -1; /* qT = (0,0,1.5), pT = (0,-1,0) */
+  for (i = 0; i < 6; i++)
+    p->xT_fixed[i] = 1;
   p->default_state_scheme   = "gonzalez";
   p->default_costate_scheme = "conserving";
-  *prob = p;
+  *prob                     = p;
   return 0;
 }

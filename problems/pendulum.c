@@ -15,31 +15,31 @@ typedef struct {
 static int PendulumE(const double *x, double *f, void *ctx)
 {
   const Pendulum *P = ctx;
-  *f = x[1] * x[1] / (2 * P->m * P->l * P->l) - P->m * P->g * P->l * sin(x[0]);
+  *f                = x[1] * x[1] / (2 * P->m * P->l * P->l) - P->m * P->g * P->l * sin(x[0]);
   return 0;
 }
 
 static int PendulumGrad(const double *x, double *g, void *ctx)
 {
   const Pendulum *P = ctx;
-  g[0] = -P->m * P->g * P->l * cos(x[0]);
-  g[1] = x[1] / (P->m * P->l * P->l);
+  g[0]              = -P->m * P->g * P->l * cos(x[0]);
+  g[1]              = x[1] / (P->m * P->l * P->l);
   return 0;
 }
 
 static int PendulumHess(const double *x, double *H, void *ctx)
 {
   const Pendulum *P = ctx;
-  H[0] = P->m * P->g * P->l * sin(x[0]);
+  H[0]              = P->m * P->g * P->l * sin(x[0]);
   H[1] = H[2] = 0;
-  H[3] = 1 / (P->m * P->l * P->l);
+  H[3]        = 1 / (P->m * P->l * P->l);
   return 0;
 }
 
 static int PendulumD3(const double *x, const double *v, double *T, void *ctx)
 {
   const Pendulum *P = ctx;
-  T[0] = P->m * P->g * P->l * cos(x[0]) * v[0]; /* only E_qqq is nonzero */
+  T[0]              = P->m * P->g * P->l * cos(x[0]) * v[0]; /* only E_qqq is nonzero */
   T[1] = T[2] = T[3] = 0;
   return 0;
 }
@@ -48,10 +48,14 @@ static int PendulumV(double q, double *V, double *dV, double *d2V, double *d3V, 
 {
   const Pendulum *P   = ctx;
   const double    mgl = P->m * P->g * P->l;
-  if (V) *V = -mgl * sin(q);
-  if (dV) *dV = -mgl * cos(q);
-  if (d2V) *d2V = mgl * sin(q);
-  if (d3V) *d3V = mgl * cos(q);
+  if (V)
+    *V = -mgl * sin(q);
+  if (dV)
+    *dV = -mgl * cos(q);
+  if (d2V)
+    *d2V = mgl * sin(q);
+  if (d3V)
+    *d3V = mgl * cos(q);
   return 0;
 }
 
@@ -64,8 +68,10 @@ static void Sinc(double x, double *S, double *S1, double *S2)
     int    k;
     for (k = 0; k < 13; k++) {
       s += c * pow(x, 2 * k);
-      if (k >= 1) s1 += c * 2 * k * pow(x, 2 * k - 1);
-      if (k >= 1) s2 += c * 2 * k * (2 * k - 1) * pow(x, 2 * k - 2);
+      if (k >= 1)
+        s1 += c * 2 * k * pow(x, 2 * k - 1);
+      if (k >= 1)
+        s2 += c * 2 * k * (2 * k - 1) * pow(x, 2 * k - 2);
       c = -c / ((2.0 * k + 2) * (2.0 * k + 3));
     }
     *S = s, *S1 = s1, *S2 = s2;
@@ -93,12 +99,18 @@ static int PendulumQuotient(double a, double b, double *Vbar, double *va, double
   fmm = -k * cos(mid) * S;
   fmD = -0.5 * k * sin(mid) * S1;
   fDD = 0.25 * k * cos(mid) * S2;
-  if (Vbar) *Vbar = f;
-  if (va) *va = 0.5 * fm - fD;
-  if (vb) *vb = 0.5 * fm + fD;
-  if (vaa) *vaa = 0.25 * fmm - fmD + fDD;
-  if (vab) *vab = 0.25 * fmm - fDD;
-  if (vbb) *vbb = 0.25 * fmm + fmD + fDD;
+  if (Vbar)
+    *Vbar = f;
+  if (va)
+    *va = 0.5 * fm - fD;
+  if (vb)
+    *vb = 0.5 * fm + fD;
+  if (vaa)
+    *vaa = 0.25 * fmm - fmD + fDD;
+  if (vab)
+    *vab = 0.25 * fmm - fDD;
+  if (vbb)
+    *vbb = 0.25 * fmm + fmD + fDD;
   return 0;
 }
 
@@ -108,21 +120,22 @@ int HsProblemCreatePendulum(HsProblem **prob)
   Pendulum  *P;
   int        ierr = HsProblemAllocate("pendulum", 1, 1, &p);
 
-  if (ierr) return ierr;
+  if (ierr)
+    return ierr;
   P = malloc(sizeof(*P));
   if (!P) {
     HsProblemDestroy(&p);
     return -1;
   }
   P->m = 1, P->l = 1, P->g = 9.81;
-  p->ctx         = P;
-  p->destroy_ctx = free;
-  p->T           = 3;
-  p->N           = 20;
-  p->E.f         = PendulumE;
-  p->E.grad      = PendulumGrad;
-  p->E.hess      = PendulumHess;
-  p->E.d3        = PendulumD3;
+  p->ctx           = P;
+  p->destroy_ctx   = free;
+  p->T             = 3;
+  p->N             = 20;
+  p->E.f           = PendulumE;
+  p->E.grad        = PendulumGrad;
+  p->E.hess        = PendulumHess;
+  p->E.d3          = PendulumD3;
   p->sep.available = 1;
   p->sep.mass      = P->m * P->l * P->l;
   p->sep.V         = PendulumV;
@@ -132,8 +145,8 @@ int HsProblemCreatePendulum(HsProblem **prob)
   p->x0[0] = 0, p->x0[1] = 0;
   p->xT[0] = M_PI / 2, p->xT[1] = 0;
   p->xT_fixed[0] = p->xT_fixed[1] = 1;
-  p->default_state_scheme   = "greenspan";
-  p->default_costate_scheme = "conserving_1dof";
-  *prob = p;
+  p->default_state_scheme         = "greenspan";
+  p->default_costate_scheme       = "conserving_1dof";
+  *prob                           = p;
   return 0;
 }

@@ -9,9 +9,11 @@ int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob)
   HsProblem *p;
 
   *prob = NULL;
-  if (n < 1 || m < 1) return -1;
+  if (n < 1 || m < 1)
+    return -1;
   p = calloc(1, sizeof(*p));
-  if (!p) return -1;
+  if (!p)
+    return -1;
   strncpy(p->name, name, HS_NAME_LEN - 1);
   p->n        = n;
   p->m        = m;
@@ -32,9 +34,11 @@ void HsProblemDestroy(HsProblem **prob)
 {
   HsProblem *p;
 
-  if (!prob || !*prob) return;
+  if (!prob || !*prob)
+    return;
   p = *prob;
-  if (p->destroy_ctx) p->destroy_ctx(p->ctx);
+  if (p->destroy_ctx)
+    p->destroy_ctx(p->ctx);
   free(p->B);
   free(p->R);
   free(p->x0);
@@ -50,9 +54,9 @@ static const struct {
   const char *name;
   int (*create)(HsProblem **);
 } hs_problems[] = {
-  {"pendulum", HsProblemCreatePendulum},
-  {"kepler",   HsProblemCreateKepler  },
-  {"saddle",   HsProblemCreateSaddle  },
+    {"pendulum", HsProblemCreatePendulum},
+    {"kepler", HsProblemCreateKepler},
+    {"saddle", HsProblemCreateSaddle},
 };
 
 const char *HsProblemListNames(void) { return "pendulum kepler saddle"; }
@@ -63,6 +67,7 @@ int HsProblemCreateByName(const char *name, HsProblem **prob)
 
   *prob = NULL;
   for (i = 0; i < sizeof(hs_problems) / sizeof(hs_problems[0]); i++)
-    if (!strcmp(name, hs_problems[i].name)) return hs_problems[i].create(prob);
+    if (!strcmp(name, hs_problems[i].name))
+      return hs_problems[i].create(prob);
   return 1;
 }

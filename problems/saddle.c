@@ -19,15 +19,15 @@ typedef struct {
 static int SaddleE(const double *x, double *f, void *ctx)
 {
   const Saddle *S = ctx;
-  *f = 0.5 * x[1] * x[1] - 0.5 * S->omega * S->omega * x[0] * x[0];
+  *f              = 0.5 * x[1] * x[1] - 0.5 * S->omega * S->omega * x[0] * x[0];
   return 0;
 }
 
 static int SaddleGrad(const double *x, double *g, void *ctx)
 {
   const Saddle *S = ctx;
-  g[0] = -S->omega * S->omega * x[0];
-  g[1] = x[1];
+  g[0]            = -S->omega * S->omega * x[0];
+  g[1]            = x[1];
   return 0;
 }
 
@@ -48,12 +48,16 @@ static int SaddleD3(const double *x, const double *v, double *T, void *ctx)
 
 static int SaddleV(double q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
-  const Saddle *S = ctx;
+  const Saddle *S  = ctx;
   const double  w2 = S->omega * S->omega;
-  if (V) *V = -0.5 * w2 * q * q;
-  if (dV) *dV = -w2 * q;
-  if (d2V) *d2V = -w2;
-  if (d3V) *d3V = 0;
+  if (V)
+    *V = -0.5 * w2 * q * q;
+  if (dV)
+    *dV = -w2 * q;
+  if (d2V)
+    *d2V = -w2;
+  if (d3V)
+    *d3V = 0;
   return 0;
 }
 
@@ -63,21 +67,22 @@ int HsProblemCreateSaddle(HsProblem **prob)
   Saddle    *S;
   int        ierr = HsProblemAllocate("saddle", 1, 1, &p);
 
-  if (ierr) return ierr;
+  if (ierr)
+    return ierr;
   S = malloc(sizeof(*S));
   if (!S) {
     HsProblemDestroy(&p);
     return -1;
   }
-  S->omega       = 4;
-  p->ctx         = S;
-  p->destroy_ctx = free;
-  p->T           = 10;
-  p->N           = 500;
-  p->E.f         = SaddleE;
-  p->E.grad      = SaddleGrad;
-  p->E.hess      = SaddleHess;
-  p->E.d3        = SaddleD3;
+  S->omega         = 4;
+  p->ctx           = S;
+  p->destroy_ctx   = free;
+  p->T             = 10;
+  p->N             = 500;
+  p->E.f           = SaddleE;
+  p->E.grad        = SaddleGrad;
+  p->E.hess        = SaddleHess;
+  p->E.d3          = SaddleD3;
   p->sep.available = 1;
   p->sep.mass      = 1;
   p->sep.V         = SaddleV;
@@ -85,8 +90,8 @@ int HsProblemCreateSaddle(HsProblem **prob)
   p->x0[0] = 1, p->x0[1] = 0;
   p->xT[0] = 0, p->xT[1] = 0;
   p->xT_fixed[0] = p->xT_fixed[1] = 1;
-  p->default_state_scheme   = "greenspan";
-  p->default_costate_scheme = "conserving_1dof";
-  *prob = p;
+  p->default_state_scheme         = "greenspan";
+  p->default_costate_scheme       = "conserving_1dof";
+  *prob                           = p;
   return 0;
 }

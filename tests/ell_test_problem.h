@@ -15,7 +15,8 @@ static int EllF(const double *x, double *f, void *ctx)
 {
   double s = 0;
   (void)ctx;
-  for (int i = 0; i < 3; i++) s += (x[i] - ell_c[i]) * (x[i] - ell_c[i]);
+  for (int i = 0; i < 3; i++)
+    s += (x[i] - ell_c[i]) * (x[i] - ell_c[i]);
   *f = 0.5 * ell_a * s + ell_b * sin(x[0]) * x[4];
   return 0;
 }
@@ -24,7 +25,8 @@ static int EllGrad(const double *x, double *g, void *ctx)
 {
   (void)ctx;
   memset(g, 0, 6 * sizeof(double));
-  for (int i = 0; i < 3; i++) g[i] = ell_a * (x[i] - ell_c[i]);
+  for (int i = 0; i < 3; i++)
+    g[i] = ell_a * (x[i] - ell_c[i]);
   g[0] += ell_b * cos(x[0]) * x[4];
   g[4] = ell_b * sin(x[0]);
   return 0;
@@ -34,7 +36,8 @@ static int EllHess(const double *x, double *H, void *ctx)
 {
   (void)ctx;
   memset(H, 0, 36 * sizeof(double));
-  for (int i = 0; i < 3; i++) H[i * 6 + i] = ell_a;
+  for (int i = 0; i < 3; i++)
+    H[i * 6 + i] = ell_a;
   H[0] -= ell_b * sin(x[0]) * x[4];
   H[0 * 6 + 4] = H[4 * 6 + 0] = ell_b * cos(x[0]);
   return 0;
@@ -45,9 +48,9 @@ static void AttachEllAndWeights(HsProblem *K)
 {
   const double B[9] = {1, 0.2, 0, 0, 1, 0, 0.1, 0, 0.8};
   const double R[9] = {2, 0.3, 0, 0.3, 1, 0.1, 0, 0.1, 1.5};
-  K->ell.f    = EllF;
-  K->ell.grad = EllGrad;
-  K->ell.hess = EllHess;
+  K->ell.f          = EllF;
+  K->ell.grad       = EllGrad;
+  K->ell.hess       = EllHess;
   memcpy(K->B, B, sizeof B);
   memcpy(K->R, R, sizeof R);
 }

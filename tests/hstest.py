@@ -404,6 +404,10 @@ def t_krylov():
         print("%-9s matrix-free operator, 2 ranks: converged %s, %s Newton, %s GMRES iterations"
               % (prob, s and s["converged"], s and s["newton_iterations"], s and s["ksp_iterations"]))
         check(ok, "%s -snes_mf_operator: %s" % (prob, s and (s["snes_reason"], s["J"], base["J"])))
+    # profiling: -log_view shows the shooting events next to PETSc's linear solve
+    _, out, _ = run(["-problem", "pendulum", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4", "-log_view"], ranks=2)
+    for ev in ("HsShootMarch", "HsShootSens", "HsShootAssembly", "KSPSolve", "SNESSolve"):
+        check(re.search(r"^%s\s+\d+" % ev, out, re.M) is not None, "-log_view lacks the event %s" % ev)
 
 
 TESTS = {"krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,

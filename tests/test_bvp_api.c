@@ -10,15 +10,16 @@
 
 static int npass, nfail;
 
-#define CHECK(cond, ...) \
-  do { \
-    if (cond) npass++; \
-    else { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL line %d: ", __LINE__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n")); \
-    } \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (cond)                                                                                                          \
+      npass++;                                                                                                         \
+    else {                                                                                                             \
+      nfail++;                                                                                                         \
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL line %d: ", __LINE__));                                            \
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__));                                                           \
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));                                                                  \
+    }                                                                                                                  \
   } while (0)
 
 static PetscErrorCode Solve(HsProblem *P, const char *ss, const char *cs, PetscInt N, HsResults *res)
@@ -54,9 +55,21 @@ static PetscErrorCode ExpectError(PetscErrorCode (*fn)(HsSolver, HsProblem *), H
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BadN(HsSolver s, HsProblem *P) { (void)P; return HsSolverSetNumIntervals(s, 1); }
-static PetscErrorCode BadScheme(HsSolver s, HsProblem *P) { (void)P; return HsSolverSetSchemes(s, "euler", NULL); }
-static PetscErrorCode BadTol(HsSolver s, HsProblem *P) { (void)P; return HsSolverSetDGTolerance(s, 2.0); }
+static PetscErrorCode BadN(HsSolver s, HsProblem *P)
+{
+  (void)P;
+  return HsSolverSetNumIntervals(s, 1);
+}
+static PetscErrorCode BadScheme(HsSolver s, HsProblem *P)
+{
+  (void)P;
+  return HsSolverSetSchemes(s, "euler", NULL);
+}
+static PetscErrorCode BadTol(HsSolver s, HsProblem *P)
+{
+  (void)P;
+  return HsSolverSetDGTolerance(s, 2.0);
+}
 static PetscErrorCode BadFree(HsSolver s, HsProblem *P)
 {
   PetscErrorCode e;
@@ -78,10 +91,12 @@ int main(int argc, char **argv)
 
   for (PetscInt N = 20; N <= 40; N *= 2) {
     PetscCall(Solve(K, "gonzalez", "conserving", N, &r));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ell+B+R, gonzalez+conserving N=%3d: J %.10f  H_mean %.10f  H_spread %.2e  E-W %.2e\n",
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "ell+B+R, gonzalez+conserving N=%3d: J %.10f  H_mean %.10f  H_spread %.2e  E-W %.2e\n",
                           (int)N, (double)r.J, (double)r.H_mean, (double)r.H_spread, (double)r.energy_work_spread));
     CHECK(r.converged, "conserving N=%d did not converge", (int)N);
-    CHECK(r.H_spread <= 1e-10 * PetscMax(1, PetscAbsReal(r.H_mean)), "conserving N=%d: H spread %.3e", (int)N, (double)r.H_spread);
+    CHECK(r.H_spread <= 1e-10 * PetscMax(1, PetscAbsReal(r.H_mean)), "conserving N=%d: H spread %.3e", (int)N,
+          (double)r.H_spread);
     CHECK(r.energy_work_spread <= 1e-10, "E-W spread %.3e", (double)r.energy_work_spread);
   }
   for (int c = 0; c < 2; c++) {
@@ -93,8 +108,8 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < 2; i++) {
       PetscReal o = PetscLog2Real(sp[i] / sp[i + 1]);
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ell+B+R, %s+%s: H spread %.3e -> %.3e, order %.1f\n", direct[c][0], direct[c][1],
-                            (double)sp[i], (double)sp[i + 1], (double)o));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ell+B+R, %s+%s: H spread %.3e -> %.3e, order %.1f\n", direct[c][0],
+                            direct[c][1], (double)sp[i], (double)sp[i + 1], (double)o));
       CHECK(PetscAbsReal(o - 2) <= 0.3, "%s/%s: H spread order %.2f", direct[c][0], direct[c][1], (double)o);
     }
   }

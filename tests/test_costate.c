@@ -12,21 +12,23 @@
 
 static int npass, nfail;
 
-#define CHECK(cond, ...) \
-  do { \
-    if (cond) npass++; \
-    else { \
-      nfail++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (cond)                                                                                                          \
+      npass++;                                                                                                         \
+    else {                                                                                                             \
+      nfail++;                                                                                                         \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 static double MaxAbs(int n, const double *a)
 {
   double m = 0;
-  for (int i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
+  for (int i = 0; i < n; i++)
+    m = fmax(m, fabs(a[i]));
   return m;
 }
 
@@ -34,8 +36,10 @@ static double MaxAbs(int n, const double *a)
 static void TestState(const HsProblem *P, int which, double *x)
 {
   int dim = 2 * P->n;
-  for (int i = 0; i < dim; i++) x[i] = 0.7183 + 0.31 * i - 0.57 * which + 0.113 * i * which;
-  if (!strcmp(P->name, "kepler")) x[0] += 1.3; /* keep |q| well away from 0 */
+  for (int i = 0; i < dim; i++)
+    x[i] = 0.7183 + 0.31 * i - 0.57 * which + 0.113 * i * which;
+  if (!strcmp(P->name, "kepler"))
+    x[0] += 1.3; /* keep |q| well away from 0 */
 }
 
 /* grad, Hess and D3 of E against central differences. */
@@ -60,16 +64,20 @@ static void CheckProblemDerivatives(const HsProblem *P)
     memcpy(xp, x, sizeof(x)), memcpy(xm, x, sizeof(x));
     xp[j] += eps, xm[j] -= eps;
     P->E.grad(xp, gp, P->ctx), P->E.grad(xm, gm, P->ctx);
-    for (i = 0; i < dim; i++) err = fmax(err, fabs((gp[i] - gm[i]) / (2 * eps) - H[i * dim + j]));
+    for (i = 0; i < dim; i++)
+      err = fmax(err, fabs((gp[i] - gm[i]) / (2 * eps) - H[i * dim + j]));
   }
   CHECK(err < 1e-8 * (1 + MaxAbs(dim * dim, H)), "%s: Hess E vs FD error %.3e", P->name, err);
-  for (i = 0; i < dim; i++) v[i] = 0.3 - 0.17 * i;
+  for (i = 0; i < dim; i++)
+    v[i] = 0.3 - 0.17 * i;
   P->E.d3(x, v, T, P->ctx);
-  for (i = 0; i < dim; i++) xp[i] = x[i] + eps * v[i], xm[i] = x[i] - eps * v[i];
+  for (i = 0; i < dim; i++)
+    xp[i] = x[i] + eps * v[i], xm[i] = x[i] - eps * v[i];
   P->E.hess(xp, Hp, P->ctx), P->E.hess(xm, Hm, P->ctx);
   err   = 0;
   scale = 1 + MaxAbs(dim * dim, T);
-  for (i = 0; i < dim * dim; i++) err = fmax(err, fabs((Hp[i] - Hm[i]) / (2 * eps) - T[i]));
+  for (i = 0; i < dim * dim; i++)
+    err = fmax(err, fabs((Hp[i] - Hm[i]) / (2 * eps) - T[i]));
   CHECK(err < 1e-7 * scale, "%s: D3 E vs FD error %.3e", P->name, err);
   /* The FD fallback of HsFunctionD3 (d3 = NULL) agrees with the analytic one. */
   {
@@ -78,7 +86,8 @@ static void CheckProblemDerivatives(const HsProblem *P)
     F.d3 = NULL;
     HsFunctionD3(&F, dim, P->ctx, x, v, T2, work);
     err = 0;
-    for (i = 0; i < dim * dim; i++) err = fmax(err, fabs(T2[i] - T[i]));
+    for (i = 0; i < dim * dim; i++)
+      err = fmax(err, fabs(T2[i] - T[i]));
     CHECK(err < 1e-7 * scale, "%s: HsFunctionD3 FD fallback error %.3e", P->name, err);
   }
 }
@@ -102,18 +111,21 @@ static void CheckDiscreteGradient(const HsProblem *P, const char *ssname)
   /* Steps from 0.3 (quotient branch) down to 1e-9 (fallback branch). */
   for (k = 0; k < 5; k++) {
     double step = (k == 0 ? 0.3 : k == 1 ? 1e-2 : k == 2 ? 1e-5 : k == 3 ? 5e-7 : 1e-9);
-    for (i = 0; i < dim; i++) b[i] = a[i] + step * (0.8 - 0.37 * i);
+    for (i = 0; i < dim; i++)
+      b[i] = a[i] + step * (0.8 - 0.37 * i);
     ss->grad(d, a, b, g);
     P->E.f(a, &Ea, P->ctx), P->E.f(b, &Eb, P->ctx);
     dir = 0;
-    for (i = 0; i < dim; i++) dir += g[i] * (b[i] - a[i]);
+    for (i = 0; i < dim; i++)
+      dir += g[i] * (b[i] - a[i]);
     err = fabs(dir - (Eb - Ea));
     if (ss->energy_consistent)
-      CHECK(err <= 4e-16 * (fabs(Ea) + fabs(Eb) + 1), "%s/%s: directionality error %.3e at step %.1e", P->name,
-            ssname, err, step);
+      CHECK(err <= 4e-16 * (fabs(Ea) + fabs(Eb) + 1), "%s/%s: directionality error %.3e at step %.1e", P->name, ssname,
+            err, step);
     P->E.grad(a, ga, P->ctx);
     err = 0;
-    for (i = 0; i < dim; i++) err = fmax(err, fabs(g[i] - ga[i]));
+    for (i = 0; i < dim; i++)
+      err = fmax(err, fabs(g[i] - ga[i]));
     CHECK(err <= 5 * step * (1 + MaxAbs(dim, ga)), "%s/%s: consistency |gbar - grad E| = %.3e at step %.1e", P->name,
           ssname, err, step);
   }
@@ -134,13 +146,14 @@ static double FDBlockError(HsDisc *d, ResFn f, double **args, int which, const d
 {
   double fp[12], fm[12], save, eps = 1e-6, err = 0;
   for (int j = 0; j < dim; j++) {
-    save = args[which][j];
+    save           = args[which][j];
     args[which][j] = save + eps;
     f(d, args, fp);
     args[which][j] = save - eps;
     f(d, args, fm);
     args[which][j] = save;
-    for (int i = 0; i < dim; i++) err = fmax(err, fabs((fp[i] - fm[i]) / (2 * eps) - J[i * dim + j]));
+    for (int i = 0; i < dim; i++)
+      err = fmax(err, fabs((fp[i] - fm[i]) / (2 * eps) - J[i * dim + j]));
   }
   return err;
 }
@@ -156,10 +169,13 @@ static void CheckJacobians(const HsProblem *P, const char *ssname, const char *c
     CHECK(0, "create %s/%s/%s: %s", P->name, ssname, csname, msg);
     return;
   }
-  for (b = 0; b < 3; b++) TestState(P, b, x[b]);
+  for (b = 0; b < 3; b++)
+    TestState(P, b, x[b]);
   /* spread scales x_{k+1} - x_{k-1}; tiny spread exercises the second-difference fallback. */
-  for (i = 0; i < dim; i++) x[2][i] = x[0][i] + spread * (x[2][i] - x[0][i]);
-  for (i = 0; i < dim; i++) l[0][i] = 0.41 - 0.23 * i, l[1][i] = -0.35 + 0.19 * i;
+  for (i = 0; i < dim; i++)
+    x[2][i] = x[0][i] + spread * (x[2][i] - x[0][i]);
+  for (i = 0; i < dim; i++)
+    l[0][i] = 0.41 - 0.23 * i, l[1][i] = -0.35 + 0.19 * i;
   /* state residual of interval (x_k, x_{k+1}) */
   HsDiscStateJacobian(d, x[1], x[2], l[1], J[0], J[1], J[2]);
   args[0] = x[1], args[1] = x[2], args[2] = l[1];
@@ -174,8 +190,8 @@ static void CheckJacobians(const HsProblem *P, const char *ssname, const char *c
     err   = FDBlockError(d, CostRes, args, b, J[b], dim);
     scale = 1 + MaxAbs(dim * dim, J[b]);
     /* In the fallback branch the x-derivatives of the limit are exact only to O(|d|). */
-    CHECK(err < (spread < 1e-3 && b < 3 ? 1e-4 : 1e-7) * scale, "%s %s/%s (spread %.0e): costate block %d FD error %.3e",
-          P->name, ssname, csname, spread, b, err);
+    CHECK(err < (spread < 1e-3 && b < 3 ? 1e-4 : 1e-7) * scale,
+          "%s %s/%s (spread %.0e): costate block %d FD error %.3e", P->name, ssname, csname, spread, b, err);
   }
   HsDiscDestroy(&d);
 }
@@ -200,9 +216,11 @@ static void CheckCostateBranches(const HsProblem *P, const char *ssname, const c
     xm[i] = x0[i] - w + 1.5 * dd, xp[i] = x0[i] + w + 1.5 * dd;
   }
   HsDiscCostateResidual(d, xm, x0, xp, lm, lp, C1);
-  for (i = 0; i < dim; i++) xm[i] = x0[i] - 0.05 * (1 - 0.3 * i), xp[i] = 2 * x0[i] - xm[i]; /* d = 0 */
+  for (i = 0; i < dim; i++)
+    xm[i] = x0[i] - 0.05 * (1 - 0.3 * i), xp[i] = 2 * x0[i] - xm[i]; /* d = 0 */
   HsDiscCostateResidual(d, xm, x0, xp, lm, lp, C2);
-  for (i = 0; i < dim; i++) err = fmax(err, fabs(C1[i] - C2[i]));
+  for (i = 0; i < dim; i++)
+    err = fmax(err, fabs(C1[i] - C2[i]));
   CHECK(err < 1e-5 * HsDiscGetStep(d) && isfinite(err), "%s %s: costate residual jump across fallback %.3e", P->name,
         csname, err);
   HsDiscDestroy(&d);
@@ -214,7 +232,7 @@ static void CheckPendulumQuotient(HsProblem *P)
   HsDisc               *dc, *dg;
   HsPotentialQuotientFn q = P->sep.quotient;
   char                  msg[256];
-  double                a[2] = {0.7183, 0.2}, b[2], g1[2], g2[2], D1[4], D2[4], D3[4], D4[4], err;
+  double                a[2]     = {0.7183, 0.2}, b[2], g1[2], g2[2], D1[4], D2[4], D3[4], D4[4], err;
   double                steps[3] = {0.4, 1e-3, 1e-9};
 
   HsDiscCreate(P, "greenspan", "kkt", 10, HS_DG_TOL_DEFAULT, &dc, msg, sizeof msg);
@@ -230,8 +248,8 @@ static void CheckPendulumQuotient(HsProblem *P)
     HsDiscDestroy(&dg);
     err = fmax(fabs(g1[0] - g2[0]), fmax(fabs(D1[0] - D3[0]), fabs(D2[0] - D4[0])));
     /* generic quotient loses ~eps/step in its derivatives */
-    CHECK(err < 1e-14 + 1e-15 / steps[k] + 1e-7, "pendulum quotient closed form vs generic at step %.0e: %.3e", steps[k],
-          err);
+    CHECK(err < 1e-14 + 1e-15 / steps[k] + 1e-7, "pendulum quotient closed form vs generic at step %.0e: %.3e",
+          steps[k], err);
   }
   P->sep.quotient = q;
   HsDiscDestroy(&dc);
@@ -270,7 +288,8 @@ int main(void)
   HsProblem  *P, *K;
   const char *cs_all[] = {"trapezoidal", "kkt", "conserving"};
 
-  if (HsProblemCreateByName("pendulum", &P) || HsProblemCreateByName("kepler", &K)) return 1;
+  if (HsProblemCreateByName("pendulum", &P) || HsProblemCreateByName("kepler", &K))
+    return 1;
   CHECK(HsProblemCreateByName("nonesuch", &P) == 1 || 1, "unused"); /* name miss returns 1 */
   HsProblemDestroy(&P);
   HsProblemCreateByName("pendulum", &P);
@@ -297,10 +316,12 @@ int main(void)
   CheckPendulumQuotient(P);
   for (int s = 0; s < 3; s++) {
     const char *ss = s == 0 ? "midpoint" : s == 1 ? "greenspan" : "gonzalez";
-    for (int c = 0; c < 3; c++) CheckJacobians(P, ss, cs_all[c], 1);
+    for (int c = 0; c < 3; c++)
+      CheckJacobians(P, ss, cs_all[c], 1);
     CheckJacobians(P, ss, "conserving", 1e-9);
     if (s != 1)
-      for (int c = 0; c < 3; c++) CheckJacobians(K, ss, cs_all[c], 1);
+      for (int c = 0; c < 3; c++)
+        CheckJacobians(K, ss, cs_all[c], 1);
   }
   CheckJacobians(K, "gonzalez", "conserving", 1e-9);
   CheckJacobians(P, "greenspan", "conserving_1dof", 1);
@@ -323,7 +344,8 @@ int main(void)
     AttachEllAndWeights(KE);
     for (int s = 0; s < 2; s++) {
       const char *ss = s == 0 ? "midpoint" : "gonzalez";
-      for (int c = 0; c < 3; c++) CheckJacobians(KE, ss, cs_all[c], 1);
+      for (int c = 0; c < 3; c++)
+        CheckJacobians(KE, ss, cs_all[c], 1);
       CheckJacobians(KE, ss, "conserving", 1e-9);
     }
     {
@@ -335,7 +357,8 @@ int main(void)
       HsDiscControl(d, lam, u);
       for (int i = 0; i < 3; i++) {
         Ru[i] = BTl[i] = 0;
-        for (int j = 0; j < 3; j++) Ru[i] += KE->R[i * 3 + j] * u[j], BTl[i] += KE->B[j * 3 + i] * lam[3 + j];
+        for (int j = 0; j < 3; j++)
+          Ru[i] += KE->R[i * 3 + j] * u[j], BTl[i] += KE->B[j * 3 + i] * lam[3 + j];
         err = fmax(err, fabs(Ru[i] - BTl[i]));
       }
       CHECK(err < 1e-14, "R u = B^T lambda_p violated by %.3e", err);
