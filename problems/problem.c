@@ -1,5 +1,5 @@
 /* hamshoot: problem allocation, destruction and the built-in registry. */
-#include "hsproblem.h"
+#include "hsmechanical.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +57,11 @@ static const struct {
     {"pendulum", HsProblemCreatePendulum},
     {"kepler", HsProblemCreateKepler},
     {"saddle", HsProblemCreateSaddle},
+    {"crane", HsProblemCreateCrane},
+    {"manipulator3", HsProblemCreateManipulator3},
 };
 
-const char *HsProblemListNames(void) { return "pendulum kepler saddle"; }
+const char *HsProblemListNames(void) { return "pendulum kepler saddle crane manipulator3"; }
 
 int HsProblemCreateByName(const char *name, HsProblem **prob)
 {

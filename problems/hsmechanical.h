@@ -1,0 +1,28 @@
+/* hamshoot: mechanical systems given by a mass matrix M(q) and a potential V(q). */
+#ifndef HSMECHANICAL_H
+#define HSMECHANICAL_H
+
+#include "hsproblem.h"
+
+/** M(q) (n x n), dM (n blocks n x n: dM[i] = dM/dq_i), d2M (n*n blocks:
+ *  d2M[i*n+j] = d2M/dq_i dq_j); dM, d2M may be NULL (not needed). */
+typedef int (*HsMassFn)(const double *q, double *M, double *dM, double *d2M, void *ctx);
+/** V(q), gradient and Hessian (dV, d2V may be NULL). */
+typedef int (*HsPotentialFn)(const double *q, double *V, double *dV, double *d2V, void *ctx);
+
+typedef struct {
+  int           n;
+  HsMassFn      mass;
+  HsPotentialFn potential;
+  void         *ctx;
+} HsMechanical;
+
+/** Installs E = 1/2 p^T M(q)^{-1} p + V(q) with its gradient and Hessian
+ *  (problems/mechanical.c) as prob->E; prob->ctx becomes internal, and
+ *  destroy_user (may be NULL) frees mech->ctx with the problem. n <= 16. */
+int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*destroy_user)(void *));
+
+int HsProblemCreateCrane(HsProblem **prob);
+int HsProblemCreateManipulator3(HsProblem **prob);
+
+#endif
