@@ -7,6 +7,7 @@
  * "converged": false). */
 #include <petscsnes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hsbvp.h"
 
@@ -14,7 +15,9 @@ static const char help[] =
     "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
     "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
     "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
-    "  -problem NAME          built-in problem: pendulum kepler saddle (default pendulum)\n"
+    "  -problem NAME          built-in problem: pendulum kepler saddle crane manipulator3 (default pendulum)\n"
+  "  -p_NAME VALUE          set a problem parameter: pendulum m l g; saddle omega; crane mt J m r g;\n"
+  "                           manipulator3 g\n"
     "  -N N                   number of uniform time intervals (default: the problem's)\n"
     "  -hs_scheme S           conserving (default) | direct\n"
     "                           conserving: greenspan + conserving_1dof (1-DOF), gonzalez + conserving (others)\n"
@@ -57,6 +60,44 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
   return n;
 }
 
+/* -p_NAME VALUE overrides a problem parameter; an unknown -p_ key is an error
+ * that lists the problem's parameters (a typo must not be silently ignored). */
+static PetscErrorCode ApplyProblemParams(HsProblem *prob)
+{
+  char  *all, *tok, *save = NULL, names[512] = "";
+  size_t len = 0;
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < prob->nparams; i++) {
+    char      key[80];
+    PetscReal v;
+    PetscBool set;
+    snprintf(key, sizeof key, "-p_%s", prob->params[i].name);
+    PetscCall(PetscOptionsGetReal(NULL, NULL, key, &v, &set));
+    if (set) {
+      int st = HsProblemSetParam(prob, prob->params[i].name, (double)v);
+      PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is outside [%g, %g] (%s)", key, (double)v,
+                 prob->params[i].min, prob->params[i].max, prob->params[i].help);
+    }
+    len += (size_t)snprintf(names + len, sizeof names - len, "%s-p_%s", i ? " " : "", prob->params[i].name);
+  }
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    int known = 0;
+    if (strncmp(tok, "-p_", 3)) continue;
+    for (int i = 0; i < prob->nparams; i++) known |= !strcmp(tok + 3, prob->params[i].name);
+    if (!known) {
+      char bad[128];
+      snprintf(bad, sizeof bad, "%s", tok);
+      PetscCall(PetscFree(all));
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown problem parameter %s for '%s' (parameters: %s)", bad, prob->name,
+              names[0] ? names : "none");
+    }
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Run(int *converged)
 {
   char       name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
@@ -74,6 +115,7 @@ static PetscErrorCode Run(int *converged)
   PetscCheck(st != 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
              "unknown problem '%s' (-problem: %s; problem files come in a later version)", name, HsProblemListNames());
   PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_MEM, "cannot create problem '%s'", name);
+  PetscCall(ApplyProblemParams(prob));
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
   PetscCall(HsSolverSetProblem(solver, prob));
   PetscCall(HsSolverSetFromOptions(solver));

@@ -66,6 +66,12 @@ static int CranePotential(const double *q, double *V, double *dV, double *d2V, v
   return 0;
 }
 
+static void CraneUpdate(HsProblem *p)
+{
+  const Crane *c = HsProblemGetMechanicalContext(p);
+  p->B[3]        = 1 / c->r; /* the winch torque acts on l through beta = l / r */
+}
+
 int HsProblemCreateCrane(HsProblem **prob)
 {
   HsProblem   *p;
@@ -94,6 +100,12 @@ int HsProblemCreateCrane(HsProblem **prob)
   p->x0[1] = 4;
   p->xT[0] = 5, p->xT[1] = 1;
   for (int i = 0; i < 6; i++) p->xT_fixed[i] = 1;
+  p->update = CraneUpdate;
+  HsProblemAddParam(p, "mt", "trolley mass", &c->mt, 1e-12, 1e12);
+  HsProblemAddParam(p, "J", "winch moment of inertia", &c->J, 1e-12, 1e12);
+  HsProblemAddParam(p, "m", "load mass", &c->m, 1e-12, 1e12);
+  HsProblemAddParam(p, "r", "winch radius", &c->r, 1e-12, 1e12);
+  HsProblemAddParam(p, "g", "gravity", &c->g, 0, 1e12);
   p->default_state_scheme   = "gonzalez";
   p->default_costate_scheme = "conserving";
   *prob = p;

@@ -22,6 +22,9 @@ typedef struct {
  *  destroy_user (may be NULL) frees mech->ctx with the problem. n <= 16. */
 int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*destroy_user)(void *));
 
+/** The context given in HsMechanical.ctx, or NULL if prob is not mechanical. */
+void *HsProblemGetMechanicalContext(const HsProblem *prob);
+
 int HsProblemCreateCrane(HsProblem **prob);
 int HsProblemCreateManipulator3(HsProblem **prob);
 

@@ -55,9 +55,19 @@ typedef struct {
 } HsSeparable1;
 
 #define HS_NAME_LEN 64
+#define HS_MAX_PARAMS 16
+
+/** A named scalar parameter of a problem, overridable as -p_NAME VALUE. */
+typedef struct {
+  const char *name;
+  const char *help;
+  double     *value; /* points into the problem's context */
+  double      min;   /* admissible range (inclusive) */
+  double      max;
+} HsParam;
 
 /** A mechanical optimal-control problem (DESIGN.md section 4). */
-typedef struct {
+typedef struct HsProblem_s {
   char         name[HS_NAME_LEN];
   int          n;                      /* degrees of freedom; state dimension 2n */
   int          m;                      /* controls */
@@ -75,6 +85,10 @@ typedef struct {
   const char  *default_costate_scheme; /* for -hs_scheme conserving */
   void        *ctx;
   void (*destroy_ctx)(void *ctx);
+  HsParam params[HS_MAX_PARAMS];
+  int     nparams;
+  /** Recomputes derived data (e.g. the Greenspan mass m l^2) after parameters changed; may be NULL. */
+  void (*update)(struct HsProblem_s *prob);
 } HsProblem;
 
 /** Creates a built-in problem by name ("pendulum", "kepler", "saddle").
@@ -84,6 +98,11 @@ int HsProblemCreateByName(const char *name, HsProblem **prob);
 void HsProblemDestroy(HsProblem **prob);
 /** Space-separated list of built-in problem names (for -help and errors). */
 const char *HsProblemListNames(void);
+/** Registers a parameter (at most HS_MAX_PARAMS); returns 0 or -1. */
+int HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min, double max);
+/** Sets a parameter by name and calls prob->update. Returns 0, 1 if the name is
+ *  unknown, 2 if the value is outside [min, max]. */
+int HsProblemSetParam(HsProblem *prob, const char *name, double value);
 /** 1 if the problem has a running cost ell. */
 int HsProblemHasEll(const HsProblem *prob);
 

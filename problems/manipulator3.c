@@ -117,6 +117,7 @@ int HsProblemCreateManipulator3(HsProblem **prob)
   p->x0[0] = M_PI / 2, p->x0[1] = -M_PI / 2, p->x0[2] = M_PI / 2;
   p->xT[0] = M_PI / 2;
   for (int i = 0; i < 6; i++) p->xT_fixed[i] = 1;
+  HsProblemAddParam(p, "g", "gravity (the thesis does not state it)", &A->g, 0, 1e12);
   p->default_state_scheme   = "gonzalez";
   p->default_costate_scheme = "conserving";
   *prob = p;

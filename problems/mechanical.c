@@ -146,3 +146,8 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
   prob->E.d3        = NULL;
   return 0;
 }
+
+void *HsProblemGetMechanicalContext(const HsProblem *prob)
+{
+  return prob->destroy_ctx == MechDestroy ? ((MechCtx *)prob->ctx)->mech.ctx : NULL;
+}

@@ -114,6 +114,12 @@ static int PendulumQuotient(double a, double b, double *Vbar, double *va, double
   return 0;
 }
 
+static void PendulumUpdate(HsProblem *p)
+{
+  const Pendulum *P = p->ctx;
+  p->sep.mass       = P->m * P->l * P->l;
+}
+
 int HsProblemCreatePendulum(HsProblem **prob)
 {
   HsProblem *p;
@@ -145,6 +151,10 @@ int HsProblemCreatePendulum(HsProblem **prob)
   p->x0[0] = 0, p->x0[1] = 0;
   p->xT[0] = M_PI / 2, p->xT[1] = 0;
   p->xT_fixed[0] = p->xT_fixed[1] = 1;
+  p->update = PendulumUpdate;
+  HsProblemAddParam(p, "m", "pendulum mass", &P->m, 1e-12, 1e12);
+  HsProblemAddParam(p, "l", "pendulum length", &P->l, 1e-12, 1e12);
+  HsProblemAddParam(p, "g", "gravity", &P->g, 0, 1e12);
   p->default_state_scheme         = "greenspan";
   p->default_costate_scheme       = "conserving_1dof";
   *prob                           = p;

@@ -90,6 +90,7 @@ int HsProblemCreateSaddle(HsProblem **prob)
   p->x0[0] = 1, p->x0[1] = 0;
   p->xT[0] = 0, p->xT[1] = 0;
   p->xT_fixed[0] = p->xT_fixed[1] = 1;
+  HsProblemAddParam(p, "omega", "growth rate of the saddle (e^{omega t})", &S->omega, 0, 1e6);
   p->default_state_scheme         = "greenspan";
   p->default_costate_scheme       = "conserving_1dof";
   *prob                           = p;

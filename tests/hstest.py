@@ -256,7 +256,10 @@ def t_errors():
              (["-hs_bvp_type", "shooting", "-hs_shoot_ksp", "cg"], "cg"),
              (["-hs_bvp_type", "shooting", "-hs_shoot_init", "guess"], "guess"),
              (["-hs_bvp_type", "shooting", "-hs_step_atol", "0"], "hs_step_atol"),
-             (["-hs_dg_tol", "-1"], "hs_dg_tol")]
+             (["-hs_dg_tol", "-1"], "hs_dg_tol"),
+             (["-p_gg", "1"], "-p_gg"),
+             (["-p_m", "-1"], "-p_m"),
+             (["-problem", "kepler", "-p_g", "1"], "-p_g")]
     for args, word in cases:
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out")
@@ -410,7 +413,23 @@ def t_krylov():
         check(re.search(r"^%s\s+\d+" % ev, out, re.M) is not None, "-log_view lacks the event %s" % ev)
 
 
-TESTS = {"krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+def t_saddle_lq():
+    """independent analytic value: for xdot = A x + b u, A = [[0,1],[w^2,0]], b = (0,1), the least
+    control energy int 1/2 u^2 from x0 = (1,0) to 0 as T -> infinity is 1/2 x0^T P x0 with P the
+    stabilizing solution of A^T P + P A - P b b^T P = 0: P = [[2w^3, 2w^2], [2w^2, 2w]], so J = w^3.
+    With T = 10 the finite horizon changes this by O(e^{-wT}); the scheme's error is O((w h)^2)
+    (observed: round-off). Also exercises -p_omega."""
+    for w in (2.0, 4.0):
+        for scheme in ("conserving", "direct"):
+            s, _, _ = run(["-problem", "saddle", "-p_omega", str(w), "-N", "500", "-hs_scheme", scheme])
+            h = 10.0 / 500
+            rel = abs(s["J"] / w ** 3 - 1)
+            print("saddle omega=%g %-10s J = %.15g, omega^3 = %g, rel %.1e (bound (omega h)^2 = %.1e)"
+                  % (w, scheme, s["J"], w ** 3, rel, (w * h) ** 2))
+            check(s["converged"] and rel <= (w * h) ** 2, "saddle omega=%g: J = %.12g vs %g" % (w, s["J"], w ** 3))
+
+
+TESTS = {"saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 
