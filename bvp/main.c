@@ -16,8 +16,8 @@ static const char help[] =
     "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
     "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
     "  -problem NAME          built-in problem: pendulum kepler saddle crane manipulator3 (default pendulum)\n"
-  "  -p_NAME VALUE          set a problem parameter: pendulum m l g; saddle omega; crane mt J m r g;\n"
-  "                           manipulator3 g\n"
+    "  -p_NAME VALUE          set a problem parameter: pendulum m l g; saddle omega; crane mt J m r g;\n"
+    "                           manipulator3 g\n"
     "  -N N                   number of uniform time intervals (default: the problem's)\n"
     "  -hs_scheme S           conserving (default) | direct\n"
     "                           conserving: greenspan + conserving_1dof (1-DOF), gonzalez + conserving (others)\n"
@@ -84,14 +84,16 @@ static PetscErrorCode ApplyProblemParams(HsProblem *prob)
   PetscCall(PetscOptionsGetAll(NULL, &all));
   for (tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     int known = 0;
-    if (strncmp(tok, "-p_", 3)) continue;
-    for (int i = 0; i < prob->nparams; i++) known |= !strcmp(tok + 3, prob->params[i].name);
+    if (strncmp(tok, "-p_", 3))
+      continue;
+    for (int i = 0; i < prob->nparams; i++)
+      known |= !strcmp(tok + 3, prob->params[i].name);
     if (!known) {
       char bad[128];
       snprintf(bad, sizeof bad, "%s", tok);
       PetscCall(PetscFree(all));
-      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown problem parameter %s for '%s' (parameters: %s)", bad, prob->name,
-              names[0] ? names : "none");
+      SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "unknown problem parameter %s for '%s' (parameters: %s)", bad,
+              prob->name, names[0] ? names : "none");
     }
   }
   PetscCall(PetscFree(all));

@@ -245,18 +245,8 @@ int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va,
   if (fabs(D) <= d->dg_tol * (1 + fabs(mid))) {
     double dV, d2V, d3V;
     HS_CB(S->V(mid, NULL, &dV, &d2V, &d3V, ctx));
-    if (Vbar)
-      *Vbar = dV;
-    if (va)
-      *va = 0.5 * d2V;
-    if (vb)
-      *vb = 0.5 * d2V;
-    if (vaa)
-      *vaa = 0.25 * d3V;
-    if (vab)
-      *vab = 0.25 * d3V;
-    if (vbb)
-      *vbb = 0.25 * d3V;
+    HsQuotientStore((const double[6]){dV, 0.5 * d2V, 0.5 * d2V, 0.25 * d3V, 0.25 * d3V, 0.25 * d3V}, Vbar, va, vb, vaa,
+                    vab, vbb);
     return HS_SUCCESS;
   }
   HS_CB(S->V(a, &Va, &dVa, &d2Va, NULL, ctx));
@@ -264,18 +254,8 @@ int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va,
   q  = (Vb - Va) / D;
   qa = (q - dVa) / D;
   qb = (dVb - q) / D;
-  if (Vbar)
-    *Vbar = q;
-  if (va)
-    *va = qa;
-  if (vb)
-    *vb = qb;
-  if (vaa)
-    *vaa = (2 * qa - d2Va) / D;
-  if (vab)
-    *vab = (qb - qa) / D;
-  if (vbb)
-    *vbb = (d2Vb - 2 * qb) / D;
+  HsQuotientStore((const double[6]){q, qa, qb, (2 * qa - d2Va) / D, (qb - qa) / D, (d2Vb - 2 * qb) / D}, Vbar, va, vb,
+                  vaa, vab, vbb);
   return HS_SUCCESS;
 }
 

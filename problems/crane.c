@@ -26,7 +26,7 @@ static int CraneMass(const double *q, double *M, double *dM, double *d2M, void *
   const double l = q[1], sa = sin(q[2]), ca = cos(q[2]), m = c->m;
 
   memset(M, 0, 9 * sizeof(double));
-  M[0]        = c->mt + m;
+  M[0] = c->mt + m;
   M[1] = M[3] = m * sa;
   M[2] = M[6] = m * l * ca;
   M[4]        = c->J / (c->r * c->r) + m;
@@ -42,7 +42,7 @@ static int CraneMass(const double *q, double *M, double *dM, double *d2M, void *
   if (d2M) {
     double *Mll = d2M + 4 * 9, *Mla = d2M + 5 * 9, *Mal = d2M + 7 * 9, *Maa = d2M + 8 * 9;
     memset(d2M, 0, 81 * sizeof(double));
-    Mll[8]          = 2 * m;
+    Mll[8] = 2 * m;
     Mla[2] = Mla[6] = -m * sa;
     memcpy(Mal, Mla, 9 * sizeof(double));
     Maa[1] = Maa[3] = -m * sa;
@@ -53,11 +53,13 @@ static int CraneMass(const double *q, double *M, double *dM, double *d2M, void *
 
 static int CranePotential(const double *q, double *V, double *dV, double *d2V, void *ctx)
 {
-  const Crane *c = ctx;
+  const Crane *c  = ctx;
   const double mg = c->m * c->g, l = q[1], sa = sin(q[2]), ca = cos(q[2]);
 
-  if (V) *V = -mg * l * ca;
-  if (dV) dV[0] = 0, dV[1] = -mg * ca, dV[2] = mg * l * sa;
+  if (V)
+    *V = -mg * l * ca;
+  if (dV)
+    dV[0] = 0, dV[1] = -mg * ca, dV[2] = mg * l * sa;
   if (d2V) {
     memset(d2V, 0, 9 * sizeof(double));
     d2V[5] = d2V[7] = mg * sa;
@@ -79,7 +81,8 @@ int HsProblemCreateCrane(HsProblem **prob)
   HsMechanical mech;
   int          ierr = HsProblemAllocate("crane", 3, 2, &p);
 
-  if (ierr) return ierr;
+  if (ierr)
+    return ierr;
   c = malloc(sizeof(*c));
   if (!c) {
     HsProblemDestroy(&p);
@@ -94,12 +97,13 @@ int HsProblemCreateCrane(HsProblem **prob)
   }
   p->T    = 3;
   p->N    = 40;
-  p->B[0] = 1;          /* F acts on s */
-  p->B[3] = 1 / c->r;   /* the winch torque acts on l through beta = l / r */
+  p->B[0] = 1;        /* F acts on s */
+  p->B[3] = 1 / c->r; /* the winch torque acts on l through beta = l / r */
   p->R[0] = p->R[3] = 1;
-  p->x0[1] = 4;
+  p->x0[1]          = 4;
   p->xT[0] = 5, p->xT[1] = 1;
-  for (int i = 0; i < 6; i++) p->xT_fixed[i] = 1;
+  for (int i = 0; i < 6; i++)
+    p->xT_fixed[i] = 1;
   p->update = CraneUpdate;
   HsProblemAddParam(p, "mt", "trolley mass", &c->mt, 1e-12, 1e12);
   HsProblemAddParam(p, "J", "winch moment of inertia", &c->J, 1e-12, 1e12);
@@ -108,6 +112,6 @@ int HsProblemCreateCrane(HsProblem **prob)
   HsProblemAddParam(p, "g", "gravity", &c->g, 0, 1e12);
   p->default_state_scheme   = "gonzalez";
   p->default_costate_scheme = "conserving";
-  *prob = p;
+  *prob                     = p;
   return 0;
 }

@@ -47,6 +47,17 @@ typedef int (*HsPotential1Fn)(double q, double *V, double *dV, double *d2V, doub
 typedef int (*HsPotentialQuotientFn)(double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
                                      double *vbb, void *ctx);
 
+/** Stores v = (Vbar, va, vb, vaa, vab, vbb) into the non-NULL outputs of an
+ *  HsPotentialQuotientFn. */
+static inline void HsQuotientStore(const double v[6], double *Vbar, double *va, double *vb, double *vaa, double *vab,
+                                   double *vbb)
+{
+  double *out[6] = {Vbar, va, vb, vaa, vab, vbb};
+  for (int i = 0; i < 6; i++)
+    if (out[i])
+      *out[i] = v[i];
+}
+
 typedef struct {
   int                   available; /* 1 if E = p^2/(2 mass) + V(q) with n = 1 */
   double                mass;

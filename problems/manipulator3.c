@@ -25,10 +25,7 @@ typedef struct {
   double m[3], J[3], l[3], g;
 } Arm;
 
-static void Thetas(const double *q, double *th)
-{
-  th[0] = q[0], th[1] = th[0] + q[1], th[2] = th[1] + q[2];
-}
+static void Thetas(const double *q, double *th) { th[0] = q[0], th[1] = th[0] + q[1], th[2] = th[1] + q[2]; }
 
 static int ArmMass(const double *q, double *M, double *dM, double *d2M, void *ctx)
 {
@@ -37,23 +34,28 @@ static int ArmMass(const double *q, double *M, double *dM, double *d2M, void *ct
 
   Thetas(q, th);
   memset(M, 0, 9 * sizeof(double));
-  if (dM) memset(dM, 0, 27 * sizeof(double));
-  if (d2M) memset(d2M, 0, 81 * sizeof(double));
+  if (dM)
+    memset(dM, 0, 27 * sizeof(double));
+  if (d2M)
+    memset(d2M, 0, 81 * sizeof(double));
   for (int k = 0; k < 3; k++)
     for (int l = 0; l < 3; l++) {
       for (int i = 0; i < 3; i++) {
-        if (i >= k && i >= l) M[k * 3 + l] += A->J[i];
+        if (i >= k && i >= l)
+          M[k * 3 + l] += A->J[i];
         for (int j = k; j <= i; j++)
           for (int jp = l; jp <= i; jp++) {
-            double cf = A->m[i] * (j < i ? 1 : 0.5) * (jp < i ? 1 : 0.5) * A->l[j] * A->l[jp];
+            double cf  = A->m[i] * (j < i ? 1 : 0.5) * (jp < i ? 1 : 0.5) * A->l[j] * A->l[jp];
             double dth = th[j] - th[jp];
             M[k * 3 + l] += cf * cos(dth);
             for (int a = 0; a < 3 && dM; a++) {
               double da = (a <= j) - (a <= jp);
-              if (da != 0) dM[a * 9 + k * 3 + l] -= cf * sin(dth) * da;
+              if (da != 0)
+                dM[a * 9 + k * 3 + l] -= cf * sin(dth) * da;
               for (int b = 0; b < 3 && d2M; b++) {
                 double db = (b <= j) - (b <= jp);
-                if (da != 0 && db != 0) d2M[(a * 3 + b) * 9 + k * 3 + l] -= cf * cos(dth) * da * db;
+                if (da != 0 && db != 0)
+                  d2M[(a * 3 + b) * 9 + k * 3 + l] -= cf * cos(dth) * da * db;
               }
             }
           }
@@ -70,18 +72,22 @@ static int ArmPotential(const double *q, double *V, double *dV, double *d2V, voi
   Thetas(q, th);
   for (int j = 0; j < 3; j++) {
     w[j] = 0.5 * A->m[j];
-    for (int i = j + 1; i < 3; i++) w[j] += A->m[i];
+    for (int i = j + 1; i < 3; i++)
+      w[j] += A->m[i];
     w[j] *= A->g * A->l[j];
   }
-  if (V) *V = w[0] * sin(th[0]) + w[1] * sin(th[1]) + w[2] * sin(th[2]);
+  if (V)
+    *V = w[0] * sin(th[0]) + w[1] * sin(th[1]) + w[2] * sin(th[2]);
   for (int a = 0; a < 3; a++) {
     if (dV) {
       dV[a] = 0;
-      for (int j = a; j < 3; j++) dV[a] += w[j] * cos(th[j]);
+      for (int j = a; j < 3; j++)
+        dV[a] += w[j] * cos(th[j]);
     }
     for (int b = 0; b < 3 && d2V; b++) {
       d2V[a * 3 + b] = 0;
-      for (int j = (a > b ? a : b); j < 3; j++) d2V[a * 3 + b] -= w[j] * sin(th[j]);
+      for (int j = (a > b ? a : b); j < 3; j++)
+        d2V[a * 3 + b] -= w[j] * sin(th[j]);
     }
   }
   return 0;
@@ -95,7 +101,8 @@ int HsProblemCreateManipulator3(HsProblem **prob)
   HsMechanical        mech;
   int                 ierr = HsProblemAllocate("manipulator3", 3, 3, &p);
 
-  if (ierr) return ierr;
+  if (ierr)
+    return ierr;
   A = malloc(sizeof(*A));
   if (!A) {
     HsProblemDestroy(&p);
@@ -103,7 +110,8 @@ int HsProblemCreateManipulator3(HsProblem **prob)
   }
   A->m[0] = 30, A->m[1] = 25, A->m[2] = 10;
   A->l[0] = 7, A->l[1] = 6, A->l[2] = 8;
-  for (int i = 0; i < 3; i++) A->J[i] = E1[i] + E2[i];
+  for (int i = 0; i < 3; i++)
+    A->J[i] = E1[i] + E2[i];
   A->g   = 9.81;
   mech.n = 3, mech.mass = ArmMass, mech.potential = ArmPotential, mech.ctx = A;
   if (HsProblemSetMechanical(p, &mech, free)) {
@@ -113,13 +121,15 @@ int HsProblemCreateManipulator3(HsProblem **prob)
   }
   p->T = 3;
   p->N = 40;
-  for (int i = 0; i < 3; i++) p->B[i * 3 + i] = p->R[i * 3 + i] = 1;
+  for (int i = 0; i < 3; i++)
+    p->B[i * 3 + i] = p->R[i * 3 + i] = 1;
   p->x0[0] = M_PI / 2, p->x0[1] = -M_PI / 2, p->x0[2] = M_PI / 2;
   p->xT[0] = M_PI / 2;
-  for (int i = 0; i < 6; i++) p->xT_fixed[i] = 1;
+  for (int i = 0; i < 6; i++)
+    p->xT_fixed[i] = 1;
   HsProblemAddParam(p, "g", "gravity (the thesis does not state it)", &A->g, 0, 1e12);
   p->default_state_scheme   = "gonzalez";
   p->default_costate_scheme = "conserving";
-  *prob = p;
+  *prob                     = p;
   return 0;
 }

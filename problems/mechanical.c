@@ -36,12 +36,16 @@ static int MechEval(MechCtx *c, const double *x, int need, double *V)
   gsl_vector_view vv;
 
   st = c->mech.mass(x, c->M, need >= 1 ? c->dM : NULL, need >= 2 ? c->d2M : NULL, c->mech.ctx);
-  if (st) return st;
+  if (st)
+    return st;
   st = c->mech.potential(x, V, need >= 1 ? c->dV : NULL, need >= 2 ? c->d2V : NULL, c->mech.ctx);
-  if (st) return st;
+  if (st)
+    return st;
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) gsl_matrix_set(c->L, (size_t)i, (size_t)j, c->M[i * n + j]);
-  if (gsl_linalg_cholesky_decomp1(c->L)) return 1; /* not positive definite: outside the domain */
+    for (int j = 0; j < n; j++)
+      gsl_matrix_set(c->L, (size_t)i, (size_t)j, c->M[i * n + j]);
+  if (gsl_linalg_cholesky_decomp1(c->L))
+    return 1; /* not positive definite: outside the domain */
   memcpy(c->v, x + n, (size_t)n * sizeof(double));
   vv = gsl_vector_view_array(c->v, (size_t)n);
   return gsl_linalg_cholesky_svx(c->L, &vv.vector) ? 1 : 0;
@@ -52,7 +56,8 @@ static double Quad(int n, const double *u, const double *A, const double *w)
 {
   double s = 0;
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) s += u[i] * A[i * n + j] * w[j];
+    for (int j = 0; j < n; j++)
+      s += u[i] * A[i * n + j] * w[j];
   return s;
 }
 
@@ -61,9 +66,11 @@ static int MechE(const double *x, double *f, void *ctx)
   MechCtx *c = ctx;
   double   V;
   int      n = c->mech.n, st = MechEval(c, x, 0, &V);
-  if (st) return st;
+  if (st)
+    return st;
   *f = V;
-  for (int i = 0; i < n; i++) *f += 0.5 * x[n + i] * c->v[i];
+  for (int i = 0; i < n; i++)
+    *f += 0.5 * x[n + i] * c->v[i];
   return 0;
 }
 
@@ -72,7 +79,8 @@ static int MechGrad(const double *x, double *g, void *ctx)
   MechCtx *c = ctx;
   double   V;
   int      n = c->mech.n, st = MechEval(c, x, 1, &V);
-  if (st) return st;
+  if (st)
+    return st;
   for (int i = 0; i < n; i++) {
     g[i]     = -0.5 * Quad(n, c->v, c->dM + i * n * n, c->v) + c->dV[i];
     g[n + i] = c->v[i];
@@ -85,12 +93,14 @@ static int MechHess(const double *x, double *H, void *ctx)
   MechCtx *c = ctx;
   double   V, *Mv = c->w; /* Mv[i*n + :] = M^{-1} M_{,i} v */
   int      n = c->mech.n, d = 2 * n, st = MechEval(c, x, 2, &V);
-  if (st) return st;
+  if (st)
+    return st;
   for (int i = 0; i < n; i++) {
     gsl_vector_view col = gsl_vector_view_array(Mv + i * n, (size_t)n);
     for (int k = 0; k < n; k++) {
       double s = 0;
-      for (int l = 0; l < n; l++) s += c->dM[i * n * n + k * n + l] * c->v[l];
+      for (int l = 0; l < n; l++)
+        s += c->dM[i * n * n + k * n + l] * c->v[l];
       Mv[i * n + k] = s;
     }
     gsl_linalg_cholesky_svx(c->L, &col.vector);
@@ -99,8 +109,9 @@ static int MechHess(const double *x, double *H, void *ctx)
     for (int j = 0; j < n; j++) {
       double s = 0; /* v^T M_{,i} M^{-1} M_{,j} v = (M_{,i} v) . (M^{-1} M_{,j} v) */
       for (int k = 0; k < n; k++)
-        for (int l = 0; l < n; l++) s += c->dM[i * n * n + k * n + l] * c->v[l] * Mv[j * n + k];
-      H[i * d + j] = -0.5 * Quad(n, c->v, c->d2M + (i * n + j) * n * n, c->v) + s + c->d2V[i * n + j];
+        for (int l = 0; l < n; l++)
+          s += c->dM[i * n * n + k * n + l] * c->v[l] * Mv[j * n + k];
+      H[i * d + j]     = -0.5 * Quad(n, c->v, c->d2M + (i * n + j) * n * n, c->v) + s + c->d2V[i * n + j];
       H[i * d + n + j] = H[(n + j) * d + i] = -Mv[i * n + j];
     }
   /* E_pp = M^{-1}: columns by Cholesky solves */
@@ -109,7 +120,8 @@ static int MechHess(const double *x, double *H, void *ctx)
     gsl_vector_view ev              = gsl_vector_view_array(e, (size_t)n);
     e[j]                            = 1;
     gsl_linalg_cholesky_svx(c->L, &ev.vector);
-    for (int i = 0; i < n; i++) H[(n + i) * d + n + j] = e[i];
+    for (int i = 0; i < n; i++)
+      H[(n + i) * d + n + j] = e[i];
   }
   return 0;
 }
@@ -117,8 +129,10 @@ static int MechHess(const double *x, double *H, void *ctx)
 static void MechDestroy(void *ctx)
 {
   MechCtx *c = ctx;
-  if (!c) return;
-  if (c->destroy_user) c->destroy_user(c->mech.ctx);
+  if (!c)
+    return;
+  if (c->destroy_user)
+    c->destroy_user(c->mech.ctx);
   gsl_matrix_free(c->L);
   free(c);
 }
@@ -127,9 +141,11 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
 {
   MechCtx *c;
 
-  if (mech->n != prob->n || mech->n > HS_MECH_MAXN || !mech->mass || !mech->potential) return -1;
+  if (mech->n != prob->n || mech->n > HS_MECH_MAXN || !mech->mass || !mech->potential)
+    return -1;
   c = calloc(1, sizeof(*c));
-  if (!c) return -1;
+  if (!c)
+    return -1;
   c->mech         = *mech;
   c->destroy_user = destroy_user;
   c->L            = gsl_matrix_alloc((size_t)mech->n, (size_t)mech->n);

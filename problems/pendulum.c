@@ -99,18 +99,9 @@ static int PendulumQuotient(double a, double b, double *Vbar, double *va, double
   fmm = -k * cos(mid) * S;
   fmD = -0.5 * k * sin(mid) * S1;
   fDD = 0.25 * k * cos(mid) * S2;
-  if (Vbar)
-    *Vbar = f;
-  if (va)
-    *va = 0.5 * fm - fD;
-  if (vb)
-    *vb = 0.5 * fm + fD;
-  if (vaa)
-    *vaa = 0.25 * fmm - fmD + fDD;
-  if (vab)
-    *vab = 0.25 * fmm - fDD;
-  if (vbb)
-    *vbb = 0.25 * fmm + fmD + fDD;
+  HsQuotientStore((const double[6]){f, 0.5 * fm - fD, 0.5 * fm + fD, 0.25 * fmm - fmD + fDD, 0.25 * fmm - fDD,
+                                    0.25 * fmm + fmD + fDD},
+                  Vbar, va, vb, vaa, vab, vbb);
   return 0;
 }
 
@@ -151,12 +142,12 @@ int HsProblemCreatePendulum(HsProblem **prob)
   p->x0[0] = 0, p->x0[1] = 0;
   p->xT[0] = M_PI / 2, p->xT[1] = 0;
   p->xT_fixed[0] = p->xT_fixed[1] = 1;
-  p->update = PendulumUpdate;
+  p->update                       = PendulumUpdate;
   HsProblemAddParam(p, "m", "pendulum mass", &P->m, 1e-12, 1e12);
   HsProblemAddParam(p, "l", "pendulum length", &P->l, 1e-12, 1e12);
   HsProblemAddParam(p, "g", "gravity", &P->g, 0, 1e12);
-  p->default_state_scheme         = "greenspan";
-  p->default_costate_scheme       = "conserving_1dof";
-  *prob                           = p;
+  p->default_state_scheme   = "greenspan";
+  p->default_costate_scheme = "conserving_1dof";
+  *prob                     = p;
   return 0;
 }

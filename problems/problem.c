@@ -76,7 +76,8 @@ int HsProblemCreateByName(const char *name, HsProblem **prob)
 
 int HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min, double max)
 {
-  if (prob->nparams >= HS_MAX_PARAMS) return -1;
+  if (prob->nparams >= HS_MAX_PARAMS)
+    return -1;
   prob->params[prob->nparams++] = (HsParam){name, help, value, min, max};
   return 0;
 }
@@ -85,9 +86,11 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
 {
   for (int i = 0; i < prob->nparams; i++)
     if (!strcmp(prob->params[i].name, name)) {
-      if (!(value >= prob->params[i].min && value <= prob->params[i].max)) return 2;
+      if (!(value >= prob->params[i].min && value <= prob->params[i].max))
+        return 2;
       *prob->params[i].value = value;
-      if (prob->update) prob->update(prob);
+      if (prob->update)
+        prob->update(prob);
       return 0;
     }
   return 1;

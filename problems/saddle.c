@@ -91,8 +91,8 @@ int HsProblemCreateSaddle(HsProblem **prob)
   p->xT[0] = 0, p->xT[1] = 0;
   p->xT_fixed[0] = p->xT_fixed[1] = 1;
   HsProblemAddParam(p, "omega", "growth rate of the saddle (e^{omega t})", &S->omega, 0, 1e6);
-  p->default_state_scheme         = "greenspan";
-  p->default_costate_scheme       = "conserving_1dof";
-  *prob                           = p;
+  p->default_state_scheme   = "greenspan";
+  p->default_costate_scheme = "conserving_1dof";
+  *prob                     = p;
   return 0;
 }

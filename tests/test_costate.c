@@ -70,7 +70,8 @@ static void CheckProblemDerivatives(const HsProblem *P)
   CHECK(err < 1e-8 * (1 + MaxAbs(dim * dim, H)), "%s: Hess E vs FD error %.3e", P->name, err);
   for (i = 0; i < dim; i++)
     v[i] = 0.3 - 0.17 * i;
-  if (!P->E.d3) return; /* mechanical problems: D3 by differences of the checked Hessian */
+  if (!P->E.d3)
+    return; /* mechanical problems: D3 by differences of the checked Hessian */
   P->E.d3(x, v, T, P->ctx);
   for (i = 0; i < dim; i++)
     xp[i] = x[i] + eps * v[i], xm[i] = x[i] - eps * v[i];
@@ -299,47 +300,57 @@ static void CheckForwardEnergyWork(const HsProblem *P)
     CHECK(0, "create %s: %s", P->name, msg);
     return;
   }
-  for (i = 0; i < dim; i++) x[i] = P->x0[i];
+  for (i = 0; i < dim; i++)
+    x[i] = P->x0[i];
   HsDiscEnergy(d, x, &E0);
   for (k = 0; k < N; k++) {
     double t = P->T * (k + 0.5) / N, u[6], BtB[36], y[6];
-    for (c = 0; c < m; c++) u[c] = 20 * sin(1.3 * t + c) * (1 + c);
+    for (c = 0; c < m; c++)
+      u[c] = 20 * sin(1.3 * t + c) * (1 + c);
     /* lambda_p = B (B^T B)^{-1} R u, solved by Gaussian elimination on m x m */
     for (i = 0; i < m; i++) {
       y[i] = 0;
-      for (j = 0; j < m; j++) y[i] += P->R[i * m + j] * u[j];
+      for (j = 0; j < m; j++)
+        y[i] += P->R[i * m + j] * u[j];
       for (j = 0; j < m; j++) {
         BtB[i * m + j] = 0;
-        for (int l = 0; l < n; l++) BtB[i * m + j] += P->B[l * m + i] * P->B[l * m + j];
+        for (int l = 0; l < n; l++)
+          BtB[i * m + j] += P->B[l * m + i] * P->B[l * m + j];
       }
     }
     for (i = 0; i < m; i++)
       for (j = i + 1; j < m; j++) {
         double f = BtB[j * m + i] / BtB[i * m + i];
-        for (int l = i; l < m; l++) BtB[j * m + l] -= f * BtB[i * m + l];
+        for (int l = i; l < m; l++)
+          BtB[j * m + l] -= f * BtB[i * m + l];
         y[j] -= f * y[i];
       }
     for (i = m - 1; i >= 0; i--) {
-      for (j = i + 1; j < m; j++) y[i] -= BtB[i * m + j] * y[j];
+      for (j = i + 1; j < m; j++)
+        y[i] -= BtB[i * m + j] * y[j];
       y[i] /= BtB[i * m + i];
     }
     for (i = 0; i < n; i++) {
       lam[i]     = 0;
       lam[n + i] = 0;
-      for (j = 0; j < m; j++) lam[n + i] += P->B[i * m + j] * y[j];
+      for (j = 0; j < m; j++)
+        lam[n + i] += P->B[i * m + j] * y[j];
     }
-    for (i = 0; i < dim; i++) xn[i] = x[i];
+    for (i = 0; i < dim; i++)
+      xn[i] = x[i];
     for (it = 0; it < 30; it++) {
       HsDiscStateResidual(d, x, xn, lam, F);
-      if (MaxAbs(dim, F) < 1e-14 * (1 + MaxAbs(dim, xn))) break;
+      if (MaxAbs(dim, F) < 1e-14 * (1 + MaxAbs(dim, xn)))
+        break;
       HsDiscStateJacobian(d, x, xn, lam, B1, A, B2);
       for (i = 0; i < dim; i++) /* Gaussian elimination with partial pivoting on A dx = F */
       {
         int p = i;
         for (j = i + 1; j < dim; j++)
-          if (fabs(A[j * dim + i]) > fabs(A[p * dim + i])) p = j;
+          if (fabs(A[j * dim + i]) > fabs(A[p * dim + i]))
+            p = j;
         for (j = 0; j < dim; j++) {
-          double tmp = A[i * dim + j];
+          double tmp     = A[i * dim + j];
           A[i * dim + j] = A[p * dim + j], A[p * dim + j] = tmp;
         }
         {
@@ -348,19 +359,23 @@ static void CheckForwardEnergyWork(const HsProblem *P)
         }
         for (j = i + 1; j < dim; j++) {
           double f = A[j * dim + i] / A[i * dim + i];
-          for (int l = i; l < dim; l++) A[j * dim + l] -= f * A[i * dim + l];
+          for (int l = i; l < dim; l++)
+            A[j * dim + l] -= f * A[i * dim + l];
           F[j] -= f * F[i];
         }
       }
       for (i = dim - 1; i >= 0; i--) {
-        for (j = i + 1; j < dim; j++) F[i] -= A[i * dim + j] * F[j];
+        for (j = i + 1; j < dim; j++)
+          F[i] -= A[i * dim + j] * F[j];
         F[i] /= A[i * dim + i];
       }
-      for (i = 0; i < dim; i++) xn[i] -= F[i];
+      for (i = 0; i < dim; i++)
+        xn[i] -= F[i];
     }
     HsDiscWork(d, x, xn, lam, &w);
     W += w;
-    for (i = 0; i < dim; i++) x[i] = xn[i];
+    for (i = 0; i < dim; i++)
+      x[i] = xn[i];
     HsDiscEnergy(d, x, &E);
     spread = fmax(spread, fabs((E - W) - E0));
   }
@@ -463,7 +478,8 @@ int main(void)
       HsProblem *Q;
       CHECK(HsProblemCreateByName(mech[q], &Q) == 0, "create %s", mech[q]);
       CheckProblemDerivatives(Q);
-      for (int c = 0; c < 3; c++) CheckJacobians(Q, "gonzalez", cs_all[c], 1);
+      for (int c = 0; c < 3; c++)
+        CheckJacobians(Q, "gonzalez", cs_all[c], 1);
       CheckJacobians(Q, "midpoint", "kkt", 1);
       CheckForwardEnergyWork(Q);
       HsProblemDestroy(&Q);
