@@ -71,7 +71,8 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_spread", r->H_spread, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   if (s->bvp_type == HS_BVP_SHOOTING)
-    JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen, 0);
+    JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen > 0 ? s->shoot.max_growth_seen : NAN,
+            0); /* null: not computed */
   {
     /* diagnosis: why a shooting solve failed (JSON string; quotes and backslashes cannot occur in it) */
     fprintf(f, "  \"diagnosis\": \"%s\",\n", s->shoot.fail_msg);

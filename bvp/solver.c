@@ -417,9 +417,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
 {
   PetscFunctionBeginUser;
   PetscCall(HsSolverSetUp(s));
-  s->t_start              = MPI_Wtime();
-  s->shoot.fail_msg[0]    = 0;
-  s->shoot.growth_failure = PETSC_FALSE;
+  s->t_start               = MPI_Wtime();
+  s->shoot.fail_msg[0]     = 0;
+  s->shoot.growth_failure  = PETSC_FALSE;
+  s->shoot.max_growth_seen = 0;
   if (s->bvp_type == HS_BVP_TRANSCRIPTION)
     PetscCall(HsTranscriptionInitialGuess(s, s->X));
   else {
@@ -559,8 +560,11 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   if (s->bvp_type == HS_BVP_SHOOTING) {
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n", r->ksp_iterations));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
-                                     (double)s->shoot.max_growth_seen));
+    if (s->shoot.max_growth_seen > 0)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
+                                       (double)s->shoot.max_growth_seen));
+    else /* no Jacobian was needed (the initial guess was already a root) */
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth not computed (no Jacobian was needed)\n"));
   }
   if (s->shoot.fail_msg[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", s->shoot.fail_msg));
