@@ -563,8 +563,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     if (s->shoot.max_growth_seen > 0)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
                                        (double)s->shoot.max_growth_seen));
-    else /* no Jacobian was needed (the initial guess was already a root) */
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth not computed (no Jacobian was needed)\n"));
+    else /* no Jacobian evaluated: a root at the start, or the first march failed */
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth not computed (no Jacobian was evaluated)\n"));
   }
   if (s->shoot.fail_msg[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", s->shoot.fail_msg));
