@@ -40,6 +40,9 @@ PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol);
 PetscErrorCode HsSolverSetBVPType(HsSolver s, const char *type);
 /** Number of shooting segments M, 1 <= M <= N (-hs_shoot_segments). */
 PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M);
+/** With warm, a solve after the first starts from the previous solution
+ *  instead of the default initial guess (continuation). */
+PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);
 /** Suppresses the per-iteration progress lines (-quiet). */
 PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet);
 PetscErrorCode HsSolverSetFromOptions(HsSolver s);

@@ -46,7 +46,7 @@ struct _p_HsSolver {
   char       state_scheme[64], costate_scheme[64];
   PetscReal  dg_tol;
   PetscReal  roundoff; /* -hs_snes_roundoff */
-  PetscBool  quiet, setup, solved;
+  PetscBool  quiet, setup, solved, keep_guess;
   HsDisc    *disc; /* one per rank: serial step residuals of costate/ */
   DM         da;
   SNES       snes;

@@ -36,6 +36,9 @@ static const char help[] =
     "  -hs_step_stol S        per-step Newton stops when its update is below S (1+|y|) (1e-12)\n"
     "  -hs_step_max_it K      per-step Newton iterations (25)\n"
     "  -hs_snes_roundoff C    Newton also stops at |F| <= C eps max(1,|X|) sqrt(n), the round-off level (100)\n"
+    "  -hs_continue NAME -hs_continue_from A [-hs_continue_steps K]\n"
+    "                         continuation: solve at NAME = A + (B-A) j/K, j < K, each from the last solution,\n"
+    "                           then at the problem's value B (default K = 10)\n"
     "  -o DIR                 write DIR/summary.json and DIR/trajectory.csv (atomically)\n"
     "  -quiet                 no per-iteration progress lines\n"
     "  PETSc options pass through: -snes_monitor -snes_rtol -snes_test_jacobian -snes_mf_operator -ksp_type\n"
@@ -100,6 +103,51 @@ static PetscErrorCode ApplyProblemParams(HsProblem *prob)
   PetscFunctionReturn(0);
 }
 
+/* -hs_continue NAME -hs_continue_from A -hs_continue_steps K: solve at the
+ * problem parameter values A + (B - A) j / K, j = 0..K-1 (B its value from the
+ * problem or -p_NAME), each from the previous solution; the solve at B that
+ * follows is then warm-started too (DESIGN.md section 3, initial guesses). */
+static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
+{
+  char      name[64];
+  PetscBool set, fset;
+  PetscReal from = 0, target = 0;
+  PetscInt  steps = 10, ip = -1;
+  HsResults r;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_continue", name, sizeof name, &set));
+  if (!set)
+    PetscFunctionReturn(0);
+  for (int i = 0; i < prob->nparams; i++)
+    if (!strcmp(prob->params[i].name, name))
+      ip = i;
+  PetscCheck(ip >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_continue %s: '%s' has no parameter of that name",
+             name, prob->name);
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-hs_continue_from", &from, &fset));
+  PetscCheck(fset, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_continue needs -hs_continue_from VALUE");
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-hs_continue_steps", &steps, NULL));
+  PetscCheck(steps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_continue_steps %" PetscInt_FMT " must be >= 1", steps);
+  target = *prob->params[ip].value;
+  PetscCall(HsSolverSetWarmStart(solver, PETSC_TRUE));
+  for (PetscInt j = 0; j < steps; j++) {
+    PetscReal v = from + (target - from) * (PetscReal)j / (PetscReal)steps;
+    PetscCheck(HsProblemSetParam(prob, name, (double)v) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_continue: %s = %g is outside [%g, %g]", name, (double)v, prob->params[ip].min,
+               prob->params[ip].max);
+    PetscCall(HsSolverSolve(solver));
+    PetscCall(HsSolverGetResults(solver, &r));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "continuation %s = %-10.6g %s after %" PetscInt_FMT " Newton iterations\n",
+                          name, (double)v, r.converged ? "converged" : "NOT converged", r.newton_iterations));
+    PetscCheck(r.converged, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
+               "continuation in %s stopped at %g (%s): use more -hs_continue_steps", name, (double)v,
+               SNESConvergedReasons[r.reason]);
+  }
+  PetscCheck(HsProblemSetParam(prob, name, (double)target) == 0, PETSC_COMM_WORLD, PETSC_ERR_LIB, "restore %s", name);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Run(int *converged)
 {
   char       name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
@@ -129,6 +177,7 @@ static PetscErrorCode Run(int *converged)
     HsProblemDestroy(&prob);
     PetscFunctionReturn(0);
   }
+  PetscCall(Continuation(prob, solver));
   PetscCall(HsSolverSolve(solver));
   PetscCall(HsSolverGetResults(solver, &res));
   PetscCall(HsSolverView(solver, NULL));

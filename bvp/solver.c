@@ -129,6 +129,13 @@ PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm)
+{
+  PetscFunctionBeginUser;
+  s->keep_guess = warm;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet)
 {
   PetscFunctionBeginUser;
@@ -421,7 +428,18 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->shoot.fail_msg[0]     = 0;
   s->shoot.growth_failure  = PETSC_FALSE;
   s->shoot.max_growth_seen = 0;
-  if (s->bvp_type == HS_BVP_TRANSCRIPTION)
+  if (s->solved) {
+    /* the problem's parameters may have changed since the last solve (continuation):
+     * rebuild the serial discretization, whose set-up reads B and R */
+    char msg[256];
+    int  st;
+    HsDiscDestroy(&s->disc);
+    st = HsDiscCreate(s->prob, s->state_scheme, s->costate_scheme, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
+    PetscCheck(st == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  }
+  if (s->keep_guess && s->solved) {
+    /* warm start: the previous solution is the initial guess (continuation) */
+  } else if (s->bvp_type == HS_BVP_TRANSCRIPTION)
     PetscCall(HsTranscriptionInitialGuess(s, s->X));
   else {
     PetscCall(HsShootInitialGuess(s, s->X));

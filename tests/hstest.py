@@ -429,7 +429,25 @@ def t_saddle_lq():
             check(s["converged"] and rel <= (w * h) ** 2, "saddle omega=%g: J = %.12g vs %g" % (w, s["J"], w ** 3))
 
 
-TESTS = {"saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+def t_continuation():
+    """-hs_continue: continuation in a problem parameter from a warm start reaches the same solution
+    as the direct solve (pendulum: g from 0 to 9.81; transcription and shooting, 2 ranks); bad
+    continuation options are errors."""
+    base, _, _ = run(["-problem", "pendulum"])
+    for extra in ([], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"]):
+        s, out, _ = run(["-problem", "pendulum", "-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "4"] + extra,
+                        ranks=2)
+        steps = re.findall(r"continuation g = (\S+)\s+converged", out)
+        rel = abs(s["J"] - base["J"]) / base["J"] if s else 1
+        print("continuation %s: steps at g = %s, then 9.81: J rel diff %.1e" % (" ".join(extra) or "transcription", steps, rel))
+        check(len(steps) == 4 and s and s["converged"] and rel < 1e-10, "continuation %s: %s" % (extra, out[-400:]))
+    for args, word in ((["-hs_continue", "gg", "-hs_continue_from", "0"], "gg"), (["-hs_continue", "g"], "hs_continue_from"),
+                       (["-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "0"], "hs_continue_steps")):
+        _, out, _ = run(args, expect_rc=1)
+        check("hamshoot: error:" in out and word in out, "%s: %s" % (args, out[-300:]))
+
+
+TESTS = {"continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 
