@@ -22,6 +22,9 @@ typedef struct {
   PetscReal       *growth;  /* per local segment: max |sensitivity| */
   PetscBool       *marched; /* per local segment: last march succeeded (warm start) */
   PetscReal       *blk, *S, *res, *end_send, *end_recv, *end_local, *znext;
+  PetscReal       *jblk;  /* per local segment: Jacobian blocks B1, B2p, B2c (dim x 2dim each) */
+  PetscReal       *vprev; /* matrix-free product: v_{s0-1} from the previous rank */
+  PetscBool        mf;    /* -hs_shoot_mf */
   gsl_matrix      *A, *A1;
   gsl_permutation *perm, *perm1;
   gsl_vector      *rhs, *sol;
@@ -66,6 +69,7 @@ PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt 
                                    PetscInt n_next, PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev,
                                    PetscReal *from_next);
 PetscErrorCode HsShootDestroy(HsSolver s);
+PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J);
 PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsShootPackNodes(HsSolver s);
 PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx);

@@ -96,6 +96,7 @@ PetscErrorCode HsShootSetUp(HsSolver s)
    * sensitivities of x_{k_s+1} and the end data (x_{b-1}, lambda_{b-1/2}, x_b) */
   PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * w, &sh->sens, nloc + 1, &sh->traj_off));
   PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
+  PetscCall(PetscCalloc2(nloc * 3 * dim * w + 1, &sh->jblk, w, &sh->vprev));
   sh->traj_off[0] = 0;
   for (i = 0; i < nloc; i++)
     sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
@@ -118,6 +119,12 @@ PetscErrorCode HsShootSetUp(HsSolver s)
       MatCreateAIJ(s->comm, nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE, 3 * w, NULL, 2 * w, NULL, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(SNESSetFunction(s->snes, s->F, HsShootFormFunction, s));
+  if (sh->mf) {
+    /* matrix-free: the exact product from the stored blocks; no global matrix
+     * (the outer Krylov method then runs unpreconditioned unless -pc_type says otherwise) */
+    PetscCall(MatDestroy(&s->Jac));
+    PetscCall(HsShootCreateMFOperator(s, &s->Jac));
+  }
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
   /* node-layout vector for diagnostics and output: local nodes k_{s0}..k_{s1}-1 (+ N on the last owner) */
   {
@@ -136,6 +143,7 @@ PetscErrorCode HsShootDestroy(HsSolver s)
   PetscCall(PetscFree(sh->seg_range));
   PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
   PetscCall(PetscFree2(sh->growth, sh->marched));
+  PetscCall(PetscFree2(sh->jblk, sh->vprev));
   PetscCall(PetscFree3(sh->blk, sh->S, sh->res));
   PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
   if (sh->A)
@@ -596,26 +604,21 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   PetscCall(ExchangeNeighbors(s, z, PETSC_TRUE));
   PetscCall(PetscLogEventBegin(HS_EVENT_ASSEMBLY, 0, 0, 0, 0));
-  PetscCall(MatZeroEntries(Pm));
-  PetscCall(PetscMalloc4(dim * w, &V, 8 * dd, &Bk, w, &ri, w, &ci));
+  /* The Jacobian's blocks per local segment, kept in sh->jblk (row block s):
+   *   B1  = d x_{k_{s+1}} / dz_s = S(x_b)          (and -[I 0] on z_{s+1}, implicit)
+   *   B2p = d C_{k_s} / dz_{s-1}, B2c = d C_{k_s} / dz_s   ([I 0] and 0 for s = 0)
+   * They are inserted into an assembled matrix, or applied by the matrix-free shell. */
+  PetscCall(PetscMalloc1(8 * dd, &Bk));
   for (PetscInt t = sh->s0; t < sh->s1; t++) {
     const PetscScalar *zt = z + (t - sh->s0) * w;
     const PetscReal   *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * w;
-    PetscInt           row = t * w;
-    /* first half: d x_{k_{s+1}} / dz_s = S(x_b) of this segment, and -[I 0] on z_{s+1} */
-    PetscCall(AddBlock(Pm, row, t * w, dim, w, Sown + 3 * dim * w, ri, ci));
-    if (t < sh->M - 1) {
-      PetscCall(PetscArrayzero(V, dim * w));
+    PetscReal         *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w;
+    PetscCall(PetscArraycpy(B1, Sown + 3 * dim * w, dim * w));
+    PetscCall(PetscArrayzero(B2p, 2 * dim * w));
+    if (t == 0) { /* initial condition */
       for (i = 0; i < dim; i++)
-        V[i * w + i] = -1;
-      PetscCall(AddBlock(Pm, row, (t + 1) * w, dim, w, V, ri, ci));
-    }
-    if (t == 0) { /* second half: initial condition, [I 0] */
-      PetscCall(PetscArrayzero(V, dim * w));
-      for (i = 0; i < dim; i++)
-        V[i * w + i] = 1;
-      PetscCall(AddBlock(Pm, row + dim, 0, dim, w, V, ri, ci));
-    } else { /* second half: costate equation at k_s across the boundary */
+        B2c[i * w + i] = 1;
+    } else { /* costate equation at k_s across the boundary */
       const PetscReal *e, *Se;
       int              st;
       PetscCall(PrevEnd(s, t, PETSC_TRUE, sh->end_local, &e));
@@ -624,22 +627,37 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
                                  Bk + 4 * dd);
       PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed",
                  sh->knots[t]);
-      /* d/dz_{s-1} = Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
-      PetscCall(PetscArrayzero(V, dim * w));
-      MatMulAdd((int)dim, (int)w, Bk, Se, V);
-      MatMulAdd((int)dim, (int)w, Bk + 3 * dd, Se + dim * w, V);
-      PetscCall(AddBlock(Pm, row + dim, (t - 1) * w, dim, w, V, ri, ci));
-      /* d/dz_s = [Cx0  Clp] + Cxp S(x_{k_s+1}) */
-      PetscCall(PetscArrayzero(V, dim * w));
-      for (i = 0; i < dim; i++)
+      MatMulAdd((int)dim, (int)w, Bk, Se, B2p); /* Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
+      MatMulAdd((int)dim, (int)w, Bk + 3 * dd, Se + dim * w, B2p);
+      for (i = 0; i < dim; i++) /* [Cx0  Clp] + Cxp S(x_{k_s+1}) */
         for (c = 0; c < dim; c++)
-          V[i * w + c] = Bk[dd + i * dim + c], V[i * w + dim + c] = Bk[4 * dd + i * dim + c];
-      MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sown, V);
-      PetscCall(AddBlock(Pm, row + dim, t * w, dim, w, V, ri, ci));
+          B2c[i * w + c] = Bk[dd + i * dim + c], B2c[i * w + dim + c] = Bk[4 * dd + i * dim + c];
+      MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sown, B2c);
     }
   }
-  PetscCall(PetscFree4(V, Bk, ri, ci));
+  PetscCall(PetscFree(Bk));
   PetscCall(VecRestoreArrayRead(X, &z));
+  {
+    PetscBool shell;
+    PetscCall(PetscObjectTypeCompare((PetscObject)Pm, MATSHELL, &shell));
+    if (!shell) {
+      PetscCall(MatZeroEntries(Pm));
+      PetscCall(PetscMalloc3(dim * w, &V, w, &ri, w, &ci));
+      PetscCall(PetscArrayzero(V, dim * w));
+      for (i = 0; i < dim; i++)
+        V[i * w + i] = -1;
+      for (PetscInt t = sh->s0; t < sh->s1; t++) {
+        const PetscReal *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w;
+        PetscCall(AddBlock(Pm, t * w, t * w, dim, w, B1, ri, ci));
+        if (t < sh->M - 1)
+          PetscCall(AddBlock(Pm, t * w, (t + 1) * w, dim, w, V, ri, ci));
+        if (t > 0)
+          PetscCall(AddBlock(Pm, t * w + dim, (t - 1) * w, dim, w, B1 + dim * w, ri, ci));
+        PetscCall(AddBlock(Pm, t * w + dim, t * w, dim, w, B1 + 2 * dim * w, ri, ci));
+      }
+      PetscCall(PetscFree3(V, ri, ci));
+    }
+  }
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
   if (Jm != Pm) {
@@ -647,6 +665,61 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
   }
   PetscCall(PetscLogEventEnd(HS_EVENT_ASSEMBLY, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* Matrix-free product y = J v with the blocks of the last Jacobian evaluation
+ * (-hs_shoot_mf): exact, no global matrix. Needs v_{s0-1} from the previous
+ * rank and the x-part of v_{s1} from the next one. */
+static PetscErrorCode ShootMatMult(Mat J, Vec v, Vec y)
+{
+  HsSolver           s;
+  HsShoot           *sh;
+  PetscInt           dim, w;
+  const PetscScalar *va;
+  PetscScalar       *ya;
+  PetscMPIInt        size, prev, next;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(J, &s));
+  sh = &s->shoot, dim = 2 * s->prob->n, w = 2 * dim;
+  PetscCall(VecGetArrayRead(v, &va));
+  PetscCall(VecGetArray(y, &ya));
+  if (sh->s1 > sh->s0) {
+    PetscCallMPI(MPI_Comm_size(s->comm, &size));
+    prev = sh->s0 > 0 ? SegmentOwner(sh, sh->s0 - 1, size) : MPI_PROC_NULL;
+    next = sh->s1 < sh->M ? SegmentOwner(sh, sh->s1, size) : MPI_PROC_NULL;
+    PetscCall(
+        HsExchangeNeighbors(s->comm, prev, next, va + (sh->s1 - sh->s0 - 1) * w, w, sh->vprev, va, dim, sh->znext));
+  }
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    const PetscReal   *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w;
+    const PetscScalar *vt = va + (t - sh->s0) * w, *vp = t == sh->s0 ? sh->vprev : vt - w;
+    const PetscScalar *vn = t + 1 < sh->s1 ? vt + w : sh->znext;
+    PetscScalar       *yt = ya + (t - sh->s0) * w;
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscScalar a = (t < sh->M - 1) ? -vn[i] : 0, b = 0;
+      for (PetscInt c = 0; c < w; c++) {
+        a += B1[i * w + c] * vt[c];
+        b += B2c[i * w + c] * vt[c] + (t > 0 ? B2p[i * w + c] * vp[c] : 0);
+      }
+      yt[i] = a, yt[dim + i] = b;
+    }
+  }
+  PetscCall(VecRestoreArrayRead(v, &va));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscFunctionReturn(0);
+}
+
+/* The matrix-free Jacobian shell (-hs_shoot_mf); same layout as the assembled matrix. */
+PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J)
+{
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(s->X, &n));
+  PetscCall(MatCreateShell(s->comm, n, n, PETSC_DETERMINE, PETSC_DETERMINE, s, J));
+  PetscCall(MatShellSetOperation(*J, MATOP_MULT, (void (*)(void))ShootMatMult));
   PetscFunctionReturn(0);
 }
 

@@ -235,6 +235,9 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                         inits, 2, &ini));
       s->shoot.rankblock = (PetscBool)k, s->shoot.init_transcription = (PetscBool)ini;
     }
+    PetscCall(PetscOptionsBool(
+        "-hs_shoot_mf", "shooting: apply the exact Jacobian matrix-free (no global matrix; unpreconditioned GMRES)", "",
+        s->shoot.mf, &s->shoot.mf, NULL));
     PetscCall(PetscOptionsReal(
         "-hs_shoot_max_growth",
         "largest sensitivity growth within a segment before the solve stops and asks for more segments", "", mg, &mg,
@@ -324,7 +327,12 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(SNESSetConvergenceTest(s->snes, Converged, s, NULL));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPGetPC(ksp, &pc));
-  if (s->bvp_type == HS_BVP_SHOOTING && s->shoot.rankblock) {
+  if (s->bvp_type == HS_BVP_SHOOTING && s->shoot.mf) {
+    PetscCall(KSPSetType(ksp, KSPGMRES));
+    PetscCall(KSPGMRESSetRestart(ksp, 200));
+    PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, 10000));
+    PetscCall(PCSetType(pc, PCNONE));
+  } else if (s->bvp_type == HS_BVP_SHOOTING && s->shoot.rankblock) {
     /* Krylov with the rank-block preconditioner: an exact (MUMPS) LU of each
      * rank's contiguous block of segments. The blocks are coupled only across
      * the P-1 rank boundaries, through 2 dim unknowns each, so the

@@ -407,6 +407,16 @@ def t_krylov():
         print("%-9s matrix-free operator, 2 ranks: converged %s, %s Newton, %s GMRES iterations"
               % (prob, s and s["converged"], s and s["newton_iterations"], s and s["ksp_iterations"]))
         check(ok, "%s -snes_mf_operator: %s" % (prob, s and (s["snes_reason"], s["J"], base["J"])))
+    # exact matrix-free operator (-hs_shoot_mf): the stored Jacobian blocks applied without a global
+    # matrix; Newton must take the same number of iterations as with the assembled Jacobian
+    for P in (1, 2, 4):
+        a, _, _ = run(["-problem", "kepler", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "8"], ranks=P)
+        s, _, _ = run(["-problem", "kepler", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "8", "-hs_shoot_mf"], ranks=P)
+        ok = a and s and s["converged"] and s["newton_iterations"] == a["newton_iterations"] and abs(s["J"] - a["J"]) < 1e-10 * abs(a["J"])
+        print("kepler -hs_shoot_mf, %d ranks: %s Newton (assembled: %s), %s GMRES iterations, J rel %.1e"
+              % (P, s and s["newton_iterations"], a and a["newton_iterations"], s and s["ksp_iterations"],
+                 abs(s["J"] - a["J"]) / abs(a["J"]) if ok else float("nan")))
+        check(ok, "-hs_shoot_mf on %d ranks" % P)
     # profiling: -log_view shows the shooting events next to PETSc's linear solve
     _, out, _ = run(["-problem", "pendulum", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4", "-log_view"], ranks=2)
     for ev in ("HsShootMarch", "HsShootSens", "HsShootAssembly", "KSPSolve", "SNESSolve"):
