@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../problems/hsmechanical.h"
 #include "hsbvp.h"
 
 static const char help[] =
@@ -31,7 +32,7 @@ static const char help[] =
     "  -hs_shoot_ksp K        direct (default: MUMPS LU) | rankblock (GMRES + exact LU per rank;\n"
     "                           at most 4n(P-1)+1 iterations per Newton step, independent of M and N)\n"
     "  -hs_shoot_mf           shooting: exact Jacobian applied matrix-free, unpreconditioned GMRES\n"
-  "  -hs_shoot_init I       linear (default: boundary states interpolated, lambda = 0) | transcription\n"
+    "  -hs_shoot_init I       linear (default: boundary states interpolated, lambda = 0) | transcription\n"
     "  -hs_shoot_max_growth G largest sensitivity growth in a segment before asking for more segments (1e8)\n"
     "  -hs_step_atol A        per-step (local) Newton tolerance, relative to 1+|y| (1e-14)\n"
     "  -hs_step_stol S        per-step Newton stops when its update is below S (1+|y|) (1e-12)\n"
@@ -162,10 +163,16 @@ static PetscErrorCode Run(int *converged)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-problem", name, sizeof name, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof out, &has_out));
   PetscCheck(!has_out || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
-  st = HsProblemCreateByName(name, &prob);
-  PetscCheck(st != 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "unknown problem '%s' (-problem: %s; problem files come in a later version)", name, HsProblemListNames());
-  PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_MEM, "cannot create problem '%s'", name);
+  if (strstr(name, ".ocp") || strchr(name, '/')) { /* a problem file */
+    char msg[1024];
+    st = HsProblemCreateFromFile(name, &prob, msg, sizeof msg);
+    PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%s", msg);
+  } else {
+    st = HsProblemCreateByName(name, &prob);
+    PetscCheck(st != 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "unknown problem '%s' (-problem: %s, or a problem file NAME.ocp)", name, HsProblemListNames());
+    PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_MEM, "cannot create problem '%s'", name);
+  }
   PetscCall(ApplyProblemParams(prob));
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
   PetscCall(HsSolverSetProblem(solver, prob));

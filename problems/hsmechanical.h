@@ -25,6 +25,13 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
 /** The context given in HsMechanical.ctx, or NULL if prob is not mechanical. */
 void *HsProblemGetMechanicalContext(const HsProblem *prob);
 
+/** The same, from the problem's ctx pointer as the E/ell callbacks receive it. */
+void *HsMechanicalUserContext(void *prob_ctx);
+
+/** Reads a problem file (.ocp, docs/problem-format.md). Returns 0; 2 with a
+ *  message "file:line:column: what is wrong" in msg; < 0 on allocation failure. */
+int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen);
+
 int HsProblemCreateCrane(HsProblem **prob);
 int HsProblemCreateManipulator3(HsProblem **prob);
 

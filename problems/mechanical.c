@@ -167,3 +167,5 @@ void *HsProblemGetMechanicalContext(const HsProblem *prob)
 {
   return prob->destroy_ctx == MechDestroy ? ((MechCtx *)prob->ctx)->mech.ctx : NULL;
 }
+
+void *HsMechanicalUserContext(void *prob_ctx) { return ((MechCtx *)prob_ctx)->mech.ctx; }
