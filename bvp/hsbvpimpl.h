@@ -48,7 +48,9 @@ struct _p_HsSolver {
   PetscInt   N;
   char       state_scheme[64], costate_scheme[64];
   PetscReal  dg_tol;
-  PetscReal  roundoff; /* -hs_snes_roundoff */
+  PetscReal  roundoff;           /* -hs_snes_roundoff */
+  PetscReal  fnorm0, fnorm_prev; /* Newton history for the noise-floor test */
+  PetscInt   stalls;
   PetscBool  quiet, setup, solved, keep_guess;
   HsDisc    *disc; /* one per rank: serial step residuals of costate/ */
   DM         da;

@@ -288,13 +288,25 @@ static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscRe
 
   PetscFunctionBeginUser;
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
-  if (*reason != SNES_CONVERGED_ITERATING || it == 0)
+  if (it == 0)
+    s->fnorm0 = fnorm, s->stalls = 0;
+  if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
+    s->fnorm_prev = fnorm;
     PetscFunctionReturn(0);
+  }
   PetscCall(SNESGetSolution(snes, &X));
   PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
   PetscCall(VecGetSize(X, &n));
   if (fnorm <= s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n))
     *reason = SNES_CONVERGED_FNORM_ABS;
+  /* Noise floor: Newton converges quadratically until the residual's own
+   * evaluation error (divided differences, problem-file expressions) is
+   * reached; once ||F|| <= 1e-8 ||F_0|| stops halving twice in a row, further
+   * steps only stir round-off. */
+  s->stalls = (fnorm <= 1e-8 * PetscMax(1, s->fnorm0) && fnorm > 0.5 * s->fnorm_prev) ? s->stalls + 1 : 0;
+  if (s->stalls >= 2)
+    *reason = SNES_CONVERGED_FNORM_ABS;
+  s->fnorm_prev = fnorm;
   PetscFunctionReturn(0);
 }
 

@@ -33,6 +33,8 @@ typedef struct {
   void  *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
   void  *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
   void  *ell, *dell[2 * OCP_MAXN], *d2ell[4 * OCP_MAXN * OCP_MAXN];
+  void  *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
+  int    ncf[4];
   char  *texts[64]; /* owned copies of parameter names */
   int    ntexts;
 } Ocp;
@@ -131,12 +133,19 @@ static int OcpEllHess(const double *x, double *H, void *ctx)
   return 0;
 }
 
+/* After a parameter change: B, R, x0, xT and (1 DOF) the constant mass again. */
 static void OcpUpdate(HsProblem *p)
 {
-  Ocp   *o = HsProblemGetMechanicalContext(p);
-  double M0;
-  OcpMass(p->x0, &M0, NULL, NULL, o);
-  p->sep.mass = M0;
+  Ocp    *o     = HsProblemGetMechanicalContext(p);
+  double *dst[] = {p->B, p->R, p->x0, p->xT};
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < o->ncf[a]; i++)
+      dst[a][i] = Eval(o, o->cf[a][i]);
+  if (p->sep.available) {
+    double M0;
+    OcpMass(p->x0, &M0, NULL, NULL, o);
+    p->sep.mass = M0;
+  }
 }
 
 static void OcpDestroy(void *ctx)
@@ -238,8 +247,9 @@ static int SplitList(char *t, char **items, int *cols, int base_col, int max)
       return -1;
     if (c)
       *c = 0;
-    cols[k]    = base_col + (int)(p - t);
-    items[k++] = Trim(p);
+    items[k] = Trim(p);
+    cols[k]  = base_col + (int)(items[k] - t);
+    k++;
     if (!c)
       break;
     p = c + 1;
@@ -247,7 +257,8 @@ static int SplitList(char *t, char **items, int *cols, int base_col, int max)
   return k;
 }
 
-static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v)
+/* A constant expression (parameters only); the evaluator is returned in keep if not NULL. */
+static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v, void **keep)
 {
   void *f;
   int   r = MakeExpr(s, o, text, col, what, 0, &f);
@@ -264,7 +275,10 @@ static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, d
       }
   }
   *v = Eval(o, f);
-  evaluator_destroy(f);
+  if (keep)
+    *keep = f;
+  else
+    evaluator_destroy(f);
   if (!isfinite(*v))
     return Fail(s, col, "%s: '%s' is not a finite number", what, text);
   return 0;
@@ -333,7 +347,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       }
       SplitList(val, items, c, vcol, 1);
       /* a parameter may use earlier parameters; its own slot is named only afterwards */
-      ret = Number(&s, o, items[0], vcol, pn, &o->values[2 * OCP_MAXN + o->npar]);
+      ret = Number(&s, o, items[0], vcol, pn, &o->values[2 * OCP_MAXN + o->npar], NULL);
       if (ret)
         break;
       o->texts[o->ntexts++]            = strdup(pn);
@@ -369,9 +383,13 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       if (ret)
         break;
       o->n = n;
-    } else if (!strcmp(key, "controls"))
-      m = atoi(val), lines[0] = s.line, cols[0] = vcol;
-    else if (!strcmp(key, "mass")) {
+    } else if (!strcmp(key, "controls")) {
+      char *end;
+      long  v = strtol(val, &end, 10);
+      if (*Trim(end) || v < 1 || v > OCP_MAXN)
+        ret = Fail(&s, vcol, "controls: expected an integer from 1 to %d, got '%s'", OCP_MAXN, val);
+      m = (int)v;
+    } else if (!strcmp(key, "mass")) {
       char *items[OCP_MAXN * OCP_MAXN];
       int   c[OCP_MAXN * OCP_MAXN];
       char *copy = strdup(val);
@@ -393,7 +411,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     else if (!strcmp(key, "running_cost"))
       KEEP(ell_text, 7);
     else if (!strcmp(key, "T")) {
-      ret = Number(&s, o, val, vcol, "T", &T);
+      ret = Number(&s, o, val, vcol, "T", &T, NULL);
       if (!ret && !(T > 0))
         ret = Fail(&s, vcol, "T: the horizon must be positive, got %g", T);
     } else if (!strcmp(key, "N")) {
@@ -496,7 +514,8 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
           ret = Fail(&s, c[i], "xT: free terminal components are not supported by this version");
           break;
         }
-        ret = Number(&s, o, items[i], c[i], lists[a].what, &lists[a].dst[i]);
+        ret       = Number(&s, o, items[i], c[i], lists[a].what, &lists[a].dst[i], &o->cf[a][i]);
+        o->ncf[a] = i + 1;
       }
     }
   }
@@ -508,9 +527,10 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       o = NULL; /* owned by the problem now */
   }
   if (!ret) {
-    Ocp *oc = HsProblemGetMechanicalContext(p);
-    p->T    = T;
-    p->N    = N > 0 ? N : 20;
+    Ocp *oc   = HsProblemGetMechanicalContext(p);
+    p->T      = T;
+    p->N      = N > 0 ? N : 20;
+    p->update = OcpUpdate;
     for (int i = 0; i < 2 * n; i++)
       p->xT_fixed[i] = 1;
     for (int i = 0; i < oc->npar; i++)

@@ -457,7 +457,58 @@ def t_continuation():
         check("hamshoot: error:" in out and word in out, "%s: %s" % (args, out[-300:]))
 
 
-TESTS = {"continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+def t_ocp_errors():
+    """problem files: each defect gives exit 1 and a message 'file:line:column: ...' naming it;
+    a good file solves like the built-in problem; -p_NAME works for file parameters."""
+    good = """problem: pend
+param m: 1
+param l: 1
+param g: 9.81
+coordinates: q
+controls: 1
+mass: m*l^2
+potential: -m*g*l*sin(q)
+B: 1
+R: 1
+T: 3
+N: 20
+x0: 0, 0
+xT: pi/2, 0
+"""
+    cases = [("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(qq)", ":8:12:", "unknown symbol 'qq'"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q", ":8:12:", "cannot parse"),
+             ("mass: m*l^2", "mass: m*l^2, 1", ":7:7:", "n*n = 1"),
+             ("x0: 0, 0", "x0: 0", ":13:5:", "expected 2 entries"),
+             ("B: 1", "B: q", ":9:4:", "depends on the coordinate"),
+             ("mass: m*l^2", "mass: -1", ":7:7:", "not positive definite"),
+             ("controls: 1", "controls: one", ":6:11:", "controls"),
+             ("T: 3", "T: -3", ":11:4:", "positive"),
+             ("N: 20", "N: 1", ":12:4:", "N:"),
+             ("R: 1", "R: 1\nspeed: 3", ":11:1:", "unknown key 'speed'"),
+             ("R: 1", "R 1", ":10:1:", "expected 'key: value'"),
+             ("xT: pi/2, 0", "xT: pi/2, *", ":14:11:", "free terminal"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)*p_q", ":8:12:", "momenta are not allowed")]
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "good.ocp")
+        open(f, "w").write(good)
+        s, _, _ = run(["-problem", f])
+        c, _, _ = run(["-problem", "pendulum"])
+        check(s and c and abs(s["J"] - c["J"]) < 1e-10 * c["J"], "file pendulum differs from the built-in one")
+        s2, _, _ = run(["-problem", f, "-p_g", "1.62"])
+        c2, _, _ = run(["-problem", "pendulum", "-p_g", "1.62"])
+        check(s2 and c2 and abs(s2["J"] - c2["J"]) < 1e-10 * c2["J"] and abs(s2["J"] - s["J"]) > 1, "-p_g on a file problem")
+        for old, new, where, word in cases:
+            bad = os.path.join(d, "bad.ocp")
+            open(bad, "w").write(good.replace(old, new))
+            _, out, rc = run(["-problem", bad], expect_rc=1)
+            ok = ("bad.ocp" + where) in out and word in out
+            print("%-42s -> %s" % (new.replace("\n", " | "), out.strip().splitlines()[-1] if out.strip() else ""))
+            check(ok, "%r: message lacks %r / %r: %s" % (new, where, word, out[-300:]))
+        _, out, _ = run(["-problem", os.path.join(d, "missing.ocp")], expect_rc=1)
+        check("cannot open" in out, "missing file: " + out[-200:])
+
+
+TESTS = {"ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 

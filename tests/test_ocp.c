@@ -1,0 +1,85 @@
+/* Problem files against the built-in C problems: E, grad E and Hess E at
+ * non-trivial states agree to round-off (the file's derivatives are symbolic,
+ * the C problems' hand-derived), and B, R, x0, xT, T agree exactly; a
+ * parameter set by name updates the derived data (B of the crane). */
+#include "../problems/hsmechanical.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int npass, nfail;
+#define CHECK(cond, ...) \
+  do { \
+    if (cond) npass++; \
+    else { \
+      nfail++; \
+      printf("FAIL line %d: ", __LINE__); \
+      printf(__VA_ARGS__); \
+      printf("\n"); \
+    } \
+  } while (0)
+
+static double RelDiff(int k, const double *a, const double *b)
+{
+  double d = 0, s = 1e-300;
+  for (int i = 0; i < k; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(a[i]));
+  return d / s;
+}
+
+static void Compare(const char *name, const char *file)
+{
+  HsProblem *C, *F;
+  char       msg[1024];
+  int        st = HsProblemCreateFromFile(file, &F, msg, sizeof msg);
+
+  CHECK(st == 0, "%s: %s", file, msg);
+  if (st) return;
+  HsProblemCreateByName(name, &C);
+  {
+    int    n = C->n, m = C->m, d = 2 * n;
+    double worst = 0;
+    CHECK(F->n == n && F->m == m, "%s: dimensions", name);
+    CHECK(RelDiff(n * m, C->B, F->B) == 0 && RelDiff(m * m, C->R, F->R) == 0, "%s: B or R differ", name);
+    CHECK(RelDiff(d, C->x0, F->x0) < 1e-15 && RelDiff(d, C->xT, F->xT) < 1e-15 && C->T == F->T && C->N == F->N,
+          "%s: boundary data differ", name);
+    for (int w = 0; w < 3; w++) {
+      double x[16], e1, e2, g1[16], g2[16], H1[256], H2[256];
+      for (int i = 0; i < d; i++) x[i] = C->x0[i] + 0.3183 * (w + 1) * sin(1.7 * i + w) + (i < n ? 0.1 : 0.7);
+      C->E.f(x, &e1, C->ctx), F->E.f(x, &e2, F->ctx);
+      C->E.grad(x, g1, C->ctx), F->E.grad(x, g2, F->ctx);
+      C->E.hess(x, H1, C->ctx), F->E.hess(x, H2, F->ctx);
+      worst = fmax(worst, fmax(RelDiff(1, &e1, &e2), fmax(RelDiff(d, g1, g2), RelDiff(d * d, H1, H2))));
+    }
+    printf("%-13s file vs C: max relative difference of E, grad E, Hess E over 3 states: %.1e\n", name, worst);
+    CHECK(worst < 1e-13, "%s: file and C energies differ by %.2e", name, worst);
+    CHECK(F->sep.available == C->sep.available && (!C->sep.available || F->sep.mass == C->sep.mass),
+          "%s: 1-DOF structure", name);
+  }
+  HsProblemDestroy(&C);
+  HsProblemDestroy(&F);
+}
+
+int main(int argc, char **argv)
+{
+  const char *dir = argc > 1 ? argv[1] : "problems";
+  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3"};
+  char        path[512];
+
+  for (int i = 0; i < 4; i++) {
+    snprintf(path, sizeof path, "%s/%s.ocp", dir, names[i]);
+    Compare(names[i], path);
+  }
+  {
+    HsProblem *F;
+    char       msg[1024];
+    snprintf(path, sizeof path, "%s/crane.ocp", dir);
+    if (HsProblemCreateFromFile(path, &F, msg, sizeof msg) == 0) {
+      CHECK(HsProblemSetParam(F, "r", 0.2) == 0 && fabs(F->B[3] - 5) < 1e-15, "crane file: B did not follow r");
+      CHECK(HsProblemSetParam(F, "nonesuch", 1) == 1, "unknown parameter accepted");
+      HsProblemDestroy(&F);
+    }
+  }
+  printf("%d passed, %d failed\n", npass, nfail);
+  return nfail ? 1 : 0;
+}
