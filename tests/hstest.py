@@ -159,6 +159,14 @@ def t_kepler_order():
         for i in range(2, 6):  # pairs (20,40) ... (160,320)
             o = order(errs[q][i - 1], errs[q][i])
             check(abs(o - 2) <= 0.2, "kepler %s: order %.2f between N=%d and %d not 2 +- 0.2" % (q, o, Ns[i - 1], Ns[i]))
+    # the direct pair (midpoint + trapezoidal) converges at order 2 as well (DESIGN.md 2.3, item 3)
+    dsol = {N: run(["-problem", "kepler", "-N", str(N), "-hs_scheme", "direct"])[0] for N in (20, 40, 80, 160, 1280)}
+    for q in ("J", "H_mean"):
+        e = [abs(dsol[N][q] - dsol[1280][q]) for N in (20, 40, 80, 160)]
+        o = [order(e[i], e[i + 1]) for i in range(3)]
+        print("kepler direct %-6s errors %s, orders %s" % (q, " ".join("%.2e" % x for x in e), " ".join("%.1f" % x for x in o)))
+        for x in o:
+            check(abs(x - 2) <= 0.2, "kepler direct %s: order %.2f" % (q, x))
 
 
 def t_ranks():

@@ -5,24 +5,12 @@
 #include "../costate/hscostate.h"
 #include "ell_test_problem.h"
 
+#include "hscheck.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int npass, nfail;
-
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (cond)                                                                                                          \
-      npass++;                                                                                                         \
-    else {                                                                                                             \
-      nfail++;                                                                                                         \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
-      printf(__VA_ARGS__);                                                                                             \
-      printf("\n");                                                                                                    \
-    }                                                                                                                  \
-  } while (0)
 
 static double MaxAbs(int n, const double *a)
 {

@@ -4,26 +4,17 @@
  * parameter set by name updates the derived data (B of the crane). */
 #include "../problems/hsmechanical.h"
 
+#include "hscheck.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static int npass, nfail;
-#define CHECK(cond, ...) \
-  do { \
-    if (cond) npass++; \
-    else { \
-      nfail++; \
-      printf("FAIL line %d: ", __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
-
 static double RelDiff(int k, const double *a, const double *b)
 {
   double d = 0, s = 1e-300;
-  for (int i = 0; i < k; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(a[i]));
+  for (int i = 0; i < k; i++)
+    d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(a[i]));
   return d / s;
 }
 
@@ -34,7 +25,8 @@ static void Compare(const char *name, const char *file)
   int        st = HsProblemCreateFromFile(file, &F, msg, sizeof msg);
 
   CHECK(st == 0, "%s: %s", file, msg);
-  if (st) return;
+  if (st)
+    return;
   HsProblemCreateByName(name, &C);
   {
     int    n = C->n, m = C->m, d = 2 * n;
@@ -45,7 +37,8 @@ static void Compare(const char *name, const char *file)
           "%s: boundary data differ", name);
     for (int w = 0; w < 3; w++) {
       double x[16], e1, e2, g1[16], g2[16], H1[256], H2[256];
-      for (int i = 0; i < d; i++) x[i] = C->x0[i] + 0.3183 * (w + 1) * sin(1.7 * i + w) + (i < n ? 0.1 : 0.7);
+      for (int i = 0; i < d; i++)
+        x[i] = C->x0[i] + 0.3183 * (w + 1) * sin(1.7 * i + w) + (i < n ? 0.1 : 0.7);
       C->E.f(x, &e1, C->ctx), F->E.f(x, &e2, F->ctx);
       C->E.grad(x, g1, C->ctx), F->E.grad(x, g2, F->ctx);
       C->E.hess(x, H1, C->ctx), F->E.hess(x, H2, F->ctx);
@@ -62,7 +55,7 @@ static void Compare(const char *name, const char *file)
 
 int main(int argc, char **argv)
 {
-  const char *dir = argc > 1 ? argv[1] : "problems";
+  const char *dir     = argc > 1 ? argv[1] : "problems";
   const char *names[] = {"pendulum", "kepler", "crane", "manipulator3"};
   char        path[512];
 
