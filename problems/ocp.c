@@ -25,15 +25,24 @@
 /* Variable table, fixed layout: names[i] = q_i (i < OCP_MAXN), names[OCP_MAXN + i] =
  * p_<q_i>, names[2 OCP_MAXN + k] = parameter k; unused slots get names no
  * expression can use ("#i"). */
+/* An expression with the indices of the variables it uses, so that an
+ * evaluation passes libmatheval only those (it looks each name up per call). */
+typedef struct {
+  void  *f;
+  int    nv;
+  char **vn;
+  int    idx[OCP_MAXVARS];
+} Ex;
+
 typedef struct {
   int    n, nvars, npar;
   char   ss[32], cs[32];
   char  *names[OCP_MAXVARS];
   double values[OCP_MAXVARS];
-  void  *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
-  void  *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
-  void  *ell, *dell[2 * OCP_MAXN], *d2ell[4 * OCP_MAXN * OCP_MAXN];
-  void  *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
+  Ex    *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
+  Ex    *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
+  Ex    *ell, *dell[2 * OCP_MAXN], *d2ell[4 * OCP_MAXN * OCP_MAXN];
+  Ex    *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
   int    ncf[4];
   char  *texts[64]; /* owned copies of parameter names */
   int    ntexts;
@@ -51,7 +60,56 @@ static void OcpSetState(Ocp *o, const double *x, int with_p)
 /* Name of state component i of x = (q, p). */
 static char *XName(Ocp *o, int i) { return i < o->n ? o->names[i] : o->names[OCP_MAXN + i - o->n]; }
 
-static double Eval(Ocp *o, void *f) { return f ? evaluator_evaluate(f, o->nvars, o->names, o->values) : 0.0; }
+static double Eval(Ocp *o, Ex *e)
+{
+  double v[OCP_MAXVARS];
+  if (!e)
+    return 0.0;
+  for (int k = 0; k < e->nv; k++)
+    v[k] = o->values[e->idx[k]];
+  return evaluator_evaluate(e->f, e->nv, e->vn, v);
+}
+
+/* Wraps an evaluator (NULL-safe); variables are looked up in the table once. */
+static Ex *ExNew(Ocp *o, void *f)
+{
+  Ex *e;
+  if (!f)
+    return NULL;
+  e = calloc(1, sizeof(*e));
+  if (!e) {
+    evaluator_destroy(f);
+    return NULL;
+  }
+  e->f = f;
+  evaluator_get_variables(f, &e->vn, &e->nv);
+  for (int k = 0; k < e->nv; k++)
+    for (int j = 0; j < o->nvars; j++)
+      if (!strcmp(e->vn[k], o->names[j]))
+        e->idx[k] = j;
+  return e;
+}
+
+static void ExFree(Ex *e)
+{
+  if (!e)
+    return;
+  evaluator_destroy(e->f);
+  free(e);
+}
+
+/* d f / d name, or NULL (a zero, which Eval returns without evaluating) when f
+ * does not contain name: libmatheval does not simplify, and for the multibody
+ * problems most entries of M_{,i} and M_{,ij} vanish. */
+static Ex *Derivative(Ocp *o, Ex *e, char *name)
+{
+  if (!e)
+    return NULL;
+  for (int i = 0; i < e->nv; i++)
+    if (!strcmp(e->vn[i], name))
+      return ExNew(o, evaluator_derivative(e->f, name));
+  return NULL;
+}
 
 static int OcpMass(const double *q, double *M, double *dM, double *d2M, void *ctx)
 {
@@ -150,27 +208,28 @@ static void OcpUpdate(HsProblem *p)
 
 static void OcpDestroy(void *ctx)
 {
-  Ocp   *o     = ctx;
-  void **all[] = {o->M, o->dM, o->d2M, o->dV, o->d2V, o->dell, o->d2ell};
-  int    cnt[] = {OCP_MAXN * OCP_MAXN,
+  Ocp *o = ctx;
+  if (!o)
+    return;
+  {
+    Ex **all[] = {o->M, o->dM, o->d2M, o->dV, o->d2V, o->dell, o->d2ell};
+    int  cnt[] = {OCP_MAXN * OCP_MAXN,
                   OCP_MAXN * OCP_MAXN * OCP_MAXN,
                   OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN,
                   OCP_MAXN,
                   OCP_MAXN * OCP_MAXN,
                   2 * OCP_MAXN,
                   4 * OCP_MAXN * OCP_MAXN};
-  if (!o)
-    return;
-  for (int a = 0; a < 7; a++)
-    for (int k = 0; k < cnt[a]; k++)
-      if (all[a][k])
-        evaluator_destroy(all[a][k]);
-  if (o->V)
-    evaluator_destroy(o->V);
-  if (o->d3V)
-    evaluator_destroy(o->d3V);
-  if (o->ell)
-    evaluator_destroy(o->ell);
+    for (int a = 0; a < 7; a++)
+      for (int k = 0; k < cnt[a]; k++)
+        ExFree(all[a][k]);
+  }
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < o->ncf[a]; i++)
+      ExFree(o->cf[a][i]);
+  ExFree(o->V);
+  ExFree(o->d3V);
+  ExFree(o->ell);
   for (int i = 0; i < o->ntexts; i++)
     free(o->texts[i]);
   free(o);
@@ -206,7 +265,7 @@ static char *Trim(char *t)
 }
 
 /* Creates an evaluator from text at column col; checks that every variable is known. */
-static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what, int allow_p, void **out)
+static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what, int allow_p, Ex **out)
 {
   char  buf[1024], **vars;
   int   nv;
@@ -233,7 +292,9 @@ static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what,
       return r;
     }
   }
-  *out = f;
+  *out = ExNew(o, f);
+  if (!*out)
+    return Fail(s, col, "%s: out of memory", what);
   return 0;
 }
 
@@ -258,27 +319,23 @@ static int SplitList(char *t, char **items, int *cols, int base_col, int max)
 }
 
 /* A constant expression (parameters only); the evaluator is returned in keep if not NULL. */
-static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v, void **keep)
+static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v, Ex **keep)
 {
-  void *f;
-  int   r = MakeExpr(s, o, text, col, what, 0, &f);
+  Ex *e;
+  int r = MakeExpr(s, o, text, col, what, 0, &e);
   if (r)
     return r;
-  for (int i = 0; i < o->n; i++) {
-    char **vars;
-    int    nv;
-    evaluator_get_variables(f, &vars, &nv);
-    for (int j = 0; j < nv; j++)
-      if (!strcmp(vars[j], o->names[i])) {
-        evaluator_destroy(f);
+  for (int i = 0; i < o->n; i++)
+    for (int j = 0; j < e->nv; j++)
+      if (!strcmp(e->vn[j], o->names[i])) {
+        ExFree(e);
         return Fail(s, col, "%s: must be constant, but '%s' depends on the coordinate %s", what, text, o->names[i]);
       }
-  }
-  *v = Eval(o, f);
+  *v = Eval(o, e);
   if (keep)
-    *keep = f;
+    *keep = e;
   else
-    evaluator_destroy(f);
+    ExFree(e);
   if (!isfinite(*v))
     return Fail(s, col, "%s: '%s' is not a finite number", what, text);
   return 0;
@@ -464,29 +521,29 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     s.line = lines[1];
     ret    = MakeExpr(&s, o, mass_text[k], mass_col, "mass", 0, &o->M[k]);
     for (int i = 0; !ret && i < n; i++) {
-      o->dM[i * n * n + k] = evaluator_derivative(o->M[k], o->names[i]);
+      o->dM[i * n * n + k] = Derivative(o, o->M[k], o->names[i]);
       for (int j = 0; j < n; j++)
-        o->d2M[(i * n + j) * n * n + k] = evaluator_derivative(o->dM[i * n * n + k], o->names[j]);
+        o->d2M[(i * n + j) * n * n + k] = Derivative(o, o->dM[i * n * n + k], o->names[j]);
     }
   }
   if (!ret) {
     s.line = lines[2];
     ret    = MakeExpr(&s, o, V_text, cols[2], "potential", 0, &o->V);
     for (int i = 0; !ret && i < n; i++) {
-      o->dV[i] = evaluator_derivative(o->V, o->names[i]);
+      o->dV[i] = Derivative(o, o->V, o->names[i]);
       for (int j = 0; j < n; j++)
-        o->d2V[i * n + j] = evaluator_derivative(o->dV[i], o->names[j]);
+        o->d2V[i * n + j] = Derivative(o, o->dV[i], o->names[j]);
     }
     if (!ret && n == 1)
-      o->d3V = evaluator_derivative(o->d2V[0], o->names[0]);
+      o->d3V = Derivative(o, o->d2V[0], o->names[0]);
   }
   if (!ret && ell_text) {
     s.line = lines[7];
     ret    = MakeExpr(&s, o, ell_text, cols[7], "running_cost", 1, &o->ell);
     for (int i = 0; !ret && i < 2 * n; i++) {
-      o->dell[i] = evaluator_derivative(o->ell, XName(o, i));
+      o->dell[i] = Derivative(o, o->ell, XName(o, i));
       for (int j = 0; j < 2 * n; j++)
-        o->d2ell[i * 2 * n + j] = evaluator_derivative(o->dell[i], XName(o, j));
+        o->d2ell[i * 2 * n + j] = Derivative(o, o->dell[i], XName(o, j));
     }
   }
   /* constant lists: B (n x m), R (m x m), x0, xT (2n) */
@@ -541,7 +598,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     if (n == 1) {
       char **vars;
       int    nv, dep = 0;
-      evaluator_get_variables(oc->M[0], &vars, &nv);
+      vars = oc->M[0]->vn, nv = oc->M[0]->nv;
       for (int j = 0; j < nv; j++)
         dep |= !strcmp(vars[j], oc->names[0]);
       if (!dep) {
