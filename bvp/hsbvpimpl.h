@@ -52,6 +52,7 @@ struct _p_HsSolver {
   PetscReal  fnorm0, fnorm_prev; /* Newton history for the noise-floor test */
   PetscInt   stalls;
   PetscBool  quiet, setup, solved, keep_guess;
+  PetscBool  has_free; /* some terminal components are free (transversality rows) */
   HsDisc    *disc; /* one per rank: serial step residuals of costate/ */
   DM         da;
   SNES       snes;

@@ -322,8 +322,12 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscFunctionReturn(0);
   PetscCheck(s->prob, s->comm, PETSC_ERR_ORDER, "HsSolverSetUp() needs a problem");
   for (int i = 0; i < 2 * s->prob->n; i++)
-    PetscCheck(s->prob->xT_fixed[i], s->comm, PETSC_ERR_SUP,
-               "problem '%s': free terminal state components are not supported by this version", s->prob->name);
+    if (!s->prob->xT_fixed[i])
+      s->has_free = PETSC_TRUE;
+  PetscCheck(
+      !s->has_free || s->bvp_type == HS_BVP_TRANSCRIPTION, s->comm, PETSC_ERR_SUP,
+      "problem '%s' has free terminal components: this version supports them with -hs_bvp_type transcription only",
+      s->prob->name);
   st = HsDiscCreate(s->prob, s->state_scheme, s->costate_scheme, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
   PetscCheck(st == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s", msg);
   if (s->bvp_type == HS_BVP_TRANSCRIPTION) {
@@ -533,6 +537,11 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
         Hsum += s->H[k];
         Hmin = PetscMin(Hmin, s->H[k]), Hmax = PetscMax(Hmax, s->H[k]);
       }
+    }
+    if (!st) {
+      PetscReal phi;
+      st = HsDiscTerminalCost(s->disc, x + N * 2 * dim, &phi);
+      Jd += phi; /* J^d = h sum L^d + phi(x_N) */
     }
     PetscCall(VecRestoreArrayRead(X0, &x));
     buf[0] = Jd, buf[1] = Hsum / N, buf[2] = Hmin, buf[3] = Hmax, buf[4] = EWmax - EWmin, buf[5] = st ? 1 : 0;

@@ -32,9 +32,13 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   for (k = xs; k < xs + xm && !dom; k++) {
     if (k < N)
       HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, f[k]), &dom, "state residual", k);
-    else
+    else { /* fixed terminal components, or the transversality condition of a free one */
+      PetscScalar R[64];
+      if (s->has_free)
+        HsCallStep(HsDiscTerminalResidual(s->disc, x[k - 1], x[k], x[k - 1] + dim, R), &dom, "terminal", k);
       for (i = 0; i < dim; i++)
-        f[k][i] = x[k][i] - P->xT[i];
+        f[k][i] = P->xT_fixed[i] ? x[k][i] - P->xT[i] : R[i];
+    }
     if (k == 0)
       for (i = 0; i < dim; i++)
         f[k][dim + i] = x[k][i] - P->x0[i];
@@ -96,8 +100,18 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       PetscCall(SetBlock(Pm, dim, k, 0, k, 0, B0, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, 0, k + 1, 0, B1, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, 0, k, dim, B2, rows, cols));
-    } else
+    } else if (!s->has_free)
       PetscCall(SetBlock(Pm, dim, k, 0, k, 0, Id, rows, cols));
+    else { /* free rows: the terminal Jacobian; fixed rows: identity on x_N */
+      HsCallStep(HsDiscTerminalJacobian(s->disc, x[k - 1], x[k], x[k - 1] + dim, B0, B1, B2), &dom, "terminal", k);
+      for (PetscInt r = 0; r < dim; r++)
+        if (s->prob->xT_fixed[r])
+          for (PetscInt c = 0; c < dim; c++)
+            B0[r * dim + c] = B2[r * dim + c] = 0, B1[r * dim + c] = (r == c);
+      PetscCall(SetBlock(Pm, dim, k, 0, k - 1, 0, B0, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, 0, k, 0, B1, rows, cols));
+      PetscCall(SetBlock(Pm, dim, k, 0, k - 1, dim, B2, rows, cols));
+    }
     if (k == 0)
       PetscCall(SetBlock(Pm, dim, k, dim, k, 0, Id, rows, cols));
     else if (k == N)

@@ -356,3 +356,63 @@ const HsCostateScheme HsCostateConserving  = {"conserving", 2, 1, ConsResidual, 
 const HsCostateScheme HsCostateConserving1 = {"conserving_1dof", 2, 1, Cons1Residual, Cons1Jacobian};
 const HsCostateScheme HsCostateTrapezoidal = {"trapezoidal", 2, 0, TrapResidual, TrapJacobian};
 const HsCostateScheme HsCostateKKT         = {"kkt", 2, 0, KKTResidual, KKTJacobian};
+
+/* ---------------------------------------------------- terminal condition ---- */
+
+/* Stationarity of L = -h sum L^d - phi(x_N) + h sum lambda^T (JJ gbar + G u - (x_{k+1}-x_k)/h)
+ * in a free component of x_N (docs/transversality.md):
+ *   0 = -h/2 ell_x(x_N) - phi_x(x_N) + h Db^T JJ^T lambda_{N-1/2} - lambda_{N-1/2}. */
+int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R)
+{
+  const HsStateScheme *ss  = d->cs == &HsCostateTrapezoidal ? d->mid : d->ss;
+  int                  dim = d->dim, i;
+  double              *v = d->wcs_v[0], *g = d->wcs_v[1], *w = d->wcs_v[2], *Da = d->wcs_m[0], *Db = d->wcs_m[1];
+
+  HsApplyJ(dim, lm, v);
+  HS_CHK(ss->jac(d, xm, xN, Da, Db));
+  HsMatTVec(dim, dim, Db, v, g);
+  HsZero(dim, w);
+  HS_CHK(EllGradAdd(d, xN, w));
+  for (i = 0; i < dim; i++)
+    R[i] = lm[i] + d->h * (0.5 * w[i] + g[i]);
+  if (d->prob->phi.f) {
+    HS_CB(d->prob->phi.grad(xN, w, d->prob->ctx));
+    for (i = 0; i < dim; i++)
+      R[i] += w[i];
+  }
+  return HS_SUCCESS;
+}
+
+int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const double *lm, double *Rxm, double *RxN,
+                           double *Rlm)
+{
+  const HsStateScheme *ss  = d->cs == &HsCostateTrapezoidal ? d->mid : d->ss;
+  int                  dim = d->dim, dd = dim * dim, i;
+  double              *v = d->wcs_v[0], *Da = d->wcs_m[0], *Db = d->wcs_m[1], *Paa = d->wcs_m[2], *Pab = d->wcs_m[3];
+  double              *Pbb = d->wcs_m[4], *W = d->wcs_m[5];
+
+  HsApplyJ(dim, lm, v);
+  HS_CHK(ss->jac(d, xm, xN, Da, Db));
+  HsMatTJ(dim, Db, Rlm); /* d(Db^T JJ lambda)/dlambda = Db^T JJ */
+  for (i = 0; i < dd; i++)
+    Rlm[i] *= d->h;
+  HsAddDiag(dim, 1, Rlm);
+  HS_CHK(ss->hessdir(d, xm, xN, v, Paa, Pab, Pbb));
+  HsTranspose(dim, Pab, Rxm); /* d(Db^T v)/da = Pab^T */
+  HsZero(dd, RxN);
+  HS_CHK(EllHessAdd(d, xN, RxN));
+  for (i = 0; i < dd; i++)
+    Rxm[i] *= d->h, RxN[i] = d->h * (0.5 * RxN[i] + Pbb[i]);
+  if (d->prob->phi.f) {
+    HS_CB(d->prob->phi.hess(xN, W, d->prob->ctx));
+    for (i = 0; i < dd; i++)
+      RxN[i] += W[i];
+  }
+  return HS_SUCCESS;
+}
+
+int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi)
+{
+  *phi = 0;
+  return d->prob->phi.f ? HsStatus(d->prob->phi.f(xN, phi, d->prob->ctx)) : HS_SUCCESS;
+}

@@ -71,6 +71,8 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   if (d->cs == &HsCostateConserving1 && d->ss != &HsStateGreenspan)
     FAIL(HS_EINVAL, "costate scheme conserving_1dof is the 1-DOF form for greenspan states; use conserving with %s",
          d->ss->name);
+  if (prob->phi.f && (!prob->phi.grad || !prob->phi.hess))
+    FAIL(HS_EINVAL, "problem '%s' has a terminal cost without gradient and Hessian", prob->name);
   if (prob->ell.f && (!prob->ell.grad || !prob->ell.hess))
     FAIL(HS_EINVAL, "problem '%s' has a running cost without gradient and Hessian", prob->name);
   d->prob = prob;

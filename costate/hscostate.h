@@ -89,6 +89,18 @@ int HsDiscCostateResidual(HsDisc *d, const double *xm, const double *x0, const d
 int HsDiscCostateJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
 
+/** Transversality residual at x_N (docs/transversality.md), for all 2n
+ *  components (the caller uses those of the free terminal components):
+ *    R = lambda_{N-1/2} + grad phi(x_N) + h [1/2 grad ell(x_N) + Db(x_{N-1}, x_N)^T JJ lambda_{N-1/2}],
+ *  the stationarity of the direct transcription's Lagrangian in x_N; Db is the
+ *  state scheme's (the midpoint's for the trapezoidal costate scheme). */
+int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R);
+/** Its Jacobian blocks with respect to x_{N-1}, x_N and lambda_{N-1/2}. */
+int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const double *lm, double *Rxm, double *RxN,
+                           double *Rlm);
+/** phi(x_N), 0 without a terminal cost. */
+int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi);
+
 /** u = R^{-1} B^T lambda^p (stationarity, DESIGN.md section 1). */
 void HsDiscControl(const HsDisc *d, const double *lam, double *u);
 /** Discrete Hamiltonian of one interval (DESIGN.md section 2.3):

@@ -86,6 +86,7 @@ typedef struct HsProblem_s {
   int          N;                      /* default number of intervals */
   HsFunction   E;                      /* mechanical energy and derivatives (required) */
   HsFunction   ell;                    /* running state cost ell(x); all members NULL means ell = 0 */
+  HsFunction   phi;                    /* terminal cost phi(x_N) (f, grad, hess); f NULL means phi = 0 */
   HsSeparable1 sep;                    /* optional 1-DOF structure for the greenspan state scheme */
   double      *B;                      /* n x m, row-major */
   double      *R;                      /* m x m, symmetric positive definite */

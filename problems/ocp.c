@@ -42,6 +42,7 @@ typedef struct {
   Ex    *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
   Ex    *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
   Ex    *ell, *dell[2 * OCP_MAXN], *d2ell[4 * OCP_MAXN * OCP_MAXN];
+  Ex    *phi, *dphi[2 * OCP_MAXN], *d2phi[4 * OCP_MAXN * OCP_MAXN]; /* terminal cost */
   Ex    *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
   int    ncf[4];
   char  *texts[64]; /* owned copies of parameter names */
@@ -192,6 +193,32 @@ static int OcpEllHess(const double *x, double *H, void *ctx)
 }
 
 /* After a parameter change: B, R, x0, xT and (1 DOF) the constant mass again. */
+static int OcpPhi(const double *x, double *f, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  OcpSetState(o, x, 1);
+  *f = Eval(o, o->phi);
+  return isfinite(*f) ? 0 : 1;
+}
+
+static int OcpPhiGrad(const double *x, double *g, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  OcpSetState(o, x, 1);
+  for (int i = 0; i < 2 * o->n; i++)
+    g[i] = Eval(o, o->dphi[i]);
+  return 0;
+}
+
+static int OcpPhiHess(const double *x, double *H, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  OcpSetState(o, x, 1);
+  for (int i = 0; i < 4 * o->n * o->n; i++)
+    H[i] = Eval(o, o->d2phi[i]);
+  return 0;
+}
+
 static void OcpUpdate(HsProblem *p)
 {
   Ocp    *o     = HsProblemGetMechanicalContext(p);
@@ -230,6 +257,11 @@ static void OcpDestroy(void *ctx)
   ExFree(o->V);
   ExFree(o->d3V);
   ExFree(o->ell);
+  ExFree(o->phi);
+  for (int i = 0; i < 2 * OCP_MAXN; i++)
+    ExFree(o->dphi[i]);
+  for (int i = 0; i < 4 * OCP_MAXN * OCP_MAXN; i++)
+    ExFree(o->d2phi[i]);
   for (int i = 0; i < o->ntexts; i++)
     free(o->texts[i]);
   free(o);
@@ -348,7 +380,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
   Ocp       *o  = NULL;
   HsProblem *p  = NULL;
   char       line[4096], name[HS_NAME_LEN] = "", *mass_text[OCP_MAXN * OCP_MAXN] = {0}, *V_text = NULL;
-  char      *B_text = NULL, *R_text = NULL, *x0_text = NULL, *xT_text = NULL, *ell_text = NULL;
+  char      *phi_text = NULL, *B_text = NULL, *R_text = NULL, *x0_text = NULL, *xT_text = NULL, *ell_text = NULL;
   char       ss[32] = "", cs[32] = "";
   int        n = 0, m = 0, N = 0, ret = 0, cols[64], lines[16] = {0}, mass_col = 0, nmass = 0;
   double     T = 0;
@@ -482,13 +514,12 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     else if (!strcmp(key, "costate_scheme"))
       snprintf(cs, sizeof cs, "%s", val);
     else if (!strcmp(key, "terminal_cost"))
-      ret = Fail(&s, 1,
-                 "terminal_cost: not supported by this version (free terminal states and terminal costs come later)");
+      KEEP(phi_text, 10);
     else
       ret = Fail(
           &s, 1,
           "unknown key '%s' (expected problem, param NAME, coordinates, controls, mass, potential, B, R, T, N, x0, "
-          "xT, running_cost, state_scheme, costate_scheme)",
+          "xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
           key);
     if (ret)
       break;
@@ -546,7 +577,16 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
         o->d2ell[i * 2 * n + j] = Derivative(o, o->dell[i], XName(o, j));
     }
   }
-  /* constant lists: B (n x m), R (m x m), x0, xT (2n) */
+  if (!ret && phi_text) {
+    s.line = lines[10];
+    ret    = MakeExpr(&s, o, phi_text, cols[10], "terminal_cost", 1, &o->phi);
+    for (int i = 0; !ret && i < 2 * n; i++) {
+      o->dphi[i] = Derivative(o, o->phi, XName(o, i));
+      for (int j = 0; j < 2 * n; j++)
+        o->d2phi[i * 2 * n + j] = Derivative(o, o->dphi[i], XName(o, j));
+    }
+  }
+  /* constant lists: B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component) */
   {
     struct {
       char       *text;
@@ -567,9 +607,11 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
         break;
       }
       for (int i = 0; !ret && i < k; i++) {
-        if (a == 3 && (!strcmp(items[i], "*") || !strcmp(items[i], "free"))) {
-          ret = Fail(&s, c[i], "xT: free terminal components are not supported by this version");
-          break;
+        if (a == 3)
+          p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free"));
+        if (a == 3 && !p->xT_fixed[i]) {
+          lists[a].dst[i] = 0, o->cf[a][i] = NULL, o->ncf[a] = i + 1;
+          continue;
         }
         ret       = Number(&s, o, items[i], c[i], lists[a].what, &lists[a].dst[i], &o->cf[a][i]);
         o->ncf[a] = i + 1;
@@ -588,12 +630,12 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     p->T      = T;
     p->N      = N > 0 ? N : 20;
     p->update = OcpUpdate;
-    for (int i = 0; i < 2 * n; i++)
-      p->xT_fixed[i] = 1;
     for (int i = 0; i < oc->npar; i++)
       HsProblemAddParam(p, oc->names[2 * OCP_MAXN + i], "file parameter", &oc->values[2 * OCP_MAXN + i], -1e300, 1e300);
     if (oc->ell)
       p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess;
+    if (oc->phi)
+      p->phi.f = OcpPhi, p->phi.grad = OcpPhiGrad, p->phi.hess = OcpPhiHess;
     /* 1 DOF with a constant mass: the Greenspan scheme applies */
     if (n == 1) {
       char **vars;
@@ -622,7 +664,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
   }
   for (int k = 0; k < OCP_MAXN * OCP_MAXN; k++)
     free(mass_text[k]);
-  free(V_text), free(B_text), free(R_text), free(x0_text), free(xT_text), free(ell_text);
+  free(phi_text), free(V_text), free(B_text), free(R_text), free(x0_text), free(xT_text), free(ell_text);
   if (ret) {
     OcpDestroy(o);
     HsProblemDestroy(&p);
