@@ -516,6 +516,16 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
     xnext                 = t == sh->M - 1 ? P->xT : (t + 1 < sh->s1 ? zt + w : sh->znext);
     for (i = 0; i < dim; i++)
       ft[i] = T[L * w + i] - xnext[i];
+    if (t == sh->M - 1 && s->has_free) { /* transversality rows of the free terminal components */
+      PetscReal R[64];
+      if (HsDiscTerminalResidual(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + dim, R)) {
+        failed = PETSC_TRUE;
+        StepFailure(sh, t, sh->knots[t + 1], "terminal condition failed");
+      } else
+        for (i = 0; i < dim; i++)
+          if (!P->xT_fixed[i])
+            ft[i] = R[i];
+    }
     if (t == 0)
       for (i = 0; i < dim; i++)
         ft[dim + i] = zt[i] - P->x0[i];
@@ -614,6 +624,23 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     const PetscReal   *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * w;
     PetscReal         *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w;
     PetscCall(PetscArraycpy(B1, Sown + 3 * dim * w, dim * w));
+    if (t == sh->M - 1 && s->has_free) {
+      /* free rows: d R / dz = Rxm S(x_{b-1}) + RxN S(x_b) + Rlm S(lambda_{b-1/2}) */
+      const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+      PetscInt         L = sh->knots[t + 1] - sh->knots[t];
+      PetscReal        G[64 * 64];
+      int              st =
+          HsDiscTerminalJacobian(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + dim, Bk, Bk + dd, Bk + 2 * dd);
+      PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal Jacobian failed");
+      PetscCall(PetscArrayzero(G, dim * w));
+      MatMulAdd((int)dim, (int)w, Bk, Sown + dim * w, G);
+      MatMulAdd((int)dim, (int)w, Bk + dd, Sown + 3 * dim * w, G);
+      MatMulAdd((int)dim, (int)w, Bk + 2 * dd, Sown + 2 * dim * w, G);
+      for (i = 0; i < dim; i++)
+        if (!s->prob->xT_fixed[i])
+          for (c = 0; c < w; c++)
+            B1[i * w + c] = G[i * w + c];
+    }
     PetscCall(PetscArrayzero(B2p, 2 * dim * w));
     if (t == 0) { /* initial condition */
       for (i = 0; i < dim; i++)

@@ -324,10 +324,6 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   for (int i = 0; i < 2 * s->prob->n; i++)
     if (!s->prob->xT_fixed[i])
       s->has_free = PETSC_TRUE;
-  PetscCheck(
-      !s->has_free || s->bvp_type == HS_BVP_TRANSCRIPTION, s->comm, PETSC_ERR_SUP,
-      "problem '%s' has free terminal components: this version supports them with -hs_bvp_type transcription only",
-      s->prob->name);
   st = HsDiscCreate(s->prob, s->state_scheme, s->costate_scheme, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
   PetscCheck(st == 0, s->comm, PETSC_ERR_ARG_WRONG, "%s", msg);
   if (s->bvp_type == HS_BVP_TRANSCRIPTION) {

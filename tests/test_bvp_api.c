@@ -70,16 +70,6 @@ static PetscErrorCode BadTol(HsSolver s, HsProblem *P)
   (void)P;
   return HsSolverSetDGTolerance(s, 2.0);
 }
-static PetscErrorCode BadFree(HsSolver s, HsProblem *P)
-{
-  PetscErrorCode e;
-  P->xT_fixed[0] = 0; /* free terminal components with shooting: not in this version, must be refused */
-  e              = HsSolverSetBVPType(s, "shooting");
-  if (!e)
-    e = HsSolverSetUp(s);
-  P->xT_fixed[0] = 1;
-  return e;
-}
 
 int main(int argc, char **argv)
 {
@@ -118,7 +108,6 @@ int main(int argc, char **argv)
   PetscCall(ExpectError(BadN, K, "N = 1"));
   PetscCall(ExpectError(BadScheme, K, "state scheme 'euler'"));
   PetscCall(ExpectError(BadTol, K, "dg_tol = 2"));
-  PetscCall(ExpectError(BadFree, K, "a free terminal component with shooting"));
   HsProblemDestroy(&K);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", npass, nfail));
   PetscCall(PetscFinalize());
