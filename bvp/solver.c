@@ -301,9 +301,9 @@ static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscRe
     *reason = SNES_CONVERGED_FNORM_ABS;
   /* Noise floor: Newton converges quadratically until the residual's own
    * evaluation error (divided differences, problem-file expressions) is
-   * reached; once ||F|| <= 1e-8 ||F_0|| stops halving twice in a row, further
+   * reached; once ||F|| <= 1e-8 ||F_0|| decreases by less than 10% twice in a row, further
    * steps only stir round-off. */
-  s->stalls = (fnorm <= 1e-8 * PetscMax(1, s->fnorm0) && fnorm > 0.5 * s->fnorm_prev) ? s->stalls + 1 : 0;
+  s->stalls = (fnorm <= 1e-8 * PetscMax(1, s->fnorm0) && fnorm > 0.9 * s->fnorm_prev) ? s->stalls + 1 : 0;
   if (s->stalls >= 2)
     *reason = SNES_CONVERGED_FNORM_ABS;
   s->fnorm_prev = fnorm;
