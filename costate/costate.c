@@ -264,44 +264,6 @@ static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const doub
   return HS_SUCCESS;
 }
 
-/* Gonzalez derivatives of gbar_ell(a, b) with respect to a and b; the
- * Gonzalez formulas are those of dgrad.c applied to ell (finite-difference
- * free: ell's Hessian is required). */
-static int EllGonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
-{
-  const HsFunction *F   = &d->prob->ell;
-  void             *ctx = d->prob->ctx;
-  int               dim = d->dim, i;
-  double           *mid = d->wcs_v[4], *del = d->wcs_v[5], *gm = d->wcs_v[6], *ga = d->wcs_v[7], *gb = d->wcs_v[8];
-  double           *Hd = d->wcs_v[9], *ca = d->wcs_v[10], *cb = d->wcs_v[11], *Hm = d->wcs_m[5];
-  double            Ea, Eb, D, c;
-
-  for (i = 0; i < dim; i++)
-    mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
-  HS_CB(F->hess(mid, Hm, ctx));
-  for (i = 0; i < dim * dim; i++)
-    Da[i] = Db[i] = 0.5 * Hm[i];
-  if (HsNorm(dim, del) <= d->dg_tol * (1 + HsNorm(dim, mid)))
-    return HS_SUCCESS;
-  HS_CB(F->f(a, &Ea, ctx));
-  HS_CB(F->f(b, &Eb, ctx));
-  HS_CB(F->grad(mid, gm, ctx));
-  HS_CB(F->grad(a, ga, ctx));
-  HS_CB(F->grad(b, gb, ctx));
-  D = HsDot(dim, del, del);
-  c = (Eb - Ea - HsDot(dim, gm, del)) / D;
-  HsMatVec(dim, dim, Hm, del, Hd);
-  for (i = 0; i < dim; i++) {
-    ca[i] = (-ga[i] + gm[i] - 0.5 * Hd[i] + 2 * c * del[i]) / D;
-    cb[i] = (gb[i] - gm[i] - 0.5 * Hd[i] - 2 * c * del[i]) / D;
-  }
-  HsAddDiag(dim, -c, Da);
-  HsAddDiag(dim, c, Db);
-  HsRank1(dim, 1, del, ca, Da);
-  HsRank1(dim, 1, del, cb, Db);
-  return HS_SUCCESS;
-}
-
 static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp,
                             const double *lm, const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm,
                             double *Jlp)
@@ -324,7 +286,7 @@ static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const doub
   HsAddDiag(dim, -1, Jlm);
   if (d->prob->ell.f) {
     double *Da = d->wcs_m[2], *Db = d->wcs_m[3];
-    HS_CHK(EllGonzalezJac(d, xm, xp, Da, Db));
+    HS_CHK(HsGonzalezJacOf(d, &d->prob->ell, xm, xp, Da, Db)); /* d gbar_ell / d(x_{k-1}, x_{k+1}) */
     for (i = 0; i < dd; i++)
       Jxm[i] -= h * Da[i], Jxp[i] -= h * Db[i];
   }

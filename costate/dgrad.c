@@ -77,12 +77,11 @@ typedef struct {
   int     small;
 } GonzalezData;
 
-static int GonzalezPrepare(HsDisc *d, const double *a, const double *b, GonzalezData *G)
+static int GonzalezPrepare(HsDisc *d, const HsFunction *F, const double *a, const double *b, GonzalezData *G)
 {
-  const HsFunction *F   = &d->prob->E;
-  void             *ctx = d->prob->ctx;
-  int               dim = d->dim, i;
-  double            Ea, Eb, *Hd = d->wdg_v[8];
+  void  *ctx = d->prob->ctx;
+  int    dim = d->dim, i;
+  double Ea, Eb, *Hd = d->wdg_v[8];
 
   G->mid = d->wdg_v[0], G->delta = d->wdg_v[1], G->gm = d->wdg_v[2], G->ga = d->wdg_v[3];
   G->gb = d->wdg_v[4], G->ca = d->wdg_v[5], G->cb = d->wdg_v[6], G->Hm = d->wdg_m[0];
@@ -114,13 +113,14 @@ static int GonzalezGrad(HsDisc *d, const double *a, const double *b, double *g)
   return HsGonzalezGrad(&d->prob->E, d->dim, d->prob->ctx, d->dg_tol, a, b, g, d->wdg_v[0]);
 }
 
-/* Da = 1/2 H(m) - c I + Delta c_a^T,  Db = 1/2 H(m) + c I + Delta c_b^T. */
-static int GonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
+/* Da = 1/2 H(m) - c I + Delta c_a^T,  Db = 1/2 H(m) + c I + Delta c_b^T for the
+ * Gonzalez discrete gradient of F (the energy, or the running cost ell). */
+int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, const double *a, const double *b, double *Da, double *Db)
 {
   GonzalezData G;
   int          dim = d->dim, i;
 
-  HS_CHK(GonzalezPrepare(d, a, b, &G));
+  HS_CHK(GonzalezPrepare(d, F, a, b, &G));
   for (i = 0; i < dim * dim; i++)
     Da[i] = Db[i] = 0.5 * G.Hm[i];
   if (G.small)
@@ -140,6 +140,11 @@ static int GonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, 
  *   Caa = [-H(a) + H(m) - T/4 + 2 Delta c_a^T + 2 c_a Delta^T - 2c I] / D
  *   Cab = [-T/4 + 2 Delta c_b^T - 2 c_a Delta^T + 2c I] / D
  *   Cbb = [ H(b) - H(m) - T/4 - 2 Delta c_b^T - 2 c_b Delta^T - 2c I] / D. */
+static int GonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
+{
+  return HsGonzalezJacOf(d, &d->prob->E, a, b, Da, Db);
+}
+
 static int GonzalezHessDir(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab,
                            double *Pbb)
 {
@@ -150,7 +155,7 @@ static int GonzalezHessDir(HsDisc *d, const double *a, const double *b, const do
   double           *Tv = d->wdg_m[1], *Td = d->wdg_m[2], *Ha = d->wdg_m[3], *Hb = d->wdg_m[4];
   double           *C = d->wdg_m[5], *fdw = d->wdg_m[6], vd;
 
-  HS_CHK(GonzalezPrepare(d, a, b, &G));
+  HS_CHK(GonzalezPrepare(d, F, a, b, &G));
   HS_CHK(HsFunctionD3(F, dim, ctx, G.mid, v, Tv, fdw));
   for (i = 0; i < dim * dim; i++)
     Paa[i] = Pab[i] = Pbb[i] = 0.25 * Tv[i];

@@ -43,6 +43,10 @@ static inline int HsStatus(int s) { return s == 0 ? HS_SUCCESS : (s > 0 ? HS_EDO
 extern const HsStateScheme   HsStateMidpoint, HsStateGreenspan, HsStateGonzalez;
 extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostateTrapezoidal, HsCostateKKT;
 
+/* Jacobians Da, Db of the Gonzalez discrete gradient of F (dgrad.c); uses the
+ * discrete-gradient workspace level, so costate schemes may call it. */
+int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, const double *a, const double *b, double *Da, double *Db);
+
 /* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
 int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
                         double *vbb);
