@@ -34,19 +34,24 @@ typedef struct {
   int    idx[OCP_MAXVARS];
 } Ex;
 
+/* A scalar function of the whole state x = (q, p) with its symbolic gradient
+ * and Hessian (running and terminal cost). */
 typedef struct {
-  int    n, nvars, npar;
-  char   ss[32], cs[32];
-  char  *names[OCP_MAXVARS];
-  double values[OCP_MAXVARS];
-  Ex    *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
-  Ex    *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
-  Ex    *ell, *dell[2 * OCP_MAXN], *d2ell[4 * OCP_MAXN * OCP_MAXN];
-  Ex    *phi, *dphi[2 * OCP_MAXN], *d2phi[4 * OCP_MAXN * OCP_MAXN]; /* terminal cost */
-  Ex    *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
-  int    ncf[4];
-  char  *texts[64]; /* owned copies of parameter names */
-  int    ntexts;
+  Ex *f, *d[2 * OCP_MAXN], *d2[4 * OCP_MAXN * OCP_MAXN];
+} StateFn;
+
+typedef struct {
+  int     n, nvars, npar;
+  char    ss[32], cs[32];
+  char   *names[OCP_MAXVARS];
+  double  values[OCP_MAXVARS];
+  Ex     *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
+  Ex     *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
+  StateFn ell, phi;                                          /* running cost, terminal cost */
+  Ex     *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
+  int     ncf[4];
+  char   *texts[64]; /* owned copies of parameter names */
+  int     ntexts;
 } Ocp;
 
 static void OcpSetState(Ocp *o, const double *x, int with_p)
@@ -166,59 +171,81 @@ static int OcpPotential1(double q, double *V, double *dV, double *d2V, double *d
   return 0;
 }
 
+/* Value, gradient and Hessian of a StateFn at x (HsFunction callbacks below). */
+static int StateFnValue(Ocp *o, StateFn *F, const double *x, double *f)
+{
+  OcpSetState(o, x, 1);
+  *f = Eval(o, F->f);
+  return isfinite(*f) ? 0 : 1;
+}
+
+static int StateFnGrad(Ocp *o, StateFn *F, const double *x, double *g)
+{
+  OcpSetState(o, x, 1);
+  for (int i = 0; i < 2 * o->n; i++)
+    g[i] = Eval(o, F->d[i]);
+  return 0;
+}
+
+static int StateFnHess(Ocp *o, StateFn *F, const double *x, double *H)
+{
+  OcpSetState(o, x, 1);
+  for (int i = 0; i < 4 * o->n * o->n; i++)
+    H[i] = Eval(o, F->d2[i]);
+  return 0;
+}
+
+/* Symbolic gradient and Hessian in the 2n state variables (F->f set). */
+static void StateFnDerive(Ocp *o, StateFn *F)
+{
+  for (int i = 0; i < 2 * o->n; i++) {
+    F->d[i] = Derivative(o, F->f, XName(o, i));
+    for (int j = 0; j < 2 * o->n; j++)
+      F->d2[i * 2 * o->n + j] = Derivative(o, F->d[i], XName(o, j));
+  }
+}
+
+static void StateFnFree(StateFn *F)
+{
+  ExFree(F->f);
+  for (int i = 0; i < 2 * OCP_MAXN; i++)
+    ExFree(F->d[i]);
+  for (int i = 0; i < 4 * OCP_MAXN * OCP_MAXN; i++)
+    ExFree(F->d2[i]);
+}
+
 static int OcpEll(const double *x, double *f, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
-  OcpSetState(o, x, 1);
-  *f = Eval(o, o->ell);
-  return isfinite(*f) ? 0 : 1;
+  return StateFnValue(o, &o->ell, x, f);
 }
-
 static int OcpEllGrad(const double *x, double *g, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
-  OcpSetState(o, x, 1);
-  for (int i = 0; i < 2 * o->n; i++)
-    g[i] = Eval(o, o->dell[i]);
-  return 0;
+  return StateFnGrad(o, &o->ell, x, g);
 }
-
 static int OcpEllHess(const double *x, double *H, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
-  OcpSetState(o, x, 1);
-  for (int i = 0; i < 4 * o->n * o->n; i++)
-    H[i] = Eval(o, o->d2ell[i]);
-  return 0;
+  return StateFnHess(o, &o->ell, x, H);
 }
-
-/* After a parameter change: B, R, x0, xT and (1 DOF) the constant mass again. */
 static int OcpPhi(const double *x, double *f, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
-  OcpSetState(o, x, 1);
-  *f = Eval(o, o->phi);
-  return isfinite(*f) ? 0 : 1;
+  return StateFnValue(o, &o->phi, x, f);
 }
-
 static int OcpPhiGrad(const double *x, double *g, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
-  OcpSetState(o, x, 1);
-  for (int i = 0; i < 2 * o->n; i++)
-    g[i] = Eval(o, o->dphi[i]);
-  return 0;
+  return StateFnGrad(o, &o->phi, x, g);
 }
-
 static int OcpPhiHess(const double *x, double *H, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
-  OcpSetState(o, x, 1);
-  for (int i = 0; i < 4 * o->n * o->n; i++)
-    H[i] = Eval(o, o->d2phi[i]);
-  return 0;
+  return StateFnHess(o, &o->phi, x, H);
 }
 
+/* After a parameter change: B, R, x0, xT and (1 DOF) the constant mass again. */
 static void OcpUpdate(HsProblem *p)
 {
   Ocp    *o     = HsProblemGetMechanicalContext(p);
@@ -239,15 +266,10 @@ static void OcpDestroy(void *ctx)
   if (!o)
     return;
   {
-    Ex **all[] = {o->M, o->dM, o->d2M, o->dV, o->d2V, o->dell, o->d2ell};
-    int  cnt[] = {OCP_MAXN * OCP_MAXN,
-                  OCP_MAXN * OCP_MAXN * OCP_MAXN,
-                  OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN,
-                  OCP_MAXN,
-                  OCP_MAXN * OCP_MAXN,
-                  2 * OCP_MAXN,
-                  4 * OCP_MAXN * OCP_MAXN};
-    for (int a = 0; a < 7; a++)
+    Ex **all[] = {o->M, o->dM, o->d2M, o->dV, o->d2V};
+    int  cnt[] = {OCP_MAXN * OCP_MAXN, OCP_MAXN * OCP_MAXN * OCP_MAXN, OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN,
+                  OCP_MAXN, OCP_MAXN * OCP_MAXN};
+    for (int a = 0; a < 5; a++)
       for (int k = 0; k < cnt[a]; k++)
         ExFree(all[a][k]);
   }
@@ -256,12 +278,8 @@ static void OcpDestroy(void *ctx)
       ExFree(o->cf[a][i]);
   ExFree(o->V);
   ExFree(o->d3V);
-  ExFree(o->ell);
-  ExFree(o->phi);
-  for (int i = 0; i < 2 * OCP_MAXN; i++)
-    ExFree(o->dphi[i]);
-  for (int i = 0; i < 4 * OCP_MAXN * OCP_MAXN; i++)
-    ExFree(o->d2phi[i]);
+  StateFnFree(&o->ell);
+  StateFnFree(&o->phi);
   for (int i = 0; i < o->ntexts; i++)
     free(o->texts[i]);
   free(o);
@@ -570,21 +588,15 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
   }
   if (!ret && ell_text) {
     s.line = lines[7];
-    ret    = MakeExpr(&s, o, ell_text, cols[7], "running_cost", 1, &o->ell);
-    for (int i = 0; !ret && i < 2 * n; i++) {
-      o->dell[i] = Derivative(o, o->ell, XName(o, i));
-      for (int j = 0; j < 2 * n; j++)
-        o->d2ell[i * 2 * n + j] = Derivative(o, o->dell[i], XName(o, j));
-    }
+    ret    = MakeExpr(&s, o, ell_text, cols[7], "running_cost", 1, &o->ell.f);
+    if (!ret)
+      StateFnDerive(o, &o->ell);
   }
   if (!ret && phi_text) {
     s.line = lines[10];
-    ret    = MakeExpr(&s, o, phi_text, cols[10], "terminal_cost", 1, &o->phi);
-    for (int i = 0; !ret && i < 2 * n; i++) {
-      o->dphi[i] = Derivative(o, o->phi, XName(o, i));
-      for (int j = 0; j < 2 * n; j++)
-        o->d2phi[i * 2 * n + j] = Derivative(o, o->dphi[i], XName(o, j));
-    }
+    ret    = MakeExpr(&s, o, phi_text, cols[10], "terminal_cost", 1, &o->phi.f);
+    if (!ret)
+      StateFnDerive(o, &o->phi);
   }
   /* constant lists: B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component) */
   {
@@ -632,9 +644,9 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     p->update = OcpUpdate;
     for (int i = 0; i < oc->npar; i++)
       HsProblemAddParam(p, oc->names[2 * OCP_MAXN + i], "file parameter", &oc->values[2 * OCP_MAXN + i], -1e300, 1e300);
-    if (oc->ell)
+    if (oc->ell.f)
       p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess;
-    if (oc->phi)
+    if (oc->phi.f)
       p->phi.f = OcpPhi, p->phi.grad = OcpPhiGrad, p->phi.hess = OcpPhiHess;
     /* 1 DOF with a constant mass: the Greenspan scheme applies */
     if (n == 1) {

@@ -53,6 +53,48 @@ static void Compare(const char *name, const char *file)
   HsProblemDestroy(&F);
 }
 
+/* A file's running and terminal costs: gradients and Hessians derived
+ * symbolically against central differences of the values. */
+static void CheckFileCosts(void)
+{
+  const char *text = "problem: costs\nparam a: 0.3\ncoordinates: x, y\ncontrols: 1\nmass: 2, 0.1, 0.1, 1\n"
+                     "potential: a*x^2 + cos(y)\nB: 0, 1\nR: 1\nT: 1\nx0: 0.1, 0.2, 0, 0\nxT: *, 0, *, 0\n"
+                     "running_cost: a*(x - 1)^2 + sin(x)*p_y + p_x^2*y\n"
+                     "terminal_cost: exp(x*y) + p_x^2\n";
+  const char *path = "test_ocp_costs.ocp";
+  FILE       *f    = fopen(path, "w");
+  HsProblem  *P;
+  char        msg[1024];
+
+  fputs(text, f);
+  fclose(f);
+  CHECK(HsProblemCreateFromFile(path, &P, msg, sizeof msg) == 0, "%s", msg);
+  remove(path);
+  if (!P)
+    return;
+  CHECK(!P->xT_fixed[0] && P->xT_fixed[1] && !P->xT_fixed[2] && P->xT_fixed[3], "free terminal components");
+  for (int which = 0; which < 2; which++) {
+    HsFunction *F = which ? &P->phi : &P->ell;
+    double x[4] = {0.7183, -0.31, 0.42, 0.27}, g[4], H[16], xp[4], xm[4], fp, fm, gp[4], gm[4], err = 0, eps = 1e-6;
+    CHECK(F->f && F->grad && F->hess, "cost %d missing", which);
+    if (!F->f)
+      continue;
+    F->grad(x, g, P->ctx), F->hess(x, H, P->ctx);
+    for (int j = 0; j < 4; j++) {
+      memcpy(xp, x, sizeof x), memcpy(xm, x, sizeof x);
+      xp[j] += eps, xm[j] -= eps;
+      F->f(xp, &fp, P->ctx), F->f(xm, &fm, P->ctx);
+      err = fmax(err, fabs((fp - fm) / (2 * eps) - g[j]));
+      F->grad(xp, gp, P->ctx), F->grad(xm, gm, P->ctx);
+      for (int i = 0; i < 4; i++)
+        err = fmax(err, fabs((gp[i] - gm[i]) / (2 * eps) - H[i * 4 + j]));
+    }
+    printf("file %s cost: symbolic gradient and Hessian vs differences: %.1e\n", which ? "terminal" : "running", err);
+    CHECK(err < 1e-8, "file cost %d derivatives: %.2e", which, err);
+  }
+  HsProblemDestroy(&P);
+}
+
 int main(int argc, char **argv)
 {
   const char *dir     = argc > 1 ? argv[1] : "problems";
@@ -73,6 +115,7 @@ int main(int argc, char **argv)
       HsProblemDestroy(&F);
     }
   }
+  CheckFileCosts();
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
 }
