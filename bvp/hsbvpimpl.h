@@ -43,6 +43,7 @@ struct _p_HsSolver {
   HsBVPType  bvp_type;
   HsShoot    shoot;
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
+  Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
   MPI_Comm   comm;
   HsProblem *prob;
   PetscInt   N;
@@ -53,7 +54,7 @@ struct _p_HsSolver {
   PetscInt   stalls;
   PetscBool  quiet, setup, solved, keep_guess;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
-  HsDisc    *disc; /* one per rank: serial step residuals of costate/ */
+  HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
   DM         da;
   SNES       snes;
   Vec        X, F;

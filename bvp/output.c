@@ -149,9 +149,7 @@ static int WriteAtomic(HsSolver s, const char *dir, const char *name, const Pets
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
 {
   PetscMPIInt        rank, size;
-  Vec                X0;
   const PetscScalar *x;
-  PetscInt           len;
   char               err[PETSC_MAX_PATH_LEN + 128] = "";
   int                bad                           = 0;
 
@@ -159,9 +157,7 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
   PetscCheck(s->solved, s->comm, PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(HsGatherToZero(s->Xnodes, &X0));
-  PetscCall(VecGetLocalSize(X0, &len));
-  if (rank == 0) {
+  if (rank == 0) { /* the solution gathered by the diagnostics of the last solve */
     int e = MakeDirs(dir);
     if (e)
       snprintf(err, sizeof err, "cannot create output directory '%s': %s", dir, strerror(e)), bad = 1;
@@ -173,15 +169,14 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
         snprintf(err, sizeof err, "cannot replace %s: %s", old, strerror(errno)), bad = 1;
     }
     if (!bad) {
-      PetscCall(VecGetArrayRead(X0, &x));
+      PetscCall(VecGetArrayRead(s->X0, &x));
       bad = WriteAtomic(s, dir, "trajectory.csv", x, size, err, sizeof err);
-      PetscCall(VecRestoreArrayRead(X0, &x));
+      PetscCall(VecRestoreArrayRead(s->X0, &x));
     }
     /* summary last: its presence means the directory is complete */
     if (!bad)
       bad = WriteAtomic(s, dir, "summary.json", NULL, size, err, sizeof err);
   }
-  PetscCall(VecDestroy(&X0));
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, s->comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, s->comm));
   PetscCheck(!bad, s->comm, PETSC_ERR_FILE_WRITE, "%s", err);

@@ -509,7 +509,10 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   int                st     = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(HsGatherToZero(s->Xnodes, &X0));
+  /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
+  PetscCall(VecDestroy(&s->X0));
+  PetscCall(HsGatherToZero(s->Xnodes, &s->X0));
+  X0 = s->X0;
   PetscCall(VecGetLocalSize(X0, &len));
   if (len) {
     PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
@@ -544,7 +547,6 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     if (st)
       buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = NAN; /* undefined: reported as null */
   }
-  PetscCall(VecDestroy(&X0));
   PetscCallMPI(MPI_Bcast(buf, 7, MPIU_REAL, 0, s->comm));
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
   s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4];
@@ -626,6 +628,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(SNESDestroy(&s->snes));
   PetscCall(VecDestroy(&s->X));
   PetscCall(VecDestroy(&s->Xnodes));
+  PetscCall(VecDestroy(&s->X0));
   PetscCall(HsShootDestroy(s));
   PetscCall(VecDestroy(&s->F));
   PetscCall(MatDestroy(&s->Jac));
