@@ -6,6 +6,12 @@
 
 #include <stdio.h>
 
+/* How a failure is printed; an MPI test defines it as PetscCall(PetscPrintf(PETSC_COMM_WORLD, ...))
+ * before including this header, so that only rank 0 prints. */
+#ifndef HS_CHECK_PRINT
+#define HS_CHECK_PRINT(...) printf(__VA_ARGS__)
+#endif
+
 static int npass, nfail;
 
 #define CHECK(cond, ...)                                                                                               \
@@ -14,9 +20,9 @@ static int npass, nfail;
       npass++;                                                                                                         \
     else {                                                                                                             \
       nfail++;                                                                                                         \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
-      printf(__VA_ARGS__);                                                                                             \
-      printf("\n");                                                                                                    \
+      HS_CHECK_PRINT("FAIL %s:%d: ", __FILE__, __LINE__);                                                              \
+      HS_CHECK_PRINT(__VA_ARGS__);                                                                                     \
+      HS_CHECK_PRINT("\n");                                                                                            \
     }                                                                                                                  \
   } while (0)
 

@@ -8,19 +8,8 @@
 #include "../bvp/hsbvp.h"
 #include "ell_test_problem.h"
 
-static int npass, nfail;
-
-#define CHECK(cond, ...)                                                                                               \
-  do {                                                                                                                 \
-    if (cond)                                                                                                          \
-      npass++;                                                                                                         \
-    else {                                                                                                             \
-      nfail++;                                                                                                         \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL line %d: ", __LINE__));                                            \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__));                                                           \
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));                                                                  \
-    }                                                                                                                  \
-  } while (0)
+#define HS_CHECK_PRINT(...) PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__))
+#include "hscheck.h"
 
 static PetscErrorCode Solve(HsProblem *P, const char *ss, const char *cs, PetscInt N, HsResults *res)
 {
