@@ -476,19 +476,14 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
   if (s->bvp_type == HS_BVP_SHOOTING) {
-    PetscBool failed = PETSC_FALSE;
+    PetscMPIInt rank, who;
     PetscCall(HsShootPackNodes(s)); /* the last function evaluation marched the final z */
     /* a step failure message lives on the rank where it happened: share the lowest rank's */
-    {
-      PetscMPIInt rank, who;
-      PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-      who = s->shoot.fail_msg[0] ? rank : PETSC_MPI_INT_MAX;
-      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, s->comm));
-      if (who != PETSC_MPI_INT_MAX)
-        PetscCallMPI(MPI_Bcast(s->shoot.fail_msg, sizeof s->shoot.fail_msg, MPI_CHAR, who, s->comm));
-      failed = (PetscBool)(who != PETSC_MPI_INT_MAX);
-    }
-    (void)failed;
+    PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
+    who = s->shoot.fail_msg[0] ? rank : PETSC_MPI_INT_MAX;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, s->comm));
+    if (who != PETSC_MPI_INT_MAX)
+      PetscCallMPI(MPI_Bcast(s->shoot.fail_msg, sizeof s->shoot.fail_msg, MPI_CHAR, who, s->comm));
   }
   PetscCall(HsSolverComputeDiagnostics(s));
   s->res.wall_time_s = MPI_Wtime() - s->t_start;

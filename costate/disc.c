@@ -53,6 +53,9 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
     FAIL(HS_ENOMEM, "out of memory");
   if (!prob || !prob->E.f || !prob->E.grad || !prob->E.hess)
     FAIL(HS_EINVAL, "problem must supply E, grad E and Hess E");
+  if (prob && (prob->n > HS_MAX_DOF || prob->m > HS_MAX_DOF))
+    FAIL(HS_EINVAL, "problem '%s' has n = %d, m = %d: this version supports at most %d degrees of freedom and controls",
+         prob->name, prob->n, prob->m, HS_MAX_DOF);
   if (N < 2)
     FAIL(HS_EINVAL, "N = %d: need at least 2 intervals", N);
   if (!(prob->T > 0))
