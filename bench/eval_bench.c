@@ -37,26 +37,30 @@ static double Time(HsProblem *P, int reps)
     double t0 = Now();
     for (int r = 0; r < reps; r++) {
       for (int i = 0; i < dim; i++)
-        for (int b = 0; b < 3; b++) x[b][i] = P->x0[i] + 0.05 * b + 1e-3 * (r % 97) + 0.01 * i;
-      for (int i = 0; i < dim; i++) l[0][i] = 0.3 - 0.01 * i, l[1][i] = 0.31 - 0.01 * i + 1e-4 * (r % 13);
+        for (int b = 0; b < 3; b++)
+          x[b][i] = P->x0[i] + 0.05 * b + 1e-3 * (r % 97) + 0.01 * i;
+      for (int i = 0; i < dim; i++)
+        l[0][i] = 0.3 - 0.01 * i, l[1][i] = 0.31 - 0.01 * i + 1e-4 * (r % 13);
       HsDiscStateResidual(d, x[1], x[2], l[1], F);
-      HsDiscCostateResidual(d, x[0], x[1], x[2], l[0], l[1], F);
+      HsDiscCostateResidual(d, 1, x[0], x[1], x[2], l[0], l[1], F);
       HsDiscStateJacobian(d, x[1], x[2], l[1], J[0], J[1], J[2]);
-      HsDiscCostateJacobian(d, x[0], x[1], x[2], l[0], l[1], J[0], J[1], J[2], J[3], J[4]);
+      HsDiscCostateJacobian(d, 1, x[0], x[1], x[2], l[0], l[1], J[0], J[1], J[2], J[3], J[4]);
       sink += F[0] + J[0][0];
     }
     double t = (Now() - t0) / reps * 1e6;
-    if (t < best) best = t;
+    if (t < best)
+      best = t;
   }
   HsDiscDestroy(&d);
-  if (sink == 12345.678) printf(" ");
+  if (sink == 12345.678)
+    printf(" ");
   return best;
 }
 
 int main(int argc, char **argv)
 {
-  const char *dir = argc > 1 ? argv[1] : "problems";
-  int         reps = argc > 2 ? atoi(argv[2]) : 2000;
+  const char *dir     = argc > 1 ? argv[1] : "problems";
+  int         reps    = argc > 2 ? atoi(argv[2]) : 2000;
   const char *names[] = {"pendulum", "kepler", "crane", "manipulator3"};
 
   printf("%-13s %-26s %12s %12s %8s\n", "problem", "schemes", "C [us]", "file [us]", "file/C");

@@ -81,6 +81,8 @@ static PetscErrorCode ApplyProblemParams(HsProblem *prob)
     PetscCall(PetscOptionsGetReal(NULL, NULL, key, &v, &set));
     if (set) {
       int st = HsProblemSetParam(prob, prob->params[i].name, (double)v);
+      PetscCheck(st != 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must be a whole number (%s)", key,
+                 (double)v, prob->params[i].help);
       PetscCheck(st == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is outside [%g, %g] (%s)", key, (double)v,
                  prob->params[i].min, prob->params[i].max, prob->params[i].help);
     }

@@ -177,13 +177,13 @@ static PetscReal NormInf(PetscInt n, const PetscReal *a)
 }
 
 /* Residual of one step (first: the state equation only). Returns the costate/ status. */
-static int StepResidual(HsDisc *d, int dim, PetscBool first, const PetscReal *xm, const PetscReal *x0,
+static int StepResidual(HsDisc *d, int dim, int k, PetscBool first, const PetscReal *xm, const PetscReal *x0,
                         const PetscReal *lm, const PetscReal *xp, const PetscReal *lp, PetscReal *R)
 {
   int st;
   if (first)
     return HsDiscStateResidual(d, x0, xp, lp, R);
-  st = HsDiscCostateResidual(d, xm, x0, xp, lm, lp, R);
+  st = HsDiscCostateResidual(d, k, xm, x0, xp, lm, lp, R);
   return st ? st : HsDiscStateResidual(d, x0, xp, lp, R + dim);
 }
 
@@ -205,7 +205,7 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
   gsl_permutation *perm = first ? sh->perm1 : sh->perm;
   char             why[200];
 
-  st = StepResidual(d, dim, first, xm, x0, lm, xp, lp, R);
+  st = StepResidual(d, dim, (int)k, first, xm, x0, lm, xp, lp, R);
   for (it = 0;; it++) {
     if (st) {
       StepFailure(sh, seg, k, st > 0 ? "the state left the problem's domain" : "a problem callback failed");
@@ -220,7 +220,7 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
     if (first)
       st = HsDiscStateJacobian(d, x0, xp, lp, B, B + dd, B + 2 * dd);
     else {
-      st = HsDiscCostateJacobian(d, xm, x0, xp, lm, lp, B, B + dd, B + 2 * dd, B + 3 * dd, B + 4 * dd);
+      st = HsDiscCostateJacobian(d, (int)k, xm, x0, xp, lm, lp, B, B + dd, B + 2 * dd, B + 3 * dd, B + 4 * dd);
       if (!st)
         st = HsDiscStateJacobian(d, x0, xp, lp, B + 5 * dd, B + 6 * dd, B + 7 * dd);
     }
@@ -272,7 +272,7 @@ static int StepSolve(HsSolver s, PetscInt seg, PetscInt k, PetscBool first, cons
         else
           lp[i - dim] = ysave[i] - di;
       }
-      st = StepResidual(d, dim, first, xm, x0, lm, xp, lp, Rt);
+      st = StepResidual(d, dim, (int)k, first, xm, x0, lm, xp, lp, Rt);
       if ((!st && NormInf(nu, Rt) < PETSC_MAX_REAL) || alpha < 1e-3)
         break;
     }
@@ -531,7 +531,7 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
         ft[dim + i] = zt[i] - P->x0[i];
     else {
       PetscCall(PrevEnd(s, t, PETSC_FALSE, sh->end_local, &e));
-      if (HsDiscCostateResidual(s->disc, e, zt, T + w, e + dim, zt + dim, ft + dim)) {
+      if (HsDiscCostateResidual(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, ft + dim)) {
         failed = PETSC_TRUE;
         StepFailure(sh, t, sh->knots[t], "costate equation across the boundary failed");
       }
@@ -650,8 +650,8 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       int              st;
       PetscCall(PrevEnd(s, t, PETSC_TRUE, sh->end_local, &e));
       Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of segment s-1 */
-      st = HsDiscCostateJacobian(s->disc, e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd, Bk + 3 * dd,
-                                 Bk + 4 * dd);
+      st = HsDiscCostateJacobian(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd,
+                                 Bk + 3 * dd, Bk + 4 * dd);
       PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed",
                  sh->knots[t]);
       MatMulAdd((int)dim, (int)w, Bk, Se, B2p); /* Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */

@@ -522,9 +522,9 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
       EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
       if (k < N && !st) {
         PetscReal L, w;
-        st = HsDiscHamiltonian(s->disc, xk, xk1, lk, &s->H[k]);
+        st = HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, &s->H[k]);
         if (!st)
-          st = HsDiscRunningCost(s->disc, xk, xk1, lk, &L);
+          st = HsDiscRunningCost(s->disc, (int)k, xk, xk1, lk, &L);
         HsDiscWork(s->disc, xk, xk1, lk, &w);
         W += w;
         Jd += HsDiscGetStep(s->disc) * L;

@@ -46,8 +46,9 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
       for (i = 0; i < dim; i++)
         f[k][dim + i] = x[k][dim + i];
     else
-      HsCallStep(HsDiscCostateResidual(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, f[k] + dim), &dom,
-                 "costate residual", k);
+      HsCallStep(
+          HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, f[k] + dim),
+          &dom, "costate residual", k);
   }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
@@ -117,9 +118,9 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     else if (k == N)
       PetscCall(SetBlock(Pm, dim, k, dim, k, dim, Id, rows, cols));
     else {
-      HsCallStep(
-          HsDiscCostateJacobian(s->disc, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1, B2, B3, B4),
-          &dom, "costate Jacobian", k);
+      HsCallStep(HsDiscCostateJacobian(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1,
+                                       B2, B3, B4),
+                 &dom, "costate Jacobian", k);
       PetscCall(SetBlock(Pm, dim, k, dim, k - 1, 0, B0, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, dim, k, 0, B1, rows, cols));
       PetscCall(SetBlock(Pm, dim, k, dim, k + 1, 0, B2, rows, cols));

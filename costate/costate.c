@@ -21,24 +21,24 @@
  */
 #include "hsdiscimpl.h"
 
-/* Adds grad ell(x) (or its Hessian) if the problem has a running cost. */
-static int EllGradAdd(HsDisc *d, const double *x, double *g)
+/* Adds grad ell(x, t) (or its Hessian) if the problem has a running cost. */
+static int EllGradAdd(HsDisc *d, double t, const double *x, double *g)
 {
   double *w = d->wcs_v[11];
   if (!d->prob->ell.f)
     return HS_SUCCESS;
-  HS_CB(d->prob->ell.grad(x, w, d->prob->ctx));
+  HS_CB(d->prob->ell.grad(t, x, w, d->prob->ctx));
   for (int i = 0; i < d->dim; i++)
     g[i] += w[i];
   return HS_SUCCESS;
 }
 
-static int EllHessAdd(HsDisc *d, const double *x, double *Hm)
+static int EllHessAdd(HsDisc *d, double t, const double *x, double *Hm)
 {
   double *W = d->wcs_m[13];
   if (!d->prob->ell.f)
     return HS_SUCCESS;
-  HS_CB(d->prob->ell.hess(x, W, d->prob->ctx));
+  HS_CB(d->prob->ell.hess(t, x, W, d->prob->ctx));
   for (int i = 0; i < d->dim * d->dim; i++)
     Hm[i] += W[i];
   return HS_SUCCESS;
@@ -46,8 +46,8 @@ static int EllHessAdd(HsDisc *d, const double *x, double *Hm)
 
 /* ---------------------------------------------------------------- kkt ---- */
 
-static int KKTResidualWith(HsDisc *d, const HsStateScheme *ss, const double *xm, const double *x0, const double *xp,
-                           const double *lm, const double *lp, double *C)
+static int KKTResidualWith(HsDisc *d, int k, const HsStateScheme *ss, const double *xm, const double *x0,
+                           const double *xp, const double *lm, const double *lp, double *C)
 {
   int     dim = d->dim, i;
   double *vp = d->wcs_v[0], *vm = d->wcs_v[1], *g = d->wcs_v[2], *t = d->wcs_v[3];
@@ -61,15 +61,15 @@ static int KKTResidualWith(HsDisc *d, const HsStateScheme *ss, const double *xm,
   HsMatTVec(dim, dim, Db, vm, t);
   for (i = 0; i < dim; i++)
     g[i] += t[i];
-  HS_CHK(EllGradAdd(d, x0, g));
+  HS_CHK(EllGradAdd(d, HsDiscTime(d, k), x0, g));
   for (i = 0; i < dim; i++)
     C[i] = lp[i] - lm[i] - d->h * g[i];
   return HS_SUCCESS;
 }
 
-static int KKTJacobianWith(HsDisc *d, const HsStateScheme *ss, const double *xm, const double *x0, const double *xp,
-                           const double *lm, const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm,
-                           double *Jlp)
+static int KKTJacobianWith(HsDisc *d, int k, const HsStateScheme *ss, const double *xm, const double *x0,
+                           const double *xp, const double *lm, const double *lp, double *Jxm, double *Jx0, double *Jxp,
+                           double *Jlm, double *Jlp)
 {
   int     dim = d->dim, i, dd = dim * dim;
   double  h = d->h, *vp = d->wcs_v[0], *vm = d->wcs_v[1];
@@ -92,37 +92,79 @@ static int KKTJacobianWith(HsDisc *d, const HsStateScheme *ss, const double *xm,
   for (i = 0; i < dd; i++)
     Jlm[i] *= -h, Jxm[i] *= -h, Jx0[i] += Pbb[i];
   HsAddDiag(dim, -1, Jlm);
-  HS_CHK(EllHessAdd(d, x0, Jx0));
+  HS_CHK(EllHessAdd(d, HsDiscTime(d, k), x0, Jx0));
   for (i = 0; i < dd; i++)
     Jx0[i] *= -h;
   return HS_SUCCESS;
 }
 
-static int KKTResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int KKTResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                        const double *lp, double *C)
 {
-  return KKTResidualWith(d, d->ss, xm, x0, xp, lm, lp, C);
+  return KKTResidualWith(d, k, d->ss, xm, x0, xp, lm, lp, C);
 }
 
-static int KKTJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int KKTJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                        const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
-  return KKTJacobianWith(d, d->ss, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+  return KKTJacobianWith(d, k, d->ss, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
-static int TrapResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int TrapResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                         const double *lp, double *C)
 {
-  return KKTResidualWith(d, d->mid, xm, x0, xp, lm, lp, C);
+  return KKTResidualWith(d, k, d->mid, xm, x0, xp, lm, lp, C);
 }
 
-static int TrapJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int TrapJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                         const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
-  return KKTJacobianWith(d, d->mid, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+  return KKTJacobianWith(d, k, d->mid, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
 /* --------------------------------------------------------- conserving ---- */
+
+/* Discrete gradient of the running cost in the conserving scheme at node k,
+ * between x_{k-1} and x_{k+1} (docs/time-dependent-cost.md):
+ *   gbar_ell = 1/2 [gbar ell(., t_{k+1})(x_{k-1}, x_{k+1}) + gbar ell(., t_{k-1})(x_{k-1}, x_{k+1})],
+ * each a Gonzalez discrete gradient in x at a fixed time. It satisfies
+ *   gbar_ell . (x_{k+1} - x_{k-1}) = ell(x_{k+1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) - Dt_k,
+ *   Dt_k = 1/2 [ell(x_{k-1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) + ell(x_{k+1}, t_{k+1}) - ell(x_{k+1}, t_{k-1})],
+ * so that H^d_{k+1/2} - H^d_{k-1/2} = -Dt_k / 2 exactly, the discrete form of
+ * dH/dt = dH/dt|explicit = -d ell/dt, and Dt_k = 0 wherever ell(., t_{k-1}) = ell(., t_{k+1}).
+ * For an autonomous ell both terms coincide and one is evaluated. */
+static int EllDiscreteGradient(HsDisc *d, int k, const double *xm, const double *xp, double *g)
+{
+  int     dim = d->dim, i;
+  double *g2 = d->wcs_v[10], *work = d->wcs_v[12]; /* work: HS_GONZALEZ_WORK(dim), wcs_v[12..15] */
+
+  d->ell_at.t = HsDiscTime(d, k + 1);
+  HS_CHK(HsGonzalezGrad(&HsEllAtFunction, dim, &d->ell_at, d->dg_tol, xm, xp, g, work));
+  if (!d->prob->ell.time_dependent)
+    return HS_SUCCESS;
+  d->ell_at.t = HsDiscTime(d, k - 1);
+  HS_CHK(HsGonzalezGrad(&HsEllAtFunction, dim, &d->ell_at, d->dg_tol, xm, xp, g2, work));
+  for (i = 0; i < dim; i++)
+    g[i] = 0.5 * (g[i] + g2[i]);
+  return HS_SUCCESS;
+}
+
+/* Its Jacobians with respect to x_{k-1} (Da) and x_{k+1} (Db). */
+static int EllDiscreteGradientJac(HsDisc *d, int k, const double *xm, const double *xp, double *Da, double *Db)
+{
+  int     dd  = d->dim * d->dim, i;
+  double *Da2 = d->wcs_m[14], *Db2 = d->wcs_m[15];
+
+  d->ell_at.t = HsDiscTime(d, k + 1);
+  HS_CHK(HsGonzalezJacOf(d, &HsEllAtFunction, &d->ell_at, xm, xp, Da, Db));
+  if (!d->prob->ell.time_dependent)
+    return HS_SUCCESS;
+  d->ell_at.t = HsDiscTime(d, k - 1);
+  HS_CHK(HsGonzalezJacOf(d, &HsEllAtFunction, &d->ell_at, xm, xp, Da2, Db2));
+  for (i = 0; i < dd; i++)
+    Da[i] = 0.5 * (Da[i] + Da2[i]), Db[i] = 0.5 * (Db[i] + Db2[i]);
+  return HS_SUCCESS;
+}
 
 /* w = Abar^T s and, if W0 != NULL, its derivatives Wm, W0, Wp with respect to
  * x_{k-1}, x_k, x_{k+1}. Also returns Abar (dim x dim) if A != NULL. */
@@ -244,7 +286,7 @@ static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0,
   return HS_SUCCESS;
 }
 
-static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp,
+static int ConsResidualImpl(HsDisc *d, int k, int one_dof, const double *xm, const double *x0, const double *xp,
                             const double *lm, const double *lp, double *C)
 {
   int     dim = d->dim, i;
@@ -255,7 +297,7 @@ static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const doub
   HsApplyJ(dim, ls, s);
   HS_CHK(AbarApply(d, one_dof, xm, x0, xp, s, w, NULL, NULL, NULL, NULL));
   if (d->prob->ell.f) {
-    HS_CHK(HsGonzalezGrad(&d->prob->ell, dim, d->prob->ctx, d->dg_tol, xm, xp, gl, d->wcs_v[9]));
+    HS_CHK(EllDiscreteGradient(d, k, xm, xp, gl));
     for (i = 0; i < dim; i++)
       w[i] += gl[i];
   }
@@ -264,7 +306,7 @@ static int ConsResidualImpl(HsDisc *d, int one_dof, const double *xm, const doub
   return HS_SUCCESS;
 }
 
-static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp,
+static int ConsJacobianImpl(HsDisc *d, int k, int one_dof, const double *xm, const double *x0, const double *xp,
                             const double *lm, const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm,
                             double *Jlp)
 {
@@ -286,32 +328,32 @@ static int ConsJacobianImpl(HsDisc *d, int one_dof, const double *xm, const doub
   HsAddDiag(dim, -1, Jlm);
   if (d->prob->ell.f) {
     double *Da = d->wcs_m[2], *Db = d->wcs_m[3];
-    HS_CHK(HsGonzalezJacOf(d, &d->prob->ell, xm, xp, Da, Db)); /* d gbar_ell / d(x_{k-1}, x_{k+1}) */
+    HS_CHK(EllDiscreteGradientJac(d, k, xm, xp, Da, Db)); /* d gbar_ell / d(x_{k-1}, x_{k+1}) */
     for (i = 0; i < dd; i++)
       Jxm[i] -= h * Da[i], Jxp[i] -= h * Db[i];
   }
   return HS_SUCCESS;
 }
 
-static int ConsResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int ConsResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                         const double *lp, double *C)
 {
-  return ConsResidualImpl(d, 0, xm, x0, xp, lm, lp, C);
+  return ConsResidualImpl(d, k, 0, xm, x0, xp, lm, lp, C);
 }
-static int ConsJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int ConsJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                         const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
-  return ConsJacobianImpl(d, 0, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+  return ConsJacobianImpl(d, k, 0, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
-static int Cons1Residual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int Cons1Residual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                          const double *lp, double *C)
 {
-  return ConsResidualImpl(d, 1, xm, x0, xp, lm, lp, C);
+  return ConsResidualImpl(d, k, 1, xm, x0, xp, lm, lp, C);
 }
-static int Cons1Jacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+static int Cons1Jacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                          const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
-  return ConsJacobianImpl(d, 1, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+  return ConsJacobianImpl(d, k, 1, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
 const HsCostateScheme HsCostateConserving  = {"conserving", 2, 1, ConsResidual, ConsJacobian};
@@ -334,7 +376,7 @@ int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const 
   HS_CHK(ss->jac(d, xm, xN, Da, Db));
   HsMatTVec(dim, dim, Db, v, g);
   HsZero(dim, w);
-  HS_CHK(EllGradAdd(d, xN, w));
+  HS_CHK(EllGradAdd(d, d->prob->T, xN, w));
   for (i = 0; i < dim; i++)
     R[i] = lm[i] + d->h * (0.5 * w[i] + g[i]);
   if (d->prob->phi.f) {
@@ -362,7 +404,7 @@ int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const 
   HS_CHK(ss->hessdir(d, xm, xN, v, Paa, Pab, Pbb));
   HsTranspose(dim, Pab, Rxm); /* d(Db^T v)/da = Pab^T */
   HsZero(dd, RxN);
-  HS_CHK(EllHessAdd(d, xN, RxN));
+  HS_CHK(EllHessAdd(d, d->prob->T, xN, RxN));
   for (i = 0; i < dd; i++)
     Rxm[i] *= d->h, RxN[i] = d->h * (0.5 * RxN[i] + Pbb[i]);
   if (d->prob->phi.f) {

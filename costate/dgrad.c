@@ -77,9 +77,8 @@ typedef struct {
   int     small;
 } GonzalezData;
 
-static int GonzalezPrepare(HsDisc *d, const HsFunction *F, const double *a, const double *b, GonzalezData *G)
+static int GonzalezPrepare(HsDisc *d, const HsFunction *F, void *ctx, const double *a, const double *b, GonzalezData *G)
 {
-  void  *ctx = d->prob->ctx;
   int    dim = d->dim, i;
   double Ea, Eb, *Hd = d->wdg_v[8];
 
@@ -114,13 +113,13 @@ static int GonzalezGrad(HsDisc *d, const double *a, const double *b, double *g)
 }
 
 /* Da = 1/2 H(m) - c I + Delta c_a^T,  Db = 1/2 H(m) + c I + Delta c_b^T for the
- * Gonzalez discrete gradient of F (the energy, or the running cost ell). */
-int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, const double *a, const double *b, double *Da, double *Db)
+ * Gonzalez discrete gradient of F (the energy, or the running cost ell at a fixed time). */
+int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, void *ctx, const double *a, const double *b, double *Da, double *Db)
 {
   GonzalezData G;
   int          dim = d->dim, i;
 
-  HS_CHK(GonzalezPrepare(d, F, a, b, &G));
+  HS_CHK(GonzalezPrepare(d, F, ctx, a, b, &G));
   for (i = 0; i < dim * dim; i++)
     Da[i] = Db[i] = 0.5 * G.Hm[i];
   if (G.small)
@@ -142,7 +141,7 @@ int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, const double *a, const doubl
  *   Cbb = [ H(b) - H(m) - T/4 - 2 Delta c_b^T - 2 c_b Delta^T - 2c I] / D. */
 static int GonzalezJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
 {
-  return HsGonzalezJacOf(d, &d->prob->E, a, b, Da, Db);
+  return HsGonzalezJacOf(d, &d->prob->E, d->prob->ctx, a, b, Da, Db);
 }
 
 static int GonzalezHessDir(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab,
@@ -155,7 +154,7 @@ static int GonzalezHessDir(HsDisc *d, const double *a, const double *b, const do
   double           *Tv = d->wdg_m[1], *Td = d->wdg_m[2], *Ha = d->wdg_m[3], *Hb = d->wdg_m[4];
   double           *C = d->wdg_m[5], *fdw = d->wdg_m[6], vd;
 
-  HS_CHK(GonzalezPrepare(d, F, a, b, &G));
+  HS_CHK(GonzalezPrepare(d, F, ctx, a, b, &G));
   HS_CHK(HsFunctionD3(F, dim, ctx, G.mid, v, Tv, fdw));
   for (i = 0; i < dim * dim; i++)
     Paa[i] = Pab[i] = Pbb[i] = 0.25 * Tv[i];

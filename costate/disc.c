@@ -12,6 +12,23 @@ static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGre
 static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1, &HsCostateTrapezoidal,
                                                    &HsCostateKKT};
 
+static int EllAtF(const double *x, double *f, void *ctx)
+{
+  const HsEllAt *e = ctx;
+  return e->prob->ell.f(e->t, x, f, e->prob->ctx);
+}
+static int EllAtGrad(const double *x, double *g, void *ctx)
+{
+  const HsEllAt *e = ctx;
+  return e->prob->ell.grad(e->t, x, g, e->prob->ctx);
+}
+static int EllAtHess(const double *x, double *Hm, void *ctx)
+{
+  const HsEllAt *e = ctx;
+  return e->prob->ell.hess(e->t, x, Hm, e->prob->ctx);
+}
+const HsFunction HsEllAtFunction = {EllAtF, EllAtGrad, EllAtHess, NULL};
+
 const HsStateScheme *HsStateSchemeFind(const char *name)
 {
   for (size_t i = 0; i < sizeof(state_schemes) / sizeof(state_schemes[0]); i++)
@@ -78,10 +95,11 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
     FAIL(HS_EINVAL, "problem '%s' has a terminal cost without gradient and Hessian", prob->name);
   if (prob->ell.f && (!prob->ell.grad || !prob->ell.hess))
     FAIL(HS_EINVAL, "problem '%s' has a running cost without gradient and Hessian", prob->name);
-  d->prob = prob;
-  d->mid  = &HsStateMidpoint;
-  d->n    = prob->n;
-  d->m    = prob->m;
+  d->prob        = prob;
+  d->ell_at.prob = prob;
+  d->mid         = &HsStateMidpoint;
+  d->n           = prob->n;
+  d->m           = prob->m;
   d->dim = dim = 2 * prob->n;
   d->N         = N;
   d->h         = prob->T / N;
@@ -197,40 +215,40 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
   return HS_SUCCESS;
 }
 
-int HsDiscCostateResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *C)
 {
-  return d->cs->residual(d, xm, x0, xp, lm, lp, C);
+  return d->cs->residual(d, k, xm, x0, xp, lm, lp, C);
 }
 
-int HsDiscCostateJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
-  return d->cs->jacobian(d, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+  return d->cs->jacobian(d, k, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
 void HsDiscControl(const HsDisc *d, const double *lam, double *u) { HsMatVec(d->m, d->dim, d->K, lam, u); }
 
-/* L^d = 1/2 u^T R u + 1/2 (ell(x_k) + ell(x_{k+1})); 1/2 u^T R u = 1/2 lambda^T G K lambda. */
-int HsDiscRunningCost(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *L)
+/* L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) + ell(x_{k+1}, t_{k+1})); 1/2 u^T R u = 1/2 lambda^T G K lambda. */
+int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L)
 {
   double *Gu = d->wtop_v[2], la = 0, lb = 0;
 
   HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
   if (d->prob->ell.f) {
-    HS_CB(d->prob->ell.f(xk, &la, d->prob->ctx));
-    HS_CB(d->prob->ell.f(xk1, &lb, d->prob->ctx));
+    HS_CB(d->prob->ell.f(HsDiscTime(d, k), xk, &la, d->prob->ctx));
+    HS_CB(d->prob->ell.f(HsDiscTime(d, k + 1), xk1, &lb, d->prob->ctx));
   }
   *L = 0.5 * HsDot(d->dim, lam, Gu) + 0.5 * (la + lb);
   return HS_SUCCESS;
 }
 
 /* H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar. */
-int HsDiscHamiltonian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *H)
+int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H)
 {
   double *g = d->wtop_v[0], *Jg = d->wtop_v[1], *Gu = d->wtop_v[2], L;
 
-  HS_CHK(HsDiscRunningCost(d, xk, xk1, lam, &L));
+  HS_CHK(HsDiscRunningCost(d, k, xk, xk1, lam, &L));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(d->dim, g, Jg);
   HsMatVec(d->dim, d->dim, d->GK, lam, Gu);

@@ -56,12 +56,12 @@ typedef struct {
   const char *name;
   int         order;
   int         conserving; /* H^d constant to round-off */
-  /** C = costate residual of node k from x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2}. */
-  int (*residual)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm, const double *lp,
-                  double *C);
+  /** C = costate residual of node k (time t_k = k h) from x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2}. */
+  int (*residual)(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
+                  const double *lp, double *C);
   /** Jacobian blocks of C with respect to xm, x0, xp, lm, lp (dim x dim each). */
-  int (*jacobian)(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm, const double *lp,
-                  double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
+  int (*jacobian)(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
+                  const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
 } HsCostateScheme;
 
 const HsStateScheme   *HsStateSchemeFind(const char *name);
@@ -87,15 +87,16 @@ int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const do
 /** Its Jacobian blocks with respect to x_k, x_{k+1}, lambda_{k+1/2}. */
 int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk, double *Fxk1,
                         double *Flam);
-/** Costate residual of one interior node (DESIGN.md section 2.2, times h). */
-int HsDiscCostateResidual(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+/** Costate residual of interior node k, 1 <= k <= N-1 (DESIGN.md section 2.2, times h);
+ *  k fixes the times at which a time-dependent running cost is evaluated. */
+int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *C);
-int HsDiscCostateJacobian(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
 
 /** Transversality residual at x_N (docs/transversality.md), for all 2n
  *  components (the caller uses those of the free terminal components):
- *    R = lambda_{N-1/2} + grad phi(x_N) + h [1/2 grad ell(x_N) + Db(x_{N-1}, x_N)^T JJ lambda_{N-1/2}],
+ *    R = lambda_{N-1/2} + grad phi(x_N) + h [1/2 grad ell(x_N, T) + Db(x_{N-1}, x_N)^T JJ lambda_{N-1/2}],
  *  the stationarity of the direct transcription's Lagrangian in x_N; Db is the
  *  state scheme's (the midpoint's for the trapezoidal costate scheme). */
 int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R);
@@ -107,11 +108,11 @@ int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi);
 
 /** u = R^{-1} B^T lambda^p (stationarity, DESIGN.md section 1). */
 void HsDiscControl(const HsDisc *d, const double *lam, double *u);
-/** Discrete Hamiltonian of one interval (DESIGN.md section 2.3):
- *  H^d = -L^d + lambda^T (JJ gbar + G u), L^d = 1/2 u^T R u + 1/2 (ell(x_k) + ell(x_{k+1})). */
-int HsDiscHamiltonian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *H);
-/** L^d of one interval; J^d = h sum_k L^d. */
-int HsDiscRunningCost(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *L);
+/** Discrete Hamiltonian of interval k, [t_k, t_{k+1}] (DESIGN.md section 2.3):
+ *  H^d = -L^d + lambda^T (JJ gbar + G u), L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) + ell(x_{k+1}, t_{k+1})). */
+int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H);
+/** L^d of interval k; J^d = h sum_k L^d. */
+int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L);
 /** E(x). */
 int HsDiscEnergy(HsDisc *d, const double *x, double *E);
 /** Discrete work of one interval: (q_{k+1} - q_k)^T B u_{k+1/2}. */

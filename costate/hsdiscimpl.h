@@ -9,10 +9,18 @@
  * so that nested calls never share scratch memory. */
 #define HS_WDG_VEC 12 /* discrete gradients (dgrad.c) */
 #define HS_WDG_MAT 10 /* wdg_m[6..8]: scratch of HsFunctionD3 (dim + 2 dim^2) */
-#define HS_WCS_VEC 12 /* costate schemes (costate.c) */
-#define HS_WCS_MAT 14
+#define HS_WCS_VEC 16 /* costate schemes (costate.c) */
+#define HS_WCS_MAT 16
 #define HS_WTOP_VEC 6 /* HsDisc* entry points (disc.c) */
 #define HS_WTOP_MAT 4
+
+/* ell(., t) as an HsFunction of x alone, for the discrete-gradient code
+ * (HsGonzalezGrad, HsGonzalezJacOf); its callbacks take ctx = HsEllAt *. */
+typedef struct {
+  const HsProblem *prob;
+  double           t;
+} HsEllAt;
+extern const HsFunction HsEllAtFunction;
 
 struct HsDisc_s {
   const HsProblem       *prob;
@@ -28,7 +36,11 @@ struct HsDisc_s {
   double                *wtop_v[HS_WTOP_VEC], *wtop_m[HS_WTOP_MAT];
   double                *wcs_d3; /* dim + 2 dim^2: scratch of HsFunctionD3 at costate level */
   double                *pool;
+  HsEllAt                ell_at; /* the running cost at the time the costate code last set */
 };
+
+/* Node time t_k = k h (uniform grid). */
+static inline double HsDiscTime(const HsDisc *d, int k) { return k == d->N ? d->prob->T : k * d->h; }
 
 /* Map a callback status to HS_SUCCESS / HS_EDOM / HS_EFAILED. */
 static inline int HsStatus(int s) { return s == 0 ? HS_SUCCESS : (s > 0 ? HS_EDOM : HS_EFAILED); }
@@ -45,7 +57,8 @@ extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostat
 
 /* Jacobians Da, Db of the Gonzalez discrete gradient of F (dgrad.c); uses the
  * discrete-gradient workspace level, so costate schemes may call it. */
-int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, const double *a, const double *b, double *Da, double *Db);
+int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, void *ctx, const double *a, const double *b, double *Da,
+                    double *Db);
 
 /* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
 int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,

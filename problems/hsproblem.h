@@ -58,6 +58,21 @@ static inline void HsQuotientStore(const double v[6], double *Vbar, double *va, 
       *out[i] = v[i];
 }
 
+/** Running cost ell(x, t) and its derivatives in x at time t (DESIGN.md section 1;
+ *  issue 4: time-dependent running costs). f gives the value, grad the gradient
+ *  (dim), hess the Hessian (dim x dim, symmetric). time_dependent = 0 promises
+ *  that t is ignored: the conserving costate scheme then evaluates the
+ *  discrete gradient of ell once per node instead of twice (costate/costate.c). */
+typedef int (*HsCostValueFn)(double t, const double *x, double *f, void *ctx);
+typedef int (*HsCostGradFn)(double t, const double *x, double *g, void *ctx);
+typedef int (*HsCostHessFn)(double t, const double *x, double *Hm, void *ctx);
+typedef struct {
+  HsCostValueFn f;
+  HsCostGradFn  grad;
+  HsCostHessFn  hess;
+  int           time_dependent;
+} HsRunningCost;
+
 typedef struct {
   int                   available; /* 1 if E = p^2/(2 mass) + V(q) with n = 1 */
   double                mass;
@@ -75,27 +90,28 @@ typedef struct {
   double     *value; /* points into the problem's context */
   double      min;   /* admissible range (inclusive) */
   double      max;
+  int         integer; /* 1: only whole numbers are admissible (e.g. the number of cars) */
 } HsParam;
 
 /** A mechanical optimal-control problem (DESIGN.md section 4). */
 typedef struct HsProblem_s {
-  char         name[HS_NAME_LEN];
-  int          n;                      /* degrees of freedom; state dimension 2n */
-  int          m;                      /* controls */
-  double       T;                      /* horizon */
-  int          N;                      /* default number of intervals */
-  HsFunction   E;                      /* mechanical energy and derivatives (required) */
-  HsFunction   ell;                    /* running state cost ell(x); all members NULL means ell = 0 */
-  HsFunction   phi;                    /* terminal cost phi(x_N) (f, grad, hess); f NULL means phi = 0 */
-  HsSeparable1 sep;                    /* optional 1-DOF structure for the greenspan state scheme */
-  double      *B;                      /* n x m, row-major */
-  double      *R;                      /* m x m, symmetric positive definite */
-  double      *x0;                     /* 2n: initial state (always fixed) */
-  double      *xT;                     /* 2n: terminal state values for fixed components */
-  int         *xT_fixed;               /* 2n: 1 fixed, 0 free */
-  const char  *default_state_scheme;   /* for -hs_scheme conserving */
-  const char  *default_costate_scheme; /* for -hs_scheme conserving */
-  void        *ctx;
+  char          name[HS_NAME_LEN];
+  int           n;                      /* degrees of freedom; state dimension 2n */
+  int           m;                      /* controls */
+  double        T;                      /* horizon */
+  int           N;                      /* default number of intervals */
+  HsFunction    E;                      /* mechanical energy and derivatives (required) */
+  HsRunningCost ell;                    /* running state cost ell(x, t); f NULL means ell = 0 */
+  HsFunction    phi;                    /* terminal cost phi(x_N) (f, grad, hess); f NULL means phi = 0 */
+  HsSeparable1  sep;                    /* optional 1-DOF structure for the greenspan state scheme */
+  double       *B;                      /* n x m, row-major */
+  double       *R;                      /* m x m, symmetric positive definite */
+  double       *x0;                     /* 2n: initial state (always fixed) */
+  double       *xT;                     /* 2n: terminal state values for fixed components */
+  int          *xT_fixed;               /* 2n: 1 fixed, 0 free */
+  const char   *default_state_scheme;   /* for -hs_scheme conserving */
+  const char   *default_costate_scheme; /* for -hs_scheme conserving */
+  void         *ctx;
   void (*destroy_ctx)(void *ctx);
   HsParam params[HS_MAX_PARAMS];
   int     nparams;
@@ -112,8 +128,11 @@ void HsProblemDestroy(HsProblem **prob);
 const char *HsProblemListNames(void);
 /** Registers a parameter (at most HS_MAX_PARAMS); returns 0 or -1. */
 int HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min, double max);
+/** Marks the most recently added parameter as integer-valued. */
+void HsProblemParamSetInteger(HsProblem *prob);
 /** Sets a parameter by name and calls prob->update. Returns 0, 1 if the name is
- *  unknown, 2 if the value is outside [min, max]. */
+ *  unknown, 2 if the value is outside [min, max], 3 if an integer parameter gets
+ *  a value that is not a whole number. */
 int HsProblemSetParam(HsProblem *prob, const char *name, double value);
 /** 1 if the problem has a running cost ell. */
 int HsProblemHasEll(const HsProblem *prob);

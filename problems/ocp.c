@@ -214,19 +214,22 @@ static void StateFnFree(StateFn *F)
     ExFree(F->d2[i]);
 }
 
-static int OcpEll(const double *x, double *f, void *ctx)
+static int OcpEll(double t, const double *x, double *f, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
+  (void)t;
   return StateFnValue(o, &o->ell, x, f);
 }
-static int OcpEllGrad(const double *x, double *g, void *ctx)
+static int OcpEllGrad(double t, const double *x, double *g, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
+  (void)t;
   return StateFnGrad(o, &o->ell, x, g);
 }
-static int OcpEllHess(const double *x, double *H, void *ctx)
+static int OcpEllHess(double t, const double *x, double *H, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
+  (void)t;
   return StateFnHess(o, &o->ell, x, H);
 }
 static int OcpPhi(const double *x, double *f, void *ctx)

@@ -1,6 +1,7 @@
 /* hamshoot: problem allocation, destruction and the built-in registry. */
 #include "hsmechanical.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,8 +79,14 @@ int HsProblemAddParam(HsProblem *prob, const char *name, const char *help, doubl
 {
   if (prob->nparams >= HS_MAX_PARAMS)
     return -1;
-  prob->params[prob->nparams++] = (HsParam){name, help, value, min, max};
+  prob->params[prob->nparams++] = (HsParam){name, help, value, min, max, 0};
   return 0;
+}
+
+void HsProblemParamSetInteger(HsProblem *prob)
+{
+  if (prob->nparams > 0)
+    prob->params[prob->nparams - 1].integer = 1;
 }
 
 int HsProblemSetParam(HsProblem *prob, const char *name, double value)
@@ -88,6 +95,8 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
     if (!strcmp(prob->params[i].name, name)) {
       if (!(value >= prob->params[i].min && value <= prob->params[i].max))
         return 2;
+      if (prob->params[i].integer && value != floor(value))
+        return 3;
       *prob->params[i].value = value;
       if (prob->update)
         prob->update(prob);

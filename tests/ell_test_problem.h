@@ -11,19 +11,19 @@
 
 static const double ell_a = 0.3, ell_b = 0.05, ell_c[3] = {0.2, 0.4, 0.5};
 
-static int EllF(const double *x, double *f, void *ctx)
+static int EllF(double t, const double *x, double *f, void *ctx)
 {
   double s = 0;
-  (void)ctx;
+  (void)t, (void)ctx;
   for (int i = 0; i < 3; i++)
     s += (x[i] - ell_c[i]) * (x[i] - ell_c[i]);
   *f = 0.5 * ell_a * s + ell_b * sin(x[0]) * x[4];
   return 0;
 }
 
-static int EllGrad(const double *x, double *g, void *ctx)
+static int EllGrad(double t, const double *x, double *g, void *ctx)
 {
-  (void)ctx;
+  (void)t, (void)ctx;
   memset(g, 0, 6 * sizeof(double));
   for (int i = 0; i < 3; i++)
     g[i] = ell_a * (x[i] - ell_c[i]);
@@ -32,9 +32,9 @@ static int EllGrad(const double *x, double *g, void *ctx)
   return 0;
 }
 
-static int EllHess(const double *x, double *H, void *ctx)
+static int EllHess(double t, const double *x, double *H, void *ctx)
 {
-  (void)ctx;
+  (void)t, (void)ctx;
   memset(H, 0, 36 * sizeof(double));
   for (int i = 0; i < 3; i++)
     H[i * 6 + i] = ell_a;

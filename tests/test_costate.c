@@ -129,7 +129,7 @@ typedef int (*ResFn)(HsDisc *, double **args, double *out);
 static int StateRes(HsDisc *d, double **v, double *out) { return HsDiscStateResidual(d, v[0], v[1], v[2], out); }
 static int CostRes(HsDisc *d, double **v, double *out)
 {
-  return HsDiscCostateResidual(d, v[0], v[1], v[2], v[3], v[4], out);
+  return HsDiscCostateResidual(d, 1, v[0], v[1], v[2], v[3], v[4], out);
 }
 
 static double FDBlockError(HsDisc *d, ResFn f, double **args, int which, const double *J, int dim)
@@ -174,7 +174,7 @@ static void CheckJacobians(const HsProblem *P, const char *ssname, const char *c
     scale = 1 + MaxAbs(dim * dim, J[b]);
     CHECK(err < 1e-7 * scale, "%s %s: state Jacobian block %d FD error %.3e", P->name, ssname, b, err);
   }
-  HsDiscCostateJacobian(d, x[0], x[1], x[2], l[0], l[1], J[0], J[1], J[2], J[3], J[4]);
+  HsDiscCostateJacobian(d, 1, x[0], x[1], x[2], l[0], l[1], J[0], J[1], J[2], J[3], J[4]);
   args[0] = x[0], args[1] = x[1], args[2] = x[2], args[3] = l[0], args[4] = l[1];
   for (b = 0; b < 5; b++) {
     err   = FDBlockError(d, CostRes, args, b, J[b], dim);
@@ -205,10 +205,10 @@ static void CheckCostateBranches(const HsProblem *P, const char *ssname, const c
     /* just above the threshold: |d| ~ 1.5 dg_tol (1+|x|) */
     xm[i] = x0[i] - w + 1.5 * dd, xp[i] = x0[i] + w + 1.5 * dd;
   }
-  HsDiscCostateResidual(d, xm, x0, xp, lm, lp, C1);
+  HsDiscCostateResidual(d, 1, xm, x0, xp, lm, lp, C1);
   for (i = 0; i < dim; i++)
     xm[i] = x0[i] - 0.05 * (1 - 0.3 * i), xp[i] = 2 * x0[i] - xm[i]; /* d = 0 */
-  HsDiscCostateResidual(d, xm, x0, xp, lm, lp, C2);
+  HsDiscCostateResidual(d, 1, xm, x0, xp, lm, lp, C2);
   for (i = 0; i < dim; i++)
     err = fmax(err, fabs(C1[i] - C2[i]));
   CHECK(err < 1e-5 * HsDiscGetStep(d) && isfinite(err), "%s %s: costate residual jump across fallback %.3e", P->name,

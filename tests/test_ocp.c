@@ -55,6 +55,28 @@ static void Compare(const char *name, const char *file)
 
 /* A file's running and terminal costs: gradients and Hessians derived
  * symbolically against central differences of the values. */
+
+/* Value, gradient and Hessian (outputs may be NULL) of the running cost at
+ * t = 0.37 (which = 0) or of the terminal cost (which = 1). */
+static void CostEval(HsProblem *P, int which, const double *x, double *f, double *g, double *H)
+{
+  if (which) {
+    if (f)
+      P->phi.f(x, f, P->ctx);
+    if (g)
+      P->phi.grad(x, g, P->ctx);
+    if (H)
+      P->phi.hess(x, H, P->ctx);
+  } else {
+    if (f)
+      P->ell.f(0.37, x, f, P->ctx);
+    if (g)
+      P->ell.grad(0.37, x, g, P->ctx);
+    if (H)
+      P->ell.hess(0.37, x, H, P->ctx);
+  }
+}
+
 static void CheckFileCosts(void)
 {
   const char *text = "problem: costs\nparam a: 0.3\ncoordinates: x, y\ncontrols: 1\nmass: 2, 0.1, 0.1, 1\n"
@@ -74,18 +96,17 @@ static void CheckFileCosts(void)
     return;
   CHECK(!P->xT_fixed[0] && P->xT_fixed[1] && !P->xT_fixed[2] && P->xT_fixed[3], "free terminal components");
   for (int which = 0; which < 2; which++) {
-    HsFunction *F = which ? &P->phi : &P->ell;
     double x[4] = {0.7183, -0.31, 0.42, 0.27}, g[4], H[16], xp[4], xm[4], fp, fm, gp[4], gm[4], err = 0, eps = 1e-6;
-    CHECK(F->f && F->grad && F->hess, "cost %d missing", which);
-    if (!F->f)
+    int    have = which ? (P->phi.f && P->phi.grad && P->phi.hess) : (P->ell.f && P->ell.grad && P->ell.hess);
+    CHECK(have, "cost %d missing", which);
+    if (!have)
       continue;
-    F->grad(x, g, P->ctx), F->hess(x, H, P->ctx);
+    CostEval(P, which, x, NULL, g, H);
     for (int j = 0; j < 4; j++) {
       memcpy(xp, x, sizeof x), memcpy(xm, x, sizeof x);
       xp[j] += eps, xm[j] -= eps;
-      F->f(xp, &fp, P->ctx), F->f(xm, &fm, P->ctx);
+      CostEval(P, which, xp, &fp, gp, NULL), CostEval(P, which, xm, &fm, gm, NULL);
       err = fmax(err, fabs((fp - fm) / (2 * eps) - g[j]));
-      F->grad(xp, gp, P->ctx), F->grad(xm, gm, P->ctx);
       for (int i = 0; i < 4; i++)
         err = fmax(err, fabs((gp[i] - gm[i]) / (2 * eps) - H[i * 4 + j]));
     }
