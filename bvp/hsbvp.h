@@ -17,8 +17,12 @@ typedef struct {
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
   PetscReal           J;                              /* J^d = h sum L^d */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */
-  PetscReal           energy_work_spread;             /* max - min of E_k - W_k */
-  PetscReal           wall_time_s;
+  PetscReal           H_balance; /* max_k |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2| (HsDiscEllTimeChange): the discrete
+                                    dH/dt = -d ell/dt; round-off for the conserving scheme */
+  PetscInt  mumps_retries;       /* solves repeated with a larger MUMPS workspace (ICNTL(14)) */
+  PetscBool autonomous;          /* no time-dependent running cost: H^d itself is conserved */
+  PetscReal energy_work_spread;  /* max - min of E_k - W_k */
+  PetscReal wall_time_s;
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;

@@ -63,12 +63,14 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"snes_reason\": \"%s\",\n", SNESConvergedReasons[r->reason]);
   fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
   fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
+  fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
   JsonNum(f, "residual_norm", r->residual_norm, 0);
   JsonNum(f, "J", r->J, 0);
   JsonNum(f, "H_mean", r->H_mean, 0);
   JsonNum(f, "H_min", r->H_min, 0);
   JsonNum(f, "H_max", r->H_max, 0);
   JsonNum(f, "H_spread", r->H_spread, 0);
+  JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   if (s->bvp_type == HS_BVP_SHOOTING)
     JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen > 0 ? s->shoot.max_growth_seen : NAN,

@@ -440,6 +440,60 @@ static PetscErrorCode ShootInitFromTranscription(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* MUMPS sizes its workspace from an estimate made before pivoting; delayed
+ * pivots (threshold CNTL(1) = 1.0, and badly scaled problems such as ncar with
+ * beta = 1e-9) can exceed it, and the factorization then stops with INFOG(1) =
+ * -8, -9, -11, -12 or -14 ("work array too small"). That is not a property of
+ * the problem: double ICNTL(14), the percentage by which the estimate is
+ * relaxed (the option -mat_mumps_icntl_14), and solve again (at most
+ * HS_MUMPS_RETRIES times). *retry says
+ * whether the caller should solve again. Collective. */
+#define HS_MUMPS_RETRIES 4
+static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
+{
+#if defined(PETSC_HAVE_MUMPS)
+  KSP           ksp;
+  PC            pc;
+  Mat           F;
+  PetscBool     lu;
+  MatSolverType type;
+  PetscInt      info, icntl;
+#endif
+
+  PetscFunctionBeginUser;
+  *retry = PETSC_FALSE;
+#if defined(PETSC_HAVE_MUMPS)
+  if (s->res.reason != SNES_DIVERGED_LINEAR_SOLVE)
+    PetscFunctionReturn(0);
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &lu, PCLU, PCCHOLESKY, ""));
+  if (!lu)
+    PetscFunctionReturn(0);
+  PetscCall(PCFactorGetMatSolverType(pc, &type));
+  if (!type || strcmp(type, MATSOLVERMUMPS))
+    PetscFunctionReturn(0);
+  PetscCall(PCFactorGetMatrix(pc, &F));
+  PetscCall(MatMumpsGetInfog(F, 1, &info));
+  if (info != -8 && info != -9 && info != -11 && info != -12 && info != -14)
+    PetscFunctionReturn(0);
+  PetscCall(MatMumpsGetIcntl(F, 14, &icntl));
+  PetscCall(PetscInfo(s->snes,
+                      "MUMPS INFOG(1) = %" PetscInt_FMT ": raising ICNTL(14) from %" PetscInt_FMT " to %" PetscInt_FMT
+                      " and solving again\n",
+                      info, icntl, 2 * icntl + 100));
+  { /* ICNTL(14) is read at the analysis: set the option and redo the factorization from scratch */
+    char v[32];
+    snprintf(v, sizeof v, "%d", (int)(2 * icntl + 100));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_mumps_icntl_14", v));
+    PetscCall(PCReset(pc));
+  }
+  s->res.mumps_retries++;
+  *retry = PETSC_TRUE;
+#endif
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HsSolverSolve(HsSolver s)
 {
   PetscFunctionBeginUser;
@@ -466,8 +520,17 @@ PetscErrorCode HsSolverSolve(HsSolver s)
     if (s->shoot.init_transcription)
       PetscCall(ShootInitFromTranscription(s));
   }
-  PetscCall(SNESSolve(s->snes, NULL, s->X));
-  PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
+  s->res.mumps_retries = 0;
+  for (;;) {
+    PetscBool retry;
+    PetscCall(SNESSolve(s->snes, NULL, s->X));
+    PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
+    if (s->res.mumps_retries >= HS_MUMPS_RETRIES)
+      break;
+    PetscCall(MumpsWorkspaceRetry(s, &retry));
+    if (!retry)
+      break;
+  }
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
   if (!s->shoot.growth_failure)
@@ -500,7 +563,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   Vec                X0;
   const PetscScalar *x;
   PetscInt           len, k, N = s->N, dim = 2 * s->prob->n;
-  PetscReal          buf[7] = {0};
+  PetscReal          buf[8] = {0};
   int                st     = 0;
 
   PetscFunctionBeginUser;
@@ -511,7 +574,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   PetscCall(VecGetLocalSize(X0, &len));
   if (len) {
     PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
-              EWmax = -PETSC_MAX_REAL;
+              EWmax = -PETSC_MAX_REAL, bal = 0;
     PetscCall(PetscFree2(s->H, s->EW));
     PetscCall(PetscMalloc2(N, &s->H, N + 1, &s->EW));
     PetscCall(VecGetArrayRead(X0, &x));
@@ -530,6 +593,11 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
         Jd += HsDiscGetStep(s->disc) * L;
         Hsum += s->H[k];
         Hmin = PetscMin(Hmin, s->H[k]), Hmax = PetscMax(Hmax, s->H[k]);
+        if (k > 0 && !st) {
+          PetscReal Dt;
+          st  = HsDiscEllTimeChange(s->disc, (int)k, xk - 2 * dim, xk1, &Dt);
+          bal = PetscMax(bal, PetscAbsReal(s->H[k] - s->H[k - 1] + 0.5 * Dt));
+        }
       }
     }
     if (!st) {
@@ -539,12 +607,14 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     }
     PetscCall(VecRestoreArrayRead(X0, &x));
     buf[0] = Jd, buf[1] = Hsum / N, buf[2] = Hmin, buf[3] = Hmax, buf[4] = EWmax - EWmin, buf[5] = st ? 1 : 0;
+    buf[6] = bal;
     if (st)
-      buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = NAN; /* undefined: reported as null */
+      buf[0] = buf[1] = buf[2] = buf[3] = buf[4] = buf[6] = NAN; /* undefined: reported as null */
   }
-  PetscCallMPI(MPI_Bcast(buf, 7, MPIU_REAL, 0, s->comm));
+  PetscCallMPI(MPI_Bcast(buf, 8, MPIU_REAL, 0, s->comm));
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
-  s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4];
+  s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4], s->res.H_balance = buf[6];
+  s->res.autonomous = (PetscBool) !(s->prob->ell.f && s->prob->ell.time_dependent);
   if (buf[5] != 0)
     s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
   PetscFunctionReturn(0);
@@ -591,9 +661,13 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));
-  PetscCall(PetscViewerASCIIPrintf(viewer,
-                                   "  H^d spread         %.3e   (max - min over intervals; round-off for conserving)\n",
-                                   (double)r->H_spread));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (max - min over intervals; %s)\n",
+                                   (double)r->H_spread,
+                                   r->autonomous ? "round-off for conserving" : "ell depends on t: see H^d balance"));
+  if (!r->autonomous)
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "  H^d balance        %.3e   (max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2|; round-off for conserving)\n",
+        (double)r->H_balance));
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
       (double)r->energy_work_spread));

@@ -256,6 +256,22 @@ int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, con
   return HS_SUCCESS;
 }
 
+int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, double *Dt)
+{
+  const HsProblem *P = d->prob;
+  double           t1 = HsDiscTime(d, k + 1), t0 = HsDiscTime(d, k - 1), a1, a0, b1, b0;
+
+  *Dt = 0;
+  if (!P->ell.f || !P->ell.time_dependent)
+    return HS_SUCCESS;
+  HS_CB(P->ell.f(t1, xm, &a1, P->ctx));
+  HS_CB(P->ell.f(t0, xm, &a0, P->ctx));
+  HS_CB(P->ell.f(t1, xp, &b1, P->ctx));
+  HS_CB(P->ell.f(t0, xp, &b0, P->ctx));
+  *Dt = 0.5 * ((a1 - a0) + (b1 - b0));
+  return HS_SUCCESS;
+}
+
 int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
 
 void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)

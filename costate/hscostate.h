@@ -113,6 +113,13 @@ void HsDiscControl(const HsDisc *d, const double *lam, double *u);
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H);
 /** L^d of interval k; J^d = h sum_k L^d. */
 int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L);
+/** Dt_k, the part of ell(x_{k+1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) due to the
+ *  change of time at node k (1 <= k <= N-1), docs/time-dependent-cost.md:
+ *    Dt_k = 1/2 [ell(x_{k-1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) + ell(x_{k+1}, t_{k+1}) - ell(x_{k+1}, t_{k-1})],
+ *  0 for an autonomous or absent running cost. With the conserving costate
+ *  scheme H^d_{k+1/2} - H^d_{k-1/2} = -Dt_k / 2 exactly (the discrete
+ *  dH/dt = -d ell/dt). */
+int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, double *Dt);
 /** E(x). */
 int HsDiscEnergy(HsDisc *d, const double *x, double *E);
 /** Discrete work of one interval: (q_{k+1} - q_k)^T B u_{k+1/2}. */

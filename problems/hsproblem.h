@@ -143,6 +143,7 @@ int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob);
 int HsProblemCreatePendulum(HsProblem **prob);
 int HsProblemCreateKepler(HsProblem **prob);
 int HsProblemCreateSaddle(HsProblem **prob);
+int HsProblemCreateNcar(HsProblem **prob);
 
 #ifdef __cplusplus
 }

@@ -60,9 +60,10 @@ static const struct {
     {"saddle", HsProblemCreateSaddle},
     {"crane", HsProblemCreateCrane},
     {"manipulator3", HsProblemCreateManipulator3},
+    {"ncar", HsProblemCreateNcar},
 };
 
-const char *HsProblemListNames(void) { return "pendulum kepler saddle crane manipulator3"; }
+const char *HsProblemListNames(void) { return "pendulum kepler saddle crane manipulator3 ncar"; }
 
 int HsProblemCreateByName(const char *name, HsProblem **prob)
 {
