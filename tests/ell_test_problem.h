@@ -55,4 +55,47 @@ static void AttachEllAndWeights(HsProblem *K)
   memcpy(K->R, R, sizeof R);
 }
 
+/* A time-dependent variant: ell(x, t) = (1 + 0.5 sin 2t) 1/2 a |q - c|^2 + b sin(q_1 + t) p_2. */
+static int EllTF(double t, const double *x, double *f, void *ctx)
+{
+  double s = 0;
+  (void)ctx;
+  for (int i = 0; i < 3; i++)
+    s += (x[i] - ell_c[i]) * (x[i] - ell_c[i]);
+  *f = (1 + 0.5 * sin(2 * t)) * 0.5 * ell_a * s + ell_b * sin(x[0] + t) * x[4];
+  return 0;
+}
+
+static int EllTGrad(double t, const double *x, double *g, void *ctx)
+{
+  double w = 1 + 0.5 * sin(2 * t);
+  (void)ctx;
+  memset(g, 0, 6 * sizeof(double));
+  for (int i = 0; i < 3; i++)
+    g[i] = w * ell_a * (x[i] - ell_c[i]);
+  g[0] += ell_b * cos(x[0] + t) * x[4];
+  g[4] = ell_b * sin(x[0] + t);
+  return 0;
+}
+
+static int EllTHess(double t, const double *x, double *H, void *ctx)
+{
+  double w = 1 + 0.5 * sin(2 * t);
+  (void)ctx;
+  memset(H, 0, 36 * sizeof(double));
+  for (int i = 0; i < 3; i++)
+    H[i * 6 + i] = w * ell_a;
+  H[0] -= ell_b * sin(x[0] + t) * x[4];
+  H[0 * 6 + 4] = H[4 * 6 + 0] = ell_b * cos(x[0] + t);
+  return 0;
+}
+
+static inline void AttachTimeDependentEll(HsProblem *K)
+{
+  K->ell.f              = EllTF;
+  K->ell.grad           = EllTGrad;
+  K->ell.hess           = EllTHess;
+  K->ell.time_dependent = 1;
+}
+
 #endif

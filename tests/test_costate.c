@@ -126,10 +126,14 @@ static void CheckDiscreteGradient(const HsProblem *P, const char *ssname)
  * (f(y + eps e_j) - f(y - eps e_j)) / (2 eps). */
 typedef int (*ResFn)(HsDisc *, double **args, double *out);
 
+/* The node of the costate checks: t_{k-1} = 2h, t_{k+1} = 4h differ, which
+ * matters for a time-dependent running cost. */
+#define TEST_NODE 3
+
 static int StateRes(HsDisc *d, double **v, double *out) { return HsDiscStateResidual(d, v[0], v[1], v[2], out); }
 static int CostRes(HsDisc *d, double **v, double *out)
 {
-  return HsDiscCostateResidual(d, 1, v[0], v[1], v[2], v[3], v[4], out);
+  return HsDiscCostateResidual(d, TEST_NODE, v[0], v[1], v[2], v[3], v[4], out);
 }
 
 static double FDBlockError(HsDisc *d, ResFn f, double **args, int which, const double *J, int dim)
@@ -174,7 +178,7 @@ static void CheckJacobians(const HsProblem *P, const char *ssname, const char *c
     scale = 1 + MaxAbs(dim * dim, J[b]);
     CHECK(err < 1e-7 * scale, "%s %s: state Jacobian block %d FD error %.3e", P->name, ssname, b, err);
   }
-  HsDiscCostateJacobian(d, 1, x[0], x[1], x[2], l[0], l[1], J[0], J[1], J[2], J[3], J[4]);
+  HsDiscCostateJacobian(d, TEST_NODE, x[0], x[1], x[2], l[0], l[1], J[0], J[1], J[2], J[3], J[4]);
   args[0] = x[0], args[1] = x[1], args[2] = x[2], args[3] = l[0], args[4] = l[1];
   for (b = 0; b < 5; b++) {
     err   = FDBlockError(d, CostRes, args, b, J[b], dim);
@@ -450,6 +454,36 @@ int main(void)
         err = fmax(err, fabs(Ru[i] - BTl[i]));
       }
       CHECK(err < 1e-14, "R u = B^T lambda_p violated by %.3e", err);
+      HsDiscDestroy(&d);
+    }
+    /* A time-dependent running cost: every scheme's Jacobian, and the defining
+     * property of the conserving scheme's time-split discrete gradient of ell
+     * (costate/costate.c): with lambda = 0 the residual is C = -h gbar_ell, and
+     *   gbar_ell . (x_{k+1} - x_{k-1}) = ell(x_{k+1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) - Dt_k. */
+    AttachTimeDependentEll(KE);
+    for (int c = 0; c < 3; c++)
+      CheckJacobians(KE, "gonzalez", cs_all[c], 1);
+    CheckJacobians(KE, "midpoint", "kkt", 1);
+    CheckJacobians(KE, "gonzalez", "conserving", 1e-9);
+    {
+      HsDisc *d;
+      char    msg[256];
+      double  x[3][6], z[6] = {0}, C[6], Dt, lp, lm, h, lhs = 0, err;
+      HsDiscCreate(KE, "gonzalez", "conserving", 10, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
+      h = HsDiscGetStep(d);
+      for (int b = 0; b < 3; b++)
+        TestState(KE, b, x[b]);
+      HsDiscCostateResidual(d, TEST_NODE, x[0], x[1], x[2], z, z, C);
+      HsDiscEllTimeChange(d, TEST_NODE, x[0], x[2], &Dt);
+      KE->ell.f((TEST_NODE + 1) * h, x[2], &lp, KE->ctx);
+      KE->ell.f((TEST_NODE - 1) * h, x[0], &lm, KE->ctx);
+      for (int i = 0; i < 6; i++)
+        lhs += -C[i] / h * (x[2][i] - x[0][i]);
+      err = fabs(lhs - (lp - lm - Dt));
+      printf("time-dependent ell: gbar.(x+ - x-) = %.15f, ell+ - ell- - Dt = %.15f (Dt = %.3e), difference %.1e\n", lhs,
+             lp - lm - Dt, Dt, err);
+      CHECK(err < 1e-13, "time-split discrete gradient of ell: directionality error %.3e", err);
+      CHECK(fabs(Dt) > 1e-3, "Dt = %.3e should not vanish for this ell", Dt);
       HsDiscDestroy(&d);
     }
     HsProblemDestroy(&KE);
