@@ -699,7 +699,35 @@ def t_ncar():
         check(what in out and "-p_cars" in out, "ncar -p_cars %s: message %r" % (bad, out.strip()[-200:]))
 
 
-TESTS = {"ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+def t_crosscheck_ncar(script):
+    """ncar (2 and 3 cars, beta = 1e-5, gamma = 1, T = 4) against an independent continuous
+    solution (tests/crosscheck/ncar_continuous.py: scipy solve_bvp on the Pontryagin
+    conditions, and the Riccati value function of this linear-quadratic problem, which
+    agree with each other to <= 1e-7). Richardson extrapolation of the discrete J at
+    N = 800, 1600 (both schemes, order 2) must match the continuous J to 1e-7 relative
+    (measured ~3e-9 for 2 cars)."""
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    for cars in ("2", "3"):
+        p = subprocess.run([py, script, "--cars", cars], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=600)
+        check(p.returncode == 0, "ncar crosscheck script (%s cars) failed: %s" % (cars, p.stdout[-2000:]))
+        if p.returncode:
+            continue
+        Jc = json.loads(p.stdout)["J_riccati"]
+        for scheme in ("conserving", "direct"):
+            s1, _, _ = run(["-problem", "ncar", "-p_cars", cars, "-N", "800", "-hs_scheme", scheme])
+            s2, _, _ = run(["-problem", "ncar", "-p_cars", cars, "-N", "1600", "-hs_scheme", scheme])
+            if not (s1 and s2):
+                check(False, "ncar %s cars %s: no summary" % (cars, scheme))
+                continue
+            ext = (4 * s2["J"] - s1["J"]) / 3
+            rel, raw = abs(ext - Jc) / abs(Jc), abs(s2["J"] - Jc) / abs(Jc)
+            print("ncar %s cars %-10s N=1600 J %.12f extrapolated %.12f continuous %.12f  rel diff %.1e (raw %.1e)"
+                  % (cars, scheme, s2["J"], ext, Jc, rel, raw))
+            check(rel < 1e-7, "ncar %s cars %s: extrapolated J %.12g vs continuous %.12g" % (cars, scheme, ext, Jc))
+
+
+TESTS = {"crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 
