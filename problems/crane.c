@@ -20,17 +20,19 @@ typedef struct {
   double mt, J, m, r, g;
 } Crane;
 
-static int CraneMass(const double *q, double *M, double *dM, double *d2M, void *ctx)
+static int CraneMass(const double *q, double *M, double *dM, double *d2M, double *d3M, void *ctx)
 {
   const Crane *c = ctx;
   const double l = q[1], sa = sin(q[2]), ca = cos(q[2]), m = c->m;
 
-  memset(M, 0, 9 * sizeof(double));
-  M[0] = c->mt + m;
-  M[1] = M[3] = m * sa;
-  M[2] = M[6] = m * l * ca;
-  M[4]        = c->J / (c->r * c->r) + m;
-  M[8]        = m * l * l;
+  if (M) {
+    memset(M, 0, 9 * sizeof(double));
+    M[0] = c->mt + m;
+    M[1] = M[3] = m * sa;
+    M[2] = M[6] = m * l * ca;
+    M[4]        = c->J / (c->r * c->r) + m;
+    M[8]        = m * l * l;
+  }
   if (dM) {
     double *Ml = dM + 9, *Ma = dM + 18;
     memset(dM, 0, 27 * sizeof(double)); /* dM/ds = 0 */
@@ -48,10 +50,21 @@ static int CraneMass(const double *q, double *M, double *dM, double *d2M, void *
     Maa[1] = Maa[3] = -m * sa;
     Maa[2] = Maa[6] = -m * l * ca;
   }
+  if (d3M) { /* d3M[(i*3+j)*3+k]: only (l,a,a) in any order and (a,a,a) are nonzero */
+    const int laa[3] = {(1 * 3 + 2) * 3 + 2, (2 * 3 + 1) * 3 + 2, (2 * 3 + 2) * 3 + 1};
+    double   *Maaa   = d3M + ((2 * 3 + 2) * 3 + 2) * 9;
+    memset(d3M, 0, 243 * sizeof(double));
+    for (int t = 0; t < 3; t++) {
+      double *B = d3M + laa[t] * 9;
+      B[2] = B[6] = -m * ca;
+    }
+    Maaa[1] = Maaa[3] = -m * ca;
+    Maaa[2] = Maaa[6] = m * l * sa;
+  }
   return 0;
 }
 
-static int CranePotential(const double *q, double *V, double *dV, double *d2V, void *ctx)
+static int CranePotential(const double *q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
   const Crane *c  = ctx;
   const double mg = c->m * c->g, l = q[1], sa = sin(q[2]), ca = cos(q[2]);
@@ -64,6 +77,11 @@ static int CranePotential(const double *q, double *V, double *dV, double *d2V, v
     memset(d2V, 0, 9 * sizeof(double));
     d2V[5] = d2V[7] = mg * sa;
     d2V[8]          = mg * l * ca;
+  }
+  if (d3V) {
+    memset(d3V, 0, 27 * sizeof(double));
+    d3V[(1 * 3 + 2) * 3 + 2] = d3V[(2 * 3 + 1) * 3 + 2] = d3V[(2 * 3 + 2) * 3 + 1] = mg * ca;
+    d3V[(2 * 3 + 2) * 3 + 2]                                                       = -mg * l * sa;
   }
   return 0;
 }
@@ -78,7 +96,7 @@ int HsProblemCreateCrane(HsProblem **prob)
 {
   HsProblem   *p;
   Crane       *c;
-  HsMechanical mech;
+  HsMechanical mech = {0};
   int          ierr = HsProblemAllocate("crane", 3, 2, &p);
 
   if (ierr)
@@ -89,7 +107,7 @@ int HsProblemCreateCrane(HsProblem **prob)
     return -1;
   }
   c->mt = 10, c->J = 0.1, c->m = 100, c->r = 0.1, c->g = 9.81;
-  mech.n = 3, mech.mass = CraneMass, mech.potential = CranePotential, mech.ctx = c;
+  mech.n = 3, mech.mass = CraneMass, mech.potential = CranePotential, mech.ctx = c, mech.third = 1;
   if (HsProblemSetMechanical(p, &mech, free)) {
     free(c);
     HsProblemDestroy(&p);

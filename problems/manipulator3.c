@@ -10,7 +10,8 @@
  *          + sum_{i >= max(k,l)} J_i,
  *   V = g sum_i m_i phi_i . e2 = sum_j w_j sin theta_j,  w_j = g l_j (m_j / 2 + sum_{i>j} m_i),
  *
- * and d/dalpha_a of cos(theta_j - theta_j') = -sin(theta_j - theta_j') ([a <= j] - [a <= j']).
+ * and d/dalpha_a of cos(theta_j - theta_j') = -sin(theta_j - theta_j') ([a <= j] - [a <= j']);
+ * M, V and their derivatives up to third order (analytic D(Hess E), problems/mechanical.c).
  * Data: m = (30, 25, 10), E1 = (1.225, 1.0208, 0.4083), E2 = (143.3027, 88.0208,
  * 60.2083), l = (7, 6, 8), g = 9.81 (not stated in the thesis);
  * alpha: (pi/2, -pi/2, pi/2) -> (pi/2, 0, 0), rest to rest, T = 3, N = 40.
@@ -23,48 +24,60 @@
 
 typedef struct {
   double m[3], J[3], l[3], g;
+  double G[3][3],
+      Jsum[3][3]; /* G_jj' = sum_{i >= max(j,j')} m_i c_ij c_ij' l_j l_j', Jsum_kl = sum_{i >= max(k,l)} J_i */
 } Arm;
 
 static void Thetas(const double *q, double *th) { th[0] = q[0], th[1] = th[0] + q[1], th[2] = th[1] + q[2]; }
 
-static int ArmMass(const double *q, double *M, double *dM, double *d2M, void *ctx)
+/* M_kl = Jsum_kl + sum_{j >= k, j' >= l} G_jj' cos(theta_j - theta_j'). The angle
+ * difference depends on alpha_a with the sign sgn = +1 (j' < a <= j), -1 (j < a <= j'),
+ * so each derivative order multiplies by sgn and turns cos -> -sin -> -cos -> sin. */
+static int ArmMass(const double *q, double *M, double *dM, double *d2M, double *d3M, void *ctx)
 {
   const Arm *A = ctx;
   double     th[3];
 
   Thetas(q, th);
-  memset(M, 0, 9 * sizeof(double));
+  if (M)
+    for (int k = 0; k < 3; k++)
+      for (int l = 0; l < 3; l++)
+        M[k * 3 + l] = A->Jsum[k][l];
   if (dM)
     memset(dM, 0, 27 * sizeof(double));
   if (d2M)
     memset(d2M, 0, 81 * sizeof(double));
-  for (int k = 0; k < 3; k++)
-    for (int l = 0; l < 3; l++) {
-      for (int i = 0; i < 3; i++) {
-        if (i >= k && i >= l)
-          M[k * 3 + l] += A->J[i];
-        for (int j = k; j <= i; j++)
-          for (int jp = l; jp <= i; jp++) {
-            double cf  = A->m[i] * (j < i ? 1 : 0.5) * (jp < i ? 1 : 0.5) * A->l[j] * A->l[jp];
-            double dth = th[j] - th[jp];
-            M[k * 3 + l] += cf * cos(dth);
-            for (int a = 0; a < 3 && dM; a++) {
-              double da = (a <= j) - (a <= jp);
-              if (da != 0)
-                dM[a * 9 + k * 3 + l] -= cf * sin(dth) * da;
-              for (int b = 0; b < 3 && d2M; b++) {
-                double db = (b <= j) - (b <= jp);
-                if (da != 0 && db != 0)
-                  d2M[(a * 3 + b) * 9 + k * 3 + l] -= cf * cos(dth) * da * db;
-              }
+  if (d3M)
+    memset(d3M, 0, 243 * sizeof(double));
+  for (int j = 0; j < 3; j++)
+    for (int jp = 0; jp < 3; jp++) {
+      double G = A->G[j][jp], c = 1, s = 0, sgn = j > jp ? 1 : -1;
+      int    lo = (j < jp ? j : jp) + 1, hi = j > jp ? j : jp; /* alpha_a with lo <= a <= hi move the difference */
+      if (j != jp)
+        c = cos(th[j] - th[jp]), s = sin(th[j] - th[jp]);
+      for (int k = 0; k <= j; k++)
+        for (int l = 0; l <= jp; l++) {
+          int kl = k * 3 + l;
+          if (M)
+            M[kl] += G * c;
+          if (j == jp)
+            continue;
+          for (int a = lo; a <= hi; a++) {
+            if (dM)
+              dM[a * 9 + kl] -= G * s * sgn;
+            for (int b = lo; b <= hi && (d2M || d3M); b++) {
+              if (d2M)
+                d2M[(a * 3 + b) * 9 + kl] -= G * c;
+              for (int e = lo; e <= hi && d3M; e++)
+                d3M[((a * 3 + b) * 3 + e) * 9 + kl] += G * s * sgn;
             }
           }
-      }
+        }
     }
   return 0;
 }
 
-static int ArmPotential(const double *q, double *V, double *dV, double *d2V, void *ctx)
+static int ArmPotential(const double *q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
   const Arm *A = ctx;
   double     th[3], w[3];
@@ -89,6 +102,14 @@ static int ArmPotential(const double *q, double *V, double *dV, double *d2V, voi
       for (int j = (a > b ? a : b); j < 3; j++)
         d2V[a * 3 + b] -= w[j] * sin(th[j]);
     }
+    for (int b = 0; b < 3 && d3V; b++)
+      for (int e = 0; e < 3; e++) {
+        int top                  = a > b ? a : b;
+        top                      = top > e ? top : e;
+        d3V[(a * 3 + b) * 3 + e] = 0;
+        for (int j = top; j < 3; j++)
+          d3V[(a * 3 + b) * 3 + e] -= w[j] * cos(th[j]);
+      }
   }
   return 0;
 }
@@ -98,7 +119,7 @@ int HsProblemCreateManipulator3(HsProblem **prob)
   static const double E1[3] = {1.225, 1.0208, 0.4083}, E2[3] = {143.3027, 88.0208, 60.2083};
   HsProblem          *p;
   Arm                *A;
-  HsMechanical        mech;
+  HsMechanical        mech = {0};
   int                 ierr = HsProblemAllocate("manipulator3", 3, 3, &p);
 
   if (ierr)
@@ -112,8 +133,16 @@ int HsProblemCreateManipulator3(HsProblem **prob)
   A->l[0] = 7, A->l[1] = 6, A->l[2] = 8;
   for (int i = 0; i < 3; i++)
     A->J[i] = E1[i] + E2[i];
+  for (int j = 0; j < 3; j++)
+    for (int jp = 0; jp < 3; jp++) {
+      A->G[j][jp] = A->Jsum[j][jp] = 0;
+      for (int i = (j > jp ? j : jp); i < 3; i++) {
+        A->G[j][jp] += A->m[i] * (j < i ? 1 : 0.5) * (jp < i ? 1 : 0.5) * A->l[j] * A->l[jp];
+        A->Jsum[j][jp] += A->J[i];
+      }
+    }
   A->g   = 9.81;
-  mech.n = 3, mech.mass = ArmMass, mech.potential = ArmPotential, mech.ctx = A;
+  mech.n = 3, mech.mass = ArmMass, mech.potential = ArmPotential, mech.ctx = A, mech.third = 1;
   if (HsProblemSetMechanical(p, &mech, free)) {
     free(A);
     HsProblemDestroy(&p);

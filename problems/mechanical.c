@@ -1,20 +1,40 @@
 /* hamshoot: the energy of a mechanical system from its mass matrix and
  * potential, E(q,p) = 1/2 p^T M(q)^{-1} p + V(q) (DESIGN.md section 1), without
- * a symbolic inverse. With v = M^{-1} p (Cholesky factorization, GSL):
+ * a symbolic inverse. With A = M^{-1}, v = A p (Cholesky factorization, GSL):
  *
  *   grad_p E = v,                 grad_q E_i = -1/2 v^T M_{,i} v + V_{,i}
- *   E_pp = M^{-1},                E_{q_i p} = -M^{-1} M_{,i} v
- *   E_{q_i q_j} = -1/2 v^T M_{,ij} v + v^T M_{,i} M^{-1} M_{,j} v + V_{,ij}
+ *   E_pp = A,                     E_{q_i p} = -A M_{,i} v
+ *   E_{q_i q_j} = -1/2 v^T M_{,ij} v + v^T M_{,i} A M_{,j} v + V_{,ij}
  *
- * Third derivatives are not formed: the problem's d3 stays NULL and Newton on
- * the conserving scheme uses the central difference of this Hessian
- * (HsFunctionD3). A mass matrix that is not positive definite at q is a
- * recoverable domain error (return 1).
+ * and, when the system supplies third derivatives of M and V, the action of
+ * the third derivative along w = (w_q, w_p), T = D(Hess E)(x)[w] (needed by
+ * Newton on the conserving costate scheme, DESIGN.md section 2.2). With
+ * M_w = sum_k w_k M_{,k}, M_{,iw} = sum_k w_k M_{,ik}, M_{,ijw} = sum_k w_k M_{,ijk},
+ * dv = Dv[w] = A (w_p - M_w v), b_i = M_{,i} v, a_i = A b_i (DA[w] = -A M_w A):
+ *
+ *   T_pp       = -A M_w A
+ *   T_{q_i p}  = A (M_w a_i - M_{,iw} v - M_{,i} dv)
+ *   T_{q_i q_j} = -1/2 v^T M_{,ijw} v - dv^T M_{,ij} v + (M_{,i} dv).a_j + a_i.(M_{,j} dv)
+ *                 + (M_{,iw} v).a_j + a_i.(M_{,jw} v) - a_i^T M_w a_j + V_{,ijw}
+ *
+ * (differentiate the Hessian blocks above with the product rule). Without
+ * third derivatives the problem's d3 stays NULL and Newton uses a central
+ * difference of this Hessian (HsFunctionD3). A mass matrix that is not
+ * positive definite at q is a recoverable domain error (return 1).
+ *
+ * The last evaluation (q, derivative order) is kept: the discrete gradients
+ * ask for E, its gradient, Hessian and third derivatives at the same midpoint
+ * in turn, and each later request of no higher order reuses it.
+ *
+ * M^{-1} is formed explicitly once per evaluation by a Cholesky factorization
+ * written out here (n <= 16): the formulas above then need only products with
+ * it. GSL's gsl_linalg_cholesky_decomp1/_svx go through CBLAS for every solve,
+ * whose call overhead dominated the 3x3 cases (about 15% of a step of the
+ * 3-link arm in a profile, with 4n+1 solves per third-derivative action).
  */
 #include "hsmechanical.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,32 +43,121 @@
 typedef struct {
   HsMechanical mech;
   void (*destroy_user)(void *);
-  double      M[HS_MECH_MAXN * HS_MECH_MAXN], dM[HS_MECH_MAXN * HS_MECH_MAXN * HS_MECH_MAXN];
-  double      d2M[HS_MECH_MAXN * HS_MECH_MAXN * HS_MECH_MAXN * HS_MECH_MAXN];
-  double      dV[HS_MECH_MAXN], d2V[HS_MECH_MAXN * HS_MECH_MAXN], v[HS_MECH_MAXN], w[HS_MECH_MAXN * HS_MECH_MAXN];
-  gsl_matrix *L;
+  double *M, *dM, *d2M, *d3M, *dV, *d2V, *d3V, *v, *w, *q, *A, *L;
+  double  V;
+  int     level;   /* derivative order held for q; -1: nothing held */
+  int     mass_ok; /* constant mass: M and A are held */
 } MechCtx;
 
-/* Factor M(q) and solve v = M^{-1} p; need: 0 = M only, 1 = + dM, 2 = + d2M. */
+/* A = M^{-1} for symmetric positive definite M (n x n) through M = L L^T, L in
+ * the lower triangle of L (n x n scratch). Returns 1 if M is not positive
+ * definite (or not finite). */
+static int CholeskyInverse(int n, const double *M, double *L, double *A)
+{
+  for (int j = 0; j < n; j++) {
+    double d = M[j * n + j];
+    for (int k = 0; k < j; k++)
+      d -= L[j * n + k] * L[j * n + k];
+    if (!(d > 0) || !isfinite(d))
+      return 1;
+    L[j * n + j] = sqrt(d);
+    for (int i = j + 1; i < n; i++) {
+      double s = M[i * n + j];
+      for (int k = 0; k < j; k++)
+        s -= L[i * n + k] * L[j * n + k];
+      L[i * n + j] = s / L[j * n + j];
+    }
+  }
+  /* L^{-1} in place (lower triangular), then A = L^{-T} L^{-1} */
+  for (int j = 0; j < n; j++) {
+    L[j * n + j] = 1 / L[j * n + j];
+    for (int i = j + 1; i < n; i++) {
+      double s = 0;
+      for (int k = j; k < i; k++)
+        s -= L[i * n + k] * L[k * n + j];
+      L[i * n + j] = s / L[i * n + i];
+    }
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++) {
+      double s = 0;
+      for (int k = i; k < n; k++)
+        s += L[k * n + i] * L[k * n + j];
+      A[i * n + j] = A[j * n + i] = s;
+    }
+  return 0;
+}
+
+static void MatVec(int n, const double *A, const double *w, double *y);
+
+/* M(q), V(q) and their derivatives up to order need (0 = M, 1 = + dM, ...,
+ * 3 = + d3M), M^{-1} and v = M^{-1} p. At the x of the last evaluation only the
+ * missing orders are computed. */
 static int MechEval(MechCtx *c, const double *x, int need, double *V)
 {
-  int             n = c->mech.n, st;
-  gsl_vector_view vv;
+  int     n = c->mech.n, st, from = 0;
+  double *dm[4] = {c->M, c->dM, c->d2M, c->d3M}, *dv[4] = {&c->V, c->dV, c->d2V, c->d3V};
 
-  st = c->mech.mass(x, c->M, need >= 1 ? c->dM : NULL, need >= 2 ? c->d2M : NULL, c->mech.ctx);
+  if (c->level >= 0 && !memcmp(c->q, x, 2 * (size_t)n * sizeof(double))) {
+    if (c->level >= need) {
+      *V = c->V;
+      return 0;
+    }
+    from = c->level + 1;
+  }
+  for (int k = 0; k < 4; k++)
+    if (k < from || k > need)
+      dm[k] = dv[k] = NULL;
+  if (c->mech.constant_mass) { /* dM, d2M, d3M stay zero */
+    dm[0] = c->mass_ok ? NULL : c->M;
+    dm[1] = dm[2] = dm[3] = NULL;
+  }
+  c->level = -1;
+  st       = dm[0] || dm[1] || dm[2] || dm[3] ? c->mech.mass(x, dm[0], dm[1], dm[2], dm[3], c->mech.ctx) : 0;
+  if (!st)
+    st = c->mech.potential(x, dv[0], dv[1], dv[2], dv[3], c->mech.ctx);
   if (st)
     return st;
-  st = c->mech.potential(x, V, need >= 1 ? c->dV : NULL, need >= 2 ? c->d2V : NULL, c->mech.ctx);
-  if (st)
-    return st;
-  for (int i = 0; i < n; i++)
+  if (dm[0]) {
+    c->mass_ok = 0;
+    if (CholeskyInverse(n, c->M, c->L, c->A))
+      return 1; /* not positive definite: outside the domain */
+    c->mass_ok = c->mech.constant_mass;
+  }
+  if (from == 0) {
+    MatVec(n, c->A, x + n, c->v);
+    memcpy(c->q, x, 2 * (size_t)n * sizeof(double));
+  }
+  c->level = need;
+  *V       = c->V;
+  return 0;
+}
+
+/* y <- M^{-1} y */
+static void Solve(MechCtx *c, double *y)
+{
+  double t[HS_MECH_MAXN];
+  memcpy(t, y, (size_t)c->mech.n * sizeof(double));
+  MatVec(c->mech.n, c->A, t, y);
+}
+
+/* y = A w for n x n A */
+static void MatVec(int n, const double *A, const double *w, double *y)
+{
+  for (int i = 0; i < n; i++) {
+    double s = 0;
     for (int j = 0; j < n; j++)
-      gsl_matrix_set(c->L, (size_t)i, (size_t)j, c->M[i * n + j]);
-  if (gsl_linalg_cholesky_decomp1(c->L))
-    return 1; /* not positive definite: outside the domain */
-  memcpy(c->v, x + n, (size_t)n * sizeof(double));
-  vv = gsl_vector_view_array(c->v, (size_t)n);
-  return gsl_linalg_cholesky_svx(c->L, &vv.vector) ? 1 : 0;
+      s += A[i * n + j] * w[j];
+    y[i] = s;
+  }
+}
+
+static double Dot(int n, const double *a, const double *b)
+{
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
 }
 
 /* u^T A w for n x n A */
@@ -68,9 +177,7 @@ static int MechE(const double *x, double *f, void *ctx)
   int      n = c->mech.n, st = MechEval(c, x, 0, &V);
   if (st)
     return st;
-  *f = V;
-  for (int i = 0; i < n; i++)
-    *f += 0.5 * x[n + i] * c->v[i];
+  *f = V + 0.5 * Dot(n, x + n, c->v);
   return 0;
 }
 
@@ -88,41 +195,114 @@ static int MechGrad(const double *x, double *g, void *ctx)
   return 0;
 }
 
+/* b_i = M_{,i} v and a_i = M^{-1} b_i for i < n (rows of b, a: n x n each) */
+static void MechAB(MechCtx *c, double *b, double *a)
+{
+  int n = c->mech.n;
+  for (int i = 0; i < n; i++) {
+    MatVec(n, c->dM + i * n * n, c->v, b + i * n);
+    memcpy(a + i * n, b + i * n, (size_t)n * sizeof(double));
+    Solve(c, a + i * n);
+  }
+}
+
 static int MechHess(const double *x, double *H, void *ctx)
 {
   MechCtx *c = ctx;
-  double   V, *Mv = c->w; /* Mv[i*n + :] = M^{-1} M_{,i} v */
+  double   V, *b = c->w, *a = c->w + HS_MECH_MAXN * HS_MECH_MAXN;
   int      n = c->mech.n, d = 2 * n, st = MechEval(c, x, 2, &V);
   if (st)
     return st;
-  for (int i = 0; i < n; i++) {
-    gsl_vector_view col = gsl_vector_view_array(Mv + i * n, (size_t)n);
-    for (int k = 0; k < n; k++) {
-      double s = 0;
-      for (int l = 0; l < n; l++)
-        s += c->dM[i * n * n + k * n + l] * c->v[l];
-      Mv[i * n + k] = s;
-    }
-    gsl_linalg_cholesky_svx(c->L, &col.vector);
-  }
+  MechAB(c, b, a);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
-      double s = 0; /* v^T M_{,i} M^{-1} M_{,j} v = (M_{,i} v) . (M^{-1} M_{,j} v) */
-      for (int k = 0; k < n; k++)
-        for (int l = 0; l < n; l++)
-          s += c->dM[i * n * n + k * n + l] * c->v[l] * Mv[j * n + k];
-      H[i * d + j]     = -0.5 * Quad(n, c->v, c->d2M + (i * n + j) * n * n, c->v) + s + c->d2V[i * n + j];
-      H[i * d + n + j] = H[(n + j) * d + i] = -Mv[i * n + j];
+      H[i * d + j] =
+          -0.5 * Quad(n, c->v, c->d2M + (i * n + j) * n * n, c->v) + Dot(n, b + i * n, a + j * n) + c->d2V[i * n + j];
+      H[i * d + n + j] = H[(n + j) * d + i] = -a[i * n + j];
     }
-  /* E_pp = M^{-1}: columns by Cholesky solves */
-  for (int j = 0; j < n; j++) {
-    double          e[HS_MECH_MAXN] = {0};
-    gsl_vector_view ev              = gsl_vector_view_array(e, (size_t)n);
-    e[j]                            = 1;
-    gsl_linalg_cholesky_svx(c->L, &ev.vector);
+  for (int i = 0; i < n; i++) /* E_pp = M^{-1} */
+    for (int j = 0; j < n; j++)
+      H[(n + i) * d + n + j] = c->A[i * n + j];
+  return 0;
+}
+
+static int MechD3(const double *x, const double *wv, double *T, void *ctx)
+{
+  MechCtx      *c = ctx;
+  const int     n = c->mech.n, d = 2 * n, nn = n * n;
+  const double *wq = wv, *wp = wv + n;
+  double       *b = c->w, *a = b + HS_MECH_MAXN * HS_MECH_MAXN, *Mw = a + HS_MECH_MAXN * HS_MECH_MAXN;
+  double       *Miwv = Mw + HS_MECH_MAXN * HS_MECH_MAXN, *Midv = Miwv + HS_MECH_MAXN * HS_MECH_MAXN;
+  double        V, dv[HS_MECH_MAXN], y[HS_MECH_MAXN], z[HS_MECH_MAXN];
+  int           st = MechEval(c, x, 3, &V);
+
+  if (st)
+    return st;
+  if (c->mech.constant_mass) { /* only V_{,ijw} */
+    memset(T, 0, (size_t)(d * d) * sizeof(double));
     for (int i = 0; i < n; i++)
-      H[(n + i) * d + n + j] = e[i];
+      for (int j = 0; j < n; j++)
+        for (int k = 0; k < n; k++)
+          T[i * d + j] += wq[k] * c->d3V[(i * n + j) * n + k];
+    return 0;
   }
+  MechAB(c, b, a);
+  /* M_w, dv = A (w_p - M_w v) */
+  for (int k = 0; k < nn; k++) {
+    double s = 0;
+    for (int l = 0; l < n; l++)
+      s += wq[l] * c->dM[l * nn + k];
+    Mw[k] = s;
+  }
+  MatVec(n, Mw, c->v, y);
+  for (int i = 0; i < n; i++)
+    dv[i] = wp[i] - y[i];
+  Solve(c, dv);
+  /* Miwv[i] = M_{,iw} v, Midv[i] = M_{,i} dv */
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < n; k++) {
+      double s = 0;
+      for (int l = 0; l < n; l++) {
+        double m = 0;
+        for (int r = 0; r < n; r++)
+          m += wq[r] * c->d2M[(i * n + r) * nn + k * n + l];
+        s += m * c->v[l];
+      }
+      Miwv[i * n + k] = s;
+    }
+    MatVec(n, c->dM + i * nn, dv, Midv + i * n);
+  }
+  /* T_pp = -A M_w A, column by column (A symmetric: column j of A is its row j) */
+  for (int j = 0; j < n; j++) {
+    MatVec(n, Mw, c->A + j * n, y);
+    Solve(c, y);
+    for (int i = 0; i < n; i++)
+      T[(n + i) * d + n + j] = -y[i];
+  }
+  /* T_{q_i p} = A (M_w a_i - M_{,iw} v - M_{,i} dv) */
+  for (int i = 0; i < n; i++) {
+    MatVec(n, Mw, a + i * n, y);
+    for (int k = 0; k < n; k++)
+      y[k] -= Miwv[i * n + k] + Midv[i * n + k];
+    Solve(c, y);
+    for (int j = 0; j < n; j++)
+      T[i * d + n + j] = T[(n + j) * d + i] = y[j];
+  }
+  /* T_{q_i q_j} */
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++) {
+      double s = 0, t;
+      for (int k = 0; k < n; k++)
+        s += wq[k] * Quad(n, c->v, c->d3M + ((i * n + j) * n + k) * nn, c->v);
+      t = -0.5 * s - Quad(n, dv, c->d2M + (i * n + j) * nn, c->v);
+      t += Dot(n, Midv + i * n, a + j * n) + Dot(n, a + i * n, Midv + j * n);
+      t += Dot(n, Miwv + i * n, a + j * n) + Dot(n, a + i * n, Miwv + j * n);
+      MatVec(n, Mw, a + j * n, z);
+      t -= Dot(n, a + i * n, z);
+      for (int k = 0; k < n; k++)
+        t += wq[k] * c->d3V[(i * n + j) * n + k];
+      T[i * d + j] = T[j * d + i] = t;
+    }
   return 0;
 }
 
@@ -133,34 +313,58 @@ static void MechDestroy(void *ctx)
     return;
   if (c->destroy_user)
     c->destroy_user(c->mech.ctx);
-  gsl_matrix_free(c->L);
+  free(c->M);
   free(c);
 }
 
 int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*destroy_user)(void *))
 {
   MechCtx *c;
+  size_t   n = (size_t)mech->n, total;
 
-  if (mech->n != prob->n || mech->n > HS_MECH_MAXN || !mech->mass || !mech->potential)
+  if (mech->n != prob->n || mech->n < 1 || mech->n > HS_MECH_MAXN || !mech->mass || !mech->potential)
     return -1;
   c = calloc(1, sizeof(*c));
   if (!c)
     return -1;
-  c->mech         = *mech;
-  c->destroy_user = destroy_user;
-  c->L            = gsl_matrix_alloc((size_t)mech->n, (size_t)mech->n);
-  if (!c->L) {
+  /* one block: M n^2, dM n^3, d2M n^4, d3M n^5 (third only), dV n, d2V n^2, d3V n^3, v n, q 2n, w 5 MAXN^2,
+   * A n^2, L n^2 */
+  total = n * n + n * n * n + n * n * n * n + (mech->third ? n * n * n * n * n : 0) + n + n * n + n * n * n + n +
+          2 * n + 5 * HS_MECH_MAXN * HS_MECH_MAXN + 2 * n * n;
+  c->M = calloc(total, sizeof(double));
+  if (!c->M) {
     free(c);
     return -1;
   }
-  gsl_set_error_handler_off();
+  c->dM  = c->M + n * n;
+  c->d2M = c->dM + n * n * n;
+  c->d3M = c->d2M + n * n * n * n;
+  c->dV  = c->d3M + (mech->third ? n * n * n * n * n : 0);
+  c->d2V = c->dV + n;
+  c->d3V = c->d2V + n * n;
+  c->v   = c->d3V + n * n * n;
+  c->q   = c->v + n;
+  c->w   = c->q + 2 * n;
+  c->A   = c->w + 5 * HS_MECH_MAXN * HS_MECH_MAXN;
+  c->L   = c->A + n * n;
+  if (!mech->third)
+    c->d3M = c->d3V = NULL;
+  c->mech           = *mech;
+  c->destroy_user   = destroy_user;
+  c->level          = -1;
   prob->ctx         = c;
   prob->destroy_ctx = MechDestroy;
   prob->E.f         = MechE;
   prob->E.grad      = MechGrad;
   prob->E.hess      = MechHess;
-  prob->E.d3        = NULL;
+  prob->E.d3        = mech->third ? MechD3 : NULL;
   return 0;
+}
+
+void HsProblemMechanicalInvalidate(HsProblem *prob)
+{
+  if (prob && prob->destroy_ctx == MechDestroy)
+    ((MechCtx *)prob->ctx)->level = -1, ((MechCtx *)prob->ctx)->mass_ok = 0;
 }
 
 void *HsProblemGetMechanicalContext(const HsProblem *prob)

@@ -1,264 +1,128 @@
 /* hamshoot: problem files (.ocp), docs/problem-format.md.
  *
  * A file defines a mechanical system by its mass matrix M(q) and potential
- * V(q) as expressions (GNU libmatheval); the derivatives that the energy's
- * structure formulas need (M_{,i}, M_{,ij}, V_{,i}, V_{,ij}; problems/mechanical.c)
- * and the running cost's gradient and Hessian are derived symbolically once,
- * when the file is read. Parameters are variables of every expression and can
- * be overridden as -p_NAME.
+ * V(q) as expressions (problems/expr.c); the derivatives that the energy's
+ * structure formulas need (M_{,i}, M_{,ij}, M_{,ijk}, V_{,i}, V_{,ij}, V_{,ijk};
+ * problems/mechanical.c) and the costs' gradients and Hessians are derived
+ * symbolically once, when the file is read, into one shared expression graph,
+ * and compiled into register programs (one per derivative order), so that an
+ * evaluation of order k runs exactly the instructions it needs.
+ *
+ * Variables of the graph: q_1..q_n, p_1..p_n, t (fast: set on every
+ * evaluation), then the parameters (slow: their programs' parameter-only
+ * parts run again when one is set with -p_NAME).
  */
+#include "hsexpr.h"
 #include "hsmechanical.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <gsl/gsl_linalg.h>
 #include <math.h>
-#include <matheval.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define OCP_MAXN 8
-#define OCP_MAXVARS (2 * OCP_MAXN + HS_MAX_PARAMS)
+#define OCP_MAXVARS (2 * OCP_MAXN + 1 + HS_MAX_PARAMS)
+#define OCP_NCONST (2 * OCP_MAXN * OCP_MAXN + 4 * OCP_MAXN + 1) /* B, R, x0, xT, T */
 
-/* Variable table, fixed layout: names[i] = q_i (i < OCP_MAXN), names[OCP_MAXN + i] =
- * p_<q_i>, names[2 OCP_MAXN + k] = parameter k; unused slots get names no
- * expression can use ("#i"). */
-/* An expression with the indices of the variables it uses, so that an
- * evaluation passes libmatheval only those (it looks each name up per call). */
-typedef struct {
-  void  *f;
-  int    nv;
-  char **vn;
-  int    idx[OCP_MAXVARS];
-} Ex;
-
-/* A scalar function of the whole state x = (q, p) with its symbolic gradient
- * and Hessian (running and terminal cost). */
-typedef struct {
-  Ex *f, *d[2 * OCP_MAXN], *d2[4 * OCP_MAXN * OCP_MAXN];
-} StateFn;
+/* Programs of a problem: mass and potential, one per derivative order
+ * k = 0..3 (the order-k derivatives only), the running and terminal cost
+ * (value, gradient, Hessian), the constant lists. */
+enum { P_MASS = 0, P_POT = 4, P_ELL = 8, P_PHI = 11, P_CST = 14, P_COUNT = 15 };
 
 typedef struct {
-  int     n, nvars, npar;
-  char    ss[32], cs[32];
-  char   *names[OCP_MAXVARS];
-  double  values[OCP_MAXVARS];
-  Ex     *M[OCP_MAXN * OCP_MAXN], *dM[OCP_MAXN * OCP_MAXN * OCP_MAXN], *d2M[OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN];
-  Ex     *V, *dV[OCP_MAXN], *d2V[OCP_MAXN * OCP_MAXN], *d3V; /* d3V: 1-DOF only (Greenspan) */
-  StateFn ell, phi;                                          /* running cost, terminal cost */
-  Ex     *cf[4][2 * OCP_MAXN * OCP_MAXN]; /* B, R, x0, xT entries: re-evaluated when a parameter changes */
-  int     ncf[4];
-  char   *texts[64]; /* owned copies of parameter names */
-  int     ntexts;
+  int            n, npar, nvars, tvar; /* variables: q 0..n-1, p n..2n-1, t = 2n, parameters 2n+1.. */
+  char           ss[32], cs[32];
+  char          *names[OCP_MAXVARS];
+  double         vars[OCP_MAXVARS];
+  HsExpr        *ex;
+  HsExprProgram *prog[P_COUNT];
+  int            nB, nR;
+  double         cst_val[OCP_NCONST];
+  char          *texts[64]; /* owned copies of names */
+  int            ntexts;
 } Ocp;
 
+/* q into variables 0..n-1 and (with_p) p into OCP_MAXN..OCP_MAXN+n-1 */
 static void OcpSetState(Ocp *o, const double *x, int with_p)
 {
-  for (int i = 0; i < o->n; i++)
-    o->values[i] = x[i];
+  memcpy(o->vars, x, (size_t)o->n * sizeof(double));
   if (with_p)
-    for (int i = 0; i < o->n; i++)
-      o->values[OCP_MAXN + i] = x[o->n + i];
+    memcpy(o->vars + OCP_MAXN, x + o->n, (size_t)o->n * sizeof(double));
 }
 
-/* Name of state component i of x = (q, p). */
-static char *XName(Ocp *o, int i) { return i < o->n ? o->names[i] : o->names[OCP_MAXN + i - o->n]; }
-
-static double Eval(Ocp *o, Ex *e)
+/* Runs the programs base + k for the non-NULL outputs dst[k] (k = 0..3). */
+static int EvalOrders(Ocp *o, int base, double **dst)
 {
-  double v[OCP_MAXVARS];
-  if (!e)
-    return 0.0;
-  for (int k = 0; k < e->nv; k++)
-    v[k] = o->values[e->idx[k]];
-  return evaluator_evaluate(e->f, e->nv, e->vn, v);
+  int st = 0;
+  for (int k = 0; k < 4; k++)
+    if (dst[k])
+      st |= HsExprProgramEval(o->prog[base + k], o->vars, dst[k]);
+  return st ? 1 : 0; /* not finite: outside the domain */
 }
 
-/* Wraps an evaluator (NULL-safe); variables are looked up in the table once. */
-static Ex *ExNew(Ocp *o, void *f)
+static int OcpMass(const double *q, double *M, double *dM, double *d2M, double *d3M, void *ctx)
 {
-  Ex *e;
-  if (!f)
-    return NULL;
-  e = calloc(1, sizeof(*e));
-  if (!e) {
-    evaluator_destroy(f);
-    return NULL;
-  }
-  e->f = f;
-  evaluator_get_variables(f, &e->vn, &e->nv);
-  for (int k = 0; k < e->nv; k++)
-    for (int j = 0; j < o->nvars; j++)
-      if (!strcmp(e->vn[k], o->names[j]))
-        e->idx[k] = j;
-  return e;
-}
-
-static void ExFree(Ex *e)
-{
-  if (!e)
-    return;
-  evaluator_destroy(e->f);
-  free(e);
-}
-
-/* d f / d name, or NULL (a zero, which Eval returns without evaluating) when f
- * does not contain name: libmatheval does not simplify, and for the multibody
- * problems most entries of M_{,i} and M_{,ij} vanish. */
-static Ex *Derivative(Ocp *o, Ex *e, char *name)
-{
-  if (!e)
-    return NULL;
-  for (int i = 0; i < e->nv; i++)
-    if (!strcmp(e->vn[i], name))
-      return ExNew(o, evaluator_derivative(e->f, name));
-  return NULL;
-}
-
-static int OcpMass(const double *q, double *M, double *dM, double *d2M, void *ctx)
-{
-  Ocp *o = ctx;
-  int  n = o->n;
+  Ocp    *o      = ctx;
+  double *dst[4] = {M, dM, d2M, d3M};
   OcpSetState(o, q, 0);
-  for (int k = 0; k < n * n; k++) {
-    M[k] = Eval(o, o->M[k]);
-    if (!isfinite(M[k]))
-      return 1;
-  }
-  if (dM)
-    for (int k = 0; k < n * n * n; k++)
-      dM[k] = Eval(o, o->dM[k]);
-  if (d2M)
-    for (int k = 0; k < n * n * n * n; k++)
-      d2M[k] = Eval(o, o->d2M[k]);
-  return 0;
+  return EvalOrders(o, P_MASS, dst);
 }
 
-static int OcpPotential(const double *q, double *V, double *dV, double *d2V, void *ctx)
+static int OcpPotential(const double *q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
-  Ocp *o = ctx;
-  int  n = o->n;
+  Ocp    *o      = ctx;
+  double *dst[4] = {V, dV, d2V, d3V};
   OcpSetState(o, q, 0);
-  if (V) {
-    *V = Eval(o, o->V);
-    if (!isfinite(*V))
-      return 1;
-  }
-  if (dV)
-    for (int i = 0; i < n; i++)
-      dV[i] = Eval(o, o->dV[i]);
-  if (d2V)
-    for (int i = 0; i < n * n; i++)
-      d2V[i] = Eval(o, o->d2V[i]);
-  return 0;
+  return EvalOrders(o, P_POT, dst);
 }
 
 /* 1-DOF potential for the Greenspan scheme (problems whose mass is constant). */
 static int OcpPotential1(double q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
-  Ocp *o       = HsMechanicalUserContext(ctx);
-  o->values[0] = q;
-  if (V)
-    *V = Eval(o, o->V);
-  if (dV)
-    *dV = Eval(o, o->dV[0]);
-  if (d2V)
-    *d2V = Eval(o, o->d2V[0]);
-  if (d3V)
-    *d3V = Eval(o, o->d3V);
-  return 0;
+  return OcpPotential(&q, V, dV, d2V, d3V, HsMechanicalUserContext(ctx));
 }
 
-/* Value, gradient and Hessian of a StateFn at x (HsFunction callbacks below). */
-static int StateFnValue(Ocp *o, StateFn *F, const double *x, double *f)
+/* Value (k = 0), gradient (1) or Hessian (2) of the cost whose programs start at base, at (t, x). */
+static int CostEval(void *ctx, int base, int k, double t, const double *x, double *out)
 {
+  Ocp *o = HsMechanicalUserContext(ctx);
   OcpSetState(o, x, 1);
-  *f = Eval(o, F->f);
-  return isfinite(*f) ? 0 : 1;
+  o->vars[o->tvar] = t;
+  return HsExprProgramEval(o->prog[base + k], o->vars, out) ? 1 : 0;
 }
 
-static int StateFnGrad(Ocp *o, StateFn *F, const double *x, double *g)
-{
-  OcpSetState(o, x, 1);
-  for (int i = 0; i < 2 * o->n; i++)
-    g[i] = Eval(o, F->d[i]);
-  return 0;
-}
+static int OcpEll(double t, const double *x, double *f, void *ctx) { return CostEval(ctx, P_ELL, 0, t, x, f); }
+static int OcpEllGrad(double t, const double *x, double *g, void *ctx) { return CostEval(ctx, P_ELL, 1, t, x, g); }
+static int OcpEllHess(double t, const double *x, double *H, void *ctx) { return CostEval(ctx, P_ELL, 2, t, x, H); }
+static int OcpPhi(const double *x, double *f, void *ctx) { return CostEval(ctx, P_PHI, 0, 0, x, f); }
+static int OcpPhiGrad(const double *x, double *g, void *ctx) { return CostEval(ctx, P_PHI, 1, 0, x, g); }
+static int OcpPhiHess(const double *x, double *H, void *ctx) { return CostEval(ctx, P_PHI, 2, 0, x, H); }
 
-static int StateFnHess(Ocp *o, StateFn *F, const double *x, double *H)
-{
-  OcpSetState(o, x, 1);
-  for (int i = 0; i < 4 * o->n * o->n; i++)
-    H[i] = Eval(o, F->d2[i]);
-  return 0;
-}
-
-/* Symbolic gradient and Hessian in the 2n state variables (F->f set). */
-static void StateFnDerive(Ocp *o, StateFn *F)
-{
-  for (int i = 0; i < 2 * o->n; i++) {
-    F->d[i] = Derivative(o, F->f, XName(o, i));
-    for (int j = 0; j < 2 * o->n; j++)
-      F->d2[i * 2 * o->n + j] = Derivative(o, F->d[i], XName(o, j));
-  }
-}
-
-static void StateFnFree(StateFn *F)
-{
-  ExFree(F->f);
-  for (int i = 0; i < 2 * OCP_MAXN; i++)
-    ExFree(F->d[i]);
-  for (int i = 0; i < 4 * OCP_MAXN * OCP_MAXN; i++)
-    ExFree(F->d2[i]);
-}
-
-static int OcpEll(double t, const double *x, double *f, void *ctx)
-{
-  Ocp *o = HsMechanicalUserContext(ctx);
-  (void)t;
-  return StateFnValue(o, &o->ell, x, f);
-}
-static int OcpEllGrad(double t, const double *x, double *g, void *ctx)
-{
-  Ocp *o = HsMechanicalUserContext(ctx);
-  (void)t;
-  return StateFnGrad(o, &o->ell, x, g);
-}
-static int OcpEllHess(double t, const double *x, double *H, void *ctx)
-{
-  Ocp *o = HsMechanicalUserContext(ctx);
-  (void)t;
-  return StateFnHess(o, &o->ell, x, H);
-}
-static int OcpPhi(const double *x, double *f, void *ctx)
-{
-  Ocp *o = HsMechanicalUserContext(ctx);
-  return StateFnValue(o, &o->phi, x, f);
-}
-static int OcpPhiGrad(const double *x, double *g, void *ctx)
-{
-  Ocp *o = HsMechanicalUserContext(ctx);
-  return StateFnGrad(o, &o->phi, x, g);
-}
-static int OcpPhiHess(const double *x, double *H, void *ctx)
-{
-  Ocp *o = HsMechanicalUserContext(ctx);
-  return StateFnHess(o, &o->phi, x, H);
-}
-
-/* After a parameter change: B, R, x0, xT and (1 DOF) the constant mass again. */
+/* After a parameter change: the programs' parameter-only parts, then B, R, x0,
+ * xT, T and (1 DOF) the constant mass again. */
 static void OcpUpdate(HsProblem *p)
 {
-  Ocp    *o     = HsProblemGetMechanicalContext(p);
-  double *dst[] = {p->B, p->R, p->x0, p->xT};
-  for (int a = 0; a < 4; a++)
-    for (int i = 0; i < o->ncf[a]; i++)
-      dst[a][i] = Eval(o, o->cf[a][i]);
+  Ocp *o = HsProblemGetMechanicalContext(p);
+  int  n = o->n, k = 0;
+  for (int i = 0; i < P_COUNT; i++)
+    if (o->prog[i])
+      HsExprProgramSetSlow(o->prog[i], o->vars);
+  HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+  for (int i = 0; i < o->nB; i++)
+    p->B[i] = o->cst_val[k++];
+  for (int i = 0; i < o->nR; i++)
+    p->R[i] = o->cst_val[k++];
+  for (int i = 0; i < 2 * n; i++)
+    p->x0[i] = o->cst_val[k++];
+  for (int i = 0; i < 2 * n; i++, k++)
+    p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
+  p->T = o->cst_val[k];
   if (p->sep.available) {
     double M0;
-    OcpMass(p->x0, &M0, NULL, NULL, o);
+    OcpMass(p->x0, &M0, NULL, NULL, NULL, o);
     p->sep.mass = M0;
   }
 }
@@ -268,21 +132,9 @@ static void OcpDestroy(void *ctx)
   Ocp *o = ctx;
   if (!o)
     return;
-  {
-    Ex **all[] = {o->M, o->dM, o->d2M, o->dV, o->d2V};
-    int  cnt[] = {OCP_MAXN * OCP_MAXN, OCP_MAXN * OCP_MAXN * OCP_MAXN, OCP_MAXN * OCP_MAXN * OCP_MAXN * OCP_MAXN,
-                  OCP_MAXN, OCP_MAXN * OCP_MAXN};
-    for (int a = 0; a < 5; a++)
-      for (int k = 0; k < cnt[a]; k++)
-        ExFree(all[a][k]);
-  }
-  for (int a = 0; a < 4; a++)
-    for (int i = 0; i < o->ncf[a]; i++)
-      ExFree(o->cf[a][i]);
-  ExFree(o->V);
-  ExFree(o->d3V);
-  StateFnFree(&o->ell);
-  StateFnFree(&o->phi);
+  for (int i = 0; i < P_COUNT; i++)
+    HsExprProgramDestroy(&o->prog[i]);
+  HsExprDestroy(&o->ex);
   for (int i = 0; i < o->ntexts; i++)
     free(o->texts[i]);
   free(o);
@@ -317,38 +169,59 @@ static char *Trim(char *t)
   return t;
 }
 
-/* Creates an evaluator from text at column col; checks that every variable is known. */
-static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what, int allow_p, Ex **out)
-{
-  char  buf[1024], **vars;
-  int   nv;
-  void *f;
+/* Which variables an expression may use. */
+enum { ALLOW_Q = 1, ALLOW_P = 2, ALLOW_T = 4 };
 
-  snprintf(buf, sizeof buf, "%s", text);
-  if (!buf[0])
+typedef struct {
+  Ocp *o;
+  int  allow;
+  char why[160];
+} Lookup;
+
+static int LookupName(const char *name, int len, void *ctx)
+{
+  Lookup *L = ctx;
+  Ocp    *o = L->o;
+  for (int j = 0; j < o->nvars; j++)
+    if (o->names[j] && (int)strlen(o->names[j]) == len && !strncmp(o->names[j], name, (size_t)len)) {
+      int kind = j < OCP_MAXN ? ALLOW_Q : j < 2 * OCP_MAXN ? ALLOW_P : j == o->tvar ? ALLOW_T : 0;
+      if (kind && !(L->allow & kind)) {
+        if (kind == ALLOW_P)
+          snprintf(L->why, sizeof L->why, "momenta are not allowed here ('%.*s'; M and V depend on q only)", len, name);
+        else if (kind == ALLOW_T)
+          snprintf(L->why, sizeof L->why, "the time t is allowed only in running_cost");
+        else
+          snprintf(L->why, sizeof L->why, "must be constant, but depends on the coordinate '%.*s'", len, name);
+        return -2;
+      }
+      return j;
+    }
+  return -1;
+}
+
+/* Parses text (at column col of the current line) into *node; checks that every
+ * symbol is known and allowed. */
+static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what, int allow, int *node)
+{
+  Lookup L = {o, allow, ""};
+  char   m[256];
+  int    pos = 0, st;
+
+  if (!text[0])
     return Fail(s, col, "%s: expected an expression", what);
-  f = evaluator_create(buf);
-  if (!f)
-    return Fail(s, col, "%s: cannot parse the expression '%s'", what, text);
-  evaluator_get_variables(f, &vars, &nv);
-  for (int i = 0; i < nv; i++) {
-    int known = 0;
-    for (int j = 0; j < o->nvars && !known; j++) {
-      int ok = j < OCP_MAXN ? j < o->n : j < 2 * OCP_MAXN ? allow_p && j - OCP_MAXN < o->n : j - 2 * OCP_MAXN < o->npar;
-      if (ok && !strcmp(vars[i], o->names[j]))
-        known = 1;
-    }
-    if (!known) {
-      int r = Fail(s, col, "%s: unknown symbol '%s' in '%s'%s", what, vars[i], text,
-                   allow_p ? "" : " (momenta are not allowed here)");
-      evaluator_destroy(f);
-      return r;
-    }
-  }
-  *out = ExNew(o, f);
-  if (!*out)
+  st = HsExprParse(o->ex, text, LookupName, &L, node, &pos, m, sizeof m);
+  switch (st) {
+  case 0:
+    return 0;
+  case 1:
+    return Fail(s, col + pos, "%s: cannot parse '%s': %s", what, text, m);
+  case 2:
+    return Fail(s, col + pos, "%s: %s in '%s'", what, m, text);
+  case 3:
+    return Fail(s, col + pos, "%s: %s, in '%s'", what, L.why, text);
+  default:
     return Fail(s, col, "%s: out of memory", what);
-  return 0;
+  }
 }
 
 /* Splits a comma-separated list in place; returns the count (at most max) or -1. */
@@ -371,40 +244,121 @@ static int SplitList(char *t, char **items, int *cols, int base_col, int max)
   return k;
 }
 
-/* A constant expression (parameters only); the evaluator is returned in keep if not NULL. */
-static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v, Ex **keep)
+/* Value of nodes that depend on the parameters only. */
+static int EvalSlow(Ocp *o, int cnt, const int *nodes, double *v)
 {
-  Ex *e;
-  int r = MakeExpr(s, o, text, col, what, 0, &e);
+  HsExprProgram *prog;
+  if (HsExprProgramCreate(o->ex, cnt, nodes, &prog))
+    return -1;
+  HsExprProgramSetSlow(prog, o->vars);
+  HsExprProgramEval(prog, o->vars, v);
+  HsExprProgramDestroy(&prog);
+  return 0;
+}
+
+/* A constant expression (parameters only): its node and value. */
+static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v, int *node)
+{
+  int nd, r = MakeExpr(s, o, text, col, what, 0, &nd);
   if (r)
     return r;
-  for (int i = 0; i < o->n; i++)
-    for (int j = 0; j < e->nv; j++)
-      if (!strcmp(e->vn[j], o->names[i])) {
-        ExFree(e);
-        return Fail(s, col, "%s: must be constant, but '%s' depends on the coordinate %s", what, text, o->names[i]);
-      }
-  *v = Eval(o, e);
-  if (keep)
-    *keep = e;
-  else
-    ExFree(e);
+  if (EvalSlow(o, 1, &nd, v))
+    return Fail(s, col, "%s: out of memory", what);
   if (!isfinite(*v))
     return Fail(s, col, "%s: '%s' is not a finite number", what, text);
+  if (node)
+    *node = nd;
+  return 0;
+}
+
+/* A program over cnt nodes; NULL-node lists are not allowed. */
+static int Program(Ocp *o, int cnt, const int *nodes, HsExprProgram **prog)
+{
+  if (HsExprProgramCreate(o->ex, cnt, nodes, prog))
+    return -1;
+  HsExprProgramSetSlow(*prog, o->vars);
+  return 0;
+}
+
+/* Derivatives up to order 3 of the entries f[0..cnt-1] in the n coordinates, laid
+ * out as [f, df (n blocks of cnt), d2f (n^2 blocks), d3f (n^3 blocks)] in out; each
+ * mixed derivative is formed once (sorted indices) and shared by its permutations. */
+static int Derive3(Ocp *o, int n, int cnt, int *out)
+{
+  int *d1 = out + cnt, *d2 = d1 + n * cnt, *d3 = d2 + n * n * cnt;
+  for (int i = 0; i < n; i++)
+    for (int e = 0; e < cnt; e++)
+      if ((d1[i * cnt + e] = HsExprDiff(o->ex, out[e], i)) < 0)
+        return -1;
+  for (int i = 0; i < n; i++)
+    for (int j = i; j < n; j++)
+      for (int e = 0; e < cnt; e++)
+        if ((d2[(i * n + j) * cnt + e] = d2[(j * n + i) * cnt + e] = HsExprDiff(o->ex, d1[i * cnt + e], j)) < 0)
+          return -1;
+  for (int i = 0; i < n; i++)
+    for (int j = i; j < n; j++)
+      for (int l = j; l < n; l++)
+        for (int e = 0; e < cnt; e++) {
+          int v          = HsExprDiff(o->ex, d2[(i * n + j) * cnt + e], l),
+              perm[6][3] = {{i, j, l}, {i, l, j}, {j, i, l}, {j, l, i}, {l, i, j}, {l, j, i}};
+          if (v < 0)
+            return -1;
+          for (int q = 0; q < 6; q++)
+            d3[((perm[q][0] * n + perm[q][1]) * n + perm[q][2]) * cnt + e] = v;
+        }
+  return 0;
+}
+
+/* Index of state component i of x = (q, p) among the variables. */
+static int XVar(const Ocp *o, int i) { return i < o->n ? i : OCP_MAXN + i - o->n; }
+
+/* Gradient and Hessian of a cost in the 2n state variables; programs prog[0..2]. */
+static int DeriveCost(Ocp *o, int node, HsExprProgram **prog)
+{
+  int d = 2 * o->n, g[2 * OCP_MAXN], H[4 * OCP_MAXN * OCP_MAXN];
+  for (int i = 0; i < d; i++)
+    if ((g[i] = HsExprDiff(o->ex, node, XVar(o, i))) < 0)
+      return -1;
+  for (int i = 0; i < d; i++)
+    for (int j = i; j < d; j++)
+      if ((H[i * d + j] = H[j * d + i] = HsExprDiff(o->ex, g[i], XVar(o, j))) < 0)
+        return -1;
+  return Program(o, 1, &node, &prog[0]) || Program(o, d, g, &prog[1]) || Program(o, d * d, H, &prog[2]) ? -1 : 0;
+}
+
+/* Adds a name to the variable table at index j; returns 0 or a Fail code. */
+static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *what)
+{
+  static const char *reserved[] = {"t",    "pi",  "e",   "sin",  "cos", "tan",  "asin", "acos",  "atan", "sinh", "cosh",
+                                   "tanh", "exp", "log", "sqrt", "abs", "sign", "step", "atan2", "min",  "max",  "pow"};
+  if (!isalpha((unsigned char)text[0]) && text[0] != '_')
+    return Fail(s, col, "%s: '%s' is not a name", what, text);
+  for (const char *c = text; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_')
+      return Fail(s, col, "%s: '%s' is not a name (letters, digits and '_')", what, text);
+  for (size_t r = 0; r < sizeof reserved / sizeof reserved[0]; r++)
+    if (!strcmp(text, reserved[r]))
+      return Fail(s, col, "%s: the name '%s' is reserved (time, constants and functions)", what, text);
+  for (int k = 0; k < o->nvars; k++)
+    if (o->names[k] && !strcmp(o->names[k], text))
+      return Fail(s, col, "%s: the name '%s' is already used", what, text);
+  if (o->ntexts == (int)(sizeof o->texts / sizeof o->texts[0]) || !(o->texts[o->ntexts] = strdup(text)))
+    return Fail(s, col, "%s: out of memory", what);
+  o->names[j] = o->texts[o->ntexts++];
   return 0;
 }
 
 int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen)
 {
-  FILE      *fp = fopen(path, "r");
-  Src        s  = {path, 0, msg, msglen};
-  Ocp       *o  = NULL;
-  HsProblem *p  = NULL;
-  char       line[4096], name[HS_NAME_LEN] = "", *mass_text[OCP_MAXN * OCP_MAXN] = {0}, *V_text = NULL;
-  char      *phi_text = NULL, *B_text = NULL, *R_text = NULL, *x0_text = NULL, *xT_text = NULL, *ell_text = NULL;
-  char       ss[32] = "", cs[32] = "";
-  int        n = 0, m = 0, N = 0, ret = 0, cols[64], lines[16] = {0}, mass_col = 0, nmass = 0;
-  double     T = 0;
+  enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_COUNT };
+  static const char *keys[K_COUNT] = {"mass", "potential", "B", "R", "x0", "xT", "running_cost", "T", "terminal_cost"};
+  FILE              *fp            = fopen(path, "r");
+  Src                s             = {path, 0, msg, msglen};
+  Ocp               *o             = NULL;
+  HsProblem         *p             = NULL;
+  char               line[4096], name[HS_NAME_LEN] = "", *text[K_COUNT] = {0}, ss[32] = "", cs[32] = "";
+  int                n = 0, m = 0, N = 0, ret = 0, cols[K_COUNT] = {0}, lines[K_COUNT] = {0};
+  int               *node = NULL, *cst = NULL, ncst = 0;
 
   *prob = NULL;
   if (!fp) {
@@ -412,20 +366,18 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     return 2;
   }
   o = calloc(1, sizeof(*o));
-  if (!o) {
+  if (!o || HsExprCreate(OCP_MAXVARS, 2 * OCP_MAXN + 1, &o->ex)) {
+    free(o);
     fclose(fp);
     return -1;
   }
-  for (int i = 0; i < OCP_MAXVARS; i++) {
-    static char unused[OCP_MAXVARS][8];
-    snprintf(unused[i], sizeof unused[i], "#%d", i);
-    o->names[i] = unused[i];
-  }
-  o->nvars = 2 * OCP_MAXN;
-  /* pass 1: collect key/value lines */
-  while (fgets(line, sizeof line, fp)) {
+  o->tvar           = 2 * OCP_MAXN;
+  o->nvars          = 2 * OCP_MAXN + 1;
+  o->names[o->tvar] = "t";
+  /* pass 1: collect key/value lines; parameters are evaluated in order */
+  while (!ret && fgets(line, sizeof line, fp)) {
     char *t, *colon, *key, *val, *hash = strchr(line, '#');
-    int   vcol;
+    int   vcol, k;
     s.line++;
     if (hash)
       *hash = 0;
@@ -441,36 +393,35 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     key    = Trim(t);
     val    = Trim(colon + 1);
     vcol   = (int)(val - line) + 1;
-#define KEEP(var, idx) (free(var), var = strdup(val), lines[idx] = s.line, cols[idx] = vcol)
-    if (!strcmp(key, "problem"))
+    for (k = 0; k < K_COUNT; k++)
+      if (!strcmp(key, keys[k]))
+        break;
+    if (k < K_COUNT) {
+      if (text[k])
+        ret = Fail(&s, (int)(key - line) + 1, "'%s' is given twice", key);
+      else if (!(text[k] = strdup(val)))
+        ret = -1;
+      lines[k] = s.line, cols[k] = vcol;
+    } else if (!strcmp(key, "problem"))
       snprintf(name, sizeof name, "%s", val);
     else if (!strncmp(key, "param ", 6)) {
-      char *pn = Trim(key + 6), *items[1];
-      int   c[1];
-      if (o->npar >= HS_MAX_PARAMS) {
+      char *pn = Trim(key + 6), what[96];
+      int   j  = 2 * OCP_MAXN + 1 + o->npar;
+      snprintf(what, sizeof what, "param %s", pn);
+      if (o->npar >= HS_MAX_PARAMS)
         ret = Fail(&s, 1, "too many parameters (at most %d)", HS_MAX_PARAMS);
-        break;
-      }
-      if (!isalpha((unsigned char)pn[0])) {
-        ret = Fail(&s, (int)(pn - line) + 1, "expected a parameter name after 'param'");
-        break;
-      }
-      SplitList(val, items, c, vcol, 1);
-      /* a parameter may use earlier parameters; its own slot is named only afterwards */
-      ret = Number(&s, o, items[0], vcol, pn, &o->values[2 * OCP_MAXN + o->npar], NULL);
-      if (ret)
-        break;
-      o->texts[o->ntexts++]            = strdup(pn);
-      o->names[2 * OCP_MAXN + o->npar] = o->texts[o->ntexts - 1];
-      o->npar++;
-      o->nvars = 2 * OCP_MAXN + o->npar;
-      if (ret)
-        break;
+      /* a parameter may use earlier parameters; its own name is known only afterwards */
+      if (!ret)
+        ret = Number(&s, o, val, vcol, what, &o->vars[j], NULL);
+      if (!ret)
+        ret = Name(&s, o, pn, (int)(pn - line) + 1, j, "param");
+      if (!ret)
+        o->npar++, o->nvars = j + 1;
     } else if (!strcmp(key, "coordinates")) {
-      char *items[OCP_MAXN];
-      int   c[OCP_MAXN];
+      char *items[OCP_MAXN + 1];
+      int   c[OCP_MAXN + 1];
       if (n) {
-        ret = Fail(&s, 1, "coordinates: given twice");
+        ret = Fail(&s, (int)(key - line) + 1, "'coordinates' is given twice");
         break;
       }
       n = SplitList(val, items, c, vcol, OCP_MAXN);
@@ -478,208 +429,205 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
         ret = Fail(&s, vcol, "coordinates: expected 1 to %d comma-separated names", OCP_MAXN);
         break;
       }
-      for (int i = 0; i < n; i++) {
+      for (int i = 0; !ret && i < n; i++) {
         char pn[80];
-        if (!isalpha((unsigned char)items[i][0])) {
-          ret = Fail(&s, c[i], "coordinates: '%s' is not a name", items[i]);
-          break;
-        }
-        o->texts[o->ntexts++] = strdup(items[i]);
-        o->names[i]           = o->texts[o->ntexts - 1];
+        ret = Name(&s, o, items[i], c[i], i, "coordinates");
         snprintf(pn, sizeof pn, "p_%s", items[i]);
-        o->texts[o->ntexts++]  = strdup(pn);
-        o->names[OCP_MAXN + i] = o->texts[o->ntexts - 1];
+        if (!ret)
+          ret = Name(&s, o, pn, c[i], OCP_MAXN + i, "coordinates");
       }
-      if (ret)
-        break;
       o->n = n;
     } else if (!strcmp(key, "controls")) {
       char *end;
       long  v = strtol(val, &end, 10);
-      if (*Trim(end) || v < 1 || v > OCP_MAXN)
+      if (end == val || *Trim(end) || v < 1 || v > OCP_MAXN)
         ret = Fail(&s, vcol, "controls: expected an integer from 1 to %d, got '%s'", OCP_MAXN, val);
       m = (int)v;
-    } else if (!strcmp(key, "mass")) {
-      char *items[OCP_MAXN * OCP_MAXN];
-      int   c[OCP_MAXN * OCP_MAXN];
-      char *copy = strdup(val);
-      nmass      = SplitList(copy, items, c, vcol, OCP_MAXN * OCP_MAXN);
-      for (int i = 0; i < nmass; i++)
-        mass_text[i] = strdup(items[i]);
-      free(copy);
-      lines[1] = s.line, mass_col = vcol;
-    } else if (!strcmp(key, "potential"))
-      KEEP(V_text, 2);
-    else if (!strcmp(key, "B"))
-      KEEP(B_text, 3);
-    else if (!strcmp(key, "R"))
-      KEEP(R_text, 4);
-    else if (!strcmp(key, "x0"))
-      KEEP(x0_text, 5);
-    else if (!strcmp(key, "xT"))
-      KEEP(xT_text, 6);
-    else if (!strcmp(key, "running_cost"))
-      KEEP(ell_text, 7);
-    else if (!strcmp(key, "T")) {
-      ret = Number(&s, o, val, vcol, "T", &T, NULL);
-      if (!ret && !(T > 0))
-        ret = Fail(&s, vcol, "T: the horizon must be positive, got %g", T);
     } else if (!strcmp(key, "N")) {
       char *end;
       long  v = strtol(val, &end, 10);
-      if (*Trim(end) || v < 2 || v > 100000000)
+      if (end == val || *Trim(end) || v < 2 || v > 100000000)
         ret = Fail(&s, vcol, "N: expected an integer >= 2, got '%s'", val);
       N = (int)v;
     } else if (!strcmp(key, "state_scheme"))
       snprintf(ss, sizeof ss, "%s", val);
     else if (!strcmp(key, "costate_scheme"))
       snprintf(cs, sizeof cs, "%s", val);
-    else if (!strcmp(key, "terminal_cost"))
-      KEEP(phi_text, 10);
     else
-      ret = Fail(
-          &s, 1,
-          "unknown key '%s' (expected problem, param NAME, coordinates, controls, mass, potential, B, R, T, N, x0, "
-          "xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
-          key);
-    if (ret)
-      break;
-#undef KEEP
+      ret = Fail(&s, (int)(key - line) + 1,
+                 "unknown key '%s' (expected problem, param NAME, coordinates, controls, mass, potential, B, R, T, N, "
+                 "x0, xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
+                 key);
   }
   fclose(fp);
   /* pass 2: the whole problem */
   if (!ret) {
-    const char *missing = !n         ? "coordinates"
-                          : !m       ? "controls"
-                          : !nmass   ? "mass"
-                          : !V_text  ? "potential"
-                          : !B_text  ? "B"
-                          : !R_text  ? "R"
-                          : !x0_text ? "x0"
-                          : !xT_text ? "xT"
-                          : !(T > 0) ? "T (> 0)"
-                                     : NULL;
+    const char *missing = !n              ? "coordinates"
+                          : !m            ? "controls"
+                          : !text[K_MASS] ? "mass"
+                          : !text[K_V]    ? "potential"
+                          : !text[K_B]    ? "B"
+                          : !text[K_R]    ? "R"
+                          : !text[K_X0]   ? "x0"
+                          : !text[K_XT]   ? "xT"
+                          : !text[K_T]    ? "T"
+                                          : NULL;
     s.line              = 0;
     if (missing)
       ret = Fail(&s, 0, "missing '%s'", missing);
   }
   if (!ret) {
-    if (HsProblemAllocate(name[0] ? name : path, n, m, &p))
+    int nn = n * n, total = nn + nn * n + nn * nn + nn * nn * n;
+    node = calloc((size_t)total, sizeof(int));
+    cst  = calloc(OCP_NCONST, sizeof(int));
+    if (!node || !cst || HsProblemAllocate(name[0] ? name : path, n, m, &p))
       ret = -1;
   }
-  if (!ret && nmass != n * n)
-    s.line = lines[1], ret = Fail(&s, mass_col, "mass: expected n*n = %d entries (row-major), found %d", n * n, nmass);
-  for (int k = 0; !ret && k < n * n; k++) {
-    s.line = lines[1];
-    ret    = MakeExpr(&s, o, mass_text[k], mass_col, "mass", 0, &o->M[k]);
-    for (int i = 0; !ret && i < n; i++) {
-      o->dM[i * n * n + k] = Derivative(o, o->M[k], o->names[i]);
-      for (int j = 0; j < n; j++)
-        o->d2M[(i * n + j) * n * n + k] = Derivative(o, o->dM[i * n * n + k], o->names[j]);
+  /* mass matrix: n*n entries, symmetric (checked at x0 below) */
+  if (!ret) {
+    char *items[OCP_MAXN * OCP_MAXN + 1];
+    int   c[OCP_MAXN * OCP_MAXN + 1], k;
+    s.line = lines[K_MASS];
+    k      = SplitList(text[K_MASS], items, c, cols[K_MASS], OCP_MAXN * OCP_MAXN + 1);
+    if (k != n * n)
+      ret = Fail(&s, cols[K_MASS], "mass: expected n*n = %d entries (row-major), found %d", n * n, k);
+    for (int e = 0; !ret && e < n * n; e++)
+      ret = MakeExpr(&s, o, items[e], c[e], "mass", ALLOW_Q, &node[e]);
+  }
+  /* constant lists: B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component), T */
+  for (int a = K_B; !ret && a <= K_T; a++) {
+    static const char *what[] = {
+        "", "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)", "xT (q then p)", "", "T"};
+    int   count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1};
+    char *items[64];
+    int   c[64], k;
+    if (a == K_ELL)
+      continue;
+    s.line = lines[a];
+    k      = SplitList(text[a], items, c, cols[a], 64);
+    if (k != count[a]) {
+      ret = a == K_T ? Fail(&s, cols[a], "T: expected one expression, found %d", k)
+                     : Fail(&s, cols[a], "%s: expected %d entries, found %d", what[a], count[a], k);
+      break;
+    }
+    for (int i = 0; !ret && i < k; i++) {
+      double v;
+      if (a == K_XT)
+        p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free"));
+      if (a == K_XT && !p->xT_fixed[i]) {
+        cst[ncst++] = HsExprConstant(o->ex, 0);
+        continue;
+      }
+      ret = Number(&s, o, items[i], c[i], what[a], &v, &cst[ncst++]);
+      if (!ret && a == K_T && !(v > 0))
+        ret = Fail(&s, c[i], "T: the horizon must be positive, got %g", v);
     }
   }
   if (!ret) {
-    s.line = lines[2];
-    ret    = MakeExpr(&s, o, V_text, cols[2], "potential", 0, &o->V);
-    for (int i = 0; !ret && i < n; i++) {
-      o->dV[i] = Derivative(o, o->V, o->names[i]);
-      for (int j = 0; j < n; j++)
-        o->d2V[i * n + j] = Derivative(o, o->dV[i], o->names[j]);
+    double Mx[OCP_MAXN * OCP_MAXN], V0;
+    int    e = 0;
+    o->nB = n * m, o->nR = m * m;
+    if (Program(o, ncst, cst, &o->prog[P_CST]))
+      ret = -1;
+    /* values at x0: M finite and symmetric there, V finite */
+    s.line = lines[K_MASS];
+    for (int i = 0; !ret && i < 2 * n; i++)
+      o->vars[i < n ? i : OCP_MAXN + i - n] = 0;
+    if (!ret) {
+      double x0[2 * OCP_MAXN];
+      HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+      memcpy(x0, o->cst_val + n * m + m * m, 2 * (size_t)n * sizeof(double));
+      OcpSetState(o, x0, 0);
+      if (EvalSlow(o, n * n, node, Mx))
+        ret = -1;
     }
-    if (!ret && n == 1)
-      o->d3V = Derivative(o, o->d2V[0], o->names[0]);
-  }
-  if (!ret && ell_text) {
-    s.line = lines[7];
-    ret    = MakeExpr(&s, o, ell_text, cols[7], "running_cost", 1, &o->ell.f);
-    if (!ret)
-      StateFnDerive(o, &o->ell);
-  }
-  if (!ret && phi_text) {
-    s.line = lines[10];
-    ret    = MakeExpr(&s, o, phi_text, cols[10], "terminal_cost", 1, &o->phi.f);
-    if (!ret)
-      StateFnDerive(o, &o->phi);
-  }
-  /* constant lists: B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component) */
-  {
-    struct {
-      char       *text;
-      int         idx, count;
-      double     *dst;
-      const char *what;
-    } lists[] = {{B_text, 3, n * m, p ? p->B : NULL, "B (n x m, row-major)"},
-                 {R_text, 4, m * m, p ? p->R : NULL, "R (m x m, row-major)"},
-                 {x0_text, 5, 2 * n, p ? p->x0 : NULL, "x0 (q then p)"},
-                 {xT_text, 6, 2 * n, p ? p->xT : NULL, "xT (q then p)"}};
-    for (int a = 0; !ret && a < 4; a++) {
-      char *items[64];
-      int   c[64], k;
-      s.line = lines[lists[a].idx];
-      k      = SplitList(lists[a].text, items, c, cols[lists[a].idx], 64);
-      if (k != lists[a].count) {
-        ret = Fail(&s, cols[lists[a].idx], "%s: expected %d entries, found %d", lists[a].what, lists[a].count, k);
-        break;
-      }
-      for (int i = 0; !ret && i < k; i++) {
-        if (a == 3)
-          p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free"));
-        if (a == 3 && !p->xT_fixed[i]) {
-          lists[a].dst[i] = 0, o->cf[a][i] = NULL, o->ncf[a] = i + 1;
-          continue;
-        }
-        ret       = Number(&s, o, items[i], c[i], lists[a].what, &lists[a].dst[i], &o->cf[a][i]);
-        o->ncf[a] = i + 1;
-      }
+    for (e = 0; !ret && e < n * n; e++) {
+      int i = e / n, j = e % n;
+      if (!isfinite(Mx[e]))
+        ret = Fail(&s, cols[K_MASS], "mass: entry (%d,%d) is not finite at the initial state x0", i + 1, j + 1);
+      else if (fabs(Mx[e] - Mx[j * n + i]) > 1e-12 * (fabs(Mx[e]) + fabs(Mx[j * n + i])) + 1e-300)
+        ret = Fail(&s, cols[K_MASS], "mass: M(q) is not symmetric at x0: entry (%d,%d) = %.17g, (%d,%d) = %.17g", i + 1,
+                   j + 1, Mx[e], j + 1, i + 1, Mx[j * n + i]);
     }
+    for (e = 0; !ret && e < n * n; e++)
+      if (e % n < e / n)
+        node[e] = node[(e % n) * n + e / n]; /* the upper triangle for both: exactly symmetric */
+    if (!ret) {
+      s.line = lines[K_V];
+      ret    = MakeExpr(&s, o, text[K_V], cols[K_V], "potential", ALLOW_Q, &node[n * n]);
+    }
+    /* potential value at x0 */
+    if (!ret && (EvalSlow(o, 1, &node[n * n], &V0) || !isfinite(V0)))
+      ret = Fail(&s, cols[K_V], "potential: V is not finite at the initial state x0");
+  }
+  /* derivatives of M and V up to third order, one program per order */
+  if (!ret) {
+    int  nn = n * n, szM[4] = {nn, nn * n, nn * nn, nn * nn * n}, szV[4] = {1, n, nn, nn * n};
+    int *Mn = node, Vn[1 + OCP_MAXN + OCP_MAXN * OCP_MAXN + OCP_MAXN * OCP_MAXN * OCP_MAXN];
+    Vn[0]   = node[nn];
+    if (Derive3(o, n, nn, Mn) || Derive3(o, n, 1, Vn))
+      ret = -1;
+    for (int k = 0, om = 0, ov = 0; !ret && k < 4; om += szM[k], ov += szV[k], k++)
+      if (Program(o, szM[k], Mn + om, &o->prog[P_MASS + k]) || Program(o, szV[k], Vn + ov, &o->prog[P_POT + k]))
+        ret = -1;
+  }
+  if (!ret && text[K_ELL]) {
+    int e;
+    s.line = lines[K_ELL];
+    ret    = MakeExpr(&s, o, text[K_ELL], cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T, &e);
+    if (!ret && DeriveCost(o, e, &o->prog[P_ELL]))
+      ret = -1;
+    if (!ret)
+      p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess,
+      p->ell.time_dependent = HsExprDependsOn(o->ex, e, o->tvar);
+  }
+  if (!ret && text[K_PHI]) {
+    int e;
+    s.line = lines[K_PHI];
+    ret    = MakeExpr(&s, o, text[K_PHI], cols[K_PHI], "terminal_cost", ALLOW_Q | ALLOW_P, &e);
+    if (!ret && DeriveCost(o, e, &o->prog[P_PHI]))
+      ret = -1;
+    if (!ret)
+      p->phi.f = OcpPhi, p->phi.grad = OcpPhiGrad, p->phi.hess = OcpPhiHess;
   }
   if (!ret) {
-    HsMechanical mech = {n, OcpMass, OcpPotential, o};
+    HsMechanical mech       = {n, OcpMass, OcpPotential, o, 1, 1};
+    int          const_mass = 1;
+    for (int e = 0; e < n * n; e++)
+      const_mass &= !HsExprDependsOnFast(o->ex, node[e]);
+    mech.constant_mass = const_mass;
     if (HsProblemSetMechanical(p, &mech, OcpDestroy))
       ret = -1;
     else
       o = NULL; /* owned by the problem now */
-  }
-  if (!ret) {
-    Ocp *oc   = HsProblemGetMechanicalContext(p);
-    p->T      = T;
-    p->N      = N > 0 ? N : 20;
-    p->update = OcpUpdate;
-    for (int i = 0; i < oc->npar; i++)
-      HsProblemAddParam(p, oc->names[2 * OCP_MAXN + i], "file parameter", &oc->values[2 * OCP_MAXN + i], -1e300, 1e300);
-    if (oc->ell.f)
-      p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess;
-    if (oc->phi.f)
-      p->phi.f = OcpPhi, p->phi.grad = OcpPhiGrad, p->phi.hess = OcpPhiHess;
-    /* 1 DOF with a constant mass: the Greenspan scheme applies */
-    if (n == 1) {
-      char **vars;
-      int    nv, dep = 0;
-      vars = oc->M[0]->vn, nv = oc->M[0]->nv;
-      for (int j = 0; j < nv; j++)
-        dep |= !strcmp(vars[j], oc->names[0]);
-      if (!dep) {
-        double M0;
-        OcpMass(p->x0, &M0, NULL, NULL, oc);
-        p->sep.available = 1, p->sep.mass = M0, p->sep.V = OcpPotential1;
-        p->update = OcpUpdate; /* a parameter change may change the constant mass */
+    if (!ret) {
+      Ocp *oc   = HsProblemGetMechanicalContext(p);
+      p->N      = N > 0 ? N : 20;
+      p->update = OcpUpdate;
+      for (int i = 0; i < oc->npar; i++)
+        HsProblemAddParam(p, oc->names[2 * OCP_MAXN + 1 + i], "file parameter", &oc->vars[2 * OCP_MAXN + 1 + i], -1e300,
+                          1e300);
+      /* 1 DOF with a constant mass: the Greenspan scheme applies */
+      if (n == 1 && const_mass)
+        p->sep.available = 1, p->sep.V = OcpPotential1;
+      OcpUpdate(p); /* B, R, x0, xT, T and the Greenspan mass */
+      snprintf(oc->ss, sizeof oc->ss, "%s", ss[0] ? ss : (p->sep.available ? "greenspan" : "gonzalez"));
+      snprintf(oc->cs, sizeof oc->cs, "%s", cs[0] ? cs : (p->sep.available ? "conserving_1dof" : "conserving"));
+      p->default_state_scheme   = oc->ss;
+      p->default_costate_scheme = oc->cs;
+      /* the mass matrix must be positive definite at the initial state */
+      {
+        double E;
+        s.line = lines[K_MASS];
+        if (p->E.f(p->x0, &E, p->ctx))
+          ret = Fail(&s, cols[K_MASS], "mass: M(q) is not positive definite at the initial state x0");
       }
     }
-    snprintf(oc->ss, sizeof oc->ss, "%s", ss[0] ? ss : (p->sep.available ? "greenspan" : "gonzalez"));
-    snprintf(oc->cs, sizeof oc->cs, "%s", cs[0] ? cs : (p->sep.available ? "conserving_1dof" : "conserving"));
-    p->default_state_scheme   = oc->ss;
-    p->default_costate_scheme = oc->cs;
-    /* the mass matrix must be positive definite at the initial state */
-    {
-      double E;
-      s.line = lines[1];
-      if (p->E.f(p->x0, &E, p->ctx))
-        ret = Fail(&s, mass_col, "mass: M(q) is not positive definite at the initial state x0");
-    }
   }
-  for (int k = 0; k < OCP_MAXN * OCP_MAXN; k++)
-    free(mass_text[k]);
-  free(phi_text), free(V_text), free(B_text), free(R_text), free(x0_text), free(xT_text), free(ell_text);
+  for (int k = 0; k < K_COUNT; k++)
+    free(text[k]);
+  free(node);
+  free(cst);
   if (ret) {
     OcpDestroy(o);
     HsProblemDestroy(&p);

@@ -64,14 +64,17 @@ static int PendulumV(double q, double *V, double *dV, double *d2V, double *d3V, 
 static void Sinc(double x, double *S, double *S1, double *S2)
 {
   if (fabs(x) < 0.5) {
-    double s = 0, s1 = 0, s2 = 0, c = 1; /* c = (-1)^k / (2k+1)! */
+    double s = 0, s1 = 0, s2 = 0, c = 1, xp[26]; /* c = (-1)^k / (2k+1)!, xp[i] = x^i */
     int    k;
+    xp[0] = 1;
+    for (k = 1; k < 26; k++)
+      xp[k] = xp[k - 1] * x;
     for (k = 0; k < 13; k++) {
-      s += c * pow(x, 2 * k);
-      if (k >= 1)
-        s1 += c * 2 * k * pow(x, 2 * k - 1);
-      if (k >= 1)
-        s2 += c * 2 * k * (2 * k - 1) * pow(x, 2 * k - 2);
+      s += c * xp[2 * k];
+      if (k >= 1) {
+        s1 += c * 2 * k * xp[2 * k - 1];
+        s2 += c * 2 * k * (2 * k - 1) * xp[2 * k - 2];
+      }
       c = -c / ((2.0 * k + 2) * (2.0 * k + 3));
     }
     *S = s, *S1 = s1, *S2 = s2;

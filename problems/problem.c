@@ -99,6 +99,7 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
       if (prob->params[i].integer && value != floor(value))
         return 3;
       *prob->params[i].value = value;
+      HsProblemMechanicalInvalidate(prob);
       if (prob->update)
         prob->update(prob);
       return 0;

@@ -483,19 +483,34 @@ N: 20
 x0: 0, 0
 xT: pi/2, 0
 """
-    cases = [("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(qq)", ":8:12:", "unknown symbol 'qq'"),
-             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q", ":8:12:", "cannot parse"),
+    # (replace, by, where: ":line:column:" of the offending character, a word of the message)
+    cases = [("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(qq)", ":8:23:", "unknown symbol 'qq'"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q", ":8:24:", "expected ',' or ')'"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sinn(q)", ":8:19:", "unknown function 'sinn'"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin q", ":8:23:", "expected '(' after the function"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q) 2", ":8:26:", "expected an operator"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*atan2(q)", ":8:19:", "takes 2 arguments"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)*t", ":8:26:", "only in running_cost"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)*p_q", ":8:26:", "momenta are not allowed"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)\npotential: 0", ":9:1:", "given twice"),
+             ("potential: -m*g*l*sin(q)", "potential: 1/q", ":8:12:", "not finite at the initial state"),
              ("mass: m*l^2", "mass: m*l^2, 1", ":7:7:", "n*n = 1"),
+             ("mass: m*l^2", "mass: -1", ":7:7:", "not positive definite"),
+             ("param l: 1", "param l: 1\nparam m: 2", ":4:7:", "already used"),
+             ("param l: 1", "param pi: 1", ":3:7:", "reserved"),
+             ("param l: 1", "param l: 1 +", ":3:13:", "param l: cannot parse"),
              ("x0: 0, 0", "x0: 0", ":13:5:", "expected 2 entries"),
              ("B: 1", "B: q", ":9:4:", "depends on the coordinate"),
-             ("mass: m*l^2", "mass: -1", ":7:7:", "not positive definite"),
              ("controls: 1", "controls: one", ":6:11:", "controls"),
              ("T: 3", "T: -3", ":11:4:", "positive"),
              ("N: 20", "N: 1", ":12:4:", "N:"),
              ("R: 1", "R: 1\nspeed: 3", ":11:1:", "unknown key 'speed'"),
              ("R: 1", "R 1", ":10:1:", "expected 'key: value'"),
-             ("xT: pi/2, 0", "xT: pi/2, 0\nterminal_cost: q^2 + r", ":15:16:", "unknown symbol 'r'"),
-             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)*p_q", ":8:12:", "momenta are not allowed")]
+             ("xT: pi/2, 0", "xT: pi/2, 0\nterminal_cost: q^2 + r", ":15:22:", "unknown symbol 'r'"),
+             ("xT: pi/2, 0", "xT: pi/2, 0\nterminal_cost: q^2 + t", ":15:22:", "only in running_cost")]
+    # two degrees of freedom: an asymmetric mass matrix
+    two = good.replace("coordinates: q", "coordinates: q, r").replace("mass: m*l^2", "mass: 1, 0.5, 0.4, 1") \
+        .replace("B: 1", "B: 1, 0").replace("x0: 0, 0", "x0: 0, 0, 0, 0").replace("xT: pi/2, 0", "xT: pi/2, 0, 0, 0")
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "good.ocp")
         open(f, "w").write(good)
@@ -512,6 +527,11 @@ xT: pi/2, 0
             ok = ("bad.ocp" + where) in out and word in out
             print("%-42s -> %s" % (new.replace("\n", " | "), out.strip().splitlines()[-1] if out.strip() else ""))
             check(ok, "%r: message lacks %r / %r: %s" % (new, where, word, out[-300:]))
+        bad = os.path.join(d, "bad.ocp")
+        open(bad, "w").write(two)
+        _, out, rc = run(["-problem", bad], expect_rc=1)
+        print("%-42s -> %s" % ("mass: 1, 0.5, 0.4, 1", out.strip().splitlines()[-1] if out.strip() else ""))
+        check(":7:7:" in out and "not symmetric" in out, "asymmetric mass: " + out[-300:])
         _, out, _ = run(["-problem", os.path.join(d, "missing.ocp")], expect_rc=1)
         check("cannot open" in out, "missing file: " + out[-200:])
 

@@ -1,0 +1,989 @@
+/* hamshoot: symbolic expressions, their derivatives, and register programs
+ * that evaluate them (problems/hsexpr.h).
+ *
+ * Why not GNU libmatheval (which the first problem-file reader used): it
+ * keeps one tree per expression and per derivative, shares nothing between
+ * them, does not simplify (0*g terms survive differentiation), and looks every
+ * variable up by name on each evaluation. For the 3-link arm the n^2 + n^3 +
+ * n^4 entries of M, M_{,i}, M_{,ij} are a few dozen distinct subexpressions
+ * (cos and sin of three angle combinations times parameter products); with
+ * libmatheval a step evaluation took 21x the C problem's time
+ * (bench/README.md). Here the graph is hash-consed, so each such subexpression
+ * is one node evaluated once per call, parameter-only subexpressions are
+ * evaluated once per parameter change, and the evaluation is a flat loop over
+ * register instructions. No library in Debian offers this for C (GiNaC and
+ * SymEngine are C++ computer-algebra systems; libgccjit would need a compiler
+ * toolchain at run time).
+ */
+#include "hsexpr.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  OP_CONST,
+  OP_VAR,
+  OP_ADD,
+  OP_SUB,
+  OP_MUL,
+  OP_DIV,
+  OP_NEG,
+  OP_POW,
+  OP_POWI,
+  OP_SIN,
+  OP_COS,
+  OP_TAN,
+  OP_ASIN,
+  OP_ACOS,
+  OP_ATAN,
+  OP_SINH,
+  OP_COSH,
+  OP_TANH,
+  OP_EXP,
+  OP_LOG,
+  OP_SQRT,
+  OP_ABS,
+  OP_SIGN,
+  OP_STEP,
+  OP_ATAN2,
+  OP_MIN,
+  OP_MAX,
+  OP_SEL /* c > 0 ? a : b, with c in field x: derivatives of min and max */
+};
+
+typedef struct {
+  int      op, a, b, x; /* operands (node ids); a is the variable index for OP_VAR */
+  double   c;           /* OP_CONST: the value; OP_POWI: the exponent */
+  uint64_t deps;        /* bit v: depends on variable v */
+} Node;
+
+struct HsExpr_s {
+  int      nvars, nfast;
+  uint64_t fastmask;
+  Node    *node;
+  int      nnode, cap;
+  int     *hash; /* open addressing, -1 empty */
+  int      hcap;
+  int     *memo[HS_EXPR_MAXVARS]; /* memo[v][node] = 1 + id of d(node)/dv, 0 unknown */
+  int      memocap[HS_EXPR_MAXVARS];
+  int      zero, one;
+};
+
+static uint64_t HashKey(const Node *n)
+{
+  uint64_t h, cb;
+  memcpy(&cb, &n->c, sizeof cb);
+  h = (uint64_t)n->op * 0x9E3779B97F4A7C15ULL;
+  h ^= ((uint64_t)(uint32_t)n->a + 0x632BE59BD9B4E019ULL) * 0xBF58476D1CE4E5B9ULL;
+  h ^= ((uint64_t)(uint32_t)n->b + 0x85EBCA77C2B2AE63ULL) * 0x94D049BB133111EBULL;
+  h ^= ((uint64_t)(uint32_t)n->x + 0x27D4EB2F165667C5ULL) * 0xC2B2AE3D27D4EB4FULL;
+  h ^= cb * 0xFF51AFD7ED558CCDULL;
+  h ^= h >> 31;
+  return h;
+}
+
+static int Same(const Node *u, const Node *v)
+{
+  return u->op == v->op && u->a == v->a && u->b == v->b && u->x == v->x && memcmp(&u->c, &v->c, sizeof u->c) == 0;
+}
+
+static int Rehash(HsExpr *ex, int hcap)
+{
+  int *h = malloc((size_t)hcap * sizeof(int));
+  if (!h)
+    return -1;
+  for (int i = 0; i < hcap; i++)
+    h[i] = -1;
+  for (int id = 0; id < ex->nnode; id++) {
+    uint64_t k = HashKey(&ex->node[id]) & (uint64_t)(hcap - 1);
+    while (h[k] >= 0)
+      k = (k + 1) & (uint64_t)(hcap - 1);
+    h[k] = id;
+  }
+  free(ex->hash);
+  ex->hash = h, ex->hcap = hcap;
+  return 0;
+}
+
+/* The node equal to *n, created if new (no simplification here). */
+static int Intern(HsExpr *ex, Node *n)
+{
+  uint64_t k;
+  if (n->op == OP_CONST && n->c == 0)
+    n->c = 0.0; /* -0 and +0 are one node */
+  if (2 * (ex->nnode + 1) > ex->hcap && Rehash(ex, 2 * ex->hcap))
+    return -1;
+  k = HashKey(n) & (uint64_t)(ex->hcap - 1);
+  while (ex->hash[k] >= 0) {
+    if (Same(&ex->node[ex->hash[k]], n))
+      return ex->hash[k];
+    k = (k + 1) & (uint64_t)(ex->hcap - 1);
+  }
+  if (ex->nnode == ex->cap) {
+    int   cap = 2 * ex->cap;
+    Node *nn  = realloc(ex->node, (size_t)cap * sizeof(Node));
+    if (!nn)
+      return -1;
+    ex->node = nn, ex->cap = cap;
+  }
+  n->deps = 0;
+  if (n->op == OP_VAR)
+    n->deps = (uint64_t)1 << n->a;
+  else if (n->op != OP_CONST) {
+    if (n->a >= 0)
+      n->deps |= ex->node[n->a].deps;
+    if (n->b >= 0)
+      n->deps |= ex->node[n->b].deps;
+    if (n->x >= 0)
+      n->deps |= ex->node[n->x].deps;
+  }
+  ex->node[ex->nnode] = *n;
+  ex->hash[k]         = ex->nnode;
+  return ex->nnode++;
+}
+
+int HsExprConstant(HsExpr *ex, double c)
+{
+  Node n = {OP_CONST, -1, -1, -1, c, 0};
+  return Intern(ex, &n);
+}
+
+int HsExprVariable(HsExpr *ex, int v)
+{
+  Node n = {OP_VAR, v, -1, -1, 0, 0};
+  if (v < 0 || v >= ex->nvars)
+    return -1;
+  return Intern(ex, &n);
+}
+
+int HsExprCreate(int nvars, int nfast, HsExpr **exp)
+{
+  HsExpr *ex;
+  *exp = NULL;
+  if (nvars < 0 || nvars > HS_EXPR_MAXVARS || nfast < 0 || nfast > nvars)
+    return -1;
+  ex = calloc(1, sizeof(*ex));
+  if (!ex)
+    return -1;
+  ex->nvars = nvars, ex->nfast = nfast;
+  for (int v = 0; v < nfast; v++)
+    ex->fastmask |= (uint64_t)1 << v;
+  ex->cap  = 256;
+  ex->node = malloc((size_t)ex->cap * sizeof(Node));
+  ex->hcap = 16;
+  if (!ex->node || Rehash(ex, 512)) {
+    HsExprDestroy(&ex);
+    return -1;
+  }
+  ex->zero = HsExprConstant(ex, 0);
+  ex->one  = HsExprConstant(ex, 1);
+  if (ex->zero < 0 || ex->one < 0) {
+    HsExprDestroy(&ex);
+    return -1;
+  }
+  *exp = ex;
+  return 0;
+}
+
+void HsExprDestroy(HsExpr **exp)
+{
+  HsExpr *ex;
+  if (!exp || !*exp)
+    return;
+  ex = *exp;
+  for (int v = 0; v < HS_EXPR_MAXVARS; v++)
+    free(ex->memo[v]);
+  free(ex->node);
+  free(ex->hash);
+  free(ex);
+  *exp = NULL;
+}
+
+int HsExprSize(const HsExpr *ex) { return ex->nnode; }
+
+int HsExprIsConstant(const HsExpr *ex, int id, double *value)
+{
+  if (id < 0 || ex->node[id].op != OP_CONST)
+    return 0;
+  if (value)
+    *value = ex->node[id].c;
+  return 1;
+}
+
+int HsExprDependsOn(const HsExpr *ex, int id, int v)
+{
+  return id >= 0 && v >= 0 && v < ex->nvars && (ex->node[id].deps >> v & 1);
+}
+
+int HsExprDependsOnFast(const HsExpr *ex, int id) { return id >= 0 && (ex->node[id].deps & ex->fastmask) != 0; }
+
+/* ------------------------------------------------------------ arithmetic ---- */
+
+static double PowI(double a, int k)
+{
+  double r = 1, b = a;
+  int    e = k < 0 ? -k : k;
+  while (e) {
+    if (e & 1)
+      r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return k < 0 ? 1 / r : r;
+}
+
+/* One operation on values (used by constant folding and by the programs). */
+static double Apply(int op, double a, double b, double x, double c)
+{
+  switch (op) {
+  case OP_ADD:
+    return a + b;
+  case OP_SUB:
+    return a - b;
+  case OP_MUL:
+    return a * b;
+  case OP_DIV:
+    return a / b;
+  case OP_NEG:
+    return -a;
+  case OP_POW:
+    return pow(a, b);
+  case OP_POWI:
+    return PowI(a, (int)c);
+  case OP_SIN:
+    return sin(a);
+  case OP_COS:
+    return cos(a);
+  case OP_TAN:
+    return tan(a);
+  case OP_ASIN:
+    return asin(a);
+  case OP_ACOS:
+    return acos(a);
+  case OP_ATAN:
+    return atan(a);
+  case OP_SINH:
+    return sinh(a);
+  case OP_COSH:
+    return cosh(a);
+  case OP_TANH:
+    return tanh(a);
+  case OP_EXP:
+    return exp(a);
+  case OP_LOG:
+    return log(a);
+  case OP_SQRT:
+    return sqrt(a);
+  case OP_ABS:
+    return fabs(a);
+  case OP_SIGN:
+    return a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0;
+  case OP_STEP:
+    return a >= 0 ? 1.0 : 0.0;
+  case OP_ATAN2:
+    return atan2(a, b);
+  case OP_MIN:
+    return a < b ? a : b;
+  case OP_MAX:
+    return a > b ? a : b;
+  case OP_SEL:
+    return x > 0 ? a : b;
+  }
+  return NAN;
+}
+
+static int IsC(const HsExpr *ex, int id, double c) { return ex->node[id].op == OP_CONST && ex->node[id].c == c; }
+
+static int Mk(HsExpr *ex, int op, int a, int b, int x, double c);
+
+/* Canonical operand order of commutative operations: constants first, then by id. */
+static int Later(const HsExpr *ex, int a, int b)
+{
+  int ca = ex->node[a].op == OP_CONST, cb = ex->node[b].op == OP_CONST;
+  return ca != cb ? cb : a > b;
+}
+
+static int Neg(HsExpr *ex, int a) { return Mk(ex, OP_NEG, a, -1, -1, 0); }
+static int Add(HsExpr *ex, int a, int b) { return Mk(ex, OP_ADD, a, b, -1, 0); }
+static int Sub(HsExpr *ex, int a, int b) { return Mk(ex, OP_SUB, a, b, -1, 0); }
+static int Mul(HsExpr *ex, int a, int b) { return Mk(ex, OP_MUL, a, b, -1, 0); }
+static int Div(HsExpr *ex, int a, int b) { return Mk(ex, OP_DIV, a, b, -1, 0); }
+static int Un(HsExpr *ex, int op, int a) { return Mk(ex, op, a, -1, -1, 0); }
+
+/* Builds op(a, b) with light simplification; every operand id must be >= 0
+ * where the operation uses it, or the result is -1 (an earlier failure). */
+static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
+{
+  Node n      = {op, a, b, x, c, 0};
+  int  binary = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_POW || op == OP_ATAN2 ||
+               op == OP_MIN || op == OP_MAX || op == OP_SEL;
+  double ca = 0, cb = 0, cx = 0;
+
+  if (a < 0 || (binary && b < 0) || (op == OP_SEL && x < 0))
+    return -1;
+  if (op != OP_SEL)
+    n.x = -1;
+  if (!binary)
+    n.b = -1;
+  /* constant folding */
+  if (HsExprIsConstant(ex, a, &ca) && (!binary || HsExprIsConstant(ex, b, &cb)) &&
+      (op != OP_SEL || HsExprIsConstant(ex, x, &cx)))
+    return HsExprConstant(ex, Apply(op, ca, binary ? cb : 0, cx, c));
+  switch (op) {
+  case OP_ADD:
+    if (IsC(ex, a, 0))
+      return b;
+    if (IsC(ex, b, 0))
+      return a;
+    if (ex->node[b].op == OP_NEG)
+      return Sub(ex, a, ex->node[b].a);
+    if (ex->node[a].op == OP_NEG)
+      return Sub(ex, b, ex->node[a].a);
+    if (Later(ex, a, b))
+      n.a = b, n.b = a; /* commutative: one order */
+    break;
+  case OP_SUB:
+    if (IsC(ex, b, 0))
+      return a;
+    if (IsC(ex, a, 0))
+      return Neg(ex, b);
+    if (a == b)
+      return ex->zero;
+    if (ex->node[b].op == OP_NEG)
+      return Add(ex, a, ex->node[b].a);
+    break;
+  case OP_MUL:
+    if (IsC(ex, a, 0) || IsC(ex, b, 0))
+      return ex->zero;
+    if (IsC(ex, a, 1))
+      return b;
+    if (IsC(ex, b, 1))
+      return a;
+    if (IsC(ex, a, -1))
+      return Neg(ex, b);
+    if (IsC(ex, b, -1))
+      return Neg(ex, a);
+    if (ex->node[a].op == OP_NEG)
+      return Neg(ex, Mul(ex, ex->node[a].a, b));
+    if (ex->node[b].op == OP_NEG)
+      return Neg(ex, Mul(ex, a, ex->node[b].a));
+    if (Later(ex, a, b))
+      n.a = b, n.b = a;
+    /* a constant times (constant times y): one product */
+    if (ex->node[n.a].op == OP_CONST && ex->node[n.b].op == OP_MUL && ex->node[ex->node[n.b].a].op == OP_CONST)
+      return Mul(ex, HsExprConstant(ex, ex->node[n.a].c * ex->node[ex->node[n.b].a].c), ex->node[n.b].b);
+    break;
+  case OP_DIV:
+    if (IsC(ex, a, 0))
+      return ex->zero;
+    if (IsC(ex, b, 1))
+      return a;
+    if (a == b)
+      return ex->one;
+    if (ex->node[a].op == OP_NEG)
+      return Neg(ex, Div(ex, ex->node[a].a, b));
+    break;
+  case OP_NEG:
+    if (ex->node[a].op == OP_NEG)
+      return ex->node[a].a;
+    if (ex->node[a].op == OP_SUB)
+      return Sub(ex, ex->node[a].b, ex->node[a].a);
+    break;
+  case OP_POW:
+    if (HsExprIsConstant(ex, b, &cb)) {
+      if (cb == 0)
+        return ex->one;
+      if (cb == 1)
+        return a;
+      if (cb == floor(cb) && fabs(cb) <= 64)
+        return Mk(ex, OP_POWI, a, -1, -1, cb);
+      if (cb == 0.5)
+        return Un(ex, OP_SQRT, a);
+    }
+    break;
+  case OP_POWI:
+    if (c == 0)
+      return ex->one;
+    if (c == 1)
+      return a;
+    if (ex->node[a].op == OP_POWI)
+      return Mk(ex, OP_POWI, ex->node[a].a, -1, -1, c * ex->node[a].c);
+    break;
+  case OP_SEL:
+    if (a == b)
+      return a;
+    break;
+  }
+  return Intern(ex, &n);
+}
+
+/* --------------------------------------------------------- derivatives ---- */
+
+static int Deriv(HsExpr *ex, int id, int v);
+
+static int DerivNode(HsExpr *ex, int id, int v)
+{
+  Node n = ex->node[id]; /* a copy: the node array may move */
+  int  da, db, r;
+
+  switch (n.op) {
+  case OP_CONST:
+    return ex->zero;
+  case OP_VAR:
+    return n.a == v ? ex->one : ex->zero;
+  default:
+    break;
+  }
+  da = Deriv(ex, n.a, v);
+  db = n.b >= 0 ? Deriv(ex, n.b, v) : ex->zero;
+  if (da < 0 || db < 0)
+    return -1;
+  switch (n.op) {
+  case OP_ADD:
+    return Add(ex, da, db);
+  case OP_SUB:
+    return Sub(ex, da, db);
+  case OP_MUL:
+    return Add(ex, Mul(ex, da, n.b), Mul(ex, n.a, db));
+  case OP_DIV: /* (da - (a/b) db) / b */
+    return Div(ex, Sub(ex, da, Mul(ex, id, db)), n.b);
+  case OP_NEG:
+    return Neg(ex, da);
+  case OP_POWI:
+    return Mul(ex, Mul(ex, HsExprConstant(ex, n.c), Mk(ex, OP_POWI, n.a, -1, -1, n.c - 1)), da);
+  case OP_POW:
+    if (IsC(ex, db, 0)) /* a^b with b independent of v */
+      return Mul(ex, Mul(ex, n.b, Mk(ex, OP_POW, n.a, Sub(ex, n.b, ex->one), -1, 0)), da);
+    return Mul(ex, id, Add(ex, Mul(ex, db, Un(ex, OP_LOG, n.a)), Div(ex, Mul(ex, n.b, da), n.a)));
+  case OP_SIN:
+    return Mul(ex, Un(ex, OP_COS, n.a), da);
+  case OP_COS:
+    return Neg(ex, Mul(ex, Un(ex, OP_SIN, n.a), da));
+  case OP_TAN:
+    return Mul(ex, Add(ex, ex->one, Mul(ex, id, id)), da);
+  case OP_ASIN:
+    return Div(ex, da, Un(ex, OP_SQRT, Sub(ex, ex->one, Mul(ex, n.a, n.a))));
+  case OP_ACOS:
+    return Neg(ex, Div(ex, da, Un(ex, OP_SQRT, Sub(ex, ex->one, Mul(ex, n.a, n.a)))));
+  case OP_ATAN:
+    return Div(ex, da, Add(ex, ex->one, Mul(ex, n.a, n.a)));
+  case OP_SINH:
+    return Mul(ex, Un(ex, OP_COSH, n.a), da);
+  case OP_COSH:
+    return Mul(ex, Un(ex, OP_SINH, n.a), da);
+  case OP_TANH:
+    return Mul(ex, Sub(ex, ex->one, Mul(ex, id, id)), da);
+  case OP_EXP:
+    return Mul(ex, id, da);
+  case OP_LOG:
+    return Div(ex, da, n.a);
+  case OP_SQRT:
+    return Div(ex, da, Mul(ex, HsExprConstant(ex, 2), id));
+  case OP_ABS:
+    return Mul(ex, Un(ex, OP_SIGN, n.a), da);
+  case OP_SIGN:
+  case OP_STEP:
+    return ex->zero; /* almost everywhere */
+  case OP_ATAN2:     /* atan2(a, b): (b da - a db) / (a^2 + b^2) */
+    r = Sub(ex, Mul(ex, n.b, da), Mul(ex, n.a, db));
+    return Div(ex, r, Add(ex, Mul(ex, n.a, n.a), Mul(ex, n.b, n.b)));
+  case OP_MIN:
+    return Mk(ex, OP_SEL, da, db, Sub(ex, n.b, n.a), 0);
+  case OP_MAX:
+    return Mk(ex, OP_SEL, da, db, Sub(ex, n.a, n.b), 0);
+  case OP_SEL:
+    return Mk(ex, OP_SEL, da, db, n.x, 0);
+  }
+  return -1;
+}
+
+static int Deriv(HsExpr *ex, int id, int v)
+{
+  int r;
+  if (id < 0)
+    return -1;
+  if (!(ex->node[id].deps >> v & 1))
+    return ex->zero;
+  if (ex->memocap[v] <= id) {
+    int  cap = 2 * (id + 1);
+    int *m   = realloc(ex->memo[v], (size_t)cap * sizeof(int));
+    if (!m)
+      return -1;
+    memset(m + ex->memocap[v], 0, (size_t)(cap - ex->memocap[v]) * sizeof(int));
+    ex->memo[v] = m, ex->memocap[v] = cap;
+  }
+  if (ex->memo[v][id])
+    return ex->memo[v][id] - 1;
+  r = DerivNode(ex, id, v);
+  if (r < 0)
+    return -1;
+  if (ex->memocap[v] <= id) /* cannot happen (the memo only grows), kept for safety */
+    return r;
+  ex->memo[v][id] = r + 1;
+  return r;
+}
+
+int HsExprDiff(HsExpr *ex, int node, int v)
+{
+  if (node < 0 || node >= ex->nnode || v < 0 || v >= ex->nvars)
+    return -1;
+  return Deriv(ex, node, v);
+}
+
+/* -------------------------------------------------------------- parser ---- */
+
+typedef struct {
+  HsExpr        *ex;
+  const char    *s;
+  int            pos, depth, status, errpos;
+  HsExprLookupFn lookup;
+  void          *lctx;
+  char          *msg;
+  int            msglen;
+} Parser;
+
+static const struct {
+  const char *name;
+  int         nargs, op;
+} hs_functions[] = {
+    {"sin", 1, OP_SIN},     {"cos", 1, OP_COS},   {"tan", 1, OP_TAN},   {"asin", 1, OP_ASIN}, {"acos", 1, OP_ACOS},
+    {"atan", 1, OP_ATAN},   {"sinh", 1, OP_SINH}, {"cosh", 1, OP_COSH}, {"tanh", 1, OP_TANH}, {"exp", 1, OP_EXP},
+    {"log", 1, OP_LOG},     {"sqrt", 1, OP_SQRT}, {"abs", 1, OP_ABS},   {"sign", 1, OP_SIGN}, {"step", 1, OP_STEP},
+    {"atan2", 2, OP_ATAN2}, {"min", 2, OP_MIN},   {"max", 2, OP_MAX},   {"pow", 2, OP_POW},
+};
+
+static int PFail(Parser *P, int status, int pos, const char *fmt, const char *arg, int arglen)
+{
+  if (P->status)
+    return -1;
+  P->status = status, P->errpos = pos;
+  snprintf(P->msg, (size_t)P->msglen, fmt, arglen, arg);
+  return -1;
+}
+
+/* What is at the current position, for messages. */
+static int Found(Parser *P, const char **s)
+{
+  const char *t = P->s + P->pos;
+  int         k = 0;
+  if (!*t) {
+    *s = "the end of the expression";
+    return (int)strlen(*s);
+  }
+  if (isalnum((unsigned char)*t) || *t == '_' || *t == '.')
+    while (isalnum((unsigned char)t[k]) || t[k] == '_' || t[k] == '.')
+      k++;
+  else
+    k = 1;
+  *s = t;
+  return k;
+}
+
+static void Skip(Parser *P)
+{
+  while (isspace((unsigned char)P->s[P->pos]))
+    P->pos++;
+}
+
+static int Expr(Parser *P);
+
+static int Expect(Parser *P, char c, const char *what)
+{
+  const char *f;
+  int         k;
+  Skip(P);
+  if (P->s[P->pos] == c) {
+    P->pos++;
+    return 0;
+  }
+  k = Found(P, &f);
+  if (!P->status) {
+    char fmt[96];
+    snprintf(fmt, sizeof fmt, "expected %s, found '%%.*s'", what);
+    if (!P->s[P->pos])
+      snprintf(fmt, sizeof fmt, "expected %s, found %%.*s", what);
+    PFail(P, 1, P->pos, fmt, f, k);
+  }
+  return -1;
+}
+
+static int Primary(Parser *P)
+{
+  const char *t;
+  int         start;
+  Skip(P);
+  start = P->pos;
+  t     = P->s + P->pos;
+  if (++P->depth > 200)
+    return PFail(P, 1, start, "expression nested too deeply%.*s", "", 0);
+  if (isdigit((unsigned char)*t) || (*t == '.' && isdigit((unsigned char)t[1]))) {
+    char  *end;
+    double v = strtod(t, &end);
+    if (isalpha((unsigned char)*end) || *end == '_')
+      return PFail(P, 1, (int)(end - P->s), "unexpected '%.*s' after a number", end, 1);
+    P->pos += (int)(end - t);
+    P->depth--;
+    return HsExprConstant(P->ex, v);
+  }
+  if (isalpha((unsigned char)*t) || *t == '_') {
+    int len = 0, r;
+    while (isalnum((unsigned char)t[len]) || t[len] == '_')
+      len++;
+    P->pos += len;
+    Skip(P);
+    if (P->s[P->pos] == '(') {
+      int    args[2], nargs = 0;
+      size_t f;
+      for (f = 0; f < sizeof hs_functions / sizeof hs_functions[0]; f++)
+        if ((int)strlen(hs_functions[f].name) == len && !strncmp(hs_functions[f].name, t, (size_t)len))
+          break;
+      if (f == sizeof hs_functions / sizeof hs_functions[0])
+        return PFail(P, 2, start, "unknown function '%.*s'", t, len);
+      P->pos++;
+      for (;;) {
+        int a = Expr(P);
+        if (a < 0)
+          return -1;
+        if (nargs < 2)
+          args[nargs] = a;
+        nargs++;
+        Skip(P);
+        if (P->s[P->pos] != ',')
+          break;
+        P->pos++;
+      }
+      if (Expect(P, ')', "',' or ')'"))
+        return -1;
+      if (nargs != hs_functions[f].nargs) {
+        char fmt[96];
+        snprintf(fmt, sizeof fmt, "'%%.*s' takes %d argument%s, found %d", hs_functions[f].nargs,
+                 hs_functions[f].nargs > 1 ? "s" : "", nargs);
+        return PFail(P, 1, start, fmt, t, len);
+      }
+      P->depth--;
+      return Mk(P->ex, hs_functions[f].op, args[0], nargs > 1 ? args[1] : -1, -1, 0);
+    }
+    r = P->lookup ? P->lookup(t, len, P->lctx) : -1;
+    if (r >= 0) {
+      P->depth--;
+      return HsExprVariable(P->ex, r);
+    }
+    if (r == -2)
+      return PFail(P, 3, start, "'%.*s' is not allowed here", t, len);
+    if (len == 2 && !strncmp(t, "pi", 2))
+      return P->depth--, HsExprConstant(P->ex, M_PI);
+    if (len == 1 && *t == 'e')
+      return P->depth--, HsExprConstant(P->ex, M_E);
+    for (size_t f = 0; f < sizeof hs_functions / sizeof hs_functions[0]; f++)
+      if ((int)strlen(hs_functions[f].name) == len && !strncmp(hs_functions[f].name, t, (size_t)len))
+        return PFail(P, 1, P->pos, "expected '(' after the function name '%.*s'", t, len);
+    return PFail(P, 2, start, "unknown symbol '%.*s'", t, len);
+  }
+  if (*t == '(') {
+    int r;
+    P->pos++;
+    r = Expr(P);
+    if (r < 0 || Expect(P, ')', "')'"))
+      return -1;
+    P->depth--;
+    return r;
+  }
+  {
+    const char *f;
+    int         k = Found(P, &f);
+    if (!*t)
+      return PFail(P, 1, start, "expected a number, a name or '(', found %.*s", f, k);
+    return PFail(P, 1, start, "expected a number, a name or '(', found '%.*s'", f, k);
+  }
+}
+
+static int Unary(Parser *P);
+
+static int Power(Parser *P)
+{
+  int a = Primary(P);
+  if (a < 0)
+    return -1;
+  Skip(P);
+  if (P->s[P->pos] == '^') {
+    int b;
+    P->pos++;
+    b = Unary(P); /* right-associative; 2^-1 allowed */
+    return b < 0 ? -1 : Mk(P->ex, OP_POW, a, b, -1, 0);
+  }
+  return a;
+}
+
+static int Unary(Parser *P)
+{
+  Skip(P);
+  if (P->s[P->pos] == '-' || P->s[P->pos] == '+') {
+    int neg = P->s[P->pos] == '-', a;
+    P->pos++;
+    if (++P->depth > 200)
+      return PFail(P, 1, P->pos, "expression nested too deeply%.*s", "", 0);
+    a = Unary(P);
+    P->depth--;
+    return a < 0 ? -1 : neg ? Neg(P->ex, a) : a;
+  }
+  return Power(P);
+}
+
+static int Term(Parser *P)
+{
+  int a = Unary(P);
+  for (;;) {
+    char c;
+    if (a < 0)
+      return -1;
+    Skip(P);
+    c = P->s[P->pos];
+    if (c != '*' && c != '/')
+      return a;
+    P->pos++;
+    a = Mk(P->ex, c == '*' ? OP_MUL : OP_DIV, a, Unary(P), -1, 0);
+  }
+}
+
+static int Expr(Parser *P)
+{
+  int a = Term(P);
+  for (;;) {
+    char c;
+    if (a < 0)
+      return -1;
+    Skip(P);
+    c = P->s[P->pos];
+    if (c != '+' && c != '-')
+      return a;
+    P->pos++;
+    a = Mk(P->ex, c == '+' ? OP_ADD : OP_SUB, a, Term(P), -1, 0);
+  }
+}
+
+int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
+                int msglen)
+{
+  Parser P = {ex, text, 0, 0, 0, 0, lookup, lctx, msg, msglen};
+  int    r = Expr(&P);
+  if (r >= 0) {
+    Skip(&P);
+    if (text[P.pos]) {
+      const char *f;
+      int         k = Found(&P, &f);
+      PFail(&P, 1, P.pos, "expected an operator or the end of the expression, found '%.*s'", f, k);
+      r = -1;
+    }
+  }
+  if (r < 0 && !P.status) {
+    snprintf(msg, (size_t)msglen, "out of memory");
+    *errpos = 0;
+    return -1;
+  }
+  if (P.status) {
+    *errpos = P.errpos;
+    return P.status;
+  }
+  *node = r;
+  return 0;
+}
+
+/* ------------------------------------------------------------- programs ---- */
+
+typedef struct {
+  int    op, d, a, b, x;
+  double c;
+} Ins;
+
+struct HsExprProgram_s {
+  double *reg;
+  Ins    *ins; /* slow part first, then fast */
+  int     nslow, nfast, nout, nvload;
+  int    *outreg;
+  int    *fastout, nfastout; /* outputs that depend on the fast variables (checked for finiteness) */
+  int     slow_bad;          /* an output in the slow variables only is not finite */
+  int    *vload;             /* pairs (register, variable) of the variable nodes */
+  int     nfastvars;
+};
+
+int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgram **progp)
+{
+  HsExprProgram *prog;
+  char          *need = calloc((size_t)ex->nnode + 1, 1);
+  int           *reg  = malloc(((size_t)ex->nnode + 1) * sizeof(int));
+  int            nreg = 0, k;
+
+  *progp = NULL;
+  prog   = calloc(1, sizeof(*prog));
+  if (!need || !reg || !prog)
+    goto fail;
+  for (int i = 0; i < nout; i++) {
+    if (outs[i] < 0 || outs[i] >= ex->nnode)
+      goto fail;
+    need[outs[i]] = 1;
+  }
+  /* children have smaller ids than their parents: one downward sweep marks all */
+  for (int id = ex->nnode - 1; id >= 0; id--)
+    if (need[id] && ex->node[id].op != OP_CONST && ex->node[id].op != OP_VAR) {
+      need[ex->node[id].a] = 1;
+      if (ex->node[id].b >= 0)
+        need[ex->node[id].b] = 1;
+      if (ex->node[id].x >= 0)
+        need[ex->node[id].x] = 1;
+    }
+  for (int id = 0; id < ex->nnode; id++) {
+    reg[id] = -1;
+    if (!need[id])
+      continue;
+    reg[id] = nreg++;
+    if (ex->node[id].op == OP_VAR)
+      prog->nvload++;
+    else if (ex->node[id].op != OP_CONST) {
+      if (ex->node[id].deps & ex->fastmask)
+        prog->nfast++;
+      else
+        prog->nslow++;
+    }
+  }
+  prog->reg     = calloc((size_t)nreg + 1, sizeof(double));
+  prog->ins     = malloc(((size_t)(prog->nslow + prog->nfast) + 1) * sizeof(Ins));
+  prog->outreg  = malloc(((size_t)nout + 1) * sizeof(int));
+  prog->fastout = malloc(((size_t)nout + 1) * sizeof(int));
+  prog->vload   = malloc(2 * ((size_t)prog->nvload + 1) * sizeof(int));
+  if (!prog->reg || !prog->ins || !prog->outreg || !prog->fastout || !prog->vload)
+    goto fail;
+  prog->nout = nout;
+  for (int i = 0; i < nout; i++) {
+    prog->outreg[i] = reg[outs[i]];
+    if (ex->node[outs[i]].deps & ex->fastmask)
+      prog->fastout[prog->nfastout++] = i;
+  }
+  /* variable loads: fast ones first */
+  k = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int id = 0; id < ex->nnode; id++)
+      if (need[id] && ex->node[id].op == OP_VAR && (ex->node[id].a < ex->nfast) == (pass == 0)) {
+        prog->vload[2 * k] = reg[id], prog->vload[2 * k + 1] = ex->node[id].a, k++;
+        if (pass == 0)
+          prog->nfastvars++;
+      }
+  {
+    int islow = 0, ifast = prog->nslow;
+    for (int id = 0; id < ex->nnode; id++) {
+      const Node *n = &ex->node[id];
+      Ins        *in;
+      if (!need[id])
+        continue;
+      if (n->op == OP_CONST) {
+        prog->reg[reg[id]] = n->c;
+        continue;
+      }
+      if (n->op == OP_VAR)
+        continue;
+      in     = (n->deps & ex->fastmask) ? &prog->ins[ifast++] : &prog->ins[islow++];
+      in->op = n->op, in->d = reg[id], in->a = reg[n->a];
+      in->b = n->b >= 0 ? reg[n->b] : 0;
+      in->x = n->x >= 0 ? reg[n->x] : 0;
+      in->c = n->c;
+    }
+  }
+  free(need);
+  free(reg);
+  *progp = prog;
+  return 0;
+fail:
+  free(need);
+  free(reg);
+  HsExprProgramDestroy(&prog);
+  return -1;
+}
+
+void HsExprProgramDestroy(HsExprProgram **progp)
+{
+  HsExprProgram *p;
+  if (!progp || !*progp)
+    return;
+  p = *progp;
+  free(p->reg);
+  free(p->ins);
+  free(p->outreg);
+  free(p->fastout);
+  free(p->vload);
+  free(p);
+  *progp = NULL;
+}
+
+void HsExprProgramGetSize(const HsExprProgram *prog, int *nfast, int *nslow)
+{
+  if (nfast)
+    *nfast = prog->nfast;
+  if (nslow)
+    *nslow = prog->nslow;
+}
+
+static void Run(double *r, const Ins *in, const Ins *end)
+{
+  for (; in < end; in++) {
+    switch (in->op) {
+    case OP_ADD:
+      r[in->d] = r[in->a] + r[in->b];
+      break;
+    case OP_SUB:
+      r[in->d] = r[in->a] - r[in->b];
+      break;
+    case OP_MUL:
+      r[in->d] = r[in->a] * r[in->b];
+      break;
+    case OP_DIV:
+      r[in->d] = r[in->a] / r[in->b];
+      break;
+    case OP_NEG:
+      r[in->d] = -r[in->a];
+      break;
+    case OP_SIN:
+      r[in->d] = sin(r[in->a]);
+      break;
+    case OP_COS:
+      r[in->d] = cos(r[in->a]);
+      break;
+    case OP_POWI:
+      r[in->d] = in->c == 2 ? r[in->a] * r[in->a] : PowI(r[in->a], (int)in->c);
+      break;
+    default:
+      r[in->d] = Apply(in->op, r[in->a], r[in->b], r[in->x], in->c);
+      break;
+    }
+  }
+}
+
+void HsExprProgramSetSlow(HsExprProgram *p, const double *vars)
+{
+  for (int k = p->nfastvars; k < p->nvload; k++)
+    p->reg[p->vload[2 * k]] = vars[p->vload[2 * k + 1]];
+  Run(p->reg, p->ins, p->ins + p->nslow);
+  p->slow_bad = 0;
+  for (int i = 0, f = 0; i < p->nout; i++) {
+    if (f < p->nfastout && p->fastout[f] == i) {
+      f++;
+      continue;
+    }
+    p->slow_bad |= !isfinite(p->reg[p->outreg[i]]);
+  }
+}
+
+int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
+{
+  int bad = p->slow_bad;
+  for (int k = 0; k < p->nfastvars; k++)
+    p->reg[p->vload[2 * k]] = vars[p->vload[2 * k + 1]];
+  Run(p->reg, p->ins + p->nslow, p->ins + p->nslow + p->nfast);
+  for (int i = 0; i < p->nout; i++)
+    out[i] = p->reg[p->outreg[i]];
+  for (int f = 0; f < p->nfastout; f++)
+    bad |= !isfinite(out[p->fastout[f]]);
+  return bad;
+}

@@ -1,0 +1,76 @@
+/* hamshoot: symbolic expressions for problem files (serial C, no PETSc/MPI).
+ *
+ * An HsExpr is a directed acyclic graph of scalar expressions in a fixed set
+ * of variables. Nodes are hash-consed (an expression that is built twice is
+ * one node), simplified as they are built (constant folding, x + 0, x * 1,
+ * x * 0, x - x, integer powers), and differentiated symbolically with a memo,
+ * so that the derivatives of a mass matrix up to third order share their
+ * common subexpressions (sin, cos of the same angle, parameter products).
+ *
+ * An HsExprProgram is a straight-line register program for a list of output
+ * nodes: the nodes that depend only on the slow variables (problem
+ * parameters) run once per parameter change (HsExprProgramSetSlow), the rest
+ * on every evaluation (HsExprProgramEval). See problems/expr.c for why this
+ * is not GNU libmatheval.
+ *
+ * Syntax: numbers, names, + - * / ^ (right-associative, binds tighter than a
+ * unary minus: -x^2 = -(x^2)), parentheses, the functions sin cos tan asin
+ * acos atan sinh cosh tanh exp log sqrt abs sign step (1 for x >= 0, else 0)
+ * with one argument and atan2 min max pow with two, the constants pi and e.
+ */
+#ifndef HSEXPR_H
+#define HSEXPR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_EXPR_MAXVARS 64
+
+typedef struct HsExpr_s        HsExpr;
+typedef struct HsExprProgram_s HsExprProgram;
+
+/** Looks a name (not NUL-terminated, len characters) up: the variable index, or -1 if unknown. */
+typedef int (*HsExprLookupFn)(const char *name, int len, void *ctx);
+
+/** Creates an empty graph over nvars <= HS_EXPR_MAXVARS variables; variables
+ *  0..nfast-1 change on every evaluation, nfast..nvars-1 are slow (parameters).
+ *  Returns 0 or -1 (bad sizes, no memory). */
+int HsExprCreate(int nvars, int nfast, HsExpr **ex);
+/** Frees the graph and sets *ex = NULL; NULL-safe. Programs made from it stay valid. */
+void HsExprDestroy(HsExpr **ex);
+
+/** Parses text into *node. Returns 0; 1 syntax error, 2 unknown name or
+ *  function (msg says what was expected or found, *errpos is the 0-based offset
+ *  in text); -1 no memory. */
+int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
+                int msglen);
+/** The node of the constant c, of variable v. Return the node or -1 (no memory). */
+int HsExprConstant(HsExpr *ex, double c);
+int HsExprVariable(HsExpr *ex, int v);
+/** d(node)/d(variable v) as a node, or -1 (no memory). */
+int HsExprDiff(HsExpr *ex, int node, int v);
+/** 1 if node depends on variable v (structurally), else 0. */
+int HsExprDependsOn(const HsExpr *ex, int node, int v);
+/** 1 if node depends on any of the fast variables. */
+int HsExprDependsOnFast(const HsExpr *ex, int node);
+/** 1 and the value if node is a numeric constant, else 0. */
+int HsExprIsConstant(const HsExpr *ex, int node, double *value);
+/** Number of nodes in the graph. */
+int HsExprSize(const HsExpr *ex);
+
+/** A program computing out[i] = value of outs[i] (nout nodes, repetitions allowed). */
+int  HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgram **prog);
+void HsExprProgramDestroy(HsExprProgram **prog);
+/** Runs the slow part (nodes in the slow variables only) with vars[nfast..nvars-1]. */
+void HsExprProgramSetSlow(HsExprProgram *prog, const double *vars);
+/** Evaluates the outputs with the fast variables vars[0..nfast-1] (the slow part
+ *  must have run). Returns 0, or 1 if an output is not finite. */
+int HsExprProgramEval(HsExprProgram *prog, const double *vars, double *out);
+/** Number of instructions run per evaluation (fast) and per parameter change (slow). */
+void HsExprProgramGetSize(const HsExprProgram *prog, int *nfast, int *nslow);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,248 @@
+/* Unit tests of the expression engine (problems/expr.c): parsing and
+ * precedence against C evaluations of the same formulas, every function's
+ * symbolic derivative up to third order against central differences, sharing
+ * of common subexpressions, simplification, the slow/fast (parameter/state)
+ * split of programs, non-finite outputs, and every parser error with its
+ * position. */
+#include "../problems/hsexpr.h"
+
+#include "hscheck.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* variables: x, y (fast), a, b (slow parameters) */
+static const char *names[] = {"x", "y", "a", "b"};
+
+static int Look(const char *name, int len, void *ctx)
+{
+  (void)ctx;
+  for (int i = 0; i < 4; i++)
+    if ((int)strlen(names[i]) == len && !strncmp(names[i], name, (size_t)len))
+      return i;
+  if (len == 3 && !strncmp(name, "bad", 3))
+    return -2;
+  return -1;
+}
+
+static int Parse(HsExpr *ex, const char *text)
+{
+  char msg[256];
+  int  node = -1, pos;
+  int  st   = HsExprParse(ex, text, Look, NULL, &node, &pos, msg, sizeof msg);
+  CHECK(st == 0, "parse '%s': %s", text, msg);
+  return st ? -1 : node;
+}
+
+static double Value(HsExpr *ex, int node, const double *v)
+{
+  HsExprProgram *p;
+  double         out = NAN;
+  if (HsExprProgramCreate(ex, 1, &node, &p))
+    return NAN;
+  HsExprProgramSetSlow(p, v);
+  HsExprProgramEval(p, v, &out);
+  HsExprProgramDestroy(&p);
+  return out;
+}
+
+/* The value at v against a C evaluation of the same formula. */
+static void CheckValues(void)
+{
+  HsExpr *ex;
+  double  v[4] = {0.7183, -0.4142, 1.25, 0.3}, x = v[0], y = v[1], a = v[2], b = v[3];
+  struct {
+    const char *text;
+    double      value;
+  } cases[] = {
+      {"x + y*a - b/x", x + y * a - b / x},
+      {"-x^2", -(x * x)},
+      {"2^3^2", 512},
+      {"2^-1", 0.5},
+      {"(x - y)*(x + y)/a", (x - y) * (x + y) / a},
+      {"x - y - a - b", x - y - a - b},
+      {"x / y / a", x / y / a},
+      {"a^2.5 + x^3 + y^-2", pow(a, 2.5) + x * x * x + 1 / (y * y)},
+      {"sin(x)*cos(y) + tan(x*y) + exp(-x) + log(a) + sqrt(a + x)",
+       sin(x) * cos(y) + tan(x * y) + exp(-x) + log(a) + sqrt(a + x)},
+      {"asin(b) + acos(b) + atan(y) + sinh(x) + cosh(y) + tanh(x)",
+       asin(b) + acos(b) + atan(y) + sinh(x) + cosh(y) + tanh(x)},
+      {"abs(y) + sign(y) + step(y) + step(x)", fabs(y) - 1 + 0 + 1},
+      {"atan2(y, x) + min(x, y) + max(x, a) + pow(a, x)", atan2(y, x) + y + a + pow(a, x)},
+      {"pi + e + 1.5e-3 + .25", M_PI + M_E + 1.5e-3 + 0.25},
+      {"+x - -y", x + y},
+  };
+  HsExprCreate(4, 2, &ex);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int    node = Parse(ex, cases[i].text);
+    double val  = Value(ex, node, v);
+    CHECK(fabs(val - cases[i].value) <= 1e-14 * (1 + fabs(cases[i].value)), "'%s' = %.17g, expected %.17g",
+          cases[i].text, val, cases[i].value);
+  }
+  HsExprDestroy(&ex);
+}
+
+/* d/dvar of f up to third order against central differences of the next lower order. */
+static void CheckDerivatives(void)
+{
+  const char *fs[] = {"x^3*y - a*x/y + b",
+                      "sin(x*y) + cos(x)^2 - tan(y)",
+                      "exp(x*y)/sqrt(x^2 + y^2 + a)",
+                      "log(x^2 + 1)*asin(y/2) + acos(x/3) + atan(x*y)",
+                      "sinh(x)*cosh(y) + tanh(x - y)",
+                      "pow(x^2 + 1, y) + (x^2 + 1)^1.5 + abs(y)*x",
+                      "atan2(y, x)*min(x, a) + max(y, b)*x^2",
+                      "-1/sqrt(x^2 + y^2 + b^2)",
+                      "1/(x - y) - x/y/y"};
+  double      v[4] = {0.7183, -0.4142, 1.25, 0.3}, worst = 0;
+  HsExpr     *ex;
+
+  HsExprCreate(4, 2, &ex);
+  for (size_t k = 0; k < sizeof fs / sizeof fs[0]; k++) {
+    int f = Parse(ex, fs[k]);
+    if (f < 0)
+      continue;
+    /* all derivative chains of length 1..3 in (x, y), plus d/da (a parameter) */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 2; j++)
+        for (int l = 0; l < 2; l++) {
+          int vi = i == 2 ? 2 : i, d1 = HsExprDiff(ex, f, vi), d2 = HsExprDiff(ex, d1, j), d3 = HsExprDiff(ex, d2, l);
+          int lower[3] = {f, d1, d2}, upper[3] = {d1, d2, d3}, var[3] = {vi, j, l};
+          double h = 1e-5;
+          for (int o = 0; o < 3; o++) {
+            double vp[4], vm[4], fd, an, err;
+            memcpy(vp, v, sizeof v), memcpy(vm, v, sizeof v);
+            vp[var[o]] += h, vm[var[o]] -= h;
+            fd    = (Value(ex, lower[o], vp) - Value(ex, lower[o], vm)) / (2 * h);
+            an    = Value(ex, upper[o], v);
+            err   = fabs(fd - an) / (1 + fabs(an));
+            worst = fmax(worst, err);
+            CHECK(err < 1e-7, "'%s': derivative of order %d in %s: %.12g vs differences %.12g", fs[k], o + 1,
+                  names[var[o]], an, fd);
+          }
+        }
+  }
+  printf("symbolic derivatives up to order 3 vs central differences: worst relative error %.1e\n", worst);
+  HsExprDestroy(&ex);
+}
+
+/* One node per distinct expression; simplification; derivatives that vanish. */
+static void CheckSharing(void)
+{
+  HsExpr *ex;
+  double  c;
+  int     f, g, d;
+
+  HsExprCreate(4, 2, &ex);
+  f = Parse(ex, "a*sin(x + y) + b*cos(x + y)");
+  g = Parse(ex, "b*cos(x + y) + a*sin(x + y)");
+  CHECK(f == g && f >= 0, "commuted sum is not the same node (%d, %d)", f, g);
+  CHECK(Parse(ex, "(x + y) - (x + y)") == Parse(ex, "0"), "x - x is not 0");
+  CHECK(HsExprIsConstant(ex, Parse(ex, "x*0 + 1*y - y + 2*3"), &c) && c == 6, "simplification to the constant 6");
+  CHECK(HsExprIsConstant(ex, HsExprDiff(ex, Parse(ex, "a*b + sin(a)"), 0), &c) && c == 0,
+        "d/dx of an x-free expression is not 0");
+  CHECK(HsExprDependsOn(ex, f, 0) && HsExprDependsOn(ex, f, 2) && !HsExprDependsOn(ex, Parse(ex, "a + 1"), 0),
+        "dependence");
+  CHECK(HsExprDependsOnFast(ex, f) && !HsExprDependsOnFast(ex, Parse(ex, "a*b")), "fast dependence");
+  /* d^2/dx dy = d^2/dy dx here structurally (the memo and hash-consing share them) */
+  d = HsExprDiff(ex, HsExprDiff(ex, f, 0), 1);
+  CHECK(d == HsExprDiff(ex, HsExprDiff(ex, f, 1), 0), "mixed derivatives are not one node");
+  {
+    /* a program for f, its gradient and Hessian in (x, y): sin and cos of x + y are evaluated once */
+    int            outs[7], nfast, nslow;
+    HsExprProgram *p;
+    outs[0] = f;
+    for (int i = 0; i < 2; i++) {
+      outs[1 + i] = HsExprDiff(ex, f, i);
+      for (int j = 0; j < 2; j++)
+        outs[3 + 2 * i + j] = HsExprDiff(ex, outs[1 + i], j);
+    }
+    HsExprProgramCreate(ex, 7, outs, &p);
+    HsExprProgramGetSize(p, &nfast, &nslow);
+    printf("a sin(x+y) + b cos(x+y), gradient and Hessian: %d instructions per evaluation, %d per parameter change\n",
+           nfast, nslow);
+    /* x+y, sin, cos, 2 products, sum, negation(s) and the sums of the derivatives: far fewer than 7 trees */
+    CHECK(nfast <= 12, "too many instructions (%d): common subexpressions not shared", nfast);
+    HsExprProgramDestroy(&p);
+  }
+  HsExprDestroy(&ex);
+}
+
+/* Parameter-only parts run in SetSlow; the fast part sees the new parameter. */
+static void CheckSlowFast(void)
+{
+  HsExpr        *ex;
+  HsExprProgram *p;
+  double         v[4] = {0.5, 0.25, 2, 3}, out[2];
+  int            outs[2], nfast, nslow;
+
+  HsExprCreate(4, 2, &ex);
+  outs[0] = Parse(ex, "(a*b + sqrt(a))*x");
+  outs[1] = Parse(ex, "log(a - b)"); /* slow only */
+  HsExprProgramCreate(ex, 2, outs, &p);
+  HsExprProgramGetSize(p, &nfast, &nslow);
+  CHECK(nfast == 1 && nslow == 5, "slow/fast split: %d fast, %d slow instructions", nfast, nslow);
+  HsExprProgramSetSlow(p, v);
+  CHECK(HsExprProgramEval(p, v, out) == 1, "log of a negative parameter must be reported as not finite");
+  v[3] = 1;
+  HsExprProgramSetSlow(p, v);
+  CHECK(HsExprProgramEval(p, v, out) == 0 && fabs(out[0] - (2 + sqrt(2.0)) * 0.5) < 1e-15 && out[1] == 0,
+        "after a parameter change: %.17g %.17g", out[0], out[1]);
+  v[0] = 1.0 / 0.0;
+  CHECK(HsExprProgramEval(p, v, out) == 1, "infinite output not reported");
+  HsExprProgramDestroy(&p);
+  HsExprDestroy(&ex);
+}
+
+/* Every parser error: status and position. */
+static void CheckErrors(void)
+{
+  struct {
+    const char *text;
+    int         status, pos;
+    const char *word;
+  } cases[] = {
+      {"x +", 1, 3, "expected a number"},      {"(x + y", 1, 6, "expected ')'"},
+      {"sin(x", 1, 5, "expected ',' or ')'"},  {"x y", 1, 2, "expected an operator"},
+      {"zz + 1", 2, 0, "unknown symbol 'zz'"}, {"2 + foo(x)", 2, 4, "unknown function 'foo'"},
+      {"sin x", 1, 4, "expected '(' after"},   {"atan2(x)", 1, 0, "takes 2 arguments"},
+      {"sin(x, y)", 1, 0, "takes 1 argument"}, {"x + bad", 3, 4, "not allowed"},
+      {"3x", 1, 1, "after a number"},          {"x $ y", 1, 2, "expected an operator"},
+      {"", 1, 0, "expected a number"},
+  };
+  HsExpr *ex;
+  char    deep[1200];
+
+  HsExprCreate(4, 2, &ex);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char msg[256] = "";
+    int  node, pos = -1, st = HsExprParse(ex, cases[i].text, Look, NULL, &node, &pos, msg, sizeof msg);
+    CHECK(st == cases[i].status && pos == cases[i].pos && strstr(msg, cases[i].word),
+          "'%s': status %d at %d '%s', expected %d at %d '%s'", cases[i].text, st, pos, msg, cases[i].status,
+          cases[i].pos, cases[i].word);
+  }
+  for (int i = 0; i < 600; i++)
+    deep[i] = '(';
+  deep[600] = 0;
+  {
+    char msg[256];
+    int  node, pos, st = HsExprParse(ex, deep, Look, NULL, &node, &pos, msg, sizeof msg);
+    CHECK(st == 1 && strstr(msg, "nested too deeply"), "deep nesting: %d %s", st, msg);
+  }
+  HsExprDestroy(&ex);
+  HsExprDestroy(&ex); /* NULL-safe */
+  CHECK(HsExprCreate(HS_EXPR_MAXVARS + 1, 0, &ex) == -1 && !ex, "too many variables accepted");
+  CHECK(HsExprCreate(4, 5, &ex) == -1 && !ex, "more fast than all variables accepted");
+}
+
+int main(void)
+{
+  CheckValues();
+  CheckDerivatives();
+  CheckSharing();
+  CheckSlowFast();
+  CheckErrors();
+  printf("%d passed, %d failed\n", npass, nfail);
+  return nfail ? 1 : 0;
+}
