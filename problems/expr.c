@@ -667,10 +667,15 @@ static int Primary(Parser *P)
       P->depth--;
       return Mk(P->ex, hs_functions[f].op, args[0], nargs > 1 ? args[1] : -1, -1, 0);
     }
-    r = P->lookup ? P->lookup(t, len, P->lctx) : -1;
-    if (r >= 0) {
-      P->depth--;
-      return HsExprVariable(P->ex, r);
+    {
+      int nd = -1;
+      r      = P->lookup ? P->lookup(t, len, P->lctx, &nd) : -1;
+      if (r == 0) {
+        P->depth--;
+        return nd;
+      }
+      if (r == -3)
+        return -1;
     }
     if (r == -2)
       return PFail(P, 3, start, "'%.*s' is not allowed here", t, len);

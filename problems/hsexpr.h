@@ -30,8 +30,10 @@ extern "C" {
 typedef struct HsExpr_s        HsExpr;
 typedef struct HsExprProgram_s HsExprProgram;
 
-/** Looks a name (not NUL-terminated, len characters) up: the variable index, or -1 if unknown. */
-typedef int (*HsExprLookupFn)(const char *name, int len, void *ctx);
+/** Looks a name (not NUL-terminated, len characters) up: returns 0 and its node in *node
+ *  (a variable from HsExprVariable, or any expression: a named subexpression), -1 if the
+ *  name is unknown, -2 if it is known but not allowed here, -3 if out of memory. */
+typedef int (*HsExprLookupFn)(const char *name, int len, void *ctx, int *node);
 
 /** Creates an empty graph over nvars <= HS_EXPR_MAXVARS variables; variables
  *  0..nfast-1 change on every evaluation, nfast..nvars-1 are slow (parameters).

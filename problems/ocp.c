@@ -26,6 +26,7 @@
 #define OCP_MAXN 8
 #define OCP_MAXVARS (2 * OCP_MAXN + 1 + HS_MAX_PARAMS)
 #define OCP_NCONST (2 * OCP_MAXN * OCP_MAXN + 4 * OCP_MAXN + 1) /* B, R, x0, xT, T */
+#define OCP_MAXLET 32                                           /* named subexpressions ('let NAME: expr') */
 
 /* Programs of a problem: mass and potential, one per derivative order
  * k = 0..3 (the order-k derivatives only), the running and terminal cost
@@ -41,6 +42,8 @@ typedef struct {
   HsExprProgram *prog[P_COUNT];
   int            nB, nR;
   double         cst_val[OCP_NCONST];
+  char          *let_name[OCP_MAXLET];
+  int            let_node[OCP_MAXLET], nlet;
   char          *texts[64]; /* owned copies of names */
   int            ntexts;
 } Ocp;
@@ -178,7 +181,18 @@ typedef struct {
   char why[160];
 } Lookup;
 
-static int LookupName(const char *name, int len, void *ctx)
+/* The first variable of a kind (ALLOW_Q, ALLOW_P, ALLOW_T) that node depends on, or -1. */
+static int UsesKind(const Ocp *o, int node, int kind)
+{
+  for (int i = 0; i < o->n || (kind == ALLOW_T && i == 0); i++) {
+    int v = kind == ALLOW_Q ? i : kind == ALLOW_P ? OCP_MAXN + i : o->tvar;
+    if (HsExprDependsOn(o->ex, node, v))
+      return v;
+  }
+  return -1;
+}
+
+static int LookupName(const char *name, int len, void *ctx, int *node)
 {
   Lookup *L = ctx;
   Ocp    *o = L->o;
@@ -194,7 +208,22 @@ static int LookupName(const char *name, int len, void *ctx)
           snprintf(L->why, sizeof L->why, "must be constant, but depends on the coordinate '%.*s'", len, name);
         return -2;
       }
-      return j;
+      return (*node = HsExprVariable(o->ex, j)) < 0 ? -3 : 0;
+    }
+  for (int j = 0; j < o->nlet; j++)
+    if ((int)strlen(o->let_name[j]) == len && !strncmp(o->let_name[j], name, (size_t)len)) {
+      static const int   kinds[3] = {ALLOW_Q, ALLOW_P, ALLOW_T};
+      static const char *what[3]  = {"the coordinate", "the momentum", "the time"};
+      for (int k = 0; k < 3; k++) {
+        int v = UsesKind(o, o->let_node[j], kinds[k]);
+        if (v >= 0 && !(L->allow & kinds[k])) {
+          snprintf(L->why, sizeof L->why, "'%.*s' uses %s %s, which is not allowed here", len, name, what[k],
+                   o->names[v]);
+          return -2;
+        }
+      }
+      *node = o->let_node[j];
+      return 0;
     }
   return -1;
 }
@@ -326,7 +355,8 @@ static int DeriveCost(Ocp *o, int node, HsExprProgram **prog)
   return Program(o, 1, &node, &prog[0]) || Program(o, d, g, &prog[1]) || Program(o, d * d, H, &prog[2]) ? -1 : 0;
 }
 
-/* Adds a name to the variable table at index j; returns 0 or a Fail code. */
+/* Adds a name to the variable table at index j (j < 0: to the named
+ * subexpressions); returns 0 or a Fail code. */
 static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *what)
 {
   static const char *reserved[] = {"t",    "pi",  "e",   "sin",  "cos", "tan",  "asin", "acos",  "atan", "sinh", "cosh",
@@ -342,9 +372,15 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
   for (int k = 0; k < o->nvars; k++)
     if (o->names[k] && !strcmp(o->names[k], text))
       return Fail(s, col, "%s: the name '%s' is already used", what, text);
+  for (int k = 0; k < o->nlet; k++)
+    if (!strcmp(o->let_name[k], text))
+      return Fail(s, col, "%s: the name '%s' is already used", what, text);
   if (o->ntexts == (int)(sizeof o->texts / sizeof o->texts[0]) || !(o->texts[o->ntexts] = strdup(text)))
     return Fail(s, col, "%s: out of memory", what);
-  o->names[j] = o->texts[o->ntexts++];
+  if (j >= 0)
+    o->names[j] = o->texts[o->ntexts++];
+  else
+    o->let_name[o->nlet++] = o->texts[o->ntexts++];
   return 0;
 }
 
@@ -417,6 +453,19 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
         ret = Name(&s, o, pn, (int)(pn - line) + 1, j, "param");
       if (!ret)
         o->npar++, o->nvars = j + 1;
+    } else if (!strncmp(key, "let ", 4)) {
+      char *ln = Trim(key + 4), what[96];
+      int   nd;
+      snprintf(what, sizeof what, "let %s", ln);
+      if (o->nlet >= OCP_MAXLET)
+        ret = Fail(&s, 1, "too many 'let' definitions (at most %d)", OCP_MAXLET);
+      /* the expression may use coordinates, momenta, t, parameters and earlier names */
+      if (!ret)
+        ret = MakeExpr(&s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T, &nd);
+      if (!ret)
+        ret = Name(&s, o, ln, (int)(ln - line) + 1, -1, "let");
+      if (!ret)
+        o->let_node[o->nlet - 1] = nd;
     } else if (!strcmp(key, "coordinates")) {
       char *items[OCP_MAXN + 1];
       int   c[OCP_MAXN + 1];
@@ -454,10 +503,11 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     else if (!strcmp(key, "costate_scheme"))
       snprintf(cs, sizeof cs, "%s", val);
     else
-      ret = Fail(&s, (int)(key - line) + 1,
-                 "unknown key '%s' (expected problem, param NAME, coordinates, controls, mass, potential, B, R, T, N, "
-                 "x0, xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
-                 key);
+      ret = Fail(
+          &s, (int)(key - line) + 1,
+          "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, R, "
+          "T, N, x0, xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
+          key);
   }
   fclose(fp);
   /* pass 2: the whole problem */

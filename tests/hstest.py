@@ -714,6 +714,20 @@ def t_ncar():
               % (s0["J"], s0["mumps_retries"], s40["J"], rel, s40["sensitivity_growth"], s1["diagnosis"][:60] if s1 else ""))
         check(s0["converged"] and s40["converged"], "ncar beta=1e-9 converged")
         check(rel < 1e-9, "ncar beta=1e-9: shooting and transcription J differ by %.1e" % rel)
+    # the problem files problems/ncar2.ocp, ncar3.ocp (time-dependent running cost through 't',
+    # the target through 'let' and min/max) solve like the built-in problem, also with -p_beta
+    pdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems")
+    for cars, extra in (("2", []), ("3", []), ("2", ["-p_beta", "1e-7"])):
+        c, _, _ = run(["-problem", "ncar", "-p_cars", cars] + extra)
+        f, _, _ = run(["-problem", os.path.join(pdir, "ncar%s.ocp" % cars)] + extra, ranks=2)
+        if c and f:
+            rel = abs(f["J"] - c["J"]) / abs(c["J"])
+            print("ncar%s.ocp %s: J %.12e, built-in %.12e, rel diff %.1e; H^d balance %.1e"
+                  % (cars, " ".join(extra), f["J"], c["J"], rel, f["H_balance"]))
+            check(rel < 1e-10, "ncar%s.ocp %s: J differs from the built-in problem by %.1e" % (cars, extra, rel))
+            check(f["H_balance"] <= 1e-10 * max(1, abs(f["H_max"]), abs(f["H_min"])), "ncar file: H_balance")
+        else:
+            check(False, "ncar%s.ocp: no summary" % cars)
     for bad, what in (("2.5", "whole number"), ("4", "outside")):
         _, out, rc = run(["-problem", "ncar", "-p_cars", bad], expect_rc=1)
         check(what in out and "-p_cars" in out, "ncar -p_cars %s: message %r" % (bad, out.strip()[-200:]))

@@ -15,12 +15,18 @@
 /* variables: x, y (fast), a, b (slow parameters) */
 static const char *names[] = {"x", "y", "a", "b"};
 
-static int Look(const char *name, int len, void *ctx)
+/* x, y, a, b are variables; "r2" is the named subexpression x^2 + y^2; "bad" is not allowed */
+static int Look(const char *name, int len, void *ctx, int *node)
 {
-  (void)ctx;
+  HsExpr *ex = ctx;
   for (int i = 0; i < 4; i++)
     if ((int)strlen(names[i]) == len && !strncmp(names[i], name, (size_t)len))
-      return i;
+      return (*node = HsExprVariable(ex, i)) < 0 ? -3 : 0;
+  if (len == 2 && !strncmp(name, "r2", 2)) {
+    char msg[64];
+    int  pos;
+    return HsExprParse(ex, "x^2 + y^2", Look, ex, node, &pos, msg, sizeof msg) ? -3 : 0;
+  }
   if (len == 3 && !strncmp(name, "bad", 3))
     return -2;
   return -1;
@@ -30,7 +36,7 @@ static int Parse(HsExpr *ex, const char *text)
 {
   char msg[256];
   int  node = -1, pos;
-  int  st   = HsExprParse(ex, text, Look, NULL, &node, &pos, msg, sizeof msg);
+  int  st   = HsExprParse(ex, text, Look, ex, &node, &pos, msg, sizeof msg);
   CHECK(st == 0, "parse '%s': %s", text, msg);
   return st ? -1 : node;
 }
@@ -72,6 +78,7 @@ static void CheckValues(void)
       {"atan2(y, x) + min(x, y) + max(x, a) + pow(a, x)", atan2(y, x) + y + a + pow(a, x)},
       {"pi + e + 1.5e-3 + .25", M_PI + M_E + 1.5e-3 + 0.25},
       {"+x - -y", x + y},
+      {"sqrt(r2) + r2*a", sqrt(x * x + y * y) + (x * x + y * y) * a},
   };
   HsExprCreate(4, 2, &ex);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -217,7 +224,7 @@ static void CheckErrors(void)
   HsExprCreate(4, 2, &ex);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char msg[256] = "";
-    int  node, pos = -1, st = HsExprParse(ex, cases[i].text, Look, NULL, &node, &pos, msg, sizeof msg);
+    int  node, pos = -1, st = HsExprParse(ex, cases[i].text, Look, ex, &node, &pos, msg, sizeof msg);
     CHECK(st == cases[i].status && pos == cases[i].pos && strstr(msg, cases[i].word),
           "'%s': status %d at %d '%s', expected %d at %d '%s'", cases[i].text, st, pos, msg, cases[i].status,
           cases[i].pos, cases[i].word);
@@ -227,7 +234,7 @@ static void CheckErrors(void)
   deep[600] = 0;
   {
     char msg[256];
-    int  node, pos, st = HsExprParse(ex, deep, Look, NULL, &node, &pos, msg, sizeof msg);
+    int  node, pos, st = HsExprParse(ex, deep, Look, ex, &node, &pos, msg, sizeof msg);
     CHECK(st == 1 && strstr(msg, "nested too deeply"), "deep nesting: %d %s", st, msg);
   }
   HsExprDestroy(&ex);

@@ -2,6 +2,7 @@
  * non-trivial states agree to round-off (the file's derivatives are symbolic,
  * the C problems' hand-derived), and B, R, x0, xT, T agree exactly; a
  * parameter set by name updates the derived data (B of the crane). */
+#include "../costate/hscostate.h"
 #include "../problems/hsmechanical.h"
 
 #include "hscheck.h"
@@ -18,7 +19,38 @@ static double RelDiff(int k, const double *a, const double *b)
   return d / s;
 }
 
-static void Compare(const char *name, const char *file)
+/* Running cost (which = 0, at time t) or terminal cost (1): value, gradient, Hessian. */
+static void Cost(HsProblem *P, int which, double t, const double *x, double *f, double *g, double *H)
+{
+  if (which)
+    P->phi.f(x, f, P->ctx), P->phi.grad(x, g, P->ctx), P->phi.hess(x, H, P->ctx);
+  else
+    P->ell.f(t, x, f, P->ctx), P->ell.grad(t, x, g, P->ctx), P->ell.hess(t, x, H, P->ctx);
+}
+
+/* Running and terminal costs of the C and the file problem at a few states and times
+ * (t on both sides of the target's switching times 1 and 3 for ncar). */
+static double CompareCosts(HsProblem *C, HsProblem *F)
+{
+  int    d     = 2 * C->n;
+  double worst = 0, ts[4] = {0.37, 1.6, 2.9, 3.5};
+  CHECK(!C->ell.f == !F->ell.f && !C->phi.f == !F->phi.f && C->ell.time_dependent == F->ell.time_dependent,
+        "%s: which costs exist, time dependence", C->name);
+  for (int which = 0; which < 2; which++) {
+    if (which ? !C->phi.f || !F->phi.f : !C->ell.f || !F->ell.f)
+      continue;
+    for (int w = 0; w < 4; w++) {
+      double x[16], f1, f2, g1[16], g2[16], H1[256], H2[256];
+      for (int i = 0; i < d; i++)
+        x[i] = C->x0[i] + 0.3183 * (w + 1) * sin(1.7 * i + w);
+      Cost(C, which, ts[w], x, &f1, g1, H1), Cost(F, which, ts[w], x, &f2, g2, H2);
+      worst = fmax(worst, fmax(RelDiff(1, &f1, &f2), fmax(RelDiff(d, g1, g2), RelDiff(d * d, H1, H2))));
+    }
+  }
+  return worst;
+}
+
+static void Compare(const char *name, const char *file, const char *param, double value)
 {
   HsProblem *C, *F;
   char       msg[1024];
@@ -28,24 +60,38 @@ static void Compare(const char *name, const char *file)
   if (st)
     return;
   HsProblemCreateByName(name, &C);
+  if (param)
+    CHECK(HsProblemSetParam(C, param, value) == 0, "%s: -p_%s", name, param);
   {
     int    n = C->n, m = C->m, d = 2 * n;
-    double worst = 0;
+    double worst = 0, worst3 = 0, wcost = 0;
     CHECK(F->n == n && F->m == m, "%s: dimensions", name);
     CHECK(RelDiff(n * m, C->B, F->B) == 0 && RelDiff(m * m, C->R, F->R) == 0, "%s: B or R differ", name);
     CHECK(RelDiff(d, C->x0, F->x0) < 1e-15 && RelDiff(d, C->xT, F->xT) < 1e-15 && C->T == F->T && C->N == F->N,
           "%s: boundary data differ", name);
+    for (int i = 0; i < d; i++)
+      CHECK(C->xT_fixed[i] == F->xT_fixed[i], "%s: terminal component %d fixed/free differs", name, i);
+    CHECK(F->E.d3 != NULL, "%s: the file problem has no analytic third derivative", name);
     for (int w = 0; w < 3; w++) {
-      double x[16], e1, e2, g1[16], g2[16], H1[256], H2[256];
+      double x[16], v[16], e1, e2, g1[16], g2[16], H1[256], H2[256], T1[256], T2[256], work[16 + 512];
       for (int i = 0; i < d; i++)
-        x[i] = C->x0[i] + 0.3183 * (w + 1) * sin(1.7 * i + w) + (i < n ? 0.1 : 0.7);
+        x[i] = C->x0[i] + 0.3183 * (w + 1) * sin(1.7 * i + w) + (i < n ? 0.1 : 0.7), v[i] = 0.3 - 0.17 * i + 0.1 * w;
       C->E.f(x, &e1, C->ctx), F->E.f(x, &e2, F->ctx);
       C->E.grad(x, g1, C->ctx), F->E.grad(x, g2, F->ctx);
       C->E.hess(x, H1, C->ctx), F->E.hess(x, H2, F->ctx);
       worst = fmax(worst, fmax(RelDiff(1, &e1, &e2), fmax(RelDiff(d, g1, g2), RelDiff(d * d, H1, H2))));
+      /* D(Hess E)[v]: the file's symbolic third derivatives against the C problem's (analytic, or
+       * differences of its Hessian when it has none: then only to the differences' accuracy) */
+      HsFunctionD3(&C->E, d, C->ctx, x, v, T1, work);
+      F->E.d3(x, v, T2, F->ctx);
+      worst3 = fmax(worst3, RelDiff(d * d, T1, T2) / (C->E.d3 ? 1 : 1e4));
     }
-    printf("%-13s file vs C: max relative difference of E, grad E, Hess E over 3 states: %.1e\n", name, worst);
+    wcost = CompareCosts(C, F);
+    printf("%-13s file vs C: max relative difference over 3 states of E, grad E, Hess E %.1e, D3 E %.1e; costs %.1e\n",
+           name, worst, worst3, wcost);
     CHECK(worst < 1e-13, "%s: file and C energies differ by %.2e", name, worst);
+    CHECK(worst3 < 1e-13, "%s: file and C third derivatives differ by %.2e (scaled)", name, worst3);
+    CHECK(wcost < 1e-13, "%s: file and C costs differ by %.2e", name, wcost);
     CHECK(F->sep.available == C->sep.available && (!C->sep.available || F->sep.mass == C->sep.mass),
           "%s: 1-DOF structure", name);
   }
@@ -119,12 +165,13 @@ static void CheckFileCosts(void)
 int main(int argc, char **argv)
 {
   const char *dir     = argc > 1 ? argv[1] : "problems";
-  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3"};
+  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar", "ncar"};
+  const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar2", "ncar3"};
   char        path[512];
 
-  for (int i = 0; i < 4; i++) {
-    snprintf(path, sizeof path, "%s/%s.ocp", dir, names[i]);
-    Compare(names[i], path);
+  for (int i = 0; i < 6; i++) {
+    snprintf(path, sizeof path, "%s/%s.ocp", dir, files[i]);
+    Compare(names[i], path, i == 5 ? "cars" : NULL, 3);
   }
   {
     HsProblem *F;
