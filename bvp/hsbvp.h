@@ -47,6 +47,11 @@ PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M);
 /** With warm, a solve after the first starts from the previous solution
  *  instead of the default initial guess (continuation). */
 PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);
+/** Initial guess from a trajectory: Nsrc+1 rows (x_k, lambda_{k+1/2}), 4n values each, the same
+ *  on every rank, interpolated to the solver's N (bvp/guess.c). Collective. */
+PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscReal *nodes);
+/** The same from a trajectory.csv written by -o (-hs_init FILE). Collective. */
+PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path);
 /** Suppresses the per-iteration progress lines (-quiet). */
 PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet);
 PetscErrorCode HsSolverSetFromOptions(HsSolver s);
@@ -54,6 +59,12 @@ PetscErrorCode HsSolverSetUp(HsSolver s);
 /** Solves; a diverged solve is a result (converged = false), not an error. */
 PetscErrorCode HsSolverSolve(HsSolver s);
 PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res);
+/** The unknowns of the last solve (transcription: the node layout; shooting: the segment
+ *  starts z_s); read-only: change them with HsSolverSetIterate. */
+PetscErrorCode HsSolverGetIterate(HsSolver s, Vec *X);
+/** Copies X (laid out as HsSolverGetIterate's) into the unknowns; with a warm start the
+ *  next solve starts from it (continuation: predictor, retry after a failed step). Collective. */
+PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X);
 /** Global solution vector (node-major: x_k then lambda_{k+1/2}, 4n per node). */
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X);
 /** Writes summary.json and trajectory.csv into dir, atomically. Collective. */

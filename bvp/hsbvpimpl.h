@@ -61,6 +61,8 @@ struct _p_HsSolver {
   Mat        Jac;
   HsResults  res;
   PetscReal  t_start;
+  PetscReal *guess;   /* initial guess (HsSolverSetInitialGuess): guess_N+1 rows of 4n, on every rank */
+  PetscInt   guess_N; /* its number of intervals */
   /* Diagnostics gathered on rank 0 (NULL elsewhere): per node E_k - W_k, per interval H^d. */
   PetscReal *H, *EW;
 };
@@ -69,6 +71,7 @@ PetscErrorCode HsTranscriptionSetUp(HsSolver s);
 PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsShootSetUp(HsSolver s);
+PetscErrorCode HsGuessFill(HsSolver s, Vec X);
 PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next,
                                    PetscInt n_next, PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev,
                                    PetscReal *from_next);

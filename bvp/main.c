@@ -16,9 +16,10 @@ static const char help[] =
     "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
     "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
     "Usage: mpirun -n P hamshoot -problem NAME [options]\n\n"
-    "  -problem NAME          built-in problem: pendulum kepler saddle crane manipulator3 (default pendulum)\n"
+    "  -problem NAME|FILE     built-in problem: pendulum kepler saddle crane manipulator3 ncar (default\n"
+    "                           pendulum), or a problem file FILE.ocp (docs/problem-format.md)\n"
     "  -p_NAME VALUE          set a problem parameter: pendulum m l g; saddle omega; crane mt J m r g;\n"
-    "                           manipulator3 g\n"
+    "                           manipulator3 g; ncar cars beta gamma k d; a file's 'param' names\n"
     "  -N N                   number of uniform time intervals (default: the problem's)\n"
     "  -hs_scheme S           conserving (default) | direct\n"
     "                           conserving: greenspan + conserving_1dof (1-DOF), gonzalez + conserving (others)\n"
@@ -38,9 +39,13 @@ static const char help[] =
     "  -hs_step_stol S        per-step Newton stops when its update is below S (1+|y|) (1e-12)\n"
     "  -hs_step_max_it K      per-step Newton iterations (25)\n"
     "  -hs_snes_roundoff C    Newton also stops at |F| <= C eps max(1,|X|) sqrt(n), the round-off level (100)\n"
-    "  -hs_continue NAME -hs_continue_from A [-hs_continue_steps K]\n"
-    "                         continuation: solve at NAME = A + (B-A) j/K, j < K, each from the last solution,\n"
-    "                           then at the problem's value B (default K = 10)\n"
+    "  -hs_init FILE          initial guess from a trajectory.csv written by -o (any N: interpolated)\n"
+    "  -hs_continue NAME[,NAME2..] -hs_continue_from A[,A2..] [-hs_continue_steps K[,K2..]]\n"
+    "                         continuation: all NAMEs start at their A; then each in turn moves to its value B\n"
+    "                           (the problem's or -p_NAME) in K steps (default 10), each solve from the last\n"
+    "                           solutions (secant predictor); a failed step is retried with half the step\n"
+    "                           (-hs_continue_max_halvings 6). NAME: a problem parameter, or reach: the fixed\n"
+    "                           terminal states move from x0 (reach 0) to xT (reach 1)\n"
     "  -o DIR                 write DIR/summary.json and DIR/trajectory.csv (atomically)\n"
     "  -quiet                 no per-iteration progress lines\n"
     "  PETSc options pass through: -snes_monitor -snes_rtol -snes_test_jacobian -snes_mf_operator -ksp_type\n"
@@ -107,48 +112,169 @@ static PetscErrorCode ApplyProblemParams(HsProblem *prob)
   PetscFunctionReturn(0);
 }
 
-/* -hs_continue NAME -hs_continue_from A -hs_continue_steps K: solve at the
- * problem parameter values A + (B - A) j / K, j = 0..K-1 (B its value from the
- * problem or -p_NAME), each from the previous solution; the solve at B that
- * follows is then warm-started too (DESIGN.md section 3, initial guesses). */
+/* Continuation (DESIGN.md section 3, initial guesses):
+ *
+ *   -hs_continue NAME1[,NAME2,...] -hs_continue_from A1[,A2,...] [-hs_continue_steps K1[,K2,...]]
+ *
+ * Every NAME starts at its A; stage i then moves NAME_i from A_i to its target
+ * B_i (the problem's value, or -p_NAME) in K_i equal steps while the later
+ * names stay at their A, each solve warm-started from the last converged one
+ * with a secant predictor (linear extrapolation of the last two solutions). A
+ * step that does not converge is retried from the last solution with half the
+ * step, at most -hs_continue_max_halvings times in a row. NAME is a problem
+ * parameter or "reach": the fixed terminal components move from x0 (reach = 0)
+ * to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0). The solve at the final
+ * target is the main solve that follows (Run); it starts from the same guess
+ * as the last continuation step, which has been checked to converge. */
+#define HS_MAX_STAGES 8
+typedef struct {
+  char      name[64];
+  PetscInt  ip; /* parameter index, -1 for reach */
+  PetscReal from, target, steps;
+} Stage;
+
+/* Sets stage value v: a parameter, or the reach of the terminal state. After a
+ * parameter change the problem may recompute xT (problem files), so the
+ * current reach is applied again. */
+static PetscErrorCode SetStageValue(HsProblem *prob, const Stage *st, PetscReal v, PetscReal *reach,
+                                    const PetscReal *goal)
+{
+  PetscFunctionBeginUser;
+  if (st->ip >= 0) {
+    PetscCheck(HsProblemSetParam(prob, st->name, (double)v) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_continue: %s = %g is outside [%g, %g] (%s)", st->name, (double)v, prob->params[st->ip].min,
+               prob->params[st->ip].max, prob->params[st->ip].help);
+  } else
+    *reach = v;
+  if (goal)
+    for (int i = 0; i < 2 * prob->n; i++)
+      if (prob->xT_fixed[i])
+        prob->xT[i] = prob->x0[i] + *reach * (goal[i] - prob->x0[i]);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
 {
-  char      name[64];
+  char     *names[HS_MAX_STAGES] = {0};
+  PetscReal from[HS_MAX_STAGES], reach = 1, goal[64], *g = NULL;
+  PetscInt  nn = HS_MAX_STAGES, nf = HS_MAX_STAGES, ns = HS_MAX_STAGES, steps[HS_MAX_STAGES], maxhalf = 6;
   PetscBool set, fset;
-  PetscReal from = 0, target = 0;
-  PetscInt  steps = 10, ip = -1;
+  Stage     st[HS_MAX_STAGES];
   HsResults r;
+  Vec       X, Xc = NULL, Xp = NULL, Xs = NULL;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_continue", name, sizeof name, &set));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-hs_continue", names, &nn, &set));
   if (!set)
     PetscFunctionReturn(0);
-  for (int i = 0; i < prob->nparams; i++)
-    if (!strcmp(prob->params[i].name, name))
-      ip = i;
-  PetscCheck(ip >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_continue %s: '%s' has no parameter of that name",
-             name, prob->name);
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-hs_continue_from", &from, &fset));
-  PetscCheck(fset, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_continue needs -hs_continue_from VALUE");
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-hs_continue_steps", &steps, NULL));
-  PetscCheck(steps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_continue_steps %" PetscInt_FMT " must be >= 1", steps);
-  target = *prob->params[ip].value;
-  PetscCall(HsSolverSetWarmStart(solver, PETSC_TRUE));
-  for (PetscInt j = 0; j < steps; j++) {
-    PetscReal v = from + (target - from) * (PetscReal)j / (PetscReal)steps;
-    PetscCheck(HsProblemSetParam(prob, name, (double)v) == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-               "-hs_continue: %s = %g is outside [%g, %g]", name, (double)v, prob->params[ip].min,
-               prob->params[ip].max);
-    PetscCall(HsSolverSolve(solver));
-    PetscCall(HsSolverGetResults(solver, &r));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "continuation %s = %-10.6g %s after %" PetscInt_FMT " Newton iterations\n",
-                          name, (double)v, r.converged ? "converged" : "NOT converged", r.newton_iterations));
-    PetscCheck(r.converged, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
-               "continuation in %s stopped at %g (%s): use more -hs_continue_steps", name, (double)v,
-               SNESConvergedReasons[r.reason]);
+  PetscCheck(nn >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_continue needs a parameter name (or reach)");
+  PetscCall(PetscOptionsGetRealArray(NULL, NULL, "-hs_continue_from", from, &nf, &fset));
+  PetscCheck(fset, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_continue needs -hs_continue_from VALUE[,VALUE...]");
+  PetscCheck(nf == nn, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "-hs_continue_from: %" PetscInt_FMT " values for %" PetscInt_FMT " names in -hs_continue", nf, nn);
+  steps[0] = 10;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-hs_continue_steps", steps, &ns, &set));
+  if (!set)
+    ns = 1;
+  PetscCheck(ns == 1 || ns == nn, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+             "-hs_continue_steps: give one value or one per name (%" PetscInt_FMT " names)", nn);
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-hs_continue_max_halvings", &maxhalf, NULL));
+  PetscCheck(maxhalf >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-hs_continue_max_halvings must be >= 0");
+  for (PetscInt k = 0; k < nn; k++) {
+    Stage *t = &st[k];
+    snprintf(t->name, sizeof t->name, "%s", names[k]);
+    t->ip    = -2;
+    t->from  = from[k];
+    t->steps = (PetscReal)steps[ns == 1 ? 0 : k];
+    PetscCheck(t->steps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-hs_continue_steps %g must be >= 1",
+               (double)t->steps);
+    if (!strcmp(t->name, "reach")) {
+      t->ip = -1, t->target = 1;
+      PetscCheck(t->from >= 0 && t->from <= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-hs_continue reach: -hs_continue_from %g must lie in [0, 1]", (double)t->from);
+      PetscCheck(2 * prob->n <= 64, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-hs_continue reach: n too large");
+      for (int i = 0; i < 2 * prob->n; i++)
+        goal[i] = prob->xT[i];
+      g = goal;
+    }
+    for (int i = 0; i < prob->nparams; i++)
+      if (!strcmp(prob->params[i].name, t->name))
+        t->ip = i, t->target = *prob->params[i].value;
+    PetscCheck(t->ip > -2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach')", t->name, prob->name);
+    PetscCall(PetscFree(names[k]));
   }
-  PetscCheck(HsProblemSetParam(prob, name, (double)target) == 0, PETSC_COMM_WORLD, PETSC_ERR_LIB, "restore %s", name);
+  /* every name at its start value */
+  for (PetscInt k = 0; k < nn; k++)
+    PetscCall(SetStageValue(prob, &st[k], st[k].from, &reach, g));
+  PetscCall(HsSolverSetWarmStart(solver, PETSC_TRUE));
+  PetscCall(HsSolverSolve(solver));
+  PetscCall(HsSolverGetResults(solver, &r));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "continuation %s = %-10.6g %s after %" PetscInt_FMT " Newton iterations\n",
+                        st[0].name, (double)st[0].from, r.converged ? "converged" : "NOT converged",
+                        r.newton_iterations));
+  PetscCheck(r.converged, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
+             "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy problem",
+             st[0].name, (double)st[0].from, SNESConvergedReasons[r.reason]);
+  PetscCall(HsSolverGetIterate(solver, &X));
+  PetscCall(VecDuplicate(X, &Xc));
+  PetscCall(VecDuplicate(X, &Xp));
+  PetscCall(VecDuplicate(X, &Xs));
+  PetscCall(VecCopy(X, Xc));
+  for (PetscInt k = 0; k < nn; k++) {
+    Stage    *t  = &st[k];
+    PetscReal d0 = (t->target - t->from) / t->steps, d = d0, vc = t->from, vp = 0;
+    PetscBool have_prev = PETSC_FALSE, final = (PetscBool)(k == nn - 1);
+    PetscInt  halvings = 0;
+    while (d0 != 0) {
+      PetscBool last = (PetscBool)(d0 > 0 ? vc + d >= t->target - 1e-12 * PetscAbsReal(d0)
+                                          : vc + d <= t->target + 1e-12 * PetscAbsReal(d0));
+      PetscReal v    = last ? t->target : vc + d;
+      PetscCall(SetStageValue(prob, t, v, &reach, g));
+      /* predictor: the secant through the last two solutions of this stage, else the last one */
+      PetscCall(VecCopy(Xc, Xs));
+      if (have_prev) {
+        PetscCall(VecAXPY(Xs, (v - vc) / (vc - vp), Xc));
+        PetscCall(VecAXPY(Xs, -(v - vc) / (vc - vp), Xp));
+      }
+      PetscCall(HsSolverSetIterate(solver, Xs));
+      PetscCall(HsSolverSolve(solver));
+      PetscCall(HsSolverGetResults(solver, &r));
+      if (r.converged) {
+        if (!(last && final))
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                "continuation %s = %-10.6g converged after %" PetscInt_FMT " Newton iterations\n",
+                                t->name, (double)v, r.newton_iterations));
+        if (last) {
+          if (final) /* the main solve that follows repeats this one from the same guess */
+            PetscCall(HsSolverSetIterate(solver, Xs));
+          else {
+            PetscCall(HsSolverGetIterate(solver, &X));
+            PetscCall(VecCopy(X, Xc));
+          }
+          break;
+        }
+        PetscCall(VecCopy(Xc, Xp));
+        PetscCall(HsSolverGetIterate(solver, &X));
+        PetscCall(VecCopy(X, Xc));
+        vp = vc, vc = v, have_prev = PETSC_TRUE, halvings = 0;
+        d = PetscAbsReal(2 * d) < PetscAbsReal(d0) ? 2 * d : d0; /* recover the nominal step */
+      } else {
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                              "continuation %s = %-10.6g NOT converged (%s); retrying with half the step\n", t->name,
+                              (double)v, SNESConvergedReasons[r.reason]));
+        PetscCheck(halvings < maxhalf, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
+                   "continuation in %s stopped at %g: no convergence at %g after %" PetscInt_FMT
+                   " step halvings (%s); use more -hs_continue_steps or another path",
+                   t->name, (double)vc, (double)v, halvings, SNESConvergedReasons[r.reason]);
+        PetscCall(HsSolverSetIterate(solver, Xc));
+        halvings++, d /= 2;
+      }
+    }
+  }
+  PetscCall(VecDestroy(&Xc));
+  PetscCall(VecDestroy(&Xp));
+  PetscCall(VecDestroy(&Xs));
   PetscFunctionReturn(0);
 }
 

@@ -256,6 +256,17 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
              (double)s->roundoff);
   PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines", "HsSolverSetQuiet", quiet, &quiet, NULL));
   PetscCall(HsSolverSetQuiet(s, quiet));
+  {
+    char path[PETSC_MAX_PATH_LEN];
+    PetscCall(PetscOptionsString("-hs_init",
+                                 "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
+                                 "default: boundary states interpolated, lambda = 0)",
+                                 "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
+    if (flg) {
+      PetscCheck(path[0], s->comm, PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
+      PetscCall(HsSolverSetInitialGuessFromFile(s, path));
+    }
+  }
   PetscOptionsEnd();
   PetscCall(HsSolverSetBVPType(s, bvp));
   PetscFunctionReturn(0);
@@ -283,7 +294,7 @@ static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscRe
 {
   HsSolver  s = ctx;
   Vec       X;
-  PetscReal xinf;
+  PetscReal xinf, level, floor;
   PetscInt  n;
 
   PetscFunctionBeginUser;
@@ -297,13 +308,21 @@ static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscRe
   PetscCall(SNESGetSolution(snes, &X));
   PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
   PetscCall(VecGetSize(X, &n));
-  if (fnorm <= s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n))
+  level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
+  if (fnorm <= level)
     *reason = SNES_CONVERGED_FNORM_ABS;
   /* Noise floor: Newton converges quadratically until the residual's own
    * evaluation error (divided differences, problem-file expressions) is
    * reached; once ||F|| <= 1e-8 ||F_0|| decreases by less than 10% twice in a row, further
-   * steps only stir round-off. */
-  s->stalls = (fnorm <= 1e-8 * PetscMax(1, s->fnorm0) && fnorm > 0.9 * s->fnorm_prev) ? s->stalls + 1 : 0;
+   * steps only stir round-off. A shooting residual is the end of a march that
+   * amplifies round-off by up to its sensitivity growth G (the largest
+   * |d(march)/dz|): below G times the round-off level the same stagnation test
+   * applies (from a good initial guess ||F_0|| itself can be that small: the
+   * crane at N = 320 with 32 segments, G = 6e4, stays at |F| = 5e-7). */
+  floor = 1e-8 * PetscMax(1, s->fnorm0);
+  if (s->bvp_type == HS_BVP_SHOOTING)
+    floor = PetscMax(floor, level * PetscMax(1, s->shoot.max_growth_seen));
+  s->stalls = (fnorm <= floor && fnorm > 0.9 * s->fnorm_prev) ? s->stalls + 1 : 0;
   if (s->stalls >= 2)
     *reason = SNES_CONVERGED_FNORM_ABS;
   s->fnorm_prev = fnorm;
@@ -420,6 +439,8 @@ static PetscErrorCode ShootInitFromTranscription(HsSolver s)
   PetscCall(HsSolverSetDGTolerance(t, s->dg_tol));
   PetscCall(HsSolverSetQuiet(t, PETSC_TRUE));
   PetscCall(SNESSetOptionsPrefix(t->snes, "hs_init_")); /* not the shooting solve's -snes_* options */
+  if (s->guess)
+    PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
   PetscCheck(r.converged, s->comm, PETSC_ERR_NOT_CONVERGED,
@@ -513,7 +534,9 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   }
   if (s->keep_guess && s->solved) {
     /* warm start: the previous solution is the initial guess (continuation) */
-  } else if (s->bvp_type == HS_BVP_TRANSCRIPTION)
+  } else if (s->guess && !(s->bvp_type == HS_BVP_SHOOTING && s->shoot.init_transcription))
+    PetscCall(HsGuessFill(s, s->X));
+  else if (s->bvp_type == HS_BVP_TRANSCRIPTION)
     PetscCall(HsTranscriptionInitialGuess(s, s->X));
   else {
     PetscCall(HsShootInitialGuess(s, s->X));
@@ -627,6 +650,25 @@ PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode HsSolverGetIterate(HsSolver s, Vec *X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverGetIterate() needs HsSolverSetUp() first");
+  *X = s->X;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ORDER, "HsSolverSetIterate() needs HsSolverSetUp() first");
+  PetscCall(VecCopy(X, s->X));
+  if (s->bvp_type == HS_BVP_SHOOTING) /* the stored marches no longer belong to these starts */
+    for (PetscInt t = s->shoot.s0; t < s->shoot.s1; t++)
+      s->shoot.marched[t - s->shoot.s0] = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X)
 {
   PetscFunctionBeginUser;
@@ -704,6 +746,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(DMDestroy(&s->da));
   HsDiscDestroy(&s->disc);
   PetscCall(PetscFree2(s->H, s->EW));
+  PetscCall(PetscFree(s->guess));
   PetscCall(PetscFree(s));
   *solver = NULL;
   PetscFunctionReturn(0);
