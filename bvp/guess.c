@@ -124,13 +124,19 @@ static PetscErrorCode ReadTrajectory(const char *path, PetscInt n, PetscReal **n
     lineno++;
     if (line[0] == '\n' || line[0] == 0)
       continue;
-    while (nv < ncol && nv < 64) { /* one field: a number or empty */
-      char *end;
-      v[nv] = strtod(p, &end);
-      if (end == p)
-        v[nv] = 0, end = p + strcspn(p, ",\n\r"); /* empty field (last row's interval quantities) */
+    while (nv < ncol && nv < 64) { /* one field: a number, or empty (the last row's interval quantities) */
+      char  *end;
+      size_t len = strcspn(p, ",\n\r");
+      v[nv]      = strtod(p, &end);
+      if (end == p && len == 0)
+        v[nv] = 0;
+      else if (end != p + len) {
+        snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') is not a number", path, (int)lineno, (int)(nv + 1),
+                 (int)(len < 40 ? len : 40), p);
+        goto done;
+      }
       nv++;
-      p = end;
+      p += len;
       if (*p != ',')
         break;
       p++;

@@ -44,7 +44,8 @@ static const char help[] =
     "                         continuation: all NAMEs start at their A; then each in turn moves to its value B\n"
     "                           (the problem's or -p_NAME) in K steps (default 10), each solve from the last\n"
     "                           solutions (secant predictor); a failed step is retried with half the step\n"
-    "                           (-hs_continue_max_halvings 6). NAME: a problem parameter, or reach: the fixed\n"
+    "                           (down to 2^-6 of the nominal step, -hs_continue_max_halvings 6). NAME: a problem\n"
+    "                           parameter, or reach: the fixed\n"
     "                           terminal states move from x0 (reach 0) to xT (reach 1)\n"
     "  -o DIR                 write DIR/summary.json and DIR/trajectory.csv (atomically)\n"
     "  -quiet                 no per-iteration progress lines\n"
@@ -121,7 +122,8 @@ static PetscErrorCode ApplyProblemParams(HsProblem *prob)
  * names stay at their A, each solve warm-started from the last converged one
  * with a secant predictor (linear extrapolation of the last two solutions). A
  * step that does not converge is retried from the last solution with half the
- * step, at most -hs_continue_max_halvings times in a row. NAME is a problem
+ * step, down to 2^-(-hs_continue_max_halvings) of the nominal step; after a
+ * success the step doubles again up to the nominal one. NAME is a problem
  * parameter or "reach": the fixed terminal components move from x0 (reach = 0)
  * to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0). The solve at the final
  * target is the main solve that follows (Run); it starts from the same guess
@@ -225,7 +227,6 @@ static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
     Stage    *t  = &st[k];
     PetscReal d0 = (t->target - t->from) / t->steps, d = d0, vc = t->from, vp = 0;
     PetscBool have_prev = PETSC_FALSE, final = (PetscBool)(k == nn - 1);
-    PetscInt  halvings = 0;
     while (d0 != 0) {
       PetscBool last = (PetscBool)(d0 > 0 ? vc + d >= t->target - 1e-12 * PetscAbsReal(d0)
                                           : vc + d <= t->target + 1e-12 * PetscAbsReal(d0));
@@ -257,18 +258,22 @@ static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
         PetscCall(VecCopy(Xc, Xp));
         PetscCall(HsSolverGetIterate(solver, &X));
         PetscCall(VecCopy(X, Xc));
-        vp = vc, vc = v, have_prev = PETSC_TRUE, halvings = 0;
+        vp = vc, vc = v, have_prev = PETSC_TRUE;
         d = PetscAbsReal(2 * d) < PetscAbsReal(d0) ? 2 * d : d0; /* recover the nominal step */
       } else {
         PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                               "continuation %s = %-10.6g NOT converged (%s); retrying with half the step\n", t->name,
                               (double)v, SNESConvergedReasons[r.reason]));
-        PetscCheck(halvings < maxhalf, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
-                   "continuation in %s stopped at %g: no convergence at %g after %" PetscInt_FMT
-                   " step halvings (%s); use more -hs_continue_steps or another path",
-                   t->name, (double)vc, (double)v, halvings, SNESConvergedReasons[r.reason]);
+        PetscCheck(PetscAbsReal(d) / 2 >= PetscAbsReal(d0) * PetscPowRealInt(0.5, maxhalf), PETSC_COMM_WORLD,
+                   PETSC_ERR_NOT_CONVERGED,
+                   "continuation in %s stopped at %g: no convergence at %g with a step of 1/%" PetscInt_FMT
+                   " of the nominal one "
+                   "(%s; -hs_continue_max_halvings %" PetscInt_FMT "): the solution branch may turn back (a fold) "
+                   "here; use another path or start value",
+                   t->name, (double)vc, (double)v, (PetscInt)(PetscAbsReal(d0) / PetscAbsReal(d) + 0.5),
+                   SNESConvergedReasons[r.reason], maxhalf);
         PetscCall(HsSolverSetIterate(solver, Xc));
-        halvings++, d /= 2;
+        d /= 2;
       }
     }
   }

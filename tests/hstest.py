@@ -449,8 +449,9 @@ def t_saddle_lq():
 
 def t_continuation():
     """-hs_continue: continuation in a problem parameter from a warm start reaches the same solution
-    as the direct solve (pendulum: g from 0 to 9.81; transcription and shooting, 2 ranks); bad
-    continuation options are errors."""
+    as the direct solve (pendulum: g from 0 to 9.81; transcription and shooting, 2 ranks); several
+    names in turn; a failed step is retried with half the step; a fold stops the continuation with
+    a diagnosis; bad continuation options are errors."""
     base, _, _ = run(["-problem", "pendulum"])
     for extra in ([], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"]):
         s, out, _ = run(["-problem", "pendulum", "-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "4"] + extra,
@@ -459,10 +460,82 @@ def t_continuation():
         rel = abs(s["J"] - base["J"]) / base["J"] if s else 1
         print("continuation %s: steps at g = %s, then 9.81: J rel diff %.1e" % (" ".join(extra) or "transcription", steps, rel))
         check(len(steps) == 4 and s and s["converged"] and rel < 1e-10, "continuation %s: %s" % (extra, out[-400:]))
+    # two names in turn: g from 0 (m at 0.5), then m from 0.5 to 1
+    s, out, _ = run(["-problem", "pendulum", "-hs_continue", "g,m", "-hs_continue_from", "0,0.5", "-hs_continue_steps", "2,2"])
+    seq = re.findall(r"continuation (\w+) = (\S+)\s+converged", out)
+    rel = abs(s["J"] - base["J"]) / base["J"] if s else 1
+    print("continuation g,m: %s, then m = 1: J rel diff %.1e" % (seq, rel))
+    names = [n for n, _ in seq]
+    ig = names.index("m") if "m" in names else len(names)
+    check(seq and seq[0] == ("g", "0") and seq[ig - 1] == ("g", "9.81") and names[ig:] == ["m"] * (len(names) - ig)
+          and len(names) > ig and rel < 1e-10, "continuation g,m: %s" % out[-600:])
+    # a step that fails (at most 4 Newton iterations) is retried with half the step
+    s, out, _ = run(["-problem", "pendulum", "-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "1",
+                     "-snes_max_it", "6"], expect_rc=None)
+    retries = out.count("retrying with half the step")
+    rel = abs(s["J"] - base["J"]) / base["J"] if s else 1
+    print("continuation g in 1 step with -snes_max_it 6: %d retries with half the step, J rel diff %.1e" % (retries, rel))
+    check(retries >= 1 and s and s["converged"] and rel < 1e-10, "continuation with retries: " + out[-600:])
+    # reach: the terminal state from x0; a fold stops it with a diagnosis (pendulum: near reach 0.35)
+    s, out, _ = run(["-problem", "pendulum", "-hs_continue", "reach", "-hs_continue_from", "0.9", "-hs_continue_steps", "2"])
+    rel = abs(s["J"] - base["J"]) / base["J"] if s else 1
+    check(s and s["converged"] and rel < 1e-10 and "continuation reach = 0.95" in out, "reach 0.9..1: " + out[-400:])
+    _, out, _ = run(["-problem", "pendulum", "-hs_continue", "reach", "-hs_continue_from", "0", "-hs_continue_steps", "3"],
+                    expect_rc=1)
+    print("reach from 0: " + (out.strip().splitlines()[-1] if out.strip() else ""))
+    check("fold" in out and "1/64" in out, "reach from 0 should stop at a fold: " + out[-400:])
     for args, word in ((["-hs_continue", "gg", "-hs_continue_from", "0"], "gg"), (["-hs_continue", "g"], "hs_continue_from"),
-                       (["-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "0"], "hs_continue_steps")):
+                       (["-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "0"], "hs_continue_steps"),
+                       (["-hs_continue", "g,m", "-hs_continue_from", "0"], "1 values for 2 names"),
+                       (["-hs_continue", "g,m", "-hs_continue_from", "0,1", "-hs_continue_steps", "1,2,3"], "one per name"),
+                       (["-hs_continue", "reach", "-hs_continue_from", "1.5"], "[0, 1]"),
+                       (["-hs_continue", "g", "-hs_continue_from", "-1"], "outside")):
         _, out, _ = run(args, expect_rc=1)
         check("hamshoot: error:" in out and word in out, "%s: %s" % (args, out[-300:]))
+
+
+def t_init():
+    """-hs_init FILE: a trajectory.csv written by -o is the initial guess (pendulum, kepler):
+    the same N and formulation restart at the solution (0 Newton iterations), another N is
+    interpolated (grid sequencing: a few iterations, J of that N), shooting takes its segment
+    starts from it, 2 ranks; a guess for another problem, a malformed or missing file are errors."""
+    with tempfile.TemporaryDirectory() as d:
+        a = os.path.join(d, "a")
+        s0, _, _ = run(["-problem", "pendulum"], outdir=a)
+        f = os.path.join(a, "trajectory.csv")
+        s, _, _ = run(["-problem", "pendulum", "-hs_init", f], ranks=2)
+        check(s and s["converged"] and s["newton_iterations"] == 0 and abs(s["J"] - s0["J"]) < 1e-12 * s0["J"],
+              "-hs_init at the solution: %s" % (s and s["newton_iterations"]))
+        for N in ("13", "40"):
+            ref, _, _ = run(["-problem", "pendulum", "-N", N])
+            s, _, _ = run(["-problem", "pendulum", "-N", N, "-hs_init", f], ranks=2)
+            print("-hs_init N = 20 -> %s: %d Newton iterations (naive guess: %d), J rel diff %.1e"
+                  % (N, s["newton_iterations"], ref["newton_iterations"], abs(s["J"] - ref["J"]) / ref["J"]))
+            check(s["converged"] and s["newton_iterations"] < ref["newton_iterations"]
+                  and abs(s["J"] - ref["J"]) < 1e-10 * ref["J"], "-hs_init interpolated to N = %s" % N)
+        s, _, _ = run(["-problem", "pendulum", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "5", "-hs_init", f],
+                      ranks=2)
+        check(s and s["converged"] and s["newton_iterations"] <= 1 and abs(s["J"] - s0["J"]) < 1e-10 * s0["J"],
+              "-hs_init with shooting")
+        k = os.path.join(d, "k")
+        k0, _, _ = run(["-problem", "kepler", "-N", "40"], outdir=k)
+        s, _, _ = run(["-problem", "kepler", "-N", "80", "-hs_init", os.path.join(k, "trajectory.csv")])
+        ref, _, _ = run(["-problem", "kepler", "-N", "80"])
+        check(s and ref and s["converged"] and abs(s["J"] - ref["J"]) < 1e-10 * ref["J"]
+              and s["newton_iterations"] < ref["newton_iterations"], "-hs_init kepler 40 -> 80")
+        bad = os.path.join(d, "bad.csv")
+        lines = open(f).read().splitlines()
+        open(bad, "w").write("\n".join(lines[:5] + ["0.3,1,2"] + lines[6:]) + "\n")
+        bad2 = os.path.join(d, "bad2.csv")
+        open(bad2, "w").write("\n".join(lines[:3] + [lines[3].replace(",", ",x", 1)] + lines[4:]) + "\n")
+        for args, word in ((["-problem", "kepler", "-hs_init", f], "lacks the columns q1..q3"),
+                           (["-hs_init", bad], "bad.csv:6: expected"),
+                           (["-hs_init", bad2], "bad2.csv:4: value 2"),
+                           (["-hs_init", os.path.join(d, "none.csv")], "cannot open"),
+                           (["-hs_init", os.path.join(d, "a", "summary.json")], "lacks the columns")):
+            _, out, _ = run(args, expect_rc=1)
+            print("%-40s -> %s" % (" ".join(args)[-40:], out.strip().splitlines()[-1] if out.strip() else ""))
+            check("hamshoot: error:" in out and word in out, "%s: %s" % (args, out[-300:]))
 
 
 def t_ocp_errors():
@@ -880,7 +953,7 @@ def t_crosscheck_ncar(script):
             check(rel < 1e-7, "ncar %s cars %s: extrapolated J %.12g vs continuous %.12g" % (cars, scheme, ext, Jc))
 
 
-TESTS = {"multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example}
 
