@@ -3,6 +3,7 @@
  * stable divided difference, step-residual Jacobians against finite
  * differences for every state/costate scheme pair. */
 #include "../costate/hscostate.h"
+#include "../problems/hsmechanical.h"
 #include "ell_test_problem.h"
 
 #include "hscheck.h"
@@ -287,6 +288,7 @@ static void CheckForwardEnergyWork(const HsProblem *P)
   char    msg[256];
   int     n = P->n, m = P->m, dim = 2 * n, N = 40, k, it, i, j, c;
   double  x[12], xn[12], lam[12] = {0}, F[12], A[144], B1[144], B2[144], E0, E, W = 0, w, spread = 0;
+  int     newton_failed = 0;
 
   if (HsDiscCreate(P, "gonzalez", "conserving", N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg)) {
     CHECK(0, "create %s: %s", P->name, msg);
@@ -334,6 +336,8 @@ static void CheckForwardEnergyWork(const HsProblem *P)
       HsDiscStateResidual(d, x, xn, lam, F);
       if (MaxAbs(dim, F) < 1e-14 * (1 + MaxAbs(dim, xn)))
         break;
+      if (it == 29)
+        newton_failed++;
       HsDiscStateJacobian(d, x, xn, lam, B1, A, B2);
       for (i = 0; i < dim; i++) /* Gaussian elimination with partial pivoting on A dx = F */
       {
@@ -373,13 +377,15 @@ static void CheckForwardEnergyWork(const HsProblem *P)
   }
   printf("%s: forward simulation, gonzalez states, 40 steps: max |(E - W) - E_0| = %.2e (E_0 = %.3g, final E = %.3g)\n",
          P->name, spread, E0, E);
+  CHECK(newton_failed == 0, "%s: the forward step's Newton did not converge in %d steps", P->name, newton_failed);
   CHECK(spread <= 1e-10 * (1 + fabs(E0) + fabs(E)), "%s: E - W not conserved: %.3e", P->name, spread);
   CHECK(fabs(E - E0) > 1e-3, "%s: the control did no work (E %.3g -> %.3g): test is vacuous", P->name, E0, E);
   HsDiscDestroy(&d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+  const char *dir = argc > 1 ? argv[1] : "problems";
   HsProblem  *P, *K;
   const char *cs_all[] = {"trapezoidal", "kkt", "conserving"};
 
@@ -490,8 +496,8 @@ int main(void)
   }
   {
     /* Mass-matrix problems (problems/mechanical.c): derivatives against finite
-     * differences, every scheme's step Jacobian (third derivatives by differences
-     * of the Hessian), and E - W conserved in a forward simulation under gonzalez. */
+     * differences, every scheme's step Jacobian (with the analytic third
+     * derivatives of the mass matrix); E - W below, with all reference problems. */
     const char *mech[] = {"crane", "manipulator3"};
     for (int q = 0; q < 2; q++) {
       HsProblem *Q;
@@ -500,8 +506,31 @@ int main(void)
       for (int c = 0; c < 3; c++)
         CheckJacobians(Q, "gonzalez", cs_all[c], 1);
       CheckJacobians(Q, "midpoint", "kkt", 1);
+      HsProblemDestroy(&Q);
+    }
+  }
+  {
+    /* Every reference problem of DESIGN.md section 4, built in and as a problem file:
+     * derivatives against finite differences, E - W conserved in a forward simulation
+     * with a given control under gonzalez states (issue 4). */
+    const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar", "ncar"};
+    const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar2", "ncar3"};
+    for (int q = 0; q < 6; q++) {
+      HsProblem *Q, *Fq;
+      char       path[512], msg[512];
+      CHECK(HsProblemCreateByName(names[q], &Q) == 0, "create %s", names[q]);
+      if (q == 5)
+        CHECK(HsProblemSetParam(Q, "cars", 3) == 0, "ncar: 3 cars");
+      CheckProblemDerivatives(Q);
       CheckForwardEnergyWork(Q);
       HsProblemDestroy(&Q);
+      snprintf(path, sizeof path, "%s/%s.ocp", dir, files[q]);
+      CHECK(HsProblemCreateFromFile(path, &Fq, msg, sizeof msg) == 0, "%s", msg);
+      if (Fq) {
+        CheckProblemDerivatives(Fq);
+        CheckForwardEnergyWork(Fq);
+        HsProblemDestroy(&Fq);
+      }
     }
   }
   CheckErrors(P, K);
