@@ -104,15 +104,17 @@ int main(int argc, char **argv)
 {
   const char *dir     = argc > 1 ? argv[1] : "problems";
   int         reps    = argc > 2 ? atoi(argv[2]) : 2000;
-  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3"};
+  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3"};
+  const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3_kinetic"};
 
-  printf("%-13s %-26s %12s %12s %8s %12s\n", "problem", "schemes", "C [us]", "file [us]", "file/C", "max rel diff");
-  for (int i = 0; i < 4; i++) {
+  printf("%-21s %-26s %12s %12s %8s %12s\n", "problem file", "schemes", "C [us]", "file [us]", "file/C",
+         "max rel diff");
+  for (int i = 0; i < 5; i++) {
     HsProblem *C, *F;
-    if (argc > 3 && strcmp(argv[3], names[i]))
+    if (argc > 3 && strcmp(argv[3], files[i]))
       continue;
     char path[512], msg[1024];
-    snprintf(path, sizeof path, "%s/%s.ocp", dir, names[i]);
+    snprintf(path, sizeof path, "%s/%s.ocp", dir, files[i]);
     if (HsProblemCreateByName(names[i], &C) || HsProblemCreateFromFile(path, &F, msg, sizeof msg)) {
       fprintf(stderr, "cannot create %s: %s\n", names[i], msg);
       return 1;
@@ -122,7 +124,7 @@ int main(int argc, char **argv)
       tc = fmin(tc, Time(C, reps)), tf = fmin(tf, Time(F, reps));
     char sch[64];
     snprintf(sch, sizeof sch, "%s+%s", C->default_state_scheme, C->default_costate_scheme);
-    printf("%-13s %-26s %12.2f %12.2f %8.2f %12.1e\n", names[i], sch, tc, tf, tf / tc, Agree(C, F));
+    printf("%-21s %-26s %12.2f %12.2f %8.2f %12.1e\n", files[i], sch, tc, tf, tf / tc, Agree(C, F));
     HsProblemDestroy(&C);
     HsProblemDestroy(&F);
   }

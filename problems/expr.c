@@ -980,6 +980,25 @@ void HsExprProgramSetSlow(HsExprProgram *p, const double *vars)
   }
 }
 
+int HsExprProgramEvalParts(HsExprProgram *p, const double *vars, int nparts, const int *sizes, double *const *dst)
+{
+  int bad = p->slow_bad, i = 0, f = 0;
+  for (int k = 0; k < p->nfastvars; k++)
+    p->reg[p->vload[2 * k]] = vars[p->vload[2 * k + 1]];
+  Run(p->reg, p->ins + p->nslow, p->ins + p->nslow + p->nfast);
+  for (int part = 0; part < nparts; part++)
+    for (int e = 0; e < sizes[part]; e++, i++) {
+      double v = p->reg[p->outreg[i]];
+      if (dst[part])
+        dst[part][e] = v;
+      if (f < p->nfastout && p->fastout[f] == i) {
+        f++;
+        bad |= !isfinite(v);
+      }
+    }
+  return bad;
+}
+
 int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
 {
   int bad = p->slow_bad;

@@ -69,6 +69,9 @@ void HsExprProgramSetSlow(HsExprProgram *prog, const double *vars);
 /** Evaluates the outputs with the fast variables vars[0..nfast-1] (the slow part
  *  must have run). Returns 0, or 1 if an output is not finite. */
 int HsExprProgramEval(HsExprProgram *prog, const double *vars, double *out);
+/** The same with the outputs in consecutive parts of sizes[0..nparts-1], written to dst[i]
+ *  (a NULL dst[i]: that part is not stored). */
+int HsExprProgramEvalParts(HsExprProgram *prog, const double *vars, int nparts, const int *sizes, double *const *dst);
 /** Number of instructions run per evaluation (fast) and per parameter change (slow). */
 void HsExprProgramGetSize(const HsExprProgram *prog, int *nfast, int *nslow);
 

@@ -24,14 +24,18 @@
 #include <string.h>
 
 #define OCP_MAXN 8
-#define OCP_MAXVARS (2 * OCP_MAXN + 1 + HS_MAX_PARAMS)
+#define OCP_VEL (2 * OCP_MAXN + 1) /* velocities <q>_dot (kinetic_energy only) */
+#define OCP_PAR (3 * OCP_MAXN + 1) /* first parameter */
+#define OCP_MAXVARS (OCP_PAR + HS_MAX_PARAMS)
 #define OCP_NCONST (2 * OCP_MAXN * OCP_MAXN + 4 * OCP_MAXN + 1) /* B, R, x0, xT, T */
 #define OCP_MAXLET 32                                           /* named subexpressions ('let NAME: expr') */
 
 /* Programs of a problem: mass and potential, one per derivative order
- * k = 0..3 (the order-k derivatives only), the running and terminal cost
+ * k = 0..3 (the order-k derivatives only: an evaluation that adds orders at
+ * the same q) and for the orders 0..k, k = 1..3 (P_*_UPTO + k - 1: a new q,
+ * sharing sin, cos, ... between the orders), the running and terminal cost
  * (value, gradient, Hessian), the constant lists. */
-enum { P_MASS = 0, P_POT = 4, P_ELL = 8, P_PHI = 11, P_CST = 14, P_COUNT = 15 };
+enum { P_MASS = 0, P_POT = 4, P_ELL = 8, P_PHI = 11, P_CST = 14, P_MASS_UPTO = 15, P_POT_UPTO = 18, P_COUNT = 21 };
 
 typedef struct {
   int            n, npar, nvars, tvar; /* variables: q 0..n-1, p n..2n-1, t = 2n, parameters 2n+1.. */
@@ -56,30 +60,37 @@ static void OcpSetState(Ocp *o, const double *x, int with_p)
     memcpy(o->vars + OCP_MAXN, x + o->n, (size_t)o->n * sizeof(double));
 }
 
-/* Runs the programs base + k for the non-NULL outputs dst[k] (k = 0..3). */
-static int EvalOrders(Ocp *o, int base, double **dst)
+/* Fills the non-NULL outputs dst[k] (k = 0..3) of the function whose per-order
+ * programs start at base and cumulative ones at upto: orders 0..k together
+ * when order 0 is asked for, else each order on its own. */
+static int EvalOrders(Ocp *o, int base, int upto, const int *sz, double *const *dst)
 {
-  int st = 0;
-  for (int k = 0; k < 4; k++)
-    if (dst[k])
-      st |= HsExprProgramEval(o->prog[base + k], o->vars, dst[k]);
+  int st = 0, hi = dst[3] ? 3 : dst[2] ? 2 : dst[1] ? 1 : 0;
+  if (dst[0] && hi > 0)
+    st = HsExprProgramEvalParts(o->prog[upto + hi - 1], o->vars, hi + 1, sz, dst);
+  else
+    for (int k = 0; k < 4; k++)
+      if (dst[k])
+        st |= HsExprProgramEval(o->prog[base + k], o->vars, dst[k]);
   return st ? 1 : 0; /* not finite: outside the domain */
 }
 
 static int OcpMass(const double *q, double *M, double *dM, double *d2M, double *d3M, void *ctx)
 {
-  Ocp    *o      = ctx;
+  Ocp    *o = ctx;
+  int     n = o->n, sz[4] = {n * n, n * n * n, n * n * n * n, n * n * n * n * n};
   double *dst[4] = {M, dM, d2M, d3M};
   OcpSetState(o, q, 0);
-  return EvalOrders(o, P_MASS, dst);
+  return EvalOrders(o, P_MASS, P_MASS_UPTO, sz, dst);
 }
 
 static int OcpPotential(const double *q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
-  Ocp    *o      = ctx;
+  Ocp    *o = ctx;
+  int     n = o->n, sz[4] = {1, n, n * n, n * n * n};
   double *dst[4] = {V, dV, d2V, d3V};
   OcpSetState(o, q, 0);
-  return EvalOrders(o, P_POT, dst);
+  return EvalOrders(o, P_POT, P_POT_UPTO, sz, dst);
 }
 
 /* 1-DOF potential for the Greenspan scheme (problems whose mass is constant). */
@@ -173,7 +184,7 @@ static char *Trim(char *t)
 }
 
 /* Which variables an expression may use. */
-enum { ALLOW_Q = 1, ALLOW_P = 2, ALLOW_T = 4 };
+enum { ALLOW_Q = 1, ALLOW_P = 2, ALLOW_T = 4, ALLOW_V = 8 };
 
 typedef struct {
   Ocp *o;
@@ -181,11 +192,11 @@ typedef struct {
   char why[160];
 } Lookup;
 
-/* The first variable of a kind (ALLOW_Q, ALLOW_P, ALLOW_T) that node depends on, or -1. */
+/* The first variable of a kind (ALLOW_Q, ALLOW_P, ALLOW_T, ALLOW_V) that node depends on, or -1. */
 static int UsesKind(const Ocp *o, int node, int kind)
 {
   for (int i = 0; i < o->n || (kind == ALLOW_T && i == 0); i++) {
-    int v = kind == ALLOW_Q ? i : kind == ALLOW_P ? OCP_MAXN + i : o->tvar;
+    int v = kind == ALLOW_Q ? i : kind == ALLOW_P ? OCP_MAXN + i : kind == ALLOW_V ? OCP_VEL + i : o->tvar;
     if (HsExprDependsOn(o->ex, node, v))
       return v;
   }
@@ -198,9 +209,15 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
   Ocp    *o = L->o;
   for (int j = 0; j < o->nvars; j++)
     if (o->names[j] && (int)strlen(o->names[j]) == len && !strncmp(o->names[j], name, (size_t)len)) {
-      int kind = j < OCP_MAXN ? ALLOW_Q : j < 2 * OCP_MAXN ? ALLOW_P : j == o->tvar ? ALLOW_T : 0;
+      int kind = j < OCP_MAXN       ? ALLOW_Q
+                 : j < 2 * OCP_MAXN ? ALLOW_P
+                 : j == o->tvar     ? ALLOW_T
+                 : j < OCP_PAR      ? ALLOW_V
+                                    : 0;
       if (kind && !(L->allow & kind)) {
-        if (kind == ALLOW_P)
+        if (kind == ALLOW_V)
+          snprintf(L->why, sizeof L->why, "the velocity '%.*s' is allowed only in kinetic_energy", len, name);
+        else if (kind == ALLOW_P)
           snprintf(L->why, sizeof L->why, "momenta are not allowed here ('%.*s'; M and V depend on q only)", len, name);
         else if (kind == ALLOW_T)
           snprintf(L->why, sizeof L->why, "the time t is allowed only in running_cost");
@@ -212,9 +229,9 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
     }
   for (int j = 0; j < o->nlet; j++)
     if ((int)strlen(o->let_name[j]) == len && !strncmp(o->let_name[j], name, (size_t)len)) {
-      static const int   kinds[3] = {ALLOW_Q, ALLOW_P, ALLOW_T};
-      static const char *what[3]  = {"the coordinate", "the momentum", "the time"};
-      for (int k = 0; k < 3; k++) {
+      static const int   kinds[4] = {ALLOW_Q, ALLOW_P, ALLOW_T, ALLOW_V};
+      static const char *what[4]  = {"the coordinate", "the momentum", "the time", "the velocity"};
+      for (int k = 0; k < 4; k++) {
         int v = UsesKind(o, o->let_node[j], kinds[k]);
         if (v >= 0 && !(L->allow & kinds[k])) {
           snprintf(L->why, sizeof L->why, "'%.*s' uses %s %s, which is not allowed here", len, name, what[k],
@@ -386,15 +403,16 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
 
 int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen)
 {
-  enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_COUNT };
-  static const char *keys[K_COUNT] = {"mass", "potential", "B", "R", "x0", "xT", "running_cost", "T", "terminal_cost"};
+  enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_COUNT };
+  static const char *keys[K_COUNT] = {"mass",          "potential",     "B", "R", "x0", "xT", "running_cost", "T",
+                                      "terminal_cost", "kinetic_energy"};
   FILE              *fp            = fopen(path, "r");
   Src                s             = {path, 0, msg, msglen};
   Ocp               *o             = NULL;
   HsProblem         *p             = NULL;
   char               line[4096], name[HS_NAME_LEN] = "", *text[K_COUNT] = {0}, ss[32] = "", cs[32] = "";
   int                n = 0, m = 0, N = 0, ret = 0, cols[K_COUNT] = {0}, lines[K_COUNT] = {0};
-  int               *node = NULL, *cst = NULL, ncst = 0;
+  int               *node = NULL, *cst = NULL, ncst = 0, kin = -1, mkey = K_MASS;
 
   *prob = NULL;
   if (!fp) {
@@ -402,13 +420,13 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     return 2;
   }
   o = calloc(1, sizeof(*o));
-  if (!o || HsExprCreate(OCP_MAXVARS, 2 * OCP_MAXN + 1, &o->ex)) {
+  if (!o || HsExprCreate(OCP_MAXVARS, OCP_PAR, &o->ex)) {
     free(o);
     fclose(fp);
     return -1;
   }
   o->tvar           = 2 * OCP_MAXN;
-  o->nvars          = 2 * OCP_MAXN + 1;
+  o->nvars          = OCP_PAR;
   o->names[o->tvar] = "t";
   /* pass 1: collect key/value lines; parameters are evaluated in order */
   while (!ret && fgets(line, sizeof line, fp)) {
@@ -442,7 +460,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       snprintf(name, sizeof name, "%s", val);
     else if (!strncmp(key, "param ", 6)) {
       char *pn = Trim(key + 6), what[96];
-      int   j  = 2 * OCP_MAXN + 1 + o->npar;
+      int   j  = OCP_PAR + o->npar;
       snprintf(what, sizeof what, "param %s", pn);
       if (o->npar >= HS_MAX_PARAMS)
         ret = Fail(&s, 1, "too many parameters (at most %d)", HS_MAX_PARAMS);
@@ -461,7 +479,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
         ret = Fail(&s, 1, "too many 'let' definitions (at most %d)", OCP_MAXLET);
       /* the expression may use coordinates, momenta, t, parameters and earlier names */
       if (!ret)
-        ret = MakeExpr(&s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T, &nd);
+        ret = MakeExpr(&s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V, &nd);
       if (!ret)
         ret = Name(&s, o, ln, (int)(ln - line) + 1, -1, "let");
       if (!ret)
@@ -484,6 +502,9 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
         snprintf(pn, sizeof pn, "p_%s", items[i]);
         if (!ret)
           ret = Name(&s, o, pn, c[i], OCP_MAXN + i, "coordinates");
+        snprintf(pn, sizeof pn, "%s_dot", items[i]);
+        if (!ret)
+          ret = Name(&s, o, pn, c[i], OCP_VEL + i, "coordinates");
       }
       o->n = n;
     } else if (!strcmp(key, "controls")) {
@@ -512,16 +533,16 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
   fclose(fp);
   /* pass 2: the whole problem */
   if (!ret) {
-    const char *missing = !n              ? "coordinates"
-                          : !m            ? "controls"
-                          : !text[K_MASS] ? "mass"
-                          : !text[K_V]    ? "potential"
-                          : !text[K_B]    ? "B"
-                          : !text[K_R]    ? "R"
-                          : !text[K_X0]   ? "x0"
-                          : !text[K_XT]   ? "xT"
-                          : !text[K_T]    ? "T"
-                                          : NULL;
+    const char *missing = !n                              ? "coordinates"
+                          : !m                            ? "controls"
+                          : !text[K_MASS] && !text[K_KIN] ? "mass (or kinetic_energy)"
+                          : !text[K_V]                    ? "potential"
+                          : !text[K_B]                    ? "B"
+                          : !text[K_R]                    ? "R"
+                          : !text[K_X0]                   ? "x0"
+                          : !text[K_XT]                   ? "xT"
+                          : !text[K_T]                    ? "T"
+                                                          : NULL;
     s.line              = 0;
     if (missing)
       ret = Fail(&s, 0, "missing '%s'", missing);
@@ -533,8 +554,12 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     if (!node || !cst || HsProblemAllocate(name[0] ? name : path, n, m, &p))
       ret = -1;
   }
+  if (!ret && text[K_MASS] && text[K_KIN]) {
+    s.line = lines[K_KIN];
+    ret    = Fail(&s, 1, "give either 'mass' or 'kinetic_energy', not both");
+  }
   /* mass matrix: n*n entries, symmetric (checked at x0 below) */
-  if (!ret) {
+  if (!ret && text[K_MASS]) {
     char *items[OCP_MAXN * OCP_MAXN + 1];
     int   c[OCP_MAXN * OCP_MAXN + 1], k;
     s.line = lines[K_MASS];
@@ -543,6 +568,25 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       ret = Fail(&s, cols[K_MASS], "mass: expected n*n = %d entries (row-major), found %d", n * n, k);
     for (int e = 0; !ret && e < n * n; e++)
       ret = MakeExpr(&s, o, items[e], c[e], "mass", ALLOW_Q, &node[e]);
+  }
+  /* or the kinetic energy T(q, qdot): M_ij = d^2 T / d qdot_i d qdot_j, which must not depend on the
+   * velocities (T quadratic in them); that T has no terms of degree 0 or 1 is checked at x0 below */
+  if (!ret && text[K_KIN]) {
+    s.line = lines[K_KIN];
+    ret    = MakeExpr(&s, o, text[K_KIN], cols[K_KIN], "kinetic_energy", ALLOW_Q | ALLOW_V, &kin);
+    for (int i = 0; !ret && i < n; i++) {
+      int di = HsExprDiff(o->ex, kin, OCP_VEL + i);
+      for (int j = i; !ret && j < n; j++) {
+        int v;
+        if (di < 0 || (node[i * n + j] = node[j * n + i] = HsExprDiff(o->ex, di, OCP_VEL + j)) < 0)
+          ret = -1;
+        else if ((v = UsesKind(o, node[i * n + j], ALLOW_V)) >= 0)
+          ret = Fail(&s, cols[K_KIN],
+                     "kinetic_energy: not quadratic in the velocities: d2T/d%s d%s depends on %s (T must be "
+                     "1/2 qdot^T M(q) qdot)",
+                     o->names[OCP_VEL + i], o->names[OCP_VEL + j], o->names[v]);
+      }
+    }
   }
   /* constant lists: B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component), T */
   for (int a = K_B; !ret && a <= K_T; a++) {
@@ -580,7 +624,8 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     if (Program(o, ncst, cst, &o->prog[P_CST]))
       ret = -1;
     /* values at x0: M finite and symmetric there, V finite */
-    s.line = lines[K_MASS];
+    mkey   = text[K_MASS] ? K_MASS : K_KIN;
+    s.line = lines[mkey];
     for (int i = 0; !ret && i < 2 * n; i++)
       o->vars[i < n ? i : OCP_MAXN + i - n] = 0;
     if (!ret) {
@@ -594,10 +639,29 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     for (e = 0; !ret && e < n * n; e++) {
       int i = e / n, j = e % n;
       if (!isfinite(Mx[e]))
-        ret = Fail(&s, cols[K_MASS], "mass: entry (%d,%d) is not finite at the initial state x0", i + 1, j + 1);
+        ret =
+            Fail(&s, cols[mkey], "%s: M entry (%d,%d) is not finite at the initial state x0", keys[mkey], i + 1, j + 1);
       else if (fabs(Mx[e] - Mx[j * n + i]) > 1e-12 * (fabs(Mx[e]) + fabs(Mx[j * n + i])) + 1e-300)
-        ret = Fail(&s, cols[K_MASS], "mass: M(q) is not symmetric at x0: entry (%d,%d) = %.17g, (%d,%d) = %.17g", i + 1,
+        ret = Fail(&s, cols[mkey], "mass: M(q) is not symmetric at x0: entry (%d,%d) = %.17g, (%d,%d) = %.17g", i + 1,
                    j + 1, Mx[e], j + 1, i + 1, Mx[j * n + i]);
+    }
+    /* kinetic energy: T(q0, w) = 1/2 w^T M(q0) w for two velocity vectors w (no terms of degree 0 or 1) */
+    for (int trial = 0; !ret && kin >= 0 && trial < 2; trial++) {
+      double w[OCP_MAXN], T0, quad = 0;
+      for (int i = 0; i < n; i++)
+        o->vars[OCP_VEL + i] = w[i] = trial ? 0.37 * (i + 1) : 1.0 - 0.3 * i;
+      if (EvalSlow(o, 1, &kin, &T0)) {
+        ret = -1;
+        break;
+      }
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+          quad += 0.5 * w[i] * Mx[i * n + j] * w[j];
+      if (!(fabs(T0 - quad) <= 1e-12 * (fabs(T0) + fabs(quad)) + 1e-300))
+        ret = Fail(&s, cols[K_KIN],
+                   "kinetic_energy: T = %.17g at x0 and qdot = (%g, ...), but 1/2 qdot^T M qdot = %.17g: T has "
+                   "terms of degree 0 or 1 in the velocities",
+                   T0, w[0], quad);
     }
     for (e = 0; !ret && e < n * n; e++)
       if (e % n < e / n)
@@ -617,9 +681,14 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     Vn[0]   = node[nn];
     if (Derive3(o, n, nn, Mn) || Derive3(o, n, 1, Vn))
       ret = -1;
-    for (int k = 0, om = 0, ov = 0; !ret && k < 4; om += szM[k], ov += szV[k], k++)
+    for (int k = 0, om = 0, ov = 0; !ret && k < 4; om += szM[k], ov += szV[k], k++) {
       if (Program(o, szM[k], Mn + om, &o->prog[P_MASS + k]) || Program(o, szV[k], Vn + ov, &o->prog[P_POT + k]))
         ret = -1;
+      if (!ret && k > 0 &&
+          (Program(o, om + szM[k], Mn, &o->prog[P_MASS_UPTO + k - 1]) ||
+           Program(o, ov + szV[k], Vn, &o->prog[P_POT_UPTO + k - 1])))
+        ret = -1;
+    }
   }
   if (!ret && text[K_ELL]) {
     int e;
@@ -655,8 +724,7 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       p->N      = N > 0 ? N : 20;
       p->update = OcpUpdate;
       for (int i = 0; i < oc->npar; i++)
-        HsProblemAddParam(p, oc->names[2 * OCP_MAXN + 1 + i], "file parameter", &oc->vars[2 * OCP_MAXN + 1 + i], -1e300,
-                          1e300);
+        HsProblemAddParam(p, oc->names[OCP_PAR + i], "file parameter", &oc->vars[OCP_PAR + i], -1e300, 1e300);
       /* 1 DOF with a constant mass: the Greenspan scheme applies */
       if (n == 1 && const_mass)
         p->sep.available = 1, p->sep.V = OcpPotential1;
@@ -668,9 +736,9 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       /* the mass matrix must be positive definite at the initial state */
       {
         double E;
-        s.line = lines[K_MASS];
+        s.line = lines[mkey];
         if (p->E.f(p->x0, &E, p->ctx))
-          ret = Fail(&s, cols[K_MASS], "mass: M(q) is not positive definite at the initial state x0");
+          ret = Fail(&s, cols[mkey], "%s: M(q) is not positive definite at the initial state x0", keys[mkey]);
       }
     }
   }

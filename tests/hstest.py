@@ -569,6 +569,11 @@ xT: pi/2, 0
              ("potential: -m*g*l*sin(q)", "potential: 1/q", ":8:12:", "not finite at the initial state"),
              ("mass: m*l^2", "mass: m*l^2, 1", ":7:7:", "n*n = 1"),
              ("mass: m*l^2", "mass: -1", ":7:7:", "not positive definite"),
+             ("mass: m*l^2", "kinetic_energy: 0.5*m*l^2*q_dot^3", ":7:17:", "not quadratic in the velocities"),
+             ("mass: m*l^2", "kinetic_energy: 0.5*m*l^2*q_dot^2 + q_dot", ":7:17:", "degree 0 or 1"),
+             ("mass: m*l^2", "kinetic_energy: -0.5*q_dot^2", ":7:17:", "not positive definite"),
+             ("mass: m*l^2", "mass: m*l^2\nkinetic_energy: 0.5*q_dot^2", ":8:1:", "not both"),
+             ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)*q_dot", ":8:26:", "only in kinetic_energy"),
              ("param l: 1", "param l: 1\nparam m: 2", ":4:7:", "already used"),
              ("param l: 1", "param pi: 1", ":3:7:", "reserved"),
              ("param l: 1", "param l: 1 +", ":3:13:", "param l: cannot parse"),
@@ -590,6 +595,11 @@ xT: pi/2, 0
         s, _, _ = run(["-problem", f])
         c, _, _ = run(["-problem", "pendulum"])
         check(s and c and abs(s["J"] - c["J"]) < 1e-10 * c["J"], "file pendulum differs from the built-in one")
+        fk = os.path.join(d, "kinetic.ocp")
+        open(fk, "w").write(good.replace("mass: m*l^2", "kinetic_energy: 0.5*m*(l*q_dot)^2"))
+        sk, _, _ = run(["-problem", fk])
+        check(sk and c and abs(sk["J"] - c["J"]) < 1e-10 * c["J"] and sk["state_scheme"] == "greenspan",
+              "file pendulum from its kinetic energy differs from the built-in one")
         s2, _, _ = run(["-problem", f, "-p_g", "1.62"])
         c2, _, _ = run(["-problem", "pendulum", "-p_g", "1.62"])
         check(s2 and c2 and abs(s2["J"] - c2["J"]) < 1e-10 * c2["J"] and abs(s2["J"] - s["J"]) > 1, "-p_g on a file problem")

@@ -513,13 +513,13 @@ int main(int argc, char **argv)
     /* Every reference problem of DESIGN.md section 4, built in and as a problem file:
      * derivatives against finite differences, E - W conserved in a forward simulation
      * with a given control under gonzalez states (issue 4). */
-    const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar", "ncar"};
-    const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar2", "ncar3"};
-    for (int q = 0; q < 6; q++) {
+    const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3", "ncar", "ncar"};
+    const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3_kinetic", "ncar2", "ncar3"};
+    for (int q = 0; q < 7; q++) {
       HsProblem *Q, *Fq;
       char       path[512], msg[512];
       CHECK(HsProblemCreateByName(names[q], &Q) == 0, "create %s", names[q]);
-      if (q == 5)
+      if (q == 6)
         CHECK(HsProblemSetParam(Q, "cars", 3) == 0, "ncar: 3 cars");
       CheckProblemDerivatives(Q);
       CheckForwardEnergyWork(Q);

@@ -165,13 +165,13 @@ static void CheckFileCosts(void)
 int main(int argc, char **argv)
 {
   const char *dir     = argc > 1 ? argv[1] : "problems";
-  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar", "ncar"};
-  const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "ncar2", "ncar3"};
+  const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3", "ncar", "ncar"};
+  const char *files[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3_kinetic", "ncar2", "ncar3"};
   char        path[512];
 
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 7; i++) {
     snprintf(path, sizeof path, "%s/%s.ocp", dir, files[i]);
-    Compare(names[i], path, i == 5 ? "cars" : NULL, 3);
+    Compare(names[i], path, i == 6 ? "cars" : NULL, 3);
   }
   {
     HsProblem *F;
