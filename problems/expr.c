@@ -738,37 +738,26 @@ static int Unary(Parser *P)
   return Power(P);
 }
 
-static int Term(Parser *P)
+/* A left-associative chain of next-level operands joined by c1 (operation op1) or c2 (op2). */
+static int Chain(Parser *P, int (*next)(Parser *), char c1, int op1, char c2, int op2)
 {
-  int a = Unary(P);
+  int a = next(P);
   for (;;) {
     char c;
     if (a < 0)
       return -1;
     Skip(P);
     c = P->s[P->pos];
-    if (c != '*' && c != '/')
+    if (c != c1 && c != c2)
       return a;
     P->pos++;
-    a = Mk(P->ex, c == '*' ? OP_MUL : OP_DIV, a, Unary(P), -1, 0);
+    a = Mk(P->ex, c == c1 ? op1 : op2, a, next(P), -1, 0);
   }
 }
 
-static int Expr(Parser *P)
-{
-  int a = Term(P);
-  for (;;) {
-    char c;
-    if (a < 0)
-      return -1;
-    Skip(P);
-    c = P->s[P->pos];
-    if (c != '+' && c != '-')
-      return a;
-    P->pos++;
-    a = Mk(P->ex, c == '+' ? OP_ADD : OP_SUB, a, Term(P), -1, 0);
-  }
-}
+static int Term(Parser *P) { return Chain(P, Unary, '*', OP_MUL, '/', OP_DIV); }
+
+static int Expr(Parser *P) { return Chain(P, Term, '+', OP_ADD, '-', OP_SUB); }
 
 int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
                 int msglen)
