@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <string.h>
 
+/* t, q, p, u, lambda, H of a trajectory.csv: 1 + 2n + m + 2n + 1 <= 82 for n, m <= 16 */
+#define HS_CSV_MAXCOL 128
+
 /* Value of component c of the guess at (source) grid position pos in [0, Nsrc]
  * for states (lam = 0: rows 0..Nsrc) or at midpoint position pos for costates
  * (lam = 1: rows 0..Nsrc-1, clamped). */
@@ -119,12 +122,12 @@ static PetscErrorCode ReadTrajectory(const char *path, PetscInt n, PetscReal **n
     }
   while (getline(&line, &cap, f) > 0) {
     char     *p = line;
-    PetscReal v[64];
+    PetscReal v[HS_CSV_MAXCOL];
     PetscInt  nv = 0;
     lineno++;
     if (line[0] == '\n' || line[0] == 0)
       continue;
-    while (nv < ncol && nv < 64) { /* one field: a number, or empty (the last row's interval quantities) */
+    while (nv < ncol && nv < HS_CSV_MAXCOL) { /* one field: a number, or empty (the last row's interval quantities) */
       char  *end;
       size_t len = strcspn(p, ",\n\r");
       v[nv]      = strtod(p, &end);

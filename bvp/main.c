@@ -125,9 +125,8 @@ static PetscErrorCode ApplyProblemParams(HsProblem *prob)
  * step, down to 2^-(-hs_continue_max_halvings) of the nominal step; after a
  * success the step doubles again up to the nominal one. NAME is a problem
  * parameter or "reach": the fixed terminal components move from x0 (reach = 0)
- * to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0). The solve at the final
- * target is the main solve that follows (Run); it starts from the same guess
- * as the last continuation step, which has been checked to converge. */
+ * to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0). The last solve, at the
+ * final targets, is the main solve: *solved tells Run not to solve again. */
 #define HS_MAX_STAGES 8
 typedef struct {
   char      name[64];
@@ -155,7 +154,7 @@ static PetscErrorCode SetStageValue(HsProblem *prob, const Stage *st, PetscReal 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
+static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver, PetscBool *solved)
 {
   char     *names[HS_MAX_STAGES] = {0};
   PetscReal from[HS_MAX_STAGES], reach = 1, goal[64], *g = NULL;
@@ -166,6 +165,7 @@ static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
   Vec       X, Xc = NULL, Xp = NULL, Xs = NULL;
 
   PetscFunctionBeginUser;
+  *solved = PETSC_FALSE;
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-hs_continue", names, &nn, &set));
   if (!set)
     PetscFunctionReturn(0);
@@ -242,22 +242,15 @@ static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
       PetscCall(HsSolverSolve(solver));
       PetscCall(HsSolverGetResults(solver, &r));
       if (r.converged) {
-        if (!(last && final))
+        if (!(last && final)) /* the final solve is reported by the summary */
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "continuation %s = %-10.6g converged after %" PetscInt_FMT " Newton iterations\n",
                                 t->name, (double)v, r.newton_iterations));
-        if (last) {
-          if (final) /* the main solve that follows repeats this one from the same guess */
-            PetscCall(HsSolverSetIterate(solver, Xs));
-          else {
-            PetscCall(HsSolverGetIterate(solver, &X));
-            PetscCall(VecCopy(X, Xc));
-          }
-          break;
-        }
         PetscCall(VecCopy(Xc, Xp));
         PetscCall(HsSolverGetIterate(solver, &X));
         PetscCall(VecCopy(X, Xc));
+        if (last)
+          break;
         vp = vc, vc = v, have_prev = PETSC_TRUE;
         d = PetscAbsReal(2 * d) < PetscAbsReal(d0) ? 2 * d : d0; /* recover the nominal step */
       } else {
@@ -280,13 +273,14 @@ static PetscErrorCode Continuation(HsProblem *prob, HsSolver solver)
   PetscCall(VecDestroy(&Xc));
   PetscCall(VecDestroy(&Xp));
   PetscCall(VecDestroy(&Xs));
+  *solved = PETSC_TRUE; /* the last solve was at the final targets and converged */
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode Run(int *converged)
 {
   char       name[PETSC_MAX_PATH_LEN] = "pendulum", out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool  has_out, help_only;
+  PetscBool  has_out, help_only, solved;
   HsProblem *prob   = NULL;
   HsSolver   solver = NULL;
   HsResults  res;
@@ -318,8 +312,9 @@ static PetscErrorCode Run(int *converged)
     HsProblemDestroy(&prob);
     PetscFunctionReturn(0);
   }
-  PetscCall(Continuation(prob, solver));
-  PetscCall(HsSolverSolve(solver));
+  PetscCall(Continuation(prob, solver, &solved));
+  if (!solved)
+    PetscCall(HsSolverSolve(solver));
   PetscCall(HsSolverGetResults(solver, &res));
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {

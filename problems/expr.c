@@ -521,9 +521,7 @@ static int Deriv(HsExpr *ex, int id, int v)
   r = DerivNode(ex, id, v);
   if (r < 0)
     return -1;
-  if (ex->memocap[v] <= id) /* cannot happen (the memo only grows), kept for safety */
-    return r;
-  ex->memo[v][id] = r + 1;
+  ex->memo[v][id] = r + 1; /* the memo only grows: id is still inside it */
   return r;
 }
 
@@ -555,6 +553,14 @@ static const struct {
     {"log", 1, OP_LOG},     {"sqrt", 1, OP_SQRT}, {"abs", 1, OP_ABS},   {"sign", 1, OP_SIGN}, {"step", 1, OP_STEP},
     {"atan2", 2, OP_ATAN2}, {"min", 2, OP_MIN},   {"max", 2, OP_MAX},   {"pow", 2, OP_POW},
 };
+
+int HsExprIsReservedName(const char *name)
+{
+  for (size_t f = 0; f < sizeof hs_functions / sizeof hs_functions[0]; f++)
+    if (!strcmp(name, hs_functions[f].name))
+      return 1;
+  return !strcmp(name, "pi") || !strcmp(name, "e");
+}
 
 static int PFail(Parser *P, int status, int pos, const char *fmt, const char *arg, int arglen)
 {
@@ -990,13 +996,5 @@ int HsExprProgramEvalParts(HsExprProgram *p, const double *vars, int nparts, con
 
 int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
 {
-  int bad = p->slow_bad;
-  for (int k = 0; k < p->nfastvars; k++)
-    p->reg[p->vload[2 * k]] = vars[p->vload[2 * k + 1]];
-  Run(p->reg, p->ins + p->nslow, p->ins + p->nslow + p->nfast);
-  for (int i = 0; i < p->nout; i++)
-    out[i] = p->reg[p->outreg[i]];
-  for (int f = 0; f < p->nfastout; f++)
-    bad |= !isfinite(out[p->fastout[f]]);
-  return bad;
+  return HsExprProgramEvalParts(p, vars, 1, &p->nout, &out);
 }

@@ -47,6 +47,8 @@ void HsExprDestroy(HsExpr **ex);
  *  in text); -1 no memory. */
 int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
                 int msglen);
+/** 1 if name is a function or a constant of the syntax (sin, ..., pi, e), else 0. */
+int HsExprIsReservedName(const char *name);
 /** The node of the constant c, of variable v. Return the node or -1 (no memory). */
 int HsExprConstant(HsExpr *ex, double c);
 int HsExprVariable(HsExpr *ex, int v);

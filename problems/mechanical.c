@@ -1,6 +1,6 @@
 /* hamshoot: the energy of a mechanical system from its mass matrix and
  * potential, E(q,p) = 1/2 p^T M(q)^{-1} p + V(q) (DESIGN.md section 1), without
- * a symbolic inverse. With A = M^{-1}, v = A p (Cholesky factorization, GSL):
+ * a symbolic inverse. With A = M^{-1}, v = A p (Cholesky factorization, below):
  *
  *   grad_p E = v,                 grad_q E_i = -1/2 v^T M_{,i} v + V_{,i}
  *   E_pp = A,                     E_{q_i p} = -A M_{,i} v
@@ -88,7 +88,16 @@ static int CholeskyInverse(int n, const double *M, double *L, double *A)
   return 0;
 }
 
-static void MatVec(int n, const double *A, const double *w, double *y);
+/* y = A w for n x n A */
+static void MatVec(int n, const double *A, const double *w, double *y)
+{
+  for (int i = 0; i < n; i++) {
+    double s = 0;
+    for (int j = 0; j < n; j++)
+      s += A[i * n + j] * w[j];
+    y[i] = s;
+  }
+}
 
 /* M(q), V(q) and their derivatives up to order need (0 = M, 1 = + dM, ...,
  * 3 = + d3M), M^{-1} and v = M^{-1} p. At the x of the last evaluation only the
@@ -141,17 +150,6 @@ static void Solve(MechCtx *c, double *y)
   MatVec(c->mech.n, c->A, t, y);
 }
 
-/* y = A w for n x n A */
-static void MatVec(int n, const double *A, const double *w, double *y)
-{
-  for (int i = 0; i < n; i++) {
-    double s = 0;
-    for (int j = 0; j < n; j++)
-      s += A[i * n + j] * w[j];
-    y[i] = s;
-  }
-}
-
 static double Dot(int n, const double *a, const double *b)
 {
   double s = 0;
@@ -201,8 +199,7 @@ static void MechAB(MechCtx *c, double *b, double *a)
   int n = c->mech.n;
   for (int i = 0; i < n; i++) {
     MatVec(n, c->dM + i * n * n, c->v, b + i * n);
-    memcpy(a + i * n, b + i * n, (size_t)n * sizeof(double));
-    Solve(c, a + i * n);
+    MatVec(n, c->A, b + i * n, a + i * n);
   }
 }
 

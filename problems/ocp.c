@@ -8,9 +8,10 @@
  * and compiled into register programs (one per derivative order), so that an
  * evaluation of order k runs exactly the instructions it needs.
  *
- * Variables of the graph: q_1..q_n, p_1..p_n, t (fast: set on every
- * evaluation), then the parameters (slow: their programs' parameter-only
- * parts run again when one is set with -p_NAME).
+ * Variables of the graph, at fixed indices: q_i at i, p_i at OCP_MAXN + i, t at
+ * 2 OCP_MAXN, the velocities of kinetic_energy at OCP_VEL + i (these are fast:
+ * set on every evaluation), then the parameters from OCP_PAR on (slow: their
+ * programs' parameter-only parts run again when one is set with -p_NAME).
  */
 #include "hsexpr.h"
 #include "hsmechanical.h"
@@ -38,7 +39,7 @@
 enum { P_MASS = 0, P_POT = 4, P_ELL = 8, P_PHI = 11, P_CST = 14, P_MASS_UPTO = 15, P_POT_UPTO = 18, P_COUNT = 21 };
 
 typedef struct {
-  int            n, npar, nvars, tvar; /* variables: q 0..n-1, p n..2n-1, t = 2n, parameters 2n+1.. */
+  int            n, npar, nvars, tvar; /* nvars: OCP_PAR + npar; tvar = 2 OCP_MAXN (see above) */
   char           ss[32], cs[32];
   char          *names[OCP_MAXVARS];
   double         vars[OCP_MAXVARS];
@@ -317,13 +318,10 @@ static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, d
   return 0;
 }
 
-/* A program over cnt nodes; NULL-node lists are not allowed. */
+/* A program over cnt nodes; its parameter-only part runs in OcpUpdate. */
 static int Program(Ocp *o, int cnt, const int *nodes, HsExprProgram **prog)
 {
-  if (HsExprProgramCreate(o->ex, cnt, nodes, prog))
-    return -1;
-  HsExprProgramSetSlow(*prog, o->vars);
-  return 0;
+  return HsExprProgramCreate(o->ex, cnt, nodes, prog);
 }
 
 /* Derivatives up to order 3 of the entries f[0..cnt-1] in the n coordinates, laid
@@ -376,16 +374,13 @@ static int DeriveCost(Ocp *o, int node, HsExprProgram **prog)
  * subexpressions); returns 0 or a Fail code. */
 static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *what)
 {
-  static const char *reserved[] = {"t",    "pi",  "e",   "sin",  "cos", "tan",  "asin", "acos",  "atan", "sinh", "cosh",
-                                   "tanh", "exp", "log", "sqrt", "abs", "sign", "step", "atan2", "min",  "max",  "pow"};
   if (!isalpha((unsigned char)text[0]) && text[0] != '_')
     return Fail(s, col, "%s: '%s' is not a name", what, text);
   for (const char *c = text; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_')
       return Fail(s, col, "%s: '%s' is not a name (letters, digits and '_')", what, text);
-  for (size_t r = 0; r < sizeof reserved / sizeof reserved[0]; r++)
-    if (!strcmp(text, reserved[r]))
-      return Fail(s, col, "%s: the name '%s' is reserved (time, constants and functions)", what, text);
+  if (!strcmp(text, "t") || HsExprIsReservedName(text))
+    return Fail(s, col, "%s: the name '%s' is reserved (time, constants and functions)", what, text);
   for (int k = 0; k < o->nvars; k++)
     if (o->names[k] && !strcmp(o->names[k], text))
       return Fail(s, col, "%s: the name '%s' is already used", what, text);
@@ -626,10 +621,9 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
     /* values at x0: M finite and symmetric there, V finite */
     mkey   = text[K_MASS] ? K_MASS : K_KIN;
     s.line = lines[mkey];
-    for (int i = 0; !ret && i < 2 * n; i++)
-      o->vars[i < n ? i : OCP_MAXN + i - n] = 0;
     if (!ret) {
       double x0[2 * OCP_MAXN];
+      HsExprProgramSetSlow(o->prog[P_CST], o->vars);
       HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
       memcpy(x0, o->cst_val + n * m + m * m, 2 * (size_t)n * sizeof(double));
       OcpSetState(o, x0, 0);
