@@ -1,12 +1,43 @@
-/* hamshoot: the discrete optimality boundary-value problem on PETSc
- * (DESIGN.md section 3): transcription over a 1-D DMDA, SNES/KSP set-up,
- * diagnostics and output. */
+/* hamshoot: the discrete optimality boundary-value problem on PETSc (DESIGN.md
+ * section 3). One solver object, HsSolver, with the formulations as types
+ * registered by name (transcription, shooting); continuation in problem
+ * parameters (HsContinuation); problems from the options database.
+ *
+ * Lifecycle (as PETSc's): HsSolverCreate -> HsSolverSetProblem -> typed
+ * setters -> HsSolverSetFromOptions (maps each -hs_* key that is given to its
+ * setter) -> HsSolverSetUp -> HsSolverSolve -> HsSolverGetResults /
+ * HsSolverView / HsSolverWriteOutput -> HsSolverDestroy. Every function is
+ * documented at its definition in the bvp/ sources.
+ */
 #ifndef HSBVP_H
 #define HSBVP_H
 
 #include <petscsnes.h>
 
 #include "../costate/hscostate.h"
+
+/* Defaults (HsSolverCreate). The SNES tolerances are Newton to round-off:
+ * conservation is only as good as the solve. */
+#define HS_SNES_ATOL_DEFAULT 1e-12
+#define HS_SNES_RTOL_DEFAULT 1e-14
+#define HS_SNES_STOL_DEFAULT 1e-14
+#define HS_SNES_MAX_IT_DEFAULT 50
+/* Newton also stops at ||F|| <= c eps max(1, ||X||_inf) sqrt(n) (HsSolverSetRoundoffFactor). */
+#define HS_ROUNDOFF_FACTOR_DEFAULT 100.0
+/* The noise floor (HsSolverSolve): once ||F|| <= HS_NOISE_FLOOR_REL ||F_0|| decreases by less than
+ * the factor HS_NOISE_STALL_RATIO HS_NOISE_STALLS times in a row, Newton has converged. */
+#define HS_NOISE_FLOOR_REL 1e-8
+#define HS_NOISE_STALL_RATIO 0.9
+#define HS_NOISE_STALLS 2
+/* MUMPS: pivot threshold CNTL(1) (1.0: partial pivoting), workspace relaxation ICNTL(14) in
+ * percent, and how often a factorization that ran out of workspace is retried with twice that. */
+#define HS_MUMPS_CNTL1_DEFAULT 1.0
+#define HS_MUMPS_ICNTL14_DEFAULT 200
+#define HS_MUMPS_RETRIES 4
+/* Shooting: sensitivity growth beyond which a segment cannot carry the digits Newton needs
+ * (1/sqrt(eps)), and the GMRES restart of the matrix-free operator. */
+#define HS_SHOOT_MAX_GROWTH_DEFAULT 1e8
+#define HS_SHOOT_MF_RESTART 200
 
 /** Results of a solve; identical on every rank after HsSolverSolve. */
 typedef struct {
@@ -15,65 +46,105 @@ typedef struct {
   PetscInt            newton_iterations;
   PetscInt            ksp_iterations;                 /* summed over Newton iterations */
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
-  PetscReal           J;                              /* J^d = h sum L^d */
+  PetscReal           J;                              /* J^d = h sum L^d (+ phi(x_N)) */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */
   PetscReal           H_balance; /* max_k |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2| (HsDiscEllTimeChange): the discrete
                                     dH/dt = -d ell/dt; round-off for the conserving scheme */
   PetscInt  mumps_retries;       /* solves repeated with a larger MUMPS workspace (ICNTL(14)) */
   PetscBool autonomous;          /* no time-dependent running cost: H^d itself is conserved */
   PetscReal energy_work_spread;  /* max - min of E_k - W_k */
+  PetscInt  segments;            /* shooting segments M (transcription: N, one interval each) */
+  PetscReal sensitivity_growth;  /* shooting: largest |d(march)/dz| in a segment; 0: not computed */
+  char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */
   PetscReal wall_time_s;
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;
+typedef const char         *HsSolverType;
+#define HSSOLVERTRANSCRIPTION "transcription"
+#define HSSOLVERSHOOTING "shooting"
+
+extern PetscClassId      HS_SOLVER_CLASSID;
+extern PetscFunctionList HsSolverList;
+
+PetscErrorCode HsInitializePackage(void);
+PetscErrorCode HsSolverRegister(const char name[], PetscErrorCode (*create)(HsSolver));
 
 PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver);
-/** Sets the problem (not copied; must outlive the solver). Collective. */
+PetscErrorCode HsSolverDestroy(HsSolver *solver);
+PetscErrorCode HsSolverSetType(HsSolver s, HsSolverType type);
+PetscErrorCode HsSolverGetType(HsSolver s, HsSolverType *type);
 PetscErrorCode HsSolverSetProblem(HsSolver s, HsProblem *prob);
-/** Number of uniform intervals N >= 2 (-N). Collective. */
+PetscErrorCode HsSolverGetProblem(HsSolver s, HsProblem **prob);
 PetscErrorCode HsSolverSetNumIntervals(HsSolver s, PetscInt N);
 PetscErrorCode HsSolverGetNumIntervals(HsSolver s, PetscInt *N);
-/** State and costate scheme names (-hs_state_scheme, -hs_costate_scheme). */
+PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme);
+PetscErrorCode HsSolverGetScheme(HsSolver s, const char **scheme);
 PetscErrorCode HsSolverSetSchemes(HsSolver s, const char *state_scheme, const char *costate_scheme);
 PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const char **costate_scheme);
-/** "conserving" or "direct" (-hs_scheme): sets both schemes (DESIGN.md section 5). */
-PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme);
-/** Fallback threshold of divided differences (-hs_dg_tol), default HS_DG_TOL_DEFAULT. */
 PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol);
-/** "transcription" or "shooting" (-hs_bvp_type). */
-PetscErrorCode HsSolverSetBVPType(HsSolver s, const char *type);
-/** Number of shooting segments M, 1 <= M <= N (-hs_shoot_segments). */
-PetscErrorCode HsSolverSetNumSegments(HsSolver s, PetscInt M);
-/** With warm, a solve after the first starts from the previous solution
- *  instead of the default initial guess (continuation). */
+PetscErrorCode HsSolverGetDGTolerance(HsSolver s, PetscReal *tol);
+PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c);
+PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
+PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);
+PetscErrorCode HsSolverGetMonitor(HsSolver s, PetscBool *monitor);
 PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);
-/** Initial guess from a trajectory: Nsrc+1 rows (x_k, lambda_{k+1/2}), 4n values each, the same
- *  on every rank, interpolated to the solver's N (bvp/guess.c). Collective. */
+PetscErrorCode HsSolverGetWarmStart(HsSolver s, PetscBool *warm);
 PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscReal *nodes);
-/** The same from a trajectory.csv written by -o (-hs_init FILE). Collective. */
+PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscReal **nodes);
 PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path);
-/** Suppresses the per-iteration progress lines (-quiet). */
-PetscErrorCode HsSolverSetQuiet(HsSolver s, PetscBool quiet);
+PetscErrorCode HsSolverSetOptionsPrefix(HsSolver s, const char prefix[]);
+PetscErrorCode HsSolverAppendOptionsPrefix(HsSolver s, const char prefix[]);
+PetscErrorCode HsSolverGetOptionsPrefix(HsSolver s, const char *prefix[]);
 PetscErrorCode HsSolverSetFromOptions(HsSolver s);
+PetscErrorCode HsSolverGetSNES(HsSolver s, SNES *snes);
 PetscErrorCode HsSolverSetUp(HsSolver s);
-/** Solves; a diverged solve is a result (converged = false), not an error. */
 PetscErrorCode HsSolverSolve(HsSolver s);
 PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res);
-/** The unknowns of the last solve (transcription: the node layout; shooting: the segment
- *  starts z_s); read-only: change them with HsSolverSetIterate. */
 PetscErrorCode HsSolverGetIterate(HsSolver s, Vec *X);
-/** Copies X (laid out as HsSolverGetIterate's) into the unknowns; with a warm start the
- *  next solve starts from it (continuation: predictor, retry after a failed step). Collective. */
 PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X);
-/** Global solution vector (node-major: x_k then lambda_{k+1/2}, 4n per node). */
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X);
-/** Writes summary.json and trajectory.csv into dir, atomically. Collective. */
-PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir);
-/** Prints the short result summary on rank 0. */
 PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer);
-PetscErrorCode HsSolverDestroy(HsSolver *s);
+PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir);
 
-/* mpi/: gather of a distributed vector to rank 0 (all other ranks get length 0). */
-PetscErrorCode HsGatherToZero(Vec X, Vec *X0);
+/* Multiple shooting (type HSSOLVERSHOOTING; errors for other types). */
+typedef enum { HS_SHOOT_KSP_DIRECT, HS_SHOOT_KSP_RANKBLOCK } HsShootKSPType;
+typedef enum { HS_SHOOT_INIT_LINEAR, HS_SHOOT_INIT_TRANSCRIPTION } HsShootInitType;
+PetscErrorCode HsSolverShootSetNumSegments(HsSolver s, PetscInt M);
+PetscErrorCode HsSolverShootGetNumSegments(HsSolver s, PetscInt *M);
+PetscErrorCode HsSolverShootSetKnots(HsSolver s, PetscInt n, const PetscInt knots[]);
+PetscErrorCode HsSolverShootGetKnots(HsSolver s, PetscInt *n, const PetscInt *knots[]);
+PetscErrorCode HsSolverShootSetLinearSolver(HsSolver s, HsShootKSPType type);
+PetscErrorCode HsSolverShootGetLinearSolver(HsSolver s, HsShootKSPType *type);
+PetscErrorCode HsSolverShootSetInitialGuessType(HsSolver s, HsShootInitType type);
+PetscErrorCode HsSolverShootGetInitialGuessType(HsSolver s, HsShootInitType *type);
+PetscErrorCode HsSolverShootSetMatrixFree(HsSolver s, PetscBool mf);
+PetscErrorCode HsSolverShootGetMatrixFree(HsSolver s, PetscBool *mf);
+PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth);
+PetscErrorCode HsSolverShootGetMaxGrowth(HsSolver s, PetscReal *growth);
+PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscReal stol, PetscInt max_it);
+PetscErrorCode HsSolverShootGetStepTolerances(HsSolver s, PetscReal *atol, PetscReal *stol, PetscInt *max_it);
+
+/* Continuation in problem parameters (bvp/continuation.c). */
+typedef struct _p_HsContinuation *HsContinuation;
+extern PetscClassId               HS_CONTINUATION_CLASSID;
+#define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
+#define HS_CONTINUATION_STEPS_DEFAULT 10
+PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
+PetscErrorCode HsContinuationDestroy(HsContinuation *c);
+PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscReal from, PetscInt steps);
+PetscErrorCode HsContinuationGetNumStages(HsContinuation c, PetscInt *n);
+PetscErrorCode HsContinuationSetMaxHalvings(HsContinuation c, PetscInt max);
+PetscErrorCode HsContinuationGetMaxHalvings(HsContinuation c, PetscInt *max);
+PetscErrorCode HsContinuationSetMonitor(HsContinuation c, PetscBool monitor);
+PetscErrorCode HsContinuationGetMonitor(HsContinuation c, PetscBool *monitor);
+PetscErrorCode HsContinuationSetOptionsPrefix(HsContinuation c, const char prefix[]);
+PetscErrorCode HsContinuationSetFromOptions(HsContinuation c);
+PetscErrorCode HsContinuationSolve(HsContinuation c);
+PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, const char **diagnosis);
+
+/* Problems from the options database (bvp/problemopts.c). */
+PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob);
+PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsProblem *prob);
 
 #endif

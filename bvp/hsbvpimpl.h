@@ -1,88 +1,102 @@
-/* hamshoot: private definition of HsSolver (bvp/ only). */
+/* hamshoot: private definition of HsSolver (bvp/ only).
+ *
+ * HsSolver is a PETSc object: a header (options prefix, type name, composed
+ * functions, reference count), the common state of every formulation, and a
+ * table of operations that each formulation (bvp/impls/) fills in its
+ * constructor, registered by name with HsSolverRegister():
+ *
+ *   setfromoptions  its own -hs_* keys, each mapped to its typed setter
+ *   setup           X, F, the Jacobian (or a matrix-free operator), the node-layout vector
+ *                   Xnodes, the SNES callbacks, and the default KSP/PC/line search
+ *                   (applied before SNESSetFromOptions, so that -ksp_* etc. override them)
+ *   setupksp        after the options: settings of sub-solvers that exist only once the KSP has
+ *                   its operators (shooting: the exact LU blocks of rankblock)
+ *   guess           writes the initial guess into X from HsSolverGuessRow() (node rows)
+ *   resetiterate    X was changed from outside (HsSolverSetIterate): forget cached work
+ *   presolve        at the start of every solve, after the discretization s->disc was (re)built
+ *   postsolve       after the final residual evaluation: fill Xnodes from the solution
+ *   describe        the formulation in a few words for View ("multiple shooting with 4 segments")
+ *   view            extra lines of the summary (View)
+ *   writesummary    extra members of summary.json (rank 0, FILE already open)
+ *   destroy         frees data and un-composes the type's functions
+ */
 #ifndef HSBVPIMPL_H
 #define HSBVPIMPL_H
 
-#include <gsl/gsl_linalg.h>
+#include <petsc/private/petscimpl.h>
 #include <petscdmda.h>
+#include <stdio.h>
 
+#include "../mpi/hsmpi.h"
 #include "hsbvp.h"
 
-typedef enum { HS_BVP_TRANSCRIPTION, HS_BVP_SHOOTING } HsBVPType;
+typedef struct _HsSolverOps *HsSolverOps;
+struct _HsSolverOps {
+  PetscErrorCode (*setfromoptions)(HsSolver, PetscOptionItems *);
+  PetscErrorCode (*setup)(HsSolver);
+  PetscErrorCode (*setupksp)(HsSolver, KSP);
+  PetscErrorCode (*guess)(HsSolver, Vec);
+  PetscErrorCode (*resetiterate)(HsSolver);
+  PetscErrorCode (*presolve)(HsSolver);
+  PetscErrorCode (*postsolve)(HsSolver);
+  PetscErrorCode (*describe)(HsSolver, char *, size_t);
+  PetscErrorCode (*view)(HsSolver, PetscViewer);
+  PetscErrorCode (*writesummary)(HsSolver, FILE *);
+  PetscErrorCode (*destroy)(HsSolver);
+};
 
-/* Multiple shooting state (bvp/shooting.c). */
-typedef struct {
-  PetscInt         M;                       /* number of segments */
-  PetscInt         nuser, user_knots[4096]; /* -hs_shoot_knots: interior knots */
-  PetscInt        *knots;                   /* M+1 node indices */
-  PetscInt        *seg_range;               /* size+1: segments of each rank */
-  PetscInt         s0, s1;                  /* local segments [s0, s1) */
-  PetscReal       *traj;                    /* marched trajectories of the local segments */
-  PetscInt        *traj_off;
-  PetscReal       *sens;    /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
-  PetscReal       *growth;  /* per local segment: max |sensitivity| */
-  PetscBool       *marched; /* per local segment: last march succeeded (warm start) */
-  PetscReal       *blk, *S, *res, *end_send, *end_recv, *end_local, *znext;
-  PetscReal       *jblk;  /* per local segment: Jacobian blocks B1, B2p, B2c (dim x 2dim each) */
-  PetscReal       *vprev; /* matrix-free product: v_{s0-1} from the previous rank */
-  PetscBool        mf;    /* -hs_shoot_mf */
-  gsl_matrix      *A, *A1;
-  gsl_permutation *perm, *perm1;
-  gsl_vector      *rhs, *sol;
-  PetscReal        step_atol;   /* -hs_step_atol */
-  PetscReal        step_stol;   /* -hs_step_stol */
-  PetscInt         step_max_it; /* -hs_step_max_it */
-  PetscReal        max_growth;  /* -hs_shoot_max_growth */
-  PetscReal        max_growth_seen;
-  PetscBool        growth_failure;
-  PetscBool        init_transcription; /* -hs_shoot_init transcription */
-  PetscBool        rankblock;          /* -hs_shoot_ksp rankblock */
-  char             fail_msg[512];
-} HsShoot;
+typedef enum { HS_SCHEME_CONSERVING, HS_SCHEME_DIRECT } HsSchemeKind;
 
 struct _p_HsSolver {
-  HsBVPType  bvp_type;
-  HsShoot    shoot;
-  Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
-  Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
-  MPI_Comm   comm;
-  HsProblem *prob;
-  PetscInt   N;
-  char       state_scheme[64], costate_scheme[64];
-  PetscReal  dg_tol;
-  PetscReal  roundoff;           /* -hs_snes_roundoff */
-  PetscReal  fnorm0, fnorm_prev; /* Newton history for the noise-floor test */
-  PetscInt   stalls;
-  PetscBool  quiet, setup, solved, keep_guess;
+  PETSCHEADER(struct _HsSolverOps);
+  /* settings (setters) */
+  HsProblem   *prob;
+  PetscInt     N;                   /* 0: the problem's default */
+  HsSchemeKind scheme;              /* -hs_scheme */
+  char         state_scheme[64];    /* explicit -hs_state_scheme ("" = from scheme) */
+  char         costate_scheme[64];  /* explicit -hs_costate_scheme */
+  char         ss[64], cs[64];      /* the resolved pair (HsSolverGetSchemes, SetUp) */
+  PetscReal    dg_tol;              /* -hs_dg_tol */
+  PetscReal    roundoff;            /* -hs_snes_roundoff */
+  PetscBool    monitor;             /* -hs_monitor */
+  PetscBool    warm;                /* HsSolverSetWarmStart */
+  PetscReal   *guess;               /* initial guess: guess_N+1 rows of 4n, on every rank */
+  PetscInt     guess_N;
+  PetscBool    setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
+  PetscInt     mumps_icntl14;       /* MUMPS workspace relaxation in use (doubled by a retry) */
+  /* set up */
+  PetscBool  setupcalled, solved;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
   HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
-  DM         da;
   SNES       snes;
   Vec        X, F;
   Mat        Jac;
-  HsResults  res;
-  PetscReal  t_start;
-  PetscReal *guess;   /* initial guess (HsSolverSetInitialGuess): guess_N+1 rows of 4n, on every rank */
-  PetscInt   guess_N; /* its number of intervals */
-  /* Diagnostics gathered on rank 0 (NULL elsewhere): per node E_k - W_k, per interval H^d. */
-  PetscReal *H, *EW;
+  Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
+  Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
+  PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
+  /* the current solve */
+  HsResults res;
+  PetscReal t_start;
+  PetscReal fnorm0, fnorm_prev; /* Newton history for the noise-floor test */
+  PetscInt  stalls;
+  PetscReal amplification;  /* >= 1: the formulation's residual amplifies round-off by this (shooting: growth) */
+  PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
+  void     *data;           /* the formulation's */
 };
 
-PetscErrorCode HsTranscriptionSetUp(HsSolver s);
-PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X);
+/* bvp/ internal */
+PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
+PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
-PetscErrorCode HsShootSetUp(HsSolver s);
-PetscErrorCode HsGuessFill(HsSolver s, Vec X);
-PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt next, const PetscReal *to_next,
-                                   PetscInt n_next, PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev,
-                                   PetscReal *from_next);
-PetscErrorCode HsShootDestroy(HsSolver s);
-PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J);
-PetscErrorCode HsShootInitialGuess(HsSolver s, Vec X);
-PetscErrorCode HsShootPackNodes(HsSolver s);
-PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx);
-PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
+PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
+                               const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
+PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
+PetscErrorCode HsSolverCreate_Transcription(HsSolver s);
+PetscErrorCode HsSolverCreate_Shooting(HsSolver s);
+PetscErrorCode HsSolverRegisterAll(void);
 
-/* Convert a costate/ status to PETSc: HS_EDOM becomes a domain error flag
+/* Convert a costate/ status to PETSc: > 0 (recoverable) becomes a domain error flag
  * (*dom = PETSC_TRUE), anything negative a PETSc error naming the step. */
 #define HsCallStep(status, dom, what, k)                                                                               \
   do {                                                                                                                 \

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,21 +47,53 @@ static void JsonNum(FILE *f, const char *key, double v, int last)
     fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
+static int Utf8Length(const unsigned char *p)
+{
+  int n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] >> 6) != 2)
+      return 0;
+  return n;
+}
+
+/* JSON string member: quotes, backslashes and control characters escaped, bytes that are not
+ * UTF-8 replaced by U+FFFD, so that any problem name or message gives valid JSON. */
+static void JsonStr(FILE *f, const char *key, const char *v)
+{
+  fprintf(f, "  \"%s\": \"", key);
+  for (const unsigned char *p = (const unsigned char *)v; *p;) {
+    int n = Utf8Length(p);
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else if (n)
+      fwrite(p, 1, (size_t)n, f);
+    else
+      fputs("\\ufffd", f);
+    p += n ? n : 1;
+  }
+  fprintf(f, "\",\n");
+}
+
 static int WriteSummary(HsSolver s, FILE *f, int size)
 {
-  HsResults *r = &s->res;
+  HsResults  *r = &s->res;
+  HsSolverType type;
+
+  HsSolverGetType(s, &type);
   fprintf(f, "{\n");
-  fprintf(f, "  \"problem\": \"%s\",\n", s->prob->name);
+  JsonStr(f, "problem", s->prob->name);
   fprintf(f, "  \"N\": %" PetscInt_FMT ",\n", s->N);
   JsonNum(f, "T", s->prob->T, 0);
-  fprintf(f, "  \"state_scheme\": \"%s\",\n", s->state_scheme);
-  fprintf(f, "  \"costate_scheme\": \"%s\",\n", s->costate_scheme);
-  fprintf(f, "  \"bvp_type\": \"%s\",\n", s->bvp_type == HS_BVP_SHOOTING ? "shooting" : "transcription");
-  /* transcription is the M = N limit of shooting: one interval per segment */
-  fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", s->bvp_type == HS_BVP_SHOOTING ? s->shoot.M : s->N);
+  JsonStr(f, "state_scheme", s->ss);
+  JsonStr(f, "costate_scheme", s->cs);
+  JsonStr(f, "bvp_type", type);
+  fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", r->segments);
   fprintf(f, "  \"ranks\": %d,\n", size);
   fprintf(f, "  \"converged\": %s,\n", r->converged ? "true" : "false");
-  fprintf(f, "  \"snes_reason\": \"%s\",\n", SNESConvergedReasons[r->reason]);
+  JsonStr(f, "snes_reason", SNESConvergedReasons[r->reason]);
   fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
   fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
   fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
@@ -72,13 +105,9 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_spread", r->H_spread, 0);
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
-  if (s->bvp_type == HS_BVP_SHOOTING)
-    JsonNum(f, "sensitivity_growth", s->shoot.max_growth_seen > 0 ? s->shoot.max_growth_seen : NAN,
-            0); /* null: not computed */
-  {
-    /* diagnosis: why a shooting solve failed (JSON string; quotes and backslashes cannot occur in it) */
-    fprintf(f, "  \"diagnosis\": \"%s\",\n", s->shoot.fail_msg);
-  }
+  if (s->ops->writesummary)
+    s->ops->writesummary(s, f);
+  JsonStr(f, "diagnosis", r->diagnosis);
   JsonNum(f, "wall_time_s", r->wall_time_s, 1);
   fprintf(f, "}\n");
   return ferror(f);
@@ -90,7 +119,10 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
   const HsProblem *P = s->prob;
   PetscInt         n = P->n, m = P->m, dim = 2 * n, k, i;
-  double           u[64];
+  double          *u = malloc(sizeof(double) * (size_t)m);
+  int              bad;
+  if (!u)
+    return 1;
   fprintf(f, "t");
   for (i = 0; i < n; i++)
     fprintf(f, ",q%" PetscInt_FMT, i + 1);
@@ -119,7 +151,9 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
       fprintf(f, "\n");
     }
   }
-  return ferror(f);
+  bad = ferror(f);
+  free(u);
+  return bad;
 }
 
 static int WriteAtomic(HsSolver s, const char *dir, const char *name, const PetscScalar *x, int size, char *err,
@@ -148,6 +182,13 @@ static int WriteAtomic(HsSolver s, const char *dir, const char *name, const Pets
   return 0;
 }
 
+/*@ HsSolverWriteOutput - writes summary.json and trajectory.csv of the last solve into dir
+    (DESIGN.md section 5; created with its parents if needed).
+
+  Collective; rank 0 writes. Each file is written to a temporary name in dir and renamed into place
+  when complete; summary.json is removed first and written last, so its presence means that the
+  directory is complete. An unwritable dir is an error naming the path.
+@*/
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
 {
   PetscMPIInt        rank, size;
@@ -156,9 +197,9 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
   int                bad                           = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->solved, s->comm, PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
-  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
   if (rank == 0) { /* the solution gathered by the diagnostics of the last solve */
     int e = MakeDirs(dir);
     if (e)
@@ -179,8 +220,8 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
     if (!bad)
       bad = WriteAtomic(s, dir, "summary.json", NULL, size, err, sizeof err);
   }
-  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, s->comm));
-  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, s->comm));
-  PetscCheck(!bad, s->comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
+  PetscCheck(!bad, PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_WRITE, "%s", err);
   PetscFunctionReturn(0);
 }

@@ -1,4 +1,4 @@
-/* hamshoot: tiny dense kernels on row-major arrays (internal to costate/).
+/* hamshoot: tiny dense kernels on row-major arrays (costate/, and the shooting Jacobian of bvp/).
  * The blocks are 2n x 2n with n of order 1..10; plain loops beat BLAS call
  * overhead at that size. */
 #ifndef HSDENSE_H
@@ -90,6 +90,31 @@ static inline void HsMatTJ(int dim, const double *A, double *C)
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < dim; j++)
       C[i * dim + j] = (j >= n) ? A[(j - n) * dim + i] : -A[(j + n) * dim + i];
+}
+
+/* C += A S with A: r x c, S: c x w, C: r x w (row-major); zero entries of A are skipped
+ * (the step Jacobian blocks are sparse for mechanical systems). */
+static inline void HsMatMatAdd(int r, int c, int w, const double *A, const double *S, double *C)
+{
+  for (int i = 0; i < r; i++)
+    for (int l = 0; l < c; l++) {
+      double a = A[i * c + l];
+      if (a != 0)
+        for (int j = 0; j < w; j++)
+          C[i * w + j] += a * S[l * w + j];
+    }
+}
+
+/* max_i |a_i|; NaN if some a_i is NaN (so that a test "norm < limit" fails) */
+static inline double HsNormInf(int n, const double *a)
+{
+  double m = 0;
+  for (int i = 0; i < n; i++) {
+    if (isnan(a[i]))
+      return NAN;
+    m = fmax(m, fabs(a[i]));
+  }
+  return m;
 }
 
 #endif

@@ -1,9 +1,17 @@
 /* hamshoot: gather of a distributed PETSc vector to rank 0 (mpi/ layer).
- * The transcription's DMDA is 1-D, so PETSc and natural orderings coincide. */
-#include "../bvp/hsbvp.h"
+ * The node vectors of hamshoot are laid out in time order across the ranks
+ * (a 1-D DMDA, or contiguous shooting segments), so the gathered vector is in
+ * time order too. */
+#include "hsmpi.h"
 
-/** Collective. X0 is a sequential vector holding all of X on rank 0 and
- *  nothing elsewhere; destroy with VecDestroy. */
+/*@ HsGatherToZero - all of a distributed vector on rank 0.
+
+  Collective on X.
+
+  Input: X - the distributed vector.
+  Output: X0 - a sequential vector holding all of X on rank 0 and nothing (length 0) elsewhere;
+          destroy it with VecDestroy().
+@*/
 PetscErrorCode HsGatherToZero(Vec X, Vec *X0)
 {
   VecScatter sc;

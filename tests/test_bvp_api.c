@@ -20,7 +20,7 @@ static PetscErrorCode Solve(HsProblem *P, const char *ss, const char *cs, PetscI
   PetscCall(HsSolverSetProblem(s, P));
   PetscCall(HsSolverSetNumIntervals(s, N));
   PetscCall(HsSolverSetSchemes(s, ss, cs));
-  PetscCall(HsSolverSetQuiet(s, PETSC_TRUE));
+  PetscCall(HsSolverSetMonitor(s, PETSC_FALSE));
   PetscCall(HsSolverSolve(s));
   PetscCall(HsSolverGetResults(s, res));
   PetscCall(HsSolverDestroy(&s));

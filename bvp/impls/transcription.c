@@ -8,7 +8,12 @@
  *                         k = 0: x_0 - x0 (initial state);       k = N: lambda_{N+1/2}
  * Stencil width 1: interval k couples points k and k+1, node k couples k-1..k+1.
  */
-#include "hsbvpimpl.h"
+#include "../hsbvpimpl.h"
+
+typedef struct {
+  DM         da; /* N+1 points, 4n unknowns per point */
+  PetscReal *R;  /* 2n: the terminal residual */
+} HsTranscription;
 
 static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
 {
@@ -33,7 +38,7 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
     if (k < N)
       HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, f[k]), &dom, "state residual", k);
     else { /* fixed terminal components, or the transversality condition of a free one */
-      PetscScalar R[64];
+      PetscScalar *R = ((HsTranscription *)s->data)->R;
       if (s->has_free)
         HsCallStep(HsDiscTerminalResidual(s->disc, x[k - 1], x[k], x[k - 1] + dim, R), &dom, "terminal", k);
       for (i = 0; i < dim; i++)
@@ -142,50 +147,98 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Linear interpolation of the boundary states (free terminal components keep
- * their initial value), lambda = 0 (DESIGN.md section 3, initial guesses). */
-PetscErrorCode HsTranscriptionInitialGuess(HsSolver s, Vec X)
+/* The default initial guess, or the stored one: rows of HsSolverGuessRow at every local node. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
 {
-  const HsProblem *P = s->prob;
-  PetscScalar    **x;
-  PetscInt         xs, xm, k, i, dim = 2 * P->n;
+  PetscScalar **x;
+  PetscInt      xs, xm;
+  DM            da = ((HsTranscription *)s->data)->da;
 
   PetscFunctionBeginUser;
-  PetscCall(DMDAVecGetArrayDOF(s->da, X, &x));
-  PetscCall(DMDAGetCorners(s->da, &xs, NULL, NULL, &xm, NULL, NULL));
-  for (k = xs; k < xs + xm; k++) {
-    PetscReal t = (PetscReal)k / s->N;
-    for (i = 0; i < dim; i++) {
-      PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
-      x[k][i]       = (1 - t) * P->x0[i] + t * end;
-      x[k][dim + i] = 0;
-    }
-  }
-  PetscCall(DMDAVecRestoreArrayDOF(s->da, X, &x));
+  PetscCall(DMDAVecGetArrayDOF(da, X, &x));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm; k++)
+    PetscCall(HsSolverGuessRow(s, k, x[k]));
+  PetscCall(DMDAVecRestoreArrayDOF(da, X, &x));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode HsTranscriptionSetUp(HsSolver s)
+/* The DMDA over the N+1 time points (4n unknowns each, stencil width 1), its vectors and its
+ * (preallocated, assembled) Jacobian; a MUMPS LU is the default linear solver. The grid is N's
+ * alone: the DMDA takes no options (a -da_grid_x would change the grid behind N). */
+static PetscErrorCode SetUp(HsSolver s)
 {
-  PetscInt    dim = 2 * s->prob->n;
-  PetscMPIInt size;
+  HsTranscription *tr  = s->data;
+  PetscInt         dim = 2 * s->prob->n;
+  PetscMPIInt      size;
+  KSP              ksp;
+  PC               pc;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCheck(s->N + 1 >= size, s->comm, PETSC_ERR_ARG_OUTOFRANGE,
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  PetscCheck(s->N + 1 >= size, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
              "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT
              " time points, fewer than the %d MPI ranks; use a larger -N or fewer ranks",
              s->N, s->N + 1, size);
-  PetscCall(DMDACreate1d(s->comm, DM_BOUNDARY_NONE, s->N + 1, 2 * dim, 1, NULL, &s->da));
-  PetscCall(DMSetOptionsPrefix(s->da, "hs_"));
-  PetscCall(DMSetFromOptions(s->da));
-  PetscCall(DMSetUp(s->da));
-  PetscCall(DMCreateGlobalVector(s->da, &s->X));
+  PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, 2 * dim, 1, NULL, &tr->da));
+  PetscCall(DMSetUp(tr->da));
+  PetscCall(PetscMalloc1(dim, &tr->R));
+  PetscCall(DMCreateGlobalVector(tr->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(DMCreateMatrix(s->da, &s->Jac));
+  PetscCall(DMCreateMatrix(tr->da, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscCall(SNESSetDM(s->snes, s->da));
+  PetscCall(PetscObjectReference((PetscObject)s->X));
+  s->Xnodes       = s->X;
+  s->res.segments = s->N; /* the M = N limit of shooting: one interval per segment */
+  PetscCall(SNESSetDM(s->snes, tr->da));
   PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(PCSetType(pc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+#endif
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  PetscFunctionBeginUser;
+  (void)s;
+  PetscCall(PetscStrncpy(buf, "transcription", len));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsTranscription *tr = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDestroy(&tr->da));
+  PetscCall(PetscFree(tr->R));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverCreate_Transcription - the transcription formulation (HSSOLVERTRANSCRIPTION, DESIGN.md
+    section 3): all discrete equations as one sparse system in all unknowns, block-banded in time,
+    distributed over the ranks as a 1-D DMDA, with the analytic Jacobian and a parallel sparse direct
+    solve (MUMPS) by default. No options of its own.
+
+  Collective; called by HsSolverSetType().
+@*/
+PetscErrorCode HsSolverCreate_Transcription(HsSolver s)
+{
+  HsTranscription *tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&tr));
+  s->data          = tr;
+  s->ops->setup    = SetUp;
+  s->ops->guess    = Guess;
+  s->ops->describe = Describe;
+  s->ops->destroy  = Destroy;
   PetscFunctionReturn(0);
 }

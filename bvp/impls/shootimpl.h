@@ -1,0 +1,53 @@
+/* hamshoot: private data of the multiple-shooting formulation (bvp/impls/shooting*.c only).
+ *
+ * Segments s = 0..M-1 span the nodes k_s..k_{s+1} (k_0 = 0, k_M = N). Segment s
+ * owns z_s = (x_{k_s}, lambda_{k_s+1/2}) in R^{2 dim}, dim = 2n; for s = 0 the
+ * x-part is pinned by the equation x_0 - x0 = 0, which keeps every block 2 dim
+ * wide. Segments are distributed over the ranks in contiguous blocks
+ * (mpi/hsmpi.h); each rank marches its own (costate/hsmarch.h).
+ */
+#ifndef SHOOTIMPL_H
+#define SHOOTIMPL_H
+
+#include "../../costate/hsmarch.h"
+#include "../hsbvpimpl.h"
+
+typedef struct {
+  /* settings */
+  PetscInt        M;           /* -hs_shoot_segments (default 1) */
+  PetscInt        nuser;       /* -hs_shoot_knots: number of interior knots (0: even split) */
+  PetscInt       *user_knots;  /* nuser interior knots */
+  HsShootKSPType  ksp;         /* -hs_shoot_ksp */
+  HsShootInitType init;        /* -hs_shoot_init */
+  PetscBool       mf;          /* -hs_shoot_mf */
+  PetscReal       max_growth;  /* -hs_shoot_max_growth */
+  PetscReal       step_atol;   /* -hs_step_atol */
+  PetscReal       step_stol;   /* -hs_step_stol */
+  PetscInt        step_max_it; /* -hs_step_max_it */
+  /* set up */
+  PetscInt         Mset;      /* the number of segments in use */
+  PetscInt        *knots;     /* Mset+1 node indices */
+  HsSegmentLayout *layout;    /* this rank's segments [s0, s1) */
+  PetscInt         s0, s1;
+  HsMarch         *march;
+  PetscReal       *traj;      /* marched trajectories of the local segments: rows (x_k, lambda_{k+1/2}) */
+  PetscInt        *traj_off;  /* offset of each local segment's trajectory in traj */
+  PetscReal       *sens;      /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
+  PetscReal       *growth;    /* per local segment: max |sensitivity| of its last march with sensitivities */
+  PetscBool       *marched;   /* per local segment: its last march succeeded (a warm start for the next) */
+  PetscReal       *jblk;      /* per local segment: Jacobian blocks B1, B2p, B2c (dim x 2 dim each) */
+  PetscReal       *end_send, *end_recv, *end_local; /* end data of a segment (+ sensitivities) */
+  PetscReal       *znext;     /* x-part of z_{s1} from the next rank */
+  PetscReal       *vprev;     /* matrix-free product: v_{s0-1} from the previous rank */
+  PetscReal       *Bk, *G, *R; /* scratch: 8 blocks dim x dim; dim x 2 dim; dim */
+} HsShoot;
+
+extern PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY;
+
+PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx);
+PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
+PetscErrorCode HsShootAssemblePattern(HsSolver s, Mat J);
+PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J);
+PetscErrorCode HsShootPackNodes(HsSolver s);
+
+#endif

@@ -1,0 +1,701 @@
+/* hamshoot: the multiple-shooting formulation (HSSOLVERSHOOTING; DESIGN.md
+ * section 3, "Multiple shooting"): its settings and their options, set-up,
+ * initial guess and view. The residual, the Jacobian and the matrix-free
+ * operator are in shootingjac.c; the serial march in costate/march.c.
+ *
+ * Linear solvers of the outer system (-hs_shoot_ksp): direct, a MUMPS LU of
+ * the whole block-banded matrix; rankblock, GMRES preconditioned by an exact
+ * LU of each rank's contiguous block of segments: the blocks are coupled only
+ * across the P-1 rank boundaries, through 2 dim unknowns each, so the
+ * preconditioned operator is I + (rank <= 2 dim (P-1)) and GMRES converges in
+ * at most 2 dim (P-1) + 1 iterations, whatever M and N. -hs_shoot_mf applies the
+ * exact Jacobian matrix-free (no global matrix), with unpreconditioned GMRES.
+ */
+#include "shootimpl.h"
+
+PetscLogEvent    HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY;
+static PetscBool hs_shoot_events = PETSC_FALSE;
+
+static PetscErrorCode FinalizeEvents(void)
+{
+  PetscFunctionBeginUser;
+  hs_shoot_events = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* -log_view: HsShootMarch (marches of residual evaluations), HsShootSens (marches with
+ * sensitivities, for the Jacobian), HsShootAssembly (the outer Jacobian's blocks). */
+static PetscErrorCode RegisterEvents(void)
+{
+  PetscFunctionBeginUser;
+  if (hs_shoot_events)
+    PetscFunctionReturn(0);
+  PetscCall(PetscLogEventRegister("HsShootMarch", HS_SOLVER_CLASSID, &HS_SHOOT_MARCH));
+  PetscCall(PetscLogEventRegister("HsShootSens", HS_SOLVER_CLASSID, &HS_SHOOT_SENS));
+  PetscCall(PetscLogEventRegister("HsShootAssembly", HS_SOLVER_CLASSID, &HS_SHOOT_ASSEMBLY));
+  PetscCall(PetscRegisterFinalize(FinalizeEvents));
+  hs_shoot_events = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The shooting data of s, or an error naming the caller if s is not a shooting solver. */
+static PetscErrorCode ShootData(HsSolver s, const char *caller, PetscBool before_setup, HsShoot **sh)
+{
+  PetscBool   match;
+  const char *type = ((PetscObject)s)->type_name;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &match));
+  PetscCheck(match, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
+             "%s() needs a shooting solver (HsSolverSetType(s, HSSOLVERSHOOTING) or -hs_bvp_type shooting); this one "
+             "is %s",
+             caller, type ? type : "of no type yet");
+  PetscCheck(!before_setup || !s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "%s() after HsSolverSetUp()", caller);
+  *sh = s->data;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetNumSegments - the number M >= 1 of shooting segments, an even split k_s = floor(s N/M)
+    (-hs_shoot_segments; default 1: single shooting; M = N: one interval each). M <= N is checked at
+    set-up. Collective; before HsSolverSetUp(). Clears knots set by HsSolverShootSetKnots(). @*/
+PetscErrorCode HsSolverShootSetNumSegments(HsSolver s, PetscInt M)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetNumSegments", PETSC_TRUE, &sh));
+  PetscCheck(M >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_shoot_segments %" PetscInt_FMT ": need at least 1 segment", M);
+  sh->M     = M;
+  sh->nuser = 0;
+  PetscCall(PetscFree(sh->user_knots));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetNumSegments - M: the number of segments (n + 1 with n interior knots). Not collective. @*/
+PetscErrorCode HsSolverShootGetNumSegments(HsSolver s, PetscInt *M)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetNumSegments", PETSC_FALSE, &sh));
+  *M = sh->nuser ? sh->nuser + 1 : sh->M;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetKnots - an uneven split: the interior knots 0 < k_1 < ... < k_n < N (node
+    indices; copied), n + 1 segments (-hs_shoot_knots k1,k2,...; overrides -hs_shoot_segments). The
+    order and the range are checked at set-up. n = 0 returns to the even split. Collective; before
+    HsSolverSetUp(). @*/
+PetscErrorCode HsSolverShootSetKnots(HsSolver s, PetscInt n, const PetscInt knots[])
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetKnots", PETSC_TRUE, &sh));
+  PetscCheck(n >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_shoot_knots: %" PetscInt_FMT " knots", n);
+  PetscCall(PetscFree(sh->user_knots));
+  sh->nuser = n;
+  if (n) {
+    PetscCall(PetscMalloc1(n, &sh->user_knots));
+    PetscCall(PetscArraycpy(sh->user_knots, knots, n));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetKnots - the interior knots given to HsSolverShootSetKnots (n = 0, NULL if none).
+    Not collective. @*/
+PetscErrorCode HsSolverShootGetKnots(HsSolver s, PetscInt *n, const PetscInt *knots[])
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetKnots", PETSC_FALSE, &sh));
+  *n     = sh->nuser;
+  *knots = sh->user_knots;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetLinearSolver - the linear solver of the outer system (-hs_shoot_ksp): HS_SHOOT_KSP_DIRECT
+    (default: MUMPS LU of the whole matrix) or HS_SHOOT_KSP_RANKBLOCK (GMRES with an exact LU of each
+    rank's block; at most 4n(P-1)+1 iterations per Newton step). -ksp_type/-pc_type override it.
+    Collective; before HsSolverSetUp(). @*/
+PetscErrorCode HsSolverShootSetLinearSolver(HsSolver s, HsShootKSPType type)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetLinearSolver", PETSC_TRUE, &sh));
+  PetscCheck(type == HS_SHOOT_KSP_DIRECT || type == HS_SHOOT_KSP_RANKBLOCK, PetscObjectComm((PetscObject)s),
+             PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_ksp: unknown linear solver %d", (int)type);
+  sh->ksp = type;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetLinearSolver - the outer linear solver (-hs_shoot_ksp). Not collective. @*/
+PetscErrorCode HsSolverShootGetLinearSolver(HsSolver s, HsShootKSPType *type)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetLinearSolver", PETSC_FALSE, &sh));
+  *type = sh->ksp;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetInitialGuessType - where the segment starts z_s come from without a warm start
+    (-hs_shoot_init): HS_SHOOT_INIT_LINEAR (default: the rows of the initial guess, HsSolverGuessRow) or
+    HS_SHOOT_INIT_TRANSCRIPTION (a transcription solve of the same discrete problem, from that guess;
+    its SNES takes the options prefix hs_init_). Collective; before HsSolverSetUp(). @*/
+PetscErrorCode HsSolverShootSetInitialGuessType(HsSolver s, HsShootInitType type)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetInitialGuessType", PETSC_TRUE, &sh));
+  PetscCheck(type == HS_SHOOT_INIT_LINEAR || type == HS_SHOOT_INIT_TRANSCRIPTION, PetscObjectComm((PetscObject)s),
+             PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_init: unknown initial guess type %d", (int)type);
+  sh->init = type;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetInitialGuessType - the -hs_shoot_init choice. Not collective. @*/
+PetscErrorCode HsSolverShootGetInitialGuessType(HsSolver s, HsShootInitType *type)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetInitialGuessType", PETSC_FALSE, &sh));
+  *type = sh->init;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetMatrixFree - apply the exact Jacobian matrix-free from the per-segment blocks,
+    with no global matrix and unpreconditioned GMRES (-hs_shoot_mf; default off). Collective; before
+    HsSolverSetUp(). @*/
+PetscErrorCode HsSolverShootSetMatrixFree(HsSolver s, PetscBool mf)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetMatrixFree", PETSC_TRUE, &sh));
+  sh->mf = mf;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetMatrixFree - whether the Jacobian is applied matrix-free. Not collective. @*/
+PetscErrorCode HsSolverShootGetMatrixFree(HsSolver s, PetscBool *mf)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetMatrixFree", PETSC_FALSE, &sh));
+  *mf = sh->mf;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetMaxGrowth - the sensitivity growth within a segment (largest |d(march)/dz|)
+    beyond which the solve stops with a diagnosis asking for more segments (-hs_shoot_max_growth,
+    > 1; default HS_SHOOT_MAX_GROWTH_DEFAULT = 1e8 = 1/sqrt(eps): the end data would keep fewer than
+    8 digits). Collective. @*/
+PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetMaxGrowth", PETSC_FALSE, &sh));
+  PetscCheck(growth > 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_shoot_max_growth %g must exceed 1", (double)growth);
+  sh->max_growth = growth;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetMaxGrowth - the -hs_shoot_max_growth limit. Not collective. @*/
+PetscErrorCode HsSolverShootGetMaxGrowth(HsSolver s, PetscReal *growth)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetMaxGrowth", PETSC_FALSE, &sh));
+  *growth = sh->max_growth;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootSetStepTolerances - the per-step (local) Newton of the march (costate/march.c):
+    residual tolerance atol relative to 1+|y| (-hs_step_atol, default 1e-14), update tolerance stol
+    (-hs_step_stol, 1e-12), iterations max_it (-hs_step_max_it, 25); PETSC_DEFAULT keeps a value.
+    Collective; before HsSolverSetUp(). @*/
+PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscReal stol, PetscInt max_it)
+{
+  HsShoot *sh;
+  MPI_Comm comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootSetStepTolerances", PETSC_TRUE, &sh));
+  if (atol != (PetscReal)PETSC_DEFAULT) {
+    PetscCheck(atol > 0 && atol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_atol %g must lie in (0, 1)",
+               (double)atol);
+    sh->step_atol = atol;
+  }
+  if (stol != (PetscReal)PETSC_DEFAULT) {
+    PetscCheck(stol > 0 && stol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_stol %g must lie in (0, 1)",
+               (double)stol);
+    sh->step_stol = stol;
+  }
+  if (max_it != PETSC_DEFAULT) {
+    PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1",
+               max_it);
+    sh->step_max_it = max_it;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShootGetStepTolerances - the local Newton's tolerances (any output may be NULL). Not collective. @*/
+PetscErrorCode HsSolverShootGetStepTolerances(HsSolver s, PetscReal *atol, PetscReal *stol, PetscInt *max_it)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(ShootData(s, "HsSolverShootGetStepTolerances", PETSC_FALSE, &sh));
+  if (atol)
+    *atol = sh->step_atol;
+  if (stol)
+    *stol = sh->step_stol;
+  if (max_it)
+    *max_it = sh->step_max_it;
+  PetscFunctionReturn(0);
+}
+
+/* -hs_shoot_knots k1,k2,...: the list is counted first, so any number of knots is read. */
+static PetscErrorCode KnotsOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  HsShoot  *sh = s->data;
+  PetscInt  n, *k;
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsListLength(PetscOptionsObject->options, PetscOptionsObject->prefix, "-hs_shoot_knots", &n));
+  n = PetscMax(n, sh->nuser);
+  PetscCall(PetscCalloc1(n + 1, &k)); /* the current knots, for -help */
+  if (sh->nuser)
+    PetscCall(PetscArraycpy(k, sh->user_knots, sh->nuser));
+  PetscCall(PetscOptionsIntArray("-hs_shoot_knots",
+                                 "interior segment knots k_1,...,k_{M-1} (uneven split; overrides -hs_shoot_segments)",
+                                 "HsSolverShootSetKnots", k, &n, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetKnots(s, n, k));
+  PetscCall(PetscFree(k));
+  PetscFunctionReturn(0);
+}
+
+/* -hs_shoot_ksp, -hs_shoot_init, -hs_shoot_mf, -hs_shoot_max_growth */
+static PetscErrorCode SolverOptions(PetscOptionItems *PetscOptionsObject, HsSolver s, HsShoot *sh)
+{
+  static const char *const ksps[] = {"direct", "rankblock"}, *const inits[] = {"linear", "transcription"};
+  PetscInt                 k = sh->ksp, ini = sh->init;
+  PetscReal                g;
+  PetscBool                flg, b;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsChoice(
+      PetscOptionsObject, comm, "-hs_shoot_ksp",
+      "shooting linear solver: direct (MUMPS LU of the whole matrix) or rankblock (GMRES, exact LU per rank)",
+      "HsSolverShootSetLinearSolver", ksps, 2, &k, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetLinearSolver(s, (HsShootKSPType)k));
+  PetscCall(HsOptionsChoice(PetscOptionsObject, comm, "-hs_shoot_init",
+                            "shooting initial guess: linear (the rows of the initial guess) or transcription",
+                            "HsSolverShootSetInitialGuessType", inits, 2, &ini, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetInitialGuessType(s, (HsShootInitType)ini));
+  PetscCall(PetscOptionsBool("-hs_shoot_mf",
+                             "shooting: apply the exact Jacobian matrix-free (no global matrix; unpreconditioned GMRES)",
+                             "HsSolverShootSetMatrixFree", sh->mf, &b, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetMatrixFree(s, b));
+  PetscCall(PetscOptionsReal("-hs_shoot_max_growth",
+                             "largest sensitivity growth within a segment before the solve stops and asks for more "
+                             "segments",
+                             "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetMaxGrowth(s, g));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsObject)
+{
+  HsShoot  *sh = s->data;
+  PetscInt  M, it;
+  PetscReal a;
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Multiple shooting options (-hs_bvp_type shooting)");
+  PetscCall(HsSolverShootGetNumSegments(s, &M));
+  PetscCall(PetscOptionsInt("-hs_shoot_segments",
+                            "number of shooting segments M (1 = single shooting, N = one interval each)",
+                            "HsSolverShootSetNumSegments", M, &M, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetNumSegments(s, M));
+  PetscCall(KnotsOption(PetscOptionsObject, s));
+  PetscCall(PetscOptionsReal("-hs_step_atol",
+                             "local (per-step) Newton tolerance on the h-scaled step residual, relative to 1+|y|",
+                             "HsSolverShootSetStepTolerances", sh->step_atol, &a, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetStepTolerances(s, a, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(PetscOptionsReal("-hs_step_stol",
+                             "local Newton also stops when its update is below this, relative to 1+|y| (quadratic "
+                             "convergence: the iterate is then at round-off)",
+                             "HsSolverShootSetStepTolerances", sh->step_stol, &a, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, a, PETSC_DEFAULT));
+  PetscCall(PetscOptionsInt("-hs_step_max_it", "local Newton iterations per step", "HsSolverShootSetStepTolerances",
+                            sh->step_max_it, &it, &flg));
+  if (flg)
+    PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, PETSC_DEFAULT, it));
+  PetscCall(SolverOptions(PetscOptionsObject, s, sh));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+/* Segment knots: the even split k_s = floor(s N / M), or the user's list (checked here, now that N is known). */
+static PetscErrorCode SetUpKnots(HsSolver s, HsShoot *sh)
+{
+  PetscFunctionBeginUser;
+  sh->Mset = sh->nuser ? sh->nuser + 1 : sh->M;
+  PetscCheck(sh->Mset >= 1 && sh->Mset <= s->N, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_shoot_segments %" PetscInt_FMT ": need 1 <= M <= N = %" PetscInt_FMT, sh->Mset, s->N);
+  PetscCall(PetscMalloc1(sh->Mset + 1, &sh->knots));
+  sh->knots[0] = 0;
+  for (PetscInt i = 0; i < sh->nuser; i++) {
+    PetscCheck(sh->user_knots[i] > (i ? sh->user_knots[i - 1] : 0) && sh->user_knots[i] < s->N,
+               PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_shoot_knots: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT
+               "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
+               s->N - 1, i + 1, sh->user_knots[i]);
+    sh->knots[i + 1] = sh->user_knots[i];
+  }
+  if (!sh->nuser)
+    for (PetscInt i = 1; i < sh->Mset; i++)
+      sh->knots[i] = (PetscInt)((i * (long long)s->N) / sh->Mset);
+  sh->knots[sh->Mset] = s->N;
+  PetscFunctionReturn(0);
+}
+
+/* The march on the solver's current discretization (which a solve after a parameter change rebuilds). */
+static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
+{
+  int st;
+
+  PetscFunctionBeginUser;
+  HsMarchDestroy(&sh->march);
+  st = HsMarchCreate(s->disc, &sh->march);
+  PetscCheck(st == HS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_MEM, "cannot create the shooting march");
+  st = HsMarchSetTolerances(sh->march, sh->step_atol, sh->step_stol, (int)sh->step_max_it);
+  PetscCheck(st == HS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "bad march tolerances");
+  PetscFunctionReturn(0);
+}
+
+/* The per-segment storage of the local segments (the march is made by PreSolve). */
+static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
+{
+  PetscInt dim = 2 * s->prob->n, w = 2 * dim, nloc, len = 0, e = 3 * dim + 3 * dim * w;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->Mset, &sh->layout));
+  sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
+  nloc   = sh->s1 - sh->s0;
+  for (PetscInt i = sh->s0; i < sh->s1; i++)
+    len += sh->knots[i + 1] - sh->knots[i] + 1;
+  PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * w + 1, &sh->sens, nloc + 1, &sh->traj_off));
+  PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
+  PetscCall(PetscCalloc2(nloc * 3 * dim * w + 1, &sh->jblk, w, &sh->vprev));
+  PetscCall(PetscMalloc4(e, &sh->end_send, e, &sh->end_recv, e, &sh->end_local, dim, &sh->znext));
+  PetscCall(PetscMalloc3(8 * dim * dim, &sh->Bk, dim * w, &sh->G, dim, &sh->R));
+  for (PetscInt i = 0; i < nloc; i++)
+    sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
+  PetscFunctionReturn(0);
+}
+
+/* The default linear solver of the outer system (-hs_shoot_ksp, -hs_shoot_mf) and the line search;
+ * -ksp_type, -pc_type, -snes_linesearch_type override them (HsSolverSetUp). */
+static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
+{
+  KSP            ksp;
+  PC             pc;
+  SNESLineSearch ls;
+  PetscMPIInt    size;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  if (sh->mf) {
+    PetscCall(KSPSetType(ksp, KSPGMRES));
+    PetscCall(KSPGMRESSetRestart(ksp, HS_SHOOT_MF_RESTART));
+    PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, 10000));
+    PetscCall(PCSetType(pc, PCNONE));
+  } else if (sh->ksp == HS_SHOOT_KSP_RANKBLOCK) { /* sub-blocks: HsShootSetUpSubKSP once the options are in */
+    PetscCall(KSPSetType(ksp, KSPGMRES));
+    PetscCall(KSPGMRESSetRestart(ksp, 4 * s->prob->n * (size - 1) + 2));
+    PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, PETSC_DEFAULT));
+    PetscCall(PCSetType(pc, PCBJACOBI));
+  } else {
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(PCSetType(pc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+#endif
+  }
+  /* The secant (l2) line search copes with marches that fail at a trial
+   * point (a domain error) better than backtracking does. */
+  PetscCall(SNESGetLineSearch(s->snes, &ls));
+  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsShoot *sh = s->data;
+  PetscInt w = 4 * s->prob->n, nloc, nodes;
+
+  PetscFunctionBeginUser;
+  PetscCall(SetUpKnots(s, sh));
+  PetscCall(SetUpStorage(s, sh));
+  nloc = sh->s1 - sh->s0;
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nloc * w, PETSC_DETERMINE, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  if (sh->mf) /* the exact product from the stored blocks; no global matrix */
+    PetscCall(HsShootCreateMFOperator(s, &s->Jac));
+  else { /* row block s has entries in column blocks s-1, s, s+1: that pattern, assembled once */
+    PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE,
+                           3 * w, NULL, 2 * w, NULL, &s->Jac));
+    PetscCall(HsShootAssemblePattern(s, s->Jac));
+    PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  }
+  PetscCall(SNESSetFunction(s->snes, s->F, HsShootFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
+  /* node-layout vector for diagnostics and output: local nodes k_{s0}..k_{s1}-1 (+ N on the last owner) */
+  nodes = (nloc ? sh->knots[sh->s1] - sh->knots[sh->s0] : 0) + (nloc && sh->s1 == sh->Mset ? 1 : 0);
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nodes * w, (s->N + 1) * w, &s->Xnodes));
+  s->res.segments = sh->Mset;
+  PetscCall(SetUpKSP(s, sh));
+  PetscFunctionReturn(0);
+}
+
+/* rankblock, after the options: each rank's block defaults to an exact LU with partial pivoting
+ * (MUMPS; PETSc's own LU does not pivot), set on this solver's sub-KSPs, which exist once the PC has
+ * been set up on the (pattern-assembled) Jacobian; -sub_ksp_type, -sub_pc_type override. */
+static PetscErrorCode SetUpSubKSP(HsSolver s, KSP ksp)
+{
+  HsShoot  *sh = s->data;
+  PC        pc, subpc;
+  KSP      *sub;
+  PetscInt  nsub;
+  PetscBool bj;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &bj));
+  if (!bj || sh->mf)
+    PetscFunctionReturn(0);
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCBJacobiGetSubKSP(pc, &nsub, NULL, &sub));
+  for (PetscInt i = 0; i < nsub; i++) {
+    PetscCall(KSPGetPC(sub[i], &subpc));
+    PetscCall(PCSetType(subpc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+    PetscCall(PCFactorSetMatSolverType(subpc, MATSOLVERMUMPS));
+#endif
+    PetscCall(KSPSetFromOptions(sub[i]));
+    PetscCall(HsSolverConfigureFactorization(s, subpc));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -hs_shoot_init transcription: z_s = (x_{k_s}, lambda_{k_s+1/2}) taken from a transcription solve
+ * of the same discrete problem (its M = N limit), started from the same initial guess. */
+static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
+{
+  HsSolver    t;
+  HsResults   r;
+  Vec         Xt;
+  IS          from;
+  VecScatter  sc;
+  SNES        snes;
+  const char *prefix;
+  PetscInt   *idx, w = 4 * s->prob->n, n = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), &t));
+  PetscCall(HsSolverSetType(t, HSSOLVERTRANSCRIPTION));
+  PetscCall(HsSolverSetProblem(t, s->prob));
+  PetscCall(HsSolverSetNumIntervals(t, s->N));
+  PetscCall(HsSolverSetSchemes(t, s->ss, s->cs));
+  PetscCall(HsSolverSetDGTolerance(t, s->dg_tol));
+  PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
+  PetscCall(HsSolverSetOptionsPrefix(t, prefix));
+  PetscCall(HsSolverAppendOptionsPrefix(t, "hs_init_")); /* not the shooting solve's -snes_* options */
+  if (s->guess)
+    PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
+  PetscCall(HsSolverSetUp(t));
+  PetscCall(HsSolverGetSNES(t, &snes));
+  PetscCall(SNESSetFromOptions(snes)); /* -hs_init_snes_* */
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
+             "-hs_shoot_init transcription: the transcription solve did not converge (%s)",
+             SNESConvergedReasons[r.reason]);
+  PetscCall(HsSolverGetSolution(t, &Xt));
+  PetscCall(PetscMalloc1((sh->s1 - sh->s0) * w, &idx));
+  for (PetscInt seg = sh->s0; seg < sh->s1; seg++)
+    for (PetscInt c = 0; c < w; c++)
+      idx[n++] = sh->knots[seg] * w + c;
+  PetscCall(ISCreateGeneral(PetscObjectComm((PetscObject)s), n, idx, PETSC_OWN_POINTER, &from));
+  PetscCall(VecScatterCreate(Xt, from, s->X, NULL, &sc));
+  PetscCall(VecScatterBegin(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(ISDestroy(&from));
+  PetscCall(HsSolverDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+/* z_s from the rows of the initial guess at the knots (or a transcription solve); the stored marches
+ * no longer belong to these starts. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
+{
+  HsShoot     *sh = s->data;
+  PetscInt     w  = 4 * s->prob->n;
+  PetscScalar *z;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(X, &z));
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    PetscCall(HsSolverGuessRow(s, sh->knots[t], z + (t - sh->s0) * w));
+  PetscCall(VecRestoreArray(X, &z));
+  PetscCall((*s->ops->resetiterate)(s));
+  if (sh->init == HS_SHOOT_INIT_TRANSCRIPTION)
+    PetscCall(InitFromTranscription(s, sh));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ResetIterate(HsSolver s)
+{
+  HsShoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    sh->marched[t - sh->s0] = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CreateMarch(s, s->data));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsShootPackNodes(s)); /* the last function evaluation marched the final z */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  HsShoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(buf, len, "multiple shooting with %d segment%s", (int)sh->Mset, sh->Mset > 1 ? "s" : ""));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode View(HsSolver s, PetscViewer viewer)
+{
+  HsResults *r = &s->res;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n",
+                                   r->ksp_iterations));
+  if (r->sensitivity_growth > 0)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
+                                     (double)r->sensitivity_growth));
+  else /* no Jacobian evaluated: a root at the start, or the first march failed */
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth not computed (no Jacobian was evaluated)\n"));
+  PetscFunctionReturn(0);
+}
+
+/* summary.json: "sensitivity_growth" (null: not computed) */
+static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
+{
+  PetscReal g = s->res.sensitivity_growth;
+
+  PetscFunctionBeginUser;
+  if (g > 0 && isfinite(g))
+    fprintf(f, "  \"sensitivity_growth\": %.17g,\n", (double)g);
+  else
+    fprintf(f, "  \"sensitivity_growth\": null,\n");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsShoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(sh->user_knots));
+  PetscCall(PetscFree(sh->knots));
+  PetscCall(HsSegmentLayoutDestroy(&sh->layout));
+  HsMarchDestroy(&sh->march);
+  PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
+  PetscCall(PetscFree2(sh->growth, sh->marched));
+  PetscCall(PetscFree2(sh->jblk, sh->vprev));
+  PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
+  PetscCall(PetscFree3(sh->Bk, sh->G, sh->R));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverCreate_Shooting - the multiple-shooting formulation (HSSOLVERSHOOTING, DESIGN.md section 3):
+    M segments marched in parallel (each rank its contiguous block), matched by continuity of x and
+    the costate equation across each boundary; exact Jacobian from the march's sensitivities.
+
+  Collective; called by HsSolverSetType(). Its keys (SetFromOptions): -hs_shoot_segments,
+  -hs_shoot_knots, -hs_shoot_ksp, -hs_shoot_init, -hs_shoot_mf, -hs_shoot_max_growth, -hs_step_atol,
+  -hs_step_stol, -hs_step_max_it (the HsSolverShoot* setters).
+@*/
+PetscErrorCode HsSolverCreate_Shooting(HsSolver s)
+{
+  HsShoot *sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(RegisterEvents());
+  PetscCall(PetscNew(&sh));
+  sh->M                  = 1;
+  sh->ksp                = HS_SHOOT_KSP_DIRECT;
+  sh->init               = HS_SHOOT_INIT_LINEAR;
+  sh->max_growth         = HS_SHOOT_MAX_GROWTH_DEFAULT;
+  sh->step_atol          = HS_MARCH_ATOL_DEFAULT;
+  sh->step_stol          = HS_MARCH_STOL_DEFAULT;
+  sh->step_max_it        = HS_MARCH_MAX_IT_DEFAULT;
+  s->data                = sh;
+  s->ops->setfromoptions = SetFromOptions;
+  s->ops->setup          = SetUp;
+  s->ops->setupksp       = SetUpSubKSP;
+  s->ops->guess          = Guess;
+  s->ops->resetiterate   = ResetIterate;
+  s->ops->presolve       = PreSolve;
+  s->ops->postsolve      = PostSolve;
+  s->ops->describe       = Describe;
+  s->ops->view           = View;
+  s->ops->writesummary   = WriteSummary;
+  s->ops->destroy        = Destroy;
+  PetscFunctionReturn(0);
+}

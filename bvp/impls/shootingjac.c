@@ -1,0 +1,432 @@
+/* hamshoot: residual, Jacobian and matrix-free operator of multiple shooting
+ * (DESIGN.md section 3, "Multiple shooting"; the layout in shootimpl.h).
+ *
+ * Outer residual (HsShootFormFunction): per segment, continuity of x at its
+ * end (or the terminal condition) and the costate equation at its start across
+ * the boundary (or the initial condition); the costate stencil spans two
+ * intervals, so costate continuity is not an equality. Only the end data of a
+ * rank's last segment and the x-part of its first z cross ranks (mpi/).
+ *
+ * Jacobian: the march's sensitivities (costate/march.c) give, per segment s,
+ *   B1  = d x_{k_{s+1}} / dz_s = S(x_b)           (and -[I 0] on z_{s+1})
+ *   B2p = d C_{k_s} / dz_{s-1},  B2c = d C_{k_s} / dz_s   ([I 0] and 0 for s = 0)
+ * kept per segment and inserted into an assembled matrix or applied by the
+ * matrix-free shell.
+ */
+#include "shootimpl.h"
+
+#include "../../costate/hsdense.h"
+
+/* Marches local segment t from z; a failure is recorded as the diagnosis and sets *failed. */
+static PetscErrorCode MarchSegment(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *z, PetscBool sens,
+                                   PetscBool *failed)
+{
+  PetscInt li = t - sh->s0, dim = 2 * s->prob->n, w = 2 * dim;
+  int      st;
+
+  PetscFunctionBeginUser;
+  st = HsMarchSegment(sh->march, (int)sh->knots[t], (int)(sh->knots[t + 1] - sh->knots[t]), z, sh->marched[li],
+                      sh->traj + sh->traj_off[li], sens ? sh->sens + li * 4 * dim * w : NULL,
+                      sens ? &sh->growth[li] : NULL);
+  sh->marched[li] = (PetscBool)(st == HS_SUCCESS);
+  if (st) {
+    *failed = PETSC_TRUE;
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "segment %d, %s%s", (int)t, HsMarchGetFailure(sh->march),
+                                   st == HS_ENOCONV ? "; see -hs_step_max_it, -hs_step_atol, -hs_step_stol" : ""));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Marches every local segment; a failure anywhere becomes a domain error on all ranks. */
+static PetscErrorCode MarchAll(HsSolver s, HsShoot *sh, const PetscReal *z, PetscBool sens, PetscBool *failed)
+{
+  PetscInt  w = 4 * s->prob->n;
+  PetscBool f = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
+  for (PetscInt t = sh->s0; t < sh->s1 && !f; t++)
+    PetscCall(MarchSegment(s, sh, t, z + (t - sh->s0) * w, sens, &f));
+  PetscCall(PetscLogEventEnd(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
+  PetscCallMPI(MPI_Allreduce(&f, failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  PetscFunctionReturn(0);
+}
+
+/* End data of segment t as a packed array [x_{b-1}, lambda_{b-1/2}, x_b, S(x_{b-1}), S(lambda_{b-1/2}), S(x_b)]. */
+static PetscErrorCode PackEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sens, PetscReal *buf)
+{
+  PetscInt   dim = 2 * s->prob->n, w = 2 * dim, li = t - sh->s0, L = sh->knots[t + 1] - sh->knots[t];
+  PetscReal *T = sh->traj + sh->traj_off[li];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(buf, T + (L - 1) * w, dim));
+  PetscCall(PetscArraycpy(buf + dim, T + (L - 1) * w + dim, dim));
+  PetscCall(PetscArraycpy(buf + 2 * dim, T + L * w, dim));
+  if (sens)
+    PetscCall(PetscArraycpy(buf + 3 * dim, sh->sens + li * 4 * dim * w + dim * w, 3 * dim * w));
+  PetscFunctionReturn(0);
+}
+
+/* Boundary exchange with the neighbouring ranks: the end data of this rank's last segment go to the
+ * owner of the next segment, the x-part of this rank's first z to the owner of the previous one.
+ * Received: sh->end_recv (end data of segment s0-1) and sh->znext (x-part of z_{s1}). */
+static PetscErrorCode ExchangeNeighbors(HsSolver s, HsShoot *sh, const PetscScalar *z, PetscBool sens)
+{
+  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, cnt = 3 * dim + (sens ? 3 * dim * w : 0);
+  PetscMPIInt prev, next;
+
+  PetscFunctionBeginUser;
+  if (sh->s1 == sh->s0)
+    PetscFunctionReturn(0);
+  PetscCall(HsSegmentLayoutNeighbors(sh->layout, &prev, &next));
+  PetscCall(PackEnd(s, sh, sh->s1 - 1, sens, sh->end_send));
+  PetscCall(HsExchangeNeighbors(PetscObjectComm((PetscObject)s), prev, next, sh->end_send, cnt, sh->end_recv, z, dim,
+                                sh->znext));
+  PetscFunctionReturn(0);
+}
+
+/* End data of segment t - 1 (t >= 1), local or received. */
+static PetscErrorCode PrevEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sens, const PetscReal **e)
+{
+  PetscFunctionBeginUser;
+  if (t == sh->s0)
+    *e = sh->end_recv;
+  else {
+    PetscCall(PackEnd(s, sh, t - 1, sens, sh->end_local));
+    *e = sh->end_local;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Row block t of the residual (2 dim rows, owned with z_t):
+ *   first half:  t < M-1: x_{k_{t+1}}(march of t) - x^{(t+1)}    (continuity)
+ *                t = M-1: x_N(march of M-1) - x_T, or the transversality rows of free components
+ *   second half: t = 0:   x^{(0)} - x0                            (initial condition)
+ *                t >= 1:  C_{k_t}(x_{k_t-1}, x^{(t)}, x_{k_t+1}, lambda_{k_t-1/2}, lambda^{(t)})
+ * *failed is set if an evaluation leaves the domain. */
+static PetscErrorCode RowBlock(HsSolver s, HsShoot *sh, PetscInt t, const PetscScalar *zt, PetscScalar *ft,
+                               PetscBool *failed)
+{
+  const HsProblem *P   = s->prob;
+  PetscInt         dim = 2 * P->n, w = 2 * dim, L = sh->knots[t + 1] - sh->knots[t];
+  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xnext, *e;
+
+  PetscFunctionBeginUser;
+  xnext = t == sh->Mset - 1 ? P->xT : (t + 1 < sh->s1 ? zt + w : sh->znext);
+  for (PetscInt i = 0; i < dim; i++)
+    ft[i] = T[L * w + i] - xnext[i];
+  if (t == sh->Mset - 1 && s->has_free) {
+    if (HsDiscTerminalResidual(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + dim, sh->R)) {
+      *failed = PETSC_TRUE;
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "segment %d, step %d: terminal condition failed", (int)t,
+                                     (int)sh->knots[t + 1]));
+    } else
+      for (PetscInt i = 0; i < dim; i++)
+        if (!P->xT_fixed[i])
+          ft[i] = sh->R[i];
+  }
+  if (t == 0) {
+    for (PetscInt i = 0; i < dim; i++)
+      ft[dim + i] = zt[i] - P->x0[i];
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PrevEnd(s, sh, t, PETSC_FALSE, &e));
+  if (HsDiscCostateResidual(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, ft + dim)) {
+    *failed = PETSC_TRUE;
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "segment %d, step %d: costate equation across the boundary failed",
+                                   (int)t, (int)sh->knots[t]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootFormFunction - the outer residual of multiple shooting (SNES function; bvp/ internal):
+    marches every local segment from its z, exchanges boundary data, evaluates RowBlock for each
+    local segment. A march or evaluation outside the domain is a SNES domain error (on every rank).
+    Collective. @*/
+PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  HsSolver           s  = ctx;
+  HsShoot           *sh = s->data;
+  PetscInt           w  = 4 * s->prob->n;
+  const PetscScalar *z;
+  PetscScalar       *f;
+  PetscBool          failed;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &z));
+  PetscCall(MarchAll(s, sh, z, PETSC_FALSE, &failed));
+  if (failed) {
+    PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(SNESSetFunctionDomainError(snes));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(ExchangeNeighbors(s, sh, z, PETSC_FALSE));
+  PetscCall(VecGetArray(F, &f));
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    PetscCall(RowBlock(s, sh, t, z + (t - sh->s0) * w, f + (t - sh->s0) * w, &failed));
+  PetscCall(VecRestoreArray(F, &f));
+  PetscCall(VecRestoreArrayRead(X, &z));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (failed)
+    PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* The free rows of B1 of the last segment: d R / dz = Rxm S(x_{b-1}) + RxN S(x_b) + Rlm S(lambda_{b-1/2}). */
+static PetscErrorCode TransversalityRows(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *Sown, PetscReal *B1)
+{
+  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
+  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+  PetscReal       *Bk = sh->Bk, *G = sh->G;
+  int              st;
+
+  PetscFunctionBeginUser;
+  st = HsDiscTerminalJacobian(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + dim, Bk, Bk + dd, Bk + 2 * dd);
+  PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal Jacobian failed");
+  PetscCall(PetscArrayzero(G, dim * w));
+  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk, Sown + dim * w, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + dd, Sown + 3 * dim * w, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + 2 * dd, Sown + 2 * dim * w, G);
+  for (PetscInt i = 0; i < dim; i++)
+    if (!s->prob->xT_fixed[i])
+      PetscCall(PetscArraycpy(B1 + i * w, G + i * w, w));
+  PetscFunctionReturn(0);
+}
+
+/* The Jacobian blocks B1, B2p, B2c of local segment t into sh->jblk (file head). */
+static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const PetscScalar *zt)
+{
+  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim;
+  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * w, *e, *Se;
+  PetscReal       *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w, *Bk = sh->Bk;
+  int              st;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(B1, Sown + 3 * dim * w, dim * w));
+  if (t == sh->Mset - 1 && s->has_free)
+    PetscCall(TransversalityRows(s, sh, t, Sown, B1));
+  PetscCall(PetscArrayzero(B2p, 2 * dim * w));
+  if (t == 0) { /* initial condition */
+    for (PetscInt i = 0; i < dim; i++)
+      B2c[i * w + i] = 1;
+    PetscFunctionReturn(0);
+  }
+  /* costate equation at k_t across the boundary */
+  PetscCall(PrevEnd(s, sh, t, PETSC_TRUE, &e));
+  Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of segment t-1 */
+  st = HsDiscCostateJacobian(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd,
+                             Bk + 3 * dd, Bk + 4 * dd);
+  PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed",
+             sh->knots[t]);
+  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk, Se, B2p); /* Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
+  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + 3 * dd, Se + dim * w, B2p);
+  for (PetscInt i = 0; i < dim; i++) /* [Cx0  Clp] + Cxp S(x_{k_t+1}) */
+    for (PetscInt c = 0; c < dim; c++)
+      B2c[i * w + c] = Bk[dd + i * dim + c], B2c[i * w + dim + c] = Bk[4 * dd + i * dim + c];
+  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + 2 * dd, Sown, B2c);
+  PetscFunctionReturn(0);
+}
+
+/* Adds an nr x nc block at (global) rows r0.., columns c0... */
+static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, PetscInt nc, const PetscReal *v)
+{
+  PetscInt ri[nr], ci[nc];
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nr; i++)
+    ri[i] = r0 + i;
+  for (PetscInt i = 0; i < nc; i++)
+    ci[i] = c0 + i;
+  PetscCall(MatSetValues(J, nr, ri, nc, ci, v, ADD_VALUES));
+  PetscFunctionReturn(0);
+}
+
+/* Inserts the blocks of the local segments (or, with pattern, zeros in their places) and assembles. */
+static PetscErrorCode InsertBlocks(HsSolver s, HsShoot *sh, Mat Pm, PetscBool pattern)
+{
+  PetscInt   dim = 2 * s->prob->n, w = 2 * dim;
+  PetscReal *V, *Z;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(dim * w, &V, 3 * dim * w, &Z));
+  for (PetscInt i = 0; i < dim && !pattern; i++)
+    V[i * w + i] = -1;
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    const PetscReal *B1 = pattern ? Z : sh->jblk + (t - sh->s0) * 3 * dim * w;
+    PetscCall(AddBlock(Pm, t * w, t * w, dim, w, B1));
+    if (t < sh->Mset - 1)
+      PetscCall(AddBlock(Pm, t * w, (t + 1) * w, dim, w, V));
+    if (t > 0)
+      PetscCall(AddBlock(Pm, t * w + dim, (t - 1) * w, dim, w, B1 + dim * w));
+    PetscCall(AddBlock(Pm, t * w + dim, t * w, dim, w, B1 + 2 * dim * w));
+  }
+  PetscCall(PetscFree2(V, Z));
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootAssemblePattern - assembles the block pattern of the outer Jacobian with zero values, so that
+    the matrix is assembled (and its structure fixed) before the first Newton step. Collective. @*/
+PetscErrorCode HsShootAssemblePattern(HsSolver s, Mat J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(InsertBlocks(s, s->data, J, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+/* A Jacobian evaluation that fails still leaves assembled matrices behind. */
+static PetscErrorCode AssembleOnly(Mat Jm, Mat Pm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The largest sensitivity growth over all segments; beyond max_growth the march cannot carry the
+ * digits Newton needs: a diagnosis, and *too_large. */
+static PetscErrorCode GrowthCheck(HsSolver s, HsShoot *sh, PetscBool *too_large)
+{
+  struct {
+    double v;
+    int    seg;
+  } g = {1, -1}, gmax;
+
+  PetscFunctionBeginUser;
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    if (sh->growth[t - sh->s0] > g.v)
+      g.v = sh->growth[t - sh->s0], g.seg = (int)t;
+  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
+  s->res.sensitivity_growth = gmax.v;
+  s->amplification          = gmax.v;
+  *too_large                = (PetscBool)(gmax.v > sh->max_growth);
+  if (*too_large)
+    PetscCall(HsSolverSetDiagnosis(
+        s, PETSC_TRUE,
+        "segment %d (nodes %d..%d): sensitivity growth %.1e exceeds -hs_shoot_max_growth %.0e; double precision "
+        "carries about 16 digits, so the shooting residual cannot be resolved: use more segments (-hs_shoot_segments)",
+        gmax.seg, (int)sh->knots[gmax.seg], (int)sh->knots[gmax.seg + 1], gmax.v, (double)sh->max_growth));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootFormJacobian - the exact outer Jacobian (SNES Jacobian; bvp/ internal): marches with
+    sensitivities, checks their growth, computes each local segment's blocks and inserts them into
+    Pm (nothing to insert for the matrix-free shell). A failed march, or a growth beyond
+    -hs_shoot_max_growth, is a SNES Jacobian domain error. Collective. @*/
+PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
+{
+  HsSolver           s  = ctx;
+  HsShoot           *sh = s->data;
+  PetscInt           w  = 4 * s->prob->n;
+  const PetscScalar *z;
+  PetscBool          failed, shell;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &z));
+  PetscCall(MarchAll(s, sh, z, PETSC_TRUE, &failed));
+  if (!failed)
+    PetscCall(GrowthCheck(s, sh, &failed));
+  if (failed) {
+    PetscCall(VecRestoreArrayRead(X, &z));
+    PetscCall(AssembleOnly(Jm, Pm));
+    PetscCall(SNESSetJacobianDomainError(snes));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(ExchangeNeighbors(s, sh, z, PETSC_TRUE));
+  PetscCall(PetscLogEventBegin(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    PetscCall(SegmentBlocks(s, sh, t, z + (t - sh->s0) * w));
+  PetscCall(VecRestoreArrayRead(X, &z));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Pm, MATSHELL, &shell));
+  if (!shell) {
+    PetscCall(MatZeroEntries(Pm));
+    PetscCall(InsertBlocks(s, sh, Pm, PETSC_FALSE));
+  }
+  PetscCall(AssembleOnly(Jm, Pm));
+  PetscCall(PetscLogEventEnd(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* Matrix-free product y = J v with the blocks of the last Jacobian evaluation
+ * (-hs_shoot_mf): exact, no global matrix. Needs v_{s0-1} from the previous
+ * rank and the x-part of v_{s1} from the next one. */
+static PetscErrorCode ShootMatMult(Mat J, Vec v, Vec y)
+{
+  HsSolver           s;
+  HsShoot           *sh;
+  PetscInt           dim, w;
+  const PetscScalar *va;
+  PetscScalar       *ya;
+  PetscMPIInt        prev, next;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatShellGetContext(J, &s));
+  sh = s->data, dim = 2 * s->prob->n, w = 2 * dim;
+  PetscCall(VecGetArrayRead(v, &va));
+  PetscCall(VecGetArray(y, &ya));
+  if (sh->s1 > sh->s0) {
+    PetscCall(HsSegmentLayoutNeighbors(sh->layout, &prev, &next));
+    PetscCall(HsExchangeNeighbors(PetscObjectComm((PetscObject)s), prev, next, va + (sh->s1 - sh->s0 - 1) * w, w,
+                                  sh->vprev, va, dim, sh->znext));
+  }
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    const PetscReal   *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w;
+    const PetscScalar *vt = va + (t - sh->s0) * w, *vp = t == sh->s0 ? sh->vprev : vt - w;
+    const PetscScalar *vn = t + 1 < sh->s1 ? vt + w : sh->znext;
+    PetscScalar       *yt = ya + (t - sh->s0) * w;
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscScalar a = (t < sh->Mset - 1) ? -vn[i] : 0, b = 0;
+      for (PetscInt c = 0; c < w; c++) {
+        a += B1[i * w + c] * vt[c];
+        b += B2c[i * w + c] * vt[c] + (t > 0 ? B2p[i * w + c] * vp[c] : 0);
+      }
+      yt[i] = a, yt[dim + i] = b;
+    }
+  }
+  PetscCall(VecRestoreArrayRead(v, &va));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootCreateMFOperator - the matrix-free Jacobian shell of -hs_shoot_mf (same layout as the
+    assembled matrix; bvp/ internal). Collective. @*/
+PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J)
+{
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(s->X, &n));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)s), n, n, PETSC_DETERMINE, PETSC_DETERMINE, s, J));
+  PetscCall(MatShellSetOperation(*J, MATOP_MULT, (void (*)(void))ShootMatMult));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootPackNodes - copies the marched trajectories of the local segments into s->Xnodes (node layout
+    of the transcription: x_k, lambda_{k+1/2}; lambda_{N+1/2} = 0; bvp/ internal). Not collective. @*/
+PetscErrorCode HsShootPackNodes(HsSolver s)
+{
+  HsShoot     *sh = s->data;
+  PetscInt     w = 4 * s->prob->n, off = 0;
+  PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArray(s->Xnodes, &x));
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    PetscInt   L = sh->knots[t + 1] - sh->knots[t];
+    PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    PetscCall(PetscArraycpy(x + off, T, L * w));
+    off += L * w;
+    if (t == sh->Mset - 1) {
+      PetscCall(PetscArraycpy(x + off, T + L * w, w / 2));
+      PetscCall(PetscArrayzero(x + off + w / 2, w / 2));
+      off += w;
+    }
+  }
+  PetscCall(VecRestoreArray(s->Xnodes, &x));
+  PetscFunctionReturn(0);
+}

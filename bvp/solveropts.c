@@ -1,0 +1,192 @@
+/* hamshoot: HsSolverSetFromOptions. Every key maps to the typed setter of the
+ * same meaning, and only when the key is given: a setting made through the C
+ * API stands unless the options database overrides it. The formulation's own
+ * keys are read by its setfromoptions (impls/). With -help the options of the
+ * formulations not chosen are listed too, from their own option calls. */
+#include "hsbvpimpl.h"
+
+/*@ HsOptionsChoice - a string option with a fixed set of values (bvp/ internal); between
+    PetscOptionsBegin/End.
+
+  Input: key, help, man - as PetscOptionsString; choices[0..n-1] - the admissible values;
+         idx - the current choice (shown by -help).
+  Output: idx - the chosen index if the key is given; set - whether it was (may be NULL).
+  An unknown value is an error that names the key and lists the choices.
+@*/
+PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
+                               const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set)
+{
+  char      val[256], list[256] = "";
+  PetscBool flg, eq;
+
+  PetscFunctionBeginUser;
+  if (set)
+    *set = PETSC_FALSE;
+  PetscCall(PetscOptionsString(key, help, man, choices[*idx], val, sizeof val, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(PetscStrcmp(val, choices[i], &eq));
+    if (eq) {
+      *idx = i;
+      if (set)
+        *set = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscStrlcat(list, i ? " or " : "", sizeof list));
+    PetscCall(PetscStrlcat(list, choices[i], sizeof list));
+  }
+  SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)", key, val, list);
+}
+
+/*@ HsOptionsListLength - the number of comma-separated entries of a list option (bvp/ internal),
+    0 if it is not given; so that PetscOptions*Array can be given an array that takes all of them. @*/
+PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n)
+{
+  const char *val = NULL;
+  PetscBool   flg;
+
+  PetscFunctionBeginUser;
+  *n = 0;
+  PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  *n = 1;
+  for (const char *c = val; c && *c; c++)
+    *n += *c == ',';
+  PetscFunctionReturn(0);
+}
+
+/* -hs_scheme, -hs_state_scheme, -hs_costate_scheme */
+static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  char        buf[64];
+  const char *ss, *cs, *kind;
+  PetscBool   flg, flg2;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetScheme(s, &kind));
+  PetscCall(PetscOptionsString(
+      "-hs_scheme", "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
+      "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetScheme(s, buf));
+  PetscCall(HsSolverGetSchemes(s, &ss, &cs));
+  PetscCall(PetscOptionsString("-hs_state_scheme", "state scheme: midpoint greenspan gonzalez (overrides -hs_scheme)",
+                               "HsSolverSetSchemes", ss ? ss : "", buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetSchemes(s, buf, NULL));
+  PetscCall(PetscOptionsString("-hs_costate_scheme",
+                               "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
+                               "HsSolverSetSchemes", cs ? cs : "", buf, sizeof buf, &flg2));
+  if (flg2)
+    PetscCall(HsSolverSetSchemes(s, NULL, buf));
+  PetscFunctionReturn(0);
+}
+
+/* -help: the keys of every registered formulation other than s's, each in its own section. */
+static PetscErrorCode HelpOtherTypes(HsSolver s)
+{
+  const char **names;
+  const char  *prefix;
+  int          n;
+  PetscBool    help, same;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(((PetscObject)s)->options, &help));
+  if (!help)
+    PetscFunctionReturn(0);
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)s, &prefix));
+  PetscCall(PetscFunctionListGet(HsSolverList, &names, &n)); /* NULL-terminated */
+  for (int i = 0; names[i]; i++) {
+    HsSolver t;
+    char     title[128];
+    PetscCall(PetscObjectTypeCompare((PetscObject)s, names[i], &same));
+    if (same)
+      continue;
+    PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), &t));
+    PetscCall(HsSolverSetType(t, names[i]));
+    PetscCall(PetscSNPrintf(title, sizeof title, "HsSolver options of -hs_bvp_type %s", names[i]));
+    PetscOptionsBegin(PetscObjectComm((PetscObject)s), prefix, title, "HsSolver");
+    if (t->ops->setfromoptions)
+      PetscCall((*t->ops->setfromoptions)(t, PetscOptionsObject));
+    PetscOptionsEnd();
+    PetscCall(HsSolverDestroy(&t));
+  }
+  PetscCall(PetscFree(names));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetFromOptions - applies the options database to the solver.
+
+  Collective.
+
+  Keys (each calls the setter named in brackets, only when given):
++ -hs_bvp_type transcription|shooting - the formulation [HsSolverSetType]; default transcription
+. -hs_num_intervals N - uniform intervals [HsSolverSetNumIntervals]
+. -hs_scheme conserving|direct - [HsSolverSetScheme]
+. -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
+. -hs_dg_tol TOL - [HsSolverSetDGTolerance]
+. -hs_snes_roundoff C - [HsSolverSetRoundoffFactor]
+. -hs_monitor - progress lines [HsSolverSetMonitor]
+. -hs_init FILE - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
+- the formulation's keys (shooting: -hs_shoot_*, -hs_step_*; see HsSolverCreate_Shooting)
+
+  The SNES, KSP and PC options (-snes_*, -ksp_*, -pc_*, -mat_mumps_*) are applied by HsSolverSetUp(),
+  after hamshoot's defaults for the formulation, so that they override them.
+@*/
+PetscErrorCode HsSolverSetFromOptions(HsSolver s)
+{
+  char      type[256], path[PETSC_MAX_PATH_LEN];
+  PetscInt  N;
+  PetscReal r;
+  PetscBool flg, b;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCall(HsInitializePackage());
+  PetscObjectOptionsBegin((PetscObject)s);
+  PetscCall(PetscOptionsFList("-hs_bvp_type",
+                              "formulation: transcription (one sparse system) or shooting (multiple shooting)",
+                              "HsSolverSetType", HsSolverList,
+                              ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : HSSOLVERTRANSCRIPTION, type,
+                              sizeof type, &flg));
+  if (flg)
+    PetscCall(HsSolverSetType(s, type));
+  else if (!((PetscObject)s)->type_name)
+    PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
+  PetscCall(HsSolverGetNumIntervals(s, &N));
+  PetscCall(PetscOptionsInt("-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
+                            "HsSolverSetNumIntervals", N, &N, &flg));
+  if (flg)
+    PetscCall(HsSolverSetNumIntervals(s, N));
+  PetscCall(SchemeOptions(PetscOptionsObject, s));
+  PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit",
+                             "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));
+  if (flg)
+    PetscCall(HsSolverSetDGTolerance(s, r));
+  PetscCall(PetscOptionsReal(
+      "-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
+      "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
+  if (flg)
+    PetscCall(HsSolverSetRoundoffFactor(s, r));
+  PetscCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
+                             &b, &flg));
+  if (flg)
+    PetscCall(HsSolverSetMonitor(s, b));
+  PetscCall(PetscOptionsString("-hs_init",
+                               "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
+                               "default: boundary states interpolated, lambda = 0)",
+                               "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
+  if (flg) {
+    PetscCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
+    PetscCall(HsSolverSetInitialGuessFromFile(s, path));
+  }
+  if (s->ops->setfromoptions)
+    PetscCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
+  PetscCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscCall(HelpOtherTypes(s));
+  s->setfromoptionscalled = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}

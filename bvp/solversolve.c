@@ -1,0 +1,331 @@
+/* hamshoot: HsSolverSetUp and HsSolverSolve: the discretization, the
+ * formulation's set-up, the SNES/KSP defaults and their options, the
+ * convergence test, the MUMPS settings and workspace retry (DESIGN.md section 3). */
+#include "hsbvpimpl.h"
+
+#include <string.h>
+
+/* One progress line per Newton iteration: residual norm, linear iterations, elapsed time. */
+static PetscErrorCode Monitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx)
+{
+  HsSolver s = ctx;
+  PetscInt lits;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetLinearSolveIterations(snes, &lits));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                        "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.2f s\n", it,
+                        (double)fnorm, lits, MPI_Wtime() - s->t_start));
+  PetscFunctionReturn(0);
+}
+
+/* SNESConvergedDefault, plus convergence once ||F|| reaches its round-off
+ * level c eps max(1, ||X||_inf) sqrt(n) (c = -hs_snes_roundoff): problems whose
+ * unknowns are large (costates of 1e3, say) cannot reach an absolute 1e-12, and
+ * further Newton steps would only stir round-off.
+ * Noise floor: Newton converges quadratically until the residual's own
+ * evaluation error (divided differences, problem-file expressions) is
+ * reached; once ||F|| <= 1e-8 ||F_0|| decreases by less than 10% twice in a
+ * row, further steps only stir round-off. A formulation whose residual
+ * amplifies round-off (shooting: the end of a march, by its sensitivity
+ * growth G) reports that factor in s->amplification: below G times the
+ * round-off level the same stagnation test applies (from a good initial guess
+ * ||F_0|| itself can be that small: the crane at N = 320 with 32 segments,
+ * G = 6e4, stays at |F| = 5e-7). */
+static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                SNESConvergedReason *reason, void *ctx)
+{
+  HsSolver  s = ctx;
+  Vec       X;
+  PetscReal xinf, level, floor;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
+  if (it == 0)
+    s->fnorm0 = fnorm, s->stalls = 0;
+  if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
+    s->fnorm_prev = fnorm;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(SNESGetSolution(snes, &X));
+  PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+  PetscCall(VecGetSize(X, &n));
+  level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
+  if (fnorm <= level)
+    *reason = SNES_CONVERGED_FNORM_ABS;
+  floor     = PetscMax(HS_NOISE_FLOOR_REL * PetscMax(1, s->fnorm0), level * PetscMax(1, s->amplification));
+  s->stalls = (fnorm <= floor && fnorm > HS_NOISE_STALL_RATIO * s->fnorm_prev) ? s->stalls + 1 : 0;
+  if (s->stalls >= HS_NOISE_STALLS)
+    *reason = SNES_CONVERGED_FNORM_ABS;
+  s->fnorm_prev = fnorm;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverConfigureFactorization - hamshoot's settings of a MUMPS LU (bvp/ internal): the pivot
+    threshold CNTL(1) = 1.0 and the workspace relaxation ICNTL(14) in use, set on this PC's own
+    factor matrix (not in the options database), so that -mat_mumps_cntl_1 and -mat_mumps_icntl_14
+    still override them. No-op for other preconditioners and solver packages.
+
+  Collective on pc; pc must have its operators.
+
+  MUMPS' default threshold 0.01 accepted pivots on the shooting matrices of unstable problems
+  (saddle) that left a solve with residual O(1) (measured); 1.0 is LAPACK-style partial pivoting.
+  Pivoting adds fill beyond MUMPS' estimate (INFOG(1) = -9 seen on kepler, M = N = 160): hence
+  ICNTL(14) = 200 rather than MUMPS' 20.
+@*/
+PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
+{
+#if defined(PETSC_HAVE_MUMPS)
+  PetscBool     factor;
+  MatSolverType type;
+  Mat           F;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &factor, PCLU, PCCHOLESKY, ""));
+  if (!factor)
+    PetscFunctionReturn(0);
+  PetscCall(PCFactorGetMatSolverType(pc, &type));
+  if (!type || strcmp(type, MATSOLVERMUMPS))
+    PetscFunctionReturn(0);
+  PetscCall(PCFactorSetUpMatSolverType(pc));
+  PetscCall(PCFactorGetMatrix(pc, &F));
+  PetscCall(MatMumpsSetCntl(F, 1, HS_MUMPS_CNTL1_DEFAULT));
+  PetscCall(MatMumpsSetIcntl(F, 14, s->mumps_icntl14));
+#else
+  PetscFunctionBeginUser;
+  (void)s, (void)pc;
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* The scheme pair and N of this solve, and the serial discretization. */
+static PetscErrorCode SetUpDiscretization(HsSolver s)
+{
+  const char *ss, *cs;
+  char        msg[512];
+  int         st;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetSchemes(s, &ss, &cs));
+  PetscCheck(ss && cs, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG,
+             "problem '%s' names no default schemes: choose -hs_state_scheme and -hs_costate_scheme", s->prob->name);
+  PetscCall(PetscStrncpy(s->ss, ss, sizeof s->ss));
+  PetscCall(PetscStrncpy(s->cs, cs, sizeof s->cs));
+  if (!s->N)
+    PetscCall(HsSolverSetNumIntervals(s, s->prob->N));
+  HsDiscDestroy(&s->disc);
+  st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
+  PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
+             msg);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetUp - prepares a solve: the schemes and N (defaults from the problem), the serial
+    discretization, the formulation's vectors and Jacobian, the Newton solver with hamshoot's
+    defaults (Newton with line search, a MUMPS LU of the Jacobian or the formulation's own choice)
+    and then, if HsSolverSetFromOptions() was called, the -snes_*, -ksp_*, -pc_* options.
+
+  Collective. Called by HsSolverSolve() if needed; settings cannot change afterwards.
+@*/
+PetscErrorCode HsSolverSetUp(HsSolver s)
+{
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  if (s->setupcalled)
+    PetscFunctionReturn(0);
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetUp() needs a problem");
+  if (!((PetscObject)s)->type_name)
+    PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
+  PetscCall(SetUpDiscretization(s));
+  s->has_free = PETSC_FALSE;
+  for (int i = 0; i < 2 * s->prob->n; i++)
+    if (!s->prob->xT_fixed[i])
+      s->has_free = PETSC_TRUE;
+  PetscCall((*s->ops->setup)(s));
+  PetscCall(SNESSetConvergenceTest(s->snes, Converged, s, NULL));
+  if (s->setfromoptionscalled)
+    PetscCall(SNESSetFromOptions(s->snes));
+  if (s->monitor)
+    PetscCall(SNESMonitorSet(s->snes, Monitor, s, NULL));
+  /* the factorization's settings go to this solver's own factor matrix */
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(KSPSetOperators(ksp, s->Jac, s->Jac));
+  PetscCall(HsSolverConfigureFactorization(s, pc));
+  if (s->ops->setupksp)
+    PetscCall((*s->ops->setupksp)(s, ksp));
+  s->setupcalled = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* MUMPS sizes its workspace from an estimate made before pivoting; delayed
+ * pivots (threshold CNTL(1) = 1.0, and badly scaled problems such as ncar with
+ * beta = 1e-9) can exceed it, and the factorization then stops with INFOG(1) =
+ * -8, -9, -11, -12 or -14 ("work array too small"). That is not a property of
+ * the problem: double ICNTL(14), the percentage by which the estimate is
+ * relaxed, and solve again (at most HS_MUMPS_RETRIES times; not when the user
+ * fixed -mat_mumps_icntl_14). The larger value stays with this solver.
+ * *retry says whether the caller should solve again. Collective. */
+static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
+{
+  PetscFunctionBeginUser;
+  *retry = PETSC_FALSE;
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    KSP           ksp;
+    PC            pc;
+    Mat           F, A, P;
+    PetscBool     lu, user;
+    MatSolverType type;
+    PetscInt      info;
+
+    if (s->res.reason != SNES_DIVERGED_LINEAR_SOLVE || s->res.mumps_retries >= HS_MUMPS_RETRIES)
+      PetscFunctionReturn(0);
+    PetscCall(SNESGetKSP(s->snes, &ksp));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &lu, PCLU, PCCHOLESKY, ""));
+    if (!lu)
+      PetscFunctionReturn(0);
+    PetscCall(PCFactorGetMatSolverType(pc, &type));
+    PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-mat_mumps_icntl_14", &user));
+    if (!type || strcmp(type, MATSOLVERMUMPS) || user)
+      PetscFunctionReturn(0);
+    PetscCall(PCFactorGetMatrix(pc, &F));
+    PetscCall(MatMumpsGetInfog(F, 1, &info));
+    if (info != -8 && info != -9 && info != -11 && info != -12 && info != -14)
+      PetscFunctionReturn(0);
+    PetscCall(PetscInfo(s->snes,
+                        "MUMPS INFOG(1) = %" PetscInt_FMT ": raising ICNTL(14) from %" PetscInt_FMT " to %" PetscInt_FMT
+                        " and solving again\n",
+                        info, s->mumps_icntl14, 2 * s->mumps_icntl14 + 100));
+    s->mumps_icntl14 = 2 * s->mumps_icntl14 + 100;
+    /* ICNTL(14) is read at the analysis: a new factorization from scratch */
+    PetscCall(KSPGetOperators(ksp, &A, &P));
+    PetscCall(PetscObjectReference((PetscObject)A));
+    PetscCall(PetscObjectReference((PetscObject)P));
+    PetscCall(PCReset(pc));
+    PetscCall(KSPSetOperators(ksp, A, P));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&P));
+    PetscCall(HsSolverConfigureFactorization(s, pc));
+    s->res.mumps_retries++;
+    *retry = PETSC_TRUE;
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* The message of the lowest rank that has one, on every rank. */
+static PetscErrorCode ShareDiagnosis(HsSolver s)
+{
+  PetscMPIInt rank, who;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  who = s->res.diagnosis[0] ? rank : PETSC_MPI_INT_MAX;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, comm));
+  if (who != PETSC_MPI_INT_MAX)
+    PetscCallMPI(MPI_Bcast(s->res.diagnosis, sizeof s->res.diagnosis, MPI_CHAR, who, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Newton, repeated while MUMPS runs out of workspace; then the residual at the
+ * final iterate (whose evaluation also leaves the formulation's data there). */
+static PetscErrorCode SolveNewton(HsSolver s)
+{
+  PetscBool retry = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  s->res.mumps_retries = 0;
+  while (retry) {
+    PetscCall(SNESSolve(s->snes, NULL, s->X));
+    PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
+    PetscCall(MumpsWorkspaceRetry(s, &retry));
+  }
+  PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
+  PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
+  if (!s->diagnosis_keep)
+    s->res.diagnosis[0] = 0; /* keep only failures of the final evaluation */
+  PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+  PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
+  s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolve - solves the discrete necessary conditions by Newton's method.
+
+  Collective. A diverged solve is a result (HsResults.converged = false, with the SNES reason and,
+  where the formulation can tell, a diagnosis), not an error.
+
+  The start: the previous solution if HsSolverSetWarmStart() and a solve happened (or the iterate of
+  HsSolverSetIterate()), else the initial guess (HsSolverSetInitialGuess(), or the boundary states
+  interpolated with lambda = 0). The problem's parameters may have changed since the last solve
+  (continuation): the discretization is rebuilt from them.
+@*/
+PetscErrorCode HsSolverSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverSetUp(s));
+  s->t_start                   = MPI_Wtime();
+  s->res.diagnosis[0]          = 0;
+  s->diagnosis_keep            = PETSC_FALSE;
+  s->amplification             = 1;
+  s->res.sensitivity_growth    = 0;
+  if (s->solved)
+    PetscCall(SetUpDiscretization(s)); /* continuation: the problem's parameters may have changed */
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  if (!(s->warm && s->solved))
+    PetscCall((*s->ops->guess)(s, s->X));
+  PetscCall(SolveNewton(s));
+  if (s->ops->postsolve)
+    PetscCall((*s->ops->postsolve)(s));
+  PetscCall(ShareDiagnosis(s));
+  PetscCall(HsSolverComputeDiagnostics(s));
+  s->res.wall_time_s = MPI_Wtime() - s->t_start;
+  PetscCallMPI(MPI_Bcast(&s->res.wall_time_s, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  s->solved = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetIterate - the unknowns of the formulation (transcription: the node layout; shooting:
+    the segment starts z_s); read-only: change them with HsSolverSetIterate(). Not collective;
+    after HsSolverSetUp(). @*/
+PetscErrorCode HsSolverGetIterate(HsSolver s, Vec *X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverGetIterate() needs HsSolverSetUp() first");
+  *X = s->X;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetIterate - copies X (laid out as HsSolverGetIterate's) into the unknowns; with a warm
+    start the next solve starts from it (continuation: predictor, retry after a failed step).
+    Collective; after HsSolverSetUp(). @*/
+PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetIterate() needs HsSolverSetUp() first");
+  PetscCall(VecCopy(X, s->X));
+  if (s->ops->resetiterate)
+    PetscCall((*s->ops->resetiterate)(s));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetSolution - the solution of the last solve in the node layout (x_k, lambda_{k+1/2}),
+    4n values per node k = 0..N (lambda_{N+1/2} = 0), distributed in time order. Not collective. @*/
+PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverGetSolution() needs HsSolverSetUp() first");
+  *X = s->Xnodes;
+  PetscFunctionReturn(0);
+}

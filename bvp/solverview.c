@@ -1,0 +1,52 @@
+/* hamshoot: HsSolverView, the short result summary (README "A worked example"
+ * explains every line). */
+#include "hsbvpimpl.h"
+
+/*@ HsSolverView - prints the result summary of the last solve: the set-up in one line, the
+    convergence, J^d, H^d mean and spread, the H^d balance for a time-dependent running cost, E - W,
+    the formulation's own lines (shooting: linear iterations, sensitivity growth), a diagnosis if
+    there is one, and the wall time.
+
+  Collective. viewer: an ASCII viewer, or NULL for PETSC_VIEWER_STDOUT_ of the solver's communicator.
+@*/
+PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
+{
+  PetscMPIInt size;
+  HsResults  *r = &s->res;
+  char        T[32], form[128] = "";
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverView() before HsSolverSolve()");
+  if (!viewer)
+    viewer = PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)s));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  snprintf(T, sizeof T, "%.6g", (double)s->prob->T); /* PETSc's %g would print "3." */
+  if (s->ops->describe)
+    PetscCall((*s->ops->describe)(s, form, sizeof form));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
+      s->N, T, s->ss, s->cs, form, size, size > 1 ? "s" : ""));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
+      r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations, (double)r->residual_norm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
+                                   (double)r->H_mean));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (max - min over intervals; %s)\n",
+                                   (double)r->H_spread,
+                                   r->autonomous ? "round-off for conserving" : "ell depends on t: see H^d balance"));
+  if (!r->autonomous)
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "  H^d balance        %.3e   (max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2|; round-off for conserving)\n",
+        (double)r->H_balance));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
+      (double)r->energy_work_spread));
+  if (s->ops->view)
+    PetscCall((*s->ops->view)(s, viewer));
+  if (r->diagnosis[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", r->diagnosis));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,399 @@
+/* hamshoot: HsMarch, the serial one-step march of multiple shooting
+ * (DESIGN.md section 3, "Multiple shooting"); GSL LU for the step systems.
+ *
+ * A segment starting at node ks owns z = (x_{ks}, lambda_{ks+1/2}) in R^{2 dim},
+ * dim = 2n. Its march solves
+ *   step ks:       F_{ks}(x_{ks}, x_{ks+1}, lambda_{ks+1/2}) = 0                 for x_{ks+1}
+ *   step k > ks:   [C_k(x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2});
+ *                   F_k(x_k, x_{k+1}, lambda_{k+1/2})] = 0                          for (x_{k+1}, lambda_{k+1/2})
+ * (F: state residual of interval k, C: costate residual of node k, both times h;
+ * costate/hscostate.h) with a dense Newton started from the linear
+ * extrapolation of the previous step, or from a previous march (warm start).
+ * A Newton update that leaves the problem's domain (or overflows) is halved,
+ * down to 1e-3 of the full step.
+ *
+ * Sensitivities. Write S(y) = dy/dz (dim x 2 dim). With the step Jacobian
+ * A = d(C, F)/d(x_{k+1}, lambda_{k+1/2}) factored at the converged step, the
+ * implicit function theorem gives
+ *   first step:  S(x_{ks+1}) = -F_{x1}^{-1} (F_{xk} S(x_{ks}) + F_lam S(lambda_{ks+1/2})),
+ *                S(x_{ks}) = [I 0], S(lambda_{ks+1/2}) = [0 I];
+ *   later steps: [S(x_{k+1}); S(lambda_{k+1/2})] = -A^{-1} [C_{xm} S(x_{k-1}) + C_{x0} S(x_k) + C_{lm} S(lambda_{k-1/2});
+ *                                                           F_{xk} S(x_k)].
+ * The largest entry of these over the march is its growth: the factor by
+ * which the end data amplify a perturbation of z (for an unstable problem
+ * e^{rate * length}; multiple shooting needs it below 1/sqrt(eps)).
+ *
+ * Stopping rule of the local Newton: |R|_inf <= atol (1 + |y|_inf), or (after
+ * the first update) the last update below stol (1 + |y|_inf): Newton converges
+ * quadratically, so the iterate is then at round-off.
+ */
+#include "hsmarch.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hsdense.h"
+
+struct HsMarch_s {
+  HsDisc          *disc;
+  int              dim;
+  double           atol, stol;
+  int              max_it;
+  gsl_matrix      *A, *A1;     /* step Jacobians: 2 dim (later steps), dim (first step) */
+  gsl_permutation *perm, *perm1;
+  gsl_vector      *rhs, *sol;
+  double          *blk;        /* 8 blocks dim x dim: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam (first step: Fxk Fx1 Flam) */
+  double          *R, *Rt, *ysave;
+  double          *S;          /* Sxm, Sx0, Slm (dim x w each), Sy (2 dim x w) */
+  char             failure[256];
+};
+
+/* Records why step k failed and returns status. */
+static int Fail(HsMarch *m, int status, int k, const char *fmt, ...)
+{
+  va_list ap;
+  int     len = snprintf(m->failure, sizeof m->failure, "step %d: ", k);
+  va_start(ap, fmt);
+  vsnprintf(m->failure + len, sizeof m->failure - (size_t)len, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/*@ HsMarchCreate - creates the march workspace for a discretization.
+
+  Not collective (serial). All workspace is allocated here; a march allocates nothing.
+
+  Input: disc - the discretization (costate/hscostate.h); must outlive the march.
+  Output: march - the new object, with the default tolerances HS_MARCH_ATOL_DEFAULT,
+  HS_MARCH_STOL_DEFAULT and HS_MARCH_MAX_IT_DEFAULT.
+
+  Returns HS_SUCCESS, HS_EINVAL (no disc) or HS_ENOMEM.
+@*/
+int HsMarchCreate(HsDisc *disc, HsMarch **march)
+{
+  HsMarch *m;
+  int      dim, w;
+
+  *march = NULL;
+  if (!disc)
+    return HS_EINVAL;
+  gsl_set_error_handler_off(); /* GSL's default handler aborts on a singular matrix */
+  m = calloc(1, sizeof(*m));
+  if (!m)
+    return HS_ENOMEM;
+  m->disc = disc;
+  m->dim = dim = HsDiscGetDim(disc);
+  w            = 2 * dim;
+  m->atol      = HS_MARCH_ATOL_DEFAULT;
+  m->stol      = HS_MARCH_STOL_DEFAULT;
+  m->max_it    = HS_MARCH_MAX_IT_DEFAULT;
+  m->A         = gsl_matrix_alloc((size_t)w, (size_t)w);
+  m->perm      = gsl_permutation_alloc((size_t)w);
+  m->A1        = gsl_matrix_alloc((size_t)dim, (size_t)dim);
+  m->perm1     = gsl_permutation_alloc((size_t)dim);
+  m->rhs       = gsl_vector_alloc((size_t)w);
+  m->sol       = gsl_vector_alloc((size_t)w);
+  m->blk       = malloc(sizeof(double) * (size_t)(8 * dim * dim + 3 * w + 5 * dim * w));
+  if (!m->A || !m->perm || !m->A1 || !m->perm1 || !m->rhs || !m->sol || !m->blk) {
+    HsMarchDestroy(&m);
+    return HS_ENOMEM;
+  }
+  m->R     = m->blk + 8 * dim * dim;
+  m->Rt    = m->R + w;
+  m->ysave = m->Rt + w;
+  m->S     = m->ysave + w;
+  *march   = m;
+  return HS_SUCCESS;
+}
+
+/*@ HsMarchDestroy - frees a march and sets *march = NULL; NULL-safe. Not collective. @*/
+void HsMarchDestroy(HsMarch **march)
+{
+  HsMarch *m;
+
+  if (!march || !*march)
+    return;
+  m = *march;
+  if (m->A)
+    gsl_matrix_free(m->A);
+  if (m->A1)
+    gsl_matrix_free(m->A1);
+  if (m->perm)
+    gsl_permutation_free(m->perm);
+  if (m->perm1)
+    gsl_permutation_free(m->perm1);
+  if (m->rhs)
+    gsl_vector_free(m->rhs);
+  if (m->sol)
+    gsl_vector_free(m->sol);
+  free(m->blk);
+  free(m);
+  *march = NULL;
+}
+
+/*@ HsMarchSetTolerances - tolerances of the local (per-step) Newton.
+
+  Not collective.
+
+  Input: atol - residual tolerance: stop at |R|_inf <= atol (1 + |y|_inf), 0 < atol < 1
+         (default HS_MARCH_ATOL_DEFAULT = 1e-14; the residuals are scaled by h, DESIGN.md section 2);
+         stol - also stop when the last update is below stol (1 + |y|_inf), 0 < stol < 1 (default 1e-12);
+         max_it - at most this many Newton updates per step, >= 1 (default 25).
+
+  Returns HS_SUCCESS or HS_ERANGE (nothing changed).
+@*/
+int HsMarchSetTolerances(HsMarch *march, double atol, double stol, int max_it)
+{
+  if (!(atol > 0 && atol < 1) || !(stol > 0 && stol < 1) || max_it < 1)
+    return HS_ERANGE;
+  march->atol = atol, march->stol = stol, march->max_it = max_it;
+  return HS_SUCCESS;
+}
+
+/*@ HsMarchGetTolerances - the local Newton's tolerances (any output may be NULL). Not collective. @*/
+void HsMarchGetTolerances(const HsMarch *march, double *atol, double *stol, int *max_it)
+{
+  if (atol)
+    *atol = march->atol;
+  if (stol)
+    *stol = march->stol;
+  if (max_it)
+    *max_it = march->max_it;
+}
+
+/*@ HsMarchGetFailure - why the last failed step failed ("step 37: local Newton did not converge ..."),
+    or the text of an earlier failure if the last call succeeded. Not collective. @*/
+const char *HsMarchGetFailure(const HsMarch *march) { return march->failure; }
+
+/* Residual of one step (first: the state equation only). */
+static int StepResidual(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm,
+                        const double *xp, const double *lp, double *R)
+{
+  int st;
+  if (first)
+    return HsDiscStateResidual(m->disc, xk, xp, lp, R);
+  st = HsDiscCostateResidual(m->disc, k, xm, xk, xp, lm, lp, R);
+  return st ? st : HsDiscStateResidual(m->disc, xk, xp, lp, R + m->dim);
+}
+
+/* The step Jacobian in the unknowns, A = d(C, F)/d(x_{k+1}, lambda_{k+1/2}) (first: dF/dx_{k+1}),
+ * its blocks in m->blk and its LU in m->A (m->A1). */
+static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm,
+                        const double *xp, const double *lp)
+{
+  int         dim = m->dim, dd = dim * dim, st, signum;
+  double     *B = m->blk;
+  gsl_matrix *A = first ? m->A1 : m->A;
+
+  if (first)
+    st = HsDiscStateJacobian(m->disc, xk, xp, lp, B, B + dd, B + 2 * dd);
+  else {
+    st = HsDiscCostateJacobian(m->disc, k, xm, xk, xp, lm, lp, B, B + dd, B + 2 * dd, B + 3 * dd, B + 4 * dd);
+    if (!st)
+      st = HsDiscStateJacobian(m->disc, xk, xp, lp, B + 5 * dd, B + 6 * dd, B + 7 * dd);
+  }
+  if (st)
+    return st > 0 ? HS_EDOM : HS_EFAILED;
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) {
+      if (first)
+        gsl_matrix_set(A, (size_t)i, (size_t)j, B[dd + i * dim + j]); /* dF/dx_{k+1} */
+      else {
+        gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * dd + i * dim + j]);                 /* dC/dx_{k+1} */
+        gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * dd + i * dim + j]);         /* dC/dlambda_{k+1/2} */
+        gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * dd + i * dim + j]);         /* dF/dx_{k+1} */
+        gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * dd + i * dim + j]); /* dF/dlambda */
+      }
+    }
+  return gsl_linalg_LU_decomp(A, first ? m->perm1 : m->perm, &signum) ? HS_ESINGULAR : HS_SUCCESS;
+}
+
+/* The Newton update: y <- y - alpha A^{-1} R, alpha halved from 1 while the
+ * trial residual (into m->R) is outside the domain or not finite, down to
+ * 1e-3. *dynorm is the size of the update taken, *rst the status of the
+ * residual at the new y (checked by the caller). Returns HS_ESINGULAR (failure
+ * recorded) or HS_SUCCESS. */
+static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
+                      double *lp, double *dynorm, int *rst)
+{
+  int             dim = m->dim, nu = first ? dim : 2 * dim, st = 0;
+  gsl_vector_view r = gsl_vector_subvector(m->rhs, 0, (size_t)nu), x = gsl_vector_subvector(m->sol, 0, (size_t)nu);
+
+  for (int i = 0; i < nu; i++)
+    gsl_vector_set(&r.vector, (size_t)i, m->R[i]);
+  if (gsl_linalg_LU_solve(first ? m->A1 : m->A, first ? m->perm1 : m->perm, &r.vector, &x.vector))
+    return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
+  for (int i = 0; i < dim; i++)
+    m->ysave[i] = xp[i], m->ysave[dim + i] = first ? 0 : lp[i];
+  for (double alpha = 1;; alpha *= 0.5) {
+    *dynorm = 0;
+    for (int i = 0; i < nu; i++) {
+      double di = alpha * gsl_vector_get(&x.vector, (size_t)i);
+      *dynorm   = fmax(*dynorm, fabs(di));
+      if (i < dim)
+        xp[i] = m->ysave[i] - di;
+      else
+        lp[i - dim] = m->ysave[i] - di;
+    }
+    st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->Rt);
+    if ((!st && HsNormInf(nu, m->Rt) < HUGE_VAL) || alpha < 1e-3)
+      break;
+  }
+  HsCopy(nu, m->Rt, m->R);
+  *rst = st;
+  return HS_SUCCESS;
+}
+
+/*@ HsMarchStep - solves one step of the march by a dense Newton.
+
+  Not collective (serial).
+
+  Input: k - the node (0 <= k < N): first - nonzero for a segment's first step, which solves the
+         state equation of interval k for x_{k+1} (xm, lm unused, may be NULL; lp = lambda_{k+1/2} is
+         given); otherwise the node-k costate and interval-k state equations are solved together for
+         (x_{k+1}, lambda_{k+1/2}); xm, xk, lm - x_{k-1}, x_k, lambda_{k-1/2}.
+  Input/output: xp (and lp unless first) - the initial guess on entry, the solution on exit.
+
+  On success the LU factors of the step Jacobian at the solution are kept for the sensitivities
+  (HsMarchSegment). Returns HS_SUCCESS, HS_EDOM (outside the domain, or the residual is not finite),
+  HS_ENOCONV, HS_ESINGULAR or HS_EFAILED (a problem callback failed fatally); HsMarchGetFailure() says why.
+@*/
+int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
+                double *lp)
+{
+  HsMarch *m  = march;
+  int      nu = first ? m->dim : 2 * m->dim, st, it;
+  double   rnorm = 0, ynorm, dynorm = 1;
+
+  st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->R);
+  for (it = 0;; it++) {
+    if (st)
+      return st > 0 ? Fail(m, HS_EDOM, k, "the state left the problem's domain")
+                    : Fail(m, HS_EFAILED, k, "a problem callback failed");
+    rnorm = HsNormInf(nu, m->R);
+    if (!(rnorm < HUGE_VAL))
+      return Fail(m, HS_EDOM, k, "the step residual is not finite (the march overflowed; use more segments)");
+    st = StepJacobian(m, k, first, xm, xk, lm, xp, lp);
+    if (st == HS_EDOM || st == HS_EFAILED)
+      return Fail(m, st, k, "a problem callback failed in the step Jacobian");
+    ynorm = fmax(HsNormInf(m->dim, xp), first ? 0 : HsNormInf(m->dim, lp));
+    if (rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)))
+      return HS_SUCCESS;
+    if (it == m->max_it)
+      break;
+    if (st == HS_ESINGULAR)
+      return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
+    if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, &dynorm, &st))
+      return HS_ESINGULAR;
+  }
+  return Fail(m, HS_ENOCONV, k, "local Newton did not converge in %d iterations (|R| = %.2e)", m->max_it, rnorm);
+}
+
+/* Solves the factored step system for the w columns of RHS (nu x w, row-major)
+ * and negates: RHS <- -A^{-1} RHS. */
+static int SolveColumns(HsMarch *m, int first, int nu, int w, double *RHS)
+{
+  gsl_matrix      *A    = first ? m->A1 : m->A;
+  gsl_permutation *perm = first ? m->perm1 : m->perm;
+  gsl_vector_view  r = gsl_vector_subvector(m->rhs, 0, (size_t)nu), x = gsl_vector_subvector(m->sol, 0, (size_t)nu);
+
+  for (int c = 0; c < w; c++) {
+    for (int i = 0; i < nu; i++)
+      gsl_vector_set(&r.vector, (size_t)i, RHS[i * w + c]);
+    if (gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector))
+      return HS_ESINGULAR;
+    for (int i = 0; i < nu; i++)
+      RHS[i * w + c] = -gsl_vector_get(&x.vector, (size_t)i);
+  }
+  return HS_SUCCESS;
+}
+
+/* One step of the sensitivity recursion (file head), with the blocks and the
+ * LU of the converged step; *growth takes the largest entry seen. */
+static int PropagateSensitivities(HsMarch *m, int k, int first, double *growth)
+{
+  int     dim = m->dim, w = 2 * dim, dd = dim * dim;
+  double *B = m->blk, *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w, *Sy = Slm + dim * w;
+
+  HsZero((first ? 1 : 2) * dim * w, Sy);
+  if (first) { /* blocks Fxk Fx1 Flam */
+    HsMatMatAdd(dim, dim, w, B, Sx0, Sy);
+    HsMatMatAdd(dim, dim, w, B + 2 * dd, Slm, Sy);
+  } else { /* blocks Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam */
+    HsMatMatAdd(dim, dim, w, B, Sxm, Sy);
+    HsMatMatAdd(dim, dim, w, B + dd, Sx0, Sy);
+    HsMatMatAdd(dim, dim, w, B + 3 * dd, Slm, Sy);
+    HsMatMatAdd(dim, dim, w, B + 5 * dd, Sx0, Sy + dim * w);
+  }
+  if (SolveColumns(m, first, (first ? 1 : 2) * dim, w, Sy))
+    return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular (sensitivities)");
+  HsCopy(dim * w, Sx0, Sxm);
+  HsCopy(dim * w, Sy, Sx0); /* S(x_{k+1}) */
+  if (!first)
+    HsCopy(dim * w, Sy + dim * w, Slm); /* S(lambda_{k+1/2}) */
+  *growth = fmax(*growth, fmax(HsNormInf(dim * w, Sx0), HsNormInf(dim * w, Slm)));
+  return HS_SUCCESS;
+}
+
+/*@ HsMarchSegment - marches one shooting segment (DESIGN.md section 3).
+
+  Not collective (serial).
+
+  Input: ks - the segment's first node; len >= 1 - its number of intervals (nodes ks..ks+len);
+         z - (x_{ks}, lambda_{ks+1/2}), 2 dim values (dim = 2n);
+         warm - nonzero: traj holds a previous march of this segment, whose rows are the initial
+         guesses of the steps; zero: each step starts from the linear extrapolation of the last two.
+  Output: traj - (len+1) rows of 2 dim values, row j = (x_{ks+j}, lambda_{ks+j+1/2}) (row 0 is z;
+          the lambda part of row len is not touched: it belongs to the next segment);
+          sens - NULL, or 4 blocks dim x 2 dim (row-major): S(x_{ks+1}), S(x_{b-1}),
+          S(lambda_{b-1/2}), S(x_b) with b = ks + len and S(y) = dy/dz;
+          growth - NULL, or (with sens) the largest |entry| of S(x_k), S(lambda_{k+1/2}) over the
+          march, at least 1.
+
+  Returns HS_SUCCESS or the failing step's status (HsMarchStep); HsMarchGetFailure() says which step.
+@*/
+int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                   double *growth)
+{
+  HsMarch *m   = march;
+  int      dim = m->dim, w = 2 * dim, st;
+  double  *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w, g = 1;
+
+  if (len < 1)
+    return Fail(m, HS_EINVAL, ks, "a segment needs at least one interval (len = %d)", len);
+  HsCopy(w, z, traj);
+  if (sens) { /* S(x_ks) = [I 0], S(lambda_{ks+1/2}) = [0 I] */
+    HsZero(2 * dim * w, Sx0);
+    for (int i = 0; i < dim; i++)
+      Sx0[i * w + i] = 1, Slm[i * w + dim + i] = 1;
+  }
+  for (int j = 0; j < len; j++) {
+    double *xk = traj + j * w, *lk = xk + dim, *xn = xk + w;
+    int     first = j == 0;
+    if (!warm) { /* linear extrapolation from the previous step */
+      for (int i = 0; i < dim; i++)
+        xn[i] = first ? xk[i] : 2 * xk[i] - (xk - w)[i];
+      if (!first)
+        HsCopy(dim, lk - w, lk);
+    }
+    st = first ? HsMarchStep(m, ks, 1, NULL, xk, NULL, xn, lk)
+               : HsMarchStep(m, ks + j, 0, xk - w, xk, lk - w, xn, lk);
+    if (!st && sens)
+      st = PropagateSensitivities(m, ks + j, first, &g);
+    if (st)
+      return st;
+    if (sens && first)
+      HsCopy(dim * w, Sx0, sens); /* S(x_{ks+1}) */
+  }
+  if (sens) { /* end data: x_{b-1}, lambda_{b-1/2}, x_b */
+    HsCopy(dim * w, Sxm, sens + dim * w);
+    HsCopy(dim * w, Slm, sens + 2 * dim * w);
+    HsCopy(dim * w, Sx0, sens + 3 * dim * w);
+    if (growth)
+      *growth = g;
+  }
+  return HS_SUCCESS;
+}

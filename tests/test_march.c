@@ -1,0 +1,227 @@
+/* Unit tests of the shooting march (costate/march.c, serial): the marched
+ * trajectory solves the discrete equations; the sensitivities equal central
+ * differences of the march itself; a warm start from a march reproduces it;
+ * every failure status is provoked and named; bad arguments are refused. */
+#include "../costate/hsmarch.h"
+#include "ell_test_problem.h"
+
+#include "hscheck.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double MaxAbs(int n, const double *a)
+{
+  double m = 0;
+  for (int i = 0; i < n; i++)
+    m = fmax(m, fabs(a[i]));
+  return m;
+}
+
+/* A start z = (x_ks, lambda_{ks+1/2}) near the problem's data with non-trivial costates. */
+static void StartOf(const HsProblem *P, double *z)
+{
+  int dim = 2 * P->n;
+  for (int i = 0; i < dim; i++) {
+    z[i]       = P->x0[i] + 0.1 * (i + 1);
+    z[dim + i] = 0.37 - 0.21 * i;
+  }
+}
+
+/* The marched rows satisfy the state equations of every interval and the
+ * costate equations of every interior node to the march's tolerance. */
+static void CheckResiduals(HsDisc *d, const char *what, int ks, int len, const double *traj)
+{
+  int    dim = HsDiscGetDim(d), w = 2 * dim;
+  double R[64], worst = 0, ymax = MaxAbs((len + 1) * w - dim, traj);
+  for (int j = 0; j < len; j++) {
+    const double *xk = traj + j * w, *xn = xk + w;
+    HsDiscStateResidual(d, xk, xn, xk + dim, R);
+    worst = fmax(worst, MaxAbs(dim, R));
+    if (j > 0) {
+      HsDiscCostateResidual(d, ks + j, xk - w, xk, xn, xk - w + dim, xk + dim, R);
+      worst = fmax(worst, MaxAbs(dim, R));
+    }
+  }
+  printf("%-34s march residual %.2e (|y| %.2e)\n", what, worst, ymax);
+  CHECK(worst <= 1e-13 * (1 + ymax), "%s: marched trajectory leaves residual %.3e", what, worst);
+}
+
+/* Sensitivities of HsMarchSegment against central differences of the march:
+ * S(x_{ks+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) column by column. */
+static double CheckSensitivities(HsProblem *P, const char *label, const char *ss, const char *cs, int N, int ks,
+                                 int len)
+{
+  HsDisc  *d;
+  HsMarch *m;
+  char     msg[256], what[96];
+  int      dim = 2 * P->n, w = 2 * dim, st;
+  double  *traj = calloc((size_t)((len + 1) * w), sizeof(double)), *tp = calloc((size_t)((len + 1) * w), sizeof(double));
+  double  *tm = calloc((size_t)((len + 1) * w), sizeof(double)), *S = calloc((size_t)(4 * dim * w), sizeof(double));
+  double   z[64], zp[64], growth = 0, err = 0, smax;
+
+  snprintf(what, sizeof what, "%s %s+%s k=%d..%d", label, ss, cs, ks, ks + len);
+  if (HsDiscCreate(P, ss, cs, N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg) || HsMarchCreate(d, &m)) {
+    CHECK(0, "%s: %s", what, msg);
+    return 0;
+  }
+  StartOf(P, z);
+  st = HsMarchSegment(m, ks, len, z, 0, traj, S, &growth);
+  CHECK(st == HS_SUCCESS, "%s: march failed: %s", what, HsMarchGetFailure(m));
+  CheckResiduals(d, what, ks, len, traj);
+  smax = MaxAbs(4 * dim * w, S);
+  for (int c = 0; c < w && st == HS_SUCCESS; c++) {
+    /* end data y(z): x_{ks+1}, x_{b-1}, lambda_{b-1/2}, x_b at rows 1, len-1 (x and lambda), len */
+    const int row[4] = {1, len - 1, len - 1, len}, off[4] = {0, 0, dim, 0};
+    double    eps    = 1e-6 * (1 + fabs(z[c]));
+    memcpy(zp, z, sizeof z);
+    zp[c] = z[c] + eps;
+    st    = HsMarchSegment(m, ks, len, zp, 0, tp, NULL, NULL);
+    zp[c] = z[c] - eps;
+    st    = st ? st : HsMarchSegment(m, ks, len, zp, 0, tm, NULL, NULL);
+    for (int b = 0; b < 4 && !st; b++)
+      for (int i = 0; i < dim; i++) {
+        int    at = row[b] * w + off[b] + i;
+        double fd = (tp[at] - tm[at]) / (2 * eps);
+        err       = fmax(err, fabs(fd - S[b * dim * w + i * w + c]));
+      }
+  }
+  printf("%-34s sensitivities vs FD %.2e (|S| %.2e, growth %.3g)\n", what, err, smax, growth);
+  CHECK(st == HS_SUCCESS && err <= 1e-6 * (1 + smax), "%s: sensitivity error %.3e", what, err);
+  CHECK(growth >= 1 && growth >= MaxAbs(dim * w, S + 3 * dim * w),
+        "%s: growth %.3e below |S(x_b)|", what, growth);
+  /* a warm start from this march reproduces it (one Newton check per step, no update) */
+  memcpy(tp, traj, sizeof(double) * (size_t)((len + 1) * w));
+  err = 0;
+  st  = HsMarchSegment(m, ks, len, z, 1, tp, NULL, NULL);
+  CHECK(st == HS_SUCCESS && MaxAbs((len + 1) * w - dim, tp) > 0, "%s: warm march failed", what);
+  for (int i = 0; i < (len + 1) * w - dim; i++)
+    err = fmax(err, fabs(tp[i] - traj[i]));
+  CHECK(err <= 1e-12 * (1 + MaxAbs((len + 1) * w, traj)), "%s: warm march differs by %.3e", what, err);
+  HsMarchDestroy(&m);
+  CHECK(m == NULL, "HsMarchDestroy did not set NULL");
+  HsDiscDestroy(&d);
+  free(traj), free(tp), free(tm), free(S);
+  return growth;
+}
+
+/* A pendulum whose energy callbacks fail fatally (-1) once q exceeds 0.5. */
+static HsFunction pend_E;
+static int        FatalE(const double *x, double *f, void *ctx) { return x[0] > 0.5 ? -1 : pend_E.f(x, f, ctx); }
+static int FatalGrad(const double *x, double *g, void *ctx) { return x[0] > 0.5 ? -1 : pend_E.grad(x, g, ctx); }
+static int FatalHess(const double *x, double *H, void *ctx) { return x[0] > 0.5 ? -1 : pend_E.hess(x, H, ctx); }
+
+/* Each failure status of the march, provoked on purpose, with its message. */
+static void CheckFailures(void)
+{
+  HsProblem *P, *K, *S;
+  HsDisc    *d;
+  HsMarch   *m;
+  char       msg[256];
+  double     z[12], traj[41 * 12], xp[6], lp[6];
+  int        st;
+
+  if (HsProblemCreateByName("pendulum", &P) || HsProblemCreateByName("kepler", &K) ||
+      HsProblemCreateByName("saddle", &S)) {
+    CHECK(0, "cannot create the test problems");
+    return;
+  }
+  CHECK(HsMarchCreate(NULL, &m) == HS_EINVAL && m == NULL, "march without a discretization accepted");
+  /* HS_ENOCONV: one Newton update allowed, from the linear extrapolation */
+  HsDiscCreate(P, "greenspan", "conserving_1dof", 20, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
+  HsMarchCreate(d, &m);
+  CHECK(HsMarchSetTolerances(m, 0, 1e-12, 5) == HS_ERANGE && HsMarchSetTolerances(m, 1e-14, 1.5, 5) == HS_ERANGE &&
+            HsMarchSetTolerances(m, 1e-14, 1e-12, 0) == HS_ERANGE,
+        "bad tolerances accepted");
+  {
+    double a, s;
+    int    it;
+    HsMarchGetTolerances(m, &a, &s, &it);
+    CHECK(a == HS_MARCH_ATOL_DEFAULT && s == HS_MARCH_STOL_DEFAULT && it == HS_MARCH_MAX_IT_DEFAULT,
+          "a refused setting changed the tolerances");
+  }
+  CHECK(HsMarchSetTolerances(m, 1e-15, 1e-15, 1) == HS_SUCCESS, "tolerances refused");
+  StartOf(P, z);
+  z[2] = 3, z[3] = -2; /* large costates: a strongly nonlinear first step */
+  st = HsMarchSegment(m, 0, 10, z, 0, traj, NULL, NULL);
+  printf("max_it 1:            status %d: %s\n", st, HsMarchGetFailure(m));
+  CHECK(st == HS_ENOCONV && strstr(HsMarchGetFailure(m), "did not converge in 1 iterations"),
+        "expected HS_ENOCONV, got %d (%s)", st, HsMarchGetFailure(m));
+  CHECK(HsMarchSegment(m, 0, 0, z, 0, traj, NULL, NULL) == HS_EINVAL, "an empty segment accepted");
+  /* HS_EDOM from a residual that is not finite */
+  HsMarchSetTolerances(m, HS_MARCH_ATOL_DEFAULT, HS_MARCH_STOL_DEFAULT, HS_MARCH_MAX_IT_DEFAULT);
+  z[0] = 1e308, z[1] = -1e308;
+  st   = HsMarchSegment(m, 0, 10, z, 0, traj, NULL, NULL);
+  printf("overflow:            status %d: %s\n", st, HsMarchGetFailure(m));
+  CHECK(st == HS_EDOM && strstr(HsMarchGetFailure(m), "not finite"), "expected HS_EDOM (overflow), got %d (%s)", st,
+        HsMarchGetFailure(m));
+  HsMarchDestroy(&m), HsDiscDestroy(&d);
+  /* HS_EFAILED: a callback that fails fatally once the march reaches q > 0.5 */
+  pend_E = P->E;
+  P->E.f = FatalE, P->E.grad = FatalGrad, P->E.hess = FatalHess;
+  HsDiscCreate(P, "midpoint", "trapezoidal", 20, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
+  HsMarchCreate(d, &m);
+  StartOf(P, z);
+  z[0] = 0.1, z[1] = 1; /* q grows by about h p = 0.15 per step: the guess of step 2 has q > 0.5 */
+  st = HsMarchSegment(m, 0, 10, z, 0, traj, NULL, NULL);
+  printf("fatal callback:      status %d: %s\n", st, HsMarchGetFailure(m));
+  CHECK(st == HS_EFAILED && strstr(HsMarchGetFailure(m), "callback failed"), "expected HS_EFAILED, got %d (%s)", st,
+        HsMarchGetFailure(m));
+  HsMarchDestroy(&m), HsDiscDestroy(&d);
+  P->E = pend_E;
+  /* HS_EDOM from the problem: kepler at q = 0 */
+  HsDiscCreate(K, "gonzalez", "conserving", 20, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
+  HsMarchCreate(d, &m);
+  memset(z, 0, sizeof z);
+  z[4] = 1;
+  st = HsMarchSegment(m, 3, 5, z, 0, traj, NULL, NULL);
+  printf("kepler at q = 0:     status %d: %s\n", st, HsMarchGetFailure(m));
+  CHECK(st == HS_EDOM && strstr(HsMarchGetFailure(m), "step 3: the state left the problem's domain"),
+        "expected HS_EDOM at step 3, got %d (%s)", st, HsMarchGetFailure(m));
+  HsMarchDestroy(&m), HsDiscDestroy(&d);
+  /* HS_ESINGULAR: saddle (E = p^2/2 - omega^2 q^2/2), midpoint states with h omega = 2: the
+   * first step's Jacobian I - (h/2) JJ Hess E has the eigenvalue 1 - h omega / 2 = 0 exactly */
+  HsProblemSetParam(S, "omega", 4); /* T = 10, N = 20: h = 0.5 */
+  HsDiscCreate(S, "midpoint", "trapezoidal", 20, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
+  HsMarchCreate(d, &m);
+  z[0] = 1, z[1] = 0, z[2] = 0.3, z[3] = 0.2;
+  st = HsMarchSegment(m, 0, 4, z, 0, traj, NULL, NULL);
+  printf("singular step:       status %d: %s\n", st, HsMarchGetFailure(m));
+  CHECK(st == HS_ESINGULAR && strstr(HsMarchGetFailure(m), "step 0: the step Jacobian is singular"),
+        "expected HS_ESINGULAR at step 0, got %d (%s)", st, HsMarchGetFailure(m));
+  /* one step alone: the same */
+  xp[0] = 1, xp[1] = 0, lp[0] = 0.3, lp[1] = 0.2;
+  CHECK(HsMarchStep(m, 0, 1, NULL, z, NULL, xp, lp) == HS_ESINGULAR, "HsMarchStep: singular not reported");
+  HsMarchDestroy(&m), HsDiscDestroy(&d);
+  HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&S);
+}
+
+int main(void)
+{
+  HsProblem *P, *K, *E, *S;
+
+  if (HsProblemCreateByName("pendulum", &P) || HsProblemCreateByName("kepler", &K) ||
+      HsProblemCreateByName("kepler", &E) || HsProblemCreateByName("saddle", &S))
+    return 1;
+  AttachEllAndWeights(E);
+  AttachTimeDependentEll(E);
+  CheckSensitivities(P, "pendulum", "greenspan", "conserving_1dof", 20, 0, 7);
+  CheckSensitivities(P, "pendulum", "midpoint", "trapezoidal", 20, 5, 1);
+  CheckSensitivities(K, "kepler", "gonzalez", "conserving", 20, 3, 6);
+  CheckSensitivities(K, "kepler", "gonzalez", "kkt", 20, 0, 9);
+  CheckSensitivities(E, "kepler+ell(t)", "gonzalez", "conserving", 20, 4, 5);
+  CheckSensitivities(E, "kepler+ell(t)", "midpoint", "trapezoidal", 20, 2, 5);
+  {
+    /* saddle, omega = 4, h = 0.02: the midpoint map amplifies the unstable mode by
+     * r = ((1 + h omega/2) / (1 - h omega/2))^40 = e^3.2 per 40 steps; the propagator's
+     * largest entry is at least r / 4 (spectral radius <= infinity norm <= 4 max |entry|) */
+    double g = CheckSensitivities(S, "saddle", "midpoint", "trapezoidal", 500, 0, 40), r = pow(1.04 / 0.96, 40);
+    CHECK(g >= r / 4 && g < 1e3, "saddle: growth %.3e, expected >= %.3e", g, r / 4);
+  }
+  CheckFailures();
+  HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&E), HsProblemDestroy(&S);
+  printf("%d passed, %d failed\n", npass, nfail);
+  return nfail ? 1 : 0;
+}
