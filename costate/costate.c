@@ -166,124 +166,155 @@ static int EllDiscreteGradientJac(HsDisc *d, int k, const double *xm, const doub
   return HS_SUCCESS;
 }
 
+/* The parts of AbarApply below take its arguments: w = Abar^T s; Abar itself if A != NULL; with
+ * W0 != NULL the derivatives Wm, W0, Wp of w with respect to x_{k-1}, x_k, x_{k+1}; dv = d and
+ * cbar = (x_{k-1} + x_{k+1})/2 precomputed. */
+
+/* Fallback below the threshold, 1 DOF: Abar = diag(2 dVbar/db(x_k, cbar), 1/mass) (only the q-q
+ * entry is a quotient). */
+static int AbarFallback1(HsDisc *d, const double *x0, const double *cbar, const double *s, double *w, double *A,
+                         double *Wm, double *W0, double *Wp)
+{
+  double vb, vab, vbb;
+
+  HS_CHK(HsGreenspanQuotient(d, x0[0], cbar[0], NULL, NULL, &vb, NULL, &vab, &vbb));
+  w[0] = 2 * vb * s[0], w[1] = s[1] / d->prob->sep.mass;
+  if (A)
+    A[0] = 2 * vb, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
+  if (W0) {
+    HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
+    W0[0] = 2 * vab * s[0], Wm[0] = Wp[0] = vbb * s[0];
+  }
+  return HS_SUCCESS;
+}
+
+/* Fallback below the threshold, n DOF: Abar = 2 Db(x_k, cbar), which keeps Abar d = g+ - g- to O(|d|^3). */
+static int AbarFallbackN(HsDisc *d, const double *x0, const double *cbar, const double *s, double *w, double *A,
+                         double *Wm, double *W0, double *Wp)
+{
+  int     dim = d->dim, dd = dim * dim, i;
+  double *Dap = d->wcs_m[6], *Dbp = d->wcs_m[7], *Paa = d->wcs_m[10], *Pab = d->wcs_m[11], *Pbb = d->wcs_m[12];
+
+  HS_CHK(d->ss->jac(d, x0, cbar, Dap, Dbp));
+  HsMatTVec(dim, dim, Dbp, s, w);
+  for (i = 0; i < dim; i++)
+    w[i] *= 2;
+  if (A)
+    for (i = 0; i < dd; i++)
+      A[i] = 2 * Dbp[i];
+  if (W0) {
+    HS_CHK(d->ss->hessdir(d, x0, cbar, s, Paa, Pab, Pbb));
+    HsTranspose(dim, Pab, W0);
+    for (i = 0; i < dd; i++)
+      W0[i] *= 2, Wm[i] = Wp[i] = Pbb[i];
+  }
+  return HS_SUCCESS;
+}
+
+/* 1 DOF (thesis (8.20)/(8.21)): Abar = diag(Vbar'', 1/mass), Vbar'' = (Vbar+ - Vbar-)/d_q. */
+static int Abar1(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *dv, const double *s,
+                 double *w, double *A, double *Wm, double *W0, double *Wp)
+{
+  double Vp, Vm, vap, vbp, vam, vbm, V2;
+
+  HS_CHK(HsGreenspanQuotient(d, x0[0], xp[0], &Vp, &vap, &vbp, NULL, NULL, NULL));
+  HS_CHK(HsGreenspanQuotient(d, xm[0], x0[0], &Vm, &vam, &vbm, NULL, NULL, NULL));
+  V2   = (Vp - Vm) / dv[0];
+  w[0] = V2 * s[0], w[1] = s[1] / d->prob->sep.mass;
+  if (A)
+    A[0] = V2, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
+  if (W0) {
+    HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
+    Wp[0] = s[0] * (vbp - 0.5 * V2) / dv[0];
+    W0[0] = s[0] * (vap - vbm) / dv[0];
+    Wm[0] = s[0] * (-vam + 0.5 * V2) / dv[0];
+  }
+  return HS_SUCCESS;
+}
+
+/* The derivatives of w = H s + sigma d (AbarN) with H = Hess E(x_k), r = g+ - g- - H d, sigma = r.s/(d.d):
+ * d sigma/dx_j = [(dr/dx_j)^T s - 2 sigma (dd/dx_j)^T d] / (d.d),
+ * W_j = d(H s)/dx_j + sigma dd/dx_j + d (d sigma/dx_j)^T. */
+static int AbarNDerivatives(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *dv,
+                            const double *s, double sigma, double dd2, double *Wm, double *W0, double *Wp)
+{
+  int     dim = d->dim, dd = dim * dim, i;
+  double *Hb = d->wcs_m[5], *Dap = d->wcs_m[6], *Dbp = d->wcs_m[7], *Dam = d->wcs_m[8], *Dbm = d->wcs_m[9];
+  double *T = d->wcs_m[2], *Dr = d->wcs_m[3], *ds = d->wcs_v[9];
+
+  HS_CHK(d->ss->jac(d, x0, xp, Dap, Dbp));
+  HS_CHK(d->ss->jac(d, xm, x0, Dam, Dbm));
+  /* x_{k+1}: dr = Db+ - H/2, dd = I/2 */
+  for (i = 0; i < dd; i++)
+    Dr[i] = Dbp[i] - 0.5 * Hb[i];
+  HsMatTVec(dim, dim, Dr, s, ds);
+  for (i = 0; i < dim; i++)
+    ds[i] = (ds[i] - sigma * dv[i]) / dd2;
+  HsZero(dd, Wp);
+  HsAddDiag(dim, 0.5 * sigma, Wp);
+  HsRank1(dim, 1, dv, ds, Wp);
+  /* x_{k-1}: dr = -Da- + H/2, dd = -I/2 */
+  for (i = 0; i < dd; i++)
+    Dr[i] = -Dam[i] + 0.5 * Hb[i];
+  HsMatTVec(dim, dim, Dr, s, ds);
+  for (i = 0; i < dim; i++)
+    ds[i] = (ds[i] + sigma * dv[i]) / dd2;
+  HsZero(dd, Wm);
+  HsAddDiag(dim, -0.5 * sigma, Wm);
+  HsRank1(dim, 1, dv, ds, Wm);
+  /* x_k: dr = Da+ - Db- - D3(x_k, d), dd = 0, d(Hs)/dx_k = D3(x_k, s) */
+  HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, dv, T, d->wcs_d3));
+  for (i = 0; i < dd; i++)
+    Dr[i] = Dap[i] - Dbm[i] - T[i];
+  HsMatTVec(dim, dim, Dr, s, ds);
+  for (i = 0; i < dim; i++)
+    ds[i] /= dd2;
+  HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, s, W0, d->wcs_d3));
+  HsRank1(dim, 1, dv, ds, W0);
+  return HS_SUCCESS;
+}
+
+/* n DOF (DESIGN.md section 2.2): Abar = H + r d^T/(d.d), so Abar^T s = H s + sigma d, sigma = r.s/(d.d)
+ * (H symmetric). */
+static int AbarN(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *dv, const double *s,
+                 double *w, double *A, double *Wm, double *W0, double *Wp)
+{
+  int     dim = d->dim, i;
+  double *gp = d->wcs_v[6], *gm = d->wcs_v[7], *r = d->wcs_v[8], *Hb = d->wcs_m[5], dd2, sigma;
+
+  HS_CB(d->prob->E.hess(x0, Hb, d->prob->ctx));
+  HS_CHK(d->ss->grad(d, x0, xp, gp));
+  HS_CHK(d->ss->grad(d, xm, x0, gm));
+  HsMatVec(dim, dim, Hb, dv, r);
+  for (i = 0; i < dim; i++)
+    r[i] = gp[i] - gm[i] - r[i];
+  dd2   = HsDot(dim, dv, dv);
+  sigma = HsDot(dim, r, s) / dd2;
+  HsMatVec(dim, dim, Hb, s, w);
+  for (i = 0; i < dim; i++)
+    w[i] += sigma * dv[i];
+  if (A) {
+    HsCopy(dim * dim, Hb, A);
+    HsRank1(dim, 1 / dd2, r, dv, A);
+  }
+  return W0 ? AbarNDerivatives(d, xm, x0, xp, dv, s, sigma, dd2, Wm, W0, Wp) : HS_SUCCESS;
+}
+
 /* w = Abar^T s and, if W0 != NULL, its derivatives Wm, W0, Wp with respect to
- * x_{k-1}, x_k, x_{k+1}. Also returns Abar (dim x dim) if A != NULL. */
+ * x_{k-1}, x_k, x_{k+1}. Also returns Abar (dim x dim) if A != NULL. Below the
+ * relative threshold dg_tol on d = (x_{k+1} - x_{k-1})/2 the fallbacks apply. */
 static int AbarApply(HsDisc *d, int one_dof, const double *xm, const double *x0, const double *xp, const double *s,
                      double *w, double *A, double *Wm, double *W0, double *Wp)
 {
-  int     dim = d->dim, dd = dim * dim, i;
-  double *dv = d->wcs_v[4], *cbar = d->wcs_v[5], *gp = d->wcs_v[6], *gm = d->wcs_v[7], *r = d->wcs_v[8];
-  double *Hb = d->wcs_m[5], *Dap = d->wcs_m[6], *Dbp = d->wcs_m[7], *Dam = d->wcs_m[8], *Dbm = d->wcs_m[9];
-  double *Paa = d->wcs_m[10], *Pab = d->wcs_m[11], *Pbb = d->wcs_m[12], *T = d->wcs_m[2], *Dr = d->wcs_m[3];
-  double  nd;
+  int     dim = d->dim, i;
+  double *dv = d->wcs_v[4], *cbar = d->wcs_v[5], nd;
 
   for (i = 0; i < dim; i++)
     dv[i] = 0.5 * (xp[i] - xm[i]), cbar[i] = 0.5 * (xp[i] + xm[i]);
   nd = one_dof ? fabs(dv[0]) : HsNorm(dim, dv);
-  if (nd <= d->dg_tol * (1 + (one_dof ? fabs(x0[0]) : HsNorm(dim, x0)))) {
-    /* Fallback Abar = 2 Db(x_k, cbar); for 1-DOF only the q-q entry is a quotient. */
-    if (one_dof) {
-      double vb, vab, vbb;
-      HS_CHK(HsGreenspanQuotient(d, x0[0], cbar[0], NULL, NULL, &vb, NULL, &vab, &vbb));
-      w[0] = 2 * vb * s[0], w[1] = s[1] / d->prob->sep.mass;
-      if (A)
-        A[0] = 2 * vb, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
-      if (W0) {
-        HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
-        W0[0] = 2 * vab * s[0], Wm[0] = Wp[0] = vbb * s[0];
-      }
-      return HS_SUCCESS;
-    }
-    HS_CHK(d->ss->jac(d, x0, cbar, Dap, Dbp));
-    HsMatTVec(dim, dim, Dbp, s, w);
-    for (i = 0; i < dim; i++)
-      w[i] *= 2;
-    if (A)
-      for (i = 0; i < dd; i++)
-        A[i] = 2 * Dbp[i];
-    if (W0) {
-      HS_CHK(d->ss->hessdir(d, x0, cbar, s, Paa, Pab, Pbb));
-      HsTranspose(dim, Pab, W0);
-      for (i = 0; i < dd; i++)
-        W0[i] *= 2, Wm[i] = Wp[i] = Pbb[i];
-    }
-    return HS_SUCCESS;
-  }
-
-  if (one_dof) {
-    /* Abar = diag(Vbar'', 1/mass), Vbar'' = (Vbar+ - Vbar-)/d_q. */
-    double Vp, Vm, vap, vbp, vam, vbm, V2;
-    HS_CHK(HsGreenspanQuotient(d, x0[0], xp[0], &Vp, &vap, &vbp, NULL, NULL, NULL));
-    HS_CHK(HsGreenspanQuotient(d, xm[0], x0[0], &Vm, &vam, &vbm, NULL, NULL, NULL));
-    V2   = (Vp - Vm) / dv[0];
-    w[0] = V2 * s[0], w[1] = s[1] / d->prob->sep.mass;
-    if (A)
-      A[0] = V2, A[1] = A[2] = 0, A[3] = 1 / d->prob->sep.mass;
-    if (W0) {
-      HsZero(4, Wm), HsZero(4, W0), HsZero(4, Wp);
-      Wp[0] = s[0] * (vbp - 0.5 * V2) / dv[0];
-      W0[0] = s[0] * (vap - vbm) / dv[0];
-      Wm[0] = s[0] * (-vam + 0.5 * V2) / dv[0];
-    }
-    return HS_SUCCESS;
-  }
-
-  /* n-DOF: Abar^T s = H s + sigma d, sigma = r.s / (d.d). */
-  {
-    double dd2, sigma;
-    HS_CB(d->prob->E.hess(x0, Hb, d->prob->ctx));
-    HS_CHK(d->ss->grad(d, x0, xp, gp));
-    HS_CHK(d->ss->grad(d, xm, x0, gm));
-    HsMatVec(dim, dim, Hb, dv, r);
-    for (i = 0; i < dim; i++)
-      r[i] = gp[i] - gm[i] - r[i];
-    dd2   = HsDot(dim, dv, dv);
-    sigma = HsDot(dim, r, s) / dd2;
-    HsMatVec(dim, dim, Hb, s, w);
-    for (i = 0; i < dim; i++)
-      w[i] += sigma * dv[i];
-    if (A) {
-      HsCopy(dd, Hb, A);
-      HsRank1(dim, 1 / dd2, r, dv, A);
-    }
-    if (!W0)
-      return HS_SUCCESS;
-    HS_CHK(d->ss->jac(d, x0, xp, Dap, Dbp));
-    HS_CHK(d->ss->jac(d, xm, x0, Dam, Dbm));
-    /* d sigma/dx_j = [(dr/dx_j)^T s - 2 sigma (dd/dx_j)^T d] / (d.d);
-     * W_j = d(H s)/dx_j + sigma dd/dx_j + d (d sigma/dx_j)^T. */
-    {
-      double *ds = d->wcs_v[9];
-      /* x_{k+1}: dr = Db+ - H/2, dd = I/2 */
-      for (i = 0; i < dd; i++)
-        Dr[i] = Dbp[i] - 0.5 * Hb[i];
-      HsMatTVec(dim, dim, Dr, s, ds);
-      for (i = 0; i < dim; i++)
-        ds[i] = (ds[i] - sigma * dv[i]) / dd2;
-      HsZero(dd, Wp);
-      HsAddDiag(dim, 0.5 * sigma, Wp);
-      HsRank1(dim, 1, dv, ds, Wp);
-      /* x_{k-1}: dr = -Da- + H/2, dd = -I/2 */
-      for (i = 0; i < dd; i++)
-        Dr[i] = -Dam[i] + 0.5 * Hb[i];
-      HsMatTVec(dim, dim, Dr, s, ds);
-      for (i = 0; i < dim; i++)
-        ds[i] = (ds[i] + sigma * dv[i]) / dd2;
-      HsZero(dd, Wm);
-      HsAddDiag(dim, -0.5 * sigma, Wm);
-      HsRank1(dim, 1, dv, ds, Wm);
-      /* x_k: dr = Da+ - Db- - D3(x_k, d), dd = 0, d(Hs)/dx_k = D3(x_k, s) */
-      HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, dv, T, d->wcs_d3));
-      for (i = 0; i < dd; i++)
-        Dr[i] = Dap[i] - Dbm[i] - T[i];
-      HsMatTVec(dim, dim, Dr, s, ds);
-      for (i = 0; i < dim; i++)
-        ds[i] /= dd2;
-      HS_CHK(HsFunctionD3(&d->prob->E, dim, d->prob->ctx, x0, s, W0, d->wcs_d3));
-      HsRank1(dim, 1, dv, ds, W0);
-    }
-  }
-  return HS_SUCCESS;
+  if (nd <= d->dg_tol * (1 + (one_dof ? fabs(x0[0]) : HsNorm(dim, x0))))
+    return one_dof ? AbarFallback1(d, x0, cbar, s, w, A, Wm, W0, Wp) : AbarFallbackN(d, x0, cbar, s, w, A, Wm, W0, Wp);
+  return one_dof ? Abar1(d, xm, x0, xp, dv, s, w, A, Wm, W0, Wp) : AbarN(d, xm, x0, xp, dv, s, w, A, Wm, W0, Wp);
 }
 
 static int ConsResidualImpl(HsDisc *d, int k, int one_dof, const double *xm, const double *x0, const double *xp,

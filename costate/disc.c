@@ -29,6 +29,8 @@ static int EllAtHess(const double *x, double *Hm, void *ctx)
 }
 const HsFunction HsEllAtFunction = {EllAtF, EllAtGrad, EllAtHess, NULL};
 
+/*@ HsStateSchemeFind - the state scheme (discrete gradient, DESIGN.md section 2.1) of this name:
+    midpoint, greenspan or gonzalez; NULL if there is none. Not collective. @*/
 const HsStateScheme *HsStateSchemeFind(const char *name)
 {
   for (size_t i = 0; i < sizeof(state_schemes) / sizeof(state_schemes[0]); i++)
@@ -37,6 +39,8 @@ const HsStateScheme *HsStateSchemeFind(const char *name)
   return NULL;
 }
 
+/*@ HsCostateSchemeFind - the costate scheme (DESIGN.md section 2.2) of this name: conserving,
+    conserving_1dof, trapezoidal or kkt; NULL if there is none. Not collective. @*/
 const HsCostateScheme *HsCostateSchemeFind(const char *name)
 {
   for (size_t i = 0; i < sizeof(costate_schemes) / sizeof(costate_schemes[0]); i++)
@@ -45,72 +49,61 @@ const HsCostateScheme *HsCostateSchemeFind(const char *name)
   return NULL;
 }
 
-const char *HsStateSchemeListNames(void) { return "midpoint greenspan gonzalez"; }
-const char *HsCostateSchemeListNames(void) { return "conserving conserving_1dof trapezoidal kkt"; }
+/* "a b c" from the names of a scheme table, built once. */
+#define HS_LIST_NAMES(table, buf)                                                                                        do {                                                                                                                     if (!buf[0])                                                                                                             for (size_t i_ = 0; i_ < sizeof(table) / sizeof(table[0]); i_++) {                                                      if (i_)                                                                                                                  strcat(buf, " ");                                                                                                    strcat(buf, table[i_]->name);                                                                                        }                                                                                                                  } while (0)
 
-#define FAIL(code, ...)                                                                                                \
-  do {                                                                                                                 \
-    if (msg)                                                                                                           \
-      snprintf(msg, (size_t)msg_len, __VA_ARGS__);                                                                     \
-    HsDiscDestroy(&d);                                                                                                 \
-    return code;                                                                                                       \
-  } while (0)
-
-int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *costate_scheme, int N, double dg_tol,
-                 HsDisc **disc, char *msg, int msg_len)
+/*@ HsStateSchemeListNames - the state schemes' names, space-separated (from the scheme table). @*/
+const char *HsStateSchemeListNames(void)
 {
-  HsDisc *d = NULL;
-  int     dim, nvec, nmat, i, j;
+  static char names[128];
+  HS_LIST_NAMES(state_schemes, names);
+  return names;
+}
+
+/*@ HsCostateSchemeListNames - the costate schemes' names, space-separated (from the scheme table). @*/
+const char *HsCostateSchemeListNames(void)
+{
+  static char names[128];
+  HS_LIST_NAMES(costate_schemes, names);
+  return names;
+}
+
+/* Whether the problem and the scheme pair fit; a message if not. */
+static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCostateScheme *cs, const char *sname,
+                     const char *cname, int N, double dg_tol, char *msg, int msg_len)
+{
+#define CHECK_OR(cond, ...)                                                                                              do {                                                                                                                     if (!(cond)) {                                                                                                           if (msg)                                                                                                                 snprintf(msg, (size_t)msg_len, __VA_ARGS__);                                                                         return HS_EINVAL;                                                                                                    }                                                                                                                    } while (0)
+  CHECK_OR(prob && prob->E.f && prob->E.grad && prob->E.hess, "problem must supply E, grad E and Hess E");
+  CHECK_OR(N >= 2, "N = %d: need at least 2 intervals", N);
+  CHECK_OR(prob->T > 0, "horizon T = %g must be positive", prob->T);
+  CHECK_OR(dg_tol >= 0 && dg_tol < 1, "dg_tol = %g must lie in [0, 1)", dg_tol);
+  CHECK_OR(ss, "unknown state scheme '%s' (choose from: %s)", sname, HsStateSchemeListNames());
+  CHECK_OR(cs, "unknown costate scheme '%s' (choose from: %s)", cname, HsCostateSchemeListNames());
+  CHECK_OR(ss != &HsStateGreenspan || (prob->sep.available && prob->n == 1),
+           "state scheme greenspan needs a 1-DOF problem E = p^2/(2m) + V(q); '%s' is not one (use gonzalez)",
+           prob->name);
+  CHECK_OR(cs != &HsCostateConserving1 || ss == &HsStateGreenspan,
+           "costate scheme conserving_1dof is the 1-DOF form for greenspan states; use conserving with %s", ss->name);
+  CHECK_OR(!prob->phi.f || (prob->phi.grad && prob->phi.hess),
+           "problem '%s' has a terminal cost without gradient and Hessian", prob->name);
+  CHECK_OR(!prob->ell.f || (prob->ell.grad && prob->ell.hess),
+           "problem '%s' has a running cost without gradient and Hessian", prob->name);
+#undef CHECK_OR
+  return HS_SUCCESS;
+}
+
+/* All workspace of d in one pool: the per-level scratch vectors and matrices (hsdiscimpl.h), the
+ * scratch of the third-derivative differences, K (m x dim) and GK (dim x dim). */
+static int DiscAllocate(HsDisc *d)
+{
+  int     dim = d->dim, nvec = HS_WDG_VEC + HS_WCS_VEC + HS_WTOP_VEC, nmat = HS_WDG_MAT + HS_WCS_MAT + HS_WTOP_MAT, i;
   double *p;
 
-  *disc = NULL;
-  gsl_set_error_handler_off();
-  d = calloc(1, sizeof(*d));
-  if (!d)
-    FAIL(HS_ENOMEM, "out of memory");
-  if (!prob || !prob->E.f || !prob->E.grad || !prob->E.hess)
-    FAIL(HS_EINVAL, "problem must supply E, grad E and Hess E");
-  if (prob && (prob->n > HS_MAX_DOF || prob->m > HS_MAX_DOF))
-    FAIL(HS_EINVAL, "problem '%s' has n = %d, m = %d: this version supports at most %d degrees of freedom and controls",
-         prob->name, prob->n, prob->m, HS_MAX_DOF);
-  if (N < 2)
-    FAIL(HS_EINVAL, "N = %d: need at least 2 intervals", N);
-  if (!(prob->T > 0))
-    FAIL(HS_EINVAL, "horizon T = %g must be positive", prob->T);
-  if (!(dg_tol >= 0 && dg_tol < 1))
-    FAIL(HS_EINVAL, "dg_tol = %g must lie in [0, 1)", dg_tol);
-  d->ss = HsStateSchemeFind(state_scheme);
-  if (!d->ss)
-    FAIL(HS_EINVAL, "unknown state scheme '%s' (choose from: %s)", state_scheme, HsStateSchemeListNames());
-  d->cs = HsCostateSchemeFind(costate_scheme);
-  if (!d->cs)
-    FAIL(HS_EINVAL, "unknown costate scheme '%s' (choose from: %s)", costate_scheme, HsCostateSchemeListNames());
-  if (d->ss == &HsStateGreenspan && !(prob->sep.available && prob->n == 1))
-    FAIL(HS_EINVAL, "state scheme greenspan needs a 1-DOF problem E = p^2/(2m) + V(q); '%s' is not one (use gonzalez)",
-         prob->name);
-  if (d->cs == &HsCostateConserving1 && d->ss != &HsStateGreenspan)
-    FAIL(HS_EINVAL, "costate scheme conserving_1dof is the 1-DOF form for greenspan states; use conserving with %s",
-         d->ss->name);
-  if (prob->phi.f && (!prob->phi.grad || !prob->phi.hess))
-    FAIL(HS_EINVAL, "problem '%s' has a terminal cost without gradient and Hessian", prob->name);
-  if (prob->ell.f && (!prob->ell.grad || !prob->ell.hess))
-    FAIL(HS_EINVAL, "problem '%s' has a running cost without gradient and Hessian", prob->name);
-  d->prob        = prob;
-  d->ell_at.prob = prob;
-  d->mid         = &HsStateMidpoint;
-  d->n           = prob->n;
-  d->m           = prob->m;
-  d->dim = dim = 2 * prob->n;
-  d->N         = N;
-  d->h         = prob->T / N;
-  d->dg_tol    = dg_tol;
-
-  nvec = HS_WDG_VEC + HS_WCS_VEC + HS_WTOP_VEC;
-  nmat = HS_WDG_MAT + HS_WCS_MAT + HS_WTOP_MAT;
-  d->pool =
-      calloc((size_t)(nvec * dim + nmat * dim * dim + dim + 2 * dim * dim + d->m * dim + dim * dim), sizeof(double));
+  d->pool = calloc((size_t)nvec * dim + (size_t)nmat * dim * dim + dim + 2 * (size_t)dim * dim + (size_t)d->m * dim +
+                       (size_t)dim * dim,
+                   sizeof(double));
   if (!d->pool)
-    FAIL(HS_ENOMEM, "out of memory");
+    return HS_ENOMEM;
   p = d->pool;
   for (i = 0; i < HS_WDG_VEC; i++, p += dim)
     d->wdg_v[i] = p;
@@ -127,40 +120,89 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   d->wcs_d3 = p, p += dim + 2 * dim * dim;
   d->K      = p, p += d->m * dim;
   d->GK     = p;
+  return HS_SUCCESS;
+}
 
-  /* K = R^{-1} G^T, G^T = [0, B^T] (m x dim), by a Cholesky factorization of R (GSL). */
-  {
-    gsl_matrix *Rc  = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
-    gsl_vector *col = gsl_vector_alloc((size_t)d->m);
-    int         st;
-    if (!Rc || !col) {
-      gsl_matrix_free(Rc), gsl_vector_free(col);
-      FAIL(HS_ENOMEM, "out of memory");
-    }
-    for (i = 0; i < d->m; i++)
-      for (j = 0; j < d->m; j++)
-        gsl_matrix_set(Rc, (size_t)i, (size_t)j, prob->R[i * d->m + j]);
-    st = gsl_linalg_cholesky_decomp1(Rc);
-    for (j = 0; !st && j < d->n; j++) {
-      for (i = 0; i < d->m; i++)
-        gsl_vector_set(col, (size_t)i, prob->B[j * d->m + i]); /* column of B^T */
-      st = gsl_linalg_cholesky_svx(Rc, col);
-      for (i = 0; i < d->m; i++)
-        d->K[i * dim + d->n + j] = gsl_vector_get(col, (size_t)i);
-    }
+/* K = R^{-1} G^T, G^T = [0, B^T] (m x dim), by a Cholesky factorization of R (GSL), and GK = G K
+ * (rows n..2n-1 are B K): u = K lambda (DESIGN.md section 1). Returns the GSL status. */
+static int DiscControlGain(HsDisc *d)
+{
+  const HsProblem *prob = d->prob;
+  int              dim = d->dim, i, j, st;
+  gsl_matrix      *Rc  = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
+  gsl_vector      *col = gsl_vector_alloc((size_t)d->m);
+
+  if (!Rc || !col) {
     gsl_matrix_free(Rc), gsl_vector_free(col);
-    if (st)
-      FAIL(HS_EINVAL, "control weight R of problem '%s' is not symmetric positive definite (%s)", prob->name,
-           gsl_strerror(st));
+    return GSL_ENOMEM;
   }
-  /* GK = G K: rows n..2n-1 are B K. */
-  for (i = 0; i < d->n; i++)
+  for (i = 0; i < d->m; i++)
+    for (j = 0; j < d->m; j++)
+      gsl_matrix_set(Rc, (size_t)i, (size_t)j, prob->R[i * d->m + j]);
+  st = gsl_linalg_cholesky_decomp1(Rc);
+  for (j = 0; !st && j < d->n; j++) {
+    for (i = 0; i < d->m; i++)
+      gsl_vector_set(col, (size_t)i, prob->B[j * d->m + i]); /* column of B^T */
+    st = gsl_linalg_cholesky_svx(Rc, col);
+    for (i = 0; i < d->m; i++)
+      d->K[i * dim + d->n + j] = gsl_vector_get(col, (size_t)i);
+  }
+  gsl_matrix_free(Rc), gsl_vector_free(col);
+  for (i = 0; !st && i < d->n; i++)
     for (j = 0; j < dim; j++) {
       double s = 0;
       for (int l = 0; l < d->m; l++)
         s += prob->B[i * d->m + l] * d->K[l * dim + j];
       d->GK[(d->n + i) * dim + j] = s;
     }
+  return st;
+}
+
+/*@ HsDiscCreate - a discretization of prob on N uniform intervals with the named schemes (DESIGN.md
+    section 2): the step residuals, their Jacobians and the diagnostics of costate/.
+
+  Not collective (serial object); no allocation after this call.
+
+  Input: prob - the problem (not copied; B and R are read now: create a new discretization after
+         changing them); state_scheme, costate_scheme - names (HsStateSchemeFind, HsCostateSchemeFind);
+         N >= 2; dg_tol - relative threshold of the divided-difference fallbacks, 0 <= dg_tol < 1
+         (HS_DG_TOL_DEFAULT).
+  Output: disc; on failure, if msg is not NULL, a message a user can act on (msg_len bytes).
+
+  Returns HS_SUCCESS, HS_EINVAL (a bad argument, a scheme that does not fit the problem, an R that
+  is not symmetric positive definite) or HS_ENOMEM.
+@*/
+int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *costate_scheme, int N, double dg_tol,
+                 HsDisc **disc, char *msg, int msg_len)
+{
+  const HsStateScheme   *ss = state_scheme ? HsStateSchemeFind(state_scheme) : NULL;
+  const HsCostateScheme *cs = costate_scheme ? HsCostateSchemeFind(costate_scheme) : NULL;
+  HsDisc                *d;
+  int                    st;
+
+  *disc = NULL;
+  gsl_set_error_handler_off();
+  st = DiscCheck(prob, ss, cs, state_scheme, costate_scheme, N, dg_tol, msg, msg_len);
+  if (st)
+    return st;
+  d = calloc(1, sizeof(*d));
+  if (!d || (d->prob = prob, d->n = prob->n, d->m = prob->m, d->dim = 2 * prob->n, DiscAllocate(d))) {
+    if (msg)
+      snprintf(msg, (size_t)msg_len, "out of memory");
+    HsDiscDestroy(&d);
+    return HS_ENOMEM;
+  }
+  d->ss = ss, d->cs = cs, d->mid = &HsStateMidpoint;
+  d->ell_at.prob = prob;
+  d->N = N, d->h = prob->T / N, d->dg_tol = dg_tol;
+  st = DiscControlGain(d);
+  if (st) {
+    if (msg)
+      snprintf(msg, (size_t)msg_len, "control weight R of problem '%s' is not symmetric positive definite (%s)",
+               prob->name, gsl_strerror(st));
+    HsDiscDestroy(&d);
+    return st == GSL_ENOMEM ? HS_ENOMEM : HS_EINVAL;
+  }
   *disc = d;
   return HS_SUCCESS;
 }

@@ -34,10 +34,6 @@ enum {
  *  is eps |grad E| / |Delta| and the fallback error is O(|Delta|^2). */
 #define HS_DG_TOL_DEFAULT 1e-6
 
-/** Largest n (and m) the step solvers' fixed-size scratch (4n unknowns per step,
- *  bvp/shooting.c) and the output buffers are sized for. */
-#define HS_MAX_DOF 16
-
 typedef struct HsDisc_s HsDisc;
 
 /** A state scheme: discrete gradient gbar(a, b) of E (DESIGN.md section 2.1). */
