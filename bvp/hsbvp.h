@@ -14,7 +14,7 @@
 
 #include <petscsnes.h>
 
-#include "../costate/hscostate.h"
+#include "../costate/hsmarch.h" /* HsDisc, the schemes, the march defaults HS_MARCH_*_DEFAULT */
 
 /* Defaults (HsSolverCreate). The SNES tolerances are Newton to round-off:
  * conservation is only as good as the solve. */

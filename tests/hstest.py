@@ -316,6 +316,19 @@ def t_example(name, expected_file):
         check(s[key] == val, "%s: %s = %s, expected %s" % (name, key, s[key], val))
 
 
+def t_example_c(exe, expected_file):
+    """a C example program: its output on 1 and 2 ranks equals the stored expected output
+    (the program prints rounded values only)."""
+    with open(expected_file) as f:
+        expected = f.read()
+    for ranks in (1, 2):
+        cmd = [exe] if ranks == 1 else [MPIEXEC, "--oversubscribe", "-n", str(ranks), exe]
+        p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+        print(p.stdout)
+        check(p.returncode == 0 and p.stdout == expected,
+              "%s on %d ranks: rc %d, output differs from %s" % (os.path.basename(exe), ranks, p.returncode, expected_file))
+
+
 def t_shooting_equivalence():
     """shooting with M in {1, 2, 5, N/2, N} and an uneven split reproduces the transcription
     solution to 1e-10 relative, for every scheme pair, on 1, 2 and 4 ranks.
@@ -965,7 +978,7 @@ def t_crosscheck_ncar(script):
 
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
-         "example": t_example}
+         "example": t_example, "example_c": t_example_c}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])
