@@ -394,9 +394,13 @@ const HsCostateScheme HsCostateKKT         = {"kkt", 2, 0, KKTResidual, KKTJacob
 
 /* ---------------------------------------------------- terminal condition ---- */
 
-/* Stationarity of L = -h sum L^d - phi(x_N) + h sum lambda^T (JJ gbar + G u - (x_{k+1}-x_k)/h)
- * in a free component of x_N (docs/transversality.md):
- *   0 = -h/2 ell_x(x_N) - phi_x(x_N) + h Db^T JJ^T lambda_{N-1/2} - lambda_{N-1/2}. */
+/*@ HsDiscTerminalResidual - the transversality residual at x_N for all 2n components (the caller uses
+    those of the free terminal components): the stationarity of the direct transcription's Lagrangian
+    L = -h sum L^d - phi(x_N) + h sum lambda^T (JJ gbar + G u - (x_{k+1}-x_k)/h) in x_N
+    (docs/transversality.md),
+      R = lambda_{N-1/2} + grad phi(x_N) + h [1/2 grad ell(x_N, T) + Db(x_{N-1}, x_N)^T JJ lambda_{N-1/2}],
+    with Db the state scheme's (the midpoint's for the trapezoidal costate scheme).
+    Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R)
 {
   const HsStateScheme *ss  = d->cs == &HsCostateTrapezoidal ? d->mid : d->ss;
@@ -418,6 +422,8 @@ int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const 
   return HS_SUCCESS;
 }
 
+/*@ HsDiscTerminalJacobian - the Jacobian blocks of HsDiscTerminalResidual with respect to x_{N-1}, x_N
+    and lambda_{N-1/2} (2n x 2n each). Not collective. @*/
 int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const double *lm, double *Rxm, double *RxN,
                            double *Rlm)
 {
@@ -446,6 +452,7 @@ int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const 
   return HS_SUCCESS;
 }
 
+/*@ HsDiscTerminalCost - phi(x_N), 0 without a terminal cost. Not collective. @*/
 int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi)
 {
   *phi = 0;

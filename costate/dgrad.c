@@ -14,6 +14,13 @@
 
 #include <math.h>
 
+/*@ HsFunctionD3 - the third-derivative action T = D(Hess f)(x)[v], T_il = sum_j f_{,ijl}(x) v_j (dim x dim):
+    F->d3 if the function supplies it, otherwise a central difference of its Hessian along v with step
+    HS_D3_FD_STEP (1 + |x|) / |v| (error O(step^2)). Newton on the conserving costate scheme needs it
+    (DESIGN.md section 2.2).
+
+  Not collective. work: dim + 2 dim^2 doubles. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
+@*/
 int HsFunctionD3(const HsFunction *F, int dim, void *ctx, const double *x, const double *v, double *T, double *work)
 {
   double nv, eps, *xp = work, *Hp = work + dim, *Hm = work + dim + dim * dim;
@@ -44,6 +51,13 @@ static int Small(int dim, const double *mid, const double *delta, double tol)
   return HsNorm(dim, delta) <= tol * (1 + HsNorm(dim, mid));
 }
 
+/*@ HsGonzalezGrad - the Gonzalez discrete gradient of a smooth function f (DESIGN.md section 2.1),
+    g = grad f(m) + [f(b) - f(a) - grad f(m).Delta] Delta / (Delta.Delta), m = (a+b)/2, Delta = b - a,
+    which satisfies g.(b - a) = f(b) - f(a) exactly; below |Delta| <= tol (1 + |m|) the midpoint
+    gradient (error O(|Delta|^3) in that identity). Used for E and for the running cost ell.
+
+  Not collective. work: HS_GONZALEZ_WORK(dim) doubles. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
+@*/
 int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const double *a, const double *b, double *g,
                    double *work)
 {

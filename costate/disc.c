@@ -207,6 +207,7 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   return HS_SUCCESS;
 }
 
+/*@ HsDiscDestroy - frees a discretization and sets *disc = NULL; NULL-safe. Not collective. @*/
 void HsDiscDestroy(HsDisc **disc)
 {
   if (!disc || !*disc)
@@ -216,13 +217,27 @@ void HsDiscDestroy(HsDisc **disc)
   *disc = NULL;
 }
 
-int                    HsDiscGetDim(const HsDisc *d) { return d->dim; }
-double                 HsDiscGetStep(const HsDisc *d) { return d->h; }
-const HsProblem       *HsDiscGetProblem(const HsDisc *d) { return d->prob; }
-const HsStateScheme   *HsDiscGetStateScheme(const HsDisc *d) { return d->ss; }
+/*@ HsDiscGetDim - the state dimension 2n. Not collective. @*/
+int HsDiscGetDim(const HsDisc *d) { return d->dim; }
+
+/*@ HsDiscGetStep - the step h = T/N. Not collective. @*/
+double HsDiscGetStep(const HsDisc *d) { return d->h; }
+
+/*@ HsDiscGetProblem - the problem being discretized. Not collective. @*/
+const HsProblem *HsDiscGetProblem(const HsDisc *d) { return d->prob; }
+
+/*@ HsDiscGetStateScheme - the state scheme in use. Not collective. @*/
+const HsStateScheme *HsDiscGetStateScheme(const HsDisc *d) { return d->ss; }
+
+/*@ HsDiscGetCostateScheme - the costate scheme in use. Not collective. @*/
 const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d) { return d->cs; }
 
-/* F = x_{k+1} - x_k - h (JJ gbar + GK lambda). */
+/*@ HsDiscStateResidual - the state equation of one interval (DESIGN.md section 2.1) times h,
+    F = x_{k+1} - x_k - h (JJ gbar(x_k, x_{k+1}) + G u_{k+1/2}), u = R^{-1} G^T lambda_{k+1/2}.
+
+  Not collective. Input: xk, xk1 - x_k, x_{k+1} (2n each); lam - lambda_{k+1/2}. Output: F (2n).
+  Returns HS_SUCCESS, HS_EDOM (a state outside the problem's domain) or HS_EFAILED.
+@*/
 int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F)
 {
   int     dim = d->dim, i;
@@ -236,7 +251,9 @@ int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const do
   return HS_SUCCESS;
 }
 
-/* dF/dx_k = -I - h JJ Da, dF/dx_{k+1} = I - h JJ Db, dF/dlambda = -h GK. */
+/*@ HsDiscStateJacobian - the Jacobian blocks of HsDiscStateResidual (2n x 2n each, row-major):
+    dF/dx_k = -I - h JJ Da, dF/dx_{k+1} = I - h JJ Db, dF/dlambda = -h G K (Da, Db: the state
+    scheme's Jacobians). Not collective. Returns as HsDiscStateResidual. @*/
 int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk, double *Fxk1,
                         double *Flam)
 {
@@ -257,21 +274,35 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
   return HS_SUCCESS;
 }
 
+/*@ HsDiscCostateResidual - the costate equation of interior node k, 1 <= k <= N-1 (DESIGN.md section
+    2.2), times h, of the discretization's costate scheme; k fixes the times t_{k-1}, t_{k+1} at which
+    a time-dependent running cost is evaluated.
+
+  Not collective. Input: xm, x0, xp - x_{k-1}, x_k, x_{k+1}; lm, lp - lambda_{k-1/2}, lambda_{k+1/2}.
+  Output: C (2n). Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
+@*/
 int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *C)
 {
   return d->cs->residual(d, k, xm, x0, xp, lm, lp, C);
 }
 
+/*@ HsDiscCostateJacobian - the Jacobian blocks of HsDiscCostateResidual with respect to x_{k-1}, x_k,
+    x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2} (2n x 2n each). The conserving scheme's blocks involve
+    third derivatives of E (HsFunctionD3). Not collective. Returns as HsDiscCostateResidual. @*/
 int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
   return d->cs->jacobian(d, k, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
+/*@ HsDiscControl - the control of an interval from the stationarity condition (DESIGN.md section 1),
+    u = R^{-1} B^T lambda^p (m values). Not collective. @*/
 void HsDiscControl(const HsDisc *d, const double *lam, double *u) { HsMatVec(d->m, d->dim, d->K, lam, u); }
 
-/* L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) + ell(x_{k+1}, t_{k+1})); 1/2 u^T R u = 1/2 lambda^T G K lambda. */
+/*@ HsDiscRunningCost - L^d of interval k (DESIGN.md section 2.3): L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) +
+    ell(x_{k+1}, t_{k+1})), where 1/2 u^T R u = 1/2 lambda^T G K lambda; J^d = h sum_k L^d (+ phi(x_N)).
+    Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L)
 {
   double *Gu = d->wtop_v[2], la = 0, lb = 0;
@@ -285,7 +316,10 @@ int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, con
   return HS_SUCCESS;
 }
 
-/* H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar. */
+/*@ HsDiscHamiltonian - the discrete Hamiltonian of interval k (DESIGN.md section 2.3):
+    H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar;
+    constant in k to round-off for the conserving costate scheme on an autonomous problem.
+    Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H)
 {
   double *g = d->wtop_v[0], *Jg = d->wtop_v[1], *Gu = d->wtop_v[2], L;
@@ -298,6 +332,11 @@ int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, con
   return HS_SUCCESS;
 }
 
+/*@ HsDiscEllTimeChange - Dt_k, the part of ell(x_{k+1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) due to the change
+    of time at node k (docs/time-dependent-cost.md):
+      Dt_k = 1/2 [ell(x_{k-1}, t_{k+1}) - ell(x_{k-1}, t_{k-1}) + ell(x_{k+1}, t_{k+1}) - ell(x_{k+1}, t_{k-1})];
+    0 for an autonomous or absent running cost. The conserving scheme keeps
+    H^d_{k+1/2} - H^d_{k-1/2} = -Dt_k / 2 exactly. Not collective. @*/
 int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, double *Dt)
 {
   const HsProblem *P = d->prob;
@@ -314,8 +353,12 @@ int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, do
   return HS_SUCCESS;
 }
 
+/*@ HsDiscEnergy - the mechanical energy E(x). Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
 
+/*@ HsDiscWork - the discrete work of the controls on one interval, (q_{k+1} - q_k)^T B u_{k+1/2}
+    (DESIGN.md section 2.1): E_{k+1} - E_k equals it exactly for an energy-consistent state scheme.
+    Not collective. @*/
 void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)
 {
   double *Gu = d->wtop_v[2];
