@@ -439,7 +439,7 @@ static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
     PetscCall(KSPGMRESSetRestart(ksp, HS_SHOOT_MF_RESTART));
     PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, 10000));
     PetscCall(PCSetType(pc, PCNONE));
-  } else if (sh->ksp == HS_SHOOT_KSP_RANKBLOCK) { /* sub-blocks: HsShootSetUpSubKSP once the options are in */
+  } else if (sh->ksp == HS_SHOOT_KSP_RANKBLOCK) { /* sub-blocks: SetUpSubKSP, once the options are in */
     PetscCall(KSPSetType(ksp, KSPGMRES));
     PetscCall(KSPGMRESSetRestart(ksp, 4 * s->prob->n * (size - 1) + 2));
     PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, PETSC_DEFAULT));
