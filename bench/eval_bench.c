@@ -11,6 +11,7 @@
  * largest relative difference of the two problems' residuals and Jacobians. */
 #include "../costate/hscostate.h"
 #include "../problems/hsmechanical.h"
+#include "../problems/hsocp.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -248,14 +248,6 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
   PetscFunctionReturn(0);
 }
 
-/* The fixed terminal components at the current reach: xT = x0 + reach (goal - x0). */
-static void BlendTerminal(HsProblem *P, const PetscReal *goal, PetscReal reach)
-{
-  for (int i = 0; i < 2 * P->n; i++)
-    if (P->xT_fixed[i])
-      P->xT[i] = P->x0[i] + reach * (goal[i] - P->x0[i]);
-}
-
 /* Sets stage t's value v (a parameter, or the reach); after a parameter change the problem may
  * recompute xT (problem files), so the current reach is applied again. */
 static PetscErrorCode SetStageValue(HsContinuation c, const Stage *t, PetscReal v)
@@ -270,7 +262,7 @@ static PetscErrorCode SetStageValue(HsContinuation c, const Stage *t, PetscReal 
   else
     c->reach = v;
   if (c->goal)
-    BlendTerminal(P, c->goal, c->reach);
+    HsProblemBlendTerminal(P, c->goal, c->reach);
   PetscFunctionReturn(0);
 }
 

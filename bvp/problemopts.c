@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../problems/hsmechanical.h" /* HsProblemCreateFromFile */
+#include "../problems/hsocp.h"
 
 /* A name names a problem file if it contains ".ocp" or a '/'. */
 static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(name, ".ocp") || strchr(name, '/')); }

@@ -16,17 +16,7 @@
 extern "C" {
 #endif
 
-/* Status codes (STYLE.md: > 0 recoverable, < 0 fatal). */
-enum {
-  HS_SUCCESS = 0,
-  HS_EDOM    = 1,  /* a problem callback reported x outside its domain */
-  HS_ENOCONV = 2,  /* a local Newton did not converge (costate/march.c) */
-  HS_ESINGULAR = 3, /* a local Jacobian is singular (costate/march.c) */
-  HS_EINVAL  = -1, /* invalid argument or incompatible scheme choice */
-  HS_ENOMEM  = -2,
-  HS_EFAILED = -3, /* a problem callback failed fatally */
-  HS_ERANGE  = -5  /* a value outside its admissible range */
-};
+/* Status codes: problems/hsproblem.h (HS_SUCCESS, HS_EDOM, ...), shared by both serial layers. */
 
 /** Default relative threshold below which divided differences fall back to
  *  their limits (DESIGN.md section 2.1): |Delta| <= tol * (1 + |midpoint|).

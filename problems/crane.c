@@ -88,7 +88,7 @@ static int CranePotential(const double *q, double *V, double *dV, double *d2V, d
 
 static void CraneUpdate(HsProblem *p)
 {
-  const Crane *c = HsProblemGetMechanicalContext(p);
+  const Crane *c = HsProblemGetUserContext(p);
   p->B[3]        = 1 / c->r; /* the winch torque acts on l through beta = l / r */
 }
 

@@ -56,22 +56,26 @@ enum {
 };
 
 typedef struct {
-  int      op, a, b, x; /* operands (node ids); a is the variable index for OP_VAR */
-  double   c;           /* OP_CONST: the value; OP_POWI: the exponent */
-  uint64_t deps;        /* bit v: depends on variable v */
+  int    op, a, b, x; /* operands (node ids); a is the variable index for OP_VAR */
+  double c;           /* OP_CONST: the value; OP_POWI: the exponent */
+  int    fast;        /* depends on a fast variable */
 } Node;
 
 struct HsExpr_s {
-  int      nvars, nfast;
-  uint64_t fastmask;
-  Node    *node;
-  int      nnode, cap;
-  int     *hash; /* open addressing, -1 empty */
-  int      hcap;
-  int     *memo[HS_EXPR_MAXVARS]; /* memo[v][node] = 1 + id of d(node)/dv, 0 unknown */
-  int      memocap[HS_EXPR_MAXVARS];
-  int      zero, one;
+  int       nvars, nfast;
+  int       W;    /* words of a dependency set: ceil(nvars / 64) */
+  Node     *node;
+  uint64_t *deps; /* node id's dependency set at deps[id W .. id W + W-1]: bit v set if it depends on v */
+  int       nnode, cap;
+  int      *hash; /* open addressing, -1 empty */
+  int       hcap;
+  int     **memo; /* memo[v][node] = 1 + id of d(node)/dv, 0 unknown (nvars arrays) */
+  int      *memocap;
+  int       zero, one;
 };
+
+/* Whether node id depends on variable v. */
+static int Dep(const HsExpr *ex, int id, int v) { return (int)(ex->deps[(size_t)id * ex->W + v / 64] >> (v % 64) & 1); }
 
 static uint64_t HashKey(const Node *n)
 {
@@ -124,22 +128,32 @@ static int Intern(HsExpr *ex, Node *n)
     k = (k + 1) & (uint64_t)(ex->hcap - 1);
   }
   if (ex->nnode == ex->cap) {
-    int   cap = 2 * ex->cap;
-    Node *nn  = realloc(ex->node, (size_t)cap * sizeof(Node));
+    int       cap = 2 * ex->cap;
+    Node     *nn  = realloc(ex->node, (size_t)cap * sizeof(Node));
+    uint64_t *nd;
     if (!nn)
       return -1;
-    ex->node = nn, ex->cap = cap;
+    ex->node = nn;
+    nd       = realloc(ex->deps, (size_t)cap * ex->W * sizeof(uint64_t));
+    if (!nd)
+      return -1;
+    ex->deps = nd, ex->cap = cap;
   }
-  n->deps = 0;
-  if (n->op == OP_VAR)
-    n->deps = (uint64_t)1 << n->a;
-  else if (n->op != OP_CONST) {
-    if (n->a >= 0)
-      n->deps |= ex->node[n->a].deps;
-    if (n->b >= 0)
-      n->deps |= ex->node[n->b].deps;
-    if (n->x >= 0)
-      n->deps |= ex->node[n->x].deps;
+  {
+    uint64_t *d = ex->deps + (size_t)ex->nnode * ex->W;
+    memset(d, 0, (size_t)ex->W * sizeof(uint64_t));
+    n->fast = 0;
+    if (n->op == OP_VAR)
+      d[n->a / 64] = (uint64_t)1 << (n->a % 64), n->fast = n->a < ex->nfast;
+    else if (n->op != OP_CONST) {
+      const int ops[3] = {n->a, n->b, n->x};
+      for (int o = 0; o < 3; o++)
+        if (ops[o] >= 0) {
+          for (int w = 0; w < ex->W; w++)
+            d[w] |= ex->deps[(size_t)ops[o] * ex->W + w];
+          n->fast |= ex->node[ops[o]].fast;
+        }
+    }
   }
   ex->node[ex->nnode] = *n;
   ex->hash[k]         = ex->nnode;
@@ -164,29 +178,31 @@ int HsExprCreate(int nvars, int nfast, HsExpr **exp)
 {
   HsExpr *ex;
   *exp = NULL;
-  if (nvars < 0 || nvars > HS_EXPR_MAXVARS || nfast < 0 || nfast > nvars)
-    return -1;
+  if (nvars < 0 || nfast < 0 || nfast > nvars)
+    return HS_EINVAL;
   ex = calloc(1, sizeof(*ex));
   if (!ex)
-    return -1;
+    return HS_ENOMEM;
   ex->nvars = nvars, ex->nfast = nfast;
-  for (int v = 0; v < nfast; v++)
-    ex->fastmask |= (uint64_t)1 << v;
-  ex->cap  = 256;
-  ex->node = malloc((size_t)ex->cap * sizeof(Node));
-  ex->hcap = 16;
-  if (!ex->node || Rehash(ex, 512)) {
+  ex->W       = nvars > 0 ? (nvars + 63) / 64 : 1;
+  ex->cap     = 256;
+  ex->node    = malloc((size_t)ex->cap * sizeof(Node));
+  ex->deps    = malloc((size_t)ex->cap * ex->W * sizeof(uint64_t));
+  ex->memo    = calloc((size_t)nvars + 1, sizeof(int *));
+  ex->memocap = calloc((size_t)nvars + 1, sizeof(int));
+  ex->hcap    = 16;
+  if (!ex->node || !ex->deps || !ex->memo || !ex->memocap || Rehash(ex, 512)) {
     HsExprDestroy(&ex);
-    return -1;
+    return HS_ENOMEM;
   }
   ex->zero = HsExprConstant(ex, 0);
   ex->one  = HsExprConstant(ex, 1);
   if (ex->zero < 0 || ex->one < 0) {
     HsExprDestroy(&ex);
-    return -1;
+    return HS_ENOMEM;
   }
   *exp = ex;
-  return 0;
+  return HS_SUCCESS;
 }
 
 void HsExprDestroy(HsExpr **exp)
@@ -195,8 +211,11 @@ void HsExprDestroy(HsExpr **exp)
   if (!exp || !*exp)
     return;
   ex = *exp;
-  for (int v = 0; v < HS_EXPR_MAXVARS; v++)
+  for (int v = 0; ex->memo && v < ex->nvars; v++)
     free(ex->memo[v]);
+  free(ex->memo);
+  free(ex->memocap);
+  free(ex->deps);
   free(ex->node);
   free(ex->hash);
   free(ex);
@@ -216,10 +235,10 @@ int HsExprIsConstant(const HsExpr *ex, int id, double *value)
 
 int HsExprDependsOn(const HsExpr *ex, int id, int v)
 {
-  return id >= 0 && v >= 0 && v < ex->nvars && (ex->node[id].deps >> v & 1);
+  return id >= 0 && v >= 0 && v < ex->nvars && Dep(ex, id, v);
 }
 
-int HsExprDependsOnFast(const HsExpr *ex, int id) { return id >= 0 && (ex->node[id].deps & ex->fastmask) != 0; }
+int HsExprDependsOnFast(const HsExpr *ex, int id) { return id >= 0 && ex->node[id].fast; }
 
 /* ------------------------------------------------------------ arithmetic ---- */
 
@@ -506,7 +525,7 @@ static int Deriv(HsExpr *ex, int id, int v)
   int r;
   if (id < 0)
     return -1;
-  if (!(ex->node[id].deps >> v & 1))
+  if (!Dep(ex, id, v))
     return ex->zero;
   if (ex->memocap[v] <= id) {
     int  cap = 2 * (id + 1);
@@ -612,7 +631,7 @@ static int Expect(Parser *P, char c, const char *what)
     snprintf(fmt, sizeof fmt, "expected %s, found '%%.*s'", what);
     if (!P->s[P->pos])
       snprintf(fmt, sizeof fmt, "expected %s, found %%.*s", what);
-    PFail(P, 1, P->pos, fmt, f, k);
+    PFail(P, HS_EPARSE, P->pos, fmt, f, k);
   }
   return -1;
 }
@@ -625,12 +644,12 @@ static int Primary(Parser *P)
   start = P->pos;
   t     = P->s + P->pos;
   if (++P->depth > 200)
-    return PFail(P, 1, start, "expression nested too deeply%.*s", "", 0);
+    return PFail(P, HS_EPARSE, start, "expression nested too deeply%.*s", "", 0);
   if (isdigit((unsigned char)*t) || (*t == '.' && isdigit((unsigned char)t[1]))) {
     char  *end;
     double v = strtod(t, &end);
     if (isalpha((unsigned char)*end) || *end == '_')
-      return PFail(P, 1, (int)(end - P->s), "unexpected '%.*s' after a number", end, 1);
+      return PFail(P, HS_EPARSE, (int)(end - P->s), "unexpected '%.*s' after a number", end, 1);
     P->pos += (int)(end - t);
     P->depth--;
     return HsExprConstant(P->ex, v);
@@ -648,7 +667,7 @@ static int Primary(Parser *P)
         if ((int)strlen(hs_functions[f].name) == len && !strncmp(hs_functions[f].name, t, (size_t)len))
           break;
       if (f == sizeof hs_functions / sizeof hs_functions[0])
-        return PFail(P, 2, start, "unknown function '%.*s'", t, len);
+        return PFail(P, HS_EUNKNOWN, start, "unknown function '%.*s'", t, len);
       P->pos++;
       for (;;) {
         int a = Expr(P);
@@ -668,7 +687,7 @@ static int Primary(Parser *P)
         char fmt[96];
         snprintf(fmt, sizeof fmt, "'%%.*s' takes %d argument%s, found %d", hs_functions[f].nargs,
                  hs_functions[f].nargs > 1 ? "s" : "", nargs);
-        return PFail(P, 1, start, fmt, t, len);
+        return PFail(P, HS_EPARSE, start, fmt, t, len);
       }
       P->depth--;
       return Mk(P->ex, hs_functions[f].op, args[0], nargs > 1 ? args[1] : -1, -1, 0);
@@ -684,15 +703,15 @@ static int Primary(Parser *P)
         return -1;
     }
     if (r == -2)
-      return PFail(P, 3, start, "'%.*s' is not allowed here", t, len);
+      return PFail(P, HS_EINVAL, start, "'%.*s' is not allowed here", t, len);
     if (len == 2 && !strncmp(t, "pi", 2))
       return P->depth--, HsExprConstant(P->ex, M_PI);
     if (len == 1 && *t == 'e')
       return P->depth--, HsExprConstant(P->ex, M_E);
     for (size_t f = 0; f < sizeof hs_functions / sizeof hs_functions[0]; f++)
       if ((int)strlen(hs_functions[f].name) == len && !strncmp(hs_functions[f].name, t, (size_t)len))
-        return PFail(P, 1, P->pos, "expected '(' after the function name '%.*s'", t, len);
-    return PFail(P, 2, start, "unknown symbol '%.*s'", t, len);
+        return PFail(P, HS_EPARSE, P->pos, "expected '(' after the function name '%.*s'", t, len);
+    return PFail(P, HS_EUNKNOWN, start, "unknown symbol '%.*s'", t, len);
   }
   if (*t == '(') {
     int r;
@@ -707,8 +726,8 @@ static int Primary(Parser *P)
     const char *f;
     int         k = Found(P, &f);
     if (!*t)
-      return PFail(P, 1, start, "expected a number, a name or '(', found %.*s", f, k);
-    return PFail(P, 1, start, "expected a number, a name or '(', found '%.*s'", f, k);
+      return PFail(P, HS_EPARSE, start, "expected a number, a name or '(', found %.*s", f, k);
+    return PFail(P, HS_EPARSE, start, "expected a number, a name or '(', found '%.*s'", f, k);
   }
 }
 
@@ -736,7 +755,7 @@ static int Unary(Parser *P)
     int neg = P->s[P->pos] == '-', a;
     P->pos++;
     if (++P->depth > 200)
-      return PFail(P, 1, P->pos, "expression nested too deeply%.*s", "", 0);
+      return PFail(P, HS_EPARSE, P->pos, "expression nested too deeply%.*s", "", 0);
     a = Unary(P);
     P->depth--;
     return a < 0 ? -1 : neg ? Neg(P->ex, a) : a;
@@ -775,14 +794,14 @@ int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx,
     if (text[P.pos]) {
       const char *f;
       int         k = Found(&P, &f);
-      PFail(&P, 1, P.pos, "expected an operator or the end of the expression, found '%.*s'", f, k);
+      PFail(&P, HS_EPARSE, P.pos, "expected an operator or the end of the expression, found '%.*s'", f, k);
       r = -1;
     }
   }
   if (r < 0 && !P.status) {
     snprintf(msg, (size_t)msglen, "out of memory");
     *errpos = 0;
-    return -1;
+    return HS_ENOMEM;
   }
   if (P.status) {
     *errpos = P.errpos;
@@ -843,7 +862,7 @@ int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgr
     if (ex->node[id].op == OP_VAR)
       prog->nvload++;
     else if (ex->node[id].op != OP_CONST) {
-      if (ex->node[id].deps & ex->fastmask)
+      if (ex->node[id].fast)
         prog->nfast++;
       else
         prog->nslow++;
@@ -859,7 +878,7 @@ int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgr
   prog->nout = nout;
   for (int i = 0; i < nout; i++) {
     prog->outreg[i] = reg[outs[i]];
-    if (ex->node[outs[i]].deps & ex->fastmask)
+    if (ex->node[outs[i]].fast)
       prog->fastout[prog->nfastout++] = i;
   }
   /* variable loads: fast ones first */
@@ -884,7 +903,7 @@ int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgr
       }
       if (n->op == OP_VAR)
         continue;
-      in     = (n->deps & ex->fastmask) ? &prog->ins[ifast++] : &prog->ins[islow++];
+      in     = n->fast ? &prog->ins[ifast++] : &prog->ins[islow++];
       in->op = n->op, in->d = reg[id], in->a = reg[n->a];
       in->b = n->b >= 0 ? reg[n->b] : 0;
       in->x = n->x >= 0 ? reg[n->x] : 0;

@@ -21,11 +21,11 @@
 #ifndef HSEXPR_H
 #define HSEXPR_H
 
+#include "hsproblem.h" /* status codes */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define HS_EXPR_MAXVARS 64
 
 typedef struct HsExpr_s        HsExpr;
 typedef struct HsExprProgram_s HsExprProgram;
@@ -35,16 +35,16 @@ typedef struct HsExprProgram_s HsExprProgram;
  *  name is unknown, -2 if it is known but not allowed here, -3 if out of memory. */
 typedef int (*HsExprLookupFn)(const char *name, int len, void *ctx, int *node);
 
-/** Creates an empty graph over nvars <= HS_EXPR_MAXVARS variables; variables
- *  0..nfast-1 change on every evaluation, nfast..nvars-1 are slow (parameters).
- *  Returns 0 or -1 (bad sizes, no memory). */
+/** Creates an empty graph over nvars variables (any number); variables 0..nfast-1 change on
+ *  every evaluation, nfast..nvars-1 are slow (parameters). Returns HS_SUCCESS, HS_EINVAL (bad
+ *  sizes) or HS_ENOMEM. */
 int HsExprCreate(int nvars, int nfast, HsExpr **ex);
 /** Frees the graph and sets *ex = NULL; NULL-safe. Programs made from it stay valid. */
 void HsExprDestroy(HsExpr **ex);
 
-/** Parses text into *node. Returns 0; 1 syntax error, 2 unknown name or
- *  function (msg says what was expected or found, *errpos is the 0-based offset
- *  in text); -1 no memory. */
+/** Parses text into *node. Returns HS_SUCCESS; HS_EPARSE (syntax), HS_EUNKNOWN (unknown name or
+ *  function), HS_EINVAL (a known name the lookup does not allow here), each with msg saying what
+ *  was expected or found and *errpos the 0-based offset in text; HS_ENOMEM. */
 int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
                 int msglen);
 /** 1 if name is a function or a constant of the syntax (sin, ..., pi, e), else 0. */

@@ -22,26 +22,11 @@ typedef struct {
   int           constant_mass; /* 1: M does not depend on q; mass is then asked for M only, once per parameter set */
 } HsMechanical;
 
-/** Installs E = 1/2 p^T M(q)^{-1} p + V(q) with its gradient and Hessian
- *  (problems/mechanical.c) as prob->E, and the third-derivative action
- *  D(Hess E)(x)[w] if mech->third; prob->ctx becomes internal, and
- *  destroy_user (may be NULL) frees mech->ctx with the problem. n <= 16. */
+/** Installs E = 1/2 p^T M(q)^{-1} p + V(q) and its derivatives as prob->E (problems/mechanical.c). */
 int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*destroy_user)(void *));
 
-/** Forgets the cached evaluation (after a parameter changed); no-op for other problems. */
-void HsProblemMechanicalInvalidate(HsProblem *prob);
-
-/** The context given in HsMechanical.ctx, or NULL if prob is not mechanical. */
-void *HsProblemGetMechanicalContext(const HsProblem *prob);
-
-/** The same, from the problem's ctx pointer as the E/ell callbacks receive it. */
+/** The context given in HsMechanical.ctx, from the problem's ctx pointer as the E and ell callbacks
+ *  receive it. */
 void *HsMechanicalUserContext(void *prob_ctx);
-
-/** Reads a problem file (.ocp, docs/problem-format.md). Returns 0; 2 with a
- *  message "file:line:column: what is wrong" in msg; < 0 on allocation failure. */
-int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen);
-
-int HsProblemCreateCrane(HsProblem **prob);
-int HsProblemCreateManipulator3(HsProblem **prob);
 
 #endif

@@ -17,6 +17,25 @@ extern "C" {
 
 /* Dense matrices are row-major double arrays; dim x dim unless stated. */
 
+/** Status codes of both serial layers (problems/, costate/; STYLE.md): 0 success; > 0 recoverable
+ *  (the caller may try elsewhere: another point, a smaller step, more segments); < 0 errors. */
+enum {
+  HS_SUCCESS   = 0,
+  HS_EDOM      = 1,  /* a state outside the problem's domain (a callback said so, or a value is not finite) */
+  HS_ENOCONV   = 2,  /* a local Newton did not converge (costate/march.c) */
+  HS_ESINGULAR = 3,  /* a local Jacobian is singular (costate/march.c) */
+  HS_EINVAL    = -1, /* an invalid argument or an incompatible scheme choice */
+  HS_ENOMEM    = -2,
+  HS_EFAILED   = -3, /* a problem callback failed fatally */
+  HS_EUNKNOWN  = -4, /* an unknown name (problem, parameter, function) */
+  HS_ERANGE    = -5, /* a value outside its admissible range */
+  HS_ENOTINT   = -6, /* an integer parameter given a value that is not a whole number */
+  HS_EPARSE    = -7  /* a problem file or an expression that cannot be read (the message says where) */
+};
+
+/** A short English description of a status code. */
+const char *HsStatusString(int status);
+
 /** f(x): value of a smooth scalar function of x in R^dim. */
 typedef int (*HsValueFn)(const double *x, double *f, void *ctx);
 /** g = grad f(x), g in R^dim. */
@@ -81,7 +100,6 @@ typedef struct {
 } HsSeparable1;
 
 #define HS_NAME_LEN 64
-#define HS_MAX_PARAMS 16
 
 /** A named scalar parameter of a problem, overridable as -p_NAME VALUE. */
 typedef struct {
@@ -96,7 +114,7 @@ typedef struct {
 /** A mechanical optimal-control problem (DESIGN.md section 4). */
 typedef struct HsProblem_s {
   char          name[HS_NAME_LEN];
-  int           n;                      /* degrees of freedom; state dimension 2n */
+  int           n;                      /* degrees of freedom; state dimension 2n (any n >= 1) */
   int           m;                      /* controls */
   double        T;                      /* horizon */
   int           N;                      /* default number of intervals */
@@ -111,38 +129,36 @@ typedef struct HsProblem_s {
   int          *xT_fixed;               /* 2n: 1 fixed, 0 free */
   const char   *default_state_scheme;   /* for -hs_scheme conserving */
   const char   *default_costate_scheme; /* for -hs_scheme conserving */
-  void         *ctx;
+  void         *ctx;                    /* passed to the callbacks */
   void (*destroy_ctx)(void *ctx);
-  HsParam params[HS_MAX_PARAMS];
-  int     nparams;
+  void    *user_ctx; /* the context a structured problem's user gave (HsProblemSetMechanical), or ctx */
+  HsParam *params;   /* nparams parameters (HsProblemAddParam) */
+  int      nparams, aparams;
+  /** Forgets cached evaluations after a parameter changed (HsProblemSetMechanical sets it); may be NULL. */
+  void (*invalidate)(struct HsProblem_s *prob);
   /** Recomputes derived data (e.g. the Greenspan mass m l^2) after parameters changed; may be NULL. */
   void (*update)(struct HsProblem_s *prob);
 } HsProblem;
 
-/** Creates a built-in problem by name ("pendulum", "kepler", "saddle").
- *  Returns 0 on success, 1 if the name is unknown, < 0 on allocation failure. */
-int HsProblemCreateByName(const char *name, HsProblem **prob);
-/** Frees a problem and sets *prob = NULL; NULL-safe. */
-void HsProblemDestroy(HsProblem **prob);
-/** Space-separated list of built-in problem names (for -help and errors). */
+int         HsProblemCreateByName(const char *name, HsProblem **prob);
+void        HsProblemDestroy(HsProblem **prob);
 const char *HsProblemListNames(void);
-/** Registers a parameter (at most HS_MAX_PARAMS); returns 0 or -1. */
-int HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min, double max);
-/** Marks the most recently added parameter as integer-valued. */
-void HsProblemParamSetInteger(HsProblem *prob);
-/** Sets a parameter by name and calls prob->update. Returns 0, 1 if the name is
- *  unknown, 2 if the value is outside [min, max], 3 if an integer parameter gets
- *  a value that is not a whole number. */
-int HsProblemSetParam(HsProblem *prob, const char *name, double value);
-/** 1 if the problem has a running cost ell. */
-int HsProblemHasEll(const HsProblem *prob);
+int         HsProblemAllocate(const char *name, int n, int m, HsProblem **prob);
+int         HsProblemResize(HsProblem *prob, int n, int m);
+int         HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min,
+                              double max);
+void        HsProblemParamSetInteger(HsProblem *prob);
+int         HsProblemSetParam(HsProblem *prob, const char *name, double value);
+int         HsProblemHasEll(const HsProblem *prob);
+void       *HsProblemGetUserContext(const HsProblem *prob);
+void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
 
-/* Internal: allocate a problem with its arrays (zeroed), used by constructors. */
-int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob);
-
+/* The built-in problems (DESIGN.md section 4), also by name through HsProblemCreateByName. */
 int HsProblemCreatePendulum(HsProblem **prob);
 int HsProblemCreateKepler(HsProblem **prob);
 int HsProblemCreateSaddle(HsProblem **prob);
+int HsProblemCreateCrane(HsProblem **prob);
+int HsProblemCreateManipulator3(HsProblem **prob);
 int HsProblemCreateNcar(HsProblem **prob);
 
 #ifdef __cplusplus

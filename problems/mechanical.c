@@ -38,12 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HS_MECH_MAXN 16
-
 typedef struct {
   HsMechanical mech;
   void (*destroy_user)(void *);
-  double *M, *dM, *d2M, *d3M, *dV, *d2V, *d3V, *v, *w, *q, *A, *L;
+  double *M, *dM, *d2M, *d3M, *dV, *d2V, *d3V, *v, *w, *q, *A, *L, *t; /* w: 5 n^2, t: 4 n scratch */
   double  V;
   int     level;   /* derivative order held for q; -1: nothing held */
   int     mass_ok; /* constant mass: M and A are held */
@@ -145,7 +143,7 @@ static int MechEval(MechCtx *c, const double *x, int need, double *V)
 /* y <- M^{-1} y */
 static void Solve(MechCtx *c, double *y)
 {
-  double t[HS_MECH_MAXN];
+  double *t = c->t + 3 * c->mech.n;
   memcpy(t, y, (size_t)c->mech.n * sizeof(double));
   MatVec(c->mech.n, c->A, t, y);
 }
@@ -187,7 +185,7 @@ static int MechGrad(const double *x, double *g, void *ctx)
   if (st)
     return st;
   for (int i = 0; i < n; i++) {
-    g[i]     = -0.5 * Quad(n, c->v, c->dM + i * n * n, c->v) + c->dV[i];
+    g[i]     = (c->mech.constant_mass ? 0 : -0.5 * Quad(n, c->v, c->dM + i * n * n, c->v)) + c->dV[i];
     g[n + i] = c->v[i];
   }
   return 0;
@@ -206,15 +204,18 @@ static void MechAB(MechCtx *c, double *b, double *a)
 static int MechHess(const double *x, double *H, void *ctx)
 {
   MechCtx *c = ctx;
-  double   V, *b = c->w, *a = c->w + HS_MECH_MAXN * HS_MECH_MAXN;
-  int      n = c->mech.n, d = 2 * n, st = MechEval(c, x, 2, &V);
-  if (st)
+  int      n = c->mech.n, d = 2 * n, st;
+  double   V, *b = c->w, *a = c->w + n * n;
+  if ((st = MechEval(c, x, 2, &V)))
     return st;
-  MechAB(c, b, a);
+  if (c->mech.constant_mass) /* M_{,i} = 0: b = a = 0 */
+    memset(c->w, 0, 2 * (size_t)(n * n) * sizeof(double));
+  else
+    MechAB(c, b, a);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
-      H[i * d + j] =
-          -0.5 * Quad(n, c->v, c->d2M + (i * n + j) * n * n, c->v) + Dot(n, b + i * n, a + j * n) + c->d2V[i * n + j];
+      H[i * d + j] = (c->mech.constant_mass ? 0 : -0.5 * Quad(n, c->v, c->d2M + (i * n + j) * n * n, c->v)) +
+                     Dot(n, b + i * n, a + j * n) + c->d2V[i * n + j];
       H[i * d + n + j] = H[(n + j) * d + i] = -a[i * n + j];
     }
   for (int i = 0; i < n; i++) /* E_pp = M^{-1} */
@@ -228,9 +229,8 @@ static int MechD3(const double *x, const double *wv, double *T, void *ctx)
   MechCtx      *c = ctx;
   const int     n = c->mech.n, d = 2 * n, nn = n * n;
   const double *wq = wv, *wp = wv + n;
-  double       *b = c->w, *a = b + HS_MECH_MAXN * HS_MECH_MAXN, *Mw = a + HS_MECH_MAXN * HS_MECH_MAXN;
-  double       *Miwv = Mw + HS_MECH_MAXN * HS_MECH_MAXN, *Midv = Miwv + HS_MECH_MAXN * HS_MECH_MAXN;
-  double        V, dv[HS_MECH_MAXN], y[HS_MECH_MAXN], z[HS_MECH_MAXN];
+  double       *b = c->w, *a = b + nn, *Mw = a + nn, *Miwv = Mw + nn, *Midv = Miwv + nn;
+  double        V, *dv = c->t, *y = c->t + n, *z = c->t + 2 * n;
   int           st = MechEval(c, x, 3, &V);
 
   if (st)
@@ -314,36 +314,58 @@ static void MechDestroy(void *ctx)
   free(c);
 }
 
+/* The cached evaluation belongs to the old parameters. */
+static void MechInvalidate(HsProblem *prob)
+{
+  MechCtx *c = prob->ctx;
+  c->level = -1, c->mass_ok = 0;
+}
+
+/*@ HsProblemSetMechanical - installs E = 1/2 p^T M(q)^{-1} p + V(q) (DESIGN.md section 1) with its
+    gradient, Hessian and, if mech->third, the analytic third-derivative action D(Hess E)(x)[w], from
+    the mass matrix and potential callbacks (formulas in this file's head).
+
+  Not collective. Input: prob - a problem with n = mech->n (any n >= 1); mech - the system (copied);
+  destroy_user - frees mech->ctx with the problem (may be NULL). prob->ctx becomes internal;
+  HsProblemGetUserContext(prob) returns mech->ctx, and prob->invalidate forgets the cached
+  evaluation after a parameter change. A constant mass matrix (mech->constant_mass) is factored once
+  per parameter set, and its derivatives are neither stored nor asked for.
+
+  Returns HS_SUCCESS, HS_EINVAL (n does not match, a callback missing) or HS_ENOMEM.
+@*/
 int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*destroy_user)(void *))
 {
   MechCtx *c;
-  size_t   n = (size_t)mech->n, total;
+  size_t   n = (size_t)mech->n, cm = mech->constant_mass ? 0 : 1, total;
 
-  if (mech->n != prob->n || mech->n < 1 || mech->n > HS_MECH_MAXN || !mech->mass || !mech->potential)
-    return -1;
+  if (mech->n != prob->n || mech->n < 1 || !mech->mass || !mech->potential)
+    return HS_EINVAL;
   c = calloc(1, sizeof(*c));
   if (!c)
-    return -1;
-  /* one block: M n^2, dM n^3, d2M n^4, d3M n^5 (third only), dV n, d2V n^2, d3V n^3, v n, q 2n, w 5 MAXN^2,
-   * A n^2, L n^2 */
-  total = n * n + n * n * n + n * n * n * n + (mech->third ? n * n * n * n * n : 0) + n + n * n + n * n * n + n +
-          2 * n + 5 * HS_MECH_MAXN * HS_MECH_MAXN + 2 * n * n;
+    return HS_ENOMEM;
+  /* one block: M n^2, dM n^3, d2M n^4, d3M n^5 (the last three only for a mass that depends on q, d3M
+   * only with third derivatives), dV n, d2V n^2, d3V n^3, v n, q 2n, w 5 n^2, A n^2, L n^2, t 4n */
+  total = n * n + cm * (n * n * n + n * n * n * n + (mech->third ? n * n * n * n * n : 0)) + n + n * n + n * n * n +
+          n + 2 * n + 5 * n * n + 2 * n * n + 4 * n;
   c->M = calloc(total, sizeof(double));
   if (!c->M) {
     free(c);
-    return -1;
+    return HS_ENOMEM;
   }
   c->dM  = c->M + n * n;
-  c->d2M = c->dM + n * n * n;
-  c->d3M = c->d2M + n * n * n * n;
-  c->dV  = c->d3M + (mech->third ? n * n * n * n * n : 0);
+  c->d2M = c->dM + cm * n * n * n;
+  c->d3M = c->d2M + cm * n * n * n * n;
+  c->dV  = c->d3M + (cm && mech->third ? n * n * n * n * n : 0);
   c->d2V = c->dV + n;
   c->d3V = c->d2V + n * n;
   c->v   = c->d3V + n * n * n;
   c->q   = c->v + n;
   c->w   = c->q + 2 * n;
-  c->A   = c->w + 5 * HS_MECH_MAXN * HS_MECH_MAXN;
+  c->A   = c->w + 5 * n * n;
   c->L   = c->A + n * n;
+  c->t   = c->L + n * n;
+  if (!cm)
+    c->dM = c->d2M = c->d3M = NULL;
   if (!mech->third)
     c->d3M = c->d3V = NULL;
   c->mech           = *mech;
@@ -351,22 +373,15 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
   c->level          = -1;
   prob->ctx         = c;
   prob->destroy_ctx = MechDestroy;
+  prob->user_ctx    = mech->ctx;
+  prob->invalidate  = MechInvalidate;
   prob->E.f         = MechE;
   prob->E.grad      = MechGrad;
   prob->E.hess      = MechHess;
   prob->E.d3        = mech->third ? MechD3 : NULL;
-  return 0;
+  return HS_SUCCESS;
 }
 
-void HsProblemMechanicalInvalidate(HsProblem *prob)
-{
-  if (prob && prob->destroy_ctx == MechDestroy)
-    ((MechCtx *)prob->ctx)->level = -1, ((MechCtx *)prob->ctx)->mass_ok = 0;
-}
-
-void *HsProblemGetMechanicalContext(const HsProblem *prob)
-{
-  return prob->destroy_ctx == MechDestroy ? ((MechCtx *)prob->ctx)->mech.ctx : NULL;
-}
-
+/*@ HsMechanicalUserContext - the context given in HsMechanical.ctx, from the ctx pointer that the
+    problem's callbacks (E, ell, phi) receive. Not collective. @*/
 void *HsMechanicalUserContext(void *prob_ctx) { return ((MechCtx *)prob_ctx)->mech.ctx; }

@@ -16,20 +16,24 @@
  * state-costate system grows like e^{beta^{-1/4} t / sqrt 2} roughly (e^{10 t}
  * for beta = 1e-9), so single shooting fails there and multiple shooting works.
  *
- * The number of cars is a parameter (-p_cars 3): all arrays are allocated for
- * the largest chain and update() sets n and the data.
+ * The number of cars K is a parameter (-p_cars K, any K >= 2). For K >= 4 (a
+ * chain for scaling studies): all masses 1, q0_i = 0.5 - i d (i = 0..K-1: the
+ * chain at rest, the first car where it is for 2 and 3 cars), p0 = 0, springs k
+ * and rest lengths d, the force on the last car, the first car following the
+ * same target. Changing K resizes the problem (HsProblemResize) and update()
+ * sets the data.
  */
 #include "hsproblem.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#define NCAR_MAX 3
+#define NCAR_MAX_CARS 100000
 
 typedef struct {
-  double cars, beta, gamma, k, d;
-  int    n;
-  double mass[NCAR_MAX];
+  double  cars, beta, gamma, k, d;
+  int     n;
+  double *mass; /* n */
 } Ncar;
 
 /* The target y(t) of the first car. */
@@ -152,17 +156,27 @@ static int NcarPhiHess(const double *x, double *H, void *ctx)
   return 0;
 }
 
+/* The data of K = cars cars (file head): resizes the problem when K changed. */
 static void NcarUpdate(HsProblem *p)
 {
   static const double m2[2] = {2, 1}, q2[2] = {0.5, 0}, m3[3] = {1, 1, 2}, q3[3] = {0.5, 0, -0.5};
   Ncar               *C = p->ctx;
-  int                 n = C->n = (int)C->cars;
+  int                 n = (int)C->cars;
 
-  p->n = n;
+  if (n != C->n) {
+    double *mass = realloc(C->mass, sizeof(double) * (size_t)n);
+    if (!mass || HsProblemResize(p, n, 1)) {
+      if (mass)
+        C->mass = mass;
+      C->cars = C->n; /* out of memory: keep the old chain */
+      return;
+    }
+    C->mass = mass, C->n = n;
+  }
   for (int i = 0; i < n; i++) {
-    C->mass[i]   = n == 2 ? m2[i] : m3[i];
+    C->mass[i]   = n == 2 ? m2[i] : n == 3 ? m3[i] : 1;
     p->B[i]      = i == n - 1; /* force on the last car */
-    p->x0[i]     = n == 2 ? q2[i] : q3[i];
+    p->x0[i]     = n == 2 ? q2[i] : n == 3 ? q3[i] : 0.5 - i * C->d;
     p->x0[n + i] = 0;
   }
   for (int i = 0; i < 2 * n; i++)
@@ -170,22 +184,34 @@ static void NcarUpdate(HsProblem *p)
   p->R[0] = C->beta;
 }
 
+static void NcarDestroy(void *ctx)
+{
+  Ncar *C = ctx;
+  if (C)
+    free(C->mass);
+  free(C);
+}
+
+/*@ HsProblemCreateNcar - the chain of cars following a target (DESIGN.md section 4.5; file head):
+    2 cars, beta = 1e-5 by default; parameters cars (any integer >= 2), beta, gamma, k, d.
+    Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreateNcar(HsProblem **prob)
 {
   HsProblem *p;
   Ncar      *C;
-  int        ierr = HsProblemAllocate("ncar", NCAR_MAX, 1, &p);
+  int        ierr = HsProblemAllocate("ncar", 2, 1, &p);
 
   if (ierr)
     return ierr;
   C = calloc(1, sizeof(*C));
-  if (!C) {
+  if (!C || !(C->mass = calloc(2, sizeof(double)))) {
+    free(C);
     HsProblemDestroy(&p);
-    return -1;
+    return HS_ENOMEM;
   }
-  C->cars = 2, C->beta = 1e-5, C->gamma = 1, C->k = 1, C->d = 0.5;
+  C->cars = 2, C->n = 2, C->beta = 1e-5, C->gamma = 1, C->k = 1, C->d = 0.5;
   p->ctx                = C;
-  p->destroy_ctx        = free;
+  p->destroy_ctx        = NcarDestroy;
   p->T                  = 4;
   p->N                  = 400;
   p->E.f                = NcarE;
@@ -200,15 +226,18 @@ int HsProblemCreateNcar(HsProblem **prob)
   p->phi.grad           = NcarPhiGrad;
   p->phi.hess           = NcarPhiHess;
   p->update             = NcarUpdate;
-  HsProblemAddParam(p, "cars", "number of cars, 2 or 3", &C->cars, 2, 3);
-  HsProblemParamSetInteger(p);
-  HsProblemAddParam(p, "beta", "control weight R", &C->beta, 1e-300, 1e300);
-  HsProblemAddParam(p, "gamma", "terminal weight: phi = gamma/2 (q_1(T) - y(T))^2", &C->gamma, 0, 1e300);
-  HsProblemAddParam(p, "k", "spring stiffness", &C->k, 0, 1e300);
-  HsProblemAddParam(p, "d", "spring rest length", &C->d, -1e300, 1e300);
+  if (HsProblemAddParam(p, "cars", "number of cars, an integer >= 2 (2, 3: DESIGN.md data; >= 4: unit masses)",
+                        &C->cars, 2, NCAR_MAX_CARS) ||
+      (HsProblemParamSetInteger(p), 0) || HsProblemAddParam(p, "beta", "control weight R", &C->beta, 1e-300, 1e300) ||
+      HsProblemAddParam(p, "gamma", "terminal weight: phi = gamma/2 (q_1(T) - y(T))^2", &C->gamma, 0, 1e300) ||
+      HsProblemAddParam(p, "k", "spring stiffness", &C->k, 0, 1e300) ||
+      HsProblemAddParam(p, "d", "spring rest length", &C->d, -1e300, 1e300)) {
+    HsProblemDestroy(&p);
+    return HS_ENOMEM;
+  }
   p->default_state_scheme   = "gonzalez";
   p->default_costate_scheme = "conserving";
   NcarUpdate(p);
   *prob = p;
-  return 0;
+  return HS_SUCCESS;
 }

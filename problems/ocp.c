@@ -6,15 +6,24 @@
  * problems/mechanical.c) and the costs' gradients and Hessians are derived
  * symbolically once, when the file is read, into one shared expression graph,
  * and compiled into register programs (one per derivative order), so that an
- * evaluation of order k runs exactly the instructions it needs.
+ * evaluation of order k runs exactly the instructions it needs. A mass matrix
+ * that does not depend on q gets no derivative programs at all.
  *
- * Variables of the graph, at fixed indices: q_i at i, p_i at OCP_MAXN + i, t at
- * 2 OCP_MAXN, the velocities of kinetic_energy at OCP_VEL + i (these are fast:
- * set on every evaluation), then the parameters from OCP_PAR on (slow: their
- * programs' parameter-only parts run again when one is set with -p_NAME).
+ * Variables of the graph, for n coordinates: q_i at i, p_i at n + i, t at 2n,
+ * the velocities of kinetic_energy at 2n + 1 + i (these are fast: set on every
+ * evaluation), then the parameters from 3n + 1 on (slow: their programs'
+ * parameter-only parts run again when one is set with -p_NAME). n and the
+ * number of parameters are counted in a first scan of the file, so that there
+ * is no limit on either.
+ *
+ * Reading: OcpPrescan (sizes), OcpReadKeys (every line: parameters and 'let's
+ * are parsed in order, the other keys kept as text), then the problem in steps
+ * (OcpBuildMass, OcpBuildConstants, OcpCheckAtX0, OcpBuildPrograms,
+ * OcpBuildCosts, OcpInstall); every error is "file:line:column: what".
  */
 #include "hsexpr.h"
 #include "hsmechanical.h"
+#include "hsocp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,13 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OCP_MAXN 8
-#define OCP_VEL (2 * OCP_MAXN + 1) /* velocities <q>_dot (kinetic_energy only) */
-#define OCP_PAR (3 * OCP_MAXN + 1) /* first parameter */
-#define OCP_MAXVARS (OCP_PAR + HS_MAX_PARAMS)
-#define OCP_NCONST (2 * OCP_MAXN * OCP_MAXN + 4 * OCP_MAXN + 1) /* B, R, x0, xT, T */
-#define OCP_MAXLET 32                                           /* named subexpressions ('let NAME: expr') */
-
 /* Programs of a problem: mass and potential, one per derivative order
  * k = 0..3 (the order-k derivatives only: an evaluation that adds orders at
  * the same q) and for the orders 0..k, k = 1..3 (P_*_UPTO + k - 1: a new q,
@@ -39,26 +41,24 @@
 enum { P_MASS = 0, P_POT = 4, P_ELL = 8, P_PHI = 11, P_CST = 14, P_MASS_UPTO = 15, P_POT_UPTO = 18, P_COUNT = 21 };
 
 typedef struct {
-  int            n, npar, nvars, tvar; /* nvars: OCP_PAR + npar; tvar = 2 OCP_MAXN (see above) */
+  int            n, npar, maxpar, nvars, tvar, vel, par; /* tvar = 2n, vel = 2n + 1, par = 3n + 1 (see above) */
   char           ss[32], cs[32];
-  char          *names[OCP_MAXVARS];
-  double         vars[OCP_MAXVARS];
+  char         **names; /* nvars: the variables' names (NULL: none yet) */
+  double        *vars;  /* nvars: the variables' values (parameters: their current values) */
   HsExpr        *ex;
   HsExprProgram *prog[P_COUNT];
   int            nB, nR;
-  double         cst_val[OCP_NCONST];
-  char          *let_name[OCP_MAXLET];
-  int            let_node[OCP_MAXLET], nlet;
-  char          *texts[64]; /* owned copies of names */
+  double        *cst_val; /* B, R, x0, xT, T */
+  char         **let_name; /* named subexpressions ('let NAME: expr') */
+  int           *let_node, nlet;
+  char         **texts; /* owned copies of names */
   int            ntexts;
 } Ocp;
 
-/* q into variables 0..n-1 and (with_p) p into OCP_MAXN..OCP_MAXN+n-1 */
+/* q into variables 0..n-1 and (with_p) p into n..2n-1 */
 static void OcpSetState(Ocp *o, const double *x, int with_p)
 {
-  memcpy(o->vars, x, (size_t)o->n * sizeof(double));
-  if (with_p)
-    memcpy(o->vars + OCP_MAXN, x + o->n, (size_t)o->n * sizeof(double));
+  memcpy(o->vars, x, (size_t)(with_p ? 2 : 1) * (size_t)o->n * sizeof(double));
 }
 
 /* Fills the non-NULL outputs dst[k] (k = 0..3) of the function whose per-order
@@ -120,7 +120,7 @@ static int OcpPhiHess(const double *x, double *H, void *ctx) { return CostEval(c
  * xT, T and (1 DOF) the constant mass again. */
 static void OcpUpdate(HsProblem *p)
 {
-  Ocp *o = HsProblemGetMechanicalContext(p);
+  Ocp *o = HsProblemGetUserContext(p);
   int  n = o->n, k = 0;
   for (int i = 0; i < P_COUNT; i++)
     if (o->prog[i])
@@ -152,6 +152,7 @@ static void OcpDestroy(void *ctx)
   HsExprDestroy(&o->ex);
   for (int i = 0; i < o->ntexts; i++)
     free(o->texts[i]);
+  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node);
   free(o);
 }
 
@@ -172,7 +173,7 @@ static int Fail(Src *s, int col, const char *fmt, ...)
   if (k >= 0 && k < s->msglen)
     vsnprintf(s->msg + k, (size_t)(s->msglen - k), fmt, ap);
   va_end(ap);
-  return 2;
+  return HS_EPARSE;
 }
 
 static char *Trim(char *t)
@@ -197,7 +198,7 @@ typedef struct {
 static int UsesKind(const Ocp *o, int node, int kind)
 {
   for (int i = 0; i < o->n || (kind == ALLOW_T && i == 0); i++) {
-    int v = kind == ALLOW_Q ? i : kind == ALLOW_P ? OCP_MAXN + i : kind == ALLOW_V ? OCP_VEL + i : o->tvar;
+    int v = kind == ALLOW_Q ? i : kind == ALLOW_P ? o->n + i : kind == ALLOW_V ? o->vel + i : o->tvar;
     if (HsExprDependsOn(o->ex, node, v))
       return v;
   }
@@ -210,11 +211,11 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
   Ocp    *o = L->o;
   for (int j = 0; j < o->nvars; j++)
     if (o->names[j] && (int)strlen(o->names[j]) == len && !strncmp(o->names[j], name, (size_t)len)) {
-      int kind = j < OCP_MAXN       ? ALLOW_Q
-                 : j < 2 * OCP_MAXN ? ALLOW_P
-                 : j == o->tvar     ? ALLOW_T
-                 : j < OCP_PAR      ? ALLOW_V
-                                    : 0;
+      int kind = j < o->n       ? ALLOW_Q
+                 : j < 2 * o->n   ? ALLOW_P
+                 : j == o->tvar   ? ALLOW_T
+                 : j < o->par     ? ALLOW_V
+                                  : 0;
       if (kind && !(L->allow & kind)) {
         if (kind == ALLOW_V)
           snprintf(L->why, sizeof L->why, "the velocity '%.*s' is allowed only in kinetic_energy", len, name);
@@ -258,31 +259,39 @@ static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what,
     return Fail(s, col, "%s: expected an expression", what);
   st = HsExprParse(o->ex, text, LookupName, &L, node, &pos, m, sizeof m);
   switch (st) {
-  case 0:
+  case HS_SUCCESS:
     return 0;
-  case 1:
+  case HS_EPARSE:
     return Fail(s, col + pos, "%s: cannot parse '%s': %s", what, text, m);
-  case 2:
+  case HS_EUNKNOWN:
     return Fail(s, col + pos, "%s: %s in '%s'", what, m, text);
-  case 3:
+  case HS_EINVAL:
     return Fail(s, col + pos, "%s: %s, in '%s'", what, L.why, text);
   default:
     return Fail(s, col, "%s: out of memory", what);
   }
 }
 
-/* Splits a comma-separated list in place; returns the count (at most max) or -1. */
-static int SplitList(char *t, char **items, int *cols, int base_col, int max)
+/* Splits a comma-separated list in place into *items (the trimmed entries) and *cols (their
+ * columns), allocated here for all of them; returns the count, or -1 without memory. */
+static int SplitList(char *t, int base_col, char ***items, int **cols)
 {
-  int k = 0;
+  int k = 0, n = 1;
+  for (const char *c = t; *c; c++)
+    n += *c == ',';
+  *items = malloc(sizeof(char *) * (size_t)n);
+  *cols  = malloc(sizeof(int) * (size_t)n);
+  if (!*items || !*cols) {
+    free(*items), free(*cols);
+    *items = NULL, *cols = NULL;
+    return -1;
+  }
   for (char *p = t;;) {
     char *c = strchr(p, ',');
-    if (k == max)
-      return -1;
     if (c)
       *c = 0;
-    items[k] = Trim(p);
-    cols[k]  = base_col + (int)(items[k] - t);
+    (*items)[k] = Trim(p);
+    (*cols)[k]  = base_col + (int)((*items)[k] - t);
     k++;
     if (!c)
       break;
@@ -353,21 +362,37 @@ static int Derive3(Ocp *o, int n, int cnt, int *out)
   return 0;
 }
 
-/* Index of state component i of x = (q, p) among the variables. */
-static int XVar(const Ocp *o, int i) { return i < o->n ? i : OCP_MAXN + i - o->n; }
-
-/* Gradient and Hessian of a cost in the 2n state variables; programs prog[0..2]. */
+/* Gradient and Hessian of a cost in the 2n state variables (x = (q, p) are variables 0..2n-1);
+ * programs prog[0..2]. */
 static int DeriveCost(Ocp *o, int node, HsExprProgram **prog)
 {
-  int d = 2 * o->n, g[2 * OCP_MAXN], H[4 * OCP_MAXN * OCP_MAXN];
+  int  d = 2 * o->n, *g = malloc(sizeof(int) * (size_t)(d + d * d)), *H = g + d, st = -1;
+  if (!g)
+    return -1;
   for (int i = 0; i < d; i++)
-    if ((g[i] = HsExprDiff(o->ex, node, XVar(o, i))) < 0)
-      return -1;
+    if ((g[i] = HsExprDiff(o->ex, node, i)) < 0)
+      goto done;
   for (int i = 0; i < d; i++)
     for (int j = i; j < d; j++)
-      if ((H[i * d + j] = H[j * d + i] = HsExprDiff(o->ex, g[i], XVar(o, j))) < 0)
-        return -1;
-  return Program(o, 1, &node, &prog[0]) || Program(o, d, g, &prog[1]) || Program(o, d * d, H, &prog[2]) ? -1 : 0;
+      if ((H[i * d + j] = H[j * d + i] = HsExprDiff(o->ex, g[i], j)) < 0)
+        goto done;
+  st = Program(o, 1, &node, &prog[0]) || Program(o, d, g, &prog[1]) || Program(o, d * d, H, &prog[2]) ? -1 : 0;
+done:
+  free(g);
+  return st;
+}
+
+/* Room for one more element in an array of count elements, allocated in blocks of 16 (the
+ * capacity is count rounded up to a multiple of 16); returns 0 or -1. */
+static int Grow(void **a, size_t size, int count)
+{
+  if (count % 16 == 0) {
+    void *b = realloc(*a, size * (size_t)(count + 16));
+    if (!b)
+      return -1;
+    *a = b;
+  }
+  return 0;
 }
 
 /* Adds a name to the variable table at index j (j < 0: to the named
@@ -387,7 +412,10 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
   for (int k = 0; k < o->nlet; k++)
     if (!strcmp(o->let_name[k], text))
       return Fail(s, col, "%s: the name '%s' is already used", what, text);
-  if (o->ntexts == (int)(sizeof o->texts / sizeof o->texts[0]) || !(o->texts[o->ntexts] = strdup(text)))
+  if (Grow((void **)&o->texts, sizeof(char *), o->ntexts) ||
+      (j < 0 && (Grow((void **)&o->let_name, sizeof(char *), o->nlet) ||
+                 Grow((void **)&o->let_node, sizeof(int), o->nlet))) ||
+      !(o->texts[o->ntexts] = strdup(text)))
     return Fail(s, col, "%s: out of memory", what);
   if (j >= 0)
     o->names[j] = o->texts[o->ntexts++];
@@ -396,38 +424,190 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
   return 0;
 }
 
-int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen)
-{
-  enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_COUNT };
-  static const char *keys[K_COUNT] = {"mass",          "potential",     "B", "R", "x0", "xT", "running_cost", "T",
-                                      "terminal_cost", "kinetic_energy"};
-  FILE              *fp            = fopen(path, "r");
-  Src                s             = {path, 0, msg, msglen};
-  Ocp               *o             = NULL;
-  HsProblem         *p             = NULL;
-  char               line[4096], name[HS_NAME_LEN] = "", *text[K_COUNT] = {0}, ss[32] = "", cs[32] = "";
-  int                n = 0, m = 0, N = 0, ret = 0, cols[K_COUNT] = {0}, lines[K_COUNT] = {0};
-  int               *node = NULL, *cst = NULL, ncst = 0, kin = -1, mkey = K_MASS;
 
-  *prob = NULL;
-  if (!fp) {
-    snprintf(msg, (size_t)msglen, "%s: cannot open problem file: %s", path, strerror(errno));
-    return 2;
+/* ------------------------------------------------------------ the reader ---- */
+
+enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_COUNT };
+static const char *const keys[K_COUNT] = {"mass", "potential",     "B", "R", "x0", "xT", "running_cost", "T",
+                                          "terminal_cost", "kinetic_energy"};
+
+/* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
+ * scalar keys. */
+typedef struct {
+  char *text[K_COUNT];
+  int   cols[K_COUNT], lines[K_COUNT];
+  char  name[HS_NAME_LEN], ss[32], cs[32];
+  int   n, m, N;
+} Keys;
+
+/* The sizes the expression graph needs: n from the first 'coordinates' line, and the number of
+ * 'param' lines. The file is rewound. */
+static void OcpPrescan(FILE *fp, int *n, int *npar)
+{
+  char  *line = NULL;
+  size_t cap  = 0;
+
+  *n = 0, *npar = 0;
+  while (getline(&line, &cap, fp) > 0) {
+    char *hash = strchr(line, '#'), *colon, *key;
+    if (hash)
+      *hash = 0;
+    if (!(colon = strchr(line, ':')))
+      continue;
+    *colon = 0;
+    key    = Trim(line);
+    if (!strncmp(key, "param ", 6))
+      (*npar)++;
+    else if (!strcmp(key, "coordinates") && !*n) {
+      *n = 1;
+      for (const char *c = colon + 1; *c; c++)
+        *n += *c == ',';
+    }
   }
-  o = calloc(1, sizeof(*o));
-  if (!o || HsExprCreate(OCP_MAXVARS, OCP_PAR, &o->ex)) {
-    free(o);
-    fclose(fp);
-    return -1;
+  free(line);
+  rewind(fp);
+}
+
+/* A new Ocp for n coordinates and up to npar parameters, with its expression graph. */
+static int OcpNew(int n, int npar, Ocp **op)
+{
+  Ocp *o = calloc(1, sizeof(*o));
+
+  *op = NULL;
+  if (!o)
+    return HS_ENOMEM;
+  o->n = n, o->maxpar = npar, o->tvar = 2 * n, o->vel = 2 * n + 1, o->par = 3 * n + 1, o->nvars = o->par;
+  o->names = calloc((size_t)(o->par + npar), sizeof(char *));
+  o->vars  = calloc((size_t)(o->par + npar), sizeof(double));
+  if (!o->names || !o->vars || HsExprCreate(o->par + npar, o->par, &o->ex)) {
+    OcpDestroy(o);
+    return HS_ENOMEM;
   }
-  o->tvar           = 2 * OCP_MAXN;
-  o->nvars          = OCP_PAR;
   o->names[o->tvar] = "t";
-  /* pass 1: collect key/value lines; parameters are evaluated in order */
-  while (!ret && fgets(line, sizeof line, fp)) {
+  *op = o;
+  return HS_SUCCESS;
+}
+
+/* 'param NAME: expr': a constant, in the earlier parameters; its own name is known only afterwards. */
+static int OcpParam(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
+{
+  char *pn = Trim(key + 6), what[96];
+  int   j  = o->par + o->npar, ret;
+
+  snprintf(what, sizeof what, "param %s", pn);
+  if (o->npar >= o->maxpar)
+    return Fail(s, 1, "param %s: more parameters than the file's first reading counted", pn);
+  ret = Number(s, o, val, vcol, what, &o->vars[j], NULL);
+  if (!ret)
+    ret = Name(s, o, pn, (int)(pn - line) + 1, j, "param");
+  if (!ret)
+    o->npar++, o->nvars = j + 1;
+  return ret;
+}
+
+/* 'let NAME: expr': a named subexpression in coordinates, momenta, t, parameters and earlier names. */
+static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
+{
+  char *ln = Trim(key + 4), what[96];
+  int   nd, ret;
+
+  snprintf(what, sizeof what, "let %s", ln);
+  ret = MakeExpr(s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V, &nd);
+  if (!ret)
+    ret = Name(s, o, ln, (int)(ln - line) + 1, -1, "let");
+  if (!ret)
+    o->let_node[o->nlet - 1] = nd;
+  return ret;
+}
+
+/* 'coordinates: q1, q2, ...': the names q_i, p_<q_i> and <q_i>_dot. */
+static int OcpCoordinates(Src *s, Ocp *o, Keys *K, const char *line, const char *key, char *val, int vcol)
+{
+  char **items;
+  int   *c, n, ret = 0;
+
+  if (K->n)
+    return Fail(s, (int)(key - line) + 1, "'coordinates' is given twice");
+  n = SplitList(val, vcol, &items, &c);
+  if (n < 0)
+    return HS_ENOMEM;
+  if (n != o->n)
+    ret = Fail(s, vcol, "coordinates: %d names, but the file's first reading counted %d", n, o->n);
+  for (int i = 0; !ret && i < n; i++) {
+    char pn[256];
+    ret = Name(s, o, items[i], c[i], i, "coordinates");
+    snprintf(pn, sizeof pn, "p_%s", items[i]);
+    if (!ret)
+      ret = Name(s, o, pn, c[i], n + i, "coordinates");
+    snprintf(pn, sizeof pn, "%s_dot", items[i]);
+    if (!ret)
+      ret = Name(s, o, pn, c[i], o->vel + i, "coordinates");
+  }
+  free(items), free(c);
+  K->n = ret ? 0 : n;
+  return ret;
+}
+
+/* An integer key in [lo, hi] (controls, N). */
+static int OcpInteger(Src *s, const char *what, const char *val, int vcol, long lo, long hi, int *v)
+{
+  char *end;
+  long  x = strtol(val, &end, 10);
+
+  if (end == val || *Trim(end) || x < lo || x > hi)
+    return Fail(s, vcol, "%s: expected an integer from %ld to %ld, got '%s'", what, lo, hi, val);
+  *v = (int)x;
+  return 0;
+}
+
+/* One 'key: value' line. */
+static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char *val, int vcol)
+{
+  int k;
+
+  for (k = 0; k < K_COUNT; k++)
+    if (!strcmp(key, keys[k]))
+      break;
+  if (k < K_COUNT) {
+    if (K->text[k])
+      return Fail(s, (int)(key - line) + 1, "'%s' is given twice", key);
+    K->lines[k] = s->line, K->cols[k] = vcol;
+    return (K->text[k] = strdup(val)) ? 0 : HS_ENOMEM;
+  }
+  if (!strcmp(key, "problem"))
+    snprintf(K->name, sizeof K->name, "%s", val);
+  else if (!strncmp(key, "param ", 6))
+    return OcpParam(s, o, line, key, val, vcol);
+  else if (!strncmp(key, "let ", 4))
+    return OcpLet(s, o, line, key, val, vcol);
+  else if (!strcmp(key, "coordinates"))
+    return OcpCoordinates(s, o, K, line, key, val, vcol);
+  else if (!strcmp(key, "controls"))
+    return OcpInteger(s, "controls", val, vcol, 1, 100000, &K->m);
+  else if (!strcmp(key, "N"))
+    return OcpInteger(s, "N", val, vcol, 2, 100000000, &K->N);
+  else if (!strcmp(key, "state_scheme"))
+    snprintf(K->ss, sizeof K->ss, "%s", val);
+  else if (!strcmp(key, "costate_scheme"))
+    snprintf(K->cs, sizeof K->cs, "%s", val);
+  else
+    return Fail(s, (int)(key - line) + 1,
+                "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
+                "R, T, N, x0, xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
+                key);
+  return 0;
+}
+
+/* Pass 1: every line; parameters and 'let's are parsed in order, the other keys kept as text. */
+static int OcpReadKeys(FILE *fp, Src *s, Ocp *o, Keys *K)
+{
+  char  *line = NULL;
+  size_t cap  = 0;
+  int    ret  = 0;
+
+  while (!ret && getline(&line, &cap, fp) > 0) {
     char *t, *colon, *key, *val, *hash = strchr(line, '#');
-    int   vcol, k;
-    s.line++;
+    s->line++;
     if (hash)
       *hash = 0;
     t = Trim(line);
@@ -435,316 +615,339 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
       continue;
     colon = strchr(t, ':');
     if (!colon) {
-      ret = Fail(&s, (int)(t - line) + 1, "expected 'key: value'");
+      ret = Fail(s, (int)(t - line) + 1, "expected 'key: value'");
       break;
     }
     *colon = 0;
     key    = Trim(t);
     val    = Trim(colon + 1);
-    vcol   = (int)(val - line) + 1;
-    for (k = 0; k < K_COUNT; k++)
-      if (!strcmp(key, keys[k]))
-        break;
-    if (k < K_COUNT) {
-      if (text[k])
-        ret = Fail(&s, (int)(key - line) + 1, "'%s' is given twice", key);
-      else if (!(text[k] = strdup(val)))
-        ret = -1;
-      lines[k] = s.line, cols[k] = vcol;
-    } else if (!strcmp(key, "problem"))
-      snprintf(name, sizeof name, "%s", val);
-    else if (!strncmp(key, "param ", 6)) {
-      char *pn = Trim(key + 6), what[96];
-      int   j  = OCP_PAR + o->npar;
-      snprintf(what, sizeof what, "param %s", pn);
-      if (o->npar >= HS_MAX_PARAMS)
-        ret = Fail(&s, 1, "too many parameters (at most %d)", HS_MAX_PARAMS);
-      /* a parameter may use earlier parameters; its own name is known only afterwards */
-      if (!ret)
-        ret = Number(&s, o, val, vcol, what, &o->vars[j], NULL);
-      if (!ret)
-        ret = Name(&s, o, pn, (int)(pn - line) + 1, j, "param");
-      if (!ret)
-        o->npar++, o->nvars = j + 1;
-    } else if (!strncmp(key, "let ", 4)) {
-      char *ln = Trim(key + 4), what[96];
-      int   nd;
-      snprintf(what, sizeof what, "let %s", ln);
-      if (o->nlet >= OCP_MAXLET)
-        ret = Fail(&s, 1, "too many 'let' definitions (at most %d)", OCP_MAXLET);
-      /* the expression may use coordinates, momenta, t, parameters and earlier names */
-      if (!ret)
-        ret = MakeExpr(&s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V, &nd);
-      if (!ret)
-        ret = Name(&s, o, ln, (int)(ln - line) + 1, -1, "let");
-      if (!ret)
-        o->let_node[o->nlet - 1] = nd;
-    } else if (!strcmp(key, "coordinates")) {
-      char *items[OCP_MAXN + 1];
-      int   c[OCP_MAXN + 1];
-      if (n) {
-        ret = Fail(&s, (int)(key - line) + 1, "'coordinates' is given twice");
-        break;
-      }
-      n = SplitList(val, items, c, vcol, OCP_MAXN);
-      if (n < 1) {
-        ret = Fail(&s, vcol, "coordinates: expected 1 to %d comma-separated names", OCP_MAXN);
-        break;
-      }
-      for (int i = 0; !ret && i < n; i++) {
-        char pn[80];
-        ret = Name(&s, o, items[i], c[i], i, "coordinates");
-        snprintf(pn, sizeof pn, "p_%s", items[i]);
-        if (!ret)
-          ret = Name(&s, o, pn, c[i], OCP_MAXN + i, "coordinates");
-        snprintf(pn, sizeof pn, "%s_dot", items[i]);
-        if (!ret)
-          ret = Name(&s, o, pn, c[i], OCP_VEL + i, "coordinates");
-      }
-      o->n = n;
-    } else if (!strcmp(key, "controls")) {
-      char *end;
-      long  v = strtol(val, &end, 10);
-      if (end == val || *Trim(end) || v < 1 || v > OCP_MAXN)
-        ret = Fail(&s, vcol, "controls: expected an integer from 1 to %d, got '%s'", OCP_MAXN, val);
-      m = (int)v;
-    } else if (!strcmp(key, "N")) {
-      char *end;
-      long  v = strtol(val, &end, 10);
-      if (end == val || *Trim(end) || v < 2 || v > 100000000)
-        ret = Fail(&s, vcol, "N: expected an integer >= 2, got '%s'", val);
-      N = (int)v;
-    } else if (!strcmp(key, "state_scheme"))
-      snprintf(ss, sizeof ss, "%s", val);
-    else if (!strcmp(key, "costate_scheme"))
-      snprintf(cs, sizeof cs, "%s", val);
-    else
-      ret = Fail(
-          &s, (int)(key - line) + 1,
-          "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, R, "
-          "T, N, x0, xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
-          key);
+    ret    = OcpKeyLine(s, o, K, line, key, val, (int)(val - line) + 1);
   }
-  fclose(fp);
-  /* pass 2: the whole problem */
-  if (!ret) {
-    const char *missing = !n                              ? "coordinates"
-                          : !m                            ? "controls"
-                          : !text[K_MASS] && !text[K_KIN] ? "mass (or kinetic_energy)"
-                          : !text[K_V]                    ? "potential"
-                          : !text[K_B]                    ? "B"
-                          : !text[K_R]                    ? "R"
-                          : !text[K_X0]                   ? "x0"
-                          : !text[K_XT]                   ? "xT"
-                          : !text[K_T]                    ? "T"
-                                                          : NULL;
-    s.line              = 0;
-    if (missing)
-      ret = Fail(&s, 0, "missing '%s'", missing);
+  free(line);
+  return ret;
+}
+
+/* The keys every file must have. */
+static int OcpCheckMissing(Src *s, const Keys *K)
+{
+  const char *missing = !K->n                                  ? "coordinates"
+                        : !K->m                                ? "controls"
+                        : !K->text[K_MASS] && !K->text[K_KIN] ? "mass (or kinetic_energy)"
+                        : !K->text[K_V]                        ? "potential"
+                        : !K->text[K_B]                        ? "B"
+                        : !K->text[K_R]                        ? "R"
+                        : !K->text[K_X0]                       ? "x0"
+                        : !K->text[K_XT]                       ? "xT"
+                        : !K->text[K_T]                        ? "T"
+                                                               : NULL;
+  s->line = 0;
+  return missing ? Fail(s, 0, "missing '%s'", missing) : 0;
+}
+
+/* M(q) from 'mass' (n*n entries, row-major) or from 'kinetic_energy' T(q, qdot): M_ij = d^2 T /
+ * dqdot_i dqdot_j, which must not depend on the velocities (that T has no terms of degree 0 or 1
+ * is checked at x0, OcpCheckAtX0). node[0..n*n-1]: the entries; *kin: T's node (-1 without). */
+static int OcpBuildMass(Src *s, Ocp *o, const Keys *K, int *node, int *kin)
+{
+  int n = o->n, ret = 0;
+
+  if (K->text[K_MASS] && K->text[K_KIN]) {
+    s->line = K->lines[K_KIN];
+    return Fail(s, 1, "give either 'mass' or 'kinetic_energy', not both");
   }
-  if (!ret) {
-    int nn = n * n, total = nn + nn * n + nn * nn + nn * nn * n;
-    node = calloc((size_t)total, sizeof(int));
-    cst  = calloc(OCP_NCONST, sizeof(int));
-    if (!node || !cst || HsProblemAllocate(name[0] ? name : path, n, m, &p))
-      ret = -1;
-  }
-  if (!ret && text[K_MASS] && text[K_KIN]) {
-    s.line = lines[K_KIN];
-    ret    = Fail(&s, 1, "give either 'mass' or 'kinetic_energy', not both");
-  }
-  /* mass matrix: n*n entries, symmetric (checked at x0 below) */
-  if (!ret && text[K_MASS]) {
-    char *items[OCP_MAXN * OCP_MAXN + 1];
-    int   c[OCP_MAXN * OCP_MAXN + 1], k;
-    s.line = lines[K_MASS];
-    k      = SplitList(text[K_MASS], items, c, cols[K_MASS], OCP_MAXN * OCP_MAXN + 1);
+  if (K->text[K_MASS]) {
+    char **items;
+    int   *c, k;
+    s->line = K->lines[K_MASS];
+    if ((k = SplitList(K->text[K_MASS], K->cols[K_MASS], &items, &c)) < 0)
+      return HS_ENOMEM;
     if (k != n * n)
-      ret = Fail(&s, cols[K_MASS], "mass: expected n*n = %d entries (row-major), found %d", n * n, k);
+      ret = Fail(s, K->cols[K_MASS], "mass: expected n*n = %d entries (row-major), found %d", n * n, k);
     for (int e = 0; !ret && e < n * n; e++)
-      ret = MakeExpr(&s, o, items[e], c[e], "mass", ALLOW_Q, &node[e]);
+      ret = MakeExpr(s, o, items[e], c[e], "mass", ALLOW_Q, &node[e]);
+    free(items), free(c);
+    return ret;
   }
-  /* or the kinetic energy T(q, qdot): M_ij = d^2 T / d qdot_i d qdot_j, which must not depend on the
-   * velocities (T quadratic in them); that T has no terms of degree 0 or 1 is checked at x0 below */
-  if (!ret && text[K_KIN]) {
-    s.line = lines[K_KIN];
-    ret    = MakeExpr(&s, o, text[K_KIN], cols[K_KIN], "kinetic_energy", ALLOW_Q | ALLOW_V, &kin);
-    for (int i = 0; !ret && i < n; i++) {
-      int di = HsExprDiff(o->ex, kin, OCP_VEL + i);
-      for (int j = i; !ret && j < n; j++) {
-        int v;
-        if (di < 0 || (node[i * n + j] = node[j * n + i] = HsExprDiff(o->ex, di, OCP_VEL + j)) < 0)
-          ret = -1;
-        else if ((v = UsesKind(o, node[i * n + j], ALLOW_V)) >= 0)
-          ret = Fail(&s, cols[K_KIN],
-                     "kinetic_energy: not quadratic in the velocities: d2T/d%s d%s depends on %s (T must be "
-                     "1/2 qdot^T M(q) qdot)",
-                     o->names[OCP_VEL + i], o->names[OCP_VEL + j], o->names[v]);
-      }
+  s->line = K->lines[K_KIN];
+  ret     = MakeExpr(s, o, K->text[K_KIN], K->cols[K_KIN], "kinetic_energy", ALLOW_Q | ALLOW_V, kin);
+  for (int i = 0; !ret && i < n; i++) {
+    int di = HsExprDiff(o->ex, *kin, o->vel + i);
+    for (int j = i; !ret && j < n; j++) {
+      int v;
+      if (di < 0 || (node[i * n + j] = node[j * n + i] = HsExprDiff(o->ex, di, o->vel + j)) < 0)
+        ret = HS_ENOMEM;
+      else if ((v = UsesKind(o, node[i * n + j], ALLOW_V)) >= 0)
+        ret = Fail(s, K->cols[K_KIN],
+                   "kinetic_energy: not quadratic in the velocities: d2T/d%s d%s depends on %s (T must be "
+                   "1/2 qdot^T M(q) qdot)",
+                   o->names[o->vel + i], o->names[o->vel + j], o->names[v]);
     }
   }
-  /* constant lists: B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component), T */
+  return ret;
+}
+
+/* The constant lists B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component) and
+ * T, as one program of constants (evaluated again after every -p_NAME, OcpUpdate). */
+static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+{
+  static const char *const what[] = {"", "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)",
+                                     "xT (q then p)", "", "T"};
+  int n = o->n, m = K->m, count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1}, ncst = 0, ret = 0;
+  int total = n * m + m * m + 4 * n + 1, *cst = malloc(sizeof(int) * (size_t)total);
+
+  o->cst_val = malloc(sizeof(double) * (size_t)total);
+  if (!cst || !o->cst_val) {
+    free(cst);
+    return HS_ENOMEM;
+  }
   for (int a = K_B; !ret && a <= K_T; a++) {
-    static const char *what[] = {
-        "", "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)", "xT (q then p)", "", "T"};
-    int   count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1};
-    char *items[64];
-    int   c[64], k;
+    char **items;
+    int   *c, k;
     if (a == K_ELL)
       continue;
-    s.line = lines[a];
-    k      = SplitList(text[a], items, c, cols[a], 64);
-    if (k != count[a]) {
-      ret = a == K_T ? Fail(&s, cols[a], "T: expected one expression, found %d", k)
-                     : Fail(&s, cols[a], "%s: expected %d entries, found %d", what[a], count[a], k);
+    s->line = K->lines[a];
+    if ((k = SplitList(K->text[a], K->cols[a], &items, &c)) < 0) {
+      ret = HS_ENOMEM;
       break;
     }
+    if (k != count[a])
+      ret = a == K_T ? Fail(s, K->cols[a], "T: expected one expression, found %d", k)
+                     : Fail(s, K->cols[a], "%s: expected %d entries, found %d", what[a], count[a], k);
     for (int i = 0; !ret && i < k; i++) {
       double v;
-      if (a == K_XT)
-        p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free"));
-      if (a == K_XT && !p->xT_fixed[i]) {
+      if (a == K_XT && !(p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free")))) {
         cst[ncst++] = HsExprConstant(o->ex, 0);
         continue;
       }
-      ret = Number(&s, o, items[i], c[i], what[a], &v, &cst[ncst++]);
+      ret = Number(s, o, items[i], c[i], what[a], &v, &cst[ncst++]);
       if (!ret && a == K_T && !(v > 0))
-        ret = Fail(&s, c[i], "T: the horizon must be positive, got %g", v);
+        ret = Fail(s, c[i], "T: the horizon must be positive, got %g", v);
     }
+    free(items), free(c);
   }
+  o->nB = n * m, o->nR = m * m;
+  if (!ret && Program(o, ncst, cst, &o->prog[P_CST]))
+    ret = HS_ENOMEM;
+  free(cst);
+  return ret;
+}
+
+/* T(q0, w) = 1/2 w^T M(q0) w for two velocity vectors w: T has no terms of degree 0 or 1. */
+static int OcpCheckKinetic(Src *s, Ocp *o, const Keys *K, int kin, const double *Mx)
+{
+  int     n = o->n, ret = 0;
+  double *w = malloc(sizeof(double) * (size_t)n);
+
+  if (!w)
+    return HS_ENOMEM;
+  for (int trial = 0; !ret && trial < 2; trial++) {
+    double T0, quad = 0;
+    for (int i = 0; i < n; i++)
+      o->vars[o->vel + i] = w[i] = trial ? 0.37 * (i + 1) : 1.0 - 0.3 * i;
+    if (EvalSlow(o, 1, &kin, &T0)) {
+      ret = HS_ENOMEM;
+      break;
+    }
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        quad += 0.5 * w[i] * Mx[i * n + j] * w[j];
+    if (!(fabs(T0 - quad) <= 1e-12 * (fabs(T0) + fabs(quad)) + 1e-300))
+      ret = Fail(s, K->cols[K_KIN],
+                 "kinetic_energy: T = %.17g at x0 and qdot = (%g, ...), but 1/2 qdot^T M qdot = %.17g: T has "
+                 "terms of degree 0 or 1 in the velocities",
+                 T0, w[0], quad);
+  }
+  free(w);
+  return ret;
+}
+
+/* At the initial state x0: M finite and symmetric (then exactly symmetric: the upper triangle for
+ * both), T quadratic in the velocities; then V, which must be finite there. node[n*n]: V's node. */
+static int OcpCheckAtX0(Src *s, Ocp *o, const Keys *K, int *node, int kin)
+{
+  int     n = o->n, mkey = K->text[K_MASS] ? K_MASS : K_KIN, ret = 0;
+  double *Mx = malloc(sizeof(double) * (size_t)(n * n)), V0;
+
+  if (!Mx)
+    return HS_ENOMEM;
+  s->line = K->lines[mkey];
+  HsExprProgramSetSlow(o->prog[P_CST], o->vars);
+  HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+  OcpSetState(o, o->cst_val + o->nB + o->nR, 0);
+  if (EvalSlow(o, n * n, node, Mx))
+    ret = HS_ENOMEM;
+  for (int e = 0; !ret && e < n * n; e++) {
+    int i = e / n, j = e % n;
+    if (!isfinite(Mx[e]))
+      ret = Fail(s, K->cols[mkey], "%s: M entry (%d,%d) is not finite at the initial state x0", keys[mkey], i + 1,
+                 j + 1);
+    else if (fabs(Mx[e] - Mx[j * n + i]) > 1e-12 * (fabs(Mx[e]) + fabs(Mx[j * n + i])) + 1e-300)
+      ret = Fail(s, K->cols[mkey], "mass: M(q) is not symmetric at x0: entry (%d,%d) = %.17g, (%d,%d) = %.17g", i + 1,
+                 j + 1, Mx[e], j + 1, i + 1, Mx[j * n + i]);
+  }
+  if (!ret && kin >= 0)
+    ret = OcpCheckKinetic(s, o, K, kin, Mx);
+  free(Mx);
+  for (int e = 0; !ret && e < n * n; e++)
+    if (e % n < e / n)
+      node[e] = node[(e % n) * n + e / n];
   if (!ret) {
-    double Mx[OCP_MAXN * OCP_MAXN], V0;
-    int    e = 0;
-    o->nB = n * m, o->nR = m * m;
-    if (Program(o, ncst, cst, &o->prog[P_CST]))
-      ret = -1;
-    /* values at x0: M finite and symmetric there, V finite */
-    mkey   = text[K_MASS] ? K_MASS : K_KIN;
-    s.line = lines[mkey];
-    if (!ret) {
-      double x0[2 * OCP_MAXN];
-      HsExprProgramSetSlow(o->prog[P_CST], o->vars);
-      HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
-      memcpy(x0, o->cst_val + n * m + m * m, 2 * (size_t)n * sizeof(double));
-      OcpSetState(o, x0, 0);
-      if (EvalSlow(o, n * n, node, Mx))
-        ret = -1;
-    }
-    for (e = 0; !ret && e < n * n; e++) {
-      int i = e / n, j = e % n;
-      if (!isfinite(Mx[e]))
-        ret =
-            Fail(&s, cols[mkey], "%s: M entry (%d,%d) is not finite at the initial state x0", keys[mkey], i + 1, j + 1);
-      else if (fabs(Mx[e] - Mx[j * n + i]) > 1e-12 * (fabs(Mx[e]) + fabs(Mx[j * n + i])) + 1e-300)
-        ret = Fail(&s, cols[mkey], "mass: M(q) is not symmetric at x0: entry (%d,%d) = %.17g, (%d,%d) = %.17g", i + 1,
-                   j + 1, Mx[e], j + 1, i + 1, Mx[j * n + i]);
-    }
-    /* kinetic energy: T(q0, w) = 1/2 w^T M(q0) w for two velocity vectors w (no terms of degree 0 or 1) */
-    for (int trial = 0; !ret && kin >= 0 && trial < 2; trial++) {
-      double w[OCP_MAXN], T0, quad = 0;
-      for (int i = 0; i < n; i++)
-        o->vars[OCP_VEL + i] = w[i] = trial ? 0.37 * (i + 1) : 1.0 - 0.3 * i;
-      if (EvalSlow(o, 1, &kin, &T0)) {
-        ret = -1;
-        break;
-      }
-      for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-          quad += 0.5 * w[i] * Mx[i * n + j] * w[j];
-      if (!(fabs(T0 - quad) <= 1e-12 * (fabs(T0) + fabs(quad)) + 1e-300))
-        ret = Fail(&s, cols[K_KIN],
-                   "kinetic_energy: T = %.17g at x0 and qdot = (%g, ...), but 1/2 qdot^T M qdot = %.17g: T has "
-                   "terms of degree 0 or 1 in the velocities",
-                   T0, w[0], quad);
-    }
-    for (e = 0; !ret && e < n * n; e++)
-      if (e % n < e / n)
-        node[e] = node[(e % n) * n + e / n]; /* the upper triangle for both: exactly symmetric */
-    if (!ret) {
-      s.line = lines[K_V];
-      ret    = MakeExpr(&s, o, text[K_V], cols[K_V], "potential", ALLOW_Q, &node[n * n]);
-    }
-    /* potential value at x0 */
-    if (!ret && (EvalSlow(o, 1, &node[n * n], &V0) || !isfinite(V0)))
-      ret = Fail(&s, cols[K_V], "potential: V is not finite at the initial state x0");
+    s->line = K->lines[K_V];
+    ret     = MakeExpr(s, o, K->text[K_V], K->cols[K_V], "potential", ALLOW_Q, &node[n * n]);
   }
-  /* derivatives of M and V up to third order, one program per order */
-  if (!ret) {
-    int  nn = n * n, szM[4] = {nn, nn * n, nn * nn, nn * nn * n}, szV[4] = {1, n, nn, nn * n};
-    int *Mn = node, Vn[1 + OCP_MAXN + OCP_MAXN * OCP_MAXN + OCP_MAXN * OCP_MAXN * OCP_MAXN];
-    Vn[0]   = node[nn];
-    if (Derive3(o, n, nn, Mn) || Derive3(o, n, 1, Vn))
-      ret = -1;
-    for (int k = 0, om = 0, ov = 0; !ret && k < 4; om += szM[k], ov += szV[k], k++) {
-      if (Program(o, szM[k], Mn + om, &o->prog[P_MASS + k]) || Program(o, szV[k], Vn + ov, &o->prog[P_POT + k]))
-        ret = -1;
-      if (!ret && k > 0 &&
-          (Program(o, om + szM[k], Mn, &o->prog[P_MASS_UPTO + k - 1]) ||
-           Program(o, ov + szV[k], Vn, &o->prog[P_POT_UPTO + k - 1])))
-        ret = -1;
-    }
+  if (!ret && (EvalSlow(o, 1, &node[n * n], &V0) || !isfinite(V0)))
+    ret = Fail(s, K->cols[K_V], "potential: V is not finite at the initial state x0");
+  return ret;
+}
+
+/* Derivatives of M and V up to third order, one program per order and cumulative ones (P_*_UPTO);
+ * a mass matrix that does not depend on q (*const_mass) gets its values' program only. */
+static int OcpBuildPrograms(Ocp *o, const int *node, int *const_mass)
+{
+  int  n = o->n, nn = n * n, szM[4] = {nn, nn * n, nn * nn, nn * nn * n}, szV[4] = {1, n, nn, nn * n}, ret = 0;
+  int *Mn, *Vn;
+
+  *const_mass = 1;
+  for (int e = 0; e < nn; e++)
+    *const_mass &= !HsExprDependsOnFast(o->ex, node[e]);
+  Mn = malloc(sizeof(int) * (size_t)(*const_mass ? nn : szM[0] + szM[1] + szM[2] + szM[3]));
+  Vn = malloc(sizeof(int) * (size_t)(szV[0] + szV[1] + szV[2] + szV[3]));
+  if (!Mn || !Vn) {
+    free(Mn), free(Vn);
+    return HS_ENOMEM;
   }
-  if (!ret && text[K_ELL]) {
-    int e;
-    s.line = lines[K_ELL];
-    ret    = MakeExpr(&s, o, text[K_ELL], cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T, &e);
+  memcpy(Mn, node, sizeof(int) * (size_t)nn);
+  Vn[0] = node[nn];
+  if ((!*const_mass && Derive3(o, n, nn, Mn)) || Derive3(o, n, 1, Vn))
+    ret = HS_ENOMEM;
+  for (int k = 0, om = 0, ov = 0; !ret && k < 4; om += szM[k], ov += szV[k], k++) {
+    int mass = k == 0 || !*const_mass;
+    if ((mass && Program(o, szM[k], Mn + om, &o->prog[P_MASS + k])) || Program(o, szV[k], Vn + ov, &o->prog[P_POT + k]))
+      ret = HS_ENOMEM;
+    if (!ret && k > 0 &&
+        ((mass && Program(o, om + szM[k], Mn, &o->prog[P_MASS_UPTO + k - 1])) ||
+         Program(o, ov + szV[k], Vn, &o->prog[P_POT_UPTO + k - 1])))
+      ret = HS_ENOMEM;
+  }
+  free(Mn), free(Vn);
+  return ret;
+}
+
+/* The running cost ell(q, p, t) and the terminal cost phi(q, p) with their gradients and Hessians. */
+static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+{
+  int e, ret = 0;
+
+  if (K->text[K_ELL]) {
+    s->line = K->lines[K_ELL];
+    ret     = MakeExpr(s, o, K->text[K_ELL], K->cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T, &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_ELL]))
-      ret = -1;
+      ret = HS_ENOMEM;
     if (!ret)
       p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess,
       p->ell.time_dependent = HsExprDependsOn(o->ex, e, o->tvar);
   }
-  if (!ret && text[K_PHI]) {
-    int e;
-    s.line = lines[K_PHI];
-    ret    = MakeExpr(&s, o, text[K_PHI], cols[K_PHI], "terminal_cost", ALLOW_Q | ALLOW_P, &e);
+  if (!ret && K->text[K_PHI]) {
+    s->line = K->lines[K_PHI];
+    ret     = MakeExpr(s, o, K->text[K_PHI], K->cols[K_PHI], "terminal_cost", ALLOW_Q | ALLOW_P, &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_PHI]))
-      ret = -1;
+      ret = HS_ENOMEM;
     if (!ret)
       p->phi.f = OcpPhi, p->phi.grad = OcpPhiGrad, p->phi.hess = OcpPhiHess;
   }
-  if (!ret) {
-    HsMechanical mech       = {n, OcpMass, OcpPotential, o, 1, 1};
-    int          const_mass = 1;
-    for (int e = 0; e < n * n; e++)
-      const_mass &= !HsExprDependsOnFast(o->ex, node[e]);
-    mech.constant_mass = const_mass;
-    if (HsProblemSetMechanical(p, &mech, OcpDestroy))
-      ret = -1;
-    else
-      o = NULL; /* owned by the problem now */
-    if (!ret) {
-      Ocp *oc   = HsProblemGetMechanicalContext(p);
-      p->N      = N > 0 ? N : 20;
-      p->update = OcpUpdate;
-      for (int i = 0; i < oc->npar; i++)
-        HsProblemAddParam(p, oc->names[OCP_PAR + i], "file parameter", &oc->vars[OCP_PAR + i], -1e300, 1e300);
-      /* 1 DOF with a constant mass: the Greenspan scheme applies */
-      if (n == 1 && const_mass)
-        p->sep.available = 1, p->sep.V = OcpPotential1;
-      OcpUpdate(p); /* B, R, x0, xT, T and the Greenspan mass */
-      snprintf(oc->ss, sizeof oc->ss, "%s", ss[0] ? ss : (p->sep.available ? "greenspan" : "gonzalez"));
-      snprintf(oc->cs, sizeof oc->cs, "%s", cs[0] ? cs : (p->sep.available ? "conserving_1dof" : "conserving"));
-      p->default_state_scheme   = oc->ss;
-      p->default_costate_scheme = oc->cs;
-      /* the mass matrix must be positive definite at the initial state */
-      {
-        double E;
-        s.line = lines[mkey];
-        if (p->E.f(p->x0, &E, p->ctx))
-          ret = Fail(&s, cols[mkey], "%s: M(q) is not positive definite at the initial state x0", keys[mkey]);
-      }
-    }
+  return ret;
+}
+
+/* The mechanical system into the problem (which then owns *op), its parameters, the constants at
+ * the current parameters, the default schemes; M must be positive definite at x0. */
+static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_mass)
+{
+  Ocp         *o    = *op;
+  HsMechanical mech = {o->n, OcpMass, OcpPotential, o, 1, const_mass};
+  int          mkey = K->text[K_MASS] ? K_MASS : K_KIN;
+  double       E;
+
+  if (HsProblemSetMechanical(p, &mech, OcpDestroy))
+    return HS_ENOMEM;
+  *op    = NULL; /* owned by the problem now */
+  p->N   = K->N > 0 ? K->N : 20;
+  p->update = OcpUpdate;
+  for (int i = 0; i < o->npar; i++)
+    if (HsProblemAddParam(p, o->names[o->par + i], "file parameter", &o->vars[o->par + i], -1e300, 1e300))
+      return HS_ENOMEM;
+  if (o->n == 1 && const_mass) /* 1 DOF with a constant mass: the Greenspan scheme applies */
+    p->sep.available = 1, p->sep.V = OcpPotential1;
+  OcpUpdate(p); /* B, R, x0, xT, T and the Greenspan mass */
+  snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : (p->sep.available ? "greenspan" : "gonzalez"));
+  snprintf(o->cs, sizeof o->cs, "%s", K->cs[0] ? K->cs : (p->sep.available ? "conserving_1dof" : "conserving"));
+  p->default_state_scheme   = o->ss;
+  p->default_costate_scheme = o->cs;
+  s->line                   = K->lines[mkey];
+  if (p->E.f(p->x0, &E, p->ctx))
+    return Fail(s, K->cols[mkey], "%s: M(q) is not positive definite at the initial state x0", keys[mkey]);
+  return 0;
+}
+
+/*@ HsProblemCreateFromFile - reads a problem file (.ocp, docs/problem-format.md): a mechanical
+    system by its mass matrix (or kinetic energy) and potential, the costs, the boundary data, the
+    horizon and named parameters (-p_NAME), with every derivative the schemes need derived
+    symbolically (file head).
+
+  Not collective (each rank reads its own copy).
+
+  Input: path; msg, msglen - room for a message.
+  Output: prob - the problem (HsProblemDestroy frees it); on failure NULL, and msg says
+          "file:line:column: what is wrong".
+
+  Returns HS_SUCCESS, HS_EPARSE (the file cannot be opened or read as a problem; see msg) or HS_ENOMEM.
+@*/
+int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen)
+{
+  FILE      *fp = fopen(path, "r");
+  Src        s  = {path, 0, msg, msglen};
+  Keys       K;
+  Ocp       *o    = NULL;
+  HsProblem *p    = NULL;
+  int       *node = NULL, kin = -1, n, npar, const_mass = 0, ret;
+
+  *prob = NULL;
+  memset(&K, 0, sizeof K);
+  if (!fp) {
+    snprintf(msg, (size_t)msglen, "%s: cannot open problem file: %s", path, strerror(errno));
+    return HS_EPARSE;
   }
+  OcpPrescan(fp, &n, &npar);
+  ret = OcpNew(n, npar, &o);
+  if (!ret)
+    ret = OcpReadKeys(fp, &s, o, &K);
+  fclose(fp);
+  if (!ret)
+    ret = OcpCheckMissing(&s, &K);
+  if (!ret && (!(node = calloc((size_t)(n * n + 1), sizeof(int))) ||
+               HsProblemAllocate(K.name[0] ? K.name : path, n, K.m, &p)))
+    ret = HS_ENOMEM;
+  if (!ret)
+    ret = OcpBuildMass(&s, o, &K, node, &kin);
+  if (!ret)
+    ret = OcpBuildConstants(&s, o, &K, p);
+  if (!ret)
+    ret = OcpCheckAtX0(&s, o, &K, node, kin);
+  if (!ret)
+    ret = OcpBuildPrograms(o, node, &const_mass);
+  if (!ret)
+    ret = OcpBuildCosts(&s, o, &K, p);
+  if (!ret)
+    ret = OcpInstall(&s, &o, &K, p, const_mass);
   for (int k = 0; k < K_COUNT; k++)
-    free(text[k]);
+    free(K.text[k]);
   free(node);
-  free(cst);
+  OcpDestroy(o); /* NULL once the problem owns it */
   if (ret) {
-    OcpDestroy(o);
+    if (ret == HS_ENOMEM)
+      snprintf(msg, (size_t)msglen, "%s: out of memory", path);
     HsProblemDestroy(&p);
-    return ret;
+    return ret == HS_ENOMEM ? HS_ENOMEM : HS_EPARSE;
   }
   *prob = p;
-  return 0;
+  return HS_SUCCESS;
 }

@@ -1,36 +1,103 @@
-/* hamshoot: problem allocation, destruction and the built-in registry. */
-#include "hsmechanical.h"
+/* hamshoot: problem allocation, destruction, parameters and the built-in registry. */
+#include "hsproblem.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*@ HsStatusString - a short English description of a status code (HS_SUCCESS, HS_EDOM, ...). Not collective. @*/
+const char *HsStatusString(int status)
+{
+  switch (status) {
+  case HS_SUCCESS:
+    return "success";
+  case HS_EDOM:
+    return "outside the problem's domain";
+  case HS_ENOCONV:
+    return "local Newton did not converge";
+  case HS_ESINGULAR:
+    return "singular Jacobian";
+  case HS_EINVAL:
+    return "invalid argument";
+  case HS_ENOMEM:
+    return "out of memory";
+  case HS_EFAILED:
+    return "a problem callback failed";
+  case HS_EUNKNOWN:
+    return "unknown name";
+  case HS_ERANGE:
+    return "value out of range";
+  case HS_ENOTINT:
+    return "not a whole number";
+  case HS_EPARSE:
+    return "cannot be read";
+  default:
+    return "unknown status";
+  }
+}
+
+/* The state- and control-sized arrays of p for n degrees of freedom and m controls, zeroed. */
+static int AllocateArrays(HsProblem *p, int n, int m)
+{
+  double *B = calloc((size_t)n * m, sizeof(double)), *R = calloc((size_t)m * m, sizeof(double));
+  double *x0 = calloc(2 * (size_t)n, sizeof(double)), *xT = calloc(2 * (size_t)n, sizeof(double));
+  int    *fx = calloc(2 * (size_t)n, sizeof(int));
+
+  if (!B || !R || !x0 || !xT || !fx) {
+    free(B), free(R), free(x0), free(xT), free(fx);
+    return HS_ENOMEM;
+  }
+  free(p->B), free(p->R), free(p->x0), free(p->xT), free(p->xT_fixed);
+  p->B = B, p->R = R, p->x0 = x0, p->xT = xT, p->xT_fixed = fx;
+  p->n = n, p->m = m;
+  return HS_SUCCESS;
+}
+
+/*@ HsProblemAllocate - a new problem with zeroed arrays B (n x m), R (m x m), x0, xT, xT_fixed (2n),
+    for the constructors of problems. Not collective.
+
+  Input: name (copied, at most HS_NAME_LEN - 1 characters); n >= 1 degrees of freedom; m >= 1 controls.
+  Returns HS_SUCCESS, HS_EINVAL (n or m < 1) or HS_ENOMEM; *prob is NULL on failure.
+@*/
 int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob)
 {
   HsProblem *p;
 
   *prob = NULL;
   if (n < 1 || m < 1)
-    return -1;
+    return HS_EINVAL;
   p = calloc(1, sizeof(*p));
   if (!p)
-    return -1;
+    return HS_ENOMEM;
   strncpy(p->name, name, HS_NAME_LEN - 1);
-  p->n        = n;
-  p->m        = m;
-  p->B        = calloc((size_t)(n * m), sizeof(double));
-  p->R        = calloc((size_t)(m * m), sizeof(double));
-  p->x0       = calloc((size_t)(2 * n), sizeof(double));
-  p->xT       = calloc((size_t)(2 * n), sizeof(double));
-  p->xT_fixed = calloc((size_t)(2 * n), sizeof(int));
-  if (!p->B || !p->R || !p->x0 || !p->xT || !p->xT_fixed) {
+  if (AllocateArrays(p, n, m)) {
     HsProblemDestroy(&p);
-    return -1;
+    return HS_ENOMEM;
   }
   *prob = p;
-  return 0;
+  return HS_SUCCESS;
 }
 
+/*@ HsProblemResize - new dimensions n, m for a problem whose size is a parameter (ncar's number of
+    cars): B, R, x0, xT and xT_fixed are reallocated and zeroed, for the problem's update() to fill.
+    Not collective. Returns HS_SUCCESS, HS_EINVAL or HS_ENOMEM (the problem is then unchanged). @*/
+int HsProblemResize(HsProblem *prob, int n, int m)
+{
+  if (n < 1 || m < 1)
+    return HS_EINVAL;
+  if (n == prob->n && m == prob->m) {
+    memset(prob->B, 0, sizeof(double) * (size_t)n * m);
+    memset(prob->R, 0, sizeof(double) * (size_t)m * m);
+    memset(prob->x0, 0, sizeof(double) * 2 * (size_t)n);
+    memset(prob->xT, 0, sizeof(double) * 2 * (size_t)n);
+    memset(prob->xT_fixed, 0, sizeof(int) * 2 * (size_t)n);
+    return HS_SUCCESS;
+  }
+  return AllocateArrays(prob, n, m);
+}
+
+/*@ HsProblemDestroy - frees a problem (and its context, through destroy_ctx) and sets *prob = NULL;
+    NULL-safe. Not collective. @*/
 void HsProblemDestroy(HsProblem **prob)
 {
   HsProblem *p;
@@ -45,11 +112,28 @@ void HsProblemDestroy(HsProblem **prob)
   free(p->x0);
   free(p->xT);
   free(p->xT_fixed);
+  free(p->params);
   free(p);
   *prob = NULL;
 }
 
+/*@ HsProblemHasEll - 1 if the problem has a running cost ell, else 0. Not collective. @*/
 int HsProblemHasEll(const HsProblem *prob) { return prob->ell.f != NULL; }
+
+/*@ HsProblemGetUserContext - the context of the problem's user: for a mechanical system the
+    HsMechanical.ctx given to HsProblemSetMechanical, otherwise the callbacks' ctx. Not collective. @*/
+void *HsProblemGetUserContext(const HsProblem *prob) { return prob->user_ctx ? prob->user_ctx : prob->ctx; }
+
+/*@ HsProblemBlendTerminal - the fixed terminal components between the initial state and a goal,
+    xT_i = x0_i + reach (goal_i - x0_i) (reach 0: x0, reach 1: goal); free components unchanged.
+    For continuation in "reach" (HsContinuation). Not collective.
+@*/
+void HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach)
+{
+  for (int i = 0; i < 2 * prob->n; i++)
+    if (prob->xT_fixed[i])
+      prob->xT[i] = prob->x0[i] + reach * (goal[i] - prob->x0[i]);
+}
 
 static const struct {
   const char *name;
@@ -62,47 +146,82 @@ static const struct {
     {"manipulator3", HsProblemCreateManipulator3},
     {"ncar", HsProblemCreateNcar},
 };
+#define HS_NPROBLEMS (sizeof(hs_problems) / sizeof(hs_problems[0]))
 
-const char *HsProblemListNames(void) { return "pendulum kepler saddle crane manipulator3 ncar"; }
+/*@ HsProblemListNames - the built-in problems' names, space-separated (from the registry table),
+    for -help and error messages. Not collective. @*/
+const char *HsProblemListNames(void)
+{
+  static char names[256];
+  if (!names[0])
+    for (size_t i = 0; i < HS_NPROBLEMS; i++) {
+      if (i)
+        strcat(names, " ");
+      strcat(names, hs_problems[i].name);
+    }
+  return names;
+}
 
+/*@ HsProblemCreateByName - creates a built-in problem (DESIGN.md section 4) by its name.
+
+  Not collective. Returns HS_SUCCESS, HS_EUNKNOWN (no such problem; *prob NULL) or HS_ENOMEM.
+@*/
 int HsProblemCreateByName(const char *name, HsProblem **prob)
 {
-  size_t i;
-
   *prob = NULL;
-  for (i = 0; i < sizeof(hs_problems) / sizeof(hs_problems[0]); i++)
+  for (size_t i = 0; i < HS_NPROBLEMS; i++)
     if (!strcmp(name, hs_problems[i].name))
-      return hs_problems[i].create(prob);
-  return 1;
+      return hs_problems[i].create(prob) ? HS_ENOMEM : HS_SUCCESS;
+  return HS_EUNKNOWN;
 }
 
+/*@ HsProblemAddParam - registers a named parameter, settable as -p_NAME (HsProblemSetParam).
+
+  Not collective. Input: name, help - kept as pointers (string constants or strings owned by the
+  problem's context); value - where the parameter lives (in the context; must not move); min, max -
+  the admissible range (inclusive). Returns HS_SUCCESS or HS_ENOMEM.
+@*/
 int HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min, double max)
 {
-  if (prob->nparams >= HS_MAX_PARAMS)
-    return -1;
+  if (prob->nparams == prob->aparams) {
+    int      a = prob->aparams ? 2 * prob->aparams : 8;
+    HsParam *p = realloc(prob->params, sizeof(HsParam) * (size_t)a);
+    if (!p)
+      return HS_ENOMEM;
+    prob->params = p, prob->aparams = a;
+  }
   prob->params[prob->nparams++] = (HsParam){name, help, value, min, max, 0};
-  return 0;
+  return HS_SUCCESS;
 }
 
+/*@ HsProblemParamSetInteger - marks the most recently added parameter as integer-valued. Not collective. @*/
 void HsProblemParamSetInteger(HsProblem *prob)
 {
   if (prob->nparams > 0)
     prob->params[prob->nparams - 1].integer = 1;
 }
 
+/*@ HsProblemSetParam - sets a parameter by name, then forgets cached evaluations (invalidate) and
+    recomputes derived data (update).
+
+  Not collective. Returns HS_SUCCESS, HS_EUNKNOWN (no such parameter), HS_ERANGE (outside [min, max])
+  or HS_ENOTINT (an integer parameter given a value that is not a whole number); the parameter is
+  unchanged on failure.
+@*/
 int HsProblemSetParam(HsProblem *prob, const char *name, double value)
 {
   for (int i = 0; i < prob->nparams; i++)
     if (!strcmp(prob->params[i].name, name)) {
       if (!(value >= prob->params[i].min && value <= prob->params[i].max))
-        return 2;
+        return HS_ERANGE;
       if (prob->params[i].integer && value != floor(value))
-        return 3;
+        return HS_ENOTINT;
       *prob->params[i].value = value;
-      HsProblemMechanicalInvalidate(prob);
+      if (prob->invalidate)
+        prob->invalidate(prob);
       if (prob->update)
         prob->update(prob);
-      return 0;
+      return HS_SUCCESS;
     }
-  return 1;
+  return HS_EUNKNOWN;
 }

@@ -4,6 +4,7 @@
  * differences for every state/costate scheme pair. */
 #include "../costate/hscostate.h"
 #include "../problems/hsmechanical.h"
+#include "../problems/hsocp.h"
 #include "ell_test_problem.h"
 
 #include "hscheck.h"
@@ -393,7 +394,7 @@ int main(int argc, char **argv)
     return 1;
   {
     HsProblem *Z;
-    CHECK(HsProblemCreateByName("nonesuch", &Z) == 1 && Z == NULL, "unknown problem name not reported");
+    CHECK(HsProblemCreateByName("nonesuch", &Z) == HS_EUNKNOWN && Z == NULL, "unknown problem name not reported");
   }
   CheckProblemDerivatives(P);
   CheckProblemDerivatives(K);

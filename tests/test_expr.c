@@ -9,6 +9,7 @@
 #include "hscheck.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -210,13 +211,13 @@ static void CheckErrors(void)
     int         status, pos;
     const char *word;
   } cases[] = {
-      {"x +", 1, 3, "expected a number"},      {"(x + y", 1, 6, "expected ')'"},
-      {"sin(x", 1, 5, "expected ',' or ')'"},  {"x y", 1, 2, "expected an operator"},
-      {"zz + 1", 2, 0, "unknown symbol 'zz'"}, {"2 + foo(x)", 2, 4, "unknown function 'foo'"},
-      {"sin x", 1, 4, "expected '(' after"},   {"atan2(x)", 1, 0, "takes 2 arguments"},
-      {"sin(x, y)", 1, 0, "takes 1 argument"}, {"x + bad", 3, 4, "not allowed"},
-      {"3x", 1, 1, "after a number"},          {"x $ y", 1, 2, "expected an operator"},
-      {"", 1, 0, "expected a number"},
+      {"x +", HS_EPARSE, 3, "expected a number"},      {"(x + y", HS_EPARSE, 6, "expected ')'"},
+      {"sin(x", HS_EPARSE, 5, "expected ',' or ')'"},  {"x y", HS_EPARSE, 2, "expected an operator"},
+      {"zz + 1", HS_EUNKNOWN, 0, "unknown symbol 'zz'"}, {"2 + foo(x)", HS_EUNKNOWN, 4, "unknown function 'foo'"},
+      {"sin x", HS_EPARSE, 4, "expected '(' after"},   {"atan2(x)", HS_EPARSE, 0, "takes 2 arguments"},
+      {"sin(x, y)", HS_EPARSE, 0, "takes 1 argument"}, {"x + bad", HS_EINVAL, 4, "not allowed"},
+      {"3x", HS_EPARSE, 1, "after a number"},          {"x $ y", HS_EPARSE, 2, "expected an operator"},
+      {"", HS_EPARSE, 0, "expected a number"},
   };
   HsExpr *ex;
   char    deep[1200];
@@ -235,16 +236,64 @@ static void CheckErrors(void)
   {
     char msg[256];
     int  node, pos, st = HsExprParse(ex, deep, Look, ex, &node, &pos, msg, sizeof msg);
-    CHECK(st == 1 && strstr(msg, "nested too deeply"), "deep nesting: %d %s", st, msg);
+    CHECK(st == HS_EPARSE && strstr(msg, "nested too deeply"), "deep nesting: %d %s", st, msg);
   }
   HsExprDestroy(&ex);
   HsExprDestroy(&ex); /* NULL-safe */
-  CHECK(HsExprCreate(HS_EXPR_MAXVARS + 1, 0, &ex) == -1 && !ex, "too many variables accepted");
-  CHECK(HsExprCreate(4, 5, &ex) == -1 && !ex, "more fast than all variables accepted");
+  CHECK(HsExprCreate(-1, 0, &ex) == HS_EINVAL && !ex, "a negative number of variables accepted");
+  CHECK(HsExprCreate(4, 5, &ex) == HS_EINVAL && !ex, "more fast than all variables accepted");
+}
+
+/* Many variables (the dependency sets span several 64-bit words): dependence, derivatives and a
+ * program's fast/slow split for variables beyond the first word. */
+static int LookNumbered(const char *name, int len, void *ctx, int *node)
+{
+  char buf[16];
+  if (name[0] != 'x' || len > 8)
+    return -1;
+  memcpy(buf, name + 1, (size_t)len - 1), buf[len - 1] = 0;
+  *node = HsExprVariable(ctx, atoi(buf)); /* x<i>: variable i */
+  return *node < 0 ? -1 : 0;
+}
+
+static void CheckManyVariables(void)
+{
+  HsExpr        *ex;
+  HsExprProgram *p;
+  int            nv = 200, x199, f, d, dd, nf, ns, pos;
+  double         vars[200], out[2];
+  char           msg[128];
+
+  CHECK(HsExprCreate(nv, 160, &ex) == HS_SUCCESS, "200 variables refused");
+  if (!ex)
+    return;
+  CHECK(HsExprParse(ex, "x150 * (x3 + x199)", LookNumbered, ex, &f, &pos, msg, sizeof msg) == HS_SUCCESS, "%s", msg);
+  x199 = HsExprVariable(ex, 199);
+  d    = HsExprDiff(ex, f, 150);          /* x3 + x199 */
+  dd = HsExprDiff(ex, f, 64);           /* 0 */
+  CHECK(HsExprDependsOn(ex, f, 150) && HsExprDependsOn(ex, f, 199) && !HsExprDependsOn(ex, f, 64) &&
+            !HsExprDependsOn(ex, d, 150) && HsExprIsConstant(ex, dd, NULL),
+        "dependence beyond 64 variables");
+  CHECK(HsExprDependsOnFast(ex, f) && !HsExprDependsOnFast(ex, x199), "fast/slow beyond 64 variables");
+  for (int i = 0; i < nv; i++)
+    vars[i] = 0.5 + 0.01 * i;
+  {
+    int outs[2] = {f, d};
+    HsExprProgramCreate(ex, 2, outs, &p);
+  }
+  HsExprProgramSetSlow(p, vars);
+  HsExprProgramEval(p, vars, out);
+  HsExprProgramGetSize(p, &nf, &ns);
+  CHECK(fabs(out[0] - vars[150] * (vars[3] + vars[199])) < 1e-15 && fabs(out[1] - (vars[3] + vars[199])) < 1e-15,
+        "values with 200 variables: %g %g", out[0], out[1]);
+  CHECK(nf == 2 && ns == 0, "fast/slow instructions with 200 variables: %d fast, %d slow", nf, ns);
+  HsExprProgramDestroy(&p);
+  HsExprDestroy(&ex);
 }
 
 int main(void)
 {
+  CheckManyVariables();
   CheckValues();
   CheckDerivatives();
   CheckSharing();

@@ -4,6 +4,7 @@
  * parameter set by name updates the derived data (B of the crane). */
 #include "../costate/hscostate.h"
 #include "../problems/hsmechanical.h"
+#include "../problems/hsocp.h"
 
 #include "hscheck.h"
 
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/crane.ocp", dir);
     if (HsProblemCreateFromFile(path, &F, msg, sizeof msg) == 0) {
       CHECK(HsProblemSetParam(F, "r", 0.2) == 0 && fabs(F->B[3] - 5) < 1e-15, "crane file: B did not follow r");
-      CHECK(HsProblemSetParam(F, "nonesuch", 1) == 1, "unknown parameter accepted");
+      CHECK(HsProblemSetParam(F, "nonesuch", 1) == HS_EUNKNOWN, "unknown parameter accepted");
       HsProblemDestroy(&F);
     }
   }
