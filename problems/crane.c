@@ -92,6 +92,9 @@ static void CraneUpdate(HsProblem *p)
   p->B[3]        = 1 / c->r; /* the winch torque acts on l through beta = l / r */
 }
 
+/*@ HsProblemCreateCrane - the gantry crane (DESIGN.md section 4.4; data in the file head), a mechanical
+    system with analytic third derivatives; parameters mt, J, m, r, g. Not collective. Returns
+    HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreateCrane(HsProblem **prob)
 {
   HsProblem   *p;

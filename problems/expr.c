@@ -160,12 +160,14 @@ static int Intern(HsExpr *ex, Node *n)
   return ex->nnode++;
 }
 
+/*@ HsExprConstant - the node of the constant c (one node per value). Not collective. Returns the node, or -1 without memory. @*/
 int HsExprConstant(HsExpr *ex, double c)
 {
   Node n = {OP_CONST, -1, -1, -1, c, 0};
   return Intern(ex, &n);
 }
 
+/*@ HsExprVariable - the node of variable v, 0 <= v < nvars. Not collective. Returns the node, or -1 (bad v, no memory). @*/
 int HsExprVariable(HsExpr *ex, int v)
 {
   Node n = {OP_VAR, v, -1, -1, 0, 0};
@@ -174,6 +176,12 @@ int HsExprVariable(HsExpr *ex, int v)
   return Intern(ex, &n);
 }
 
+/*@ HsExprCreate - an empty expression graph over nvars variables (any number), of which 0..nfast-1
+    are fast (set on every evaluation) and nfast..nvars-1 slow (parameters: the programs' parameter-only
+    parts run once per change, HsExprProgramSetSlow).
+
+  Not collective. Returns HS_SUCCESS, HS_EINVAL (nvars < 0, nfast outside [0, nvars]) or HS_ENOMEM.
+@*/
 int HsExprCreate(int nvars, int nfast, HsExpr **exp)
 {
   HsExpr *ex;
@@ -205,6 +213,7 @@ int HsExprCreate(int nvars, int nfast, HsExpr **exp)
   return HS_SUCCESS;
 }
 
+/*@ HsExprDestroy - frees the graph and sets *ex = NULL; NULL-safe; programs made from it stay valid. Not collective. @*/
 void HsExprDestroy(HsExpr **exp)
 {
   HsExpr *ex;
@@ -222,8 +231,10 @@ void HsExprDestroy(HsExpr **exp)
   *exp = NULL;
 }
 
+/*@ HsExprSize - the number of nodes in the graph. Not collective. @*/
 int HsExprSize(const HsExpr *ex) { return ex->nnode; }
 
+/*@ HsExprIsConstant - 1 and its value (if value is not NULL) if node id is a numeric constant, else 0. Not collective. @*/
 int HsExprIsConstant(const HsExpr *ex, int id, double *value)
 {
   if (id < 0 || ex->node[id].op != OP_CONST)
@@ -233,11 +244,13 @@ int HsExprIsConstant(const HsExpr *ex, int id, double *value)
   return 1;
 }
 
+/*@ HsExprDependsOn - 1 if node id depends (structurally) on variable v, else 0. Not collective. @*/
 int HsExprDependsOn(const HsExpr *ex, int id, int v)
 {
   return id >= 0 && v >= 0 && v < ex->nvars && Dep(ex, id, v);
 }
 
+/*@ HsExprDependsOnFast - 1 if node id depends on any fast variable, else 0. Not collective. @*/
 int HsExprDependsOnFast(const HsExpr *ex, int id) { return id >= 0 && ex->node[id].fast; }
 
 /* ------------------------------------------------------------ arithmetic ---- */
@@ -333,69 +346,72 @@ static int Mul(HsExpr *ex, int a, int b) { return Mk(ex, OP_MUL, a, b, -1, 0); }
 static int Div(HsExpr *ex, int a, int b) { return Mk(ex, OP_DIV, a, b, -1, 0); }
 static int Un(HsExpr *ex, int op, int a) { return Mk(ex, op, a, -1, -1, 0); }
 
-/* Builds op(a, b) with light simplification; every operand id must be >= 0
- * where the operation uses it, or the result is -1 (an earlier failure). */
-static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
-{
-  Node n      = {op, a, b, x, c, 0};
-  int  binary = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_POW || op == OP_ATAN2 ||
-               op == OP_MIN || op == OP_MAX || op == OP_SEL;
-  double ca = 0, cb = 0, cx = 0;
+/* The simplifications of Mk, by operation: each returns the simplified node, -1 on failure, or
+ * NONE if no rule applies (n is then interned as it is; commutative operands may be reordered in n). */
+#define NONE (-2)
 
-  if (a < 0 || (binary && b < 0) || (op == OP_SEL && x < 0))
-    return -1;
-  if (op != OP_SEL)
-    n.x = -1;
-  if (!binary)
-    n.b = -1;
-  /* constant folding */
-  if (HsExprIsConstant(ex, a, &ca) && (!binary || HsExprIsConstant(ex, b, &cb)) &&
-      (op != OP_SEL || HsExprIsConstant(ex, x, &cx)))
-    return HsExprConstant(ex, Apply(op, ca, binary ? cb : 0, cx, c));
-  switch (op) {
-  case OP_ADD:
-    if (IsC(ex, a, 0))
-      return b;
-    if (IsC(ex, b, 0))
-      return a;
-    if (ex->node[b].op == OP_NEG)
-      return Sub(ex, a, ex->node[b].a);
-    if (ex->node[a].op == OP_NEG)
-      return Sub(ex, b, ex->node[a].a);
-    if (Later(ex, a, b))
-      n.a = b, n.b = a; /* commutative: one order */
-    break;
-  case OP_SUB:
-    if (IsC(ex, b, 0))
-      return a;
-    if (IsC(ex, a, 0))
-      return Neg(ex, b);
-    if (a == b)
-      return ex->zero;
-    if (ex->node[b].op == OP_NEG)
-      return Add(ex, a, ex->node[b].a);
-    break;
-  case OP_MUL:
-    if (IsC(ex, a, 0) || IsC(ex, b, 0))
-      return ex->zero;
-    if (IsC(ex, a, 1))
-      return b;
-    if (IsC(ex, b, 1))
-      return a;
-    if (IsC(ex, a, -1))
-      return Neg(ex, b);
-    if (IsC(ex, b, -1))
-      return Neg(ex, a);
-    if (ex->node[a].op == OP_NEG)
-      return Neg(ex, Mul(ex, ex->node[a].a, b));
-    if (ex->node[b].op == OP_NEG)
-      return Neg(ex, Mul(ex, a, ex->node[b].a));
-    if (Later(ex, a, b))
-      n.a = b, n.b = a;
-    /* a constant times (constant times y): one product */
-    if (ex->node[n.a].op == OP_CONST && ex->node[n.b].op == OP_MUL && ex->node[ex->node[n.b].a].op == OP_CONST)
-      return Mul(ex, HsExprConstant(ex, ex->node[n.a].c * ex->node[ex->node[n.b].a].c), ex->node[n.b].b);
-    break;
+static int SimplifyAdd(HsExpr *ex, Node *n)
+{
+  int a = n->a, b = n->b;
+  if (IsC(ex, a, 0))
+    return b;
+  if (IsC(ex, b, 0))
+    return a;
+  if (ex->node[b].op == OP_NEG)
+    return Sub(ex, a, ex->node[b].a);
+  if (ex->node[a].op == OP_NEG)
+    return Sub(ex, b, ex->node[a].a);
+  if (Later(ex, a, b))
+    n->a = b, n->b = a; /* commutative: one order */
+  return NONE;
+}
+
+static int SimplifySub(HsExpr *ex, const Node *n)
+{
+  int a = n->a, b = n->b;
+  if (IsC(ex, b, 0))
+    return a;
+  if (IsC(ex, a, 0))
+    return Neg(ex, b);
+  if (a == b)
+    return ex->zero;
+  if (ex->node[b].op == OP_NEG)
+    return Add(ex, a, ex->node[b].a);
+  return NONE;
+}
+
+static int SimplifyMul(HsExpr *ex, Node *n)
+{
+  int a = n->a, b = n->b;
+  if (IsC(ex, a, 0) || IsC(ex, b, 0))
+    return ex->zero;
+  if (IsC(ex, a, 1))
+    return b;
+  if (IsC(ex, b, 1))
+    return a;
+  if (IsC(ex, a, -1))
+    return Neg(ex, b);
+  if (IsC(ex, b, -1))
+    return Neg(ex, a);
+  if (ex->node[a].op == OP_NEG)
+    return Neg(ex, Mul(ex, ex->node[a].a, b));
+  if (ex->node[b].op == OP_NEG)
+    return Neg(ex, Mul(ex, a, ex->node[b].a));
+  if (Later(ex, a, b))
+    n->a = b, n->b = a;
+  /* a constant times (constant times y): one product */
+  if (ex->node[n->a].op == OP_CONST && ex->node[n->b].op == OP_MUL && ex->node[ex->node[n->b].a].op == OP_CONST)
+    return Mul(ex, HsExprConstant(ex, ex->node[n->a].c * ex->node[ex->node[n->b].a].c), ex->node[n->b].b);
+  return NONE;
+}
+
+/* Division, negation, powers, selection. An integer power of an integer power is folded only while
+ * the exponent stays within +-64 (beyond, pow: a huge folded exponent would loop in PowI). */
+static int SimplifyOther(HsExpr *ex, const Node *n)
+{
+  int    a = n->a, b = n->b;
+  double cb;
+  switch (n->op) {
   case OP_DIV:
     if (IsC(ex, a, 0))
       return ex->zero;
@@ -425,19 +441,44 @@ static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
     }
     break;
   case OP_POWI:
-    if (c == 0)
+    if (n->c == 0)
       return ex->one;
-    if (c == 1)
+    if (n->c == 1)
       return a;
-    if (ex->node[a].op == OP_POWI)
-      return Mk(ex, OP_POWI, ex->node[a].a, -1, -1, c * ex->node[a].c);
+    if (ex->node[a].op == OP_POWI && fabs(n->c * ex->node[a].c) <= 64)
+      return Mk(ex, OP_POWI, ex->node[a].a, -1, -1, n->c * ex->node[a].c);
     break;
   case OP_SEL:
     if (a == b)
       return a;
     break;
   }
-  return Intern(ex, &n);
+  return NONE;
+}
+
+/* Builds op(a, b) with light simplification; every operand id must be >= 0
+ * where the operation uses it, or the result is -1 (an earlier failure). */
+static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
+{
+  Node n      = {op, a, b, x, c, 0};
+  int  binary = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_POW || op == OP_ATAN2 ||
+               op == OP_MIN || op == OP_MAX || op == OP_SEL;
+  int    r;
+  double ca = 0, cb = 0, cx = 0;
+
+  if (a < 0 || (binary && b < 0) || (op == OP_SEL && x < 0))
+    return -1;
+  if (op != OP_SEL)
+    n.x = -1;
+  if (!binary)
+    n.b = -1;
+  /* constant folding */
+  if (HsExprIsConstant(ex, a, &ca) && (!binary || HsExprIsConstant(ex, b, &cb)) &&
+      (op != OP_SEL || HsExprIsConstant(ex, x, &cx)))
+    return HsExprConstant(ex, Apply(op, ca, binary ? cb : 0, cx, c));
+  r = op == OP_ADD ? SimplifyAdd(ex, &n) : op == OP_SUB ? SimplifySub(ex, &n) : op == OP_MUL ? SimplifyMul(ex, &n)
+                                                                                             : SimplifyOther(ex, &n);
+  return r == NONE ? Intern(ex, &n) : r;
 }
 
 /* --------------------------------------------------------- derivatives ---- */
@@ -544,6 +585,9 @@ static int Deriv(HsExpr *ex, int id, int v)
   return r;
 }
 
+/*@ HsExprDiff - d(node)/d(variable v) as a node, built symbolically with simplification and a memo
+    per variable (a derivative is formed once). Not collective. Returns the node, or -1 (bad
+    arguments, no memory). @*/
 int HsExprDiff(HsExpr *ex, int node, int v)
 {
   if (node < 0 || node >= ex->nnode || v < 0 || v >= ex->nvars)
@@ -573,6 +617,7 @@ static const struct {
     {"atan2", 2, OP_ATAN2}, {"min", 2, OP_MIN},   {"max", 2, OP_MAX},   {"pow", 2, OP_POW},
 };
 
+/*@ HsExprIsReservedName - 1 if name is a function or a constant of the syntax (sin, ..., pi, e), else 0. Not collective. @*/
 int HsExprIsReservedName(const char *name)
 {
   for (size_t f = 0; f < sizeof hs_functions / sizeof hs_functions[0]; f++)
@@ -784,6 +829,12 @@ static int Term(Parser *P) { return Chain(P, Unary, '*', OP_MUL, '/', OP_DIV); }
 
 static int Expr(Parser *P) { return Chain(P, Term, '+', OP_ADD, '-', OP_SUB); }
 
+/*@ HsExprParse - parses text (syntax: hsexpr.h) into a node; names go through lookup(name, len, lctx, &node).
+
+  Not collective. Output: node; on failure errpos (0-based offset in text) and msg (msglen bytes)
+  say what was expected or found. Returns HS_SUCCESS, HS_EPARSE (syntax), HS_EUNKNOWN (unknown name
+  or function), HS_EINVAL (a known name the lookup does not allow here) or HS_ENOMEM.
+@*/
 int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
                 int msglen)
 {
@@ -829,6 +880,9 @@ struct HsExprProgram_s {
   int     nfastvars;
 };
 
+/*@ HsExprProgramCreate - a straight-line register program computing the nout nodes outs[] (repetitions
+    allowed): only the nodes they need, the parameter-only ones in a slow part (HsExprProgramSetSlow),
+    the rest in a fast part run by every evaluation. Not collective. Returns 0, or -1 without memory. @*/
 int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgram **progp)
 {
   HsExprProgram *prog;
@@ -921,6 +975,7 @@ fail:
   return -1;
 }
 
+/*@ HsExprProgramDestroy - frees a program and sets *prog = NULL; NULL-safe. Not collective. @*/
 void HsExprProgramDestroy(HsExprProgram **progp)
 {
   HsExprProgram *p;
@@ -936,6 +991,7 @@ void HsExprProgramDestroy(HsExprProgram **progp)
   *progp = NULL;
 }
 
+/*@ HsExprProgramGetSize - instructions run per evaluation (nfast) and per parameter change (nslow). Not collective. @*/
 void HsExprProgramGetSize(const HsExprProgram *prog, int *nfast, int *nslow)
 {
   if (nfast)
@@ -979,6 +1035,7 @@ static void Run(double *r, const Ins *in, const Ins *end)
   }
 }
 
+/*@ HsExprProgramSetSlow - runs the slow part with the parameter values vars[nfast..nvars-1]. Not collective. @*/
 void HsExprProgramSetSlow(HsExprProgram *p, const double *vars)
 {
   for (int k = p->nfastvars; k < p->nvload; k++)
@@ -994,6 +1051,9 @@ void HsExprProgramSetSlow(HsExprProgram *p, const double *vars)
   }
 }
 
+/*@ HsExprProgramEvalParts - evaluates the outputs with the fast variables vars[0..nfast-1] (the slow
+    part must have run), in consecutive parts of sizes[0..nparts-1] written to dst[i] (a NULL dst[i]:
+    that part is not stored). Not collective. Returns 0, or 1 if an output is not finite. @*/
 int HsExprProgramEvalParts(HsExprProgram *p, const double *vars, int nparts, const int *sizes, double *const *dst)
 {
   int bad = p->slow_bad, i = 0, f = 0;
@@ -1013,6 +1073,7 @@ int HsExprProgramEvalParts(HsExprProgram *p, const double *vars, int nparts, con
   return bad;
 }
 
+/*@ HsExprProgramEval - HsExprProgramEvalParts with one part: all outputs into out. Not collective. @*/
 int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
 {
   return HsExprProgramEvalParts(p, vars, 1, &p->nout, &out);

@@ -76,6 +76,8 @@ static int KeplerD3(const double *x, const double *v, double *T, void *ctx)
   return 0;
 }
 
+/*@ HsProblemCreateKepler - the central force problem (DESIGN.md section 4.2; file head): E = |p|^2/2 - 1/|q|,
+    |q| = 0 outside the domain; no parameters. Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreateKepler(HsProblem **prob)
 {
   HsProblem *p;

@@ -114,6 +114,9 @@ static int ArmPotential(const double *q, double *V, double *dV, double *d2V, dou
   return 0;
 }
 
+/*@ HsProblemCreateManipulator3 - the planar 3-link arm (DESIGN.md section 4.3; file head), a mechanical
+    system with analytic third derivatives; parameter g. Not collective. Returns HS_SUCCESS or
+    HS_ENOMEM. @*/
 int HsProblemCreateManipulator3(HsProblem **prob)
 {
   static const double E1[3] = {1.225, 1.0208, 0.4083}, E2[3] = {143.3027, 88.0208, 60.2083};

@@ -114,6 +114,9 @@ static void PendulumUpdate(HsProblem *p)
   p->sep.mass       = P->m * P->l * P->l;
 }
 
+/*@ HsProblemCreatePendulum - the pendulum (DESIGN.md section 4.1; file head) with its 1-DOF structure
+    for the greenspan scheme and a stable closed-form Greenspan quotient; parameters m, l, g.
+    Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreatePendulum(HsProblem **prob)
 {
   HsProblem *p;

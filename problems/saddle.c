@@ -61,6 +61,9 @@ static int SaddleV(double q, double *V, double *dV, double *d2V, double *d3V, vo
   return 0;
 }
 
+/*@ HsProblemCreateSaddle - the unstable linear test problem (file head): E = p^2/2 - omega^2 q^2/2, optimal
+    J = omega^3 in closed form for long horizons; parameter omega. Not collective. Returns HS_SUCCESS
+    or HS_ENOMEM. @*/
 int HsProblemCreateSaddle(HsProblem **prob)
 {
   HsProblem *p;
