@@ -976,9 +976,91 @@ def t_crosscheck_ncar(script):
             check(rel < 1e-7, "ncar %s cars %s: extrapolated J %.12g vs continuous %.12g" % (cars, scheme, ext, Jc))
 
 
+def t_bigproblems(ncar_script, chain_file):
+    """no size limit on n: ncar with 8 cars (16 state components) and the 20-coordinate planar chain
+    (problems/chain2d.ocp, nonlinear springs). Both converge from the default guess; the conserving
+    scheme keeps the discrete H^d balance (ncar) or H^d itself (chain) and E - W to round-off; 1 and
+    2 ranks give the same J; ncar's Richardson-extrapolated J (N = 800, 1600) matches an independent
+    continuous solution (scipy, Pontryagin + Riccati, ncar_continuous.py --cars 8); the chain's
+    trajectory keeps E - W constant when E and W are recomputed here from the geometry (springs
+    k/2 (|r_i+1 - r_i| - d)^2, unit masses, the force on the last mass), and multiple shooting
+    reproduces the transcription's J."""
+    res = {}
+    for P in (1, 2):
+        res[P], _, _ = run(["-problem", "ncar", "-p_cars", "8"], ranks=P)
+    s = res[1]
+    if not (s and res[2]):
+        check(False, "ncar 8 cars: no summary")
+    else:
+        Hs = max(1, abs(s["H_max"]), abs(s["H_min"]))
+        print("ncar 8 cars: J %.12f (2 ranks: rel diff %.1e), H balance %.1e, E-W spread %.1e, %d Newton its"
+              % (s["J"], abs(res[2]["J"] - s["J"]) / s["J"], s["H_balance"], s["energy_work_spread"], s["newton_iterations"]))
+        check(s["converged"] and res[2]["converged"], "ncar 8 cars converged")
+        check(s["H_balance"] <= 1e-10 * Hs, "ncar 8 cars: H balance %.2e" % s["H_balance"])
+        check(s["energy_work_spread"] <= 1e-9, "ncar 8 cars: E-W spread %.2e" % s["energy_work_spread"])
+        check(abs(res[2]["J"] - s["J"]) <= 1e-12 * abs(s["J"]), "ncar 8 cars: J differs on 2 ranks")
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    p = subprocess.run([py, ncar_script, "--cars", "8", "--tol", "1e-8"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=900)
+    check(p.returncode == 0, "ncar crosscheck script (8 cars) failed: %s" % p.stdout[-2000:])
+    if p.returncode == 0:
+        Jc = json.loads(p.stdout)["J_riccati"]
+        s1, _, _ = run(["-problem", "ncar", "-p_cars", "8", "-N", "800"])
+        s2, _, _ = run(["-problem", "ncar", "-p_cars", "8", "-N", "1600"], ranks=2)
+        if s1 and s2:
+            ext = (4 * s2["J"] - s1["J"]) / 3
+            rel = abs(ext - Jc) / abs(Jc)
+            print("ncar 8 cars: extrapolated J %.12f, continuous %.12f, rel diff %.1e" % (ext, Jc, rel))
+            check(rel < 1e-7, "ncar 8 cars: extrapolated J %.12g vs continuous %.12g" % (ext, Jc))
+        else:
+            check(False, "ncar 8 cars N = 800/1600: no summary")
+    # the 20-coordinate chain
+    ch = {}
+    for P in (1, 2):
+        ch[P], _, _ = run(["-problem", chain_file], ranks=P)
+    sh, _, _ = run(["-problem", chain_file, "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], ranks=2)
+    s = ch[1]
+    if not (s and ch[2] and sh):
+        check(False, "chain2d: no summary")
+        return
+    rel = s["H_spread"] / max(1, abs(s["H_mean"]))
+    print("chain2d (20 coordinates): J %.12f, H^d spread rel %.1e, E-W spread %.1e; 2 ranks rel diff %.1e; "
+          "shooting (4 segments) rel diff %.1e" % (s["J"], rel, s["energy_work_spread"],
+                                                    abs(ch[2]["J"] - s["J"]) / s["J"], abs(sh["J"] - s["J"]) / s["J"]))
+    check(s["converged"] and ch[2]["converged"] and sh["converged"], "chain2d converged")
+    check(rel <= 1e-10, "chain2d: H^d spread %.2e" % rel)
+    check(s["energy_work_spread"] <= 1e-10 * max(1, abs(s["H_mean"])), "chain2d: E-W spread")
+    check(abs(ch[2]["J"] - s["J"]) <= 1e-12 * s["J"], "chain2d: J differs on 2 ranks")
+    check(abs(sh["J"] - s["J"]) <= 1e-10 * s["J"], "chain2d: shooting J differs from transcription")
+    # independent E - W from the geometry (parameters of problems/chain2d.ocp: m = 1, k = 10, d = 1)
+    K, k, d = 10, 10.0, 1.0
+    rows = s["_rows"]
+    def energy(r):
+        x = [float(r["q%d" % (i + 1)]) for i in range(K)]
+        y = [float(r["q%d" % (K + i + 1)]) for i in range(K)]
+        E = 0.5 * sum(float(r["p%d" % (i + 1)]) ** 2 for i in range(2 * K))
+        px, py = 0.0, 0.0
+        for i in range(K):
+            E += 0.5 * k * (math.hypot(x[i] - px, y[i] - py) - d) ** 2
+            px, py = x[i], y[i]
+        return E
+    W, ew = 0.0, []
+    for j, r in enumerate(rows):
+        ew.append(energy(r) - W)
+        if j + 1 < len(rows):
+            nx = rows[j + 1]
+            W += (float(nx["q%d" % K]) - float(r["q%d" % K])) * float(r["u1"]) + \
+                (float(nx["q%d" % (2 * K)]) - float(r["q%d" % (2 * K)])) * float(r["u2"])
+    spread = max(ew) - min(ew)
+    work = abs(W)
+    print("chain2d: E - W recomputed from the geometry: spread %.1e (work done %.3g)" % (spread, work))
+    check(work > 1e-2 and spread <= 1e-10 * (1 + work), "chain2d: independent E - W spread %.2e" % spread)
+
+
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
-         "example": t_example, "example_c": t_example_c}
+         "example": t_example, "example_c": t_example_c,
+         "bigproblems": t_bigproblems}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

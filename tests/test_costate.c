@@ -11,6 +11,9 @@
 
 #include <math.h>
 #include <stdio.h>
+
+/* Largest state dimension 2n of the problems checked here (the 20-coordinate chain: 40). */
+#define TDIM 64
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,8 +38,10 @@ static void TestState(const HsProblem *P, int which, double *x)
 /* grad, Hess and D3 of E against central differences. */
 static void CheckProblemDerivatives(const HsProblem *P)
 {
-  int    dim = 2 * P->n, i, j;
-  double x[12], xp[12], xm[12], g[12], gp[12], gm[12], H[144], Hp[144], Hm[144], T[144], v[12], Ep, Em;
+  int           dim = 2 * P->n, i, j;
+  static double x[TDIM], xp[TDIM], xm[TDIM], g[TDIM], gp[TDIM], gm[TDIM], H[TDIM * TDIM], Hp[TDIM * TDIM],
+      Hm[TDIM * TDIM], T[TDIM * TDIM], v[TDIM];
+  double Ep, Em;
   double err = 0, eps = 1e-6, scale;
 
   TestState(P, 0, x);
@@ -73,8 +78,8 @@ static void CheckProblemDerivatives(const HsProblem *P)
   CHECK(err < 1e-7 * scale, "%s: D3 E vs FD error %.3e", P->name, err);
   /* The FD fallback of HsFunctionD3 (d3 = NULL) agrees with the analytic one. */
   {
-    HsFunction F = P->E;
-    double     work[12 + 2 * 144], T2[144];
+    HsFunction    F = P->E;
+    static double work[TDIM + 2 * TDIM * TDIM], T2[TDIM * TDIM];
     F.d3 = NULL;
     HsFunctionD3(&F, dim, P->ctx, x, v, T2, work);
     err = 0;
@@ -287,8 +292,9 @@ static void CheckForwardEnergyWork(const HsProblem *P)
 {
   HsDisc *d;
   char    msg[256];
-  int     n = P->n, m = P->m, dim = 2 * n, N = 40, k, it, i, j, c;
-  double  x[12], xn[12], lam[12] = {0}, F[12], A[144], B1[144], B2[144], E0, E, W = 0, w, spread = 0;
+  int           n = P->n, m = P->m, dim = 2 * n, N = 40, k, it, i, j, c;
+  static double x[TDIM], xn[TDIM], lam[TDIM], F[TDIM], A[TDIM * TDIM], B1[TDIM * TDIM], B2[TDIM * TDIM];
+  double        E0, E, W = 0, w, spread = 0;
   int     newton_failed = 0;
 
   if (HsDiscCreate(P, "gonzalez", "conserving", N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg)) {
@@ -532,6 +538,36 @@ int main(int argc, char **argv)
         CheckForwardEnergyWork(Fq);
         HsProblemDestroy(&Fq);
       }
+    }
+  }
+  {
+    /* Larger problems (no size limit on n): ncar with 8 cars (C) and the 20-coordinate planar chain
+     * file (problems/chain2d.ocp, nonlinear springs): derivatives and E - W; ncar 8 -> 3 cars
+     * gives back the 3-car problem exactly. */
+    HsProblem *Q, *Q3, *Fq;
+    char       path[512], msg[512];
+    double     x[TDIM], E1, E2;
+    CHECK(HsProblemCreateByName("ncar", &Q) == 0 && HsProblemSetParam(Q, "cars", 8) == 0 && Q->n == 8,
+          "ncar with 8 cars");
+    CheckProblemDerivatives(Q);
+    CheckForwardEnergyWork(Q);
+    CHECK(HsProblemSetParam(Q, "cars", 3) == 0 && HsProblemCreateByName("ncar", &Q3) == 0 &&
+              HsProblemSetParam(Q3, "cars", 3) == 0,
+          "ncar back to 3 cars");
+    TestState(Q, 0, x);
+    Q->E.f(x, &E1, Q->ctx), Q3->E.f(x, &E2, Q3->ctx);
+    CHECK(Q->n == 3 && E1 == E2 && !memcmp(Q->x0, Q3->x0, 6 * sizeof(double)) && Q->B[2] == 1,
+          "ncar 8 -> 3 cars: E %.17g vs %.17g", E1, E2);
+    CHECK(HsProblemSetParam(Q, "cars", 2.5) == HS_ENOTINT && HsProblemSetParam(Q, "cars", 1) == HS_ERANGE &&
+              Q->n == 3,
+          "ncar: bad numbers of cars accepted");
+    HsProblemDestroy(&Q), HsProblemDestroy(&Q3);
+    snprintf(path, sizeof path, "%s/chain2d.ocp", dir);
+    CHECK(HsProblemCreateFromFile(path, &Fq, msg, sizeof msg) == 0 && Fq->n == 20, "%s", msg);
+    if (Fq) {
+      CheckProblemDerivatives(Fq);
+      CheckForwardEnergyWork(Fq);
+      HsProblemDestroy(&Fq);
     }
   }
   CheckErrors(P, K);

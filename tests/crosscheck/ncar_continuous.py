@@ -91,7 +91,7 @@ Numerical notes
 * Riccati: DOP853, rtol 1e-13, integrated backwards piecewise on [3,4],
   [1,3], [0,1]; closed-loop simulation uses its dense output.
 
-Usage: ncar_continuous.py [--cars 2|3] [--beta B] [--gamma G] [--tol TOL]
+Usage: ncar_continuous.py [--cars K] [--beta B] [--gamma G] [--tol TOL]
 Output: JSON on stdout; exit status 0 iff the BVP converged, the Riccati
 integration succeeded, |J_bvp - J_riccati| / |J_riccati| <= 1e-7 (both for
 the value-function and the closed-loop form of J_riccati), and the
@@ -178,8 +178,11 @@ def build(cars, beta, gamma):
     elif cars == 3:
         m = np.array([1.0, 1.0, 2.0])
         q0 = np.array([0.5, 0.0, -0.5])
+    elif cars >= 4:  # a chain of unit masses at rest, the first car where it is for 2 and 3 cars
+        m = np.ones(cars)
+        q0 = 0.5 - 0.5 * np.arange(cars)
     else:
-        raise ValueError("cars must be 2 or 3")
+        raise ValueError("cars must be at least 2")
     n = len(m)
     k, d = 1.0, 0.5
     D = np.zeros((n - 1, n))
@@ -419,7 +422,7 @@ def solve_riccati(pr, rtol=1e-13, atol=1e-16):
 # ------------------------------------------------------------------ main
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cars", type=int, default=2, choices=(2, 3))
+    ap.add_argument("--cars", type=int, default=2, help="2, 3 (DESIGN.md data) or more (unit masses)")
     ap.add_argument("--beta", type=float, default=1e-5)
     ap.add_argument("--gamma", type=float, default=1.0)
     ap.add_argument("--tol", type=float, default=1e-10,
