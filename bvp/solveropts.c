@@ -106,11 +106,12 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
       continue;
     PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), &t));
     PetscCall(HsSolverSetType(t, names[i]));
-    PetscCall(PetscSNPrintf(title, sizeof title, "HsSolver options of -hs_bvp_type %s", names[i]));
-    PetscOptionsBegin(PetscObjectComm((PetscObject)s), prefix, title, "HsSolver");
-    if (t->ops->setfromoptions)
+    if (t->ops->setfromoptions) { /* a formulation without keys of its own has nothing to list */
+      PetscCall(PetscSNPrintf(title, sizeof title, "HsSolver options of -hs_bvp_type %s", names[i]));
+      PetscOptionsBegin(PetscObjectComm((PetscObject)s), prefix, title, "HsSolver");
       PetscCall((*t->ops->setfromoptions)(t, PetscOptionsObject));
-    PetscOptionsEnd();
+      PetscOptionsEnd();
+    }
     PetscCall(HsSolverDestroy(&t));
   }
   PetscCall(PetscFree(names));
