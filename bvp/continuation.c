@@ -3,7 +3,7 @@
  *   -hs_continue NAME1[,NAME2,...] -hs_continue_from A1[,A2,...] [-hs_continue_steps K1[,K2,...]]
  *
  * Every NAME starts at its A; stage i then moves NAME_i from A_i to its target
- * B_i (the problem's value when the solve starts, e.g. set by -p_NAME) in K_i
+ * B_i (the problem's value when the first solve starts, e.g. set by -p_NAME) in K_i
  * equal steps while the later names stay at their A, each solve warm-started
  * from the last converged one with a secant predictor (linear extrapolation of
  * the last two solutions). A step that does not converge is retried from the
@@ -23,6 +23,7 @@ typedef struct {
   PetscInt  ip; /* parameter index, -1 for reach */
   PetscReal from, target;
   PetscInt  steps;
+  PetscBool have_target; /* target recorded (at the first solve) */
 } Stage;
 
 struct _p_HsContinuation {
@@ -115,6 +116,8 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
       t->ip = i;
   PetscCheck(t->ip > -2, comm, PETSC_ERR_ARG_WRONG, "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach')",
              name, P->name);
+  PetscCheck(t->ip < 0 || !P->params[t->ip].integer, comm, PETSC_ERR_ARG_WRONG,
+             "-hs_continue %s: an integer parameter cannot be continued (%s)", name, P->params[t->ip].help);
   c->nstages++;
   PetscFunctionReturn(0);
 }
@@ -266,17 +269,18 @@ static PetscErrorCode SetStageValue(HsContinuation c, const Stage *t, PetscReal 
   PetscFunctionReturn(0);
 }
 
-/* Targets from the problem as it is now; the goal of reach; every name at its start value. */
+/* Targets from the problem as it is at the first solve (a later solve, e.g. after a failed one that
+ * left a parameter on its way, keeps them); the goal of reach; every name at its start value. */
 static PetscErrorCode Start(HsContinuation c)
 {
   HsProblem *P = c->solver->prob;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(c->goal));
   c->reach = 1;
   for (PetscInt k = 0; k < c->nstages; k++) {
-    Stage *t  = &c->stage[k];
-    t->target = t->ip >= 0 ? *P->params[t->ip].value : 1;
+    Stage *t = &c->stage[k];
+    if (!t->have_target)
+      t->target = t->ip >= 0 ? *P->params[t->ip].value : 1, t->have_target = PETSC_TRUE;
     if (t->ip == -1 && !c->goal) {
       PetscCall(PetscMalloc1(2 * P->n, &c->goal));
       PetscCall(PetscArraycpy(c->goal, P->xT, 2 * P->n));

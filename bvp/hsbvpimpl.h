@@ -67,6 +67,7 @@ struct _p_HsSolver {
   /* set up */
   PetscBool  setupcalled, solved;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
+  PetscInt   n, m;     /* the problem's dimensions at set-up */
   HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
   SNES       snes;
   Vec        X, F;

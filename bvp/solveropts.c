@@ -5,6 +5,9 @@
  * formulations not chosen are listed too, from their own option calls. */
 #include "hsbvpimpl.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /*@ HsOptionsChoice - a string option with a fixed set of values (bvp/ internal); between
     PetscOptionsBegin/End.
 
@@ -39,8 +42,32 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
   SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)", key, val, list);
 }
 
-/*@ HsOptionsListLength - the number of comma-separated entries of a list option (bvp/ internal),
-    0 if it is not given; so that PetscOptions*Array can be given an array that takes all of them. @*/
+/* The number of values an entry of a list option stands for: 1, or for an integer range "a-b[:inc]"
+ * (PetscOptionsGetIntArray) the count PETSc reserves for it. */
+static PetscInt EntryCount(const char *e, size_t len)
+{
+  char buf[64], *end;
+  long a, b, inc = 1;
+
+  if (len == 0 || len >= sizeof buf)
+    return 1;
+  memcpy(buf, e, len), buf[len] = 0;
+  for (size_t i = buf[0] == '-' ? 2 : 1; i < len; i++)
+    if (buf[i] == '-') {
+      a = strtol(buf, &end, 10);
+      if (end != buf + i)
+        return 1;
+      b = strtol(buf + i + 1, &end, 10);
+      if (*end == ':')
+        inc = strtol(end + 1, NULL, 10);
+      return b > a && inc > 0 ? (PetscInt)((b - a) / inc + (b - a) % inc) : 1;
+    }
+  return 1;
+}
+
+/*@ HsOptionsListLength - the number of values of a list option (bvp/ internal), 0 if it is not
+    given, counting an integer range "a-b" as PETSc expands it; so that PetscOptions*Array can be given
+    an array that takes all of them (PETSc drops values beyond the array silently). @*/
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n)
 {
   const char *val = NULL;
@@ -51,9 +78,15 @@ PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], co
   PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
   if (!flg)
     PetscFunctionReturn(0);
-  *n = 1;
-  for (const char *c = val; c && *c; c++)
-    *n += *c == ',';
+  if (!val)
+    val = "";
+  for (const char *e = val;;) {
+    size_t len = strcspn(e, ",");
+    *n += EntryCount(e, len);
+    if (!e[len])
+      break;
+    e += len + 1;
+  }
   PetscFunctionReturn(0);
 }
 

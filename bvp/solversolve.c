@@ -105,6 +105,7 @@ static PetscErrorCode SetUpDiscretization(HsSolver s)
   const char *ss, *cs;
   char        msg[512];
   int         st;
+  HsDisc     *disc;
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetSchemes(s, &ss, &cs));
@@ -114,10 +115,11 @@ static PetscErrorCode SetUpDiscretization(HsSolver s)
   PetscCall(PetscStrncpy(s->cs, cs, sizeof s->cs));
   if (!s->N)
     PetscCall(HsSolverSetNumIntervals(s, s->prob->N));
-  HsDiscDestroy(&s->disc);
-  st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &s->disc, msg, sizeof msg);
+  st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &disc, msg, sizeof msg);
   PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
              msg);
+  HsDiscDestroy(&s->disc); /* only now: the formulation's objects may refer to the old one until rebuilt */
+  s->disc = disc;
   PetscFunctionReturn(0);
 }
 
@@ -141,6 +143,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(SetUpDiscretization(s));
+  s->n = s->prob->n, s->m = s->prob->m;
   s->has_free = PETSC_FALSE;
   for (int i = 0; i < 2 * s->prob->n; i++)
     if (!s->prob->xT_fixed[i])
@@ -264,8 +267,9 @@ static PetscErrorCode SolveNewton(HsSolver s)
 
   The start: the previous solution if HsSolverSetWarmStart() and a solve happened (or the iterate of
   HsSolverSetIterate()), else the initial guess (HsSolverSetInitialGuess(), or the boundary states
-  interpolated with lambda = 0). The problem's parameters may have changed since the last solve
-  (continuation): the discretization is rebuilt from them.
+  interpolated with lambda = 0). The problem's parameters may have changed since set-up or the last
+  solve (continuation): the discretization is rebuilt from them. Parameters that change the problem's
+  size must not change after set-up (an error says so).
 @*/
 PetscErrorCode HsSolverSolve(HsSolver s)
 {
@@ -276,8 +280,13 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->diagnosis_keep            = PETSC_FALSE;
   s->amplification             = 1;
   s->res.sensitivity_growth    = 0;
-  if (s->solved)
-    PetscCall(SetUpDiscretization(s)); /* continuation: the problem's parameters may have changed */
+  PetscCheck(s->prob->n == s->n && s->prob->m == s->m, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
+             "problem '%s' has n = %d, m = %d, but the solver was set up for n = %d, m = %d: a parameter that changes "
+             "the size (ncar's cars) must be set before HsSolverSetUp()",
+             s->prob->name, s->prob->n, s->prob->m, (int)s->n, (int)s->m);
+  /* the problem's parameters may have changed since set-up or the last solve (B, R, T are read by the
+   * discretization): rebuild it */
+  PetscCall(SetUpDiscretization(s));
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
   if (!(s->warm && s->solved))

@@ -96,7 +96,7 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->perm1     = gsl_permutation_alloc((size_t)dim);
   m->rhs       = gsl_vector_alloc((size_t)w);
   m->sol       = gsl_vector_alloc((size_t)w);
-  m->blk       = malloc(sizeof(double) * (size_t)(8 * dim * dim + 3 * w + 5 * dim * w));
+  m->blk       = malloc(sizeof(double) * (8 * (size_t)dim * dim + 3 * (size_t)w + 5 * (size_t)dim * w));
   if (!m->A || !m->perm || !m->A1 || !m->perm1 || !m->rhs || !m->sol || !m->blk) {
     HsMarchDestroy(&m);
     return HS_ENOMEM;

@@ -86,10 +86,11 @@ static int CranePotential(const double *q, double *V, double *dV, double *d2V, d
   return 0;
 }
 
-static void CraneUpdate(HsProblem *p)
+static int CraneUpdate(HsProblem *p)
 {
   const Crane *c = HsProblemGetUserContext(p);
   p->B[3]        = 1 / c->r; /* the winch torque acts on l through beta = l / r */
+  return HS_SUCCESS;
 }
 
 /*@ HsProblemCreateCrane - the gantry crane (DESIGN.md section 4.4; data in the file head), a mechanical

@@ -136,8 +136,9 @@ typedef struct HsProblem_s {
   int      nparams, aparams;
   /** Forgets cached evaluations after a parameter changed (HsProblemSetMechanical sets it); may be NULL. */
   void (*invalidate)(struct HsProblem_s *prob);
-  /** Recomputes derived data (e.g. the Greenspan mass m l^2) after parameters changed; may be NULL. */
-  void (*update)(struct HsProblem_s *prob);
+  /** Recomputes derived data (e.g. the Greenspan mass m l^2) after parameters changed; may be NULL.
+   *  Returns HS_SUCCESS or HS_ENOMEM (the problem must then be as before the change). */
+  int (*update)(struct HsProblem_s *prob);
 } HsProblem;
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);

@@ -28,7 +28,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define NCAR_MAX_CARS 100000
+#define NCAR_MAX_CARS 10000
 
 typedef struct {
   double  cars, beta, gamma, k, d;
@@ -99,7 +99,7 @@ static int NcarD3(const double *x, const double *v, double *T, void *ctx)
 {
   const Ncar *C = ctx;
   (void)x, (void)v;
-  for (int i = 0; i < 4 * C->n * C->n; i++)
+  for (size_t i = 0; i < 4 * (size_t)C->n * (size_t)C->n; i++)
     T[i] = 0;
   return 0;
 }
@@ -124,7 +124,7 @@ static int NcarEllHess(double t, const double *x, double *H, void *ctx)
 {
   const Ncar *C = ctx;
   (void)t, (void)x;
-  for (int i = 0; i < 4 * C->n * C->n; i++)
+  for (size_t i = 0; i < 4 * (size_t)C->n * (size_t)C->n; i++)
     H[i] = 0;
   H[0] = 1;
   return 0;
@@ -150,27 +150,27 @@ static int NcarPhiHess(const double *x, double *H, void *ctx)
 {
   const Ncar *C = ctx;
   (void)x;
-  for (int i = 0; i < 4 * C->n * C->n; i++)
+  for (size_t i = 0; i < 4 * (size_t)C->n * (size_t)C->n; i++)
     H[i] = 0;
   H[0] = C->gamma;
   return 0;
 }
 
-/* The data of K = cars cars (file head): resizes the problem when K changed. */
-static void NcarUpdate(HsProblem *p)
+/* The data of K = cars cars (file head): resizes the problem when K changed; out of memory, nothing
+ * changes and HS_ENOMEM is returned (HsProblemSetParam then restores the old K). */
+static int NcarUpdate(HsProblem *p)
 {
   static const double m2[2] = {2, 1}, q2[2] = {0.5, 0}, m3[3] = {1, 1, 2}, q3[3] = {0.5, 0, -0.5};
   Ncar               *C = p->ctx;
   int                 n = (int)C->cars;
 
   if (n != C->n) {
-    double *mass = realloc(C->mass, sizeof(double) * (size_t)n);
+    double *mass = malloc(sizeof(double) * (size_t)n);
     if (!mass || HsProblemResize(p, n, 1)) {
-      if (mass)
-        C->mass = mass;
-      C->cars = C->n; /* out of memory: keep the old chain */
-      return;
+      free(mass);
+      return HS_ENOMEM;
     }
+    free(C->mass);
     C->mass = mass, C->n = n;
   }
   for (int i = 0; i < n; i++) {
@@ -182,6 +182,7 @@ static void NcarUpdate(HsProblem *p)
   for (int i = 0; i < 2 * n; i++)
     p->xT[i] = 0, p->xT_fixed[i] = 0; /* x(T) free */
   p->R[0] = C->beta;
+  return HS_SUCCESS;
 }
 
 static void NcarDestroy(void *ctx)

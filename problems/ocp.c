@@ -118,7 +118,7 @@ static int OcpPhiHess(const double *x, double *H, void *ctx) { return CostEval(c
 
 /* After a parameter change: the programs' parameter-only parts, then B, R, x0,
  * xT, T and (1 DOF) the constant mass again. */
-static void OcpUpdate(HsProblem *p)
+static int OcpUpdate(HsProblem *p)
 {
   Ocp *o = HsProblemGetUserContext(p);
   int  n = o->n, k = 0;
@@ -140,6 +140,7 @@ static void OcpUpdate(HsProblem *p)
     OcpMass(p->x0, &M0, NULL, NULL, NULL, o);
     p->sep.mass = M0;
   }
+  return HS_SUCCESS;
 }
 
 static void OcpDestroy(void *ctx)

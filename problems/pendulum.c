@@ -108,10 +108,11 @@ static int PendulumQuotient(double a, double b, double *Vbar, double *va, double
   return 0;
 }
 
-static void PendulumUpdate(HsProblem *p)
+static int PendulumUpdate(HsProblem *p)
 {
   const Pendulum *P = p->ctx;
   p->sep.mass       = P->m * P->l * P->l;
+  return HS_SUCCESS;
 }
 
 /*@ HsProblemCreatePendulum - the pendulum (DESIGN.md section 4.1; file head) with its 1-DOF structure

@@ -204,9 +204,9 @@ void HsProblemParamSetInteger(HsProblem *prob)
 /*@ HsProblemSetParam - sets a parameter by name, then forgets cached evaluations (invalidate) and
     recomputes derived data (update).
 
-  Not collective. Returns HS_SUCCESS, HS_EUNKNOWN (no such parameter), HS_ERANGE (outside [min, max])
-  or HS_ENOTINT (an integer parameter given a value that is not a whole number); the parameter is
-  unchanged on failure.
+  Not collective. Returns HS_SUCCESS, HS_EUNKNOWN (no such parameter), HS_ERANGE (outside [min, max]),
+  HS_ENOTINT (an integer parameter given a value that is not a whole number) or HS_ENOMEM (update
+  could not allocate); the parameter is unchanged on failure.
 @*/
 int HsProblemSetParam(HsProblem *prob, const char *name, double value)
 {
@@ -216,11 +216,17 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
         return HS_ERANGE;
       if (prob->params[i].integer && value != floor(value))
         return HS_ENOTINT;
+      double old = *prob->params[i].value;
       *prob->params[i].value = value;
       if (prob->invalidate)
         prob->invalidate(prob);
-      if (prob->update)
+      if (prob->update && prob->update(prob)) { /* out of memory: back to the old value */
+        *prob->params[i].value = old;
+        if (prob->invalidate)
+          prob->invalidate(prob);
         prob->update(prob);
+        return HS_ENOMEM;
+      }
       return HS_SUCCESS;
     }
   return HS_EUNKNOWN;

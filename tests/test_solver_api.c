@@ -14,6 +14,14 @@
 #define HS_CHECK_PRINT(...) PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__))
 #include "hscheck.h"
 
+/* The iterate vector of a solver (after set-up). */
+static Vec s_X(HsSolver s)
+{
+  Vec X = NULL;
+  HsSolverGetIterate(s, &X);
+  return X;
+}
+
 /* All options in the database as one string. */
 static PetscErrorCode Snapshot(char **all)
 {
@@ -331,6 +339,61 @@ static PetscErrorCode CheckContinuation(HsProblem *P)
   PetscFunctionReturn(0);
 }
 
+/* Parameters and set-up: a parameter changed after HsSolverSetUp reaches the first solve (ncar's beta
+ * enters R, read by the discretization); a size change after set-up is refused; a shooting solver's
+ * residual can be evaluated right after set-up (through its SNES); an integer parameter cannot be
+ * continued. */
+static PetscErrorCode CheckParametersAfterSetUp(void)
+{
+  HsProblem     *C;
+  HsSolver       s;
+  HsContinuation c;
+  HsResults      before, after;
+  SNES           snes;
+  Vec            F;
+
+  PetscFunctionBeginUser;
+  PetscCheck(HsProblemCreateByName("ncar", &C) == 0, PETSC_COMM_WORLD, PETSC_ERR_LIB, "ncar");
+  CHECK(HsProblemSetParam(C, "beta", 1e-2) == 0, "beta");
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &s));
+  PetscCall(HsSolverSetProblem(s, C));
+  PetscCall(HsSolverSetNumIntervals(s, 40));
+  PetscCall(HsSolverSolve(s));
+  PetscCall(HsSolverGetResults(s, &before));
+  PetscCall(HsSolverDestroy(&s));
+  CHECK(HsProblemSetParam(C, "beta", 1e-5) == 0, "beta");
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &s));
+  PetscCall(HsSolverSetProblem(s, C));
+  PetscCall(HsSolverSetNumIntervals(s, 40));
+  PetscCall(HsSolverSetUp(s));
+  CHECK(HsProblemSetParam(C, "beta", 1e-2) == 0, "beta");
+  PetscCall(HsSolverSolve(s));
+  PetscCall(HsSolverGetResults(s, &after));
+  CHECK(before.converged && after.converged && PetscAbsReal(after.J - before.J) <= 1e-12 * before.J,
+        "beta changed after set-up: J %.15g, set before set-up: %.15g", (double)after.J, (double)before.J);
+  CHECK(HsProblemSetParam(C, "cars", 3) == 0, "cars");
+  EXPECT_ERROR(HsSolverSolve(s), "a size change after set-up");
+  CHECK(HsProblemSetParam(C, "cars", 2) == 0, "cars");
+  PetscCall(HsContinuationCreate(s, &c));
+  EXPECT_ERROR(HsContinuationAddStage(c, "cars", 3, 2), "continuation in an integer parameter");
+  PetscCall(HsContinuationDestroy(&c));
+  PetscCall(HsSolverDestroy(&s));
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &s));
+  PetscCall(HsSolverSetProblem(s, C));
+  PetscCall(HsSolverSetType(s, HSSOLVERSHOOTING));
+  PetscCall(HsSolverShootSetNumSegments(s, 8));
+  PetscCall(HsSolverSetNumIntervals(s, 40));
+  PetscCall(HsSolverSetUp(s));
+  PetscCall(HsSolverGetSNES(s, &snes));
+  PetscCall(VecDuplicate(s_X(s), &F));
+  PetscCall(SNESComputeFunction(snes, s_X(s), F));
+  PetscCall(VecDestroy(&F));
+  CHECK(1, "residual after set-up");
+  PetscCall(HsSolverDestroy(&s));
+  HsProblemDestroy(&C);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   HsProblem *P, *K;
@@ -344,6 +407,7 @@ int main(int argc, char **argv)
   PetscCall(CheckNoGlobalOptions(K));
   PetscCall(CheckErrors(P));
   PetscCall(CheckContinuation(P));
+  PetscCall(CheckParametersAfterSetUp());
   HsProblemDestroy(&P);
   HsProblemDestroy(&K);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", npass, nfail));

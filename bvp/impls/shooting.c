@@ -369,16 +369,17 @@ static PetscErrorCode SetUpKnots(HsSolver s, HsShoot *sh)
   sh->Mset = sh->nuser ? sh->nuser + 1 : sh->M;
   PetscCheck(sh->Mset >= 1 && sh->Mset <= s->N, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_shoot_segments %" PetscInt_FMT ": need 1 <= M <= N = %" PetscInt_FMT, sh->Mset, s->N);
-  PetscCall(PetscMalloc1(sh->Mset + 1, &sh->knots));
-  sh->knots[0] = 0;
-  for (PetscInt i = 0; i < sh->nuser; i++) {
+  for (PetscInt i = 0; i < sh->nuser; i++)
     PetscCheck(sh->user_knots[i] > (i ? sh->user_knots[i - 1] : 0) && sh->user_knots[i] < s->N,
                PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
                "-hs_shoot_knots: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT
                "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
                s->N - 1, i + 1, sh->user_knots[i]);
+  PetscCall(PetscFree(sh->knots));
+  PetscCall(PetscMalloc1(sh->Mset + 1, &sh->knots));
+  sh->knots[0] = 0;
+  for (PetscInt i = 0; i < sh->nuser; i++)
     sh->knots[i + 1] = sh->user_knots[i];
-  }
   if (!sh->nuser)
     for (PetscInt i = 1; i < sh->Mset; i++)
       sh->knots[i] = (PetscInt)((i * (long long)s->N) / sh->Mset);
@@ -394,13 +395,15 @@ static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
   PetscFunctionBeginUser;
   HsMarchDestroy(&sh->march);
   st = HsMarchCreate(s->disc, &sh->march);
-  PetscCheck(st == HS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_MEM, "cannot create the shooting march");
-  st = HsMarchSetTolerances(sh->march, sh->step_atol, sh->step_stol, (int)sh->step_max_it);
-  PetscCheck(st == HS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "bad march tolerances");
+  if (!st) /* the setter has checked them */
+    st = HsMarchSetTolerances(sh->march, sh->step_atol, sh->step_stol, (int)sh->step_max_it);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)s)));
+  PetscCheck(st == HS_SUCCESS, PetscObjectComm((PetscObject)s), PETSC_ERR_MEM,
+             "cannot create the shooting march (%s)", HsStatusString(st));
   PetscFunctionReturn(0);
 }
 
-/* The per-segment storage of the local segments (the march is made by PreSolve). */
+/* The per-segment storage of the local segments. */
 static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
 {
   PetscInt dim = 2 * s->prob->n, w = 2 * dim, nloc, len = 0, e = 3 * dim + 3 * dim * w;
@@ -466,6 +469,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(SetUpKnots(s, sh));
   PetscCall(SetUpStorage(s, sh));
+  PetscCall(CreateMarch(s, sh)); /* made again by PreSolve, for the discretization of each solve */
   nloc = sh->s1 - sh->s0;
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nloc * w, PETSC_DETERMINE, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
@@ -501,7 +505,7 @@ static PetscErrorCode SetUpSubKSP(HsSolver s, KSP ksp)
   PetscFunctionBeginUser;
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &bj));
-  if (!bj || sh->mf)
+  if (!bj || sh->mf || sh->ksp != HS_SHOOT_KSP_RANKBLOCK) /* a block Jacobi the user chose keeps PETSc's defaults */
     PetscFunctionReturn(0);
   PetscCall(PCSetUp(pc));
   PetscCall(PCBJacobiGetSubKSP(pc, &nsub, NULL, &sub));
