@@ -10,20 +10,6 @@
 /* A name names a problem file if it contains ".ocp" or a '/'. */
 static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(name, ".ocp") || strchr(name, '/')); }
 
-/* Whether name is one of the built-in problems (HsProblemListNames). */
-static PetscBool IsBuiltin(const char *name)
-{
-  const char *list = HsProblemListNames(), *p = list;
-  size_t      len  = strlen(name);
-
-  while ((p = strstr(p, name))) {
-    if ((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == 0))
-      return PETSC_TRUE;
-    p += len;
-  }
-  return PETSC_FALSE;
-}
-
 /*@ HsProblemCreateFromOptions - the problem named by -problem: a built-in problem (pendulum, kepler,
     saddle, crane, manipulator3, ncar; default pendulum) or a problem file FILE.ocp
     (docs/problem-format.md), with its -p_NAME parameters applied (HsProblemSetFromOptions).
@@ -50,10 +36,10 @@ PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], Hs
     PetscCheck(st == 0, comm, msg[0] ? PETSC_ERR_ARG_WRONG : PETSC_ERR_MEM, "%s",
                msg[0] ? msg : "out of memory reading the problem file");
   } else {
-    PetscCheck(IsBuiltin(name), comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
-               "unknown problem '%s' (-problem: %s, or a problem file NAME.ocp)", name, HsProblemListNames());
     st = HsProblemCreateByName(name, prob);
-    PetscCheck(st == 0, comm, PETSC_ERR_MEM, "cannot create problem '%s'", name);
+    PetscCheck(st != HS_EUNKNOWN, comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
+               "unknown problem '%s' (-problem: %s, or a problem file NAME.ocp)", name, HsProblemListNames());
+    PetscCheck(st == HS_SUCCESS, comm, PETSC_ERR_MEM, "cannot create problem '%s'", name);
   }
   PetscCall(HsProblemSetFromOptions(comm, prefix, *prob));
   PetscFunctionReturn(0);
