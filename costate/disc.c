@@ -100,7 +100,7 @@ static int DiscAllocate(HsDisc *d)
   double *p;
 
   d->pool = calloc((size_t)nvec * dim + (size_t)nmat * dim * dim + dim + 2 * (size_t)dim * dim + (size_t)d->m * dim +
-                       (size_t)dim * dim,
+                       (size_t)dim * dim + 2 * (size_t)d->m,
                    sizeof(double));
   if (!d->pool)
     return HS_ENOMEM;
@@ -119,7 +119,9 @@ static int DiscAllocate(HsDisc *d)
     d->wtop_m[i] = p;
   d->wcs_d3 = p, p += dim + 2 * dim * dim;
   d->K      = p, p += d->m * dim;
-  d->GK     = p;
+  d->GK     = p, p += dim * dim;
+  d->wu     = p, p += d->m;
+  d->wRu    = p;
   return HS_SUCCESS;
 }
 
@@ -240,14 +242,25 @@ const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d) { return d->cs; }
 @*/
 int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F)
 {
-  int     dim = d->dim, i;
-  double *g = d->wtop_v[0], *Jg = d->wtop_v[1], *Gu = d->wtop_v[2];
+  double *u = d->wu;
+  HsDiscControl(d, lam, u);
+  return HsDiscStateResidualU(d, xk, xk1, u, F);
+}
+
+/*@ HsDiscStateResidualU - HsDiscStateResidual with the control u_{k+1/2} given (m values) instead of
+    taken from the costate: the constraint c_k of the direct transcription NLP (hsnlp.c), also where
+    u is bounded and so not R^{-1} G^T lambda. Not collective. Returns as HsDiscStateResidual. @*/
+int HsDiscStateResidualU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *F)
+{
+  int     dim = d->dim, n = d->n, i;
+  double *g = d->wtop_v[0], *Jg = d->wtop_v[1];
 
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(dim, g, Jg);
-  HsMatVec(dim, dim, d->GK, lam, Gu);
   for (i = 0; i < dim; i++)
-    F[i] = xk1[i] - xk[i] - d->h * (Jg[i] + Gu[i]);
+    F[i] = xk1[i] - xk[i] - d->h * Jg[i];
+  for (i = 0; i < n; i++) /* G u = (0, B u) */
+    F[n + i] -= d->h * HsDot(d->m, d->prob->B + i * d->m, u);
   return HS_SUCCESS;
 }
 
@@ -301,34 +314,54 @@ int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, 
 void HsDiscControl(const HsDisc *d, const double *lam, double *u) { HsMatVec(d->m, d->dim, d->K, lam, u); }
 
 /*@ HsDiscRunningCost - L^d of interval k (DESIGN.md section 2.3): L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) +
-    ell(x_{k+1}, t_{k+1})), where 1/2 u^T R u = 1/2 lambda^T G K lambda; J^d = h sum_k L^d (+ phi(x_N)).
+    ell(x_{k+1}, t_{k+1})) with u = R^{-1} G^T lambda; J^d = h sum_k L^d (+ phi(x_N)).
     Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L)
 {
-  double *Gu = d->wtop_v[2], la = 0, lb = 0;
+  double *u = d->wu;
+  HsDiscControl(d, lam, u);
+  return HsDiscRunningCostU(d, k, xk, xk1, u, L);
+}
 
-  HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
+/*@ HsDiscRunningCostU - HsDiscRunningCost with the control u given (m values). Not collective. @*/
+int HsDiscRunningCostU(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double *L)
+{
+  double *Ru = d->wRu, la = 0, lb = 0;
+
+  HsMatVec(d->m, d->m, d->prob->R, u, Ru);
   if (d->prob->ell.f) {
     HS_CB(d->prob->ell.f(HsDiscTime(d, k), xk, &la, d->prob->ctx));
     HS_CB(d->prob->ell.f(HsDiscTime(d, k + 1), xk1, &lb, d->prob->ctx));
   }
-  *L = 0.5 * HsDot(d->dim, lam, Gu) + 0.5 * (la + lb);
+  *L = 0.5 * HsDot(d->m, u, Ru) + 0.5 * (la + lb);
   return HS_SUCCESS;
 }
 
 /*@ HsDiscHamiltonian - the discrete Hamiltonian of interval k (DESIGN.md section 2.3):
-    H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar;
-    constant in k to round-off for the conserving costate scheme on an autonomous problem.
-    Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
+    H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar
+    with u = R^{-1} G^T lambda; constant in k to round-off for the conserving costate scheme on an
+    autonomous problem. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H)
 {
-  double *g = d->wtop_v[0], *Jg = d->wtop_v[1], *Gu = d->wtop_v[2], L;
+  double *u = d->wu;
+  HsDiscControl(d, lam, u);
+  return HsDiscHamiltonianU(d, k, xk, xk1, lam, u, H);
+}
 
-  HS_CHK(HsDiscRunningCost(d, k, xk, xk1, lam, &L));
+/*@ HsDiscHamiltonianU - H^d = -L^d + lambda^T (JJ gbar + G u) with the control u given (m values):
+    the Hamiltonian of a direct solution whose controls are bounded. Not collective. @*/
+int HsDiscHamiltonianU(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
+                       double *H)
+{
+  int     n = d->n;
+  double *g = d->wtop_v[0], *Jg = d->wtop_v[1], L, lGu = 0;
+
+  HS_CHK(HsDiscRunningCostU(d, k, xk, xk1, u, &L));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(d->dim, g, Jg);
-  HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
-  *H = -L + HsDot(d->dim, lam, Jg) + HsDot(d->dim, lam, Gu);
+  for (int i = 0; i < n; i++)
+    lGu += lam[n + i] * HsDot(d->m, d->prob->B + i * d->m, u);
+  *H = -L + HsDot(d->dim, lam, Jg) + lGu;
   return HS_SUCCESS;
 }
 
@@ -357,13 +390,19 @@ int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, do
 int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
 
 /*@ HsDiscWork - the discrete work of the controls on one interval, (q_{k+1} - q_k)^T B u_{k+1/2}
-    (DESIGN.md section 2.1): E_{k+1} - E_k equals it exactly for an energy-consistent state scheme.
-    Not collective. @*/
+    with u = R^{-1} G^T lambda (DESIGN.md section 2.1): E_{k+1} - E_k equals it exactly for an
+    energy-consistent state scheme. Not collective. @*/
 void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)
 {
-  double *Gu = d->wtop_v[2];
-  HsMatVec(d->dim, d->dim, d->GK, lam, Gu);
+  double *u = d->wu;
+  HsDiscControl(d, lam, u);
+  HsDiscWorkU(d, xk, xk1, u, W);
+}
+
+/*@ HsDiscWorkU - HsDiscWork with the control u given (m values). Not collective. @*/
+void HsDiscWorkU(const HsDisc *d, const double *xk, const double *xk1, const double *u, double *W)
+{
   *W = 0;
-  for (int i = 0; i < d->n; i++)
-    *W += (xk1[i] - xk[i]) * Gu[d->n + i]; /* (q_{k+1} - q_k)^T B u */
+  for (int i = 0; i < d->n; i++) /* (q_{k+1} - q_k)^T B u */
+    *W += (xk1[i] - xk[i]) * HsDot(d->m, d->prob->B + i * d->m, u);
 }

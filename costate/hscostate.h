@@ -114,6 +114,24 @@ int HsDiscEnergy(HsDisc *d, const double *x, double *E);
 /** Discrete work of one interval: (q_{k+1} - q_k)^T B u_{k+1/2}. */
 void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W);
 
+/* The same quantities with the control u_{k+1/2} given (m values) instead of u = R^{-1} G^T lambda:
+ * the direct transcription NLP, whose controls may be bounded (costate/disc.c). */
+int  HsDiscStateResidualU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *F);
+int  HsDiscRunningCostU(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double *L);
+int  HsDiscHamiltonianU(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
+                        double *H);
+void HsDiscWorkU(const HsDisc *d, const double *xk, const double *xk1, const double *u, double *W);
+
+/* The direct transcription NLP interval by interval (costate/nlp.c): variables x_1..x_N and
+ * u_{k+1/2}; objective J^d = h sum L^d + phi(x_N); constraints c_k = HsDiscStateResidualU = 0.
+ * The multiplier of c_k in the Lagrangian sigma J^d + sum y_k^T c_k is lambda_{k+1/2}. */
+int HsNlpIntervalGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double *gk,
+                          double *gk1, double *gu);
+int HsNlpIntervalJacobian(HsDisc *d, const double *xk, const double *xk1, double *Cxk, double *Cxk1, double *Cu);
+int HsNlpIntervalHessian(HsDisc *d, int k, const double *xk, const double *xk1, double sigma, const double *y,
+                         double *Hkk, double *Hk1k, double *Hk1k1, double *Huu);
+int HsNlpTerminal(HsDisc *d, const double *xN, double *phi, double *g, double *Hm);
+
 /* Gonzalez discrete gradient of an arbitrary smooth function (also used for
  * the running cost ell in the conserving scheme). Exposed for the tests. */
 int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const double *a, const double *b, double *g,

@@ -31,6 +31,7 @@ struct HsDisc_s {
   double                 h, dg_tol;
   double                *K;  /* m x dim: u = K lambda, K = R^{-1} G^T */
   double                *GK; /* dim x dim: G K */
+  double                *wu, *wRu; /* m each: u and R u of the entry points (disc.c) */
   double                *wdg_v[HS_WDG_VEC], *wdg_m[HS_WDG_MAT];
   double                *wcs_v[HS_WCS_VEC], *wcs_m[HS_WCS_MAT];
   double                *wtop_v[HS_WTOP_VEC], *wtop_m[HS_WTOP_MAT];
