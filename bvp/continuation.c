@@ -334,14 +334,14 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, Vec Xc, Vec Xp, Vec
     }
     if (c->monitor)
       PetscCall(PetscPrintf(comm, "continuation %s = %-10.6g NOT converged (%s); retrying with half the step\n", t->name,
-                            (double)v, SNESConvergedReasons[r.reason]));
+                            (double)v, r.status));
     if (PetscAbsReal(d) / 2 < PetscAbsReal(d0) * PetscPowRealInt(0.5, c->max_halvings)) {
       PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
                               "continuation in %s stopped at %g: no convergence at %g with a step of 1/%" PetscInt_FMT
                               " of the nominal one (%s; -hs_continue_max_halvings %" PetscInt_FMT
                               "): the solution branch may turn back (a fold) here; use another path or start value",
                               t->name, (double)vc, (double)v, (PetscInt)(PetscAbsReal(d0) / PetscAbsReal(d) + 0.5),
-                              SNESConvergedReasons[r.reason], c->max_halvings));
+                              r.status, c->max_halvings));
       *ok = PETSC_FALSE;
       break;
     }
@@ -387,7 +387,7 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
     PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
                             "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
                             "problem",
-                            t0->name, (double)t0->from, SNESConvergedReasons[r.reason]));
+                            t0->name, (double)t0->from, r.status));
     PetscFunctionReturn(0);
   }
   PetscCall(HsSolverGetIterate(s, &X));

@@ -16,15 +16,23 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k <= N && !st; k++) {
     const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
+    const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
     st       = HsDiscEnergy(s->disc, xk, &E);
     s->EW[k] = E - W;
     EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
     if (k < N && !st) {
       PetscReal L, w;
-      st = HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, &s->H[k]);
-      if (!st)
-        st = HsDiscRunningCost(s->disc, (int)k, xk, xk1, lk, &L);
-      HsDiscWork(s->disc, xk, xk1, lk, &w);
+      if (uk) {
+        st = HsDiscHamiltonianU(s->disc, (int)k, xk, xk1, lk, uk, &s->H[k]);
+        if (!st)
+          st = HsDiscRunningCostU(s->disc, (int)k, xk, xk1, uk, &L);
+        HsDiscWorkU(s->disc, xk, xk1, uk, &w);
+      } else {
+        st = HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, &s->H[k]);
+        if (!st)
+          st = HsDiscRunningCost(s->disc, (int)k, xk, xk1, lk, &L);
+        HsDiscWork(s->disc, xk, xk1, lk, &w);
+      }
       W += w;
       Jd += HsDiscGetStep(s->disc) * L;
       Hsum += s->H[k];

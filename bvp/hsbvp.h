@@ -39,10 +39,17 @@
 #define HS_SHOOT_MAX_GROWTH_DEFAULT 1e8
 #define HS_SHOOT_MF_RESTART 200
 
+/* IPOPT (type HSSOLVERIPOPT): tolerance on its scaled NLP error (residuals per unit time), iteration
+ * limit, and the ordering of its MUMPS (measured: bench/README.md). */
+#define HS_IPOPT_TOL_DEFAULT 1e-10
+#define HS_IPOPT_MAX_IT_DEFAULT 1000
+#define HS_IPOPT_ORDERING_DEFAULT "metis"
+
 /** Results of a solve; identical on every rank after HsSolverSolve. */
 typedef struct {
   PetscBool           converged;
-  SNESConvergedReason reason;
+  SNESConvergedReason reason;                         /* Newton's (formulations solved by SNES) */
+  char                status[64];                     /* the stopping reason in words: SNES's reason or IPOPT's status */
   PetscInt            newton_iterations;
   PetscInt            ksp_iterations;                 /* summed over Newton iterations */
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
@@ -63,6 +70,7 @@ typedef struct _p_HsSolver *HsSolver;
 typedef const char         *HsSolverType;
 #define HSSOLVERTRANSCRIPTION "transcription"
 #define HSSOLVERSHOOTING "shooting"
+#define HSSOLVERIPOPT "ipopt"
 
 extern PetscClassId      HS_SOLVER_CLASSID;
 extern PetscFunctionList HsSolverList;
@@ -124,6 +132,21 @@ PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth);
 PetscErrorCode HsSolverShootGetMaxGrowth(HsSolver s, PetscReal *growth);
 PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscReal stol, PetscInt max_it);
 PetscErrorCode HsSolverShootGetStepTolerances(HsSolver s, PetscReal *atol, PetscReal *stol, PetscInt *max_it);
+
+/* Who solves a direct problem (costate scheme trapezoidal or kkt): Newton on its KKT equations in the
+ * chosen formulation, or the NLP by IPOPT (HsSolverSetDirectSolver, -hs_direct_solver). DEFAULT: kkt
+ * for a solve of its own, IPOPT for the direct side of -hs_compare and -hs_initial_guess direct. */
+typedef enum { HS_DIRECT_DEFAULT, HS_DIRECT_KKT, HS_DIRECT_IPOPT } HsDirectSolver;
+PetscErrorCode HsSolverSetDirectSolver(HsSolver s, HsDirectSolver ds);
+PetscErrorCode HsSolverGetDirectSolver(HsSolver s, HsDirectSolver *ds);
+
+/* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
+PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it);
+PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *max_it);
+PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering);
+PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering);
+PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level);
+PetscErrorCode HsSolverIpoptGetPrintLevel(HsSolver s, PetscInt *level);
 
 /* Continuation in problem parameters (bvp/continuation.c). */
 typedef struct _p_HsContinuation *HsContinuation;

@@ -14,6 +14,8 @@
  *   guess           writes the initial guess into X from HsSolverGuessRow() (node rows)
  *   resetiterate    X was changed from outside (HsSolverSetIterate): forget cached work
  *   presolve        at the start of every solve, after the discretization s->disc was (re)built
+ *   solve           replaces Newton (SNESSolve) by the formulation's own solver (ipopt); fills
+ *                   s->res.{converged, reason, status, newton_iterations, residual_norm}
  *   postsolve       after the final residual evaluation: fill Xnodes from the solution
  *   describe        the formulation in a few words for View ("multiple shooting with 4 segments")
  *   view            extra lines of the summary (View)
@@ -38,6 +40,7 @@ struct _HsSolverOps {
   PetscErrorCode (*guess)(HsSolver, Vec);
   PetscErrorCode (*resetiterate)(HsSolver);
   PetscErrorCode (*presolve)(HsSolver);
+  PetscErrorCode (*solve)(HsSolver);
   PetscErrorCode (*postsolve)(HsSolver);
   PetscErrorCode (*describe)(HsSolver, char *, size_t);
   PetscErrorCode (*view)(HsSolver, PetscViewer);
@@ -64,6 +67,7 @@ struct _p_HsSolver {
   PetscInt     guess_N;
   PetscBool    setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
   PetscInt     mumps_icntl14;       /* MUMPS workspace relaxation in use (doubled by a retry) */
+  HsDirectSolver direct_solver;     /* -hs_direct_solver */
   /* set up */
   PetscBool  setupcalled, solved;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
@@ -75,6 +79,8 @@ struct _p_HsSolver {
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
   PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
+  PetscReal *U0;     /* rank 0: the controls of the last solve (N x m) where the formulation has them as
+                        unknowns (ipopt; bounded controls are not R^{-1} G^T lambda); NULL: from lambda */
   /* the current solve */
   HsResults res;
   PetscReal t_start;
@@ -95,6 +101,7 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
 PetscErrorCode HsSolverCreate_Transcription(HsSolver s);
 PetscErrorCode HsSolverCreate_Shooting(HsSolver s);
+PetscErrorCode HsSolverCreate_Ipopt(HsSolver s);
 PetscErrorCode HsSolverRegisterAll(void);
 
 /* Convert a costate/ status to PETSc: > 0 (recoverable) becomes a domain error flag

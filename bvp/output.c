@@ -93,7 +93,9 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", r->segments);
   fprintf(f, "  \"ranks\": %d,\n", size);
   fprintf(f, "  \"converged\": %s,\n", r->converged ? "true" : "false");
-  JsonStr(f, "snes_reason", SNESConvergedReasons[r->reason]);
+  if (!s->ops->solve) /* solved by Newton */
+    JsonStr(f, "snes_reason", SNESConvergedReasons[r->reason]);
+  JsonStr(f, "solver_status", r->status);
   fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
   fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
   fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
@@ -139,7 +141,10 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
     for (i = 0; i < dim; i++)
       fprintf(f, ",%.17g", (double)xk[i]);
     if (k < s->N) {
-      HsDiscControl(s->disc, xk + dim, u);
+      if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
+        memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
+      else
+        HsDiscControl(s->disc, xk + dim, u);
       for (i = 0; i < m; i++)
         fprintf(f, ",%.17g", u[i]);
       for (i = 0; i < dim; i++)

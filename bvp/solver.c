@@ -5,6 +5,7 @@
 #include "hsbvpimpl.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 PetscClassId      HS_SOLVER_CLASSID, HS_CONTINUATION_CLASSID;
 PetscFunctionList HsSolverList = NULL;
@@ -46,12 +47,13 @@ PetscErrorCode HsSolverRegister(const char name[], PetscErrorCode (*create)(HsSo
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverRegisterAll - registers the built-in formulations (transcription, shooting). Not collective. @*/
+/*@ HsSolverRegisterAll - registers the built-in formulations (transcription, shooting, ipopt). Not collective. @*/
 PetscErrorCode HsSolverRegisterAll(void)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFunctionListAdd(&HsSolverList, HSSOLVERTRANSCRIPTION, HsSolverCreate_Transcription));
   PetscCall(PetscFunctionListAdd(&HsSolverList, HSSOLVERSHOOTING, HsSolverCreate_Shooting));
+  PetscCall(PetscFunctionListAdd(&HsSolverList, HSSOLVERIPOPT, HsSolverCreate_Ipopt));
   PetscFunctionReturn(0);
 }
 
@@ -112,6 +114,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(MatDestroy(&s->Jac));
   HsDiscDestroy(&s->disc);
   PetscCall(PetscFree2(s->H, s->EW));
+  PetscCall(PetscFree(s->U0));
   PetscCall(PetscFree(s->guess));
   PetscCall(PetscHeaderDestroy(solver));
   PetscFunctionReturn(0);
@@ -289,6 +292,7 @@ PetscErrorCode HsSolverSetSchemes(HsSolver s, const char *state_scheme, const ch
 PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const char **costate_scheme)
 {
   const char *ss = NULL, *cs = NULL;
+  PetscBool   nlp;
 
   PetscFunctionBeginUser;
   if (s->scheme == HS_SCHEME_DIRECT)
@@ -297,12 +301,39 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
     ss = s->prob->default_state_scheme, cs = s->prob->default_costate_scheme;
   if (s->state_scheme[0])
     ss = s->state_scheme;
+  /* the direct NLP's costates are its multipliers: the KKT conditions of its state scheme */
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp));
+  if (nlp && ss)
+    cs = strcmp(ss, "midpoint") ? "kkt" : "trapezoidal";
   if (s->costate_scheme[0])
     cs = s->costate_scheme;
   if (state_scheme)
     *state_scheme = ss;
   if (costate_scheme)
     *costate_scheme = cs;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetDirectSolver - who solves a direct problem (-hs_direct_solver kkt|ipopt): HS_DIRECT_KKT,
+    Newton on the KKT equations (costate scheme trapezoidal or kkt) in the chosen formulation, or
+    HS_DIRECT_IPOPT, the direct transcription NLP by IPOPT (the solver becomes of type HSSOLVERIPOPT at
+    set-up if its costate scheme is a direct one). Default HS_DIRECT_DEFAULT: kkt for a solve of its own,
+    IPOPT for the direct side of -hs_compare and of -hs_initial_guess direct. Collective; before set-up. @*/
+PetscErrorCode HsSolverSetDirectSolver(HsSolver s, HsDirectSolver ds)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(!s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetDirectSolver() after HsSolverSetUp()");
+  s->direct_solver = ds;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetDirectSolver - the setting of HsSolverSetDirectSolver(). Not collective. @*/
+PetscErrorCode HsSolverGetDirectSolver(HsSolver s, HsDirectSolver *ds)
+{
+  PetscFunctionBeginUser;
+  *ds = s->direct_solver;
   PetscFunctionReturn(0);
 }
 

@@ -156,7 +156,8 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
   Collective.
 
   Keys (each calls the setter named in brackets, only when given):
-+ -hs_bvp_type transcription|shooting - the formulation [HsSolverSetType]; default transcription
++ -hs_bvp_type transcription|shooting|ipopt - the formulation [HsSolverSetType]; default transcription
+. -hs_direct_solver kkt|ipopt - who solves a direct problem [HsSolverSetDirectSolver]
 . -hs_num_intervals N - uniform intervals [HsSolverSetNumIntervals]
 . -hs_scheme conserving|direct - [HsSolverSetScheme]
 . -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
@@ -181,7 +182,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscCall(HsInitializePackage());
   PetscObjectOptionsBegin((PetscObject)s);
   PetscCall(PetscOptionsFList("-hs_bvp_type",
-                              "formulation: transcription (one sparse system) or shooting (multiple shooting)",
+                              "formulation: transcription (one sparse system), shooting (multiple shooting) or ipopt (the direct NLP)",
                               "HsSolverSetType", HsSolverList,
                               ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : HSSOLVERTRANSCRIPTION, type,
                               sizeof type, &flg));
@@ -195,6 +196,16 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   if (flg)
     PetscCall(HsSolverSetNumIntervals(s, N));
   PetscCall(SchemeOptions(PetscOptionsObject, s));
+  {
+    static const char *const ds[] = {"default", "kkt", "ipopt"};
+    PetscInt                 idx  = s->direct_solver;
+    PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_direct_solver",
+                              "who solves a direct problem: kkt (Newton on its KKT equations) or ipopt (the NLP by "
+                              "IPOPT); default: kkt, but ipopt for -hs_compare and -hs_initial_guess direct",
+                              "HsSolverSetDirectSolver", ds, 3, &idx, &flg));
+    if (flg)
+      PetscCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
+  }
   PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit",
                              "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));
   if (flg)

@@ -123,6 +123,32 @@ static PetscErrorCode SetUpDiscretization(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* -hs_direct_solver ipopt on a direct problem makes the solver an IPOPT one; bounded controls need it. */
+static PetscErrorCode ChooseDirectSolver(HsSolver s)
+{
+  const char *cs;
+  PetscBool   direct = PETSC_FALSE, nlp, tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetSchemes(s, NULL, &cs));
+  if (cs)
+    direct = (PetscBool)(!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal"));
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
+  if (s->direct_solver == HS_DIRECT_IPOPT && direct && !nlp) {
+    PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
+               "-hs_direct_solver ipopt solves the direct NLP itself: it cannot be combined with -hs_bvp_type %s",
+               ((PetscObject)s)->type_name);
+    PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
+    nlp = PETSC_TRUE;
+  }
+  PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
+             "solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
+             s->prob->name);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetUp - prepares a solve: the schemes and N (defaults from the problem), the serial
     discretization, the formulation's vectors and Jacobian, the Newton solver with hamshoot's
     defaults (Newton with line search, a MUMPS LU of the Jacobian or the formulation's own choice)
@@ -142,6 +168,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetUp() needs a problem");
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
+  PetscCall(ChooseDirectSolver(s));
   PetscCall(SetUpDiscretization(s));
   s->n = s->prob->n, s->m = s->prob->m;
   s->has_free = PETSC_FALSE;
@@ -250,6 +277,7 @@ static PetscErrorCode SolveNewton(HsSolver s)
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));
   }
+  PetscCall(PetscStrncpy(s->res.status, SNESConvergedReasons[s->res.reason], sizeof s->res.status));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
   if (!s->diagnosis_keep)
@@ -291,7 +319,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
     PetscCall((*s->ops->presolve)(s));
   if (!(s->warm && s->solved))
     PetscCall((*s->ops->guess)(s, s->X));
-  PetscCall(SolveNewton(s));
+  if (s->ops->solve)
+    PetscCall((*s->ops->solve)(s));
+  else
+    PetscCall(SolveNewton(s));
   if (s->ops->postsolve)
     PetscCall((*s->ops->postsolve)(s));
   PetscCall(ShareDiagnosis(s));

@@ -28,8 +28,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
       viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
       s->N, T, s->ss, s->cs, form, size, size > 1 ? "s" : ""));
   PetscCall(PetscViewerASCIIPrintf(
-      viewer, "  converged          %s (%s) after %" PetscInt_FMT " Newton iterations, |F| = %.3e\n",
-      r->converged ? "yes" : "NO", SNESConvergedReasons[r->reason], r->newton_iterations, (double)r->residual_norm));
+      viewer, "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
+      r->converged ? "yes" : "NO", r->status, r->newton_iterations, s->ops->solve ? "IPOPT" : "Newton", (double)r->residual_norm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));

@@ -48,7 +48,8 @@ typedef struct {
   HsExpr        *ex;
   HsExprProgram *prog[P_COUNT];
   int            nB, nR;
-  double        *cst_val; /* B, R, x0, xT, T */
+  double        *cst_val; /* B, R, x0, xT, T, then u_min and u_max (m each) if the file bounds u */
+  int            bounded; /* 1: the file gave u_min or u_max (entries '*' are unbounded) */
   char         **let_name; /* named subexpressions ('let NAME: expr') */
   int           *let_node, nlet;
   char         **texts; /* owned copies of names */
@@ -134,7 +135,12 @@ static int OcpUpdate(HsProblem *p)
     p->x0[i] = o->cst_val[k++];
   for (int i = 0; i < 2 * n; i++, k++)
     p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
-  p->T = o->cst_val[k];
+  p->T = o->cst_val[k++];
+  for (int j = 0; o->bounded && j < p->m; j++) {
+    p->u_min[j] = o->cst_val[k + j], p->u_max[j] = o->cst_val[k + p->m + j];
+    if (!(p->u_min[j] <= p->u_max[j]))
+      return HS_ERANGE; /* a parameter set u_min above u_max: HsProblemSetParam restores it */
+  }
   if (p->sep.available) {
     double M0;
     OcpMass(p->x0, &M0, NULL, NULL, NULL, o);
@@ -428,9 +434,9 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
 
 /* ------------------------------------------------------------ the reader ---- */
 
-enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_COUNT };
-static const char *const keys[K_COUNT] = {"mass", "potential",     "B", "R", "x0", "xT", "running_cost", "T",
-                                          "terminal_cost", "kinetic_energy"};
+enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_COUNT };
+static const char *const keys[K_COUNT] = {"mass",          "potential",      "B",     "R",    "x0", "xT", "running_cost",
+                                          "T",             "terminal_cost",  "kinetic_energy", "u_min", "u_max"};
 
 /* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
  * scalar keys. */
@@ -594,7 +600,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   else
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
-                "R, T, N, x0, xT, running_cost, terminal_cost, state_scheme, costate_scheme)",
+                "R, T, N, x0, xT, running_cost, terminal_cost, u_min, u_max, state_scheme, costate_scheme)",
                 key);
   return 0;
 }
@@ -691,21 +697,27 @@ static int OcpBuildMass(Src *s, Ocp *o, const Keys *K, int *node, int *kin)
  * T, as one program of constants (evaluated again after every -p_NAME, OcpUpdate). */
 static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 {
-  static const char *const what[] = {"", "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)",
-                                     "xT (q then p)", "", "T"};
-  int n = o->n, m = K->m, count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1}, ncst = 0, ret = 0;
-  int total = n * m + m * m + 4 * n + 1, *cst = malloc(sizeof(int) * (size_t)total);
+  static const char *const what[] = {"",    "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)",
+                                     "xT (q then p)", "", "T", "", "", "u_min (m entries, '*' for none)",
+                                     "u_max (m entries, '*' for none)"};
+  static const int order[] = {K_B, K_R, K_X0, K_XT, K_T, K_UMIN, K_UMAX};
+  int n = o->n, m = K->m, count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1, 0, 0, m, m}, ncst = 0, ret = 0;
+  int total = n * m + m * m + 4 * n + 1 + 2 * m, *cst = malloc(sizeof(int) * (size_t)total);
 
   o->cst_val = malloc(sizeof(double) * (size_t)total);
   if (!cst || !o->cst_val) {
     free(cst);
     return HS_ENOMEM;
   }
-  for (int a = K_B; !ret && a <= K_T; a++) {
+  o->bounded = K->text[K_UMIN] || K->text[K_UMAX];
+  for (int oi = 0; !ret && oi < 7; oi++) {
     char **items;
-    int   *c, k;
-    if (a == K_ELL)
+    int    a = order[oi], *c, k;
+    if (a >= K_UMIN && !K->text[a]) { /* no bound on this side */
+      for (int j = 0; o->bounded && j < m; j++)
+        cst[ncst++] = HsExprConstant(o->ex, a == K_UMIN ? -INFINITY : INFINITY);
       continue;
+    }
     s->line = K->lines[a];
     if ((k = SplitList(K->text[a], K->cols[a], &items, &c)) < 0) {
       ret = HS_ENOMEM;
@@ -718,6 +730,10 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
       double v;
       if (a == K_XT && !(p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free")))) {
         cst[ncst++] = HsExprConstant(o->ex, 0);
+        continue;
+      }
+      if (a >= K_UMIN && !strcmp(items[i], "*")) {
+        cst[ncst++] = HsExprConstant(o->ex, a == K_UMIN ? -INFINITY : INFINITY);
         continue;
       }
       ret = Number(s, o, items[i], c[i], what[a], &v, &cst[ncst++]);
@@ -873,12 +889,18 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
   *op    = NULL; /* owned by the problem now */
   p->N   = K->N > 0 ? K->N : 20;
   p->update = OcpUpdate;
+  if (o->bounded && (!(p->u_min = malloc(sizeof(double) * (size_t)p->m)) ||
+                     !(p->u_max = malloc(sizeof(double) * (size_t)p->m))))
+    return HS_ENOMEM;
   for (int i = 0; i < o->npar; i++)
     if (HsProblemAddParam(p, o->names[o->par + i], "file parameter", &o->vars[o->par + i], -1e300, 1e300))
       return HS_ENOMEM;
   if (o->n == 1 && const_mass) /* 1 DOF with a constant mass: the Greenspan scheme applies */
     p->sep.available = 1, p->sep.V = OcpPotential1;
-  OcpUpdate(p); /* B, R, x0, xT, T and the Greenspan mass */
+  if (OcpUpdate(p)) { /* B, R, x0, xT, T, the bounds and the Greenspan mass */
+    s->line = K->lines[K->text[K_UMIN] ? K_UMIN : K_UMAX];
+    return Fail(s, 1, "u_min must not exceed u_max");
+  }
   snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : (p->sep.available ? "greenspan" : "gonzalez"));
   snprintf(o->cs, sizeof o->cs, "%s", K->cs[0] ? K->cs : (p->sep.available ? "conserving_1dof" : "conserving"));
   p->default_state_scheme   = o->ss;

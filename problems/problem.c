@@ -112,6 +112,8 @@ void HsProblemDestroy(HsProblem **prob)
   free(p->x0);
   free(p->xT);
   free(p->xT_fixed);
+  free(p->u_min);
+  free(p->u_max);
   free(p->params);
   free(p);
   *prob = NULL;

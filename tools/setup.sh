@@ -2,7 +2,7 @@
 # hamshoot: install the Debian packages that are missing, then configure and
 # build into ./build. Sourced by run.sh and test.sh; safe to rerun.
 set -eu
-HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc python3 python3-numpy python3-scipy"
+HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc binutils python3 python3-numpy python3-scipy coinor-libipopt-dev gnuplot-nox"
 missing=""
 for p in $HS_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

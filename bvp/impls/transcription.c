@@ -8,12 +8,7 @@
  *                         k = 0: x_0 - x0 (initial state);       k = N: lambda_{N+1/2}
  * Stencil width 1: interval k couples points k and k+1, node k couples k-1..k+1.
  */
-#include "../hsbvpimpl.h"
-
-typedef struct {
-  DM         da; /* N+1 points, 4n unknowns per point */
-  PetscReal *R;  /* 2n: the terminal residual */
-} HsTranscription;
+#include "transcriptionimpl.h"
 
 static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
 {
@@ -211,7 +206,9 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Destroy(HsSolver s)
+/*@ HsTranscriptionDestroy - frees the transcription's data, s->data included (bvp/impls internal; a
+    formulation built on it, such as ipopt, calls it last from its own destroy). @*/
+PetscErrorCode HsTranscriptionDestroy(HsSolver s)
 {
   HsTranscription *tr = s->data;
 
@@ -235,10 +232,20 @@ PetscErrorCode HsSolverCreate_Transcription(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&tr));
-  s->data          = tr;
+  s->data = tr;
+  PetscCall(HsTranscriptionSetOps(s));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsTranscriptionSetOps - the transcription's operations on s, whose s->data begins with an
+    HsTranscription (bvp/impls internal): a formulation built on the transcription (ipopt) sets these
+    first and then replaces what it does differently. Not collective. @*/
+PetscErrorCode HsTranscriptionSetOps(HsSolver s)
+{
+  PetscFunctionBeginUser;
   s->ops->setup    = SetUp;
   s->ops->guess    = Guess;
   s->ops->describe = Describe;
-  s->ops->destroy  = Destroy;
+  s->ops->destroy  = HsTranscriptionDestroy;
   PetscFunctionReturn(0);
 }

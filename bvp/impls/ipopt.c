@@ -1,0 +1,475 @@
+/* hamshoot: the direct transcription solved by IPOPT (type "ipopt", DESIGN.md section 3;
+ * the NLP: costate/nlp.c, its callbacks: ipoptnlp.c).
+ *
+ * A real direct method: IPOPT (interior point, filter line search) with the exact sparse Jacobian
+ * and the exact Hessian of the Lagrangian, on the same grid and the same state scheme as the
+ * indirect solve. Its constraint multipliers are the interval costates lambda_{k+1/2}
+ * (costate/nlp.c: no sign change, no factor h), so the solution is stored in the transcription's node
+ * layout and checked against the transcription's kkt (or trapezoidal) residual: |F| in the summary
+ * is that residual at IPOPT's solution, the evidence that the mapped multipliers satisfy the kkt
+ * costate equations.
+ *
+ * Scaling: the constraints c_k are the state equations times h and J^d's gradient is O(h); IPOPT
+ * is given the scaling factors 1/h for both (nlp_scaling_method user-scaling), so that its primal
+ * and dual infeasibilities are the residuals of the state and costate equations per unit time, and
+ * -hs_ipopt_tol means the same at every N.
+ *
+ * IPOPT runs on rank 0 (it is a serial solver; Debian's is built on sequential MUMPS); the other ranks
+ * wait and receive the solution. The library is opened with dlopen(RTLD_LOCAL | RTLD_DEEPBIND): its
+ * sequential MUMPS (libdmumps_seq, and libmumps_common_seq with stub MPI_* symbols) defines the same
+ * symbols as PETSc's parallel MUMPS and Open MPI; linked into one executable, one set would silently
+ * replace the other. Loaded with its own symbol scope first, each library calls its own.
+ */
+#include "ipoptimpl.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#ifndef HS_IPOPT_LIBRARY
+#define HS_IPOPT_LIBRARY "libipopt.so.1"
+#endif
+
+static HsIpoptLib ipopt_lib;
+static void      *ipopt_handle;
+
+/* dlopen IPOPT once per process (rank 0); msg says why it failed. */
+static int LoadIpopt(char *msg, size_t len)
+{
+  const char *names[] = {"CreateIpoptProblem", "FreeIpoptProblem",       "AddIpoptStrOption",
+                         "AddIpoptNumOption",  "AddIpoptIntOption",      "SetIpoptProblemScaling",
+                         "SetIntermediateCallback", "IpoptSolve"};
+  void      **slots[] = {(void **)&ipopt_lib.Create,    (void **)&ipopt_lib.Free,      (void **)&ipopt_lib.StrOption,
+                         (void **)&ipopt_lib.NumOption, (void **)&ipopt_lib.IntOption, (void **)&ipopt_lib.Scaling,
+                         (void **)&ipopt_lib.Intermediate, (void **)&ipopt_lib.Solve};
+
+  if (ipopt_handle)
+    return 0;
+  ipopt_handle = dlopen(HS_IPOPT_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!ipopt_handle) {
+    snprintf(msg, len, "IPOPT is not available: %s (Debian: apt-get install coinor-libipopt-dev)", dlerror());
+    return 1;
+  }
+  for (int i = 0; i < 8; i++)
+    if (!(*slots[i] = dlsym(ipopt_handle, names[i]))) {
+      snprintf(msg, len, "IPOPT library %s has no %s", HS_IPOPT_LIBRARY, names[i]);
+      dlclose(ipopt_handle), ipopt_handle = NULL;
+      return 1;
+    }
+  return 0;
+}
+
+static const char *StatusName(int st)
+{
+  switch (st) {
+  case Solve_Succeeded: return "Solve_Succeeded";
+  case Solved_To_Acceptable_Level: return "Solved_To_Acceptable_Level";
+  case Infeasible_Problem_Detected: return "Infeasible_Problem_Detected";
+  case Search_Direction_Becomes_Too_Small: return "Search_Direction_Becomes_Too_Small";
+  case Diverging_Iterates: return "Diverging_Iterates";
+  case User_Requested_Stop: return "User_Requested_Stop";
+  case Maximum_Iterations_Exceeded: return "Maximum_Iterations_Exceeded";
+  case Restoration_Failed: return "Restoration_Failed";
+  case Error_In_Step_Computation: return "Error_In_Step_Computation";
+  case Invalid_Number_Detected: return "Invalid_Number_Detected";
+  case Insufficient_Memory: return "Insufficient_Memory";
+  default: return "IPOPT_Error";
+  }
+}
+
+/* -hs_ipopt_ordering names and IPOPT's mumps_pivot_order codes */
+static const char *const orderings[]      = {"amd", "amf", "scotch", "pord", "metis", "qamd", "auto"};
+static const int         ordering_codes[] = {0, 2, 3, 4, 5, 6, 7};
+
+/* The ipopt data of s, or an error naming the caller if s is not an ipopt solver. */
+static PetscErrorCode IpoptData(HsSolver s, const char *caller, HsIpopt **ip)
+{
+  PetscBool match;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &match));
+  PetscCheck(match, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
+             "%s() needs an ipopt solver (HsSolverSetType(s, HSSOLVERIPOPT), -hs_bvp_type ipopt or "
+             "-hs_direct_solver ipopt); this one is %s",
+             caller, ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : "of no type yet");
+  *ip = s->data;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverIpoptSetTolerances - IPOPT's tolerance on its scaled NLP error (-hs_ipopt_tol; default
+    HS_IPOPT_TOL_DEFAULT: the residuals of the state and costate equations per unit time) and its
+    iteration limit (-hs_ipopt_max_it; default HS_IPOPT_MAX_IT_DEFAULT). PETSC_DEFAULT keeps a value.
+    Collective. @*/
+PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptSetTolerances", &ip));
+  if (tol != (PetscReal)PETSC_DEFAULT) {
+    PetscCheck(tol > 0 && tol < 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_ipopt_tol %g must lie in (0, 1)", (double)tol);
+    ip->tol = tol;
+  }
+  if (max_it != PETSC_DEFAULT) {
+    PetscCheck(max_it >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_ipopt_max_it %" PetscInt_FMT " must be >= 0", max_it);
+    ip->max_it = max_it;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverIpoptGetTolerances - the tolerance and iteration limit of HsSolverIpoptSetTolerances().
+    Not collective; either output may be NULL. @*/
+PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *max_it)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptGetTolerances", &ip));
+  if (tol)
+    *tol = ip->tol;
+  if (max_it)
+    *max_it = ip->max_it;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverIpoptSetOrdering - the fill-reducing ordering of IPOPT's MUMPS (-hs_ipopt_ordering amd, amf,
+    scotch, pord, metis, qamd or auto; IPOPT's mumps_pivot_order). Default HS_IPOPT_ORDERING_DEFAULT,
+    chosen by measurement (bench/README.md). Collective. @*/
+PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering)
+{
+  HsIpopt  *ip;
+  PetscBool eq;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptSetOrdering", &ip));
+  for (PetscInt i = 0; i < 7; i++) {
+    PetscCall(PetscStrcmp(ordering, orderings[i], &eq));
+    if (eq) {
+      ip->ordering = i;
+      PetscFunctionReturn(0);
+    }
+  }
+  SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
+          "unknown -hs_ipopt_ordering '%s' (choose amd, amf, scotch, pord, metis, qamd or auto)", ordering);
+}
+
+/*@ HsSolverIpoptGetOrdering - the ordering name of HsSolverIpoptSetOrdering(). Not collective. @*/
+PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptGetOrdering", &ip));
+  *ordering = orderings[ip->ordering];
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverIpoptSetPrintLevel - IPOPT's own output on rank 0 (-hs_ipopt_print_level 0..12; default 0:
+    none; -hs_monitor prints hamshoot's one line per iteration instead). Collective. @*/
+PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptSetPrintLevel", &ip));
+  PetscCheck(level >= 0 && level <= 12, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_ipopt_print_level %" PetscInt_FMT " must lie in 0..12", level);
+  ip->print_level = level;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverIpoptGetPrintLevel - IPOPT's print level. Not collective. @*/
+PetscErrorCode HsSolverIpoptGetPrintLevel(HsSolver s, PetscInt *level)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptGetPrintLevel", &ip));
+  *level = ip->print_level;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsObject)
+{
+  HsIpopt  *ip = s->data;
+  PetscReal tol;
+  PetscInt  it, idx = ip->ordering;
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Direct transcription by IPOPT (-hs_bvp_type ipopt)");
+  PetscCall(PetscOptionsReal("-hs_ipopt_tol", "IPOPT's tolerance on the scaled NLP error (residuals per unit time)",
+                             "HsSolverIpoptSetTolerances", ip->tol, &tol, &flg));
+  if (flg)
+    PetscCall(HsSolverIpoptSetTolerances(s, tol, PETSC_DEFAULT));
+  PetscCall(PetscOptionsInt("-hs_ipopt_max_it", "IPOPT's iteration limit", "HsSolverIpoptSetTolerances", ip->max_it,
+                            &it, &flg));
+  if (flg)
+    PetscCall(HsSolverIpoptSetTolerances(s, PETSC_DEFAULT, it));
+  PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_ipopt_ordering",
+                            "ordering of IPOPT's MUMPS: amd amf scotch pord metis qamd auto", "HsSolverIpoptSetOrdering",
+                            orderings, 7, &idx, &flg));
+  if (flg)
+    PetscCall(HsSolverIpoptSetOrdering(s, orderings[idx]));
+  PetscCall(PetscOptionsInt("-hs_ipopt_print_level", "IPOPT's own output on rank 0 (0..12)",
+                            "HsSolverIpoptSetPrintLevel", ip->print_level, &it, &flg));
+  if (flg)
+    PetscCall(HsSolverIpoptSetPrintLevel(s, it));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+/* One line per IPOPT iteration with -hs_monitor (rank 0); records the last infeasibilities. */
+static Bool Intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, Number inf_du, Number mu, Number d_norm,
+                         Number reg, Number alpha_du, Number alpha_pr, Index ls, UserDataPtr ctx)
+{
+  HsIpopt *ip = ctx;
+  (void)alg_mod, (void)d_norm, (void)reg, (void)alpha_du, (void)alpha_pr, (void)ls;
+
+  ip->iterations = iter, ip->inf_pr = inf_pr, ip->inf_du = inf_du;
+  if (ip->monitor)
+    printf("  IPOPT %3d  J %.10g  inf_pr %.2e  inf_du %.2e  mu %.1e  %.2f s\n", (int)iter, obj, inf_pr, inf_du, mu,
+           MPI_Wtime() - ip->t_start);
+  return TRUE;
+}
+
+/* Bounds: x_N's fixed components equal x_T (IPOPT removes them), the controls' bounds if the problem
+ * has them; everything else free (IPOPT's infinity is 1e19). The start: the guess rows, u = R^{-1} G^T
+ * lambda projected into the bounds. */
+static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, double *z, double *zl, double *zu)
+{
+  const HsProblem *P = s->prob;
+  int              dim = ip->dim, m = ip->m, w = 2 * dim;
+
+  for (int k = 0; k < ip->N; k++) {
+    double *u = z + (size_t)k * ip->nb, *ul = zl + (size_t)k * ip->nb, *uu = zu + (size_t)k * ip->nb;
+    HsDiscControl(s->disc, rows + (size_t)k * w + dim, u);
+    for (int j = 0; j < m; j++) {
+      ul[j] = P->u_min ? P->u_min[j] : -1e19, uu[j] = P->u_max ? P->u_max[j] : 1e19;
+      u[j]  = PetscMin(PetscMax(u[j], ul[j]), uu[j]);
+    }
+    for (int i = 0; i < dim; i++) {
+      int last            = k == ip->N - 1 && P->xT_fixed[i];
+      z[k * ip->nb + m + i] = last ? P->xT[i] : rows[(size_t)(k + 1) * w + i];
+      zl[k * ip->nb + m + i] = last ? P->xT[i] : -1e19;
+      zu[k * ip->nb + m + i] = last ? P->xT[i] : 1e19;
+    }
+  }
+}
+
+/* IPOPT on rank 0: rows (node layout, the start) are replaced by the solution (x_k, lambda_{k+1/2} =
+ * multiplier of c_k); the controls go to s->U0. Returns IPOPT's status. */
+static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *status)
+{
+  int          dim = 2 * s->prob->n, w = 2 * dim, nv, nc;
+  double      *z, *zl, *zu, *gl, *y, obj, h = HsDiscGetStep(s->disc);
+  IpoptProblem nlp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsIpoptNlpSetUp(ip, s->disc, (int)s->N, s->prob->x0));
+  nv = ip->N * ip->nb, nc = ip->N * dim;
+  PetscCall(PetscMalloc5(nv, &z, nv, &zl, nv, &zu, nc, &gl, nc, &y));
+  BoundsAndStart(s, ip, rows, z, zl, zu);
+  PetscCall(PetscArrayzero(gl, nc));
+  nlp = ipopt_lib.Create(nv, zl, zu, nc, gl, gl, HsIpoptNlpNumJac(ip), HsIpoptNlpNumHess(ip), 0, HsIpoptEvalF,
+                         HsIpoptEvalG, HsIpoptEvalGradF, HsIpoptEvalJacG, HsIpoptEvalH);
+  PetscCheck(nlp, PETSC_COMM_SELF, PETSC_ERR_LIB, "IPOPT could not create the NLP (%d variables)", nv);
+  ipopt_lib.StrOption(nlp, "sb", "yes");
+  ipopt_lib.IntOption(nlp, "print_level", (Int)ip->print_level);
+  ipopt_lib.NumOption(nlp, "tol", ip->tol);
+  ipopt_lib.IntOption(nlp, "max_iter", (Int)ip->max_it);
+  ipopt_lib.IntOption(nlp, "mumps_pivot_order", ordering_codes[ip->ordering]);
+  ipopt_lib.StrOption(nlp, "nlp_scaling_method", "user-scaling");
+  /* at the noise floor of the dual infeasibility (costates of 1e5: the crane) IPOPT would spend 15
+   * iterations before its acceptable-level exit; the caller checks the kkt residual then */
+  ipopt_lib.IntOption(nlp, "acceptable_iter", 5);
+  for (int i = 0; i < nc; i++)
+    gl[i] = 1 / h; /* constraint scaling (the bounds were copied at creation) */
+  ipopt_lib.Scaling(nlp, 1 / h, NULL, gl);
+  ipopt_lib.Intermediate(nlp, Intermediate);
+  ip->iterations = 0, ip->inf_pr = ip->inf_du = NAN, ip->t_start = MPI_Wtime();
+  *status        = (int)ipopt_lib.Solve(nlp, z, NULL, &obj, y, NULL, NULL, ip);
+  ip->wall_ipopt = MPI_Wtime() - ip->t_start;
+  ipopt_lib.Free(nlp);
+  PetscCall(PetscFree(s->U0));
+  PetscCall(PetscMalloc1(ip->N * ip->m, &s->U0));
+  for (int k = 0; k < ip->N; k++) {
+    PetscCall(PetscArraycpy(s->U0 + k * ip->m, z + (size_t)k * ip->nb, ip->m));
+    PetscCall(PetscArraycpy(rows + (size_t)(k + 1) * w, z + (size_t)k * ip->nb + ip->m, dim));
+    PetscCall(PetscArraycpy(rows + (size_t)k * w + dim, y + (size_t)k * dim, dim));
+  }
+  PetscCall(PetscArrayzero(rows + (size_t)ip->N * w + dim, dim));
+  PetscCall(PetscFree5(z, zl, zu, gl, y));
+  HsIpoptNlpReset(ip);
+  PetscFunctionReturn(0);
+}
+
+/* Newton's round-off level (solversolve.c) for the kkt residual at X: c eps max(1, |X|_inf) sqrt(n). */
+static PetscErrorCode RoundoffLevel(HsSolver s, PetscReal *level)
+{
+  PetscReal xinf;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));
+  PetscCall(VecGetSize(s->X, &n));
+  *level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
+  PetscFunctionReturn(0);
+}
+
+/* The solve: gather the start on rank 0, IPOPT there, the solution back into X, and the
+ * transcription's kkt residual at it. */
+static PetscErrorCode Solve(HsSolver s)
+{
+  HsIpopt    *ip = s->data;
+  Vec         X0;
+  VecScatter  sc;
+  PetscMPIInt rank;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  char        msg[256] = "";
+  double      info[5]  = {0};
+  PetscReal   level = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(VecScatterCreateToZero(s->X, &sc, &X0));
+  PetscCall(VecScatterBegin(sc, s->X, X0, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, s->X, X0, INSERT_VALUES, SCATTER_FORWARD));
+  if (rank == 0) {
+    if (LoadIpopt(msg, sizeof msg))
+      info[0] = 1;
+    else {
+      PetscScalar *rows;
+      int          st = Internal_Error;
+      ip->monitor = s->monitor;
+      PetscCall(VecGetArray(X0, &rows));
+      PetscCall(RunIpopt(s, ip, rows, &st));
+      PetscCall(VecRestoreArray(X0, &rows));
+      info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du), info[4] = ip->wall_ipopt;
+    }
+  }
+  PetscCallMPI(MPI_Bcast(info, 5, MPI_DOUBLE, 0, comm));
+  PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
+  PetscCheck(info[0] == 0, comm, PETSC_ERR_LIB, "%s", msg);
+  PetscCall(VecScatterBegin(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&X0));
+  ip->wall_ipopt             = info[4];
+  s->res.newton_iterations   = (PetscInt)info[2];
+  s->res.ksp_iterations      = 0;
+  s->res.reason              = SNES_CONVERGED_ITERATING; /* not Newton's */
+  PetscCall(PetscStrncpy(s->res.status, StatusName((int)info[1]), sizeof s->res.status));
+  PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+  PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
+  if (s->prob->u_min || s->prob->u_max) /* u at a bound is not R^{-1} G^T lambda: the kkt residual does not apply */
+    s->res.residual_norm = info[3];
+  PetscCall(RoundoffLevel(s, &level));
+  s->res.converged = (PetscBool)(!PetscIsInfOrNanReal(s->res.residual_norm) &&
+                                 ((int)info[1] == Solve_Succeeded ||
+                                  ((int)info[1] == Solved_To_Acceptable_Level && !s->prob->u_min && !s->prob->u_max &&
+                                   s->res.residual_norm <= level)));
+  if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level)
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "IPOPT stopped at its acceptable level (its dual infeasibility %.3e did not reach "
+                                   "-hs_ipopt_tol), but the kkt residual %.3e is at round-off (<= %.3e)",
+                                   info[3], (double)s->res.residual_norm, (double)level));
+  else if ((int)info[1] != Solve_Succeeded)
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "IPOPT stopped with %s after %d iterations (NLP error %.3e)",
+                                   s->res.status, (int)info[2], info[3]));
+  PetscFunctionReturn(0);
+}
+
+/* The transcription's set-up (its residual checks IPOPT's solution) after checking the schemes: the
+ * NLP's multipliers satisfy the kkt costate equations of its state scheme and nothing else. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsIpopt  *ip = s->data;
+  PetscBool kkt, trap, mid;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(s->cs, "kkt", &kkt));
+  PetscCall(PetscStrcmp(s->cs, "trapezoidal", &trap));
+  PetscCall(PetscStrcmp(s->ss, "midpoint", &mid));
+  PetscCheck(kkt || (trap && mid), PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
+             "the direct NLP (IPOPT) has the costates of its KKT conditions: costate scheme kkt (or trapezoidal with "
+             "midpoint states), not %s + %s",
+             s->ss, s->cs);
+  PetscCall((*ip->trsetup)(s));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  HsIpopt *ip = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering)", orderings[ip->ordering]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode View(HsSolver s, PetscViewer viewer)
+{
+  HsIpopt *ip = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  IPOPT time         %.3f s   (inside IpoptSolve, rank 0)\n",
+                                   (double)ip->wall_ipopt));
+  if (s->prob->u_min || s->prob->u_max)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          IPOPT's final NLP error (bounded controls: the kkt "
+                                             "residual does not apply)\n"));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          the kkt residual at IPOPT's solution, costates = its "
+                                             "multipliers\n"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
+{
+  HsIpopt *ip = s->data;
+
+  PetscFunctionBeginUser;
+  fprintf(f, "  \"ipopt_time_s\": %.6g,\n", (double)ip->wall_ipopt);
+  fprintf(f, "  \"ipopt_ordering\": \"%s\",\n", orderings[ip->ordering]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  HsIpoptNlpReset(s->data);
+  PetscCall(HsTranscriptionDestroy(s));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverCreate_Ipopt - the direct transcription NLP solved by IPOPT (HSSOLVERIPOPT): the transcription's
+    unknowns and residual, IPOPT instead of Newton (on rank 0), its multipliers as the costates.
+    Keys: -hs_ipopt_tol, -hs_ipopt_max_it, -hs_ipopt_ordering, -hs_ipopt_print_level.
+
+  Collective; called by HsSolverSetType().
+@*/
+PetscErrorCode HsSolverCreate_Ipopt(HsSolver s)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&ip));
+  s->data = ip;
+  PetscCall(HsTranscriptionSetOps(s));
+  ip->trsetup              = s->ops->setup;
+  ip->tol                  = HS_IPOPT_TOL_DEFAULT;
+  ip->max_it               = HS_IPOPT_MAX_IT_DEFAULT;
+  for (int i = 0; i < 7; i++)
+    if (!strcmp(orderings[i], HS_IPOPT_ORDERING_DEFAULT))
+      ip->ordering = i;
+  s->ops->setup            = SetUp;
+  s->ops->setfromoptions   = SetFromOptions;
+  s->ops->solve            = Solve;
+  s->ops->describe         = Describe;
+  s->ops->view             = View;
+  s->ops->writesummary     = WriteSummary;
+  s->ops->destroy          = Destroy;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,64 @@
+/* hamshoot: private data of the ipopt formulation (bvp/impls only).
+ *
+ * The direct transcription NLP (costate/nlp.c) solved by IPOPT on rank 0. Variables per interval k,
+ * in time order, nb = m + 2n of them: (u_{k+1/2}, x_{k+1}); x_0 is not a variable. Constraints: the
+ * 2n state equations c_k of each interval (h-form, HsDiscStateResidualU). The Hessian's lower
+ * triangle per interval k: u_k's block, node k+1's diagonal block, and for k >= 1 the block
+ * (x_{k+1}, x_k); each position appears once (contributions of two intervals to a node are summed
+ * here, not left to IPOPT).
+ */
+#ifndef HSIPOPTIMPL_H
+#define HSIPOPTIMPL_H
+
+#include "transcriptionimpl.h"
+
+#include <IpStdCInterface.h>
+
+/* IPOPT's C interface, resolved by dlopen (ipopt.c explains why). */
+typedef struct {
+  __typeof__(CreateIpoptProblem)      *Create;
+  __typeof__(FreeIpoptProblem)        *Free;
+  __typeof__(AddIpoptStrOption)       *StrOption;
+  __typeof__(AddIpoptNumOption)       *NumOption;
+  __typeof__(AddIpoptIntOption)       *IntOption;
+  __typeof__(SetIpoptProblemScaling)  *Scaling;
+  __typeof__(SetIntermediateCallback) *Intermediate;
+  __typeof__(IpoptSolve)              *Solve;
+} HsIpoptLib;
+
+typedef struct {
+  HsTranscription tr; /* first: the transcription this formulation is built on */
+  /* settings */
+  PetscReal tol;
+  PetscInt  max_it, print_level;
+  PetscInt  ordering; /* index into ipopt.c's ordering names (IPOPT's mumps_pivot_order) */
+  PetscErrorCode (*trsetup)(HsSolver); /* the transcription's set-up */
+  /* the NLP of the current solve (rank 0) */
+  HsDisc    *d;
+  int        N, n, m, dim, nb;
+  Index     *joff, *hoff; /* offsets of interval k's entries in the Jacobian and Hessian arrays */
+  double    *x0;          /* the initial state */
+  double    *Hd;          /* scratch: the Hessian blocks of one interval (3 dim^2 + m^2) */
+  double    *Jb;          /* scratch: the Jacobian blocks of one interval (2 dim^2 + dim m) */
+  int        failed;      /* a callback left the problem's domain */
+  PetscInt   iterations;
+  PetscReal  inf_pr, inf_du; /* of the last iteration (IPOPT's scaled measures) */
+  PetscBool  monitor;
+  PetscReal  t_start;
+  PetscReal  wall_ipopt; /* seconds inside IpoptSolve */
+} HsIpopt;
+
+/* The NLP's callbacks and sizes (ipoptnlp.c). */
+PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsDisc *d, int N, const double *x0);
+void           HsIpoptNlpReset(HsIpopt *ip);
+Index          HsIpoptNlpNumJac(const HsIpopt *ip);
+Index          HsIpoptNlpNumHess(const HsIpopt *ip);
+Bool HsIpoptEvalF(Index nv, Number *z, Bool new_z, Number *f, UserDataPtr ctx);
+Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ctx);
+Bool HsIpoptEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, UserDataPtr ctx);
+Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Index *row, Index *col, Number *val,
+                     UserDataPtr ctx);
+Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Number *y, Bool new_y, Index nele,
+                  Index *row, Index *col, Number *val, UserDataPtr ctx);
+
+#endif

@@ -1,0 +1,211 @@
+/* hamshoot: the direct transcription NLP's callbacks for IPOPT (layout: ipoptimpl.h). Each callback
+ * assembles the interval pieces of costate/nlp.c; a piece outside the problem's domain makes the
+ * callback return FALSE, which IPOPT answers by shortening its step. */
+#include "ipoptimpl.h"
+
+#include <string.h>
+
+/* x_j in the variables z (x_0 is data). */
+static const double *Node(const HsIpopt *ip, const Number *z, int j)
+{
+  return j == 0 ? ip->x0 : z + (size_t)(j - 1) * ip->nb + ip->m;
+}
+
+static Index NodeCol(const HsIpopt *ip, int j) { return (Index)((j - 1) * ip->nb + ip->m); }
+
+/*@ HsIpoptNlpSetUp - sizes, offsets and scratch of the NLP of disc d on N intervals with initial state x0 (rank 0;
+    bvp/impls internal). @*/
+PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsDisc *d, int N, const double *x0)
+{
+  const HsProblem *P = HsDiscGetProblem(d);
+  int              dim = 2 * P->n, m = P->m, dd = dim * dim, ddl = dim * (dim + 1) / 2, mml = m * (m + 1) / 2;
+
+  PetscFunctionBeginUser;
+  HsIpoptNlpReset(ip);
+  ip->d = d, ip->N = N;
+  ip->n = P->n, ip->m = m, ip->dim = dim, ip->nb = m + dim;
+  PetscCall(PetscMalloc5(ip->N + 1, &ip->joff, ip->N + 1, &ip->hoff, dim, &ip->x0, 3 * dd + m * m, &ip->Hd,
+                         2 * dd + dim * m, &ip->Jb));
+  PetscCall(PetscArraycpy(ip->x0, x0, dim));
+  ip->joff[0] = 0, ip->hoff[0] = 0;
+  for (int k = 0; k < ip->N; k++) {
+    ip->joff[k + 1] = ip->joff[k] + (k ? dd : 0) + dd + P->n * m;
+    ip->hoff[k + 1] = ip->hoff[k] + mml + ddl + (k ? dd : 0);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsIpoptNlpReset - frees the NLP's offsets and scratch (bvp/impls internal). @*/
+void HsIpoptNlpReset(HsIpopt *ip)
+{
+  PetscFree5(ip->joff, ip->hoff, ip->x0, ip->Hd, ip->Jb);
+  ip->d = NULL;
+}
+
+/*@ HsIpoptNlpNumJac - the number of Jacobian entries (bvp/impls internal). @*/
+Index HsIpoptNlpNumJac(const HsIpopt *ip) { return ip->joff[ip->N]; }
+
+/*@ HsIpoptNlpNumHess - the number of entries of the Hessian's lower triangle (bvp/impls internal). @*/
+Index HsIpoptNlpNumHess(const HsIpopt *ip) { return ip->hoff[ip->N]; }
+
+/*@ HsIpoptEvalF - the objective J^d = h sum_k L^d_k + phi(x_N) (IPOPT callback). @*/
+Bool HsIpoptEvalF(Index nv, Number *z, Bool new_z, Number *f, UserDataPtr ctx)
+{
+  HsIpopt *ip = ctx;
+  double   L, phi, h = HsDiscGetStep(ip->d), sum = 0;
+  (void)nv, (void)new_z;
+
+  for (int k = 0; k < ip->N; k++) {
+    if (HsDiscRunningCostU(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, &L))
+      return FALSE;
+    sum += L;
+  }
+  if (HsNlpTerminal(ip->d, Node(ip, z, ip->N), &phi, NULL, NULL))
+    return FALSE;
+  *f = h * sum + phi;
+  return TRUE;
+}
+
+/*@ HsIpoptEvalGradF - the gradient of J^d (IPOPT callback). @*/
+Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ctx)
+{
+  HsIpopt *ip  = ctx;
+  int      dim = ip->dim, m = ip->m;
+  double  *gk = ip->Hd, *gk1 = gk + dim, *gu = gk1 + dim, *gphi = gu + m;
+  (void)new_z;
+
+  memset(g, 0, sizeof(Number) * (size_t)nv);
+  for (int k = 0; k < ip->N; k++) {
+    Number *gx1 = g + NodeCol(ip, k + 1);
+    if (HsNlpIntervalGradient(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, gk, gk1, gu))
+      return FALSE;
+    for (int i = 0; i < m; i++)
+      g[(size_t)k * ip->nb + i] += gu[i];
+    for (int i = 0; i < dim; i++) {
+      gx1[i] += gk1[i];
+      if (k)
+        g[NodeCol(ip, k) + i] += gk[i];
+    }
+  }
+  if (HsNlpTerminal(ip->d, Node(ip, z, ip->N), NULL, gphi, NULL))
+    return FALSE;
+  for (int i = 0; i < dim; i++)
+    g[NodeCol(ip, ip->N) + i] += gphi[i];
+  return TRUE;
+}
+
+/*@ HsIpoptEvalG - the constraints c_k, 2n per interval (IPOPT callback). @*/
+Bool HsIpoptEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, UserDataPtr ctx)
+{
+  HsIpopt *ip = ctx;
+  (void)nv, (void)new_z, (void)nc;
+
+  for (int k = 0; k < ip->N; k++)
+    if (HsDiscStateResidualU(ip->d, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb,
+                             c + (size_t)k * ip->dim))
+      return FALSE;
+  return TRUE;
+}
+
+/* The Jacobian's positions: rows of c_k against x_k (k >= 1), x_{k+1}, and u_k (p-rows only). */
+static void JacStructure(const HsIpopt *ip, Index *row, Index *col)
+{
+  int dim = ip->dim, n = ip->n, m = ip->m;
+  for (int k = 0; k < ip->N; k++) {
+    Index p = ip->joff[k], r0 = (Index)(k * dim);
+    for (int b = k ? 0 : 1; b < 2; b++)
+      for (int i = 0; i < dim; i++)
+        for (int j = 0; j < dim; j++, p++)
+          row[p] = r0 + i, col[p] = NodeCol(ip, k + b) + j;
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < m; j++, p++)
+        row[p] = r0 + n + i, col[p] = (Index)(k * ip->nb + j);
+  }
+}
+
+/*@ HsIpoptEvalJacG - the constraint Jacobian, dense 2n x 2n blocks and the B block (IPOPT callback). @*/
+Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Index *row, Index *col, Number *val,
+                     UserDataPtr ctx)
+{
+  HsIpopt *ip = ctx;
+  int      dim = ip->dim, dd = dim * dim, n = ip->n, m = ip->m;
+  double  *Cxk = ip->Jb, *Cxk1 = Cxk + dd, *Cu = Cxk1 + dd;
+  (void)nv, (void)new_z, (void)nc, (void)nele;
+
+  if (!val) {
+    JacStructure(ip, row, col);
+    return TRUE;
+  }
+  for (int k = 0; k < ip->N; k++) {
+    Number *v = val + ip->joff[k];
+    if (HsNlpIntervalJacobian(ip->d, Node(ip, z, k), Node(ip, z, k + 1), Cxk, Cxk1, Cu))
+      return FALSE;
+    if (k)
+      memcpy(v, Cxk, sizeof(double) * (size_t)dd), v += dd;
+    memcpy(v, Cxk1, sizeof(double) * (size_t)dd), v += dd;
+    memcpy(v, Cu + (size_t)n * m, sizeof(double) * (size_t)(n * m)); /* rows n..2n-1 */
+  }
+  return TRUE;
+}
+
+/* The Hessian's positions per interval k: u_k's lower triangle, node k+1's lower triangle, and for
+ * k >= 1 the block (x_{k+1}, x_k). */
+static void HessStructure(const HsIpopt *ip, Index *row, Index *col)
+{
+  int dim = ip->dim, m = ip->m;
+  for (int k = 0; k < ip->N; k++) {
+    Index p = ip->hoff[k], u0 = (Index)(k * ip->nb), c1 = NodeCol(ip, k + 1);
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j <= i; j++, p++)
+        row[p] = u0 + i, col[p] = u0 + j;
+    for (int i = 0; i < dim; i++)
+      for (int j = 0; j <= i; j++, p++)
+        row[p] = c1 + i, col[p] = c1 + j;
+    if (k)
+      for (int i = 0; i < dim; i++)
+        for (int j = 0; j < dim; j++, p++)
+          row[p] = c1 + i, col[p] = NodeCol(ip, k) + j;
+  }
+}
+
+/* Adds the lower triangle of the symmetric block A (dim x dim) at v. */
+static void AddLower(int dim, const double *A, Number *v)
+{
+  for (int i = 0, p = 0; i < dim; i++)
+    for (int j = 0; j <= i; j++, p++)
+      v[p] += A[i * dim + j];
+}
+
+/*@ HsIpoptEvalH - the Hessian of sigma J^d + sum_k y_k^T c_k, lower triangle (IPOPT callback). @*/
+Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Number *y, Bool new_y, Index nele,
+                  Index *row, Index *col, Number *val, UserDataPtr ctx)
+{
+  HsIpopt *ip = ctx;
+  int      dim = ip->dim, dd = dim * dim, m = ip->m, mml = m * (m + 1) / 2, ddl = dim * (dim + 1) / 2;
+  double  *Hkk = ip->Hd, *Hk1k = Hkk + dd, *Hk1k1 = Hk1k + dd, *Huu = Hk1k1 + dd;
+  (void)nv, (void)new_z, (void)nc, (void)new_y;
+
+  if (!val) {
+    HessStructure(ip, row, col);
+    return TRUE;
+  }
+  memset(val, 0, sizeof(Number) * (size_t)nele);
+  for (int k = 0; k < ip->N; k++) {
+    Number *v = val + ip->hoff[k];
+    if (HsNlpIntervalHessian(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), sigma, y + (size_t)k * dim, Hkk, Hk1k,
+                             Hk1k1, Huu))
+      return FALSE;
+    AddLower(m, Huu, v);
+    AddLower(dim, Hk1k1, v + mml);
+    if (k) {
+      AddLower(dim, Hkk, val + ip->hoff[k - 1] + mml); /* node k's diagonal block */
+      memcpy(v + mml + ddl, Hk1k, sizeof(double) * (size_t)dd);
+    }
+  }
+  if (HsNlpTerminal(ip->d, Node(ip, z, ip->N), NULL, NULL, Hkk))
+    return FALSE;
+  for (int i = 0; i < dd; i++)
+    Hkk[i] *= sigma;
+  AddLower(dim, Hkk, val + ip->hoff[ip->N - 1] + mml);
+  return TRUE;
+}
