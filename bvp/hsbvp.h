@@ -63,6 +63,7 @@ typedef struct {
   PetscInt  segments;            /* shooting segments M (transcription: N, one interval each) */
   PetscReal sensitivity_growth;  /* shooting: largest |d(march)/dz| in a segment; 0: not computed */
   char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */
+  char      initial_guess[256];  /* -hs_initial_guess direct: the direct solve and the homotopy steps; "" otherwise */
   PetscReal wall_time_s;
 } HsResults;
 
@@ -139,6 +140,17 @@ PetscErrorCode HsSolverShootGetStepTolerances(HsSolver s, PetscReal *atol, Petsc
 typedef enum { HS_DIRECT_DEFAULT, HS_DIRECT_KKT, HS_DIRECT_IPOPT } HsDirectSolver;
 PetscErrorCode HsSolverSetDirectSolver(HsSolver s, HsDirectSolver ds);
 PetscErrorCode HsSolverGetDirectSolver(HsSolver s, HsDirectSolver *ds);
+
+/* The initial guess (HsSolverSetInitialGuessType, -hs_initial_guess): DEFAULT, the stored guess
+ * (HsSolverSetInitialGuess, -hs_init) or the boundary states interpolated with lambda = 0; DIRECT, the
+ * solution of the direct problem with the same state scheme on the same grid (IPOPT unless
+ * -hs_direct_solver kkt), states and multipliers, and if Newton fails from there a homotopy in the
+ * costate equation from the direct (kkt) one to the solver's. */
+typedef enum { HS_GUESS_DEFAULT, HS_GUESS_DIRECT } HsGuessType;
+#define HS_HOMOTOPY_STEPS_DEFAULT 4
+#define HS_HOMOTOPY_MAX_HALVINGS 8
+PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
+PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
 /* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
 PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it);

@@ -68,6 +68,9 @@ struct _p_HsSolver {
   PetscBool    setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
   PetscInt     mumps_icntl14;       /* MUMPS workspace relaxation in use (doubled by a retry) */
   HsDirectSolver direct_solver;     /* -hs_direct_solver */
+  HsGuessType  guess_type;          /* -hs_initial_guess */
+  PetscReal    hom_theta;           /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
+  char         guess_info[256];     /* how the initial guess was made (-hs_initial_guess direct) */
   /* set up */
   PetscBool  setupcalled, solved;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
@@ -99,6 +102,10 @@ PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
+PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
+PetscErrorCode HsSolverSolveNewton(HsSolver s);
+PetscErrorCode HsSolverGuessFromDirect(HsSolver s);
+PetscErrorCode HsSolverSolveHomotopy(HsSolver s);
 PetscErrorCode HsSolverCreate_Transcription(HsSolver s);
 PetscErrorCode HsSolverCreate_Shooting(HsSolver s);
 PetscErrorCode HsSolverCreate_Ipopt(HsSolver s);

@@ -109,6 +109,7 @@ static int WriteSummary(HsSolver s, FILE *f, int size)
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   if (s->ops->writesummary)
     s->ops->writesummary(s, f);
+  JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
   JsonStr(f, "diagnosis", r->diagnosis);
   JsonNum(f, "wall_time_s", r->wall_time_s, 1);
   fprintf(f, "}\n");

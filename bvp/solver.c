@@ -81,6 +81,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->scheme        = HS_SCHEME_CONSERVING;
   s->dg_tol        = HS_DG_TOL_DEFAULT;
   s->roundoff      = HS_ROUNDOFF_FACTOR_DEFAULT;
+  s->hom_theta     = 1;
   s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   s->amplification = 1;
   PetscCall(SNESCreate(comm, &s->snes));

@@ -158,6 +158,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
   Keys (each calls the setter named in brackets, only when given):
 + -hs_bvp_type transcription|shooting|ipopt - the formulation [HsSolverSetType]; default transcription
 . -hs_direct_solver kkt|ipopt - who solves a direct problem [HsSolverSetDirectSolver]
+. -hs_initial_guess default|direct - [HsSolverSetInitialGuessType]
 . -hs_num_intervals N - uniform intervals [HsSolverSetNumIntervals]
 . -hs_scheme conserving|direct - [HsSolverSetScheme]
 . -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
@@ -205,6 +206,16 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                               "HsSolverSetDirectSolver", ds, 3, &idx, &flg));
     if (flg)
       PetscCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
+  }
+  {
+    static const char *const gt[] = {"default", "direct"};
+    PetscInt                 idx  = s->guess_type;
+    PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
+                              "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
+                              "solution on the same grid, then a homotopy in the costate equation if needed)",
+                              "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
+    if (flg)
+      PetscCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
   }
   PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit",
                              "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));

@@ -99,8 +99,9 @@ PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
   PetscFunctionReturn(0);
 }
 
-/* The scheme pair and N of this solve, and the serial discretization. */
-static PetscErrorCode SetUpDiscretization(HsSolver s)
+/*@ HsSolverSetUpDiscretization - the scheme pair and N of this solve, and the serial discretization
+    (bvp/ internal), with the costate homotopy of -hs_initial_guess direct if one is in progress. @*/
+PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
 {
   const char *ss, *cs;
   char        msg[512];
@@ -118,6 +119,9 @@ static PetscErrorCode SetUpDiscretization(HsSolver s)
   st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &disc, msg, sizeof msg);
   PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
              msg);
+  if (s->hom_theta < 1) /* -hs_initial_guess direct: from the direct costate equation (theta = 0) to ours */
+    PetscCheck(HsDiscSetCostateHomotopy(disc, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal", s->hom_theta) == 0,
+               PETSC_COMM_SELF, PETSC_ERR_PLIB, "costate homotopy at theta = %g", (double)s->hom_theta);
   HsDiscDestroy(&s->disc); /* only now: the formulation's objects may refer to the old one until rebuilt */
   s->disc = disc;
   PetscFunctionReturn(0);
@@ -169,7 +173,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
-  PetscCall(SetUpDiscretization(s));
+  PetscCall(HsSolverSetUpDiscretization(s));
   s->n = s->prob->n, s->m = s->prob->m;
   s->has_free = PETSC_FALSE;
   for (int i = 0; i < 2 * s->prob->n; i++)
@@ -264,9 +268,9 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* Newton, repeated while MUMPS runs out of workspace; then the residual at the
- * final iterate (whose evaluation also leaves the formulation's data there). */
-static PetscErrorCode SolveNewton(HsSolver s)
+/*@ HsSolverSolveNewton - Newton, repeated while MUMPS runs out of workspace; then the residual at the
+    final iterate (whose evaluation also leaves the formulation's data there). bvp/ internal. @*/
+PetscErrorCode HsSolverSolveNewton(HsSolver s)
 {
   PetscBool retry = PETSC_TRUE;
 
@@ -308,23 +312,30 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->diagnosis_keep            = PETSC_FALSE;
   s->amplification             = 1;
   s->res.sensitivity_growth    = 0;
+  if (!(s->warm && s->solved))
+    s->guess_info[0] = 0;
   PetscCheck(s->prob->n == s->n && s->prob->m == s->m, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
              "problem '%s' has n = %d, m = %d, but the solver was set up for n = %d, m = %d: a parameter that changes "
              "the size (ncar's cars) must be set before HsSolverSetUp()",
              s->prob->name, s->prob->n, s->prob->m, (int)s->n, (int)s->m);
   /* the problem's parameters may have changed since set-up or the last solve (B, R, T are read by the
    * discretization): rebuild it */
-  PetscCall(SetUpDiscretization(s));
+  PetscCall(HsSolverSetUpDiscretization(s));
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
+  if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
+    PetscCall(HsSolverGuessFromDirect(s)); /* the direct solution becomes the stored initial guess */
   if (!(s->warm && s->solved))
     PetscCall((*s->ops->guess)(s, s->X));
   if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
   else
-    PetscCall(SolveNewton(s));
+    PetscCall(HsSolverSolveNewton(s));
+  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !(s->warm && s->solved))
+    PetscCall(HsSolverSolveHomotopy(s)); /* from the direct costate equation to ours */
   if (s->ops->postsolve)
     PetscCall((*s->ops->postsolve)(s));
+  PetscCall(PetscStrncpy(s->res.initial_guess, s->guess_info, sizeof s->res.initial_guess));
   PetscCall(ShareDiagnosis(s));
   PetscCall(HsSolverComputeDiagnostics(s));
   s->res.wall_time_s = MPI_Wtime() - s->t_start;

@@ -45,6 +45,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
       (double)r->energy_work_spread));
   if (s->ops->view)
     PetscCall((*s->ops->view)(s, viewer));
+  if (r->initial_guess[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  initial guess      %s\n", r->initial_guess));
   if (r->diagnosis[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", r->diagnosis));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));

@@ -100,7 +100,7 @@ static int DiscAllocate(HsDisc *d)
   double *p;
 
   d->pool = calloc((size_t)nvec * dim + (size_t)nmat * dim * dim + dim + 2 * (size_t)dim * dim + (size_t)d->m * dim +
-                       (size_t)dim * dim + 2 * (size_t)d->m,
+                       (size_t)dim * dim + 2 * (size_t)d->m + dim + 5 * (size_t)dim * dim,
                    sizeof(double));
   if (!d->pool)
     return HS_ENOMEM;
@@ -121,7 +121,8 @@ static int DiscAllocate(HsDisc *d)
   d->K      = p, p += d->m * dim;
   d->GK     = p, p += dim * dim;
   d->wu     = p, p += d->m;
-  d->wRu    = p;
+  d->wRu    = p, p += d->m;
+  d->whom   = p;
   return HS_SUCCESS;
 }
 
@@ -297,7 +298,34 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
 int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *C)
 {
-  return d->cs->residual(d, k, xm, x0, xp, lm, lp, C);
+  double *Ch = d->whom;
+
+  HS_CHK(d->cs->residual(d, k, xm, x0, xp, lm, lp, C));
+  if (!d->hom)
+    return HS_SUCCESS;
+  HS_CHK(d->hom->residual(d, k, xm, x0, xp, lm, lp, Ch));
+  HsAXPBY(d->dim, 1 - d->theta, Ch, d->theta, C);
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscSetCostateHomotopy - blends the costate equation of the discretization's scheme with that of
+    the scheme named from: C = theta C_own + (1 - theta) C_from, 0 <= theta <= 1 (theta = 1, or from
+    NULL: the own scheme alone). A path from a direct solution (from = "kkt", whose costate equations
+    it satisfies) to the conserving one (DESIGN.md section 3, initial guesses).
+
+  Not collective. Returns HS_SUCCESS, or HS_EUNKNOWN / HS_EINVAL for an unknown scheme or theta outside [0, 1].
+@*/
+int HsDiscSetCostateHomotopy(HsDisc *d, const char *from, double theta)
+{
+  const HsCostateScheme *cs = from ? HsCostateSchemeFind(from) : NULL;
+
+  if (from && !cs)
+    return HS_EUNKNOWN;
+  if (!(theta >= 0 && theta <= 1))
+    return HS_EINVAL;
+  d->hom   = theta < 1 ? cs : NULL;
+  d->theta = theta;
+  return HS_SUCCESS;
 }
 
 /*@ HsDiscCostateJacobian - the Jacobian blocks of HsDiscCostateResidual with respect to x_{k-1}, x_k,
@@ -306,7 +334,16 @@ int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, 
 int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
-  return d->cs->jacobian(d, k, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp);
+  int     dd = d->dim * d->dim;
+  double *B = d->whom + d->dim, *J[5] = {Jxm, Jx0, Jxp, Jlm, Jlp};
+
+  HS_CHK(d->cs->jacobian(d, k, xm, x0, xp, lm, lp, Jxm, Jx0, Jxp, Jlm, Jlp));
+  if (!d->hom)
+    return HS_SUCCESS;
+  HS_CHK(d->hom->jacobian(d, k, xm, x0, xp, lm, lp, B, B + dd, B + 2 * dd, B + 3 * dd, B + 4 * dd));
+  for (int b = 0; b < 5; b++)
+    HsAXPBY(dd, 1 - d->theta, B + b * dd, d->theta, J[b]);
+  return HS_SUCCESS;
 }
 
 /*@ HsDiscControl - the control of an interval from the stationarity condition (DESIGN.md section 1),

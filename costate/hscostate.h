@@ -83,6 +83,9 @@ int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, 
 int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
 
+/** Blends the costate equation with another scheme's: C = theta C_own + (1 - theta) C_from. */
+int HsDiscSetCostateHomotopy(HsDisc *d, const char *from, double theta);
+
 /** Transversality residual at x_N (docs/transversality.md), for all 2n
  *  components (the caller uses those of the free terminal components):
  *    R = lambda_{N-1/2} + grad phi(x_N) + h [1/2 grad ell(x_N, T) + Db(x_{N-1}, x_N)^T JJ lambda_{N-1/2}],

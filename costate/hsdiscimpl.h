@@ -32,6 +32,9 @@ struct HsDisc_s {
   double                *K;  /* m x dim: u = K lambda, K = R^{-1} G^T */
   double                *GK; /* dim x dim: G K */
   double                *wu, *wRu; /* m each: u and R u of the entry points (disc.c) */
+  const HsCostateScheme *hom;       /* HsDiscSetCostateHomotopy: the scheme blended in, or NULL */
+  double                 theta;     /* C = theta C_cs + (1 - theta) C_hom */
+  double                *whom;      /* dim + 5 dim^2: the blended scheme's residual and Jacobian blocks */
   double                *wdg_v[HS_WDG_VEC], *wdg_m[HS_WDG_MAT];
   double                *wcs_v[HS_WCS_VEC], *wcs_m[HS_WCS_MAT];
   double                *wtop_v[HS_WTOP_VEC], *wtop_m[HS_WTOP_MAT];

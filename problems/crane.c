@@ -7,7 +7,8 @@
  *   M(q) = [[m_t + m, m sin a, m l cos a], [m sin a, J/r^2 + m, 0], [m l cos a, 0, m l^2]],
  *   V = -m g l cos a,  B = [[1, 0], [0, 1/r], [0, 0]] (F on s, torque on the winch), R = I,
  *   (m_t, J, m) = (10, 0.1, 100), r = 0.1, g = 9.81; (s, l, a): (0, 4, 0) -> (5, 1, 0),
- *   rest to rest, T = 3, N = 40. Underactuated.
+ *   rest to rest, T = 3. Underactuated. Default N = 320: the thesis' N = 40 is too coarse (the winch
+ *   torque zigzags, its extremals do not continue to finer grids, and IPOPT does not converge there).
  * (R is not stated in DESIGN.md; R = I is this file's choice.)
  */
 #include "hsmechanical.h"
@@ -118,7 +119,7 @@ int HsProblemCreateCrane(HsProblem **prob)
     return -1;
   }
   p->T    = 3;
-  p->N    = 40;
+  p->N    = 320; /* N = 40 (thesis) is too coarse: its extremals zigzag and do not continue (README) */
   p->B[0] = 1;        /* F acts on s */
   p->B[3] = 1 / c->r; /* the winch torque acts on l through beta = l / r */
   p->R[0] = p->R[3] = 1;

@@ -1,0 +1,156 @@
+/* hamshoot: -hs_initial_guess direct (DESIGN.md section 3, initial guesses): the direct problem with
+ * the same state scheme on the same grid, solved by IPOPT (a standard direct method, robust from a
+ * naive guess), gives states and costates (its multipliers); the indirect solve starts there. Only
+ * the costate equation differs between the two problems, so if Newton does not converge from the
+ * direct costates in one go, a homotopy C = theta C_own + (1 - theta) C_kkt walks from the direct
+ * solution (theta = 0, where it is a solution) to the solver's costate scheme (theta = 1). */
+#include "hsbvpimpl.h"
+
+#include <string.h>
+
+/*@ HsSolverSetInitialGuessType - where the initial guess comes from (-hs_initial_guess default|direct):
+    HS_GUESS_DEFAULT (the stored guess, or the boundary states interpolated with lambda = 0) or
+    HS_GUESS_DIRECT (the direct solution on the same grid with the same state scheme, IPOPT unless
+    HsSolverSetDirectSolver(s, HS_DIRECT_KKT); its options under the prefix -hs_direct_, e.g.
+    -hs_direct_hs_ipopt_tol). Collective. @*/
+PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->guess_type = type;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetInitialGuessType - the setting of HsSolverSetInitialGuessType(). Not collective. @*/
+PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type)
+{
+  PetscFunctionBeginUser;
+  *type = s->guess_type;
+  PetscFunctionReturn(0);
+}
+
+/* A solver of the direct problem of s: the same problem, N and state scheme, the kkt costates. */
+static PetscErrorCode CreateDirect(HsSolver s, HsSolver *t)
+{
+  const char *prefix;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
+  PetscCall(HsSolverSetProblem(*t, s->prob));
+  PetscCall(HsSolverSetNumIntervals(*t, s->N));
+  PetscCall(HsSolverSetSchemes(*t, s->ss, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+  PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
+  PetscCall(HsSolverSetMonitor(*t, s->monitor));
+  PetscCall(HsSolverSetType(*t, s->direct_solver == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));
+  if (s->guess)
+    PetscCall(HsSolverSetInitialGuess(*t, s->guess_N, s->guess));
+  PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
+  PetscCall(HsSolverSetOptionsPrefix(*t, prefix));
+  PetscCall(HsSolverAppendOptionsPrefix(*t, "hs_direct_"));
+  PetscCall(HsSolverSetFromOptions(*t));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGuessFromDirect - solves the direct problem of s and stores its solution (states and
+    costates, on every rank) as the initial guess of s (bvp/ internal). Collective. A direct solve
+    that does not converge is an error naming its status. @*/
+PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
+{
+  HsSolver           t;
+  HsResults          r;
+  HsSolverType       type;
+  PetscInt           len = (s->N + 1) * 4 * s->prob->n;
+  PetscReal         *rows;
+  const PetscScalar *x0;
+  PetscMPIInt        rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateDirect(s, &t));
+  if (s->monitor)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,
+                          strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCall(HsSolverGetType(t, &type));
+  PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
+             "-hs_initial_guess direct: the direct solve (%s) did not converge (%s)%s%s", type, r.status,
+             r.diagnosis[0] ? ": " : "", r.diagnosis);
+  PetscCall(PetscMalloc1(len, &rows));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank == 0) { /* the direct solve's diagnostics gathered its solution on rank 0 */
+    PetscCall(VecGetArrayRead(t->X0, &x0));
+    PetscCall(PetscArraycpy(rows, x0, len));
+    PetscCall(VecRestoreArrayRead(t->X0, &x0));
+  }
+  PetscCallMPI(MPI_Bcast(rows, (PetscMPIInt)len, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCall(HsSolverSetInitialGuess(s, s->N, rows));
+  PetscCall(PetscFree(rows));
+  PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
+                          "direct solution (%s, J^d = %.10g, %" PetscInt_FMT " iterations, %.2f s)", type, (double)r.J,
+                          r.newton_iterations, (double)r.wall_time_s));
+  PetscCall(HsSolverDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+/* One homotopy step: Newton at theta from the current iterate. */
+static PetscErrorCode HomotopyStep(HsSolver s, PetscReal theta)
+{
+  PetscFunctionBeginUser;
+  s->hom_theta = theta;
+  PetscCall(HsSolverSetUpDiscretization(s));
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  if (s->ops->resetiterate)
+    PetscCall((*s->ops->resetiterate)(s));
+  PetscCall(HsSolverSolveNewton(s));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolveHomotopy - after Newton failed from the direct solution: Newton along theta = 0 -> 1 in
+    C = theta C_own + (1 - theta) C_kkt, from the direct solution, HS_HOMOTOPY_STEPS_DEFAULT equal steps
+    at first, a failed step halved (at most HS_HOMOTOPY_MAX_HALVINGS times in a row), a converged one
+    followed by a doubled step (bvp/ internal). The results are those of the last Newton solve (theta = 1
+    if the homotopy arrived). Collective. @*/
+PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
+{
+  Vec       Xprev;
+  PetscReal theta = 0, dtheta = 1.0 / HS_HOMOTOPY_STEPS_DEFAULT;
+  PetscInt  halvings = 0, steps = 0, its = 0;
+  char      buf[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(s->X, &Xprev));
+  PetscCall((*s->ops->guess)(s, s->X)); /* back to the direct solution */
+  while (theta < 1 && halvings <= HS_HOMOTOPY_MAX_HALVINGS) {
+    PetscReal next = PetscMin(1, theta + dtheta);
+    PetscCall(VecCopy(s->X, Xprev));
+    PetscCall(HomotopyStep(s, next));
+    its += s->res.newton_iterations, steps++;
+    if (s->monitor)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  homotopy theta = %.4f: %s after %" PetscInt_FMT
+                            " Newton iterations\n", (double)next, s->res.converged ? "converged" : "failed",
+                            s->res.newton_iterations));
+    if (s->res.converged) {
+      theta = next, halvings = 0, dtheta *= 2;
+    } else {
+      PetscCall(VecCopy(Xprev, s->X));
+      dtheta /= 2, halvings++;
+    }
+  }
+  if (theta < 1) { /* the last attempt's results stand, with the reason */
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "the homotopy from the direct costate equation stopped at theta = %.4g (steps down "
+                                   "to %.2e failed)",
+                                   (double)theta, (double)dtheta * 2));
+  }
+  s->hom_theta = 1;
+  PetscCall(HsSolverSetUpDiscretization(s)); /* the solver's own scheme for the diagnostics */
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  PetscCall(PetscSNPrintf(buf, sizeof buf, "; homotopy to the %s costates: %" PetscInt_FMT " steps, %" PetscInt_FMT
+                          " Newton iterations", s->cs, steps, its));
+  PetscCall(PetscStrlcat(s->guess_info, buf, sizeof s->guess_info));
+  s->res.newton_iterations = its;
+  PetscCall(VecDestroy(&Xprev));
+  PetscFunctionReturn(0);
+}
