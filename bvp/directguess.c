@@ -29,9 +29,13 @@ PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type)
   PetscFunctionReturn(0);
 }
 
-/* A solver of the direct problem of s: the same problem, N and state scheme, the kkt costates. */
-static PetscErrorCode CreateDirect(HsSolver s, HsSolver *t)
+/*@ HsSolverCreateDirect - a solver of the direct problem of s (bvp/ internal): the same problem, N and
+    state scheme (s must be set up), the kkt costates of that scheme, options under s's prefix plus
+    "hs_direct_"; IPOPT unless the direct solver of s is HS_DIRECT_KKT (dflt: the choice for
+    HS_DIRECT_DEFAULT). Collective. @*/
+PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t)
 {
+  HsDirectSolver ds = s->direct_solver == HS_DIRECT_DEFAULT ? dflt : s->direct_solver;
   const char *prefix;
 
   PetscFunctionBeginUser;
@@ -41,7 +45,7 @@ static PetscErrorCode CreateDirect(HsSolver s, HsSolver *t)
   PetscCall(HsSolverSetSchemes(*t, s->ss, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetMonitor(*t, s->monitor));
-  PetscCall(HsSolverSetType(*t, s->direct_solver == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));
+  PetscCall(HsSolverSetType(*t, ds == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(*t, s->guess_N, s->guess));
   PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
@@ -65,7 +69,7 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
   PetscMPIInt        rank;
 
   PetscFunctionBeginUser;
-  PetscCall(CreateDirect(s, &t));
+  PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
   if (s->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,
                           strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));

@@ -33,8 +33,8 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
   return n;
 }
 
-/* The driver's own options: -N, -o, -quiet. */
-static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool *quiet)
+/* The driver's own options: -N, -o, -quiet, -hs_compare. */
+static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool *quiet, PetscBool *compare)
 {
   PetscInt  N;
   PetscBool flg;
@@ -52,6 +52,11 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   PetscCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
   PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
                              *quiet, quiet, NULL));
+  *compare = PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-hs_compare",
+                             "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
+                             "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
+                             "HsSolverCompare", *compare, compare, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
@@ -59,7 +64,8 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
 static PetscErrorCode Run(int *converged)
 {
   char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only, reached;
+  PetscBool      quiet, help_only, reached, compare;
+  PetscInt       stages;
   const char    *why;
   HsProblem     *prob = NULL;
   HsSolver       solver;
@@ -70,7 +76,7 @@ static PetscErrorCode Run(int *converged)
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, &prob));
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
   PetscCall(HsSolverSetProblem(solver, prob));
-  PetscCall(DriverOptions(solver, out, sizeof out, &quiet));
+  PetscCall(DriverOptions(solver, out, sizeof out, &quiet, &compare));
   PetscCall(HsSolverSetMonitor(solver, (PetscBool)!quiet));
   PetscCall(HsSolverSetFromOptions(solver));
   PetscCall(HsContinuationCreate(solver, &cont));
@@ -78,7 +84,12 @@ static PetscErrorCode Run(int *converged)
   PetscCall(HsContinuationSetFromOptions(cont));
   PetscCall(HsSolverSetUp(solver));
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
-  if (!help_only) { /* -help: the options have been listed; do not solve */
+  PetscCall(HsContinuationGetNumStages(cont, &stages));
+  PetscCheck(!compare || !stages, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-hs_compare compares two solves on one grid: it cannot be combined with -hs_continue");
+  if (compare && !help_only) {
+    PetscCall(HsSolverCompare(solver, out[0] ? out : "compare", &res.converged));
+  } else if (!help_only) { /* -help: the options have been listed; do not solve */
     PetscCall(HsContinuationSolve(cont));
     PetscCall(HsContinuationGetResult(cont, &reached, &why));
     PetscCheck(reached || !why[0], PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s", why);

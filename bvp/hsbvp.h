@@ -115,6 +115,7 @@ PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X);
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X);
 PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer);
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir);
+PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged);
 
 /* Multiple shooting (type HSSOLVERSHOOTING; errors for other types). */
 typedef enum { HS_SHOOT_KSP_DIRECT, HS_SHOOT_KSP_RANKBLOCK } HsShootKSPType;

@@ -103,8 +103,12 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
+int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
+int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
+int  HsMakeDirs(const char *dir);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverGuessFromDirect(HsSolver s);
+PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t);
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s);
 PetscErrorCode HsSolverCreate_Transcription(HsSolver s);
 PetscErrorCode HsSolverCreate_Shooting(HsSolver s);

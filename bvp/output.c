@@ -77,7 +77,9 @@ static void JsonStr(FILE *f, const char *key, const char *v)
   fprintf(f, "\",\n");
 }
 
-static int WriteSummary(HsSolver s, FILE *f, int size)
+/*@ HsSolverWriteSummaryJSON - the summary of the last solve as one JSON object on f (bvp/ internal;
+    rank 0, after the diagnostics). Returns nonzero if writing failed. @*/
+int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
 {
   HsResults  *r = &s->res;
   HsSolverType type;
@@ -162,8 +164,9 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
   return bad;
 }
 
-static int WriteAtomic(HsSolver s, const char *dir, const char *name, const PetscScalar *x, int size, char *err,
-                       size_t errlen)
+/*@ HsWriteFileAtomic - writes dir/name through write(f, ctx) into a temporary file that is renamed
+    into place when complete (bvp/ internal; one process). Returns 0, or 1 with a message in err. @*/
+int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen)
 {
   char  tmp[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
   FILE *f;
@@ -171,12 +174,11 @@ static int WriteAtomic(HsSolver s, const char *dir, const char *name, const Pets
 
   snprintf(dst, sizeof dst, "%s/%s", dir, name);
   snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
-  f = fopen(tmp, "w");
-  if (!f) {
+  if (!(f = fopen(tmp, "w"))) {
     snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
     return 1;
   }
-  bad = x ? WriteTrajectory(s, f, x) : WriteSummary(s, f, size);
+  bad = write(f, ctx);
   bad = fflush(f) || bad;
   bad = fsync(fileno(f)) || bad;
   bad = fclose(f) || bad;
@@ -186,6 +188,35 @@ static int WriteAtomic(HsSolver s, const char *dir, const char *name, const Pets
     return 1;
   }
   return 0;
+}
+
+/*@ HsMakeDirs - mkdir -p (bvp/ internal); returns 0 or an errno. @*/
+int HsMakeDirs(const char *dir) { return MakeDirs(dir); }
+
+typedef struct {
+  HsSolver           s;
+  const PetscScalar *x;
+  int                size;
+} OutCtx;
+
+static int TrajectoryCB(FILE *f, void *c)
+{
+  OutCtx *o = c;
+  return WriteTrajectory(o->s, f, o->x);
+}
+
+static int SummaryCB(FILE *f, void *c)
+{
+  OutCtx *o = c;
+  return HsSolverWriteSummaryJSON(o->s, f, o->size);
+}
+
+/* trajectory.csv (x given) or summary.json, atomically. */
+static int WriteAtomic(HsSolver s, const char *dir, const char *name, const PetscScalar *x, int size, char *err,
+                       size_t errlen)
+{
+  OutCtx o = {s, x, size};
+  return HsWriteFileAtomic(dir, name, x ? TrajectoryCB : SummaryCB, &o, err, errlen);
 }
 
 /*@ HsSolverWriteOutput - writes summary.json and trajectory.csv of the last solve into dir
