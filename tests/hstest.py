@@ -1057,10 +1057,176 @@ def t_bigproblems(ncar_script, chain_file):
     check(work > 1e-2 and spread <= 1e-10 * (1 + work), "chain2d: independent E - W spread %.2e" % spread)
 
 
+def rel(a, b):
+    return abs(a - b) / max(1.0, abs(b))
+
+
+def max_rel_rows(ra, rb, cols):
+    """max over rows and the given columns of |a - b| / max(1, max |b|) (interval columns: skip empty)."""
+    worst = 0.0
+    for c in cols:
+        scale = max([1.0] + [abs(float(r[c])) for r in rb if r[c] != ""])
+        for a, b in zip(ra, rb):
+            if a[c] != "" and b[c] != "":
+                worst = max(worst, abs(float(a[c]) - float(b[c])) / scale)
+    return worst
+
+
+def t_ipopt():
+    """The direct NLP solved by IPOPT equals Newton's solution of the kkt/trapezoidal equations of the
+    same state scheme (J, states, controls, costates to 1e-8 relative) on pendulum, kepler and the
+    3-link arm; the mapped multipliers satisfy the kkt costate equations (|F| of the transcription's
+    residual at IPOPT's solution, at round-off); 2 ranks give the same answer (IPOPT runs on rank 0);
+    a bounded pendulum is solved with the bound active on some intervals and refused by the indirect
+    solver; -hs_direct_solver ipopt with shooting, bad IPOPT options are clear errors."""
+    pdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems")
+    cases = [("pendulum", ["-N", "40", "-hs_scheme", "direct"]),
+             ("pendulum", ["-N", "40", "-hs_state_scheme", "greenspan", "-hs_costate_scheme", "kkt"]),
+             ("kepler", ["-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"]),
+             ("kepler", ["-N", "40", "-hs_scheme", "direct"]),
+             ("manipulator3", ["-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"])]
+    for prob, args in cases:
+        ip, out, _ = run(["-problem", prob, "-hs_direct_solver", "ipopt"] + args)
+        if ip is None:
+            check(False, "%s %s: IPOPT wrote no summary: %s" % (prob, args, out[-400:]))
+            continue
+        # Newton on the kkt equations; the arm does not converge from the naive guess, so it starts from
+        # IPOPT's states with lambda = 0 (the costates are then Newton's own)
+        with tempfile.TemporaryDirectory() as tmp:
+            guess = []
+            if prob == "manipulator3":
+                g = os.path.join(tmp, "g.csv")
+                with open(g, "w") as f:
+                    w = csv.DictWriter(f, fieldnames=list(ip["_rows"][0].keys()))
+                    w.writeheader()
+                    for r in ip["_rows"]:
+                        w.writerow({k: (v if not k.startswith("lambda") or v == "" else "0") for k, v in r.items()})
+                guess = ["-hs_init", g, "-snes_linesearch_type", "l2"]
+            kk, out2, _ = run(["-problem", prob] + args + guess)
+        n = sum(1 for k in ip["_rows"][0] if k.startswith("q"))
+        cols_x = ["q%d" % (i + 1) for i in range(n)] + ["p%d" % (i + 1) for i in range(n)]
+        cols_u = [k for k in ip["_rows"][0] if k.startswith("u")]
+        cols_l = [k for k in ip["_rows"][0] if k.startswith("lambda")]
+        dJ = rel(ip["J"], kk["J"]) if kk else 1
+        dx = max_rel_rows(ip["_rows"], kk["_rows"], cols_x) if kk else 1
+        du = max_rel_rows(ip["_rows"], kk["_rows"], cols_u) if kk else 1
+        dl = max_rel_rows(ip["_rows"], kk["_rows"], cols_l) if kk else 1
+        print("%-12s %-40s IPOPT %d its, |F_kkt| %.1e; vs Newton: J %.1e x %.1e u %.1e lambda %.1e"
+              % (prob, " ".join(args), ip["newton_iterations"], ip["residual_norm"], dJ, dx, du, dl))
+        check(ip["converged"] and ip["bvp_type"] == "ipopt" and ip["solver_status"].startswith("Solve"),
+              "%s: IPOPT did not converge: %s" % (prob, ip["solver_status"]))
+        check(kk is not None and kk["converged"], "%s: Newton on the kkt equations did not converge" % prob)
+        check(max(dJ, dx, du, dl) <= 1e-8, "%s %s: IPOPT and kkt differ: %.2e %.2e %.2e %.2e" % (prob, args, dJ, dx, du, dl))
+        # the multipliers satisfy the kkt costate equations: the transcription residual at round-off
+        lmax = max(abs(float(r[c])) for r in ip["_rows"] for c in cols_l if r[c] != "")
+        check(ip["residual_norm"] <= 1e-9 * max(1, lmax), "%s: kkt residual at IPOPT's solution %.2e" % (prob, ip["residual_norm"]))
+    # 2 ranks: the same solution
+    a, _, _ = run(["-problem", "kepler", "-N", "40", "-hs_bvp_type", "ipopt"])
+    b, _, _ = run(["-problem", "kepler", "-N", "40", "-hs_bvp_type", "ipopt"], ranks=2)
+    check(a and b and b["ranks"] == 2 and rel(a["J"], b["J"]) < 1e-13 and
+          max_rel_rows(a["_rows"], b["_rows"], ["q1", "lambda1", "u1"]) < 1e-12, "ipopt on 2 ranks differs from 1 rank")
+    # control bounds: active on some intervals, u within them, refused by the indirect solver
+    bfile = os.path.join(pdir, "pendulum_bounded.ocp")
+    for ranks in (1, 2):
+        s, out, _ = run(["-problem", bfile, "-hs_scheme", "direct", "-hs_direct_solver", "ipopt"], ranks=ranks)
+        us = [float(r["u1"]) for r in s["_rows"] if r["u1"] != ""] if s else []
+        active = sum(1 for u in us if abs(abs(u) - 2.5) <= 1e-7)
+        print("bounded pendulum (|u| <= 2.5), %d rank(s): %d of %d intervals at the bound, max |u| %.9f"
+              % (ranks, active, len(us), max(abs(u) for u in us) if us else -1))
+        check(s and s["converged"] and active >= 3 and max(abs(u) for u in us) <= 2.5 + 1e-7,
+              "bounded pendulum: bound not active or violated: %s" % (out[-300:]))
+    un, _, _ = run(["-problem", "pendulum", "-N", "40", "-hs_scheme", "direct"])
+    check(un and max(abs(float(r["u1"])) for r in un["_rows"] if r["u1"] != "") > 2.6, "the unbounded optimum must exceed the bound")
+    check(s and un and s["J"] > un["J"], "the bounded optimum must cost more than the unbounded one")
+    for args, msg in [([ "-problem", bfile], "do not support control bounds"),
+                      (["-problem", bfile, "-hs_scheme", "direct"], "do not support control bounds"),
+                      (["-problem", "kepler", "-hs_scheme", "direct", "-hs_direct_solver", "ipopt", "-hs_bvp_type", "shooting"], "cannot be combined"),
+                      (["-problem", "kepler", "-hs_bvp_type", "ipopt", "-hs_ipopt_ordering", "foo"], "unknown -hs_ipopt_ordering"),
+                      (["-problem", "kepler", "-hs_bvp_type", "ipopt", "-hs_costate_scheme", "conserving"], "KKT conditions"),
+                      (["-problem", bfile, "-hs_bvp_type", "ipopt", "-p_umax", "1"], None)]:
+        s, out, rc = run(args, expect_rc=None)
+        if msg:
+            check(rc == 1 and msg in out, "%s: expected exit 1 with '%s', got %d: %s" % (" ".join(args), msg, rc, out[-300:]))
+        else:  # too weak a bound: IPOPT says infeasible, exit 2 with converged false
+            check(rc == 2 and s and not s["converged"] and "Infeasible" in s["solver_status"],
+                  "umax = 1: expected an infeasible NLP, got %d %s" % (rc, s and s["solver_status"]))
+
+
+def t_compare():
+    """-hs_compare on the pendulum (1 and 2 ranks): the indirect H^d spread at round-off, the direct one
+    >= 1e-2; compare.json complete and consistent with the two summaries; four non-empty PNGs and the
+    gnuplot script; with -hs_scheme direct both sides solve the same discrete problem (IPOPT against
+    Newton): differences at round-off."""
+    for ranks in (1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.path.join(tmp, "cmp")
+            cmd = [HAMSHOOT, "-problem", "pendulum", "-N", "40", "-hs_compare", "-o", d, "-quiet"]
+            if ranks > 1:
+                cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks)] + cmd
+            p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+            print(p.stdout)
+            check(p.returncode == 0, "-hs_compare exit %d" % p.returncode)
+            try:
+                with open(os.path.join(d, "compare.json")) as f:
+                    c = json.load(f)
+            except (OSError, ValueError) as e:
+                check(False, "compare.json: %s" % e)
+                continue
+            keys = ["indirect", "direct", "max_abs_dq", "max_abs_dp", "max_abs_du", "max_abs_dlambda",
+                    "wall_time_indirect_s", "wall_time_direct_s", "plots"]
+            check(all(k in c for k in keys), "compare.json lacks %s" % [k for k in keys if k not in c])
+            i, di = c["indirect"], c["direct"]
+            check(i["converged"] and di["converged"] and i["state_scheme"] == di["state_scheme"] and i["N"] == di["N"],
+                  "both converged, same state scheme and grid")
+            check(i["H_spread"] <= 1e-10 * max(1, abs(i["H_mean"])), "indirect H^d spread %.2e" % i["H_spread"])
+            check(di["H_spread"] >= 1e-2, "direct H^d spread %.2e should be >= 1e-2" % di["H_spread"])
+            check(di["bvp_type"] == "ipopt" and di["costate_scheme"] == "kkt", "direct side: IPOPT with kkt costates")
+            check(0 < c["max_abs_dq"] < 0.05 and 0 < c["max_abs_du"] < 0.2, "differences O(h^2): %s" % c["max_abs_dq"])
+            for sub in ("indirect", "direct"):
+                with open(os.path.join(d, sub, "summary.json")) as f:
+                    check(json.load(f)["J"] == c[sub]["J"], "%s/summary.json and compare.json agree" % sub)
+            for png in c["plots"] + ["compare.gp", "series.csv"]:
+                path = os.path.join(d, png)
+                check(os.path.exists(path) and os.path.getsize(path) > 1000 or png == "series.csv" and os.path.exists(path),
+                      "%s missing or empty" % png)
+            check(len(c["plots"]) >= 3 and all(open(os.path.join(d, p_), "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p_ in c["plots"]),
+                  "plots are PNG files")
+    s, out, _ = run(["-problem", "pendulum", "-N", "40", "-hs_scheme", "direct", "-hs_compare"])
+    m = re.search(r"max \|dq\| (\S+)\s+\|dp\| (\S+)\s+\|du\| (\S+)\s+\|dlambda\| (\S+)", out)
+    check(m is not None and max(float(x) for x in m.groups()) < 1e-9,
+          "-hs_scheme direct -hs_compare: IPOPT and Newton should agree: %s" % str(m and m.groups()))
+
+
+def t_direct_guess():
+    """-hs_initial_guess direct: the 3-link arm (N = 40) and the crane (default N) converge from the default
+    guess with no other option, by transcription (the arm also by shooting on 2 ranks), to the extremals
+    known from continuation (arm J^d = 3988023.913, README) or one of the crane's known two
+    (83248.91 / 83281.23 at N = 320); the homotopy is exercised by the arm with Newton cut to 2
+    iterations (it needs 3 from the direct guess): it reaches the same extremal in smaller steps."""
+    s, out, _ = run(["-problem", "manipulator3", "-N", "40", "-hs_initial_guess", "direct"])
+    check(s and s["converged"] and rel(s["J"], 3988023.913) < 1e-9 and s["H_spread"] <= 1e-10 * abs(s["H_mean"]),
+          "arm from the direct guess: %s" % str(s and (s["converged"], s["J"])))
+    check(s and s["initial_guess"].startswith("direct solution (ipopt"), "summary records the guess: %s" % (s and s["initial_guess"]))
+    s, out, _ = run(["-problem", "manipulator3", "-N", "40", "-hs_initial_guess", "direct", "-hs_bvp_type", "shooting",
+                     "-hs_shoot_segments", "8"], ranks=2)
+    check(s and s["converged"] and rel(s["J"], 3988023.913) < 1e-9, "arm by shooting from the direct guess")
+    s, out, _ = run(["-problem", "crane", "-hs_initial_guess", "direct"])
+    print("crane: N = %s, J^d = %s, %s" % (s and s["N"], s and s["J"], s and s["initial_guess"]))
+    check(s and s["converged"] and s["N"] == 320 and min(rel(s["J"], 83248.91038), rel(s["J"], 83281.23389)) < 1e-8,
+          "crane from the direct guess: %s" % str(s and (s["converged"], s["J"])))
+    # homotopy: with Newton limited to 2 iterations the jump from the kkt to the conserving costates
+    # fails; the homotopy in small steps succeeds (each step needs few iterations)
+    s, out, _ = run(["-problem", "manipulator3", "-N", "40", "-hs_initial_guess", "direct", "-snes_max_it", "2"],
+                    expect_rc=None)
+    print("arm, Newton limited to 2 iterations (3 needed from the direct guess): %s" % (s and s["initial_guess"]))
+    check(s and "homotopy" in s["initial_guess"] and s["converged"] and rel(s["J"], 3988023.913) < 1e-9,
+          "homotopy from the direct costates: %s" % str(s and (s["converged"], s["initial_guess"])))
+
+
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
-         "bigproblems": t_bigproblems}
+         "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])
