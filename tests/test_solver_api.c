@@ -299,6 +299,65 @@ static PetscErrorCode CheckErrors(HsProblem *P)
   PetscFunctionReturn(0);
 }
 
+/* The direct NLP through the API: IPOPT's setters survive SetFromOptions and show in the getters; the
+ * IPOPT solution equals Newton's on the kkt equations of the same state scheme; -hs_direct_solver and
+ * -hs_initial_guess as setters. */
+static PetscErrorCode CheckIpoptSetters(HsProblem *K)
+{
+  HsSolver       s, t;
+  HsResults      r, rk;
+  PetscReal      tol;
+  PetscInt       maxit, lvl;
+  const char    *ord, *cs;
+  HsDirectSolver ds;
+  HsGuessType    gt;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &s));
+  PetscCall(HsSolverSetProblem(s, K));
+  PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
+  PetscCall(HsSolverIpoptSetTolerances(s, 1e-11, 200));
+  PetscCall(HsSolverIpoptSetOrdering(s, "amd"));
+  PetscCall(HsSolverIpoptSetPrintLevel(s, 0));
+  PetscCall(HsSolverSetFromOptions(s));
+  PetscCall(HsSolverIpoptGetTolerances(s, &tol, &maxit));
+  PetscCall(HsSolverIpoptGetOrdering(s, &ord));
+  PetscCall(HsSolverIpoptGetPrintLevel(s, &lvl));
+  CHECK(tol == 1e-11 && maxit == 200 && !strcmp(ord, "amd") && lvl == 0, "ipopt settings %g %d %s %d", (double)tol,
+        (int)maxit, ord, (int)lvl);
+  PetscCall(HsSolverSolve(s));
+  PetscCall(HsSolverGetResults(s, &r));
+  PetscCall(HsSolverGetSchemes(s, NULL, &cs));
+  CHECK(r.converged && !strcmp(cs, "kkt") && !strcmp(r.status, "Solve_Succeeded"), "ipopt solve: %d %s %s",
+        (int)r.converged, cs, r.status);
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &t)); /* Newton on the same kkt equations */
+  PetscCall(HsSolverSetProblem(t, K));
+  PetscCall(HsSolverSetSchemes(t, NULL, "kkt"));
+  PetscCall(HsSolverSetDirectSolver(t, HS_DIRECT_KKT));
+  PetscCall(HsSolverSetInitialGuessType(t, HS_GUESS_DIRECT));
+  PetscCall(HsSolverSetFromOptions(t));
+  PetscCall(HsSolverGetDirectSolver(t, &ds));
+  PetscCall(HsSolverGetInitialGuessType(t, &gt));
+  CHECK(ds == HS_DIRECT_KKT && gt == HS_GUESS_DIRECT, "direct solver %d, guess %d", (int)ds, (int)gt);
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &rk));
+  /* the guess is the kkt solution itself (by Newton): 0 or 1 iterations, the same J as IPOPT */
+  CHECK(rk.converged && rk.newton_iterations <= 1 && PetscAbsReal(rk.J - r.J) <= 1e-10 * PetscAbsReal(r.J) &&
+            strstr(rk.initial_guess, "direct solution (transcription"),
+        "kkt from the direct guess: %d its, J %.15g vs %.15g, '%s'", (int)rk.newton_iterations, (double)rk.J,
+        (double)r.J, rk.initial_guess);
+  PetscCall(HsSolverDestroy(&t));
+  PetscCall(HsSolverDestroy(&s));
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &s));
+  EXPECT_ERROR(HsSolverIpoptSetTolerances(s, 1e-8, 10), "an IPOPT setter on a solver of another type");
+  PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
+  EXPECT_ERROR(HsSolverIpoptSetTolerances(s, 2, PETSC_DEFAULT), "IPOPT tol 2");
+  EXPECT_ERROR(HsSolverIpoptSetOrdering(s, "random"), "ordering 'random'");
+  EXPECT_ERROR(HsSolverIpoptSetPrintLevel(s, 13), "print level 13");
+  PetscCall(HsSolverDestroy(&s));
+  PetscFunctionReturn(0);
+}
+
 /* The continuation API: stages set in C, then SetFromOptions without options, reaches the target
  * and equals the direct solve (pendulum: g from 0, then the mass from 0.5). */
 static PetscErrorCode CheckContinuation(HsProblem *P)
@@ -411,6 +470,7 @@ int main(int argc, char **argv)
   PetscCall(CheckPrefixedOptions(K));
   PetscCall(CheckNoGlobalOptions(K));
   PetscCall(CheckErrors(P));
+  PetscCall(CheckIpoptSetters(K));
   PetscCall(CheckContinuation(P));
   PetscCall(CheckParametersAfterSetUp());
   HsProblemDestroy(&P);
