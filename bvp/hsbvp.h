@@ -43,7 +43,7 @@
  * limit, and the ordering of its MUMPS (measured: bench/README.md). */
 #define HS_IPOPT_TOL_DEFAULT 1e-10
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
-#define HS_IPOPT_ORDERING_DEFAULT "metis"
+#define HS_IPOPT_ORDERING_DEFAULT "amd"
 
 /** Results of a solve; identical on every rank after HsSolverSolve. */
 typedef struct {
