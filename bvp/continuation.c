@@ -36,6 +36,9 @@ struct _p_HsContinuation {
   PetscReal  reach;   /* current reach (1: the problem's own xT) */
   PetscReal *goal;    /* 2n: the problem's xT when the solve started (for reach) */
   PetscBool  reached; /* the last solve converged at the final targets */
+  PetscBool  resume;  /* -hs_restart inside a continuation: start stage resume_stage at resume_value */
+  PetscInt   resume_stage;
+  PetscReal  resume_value, resume_step;
   char       diagnosis[512];
 };
 
@@ -239,8 +242,8 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
   PetscCall(PetscFree(names));
   PetscCall(PetscFree(from));
   PetscCall(PetscFree(steps));
-  PetscCall(PetscOptionsInt("-hs_continue_max_halvings", "a failed step is retried down to 2^-max of the nominal one",
-                            "HsContinuationSetMaxHalvings", c->max_halvings, &m, &set));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_continue_max_halvings", "a failed step is retried down to 2^-max of the nominal one",
+                            "HsContinuationSetMaxHalvings", c->max_halvings, &m, &set, PETSC_MIN_INT, PETSC_MAX_INT));
   if (set)
     PetscCall(HsContinuationSetMaxHalvings(c, m));
   PetscCall(PetscOptionsBool("-hs_continue_monitor", "one line per continuation step", "HsContinuationSetMonitor",
@@ -260,8 +263,8 @@ static PetscErrorCode SetStageValue(HsContinuation c, const Stage *t, PetscReal 
   PetscFunctionBeginUser;
   if (t->ip >= 0)
     PetscCheck(HsProblemSetParam(P, t->name, (double)v) == 0, PetscObjectComm((PetscObject)c), PETSC_ERR_ARG_OUTOFRANGE,
-               "-hs_continue: %s = %g is outside [%g, %g] (%s)", t->name, (double)v, P->params[t->ip].min,
-               P->params[t->ip].max, P->params[t->ip].help);
+               "-hs_continue: %s = %g is outside [%g, %g] (%s)%s%s", t->name, (double)v, P->params[t->ip].min,
+               P->params[t->ip].max, P->params[t->ip].help, P->why[0] ? ": " : "", P->why);
   else
     c->reach = v;
   if (c->goal)
@@ -291,14 +294,31 @@ static PetscErrorCode Start(HsContinuation c)
   PetscFunctionReturn(0);
 }
 
+/* One solve at stage k's value v (step d), with the continuation's state in any checkpoint it writes;
+ * *stop if a signal stopped it. */
+static PetscErrorCode StageSolve(HsContinuation c, PetscInt k, PetscReal v, PetscReal d, HsResults *r, PetscBool *stop)
+{
+  HsSolver s = c->solver;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(s->ckpt_extra, sizeof s->ckpt_extra, "{\"stage\": %" PetscInt_FMT ", \"value\": %.17g, \"step\": %.17g}",
+                          k, (double)v, (double)d));
+  PetscCall(HsSolverSolve(s));
+  s->ckpt_extra[0] = 0;
+  PetscCall(HsSolverGetResults(s, r));
+  PetscCall(HsSolverGetInterrupted(s, stop, NULL));
+  PetscFunctionReturn(0);
+}
+
 /* Stage k from its start to its target. Xc: the last converged iterate (updated), Xp: the one before,
  * Xs: scratch. *ok = PETSC_FALSE (with the diagnosis) if the step fell below the halving limit. */
-static PetscErrorCode RunStage(HsContinuation c, PetscInt k, Vec Xc, Vec Xp, Vec Xs, PetscBool *ok)
+static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, PetscReal d, Vec Xc, Vec Xp, Vec Xs,
+                               PetscBool *ok)
 {
   HsSolver  s = c->solver;
   Stage    *t = &c->stage[k];
-  PetscReal d0 = (t->target - t->from) / t->steps, d = d0, vc = t->from, vp = 0;
-  PetscBool have_prev = PETSC_FALSE, final = (PetscBool)(k == c->nstages - 1);
+  PetscReal d0 = (t->target - t->from) / t->steps, vp = 0;
+  PetscBool have_prev = PETSC_FALSE, final = (PetscBool)(k == c->nstages - 1), stop;
   HsResults r;
   Vec       X;
   MPI_Comm  comm = PetscObjectComm((PetscObject)c);
@@ -317,8 +337,11 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, Vec Xc, Vec Xp, Vec
       PetscCall(VecAXPY(Xs, -(v - vc) / (vc - vp), Xp));
     }
     PetscCall(HsSolverSetIterate(s, Xs));
-    PetscCall(HsSolverSolve(s));
-    PetscCall(HsSolverGetResults(s, &r));
+    PetscCall(StageSolve(c, k, v, d, &r, &stop));
+    if (stop) { /* SIGTERM/SIGINT: the checkpoint holds this step */
+      *ok = PETSC_FALSE;
+      break;
+    }
     if (r.converged) {
       if (c->monitor && !(last && final)) /* the final solve is reported by the summary */
         PetscCall(PetscPrintf(comm, "continuation %s = %-10.6g converged after %" PetscInt_FMT " Newton iterations\n",
@@ -365,6 +388,9 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   HsResults r;
   Vec       X, Xc, Xp, Xs;
   Stage    *t0 = c->stage;
+  PetscInt  k0 = 0;
+  PetscReal v0 = c->nstages ? c->stage[0].from : 0, d0;
+  PetscBool stop;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
@@ -377,17 +403,26 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   }
   PetscCall(Start(c));
   PetscCall(HsSolverSetWarmStart(s, PETSC_TRUE));
-  PetscCall(HsSolverSolve(s));
-  PetscCall(HsSolverGetResults(s, &r));
+  if (c->resume) { /* -hs_restart: the earlier stages are done, stage k0 resumes at its value */
+    k0 = c->resume_stage, v0 = c->resume_value, d0 = c->resume_step, t0 = &c->stage[k0];
+    for (PetscInt k = 0; k < k0; k++)
+      PetscCall(SetStageValue(c, &c->stage[k], c->stage[k].target));
+    PetscCall(SetStageValue(c, t0, v0));
+    c->resume = PETSC_FALSE;
+  } else
+    d0 = (t0->target - t0->from) / t0->steps;
+  PetscCall(StageSolve(c, k0, v0, d0, &r, &stop));
+  if (stop)
+    PetscFunctionReturn(0);
   if (c->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)c),
                           "continuation %s = %-10.6g %s after %" PetscInt_FMT " Newton iterations\n", t0->name,
-                          (double)t0->from, r.converged ? "converged" : "NOT converged", r.newton_iterations));
+                          (double)v0, r.converged ? "converged" : "NOT converged", r.newton_iterations));
   if (!r.converged) {
     PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
                             "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
                             "problem",
-                            t0->name, (double)t0->from, r.status));
+                            t0->name, (double)v0, r.status));
     PetscFunctionReturn(0);
   }
   PetscCall(HsSolverGetIterate(s, &X));
@@ -396,11 +431,35 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   PetscCall(VecDuplicate(X, &Xs));
   PetscCall(VecCopy(X, Xc));
   c->reached = PETSC_TRUE;
-  for (PetscInt k = 0; k < c->nstages && c->reached; k++)
-    PetscCall(RunStage(c, k, Xc, Xp, Xs, &c->reached));
+  for (PetscInt k = k0; k < c->nstages && c->reached; k++)
+    PetscCall(RunStage(c, k, k == k0 ? v0 : c->stage[k].from, k == k0 ? d0 : (c->stage[k].target - c->stage[k].from) / c->stage[k].steps,
+                       Xc, Xp, Xs, &c->reached));
   PetscCall(VecDestroy(&Xc));
   PetscCall(VecDestroy(&Xp));
   PetscCall(VecDestroy(&Xs));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsContinuationSetUp - after HsSolverSetUp(): if the solver was given a checkpoint written inside
+    a continuation (-hs_restart), the continuation resumes at that checkpoint's stage and value with
+    its step (the earlier stages at their targets). Collective. A checkpoint whose stage does not
+    exist in this continuation is an error.
+@*/
+PetscErrorCode HsContinuationSetUp(HsContinuation c)
+{
+  PetscBool has;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
+  PetscCall(HsSolverGetRestartContinuation(c->solver, &c->resume_stage, &c->resume_value, &c->resume_step, &has));
+  c->resume = PETSC_FALSE;
+  if (!has)
+    PetscFunctionReturn(0);
+  PetscCheck(c->resume_stage >= 0 && c->resume_stage < c->nstages, PetscObjectComm((PetscObject)c), PETSC_ERR_ARG_INCOMP,
+             "-hs_restart: the checkpoint was written in stage %" PetscInt_FMT " of a continuation; this run has %" PetscInt_FMT
+             " stages (resume with the same -hs_continue options)",
+             c->resume_stage, c->nstages);
+  c->resume = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

@@ -133,7 +133,7 @@ static void HeaderColumns(char *line, PetscInt n, PetscInt *col, PetscInt *ncol)
 
 /* The comma-separated fields of a data line into v (at most ncol): a number, or empty (the last
  * row's interval quantities, read as 0). Returns the number of fields, or -(field + 1) for a
- * field that is not a number (its text at *bad, *badlen characters). */
+ * field that is not a finite number (its text at *bad, *badlen characters). */
 static PetscInt ParseRow(char *line, PetscInt ncol, PetscReal *v, const char **bad, size_t *badlen)
 {
   char    *p  = line;
@@ -145,7 +145,7 @@ static PetscInt ParseRow(char *line, PetscInt ncol, PetscReal *v, const char **b
     v[nv]      = strtod(p, &end);
     if (end == p && len == 0)
       v[nv] = 0;
-    else if (end != p + len) {
+    else if (end != p + len || PetscIsInfOrNanReal(v[nv])) {
       *bad = p, *badlen = len;
       return -(nv + 1);
     }
@@ -218,7 +218,7 @@ static PetscErrorCode ReadTrajectory(const char *path, PetscInt n, PetscReal **n
       continue;
     nv = ParseRow(line, ncol, v, &bad, &badlen);
     if (nv < 0)
-      snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') is not a number", path, (int)lineno, (int)-nv,
+      snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') is not a finite number", path, (int)lineno, (int)-nv,
                (int)(badlen < 40 ? badlen : 40), bad);
     else if (nv != ncol)
       snprintf(msg, msglen, "-hs_init %s:%d: expected %d comma-separated values, found %d", path, (int)lineno,

@@ -6,9 +6,14 @@
  *   mpirun -n P hamshoot -problem pendulum -N 20 -hs_scheme conserving -o out/
  *
  * Exit status: 0 converged; 1 bad input or another error (one line
- * "hamshoot: error: ..." on rank 0); 2 the solve did not converge (outputs are
- * still written, with "converged": false). */
+ * "hamshoot: error: ..." from the lowest failing rank; all ranks agree on it,
+ * or the job is aborted: AgreeOnFailure); 2 the solve did not converge
+ * (outputs are still written, with "converged": false); 3 interrupted by
+ * SIGTERM/SIGINT (a checkpoint is written, the previous output is left
+ * intact; resume with -hs_restart). */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "hsbvp.h"
 
@@ -25,7 +30,12 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 {
   (void)comm, (void)line, (void)file, (void)ctx;
   if (p == PETSC_ERROR_INITIAL) {
-    if (mess && mess[0])
+    if (n == PETSC_ERR_MEM || !strncmp(fun, "PetscMalloc", 11)) /* PETSc's malloc names its caller in mess */
+      snprintf(hs_errmsg, sizeof hs_errmsg,
+               "out of memory (in %s): this problem at this N needs more memory than this rank can get; use fewer "
+               "intervals (-N), more ranks or nodes, or -hs_bvp_type shooting",
+               mess && mess[0] ? mess : fun);
+    else if (mess && mess[0])
       snprintf(hs_errmsg, sizeof hs_errmsg, "%s", mess);
     else
       snprintf(hs_errmsg, sizeof hs_errmsg, "PETSc error %d in %s", (int)n, fun);
@@ -33,18 +43,24 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
   return n;
 }
 
-/* The driver's own options: -N, -o, -quiet, -hs_compare. */
+/* The driver's own options: -N, -o, -quiet, -hs_compare. The -o directory is created and tried now,
+ * so that a bad one is an error before the solve, not after it. */
 static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool *quiet, PetscBool *compare)
 {
-  PetscInt  N;
-  PetscBool flg;
+  PetscInt    N;
+  PetscBool   flg;
+  const char *raw;
 
   PetscFunctionBeginUser;
   out[0] = 0, *quiet = PETSC_FALSE;
   PetscCall(HsSolverGetNumIntervals(s, &N));
+  PetscCall(PetscOptionsFindPair(NULL, NULL, "-o", &raw, &flg));
+  PetscCheck(!flg || !raw || strlen(raw) < len - 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-o: the directory name has %zu characters, more than the %zu this system's paths allow",
+             strlen(raw ? raw : ""), len - 32);
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot executable", "");
-  PetscCall(PetscOptionsInt("-N", "number of uniform time intervals (default: the problem's)", "HsSolverSetNumIntervals",
-                            N, &N, &flg));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-N", "number of uniform time intervals (default: the problem's)",
+                         "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverSetNumIntervals(s, N));
   PetscCall(PetscOptionsString("-o", "write DIR/summary.json and DIR/trajectory.csv (atomically)",
@@ -61,69 +77,155 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Run(int *converged)
+/* The solve (a continuation, or -hs_compare) and its report; *code: the exit status. */
+static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *out, PetscBool compare, int *code)
+{
+  PetscBool   reached, interrupted;
+  const char *why;
+  HsResults   res;
+
+  PetscFunctionBeginUser;
+  if (compare) {
+    PetscCall(HsSolverCompare(solver, out[0] ? out : "compare", &res.converged));
+    *code = res.converged ? 0 : 2;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(HsContinuationSolve(cont));
+  PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
+  if (interrupted) { /* SIGTERM/SIGINT: the checkpoint is written, the previous output left as it was */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
+    *code = 3;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(HsContinuationGetResult(cont, &reached, &why));
+  PetscCheck(reached || !why[0], PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s", why);
+  PetscCall(HsSolverGetResults(solver, &res));
+  PetscCall(HsSolverView(solver, NULL));
+  if (out[0]) {
+    PetscCall(HsSolverWriteOutput(solver, out));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, %s/trajectory.csv\n", out, out));
+  }
+  *code = res.converged ? 0 : 2;
+  PetscFunctionReturn(0);
+}
+
+/* -hs_inject_error RANK: that rank alone fails before the solve (a rank-local fault, for testing
+ * that the job ends instead of hanging; docs/reliability.md). */
+static PetscErrorCode InjectError(void)
+{
+  PetscInt    r = -1;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-hs_inject_error", &r, NULL));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCheck(r != rank, PETSC_COMM_SELF, PETSC_ERR_LIB, "error injected on rank %d (-hs_inject_error)", (int)rank);
+  PetscFunctionReturn(0);
+}
+
+static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure */
+
+static PetscErrorCode Run(int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only, reached, compare;
+  PetscBool      quiet, help_only, compare;
   PetscInt       stages;
-  const char    *why;
+  HsGuessType    guess;
   HsProblem     *prob = NULL;
   HsSolver       solver;
   HsContinuation cont;
-  HsResults      res;
 
   PetscFunctionBeginUser;
+  *code = 1;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-hs_error_timeout", &hs_error_timeout, NULL));
+  PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, &prob));
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
   PetscCall(HsSolverSetProblem(solver, prob));
   PetscCall(DriverOptions(solver, out, sizeof out, &quiet, &compare));
   PetscCall(HsSolverSetMonitor(solver, (PetscBool)!quiet));
+  if (out[0] && !compare) { /* checkpoints go next to the output they will become */
+    char dir[PETSC_MAX_PATH_LEN];
+    PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out));
+    PetscCall(HsSolverSetCheckpoint(solver, dir, 0, 0));
+  }
   PetscCall(HsSolverSetFromOptions(solver));
   PetscCall(HsContinuationCreate(solver, &cont));
   PetscCall(HsContinuationSetMonitor(cont, PETSC_TRUE));
   PetscCall(HsContinuationSetFromOptions(cont));
   PetscCall(HsSolverSetUp(solver));
+  PetscCall(HsContinuationSetUp(cont)); /* -hs_restart: the continuation's state */
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
   PetscCall(HsContinuationGetNumStages(cont, &stages));
+  PetscCall(HsSolverGetInitialGuessType(solver, &guess));
   PetscCheck(!compare || !stages, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-hs_compare compares two solves on one grid: it cannot be combined with -hs_continue");
-  if (compare && !help_only) {
-    PetscCall(HsSolverCompare(solver, out[0] ? out : "compare", &res.converged));
-  } else if (!help_only) { /* -help: the options have been listed; do not solve */
-    PetscCall(HsContinuationSolve(cont));
-    PetscCall(HsContinuationGetResult(cont, &reached, &why));
-    PetscCheck(reached || !why[0], PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s", why);
-    PetscCall(HsSolverGetResults(solver, &res));
-    PetscCall(HsSolverView(solver, NULL));
-    if (out[0]) {
-      PetscCall(HsSolverWriteOutput(solver, out));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, %s/trajectory.csv\n", out, out));
-    }
-  }
-  *converged = help_only || res.converged;
+  if (!help_only) {
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_inject_error", &quiet)); /* marks it used */
+    /* the direct sub-solver reads its -hs_direct_* keys only when the solve creates it */
+    PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL, compare || guess == HS_GUESS_DIRECT ? "hs_direct_,hs_init_" : "hs_init_"));
+    if (out[0] && !compare)
+      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out));
+    PetscCall(InjectError());
+    PetscCall(Solve(solver, cont, out, compare, code));
+  } else
+    *code = 0; /* -help: the options have been listed; do not solve */
   PetscCall(HsContinuationDestroy(&cont));
   PetscCall(HsSolverDestroy(&solver));
   HsProblemDestroy(&prob);
   PetscFunctionReturn(0);
 }
 
+/* After Run on every rank: whether any rank failed, agreed on by all. A rank that failed waits up to
+ * -hs_error_timeout seconds (default 10) for the others to arrive; if they do not (they wait in a
+ * collective call for it: a rank-local fault), it aborts the job rather than let it hang. The lowest
+ * failing rank prints its message. Returns whether any rank failed. */
+static int AgreeOnFailure(MPI_Comm comm, int failed)
+{
+  struct {
+    int ok, rank;
+  } mine, all;
+  MPI_Request req;
+  PetscReal   timeout = hs_error_timeout;
+  double      t0      = MPI_Wtime();
+  int         done    = 0;
+
+  MPI_Comm_rank(comm, &mine.rank);
+  mine.ok = !failed;
+  MPI_Iallreduce(&mine, &all, 1, MPI_2INT, MPI_MINLOC, comm, &req);
+  while (!done) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done && failed && MPI_Wtime() - t0 > timeout) {
+      fprintf(stderr,
+              "hamshoot: error (rank %d): %s\nhamshoot: the other ranks did not reach this error within %g s "
+              "(-hs_error_timeout): aborting the job\n",
+              mine.rank, hs_errmsg, (double)timeout);
+      fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (!done)
+      usleep(1000);
+  }
+  if (!all.ok && all.rank == mine.rank)
+    fprintf(stderr, "hamshoot: error: %s\n", hs_errmsg);
+  return !all.ok;
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
-  int            converged = 0;
-  PetscMPIInt    rank;
+  int            code = 1;
+  MPI_Comm       agree;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agree)); /* apart from every collective of the solve */
+  PetscCall(HsInstallInterruptHandlers());
   PetscCall(PetscPushErrorHandler(CaptureError, NULL));
-  ierr = Run(&converged);
+  ierr = Run(&code);
   PetscCall(PetscPopErrorHandler());
-  if (ierr) {
-    if (rank == 0)
-      fprintf(stderr, "hamshoot: error: %s\n", hs_errmsg);
-    PetscCall(PetscFinalize());
-    return 1;
-  }
+  if (AgreeOnFailure(agree, ierr != 0))
+    code = 1;
+  PetscCallMPI(MPI_Comm_free(&agree));
   PetscCall(PetscFinalize());
-  return converged ? 0 : 2;
+  return code;
 }

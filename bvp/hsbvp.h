@@ -29,6 +29,8 @@
 #define HS_NOISE_FLOOR_REL 1e-8
 #define HS_NOISE_STALL_RATIO 0.9
 #define HS_NOISE_STALLS 2
+/* Where checkpoints go without -hs_checkpoint or -o (bvp/checkpoint.c). */
+#define HS_CHECKPOINT_DIR_DEFAULT "hamshoot-checkpoint"
 /* MUMPS: pivot threshold CNTL(1) (1.0: partial pivoting), workspace relaxation ICNTL(14) in
  * percent, and how often a factorization that ran out of workspace is retried with twice that. */
 #define HS_MUMPS_CNTL1_DEFAULT 1.0
@@ -180,6 +182,22 @@ PetscErrorCode HsContinuationSolve(HsContinuation c);
 PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, const char **diagnosis);
 
 /* Problems from the options database (bvp/problemopts.c). */
+/* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/checkpoint.c, docs/reliability.md) */
+PetscErrorCode HsInstallInterruptHandlers(void);
+PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);
+PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[]);
+PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const char **why);
+PetscErrorCode HsContinuationSetUp(HsContinuation c);
+
+/* Checks of the options database and the output (bvp/optcheck.c, bvp/output.c) */
+PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm);
+PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[]);
+PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
+                            PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi);
+PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
+                             PetscReal cur, PetscReal *val, PetscBool *set);
+PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[]);
+
 PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob);
 PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsProblem *prob);
 

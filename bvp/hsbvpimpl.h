@@ -71,6 +71,16 @@ struct _p_HsSolver {
   HsGuessType  guess_type;          /* -hs_initial_guess */
   PetscReal    hom_theta;           /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
   char         guess_info[256];     /* how the initial guess was made (-hs_initial_guess direct) */
+  /* checkpoints and restart (bvp/checkpoint.c) */
+  char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
+  PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
+  PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
+  char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
+  PetscBool interrupted;                  /* the last solve was stopped by a signal */
+  char      interrupt_msg[512];
+  char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
+  PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
+  char      restart_cont[256];               /* its continuation state ("" if none) */
   /* set up */
   PetscBool  setupcalled, solved;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
@@ -107,6 +117,10 @@ int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
 int  HsMakeDirs(const char *dir);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
+PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it);
+PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
+PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
+                                              PetscBool *has);
 PetscErrorCode HsSolverGuessFromDirect(HsSolver s);
 PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t);
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s);

@@ -164,16 +164,14 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
   return bad;
 }
 
-/*@ HsWriteFileAtomic - writes dir/name through write(f, ctx) into a temporary file that is renamed
-    into place when complete (bvp/ internal; one process). Returns 0, or 1 with a message in err. @*/
-int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen)
+/* Writes dir/.name.tmp (returned in tmp) through write(f, ctx), flushed to disk. 0, or 1 and err. */
+static int WriteTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
+                     size_t errlen)
 {
-  char  tmp[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
   FILE *f;
   int   bad;
 
-  snprintf(dst, sizeof dst, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+  snprintf(tmp, PETSC_MAX_PATH_LEN, "%s/.%s.tmp", dir, name);
   if (!(f = fopen(tmp, "w"))) {
     snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
     return 1;
@@ -182,7 +180,24 @@ int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, vo
   bad = fflush(f) || bad;
   bad = fsync(fileno(f)) || bad;
   bad = fclose(f) || bad;
-  if (bad || rename(tmp, dst)) {
+  if (bad) {
+    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    remove(tmp);
+  }
+  return bad;
+}
+
+/*@ HsWriteFileAtomic - writes dir/name through write(f, ctx) into a temporary file (dir/.name.tmp,
+    reused by the next write if a kill leaves it) that is renamed into place when complete
+    (bvp/ internal; one process). Returns 0, or 1 with a message in err. @*/
+int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen)
+{
+  char tmp[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+
+  snprintf(dst, sizeof dst, "%s/%s", dir, name);
+  if (WriteTemp(dir, name, write, ctx, tmp, err, errlen))
+    return 1;
+  if (rename(tmp, dst)) {
     snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
     remove(tmp);
     return 1;
@@ -211,25 +226,88 @@ static int SummaryCB(FILE *f, void *c)
   return HsSolverWriteSummaryJSON(o->s, f, o->size);
 }
 
-/* trajectory.csv (x given) or summary.json, atomically. */
-static int WriteAtomic(HsSolver s, const char *dir, const char *name, const PetscScalar *x, int size, char *err,
-                       size_t errlen)
+
+/*@ HsCheckOutputDirectory - creates dir (with its parents) and tries writing a file in it, so that
+    an output directory that cannot be written is an error before a solve rather than after it.
+
+  Collective; rank 0 tries. An existing file of that name, a path that cannot be created and a
+  directory without write permission are errors naming dir and the reason.
+@*/
+PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 {
-  OutCtx o = {s, x, size};
-  return HsWriteFileAtomic(dir, name, x ? TrajectoryCB : SummaryCB, &o, err, errlen);
+  char        err[PETSC_MAX_PATH_LEN + 128] = "", probe[PETSC_MAX_PATH_LEN + 64];
+  int         bad                            = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    int   e = MakeDirs(dir);
+    FILE *f;
+    if (e)
+      snprintf(err, sizeof err, "cannot create output directory '%s': %s", dir, strerror(e)), bad = 1;
+    snprintf(probe, sizeof probe, "%s/.hamshoot-probe.%ld", dir, (long)getpid());
+    if (!bad && !(f = fopen(probe, "w")))
+      snprintf(err, sizeof err, "cannot write in output directory '%s': %s", dir, strerror(errno)), bad = 1;
+    else if (!bad)
+      fclose(f), remove(probe);
+  }
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscFunctionReturn(0);
+}
+
+/* Both files complete under temporary names first; then the old summary goes, the trajectory and
+ * the summary are renamed into place: the previous output stays intact until the new one is
+ * complete, and a summary is never next to a trajectory that is not its own. */
+static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
+{
+  char               tt[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+  const PetscScalar *x;
+  OutCtx             o  = {s, NULL, size};
+  int                e  = MakeDirs(dir), bad = 0;
+
+  if (e) {
+    snprintf(err, errlen, "cannot create output directory '%s': %s", dir, strerror(e));
+    return 1;
+  }
+  if (VecGetArrayRead(s->X0, &x))
+    return snprintf(err, errlen, "cannot read the solution"), 1;
+  o.x = x;
+  bad = WriteTemp(dir, "trajectory.csv", TrajectoryCB, &o, tt, err, errlen);
+  VecRestoreArrayRead(s->X0, &x);
+  if (!bad && WriteTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
+    remove(tt);
+    return 1;
+  }
+  if (bad)
+    return 1;
+  snprintf(dst, sizeof dst, "%s/summary.json", dir);
+  if (remove(dst) && errno != ENOENT)
+    bad = 1;
+  snprintf(dst, sizeof dst, "%s/trajectory.csv", dir);
+  bad = bad || rename(tt, dst);
+  snprintf(dst, sizeof dst, "%s/summary.json", dir);
+  bad = bad || rename(ts, dst);
+  if (bad) {
+    snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
+    remove(tt), remove(ts);
+  }
+  return bad;
 }
 
 /*@ HsSolverWriteOutput - writes summary.json and trajectory.csv of the last solve into dir
     (DESIGN.md section 5; created with its parents if needed).
 
-  Collective; rank 0 writes. Each file is written to a temporary name in dir and renamed into place
-  when complete; summary.json is removed first and written last, so its presence means that the
-  directory is complete. An unwritable dir is an error naming the path.
+  Collective; rank 0 writes. Both files are written completely under temporary names first (the
+  previous output stays as it was until then); then the old summary.json is removed, and
+  trajectory.csv and summary.json are renamed into place, the summary last, so its presence means
+  that the directory is complete. An unwritable dir is an error naming the path.
 @*/
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
 {
   PetscMPIInt        rank, size;
-  const PetscScalar *x;
   char               err[PETSC_MAX_PATH_LEN + 128] = "";
   int                bad                           = 0;
 
@@ -237,26 +315,8 @@ PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
   PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
-  if (rank == 0) { /* the solution gathered by the diagnostics of the last solve */
-    int e = MakeDirs(dir);
-    if (e)
-      snprintf(err, sizeof err, "cannot create output directory '%s': %s", dir, strerror(e)), bad = 1;
-    if (!bad) {
-      char old[PETSC_MAX_PATH_LEN];
-      /* a stale summary would vouch for the new trajectory: remove it first */
-      snprintf(old, sizeof old, "%s/summary.json", dir);
-      if (remove(old) && errno != ENOENT)
-        snprintf(err, sizeof err, "cannot replace %s: %s", old, strerror(errno)), bad = 1;
-    }
-    if (!bad) {
-      PetscCall(VecGetArrayRead(s->X0, &x));
-      bad = WriteAtomic(s, dir, "trajectory.csv", x, size, err, sizeof err);
-      PetscCall(VecRestoreArrayRead(s->X0, &x));
-    }
-    /* summary last: its presence means the directory is complete */
-    if (!bad)
-      bad = WriteAtomic(s, dir, "summary.json", NULL, size, err, sizeof err);
-  }
+  if (rank == 0) /* the solution gathered by the diagnostics of the last solve */
+    bad = WriteBoth(s, dir, size, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
   PetscCheck(!bad, PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_WRITE, "%s", err);

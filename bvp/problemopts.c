@@ -3,6 +3,7 @@
  * of PETSc). Every parameter is listed by -help with its range. */
 #include "hsbvpimpl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "../problems/hsocp.h"
@@ -10,11 +11,50 @@
 /* A name names a problem file if it contains ".ocp" or a '/'. */
 static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(name, ".ocp") || strchr(name, '/')); }
 
+/* A problem file read by rank 0 and sent to every rank (a file that only some nodes can see, or that
+ * a network file system shows late, must not make the ranks disagree); each rank parses the same
+ * bytes, and a rank that cannot (out of memory) makes every rank fail. */
+static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, HsProblem **prob)
+{
+  char        msg[1024] = "", *text = NULL;
+  size_t      len       = 0;
+  long long   hdr[2]    = {0, 0}; /* status, length */
+  int         st, worst;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    hdr[0] = HsProblemReadFile(name, &text, &len, msg, sizeof msg);
+    hdr[1] = (long long)len;
+  }
+  PetscCallMPI(MPI_Bcast(hdr, 2, MPI_LONG_LONG, 0, comm));
+  PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
+  PetscCheck(hdr[0] != HS_ENOMEM, comm, PETSC_ERR_MEM, "%s: out of memory reading the problem file", name);
+  PetscCheck(hdr[0] == 0, comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  if (rank)
+    text = malloc((size_t)hdr[1] + 1);
+  st = text ? 0 : HS_ENOMEM;
+  PetscCallMPI(MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm));
+  if (worst == 0)
+    PetscCallMPI(MPI_Bcast(text, (int)hdr[1], MPI_CHAR, 0, comm)); /* at most HS_OCP_MAX_BYTES */
+  if (worst == 0)
+    st = HsProblemCreateFromText(name, text, (size_t)hdr[1], prob, msg, sizeof msg);
+  free(text);
+  PetscCallMPI(MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm));
+  if (worst && !st)
+    HsProblemDestroy(prob);
+  PetscCheck(worst != HS_ENOMEM, comm, PETSC_ERR_MEM, "%s: out of memory reading the problem file", name);
+  PetscCheck(worst == 0, comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsProblemCreateFromOptions - the problem named by -problem: a built-in problem (pendulum, kepler,
     saddle, crane, manipulator3, ncar; default pendulum) or a problem file FILE.ocp
     (docs/problem-format.md), with its -p_NAME parameters applied (HsProblemSetFromOptions).
 
-  Collective (every rank creates its own copy of the serial problem).
+  Collective (every rank creates its own copy of the serial problem; a problem file is read by rank 0
+  and its bytes sent to the others, so that every rank sees the same file or all fail together).
 
   Input: comm - the communicator of the solve; prefix - options prefix (may be NULL).
   Output: prob - the problem; destroy it with HsProblemDestroy(). An unknown name, a malformed file
@@ -22,7 +62,7 @@ static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(nam
 @*/
 PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob)
 {
-  char name[PETSC_MAX_PATH_LEN] = "pendulum", msg[1024] = "", help[512];
+  char name[PETSC_MAX_PATH_LEN] = "pendulum", help[512];
   int  st;
 
   PetscFunctionBeginUser;
@@ -32,9 +72,7 @@ PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], Hs
   PetscCall(PetscOptionsString("-problem", help, "HsProblemCreateFromOptions", name, name, sizeof name, NULL));
   PetscOptionsEnd();
   if (IsProblemFile(name)) {
-    st = HsProblemCreateFromFile(name, prob, msg, sizeof msg);
-    PetscCheck(st == 0, comm, msg[0] ? PETSC_ERR_ARG_WRONG : PETSC_ERR_MEM, "%s",
-               msg[0] ? msg : "out of memory reading the problem file");
+    PetscCall(CreateFromFile(comm, name, prob));
   } else {
     st = HsProblemCreateByName(name, prob);
     PetscCheck(st != HS_EUNKNOWN, comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
@@ -78,6 +116,26 @@ static PetscErrorCode CheckUnknownParams(MPI_Comm comm, const char prefix[], con
   PetscFunctionReturn(0);
 }
 
+/* Sets parameter i to v (given as key): a value outside its range, or one that makes the problem
+ * invalid (a file's M(q) no longer positive definite, ...), is an error naming key and the reason. */
+static PetscErrorCode SetParam(MPI_Comm comm, HsProblem *prob, int i, const char *key, PetscReal v)
+{
+  const HsParam *p = &prob->params[i];
+  const char    *r = strstr(p->help, " in ");
+  int            st;
+
+  PetscFunctionBeginUser;
+  PetscCheck(!PetscIsInfOrNanReal(v), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is not a finite number", key, (double)v);
+  st = HsProblemSetParam(prob, p->name, (double)v);
+  PetscCheck(st != HS_ERANGE || !prob->why[0], comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is not admissible: %s", key,
+             (double)v, prob->why);
+  PetscCheck(st != HS_ERANGE || !r, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is not%s", key, (double)v, r);
+  PetscCheck(st != HS_ERANGE, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is outside [%g, %g] (%s)", key, (double)v, p->min,
+             p->max, p->help);
+  PetscCheck(st == 0, comm, PETSC_ERR_MEM, "%s %g: out of memory", key, (double)v);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsProblemSetFromOptions - applies -p_NAME VALUE to each parameter NAME of the problem (in the
     order the problem lists them); each is listed by -help with its meaning and range.
 
@@ -99,13 +157,12 @@ PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsPro
     PetscCall(PetscSNPrintf(key, sizeof key, "-p_%s", p->name));
     PetscCall(PetscSNPrintf(help, sizeof help, "%s, in [%g, %g]%s", p->help, p->min, p->max,
                             p->integer ? ", a whole number" : ""));
-    PetscCall(PetscOptionsReal(key, help, "HsProblemSetParam", *p->value, &v, &set));
+    PetscCall(HsOptionsReal(PetscOptionsObject, key, help, "HsProblemSetParam", *p->value, &v, &set));
     if (!set)
       continue;
     PetscCheck(!(p->integer && v != PetscFloorReal(v)), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "%s %g must be a whole number (%s)", key, (double)v, p->help);
-    PetscCheck(HsProblemSetParam(prob, p->name, (double)v) == 0, comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "%s %g is outside [%g, %g] (%s)", key, (double)v, p->min, p->max, p->help);
+    PetscCall(SetParam(comm, prob, i, key, v));
   }
   PetscOptionsEnd();
   PetscCall(CheckUnknownParams(comm, prefix, prob));

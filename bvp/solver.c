@@ -84,6 +84,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->hom_theta     = 1;
   s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   s->amplification = 1;
+  PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
   PetscCall(SNESCreate(comm, &s->snes));
   PetscCall(SNESSetTolerances(s->snes, HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT, HS_SNES_STOL_DEFAULT,
                               HS_SNES_MAX_IT_DEFAULT, 10000));

@@ -117,6 +117,36 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
+static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  char      buf[PETSC_MAX_PATH_LEN], *end;
+  PetscBool flg;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-hs_checkpoint", "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
+                               "HsSolverSetCheckpoint", s->ckpt_dir, buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetCheckpoint(s, buf, s->ckpt_every_its, s->ckpt_every_s));
+  PetscCall(PetscOptionsString("-hs_checkpoint_every", "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
+                               "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
+  if (flg) {
+    double v = strtod(buf, &end);
+    PetscCheck(end != buf && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
+               PETSC_ERR_ARG_WRONG, "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s",
+               buf);
+    PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
+  }
+  PetscCall(PetscOptionsString("-hs_restart", "start from the checkpoint in DIR (written by an interrupted run)",
+                               "HsSolverSetRestart", "", buf, sizeof buf, &flg));
+  if (flg) {
+    PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "-hs_restart needs a checkpoint directory");
+    PetscCall(PetscStrncpy(s->restart_dir, buf, sizeof s->restart_dir));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* -help: the keys of every registered formulation other than s's, each in its own section. */
 static PetscErrorCode HelpOtherTypes(HsSolver s)
 {
@@ -166,6 +196,8 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
 . -hs_snes_roundoff C - [HsSolverSetRoundoffFactor]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_init FILE - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
+. -hs_checkpoint DIR, -hs_checkpoint_every K|Ss - [HsSolverSetCheckpoint]
+. -hs_restart DIR - start from a checkpoint, loaded by HsSolverSetUp() [HsSolverSetRestart]
 - the formulation's keys (shooting: -hs_shoot_*, -hs_step_*; see HsSolverCreate_Shooting)
 
   The SNES, KSP and PC options (-snes_*, -ksp_*, -pc_*, -mat_mumps_*) are applied by HsSolverSetUp(),
@@ -192,8 +224,8 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   else if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(HsSolverGetNumIntervals(s, &N));
-  PetscCall(PetscOptionsInt("-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
-                            "HsSolverSetNumIntervals", N, &N, &flg));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
+                            "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverSetNumIntervals(s, N));
   PetscCall(SchemeOptions(PetscOptionsObject, s));
@@ -217,11 +249,11 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     if (flg)
       PetscCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
   }
-  PetscCall(PetscOptionsReal("-hs_dg_tol", "relative step below which divided differences use their limit",
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol", "relative step below which divided differences use their limit",
                              "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));
   if (flg)
     PetscCall(HsSolverSetDGTolerance(s, r));
-  PetscCall(PetscOptionsReal(
+  PetscCall(HsOptionsReal(PetscOptionsObject, 
       "-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
       "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
   if (flg)
@@ -238,6 +270,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     PetscCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
     PetscCall(HsSolverSetInitialGuessFromFile(s, path));
   }
+  PetscCall(CheckpointOptions(PetscOptionsObject, s));
   if (s->ops->setfromoptions)
     PetscCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
   PetscCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));

@@ -44,6 +44,15 @@ static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscRe
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0)
     s->fnorm0 = fnorm, s->stalls = 0;
+  if (*reason == SNES_CONVERGED_ITERATING) { /* SIGTERM/SIGINT, periodic checkpoints (bvp/checkpoint.c) */
+    PetscBool stop;
+    PetscCall(SNESGetSolution(snes, &X));
+    PetscCall(HsSolverCheckpointPoll(s, X, it, &stop));
+    if (stop) {
+      *reason = SNES_DIVERGED_FUNCTION_COUNT; /* ends SNESSolve; s->interrupted says why */
+      PetscFunctionReturn(0);
+    }
+  }
   if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
     s->fnorm_prev = fnorm;
     PetscFunctionReturn(0);
@@ -116,6 +125,12 @@ PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
   PetscCall(PetscStrncpy(s->cs, cs, sizeof s->cs));
   if (!s->N)
     PetscCall(HsSolverSetNumIntervals(s, s->prob->N));
+  PetscCheck(((long long)s->N + 1) * 4 * s->prob->n <= PETSC_MAX_INT, PetscObjectComm((PetscObject)s),
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "N = %" PetscInt_FMT " intervals with 4n = %d unknowns per node make %lld unknowns, more than this PETSc's "
+             "%d-bit indices allow (%lld)",
+             s->N, 4 * s->prob->n, ((long long)s->N + 1) * 4 * s->prob->n, (int)(8 * sizeof(PetscInt)),
+             (long long)PETSC_MAX_INT);
   st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &disc, msg, sizeof msg);
   PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
              msg);
@@ -193,6 +208,8 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (s->ops->setupksp)
     PetscCall((*s->ops->setupksp)(s, ksp));
   s->setupcalled = PETSC_TRUE;
+  if (s->restart_dir[0])
+    PetscCall(HsSolverSetRestart(s, s->restart_dir));
   PetscFunctionReturn(0);
 }
 
@@ -281,14 +298,15 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));
   }
-  PetscCall(PetscStrncpy(s->res.status, SNESConvergedReasons[s->res.reason], sizeof s->res.status));
+  PetscCall(PetscStrncpy(s->res.status, s->interrupted ? "INTERRUPTED" : SNESConvergedReasons[s->res.reason],
+                        sizeof s->res.status));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
   if (!s->diagnosis_keep)
     s->res.diagnosis[0] = 0; /* keep only failures of the final evaluation */
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
-  s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm));
+  s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
   PetscFunctionReturn(0);
 }
 
@@ -323,15 +341,22 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(HsSolverSetUpDiscretization(s));
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
-  if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
+  s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
+  if (!s->ckpt_last_t)
+    s->ckpt_last_t = s->t_start;
+  if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
+    PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
+  else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
     PetscCall(HsSolverGuessFromDirect(s)); /* the direct solution becomes the stored initial guess */
-  if (!(s->warm && s->solved))
+  if (!(s->warm && s->solved) && !s->restart_pending)
     PetscCall((*s->ops->guess)(s, s->X));
+  s->restart_pending = PETSC_FALSE;
   if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
   else
     PetscCall(HsSolverSolveNewton(s));
-  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !(s->warm && s->solved))
+  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && !(s->warm && s->solved) &&
+      strcmp(s->guess_info, "restarted from a checkpoint"))
     PetscCall(HsSolverSolveHomotopy(s)); /* from the direct costate equation to ours */
   if (s->ops->postsolve)
     PetscCall((*s->ops->postsolve)(s));

@@ -4,6 +4,8 @@
 #ifndef HSOCP_H
 #define HSOCP_H
 
+#include <stddef.h>
+
 #include "hsproblem.h"
 
 #ifdef __cplusplus
@@ -13,6 +15,12 @@ extern "C" {
 /** Reads a problem file. Returns HS_SUCCESS; HS_EPARSE with "file:line:column: what is wrong" in
  *  msg (msglen bytes); HS_ENOMEM. */
 int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen);
+/** Problem files larger than this are refused (HsProblemReadFile). */
+#define HS_OCP_MAX_BYTES (16 << 20)
+/** The bytes of a problem file (free() *text); HS_EPARSE for a directory, a NUL byte, > 16 MiB. */
+int HsProblemReadFile(const char *path, char **text, size_t *len, char *msg, int msglen);
+/** A problem from a file's bytes (as HsProblemCreateFromFile; path names it in messages). */
+int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsProblem **prob, char *msg, int msglen);
 
 #ifdef __cplusplus
 }

@@ -139,8 +139,10 @@ typedef struct HsProblem_s {
   /** Forgets cached evaluations after a parameter changed (HsProblemSetMechanical sets it); may be NULL. */
   void (*invalidate)(struct HsProblem_s *prob);
   /** Recomputes derived data (e.g. the Greenspan mass m l^2) after parameters changed; may be NULL.
-   *  Returns HS_SUCCESS or HS_ENOMEM (the problem must then be as before the change). */
+   *  Returns HS_SUCCESS, HS_ENOMEM or HS_ERANGE (the parameters make the problem invalid; then `why`
+   *  says how); HsProblemSetParam then restores the old value. */
   int (*update)(struct HsProblem_s *prob);
+  char why[256]; /* why the last HsProblemSetParam failed ("" if it did not say) */
 } HsProblem;
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);

@@ -52,6 +52,8 @@ typedef struct {
   int            bounded; /* 1: the file gave u_min or u_max (entries '*' are unbounded) */
   char         **let_name; /* named subexpressions ('let NAME: expr') */
   int           *let_node, nlet;
+  double        *pmin, *pmax; /* maxpar: each parameter's admissible range (closed; see OcpRange) */
+  char         **phelp;       /* maxpar: "file parameter in [a, b]" (NULL: no range given) */
   char         **texts; /* owned copies of names */
   int            ntexts;
 } Ocp;
@@ -138,8 +140,28 @@ static int OcpUpdate(HsProblem *p)
   p->T = o->cst_val[k++];
   for (int j = 0; o->bounded && j < p->m; j++) {
     p->u_min[j] = o->cst_val[k + j], p->u_max[j] = o->cst_val[k + p->m + j];
-    if (!(p->u_min[j] <= p->u_max[j]))
+    if (!(p->u_min[j] <= p->u_max[j])) {
+      snprintf(p->why, sizeof p->why, "u_min %g exceeds u_max %g (control %d)", p->u_min[j], p->u_max[j], j + 1);
       return HS_ERANGE; /* a parameter set u_min above u_max: HsProblemSetParam restores it */
+    }
+  }
+  for (int i = 0; i < k; i++)
+    if (!isfinite(o->cst_val[i])) {
+      snprintf(p->why, sizeof p->why, "%s is not finite", i < o->nB ? "B" : i < o->nB + o->nR ? "R"
+                                                                       : i < o->nB + o->nR + 2 * n ? "x0"
+                                                                       : i < k - 1 ? "xT" : "T");
+      return HS_ERANGE;
+    }
+  if (!(p->T > 0)) {
+    snprintf(p->why, sizeof p->why, "the horizon T = %g is not positive", p->T);
+    return HS_ERANGE;
+  }
+  if (p->E.f) { /* once installed (OcpInstall): M(q) positive definite at x0 */
+    double E;
+    if (p->E.f(p->x0, &E, p->ctx)) {
+      snprintf(p->why, sizeof p->why, "the mass matrix M(q) is not positive definite at the initial state x0");
+      return HS_ERANGE;
+    }
   }
   if (p->sep.available) {
     double M0;
@@ -159,6 +181,9 @@ static void OcpDestroy(void *ctx)
   HsExprDestroy(&o->ex);
   for (int i = 0; i < o->ntexts; i++)
     free(o->texts[i]);
+  for (int i = 0; o->phelp && i < o->npar; i++)
+    free(o->phelp[i]);
+  free(o->phelp), free(o->pmin), free(o->pmax);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node);
   free(o);
 }
@@ -486,7 +511,10 @@ static int OcpNew(int n, int npar, Ocp **op)
   o->n = n, o->maxpar = npar, o->tvar = 2 * n, o->vel = 2 * n + 1, o->par = 3 * n + 1, o->nvars = o->par;
   o->names = calloc((size_t)(o->par + npar), sizeof(char *));
   o->vars  = calloc((size_t)(o->par + npar), sizeof(double));
-  if (!o->names || !o->vars || HsExprCreate(o->par + npar, o->par, &o->ex)) {
+  o->pmin  = calloc((size_t)npar + 1, sizeof(double));
+  o->pmax  = calloc((size_t)npar + 1, sizeof(double));
+  o->phelp = calloc((size_t)npar + 1, sizeof(char *));
+  if (!o->names || !o->vars || !o->pmin || !o->pmax || !o->phelp || HsExprCreate(o->par + npar, o->par, &o->ex)) {
     OcpDestroy(o);
     return HS_ENOMEM;
   }
@@ -495,8 +523,54 @@ static int OcpNew(int n, int npar, Ocp **op)
   return HS_SUCCESS;
 }
 
-/* 'param NAME: expr': a constant, in the earlier parameters; its own name is known only afterwards. */
-static int OcpParam(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
+/* The range of 'param NAME: expr in [a, b]' (or '(a, b)', '[a, b)', '(a, b]'; a, b numbers, inf or
+ * -inf): cut off the value text at " in " (*val ends there), the closed range in *lo, *hi (an open
+ * end is the next double inside), and its text. No range: [-1e300, 1e300], help NULL. */
+static int OcpRange(Src *s, char *val, int vcol, double *lo, double *hi, char **help)
+{
+  char *r = NULL, *end, *end2;
+
+  *lo = -1e300, *hi = 1e300, *help = NULL;
+  for (char *c = strstr(val, "in"); c; c = strstr(c + 1, "in")) {
+    const char *b = c + 2;
+    while (isspace((unsigned char)*b))
+      b++;
+    if (c > val && isspace((unsigned char)c[-1]) && isspace((unsigned char)c[2]) && (*b == '[' || *b == '('))
+      r = c;
+  }
+  if (!r)
+    return 0;
+  {
+    const char *b = r + 2, *bad = "expected 'in [low, high]' with low <= high (numbers, inf or -inf), got '%s'";
+    int         col = vcol + (int)(r - val);
+    char        close;
+    while (isspace((unsigned char)*b))
+      b++;
+    *lo = strtod(b + 1, &end);
+    if (end == b + 1 || *(end += strspn(end, " \t")) != ',')
+      return Fail(s, col, bad, r);
+    *hi = strtod(end + 1, &end2);
+    if (end2 == end + 1)
+      return Fail(s, col, bad, r);
+    end2 += strspn(end2, " \t");
+    close = *end2;
+    if ((close != ']' && close != ')') || *Trim(end2 + 1) || !(*lo <= *hi))
+      return Fail(s, col, bad, r);
+    if (*b == '(')
+      *lo = nextafter(*lo, INFINITY);
+    if (close == ')')
+      *hi = nextafter(*hi, -INFINITY);
+    if (!(*help = malloc(strlen(r) + 32)))
+      return HS_ENOMEM;
+    snprintf(*help, strlen(r) + 32, "file parameter %s", Trim(r));
+  }
+  *r = 0;
+  return 0;
+}
+
+/* 'param NAME: expr [in RANGE]': a constant, in the earlier parameters; its own name is known only
+ * afterwards; its value must lie in its range (OcpRange), also when set with -p_NAME. */
+static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int vcol)
 {
   char *pn = Trim(key + 6), what[96];
   int   j  = o->par + o->npar, ret;
@@ -504,11 +578,17 @@ static int OcpParam(Src *s, Ocp *o, const char *line, char *key, const char *val
   snprintf(what, sizeof what, "param %s", pn);
   if (o->npar >= o->maxpar)
     return Fail(s, 1, "param %s: more parameters than the file's first reading counted", pn);
-  ret = Number(s, o, val, vcol, what, &o->vars[j], NULL);
+  ret = OcpRange(s, val, vcol, &o->pmin[o->npar], &o->pmax[o->npar], &o->phelp[o->npar]);
+  if (!ret)
+    ret = Number(s, o, Trim(val), vcol, what, &o->vars[j], NULL);
+  if (!ret && !(o->vars[j] >= o->pmin[o->npar] && o->vars[j] <= o->pmax[o->npar]))
+    ret = Fail(s, vcol, "param %s: the value %g is not %s", pn, o->vars[j], o->phelp[o->npar] + 15);
   if (!ret)
     ret = Name(s, o, pn, (int)(pn - line) + 1, j, "param");
   if (!ret)
     o->npar++, o->nvars = j + 1;
+  else
+    free(o->phelp[o->npar]), o->phelp[o->npar] = NULL;
   return ret;
 }
 
@@ -567,6 +647,24 @@ static int OcpInteger(Src *s, const char *what, const char *val, int vcol, long 
   return 0;
 }
 
+/* 'state_scheme: NAME', 'costate_scheme: NAME': one of the schemes (whether the two go together is
+ * checked by the solver, which names the file's choice as the problem's default). */
+static int OcpSchemeKey(Src *s, Keys *K, const char *key, const char *val, int vcol)
+{
+  static const char *const ss[] = {"midpoint", "greenspan", "gonzalez", NULL},
+                           *const cs[] = {"conserving", "conserving_1dof", "trapezoidal", "kkt", NULL};
+  int                      state = !strcmp(key, "state_scheme");
+  const char *const       *list  = state ? ss : cs;
+
+  for (int i = 0; list[i]; i++)
+    if (!strcmp(val, list[i])) {
+      snprintf(state ? K->ss : K->cs, sizeof K->ss, "%s", val);
+      return 0;
+    }
+  return Fail(s, vcol, "%s: unknown scheme '%s' (%s)", key, val,
+              state ? "midpoint, greenspan or gonzalez" : "conserving, conserving_1dof, trapezoidal or kkt");
+}
+
 /* One 'key: value' line. */
 static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char *val, int vcol)
 {
@@ -581,8 +679,15 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     K->lines[k] = s->line, K->cols[k] = vcol;
     return (K->text[k] = strdup(val)) ? 0 : HS_ENOMEM;
   }
-  if (!strcmp(key, "problem"))
+  if ((!strcmp(key, "problem") && K->name[0]) || (!strcmp(key, "controls") && K->m) || (!strcmp(key, "N") && K->N) ||
+      (!strcmp(key, "state_scheme") && K->ss[0]) || (!strcmp(key, "costate_scheme") && K->cs[0]))
+    return Fail(s, (int)(key - line) + 1, "'%s' is given twice", key);
+  if (!strcmp(key, "problem")) {
+    if (!*val || strlen(val) >= sizeof K->name)
+      return Fail(s, vcol, "problem: a name of 1 to %d characters", (int)sizeof K->name - 1);
     snprintf(K->name, sizeof K->name, "%s", val);
+  } else if (!strcmp(key, "state_scheme") || !strcmp(key, "costate_scheme"))
+    return OcpSchemeKey(s, K, key, val, vcol);
   else if (!strncmp(key, "param ", 6))
     return OcpParam(s, o, line, key, val, vcol);
   else if (!strncmp(key, "let ", 4))
@@ -593,10 +698,6 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return OcpInteger(s, "controls", val, vcol, 1, 100000, &K->m);
   else if (!strcmp(key, "N"))
     return OcpInteger(s, "N", val, vcol, 2, 100000000, &K->N);
-  else if (!strcmp(key, "state_scheme"))
-    snprintf(K->ss, sizeof K->ss, "%s", val);
-  else if (!strcmp(key, "costate_scheme"))
-    snprintf(K->cs, sizeof K->cs, "%s", val);
   else
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
@@ -882,7 +983,6 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
   Ocp         *o    = *op;
   HsMechanical mech = {o->n, OcpMass, OcpPotential, o, 1, const_mass};
   int          mkey = K->text[K_MASS] ? K_MASS : K_KIN;
-  double       E;
 
   if (HsProblemSetMechanical(p, &mech, OcpDestroy))
     return HS_ENOMEM;
@@ -893,52 +993,120 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
                      !(p->u_max = malloc(sizeof(double) * (size_t)p->m))))
     return HS_ENOMEM;
   for (int i = 0; i < o->npar; i++)
-    if (HsProblemAddParam(p, o->names[o->par + i], "file parameter", &o->vars[o->par + i], -1e300, 1e300))
+    if (HsProblemAddParam(p, o->names[o->par + i], o->phelp[i] ? o->phelp[i] : "file parameter", &o->vars[o->par + i],
+                          o->pmin[i], o->pmax[i]))
       return HS_ENOMEM;
   if (o->n == 1 && const_mass) /* 1 DOF with a constant mass: the Greenspan scheme applies */
     p->sep.available = 1, p->sep.V = OcpPotential1;
-  if (OcpUpdate(p)) { /* B, R, x0, xT, T, the bounds and the Greenspan mass */
-    s->line = K->lines[K->text[K_UMIN] ? K_UMIN : K_UMAX];
-    return Fail(s, 1, "u_min must not exceed u_max");
+  if (OcpUpdate(p)) { /* B, R, x0, xT, T, the bounds, M(x0) positive definite, the Greenspan mass */
+    if (!strncmp(p->why, "u_min", 5)) {
+      s->line = K->lines[K->text[K_UMIN] ? K_UMIN : K_UMAX];
+      return Fail(s, 1, "%s", p->why);
+    }
+    s->line = K->lines[mkey];
+    return Fail(s, K->cols[mkey], "%s: M(q) is not positive definite at the initial state x0", keys[mkey]);
   }
   snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : (p->sep.available ? "greenspan" : "gonzalez"));
   snprintf(o->cs, sizeof o->cs, "%s", K->cs[0] ? K->cs : (p->sep.available ? "conserving_1dof" : "conserving"));
   p->default_state_scheme   = o->ss;
   p->default_costate_scheme = o->cs;
-  s->line                   = K->lines[mkey];
-  if (p->E.f(p->x0, &E, p->ctx))
-    return Fail(s, K->cols[mkey], "%s: M(q) is not positive definite at the initial state x0", keys[mkey]);
   return 0;
 }
 
-/*@ HsProblemCreateFromFile - reads a problem file (.ocp, docs/problem-format.md): a mechanical
-    system by its mass matrix (or kinetic energy) and potential, the costs, the boundary data, the
-    horizon and named parameters (-p_NAME), with every derivative the schemes need derived
-    symbolically (file head).
+/*@ HsProblemReadFile - the bytes of a problem file, for HsProblemCreateFromText (so that one MPI
+    rank can read the file and send the bytes to the others).
 
-  Not collective (each rank reads its own copy).
+  Not collective. A problem file is text: a directory, a file larger than HS_OCP_MAX_BYTES (16 MiB;
+  also an endless device such as /dev/zero) and a NUL byte (at "file:line:column") are errors.
 
   Input: path; msg, msglen - room for a message.
-  Output: prob - the problem (HsProblemDestroy frees it); on failure NULL, and msg says
-          "file:line:column: what is wrong".
+  Output: text - the bytes with a NUL appended (free() it); len - their number.
 
-  Returns HS_SUCCESS, HS_EPARSE (the file cannot be opened or read as a problem; see msg) or HS_ENOMEM.
+  Returns HS_SUCCESS, HS_EPARSE (see msg) or HS_ENOMEM.
 @*/
-int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen)
+int HsProblemReadFile(const char *path, char **text, size_t *len, char *msg, int msglen)
 {
-  FILE      *fp = fopen(path, "r");
-  Src        s  = {path, 0, msg, msglen};
-  Keys       K;
-  Ocp       *o    = NULL;
-  HsProblem *p    = NULL;
-  int       *node = NULL, kin = -1, n, npar, const_mass = 0, ret;
+  FILE  *fp = fopen(path, "r");
+  char  *buf;
+  size_t n = 0, cap = 4096;
 
-  *prob = NULL;
-  memset(&K, 0, sizeof K);
+  *text = NULL, *len = 0;
   if (!fp) {
     snprintf(msg, (size_t)msglen, "%s: cannot open problem file: %s", path, strerror(errno));
     return HS_EPARSE;
   }
+  if (!(buf = malloc(cap + 1))) {
+    fclose(fp);
+    return HS_ENOMEM;
+  }
+  for (size_t r; (r = fread(buf + n, 1, cap - n, fp)) > 0;) {
+    n += r;
+    if (n == cap) {
+      char *b = cap >= HS_OCP_MAX_BYTES ? NULL : realloc(buf, 2 * cap + 1);
+      if (!b) {
+        snprintf(msg, (size_t)msglen, cap >= HS_OCP_MAX_BYTES ? "%s: larger than %d MiB: not a problem file"
+                                                               : "%s: out of memory reading the file",
+                 path, HS_OCP_MAX_BYTES >> 20);
+        free(buf), fclose(fp);
+        return cap >= HS_OCP_MAX_BYTES ? HS_EPARSE : HS_ENOMEM;
+      }
+      buf = b, cap *= 2;
+    }
+  }
+  if (ferror(fp)) {
+    snprintf(msg, (size_t)msglen, "%s: cannot read problem file: %s", path, strerror(errno));
+    free(buf), fclose(fp);
+    return HS_EPARSE;
+  }
+  fclose(fp);
+  buf[n] = 0;
+  for (size_t i = 0, line = 1, col = 1; i < n; i++, col++) {
+    if (!buf[i]) {
+      snprintf(msg, (size_t)msglen, "%s:%zu:%zu: a NUL byte: a problem file is text", path, line, col);
+      free(buf);
+      return HS_EPARSE;
+    }
+    if (buf[i] == '\n')
+      line++, col = 0;
+  }
+  *text = buf, *len = n;
+  return HS_SUCCESS;
+}
+
+/*@ HsProblemCreateFromText - a problem from the bytes of a problem file (docs/problem-format.md),
+    as HsProblemCreateFromFile does.
+
+  Not collective. Input: path - the file's name, for messages and as the problem's name if the file
+  has no 'problem:' key; text, len - the bytes (need not end in NUL; a NUL byte is an error);
+  msg, msglen - room for a message.
+  Output: prob - the problem; on failure NULL and msg says "file:line:column: what is wrong".
+
+  Returns HS_SUCCESS, HS_EPARSE or HS_ENOMEM.
+@*/
+int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsProblem **prob, char *msg, int msglen)
+{
+  FILE      *fp;
+  Src        s = {path, 0, msg, msglen};
+  Keys       K;
+  Ocp       *o    = NULL;
+  HsProblem *p    = NULL;
+  int       *node = NULL, kin = -1, n, npar, const_mass = 0, ret;
+  const char *nul = memchr(text, 0, len);
+
+  *prob = NULL;
+  memset(&K, 0, sizeof K);
+  if (nul) {
+    s.line = 1;
+    for (const char *c = text; c < nul; c++)
+      s.line += *c == '\n';
+    return Fail(&s, 1, "a NUL byte: a problem file is text");
+  }
+  if (!len) {
+    snprintf(msg, (size_t)msglen, "%s: the problem file is empty", path);
+    return HS_EPARSE;
+  }
+  if (!(fp = fmemopen((void *)text, len, "r")))
+    return HS_ENOMEM;
   OcpPrescan(fp, &n, &npar);
   ret = OcpNew(n, npar, &o);
   if (!ret)
@@ -973,4 +1141,31 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
   }
   *prob = p;
   return HS_SUCCESS;
+}
+
+/*@ HsProblemCreateFromFile - reads a problem file (.ocp, docs/problem-format.md): a mechanical
+    system by its mass matrix (or kinetic energy) and potential, the costs, the boundary data, the
+    horizon and named parameters (-p_NAME), with every derivative the schemes need derived
+    symbolically (file head). HsProblemReadFile, then HsProblemCreateFromText.
+
+  Not collective (the driver reads the file on one rank and sends the bytes to the others).
+
+  Input: path; msg, msglen - room for a message.
+  Output: prob - the problem (HsProblemDestroy frees it); on failure NULL, and msg says
+          "file:line:column: what is wrong".
+
+  Returns HS_SUCCESS, HS_EPARSE (the file cannot be opened or read as a problem; see msg) or HS_ENOMEM.
+@*/
+int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen)
+{
+  char  *text;
+  size_t len;
+  int    ret = HsProblemReadFile(path, &text, &len, msg, msglen);
+
+  *prob = NULL;
+  if (ret)
+    return ret;
+  ret = HsProblemCreateFromText(path, text, len, prob, msg, msglen);
+  free(text);
+  return ret;
 }

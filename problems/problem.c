@@ -207,27 +207,33 @@ void HsProblemParamSetInteger(HsProblem *prob)
     recomputes derived data (update).
 
   Not collective. Returns HS_SUCCESS, HS_EUNKNOWN (no such parameter), HS_ERANGE (outside [min, max]),
-  HS_ENOTINT (an integer parameter given a value that is not a whole number) or HS_ENOMEM (update
-  could not allocate); the parameter is unchanged on failure.
+  HS_ENOTINT (an integer parameter given a value that is not a whole number), HS_ENOMEM (update
+  could not allocate) or, from update, HS_ERANGE with prob->why saying what the value would make
+  invalid (e.g. a mass matrix that is not positive definite); the parameter is unchanged on failure.
 @*/
 int HsProblemSetParam(HsProblem *prob, const char *name, double value)
 {
+  prob->why[0] = 0;
   for (int i = 0; i < prob->nparams; i++)
     if (!strcmp(prob->params[i].name, name)) {
       if (!(value >= prob->params[i].min && value <= prob->params[i].max))
         return HS_ERANGE;
       if (prob->params[i].integer && value != floor(value))
         return HS_ENOTINT;
-      double old = *prob->params[i].value;
+      double old             = *prob->params[i].value;
       *prob->params[i].value = value;
       if (prob->invalidate)
         prob->invalidate(prob);
-      if (prob->update && prob->update(prob)) { /* out of memory: back to the old value */
+      int    ret;
+      if (prob->update && (ret = prob->update(prob))) { /* back to the old value */
+        char why[sizeof prob->why];
+        memcpy(why, prob->why, sizeof why);
         *prob->params[i].value = old;
         if (prob->invalidate)
           prob->invalidate(prob);
         prob->update(prob);
-        return HS_ENOMEM;
+        memcpy(prob->why, why, sizeof why);
+        return ret == HS_ERANGE ? HS_ERANGE : HS_ENOMEM;
       }
       return HS_SUCCESS;
     }

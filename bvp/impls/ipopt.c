@@ -200,12 +200,12 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
 
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Direct transcription by IPOPT (-hs_bvp_type ipopt)");
-  PetscCall(PetscOptionsReal("-hs_ipopt_tol", "IPOPT's tolerance on the scaled NLP error (residuals per unit time)",
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_tol", "IPOPT's tolerance on the scaled NLP error (residuals per unit time)",
                              "HsSolverIpoptSetTolerances", ip->tol, &tol, &flg));
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, tol, PETSC_DEFAULT));
-  PetscCall(PetscOptionsInt("-hs_ipopt_max_it", "IPOPT's iteration limit", "HsSolverIpoptSetTolerances", ip->max_it,
-                            &it, &flg));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_max_it", "IPOPT's iteration limit", "HsSolverIpoptSetTolerances", ip->max_it,
+                            &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, PETSC_DEFAULT, it));
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_ipopt_ordering",
@@ -213,8 +213,8 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
                             orderings, 7, &idx, &flg));
   if (flg)
     PetscCall(HsSolverIpoptSetOrdering(s, orderings[idx]));
-  PetscCall(PetscOptionsInt("-hs_ipopt_print_level", "IPOPT's own output on rank 0 (0..12)",
-                            "HsSolverIpoptSetPrintLevel", ip->print_level, &it, &flg));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_print_level", "IPOPT's own output on rank 0 (0..12)",
+                            "HsSolverIpoptSetPrintLevel", ip->print_level, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverIpoptSetPrintLevel(s, it));
   PetscOptionsHeadEnd();

@@ -317,7 +317,7 @@ static PetscErrorCode SolverOptions(PetscOptionItems *PetscOptionsObject, HsSolv
                              "HsSolverShootSetMatrixFree", sh->mf, &b, &flg));
   if (flg)
     PetscCall(HsSolverShootSetMatrixFree(s, b));
-  PetscCall(PetscOptionsReal("-hs_shoot_max_growth",
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_shoot_max_growth",
                              "largest sensitivity growth within a segment before the solve stops and asks for more "
                              "segments",
                              "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
@@ -336,25 +336,25 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Multiple shooting options (-hs_bvp_type shooting)");
   PetscCall(HsSolverShootGetNumSegments(s, &M));
-  PetscCall(PetscOptionsInt("-hs_shoot_segments",
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_shoot_segments",
                             "number of shooting segments M (1 = single shooting, N = one interval each)",
-                            "HsSolverShootSetNumSegments", M, &M, &flg));
+                            "HsSolverShootSetNumSegments", M, &M, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverShootSetNumSegments(s, M));
   PetscCall(KnotsOption(PetscOptionsObject, s));
-  PetscCall(PetscOptionsReal("-hs_step_atol",
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_step_atol",
                              "local (per-step) Newton tolerance on the h-scaled step residual, relative to 1+|y|",
                              "HsSolverShootSetStepTolerances", sh->step_atol, &a, &flg));
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, a, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(PetscOptionsReal("-hs_step_stol",
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_step_stol",
                              "local Newton also stops when its update is below this, relative to 1+|y| (quadratic "
                              "convergence: the iterate is then at round-off)",
                              "HsSolverShootSetStepTolerances", sh->step_stol, &a, &flg));
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, a, PETSC_DEFAULT));
-  PetscCall(PetscOptionsInt("-hs_step_max_it", "local Newton iterations per step", "HsSolverShootSetStepTolerances",
-                            sh->step_max_it, &it, &flg));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_step_max_it", "local Newton iterations per step", "HsSolverShootSetStepTolerances",
+                            sh->step_max_it, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, PETSC_DEFAULT, it));
   PetscCall(SolverOptions(PetscOptionsObject, s, sh));
@@ -544,6 +544,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
   PetscCall(HsSolverSetOptionsPrefix(t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(t, "hs_init_")); /* not the shooting solve's -snes_* options */
+  t->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
   PetscCall(HsSolverSetUp(t));
