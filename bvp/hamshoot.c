@@ -139,6 +139,7 @@ static PetscErrorCode Run(int *code)
   *code = 1;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-hs_error_timeout", &hs_error_timeout, NULL));
   PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
+  PetscCall(HsOptionsCheckValues(PETSC_COMM_WORLD, NULL));
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, &prob));
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
   PetscCall(HsSolverSetProblem(solver, prob));

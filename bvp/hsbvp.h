@@ -191,6 +191,7 @@ PetscErrorCode HsContinuationSetUp(HsContinuation c);
 
 /* Checks of the options database and the output (bvp/optcheck.c, bvp/output.c) */
 PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm);
+PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[]);
 PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[]);
 PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
                             PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi);

@@ -93,40 +93,69 @@ static PetscBool Deferred(const char *key, const char *defer)
   return PETSC_FALSE;
 }
 
-/*@ HsOptionsCheckUsed - every option of hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem,
-    -quiet, after prefix) has been read, and has a value unless it is a switch (bvp/ internal).
-
-  Collective. Input: prefix - the objects' options prefix (may be NULL); defer - comma-separated
-  prefixes of keys (after prefix) not checked for use (read by a sub-solver created during the
-  solve, such as hs_direct_ and hs_init_; may be NULL). An unused key ("unknown, or not used by this run") or a key without a value is an
-  error naming it.
-@*/
-PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[])
+/* One pass over the database: the first of hamshoot's own keys that is unused (use: also that
+ * test; not for keys under a deferred prefix) or lacks a value (not a switch), in bad; *why 1 or 2. */
+static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscBool use, char *bad, size_t len, int *why)
 {
-  char  *all, *save = NULL, *tok, *next, bad[256] = "";
+  char  *all, *save = NULL, *tok, *next;
   size_t plen = prefix ? strlen(prefix) : 0;
-  int    why  = 0; /* 1 unused, 2 no value */
 
   PetscFunctionBeginUser;
+  *why = 0;
   PetscCall(PetscOptionsGetAll(NULL, &all));
-  for (tok = strtok_r(all, " ", &save); tok && !why; tok = next) {
+  for (tok = strtok_r(all, " ", &save); tok && !*why; tok = next) {
     const char *key = tok + 1;
-    PetscBool   used, sw;
-    next = strtok_r(NULL, " ", &save);
+    PetscBool   used = PETSC_TRUE, sw;
+    next             = strtok_r(NULL, " ", &save);
     if (IsValue(tok) || (plen && strncmp(key, prefix, plen)))
       continue;
     key += plen;
     if (!Ours(key, &sw))
       continue;
-    PetscCall(PetscOptionsUsed(NULL, tok + 1, &used)); /* the database keeps names without the dash */
+    if (use)
+      PetscCall(PetscOptionsUsed(NULL, tok + 1, &used)); /* the database keeps names without the dash */
     if (!used && !Deferred(key, defer))
-      why = 1;
+      *why = 1;
     else if (!sw && !IsValue(next))
-      why = 2;
-    if (why)
-      PetscCall(PetscStrncpy(bad, tok, sizeof bad));
+      *why = 2;
+    if (*why)
+      PetscCall(PetscStrncpy(bad, tok, len));
   }
   PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckValues - every option of hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem,
+    after prefix) that is not a switch has a value: "-N" with nothing after it is an error naming
+    the key, not "the default". Collective; call it before the options are read.
+@*/
+PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
+{
+  char bad[256] = "";
+  int  why;
+
+  PetscFunctionBeginUser;
+  PetscCall(FindBadKey(prefix, NULL, PETSC_FALSE, bad, sizeof bad, &why));
+  PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", bad);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckUsed - every option of hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem,
+    -quiet, after prefix) has been read (a typo such as -hs_bvp_typ is an error), and has a value
+    unless it is a switch (bvp/ internal).
+
+  Collective. Input: prefix - the objects' options prefix (may be NULL); defer - comma-separated
+  prefixes of keys (after prefix) not checked for use (read by a sub-solver created during the
+  solve, such as hs_direct_ and hs_init_; may be NULL). An unused key ("unknown, or not used by
+  this run") or a key without a value is an error naming it.
+@*/
+PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[])
+{
+  char bad[256] = "";
+  int  why;
+
+  PetscFunctionBeginUser;
+  PetscCall(FindBadKey(prefix, defer, PETSC_TRUE, bad, sizeof bad, &why));
   PetscCheck(why != 1, comm, PETSC_ERR_ARG_WRONG,
              "unknown option %s, or one this run does not use (e.g. a -hs_shoot_* key without -hs_bvp_type "
              "shooting); -help lists the options",

@@ -1223,10 +1223,244 @@ def t_direct_guess():
           "homotopy from the direct costates: %s" % str(s and (s["converged"], s["initial_guess"])))
 
 
+def rank_pids(parent):
+    """PIDs of the processes whose parent is `parent` (the ranks that mpirun started)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    st = f.read()
+                if int(st[st.rindex(")") + 2:].split()[1]) == parent:
+                    pids.append(int(d))
+            except (OSError, ValueError):
+                pass
+    return pids
+
+
+def run_killed(args, ranks, wait_for, count=1, outdir=None):
+    """Starts hamshoot on `ranks` ranks, sends SIGTERM to every rank (as a batch system does at its
+    time limit) once `wait_for` has appeared `count` times in the output; returns (output, rc)."""
+    import signal
+    import time
+    cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT] + args + (["-o", outdir] if outdir else [])
+    p = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out, seen, t0 = [], 0, time.time()
+    for line in p.stdout:
+        out.append(line)
+        seen += wait_for in line
+        if seen == count:
+            for pid in rank_pids(p.pid):
+                os.kill(pid, signal.SIGTERM)
+            seen += 1
+        if time.time() - t0 > 300:
+            p.kill()
+    p.wait(timeout=300)
+    return "".join(out), p.returncode
+
+
+def t_checkpoint():
+    """SIGTERM stops every rank after the same Newton iteration with a checkpoint (exit 3), the previous
+    output stays byte for byte, and -hs_restart reaches the uninterrupted run's answer: transcription,
+    shooting (2 ranks, resumed on 1 rank and on 2) and a continuation; periodic checkpoints; bad restarts."""
+    cases = [("transcription", ["-problem", "kepler", "-N", "20000"], "Newton  1", 1, [2]),
+             ("shooting", ["-problem", "kepler", "-N", "20000", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "2000"],
+              "Newton  1", 1, [2, 1]),
+             ("continuation", ["-problem", "pendulum", "-N", "40000", "-hs_continue", "g", "-hs_continue_from", "5",
+                               "-hs_continue_steps", "6"], "continuation g", 2, [2])]
+    for name, args, wait_for, count, resume_ranks in cases:
+        with tempfile.TemporaryDirectory() as d:
+            ref, out = os.path.join(d, "ref"), os.path.join(d, "out")
+            r, _, _ = run(args, ranks=2, outdir=ref)
+            # a previous complete output in out: the interrupted run must leave it as it is
+            run(["-problem", "pendulum", "-N", "20"], outdir=out)
+            before = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv")}
+            text, rc = run_killed(args, 2, wait_for, count, outdir=out)
+            print(name, [l for l in text.splitlines() if l.startswith("hamshoot: interrupted")])
+            check(rc != 0 and "hamshoot: interrupted: signal received; stopped after Newton iteration" in text,
+                  "%s: SIGTERM did not stop with a checkpoint (rc %d): %s" % (name, rc, text[-500:]))
+            after = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv")}
+            check(before == after, "%s: the interrupted run changed the previous output" % name)
+            check(not [f for f in os.listdir(out) if f.startswith(".")], "%s: temporary files left: %s" % (name, os.listdir(out)))
+            ck = os.path.join(out, "checkpoint")
+            meta = json.load(open(os.path.join(ck, "checkpoint.json")))
+            check(meta["format"] == "hamshoot-checkpoint-1" and meta["newton_iteration"] >= (name != "continuation"),
+                  "%s: checkpoint %s" % (name, meta))
+            check((meta["continuation"] is not None) == (name == "continuation"), "%s: continuation state %s" % (name, meta))
+            for nr in resume_ranks:
+                s, text, rc = run(args + ["-hs_restart", ck], ranks=nr, outdir=os.path.join(d, "res%d" % nr))
+                ok = s and r and s["converged"] and abs(s["J"] - r["J"]) <= 1e-10 * abs(r["J"])
+                dx = max(abs(float(a[c]) - float(b[c])) for a, b in zip(s["_rows"], r["_rows"]) for c in ("q1", "p1")) if ok else 1
+                print("%s resumed on %d ranks: J %.15g (uninterrupted %.15g), max |dq|,|dp| %.2e, %s" %
+                      (name, nr, s and s["J"], r and r["J"], dx, s and s["initial_guess"]))
+                check(ok and dx < 1e-8, "%s: resumed on %d ranks differs from the uninterrupted run" % (name, nr))
+                check(s and s["initial_guess"] == "restarted from a checkpoint", "%s: initial_guess" % name)
+            # a checkpoint of another configuration is refused with the reason
+            _, text, _ = run(args[:2] + ["-N", "400", "-hs_restart", ck], expect_rc=1)
+            check("-hs_restart" in text and "N = " in text, "%s: restart with another N: %s" % (name, text[-300:]))
+    with tempfile.TemporaryDirectory() as d:
+        ck = os.path.join(d, "ck")
+        # periodic: every 2 Newton iterations (the last one written at iteration 2 of 3), every 0.001 s
+        s, _, _ = run(["-problem", "kepler", "-N", "200", "-snes_max_it", "3", "-hs_checkpoint", ck,
+                       "-hs_checkpoint_every", "2"], expect_rc=2)
+        meta = json.load(open(os.path.join(ck, "checkpoint.json")))
+        check(meta["newton_iteration"] == 2 and meta["N"] == 200, "-hs_checkpoint_every 2: %s" % meta)
+        s, _, _ = run(["-problem", "kepler", "-N", "200", "-hs_checkpoint", ck, "-hs_checkpoint_every", "0.001s"])
+        meta = json.load(open(os.path.join(ck, "checkpoint.json")))
+        check(s and meta["newton_iteration"] == s["newton_iterations"] - 1 and not os.path.exists(ck + ".tmp"),
+              "-hs_checkpoint_every 0.001s: %s" % meta)
+        # resuming from the last periodic checkpoint takes the remaining iteration(s) only
+        r, _, _ = run(["-problem", "kepler", "-N", "200", "-hs_restart", ck])
+        check(r and s and r["newton_iterations"] <= 2 and abs(r["J"] - s["J"]) <= 1e-12 * abs(s["J"]),
+              "resume after periodic checkpoint: %s iterations" % (r and r["newton_iterations"]))
+        open(os.path.join(ck, "checkpoint.json"), "w").write("{}")
+        _, text, _ = run(["-problem", "kepler", "-N", "200", "-hs_restart", ck], expect_rc=1)
+        check("not a hamshoot checkpoint" in text, "corrupt checkpoint: " + text[-300:])
+
+
+def t_reliability():
+    """The defects of issue 13, each with the command that showed it: clear message and exit 1 (or the
+    right answer), no hang, no crash, on 2 ranks where ranks matter."""
+    P = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems")
+    pend = open(os.path.join(P, "pendulum.ocp")).read()
+
+    def err(args, words, ranks=1, what=None):
+        _, text, rc = run(args, ranks=ranks, expect_rc=1)
+        last = [l for l in text.splitlines() if l.startswith("hamshoot: error")]
+        print("%-60s -> %s" % ((what or " ".join(args))[:60], last[0][:150] if last else text[-150:]))
+        for w in words:
+            check(w in text, "%s: message lacks %r: %s" % (what or args, w, text[-400:]))
+        check("Segmentation" not in text and "signal" not in text.lower() and "Caught" not in text, "%s crashed" % args)
+        return text
+
+    with tempfile.TemporaryDirectory() as d:
+        # 1. a problem file that only rank 0 can read (node-local path): rank 0 reads it for everybody
+        a, b = os.path.join(d, "a"), os.path.join(d, "b")
+        os.makedirs(a), os.makedirs(b)
+        open(os.path.join(a, "x.ocp"), "w").write(pend)
+        exe = os.path.abspath(HAMSHOOT)
+        cmd = [MPIEXEC, "--oversubscribe", "-n", "1", "--wdir", a, exe, "-problem", "x.ocp", "-quiet", ":",
+               "-n", "1", "--wdir", b, exe, "-problem", "x.ocp", "-quiet"]
+        p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        check(p.returncode == 0 and "converged          yes" in p.stdout and "2 ranks" in p.stdout,
+              "file readable on rank 0 only: rc %d %s" % (p.returncode, p.stdout[-300:]))
+        #    ranks started with different options (the issue's command): an error on all ranks, no hang
+        cmd = [MPIEXEC, "--oversubscribe", "-n", "1", HAMSHOOT, "-problem", os.path.join(P, "pendulum.ocp"), ":",
+               "-n", "1", HAMSHOOT, "-problem", "/nonexistent.ocp"]
+        p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        check(p.returncode != 0 and "rank 1 was started with other options" in p.stdout, "MPMD: " + p.stdout[-300:])
+        #    a rank-local failure: the job ends after -hs_error_timeout with the failing rank's message
+        cmd = [MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT, "-hs_inject_error", "1", "-hs_error_timeout", "2"]
+        p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+        check(p.returncode != 0 and "error (rank 1): error injected on rank 1" in p.stdout and "aborting the job" in p.stdout,
+              "rank-local error: " + p.stdout[-400:])
+        #    an error on all ranks: exit 1, one message (from rank 0), no abort
+        _, text, _ = run(["-problem", "nonesuch"], ranks=2, expect_rc=1)
+        check(text.count("hamshoot: error") == 1 and "aborting the job" not in text, "collective error: " + text[-300:])
+        # 2. DMDA options under hamshoot's prefix no longer reach the grid
+        for o in (["-hs_da_grid_x", "40"], ["-hs_da_refine", "1"]):
+            err(o, ["unknown option " + o[0]], ranks=2)
+        # 3. the one-line power tower: no hang, an error (unknown g), and with g = 1 the exact value
+        f = os.path.join(d, "pow.ocp")
+        open(f, "w").write("param h: ((((((g^64)^64)^64)^64)^64)^64)\n")
+        err(["-problem", f], ["pow.ocp:1:", "unknown symbol 'g'"])
+        open(f, "w").write(pend.replace("param m: 1", "param g1: 1\nparam m: ((((((g1^64)^64)^64)^64)^64)^64)"))
+        s, _, _ = run(["-problem", f])
+        c, _, _ = run(["-problem", os.path.join(P, "pendulum.ocp")])
+        check(s and c and s["J"] == c["J"], "(((1^64)^64)...) must be 1")
+        open(f, "w").write(pend.replace("param m: 1", "param g1: 2\nparam m: ((((((g1^64)^64)^64)^64)^64)^64)"))
+        err(["-problem", f], ["not a finite number"])
+        # 4. a bad -o is an error before the solve, and a file in the way is named
+        reg = os.path.join(d, "regular")
+        open(reg, "w").write("x")
+        _, text, _ = run(["-hs_monitor"], expect_rc=1, outdir=reg)
+        check("cannot create output directory" in text and "Newton" not in text, "-o regular file: " + text[-300:])
+        ro = os.path.join(d, "ro")
+        os.makedirs(ro)
+        os.chmod(ro, 0o500)
+        if os.access(ro, os.W_OK):  # root ignores permissions: try /proc instead
+            ro = "/proc/hamshoot-out"
+        _, text, _ = run(["-hs_monitor"], expect_rc=1, outdir=os.path.join(ro, "sub") if ro.startswith("/proc") else ro)
+        check(("cannot write in output directory" in text or "cannot create output directory" in text) and "Newton" not in text,
+              "-o unwritable: " + text[-300:])
+        # 5. names with '"', '\\' and non-UTF-8 bytes: summary.json stays valid JSON
+        f = os.path.join(d, "name.ocp")
+        open(f, "wb").write(pend.replace("problem: pendulum_file", 'problem: a"b\\c\xff').encode("latin-1"))
+        with tempfile.TemporaryDirectory() as o:
+            p = subprocess.run([HAMSHOOT, "-problem", f, "-quiet", "-o", o], env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=120)
+            try:
+                js = json.load(open(os.path.join(o, "summary.json"), encoding="utf-8"))
+                check(js["problem"].startswith('a"b\\c'), "JSON name: %r" % js["problem"])
+            except Exception as e:  # noqa: BLE001
+                check(False, "summary.json with a strange name is not valid JSON: %s" % e)
+        # 6. -N: no wrap-around, no negative counts, a named out-of-memory error
+        err(["-N", "4294967316"], ["-N 4294967316 is out of range"])
+        err(["-N", "2147483647"], ["more than this PETSc", "indices allow"])
+        p = subprocess.run(["sh", "-c", "ulimit -v 1500000; exec %s -N 30000000 -quiet" % HAMSHOOT], env=ENV,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        check(p.returncode == 1 and "out of memory (in " in p.stdout, "out of memory: rc %d %s" % (p.returncode, p.stdout[-300:]))
+        # 7. parameter ranges: the file's physics is checked after -p_, and 'in (a, b)' ranges
+        err(["-problem", os.path.join(P, "pendulum.ocp"), "-p_m", "-1"], ["-p_m", "not positive definite"], ranks=2)
+        err(["-problem", os.path.join(P, "pendulum.ocp"), "-p_m", "0"], ["-p_m", "not positive definite"])
+        f = os.path.join(d, "range.ocp")
+        open(f, "w").write(pend.replace("param l: 1", "param l: 1 in (0, 10]"))
+        err(["-problem", f, "-p_l", "0"], ["-p_l", "in (0, 10]"])
+        err(["-problem", f, "-p_l", "11"], ["-p_l", "in (0, 10]"])
+        s2, _, _ = run(["-problem", f, "-p_l", "10"])
+        check(s2 is not None and s2["converged"], "-p_l 10 inside (0, 10]")
+        open(f, "w").write(pend.replace("param l: 1", "param l: -1 in (0, inf)"))
+        err(["-problem", f], ["range.ocp:", "the value -1 is not in (0, inf)"])
+        open(f, "w").write(pend.replace("param l: 1", "param l: 1 in (0 10)"))
+        err(["-problem", f], ["range.ocp:", "expected 'in [low, high]'"])
+        # 8. a 20000-byte line is one line; NUL bytes, /dev/zero and directories are refused
+        f = os.path.join(d, "long.ocp")
+        open(f, "w").write(pend.replace("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)" + " + 0*q" * 4000))
+        check(len(max(open(f).read().splitlines(), key=len)) > 20000, "long line made")
+        s3, _, _ = run(["-problem", f])
+        check(s3 and c and abs(s3["J"] - c["J"]) <= 1e-12 * c["J"], "long line: J %s" % (s3 and s3["J"]))
+        f = os.path.join(d, "nul.ocp")
+        open(f, "wb").write(pend.encode().replace(b"param l: 1", b"param l: 1\x00 + 2"))
+        err(["-problem", f], ["nul.ocp:", "a NUL byte"])
+        err(["-problem", "/dev/zero"], ["larger than 16 MiB"])
+        err(["-problem", d + "/"], ["Is a directory"])
+        # 9. mistakes that were accepted silently
+        err(["-hs_bvp_typ", "shooting"], ["unknown option -hs_bvp_typ"], ranks=2)
+        for o in ("-N", "-hs_continue", "-p_m", "-hs_dg_tol", "-hs_init", "-hs_bvp_type", "-hs_checkpoint_every"):
+            err([o], [o, "value"])
+        f = os.path.join(d, "twice.ocp")
+        open(f, "w").write(pend.replace("N: 20", "N: 20\nN: 30"))
+        err(["-problem", f], ["twice.ocp:", "'N' is given twice"])
+        knots = ",".join(str(k) for k in range(1, 5001))
+        s4, _, _ = run(["-N", "6000", "-hs_bvp_type", "shooting", "-hs_shoot_knots", knots])
+        check(s4 is not None and s4.get("segments") == 5001,
+              "5000 knots: %s" % (s4 and {k: v for k, v in s4.items() if k != "_rows"}))
+        names = ["m", "l", "g"] * 3
+        _, text, _ = run(["-hs_continue", ",".join(names), "-hs_continue_from", ",".join(["1.05", "1.05", "9.7"] * 3),
+                          "-hs_continue_steps", "1", "-hs_continue_monitor"])
+        check(text.count("continuation g") >= 2, "9 continuation names: all stages run: " + text[-400:])
+        # 10. messages that name their source; paths over the limit
+        err(["-N", "1.5"], ["-N 1.5: expected a whole number"])
+        with tempfile.TemporaryDirectory() as o:
+            run([], outdir=o)
+            rows = open(os.path.join(o, "trajectory.csv")).read().splitlines()
+            cells = rows[4].split(",")
+            rows[4] = ",".join(cells[:1] + ["nan"] + cells[2:])
+            bad = os.path.join(d, "nan.csv")
+            open(bad, "w").write("\n".join(rows) + "\n")
+        err(["-hs_init", bad], ["nan.csv:5:", "not a finite number"])
+        f = os.path.join(d, "scheme.ocp")
+        open(f, "w").write(pend + "state_scheme: rk4\n")
+        err(["-problem", f], ["scheme.ocp:", "state_scheme: unknown scheme 'rk4'"])
+        _, text, _ = run([], expect_rc=1, outdir="/tmp/" + "x" * 5000)
+        check("-o: the directory name has 5005 characters" in text, "long -o: " + text[-300:])
+
+
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
-         "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess}
+         "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess,
+         "checkpoint": t_checkpoint, "reliability": t_reliability}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

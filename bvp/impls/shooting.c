@@ -637,12 +637,13 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-/* summary.json: "sensitivity_growth" (null: not computed) */
+/* summary.json: "segments", "sensitivity_growth" (null: not computed) */
 static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 {
   PetscReal g = s->res.sensitivity_growth;
 
   PetscFunctionBeginUser;
+  fprintf(f, "  \"segments\": %d,\n", (int)((HsShoot *)s->data)->Mset);
   if (g > 0 && isfinite(g))
     fprintf(f, "  \"sensitivity_growth\": %.17g,\n", (double)g);
   else
