@@ -59,6 +59,7 @@ typedef struct {
   int    op, a, b, x; /* operands (node ids); a is the variable index for OP_VAR */
   double c;           /* OP_CONST: the value; OP_POWI: the exponent */
   int    fast;        /* depends on a fast variable */
+  int    depth;       /* 1 + the largest depth of the operands (recursions over the graph go this deep) */
 } Node;
 
 struct HsExpr_s {
@@ -142,7 +143,7 @@ static int Intern(HsExpr *ex, Node *n)
   {
     uint64_t *d = ex->deps + (size_t)ex->nnode * ex->W;
     memset(d, 0, (size_t)ex->W * sizeof(uint64_t));
-    n->fast = 0;
+    n->fast = 0, n->depth = 1;
     if (n->op == OP_VAR)
       d[n->a / 64] = (uint64_t)1 << (n->a % 64), n->fast = n->a < ex->nfast;
     else if (n->op != OP_CONST) {
@@ -152,6 +153,8 @@ static int Intern(HsExpr *ex, Node *n)
           for (int w = 0; w < ex->W; w++)
             d[w] |= ex->deps[(size_t)ops[o] * ex->W + w];
           n->fast |= ex->node[ops[o]].fast;
+          if (ex->node[ops[o]].depth >= n->depth)
+            n->depth = ex->node[ops[o]].depth + 1;
         }
     }
   }
@@ -163,14 +166,14 @@ static int Intern(HsExpr *ex, Node *n)
 /*@ HsExprConstant - the node of the constant c (one node per value). Not collective. Returns the node, or -1 without memory. @*/
 int HsExprConstant(HsExpr *ex, double c)
 {
-  Node n = {OP_CONST, -1, -1, -1, c, 0};
+  Node n = {OP_CONST, -1, -1, -1, c, 0, 0};
   return Intern(ex, &n);
 }
 
 /*@ HsExprVariable - the node of variable v, 0 <= v < nvars. Not collective. Returns the node, or -1 (bad v, no memory). @*/
 int HsExprVariable(HsExpr *ex, int v)
 {
-  Node n = {OP_VAR, v, -1, -1, 0, 0};
+  Node n = {OP_VAR, v, -1, -1, 0, 0, 0};
   if (v < 0 || v >= ex->nvars)
     return -1;
   return Intern(ex, &n);
@@ -460,7 +463,7 @@ static int SimplifyOther(HsExpr *ex, const Node *n)
  * where the operation uses it, or the result is -1 (an earlier failure). */
 static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
 {
-  Node n      = {op, a, b, x, c, 0};
+  Node n      = {op, a, b, x, c, 0, 0};
   int  binary = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_POW || op == OP_ATAN2 ||
                op == OP_MIN || op == OP_MAX || op == OP_SEL;
   int    r;
@@ -787,7 +790,10 @@ static int Power(Parser *P)
   if (P->s[P->pos] == '^') {
     int b;
     P->pos++;
+    if (++P->depth > 200)
+      return PFail(P, HS_EPARSE, P->pos, "expression nested too deeply%.*s", "", 0);
     b = Unary(P); /* right-associative; 2^-1 allowed */
+    P->depth--;
     return b < 0 ? -1 : Mk(P->ex, OP_POW, a, b, -1, 0);
   }
   return a;
@@ -808,21 +814,69 @@ static int Unary(Parser *P)
   return Power(P);
 }
 
-/* A left-associative chain of next-level operands joined by c1 (operation op1) or c2 (op2). */
+/* Operands per left-associative block of a long chain (see Chain). */
+#define CHAIN_BLOCK 64
+
+/* Balanced combination of the block results v[0..n-1] with op (ADD or MUL): depth log2(n). */
+static int Balance(HsExpr *ex, int op, int *v, int n)
+{
+  while (n > 1) {
+    int m = 0;
+    for (int i = 0; i + 1 < n; i += 2)
+      if ((v[m++] = Mk(ex, op, v[i], v[i + 1], -1, 0)) < 0)
+        return -1;
+    if (n % 2)
+      v[m++] = v[n - 1];
+    n = m;
+  }
+  return v[0];
+}
+
+/* A chain of next-level operands joined by c1 (operation op1: ADD or MUL) or c2 (op2: SUB or DIV).
+ * Left-associative, as written, up to CHAIN_BLOCK operands; a longer chain (a sum of thousands of
+ * terms) is cut into blocks of CHAIN_BLOCK, each left-associative (a block that starts with op2 starts
+ * from -x or 1/x), combined by a balanced tree of op1, so that the graph's depth, which every
+ * recursion over it (derivatives) follows, grows with the logarithm of the length. */
 static int Chain(Parser *P, int (*next)(Parser *), char c1, int op1, char c2, int op2)
 {
-  int a = next(P);
+  int a = next(P), *blocks = NULL, nb = 0, len = 1, r;
   for (;;) {
     char c;
     if (a < 0)
-      return -1;
+      break;
     Skip(P);
     c = P->s[P->pos];
     if (c != c1 && c != c2)
-      return a;
+      break;
     P->pos++;
-    a = Mk(P->ex, c == c1 ? op1 : op2, a, next(P), -1, 0);
+    if (len == CHAIN_BLOCK) { /* close the block */
+      int *nbk = realloc(blocks, sizeof(int) * (size_t)(nb + 1)), t;
+      if (!nbk) {
+        a = -1;
+        break;
+      }
+      blocks = nbk, blocks[nb++] = a, len = 0;
+      t      = next(P);
+      a      = c == c1 ? t : op2 == OP_SUB ? Neg(P->ex, t) : Div(P->ex, P->ex->one, t);
+    } else
+      a = Mk(P->ex, c == c1 ? op1 : op2, a, next(P), -1, 0);
+    len++;
   }
+  if (a < 0 || !nb) {
+    free(blocks);
+    return a;
+  }
+  {
+    int *nbk = realloc(blocks, sizeof(int) * (size_t)(nb + 1));
+    if (!nbk) {
+      free(blocks);
+      return -1;
+    }
+    blocks = nbk, blocks[nb++] = a;
+  }
+  r = Balance(P->ex, op1, blocks, nb);
+  free(blocks);
+  return r;
 }
 
 static int Term(Parser *P) { return Chain(P, Unary, '*', OP_MUL, '/', OP_DIV); }
@@ -846,6 +900,12 @@ int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx,
       const char *f;
       int         k = Found(&P, &f);
       PFail(&P, HS_EPARSE, P.pos, "expected an operator or the end of the expression, found '%.*s'", f, k);
+      r = -1;
+    } else if (ex->node[r].depth > HS_EXPR_MAX_DEPTH) {
+      char why[128];
+      snprintf(why, sizeof why, "the expression is nested too deeply (its graph has depth %d, at most %d)",
+               ex->node[r].depth, HS_EXPR_MAX_DEPTH);
+      PFail(&P, HS_EPARSE, 0, "%.*s", why, (int)strlen(why));
       r = -1;
     }
   }

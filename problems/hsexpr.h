@@ -45,6 +45,12 @@ void HsExprDestroy(HsExpr **ex);
 /** Parses text into *node. Returns HS_SUCCESS; HS_EPARSE (syntax), HS_EUNKNOWN (unknown name or
  *  function), HS_EINVAL (a known name the lookup does not allow here), each with msg saying what
  *  was expected or found and *errpos the 0-based offset in text; HS_ENOMEM. */
+/** The deepest expression graph HsExprParse accepts: every recursion over a graph (derivatives to
+ *  third order, programs) goes about as deep as the graph, and must stay far from the stack's limit.
+ *  Long sums and products are built as balanced trees of blocks of 64 operands, so only nesting
+ *  (parentheses, functions and powers, at most 200 levels each) makes a graph deep. */
+#define HS_EXPR_MAX_DEPTH 2000
+
 int HsExprParse(HsExpr *ex, const char *text, HsExprLookupFn lookup, void *lctx, int *node, int *errpos, char *msg,
                 int msglen);
 /** 1 if name is a function or a constant of the syntax (sin, ..., pi, e), else 0. */

@@ -284,21 +284,24 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
 static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what, int allow, int *node)
 {
   Lookup L = {o, allow, ""};
-  char   m[256];
-  int    pos = 0, st;
+  char        m[256];
+  int         pos = 0, st, tl;
+  const char *dots;
 
   if (!text[0])
     return Fail(s, col, "%s: expected an expression", what);
   st = HsExprParse(o->ex, text, LookupName, &L, node, &pos, m, sizeof m);
+  tl = strlen(text) > 80 ? 72 : (int)strlen(text); /* a long text is quoted by its start */
+  dots = tl < (int)strlen(text) ? " ..." : "";
   switch (st) {
   case HS_SUCCESS:
     return 0;
   case HS_EPARSE:
-    return Fail(s, col + pos, "%s: cannot parse '%s': %s", what, text, m);
+    return Fail(s, col + pos, "%s: cannot parse '%.*s%s': %s", what, tl, text, dots, m);
   case HS_EUNKNOWN:
-    return Fail(s, col + pos, "%s: %s in '%s'", what, m, text);
+    return Fail(s, col + pos, "%s: %s in '%.*s%s'", what, m, tl, text, dots);
   case HS_EINVAL:
-    return Fail(s, col + pos, "%s: %s, in '%s'", what, L.why, text);
+    return Fail(s, col + pos, "%s: %s, in '%.*s%s'", what, L.why, tl, text, dots);
   default:
     return Fail(s, col, "%s: out of memory", what);
   }

@@ -1424,6 +1424,16 @@ def t_reliability():
         err(["-problem", f], ["nul.ocp:", "a NUL byte"])
         err(["-problem", "/dev/zero"], ["larger than 16 MiB"])
         err(["-problem", d + "/"], ["Is a directory"])
+        #    deep expressions: a sum of 100000 terms (was: stack overflow in the derivatives), towers and
+        #    nesting beyond the limits are errors, not crashes
+        f = os.path.join(d, "deep.ocp")
+        open(f, "w").write(pend.replace("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)" + " + 1e-12*sin(q)" * 100000))
+        s5, _, _ = run(["-problem", f])
+        check(s5 is not None and s5["converged"] and abs(s5["J"] - c["J"]) < 1e-6 * c["J"], "sum of 100000 terms")
+        for name, text in (("tower", "q" + "^1" * 5000), ("parens", "(" * 100000 + "q" + ")" * 100000),
+                           ("minus", "-" * 100000 + "q"), ("funcs", "sin(" * 5000 + "q" + ")" * 5000)):
+            open(f, "w").write(pend.replace("potential: -m*g*l*sin(q)", "potential: " + text))
+            err(["-problem", f], ["deep.ocp:", "nested too deeply"], what="deep expression: " + name)
         # 9. mistakes that were accepted silently
         err(["-hs_bvp_typ", "shooting"], ["unknown option -hs_bvp_typ"], ranks=2)
         for o in ("-N", "-hs_continue", "-p_m", "-hs_dg_tol", "-hs_init", "-hs_bvp_type", "-hs_checkpoint_every"):
