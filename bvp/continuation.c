@@ -224,32 +224,33 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
   PetscReal *from  = NULL;
   PetscInt  *steps = NULL, nn, nf, ns, m;
   PetscBool  set, fset, sset, b;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
   PetscObjectOptionsBegin((PetscObject)c);
-  PetscCall(HsOptionsListLength(PetscOptionsObject->options, PetscOptionsObject->prefix, "-hs_continue", &nn));
-  PetscCall(PetscCalloc1(nn + 1, &names));
-  PetscCall(PetscOptionsStringArray("-hs_continue",
+  HsOptionsCall(HsOptionsListLength(PetscOptionsObject->options, PetscOptionsObject->prefix, "-hs_continue", &nn));
+  HsOptionsCall(PetscCalloc1(nn + 1, &names));
+  HsOptionsCall(PetscOptionsStringArray("-hs_continue",
                                     "continuation: problem parameters (or reach: the terminal state from x0 to xT), "
                                     "moved in turn from -hs_continue_from to their values",
                                     "HsContinuationAddStage", names, &nn, &set));
-  PetscCall(StartsAndSteps(PetscOptionsObject, nn, &from, &nf, &fset, &steps, &ns, &sset));
-  if (set)
-    PetscCall(AddStages(c, names, nn, from, nf, fset, steps, ns, sset));
+  HsOptionsCall(StartsAndSteps(PetscOptionsObject, nn, &from, &nf, &fset, &steps, &ns, &sset));
+  ierr = set ? AddStages(c, names, nn, from, nf, fset, steps, ns, sset) : 0; /* the lists are freed first */
   for (PetscInt k = 0; k < nn; k++)
-    PetscCall(PetscFree(names[k]));
-  PetscCall(PetscFree(names));
-  PetscCall(PetscFree(from));
-  PetscCall(PetscFree(steps));
-  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_continue_max_halvings", "a failed step is retried down to 2^-max of the nominal one",
+    HsOptionsCall(PetscFree(names[k]));
+  HsOptionsCall(PetscFree(names));
+  HsOptionsCall(PetscFree(from));
+  HsOptionsCall(PetscFree(steps));
+  HsOptionsCall(ierr);
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_continue_max_halvings", "a failed step is retried down to 2^-max of the nominal one",
                             "HsContinuationSetMaxHalvings", c->max_halvings, &m, &set, PETSC_MIN_INT, PETSC_MAX_INT));
   if (set)
-    PetscCall(HsContinuationSetMaxHalvings(c, m));
-  PetscCall(PetscOptionsBool("-hs_continue_monitor", "one line per continuation step", "HsContinuationSetMonitor",
+    HsOptionsCall(HsContinuationSetMaxHalvings(c, m));
+  HsOptionsCall(PetscOptionsBool("-hs_continue_monitor", "one line per continuation step", "HsContinuationSetMonitor",
                              c->monitor, &b, &set));
   if (set)
-    PetscCall(HsContinuationSetMonitor(c, b));
+    HsOptionsCall(HsContinuationSetMonitor(c, b));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }

@@ -59,17 +59,17 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
              "-o: the directory name has %zu characters, more than the %zu this system's paths allow",
              strlen(raw ? raw : ""), len - 32);
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot executable", "");
-  PetscCall(HsOptionsInt(PetscOptionsObject, "-N", "number of uniform time intervals (default: the problem's)",
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-N", "number of uniform time intervals (default: the problem's)",
                          "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
-    PetscCall(HsSolverSetNumIntervals(s, N));
-  PetscCall(PetscOptionsString("-o", "write DIR/summary.json and DIR/trajectory.csv (atomically)",
+    HsOptionsCall(HsSolverSetNumIntervals(s, N));
+  HsOptionsCall(PetscOptionsString("-o", "write DIR/summary.json and DIR/trajectory.csv (atomically)",
                                "HsSolverWriteOutput", out, out, len, &flg));
-  PetscCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
-  PetscCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
+  HsOptionsCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
+  HsOptionsCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
                              *quiet, quiet, NULL));
   *compare = PETSC_FALSE;
-  PetscCall(PetscOptionsBool("-hs_compare",
+  HsOptionsCall(PetscOptionsBool("-hs_compare",
                              "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
                              "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
                              "HsSolverCompare", *compare, compare, NULL));
@@ -125,40 +125,47 @@ static PetscErrorCode InjectError(void)
 
 static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure */
 
-static PetscErrorCode Run(int *code)
+/* What Run creates; destroyed by main whether Run succeeded or not (after the ranks agreed on it). */
+typedef struct {
+  HsProblem     *prob;
+  HsSolver       solver;
+  HsContinuation cont;
+} Objects;
+
+static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
   PetscBool      quiet, help_only, compare;
   PetscInt       stages;
   HsGuessType    guess;
-  HsProblem     *prob = NULL;
-  HsSolver       solver;
-  HsContinuation cont;
+  HsProblem    **prob   = &o->prob;
+  HsSolver      *solver = &o->solver;
+  HsContinuation *cont  = &o->cont;
 
   PetscFunctionBeginUser;
   *code = 1;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-hs_error_timeout", &hs_error_timeout, NULL));
   PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
   PetscCall(HsOptionsCheckValues(PETSC_COMM_WORLD, NULL));
-  PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, &prob));
-  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, &solver));
-  PetscCall(HsSolverSetProblem(solver, prob));
-  PetscCall(DriverOptions(solver, out, sizeof out, &quiet, &compare));
-  PetscCall(HsSolverSetMonitor(solver, (PetscBool)!quiet));
+  PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, prob));
+  PetscCall(HsSolverCreate(PETSC_COMM_WORLD, solver));
+  PetscCall(HsSolverSetProblem(*solver, *prob));
+  PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &compare));
+  PetscCall(HsSolverSetMonitor(*solver, (PetscBool)!quiet));
   if (out[0] && !compare) { /* checkpoints go next to the output they will become */
     char dir[PETSC_MAX_PATH_LEN];
     PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out));
-    PetscCall(HsSolverSetCheckpoint(solver, dir, 0, 0));
+    PetscCall(HsSolverSetCheckpoint(*solver, dir, 0, 0));
   }
-  PetscCall(HsSolverSetFromOptions(solver));
-  PetscCall(HsContinuationCreate(solver, &cont));
-  PetscCall(HsContinuationSetMonitor(cont, PETSC_TRUE));
-  PetscCall(HsContinuationSetFromOptions(cont));
-  PetscCall(HsSolverSetUp(solver));
-  PetscCall(HsContinuationSetUp(cont)); /* -hs_restart: the continuation's state */
+  PetscCall(HsSolverSetFromOptions(*solver));
+  PetscCall(HsContinuationCreate(*solver, cont));
+  PetscCall(HsContinuationSetMonitor(*cont, PETSC_TRUE));
+  PetscCall(HsContinuationSetFromOptions(*cont));
+  PetscCall(HsSolverSetUp(*solver));
+  PetscCall(HsContinuationSetUp(*cont)); /* -hs_restart: the continuation's state */
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
-  PetscCall(HsContinuationGetNumStages(cont, &stages));
-  PetscCall(HsSolverGetInitialGuessType(solver, &guess));
+  PetscCall(HsContinuationGetNumStages(*cont, &stages));
+  PetscCall(HsSolverGetInitialGuessType(*solver, &guess));
   PetscCheck(!compare || !stages, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-hs_compare compares two solves on one grid: it cannot be combined with -hs_continue");
   if (!help_only) {
@@ -168,12 +175,9 @@ static PetscErrorCode Run(int *code)
     if (out[0] && !compare)
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out));
     PetscCall(InjectError());
-    PetscCall(Solve(solver, cont, out, compare, code));
+    PetscCall(Solve(*solver, *cont, out, compare, code));
   } else
     *code = 0; /* -help: the options have been listed; do not solve */
-  PetscCall(HsContinuationDestroy(&cont));
-  PetscCall(HsSolverDestroy(&solver));
-  HsProblemDestroy(&prob);
   PetscFunctionReturn(0);
 }
 
@@ -217,15 +221,20 @@ int main(int argc, char **argv)
   PetscErrorCode ierr;
   int            code = 1;
   MPI_Comm       agree;
+  Objects        o = {NULL, NULL, NULL};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agree)); /* apart from every collective of the solve */
   PetscCall(HsInstallInterruptHandlers());
   PetscCall(PetscPushErrorHandler(CaptureError, NULL));
-  ierr = Run(&code);
+  ierr = Run(&o, &code);
   PetscCall(PetscPopErrorHandler());
   if (AgreeOnFailure(agree, ierr != 0))
     code = 1;
+  /* all ranks are here in the same state (AgreeOnFailure aborts otherwise): collective clean-up */
+  PetscCall(HsContinuationDestroy(&o.cont));
+  PetscCall(HsSolverDestroy(&o.solver));
+  HsProblemDestroy(&o.prob);
   PetscCallMPI(MPI_Comm_free(&agree));
   PetscCall(PetscFinalize());
   return code;

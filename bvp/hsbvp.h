@@ -182,6 +182,24 @@ PetscErrorCode HsContinuationSolve(HsContinuation c);
 PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, const char **diagnosis);
 
 /* Problems from the options database (bvp/problemopts.c). */
+/* Inside PetscOptionsBegin/End: a failed call or check ends the block (PetscOptionsEnd_Private frees
+   its strings) before the error returns, so that an error path leaks nothing (-malloc_dump, LSan). */
+#define HsOptionsCall(call) \
+  do { \
+    PetscErrorCode ierr_hs_ = (call); \
+    if (PetscUnlikely(ierr_hs_)) { \
+      (void)PetscOptionsEnd_Private(PetscOptionsObject); \
+      return PetscError(PETSC_COMM_SELF, __LINE__, PETSC_FUNCTION_NAME, __FILE__, ierr_hs_, PETSC_ERROR_REPEAT, " "); \
+    } \
+  } while (0)
+#define HsOptionsCheck(cond, comm, code, ...) \
+  do { \
+    if (PetscUnlikely(!(cond))) { \
+      (void)PetscOptionsEnd_Private(PetscOptionsObject); \
+      SETERRQ(comm, code, __VA_ARGS__); \
+    } \
+  } while (0)
+
 /* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/checkpoint.c, docs/reliability.md) */
 PetscErrorCode HsInstallInterruptHandlers(void);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);

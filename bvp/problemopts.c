@@ -69,7 +69,7 @@ PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], Hs
   *prob = NULL;
   PetscCall(PetscSNPrintf(help, sizeof help, "built-in problem (%s) or a problem file NAME.ocp", HsProblemListNames()));
   PetscOptionsBegin(comm, prefix, "hamshoot problem", "HsProblem");
-  PetscCall(PetscOptionsString("-problem", help, "HsProblemCreateFromOptions", name, name, sizeof name, NULL));
+  HsOptionsCall(PetscOptionsString("-problem", help, "HsProblemCreateFromOptions", name, name, sizeof name, NULL));
   PetscOptionsEnd();
   if (IsProblemFile(name)) {
     PetscCall(CreateFromFile(comm, name, prob));
@@ -154,15 +154,15 @@ PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsPro
     char           key[96], help[512];
     PetscReal      v;
     PetscBool      set;
-    PetscCall(PetscSNPrintf(key, sizeof key, "-p_%s", p->name));
-    PetscCall(PetscSNPrintf(help, sizeof help, "%s, in [%g, %g]%s", p->help, p->min, p->max,
+    HsOptionsCall(PetscSNPrintf(key, sizeof key, "-p_%s", p->name));
+    HsOptionsCall(PetscSNPrintf(help, sizeof help, "%s, in [%g, %g]%s", p->help, p->min, p->max,
                             p->integer ? ", a whole number" : ""));
-    PetscCall(HsOptionsReal(PetscOptionsObject, key, help, "HsProblemSetParam", *p->value, &v, &set));
+    HsOptionsCall(HsOptionsReal(PetscOptionsObject, key, help, "HsProblemSetParam", *p->value, &v, &set));
     if (!set)
       continue;
-    PetscCheck(!(p->integer && v != PetscFloorReal(v)), comm, PETSC_ERR_ARG_OUTOFRANGE,
+    HsOptionsCheck(!(p->integer && v != PetscFloorReal(v)), comm, PETSC_ERR_ARG_OUTOFRANGE,
                "%s %g must be a whole number (%s)", key, (double)v, p->help);
-    PetscCall(SetParam(comm, prob, i, key, v));
+    HsOptionsCall(SetParam(comm, prob, i, key, v));
   }
   PetscOptionsEnd();
   PetscCall(CheckUnknownParams(comm, prefix, prob));

@@ -172,7 +172,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
     if (t->ops->setfromoptions) { /* a formulation without keys of its own has nothing to list */
       PetscCall(PetscSNPrintf(title, sizeof title, "HsSolver options of -hs_bvp_type %s", names[i]));
       PetscOptionsBegin(PetscObjectComm((PetscObject)s), prefix, title, "HsSolver");
-      PetscCall((*t->ops->setfromoptions)(t, PetscOptionsObject));
+      HsOptionsCall((*t->ops->setfromoptions)(t, PetscOptionsObject));
       PetscOptionsEnd();
     }
     PetscCall(HsSolverDestroy(&t));
@@ -214,66 +214,66 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(HsInitializePackage());
   PetscObjectOptionsBegin((PetscObject)s);
-  PetscCall(PetscOptionsFList("-hs_bvp_type",
+  HsOptionsCall(PetscOptionsFList("-hs_bvp_type",
                               "formulation: transcription (one sparse system), shooting (multiple shooting) or ipopt (the direct NLP)",
                               "HsSolverSetType", HsSolverList,
                               ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : HSSOLVERTRANSCRIPTION, type,
                               sizeof type, &flg));
   if (flg)
-    PetscCall(HsSolverSetType(s, type));
+    HsOptionsCall(HsSolverSetType(s, type));
   else if (!((PetscObject)s)->type_name)
-    PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
-  PetscCall(HsSolverGetNumIntervals(s, &N));
-  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
+    HsOptionsCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
+  HsOptionsCall(HsSolverGetNumIntervals(s, &N));
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
                             "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
-    PetscCall(HsSolverSetNumIntervals(s, N));
-  PetscCall(SchemeOptions(PetscOptionsObject, s));
+    HsOptionsCall(HsSolverSetNumIntervals(s, N));
+  HsOptionsCall(SchemeOptions(PetscOptionsObject, s));
   {
     static const char *const ds[] = {"default", "kkt", "ipopt"};
     PetscInt                 idx  = s->direct_solver;
-    PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_direct_solver",
+    HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_direct_solver",
                               "who solves a direct problem: kkt (Newton on its KKT equations) or ipopt (the NLP by "
                               "IPOPT); default: kkt, but ipopt for -hs_compare and -hs_initial_guess direct",
                               "HsSolverSetDirectSolver", ds, 3, &idx, &flg));
     if (flg)
-      PetscCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
+      HsOptionsCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
   }
   {
     static const char *const gt[] = {"default", "direct"};
     PetscInt                 idx  = s->guess_type;
-    PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
+    HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
                               "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
                               "solution on the same grid, then a homotopy in the costate equation if needed)",
                               "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
     if (flg)
-      PetscCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
+      HsOptionsCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
   }
-  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol", "relative step below which divided differences use their limit",
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol", "relative step below which divided differences use their limit",
                              "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));
   if (flg)
-    PetscCall(HsSolverSetDGTolerance(s, r));
-  PetscCall(HsOptionsReal(PetscOptionsObject, 
+    HsOptionsCall(HsSolverSetDGTolerance(s, r));
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, 
       "-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
       "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
   if (flg)
-    PetscCall(HsSolverSetRoundoffFactor(s, r));
-  PetscCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
+    HsOptionsCall(HsSolverSetRoundoffFactor(s, r));
+  HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
                              &b, &flg));
   if (flg)
-    PetscCall(HsSolverSetMonitor(s, b));
-  PetscCall(PetscOptionsString("-hs_init",
+    HsOptionsCall(HsSolverSetMonitor(s, b));
+  HsOptionsCall(PetscOptionsString("-hs_init",
                                "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
                                "default: boundary states interpolated, lambda = 0)",
                                "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
   if (flg) {
-    PetscCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
-    PetscCall(HsSolverSetInitialGuessFromFile(s, path));
+    HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
+    HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
   }
-  PetscCall(CheckpointOptions(PetscOptionsObject, s));
+  HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));
   if (s->ops->setfromoptions)
-    PetscCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
-  PetscCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
+    HsOptionsCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
+  HsOptionsCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
   PetscOptionsEnd();
   PetscCall(HelpOtherTypes(s));
   s->setfromoptionscalled = PETSC_TRUE;

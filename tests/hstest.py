@@ -1462,6 +1462,12 @@ def t_reliability():
         f = os.path.join(d, "scheme.ocp")
         open(f, "w").write(pend + "state_scheme: rk4\n")
         err(["-problem", f], ["scheme.ocp:", "state_scheme: unknown scheme 'rk4'"])
+        #    error paths free what they made (PETSc's -malloc_dump lists what is left at PetscFinalize)
+        for args in (["-N", "1"], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "0"], ["-hs_continue", "m"],
+                     ["-problem", os.path.join(P, "pendulum.ocp"), "-p_m", "-1"], ["-hs_init", bad], ["-hs_scheme", "x"],
+                     ["-problem", "kepler", "-hs_state_scheme", "greenspan"], ["-hs_restart", d], ["-hs_bvp_typ", "x"]):
+            _, text, _ = run(args + ["-malloc_dump"], expect_rc=1)
+            check(" bytes " not in text, "%s leaks: %s" % (args, text[-300:]))
         _, text, _ = run([], expect_rc=1, outdir="/tmp/" + "x" * 5000)
         check("-o: the directory name has 5005 characters" in text, "long -o: " + text[-300:])
 
