@@ -294,7 +294,8 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')
     PetscCall(PetscStrncpy(s->restart_cont, c, PetscMin(strcspn(c, "}") + 2, sizeof s->restart_cont)));
-  PetscCall(PetscStrncpy(s->restart_dir, dir, sizeof s->restart_dir));
+  if (dir != s->restart_dir)
+    PetscCall(PetscStrncpy(s->restart_dir, dir, sizeof s->restart_dir));
   PetscFunctionReturn(0);
 }
 

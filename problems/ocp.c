@@ -585,7 +585,8 @@ static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int 
   if (!ret)
     ret = Number(s, o, Trim(val), vcol, what, &o->vars[j], NULL);
   if (!ret && !(o->vars[j] >= o->pmin[o->npar] && o->vars[j] <= o->pmax[o->npar]))
-    ret = Fail(s, vcol, "param %s: the value %g is not %s", pn, o->vars[j], o->phelp[o->npar] + 15);
+    ret = o->phelp[o->npar] ? Fail(s, vcol, "param %s: the value %g is not %s", pn, o->vars[j], o->phelp[o->npar] + 15)
+                            : Fail(s, vcol, "param %s: the value %g is outside [-1e300, 1e300]", pn, o->vars[j]);
   if (!ret)
     ret = Name(s, o, pn, (int)(pn - line) + 1, j, "param");
   if (!ret)
