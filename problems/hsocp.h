@@ -15,6 +15,10 @@ extern "C" {
 /** Reads a problem file. Returns HS_SUCCESS; HS_EPARSE with "file:line:column: what is wrong" in
  *  msg (msglen bytes); HS_ENOMEM. */
 int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int msglen);
+/** At most this many coordinates (V's third derivatives: n^3 entries), and with a mass matrix that
+ *  depends on q at most HS_OCP_MAX_COORDINATES_MASS (its third derivatives: n^5 entries). */
+#define HS_OCP_MAX_COORDINATES      1000
+#define HS_OCP_MAX_COORDINATES_MASS 60
 /** Problem files larger than this are refused (HsProblemReadFile). */
 #define HS_OCP_MAX_BYTES (16 << 20)
 /** The bytes of a problem file (free() *text); HS_EPARSE for a directory, a NUL byte, > 16 MiB. */

@@ -926,12 +926,16 @@ static int OcpCheckAtX0(Src *s, Ocp *o, const Keys *K, int *node, int kin)
  * a mass matrix that does not depend on q (*const_mass) gets its values' program only. */
 static int OcpBuildPrograms(Ocp *o, const int *node, int *const_mass)
 {
-  int  n = o->n, nn = n * n, szM[4] = {nn, nn * n, nn * nn, nn * nn * n}, szV[4] = {1, n, nn, nn * n}, ret = 0;
+  int  n = o->n, nn = n * n, szM[4] = {nn, 0, 0, 0}, szV[4] = {1, n, nn, nn * n}, ret = 0; /* n <= 1000 */
   int *Mn, *Vn;
 
   *const_mass = 1;
   for (int e = 0; e < nn; e++)
     *const_mass &= !HsExprDependsOnFast(o->ex, node[e]);
+  if (!*const_mass && n > HS_OCP_MAX_COORDINATES_MASS) /* before n^5 is formed */
+    return HS_ERANGE;
+  if (!*const_mass)
+    szM[1] = nn * n, szM[2] = nn * nn, szM[3] = nn * nn * n;
   Mn = malloc(sizeof(int) * (size_t)(*const_mass ? nn : szM[0] + szM[1] + szM[2] + szM[3]));
   Vn = malloc(sizeof(int) * (size_t)(szV[0] + szV[1] + szV[2] + szV[3]));
   if (!Mn || !Vn) {
@@ -1112,6 +1116,12 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   if (!(fp = fmemopen((void *)text, len, "r")))
     return HS_ENOMEM;
   OcpPrescan(fp, &n, &npar);
+  if (n > HS_OCP_MAX_COORDINATES) {
+    fclose(fp);
+    snprintf(msg, (size_t)msglen, "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 entries)",
+             path, n, HS_OCP_MAX_COORDINATES);
+    return HS_EPARSE;
+  }
   ret = OcpNew(n, npar, &o);
   if (!ret)
     ret = OcpReadKeys(fp, &s, o, &K);
@@ -1129,6 +1139,11 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpCheckAtX0(&s, o, &K, node, kin);
   if (!ret)
     ret = OcpBuildPrograms(o, node, &const_mass);
+  if (ret == HS_ERANGE) {
+    s.line = K.lines[K.text[K_MASS] ? K_MASS : K_KIN];
+    ret    = Fail(&s, 1, "M(q) depends on q: its third derivatives have n^5 entries, so at most %d coordinates (here %d)",
+                  HS_OCP_MAX_COORDINATES_MASS, n);
+  }
   if (!ret)
     ret = OcpBuildCosts(&s, o, &K, p);
   if (!ret)

@@ -1438,6 +1438,15 @@ def t_reliability():
                            ("minus", "-" * 100000 + "q"), ("funcs", "sin(" * 5000 + "q" + ")" * 5000)):
             open(f, "w").write(pend.replace("potential: -m*g*l*sin(q)", "potential: " + text))
             err(["-problem", f], ["deep.ocp:", "nested too deeply"], what="deep expression: " + name)
+        #    sizes whose derivative tables would overflow (found by the fuzzer: 46341 and 65536 coordinates)
+        names = ",".join("c%d" % i for i in range(1001))
+        open(f, "w").write("coordinates: %s\ncontrols: 1\nmass: 1\npotential: 0\n" % names)
+        err(["-problem", f], ["coordinates: 1001 names, at most 1000"])
+        names = ["c%d" % i for i in range(61)]
+        mass = ",".join(("1 + 0.1*cos(%s)" % names[i] if i == j else "0") for i in range(61) for j in range(61))
+        open(f, "w").write("coordinates: %s\ncontrols: 1\nmass: %s\npotential: 0\nB: %s\nR: 1\nT: 1\nx0: %s\nxT: %s\n" %
+                           (",".join(names), mass, ",".join(["1"] * 61), ",".join(["0"] * 122), ",".join(["0"] * 122)))
+        err(["-problem", f], ["deep.ocp:3:", "at most 60 coordinates"])
         # 9. mistakes that were accepted silently
         err(["-hs_bvp_typ", "shooting"], ["unknown option -hs_bvp_typ"], ranks=2)
         for o in ("-N", "-hs_continue", "-p_m", "-hs_dg_tol", "-hs_init", "-hs_bvp_type", "-hs_checkpoint_every"):
