@@ -3,6 +3,12 @@
 # build into ./build. Sourced by run.sh and test.sh; safe to rerun.
 set -eu
 HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc binutils python3 python3-numpy python3-scipy coinor-libipopt-dev gnuplot-nox"
+# CI only (.ci/run sets HS_CI=1): clang 14 and its sanitizer/libFuzzer runtime for tools/fuzz.sh.
+# The README's commands (HS_CI unset) do not install them.
+HS_CI_PACKAGES="clang-14 libclang-rt-14-dev"
+if [ "${HS_CI:-0}" = 1 ]; then
+  HS_PACKAGES="$HS_PACKAGES $HS_CI_PACKAGES"
+fi
 missing=""
 for p in $HS_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
