@@ -3,9 +3,10 @@
 # build into ./build. Sourced by run.sh and test.sh; safe to rerun.
 set -eu
 HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc binutils python3 python3-numpy python3-scipy coinor-libipopt-dev gnuplot-nox"
-# CI only (.ci/run sets HS_CI=1): clang 14 and its sanitizer/libFuzzer runtime for tools/fuzz.sh.
+# CI only (.ci/run sets HS_CI=1): clang 14, its sanitizer/libFuzzer runtime and llvm-symbolizer
+# (llvm-14) for tools/fuzz.sh.
 # The README's commands (HS_CI unset) do not install them.
-HS_CI_PACKAGES="clang-14 libclang-rt-14-dev"
+HS_CI_PACKAGES="clang-14 libclang-rt-14-dev llvm-14"
 if [ "${HS_CI:-0}" = 1 ]; then
   HS_PACKAGES="$HS_PACKAGES $HS_CI_PACKAGES"
 fi
