@@ -61,15 +61,16 @@ PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
   PetscReal        tau = (PetscReal)k / s->N;
 
   PetscFunctionBeginUser;
-  if (s->guess) {
+  if (s->guess)
     InterpolatedRow(s, k, row);
-    PetscFunctionReturn(0);
-  }
-  for (PetscInt i = 0; i < dim; i++) {
-    PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
-    row[i]        = (1 - tau) * P->x0[i] + tau * end;
-    row[dim + i]  = 0;
-  }
+  else
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
+      row[i]        = (1 - tau) * P->x0[i] + tau * end;
+      row[dim + i]  = 0;
+    }
+  if (k == s->N && P->free_T) /* the slot of a free final time: its guess (or the last solution) */
+    row[dim] = P->T;
   PetscFunctionReturn(0);
 }
 

@@ -53,6 +53,7 @@ typedef struct {
   SNESConvergedReason reason;                         /* Newton's (formulations solved by SNES) */
   char                status[64];                     /* the stopping reason in words: SNES's reason or IPOPT's status */
   PetscInt            newton_iterations;
+  PetscInt            hold_iterations; /* of them, with a free T held at its guess first (cold start) */
   PetscInt            ksp_iterations;                 /* summed over Newton iterations */
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
   PetscReal           J;                              /* J^d = h sum L^d (+ phi(x_N)) */

@@ -84,6 +84,8 @@ struct _p_HsSolver {
   /* set up */
   PetscBool  setupcalled, solved;
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
+  PetscBool  hold_T;   /* a free final time held at T_hold (the first phase of a cold start) */
+  PetscReal  T_hold;
   PetscInt   n, m;     /* the problem's dimensions at set-up */
   HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
   SNES       snes;

@@ -188,6 +188,16 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
+  if (s->prob->free_T) { /* docs/free-final-time.md */
+    PetscBool tr;
+    PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
+    PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s' has a free final time (T: free): only -hs_bvp_type transcription solves it so far, not %s",
+               s->prob->name, ((PetscObject)s)->type_name);
+    PetscCheck(!s->prob->ell.f || !s->prob->ell.time_dependent, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s': a free final time needs an autonomous problem, but its running cost depends on t",
+               s->prob->name);
+  }
   PetscCall(HsSolverSetUpDiscretization(s));
   s->n = s->prob->n, s->m = s->prob->m;
   s->has_free = PETSC_FALSE;
@@ -293,6 +303,16 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
 
   PetscFunctionBeginUser;
   s->res.mumps_retries = 0;
+  if (s->hold_T) { /* a free T from a cold start: at lambda = 0 nothing depends on T to first order (the
+                      Jacobian is singular); solve with T held at its guess first, then release it */
+    PetscInt its = 0;
+    s->T_hold = s->prob->T;
+    PetscCall(SNESSolve(s->snes, NULL, s->X));
+    PetscCall(SNESGetIterationNumber(s->snes, &its));
+    s->hold_T = PETSC_FALSE;
+    PetscCall(PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", its, (double)s->T_hold));
+    s->res.hold_iterations = its;
+  }
   while (retry) {
     PetscCall(SNESSolve(s->snes, NULL, s->X));
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
@@ -301,6 +321,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   PetscCall(PetscStrncpy(s->res.status, s->interrupted ? "INTERRUPTED" : SNESConvergedReasons[s->res.reason],
                         sizeof s->res.status));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
+  s->res.newton_iterations += s->res.hold_iterations;
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
   if (!s->diagnosis_keep)
     s->res.diagnosis[0] = 0; /* keep only failures of the final evaluation */
@@ -344,6 +365,8 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
   if (!s->ckpt_last_t)
     s->ckpt_last_t = s->t_start;
+  s->res.hold_iterations = 0;
+  s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved));
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))

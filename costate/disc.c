@@ -443,3 +443,49 @@ void HsDiscWorkU(const HsDisc *d, const double *xk, const double *xk1, const dou
   for (int i = 0; i < d->n; i++) /* (q_{k+1} - q_k)^T B u */
     *W += (xk1[i] - xk[i]) * HsDot(d->m, d->prob->B + i * d->m, u);
 }
+
+/*@ HsDiscSetHorizon - the step h = T / N again after the problem's final time changed (a free final
+    time, HsProblemSetFinalTime; docs/free-final-time.md). Not collective. @*/
+void HsDiscSetHorizon(HsDisc *d) { d->h = d->prob->T / d->N; }
+
+/*@ HsDiscHamiltonianGradient - the gradient of H^d of interval k (HsDiscHamiltonian, with
+    u = R^{-1} G^T lambda) in x_k, x_{k+1} and lambda_{k+1/2} (dim each):
+      d/dlambda = JJ gbar + G R^{-1} G^T lambda,
+      d/dx_k    = -Da^T JJ lambda - 1/2 grad ell(x_k, t_k),   d/dx_{k+1} = -Db^T JJ lambda - 1/2 grad ell(x_{k+1}, t_{k+1})
+    with Da, Db the state scheme's Jacobians. The row of the free-final-time condition. Not collective. @*/
+int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
+                              double *gxk1, double *glam)
+{
+  int     dim = d->dim;
+  double *g = d->wtop_v[0], *Jl = d->wtop_v[1], *w = d->wtop_v[2], *Da = d->wtop_m[0], *Db = d->wtop_m[1];
+
+  HS_CHK(d->ss->grad(d, xk, xk1, g));
+  HsApplyJ(dim, g, glam);
+  for (int i = 0; i < dim; i++)
+    glam[i] += HsDot(dim, d->GK + i * dim, lam);
+  HS_CHK(d->ss->jac(d, xk, xk1, Da, Db));
+  HsApplyJ(dim, lam, Jl);
+  HsMatTVec(dim, dim, Da, Jl, gxk);
+  HsMatTVec(dim, dim, Db, Jl, gxk1);
+  for (int i = 0; i < dim; i++)
+    gxk[i] = -gxk[i], gxk1[i] = -gxk1[i];
+  if (d->prob->ell.f) {
+    HS_CB(d->prob->ell.grad(HsDiscTime(d, k), xk, w, d->prob->ctx));
+    HsAXPBY(dim, -0.5, w, 1, gxk);
+    HS_CB(d->prob->ell.grad(HsDiscTime(d, k + 1), xk1, w, d->prob->ctx));
+    HsAXPBY(dim, -0.5, w, 1, gxk1);
+  }
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscTerminalCostT - d phi/dT at x_N and the current final time, its gradient in x_N (gT, dim;
+    may be NULL) and d^2 phi/dT^2 (fTT; may be NULL); all 0 if phi does not depend on T. Not collective. @*/
+int HsDiscTerminalCostT(HsDisc *d, const double *xN, double *fT, double *gT, double *fTT)
+{
+  *fT = 0;
+  if (gT)
+    HsZero(d->dim, gT);
+  if (fTT)
+    *fTT = 0;
+  return d->prob->phi_T ? HsStatus(d->prob->phi_T(xN, fT, gT, fTT, d->prob->ctx)) : HS_SUCCESS;
+}

@@ -95,6 +95,13 @@ int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const 
 /** Its Jacobian blocks with respect to x_{N-1}, x_N and lambda_{N-1/2}. */
 int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const double *lm, double *Rxm, double *RxN,
                            double *Rlm);
+/** Free final time (docs/free-final-time.md): h = T / N again after HsProblemSetFinalTime. */
+void HsDiscSetHorizon(HsDisc *d);
+/** The gradient of H^d of interval k in x_k, x_{k+1}, lambda_{k+1/2} (the free-final-time row). */
+int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
+                              double *gxk1, double *glam);
+/** d phi/dT, its gradient in x_N (may be NULL) and d^2 phi/dT^2 (may be NULL); 0 if phi ignores T. */
+int HsDiscTerminalCostT(HsDisc *d, const double *xN, double *fT, double *gT, double *fTT);
 /** phi(x_N), 0 without a terminal cost. */
 int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi);
 

@@ -143,6 +143,17 @@ typedef struct HsProblem_s {
    *  says how); HsProblemSetParam then restores the old value. */
   int (*update)(struct HsProblem_s *prob);
   char why[256]; /* why the last HsProblemSetParam failed ("" if it did not say) */
+  int  last_set; /* the parameter HsProblemSetParam is setting (for update), -1 otherwise */
+  /* Free final time (docs/free-final-time.md): T is an unknown of the boundary-value problem, T above
+     its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only
+     for autonomous problems (ell does not depend on t); the terminal cost may depend on T. */
+  int    free_T;
+  double T_min, T_max; /* admissible range of a free T (default (0, inf)) */
+  /** d phi/dT at the current T (HsProblemSetFinalTime) and x: the value (fT), its gradient in x
+   *  (gT, dim; may be NULL) and d^2 phi/dT^2 (fTT; may be NULL). NULL: phi does not depend on T. */
+  int (*phi_T)(const double *x, double *fT, double *gT, double *fTT, void *ctx);
+  /** Makes T the final time that phi and phi_T see (NULL: they do not depend on it). */
+  void (*set_final_time)(struct HsProblem_s *prob, double T);
 } HsProblem;
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);
@@ -154,6 +165,7 @@ int         HsProblemAddParam(HsProblem *prob, const char *name, const char *hel
                               double max);
 void        HsProblemParamSetInteger(HsProblem *prob);
 int         HsProblemSetParam(HsProblem *prob, const char *name, double value);
+void        HsProblemSetFinalTime(HsProblem *prob, double T);
 int         HsProblemHasEll(const HsProblem *prob);
 void       *HsProblemGetUserContext(const HsProblem *prob);
 void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);

@@ -11,8 +11,9 @@
  *
  * Variables of the graph, for n coordinates: q_i at i, p_i at n + i, t at 2n,
  * the velocities of kinetic_energy at 2n + 1 + i (these are fast: set on every
- * evaluation), then the parameters from 3n + 1 on (slow: their programs'
- * parameter-only parts run again when one is set with -p_NAME). n and the
+ * evaluation), the final time T at 3n + 1, then the parameters from 3n + 2 on
+ * (T and the parameters are slow: their programs' parameter-only parts run
+ * again when one is set with -p_NAME, or when a free T changes). n and the
  * number of parameters are counted in a first scan of the file, so that there
  * is no limit on either.
  *
@@ -38,17 +39,33 @@
  * the same q) and for the orders 0..k, k = 1..3 (P_*_UPTO + k - 1: a new q,
  * sharing sin, cos, ... between the orders), the running and terminal cost
  * (value, gradient, Hessian), the constant lists. */
-enum { P_MASS = 0, P_POT = 4, P_ELL = 8, P_PHI = 11, P_CST = 14, P_MASS_UPTO = 15, P_POT_UPTO = 18, P_COUNT = 21 };
+enum {
+  P_MASS      = 0,
+  P_POT       = 4,
+  P_ELL       = 8,
+  P_PHI       = 11,
+  P_CST       = 14,
+  P_MASS_UPTO = 15,
+  P_POT_UPTO  = 18,
+  P_T         = 21, /* T's own value (or a free T's guess) */
+  P_PHIT      = 22, /* the terminal cost's derivatives in T and t (free T), OcpPhiT */
+  P_COUNT     = 23
+};
 
 typedef struct {
-  int            n, npar, maxpar, nvars, tvar, vel, par; /* tvar = 2n, vel = 2n + 1, par = 3n + 1 (see above) */
+  int            n, npar, maxpar, nvars, tvar, vel, Tvar, par; /* tvar = 2n, vel = 2n + 1, Tvar = 3n + 1, par = 3n + 2 */
   char           ss[32], cs[32];
   char         **names; /* nvars: the variables' names (NULL: none yet) */
   double        *vars;  /* nvars: the variables' values (parameters: their current values) */
   HsExpr        *ex;
   HsExprProgram *prog[P_COUNT];
   int            nB, nR;
-  double        *cst_val; /* B, R, x0, xT, T, then u_min and u_max (m each) if the file bounds u */
+  double        *cst_val; /* B, R, x0, xT, T_min, T_max, then u_min and u_max (m each) if the file bounds u */
+  int            T_free;  /* 'T: free GUESS' */
+  int            T_moved; /* a free T was set by the solver (HsProblemSetFinalTime): OcpUpdate keeps it */
+  int           *pnode;   /* maxpar: each parameter's defining expression */
+  char          *pderived, *ppinned; /* maxpar: defined from other parameters; set with -p_NAME since */
+  HsExprProgram **pprog;  /* maxpar: the programs of the derived parameters (NULL for the others) */
   int            bounded; /* 1: the file gave u_min or u_max (entries '*' are unbounded) */
   char         **let_name; /* named subexpressions ('let NAME: expr') */
   int           *let_node, nlet;
@@ -115,16 +132,91 @@ static int CostEval(void *ctx, int base, int k, double t, const double *x, doubl
 static int OcpEll(double t, const double *x, double *f, void *ctx) { return CostEval(ctx, P_ELL, 0, t, x, f); }
 static int OcpEllGrad(double t, const double *x, double *g, void *ctx) { return CostEval(ctx, P_ELL, 1, t, x, g); }
 static int OcpEllHess(double t, const double *x, double *H, void *ctx) { return CostEval(ctx, P_ELL, 2, t, x, H); }
-static int OcpPhi(const double *x, double *f, void *ctx) { return CostEval(ctx, P_PHI, 0, 0, x, f); }
-static int OcpPhiGrad(const double *x, double *g, void *ctx) { return CostEval(ctx, P_PHI, 1, 0, x, g); }
-static int OcpPhiHess(const double *x, double *H, void *ctx) { return CostEval(ctx, P_PHI, 2, 0, x, H); }
+/* The terminal cost: t is the final time T there. */
+static double OcpFinalTime(void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  return o->vars[o->Tvar];
+}
+static int OcpPhi(const double *x, double *f, void *ctx) { return CostEval(ctx, P_PHI, 0, OcpFinalTime(ctx), x, f); }
+static int OcpPhiGrad(const double *x, double *g, void *ctx)
+{
+  return CostEval(ctx, P_PHI, 1, OcpFinalTime(ctx), x, g);
+}
+static int OcpPhiHess(const double *x, double *H, void *ctx)
+{
+  return CostEval(ctx, P_PHI, 2, OcpFinalTime(ctx), x, H);
+}
 
-/* After a parameter change: the programs' parameter-only parts, then B, R, x0,
- * xT, T and (1 DOF) the constant mass again. */
-static int OcpUpdate(HsProblem *p)
+/* d phi/dT = phi_T + phi_t (T appears as itself and as t), its gradient in x and
+ * d^2 phi/dT^2 = phi_TT + 2 phi_Tt + phi_tt, from the program P_PHIT over
+ * [phi_T, phi_t, grad phi_T (2n), grad phi_t (2n), phi_TT, phi_Tt, phi_tt]. */
+static int OcpPhiT(const double *x, double *fT, double *gT, double *fTT, void *ctx)
+{
+  Ocp    *o = HsMechanicalUserContext(ctx);
+  int     d = 2 * o->n;
+  double *v = o->vars + o->par + o->maxpar; /* scratch after the variables (OcpNew) */
+
+  OcpSetState(o, x, 1);
+  o->vars[o->tvar] = o->vars[o->Tvar];
+  if (HsExprProgramEval(o->prog[P_PHIT], o->vars, v))
+    return 1;
+  *fT = v[0] + v[1];
+  for (int i = 0; gT && i < d; i++)
+    gT[i] = v[2 + i] + v[2 + d + i];
+  if (fTT)
+    *fTT = v[2 + 2 * d] + 2 * v[3 + 2 * d] + v[4 + 2 * d];
+  return 0;
+}
+
+/* A free T set by the solver: the terminal cost's programs see it. */
+static void OcpSetFinalTime(HsProblem *p, double T)
 {
   Ocp *o = HsProblemGetUserContext(p);
-  int  n = o->n, k = 0;
+  o->T_moved = 1, o->vars[o->Tvar] = T;
+  for (int i = P_PHI; i < P_PHI + 3; i++)
+    if (o->prog[i])
+      HsExprProgramSetSlow(o->prog[i], o->vars);
+  if (o->prog[P_PHIT])
+    HsExprProgramSetSlow(o->prog[P_PHIT], o->vars);
+}
+
+/* The derived parameters (defined from others) that were not set with -p_NAME since: their values
+ * again, in the order of the file (a derived one may use an earlier derived one). */
+static int OcpDerived(HsProblem *p, Ocp *o)
+{
+  if (p->last_set >= 0 && p->last_set < o->npar && o->pderived[p->last_set])
+    o->ppinned[p->last_set] = 1; /* set explicitly: it keeps that value */
+  for (int i = 0; i < o->npar; i++) {
+    double v;
+    if (!o->pderived[i] || o->ppinned[i] || !o->pprog[i])
+      continue;
+    HsExprProgramSetSlow(o->pprog[i], o->vars);
+    HsExprProgramEval(o->pprog[i], o->vars, &v);
+    if (!(v >= o->pmin[i] && v <= o->pmax[i])) {
+      snprintf(p->why, sizeof p->why, "the derived parameter %s = %g is not %s", o->names[o->par + i], v,
+               o->phelp[i] ? o->phelp[i] + 15 : "finite");
+      return HS_ERANGE;
+    }
+    o->vars[o->par + i] = v;
+  }
+  return HS_SUCCESS;
+}
+
+/* After a parameter change: the derived parameters, T (a free T keeps the solver's value once it
+ * has one), the programs' parameter-only parts, then B, R, x0, xT, T_min, T_max and (1 DOF) the
+ * constant mass again. */
+static int OcpUpdate(HsProblem *p)
+{
+  Ocp   *o = HsProblemGetUserContext(p);
+  int    n = o->n, k = 0, st;
+  double T;
+  if ((st = OcpDerived(p, o)))
+    return st;
+  HsExprProgramSetSlow(o->prog[P_T], o->vars);
+  HsExprProgramEval(o->prog[P_T], o->vars, &T);
+  if (!(o->T_free && o->T_moved))
+    o->vars[o->Tvar] = p->T = T;
   for (int i = 0; i < P_COUNT; i++)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
@@ -137,7 +229,7 @@ static int OcpUpdate(HsProblem *p)
     p->x0[i] = o->cst_val[k++];
   for (int i = 0; i < 2 * n; i++, k++)
     p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
-  p->T = o->cst_val[k++];
+  p->T_min = o->cst_val[k++], p->T_max = o->cst_val[k++];
   for (int j = 0; o->bounded && j < p->m; j++) {
     p->u_min[j] = o->cst_val[k + j], p->u_max[j] = o->cst_val[k + p->m + j];
     if (!(p->u_min[j] <= p->u_max[j])) {
@@ -145,15 +237,20 @@ static int OcpUpdate(HsProblem *p)
       return HS_ERANGE; /* a parameter set u_min above u_max: HsProblemSetParam restores it */
     }
   }
-  for (int i = 0; i < k; i++)
+  for (int i = 0; i < k - 1; i++) /* T_max may be inf */
     if (!isfinite(o->cst_val[i])) {
       snprintf(p->why, sizeof p->why, "%s is not finite", i < o->nB ? "B" : i < o->nB + o->nR ? "R"
                                                                        : i < o->nB + o->nR + 2 * n ? "x0"
-                                                                       : i < k - 1 ? "xT" : "T");
+                                                                       : i < k - 2 ? "xT" : "T_min");
       return HS_ERANGE;
     }
-  if (!(p->T > 0)) {
-    snprintf(p->why, sizeof p->why, "the horizon T = %g is not positive", p->T);
+  if (!(isfinite(T) && T > 0)) {
+    snprintf(p->why, sizeof p->why, "the horizon T = %g is not positive", T);
+    return HS_ERANGE;
+  }
+  if (o->T_free && !(p->T_min >= 0 && p->T_min < p->T_max && T >= p->T_min && T <= p->T_max)) {
+    snprintf(p->why, sizeof p->why, "the free final time's guess %g is not in [T_min, T_max] = [%g, %g]", T,
+             p->T_min, p->T_max);
     return HS_ERANGE;
   }
   if (p->E.f) { /* once installed (OcpInstall): M(q) positive definite at x0 */
@@ -183,7 +280,9 @@ static void OcpDestroy(void *ctx)
     free(o->texts[i]);
   for (int i = 0; o->phelp && i < o->npar; i++)
     free(o->phelp[i]);
-  free(o->phelp), free(o->pmin), free(o->pmax);
+  for (int i = 0; o->pprog && i < o->maxpar; i++)
+    HsExprProgramDestroy(&o->pprog[i]);
+  free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node);
   free(o);
 }
@@ -218,7 +317,14 @@ static char *Trim(char *t)
 }
 
 /* Which variables an expression may use. */
-enum { ALLOW_Q = 1, ALLOW_P = 2, ALLOW_T = 4, ALLOW_V = 8 };
+enum {
+  ALLOW_Q     = 1,
+  ALLOW_P     = 2,
+  ALLOW_T     = 4,  /* the time t */
+  ALLOW_V     = 8,  /* the velocities of kinetic_energy */
+  ALLOW_BIGT  = 16, /* the final time T (fixed) */
+  ALLOW_TFREE = 32  /* the final time T also when it is free (terminal_cost) */
+};
 
 typedef struct {
   Ocp *o;
@@ -229,8 +335,12 @@ typedef struct {
 /* The first variable of a kind (ALLOW_Q, ALLOW_P, ALLOW_T, ALLOW_V) that node depends on, or -1. */
 static int UsesKind(const Ocp *o, int node, int kind)
 {
-  for (int i = 0; i < o->n || (kind == ALLOW_T && i == 0); i++) {
-    int v = kind == ALLOW_Q ? i : kind == ALLOW_P ? o->n + i : kind == ALLOW_V ? o->vel + i : o->tvar;
+  for (int i = 0; i < o->n || ((kind == ALLOW_T || kind == ALLOW_BIGT) && i == 0); i++) {
+    int v = kind == ALLOW_Q   ? i
+            : kind == ALLOW_P ? o->n + i
+            : kind == ALLOW_V ? o->vel + i
+            : kind == ALLOW_T ? o->tvar
+                              : o->Tvar;
     if (HsExprDependsOn(o->ex, node, v))
       return v;
   }
@@ -246,15 +356,24 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
       int kind = j < o->n       ? ALLOW_Q
                  : j < 2 * o->n   ? ALLOW_P
                  : j == o->tvar   ? ALLOW_T
-                 : j < o->par     ? ALLOW_V
+                 : j < o->Tvar    ? ALLOW_V
+                 : j == o->Tvar   ? ALLOW_BIGT
                                   : 0;
+      if (kind == ALLOW_BIGT && (L->allow & ALLOW_BIGT) && o->T_free && !(L->allow & ALLOW_TFREE)) {
+        snprintf(L->why, sizeof L->why, "the final time T is free, so it may appear only in terminal_cost");
+        return -2;
+      }
       if (kind && !(L->allow & kind)) {
         if (kind == ALLOW_V)
           snprintf(L->why, sizeof L->why, "the velocity '%.*s' is allowed only in kinetic_energy", len, name);
         else if (kind == ALLOW_P)
           snprintf(L->why, sizeof L->why, "momenta are not allowed here ('%.*s'; M and V depend on q only)", len, name);
         else if (kind == ALLOW_T)
-          snprintf(L->why, sizeof L->why, "the time t is allowed only in running_cost");
+          snprintf(L->why, sizeof L->why, "the time t is allowed only in running_cost and terminal_cost");
+        else if (kind == ALLOW_BIGT)
+          snprintf(L->why, sizeof L->why,
+                   "the final time T is not allowed here (not in T itself, T_min, T_max or a parameter's value; "
+                   "a 'let' may use it)");
         else
           snprintf(L->why, sizeof L->why, "must be constant, but depends on the coordinate '%.*s'", len, name);
         return -2;
@@ -263,13 +382,18 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
     }
   for (int j = 0; j < o->nlet; j++)
     if ((int)strlen(o->let_name[j]) == len && !strncmp(o->let_name[j], name, (size_t)len)) {
-      static const int   kinds[4] = {ALLOW_Q, ALLOW_P, ALLOW_T, ALLOW_V};
-      static const char *what[4]  = {"the coordinate", "the momentum", "the time", "the velocity"};
-      for (int k = 0; k < 4; k++) {
+      static const int   kinds[5] = {ALLOW_Q, ALLOW_P, ALLOW_T, ALLOW_V, ALLOW_BIGT};
+      static const char *what[5]  = {"the coordinate", "the momentum", "the time", "the velocity", "the final time"};
+      for (int k = 0; k < 5; k++) {
         int v = UsesKind(o, o->let_node[j], kinds[k]);
         if (v >= 0 && !(L->allow & kinds[k])) {
           snprintf(L->why, sizeof L->why, "'%.*s' uses %s %s, which is not allowed here", len, name, what[k],
                    o->names[v]);
+          return -2;
+        }
+        if (v >= 0 && kinds[k] == ALLOW_BIGT && o->T_free && !(L->allow & ALLOW_TFREE)) {
+          snprintf(L->why, sizeof L->why, "'%.*s' uses the final time T, which is free, so it may appear only in "
+                   "terminal_cost", len, name);
           return -2;
         }
       }
@@ -348,9 +472,9 @@ static int EvalSlow(Ocp *o, int cnt, const int *nodes, double *v)
 }
 
 /* A constant expression (parameters only): its node and value. */
-static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, double *v, int *node)
+static int Number(Src *s, Ocp *o, const char *text, int col, const char *what, int allow, double *v, int *node)
 {
-  int nd, r = MakeExpr(s, o, text, col, what, 0, &nd);
+  int nd, r = MakeExpr(s, o, text, col, what, allow, &nd);
   if (r)
     return r;
   if (EvalSlow(o, 1, &nd, v))
@@ -439,7 +563,7 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
   for (const char *c = text; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_')
       return Fail(s, col, "%s: '%s' is not a name (letters, digits and '_')", what, text);
-  if (!strcmp(text, "t") || HsExprIsReservedName(text))
+  if (!strcmp(text, "t") || !strcmp(text, "T") || HsExprIsReservedName(text))
     return Fail(s, col, "%s: the name '%s' is reserved (time, constants and functions)", what, text);
   for (int k = 0; k < o->nvars; k++)
     if (o->names[k] && !strcmp(o->names[k], text))
@@ -462,9 +586,9 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
 
 /* ------------------------------------------------------------ the reader ---- */
 
-enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_COUNT };
-static const char *const keys[K_COUNT] = {"mass",          "potential",      "B",     "R",    "x0", "xT", "running_cost",
-                                          "T",             "terminal_cost",  "kinetic_energy", "u_min", "u_max"};
+enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_COUNT };
+static const char *const keys[K_COUNT] = {"mass",  "potential", "B",     "R",     "x0",   "xT",   "running_cost",
+                                          "T",     "terminal_cost", "kinetic_energy", "u_min", "u_max", "T_min", "T_max"};
 
 /* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
  * scalar keys. */
@@ -511,17 +635,23 @@ static int OcpNew(int n, int npar, Ocp **op)
   *op = NULL;
   if (!o)
     return HS_ENOMEM;
-  o->n = n, o->maxpar = npar, o->tvar = 2 * n, o->vel = 2 * n + 1, o->par = 3 * n + 1, o->nvars = o->par;
-  o->names = calloc((size_t)(o->par + npar), sizeof(char *));
-  o->vars  = calloc((size_t)(o->par + npar), sizeof(double));
-  o->pmin  = calloc((size_t)npar + 1, sizeof(double));
-  o->pmax  = calloc((size_t)npar + 1, sizeof(double));
-  o->phelp = calloc((size_t)npar + 1, sizeof(char *));
-  if (!o->names || !o->vars || !o->pmin || !o->pmax || !o->phelp || HsExprCreate(o->par + npar, o->par, &o->ex)) {
+  o->n = n, o->maxpar = npar, o->tvar = 2 * n, o->vel = 2 * n + 1, o->Tvar = 3 * n + 1, o->par = 3 * n + 2;
+  o->nvars    = o->par;
+  o->names    = calloc((size_t)(o->par + npar), sizeof(char *));
+  o->vars     = calloc((size_t)(o->par + npar + 5 + 4 * n), sizeof(double)); /* + scratch of OcpPhiT */
+  o->pmin     = calloc((size_t)npar + 1, sizeof(double));
+  o->pmax     = calloc((size_t)npar + 1, sizeof(double));
+  o->phelp    = calloc((size_t)npar + 1, sizeof(char *));
+  o->pnode    = calloc((size_t)npar + 1, sizeof(int));
+  o->pderived = calloc((size_t)npar + 1, 1);
+  o->ppinned  = calloc((size_t)npar + 1, 1);
+  o->pprog    = calloc((size_t)npar + 1, sizeof(HsExprProgram *));
+  if (!o->names || !o->vars || !o->pmin || !o->pmax || !o->phelp || !o->pnode || !o->pderived || !o->ppinned ||
+      !o->pprog || HsExprCreate(o->par + npar, o->Tvar, &o->ex)) {
     OcpDestroy(o);
     return HS_ENOMEM;
   }
-  o->names[o->tvar] = "t";
+  o->names[o->tvar] = "t", o->names[o->Tvar] = "T";
   *op = o;
   return HS_SUCCESS;
 }
@@ -583,7 +713,10 @@ static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int 
     return Fail(s, 1, "param %s: more parameters than the file's first reading counted", pn);
   ret = OcpRange(s, val, vcol, &o->pmin[o->npar], &o->pmax[o->npar], &o->phelp[o->npar]);
   if (!ret)
-    ret = Number(s, o, Trim(val), vcol, what, &o->vars[j], NULL);
+    ret = Number(s, o, Trim(val), vcol, what, 0, &o->vars[j], &o->pnode[o->npar]);
+  if (!ret)
+    for (int i = 0; i < o->npar && !o->pderived[o->npar]; i++)
+      o->pderived[o->npar] = (char)HsExprDependsOn(o->ex, o->pnode[o->npar], o->par + i);
   if (!ret && !(o->vars[j] >= o->pmin[o->npar] && o->vars[j] <= o->pmax[o->npar]))
     ret = o->phelp[o->npar] ? Fail(s, vcol, "param %s: the value %g is not %s", pn, o->vars[j], o->phelp[o->npar] + 15)
                             : Fail(s, vcol, "param %s: the value %g is outside [-1e300, 1e300]", pn, o->vars[j]);
@@ -603,7 +736,7 @@ static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, 
   int   nd, ret;
 
   snprintf(what, sizeof what, "let %s", ln);
-  ret = MakeExpr(s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V, &nd);
+  ret = MakeExpr(s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V | ALLOW_BIGT | ALLOW_TFREE, &nd);
   if (!ret)
     ret = Name(s, o, ln, (int)(ln - line) + 1, -1, "let");
   if (!ret)
@@ -705,7 +838,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   else
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
-                "R, T, N, x0, xT, running_cost, terminal_cost, u_min, u_max, state_scheme, costate_scheme)",
+                "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, state_scheme, costate_scheme)",
                 key);
   return 0;
 }
@@ -776,12 +909,12 @@ static int OcpBuildMass(Src *s, Ocp *o, const Keys *K, int *node, int *kin)
     if (k != n * n)
       ret = Fail(s, K->cols[K_MASS], "mass: expected n*n = %d entries (row-major), found %d", n * n, k);
     for (int e = 0; !ret && e < n * n; e++)
-      ret = MakeExpr(s, o, items[e], c[e], "mass", ALLOW_Q, &node[e]);
+      ret = MakeExpr(s, o, items[e], c[e], "mass", ALLOW_Q | ALLOW_BIGT, &node[e]);
     free(items), free(c);
     return ret;
   }
   s->line = K->lines[K_KIN];
-  ret     = MakeExpr(s, o, K->text[K_KIN], K->cols[K_KIN], "kinetic_energy", ALLOW_Q | ALLOW_V, kin);
+  ret     = MakeExpr(s, o, K->text[K_KIN], K->cols[K_KIN], "kinetic_energy", ALLOW_Q | ALLOW_V | ALLOW_BIGT, kin);
   for (int i = 0; !ret && i < n; i++) {
     int di = HsExprDiff(o->ex, *kin, o->vel + i);
     for (int j = i; !ret && j < n; j++) {
@@ -798,16 +931,49 @@ static int OcpBuildMass(Src *s, Ocp *o, const Keys *K, int *node, int *kin)
   return ret;
 }
 
-/* The constant lists B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component) and
- * T, as one program of constants (evaluated again after every -p_NAME, OcpUpdate). */
+/* 'T: EXPR' or 'T: free GUESS': T's own program P_T (parameters only), its value in the variable T
+ * (which the other keys may use), and o->T_free. */
+static int OcpBuildT(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+{
+  char  *t   = K->text[K_T];
+  int    col = K->cols[K_T], nd, ret;
+  double v;
+
+  s->line = K->lines[K_T];
+  if (!strncmp(t, "free", 4) && (!t[4] || isspace((unsigned char)t[4]))) {
+    const char *g = t + 4;
+    while (isspace((unsigned char)*g))
+      g++;
+    if (!*g)
+      return Fail(s, col, "T: 'free' needs an initial guess of the final time, e.g. 'T: free 2.5'");
+    o->T_free = p->free_T = 1, col += (int)(g - t), t = (char *)g;
+  } else if (K->text[K_TMIN] || K->text[K_TMAX]) {
+    s->line = K->lines[K->text[K_TMIN] ? K_TMIN : K_TMAX];
+    return Fail(s, 1, "%s: only for a free final time ('T: free GUESS')", K->text[K_TMIN] ? "T_min" : "T_max");
+  }
+  if (strchr(t, ','))
+    return Fail(s, col, "T: expected one expression");
+  ret = Number(s, o, t, col, o->T_free ? "T (the free final time's guess)" : "T", 0, &v, &nd);
+  if (!ret && !(v > 0))
+    ret = Fail(s, col, "T: the horizon must be positive, got %g", v);
+  if (!ret && Program(o, 1, &nd, &o->prog[P_T]))
+    ret = HS_ENOMEM;
+  if (!ret)
+    o->vars[o->Tvar] = p->T = v;
+  return ret;
+}
+
+/* The constant lists B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component),
+ * T_min, T_max (a free T's range; 0 and inf by default) and the control bounds, as one program of
+ * constants (evaluated again after every -p_NAME, OcpUpdate). They may use T (unless it is free). */
 static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 {
   static const char *const what[] = {"",    "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)",
                                      "xT (q then p)", "", "T", "", "", "u_min (m entries, '*' for none)",
-                                     "u_max (m entries, '*' for none)"};
-  static const int order[] = {K_B, K_R, K_X0, K_XT, K_T, K_UMIN, K_UMAX};
-  int n = o->n, m = K->m, count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1, 0, 0, m, m}, ncst = 0, ret = 0;
-  int total = n * m + m * m + 4 * n + 1 + 2 * m, *cst = malloc(sizeof(int) * (size_t)total);
+                                     "u_max (m entries, '*' for none)", "T_min", "T_max"};
+  static const int order[] = {K_B, K_R, K_X0, K_XT, K_TMIN, K_TMAX, K_UMIN, K_UMAX};
+  int n = o->n, m = K->m, count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1, 0, 0, m, m, 1, 1}, ncst = 0, ret = 0;
+  int total = n * m + m * m + 4 * n + 2 + 2 * m, *cst = malloc(sizeof(int) * (size_t)total);
 
   o->cst_val = malloc(sizeof(double) * (size_t)total);
   if (!cst || !o->cst_val) {
@@ -815,11 +981,13 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
     return HS_ENOMEM;
   }
   o->bounded = K->text[K_UMIN] || K->text[K_UMAX];
-  for (int oi = 0; !ret && oi < 7; oi++) {
+  for (int oi = 0; !ret && oi < 8; oi++) {
     char **items;
     int    a = order[oi], *c, k;
-    if (a >= K_UMIN && !K->text[a]) { /* no bound on this side */
-      for (int j = 0; o->bounded && j < m; j++)
+    if (a >= K_UMIN && !K->text[a]) { /* no bound on this side; T in [0, inf] */
+      if (a == K_TMIN || a == K_TMAX)
+        cst[ncst++] = HsExprConstant(o->ex, a == K_TMIN ? 0 : INFINITY);
+      for (int j = 0; o->bounded && a <= K_UMAX && j < m; j++)
         cst[ncst++] = HsExprConstant(o->ex, a == K_UMIN ? -INFINITY : INFINITY);
       continue;
     }
@@ -829,21 +997,23 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
       break;
     }
     if (k != count[a])
-      ret = a == K_T ? Fail(s, K->cols[a], "T: expected one expression, found %d", k)
-                     : Fail(s, K->cols[a], "%s: expected %d entries, found %d", what[a], count[a], k);
+      ret = count[a] == 1 ? Fail(s, K->cols[a], "%s: expected one expression, found %d", what[a], k)
+                          : Fail(s, K->cols[a], "%s: expected %d entries, found %d", what[a], count[a], k);
     for (int i = 0; !ret && i < k; i++) {
       double v;
       if (a == K_XT && !(p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free")))) {
         cst[ncst++] = HsExprConstant(o->ex, 0);
         continue;
       }
-      if (a >= K_UMIN && !strcmp(items[i], "*")) {
+      if (a >= K_UMIN && a <= K_UMAX && !strcmp(items[i], "*")) {
         cst[ncst++] = HsExprConstant(o->ex, a == K_UMIN ? -INFINITY : INFINITY);
         continue;
       }
-      ret = Number(s, o, items[i], c[i], what[a], &v, &cst[ncst++]);
-      if (!ret && a == K_T && !(v > 0))
-        ret = Fail(s, c[i], "T: the horizon must be positive, got %g", v);
+      if (a == K_TMAX && !strcmp(items[i], "inf")) {
+        cst[ncst++] = HsExprConstant(o->ex, INFINITY);
+        continue;
+      }
+      ret = Number(s, o, items[i], c[i], what[a], a == K_TMIN || a == K_TMAX ? 0 : ALLOW_BIGT, &v, &cst[ncst++]);
     }
     free(items), free(c);
   }
@@ -915,7 +1085,7 @@ static int OcpCheckAtX0(Src *s, Ocp *o, const Keys *K, int *node, int kin)
       node[e] = node[(e % n) * n + e / n];
   if (!ret) {
     s->line = K->lines[K_V];
-    ret     = MakeExpr(s, o, K->text[K_V], K->cols[K_V], "potential", ALLOW_Q, &node[n * n]);
+    ret     = MakeExpr(s, o, K->text[K_V], K->cols[K_V], "potential", ALLOW_Q | ALLOW_BIGT, &node[n * n]);
   }
   if (!ret && (EvalSlow(o, 1, &node[n * n], &V0) || !isfinite(V0)))
     ret = Fail(s, K->cols[K_V], "potential: V is not finite at the initial state x0");
@@ -959,29 +1129,75 @@ static int OcpBuildPrograms(Ocp *o, const int *node, int *const_mass)
   return ret;
 }
 
-/* The running cost ell(q, p, t) and the terminal cost phi(q, p) with their gradients and Hessians. */
+/* With a free T: the program P_PHIT of OcpPhiT, the derivatives of phi in T and in t (both are the
+ * final time in the terminal cost) and their gradients in x. */
+static int OcpBuildPhiT(Ocp *o, int phi)
+{
+  int d = 2 * o->n, cnt = 5 + 2 * d, *nd = malloc(sizeof(int) * (size_t)cnt), ret = 0;
+
+  if (!nd)
+    return HS_ENOMEM;
+  nd[0] = HsExprDiff(o->ex, phi, o->Tvar);
+  nd[1] = HsExprDiff(o->ex, phi, o->tvar);
+  for (int i = 0; i < d; i++)
+    nd[2 + i] = HsExprDiff(o->ex, nd[0], i), nd[2 + d + i] = HsExprDiff(o->ex, nd[1], i);
+  nd[2 + 2 * d] = HsExprDiff(o->ex, nd[0], o->Tvar);
+  nd[3 + 2 * d] = HsExprDiff(o->ex, nd[0], o->tvar);
+  nd[4 + 2 * d] = HsExprDiff(o->ex, nd[1], o->tvar);
+  for (int i = 0; i < cnt; i++)
+    if (nd[i] < 0)
+      ret = HS_ENOMEM;
+  if (!ret && Program(o, cnt, nd, &o->prog[P_PHIT]))
+    ret = HS_ENOMEM;
+  free(nd);
+  return ret;
+}
+
+/* The running cost ell(q, p, t) and the terminal cost phi(q, p, t = T) with their gradients and
+ * Hessians; with a free T, d phi/dT (OcpPhiT) and the check that ell does not depend on t. */
 static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 {
   int e, ret = 0;
 
   if (K->text[K_ELL]) {
     s->line = K->lines[K_ELL];
-    ret     = MakeExpr(s, o, K->text[K_ELL], K->cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T, &e);
+    ret     = MakeExpr(s, o, K->text[K_ELL], K->cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT,
+                       &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_ELL]))
       ret = HS_ENOMEM;
     if (!ret)
       p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess,
       p->ell.time_dependent = HsExprDependsOn(o->ex, e, o->tvar);
+    if (!ret && o->T_free && p->ell.time_dependent)
+      ret = Fail(s, K->cols[K_ELL], "running_cost: depends on the time t, but the final time is free: a free T "
+                 "needs an autonomous problem (docs/free-final-time.md)");
   }
   if (!ret && K->text[K_PHI]) {
     s->line = K->lines[K_PHI];
-    ret     = MakeExpr(s, o, K->text[K_PHI], K->cols[K_PHI], "terminal_cost", ALLOW_Q | ALLOW_P, &e);
+    ret     = MakeExpr(s, o, K->text[K_PHI], K->cols[K_PHI], "terminal_cost",
+                       ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT | ALLOW_TFREE, &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_PHI]))
       ret = HS_ENOMEM;
     if (!ret)
       p->phi.f = OcpPhi, p->phi.grad = OcpPhiGrad, p->phi.hess = OcpPhiHess;
+    if (!ret && o->T_free && (HsExprDependsOn(o->ex, e, o->tvar) || HsExprDependsOn(o->ex, e, o->Tvar))) {
+      ret = OcpBuildPhiT(o, e);
+      if (!ret)
+        p->phi_T = OcpPhiT;
+    }
   }
+  if (!ret && o->T_free)
+    p->set_final_time = OcpSetFinalTime;
   return ret;
+}
+
+/* Programs of the derived parameters (OcpDerived). */
+static int OcpBuildDerived(Ocp *o)
+{
+  for (int i = 0; i < o->npar; i++)
+    if (o->pderived[i] && Program(o, 1, &o->pnode[i], &o->pprog[i]))
+      return HS_ENOMEM;
+  return 0;
 }
 
 /* The mechanical system into the problem (which then owns *op), its parameters, the constants at
@@ -1132,6 +1348,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
                HsProblemAllocate(K.name[0] ? K.name : path, n, K.m, &p)))
     ret = HS_ENOMEM;
   if (!ret)
+    ret = OcpBuildT(&s, o, &K, p);
+  if (!ret)
     ret = OcpBuildMass(&s, o, &K, node, &kin);
   if (!ret)
     ret = OcpBuildConstants(&s, o, &K, p);
@@ -1146,6 +1364,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   }
   if (!ret)
     ret = OcpBuildCosts(&s, o, &K, p);
+  if (!ret)
+    ret = OcpBuildDerived(o);
   if (!ret)
     ret = OcpInstall(&s, &o, &K, p, const_mass);
   for (int k = 0; k < K_COUNT; k++)

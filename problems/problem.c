@@ -70,6 +70,7 @@ int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob)
   if (!p)
     return HS_ENOMEM;
   strncpy(p->name, name, HS_NAME_LEN - 1);
+  p->last_set = -1, p->T_min = 0, p->T_max = INFINITY;
   if (AllocateArrays(p, n, m)) {
     HsProblemDestroy(&p);
     return HS_ENOMEM;
@@ -203,6 +204,15 @@ void HsProblemParamSetInteger(HsProblem *prob)
     prob->params[prob->nparams - 1].integer = 1;
 }
 
+/*@ HsProblemSetFinalTime - sets the final time T of a problem with a free final time (the solver
+    does, for every iterate): prob->T, and the T that the terminal cost sees. Not collective. @*/
+void HsProblemSetFinalTime(HsProblem *prob, double T)
+{
+  prob->T = T;
+  if (prob->set_final_time)
+    prob->set_final_time(prob, T);
+}
+
 /*@ HsProblemSetParam - sets a parameter by name, then forgets cached evaluations (invalidate) and
     recomputes derived data (update).
 
@@ -225,7 +235,10 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
       if (prob->invalidate)
         prob->invalidate(prob);
       int    ret;
-      if (prob->update && (ret = prob->update(prob))) { /* back to the old value */
+      prob->last_set = i;
+      ret            = prob->update ? prob->update(prob) : HS_SUCCESS;
+      prob->last_set = -1;
+      if (ret) { /* back to the old value */
         char why[sizeof prob->why];
         memcpy(why, prob->why, sizeof why);
         *prob->params[i].value = old;

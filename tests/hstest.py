@@ -598,7 +598,12 @@ xT: pi/2, 0
              ("R: 1", "R: 1\nspeed: 3", ":11:1:", "unknown key 'speed'"),
              ("R: 1", "R 1", ":10:1:", "expected 'key: value'"),
              ("xT: pi/2, 0", "xT: pi/2, 0\nterminal_cost: q^2 + r", ":15:22:", "unknown symbol 'r'"),
-             ("xT: pi/2, 0", "xT: pi/2, 0\nterminal_cost: q^2 + t", ":15:22:", "only in running_cost")]
+             ("param l: 1", "param l: T", ":3:10:", "final time T is not allowed"),
+             ("T: 3", "T: 3*T", ":11:6:", "final time T is not allowed"),
+             ("T: 3", "T: free", ":11:4:", "needs an initial guess"),
+             ("T: 3", "T: 3\nT_max: 4", ":12:1:", "only for a free final time"),
+             ("T: 3", "T: free 3\nrunning_cost: t", ":12:15:", "needs an autonomous problem"),
+             ("B: 1\nR: 1\nT: 3", "B: T\nR: 1\nT: free 3", ":9:4:", "free, so it may appear only in terminal_cost")]
     # two degrees of freedom: an asymmetric mass matrix
     two = good.replace("coordinates: q", "coordinates: q, r").replace("mass: m*l^2", "mass: 1, 0.5, 0.4, 1") \
         .replace("B: 1", "B: 1, 0").replace("x0: 0, 0", "x0: 0, 0, 0, 0").replace("xT: pi/2, 0", "xT: pi/2, 0, 0, 0")
@@ -1485,11 +1490,123 @@ def t_reliability():
         check("-o: the directory name has 5005 characters" in text, "long -o: " + text[-300:])
 
 
+def t_free_time():
+    """Free final time (issue 14, docs/free-final-time.md): the condition (1/N) sum_k H^d = d phi/dT.
+    Double integrator, cost int 1/2 u^2 + c dt: T* = (18 d^2/c)^(1/4) analytically; the discrete T
+    converges at order 2 with H^d = 0 to round-off on every interval, on 1 and 2 ranks. The same T
+    with the time penalty as a terminal cost c T (or c t). The envelope theorem as an independent
+    check: the fixed-T discrete optimum J^d(T) is stationary at the free T (the direct scheme's
+    condition is the exact KKT condition of the NLP with T as a variable). Pendulum with a time
+    penalty: conserving H^d constant to round-off, the direct scheme's spread O(h^2)."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    di, pf = os.path.join(data, "double_integrator_free_T.ocp"), os.path.join(data, "pendulum_free_T.ocp")
+    Ts = 18 ** 0.25
+    errs, ref = [], {}
+    for N in (20, 40, 80, 160):
+        s, out, _ = run(["-problem", di, "-N", str(N)])
+        ok = s and s["converged"]
+        check(ok, "double integrator N = %d: %s" % (N, out[-300:]))
+        if not ok:
+            return
+        ref[N] = s
+        errs.append(abs(s["T"] - Ts))
+        print("N = %4d  T = %.15f  T - T* = %.3e  H spread %.1e  H mean %.1e  Newton %d" %
+              (N, s["T"], s["T"] - Ts, s["H_spread"], s["H_mean"], s["newton_iterations"]))
+        check(s["H_spread"] <= 1e-12 and abs(s["H_mean"]) <= 1e-12, "H^d not 0 to round-off at N = %d" % N)
+    orders = [math.log2(errs[i] / errs[i + 1]) for i in range(3)]
+    print("observed orders of T:", ["%.3f" % o for o in orders])
+    check(all(1.95 < o < 2.05 for o in orders), "order of T: %s" % orders)
+    s2, out, _ = run(["-problem", di, "-N", "80"], ranks=2)
+    check(s2 and abs(s2["T"] - ref[80]["T"]) <= 1e-12, "2 ranks: T differs: %s" % (s2 and s2["T"]))
+    text = open(di).read()
+    with tempfile.TemporaryDirectory() as d:
+        for phi in ("c*T", "c*t", "0.5*c*(T + t)"):
+            f = os.path.join(d, "phi.ocp")
+            open(f, "w").write(text.replace("running_cost: c", "terminal_cost: " + phi))
+            s, out, _ = run(["-problem", f, "-N", "40"])
+            check(s and abs(s["T"] - ref[40]["T"]) <= 1e-12 and abs(s["J"] - ref[40]["J"]) <= 1e-12,
+                  "terminal cost %s: T %s, J %s, against %r, %r" % (phi, s and s["T"], s and s["J"], ref[40]["T"], ref[40]["J"]))
+        # envelope theorem: d J^d(T)/dT = 0 at the free T, for the fixed-T problems
+        for name, f0, N, scheme in (("double integrator", di, 40, []), ("pendulum", pf, 40, ["-hs_scheme", "direct"])):
+            free, _, _ = run(["-problem", f0, "-N", str(N)] + scheme)
+            if not (free and free["converged"]):
+                check(False, "%s: free T did not converge" % name)
+                continue
+            f = os.path.join(d, "fixed.ocp")
+            guess = re.search(r"T: free (\S+)", open(f0).read()).group(1)
+            open(f, "w").write(open(f0).read().replace("T: free " + guess, "param Tf: %s\nT: Tf" % guess))
+            T0, dl = free["T"], 1e-3
+            J = {}
+            for k in (-1, 0, 1):
+                s, out, _ = run(["-problem", f, "-N", str(N), "-p_Tf", repr(T0 + k * dl)] + scheme)
+                J[k] = s["J"] if s and s["converged"] else float("nan")
+            dJ = (J[1] - J[-1]) / (2 * dl)
+            d2J = (J[1] - 2 * J[0] + J[-1]) / dl ** 2
+            print("%s: J^d(T* -+ 1e-3) - J^d(T*) = %.3e, %.3e; dJ/dT = %.2e, d2J/dT2 = %.3f; J(T*) = %.15g, free J = %.15g"
+                  % (name, J[-1] - J[0], J[1] - J[0], dJ, d2J, J[0], free["J"]))
+            check(abs(J[0] - free["J"]) <= 1e-12 * abs(free["J"]), "%s: fixed T* and free T give other J" % name)
+            check(J[-1] > J[0] and J[1] > J[0] and abs(dJ) <= 1e-4 * d2J, "%s: J^d(T) not stationary at T*" % name)
+    # pendulum: H^d constant (conserving) / O(h^2) spread with mean 0 (direct)
+    sp = {}
+    for N in (40, 80):
+        c, out, _ = run(["-problem", pf, "-N", str(N)])
+        check(c and c["converged"] and c["H_spread"] <= 1e-9 and abs(c["H_mean"]) <= 1e-9,
+              "pendulum conserving N = %d: %s" % (N, c and (c["H_spread"], c["H_mean"])))
+        dr, out, _ = run(["-problem", pf, "-N", str(N), "-hs_scheme", "direct"])
+        check(dr and dr["converged"] and abs(dr["H_mean"]) <= 1e-12, "pendulum direct N = %d" % N)
+        sp[N] = dr["H_spread"] if dr else float("nan")
+        print("pendulum N = %d: conserving T = %.12f, H spread %.1e; direct T = %.12f, H spread %.4e, H mean %.1e"
+              % (N, c["T"], c["H_spread"], dr["T"], dr["H_spread"], dr["H_mean"]))
+    check(3.5 < sp[40] / sp[80] < 4.5, "direct H^d spread not O(h^2): %s" % sp)
+    # what is not supported yet says so
+    for opts, word in ((["-hs_bvp_type", "shooting"], "only -hs_bvp_type transcription"),
+                       (["-hs_scheme", "direct", "-hs_direct_solver", "ipopt"], "only -hs_bvp_type transcription")):
+        _, out, rc = run(["-problem", di] + opts, expect_rc=1)
+        check(rc == 1 and word in out, "free T with %s: %s" % (opts, out[-300:]))
+
+
+def t_problem_format():
+    """Problem files (issue 14): derived parameters follow -p_NAME (against the same file with the
+    values written out), a derived parameter set explicitly keeps its value, T in expressions."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    f0 = os.path.join(data, "pendulum_derived.ocp")
+    text = open(f0).read()
+    base, _, _ = run(["-problem", f0])
+    builtin, _, _ = run(["-problem", "pendulum"])
+    check(base and builtin and abs(base["J"] - builtin["J"]) <= 1e-10 * builtin["J"],
+          "derived-parameter pendulum (T in xT) differs from the built-in one")
+    with tempfile.TemporaryDirectory() as d:
+        def written(repl):
+            f = os.path.join(d, "w.ocp")
+            t = text
+            for a, b in repl:
+                check(a in t, "test file lacks %r" % a)
+                t = t.replace(a, b)
+            open(f, "w").write(t)
+            s, out, _ = run(["-problem", f])
+            return s
+        for opts, repl in ((["-p_m", "2"], [("param m: 1", "param m: 2"), ("param I: m*l^2", "param I: 2"),
+                                             ("param mgl: m*g*l", "param mgl: 2*9.81")]),
+                           (["-p_l", "0.5", "-p_g", "3"], [("param I: m*l^2", "param I: 0.25"),
+                                                          ("param mgl: m*g*l", "param mgl: 1.5"), ("param l: 1", "param l: 0.5")]),
+                           (["-p_m", "2", "-p_I", "1"], [("param I: m*l^2", "param I: 1"), ("param mgl: m*g*l", "param mgl: 19.62")]),
+                           (["-p_I", "1", "-p_m", "2"], [("param I: m*l^2", "param I: 1"), ("param mgl: m*g*l", "param mgl: 19.62")])):
+            s, out, _ = run(["-problem", f0] + opts)
+            w = written(repl)
+            print("%-24s J = %.15g, written out: %.15g" % (" ".join(opts), s and s["J"], w and w["J"]))
+            check(s and w and abs(s["J"] - w["J"]) <= 1e-12 * abs(w["J"]) and abs(s["J"] - base["J"]) > 1e-3,
+                  "%s: J %s, the file with the values written out %s" % (opts, s and s["J"], w and w["J"]))
+        # a derived value outside its range is refused with the reason
+        _, out, rc = run(["-problem", f0, "-p_l", "1e-200", "-p_m", "1e-200"], expect_rc=1)
+        check(rc == 1 and "derived parameter I" in out, "derived out of range: " + out[-300:])
+
+
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
          "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess,
-         "checkpoint": t_checkpoint, "reliability": t_reliability}
+         "checkpoint": t_checkpoint, "reliability": t_reliability, "free_time": t_free_time,
+         "problem_format": t_problem_format}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

@@ -7,8 +7,61 @@
  *   components 2n..4n-1:  0 < k < N: costate equation of node k;
  *                         k = 0: x_0 - x0 (initial state);       k = N: lambda_{N+1/2}
  * Stencil width 1: interval k couples points k and k+1, node k couples k-1..k+1.
+ *
+ * A free final time T (docs/free-final-time.md) takes the first dummy slot,
+ * component 2n of point N, with the condition (1/N) sum_k H^d_{k+1/2} = d phi/dT
+ * there. T enters every equation (h = T/N), so its column is dense, and the sum
+ * makes its row dense: the Jacobian is preallocated for both (a bordered
+ * block-banded matrix; the direct solver orders the border last).
  */
 #include "transcriptionimpl.h"
+
+/* A free T: the value at point N (owned by the last rank), to every rank; the problem and the
+ * discretization take it. *ok is false for a T outside [T_min, T_max] or not positive. */
+static PetscErrorCode ShareFinalTime(HsSolver s, DM da, const PetscScalar **x, PetscBool *ok)
+{
+  PetscInt    xs, xm;
+  PetscMPIInt size;
+  PetscReal   T = 0;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)da);
+
+  PetscFunctionBeginUser;
+  *ok = PETSC_TRUE;
+  if (!s->prob->free_T)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  if (xs + xm == s->N + 1)
+    T = x[s->N][2 * s->prob->n];
+  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, size - 1, comm));
+  if (!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max)) {
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  HsProblemSetFinalTime(s->prob, T);
+  HsDiscSetHorizon(s->disc);
+  PetscFunctionReturn(0);
+}
+
+/* The free-final-time residual at point N: (1/N) sum_k H^d_{k+1/2} - d phi/dT (x_N). Collective. */
+static PetscErrorCode FinalTimeResidual(HsSolver s, DM da, const PetscScalar **x, PetscScalar **f, PetscBool *dom)
+{
+  PetscInt  xs, xm, dim = 2 * s->prob->n, N = s->N;
+  PetscReal sum = 0, H, fT;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < PetscMin(xs + xm, N) && !*dom; k++) {
+    HsCallStep(HsDiscHamiltonian(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, &H), dom, "Hamiltonian", k);
+    sum += H;
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)da)));
+  if (xs + xm == N + 1 && !*dom) {
+    HsCallStep(HsDiscTerminalCostT(s->disc, x[N], &fT, NULL, NULL), dom, "d phi/dT", N);
+    f[N][dim] = s->hold_T ? x[N][dim] - s->T_hold : sum / N - fT;
+  }
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
 {
@@ -29,6 +82,11 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecGetArrayDOF(da, F, &f));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  {
+    PetscBool ok;
+    PetscCall(ShareFinalTime(s, da, x, &ok));
+    dom = (PetscBool)!ok;
+  }
   for (k = xs; k < xs + xm && !dom; k++) {
     if (k < N)
       HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, f[k]), &dom, "state residual", k);
@@ -50,6 +108,12 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
           HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, f[k] + dim),
           &dom, "costate residual", k);
   }
+  if (P->free_T && !dom) /* collective, whatever the local steps gave */
+    PetscCall(FinalTimeResidual(s, da, x, f, &dom));
+  else if (P->free_T) { /* keep the collective calls matched */
+    PetscReal z = 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &z, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)da)));
+  }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
   PetscCall(DMRestoreLocalVector(da, &Xl));
@@ -68,6 +132,138 @@ static PetscErrorCode SetBlock(Mat J, PetscInt dim, PetscInt row_pt, PetscInt ro
     cols[i].i = col_pt, cols[i].c = col_c0 + i;
   }
   PetscCall(MatSetValuesStencil(J, dim, rows, dim, cols, vals, INSERT_VALUES));
+  PetscFunctionReturn(0);
+}
+
+/* A free T: its column, d(every residual)/dT, and its row, the gradient of the condition of
+ * FinalTimeResidual, inserted with global indices (1-D DMDA: point k, component c is k dof + c).
+ * Every residual is linear in h = T/N with the form (difference) - h (scheme terms), so
+ *   d F_k/dT = (F_k - (x_{k+1} - x_k)) / T,   d C_k/dT = (C_k - (lambda_{k+1/2} - lambda_{k-1/2})) / T,
+ *   d R/dT  = (R - lambda_{N-1/2} - grad phi) / T + d grad phi/dT      (free terminal rows).
+ * Row: columns x_j get (dH_{j-1}/dx_j + dH_j/dx_j) / N (minus d grad phi/dT at j = N), lambda_j get
+ * dH_j/dlambda / N, T gets -d^2 phi/dT^2; each rank fills the columns it owns (ghost points give the
+ * neighbouring intervals), so no entry is set twice. */
+static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x, Mat Pm, PetscBool *dom)
+{
+  const HsProblem *P = s->prob;
+  PetscInt         xs, xm, dim = 2 * P->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, i;
+  PetscReal        T = P->T, *v, *g, *ga, *gb, *gl, *w, fT, fTT, *vals;
+  PetscInt        *rows, *cols;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(PetscMalloc6(dof, &v, dim, &g, dim, &ga, dim, &gb, dim, &gl, dim, &w));
+  PetscCall(PetscMalloc3(dof, &rows, dof, &cols, dof, &vals));
+  for (PetscInt k = xs; k < xs + xm && !*dom; k++) {
+    PetscInt r0 = k * dof, nr = 0, nc = 0, rowT = Tcol;
+    /* column T */
+    if (k < N) {
+      HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, g), dom, "state residual", k);
+      for (i = 0; i < dim; i++)
+        v[i] = (g[i] - (x[k + 1][i] - x[k][i])) / T;
+    } else {
+      PetscScalar *R = ((HsTranscription *)s->data)->R;
+      for (i = 0; i < dim; i++)
+        v[i] = 0;
+      if (s->has_free) {
+        HsCallStep(HsDiscTerminalResidual(s->disc, x[k - 1], x[k], x[k - 1] + dim, R), dom, "terminal", k);
+        HsCallStep(HsDiscTerminalCostT(s->disc, x[k], &fT, gb, NULL), dom, "d phi/dT", k);
+        for (i = 0; i < dim; i++)
+          w[i] = 0;
+        if (P->phi.f)
+          HsCallStep(P->phi.grad(x[k], w, P->ctx) ? HS_EDOM : 0, dom, "terminal cost", k);
+        for (i = 0; i < dim; i++)
+          if (!P->xT_fixed[i])
+            v[i] = (R[i] - x[k - 1][dim + i] - w[i]) / T + gb[i];
+      }
+    }
+    if (k > 0 && k < N) {
+      HsCallStep(HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, g), dom,
+                 "costate residual", k);
+      for (i = 0; i < dim; i++)
+        v[dim + i] = (g[i] - (x[k][dim + i] - x[k - 1][dim + i])) / T;
+    } else
+      for (i = 0; i < dim; i++)
+        v[dim + i] = 0;
+    for (i = 0; i < dof; i++)
+      if (!(k == N && i == dim)) /* the T row itself: below */
+        rows[nr] = r0 + i, v[nr++] = v[i];
+    if (*dom)
+      break;
+    for (i = 0; i < nr; i++)
+      PetscCall(MatSetValues(Pm, 1, &rows[i], 1, &Tcol, &v[i], INSERT_VALUES));
+    /* row T: the columns of point k */
+    for (i = 0; i < dof; i++)
+      v[i] = 0;
+    if (k > 0) {
+      HsCallStep(HsDiscHamiltonianGradient(s->disc, (int)k - 1, x[k - 1], x[k], x[k - 1] + dim, ga, gb, gl), dom,
+                 "Hamiltonian gradient", k);
+      for (i = 0; i < dim; i++)
+        v[i] += gb[i] / N;
+    }
+    if (k < N) {
+      HsCallStep(HsDiscHamiltonianGradient(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, ga, gb, gl), dom,
+                 "Hamiltonian gradient", k);
+      for (i = 0; i < dim; i++)
+        v[i] += ga[i] / N, v[dim + i] = gl[i] / N;
+    } else {
+      HsCallStep(HsDiscTerminalCostT(s->disc, x[N], &fT, gb, &fTT), dom, "d phi/dT", k);
+      for (i = 0; i < dim; i++)
+        v[i] -= gb[i];
+      v[dim] = -fTT;
+    }
+    for (i = 0; i < dof; i++)
+      if (k < N || i <= dim)
+        cols[nc] = r0 + i, vals[nc++] = s->hold_T ? (k == N && i == dim) : v[i];
+    if (!*dom)
+      PetscCall(MatSetValues(Pm, 1, &rowT, nc, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(PetscFree6(v, g, ga, gb, gl, w));
+  PetscCall(PetscFree3(rows, cols, vals));
+  PetscFunctionReturn(0);
+}
+
+/* The pattern of a free-T Jacobian (FinalTimeJacobian): the DMDA's three-point block stencil, the
+ * column T in every row and the dense row T, through a MATPREALLOCATOR. Collective. */
+static PetscErrorCode PreallocateBordered(HsSolver s, DM da, Mat J)
+{
+  Mat          pre;
+  PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, nc, *cols;
+  PetscScalar *zero;
+  const PetscInt chunk = 4096;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)da), &pre));
+  PetscCall(MatSetType(pre, MATPREALLOCATOR));
+  PetscCall(MatSetSizes(pre, xm * dof, xm * dof, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetUp(pre));
+  PetscCall(PetscMalloc1(PetscMax(chunk, 3 * dof + 1), &cols));
+  PetscCall(PetscCalloc1(PetscMax(chunk, 3 * dof + 1), &zero));
+  for (PetscInt k = xs; k < xs + xm; k++)
+    for (PetscInt c = 0; c < dof; c++) {
+      PetscInt row = k * dof + c;
+      nc           = 0;
+      for (PetscInt j = PetscMax(0, k - 1); j <= PetscMin(N, k + 1); j++)
+        for (PetscInt e = 0; e < dof; e++)
+          cols[nc++] = j * dof + e;
+      if (k != N || c != dim)
+        cols[nc++] = Tcol; /* already among them at points N-1..N */
+      PetscCall(MatSetValues(pre, 1, &row, nc, cols, zero, INSERT_VALUES));
+    }
+  if (xs + xm == N + 1)
+    for (PetscInt c0 = 0; c0 < (N + 1) * dof; c0 += chunk) {
+      nc = PetscMin(chunk, (N + 1) * dof - c0);
+      for (PetscInt e = 0; e < nc; e++)
+        cols[e] = c0 + e;
+      PetscCall(MatSetValues(pre, 1, &Tcol, nc, cols, zero, INSERT_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, J));
+  PetscCall(MatDestroy(&pre));
+  PetscCall(PetscFree(cols));
+  PetscCall(PetscFree(zero));
   PetscFunctionReturn(0);
 }
 
@@ -94,6 +290,11 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, Xl));
   PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  {
+    PetscBool ok;
+    PetscCall(ShareFinalTime(s, da, x, &ok));
+    dom = (PetscBool)!ok;
+  }
   for (k = xs; k < xs + xm && !dom; k++) {
     PetscScalar *B0 = B, *B1 = B + dim * dim, *B2 = B + 2 * dim * dim, *B3 = B + 3 * dim * dim, *B4 = B + 4 * dim * dim;
     if (k < N) {
@@ -128,6 +329,8 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       PetscCall(SetBlock(Pm, dim, k, dim, k, dim, B4, rows, cols));
     }
   }
+  if (s->prob->free_T && !dom)
+    PetscCall(FinalTimeJacobian(s, da, x, Pm, &dom));
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMRestoreLocalVector(da, &Xl));
   PetscCall(PetscFree4(B, Id, rows, cols));
@@ -180,7 +383,12 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(PetscMalloc1(dim, &tr->R));
   PetscCall(DMCreateGlobalVector(tr->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(DMCreateMatrix(tr->da, &s->Jac));
+  if (s->prob->free_T) { /* a bordered pattern: the column and the row of T */
+    PetscCall(DMSetMatrixPreallocateSkip(tr->da, PETSC_TRUE));
+    PetscCall(DMCreateMatrix(tr->da, &s->Jac));
+    PetscCall(PreallocateBordered(s, tr->da, s->Jac));
+  } else
+    PetscCall(DMCreateMatrix(tr->da, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PetscObjectReference((PetscObject)s->X));
   s->Xnodes       = s->X;
