@@ -43,6 +43,7 @@ def solve(args, timeout, ranks=1):
         with open(os.path.join(out, "summary.json")) as f:
             s = json.load(f)
         s["_traj"] = open(os.path.join(out, "trajectory.csv")).read()
+        s["_ints"] = open(os.path.join(out, "intervals.csv")).read()
         return s, dt, ""
 
 
@@ -61,9 +62,10 @@ def compare(a):
             ip = best(base + ["-hs_bvp_type", "ipopt"], a.repeat, a.timeout)
             warm, note = [], ""
             if prob == "manipulator3" and ip[0] is not None:
-                g = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False)
-                g.write(ip[0]["_traj"]), g.close()
-                warm, note = ["-hs_init", g.name], " warm"
+                g = tempfile.mkdtemp()  # an output directory: trajectory.csv and intervals.csv
+                open(os.path.join(g, "trajectory.csv"), "w").write(ip[0]["_traj"])
+                open(os.path.join(g, "intervals.csv"), "w").write(ip[0]["_ints"])
+                warm, note = ["-hs_init", g], " warm"
             kk = best(base + ["-hs_costate_scheme", "kkt"] + warm, a.repeat, a.timeout, a.ranks)
             ind = best(base + warm, a.repeat, a.timeout, a.ranks)
             for name, (s, dt, err) in (("ipopt", ip), ("kkt" + note, kk), ("indirect" + note, ind)):

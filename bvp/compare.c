@@ -109,22 +109,24 @@ static int WriteScript(FILE *f, void *ctx)
   PetscInt    n = c->ind->prob->n, m = c->ind->prob->m;
 
   fprintf(f, "# hamshoot -hs_compare: indirect (%s costates) against direct (%s costates), %s states, N = %d.\n"
-             "# Rerun with: gnuplot compare.gp (in this directory). Controls are interval values (steps).\n",
+             "# Rerun with: gnuplot compare.gp (in this directory). Controls are interval values (steps, from\n"
+             "# intervals.csv: t_mid is column 2, u1.. from column 3); q_i is column i+1 of trajectory.csv.\n",
           c->ind->cs, c->dir->cs, c->ind->ss, (int)c->ind->N);
   fprintf(f, "set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\nset key outside right\n"
-             "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\nh = %.17g\n",
+             "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\n"
+             "IU = 'indirect/intervals.csv'\nDU = 'direct/intervals.csv'\nh = %.17g\n",
           (double)(c->ind->prob->T / c->ind->N));
   fprintf(f, "set output 'controls.png'\nset title '%s: controls u(t) on the intervals'\nset ylabel 'u'\nplot \\\n",
           name);
   for (PetscInt j = 0; j < m; j++)
-    fprintf(f, "  I using 1:(column('u%d')):(h):(0) with vectors nohead lw 4 lc %d title 'u%d indirect', \\\n"
-               "  D using 1:(column('u%d')):(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
-            (int)j + 1, (int)j + 1, (int)j + 1, (int)j + 1, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
+    fprintf(f, "  IU using ($2-h/2):%d:(h):(0) with vectors nohead lw 4 lc %d title 'u%d indirect', \\\n"
+               "  DU using ($2-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
+            (int)j + 3, (int)j + 1, (int)j + 1, (int)j + 3, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
   fprintf(f, "set output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n", name);
   for (PetscInt i = 0; i < n; i++)
-    fprintf(f, "  I using 1:(column('q%d')) with lines lw 4 lc %d title 'q%d indirect', \\\n"
-               "  D using 1:(column('q%d')) with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
-            (int)i + 1, (int)i + 1, (int)i + 1, (int)i + 1, i ? "" : "direct (black, dashed)", i + 1 < n ? ", \\" : "");
+    fprintf(f, "  I using 1:%d with lines lw 4 lc %d title 'q%d indirect', \\\n"
+               "  D using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
+            (int)i + 2, (int)i + 1, (int)i + 1, (int)i + 2, i ? "" : "direct (black, dashed)", i + 1 < n ? ", \\" : "");
   fprintf(f, "set output 'energy_work.png'\nset title '%s: drift of E_k - W_k (energy minus discrete work)'\n"
              "set format y '%%.1e'\nset ylabel '(E - W) - (E_0 - W_0)'\nplot 'series.csv' using 1:2 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
              "  '' using 1:3 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",

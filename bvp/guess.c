@@ -108,24 +108,23 @@ PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscRe
   PetscFunctionReturn(0);
 }
 
-/* Finds the columns q1..qn, p1..pn, lambda1..lambda2n in a header line (modified): col[i] is the
- * column of unknown i (w = 4n entries, -1 if absent), *ncol the number of columns. */
-static void HeaderColumns(char *line, PetscInt n, PetscInt *col, PetscInt *ncol)
+/* Finds in a header line (modified) the 2n columns of kind 0 (states) or 1 (costates), named as the
+ * outputs name them (HsColumnName: the problem file's coordinate names, or the generic q1, p1,
+ * lambda1 of every problem): col[i] is the column of component i (-1 if absent), *ncol the number
+ * of columns. */
+static void HeaderColumns(char *line, const HsProblem *P, int kind, PetscInt *col, PetscInt *ncol)
 {
-  char *save = NULL, *tok = strtok_r(line, ",\n\r", &save), want[48];
+  char    *save = NULL, *tok = strtok_r(line, ",\n\r", &save), want[2][HS_NAME_LEN + 16];
+  PetscInt dim  = 2 * P->n;
 
-  for (PetscInt i = 0; i < 4 * n; i++)
+  for (PetscInt i = 0; i < dim; i++)
     col[i] = -1;
   *ncol = 0;
   for (PetscInt c = 0; tok; c++, tok = strtok_r(NULL, ",\n\r", &save)) {
-    for (PetscInt i = 0; i < 4 * n; i++) {
-      if (i < n)
-        snprintf(want, sizeof want, "q%d", (int)(i + 1));
-      else if (i < 2 * n)
-        snprintf(want, sizeof want, "p%d", (int)(i - n + 1));
-      else
-        snprintf(want, sizeof want, "lambda%d", (int)(i - 2 * n + 1));
-      if (!strcmp(tok, want))
+    for (PetscInt i = 0; i < dim; i++) {
+      HsColumnName(P, kind, (int)i, 0, want[0], sizeof want[0]);
+      HsColumnName(P, kind, (int)i, 1, want[1], sizeof want[1]);
+      if (!strcmp(tok, want[0]) || !strcmp(tok, want[1]))
         col[i] = c;
     }
     *ncol = c + 1;
@@ -179,20 +178,21 @@ static PetscErrorCode AppendRow(PetscReal **a, PetscInt *rows, PetscInt *alloc, 
   PetscFunctionReturn(0);
 }
 
-/* Reads the columns q1..qn, p1..pn, lambda1..lambda2n of a trajectory.csv on
- * rank 0. Errors name the file and line; *msg empty means success. */
-static PetscErrorCode ReadTrajectory(const char *path, PetscInt n, PetscReal **nodes, PetscInt *Nsrc, char *msg,
-                                     size_t msglen)
+/* Reads the 2n columns of kind 0 (states) or 1 (costates) of a CSV file written by -o into *a
+ * (rows x 2n), on rank 0. *a is NULL with msg empty when the header lacks them and optional is
+ * set; errors name the file and line in msg. */
+static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind, PetscBool optional, PetscReal **a,
+                                  PetscInt *rows, char *msg, size_t msglen)
 {
   FILE      *f    = fopen(path, "r");
-  char      *line = NULL;
+  char      *line = NULL, c0[HS_NAME_LEN + 16], c1[HS_NAME_LEN + 16];
   size_t     cap  = 0;
-  PetscInt  *col, ncol = 0, rows = 0, alloc = 0, w = 4 * n, lineno = 1;
-  PetscReal *a = NULL, *v = NULL;
+  PetscInt  *col, ncol = 0, alloc = 0, w = 2 * P->n, lineno = 1;
+  PetscReal *v = NULL;
+  PetscBool  have = PETSC_TRUE;
 
   PetscFunctionBeginUser;
-  msg[0] = 0;
-  *nodes = NULL;
+  msg[0] = 0, *a = NULL, *rows = 0;
   if (!f) {
     snprintf(msg, msglen, "-hs_init %s: cannot open: %s", path, strerror(errno));
     PetscFunctionReturn(0);
@@ -201,16 +201,20 @@ static PetscErrorCode ReadTrajectory(const char *path, PetscInt n, PetscReal **n
   for (PetscInt i = 0; i < w; i++)
     col[i] = -1;
   if (getline(&line, &cap, f) > 0) /* header: find the columns by name */
-    HeaderColumns(line, n, col, &ncol);
-  for (PetscInt i = 0; i < w && !msg[0]; i++)
-    if (col[i] < 0)
-      snprintf(msg, msglen,
-               "-hs_init %s:1: the header lacks the columns q1..q%d, p1..p%d, lambda1..lambda%d of this problem (a "
-               "trajectory.csv written by hamshoot -o for a problem with n = %d)",
-               path, (int)n, (int)n, (int)(2 * n), (int)n);
-  if (!msg[0])
+    HeaderColumns(line, P, kind, col, &ncol);
+  for (PetscInt i = 0; i < w; i++)
+    have = (PetscBool)(have && col[i] >= 0);
+  if (!have && !optional) {
+    HsColumnName(P, kind, 0, 0, c0, sizeof c0);
+    HsColumnName(P, kind, (int)w - 1, 0, c1, sizeof c1);
+    snprintf(msg, msglen,
+             "-hs_init %s:1: the header lacks the columns %s..%s of this problem (%s written by hamshoot -o for a "
+             "problem with n = %d)",
+             path, c0, c1, kind ? "an intervals.csv" : "a trajectory.csv", (int)P->n);
+  }
+  if (have)
     PetscCall(PetscMalloc1(ncol, &v));
-  while (!msg[0] && getline(&line, &cap, f) > 0) {
+  while (have && !msg[0] && getline(&line, &cap, f) > 0) {
     const char *bad;
     size_t      badlen;
     PetscInt    nv;
@@ -225,17 +229,61 @@ static PetscErrorCode ReadTrajectory(const char *path, PetscInt n, PetscReal **n
       snprintf(msg, msglen, "-hs_init %s:%d: expected %d comma-separated values, found %d", path, (int)lineno,
                (int)ncol, (int)nv);
     else
-      PetscCall(AppendRow(&a, &rows, &alloc, w, v, col));
+      PetscCall(AppendRow(a, rows, &alloc, w, v, col));
   }
-  if (!msg[0] && rows < 2)
-    snprintf(msg, msglen, "-hs_init %s: %d rows of data, need at least 2 (nodes t_0..t_N)", path, (int)rows);
-  if (!msg[0])
-    *nodes = a, a = NULL, *Nsrc = rows - 1;
-  PetscCall(PetscFree(a));
+  if (msg[0])
+    PetscCall(PetscFree(*a));
   PetscCall(PetscFree(v));
   PetscCall(PetscFree(col));
   free(line);
   fclose(f);
+  PetscFunctionReturn(0);
+}
+
+/* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
+ * on the nodes); the costates come from intervals.csv beside it (or, in the single file that
+ * hamshoot wrote before intervals.csv existed, from the trajectory's own lambda columns). */
+static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, PetscReal **nodes, PetscInt *Nsrc, char *msg,
+                                     size_t msglen)
+{
+  char       traj[PETSC_MAX_PATH_LEN], ints[PETSC_MAX_PATH_LEN];
+  PetscReal *X = NULL, *L = NULL;
+  PetscInt   nx = 0, nl = 0, dim = 2 * P->n;
+  PetscBool  isdir;
+  const char *slash;
+
+  PetscFunctionBeginUser;
+  *nodes = NULL;
+  PetscCall(PetscTestDirectory(path, 'r', &isdir));
+  if (isdir)
+    snprintf(traj, sizeof traj, "%s/trajectory.csv", path);
+  else
+    snprintf(traj, sizeof traj, "%s", path);
+  slash = strrchr(traj, '/');
+  snprintf(ints, sizeof ints, "%.*sintervals.csv", slash ? (int)(slash - traj + 1) : 0, traj);
+  PetscCall(ReadColumns(traj, P, 0, PETSC_FALSE, &X, &nx, msg, msglen));
+  if (!msg[0] && nx < 2)
+    snprintf(msg, msglen, "-hs_init %s: %d rows of data, need at least 2 (nodes t_0..t_N)", traj, (int)nx);
+  if (!msg[0]) /* the costates in the same file (older outputs)? */
+    PetscCall(ReadColumns(traj, P, 1, PETSC_TRUE, &L, &nl, msg, msglen));
+  if (!msg[0] && !L) {
+    PetscCall(ReadColumns(ints, P, 1, PETSC_FALSE, &L, &nl, msg, msglen));
+    if (!msg[0] && nl != nx - 1)
+      snprintf(msg, msglen, "-hs_init %s: %d intervals, but the trajectory.csv beside it has %d nodes (expected %d)",
+               ints, (int)nl, (int)nx, (int)(nx - 1));
+  }
+  if (!msg[0]) {
+    PetscCall(PetscCalloc1(nx * 2 * dim, nodes));
+    for (PetscInt k = 0; k < nx; k++)
+      for (PetscInt i = 0; i < dim; i++) {
+        (*nodes)[k * 2 * dim + i] = X[k * dim + i];
+        if (k < nx - 1)
+          (*nodes)[k * 2 * dim + dim + i] = L[k * dim + i];
+      }
+    *Nsrc = nx - 1;
+  }
+  PetscCall(PetscFree(X));
+  PetscCall(PetscFree(L));
   PetscFunctionReturn(0);
 }
 
@@ -254,7 +302,7 @@ PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
   w = 4 * s->prob->n;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (rank == 0)
-    PetscCall(ReadTrajectory(path, s->prob->n, &nodes, &Nsrc, msg, sizeof msg));
+    PetscCall(ReadTrajectory(path, s->prob, &nodes, &Nsrc, msg, sizeof msg));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
   PetscCheck(!msg[0], PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_READ, "%s", msg);
   PetscCallMPI(MPI_Bcast(&Nsrc, 1, MPIU_INT, 0, PetscObjectComm((PetscObject)s)));

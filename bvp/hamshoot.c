@@ -63,7 +63,7 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                          "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     HsOptionsCall(HsSolverSetNumIntervals(s, N));
-  HsOptionsCall(PetscOptionsString("-o", "write DIR/summary.json and DIR/trajectory.csv (atomically)",
+  HsOptionsCall(PetscOptionsString("-o", "write DIR/summary.json, DIR/trajectory.csv (nodes) and DIR/intervals.csv (intervals) (atomically)",
                                "HsSolverWriteOutput", out, out, len, &flg));
   HsOptionsCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
   HsOptionsCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
@@ -103,7 +103,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
     PetscCall(HsSolverWriteOutput(solver, out));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, %s/trajectory.csv\n", out, out));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv\n", out));
   }
   *code = res.converged ? 0 : 2;
   PetscFunctionReturn(0);

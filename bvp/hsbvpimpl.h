@@ -116,6 +116,7 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
 int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
+void           HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len);
 int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
 int  HsMakeDirs(const char *dir);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);

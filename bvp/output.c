@@ -57,11 +57,11 @@ static int Utf8Length(const unsigned char *p)
   return n;
 }
 
-/* JSON string member: quotes, backslashes and control characters escaped, bytes that are not
- * UTF-8 replaced by U+FFFD, so that any problem name or message gives valid JSON. */
-static void JsonStr(FILE *f, const char *key, const char *v)
+/* A JSON string: quotes, backslashes and control characters escaped, bytes that are not UTF-8
+ * replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. */
+static void JsonString(FILE *f, const char *v)
 {
-  fprintf(f, "  \"%s\": \"", key);
+  fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)v; *p;) {
     int n = Utf8Length(p);
     if (*p == '"' || *p == '\\')
@@ -74,7 +74,40 @@ static void JsonStr(FILE *f, const char *key, const char *v)
       fputs("\\ufffd", f);
     p += n ? n : 1;
   }
-  fprintf(f, "\",\n");
+  fputc('"', f);
+}
+
+/* JSON string member (JsonString). */
+static void JsonStr(FILE *f, const char *key, const char *v)
+{
+  fprintf(f, "  \"%s\": ", key);
+  JsonString(f, v);
+  fprintf(f, ",\n");
+}
+
+/* "parameters": every parameter of the problem with the value the solve used; "command_line": the
+ * arguments the program was started with (PetscGetArgs), one string each. */
+static void JsonParamsAndArgs(FILE *f, const HsProblem *P)
+{
+  int    argc = 0;
+  char **argv = NULL;
+
+  fprintf(f, "  \"parameters\": {");
+  for (int i = 0; i < P->nparams; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    JsonString(f, P->params[i].name);
+    if (isfinite(*P->params[i].value))
+      fprintf(f, ": %.17g", *P->params[i].value);
+    else
+      fprintf(f, ": null");
+  }
+  fprintf(f, "},\n  \"command_line\": [");
+  if (!PetscGetArgs(&argc, &argv))
+    for (int i = 0; i < argc; i++) {
+      fprintf(f, "%s", i ? ", " : "");
+      JsonString(f, argv[i]);
+    }
+  fprintf(f, "],\n");
 }
 
 /*@ HsSolverWriteSummaryJSON - the summary of the last solve as one JSON object on f (bvp/ internal;
@@ -89,6 +122,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonStr(f, "problem", s->prob->name);
   fprintf(f, "  \"N\": %" PetscInt_FMT ",\n", s->N);
   JsonNum(f, "T", s->prob->T, 0);
+  fprintf(f, "  \"free_T\": %s,\n", s->prob->free_T ? "true" : "false");
   JsonStr(f, "state_scheme", s->ss);
   JsonStr(f, "costate_scheme", s->cs);
   JsonStr(f, "bvp_type", type);
@@ -112,52 +146,84 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   if (s->ops->writesummary)
     s->ops->writesummary(s, f);
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
+  JsonParamsAndArgs(f, s->prob);
   JsonStr(f, "diagnosis", r->diagnosis);
   JsonNum(f, "wall_time_s", r->wall_time_s, 1);
   fprintf(f, "}\n");
   return ferror(f);
 }
 
-/* t, q1..qn, p1..pn, u1..um, lambda1..lambda2n, H; interval quantities of
- * interval k on row k, empty on the last row. */
+/*@ HsColumnName - the output column of state (kind 0, i < 2n: q then p) or costate (kind 1,
+    i < 2n) component i: with a problem file's coordinate names "q_NAME", "p_NAME", "lambda_q_NAME",
+    "lambda_p_NAME"; otherwise (or generic) "q1".."qn", "p1".."pn", "lambda1".."lambda2n" (bvp/
+    internal: the outputs and the -hs_init reader). @*/
+void HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len)
+{
+  int n = P->n, named = P->coord_names && !generic;
+  if (kind == 0 && named)
+    snprintf(buf, len, "%s_%s", i < n ? "q" : "p", P->coord_names[i % n]);
+  else if (kind == 0)
+    snprintf(buf, len, "%s%d", i < n ? "q" : "p", i % n + 1);
+  else if (named)
+    snprintf(buf, len, "lambda_%s_%s", i < n ? "q" : "p", P->coord_names[i % n]);
+  else
+    snprintf(buf, len, "lambda%d", i + 1);
+}
+
+/* trajectory.csv: the node quantities, one row per node k = 0..N: t_k, the states, and E_k - W_k
+ * (energy minus discrete work; constant for an energy-consistent state scheme). */
 static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
+  PetscInt dim = 2 * s->prob->n;
+  char     name[HS_NAME_LEN + 16];
+
+  fprintf(f, "t");
+  for (PetscInt i = 0; i < dim; i++) {
+    HsColumnName(s->prob, 0, (int)i, 0, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
+  fprintf(f, ",E_minus_W\n");
+  for (PetscInt k = 0; k <= s->N; k++) {
+    fprintf(f, "%.17g", (double)(s->prob->T * k / s->N));
+    for (PetscInt i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)x[k * 2 * dim + i]);
+    fprintf(f, ",%.17g\n", (double)s->EW[k]);
+  }
+  return ferror(f);
+}
+
+/* intervals.csv: the interval quantities, one row per interval k = 0..N-1: k, its midpoint time
+ * t_{k+1/2} = (k + 1/2) h, the controls u_{k+1/2}, the costates lambda_{k+1/2}, H^d_{k+1/2}. */
+static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
+{
   const HsProblem *P = s->prob;
-  PetscInt         n = P->n, m = P->m, dim = 2 * n, k, i;
+  PetscInt         m = P->m, dim = 2 * P->n;
   double          *u = malloc(sizeof(double) * (size_t)m);
+  char             name[HS_NAME_LEN + 16];
   int              bad;
+
   if (!u)
     return 1;
-  fprintf(f, "t");
-  for (i = 0; i < n; i++)
-    fprintf(f, ",q%" PetscInt_FMT, i + 1);
-  for (i = 0; i < n; i++)
-    fprintf(f, ",p%" PetscInt_FMT, i + 1);
-  for (i = 0; i < m; i++)
+  fprintf(f, "k,t_mid");
+  for (PetscInt i = 0; i < m; i++)
     fprintf(f, ",u%" PetscInt_FMT, i + 1);
-  for (i = 0; i < dim; i++)
-    fprintf(f, ",lambda%" PetscInt_FMT, i + 1);
+  for (PetscInt i = 0; i < dim; i++) {
+    HsColumnName(P, 1, (int)i, 0, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
   fprintf(f, ",H\n");
-  for (k = 0; k <= s->N; k++) {
+  for (PetscInt k = 0; k < s->N; k++) {
     const PetscScalar *xk = x + k * 2 * dim;
-    fprintf(f, "%.17g", (double)(P->T * k / s->N));
-    for (i = 0; i < dim; i++)
-      fprintf(f, ",%.17g", (double)xk[i]);
-    if (k < s->N) {
-      if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
-        memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
-      else
-        HsDiscControl(s->disc, xk + dim, u);
-      for (i = 0; i < m; i++)
-        fprintf(f, ",%.17g", u[i]);
-      for (i = 0; i < dim; i++)
-        fprintf(f, ",%.17g", (double)xk[dim + i]);
-      fprintf(f, ",%.17g\n", (double)s->H[k]);
-    } else {
-      for (i = 0; i < m + dim + 1; i++)
-        fprintf(f, ",");
-      fprintf(f, "\n");
-    }
+    fprintf(f, "%" PetscInt_FMT ",%.17g", k, (double)(P->T * (k + 0.5) / s->N));
+    if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
+      memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
+    else
+      HsDiscControl(s->disc, xk + dim, u);
+    for (PetscInt i = 0; i < m; i++)
+      fprintf(f, ",%.17g", u[i]);
+    for (PetscInt i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)xk[dim + i]);
+    fprintf(f, ",%.17g\n", (double)s->H[k]);
   }
   bad = ferror(f);
   free(u);
@@ -220,6 +286,12 @@ static int TrajectoryCB(FILE *f, void *c)
   return WriteTrajectory(o->s, f, o->x);
 }
 
+static int IntervalsCB(FILE *f, void *c)
+{
+  OutCtx *o = c;
+  return WriteIntervals(o->s, f, o->x);
+}
+
 static int SummaryCB(FILE *f, void *c)
 {
   OutCtx *o = c;
@@ -258,12 +330,12 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
   PetscFunctionReturn(0);
 }
 
-/* Both files complete under temporary names first; then the old summary goes, the trajectory and
- * the summary are renamed into place: the previous output stays intact until the new one is
- * complete, and a summary is never next to a trajectory that is not its own. */
+/* All three files complete under temporary names first; then the old summary goes, the trajectory,
+ * the intervals and the summary are renamed into place: the previous output stays intact until the
+ * new one is complete, and a summary is never next to a trajectory that is not its own. */
 static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
 {
-  char               tt[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+  char               tt[PETSC_MAX_PATH_LEN], ti[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
   const PetscScalar *x;
   OutCtx             o  = {s, NULL, size};
   int                e  = MakeDirs(dir), bad = 0;
@@ -276,9 +348,13 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     return snprintf(err, errlen, "cannot read the solution"), 1;
   o.x = x;
   bad = WriteTemp(dir, "trajectory.csv", TrajectoryCB, &o, tt, err, errlen);
+  if (!bad && WriteTemp(dir, "intervals.csv", IntervalsCB, &o, ti, err, errlen)) {
+    remove(tt);
+    bad = 1;
+  }
   VecRestoreArrayRead(s->X0, &x);
   if (!bad && WriteTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
-    remove(tt);
+    remove(tt), remove(ti);
     return 1;
   }
   if (bad)
@@ -288,21 +364,23 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     bad = 1;
   snprintf(dst, sizeof dst, "%s/trajectory.csv", dir);
   bad = bad || rename(tt, dst);
+  snprintf(dst, sizeof dst, "%s/intervals.csv", dir);
+  bad = bad || rename(ti, dst);
   snprintf(dst, sizeof dst, "%s/summary.json", dir);
   bad = bad || rename(ts, dst);
   if (bad) {
     snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
-    remove(tt), remove(ts);
+    remove(tt), remove(ti), remove(ts);
   }
   return bad;
 }
 
-/*@ HsSolverWriteOutput - writes summary.json and trajectory.csv of the last solve into dir
+/*@ HsSolverWriteOutput - writes summary.json, trajectory.csv and intervals.csv of the last solve into dir
     (DESIGN.md section 5; created with its parents if needed).
 
   Collective; rank 0 writes. Both files are written completely under temporary names first (the
   previous output stays as it was until then); then the old summary.json is removed, and
-  trajectory.csv and summary.json are renamed into place, the summary last, so its presence means
+  trajectory.csv, intervals.csv and summary.json are renamed into place, the summary last, so its presence means
   that the directory is complete. An unwritable dir is an error naming the path.
 @*/
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)

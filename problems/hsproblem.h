@@ -144,6 +144,7 @@ typedef struct HsProblem_s {
   int (*update)(struct HsProblem_s *prob);
   char why[256]; /* why the last HsProblemSetParam failed ("" if it did not say) */
   int  last_set; /* the parameter HsProblemSetParam is setting (for update), -1 otherwise */
+  const char *const *coord_names; /* n names of the coordinates (a problem file's), or NULL: q1..qn in outputs */
   /* Free final time (docs/free-final-time.md): T is an unknown of the boundary-value problem, T above
      its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only
      for autonomous problems (ell does not depend on t); the terminal cost may depend on T. */

@@ -1213,6 +1213,7 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
   *op    = NULL; /* owned by the problem now */
   p->N   = K->N > 0 ? K->N : 20;
   p->update = OcpUpdate;
+  p->coord_names = (const char *const *)o->names; /* q_1..q_n come first */
   if (o->bounded && (!(p->u_min = malloc(sizeof(double) * (size_t)p->m)) ||
                      !(p->u_max = malloc(sizeof(double) * (size_t)p->m))))
     return HS_ENOMEM;

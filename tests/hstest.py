@@ -31,6 +31,20 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def read_rows(outdir):
+    """trajectory.csv (node rows) with the columns of intervals.csv (interval k on row k, empty on
+    the last row), as one list of dicts."""
+    with open(os.path.join(outdir, "trajectory.csv")) as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(outdir, "intervals.csv")) as f:
+        ints = list(csv.DictReader(f))
+    keys = list(ints[0].keys()) if ints else []
+    for k, r in enumerate(rows):
+        for key in keys:
+            r[key] = ints[k][key] if k < len(ints) else ""
+    return rows
+
+
 def run(args, ranks=1, expect_rc=0, outdir=None):
     """Runs hamshoot; returns (summary dict or None, stdout+stderr, rc)."""
     cmd = [HAMSHOOT] + args + ["-quiet"]
@@ -47,8 +61,7 @@ def run(args, ranks=1, expect_rc=0, outdir=None):
     if os.path.exists(sfile):
         with open(sfile) as f:
             summary = json.load(f)
-        with open(os.path.join(outdir, "trajectory.csv")) as f:
-            summary["_rows"] = list(csv.DictReader(f))
+        summary["_rows"] = read_rows(outdir)
     if expect_rc is not None and p.returncode != expect_rc:
         print(" ".join(cmd))
         print(p.stdout)
@@ -541,7 +554,9 @@ def t_init():
         open(bad, "w").write("\n".join(lines[:5] + ["0.3,1,2"] + lines[6:]) + "\n")
         bad2 = os.path.join(d, "bad2.csv")
         open(bad2, "w").write("\n".join(lines[:3] + [lines[3].replace(",", ",x", 1)] + lines[4:]) + "\n")
-        for args, word in ((["-problem", "kepler", "-hs_init", f], "lacks the columns q1..q3"),
+        s, _, _ = run(["-problem", "pendulum", "-hs_init", a])
+        check(s and s["converged"] and s["newton_iterations"] == 0, "-hs_init with an output directory")
+        for args, word in ((["-problem", "kepler", "-hs_init", f], "lacks the columns q1..p3"),
                            (["-hs_init", bad], "bad.csv:6: expected"),
                            (["-hs_init", bad2], "bad2.csv:4: value 2"),
                            (["-hs_init", os.path.join(d, "none.csv")], "cannot open"),
@@ -774,7 +789,8 @@ def t_ncar():
             check(False, "ncar cars=%s: no summary" % cars)
             continue
         check(s["converged"], "ncar cars=%s converged" % cars)
-        check(len(s["_rows"][0]) == 3 + 4 * int(cars), "ncar cars=%s: csv columns t, q, p, u, lambda, H" % cars)
+        # trajectory.csv: t, q, p, E_minus_W; intervals.csv: k, t_mid, u, lambda, H
+        check(len(s["_rows"][0]) == 6 + 4 * int(cars), "ncar cars=%s: csv columns t, q, p, E_minus_W, k, t_mid, u, lambda, H" % cars)
         a, b, bal, na, nb = ncar_hamiltonian_checks(s["_rows"])
         print("ncar %s cars conserving: H^d spread on [0,1] (%d intervals) %.1e, on [3,4] (%d) %.1e; "
               "balance residual %.1e (summary H_balance %.1e); H^d spread overall %.3f"
@@ -1040,10 +1056,10 @@ def t_bigproblems(ncar_script, chain_file):
     # independent E - W from the geometry (parameters of problems/chain2d.ocp: m = 1, k = 10, d = 1)
     K, k, d = 10, 10.0, 1.0
     rows = s["_rows"]
-    def energy(r):
-        x = [float(r["q%d" % (i + 1)]) for i in range(K)]
-        y = [float(r["q%d" % (K + i + 1)]) for i in range(K)]
-        E = 0.5 * sum(float(r["p%d" % (i + 1)]) ** 2 for i in range(2 * K))
+    def energy(r):  # the file's coordinate names x1..x10, y1..y10 (columns q_x1, p_x1, ...)
+        x = [float(r["q_x%d" % (i + 1)]) for i in range(K)]
+        y = [float(r["q_y%d" % (i + 1)]) for i in range(K)]
+        E = 0.5 * sum(float(r["p_%s%d" % (c, i + 1)]) ** 2 for c in "xy" for i in range(K))
         px, py = 0.0, 0.0
         for i in range(K):
             E += 0.5 * k * (math.hypot(x[i] - px, y[i] - py) - d) ** 2
@@ -1054,8 +1070,8 @@ def t_bigproblems(ncar_script, chain_file):
         ew.append(energy(r) - W)
         if j + 1 < len(rows):
             nx = rows[j + 1]
-            W += (float(nx["q%d" % K]) - float(r["q%d" % K])) * float(r["u1"]) + \
-                (float(nx["q%d" % (2 * K)]) - float(r["q%d" % (2 * K)])) * float(r["u2"])
+            W += (float(nx["q_x%d" % K]) - float(r["q_x%d" % K])) * float(r["u1"]) + \
+                (float(nx["q_y%d" % K]) - float(r["q_y%d" % K])) * float(r["u2"])
     spread = max(ew) - min(ew)
     work = abs(W)
     print("chain2d: E - W recomputed from the geometry: spread %.1e (work done %.3g)" % (spread, work))
@@ -1596,6 +1612,25 @@ def t_problem_format():
             print("%-24s J = %.15g, written out: %.15g" % (" ".join(opts), s and s["J"], w and w["J"]))
             check(s and w and abs(s["J"] - w["J"]) <= 1e-12 * abs(w["J"]) and abs(s["J"] - base["J"]) > 1e-3,
                   "%s: J %s, the file with the values written out %s" % (opts, s and s["J"], w and w["J"]))
+        # outputs: trajectory.csv (nodes) and intervals.csv (midpoints) with the file's coordinate names;
+        # summary.json with every parameter and the command line
+        o = os.path.join(d, "out")
+        di = os.path.join(data, "double_integrator_free_T.ocp")
+        s, _, _ = run(["-problem", di, "-N", "8", "-p_c", "2"], outdir=o)
+        tr = list(csv.DictReader(open(os.path.join(o, "trajectory.csv"))))
+        iv = list(csv.DictReader(open(os.path.join(o, "intervals.csv"))))
+        print("trajectory.csv:", list(tr[0].keys()), " intervals.csv:", list(iv[0].keys()))
+        check(list(tr[0].keys()) == ["t", "q_y", "p_y", "E_minus_W"] and len(tr) == 9, "trajectory.csv columns/rows")
+        check(list(iv[0].keys()) == ["k", "t_mid", "u1", "lambda_q_y", "lambda_p_y", "H"] and len(iv) == 8,
+              "intervals.csv columns/rows")
+        h = s["T"] / 8
+        check(all(abs(float(r["t_mid"]) - (k + 0.5) * h) <= 1e-14 and abs(float(tr[k]["t"]) - k * h) <= 1e-14
+                  for k, r in enumerate(iv)) and abs(float(tr[8]["t"]) - s["T"]) <= 1e-14, "t_mid not the midpoints")
+        u_exact = [float(r["lambda_p_y"]) for r in iv]  # u = R^{-1} B^T lambda^p, R = B = 1
+        check(all(abs(float(r["u1"]) - u) <= 1e-15 for r, u in zip(iv, u_exact)), "u1 is not R^-1 B^T lambda_p")
+        check(s["parameters"] == {"d": 1, "c": 2} and s["command_line"][1:] == ["-problem", di, "-N", "8", "-p_c", "2",
+                                                                                 "-quiet", "-o", o] and s["free_T"],
+              "summary parameters/command line: %s %s" % (s["parameters"], s["command_line"]))
         # a derived value outside its range is refused with the reason
         _, out, rc = run(["-problem", f0, "-p_l", "1e-200", "-p_m", "1e-200"], expect_rc=1)
         check(rc == 1 and "derived parameter I" in out, "derived out of range: " + out[-300:])

@@ -29,6 +29,7 @@ Usage: multibody_dynamics.py PROBLEM trajectory.csv summary.json [name=value ...
 Output: JSON with the measured residuals; exit status 0 iff all are below tolerance.
 """
 import csv
+import os
 import json
 import sys
 
@@ -117,7 +118,10 @@ def main():
     params = {k: float(v) for k, v in (a.split("=") for a in sys.argv[4:])}
     P = {"manipulator3": arm, "crane": crane}[prob](params)
     n, m = P["n"], P["m"]
-    rows = list(csv.DictReader(open(traj)))
+    rows = list(csv.DictReader(open(traj)))  # nodes; the interval quantities are in intervals.csv
+    ints = list(csv.DictReader(open(os.path.join(os.path.dirname(traj), "intervals.csv"))))
+    for k, r in enumerate(ints):
+        rows[k].update(r)
     S = json.load(open(summ))
     N, T = S["N"], S["T"]
     h = T / N
