@@ -189,10 +189,10 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
   if (s->prob->free_T) { /* docs/free-final-time.md */
-    PetscBool tr;
-    PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
-    PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "problem '%s' has a free final time (T: free): only -hs_bvp_type transcription solves it so far, not %s",
+    PetscBool ok;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, ""));
+    PetscCheck(ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s' has a free final time (T: free): -hs_bvp_type transcription and shooting solve it, not %s",
                s->prob->name, ((PetscObject)s)->type_name);
     PetscCheck(!s->prob->ell.f || !s->prob->ell.time_dependent, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s': a free final time needs an autonomous problem, but its running cost depends on t",

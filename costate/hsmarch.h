@@ -39,6 +39,9 @@ int         HsMarchStep(HsMarch *march, int k, int first, const double *xm, cons
 int         HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
                            double *growth);
 const char *HsMarchGetFailure(const HsMarch *march);
+void        HsMarchSetFreeTime(HsMarch *march, int on);
+void        HsMarchSetHamiltonianSum(HsMarch *march, int on);
+void        HsMarchGetHamiltonianSum(const HsMarch *march, double *sum, const double **grad);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,12 @@
  *                S(x_{ks}) = [I 0], S(lambda_{ks+1/2}) = [0 I];
  *   later steps: [S(x_{k+1}); S(lambda_{k+1/2})] = -A^{-1} [C_{xm} S(x_{k-1}) + C_{x0} S(x_k) + C_{lm} S(lambda_{k-1/2});
  *                                                           F_{xk} S(x_k)].
+ * With a free final time (HsMarchSetFreeTime) S has one more column, d/dh: every
+ * step residual is (difference) - h (scheme terms), so its explicit h-derivative
+ * (R - difference)/h joins the right-hand side of that column.
+ * HsMarchSetHamiltonianSum: the march also sums H^d over its intervals and (with
+ * sensitivities) the gradient of the sum, sum_k dH^d_k/dx_k S(x_k) + dH^d_k/dx_{k+1}
+ * S(x_{k+1}) + dH^d_k/dlambda S(lambda_{k+1/2}) (the free-final-time condition).
  * The largest entry of these over the march is its growth: the factor by
  * which the end data amplify a perturbation of z (for an unstable problem
  * e^{rate * length}; multiple shooting needs it below 1/sqrt(eps)).
@@ -47,7 +53,10 @@ struct HsMarch_s {
   gsl_vector      *rhs, *sol;
   double          *blk;        /* 8 blocks dim x dim: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam (first step: Fxk Fx1 Flam) */
   double          *R, *Rt, *ysave;
-  double          *S;          /* Sxm, Sx0, Slm (dim x w each), Sy (2 dim x w) */
+  double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
+  int              free_h;     /* HsMarchSetFreeTime: a column d/dh in S */
+  int              hacc;       /* HsMarchSetHamiltonianSum */
+  double           hsum, *hgrad, *gH; /* the sum of H^d, its gradient (ws), scratch 3 dim */
   char             failure[256];
 };
 
@@ -96,7 +105,8 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->perm1     = gsl_permutation_alloc((size_t)dim);
   m->rhs       = gsl_vector_alloc((size_t)w);
   m->sol       = gsl_vector_alloc((size_t)w);
-  m->blk       = malloc(sizeof(double) * (8 * (size_t)dim * dim + 3 * (size_t)w + 5 * (size_t)dim * w));
+  m->blk       = malloc(sizeof(double) * (8 * (size_t)dim * dim + 3 * (size_t)w + 5 * (size_t)dim * (w + 1) +
+                                          (size_t)(w + 1) + 3 * (size_t)dim));
   if (!m->A || !m->perm || !m->A1 || !m->perm1 || !m->rhs || !m->sol || !m->blk) {
     HsMarchDestroy(&m);
     return HS_ENOMEM;
@@ -105,6 +115,8 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->Rt    = m->R + w;
   m->ysave = m->Rt + w;
   m->S     = m->ysave + w;
+  m->hgrad = m->S + 5 * dim * (w + 1);
+  m->gH    = m->hgrad + w + 1;
   *march   = m;
   return HS_SUCCESS;
 }
@@ -312,10 +324,12 @@ static int SolveColumns(HsMarch *m, int first, int nu, int w, double *RHS)
 }
 
 /* One step of the sensitivity recursion (file head), with the blocks and the
- * LU of the converged step; *growth takes the largest entry seen. */
-static int PropagateSensitivities(HsMarch *m, int k, int first, double *growth)
+ * LU of the converged step at (x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2});
+ * *growth takes the largest entry seen. */
+static int PropagateSensitivities(HsMarch *m, int k, int first, const double *xk, const double *xp, const double *lm,
+                                  const double *lp, double *growth)
 {
-  int     dim = m->dim, w = 2 * dim, dd = dim * dim;
+  int     dim = m->dim, w = 2 * dim + m->free_h, dd = dim * dim;
   double *B = m->blk, *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w, *Sy = Slm + dim * w;
 
   HsZero((first ? 1 : 2) * dim * w, Sy);
@@ -328,6 +342,17 @@ static int PropagateSensitivities(HsMarch *m, int k, int first, double *growth)
     HsMatMatAdd(dim, dim, w, B + 3 * dd, Slm, Sy);
     HsMatMatAdd(dim, dim, w, B + 5 * dd, Sx0, Sy + dim * w);
   }
+  if (m->free_h) { /* the explicit h-derivative of the step residual (file head) */
+    double h = HsDiscGetStep(m->disc);
+    for (int i = 0; i < dim; i++) {
+      if (first)
+        Sy[i * w + w - 1] += (m->R[i] - (xp[i] - xk[i])) / h;
+      else {
+        Sy[i * w + w - 1] += (m->R[i] - (lp[i] - lm[i])) / h;
+        Sy[(dim + i) * w + w - 1] += (m->R[dim + i] - (xp[i] - xk[i])) / h;
+      }
+    }
+  }
   if (SolveColumns(m, first, (first ? 1 : 2) * dim, w, Sy))
     return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular (sensitivities)");
   HsCopy(dim * w, Sx0, Sxm);
@@ -335,6 +360,44 @@ static int PropagateSensitivities(HsMarch *m, int k, int first, double *growth)
   if (!first)
     HsCopy(dim * w, Sy + dim * w, Slm); /* S(lambda_{k+1/2}) */
   *growth = fmax(*growth, fmax(HsNormInf(dim * w, Sx0), HsNormInf(dim * w, Slm)));
+  return HS_SUCCESS;
+}
+
+/*@ HsMarchSetFreeTime - with on, the sensitivities of HsMarchSegment get a last column, the
+    derivative with respect to the step h (a free final time): blocks dim x (2 dim + 1). Not collective. @*/
+void HsMarchSetFreeTime(HsMarch *march, int on) { march->free_h = on ? 1 : 0; }
+
+/*@ HsMarchSetHamiltonianSum - with on, HsMarchSegment also sums H^d over the segment's intervals and,
+    when it computes sensitivities, the gradient of that sum with respect to z (and h):
+    HsMarchGetHamiltonianSum. Not collective. @*/
+void HsMarchSetHamiltonianSum(HsMarch *march, int on) { march->hacc = on ? 1 : 0; }
+
+/*@ HsMarchGetHamiltonianSum - the sum of H^d over the intervals of the last march and (grad not
+    NULL; after a march with sensitivities) its gradient, 2 dim (+ 1 with a free time) values. @*/
+void HsMarchGetHamiltonianSum(const HsMarch *march, double *sum, const double **grad)
+{
+  *sum = march->hsum;
+  if (grad)
+    *grad = march->hgrad;
+}
+
+/* The Hamiltonian of interval k into the sum and (with sensitivities: S of x_k, x_{k+1} and
+ * lambda_{k+1/2} in Sxm, Sx0, Slm after the step's propagation) its gradient. */
+static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const double *xp, const double *lp, int sens)
+{
+  int     dim = m->dim, w = 2 * dim + m->free_h, st;
+  double  H, *ga = m->gH, *gb = ga + dim, *gl = gb + dim, *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w;
+
+  if ((st = HsDiscHamiltonian(m->disc, k, xk, xp, lp, &H)))
+    return Fail(m, st > 0 ? HS_EDOM : HS_EFAILED, k, "the Hamiltonian cannot be evaluated");
+  m->hsum += H;
+  if (!sens)
+    return HS_SUCCESS;
+  if ((st = HsDiscHamiltonianGradient(m->disc, k, xk, xp, lp, ga, gb, gl)))
+    return Fail(m, st > 0 ? HS_EDOM : HS_EFAILED, k, "the Hamiltonian's gradient cannot be evaluated");
+  for (int i = 0; i < dim; i++)
+    for (int c = 0; c < w; c++)
+      m->hgrad[c] += ga[i] * Sxm[i * w + c] + gb[i] * Sx0[i * w + c] + gl[i] * Slm[i * w + c];
   return HS_SUCCESS;
 }
 
@@ -349,7 +412,8 @@ static int PropagateSensitivities(HsMarch *m, int k, int first, double *growth)
   Output: traj - (len+1) rows of 2 dim values, row j = (x_{ks+j}, lambda_{ks+j+1/2}) (row 0 is z;
           the lambda part of row len is not touched: it belongs to the next segment);
           sens - NULL, or 4 blocks dim x 2 dim (row-major): S(x_{ks+1}), S(x_{b-1}),
-          S(lambda_{b-1/2}), S(x_b) with b = ks + len and S(y) = dy/dz;
+          S(lambda_{b-1/2}), S(x_b) with b = ks + len and S(y) = dy/dz (dim x (2 dim + 1) with
+          HsMarchSetFreeTime: the last column is dy/dh);
           growth - NULL, or (with sens) the largest |entry| of S(x_k), S(lambda_{k+1/2}) over the
           march, at least 1.
 
@@ -359,16 +423,18 @@ int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, d
                    double *growth)
 {
   HsMarch *m   = march;
-  int      dim = m->dim, w = 2 * dim, st;
-  double  *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w, g = 1;
+  int      dim = m->dim, w = 2 * dim, ws = w + m->free_h, st;
+  double  *Sxm = m->S, *Sx0 = Sxm + dim * ws, *Slm = Sx0 + dim * ws, g = 1;
 
   if (len < 1)
     return Fail(m, HS_EINVAL, ks, "a segment needs at least one interval (len = %d)", len);
   HsCopy(w, z, traj);
-  if (sens) { /* S(x_ks) = [I 0], S(lambda_{ks+1/2}) = [0 I] */
-    HsZero(2 * dim * w, Sx0);
+  m->hsum = 0;
+  HsZero(ws, m->hgrad);
+  if (sens) { /* S(x_ks) = [I 0 (0)], S(lambda_{ks+1/2}) = [0 I (0)] */
+    HsZero(2 * dim * ws, Sx0);
     for (int i = 0; i < dim; i++)
-      Sx0[i * w + i] = 1, Slm[i * w + dim + i] = 1;
+      Sx0[i * ws + i] = 1, Slm[i * ws + dim + i] = 1;
   }
   for (int j = 0; j < len; j++) {
     double *xk = traj + j * w, *lk = xk + dim, *xn = xk + w;
@@ -382,16 +448,18 @@ int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, d
     st = first ? HsMarchStep(m, ks, 1, NULL, xk, NULL, xn, lk)
                : HsMarchStep(m, ks + j, 0, xk - w, xk, lk - w, xn, lk);
     if (!st && sens)
-      st = PropagateSensitivities(m, ks + j, first, &g);
+      st = PropagateSensitivities(m, ks + j, first, xk, xn, first ? NULL : lk - w, lk, &g);
+    if (!st && m->hacc)
+      st = AccumulateHamiltonian(m, ks + j, xk, xn, lk, sens != NULL);
     if (st)
       return st;
     if (sens && first)
-      HsCopy(dim * w, Sx0, sens); /* S(x_{ks+1}) */
+      HsCopy(dim * ws, Sx0, sens); /* S(x_{ks+1}) */
   }
   if (sens) { /* end data: x_{b-1}, lambda_{b-1/2}, x_b */
-    HsCopy(dim * w, Sxm, sens + dim * w);
-    HsCopy(dim * w, Slm, sens + 2 * dim * w);
-    HsCopy(dim * w, Sx0, sens + 3 * dim * w);
+    HsCopy(dim * ws, Sxm, sens + dim * ws);
+    HsCopy(dim * ws, Slm, sens + 2 * dim * ws);
+    HsCopy(dim * ws, Sx0, sens + 3 * dim * ws);
     if (growth)
       *growth = g;
   }

@@ -107,6 +107,66 @@ static double CheckSensitivities(HsProblem *P, const char *label, const char *ss
   return growth;
 }
 
+/* Free final time (HsMarchSetFreeTime, HsMarchSetHamiltonianSum): the d/dh column of the
+ * sensitivities and the gradient of the summed H^d against central differences of the march in
+ * h (T moved, HsDiscSetHorizon) and in z. */
+static void CheckFreeTime(HsProblem *P, const char *label, const char *ss, const char *cs, int N, int ks, int len)
+{
+  HsDisc       *d;
+  HsMarch      *m;
+  char          msg[256], what[96];
+  int           dim = 2 * P->n, w = 2 * dim, ws = w + 1, st;
+  double       *traj = calloc((size_t)((len + 1) * w), sizeof(double)), *tp = calloc((size_t)((len + 1) * w), sizeof(double));
+  double       *tm = calloc((size_t)((len + 1) * w), sizeof(double)), *S = calloc((size_t)(4 * dim * ws), sizeof(double));
+  double        z[64], zp[64], g[65], hsp, hsm, hs, err = 0, errH = 0, T0 = P->T, smax;
+  const double *grad;
+
+  snprintf(what, sizeof what, "free T: %s %s+%s k=%d..%d", label, ss, cs, ks, ks + len);
+  if (HsDiscCreate(P, ss, cs, N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg) || HsMarchCreate(d, &m)) {
+    CHECK(0, "%s: %s", what, msg);
+    return;
+  }
+  HsMarchSetFreeTime(m, 1);
+  HsMarchSetHamiltonianSum(m, 1);
+  StartOf(P, z);
+  st = HsMarchSegment(m, ks, len, z, 0, traj, S, NULL);
+  HsMarchGetHamiltonianSum(m, &hs, &grad);
+  memcpy(g, grad, sizeof(double) * (size_t)ws);
+  CHECK(st == HS_SUCCESS, "%s: march failed: %s", what, HsMarchGetFailure(m));
+  smax = MaxAbs(4 * dim * ws, S);
+  for (int c = 0; c < ws && st == HS_SUCCESS; c++) {
+    const int row[4] = {1, len - 1, len - 1, len}, off[4] = {0, 0, dim, 0};
+    double    eps    = c < w ? 1e-6 * (1 + fabs(z[c])) : 1e-6 * HsDiscGetStep(d);
+    memcpy(zp, z, sizeof z);
+    if (c < w)
+      zp[c] = z[c] + eps;
+    else
+      P->T = (HsDiscGetStep(d) + eps) * N, HsDiscSetHorizon(d);
+    st = HsMarchSegment(m, ks, len, zp, 0, tp, NULL, NULL);
+    HsMarchGetHamiltonianSum(m, &hsp, NULL);
+    if (c < w)
+      zp[c] = z[c] - eps;
+    else
+      P->T = (T0 / N - eps) * N, HsDiscSetHorizon(d);
+    st = st ? st : HsMarchSegment(m, ks, len, zp, 0, tm, NULL, NULL);
+    HsMarchGetHamiltonianSum(m, &hsm, NULL);
+    P->T = T0, HsDiscSetHorizon(d);
+    for (int b = 0; b < 4 && !st; b++)
+      for (int i = 0; i < dim; i++) {
+        int    at = row[b] * w + off[b] + i;
+        double fd = (tp[at] - tm[at]) / (2 * eps);
+        err       = fmax(err, fabs(fd - S[b * dim * ws + i * ws + c]));
+      }
+    errH = fmax(errH, fabs((hsp - hsm) / (2 * eps) - g[c]));
+  }
+  printf("%-46s dy/dh and d(sum H)/d(z, h) vs FD %.2e, %.2e (|S| %.2e, sum H %.4g)\n", what, err, errH, smax, hs);
+  CHECK(st == HS_SUCCESS && err <= 1e-6 * (1 + smax), "%s: h-sensitivity error %.3e", what, err);
+  CHECK(errH <= 1e-6 * (1 + MaxAbs(ws, g)), "%s: H-sum gradient error %.3e", what, errH);
+  HsMarchDestroy(&m);
+  HsDiscDestroy(&d);
+  free(traj), free(tp), free(tm), free(S);
+}
+
 /* A pendulum whose energy callbacks fail fatally (-1) once q exceeds 0.5. */
 static HsFunction pend_E;
 static int        FatalE(const double *x, double *f, void *ctx) { return x[0] > 0.5 ? -1 : pend_E.f(x, f, ctx); }
@@ -220,6 +280,10 @@ int main(void)
     double g = CheckSensitivities(S, "saddle", "midpoint", "trapezoidal", 500, 0, 40), r = pow(1.04 / 0.96, 40);
     CHECK(g >= r / 4 && g < 1e3, "saddle: growth %.3e, expected >= %.3e", g, r / 4);
   }
+  CheckFreeTime(P, "pendulum", "greenspan", "conserving_1dof", 20, 0, 7);
+  CheckFreeTime(P, "pendulum", "midpoint", "trapezoidal", 20, 5, 6);
+  CheckFreeTime(K, "kepler", "gonzalez", "conserving", 20, 3, 6);
+  CheckFreeTime(K, "kepler", "gonzalez", "kkt", 20, 0, 9);
   CheckFailures();
   HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&E), HsProblemDestroy(&S);
   printf("%d passed, %d failed\n", npass, nfail);

@@ -39,7 +39,14 @@ typedef struct {
   PetscReal       *end_send, *end_recv, *end_local; /* end data of a segment (+ sensitivities) */
   PetscReal       *znext;     /* x-part of z_{s1} from the next rank */
   PetscReal       *vprev;     /* matrix-free product: v_{s0-1} from the previous rank */
-  PetscReal       *Bk, *G, *R; /* scratch: 8 blocks dim x dim; dim x 2 dim; dim */
+  PetscReal       *Bk, *G, *R; /* scratch: 8 blocks dim x dim; dim x (2 dim + 1); dim */
+  /* a free final time (docs/free-final-time.md): T is the last unknown, on the owner of segment M-1 */
+  PetscInt         ft;        /* 1 with a free T (the sensitivities then have ws = 2 dim + 1 columns), else 0 */
+  PetscMPIInt      Towner;
+  PetscReal       *hsum;      /* per local segment: sum of H^d over its intervals */
+  PetscReal       *hgrad;     /* per local segment: its gradient in z (2 dim) and h (1) */
+  PetscReal       *jT;        /* per local segment: d(row block)/dT (2 dim) */
+  PetscReal       *tlast, tt; /* owner of T: -grad(d phi/dT) S(x_N) in z_{M-1} (2 dim), and d(T row)/dT */
 } HsShoot;
 
 extern PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY;
@@ -49,5 +56,6 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
 PetscErrorCode HsShootAssemblePattern(HsSolver s, Mat J);
 PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J);
 PetscErrorCode HsShootPackNodes(HsSolver s);
+PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X);
 
 #endif

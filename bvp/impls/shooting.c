@@ -397,6 +397,8 @@ static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
   st = HsMarchCreate(s->disc, &sh->march);
   if (!st) /* the setter has checked them */
     st = HsMarchSetTolerances(sh->march, sh->step_atol, sh->step_stol, (int)sh->step_max_it);
+  if (!st && sh->ft) /* a free T: d/dh columns and the summed Hamiltonian */
+    HsMarchSetFreeTime(sh->march, 1), HsMarchSetHamiltonianSum(sh->march, 1);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)s)));
   PetscCheck(st == HS_SUCCESS, PetscObjectComm((PetscObject)s), PETSC_ERR_MEM,
              "cannot create the shooting march (%s)", HsStatusString(st));
@@ -406,19 +408,23 @@ static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
 /* The per-segment storage of the local segments. */
 static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
 {
-  PetscInt dim = 2 * s->prob->n, w = 2 * dim, nloc, len = 0, e = 3 * dim + 3 * dim * w;
+  PetscInt dim = 2 * s->prob->n, w = 2 * dim, ws, nloc, len = 0, e;
 
   PetscFunctionBeginUser;
+  sh->ft = s->prob->free_T ? 1 : 0;
+  ws = w + sh->ft, e = 3 * dim + 3 * dim * ws;
   PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->Mset, &sh->layout));
+  PetscCall(HsSegmentLayoutOwner(sh->layout, sh->Mset - 1, &sh->Towner));
   sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
   nloc   = sh->s1 - sh->s0;
   for (PetscInt i = sh->s0; i < sh->s1; i++)
     len += sh->knots[i + 1] - sh->knots[i] + 1;
-  PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * w + 1, &sh->sens, nloc + 1, &sh->traj_off));
+  PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * ws + 1, &sh->sens, nloc + 1, &sh->traj_off));
   PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
   PetscCall(PetscCalloc2(nloc * 3 * dim * w + 1, &sh->jblk, w, &sh->vprev));
   PetscCall(PetscMalloc4(e, &sh->end_send, e, &sh->end_recv, e, &sh->end_local, dim, &sh->znext));
-  PetscCall(PetscMalloc3(8 * dim * dim, &sh->Bk, dim * w, &sh->G, dim, &sh->R));
+  PetscCall(PetscMalloc3(8 * dim * dim, &sh->Bk, dim * ws, &sh->G, dim, &sh->R));
+  PetscCall(PetscCalloc4(nloc + 1, &sh->hsum, nloc * ws + 1, &sh->hgrad, nloc * w + 1, &sh->jT, w, &sh->tlast));
   for (PetscInt i = 0; i < nloc; i++)
     sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
   PetscFunctionReturn(0);
@@ -469,15 +475,39 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(SetUpKnots(s, sh));
   PetscCall(SetUpStorage(s, sh));
+  PetscCheck(!sh->ft || !sh->mf, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "a free final time (T: free) needs the assembled outer Jacobian: -hs_shoot_mf is not supported with it");
   PetscCall(CreateMarch(s, sh)); /* made again by PreSolve, for the discretization of each solve */
   nloc = sh->s1 - sh->s0;
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nloc * w, PETSC_DETERMINE, &s->X));
+  {
+    PetscMPIInt rank;
+    PetscInt    nl;
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+    nl = nloc * w + (sh->ft && rank == sh->Towner ? 1 : 0); /* a free T: the last unknown, on the owner of segment M-1 */
+    PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
+  }
   PetscCall(VecDuplicate(s->X, &s->F));
   if (sh->mf) /* the exact product from the stored blocks; no global matrix */
     PetscCall(HsShootCreateMFOperator(s, &s->Jac));
-  else { /* row block s has entries in column blocks s-1, s, s+1: that pattern, assembled once */
+  else if (!sh->ft) { /* row block s has entries in column blocks s-1, s, s+1: that pattern, assembled once */
     PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nloc * w, nloc * w, PETSC_DETERMINE, PETSC_DETERMINE,
                            3 * w, NULL, 2 * w, NULL, &s->Jac));
+    PetscCall(HsShootAssemblePattern(s, s->Jac));
+    PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  } else { /* the same bordered by T's column (every row) and the row of its condition (dense) */
+    PetscInt nl, Nt, *dn, *on, c0;
+    PetscCall(VecGetLocalSize(s->X, &nl));
+    PetscCall(VecGetSize(s->X, &Nt));
+    PetscCall(VecGetOwnershipRange(s->X, &c0, NULL));
+    PetscCall(PetscMalloc2(nl + 1, &dn, nl + 1, &on));
+    for (PetscInt i = 0; i < nl; i++)
+      dn[i] = PetscMin(3 * w + 1, nl), on[i] = PetscMin(2 * w + 1, Nt - nl);
+    if (nl > nloc * w) /* the T row */
+      dn[nl - 1] = nl, on[nl - 1] = Nt - nl;
+    PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, 0, dn, 0, on,
+                           &s->Jac));
+    PetscCall(PetscFree2(dn, on));
+    (void)c0;
     PetscCall(HsShootAssemblePattern(s, s->Jac));
     PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   }
@@ -561,7 +591,14 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
     for (PetscInt c = 0; c < w; c++)
       idx[n++] = sh->knots[seg] * w + c;
   PetscCall(ISCreateGeneral(PetscObjectComm((PetscObject)s), n, idx, PETSC_OWN_POINTER, &from));
-  PetscCall(VecScatterCreate(Xt, from, s->X, NULL, &sc));
+  {
+    IS       to; /* the segments' entries of X (not a free T's) */
+    PetscInt c0;
+    PetscCall(VecGetOwnershipRange(s->X, &c0, NULL));
+    PetscCall(ISCreateStride(PetscObjectComm((PetscObject)s), n, c0, 1, &to));
+    PetscCall(VecScatterCreate(Xt, from, s->X, to, &sc));
+    PetscCall(ISDestroy(&to));
+  }
   PetscCall(VecScatterBegin(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(sc, Xt, s->X, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterDestroy(&sc));
@@ -586,6 +623,7 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscCall((*s->ops->resetiterate)(s));
   if (sh->init == HS_SHOOT_INIT_TRANSCRIPTION)
     PetscCall(InitFromTranscription(s, sh));
+  PetscCall(HsShootSetFinalTimeEntry(s, X)); /* a free T: its guess (or the transcription's T) */
   PetscFunctionReturn(0);
 }
 
@@ -665,6 +703,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree2(sh->jblk, sh->vprev));
   PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
   PetscCall(PetscFree3(sh->Bk, sh->G, sh->R));
+  PetscCall(PetscFree4(sh->hsum, sh->hgrad, sh->jT, sh->tlast));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
 }

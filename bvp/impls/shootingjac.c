@@ -12,6 +12,12 @@
  *   B2p = d C_{k_s} / dz_{s-1},  B2c = d C_{k_s} / dz_s   ([I 0] and 0 for s = 0)
  * kept per segment and inserted into an assembled matrix or applied by the
  * matrix-free shell.
+ *
+ * A free final time T (docs/free-final-time.md) is the last unknown, on the owner
+ * of segment M-1, with the row (1/N) sum_k H^d_{k+1/2} - d phi/dT(x_N) = 0: the
+ * march sums H^d and its gradient and carries a d/dh column in the sensitivities
+ * (HsMarchSetFreeTime), so that every block gets a column for T (jT) and every
+ * segment's z entries in T's row (hgrad / N).
  */
 #include "shootimpl.h"
 
@@ -21,14 +27,20 @@
 static PetscErrorCode MarchSegment(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *z, PetscBool sens,
                                    PetscBool *failed)
 {
-  PetscInt li = t - sh->s0, dim = 2 * s->prob->n, w = 2 * dim;
+  PetscInt li = t - sh->s0, dim = 2 * s->prob->n, ws = 2 * dim + sh->ft;
   int      st;
 
   PetscFunctionBeginUser;
   st = HsMarchSegment(sh->march, (int)sh->knots[t], (int)(sh->knots[t + 1] - sh->knots[t]), z, sh->marched[li],
-                      sh->traj + sh->traj_off[li], sens ? sh->sens + li * 4 * dim * w : NULL,
+                      sh->traj + sh->traj_off[li], sens ? sh->sens + li * 4 * dim * ws : NULL,
                       sens ? &sh->growth[li] : NULL);
   sh->marched[li] = (PetscBool)(st == HS_SUCCESS);
+  if (!st && sh->ft) { /* the segment's sum of H^d (and its gradient) */
+    const double *g;
+    HsMarchGetHamiltonianSum(sh->march, &sh->hsum[li], &g);
+    if (sens)
+      PetscCall(PetscArraycpy(sh->hgrad + li * ws, g, ws));
+  }
   if (st) {
     *failed = PETSC_TRUE;
     PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "segment %d, %s%s", (int)t, HsMarchGetFailure(sh->march),
@@ -55,7 +67,7 @@ static PetscErrorCode MarchAll(HsSolver s, HsShoot *sh, const PetscReal *z, Pets
 /* End data of segment t as a packed array [x_{b-1}, lambda_{b-1/2}, x_b, S(x_{b-1}), S(lambda_{b-1/2}), S(x_b)]. */
 static PetscErrorCode PackEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sens, PetscReal *buf)
 {
-  PetscInt   dim = 2 * s->prob->n, w = 2 * dim, li = t - sh->s0, L = sh->knots[t + 1] - sh->knots[t];
+  PetscInt   dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, li = t - sh->s0, L = sh->knots[t + 1] - sh->knots[t];
   PetscReal *T = sh->traj + sh->traj_off[li];
 
   PetscFunctionBeginUser;
@@ -63,7 +75,7 @@ static PetscErrorCode PackEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sen
   PetscCall(PetscArraycpy(buf + dim, T + (L - 1) * w + dim, dim));
   PetscCall(PetscArraycpy(buf + 2 * dim, T + L * w, dim));
   if (sens)
-    PetscCall(PetscArraycpy(buf + 3 * dim, sh->sens + li * 4 * dim * w + dim * w, 3 * dim * w));
+    PetscCall(PetscArraycpy(buf + 3 * dim, sh->sens + li * 4 * dim * ws + dim * ws, 3 * dim * ws));
   PetscFunctionReturn(0);
 }
 
@@ -72,7 +84,7 @@ static PetscErrorCode PackEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sen
  * Received: sh->end_recv (end data of segment s0-1) and sh->znext (x-part of z_{s1}). */
 static PetscErrorCode ExchangeNeighbors(HsSolver s, HsShoot *sh, const PetscScalar *z, PetscBool sens)
 {
-  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, cnt = 3 * dim + (sens ? 3 * dim * w : 0);
+  PetscInt    dim = 2 * s->prob->n, cnt = 3 * dim + (sens ? 3 * dim * (2 * dim + sh->ft) : 0);
   PetscMPIInt prev, next;
 
   PetscFunctionBeginUser;
@@ -139,6 +151,63 @@ static PetscErrorCode RowBlock(HsSolver s, HsShoot *sh, PetscInt t, const PetscS
   PetscFunctionReturn(0);
 }
 
+/* A free T: its value from the owner (the last unknown there) to every rank; the problem and the
+ * discretization (which the march uses) take it. *bad for a T outside [T_min, T_max] or not positive
+ * (the same on every rank). Collective. */
+static PetscErrorCode ShareFinalTime(HsSolver s, HsShoot *sh, const PetscScalar *z, PetscBool *bad)
+{
+  PetscMPIInt rank;
+  PetscReal   T = 0;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  *bad = PETSC_FALSE;
+  if (!sh->ft)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == sh->Towner)
+    T = z[(sh->s1 - sh->s0) * 4 * s->prob->n];
+  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, sh->Towner, comm));
+  if (!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max)) {
+    *bad = PETSC_TRUE;
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "the final time T = %g left [T_min, T_max] = [%g, %g]", (double)T,
+                                   (double)s->prob->T_min, (double)s->prob->T_max));
+    PetscFunctionReturn(0);
+  }
+  HsProblemSetFinalTime(s->prob, T);
+  HsDiscSetHorizon(s->disc);
+  PetscFunctionReturn(0);
+}
+
+/* A free T: the row of its condition, (1/N) sum_k H^d_{k+1/2} - d phi/dT (x_N) (or T - T_hold while
+ * it is held), on the owner. Collective. */
+static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z, PetscScalar *f, PetscBool *failed)
+{
+  PetscMPIInt rank;
+  PetscReal   sum = 0, fT = 0;
+  PetscInt    w = 4 * s->prob->n, nloc = sh->s1 - sh->s0;
+
+  PetscFunctionBeginUser;
+  if (!sh->ft)
+    PetscFunctionReturn(0);
+  for (PetscInt li = 0; li < nloc; li++)
+    sum += sh->hsum[li];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank != sh->Towner)
+    PetscFunctionReturn(0);
+  {
+    PetscInt         t = sh->Mset - 1, L = sh->knots[t + 1] - sh->knots[t];
+    const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    if (HsDiscTerminalCostT(s->disc, T + L * w, &fT, NULL, NULL)) {
+      *failed = PETSC_TRUE;
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "d phi/dT cannot be evaluated at x_N"));
+    }
+  }
+  f[nloc * w] = s->hold_T ? z[nloc * w] - s->T_hold : sum / s->N - fT;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsShootFormFunction - the outer residual of multiple shooting (SNES function; bvp/ internal):
     marches every local segment from its z, exchanges boundary data, evaluates RowBlock for each
     local segment. A march or evaluation outside the domain is a SNES domain error (on every rank).
@@ -154,7 +223,9 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &z));
-  PetscCall(MarchAll(s, sh, z, PETSC_FALSE, &failed));
+  PetscCall(ShareFinalTime(s, sh, z, &failed));
+  if (!failed)
+    PetscCall(MarchAll(s, sh, z, PETSC_FALSE, &failed));
   if (failed) {
     PetscCall(VecRestoreArrayRead(X, &z));
     PetscCall(SNESSetFunctionDomainError(snes));
@@ -164,6 +235,7 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(VecGetArray(F, &f));
   for (PetscInt t = sh->s0; t < sh->s1; t++)
     PetscCall(RowBlock(s, sh, t, z + (t - sh->s0) * w, f + (t - sh->s0) * w, &failed));
+  PetscCall(FinalTimeRow(s, sh, z, f, &failed));
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &z));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
@@ -172,40 +244,62 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The free rows of B1 of the last segment: d R / dz = Rxm S(x_{b-1}) + RxN S(x_b) + Rlm S(lambda_{b-1/2}). */
-static PetscErrorCode TransversalityRows(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *Sown, PetscReal *B1)
+/* The free rows of B1 of the last segment: d R / dz = Rxm S(x_{b-1}) + RxN S(x_b) + Rlm S(lambda_{b-1/2}),
+ * and with a free T their column jT: the same with the d/dh columns, / N, plus the explicit
+ * dR/dT = (R - lambda - grad phi) / T + d grad phi/dT (R is linear in h = T/N). */
+static PetscErrorCode TransversalityRows(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *Sown, PetscReal *B1,
+                                         PetscReal *jT)
 {
-  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
-  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
-  PetscReal       *Bk = sh->Bk, *G = sh->G;
+  const HsProblem *P   = s->prob;
+  PetscInt         dim = 2 * P->n, w = 2 * dim, ws = w + sh->ft, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
+  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xm = T + (L - 1) * w, *xN = T + L * w, *lm = xm + dim;
+  PetscReal       *Bk = sh->Bk, *G = sh->G, *gp = Bk + 3 * dd, *gT = gp + dim, fT;
   int              st;
 
   PetscFunctionBeginUser;
-  st = HsDiscTerminalJacobian(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + dim, Bk, Bk + dd, Bk + 2 * dd);
+  st = HsDiscTerminalJacobian(s->disc, xm, xN, lm, Bk, Bk + dd, Bk + 2 * dd);
   PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal Jacobian failed");
-  PetscCall(PetscArrayzero(G, dim * w));
-  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk, Sown + dim * w, G);
-  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + dd, Sown + 3 * dim * w, G);
-  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + 2 * dd, Sown + 2 * dim * w, G);
+  PetscCall(PetscArrayzero(G, dim * ws));
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk, Sown + dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + dd, Sown + 3 * dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + 2 * dd, Sown + 2 * dim * ws, G);
+  if (sh->ft) {
+    st = HsDiscTerminalResidual(s->disc, xm, xN, lm, sh->R);
+    st = st ? st : HsDiscTerminalCostT(s->disc, xN, &fT, gT, NULL);
+    PetscCall(PetscArrayzero(gp, dim));
+    if (!st && P->phi.f)
+      st = P->phi.grad(xN, gp, P->ctx);
+    PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal residual failed");
+  }
   for (PetscInt i = 0; i < dim; i++)
-    if (!s->prob->xT_fixed[i])
-      PetscCall(PetscArraycpy(B1 + i * w, G + i * w, w));
+    if (!P->xT_fixed[i]) {
+      for (PetscInt c = 0; c < w; c++)
+        B1[i * w + c] = G[i * ws + c];
+      if (sh->ft)
+        jT[i] = G[i * ws + w] / s->N + (sh->R[i] - lm[i] - gp[i]) / P->T + gT[i];
+    }
   PetscFunctionReturn(0);
 }
 
-/* The Jacobian blocks B1, B2p, B2c of local segment t into sh->jblk (file head). */
+/* The Jacobian blocks B1, B2p, B2c of local segment t into sh->jblk (file head); with a free T also
+ * its column jT (2 dim) from the d/dh columns of the sensitivities and the explicit h-dependence. */
 static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const PetscScalar *zt)
 {
-  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, dd = dim * dim;
-  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * w, *e, *Se;
+  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, dd = dim * dim, N = s->N;
+  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * ws, *e, *Se;
   PetscReal       *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w, *Bk = sh->Bk;
+  PetscReal       *jT = sh->jT + (t - sh->s0) * w, *G = sh->G;
   int              st;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArraycpy(B1, Sown + 3 * dim * w, dim * w));
+  for (PetscInt i = 0; i < dim; i++) { /* S(x_b), and its d/dh column / N */
+    PetscCall(PetscArraycpy(B1 + i * w, Sown + 3 * dim * ws + i * ws, w));
+    jT[i] = sh->ft ? Sown[3 * dim * ws + i * ws + w] / N : 0;
+  }
   if (t == sh->Mset - 1 && s->has_free)
-    PetscCall(TransversalityRows(s, sh, t, Sown, B1));
+    PetscCall(TransversalityRows(s, sh, t, Sown, B1, jT));
   PetscCall(PetscArrayzero(B2p, 2 * dim * w));
+  PetscCall(PetscArrayzero(jT + dim, dim));
   if (t == 0) { /* initial condition */
     for (PetscInt i = 0; i < dim; i++)
       B2c[i * w + i] = 1;
@@ -213,17 +307,66 @@ static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const P
   }
   /* costate equation at k_t across the boundary */
   PetscCall(PrevEnd(s, sh, t, PETSC_TRUE, &e));
-  Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of segment t-1 */
+  Se = e + 3 * dim; /* S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) of segment t-1 (dim x ws each) */
   st = HsDiscCostateJacobian(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, Bk, Bk + dd, Bk + 2 * dd,
                              Bk + 3 * dd, Bk + 4 * dd);
   PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate Jacobian across boundary %" PetscInt_FMT " failed",
              sh->knots[t]);
-  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk, Se, B2p); /* Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
-  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + 3 * dd, Se + dim * w, B2p);
-  for (PetscInt i = 0; i < dim; i++) /* [Cx0  Clp] + Cxp S(x_{k_t+1}) */
+  PetscCall(PetscArrayzero(G, dim * ws)); /* Cxm S(x_{b-1}) + Clm S(lambda_{b-1/2}) */
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk, Se, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + 3 * dd, Se + dim * ws, G);
+  for (PetscInt i = 0; i < dim; i++) {
+    PetscCall(PetscArraycpy(B2p + i * w, G + i * ws, w));
+    if (sh->ft)
+      jT[dim + i] = G[i * ws + w] / N;
+  }
+  PetscCall(PetscArrayzero(G, dim * ws)); /* [Cx0  Clp] + Cxp S(x_{k_t+1}) */
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + 2 * dd, Sown, G);
+  for (PetscInt i = 0; i < dim; i++) {
     for (PetscInt c = 0; c < dim; c++)
-      B2c[i * w + c] = Bk[dd + i * dim + c], B2c[i * w + dim + c] = Bk[4 * dd + i * dim + c];
-  HsMatMatAdd((int)dim, (int)dim, (int)w, Bk + 2 * dd, Sown, B2c);
+      B2c[i * w + c] = Bk[dd + i * dim + c] + G[i * ws + c], B2c[i * w + dim + c] = Bk[4 * dd + i * dim + c] + G[i * ws + dim + c];
+    if (sh->ft)
+      jT[dim + i] += G[i * ws + w] / N;
+  }
+  if (sh->ft) { /* the explicit h-dependence: dC/dT = (C - (lambda^{(t)} - lambda_{k-1/2})) / T */
+    st = HsDiscCostateResidual(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, sh->R);
+    PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate residual across boundary failed");
+    for (PetscInt i = 0; i < dim; i++)
+      jT[dim + i] += (sh->R[i] - (zt[dim + i] - e[dim + i])) / s->prob->T;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* A free T on its owner: the last segment's part of T's row beyond hgrad, -grad(d phi/dT)(x_N) S(x_N)
+ * (sh->tlast), and d(T row)/dT = (1/N^2) sum_s dH_s/dh - d^2 phi/dT^2 - grad(d phi/dT) S_h(x_N) / N
+ * (sh->tt). Collective (the sum). */
+static PetscErrorCode FinalTimeRowJacobian(HsSolver s, HsShoot *sh)
+{
+  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, ws = w + 1, N = s->N, nloc = sh->s1 - sh->s0;
+  PetscReal   sum = 0, fT, fTT, *gT = sh->R;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  for (PetscInt li = 0; li < nloc; li++)
+    sum += sh->hgrad[li * ws + w];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank != sh->Towner)
+    PetscFunctionReturn(0);
+  {
+    PetscInt         t = sh->Mset - 1, L = sh->knots[t + 1] - sh->knots[t];
+    const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *SxN = sh->sens + (t - sh->s0) * 4 * dim * ws + 3 * dim * ws;
+    int              st = HsDiscTerminalCostT(s->disc, T + L * w, &fT, gT, &fTT);
+    PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "d phi/dT failed");
+    sh->tt = sum / ((PetscReal)N * N) - fTT;
+    for (PetscInt c = 0; c < w; c++)
+      sh->tlast[c] = 0;
+    for (PetscInt i = 0; i < dim; i++) {
+      for (PetscInt c = 0; c < w; c++)
+        sh->tlast[c] -= gT[i] * SxN[i * ws + c];
+      sh->tt -= gT[i] * SxN[i * ws + w] / N;
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -244,11 +387,15 @@ static PetscErrorCode AddBlock(Mat J, PetscInt r0, PetscInt c0, PetscInt nr, Pet
 /* Inserts the blocks of the local segments (or, with pattern, zeros in their places) and assembles. */
 static PetscErrorCode InsertBlocks(HsSolver s, HsShoot *sh, Mat Pm, PetscBool pattern)
 {
-  PetscInt   dim = 2 * s->prob->n, w = 2 * dim;
+  PetscInt   dim = 2 * s->prob->n, w = 2 * dim, rowT = 0;
   PetscReal *V, *Z;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc2(dim * w, &V, 3 * dim * w, &Z));
+  PetscCall(PetscCalloc2(dim * w, &V, 3 * dim * w + w + 1, &Z));
+  if (sh->ft) {
+    PetscCall(VecGetSize(s->X, &rowT));
+    rowT--; /* T is the last unknown */
+  }
   for (PetscInt i = 0; i < dim && !pattern; i++)
     V[i * w + i] = -1;
   for (PetscInt t = sh->s0; t < sh->s1; t++) {
@@ -259,6 +406,20 @@ static PetscErrorCode InsertBlocks(HsSolver s, HsShoot *sh, Mat Pm, PetscBool pa
     if (t > 0)
       PetscCall(AddBlock(Pm, t * w + dim, (t - 1) * w, dim, w, B1 + dim * w));
     PetscCall(AddBlock(Pm, t * w + dim, t * w, dim, w, B1 + 2 * dim * w));
+    if (sh->ft) { /* T's column in this block row, T's row in this block's columns */
+      const PetscReal *jT = pattern ? Z : sh->jT + (t - sh->s0) * w, *hg = sh->hgrad + (t - sh->s0) * (w + 1);
+      PetscReal       *row = Z + 3 * dim * w;
+      PetscCall(AddBlock(Pm, t * w, rowT, w, 1, jT));
+      for (PetscInt c = 0; c < w; c++)
+        row[c] = pattern || s->hold_T ? 0 : hg[c] / s->N + (t == sh->Mset - 1 ? sh->tlast[c] : 0);
+      PetscCall(AddBlock(Pm, rowT, t * w, 1, w, row));
+      if (t == sh->Mset - 1) {
+        PetscReal tt = pattern ? 0 : s->hold_T ? 1 : sh->tt;
+        PetscCall(AddBlock(Pm, rowT, rowT, 1, 1, &tt));
+      }
+      if (pattern)
+        PetscCall(PetscArrayzero(row, w));
+    }
   }
   PetscCall(PetscFree2(V, Z));
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
@@ -328,7 +489,9 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &z));
-  PetscCall(MarchAll(s, sh, z, PETSC_TRUE, &failed));
+  PetscCall(ShareFinalTime(s, sh, z, &failed));
+  if (!failed)
+    PetscCall(MarchAll(s, sh, z, PETSC_TRUE, &failed));
   if (!failed)
     PetscCall(GrowthCheck(s, sh, &failed));
   if (failed) {
@@ -341,6 +504,8 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(PetscLogEventBegin(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
   for (PetscInt t = sh->s0; t < sh->s1; t++)
     PetscCall(SegmentBlocks(s, sh, t, z + (t - sh->s0) * w));
+  if (sh->ft)
+    PetscCall(FinalTimeRowJacobian(s, sh));
   PetscCall(VecRestoreArrayRead(X, &z));
   PetscCall(PetscObjectTypeCompare((PetscObject)Pm, MATSHELL, &shell));
   if (!shell) {
@@ -424,9 +589,33 @@ PetscErrorCode HsShootPackNodes(HsSolver s)
     if (t == sh->Mset - 1) {
       PetscCall(PetscArraycpy(x + off, T + L * w, w / 2));
       PetscCall(PetscArrayzero(x + off + w / 2, w / 2));
+      if (sh->ft) /* the slot of a free T, as in the transcription */
+        x[off + w / 2] = s->prob->T;
       off += w;
     }
   }
   PetscCall(VecRestoreArray(s->Xnodes, &x));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootSetFinalTimeEntry - a free T: its entry of X (the last unknown, on the owner of segment
+    M-1) from the problem's T (the guess, or the last solution). Not collective. @*/
+PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X)
+{
+  HsShoot    *sh = s->data;
+  PetscMPIInt rank;
+  PetscInt    n;
+  PetscScalar *z;
+
+  PetscFunctionBeginUser;
+  if (!sh->ft)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank != sh->Towner)
+    PetscFunctionReturn(0);
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArray(X, &z));
+  z[n - 1] = s->prob->T;
+  PetscCall(VecRestoreArray(X, &z));
   PetscFunctionReturn(0);
 }
