@@ -88,7 +88,7 @@ static int WriteSeries(FILE *f, void *ctx)
 {
   Cmp      *c = ctx;
   PetscInt  N = c->ind->N;
-  PetscReal T = c->ind->prob->T;
+  PetscReal T = c->ind->res.T;
   fprintf(f, "t,dEW_indirect,dEW_direct,t_mid,H_indirect,H_direct\n");
   for (PetscInt k = 0; k <= N; k++) {
     fprintf(f, "%.17g,%.17g,%.17g", (double)(T * k / N), (double)(c->ind->EW[k] - c->ind->EW[0]),
@@ -115,7 +115,7 @@ static int WriteScript(FILE *f, void *ctx)
   fprintf(f, "set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\nset key outside right\n"
              "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\n"
              "IU = 'indirect/intervals.csv'\nDU = 'direct/intervals.csv'\nh = %.17g\n",
-          (double)(c->ind->prob->T / c->ind->N));
+          (double)(c->ind->res.T / c->ind->N));
   fprintf(f, "set output 'controls.png'\nset title '%s: controls u(t) on the intervals'\nset ylabel 'u'\nplot \\\n",
           name);
   for (PetscInt j = 0; j < m; j++)

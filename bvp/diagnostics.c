@@ -69,6 +69,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   PetscReal          buf[8] = {0};
 
   PetscFunctionBeginUser;
+  s->res.T = s->prob->T; /* a free T: this solve's (the problem may be shared with another solver) */
   /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
   PetscCall(VecDestroy(&s->X0));
   PetscCall(HsGatherToZero(s->Xnodes, &s->X0));

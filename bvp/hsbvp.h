@@ -56,6 +56,7 @@ typedef struct {
   PetscInt            hold_iterations; /* of them, with a free T held at its guess first (cold start) */
   PetscInt            ksp_iterations;                 /* summed over Newton iterations */
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
+  PetscReal           T;                              /* the final time (the solved one when it is free) */
   PetscReal           J;                              /* J^d = h sum L^d (+ phi(x_N)) */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */
   PetscReal           H_balance; /* max_k |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2| (HsDiscEllTimeChange): the discrete

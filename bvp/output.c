@@ -121,7 +121,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   fprintf(f, "{\n");
   JsonStr(f, "problem", s->prob->name);
   fprintf(f, "  \"N\": %" PetscInt_FMT ",\n", s->N);
-  JsonNum(f, "T", s->prob->T, 0);
+  JsonNum(f, "T", s->res.T, 0);
   fprintf(f, "  \"free_T\": %s,\n", s->prob->free_T ? "true" : "false");
   JsonStr(f, "state_scheme", s->ss);
   JsonStr(f, "costate_scheme", s->cs);
@@ -184,7 +184,7 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
   }
   fprintf(f, ",E_minus_W\n");
   for (PetscInt k = 0; k <= s->N; k++) {
-    fprintf(f, "%.17g", (double)(s->prob->T * k / s->N));
+    fprintf(f, "%.17g", (double)(s->res.T * k / s->N));
     for (PetscInt i = 0; i < dim; i++)
       fprintf(f, ",%.17g", (double)x[k * 2 * dim + i]);
     fprintf(f, ",%.17g\n", (double)s->EW[k]);
@@ -214,7 +214,7 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
   fprintf(f, ",H\n");
   for (PetscInt k = 0; k < s->N; k++) {
     const PetscScalar *xk = x + k * 2 * dim;
-    fprintf(f, "%" PetscInt_FMT ",%.17g", k, (double)(P->T * (k + 0.5) / s->N));
+    fprintf(f, "%" PetscInt_FMT ",%.17g", k, (double)(s->res.T * (k + 0.5) / s->N));
     if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
       memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
     else

@@ -190,10 +190,10 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(ChooseDirectSolver(s));
   if (s->prob->free_T) { /* docs/free-final-time.md */
     PetscBool ok;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, ""));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, HSSOLVERIPOPT, ""));
     PetscCheck(ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "problem '%s' has a free final time (T: free): -hs_bvp_type transcription and shooting solve it, not %s",
-               s->prob->name, ((PetscObject)s)->type_name);
+               "problem '%s' has a free final time (T: free): -hs_bvp_type %s does not solve it", s->prob->name,
+               ((PetscObject)s)->type_name);
     PetscCheck(!s->prob->ell.f || !s->prob->ell.time_dependent, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s': a free final time needs an autonomous problem, but its running cost depends on t",
                s->prob->name);

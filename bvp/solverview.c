@@ -21,7 +21,7 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   if (!viewer)
     viewer = PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)s));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
-  snprintf(T, sizeof T, "%.6g", (double)s->prob->T); /* PETSc's %g would print "3." */
+  snprintf(T, sizeof T, "%.6g", (double)(s->solved ? s->res.T : s->prob->T)); /* PETSc's %g would print "3." */
   if (s->ops->describe)
     PetscCall((*s->ops->describe)(s, form, sizeof form));
   PetscCall(PetscViewerASCIIPrintf(

@@ -1563,7 +1563,7 @@ def t_free_time():
             check(abs(J[0] - free["J"]) <= 1e-12 * abs(free["J"]), "%s: fixed T* and free T give other J" % name)
             check(J[-1] > J[0] and J[1] > J[0] and abs(dJ) <= 1e-4 * d2J, "%s: J^d(T) not stationary at T*" % name)
     # pendulum: H^d constant (conserving) / O(h^2) spread with mean 0 (direct)
-    sp = {}
+    sp, sp_T = {}, {}
     for N in (40, 80):
         c, out, _ = run(["-problem", pf, "-N", str(N)])
         check(c and c["converged"] and c["H_spread"] <= 1e-9 and abs(c["H_mean"]) <= 1e-9,
@@ -1571,6 +1571,7 @@ def t_free_time():
         dr, out, _ = run(["-problem", pf, "-N", str(N), "-hs_scheme", "direct"])
         check(dr and dr["converged"] and abs(dr["H_mean"]) <= 1e-12, "pendulum direct N = %d" % N)
         sp[N] = dr["H_spread"] if dr else float("nan")
+        sp_T[N] = dr["T"] if dr else float("nan")
         print("pendulum N = %d: conserving T = %.12f, H spread %.1e; direct T = %.12f, H spread %.4e, H mean %.1e"
               % (N, c["T"], c["H_spread"], dr["T"], dr["H_spread"], dr["H_mean"]))
     check(3.5 < sp[40] / sp[80] < 4.5, "direct H^d spread not O(h^2): %s" % sp)
@@ -1604,9 +1605,33 @@ def t_free_time():
             # (seen once: 1.4e-5, in interior costate rows, not in T's row or column, whose entries are
             # O(1): a wrong one gives >= 1e-2)
             check(len(r) >= 3 and max(r) <= 1e-4, "free-T Jacobian %s %s: %s" % (bvp, scheme, r))
+    # the direct NLP with T as a variable (IPOPT): the same discrete T as Newton on its KKT equations with
+    # the condition on T (the condition is the NLP's exact KKT condition), and for the double integrator,
+    # whose schemes all coincide, the conserving scheme's T to 1e-8
+    for f0, N, scheme in ((di, 40, ["-hs_state_scheme", "greenspan", "-hs_costate_scheme", "kkt"]),
+                          (pf, 40, ["-hs_scheme", "direct"]),
+                          (pf, 40, ["-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"])):
+        ip, out, _ = run(["-problem", f0, "-N", str(N), "-hs_bvp_type", "ipopt"] + scheme, ranks=2)
+        nw, _, _ = run(["-problem", f0, "-N", str(N)] + scheme)
+        ok = ip and nw and ip["converged"] and abs(ip["T"] - nw["T"]) <= 1e-10 and abs(ip["J"] - nw["J"]) <= 1e-10 * nw["J"]
+        print("IPOPT %s %s: T = %.15f (Newton on the KKT equations %.15f), %d iterations, kkt residual %.1e"
+              % (os.path.basename(f0), " ".join(scheme), ip and ip["T"], nw and nw["T"], ip and ip["newton_iterations"],
+                 ip and ip["residual_norm"]))
+        check(ok, "IPOPT free T %s %s: %s" % (f0, scheme, out[-300:]))
+        if f0 == di:
+            check(ip and abs(ip["T"] - ref[40]["T"]) <= 1e-8, "IPOPT T against the conserving scheme's")
+        kkt_T = nw["T"] if nw else float("nan")  # the last case: gonzalez + kkt
+    # -hs_compare: each side reports its own T
+    with tempfile.TemporaryDirectory() as d:
+        c, out, rc = run(["-problem", pf, "-N", "40", "-hs_compare", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme",
+                          "conserving"], outdir=d, expect_rc=None)
+        a = json.load(open(os.path.join(d, "indirect", "summary.json")))
+        b = json.load(open(os.path.join(d, "direct", "summary.json")))
+        print("-hs_compare: indirect T = %.12f, direct T = %.12f" % (a["T"], b["T"]))
+        check(a["converged"] and b["converged"] and abs(a["T"] - b["T"]) > 1e-5 and abs(b["T"] - kkt_T) <= 1e-10,
+              "-hs_compare with a free T: %r %r" % (a["T"], b["T"]))
     # what is not supported yet says so
-    for opts, word in ((["-hs_scheme", "direct", "-hs_direct_solver", "ipopt"], "transcription and shooting solve it"),
-                       (["-hs_bvp_type", "shooting", "-hs_shoot_mf"], "-hs_shoot_mf is not supported")):
+    for opts, word in ((["-hs_bvp_type", "shooting", "-hs_shoot_mf"], "-hs_shoot_mf is not supported"),):
         _, out, rc = run(["-problem", di] + opts, expect_rc=1)
         check(rc == 1 and word in out, "free T with %s: %s" % (opts, out[-300:]))
 

@@ -257,21 +257,20 @@ static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, dou
       zu[k * ip->nb + m + i] = last ? P->xT[i] : 1e19;
     }
   }
+  if (ip->ft) { /* a free final time: its guess, within [T_min, T_max] */
+    z[ip->nv - 1] = P->T, zl[ip->nv - 1] = P->T_min, zu[ip->nv - 1] = PetscIsInfReal(P->T_max) ? 1e19 : P->T_max;
+  }
 }
 
-/* IPOPT on rank 0: rows (node layout, the start) are replaced by the solution (x_k, lambda_{k+1/2} =
- * multiplier of c_k); the controls go to s->U0. Returns IPOPT's status. */
-static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *status)
+/* One IPOPT solve of the NLP from z within [zl, zu] (rank 0): z and the multipliers y are replaced by
+ * IPOPT's last iterate. */
+static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *zl, double *zu, double *gl, double *y,
+                               double h, int *status)
 {
-  int          dim = 2 * s->prob->n, w = 2 * dim, nv, nc;
-  double      *z, *zl, *zu, *gl, *y, obj, h = HsDiscGetStep(s->disc);
   IpoptProblem nlp;
+  double       obj;
 
   PetscFunctionBeginUser;
-  PetscCall(HsIpoptNlpSetUp(ip, s->disc, (int)s->N, s->prob->x0));
-  nv = ip->N * ip->nb, nc = ip->N * dim;
-  PetscCall(PetscMalloc5(nv, &z, nv, &zl, nv, &zu, nc, &gl, nc, &y));
-  BoundsAndStart(s, ip, rows, z, zl, zu);
   PetscCall(PetscArrayzero(gl, nc));
   nlp = ipopt_lib.Create(nv, zl, zu, nc, gl, gl, HsIpoptNlpNumJac(ip), HsIpoptNlpNumHess(ip), 0, HsIpoptEvalF,
                          HsIpoptEvalG, HsIpoptEvalGradF, HsIpoptEvalJacG, HsIpoptEvalH);
@@ -289,10 +288,38 @@ static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *
     gl[i] = 1 / h; /* constraint scaling (the bounds were copied at creation) */
   ipopt_lib.Scaling(nlp, 1 / h, NULL, gl);
   ipopt_lib.Intermediate(nlp, Intermediate);
-  ip->iterations = 0, ip->inf_pr = ip->inf_du = NAN, ip->t_start = MPI_Wtime();
-  *status        = (int)ipopt_lib.Solve(nlp, z, NULL, &obj, y, NULL, NULL, ip);
-  ip->wall_ipopt = MPI_Wtime() - ip->t_start;
+  *status = (int)ipopt_lib.Solve(nlp, z, NULL, &obj, y, NULL, NULL, ip);
   ipopt_lib.Free(nlp);
+  PetscFunctionReturn(0);
+}
+
+/* IPOPT on rank 0: rows (node layout, the start) are replaced by the solution (x_k, lambda_{k+1/2} =
+ * multiplier of c_k); the controls go to s->U0. Returns IPOPT's status. A free final time from a
+ * start with lambda = 0 (u = 0 and p = 0: nothing depends on T to first order, and the objective
+ * alone drives T to 0) is first held at its guess (its bounds equal; IPOPT makes it a parameter), then
+ * released from that solution (docs/free-final-time.md). */
+static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *status)
+{
+  int          dim = 2 * s->prob->n, w = 2 * dim, nv, nc;
+  double      *z, *zl, *zu, *gl, *y, h = HsDiscGetStep(s->disc);
+  PetscInt     held = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsIpoptNlpSetUp(ip, s->prob, s->disc, (int)s->N, s->prob->x0));
+  nv = ip->nv, nc = ip->N * dim;
+  PetscCall(PetscMalloc5(nv, &z, nv, &zl, nv, &zu, nc, &gl, nc, &y));
+  BoundsAndStart(s, ip, rows, z, zl, zu);
+  ip->iterations = 0, ip->inf_pr = ip->inf_du = NAN, ip->t_start = MPI_Wtime();
+  if (ip->ft) {
+    double lo = zl[nv - 1], hi = zu[nv - 1];
+    zl[nv - 1] = zu[nv - 1] = z[nv - 1];
+    PetscCall(SolveNlp(ip, nv, nc, z, zl, zu, gl, y, h, status));
+    zl[nv - 1] = lo, zu[nv - 1] = hi, held = ip->iterations;
+    ip->iterations = 0;
+  }
+  PetscCall(SolveNlp(ip, nv, nc, z, zl, zu, gl, y, h, status));
+  ip->iterations += held;
+  ip->wall_ipopt = MPI_Wtime() - ip->t_start;
   PetscCall(PetscFree(s->U0));
   PetscCall(PetscMalloc1(ip->N * ip->m, &s->U0));
   for (int k = 0; k < ip->N; k++) {
@@ -301,6 +328,8 @@ static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *
     PetscCall(PetscArraycpy(rows + (size_t)k * w + dim, y + (size_t)k * dim, dim));
   }
   PetscCall(PetscArrayzero(rows + (size_t)ip->N * w + dim, dim));
+  if (ip->ft) /* the slot of a free T in the transcription's layout */
+    rows[(size_t)ip->N * w + dim] = z[nv - 1];
   PetscCall(PetscFree5(z, zl, zu, gl, y));
   HsIpoptNlpReset(ip);
   PetscFunctionReturn(0);
@@ -333,6 +362,7 @@ static PetscErrorCode Solve(HsSolver s)
   PetscReal   level = 0;
 
   PetscFunctionBeginUser;
+  s->hold_T = PETSC_FALSE; /* IPOPT solves with T free from the start */
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(VecScatterCreateToZero(s->X, &sc, &X0));
   PetscCall(VecScatterBegin(sc, s->X, X0, INSERT_VALUES, SCATTER_FORWARD));

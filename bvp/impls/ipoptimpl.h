@@ -5,7 +5,9 @@
  * 2n state equations c_k of each interval (h-form, HsDiscStateResidualU). The Hessian's lower
  * triangle per interval k: u_k's block, node k+1's diagonal block, and for k >= 1 the block
  * (x_{k+1}, x_k); each position appears once (contributions of two intervals to a node are summed
- * here, not left to IPOPT).
+ * here, not left to IPOPT). A free final time T is one more variable, the last; h = T/N, so it
+ * adds a dense column to the constraint Jacobian and a dense row to the Hessian
+ * (docs/free-final-time.md; ipoptnlp.c derives both from the interval pieces).
  */
 #ifndef HSIPOPTIMPL_H
 #define HSIPOPTIMPL_H
@@ -35,7 +37,9 @@ typedef struct {
   PetscErrorCode (*trsetup)(HsSolver); /* the transcription's set-up */
   /* the NLP of the current solve (rank 0) */
   HsDisc    *d;
+  HsProblem *prob;        /* the problem (a free final time is set on it) */
   int        N, n, m, dim, nb;
+  int        ft, nv;      /* ft = 1 with a free final time T, the last variable; nv variables */
   Index     *joff, *hoff; /* offsets of interval k's entries in the Jacobian and Hessian arrays */
   double    *x0;          /* the initial state */
   double    *Hd;          /* scratch: the Hessian blocks of one interval (3 dim^2 + m^2) */
@@ -49,7 +53,7 @@ typedef struct {
 } HsIpopt;
 
 /* The NLP's callbacks and sizes (ipoptnlp.c). */
-PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsDisc *d, int N, const double *x0);
+PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, const double *x0);
 void           HsIpoptNlpReset(HsIpopt *ip);
 Index          HsIpoptNlpNumJac(const HsIpopt *ip);
 Index          HsIpoptNlpNumHess(const HsIpopt *ip);

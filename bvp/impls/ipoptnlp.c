@@ -1,6 +1,15 @@
 /* hamshoot: the direct transcription NLP's callbacks for IPOPT (layout: ipoptimpl.h). Each callback
  * assembles the interval pieces of costate/nlp.c; a piece outside the problem's domain makes the
- * callback return FALSE, which IPOPT answers by shortening its step. */
+ * callback return FALSE, which IPOPT answers by shortening its step.
+ *
+ * A free final time T (the last variable): every piece is linear in h = T/N, so
+ *   df/dT = (1/N) sum_k L^d_k + d phi/dT,     dc_k/dT = (c_k - (x_{k+1} - x_k)) / T,
+ * and the Hessian row of T in (u_k, x_k, T) follows from the interval gradient and Jacobian:
+ *   d2/dT du_k = (sigma gu_k + Cu_k^T y_k) / T,
+ *   d2/dT dx_k = (sigma gk_k + Cxk_k^T y_k + y_k) / T + (sigma gk1_{k-1} + Cxk1_{k-1}^T y_{k-1} - y_{k-1}) / T,
+ *   plus sigma grad(d phi/dT) at x_N, and d2/dT2 = sigma d^2 phi/dT^2
+ * (gk = h/2 grad ell, gu = h R u: HsNlpIntervalGradient; Cxk = -I - h JJ Da, Cxk1 = I - h JJ Db,
+ * Cu = -h G: HsNlpIntervalJacobian). */
 #include "ipoptimpl.h"
 
 #include <string.h>
@@ -13,25 +22,40 @@ static const double *Node(const HsIpopt *ip, const Number *z, int j)
 
 static Index NodeCol(const HsIpopt *ip, int j) { return (Index)((j - 1) * ip->nb + ip->m); }
 
+/* A free T: the value in z to the problem and the discretization; FALSE if it is not positive. */
+static Bool SetT(HsIpopt *ip, const Number *z)
+{
+  if (!ip->ft)
+    return TRUE;
+  if (!(z[ip->nv - 1] > 0))
+    return FALSE;
+  HsProblemSetFinalTime(ip->prob, z[ip->nv - 1]);
+  HsDiscSetHorizon(ip->d);
+  return TRUE;
+}
+
 /*@ HsIpoptNlpSetUp - sizes, offsets and scratch of the NLP of disc d on N intervals with initial state x0 (rank 0;
     bvp/impls internal). @*/
-PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsDisc *d, int N, const double *x0)
+PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, const double *x0)
 {
-  const HsProblem *P = HsDiscGetProblem(d);
-  int              dim = 2 * P->n, m = P->m, dd = dim * dim, ddl = dim * (dim + 1) / 2, mml = m * (m + 1) / 2;
+  int dim = 2 * P->n, m = P->m, dd = dim * dim, ddl = dim * (dim + 1) / 2, mml = m * (m + 1) / 2;
 
   PetscFunctionBeginUser;
   HsIpoptNlpReset(ip);
-  ip->d = d, ip->N = N;
+  ip->d = d, ip->N = N, ip->prob = P;
   ip->n = P->n, ip->m = m, ip->dim = dim, ip->nb = m + dim;
-  PetscCall(PetscMalloc5(ip->N + 1, &ip->joff, ip->N + 1, &ip->hoff, dim, &ip->x0, 3 * dd + m * m, &ip->Hd,
-                         2 * dd + dim * m, &ip->Jb));
+  ip->ft = P->free_T ? 1 : 0, ip->nv = N * ip->nb + ip->ft;
+  PetscCall(PetscMalloc5(ip->N + 2, &ip->joff, ip->N + 2, &ip->hoff, dim, &ip->x0, 3 * dd + m * m + 2 * dim, &ip->Hd,
+                         2 * dd + dim * m + dim, &ip->Jb));
   PetscCall(PetscArraycpy(ip->x0, x0, dim));
   ip->joff[0] = 0, ip->hoff[0] = 0;
   for (int k = 0; k < ip->N; k++) {
     ip->joff[k + 1] = ip->joff[k] + (k ? dd : 0) + dd + P->n * m;
     ip->hoff[k + 1] = ip->hoff[k] + mml + ddl + (k ? dd : 0);
   }
+  /* a free T: its column of the Jacobian (every constraint), its row of the Hessian (every variable) */
+  ip->joff[N + 1] = ip->joff[N] + (ip->ft ? N * dim : 0);
+  ip->hoff[N + 1] = ip->hoff[N] + (ip->ft ? ip->nv : 0);
   PetscFunctionReturn(0);
 }
 
@@ -43,18 +67,21 @@ void HsIpoptNlpReset(HsIpopt *ip)
 }
 
 /*@ HsIpoptNlpNumJac - the number of Jacobian entries (bvp/impls internal). @*/
-Index HsIpoptNlpNumJac(const HsIpopt *ip) { return ip->joff[ip->N]; }
+Index HsIpoptNlpNumJac(const HsIpopt *ip) { return ip->joff[ip->N + 1]; }
 
 /*@ HsIpoptNlpNumHess - the number of entries of the Hessian's lower triangle (bvp/impls internal). @*/
-Index HsIpoptNlpNumHess(const HsIpopt *ip) { return ip->hoff[ip->N]; }
+Index HsIpoptNlpNumHess(const HsIpopt *ip) { return ip->hoff[ip->N + 1]; }
 
 /*@ HsIpoptEvalF - the objective J^d = h sum_k L^d_k + phi(x_N) (IPOPT callback). @*/
 Bool HsIpoptEvalF(Index nv, Number *z, Bool new_z, Number *f, UserDataPtr ctx)
 {
   HsIpopt *ip = ctx;
-  double   L, phi, h = HsDiscGetStep(ip->d), sum = 0;
+  double   L, phi, h, sum = 0;
   (void)nv, (void)new_z;
 
+  if (!SetT(ip, z))
+    return FALSE;
+  h = HsDiscGetStep(ip->d);
   for (int k = 0; k < ip->N; k++) {
     if (HsDiscRunningCostU(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, &L))
       return FALSE;
@@ -71,14 +98,21 @@ Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ct
 {
   HsIpopt *ip  = ctx;
   int      dim = ip->dim, m = ip->m;
-  double  *gk = ip->Hd, *gk1 = gk + dim, *gu = gk1 + dim, *gphi = gu + m;
+  double  *gk = ip->Hd, *gk1 = gk + dim, *gu = gk1 + dim, *gphi = gu + m, L, sumL = 0, fT;
   (void)new_z;
 
+  if (!SetT(ip, z))
+    return FALSE;
   memset(g, 0, sizeof(Number) * (size_t)nv);
   for (int k = 0; k < ip->N; k++) {
     Number *gx1 = g + NodeCol(ip, k + 1);
     if (HsNlpIntervalGradient(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, gk, gk1, gu))
       return FALSE;
+    if (ip->ft) {
+      if (HsDiscRunningCostU(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, &L))
+        return FALSE;
+      sumL += L;
+    }
     for (int i = 0; i < m; i++)
       g[(size_t)k * ip->nb + i] += gu[i];
     for (int i = 0; i < dim; i++) {
@@ -91,6 +125,11 @@ Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ct
     return FALSE;
   for (int i = 0; i < dim; i++)
     g[NodeCol(ip, ip->N) + i] += gphi[i];
+  if (ip->ft) {
+    if (HsDiscTerminalCostT(ip->d, Node(ip, z, ip->N), &fT, NULL, NULL))
+      return FALSE;
+    g[ip->nv - 1] = sumL / ip->N + fT;
+  }
   return TRUE;
 }
 
@@ -100,6 +139,8 @@ Bool HsIpoptEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, UserData
   HsIpopt *ip = ctx;
   (void)nv, (void)new_z, (void)nc;
 
+  if (!SetT(ip, z))
+    return FALSE;
   for (int k = 0; k < ip->N; k++)
     if (HsDiscStateResidualU(ip->d, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb,
                              c + (size_t)k * ip->dim))
@@ -121,6 +162,8 @@ static void JacStructure(const HsIpopt *ip, Index *row, Index *col)
       for (int j = 0; j < m; j++, p++)
         row[p] = r0 + n + i, col[p] = (Index)(k * ip->nb + j);
   }
+  for (Index p = ip->joff[ip->N], r = 0; p < ip->joff[ip->N + 1]; p++, r++) /* T's column */
+    row[p] = r, col[p] = ip->nv - 1;
 }
 
 /*@ HsIpoptEvalJacG - the constraint Jacobian, dense 2n x 2n blocks and the B block (IPOPT callback). @*/
@@ -136,10 +179,20 @@ Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Inde
     JacStructure(ip, row, col);
     return TRUE;
   }
+  if (!SetT(ip, z))
+    return FALSE;
   for (int k = 0; k < ip->N; k++) {
     Number *v = val + ip->joff[k];
     if (HsNlpIntervalJacobian(ip->d, Node(ip, z, k), Node(ip, z, k + 1), Cxk, Cxk1, Cu))
       return FALSE;
+    if (ip->ft) { /* dc_k/dT = (c_k - (x_{k+1} - x_k)) / T */
+      double       *c = Cu + dim * m, T = z[ip->nv - 1];
+      const double *xk = Node(ip, z, k), *xk1 = Node(ip, z, k + 1);
+      if (HsDiscStateResidualU(ip->d, xk, xk1, z + (size_t)k * ip->nb, c))
+        return FALSE;
+      for (int i = 0; i < dim; i++)
+        val[ip->joff[ip->N] + k * dim + i] = (c[i] - (xk1[i] - xk[i])) / T;
+    }
     if (k)
       memcpy(v, Cxk, sizeof(double) * (size_t)dd), v += dd;
     memcpy(v, Cxk1, sizeof(double) * (size_t)dd), v += dd;
@@ -166,6 +219,8 @@ static void HessStructure(const HsIpopt *ip, Index *row, Index *col)
         for (int j = 0; j < dim; j++, p++)
           row[p] = c1 + i, col[p] = NodeCol(ip, k) + j;
   }
+  for (Index p = ip->hoff[ip->N], c = 0; p < ip->hoff[ip->N + 1]; p++, c++) /* T's row, up to the diagonal */
+    row[p] = ip->nv - 1, col[p] = c;
 }
 
 /* Adds the lower triangle of the symmetric block A (dim x dim) at v. */
@@ -174,6 +229,33 @@ static void AddLower(int dim, const double *A, Number *v)
   for (int i = 0, p = 0; i < dim; i++)
     for (int j = 0; j <= i; j++, p++)
       v[p] += A[i * dim + j];
+}
+
+/* Interval k's part of T's Hessian row (file head) into row (indexed by variable). */
+static Bool TRow(HsIpopt *ip, const Number *z, int k, double sigma, const double *yk, Number *row)
+{
+  int           dim = ip->dim, dd = dim * dim, m = ip->m;
+  double       *gk = ip->Hd, *gk1 = gk + dim, *gu = gk1 + dim, *Cxk = ip->Jb, *Cxk1 = Cxk + dd, *Cu = Cxk1 + dd;
+  double        T   = z[ip->nv - 1];
+  const double *xk = Node(ip, z, k), *xk1 = Node(ip, z, k + 1), *uk = z + (size_t)k * ip->nb;
+
+  if (HsNlpIntervalGradient(ip->d, k, xk, xk1, uk, gk, gk1, gu) || HsNlpIntervalJacobian(ip->d, xk, xk1, Cxk, Cxk1, Cu))
+    return FALSE;
+  for (int j = 0; j < m; j++) {
+    double a = sigma * gu[j];
+    for (int i = 0; i < dim; i++)
+      a += Cu[i * m + j] * yk[i];
+    row[(size_t)k * ip->nb + j] += a / T;
+  }
+  for (int j = 0; j < dim; j++) {
+    double a = sigma * gk[j] + yk[j], b = sigma * gk1[j] - yk[j];
+    for (int i = 0; i < dim; i++)
+      a += Cxk[i * dim + j] * yk[i], b += Cxk1[i * dim + j] * yk[i];
+    if (k)
+      row[NodeCol(ip, k) + j] += a / T;
+    row[NodeCol(ip, k + 1) + j] += b / T;
+  }
+  return TRUE;
 }
 
 /*@ HsIpoptEvalH - the Hessian of sigma J^d + sum_k y_k^T c_k, lower triangle (IPOPT callback). @*/
@@ -189,9 +271,13 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
     HessStructure(ip, row, col);
     return TRUE;
   }
+  if (!SetT(ip, z))
+    return FALSE;
   memset(val, 0, sizeof(Number) * (size_t)nele);
   for (int k = 0; k < ip->N; k++) {
     Number *v = val + ip->hoff[k];
+    if (ip->ft && !TRow(ip, z, k, sigma, y + (size_t)k * dim, val + ip->hoff[ip->N]))
+      return FALSE;
     if (HsNlpIntervalHessian(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), sigma, y + (size_t)k * dim, Hkk, Hk1k,
                              Hk1k1, Huu))
       return FALSE;
@@ -207,5 +293,13 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
   for (int i = 0; i < dd; i++)
     Hkk[i] *= sigma;
   AddLower(dim, Hkk, val + ip->hoff[ip->N - 1] + mml);
+  if (ip->ft) { /* sigma grad(d phi/dT) at x_N, sigma d^2 phi/dT^2 */
+    double fT, fTT, *gT = ip->Jb + 2 * dd + dim * ip->m;
+    if (HsDiscTerminalCostT(ip->d, Node(ip, z, ip->N), &fT, gT, &fTT))
+      return FALSE;
+    for (int i = 0; i < dim; i++)
+      val[ip->hoff[ip->N] + NodeCol(ip, ip->N) + i] += sigma * gT[i];
+    val[ip->hoff[ip->N] + ip->nv - 1] += sigma * fTT;
+  }
   return TRUE;
 }
