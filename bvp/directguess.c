@@ -48,6 +48,7 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
   PetscCall(HsSolverSetType(*t, ds == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(*t, s->guess_N, s->guess));
+  (*t)->guess_T = s->guess_T;
   PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
   PetscCall(HsSolverSetOptionsPrefix(*t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(*t, "hs_direct_"));
@@ -89,6 +90,7 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
   }
   PetscCallMPI(MPI_Bcast(rows, (PetscMPIInt)len, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   PetscCall(HsSolverSetInitialGuess(s, s->N, rows));
+  s->guess_T = s->prob->free_T ? r.T : 0; /* a free final time: the direct solution's */
   PetscCall(PetscFree(rows));
   PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
                           "direct solution (%s, J^d = %.10g, %" PetscInt_FMT " iterations, %.2f s)", type, (double)r.J,

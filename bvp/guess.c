@@ -11,6 +11,7 @@
 #include "hsbvpimpl.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Value of component c of the guess at (source) grid position pos in [0, Nsrc]
@@ -69,9 +70,18 @@ PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
       row[i]        = (1 - tau) * P->x0[i] + tau * end;
       row[dim + i]  = 0;
     }
-  if (k == s->N && P->free_T) /* the slot of a free final time: its guess (or the last solution) */
-    row[dim] = P->T;
+  if (k == s->N && P->free_T) /* the slot of a free final time: where a cold start begins */
+    row[dim] = HsSolverStartT(s);
   PetscFunctionReturn(0);
+}
+
+/*@ HsSolverStartT - the final time a cold start of a free-T problem begins with (bvp/ internal): the T
+    of the -hs_init output, else the problem file's guess (the problem's T follows every solver that
+    evaluates it, so it is not the guess). Not collective. @*/
+PetscReal HsSolverStartT(HsSolver s)
+{
+  const HsProblem *P = s->prob;
+  return s->guess_T > 0 ? s->guess_T : P->T_guess > 0 ? P->T_guess : P->T;
 }
 
 /*@ HsSolverSetInitialGuess - the next solves start from a given trajectory
@@ -95,6 +105,7 @@ PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscRea
   PetscCall(PetscMalloc1((Nsrc + 1) * w, &s->guess));
   PetscCall(PetscArraycpy(s->guess, nodes, (Nsrc + 1) * w));
   s->guess_N = Nsrc;
+  s->guess_T = 0; /* a free final time starts from the problem's guess unless the caller says otherwise */
   PetscFunctionReturn(0);
 }
 
@@ -243,8 +254,29 @@ static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind
 /* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
  * on the nodes); the costates come from intervals.csv beside it (or, in the single file that
  * hamshoot wrote before intervals.csv existed, from the trajectory's own lambda columns). */
-static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, PetscReal **nodes, PetscInt *Nsrc, char *msg,
-                                     size_t msglen)
+/* The "T" of the summary.json in the directory of traj (a free final time's solution), or 0. */
+static PetscReal ReadSummaryT(const char *traj)
+{
+  char        path[PETSC_MAX_PATH_LEN], line[512];
+  const char *slash = strrchr(traj, '/');
+  PetscReal   T     = 0;
+  FILE       *f;
+
+  snprintf(path, sizeof path, "%.*ssummary.json", slash ? (int)(slash - traj + 1) : 0, traj);
+  if (!(f = fopen(path, "r")))
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    char *e, *p = strstr(line, "\"T\":");
+    if (p && (T = strtod(p + 4, &e)) > 0 && e != p + 4)
+      break;
+    T = 0;
+  }
+  fclose(f);
+  return T > 0 && PetscIsNormalReal(T) ? T : 0;
+}
+
+static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, PetscReal **nodes, PetscInt *Nsrc,
+                                     PetscReal *T, char *msg, size_t msglen)
 {
   char       traj[PETSC_MAX_PATH_LEN], ints[PETSC_MAX_PATH_LEN];
   PetscReal *X = NULL, *L = NULL;
@@ -281,6 +313,7 @@ static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, Petsc
           (*nodes)[k * 2 * dim + dim + i] = L[k * dim + i];
       }
     *Nsrc = nx - 1;
+    *T    = P->free_T ? ReadSummaryT(traj) : 0;
   }
   PetscCall(PetscFree(X));
   PetscCall(PetscFree(L));
@@ -293,7 +326,7 @@ static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, Petsc
 PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
 {
   PetscMPIInt rank;
-  PetscReal  *nodes                         = NULL;
+  PetscReal  *nodes                         = NULL, T = 0;
   PetscInt    Nsrc                          = 0, w;
   char        msg[PETSC_MAX_PATH_LEN + 256] = "";
 
@@ -302,14 +335,16 @@ PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
   w = 4 * s->prob->n;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (rank == 0)
-    PetscCall(ReadTrajectory(path, s->prob, &nodes, &Nsrc, msg, sizeof msg));
+    PetscCall(ReadTrajectory(path, s->prob, &nodes, &Nsrc, &T, msg, sizeof msg));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
   PetscCheck(!msg[0], PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_READ, "%s", msg);
   PetscCallMPI(MPI_Bcast(&Nsrc, 1, MPIU_INT, 0, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   if (rank)
     PetscCall(PetscMalloc1((Nsrc + 1) * w, &nodes));
   PetscCallMPI(MPI_Bcast(nodes, (PetscMPIInt)((Nsrc + 1) * w), MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   PetscCall(HsSolverSetInitialGuess(s, Nsrc, nodes));
+  s->guess_T = T; /* a free final time: the output's solved T (0: none) */
   PetscCall(PetscFree(nodes));
   PetscFunctionReturn(0);
 }

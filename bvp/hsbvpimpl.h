@@ -65,6 +65,7 @@ struct _p_HsSolver {
   PetscBool    warm;                /* HsSolverSetWarmStart */
   PetscReal   *guess;               /* initial guess: guess_N+1 rows of 4n, on every rank */
   PetscInt     guess_N;
+  PetscReal    guess_T;             /* a free final time read with -hs_init (summary.json beside it); 0: none */
   PetscBool    setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
   PetscInt     mumps_icntl14;       /* MUMPS workspace relaxation in use (doubled by a retry) */
   HsDirectSolver direct_solver;     /* -hs_direct_solver */
@@ -86,6 +87,7 @@ struct _p_HsSolver {
   PetscBool  has_free; /* some terminal components are free (transversality rows) */
   PetscBool  hold_T;   /* a free final time held at T_hold (the first phase of a cold start) */
   PetscReal  T_hold;
+  PetscReal  T_left;   /* a trial final time outside [T_min, T_max] in this solve (0: none) */
   PetscInt   n, m;     /* the problem's dimensions at set-up */
   HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
   SNES       snes;
@@ -108,6 +110,7 @@ struct _p_HsSolver {
 
 /* bvp/ internal */
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
+PetscReal      HsSolverStartT(HsSolver s);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);

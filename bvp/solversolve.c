@@ -300,18 +300,18 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
 PetscErrorCode HsSolverSolveNewton(HsSolver s)
 {
   PetscBool retry = PETSC_TRUE;
+  PetscInt  held  = 0;
 
   PetscFunctionBeginUser;
   s->res.mumps_retries = 0;
   if (s->hold_T) { /* a free T from a cold start: at lambda = 0 nothing depends on T to first order (the
-                      Jacobian is singular); solve with T held at its guess first, then release it */
-    PetscInt its = 0;
-    s->T_hold = s->prob->T;
+                      Jacobian is singular); solve with T held at its start first, then release it */
+    s->T_hold = HsSolverStartT(s);
     PetscCall(SNESSolve(s->snes, NULL, s->X));
-    PetscCall(SNESGetIterationNumber(s->snes, &its));
+    PetscCall(SNESGetIterationNumber(s->snes, &held));
     s->hold_T = PETSC_FALSE;
-    PetscCall(PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", its, (double)s->T_hold));
-    s->res.hold_iterations = its;
+    PetscCall(PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", held, (double)s->T_hold));
+    s->res.hold_iterations = held;
   }
   while (retry) {
     PetscCall(SNESSolve(s->snes, NULL, s->X));
@@ -321,13 +321,19 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   PetscCall(PetscStrncpy(s->res.status, s->interrupted ? "INTERRUPTED" : SNESConvergedReasons[s->res.reason],
                         sizeof s->res.status));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
-  s->res.newton_iterations += s->res.hold_iterations;
+  s->res.newton_iterations += held; /* this call's (a homotopy calls it again) */
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
   if (!s->diagnosis_keep)
     s->res.diagnosis[0] = 0; /* keep only failures of the final evaluation */
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
+  if (!s->res.converged && s->T_left != 0 && !s->res.diagnosis[0])
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "Newton tried the final time T = %g outside [T_min, T_max] = [%g, %g]; an optimum on "
+                                   "a bound of T satisfies no condition on H^d: only the direct NLP (-hs_bvp_type "
+                                   "ipopt) reaches it",
+                                   (double)s->T_left, (double)s->prob->T_min, (double)s->prob->T_max));
   PetscFunctionReturn(0);
 }
 
@@ -365,8 +371,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
   if (!s->ckpt_last_t)
     s->ckpt_last_t = s->t_start;
-  s->res.hold_iterations = 0;
-  s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved));
+  s->res.hold_iterations = 0, s->T_left = 0;
+  /* a free T is held first only from the default guess (lambda = 0, where the Jacobian is singular) */
+  s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved) && !s->guess &&
+                          s->guess_type != HS_GUESS_DIRECT);
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))

@@ -359,7 +359,8 @@ static int PropagateSensitivities(HsMarch *m, int k, int first, const double *xk
   HsCopy(dim * w, Sy, Sx0); /* S(x_{k+1}) */
   if (!first)
     HsCopy(dim * w, Sy + dim * w, Slm); /* S(lambda_{k+1/2}) */
-  *growth = fmax(*growth, fmax(HsNormInf(dim * w, Sx0), HsNormInf(dim * w, Slm)));
+  for (int i = 0; i < dim; i++) /* the z columns only: d/dh grows with the segment's length */
+    *growth = fmax(*growth, fmax(HsNormInf(2 * dim, Sx0 + i * w), HsNormInf(2 * dim, Slm + i * w)));
   return HS_SUCCESS;
 }
 

@@ -149,6 +149,7 @@ typedef struct HsProblem_s {
      its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only
      for autonomous problems (ell does not depend on t); the terminal cost may depend on T. */
   int    free_T;
+  double T_guess;      /* the file's guess of a free T (T itself follows the solver) */
   double T_min, T_max; /* admissible range of a free T (default (0, inf)) */
   /** d phi/dT at the current T (HsProblemSetFinalTime) and x: the value (fT), its gradient in x
    *  (gT, dim; may be NULL) and d^2 phi/dT^2 (fTT; may be NULL). NULL: phi does not depend on T. */

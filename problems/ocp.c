@@ -206,7 +206,7 @@ static int OcpDerived(HsProblem *p, Ocp *o)
 /* After a parameter change: the derived parameters, T (a free T keeps the solver's value once it
  * has one), the programs' parameter-only parts, then B, R, x0, xT, T_min, T_max and (1 DOF) the
  * constant mass again. */
-static int OcpUpdate(HsProblem *p)
+static int OcpUpdateBody(HsProblem *p)
 {
   Ocp   *o = HsProblemGetUserContext(p);
   int    n = o->n, k = 0, st;
@@ -217,6 +217,7 @@ static int OcpUpdate(HsProblem *p)
   HsExprProgramEval(o->prog[P_T], o->vars, &T);
   if (!(o->T_free && o->T_moved))
     o->vars[o->Tvar] = p->T = T;
+  p->T_guess = T;
   for (int i = 0; i < P_COUNT; i++)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
@@ -248,7 +249,12 @@ static int OcpUpdate(HsProblem *p)
     snprintf(p->why, sizeof p->why, "the horizon T = %g is not positive", T);
     return HS_ERANGE;
   }
-  if (o->T_free && !(p->T_min >= 0 && p->T_min < p->T_max && T >= p->T_min && T <= p->T_max)) {
+  if (o->T_free && !(p->T_min >= 0 && p->T_min < p->T_max)) {
+    snprintf(p->why, sizeof p->why, "the free final time's range [T_min, T_max] = [%g, %g] is empty or negative",
+             p->T_min, p->T_max);
+    return HS_ERANGE;
+  }
+  if (o->T_free && !(T >= p->T_min && T <= p->T_max)) {
     snprintf(p->why, sizeof p->why, "the free final time's guess %g is not in [T_min, T_max] = [%g, %g]", T,
              p->T_min, p->T_max);
     return HS_ERANGE;
@@ -266,6 +272,18 @@ static int OcpUpdate(HsProblem *p)
     p->sep.mass = M0;
   }
   return HS_SUCCESS;
+}
+
+/* OcpUpdateBody; a derived parameter that this update pinned (set with -p_NAME) is unpinned again if
+ * the update fails (HsProblemSetParam then restores the old value). */
+static int OcpUpdate(HsProblem *p)
+{
+  Ocp *o   = HsProblemGetUserContext(p);
+  int  i   = p->last_set, was = i >= 0 && i < o->npar ? o->ppinned[i] : 1;
+  int  ret = OcpUpdateBody(p);
+  if (ret && !was)
+    o->ppinned[i] = 0;
+  return ret;
 }
 
 static void OcpDestroy(void *ctx)
@@ -425,7 +443,10 @@ static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what,
   case HS_EUNKNOWN:
     return Fail(s, col + pos, "%s: %s in '%.*s%s'", what, m, tl, text, dots);
   case HS_EINVAL:
-    return Fail(s, col + pos, "%s: %s, in '%.*s%s'", what, L.why, tl, text, dots);
+    return Fail(s, col + pos, "%s: %s, in '%.*s%s'%s", what, L.why, tl, text, dots,
+                !strncmp(what, "B (", 3) && !strncmp(L.why, "must be constant", 16)
+                    ? " (a configuration-dependent B(q) is not supported yet: docs/configuration-dependent-forces.md)"
+                    : "");
   default:
     return Fail(s, col, "%s: out of memory", what);
   }
@@ -1227,6 +1248,14 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
     if (!strncmp(p->why, "u_min", 5)) {
       s->line = K->lines[K->text[K_UMIN] ? K_UMIN : K_UMAX];
       return Fail(s, 1, "%s", p->why);
+    }
+    if (strstr(p->why, "final time") || strstr(p->why, "T_min") || strstr(p->why, "horizon")) {
+      s->line = K->lines[K->text[K_TMIN] ? K_TMIN : K->text[K_TMAX] ? K_TMAX : K_T];
+      return Fail(s, 1, "%s", p->why);
+    }
+    if (!strstr(p->why, "positive definite")) { /* a constant that is not finite, a derived parameter */
+      s->line = 0;
+      return Fail(s, 0, "%s", p->why);
     }
     s->line = K->lines[mkey];
     return Fail(s, K->cols[mkey], "%s: M(q) is not positive definite at the initial state x0", keys[mkey]);

@@ -237,7 +237,7 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
       int    ret;
       prob->last_set = i;
       ret            = prob->update ? prob->update(prob) : HS_SUCCESS;
-      prob->last_set = -1;
+      prob->last_set = -1; /* the restoring update below pins nothing */
       if (ret) { /* back to the old value */
         char why[sizeof prob->why];
         memcpy(why, prob->why, sizeof why);

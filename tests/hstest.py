@@ -618,7 +618,10 @@ xT: pi/2, 0
              ("T: 3", "T: free", ":11:4:", "needs an initial guess"),
              ("T: 3", "T: 3\nT_max: 4", ":12:1:", "only for a free final time"),
              ("T: 3", "T: free 3\nrunning_cost: t", ":12:15:", "needs an autonomous problem"),
-             ("B: 1\nR: 1\nT: 3", "B: T\nR: 1\nT: free 3", ":9:4:", "free, so it may appear only in terminal_cost")]
+             ("B: 1\nR: 1\nT: 3", "B: T\nR: 1\nT: free 3", ":9:4:", "free, so it may appear only in terminal_cost"),
+             ("B: 1", "B: cos(q)", ":9:8:", "B(q) is not supported yet: docs/configuration-dependent-forces.md"),
+             ("T: 3", "T: free 2\nT_min: 3", ":12:1:", "guess 2 is not in [T_min, T_max] = [3, inf]"),
+             ("T: 3", "T: free 2\nT_min: 1\nT_max: 1", ":12:1:", "[T_min, T_max] = [1, 1] is empty")]
     # two degrees of freedom: an asymmetric mass matrix
     two = good.replace("coordinates: q", "coordinates: q, r").replace("mass: m*l^2", "mass: 1, 0.5, 0.4, 1") \
         .replace("B: 1", "B: 1, 0").replace("x0: 0, 0", "x0: 0, 0, 0, 0").replace("xT: pi/2, 0", "xT: pi/2, 0, 0, 0")
@@ -1295,12 +1298,12 @@ def t_checkpoint():
             r, _, _ = run(args, ranks=2, outdir=ref)
             # a previous complete output in out: the interrupted run must leave it as it is
             run(["-problem", "pendulum", "-N", "20"], outdir=out)
-            before = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv")}
+            before = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv", "intervals.csv")}
             text, rc = run_killed(args, 2, wait_for, count, outdir=out)
             print(name, [l for l in text.splitlines() if l.startswith("hamshoot: interrupted")])
             check(rc != 0 and "hamshoot: interrupted: signal received; stopped after Newton iteration" in text,
                   "%s: SIGTERM did not stop with a checkpoint (rc %d): %s" % (name, rc, text[-500:]))
-            after = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv")}
+            after = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv", "intervals.csv")}
             check(before == after, "%s: the interrupted run changed the previous output" % name)
             check(not [f for f in os.listdir(out) if f.startswith(".")], "%s: temporary files left: %s" % (name, os.listdir(out)))
             ck = os.path.join(out, "checkpoint")
@@ -1605,6 +1608,27 @@ def t_free_time():
             # (seen once: 1.4e-5, in interior costate rows, not in T's row or column, whose entries are
             # O(1): a wrong one gives >= 1e-2)
             check(len(r) >= 3 and max(r) <= 1e-4, "free-T Jacobian %s %s: %s" % (bvp, scheme, r))
+    # -hs_init from a free-T output: its T too (0 Newton iterations at the same N; the direct scheme, whose
+    # solution's residual is below the absolute tolerance)
+    with tempfile.TemporaryDirectory() as d:
+        s0, _, _ = run(["-problem", pf, "-N", "40", "-hs_scheme", "direct"], outdir=d)
+        s1, _, _ = run(["-problem", pf, "-N", "40", "-hs_scheme", "direct", "-hs_init", d], ranks=2)
+        check(s0 and s1 and s1["converged"] and s1["newton_iterations"] == 0 and abs(s1["T"] - s0["T"]) <= 1e-13,
+              "-hs_init with a free T: %s iterations, T %s" % (s1 and s1["newton_iterations"], s1 and s1["T"]))
+    # an optimum beyond T_max: Newton says why it fails; IPOPT stops on the bound and says so
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "tmax.ocp")
+        open(f, "w").write(open(di).read() + "T_max: 2.03\n")
+        s, out, rc = run(["-problem", f, "-N", "40"], expect_rc=2)
+        check(s and not s["converged"] and "outside [T_min, T_max]" in s["diagnosis"], "T beyond T_max: %s" % (s and s["diagnosis"]))
+        if not os.environ.get("HS_SANITIZED"):
+            s, out, rc = run(["-problem", f, "-N", "40", "-hs_bvp_type", "ipopt"], expect_rc=None)
+            check(s and abs(s["T"] - 2.03) <= 1e-6 and "at its bound" in s["diagnosis"], "IPOPT on T_max: %s" % (s and s["diagnosis"]))
+    # the d/dh column does not count as sensitivity growth (single shooting, N = 640: as with T fixed)
+    sg, _, _ = run(["-problem", di, "-N", "640", "-hs_bvp_type", "shooting"])
+    check(sg and sg["converged"] and sg["sensitivity_growth"] < 10, "growth with a free T: %s" % (sg and sg["sensitivity_growth"]))
+    if os.environ.get("HS_SANITIZED"):  # IPOPT is not loaded under AddressSanitizer (tools/sanitize.sh)
+        return
     # the direct NLP with T as a variable (IPOPT): the same discrete T as Newton on its KKT equations with
     # the condition on T (the condition is the NLP's exact KKT condition), and for the double integrator,
     # whose schemes all coincide, the conserving scheme's T to 1e-8
@@ -1630,6 +1654,13 @@ def t_free_time():
         print("-hs_compare: indirect T = %.12f, direct T = %.12f" % (a["T"], b["T"]))
         check(a["converged"] and b["converged"] and abs(a["T"] - b["T"]) > 1e-5 and abs(b["T"] - kkt_T) <= 1e-10,
               "-hs_compare with a free T: %r %r" % (a["T"], b["T"]))
+        alone, _, _ = run(["-problem", pf, "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "conserving"])
+        dg, _, _ = run(["-problem", pf, "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "conserving",
+                        "-hs_initial_guess", "direct"])
+        check(dg and alone and dg["converged"] and dg["newton_iterations"] <= 5 and abs(dg["T"] - alone["T"]) <= 1e-10,
+              "-hs_initial_guess direct with a free T: %r" % ((dg and (dg["newton_iterations"], dg["T"])),))
+        check(alone and a["newton_iterations"] == alone["newton_iterations"] and abs(a["T"] - alone["T"]) <= 1e-12,
+              "-hs_compare: the indirect side starts from the guess, not from the direct side's T")
     # what is not supported yet says so
     for opts, word in ((["-hs_bvp_type", "shooting", "-hs_shoot_mf"], "-hs_shoot_mf is not supported"),):
         _, out, rc = run(["-problem", di] + opts, expect_rc=1)

@@ -258,7 +258,8 @@ static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, dou
     }
   }
   if (ip->ft) { /* a free final time: its guess, within [T_min, T_max] */
-    z[ip->nv - 1] = P->T, zl[ip->nv - 1] = P->T_min, zu[ip->nv - 1] = PetscIsInfReal(P->T_max) ? 1e19 : P->T_max;
+    z[ip->nv - 1]  = rows[(size_t)ip->N * w + dim]; /* T's slot: the start, or the last solution */
+    zl[ip->nv - 1] = P->T_min, zu[ip->nv - 1] = PetscIsInfReal(P->T_max) ? 1e19 : P->T_max;
   }
 }
 
@@ -298,7 +299,7 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
  * start with lambda = 0 (u = 0 and p = 0: nothing depends on T to first order, and the objective
  * alone drives T to 0) is first held at its guess (its bounds equal; IPOPT makes it a parameter), then
  * released from that solution (docs/free-final-time.md). */
-static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *status)
+static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, PetscBool hold, int *status)
 {
   int          dim = 2 * s->prob->n, w = 2 * dim, nv, nc;
   double      *z, *zl, *zu, *gl, *y, h = HsDiscGetStep(s->disc);
@@ -310,7 +311,7 @@ static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *
   PetscCall(PetscMalloc5(nv, &z, nv, &zl, nv, &zu, nc, &gl, nc, &y));
   BoundsAndStart(s, ip, rows, z, zl, zu);
   ip->iterations = 0, ip->inf_pr = ip->inf_du = NAN, ip->t_start = MPI_Wtime();
-  if (ip->ft) {
+  if (ip->ft && hold) { /* a cold start (HsSolverSolve): T held first */
     double lo = zl[nv - 1], hi = zu[nv - 1];
     zl[nv - 1] = zu[nv - 1] = z[nv - 1];
     PetscCall(SolveNlp(ip, nv, nc, z, zl, zu, gl, y, h, status));
@@ -360,9 +361,10 @@ static PetscErrorCode Solve(HsSolver s)
   char        msg[256] = "";
   double      info[5]  = {0};
   PetscReal   level = 0;
+  PetscBool   hold  = s->hold_T; /* a free T from a cold start: RunIpopt holds it first */
 
   PetscFunctionBeginUser;
-  s->hold_T = PETSC_FALSE; /* IPOPT solves with T free from the start */
+  s->hold_T = PETSC_FALSE; /* the kkt residual below has T free */
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(VecScatterCreateToZero(s->X, &sc, &X0));
   PetscCall(VecScatterBegin(sc, s->X, X0, INSERT_VALUES, SCATTER_FORWARD));
@@ -375,7 +377,7 @@ static PetscErrorCode Solve(HsSolver s)
       int          st = Internal_Error;
       ip->monitor = s->monitor;
       PetscCall(VecGetArray(X0, &rows));
-      PetscCall(RunIpopt(s, ip, rows, &st));
+      PetscCall(RunIpopt(s, ip, rows, hold, &st));
       PetscCall(VecRestoreArray(X0, &rows));
       info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du), info[4] = ip->wall_ipopt;
     }
@@ -401,7 +403,12 @@ static PetscErrorCode Solve(HsSolver s)
                                  ((int)info[1] == Solve_Succeeded ||
                                   ((int)info[1] == Solved_To_Acceptable_Level && !s->prob->u_min && !s->prob->u_max &&
                                    s->res.residual_norm <= level)));
-  if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level)
+  if (s->prob->free_T && (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "the final time T = %g is at its bound (T_min, T_max = %g, %g): the NLP's optimum has "
+                                   "an active bound on T, so the condition (1/N) sum H^d = dphi/dT does not hold (|F|)",
+                                   (double)s->prob->T, (double)s->prob->T_min, (double)s->prob->T_max));
+  else if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level)
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                    "IPOPT stopped at its acceptable level (its dual infeasibility %.3e did not reach "
                                    "-hs_ipopt_tol), but the kkt residual %.3e is at round-off (<= %.3e)",

@@ -56,6 +56,6 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
 PetscErrorCode HsShootAssemblePattern(HsSolver s, Mat J);
 PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J);
 PetscErrorCode HsShootPackNodes(HsSolver s);
-PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X);
+PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X, PetscReal T);
 
 #endif

@@ -577,6 +577,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   t->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
+  t->guess_T = s->guess_T;
   PetscCall(HsSolverSetUp(t));
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_init_snes_* */
@@ -623,7 +624,8 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscCall((*s->ops->resetiterate)(s));
   if (sh->init == HS_SHOOT_INIT_TRANSCRIPTION)
     PetscCall(InitFromTranscription(s, sh));
-  PetscCall(HsShootSetFinalTimeEntry(s, X)); /* a free T: its guess (or the transcription's T) */
+  /* a free T: its start, or the T the transcription solve found */
+  PetscCall(HsShootSetFinalTimeEntry(s, X, sh->init == HS_SHOOT_INIT_TRANSCRIPTION ? s->prob->T : HsSolverStartT(s)));
   PetscFunctionReturn(0);
 }
 

@@ -170,8 +170,7 @@ static PetscErrorCode ShareFinalTime(HsSolver s, HsShoot *sh, const PetscScalar 
   PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, sh->Towner, comm));
   if (!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max)) {
     *bad = PETSC_TRUE;
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "the final time T = %g left [T_min, T_max] = [%g, %g]", (double)T,
-                                   (double)s->prob->T_min, (double)s->prob->T_max));
+    s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
     PetscFunctionReturn(0);
   }
   HsProblemSetFinalTime(s->prob, T);
@@ -599,8 +598,8 @@ PetscErrorCode HsShootPackNodes(HsSolver s)
 }
 
 /*@ HsShootSetFinalTimeEntry - a free T: its entry of X (the last unknown, on the owner of segment
-    M-1) from the problem's T (the guess, or the last solution). Not collective. @*/
-PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X)
+    M-1) set to T. Not collective. @*/
+PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X, PetscReal T)
 {
   HsShoot    *sh = s->data;
   PetscMPIInt rank;
@@ -615,7 +614,7 @@ PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X)
     PetscFunctionReturn(0);
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(VecGetArray(X, &z));
-  z[n - 1] = s->prob->T;
+  z[n - 1] = T;
   PetscCall(VecRestoreArray(X, &z));
   PetscFunctionReturn(0);
 }

@@ -36,6 +36,7 @@ static PetscErrorCode ShareFinalTime(HsSolver s, DM da, const PetscScalar **x, P
   PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, size - 1, comm));
   if (!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max)) {
     *ok = PETSC_FALSE;
+    s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
     PetscFunctionReturn(0);
   }
   HsProblemSetFinalTime(s->prob, T);
