@@ -1608,6 +1608,21 @@ def t_free_time():
             # (seen once: 1.4e-5, in interior costate rows, not in T's row or column, whose entries are
             # O(1): a wrong one gives >= 1e-2)
             check(len(r) >= 3 and max(r) <= 1e-4, "free-T Jacobian %s %s: %s" % (bvp, scheme, r))
+    # kepler (3-D, gonzalez + conserving): with the time penalty c = H^d of the fixed-T (T = pi) solve, the
+    # fixed-T discrete solution satisfies every equation of the free-T problem, so the free T is pi again,
+    # from the guess 2.5, by transcription and by shooting
+    kp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems", "kepler.ocp")
+    k0, _, _ = run(["-problem", kp, "-N", "40"])
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "kepler_free.ocp")
+        open(f, "w").write(open(kp).read().replace("T: pi", "T: free 2.5") + "running_cost: %r\n" % k0["H_mean"])
+        for extra, ranks in (([], 1), (["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], 2)):
+            s, out, _ = run(["-problem", f, "-N", "40"] + extra, ranks=ranks)
+            ok = s and s["converged"] and abs(s["T"] - math.pi) <= 1e-12 and \
+                abs(s["J"] - (k0["J"] + k0["H_mean"] * math.pi)) <= 1e-12 * s["J"]
+            print("kepler, c = H^d(T = pi) = %.15g %s: T - pi = %.1e, %d Newton iterations"
+                  % (k0["H_mean"], " ".join(extra), s["T"] - math.pi if s else float("nan"), s["newton_iterations"] if s else -1))
+            check(ok, "kepler free T %s: %s" % (extra, s and s["T"]))
     # -hs_init from a free-T output: its T too (0 Newton iterations at the same N; the direct scheme, whose
     # solution's residual is below the absolute tolerance)
     with tempfile.TemporaryDirectory() as d:
