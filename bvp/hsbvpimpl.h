@@ -111,6 +111,7 @@ struct _p_HsSolver {
 /* bvp/ internal */
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
 PetscReal      HsSolverStartT(HsSolver s);
+PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);

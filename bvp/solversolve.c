@@ -337,6 +337,24 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverShareFinalTime - a free final time: T from the rank that holds it (owner) to every rank,
+    where the problem (HsProblemSetFinalTime) and the discretization (HsDiscSetHorizon) take it; *bad
+    (the same on every rank) for a T outside [T_min, T_max] or not positive, remembered for the
+    diagnosis of a failed solve (bvp/ internal: the formulations' residuals). Collective. @*/
+PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad)
+{
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
+  *bad = (PetscBool)!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max);
+  if (*bad) {
+    s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
+    PetscFunctionReturn(0);
+  }
+  HsProblemSetFinalTime(s->prob, T);
+  HsDiscSetHorizon(s->disc);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSolve - solves the discrete necessary conditions by Newton's method.
 
   Collective. A diverged solve is a result (HsResults.converged = false, with the SNES reason and,

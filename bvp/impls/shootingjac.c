@@ -167,14 +167,7 @@ static PetscErrorCode ShareFinalTime(HsSolver s, HsShoot *sh, const PetscScalar 
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == sh->Towner)
     T = z[(sh->s1 - sh->s0) * 4 * s->prob->n];
-  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, sh->Towner, comm));
-  if (!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max)) {
-    *bad = PETSC_TRUE;
-    s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
-    PetscFunctionReturn(0);
-  }
-  HsProblemSetFinalTime(s->prob, T);
-  HsDiscSetHorizon(s->disc);
+  PetscCall(HsSolverShareFinalTime(s, sh->Towner, T, bad));
   PetscFunctionReturn(0);
 }
 

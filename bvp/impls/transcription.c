@@ -23,6 +23,7 @@ static PetscErrorCode ShareFinalTime(HsSolver s, DM da, const PetscScalar **x, P
   PetscInt    xs, xm;
   PetscMPIInt size;
   PetscReal   T = 0;
+  PetscBool   bad;
   MPI_Comm    comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
@@ -33,14 +34,8 @@ static PetscErrorCode ShareFinalTime(HsSolver s, DM da, const PetscScalar **x, P
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
   if (xs + xm == s->N + 1)
     T = x[s->N][2 * s->prob->n];
-  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, size - 1, comm));
-  if (!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max)) {
-    *ok = PETSC_FALSE;
-    s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
-    PetscFunctionReturn(0);
-  }
-  HsProblemSetFinalTime(s->prob, T);
-  HsDiscSetHorizon(s->disc);
+  PetscCall(HsSolverShareFinalTime(s, size - 1, T, &bad));
+  *ok = (PetscBool)!bad;
   PetscFunctionReturn(0);
 }
 
