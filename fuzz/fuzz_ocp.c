@@ -108,6 +108,13 @@ static void Evaluate(HsProblem *p)
       if (p->phi.hess)
         (void)p->phi.hess(p->xT, H, p->ctx);
     }
+    if (p->free_T) { /* a free final time: the terminal cost at another T, and its T-derivatives */
+      HsProblemSetFinalTime(p, 1.25 * p->T);
+      if (p->phi.f)
+        (void)p->phi.f(p->xT, &f, p->ctx);
+      if (p->phi_T)
+        (void)p->phi_T(p->xT, &f, g, &f, p->ctx);
+    }
     if (p->sep.available && p->sep.V) {
       double V[4];
       (void)p->sep.V(p->x0[0], &V[0], &V[1], &V[2], &V[3], p->ctx);
