@@ -1623,6 +1623,18 @@ def t_free_time():
             print("kepler, c = H^d(T = pi) = %.15g %s: T - pi = %.1e, %d Newton iterations"
                   % (k0["H_mean"], " ".join(extra), s["T"] - math.pi if s else float("nan"), s["newton_iterations"] if s else -1))
             check(ok, "kepler free T %s: %s" % (extra, s and s["T"]))
+    # continuation in the time penalty (warm starts carry T) and a restart from a checkpoint (the iterate
+    # holds T) reach the free-T solution of a single solve
+    single, _, _ = run(["-problem", pf, "-N", "40"])
+    cont, _, _ = run(["-problem", pf, "-N", "40", "-hs_continue", "c", "-hs_continue_from", "3", "-hs_continue_steps", "4"])
+    check(single and cont and cont["converged"] and abs(cont["T"] - single["T"]) <= 1e-10,
+          "continuation in c with a free T: %s" % (cont and cont["T"]))
+    with tempfile.TemporaryDirectory() as d:
+        ck = os.path.join(d, "ck")
+        run(["-problem", pf, "-N", "40", "-hs_checkpoint", ck, "-hs_checkpoint_every", "3", "-snes_max_it", "6"],
+            expect_rc=None)
+        rs, _, _ = run(["-problem", pf, "-N", "40", "-hs_restart", ck], ranks=2)
+        check(rs and rs["converged"] and abs(rs["T"] - single["T"]) <= 1e-10, "restart with a free T: %s" % (rs and rs["T"]))
     # -hs_init from a free-T output: its T too (0 Newton iterations at the same N; the direct scheme, whose
     # solution's residual is below the absolute tolerance)
     with tempfile.TemporaryDirectory() as d:
