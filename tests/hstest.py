@@ -314,7 +314,9 @@ def t_example(name, expected_file):
     """an example run against its stored expected output (DIGITS significant digits)."""
     with open(expected_file) as f:
         exp = json.load(f)
-    s, _, _ = run(exp["args"], ranks=exp.get("ranks", 1))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(expected_file)))  # paths in args: from the project root
+    args = [os.path.join(root, a) if a.endswith(".ocp") and not os.path.isabs(a) else a for a in exp["args"]]
+    s, _, _ = run(args, ranks=exp.get("ranks", 1))
     if not s:
         check(False, "%s: no summary" % name)
         return
@@ -1518,7 +1520,8 @@ def t_free_time():
     condition is the exact KKT condition of the NLP with T as a variable). Pendulum with a time
     penalty: conserving H^d constant to round-off, the direct scheme's spread O(h^2)."""
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-    di, pf = os.path.join(data, "double_integrator_free_T.ocp"), os.path.join(data, "pendulum_free_T.ocp")
+    di = os.path.join(data, "..", "..", "problems", "double_integrator_free_T.ocp")
+    pf = os.path.join(data, "pendulum_free_T.ocp")
     Ts = 18 ** 0.25
     errs, ref = [], {}
     for N in (20, 40, 80, 160):
@@ -1728,7 +1731,7 @@ def t_problem_format():
         # outputs: trajectory.csv (nodes) and intervals.csv (midpoints) with the file's coordinate names;
         # summary.json with every parameter and the command line
         o = os.path.join(d, "out")
-        di = os.path.join(data, "double_integrator_free_T.ocp")
+        di = os.path.join(data, "..", "..", "problems", "double_integrator_free_T.ocp")
         s, _, _ = run(["-problem", di, "-N", "8", "-p_c", "2"], outdir=o)
         tr = list(csv.DictReader(open(os.path.join(o, "trajectory.csv"))))
         iv = list(csv.DictReader(open(os.path.join(o, "intervals.csv"))))
