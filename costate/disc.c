@@ -76,6 +76,8 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
   CHECK_OR(prob && prob->E.f && prob->E.grad && prob->E.hess, "problem must supply E, grad E and Hess E");
   CHECK_OR(N >= 2, "N = %d: need at least 2 intervals", N);
   CHECK_OR(prob->T > 0, "horizon T = %g must be positive", prob->T);
+  CHECK_OR(!prob->Bq, "problem '%s': a configuration-dependent B(q) is not supported by the discretization yet "
+                      "(docs/configuration-dependent-forces.md)", prob->name);
   CHECK_OR(dg_tol >= 0 && dg_tol < 1, "dg_tol = %g must lie in [0, 1)", dg_tol);
   CHECK_OR(ss, "unknown state scheme '%s' (choose from: %s)", sname, HsStateSchemeListNames());
   CHECK_OR(cs, "unknown costate scheme '%s' (choose from: %s)", cname, HsCostateSchemeListNames());

@@ -115,6 +115,12 @@ static void Evaluate(HsProblem *p)
       if (p->phi_T)
         (void)p->phi_T(p->xT, &f, g, &f, p->ctx);
     }
+    if (p->Bq) { /* a B that depends on q: B, dB, d2B */
+      double *Bv = calloc((size_t)(p->n * p->m) * (size_t)(1 + p->n + p->n * p->n), sizeof(double));
+      if (Bv)
+        (void)p->Bq(p->x0, Bv, Bv + p->n * p->m, Bv + p->n * p->m * (1 + p->n), p->ctx);
+      free(Bv);
+    }
     if (p->sep.available && p->sep.V) {
       double V[4];
       (void)p->sep.V(p->x0[0], &V[0], &V[1], &V[2], &V[3], p->ctx);

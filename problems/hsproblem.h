@@ -145,6 +145,10 @@ typedef struct HsProblem_s {
   char why[256]; /* why the last HsProblemSetParam failed ("" if it did not say) */
   int  last_set; /* the parameter HsProblemSetParam is setting (for update), -1 otherwise */
   const char *const *coord_names; /* n names of the coordinates (a problem file's), or NULL: q1..qn in outputs */
+  /** A configuration-dependent control matrix B(q) (docs/configuration-dependent-forces.md), or NULL (B above is
+   *  constant; with Bq it is B(q0)). Outputs (any may be NULL): B (n x m), dB[(i m + j) n + l] = dB_ij/dq_l,
+   *  d2B[((i m + j) n + l) n + r] = d2B_ij/dq_l dq_r. The discretization does not support it yet. */
+  int (*Bq)(const double *q, double *B, double *dB, double *d2B, void *ctx);
   /* Free final time (docs/free-final-time.md): T is an unknown of the boundary-value problem, T above
      its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only
      for autonomous problems (ell does not depend on t); the terminal cost may depend on T. */

@@ -49,7 +49,8 @@ enum {
   P_POT_UPTO  = 18,
   P_T         = 21, /* T's own value (or a free T's guess) */
   P_PHIT      = 22, /* the terminal cost's derivatives in T and t (free T), OcpPhiT */
-  P_COUNT     = 23
+  P_BQ        = 23, /* a B that depends on q: B, dB, d2B (OcpBq) */
+  P_COUNT     = 26
 };
 
 typedef struct {
@@ -63,6 +64,8 @@ typedef struct {
   double        *cst_val; /* B, R, x0, xT, T_min, T_max, then u_min and u_max (m each) if the file bounds u */
   int            T_free;  /* 'T: free GUESS' */
   int            T_moved; /* a free T was set by the solver (HsProblemSetFinalTime): OcpUpdate keeps it */
+  int           *Bnode;   /* n x m: B's entries; Bq: some depend on q (P_BQ) */
+  int            Bq;
   int           *pnode;   /* maxpar: each parameter's defining expression */
   char          *pderived, *ppinned; /* maxpar: defined from other parameters; set with -p_NAME since */
   HsExprProgram **pprog;  /* maxpar: the programs of the derived parameters (NULL for the others) */
@@ -169,6 +172,20 @@ static int OcpPhiT(const double *x, double *fT, double *gT, double *fTT, void *c
   return 0;
 }
 
+/* B(q) and its first and second derivatives (hsproblem.h's layout); 1 if a value is not finite. */
+static int OcpBq(const double *q, double *B, double *dB, double *d2B, void *ctx)
+{
+  Ocp    *o     = HsMechanicalUserContext(ctx);
+  double *out[3] = {B, dB, d2B};
+  int     st    = 0;
+
+  OcpSetState(o, q, 0);
+  for (int k = 0; k < 3; k++)
+    if (out[k])
+      st |= HsExprProgramEval(o->prog[P_BQ + k], o->vars, out[k]);
+  return st ? 1 : 0;
+}
+
 /* A free T set by the solver: the terminal cost's programs see it. */
 static void OcpSetFinalTime(HsProblem *p, double T)
 {
@@ -222,6 +239,10 @@ static int OcpUpdateBody(HsProblem *p)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
   HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+  if (o->Bq) { /* B(q) at the initial configuration (x0 is constant) */
+    OcpSetState(o, o->cst_val + o->nB + o->nR, 0);
+    HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+  }
   for (int i = 0; i < o->nB; i++)
     p->B[i] = o->cst_val[k++];
   for (int i = 0; i < o->nR; i++)
@@ -301,7 +322,7 @@ static void OcpDestroy(void *ctx)
   for (int i = 0; o->pprog && i < o->maxpar; i++)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
-  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node);
+  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode);
   free(o);
 }
 
@@ -997,7 +1018,8 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   int total = n * m + m * m + 4 * n + 2 + 2 * m, *cst = malloc(sizeof(int) * (size_t)total);
 
   o->cst_val = malloc(sizeof(double) * (size_t)total);
-  if (!cst || !o->cst_val) {
+  o->Bnode   = malloc(sizeof(int) * (size_t)(n * m));
+  if (!cst || !o->cst_val || !o->Bnode) {
     free(cst);
     return HS_ENOMEM;
   }
@@ -1032,6 +1054,17 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
       }
       if (a == K_TMAX && !strcmp(items[i], "inf")) {
         cst[ncst++] = HsExprConstant(o->ex, INFINITY);
+        continue;
+      }
+      if (a == K_B) { /* B may depend on q (OcpBq): its value is checked at x0 (OcpUpdate) */
+        ret = MakeExpr(s, o, items[i], c[i], what[a], ALLOW_Q | ALLOW_BIGT, &cst[ncst]);
+        if (!ret && UsesKind(o, cst[ncst], ALLOW_Q) >= 0)
+          o->Bq = 1;
+        else if (!ret)
+          ret = Number(s, o, items[i], c[i], what[a], ALLOW_BIGT, &v, NULL);
+        if (!ret)
+          o->Bnode[i] = cst[ncst];
+        ncst++;
         continue;
       }
       ret = Number(s, o, items[i], c[i], what[a], a == K_TMIN || a == K_TMAX ? 0 : ALLOW_BIGT, &v, &cst[ncst++]);
@@ -1209,6 +1242,40 @@ static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   }
   if (!ret && o->T_free)
     p->set_final_time = OcpSetFinalTime;
+  return ret;
+}
+
+/* A B that depends on q: programs of B, dB (n blocks of n m) and d2B (n^2 blocks), OcpBq. At most
+ * HS_OCP_MAX_COORDINATES_MASS coordinates then (d2B has n^3 m entries). */
+static int OcpBuildBq(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+{
+  int n = o->n, m = K->m, nm = n * m, *d1, *d2, ret = 0;
+
+  if (!o->Bq)
+    return 0;
+  if (n > HS_OCP_MAX_COORDINATES_MASS) {
+    s->line = K->lines[K_B];
+    return Fail(s, K->cols[K_B], "B depends on q: its second derivatives have n^3 m entries, so at most %d coordinates "
+                "(here %d)", HS_OCP_MAX_COORDINATES_MASS, n);
+  }
+  d1 = malloc(sizeof(int) * (size_t)(nm * n + nm * n * n));
+  if (!d1)
+    return HS_ENOMEM;
+  d2 = d1 + nm * n;
+  for (int e = 0; e < nm && !ret; e++)
+    for (int l = 0; l < n && !ret; l++) {
+      if ((d1[e * n + l] = HsExprDiff(o->ex, o->Bnode[e], l)) < 0)
+        ret = HS_ENOMEM;
+      for (int r = 0; r < n && !ret; r++)
+        if ((d2[(e * n + l) * n + r] = HsExprDiff(o->ex, d1[e * n + l], r)) < 0)
+          ret = HS_ENOMEM;
+    }
+  if (!ret && (Program(o, nm, o->Bnode, &o->prog[P_BQ]) || Program(o, nm * n, d1, &o->prog[P_BQ + 1]) ||
+               Program(o, nm * n * n, d2, &o->prog[P_BQ + 2])))
+    ret = HS_ENOMEM;
+  free(d1);
+  if (!ret)
+    p->Bq = OcpBq;
   return ret;
 }
 
@@ -1396,6 +1463,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpBuildCosts(&s, o, &K, p);
   if (!ret)
     ret = OcpBuildDerived(o);
+  if (!ret)
+    ret = OcpBuildBq(&s, o, &K, p);
   if (!ret)
     ret = OcpInstall(&s, &o, &K, p, const_mass);
   for (int k = 0; k < K_COUNT; k++)

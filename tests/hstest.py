@@ -608,7 +608,7 @@ xT: pi/2, 0
              ("param l: 1", "param pi: 1", ":3:7:", "reserved"),
              ("param l: 1", "param l: 1 +", ":3:13:", "param l: cannot parse"),
              ("x0: 0, 0", "x0: 0", ":13:5:", "expected 2 entries"),
-             ("B: 1", "B: q", ":9:4:", "depends on the coordinate"),
+             ("R: 1", "R: q", ":10:4:", "depends on the coordinate"),
              ("controls: 1", "controls: one", ":6:11:", "controls"),
              ("T: 3", "T: -3", ":11:4:", "positive"),
              ("N: 20", "N: 1", ":12:4:", "N:"),
@@ -621,7 +621,6 @@ xT: pi/2, 0
              ("T: 3", "T: 3\nT_max: 4", ":12:1:", "only for a free final time"),
              ("T: 3", "T: free 3\nrunning_cost: t", ":12:15:", "needs an autonomous problem"),
              ("B: 1\nR: 1\nT: 3", "B: T\nR: 1\nT: free 3", ":9:4:", "free, so it may appear only in terminal_cost"),
-             ("B: 1", "B: cos(q)", ":9:8:", "B(q) is not supported yet: docs/configuration-dependent-forces.md"),
              ("T: 3", "T: free 2\nT_min: 3", ":12:1:", "guess 2 is not in [T_min, T_max] = [3, inf]"),
              ("T: 3", "T: free 2\nT_min: 1\nT_max: 1", ":12:1:", "[T_min, T_max] = [1, 1] is empty")]
     # two degrees of freedom: an asymmetric mass matrix
@@ -1747,6 +1746,12 @@ def t_problem_format():
         check(s["parameters"] == {"d": 1, "c": 2} and s["command_line"][1:] == ["-problem", di, "-N", "8", "-p_c", "2",
                                                                                  "-quiet", "-o", o] and s["free_T"],
               "summary parameters/command line: %s %s" % (s["parameters"], s["command_line"]))
+        # a B that depends on q is read (its derivatives: ocp_vs_c) but refused by the discretization, with the reason
+        bq = os.path.join(d, "bq.ocp")
+        open(bq, "w").write(text.replace("B: 1", "B: l*cos(q)"))
+        _, out, rc = run(["-problem", bq], expect_rc=1)
+        check(rc == 1 and "B(q) is not supported by the discretization yet (docs/configuration-dependent-forces.md)" in out,
+              "B(q): " + out[-300:])
         # a derived value outside its range is refused with the reason
         _, out, rc = run(["-problem", f0, "-p_l", "1e-200", "-p_m", "1e-200"], expect_rc=1)
         check(rc == 1 and "derived parameter I" in out, "derived out of range: " + out[-300:])

@@ -163,6 +163,40 @@ static void CheckFileCosts(void)
   HsProblemDestroy(&P);
 }
 
+/* A B that depends on q (problem file): B(q0) in prob->B, and the first and second derivatives of
+ * the Bq callback against central differences of B and dB. */
+static void CheckBq(void)
+{
+  static const char text[] = "coordinates: a, b\ncontrols: 2\nmass: 1, 0, 0, 2\npotential: a^2 + b^2\n"
+                             "param l: 1.5\nB: l*cos(a), sin(a*b), a^2 - b, exp(b/3)\nR: 1, 0, 0, 1\nT: 2\n"
+                             "x0: 0.3, -0.2, 0, 0\nxT: 1, 1, 0, 0\n";
+  HsProblem *P;
+  char       msg[512];
+  double     q[2] = {0.7, -0.4}, B[4], dB[8], d2B[16], Bp[4], Bm[4], dBp[8], dBm[8], e1 = 0, e2 = 0, eps = 1e-6;
+
+  CHECK(HsProblemCreateFromText("bq.ocp", text, sizeof text - 1, &P, msg, sizeof msg) == 0, "B(q) file: %s", msg);
+  if (!P)
+    return;
+  CHECK(P->Bq != NULL, "B(q): no callback");
+  CHECK(fabs(P->B[0] - 1.5 * cos(0.3)) < 1e-15 && fabs(P->B[1] - sin(-0.06)) < 1e-15, "B(q0) in prob->B");
+  P->Bq(q, B, dB, d2B, P->ctx);
+  CHECK(fabs(B[2] - (0.49 + 0.4)) < 1e-15 && fabs(B[3] - exp(-0.4 / 3)) < 1e-15, "B(q) values");
+  for (int l = 0; l < 2; l++) {
+    double qp[2] = {q[0], q[1]}, qm[2] = {q[0], q[1]};
+    qp[l] += eps, qm[l] -= eps;
+    P->Bq(qp, Bp, dBp, NULL, P->ctx), P->Bq(qm, Bm, dBm, NULL, P->ctx);
+    for (int e = 0; e < 4; e++) {
+      e1 = fmax(e1, fabs((Bp[e] - Bm[e]) / (2 * eps) - dB[e * 2 + l]));
+      for (int r = 0; r < 2; r++)
+        e2 = fmax(e2, fabs((dBp[e * 2 + r] - dBm[e * 2 + r]) / (2 * eps) - d2B[(e * 2 + r) * 2 + l]));
+    }
+  }
+  printf("B(q) file: dB and d2B against central differences: %.1e, %.1e\n", e1, e2);
+  CHECK(e1 < 1e-9 && e2 < 1e-9, "B(q) derivatives: %.3e %.3e", e1, e2);
+  CHECK(HsProblemSetParam(P, "l", 2) == 0 && fabs(P->B[0] - 2 * cos(0.3)) < 1e-15, "B(q0) after -p_l");
+  HsProblemDestroy(&P);
+}
+
 int main(int argc, char **argv)
 {
   const char *dir     = argc > 1 ? argv[1] : "problems";
@@ -185,6 +219,7 @@ int main(int argc, char **argv)
     }
   }
   CheckFileCosts();
+  CheckBq();
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
 }
