@@ -158,7 +158,10 @@ typedef struct HsProblem_s {
   /** d phi/dT at the current T (HsProblemSetFinalTime) and x: the value (fT), its gradient in x
    *  (gT, dim; may be NULL) and d^2 phi/dT^2 (fTT; may be NULL). NULL: phi does not depend on T. */
   int (*phi_T)(const double *x, double *fT, double *gT, double *fTT, void *ctx);
-  /** Makes T the final time that phi and phi_T see (NULL: they do not depend on it). */
+  /** A free T and terminal values that depend on it: dxT/dT and d2xT/dT2 (2n each, 0 for free components)
+   *  at the current T (HsProblemSetFinalTime, which also updates xT). NULL: xT does not depend on T. */
+  int (*xT_T)(double *dxT, double *d2xT, void *ctx);
+  /** Makes T the final time that phi, phi_T and xT see (NULL: they do not depend on it). */
   void (*set_final_time)(struct HsProblem_s *prob, double T);
 } HsProblem;
 

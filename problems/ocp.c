@@ -50,7 +50,8 @@ enum {
   P_T         = 21, /* T's own value (or a free T's guess) */
   P_PHIT      = 22, /* the terminal cost's derivatives in T and t (free T), OcpPhiT */
   P_BQ        = 23, /* a B that depends on q: B, dB, d2B (OcpBq) */
-  P_COUNT     = 26
+  P_XTT       = 26, /* a free T and xT(T): dxT/dT, d2xT/dT2 (OcpXTT) */
+  P_COUNT     = 27
 };
 
 typedef struct {
@@ -65,6 +66,7 @@ typedef struct {
   int            T_free;  /* 'T: free GUESS' */
   int            T_moved; /* a free T was set by the solver (HsProblemSetFinalTime): OcpUpdate keeps it */
   int           *Bnode;   /* n x m: B's entries; Bq: some depend on q (P_BQ) */
+  int           *xTnode;  /* 2n: xT's entries (a constant 0 for free components) */
   int            Bq;
   int           *pnode;   /* maxpar: each parameter's defining expression */
   char          *pderived, *ppinned; /* maxpar: defined from other parameters; set with -p_NAME since */
@@ -186,7 +188,23 @@ static int OcpBq(const double *q, double *B, double *dB, double *d2B, void *ctx)
   return st ? 1 : 0;
 }
 
-/* A free T set by the solver: the terminal cost's programs see it. */
+/* dxT/dT and d2xT/dT2 of terminal values that depend on a free T (2n each). */
+static int OcpXTT(double *dxT, double *d2xT, void *ctx)
+{
+  Ocp    *o = HsMechanicalUserContext(ctx);
+  int     d = 2 * o->n;
+  double *v = o->vars + o->par + o->maxpar; /* scratch after the variables (OcpNew) */
+
+  if (HsExprProgramEval(o->prog[P_XTT], o->vars, v))
+    return 1;
+  memcpy(dxT, v, sizeof(double) * (size_t)d);
+  if (d2xT)
+    memcpy(d2xT, v + d, sizeof(double) * (size_t)d);
+  return 0;
+}
+
+/* A free T set by the solver: the terminal cost's programs see it, and terminal values that depend
+ * on it are evaluated again. */
 static void OcpSetFinalTime(HsProblem *p, double T)
 {
   Ocp *o = HsProblemGetUserContext(p);
@@ -196,6 +214,21 @@ static void OcpSetFinalTime(HsProblem *p, double T)
       HsExprProgramSetSlow(o->prog[i], o->vars);
   if (o->prog[P_PHIT])
     HsExprProgramSetSlow(o->prog[P_PHIT], o->vars);
+  if (o->prog[P_XTT]) {
+    double q[HS_OCP_MAX_COORDINATES];
+    memcpy(q, o->vars, sizeof(double) * (size_t)o->n); /* the caller's q (a callback may be mid-evaluation) */
+    HsExprProgramSetSlow(o->prog[P_XTT], o->vars);
+    HsExprProgramSetSlow(o->prog[P_CST], o->vars);
+    HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+    if (o->Bq) { /* B(q) at x0, as in OcpUpdate */
+      OcpSetState(o, o->cst_val + o->nB + o->nR, 0);
+      HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+    }
+    for (int i = 0; i < 2 * o->n; i++)
+      if (p->xT_fixed[i])
+        p->xT[i] = o->cst_val[o->nB + o->nR + 2 * o->n + i];
+    memcpy(o->vars, q, sizeof(double) * (size_t)o->n);
+  }
 }
 
 /* The derived parameters (defined from others) that were not set with -p_NAME since: their values
@@ -322,7 +355,7 @@ static void OcpDestroy(void *ctx)
   for (int i = 0; o->pprog && i < o->maxpar; i++)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
-  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode);
+  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
   free(o);
 }
 
@@ -399,7 +432,7 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
                  : j == o->Tvar   ? ALLOW_BIGT
                                   : 0;
       if (kind == ALLOW_BIGT && (L->allow & ALLOW_BIGT) && o->T_free && !(L->allow & ALLOW_TFREE)) {
-        snprintf(L->why, sizeof L->why, "the final time T is free, so it may appear only in terminal_cost");
+        snprintf(L->why, sizeof L->why, "the final time T is free, so it may appear only in terminal_cost and xT");
         return -2;
       }
       if (kind && !(L->allow & kind)) {
@@ -432,7 +465,7 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
         }
         if (v >= 0 && kinds[k] == ALLOW_BIGT && o->T_free && !(L->allow & ALLOW_TFREE)) {
           snprintf(L->why, sizeof L->why, "'%.*s' uses the final time T, which is free, so it may appear only in "
-                   "terminal_cost", len, name);
+                   "terminal_cost and xT", len, name);
           return -2;
         }
       }
@@ -1019,7 +1052,8 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 
   o->cst_val = malloc(sizeof(double) * (size_t)total);
   o->Bnode   = malloc(sizeof(int) * (size_t)(n * m));
-  if (!cst || !o->cst_val || !o->Bnode) {
+  o->xTnode  = malloc(sizeof(int) * (size_t)(2 * n));
+  if (!cst || !o->cst_val || !o->Bnode || !o->xTnode) {
     free(cst);
     return HS_ENOMEM;
   }
@@ -1045,7 +1079,12 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
     for (int i = 0; !ret && i < k; i++) {
       double v;
       if (a == K_XT && !(p->xT_fixed[i] = !(!strcmp(items[i], "*") || !strcmp(items[i], "free")))) {
-        cst[ncst++] = HsExprConstant(o->ex, 0);
+        o->xTnode[i] = cst[ncst++] = HsExprConstant(o->ex, 0);
+        continue;
+      }
+      if (a == K_XT) { /* may depend on a free T (OcpXTT) */
+        ret = Number(s, o, items[i], c[i], what[a], ALLOW_BIGT | ALLOW_TFREE, &v, &cst[ncst]);
+        o->xTnode[i] = cst[ncst++];
         continue;
       }
       if (a >= K_UMIN && a <= K_UMAX && !strcmp(items[i], "*")) {
@@ -1279,6 +1318,28 @@ static int OcpBuildBq(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   return ret;
 }
 
+/* A free T and terminal values that depend on it: the program of dxT/dT and d2xT/dT2 (OcpXTT). */
+static int OcpBuildXTT(Ocp *o, HsProblem *p)
+{
+  int d = 2 * o->n, *nd, dep = 0, ret = 0;
+
+  for (int i = 0; i < d; i++)
+    dep |= HsExprDependsOn(o->ex, o->xTnode[i], o->Tvar);
+  if (!o->T_free || !dep)
+    return 0;
+  if (!(nd = malloc(sizeof(int) * (size_t)(2 * d))))
+    return HS_ENOMEM;
+  for (int i = 0; i < d && !ret; i++)
+    if ((nd[i] = HsExprDiff(o->ex, o->xTnode[i], o->Tvar)) < 0 || (nd[d + i] = HsExprDiff(o->ex, nd[i], o->Tvar)) < 0)
+      ret = HS_ENOMEM;
+  if (!ret && Program(o, 2 * d, nd, &o->prog[P_XTT]))
+    ret = HS_ENOMEM;
+  free(nd);
+  if (!ret)
+    p->xT_T = OcpXTT;
+  return ret;
+}
+
 /* Programs of the derived parameters (OcpDerived). */
 static int OcpBuildDerived(Ocp *o)
 {
@@ -1465,6 +1526,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpBuildDerived(o);
   if (!ret)
     ret = OcpBuildBq(&s, o, &K, p);
+  if (!ret)
+    ret = OcpBuildXTT(o, p);
   if (!ret)
     ret = OcpInstall(&s, &o, &K, p, const_mass);
   for (int k = 0; k < K_COUNT; k++)

@@ -1610,6 +1610,31 @@ def t_free_time():
             # (seen once: 1.4e-5, in interior costate rows, not in T's row or column, whose entries are
             # O(1): a wrong one gives >= 1e-2)
             check(len(r) >= 3 and max(r) <= 1e-4, "free-T Jacobian %s %s: %s" % (bvp, scheme, r))
+    # a terminal target that moves with T (xT: d + v*T, 0): the condition gains -sum_fixed R_i dx_T,i/dT
+    # (docs/free-final-time.md); the optimum minimizes J(T) = 6 (d + v T)^2 / T^3 + c T, found here by
+    # bisection on dJ/dT; T converges to it at order 2; H^d stays constant (its value is no longer 0)
+    with tempfile.TemporaryDirectory() as d:
+        mv = os.path.join(d, "moving.ocp")
+        open(mv, "w").write(open(di).read().replace("xT: d, 0", "xT: d + v*T, 0").replace("param d: 1", "param d: 1\nparam v: 0.2"))
+        dJ = lambda T: 12 * (1 + 0.2 * T) * 0.2 / T ** 3 - 18 * (1 + 0.2 * T) ** 2 / T ** 4 + 1
+        lo, hi = 1.0, 5.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if dJ(lo) * dJ(mid) <= 0 else (mid, hi)
+        Tm, errs_m = 0.5 * (lo + hi), []
+        for N in (20, 40, 80, 160):
+            s, out, _ = run(["-problem", mv, "-N", str(N)], ranks=2 if N == 80 else 1)
+            check(s and s["converged"] and s["H_spread"] <= 1e-11, "moving target N = %d: %s" % (N, out[-200:]))
+            errs_m.append(abs(s["T"] - Tm) if s else float("nan"))
+        om = [math.log2(errs_m[i] / errs_m[i + 1]) for i in range(3)]
+        print("moving target: T* = %.15f; T - T* = %s; orders %s" % (Tm, ["%.3e" % e for e in errs_m], ["%.3f" % o for o in om]))
+        check(all(1.95 < o < 2.05 for o in om), "moving target: order of T %s" % om)
+        p = subprocess.run([HAMSHOOT, "-problem", mv, "-N", "10", "-snes_test_jacobian", "-snes_max_it", "4"], env=ENV,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        r = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.e+-]+)", p.stdout)]
+        check(len(r) >= 3 and max(r) <= 1e-6, "moving target Jacobian: %s" % r)
+        _, out, rc = run(["-problem", mv, "-hs_bvp_type", "shooting"], expect_rc=1)
+        check(rc == 1 and "transcription only so far" in out, "moving target with shooting: " + out[-300:])
     # kepler (3-D, gonzalez + conserving): with the time penalty c = H^d of the fixed-T (T = pi) solve, the
     # fixed-T discrete solution satisfies every equation of the free-T problem, so the free T is pi again,
     # from the guess 2.5, by transcription and by shooting

@@ -55,6 +55,14 @@ static PetscErrorCode FinalTimeResidual(HsSolver s, DM da, const PetscScalar **x
   if (xs + xm == N + 1 && !*dom) {
     HsCallStep(HsDiscTerminalCostT(s->disc, x[N], &fT, NULL, NULL), dom, "d phi/dT", N);
     f[N][dim] = s->hold_T ? x[N][dim] - s->T_hold : sum / N - fT;
+    if (s->prob->xT_T && !s->hold_T && !*dom) { /* terminal values x_T(T): - sum_fixed R_i dx_T,i/dT */
+      PetscReal *R = ((HsTranscription *)s->data)->R, *dxT = R + dim;
+      HsCallStep(HsDiscTerminalResidual(s->disc, x[N - 1], x[N], x[N - 1] + dim, R), dom, "terminal", N);
+      HsCallStep(s->prob->xT_T(dxT, NULL, s->prob->ctx) ? HS_EDOM : 0, dom, "dxT/dT", N);
+      for (PetscInt i = 0; i < dim && !*dom; i++)
+        if (s->prob->xT_fixed[i])
+          f[N][dim] -= R[i] * dxT[i];
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -131,6 +139,39 @@ static PetscErrorCode SetBlock(Mat J, PetscInt dim, PetscInt row_pt, PetscInt ro
   PetscFunctionReturn(0);
 }
 
+/* Terminal values x_T(T) (a free T): the part -sum_fixed dx_T,i/dT R_i of T's row in the columns of
+ * point k (N-1: x_{N-1}, lambda_{N-1/2}; N: x_N and T), added to v (dof values); R and its Jacobian
+ * blocks from HsDiscTerminalResidual/-Jacobian, dR/dT = (R - lambda - grad phi)/T + d grad phi/dT. */
+static PetscErrorCode MovingTargetRow(HsSolver s, const PetscScalar **x, PetscInt k, PetscReal *v, PetscBool *dom)
+{
+  const HsProblem *P = s->prob;
+  PetscInt         dim = 2 * P->n, dd = dim * dim, N = s->N;
+  PetscReal       *B, *R, *dxT, *d2xT, *gp, *gT, fT;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc6(3 * dd, &B, dim, &R, dim, &dxT, dim, &d2xT, dim, &gp, dim, &gT));
+  HsCallStep(HsDiscTerminalResidual(s->disc, x[N - 1], x[N], x[N - 1] + dim, R), dom, "terminal", N);
+  HsCallStep(HsDiscTerminalJacobian(s->disc, x[N - 1], x[N], x[N - 1] + dim, B, B + dd, B + 2 * dd), dom, "terminal", N);
+  HsCallStep(P->xT_T(dxT, d2xT, P->ctx) ? HS_EDOM : 0, dom, "dxT/dT", N);
+  HsCallStep(HsDiscTerminalCostT(s->disc, x[N], &fT, gT, NULL), dom, "d phi/dT", N);
+  PetscCall(PetscArrayzero(gp, dim));
+  if (P->phi.f && !*dom)
+    HsCallStep(P->phi.grad(x[N], gp, P->ctx) ? HS_EDOM : 0, dom, "terminal cost", N);
+  for (PetscInt i = 0; i < dim && !*dom; i++) {
+    if (!P->xT_fixed[i])
+      continue;
+    for (PetscInt c = 0; c < dim; c++)
+      if (k == N - 1)
+        v[c] -= dxT[i] * B[i * dim + c], v[dim + c] -= dxT[i] * B[2 * dd + i * dim + c]; /* x_{N-1}, lambda */
+      else
+        v[c] -= dxT[i] * B[dd + i * dim + c]; /* x_N */
+    if (k == N)
+      v[dim] -= dxT[i] * ((R[i] - x[N - 1][dim + i] - gp[i]) / P->T + gT[i]) + R[i] * d2xT[i];
+  }
+  PetscCall(PetscFree6(B, R, dxT, d2xT, gp, gT));
+  PetscFunctionReturn(0);
+}
+
 /* A free T: its column, d(every residual)/dT, and its row, the gradient of the condition of
  * FinalTimeResidual, inserted with global indices (1-D DMDA: point k, component c is k dof + c).
  * Every residual is linear in h = T/N with the form (difference) - h (scheme terms), so
@@ -172,6 +213,12 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
           if (!P->xT_fixed[i])
             v[i] = (R[i] - x[k - 1][dim + i] - w[i]) / T + gb[i];
       }
+      if (P->xT_T) { /* fixed rows x_N - x_T(T): -dx_T/dT */
+        HsCallStep(P->xT_T(w, NULL, P->ctx) ? HS_EDOM : 0, dom, "dxT/dT", k);
+        for (i = 0; i < dim; i++)
+          if (P->xT_fixed[i])
+            v[i] = -w[i];
+      }
     }
     if (k > 0 && k < N) {
       HsCallStep(HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, g), dom,
@@ -208,6 +255,8 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
         v[i] -= gb[i];
       v[dim] = -fTT;
     }
+    if (P->xT_T && k >= N - 1 && !*dom)
+      PetscCall(MovingTargetRow(s, x, k, v, dom));
     for (i = 0; i < dof; i++)
       if (k < N || i <= dim)
         cols[nc] = r0 + i, vals[nc++] = s->hold_T ? (k == N && i == dim) : v[i];
@@ -376,7 +425,7 @@ static PetscErrorCode SetUp(HsSolver s)
              s->N, s->N + 1, size);
   PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, 2 * dim, 1, NULL, &tr->da));
   PetscCall(DMSetUp(tr->da));
-  PetscCall(PetscMalloc1(dim, &tr->R));
+  PetscCall(PetscMalloc1(2 * dim, &tr->R)); /* R, and dx_T/dT (FinalTimeResidual) */
   PetscCall(DMCreateGlobalVector(tr->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   if (s->prob->free_T) { /* a bordered pattern: the column and the row of T */
