@@ -197,6 +197,19 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
     }
   }
   f[nloc * w] = s->hold_T ? z[nloc * w] - s->T_hold : sum / s->N - fT;
+  if (s->prob->xT_T && !s->hold_T && !*failed) { /* terminal values x_T(T): - sum_fixed R_i dx_T,i/dT */
+    PetscInt         t = sh->Mset - 1, L = sh->knots[t + 1] - sh->knots[t];
+    const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    PetscReal       *R = sh->Bk, *dxT = R + 2 * w;
+    if (HsDiscTerminalResidual(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + w / 2, R) ||
+        s->prob->xT_T(dxT, NULL, s->prob->ctx)) {
+      *failed = PETSC_TRUE;
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "the terminal residual cannot be evaluated at x_N"));
+    } else
+      for (PetscInt i = 0; i < w / 2; i++)
+        if (s->prob->xT_fixed[i])
+          f[nloc * w] -= R[i] * dxT[i];
+  }
   PetscFunctionReturn(0);
 }
 
@@ -290,6 +303,13 @@ static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const P
   }
   if (t == sh->Mset - 1 && s->has_free)
     PetscCall(TransversalityRows(s, sh, t, Sown, B1, jT));
+  if (t == sh->Mset - 1 && s->prob->xT_T) { /* fixed rows x_b - x_T(T): also -dx_T/dT */
+    PetscReal *dxT = sh->R;
+    PetscCheck(s->prob->xT_T(dxT, NULL, s->prob->ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "dxT/dT failed");
+    for (PetscInt i = 0; i < dim; i++)
+      if (s->prob->xT_fixed[i])
+        jT[i] -= dxT[i];
+  }
   PetscCall(PetscArrayzero(B2p, 2 * dim * w));
   PetscCall(PetscArrayzero(jT + dim, dim));
   if (t == 0) { /* initial condition */
@@ -329,6 +349,43 @@ static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const P
   PetscFunctionReturn(0);
 }
 
+/* Terminal values x_T(T), on the owner of T: T's row gains -sum_fixed dx_T,i/dT R_i (R_i the terminal
+ * residual of the fixed component, its multiplier; docs/free-final-time.md): -sum dx_T,i dR_i/dz in
+ * z_{M-1} (sh->tlast) and -sum [dx_T,i dR_i/dT + R_i d2x_T,i/dT2] (sh->tt), with dR/dz, dR/dh from the
+ * march's sensitivities as in TransversalityRows and the explicit dR/dT. */
+static PetscErrorCode MovingTargetRow(HsSolver s, HsShoot *sh, PetscInt t)
+{
+  const HsProblem *P   = s->prob;
+  PetscInt         dim = 2 * P->n, w = 2 * dim, ws = w + 1, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
+  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xm = T + (L - 1) * w, *xN = T + L * w, *lm = xm + dim;
+  const PetscReal *Sown = sh->sens + (t - sh->s0) * 4 * dim * ws;
+  PetscReal       *Bk = sh->Bk, *G = sh->G, *R = Bk + 3 * dd, *dxT = R + dim, *d2xT = dxT + dim, *gp = d2xT + dim;
+  PetscReal       *gT = gp + dim, fT;
+  int              st;
+
+  PetscFunctionBeginUser;
+  st = HsDiscTerminalJacobian(s->disc, xm, xN, lm, Bk, Bk + dd, Bk + 2 * dd);
+  st = st ? st : HsDiscTerminalResidual(s->disc, xm, xN, lm, R);
+  st = st ? st : P->xT_T(dxT, d2xT, P->ctx);
+  st = st ? st : HsDiscTerminalCostT(s->disc, xN, &fT, gT, NULL);
+  PetscCall(PetscArrayzero(gp, dim));
+  if (!st && P->phi.f)
+    st = P->phi.grad(xN, gp, P->ctx);
+  PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal residual failed");
+  PetscCall(PetscArrayzero(G, dim * ws));
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk, Sown + dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + dd, Sown + 3 * dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + 2 * dd, Sown + 2 * dim * ws, G);
+  for (PetscInt i = 0; i < dim; i++) {
+    if (!P->xT_fixed[i])
+      continue;
+    for (PetscInt c = 0; c < w; c++)
+      sh->tlast[c] -= dxT[i] * G[i * ws + c];
+    sh->tt -= dxT[i] * (G[i * ws + w] / s->N + (R[i] - lm[i] - gp[i]) / P->T + gT[i]) + R[i] * d2xT[i];
+  }
+  PetscFunctionReturn(0);
+}
+
 /* A free T on its owner: the last segment's part of T's row beyond hgrad, -grad(d phi/dT)(x_N) S(x_N)
  * (sh->tlast), and d(T row)/dT = (1/N^2) sum_s dH_s/dh - d^2 phi/dT^2 - grad(d phi/dT) S_h(x_N) / N
  * (sh->tt). Collective (the sum). */
@@ -358,6 +415,8 @@ static PetscErrorCode FinalTimeRowJacobian(HsSolver s, HsShoot *sh)
         sh->tlast[c] -= gT[i] * SxN[i * ws + c];
       sh->tt -= gT[i] * SxN[i * ws + w] / N;
     }
+    if (s->prob->xT_T)
+      PetscCall(MovingTargetRow(s, sh, t));
   }
   PetscFunctionReturn(0);
 }
