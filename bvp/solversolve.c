@@ -194,10 +194,6 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCheck(ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has a free final time (T: free): -hs_bvp_type %s does not solve it", s->prob->name,
                ((PetscObject)s)->type_name);
-    PetscCheck(!s->prob->xT_T || (((PetscObject)s)->type_name && strcmp(((PetscObject)s)->type_name, HSSOLVERIPOPT)),
-               PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "problem '%s': terminal values that depend on a free T (xT uses T) are solved by -hs_bvp_type "
-               "transcription and shooting only so far, not %s", s->prob->name, ((PetscObject)s)->type_name);
     PetscCheck(!s->prob->ell.f || !s->prob->ell.time_dependent, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s': a free final time needs an autonomous problem, but its running cost depends on t",
                s->prob->name);

@@ -251,7 +251,7 @@ static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, dou
       u[j]  = PetscMin(PetscMax(u[j], ul[j]), uu[j]);
     }
     for (int i = 0; i < dim; i++) {
-      int last            = k == ip->N - 1 && P->xT_fixed[i];
+      int last            = k == ip->N - 1 && P->xT_fixed[i] && !P->xT_T; /* a moving target: a constraint */
       z[k * ip->nb + m + i] = last ? P->xT[i] : rows[(size_t)(k + 1) * w + i];
       zl[k * ip->nb + m + i] = last ? P->xT[i] : -1e19;
       zu[k * ip->nb + m + i] = last ? P->xT[i] : 1e19;
@@ -286,7 +286,7 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
    * iterations before its acceptable-level exit; the caller checks the kkt residual then */
   ipopt_lib.IntOption(nlp, "acceptable_iter", 5);
   for (int i = 0; i < nc; i++)
-    gl[i] = 1 / h; /* constraint scaling (the bounds were copied at creation) */
+    gl[i] = i < ip->N * ip->dim ? 1 / h : 1; /* constraint scaling (the bounds were copied at creation) */
   ipopt_lib.Scaling(nlp, 1 / h, NULL, gl);
   ipopt_lib.Intermediate(nlp, Intermediate);
   *status = (int)ipopt_lib.Solve(nlp, z, NULL, &obj, y, NULL, NULL, ip);
@@ -307,7 +307,7 @@ static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, Petsc
 
   PetscFunctionBeginUser;
   PetscCall(HsIpoptNlpSetUp(ip, s->prob, s->disc, (int)s->N, s->prob->x0));
-  nv = ip->nv, nc = ip->N * dim;
+  nv = ip->nv, nc = ip->N * dim + ip->mt;
   PetscCall(PetscMalloc5(nv, &z, nv, &zl, nv, &zu, nc, &gl, nc, &y));
   BoundsAndStart(s, ip, rows, z, zl, zu);
   ip->iterations = 0, ip->inf_pr = ip->inf_du = NAN, ip->t_start = MPI_Wtime();

@@ -45,8 +45,13 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
   ip->d = d, ip->N = N, ip->prob = P;
   ip->n = P->n, ip->m = m, ip->dim = dim, ip->nb = m + dim;
   ip->ft = P->free_T ? 1 : 0, ip->nv = N * ip->nb + ip->ft;
-  PetscCall(PetscMalloc5(ip->N + 2, &ip->joff, ip->N + 2, &ip->hoff, dim, &ip->x0, 3 * dd + m * m + 2 * dim, &ip->Hd,
-                         2 * dd + dim * m + dim, &ip->Jb));
+  PetscCall(PetscMalloc5(ip->N + 3, &ip->joff, ip->N + 2, &ip->hoff, dim, &ip->x0, 3 * dd + m * m + 2 * dim, &ip->Hd,
+                         2 * dd + dim * m + 3 * dim, &ip->Jb));
+  PetscCall(PetscMalloc1(dim, &ip->mti));
+  ip->mt = 0;
+  for (int i = 0; P->xT_T && i < dim; i++)
+    if (P->xT_fixed[i])
+      ip->mti[ip->mt++] = i;
   PetscCall(PetscArraycpy(ip->x0, x0, dim));
   ip->joff[0] = 0, ip->hoff[0] = 0;
   for (int k = 0; k < ip->N; k++) {
@@ -55,6 +60,7 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
   }
   /* a free T: its column of the Jacobian (every constraint), its row of the Hessian (every variable) */
   ip->joff[N + 1] = ip->joff[N] + (ip->ft ? N * dim : 0);
+  ip->joff[N + 2] = ip->joff[N + 1] + 2 * ip->mt; /* the moving targets' rows: x_{N,i} and T */
   ip->hoff[N + 1] = ip->hoff[N] + (ip->ft ? ip->nv : 0);
   PetscFunctionReturn(0);
 }
@@ -63,11 +69,12 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
 void HsIpoptNlpReset(HsIpopt *ip)
 {
   PetscFree5(ip->joff, ip->hoff, ip->x0, ip->Hd, ip->Jb);
+  PetscFree(ip->mti);
   ip->d = NULL;
 }
 
 /*@ HsIpoptNlpNumJac - the number of Jacobian entries (bvp/impls internal). @*/
-Index HsIpoptNlpNumJac(const HsIpopt *ip) { return ip->joff[ip->N + 1]; }
+Index HsIpoptNlpNumJac(const HsIpopt *ip) { return ip->joff[ip->N + 2]; }
 
 /*@ HsIpoptNlpNumHess - the number of entries of the Hessian's lower triangle (bvp/impls internal). @*/
 Index HsIpoptNlpNumHess(const HsIpopt *ip) { return ip->hoff[ip->N + 1]; }
@@ -145,6 +152,8 @@ Bool HsIpoptEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, UserData
     if (HsDiscStateResidualU(ip->d, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb,
                              c + (size_t)k * ip->dim))
       return FALSE;
+  for (int j = 0; j < ip->mt; j++) /* the targets at this T (SetT updated prob->xT) */
+    c[ip->N * ip->dim + j] = Node(ip, z, ip->N)[ip->mti[j]] - ip->prob->xT[ip->mti[j]];
   return TRUE;
 }
 
@@ -164,6 +173,11 @@ static void JacStructure(const HsIpopt *ip, Index *row, Index *col)
   }
   for (Index p = ip->joff[ip->N], r = 0; p < ip->joff[ip->N + 1]; p++, r++) /* T's column */
     row[p] = r, col[p] = ip->nv - 1;
+  for (int j = 0; j < ip->mt; j++) { /* x_{N,i} - x_T,i(T) */
+    Index p = ip->joff[ip->N + 1] + 2 * j, r = (Index)(ip->N * dim + j);
+    row[p] = r, col[p] = NodeCol(ip, ip->N) + ip->mti[j];
+    row[p + 1] = r, col[p + 1] = ip->nv - 1;
+  }
 }
 
 /*@ HsIpoptEvalJacG - the constraint Jacobian, dense 2n x 2n blocks and the B block (IPOPT callback). @*/
@@ -197,6 +211,13 @@ Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Inde
       memcpy(v, Cxk, sizeof(double) * (size_t)dd), v += dd;
     memcpy(v, Cxk1, sizeof(double) * (size_t)dd), v += dd;
     memcpy(v, Cu + (size_t)n * m, sizeof(double) * (size_t)(n * m)); /* rows n..2n-1 */
+  }
+  if (ip->mt) { /* x_{N,i} - x_T,i(T): 1 and -dx_T,i/dT */
+    double *dxT = ip->Jb + 2 * dd + dim * m + dim;
+    if (ip->prob->xT_T(dxT, NULL, ip->prob->ctx))
+      return FALSE;
+    for (int j = 0; j < ip->mt; j++)
+      val[ip->joff[ip->N + 1] + 2 * j] = 1, val[ip->joff[ip->N + 1] + 2 * j + 1] = -dxT[ip->mti[j]];
   }
   return TRUE;
 }
@@ -300,6 +321,13 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
     for (int i = 0; i < dim; i++)
       val[ip->hoff[ip->N] + NodeCol(ip, ip->N) + i] += sigma * gT[i];
     val[ip->hoff[ip->N] + ip->nv - 1] += sigma * fTT;
+    if (ip->mt) { /* y_j (x_{N,i} - x_T,i(T)): -y_j d2x_T,i/dT2 */
+      double *dxT = gT + dim, *d2xT = dxT + dim;
+      if (ip->prob->xT_T(dxT, d2xT, ip->prob->ctx))
+        return FALSE;
+      for (int j = 0; j < ip->mt; j++)
+        val[ip->hoff[ip->N] + ip->nv - 1] -= y[ip->N * dim + j] * d2xT[ip->mti[j]];
+    }
   }
   return TRUE;
 }
