@@ -251,18 +251,21 @@ static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind
   PetscFunctionReturn(0);
 }
 
-/* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
- * on the nodes); the costates come from intervals.csv beside it (or, in the single file that
- * hamshoot wrote before intervals.csv existed, from the trajectory's own lambda columns). */
+/* The path of the output file name in the directory of the file traj. */
+static void Beside(const char *traj, const char *name, char *path, size_t len)
+{
+  const char *slash = strrchr(traj, '/');
+  snprintf(path, len, "%.*s%s", slash ? (int)(slash - traj + 1) : 0, traj, name);
+}
+
 /* The "T" of the summary.json in the directory of traj (a free final time's solution), or 0. */
 static PetscReal ReadSummaryT(const char *traj)
 {
-  char        path[PETSC_MAX_PATH_LEN], line[512];
-  const char *slash = strrchr(traj, '/');
-  PetscReal   T     = 0;
-  FILE       *f;
+  char      path[PETSC_MAX_PATH_LEN], line[512];
+  PetscReal T = 0;
+  FILE     *f;
 
-  snprintf(path, sizeof path, "%.*ssummary.json", slash ? (int)(slash - traj + 1) : 0, traj);
+  Beside(traj, "summary.json", path, sizeof path);
   if (!(f = fopen(path, "r")))
     return 0;
   while (fgets(line, sizeof line, f)) {
@@ -275,6 +278,10 @@ static PetscReal ReadSummaryT(const char *traj)
   return T > 0 && PetscIsNormalReal(T) ? T : 0;
 }
 
+/* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
+ * on the nodes); the costates come from intervals.csv beside it (or, in the single file that
+ * hamshoot wrote before intervals.csv existed, from the trajectory's own lambda columns), a free
+ * final time from its summary.json. */
 static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, PetscReal **nodes, PetscInt *Nsrc,
                                      PetscReal *T, char *msg, size_t msglen)
 {
@@ -282,7 +289,6 @@ static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, Petsc
   PetscReal *X = NULL, *L = NULL;
   PetscInt   nx = 0, nl = 0, dim = 2 * P->n;
   PetscBool  isdir;
-  const char *slash;
 
   PetscFunctionBeginUser;
   *nodes = NULL;
@@ -291,8 +297,7 @@ static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, Petsc
     snprintf(traj, sizeof traj, "%s/trajectory.csv", path);
   else
     snprintf(traj, sizeof traj, "%s", path);
-  slash = strrchr(traj, '/');
-  snprintf(ints, sizeof ints, "%.*sintervals.csv", slash ? (int)(slash - traj + 1) : 0, traj);
+  Beside(traj, "intervals.csv", ints, sizeof ints);
   PetscCall(ReadColumns(traj, P, 0, PETSC_FALSE, &X, &nx, msg, msglen));
   if (!msg[0] && nx < 2)
     snprintf(msg, msglen, "-hs_init %s: %d rows of data, need at least 2 (nodes t_0..t_N)", traj, (int)nx);

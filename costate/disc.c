@@ -491,3 +491,21 @@ int HsDiscTerminalCostT(HsDisc *d, const double *xN, double *fT, double *gT, dou
     *fTT = 0;
   return d->prob->phi_T ? HsStatus(d->prob->phi_T(xN, fT, gT, fTT, d->prob->ctx)) : HS_SUCCESS;
 }
+
+/*@ HsDiscTerminalResidualT - HsDiscTerminalResidual R and its explicit derivative RT with respect to
+    a free final time T (x_{N-1}, x_N, lambda_{N-1/2} held; 2n values each). R = lambda + grad phi +
+    h (...) is linear in h = T/N apart from phi, so RT = (R - lambda - grad phi) / T + d grad phi/dT.
+    Not collective. @*/
+int HsDiscTerminalResidualT(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R, double *RT)
+{
+  double *gp = d->wtop_v[3], *gT = d->wtop_v[4], fT, T = d->h * d->N;
+
+  HS_CHK(HsDiscTerminalResidual(d, xm, xN, lm, R));
+  HS_CHK(HsDiscTerminalCostT(d, xN, &fT, gT, NULL));
+  HsZero(d->dim, gp);
+  if (d->prob->phi.f)
+    HS_CB(d->prob->phi.grad(xN, gp, d->prob->ctx));
+  for (int i = 0; i < d->dim; i++)
+    RT[i] = (R[i] - lm[i] - gp[i]) / T + gT[i];
+  return HS_SUCCESS;
+}

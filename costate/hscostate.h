@@ -102,6 +102,8 @@ int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *
                               double *gxk1, double *glam);
 /** d phi/dT, its gradient in x_N (may be NULL) and d^2 phi/dT^2 (may be NULL); 0 if phi ignores T. */
 int HsDiscTerminalCostT(HsDisc *d, const double *xN, double *fT, double *gT, double *fTT);
+/** The terminal residual R and its explicit derivative RT in a free final time T (2n each). */
+int HsDiscTerminalResidualT(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R, double *RT);
 /** phi(x_N), 0 without a terminal cost. */
 int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi);
 

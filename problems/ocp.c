@@ -188,6 +188,22 @@ static int OcpBq(const double *q, double *B, double *dB, double *d2B, void *ctx)
   return st ? 1 : 0;
 }
 
+/* The constants B, R, x0, xT, ... into cst_val at the current parameters and T (their program's
+ * parameter-only part set by the caller); a B that depends on q is taken at the initial configuration
+ * (x0 is constant), and the caller's q is kept. */
+static void OcpEvalConstants(Ocp *o)
+{
+  double q[HS_OCP_MAX_COORDINATES];
+
+  HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+  if (!o->Bq)
+    return;
+  memcpy(q, o->vars, sizeof(double) * (size_t)o->n); /* a callback may be mid-evaluation */
+  OcpSetState(o, o->cst_val + o->nB + o->nR, 0);
+  HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
+  memcpy(o->vars, q, sizeof(double) * (size_t)o->n);
+}
+
 /* dxT/dT and d2xT/dT2 of terminal values that depend on a free T (2n each). */
 static int OcpXTT(double *dxT, double *d2xT, void *ctx)
 {
@@ -214,20 +230,13 @@ static void OcpSetFinalTime(HsProblem *p, double T)
       HsExprProgramSetSlow(o->prog[i], o->vars);
   if (o->prog[P_PHIT])
     HsExprProgramSetSlow(o->prog[P_PHIT], o->vars);
-  if (o->prog[P_XTT]) {
-    double q[HS_OCP_MAX_COORDINATES];
-    memcpy(q, o->vars, sizeof(double) * (size_t)o->n); /* the caller's q (a callback may be mid-evaluation) */
+  if (o->prog[P_XTT]) { /* xT(T) again */
     HsExprProgramSetSlow(o->prog[P_XTT], o->vars);
     HsExprProgramSetSlow(o->prog[P_CST], o->vars);
-    HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
-    if (o->Bq) { /* B(q) at x0, as in OcpUpdate */
-      OcpSetState(o, o->cst_val + o->nB + o->nR, 0);
-      HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
-    }
+    OcpEvalConstants(o);
     for (int i = 0; i < 2 * o->n; i++)
       if (p->xT_fixed[i])
         p->xT[i] = o->cst_val[o->nB + o->nR + 2 * o->n + i];
-    memcpy(o->vars, q, sizeof(double) * (size_t)o->n);
   }
 }
 
@@ -271,11 +280,7 @@ static int OcpUpdateBody(HsProblem *p)
   for (int i = 0; i < P_COUNT; i++)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
-  HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
-  if (o->Bq) { /* B(q) at the initial configuration (x0 is constant) */
-    OcpSetState(o, o->cst_val + o->nB + o->nR, 0);
-    HsExprProgramEval(o->prog[P_CST], o->vars, o->cst_val);
-  }
+  OcpEvalConstants(o);
   for (int i = 0; i < o->nB; i++)
     p->B[i] = o->cst_val[k++];
   for (int i = 0; i < o->nR; i++)

@@ -1537,6 +1537,11 @@ def t_free_time():
     orders = [math.log2(errs[i] / errs[i + 1]) for i in range(3)]
     print("observed orders of T:", ["%.3f" % o for o in orders])
     check(all(1.95 < o < 2.05 for o in orders), "order of T: %s" % orders)
+    Js = 6 / Ts ** 3 + Ts  # the analytic optimal cost 6 d^2/T*^3 + c T*
+    eJ = [abs(ref[N]["J"] - Js) for N in (20, 40, 80, 160)]
+    oJ = [math.log2(eJ[i] / eJ[i + 1]) for i in range(3)]
+    print("J^d - J* (J* = %.15f): %s, orders %s" % (Js, ["%.3e" % e for e in eJ], ["%.3f" % o for o in oJ]))
+    check(all(1.95 < o < 2.05 for o in oJ), "order of J: %s" % oJ)
     s2, out, _ = run(["-problem", di, "-N", "80"], ranks=2)
     check(s2 and abs(s2["T"] - ref[80]["T"]) <= 1e-12, "2 ranks: T differs: %s" % (s2 and s2["T"]))
     text = open(di).read()

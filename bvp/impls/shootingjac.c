@@ -249,39 +249,47 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The free rows of B1 of the last segment: d R / dz = Rxm S(x_{b-1}) + RxN S(x_b) + Rlm S(lambda_{b-1/2}),
- * and with a free T their column jT: the same with the d/dh columns, / N, plus the explicit
- * dR/dT = (R - lambda - grad phi) / T + d grad phi/dT (R is linear in h = T/N). */
-static PetscErrorCode TransversalityRows(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *Sown, PetscReal *B1,
-                                         PetscReal *jT)
+/* The terminal residual R of the last segment t through its march: G = dR/dz = Rxm S(x_{b-1}) +
+ * RxN S(x_b) + Rlm S(lambda_{b-1/2}) (dim x ws, with a free T its last column dR/dh) into sh->G, and
+ * with a free T R and its explicit derivative RT in T (HsDiscTerminalResidualT) into sh->Bk (2 dim). */
+static PetscErrorCode TerminalSensitivities(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal **R, const PetscReal **RT)
 {
-  const HsProblem *P   = s->prob;
-  PetscInt         dim = 2 * P->n, w = 2 * dim, ws = w + sh->ft, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
+  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
   const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xm = T + (L - 1) * w, *xN = T + L * w, *lm = xm + dim;
-  PetscReal       *Bk = sh->Bk, *G = sh->G, *gp = Bk + 3 * dd, *gT = gp + dim, fT;
+  const PetscReal *Sown = sh->sens + (t - sh->s0) * 4 * dim * ws;
+  PetscReal       *Bk = sh->Bk, *G = sh->G, *Jb = Bk + 2 * dim; /* R, RT first; then Rxm, RxN, Rlm */
   int              st;
 
   PetscFunctionBeginUser;
-  st = HsDiscTerminalJacobian(s->disc, xm, xN, lm, Bk, Bk + dd, Bk + 2 * dd);
+  st = HsDiscTerminalJacobian(s->disc, xm, xN, lm, Jb, Jb + dd, Jb + 2 * dd);
   PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal Jacobian failed");
   PetscCall(PetscArrayzero(G, dim * ws));
-  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk, Sown + dim * ws, G);
-  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + dd, Sown + 3 * dim * ws, G);
-  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + 2 * dd, Sown + 2 * dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Jb, Sown + dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Jb + dd, Sown + 3 * dim * ws, G);
+  HsMatMatAdd((int)dim, (int)dim, (int)ws, Jb + 2 * dd, Sown + 2 * dim * ws, G);
   if (sh->ft) {
-    st = HsDiscTerminalResidual(s->disc, xm, xN, lm, sh->R);
-    st = st ? st : HsDiscTerminalCostT(s->disc, xN, &fT, gT, NULL);
-    PetscCall(PetscArrayzero(gp, dim));
-    if (!st && P->phi.f)
-      st = P->phi.grad(xN, gp, P->ctx);
+    st = HsDiscTerminalResidualT(s->disc, xm, xN, lm, Bk, Bk + dim);
     PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal residual failed");
   }
+  *R = Bk, *RT = Bk + dim;
+  PetscFunctionReturn(0);
+}
+
+/* The free rows of B1 of the last segment, dR/dz (TerminalSensitivities), and with a free T their
+ * column jT: dR/dh / N plus the explicit dR/dT. */
+static PetscErrorCode TransversalityRows(HsSolver s, HsShoot *sh, PetscInt t, PetscReal *B1, PetscReal *jT)
+{
+  PetscInt         dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft;
+  const PetscReal *R, *RT, *G = sh->G;
+
+  PetscFunctionBeginUser;
+  PetscCall(TerminalSensitivities(s, sh, t, &R, &RT));
   for (PetscInt i = 0; i < dim; i++)
-    if (!P->xT_fixed[i]) {
+    if (!s->prob->xT_fixed[i]) {
       for (PetscInt c = 0; c < w; c++)
         B1[i * w + c] = G[i * ws + c];
       if (sh->ft)
-        jT[i] = G[i * ws + w] / s->N + (sh->R[i] - lm[i] - gp[i]) / P->T + gT[i];
+        jT[i] = G[i * ws + w] / s->N + RT[i];
     }
   PetscFunctionReturn(0);
 }
@@ -302,7 +310,7 @@ static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const P
     jT[i] = sh->ft ? Sown[3 * dim * ws + i * ws + w] / N : 0;
   }
   if (t == sh->Mset - 1 && s->has_free)
-    PetscCall(TransversalityRows(s, sh, t, Sown, B1, jT));
+    PetscCall(TransversalityRows(s, sh, t, B1, jT));
   if (t == sh->Mset - 1 && s->prob->xT_T) { /* fixed rows x_b - x_T(T): also -dx_T/dT */
     PetscReal *dxT = sh->R;
     PetscCheck(s->prob->xT_T(dxT, NULL, s->prob->ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "dxT/dT failed");
@@ -356,32 +364,19 @@ static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const P
 static PetscErrorCode MovingTargetRow(HsSolver s, HsShoot *sh, PetscInt t)
 {
   const HsProblem *P   = s->prob;
-  PetscInt         dim = 2 * P->n, w = 2 * dim, ws = w + 1, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
-  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xm = T + (L - 1) * w, *xN = T + L * w, *lm = xm + dim;
-  const PetscReal *Sown = sh->sens + (t - sh->s0) * 4 * dim * ws;
-  PetscReal       *Bk = sh->Bk, *G = sh->G, *R = Bk + 3 * dd, *dxT = R + dim, *d2xT = dxT + dim, *gp = d2xT + dim;
-  PetscReal       *gT = gp + dim, fT;
-  int              st;
+  PetscInt         dim = 2 * P->n, w = 2 * dim, ws = w + 1, dd = dim * dim;
+  const PetscReal *R, *RT, *G = sh->G;
+  PetscReal       *dxT = sh->Bk + 2 * dim + 3 * dd, *d2xT = dxT + dim; /* after TerminalSensitivities' */
 
   PetscFunctionBeginUser;
-  st = HsDiscTerminalJacobian(s->disc, xm, xN, lm, Bk, Bk + dd, Bk + 2 * dd);
-  st = st ? st : HsDiscTerminalResidual(s->disc, xm, xN, lm, R);
-  st = st ? st : P->xT_T(dxT, d2xT, P->ctx);
-  st = st ? st : HsDiscTerminalCostT(s->disc, xN, &fT, gT, NULL);
-  PetscCall(PetscArrayzero(gp, dim));
-  if (!st && P->phi.f)
-    st = P->phi.grad(xN, gp, P->ctx);
-  PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "terminal residual failed");
-  PetscCall(PetscArrayzero(G, dim * ws));
-  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk, Sown + dim * ws, G);
-  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + dd, Sown + 3 * dim * ws, G);
-  HsMatMatAdd((int)dim, (int)dim, (int)ws, Bk + 2 * dd, Sown + 2 * dim * ws, G);
+  PetscCall(TerminalSensitivities(s, sh, t, &R, &RT));
+  PetscCheck(P->xT_T(dxT, d2xT, P->ctx) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "dxT/dT failed");
   for (PetscInt i = 0; i < dim; i++) {
     if (!P->xT_fixed[i])
       continue;
     for (PetscInt c = 0; c < w; c++)
       sh->tlast[c] -= dxT[i] * G[i * ws + c];
-    sh->tt -= dxT[i] * (G[i * ws + w] / s->N + (R[i] - lm[i] - gp[i]) / P->T + gT[i]) + R[i] * d2xT[i];
+    sh->tt -= dxT[i] * (G[i * ws + w] / s->N + RT[i]) + R[i] * d2xT[i];
   }
   PetscFunctionReturn(0);
 }

@@ -112,12 +112,8 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
           HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, f[k] + dim),
           &dom, "costate residual", k);
   }
-  if (P->free_T && !dom) /* collective, whatever the local steps gave */
+  if (P->free_T) /* collective: also after a local domain error, which it passes over */
     PetscCall(FinalTimeResidual(s, da, x, f, &dom));
-  else if (P->free_T) { /* keep the collective calls matched */
-    PetscReal z = 0;
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &z, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)da)));
-  }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
   PetscCall(DMRestoreLocalVector(da, &Xl));
@@ -146,17 +142,13 @@ static PetscErrorCode MovingTargetRow(HsSolver s, const PetscScalar **x, PetscIn
 {
   const HsProblem *P = s->prob;
   PetscInt         dim = 2 * P->n, dd = dim * dim, N = s->N;
-  PetscReal       *B, *R, *dxT, *d2xT, *gp, *gT, fT;
+  PetscReal       *B, *R, *RT, *dxT, *d2xT;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc6(3 * dd, &B, dim, &R, dim, &dxT, dim, &d2xT, dim, &gp, dim, &gT));
-  HsCallStep(HsDiscTerminalResidual(s->disc, x[N - 1], x[N], x[N - 1] + dim, R), dom, "terminal", N);
+  PetscCall(PetscMalloc5(3 * dd, &B, dim, &R, dim, &RT, dim, &dxT, dim, &d2xT));
+  HsCallStep(HsDiscTerminalResidualT(s->disc, x[N - 1], x[N], x[N - 1] + dim, R, RT), dom, "terminal", N);
   HsCallStep(HsDiscTerminalJacobian(s->disc, x[N - 1], x[N], x[N - 1] + dim, B, B + dd, B + 2 * dd), dom, "terminal", N);
   HsCallStep(P->xT_T(dxT, d2xT, P->ctx) ? HS_EDOM : 0, dom, "dxT/dT", N);
-  HsCallStep(HsDiscTerminalCostT(s->disc, x[N], &fT, gT, NULL), dom, "d phi/dT", N);
-  PetscCall(PetscArrayzero(gp, dim));
-  if (P->phi.f && !*dom)
-    HsCallStep(P->phi.grad(x[N], gp, P->ctx) ? HS_EDOM : 0, dom, "terminal cost", N);
   for (PetscInt i = 0; i < dim && !*dom; i++) {
     if (!P->xT_fixed[i])
       continue;
@@ -166,9 +158,9 @@ static PetscErrorCode MovingTargetRow(HsSolver s, const PetscScalar **x, PetscIn
       else
         v[c] -= dxT[i] * B[dd + i * dim + c]; /* x_N */
     if (k == N)
-      v[dim] -= dxT[i] * ((R[i] - x[N - 1][dim + i] - gp[i]) / P->T + gT[i]) + R[i] * d2xT[i];
+      v[dim] -= dxT[i] * RT[i] + R[i] * d2xT[i];
   }
-  PetscCall(PetscFree6(B, R, dxT, d2xT, gp, gT));
+  PetscCall(PetscFree5(B, R, RT, dxT, d2xT));
   PetscFunctionReturn(0);
 }
 
@@ -202,16 +194,11 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
       PetscScalar *R = ((HsTranscription *)s->data)->R;
       for (i = 0; i < dim; i++)
         v[i] = 0;
-      if (s->has_free) {
-        HsCallStep(HsDiscTerminalResidual(s->disc, x[k - 1], x[k], x[k - 1] + dim, R), dom, "terminal", k);
-        HsCallStep(HsDiscTerminalCostT(s->disc, x[k], &fT, gb, NULL), dom, "d phi/dT", k);
-        for (i = 0; i < dim; i++)
-          w[i] = 0;
-        if (P->phi.f)
-          HsCallStep(P->phi.grad(x[k], w, P->ctx) ? HS_EDOM : 0, dom, "terminal cost", k);
+      if (s->has_free) { /* dR/dT of the free rows */
+        HsCallStep(HsDiscTerminalResidualT(s->disc, x[k - 1], x[k], x[k - 1] + dim, R, w), dom, "terminal", k);
         for (i = 0; i < dim; i++)
           if (!P->xT_fixed[i])
-            v[i] = (R[i] - x[k - 1][dim + i] - w[i]) / T + gb[i];
+            v[i] = w[i];
       }
       if (P->xT_T) { /* fixed rows x_N - x_T(T): -dx_T/dT */
         HsCallStep(P->xT_T(w, NULL, P->ctx) ? HS_EDOM : 0, dom, "dxT/dT", k);
