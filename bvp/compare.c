@@ -30,7 +30,7 @@ static void ControlOf(HsSolver s, const PetscScalar *x, PetscInt k, double *u)
   if (s->U0)
     memcpy(u, s->U0 + k * s->prob->m, sizeof(double) * (size_t)s->prob->m);
   else
-    HsDiscControl(s->disc, x + k * 2 * dim + dim, u);
+    HsDiscControl(s->disc, x + k * 2 * dim, x + (k + 1) * 2 * dim, x + k * 2 * dim + dim, u);
 }
 
 /* max |dq|, |dp| over nodes, |du|, |dlambda| over intervals (rank 0). */

@@ -21,17 +21,19 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
     s->EW[k] = E - W;
     EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
     if (k < N && !st) {
-      PetscReal L, w;
+      PetscReal L = 0, w = 0;
       if (uk) {
         st = HsDiscHamiltonianU(s->disc, (int)k, xk, xk1, lk, uk, &s->H[k]);
         if (!st)
           st = HsDiscRunningCostU(s->disc, (int)k, xk, xk1, uk, &L);
-        HsDiscWorkU(s->disc, xk, xk1, uk, &w);
+        if (!st)
+          st = HsDiscWorkU(s->disc, xk, xk1, uk, &w);
       } else {
         st = HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, &s->H[k]);
         if (!st)
           st = HsDiscRunningCost(s->disc, (int)k, xk, xk1, lk, &L);
-        HsDiscWork(s->disc, xk, xk1, lk, &w);
+        if (!st)
+          st = HsDiscWork(s->disc, xk, xk1, lk, &w);
       }
       W += w;
       Jd += HsDiscGetStep(s->disc) * L;

@@ -218,7 +218,7 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
     if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
       memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
     else
-      HsDiscControl(s->disc, xk + dim, u);
+      HsDiscControl(s->disc, xk, xk + 2 * dim, xk + dim, u); /* the solution was evaluated: no domain error */
     for (PetscInt i = 0; i < m; i++)
       fprintf(f, ",%.17g", u[i]);
     for (PetscInt i = 0; i < dim; i++)

@@ -8,6 +8,7 @@
  *                    Abar = H + r d^T/(d.d), r = g+ - g- - H d, d = (x_{k+1} - x_{k-1})/2, H = Hess E(x_k)
  *   conserving_1dof: the same with Abar = diag(Vbar'', 1/mass), thesis (8.20)/(8.21),
  *                    Vbar'' = [Vbar(q_k,q_{k+1}) - Vbar(q_{k-1},q_k)] / d_q
+ *   A configuration-dependent B(q) adds one term to each (gain.c, docs/configuration-dependent-forces.md).
  *
  * Second divided differences (the outer-product term and Vbar'') are 0/0 as
  * d -> 0. For |d| <= dg_tol (1 + |x_k|) both conserving forms use
@@ -64,7 +65,7 @@ static int KKTResidualWith(HsDisc *d, int k, const HsStateScheme *ss, const doub
   HS_CHK(EllGradAdd(d, HsDiscTime(d, k), x0, g));
   for (i = 0; i < dim; i++)
     C[i] = lp[i] - lm[i] - d->h * g[i];
-  return HS_SUCCESS;
+  return HsDiscGainKKT(d, xm, x0, xp, lm, lp, C, NULL, NULL, NULL, NULL, NULL);
 }
 
 static int KKTJacobianWith(HsDisc *d, int k, const HsStateScheme *ss, const double *xm, const double *x0,
@@ -95,7 +96,7 @@ static int KKTJacobianWith(HsDisc *d, int k, const HsStateScheme *ss, const doub
   HS_CHK(EllHessAdd(d, HsDiscTime(d, k), x0, Jx0));
   for (i = 0; i < dd; i++)
     Jx0[i] *= -h;
-  return HS_SUCCESS;
+  return HsDiscGainKKT(d, xm, x0, xp, lm, lp, NULL, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
 static int KKTResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
@@ -334,7 +335,7 @@ static int ConsResidualImpl(HsDisc *d, int k, int one_dof, const double *xm, con
   }
   for (i = 0; i < dim; i++)
     C[i] = lp[i] - lm[i] - d->h * w[i];
-  return HS_SUCCESS;
+  return HsDiscGainKappa(d, xm, x0, xp, lm, lp, C, NULL, NULL, NULL, NULL, NULL);
 }
 
 static int ConsJacobianImpl(HsDisc *d, int k, int one_dof, const double *xm, const double *x0, const double *xp,
@@ -363,7 +364,7 @@ static int ConsJacobianImpl(HsDisc *d, int k, int one_dof, const double *xm, con
     for (i = 0; i < dd; i++)
       Jxm[i] -= h * Da[i], Jxp[i] -= h * Db[i];
   }
-  return HS_SUCCESS;
+  return HsDiscGainKappa(d, xm, x0, xp, lm, lp, NULL, Jxm, Jx0, Jxp, Jlm, Jlp);
 }
 
 static int ConsResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
@@ -419,7 +420,7 @@ int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const 
     for (i = 0; i < dim; i++)
       R[i] += w[i];
   }
-  return HS_SUCCESS;
+  return HsDiscGainTerminal(d, xm, xN, lm, R, NULL, NULL, NULL);
 }
 
 /*@ HsDiscTerminalJacobian - the Jacobian blocks of HsDiscTerminalResidual with respect to x_{N-1}, x_N
@@ -449,7 +450,7 @@ int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const 
     for (i = 0; i < dd; i++)
       RxN[i] += W[i];
   }
-  return HS_SUCCESS;
+  return HsDiscGainTerminal(d, xm, xN, lm, NULL, Rxm, RxN, Rlm);
 }
 
 /*@ HsDiscTerminalCost - phi(x_N), 0 without a terminal cost. Not collective. @*/

@@ -76,8 +76,6 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
   CHECK_OR(prob && prob->E.f && prob->E.grad && prob->E.hess, "problem must supply E, grad E and Hess E");
   CHECK_OR(N >= 2, "N = %d: need at least 2 intervals", N);
   CHECK_OR(prob->T > 0, "horizon T = %g must be positive", prob->T);
-  CHECK_OR(!prob->Bq, "problem '%s': a configuration-dependent B(q) is not supported by the discretization yet "
-                      "(docs/configuration-dependent-forces.md)", prob->name);
   CHECK_OR(dg_tol >= 0 && dg_tol < 1, "dg_tol = %g must lie in [0, 1)", dg_tol);
   CHECK_OR(ss, "unknown state scheme '%s' (choose from: %s)", sname, HsStateSchemeListNames());
   CHECK_OR(cs, "unknown costate scheme '%s' (choose from: %s)", cname, HsCostateSchemeListNames());
@@ -168,8 +166,8 @@ static int DiscControlGain(HsDisc *d)
 
   Not collective (serial object); no allocation after this call.
 
-  Input: prob - the problem (not copied; B and R are read now: create a new discretization after
-         changing them); state_scheme, costate_scheme - names (HsStateSchemeFind, HsCostateSchemeFind);
+  Input: prob - the problem (not copied; R and a constant B are read now: create a new discretization
+         after changing them; a B(q) is evaluated on each interval, docs/configuration-dependent-forces.md); state_scheme, costate_scheme - names (HsStateSchemeFind, HsCostateSchemeFind);
          N >= 2; dg_tol - relative threshold of the divided-difference fallbacks, 0 <= dg_tol < 1
          (HS_DG_TOL_DEFAULT).
   Output: disc; on failure, if msg is not NULL, a message a user can act on (msg_len bytes).
@@ -201,6 +199,12 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   d->ell_at.prob = prob;
   d->N = N, d->h = prob->T / N, d->dg_tol = dg_tol;
   st = DiscControlGain(d);
+  if (!st && (st = HsDiscGainSetup(d)) == HS_ENOMEM) {
+    if (msg)
+      snprintf(msg, (size_t)msg_len, "out of memory");
+    HsDiscDestroy(&d);
+    return HS_ENOMEM;
+  }
   if (st) {
     if (msg)
       snprintf(msg, (size_t)msg_len, "control weight R of problem '%s' is not symmetric positive definite (%s)",
@@ -218,6 +222,7 @@ void HsDiscDestroy(HsDisc **disc)
   if (!disc || !*disc)
     return;
   free((*disc)->pool);
+  HsDiscGainDestroy(*disc);
   free(*disc);
   *disc = NULL;
 }
@@ -246,7 +251,7 @@ const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d) { return d->cs; }
 int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F)
 {
   double *u = d->wu;
-  HsDiscControl(d, lam, u);
+  HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
   return HsDiscStateResidualU(d, xk, xk1, u, F);
 }
 
@@ -258,25 +263,28 @@ int HsDiscStateResidualU(HsDisc *d, const double *xk, const double *xk1, const d
   int     dim = d->dim, n = d->n, i;
   double *g = d->wtop_v[0], *Jg = d->wtop_v[1];
 
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(dim, g, Jg);
   for (i = 0; i < dim; i++)
     F[i] = xk1[i] - xk[i] - d->h * Jg[i];
-  for (i = 0; i < n; i++) /* G u = (0, B u) */
-    F[n + i] -= d->h * HsDot(d->m, d->prob->B + i * d->m, u);
+  for (i = 0; i < n; i++) /* G u = (0, Bbar u) */
+    F[n + i] -= d->h * HsDot(d->m, d->Bbar + i * d->m, u);
   return HS_SUCCESS;
 }
 
 /*@ HsDiscStateJacobian - the Jacobian blocks of HsDiscStateResidual (2n x 2n each, row-major):
     dF/dx_k = -I - h JJ Da, dF/dx_{k+1} = I - h JJ Db, dF/dlambda = -h G K (Da, Db: the state
-    scheme's Jacobians). Not collective. Returns as HsDiscStateResidual. @*/
+    scheme's Jacobians). With a B(q) the x-blocks gain the derivative of -h G(qbar) u(lambda); lam NULL
+    leaves it out (the blocks at a fixed control, HsNlpIntervalJacobian). Not collective. Returns as
+    HsDiscStateResidual. @*/
 int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk, double *Fxk1,
                         double *Flam)
 {
   int     dim = d->dim, n = d->n, i, j;
   double *Da = d->wtop_m[0], *Db = d->wtop_m[1];
-  (void)lam;
 
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->jac(d, xk, xk1, Da, Db));
   /* (JJ A) rows: first n rows = rows n..2n-1 of A, last n rows = -(rows 0..n-1). */
   for (i = 0; i < dim; i++)
@@ -287,7 +295,7 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
       Fxk1[i * dim + j] = -d->h * jb + (i == j);
       Flam[i * dim + j] = -d->h * d->GK[i * dim + j];
     }
-  return HS_SUCCESS;
+  return lam ? HsDiscGainStateJacobian(d, xk, xk1, lam, Fxk, Fxk1) : HS_SUCCESS;
 }
 
 /*@ HsDiscCostateResidual - the costate equation of interior node k, 1 <= k <= N-1 (DESIGN.md section
@@ -348,9 +356,15 @@ int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, 
   return HS_SUCCESS;
 }
 
-/*@ HsDiscControl - the control of an interval from the stationarity condition (DESIGN.md section 1),
-    u = R^{-1} B^T lambda^p (m values). Not collective. @*/
-void HsDiscControl(const HsDisc *d, const double *lam, double *u) { HsMatVec(d->m, d->dim, d->K, lam, u); }
+/*@ HsDiscControl - the control of interval (x_k, x_{k+1}) from the stationarity condition (DESIGN.md
+    section 1), u = R^{-1} Bbar^T lambda^p (m values), Bbar = B((q_k + q_{k+1})/2) for a B(q)
+    (docs/configuration-dependent-forces.md). Not collective. Returns HS_SUCCESS or HS_EDOM. @*/
+int HsDiscControl(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *u)
+{
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
+  HsMatVec(d->m, d->dim, d->K, lam, u);
+  return HS_SUCCESS;
+}
 
 /*@ HsDiscRunningCost - L^d of interval k (DESIGN.md section 2.3): L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) +
     ell(x_{k+1}, t_{k+1})) with u = R^{-1} G^T lambda; J^d = h sum_k L^d (+ phi(x_N)).
@@ -358,7 +372,7 @@ void HsDiscControl(const HsDisc *d, const double *lam, double *u) { HsMatVec(d->
 int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L)
 {
   double *u = d->wu;
-  HsDiscControl(d, lam, u);
+  HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
   return HsDiscRunningCostU(d, k, xk, xk1, u, L);
 }
 
@@ -383,7 +397,7 @@ int HsDiscRunningCostU(HsDisc *d, int k, const double *xk, const double *xk1, co
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H)
 {
   double *u = d->wu;
-  HsDiscControl(d, lam, u);
+  HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
   return HsDiscHamiltonianU(d, k, xk, xk1, lam, u, H);
 }
 
@@ -396,10 +410,11 @@ int HsDiscHamiltonianU(HsDisc *d, int k, const double *xk, const double *xk1, co
   double *g = d->wtop_v[0], *Jg = d->wtop_v[1], L, lGu = 0;
 
   HS_CHK(HsDiscRunningCostU(d, k, xk, xk1, u, &L));
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(d->dim, g, Jg);
   for (int i = 0; i < n; i++)
-    lGu += lam[n + i] * HsDot(d->m, d->prob->B + i * d->m, u);
+    lGu += lam[n + i] * HsDot(d->m, d->Bbar + i * d->m, u);
   *H = -L + HsDot(d->dim, lam, Jg) + lGu;
   return HS_SUCCESS;
 }
@@ -428,22 +443,24 @@ int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, do
 /*@ HsDiscEnergy - the mechanical energy E(x). Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
 
-/*@ HsDiscWork - the discrete work of the controls on one interval, (q_{k+1} - q_k)^T B u_{k+1/2}
+/*@ HsDiscWork - the discrete work of the controls on one interval, (q_{k+1} - q_k)^T Bbar u_{k+1/2}
     with u = R^{-1} G^T lambda (DESIGN.md section 2.1): E_{k+1} - E_k equals it exactly for an
-    energy-consistent state scheme. Not collective. @*/
-void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)
+    energy-consistent state scheme, also for a B(q). Not collective. Returns HS_SUCCESS or HS_EDOM. @*/
+int HsDiscWork(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)
 {
   double *u = d->wu;
-  HsDiscControl(d, lam, u);
-  HsDiscWorkU(d, xk, xk1, u, W);
+  HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
+  return HsDiscWorkU(d, xk, xk1, u, W);
 }
 
 /*@ HsDiscWorkU - HsDiscWork with the control u given (m values). Not collective. @*/
-void HsDiscWorkU(const HsDisc *d, const double *xk, const double *xk1, const double *u, double *W)
+int HsDiscWorkU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *W)
 {
   *W = 0;
-  for (int i = 0; i < d->n; i++) /* (q_{k+1} - q_k)^T B u */
-    *W += (xk1[i] - xk[i]) * HsDot(d->m, d->prob->B + i * d->m, u);
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
+  for (int i = 0; i < d->n; i++) /* (q_{k+1} - q_k)^T Bbar u */
+    *W += (xk1[i] - xk[i]) * HsDot(d->m, d->Bbar + i * d->m, u);
+  return HS_SUCCESS;
 }
 
 /*@ HsDiscSetHorizon - the step h = T / N again after the problem's final time changed (a free final
@@ -461,6 +478,7 @@ int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *
   int     dim = d->dim;
   double *g = d->wtop_v[0], *Jl = d->wtop_v[1], *w = d->wtop_v[2], *Da = d->wtop_m[0], *Db = d->wtop_m[1];
 
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(dim, g, glam);
   for (int i = 0; i < dim; i++)
@@ -477,7 +495,7 @@ int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *
     HS_CB(d->prob->ell.grad(HsDiscTime(d, k + 1), xk1, w, d->prob->ctx));
     HsAXPBY(dim, -0.5, w, 1, gxk1);
   }
-  return HS_SUCCESS;
+  return HsDiscGainHamiltonianGradient(d, xk, xk1, lam, gxk, gxk1);
 }
 
 /*@ HsDiscTerminalCostT - d phi/dT at x_N and the current final time, its gradient in x_N (gT, dim;

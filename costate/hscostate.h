@@ -107,8 +107,9 @@ int HsDiscTerminalResidualT(HsDisc *d, const double *xm, const double *xN, const
 /** phi(x_N), 0 without a terminal cost. */
 int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi);
 
-/** u = R^{-1} B^T lambda^p (stationarity, DESIGN.md section 1). */
-void HsDiscControl(const HsDisc *d, const double *lam, double *u);
+/** u = R^{-1} Bbar^T lambda^p of the interval (x_k, x_{k+1}) (stationarity, DESIGN.md section 1;
+ *  Bbar = B(qbar) for a configuration-dependent B, docs/configuration-dependent-forces.md). */
+int HsDiscControl(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *u);
 /** Discrete Hamiltonian of interval k, [t_k, t_{k+1}] (DESIGN.md section 2.3):
  *  H^d = -L^d + lambda^T (JJ gbar + G u), L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) + ell(x_{k+1}, t_{k+1})). */
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H);
@@ -123,8 +124,8 @@ int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, con
 int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, double *Dt);
 /** E(x). */
 int HsDiscEnergy(HsDisc *d, const double *x, double *E);
-/** Discrete work of one interval: (q_{k+1} - q_k)^T B u_{k+1/2}. */
-void HsDiscWork(const HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W);
+/** Discrete work of one interval: (q_{k+1} - q_k)^T Bbar u_{k+1/2}. */
+int HsDiscWork(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W);
 
 /* The same quantities with the control u_{k+1/2} given (m values) instead of u = R^{-1} G^T lambda:
  * the direct transcription NLP, whose controls may be bounded (costate/disc.c). */
@@ -132,16 +133,17 @@ int  HsDiscStateResidualU(HsDisc *d, const double *xk, const double *xk1, const 
 int  HsDiscRunningCostU(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double *L);
 int  HsDiscHamiltonianU(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
                         double *H);
-void HsDiscWorkU(const HsDisc *d, const double *xk, const double *xk1, const double *u, double *W);
+int  HsDiscWorkU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *W);
 
 /* The direct transcription NLP interval by interval (costate/nlp.c): variables x_1..x_N and
  * u_{k+1/2}; objective J^d = h sum L^d + phi(x_N); constraints c_k = HsDiscStateResidualU = 0.
  * The multiplier of c_k in the Lagrangian sigma J^d + sum y_k^T c_k is lambda_{k+1/2}. */
 int HsNlpIntervalGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double *gk,
                           double *gk1, double *gu);
-int HsNlpIntervalJacobian(HsDisc *d, const double *xk, const double *xk1, double *Cxk, double *Cxk1, double *Cu);
-int HsNlpIntervalHessian(HsDisc *d, int k, const double *xk, const double *xk1, double sigma, const double *y,
-                         double *Hkk, double *Hk1k, double *Hk1k1, double *Huu);
+int HsNlpIntervalJacobian(HsDisc *d, const double *xk, const double *xk1, const double *u, double *Cxk, double *Cxk1,
+                          double *Cu);
+int HsNlpIntervalHessian(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double sigma,
+                         const double *y, double *Hkk, double *Hk1k, double *Hk1k1, double *Huu, double *Hxu);
 int HsNlpTerminal(HsDisc *d, const double *xN, double *phi, double *g, double *Hm);
 
 /* Gonzalez discrete gradient of an arbitrary smooth function (also used for

@@ -13,6 +13,10 @@
 #define HS_WCS_MAT 16
 #define HS_WTOP_VEC 6 /* HsDisc* entry points (disc.c) */
 #define HS_WTOP_MAT 4
+#define HS_WBQ_VEC 6 /* B(q) gain level (gain.c), below the costate schemes; vectors of max(dim, m) */
+#define HS_WBQ_MAT 5 /* n x m */
+#define HS_WK_VEC 8  /* B(q) terms of the costate schemes (gain.c), between costate and gain levels */
+#define HS_WK_MAT 8  /* n x n */
 
 /* ell(., t) as an HsFunction of x alone, for the discrete-gradient code
  * (HsGonzalezGrad, HsGonzalezJacOf); its callbacks take ctx = HsEllAt *. */
@@ -40,6 +44,15 @@ struct HsDisc_s {
   double                *wtop_v[HS_WTOP_VEC], *wtop_m[HS_WTOP_MAT];
   double                *wcs_d3; /* dim + 2 dim^2: scratch of HsFunctionD3 at costate level */
   double                *pool;
+  /* A configuration-dependent B(q) (gain.c; docs/configuration-dependent-forces.md). Bbar is the B of
+     the interval HsDiscGainSet last set (prob->B itself when B is constant), and K, GK follow it. */
+  const double *Bbar;
+  double       *bq_pool;            /* NULL without prob->Bq; the rest points into it */
+  double       *Rinv;               /* m x m */
+  double       *bq_Bbar;            /* n x m: Bbar's storage */
+  double       *bq_B, *bq_dB, *bq_d2B; /* the callback's outputs at one point */
+  double       *bq_v[HS_WBQ_VEC], *bq_m[HS_WBQ_MAT]; /* gain level (gain.c): HsDiscGainForm's scratch */
+  double       *wk_v[HS_WK_VEC], *wk_m[HS_WK_MAT];   /* kappa level (gain.c): the costate schemes' B(q) terms */
   HsEllAt                ell_at; /* the running cost at the time the costate code last set */
 };
 
@@ -63,6 +76,27 @@ extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostat
  * discrete-gradient workspace level, so costate schemes may call it. */
 int HsGonzalezJacOf(HsDisc *d, const HsFunction *F, void *ctx, const double *a, const double *b, double *Da,
                     double *Db);
+
+/* A configuration-dependent B(q) (gain.c): no-ops / zero terms when B is constant. */
+int  HsDiscGainSetup(HsDisc *d);
+int  HsDiscGainSet(HsDisc *d, const double *xk, const double *xk1);
+int  HsDiscGainForm(HsDisc *d, const double *q, const double *a, const double *b, double *K, double *P, double *gq,
+                    double *Hqq, double *Ma, double *Mb);
+int  HsDiscGainStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk,
+                             double *Fxk1);
+int  HsDiscGainControlJacobian(HsDisc *d, const double *xk, const double *xk1, const double *u, double *Cxk,
+                               double *Cxk1);
+int  HsDiscGainControlHessian(HsDisc *d, const double *xk, const double *xk1, const double *y, const double *u,
+                              double *Hkk, double *Hk1k, double *Hk1k1, double *Hxu);
+int  HsDiscGainHamiltonianGradient(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *gxk,
+                                   double *gxk1);
+int  HsDiscGainKKT(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                   const double *lp, double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
+int  HsDiscGainTerminal(HsDisc *d, const double *xm, const double *xN, const double *lm, double *R, double *Rxm,
+                        double *RxN, double *Rlm);
+int  HsDiscGainKappa(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
+                     const double *lp, double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
+void HsDiscGainDestroy(HsDisc *d);
 
 /* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
 int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,

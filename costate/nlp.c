@@ -7,7 +7,7 @@
  *   constraints  c_k = x_{k+1} - x_k - h (JJ gbar(x_k, x_{k+1}) + G u_{k+1/2}) = 0   (HsDiscStateResidualU)
  *
  * With the Lagrangian sigma J^d + sum_k y_k^T c_k (IPOPT's sign convention), stationarity in u_k is
- * h R u_k - h G^T y_k = 0, i.e. R u = G^T y: the multiplier y_k of c_k is the interval costate
+ * h R u_k - h G^T y_k = 0, i.e. R u = G^T y (G = G(qbar) for a B(q)): the multiplier y_k of c_k is the interval costate
  * lambda_{k+1/2} itself (no sign change, no factor h). Stationarity in an interior x_k is minus the
  * kkt costate residual of node k (costate.c), and in a free component of x_N the terminal residual
  * HsDiscTerminalResidual: the KKT conditions of this NLP are the `kkt` costate scheme (the
@@ -44,31 +44,34 @@ int HsNlpIntervalGradient(HsDisc *d, int k, const double *xk, const double *xk1,
   return HS_SUCCESS;
 }
 
-/*@ HsNlpIntervalJacobian - the Jacobian of the constraint c_k (HsDiscStateResidualU): Cxk = dc/dx_k,
-    Cxk1 = dc/dx_{k+1} (2n x 2n, as HsDiscStateJacobian), Cu = dc/du = -h G (2n x m; its first n rows
-    are zero). Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
-int HsNlpIntervalJacobian(HsDisc *d, const double *xk, const double *xk1, double *Cxk, double *Cxk1, double *Cu)
+/*@ HsNlpIntervalJacobian - the Jacobian of the constraint c_k (HsDiscStateResidualU) at the control u:
+    Cxk = dc/dx_k, Cxk1 = dc/dx_{k+1} (2n x 2n, as HsDiscStateJacobian, plus -h/2 (dB/dq_j u) in the
+    (p, q) blocks for a B(q)), Cu = dc/du = -h G(qbar) (2n x m; its first n rows are zero).
+    Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
+int HsNlpIntervalJacobian(HsDisc *d, const double *xk, const double *xk1, const double *u, double *Cxk, double *Cxk1,
+                          double *Cu)
 {
   int n = d->n, m = d->m;
 
   HS_CHK(HsDiscStateJacobian(d, xk, xk1, NULL, Cxk, Cxk1, d->wtop_m[2]));
   for (int i = 0; i < 2 * n; i++)
     for (int j = 0; j < m; j++)
-      Cu[i * m + j] = i < n ? 0 : -d->h * d->prob->B[(i - n) * m + j];
-  return HS_SUCCESS;
+      Cu[i * m + j] = i < n ? 0 : -d->h * d->Bbar[(i - n) * m + j];
+  return HsDiscGainControlJacobian(d, xk, xk1, u, Cxk, Cxk1);
 }
 
 /*@ HsNlpIntervalHessian - the Hessian of sigma h L^d_k + y^T c_k, the part of the NLP's Lagrangian
     that belongs to interval k: Hkk = d2/dx_k^2, Hk1k = d2/(dx_{k+1} dx_k) (rows x_{k+1}, columns x_k),
-    Hk1k1 = d2/dx_{k+1}^2 (2n x 2n each), Huu = sigma h R (m x m); the mixed x-u derivatives vanish
-    (G is constant).
+    Hk1k1 = d2/dx_{k+1}^2 (2n x 2n each), Huu = sigma h R (m x m), Hxu (n x m) = d2/(dq du), the same
+    for q_k and q_{k+1}: zero for a constant B, -h/2 (dB/dq_j^T y_p) for a B(q), whose -h y_p^T B(qbar) u
+    also adds -h/4 y_p^T d2B u to the (q, q) parts of the x-blocks.
 
   Not collective. y: the multiplier of c_k (2n). Since y^T c_k contains -h y^T JJ gbar = h (JJ y)^T gbar,
   the x-blocks are sigma h/2 Hess ell plus h times the second derivatives of v^T gbar with v = JJ y.
   Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
 @*/
-int HsNlpIntervalHessian(HsDisc *d, int k, const double *xk, const double *xk1, double sigma, const double *y,
-                         double *Hkk, double *Hk1k, double *Hk1k1, double *Huu)
+int HsNlpIntervalHessian(HsDisc *d, int k, const double *xk, const double *xk1, const double *u, double sigma,
+                         const double *y, double *Hkk, double *Hk1k, double *Hk1k1, double *Huu, double *Hxu)
 {
   const HsProblem *P   = d->prob;
   int              dim = d->dim, dd = dim * dim, i;
@@ -81,6 +84,8 @@ int HsNlpIntervalHessian(HsDisc *d, int k, const double *xk, const double *xk1, 
     Hkk[i] *= h, Hk1k[i] *= h, Hk1k1[i] *= h;
   for (i = 0; i < d->m * d->m; i++)
     Huu[i] = sigma * h * P->R[i];
+  HsZero(d->n * d->m, Hxu);
+  HS_CHK(HsDiscGainControlHessian(d, xk, xk1, y, u, Hkk, Hk1k, Hk1k1, Hxu));
   if (!P->ell.f || sigma == 0)
     return HS_SUCCESS;
   HS_CB(P->ell.hess(NodeTime(d, k), xk, W, P->ctx));

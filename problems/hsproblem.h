@@ -147,7 +147,8 @@ typedef struct HsProblem_s {
   const char *const *coord_names; /* n names of the coordinates (a problem file's), or NULL: q1..qn in outputs */
   /** A configuration-dependent control matrix B(q) (docs/configuration-dependent-forces.md), or NULL (B above is
    *  constant; with Bq it is B(q0)). Outputs (any may be NULL): B (n x m), dB[(i m + j) n + l] = dB_ij/dq_l,
-   *  d2B[((i m + j) n + l) n + r] = d2B_ij/dq_l dq_r. The discretization does not support it yet. */
+   *  d2B[((i m + j) n + l) n + r] = d2B_ij/dq_l dq_r. The discretization evaluates it at
+   *  each interval's midpoint configuration (costate/gain.c). Returns 0, or 1 if a value is not finite. */
   int (*Bq)(const double *q, double *B, double *dB, double *d2B, void *ctx);
   /* Free final time (docs/free-final-time.md): T is an unknown of the boundary-value problem, T above
      its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only

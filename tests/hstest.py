@@ -1786,15 +1786,107 @@ def t_problem_format():
         check(s["parameters"] == {"d": 1, "c": 2} and s["command_line"][1:] == ["-problem", di, "-N", "8", "-p_c", "2",
                                                                                  "-quiet", "-o", o] and s["free_T"],
               "summary parameters/command line: %s %s" % (s["parameters"], s["command_line"]))
-        # a B that depends on q is read (its derivatives: ocp_vs_c) but refused by the discretization, with the reason
+        # a B that depends on q (a horizontal force at the tip) is solved with H^d conserved (test configuration_forces)
         bq = os.path.join(d, "bq.ocp")
-        open(bq, "w").write(text.replace("B: 1", "B: l*cos(q)"))
-        _, out, rc = run(["-problem", bq], expect_rc=1)
-        check(rc == 1 and "B(q) is not supported by the discretization yet (docs/configuration-dependent-forces.md)" in out,
-              "B(q): " + out[-300:])
+        open(bq, "w").write(text.replace("B: 1", "B: l*cos(q/2)"))
+        sb, _, _ = run(["-problem", bq, "-N", "20"])
+        check(sb["converged"] and sb["H_spread"] <= 1e-10 and sb["state_scheme"] == "greenspan", "B(q) = l cos(q/2): %s" % sb)
         # a derived value outside its range is refused with the reason
         _, out, rc = run(["-problem", f0, "-p_l", "1e-200", "-p_m", "1e-200"], expect_rc=1)
         check(rc == 1 and "derived parameter I" in out, "derived out of range: " + out[-300:])
+
+
+def t_configuration_forces():
+    """A configuration-dependent B(q) (docs/configuration-dependent-forces.md, costate/gain.c).
+
+    Independent check: the pendulum written in the coordinate s with q = s + c s^2
+    (tests/data/pendulum_bq.ocp: mass m l^2 (1 + 2cs)^2, B(s) = 1 + 2cs) is the same continuous
+    problem as the pendulum, so its J^d must converge at order 2 to the pendulum's J* = 6.43694443886
+    (DESIGN.md section 4.1, crosscheck test) although every grid's J^d differs from the pendulum's.
+    The conserving scheme keeps H^d constant to round-off only with its extra costate term kappa
+    (without it the spread is O(1) here), the direct schemes' spread is O(h^2). A coupled 2-DOF
+    problem (tests/data/bq2.ocp: matrix B(q), running and terminal costs, free terminal momenta):
+    analytic Jacobians against -snes_test_jacobian, shooting = transcription, IPOPT (x-dependent
+    constraint Jacobian, mixed x-u Hessian) = Newton on the same kkt equations; a free final time."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    pbq, bq2 = os.path.join(data, "pendulum_bq.ocp"), os.path.join(data, "bq2.ocp")
+    jstar = 6.43694443886
+    Ns, Js = (40, 80, 160, 320, 640), []
+    for N in Ns:
+        s, _, _ = run(["-problem", pbq, "-N", str(N)])
+        rel = s["H_spread"] / max(1.0, abs(s["H_mean"]))
+        print("pendulum_bq N=%3d  J^d %.12f  J^d - J* %.3e  H^d spread rel %.2e  E-W spread %.2e"
+              % (N, s["J"], s["J"] - jstar, rel, s["energy_work_spread"]))
+        check(s["converged"] and s["state_scheme"] == "gonzalez" and s["costate_scheme"] == "conserving",
+              "pendulum_bq N=%d: %s %s/%s" % (N, s["converged"], s["state_scheme"], s["costate_scheme"]))
+        check(rel <= 1e-10, "pendulum_bq N=%d: H^d spread %.2e is not round-off" % (N, rel))
+        check(s["energy_work_spread"] <= 1e-12, "pendulum_bq N=%d: E - W spread %.2e" % (N, s["energy_work_spread"]))
+        Js.append(s["J"])
+    errs = [abs(J - jstar) for J in Js]
+    ords = [order(errs[i], errs[i + 1]) for i in range(len(errs) - 1)]
+    rich = (4 * Js[-1] - Js[-2]) / 3
+    print("pendulum_bq: observed orders of J^d -> J*: %s; Richardson (N = 320, 640) - J* = %.2e"
+          % (" ".join("%.3f" % o for o in ords), rich - jstar))
+    check(all(1.9 <= o <= 2.1 for o in ords), "pendulum_bq: orders %s" % ords)
+    check(abs(rich - jstar) <= 2e-7, "pendulum_bq: Richardson J %.12f vs J* %.12f" % (rich, jstar))
+    sp, _, _ = run(["-problem", "pendulum", "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "conserving"])
+    print("same N = 40 in the coordinate q: J^d %.12f (differs from pendulum_bq's by %.2e)" % (sp["J"], sp["J"] - Js[0]))
+    check(abs(sp["J"] - Js[0]) > 1e-3, "pendulum_bq: J^d equals the pendulum's on the same grid: the test is vacuous")
+    for ss, cs in (("gonzalez", "kkt"), ("midpoint", "trapezoidal")):
+        sp = [run(["-problem", pbq, "-N", str(N), "-hs_state_scheme", ss, "-hs_costate_scheme", cs])[0]["H_spread"]
+              for N in (80, 160)]
+        print("pendulum_bq %s + %s: H^d spread %.3e, %.3e (ratio %.2f)" % (ss, cs, sp[0], sp[1], sp[0] / sp[1]))
+        check(sp[1] > 1e-4 and 3 <= sp[0] / sp[1] <= 5.5, "pendulum_bq %s/%s: spread not O(h^2): %s" % (ss, cs, sp))
+    # the coupled 2-DOF problem: every scheme's Jacobian, in transcription and in shooting
+    for ss, cs, extra in (("gonzalez", "conserving", []), ("gonzalez", "kkt", []), ("midpoint", "trapezoidal", []),
+                          ("gonzalez", "conserving", ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "3"])):
+        _, out, _ = run(["-problem", bq2, "-N", "8", "-hs_state_scheme", ss, "-hs_costate_scheme", cs,
+                         "-snes_test_jacobian"] + extra, expect_rc=None)
+        ratios = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+        print("bq2 %s + %s %s: %d Jacobians, max ||J-Jfd||/||J|| = %.1e"
+              % (ss, cs, " ".join(extra), len(ratios), max(ratios) if ratios else float("nan")))
+        check(len(ratios) >= 2 and max(ratios) < (1e-5 if extra else 1e-6), "bq2 %s/%s %s: %s" % (ss, cs, extra, ratios))
+    base, _, _ = run(["-problem", bq2, "-N", "40"])
+    rel = base["H_spread"] / max(1.0, abs(base["H_mean"]))
+    check(base["converged"] and rel <= 1e-12 and base["energy_work_spread"] <= 1e-12,
+          "bq2: H^d spread %.2e, E - W spread %.2e" % (rel, base["energy_work_spread"]))
+    sh, _, _ = run(["-problem", bq2, "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], ranks=2)
+    dx = max(abs(float(a[c]) - float(b[c])) for a, b in zip(sh["_rows"][:-1], base["_rows"][:-1]) for c in a if a[c])
+    print("bq2 N=40: J^d %.15f, H^d spread %.1e; shooting (4 segments, 2 ranks) J^d - J^d = %.1e, max |row difference| %.1e"
+          % (base["J"], base["H_spread"], sh["J"] - base["J"], dx))
+    check(sh["converged"] and abs(sh["J"] - base["J"]) <= 1e-12 and dx <= 1e-10, "bq2: shooting differs: %.2e" % dx)
+    kk, _, _ = run(["-problem", bq2, "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"])
+    ip, _, _ = run(["-problem", bq2, "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt",
+                    "-hs_bvp_type", "ipopt"])
+    print("bq2 N=40 gonzalez + kkt: Newton J^d %.15f, IPOPT J^d %.15f (%d iterations), kkt residual at IPOPT's solution %.1e"
+          % (kk["J"], ip["J"], ip["newton_iterations"], ip["residual_norm"]))
+    check(ip["converged"] and abs(ip["J"] - kk["J"]) <= 1e-12 and ip["residual_norm"] <= 1e-10,
+          "bq2: IPOPT %s vs Newton %s (residual %.2e)" % (ip["J"], kk["J"], ip["residual_norm"]))
+    check(ip["newton_iterations"] <= 8, "bq2: IPOPT needed %d iterations (exact Hessian: few)" % ip["newton_iterations"])
+    # a free final time with B(q): H^d = d phi/dT = 1 on every interval; the same T from shooting and, with kkt,
+    # from IPOPT; Richardson T equals the pendulum's (the free-T pendulum file, in q) to the O(h^4) left
+    with tempfile.TemporaryDirectory() as d:
+        ft = os.path.join(d, "pendulum_bq_free_T.ocp")
+        open(ft, "w").write(open(pbq).read().replace("T: 3", "T: free 3") + "terminal_cost: T\n")
+        Ts, Tq = [], []
+        for N in (80, 160):
+            s, _, _ = run(["-problem", ft, "-N", str(N)])
+            check(s["converged"] and s["free_T"] and abs(s["H_mean"] - 1) <= 1e-12 and s["H_spread"] <= 1e-11,
+                  "pendulum_bq free T N=%d: H^d mean %.15f spread %.2e" % (N, s["H_mean"], s["H_spread"]))
+            Ts.append(s["T"])
+            Tq.append(run(["-problem", os.path.join(data, "pendulum_free_T.ocp"), "-N", str(N), "-hs_state_scheme",
+                           "gonzalez", "-hs_costate_scheme", "conserving"])[0]["T"])
+        rs, rq = (4 * Ts[1] - Ts[0]) / 3, (4 * Tq[1] - Tq[0]) / 3
+        print("free T: in s %.10f %.10f, in q %.10f %.10f; Richardson %.10f vs %.10f (difference %.1e)"
+              % (Ts[0], Ts[1], Tq[0], Tq[1], rs, rq, rs - rq))
+        check(abs(rs - rq) <= 5e-6 and abs(Ts[1] - Tq[1]) > 1e-5, "free T: Richardson %.10f vs %.10f" % (rs, rq))
+        sh, _, _ = run(["-problem", ft, "-N", "80", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], ranks=2)
+        check(sh["converged"] and abs(sh["T"] - Ts[0]) <= 1e-12, "free T: shooting T %.15f vs %.15f" % (sh["T"], Ts[0]))
+        kk, _, _ = run(["-problem", ft, "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"])
+        ip, _, _ = run(["-problem", ft, "-N", "40", "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt",
+                        "-hs_bvp_type", "ipopt"])
+        print("free T: shooting T - T = %.1e; kkt Newton T %.15f, IPOPT T %.15f" % (sh["T"] - Ts[0], kk["T"], ip["T"]))
+        check(ip["converged"] and abs(ip["T"] - kk["T"]) <= 1e-10, "free T: IPOPT T %s vs Newton %s" % (ip["T"], kk["T"]))
 
 
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
@@ -1802,7 +1894,7 @@ TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crossche
          "example": t_example, "example_c": t_example_c,
          "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess,
          "checkpoint": t_checkpoint, "reliability": t_reliability, "free_time": t_free_time,
-         "problem_format": t_problem_format}
+         "problem_format": t_problem_format, "configuration_forces": t_configuration_forces}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

@@ -288,6 +288,9 @@ static void CheckErrors(HsProblem *P, HsProblem *K)
  * the state equation for x_{k+1} by Newton (dense, by Gaussian elimination)
  * with lambda chosen so that u = R^{-1} B^T lambda_p equals the control
  * (lambda_p = B (B^T B)^{-1} R u); E_k - W_k must stay constant to round-off. */
+/* The amplitude of the forward simulation's control (smaller for the stiff coupled B(q) test problem). */
+static double forward_amplitude = 20;
+
 static void CheckForwardEnergyWork(const HsProblem *P)
 {
   HsDisc *d;
@@ -307,7 +310,7 @@ static void CheckForwardEnergyWork(const HsProblem *P)
   for (k = 0; k < N; k++) {
     double t = P->T * (k + 0.5) / N, u[6], BtB[36], y[6];
     for (c = 0; c < m; c++)
-      u[c] = 20 * sin(1.3 * t + c) * (1 + c);
+      u[c] = forward_amplitude * sin(1.3 * t + c) * (1 + c);
     /* lambda_p = B (B^T B)^{-1} R u, solved by Gaussian elimination on m x m */
     for (i = 0; i < m; i++) {
       y[i] = 0;
@@ -459,7 +462,7 @@ int main(int argc, char **argv)
       char    msg[256];
       double  lam[6] = {0.1, -0.2, 0.3, 0.7183, -0.4, 0.25}, u[3], Ru[3], BTl[3], err = 0;
       HsDiscCreate(KE, "gonzalez", "conserving", 10, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg);
-      HsDiscControl(d, lam, u);
+      HsDiscControl(d, lam, lam, lam, u); /* a constant B: the states do not matter */
       for (int i = 0; i < 3; i++) {
         Ru[i] = BTl[i] = 0;
         for (int j = 0; j < 3; j++)
@@ -513,6 +516,29 @@ int main(int argc, char **argv)
       for (int c = 0; c < 3; c++)
         CheckJacobians(Q, "gonzalez", cs_all[c], 1);
       CheckJacobians(Q, "midpoint", "kkt", 1);
+      HsProblemDestroy(&Q);
+    }
+  }
+  {
+    /* A configuration-dependent B(q) (docs/configuration-dependent-forces.md, costate/gain.c): the state and
+     * costate Jacobians of every scheme against differences, the conserving scheme in both branches of its
+     * projection (spread 1e-9: kappa = kappa0) and continuous across them, E - W in a forward simulation. */
+    const char *files[] = {"bq2", "pendulum_bq"};
+    for (int q = 0; q < 2; q++) {
+      HsProblem *Q;
+      char       path[512], msg[512];
+      snprintf(path, sizeof path, "%s/../tests/data/%s.ocp", dir, files[q]);
+      CHECK(HsProblemCreateFromFile(path, &Q, msg, sizeof msg) == 0 && Q->Bq, "%s", msg);
+      if (!Q)
+        continue;
+      for (int s = 0; s < 2; s++)
+        for (int c = 0; c < 3; c++)
+          CheckJacobians(Q, s ? "gonzalez" : "midpoint", cs_all[c], 1);
+      CheckJacobians(Q, "gonzalez", "conserving", 1e-9);
+      CheckCostateBranches(Q, "gonzalez", "conserving");
+      forward_amplitude = q ? 20 : 2;
+      CheckForwardEnergyWork(Q);
+      forward_amplitude = 20;
       HsProblemDestroy(&Q);
     }
   }

@@ -5,6 +5,7 @@
  * in u is R u = G^T lambda, in an interior x_k it is minus the costate
  * residual of node k, in x_N the transversality residual. */
 #include "../costate/hscostate.h"
+#include "../problems/hsocp.h"
 #include "ell_test_problem.h"
 
 #include "hscheck.h"
@@ -59,7 +60,7 @@ static int PieceValue(Piece *p, const double *z, double *f, double *grad)
   if (!grad)
     return 0;
   if (HsNlpIntervalGradient(p->d, p->k, z, z + dim, z + 2 * dim, gk, gk1, gu) ||
-      HsNlpIntervalJacobian(p->d, z, z + dim, Cxk, Cxk1, Cu))
+      HsNlpIntervalJacobian(p->d, z, z + dim, z + 2 * dim, Cxk, Cxk1, Cu))
     return 1;
   for (j = 0; j < dim; j++) {
     grad[j] = p->sigma * gk[j], grad[dim + j] = p->sigma * gk1[j];
@@ -82,7 +83,7 @@ static void CheckDerivatives(HsProblem *P, const char *label, const char *ss, in
   int     dim = 2 * P->n, m = P->m, nz = 2 * dim + m, k = N / 2, i, j;
   double  x3[3 * MAXD], l2[2 * MAXD], u[MAXM], z[2 * MAXD + MAXM], zp[2 * MAXD + MAXM], g[2 * MAXD + MAXM];
   double  gp[2 * MAXD + MAXM], gm[2 * MAXD + MAXM], fp, fm, f, eg = 0, eh = 0, gmax, hmax = 0;
-  double  Hkk[MAXD * MAXD], Hk1k[MAXD * MAXD], Hk1k1[MAXD * MAXD], Huu[MAXM * MAXM];
+  double  Hkk[MAXD * MAXD], Hk1k[MAXD * MAXD], Hk1k1[MAXD * MAXD], Huu[MAXM * MAXM], Hxu[MAXD * MAXM];
   Piece   p;
 
   if (HsDiscCreate(P, ss, "kkt", N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg)) {
@@ -94,7 +95,8 @@ static void CheckDerivatives(HsProblem *P, const char *label, const char *ss, in
   memcpy(z + 2 * dim, u, sizeof(double) * m);
   p = (Piece){d, k, dim, m, 0.7, HsDiscGetStep(d), l2};
   CHECK(PieceValue(&p, z, &f, g) == 0, "%s %s: evaluation failed", label, ss);
-  CHECK(HsNlpIntervalHessian(d, k, z, z + dim, p.sigma, p.y, Hkk, Hk1k, Hk1k1, Huu) == 0, "%s: Hessian", label);
+  CHECK(HsNlpIntervalHessian(d, k, z, z + dim, z + 2 * dim, p.sigma, p.y, Hkk, Hk1k, Hk1k1, Huu, Hxu) == 0,
+        "%s: Hessian", label);
   gmax = MaxAbs(nz, g);
   for (j = 0; j < nz; j++) {
     double e = 1e-6 * (1 + fabs(z[j]));
@@ -115,6 +117,10 @@ static void CheckDerivatives(HsProblem *P, const char *label, const char *ss, in
         hij = Hk1k1[(i - dim) * dim + j - dim];
       else if (i >= 2 * dim && j >= 2 * dim)
         hij = Huu[(i - 2 * dim) * m + j - 2 * dim];
+      else if (i < 2 * dim && i % dim < P->n) /* (q, u): Hxu, the same for q_k and q_{k+1} */
+        hij = Hxu[(i % dim) * m + j - 2 * dim];
+      else if (j < 2 * dim && j % dim < P->n)
+        hij = Hxu[(j % dim) * m + i - 2 * dim];
       hmax = fmax(hmax, fabs(hij));
       eh   = fmax(eh, fabs(fd - hij));
     }
@@ -131,7 +137,7 @@ static void CheckKKT(HsProblem *P, const char *label, const char *ss, const char
   HsDisc *d;
   char    msg[256];
   int     dim = 2 * P->n, m = P->m, k = N / 2, i, j;
-  double  x3[3 * MAXD], l2[2 * MAXD], u[MAXM], S[MAXD], C[MAXD], R[MAXD], gu[MAXM];
+  double  x3[3 * MAXD], l2[2 * MAXD], u[MAXM], ua[MAXM], S[MAXD], C[MAXD], R[MAXD], gu[MAXM];
   double  ga[MAXD], gb[MAXD], Cxk[MAXD * MAXD], Cxk1[MAXD * MAXD], Cu[MAXD * MAXM], e_x, e_u = 0, e_T, cmax;
 
   if (HsDiscCreate(P, ss, cs, N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg)) {
@@ -139,14 +145,17 @@ static void CheckKKT(HsProblem *P, const char *label, const char *ss, const char
     return;
   }
   PointOf(P, x3, l2, u);
+  /* the controls of the two intervals, u = R^{-1} G^T lambda (with a B(q), G depends on the interval) */
+  HsDiscControl(d, x3, x3 + dim, l2, ua);
+  HsDiscControl(d, x3 + dim, x3 + 2 * dim, l2 + dim, u);
   /* interior node k: stationarity = interval k-1's x_{k+1} part + interval k's x_k part */
-  HsNlpIntervalGradient(d, k - 1, x3, x3 + dim, u, ga, S, gu);
-  HsNlpIntervalJacobian(d, x3, x3 + dim, Cxk, Cxk1, Cu);
+  HsNlpIntervalGradient(d, k - 1, x3, x3 + dim, ua, ga, S, gu);
+  HsNlpIntervalJacobian(d, x3, x3 + dim, ua, Cxk, Cxk1, Cu);
   for (j = 0; j < dim; j++)
     for (i = 0; i < dim; i++)
       S[j] += Cxk1[i * dim + j] * l2[i];
   HsNlpIntervalGradient(d, k, x3 + dim, x3 + 2 * dim, u, ga, gb, gu);
-  HsNlpIntervalJacobian(d, x3 + dim, x3 + 2 * dim, Cxk, Cxk1, Cu);
+  HsNlpIntervalJacobian(d, x3 + dim, x3 + 2 * dim, u, Cxk, Cxk1, Cu);
   for (j = 0; j < dim; j++) {
     S[j] += ga[j];
     for (i = 0; i < dim; i++)
@@ -157,7 +166,6 @@ static void CheckKKT(HsProblem *P, const char *label, const char *ss, const char
     S[j] += C[j];
   cmax = MaxAbs(dim, C), e_x = MaxAbs(dim, S);
   /* u: h R u + Cu^T lambda = 0 at u = R^{-1} G^T lambda */
-  HsDiscControl(d, l2 + dim, u);
   HsNlpIntervalGradient(d, k, x3 + dim, x3 + 2 * dim, u, ga, gb, gu);
   for (j = 0; j < m; j++) {
     double r = gu[j];
@@ -171,7 +179,7 @@ static void CheckKKT(HsProblem *P, const char *label, const char *ss, const char
     HsDisc *dN;
     HsDiscCreate(P, ss, cs, k + 1, HS_DG_TOL_DEFAULT, &dN, msg, sizeof msg);
     HsNlpIntervalGradient(dN, k, x3 + dim, x3 + 2 * dim, u, ga, S, gu);
-    HsNlpIntervalJacobian(dN, x3 + dim, x3 + 2 * dim, Cxk, Cxk1, Cu);
+    HsNlpIntervalJacobian(dN, x3 + dim, x3 + 2 * dim, u, Cxk, Cxk1, Cu);
     HsNlpTerminal(dN, x3 + 2 * dim, NULL, gphi, NULL);
     HsDiscTerminalResidual(dN, x3 + dim, x3 + 2 * dim, l2 + dim, R);
     for (j = 0; j < dim; j++) {
@@ -191,7 +199,7 @@ static void CheckKKT(HsProblem *P, const char *label, const char *ss, const char
   HsDiscDestroy(&d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
   HsProblem *P, *K, *E, *A, *C;
 
@@ -219,6 +227,21 @@ int main(void)
   CheckKKT(A, "manipulator3", "gonzalez", "kkt", 20);
   CheckKKT(C, "ncar (phi)", "gonzalez", "kkt", 20);
   CheckKKT(C, "ncar (phi)", "midpoint", "trapezoidal", 20);
+  {
+    /* A configuration-dependent B(q): x-dependent constraint Jacobian, mixed x-u Hessian blocks, and the
+     * kkt/trapezoidal schemes' and terminal residual's B(q) terms as the NLP's stationarity. */
+    HsProblem *Q;
+    char       path[512], msg[512];
+    snprintf(path, sizeof path, "%s/bq2.ocp", argc > 1 ? argv[1] : "tests/data");
+    CHECK(HsProblemCreateFromFile(path, &Q, msg, sizeof msg) == 0 && Q->Bq, "%s", msg);
+    if (Q) {
+      for (int s = 0; s < 2; s++)
+        CheckDerivatives(Q, "bq2 (B(q))", s ? "gonzalez" : "midpoint", 20);
+      CheckKKT(Q, "bq2 (B(q))", "gonzalez", "kkt", 20);
+      CheckKKT(Q, "bq2 (B(q))", "midpoint", "trapezoidal", 20);
+      HsProblemDestroy(&Q);
+    }
+  }
   HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&E), HsProblemDestroy(&A), HsProblemDestroy(&C);
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;

@@ -245,7 +245,8 @@ static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, dou
 
   for (int k = 0; k < ip->N; k++) {
     double *u = z + (size_t)k * ip->nb, *ul = zl + (size_t)k * ip->nb, *uu = zu + (size_t)k * ip->nb;
-    HsDiscControl(s->disc, rows + (size_t)k * w + dim, u);
+    if (HsDiscControl(s->disc, rows + (size_t)k * w, rows + (size_t)(k + 1) * w, rows + (size_t)k * w + dim, u))
+      memset(u, 0, sizeof(double) * (size_t)m); /* B(q) not finite at the guess: IPOPT reports it */
     for (int j = 0; j < m; j++) {
       ul[j] = P->u_min ? P->u_min[j] : -1e19, uu[j] = P->u_max ? P->u_max[j] : 1e19;
       u[j]  = PetscMin(PetscMax(u[j], ul[j]), uu[j]);

@@ -40,11 +40,12 @@ typedef struct {
   HsProblem *prob;        /* the problem (a free final time is set on it) */
   int        N, n, m, dim, nb;
   int        ft, nv;      /* ft = 1 with a free final time T, the last variable; nv variables */
+  int        bq;          /* 1 with a B(q): the Hessian has the mixed blocks (x_{k+1}, u_k) and (u_k, x_k), q-parts */
   int        mt, *mti;    /* terminal values x_T(T) (a free T): their mt fixed components mti[] are constraints
                              x_{N,i} - x_T,i(T) = 0, rows N dim.. (not bounds, which cannot move with T) */
   Index     *joff, *hoff; /* offsets of interval k's entries in the Jacobian and Hessian arrays */
   double    *x0;          /* the initial state */
-  double    *Hd;          /* scratch: the Hessian blocks of one interval (3 dim^2 + m^2) */
+  double    *Hd;          /* scratch: the Hessian blocks of one interval (3 dim^2 + m^2 + n m) */
   double    *Jb;          /* scratch: the Jacobian blocks of one interval (2 dim^2 + dim m) */
   int        failed;      /* a callback left the problem's domain */
   PetscInt   iterations;

@@ -44,8 +44,9 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
   HsIpoptNlpReset(ip);
   ip->d = d, ip->N = N, ip->prob = P;
   ip->n = P->n, ip->m = m, ip->dim = dim, ip->nb = m + dim;
-  ip->ft = P->free_T ? 1 : 0, ip->nv = N * ip->nb + ip->ft;
-  PetscCall(PetscMalloc5(ip->N + 3, &ip->joff, ip->N + 2, &ip->hoff, dim, &ip->x0, 3 * dd + m * m + 2 * dim, &ip->Hd,
+  ip->ft = P->free_T ? 1 : 0, ip->nv = N * ip->nb + ip->ft, ip->bq = P->Bq ? 1 : 0;
+  PetscCall(PetscMalloc5(ip->N + 3, &ip->joff, ip->N + 2, &ip->hoff, dim, &ip->x0, 3 * dd + m * m + P->n * m + 2 * dim,
+                         &ip->Hd,
                          2 * dd + dim * m + 3 * dim, &ip->Jb));
   PetscCall(PetscMalloc1(dim, &ip->mti));
   ip->mt = 0;
@@ -56,7 +57,7 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
   ip->joff[0] = 0, ip->hoff[0] = 0;
   for (int k = 0; k < ip->N; k++) {
     ip->joff[k + 1] = ip->joff[k] + (k ? dd : 0) + dd + P->n * m;
-    ip->hoff[k + 1] = ip->hoff[k] + mml + ddl + (k ? dd : 0);
+    ip->hoff[k + 1] = ip->hoff[k] + mml + ddl + (k ? dd : 0) + (ip->bq ? (k ? 2 : 1) * P->n * m : 0);
   }
   /* a free T: its column of the Jacobian (every constraint), its row of the Hessian (every variable) */
   ip->joff[N + 1] = ip->joff[N] + (ip->ft ? N * dim : 0);
@@ -197,7 +198,7 @@ Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Inde
     return FALSE;
   for (int k = 0; k < ip->N; k++) {
     Number *v = val + ip->joff[k];
-    if (HsNlpIntervalJacobian(ip->d, Node(ip, z, k), Node(ip, z, k + 1), Cxk, Cxk1, Cu))
+    if (HsNlpIntervalJacobian(ip->d, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, Cxk, Cxk1, Cu))
       return FALSE;
     if (ip->ft) { /* dc_k/dT = (c_k - (x_{k+1} - x_k)) / T */
       double       *c = Cu + dim * m, T = z[ip->nv - 1];
@@ -222,8 +223,8 @@ Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Inde
   return TRUE;
 }
 
-/* The Hessian's positions per interval k: u_k's lower triangle, node k+1's lower triangle, and for
- * k >= 1 the block (x_{k+1}, x_k). */
+/* The Hessian's positions per interval k: u_k's lower triangle, node k+1's lower triangle, for
+ * k >= 1 the block (x_{k+1}, x_k), and with a B(q) the q-parts of (x_{k+1}, u_k) and, for k >= 1, (u_k, x_k). */
 static void HessStructure(const HsIpopt *ip, Index *row, Index *col)
 {
   int dim = ip->dim, m = ip->m;
@@ -239,6 +240,12 @@ static void HessStructure(const HsIpopt *ip, Index *row, Index *col)
       for (int i = 0; i < dim; i++)
         for (int j = 0; j < dim; j++, p++)
           row[p] = c1 + i, col[p] = NodeCol(ip, k) + j;
+    for (int i = 0; ip->bq && i < ip->n; i++)
+      for (int c = 0; c < m; c++, p++)
+        row[p] = c1 + i, col[p] = u0 + c;
+    for (int c = 0; ip->bq && k && c < m; c++)
+      for (int j = 0; j < ip->n; j++, p++)
+        row[p] = u0 + c, col[p] = NodeCol(ip, k) + j;
   }
   for (Index p = ip->hoff[ip->N], c = 0; p < ip->hoff[ip->N + 1]; p++, c++) /* T's row, up to the diagonal */
     row[p] = ip->nv - 1, col[p] = c;
@@ -260,7 +267,7 @@ static Bool TRow(HsIpopt *ip, const Number *z, int k, double sigma, const double
   double        T   = z[ip->nv - 1];
   const double *xk = Node(ip, z, k), *xk1 = Node(ip, z, k + 1), *uk = z + (size_t)k * ip->nb;
 
-  if (HsNlpIntervalGradient(ip->d, k, xk, xk1, uk, gk, gk1, gu) || HsNlpIntervalJacobian(ip->d, xk, xk1, Cxk, Cxk1, Cu))
+  if (HsNlpIntervalGradient(ip->d, k, xk, xk1, uk, gk, gk1, gu) || HsNlpIntervalJacobian(ip->d, xk, xk1, uk, Cxk, Cxk1, Cu))
     return FALSE;
   for (int j = 0; j < m; j++) {
     double a = sigma * gu[j];
@@ -285,7 +292,7 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
 {
   HsIpopt *ip = ctx;
   int      dim = ip->dim, dd = dim * dim, m = ip->m, mml = m * (m + 1) / 2, ddl = dim * (dim + 1) / 2;
-  double  *Hkk = ip->Hd, *Hk1k = Hkk + dd, *Hk1k1 = Hk1k + dd, *Huu = Hk1k1 + dd;
+  double  *Hkk = ip->Hd, *Hk1k = Hkk + dd, *Hk1k1 = Hk1k + dd, *Huu = Hk1k1 + dd, *Hxu = Huu + m * m;
   (void)nv, (void)new_z, (void)nc, (void)new_y;
 
   if (!val) {
@@ -299,14 +306,21 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
     Number *v = val + ip->hoff[k];
     if (ip->ft && !TRow(ip, z, k, sigma, y + (size_t)k * dim, val + ip->hoff[ip->N]))
       return FALSE;
-    if (HsNlpIntervalHessian(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), sigma, y + (size_t)k * dim, Hkk, Hk1k,
-                             Hk1k1, Huu))
+    if (HsNlpIntervalHessian(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, sigma,
+                             y + (size_t)k * dim, Hkk, Hk1k, Hk1k1, Huu, Hxu))
       return FALSE;
     AddLower(m, Huu, v);
     AddLower(dim, Hk1k1, v + mml);
     if (k) {
       AddLower(dim, Hkk, val + ip->hoff[k - 1] + mml); /* node k's diagonal block */
       memcpy(v + mml + ddl, Hk1k, sizeof(double) * (size_t)dd);
+    }
+    if (ip->bq) { /* (x_{k+1}, u_k) = Hxu, (u_k, x_k) = Hxu^T */
+      Number *w = v + mml + ddl + (k ? dd : 0);
+      memcpy(w, Hxu, sizeof(double) * (size_t)(ip->n * m));
+      for (int c = 0; k && c < m; c++)
+        for (int j = 0; j < ip->n; j++)
+          w[ip->n * m + c * ip->n + j] = Hxu[j * m + c];
     }
   }
   if (HsNlpTerminal(ip->d, Node(ip, z, ip->N), NULL, NULL, Hkk))
