@@ -31,7 +31,11 @@
  *
  * Stopping rule of the local Newton: |R|_inf <= atol (1 + |y|_inf), or (after
  * the first update) the last update below stol (1 + |y|_inf): Newton converges
- * quadratically, so the iterate is then at round-off.
+ * quadratically, so the iterate is then at round-off. A residual whose evaluation is noisier than atol
+ * (a Gonzalez divided difference just above its threshold -hs_dg_tol loses ~eps |E| / |Delta| to
+ * cancellation, 1e-10 at |Delta| = 1e-6) stops decreasing instead: HS_MARCH_FLAT_IT iterations
+ * without halving it, at a level below HS_MARCH_FLOOR (1 + |y|_inf), also end the step, since
+ * further updates only move the iterate within that noise.
  */
 #include "hsmarch.h"
 
@@ -42,6 +46,9 @@
 #include <stdlib.h>
 
 #include "hsdense.h"
+
+#define HS_MARCH_FLAT_IT 3   /* updates without halving |R| that end a step at its noise floor */
+#define HS_MARCH_FLOOR   1e-8 /* ... if |R| <= HS_MARCH_FLOOR (1 + |y|_inf), about sqrt(eps) */
 
 struct HsMarch_s {
   HsDisc          *disc;
@@ -277,8 +284,8 @@ int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double
                 double *lp)
 {
   HsMarch *m  = march;
-  int      nu = first ? m->dim : 2 * m->dim, st, it;
-  double   rnorm = 0, ynorm, dynorm = 1;
+  int      nu = first ? m->dim : 2 * m->dim, st, it, flat = 0;
+  double   rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
 
   st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->R);
   for (it = 0;; it++) {
@@ -294,6 +301,9 @@ int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double
     ynorm = fmax(HsNormInf(m->dim, xp), first ? 0 : HsNormInf(m->dim, lp));
     if (rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)))
       return HS_SUCCESS;
+    flat = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
+    if (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm))
+      return HS_SUCCESS; /* at the residual's noise floor (file head) */
     if (it == m->max_it)
       break;
     if (st == HS_ESINGULAR)
