@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int StateResidualAtGain(HsDisc *d, const double *xk, const double *xk1, const double *u, double *F);
+static int HamiltonianAtGain(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
+                             double *H);
+
 static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez};
 static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1, &HsCostateTrapezoidal,
                                                    &HsCostateKKT};
@@ -50,7 +54,15 @@ const HsCostateScheme *HsCostateSchemeFind(const char *name)
 }
 
 /* "a b c" from the names of a scheme table, built once. */
-#define HS_LIST_NAMES(table, buf)                                                                                        do {                                                                                                                     if (!buf[0])                                                                                                             for (size_t i_ = 0; i_ < sizeof(table) / sizeof(table[0]); i_++) {                                                      if (i_)                                                                                                                  strcat(buf, " ");                                                                                                    strcat(buf, table[i_]->name);                                                                                        }                                                                                                                  } while (0)
+#define HS_LIST_NAMES(table, buf)                                                                                      \
+  do {                                                                                                                 \
+    if (!buf[0])                                                                                                       \
+      for (size_t i_ = 0; i_ < sizeof(table) / sizeof(table[0]); i_++) {                                               \
+        if (i_)                                                                                                        \
+          strcat(buf, " ");                                                                                            \
+        strcat(buf, table[i_]->name);                                                                                  \
+      }                                                                                                                \
+  } while (0)
 
 /*@ HsStateSchemeListNames - the state schemes' names, space-separated (from the scheme table). @*/
 const char *HsStateSchemeListNames(void)
@@ -72,7 +84,14 @@ const char *HsCostateSchemeListNames(void)
 static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCostateScheme *cs, const char *sname,
                      const char *cname, int N, double dg_tol, char *msg, int msg_len)
 {
-#define CHECK_OR(cond, ...)                                                                                              do {                                                                                                                     if (!(cond)) {                                                                                                           if (msg)                                                                                                                 snprintf(msg, (size_t)msg_len, __VA_ARGS__);                                                                         return HS_EINVAL;                                                                                                    }                                                                                                                    } while (0)
+#define CHECK_OR(cond, ...)                                                                                            \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      if (msg)                                                                                                         \
+        snprintf(msg, (size_t)msg_len, __VA_ARGS__);                                                                   \
+      return HS_EINVAL;                                                                                                \
+    }                                                                                                                  \
+  } while (0)
   CHECK_OR(prob && prob->E.f && prob->E.grad && prob->E.hess, "problem must supply E, grad E and Hess E");
   CHECK_OR(N >= 2, "N = %d: need at least 2 intervals", N);
   CHECK_OR(prob->T > 0, "horizon T = %g must be positive", prob->T);
@@ -127,13 +146,14 @@ static int DiscAllocate(HsDisc *d)
 }
 
 /* K = R^{-1} G^T, G^T = [0, B^T] (m x dim), by a Cholesky factorization of R (GSL), and GK = G K
- * (rows n..2n-1 are B K): u = K lambda (DESIGN.md section 1). Returns the GSL status. */
+ * (rows n..2n-1 are B K): u = K lambda (DESIGN.md section 1); with a B(q) also R^{-1} itself (d->Rinv,
+ * gain.c) from the same factor. Returns the GSL status. */
 static int DiscControlGain(HsDisc *d)
 {
   const HsProblem *prob = d->prob;
-  int              dim = d->dim, i, j, st;
-  gsl_matrix      *Rc  = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
-  gsl_vector      *col = gsl_vector_alloc((size_t)d->m);
+  int              dim  = d->dim, i, j, st;
+  gsl_matrix      *Rc   = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
+  gsl_vector      *col  = gsl_vector_alloc((size_t)d->m);
 
   if (!Rc || !col) {
     gsl_matrix_free(Rc), gsl_vector_free(col);
@@ -150,6 +170,11 @@ static int DiscControlGain(HsDisc *d)
     for (i = 0; i < d->m; i++)
       d->K[i * dim + d->n + j] = gsl_vector_get(col, (size_t)i);
   }
+  if (!st && d->Rinv && !(st = gsl_linalg_cholesky_invert(Rc)))
+    for (i = 0; i < d->m; i++) /* symmetric to the last bit */
+      for (j = 0; j < d->m; j++)
+        d->Rinv[i * d->m + j] =
+            0.5 * (gsl_matrix_get(Rc, (size_t)i, (size_t)j) + gsl_matrix_get(Rc, (size_t)j, (size_t)i));
   gsl_matrix_free(Rc), gsl_vector_free(col);
   for (i = 0; !st && i < d->n; i++)
     for (j = 0; j < dim; j++) {
@@ -167,7 +192,8 @@ static int DiscControlGain(HsDisc *d)
   Not collective (serial object); no allocation after this call.
 
   Input: prob - the problem (not copied; R and a constant B are read now: create a new discretization
-         after changing them; a B(q) is evaluated on each interval, docs/configuration-dependent-forces.md); state_scheme, costate_scheme - names (HsStateSchemeFind, HsCostateSchemeFind);
+         after changing them; a B(q) is evaluated on each interval, docs/configuration-dependent-forces.md);
+         state_scheme, costate_scheme - names (HsStateSchemeFind, HsCostateSchemeFind);
          N >= 2; dg_tol - relative threshold of the divided-difference fallbacks, 0 <= dg_tol < 1
          (HS_DG_TOL_DEFAULT).
   Output: disc; on failure, if msg is not NULL, a message a user can act on (msg_len bytes).
@@ -189,7 +215,8 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   if (st)
     return st;
   d = calloc(1, sizeof(*d));
-  if (!d || (d->prob = prob, d->n = prob->n, d->m = prob->m, d->dim = 2 * prob->n, DiscAllocate(d))) {
+  if (!d || (d->prob = prob, d->n = prob->n, d->m = prob->m, d->dim = 2 * prob->n, DiscAllocate(d)) ||
+      HsDiscGainSetup(d)) {
     if (msg)
       snprintf(msg, (size_t)msg_len, "out of memory");
     HsDiscDestroy(&d);
@@ -199,12 +226,6 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   d->ell_at.prob = prob;
   d->N = N, d->h = prob->T / N, d->dg_tol = dg_tol;
   st = DiscControlGain(d);
-  if (!st && (st = HsDiscGainSetup(d)) == HS_ENOMEM) {
-    if (msg)
-      snprintf(msg, (size_t)msg_len, "out of memory");
-    HsDiscDestroy(&d);
-    return HS_ENOMEM;
-  }
   if (st) {
     if (msg)
       snprintf(msg, (size_t)msg_len, "control weight R of problem '%s' is not symmetric positive definite (%s)",
@@ -252,7 +273,7 @@ int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const do
 {
   double *u = d->wu;
   HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
-  return HsDiscStateResidualU(d, xk, xk1, u, F);
+  return StateResidualAtGain(d, xk, xk1, u, F);
 }
 
 /*@ HsDiscStateResidualU - HsDiscStateResidual with the control u_{k+1/2} given (m values) instead of
@@ -260,10 +281,16 @@ int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const do
     u is bounded and so not R^{-1} G^T lambda. Not collective. Returns as HsDiscStateResidual. @*/
 int HsDiscStateResidualU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *F)
 {
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
+  return StateResidualAtGain(d, xk, xk1, u, F);
+}
+
+/* The state residual with Bbar already set for (x_k, x_{k+1}) (HsDiscGainSet or HsDiscControl). */
+static int StateResidualAtGain(HsDisc *d, const double *xk, const double *xk1, const double *u, double *F)
+{
   int     dim = d->dim, n = d->n, i;
   double *g = d->wtop_v[0], *Jg = d->wtop_v[1];
 
-  HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(dim, g, Jg);
   for (i = 0; i < dim; i++)
@@ -398,7 +425,7 @@ int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, con
 {
   double *u = d->wu;
   HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
-  return HsDiscHamiltonianU(d, k, xk, xk1, lam, u, H);
+  return HamiltonianAtGain(d, k, xk, xk1, lam, u, H);
 }
 
 /*@ HsDiscHamiltonianU - H^d = -L^d + lambda^T (JJ gbar + G u) with the control u given (m values):
@@ -406,11 +433,18 @@ int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, con
 int HsDiscHamiltonianU(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
                        double *H)
 {
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
+  return HamiltonianAtGain(d, k, xk, xk1, lam, u, H);
+}
+
+/* H^d with Bbar already set for (x_k, x_{k+1}). */
+static int HamiltonianAtGain(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
+                             double *H)
+{
   int     n = d->n;
   double *g = d->wtop_v[0], *Jg = d->wtop_v[1], L, lGu = 0;
 
   HS_CHK(HsDiscRunningCostU(d, k, xk, xk1, u, &L));
-  HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(d->dim, g, Jg);
   for (int i = 0; i < n; i++)
@@ -426,7 +460,7 @@ int HsDiscHamiltonianU(HsDisc *d, int k, const double *xk, const double *xk1, co
     H^d_{k+1/2} - H^d_{k-1/2} = -Dt_k / 2 exactly. Not collective. @*/
 int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, double *Dt)
 {
-  const HsProblem *P = d->prob;
+  const HsProblem *P  = d->prob;
   double           t1 = HsDiscTime(d, k + 1), t0 = HsDiscTime(d, k - 1), a1, a0, b1, b0;
 
   *Dt = 0;
@@ -440,6 +474,15 @@ int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, do
   return HS_SUCCESS;
 }
 
+/* (q_{k+1} - q_k)^T Bbar u with Bbar already set for (x_k, x_{k+1}). */
+static double WorkAtGain(const HsDisc *d, const double *xk, const double *xk1, const double *u)
+{
+  double W = 0;
+  for (int i = 0; i < d->n; i++)
+    W += (xk1[i] - xk[i]) * HsDot(d->m, d->Bbar + i * d->m, u);
+  return W;
+}
+
 /*@ HsDiscEnergy - the mechanical energy E(x). Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
 
@@ -450,7 +493,8 @@ int HsDiscWork(HsDisc *d, const double *xk, const double *xk1, const double *lam
 {
   double *u = d->wu;
   HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
-  return HsDiscWorkU(d, xk, xk1, u, W);
+  *W = WorkAtGain(d, xk, xk1, u);
+  return HS_SUCCESS;
 }
 
 /*@ HsDiscWorkU - HsDiscWork with the control u given (m values). Not collective. @*/
@@ -458,8 +502,7 @@ int HsDiscWorkU(HsDisc *d, const double *xk, const double *xk1, const double *u,
 {
   *W = 0;
   HS_CHK(HsDiscGainSet(d, xk, xk1));
-  for (int i = 0; i < d->n; i++) /* (q_{k+1} - q_k)^T Bbar u */
-    *W += (xk1[i] - xk[i]) * HsDot(d->m, d->Bbar + i * d->m, u);
+  *W = WorkAtGain(d, xk, xk1, u);
   return HS_SUCCESS;
 }
 
@@ -470,8 +513,8 @@ void HsDiscSetHorizon(HsDisc *d) { d->h = d->prob->T / d->N; }
 /*@ HsDiscHamiltonianGradient - the gradient of H^d of interval k (HsDiscHamiltonian, with
     u = R^{-1} G^T lambda) in x_k, x_{k+1} and lambda_{k+1/2} (dim each):
       d/dlambda = JJ gbar + G R^{-1} G^T lambda,
-      d/dx_k    = -Da^T JJ lambda - 1/2 grad ell(x_k, t_k),   d/dx_{k+1} = -Db^T JJ lambda - 1/2 grad ell(x_{k+1}, t_{k+1})
-    with Da, Db the state scheme's Jacobians. The row of the free-final-time condition. Not collective. @*/
+      d/dx_k    = -Da^T JJ lambda - 1/2 grad ell(x_k, t_k),   d/dx_{k+1} = -Db^T JJ lambda - 1/2 grad ell(x_{k+1},
+   t_{k+1}) with Da, Db the state scheme's Jacobians. The row of the free-final-time condition. Not collective. @*/
 int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
                               double *gxk1, double *glam)
 {

@@ -22,19 +22,16 @@
  */
 #include "hsdiscimpl.h"
 
-#include <gsl/gsl_linalg.h>
 #include <stdlib.h>
 
-/*@ HsDiscGainSetup - the B(q) workspace of d and R^{-1} (none when B is constant; then Bbar = prob->B).
-    Called by HsDiscCreate after the constant gain; not collective. Returns HS_SUCCESS, HS_ENOMEM or
-    HS_EINVAL (R not positive definite). @*/
+/*@ HsDiscGainSetup - the B(q) workspace of d (none when B is constant; then Bbar = prob->B); R^{-1}
+    is filled in by HsDiscCreate's factorization of R. Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsDiscGainSetup(HsDisc *d)
 {
   const HsProblem *P = d->prob;
-  int              n = d->n, m = d->m, dim = d->dim, S = dim > m ? dim : m, i, j, st;
+  int              n = d->n, m = d->m, dim = d->dim, S = dim > m ? dim : m, i;
   size_t           len;
   double          *p;
-  gsl_matrix_view  Rv;
 
   d->Bbar = P->B;
   if (!P->Bq)
@@ -44,11 +41,11 @@ int HsDiscGainSetup(HsDisc *d)
   d->bq_pool = p = calloc(len, sizeof(double));
   if (!p)
     return HS_ENOMEM;
-  d->Rinv = p, p += m * m;
+  d->Rinv    = p, p += m * m;
   d->bq_Bbar = p, p += n * m;
-  d->bq_B = p, p += n * m;
-  d->bq_dB = p, p += n * m * n;
-  d->bq_d2B = p, p += n * m * n * n;
+  d->bq_B    = p, p += n * m;
+  d->bq_dB   = p, p += n * m * n;
+  d->bq_d2B  = p, p += n * m * n * n;
   for (i = 0; i < HS_WBQ_VEC; i++, p += S)
     d->bq_v[i] = p;
   for (i = 0; i < HS_WBQ_MAT; i++, p += n * m)
@@ -57,16 +54,6 @@ int HsDiscGainSetup(HsDisc *d)
     d->wk_v[i] = p;
   for (i = 0; i < HS_WK_MAT; i++, p += dim * dim)
     d->wk_m[i] = p;
-  HsCopy(m * m, P->R, d->Rinv);
-  Rv = gsl_matrix_view_array(d->Rinv, (size_t)m, (size_t)m);
-  st = gsl_linalg_cholesky_decomp1(&Rv.matrix);
-  if (!st)
-    st = gsl_linalg_cholesky_invert(&Rv.matrix);
-  if (st)
-    return HS_EINVAL;
-  for (i = 0; i < m; i++) /* symmetric to the last bit */
-    for (j = 0; j < i; j++)
-      d->Rinv[j * m + i] = d->Rinv[i * m + j] = 0.5 * (d->Rinv[i * m + j] + d->Rinv[j * m + i]);
   HsCopy(n * m, P->B, d->bq_Bbar);
   d->Bbar = d->bq_Bbar;
   return HS_SUCCESS;
@@ -99,7 +86,7 @@ static void Mid(int n, const double *xa, const double *xb, double *qbar)
 int HsDiscGainSet(HsDisc *d, const double *xk, const double *xk1)
 {
   int     n = d->n, m = d->m, dim = d->dim, i, j, c;
-  double *qbar = d->bq_v[5], *B = d->bq_Bbar;
+  double *qbar = d->bq_v[4], *B = d->bq_Bbar;
 
   if (!d->prob->Bq)
     return HS_SUCCESS;
@@ -305,7 +292,7 @@ int HsDiscGainControlHessian(HsDisc *d, const double *xk, const double *xk1, con
 int HsDiscGainHamiltonianGradient(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *gxk,
                                   double *gxk1)
 {
-  int     n = d->n;
+  int     n    = d->n;
   double *qbar = d->wk_v[0], *g = d->wk_v[1];
 
   if (!d->prob->Bq)
@@ -323,7 +310,7 @@ int HsDiscGainHamiltonianGradient(HsDisc *d, const double *xk, const double *xk1
 static int IntervalTerm(HsDisc *d, double sign, const double *xa, const double *xb, const double *lam, double *C,
                         double *Ja, double *Jb, double *Jl)
 {
-  int     n = d->n;
+  int     n    = d->n;
   double *qbar = d->wk_v[0], *g = d->wk_v[1], *Hq = d->wk_m[0], *M = d->wk_m[1], h = d->h;
 
   Mid(n, xa, xb, qbar);
@@ -340,8 +327,8 @@ static int IntervalTerm(HsDisc *d, double sign, const double *xa, const double *
 /*@ HsDiscGainKKT - the B(q) terms of the kkt and trapezoidal costate schemes at node k: adds
     h/4 [gq(qbar+; l+, l+) + gq(qbar-; l-, l-)] to C (if not NULL) and its derivatives to the Jacobian
     blocks (if Jx0 is not NULL). Not collective. @*/
-int HsDiscGainKKT(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
-                  const double *lp, double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+int HsDiscGainKKT(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm, const double *lp,
+                  double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
   if (!d->prob->Bq)
     return HS_SUCCESS;
@@ -382,10 +369,10 @@ static void KappaDerivative(int dim, const double *dv, double D, double rho, con
 static void KappaJacobian(HsDisc *d, int fallback, const double *dv, double D, double rho, const double *k0,
                           const double *a, const double *b, double **J)
 {
-  int     n = d->n, dim = d->dim, dd = dim * dim, i, j, y;
-  double *gp = d->wk_v[4], *gm = d->wk_v[5], *ry = d->wk_v[6], *drho = d->wk_v[7];
-  double *H0 = d->wk_m[0], *Ma0 = d->wk_m[1], *Mb0 = d->wk_m[2], *Kp = d->wk_m[3], *Km = d->wk_m[4];
-  double *K0y = d->wk_m[5], *Ky = d->wk_m[6];
+  int          n = d->n, dim = d->dim, dd = dim * dim, i, j, y;
+  double      *gp = d->wk_v[4], *gm = d->wk_v[5], *ry = d->wk_v[6], *drho = d->wk_v[7];
+  double      *H0 = d->wk_m[0], *Ma0 = d->wk_m[1], *Mb0 = d->wk_m[2], *Kp = d->wk_m[3], *Km = d->wk_m[4];
+  double      *K0y = d->wk_m[5], *Ky = d->wk_m[6];
   const double s[5] = {-0.5, 0, 0.5, 0, 0}; /* dd/dy for y = x_{k-1}, x_k, x_{k+1}, lambda-, lambda+ */
 
   for (y = 0; y < 5; y++) {
@@ -416,8 +403,8 @@ static void KappaJacobian(HsDisc *d, int fallback, const double *dv, double D, d
 /*@ HsDiscGainKappa - the B(q) term of the conserving costate schemes at node k (file head): C -= h kappa
     (if C is not NULL) and the Jacobian blocks -= h dkappa/d(x_{k-1}, x_k, x_{k+1}, lambda-, lambda+) (if
     Jx0 is not NULL). kappa.d = r exactly above the threshold; kappa = kappa0 below it. Not collective. @*/
-int HsDiscGainKappa(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
-                    const double *lp, double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
+int HsDiscGainKappa(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm, const double *lp,
+                    double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp)
 {
   int           n = d->n, dim = d->dim, fallback, i;
   double       *dv = d->wk_v[0], *k0 = d->wk_v[1], *qb = d->wk_v[2], *g0 = d->wk_v[3], *gp = d->wk_v[4];

@@ -13,10 +13,10 @@
 #define HS_WCS_MAT 16
 #define HS_WTOP_VEC 6 /* HsDisc* entry points (disc.c) */
 #define HS_WTOP_MAT 4
-#define HS_WBQ_VEC 6 /* B(q) gain level (gain.c), below the costate schemes; vectors of max(dim, m) */
+#define HS_WBQ_VEC 5 /* B(q) gain level (gain.c), below the costate schemes; vectors of max(dim, m) */
 #define HS_WBQ_MAT 5 /* n x m */
 #define HS_WK_VEC 8  /* B(q) terms of the costate schemes (gain.c), between costate and gain levels */
-#define HS_WK_MAT 8  /* n x n */
+#define HS_WK_MAT 7  /* dim x dim */
 
 /* ell(., t) as an HsFunction of x alone, for the discrete-gradient code
  * (HsGonzalezGrad, HsGonzalezJacOf); its callbacks take ctx = HsEllAt *. */

@@ -71,6 +71,11 @@ def run(args, ranks=1, expect_rc=0, outdir=None):
     return summary, p.stdout, p.returncode
 
 
+def jacobian_ratios(out):
+    """The ||J - Jfd||_F/||J||_F values -snes_test_jacobian printed."""
+    return [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+
+
 def order(e1, e2):
     return math.log2(e1 / e2) if e1 > 0 and e2 > 0 else float("nan")
 
@@ -224,7 +229,7 @@ def t_jacobian():
                 extra = ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "5"]
             _, out, _ = run(["-problem", prob, "-N", N, "-hs_state_scheme", ss, "-hs_costate_scheme", cs,
                              "-snes_test_jacobian"] + extra, ranks=ranks, expect_rc=None)
-            ratios = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+            ratios = jacobian_ratios(out)
             print("%-9s %-9s + %-15s %-40s ranks=%d: %d Jacobians tested, max ||J-Jfd||/||J|| = %.1e"
                   % (prob, ss, cs, " ".join(extra[:4]), ranks, len(ratios), max(ratios) if ratios else float("nan")))
             check(len(ratios) >= 2, "%s %s/%s: -snes_test_jacobian reported nothing" % (prob, ss, cs))
@@ -712,7 +717,7 @@ def t_terminal():
     check(ok, "pendulum_free conserving: %s" % str(c and (c["converged"], c["H_spread"])))
     for sch in (["-hs_scheme", "direct"], ["-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"], ["-hs_scheme", "conserving"]):
         _, out, _ = run(["-problem", f, "-N", "8", "-snes_test_jacobian"] + sch, expect_rc=None)
-        ratios = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+        ratios = jacobian_ratios(out)
         print("pendulum_free %s: max ||J-Jfd||/||J|| = %.1e over %d Jacobians" % (" ".join(sch), max(ratios) if ratios else float("nan"), len(ratios)))
         check(ratios and max(ratios) < 1e-5, "pendulum_free %s Jacobian: %s" % (sch, ratios))
     # multiple shooting with the free end: from the naive guess it finds another stationary point
@@ -738,7 +743,7 @@ def t_terminal():
     check(m and s and m["converged"] and abs(m["J"] - s["J"]) <= 1e-10 * abs(s["J"]) and m["newton_iterations"] <= 2,
           "shooting from the transcription solution: %s" % str(m and (m["J"], m["newton_iterations"])))
     _, out, _ = run(["-problem", f, "-N", "8", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "3", "-snes_test_jacobian"], expect_rc=None)
-    ratios = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+    ratios = jacobian_ratios(out)
     check(ratios and max(ratios) < 1e-5, "shooting free-end Jacobian: %s" % ratios)
 
 
@@ -1608,7 +1613,7 @@ def t_free_time():
         for scheme in ([], ["-hs_scheme", "direct"], ["-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"]):
             p = subprocess.run([HAMSHOOT, "-problem", pf, "-N", "12", "-snes_test_jacobian", "-snes_max_it", "4"] + bvp + scheme,
                                env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-            r = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.e+-]+)", p.stdout)]
+            r = jacobian_ratios(p.stdout)
             print("-snes_test_jacobian %s %s: %s" % (" ".join(bvp), " ".join(scheme), ["%.1e" % x for x in r]))
             # at most 1e-4: the conserving_1dof scheme's Greenspan quotient switches to its limit near
             # turning points (|dq| <= 1e-6 (1 + |q|)), where the finite difference straddles the switch
@@ -1642,7 +1647,7 @@ def t_free_time():
         for bvp in ([], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "3"]):
             p = subprocess.run([HAMSHOOT, "-problem", mv, "-N", "10", "-snes_test_jacobian", "-snes_max_it", "4"] + bvp,
                                env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-            r = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.e+-]+)", p.stdout)]
+            r = jacobian_ratios(p.stdout)
             check(len(r) >= 3 and max(r) <= 1e-6, "moving target Jacobian %s: %s" % (bvp, r))
         if not os.environ.get("HS_SANITIZED"):  # IPOPT (the targets as constraints) against Newton on the kkt equations
             ip, out, _ = run(["-problem", mv, "-N", "40", "-hs_bvp_type", "ipopt"], ranks=2)
@@ -1842,7 +1847,7 @@ def t_configuration_forces():
                           ("gonzalez", "conserving", ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "3"])):
         _, out, _ = run(["-problem", bq2, "-N", "8", "-hs_state_scheme", ss, "-hs_costate_scheme", cs,
                          "-snes_test_jacobian"] + extra, expect_rc=None)
-        ratios = [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+        ratios = jacobian_ratios(out)
         print("bq2 %s + %s %s: %d Jacobians, max ||J-Jfd||/||J|| = %.1e"
               % (ss, cs, " ".join(extra), len(ratios), max(ratios) if ratios else float("nan")))
         check(len(ratios) >= 2 and max(ratios) < (1e-5 if extra else 1e-6), "bq2 %s/%s %s: %s" % (ss, cs, extra, ratios))
