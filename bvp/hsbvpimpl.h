@@ -112,6 +112,9 @@ struct _p_HsSolver {
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
 PetscReal      HsSolverStartT(HsSolver s);
 PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);
+/* A formulation's residual F(X) (its SNES function without the domain-error flag): *dom on a domain error. */
+typedef PetscErrorCode (*HsResidualFn)(HsSolver s, Vec X, Vec F, PetscBool *dom);
+PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);

@@ -351,7 +351,51 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
     PetscFunctionReturn(0);
   }
   HsProblemSetFinalTime(s->prob, T);
-  HsDiscSetHorizon(s->disc);
+  if (HsDiscSetHorizon(s->disc)) { /* T in the data: R(T) not positive definite */
+    *bad      = PETSC_TRUE;
+    s->T_left = T;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverFinalTimeColumn - a free T on which the problem's data depend (prob->data_T;
+    docs/free-final-time.md): the Jacobian's column of T as the central difference
+    (F(X + dT e_T) - F(X - dT e_T)) / (2 dT) of the formulation's residual res, every other unknown
+    held, dT = HS_FT_FD_STEP (1 + T) (one-sided where T + dT or T - dT leaves [T_min, T_max]); iT is
+    T's global index in X. The residual itself is exact, so this changes Newton's path, not its
+    answer (error about 1e-10 relative, below what Newton needs). Afterwards the problem and the
+    discretization hold T again. Collective (bvp/ internal).
+  Output: C - the column (a vector like X); *dom - an evaluation left the domain.
+@*/
+PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom)
+{
+  PetscReal T = s->prob->T, dT = HS_FT_FD_STEP * (1 + T), Tp = T + dT, Tm = T - dT;
+  PetscInt  lo, hi;
+  PetscBool d1 = PETSC_FALSE, d2 = PETSC_FALSE;
+  Vec       Xp, Fm;
+
+  PetscFunctionBeginUser;
+  if (Tp > s->prob->T_max)
+    Tp = T;
+  if (!(Tm >= s->prob->T_min && Tm > 0))
+    Tm = T;
+  PetscCall(VecDuplicate(X, &Xp));
+  PetscCall(VecDuplicate(X, &Fm));
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  for (int side = 0; side < 2; side++) {
+    PetscCall(VecCopy(X, Xp));
+    if (iT >= lo && iT < hi)
+      PetscCall(VecSetValue(Xp, iT, side ? Tm : Tp, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(Xp));
+    PetscCall(VecAssemblyEnd(Xp));
+    PetscCall(res(s, Xp, side ? Fm : C, side ? &d2 : &d1));
+  }
+  PetscCall(VecAXPY(C, -1, Fm));
+  PetscCall(VecScale(C, Tp > Tm ? 1 / (Tp - Tm) : 0)); /* [T_min, T_max] narrower than dT: no column */
+  PetscCall(VecDestroy(&Xp));
+  PetscCall(VecDestroy(&Fm));
+  HsProblemSetFinalTime(s->prob, T);
+  *dom = (PetscBool)(d1 || d2 || HsDiscSetHorizon(s->disc));
   PetscFunctionReturn(0);
 }
 

@@ -305,3 +305,42 @@ static int GreenspanHessDir(HsDisc *d, const double *a, const double *b, const d
 const HsStateScheme HsStateMidpoint  = {"midpoint", 2, 0, MidpointGrad, MidpointJac, MidpointHessDir};
 const HsStateScheme HsStateGreenspan = {"greenspan", 2, 1, GreenspanGrad, GreenspanJac, GreenspanHessDir};
 const HsStateScheme HsStateGonzalez  = {"gonzalez", 2, 1, GonzalezGrad, GonzalezJac, GonzalezHessDir};
+
+/*@ HsDiscGradT - the state scheme's discrete gradient of E_T = dE/dT (a free final time T on which M or V
+    depends; docs/free-final-time.md): every scheme here is linear in the function it is built from, with
+    a branch that depends on (a, b) only, so this is d gbar/dT at fixed (a, b) exactly:
+      midpoint: grad E_T(m);  gonzalez: HsGonzalezGrad of E_T;
+      greenspan: ((E_T(q_b, 0) - E_T(q_a, 0)) / (q_b - q_a), dE_T/dp(m)), the q-part dE_T/dq(q_m, 0) below
+      the threshold (E = p^2/(2 mass) + V(q), so E_T(q, 0) = V_T(q) and E_T is linear in p).
+    g = 0 if E does not depend on T. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
+@*/
+int HsDiscGradT(HsDisc *d, const double *a, const double *b, double *g)
+{
+  const HsFunction *F   = &d->prob->E_T;
+  void             *ctx = d->prob->ctx;
+  double           *mid = d->wdg_v[0], *y = d->wdg_v[1], *gy = d->wdg_v[2], fa, fb;
+
+  if (!F->f) {
+    HsZero(d->dim, g);
+    return HS_SUCCESS;
+  }
+  if (d->ss == &HsStateGonzalez)
+    return HsGonzalezGrad(F, d->dim, ctx, d->dg_tol, a, b, g, d->wdg_v[0]);
+  for (int i = 0; i < d->dim; i++)
+    mid[i] = 0.5 * (a[i] + b[i]);
+  HS_CB(F->grad(mid, g, ctx));
+  if (d->ss != &HsStateGreenspan)
+    return HS_SUCCESS;
+  if (fabs(b[0] - a[0]) <= d->dg_tol * (1 + fabs(mid[0]))) {
+    y[0] = mid[0], y[1] = 0;
+    HS_CB(F->grad(y, gy, ctx));
+    g[0] = gy[0];
+    return HS_SUCCESS;
+  }
+  y[0] = a[0], y[1] = 0;
+  HS_CB(F->f(y, &fa, ctx));
+  y[0] = b[0];
+  HS_CB(F->f(y, &fb, ctx));
+  g[0] = (fb - fa) / (b[0] - a[0]);
+  return HS_SUCCESS;
+}

@@ -225,6 +225,16 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   d->ss = ss, d->cs = cs, d->mid = &HsStateMidpoint;
   d->ell_at.prob = prob;
   d->N = N, d->h = prob->T / N, d->dg_tol = dg_tol;
+  if (prob->data_T) { /* HsDiscDataTU, HsDiscFreeTimeTerm */
+    int nm = d->n * d->m, mm = d->m * d->m;
+    if (!(d->wT_B = calloc((size_t)(nm + mm + d->n + 7 * d->dim), sizeof(double)))) {
+      if (msg)
+        snprintf(msg, (size_t)msg_len, "out of memory");
+      HsDiscDestroy(&d);
+      return HS_ENOMEM;
+    }
+    d->wT_R = d->wT_B + nm, d->wT_q = d->wT_R + mm, d->wT_g = d->wT_q + d->n, d->wT_z = d->wT_g + d->dim;
+  }
   st = DiscControlGain(d);
   if (st) {
     if (msg)
@@ -243,6 +253,7 @@ void HsDiscDestroy(HsDisc **disc)
   if (!disc || !*disc)
     return;
   free((*disc)->pool);
+  free((*disc)->wT_B);
   HsDiscGainDestroy(*disc);
   free(*disc);
   *disc = NULL;
@@ -507,8 +518,120 @@ int HsDiscWorkU(HsDisc *d, const double *xk, const double *xk1, const double *u,
 }
 
 /*@ HsDiscSetHorizon - the step h = T / N again after the problem's final time changed (a free final
-    time, HsProblemSetFinalTime; docs/free-final-time.md). Not collective. @*/
-void HsDiscSetHorizon(HsDisc *d) { d->h = d->prob->T / d->N; }
+    time, HsProblemSetFinalTime; docs/free-final-time.md), and with T in the data (prob->data_T) the
+    control gain R^{-1} B^T again. Not collective. Returns HS_SUCCESS, or HS_EDOM if R(T) is not
+    positive definite. @*/
+int HsDiscSetHorizon(HsDisc *d)
+{
+  d->h = d->prob->T / d->N;
+  if (!d->prob->data_T)
+    return HS_SUCCESS;
+  return DiscControlGain(d) ? HS_EDOM : HS_SUCCESS;
+}
+
+/*@ HsDiscDataTU - a free T in the data (prob->data_T; docs/free-final-time.md): the explicit
+    T-derivatives of interval (x_k, x_{k+1})'s pieces at fixed x_k, x_{k+1} and control u (m values):
+      LT = dL^d/dT = 1/2 u^T R_T u + 1/2 (ell_T(x_k) + ell_T(x_{k+1})),
+      fT = d(JJ gbar + G u)/dT = JJ gbar[E_T] + [0; B_T(qbar) u]                     (dim values),
+    gbar[E_T] the state scheme's discrete gradient of E_T (HsDiscGradT: every scheme is linear in E).
+    Both 0 without data_T. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
+int HsDiscDataTU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *LT, double *fT)
+{
+  const HsProblem *P = d->prob;
+  int              n = d->n, m = d->m, dim = d->dim;
+  double           a, b;
+
+  *LT = 0;
+  HsZero(dim, fT);
+  if (!P->data_T)
+    return HS_SUCCESS;
+  if (P->E_T.f) {
+    HS_CHK(HsDiscGradT(d, xk, xk1, d->wT_g));
+    HsApplyJ(dim, d->wT_g, fT);
+  }
+  if (P->BR_T) {
+    for (int i = 0; i < n; i++)
+      d->wT_q[i] = 0.5 * (xk[i] + xk1[i]);
+    HS_CB(P->BR_T(d->wT_q, d->wT_B, d->wT_R, P->ctx));
+    HsMatVec(m, m, d->wT_R, u, d->wT_g);
+    *LT += 0.5 * HsDot(m, u, d->wT_g);
+    for (int i = 0; i < n; i++)
+      fT[n + i] += HsDot(m, d->wT_B + i * m, u);
+  }
+  if (P->ell_T) {
+    HS_CB(P->ell_T(xk, &a, P->ctx));
+    HS_CB(P->ell_T(xk1, &b, P->ctx));
+    *LT += 0.5 * (a + b);
+  }
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscHamiltonianT - the explicit derivative of H^d (HsDiscHamiltonian) in a free T on which the data
+    depend, at fixed x_k, x_{k+1}, lambda: dH^d/dT = -LT + lambda^T fT (HsDiscDataTU) at u = R^{-1} Bbar^T
+    lambda_p (the change of u itself drops out, dH^d/du = 0 there). 0 without data_T. Not collective. @*/
+int HsDiscHamiltonianT(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *HT)
+{
+  double *u = d->wu, *fT = d->wtop_v[5], LT;
+
+  (void)k; /* autonomous: a free T needs an ell without t */
+  *HT = 0;
+  if (!d->prob->data_T)
+    return HS_SUCCESS;
+  HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
+  HS_CHK(HsDiscDataTU(d, xk, xk1, u, &LT, fT));
+  *HT = -LT + HsDot(d->dim, lam, fT);
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscFreeTimeTerm - interval k's term Q_k of the free-final-time condition beyond H^d when the data
+    depend on T (docs/free-final-time.md): the condition is (1/N) sum_k (H^d_k + Q_k) = d phi/dT (+ the
+    moving target's terms), with
+      Q_k = T dH^d_k/dT                          (HsDiscHamiltonianT; N h sum_k = T sum_k)
+          + [k = 0] N (lambda_{1/2} + h dH^d_0/dx_0)^T dx0/dT,
+    the second line -N nu0^T dx0/dT with nu0 = -(lambda_{1/2} + h dH^d_0/dx_0) the multiplier of
+    x_0 = x0(T), the stationarity of the transcription's Lagrangian in x_0. 0 without data_T.
+    Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
+int HsDiscFreeTimeTerm(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *Q)
+{
+  const HsProblem *P   = d->prob;
+  int              dim = d->dim;
+  double           HT, T = d->h * d->N, *g = d->wT_z + 3 * dim;
+
+  *Q = 0;
+  if (!P->data_T)
+    return HS_SUCCESS;
+  HS_CHK(HsDiscHamiltonianT(d, k, xk, xk1, lam, &HT));
+  *Q = T * HT;
+  if (k == 0 && P->x0_T) {
+    HS_CHK(HsDiscHamiltonianGradient(d, 0, xk, xk1, lam, g, g + dim, g + 2 * dim));
+    for (int i = 0; i < dim; i++)
+      *Q += (d->N * lam[i] + T * g[i]) * P->x0_T[i];
+  }
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscFreeTimeTermGradient - the gradient of HsDiscFreeTimeTerm in x_k, x_{k+1} and lambda_{k+1/2}
+    (dim each) by central differences, step HS_FT_FD_STEP (1 + |z_i|) per entry (error O(step^2), about
+    1e-10 relative): a Jacobian row only (the residual itself is exact), checked against
+    -snes_test_jacobian in the test free_time. Not collective. @*/
+int HsDiscFreeTimeTermGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
+                               double *gxk1, double *glam)
+{
+  int     dim = d->dim;
+  double *z = d->wT_z, *out[3] = {gxk, gxk1, glam};
+
+  HsCopy(dim, xk, z), HsCopy(dim, xk1, z + dim), HsCopy(dim, lam, z + 2 * dim);
+  for (int j = 0; j < 3 * dim; j++) {
+    double zj = z[j], e = HS_FT_FD_STEP * (1 + fabs(zj)), qp, qm;
+    z[j] = zj + e;
+    HS_CHK(HsDiscFreeTimeTerm(d, k, z, z + dim, z + 2 * dim, &qp));
+    z[j] = zj - e;
+    HS_CHK(HsDiscFreeTimeTerm(d, k, z, z + dim, z + 2 * dim, &qm));
+    z[j]                  = zj;
+    out[j / dim][j % dim] = (qp - qm) / (2 * e);
+  }
+  return HS_SUCCESS;
+}
 
 /*@ HsDiscHamiltonianGradient - the gradient of H^d of interval k (HsDiscHamiltonian, with
     u = R^{-1} G^T lambda) in x_k, x_{k+1} and lambda_{k+1/2} (dim each):

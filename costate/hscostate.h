@@ -95,8 +95,19 @@ int HsDiscTerminalResidual(HsDisc *d, const double *xm, const double *xN, const 
 /** Its Jacobian blocks with respect to x_{N-1}, x_N and lambda_{N-1/2}. */
 int HsDiscTerminalJacobian(HsDisc *d, const double *xm, const double *xN, const double *lm, double *Rxm, double *RxN,
                            double *Rlm);
-/** Free final time (docs/free-final-time.md): h = T / N again after HsProblemSetFinalTime. */
-void HsDiscSetHorizon(HsDisc *d);
+/** Free final time (docs/free-final-time.md): h = T / N again after HsProblemSetFinalTime (with T in the
+ *  data also the control gain; HS_EDOM if R(T) is not positive definite). */
+int HsDiscSetHorizon(HsDisc *d);
+/** A free T in the data: dL^d/dT and d(JJ gbar + G u)/dT at fixed x_k, x_{k+1}, u (dim values). */
+int HsDiscDataTU(HsDisc *d, const double *xk, const double *xk1, const double *u, double *LT, double *fT);
+/** A free T in the data: dH^d/dT at fixed x_k, x_{k+1}, lambda. */
+int HsDiscHamiltonianT(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *HT);
+/** A free T in the data: interval k's term Q_k of the condition (1/N) sum (H^d_k + Q_k) = d phi/dT, and its
+ *  gradient (central differences, HS_FT_FD_STEP) in x_k, x_{k+1}, lambda. */
+int HsDiscFreeTimeTerm(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *Q);
+int HsDiscFreeTimeTermGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
+                               double *gxk1, double *glam);
+#define HS_FT_FD_STEP 6e-6 /* about eps^(1/3) */
 /** The gradient of H^d of interval k in x_k, x_{k+1}, lambda_{k+1/2} (the free-final-time row). */
 int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
                               double *gxk1, double *glam);

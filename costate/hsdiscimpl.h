@@ -54,6 +54,9 @@ struct HsDisc_s {
   double       *bq_v[HS_WBQ_VEC], *bq_m[HS_WBQ_MAT]; /* gain level (gain.c): HsDiscGainForm's scratch */
   double       *wk_v[HS_WK_VEC], *wk_m[HS_WK_MAT];   /* kappa level (gain.c): the costate schemes' B(q) terms */
   HsEllAt                ell_at; /* the running cost at the time the costate code last set */
+  /* A free T in the problem's data (prob->data_T; HsDiscDataTU): B_T (n x m), R_T (m x m), qbar (n),
+     gbar[E_T] (dim), and the interval's values for HsDiscFreeTimeTerm's differences (6 dim) */
+  double *wT_B, *wT_R, *wT_q, *wT_g, *wT_z;
 };
 
 /* Node time t_k = k h (uniform grid). */
@@ -97,6 +100,9 @@ int  HsDiscGainTerminal(HsDisc *d, const double *xm, const double *xN, const dou
 int  HsDiscGainKappa(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *lm,
                      const double *lp, double *C, double *Jxm, double *Jx0, double *Jxp, double *Jlm, double *Jlp);
 void HsDiscGainDestroy(HsDisc *d);
+
+/* The state scheme's discrete gradient of E_T = dE/dT, a free T in the data (dgrad.c). */
+int HsDiscGradT(HsDisc *d, const double *a, const double *b, double *g);
 
 /* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
 int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,

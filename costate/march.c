@@ -22,12 +22,11 @@
  * With a free final time (HsMarchSetFreeTime) S has one more column, d/dh: every
  * step residual is (difference) - h (scheme terms), so its explicit h-derivative
  * (R - difference)/h joins the right-hand side of that column.
- * HsMarchSetHamiltonianSum: the march also sums H^d over its intervals and (with
- * sensitivities) the gradient of the sum, sum_k dH^d_k/dx_k S(x_k) + dH^d_k/dx_{k+1}
- * S(x_{k+1}) + dH^d_k/dlambda S(lambda_{k+1/2}) (the free-final-time condition).
- * The largest entry of these over the march is its growth: the factor by
- * which the end data amplify a perturbation of z (for an unstable problem
- * e^{rate * length}; multiple shooting needs it below 1/sqrt(eps)).
+ * HsMarchSetHamiltonianSum: the march also sums H^d (+ Q_k with T in the data,
+ * HsDiscFreeTimeTerm) over its intervals and (with sensitivities) the gradient of the sum, sum_k dH^d_k/dx_k S(x_k) +
+ * dH^d_k/dx_{k+1} S(x_{k+1}) + dH^d_k/dlambda S(lambda_{k+1/2}) (the free-final-time condition). The largest entry of
+ * these over the march is its growth: the factor by which the end data amplify a perturbation of z (for an unstable
+ * problem e^{rate * length}; multiple shooting needs it below 1/sqrt(eps)).
  *
  * Stopping rule of the local Newton: |R|_inf <= atol (1 + |y|_inf), or (after
  * the first update) the last update below stol (1 + |y|_inf): Newton converges
@@ -393,22 +392,25 @@ void HsMarchGetHamiltonianSum(const HsMarch *march, double *sum, const double **
 }
 
 /* The Hamiltonian of interval k into the sum and (with sensitivities: S of x_k, x_{k+1} and
- * lambda_{k+1/2} in Sxm, Sx0, Slm after the step's propagation) its gradient. */
+ * lambda_{k+1/2} in Sxm, Sx0, Slm after the step's propagation) its gradient; with T in the problem's
+ * data also the interval's term Q_k of the free-final-time condition (HsDiscFreeTimeTerm). */
 static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const double *xp, const double *lp, int sens)
 {
-  int     dim = m->dim, w = 2 * dim + m->free_h, st;
-  double  H, *ga = m->gH, *gb = ga + dim, *gl = gb + dim, *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w;
+  int    dim = m->dim, w = 2 * dim + m->free_h, st, nq = HsDiscGetProblem(m->disc)->data_T ? 2 : 1;
+  double H, Q = 0, *ga = m->gH, *gb = ga + dim, *gl = gb + dim, *Sxm = m->S, *Sx0 = Sxm + dim * w, *Slm = Sx0 + dim * w;
 
-  if ((st = HsDiscHamiltonian(m->disc, k, xk, xp, lp, &H)))
+  if ((st = HsDiscHamiltonian(m->disc, k, xk, xp, lp, &H)) || (st = HsDiscFreeTimeTerm(m->disc, k, xk, xp, lp, &Q)))
     return Fail(m, st > 0 ? HS_EDOM : HS_EFAILED, k, "the Hamiltonian cannot be evaluated");
-  m->hsum += H;
-  if (!sens)
-    return HS_SUCCESS;
-  if ((st = HsDiscHamiltonianGradient(m->disc, k, xk, xp, lp, ga, gb, gl)))
-    return Fail(m, st > 0 ? HS_EDOM : HS_EFAILED, k, "the Hamiltonian's gradient cannot be evaluated");
-  for (int i = 0; i < dim; i++)
-    for (int c = 0; c < w; c++)
-      m->hgrad[c] += ga[i] * Sxm[i * w + c] + gb[i] * Sx0[i * w + c] + gl[i] * Slm[i * w + c];
+  m->hsum += H + Q;
+  for (int q = 0; q < nq && sens; q++) {
+    st = q ? HsDiscFreeTimeTermGradient(m->disc, k, xk, xp, lp, ga, gb, gl)
+           : HsDiscHamiltonianGradient(m->disc, k, xk, xp, lp, ga, gb, gl);
+    if (st)
+      return Fail(m, st > 0 ? HS_EDOM : HS_EFAILED, k, "the Hamiltonian's gradient cannot be evaluated");
+    for (int i = 0; i < dim; i++)
+      for (int c = 0; c < w; c++)
+        m->hgrad[c] += ga[i] * Sxm[i * w + c] + gb[i] * Sx0[i * w + c] + gl[i] * Slm[i * w + c];
+  }
   return HS_SUCCESS;
 }
 

@@ -13,13 +13,18 @@ typedef int (*HsMassFn)(const double *q, double *M, double *dM, double *d2M, dou
  *  may be NULL. */
 typedef int (*HsPotentialFn)(const double *q, double *V, double *dV, double *d2V, double *d3V, void *ctx);
 
+/** The explicit derivatives in a free final time T of M and V at q (a problem file whose M or V uses T):
+ *  MT = dM/dT (n x n), dMT (n blocks: dMT[i] = d(dM/dT)/dq_i), VT = dV/dT, dVT (n); any output may be NULL. */
+typedef int (*HsMechanicalTFn)(const double *q, double *MT, double *dMT, double *VT, double *dVT, void *ctx);
+
 typedef struct {
-  int           n;
-  HsMassFn      mass;
-  HsPotentialFn potential;
-  void         *ctx;
-  int           third;         /* 1: mass and potential supply third derivatives (analytic D(Hess E)) */
-  int           constant_mass; /* 1: M does not depend on q; mass is then asked for M only, once per parameter set */
+  int             n;
+  HsMassFn        mass;
+  HsPotentialFn   potential;
+  void           *ctx;
+  int             third;         /* 1: mass and potential supply third derivatives (analytic D(Hess E)) */
+  int             constant_mass; /* 1: M does not depend on q; mass is then asked for M only, once per parameter set */
+  HsMechanicalTFn data_T;        /* NULL, or M and V depend on a free T: prob->E_T is installed */
 } HsMechanical;
 
 /** Installs E = 1/2 p^T M(q)^{-1} p + V(q) and its derivatives as prob->E (problems/mechanical.c). */

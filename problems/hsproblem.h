@@ -162,8 +162,20 @@ typedef struct HsProblem_s {
   /** A free T and terminal values that depend on it: dxT/dT and d2xT/dT2 (2n each, 0 for free components)
    *  at the current T (HsProblemSetFinalTime, which also updates xT). NULL: xT does not depend on T. */
   int (*xT_T)(double *dxT, double *d2xT, void *ctx);
-  /** Makes T the final time that phi, phi_T and xT see (NULL: they do not depend on it). */
+  /** Makes T the final time that phi, phi_T and xT see (NULL: they do not depend on it), and with data_T
+   *  also E, ell, B, R and x0 (the latter three are then evaluated again). */
   void (*set_final_time)(struct HsProblem_s *prob, double T);
+  /* A free T on which the dynamics, the running cost or the initial state depend (T in M, V, B, R, the
+     running cost or x0 of a problem file; docs/free-final-time.md): their explicit derivatives in T at the
+     current T, with x, q and p held. Only with free_T; data_T = 0 means none of them depends on T. */
+  int        data_T;
+  HsFunction E_T; /* dE/dT: f and grad (hess, d3 NULL); f NULL: E does not depend on T */
+  /** dell/dT at x (the running cost is autonomous with a free T); NULL: ell does not depend on T. */
+  int (*ell_T)(const double *x, double *f, void *ctx);
+  /** dB/dT at q (n x m; for a B(q) at that q) and dR/dT (m x m); either may be NULL. NULL: B and R do not
+   *  depend on T. */
+  int (*BR_T)(const double *q, double *BT, double *RT, void *ctx);
+  double *x0_T; /* 2n: dx0/dT at the current T (set_final_time), or NULL: x0 does not depend on T */
 } HsProblem;
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);

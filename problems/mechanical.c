@@ -26,6 +26,14 @@
  * ask for E, its gradient, Hessian and third derivatives at the same midpoint
  * in turn, and each later request of no higher order reuses it.
  *
+ * A free final time T on which M and V depend (HsMechanical.data_T) adds E_T = dE/dT at fixed x:
+ * with dv/dT = -A M_T v,
+ *
+ *   E_T = -1/2 v^T M_T v + V_T,     grad_p E_T = -A M_T v,
+ *   grad_q E_T_i = -1/2 v^T M_{T,i} v + v^T M_{,i} A M_T v + V_{T,i}
+ *
+ * (differentiate grad E above in T).
+ *
  * M^{-1} is formed explicitly once per evaluation by a Cholesky factorization
  * written out here (n <= 16): the formulas above then need only products with
  * it. GSL's gsl_linalg_cholesky_decomp1/_svx go through CBLAS for every solve,
@@ -42,6 +50,7 @@ typedef struct {
   HsMechanical mech;
   void (*destroy_user)(void *);
   double *M, *dM, *d2M, *d3M, *dV, *d2V, *d3V, *v, *w, *q, *A, *L, *t; /* w: 5 n^2, t: 4 n scratch */
+  double *MT, *dMT, *dVT, *y; /* data_T: M_T n^2, its q-derivatives n^3, V_T's gradient n, scratch n */
   double  V;
   int     level;   /* derivative order held for q; -1: nothing held */
   int     mass_ok; /* constant mass: M and A are held */
@@ -303,6 +312,30 @@ static int MechD3(const double *x, const double *wv, double *T, void *ctx)
   return 0;
 }
 
+/* E_T (the file head) at x, and with g its gradient: M, A and v from MechEval, M_T and V_T from data_T. */
+static int MechETEval(MechCtx *c, const double *x, double *f, double *g)
+{
+  int    n = c->mech.n, st;
+  double V, VT;
+
+  if ((st = MechEval(c, x, g ? 1 : 0, &V)) ||
+      (st = c->mech.data_T(x, c->MT, g ? c->dMT : NULL, &VT, g ? c->dVT : NULL, c->mech.ctx)))
+    return st;
+  MatVec(n, c->MT, c->v, c->t); /* M_T v */
+  MatVec(n, c->A, c->t, c->y);  /* A M_T v */
+  if (f)
+    *f = VT - 0.5 * Dot(n, c->v, c->t);
+  for (int i = 0; g && i < n; i++) {
+    g[i] = -0.5 * Quad(n, c->v, c->dMT + i * n * n, c->v) + c->dVT[i] +
+           (c->mech.constant_mass ? 0 : Quad(n, c->v, c->dM + i * n * n, c->y));
+    g[n + i] = -c->y[i];
+  }
+  return 0;
+}
+
+static int MechET(const double *x, double *f, void *ctx) { return MechETEval(ctx, x, f, NULL); }
+static int MechETGrad(const double *x, double *g, void *ctx) { return MechETEval(ctx, x, NULL, g); }
+
 static void MechDestroy(void *ctx)
 {
   MechCtx *c = ctx;
@@ -311,6 +344,7 @@ static void MechDestroy(void *ctx)
   if (c->destroy_user)
     c->destroy_user(c->mech.ctx);
   free(c->M);
+  free(c->MT);
   free(c);
 }
 
@@ -368,6 +402,12 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
     c->dM = c->d2M = c->d3M = NULL;
   if (!mech->third)
     c->d3M = c->d3V = NULL;
+  if (mech->data_T && !(c->MT = calloc(n * n + n * n * n + 2 * n, sizeof(double)))) {
+    free(c->M), free(c);
+    return HS_ENOMEM;
+  }
+  if (mech->data_T)
+    c->dMT = c->MT + n * n, c->dVT = c->dMT + n * n * n, c->y = c->dVT + n;
   c->mech           = *mech;
   c->destroy_user   = destroy_user;
   c->level          = -1;
@@ -379,6 +419,8 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
   prob->E.grad      = MechGrad;
   prob->E.hess      = MechHess;
   prob->E.d3        = mech->third ? MechD3 : NULL;
+  if (mech->data_T)
+    prob->E_T.f = MechET, prob->E_T.grad = MechETGrad;
   return HS_SUCCESS;
 }
 

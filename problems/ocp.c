@@ -51,7 +51,11 @@ enum {
   P_PHIT      = 22, /* the terminal cost's derivatives in T and t (free T), OcpPhiT */
   P_BQ        = 23, /* a B that depends on q: B, dB, d2B (OcpBq) */
   P_XTT       = 26, /* a free T and xT(T): dxT/dT, d2xT/dT2 (OcpXTT) */
-  P_COUNT     = 27
+  P_DTM       = 27, /* a free T in M or V: M_T, its q-derivatives, V_T, its gradient (OcpMechT) */
+  P_DTELL     = 28, /* ... in the running cost: ell_T (OcpEllT) */
+  P_DTBR      = 29, /* ... in B or R: B_T, R_T (OcpBRT) */
+  P_DTX0      = 30, /* ... in x0: x0_T (OcpSetFinalTime) */
+  P_COUNT     = 31
 };
 
 typedef struct {
@@ -67,6 +71,11 @@ typedef struct {
   int            T_moved; /* a free T was set by the solver (HsProblemSetFinalTime): OcpUpdate keeps it */
   int           *Bnode;   /* n x m: B's entries; Bq: some depend on q (P_BQ) */
   int           *xTnode;  /* 2n: xT's entries (a constant 0 for free components) */
+  int           *cstnode; /* the nodes of the constant lists (B, R, x0, xT, ...; OcpBuildConstants) */
+  int            ellnode; /* the running cost's node, or -1 */
+  int            data_T;  /* a free T in M, V, B, R, the running cost or x0 (OcpBuildDataT) */
+  int            mech_T;  /* ... in M or V */
+  double        *dtbuf;   /* data_T: room for P_DTM's values, then x0_T (2n) */
   int            Bq;
   int           *pnode;   /* maxpar: each parameter's defining expression */
   char          *pderived, *ppinned; /* maxpar: defined from other parameters; set with -p_NAME since */
@@ -219,12 +228,91 @@ static int OcpXTT(double *dxT, double *d2xT, void *ctx)
   return 0;
 }
 
+/* A free T in M or V (HsMechanicalTFn): M_T (n x n), dMT (n blocks), V_T, dVT (n) from P_DTM. */
+static int OcpMechT(const double *q, double *MT, double *dMT, double *VT, double *dVT, void *ctx)
+{
+  Ocp    *o = ctx;
+  int     n = o->n, nn = n * n;
+  double *v = o->dtbuf;
+
+  OcpSetState(o, q, 0);
+  if (HsExprProgramEval(o->prog[P_DTM], o->vars, v))
+    return 1;
+  if (MT)
+    memcpy(MT, v, sizeof(double) * (size_t)nn);
+  if (dMT)
+    memcpy(dMT, v + nn, sizeof(double) * (size_t)(nn * n));
+  if (VT)
+    *VT = v[nn + nn * n];
+  if (dVT)
+    memcpy(dVT, v + nn + nn * n + 1, sizeof(double) * (size_t)n);
+  return 0;
+}
+
+/* A free T in the running cost: d ell/dT at x. */
+static int OcpEllT(const double *x, double *f, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  OcpSetState(o, x, 1);
+  return HsExprProgramEval(o->prog[P_DTELL], o->vars, f) ? 1 : 0;
+}
+
+/* A free T in B or R: B_T at q (n x m) and R_T (m x m) from P_DTBR. */
+static int OcpBRT(const double *q, double *BT, double *RT, void *ctx)
+{
+  Ocp    *o = HsMechanicalUserContext(ctx);
+  double *v = o->dtbuf;
+
+  OcpSetState(o, q, 0);
+  if (HsExprProgramEval(o->prog[P_DTBR], o->vars, v))
+    return 1;
+  if (BT)
+    memcpy(BT, v, sizeof(double) * (size_t)o->nB);
+  if (RT)
+    memcpy(RT, v + o->nB, sizeof(double) * (size_t)o->nR);
+  return 0;
+}
+
+/* B, R, x0 and the fixed components of xT from the constants (OcpEvalConstants), a 1-DOF problem's
+ * constant mass and (T in x0) dx0/dT; returns the index after xT in cst_val. */
+static int OcpApplyConstants(HsProblem *p, Ocp *o)
+{
+  int n = o->n, k = 0;
+  for (int i = 0; i < o->nB; i++)
+    p->B[i] = o->cst_val[k++];
+  for (int i = 0; i < o->nR; i++)
+    p->R[i] = o->cst_val[k++];
+  for (int i = 0; i < 2 * n; i++)
+    p->x0[i] = o->cst_val[k++];
+  for (int i = 0; i < 2 * n; i++, k++)
+    p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
+  if (p->sep.available && p->E.f) {
+    double M0;
+    OcpMass(p->x0, &M0, NULL, NULL, NULL, o);
+    p->sep.mass = M0;
+  }
+  if (p->x0_T && HsExprProgramEval(o->prog[P_DTX0], o->vars, p->x0_T))
+    for (int i = 0; i < 2 * n; i++)
+      p->x0_T[i] = NAN; /* not finite: OcpUpdateBody says so */
+  return k;
+}
+
 /* A free T set by the solver: the terminal cost's programs see it, and terminal values that depend
- * on it are evaluated again. */
+ * on it are evaluated again; with T in the data (o->data_T) every program and constant follows it. */
 static void OcpSetFinalTime(HsProblem *p, double T)
 {
   Ocp *o = HsProblemGetUserContext(p);
   o->T_moved = 1, o->vars[o->Tvar] = T;
+  if (o->data_T) {
+    for (int i = 0; i < P_COUNT; i++)
+      if (o->prog[i])
+        HsExprProgramSetSlow(o->prog[i], o->vars);
+    OcpEvalConstants(o);
+    if (p->invalidate)
+      p->invalidate(p);
+    OcpApplyConstants(p, o);
+    return;
+  }
   for (int i = P_PHI; i < P_PHI + 3; i++)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
@@ -281,14 +369,7 @@ static int OcpUpdateBody(HsProblem *p)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
   OcpEvalConstants(o);
-  for (int i = 0; i < o->nB; i++)
-    p->B[i] = o->cst_val[k++];
-  for (int i = 0; i < o->nR; i++)
-    p->R[i] = o->cst_val[k++];
-  for (int i = 0; i < 2 * n; i++)
-    p->x0[i] = o->cst_val[k++];
-  for (int i = 0; i < 2 * n; i++, k++)
-    p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
+  k = OcpApplyConstants(p, o);
   p->T_min = o->cst_val[k++], p->T_max = o->cst_val[k++];
   for (int j = 0; o->bounded && j < p->m; j++) {
     p->u_min[j] = o->cst_val[k + j], p->u_max[j] = o->cst_val[k + p->m + j];
@@ -325,11 +406,11 @@ static int OcpUpdateBody(HsProblem *p)
       return HS_ERANGE;
     }
   }
-  if (p->sep.available) {
-    double M0;
-    OcpMass(p->x0, &M0, NULL, NULL, NULL, o);
-    p->sep.mass = M0;
-  }
+  for (int i = 0; p->x0_T && i < 2 * n; i++)
+    if (!isfinite(p->x0_T[i])) {
+      snprintf(p->why, sizeof p->why, "dx0/dT is not finite");
+      return HS_ERANGE;
+    }
   return HS_SUCCESS;
 }
 
@@ -361,6 +442,7 @@ static void OcpDestroy(void *ctx)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
+  free(o->cstnode), free(o->dtbuf);
   free(o);
 }
 
@@ -399,8 +481,7 @@ enum {
   ALLOW_P     = 2,
   ALLOW_T     = 4,  /* the time t */
   ALLOW_V     = 8,  /* the velocities of kinetic_energy */
-  ALLOW_BIGT  = 16, /* the final time T (fixed) */
-  ALLOW_TFREE = 32  /* the final time T also when it is free (terminal_cost) */
+  ALLOW_BIGT  = 16  /* the final time T (fixed or free) */
 };
 
 typedef struct {
@@ -436,10 +517,6 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
                  : j < o->Tvar    ? ALLOW_V
                  : j == o->Tvar   ? ALLOW_BIGT
                                   : 0;
-      if (kind == ALLOW_BIGT && (L->allow & ALLOW_BIGT) && o->T_free && !(L->allow & ALLOW_TFREE)) {
-        snprintf(L->why, sizeof L->why, "the final time T is free, so it may appear only in terminal_cost and xT");
-        return -2;
-      }
       if (kind && !(L->allow & kind)) {
         if (kind == ALLOW_V)
           snprintf(L->why, sizeof L->why, "the velocity '%.*s' is allowed only in kinetic_energy", len, name);
@@ -466,11 +543,6 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
         if (v >= 0 && !(L->allow & kinds[k])) {
           snprintf(L->why, sizeof L->why, "'%.*s' uses %s %s, which is not allowed here", len, name, what[k],
                    o->names[v]);
-          return -2;
-        }
-        if (v >= 0 && kinds[k] == ALLOW_BIGT && o->T_free && !(L->allow & ALLOW_TFREE)) {
-          snprintf(L->why, sizeof L->why, "'%.*s' uses the final time T, which is free, so it may appear only in "
-                   "terminal_cost and xT", len, name);
           return -2;
         }
       }
@@ -732,6 +804,7 @@ static int OcpNew(int n, int npar, Ocp **op)
     return HS_ENOMEM;
   }
   o->names[o->tvar] = "t", o->names[o->Tvar] = "T";
+  o->ellnode = -1;
   *op = o;
   return HS_SUCCESS;
 }
@@ -816,7 +889,7 @@ static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, 
   int   nd, ret;
 
   snprintf(what, sizeof what, "let %s", ln);
-  ret = MakeExpr(s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V | ALLOW_BIGT | ALLOW_TFREE, &nd);
+  ret = MakeExpr(s, o, val, vcol, what, ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_V | ALLOW_BIGT, &nd);
   if (!ret)
     ret = Name(s, o, ln, (int)(ln - line) + 1, -1, "let");
   if (!ret)
@@ -1088,7 +1161,7 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
         continue;
       }
       if (a == K_XT) { /* may depend on a free T (OcpXTT) */
-        ret = Number(s, o, items[i], c[i], what[a], ALLOW_BIGT | ALLOW_TFREE, &v, &cst[ncst]);
+        ret = Number(s, o, items[i], c[i], what[a], ALLOW_BIGT, &v, &cst[ncst]);
         o->xTnode[i] = cst[ncst++];
         continue;
       }
@@ -1118,7 +1191,7 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   o->nB = n * m, o->nR = m * m;
   if (!ret && Program(o, ncst, cst, &o->prog[P_CST]))
     ret = HS_ENOMEM;
-  free(cst);
+  o->cstnode = cst; /* OcpBuildDataT */
   return ret;
 }
 
@@ -1264,7 +1337,7 @@ static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
     if (!ret && DeriveCost(o, e, &o->prog[P_ELL]))
       ret = HS_ENOMEM;
     if (!ret)
-      p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess,
+      o->ellnode = e, p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess,
       p->ell.time_dependent = HsExprDependsOn(o->ex, e, o->tvar);
     if (!ret && o->T_free && p->ell.time_dependent)
       ret = Fail(s, K->cols[K_ELL], "running_cost: depends on the time t, but the final time is free: a free T "
@@ -1273,7 +1346,7 @@ static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   if (!ret && K->text[K_PHI]) {
     s->line = K->lines[K_PHI];
     ret     = MakeExpr(s, o, K->text[K_PHI], K->cols[K_PHI], "terminal_cost",
-                       ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT | ALLOW_TFREE, &e);
+                       ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT, &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_PHI]))
       ret = HS_ENOMEM;
     if (!ret)
@@ -1345,6 +1418,61 @@ static int OcpBuildXTT(Ocp *o, HsProblem *p)
   return ret;
 }
 
+/* A free T in M, V (node: M's n^2 entries, then V), B, R, the running cost or x0
+ * (docs/free-final-time.md): the programs of their explicit T-derivatives, P_DTM (M_T, its
+ * q-derivatives, V_T, its gradient; OcpMechT), P_DTELL (OcpEllT), P_DTBR (OcpBRT), P_DTX0 (x0_T). */
+static int OcpBuildDataT(Ocp *o, HsProblem *p, const int *node)
+{
+  int n = o->n, nn = n * n, nBR = o->nB + o->nR, nm = nn + nn * n + 1 + n, dep[4] = {0, 0, 0, 0}, ret = 0, k = 0;
+  int *nd, *x0n = o->cstnode + nBR;
+
+  if (!o->T_free)
+    return 0;
+  for (int e = 0; e <= nn; e++)
+    dep[0] |= HsExprDependsOn(o->ex, node[e], o->Tvar);
+  dep[1] = o->ellnode >= 0 && HsExprDependsOn(o->ex, o->ellnode, o->Tvar);
+  for (int e = 0; e < nBR; e++)
+    dep[2] |= HsExprDependsOn(o->ex, o->cstnode[e], o->Tvar);
+  for (int i = 0; i < 2 * n; i++)
+    dep[3] |= HsExprDependsOn(o->ex, x0n[i], o->Tvar);
+  if (!(dep[0] || dep[1] || dep[2] || dep[3]))
+    return 0;
+  nd       = malloc(sizeof(int) * (size_t)(nm + 1 + nBR + 2 * n));
+  o->dtbuf = malloc(sizeof(double) * (size_t)(nm + nBR + 2 * n));
+  if (!nd || !o->dtbuf) {
+    free(nd);
+    return HS_ENOMEM;
+  }
+  for (int e = 0; e < nn; e++) /* M_T, then d(M_T)/dq_i */
+    nd[k++] = HsExprDiff(o->ex, node[e], o->Tvar);
+  for (int i = 0; i < n; i++)
+    for (int e = 0; e < nn; e++)
+      nd[k++] = nd[e] < 0 ? -1 : HsExprDiff(o->ex, nd[e], i);
+  nd[k++] = HsExprDiff(o->ex, node[nn], o->Tvar); /* V_T and its gradient */
+  for (int i = 0; i < n; i++)
+    nd[k++] = nd[nm - n - 1] < 0 ? -1 : HsExprDiff(o->ex, nd[nm - n - 1], i);
+  nd[k++] = o->ellnode >= 0 ? HsExprDiff(o->ex, o->ellnode, o->Tvar) : HsExprConstant(o->ex, 0);
+  for (int e = 0; e < nBR + 2 * n; e++)
+    nd[k++] = HsExprDiff(o->ex, o->cstnode[e], o->Tvar);
+  for (int e = 0; e < k; e++)
+    if (nd[e] < 0)
+      ret = HS_ENOMEM;
+  if (!ret && (Program(o, nm, nd, &o->prog[P_DTM]) || Program(o, 1, nd + nm, &o->prog[P_DTELL]) ||
+               Program(o, nBR, nd + nm + 1, &o->prog[P_DTBR]) || Program(o, 2 * n, nd + nm + 1 + nBR, &o->prog[P_DTX0])))
+    ret = HS_ENOMEM;
+  free(nd);
+  if (ret)
+    return ret;
+  o->data_T = p->data_T = 1, o->mech_T = dep[0];
+  if (dep[1])
+    p->ell_T = OcpEllT;
+  if (dep[2])
+    p->BR_T = OcpBRT;
+  if (dep[3])
+    p->x0_T = o->dtbuf + nm + nBR;
+  return 0;
+}
+
 /* Programs of the derived parameters (OcpDerived). */
 static int OcpBuildDerived(Ocp *o)
 {
@@ -1359,7 +1487,7 @@ static int OcpBuildDerived(Ocp *o)
 static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_mass)
 {
   Ocp         *o    = *op;
-  HsMechanical mech = {o->n, OcpMass, OcpPotential, o, 1, const_mass};
+  HsMechanical mech = {o->n, OcpMass, OcpPotential, o, 1, const_mass, o->mech_T ? OcpMechT : NULL};
   int          mkey = K->text[K_MASS] ? K_MASS : K_KIN;
 
   if (HsProblemSetMechanical(p, &mech, OcpDestroy))
@@ -1533,6 +1661,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpBuildBq(&s, o, &K, p);
   if (!ret)
     ret = OcpBuildXTT(o, p);
+  if (!ret)
+    ret = OcpBuildDataT(o, p, node);
   if (!ret)
     ret = OcpInstall(&s, &o, &K, p, const_mass);
   for (int k = 0; k < K_COUNT; k++)

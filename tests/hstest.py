@@ -625,7 +625,6 @@ xT: pi/2, 0
              ("T: 3", "T: free", ":11:4:", "needs an initial guess"),
              ("T: 3", "T: 3\nT_max: 4", ":12:1:", "only for a free final time"),
              ("T: 3", "T: free 3\nrunning_cost: t", ":12:15:", "needs an autonomous problem"),
-             ("B: 1\nR: 1\nT: 3", "B: T\nR: 1\nT: free 3", ":9:4:", "free, so it may appear only in terminal_cost"),
              ("T: 3", "T: free 2\nT_min: 3", ":12:1:", "guess 2 is not in [T_min, T_max] = [3, inf]"),
              ("T: 3", "T: free 2\nT_min: 1\nT_max: 1", ":12:1:", "[T_min, T_max] = [1, 1] is empty")]
     # two degrees of freedom: an asymmetric mass matrix

@@ -170,9 +170,9 @@ static void CheckBq(void)
   static const char text[] = "coordinates: a, b\ncontrols: 2\nmass: 1, 0, 0, 2\npotential: a^2 + b^2\n"
                              "param l: 1.5\nB: l*cos(a), sin(a*b), a^2 - b, exp(b/3)\nR: 1, 0, 0, 1\nT: 2\n"
                              "x0: 0.3, -0.2, 0, 0\nxT: 1, 1, 0, 0\n";
-  HsProblem *P;
-  char       msg[512];
-  double     q[2] = {0.7, -0.4}, B[4], dB[8], d2B[16], Bp[4], Bm[4], dBp[8], dBm[8], e1 = 0, e2 = 0, eps = 1e-6;
+  HsProblem        *P;
+  char              msg[512];
+  double            q[2] = {0.7, -0.4}, B[4], dB[8], d2B[16], Bp[4], Bm[4], dBp[8], dBm[8], e1 = 0, e2 = 0, eps = 1e-6;
 
   CHECK(HsProblemCreateFromText("bq.ocp", text, sizeof text - 1, &P, msg, sizeof msg) == 0, "B(q) file: %s", msg);
   if (!P)
@@ -195,6 +195,88 @@ static void CheckBq(void)
   CHECK(e1 < 1e-9 && e2 < 1e-9, "B(q) derivatives: %.3e %.3e", e1, e2);
   CHECK(HsProblemSetParam(P, "l", 2) == 0 && fabs(P->B[0] - 2 * cos(0.3)) < 1e-15, "B(q0) after -p_l");
   HsProblemDestroy(&P);
+}
+
+/* A free T in the data (docs/free-final-time.md): the symbolic T-derivatives of a file's M, V (E_T and its
+ * gradient through the mass-matrix formulas of problems/mechanical.c), running cost, B(q), R and x0 against
+ * central differences of the same data at T +- eps (HsProblemSetFinalTime), and dH^d/dT of each state
+ * scheme (HsDiscHamiltonianT: the discrete gradient of E_T, the control held) against differences of H^d. */
+static void CheckDataT(void)
+{
+  static const char two[]    = "coordinates: a, b\ncontrols: 2\n"
+                               "mass: 2 + 0.3*cos(b)*T, 0.1*T*sin(a), 0.1*T*sin(a), 1 + 0.05*T^2\n"
+                               "potential: (a^2 + b^2)*T - cos(a + b*T)\nB: cos(b*T), 0.3*sin(a), 0.5 + 0.2*a*T, 1\n"
+                               "R: 1 + 0.1*T, 0.2, 0.2, 2\nrunning_cost: (a - 0.4)^2*T + 0.1*p_b^2*T^2 + 0.5\n"
+                               "T: free 1.7\nx0: 0.1*T, -0.1, 0.01*T^2, 0\nxT: 1, 0.5, *, *\n";
+  static const char one[]    = "coordinates: q\ncontrols: 1\nmass: 1 + 0.1*T\npotential: -9.81*sin(q)*(1 + 0.05*T)\n"
+                               "B: 1 + 0.1*T\nR: 1 + 0.2*T\nrunning_cost: 1 + 0.05*T*q^2\nT: free 3\nx0: -0.05*T, 0\n"
+                               "xT: 1.5, 0\n";
+  const char       *texts[2] = {two, one},
+             *schemes[2][3]  = {{"gonzalez", "midpoint", NULL}, {"greenspan", "gonzalez", "midpoint"}};
+  double eps = 1e-5, errE = 0, errH = 0;
+
+  for (int f = 0; f < 2; f++) {
+    HsProblem *P;
+    char       msg[512];
+    int        d, n, m;
+    double T0, x[4] = {0.4, -0.3, 0.7, -0.2}, ET, gET[4], Ep, Em, gp[4], gm[4], lT, lp, lm, BT[4], RT[4], Bp[4], Bm[4];
+    double x0p[4], x0m[4];
+    CHECK(HsProblemCreateFromText("dataT.ocp", texts[f], strlen(texts[f]), &P, msg, sizeof msg) == 0,
+          "T in the data: %s", msg);
+    if (!P)
+      return;
+    d = 2 * P->n, n = P->n, m = P->m, T0 = P->T;
+    CHECK(P->data_T && P->E_T.f && P->ell_T && P->BR_T && P->x0_T, "T in the data: callbacks missing");
+    if (f == 1) /* 1 DOF: x = (q, p) */
+      x[1] = 0.7;
+    P->E_T.f(x, &ET, P->ctx), P->E_T.grad(x, gET, P->ctx), P->ell_T(x, &lT, P->ctx), P->BR_T(x, BT, RT, P->ctx);
+    for (int side = 0; side < 2; side++) {
+      HsProblemSetFinalTime(P, T0 + (side ? -eps : eps));
+      P->E.f(x, side ? &Em : &Ep, P->ctx), P->E.grad(x, side ? gm : gp, P->ctx);
+      P->ell.f(0, x, side ? &lm : &lp, P->ctx);
+      if (P->Bq)
+        P->Bq(x, side ? Bm : Bp, NULL, NULL, P->ctx);
+      else
+        memcpy(side ? Bm : Bp, P->B, sizeof(double) * (size_t)(n * m));
+      memcpy(side ? x0m : x0p, P->x0, sizeof(double) * (size_t)d);
+    }
+    errE = fmax(errE, fabs((Ep - Em) / (2 * eps) - ET) / fmax(1, fabs(ET)));
+    for (int i = 0; i < d; i++)
+      errE = fmax(errE, fabs((gp[i] - gm[i]) / (2 * eps) - gET[i]) / fmax(1, fabs(gET[i])));
+    errE = fmax(errE, fabs((lp - lm) / (2 * eps) - lT));
+    for (int i = 0; i < n * m; i++)
+      errE = fmax(errE, fabs((Bp[i] - Bm[i]) / (2 * eps) - BT[i]));
+    HsProblemSetFinalTime(P, T0);
+    for (int i = 0; i < d; i++)
+      errE = fmax(errE, fabs((x0p[i] - x0m[i]) / (2 * eps) - P->x0_T[i]));
+    for (int i = 0; i < m * m; i++) { /* R_T */
+      double Rp, Rm;
+      HsProblemSetFinalTime(P, T0 + eps), Rp = P->R[i];
+      HsProblemSetFinalTime(P, T0 - eps), Rm = P->R[i];
+      errE = fmax(errE, fabs((Rp - Rm) / (2 * eps) - RT[i]));
+    }
+    HsProblemSetFinalTime(P, T0);
+    for (int sc = 0; sc < 3 && schemes[f][sc]; sc++) {
+      HsDisc *D;
+      double  xa[4], xb[4], lam[4], HT, Hp, Hm;
+      for (int i = 0; i < d; i++)
+        xa[i] = x[i], xb[i] = x[i] + 0.05 * (i + 1), lam[i] = 0.3 - 0.2 * i;
+      CHECK(HsDiscCreate(P, schemes[f][sc], "kkt", 20, HS_DG_TOL_DEFAULT, &D, msg, sizeof msg) == 0, "disc: %s", msg);
+      if (!D)
+        continue;
+      HsDiscHamiltonianT(D, 3, xa, xb, lam, &HT);
+      HsProblemSetFinalTime(P, T0 + eps), HsDiscSetHorizon(D), HsDiscHamiltonian(D, 3, xa, xb, lam, &Hp);
+      HsProblemSetFinalTime(P, T0 - eps), HsDiscSetHorizon(D), HsDiscHamiltonian(D, 3, xa, xb, lam, &Hm);
+      HsProblemSetFinalTime(P, T0), HsDiscSetHorizon(D);
+      errH = fmax(errH, fabs((Hp - Hm) / (2 * eps) - HT) / fmax(1, fabs(HT)));
+      printf("T in the data, %s: dH^d/dT = %.12f, difference %.12f\n", schemes[f][sc], HT, (Hp - Hm) / (2 * eps));
+      HsDiscDestroy(&D);
+    }
+    HsProblemDestroy(&P);
+  }
+  printf("T in the data: E_T, grad E_T, ell_T, B_T, R_T, x0_T vs differences %.1e; dH^d/dT %.1e\n", errE, errH);
+  CHECK(errE < 1e-8, "T in the data: derivatives vs differences %.2e", errE);
+  CHECK(errH < 1e-8, "T in the data: dH^d/dT vs differences %.2e", errH);
 }
 
 int main(int argc, char **argv)
@@ -220,6 +302,7 @@ int main(int argc, char **argv)
   }
   CheckFileCosts();
   CheckBq();
+  CheckDataT();
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
 }

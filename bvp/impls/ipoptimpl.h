@@ -47,6 +47,8 @@ typedef struct {
   double    *x0;          /* the initial state */
   double    *Hd;          /* scratch: the Hessian blocks of one interval (3 dim^2 + m^2 + n m) */
   double    *Jb;          /* scratch: the Jacobian blocks of one interval (2 dim^2 + dim m) */
+  double    *fd;          /* T in the data: scratch of TRowDifference (3 nv + the Jacobian's entries), or NULL */
+  Index     *fdrc;        /* ... the Jacobian's rows and columns */
   int        failed;      /* a callback left the problem's domain */
   PetscInt   iterations;
   PetscReal  inf_pr, inf_du; /* of the last iteration (IPOPT's scaled measures) */

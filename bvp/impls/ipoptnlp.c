@@ -30,8 +30,9 @@ static Bool SetT(HsIpopt *ip, const Number *z)
   if (!(z[ip->nv - 1] > 0))
     return FALSE;
   HsProblemSetFinalTime(ip->prob, z[ip->nv - 1]);
-  HsDiscSetHorizon(ip->d);
-  return TRUE;
+  if (ip->prob->x0_T) /* x0(T): x_0 is not a variable, the constraint c_0 takes it */
+    memcpy(ip->x0, ip->prob->x0, sizeof(double) * (size_t)ip->dim);
+  return HsDiscSetHorizon(ip->d) ? FALSE : TRUE; /* T in the data: R(T) not positive definite */
 }
 
 /*@ HsIpoptNlpSetUp - sizes, offsets and scratch of the NLP of disc d on N intervals with initial state x0 (rank 0;
@@ -63,6 +64,8 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
   ip->joff[N + 1] = ip->joff[N] + (ip->ft ? N * dim : 0);
   ip->joff[N + 2] = ip->joff[N + 1] + 2 * ip->mt; /* the moving targets' rows: x_{N,i} and T */
   ip->hoff[N + 1] = ip->hoff[N] + (ip->ft ? ip->nv : 0);
+  if (P->data_T)
+    PetscCall(PetscMalloc2(3 * ip->nv + ip->joff[N + 2], &ip->fd, 2 * ip->joff[N + 2], &ip->fdrc));
   PetscFunctionReturn(0);
 }
 
@@ -71,6 +74,7 @@ void HsIpoptNlpReset(HsIpopt *ip)
 {
   PetscFree5(ip->joff, ip->hoff, ip->x0, ip->Hd, ip->Jb);
   PetscFree(ip->mti);
+  PetscFree2(ip->fd, ip->fdrc);
   ip->d = NULL;
 }
 
@@ -106,7 +110,7 @@ Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ct
 {
   HsIpopt *ip  = ctx;
   int      dim = ip->dim, m = ip->m;
-  double  *gk = ip->Hd, *gk1 = gk + dim, *gu = gk1 + dim, *gphi = gu + m, L, sumL = 0, fT;
+  double  *gk = ip->Hd, *gk1 = gk + dim, *gu = gk1 + dim, *gphi = gu + m, L, sumL = 0, sumLT = 0, gx0T = 0, fT;
   (void)new_z;
 
   if (!SetT(ip, z))
@@ -120,6 +124,14 @@ Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ct
       if (HsDiscRunningCostU(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, &L))
         return FALSE;
       sumL += L;
+    }
+    if (ip->prob->data_T) { /* T in the data: h dL^d/dT, and x0(T) through interval 0's gradient in x_0 */
+      double LT, *fT = ip->Jb;
+      if (HsDiscDataTU(ip->d, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, &LT, fT))
+        return FALSE;
+      sumLT += LT;
+      for (int i = 0; !k && ip->prob->x0_T && i < dim; i++)
+        gx0T += gk[i] * ip->prob->x0_T[i];
     }
     for (int i = 0; i < m; i++)
       g[(size_t)k * ip->nb + i] += gu[i];
@@ -136,7 +148,7 @@ Bool HsIpoptEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ct
   if (ip->ft) {
     if (HsDiscTerminalCostT(ip->d, Node(ip, z, ip->N), &fT, NULL, NULL))
       return FALSE;
-    g[ip->nv - 1] = sumL / ip->N + fT;
+    g[ip->nv - 1] = sumL / ip->N + fT + HsDiscGetStep(ip->d) * sumLT + gx0T;
   }
   return TRUE;
 }
@@ -207,6 +219,16 @@ Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Inde
         return FALSE;
       for (int i = 0; i < dim; i++)
         val[ip->joff[ip->N] + k * dim + i] = (c[i] - (xk1[i] - xk[i])) / T;
+      if (ip->prob->data_T) { /* T in the data: -h d(JJ gbar + G u)/dT, and x0(T) through c_0's x_0 block */
+        double LT, h = HsDiscGetStep(ip->d);
+        if (HsDiscDataTU(ip->d, xk, xk1, z + (size_t)k * ip->nb, &LT, c))
+          return FALSE;
+        for (int i = 0; i < dim; i++) {
+          val[ip->joff[ip->N] + k * dim + i] -= h * c[i];
+          for (int j = 0; !k && ip->prob->x0_T && j < dim; j++)
+            val[ip->joff[ip->N] + i] += Cxk[i * dim + j] * ip->prob->x0_T[j];
+        }
+      }
     }
     if (k)
       memcpy(v, Cxk, sizeof(double) * (size_t)dd), v += dd;
@@ -286,6 +308,31 @@ static Bool TRow(HsIpopt *ip, const Number *z, int k, double sigma, const double
   return TRUE;
 }
 
+/* T in the data: T's row of the Hessian of sigma J^d + y^T c, d/dT of the Lagrangian's gradient (every
+ * variable, T's own entry included), by central differences in T (step HS_FT_FD_STEP (1 + T)) of that
+ * gradient, which EvalGradF and EvalJacG give exactly; replaces TRow and the terminal cost's T terms. */
+static Bool TRowDifference(HsIpopt *ip, const Number *z, double sigma, const Number *y, Number *row)
+{
+  Index   nv = ip->nv, nj = ip->joff[ip->N + 2], *jr = ip->fdrc, *jc = jr + nj;
+  double *zz = ip->fd, *g = zz + nv, *gm = g + nv, *jv = gm + nv, T = z[nv - 1], dT = HS_FT_FD_STEP * (1 + T);
+
+  memcpy(zz, z, sizeof(double) * (size_t)nv);
+  HsIpoptEvalJacG(nv, zz, TRUE, 0, nj, jr, jc, NULL, ip);
+  for (int side = 0; side < 2; side++) {
+    double *out = side ? gm : g;
+    zz[nv - 1]  = side ? T - dT : T + dT;
+    if (!HsIpoptEvalGradF(nv, zz, TRUE, out, ip) || !HsIpoptEvalJacG(nv, zz, TRUE, 0, nj, jr, jc, jv, ip))
+      return FALSE;
+    for (Index i = 0; i < nv; i++)
+      out[i] *= sigma;
+    for (Index p = 0; p < nj; p++)
+      out[jc[p]] += jv[p] * y[jr[p]];
+  }
+  for (Index i = 0; i < nv; i++)
+    row[i] += (g[i] - gm[i]) / (2 * dT);
+  return SetT(ip, z);
+}
+
 /*@ HsIpoptEvalH - the Hessian of sigma J^d + sum_k y_k^T c_k, lower triangle (IPOPT callback). @*/
 Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Number *y, Bool new_y, Index nele,
                   Index *row, Index *col, Number *val, UserDataPtr ctx)
@@ -304,7 +351,7 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
   memset(val, 0, sizeof(Number) * (size_t)nele);
   for (int k = 0; k < ip->N; k++) {
     Number *v = val + ip->hoff[k];
-    if (ip->ft && !TRow(ip, z, k, sigma, y + (size_t)k * dim, val + ip->hoff[ip->N]))
+    if (ip->ft && !ip->prob->data_T && !TRow(ip, z, k, sigma, y + (size_t)k * dim, val + ip->hoff[ip->N]))
       return FALSE;
     if (HsNlpIntervalHessian(ip->d, k, Node(ip, z, k), Node(ip, z, k + 1), z + (size_t)k * ip->nb, sigma,
                              y + (size_t)k * dim, Hkk, Hk1k, Hk1k1, Huu, Hxu))
@@ -328,6 +375,8 @@ Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Numbe
   for (int i = 0; i < dd; i++)
     Hkk[i] *= sigma;
   AddLower(dim, Hkk, val + ip->hoff[ip->N - 1] + mml);
+  if (ip->ft && ip->prob->data_T)
+    return TRowDifference(ip, z, sigma, y, val + ip->hoff[ip->N]);
   if (ip->ft) { /* sigma grad(d phi/dT) at x_N, sigma d^2 phi/dT^2 */
     double fT, fTT, *gT = ip->Jb + 2 * dd + dim * ip->m;
     if (HsDiscTerminalCostT(ip->d, Node(ip, z, ip->N), &fT, gT, &fTT))

@@ -217,9 +217,8 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
     marches every local segment from its z, exchanges boundary data, evaluates RowBlock for each
     local segment. A march or evaluation outside the domain is a SNES domain error (on every rank).
     Collective. @*/
-PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *dom)
 {
-  HsSolver           s  = ctx;
   HsShoot           *sh = s->data;
   PetscInt           w  = 4 * s->prob->n;
   const PetscScalar *z;
@@ -233,7 +232,7 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
     PetscCall(MarchAll(s, sh, z, PETSC_FALSE, &failed));
   if (failed) {
     PetscCall(VecRestoreArrayRead(X, &z));
-    PetscCall(SNESSetFunctionDomainError(snes));
+    *dom = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
   PetscCall(ExchangeNeighbors(s, sh, z, PETSC_FALSE));
@@ -244,8 +243,42 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &z));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
-  if (failed)
+  *dom = failed;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  PetscBool dom;
+
+  PetscFunctionBeginUser;
+  PetscCall(Residual(ctx, X, F, &dom));
+  if (dom)
     PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* T in the problem's data: T's column of the outer Jacobian by differences of the outer residual
+ * (HsSolverFinalTimeColumn) in place of jT and tt. The differences march every segment again
+ * (without sensitivities), after the blocks have been taken from the sensitivity march. Collective. */
+static PetscErrorCode FinalTimeColumn(HsSolver s, HsShoot *sh, Vec X, PetscBool *failed)
+{
+  PetscInt           w = 4 * s->prob->n, nloc = sh->s1 - sh->s0, N;
+  PetscMPIInt        rank;
+  Vec                C;
+  const PetscScalar *c;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetSize(X, &N));
+  PetscCall(VecDuplicate(X, &C));
+  PetscCall(HsSolverFinalTimeColumn(s, X, N - 1, Residual, C, failed));
+  PetscCall(VecGetArrayRead(C, &c));
+  PetscCall(PetscArraycpy(sh->jT, c, nloc * w));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank == sh->Towner)
+    sh->tt = c[nloc * w];
+  PetscCall(VecRestoreArrayRead(C, &c));
+  PetscCall(VecDestroy(&C));
   PetscFunctionReturn(0);
 }
 
@@ -553,6 +586,16 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   if (sh->ft)
     PetscCall(FinalTimeRowJacobian(s, sh));
   PetscCall(VecRestoreArrayRead(X, &z));
+  if (sh->ft && s->prob->data_T) {
+    PetscCall(FinalTimeColumn(s, sh, X, &failed));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+    if (failed) {
+      PetscCall(PetscLogEventEnd(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
+      PetscCall(AssembleOnly(Jm, Pm));
+      PetscCall(SNESSetJacobianDomainError(snes));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(PetscObjectTypeCompare((PetscObject)Pm, MATSHELL, &shell));
   if (!shell) {
     PetscCall(MatZeroEntries(Pm));

@@ -39,17 +39,20 @@ static PetscErrorCode ShareFinalTime(HsSolver s, DM da, const PetscScalar **x, P
   PetscFunctionReturn(0);
 }
 
-/* The free-final-time residual at point N: (1/N) sum_k H^d_{k+1/2} - d phi/dT (x_N). Collective. */
+/* The free-final-time residual at point N: (1/N) sum_k (H^d_{k+1/2} + Q_k) - d phi/dT (x_N), Q_k the
+ * terms of T in the data (HsDiscFreeTimeTerm; 0 without). Collective. */
 static PetscErrorCode FinalTimeResidual(HsSolver s, DM da, const PetscScalar **x, PetscScalar **f, PetscBool *dom)
 {
   PetscInt  xs, xm, dim = 2 * s->prob->n, N = s->N;
-  PetscReal sum = 0, H, fT;
+  PetscReal sum = 0, H, Q = 0, fT;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
   for (PetscInt k = xs; k < PetscMin(xs + xm, N) && !*dom; k++) {
     HsCallStep(HsDiscHamiltonian(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, &H), dom, "Hamiltonian", k);
-    sum += H;
+    if (s->prob->data_T && !*dom)
+      HsCallStep(HsDiscFreeTimeTerm(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, &Q), dom, "dH^d/dT", k);
+    sum += H + Q;
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)da)));
   if (xs + xm == N + 1 && !*dom) {
@@ -67,11 +70,11 @@ static PetscErrorCode FinalTimeResidual(HsSolver s, DM da, const PetscScalar **x
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
+/* The residual F(X) (HsResidualFn); *dom on a domain error (on this rank). Collective. */
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 {
-  HsSolver            s = ctx;
-  const HsProblem    *P = s->prob;
-  DM                  da;
+  const HsProblem    *P  = s->prob;
+  DM                  da = ((HsTranscription *)s->data)->da;
   Vec                 Xl;
   const PetscScalar **x;
   PetscScalar       **f;
@@ -79,7 +82,6 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscBool           dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(SNESGetDM(snes, &da));
   PetscCall(DMGetLocalVector(da, &Xl));
   PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, Xl));
   PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, Xl));
@@ -117,6 +119,16 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
   PetscCall(DMRestoreLocalVector(da, &Xl));
+  *domp = dom;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  PetscBool dom;
+
+  PetscFunctionBeginUser;
+  PetscCall(Residual(ctx, X, F, &dom));
   if (dom)
     PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
@@ -172,7 +184,8 @@ static PetscErrorCode MovingTargetRow(HsSolver s, const PetscScalar **x, PetscIn
  * Row: columns x_j get (dH_{j-1}/dx_j + dH_j/dx_j) / N (minus d grad phi/dT at j = N), lambda_j get
  * dH_j/dlambda / N, T gets -d^2 phi/dT^2; each rank fills the columns it owns (ghost points give the
  * neighbouring intervals), so no entry is set twice. */
-static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x, Mat Pm, PetscBool *dom)
+static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x, const PetscScalar **c, Mat Pm,
+                                        PetscBool *dom)
 {
   const HsProblem *P = s->prob;
   PetscInt         xs, xm, dim = 2 * P->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, i;
@@ -215,6 +228,9 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
     } else
       for (i = 0; i < dim; i++)
         v[dim + i] = 0;
+    if (c) /* T in the data: the difference column (HsSolverFinalTimeColumn) */
+      for (i = 0; i < dof; i++)
+        v[i] = c[k][i];
     for (i = 0; i < dof; i++)
       if (!(k == N && i == dim)) /* the T row itself: below */
         rows[nr] = r0 + i, v[nr++] = v[i];
@@ -225,18 +241,23 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
     /* row T: the columns of point k */
     for (i = 0; i < dof; i++)
       v[i] = 0;
-    if (k > 0) {
-      HsCallStep(HsDiscHamiltonianGradient(s->disc, (int)k - 1, x[k - 1], x[k], x[k - 1] + dim, ga, gb, gl), dom,
-                 "Hamiltonian gradient", k);
-      for (i = 0; i < dim; i++)
-        v[i] += gb[i] / N;
+    for (int q = 0; q < (c ? 2 : 1); q++) { /* H^d, then the terms Q of T in the data */
+      if (k > 0) {
+        HsCallStep(q ? HsDiscFreeTimeTermGradient(s->disc, (int)k - 1, x[k - 1], x[k], x[k - 1] + dim, ga, gb, gl)
+                     : HsDiscHamiltonianGradient(s->disc, (int)k - 1, x[k - 1], x[k], x[k - 1] + dim, ga, gb, gl),
+                   dom, "Hamiltonian gradient", k);
+        for (i = 0; i < dim; i++)
+          v[i] += gb[i] / N;
+      }
+      if (k < N) {
+        HsCallStep(q ? HsDiscFreeTimeTermGradient(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, ga, gb, gl)
+                     : HsDiscHamiltonianGradient(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, ga, gb, gl),
+                   dom, "Hamiltonian gradient", k);
+        for (i = 0; i < dim; i++)
+          v[i] += ga[i] / N, v[dim + i] += gl[i] / N;
+      }
     }
-    if (k < N) {
-      HsCallStep(HsDiscHamiltonianGradient(s->disc, (int)k, x[k], x[k + 1], x[k] + dim, ga, gb, gl), dom,
-                 "Hamiltonian gradient", k);
-      for (i = 0; i < dim; i++)
-        v[i] += ga[i] / N, v[dim + i] = gl[i] / N;
-    } else {
+    if (k == N) {
       HsCallStep(HsDiscTerminalCostT(s->disc, x[N], &fT, gb, &fTT), dom, "d phi/dT", k);
       for (i = 0; i < dim; i++)
         v[i] -= gb[i];
@@ -244,6 +265,8 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
     }
     if (P->xT_T && k >= N - 1 && !*dom)
       PetscCall(MovingTargetRow(s, x, k, v, dom));
+    if (c && k == N)
+      v[dim] = c[N][dim]; /* T's own entry, from the difference */
     for (i = 0; i < dof; i++)
       if (k < N || i <= dim)
         cols[nc] = r0 + i, vals[nc++] = s->hold_T ? (k == N && i == dim) : v[i];
@@ -309,9 +332,16 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscScalar        *B, *Id;
   MatStencil         *rows, *cols;
   PetscBool           dom = PETSC_FALSE;
+  Vec                 C   = NULL; /* T in the data: T's column by differences */
+  const PetscScalar **c   = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetDM(snes, &da));
+  if (s->prob->data_T) { /* before T is shared below: the differences move it */
+    PetscCall(VecDuplicate(X, &C));
+    PetscCall(HsSolverFinalTimeColumn(s, X, N * 2 * dim + dim, Residual, C, &dom));
+    PetscCall(DMDAVecGetArrayDOFRead(da, C, (void *)&c));
+  }
   PetscCall(PetscMalloc4(5 * dim * dim, &B, dim * dim, &Id, dim, &rows, dim, &cols));
   PetscCall(PetscArrayzero(Id, dim * dim));
   for (k = 0; k < dim; k++)
@@ -325,7 +355,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   {
     PetscBool ok;
     PetscCall(ShareFinalTime(s, da, x, &ok));
-    dom = (PetscBool)!ok;
+    dom = (PetscBool)(dom || !ok);
   }
   for (k = xs; k < xs + xm && !dom; k++) {
     PetscScalar *B0 = B, *B1 = B + dim * dim, *B2 = B + 2 * dim * dim, *B3 = B + 3 * dim * dim, *B4 = B + 4 * dim * dim;
@@ -362,7 +392,11 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     }
   }
   if (s->prob->free_T && !dom)
-    PetscCall(FinalTimeJacobian(s, da, x, Pm, &dom));
+    PetscCall(FinalTimeJacobian(s, da, x, c, Pm, &dom));
+  if (C) {
+    PetscCall(DMDAVecRestoreArrayDOFRead(da, C, (void *)&c));
+    PetscCall(VecDestroy(&C));
+  }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMRestoreLocalVector(da, &Xl));
   PetscCall(PetscFree4(B, Id, rows, cols));
