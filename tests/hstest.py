@@ -1906,12 +1906,143 @@ def t_configuration_forces():
             check(ip["converged"] and abs(ip["T"] - kk["T"]) <= 1e-10, "free T: IPOPT T %s vs Newton %s" % (ip["T"], kk["T"]))
 
 
+def free_T_bisect(dJ, lo, hi):
+    """The root of dJ in [lo, hi] by bisection (dJ(lo) < 0 < dJ(hi))."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if dJ(mid) < 0 else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def t_free_time_data(script=None):
+    """A free T on which the data depend (issue 14: T usable everywhere, also when free;
+    docs/free-final-time.md): the condition (1/N) sum_k (H^d_k + Q_k) = d phi/dT with
+    Q_k = T dH^d_k/dT + [k = 0] N (lambda + h dH^d_0/dx_0).dx0/dT.
+    - di_T_data (mass, B, R, running cost and x0 depend on T): T converges at order 2 to the analytic
+      minimizer of J(T) = 6 R M^2 D^2/(B^2 T^3) + (c + w T) T, Richardson within 1e-8;
+    - the envelope theorem, independent of the formula: for the direct schemes (exact KKT) the
+      fixed-T optimum J^d(T) is stationary at the free T^d (Richardson of central differences);
+    - IPOPT (T an NLP variable, its derivatives separate code) gets Newton's T on the kkt equations,
+      and its multipliers satisfy the T row to round-off;
+    - multiple shooting = transcription; conserving H^d constant to round-off; -snes_test_jacobian;
+    - the pendulum_T_data continuous T* from scipy (tests/crosscheck/free_T_data.py, independent
+      derivation) against the Richardson-extrapolated conserving T."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    di, bq, pe = (os.path.join(data, f + ".ocp") for f in ("di_T_data", "bq2_T_data", "pendulum_T_data"))
+
+    def Jan(T):
+        R, M, B, D = 1 + 0.1 * T, 1 + 0.2 * T, 1 + 0.15 * T, 1 + 0.1 * T
+        return 6 * R * M ** 2 * D ** 2 / (B ** 2 * T ** 3) + (1 + 0.05 * T) * T
+    Ts = free_T_bisect(lambda T: (Jan(T + 1e-5) - Jan(T - 1e-5)) / 2e-5, 1.0, 4.0)
+    for scheme in ([], ["-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"]):
+        Tn = []
+        for N in (20, 40, 80, 160):
+            s, out, _ = run(["-problem", di, "-N", str(N)] + scheme)
+            ok = s and s["converged"]
+            check(ok, "di_T_data N = %d %s: %s" % (N, scheme, out[-300:]))
+            if not ok:
+                return
+            Tn.append(s["T"])
+            if not scheme:
+                check(s["H_spread"] <= 1e-12 * max(1, abs(s["H_mean"])), "di_T_data: H^d spread %.1e" % s["H_spread"])
+        e = [abs(T - Ts) for T in Tn]
+        o = [order(e[i], e[i + 1]) for i in range(3)]
+        rich = (4 * Tn[3] - Tn[2]) / 3
+        print("di_T_data %s: T - T* = %s (T* = %.12f), orders %s, Richardson - T* = %.1e"
+              % (scheme or "conserving", ["%.3e" % x for x in e], Ts, ["%.3f" % x for x in o], rich - Ts))
+        check(all(1.95 < x < 2.05 for x in o) and abs(rich - Ts) <= 1e-8, "di_T_data: orders %s, Richardson %.1e" % (o, rich - Ts))
+    # the envelope theorem for the exact-KKT schemes: d J^d(T)/dT = 0 at the free T^d
+    with tempfile.TemporaryDirectory() as d:
+        for f0, N, scheme in ((di, 20, ["-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"]),
+                              (bq, 20, ["-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"]),
+                              (pe, 40, ["-hs_state_scheme", "midpoint", "-hs_costate_scheme", "trapezoidal"])):
+            name = os.path.basename(f0)
+            free, out, _ = run(["-problem", f0, "-N", str(N)] + scheme)
+            if not (free and free["converged"]):
+                check(False, "%s: free T did not converge: %s" % (name, out[-300:]))
+                continue
+            f = os.path.join(d, "fixed.ocp")
+            guess = re.search(r"T: free (\S+)", open(f0).read()).group(1)
+            open(f, "w").write(open(f0).read().replace("T: free " + guess, "param Tf: %s\nT: Tf" % guess))
+            J = {}
+            for dl in (2e-3, 1e-3):
+                for k in (-1, 1):
+                    s, _, _ = run(["-problem", f, "-N", str(N), "-p_Tf", repr(free["T"] + k * dl)] + scheme)
+                    J[(dl, k)] = s["J"] if s and s["converged"] else float("nan")
+            D = {dl: (J[(dl, 1)] - J[(dl, -1)]) / (2 * dl) for dl in (2e-3, 1e-3)}
+            dJ = (4 * D[1e-3] - D[2e-3]) / 3
+            s0, _, _ = run(["-problem", f, "-N", str(N), "-p_Tf", repr(free["T"])] + scheme)
+            print("%s: free T = %.12f, J = %.12f; fixed-T dJ^d/dT there %.1e (differences %.1e, %.1e); "
+                  "mean H^d %.4f (without the terms Q the condition would ask mean H^d = 0)"
+                  % (name, free["T"], free["J"], dJ, D[2e-3], D[1e-3], free["H_mean"]))
+            check(abs(dJ) <= 1e-7 and abs(s0["J"] - free["J"]) <= 1e-12 * abs(free["J"]),
+                  "%s: J^d(T) not stationary at the free T: %.2e" % (name, dJ))
+            check(abs(D[1e-3]) < 1e-3 and abs(free["H_mean"]) > 1e-2, "%s: a vacuous check" % name)
+    # conserving: H^d constant; multiple shooting = transcription
+    for f0 in (bq, pe):
+        tr, out, _ = run(["-problem", f0])
+        check(tr and tr["converged"] and tr["H_spread"] <= 1e-10 * max(1, abs(tr["H_mean"])),
+              "%s conserving: %s" % (f0, tr and (tr["converged"], tr["H_spread"])))
+        sh, out, _ = run(["-problem", f0, "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], ranks=2)
+        check(sh and tr and sh["converged"] and abs(sh["T"] - tr["T"]) <= 1e-10 and abs(sh["J"] - tr["J"]) <= 1e-10,
+              "%s: shooting T %s vs transcription %s" % (f0, sh and sh["T"], tr and tr["T"]))
+        print("%s conserving: T = %.12f, H^d spread %.1e; shooting (4 segments, 2 ranks) T - T = %.1e"
+              % (os.path.basename(f0), tr["T"], tr["H_spread"], sh["T"] - tr["T"]))
+    # the analytic Jacobian (T column and Q gradient by differences) against PETSc's
+    for scheme, extra, tol in ((["gonzalez", "conserving"], [], 1e-6), (["gonzalez", "kkt"], [], 1e-6),
+                               (["midpoint", "trapezoidal"], [], 1e-6),
+                               (["gonzalez", "conserving"], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], 1e-5)):
+        s, out, _ = run(["-problem", bq, "-hs_state_scheme", scheme[0], "-hs_costate_scheme", scheme[1],
+                         "-snes_test_jacobian", "-snes_max_it", "4"] + extra, expect_rc=None)
+        r = jacobian_ratios(out)
+        print("bq2_T_data %s/%s %s: -snes_test_jacobian %s" % (scheme[0], scheme[1], extra, ["%.1e" % x for x in r]))
+        check(r and max(r) < tol, "bq2_T_data %s %s: Jacobian mismatch %s" % (scheme, extra, r))
+    # R(T) that is not positive definite at the guess: a clear error
+    with tempfile.TemporaryDirectory() as d:
+        f = os.path.join(d, "badR.ocp")
+        open(f, "w").write(open(pe).read().replace("R: 1 + 0.2*T", "R: 2 - T"))
+        s, out, rc = run(["-problem", f], expect_rc=None)
+        check(rc == 1 and "not symmetric positive definite" in out, "R(T) not positive definite: rc %s %s" % (rc, out[-200:]))
+    if not os.environ.get("HS_SANITIZED"):  # IPOPT is not loaded under AddressSanitizer (tools/sanitize.sh)
+        for f0 in (di, bq, pe):
+            kk, _, _ = run(["-problem", f0, "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"])
+            ip, out, _ = run(["-problem", f0, "-hs_state_scheme", "gonzalez", "-hs_bvp_type", "ipopt"], ranks=2)
+            ok = kk and ip and kk["converged"] and ip["converged"]
+            check(ok, "%s IPOPT: %s" % (f0, out[-300:]))
+            if not ok:
+                continue
+            print("%s: IPOPT T %.15f, Newton kkt T %.15f (difference %.1e), J difference %.1e, kkt residual at IPOPT's "
+                  "solution %.1e" % (os.path.basename(f0), ip["T"], kk["T"], ip["T"] - kk["T"], ip["J"] - kk["J"], ip["residual_norm"]))
+            check(abs(ip["T"] - kk["T"]) <= 1e-10 and abs(ip["J"] - kk["J"]) <= 1e-10 * abs(kk["J"]) and ip["residual_norm"] <= 1e-10,
+                  "%s: IPOPT T %r vs Newton %r, |F| %s" % (f0, ip["T"], kk["T"], ip["residual_norm"]))
+    if script:  # the continuous optimum, computed independently with scipy
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        p = subprocess.run([py, script, "--quick"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+        check(p.returncode == 0, "free_T_data.py failed: " + p.stdout[-2000:])
+        if p.returncode:
+            return
+        cont = json.loads(p.stdout)
+        Tc = cont["pendulum_T_data"]["T"]
+        Tn = []
+        for N in (160, 320):
+            s, out, _ = run(["-problem", pe, "-N", str(N)])
+            check(s and s["converged"], "pendulum_T_data N = %d: %s" % (N, out[-300:]))
+            Tn.append(s["T"] if s else float("nan"))
+        rich = (4 * Tn[1] - Tn[0]) / 3
+        print("pendulum_T_data: T(160) = %.12f, T(320) = %.12f, Richardson %.12f, continuous (scipy) %.12f: %.1e"
+              % (Tn[0], Tn[1], rich, Tc, rich - Tc))
+        check(abs(rich - Tc) <= 2e-7 and abs(Tn[1] - Tc) > 10 * abs(rich - Tc), "pendulum_T_data: Richardson %.1e" % (rich - Tc))
+        dic = cont["di_T_data"]["T"]
+        check(abs(dic - Ts) <= 1e-9, "di_T_data: scipy T* %.12f vs analytic %.12f" % (dic, Ts))
+
+
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
          "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess,
          "checkpoint": t_checkpoint, "reliability": t_reliability, "free_time": t_free_time,
-         "problem_format": t_problem_format, "configuration_forces": t_configuration_forces}
+         "problem_format": t_problem_format, "configuration_forces": t_configuration_forces,
+         "free_time_data": t_free_time_data}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])
