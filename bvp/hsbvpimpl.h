@@ -88,6 +88,7 @@ struct _p_HsSolver {
   PetscBool  hold_T;   /* a free final time held at T_hold (the first phase of a cold start) */
   PetscReal  T_hold;
   PetscReal  T_left;   /* a trial final time outside [T_min, T_max] in this solve (0: none) */
+  PetscReal  T_baddata; /* T in the data: a trial T where R is not positive definite or B, R, x0 not finite (0: none) */
   PetscInt   n, m;     /* the problem's dimensions at set-up */
   HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
   SNES       snes;

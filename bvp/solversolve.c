@@ -328,6 +328,11 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
+  if (!s->res.converged && s->T_baddata != 0 && !s->res.diagnosis[0])
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "Newton tried the final time T = %g, where the problem's data are invalid (R(T) not "
+                                   "positive definite, or B, R or x0 not finite there)",
+                                   (double)s->T_baddata));
   if (!s->res.converged && s->T_left != 0 && !s->res.diagnosis[0])
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                    "Newton tried the final time T = %g outside [T_min, T_max] = [%g, %g]; an optimum on "
@@ -351,9 +356,9 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
     PetscFunctionReturn(0);
   }
   HsProblemSetFinalTime(s->prob, T);
-  if (HsDiscSetHorizon(s->disc)) { /* T in the data: R(T) not positive definite */
-    *bad      = PETSC_TRUE;
-    s->T_left = T;
+  if (HsDiscSetHorizon(s->disc)) { /* T in the data: R(T) not positive definite, or not finite data */
+    *bad         = PETSC_TRUE;
+    s->T_baddata = T;
   }
   PetscFunctionReturn(0);
 }
@@ -361,27 +366,35 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
 /*@ HsSolverFinalTimeColumn - a free T on which the problem's data depend (prob->data_T;
     docs/free-final-time.md): the Jacobian's column of T as the central difference
     (F(X + dT e_T) - F(X - dT e_T)) / (2 dT) of the formulation's residual res, every other unknown
-    held, dT = HS_FT_FD_STEP (1 + T) (one-sided where T + dT or T - dT leaves [T_min, T_max]); iT is
-    T's global index in X. The residual itself is exact, so this changes Newton's path, not its
+    held, dT = HS_FT_FD_STEP (1 + T) at X's T (one-sided where T + dT or T - dT leaves [T_min, T_max]);
+    iT is T's global index in X. The residual itself is exact, so this changes Newton's path, not its
     answer (error about 1e-10 relative, below what Newton needs). Afterwards the problem and the
-    discretization hold T again. Collective (bvp/ internal).
+    discretization hold X's T. Collective (bvp/ internal).
   Output: C - the column (a vector like X); *dom - an evaluation left the domain.
 @*/
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom)
 {
-  PetscReal T = s->prob->T, dT = HS_FT_FD_STEP * (1 + T), Tp = T + dT, Tm = T - dT;
+  PetscReal T = 0, dT, Tp, Tm;
   PetscInt  lo, hi;
   PetscBool d1 = PETSC_FALSE, d2 = PETSC_FALSE;
   Vec       Xp, Fm;
 
   PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  if (iT >= lo && iT < hi) { /* X's T, from its owner */
+    const PetscScalar *x;
+    PetscCall(VecGetArrayRead(X, &x));
+    T = x[iT - lo];
+    PetscCall(VecRestoreArrayRead(X, &x));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &T, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  dT = HS_FT_FD_STEP * (1 + T), Tp = T + dT, Tm = T - dT;
   if (Tp > s->prob->T_max)
     Tp = T;
   if (!(Tm >= s->prob->T_min && Tm > 0))
     Tm = T;
   PetscCall(VecDuplicate(X, &Xp));
   PetscCall(VecDuplicate(X, &Fm));
-  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
   for (int side = 0; side < 2; side++) {
     PetscCall(VecCopy(X, Xp));
     if (iT >= lo && iT < hi)
@@ -433,7 +446,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
   if (!s->ckpt_last_t)
     s->ckpt_last_t = s->t_start;
-  s->res.hold_iterations = 0, s->T_left = 0;
+  s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
   /* a free T is held first only from the default guess (lambda = 0, where the Jacobian is singular) */
   s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved) && !s->guess &&
                           s->guess_type != HS_GUESS_DIRECT);

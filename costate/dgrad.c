@@ -311,7 +311,7 @@ const HsStateScheme HsStateGonzalez  = {"gonzalez", 2, 1, GonzalezGrad, Gonzalez
     a branch that depends on (a, b) only, so this is d gbar/dT at fixed (a, b) exactly:
       midpoint: grad E_T(m);  gonzalez: HsGonzalezGrad of E_T;
       greenspan: ((E_T(q_b, 0) - E_T(q_a, 0)) / (q_b - q_a), dE_T/dp(m)), the q-part dE_T/dq(q_m, 0) below
-      the threshold (E = p^2/(2 mass) + V(q), so E_T(q, 0) = V_T(q) and E_T is linear in p).
+      the threshold (E = p^2/(2 mass) + V(q), so E_T(q, 0) = V_T(q) and dE_T/dp is linear in p).
     g = 0 if E does not depend on T. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
 @*/
 int HsDiscGradT(HsDisc *d, const double *a, const double *b, double *g)

@@ -152,8 +152,8 @@ static int DiscControlGain(HsDisc *d)
 {
   const HsProblem *prob = d->prob;
   int              dim  = d->dim, i, j, st;
-  gsl_matrix      *Rc   = gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
-  gsl_vector      *col  = gsl_vector_alloc((size_t)d->m);
+  gsl_matrix      *Rc   = d->wT_Rc ? d->wT_Rc : gsl_matrix_alloc((size_t)d->m, (size_t)d->m);
+  gsl_vector      *col  = d->wT_col ? d->wT_col : gsl_vector_alloc((size_t)d->m);
 
   if (!Rc || !col) {
     gsl_matrix_free(Rc), gsl_vector_free(col);
@@ -175,7 +175,8 @@ static int DiscControlGain(HsDisc *d)
       for (j = 0; j < d->m; j++)
         d->Rinv[i * d->m + j] =
             0.5 * (gsl_matrix_get(Rc, (size_t)i, (size_t)j) + gsl_matrix_get(Rc, (size_t)j, (size_t)i));
-  gsl_matrix_free(Rc), gsl_vector_free(col);
+  if (!d->wT_Rc) /* T in the data keeps them for the next HsDiscSetHorizon */
+    gsl_matrix_free(Rc), gsl_vector_free(col);
   for (i = 0; !st && i < d->n; i++)
     for (j = 0; j < dim; j++) {
       double s = 0;
@@ -227,13 +228,15 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   d->N = N, d->h = prob->T / N, d->dg_tol = dg_tol;
   if (prob->data_T) { /* HsDiscDataTU, HsDiscFreeTimeTerm */
     int nm = d->n * d->m, mm = d->m * d->m;
-    if (!(d->wT_B = calloc((size_t)(nm + mm + d->n + 7 * d->dim), sizeof(double)))) {
+    if (!(d->wT_B = calloc((size_t)(nm + mm + d->n + d->m + 7 * d->dim), sizeof(double))) ||
+        !(d->wT_Rc = gsl_matrix_alloc((size_t)d->m, (size_t)d->m)) || !(d->wT_col = gsl_vector_alloc((size_t)d->m))) {
       if (msg)
         snprintf(msg, (size_t)msg_len, "out of memory");
       HsDiscDestroy(&d);
       return HS_ENOMEM;
     }
-    d->wT_R = d->wT_B + nm, d->wT_q = d->wT_R + mm, d->wT_g = d->wT_q + d->n, d->wT_z = d->wT_g + d->dim;
+    d->wT_R = d->wT_B + nm, d->wT_q = d->wT_R + mm, d->wT_u = d->wT_q + d->n, d->wT_g = d->wT_u + d->m;
+    d->wT_z = d->wT_g + d->dim;
   }
   st = DiscControlGain(d);
   if (st) {
@@ -254,6 +257,10 @@ void HsDiscDestroy(HsDisc **disc)
     return;
   free((*disc)->pool);
   free((*disc)->wT_B);
+  if ((*disc)->wT_Rc)
+    gsl_matrix_free((*disc)->wT_Rc);
+  if ((*disc)->wT_col)
+    gsl_vector_free((*disc)->wT_col);
   HsDiscGainDestroy(*disc);
   free(*disc);
   *disc = NULL;
@@ -520,12 +527,23 @@ int HsDiscWorkU(HsDisc *d, const double *xk, const double *xk1, const double *u,
 /*@ HsDiscSetHorizon - the step h = T / N again after the problem's final time changed (a free final
     time, HsProblemSetFinalTime; docs/free-final-time.md), and with T in the data (prob->data_T) the
     control gain R^{-1} B^T again. Not collective. Returns HS_SUCCESS, or HS_EDOM if R(T) is not
-    positive definite. @*/
+    positive definite or B, R, x0 or dx0/dT is not finite at this T. @*/
 int HsDiscSetHorizon(HsDisc *d)
 {
-  d->h = d->prob->T / d->N;
-  if (!d->prob->data_T)
+  const HsProblem *P = d->prob;
+
+  d->h = P->T / d->N;
+  if (!P->data_T)
     return HS_SUCCESS;
+  for (int i = 0; i < d->dim; i++) /* B, R and x0 at this T: not finite is outside the domain */
+    if (!isfinite(P->x0[i]) || (P->x0_T && !isfinite(P->x0_T[i])))
+      return HS_EDOM;
+  for (int i = 0; i < d->n * d->m; i++)
+    if (!isfinite(P->B[i]))
+      return HS_EDOM;
+  for (int i = 0; i < d->m * d->m; i++)
+    if (!isfinite(P->R[i]))
+      return HS_EDOM;
   return DiscControlGain(d) ? HS_EDOM : HS_SUCCESS;
 }
 
@@ -553,8 +571,8 @@ int HsDiscDataTU(HsDisc *d, const double *xk, const double *xk1, const double *u
     for (int i = 0; i < n; i++)
       d->wT_q[i] = 0.5 * (xk[i] + xk1[i]);
     HS_CB(P->BR_T(d->wT_q, d->wT_B, d->wT_R, P->ctx));
-    HsMatVec(m, m, d->wT_R, u, d->wT_g);
-    *LT += 0.5 * HsDot(m, u, d->wT_g);
+    HsMatVec(m, m, d->wT_R, u, d->wT_u);
+    *LT += 0.5 * HsDot(m, u, d->wT_u);
     for (int i = 0; i < n; i++)
       fT[n + i] += HsDot(m, d->wT_B + i * m, u);
   }
@@ -613,7 +631,7 @@ int HsDiscFreeTimeTerm(HsDisc *d, int k, const double *xk, const double *xk1, co
 /*@ HsDiscFreeTimeTermGradient - the gradient of HsDiscFreeTimeTerm in x_k, x_{k+1} and lambda_{k+1/2}
     (dim each) by central differences, step HS_FT_FD_STEP (1 + |z_i|) per entry (error O(step^2), about
     1e-10 relative): a Jacobian row only (the residual itself is exact), checked against
-    -snes_test_jacobian in the test free_time. Not collective. @*/
+    -snes_test_jacobian in the test free_time_data. Not collective. @*/
 int HsDiscFreeTimeTermGradient(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *gxk,
                                double *gxk1, double *glam)
 {

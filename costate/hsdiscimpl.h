@@ -5,6 +5,8 @@
 #include "hscostate.h"
 #include "hsdense.h"
 
+#include <gsl/gsl_matrix.h>
+
 /* Workspace levels: each level may call the levels below it, never above,
  * so that nested calls never share scratch memory. */
 #define HS_WDG_VEC 12 /* discrete gradients (dgrad.c) */
@@ -55,8 +57,10 @@ struct HsDisc_s {
   double       *wk_v[HS_WK_VEC], *wk_m[HS_WK_MAT];   /* kappa level (gain.c): the costate schemes' B(q) terms */
   HsEllAt                ell_at; /* the running cost at the time the costate code last set */
   /* A free T in the problem's data (prob->data_T; HsDiscDataTU): B_T (n x m), R_T (m x m), qbar (n),
-     gbar[E_T] (dim), and the interval's values for HsDiscFreeTimeTerm's differences (6 dim) */
-  double *wT_B, *wT_R, *wT_q, *wT_g, *wT_z;
+     R_T u (m), gbar[E_T] (dim), and the interval's values for HsDiscFreeTimeTerm's differences (6 dim) */
+  double *wT_B, *wT_R, *wT_q, *wT_u, *wT_g, *wT_z;
+  gsl_matrix *wT_Rc; /* ... R's factor (DiscControlGain at every HsDiscSetHorizon: no allocation there) */
+  gsl_vector *wT_col;
 };
 
 /* Node time t_k = k h (uniform grid). */

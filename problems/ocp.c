@@ -273,9 +273,9 @@ static int OcpBRT(const double *q, double *BT, double *RT, void *ctx)
   return 0;
 }
 
-/* B, R, x0 and the fixed components of xT from the constants (OcpEvalConstants), a 1-DOF problem's
- * constant mass and (T in x0) dx0/dT; returns the index after xT in cst_val. */
-static int OcpApplyConstants(HsProblem *p, Ocp *o)
+/* B, R, x0 and (with_xT) the fixed components of xT from the constants (OcpEvalConstants), a 1-DOF
+ * problem's constant mass and (T in x0) dx0/dT; returns the index after xT in cst_val. */
+static int OcpApplyConstants(HsProblem *p, Ocp *o, int with_xT)
 {
   int n = o->n, k = 0;
   for (int i = 0; i < o->nB; i++)
@@ -285,7 +285,8 @@ static int OcpApplyConstants(HsProblem *p, Ocp *o)
   for (int i = 0; i < 2 * n; i++)
     p->x0[i] = o->cst_val[k++];
   for (int i = 0; i < 2 * n; i++, k++)
-    p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
+    if (with_xT)
+      p->xT[i] = p->xT_fixed[i] ? o->cst_val[k] : 0;
   if (p->sep.available && p->E.f) {
     double M0;
     OcpMass(p->x0, &M0, NULL, NULL, NULL, o);
@@ -310,7 +311,7 @@ static void OcpSetFinalTime(HsProblem *p, double T)
     OcpEvalConstants(o);
     if (p->invalidate)
       p->invalidate(p);
-    OcpApplyConstants(p, o);
+    OcpApplyConstants(p, o, o->prog[P_XTT] != NULL); /* a fixed xT keeps a continuation's blend */
     return;
   }
   for (int i = P_PHI; i < P_PHI + 3; i++)
@@ -369,7 +370,7 @@ static int OcpUpdateBody(HsProblem *p)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
   OcpEvalConstants(o);
-  k = OcpApplyConstants(p, o);
+  k = OcpApplyConstants(p, o, 1);
   p->T_min = o->cst_val[k++], p->T_max = o->cst_val[k++];
   for (int j = 0; o->bounded && j < p->m; j++) {
     p->u_min[j] = o->cst_val[k + j], p->u_max[j] = o->cst_val[k + p->m + j];
@@ -1118,7 +1119,8 @@ static int OcpBuildT(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 
 /* The constant lists B (n x m), R (m x m), x0, xT (2n; '*' or 'free': a free terminal component),
  * T_min, T_max (a free T's range; 0 and inf by default) and the control bounds, as one program of
- * constants (evaluated again after every -p_NAME, OcpUpdate). They may use T (unless it is free). */
+ * constants (evaluated again after every -p_NAME, OcpUpdate; with T in the data also after every change of a
+ * free T, OcpSetFinalTime). They may use T; the control bounds only if T is fixed. */
 static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 {
   static const char *const what[] = {"",    "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)",
@@ -1185,6 +1187,9 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
         continue;
       }
       ret = Number(s, o, items[i], c[i], what[a], a == K_TMIN || a == K_TMAX ? 0 : ALLOW_BIGT, &v, &cst[ncst++]);
+      if (!ret && o->T_free && a >= K_UMIN && a <= K_UMAX && HsExprDependsOn(o->ex, cst[ncst - 1], o->Tvar))
+        ret = Fail(s, c[i], "%s: the final time T is free, and the control bounds are bounds of the direct NLP's "
+                   "variables, fixed during a solve: they may not depend on T", what[a]);
     }
     free(items), free(c);
   }

@@ -626,6 +626,7 @@ xT: pi/2, 0
              ("T: 3", "T: 3\nT_max: 4", ":12:1:", "only for a free final time"),
              ("T: 3", "T: free 3\nrunning_cost: t", ":12:15:", "needs an autonomous problem"),
              ("T: 3", "T: free 2\nT_min: 3", ":12:1:", "guess 2 is not in [T_min, T_max] = [3, inf]"),
+             ("T: 3", "T: free 3\nu_max: 2*T", ":12:8:", "control bounds are bounds of the direct NLP"),
              ("T: 3", "T: free 2\nT_min: 1\nT_max: 1", ":12:1:", "[T_min, T_max] = [1, 1] is empty")]
     # two degrees of freedom: an asymmetric mass matrix
     two = good.replace("coordinates: q", "coordinates: q, r").replace("mass: m*l^2", "mass: 1, 0.5, 0.4, 1") \
@@ -1997,12 +1998,45 @@ def t_free_time_data(script=None):
         r = jacobian_ratios(out)
         print("bq2_T_data %s/%s %s: -snes_test_jacobian %s" % (scheme[0], scheme[1], extra, ["%.1e" % x for x in r]))
         check(r and max(r) < tol, "bq2_T_data %s %s: Jacobian mismatch %s" % (scheme, extra, r))
-    # R(T) that is not positive definite at the guess: a clear error
     with tempfile.TemporaryDirectory() as d:
+        # R(T) that is not positive definite at the guess: a clear error; at a trial T: a diagnosis naming it
         f = os.path.join(d, "badR.ocp")
         open(f, "w").write(open(pe).read().replace("R: 1 + 0.2*T", "R: 2 - T"))
         s, out, rc = run(["-problem", f], expect_rc=None)
         check(rc == 1 and "not symmetric positive definite" in out, "R(T) not positive definite: rc %s %s" % (rc, out[-200:]))
+        open(f, "w").write(open(pe).read().replace("R: 1 + 0.2*T", "R: 3.2 - T"))
+        s, out, rc = run(["-problem", f], expect_rc=None)
+        check(s and not s["converged"] and "data are invalid" in s["diagnosis"], "R(T) at a trial T: %s" % (s and s["diagnosis"]))
+        # more controls than 2n (R_T u has m entries): converges, Jacobian, IPOPT (midpoint states: Gonzalez's
+        # fallback branch makes PETSc's differences noisy at far iterates, 5e-5 with or without a free T)
+        f = os.path.join(d, "m3.ocp")
+        open(f, "w").write(open(pe).read().replace("controls: 1", "controls: 3")
+                           .replace("B: 1 + 0.1*T", "B: 1 + 0.1*T, 0.5, 0.2*T")
+                           .replace("R: 1 + 0.2*T", "R: 1 + 0.2*T, 0, 0.1, 0, 2, 0, 0.1, 0, 1 + 0.1*T"))
+        fixed = os.path.join(d, "m3fixed.ocp")  # the same with T fixed at the guess: PETSc's own difference error
+        open(fixed, "w").write(open(f).read().replace("T: free 3", "param Tf: 3\nT: Tf"))
+        for extra in ([], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"]):
+            r = {}
+            for g in (f, fixed):
+                s, out, _ = run(["-problem", g, "-hs_state_scheme", "midpoint", "-hs_costate_scheme", "trapezoidal",
+                                 "-snes_test_jacobian", "-snes_max_it", "3"] + extra, expect_rc=None)
+                r[g] = jacobian_ratios(out)
+            print("3 controls %s: -snes_test_jacobian %s (T fixed: %s)"
+                  % (extra, ["%.1e" % x for x in r[f]], ["%.1e" % x for x in r[fixed]]))
+            check(r[f] and r[fixed] and max(r[f]) < 3 * max(r[fixed]) + 1e-6,
+                  "3 controls %s: Jacobian mismatch %s (T fixed: %s)" % (extra, r[f], r[fixed]))
+        kk, out, _ = run(["-problem", f, "-hs_state_scheme", "midpoint", "-hs_costate_scheme", "trapezoidal"])
+        check(kk and kk["converged"], "3 controls: %s" % out[-300:])
+        if kk and not os.environ.get("HS_SANITIZED"):
+            ip, out, _ = run(["-problem", f, "-hs_state_scheme", "midpoint", "-hs_bvp_type", "ipopt"])
+            check(ip and ip["converged"] and abs(ip["T"] - kk["T"]) <= 1e-10, "3 controls: IPOPT T %s vs %s" % (ip and ip["T"], kk["T"]))
+        # a continuation in reach keeps its blended target while T (and so the data) moves
+        base, _, _ = run(["-problem", di])
+        s, out, _ = run(["-problem", di, "-hs_continue", "reach", "-hs_continue_from", "0.5", "-hs_continue_steps", "2"])
+        its = [int(x) for x in re.findall(r"continuation reach = \S+\s+converged after (\d+) Newton", out)]
+        print("reach continuation: iterations per stage %s, final T %.15f (alone %.15f)" % (its, s["T"], base["T"]))
+        check(s and s["converged"] and abs(s["T"] - base["T"]) <= 1e-12 and len(its) == 2 and min(its) >= 2,
+              "reach continuation with T in the data: %s %s" % (its, s and s["T"]))
     if not os.environ.get("HS_SANITIZED"):  # IPOPT is not loaded under AddressSanitizer (tools/sanitize.sh)
         for f0 in (di, bq, pe):
             kk, _, _ = run(["-problem", f0, "-hs_state_scheme", "gonzalez", "-hs_costate_scheme", "kkt"])

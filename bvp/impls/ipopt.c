@@ -329,6 +329,10 @@ static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, Petsc
     PetscCall(PetscArraycpy(rows + (size_t)(k + 1) * w, z + (size_t)k * ip->nb + ip->m, dim));
     PetscCall(PetscArraycpy(rows + (size_t)k * w + dim, y + (size_t)k * dim, dim));
   }
+  if (ip->ft && s->prob->x0_T) { /* x0 at the returned T (the last callback may have been elsewhere) */
+    HsProblemSetFinalTime(s->prob, z[nv - 1]);
+    PetscCall(PetscArraycpy(ip->x0, s->prob->x0, dim));
+  }
   PetscCall(PetscArraycpy(rows, ip->x0, dim)); /* x0 at the solution's T (T in x0) */
   PetscCall(PetscArrayzero(rows + (size_t)ip->N * w + dim, dim));
   if (ip->ft) /* the slot of a free T in the transcription's layout */

@@ -321,8 +321,10 @@ static Bool TRowDifference(HsIpopt *ip, const Number *z, double sigma, const Num
   for (int side = 0; side < 2; side++) {
     double *out = side ? gm : g;
     zz[nv - 1]  = side ? T - dT : T + dT;
-    if (!HsIpoptEvalGradF(nv, zz, TRUE, out, ip) || !HsIpoptEvalJacG(nv, zz, TRUE, 0, nj, jr, jc, jv, ip))
+    if (!HsIpoptEvalGradF(nv, zz, TRUE, out, ip) || !HsIpoptEvalJacG(nv, zz, TRUE, 0, nj, jr, jc, jv, ip)) {
+      SetT(ip, z); /* the problem back at z's T */
       return FALSE;
+    }
     for (Index i = 0; i < nv; i++)
       out[i] *= sigma;
     for (Index p = 0; p < nj; p++)
