@@ -381,7 +381,8 @@ static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const P
     if (sh->ft)
       jT[dim + i] += G[i * ws + w] / N;
   }
-  if (sh->ft) { /* the explicit h-dependence: dC/dT = (C - (lambda^{(t)} - lambda_{k-1/2})) / T */
+  if (sh->ft && !s->prob->data_T) { /* the explicit h-dependence: dC/dT = (C - (lambda^{(t)} - lambda_{k-1/2})) / T
+                                        (T in the data: FinalTimeColumn replaces jT) */
     st = HsDiscCostateResidual(s->disc, (int)sh->knots[t], e, zt, T + w, e + dim, zt + dim, sh->R);
     PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "costate residual across boundary failed");
     for (PetscInt i = 0; i < dim; i++)

@@ -176,6 +176,49 @@ static PetscErrorCode MovingTargetRow(HsSolver s, const PetscScalar **x, PetscIn
   PetscFunctionReturn(0);
 }
 
+/* Point k's entries (dof) of T's column when only h = T/N and the terminal data depend on T: every
+ * residual is linear in h with the form (difference) - h (scheme terms) (FinalTimeJacobian's head);
+ * g, w: dim scratch each. */
+static PetscErrorCode LinearColumn(HsSolver s, const PetscScalar **x, PetscInt k, PetscReal *v, PetscReal *g,
+                                   PetscReal *w, PetscBool *dom)
+{
+  const HsProblem *P   = s->prob;
+  PetscInt         dim = 2 * P->n, N = s->N, i;
+  PetscReal        T = P->T;
+
+  PetscFunctionBeginUser;
+  if (k < N) {
+    HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, g), dom, "state residual", k);
+    for (i = 0; i < dim; i++)
+      v[i] = (g[i] - (x[k + 1][i] - x[k][i])) / T;
+  } else {
+    PetscScalar *R = ((HsTranscription *)s->data)->R;
+    for (i = 0; i < dim; i++)
+      v[i] = 0;
+    if (s->has_free) { /* dR/dT of the free rows */
+      HsCallStep(HsDiscTerminalResidualT(s->disc, x[k - 1], x[k], x[k - 1] + dim, R, w), dom, "terminal", k);
+      for (i = 0; i < dim; i++)
+        if (!P->xT_fixed[i])
+          v[i] = w[i];
+    }
+    if (P->xT_T) { /* fixed rows x_N - x_T(T): -dx_T/dT */
+      HsCallStep(P->xT_T(w, NULL, P->ctx) ? HS_EDOM : 0, dom, "dxT/dT", k);
+      for (i = 0; i < dim; i++)
+        if (P->xT_fixed[i])
+          v[i] = -w[i];
+    }
+  }
+  if (k > 0 && k < N) {
+    HsCallStep(HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, g), dom,
+               "costate residual", k);
+    for (i = 0; i < dim; i++)
+      v[dim + i] = (g[i] - (x[k][dim + i] - x[k - 1][dim + i])) / T;
+  } else
+    for (i = 0; i < dim; i++)
+      v[dim + i] = 0;
+  PetscFunctionReturn(0);
+}
+
 /* A free T: its column, d(every residual)/dT, and its row, the gradient of the condition of
  * FinalTimeResidual, inserted with global indices (1-D DMDA: point k, component c is k dof + c).
  * Every residual is linear in h = T/N with the form (difference) - h (scheme terms), so
@@ -189,7 +232,7 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
 {
   const HsProblem *P = s->prob;
   PetscInt         xs, xm, dim = 2 * P->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, i;
-  PetscReal        T = P->T, *v, *g, *ga, *gb, *gl, *w, fT, fTT, *vals;
+  PetscReal       *v, *g, *ga, *gb, *gl, *w, fT, fTT, *vals;
   PetscInt        *rows, *cols;
 
   PetscFunctionBeginUser;
@@ -198,39 +241,12 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
   PetscCall(PetscMalloc3(dof, &rows, dof, &cols, dof, &vals));
   for (PetscInt k = xs; k < xs + xm && !*dom; k++) {
     PetscInt r0 = k * dof, nr = 0, nc = 0, rowT = Tcol;
-    /* column T */
-    if (k < N) {
-      HsCallStep(HsDiscStateResidual(s->disc, x[k], x[k + 1], x[k] + dim, g), dom, "state residual", k);
-      for (i = 0; i < dim; i++)
-        v[i] = (g[i] - (x[k + 1][i] - x[k][i])) / T;
-    } else {
-      PetscScalar *R = ((HsTranscription *)s->data)->R;
-      for (i = 0; i < dim; i++)
-        v[i] = 0;
-      if (s->has_free) { /* dR/dT of the free rows */
-        HsCallStep(HsDiscTerminalResidualT(s->disc, x[k - 1], x[k], x[k - 1] + dim, R, w), dom, "terminal", k);
-        for (i = 0; i < dim; i++)
-          if (!P->xT_fixed[i])
-            v[i] = w[i];
-      }
-      if (P->xT_T) { /* fixed rows x_N - x_T(T): -dx_T/dT */
-        HsCallStep(P->xT_T(w, NULL, P->ctx) ? HS_EDOM : 0, dom, "dxT/dT", k);
-        for (i = 0; i < dim; i++)
-          if (P->xT_fixed[i])
-            v[i] = -w[i];
-      }
-    }
-    if (k > 0 && k < N) {
-      HsCallStep(HsDiscCostateResidual(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, g), dom,
-                 "costate residual", k);
-      for (i = 0; i < dim; i++)
-        v[dim + i] = (g[i] - (x[k][dim + i] - x[k - 1][dim + i])) / T;
-    } else
-      for (i = 0; i < dim; i++)
-        v[dim + i] = 0;
-    if (c) /* T in the data: the difference column (HsSolverFinalTimeColumn) */
+    /* column T: T in the data, the difference column (HsSolverFinalTimeColumn); else the linear one */
+    if (c)
       for (i = 0; i < dof; i++)
         v[i] = c[k][i];
+    else
+      PetscCall(LinearColumn(s, x, k, v, g, w, dom));
     for (i = 0; i < dof; i++)
       if (!(k == N && i == dim)) /* the T row itself: below */
         rows[nr] = r0 + i, v[nr++] = v[i];
