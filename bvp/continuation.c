@@ -13,6 +13,13 @@
  * move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0).
  * The last solve, at the final targets, is the main solve: the solver then
  * holds its results.
+ *
+ * Work is kept: with HsContinuationSetOutput (the executable's -o) every converged step is written
+ * there as it converges (summary.json's "continuation" says where: parameter, value, target,
+ * "reached": false), so an interrupted or killed run leaves the last converged solution. A
+ * continuation that stops (a step fails down to the halving limit) returns to its last converged
+ * step and solves there once more, so that the solver holds that solution and its results; the
+ * driver writes it and exits with status 2.
  */
 #include "hsbvpimpl.h"
 
@@ -40,6 +47,9 @@ struct _p_HsContinuation {
   PetscInt   resume_stage;
   PetscReal  resume_value, resume_step;
   char       diagnosis[512];
+  char       out[PETSC_MAX_PATH_LEN]; /* HsContinuationSetOutput: every converged step is written here */
+  PetscInt   last_stage;              /* where the last converged solve was (stage, value); -1: none yet */
+  PetscReal  last_value;
 };
 
 /*@ HsContinuationCreate - a continuation driving the solves of a solver.
@@ -122,6 +132,19 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
   PetscCheck(t->ip < 0 || !P->params[t->ip].integer, comm, PETSC_ERR_ARG_WRONG,
              "-hs_continue %s: an integer parameter cannot be continued (%s)", name, P->params[t->ip].help);
   c->nstages++;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsContinuationSetOutput - every converged step of HsContinuationSolve() but the final one is
+    written to dir as it converges (HsSolverWriteOutput; summary.json's "continuation" names the
+    parameter, its value and target, and "reached": false), so that a run that stops or is killed
+    leaves its last converged solution there. NULL or "": nothing is written (default). The final
+    solve is the caller's to write. Collective. @*/
+PetscErrorCode HsContinuationSetOutput(HsContinuation c, const char dir[])
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
+  PetscCall(PetscStrncpy(c->out, dir ? dir : "", sizeof c->out));
   PetscFunctionReturn(0);
 }
 
@@ -295,6 +318,20 @@ static PetscErrorCode Start(HsContinuation c)
   PetscFunctionReturn(0);
 }
 
+/* What summary.json says of the solution the solver holds: stage k, its parameter at v, and whether
+ * that is the continuation's end. */
+static PetscErrorCode Mark(HsContinuation c, PetscInt k, PetscReal v, PetscBool reached)
+{
+  const Stage *t = &c->stage[k];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(c->solver->cont_info, sizeof c->solver->cont_info,
+                          "{\"parameter\": \"%s\", \"value\": %.17g, \"target\": %.17g, \"stage\": %" PetscInt_FMT
+                          ", \"stages\": %" PetscInt_FMT ", \"reached\": %s}",
+                          t->name, (double)v, (double)t->target, k, c->nstages, reached ? "true" : "false"));
+  PetscFunctionReturn(0);
+}
+
 /* One solve at stage k's value v (step d), with the continuation's state in any checkpoint it writes;
  * *stop if a signal stopped it. */
 static PetscErrorCode StageSolve(HsContinuation c, PetscInt k, PetscReal v, PetscReal d, HsResults *r, PetscBool *stop)
@@ -308,13 +345,19 @@ static PetscErrorCode StageSolve(HsContinuation c, PetscInt k, PetscReal v, Pets
   s->ckpt_extra[0] = 0;
   PetscCall(HsSolverGetResults(s, r));
   PetscCall(HsSolverGetInterrupted(s, stop, NULL));
+  PetscCall(Mark(c, k, v, PETSC_FALSE));
+  if (r->converged && !*stop) {
+    c->last_stage = k, c->last_value = v;
+    if (c->out[0] && !(k == c->nstages - 1 && v == c->stage[k].target)) /* the final one: the caller's */
+      PetscCall(HsSolverWriteOutput(s, c->out));
+  }
   PetscFunctionReturn(0);
 }
 
 /* Stage k from its start to its target. Xc: the last converged iterate (updated), Xp: the one before,
  * Xs: scratch. *ok = PETSC_FALSE (with the diagnosis) if the step fell below the halving limit. */
 static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, PetscReal d, Vec Xc, Vec Xp, Vec Xs,
-                               PetscBool *ok)
+                               PetscBool *ok, PetscBool *stopped)
 {
   HsSolver  s = c->solver;
   Stage    *t = &c->stage[k];
@@ -325,7 +368,7 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
   MPI_Comm  comm = PetscObjectComm((PetscObject)c);
 
   PetscFunctionBeginUser;
-  *ok = PETSC_TRUE;
+  *ok = PETSC_TRUE, *stopped = PETSC_FALSE;
   while (d0 != 0) {
     PetscBool last = (PetscBool)(d0 > 0 ? vc + d >= t->target - 1e-12 * PetscAbsReal(d0)
                                         : vc + d <= t->target + 1e-12 * PetscAbsReal(d0));
@@ -340,7 +383,7 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
     PetscCall(HsSolverSetIterate(s, Xs));
     PetscCall(StageSolve(c, k, v, d, &r, &stop));
     if (stop) { /* SIGTERM/SIGINT: the checkpoint holds this step */
-      *ok = PETSC_FALSE;
+      *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
       break;
     }
     if (r.converged) {
@@ -395,7 +438,8 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
-  c->reached = PETSC_FALSE, c->diagnosis[0] = 0;
+  c->reached = PETSC_FALSE, c->diagnosis[0] = 0, c->last_stage = -1;
+  s->cont_info[0] = 0;
   if (!c->nstages) {
     PetscCall(HsSolverSolve(s));
     PetscCall(HsSolverGetResults(s, &r));
@@ -434,7 +478,19 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   c->reached = PETSC_TRUE;
   for (PetscInt k = k0; k < c->nstages && c->reached; k++)
     PetscCall(RunStage(c, k, k == k0 ? v0 : c->stage[k].from, k == k0 ? d0 : (c->stage[k].target - c->stage[k].from) / c->stage[k].steps,
-                       Xc, Xp, Xs, &c->reached));
+                       Xc, Xp, Xs, &c->reached, &stop));
+  if (c->reached)
+    PetscCall(Mark(c, c->nstages - 1, c->stage[c->nstages - 1].target, PETSC_TRUE));
+  else if (!stop) { /* back to the last converged step, so that the solver holds it (file head) */
+    PetscInt k = c->last_stage;
+    for (PetscInt j = 0; j < c->nstages; j++)
+      PetscCall(SetStageValue(c, &c->stage[j], j < k ? c->stage[j].target : j > k ? c->stage[j].from : c->last_value));
+    PetscCall(HsSolverSetIterate(s, Xc));
+    PetscCall(StageSolve(c, k, c->last_value, 0, &r, &stop));
+    if (!stop)
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s; this is the last converged step (%s = %g)", c->diagnosis,
+                                     c->stage[k].name, (double)c->last_value));
+  }
   PetscCall(VecDestroy(&Xc));
   PetscCall(VecDestroy(&Xp));
   PetscCall(VecDestroy(&Xs));

@@ -43,9 +43,15 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
   return n;
 }
 
-/* The driver's own options: -N, -o, -quiet, -hs_compare. The -o directory is created and tried now,
- * so that a bad one is an error before the solve, not after it. */
-static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool *quiet, PetscBool *compare)
+/* What the driver does besides the solve (-hs_compare, -hs_extrapolate, -hs_study). */
+typedef struct {
+  PetscBool compare, extrapolate;
+  PetscInt  study; /* grids of a convergence study; 0: none */
+} Extras;
+
+/* The driver's own options: -N, -o, -quiet, -hs_compare, -hs_extrapolate, -hs_study. The -o directory
+ * is created and tried now, so that a bad one is an error before the solve, not after it. */
+static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool *quiet, Extras *x)
 {
   PetscInt    N;
   PetscBool   flg;
@@ -68,24 +74,32 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   HsOptionsCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
   HsOptionsCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
                              *quiet, quiet, NULL));
-  *compare = PETSC_FALSE;
+  x->compare = x->extrapolate = PETSC_FALSE, x->study = 0;
   HsOptionsCall(PetscOptionsBool("-hs_compare",
                              "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
                              "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
-                             "HsSolverCompare", *compare, compare, NULL));
+                             "HsSolverCompare", x->compare, &x->compare, NULL));
+  HsOptionsCall(PetscOptionsBool("-hs_extrapolate",
+                                 "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of J^d, H^d, T "
+                                 "and the states, with error estimates (summary.json, extrapolated.csv)",
+                                 "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
+                             "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
+                             "DIR (-o, default 'study')/study.json, study.csv, study.png",
+                             "HsSolverConvergenceStudy", x->study, &x->study, &flg, 3, 20));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
 
 /* The solve (a continuation, or -hs_compare) and its report; *code: the exit status. */
-static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *out, PetscBool compare, int *code)
+static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *out, const Extras *x, int *code)
 {
   PetscBool   reached, interrupted;
   const char *why;
   HsResults   res;
 
   PetscFunctionBeginUser;
-  if (compare) {
+  if (x->compare) {
     PetscCall(HsSolverCompare(solver, out[0] ? out : "compare", &res.converged));
     *code = res.converged ? 0 : 2;
     PetscFunctionReturn(0);
@@ -98,14 +112,19 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscFunctionReturn(0);
   }
   PetscCall(HsContinuationGetResult(cont, &reached, &why));
-  PetscCheck(reached || !why[0], PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s", why);
+  if (!reached && why[0]) /* the solver holds the last converged step (or the failed first solve) */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: %s\n", why));
   PetscCall(HsSolverGetResults(solver, &res));
+  if (x->extrapolate && res.converged)
+    PetscCall(HsSolverExtrapolate(solver));
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
     PetscCall(HsSolverWriteOutput(solver, out));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv\n", out));
   }
-  *code = res.converged ? 0 : 2;
+  *code = res.converged && (reached || !why[0]) ? 0 : 2;
+  if (x->study && !*code)
+    PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study"));
   PetscFunctionReturn(0);
 }
 
@@ -135,7 +154,8 @@ typedef struct {
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only, compare;
+  PetscBool      quiet, help_only;
+  Extras         x;
   PetscInt       stages;
   HsGuessType    guess;
   HsProblem    **prob   = &o->prob;
@@ -150,9 +170,9 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, prob));
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, solver));
   PetscCall(HsSolverSetProblem(*solver, *prob));
-  PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &compare));
+  PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &x));
   PetscCall(HsSolverSetMonitor(*solver, (PetscBool)!quiet));
-  if (out[0] && !compare) { /* checkpoints go next to the output they will become */
+  if (out[0] && !x.compare) { /* checkpoints go next to the output they will become */
     char dir[PETSC_MAX_PATH_LEN];
     PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out));
     PetscCall(HsSolverSetCheckpoint(*solver, dir, 0, 0));
@@ -161,21 +181,25 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(HsContinuationCreate(*solver, cont));
   PetscCall(HsContinuationSetMonitor(*cont, PETSC_TRUE));
   PetscCall(HsContinuationSetFromOptions(*cont));
+  if (out[0] && !x.compare) /* every converged step is written as it converges */
+    PetscCall(HsContinuationSetOutput(*cont, out));
   PetscCall(HsSolverSetUp(*solver));
   PetscCall(HsContinuationSetUp(*cont)); /* -hs_restart: the continuation's state */
   PetscCall(PetscOptionsHasHelp(NULL, &help_only));
   PetscCall(HsContinuationGetNumStages(*cont, &stages));
   PetscCall(HsSolverGetInitialGuessType(*solver, &guess));
-  PetscCheck(!compare || !stages, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+  PetscCheck(!x.compare || !stages, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
              "-hs_compare compares two solves on one grid: it cannot be combined with -hs_continue");
+  PetscCheck(!x.compare || (!x.extrapolate && !x.study), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-hs_compare cannot be combined with -hs_extrapolate or -hs_study");
   if (!help_only) {
     PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_inject_error", &quiet)); /* marks it used */
     /* the direct sub-solver reads its -hs_direct_* keys only when the solve creates it */
-    PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL, compare || guess == HS_GUESS_DIRECT ? "hs_direct_,hs_init_" : "hs_init_"));
-    if (out[0] && !compare)
+    PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL, x.compare || guess == HS_GUESS_DIRECT ? "hs_direct_,hs_init_" : "hs_init_"));
+    if (out[0] && !x.compare)
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out));
     PetscCall(InjectError());
-    PetscCall(Solve(*solver, *cont, out, compare, code));
+    PetscCall(Solve(*solver, *cont, out, &x, code));
   } else
     *code = 0; /* -help: the options have been listed; do not solve */
   PetscFunctionReturn(0);

@@ -24,11 +24,12 @@
 #define HS_SNES_MAX_IT_DEFAULT 50
 /* Newton also stops at ||F|| <= c eps max(1, ||X||_inf) sqrt(n) (HsSolverSetRoundoffFactor). */
 #define HS_ROUNDOFF_FACTOR_DEFAULT 100.0
-/* The noise floor (HsSolverSolve): once ||F|| <= HS_NOISE_FLOOR_REL ||F_0|| decreases by less than
- * the factor HS_NOISE_STALL_RATIO HS_NOISE_STALLS times in a row, Newton has converged. */
-#define HS_NOISE_FLOOR_REL 1e-8
-#define HS_NOISE_STALL_RATIO 0.9
-#define HS_NOISE_STALLS 2
+/* The noise floor (bvp/convergence.c): after a Newton step that did not halve ||F||, the residual's
+ * evaluation error nu is estimated from F(X + dX) + F(X - dX) - 2 F(X) (dX = HS_NOISE_DELTA |X|
+ * with a fixed sign pattern); ||F|| <= c nu (c = -hs_snes_noise) is the floor: converged. */
+#define HS_NOISE_FACTOR_DEFAULT 10.0
+#define HS_NOISE_DELTA 1e-10
+#define HS_NOISE_SLOW 0.5
 /* Where checkpoints go without -hs_checkpoint or -o (bvp/checkpoint.c). */
 #define HS_CHECKPOINT_DIR_DEFAULT "hamshoot-checkpoint"
 /* MUMPS: pivot threshold CNTL(1) (1.0: partial pivoting), workspace relaxation ICNTL(14) in
@@ -47,6 +48,18 @@
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
+/** Richardson's extrapolation of a solve from the grids N/4, N/2, N (HsSolverExtrapolate, bvp/study.c):
+    R = (4 Q_N - Q_{N/2})/3, error estimate |R(N) - R(N/2)|/15, observed order log2 of the ratio of
+    successive differences. */
+typedef struct {
+  PetscBool done;
+  PetscInt  N[3];
+  PetscReal J, J_error, J_order;
+  PetscReal H_mean, H_mean_error, H_mean_order;
+  PetscReal T, T_error, T_order; /* a free T (else T = the fixed one, no error) */
+  PetscReal states_error;        /* largest estimate over the states at the nodes of N/4 */
+} HsExtrap;
+
 /** Results of a solve; identical on every rank after HsSolverSolve. */
 typedef struct {
   PetscBool           converged;
@@ -56,6 +69,8 @@ typedef struct {
   PetscInt            hold_iterations; /* of them, with a free T held at its guess first (cold start) */
   PetscInt            ksp_iterations;                 /* summed over Newton iterations */
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
+  PetscReal           noise_floor; /* the last estimate of ||F||'s evaluation error in this solve (0: none made) */
+  PetscBool           at_floor;    /* Newton stopped at ||F|| <= -hs_snes_noise times noise_floor */
   PetscReal           T;                              /* the final time (the solved one when it is free) */
   PetscReal           J;                              /* J^d = h sum L^d (+ phi(x_N)) */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */
@@ -69,6 +84,7 @@ typedef struct {
   char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */
   char      initial_guess[256];  /* -hs_initial_guess direct: the direct solve and the homotopy steps; "" otherwise */
   PetscReal wall_time_s;
+  HsExtrap  extrap; /* HsSolverExtrapolate after the solve; extrap.done = false otherwise */
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;
@@ -99,6 +115,10 @@ PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol);
 PetscErrorCode HsSolverGetDGTolerance(HsSolver s, PetscReal *tol);
 PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
+PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
+PetscErrorCode HsSolverExtrapolate(HsSolver s);
+PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
+PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);
 PetscErrorCode HsSolverGetMonitor(HsSolver s, PetscBool *monitor);
 PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);
@@ -180,6 +200,7 @@ PetscErrorCode HsContinuationSetMonitor(HsContinuation c, PetscBool monitor);
 PetscErrorCode HsContinuationGetMonitor(HsContinuation c, PetscBool *monitor);
 PetscErrorCode HsContinuationSetOptionsPrefix(HsContinuation c, const char prefix[]);
 PetscErrorCode HsContinuationSetFromOptions(HsContinuation c);
+PetscErrorCode HsContinuationSetOutput(HsContinuation c, const char dir[]);
 PetscErrorCode HsContinuationSolve(HsContinuation c);
 PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, const char **diagnosis);
 

@@ -21,6 +21,7 @@
  *   view            extra lines of the summary (View)
  *   writesummary    extra members of summary.json (rank 0, FILE already open)
  *   destroy         frees data and un-composes the type's functions
+ *   residual        F(X) without SNES (Newton formulations; the noise-floor estimate calls it)
  */
 #ifndef HSBVPIMPL_H
 #define HSBVPIMPL_H
@@ -33,6 +34,9 @@
 #include "hsbvp.h"
 
 typedef struct _HsSolverOps *HsSolverOps;
+/* A formulation's residual F(X) (its SNES function without the domain-error flag): *dom on a domain error
+   (the same on every rank). Collective. */
+typedef PetscErrorCode (*HsResidualFn)(HsSolver s, Vec X, Vec F, PetscBool *dom);
 struct _HsSolverOps {
   PetscErrorCode (*setfromoptions)(HsSolver, PetscOptionItems *);
   PetscErrorCode (*setup)(HsSolver);
@@ -46,6 +50,7 @@ struct _HsSolverOps {
   PetscErrorCode (*view)(HsSolver, PetscViewer);
   PetscErrorCode (*writesummary)(HsSolver, FILE *);
   PetscErrorCode (*destroy)(HsSolver);
+  HsResidualFn residual; /* the SNES function's residual (Newton formulations), for the noise estimate */
 };
 
 typedef enum { HS_SCHEME_CONSERVING, HS_SCHEME_DIRECT } HsSchemeKind;
@@ -61,6 +66,7 @@ struct _p_HsSolver {
   char         ss[64], cs[64];      /* the resolved pair (HsSolverGetSchemes, SetUp) */
   PetscReal    dg_tol;              /* -hs_dg_tol */
   PetscReal    roundoff;            /* -hs_snes_roundoff */
+  PetscReal    noise_factor;        /* -hs_snes_noise */
   PetscBool    monitor;             /* -hs_monitor */
   PetscBool    warm;                /* HsSolverSetWarmStart */
   PetscReal   *guess;               /* initial guess: guess_N+1 rows of 4n, on every rank */
@@ -77,6 +83,7 @@ struct _p_HsSolver {
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
   PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
   char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
+  char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;                  /* the last solve was stopped by a signal */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
@@ -97,14 +104,15 @@ struct _p_HsSolver {
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
   PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
+  PetscReal *Xext;   /* every rank: the extrapolated states at the nodes of N/2 ((N/2 + 1) x 2n; HsSolverExtrapolate) */
   PetscReal *U0;     /* rank 0: the controls of the last solve (N x m) where the formulation has them as
                         unknowns (ipopt; bounded controls are not R^{-1} G^T lambda); NULL: from lambda */
   /* the current solve */
   HsResults res;
   PetscReal t_start;
-  PetscReal fnorm0, fnorm_prev; /* Newton history for the noise-floor test */
-  PetscInt  stalls;
-  PetscReal amplification;  /* >= 1: the formulation's residual amplifies round-off by this (shooting: growth) */
+  PetscReal fnorm_prev;    /* Newton history for the noise-floor test (bvp/convergence.c) */
+  PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
+  PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };
@@ -113,12 +121,15 @@ struct _p_HsSolver {
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
 PetscReal      HsSolverStartT(HsSolver s);
 PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);
-/* A formulation's residual F(X) (its SNES function without the domain-error flag): *dom on a domain error. */
-typedef PetscErrorCode (*HsResidualFn)(HsSolver s, Vec X, Vec F, PetscBool *dom);
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                       SNESConvergedReason *reason, void *ctx);
+PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
+PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu);
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscBool *at);
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);

@@ -65,7 +65,7 @@ PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm)
 /* Whether key (without '-' and prefix) is in hamshoot's namespace, and whether it is a switch. */
 static PetscBool Ours(const char *key, PetscBool *is_switch)
 {
-  static const char *const switches[] = {"quiet", "hs_monitor", "hs_compare", "hs_continue_monitor", "hs_shoot_mf",
+  static const char *const switches[] = {"quiet", "hs_monitor", "hs_compare", "hs_extrapolate", "hs_continue_monitor", "hs_shoot_mf",
                                          "help", NULL};
   *is_switch = PETSC_FALSE;
   for (int i = 0; switches[i]; i++)

@@ -136,6 +136,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
   fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
   JsonNum(f, "residual_norm", r->residual_norm, 0);
+  if (!s->ops->solve) /* Newton: the residual's estimated evaluation error (0: not estimated) */
+    JsonNum(f, "noise_floor", r->noise_floor, 0);
   JsonNum(f, "J", r->J, 0);
   JsonNum(f, "H_mean", r->H_mean, 0);
   JsonNum(f, "H_min", r->H_min, 0);
@@ -145,7 +147,20 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   if (s->ops->writesummary)
     s->ops->writesummary(s, f);
+  if (r->extrap.done) {
+    const HsExtrap *e = &r->extrap;
+    fprintf(f, "  \"extrapolation\": {\"grids\": [%d, %d, %d], \"J\": %.17g, \"J_error\": %.17g, \"J_order\": %.6g, "
+               "\"H_mean\": %.17g, \"H_mean_error\": %.17g, \"H_mean_order\": %.6g, ",
+            (int)e->N[0], (int)e->N[1], (int)e->N[2], (double)e->J, (double)e->J_error, (double)e->J_order,
+            (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order);
+    if (s->prob->free_T)
+      fprintf(f, "\"T\": %.17g, \"T_error\": %.17g, \"T_order\": %.6g, ", (double)e->T, (double)e->T_error,
+              (double)e->T_order);
+    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\"},\n", (double)e->states_error);
+  }
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
+  if (s->cont_info[0])
+    fprintf(f, "  \"continuation\": %s,\n", s->cont_info);
   JsonParamsAndArgs(f, s->prob);
   JsonStr(f, "diagnosis", r->diagnosis);
   JsonNum(f, "wall_time_s", r->wall_time_s, 1);
@@ -333,6 +348,28 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 /* All three files complete under temporary names first; then the old summary goes, the trajectory,
  * the intervals and the summary are renamed into place: the previous output stays intact until the
  * new one is complete, and a summary is never next to a trajectory that is not its own. */
+/* extrapolated.csv: t and the states of Richardson's extrapolation at the nodes of N/2. */
+static int ExtrapolatedCB(FILE *f, void *ctx)
+{
+  HsSolver  s = ctx;
+  PetscInt  dim = 2 * s->prob->n, Nh = s->N / 2;
+  char      name[96];
+
+  fprintf(f, "t");
+  for (PetscInt i = 0; i < dim; i++) {
+    HsColumnName(s->prob, 0, (int)i, 0, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
+  fprintf(f, "\n");
+  for (PetscInt k = 0; k <= Nh; k++) {
+    fprintf(f, "%.17g", (double)(s->res.extrap.T * k / Nh));
+    for (PetscInt i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)s->Xext[k * dim + i]);
+    fprintf(f, "\n");
+  }
+  return ferror(f);
+}
+
 static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
 {
   char               tt[PETSC_MAX_PATH_LEN], ti[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
@@ -353,6 +390,16 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     bad = 1;
   }
   VecRestoreArrayRead(s->X0, &x);
+  if (!bad) { /* the extrapolated states (HsSolverExtrapolate), complete before the summary names them */
+    snprintf(dst, sizeof dst, "%s/extrapolated.csv", dir);
+    if (s->res.extrap.done ? HsWriteFileAtomic(dir, "extrapolated.csv", ExtrapolatedCB, s, err, errlen)
+                           : remove(dst) && errno != ENOENT) {
+      if (!s->res.extrap.done)
+        snprintf(err, errlen, "cannot remove the old %s: %s", dst, strerror(errno));
+      remove(tt), remove(ti);
+      return 1;
+    }
+  }
   if (!bad && WriteTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
     remove(tt), remove(ti);
     return 1;

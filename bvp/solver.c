@@ -83,7 +83,8 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->roundoff      = HS_ROUNDOFF_FACTOR_DEFAULT;
   s->hom_theta     = 1;
   s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
-  s->amplification = 1;
+  s->noise_factor  = HS_NOISE_FACTOR_DEFAULT;
+  s->iT            = -1;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
   PetscCall(SNESCreate(comm, &s->snes));
   PetscCall(SNESSetTolerances(s->snes, HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT, HS_SNES_STOL_DEFAULT,
@@ -117,6 +118,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   HsDiscDestroy(&s->disc);
   PetscCall(PetscFree2(s->H, s->EW));
   PetscCall(PetscFree(s->U0));
+  PetscCall(PetscFree(s->Xext));
   PetscCall(PetscFree(s->guess));
   PetscCall(PetscHeaderDestroy(solver));
   PetscFunctionReturn(0);
@@ -380,6 +382,28 @@ PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetNoiseFactor - Newton stops as converged at its noise floor: once a step did not halve
+    ||F|| and ||F|| <= c nu, nu the estimated evaluation error of the residual at the iterate
+    (bvp/convergence.c; -hs_snes_noise, c >= 0; 0 disables the estimate; default
+    HS_NOISE_FACTOR_DEFAULT = 10). Collective. @*/
+PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(c >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "-hs_snes_noise %g must be >= 0",
+             (double)c);
+  s->noise_factor = c;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetNoiseFactor - the factor c of -hs_snes_noise. Not collective. @*/
+PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c)
+{
+  PetscFunctionBeginUser;
+  *c = s->noise_factor;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetMonitor - one progress line per Newton iteration on rank 0 (-hs_monitor; default
     off, the executable turns it on unless -quiet): |F|, linear iterations, elapsed time.
     Collective; before HsSolverSetUp(). @*/
@@ -457,20 +481,22 @@ PetscErrorCode HsSolverGetSNES(HsSolver s, SNES *snes)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverSetDiagnosis - records why the solve fails (bvp/ internal): the first message wins,
-    except that a message to keep replaces an earlier one.
+/*@ HsSolverSetDiagnosis - records why the solve fails (bvp/ internal): a message to keep replaces
+    any earlier one and stays; otherwise the latest message replaces an earlier one that is not kept.
 
   Not collective: any rank may call it; HsSolverSolve shares the message of the lowest rank.
 
   Input: keep - the message stands even if the final residual evaluation succeeds (e.g. a
-         sensitivity-growth stop); otherwise only failures of the final evaluation are reported.
+         sensitivity-growth stop); otherwise the message of the final evaluation is reported, or,
+         if that succeeds and the solve failed, the latest failure of a trial point (line search)
+         as such.
 @*/
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...)
 {
   va_list ap;
 
   PetscFunctionBeginUser;
-  if (s->res.diagnosis[0] && !keep)
+  if (s->res.diagnosis[0] && s->diagnosis_keep && !keep)
     PetscFunctionReturn(0);
   va_start(ap, fmt);
   vsnprintf(s->res.diagnosis, sizeof s->res.diagnosis, fmt, ap);

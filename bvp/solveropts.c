@@ -194,6 +194,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
 . -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
 . -hs_dg_tol TOL - [HsSolverSetDGTolerance]
 . -hs_snes_roundoff C - [HsSolverSetRoundoffFactor]
+. -hs_snes_noise C - [HsSolverSetNoiseFactor]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_init FILE - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
 . -hs_checkpoint DIR, -hs_checkpoint_every K|Ss - [HsSolverSetCheckpoint]
@@ -258,6 +259,12 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
       "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetRoundoffFactor(s, r));
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_snes_noise",
+                              "Newton stops at its noise floor ||F|| <= c nu, nu the residual's estimated evaluation "
+                              "error (0: never)",
+                              "HsSolverSetNoiseFactor", s->noise_factor, &r, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetNoiseFactor(s, r));
   HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
                              &b, &flg));
   if (flg)

@@ -1,75 +1,10 @@
 /* hamshoot: HsSolverSetUp and HsSolverSolve: the discretization, the
- * formulation's set-up, the SNES/KSP defaults and their options, the
- * convergence test, the MUMPS settings and workspace retry (DESIGN.md section 3). */
+ * formulation's set-up, the SNES/KSP defaults and their options, the MUMPS
+ * settings and workspace retry (DESIGN.md section 3). The convergence test:
+ * bvp/convergence.c. */
 #include "hsbvpimpl.h"
 
 #include <string.h>
-
-/* One progress line per Newton iteration: residual norm, linear iterations, elapsed time. */
-static PetscErrorCode Monitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx)
-{
-  HsSolver s = ctx;
-  PetscInt lits;
-
-  PetscFunctionBeginUser;
-  PetscCall(SNESGetLinearSolveIterations(snes, &lits));
-  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
-                        "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.2f s\n", it,
-                        (double)fnorm, lits, MPI_Wtime() - s->t_start));
-  PetscFunctionReturn(0);
-}
-
-/* SNESConvergedDefault, plus convergence once ||F|| reaches its round-off
- * level c eps max(1, ||X||_inf) sqrt(n) (c = -hs_snes_roundoff): problems whose
- * unknowns are large (costates of 1e3, say) cannot reach an absolute 1e-12, and
- * further Newton steps would only stir round-off.
- * Noise floor: Newton converges quadratically until the residual's own
- * evaluation error (divided differences, problem-file expressions) is
- * reached; once ||F|| <= 1e-8 ||F_0|| decreases by less than 10% twice in a
- * row, further steps only stir round-off. A formulation whose residual
- * amplifies round-off (shooting: the end of a march, by its sensitivity
- * growth G) reports that factor in s->amplification: below G times the
- * round-off level the same stagnation test applies (from a good initial guess
- * ||F_0|| itself can be that small: the crane at N = 320 with 32 segments,
- * G = 6e4, stays at |F| = 5e-7). */
-static PetscErrorCode Converged(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
-                                SNESConvergedReason *reason, void *ctx)
-{
-  HsSolver  s = ctx;
-  Vec       X;
-  PetscReal xinf, level, floor;
-  PetscInt  n;
-
-  PetscFunctionBeginUser;
-  PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
-  if (it == 0)
-    s->fnorm0 = fnorm, s->stalls = 0;
-  if (*reason == SNES_CONVERGED_ITERATING) { /* SIGTERM/SIGINT, periodic checkpoints (bvp/checkpoint.c) */
-    PetscBool stop;
-    PetscCall(SNESGetSolution(snes, &X));
-    PetscCall(HsSolverCheckpointPoll(s, X, it, &stop));
-    if (stop) {
-      *reason = SNES_DIVERGED_FUNCTION_COUNT; /* ends SNESSolve; s->interrupted says why */
-      PetscFunctionReturn(0);
-    }
-  }
-  if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
-    s->fnorm_prev = fnorm;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(SNESGetSolution(snes, &X));
-  PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
-  PetscCall(VecGetSize(X, &n));
-  level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
-  if (fnorm <= level)
-    *reason = SNES_CONVERGED_FNORM_ABS;
-  floor     = PetscMax(HS_NOISE_FLOOR_REL * PetscMax(1, s->fnorm0), level * PetscMax(1, s->amplification));
-  s->stalls = (fnorm <= floor && fnorm > HS_NOISE_STALL_RATIO * s->fnorm_prev) ? s->stalls + 1 : 0;
-  if (s->stalls >= HS_NOISE_STALLS)
-    *reason = SNES_CONVERGED_FNORM_ABS;
-  s->fnorm_prev = fnorm;
-  PetscFunctionReturn(0);
-}
 
 /*@ HsSolverConfigureFactorization - hamshoot's settings of a MUMPS LU (bvp/ internal): the pivot
     threshold CNTL(1) = 1.0 and the workspace relaxation ICNTL(14) in use, set on this PC's own
@@ -205,11 +140,11 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     if (!s->prob->xT_fixed[i])
       s->has_free = PETSC_TRUE;
   PetscCall((*s->ops->setup)(s));
-  PetscCall(SNESSetConvergenceTest(s->snes, Converged, s, NULL));
+  PetscCall(SNESSetConvergenceTest(s->snes, HsSolverConvergenceTest, s, NULL));
   if (s->setfromoptionscalled)
     PetscCall(SNESSetFromOptions(s->snes));
   if (s->monitor)
-    PetscCall(SNESMonitorSet(s->snes, Monitor, s, NULL));
+    PetscCall(SNESMonitorSet(s->snes, HsSolverMonitor, s, NULL));
   /* the factorization's settings go to this solver's own factor matrix */
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -299,6 +234,7 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
     final iterate (whose evaluation also leaves the formulation's data there). bvp/ internal. @*/
 PetscErrorCode HsSolverSolveNewton(HsSolver s)
 {
+  char      trial[sizeof s->res.diagnosis] = "";
   PetscBool retry = PETSC_TRUE;
   PetscInt  held  = 0;
 
@@ -318,16 +254,34 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));
   }
-  PetscCall(PetscStrncpy(s->res.status, s->interrupted ? "INTERRUPTED" : SNESConvergedReasons[s->res.reason],
-                        sizeof s->res.status));
+  PetscCall(PetscStrncpy(s->res.status,
+                         s->interrupted  ? "INTERRUPTED"
+                         : s->res.at_floor ? "CONVERGED_NOISE_FLOOR"
+                                           : SNESConvergedReasons[s->res.reason],
+                         sizeof s->res.status));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   s->res.newton_iterations += held; /* this call's (a homotopy calls it again) */
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
-  if (!s->diagnosis_keep)
-    s->res.diagnosis[0] = 0; /* keep only failures of the final evaluation */
+  if (!s->diagnosis_keep) { /* the final evaluation's failure, else the latest trial point's */
+    PetscCall(PetscStrncpy(trial, s->res.diagnosis, sizeof trial));
+    s->res.diagnosis[0] = 0;
+  }
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
+  if (s->res.reason == SNES_DIVERGED_LINE_SEARCH && !s->interrupted) { /* at the noise floor? (convergence.c) */
+    PetscBool at;
+    PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, &at));
+    if (at) {
+      s->res.reason = SNES_CONVERGED_FNORM_ABS;
+      PetscCall(PetscStrncpy(s->res.status, "CONVERGED_NOISE_FLOOR", sizeof s->res.status));
+      PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
+    }
+  }
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
+  if (!s->res.converged && !s->interrupted && !s->res.diagnosis[0] && trial[0])
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "Newton stopped after a failed evaluation (a line-search trial point, or the "
+                                   "sensitivities at the iterate): %s",
+                                   trial));
   if (!s->res.converged && s->T_baddata != 0 && !s->res.diagnosis[0])
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                    "Newton tried the final time T = %g, where the problem's data are invalid (R(T) not "
@@ -430,7 +384,9 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->t_start                   = MPI_Wtime();
   s->res.diagnosis[0]          = 0;
   s->diagnosis_keep            = PETSC_FALSE;
-  s->amplification             = 1;
+  s->res.noise_floor           = 0;
+  s->res.extrap.done           = PETSC_FALSE;
+  s->res.at_floor              = PETSC_FALSE;
   s->res.sensitivity_growth    = 0;
   if (!(s->warm && s->solved))
     s->guess_info[0] = 0;

@@ -30,12 +30,19 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
       r->converged ? "yes" : "NO", r->status, r->newton_iterations, s->ops->solve ? "IPOPT" : "Newton", (double)r->residual_norm));
+  if (r->at_floor)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  noise floor        %.3e   (the residual's own evaluation error, estimated; Newton "
+                                     "cannot get |F| below it: -hs_snes_noise)\n",
+                                     (double)r->noise_floor));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (max - min over intervals; %s)\n",
                                    (double)r->H_spread,
-                                   r->autonomous ? "round-off for conserving" : "ell depends on t: see H^d balance"));
+                                   !r->autonomous ? "ell depends on t: see H^d balance"
+                                   : r->at_floor  ? "conserving: as far as the noise floor lets Newton go"
+                                                  : "round-off for conserving"));
   if (!r->autonomous)
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  H^d balance        %.3e   (max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2|; round-off for conserving)\n",
@@ -43,6 +50,20 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
       (double)r->energy_work_spread));
+  if (r->extrap.done) {
+    const HsExtrap *e = &r->extrap;
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT ", %" PetscInt_FMT
+                                     ", %" PetscInt_FMT "; observed order %.2f)\n",
+                                     (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], (double)e->J_order));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; observed order %.2f)\n",
+                                     (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order));
+    if (s->prob->free_T)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated T     %.12g +- %.1e   (observed order %.2f)\n", (double)e->T,
+                                       (double)e->T_error, (double)e->T_order));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated x     +- %.1e   (states at the nodes of N/2: extrapolated.csv)\n",
+                                     (double)e->states_error));
+  }
   if (s->ops->view)
     PetscCall((*s->ops->view)(s, viewer));
   if (r->initial_guess[0])

@@ -487,6 +487,10 @@ static PetscErrorCode SetUp(HsSolver s)
     PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
   }
   PetscCall(VecDuplicate(s->X, &s->F));
+  if (sh->ft) { /* the last unknown */
+    PetscCall(VecGetSize(s->X, &s->iT));
+    s->iT--;
+  }
   if (sh->mf) /* the exact product from the stored blocks; no global matrix */
     PetscCall(HsShootCreateMFOperator(s, &s->Jac));
   else if (!sh->ft) { /* row block s has entries in column blocks s-1, s, s+1: that pattern, assembled once */
@@ -744,5 +748,6 @@ PetscErrorCode HsSolverCreate_Shooting(HsSolver s)
   s->ops->view           = View;
   s->ops->writesummary   = WriteSummary;
   s->ops->destroy        = Destroy;
+  s->ops->residual       = HsShootResidual;
   PetscFunctionReturn(0);
 }

@@ -213,11 +213,12 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
   PetscFunctionReturn(0);
 }
 
-/*@ HsShootFormFunction - the outer residual of multiple shooting (SNES function; bvp/ internal):
+/*@ HsShootResidual - the outer residual of multiple shooting (HsResidualFn; HsShootFormFunction is
+    the SNES function around it; bvp/ internal):
     marches every local segment from its z, exchanges boundary data, evaluates RowBlock for each
     local segment. A march or evaluation outside the domain is a SNES domain error (on every rank).
     Collective. @*/
-static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *dom)
+PetscErrorCode HsShootResidual(HsSolver s, Vec X, Vec F, PetscBool *dom)
 {
   HsShoot           *sh = s->data;
   PetscInt           w  = 4 * s->prob->n;
@@ -252,7 +253,7 @@ PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscBool dom;
 
   PetscFunctionBeginUser;
-  PetscCall(Residual(ctx, X, F, &dom));
+  PetscCall(HsShootResidual(ctx, X, F, &dom));
   if (dom)
     PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
@@ -271,7 +272,7 @@ static PetscErrorCode FinalTimeColumn(HsSolver s, HsShoot *sh, Vec X, PetscBool 
   PetscFunctionBeginUser;
   PetscCall(VecGetSize(X, &N));
   PetscCall(VecDuplicate(X, &C));
-  PetscCall(HsSolverFinalTimeColumn(s, X, N - 1, Residual, C, failed));
+  PetscCall(HsSolverFinalTimeColumn(s, X, N - 1, HsShootResidual, C, failed));
   PetscCall(VecGetArrayRead(C, &c));
   PetscCall(PetscArraycpy(sh->jT, c, nloc * w));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
@@ -544,7 +545,6 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsShoot *sh, PetscBool *too_large)
       g.v = sh->growth[t - sh->s0], g.seg = (int)t;
   PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
   s->res.sensitivity_growth = gmax.v;
-  s->amplification          = gmax.v;
   *too_large                = (PetscBool)(gmax.v > sh->max_growth);
   if (*too_large)
     PetscCall(HsSolverSetDiagnosis(

@@ -465,7 +465,8 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(PetscMalloc1(2 * dim, &tr->R)); /* R, and dx_T/dT (FinalTimeResidual) */
   PetscCall(DMCreateGlobalVector(tr->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  if (s->prob->free_T) { /* a bordered pattern: the column and the row of T */
+  if (s->prob->free_T) { /* a bordered pattern: the column and the row of T (in lambda_{N+1/2}'s first slot) */
+    s->iT = s->N * 2 * dim + dim;
     PetscCall(DMSetMatrixPreallocateSkip(tr->da, PETSC_TRUE));
     PetscCall(DMCreateMatrix(tr->da, &s->Jac));
     PetscCall(PreallocateBordered(s, tr->da, s->Jac));
@@ -537,5 +538,6 @@ PetscErrorCode HsTranscriptionSetOps(HsSolver s)
   s->ops->guess    = Guess;
   s->ops->describe = Describe;
   s->ops->destroy  = HsTranscriptionDestroy;
+  s->ops->residual = Residual;
   PetscFunctionReturn(0);
 }

@@ -1,0 +1,188 @@
+/* hamshoot: when Newton stops (the SNES convergence test of every Newton formulation) and the
+ * progress monitor.
+ *
+ * Besides SNES's tolerances (absolute 1e-12, relative 1e-14, step 1e-14), two rules end a solve
+ * that cannot get further:
+ *
+ * Round-off level: ||F|| <= c eps max(1, ||X||_inf) sqrt(n) (c = -hs_snes_roundoff, 100). Unknowns
+ * of 1e3 (costates) cannot give an absolute 1e-12.
+ *
+ * Noise floor: the residual is evaluated with an error of its own, far above eps ||F||'s terms
+ * where it is computed through cancellations: divided differences of E below their limit step,
+ * expressions of a problem file, a shooting march that amplifies round-off by its sensitivity
+ * growth. It grows with N (more terms) and with the size of the costates: a 2-link arm with
+ * costates of 1e3 at N = 5000 cannot get below ||F|| = 4e-8 (measured), where a fixed threshold
+ * relative to ||F_0|| sat below it and Newton crawled for the rest of its budget. Newton reaches
+ * the floor quadratically and then stirs it. So after a step that did not halve ||F||, the
+ * evaluation error is measured at the iterate:
+ *
+ *     nu = ||F(X + dX) + F(X - dX) - 2 F(X)||_2 / sqrt(6),   dX_i = HS_NOISE_DELTA |X_i| r_i,
+ *
+ * r_i = +-1 a fixed pattern, a free T held. The second difference removes F's linear part; with
+ * HS_NOISE_DELTA = 1e-10 its quadratic part is of order 1e-20 |X|^2 ||F''||, below any floor;
+ * what is left is three independent samples of the evaluation error e (variance 1 + 1 + 4 times
+ * that of one), so nu estimates ||e||_2 itself, and with N >> 1 components the estimate is sharp.
+ * A Newton step cannot bring ||F|| below about ||e|| (F(X + dX) = F(X) + J dX + e' + O(dX^2),
+ * with J dX = -F to round-off): at ||F|| <= c nu (c = -hs_snes_noise, 10) the solve has
+ * converged, reason CONVERGED_NOISE_FLOOR. A solve above c nu keeps going: slow progress there is
+ * globalization (or an inexact Jacobian), not the floor. nu is estimated after a slow step when
+ * there is no estimate for an iterate of this size (||X||_inf within a factor 2), and after any
+ * step that brings ||F|| within 100 c nu of the last estimate (2 residual evaluations each time),
+ * and is reported as noise_floor. A line search that fails to reduce ||F|| (Newton's quadratic
+ * phase can land on the floor in one step, and the next step only stirs it) is the same symptom:
+ * HsSolverAtNoiseFloor then decides whether the solve has converged.
+ */
+#include "hsbvpimpl.h"
+
+#define HS_NOISE_REESTIMATE 100.0 /* estimate again once ||F|| <= this times c nu_last */
+
+/*@ HsSolverMonitor - one progress line per Newton iteration (bvp/ internal; SNES monitor): the
+    residual norm, linear iterations, elapsed time. @*/
+PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx)
+{
+  HsSolver s = ctx;
+  PetscInt lits;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetLinearSolveIterations(snes, &lits));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                        "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.2f s\n", it,
+                        (double)fnorm, lits, MPI_Wtime() - s->t_start));
+  PetscFunctionReturn(0);
+}
+
+/* +1 or -1, a fixed pattern in the global index (the same for any number of ranks). */
+static PetscReal Sign(PetscInt i)
+{
+  unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ULL;
+  return (h >> 40) & 1 ? 1.0 : -1.0;
+}
+
+/*@ HsSolverEstimateNoise - the evaluation error of the formulation's residual at X (file head):
+    nu = ||F(X + dX) + F(X - dX) - 2 F(X)||_2 / sqrt(6). F must hold F(X). bvp/ internal.
+
+  Collective. *nu = 0 if the formulation has no residual operation or a perturbed evaluation left
+  the domain (no estimate). The formulation's cached data may afterwards belong to X - dX (as after a
+  line search's trial point); a free T (s->iT) is not perturbed, so the problem keeps X's T.
+@*/
+PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
+{
+  Vec                Xp, Fp, Fm;
+  const PetscScalar *x;
+  PetscScalar       *xp;
+  PetscInt           lo, hi;
+  PetscBool          dom1 = PETSC_FALSE, dom2 = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *nu = 0;
+  if (!s->ops->residual)
+    PetscFunctionReturn(0);
+  PetscCall(VecDuplicate(X, &Xp));
+  PetscCall(VecDuplicate(X, &Fp));
+  PetscCall(VecDuplicate(X, &Fm));
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  for (int side = 0; side < 2; side++) {
+    PetscReal d = side ? -HS_NOISE_DELTA : HS_NOISE_DELTA;
+    PetscCall(VecGetArrayRead(X, &x));
+    PetscCall(VecGetArray(Xp, &xp));
+    for (PetscInt i = lo; i < hi; i++)
+      xp[i - lo] = i == s->iT ? x[i - lo] : x[i - lo] + d * PetscAbsScalar(x[i - lo]) * Sign(i);
+    PetscCall(VecRestoreArray(Xp, &xp));
+    PetscCall(VecRestoreArrayRead(X, &x));
+    PetscCall((*s->ops->residual)(s, Xp, side ? Fm : Fp, side ? &dom2 : &dom1));
+  }
+  dom1 = (PetscBool)(dom1 || dom2);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom1, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (!dom1) {
+    PetscCall(VecAXPBYPCZ(Fp, -2, 1, 1, F, Fm)); /* Fp = Fp + Fm - 2 F */
+    PetscCall(VecNorm(Fp, NORM_2, nu));
+    *nu /= PetscSqrtReal(6);
+    if (PetscIsInfOrNanReal(*nu))
+      *nu = 0;
+  }
+  PetscCall(VecDestroy(&Xp));
+  PetscCall(VecDestroy(&Fp));
+  PetscCall(VecDestroy(&Fm));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the last estimate of nu still describes an iterate of size xinf. */
+static PetscBool Known(HsSolver s, PetscReal xinf)
+{
+  return (PetscBool)(s->res.noise_floor > 0 && xinf <= 2 * s->noise_xinf && 2 * xinf >= s->noise_xinf);
+}
+
+/* Whether ||F|| has come close enough to the known floor to look again. */
+static PetscBool Near(HsSolver s, PetscReal fnorm, PetscReal xinf)
+{
+  return (PetscBool)(Known(s, xinf) && fnorm <= HS_NOISE_REESTIMATE * s->noise_factor * s->res.noise_floor);
+}
+
+/*@ HsSolverAtNoiseFloor - after Newton stopped because its line search could not reduce ||F||: whether
+    ||F|| = fnorm at X (F = F(X)) is at the noise floor (file head), which makes the solve converged
+    (s->res.at_floor; the estimate in s->res.noise_floor). bvp/ internal. Collective. @*/
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscBool *at)
+{
+  PetscReal nu;
+
+  PetscFunctionBeginUser;
+  *at = PETSC_FALSE;
+  if (!(s->noise_factor > 0))
+    PetscFunctionReturn(0);
+  PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
+  if (nu > 0) {
+    s->res.noise_floor = nu;
+    PetscCall(VecNorm(X, NORM_INFINITY, &s->noise_xinf));
+    *at = s->res.at_floor = (PetscBool)(fnorm <= s->noise_factor * nu);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverConvergenceTest - SNESConvergedDefault, then the round-off level and the noise floor
+    (file head), and the checkpoint poll (SIGTERM/SIGINT, periodic checkpoints: bvp/checkpoint.c).
+    bvp/ internal; the SNES convergence test of every Newton formulation. @*/
+PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                       SNESConvergedReason *reason, void *ctx)
+{
+  HsSolver  s = ctx;
+  Vec       X, F;
+  PetscReal xinf, level, nu = s->res.noise_floor, c = s->noise_factor;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
+  if (it == 0)
+    s->res.at_floor = PETSC_FALSE;
+  if (*reason == SNES_CONVERGED_ITERATING) {
+    PetscBool stop;
+    PetscCall(SNESGetSolution(snes, &X));
+    PetscCall(HsSolverCheckpointPoll(s, X, it, &stop));
+    if (stop) {
+      *reason = SNES_DIVERGED_FUNCTION_COUNT; /* ends SNESSolve; s->interrupted says why */
+      PetscFunctionReturn(0);
+    }
+  }
+  if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
+    s->fnorm_prev = fnorm;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(SNESGetSolution(snes, &X));
+  PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+  PetscCall(VecGetSize(X, &n));
+  level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
+  if (fnorm <= level)
+    *reason = SNES_CONVERGED_FNORM_ABS;
+  else if (c > 0 && (Near(s, fnorm, xinf) || (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf)))) {
+    PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
+    PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
+    if (nu > 0) {
+      s->res.noise_floor = nu, s->noise_xinf = xinf;
+      PetscCall(PetscInfo(snes, "Newton %" PetscInt_FMT ": ||F|| = %g, estimated evaluation error %g\n", it,
+                          (double)fnorm, (double)nu));
+      if (fnorm <= c * nu)
+        *reason = SNES_CONVERGED_FNORM_ABS, s->res.at_floor = PETSC_TRUE;
+    }
+  }
+  s->fnorm_prev = fnorm;
+  PetscFunctionReturn(0);
+}
