@@ -25,6 +25,10 @@
 
 #include <string.h>
 
+#define HS_ARC_CORRECTOR_MAX_IT 8   /* corrector iterations of a pseudo-arclength step */
+#define HS_ARC_MAX_GROWTH 16.0 /* the arclength step grows to at most this times the first one */
+#define HS_ARC_CORRECTOR_TOL    1e-9 /* its ||F|| <= this max(1, ||X||_inf); the solver then polishes at fixed mu */
+
 typedef struct {
   char      name[64];
   PetscInt  ip; /* parameter index, -1 for reach */
@@ -50,6 +54,9 @@ struct _p_HsContinuation {
   char       out[PETSC_MAX_PATH_LEN]; /* HsContinuationSetOutput: every converged step is written here */
   PetscInt   last_stage;              /* where the last converged solve was (stage, value); -1: none yet */
   PetscReal  last_value;
+  HsContinuationType type;            /* natural or pseudo-arclength (-hs_continue_type) */
+  PetscInt   folds;                   /* folds passed by the last arclength continuation */
+  PetscReal  fold;                    /* where the last one was (estimated) */
 };
 
 /*@ HsContinuationCreate - a continuation driving the solves of a solver.
@@ -145,6 +152,33 @@ PetscErrorCode HsContinuationSetOutput(HsContinuation c, const char dir[])
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
   PetscCall(PetscStrncpy(c->out, dir ? dir : "", sizeof c->out));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsContinuationSetType - natural-parameter continuation (HS_CONTINUATION_NATURAL, default) or
+    pseudo-arclength continuation (HS_CONTINUATION_ARCLENGTH, -hs_continue_type arclength), which
+    follows the solution branch through folds where the parameter turns back (see RunStageArclength).
+    Collective. @*/
+PetscErrorCode HsContinuationSetType(HsContinuation c, HsContinuationType type)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
+  c->type = type;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsContinuationGetType - the setting of HsContinuationSetType(); folds: the folds the last
+    arclength continuation passed, fold: the parameter value of the last one, estimated by the parabola
+    through the three points around it (NULL: not wanted). Not collective. @*/
+PetscErrorCode HsContinuationGetType(HsContinuation c, HsContinuationType *type, PetscInt *folds, PetscReal *fold)
+{
+  PetscFunctionBeginUser;
+  if (fold)
+    *fold = c->fold;
+  if (type)
+    *type = c->type;
+  if (folds)
+    *folds = c->folds;
   PetscFunctionReturn(0);
 }
 
@@ -270,6 +304,16 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
                             "HsContinuationSetMaxHalvings", c->max_halvings, &m, &set, PETSC_MIN_INT, PETSC_MAX_INT));
   if (set)
     HsOptionsCall(HsContinuationSetMaxHalvings(c, m));
+  {
+    static const char *const types[] = {"natural", "arclength"};
+    PetscInt                 idx     = c->type;
+    HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)c), "-hs_continue_type",
+                                  "natural (the parameter moves in steps) or arclength (pseudo-arclength: the branch "
+                                  "is followed through folds)",
+                                  "HsContinuationSetType", types, 2, &idx, &set));
+    if (set)
+      HsOptionsCall(HsContinuationSetType(c, (HsContinuationType)idx));
+  }
   HsOptionsCall(PetscOptionsBool("-hs_continue_monitor", "one line per continuation step", "HsContinuationSetMonitor",
                              c->monitor, &b, &set));
   if (set)
@@ -418,6 +462,304 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
   PetscFunctionReturn(0);
 }
 
+/* ---- pseudo-arclength continuation (-hs_continue_type arclength) ----
+ *
+ * Natural continuation fixes the parameter mu and solves F(X; mu) = 0; at a fold the branch turns
+ * back in mu and there is no solution ahead (the pendulum's reach branch from x0 folds at reach
+ * ~0.352). Keller's pseudo-arclength continuation makes mu an unknown and adds one equation,
+ *
+ *     <t, (X - X_c, mu - mu_c)> = ds,   <(a, alpha), (b, beta)> = a.b / n_X + alpha beta,
+ *
+ * t the unit tangent of the branch at the last solution (X_c, mu_c) (at the start: J t_X = -F_mu,
+ * t_mu = 1 towards the target; afterwards the unit secant of the last step). The predictor is
+ * (X_c, mu_c) + ds t; the corrector is Newton on [F; arclength] by bordering: with J = F_X,
+ * J a = -F and J b = -F_mu (one factorization, two solves),
+ *     d_mu = -(g + <t_X, a>/n_X) / (<t_X, b>/n_X + t_mu),   d_X = a + d_mu b,
+ * g the arclength residual; F_mu is the central difference of the formulation's residual in mu.
+ * A fold is passed when t_mu changes sign (reported; HsContinuationGetType counts them). Each
+ * accepted point is polished by the solver at fixed mu (a solve like any other: results, output,
+ * checkpoint); the stage ends once mu passes its target, with a natural solve at the target from the
+ * secant through the last two points. ds starts at |target - from|/steps, doubles after an easy
+ * corrector (<= 3 iterations, up to HS_ARC_MAX_GROWTH times the start) and halves after a failure,
+ * down to 2^-max_halvings of the start. The stage stops (with the last converged point as the
+ * solver's) when a parameter would leave its range, when the branch runs away from the target
+ * beyond the start by the whole range (the target's solution is on another branch), or after
+ * 20 steps + 100 per nominal step. */
+
+/* The stage value v for a residual evaluation: the parameter (and the discretization built from it). */
+static PetscErrorCode ArcSetValue(HsContinuation c, const Stage *t, PetscReal v)
+{
+  HsSolver s = c->solver;
+
+  PetscFunctionBeginUser;
+  PetscCall(SetStageValue(c, t, v));
+  if (t->ip >= 0) { /* B, R, M, V may depend on the parameter: the discretization again */
+    PetscCall(HsSolverSetUpDiscretization(s));
+    if (s->ops->presolve)
+      PetscCall((*s->ops->presolve)(s));
+  }
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  Vec       F, Fp, a, b, dX, tX;
+  PetscReal tmu, nX;
+} Arc;
+
+static PetscReal ArcDot(Arc *A, PetscReal xx, PetscReal ab) { return xx / A->nX + ab; }
+
+/* F(X; v) into F; *dom on a domain error. */
+static PetscErrorCode ArcResidual(HsContinuation c, const Stage *t, Vec X, PetscReal v, Vec F, PetscBool *dom)
+{
+  HsSolver s = c->solver;
+
+  PetscFunctionBeginUser;
+  PetscCall(ArcSetValue(c, t, v));
+  PetscCall((*s->ops->residual)(s, X, F, dom));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)c)));
+  PetscFunctionReturn(0);
+}
+
+/* At (X, v): J = F_X factored, a = -J^{-1} F (if F != NULL), b = -J^{-1} F_mu. *fail on a domain error
+ * or a failed linear solve. */
+static PetscErrorCode ArcSolves(HsContinuation c, const Stage *t, Arc *A, Vec X, PetscReal v, Vec F, PetscBool *fail)
+{
+  HsSolver           s = c->solver;
+  KSP                ksp;
+  PetscReal          eps = 1e-6 * (1 + PetscAbsReal(v));
+  PetscBool          d1, d2;
+  KSPConvergedReason kr;
+
+  PetscFunctionBeginUser;
+  *fail = PETSC_FALSE;
+  PetscCall(ArcResidual(c, t, X, v + eps, A->Fp, &d1));
+  PetscCall(ArcResidual(c, t, X, v - eps, A->b, &d2));
+  if (d1 || d2) {
+    *fail = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecAXPY(A->Fp, -1, A->b));
+  PetscCall(VecScale(A->Fp, -1 / (2 * eps))); /* -F_mu */
+  PetscCall(ArcSetValue(c, t, v));
+  PetscCall(SNESComputeJacobian(s->snes, X, s->Jac, s->Jac));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPSetOperators(ksp, s->Jac, s->Jac));
+  PetscCall(KSPSolve(ksp, A->Fp, A->b));
+  PetscCall(KSPGetConvergedReason(ksp, &kr));
+  if (F && kr >= 0) {
+    PetscCall(VecCopy(F, A->Fp));
+    PetscCall(VecScale(A->Fp, -1));
+    PetscCall(KSPSolve(ksp, A->Fp, A->a));
+    PetscCall(KSPGetConvergedReason(ksp, &kr));
+  }
+  *fail = (PetscBool)(kr < 0);
+  PetscFunctionReturn(0);
+}
+
+/* Corrector from the predictor (X, *v) on the arclength ds from (Xc, vc): Newton on [F; g] by
+ * bordering. *its its iterations; *ok if ||F|| reached tol. */
+static PetscErrorCode ArcCorrect(HsContinuation c, const Stage *t, Arc *A, Vec Xc, PetscReal vc, PetscReal ds, Vec X,
+                                 PetscReal *v, PetscInt *its, PetscBool *ok)
+{
+  PetscReal fnorm, xinf, tol;
+  PetscBool dom, fail;
+
+  PetscFunctionBeginUser;
+  *ok = PETSC_FALSE, *its = 0;
+  for (PetscInt it = 0; it <= HS_ARC_CORRECTOR_MAX_IT; it++) {
+    PetscReal g, ta, tb, dmu;
+    PetscCall(ArcResidual(c, t, X, *v, A->F, &dom));
+    if (dom)
+      break;
+    PetscCall(VecNorm(A->F, NORM_2, &fnorm));
+    PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+    tol = HS_ARC_CORRECTOR_TOL * PetscMax(1, xinf);
+    if (PetscIsInfOrNanReal(fnorm))
+      break;
+    if (fnorm <= tol) {
+      *ok = PETSC_TRUE;
+      break;
+    }
+    if (it == HS_ARC_CORRECTOR_MAX_IT)
+      break;
+    PetscCall(ArcSolves(c, t, A, X, *v, A->F, &fail));
+    if (fail)
+      break;
+    PetscCall(VecWAXPY(A->dX, -1, Xc, X));
+    PetscCall(VecDot(A->tX, A->dX, &g));
+    g = ArcDot(A, g, A->tmu * (*v - vc)) - ds;
+    PetscCall(VecDot(A->tX, A->a, &ta));
+    PetscCall(VecDot(A->tX, A->b, &tb));
+    dmu = -(g + ta / A->nX) / (tb / A->nX + A->tmu);
+    if (PetscIsInfOrNanReal(dmu))
+      break;
+    PetscCall(VecAXPY(X, 1, A->a));
+    PetscCall(VecAXPY(X, dmu, A->b));
+    *v += dmu, (*its)++;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Stage k by pseudo-arclength continuation from (Xc, vc) (converged); Xp, Xs scratch. As RunStage. */
+static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal vc, Vec Xc, Vec Xp, Vec Xs, PetscBool *ok,
+                                        PetscBool *stopped)
+{
+  HsSolver  s = c->solver;
+  Stage    *t = &c->stage[k];
+  Arc       A;
+  PetscReal dir = t->target >= t->from ? 1 : -1, ds0 = PetscAbsReal(t->target - t->from) / t->steps, ds = ds0, nrm;
+  PetscReal vprev = vc, hprev = 0; /* the point before (Xc, vc) and the arclength between them */
+  PetscInt  steps = 0, max_steps = 20 * t->steps + 100, its;
+  PetscBool fail, conv, stop, final = (PetscBool)(k == c->nstages - 1);
+  HsResults r;
+  Vec       X;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)c);
+
+  PetscFunctionBeginUser;
+  *ok = PETSC_TRUE, *stopped = PETSC_FALSE;
+  PetscCheck(s->ops->residual, comm, PETSC_ERR_SUP, "-hs_continue_type arclength needs a Newton formulation (transcription or shooting)");
+  if (ds0 == 0)
+    PetscFunctionReturn(0);
+  PetscCall(PetscMemzero(&A, sizeof A));
+  PetscCall(VecGetSize(Xc, &its));
+  A.nX = (PetscReal)its;
+  PetscCall(VecDuplicate(Xc, &A.F));
+  PetscCall(VecDuplicate(Xc, &A.Fp));
+  PetscCall(VecDuplicate(Xc, &A.a));
+  PetscCall(VecDuplicate(Xc, &A.b));
+  PetscCall(VecDuplicate(Xc, &A.dX));
+  PetscCall(VecDuplicate(Xc, &A.tX));
+  /* the tangent at the start: J t_X = -F_mu, t_mu = 1, towards the target */
+  PetscCall(ArcSolves(c, t, &A, Xc, vc, NULL, &fail));
+  PetscCheck(!fail, comm, PETSC_ERR_NOT_CONVERGED, "-hs_continue_type arclength: no tangent at %s = %g (singular Jacobian?)",
+             t->name, (double)vc);
+  PetscCall(VecCopy(A.b, A.tX));
+  A.tmu = 1;
+  PetscCall(VecNorm(A.tX, NORM_2, &nrm));
+  nrm = PetscSqrtReal(nrm * nrm / A.nX + 1);
+  PetscCall(VecScale(A.tX, dir / nrm));
+  A.tmu = dir / nrm;
+  while (PETSC_TRUE) {
+    PetscReal v = vc + ds * A.tmu;
+    if (++steps > max_steps) {
+      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                              "arclength continuation in %s stopped at %g after %" PetscInt_FMT " steps without reaching %g "
+                              "(%" PetscInt_FMT " folds passed): the branch may not come back to the target",
+                              t->name, (double)vc, max_steps, (double)t->target, c->folds));
+      *ok = PETSC_FALSE;
+      break;
+    }
+    if (t->ip >= 0 && !(v >= c->solver->prob->params[t->ip].min && v <= c->solver->prob->params[t->ip].max)) {
+      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                              "arclength continuation in %s stopped at %g: the branch leaves the parameter's range [%g, %g] "
+                              "(%" PetscInt_FMT " folds passed)",
+                              t->name, (double)vc, c->solver->prob->params[t->ip].min, c->solver->prob->params[t->ip].max,
+                              c->folds));
+      *ok = PETSC_FALSE;
+      break;
+    }
+    if ((v - t->from) * dir < -PetscAbsReal(t->target - t->from)) {
+      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                              "arclength continuation in %s stopped at %g: after %" PetscInt_FMT " fold%s the branch runs "
+                              "away from the target %g, beyond the start %g by the whole range: the solution at the target "
+                              "is on another branch (start elsewhere, or continue in another parameter)",
+                              t->name, (double)vc, c->folds, c->folds == 1 ? "" : "s", (double)t->target, (double)t->from));
+      *ok = PETSC_FALSE;
+      break;
+    }
+    PetscCall(VecWAXPY(Xs, ds, A.tX, Xc)); /* predictor */
+    PetscCall(ArcCorrect(c, t, &A, Xc, vc, ds, Xs, &v, &its, &conv));
+    if (conv) { /* polish at fixed v: the solver's own solve (results, output, checkpoint) */
+      PetscCall(ArcSetValue(c, t, v));
+      PetscCall(HsSolverSetIterate(s, Xs));
+      PetscCall(StageSolve(c, k, v, ds, &r, &stop));
+      if (stop) {
+        *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
+        break;
+      }
+      conv = r.converged;
+    }
+    if (!conv) {
+      if (c->monitor)
+        PetscCall(PetscPrintf(comm, "continuation %s: arclength step %.3g from %g failed; retrying with half the step\n",
+                              t->name, (double)ds, (double)vc));
+      ds /= 2;
+      if (ds < ds0 * PetscPowRealInt(0.5, c->max_halvings)) {
+        PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                                "arclength continuation in %s stopped at %g: no convergence with a step of 1/%" PetscInt_FMT
+                                " of the first one (-hs_continue_max_halvings %" PetscInt_FMT "; %" PetscInt_FMT
+                                " folds passed): a branch point or a singular Jacobian here?",
+                                t->name, (double)vc, (PetscInt)(ds0 / ds / 2 + 0.5), c->max_halvings, c->folds));
+        *ok = PETSC_FALSE;
+        break;
+      }
+      continue;
+    }
+    PetscCall(HsSolverGetIterate(s, &X));
+    /* the new tangent: the unit secant of this step; a fold if mu turned back */
+    PetscCall(VecWAXPY(A.dX, -1, Xc, X));
+    PetscCall(VecNorm(A.dX, NORM_2, &nrm));
+    nrm = PetscSqrtReal(nrm * nrm / A.nX + (v - vc) * (v - vc));
+    if (c->monitor)
+      PetscCall(PetscPrintf(comm, "continuation %s = %-10.6g converged (arclength step %.3g, %" PetscInt_FMT
+                            " corrector + %" PetscInt_FMT " Newton iterations)\n",
+                            t->name, (double)v, (double)ds, its, r.newton_iterations));
+    if ((v - vc) * A.tmu < 0) { /* mu turned back: the fold from the parabola through the last three points */
+      PetscReal h1 = hprev, h2 = nrm, f01 = h1 > 0 ? (vc - vprev) / h1 : 0, f12 = (v - vc) / h2, a2 = (f12 - f01) / (h1 + h2);
+      PetscReal sf = a2 != 0 ? (h1 - f01 / a2) / 2 : 0, fold = a2 != 0 && h1 > 0 ? vprev + f01 * sf + a2 * sf * (sf - h1) : vc;
+      fold = A.tmu > 0 ? PetscMax(fold, PetscMax(vc, v)) : PetscMin(fold, PetscMin(vc, v)); /* at least as far as seen */
+      c->folds++, c->fold = fold;
+      PetscCall(PetscPrintf(comm, "continuation %s: fold passed: the branch turns back at %s = %.6g (parabola through the "
+                            "last three points, at least the farthest point seen)\n",
+                            t->name, t->name, (double)fold));
+    }
+    PetscCall(VecCopy(A.dX, A.tX));
+    PetscCall(VecScale(A.tX, 1 / nrm));
+    A.tmu  = (v - vc) / nrm;
+    hprev  = nrm;
+    if ((v - t->target) * dir >= 0) { /* passed the target: a natural solve there from the secant */
+      PetscCall(VecCopy(Xc, Xs));
+      PetscCall(VecAXPY(Xs, (t->target - vc) / (v - vc), A.dX));
+      PetscCall(VecCopy(X, Xc));
+      vprev = vc, vc = v;
+      PetscCall(SetStageValue(c, t, t->target));
+      PetscCall(HsSolverSetIterate(s, Xs));
+      PetscCall(StageSolve(c, k, t->target, ds, &r, &stop));
+      if (stop) {
+        *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
+        break;
+      }
+      if (r.converged) {
+        PetscCall(HsSolverGetIterate(s, &X));
+        PetscCall(VecCopy(X, Xc));
+        if (c->monitor && !final)
+          PetscCall(PetscPrintf(comm, "continuation %s = %-10.6g converged after %" PetscInt_FMT " Newton iterations\n",
+                                t->name, (double)t->target, r.newton_iterations));
+      } else {
+        PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                                "arclength continuation in %s passed its target %g (at %g) but the solve at the target "
+                                "did not converge (%s)",
+                                t->name, (double)t->target, (double)vc, r.status));
+        PetscCall(ArcSetValue(c, t, vc)); /* the last converged point stays the solver's */
+        *ok = PETSC_FALSE;
+      }
+      break;
+    }
+    PetscCall(VecCopy(Xc, Xp));
+    PetscCall(VecCopy(X, Xc));
+    vprev = vc, vc = v;
+    if (its <= 3)
+      ds = PetscMin(2 * ds, HS_ARC_MAX_GROWTH * ds0);
+  }
+  PetscCall(VecDestroy(&A.F));
+  PetscCall(VecDestroy(&A.Fp));
+  PetscCall(VecDestroy(&A.a));
+  PetscCall(VecDestroy(&A.b));
+  PetscCall(VecDestroy(&A.dX));
+  PetscCall(VecDestroy(&A.tX));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsContinuationSolve - runs the continuation (file head); its last solve, at the final targets,
     is the solver's main solve (HsSolverGetResults, HsSolverView, HsSolverWriteOutput then report it).
     Without stages it is one HsSolverSolve().
@@ -438,7 +780,7 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
-  c->reached = PETSC_FALSE, c->diagnosis[0] = 0, c->last_stage = -1;
+  c->reached = PETSC_FALSE, c->diagnosis[0] = 0, c->last_stage = -1, c->folds = 0;
   s->cont_info[0] = 0;
   if (!c->nstages) {
     PetscCall(HsSolverSolve(s));
@@ -477,8 +819,12 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   PetscCall(VecCopy(X, Xc));
   c->reached = PETSC_TRUE;
   for (PetscInt k = k0; k < c->nstages && c->reached; k++)
-    PetscCall(RunStage(c, k, k == k0 ? v0 : c->stage[k].from, k == k0 ? d0 : (c->stage[k].target - c->stage[k].from) / c->stage[k].steps,
-                       Xc, Xp, Xs, &c->reached, &stop));
+    if (c->type == HS_CONTINUATION_ARCLENGTH)
+      PetscCall(RunStageArclength(c, k, k == k0 ? v0 : c->stage[k].from, Xc, Xp, Xs, &c->reached, &stop));
+    else
+      PetscCall(RunStage(c, k, k == k0 ? v0 : c->stage[k].from,
+                         k == k0 ? d0 : (c->stage[k].target - c->stage[k].from) / c->stage[k].steps, Xc, Xp, Xs,
+                         &c->reached, &stop));
   if (c->reached)
     PetscCall(Mark(c, c->nstages - 1, c->stage[c->nstages - 1].target, PETSC_TRUE));
   else if (!stop) { /* back to the last converged step, so that the solver holds it (file head) */

@@ -201,6 +201,9 @@ PetscErrorCode HsContinuationGetMonitor(HsContinuation c, PetscBool *monitor);
 PetscErrorCode HsContinuationSetOptionsPrefix(HsContinuation c, const char prefix[]);
 PetscErrorCode HsContinuationSetFromOptions(HsContinuation c);
 PetscErrorCode HsContinuationSetOutput(HsContinuation c, const char dir[]);
+typedef enum { HS_CONTINUATION_NATURAL, HS_CONTINUATION_ARCLENGTH } HsContinuationType;
+PetscErrorCode HsContinuationSetType(HsContinuation c, HsContinuationType type);
+PetscErrorCode HsContinuationGetType(HsContinuation c, HsContinuationType *type, PetscInt *folds, PetscReal *fold);
 PetscErrorCode HsContinuationSolve(HsContinuation c);
 PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, const char **diagnosis);
 

@@ -2097,7 +2097,11 @@ def t_robustness():
       DIVERGED_FUNCTION_DOMAIN, and the diagnosis names the segment, the step and the reason.
     - A failed continuation keeps its work: reach on the pendulum stops at its fold near 0.35; the
       output holds the last converged step (converged, |F| tiny, "continuation": reached false with
-      the value reached), exit 2; without halvings it is the last nominal step (0.3)."""
+      the value reached), exit 2; without halvings it is the last nominal step (0.3).
+    - Pseudo-arclength continuation (-hs_continue_type arclength) on the same path passes the fold,
+      reports it (between 0.3 and the natural continuation's last value), follows the branch back down
+      (it does not come back to reach = 1: the optimum there lies on another branch) and says so; in g
+      from 5 it reaches the direct solve's J."""
     arm = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "arm2.ocp")
     dp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "double_pendulum.ocp")
     with tempfile.TemporaryDirectory() as tmp:
@@ -2140,6 +2144,21 @@ def t_robustness():
         check(c and c["converged"] and c["residual_norm"] <= 1e-11 and ci and ci["reached"] is False
               and 0.3 < ci["value"] < 0.4 and "last converged step" in c["diagnosis"],
               "failed continuation: %s" % str(c and (ci, c["diagnosis"], c["converged"], c["residual_norm"])))
+        # pseudo-arclength continuation passes the fold where natural continuation stops
+        a, out, _ = run(["-problem", "pendulum", "-hs_continue", "reach", "-hs_continue_from", "0",
+                         "-hs_continue_type", "arclength"], expect_rc=2)
+        folds = [float(v) for v in re.findall(r"fold passed: the branch turns back at reach = ([0-9.eE+-]+)", out)]
+        vals = [float(v) for v in re.findall(r"continuation reach = +([0-9.eE+-]+) +converged \(arclength", out)]
+        top = vals.index(max(vals)) if vals else 0
+        print("arclength on reach: folds at %s; farthest converged point %.6g, then %d points back down to %.3g"
+              % (folds, max(vals or [0]), len(vals) - 1 - top, min(vals[top:] or [0])))
+        check(len(folds) >= 1 and 0.3 < folds[0] < 0.3525 and vals and len(vals) - 1 - top >= 3 and min(vals[top:]) < 0.3
+              and a and a["converged"] and "another branch" in a["diagnosis"],
+              "arclength did not pass the fold near 0.35: %s" % out[-600:])
+        g, out, _ = run(["-problem", "pendulum", "-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_type", "arclength"])
+        base, _, _ = run(["-problem", "pendulum"])
+        check(g and base and abs(g["J"] - base["J"]) <= 1e-10 * base["J"] and g["continuation"]["reached"] is True,
+              "arclength in g 5 -> 9.81: %s" % str(g and (g["J"], g.get("continuation"))))
         # an interrupted or killed continuation: every converged step was written as it converged
         k, out, rc = run(["-problem", "pendulum", "-hs_continue", "reach", "-hs_continue_from", "0",
                           "-hs_continue_max_halvings", "0"], expect_rc=2)
