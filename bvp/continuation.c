@@ -502,6 +502,7 @@ static PetscErrorCode ArcSetValue(HsContinuation c, const Stage *t, PetscReal v)
 }
 
 typedef struct {
+  Vec      *v; /* the six below */
   Vec       F, Fp, a, b, dX, tX;
   PetscReal tmu, nX;
 } Arc;
@@ -600,6 +601,84 @@ static PetscErrorCode ArcCorrect(HsContinuation c, const Stage *t, Arc *A, Vec X
   PetscFunctionReturn(0);
 }
 
+/* The arclength stage passed its target between (Xc, *vc) and (X, v) (A->dX = X - Xc): a natural solve at
+ * the target from the secant. Xc, *vc: the last converged point afterwards. */
+static PetscErrorCode ArcFinish(HsContinuation c, PetscInt k, Arc *A, Vec Xc, PetscReal *vc, PetscReal v, Vec X, Vec Xs,
+                                PetscReal ds, PetscBool *ok, PetscBool *stopped)
+{
+  HsSolver  s = c->solver;
+  Stage    *t = &c->stage[k];
+  HsResults r;
+  PetscBool stop;
+  Vec       Y;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCopy(Xc, Xs));
+  PetscCall(VecAXPY(Xs, (t->target - *vc) / (v - *vc), A->dX));
+  PetscCall(VecCopy(X, Xc));
+  *vc = v;
+  PetscCall(SetStageValue(c, t, t->target));
+  PetscCall(HsSolverSetIterate(s, Xs));
+  PetscCall(StageSolve(c, k, t->target, ds, &r, &stop));
+  if (stop) {
+    *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  if (r.converged) {
+    PetscCall(HsSolverGetIterate(s, &Y));
+    PetscCall(VecCopy(Y, Xc));
+    if (c->monitor && k < c->nstages - 1)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)c), "continuation %s = %-10.6g converged after %" PetscInt_FMT
+                            " Newton iterations\n", t->name, (double)t->target, r.newton_iterations));
+  } else {
+    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                            "arclength continuation in %s passed its target %g (at %g) but the solve at the target "
+                            "did not converge (%s)",
+                            t->name, (double)t->target, (double)*vc, r.status));
+    PetscCall(ArcSetValue(c, t, *vc)); /* the last converged point stays the solver's */
+    *ok = PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Whether the arclength stage must stop before a step to v from vc (too_many: its step budget is spent);
+ * *ok = PETSC_FALSE with the diagnosis if so. */
+static PetscErrorCode ArcOutOfBounds(HsContinuation c, const Stage *t, PetscReal vc, PetscReal v, PetscBool too_many,
+                                     PetscBool *ok)
+{
+  PetscReal dir = t->target >= t->from ? 1 : -1;
+
+  PetscFunctionBeginUser;
+  *ok = PETSC_TRUE;
+  if (too_many) {
+    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                            "arclength continuation in %s stopped at %g after %" PetscInt_FMT " steps without reaching %g "
+                            "(%" PetscInt_FMT " folds passed): the branch may not come back to the target",
+                            t->name, (double)vc, (PetscInt)(20 * t->steps + 100), (double)t->target, c->folds));
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  if (t->ip >= 0 && !(v >= c->solver->prob->params[t->ip].min && v <= c->solver->prob->params[t->ip].max)) {
+    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                            "arclength continuation in %s stopped at %g: the branch leaves the parameter's range [%g, %g] "
+                            "(%" PetscInt_FMT " folds passed)",
+                            t->name, (double)vc, c->solver->prob->params[t->ip].min, c->solver->prob->params[t->ip].max,
+                            c->folds));
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  if ((v - t->from) * dir < -PetscAbsReal(t->target - t->from)) {
+    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                            "arclength continuation in %s stopped at %g: after %" PetscInt_FMT " fold%s the branch runs "
+                            "away from the target %g, beyond the start %g by the whole range: the solution at the target "
+                            "is on another branch (start elsewhere, or continue in another parameter)",
+                            t->name, (double)vc, c->folds, c->folds == 1 ? "" : "s", (double)t->target, (double)t->from));
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Stage k by pseudo-arclength continuation from (Xc, vc) (converged); Xp, Xs scratch. As RunStage. */
 static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal vc, Vec Xc, Vec Xp, Vec Xs, PetscBool *ok,
                                         PetscBool *stopped)
@@ -610,7 +689,7 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
   PetscReal dir = t->target >= t->from ? 1 : -1, ds0 = PetscAbsReal(t->target - t->from) / t->steps, ds = ds0, nrm;
   PetscReal vprev = vc, hprev = 0; /* the point before (Xc, vc) and the arclength between them */
   PetscInt  steps = 0, max_steps = 20 * t->steps + 100, its;
-  PetscBool fail, conv, stop, final = (PetscBool)(k == c->nstages - 1);
+  PetscBool fail, conv, stop;
   HsResults r;
   Vec       X;
   MPI_Comm  comm = PetscObjectComm((PetscObject)c);
@@ -623,16 +702,11 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
   PetscCall(PetscMemzero(&A, sizeof A));
   PetscCall(VecGetSize(Xc, &its));
   A.nX = (PetscReal)its;
-  PetscCall(VecDuplicate(Xc, &A.F));
-  PetscCall(VecDuplicate(Xc, &A.Fp));
-  PetscCall(VecDuplicate(Xc, &A.a));
-  PetscCall(VecDuplicate(Xc, &A.b));
-  PetscCall(VecDuplicate(Xc, &A.dX));
-  PetscCall(VecDuplicate(Xc, &A.tX));
+  PetscCall(VecDuplicateVecs(Xc, 6, &A.v));
+  A.F = A.v[0], A.Fp = A.v[1], A.a = A.v[2], A.b = A.v[3], A.dX = A.v[4], A.tX = A.v[5];
   /* the tangent at the start: J t_X = -F_mu, t_mu = 1, towards the target */
   PetscCall(ArcSolves(c, t, &A, Xc, vc, NULL, &fail));
-  PetscCheck(!fail, comm, PETSC_ERR_NOT_CONVERGED, "-hs_continue_type arclength: no tangent at %s = %g (singular Jacobian?)",
-             t->name, (double)vc);
+  PetscCheck(!fail, comm, PETSC_ERR_NOT_CONVERGED, "-hs_continue_type arclength: no tangent at %s = %g", t->name, (double)vc);
   PetscCall(VecCopy(A.b, A.tX));
   A.tmu = 1;
   PetscCall(VecNorm(A.tX, NORM_2, &nrm));
@@ -641,32 +715,9 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
   A.tmu = dir / nrm;
   while (PETSC_TRUE) {
     PetscReal v = vc + ds * A.tmu;
-    if (++steps > max_steps) {
-      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                              "arclength continuation in %s stopped at %g after %" PetscInt_FMT " steps without reaching %g "
-                              "(%" PetscInt_FMT " folds passed): the branch may not come back to the target",
-                              t->name, (double)vc, max_steps, (double)t->target, c->folds));
-      *ok = PETSC_FALSE;
+    PetscCall(ArcOutOfBounds(c, t, vc, v, ++steps > max_steps, ok));
+    if (!*ok)
       break;
-    }
-    if (t->ip >= 0 && !(v >= c->solver->prob->params[t->ip].min && v <= c->solver->prob->params[t->ip].max)) {
-      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                              "arclength continuation in %s stopped at %g: the branch leaves the parameter's range [%g, %g] "
-                              "(%" PetscInt_FMT " folds passed)",
-                              t->name, (double)vc, c->solver->prob->params[t->ip].min, c->solver->prob->params[t->ip].max,
-                              c->folds));
-      *ok = PETSC_FALSE;
-      break;
-    }
-    if ((v - t->from) * dir < -PetscAbsReal(t->target - t->from)) {
-      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                              "arclength continuation in %s stopped at %g: after %" PetscInt_FMT " fold%s the branch runs "
-                              "away from the target %g, beyond the start %g by the whole range: the solution at the target "
-                              "is on another branch (start elsewhere, or continue in another parameter)",
-                              t->name, (double)vc, c->folds, c->folds == 1 ? "" : "s", (double)t->target, (double)t->from));
-      *ok = PETSC_FALSE;
-      break;
-    }
     PetscCall(VecWAXPY(Xs, ds, A.tX, Xc)); /* predictor */
     PetscCall(ArcCorrect(c, t, &A, Xc, vc, ds, Xs, &v, &its, &conv));
     if (conv) { /* polish at fixed v: the solver's own solve (results, output, checkpoint) */
@@ -718,31 +769,7 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
     A.tmu  = (v - vc) / nrm;
     hprev  = nrm;
     if ((v - t->target) * dir >= 0) { /* passed the target: a natural solve there from the secant */
-      PetscCall(VecCopy(Xc, Xs));
-      PetscCall(VecAXPY(Xs, (t->target - vc) / (v - vc), A.dX));
-      PetscCall(VecCopy(X, Xc));
-      vprev = vc, vc = v;
-      PetscCall(SetStageValue(c, t, t->target));
-      PetscCall(HsSolverSetIterate(s, Xs));
-      PetscCall(StageSolve(c, k, t->target, ds, &r, &stop));
-      if (stop) {
-        *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
-        break;
-      }
-      if (r.converged) {
-        PetscCall(HsSolverGetIterate(s, &X));
-        PetscCall(VecCopy(X, Xc));
-        if (c->monitor && !final)
-          PetscCall(PetscPrintf(comm, "continuation %s = %-10.6g converged after %" PetscInt_FMT " Newton iterations\n",
-                                t->name, (double)t->target, r.newton_iterations));
-      } else {
-        PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                                "arclength continuation in %s passed its target %g (at %g) but the solve at the target "
-                                "did not converge (%s)",
-                                t->name, (double)t->target, (double)vc, r.status));
-        PetscCall(ArcSetValue(c, t, vc)); /* the last converged point stays the solver's */
-        *ok = PETSC_FALSE;
-      }
+      PetscCall(ArcFinish(c, k, &A, Xc, &vc, v, X, Xs, ds, ok, stopped));
       break;
     }
     PetscCall(VecCopy(Xc, Xp));
@@ -751,12 +778,7 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
     if (its <= 3)
       ds = PetscMin(2 * ds, HS_ARC_MAX_GROWTH * ds0);
   }
-  PetscCall(VecDestroy(&A.F));
-  PetscCall(VecDestroy(&A.Fp));
-  PetscCall(VecDestroy(&A.a));
-  PetscCall(VecDestroy(&A.b));
-  PetscCall(VecDestroy(&A.dX));
-  PetscCall(VecDestroy(&A.tX));
+  PetscCall(VecDestroyVecs(6, &A.v));
   PetscFunctionReturn(0);
 }
 
@@ -834,7 +856,9 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
     PetscCall(HsSolverSetIterate(s, Xc));
     PetscCall(StageSolve(c, k, c->last_value, 0, &r, &stop));
     if (!stop)
-      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s; this is the last converged step (%s = %g)", c->diagnosis,
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s; %s (%s = %g)", c->diagnosis,
+                                     r.converged ? "this is the last converged step"
+                                                 : "the solve at the last converged step failed this time",
                                      c->stage[k].name, (double)c->last_value));
   }
   PetscCall(VecDestroy(&Xc));

@@ -71,12 +71,15 @@ PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
   const PetscScalar *x;
   PetscScalar       *xp;
   PetscInt           lo, hi;
-  PetscBool          dom1 = PETSC_FALSE, dom2 = PETSC_FALSE;
+  PetscBool          dom1 = PETSC_FALSE, dom2 = PETSC_FALSE, keep;
+  char               diag[sizeof s->res.diagnosis];
 
   PetscFunctionBeginUser;
   *nu = 0;
   if (!s->ops->residual)
     PetscFunctionReturn(0);
+  PetscCall(PetscStrncpy(diag, s->res.diagnosis, sizeof diag)); /* a failure here is not the solve's */
+  keep = s->diagnosis_keep;
   PetscCall(VecDuplicate(X, &Xp));
   PetscCall(VecDuplicate(X, &Fp));
   PetscCall(VecDuplicate(X, &Fm));
@@ -103,6 +106,8 @@ PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
   PetscCall(VecDestroy(&Xp));
   PetscCall(VecDestroy(&Fp));
   PetscCall(VecDestroy(&Fm));
+  PetscCall(PetscStrncpy(s->res.diagnosis, diag, sizeof s->res.diagnosis));
+  s->diagnosis_keep = keep;
   PetscFunctionReturn(0);
 }
 

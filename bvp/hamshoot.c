@@ -80,8 +80,8 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                              "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
                              "HsSolverCompare", x->compare, &x->compare, NULL));
   HsOptionsCall(PetscOptionsBool("-hs_extrapolate",
-                                 "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of J^d, H^d, T "
-                                 "and the states, with error estimates (summary.json, extrapolated.csv)",
+                                 "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of the cost, the mean "
+                                 "Hamiltonian, T and the states, with error estimates (summary.json, extrapolated.csv)",
                                  "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
@@ -106,7 +106,8 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   }
   PetscCall(HsContinuationSolve(cont));
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
-  if (interrupted) { /* SIGTERM/SIGINT: the checkpoint is written, the previous output left as it was */
+  if (interrupted) { /* SIGTERM/SIGINT: the checkpoint is written, the previous output left as it was (a
+                        continuation's: its last converged step, written when it converged) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
     *code = 3;
     PetscFunctionReturn(0);
@@ -115,8 +116,8 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   if (!reached && why[0]) /* the solver holds the last converged step (or the failed first solve) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: %s\n", why));
   PetscCall(HsSolverGetResults(solver, &res));
-  if (x->extrapolate && res.converged)
-    PetscCall(HsSolverExtrapolate(solver));
+  if (x->extrapolate && res.converged && (reached || !why[0]))
+    PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
     PetscCall(HsSolverWriteOutput(solver, out));
@@ -198,6 +199,17 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL, x.compare || guess == HS_GUESS_DIRECT ? "hs_direct_,hs_init_" : "hs_init_"));
     if (out[0] && !x.compare)
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out));
+    if (x.extrapolate || x.study) { /* refused now rather than after the solve */
+      PetscInt     N;
+      HsSolverType type;
+      PetscCall(HsSolverGetNumIntervals(*solver, &N));
+      PetscCall(HsSolverGetType(*solver, &type));
+      PetscCheck(!x.extrapolate || (N % 4 == 0 && N >= 8), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+                 "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
+      PetscCheck(strcmp(type, HSSOLVERIPOPT), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+                 "-hs_extrapolate and -hs_study solve the other grids by Newton on the transcription, which does not "
+                 "reach what only IPOPT solves (control bounds, T on a bound): use -hs_direct_solver kkt");
+    }
     PetscCall(InjectError());
     PetscCall(Solve(*solver, *cont, out, &x, code));
   } else

@@ -24,8 +24,8 @@
 #define HS_SNES_MAX_IT_DEFAULT 50
 /* Newton also stops at ||F|| <= c eps max(1, ||X||_inf) sqrt(n) (HsSolverSetRoundoffFactor). */
 #define HS_ROUNDOFF_FACTOR_DEFAULT 100.0
-/* The noise floor (bvp/convergence.c): after a Newton step that did not halve ||F||, the residual's
- * evaluation error nu is estimated from F(X + dX) + F(X - dX) - 2 F(X) (dX = HS_NOISE_DELTA |X|
+/* The noise floor (bvp/convergence.c): after a Newton step that did not halve ||F|| (or one near an
+ * earlier estimate), the residual's evaluation error nu is estimated from F(X + dX) + F(X - dX) - 2 F(X) (dX = HS_NOISE_DELTA |X|
  * with a fixed sign pattern); ||F|| <= c nu (c = -hs_snes_noise) is the floor: converged. */
 #define HS_NOISE_FACTOR_DEFAULT 10.0
 #define HS_NOISE_DELTA 1e-10

@@ -382,8 +382,8 @@ PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverSetNoiseFactor - Newton stops as converged at its noise floor: once a step did not halve
-    ||F|| and ||F|| <= c nu, nu the estimated evaluation error of the residual at the iterate
+/*@ HsSolverSetNoiseFactor - Newton stops as converged at its noise floor: once ||F|| <= c nu after a
+    step that did not halve ||F|| or came near an earlier estimate, nu the estimated evaluation error of the residual at the iterate
     (bvp/convergence.c; -hs_snes_noise, c >= 0; 0 disables the estimate; default
     HS_NOISE_FACTOR_DEFAULT = 10). Collective. @*/
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)

@@ -274,8 +274,8 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     if (at) {
       s->res.reason = SNES_CONVERGED_FNORM_ABS;
       PetscCall(PetscStrncpy(s->res.status, "CONVERGED_NOISE_FLOOR", sizeof s->res.status));
-      PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
     }
+    PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
   }
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
   if (!s->res.converged && !s->interrupted && !s->res.diagnosis[0] && trial[0])

@@ -98,9 +98,16 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscCall(HsSolverDestroy(&t));
-  PetscCheck(L->r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
-             "%s: the solve at N = %" PetscInt_FMT " did not converge (%s)%s%s", why, N, L->r.status,
-             L->r.diagnosis[0] ? ": " : "", L->r.diagnosis);
+  if (s->prob->free_T) { /* the sub-solves moved the shared problem's T: back to the solution's */
+    HsProblemSetFinalTime(s->prob, s->res.T);
+    (void)HsDiscSetHorizon(s->disc);
+  }
+  if (!L->r.converged) {
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "hamshoot: warning: %s: the solve at N = %" PetscInt_FMT
+                          " did not converge (%s)%s%s\n", why, N, L->r.status, L->r.diagnosis[0] ? ": " : "",
+                          L->r.diagnosis));
+    PetscFunctionReturn(0);
+  }
   if (s->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
                           "  %s: N = %-7" PetscInt_FMT " J^d = %.12g  (%" PetscInt_FMT " Newton iterations)\n", why, N,
@@ -126,7 +133,8 @@ static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, Pets
     HsSolverWriteOutput adds them to summary.json and writes extrapolated.csv (the states).
 
   Collective; after a converged HsSolverSolve(); N must be divisible by 4 (and N/4 >= 2). A coarse
-  grid that does not converge is an error. Option: -hs_extrapolate (the executable).
+  grid that does not converge is a warning, and extrap.done stays false. Option: -hs_extrapolate (the
+  executable).
 @*/
 PetscErrorCode HsSolverExtrapolate(HsSolver s)
 {
@@ -142,10 +150,16 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
              "-hs_extrapolate: the solve at N = %" PetscInt_FMT " did not converge; nothing to extrapolate", N);
   PetscCheck(N % 4 == 0 && N >= 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
-  PetscCall(TakeLevel(s, &L[2]));
-  PetscCall(SolveLevel(s, N / 2, &L[2], "extrapolation", &L[1]));
-  PetscCall(SolveLevel(s, N / 4, &L[1], "extrapolation", &L[0]));
   PetscCall(PetscMemzero(e, sizeof *e));
+  PetscCall(TakeLevel(s, &L[2]));
+  PetscCall(SolveLevel(s, N / 2, &L[2], "-hs_extrapolate (no extrapolation)", &L[1]));
+  if (L[1].r.converged)
+    PetscCall(SolveLevel(s, N / 4, &L[1], "-hs_extrapolate (no extrapolation)", &L[0]));
+  if (!L[1].r.converged || !L[0].r.converged) {
+    for (int i = 2; i >= 0 && (i > 0 || L[1].r.converged); i--)
+      PetscCall(FreeLevel(&L[i]));
+    PetscFunctionReturn(0);
+  }
   e->done = PETSC_TRUE;
   for (int i = 0; i < 3; i++)
     e->N[i] = L[i].N, Q[i] = L[i].r.J;
@@ -250,7 +264,7 @@ static int WriteJSON(FILE *f, void *ctx)
                "\"newton_iterations\": %d",
             (int)st->L[i].N, (double)r->J, (double)(r->J - st->JR), (double)r->H_mean, (double)(r->H_mean - st->HR),
             (double)r->T, (int)r->newton_iterations);
-    if (i > 0)
+    if (i > 0 && i + 1 < st->nl)
       fprintf(f, ", \"order_J\": %.6g, \"order_H\": %.6g",
               (double)Order(PetscAbsReal(st->L[i - 1].r.J - r->J) , i + 1 < st->nl ? PetscAbsReal(r->J - st->L[i + 1].r.J) : 0),
               (double)Order(PetscAbsReal(st->L[i - 1].r.H_mean - r->H_mean),
@@ -379,8 +393,11 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(PetscCalloc1(levels, &st.L));
   PetscCall(PetscCalloc3(levels, &st.dx, levels, &st.du, levels, &st.dl));
   PetscCall(TakeLevel(s, &st.L[0]));
-  for (PetscInt i = 1; i < levels; i++)
-    PetscCall(SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "study", &st.L[i]));
+  for (PetscInt i = 1; i < levels; i++) {
+    PetscCall(SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]));
+    PetscCheck(st.L[i].r.converged, comm, PETSC_ERR_NOT_CONVERGED, "-hs_study: the grid N = %" PetscInt_FMT " did not converge",
+               st.L[i].N);
+  }
   for (PetscInt i = 0; i + 1 < levels; i++)
     Differences(&st, i);
   st.JR = (4 * st.L[levels - 1].r.J - st.L[levels - 2].r.J) / 3;
