@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct {
   HsSolver  ind, dir;
@@ -138,32 +137,6 @@ static int WriteScript(FILE *f, void *ctx)
   return ferror(f);
 }
 
-/* gnuplot in dir (rank 0); 0 if it ran and every PNG exists and is not empty. */
-static int RunGnuplot(const char *dir, char *err, size_t len)
-{
-  char        cmd[3 * PETSC_MAX_PATH_LEN + 64], *q = cmd;
-  const char *pngs[] = {"controls.png", "configurations.png", "energy_work.png", "hamiltonian.png"};
-
-  q += snprintf(q, sizeof cmd, "cd '");
-  for (const char *p = dir; *p && q < cmd + sizeof cmd - 64; p++) /* dir in single quotes: ' -> '\'' */
-    q += *p == '\'' ? snprintf(q, 5, "'\\''") : snprintf(q, 2, "%c", *p);
-  snprintf(q, 64, "' && gnuplot compare.gp > gnuplot.log 2>&1");
-  if (system(cmd)) {
-    snprintf(err, len, "gnuplot failed or is not installed (%s/gnuplot.log; Debian: gnuplot-nox)", dir);
-    return 1;
-  }
-  for (int i = 0; i < 4; i++) {
-    char        path[PETSC_MAX_PATH_LEN];
-    struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, pngs[i]);
-    if (stat(path, &st) || st.st_size == 0) {
-      snprintf(err, len, "gnuplot wrote no %s (%s/gnuplot.log)", path, dir);
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /* The table on stdout. */
 static PetscErrorCode PrintTable(MPI_Comm comm, Cmp *c, const char *dir, int plots)
 {
@@ -200,7 +173,10 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
   if (HsWriteFileAtomic(dir, "series.csv", WriteSeries, c, err, len) ||
       HsWriteFileAtomic(dir, "compare.gp", WriteScript, c, err, len))
     return 1;
-  *plots = !RunGnuplot(dir, warn, wlen);
+  {
+    static const char *const pngs[] = {"controls.png", "configurations.png", "energy_work.png", "hamiltonian.png"};
+    *plots = !HsRunGnuplot(dir, "compare.gp", pngs, 4, warn, wlen);
+  }
   return HsWriteFileAtomic(dir, "compare.json", WriteCompareJSON, c, err, len);
 }
 

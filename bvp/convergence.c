@@ -123,9 +123,10 @@ static PetscBool Near(HsSolver s, PetscReal fnorm, PetscReal xinf)
   return (PetscBool)(Known(s, xinf) && fnorm <= HS_NOISE_REESTIMATE * s->noise_factor * s->res.noise_floor);
 }
 
-/*@ HsSolverAtNoiseFloor - after Newton stopped because its line search could not reduce ||F||: whether
-    ||F|| = fnorm at X (F = F(X)) is at the noise floor (file head), which makes the solve converged
-    (s->res.at_floor; the estimate in s->res.noise_floor). bvp/ internal. Collective. @*/
+/*@ HsSolverAtNoiseFloor - whether ||F|| = fnorm at X (F = F(X)) is at the noise floor (file head): the
+    evaluation error is estimated at X (s->res.noise_floor, and the size of X it describes), and
+    s->res.at_floor set if fnorm <= -hs_snes_noise times it. The convergence test calls it after a slow
+    step, HsSolverSolveNewton after a line search that could not reduce ||F||. bvp/ internal. Collective. @*/
 PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscBool *at)
 {
   PetscReal nu;
@@ -138,6 +139,7 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
   if (nu > 0) {
     s->res.noise_floor = nu;
     PetscCall(VecNorm(X, NORM_INFINITY, &s->noise_xinf));
+    PetscCall(PetscInfo(s->snes, "||F|| = %g, estimated evaluation error %g\n", (double)fnorm, (double)nu));
     *at = s->res.at_floor = (PetscBool)(fnorm <= s->noise_factor * nu);
   }
   PetscFunctionReturn(0);
@@ -151,7 +153,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
 {
   HsSolver  s = ctx;
   Vec       X, F;
-  PetscReal xinf, level, nu = s->res.noise_floor, c = s->noise_factor;
+  PetscReal xinf, level;
   PetscInt  n;
 
   PetscFunctionBeginUser;
@@ -177,16 +179,12 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
   if (fnorm <= level)
     *reason = SNES_CONVERGED_FNORM_ABS;
-  else if (c > 0 && (Near(s, fnorm, xinf) || (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf)))) {
+  else if (Near(s, fnorm, xinf) || (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf))) {
+    PetscBool at;
     PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
-    PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
-    if (nu > 0) {
-      s->res.noise_floor = nu, s->noise_xinf = xinf;
-      PetscCall(PetscInfo(snes, "Newton %" PetscInt_FMT ": ||F|| = %g, estimated evaluation error %g\n", it,
-                          (double)fnorm, (double)nu));
-      if (fnorm <= c * nu)
-        *reason = SNES_CONVERGED_FNORM_ABS, s->res.at_floor = PETSC_TRUE;
-    }
+    PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, &at));
+    if (at)
+      *reason = SNES_CONVERGED_FNORM_ABS;
   }
   s->fnorm_prev = fnorm;
   PetscFunctionReturn(0);

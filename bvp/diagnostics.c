@@ -100,3 +100,23 @@ PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res)
   *res = s->res;
   PetscFunctionReturn(0);
 }
+
+/*@ HsSolverShareSolutionRows - the last solve's solution on every rank: (N + 1) rows (x_k, lambda_{k+1/2})
+    of 4n values into rows (gathered on rank 0 by HsSolverComputeDiagnostics, then broadcast). bvp/
+    internal; collective. @*/
+PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows)
+{
+  PetscInt           len = (s->N + 1) * 4 * s->prob->n;
+  PetscMPIInt        rank;
+  const PetscScalar *x0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank == 0) {
+    PetscCall(VecGetArrayRead(s->X0, &x0));
+    PetscCall(PetscArraycpy(rows, x0, len));
+    PetscCall(VecRestoreArrayRead(s->X0, &x0));
+  }
+  PetscCallMPI(MPI_Bcast(rows, (PetscMPIInt)len, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscFunctionReturn(0);
+}

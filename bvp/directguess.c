@@ -62,13 +62,11 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
     that does not converge is an error naming its status. @*/
 PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
 {
-  HsSolver           t;
-  HsResults          r;
-  HsSolverType       type;
-  PetscInt           len = (s->N + 1) * 4 * s->prob->n;
-  PetscReal         *rows;
-  const PetscScalar *x0;
-  PetscMPIInt        rank;
+  HsSolver      t;
+  HsResults     r;
+  HsSolverType  type;
+  PetscInt      len = (s->N + 1) * 4 * s->prob->n;
+  PetscReal    *rows;
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
@@ -82,13 +80,7 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
              "-hs_initial_guess direct: the direct solve (%s) did not converge (%s)%s%s", type, r.status,
              r.diagnosis[0] ? ": " : "", r.diagnosis);
   PetscCall(PetscMalloc1(len, &rows));
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  if (rank == 0) { /* the direct solve's diagnostics gathered its solution on rank 0 */
-    PetscCall(VecGetArrayRead(t->X0, &x0));
-    PetscCall(PetscArraycpy(rows, x0, len));
-    PetscCall(VecRestoreArrayRead(t->X0, &x0));
-  }
-  PetscCallMPI(MPI_Bcast(rows, (PetscMPIInt)len, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCall(HsSolverShareSolutionRows(t, rows));
   PetscCall(HsSolverSetInitialGuess(s, s->N, rows));
   s->guess_T = s->prob->free_T ? r.T : 0; /* a free final time: the direct solution's */
   PetscCall(PetscFree(rows));

@@ -124,6 +124,7 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
+PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
 PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
                                        SNESConvergedReason *reason, void *ctx);
@@ -138,6 +139,7 @@ int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 void           HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len);
 int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
 int  HsMakeDirs(const char *dir);
+int  HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);

@@ -286,6 +286,33 @@ int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, vo
   return 0;
 }
 
+/*@ HsRunGnuplot - runs "gnuplot SCRIPT" in dir (bvp/ internal; rank 0: -hs_compare, -hs_study), its
+    output in dir/gnuplot.log; 0 if it ran and each of the n PNGs exists and is not empty, else 1 with
+    the reason in err. @*/
+int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
+{
+  char cmd[3 * PETSC_MAX_PATH_LEN + 128], *q = cmd;
+
+  q += snprintf(q, sizeof cmd, "cd '");
+  for (const char *p = dir; *p && q < cmd + sizeof cmd - 128; p++) /* dir in single quotes: ' -> '\'' */
+    q += *p == '\'' ? snprintf(q, 5, "'\\''") : snprintf(q, 2, "%c", *p);
+  snprintf(q, 128, "' && gnuplot %s > gnuplot.log 2>&1", script);
+  if (system(cmd)) {
+    snprintf(err, len, "gnuplot failed or is not installed (%s/gnuplot.log; Debian: gnuplot-nox)", dir);
+    return 1;
+  }
+  for (int i = 0; i < n; i++) {
+    char        path[PETSC_MAX_PATH_LEN];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, pngs[i]);
+    if (stat(path, &st) || st.st_size == 0) {
+      snprintf(err, len, "gnuplot wrote no %s (%s/gnuplot.log)", path, dir);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /*@ HsMakeDirs - mkdir -p (bvp/ internal); returns 0 or an errno. @*/
 int HsMakeDirs(const char *dir) { return MakeDirs(dir); }
 
@@ -345,9 +372,6 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
   PetscFunctionReturn(0);
 }
 
-/* All three files complete under temporary names first; then the old summary goes, the trajectory,
- * the intervals and the summary are renamed into place: the previous output stays intact until the
- * new one is complete, and a summary is never next to a trajectory that is not its own. */
 /* extrapolated.csv: t and the states of Richardson's extrapolation at the nodes of N/2. */
 static int ExtrapolatedCB(FILE *f, void *ctx)
 {
@@ -370,9 +394,14 @@ static int ExtrapolatedCB(FILE *f, void *ctx)
   return ferror(f);
 }
 
+/* All files complete under temporary names first (extrapolated.csv only after HsSolverExtrapolate); then
+ * the old summary goes, the trajectory, the intervals, the extrapolated states (or an old file of them)
+ * and the summary are renamed into place: the previous output stays intact until the new one is
+ * complete, and a summary is never next to a trajectory that is not its own. */
 static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
 {
-  char               tt[PETSC_MAX_PATH_LEN], ti[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+  char               tt[PETSC_MAX_PATH_LEN], ti[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], te[PETSC_MAX_PATH_LEN];
+  char               dst[PETSC_MAX_PATH_LEN];
   const PetscScalar *x;
   OutCtx             o  = {s, NULL, size};
   int                e  = MakeDirs(dir), bad = 0;
@@ -390,18 +419,15 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     bad = 1;
   }
   VecRestoreArrayRead(s->X0, &x);
-  if (!bad) { /* the extrapolated states (HsSolverExtrapolate), complete before the summary names them */
-    snprintf(dst, sizeof dst, "%s/extrapolated.csv", dir);
-    if (s->res.extrap.done ? HsWriteFileAtomic(dir, "extrapolated.csv", ExtrapolatedCB, s, err, errlen)
-                           : remove(dst) && errno != ENOENT) {
-      if (!s->res.extrap.done)
-        snprintf(err, errlen, "cannot remove the old %s: %s", dst, strerror(errno));
-      remove(tt), remove(ti);
-      return 1;
-    }
+  te[0] = 0;
+  if (!bad && s->res.extrap.done && WriteTemp(dir, "extrapolated.csv", ExtrapolatedCB, s, te, err, errlen)) {
+    remove(tt), remove(ti);
+    return 1;
   }
   if (!bad && WriteTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
     remove(tt), remove(ti);
+    if (te[0])
+      remove(te);
     return 1;
   }
   if (bad)
@@ -413,11 +439,15 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
   bad = bad || rename(tt, dst);
   snprintf(dst, sizeof dst, "%s/intervals.csv", dir);
   bad = bad || rename(ti, dst);
+  snprintf(dst, sizeof dst, "%s/extrapolated.csv", dir); /* this run's, or none */
+  bad = bad || (te[0] ? rename(te, dst) : remove(dst) && errno != ENOENT);
   snprintf(dst, sizeof dst, "%s/summary.json", dir);
   bad = bad || rename(ts, dst);
   if (bad) {
     snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
     remove(tt), remove(ti), remove(ts);
+    if (te[0])
+      remove(te);
   }
   return bad;
 }

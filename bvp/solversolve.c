@@ -254,11 +254,6 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));
   }
-  PetscCall(PetscStrncpy(s->res.status,
-                         s->interrupted  ? "INTERRUPTED"
-                         : s->res.at_floor ? "CONVERGED_NOISE_FLOOR"
-                                           : SNESConvergedReasons[s->res.reason],
-                         sizeof s->res.status));
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   s->res.newton_iterations += held; /* this call's (a homotopy calls it again) */
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
@@ -271,12 +266,15 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   if (s->res.reason == SNES_DIVERGED_LINE_SEARCH && !s->interrupted) { /* at the noise floor? (convergence.c) */
     PetscBool at;
     PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, &at));
-    if (at) {
+    if (at)
       s->res.reason = SNES_CONVERGED_FNORM_ABS;
-      PetscCall(PetscStrncpy(s->res.status, "CONVERGED_NOISE_FLOOR", sizeof s->res.status));
-    }
     PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
   }
+  PetscCall(PetscStrncpy(s->res.status,
+                         s->interrupted  ? "INTERRUPTED"
+                         : s->res.at_floor ? "CONVERGED_NOISE_FLOOR"
+                                           : SNESConvergedReasons[s->res.reason],
+                         sizeof s->res.status));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
   if (!s->res.converged && !s->interrupted && !s->res.diagnosis[0] && trial[0])
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "Newton stopped after a failed evaluation (a line-search trial point, or the "

@@ -29,8 +29,6 @@
  */
 #include "hsbvpimpl.h"
 
-#include <stdlib.h>
-#include <sys/stat.h>
 
 /* One solved grid: results and, on every rank, its node rows (x_k, lambda_{k+1/2}) and controls. */
 typedef struct {
@@ -46,17 +44,14 @@ static PetscErrorCode TakeLevel(HsSolver t, Level *L)
   PetscInt           w = 4 * t->prob->n, dim = 2 * t->prob->n, m = t->prob->m, len = (t->N + 1) * w;
   PetscMPIInt        rank;
   MPI_Comm           comm = PetscObjectComm((PetscObject)t);
-  const PetscScalar *x0;
 
   PetscFunctionBeginUser;
   L->N = t->N;
   PetscCall(HsSolverGetResults(t, &L->r));
   PetscCall(PetscMalloc2(len, &L->x, t->N * m, &L->u));
+  PetscCall(HsSolverShareSolutionRows(t, L->x));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    PetscCall(VecGetArrayRead(t->X0, &x0));
-    PetscCall(PetscArraycpy(L->x, x0, len));
-    PetscCall(VecRestoreArrayRead(t->X0, &x0));
     for (PetscInt k = 0; k < t->N; k++) {
       const PetscReal *xk = L->x + k * w;
       if (t->U0)
@@ -65,7 +60,6 @@ static PetscErrorCode TakeLevel(HsSolver t, Level *L)
         HsDiscControl(t->disc, xk, xk + w, xk + dim, L->u + k * m);
     }
   }
-  PetscCallMPI(MPI_Bcast(L->x, (PetscMPIInt)len, MPIU_REAL, 0, comm));
   PetscCallMPI(MPI_Bcast(L->u, (PetscMPIInt)(t->N * m), MPIU_REAL, 0, comm));
   PetscFunctionReturn(0);
 }
@@ -197,6 +191,7 @@ typedef struct {
   PetscInt   nl;
   Level     *L;
   PetscReal *dx, *du, *dl; /* level i against i+1 (i < nl - 1) */
+  PetscReal (*ord)[5];     /* observed orders at level i (0 < i < nl - 1) of J, H^d, dx, du, dlambda */
   PetscReal  JR, HR, TR;   /* Richardson of the two finest grids */
 } Study;
 
@@ -265,16 +260,13 @@ static int WriteJSON(FILE *f, void *ctx)
             (int)st->L[i].N, (double)r->J, (double)(r->J - st->JR), (double)r->H_mean, (double)(r->H_mean - st->HR),
             (double)r->T, (int)r->newton_iterations);
     if (i > 0 && i + 1 < st->nl)
-      fprintf(f, ", \"order_J\": %.6g, \"order_H\": %.6g",
-              (double)Order(PetscAbsReal(st->L[i - 1].r.J - r->J) , i + 1 < st->nl ? PetscAbsReal(r->J - st->L[i + 1].r.J) : 0),
-              (double)Order(PetscAbsReal(st->L[i - 1].r.H_mean - r->H_mean),
-                            i + 1 < st->nl ? PetscAbsReal(r->H_mean - st->L[i + 1].r.H_mean) : 0));
+      fprintf(f, ", \"order_J\": %.6g, \"order_H\": %.6g", (double)st->ord[i][0], (double)st->ord[i][1]);
     if (i + 1 < st->nl) {
       fprintf(f, ", \"dx\": %.17g, \"du\": %.17g, \"dlambda\": %.17g", (double)st->dx[i], (double)st->du[i],
               (double)st->dl[i]);
       if (i > 0)
-        fprintf(f, ", \"order_x\": %.6g, \"order_u\": %.6g, \"order_lambda\": %.6g", (double)Order(st->dx[i - 1], st->dx[i]),
-                (double)Order(st->du[i - 1], st->du[i]), (double)Order(st->dl[i - 1], st->dl[i]));
+        fprintf(f, ", \"order_x\": %.6g, \"order_u\": %.6g, \"order_lambda\": %.6g", (double)st->ord[i][2],
+                (double)st->ord[i][3], (double)st->ord[i][4]);
     }
     fprintf(f, "}%s\n", i + 1 < st->nl ? "," : "");
   }
@@ -304,22 +296,6 @@ static int WriteScript(FILE *f, void *ctx)
   return ferror(f);
 }
 
-/* gnuplot study.gp in dir (rank 0): 0 if study.png exists afterwards. */
-static int RunGnuplot(const char *dir, char *err, size_t len)
-{
-  char        cmd[3 * PETSC_MAX_PATH_LEN + 64], *q = cmd, path[PETSC_MAX_PATH_LEN];
-  struct stat sb;
-
-  q += snprintf(q, sizeof cmd, "cd '");
-  for (const char *p = dir; *p && q < cmd + sizeof cmd - 64; p++) /* dir in single quotes: ' -> '\'' */
-    q += *p == '\'' ? snprintf(q, 5, "'\\''") : snprintf(q, 2, "%c", *p);
-  snprintf(q, 64, "' && gnuplot study.gp > gnuplot.log 2>&1");
-  snprintf(path, sizeof path, "%s/study.png", dir);
-  if (system(cmd) || stat(path, &sb) || sb.st_size == 0)
-    return snprintf(err, len, "gnuplot failed or is not installed (%s/gnuplot.log; Debian: gnuplot-nox)", dir), 1;
-  return 0;
-}
-
 static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)st->s);
@@ -333,10 +309,7 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
     const HsResults *r  = &st->L[i].r;
     PetscBool        up = (PetscBool)(i > 0 && i + 1 < st->nl), dn = (PetscBool)(i + 1 < st->nl);
     char             ord[5][16], dif[3][16];
-    PetscReal        oj = up ? Order(PetscAbsReal(st->L[i - 1].r.J - r->J), PetscAbsReal(r->J - st->L[i + 1].r.J)) : 0;
-    PetscReal        oh = up ? Order(PetscAbsReal(st->L[i - 1].r.H_mean - r->H_mean), PetscAbsReal(r->H_mean - st->L[i + 1].r.H_mean)) : 0;
-    PetscReal        o[5] = {oj, oh, up ? Order(st->dx[i - 1], st->dx[i]) : 0, up ? Order(st->du[i - 1], st->du[i]) : 0,
-                             up ? Order(st->dl[i - 1], st->dl[i]) : 0};
+    const PetscReal *o  = st->ord[i];
     for (int j = 0; j < 5; j++) {
       if (up && o[j] != 0)
         snprintf(ord[j], sizeof ord[j], "%5.2f", (double)o[j]);
@@ -391,7 +364,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(PetscMemzero(&st, sizeof st));
   st.s = s, st.nl = levels;
   PetscCall(PetscCalloc1(levels, &st.L));
-  PetscCall(PetscCalloc3(levels, &st.dx, levels, &st.du, levels, &st.dl));
+  PetscCall(PetscCalloc4(levels, &st.dx, levels, &st.du, levels, &st.dl, levels, &st.ord));
   PetscCall(TakeLevel(s, &st.L[0]));
   for (PetscInt i = 1; i < levels; i++) {
     PetscCall(SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]));
@@ -400,6 +373,14 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   }
   for (PetscInt i = 0; i + 1 < levels; i++)
     Differences(&st, i);
+  for (PetscInt i = 1; i + 1 < levels; i++) {
+    const HsResults *a = &st.L[i - 1].r, *b = &st.L[i].r, *c = &st.L[i + 1].r;
+    st.ord[i][0] = Order(PetscAbsReal(a->J - b->J), PetscAbsReal(b->J - c->J));
+    st.ord[i][1] = Order(PetscAbsReal(a->H_mean - b->H_mean), PetscAbsReal(b->H_mean - c->H_mean));
+    st.ord[i][2] = Order(st.dx[i - 1], st.dx[i]);
+    st.ord[i][3] = Order(st.du[i - 1], st.du[i]);
+    st.ord[i][4] = Order(st.dl[i - 1], st.dl[i]);
+  }
   st.JR = (4 * st.L[levels - 1].r.J - st.L[levels - 2].r.J) / 3;
   st.HR = (4 * st.L[levels - 1].r.H_mean - st.L[levels - 2].r.H_mean) / 3;
   st.TR = (4 * st.L[levels - 1].r.T - st.L[levels - 2].r.T) / 3;
@@ -410,7 +391,8 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
       bad = HsWriteFileAtomic(dir, "study.csv", WriteCSV, &st, err, sizeof err) ||
             HsWriteFileAtomic(dir, "study.gp", WriteScript, &st, err, sizeof err);
     if (!bad) {
-      plot = !RunGnuplot(dir, warn, sizeof warn);
+      static const char *const pngs[] = {"study.png"};
+      plot = !HsRunGnuplot(dir, "study.gp", pngs, 1, warn, sizeof warn);
       bad  = HsWriteFileAtomic(dir, "study.json", WriteJSON, &st, err, sizeof err);
     }
   }
@@ -424,6 +406,6 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   for (PetscInt i = 0; i < levels; i++)
     PetscCall(FreeLevel(&st.L[i]));
   PetscCall(PetscFree(st.L));
-  PetscCall(PetscFree3(st.dx, st.du, st.dl));
+  PetscCall(PetscFree4(st.dx, st.du, st.dl, st.ord));
   PetscFunctionReturn(0);
 }
