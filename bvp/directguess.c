@@ -46,6 +46,7 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetMonitor(*t, s->monitor));
   PetscCall(HsSolverSetType(*t, ds == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));
+  PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON)); /* its failure is the caller's to handle */
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(*t, s->guess_N, s->guess));
   (*t)->guess_T = s->guess_T;
@@ -59,8 +60,9 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
 
 /*@ HsSolverGuessFromDirect - solves the direct problem of s and stores its solution (states and
     costates, on every rank) as the initial guess of s (bvp/ internal). Collective. A direct solve
-    that does not converge is an error naming its status. @*/
-PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
+    that does not converge is an error naming its status, or with ok, *ok = PETSC_FALSE (the guess of
+    s unchanged). @*/
+PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
 {
   HsSolver      t;
   HsResults     r;
@@ -76,6 +78,17 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s)
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
   PetscCall(HsSolverGetType(t, &type));
+  if (ok)
+    *ok = r.converged;
+  if (ok && !r.converged) { /* the caller's attempt failed with the direct solve's status */
+    PetscCall(PetscSNPrintf(s->res.status, sizeof s->res.status, "direct solve: %s", r.status));
+    s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
+    if (s->monitor)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  the direct solve (%s) did not converge (%s)\n", type,
+                            r.status));
+    PetscCall(HsSolverDestroy(&t));
+    PetscFunctionReturn(0);
+  }
   PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
              "-hs_initial_guess direct: the direct solve (%s) did not converge (%s)%s%s", type, r.status,
              r.diagnosis[0] ? ": " : "", r.diagnosis);

@@ -46,7 +46,8 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 /* What the driver does besides the solve (-hs_compare, -hs_extrapolate, -hs_study). */
 typedef struct {
   PetscBool compare, extrapolate;
-  PetscInt  study; /* grids of a convergence study; 0: none */
+  PetscInt  study;    /* grids of a convergence study; 0: none */
+  PetscInt  extremal; /* -hs_check_extremal: 0 auto, 1 yes, 2 no */
 } Extras;
 
 /* The driver's own options: -N, -o, -quiet, -hs_compare, -hs_extrapolate, -hs_study. The -o directory
@@ -87,8 +88,29 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
                              "DIR (-o, default 'study')/study.json, study.csv, study.png",
                              "HsSolverConvergenceStudy", x->study, &x->study, &flg, 3, 20));
+  {
+    static const char *const ex[] = {"auto", "yes", "no"};
+    x->extremal                   = 0;
+    HsOptionsCall(PetscOptionsEList("-hs_check_extremal",
+                                    "after a converged solve, the direct problem by IPOPT from it and from the default "
+                                    "guess: is it a local minimum, is there a lower one (auto: when N (m + 2n) <= 40000)",
+                                    "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
+  }
   PetscOptionsEnd();
   PetscFunctionReturn(0);
+}
+
+/* Whether -hs_check_extremal asks for the guard: yes, or auto and the NLP is small. */
+static PetscBool CheckExtremal(HsSolver s, const Extras *x)
+{
+  HsProblem *P;
+  PetscInt   N;
+
+  if (x->extremal != 0)
+    return (PetscBool)(x->extremal == 1);
+  if (HsSolverGetProblem(s, &P) || HsSolverGetNumIntervals(s, &N))
+    return PETSC_FALSE;
+  return (PetscBool)((PetscReal)N * (P->m + 2 * P->n) <= HS_EXTREMAL_MAX_VARIABLES);
 }
 
 /* The solve (a continuation, or -hs_compare) and its report; *code: the exit status. */
@@ -116,6 +138,8 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   if (!reached && why[0]) /* the solver holds the last converged step (or the failed first solve) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: %s\n", why));
   PetscCall(HsSolverGetResults(solver, &res));
+  if (res.converged && (reached || !why[0]) && CheckExtremal(solver, x))
+    PetscCall(HsSolverCheckExtremal(solver));
   if (x->extrapolate && res.converged && (reached || !why[0]))
     PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
@@ -159,6 +183,7 @@ static PetscErrorCode Run(Objects *o, int *code)
   Extras         x;
   PetscInt       stages;
   HsGuessType    guess;
+  HsStrategy     strategy;
   HsProblem    **prob   = &o->prob;
   HsSolver      *solver = &o->solver;
   HsContinuation *cont  = &o->cont;
@@ -196,7 +221,10 @@ static PetscErrorCode Run(Objects *o, int *code)
   if (!help_only) {
     PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_inject_error", &quiet)); /* marks it used */
     /* the direct sub-solver reads its -hs_direct_* keys only when the solve creates it */
-    PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL, x.compare || guess == HS_GUESS_DIRECT ? "hs_direct_,hs_init_" : "hs_init_"));
+    PetscCall(HsSolverGetStrategy(*solver, &strategy)); /* auto may solve the direct problem */
+    PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL,
+                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_"
+                                                                                                       : "hs_init_"));
     if (out[0] && !x.compare)
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out));
     if (x.extrapolate || x.study) { /* refused now rather than after the solve */

@@ -60,6 +60,35 @@ typedef struct {
   PetscReal states_error;        /* largest estimate over the states at the nodes of N/4 */
 } HsExtrap;
 
+/** The wrong-extremal guard (HsSolverCheckExtremal, bvp/extremal.c): the direct problem on the same grid
+    (same state scheme, kkt costates) solved by IPOPT from the solution ("near") and from the default
+    guess ("default"). IPOPT's steps are those of a minimizer (inertia-corrected): its solution from
+    this one is the direct problem's local minimum nearest to it, and a last step without Hessian
+    regularization certifies it (the KKT matrix has the inertia of a strict local minimum). */
+typedef struct {
+  PetscBool done;
+  PetscBool near_converged, default_converged;
+  PetscReal J_near, J_default; /* their J^d */
+  PetscReal distance;          /* max over the nodes of |x_near - x| / max(1, max |x|) */
+  PetscReal regularization;    /* of IPOPT's last step from this solution (0: none; -1: no step) */
+  PetscBool lower_elsewhere;   /* J_default < J_near - max(HS_EXTREMAL_RTOL max(1, |J_near|), |J - J_near|): a lower
+                                  minimum exists, by more than the scheme offset at this extremal */
+  PetscBool moved_away;        /* distance > HS_EXTREMAL_FAR: IPOPT from this solution descended elsewhere */
+} HsExtremal;
+#define HS_EXTREMAL_RTOL 1e-6
+#define HS_EXTREMAL_FAR 0.1
+#define HS_EXTREMAL_MAX_VARIABLES 40000 /* -hs_check_extremal auto: N (m + 2n) at most this */
+
+/** One attempt of the solve strategy (HsSolverSetStrategy, bvp/strategy.c): what it was, how it ended. */
+#define HS_STRATEGY_MAX_ATTEMPTS 6
+typedef struct {
+  char      name[96];   /* "newton", "l2 line search", "grid sequencing from N = 10", "direct guess", "continuation in reach" */
+  char      status[64]; /* the stopping reason of its last Newton solve */
+  PetscBool converged;
+  PetscInt  newton_iterations;
+  PetscReal seconds;
+} HsAttempt;
+
 /** Results of a solve; identical on every rank after HsSolverSolve. */
 typedef struct {
   PetscBool           converged;
@@ -81,10 +110,15 @@ typedef struct {
   PetscReal energy_work_spread;  /* max - min of E_k - W_k */
   PetscInt  segments;            /* shooting segments M (transcription: N, one interval each) */
   PetscReal sensitivity_growth;  /* shooting: largest |d(march)/dz| in a segment; 0: not computed */
+  PetscReal regularization;      /* ipopt: the Hessian regularization delta_w of IPOPT's last step (0: none, its KKT
+                                    matrix had the inertia of a minimum); -1: not solved by IPOPT */
   char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */
   char      initial_guess[256];  /* -hs_initial_guess direct: the direct solve and the homotopy steps; "" otherwise */
   PetscReal wall_time_s;
   HsExtrap  extrap; /* HsSolverExtrapolate after the solve; extrap.done = false otherwise */
+  HsExtremal extremal; /* HsSolverCheckExtremal after the solve; extremal.done = false otherwise */
+  PetscInt  nattempts; /* the solve strategy's attempts, in order; the last converged if any did */
+  HsAttempt attempts[HS_STRATEGY_MAX_ATTEMPTS];
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;
@@ -117,6 +151,7 @@ PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
+PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);
@@ -176,6 +211,15 @@ typedef enum { HS_GUESS_DEFAULT, HS_GUESS_DIRECT } HsGuessType;
 #define HS_HOMOTOPY_MAX_HALVINGS 8
 PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
 PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
+
+/* What a cold solve does when Newton from its start fails (HsSolverSetStrategy, -hs_strategy;
+ * bvp/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
+ * and continuation in reach (and the parameters of -hs_strategy_continue) until one converges;
+ * NEWTON stops after Newton. Grid sequencing starts at the coarsest N/2^L >= HS_STRATEGY_COARSEST_N. */
+typedef enum { HS_STRATEGY_AUTO, HS_STRATEGY_NEWTON } HsStrategy;
+#define HS_STRATEGY_COARSEST_N 8
+PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy);
+PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy);
 
 /* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
 PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it);

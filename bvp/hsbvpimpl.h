@@ -78,6 +78,9 @@ struct _p_HsSolver {
   HsGuessType  guess_type;          /* -hs_initial_guess */
   PetscReal    hom_theta;           /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
   char         guess_info[256];     /* how the initial guess was made (-hs_initial_guess direct) */
+  HsStrategy   strategy;            /* -hs_strategy (bvp/strategy.c) */
+  char         strategy_continue[256]; /* -hs_strategy_continue NAME=FROM,... */
+  PetscBool    in_strategy;         /* a fallback of the strategy is running (its solves make no attempts of their own) */
   /* checkpoints and restart (bvp/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
@@ -126,6 +129,7 @@ PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt,
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode HsSolverResetFactorization(HsSolver s);
 PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
                                        SNESConvergedReason *reason, void *ctx);
 PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
@@ -145,7 +149,11 @@ PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
                                               PetscBool *has);
-PetscErrorCode HsSolverGuessFromDirect(HsSolver s);
+PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok);
+PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0);
+PetscErrorCode HsSolverStrategySetFromOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
+PetscErrorCode HsSolverStrategyParseContinue(HsSolver s, HsContinuation c);
+PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t);
 PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t);
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s);
 PetscErrorCode HsSolverCreate_Transcription(HsSolver s);

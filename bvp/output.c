@@ -85,6 +85,29 @@ static void JsonStr(FILE *f, const char *key, const char *v)
   fprintf(f, ",\n");
 }
 
+/* "strategy": the attempts of the solve strategy (bvp/strategy.c) and the one that converged (null: none). */
+static void JsonStrategy(FILE *f, const HsResults *r)
+{
+  const HsAttempt *used = r->nattempts && r->attempts[r->nattempts - 1].converged ? &r->attempts[r->nattempts - 1] : NULL;
+
+  fprintf(f, "  \"strategy\": {\"used\": ");
+  if (used)
+    JsonString(f, used->name);
+  else
+    fprintf(f, "null");
+  fprintf(f, ", \"attempts\": [");
+  for (PetscInt k = 0; k < r->nattempts; k++) {
+    const HsAttempt *a = &r->attempts[k];
+    fprintf(f, "%s{\"name\": ", k ? ", " : "");
+    JsonString(f, a->name);
+    fprintf(f, ", \"status\": ");
+    JsonString(f, a->status);
+    fprintf(f, ", \"converged\": %s, \"newton_iterations\": %d, \"seconds\": %.3f}", a->converged ? "true" : "false",
+            (int)a->newton_iterations, (double)a->seconds);
+  }
+  fprintf(f, "]},\n");
+}
+
 /* "parameters": every parameter of the problem with the value the solve used; "command_line": the
  * arguments the program was started with (PetscGetArgs), one string each. */
 static void JsonParamsAndArgs(FILE *f, const HsProblem *P)
@@ -159,6 +182,17 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\"},\n", (double)e->states_error);
   }
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
+  JsonStrategy(f, r);
+  if (r->extremal.done) {
+    const HsExtremal *e = &r->extremal;
+    fprintf(f, "  \"extremal_check\": {\"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, \"regularization\": "
+               "%.6g, \"local_minimum\": %s, \"default_converged\": %s, \"J_default\": %.17g, \"lower_elsewhere\": %s, "
+               "\"moved_away\": %s},\n",
+            e->near_converged ? "true" : "false", (double)e->J_near, (double)e->distance, (double)e->regularization,
+            e->near_converged && !e->moved_away && e->regularization == 0 ? "true" : "false",
+            e->default_converged ? "true" : "false", (double)e->J_default, e->lower_elsewhere ? "true" : "false",
+            e->moved_away ? "true" : "false");
+  }
   if (s->cont_info[0])
     fprintf(f, "  \"continuation\": %s,\n", s->cont_info);
   JsonParamsAndArgs(f, s->prob);

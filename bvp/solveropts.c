@@ -196,6 +196,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
 . -hs_snes_roundoff C - [HsSolverSetRoundoffFactor]
 . -hs_snes_noise C - [HsSolverSetNoiseFactor]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
+. -hs_strategy auto|newton, -hs_strategy_continue NAME=FROM,... - what a failed cold solve tries next [HsSolverSetStrategy]
 . -hs_init FILE - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
 . -hs_checkpoint DIR, -hs_checkpoint_every K|Ss - [HsSolverSetCheckpoint]
 . -hs_restart DIR - start from a checkpoint, loaded by HsSolverSetUp() [HsSolverSetRestart]
@@ -278,6 +279,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
   }
   HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));
+  HsOptionsCall(HsSolverStrategySetFromOptions(PetscOptionsObject, s));
   if (s->ops->setfromoptions)
     HsOptionsCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
   HsOptionsCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));

@@ -158,6 +158,30 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverResetFactorization - the next Newton step factors its Jacobian from scratch (bvp/ internal):
+    the preconditioner is reset with the same operators and hamshoot's factorization settings. After a
+    factorization that failed (a singular or non-finite Jacobian), whose state PETSc would otherwise
+    keep for an unchanged matrix (MUMPS then reports INFOG(1) = -3 in its solve phase). Collective. @*/
+PetscErrorCode HsSolverResetFactorization(HsSolver s)
+{
+  KSP ksp;
+  PC  pc;
+  Mat A, P;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(KSPGetOperators(ksp, &A, &P));
+  PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(PetscObjectReference((PetscObject)P));
+  PetscCall(PCReset(pc));
+  PetscCall(KSPSetOperators(ksp, A, P));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P));
+  PetscCall(HsSolverConfigureFactorization(s, pc));
+  PetscFunctionReturn(0);
+}
+
 /* MUMPS sizes its workspace from an estimate made before pivoting; delayed
  * pivots (threshold CNTL(1) = 1.0, and badly scaled problems such as ncar with
  * beta = 1e-9) can exceed it, and the factorization then stops with INFOG(1) =
@@ -174,7 +198,7 @@ static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
   {
     KSP           ksp;
     PC            pc;
-    Mat           F, A, P;
+    Mat           F;
     PetscBool     lu, user;
     MatSolverType type;
     PetscInt      info;
@@ -200,14 +224,7 @@ static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
                         info, s->mumps_icntl14, 2 * s->mumps_icntl14 + 100));
     s->mumps_icntl14 = 2 * s->mumps_icntl14 + 100;
     /* ICNTL(14) is read at the analysis: a new factorization from scratch */
-    PetscCall(KSPGetOperators(ksp, &A, &P));
-    PetscCall(PetscObjectReference((PetscObject)A));
-    PetscCall(PetscObjectReference((PetscObject)P));
-    PetscCall(PCReset(pc));
-    PetscCall(KSPSetOperators(ksp, A, P));
-    PetscCall(MatDestroy(&A));
-    PetscCall(MatDestroy(&P));
-    PetscCall(HsSolverConfigureFactorization(s, pc));
+    PetscCall(HsSolverResetFactorization(s));
     s->res.mumps_retries++;
     *retry = PETSC_TRUE;
   }
@@ -234,12 +251,16 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
     final iterate (whose evaluation also leaves the formulation's data there). bvp/ internal. @*/
 PetscErrorCode HsSolverSolveNewton(HsSolver s)
 {
-  char      trial[sizeof s->res.diagnosis] = "";
-  PetscBool retry = PETSC_TRUE;
+  char                trial[sizeof s->res.diagnosis] = "";
+  PetscBool           retry = PETSC_TRUE;
+  SNESConvergedReason last;
   PetscInt  held  = 0;
 
   PetscFunctionBeginUser;
   s->res.mumps_retries = 0;
+  PetscCall(SNESGetConvergedReason(s->snes, &last));
+  if (last == SNES_DIVERGED_LINEAR_SOLVE) /* the last solve's factorization failed: not to be reused */
+    PetscCall(HsSolverResetFactorization(s));
   if (s->hold_T) { /* a free T from a cold start: at lambda = 0 nothing depends on T to first order (the
                       Jacobian is singular); solve with T held at its start first, then release it */
     s->T_hold = HsSolverStartT(s);
@@ -377,6 +398,8 @@ PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidua
 @*/
 PetscErrorCode HsSolverSolve(HsSolver s)
 {
+  PetscBool cold;
+
   PetscFunctionBeginUser;
   PetscCall(HsSolverSetUp(s));
   s->t_start                   = MPI_Wtime();
@@ -386,6 +409,8 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->res.extrap.done           = PETSC_FALSE;
   s->res.at_floor              = PETSC_FALSE;
   s->res.sensitivity_growth    = 0;
+  s->res.regularization        = -1;
+  s->res.extremal.done         = PETSC_FALSE;
   if (!(s->warm && s->solved))
     s->guess_info[0] = 0;
   PetscCheck(s->prob->n == s->n && s->prob->m == s->m, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
@@ -404,10 +429,11 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   /* a free T is held first only from the default guess (lambda = 0, where the Jacobian is singular) */
   s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved) && !s->guess &&
                           s->guess_type != HS_GUESS_DIRECT);
+  cold = (PetscBool)(!(s->warm && s->solved) && !s->restart_pending);
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
-    PetscCall(HsSolverGuessFromDirect(s)); /* the direct solution becomes the stored initial guess */
+    PetscCall(HsSolverGuessFromDirect(s, NULL)); /* the direct solution becomes the stored initial guess */
   if (!(s->warm && s->solved) && !s->restart_pending)
     PetscCall((*s->ops->guess)(s, s->X));
   s->restart_pending = PETSC_FALSE;
@@ -415,9 +441,9 @@ PetscErrorCode HsSolverSolve(HsSolver s)
     PetscCall((*s->ops->solve)(s));
   else
     PetscCall(HsSolverSolveNewton(s));
-  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && !(s->warm && s->solved) &&
-      strcmp(s->guess_info, "restarted from a checkpoint"))
+  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold)
     PetscCall(HsSolverSolveHomotopy(s)); /* from the direct costate equation to ours */
+  PetscCall(HsSolverSolveStrategy(s, cold, s->t_start)); /* -hs_strategy auto: the fallbacks */
   if (s->ops->postsolve)
     PetscCall((*s->ops->postsolve)(s));
   PetscCall(PetscStrncpy(s->res.initial_guess, s->guess_info, sizeof s->res.initial_guess));

@@ -2,6 +2,30 @@
  * explains every line). */
 #include "hsbvpimpl.h"
 
+/* The wrong-extremal guard's findings (bvp/extremal.c), two lines. */
+static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
+{
+  PetscFunctionBeginUser;
+  if (!e->near_converged)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     the direct problem (IPOPT) from this solution did not converge: no "
+                                             "second-order information\n"));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     %s: IPOPT from this solution J^d = %.10g, %.1e away, %s\n",
+                                     e->moved_away ? "NOT a local minimum of the direct problem"
+                                     : e->regularization == 0 ? "a strict local minimum of the direct problem"
+                                                               : "near a minimum of the direct problem",
+                                     (double)e->J_near, (double)e->distance,
+                                     e->regularization == 0 ? "no Hessian regularization in its last step"
+                                     : e->regularization > 0 ? "its last step needed Hessian regularization"
+                                                             : "no step taken"));
+  if (!e->default_converged)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  lower extremal?    not known: IPOPT from the default guess did not converge\n"));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  lower extremal?    %s: IPOPT from the default guess J^d = %.10g\n",
+                                     e->lower_elsewhere ? "YES, see the warning" : "none found", (double)e->J_default));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverView - prints the result summary of the last solve: the set-up in one line, the
     convergence, J^d, H^d mean and spread, the H^d balance for a time-dependent running cost, E - W,
     the formulation's own lines (shooting: linear iterations, sensitivity growth), a diagnosis if
@@ -64,10 +88,20 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated x     +- %.1e   (states at the nodes of N/2: extrapolated.csv)\n",
                                      (double)e->states_error));
   }
+  if (r->extremal.done)
+    PetscCall(ViewExtremal(&r->extremal, viewer));
   if (s->ops->view)
     PetscCall((*s->ops->view)(s, viewer));
   if (r->initial_guess[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  initial guess      %s\n", r->initial_guess));
+  if (r->nattempts > 1) { /* the solve strategy's fallbacks ran (bvp/strategy.c) */
+    const HsAttempt *a = &r->attempts[r->nattempts - 1];
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  strategy           %s%s (%.2f s); before it:", a->converged ? "" : "none converged; last: ",
+                                     a->name, (double)a->seconds));
+    for (PetscInt k = 0; k < r->nattempts - 1; k++)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s %s", k ? ";" : "", r->attempts[k].name, r->attempts[k].status));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  }
   if (r->diagnosis[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", r->diagnosis));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));

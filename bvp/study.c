@@ -71,6 +71,26 @@ static PetscErrorCode FreeLevel(Level *L)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverCreateGrid - a solver of the problem of s at N intervals (bvp/ internal): transcription,
+    the schemes and tolerances of s, Newton only (HS_STRATEGY_NEWTON), no checkpoints of its own (it
+    stops on a signal), no monitor; the caller sets its guess. The sub-solves move a free T of the
+    shared problem: the caller restores it. Collective. @*/
+PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
+  PetscCall(HsSolverSetProblem(*t, s->prob));
+  PetscCall(HsSolverSetNumIntervals(*t, N));
+  PetscCall(HsSolverSetSchemes(*t, s->ss, s->cs));
+  PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
+  PetscCall(HsSolverSetRoundoffFactor(*t, s->roundoff));
+  PetscCall(HsSolverSetNoiseFactor(*t, s->noise_factor));
+  PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
+  PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
+  (*t)->ckpt_dir[0] = 0;
+  PetscFunctionReturn(0);
+}
+
 /* The problem of s at N intervals, from the solution `from` interpolated in time; *L its solution. A
  * grid that does not converge is an error naming it. */
 static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, const char *why, Level *L)
@@ -78,17 +98,9 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
   HsSolver t;
 
   PetscFunctionBeginUser;
-  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), &t));
-  PetscCall(HsSolverSetProblem(t, s->prob));
-  PetscCall(HsSolverSetNumIntervals(t, N));
-  PetscCall(HsSolverSetSchemes(t, s->ss, s->cs));
-  PetscCall(HsSolverSetDGTolerance(t, s->dg_tol));
-  PetscCall(HsSolverSetRoundoffFactor(t, s->roundoff));
-  PetscCall(HsSolverSetNoiseFactor(t, s->noise_factor));
-  PetscCall(HsSolverSetType(t, HSSOLVERTRANSCRIPTION));
+  PetscCall(HsSolverCreateGrid(s, N, &t));
   PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
-  t->guess_T     = s->prob->free_T ? from->r.T : 0;
-  t->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  t->guess_T = s->prob->free_T ? from->r.T : 0;
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscCall(HsSolverDestroy(&t));

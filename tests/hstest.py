@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 HAMSHOOT, MPIEXEC = sys.argv[1], sys.argv[2]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -305,7 +306,7 @@ def t_errors():
         out = os.path.join(d, "out")
         s, _, _ = run(["-problem", "kepler"], outdir=out)
         check(s and s["converged"], "kepler converged")
-        s, _, rc = run(["-problem", "kepler", "-snes_max_it", "1"], expect_rc=2, outdir=out)
+        s, _, rc = run(["-problem", "kepler", "-snes_max_it", "1", "-hs_strategy", "newton"], expect_rc=2, outdir=out)
         check(s is not None and s["converged"] is False and s["snes_reason"].startswith("DIVERGED"),
               "non-converged run must write converged=false: %s" % (s and s["snes_reason"]))
         check(not [f for f in os.listdir(out) if f.startswith(".")], "temporary files left in %s" % out)
@@ -1341,7 +1342,7 @@ def t_checkpoint():
     with tempfile.TemporaryDirectory() as d:
         ck = os.path.join(d, "ck")
         # periodic: every 2 Newton iterations (the last one written at iteration 2 of 3), every 0.001 s
-        s, _, _ = run(["-problem", "kepler", "-N", "200", "-snes_max_it", "3", "-hs_checkpoint", ck,
+        s, _, _ = run(["-problem", "kepler", "-N", "200", "-snes_max_it", "3", "-hs_strategy", "newton", "-hs_checkpoint", ck,
                        "-hs_checkpoint_every", "2"], expect_rc=2)
         meta = json.load(open(os.path.join(ck, "checkpoint.json")))
         check(meta["newton_iteration"] == 2 and meta["N"] == 200, "-hs_checkpoint_every 2: %s" % meta)
@@ -2085,6 +2086,91 @@ def monitor_norms(out):
     return [float(x) for x in re.findall(r"Newton +\d+  \|F\| = ([0-9.eE+-]+)", out)]
 
 
+def t_strategy():
+    """Issue 12: -hs_strategy auto (the default) converges where Newton from the default guess does not,
+    with no option, and says how. The 3-link arm (N = 40), the crane (its default N = 320) and a double
+    pendulum (tests/data/double_pendulum.ocp) fail by Newton alone (-hs_strategy newton: exit 2, one
+    attempt); by default they converge, summary.json's "strategy" lists the attempts (the first,
+    newton, failed; the last converged and is "used") and the screen names the one used. The answers
+    are checked independently: the arm's J^d is the extremal known from continuation (3988023.913,
+    test multibody), the crane's one of its two known extremals at N = 320, and the double pendulum's
+    is conserved to round-off, reproduced by 8-segment shooting on 2 ranks from it, and within 1% of the
+    direct problem's (IPOPT) on the same grid (the schemes differ by O(h^2)). The continuation fallback
+    (in reach, then in g from 0 by -hs_strategy_continue) reaches the arm's extremal when the direct
+    guess is made to fail; a bad -hs_strategy_continue is an error naming it."""
+    dp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "double_pendulum.ocp")
+    with tempfile.TemporaryDirectory() as tmp:
+        s, out, _ = run(["-problem", "manipulator3", "-N", "40", "-hs_strategy", "newton"], ranks=2, expect_rc=2)
+        check(s and not s["converged"] and len(s["strategy"]["attempts"]) == 1 and s["strategy"]["used"] is None,
+              "arm, Newton only: %s" % str(s and s["strategy"]))
+        cases = [("arm", ["-problem", "manipulator3", "-N", "40"]), ("crane", ["-problem", "crane"]),
+                 ("double pendulum", ["-problem", dp])]
+        for name, args in cases:
+            t0 = time.time()
+            s, out, _ = run(args, ranks=2, outdir=os.path.join(tmp, name.replace(" ", "_")))
+            st = s and s["strategy"]
+            print("%s: converged %s, J^d = %s, strategy %s (%.1f s)" % (name, s and s["converged"], s and s["J"],
+                                                                      st and [(a["name"], a["status"]) for a in st["attempts"]],
+                                                                      time.time() - t0))
+            check(s and s["converged"] and st["used"] and st["attempts"][0]["name"] == "newton"
+                  and not st["attempts"][0]["converged"] and st["attempts"][-1]["converged"]
+                  and st["used"] == st["attempts"][-1]["name"], "%s: %s" % (name, str(st)))
+            check(st and ("strategy           " + str(st["used"])) in out, "%s: the screen does not name the strategy" % name)
+            if not (s and s["converged"]):
+                continue
+            check(s["H_spread"] <= 1e-10 * max(1.0, abs(s["H_mean"])), "%s: H^d spread %.2e" % (name, s["H_spread"]))
+            if name == "arm":
+                check(rel(s["J"], 3988023.913) < 1e-9, "arm: J^d %r, expected 3988023.913" % s["J"])
+            elif name == "crane":
+                check(s["N"] == 320 and min(rel(s["J"], 83248.91038), rel(s["J"], 83281.23389)) < 1e-8,
+                      "crane: J^d %r is neither known extremal" % s["J"])
+            else:
+                m, _, _ = run(["-problem", dp, "-hs_bvp_type", "shooting", "-hs_shoot_segments", "8", "-hs_init",
+                               os.path.join(tmp, "double_pendulum", "trajectory.csv")], ranks=2)
+                check(m and m["converged"] and rel(m["J"], s["J"]) < 1e-9, "double pendulum by shooting: %s" % (m and m["J"]))
+                d, _, _ = run(["-problem", dp, "-hs_bvp_type", "ipopt"])
+                check(d and d["converged"] and abs(d["J"] - s["J"]) < 0.01 * abs(s["J"]),
+                      "double pendulum: direct J^d %s vs %s" % (d and d["J"], s["J"]))
+        # the continuation fallback: the direct guess made to fail (IPOPT cut to 3 iterations)
+        s, out, _ = run(["-problem", "manipulator3", "-N", "40", "-hs_direct_hs_ipopt_max_it", "3",
+                         "-hs_strategy_continue", "g=0", "-snes_linesearch_type", "l2"], ranks=2)
+        st = s and s["strategy"]
+        print("arm, direct guess cut short: %s" % (st and [(a["name"], a["status"]) for a in st["attempts"]]))
+        check(s and s["converged"] and st["used"] == "continuation in reach, g=0" and rel(s["J"], 3988023.913) < 1e-9
+              and any(a["name"] == "direct guess" and a["status"].startswith("direct solve:") for a in st["attempts"]),
+              "arm by continuation: %s" % str(st))
+        for bad, what in (("g", "NAME=FROM"), ("gg=0", "no parameter 'gg'"), ("g=x", "is not a number")):
+            s, out, _ = run(["-problem", "manipulator3", "-N", "40", "-hs_strategy_continue", bad], expect_rc=1)
+            check(what in out, "-hs_strategy_continue %s: %s" % (bad, out[-300:]))
+
+
+def t_extremal():
+    """Issue 12: the wrong-extremal guard (-hs_check_extremal, auto on small grids).
+    - The crane at N = 320 has two extremals of the conserving scheme (J^d = 83248.91 and 83281.23,
+      test direct_guess). IPOPT on the direct problem (same grid, a minimizer) started from each
+      converges to a strict local minimum (no Hessian regularization in its last step) next to it
+      (distance < 0.1); those two direct minima differ by about 1e-6 relative, far less than the
+      conserving extremals' own offsets from them (3.6 and 36): one continuous extremal seen through two
+      discretizations, not a wrong one, and neither run warns.
+    - The pendulum's and kepler's extremals are local minima with no lower one; -hs_check_extremal no
+      skips the guard."""
+    ddir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    lo, out_lo, _ = run(["-problem", "crane", "-N", "320", "-hs_init", os.path.join(ddir, "crane_m95_N320.csv")])
+    hi, out_hi, _ = run(["-problem", "crane", "-hs_initial_guess", "direct"])
+    for name, s, out, J in (("crane 83248.91", lo, out_lo, 83248.91038), ("crane 83281.23", hi, out_hi, 83281.23389)):
+        e = s and s.get("extremal_check")
+        print("%s: J^d %s, guard %s" % (name, s and s["J"], e))
+        check(s and rel(s["J"], J) < 1e-8 and e and e["local_minimum"] and not e["lower_elsewhere"] and e["distance"] < 0.1
+              and abs(e["J_near"] - e["J_default"]) < 1e-5 * abs(J) and "warning" not in out, "%s: %s" % (name, str(e)))
+    for prob in ("pendulum", "kepler"):
+        s, out, _ = run(["-problem", prob])
+        e = s and s.get("extremal_check")
+        check(e and e["local_minimum"] and not e["lower_elsewhere"] and not e["moved_away"] and "warning" not in out,
+              "%s: %s" % (prob, str(e)))
+    s, out, _ = run(["-problem", "pendulum", "-hs_check_extremal", "no"])
+    check(s and "extremal_check" not in s and "extremal check" not in out, "-hs_check_extremal no")
+
+
 def t_robustness():
     """Issue 12: stopping where the answer is, and failures that keep their work.
     - Noise floor: the 2-link arm (tests/data/arm2.ocp, costates ~1e3) at N = 5000 on 2 ranks reaches
@@ -2223,7 +2309,8 @@ TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crossche
          "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess,
          "checkpoint": t_checkpoint, "reliability": t_reliability, "free_time": t_free_time,
          "problem_format": t_problem_format, "configuration_forces": t_configuration_forces,
-         "free_time_data": t_free_time_data, "robustness": t_robustness, "accuracy": t_accuracy}
+         "free_time_data": t_free_time_data, "robustness": t_robustness, "accuracy": t_accuracy,
+         "strategy": t_strategy, "extremal": t_extremal}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

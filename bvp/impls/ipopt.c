@@ -226,9 +226,9 @@ static Bool Intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, N
                          Number reg, Number alpha_du, Number alpha_pr, Index ls, UserDataPtr ctx)
 {
   HsIpopt *ip = ctx;
-  (void)alg_mod, (void)d_norm, (void)reg, (void)alpha_du, (void)alpha_pr, (void)ls;
+  (void)alg_mod, (void)d_norm, (void)alpha_du, (void)alpha_pr, (void)ls;
 
-  ip->iterations = iter, ip->inf_pr = inf_pr, ip->inf_du = inf_du;
+  ip->iterations = iter, ip->inf_pr = inf_pr, ip->inf_du = inf_du, ip->reg = reg;
   if (ip->monitor)
     printf("  IPOPT %3d  J %.10g  inf_pr %.2e  inf_du %.2e  mu %.1e  %.2f s\n", (int)iter, obj, inf_pr, inf_du, mu,
            MPI_Wtime() - ip->t_start);
@@ -365,7 +365,7 @@ static PetscErrorCode Solve(HsSolver s)
   PetscMPIInt rank;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
   char        msg[256] = "";
-  double      info[5]  = {0};
+  double      info[6]  = {0};
   PetscReal   level = 0;
   PetscBool   hold  = s->hold_T; /* a free T from a cold start: RunIpopt holds it first */
 
@@ -386,9 +386,10 @@ static PetscErrorCode Solve(HsSolver s)
       PetscCall(RunIpopt(s, ip, rows, hold, &st));
       PetscCall(VecRestoreArray(X0, &rows));
       info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du), info[4] = ip->wall_ipopt;
+      info[5] = ip->iterations > 0 ? ip->reg : -1;
     }
   }
-  PetscCallMPI(MPI_Bcast(info, 5, MPI_DOUBLE, 0, comm));
+  PetscCallMPI(MPI_Bcast(info, 6, MPI_DOUBLE, 0, comm));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
   PetscCheck(info[0] == 0, comm, PETSC_ERR_LIB, "%s", msg);
   PetscCall(VecScatterBegin(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
@@ -396,6 +397,7 @@ static PetscErrorCode Solve(HsSolver s)
   PetscCall(VecScatterDestroy(&sc));
   PetscCall(VecDestroy(&X0));
   ip->wall_ipopt             = info[4];
+  s->res.regularization      = info[5];
   s->res.newton_iterations   = (PetscInt)info[2];
   s->res.ksp_iterations      = 0;
   s->res.reason              = SNES_CONVERGED_ITERATING; /* not Newton's */

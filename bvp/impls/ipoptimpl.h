@@ -52,6 +52,7 @@ typedef struct {
   int        failed;      /* a callback left the problem's domain */
   PetscInt   iterations;
   PetscReal  inf_pr, inf_du; /* of the last iteration (IPOPT's scaled measures) */
+  PetscReal  reg;            /* the Hessian regularization delta_w of the last iteration's step (0: none) */
   PetscBool  monitor;
   PetscReal  t_start;
   PetscReal  wall_ipopt; /* seconds inside IpoptSolve */

@@ -1,0 +1,138 @@
+/* hamshoot: the wrong-extremal guard (-hs_check_extremal; issue 12).
+ *
+ * The necessary conditions hold at every extremal: a converged Newton solve (above all single
+ * shooting, whose basin is small and oddly shaped) may have found a saddle or a poor local minimum.
+ * On the same grid the direct problem (same state scheme; kkt costates, the KKT conditions of the
+ * discrete NLP) is solved by IPOPT twice:
+ *
+ *   from this solution     IPOPT's steps are those of a minimizer: it converges to the direct problem's
+ *                          local minimum next to this extremal (the conserving and kkt costate
+ *                          equations differ by O(h^2), so "next to" means a distance of that order),
+ *                          or, if this extremal is no minimum, descends away from it. Its last step
+ *                          without Hessian regularization (IPOPT corrects the inertia of its KKT
+ *                          matrix by delta_w I only when the reduced Hessian is not positive
+ *                          definite) certifies a strict local minimum of the direct problem
+ *   from the default guess an independent minimization, as a user of a direct method would run it
+ *
+ * Both are minima of the same NLP, so their costs compare exactly (to IPOPT's tolerance). A default
+ * minimum lower than the one next to this extremal by more than HS_EXTREMAL_RTOL relative and more than
+ * this extremal's own scheme offset |J^d - J^d_near| (the conserving and kkt costs of one extremal
+ * differ by O(h^2); two extremals whose direct minima differ by less may be one continuous extremal
+ * seen through two discretizations: the crane's 83248.91 and 83281.23 at N = 320 have direct minima
+ * 0.11 apart) is another extremal of lower cost, and a warning says so.
+ * The two IPOPT solves cost about what one direct solve of the problem costs; -hs_check_extremal auto
+ * makes them when the NLP has at most HS_EXTREMAL_MAX_VARIABLES variables.
+ */
+#include "hsbvpimpl.h"
+
+#include <string.h>
+
+/* A direct solver of the problem of s by IPOPT whatever -hs_direct_solver says, quiet. */
+static PetscErrorCode CreateIpopt(HsSolver s, HsSolver *t)
+{
+  HsDirectSolver ds = s->direct_solver;
+
+  PetscFunctionBeginUser;
+  s->direct_solver = HS_DIRECT_DEFAULT;
+  PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, t));
+  s->direct_solver = ds;
+  PetscCall(HsSolverSetMonitor(*t, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/* IPOPT from the solution of s (rows, on every rank): e's near_* fields. */
+static PetscErrorCode FromSolution(HsSolver s, const PetscReal *rows, HsExtremal *e)
+{
+  HsSolver   t;
+  HsResults  r;
+  PetscInt   w = 4 * s->prob->n, dim = 2 * s->prob->n;
+  PetscReal *near, scale = 1, diff = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateIpopt(s, &t));
+  PetscCall(HsSolverSetInitialGuess(t, s->N, rows));
+  t->guess_T = s->prob->free_T ? s->res.T : 0;
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  e->near_converged = r.converged, e->J_near = r.J, e->regularization = r.regularization;
+  if (r.converged) {
+    PetscCall(PetscMalloc1((s->N + 1) * w, &near));
+    PetscCall(HsSolverShareSolutionRows(t, near));
+    for (PetscInt k = 0; k <= s->N; k++)
+      for (PetscInt i = 0; i < dim; i++) {
+        scale = PetscMax(scale, PetscAbsReal(rows[k * w + i]));
+        diff  = PetscMax(diff, PetscAbsReal(near[k * w + i] - rows[k * w + i]));
+      }
+    e->distance = diff / scale;
+    PetscCall(PetscFree(near));
+  }
+  PetscCall(HsSolverDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+/* IPOPT from the default guess (no -hs_init guess either): e's default_* fields. */
+static PetscErrorCode FromDefault(HsSolver s, HsExtremal *e)
+{
+  HsSolver  t;
+  HsResults r;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateIpopt(s, &t));
+  PetscCall(PetscFree(t->guess));
+  t->guess_T = 0;
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  e->default_converged = r.converged, e->J_default = r.J;
+  PetscCall(HsSolverDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverCheckExtremal - after a converged solve: is its extremal a local minimum of the direct problem
+    on the same grid, and is there a lower one? (bvp/extremal.c). The results (HsResults.extremal, also
+    in HsSolverView and summary.json) and a warning on screen when IPOPT from the default guess finds a
+    lower minimum, or IPOPT started at this solution descends away from it.
+
+  Collective. No-op for a solve that did not converge or was made by IPOPT itself. A free T of the
+  shared problem is put back to this solution's.
+@*/
+PetscErrorCode HsSolverCheckExtremal(HsSolver s)
+{
+  HsExtremal  *e = &s->res.extremal;
+  PetscReal   *rows;
+  HsSolverType type;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCall(HsSolverGetType(s, &type));
+  if (!s->res.converged || !strcmp(type, HSSOLVERIPOPT))
+    PetscFunctionReturn(0);
+  PetscCall(PetscMemzero(e, sizeof *e));
+  e->regularization = -1;
+  PetscCall(PetscMalloc1((s->N + 1) * 4 * s->prob->n, &rows));
+  PetscCall(HsSolverShareSolutionRows(s, rows));
+  PetscCall(FromSolution(s, rows, e));
+  PetscCall(FromDefault(s, e));
+  PetscCall(PetscFree(rows));
+  if (s->prob->free_T) { /* the sub-solves moved the shared problem's T: back to the solution's */
+    HsProblemSetFinalTime(s->prob, s->res.T);
+    (void)HsDiscSetHorizon(s->disc);
+  }
+  e->done            = PETSC_TRUE;
+  e->lower_elsewhere = (PetscBool)(e->near_converged && e->default_converged &&
+                                   e->J_default < e->J_near - PetscMax(HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(e->J_near)),
+                                                                       PetscAbsReal(s->res.J - e->J_near)));
+  e->moved_away      = (PetscBool)(e->near_converged && e->distance > HS_EXTREMAL_FAR);
+  if (e->lower_elsewhere)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: warning: another extremal has a lower cost: the direct problem on this grid has a "
+                          "minimum with J^d = %.10g (IPOPT from the default guess) below the one at this solution "
+                          "(J^d = %.10g); -hs_bvp_type ipopt solves for that minimum\n",
+                          (double)e->J_default, (double)e->J_near));
+  if (e->moved_away)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: warning: this extremal is not a local minimum of the direct problem: IPOPT started "
+                          "at it descends to a point %.2g away (relative, states) with J^d = %.10g\n",
+                          (double)e->distance, (double)e->J_near));
+  PetscFunctionReturn(0);
+}
