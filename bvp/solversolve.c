@@ -252,7 +252,7 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
 PetscErrorCode HsSolverSolveNewton(HsSolver s)
 {
   char                trial[sizeof s->res.diagnosis] = "";
-  PetscBool           retry = PETSC_TRUE;
+  PetscBool           retry = PETSC_TRUE, final;
   SNESConvergedReason last;
   PetscInt  held  = 0;
 
@@ -297,7 +297,9 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
                                            : SNESConvergedReasons[s->res.reason],
                          sizeof s->res.status));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
-  if (!s->res.converged && !s->interrupted && !s->res.diagnosis[0] && trial[0])
+  final = (PetscBool)(s->res.diagnosis[0] != 0); /* on some rank: that one is the diagnosis, whatever the others tried */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &final, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (!s->res.converged && !s->interrupted && !final && trial[0])
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "Newton stopped after a failed evaluation (a line-search trial point, or the "
                                    "sensitivities at the iterate): %s",
                                    trial));

@@ -2152,6 +2152,11 @@ def t_extremal():
       (distance < 0.1); those two direct minima differ by about 1e-6 relative, far less than the
       conserving extremals' own offsets from them (3.6 and 36): one continuous extremal seen through two
       discretizations, not a wrong one, and neither run warns.
+    - The Duffing oscillator of tests/data/duffing.ocp: single shooting converges (N = 80) to an extremal
+      with J^d over 100 times transcription's; it is a strict local minimum of the direct problem, but
+      IPOPT from the default guess finds one of transcription's cost (within 1 %): the run warns, the
+      transcription run does not. With a stiffer spring (c = 1, A = 2, om = 1) single shooting's
+      extremal is not even a minimum: IPOPT started there descends far away, and the run says so.
     - The pendulum's and kepler's extremals are local minima with no lower one; -hs_check_extremal no
       skips the guard."""
     ddir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -2162,6 +2167,20 @@ def t_extremal():
         print("%s: J^d %s, guard %s" % (name, s and s["J"], e))
         check(s and rel(s["J"], J) < 1e-8 and e and e["local_minimum"] and not e["lower_elsewhere"] and e["distance"] < 0.1
               and abs(e["J_near"] - e["J_default"]) < 1e-5 * abs(J) and "warning" not in out, "%s: %s" % (name, str(e)))
+    duff = os.path.join(ddir, "duffing.ocp")
+    tr, out_tr, _ = run(["-problem", duff])
+    ss, out_ss, _ = run(["-problem", duff, "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"])
+    e, et = ss and ss.get("extremal_check"), tr and tr.get("extremal_check")
+    print("duffing: transcription J^d %s, single shooting J^d %s, guard %s" % (tr and tr["J"], ss and ss["J"], e))
+    check(tr and ss and ss["converged"] and ss["J"] > 100 * tr["J"] and e and e["local_minimum"] and e["lower_elsewhere"]
+          and abs(e["J_default"] - tr["J"]) < 0.01 * tr["J"] and "another extremal has a lower cost" in out_ss,
+          "duffing, single shooting: %s" % str(e))
+    check(et and not et["lower_elsewhere"] and et["local_minimum"] and "warning" not in out_tr, "duffing, transcription: %s" % str(et))
+    s, out, _ = run(["-problem", duff, "-p_c", "1", "-p_om", "1", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"])
+    e = s and s.get("extremal_check")
+    print("duffing c = 1, om = 1, single shooting: J^d %s, guard %s" % (s and s["J"], e))
+    check(e and e["moved_away"] and not e["local_minimum"] and e["lower_elsewhere"] and "not a local minimum" in out,
+          "duffing c = 1: %s" % str(e))
     for prob in ("pendulum", "kepler"):
         s, out, _ = run(["-problem", prob])
         e = s and s.get("extremal_check")
