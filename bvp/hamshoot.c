@@ -93,7 +93,7 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
     x->extremal                   = 0;
     HsOptionsCall(PetscOptionsEList("-hs_check_extremal",
                                     "after a converged solve, the direct problem by IPOPT from it and from the default "
-                                    "guess: is it a local minimum, is there a lower one (auto: when N (m + 2n) <= 40000)",
+                                    "guess: is it a local minimum, is there a lower one (auto: when N (m + 2n) <= 10000)",
                                     "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
   }
   PetscOptionsEnd();

@@ -77,7 +77,7 @@ typedef struct {
 } HsExtremal;
 #define HS_EXTREMAL_RTOL 1e-6
 #define HS_EXTREMAL_FAR 0.1
-#define HS_EXTREMAL_MAX_VARIABLES 40000 /* -hs_check_extremal auto: N (m + 2n) at most this */
+#define HS_EXTREMAL_MAX_VARIABLES 10000 /* -hs_check_extremal auto: N (m + 2n) at most this */
 
 /** One attempt of the solve strategy (HsSolverSetStrategy, bvp/strategy.c): what it was, how it ended. */
 #define HS_STRATEGY_MAX_ATTEMPTS 6

@@ -2238,7 +2238,7 @@ def t_robustness():
         pe, out, _ = run(["-problem", "pendulum", "-N", "80"])
         check(pe and pe["converged"] and pe["residual_norm"] <= 1e-12, "pendulum N = 80 stopped early: %s" % (pe and pe["residual_norm"]))
         # a failed shooting step is named
-        d, out, _ = run(["-problem", dp, "-hs_bvp_type", "shooting", "-hs_shoot_segments", "8"], ranks=2, expect_rc=2)
+        d, out, _ = run(["-problem", dp, "-hs_bvp_type", "shooting", "-hs_shoot_segments", "8", "-hs_strategy", "newton"], ranks=2, expect_rc=2)
         print("double pendulum, 8 segments: %s: %s" % (d and d["solver_status"], d and d["diagnosis"]))
         check(d and not d["converged"] and re.search(r"segment \d+.*step \d+", d["diagnosis"]),
               "double pendulum shooting: no segment and step named: %s" % (d and d["diagnosis"]))
