@@ -166,6 +166,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_min", r->H_min, 0);
   JsonNum(f, "H_max", r->H_max, 0);
   JsonNum(f, "H_spread", r->H_spread, 0);
+  JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   if (s->ops->writesummary)

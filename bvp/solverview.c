@@ -62,8 +62,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (max - min over intervals; %s)\n",
-                                   (double)r->H_spread,
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (%.1e of max(1, |H^d|); max - min over intervals; %s)\n",
+                                   (double)r->H_spread, (double)(r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean))),
                                    !r->autonomous ? "ell depends on t: see H^d balance"
                                    : r->at_floor  ? "conserving: as far as the noise floor lets Newton go"
                                                   : "round-off for conserving"));

@@ -2118,7 +2118,9 @@ def t_strategy():
             check(st and ("strategy           " + str(st["used"])) in out, "%s: the screen does not name the strategy" % name)
             if not (s and s["converged"]):
                 continue
-            check(s["H_spread"] <= 1e-10 * max(1.0, abs(s["H_mean"])), "%s: H^d spread %.2e" % (name, s["H_spread"]))
+            hrel = s["H_spread"] / max(1.0, abs(s["H_mean"]))
+            check(hrel <= 1e-10 and abs(s["H_spread_relative"] - hrel) <= 1e-3 * hrel and ("%.1e of max(1, |H^d|)" % hrel) in out,
+                  "%s: H^d spread %.2e, relative %s" % (name, s["H_spread"], s.get("H_spread_relative")))
             if name == "arm":
                 check(rel(s["J"], 3988023.913) < 1e-9, "arm: J^d %r, expected 3988023.913" % s["J"])
             elif name == "crane":
