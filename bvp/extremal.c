@@ -114,10 +114,7 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
   PetscCall(FromSolution(s, rows, e));
   PetscCall(FromDefault(s, e));
   PetscCall(PetscFree(rows));
-  if (s->prob->free_T) { /* the sub-solves moved the shared problem's T: back to the solution's */
-    HsProblemSetFinalTime(s->prob, s->res.T);
-    (void)HsDiscSetHorizon(s->disc);
-  }
+  HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
   e->done            = PETSC_TRUE;
   e->lower_elsewhere = (PetscBool)(e->near_converged && e->default_converged &&
                                    e->J_default < e->J_near - PetscMax(HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(e->J_near)),

@@ -124,6 +124,7 @@ struct _p_HsSolver {
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
 PetscReal      HsSolverStartT(HsSolver s);
 PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);
+void           HsSolverRestoreFinalTime(HsSolver s);
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);

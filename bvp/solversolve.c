@@ -338,6 +338,18 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverRestoreFinalTime - a free final time of the shared problem back to the last solve's, in the
+    problem and the discretization, after sub-solves of the same problem moved it (bvp/ internal: the
+    grids of -hs_extrapolate and -hs_study, the IPOPT solves of -hs_check_extremal). No-op for a fixed
+    T. Not collective. @*/
+void HsSolverRestoreFinalTime(HsSolver s)
+{
+  if (!s->prob->free_T)
+    return;
+  HsProblemSetFinalTime(s->prob, s->res.T);
+  (void)HsDiscSetHorizon(s->disc); /* the solution's T passed these checks */
+}
+
 /*@ HsSolverFinalTimeColumn - a free T on which the problem's data depend (prob->data_T;
     docs/free-final-time.md): the Jacobian's column of T as the central difference
     (F(X + dT e_T) - F(X - dT e_T)) / (2 dT) of the formulation's residual res, every other unknown

@@ -105,19 +105,59 @@ PetscErrorCode HsSolverStrategyParseContinue(HsSolver s, HsContinuation c)
   PetscFunctionReturn(0);
 }
 
-/* What a cold attempt starts from: the stored guess (or the default one), a free T held as for the
-   first solve, the problem's own costate scheme. */
-static PetscErrorCode ColdStart(HsSolver s)
+/* The discretization of the problem's own costate scheme (an attempt may have left a homotopy's). */
+static PetscErrorCode OwnScheme(HsSolver s)
 {
   PetscFunctionBeginUser;
   s->hom_theta = 1;
   PetscCall(HsSolverSetUpDiscretization(s));
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
+  PetscFunctionReturn(0);
+}
+
+/* What a cold attempt starts from: the stored guess (or the default one), a free T held as for the
+   first solve, the problem's own costate scheme. */
+static PetscErrorCode ColdStart(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(OwnScheme(s));
   s->hold_T = (PetscBool)(s->prob->free_T && !s->guess && s->guess_type != HS_GUESS_DIRECT);
   s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
   s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE, s->res.noise_floor = 0, s->res.at_floor = PETSC_FALSE;
   PetscCall((*s->ops->guess)(s, s->X));
+  PetscFunctionReturn(0);
+}
+
+/* A copy of the stored guess of s (rows NULL: none), for an attempt that replaces it. */
+typedef struct {
+  PetscReal *rows;
+  PetscInt   N;
+  PetscReal  T;
+} SavedGuess;
+
+static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
+{
+  PetscInt len = s->guess ? (s->guess_N + 1) * 4 * s->prob->n : 0;
+
+  PetscFunctionBeginUser;
+  g->rows = NULL, g->N = s->guess_N, g->T = s->guess_T;
+  if (len) {
+    PetscCall(PetscMalloc1(len, &g->rows));
+    PetscCall(PetscArraycpy(g->rows, s->guess, len));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Puts the saved guess back into s (restore) or drops it; g is empty after. */
+static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
+{
+  PetscFunctionBeginUser;
+  if (restore) {
+    PetscCall(PetscFree(s->guess));
+    s->guess = g->rows, s->guess_N = g->N, s->guess_T = g->T, g->rows = NULL;
+  }
+  PetscCall(PetscFree(g->rows));
   PetscFunctionReturn(0);
 }
 
@@ -165,9 +205,10 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
    after it. */
 static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, PetscBool *tried)
 {
-  PetscInt   L = 0, w = 4 * s->prob->n, Nprev = 0, Nsave = s->guess_N;
-  PetscReal *rows = NULL, *save = s->guess, Tprev = 0, Tsave = s->guess_T;
+  PetscInt   L = 0, w = 4 * s->prob->n, Nprev = 0;
+  PetscReal *rows = NULL, Tprev = 0;
   HsResults  r;
+  SavedGuess g;
 
   PetscFunctionBeginUser;
   while (s->N % (2 << L) == 0 && s->N / (2 << L) >= HS_STRATEGY_COARSEST_N)
@@ -199,13 +240,12 @@ static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, Pets
       PetscFunctionReturn(0);
     }
   }
-  s->guess = NULL;
+  PetscCall(SaveGuess(s, &g));
   PetscCall(HsSolverSetInitialGuess(s, Nprev, rows));
   s->guess_T = Tprev;
   PetscCall(ColdStart(s));
   PetscCall(HsSolverSolveNewton(s));
-  PetscCall(PetscFree(s->guess));
-  s->guess = save, s->guess_N = Nsave, s->guess_T = Tsave;
+  PetscCall(EndGuess(s, &g, PETSC_TRUE));
   PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
@@ -214,16 +254,12 @@ static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, Pets
    guess (a later warm start does not use it); on failure the old guess is put back. */
 static PetscErrorCode TryDirect(HsSolver s)
 {
-  PetscInt    Nsave = s->guess_N, len = s->guess ? (s->guess_N + 1) * 4 * s->prob->n : 0;
-  PetscReal  *save  = NULL, Tsave = s->guess_T;
-  HsGuessType gt    = s->guess_type;
+  HsGuessType gt = s->guess_type;
   PetscBool   ok;
+  SavedGuess  g;
 
   PetscFunctionBeginUser;
-  if (s->guess) {
-    PetscCall(PetscMalloc1(len, &save));
-    PetscCall(PetscArraycpy(save, s->guess, len));
-  }
+  PetscCall(SaveGuess(s, &g));
   PetscCall(HsSolverGuessFromDirect(s, &ok));
   if (ok) {
     s->guess_type = HS_GUESS_DIRECT;
@@ -233,11 +269,7 @@ static PetscErrorCode TryDirect(HsSolver s)
       PetscCall(HsSolverSolveHomotopy(s));
     s->guess_type = gt;
   }
-  if (!s->res.converged) {
-    PetscCall(PetscFree(s->guess));
-    s->guess = save, s->guess_N = Nsave, s->guess_T = Tsave, save = NULL;
-  }
-  PetscCall(PetscFree(save));
+  PetscCall(EndGuess(s, &g, (PetscBool)!s->res.converged));
   PetscFunctionReturn(0);
 }
 
@@ -362,7 +394,8 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
         PetscCall(PetscStrlcat(list, ": ", sizeof list));
         PetscCall(PetscStrlcat(list, a[k].status, sizeof list));
       }
-      PetscCall(ColdStart(s));
+      PetscCall(OwnScheme(s));
+      s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */
       PetscCall(VecCopy(X1, s->X));
       if (s->ops->resetiterate)
         PetscCall((*s->ops->resetiterate)(s));

@@ -104,10 +104,7 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscCall(HsSolverDestroy(&t));
-  if (s->prob->free_T) { /* the sub-solves moved the shared problem's T: back to the solution's */
-    HsProblemSetFinalTime(s->prob, s->res.T);
-    (void)HsDiscSetHorizon(s->disc);
-  }
+  HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
   if (!L->r.converged) {
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "hamshoot: warning: %s: the solve at N = %" PetscInt_FMT
                           " did not converge (%s)%s%s\n", why, N, L->r.status, L->r.diagnosis[0] ? ": " : "",
