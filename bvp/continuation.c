@@ -28,6 +28,7 @@
 #define HS_ARC_CORRECTOR_MAX_IT 8   /* corrector iterations of a pseudo-arclength step */
 #define HS_ARC_MAX_GROWTH 16.0 /* the arclength step grows to at most this times the first one */
 #define HS_ARC_CORRECTOR_TOL    1e-9 /* its ||F|| <= this max(1, ||X||_inf); the solver then polishes at fixed mu */
+#define HS_ARC_MAX_BRANCHES     8    /* branch points whose location is kept (all are counted) */
 
 typedef struct {
   char      name[64];
@@ -57,6 +58,9 @@ struct _p_HsContinuation {
   HsContinuationType type;            /* natural or pseudo-arclength (-hs_continue_type) */
   PetscInt   folds;                   /* folds passed by the last arclength continuation */
   PetscReal  fold;                    /* where the last one was (estimated) */
+  PetscInt   branches;                /* branch points passed by it (sign changes of the bordered determinant) */
+  PetscReal  branch[HS_ARC_MAX_BRANCHES]; /* where the first ones were (estimated) */
+  PetscBool  branch_test;             /* it could test for them (the linear solver is LU by MUMPS) */
 };
 
 /*@ HsContinuationCreate - a continuation driving the solves of a solver.
@@ -179,6 +183,25 @@ PetscErrorCode HsContinuationGetType(HsContinuation c, HsContinuationType *type,
     *type = c->type;
   if (folds)
     *folds = c->folds;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsContinuationGetBranchPoints - the branch points the last arclength continuation passed: their
+    number n, where the first min(n, max) of them were (the parameter values at which the determinant
+    of the bordered Jacobian, interpolated linearly, changes sign; NULL: not wanted) and whether it
+    could test for them (tested: the linear solver is LU by MUMPS, whose determinant it reads).
+    Not collective. @*/
+PetscErrorCode HsContinuationGetBranchPoints(HsContinuation c, PetscInt *n, PetscInt max, PetscReal where[],
+                                             PetscBool *tested)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
+  if (n)
+    *n = c->branches;
+  for (PetscInt i = 0; where && i < PetscMin(max, PetscMin(c->branches, HS_ARC_MAX_BRANCHES)); i++)
+    where[i] = c->branch[i];
+  if (tested)
+    *tested = c->branch_test;
   PetscFunctionReturn(0);
 }
 
@@ -366,13 +389,29 @@ static PetscErrorCode Start(HsContinuation c)
  * that is the continuation's end. */
 static PetscErrorCode Mark(HsContinuation c, PetscInt k, PetscReal v, PetscBool reached)
 {
-  const Stage *t = &c->stage[k];
+  const Stage *t    = &c->stage[k];
+  char        *info = c->solver->cont_info, list[200] = "";
+  size_t       len  = sizeof c->solver->cont_info, used;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(c->solver->cont_info, sizeof c->solver->cont_info,
+  PetscCall(PetscSNPrintf(info, len,
                           "{\"parameter\": \"%s\", \"value\": %.17g, \"target\": %.17g, \"stage\": %" PetscInt_FMT
-                          ", \"stages\": %" PetscInt_FMT ", \"reached\": %s}",
-                          t->name, (double)v, (double)t->target, k, c->nstages, reached ? "true" : "false"));
+                          ", \"stages\": %" PetscInt_FMT ", \"reached\": %s, \"type\": \"%s\"",
+                          t->name, (double)v, (double)t->target, k, c->nstages, reached ? "true" : "false",
+                          c->type == HS_CONTINUATION_ARCLENGTH ? "arclength" : "natural"));
+  if (c->type == HS_CONTINUATION_ARCLENGTH) { /* what the branch held so far: folds, branch points */
+    for (PetscInt i = 0; i < PetscMin(c->branches, HS_ARC_MAX_BRANCHES); i++) {
+      used = strlen(list);
+      PetscCall(PetscSNPrintf(list + used, sizeof list - used, "%s%.10g", i ? ", " : "", (double)c->branch[i]));
+    }
+    used = strlen(info);
+    PetscCall(PetscSNPrintf(info + used, len - used,
+                            ", \"folds\": %" PetscInt_FMT ", \"branch_points\": %" PetscInt_FMT
+                            ", \"branch_points_at\": [%s], \"branch_points_tested\": %s",
+                            c->folds, c->branches, list, c->branch_test ? "true" : "false"));
+  }
+  used = strlen(info);
+  PetscCall(PetscSNPrintf(info + used, len - used, "}"));
   PetscFunctionReturn(0);
 }
 
@@ -505,6 +544,12 @@ typedef struct {
   Vec      *v; /* the six below */
   Vec       F, Fp, a, b, dX, tX;
   PetscReal tmu, nX;
+  PetscBool det_known;  /* the last ArcSolves' det J = det_m 2^det_e is known (LU by MUMPS) */
+  PetscReal det_m;
+  PetscInt  det_e;
+  PetscBool tau_known;  /* the branch-point test function at the last accepted point: */
+  PetscReal tau_m, tau_v; /* sign(t_mu) det J = tau_m 2^tau_e, at mu = tau_v */
+  PetscInt  tau_e;
 } Arc;
 
 static PetscReal ArcDot(Arc *A, PetscReal xx, PetscReal ab) { return xx / A->nX + ab; }
@@ -521,8 +566,49 @@ static PetscErrorCode ArcResidual(HsContinuation c, const Stage *t, Vec X, Petsc
   PetscFunctionReturn(0);
 }
 
-/* At (X, v): J = F_X factored, a = -J^{-1} F (if F != NULL), b = -J^{-1} F_mu. *fail on a domain error
- * or a failed linear solve. */
+/* The determinant of J as MUMPS computes it with the factors (ICNTL(33)): before the factorization
+ * (after = false) it is asked for; after it, *m 2^*e. *known = PETSC_FALSE if ksp's preconditioner is
+ * not LU by MUMPS (another solver: no determinant, no branch-point test). */
+static PetscErrorCode ArcDeterminant(KSP ksp, PetscBool after, PetscReal *m, PetscInt *e, PetscBool *known)
+{
+  PetscFunctionBeginUser;
+  *known = PETSC_FALSE;
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    PC            pc;
+    PetscBool     lu;
+    MatSolverType type;
+    Mat           F;
+    PetscInt      asked;
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
+    if (!lu)
+      PetscFunctionReturn(0);
+    PetscCall(PCFactorGetMatSolverType(pc, &type));
+    if (!type || strcmp(type, MATSOLVERMUMPS))
+      PetscFunctionReturn(0);
+    if (!after) {
+      PetscCall(PCFactorSetUpMatSolverType(pc));
+      PetscCall(PCFactorGetMatrix(pc, &F));
+      PetscCall(MatMumpsSetIcntl(F, 33, 1));
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PCFactorGetMatrix(pc, &F));
+    PetscCall(MatMumpsGetIcntl(F, 33, &asked));
+    if (asked != 1)
+      PetscFunctionReturn(0);
+    PetscCall(MatMumpsGetRinfog(F, 12, m));
+    PetscCall(MatMumpsGetInfog(F, 34, e));
+    *known = PETSC_TRUE;
+  }
+#else
+  (void)ksp, (void)after, (void)m, (void)e;
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* At (X, v): J = F_X factored (A->det_*: its determinant, if known), a = -J^{-1} F (if F != NULL),
+ * b = -J^{-1} F_mu. *fail on a domain error or a failed linear solve. */
 static PetscErrorCode ArcSolves(HsContinuation c, const Stage *t, Arc *A, Vec X, PetscReal v, Vec F, PetscBool *fail)
 {
   HsSolver           s = c->solver;
@@ -545,8 +631,12 @@ static PetscErrorCode ArcSolves(HsContinuation c, const Stage *t, Arc *A, Vec X,
   PetscCall(SNESComputeJacobian(s->snes, X, s->Jac, s->Jac));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPSetOperators(ksp, s->Jac, s->Jac));
+  PetscCall(ArcDeterminant(ksp, PETSC_FALSE, &A->det_m, &A->det_e, &A->det_known));
   PetscCall(KSPSolve(ksp, A->Fp, A->b));
   PetscCall(KSPGetConvergedReason(ksp, &kr));
+  A->det_known = PETSC_FALSE;
+  if (kr >= 0)
+    PetscCall(ArcDeterminant(ksp, PETSC_TRUE, &A->det_m, &A->det_e, &A->det_known));
   if (F && kr >= 0) {
     PetscCall(VecCopy(F, A->Fp));
     PetscCall(VecScale(A->Fp, -1));
@@ -598,6 +688,39 @@ static PetscErrorCode ArcCorrect(HsContinuation c, const Stage *t, Arc *A, Vec X
     PetscCall(VecAXPY(X, dmu, A->b));
     *v += dmu, (*its)++;
   }
+  PetscFunctionReturn(0);
+}
+
+/* The branch-point test at the accepted point (X, v), reached from vc (A->dX = X - Xc): tau =
+ * sign(t_mu) det J, with the branch's tangent t along (b, 1) (J b = -F_mu, at X) oriented by the secant.
+ * tau is the sign of the bordered Jacobian's determinant det [J, F_mu; t^T]: through a fold it keeps
+ * its sign (t_mu and det J change sign together), at a simple branch point it changes (det J alone
+ * does). A change is reported, its place interpolated linearly in mu between the two points. */
+static PetscErrorCode ArcBranchTest(HsContinuation c, const Stage *t, Arc *A, Vec X, PetscReal vc, PetscReal v)
+{
+  PetscBool fail;
+  PetscReal bd, m, r, at;
+
+  PetscFunctionBeginUser;
+  PetscCall(ArcSolves(c, t, A, X, v, NULL, &fail));
+  if (fail || !A->det_known) {
+    A->tau_known = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecDot(A->b, A->dX, &bd));
+  m = (bd / A->nX + (v - vc) >= 0 ? 1 : -1) * A->det_m;
+  if (A->tau_known && m * A->tau_m < 0) {
+    r  = m / A->tau_m * PetscPowReal(2, (PetscReal)(A->det_e - A->tau_e)); /* < 0: tau_new / tau_old */
+    at = A->tau_v + (v - A->tau_v) / (1 - r);
+    if (c->branches < HS_ARC_MAX_BRANCHES)
+      c->branch[c->branches] = at;
+    c->branches++;
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)c),
+                          "continuation %s: branch point passed near %s = %.6g (between %.6g and %.6g the determinant "
+                          "of the bordered Jacobian changed sign): another branch of solutions crosses this one there\n",
+                          t->name, t->name, (double)at, (double)A->tau_v, (double)v));
+  }
+  A->tau_known = PETSC_TRUE, A->tau_m = m, A->tau_e = A->det_e, A->tau_v = v;
   PetscFunctionReturn(0);
 }
 
@@ -679,6 +802,27 @@ static PetscErrorCode ArcOutOfBounds(HsContinuation c, const Stage *t, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* The unit tangent at the start (Xc, vc), towards the target (dir): J t_X = -F_mu, t_mu = 1, scaled;
+ * the branch-point test function there (t_mu has the sign of dir). */
+static PetscErrorCode ArcStart(HsContinuation c, const Stage *t, Arc *A, Vec Xc, PetscReal vc, PetscReal dir)
+{
+  PetscBool fail;
+  PetscReal nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(ArcSolves(c, t, A, Xc, vc, NULL, &fail));
+  PetscCheck(!fail, PetscObjectComm((PetscObject)c), PETSC_ERR_NOT_CONVERGED,
+             "-hs_continue_type arclength: no tangent at %s = %g", t->name, (double)vc);
+  PetscCall(VecCopy(A->b, A->tX));
+  PetscCall(VecNorm(A->tX, NORM_2, &nrm));
+  nrm = PetscSqrtReal(nrm * nrm / A->nX + 1);
+  PetscCall(VecScale(A->tX, dir / nrm));
+  A->tmu         = dir / nrm;
+  c->branch_test = A->det_known;
+  A->tau_known = A->det_known, A->tau_m = dir * A->det_m, A->tau_e = A->det_e, A->tau_v = vc;
+  PetscFunctionReturn(0);
+}
+
 /* Stage k by pseudo-arclength continuation from (Xc, vc) (converged); Xp, Xs scratch. As RunStage. */
 static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal vc, Vec Xc, Vec Xp, Vec Xs, PetscBool *ok,
                                         PetscBool *stopped)
@@ -689,7 +833,7 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
   PetscReal dir = t->target >= t->from ? 1 : -1, ds0 = PetscAbsReal(t->target - t->from) / t->steps, ds = ds0, nrm;
   PetscReal vprev = vc, hprev = 0; /* the point before (Xc, vc) and the arclength between them */
   PetscInt  steps = 0, max_steps = 20 * t->steps + 100, its;
-  PetscBool fail, conv, stop;
+  PetscBool conv, stop;
   HsResults r;
   Vec       X;
   MPI_Comm  comm = PetscObjectComm((PetscObject)c);
@@ -704,15 +848,7 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
   A.nX = (PetscReal)its;
   PetscCall(VecDuplicateVecs(Xc, 6, &A.v));
   A.F = A.v[0], A.Fp = A.v[1], A.a = A.v[2], A.b = A.v[3], A.dX = A.v[4], A.tX = A.v[5];
-  /* the tangent at the start: J t_X = -F_mu, t_mu = 1, towards the target */
-  PetscCall(ArcSolves(c, t, &A, Xc, vc, NULL, &fail));
-  PetscCheck(!fail, comm, PETSC_ERR_NOT_CONVERGED, "-hs_continue_type arclength: no tangent at %s = %g", t->name, (double)vc);
-  PetscCall(VecCopy(A.b, A.tX));
-  A.tmu = 1;
-  PetscCall(VecNorm(A.tX, NORM_2, &nrm));
-  nrm = PetscSqrtReal(nrm * nrm / A.nX + 1);
-  PetscCall(VecScale(A.tX, dir / nrm));
-  A.tmu = dir / nrm;
+  PetscCall(ArcStart(c, t, &A, Xc, vc, dir));
   while (PETSC_TRUE) {
     PetscReal v = vc + ds * A.tmu;
     PetscCall(ArcOutOfBounds(c, t, vc, v, ++steps > max_steps, ok));
@@ -764,6 +900,8 @@ static PetscErrorCode RunStageArclength(HsContinuation c, PetscInt k, PetscReal 
                             "last three points, at least the farthest point seen)\n",
                             t->name, t->name, (double)fold));
     }
+    if (c->branch_test)
+      PetscCall(ArcBranchTest(c, t, &A, X, vc, v));
     PetscCall(VecCopy(A.dX, A.tX));
     PetscCall(VecScale(A.tX, 1 / nrm));
     A.tmu  = (v - vc) / nrm;
@@ -803,6 +941,7 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
   c->reached = PETSC_FALSE, c->diagnosis[0] = 0, c->last_stage = -1, c->folds = 0;
+  c->branches = 0, c->branch_test = PETSC_FALSE;
   s->cont_info[0] = 0;
   if (!c->nstages) {
     PetscCall(HsSolverSolve(s));

@@ -97,6 +97,12 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                                     "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
   }
   PetscOptionsEnd();
+  if (x->extremal == 1) { /* asked for: without IPOPT an error now, not a note after the solve */
+    PetscBool avail;
+    char      why[192];
+    PetscCall(HsIpoptAvailable(PETSC_COMM_WORLD, &avail, why, sizeof why));
+    PetscCheck(avail, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-hs_check_extremal yes: %s", why);
+  }
   PetscFunctionReturn(0);
 }
 

@@ -67,16 +67,20 @@ typedef struct {
     regularization certifies it (the KKT matrix has the inertia of a strict local minimum). */
 typedef struct {
   PetscBool done;
+  char      not_made[192]; /* done but not made: why ("IPOPT is not available: ..."); "" when made */
   PetscBool near_converged, default_converged;
   PetscReal J_near, J_default; /* their J^d */
   PetscReal distance;          /* max over the nodes of |x_near - x| / max(1, max |x|) */
   PetscReal regularization;    /* of IPOPT's last step from this solution (0: none; -1: no step) */
+  PetscBool perturbed;         /* IPOPT took no step from this solution (a KKT point to its tolerance) and
+                                  started again from it perturbed by HS_EXTREMAL_PERTURB */
   PetscBool lower_elsewhere;   /* J_default < J_near - max(HS_EXTREMAL_RTOL max(1, |J_near|), |J - J_near|): a lower
                                   minimum exists, by more than the scheme offset at this extremal */
   PetscBool moved_away;        /* distance > HS_EXTREMAL_FAR: IPOPT from this solution descended elsewhere */
 } HsExtremal;
 #define HS_EXTREMAL_RTOL 1e-6
 #define HS_EXTREMAL_FAR 0.1
+#define HS_EXTREMAL_PERTURB 1e-2
 #define HS_EXTREMAL_MAX_VARIABLES 10000 /* -hs_check_extremal auto: N (m + 2n) at most this */
 
 /** One attempt of the solve strategy (HsSolverSetStrategy, bvp/strategy.c): what it was, how it ended. */
@@ -222,6 +226,7 @@ PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy);
 PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy);
 
 /* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
+PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], size_t len);
 PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it);
 PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *max_it);
 PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering);
@@ -238,6 +243,7 @@ PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
 PetscErrorCode HsContinuationDestroy(HsContinuation *c);
 PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscReal from, PetscInt steps);
 PetscErrorCode HsContinuationGetNumStages(HsContinuation c, PetscInt *n);
+PetscErrorCode HsContinuationGetBranchPoints(HsContinuation c, PetscInt *n, PetscInt max, PetscReal where[], PetscBool *tested);
 PetscErrorCode HsContinuationSetMaxHalvings(HsContinuation c, PetscInt max);
 PetscErrorCode HsContinuationGetMaxHalvings(HsContinuation c, PetscInt *max);
 PetscErrorCode HsContinuationSetMonitor(HsContinuation c, PetscBool monitor);

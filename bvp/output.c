@@ -184,15 +184,19 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   }
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
   JsonStrategy(f, r);
-  if (r->extremal.done) {
+  if (r->extremal.done && r->extremal.not_made[0]) {
+    fprintf(f, "  \"extremal_check\": {\"made\": false, \"why\": ");
+    JsonString(f, r->extremal.not_made);
+    fprintf(f, "},\n");
+  } else if (r->extremal.done) {
     const HsExtremal *e = &r->extremal;
-    fprintf(f, "  \"extremal_check\": {\"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, \"regularization\": "
+    fprintf(f, "  \"extremal_check\": {\"made\": true, \"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, \"regularization\": "
                "%.6g, \"local_minimum\": %s, \"default_converged\": %s, \"J_default\": %.17g, \"lower_elsewhere\": %s, "
-               "\"moved_away\": %s},\n",
+               "\"moved_away\": %s, \"perturbed_start\": %s},\n",
             e->near_converged ? "true" : "false", (double)e->J_near, (double)e->distance, (double)e->regularization,
             e->near_converged && !e->moved_away && e->regularization == 0 ? "true" : "false",
             e->default_converged ? "true" : "false", (double)e->J_default, e->lower_elsewhere ? "true" : "false",
-            e->moved_away ? "true" : "false");
+            e->moved_away ? "true" : "false", e->perturbed ? "true" : "false");
   }
   if (s->cont_info[0])
     fprintf(f, "  \"continuation\": %s,\n", s->cont_info);

@@ -6,15 +6,20 @@
 static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
 {
   PetscFunctionBeginUser;
+  if (e->not_made[0]) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     not made: %s\n", e->not_made));
+    PetscFunctionReturn(0);
+  }
   if (!e->near_converged)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     the direct problem (IPOPT) from this solution did not converge: no "
                                              "second-order information\n"));
   else
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     %s: IPOPT from this solution J^d = %.10g, %.1e away, %s\n",
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     %s: IPOPT from this solution%s J^d = %.10g, %.1e away, %s\n",
                                      e->moved_away ? "NOT a local minimum of the direct problem"
                                      : e->regularization == 0 ? "a strict local minimum of the direct problem"
-                                                               : "near a minimum of the direct problem",
-                                     (double)e->J_near, (double)e->distance,
+                                     : e->regularization > 0 ? "near a minimum of the direct problem"
+                                                              : "a stationary point of the direct problem, of unknown kind",
+                                     e->perturbed ? " (perturbed: no step from it)" : "", (double)e->J_near, (double)e->distance,
                                      e->regularization == 0 ? "no Hessian regularization in its last step"
                                      : e->regularization > 0 ? "its last step needed Hessian regularization"
                                                              : "no step taken"));

@@ -12,7 +12,8 @@
  *                         in time, then at N
  *   direct guess          the direct problem (same state scheme, same grid) solved by IPOPT, its states
  *                         and multipliers as the guess, and the costate homotopy if Newton fails
- *                         from there (bvp/directguess.c)
+ *                         from there (bvp/directguess.c); without IPOPT (HsIpoptAvailable) it is
+ *                         recorded as "IPOPT not available" and the next attempt follows
  *   continuation          natural continuation in reach from 0 (x_T moves from x0 to its value),
  *                         then in the parameters of -hs_strategy_continue NAME=FROM,..., each
  *                         in HS_CONTINUATION_STEPS_DEFAULT steps with halving
@@ -259,6 +260,12 @@ static PetscErrorCode TryDirect(HsSolver s)
   SavedGuess  g;
 
   PetscFunctionBeginUser;
+  PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), &ok, NULL, 0));
+  if (!ok) { /* recorded with this status, and the next attempt follows */
+    PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
+    s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
+    PetscFunctionReturn(0);
+  }
   PetscCall(SaveGuess(s, &g));
   PetscCall(HsSolverGuessFromDirect(s, &ok));
   if (ok) {

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Programs of a problem: mass and potential, one per derivative order
  * k = 0..3 (the order-k derivatives only: an evaluation that adds orders at
@@ -874,6 +875,12 @@ static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int 
   if (!ret && !(o->vars[j] >= o->pmin[o->npar] && o->vars[j] <= o->pmax[o->npar]))
     ret = o->phelp[o->npar] ? Fail(s, vcol, "param %s: the value %g is not %s", pn, o->vars[j], o->phelp[o->npar] + 15)
                             : Fail(s, vcol, "param %s: the value %g is outside [-1e300, 1e300]", pn, o->vars[j]);
+  for (int i = 0; !ret && i < o->npar; i++) /* -p_NAME options ignore case: W and w would be one option */
+    if (o->names[o->par + i] && !strcasecmp(o->names[o->par + i], pn) && strcmp(o->names[o->par + i], pn))
+      ret = Fail(s, (int)(pn - line) + 1,
+                 "param %s: differs from the parameter '%s' only in case, and -p_%s would set both (option names "
+                 "ignore case); rename one",
+                 pn, o->names[o->par + i], pn);
   if (!ret)
     ret = Name(s, o, pn, (int)(pn - line) + 1, j, "param");
   if (!ret)

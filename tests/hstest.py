@@ -46,8 +46,8 @@ def read_rows(outdir):
     return rows
 
 
-def run(args, ranks=1, expect_rc=0, outdir=None):
-    """Runs hamshoot; returns (summary dict or None, stdout+stderr, rc)."""
+def run(args, ranks=1, expect_rc=0, outdir=None, env=None):
+    """Runs hamshoot (with env added to the environment); returns (summary dict or None, stdout+stderr, rc)."""
     cmd = [HAMSHOOT] + args + ["-quiet"]
     if ranks > 1:
         cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks)] + cmd
@@ -56,7 +56,8 @@ def run(args, ranks=1, expect_rc=0, outdir=None):
         tmp = tempfile.TemporaryDirectory()
         outdir = os.path.join(tmp.name, "out")
     cmd += ["-o", outdir]
-    p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    p = subprocess.run(cmd, env=dict(ENV, **(env or {})), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=600)
     summary = None
     sfile = os.path.join(outdir, "summary.json")
     if os.path.exists(sfile):
@@ -611,6 +612,7 @@ xT: pi/2, 0
              ("mass: m*l^2", "mass: m*l^2\nkinetic_energy: 0.5*q_dot^2", ":8:1:", "not both"),
              ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q)*q_dot", ":8:26:", "only in kinetic_energy"),
              ("param l: 1", "param l: 1\nparam m: 2", ":4:7:", "already used"),
+             ("param l: 1", "param l: 1\nparam L: 2", ":4:7:", "differs from the parameter 'l' only in case"),
              ("param l: 1", "param pi: 1", ":3:7:", "reserved"),
              ("param l: 1", "param l: 1 +", ":3:13:", "param l: cannot parse"),
              ("x0: 0, 0", "x0: 0", ":13:5:", "expected 2 entries"),
@@ -2262,6 +2264,9 @@ def t_robustness():
         check(len(folds) >= 1 and 0.3 < folds[0] < 0.3525 and vals and len(vals) - 1 - top >= 3 and min(vals[top:]) < 0.3
               and a and a["converged"] and "another branch" in a["diagnosis"],
               "arclength did not pass the fold near 0.35: %s" % out[-600:])
+        ai = a and a.get("continuation")
+        check(ai and ai["folds"] >= 1 and ai["branch_points"] == 0 and ai["branch_points_tested"] and "branch point" not in out,
+              "the fold taken for a branch point: %s" % ai)
         g, out, _ = run(["-problem", "pendulum", "-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_type", "arclength"])
         base, _, _ = run(["-problem", "pendulum"])
         check(g and base and abs(g["J"] - base["J"]) <= 1e-10 * base["J"] and g["continuation"]["reached"] is True,
@@ -2324,6 +2329,92 @@ def t_accuracy():
         check("hamshoot: error:" in out and word in out, "%s: %s" % (args, out[-300:]))
 
 
+def t_no_ipopt():
+    """IPOPT missing (HAMSHOOT_IPOPT_LIBRARY names no library; in the sanitized build IPOPT is never
+    loaded, bvp/impls/ipopt.c): what uses it only when it can says so and goes on, what asks for it is
+    an error naming the cause.
+    - -hs_check_extremal auto: the run converges, exit 0, the summary and summary.json say the check was
+      not made and why; -hs_check_extremal yes: exit 1 before the solve, the message names IPOPT.
+    - -hs_strategy auto on the 3-link arm (N = 40; Newton fails): the direct guess is recorded as
+      "IPOPT not available" and the continuation fallback is still tried.
+    - -hs_bvp_type ipopt: exit 1, "IPOPT is not available"."""
+    env = {"HAMSHOOT_IPOPT_LIBRARY": "libhamshoot-no-such-ipopt.so"}
+    s, out, _ = run(["-problem", "pendulum", "-N", "40"], ranks=2, env=env)
+    e = s and s.get("extremal_check")
+    print("pendulum without IPOPT: converged %s, extremal_check %s" % (s and s["converged"], e))
+    check(s and s["converged"] and e and e["made"] is False and "IPOPT is not available" in e["why"]
+          and "extremal check     not made: IPOPT is not available" in out, "extremal check without IPOPT: %s" % str(e))
+    s, out, _ = run(["-problem", "pendulum", "-N", "40", "-hs_check_extremal", "yes"], ranks=2, expect_rc=1, env=env)
+    check(s is None and "hamshoot: error: -hs_check_extremal yes: IPOPT is not available" in out,
+          "-hs_check_extremal yes without IPOPT: %s" % out[-300:])
+    s, out, _ = run(["-problem", "manipulator3", "-N", "40"], ranks=2, expect_rc=None, env=env)
+    st = s and s.get("strategy")
+    names = st and [(a["name"], a["status"]) for a in st["attempts"]]
+    print("arm without IPOPT: %s" % names)
+    check(names and ("direct guess", "IPOPT not available") in names
+          and any(n.startswith("continuation") for n, _ in names), "strategy without IPOPT: %s" % names)
+    _, out, _ = run(["-problem", "pendulum", "-N", "40", "-hs_bvp_type", "ipopt"], expect_rc=1, env=env)
+    check("hamshoot: error:" in out and "IPOPT is not available" in out, "-hs_bvp_type ipopt without IPOPT: %s" % out[-300:])
+
+
+def t_branch_point():
+    """Issue 12: branch points of the arclength continuation (tests/data/pitchfork.ocp). The extremal q = 0
+    of q'' = u with L = u^2/2 - c q^2/2 + q^4/4 loses uniqueness at c* = beta^4 (T = 1), cos(beta)
+    cosh(beta) = 1 (the clamped beam's first eigenvalue, found here by Newton's method): two branches
+    bifurcate there. Continuing q = 0 in c from 400 to 600:
+    - exactly one branch point is reported and no fold (the test function, the sign of the bordered
+      Jacobian's determinant, keeps its sign through folds and changes it here); its estimate converges
+      to c* at order 2 in h (N = 50, 100, 200; 1000 nominal steps, so that the linear interpolation
+      between the two points around it does not matter): orders 2 +- 0.25;
+    - the estimate is the same on 2 ranks and by 10-segment shooting (to 1e-6) as on 1 rank, and with 100
+      steps it lies in its bracket next to the 1000-step one;
+    - the pendulum's reach fold (robustness) is a fold and no branch point; a Krylov linear solver (shooting
+      with -hs_shoot_ksp rankblock) cannot test, and summary.json says so;
+    - the wrong-extremal guard: IPOPT takes no step from q = 0 (an exact KKT point), so it starts again
+      from a perturbed q; below c* that returns (a strict local minimum), above it IPOPT descends away
+      (J^d < 0) and the run warns that q = 0 is not a local minimum."""
+    pf = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pitchfork.ocp")
+    b = 4.73
+    for _ in range(30):
+        b -= (math.cos(b) * math.cosh(b) - 1) / (-math.sin(b) * math.cosh(b) + math.cos(b) * math.sinh(b))
+    cstar = b ** 4
+    arc = ["-problem", pf, "-p_c", "600", "-hs_continue", "c", "-hs_continue_from", "400", "-hs_continue_type",
+           "arclength", "-hs_check_extremal", "no"]
+
+    def branch(extra, ranks=1):
+        s, out, _ = run(arc + extra, ranks=ranks)
+        ci = s and s.get("continuation")
+        m = re.search(r"branch point passed near c = ([0-9.eE+-]+) \(between ([0-9.eE+-]+) and ([0-9.eE+-]+)", out)
+        return ci, m and [float(m.group(i)) for i in (1, 2, 3)]
+
+    est = []
+    for N in (50, 100, 200):
+        ci, m = branch(["-N", str(N), "-hs_continue_steps", "1000"])
+        print("N = %d: continuation %s" % (N, ci))
+        check(ci and ci["reached"] and ci["folds"] == 0 and ci["branch_points"] == 1 and ci["branch_points_tested"]
+              and m and abs(ci["branch_points_at"][0] - m[0]) < 1e-5 * cstar, "N = %d: one branch point: %s" % (N, ci))
+        est.append(ci and ci["branch_points_at"] and ci["branch_points_at"][0] or float("nan"))
+    err = [abs(e - cstar) for e in est]
+    orders = [math.log2(err[i] / err[i + 1]) if err[i + 1] > 0 else float("nan") for i in range(2)]
+    print("c* = %.6f; estimates %s, errors %s, observed orders %s" % (cstar, est, err, orders))
+    check(all(abs(o - 2) < 0.25 for o in orders) and err[2] < 2e-3 * cstar, "branch point order: %s" % orders)
+    _, one = branch(["-hs_continue_steps", "100"])
+    for extra, ranks in (([], 2), (["-hs_bvp_type", "shooting", "-hs_shoot_segments", "10"], 2)):
+        _, m = branch(["-hs_continue_steps", "100"] + extra, ranks)
+        check(m and one and abs(m[0] - one[0]) < 1e-6 * cstar, "%s on %d ranks: %s against %s" % (extra, ranks, m, one))
+    check(one and one[1] < est[1] < one[2] and abs(one[0] - est[1]) < 0.01 * (one[2] - one[1]) + 0.2,
+          "100 steps: %s, 1000 steps: %s" % (one, est[1]))
+    ci, m = branch(["-hs_continue_steps", "100", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "10",
+                    "-hs_shoot_ksp", "rankblock"], 2)
+    check(ci and ci["branch_points_tested"] is False and ci["branch_points"] == 0 and not m, "Krylov: %s" % ci)
+    for c, minimum in (("400", True), ("700", False)):
+        s, out, _ = run(["-problem", pf, "-p_c", c])
+        e = s and s.get("extremal_check")
+        print("q = 0 at c = %s: guard %s" % (c, e))
+        check(e and e["perturbed_start"] and e["local_minimum"] is minimum and e["moved_away"] is not minimum
+              and (minimum or (e["J_near"] < 0 and "not a local minimum" in out)), "guard at c = %s: %s" % (c, e))
+
+
 TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
@@ -2331,7 +2422,8 @@ TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crossche
          "checkpoint": t_checkpoint, "reliability": t_reliability, "free_time": t_free_time,
          "problem_format": t_problem_format, "configuration_forces": t_configuration_forces,
          "free_time_data": t_free_time_data, "robustness": t_robustness, "accuracy": t_accuracy,
-         "strategy": t_strategy, "extremal": t_extremal}
+         "strategy": t_strategy, "extremal": t_extremal, "no_ipopt": t_no_ipopt,
+         "branch_point": t_branch_point}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

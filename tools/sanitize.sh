@@ -4,15 +4,17 @@
 # Needs the packages of tools/setup.sh (gcc's sanitizer runtimes come with gcc). Exit status: ctest's.
 #
 # Excluded tests (HS_ASAN_EXCLUDE, a ctest -E regex; set it to override):
-#   ipopt compare direct_guess solver_api_1rank solver_api_2ranks
+#   ipopt compare direct_guess solver_api_1rank solver_api_2ranks strategy extremal
 #       load IPOPT with dlopen(RTLD_DEEPBIND) (bvp/impls/ipopt.c), which the sanitizer runtime
-#       refuses ("You are trying to dlopen a libipopt.so.1 ... with RTLD_DEEPBIND flag").
+#       refuses ("You are trying to dlopen a libipopt.so.1 ... with RTLD_DEEPBIND flag"); the sanitized
+#       build does not try (HS_SANITIZED): -hs_check_extremal auto and the direct guess of -hs_strategy
+#       auto are recorded as not available there, and the tests that need them are excluded.
 # HS_SANITIZED=1 tells tests/hstest.py to skip what cannot run sanitized (the out-of-memory check
 # under 'ulimit -v': AddressSanitizer reserves terabytes of shadow address space).
 # Leaks: tools/lsan.supp suppresses Open MPI's (and its libraries') own, nothing of hamshoot.
 set -eu
 cd "$(dirname "$0")/.."
-: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks)\$}"
+: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal)\$}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HS_SANITIZED=1
 # Stacks are unwound by frame pointers (fast; DWARF unwinding, fast_unwind_on_malloc=0, makes
 # malloc-heavy tests 2-3 times slower). That loses the caller of glibc's vasprintf (no frame pointer),

@@ -23,6 +23,7 @@
 #include "ipoptimpl.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef HS_IPOPT_LIBRARY
@@ -32,7 +33,8 @@
 static HsIpoptLib ipopt_lib;
 static void      *ipopt_handle;
 
-/* dlopen IPOPT once per process (rank 0); msg says why it failed. */
+/* dlopen IPOPT once per process (rank 0): the soname found at build time, or the environment's
+   HAMSHOOT_IPOPT_LIBRARY; msg says why it failed. */
 static int LoadIpopt(char *msg, size_t len)
 {
   const char *names[] = {"CreateIpoptProblem", "FreeIpoptProblem",       "AddIpoptStrOption",
@@ -41,21 +43,51 @@ static int LoadIpopt(char *msg, size_t len)
   void      **slots[] = {(void **)&ipopt_lib.Create,    (void **)&ipopt_lib.Free,      (void **)&ipopt_lib.StrOption,
                          (void **)&ipopt_lib.NumOption, (void **)&ipopt_lib.IntOption, (void **)&ipopt_lib.Scaling,
                          (void **)&ipopt_lib.Intermediate, (void **)&ipopt_lib.Solve};
+  const char *lib;
 
   if (ipopt_handle)
     return 0;
-  ipopt_handle = dlopen(HS_IPOPT_LIBRARY, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+#ifdef HS_SANITIZED
+  /* the sanitizer runtime aborts the process on dlopen(RTLD_DEEPBIND) (google/sanitizers#611) */
+  snprintf(msg, len, "IPOPT is not available in a sanitized build (-DHS_SANITIZE=ON): the sanitizer runtime refuses "
+                     "dlopen(RTLD_DEEPBIND), which keeps IPOPT's sequential MUMPS apart from PETSc's");
+  return 1;
+#endif
+  lib          = getenv("HAMSHOOT_IPOPT_LIBRARY"); /* another IPOPT build (its path or soname) */
+  lib          = lib && lib[0] ? lib : HS_IPOPT_LIBRARY;
+  ipopt_handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   if (!ipopt_handle) {
     snprintf(msg, len, "IPOPT is not available: %s (Debian: apt-get install coinor-libipopt-dev)", dlerror());
     return 1;
   }
   for (int i = 0; i < 8; i++)
     if (!(*slots[i] = dlsym(ipopt_handle, names[i]))) {
-      snprintf(msg, len, "IPOPT library %s has no %s", HS_IPOPT_LIBRARY, names[i]);
+      snprintf(msg, len, "IPOPT library %s has no %s", lib, names[i]);
       dlclose(ipopt_handle), ipopt_handle = NULL;
       return 1;
     }
   return 0;
+}
+
+/*@ HsIpoptAvailable - whether IPOPT can be loaded (on rank 0 of comm; the answer on every rank), and
+    if not, why (msg, len bytes). Collective. The direct guess of -hs_strategy auto and -hs_check_extremal
+    auto skip IPOPT when it is not available; an explicit request of it is an error. @*/
+PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], size_t len)
+{
+  PetscMPIInt rank;
+  char        why[256] = "";
+  int         no       = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0)
+    no = LoadIpopt(why, sizeof why);
+  PetscCallMPI(MPI_Bcast(&no, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(why, sizeof why, MPI_CHAR, 0, comm));
+  *avail = (PetscBool)!no;
+  if (msg && len)
+    PetscCall(PetscStrncpy(msg, why, len));
+  PetscFunctionReturn(0);
 }
 
 static const char *StatusName(int st)
