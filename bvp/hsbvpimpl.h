@@ -130,6 +130,7 @@ PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt,
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode HsSolverResetFactorization(HsSolver s);
 PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
                                        SNESConvergedReason *reason, void *ctx);

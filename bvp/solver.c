@@ -29,6 +29,7 @@ PetscErrorCode HsInitializePackage(void)
   hs_package_initialized = PETSC_TRUE;
   PetscCall(PetscClassIdRegister("HsSolver", &HS_SOLVER_CLASSID));
   PetscCall(PetscClassIdRegister("HsContinuation", &HS_CONTINUATION_CLASSID));
+  PetscCall(PCRegister("hsband", PCCreate_HsBand)); /* bvp/pcband.c */
   PetscCall(HsSolverRegisterAll());
   PetscCall(PetscRegisterFinalize(HsFinalizePackage));
   PetscFunctionReturn(0);
