@@ -566,13 +566,23 @@ static PetscErrorCode ArcResidual(HsContinuation c, const Stage *t, Vec X, Petsc
   PetscFunctionReturn(0);
 }
 
-/* The determinant of J as MUMPS computes it with the factors (ICNTL(33)): before the factorization
- * (after = false) it is asked for; after it, *m 2^*e. *known = PETSC_FALSE if ksp's preconditioner is
- * not LU by MUMPS (another solver: no determinant, no branch-point test). */
+/* The determinant of J from the factors: hsband's (bvp/pcband.c), or MUMPS' (ICNTL(33): before the
+ * factorization, after = false, it is asked for); after it, *m 2^*e. *known = PETSC_FALSE if ksp's
+ * preconditioner is neither (another solver: no determinant, no branch-point test). */
 static PetscErrorCode ArcDeterminant(KSP ksp, PetscBool after, PetscReal *m, PetscInt *e, PetscBool *known)
 {
   PetscFunctionBeginUser;
   *known = PETSC_FALSE;
+  {
+    PC pc;
+    PetscCall(KSPGetPC(ksp, &pc));
+    if (after)
+      PetscCall(HsPCBandGetDeterminant(pc, m, e, known)); /* -pc_type hsband computes it anyway */
+    if (*known) {
+      PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsband)\n", (double)*m, *e));
+      PetscFunctionReturn(0);
+    }
+  }
 #if defined(PETSC_HAVE_MUMPS)
   {
     PC            pc;
@@ -600,6 +610,7 @@ static PetscErrorCode ArcDeterminant(KSP ksp, PetscBool after, PetscReal *m, Pet
     PetscCall(MatMumpsGetRinfog(F, 12, m));
     PetscCall(MatMumpsGetInfog(F, 34, e));
     *known = PETSC_TRUE;
+    PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (MUMPS)\n", (double)*m, *e));
   }
 #else
   (void)ksp, (void)after, (void)m, (void)e;

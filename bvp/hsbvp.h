@@ -158,6 +158,13 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
+/** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
+    LU of bvp/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T, else MUMPS),
+    band, or mumps; -pc_type overrides. */
+typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS } HsLinearSolver;
+#define HS_BAND_AUTO_MAX_UNKNOWNS 32
+PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
+PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);
 PetscErrorCode HsSolverGetMonitor(HsSolver s, PetscBool *monitor);
 PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);

@@ -67,6 +67,7 @@ struct _p_HsSolver {
   PetscReal    dg_tol;              /* -hs_dg_tol */
   PetscReal    roundoff;            /* -hs_snes_roundoff */
   PetscReal    noise_factor;        /* -hs_snes_noise */
+  HsLinearSolver linear_solver;     /* -hs_linear_solver */
   PetscBool    monitor;             /* -hs_monitor */
   PetscBool    warm;                /* HsSolverSetWarmStart */
   PetscReal   *guess;               /* initial guess: guess_N+1 rows of 4n, on every rank */
@@ -131,6 +132,8 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
+PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);
+PetscErrorCode HsSolverSetDefaultPC(HsSolver s, PC pc);
 PetscErrorCode HsSolverResetFactorization(HsSolver s);
 PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
                                        SNESConvergedReason *reason, void *ctx);

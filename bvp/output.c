@@ -158,6 +158,21 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
   fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
   fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
+  if (!s->ops->solve) { /* the Newton solves' linear solver: KSP + PC (+ factorization package) */
+    KSP           ksp;
+    PC            pc;
+    KSPType       kt;
+    PCType        pt;
+    MatSolverType mt = NULL;
+    PetscBool     lu = PETSC_FALSE;
+    char          name[128];
+    if (!SNESGetKSP(s->snes, &ksp) && !KSPGetType(ksp, &kt) && !KSPGetPC(ksp, &pc) && !PCGetType(pc, &pt) && kt && pt) {
+      if (!PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu) && lu && PCFactorGetMatSolverType(pc, &mt))
+        mt = NULL;
+      snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
+      JsonStr(f, "linear_solver", name);
+    }
+  }
   JsonNum(f, "residual_norm", r->residual_norm, 0);
   if (!s->ops->solve) /* Newton: the residual's estimated evaluation error (0: not estimated) */
     JsonNum(f, "noise_floor", r->noise_floor, 0);

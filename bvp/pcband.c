@@ -24,14 +24,17 @@
  * N / P. The reduced system has about 2 (kl + ku) P unknowns: dense on rank 0 is right for few ranks
  * and moderate bands (measured in bench/).
  *
- * Limits (refused with an error, not a wrong answer): each rank needs more rows than the band is
- * wide (a rank's rows may touch only its two neighbours' columns); a free final time's dense row and
- * column make the band the whole matrix (use MUMPS there).
+ * Limits: each rank needs more rows than the band is wide (a rank's rows may touch only its two
+ * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row
+ * and column make it the whole matrix). Outside them the PC factors by MUMPS LU instead (inner PC,
+ * said by -ksp_view and -info), or with -pc_hsband_fallback false stops with an error naming the limit.
  */
 #include "hsbvpimpl.h"
 
 #include <petsc/private/pcimpl.h>
 #include <petscblaslapack.h>
+
+#define HS_BAND_MAX_WIDTH 4096
 
 typedef struct {
   PetscInt     rs, re, is, ie, lo, hi; /* rows, interior columns, column span [lo, hi] of the local rows */
@@ -50,6 +53,12 @@ typedef struct {
   PetscInt     *nleft_all;
   PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
   PetscInt      refine;                           /* -pc_hsband_refine */
+  PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
+  PetscBool     failed;                           /* the last factorization met a zero pivot */
+  PC            inner;                            /* that MUMPS LU, when used (else NULL) */
+  char          why[256];                         /* why it is used */
+  PetscReal     det_m;                            /* det A = det_m 2^det_e (every rank; 0 if singular) */
+  PetscInt      det_e;
 } PC_HsBand;
 
 static PetscErrorCode Free(PC_HsBand *b)
@@ -66,8 +75,9 @@ static PetscErrorCode Free(PC_HsBand *b)
   PetscFunctionReturn(0);
 }
 
-/* The band, the spans of every rank, the interior columns and the interface blocks of A. */
-static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
+/* The band, the spans of every rank, the interior columns and the interface blocks of A; b->why (and
+ * *ok = PETSC_FALSE) if A is outside the limits. */
+static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A, PetscBool *ok)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)pc);
   PetscInt N, band[2] = {0, 0}, ncols;
@@ -102,16 +112,21 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
     b->ioff[r + 1] = b->ioff[r] + b->ife[r] - b->ifs[r];
   }
   b->nred = b->ioff[b->size];
-  for (PetscMPIInt r = 0; r < b->size; r++) /* a rank's rows may reach only its neighbours' interfaces */
-    PetscCheck(b->ife[r] < b->ifs[r + 1] && (r == 0 || b->lo_all[r] >= b->ifs[r]) &&
-                 (r == b->size - 1 || b->hi_all[r] < b->ife[r + 1]),
-               comm, PETSC_ERR_SUP,
-               "-pc_type hsband: rank %d has %" PetscInt_FMT " rows, too few for the band (%" PetscInt_FMT " below, %" PetscInt_FMT
-               " above the diagonal): use fewer ranks, a larger N, or MUMPS (-pc_factor_mat_solver_type mumps)",
-               (int)r, b->re_all[r] - b->rs_all[r], b->kl, b->ku);
+  *ok     = PETSC_TRUE;
+  if (b->W > HS_BAND_MAX_WIDTH) {
+    PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the band is %" PetscInt_FMT " wide, more than %d (a free final time makes it dense)",
+                            b->W, HS_BAND_MAX_WIDTH));
+    *ok = PETSC_FALSE;
+  }
+  for (PetscMPIInt r = 0; r < b->size && *ok; r++) /* a rank's rows may reach only its neighbours' interfaces */
+    if (!(b->ife[r] < b->ifs[r + 1] && (r == 0 || b->lo_all[r] >= b->ifs[r]) &&
+          (r == b->size - 1 || b->hi_all[r] < b->ife[r + 1]))) {
+      PetscCall(PetscSNPrintf(b->why, sizeof b->why, "rank %d has %" PetscInt_FMT " rows, too few for the band (%" PetscInt_FMT
+                              " below, %" PetscInt_FMT " above the diagonal)",
+                              (int)r, b->re_all[r] - b->rs_all[r], b->kl, b->ku));
+      *ok = PETSC_FALSE;
+    }
   b->is = b->ife[b->rank], b->ie = b->ifs[b->rank + 1], b->nI = b->ie - b->is, b->nL = b->is - b->lo;
-  PetscCheck(b->W <= 4096 && b->nL <= 4096, comm, PETSC_ERR_SUP,
-             "-pc_type hsband: the band is %" PetscInt_FMT " wide (a free final time makes it dense): use MUMPS", b->W);
   PetscFunctionReturn(0);
 }
 
@@ -255,14 +270,154 @@ static PetscErrorCode FactorReduced(PC pc, PC_HsBand *b, PetscBool *fail)
   PetscFunctionReturn(0);
 }
 
+/* The parity of the permutation [piv, leftover] of the local rows (1: odd), by its cycles. */
+static PetscInt LocalParity(PC_HsBand *b)
+{
+  PetscInt *perm, odd = 0;
+  char     *seen;
+
+  if (PetscMalloc2(b->nrow, &perm, b->nrow, &seen))
+    return 0;
+  for (PetscInt c = 0; c < b->nI; c++)
+    perm[c] = b->piv[c];
+  for (PetscInt i = 0; i < b->nleft; i++)
+    perm[b->nI + i] = b->leftover[i];
+  for (PetscInt i = 0; i < b->nrow; i++)
+    seen[i] = 0;
+  for (PetscInt i = 0; i < b->nrow; i++) /* a cycle of length L is L - 1 transpositions */
+    if (!seen[i]) {
+      PetscInt L = 0;
+      for (PetscInt j = i; !seen[j]; j = perm[j])
+        seen[j] = 1, L++;
+      odd ^= (L - 1) & 1;
+    }
+  (void)PetscFree2(perm, seen);
+  return odd;
+}
+
+/* det A = det_m 2^det_e. With the rows reordered as [every rank's pivot rows, every rank's left-over rows]
+ * and the columns as [every rank's interior, the interface blocks], the eliminated matrix is block upper
+ * triangular: det A = sign(rows) sign(columns) prod U_cc det(reduced); the reduced matrix's LU (of its
+ * transpose, on rank 0) gives its determinant. */
+static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
+  PetscReal m = 1, mm, *all;
+  PetscInt  e = 0, ee, odd = LocalParity(b), *nI, *g, inv = 0;
+  int       x;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < b->nI; c++) {
+    m *= frexp((double)b->buf[b->piv[c] * b->W + (b->is + c) % b->W], &x), e += x;
+    m = frexp(m, &x), e += x;
+  }
+  if (!b->rank && b->nred)
+    for (PetscInt i = 0; i < b->nred; i++) {
+      m *= frexp((double)b->red[i * b->nred + i], &x), e += x;
+      m = frexp(m, &x), e += x;
+      odd ^= (PetscInt)(b->redpiv[i] != i + 1);
+    }
+  PetscCall(PetscMalloc2(b->size, &nI, b->size + 1, &g));
+  PetscCallMPI(MPI_Allgather(&b->nI, 1, MPIU_INT, nI, 1, MPIU_INT, comm));
+  for (PetscMPIInt r = 0; r < b->size; r++) { /* the global moves: interfaces behind later interiors, left-over
+                                                 rows behind later ranks' pivot rows */
+    PetscInt later = 0;
+    for (PetscMPIInt q = r + 1; q < b->size; q++)
+      later += nI[q];
+    inv += (b->ife[r] - b->ifs[r]) * (later + nI[r]) + b->nleft_all[r] * later;
+  }
+  PetscCall(PetscFree2(nI, g));
+  if (!b->rank) /* the global moves, the same on every rank: counted once */
+    odd += inv;
+  if (odd & 1)
+    m = -m;
+  PetscCallMPI(MPI_Allreduce(&e, &ee, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(PetscMalloc1(b->size, &all));
+  PetscCallMPI(MPI_Allgather(&m, 1, MPIU_REAL, all, 1, MPIU_REAL, comm));
+  mm = 1;
+  for (PetscMPIInt r = 0; r < b->size; r++) /* in rank order: the same product on every rank */
+    mm = frexp(mm * all[r], &x), ee += x;
+  PetscCall(PetscFree(all));
+  b->det_m = mm, b->det_e = ee;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsPCBandGetDeterminant - the determinant of the matrix factored by a PC of type hsband, m 2^e (as
+    MUMPS' ICNTL(33)); known = PETSC_FALSE if pc is not hsband or not set up. Not collective. @*/
+PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known)
+{
+  PetscBool band;
+
+  PetscFunctionBeginUser;
+  *known = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
+  if (!band || !pc->setupcalled || pc->failedreason)
+    PetscFunctionReturn(0);
+  *m = ((PC_HsBand *)pc->data)->det_m, *e = ((PC_HsBand *)pc->data)->det_e, *known = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Outside the limits: MUMPS LU of the same matrix (pivot threshold 1, the determinant asked for: the
+ * branch-point test reads it), b->inner. */
+static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
+{
+  PetscFunctionBeginUser;
+  if (!b->inner) {
+    PetscCall(PetscInfo(pc, "hsband: %s; MUMPS LU instead\n", b->why));
+    PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &b->inner));
+    PetscCall(PCSetType(b->inner, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+    PetscCall(PCFactorSetMatSolverType(b->inner, MATSOLVERMUMPS));
+#endif
+  }
+  PetscCall(PCSetOperators(b->inner, pc->mat, pc->pmat));
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    Mat F;
+    PetscCall(PCFactorSetUpMatSolverType(b->inner));
+    PetscCall(PCFactorGetMatrix(b->inner, &F));
+    PetscCall(MatMumpsSetCntl(F, 1, HS_MUMPS_CNTL1_DEFAULT));
+    PetscCall(MatMumpsSetIcntl(F, 14, HS_MUMPS_ICNTL14_DEFAULT));
+    PetscCall(MatMumpsSetIcntl(F, 33, 1));
+  }
+#endif
+  PetscCall(PCSetUp(b->inner));
+  {
+    PCFailedReason fr;
+    PetscCall(PCGetFailedReason(b->inner, &fr));
+    if (fr)
+      PetscCall(PCSetFailedReason(pc, fr));
+  }
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    Mat      F;
+    PetscInt e;
+    PetscCall(PCFactorGetMatrix(b->inner, &F));
+    PetscCall(MatMumpsGetRinfog(F, 12, &b->det_m));
+    PetscCall(MatMumpsGetInfog(F, 34, &e));
+    b->det_e = e;
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCSetUp_HsBand(PC pc)
 {
   PC_HsBand *b = (PC_HsBand *)pc->data;
-  PetscBool  zero, any;
+  PetscBool  zero, any, ok = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(Free(b));
-  PetscCall(Layout(pc, b, pc->pmat));
+  b->failed = PETSC_FALSE;
+  PetscCall(Layout(pc, b, pc->pmat, &ok));
+  if (!ok) {
+    PetscCheck(b->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "-pc_type hsband: %s: use fewer ranks, a larger N, or MUMPS (-hs_linear_solver mumps; or "
+               "-pc_hsband_fallback true)", b->why);
+    PetscCall(SetUpInner(pc, b));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PCDestroy(&b->inner));
   PetscCall(PetscMalloc2(b->nrow * b->W, &b->buf, b->nrow * b->nL + 1, &b->left));
   PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->hi - b->lo + 1, &b->x));
   PetscCall(Load(b, pc->pmat));
@@ -270,8 +425,11 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
   if (!any)
     PetscCall(FactorReduced(pc, b, &any));
+  b->failed = any;
   if (any)
     PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
+  else
+    PetscCall(Determinant(pc, b));
   PetscFunctionReturn(0);
 }
 
@@ -343,6 +501,14 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
   Vec        r, d;
 
   PetscFunctionBeginUser;
+  if (b->inner) {
+    PetscCall(PCApply(b->inner, xv, yv));
+    PetscFunctionReturn(0);
+  }
+  if (b->failed) { /* as PETSc's factorizations do after a failure: no solution (Newton sees a failed solve) */
+    PetscCall(VecSetInf(yv));
+    PetscFunctionReturn(0);
+  }
   PetscCall(SolveFactored(pc, xv, yv));
   if (!b->refine)
     PetscFunctionReturn(0);
@@ -367,6 +533,8 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PetscOptionsHeadBegin(PetscOptionsObject, "Banded LU (hamshoot)");
   PetscCall(PetscOptionsInt("-pc_hsband_refine", "steps of iterative refinement after each solve (each: a product "
                             "with the matrix and a solve with the factors)", "PCHSBAND", b->refine, &b->refine, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
+                             "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -378,7 +546,12 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (ascii)
+  if (ascii && b->inner) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  banded LU (hamshoot) not used: %s; MUMPS LU instead:\n", b->why));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(PCView(b->inner, viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  } else if (ascii)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  banded LU with partial pivoting (hamshoot): %" PetscInt_FMT " below, %" PetscInt_FMT
                                      " above the diagonal; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
@@ -390,6 +563,7 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
 static PetscErrorCode PCDestroy_HsBand(PC pc)
 {
   PetscFunctionBeginUser;
+  PetscCall(PCDestroy(&((PC_HsBand *)pc->data)->inner));
   PetscCall(Free((PC_HsBand *)pc->data));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(0);
@@ -403,6 +577,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&b));
   b->refine               = 1;
+  b->fallback             = PETSC_TRUE;
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;

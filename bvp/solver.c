@@ -397,6 +397,28 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetLinearSolver - the linear solver of the transcription and shooting Newton solves
+    (-hs_linear_solver auto|band|mumps; HsLinearSolver). auto, the default: the banded LU (-pc_type hsband,
+    bvp/pcband.c) when a node has at most HS_BAND_AUTO_MAX_UNKNOWNS = 32 unknowns (n <= 8) and T is
+    fixed (a free T's row and column are dense), MUMPS LU otherwise (the many-body regime, where the
+    band is wide and its blocks sparse). -pc_type and -pc_factor_mat_solver_type override it.
+    Collective; before HsSolverSetUp(). @*/
+PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->linear_solver = ls;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetLinearSolver - the setting of HsSolverSetLinearSolver(). Not collective. @*/
+PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls)
+{
+  PetscFunctionBeginUser;
+  *ls = s->linear_solver;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverGetNoiseFactor - the factor c of -hs_snes_noise. Not collective. @*/
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c)
 {

@@ -43,6 +43,32 @@ PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on pc (bvp/ internal; see
+    HsSolverSetLinearSolver): PC hsband, or LU by MUMPS. With auto, a -pc_type or
+    -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they refine. @*/
+PetscErrorCode HsSolverSetDefaultPC(HsSolver s, PC pc)
+{
+  PetscBool   band = (PetscBool)(s->linear_solver == HS_LINEAR_SOLVER_BAND), user1, user2;
+  const char *prefix;
+
+  PetscFunctionBeginUser;
+  if (s->linear_solver == HS_LINEAR_SOLVER_AUTO) {
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_type", &user1));
+    PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_factor_mat_solver_type", &user2));
+    band = (PetscBool)(!user1 && !user2 && !s->prob->free_T && 4 * s->prob->n <= HS_BAND_AUTO_MAX_UNKNOWNS);
+  }
+  if (band) {
+    PetscCall(PCSetType(pc, "hsband"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PCSetType(pc, PCLU));
+#if defined(PETSC_HAVE_MUMPS)
+  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+#endif
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetUpDiscretization - the scheme pair and N of this solve, and the serial discretization
     (bvp/ internal), with the costate homotopy of -hs_initial_guess direct if one is in progress. @*/
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)

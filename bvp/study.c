@@ -85,6 +85,7 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetRoundoffFactor(*t, s->roundoff));
   PetscCall(HsSolverSetNoiseFactor(*t, s->noise_factor));
+  PetscCall(HsSolverSetLinearSolver(*t, s->linear_solver));
   PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
   PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
   (*t)->ckpt_dir[0] = 0;

@@ -212,6 +212,8 @@ static PetscErrorCode CheckNoGlobalOptions(HsProblem *K)
     PetscCall(HsSolverSetType(s, types[c]));
     if (c > 0)
       PetscCall(HsSolverShootSetNumSegments(s, 4));
+    if (c < 2) /* MUMPS' own settings are checked below (the default for kepler, n = 2, is the banded LU) */
+      PetscCall(HsSolverSetLinearSolver(s, HS_LINEAR_SOLVER_MUMPS));
     if (c == 2)
       PetscCall(HsSolverShootSetLinearSolver(s, HS_SHOOT_KSP_RANKBLOCK));
     if (c == 3)

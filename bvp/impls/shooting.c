@@ -455,10 +455,7 @@ static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
     PetscCall(PCSetType(pc, PCBJACOBI));
   } else {
     PetscCall(KSPSetType(ksp, KSPPREONLY));
-    PetscCall(PCSetType(pc, PCLU));
-#if defined(PETSC_HAVE_MUMPS)
-    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-#endif
+    PetscCall(HsSolverSetDefaultPC(s, pc));
   }
   /* The secant (l2) line search copes with marches that fail at a trial
    * point (a domain error) better than backtracking does. */

@@ -482,10 +482,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(KSPSetType(ksp, KSPPREONLY));
-  PetscCall(PCSetType(pc, PCLU));
-#if defined(PETSC_HAVE_MUMPS)
-  PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-#endif
+  PetscCall(HsSolverSetDefaultPC(s, pc));
   PetscFunctionReturn(0);
 }
 
