@@ -46,7 +46,7 @@ for bvp in a.bvp.split(","):
             args = ["-N", str(N)]
             if bvp == "shooting":
                 args += ["-hs_bvp_type", "shooting", "-hs_shoot_segments", str(N // 10)]
-            m, b = run(args, P), run(args + ["-pc_type", "hsband"], P)
+            m, b = run(args + ["-hs_linear_solver", "mumps"], P), run(args + ["-hs_linear_solver", "band"], P)
             if not (m and b and m["converged"] and b["converged"]):
                 print("%-13s %8d %6d  failed" % (bvp, N, P))
                 continue
