@@ -7,7 +7,8 @@ the same runs, side by side (issue 11).
 
 Each row solves the problem from the default guess with -quiet -hs_check_extremal no, once with MUMPS
 and once with hsband, and reads summary.json: Newton iterations (they must agree), wall_time_s, the
-time per Newton iteration, and the ratio MUMPS / hsband of the wall times (> 1: hsband is faster).
+time per Newton iteration, the ratio MUMPS / hsband of the wall times (> 1: hsband is faster), and
+the largest peak resident memory of a rank (peak_memory_mb.max: O(N/P) is what to look for).
 Shooting uses N / 10 segments. The time includes everything the solve does (residuals, Jacobians,
 factorizations, solves); the linear solver's own share is in -log_view (PCSetUp, PCApply).
 """
@@ -38,8 +39,8 @@ def run(args, P):
 
 
 print("problem %s; wall time of the whole solve, MUMPS against -pc_type hsband" % a.problem)
-print("%-13s %8s %6s %7s %10s %10s %12s %12s %8s" % ("bvp", "N", "ranks", "Newton", "mumps [s]", "hsband [s]",
-                                                     "mumps s/Nwt", "hsband s/Nwt", "ratio"))
+print("%-13s %8s %6s %7s %10s %10s %12s %12s %8s %9s %9s" % ("bvp", "N", "ranks", "Newton", "mumps [s]", "hsband [s]",
+                                                     "mumps s/Nwt", "hsband s/Nwt", "ratio", "mumps MB", "band MB"))
 for bvp in a.bvp.split(","):
     for N in [int(x) for x in a.N.split(",")]:
         for P in [int(x) for x in a.ranks.split(",")]:
@@ -52,6 +53,7 @@ for bvp in a.bvp.split(","):
                 continue
             its = "%d" % m["newton_iterations"] if m["newton_iterations"] == b["newton_iterations"] else \
                 "%d/%d" % (m["newton_iterations"], b["newton_iterations"])
-            print("%-13s %8d %6d %7s %10.3f %10.3f %12.4f %12.4f %8.2f" %
+            print("%-13s %8d %6d %7s %10.3f %10.3f %12.4f %12.4f %8.2f %9.0f %9.0f" %
                   (bvp, N, P, its, m["wall_time_s"], b["wall_time_s"], m["wall_time_s"] / m["newton_iterations"],
-                   b["wall_time_s"] / b["newton_iterations"], m["wall_time_s"] / b["wall_time_s"]))
+                   b["wall_time_s"] / b["newton_iterations"], m["wall_time_s"] / b["wall_time_s"],
+                   m["peak_memory_mb"]["max"], b["peak_memory_mb"]["max"]))

@@ -119,6 +119,8 @@ typedef struct {
   char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */
   char      initial_guess[256];  /* -hs_initial_guess direct: the direct solve and the homotopy steps; "" otherwise */
   PetscReal wall_time_s;
+  PetscReal peak_memory_mb[3]; /* the processes' peak resident memory at the end of the solve (getrusage
+                                  ru_maxrss): max, min and mean over the ranks, MB */
   HsExtrap  extrap; /* HsSolverExtrapolate after the solve; extrap.done = false otherwise */
   HsExtremal extremal; /* HsSolverCheckExtremal after the solve; extremal.done = false otherwise */
   PetscInt  nattempts; /* the solve strategy's attempts, in order; the last converged if any did */

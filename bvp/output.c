@@ -217,6 +217,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     fprintf(f, "  \"continuation\": %s,\n", s->cont_info);
   JsonParamsAndArgs(f, s->prob);
   JsonStr(f, "diagnosis", r->diagnosis);
+  fprintf(f, "  \"peak_memory_mb\": {\"max\": %.1f, \"min\": %.1f, \"mean\": %.1f},\n", (double)r->peak_memory_mb[0],
+          (double)r->peak_memory_mb[1], (double)r->peak_memory_mb[2]);
   JsonNum(f, "wall_time_s", r->wall_time_s, 1);
   fprintf(f, "}\n");
   return ferror(f);

@@ -4,6 +4,8 @@
  * bvp/convergence.c. */
 #include "hsbvpimpl.h"
 
+#include <sys/resource.h>
+
 #include <string.h>
 
 /*@ HsSolverConfigureFactorization - hamshoot's settings of a MUMPS LU (bvp/ internal): the pivot
@@ -425,6 +427,25 @@ PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidua
   PetscFunctionReturn(0);
 }
 
+/* The ranks' peak resident memory (getrusage ru_maxrss, KB on Linux) into s->res.peak_memory_mb. */
+static PetscErrorCode PeakMemory(HsSolver s)
+{
+  struct rusage ru;
+  PetscReal     mb = 0, mx, mn, sum;
+  PetscMPIInt   size;
+  MPI_Comm      comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  if (!getrusage(RUSAGE_SELF, &ru))
+    mb = (PetscReal)ru.ru_maxrss / 1024;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Allreduce(&mb, &mx, 1, MPIU_REAL, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&mb, &mn, 1, MPIU_REAL, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(&mb, &sum, 1, MPIU_REAL, MPI_SUM, comm));
+  s->res.peak_memory_mb[0] = mx, s->res.peak_memory_mb[1] = mn, s->res.peak_memory_mb[2] = sum / size;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSolve - solves the discrete necessary conditions by Newton's method.
 
   Collective. A diverged solve is a result (HsResults.converged = false, with the SNES reason and,
@@ -491,6 +512,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(HsSolverComputeDiagnostics(s));
   s->res.wall_time_s = MPI_Wtime() - s->t_start;
   PetscCallMPI(MPI_Bcast(&s->res.wall_time_s, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCall(PeakMemory(s));
   s->solved = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

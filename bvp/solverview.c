@@ -110,5 +110,7 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   if (r->diagnosis[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", r->diagnosis));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  peak memory        %.0f MB per rank (the largest; smallest %.0f; the process peak)\n",
+                                   (double)r->peak_memory_mb[0], (double)r->peak_memory_mb[1]));
   PetscFunctionReturn(0);
 }

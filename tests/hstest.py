@@ -2472,6 +2472,11 @@ def t_band():
                   and abs(m["J"] - b["J"]) <= 1e-12 * max(1, abs(m["J"])) and diff <= tol and len(vals) > 100
                   and b["residual_norm"] <= 2 * m["residual_norm"] + 1e-13,
                   "%s on %d ranks: hsband against MUMPS" % (args, r))
+    # peak memory per rank in summary.json (its scaling is measured by bench/band_bench.py, not here)
+    for r in (1, 2):
+        s, out, _ = run(["-problem", "pendulum", "-N", "400", "-hs_check_extremal", "no"], ranks=r)
+        pm = s and s.get("peak_memory_mb")
+        check(pm and 5 < pm["min"] <= pm["mean"] <= pm["max"] < 1e5 and "peak memory" in out, "peak memory: %s" % pm)
     # the default (-hs_linear_solver auto): the band for n <= 8 and a fixed T, MUMPS otherwise
     for args, want in ((["-problem", "pendulum", "-N", "40"], "preonly+hsband"),
                        (["-problem", "pendulum", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], "preonly+hsband"),
