@@ -199,9 +199,10 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
       PetscScalar *r = b->buf + act[a] * W, *rl = b->left + act[a] * b->nL, l;
       if (r[s] == 0)
         continue;
-      l = r[s] / p[s], r[s] = 0;
-      for (PetscInt q = 1; q < W; q++)
-        r[(s + q) % W] -= l * p[(s + q) % W];
+      l = r[s] / p[s];
+      for (PetscInt q = 0; q < W; q++) /* every slot is a column in [j, j + W): one contiguous loop */
+        r[q] -= l * p[q];
+      r[s] = 0;
       for (PetscInt q = 0; q < b->nL; q++)
         rl[q] -= l * pl[q];
       PetscCall(PushMultiplier(b, &nm, act[a], l));
@@ -478,10 +479,13 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
       b->x[col - b->lo] = xr[RedCol(b, col)];
   }
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with the pivot rows */
-    PetscInt     j = b->is + c, s = j % W;
+    PetscInt     j = b->is + c, s = j % W, qmax = PetscMin(W - 1, b->hi - j);
     PetscScalar *p = b->buf + b->piv[c] * W, v = t[b->piv[c]];
-    for (PetscInt q = 1; q < W && j + q <= b->hi; q++)
-      v -= p[(s + q) % W] * b->x[j + q - b->lo];
+    const PetscScalar *xj = b->x + j - b->lo;
+    for (PetscInt q = 1; q <= PetscMin(qmax, W - 1 - s); q++) /* slots s+1.. : columns j+1.. */
+      v -= p[s + q] * xj[q];
+    for (PetscInt q = W - s; q <= qmax; q++) /* then the wrapped slots 0.. */
+      v -= p[s + q - W] * xj[q];
     for (PetscInt q = 0; q < b->nL; q++)
       v -= b->left[b->piv[c] * b->nL + q] * b->x[q];
     b->x[j - b->lo] = v / p[s];
