@@ -57,6 +57,7 @@ typedef struct {
   PetscBool     failed;                           /* the last factorization met a zero pivot */
   PC            inner;                            /* that MUMPS LU, when used (else NULL) */
   char          why[256];                         /* why it is used */
+  PetscBool     det_done;                         /* det_m, det_e computed for these factors */
   PetscReal     det_m;                            /* det A = det_m 2^det_e (every rank; 0 if singular) */
   PetscInt      det_e;
 } PC_HsBand;
@@ -308,16 +309,19 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
   int       x;
 
   PetscFunctionBeginUser;
-  for (PetscInt c = 0; c < b->nI; c++) {
-    m *= frexp((double)b->buf[b->piv[c] * b->W + (b->is + c) % b->W], &x), e += x;
-    m = frexp(m, &x), e += x;
+  for (PetscInt c = 0; c < b->nI; c++) { /* renormalized only when it leaves [2^-500, 2^500] */
+    m *= b->buf[b->piv[c] * b->W + (b->is + c) % b->W];
+    if (PetscAbsReal(m) > 0x1p500 || PetscAbsReal(m) < 0x1p-500)
+      m = frexp(m, &x), e += x;
   }
   if (!b->rank && b->nred)
     for (PetscInt i = 0; i < b->nred; i++) {
-      m *= frexp((double)b->red[i * b->nred + i], &x), e += x;
-      m = frexp(m, &x), e += x;
+      m *= b->red[i * b->nred + i];
+      if (PetscAbsReal(m) > 0x1p500 || PetscAbsReal(m) < 0x1p-500)
+        m = frexp(m, &x), e += x;
       odd ^= (PetscInt)(b->redpiv[i] != i + 1);
     }
+  m = frexp(m, &x), e += x;
   PetscCall(PetscMalloc2(b->size, &nI, b->size + 1, &g));
   PetscCallMPI(MPI_Allgather(&b->nI, 1, MPIU_INT, nI, 1, MPIU_INT, comm));
   for (PetscMPIInt r = 0; r < b->size; r++) { /* the global moves: interfaces behind later interiors, left-over
@@ -344,7 +348,8 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
 }
 
 /*@ HsPCBandGetDeterminant - the determinant of the matrix factored by a PC of type hsband, m 2^e (as
-    MUMPS' ICNTL(33)); known = PETSC_FALSE if pc is not hsband or not set up. Not collective. @*/
+    MUMPS' ICNTL(33)), computed from the factors on the first call after a factorization; known =
+    PETSC_FALSE if pc is not hsband or not set up. Collective. @*/
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known)
 {
   PetscBool band;
@@ -354,6 +359,9 @@ PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBoo
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
   if (!band || !pc->setupcalled || pc->failedreason)
     PetscFunctionReturn(0);
+  if (!((PC_HsBand *)pc->data)->det_done && !((PC_HsBand *)pc->data)->inner)
+    PetscCall(Determinant(pc, (PC_HsBand *)pc->data));
+  ((PC_HsBand *)pc->data)->det_done = PETSC_TRUE;
   *m = ((PC_HsBand *)pc->data)->det_m, *e = ((PC_HsBand *)pc->data)->det_e, *known = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -409,7 +417,7 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
 
   PetscFunctionBeginUser;
   PetscCall(Free(b));
-  b->failed = PETSC_FALSE;
+  b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE; /* the determinant: on demand (HsPCBandGetDeterminant) */
   PetscCall(Layout(pc, b, pc->pmat, &ok));
   if (!ok) {
     PetscCheck(b->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
@@ -429,8 +437,6 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   b->failed = any;
   if (any)
     PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
-  else
-    PetscCall(Determinant(pc, b));
   PetscFunctionReturn(0);
 }
 

@@ -63,19 +63,15 @@ static int PendulumV(double q, double *V, double *dV, double *d2V, double *d3V, 
  * (13 terms, truncation below 1e-25) where the closed forms cancel. */
 static void Sinc(double x, double *S, double *S1, double *S2)
 {
-  if (fabs(x) < 0.5) {
-    double s = 0, s1 = 0, s2 = 0, c = 1, xp[26]; /* c = (-1)^k / (2k+1)!, xp[i] = x^i */
-    int    k;
-    xp[0] = 1;
-    for (k = 1; k < 26; k++)
-      xp[k] = xp[k - 1] * x;
-    for (k = 0; k < 13; k++) {
-      s += c * xp[2 * k];
-      if (k >= 1) {
-        s1 += c * 2 * k * xp[2 * k - 1];
-        s2 += c * 2 * k * (2 * k - 1) * xp[2 * k - 2];
-      }
-      c = -c / ((2.0 * k + 2) * (2.0 * k + 3));
+  if (fabs(x) < 0.5) { /* the series sum_k c_k x^2k, c_k = (-1)^k / (2k+1)!, while its terms matter: 13 terms
+                          at |x| = 0.5, 2 to 4 at the x = h q'/2 ~ 1e-5 of fine grids (perf: this kernel took
+                          23 % of a pendulum solve at N = 1e5 with all 13 always) */
+    double x2 = x * x, u = -1.0 / 6, s = 1, s1 = 0, s2 = 0; /* u = c_k x^(2k-2) */
+    for (int k = 1; k <= 12; k++) {
+      s += u * x2, s1 += 2 * k * u * x, s2 += 2 * k * (2 * k - 1) * u;
+      if (fabs(u) * (4.0 * k * k + 1) <= 1e-18)
+        break;
+      u *= -x2 / ((2.0 * k + 2) * (2.0 * k + 3));
     }
     *S = s, *S1 = s1, *S2 = s2;
   } else {
