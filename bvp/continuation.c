@@ -714,10 +714,8 @@ static PetscErrorCode ArcBranchTest(HsContinuation c, const Stage *t, Arc *A, Ve
 
   PetscFunctionBeginUser;
   PetscCall(ArcSolves(c, t, A, X, v, NULL, &fail));
-  if (fail || !A->det_known) {
-    A->tau_known = PETSC_FALSE;
+  if (fail || !A->det_known) /* the next point is compared with the last known one */
     PetscFunctionReturn(0);
-  }
   PetscCall(VecDot(A->b, A->dX, &bd));
   m = (bd / A->nX + (v - vc) >= 0 ? 1 : -1) * A->det_m;
   if (A->tau_known && m * A->tau_m < 0) {

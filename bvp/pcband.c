@@ -35,6 +35,7 @@
 #include <petscblaslapack.h>
 
 #define HS_BAND_MAX_WIDTH 4096
+#define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
 
 typedef struct {
   PetscInt     rs, re, is, ie, lo, hi; /* rows, interior columns, column span [lo, hi] of the local rows */
@@ -58,6 +59,7 @@ typedef struct {
   PC            inner;                            /* that MUMPS LU, when used (else NULL) */
   char          why[256];                         /* why it is used */
   PetscBool     det_done;                         /* det_m, det_e computed for these factors */
+  PetscBool     det_none;                         /* no determinant (the fallback without MUMPS) */
   PetscReal     det_m;                            /* det A = det_m 2^det_e (every rank; 0 if singular) */
   PetscInt      det_e;
 } PC_HsBand;
@@ -114,6 +116,11 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A, PetscBool *ok)
   }
   b->nred = b->ioff[b->size];
   *ok     = PETSC_TRUE;
+  if (b->nred > HS_BAND_MAX_REDUCED) { /* its dense LU on rank 0: nred^2 doubles */
+    PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the interface system has %" PetscInt_FMT " unknowns, more than %d",
+                            b->nred, HS_BAND_MAX_REDUCED));
+    *ok = PETSC_FALSE;
+  }
   if (b->W > HS_BAND_MAX_WIDTH) {
     PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the band is %" PetscInt_FMT " wide, more than %d (a free final time makes it dense)",
                             b->W, HS_BAND_MAX_WIDTH));
@@ -273,13 +280,13 @@ static PetscErrorCode FactorReduced(PC pc, PC_HsBand *b, PetscBool *fail)
 }
 
 /* The parity of the permutation [piv, leftover] of the local rows (1: odd), by its cycles. */
-static PetscInt LocalParity(PC_HsBand *b)
+static PetscErrorCode LocalParity(PC_HsBand *b, PetscInt *parity)
 {
   PetscInt *perm, odd = 0;
   char     *seen;
 
-  if (PetscMalloc2(b->nrow, &perm, b->nrow, &seen))
-    return 0;
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(b->nrow, &perm, b->nrow, &seen));
   for (PetscInt c = 0; c < b->nI; c++)
     perm[c] = b->piv[c];
   for (PetscInt i = 0; i < b->nleft; i++)
@@ -293,8 +300,9 @@ static PetscInt LocalParity(PC_HsBand *b)
         seen[j] = 1, L++;
       odd ^= (L - 1) & 1;
     }
-  (void)PetscFree2(perm, seen);
-  return odd;
+  PetscCall(PetscFree2(perm, seen));
+  *parity = odd;
+  PetscFunctionReturn(0);
 }
 
 /* det A = det_m 2^det_e. With the rows reordered as [every rank's pivot rows, every rank's left-over rows]
@@ -305,19 +313,20 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
   PetscReal m = 1, mm, *all;
-  PetscInt  e = 0, ee, odd = LocalParity(b), *nI, *g, inv = 0;
+  PetscInt  e = 0, ee, odd = 0, *nI, *g, inv = 0;
   int       x;
 
   PetscFunctionBeginUser;
-  for (PetscInt c = 0; c < b->nI; c++) { /* renormalized only when it leaves [2^-500, 2^500] */
+  PetscCall(LocalParity(b, &odd));
+  for (PetscInt c = 0; c < b->nI; c++) { /* renormalized only when it leaves [2^-100, 2^100] */
     m *= b->buf[b->piv[c] * b->W + (b->is + c) % b->W];
-    if (PetscAbsReal(m) > 0x1p500 || PetscAbsReal(m) < 0x1p-500)
+    if (PetscAbsReal(m) > 0x1p100 || PetscAbsReal(m) < 0x1p-100) /* a pivot's exponent is within +-1023 */
       m = frexp(m, &x), e += x;
   }
   if (!b->rank && b->nred)
     for (PetscInt i = 0; i < b->nred; i++) {
       m *= b->red[i * b->nred + i];
-      if (PetscAbsReal(m) > 0x1p500 || PetscAbsReal(m) < 0x1p-500)
+      if (PetscAbsReal(m) > 0x1p100 || PetscAbsReal(m) < 0x1p-100)
         m = frexp(m, &x), e += x;
       odd ^= (PetscInt)(b->redpiv[i] != i + 1);
     }
@@ -329,7 +338,7 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
     PetscInt later = 0;
     for (PetscMPIInt q = r + 1; q < b->size; q++)
       later += nI[q];
-    inv += (b->ife[r] - b->ifs[r]) * (later + nI[r]) + b->nleft_all[r] * later;
+    inv ^= (((b->ife[r] - b->ifs[r]) & 1) & ((later + nI[r]) & 1)) ^ ((b->nleft_all[r] & 1) & (later & 1)); /* parity */
   }
   PetscCall(PetscFree2(nI, g));
   if (!b->rank) /* the global moves, the same on every rank: counted once */
@@ -358,6 +367,8 @@ PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBoo
   *known = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
   if (!band || !pc->setupcalled || pc->failedreason)
+    PetscFunctionReturn(0);
+  if (((PC_HsBand *)pc->data)->det_none)
     PetscFunctionReturn(0);
   if (!((PC_HsBand *)pc->data)->det_done && !((PC_HsBand *)pc->data)->inner)
     PetscCall(Determinant(pc, (PC_HsBand *)pc->data));
@@ -406,6 +417,8 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
     PetscCall(MatMumpsGetInfog(F, 34, &e));
     b->det_e = e;
   }
+#else
+  b->det_none = PETSC_TRUE;
 #endif
   PetscFunctionReturn(0);
 }
@@ -417,7 +430,8 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
 
   PetscFunctionBeginUser;
   PetscCall(Free(b));
-  b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE; /* the determinant: on demand (HsPCBandGetDeterminant) */
+  b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE, b->det_none = PETSC_FALSE; /* the determinant: on demand */
+  pc->failedreason = PC_NOERROR; /* as PETSc's own factorizations do: a failure is this setup's, not forever */
   PetscCall(Layout(pc, b, pc->pmat, &ok));
   if (!ok) {
     PetscCheck(b->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
