@@ -571,50 +571,30 @@ static PetscErrorCode ArcResidual(HsContinuation c, const Stage *t, Vec X, Petsc
  * preconditioner is neither (another solver: no determinant, no branch-point test). */
 static PetscErrorCode ArcDeterminant(KSP ksp, PetscBool after, PetscReal *m, PetscInt *e, PetscBool *known)
 {
+  PC  pc;
+  Mat F;
+
   PetscFunctionBeginUser;
   *known = PETSC_FALSE;
-  {
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    if (after)
-      PetscCall(HsPCBandGetDeterminant(pc, m, e, known)); /* -pc_type hsband computes it anyway */
-    if (*known) {
-      PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsband)\n", (double)*m, *e));
-      PetscFunctionReturn(0);
-    }
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (after)
+    PetscCall(HsPCBandGetDeterminant(pc, m, e, known)); /* -pc_type hsband computes it anyway */
+  if (*known) {
+    PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsband)\n", (double)*m, *e));
+    PetscFunctionReturn(0);
   }
+  PetscCall(HsPCGetMumpsFactor(pc, &F));
+  if (!F)
+    PetscFunctionReturn(0);
+  if (!after) {
 #if defined(PETSC_HAVE_MUMPS)
-  {
-    PC            pc;
-    PetscBool     lu;
-    MatSolverType type;
-    Mat           F;
-    PetscInt      asked;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
-    if (!lu)
-      PetscFunctionReturn(0);
-    PetscCall(PCFactorGetMatSolverType(pc, &type));
-    if (!type || strcmp(type, MATSOLVERMUMPS))
-      PetscFunctionReturn(0);
-    if (!after) {
-      PetscCall(PCFactorSetUpMatSolverType(pc));
-      PetscCall(PCFactorGetMatrix(pc, &F));
-      PetscCall(MatMumpsSetIcntl(F, 33, 1));
-      PetscFunctionReturn(0);
-    }
-    PetscCall(PCFactorGetMatrix(pc, &F));
-    PetscCall(MatMumpsGetIcntl(F, 33, &asked));
-    if (asked != 1)
-      PetscFunctionReturn(0);
-    PetscCall(MatMumpsGetRinfog(F, 12, m));
-    PetscCall(MatMumpsGetInfog(F, 34, e));
-    *known = PETSC_TRUE;
-    PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (MUMPS)\n", (double)*m, *e));
-  }
-#else
-  (void)ksp, (void)after, (void)m, (void)e;
+    PetscCall(MatMumpsSetIcntl(F, 33, 1));
 #endif
+    PetscFunctionReturn(0);
+  }
+  PetscCall(HsMumpsDeterminant(F, m, e, known));
+  if (*known)
+    PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (MUMPS)\n", (double)*m, *e));
   PetscFunctionReturn(0);
 }
 

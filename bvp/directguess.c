@@ -60,8 +60,8 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
 
 /*@ HsSolverGuessFromDirect - solves the direct problem of s and stores its solution (states and
     costates, on every rank) as the initial guess of s (bvp/ internal). Collective. A direct solve
-    that does not converge is an error naming its status, or with ok, *ok = PETSC_FALSE (the guess of
-    s unchanged). @*/
+    that does not converge, or IPOPT missing (HsIpoptAvailable), is an error naming its status, or with
+    ok, *ok = PETSC_FALSE (the guess of s unchanged; the status "IPOPT not available" or "direct solve: ..."). @*/
 PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
 {
   HsSolver      t;
@@ -71,6 +71,14 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
   PetscReal    *rows;
 
   PetscFunctionBeginUser;
+  if (ok) { /* without IPOPT the caller's attempt fails with this status (without ok: the solve's error) */
+    PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), ok, NULL, 0));
+    if (!*ok) {
+      PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
+      s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
   if (s->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,

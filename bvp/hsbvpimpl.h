@@ -131,6 +131,9 @@ PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt,
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
+PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
+PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode HsSolverSetDefaultPC(HsSolver s, PC pc);

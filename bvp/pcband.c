@@ -45,6 +45,7 @@ typedef struct {
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
   PetscScalar *mval;
   PetscInt     mcap;
+  PetscInt     alloc[5];         /* nrow, W, nL, nI, hi - lo of the arrays above: kept while they fit */
   PetscInt    *leftover, nleft;  /* rows not used as pivots: the local rows of the reduced system */
   PetscMPIInt  size, rank;
   PetscInt    *lo_all, *hi_all, *rs_all, *re_all; /* every rank's spans (size each) */
@@ -64,17 +65,41 @@ typedef struct {
   PetscInt      det_e;
 } PC_HsBand;
 
-static PetscErrorCode Free(PC_HsBand *b)
+/* The arrays of the layout (every setup), or with all, also the factors' (when the sizes change, and at
+ * the end). */
+static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
 {
   PetscFunctionBeginUser;
+  PetscCall(PetscFree4(b->lo_all, b->hi_all, b->rs_all, b->re_all));
+  PetscCall(PetscFree4(b->ifs, b->ife, b->ioff, b->nleft_all));
+  if (!all)
+    PetscFunctionReturn(0);
   PetscCall(PetscFree2(b->buf, b->left));
   PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
   PetscCall(PetscFree2(b->mrow, b->mval));
-  PetscCall(PetscFree4(b->lo_all, b->hi_all, b->rs_all, b->re_all));
-  PetscCall(PetscFree4(b->ifs, b->ife, b->ioff, b->nleft_all));
   PetscCall(PetscFree(b->red));
   PetscCall(PetscFree(b->redpiv));
   b->mcap = 0;
+  PetscCall(PetscArrayzero(b->alloc, 5));
+  PetscFunctionReturn(0);
+}
+
+/* The factors' arrays for this layout: kept from the last setup when the sizes are the same (a Newton
+ * solve factors matrices of one pattern; the multipliers keep their capacity). */
+static PetscErrorCode Allocate(PC_HsBand *b)
+{
+  PetscInt want[5] = {b->nrow, b->W, b->nL, b->nI, b->hi - b->lo};
+  PetscBool same;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycmp(want, b->alloc, 5, &same));
+  if (same)
+    PetscFunctionReturn(0);
+  PetscCall(PetscFree2(b->buf, b->left));
+  PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
+  PetscCall(PetscMalloc2(b->nrow * b->W, &b->buf, b->nrow * b->nL + 1, &b->left));
+  PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->hi - b->lo + 1, &b->x));
+  PetscCall(PetscArraycpy(b->alloc, want, 5));
   PetscFunctionReturn(0);
 }
 
@@ -305,6 +330,16 @@ static PetscErrorCode LocalParity(PC_HsBand *b, PetscInt *parity)
   PetscFunctionReturn(0);
 }
 
+/* m 2^e times f, m renormalized only when it leaves [2^-100, 2^100] (f's exponent is within +-1023). */
+static void MulDet(PetscReal *m, PetscInt *e, PetscReal f)
+{
+  int x;
+
+  *m *= f;
+  if (PetscAbsReal(*m) > 0x1p100 || PetscAbsReal(*m) < 0x1p-100)
+    *m = frexp(*m, &x), *e += x;
+}
+
 /* det A = det_m 2^det_e. With the rows reordered as [every rank's pivot rows, every rank's left-over rows]
  * and the columns as [every rank's interior, the interface blocks], the eliminated matrix is block upper
  * triangular: det A = sign(rows) sign(columns) prod U_cc det(reduced); the reduced matrix's LU (of its
@@ -313,25 +348,20 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
   PetscReal m = 1, mm, *all;
-  PetscInt  e = 0, ee, odd = 0, *nI, *g, inv = 0;
+  PetscInt  e = 0, ee, odd = 0, *nI, inv = 0;
   int       x;
 
   PetscFunctionBeginUser;
   PetscCall(LocalParity(b, &odd));
-  for (PetscInt c = 0; c < b->nI; c++) { /* renormalized only when it leaves [2^-100, 2^100] */
-    m *= b->buf[b->piv[c] * b->W + (b->is + c) % b->W];
-    if (PetscAbsReal(m) > 0x1p100 || PetscAbsReal(m) < 0x1p-100) /* a pivot's exponent is within +-1023 */
-      m = frexp(m, &x), e += x;
-  }
+  for (PetscInt c = 0; c < b->nI; c++)
+    MulDet(&m, &e, b->buf[b->piv[c] * b->W + (b->is + c) % b->W]);
   if (!b->rank && b->nred)
     for (PetscInt i = 0; i < b->nred; i++) {
-      m *= b->red[i * b->nred + i];
-      if (PetscAbsReal(m) > 0x1p100 || PetscAbsReal(m) < 0x1p-100)
-        m = frexp(m, &x), e += x;
+      MulDet(&m, &e, b->red[i * b->nred + i]);
       odd ^= (PetscInt)(b->redpiv[i] != i + 1);
     }
   m = frexp(m, &x), e += x;
-  PetscCall(PetscMalloc2(b->size, &nI, b->size + 1, &g));
+  PetscCall(PetscMalloc1(b->size, &nI));
   PetscCallMPI(MPI_Allgather(&b->nI, 1, MPIU_INT, nI, 1, MPIU_INT, comm));
   for (PetscMPIInt r = 0; r < b->size; r++) { /* the global moves: interfaces behind later interiors, left-over
                                                  rows behind later ranks' pivot rows */
@@ -340,7 +370,7 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
       later += nI[q];
     inv ^= (((b->ife[r] - b->ifs[r]) & 1) & ((later + nI[r]) & 1)) ^ ((b->nleft_all[r] & 1) & (later & 1)); /* parity */
   }
-  PetscCall(PetscFree2(nI, g));
+  PetscCall(PetscFree(nI));
   if (!b->rank) /* the global moves, the same on every rank: counted once */
     odd += inv;
   if (odd & 1)
@@ -381,6 +411,10 @@ PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBoo
  * branch-point test reads it), b->inner. */
 static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
 {
+  Mat            F;
+  PCFailedReason fr;
+  PetscBool      known = PETSC_FALSE;
+
   PetscFunctionBeginUser;
   if (!b->inner) {
     PetscCall(PetscInfo(pc, "hsband: %s; MUMPS LU instead\n", b->why));
@@ -391,35 +425,20 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
 #endif
   }
   PetscCall(PCSetOperators(b->inner, pc->mat, pc->pmat));
+  PetscCall(HsPCGetMumpsFactor(b->inner, &F));
+  if (F) {
+    PetscCall(HsMumpsConfigure(F, HS_MUMPS_ICNTL14_DEFAULT));
 #if defined(PETSC_HAVE_MUMPS)
-  {
-    Mat F;
-    PetscCall(PCFactorSetUpMatSolverType(b->inner));
-    PetscCall(PCFactorGetMatrix(b->inner, &F));
-    PetscCall(MatMumpsSetCntl(F, 1, HS_MUMPS_CNTL1_DEFAULT));
-    PetscCall(MatMumpsSetIcntl(F, 14, HS_MUMPS_ICNTL14_DEFAULT));
     PetscCall(MatMumpsSetIcntl(F, 33, 1));
-  }
 #endif
+  }
   PetscCall(PCSetUp(b->inner));
-  {
-    PCFailedReason fr;
-    PetscCall(PCGetFailedReason(b->inner, &fr));
-    if (fr)
-      PetscCall(PCSetFailedReason(pc, fr));
-  }
-#if defined(PETSC_HAVE_MUMPS)
-  {
-    Mat      F;
-    PetscInt e;
-    PetscCall(PCFactorGetMatrix(b->inner, &F));
-    PetscCall(MatMumpsGetRinfog(F, 12, &b->det_m));
-    PetscCall(MatMumpsGetInfog(F, 34, &e));
-    b->det_e = e;
-  }
-#else
-  b->det_none = PETSC_TRUE;
-#endif
+  PetscCall(PCGetFailedReason(b->inner, &fr));
+  if (fr)
+    PetscCall(PCSetFailedReason(pc, fr));
+  else if (F)
+    PetscCall(HsMumpsDeterminant(F, &b->det_m, &b->det_e, &known));
+  b->det_none = (PetscBool)!known;
   PetscFunctionReturn(0);
 }
 
@@ -429,7 +448,7 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   PetscBool  zero, any, ok = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(Free(b));
+  PetscCall(Free(b, PETSC_FALSE));
   b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE, b->det_none = PETSC_FALSE; /* the determinant: on demand */
   pc->failedreason = PC_NOERROR; /* as PETSc's own factorizations do: a failure is this setup's, not forever */
   PetscCall(Layout(pc, b, pc->pmat, &ok));
@@ -441,8 +460,7 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
     PetscFunctionReturn(0);
   }
   PetscCall(PCDestroy(&b->inner));
-  PetscCall(PetscMalloc2(b->nrow * b->W, &b->buf, b->nrow * b->nL + 1, &b->left));
-  PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->hi - b->lo + 1, &b->x));
+  PetscCall(Allocate(b));
   PetscCall(Load(b, pc->pmat));
   PetscCall(Eliminate(b, &zero));
   PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
@@ -588,7 +606,7 @@ static PetscErrorCode PCDestroy_HsBand(PC pc)
 {
   PetscFunctionBeginUser;
   PetscCall(PCDestroy(&((PC_HsBand *)pc->data)->inner));
-  PetscCall(Free((PC_HsBand *)pc->data));
+  PetscCall(Free((PC_HsBand *)pc->data, PETSC_TRUE));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(0);
 }

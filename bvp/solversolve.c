@@ -22,25 +22,70 @@
 @*/
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
 {
-#if defined(PETSC_HAVE_MUMPS)
-  PetscBool     factor;
-  MatSolverType type;
-  Mat           F;
+  Mat F;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &factor, PCLU, PCCHOLESKY, ""));
-  if (!factor)
-    PetscFunctionReturn(0);
-  PetscCall(PCFactorGetMatSolverType(pc, &type));
-  if (!type || strcmp(type, MATSOLVERMUMPS))
-    PetscFunctionReturn(0);
-  PetscCall(PCFactorSetUpMatSolverType(pc));
-  PetscCall(PCFactorGetMatrix(pc, &F));
-  PetscCall(MatMumpsSetCntl(F, 1, HS_MUMPS_CNTL1_DEFAULT));
-  PetscCall(MatMumpsSetIcntl(F, 14, s->mumps_icntl14));
-#else
+  PetscCall(HsPCGetMumpsFactor(pc, &F));
+  if (F)
+    PetscCall(HsMumpsConfigure(F, s->mumps_icntl14));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsPCGetMumpsFactor - the factor matrix of pc when pc is an LU or Cholesky by MUMPS (created if the
+    PC was not set up yet; pc needs its operators), else *F = NULL (bvp/ internal). Not collective. @*/
+PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F)
+{
   PetscFunctionBeginUser;
-  (void)s, (void)pc;
+  *F = NULL;
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    PetscBool     factor;
+    MatSolverType type;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &factor, PCLU, PCCHOLESKY, ""));
+    if (!factor)
+      PetscFunctionReturn(0);
+    PetscCall(PCFactorGetMatSolverType(pc, &type));
+    if (!type || strcmp(type, MATSOLVERMUMPS))
+      PetscFunctionReturn(0);
+    PetscCall(PCFactorSetUpMatSolverType(pc));
+    PetscCall(PCFactorGetMatrix(pc, F));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/*@ HsMumpsConfigure - hamshoot's MUMPS settings on a factor matrix F of HsPCGetMumpsFactor (bvp/
+    internal): pivot threshold CNTL(1) = HS_MUMPS_CNTL1_DEFAULT, workspace ICNTL(14) = icntl14. @*/
+PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14)
+{
+  PetscFunctionBeginUser;
+#if defined(PETSC_HAVE_MUMPS)
+  PetscCall(MatMumpsSetCntl(F, 1, HS_MUMPS_CNTL1_DEFAULT));
+  PetscCall(MatMumpsSetIcntl(F, 14, icntl14));
+#else
+  (void)F, (void)icntl14;
+#endif
+  PetscFunctionReturn(0);
+}
+
+/*@ HsMumpsDeterminant - the determinant m 2^e of the matrix factored into F (HsPCGetMumpsFactor), if
+    ICNTL(33) = 1 was set before the factorization (*known; bvp/ internal). Not collective. @*/
+PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known)
+{
+  PetscFunctionBeginUser;
+  *known = PETSC_FALSE;
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    PetscInt asked;
+    PetscCall(MatMumpsGetIcntl(F, 33, &asked));
+    if (asked != 1)
+      PetscFunctionReturn(0);
+    PetscCall(MatMumpsGetRinfog(F, 12, m));
+    PetscCall(MatMumpsGetInfog(F, 34, e));
+    *known = PETSC_TRUE;
+  }
+#else
+  (void)F, (void)m, (void)e;
 #endif
   PetscFunctionReturn(0);
 }
@@ -224,25 +269,20 @@ static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
   *retry = PETSC_FALSE;
 #if defined(PETSC_HAVE_MUMPS)
   {
-    KSP           ksp;
-    PC            pc;
-    Mat           F;
-    PetscBool     lu, user;
-    MatSolverType type;
-    PetscInt      info;
+    KSP       ksp;
+    PC        pc;
+    Mat       F;
+    PetscBool user;
+    PetscInt  info;
 
     if (s->res.reason != SNES_DIVERGED_LINEAR_SOLVE || s->res.mumps_retries >= HS_MUMPS_RETRIES)
       PetscFunctionReturn(0);
     PetscCall(SNESGetKSP(s->snes, &ksp));
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &lu, PCLU, PCCHOLESKY, ""));
-    if (!lu)
-      PetscFunctionReturn(0);
-    PetscCall(PCFactorGetMatSolverType(pc, &type));
+    PetscCall(HsPCGetMumpsFactor(pc, &F));
     PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-mat_mumps_icntl_14", &user));
-    if (!type || strcmp(type, MATSOLVERMUMPS) || user)
+    if (!F || user)
       PetscFunctionReturn(0);
-    PetscCall(PCFactorGetMatrix(pc, &F));
     PetscCall(MatMumpsGetInfog(F, 1, &info));
     if (info != -8 && info != -9 && info != -11 && info != -12 && info != -14)
       PetscFunctionReturn(0);

@@ -260,12 +260,6 @@ static PetscErrorCode TryDirect(HsSolver s)
   SavedGuess  g;
 
   PetscFunctionBeginUser;
-  PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), &ok, NULL, 0));
-  if (!ok) { /* recorded with this status, and the next attempt follows */
-    PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
-    s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
-    PetscFunctionReturn(0);
-  }
   PetscCall(SaveGuess(s, &g));
   PetscCall(HsSolverGuessFromDirect(s, &ok));
   if (ok) {
