@@ -38,8 +38,15 @@
 #define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
 
 typedef struct {
-  PetscInt     rs, re, is, ie, lo, hi; /* rows, interior columns, column span [lo, hi] of the local rows */
+  PetscInt     rs, re, lo, hi;         /* rows, column span [lo, hi] of the local rows (global) */
+  PetscInt     is, ie, olo, ohi;       /* interior columns [is, ie) and span [olo, ohi], oriented (Or) */
+  PetscInt     nglob, isg, ieg;        /* the matrix' size; the interior columns, global */
+  PetscBool    rev, reverse;           /* this rank eliminates bottom-up; -pc_hsband_reverse_last */
   PetscInt     kl, ku, W, nL, nrow, nI;
+  PetscInt    *perm, *first;           /* buffer row i holds local row perm[i]; its first oriented column */
+  Mat          laid;                   /* the matrix (and its nonzero state) the layout is of */
+  PetscObjectState laid_state;
+  PetscBool    ok;                     /* the layout is within the limits (else the MUMPS fallback) */
   PetscScalar *buf, *left;       /* nrow x W (circular, column c at c % W), nrow x nL (columns lo..is-1) */
   PetscInt    *piv;              /* step c (column is + c): its pivot row */
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
@@ -72,6 +79,8 @@ static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
   PetscFunctionBeginUser;
   PetscCall(PetscFree4(b->lo_all, b->hi_all, b->rs_all, b->re_all));
   PetscCall(PetscFree4(b->ifs, b->ife, b->ioff, b->nleft_all));
+  PetscCall(PetscFree2(b->perm, b->first));
+  PetscCall(MatDestroy(&b->laid));
   if (!all)
     PetscFunctionReturn(0);
   PetscCall(PetscFree2(b->buf, b->left));
@@ -88,7 +97,7 @@ static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
  * solve factors matrices of one pattern; the multipliers keep their capacity). */
 static PetscErrorCode Allocate(PC_HsBand *b)
 {
-  PetscInt want[5] = {b->nrow, b->W, b->nL, b->nI, b->hi - b->lo};
+  PetscInt want[5] = {b->nrow, b->W, b->nL, b->nI, b->ohi - b->olo};
   PetscBool same;
 
   PetscFunctionBeginUser;
@@ -98,40 +107,105 @@ static PetscErrorCode Allocate(PC_HsBand *b)
   PetscCall(PetscFree2(b->buf, b->left));
   PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
   PetscCall(PetscMalloc2(b->nrow * b->W, &b->buf, b->nrow * b->nL + 1, &b->left));
-  PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->hi - b->lo + 1, &b->x));
+  PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x));
   PetscCall(PetscArraycpy(b->alloc, want, 5));
   PetscFunctionReturn(0);
 }
 
-/* The band, the spans of every rank, the interior columns and the interface blocks of A; b->why (and
- * *ok = PETSC_FALSE) if A is outside the limits. */
-static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A, PetscBool *ok)
+/* Column c in this rank's orientation: the last rank (of several) eliminates bottom-up, on the matrix
+ * with its rows and columns reversed, so that no rank but the middle ones carries a spike. */
+static inline PetscInt Or(const PC_HsBand *b, PetscInt c)
 {
-  MPI_Comm comm = PetscObjectComm((PetscObject)pc);
-  PetscInt N, band[2] = {0, 0}, ncols;
+  return b->rev ? b->nglob - 1 - c : c;
+}
+
+/* The local rows' first and last (oriented) columns, in staircase order: b->perm sorts the local rows
+ * by their first column (stably: insertion sort, the rows are nearly in order), b->first is that
+ * column; the kl, ku of the matrix (every rank) and this rank's column span [lo, hi]. An empty row's
+ * first column is past the last. */
+static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A, PetscInt *last)
+{
+  PetscInt        band[2] = {0, 0}, ncols;
   const PetscInt *cols;
+
+  PetscFunctionBeginUser;
+  b->lo = b->rs, b->hi = b->re - 1;
+  for (PetscInt i = 0; i < b->nrow; i++) {
+    PetscInt r = b->rs + i, f = PETSC_MAX_INT, l = -1;
+    PetscCall(MatGetRow(A, r, &ncols, &cols, NULL));
+    for (PetscInt k = 0; k < ncols; k++)
+      f = PetscMin(f, cols[k]), l = PetscMax(l, cols[k]);
+    PetscCall(MatRestoreRow(A, r, &ncols, &cols, NULL));
+    if (l >= 0) {
+      band[0] = PetscMax(band[0], r - f), band[1] = PetscMax(band[1], l - r);
+      b->lo = PetscMin(b->lo, f), b->hi = PetscMax(b->hi, l);
+    }
+    b->perm[i] = i, b->first[i] = f, last[i] = l;
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, band, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
+  b->kl = band[0], b->ku = band[1];
+  PetscFunctionReturn(0);
+}
+
+/* Orients the spans (after Spans and the interfaces), sorts the rows into staircase order and sets the
+ * buffer width W: an active row's entries stay in [j, j + W) at step j (its own span, widened by the
+ * pivot rows' fill, which are active rows too), and the right interface fits in it. */
+static PetscErrorCode Orient(PC_HsBand *b, PetscInt *last)
+{
+  PetscInt span = 0;
+
+  PetscFunctionBeginUser;
+  b->is = b->rev ? Or(b, b->ieg - 1) : b->isg, b->ie = b->rev ? Or(b, b->isg) + 1 : b->ieg;
+  b->olo = b->rev ? Or(b, b->hi) : b->lo, b->ohi = b->rev ? Or(b, b->lo) : b->hi;
+  b->nI = b->ie - b->is, b->nL = b->is - b->olo;
+  for (PetscInt i = 0; i < b->nrow; i++) {
+    PetscInt f = b->first[i], l = last[i];
+    if (l < 0) /* an empty row: never a pivot */
+      b->first[i] = PETSC_MAX_INT, last[i] = 0;
+    else if (b->rev)
+      b->first[i] = Or(b, l), last[i] = Or(b, f);
+    if (l >= 0)
+      span = PetscMax(span, last[i] - PetscMax(b->first[i], b->is));
+  }
+  for (PetscInt i = 0; b->rev && i < b->nrow / 2; i++) { /* bottom-up: the rows last to first, nearly sorted */
+    PetscInt k = b->nrow - 1 - i, t;
+    t = b->perm[i], b->perm[i] = b->perm[k], b->perm[k] = t;
+    t = b->first[i], b->first[i] = b->first[k], b->first[k] = t;
+  }
+  for (PetscInt i = 1; i < b->nrow; i++) { /* insertion sort by first column, perm along */
+    PetscInt f = b->first[i], p = b->perm[i], j = i - 1;
+    for (; j >= 0 && b->first[j] > f; j--)
+      b->first[j + 1] = b->first[j], b->perm[j + 1] = b->perm[j];
+    b->first[j + 1] = f, b->perm[j + 1] = p;
+  }
+  b->W = PetscMax(span + 1, b->ohi - b->ie + 2);
+  PetscFunctionReturn(0);
+}
+
+/* The band, the spans of every rank, the interior columns and the interface blocks of A; b->why (and
+ * b->ok = PETSC_FALSE) if A is outside the limits. */
+static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
+  PetscInt  N, *last, mine[4], *all;
+  PetscBool ok = PETSC_TRUE;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(comm, &b->size));
   PetscCallMPI(MPI_Comm_rank(comm, &b->rank));
   PetscCall(MatGetSize(A, &N, NULL));
   PetscCall(MatGetOwnershipRange(A, &b->rs, &b->re));
-  b->lo = b->rs, b->hi = b->re - 1;
-  for (PetscInt i = b->rs; i < b->re; i++) {
-    PetscCall(MatGetRow(A, i, &ncols, &cols, NULL));
-    for (PetscInt k = 0; k < ncols; k++) {
-      band[0] = PetscMax(band[0], i - cols[k]), band[1] = PetscMax(band[1], cols[k] - i);
-      b->lo = PetscMin(b->lo, cols[k]), b->hi = PetscMax(b->hi, cols[k]);
-    }
-    PetscCall(MatRestoreRow(A, i, &ncols, &cols, NULL));
-  }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, band, 2, MPIU_INT, MPI_MAX, comm));
-  b->kl = band[0], b->ku = band[1], b->W = b->kl + b->ku + 1, b->nrow = b->re - b->rs;
+  b->nrow = b->re - b->rs, b->nglob = N, b->rev = PETSC_FALSE;
+  PetscCall(PetscMalloc2(b->nrow + 1, &b->perm, b->nrow + 1, &b->first));
+  PetscCall(PetscMalloc1(b->nrow + 1, &last));
+  PetscCall(Spans(pc, b, A, last));
   PetscCall(PetscMalloc4(b->size, &b->lo_all, b->size, &b->hi_all, b->size, &b->rs_all, b->size, &b->re_all));
-  PetscCallMPI(MPI_Allgather(&b->lo, 1, MPIU_INT, b->lo_all, 1, MPIU_INT, comm));
-  PetscCallMPI(MPI_Allgather(&b->hi, 1, MPIU_INT, b->hi_all, 1, MPIU_INT, comm));
-  PetscCallMPI(MPI_Allgather(&b->rs, 1, MPIU_INT, b->rs_all, 1, MPIU_INT, comm));
-  PetscCallMPI(MPI_Allgather(&b->re, 1, MPIU_INT, b->re_all, 1, MPIU_INT, comm));
+  PetscCall(PetscMalloc1(4 * b->size, &all));
+  mine[0] = b->lo, mine[1] = b->hi, mine[2] = b->rs, mine[3] = b->re;
+  PetscCallMPI(MPI_Allgather(mine, 4, MPIU_INT, all, 4, MPIU_INT, comm));
+  for (PetscMPIInt r = 0; r < b->size; r++)
+    b->lo_all[r] = all[4 * r], b->hi_all[r] = all[4 * r + 1], b->rs_all[r] = all[4 * r + 2], b->re_all[r] = all[4 * r + 3];
+  PetscCall(PetscFree(all));
   PetscCall(PetscMalloc4(b->size + 1, &b->ifs, b->size + 1, &b->ife, b->size + 2, &b->ioff, b->size, &b->nleft_all));
   b->ifs[0] = b->ife[0] = 0, b->ifs[b->size] = b->ife[b->size] = N, b->ioff[0] = b->ioff[1] = 0;
   for (PetscMPIInt r = 1; r < b->size; r++) { /* block r: the columns both r - 1 and r touch, around rs of r */
@@ -140,30 +214,38 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A, PetscBool *ok)
     b->ioff[r + 1] = b->ioff[r] + b->ife[r] - b->ifs[r];
   }
   b->nred = b->ioff[b->size];
-  *ok     = PETSC_TRUE;
   if (b->nred > HS_BAND_MAX_REDUCED) { /* its dense LU on rank 0: nred^2 doubles */
     PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the interface system has %" PetscInt_FMT " unknowns, more than %d",
                             b->nred, HS_BAND_MAX_REDUCED));
-    *ok = PETSC_FALSE;
+    ok = PETSC_FALSE;
   }
-  if (b->W > HS_BAND_MAX_WIDTH) {
-    PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the band is %" PetscInt_FMT " wide, more than %d (a free final time makes it dense)",
-                            b->W, HS_BAND_MAX_WIDTH));
-    *ok = PETSC_FALSE;
-  }
-  for (PetscMPIInt r = 0; r < b->size && *ok; r++) /* a rank's rows may reach only its neighbours' interfaces */
+  for (PetscMPIInt r = 0; r < b->size && ok; r++) /* a rank's rows may reach only its neighbours' interfaces */
     if (!(b->ife[r] < b->ifs[r + 1] && (r == 0 || b->lo_all[r] >= b->ifs[r]) &&
           (r == b->size - 1 || b->hi_all[r] < b->ife[r + 1]))) {
       PetscCall(PetscSNPrintf(b->why, sizeof b->why, "rank %d has %" PetscInt_FMT " rows, too few for the band (%" PetscInt_FMT
                               " below, %" PetscInt_FMT " above the diagonal)",
                               (int)r, b->re_all[r] - b->rs_all[r], b->kl, b->ku));
-      *ok = PETSC_FALSE;
+      ok = PETSC_FALSE;
     }
-  b->is = b->ife[b->rank], b->ie = b->ifs[b->rank + 1], b->nI = b->ie - b->is, b->nL = b->is - b->lo;
+  b->isg = b->ife[b->rank], b->ieg = b->ifs[b->rank + 1];
+  b->rev = (PetscBool)(b->reverse && b->size > 1 && b->rank == b->size - 1);
+  if (ok)
+    PetscCall(Orient(b, last));
+  PetscCall(PetscFree(last));
+  if (ok) {
+    PetscInt W = b->W;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &W, 1, MPIU_INT, MPI_MAX, comm));
+    if (W > HS_BAND_MAX_WIDTH) {
+      PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the band is %" PetscInt_FMT " wide, more than %d (a free final time makes it dense)",
+                              W, HS_BAND_MAX_WIDTH));
+      ok = PETSC_FALSE;
+    }
+  }
+  b->ok = ok;
   PetscFunctionReturn(0);
 }
 
-/* The local rows of A into the circular buffer and the left spike. */
+/* The local rows of A, in staircase order and oriented, into the circular buffer and the left spike. */
 static PetscErrorCode Load(PC_HsBand *b, Mat A)
 {
   PetscInt           ncols;
@@ -174,14 +256,15 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
   PetscCall(PetscArrayzero(b->buf, b->nrow * b->W));
   PetscCall(PetscArrayzero(b->left, b->nrow * b->nL));
   for (PetscInt i = 0; i < b->nrow; i++) {
-    PetscCall(MatGetRow(A, b->rs + i, &ncols, &cols, &vals));
+    PetscCall(MatGetRow(A, b->rs + b->perm[i], &ncols, &cols, &vals));
     for (PetscInt k = 0; k < ncols; k++) {
-      if (cols[k] < b->is)
-        b->left[i * b->nL + cols[k] - b->lo] = vals[k];
+      PetscInt c = Or(b, cols[k]);
+      if (c < b->is)
+        b->left[i * b->nL + c - b->olo] = vals[k];
       else
-        b->buf[i * b->W + cols[k] % b->W] = vals[k];
+        b->buf[i * b->W + c % b->W] = vals[k];
     }
-    PetscCall(MatRestoreRow(A, b->rs + i, &ncols, &cols, &vals));
+    PetscCall(MatRestoreRow(A, b->rs + b->perm[i], &ncols, &cols, &vals));
   }
   PetscFunctionReturn(0);
 }
@@ -216,7 +299,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
     PetscInt     j = b->is + c, s = j % W, best = -1;
     PetscReal    amax = 0;
     PetscScalar *p, *pl;
-    while (next < b->nrow && b->rs + next - b->kl <= j) /* rows whose band reaches column j */
+    while (next < b->nrow && b->first[next] <= j) /* rows whose first column is j (or left of is) */
       act[na++] = next++;
     for (PetscInt a = 0; a < na; a++)
       if (PetscAbsScalar(b->buf[act[a] * W + s]) > amax)
@@ -253,10 +336,10 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
   PetscFunctionReturn(0);
 }
 
-/* Reduced column of global interface column col (in block r or r + 1 of this rank). */
-static PetscInt RedCol(PC_HsBand *b, PetscInt col)
+/* Reduced column of interface column c (oriented; in block r or r + 1 of this rank). */
+static PetscInt RedCol(PC_HsBand *b, PetscInt c)
 {
-  PetscInt r = col < b->is ? b->rank : b->rank + 1;
+  PetscInt col = Or(b, c), r = col < b->isg ? b->rank : b->rank + 1;
   return b->ioff[r] + col - b->ifs[r];
 }
 
@@ -277,8 +360,8 @@ static PetscErrorCode FactorReduced(PC pc, PC_HsBand *b, PetscBool *fail)
   for (PetscInt i = 0; i < b->nleft; i++) {
     PetscInt r = b->leftover[i];
     for (PetscInt q = 0; q < b->nL; q++)
-      rows[i * b->nred + RedCol(b, b->lo + q)] = b->left[r * b->nL + q];
-    for (PetscInt col = b->ie; col <= b->hi; col++)
+      rows[i * b->nred + RedCol(b, b->olo + q)] = b->left[r * b->nL + q];
+    for (PetscInt col = b->ie; col <= b->ohi; col++)
       rows[i * b->nred + RedCol(b, col)] = b->buf[r * b->W + col % b->W];
   }
   if (!b->rank) {
@@ -312,10 +395,10 @@ static PetscErrorCode LocalParity(PC_HsBand *b, PetscInt *parity)
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(b->nrow, &perm, b->nrow, &seen));
-  for (PetscInt c = 0; c < b->nI; c++)
-    perm[c] = b->piv[c];
+  for (PetscInt c = 0; c < b->nI; c++) /* the local rows in elimination order, through the staircase order */
+    perm[c] = b->perm[b->piv[c]];
   for (PetscInt i = 0; i < b->nleft; i++)
-    perm[b->nI + i] = b->leftover[i];
+    perm[b->nI + i] = b->perm[b->leftover[i]];
   for (PetscInt i = 0; i < b->nrow; i++)
     seen[i] = 0;
   for (PetscInt i = 0; i < b->nrow; i++) /* a cycle of length L is L - 1 transpositions */
@@ -353,6 +436,8 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
 
   PetscFunctionBeginUser;
   PetscCall(LocalParity(b, &odd));
+  if (b->rev) /* its interior columns eliminated last to first: a reversal, nI (nI - 1) / 2 transpositions */
+    odd ^= ((b->nI * (b->nI - 1)) / 2) & 1;
   for (PetscInt c = 0; c < b->nI; c++)
     MulDet(&m, &e, b->buf[b->piv[c] * b->W + (b->is + c) % b->W]);
   if (!b->rank && b->nred)
@@ -444,15 +529,21 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
 
 static PetscErrorCode PCSetUp_HsBand(PC pc)
 {
-  PC_HsBand *b = (PC_HsBand *)pc->data;
-  PetscBool  zero, any, ok = PETSC_FALSE;
+  PC_HsBand       *b = (PC_HsBand *)pc->data;
+  PetscBool        zero, any;
+  PetscObjectState state;
 
   PetscFunctionBeginUser;
-  PetscCall(Free(b, PETSC_FALSE));
   b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE, b->det_none = PETSC_FALSE; /* the determinant: on demand */
   pc->failedreason = PC_NOERROR; /* as PETSc's own factorizations do: a failure is this setup's, not forever */
-  PetscCall(Layout(pc, b, pc->pmat, &ok));
-  if (!ok) {
+  PetscCall(MatGetNonzeroState(pc->pmat, &state));
+  if (b->laid != pc->pmat || b->laid_state != state) { /* a new pattern: a new layout (else the last one's) */
+    PetscCall(Free(b, PETSC_FALSE));
+    PetscCall(Layout(pc, b, pc->pmat));
+    PetscCall(PetscObjectReference((PetscObject)pc->pmat));
+    b->laid = pc->pmat, b->laid_state = state;
+  }
+  if (!b->ok) {
     PetscCheck(b->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "-pc_type hsband: %s: use fewer ranks, a larger N, or MUMPS (-hs_linear_solver mumps; or "
                "-pc_hsband_fallback true)", b->why);
@@ -485,7 +576,8 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(xv, &xa));
   PetscCall(PetscMalloc2(b->nrow, &t, b->nred + 1, &xr));
-  PetscCall(PetscArraycpy(t, xa, b->nrow));
+  for (PetscInt i = 0; i < b->nrow; i++) /* in the buffer's (staircase) row order */
+    t[i] = xa[b->perm[i]];
   PetscCall(VecRestoreArrayRead(xv, &xa));
   for (PetscInt c = 0; c < b->nI; c++) /* forward: the row operations of the elimination */
     for (PetscInt m = b->mstart[c]; m < b->mstart[c + 1]; m++)
@@ -511,26 +603,26 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
       PetscCall(PetscFree2(cnt, dsp));
     }
     PetscCallMPI(MPI_Bcast(xr, (PetscMPIInt)b->nred, MPIU_SCALAR, 0, comm));
-    for (PetscInt col = b->lo; col < b->is; col++)
-      b->x[col - b->lo] = xr[RedCol(b, col)];
-    for (PetscInt col = b->ie; col <= b->hi; col++)
-      b->x[col - b->lo] = xr[RedCol(b, col)];
+    for (PetscInt col = b->olo; col < b->is; col++)
+      b->x[col - b->olo] = xr[RedCol(b, col)];
+    for (PetscInt col = b->ie; col <= b->ohi; col++)
+      b->x[col - b->olo] = xr[RedCol(b, col)];
   }
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with the pivot rows */
-    PetscInt     j = b->is + c, s = j % W, qmax = PetscMin(W - 1, b->hi - j);
+    PetscInt     j = b->is + c, s = j % W, qmax = PetscMin(W - 1, b->ohi - j);
     PetscScalar *p = b->buf + b->piv[c] * W, v = t[b->piv[c]];
-    const PetscScalar *xj = b->x + j - b->lo;
+    const PetscScalar *xj = b->x + j - b->olo;
     for (PetscInt q = 1; q <= PetscMin(qmax, W - 1 - s); q++) /* slots s+1.. : columns j+1.. */
       v -= p[s + q] * xj[q];
     for (PetscInt q = W - s; q <= qmax; q++) /* then the wrapped slots 0.. */
       v -= p[s + q - W] * xj[q];
     for (PetscInt q = 0; q < b->nL; q++)
       v -= b->left[b->piv[c] * b->nL + q] * b->x[q];
-    b->x[j - b->lo] = v / p[s];
+    b->x[j - b->olo] = v / p[s];
   }
   PetscCall(VecGetArray(yv, &ya));
   for (PetscInt i = 0; i < b->nrow; i++)
-    ya[i] = b->x[b->rs + i - b->lo];
+    ya[i] = b->x[Or(b, b->rs + i) - b->olo];
   PetscCall(VecRestoreArray(yv, &ya));
   PetscCall(PetscFree2(t, xr));
   PetscFunctionReturn(0);
@@ -575,6 +667,8 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PetscOptionsHeadBegin(PetscOptionsObject, "Banded LU (hamshoot)");
   PetscCall(PetscOptionsInt("-pc_hsband_refine", "steps of iterative refinement after each solve (each: a product "
                             "with the matrix and a solve with the factors)", "PCHSBAND", b->refine, &b->refine, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_reverse_last", "the last rank eliminates bottom-up (no spike: with 2 ranks "
+                             "neither rank has one)", "PCHSBAND", b->reverse, &b->reverse, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
                              "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
@@ -596,9 +690,11 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
   } else if (ascii)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  banded LU with partial pivoting (hamshoot): %" PetscInt_FMT " below, %" PetscInt_FMT
-                                     " above the diagonal; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
+                                     " above the diagonal; rows in staircase order, %" PetscInt_FMT " columns wide "
+                                     "(rank 0)%s; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
                                      "%" PetscInt_FMT " refinement step(s)\n",
-                                     b->kl, b->ku, b->nred, b->refine));
+                                     b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "",
+                                     b->nred, b->refine));
   PetscFunctionReturn(0);
 }
 
@@ -620,6 +716,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   PetscCall(PetscNew(&b));
   b->refine               = 1;
   b->fallback             = PETSC_TRUE;
+  b->reverse              = PETSC_TRUE;
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;

@@ -2444,9 +2444,12 @@ def t_band():
     earlier or later: measured 10 against 11, both at |F| ~ 1e-11.) The default (-hs_linear_solver
     auto) is hsband for n <= 8 and a fixed T, MUMPS for 9 cars, a free T, or a -pc_factor_mat_solver_type
     given; the determinant hsband computes for the branch-point test gives the same branch point as
-    MUMPS' (pitchfork.ocp, 1 and 2 ranks)."""
+    MUMPS' (pitchfork.ocp, 1 to 3 ranks). The rows are factored in staircase order (by their first
+    column) and the last rank eliminates bottom-up; kepler on 2 and 3 ranks is also solved with
+    -pc_hsband_reverse_last false (every rank but the first with a left spike)."""
     ddir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-    cases = [(["-problem", "pendulum", "-N", "400"], (1, 2, 4), 1e-10), (["-problem", "kepler", "-N", "200"], (1, 2), 1e-10),
+    cases = [(["-problem", "pendulum", "-N", "400"], (1, 2, 4), 1e-10), (["-problem", "kepler", "-N", "200"], (1, 2, 3), 1e-10),
+             (["-problem", "kepler", "-N", "200", "-pc_hsband_reverse_last", "false"], (2, 3), 1e-10),
              (["-problem", "saddle"], (1, 2), 1e-10), (["-problem", "ncar", "-p_beta", "1e-9"], (1, 2), 1e-9),
              (["-problem", "pendulum", "-N", "400", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "10"], (1, 2), 1e-10),
              (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], (1,), 1e-10)]
@@ -2488,7 +2491,7 @@ def t_band():
         check(s and s["linear_solver"] == want, "%s: %s, not %s" % (args, s and s["linear_solver"], want))
     # the branch-point test reads hsband's determinant as it reads MUMPS'
     pf = os.path.join(ddir, "pitchfork.ocp")
-    for r in (1, 2):
+    for r in (1, 2, 3):
         got = []
         for ls in ("mumps", "band"):
             s, _, _ = run(["-problem", pf, "-p_c", "600", "-hs_continue", "c", "-hs_continue_from", "400", "-hs_continue_steps",

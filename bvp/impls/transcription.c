@@ -294,13 +294,24 @@ static PetscErrorCode FinalTimeJacobian(HsSolver s, DM da, const PetscScalar **x
   PetscFunctionReturn(0);
 }
 
-/* The pattern of a free-T Jacobian (FinalTimeJacobian): the DMDA's three-point block stencil, the
- * column T in every row and the dense row T, through a MATPREALLOCATOR. Collective. */
-static PetscErrorCode PreallocateBordered(HsSolver s, DM da, Mat J)
+/* Appends the columns of point pt's components [c0, c0 + nc) to cols. */
+static void AddColumns(PetscInt *cols, PetscInt *n, PetscInt dof, PetscInt pt, PetscInt c0, PetscInt nc)
+{
+  for (PetscInt e = 0; e < nc; e++)
+    cols[(*n)++] = pt * dof + c0 + e;
+}
+
+/* The Jacobian's pattern, exactly the blocks FormJacobian sets (an explicit zero block would widen the
+ * band the banded LU factors and the work of every factorization): state rows of interval k: x_k,
+ * lambda_{k+1/2}, x_{k+1}; costate rows of node k: x_{k-1..k+1}, lambda_{k-1/2}, lambda_{k+1/2}; the
+ * boundary rows their identities (a free terminal state: x_{N-1}, lambda_{N-1/2}, x_N). A free T adds its
+ * column to every row and its dense row (FinalTimeJacobian). Through a MATPREALLOCATOR. Collective. */
+static PetscErrorCode Preallocate(HsSolver s, DM da, Mat J)
 {
   Mat          pre;
   PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, nc, *cols;
   PetscScalar *zero;
+  PetscBool    bordered = s->prob->free_T;
   const PetscInt chunk = 4096;
 
   PetscFunctionBeginUser;
@@ -315,14 +326,23 @@ static PetscErrorCode PreallocateBordered(HsSolver s, DM da, Mat J)
     for (PetscInt c = 0; c < dof; c++) {
       PetscInt row = k * dof + c;
       nc           = 0;
-      for (PetscInt j = PetscMax(0, k - 1); j <= PetscMin(N, k + 1); j++)
-        for (PetscInt e = 0; e < dof; e++)
-          cols[nc++] = j * dof + e;
-      if (k != N || c != dim)
-        cols[nc++] = Tcol; /* already among them at points N-1..N */
+      if (c < dim && k < N) /* state equation of interval k */
+        AddColumns(cols, &nc, dof, k, 0, dof), AddColumns(cols, &nc, dof, k + 1, 0, dim);
+      else if (c < dim && s->has_free) /* terminal rows: x_{N-1}, lambda_{N-1/2}, x_N */
+        AddColumns(cols, &nc, dof, k - 1, 0, dof), AddColumns(cols, &nc, dof, k, 0, dim);
+      else if (c < dim)
+        AddColumns(cols, &nc, dof, k, 0, dim);
+      else if (k == 0) /* x_0 - x0 */
+        AddColumns(cols, &nc, dof, 0, 0, dim);
+      else if (k == N) /* lambda_{N+1/2} = 0 */
+        AddColumns(cols, &nc, dof, N, dim, dim);
+      else /* costate equation of node k */
+        AddColumns(cols, &nc, dof, k - 1, 0, dof), AddColumns(cols, &nc, dof, k, 0, dof), AddColumns(cols, &nc, dof, k + 1, 0, dim);
+      if (bordered)
+        cols[nc++] = Tcol; /* a repeated column is one entry */
       PetscCall(MatSetValues(pre, 1, &row, nc, cols, zero, INSERT_VALUES));
     }
-  if (xs + xm == N + 1)
+  if (bordered && xs + xm == N + 1)
     for (PetscInt c0 = 0; c0 < (N + 1) * dof; c0 += chunk) {
       nc = PetscMin(chunk, (N + 1) * dof - c0);
       for (PetscInt e = 0; e < nc; e++)
@@ -465,13 +485,11 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(PetscMalloc1(2 * dim, &tr->R)); /* R, and dx_T/dT (FinalTimeResidual) */
   PetscCall(DMCreateGlobalVector(tr->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  if (s->prob->free_T) { /* a bordered pattern: the column and the row of T (in lambda_{N+1/2}'s first slot) */
+  if (s->prob->free_T) /* a bordered pattern: the column and the row of T (in lambda_{N+1/2}'s first slot) */
     s->iT = s->N * 2 * dim + dim;
-    PetscCall(DMSetMatrixPreallocateSkip(tr->da, PETSC_TRUE));
-    PetscCall(DMCreateMatrix(tr->da, &s->Jac));
-    PetscCall(PreallocateBordered(s, tr->da, s->Jac));
-  } else
-    PetscCall(DMCreateMatrix(tr->da, &s->Jac));
+  PetscCall(DMSetMatrixPreallocateSkip(tr->da, PETSC_TRUE));
+  PetscCall(DMCreateMatrix(tr->da, &s->Jac));
+  PetscCall(Preallocate(s, tr->da, s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PetscObjectReference((PetscObject)s->X));
   s->Xnodes       = s->X;

@@ -1,0 +1,153 @@
+/* hamshoot tests: PC hsband (bvp/pcband.c) on its own, against MUMPS' LU of the same matrices.
+ *
+ * Random nonsingular matrices of the shapes hsband is for, distributed in row blocks over 1..4
+ * ranks: a plain band; the transcription's staircase (blocks of rows whose first columns are out of
+ * order within the block, so that the staircase sort matters); and a band whose diagonal is zero
+ * (every step must pivot). For each, with the last rank eliminating bottom-up and without:
+ *   - the solution of A x = b agrees with MUMPS' to 1e-10 (relative), and |A x - b| is at round-off;
+ *   - the determinant (m 2^e) agrees with MUMPS' (ICNTL(33)): same sign, |log2 |det| - log2 |det_M||
+ *     below 1e-9 (relative to the log): every pivot, the row and column permutations' parities and the
+ *     reduced system's LU enter it.
+ * The expected values are MUMPS', an independent LU (its own ordering and pivoting).
+ */
+#include "../bvp/hsbvpimpl.h"
+
+#include <petscksp.h>
+
+#define HS_CHECK_PRINT(...) PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__))
+#include "hscheck.h"
+
+/* A deterministic pseudo-random number in [-1, 1] of (i, j, seed). */
+static PetscReal Rand(PetscInt i, PetscInt j, PetscInt seed)
+{
+  unsigned long long z = (unsigned long long)(i * 1000003 + j * 7919 + seed * 104729) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (PetscReal)(z % 2000001) / 1000000.0 - 1.0;
+}
+
+/* Shape 0: band kl = 3, ku = 4 with a dominant diagonal; 1: the staircase of blocks of 4 rows (the
+ * transcription's with n = 1: two rows starting a block left, two at the block, all 10 columns wide,
+ * listed the "wrong" way round) and one boundary row each end; 2: kl = ku = 2, zero diagonal. */
+static PetscErrorCode Build(MPI_Comm comm, PetscInt shape, PetscInt n, PetscInt seed, Mat *A)
+{
+  PetscInt rs, re;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateAIJ(comm, PETSC_DECIDE, PETSC_DECIDE, n, n, 12, NULL, 12, NULL, A));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++) {
+    PetscInt lo, hi, blk = i / 4, r = i % 4;
+    if (shape == 0)
+      lo = i - 3, hi = i + 4;
+    else if (shape == 2)
+      lo = i - 2, hi = i + 2;
+    else if (r < 2) /* state-like rows: from their own block */
+      lo = 4 * blk, hi = 4 * blk + 5;
+    else /* costate-like rows: from the block before */
+      lo = 4 * blk - 4, hi = 4 * blk + 5;
+    lo = PetscMax(lo, 0), hi = PetscMin(hi, n - 1);
+    for (PetscInt j = lo; j <= hi; j++) {
+      PetscReal v = Rand(i, j, seed);
+      if (shape == 0 && i == j)
+        v += 4;
+      if (shape == 2 && i == j)
+        v = 0;
+      PetscCall(MatSetValue(*A, i, j, v, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* x = A^{-1} b by KSP preonly with PC type; the determinant m 2^e if known. */
+static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool reverse, PetscReal *m, PetscInt *e, PetscBool *known)
+{
+  KSP ksp;
+  PC  pc;
+  Mat F;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (band) {
+    PetscCall(PCSetType(pc, "hsband"));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_reverse_last", reverse ? "true" : "false"));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_fallback", "false"));
+    PetscCall(PCSetFromOptions(pc));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_reverse_last"));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_fallback"));
+  } else {
+    PetscCall(PCSetType(pc, PCLU));
+    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+    PetscCall(PCFactorSetUpMatSolverType(pc));
+    PetscCall(PCFactorGetMatrix(pc, &F));
+    PetscCall(MatMumpsSetIcntl(F, 33, 1));
+  }
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  if (band)
+    PetscCall(HsPCBandGetDeterminant(pc, m, e, known));
+  else
+    PetscCall(HsMumpsDeterminant(F, m, e, known));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Case(PetscInt shape, PetscInt n, PetscInt seed, PetscBool reverse)
+{
+  Mat       A;
+  Vec       b, x, y, r;
+  PetscReal mb, mm, err, res, nx, nb;
+  PetscInt  eb, em;
+  PetscBool kb, km;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(Build(PETSC_COMM_WORLD, shape, n, seed, &A));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSetRandom(b, NULL));
+  PetscCall(Solve(A, b, x, PETSC_TRUE, reverse, &mb, &eb, &kb));
+  PetscCall(Solve(A, b, y, PETSC_FALSE, reverse, &mm, &em, &km));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAXPY(r, -1, b));
+  PetscCall(VecNorm(r, NORM_INFINITY, &res));
+  PetscCall(VecNorm(b, NORM_INFINITY, &nb));
+  PetscCall(VecNorm(y, NORM_INFINITY, &nx));
+  PetscCall(VecAXPY(y, -1, x));
+  PetscCall(VecNorm(y, NORM_INFINITY, &err));
+  CHECK(err <= 1e-10 * nx && res <= 1e-12 * nb, "shape %d, n %d, %d ranks, reverse %d: |x - x_MUMPS| %.2e (|x| %.2e), "
+        "|Ax - b| %.2e", (int)shape, (int)n, size, (int)reverse, (double)err, (double)nx, (double)res);
+  {
+    PetscReal lb = PetscLog2Real(PetscAbsReal(mb)) + eb, lm = PetscLog2Real(PetscAbsReal(mm)) + em;
+    CHECK(kb && km && mb * mm > 0 && PetscAbsReal(lb - lm) <= 1e-9 * PetscMax(1, PetscAbsReal(lm)),
+          "shape %d, n %d, %d ranks, reverse %d: det %.15g 2^%d (hsband) against %.15g 2^%d (MUMPS)", (int)shape, (int)n,
+          size, (int)reverse, (double)mb, (int)eb, (double)mm, (int)em);
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(HsInitializePackage());
+  for (PetscInt shape = 0; shape < 3; shape++)
+    for (PetscInt seed = 1; seed <= 3; seed++)
+      for (PetscInt rev = 0; rev < 2; rev++)
+        PetscCall(Case(shape, shape == 1 ? 4 * (37 + seed) + 2 : 151 + seed, seed, (PetscBool)rev));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", npass, nfail));
+  PetscCall(PetscFinalize());
+  return nfail != 0;
+}
