@@ -72,6 +72,34 @@ typedef struct {
   PetscInt      det_e;
 } PC_HsBand;
 
+static PetscLogEvent HS_BAND_LAYOUT, HS_BAND_LOAD, HS_BAND_ELIM, HS_BAND_REDUCED, HS_BAND_SOLVE;
+static PetscBool     hs_band_events = PETSC_FALSE;
+
+static PetscErrorCode FinalizeEvents(void)
+{
+  PetscFunctionBeginUser;
+  hs_band_events = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* -log_view: HsBandLayout (the pattern's layout, once per pattern), HsBandLoad (the rows into the
+ * band), HsBandElim (the ranks' eliminations), HsBandReduced (the interface system: gathered, factored),
+ * HsBandSolve (the solves with the factors, refinement's included). */
+static PetscErrorCode RegisterEvents(void)
+{
+  PetscFunctionBeginUser;
+  if (hs_band_events)
+    PetscFunctionReturn(0);
+  PetscCall(PetscLogEventRegister("HsBandLayout", PC_CLASSID, &HS_BAND_LAYOUT));
+  PetscCall(PetscLogEventRegister("HsBandLoad", PC_CLASSID, &HS_BAND_LOAD));
+  PetscCall(PetscLogEventRegister("HsBandElim", PC_CLASSID, &HS_BAND_ELIM));
+  PetscCall(PetscLogEventRegister("HsBandReduced", PC_CLASSID, &HS_BAND_REDUCED));
+  PetscCall(PetscLogEventRegister("HsBandSolve", PC_CLASSID, &HS_BAND_SOLVE));
+  PetscCall(PetscRegisterFinalize(FinalizeEvents));
+  hs_band_events = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* The arrays of the layout (every setup), or with all, also the factors' (when the sizes change, and at
  * the end). */
 static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
@@ -253,16 +281,24 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
   const PetscScalar *vals;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(b->buf, b->nrow * b->W));
-  PetscCall(PetscArrayzero(b->left, b->nrow * b->nL));
-  for (PetscInt i = 0; i < b->nrow; i++) {
+  for (PetscInt i = 0; i < b->nrow; i++) { /* each row zeroed and filled while in cache */
+    PetscCall(PetscArrayzero(b->buf + i * b->W, b->W));
+    PetscCall(PetscArrayzero(b->left + i * b->nL, b->nL));
+    PetscInt     W = b->W, cmin = PETSC_MAX_INT, base;
+    PetscScalar *row = b->buf + i * W;
     PetscCall(MatGetRow(A, b->rs + b->perm[i], &ncols, &cols, &vals));
-    for (PetscInt k = 0; k < ncols; k++) {
+    for (PetscInt k = 0; k < ncols; k++) { /* the slots relative to the row's first: no division per entry */
       PetscInt c = Or(b, cols[k]);
+      if (c >= b->is)
+        cmin = PetscMin(cmin, c);
+    }
+    base = cmin == PETSC_MAX_INT ? 0 : cmin - cmin % W; /* its columns are in [cmin, cmin + W) */
+    for (PetscInt k = 0; k < ncols; k++) {
+      PetscInt c = Or(b, cols[k]), slot = c - base;
       if (c < b->is)
         b->left[i * b->nL + c - b->olo] = vals[k];
       else
-        b->buf[i * b->W + c % b->W] = vals[k];
+        row[slot < W ? slot : slot - W] = vals[k];
     }
     PetscCall(MatRestoreRow(A, b->rs + b->perm[i], &ncols, &cols, &vals));
   }
@@ -321,7 +357,10 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
       r[s] = 0;
       for (PetscInt q = 0; q < b->nL; q++)
         rl[q] -= l * pl[q];
-      PetscCall(PushMultiplier(b, &nm, act[a], l));
+      if (nm < b->mcap)
+        b->mrow[nm] = act[a], b->mval[nm++] = l;
+      else
+        PetscCall(PushMultiplier(b, &nm, act[a], l));
     }
   }
   b->mstart[b->nI] = nm;
@@ -539,7 +578,9 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (b->laid != pc->pmat || b->laid_state != state) { /* a new pattern: a new layout (else the last one's) */
     PetscCall(Free(b, PETSC_FALSE));
+    PetscCall(PetscLogEventBegin(HS_BAND_LAYOUT, pc, 0, 0, 0));
     PetscCall(Layout(pc, b, pc->pmat));
+    PetscCall(PetscLogEventEnd(HS_BAND_LAYOUT, pc, 0, 0, 0));
     PetscCall(PetscObjectReference((PetscObject)pc->pmat));
     b->laid = pc->pmat, b->laid_state = state;
   }
@@ -552,11 +593,17 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   }
   PetscCall(PCDestroy(&b->inner));
   PetscCall(Allocate(b));
+  PetscCall(PetscLogEventBegin(HS_BAND_LOAD, pc, 0, 0, 0));
   PetscCall(Load(b, pc->pmat));
+  PetscCall(PetscLogEventEnd(HS_BAND_LOAD, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
   PetscCall(Eliminate(b, &zero));
+  PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
   PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
   if (!any)
     PetscCall(FactorReduced(pc, b, &any));
+  PetscCall(PetscLogEventEnd(HS_BAND_REDUCED, pc, 0, 0, 0));
   b->failed = any;
   if (any)
     PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
@@ -643,7 +690,9 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscCall(VecSetInf(yv));
     PetscFunctionReturn(0);
   }
+  PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
   PetscCall(SolveFactored(pc, xv, yv));
+  PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
   if (!b->refine)
     PetscFunctionReturn(0);
   PetscCall(VecDuplicate(xv, &r));
@@ -651,7 +700,9 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
   for (PetscInt i = 0; i < b->refine; i++) {
     PetscCall(MatMult(pc->pmat, yv, r));
     PetscCall(VecAYPX(r, -1, xv));
+    PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
     PetscCall(SolveFactored(pc, r, d));
+    PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
     PetscCall(VecAXPY(yv, 1, d));
   }
   PetscCall(VecDestroy(&r));
@@ -713,6 +764,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   PC_HsBand *b;
 
   PetscFunctionBeginUser;
+  PetscCall(RegisterEvents());
   PetscCall(PetscNew(&b));
   b->refine               = 1;
   b->fallback             = PETSC_TRUE;

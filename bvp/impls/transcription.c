@@ -147,6 +147,26 @@ static PetscErrorCode SetBlock(Mat J, PetscInt dim, PetscInt row_pt, PetscInt ro
   PetscFunctionReturn(0);
 }
 
+/* Rows c0 .. c0 + dim - 1 of point k, whole: row r is row r of the nb dim x dim blocks blk (in the
+ * order of their columns), then, with T free, 0 in T's column (FinalTimeJacobian's). Straight into
+ * the matrix' values (MatSetValuesRow: the pattern is Preallocate's, its columns in this order). */
+static PetscErrorCode SetRows(HsSolver s, Mat J, PetscInt k, PetscInt c0, PetscInt nb, const PetscScalar *const *blk,
+                              PetscScalar *v)
+{
+  PetscInt dim = 2 * s->prob->n, n = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt r = 0; r < dim; r++, n = 0) {
+    for (PetscInt b = 0; b < nb; b++)
+      for (PetscInt e = 0; e < dim; e++)
+        v[n++] = blk[b][r * dim + e];
+    if (s->prob->free_T)
+      v[n++] = 0;
+    PetscCall(MatSetValuesRow(J, k * 2 * dim + c0 + r, v));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Terminal values x_T(T) (a free T): the part -sum_fixed dx_T,i/dT R_i of T's row in the columns of
  * point k (N-1: x_{N-1}, lambda_{N-1/2}; N: x_N and T), added to v (dof values); R and its Jacobian
  * blocks from HsDiscTerminalResidual/-Jacobian, dR/dT = (R - lambda - grad phi)/T + d grad phi/dT. */
@@ -301,58 +321,78 @@ static void AddColumns(PetscInt *cols, PetscInt *n, PetscInt dof, PetscInt pt, P
     cols[(*n)++] = pt * dof + c0 + e;
 }
 
-/* The Jacobian's pattern, exactly the blocks FormJacobian sets (an explicit zero block would widen the
- * band the banded LU factors and the work of every factorization): state rows of interval k: x_k,
- * lambda_{k+1/2}, x_{k+1}; costate rows of node k: x_{k-1..k+1}, lambda_{k-1/2}, lambda_{k+1/2}; the
- * boundary rows their identities (a free terminal state: x_{N-1}, lambda_{N-1/2}, x_N). A free T adds its
- * column to every row and its dense row (FinalTimeJacobian). Through a MATPREALLOCATOR. Collective. */
+/* The columns of row (k, c) of the Jacobian, exactly the blocks FormJacobian sets: state rows of
+ * interval k: x_k, lambda_{k+1/2}, x_{k+1}; costate rows of node k: x_{k-1..k+1}, lambda_{k-1/2},
+ * lambda_{k+1/2}; the boundary rows their identities (a free terminal state: x_{N-1}, lambda_{N-1/2},
+ * x_N); a free T's column last (T's own row, dense, is not among these). At most 3 dof + 1. */
+static void RowPattern(HsSolver s, PetscInt k, PetscInt c, PetscInt *cols, PetscInt *nc)
+{
+  PetscInt dim = 2 * s->prob->n, dof = 2 * dim, N = s->N;
+
+  *nc = 0;
+  if (c < dim && k < N) /* state equation of interval k */
+    AddColumns(cols, nc, dof, k, 0, dof), AddColumns(cols, nc, dof, k + 1, 0, dim);
+  else if (c < dim && s->has_free) /* terminal rows */
+    AddColumns(cols, nc, dof, k - 1, 0, dof), AddColumns(cols, nc, dof, k, 0, dim);
+  else if (c < dim)
+    AddColumns(cols, nc, dof, k, 0, dim);
+  else if (k == 0) /* x_0 - x0 */
+    AddColumns(cols, nc, dof, 0, 0, dim);
+  else if (k == N) /* lambda_{N+1/2} = 0 */
+    AddColumns(cols, nc, dof, N, dim, dim);
+  else /* costate equation of node k */
+    AddColumns(cols, nc, dof, k - 1, 0, dof), AddColumns(cols, nc, dof, k, 0, dof), AddColumns(cols, nc, dof, k + 1, 0, dim);
+  if (s->prob->free_T && !(k == N && c >= dim)) /* T's column (point N's lambda slots have it) */
+    cols[(*nc)++] = N * dof + dim;
+}
+
+/* The Jacobian's pattern, exactly its blocks (an explicit zero block would widen the band the banded LU
+ * factors, and the work of every factorization and product): counted, preallocated and set to zero
+ * (so that the layout exists before the first evaluation); a free T adds its column to every row and
+ * its dense row (FinalTimeJacobian). Collective. */
 static PetscErrorCode Preallocate(HsSolver s, DM da, Mat J)
 {
-  Mat          pre;
-  PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, nc, *cols;
+  PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, nc, *cols, *dnz, *onz;
+  PetscInt     cs, ce, nall = (N + 1) * dof;
   PetscScalar *zero;
-  PetscBool    bordered = s->prob->free_T;
   const PetscInt chunk = 4096;
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)da), &pre));
-  PetscCall(MatSetType(pre, MATPREALLOCATOR));
-  PetscCall(MatSetSizes(pre, xm * dof, xm * dof, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetUp(pre));
+  PetscCall(MatGetOwnershipRangeColumn(J, &cs, &ce));
   PetscCall(PetscMalloc1(PetscMax(chunk, 3 * dof + 1), &cols));
   PetscCall(PetscCalloc1(PetscMax(chunk, 3 * dof + 1), &zero));
+  PetscCall(PetscCalloc2(xm * dof, &dnz, xm * dof, &onz));
+  for (PetscInt k = xs; k < xs + xm; k++)
+    for (PetscInt c = 0; c < dof; c++) {
+      PetscInt i = (k - xs) * dof + c;
+      if (s->prob->free_T && k == N && c == dim) /* T's dense row */
+        dnz[i] = ce - cs, onz[i] = nall - (ce - cs);
+      else {
+        RowPattern(s, k, c, cols, &nc);
+        for (PetscInt e = 0; e < nc; e++)
+          (cols[e] >= cs && cols[e] < ce) ? dnz[i]++ : onz[i]++;
+      }
+    }
+  PetscCall(MatXAIJSetPreallocation(J, 1, dnz, onz, NULL, NULL));
+  PetscCall(PetscFree2(dnz, onz));
   for (PetscInt k = xs; k < xs + xm; k++)
     for (PetscInt c = 0; c < dof; c++) {
       PetscInt row = k * dof + c;
-      nc           = 0;
-      if (c < dim && k < N) /* state equation of interval k */
-        AddColumns(cols, &nc, dof, k, 0, dof), AddColumns(cols, &nc, dof, k + 1, 0, dim);
-      else if (c < dim && s->has_free) /* terminal rows: x_{N-1}, lambda_{N-1/2}, x_N */
-        AddColumns(cols, &nc, dof, k - 1, 0, dof), AddColumns(cols, &nc, dof, k, 0, dim);
-      else if (c < dim)
-        AddColumns(cols, &nc, dof, k, 0, dim);
-      else if (k == 0) /* x_0 - x0 */
-        AddColumns(cols, &nc, dof, 0, 0, dim);
-      else if (k == N) /* lambda_{N+1/2} = 0 */
-        AddColumns(cols, &nc, dof, N, dim, dim);
-      else /* costate equation of node k */
-        AddColumns(cols, &nc, dof, k - 1, 0, dof), AddColumns(cols, &nc, dof, k, 0, dof), AddColumns(cols, &nc, dof, k + 1, 0, dim);
-      if (bordered)
-        cols[nc++] = Tcol; /* a repeated column is one entry */
-      PetscCall(MatSetValues(pre, 1, &row, nc, cols, zero, INSERT_VALUES));
+      if (s->prob->free_T && k == N && c == dim)
+        for (PetscInt c0 = 0; c0 < nall; c0 += chunk) {
+          nc = PetscMin(chunk, nall - c0);
+          for (PetscInt e = 0; e < nc; e++)
+            cols[e] = c0 + e;
+          PetscCall(MatSetValues(J, 1, &Tcol, nc, cols, zero, INSERT_VALUES));
+        }
+      else {
+        RowPattern(s, k, c, cols, &nc);
+        PetscCall(MatSetValues(J, 1, &row, nc, cols, zero, INSERT_VALUES));
+      }
     }
-  if (bordered && xs + xm == N + 1)
-    for (PetscInt c0 = 0; c0 < (N + 1) * dof; c0 += chunk) {
-      nc = PetscMin(chunk, (N + 1) * dof - c0);
-      for (PetscInt e = 0; e < nc; e++)
-        cols[e] = c0 + e;
-      PetscCall(MatSetValues(pre, 1, &Tcol, nc, cols, zero, INSERT_VALUES));
-    }
-  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, J));
-  PetscCall(MatDestroy(&pre));
+  PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree(cols));
   PetscCall(PetscFree(zero));
   PetscFunctionReturn(0);
@@ -365,7 +405,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   Vec                 Xl;
   const PetscScalar **x;
   PetscInt            xs, xm, k, dim = 2 * s->prob->n, N = s->N;
-  PetscScalar        *B, *Id;
+  PetscScalar        *B, *Id, *v;
   MatStencil         *rows, *cols;
   PetscBool           dom = PETSC_FALSE;
   Vec                 C   = NULL; /* T in the data: T's column by differences */
@@ -378,11 +418,12 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(HsSolverFinalTimeColumn(s, X, N * 2 * dim + dim, Residual, C, &dom));
     PetscCall(DMDAVecGetArrayDOFRead(da, C, (void *)&c));
   }
-  PetscCall(PetscMalloc4(5 * dim * dim, &B, dim * dim, &Id, dim, &rows, dim, &cols));
+  PetscCall(PetscMalloc5(5 * dim * dim, &B, dim * dim, &Id, dim, &rows, dim, &cols, 6 * dim + 1, &v));
   PetscCall(PetscArrayzero(Id, dim * dim));
   for (k = 0; k < dim; k++)
     Id[k * dim + k] = 1;
-  PetscCall(MatZeroEntries(Pm));
+  if (s->prob->free_T) /* T's row and column: FinalTimeJacobian's entries added to zero */
+    PetscCall(MatZeroEntries(Pm));
   PetscCall(DMGetLocalVector(da, &Xl));
   PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, Xl));
   PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, Xl));
@@ -395,36 +436,31 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   for (k = xs; k < xs + xm && !dom; k++) {
     PetscScalar *B0 = B, *B1 = B + dim * dim, *B2 = B + 2 * dim * dim, *B3 = B + 3 * dim * dim, *B4 = B + 4 * dim * dim;
+    const PetscScalar *st[3] = {B0, B2, B1}, *co[5] = {B0, B3, B1, B4, B2}, *id[1] = {Id}; /* columns' order */
     if (k < N) {
       HsCallStep(HsDiscStateJacobian(s->disc, x[k], x[k + 1], x[k] + dim, B0, B1, B2), &dom, "state Jacobian", k);
-      PetscCall(SetBlock(Pm, dim, k, 0, k, 0, B0, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, 0, k + 1, 0, B1, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, 0, k, dim, B2, rows, cols));
+      PetscCall(SetRows(s, Pm, k, 0, 3, st, v));
     } else if (!s->has_free)
-      PetscCall(SetBlock(Pm, dim, k, 0, k, 0, Id, rows, cols));
+      PetscCall(SetRows(s, Pm, k, 0, 1, id, v));
     else { /* free rows: the terminal Jacobian; fixed rows: identity on x_N */
       HsCallStep(HsDiscTerminalJacobian(s->disc, x[k - 1], x[k], x[k - 1] + dim, B0, B1, B2), &dom, "terminal", k);
       for (PetscInt r = 0; r < dim; r++)
         if (s->prob->xT_fixed[r])
           for (PetscInt c = 0; c < dim; c++)
             B0[r * dim + c] = B2[r * dim + c] = 0, B1[r * dim + c] = (r == c);
-      PetscCall(SetBlock(Pm, dim, k, 0, k - 1, 0, B0, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, 0, k, 0, B1, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, 0, k - 1, dim, B2, rows, cols));
+      PetscCall(SetRows(s, Pm, k, 0, 3, st, v));
     }
     if (k == 0)
-      PetscCall(SetBlock(Pm, dim, k, dim, k, 0, Id, rows, cols));
-    else if (k == N)
+      PetscCall(SetRows(s, Pm, k, dim, 1, id, v));
+    else if (k == N && s->prob->free_T) /* T's dense row among them */
       PetscCall(SetBlock(Pm, dim, k, dim, k, dim, Id, rows, cols));
+    else if (k == N)
+      PetscCall(SetRows(s, Pm, k, dim, 1, id, v));
     else {
       HsCallStep(HsDiscCostateJacobian(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1,
                                        B2, B3, B4),
                  &dom, "costate Jacobian", k);
-      PetscCall(SetBlock(Pm, dim, k, dim, k - 1, 0, B0, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, dim, k, 0, B1, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, dim, k + 1, 0, B2, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, dim, k - 1, dim, B3, rows, cols));
-      PetscCall(SetBlock(Pm, dim, k, dim, k, dim, B4, rows, cols));
+      PetscCall(SetRows(s, Pm, k, dim, 5, co, v));
     }
   }
   if (s->prob->free_T && !dom)
@@ -435,7 +471,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMRestoreLocalVector(da, &Xl));
-  PetscCall(PetscFree4(B, Id, rows, cols));
+  PetscCall(PetscFree5(B, Id, rows, cols, v));
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
   if (Jm != Pm) {
