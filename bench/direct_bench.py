@@ -15,6 +15,7 @@ the same discrete problem.
 
   python3 bench/direct_bench.py                      # N = 1e2 .. 1e5 (a few minutes)
   python3 bench/direct_bench.py --max-N 10000 --problems pendulum
+  python3 bench/direct_bench.py --N 100000 --problems pendulum,kepler --ranks 2
   python3 bench/direct_bench.py --orderings          # IPOPT's MUMPS ordering (-hs_ipopt_ordering)
 """
 import argparse, json, os, subprocess, sys, tempfile, time
@@ -57,7 +58,7 @@ def compare(a):
     print("%-12s %7s  %-9s %-5s %5s %10s %10s %18s %8s" %
           ("problem", "N", "method", "conv", "its", "solve [s]", "proc [s]", "J^d", "/ IPOPT"))
     for prob in a.problems.split(","):
-        for N in [n for n in (100, 1000, 10000, 100000) if n <= a.max_N]:
+        for N in ([int(n) for n in a.N.split(",")] if a.N else [n for n in (100, 1000, 10000, 100000) if n <= a.max_N]):
             base = ["-problem", prob, "-N", str(N)]
             ip = best(base + ["-hs_bvp_type", "ipopt"], a.repeat, a.timeout)
             warm, note = [], ""
@@ -95,6 +96,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", default="pendulum,kepler,manipulator3")
     ap.add_argument("--max-N", type=int, default=100000)
+    ap.add_argument("--N", default="", help="comma-separated grids instead (e.g. 100000)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per entry; the fastest counts")
     ap.add_argument("--ranks", type=int, default=1, help="ranks of the Newton solves (IPOPT runs on one)")
     ap.add_argument("--timeout", type=float, default=600)

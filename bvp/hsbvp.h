@@ -58,6 +58,7 @@ typedef struct {
   PetscReal H_mean, H_mean_error, H_mean_order;
   PetscReal T, T_error, T_order; /* a free T (else T = the fixed one, no error) */
   PetscReal states_error;        /* largest estimate over the states at the nodes of N/4 */
+  PetscReal wall_time_s;         /* the solves at N/2 and N/4 and the extrapolation (rank 0's clock) */
 } HsExtrap;
 
 /** The wrong-extremal guard (HsSolverCheckExtremal, bvp/extremal.c): the direct problem on the same grid

@@ -195,7 +195,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     if (s->prob->free_T)
       fprintf(f, "\"T\": %.17g, \"T_error\": %.17g, \"T_order\": %.6g, ", (double)e->T, (double)e->T_error,
               (double)e->T_order);
-    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\"},\n", (double)e->states_error);
+    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n", (double)e->states_error,
+            (double)e->wall_time_s);
   }
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
   JsonStrategy(f, r);

@@ -52,7 +52,7 @@ typedef struct {
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
   PetscScalar *mval;
   PetscInt     mcap;
-  PetscInt     alloc[5];         /* nrow, W, nL, nI, hi - lo of the arrays above: kept while they fit */
+  PetscInt     alloc[6];         /* nrow, W, nL, nI, hi - lo, nred of the arrays here: kept while they fit */
   PetscInt    *leftover, nleft;  /* rows not used as pivots: the local rows of the reduced system */
   PetscMPIInt  size, rank;
   PetscInt    *lo_all, *hi_all, *rs_all, *re_all; /* every rank's spans (size each) */
@@ -61,6 +61,9 @@ typedef struct {
   PetscBLASInt *redpiv;
   PetscInt     *nleft_all;
   PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
+  PetscScalar  *t, *xr;                           /* a solve's right-hand side (nrow), the interface values */
+  PetscInt     *act;                              /* the active rows of an elimination (nrow) */
+  Vec           r, d;                             /* refinement's residual and correction */
   PetscInt      refine;                           /* -pc_hsband_refine */
   PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
   PetscBool     failed;                           /* the last factorization met a zero pivot */
@@ -114,10 +117,13 @@ static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
   PetscCall(PetscFree2(b->buf, b->left));
   PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
   PetscCall(PetscFree2(b->mrow, b->mval));
+  PetscCall(PetscFree3(b->t, b->xr, b->act));
+  PetscCall(VecDestroy(&b->r));
+  PetscCall(VecDestroy(&b->d));
   PetscCall(PetscFree(b->red));
   PetscCall(PetscFree(b->redpiv));
   b->mcap = 0;
-  PetscCall(PetscArrayzero(b->alloc, 5));
+  PetscCall(PetscArrayzero(b->alloc, 6));
   PetscFunctionReturn(0);
 }
 
@@ -125,18 +131,22 @@ static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
  * solve factors matrices of one pattern; the multipliers keep their capacity). */
 static PetscErrorCode Allocate(PC_HsBand *b)
 {
-  PetscInt want[5] = {b->nrow, b->W, b->nL, b->nI, b->ohi - b->olo};
+  PetscInt want[6] = {b->nrow, b->W, b->nL, b->nI, b->ohi - b->olo, b->nred};
   PetscBool same;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArraycmp(want, b->alloc, 5, &same));
+  PetscCall(PetscArraycmp(want, b->alloc, 6, &same));
   if (same)
     PetscFunctionReturn(0);
   PetscCall(PetscFree2(b->buf, b->left));
   PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
   PetscCall(PetscMalloc2(b->nrow * b->W, &b->buf, b->nrow * b->nL + 1, &b->left));
   PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x));
-  PetscCall(PetscArraycpy(b->alloc, want, 5));
+  PetscCall(PetscFree3(b->t, b->xr, b->act));
+  PetscCall(PetscMalloc3(b->nrow + 1, &b->t, b->nred + 1, &b->xr, b->nrow + 1, &b->act));
+  PetscCall(VecDestroy(&b->r));
+  PetscCall(VecDestroy(&b->d));
+  PetscCall(PetscArraycpy(b->alloc, want, 6));
   PetscFunctionReturn(0);
 }
 
@@ -330,7 +340,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
 
   PetscFunctionBeginUser;
   *zero = PETSC_FALSE;
-  PetscCall(PetscMalloc1(b->nrow, &act));
+  act = b->act;
   for (PetscInt c = 0; c < b->nI; c++) {
     PetscInt     j = b->is + c, s = j % W, best = -1;
     PetscReal    amax = 0;
@@ -371,7 +381,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
     while (next < b->nrow)
       b->leftover[b->nleft++] = next++;
   }
-  PetscCall(PetscFree(act));
+
   PetscFunctionReturn(0);
 }
 
@@ -622,7 +632,7 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(xv, &xa));
-  PetscCall(PetscMalloc2(b->nrow, &t, b->nred + 1, &xr));
+  t = b->t, xr = b->xr;
   for (PetscInt i = 0; i < b->nrow; i++) /* in the buffer's (staircase) row order */
     t[i] = xa[b->perm[i]];
   PetscCall(VecRestoreArrayRead(xv, &xa));
@@ -671,7 +681,7 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
   for (PetscInt i = 0; i < b->nrow; i++)
     ya[i] = b->x[Or(b, b->rs + i) - b->olo];
   PetscCall(VecRestoreArray(yv, &ya));
-  PetscCall(PetscFree2(t, xr));
+
   PetscFunctionReturn(0);
 }
 
@@ -695,8 +705,11 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
   PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
   if (!b->refine)
     PetscFunctionReturn(0);
-  PetscCall(VecDuplicate(xv, &r));
-  PetscCall(VecDuplicate(xv, &d));
+  if (!b->r)
+    PetscCall(VecDuplicate(xv, &b->r));
+  if (!b->d)
+    PetscCall(VecDuplicate(xv, &b->d));
+  r = b->r, d = b->d;
   for (PetscInt i = 0; i < b->refine; i++) {
     PetscCall(MatMult(pc->pmat, yv, r));
     PetscCall(VecAYPX(r, -1, xv));
@@ -705,8 +718,7 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
     PetscCall(VecAXPY(yv, 1, d));
   }
-  PetscCall(VecDestroy(&r));
-  PetscCall(VecDestroy(&d));
+
   PetscFunctionReturn(0);
 }
 

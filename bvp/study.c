@@ -144,7 +144,7 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
 {
   Level       L[3];
   PetscInt    N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
-  PetscReal   Q[3], xerr = 0;
+  PetscReal   Q[3], xerr = 0, t0;
   HsExtrap   *e = &s->res.extrap;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
 
@@ -155,6 +155,7 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   PetscCheck(N % 4 == 0 && N >= 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
   PetscCall(PetscMemzero(e, sizeof *e));
+  t0 = MPI_Wtime();
   PetscCall(TakeLevel(s, &L[2]));
   PetscCall(SolveLevel(s, N / 2, &L[2], "-hs_extrapolate (no extrapolation)", &L[1]));
   if (L[1].r.converged)
@@ -191,6 +192,8 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   e->states_error = xerr;
   for (int i = 0; i < 3; i++)
     PetscCall(FreeLevel(&L[i]));
+  e->wall_time_s = MPI_Wtime() - t0;
+  PetscCallMPI(MPI_Bcast(&e->wall_time_s, 1, MPIU_REAL, 0, comm));
   PetscFunctionReturn(0);
 }
 

@@ -134,19 +134,6 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Inserts a dim x dim block at rows (row_pt, row_c0..) and columns (col_pt, col_c0..). */
-static PetscErrorCode SetBlock(Mat J, PetscInt dim, PetscInt row_pt, PetscInt row_c0, PetscInt col_pt, PetscInt col_c0,
-                               const PetscScalar *vals, MatStencil *rows, MatStencil *cols)
-{
-  PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < dim; i++) {
-    rows[i].i = row_pt, rows[i].c = row_c0 + i;
-    cols[i].i = col_pt, cols[i].c = col_c0 + i;
-  }
-  PetscCall(MatSetValuesStencil(J, dim, rows, dim, cols, vals, INSERT_VALUES));
-  PetscFunctionReturn(0);
-}
-
 /* Rows c0 .. c0 + dim - 1 of point k, whole: row r is row r of the nb dim x dim blocks blk (in the
  * order of their columns), then, with T free, 0 in T's column (FinalTimeJacobian's). Straight into
  * the matrix' values (MatSetValuesRow: the pattern is Preallocate's, its columns in this order). */
@@ -359,7 +346,7 @@ static PetscErrorCode Preallocate(HsSolver s, DM da, Mat J)
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
-  PetscCall(MatGetOwnershipRangeColumn(J, &cs, &ce));
+  cs = xs * dof, ce = (xs + xm) * dof; /* J's columns owned here (its layout is not set up yet) */
   PetscCall(PetscMalloc1(PetscMax(chunk, 3 * dof + 1), &cols));
   PetscCall(PetscCalloc1(PetscMax(chunk, 3 * dof + 1), &zero));
   PetscCall(PetscCalloc2(xm * dof, &dnz, xm * dof, &onz));
@@ -406,7 +393,6 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   const PetscScalar **x;
   PetscInt            xs, xm, k, dim = 2 * s->prob->n, N = s->N;
   PetscScalar        *B, *Id, *v;
-  MatStencil         *rows, *cols;
   PetscBool           dom = PETSC_FALSE;
   Vec                 C   = NULL; /* T in the data: T's column by differences */
   const PetscScalar **c   = NULL;
@@ -418,7 +404,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(HsSolverFinalTimeColumn(s, X, N * 2 * dim + dim, Residual, C, &dom));
     PetscCall(DMDAVecGetArrayDOFRead(da, C, (void *)&c));
   }
-  PetscCall(PetscMalloc5(5 * dim * dim, &B, dim * dim, &Id, dim, &rows, dim, &cols, 6 * dim + 1, &v));
+  PetscCall(PetscMalloc3(5 * dim * dim, &B, dim * dim, &Id, 6 * dim + 1, &v));
   PetscCall(PetscArrayzero(Id, dim * dim));
   for (k = 0; k < dim; k++)
     Id[k * dim + k] = 1;
@@ -452,8 +438,11 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     }
     if (k == 0)
       PetscCall(SetRows(s, Pm, k, dim, 1, id, v));
-    else if (k == N && s->prob->free_T) /* T's dense row among them */
-      PetscCall(SetBlock(Pm, dim, k, dim, k, dim, Id, rows, cols));
+    else if (k == N && s->prob->free_T) /* T's dense row among them: the identity by entries */
+      for (PetscInt i = 0; i < dim; i++) {
+        PetscInt r = k * 2 * dim + dim + i;
+        PetscCall(MatSetValue(Pm, r, r, 1.0, INSERT_VALUES));
+      }
     else if (k == N)
       PetscCall(SetRows(s, Pm, k, dim, 1, id, v));
     else {
@@ -471,7 +460,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMRestoreLocalVector(da, &Xl));
-  PetscCall(PetscFree5(B, Id, rows, cols, v));
+  PetscCall(PetscFree3(B, Id, v));
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
   if (Jm != Pm) {
@@ -523,9 +512,14 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(VecDuplicate(s->X, &s->F));
   if (s->prob->free_T) /* a bordered pattern: the column and the row of T (in lambda_{N+1/2}'s first slot) */
     s->iT = s->N * 2 * dim + dim;
-  PetscCall(DMSetMatrixPreallocateSkip(tr->da, PETSC_TRUE));
-  PetscCall(DMCreateMatrix(tr->da, &s->Jac));
-  PetscCall(Preallocate(s, tr->da, s->Jac));
+  { /* an AIJ matrix of the DMDA's layout, preallocated to its exact pattern (not DMCreateMatrix's stencil) */
+    PetscInt xm;
+    PetscCall(DMDAGetCorners(tr->da, NULL, NULL, NULL, &xm, NULL, NULL));
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)s), &s->Jac));
+    PetscCall(MatSetSizes(s->Jac, xm * 2 * dim, xm * 2 * dim, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetType(s->Jac, MATAIJ));
+    PetscCall(Preallocate(s, tr->da, s->Jac));
+  }
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PetscObjectReference((PetscObject)s->X));
   s->Xnodes       = s->X;
