@@ -1,5 +1,5 @@
 /* hamshoot: PC "hsband", an exact LU of a banded matrix distributed in contiguous row blocks
- * (issue 11, step 1: selectable with -pc_type hsband; MUMPS stays the default).
+ * (issue 11: -pc_type hsband, the default for small node blocks, -hs_linear_solver).
  *
  * The Jacobians of both formulations are banded in their natural order (transcription: 4n unknowns
  * per node, nodes k-1..k+1 coupled; shooting: the segments' boundary values). A general sparse LU
@@ -17,12 +17,20 @@
  *   forward elimination of b on every rank, the reduced solve on rank 0, the interface values to
  *   every rank, back substitution.
  *
+ * Staircase order: the local rows are taken in the order of their first column (the transcription's
+ * costate rows of node k start a node left of its state rows), and a row joins the elimination at its
+ * first column. An active row's entries then lie in [j, j + W) at step j, W the widest row span (its
+ * own, widened by the pivot rows' fill, whose spans are as wide): 10n for the transcription against
+ * kl + ku + 1 = 14n in the natural order, and about 4n active rows a step instead of 8n.
+ *
  * Storage: each local row keeps its entries in interior and right-interface columns in a circular
- * buffer of width W = kl + ku + 1 (an active row's entries lie in [j, j + W) at elimination step j:
- * its own band, widened by the pivot rows' fill) and its left-interface entries (nL of them, filled
- * in by pivoting: the "spike") densely. Memory and work per rank are O((re - rs) (W + nL) W): linear in
- * N / P. The reduced system has about 2 (kl + ku) P unknowns: dense on rank 0 is right for few ranks
- * and moderate bands (measured in bench/).
+ * buffer of width W and its left-interface entries (nL of them, filled in by pivoting: the "spike")
+ * densely. The last rank (of several) eliminates bottom-up, on its rows and columns reversed: its
+ * left interface becomes a right one, so with 2 ranks neither has a spike, and with more only the
+ * middle ones (-pc_hsband_reverse_last). Memory and work per rank are O((re - rs) (W + nL) W): linear
+ * in N / P. The reduced system has about 2 (kl + ku) P unknowns: dense on rank 0 is right for few ranks
+ * and moderate bands (measured in bench/). The layout (spans, order, interfaces) is kept while the
+ * matrix' nonzero pattern is.
  *
  * Limits: each rank needs more rows than the band is wide (a rank's rows may touch only its two
  * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row

@@ -333,55 +333,90 @@ static void RowPattern(HsSolver s, PetscInt k, PetscInt c, PetscInt *cols, Petsc
     cols[(*nc)++] = N * dof + dim;
 }
 
-/* The Jacobian's pattern, exactly its blocks (an explicit zero block would widen the band the banded LU
- * factors, and the work of every factorization and product): counted, preallocated and set to zero
- * (so that the layout exists before the first evaluation); a free T adds its column to every row and
- * its dense row (FinalTimeJacobian). Collective. */
-static PetscErrorCode Preallocate(HsSolver s, DM da, Mat J)
+/* Gives the array p to J: freed when J is destroyed (J uses it without a copy). */
+static PetscErrorCode Own(Mat J, const char *name, void *p)
 {
-  PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, Tcol = N * dof + dim, nc, *cols, *dnz, *onz;
-  PetscInt     cs, ce, nall = (N + 1) * dof;
-  PetscScalar *zero;
-  const PetscInt chunk = 4096;
+  PetscContainer c;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)J), &c));
+  PetscCall(PetscContainerSetPointer(c, p));
+  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(PetscObjectCompose((PetscObject)J, name, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(0);
+}
+
+/* Column col of a row: to the owned columns' part (local index) or the others' (global); counted, and
+ * stored where jd, jo are given. */
+static void Put(PetscInt col, PetscInt cs, PetscInt ce, PetscInt *jd, PetscInt *d, PetscInt *jo, PetscInt *o)
+{
+  if (col >= cs && col < ce) {
+    if (jd)
+      jd[*d] = col - cs;
+    (*d)++;
+  } else {
+    if (jo)
+      jo[*o] = col;
+    (*o)++;
+  }
+}
+
+/* The Jacobian J, an AIJ matrix of the DMDA's rows with exactly its blocks (an explicit zero block
+ * would widen the band the banded LU factors, and the work of every factorization and product), zero:
+ * made from its local rows' CSR arrays, split into the owned columns' part and the others' (no
+ * insertion, no copy; J owns the arrays). A free T adds its column to every row and its dense row
+ * (FinalTimeJacobian). Collective. */
+static PetscErrorCode CreateJacobian(HsSolver s, DM da, Mat *J)
+{
+  PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, nall = (N + 1) * dof, m, cs, ce, nc;
+  PetscInt    *ia, *ja, *oi, *oj, *cols;
+  PetscScalar *a, *oa;
+  PetscMPIInt  size;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)da);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
-  cs = xs * dof, ce = (xs + xm) * dof; /* J's columns owned here (its layout is not set up yet) */
-  PetscCall(PetscMalloc1(PetscMax(chunk, 3 * dof + 1), &cols));
-  PetscCall(PetscCalloc1(PetscMax(chunk, 3 * dof + 1), &zero));
-  PetscCall(PetscCalloc2(xm * dof, &dnz, xm * dof, &onz));
-  for (PetscInt k = xs; k < xs + xm; k++)
-    for (PetscInt c = 0; c < dof; c++) {
-      PetscInt i = (k - xs) * dof + c;
-      if (s->prob->free_T && k == N && c == dim) /* T's dense row */
-        dnz[i] = ce - cs, onz[i] = nall - (ce - cs);
-      else {
-        RowPattern(s, k, c, cols, &nc);
-        for (PetscInt e = 0; e < nc; e++)
-          (cols[e] >= cs && cols[e] < ce) ? dnz[i]++ : onz[i]++;
-      }
+  m = xm * dof, cs = xs * dof, ce = cs + m;
+  PetscCall(PetscMalloc1(3 * dof + 1, &cols));
+  PetscCall(PetscCalloc1(m + 1, &ia));
+  PetscCall(PetscCalloc1(m + 1, &oi));
+  for (PetscInt pass = 0; pass < 2; pass++) { /* the rows' lengths, then their columns */
+    if (pass) {
+      PetscCall(PetscMalloc1(ia[m] + 1, &ja));
+      PetscCall(PetscMalloc1(oi[m] + 1, &oj));
     }
-  PetscCall(MatXAIJSetPreallocation(J, 1, dnz, onz, NULL, NULL));
-  PetscCall(PetscFree2(dnz, onz));
-  for (PetscInt k = xs; k < xs + xm; k++)
-    for (PetscInt c = 0; c < dof; c++) {
-      PetscInt row = k * dof + c;
-      if (s->prob->free_T && k == N && c == dim)
-        for (PetscInt c0 = 0; c0 < nall; c0 += chunk) {
-          nc = PetscMin(chunk, nall - c0);
+    for (PetscInt k = xs, i = 0; k < xs + xm; k++)
+      for (PetscInt c = 0; c < dof; c++, i++) {
+        PetscInt d = 0, o = 0, *jd = pass ? ja + ia[i] : NULL, *jo = pass ? oj + oi[i] : NULL;
+        if (s->prob->free_T && k == N && c == dim) /* T's row */
+          for (PetscInt col = 0; col < nall; col++)
+            Put(col, cs, ce, jd, &d, jo, &o);
+        else {
+          RowPattern(s, k, c, cols, &nc);
           for (PetscInt e = 0; e < nc; e++)
-            cols[e] = c0 + e;
-          PetscCall(MatSetValues(J, 1, &Tcol, nc, cols, zero, INSERT_VALUES));
+            Put(cols[e], cs, ce, jd, &d, jo, &o);
         }
-      else {
-        RowPattern(s, k, c, cols, &nc);
-        PetscCall(MatSetValues(J, 1, &row, nc, cols, zero, INSERT_VALUES));
+        if (!pass)
+          ia[i + 1] = d, oi[i + 1] = o;
       }
-    }
-  PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+    for (PetscInt i = 0; !pass && i < m; i++) /* lengths to offsets */
+      ia[i + 1] += ia[i], oi[i + 1] += oi[i];
+  }
   PetscCall(PetscFree(cols));
-  PetscCall(PetscFree(zero));
+  PetscCall(PetscCalloc1(ia[m] + 1, &a));
+  PetscCall(PetscCalloc1(oi[m] + 1, &oa));
+  if (size == 1)
+    PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, ia, ja, a, J));
+  else
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, ia, ja, a, oi, oj, oa, J));
+  PetscCall(Own(*J, "hs_ia", ia));
+  PetscCall(Own(*J, "hs_ja", ja));
+  PetscCall(Own(*J, "hs_a", a));
+  PetscCall(Own(*J, "hs_oi", oi));
+  PetscCall(Own(*J, "hs_oj", oj));
+  PetscCall(Own(*J, "hs_oa", oa));
   PetscFunctionReturn(0);
 }
 
@@ -489,7 +524,7 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
 }
 
 /* The DMDA over the N+1 time points (4n unknowns each, stencil width 1), its vectors and its
- * (preallocated, assembled) Jacobian; a MUMPS LU is the default linear solver. The grid is N's
+ * (preallocated, assembled) Jacobian; the default linear solver (HsSolverSetDefaultPC). The grid is N's
  * alone: the DMDA takes no options (a -da_grid_x would change the grid behind N). */
 static PetscErrorCode SetUp(HsSolver s)
 {
@@ -512,14 +547,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(VecDuplicate(s->X, &s->F));
   if (s->prob->free_T) /* a bordered pattern: the column and the row of T (in lambda_{N+1/2}'s first slot) */
     s->iT = s->N * 2 * dim + dim;
-  { /* an AIJ matrix of the DMDA's layout, preallocated to its exact pattern (not DMCreateMatrix's stencil) */
-    PetscInt xm;
-    PetscCall(DMDAGetCorners(tr->da, NULL, NULL, NULL, &xm, NULL, NULL));
-    PetscCall(MatCreate(PetscObjectComm((PetscObject)s), &s->Jac));
-    PetscCall(MatSetSizes(s->Jac, xm * 2 * dim, xm * 2 * dim, PETSC_DETERMINE, PETSC_DETERMINE));
-    PetscCall(MatSetType(s->Jac, MATAIJ));
-    PetscCall(Preallocate(s, tr->da, s->Jac));
-  }
+  PetscCall(CreateJacobian(s, tr->da, &s->Jac)); /* its exact pattern (not DMCreateMatrix's stencil) */
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PetscObjectReference((PetscObject)s->X));
   s->Xnodes       = s->X;
@@ -557,8 +585,9 @@ PetscErrorCode HsTranscriptionDestroy(HsSolver s)
 
 /*@ HsSolverCreate_Transcription - the transcription formulation (HSSOLVERTRANSCRIPTION, DESIGN.md
     section 3): all discrete equations as one sparse system in all unknowns, block-banded in time,
-    distributed over the ranks as a 1-D DMDA, with the analytic Jacobian and a parallel sparse direct
-    solve (MUMPS) by default. No options of its own.
+    distributed over the ranks as a 1-D DMDA, with the analytic Jacobian (exactly its blocks, written
+    row by row) and a direct solve: by default the banded LU hsband for small node blocks, MUMPS
+    otherwise (-hs_linear_solver). No options of its own.
 
   Collective; called by HsSolverSetType().
 @*/

@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+"""Cost per Newton iteration against N, and against a lower bound (issue 11; bench/README.md).
+
+Transcription with the default linear solver (hsband for n <= 8), from the default guess, -log_view
+parsed: per Newton iteration the evaluations (SNESJacobianEval + SNESFunctionEval), the factorization
+(PCSetUp) and the solves (PCApply, iterative refinement included), each per node (microseconds).
+
+The lower bound per node and Newton iteration (printed with how it is made):
+  evaluation     one state residual + costate residual + both step Jacobians of the problem's C code
+                 (bench/eval_bench, best of 9; a Newton iteration needs at least one such evaluation),
+  factorization  max(flops / peak, bytes / bandwidth) of a block-tridiagonal LU with dense 4n x 4n
+                 blocks: (14/3) (4n)^3 flops; bytes: the Jacobian's nonzeros (32 n^2 per node, exactly
+                 its blocks) read once and the factors (as many) written once, 16 bytes each,
+  solve          max(6 (4n)^2 flops / peak, the factors read once: 8 bytes x 32 n^2 / bandwidth),
+with peak = numpy's matrix product (BLAS, this machine, one process) and bandwidth = numpy's copy of
+a 400 MB array (read + write). Both are generous (dense BLAS on 4n x 4n blocks reaches far less), so
+the bound is below what any implementation can reach.
+
+  python3 bench/scaling_bench.py                          # pendulum, kepler; N = 1e3 .. 1e6; 1, 2 ranks
+  python3 bench/scaling_bench.py --problems pendulum --N 1000,10000 --ranks 1
+"""
+import argparse, os, re, subprocess, tempfile, time, json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+NDOF = {"pendulum": 1, "kepler": 3, "crane": 2, "manipulator3": 3}
+
+
+def machine():
+    import numpy as np
+    a = np.ones(50_000_000)
+    b = np.empty_like(a)
+    bw = 0
+    for _ in range(3):
+        t = time.perf_counter()
+        np.copyto(b, a)
+        bw = max(bw, 2 * a.nbytes / (time.perf_counter() - t))
+    m = np.random.default_rng(1).standard_normal((1500, 1500))
+    peak = 0
+    for _ in range(3):
+        t = time.perf_counter()
+        m @ m
+        peak = max(peak, 2 * 1500 ** 3 / (time.perf_counter() - t))
+    return peak, bw
+
+
+def eval_us(exe_dir, problem):
+    """The C problem's step evaluation (microseconds per node) from eval_bench."""
+    p = subprocess.run([os.path.join(exe_dir, "bench", "eval_bench"), os.path.join(HERE, "..", "problems"), "3000"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if f and f[0] == problem:
+            return float(f[2])
+    return None
+
+
+def run(exe, problem, N, ranks, timeout):
+    with tempfile.TemporaryDirectory() as d:
+        cmd = [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", d, "-log_view"]
+        if ranks > 1:
+            cmd = ["mpirun", "-n", str(ranks)] + cmd
+        try:
+            p = subprocess.run(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        f = os.path.join(d, "summary.json")
+        if not os.path.exists(f):
+            return None
+        s = json.load(open(f))
+        ev = {}
+        for line in p.stdout.splitlines():
+            m = re.match(r"^(\w+)\s+\d+\s+[\d.]+\s+([\d.e+-]+)", line)
+            if m:
+                ev[m.group(1)] = float(m.group(2))
+        s["events"] = ev
+        return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hamshoot", default=os.path.join(HERE, "..", "build", "hamshoot"))
+    ap.add_argument("--problems", default="pendulum,kepler")
+    ap.add_argument("--N", default="1000,10000,100000,1000000")
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--timeout", type=float, default=1800)
+    a = ap.parse_args()
+    peak, bw = machine()
+    print("machine: peak %.1f Gflop/s (numpy matmul), bandwidth %.1f GB/s (numpy copy)\n" % (peak / 1e9, bw / 1e9))
+    exe_dir = os.path.dirname(os.path.abspath(a.hamshoot))
+    for prob in a.problems.split(","):
+        n = NDOF[prob]
+        m = 4 * n
+        ev = eval_us(exe_dir, prob)
+        nnz = 32 * n * n
+        fact = max(14.0 / 3 * m ** 3 / peak, 16.0 * nnz / bw) * 1e6
+        solve = max(6.0 * m * m / peak, 8.0 * nnz / bw) * 1e6
+        lb = ev + fact + solve
+        print("%s (n = %d): lower bound per node and Newton iteration %.3f us = evaluation %.3f + factorization %.3f + "
+              "solve %.3f" % (prob, n, lb, ev, fact, solve))
+        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
+              "eval", "factor", "solve", "other", "/ bound"))
+        for N in [int(x) for x in a.N.split(",")]:
+            for r in [int(x) for x in a.ranks.split(",")]:
+                s = run(a.hamshoot, prob, N, r, a.timeout)
+                if not s or not s.get("converged"):
+                    print("%9d %5d  failed" % (N, r))
+                    continue
+                it, e = s["newton_iterations"], s["events"]
+                per = lambda t: t / it / N * 1e6 * r  # core-microseconds per node per iteration
+                tot = e.get("SNESSolve", s["wall_time_s"])
+                ev_t = e.get("SNESJacobianEval", 0) + e.get("SNESFunctionEval", 0)
+                fa, so = e.get("PCSetUp", 0), e.get("PCApply", 0)
+                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %7.2f" % (
+                    N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(tot - ev_t - fa - so),
+                    per(tot) / lb))
+        print()
+    print("us/node/Nwt: SNESSolve's time x ranks / (Newton iterations x N), i.e. core-microseconds; the columns\n"
+          "after it split it (other: line search vector work, norms, convergence tests); / bound: the ratio to\n"
+          "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it).")
+
+
+if __name__ == "__main__":
+    main()
