@@ -786,7 +786,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   PetscFunctionBeginUser;
   PetscCall(RegisterEvents());
   PetscCall(PetscNew(&b));
-  b->refine               = 1;
+  b->refine               = 1; /* without: a free T's bordered band stops at the noise floor with 2.4x MUMPS' residual */
   b->fallback             = PETSC_TRUE;
   b->reverse              = PETSC_TRUE;
   pc->data                = b;

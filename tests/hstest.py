@@ -2440,9 +2440,11 @@ def t_band():
     e^{10 t}), shooting (10 segments) and a free final time at N = 40 (its dense row and column in
     the band); on 1, 2 and 4 ranks. ncar with beta = 1e-9 is solved by one Newton step (an LQ problem):
     there the two solutions differ by cond(J) eps, measured 9.9e-11 (1 rank) and 1.1e-10 (2 ranks)
-    relative, while hsband's residual is the smaller (5.2e-14 and 6.0e-14 against 1.8e-13 and 1.6e-13):
-    1e-9 there. (Without its one step of iterative refinement, -pc_hsband_refine 0, hsband's residual on
-    2 ranks was 1.1e-12 and the difference 3.3e-10.) A free T at N = 2000 (a band 16005 wide) and 2
+    relative, while hsband's residual is the smaller (5.2e-14 and 5.4e-14 against MUMPS' 1.6e-12 and
+    1.5e-12): 1e-9 there. (In the natural row order hsband needed its step of iterative refinement to get
+    there: 1.1e-12 on 2 ranks without. In the staircase order it does not: 4.1e-14 and 4.2e-14 without,
+    -pc_hsband_refine 0, tested on 2 ranks; the free T at N = 40 still needs it: without, Newton stops at
+    the noise floor one iteration later with 2.4x MUMPS' residual.) A free T at N = 2000 (a band 16005 wide) and 2
     shooting segments on 2 ranks (too few rows per rank) are outside hsband's limits: it factors by
     MUMPS instead (same iterations and J as MUMPS, -ksp_view says why), or with -pc_hsband_fallback
     false stops with an error naming the limit. (A solve that stops at the noise floor, the free T here, may stop one iteration
@@ -2456,6 +2458,7 @@ def t_band():
     cases = [(["-problem", "pendulum", "-N", "400"], (1, 2, 4), 1e-10), (["-problem", "kepler", "-N", "200"], (1, 2, 3), 1e-10),
              (["-problem", "kepler", "-N", "200", "-pc_hsband_reverse_last", "false"], (2, 3), 1e-10),
              (["-problem", "saddle"], (1, 2), 1e-10), (["-problem", "ncar", "-p_beta", "1e-9"], (1, 2), 1e-9),
+             (["-problem", "ncar", "-p_beta", "1e-9", "-pc_hsband_refine", "0"], (2,), 1e-9),
              (["-problem", "pendulum", "-N", "400", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "10"], (1, 2), 1e-10),
              (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], (1,), 1e-10)]
     for args, ranks, tol in cases:
