@@ -71,6 +71,7 @@ typedef struct {
   PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
   PetscScalar  *t, *xr;                           /* a solve's right-hand side (nrow), the interface values */
   PetscInt     *act;                              /* the active rows of an elimination (nrow) */
+  PetscInt     *ext;                              /* each buffer row's last column that may be nonzero */
   Vec           r, d;                             /* refinement's residual and correction */
   PetscInt      refine;                           /* -pc_hsband_refine */
   PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
@@ -125,7 +126,7 @@ static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
   PetscCall(PetscFree2(b->buf, b->left));
   PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
   PetscCall(PetscFree2(b->mrow, b->mval));
-  PetscCall(PetscFree3(b->t, b->xr, b->act));
+  PetscCall(PetscFree4(b->t, b->xr, b->act, b->ext));
   PetscCall(VecDestroy(&b->r));
   PetscCall(VecDestroy(&b->d));
   PetscCall(PetscFree(b->red));
@@ -150,8 +151,8 @@ static PetscErrorCode Allocate(PC_HsBand *b)
   PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
   PetscCall(PetscMalloc2(b->nrow * b->W, &b->buf, b->nrow * b->nL + 1, &b->left));
   PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x));
-  PetscCall(PetscFree3(b->t, b->xr, b->act));
-  PetscCall(PetscMalloc3(b->nrow + 1, &b->t, b->nred + 1, &b->xr, b->nrow + 1, &b->act));
+  PetscCall(PetscFree4(b->t, b->xr, b->act, b->ext));
+  PetscCall(PetscMalloc4(b->nrow + 1, &b->t, b->nred + 1, &b->xr, b->nrow + 1, &b->act, b->nrow + 1, &b->ext));
   PetscCall(VecDestroy(&b->r));
   PetscCall(VecDestroy(&b->d));
   PetscCall(PetscArraycpy(b->alloc, want, 6));
@@ -305,10 +306,11 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
     PetscInt     W = b->W, cmin = PETSC_MAX_INT, base;
     PetscScalar *row = b->buf + i * W;
     PetscCall(MatGetRow(A, b->rs + b->perm[i], &ncols, &cols, &vals));
+    b->ext[i] = -1;
     for (PetscInt k = 0; k < ncols; k++) { /* the slots relative to the row's first: no division per entry */
       PetscInt c = Or(b, cols[k]);
       if (c >= b->is)
-        cmin = PetscMin(cmin, c);
+        cmin = PetscMin(cmin, c), b->ext[i] = PetscMax(b->ext[i], c);
     }
     base = cmin == PETSC_MAX_INT ? 0 : cmin - cmin % W; /* its columns are in [cmin, cmin + W) */
     for (PetscInt k = 0; k < ncols; k++) {
@@ -350,7 +352,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
   *zero = PETSC_FALSE;
   act = b->act;
   for (PetscInt c = 0; c < b->nI; c++) {
-    PetscInt     j = b->is + c, s = j % W, best = -1;
+    PetscInt     j = b->is + c, s = j % W, best = -1, e, len, n1;
     PetscReal    amax = 0;
     PetscScalar *p, *pl;
     while (next < b->nrow && b->first[next] <= j) /* rows whose first column is j (or left of is) */
@@ -365,14 +367,18 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
     }
     b->piv[c] = act[best], act[best] = act[--na];
     p = b->buf + b->piv[c] * W, pl = b->left + b->piv[c] * b->nL;
+    e = b->ext[b->piv[c]], len = PetscMin(e - j + 1, W), n1 = PetscMin(len, W - s);
     for (PetscInt a = 0; a < na; a++) {
       PetscScalar *r = b->buf + act[a] * W, *rl = b->left + act[a] * b->nL, l;
       if (r[s] == 0)
         continue;
       l = r[s] / p[s];
-      for (PetscInt q = 0; q < W; q++) /* every slot is a column in [j, j + W): one contiguous loop */
+      for (PetscInt q = s; q < s + n1; q++) /* the pivot row's columns j .. e: slots s .., then wrapped 0 .. */
+        r[q] -= l * p[q];
+      for (PetscInt q = 0; q < len - n1; q++)
         r[q] -= l * p[q];
       r[s] = 0;
+      b->ext[act[a]] = PetscMax(b->ext[act[a]], e);
       for (PetscInt q = 0; q < b->nL; q++)
         rl[q] -= l * pl[q];
       if (nm < b->mcap)
@@ -674,7 +680,7 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
       b->x[col - b->olo] = xr[RedCol(b, col)];
   }
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with the pivot rows */
-    PetscInt     j = b->is + c, s = j % W, qmax = PetscMin(W - 1, b->ohi - j);
+    PetscInt     j = b->is + c, s = j % W, qmax = PetscMin(PetscMin(W - 1, b->ohi - j), b->ext[b->piv[c]] - j);
     PetscScalar *p = b->buf + b->piv[c] * W, v = t[b->piv[c]];
     const PetscScalar *xj = b->x + j - b->olo;
     for (PetscInt q = 1; q <= PetscMin(qmax, W - 1 - s); q++) /* slots s+1.. : columns j+1.. */
