@@ -166,10 +166,9 @@ static inline PetscInt Or(const PC_HsBand *b, PetscInt c)
   return b->rev ? b->nglob - 1 - c : c;
 }
 
-/* The local rows' first and last (oriented) columns, in staircase order: b->perm sorts the local rows
- * by their first column (stably: insertion sort, the rows are nearly in order), b->first is that
- * column; the kl, ku of the matrix (every rank) and this rank's column span [lo, hi]. An empty row's
- * first column is past the last. */
+/* The local rows' first (b->first) and last columns, global and in row order (b->perm the identity;
+ * Orient orients and sorts them); the kl, ku of the matrix (every rank) and this rank's column span
+ * [lo, hi]. An empty row has last column -1. */
 static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A, PetscInt *last)
 {
   PetscInt        band[2] = {0, 0}, ncols;
@@ -194,7 +193,8 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A, PetscInt *last)
   PetscFunctionReturn(0);
 }
 
-/* Orients the spans (after Spans and the interfaces), sorts the rows into staircase order and sets the
+/* Orients the spans (after Spans and the interfaces), sorts the rows into staircase order (stably by
+ * first column: insertion sort, the rows are nearly in order) and sets the
  * buffer width W: an active row's entries stay in [j, j + W) at step j (its own span, widened by the
  * pivot rows' fill, which are active rows too), and the right interface fits in it. */
 static PetscErrorCode Orient(PC_HsBand *b, PetscInt *last)
@@ -301,10 +301,10 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < b->nrow; i++) { /* each row zeroed and filled while in cache */
-    PetscCall(PetscArrayzero(b->buf + i * b->W, b->W));
-    PetscCall(PetscArrayzero(b->left + i * b->nL, b->nL));
     PetscInt     W = b->W, cmin = PETSC_MAX_INT, base;
     PetscScalar *row = b->buf + i * W;
+    PetscCall(PetscArrayzero(row, W));
+    PetscCall(PetscArrayzero(b->left + i * b->nL, b->nL));
     PetscCall(MatGetRow(A, b->rs + b->perm[i], &ncols, &cols, &vals));
     b->ext[i] = -1;
     for (PetscInt k = 0; k < ncols; k++) { /* the slots relative to the row's first: no division per entry */
@@ -325,21 +325,19 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
   PetscFunctionReturn(0);
 }
 
-/* Records multiplier l of row r at the current step. */
-static PetscErrorCode PushMultiplier(PC_HsBand *b, PetscInt *nm, PetscInt r, PetscScalar l)
+/* Doubles the multipliers' capacity (their first nm kept). */
+static PetscErrorCode GrowMultipliers(PC_HsBand *b, PetscInt nm)
 {
+  PetscInt    *mr;
+  PetscScalar *mv;
+  PetscInt     cap = PetscMax(2 * b->mcap, 16 + b->nrow);
+
   PetscFunctionBeginUser;
-  if (*nm == b->mcap) {
-    PetscInt    *mr;
-    PetscScalar *mv;
-    PetscInt     cap = PetscMax(2 * b->mcap, 16 + b->nrow);
-    PetscCall(PetscMalloc2(cap, &mr, cap, &mv));
-    PetscCall(PetscArraycpy(mr, b->mrow, *nm));
-    PetscCall(PetscArraycpy(mv, b->mval, *nm));
-    PetscCall(PetscFree2(b->mrow, b->mval));
-    b->mrow = mr, b->mval = mv, b->mcap = cap;
-  }
-  b->mrow[*nm] = r, b->mval[*nm] = l, (*nm)++;
+  PetscCall(PetscMalloc2(cap, &mr, cap, &mv));
+  PetscCall(PetscArraycpy(mr, b->mrow, nm));
+  PetscCall(PetscArraycpy(mv, b->mval, nm));
+  PetscCall(PetscFree2(b->mrow, b->mval));
+  b->mrow = mr, b->mval = mv, b->mcap = cap;
   PetscFunctionReturn(0);
 }
 
@@ -381,10 +379,9 @@ static PetscErrorCode Eliminate(PC_HsBand *b, PetscBool *zero)
       b->ext[act[a]] = PetscMax(b->ext[act[a]], e);
       for (PetscInt q = 0; q < b->nL; q++)
         rl[q] -= l * pl[q];
-      if (nm < b->mcap)
-        b->mrow[nm] = act[a], b->mval[nm++] = l;
-      else
-        PetscCall(PushMultiplier(b, &nm, act[a], l));
+      if (nm == b->mcap)
+        PetscCall(GrowMultipliers(b, nm));
+      b->mrow[nm] = act[a], b->mval[nm++] = l;
     }
   }
   b->mstart[b->nI] = nm;

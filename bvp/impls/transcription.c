@@ -136,7 +136,7 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
 
 /* Rows c0 .. c0 + dim - 1 of point k, whole: row r is row r of the nb dim x dim blocks blk (in the
  * order of their columns), then, with T free, 0 in T's column (FinalTimeJacobian's). Straight into
- * the matrix' values (MatSetValuesRow: the pattern is Preallocate's, its columns in this order). */
+ * the matrix' values (MatSetValuesRow: the pattern is CreateJacobian's, its columns in this order). */
 static PetscErrorCode SetRows(HsSolver s, Mat J, PetscInt k, PetscInt c0, PetscInt nb, const PetscScalar *const *blk,
                               PetscScalar *v)
 {
