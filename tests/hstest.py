@@ -1343,15 +1343,17 @@ def t_checkpoint():
             check("-hs_restart" in text and "N = " in text, "%s: restart with another N: %s" % (name, text[-300:]))
     with tempfile.TemporaryDirectory() as d:
         ck = os.path.join(d, "ck")
-        # periodic: every 2 Newton iterations (the last one written at iteration 2 of 3), every 0.001 s
+        # periodic: every 2 Newton iterations (the last one written at iteration 2 of 3), every 1e-6 s (shorter
+        # than any iteration, so one at every iteration but the last; 0.001 s was not, once kepler's
+        # iterations at N = 200 took about 1 ms)
         s, _, _ = run(["-problem", "kepler", "-N", "200", "-snes_max_it", "3", "-hs_strategy", "newton", "-hs_checkpoint", ck,
                        "-hs_checkpoint_every", "2"], expect_rc=2)
         meta = json.load(open(os.path.join(ck, "checkpoint.json")))
         check(meta["newton_iteration"] == 2 and meta["N"] == 200, "-hs_checkpoint_every 2: %s" % meta)
-        s, _, _ = run(["-problem", "kepler", "-N", "200", "-hs_checkpoint", ck, "-hs_checkpoint_every", "0.001s"])
+        s, _, _ = run(["-problem", "kepler", "-N", "200", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1e-6s"])
         meta = json.load(open(os.path.join(ck, "checkpoint.json")))
         check(s and meta["newton_iteration"] == s["newton_iterations"] - 1 and not os.path.exists(ck + ".tmp"),
-              "-hs_checkpoint_every 0.001s: %s" % meta)
+              "-hs_checkpoint_every 1e-6s: %s" % meta)
         # resuming from the last periodic checkpoint takes the remaining iteration(s) only
         r, _, _ = run(["-problem", "kepler", "-N", "200", "-hs_restart", ck])
         check(r and s and r["newton_iterations"] <= 2 and abs(r["J"] - s["J"]) <= 1e-12 * abs(s["J"]),
