@@ -566,7 +566,7 @@ static PetscErrorCode ArcResidual(HsContinuation c, const Stage *t, Vec X, Petsc
   PetscFunctionReturn(0);
 }
 
-/* The determinant of J from the factors: hsband's (bvp/pcband.c), or MUMPS' (ICNTL(33): before the
+/* The determinant of J from the factors: hsband's (bvp/pcband.c), or MUMPS' (hsdrop's, or ICNTL(33): before the
  * factorization, after = false, it is asked for); after it, *m 2^*e. *known = PETSC_FALSE if ksp's
  * preconditioner is neither (another solver: no determinant, no branch-point test). */
 static PetscErrorCode ArcDeterminant(KSP ksp, PetscBool after, PetscReal *m, PetscInt *e, PetscBool *known)
@@ -582,6 +582,14 @@ static PetscErrorCode ArcDeterminant(KSP ksp, PetscBool after, PetscReal *m, Pet
   if (*known) {
     PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsband)\n", (double)*m, *e));
     PetscFunctionReturn(0);
+  }
+  {
+    PC inner; /* -pc_type hsdrop: its LU's determinant, asked for always (that of J less its dropped entries) */
+    PetscCall(HsPCDropGetInner(pc, &inner));
+    if (inner && !after)
+      PetscFunctionReturn(0);
+    if (inner)
+      pc = inner;
   }
   PetscCall(HsPCGetMumpsFactor(pc, &F));
   if (!F)

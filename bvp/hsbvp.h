@@ -162,10 +162,15 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
-    LU of bvp/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T, else MUMPS),
-    band, or mumps; -pc_type overrides. */
-typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS } HsLinearSolver;
+    LU of bvp/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node
+    blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
+    bvp/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
+typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP } HsLinearSolver;
 #define HS_BAND_AUTO_MAX_UNKNOWNS 32
+#define HS_DROP_TOL_DEFAULT 1e-14 /* -pc_hsdrop_tol: below the LU's own backward error (bvp/pcdrop.c) */
+#define HS_DROP_KSP_RTOL 1e-12   /* GMRES around hsdrop: -ksp_rtol, -ksp_max_it */
+#define HS_DROP_KSP_MAXIT 100
+#define HS_DROP_REGROW_DEFAULT 5 /* -pc_hsdrop_regrow */
 PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
 PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);

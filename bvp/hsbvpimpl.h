@@ -135,8 +135,10 @@ PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
 PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
+PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */
+PetscErrorCode HsPCDropGetInner(PC pc, PC *inner);
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);
-PetscErrorCode HsSolverSetDefaultPC(HsSolver s, PC pc);
+PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok);
 PetscErrorCode HsSolverResetFactorization(HsSolver s);
 PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
                                        SNESConvergedReason *reason, void *ctx);

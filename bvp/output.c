@@ -167,7 +167,10 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     PetscBool     lu = PETSC_FALSE;
     char          name[128];
     if (!SNESGetKSP(s->snes, &ksp) && !KSPGetType(ksp, &kt) && !KSPGetPC(ksp, &pc) && !PCGetType(pc, &pt) && kt && pt) {
-      if (!PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu) && lu && PCFactorGetMatSolverType(pc, &mt))
+      PC inner = NULL; /* hsdrop: the package of its LU */
+      if (HsPCDropGetInner(pc, &inner) || !inner)
+        inner = pc;
+      if (!PetscObjectTypeCompare((PetscObject)inner, PCLU, &lu) && lu && PCFactorGetMatSolverType(inner, &mt))
         mt = NULL;
       snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
       JsonStr(f, "linear_solver", name);

@@ -30,6 +30,7 @@ PetscErrorCode HsInitializePackage(void)
   PetscCall(PetscClassIdRegister("HsSolver", &HS_SOLVER_CLASSID));
   PetscCall(PetscClassIdRegister("HsContinuation", &HS_CONTINUATION_CLASSID));
   PetscCall(PCRegister("hsband", PCCreate_HsBand)); /* bvp/pcband.c */
+  PetscCall(PCRegister("hsdrop", PCCreate_HsDrop)); /* bvp/pcdrop.c */
   PetscCall(HsSolverRegisterAll());
   PetscCall(PetscRegisterFinalize(HsFinalizePackage));
   PetscFunctionReturn(0);
@@ -398,11 +399,13 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
 }
 
 /*@ HsSolverSetLinearSolver - the linear solver of the transcription and shooting Newton solves
-    (-hs_linear_solver auto|band|mumps; HsLinearSolver). auto, the default: the banded LU (-pc_type hsband,
-    bvp/pcband.c) when a node has at most HS_BAND_AUTO_MAX_UNKNOWNS = 32 unknowns (n <= 8) and T is
-    fixed (a free T's row and column are dense), MUMPS LU otherwise (the many-body regime, where the
-    band is wide and its blocks sparse). -pc_type and -pc_factor_mat_solver_type override it.
-    Collective; before HsSolverSetUp(). @*/
+    (-hs_linear_solver auto|band|mumps|drop; HsLinearSolver). auto, the default: the banded LU (-pc_type
+    hsband, bvp/pcband.c) when a node has at most HS_BAND_AUTO_MAX_UNKNOWNS = 32 unknowns (n <= 8) and T
+    is fixed (a free T's row and column are dense); for larger nodes (the many-body regime, where the band
+    is wide and the stored blocks mostly negligible) the transcription's drop, shooting's MUMPS LU; MUMPS
+    LU otherwise. drop (transcription only): GMRES on the Jacobian, preconditioned by the LU of its
+    entries above -pc_hsdrop_tol of their row's largest (-pc_type hsdrop, bvp/pcdrop.c). -pc_type and
+    -pc_factor_mat_solver_type override it. Collective; before HsSolverSetUp(). @*/
 PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls)
 {
   PetscFunctionBeginUser;

@@ -195,7 +195,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
 . -hs_dg_tol TOL - [HsSolverSetDGTolerance]
 . -hs_snes_roundoff C - [HsSolverSetRoundoffFactor]
 . -hs_snes_noise C - [HsSolverSetNoiseFactor]
-. -hs_linear_solver auto|band|mumps - [HsSolverSetLinearSolver]
+. -hs_linear_solver auto|band|mumps|drop - [HsSolverSetLinearSolver]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_strategy auto|newton, -hs_strategy_continue NAME=FROM,... - what a failed cold solve tries next [HsSolverSetStrategy]
 . -hs_init FILE - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
@@ -268,12 +268,13 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   if (flg)
     HsOptionsCall(HsSolverSetNoiseFactor(s, r));
   {
-    static const char *const ls[] = {"auto", "band", "mumps"};
+    static const char *const ls[] = {"auto", "band", "mumps", "drop"};
     PetscInt                 idx  = (PetscInt)s->linear_solver;
     HsOptionsCall(PetscOptionsEList("-hs_linear_solver",
-                                    "linear solver of the Newton solves: auto (band when n <= 8 and T is fixed, else "
-                                    "mumps), band (-pc_type hsband, bvp/pcband.c) or mumps (LU); -pc_type overrides",
-                                    "HsSolverSetLinearSolver", ls, 3, ls[idx], &idx, &flg));
+                                    "linear solver of the Newton solves: auto (band when n <= 8 and T is fixed; drop "
+                                    "for the transcription when n > 8; else mumps), band (-pc_type hsband, bvp/pcband.c), "
+                                    "mumps (LU) or drop (GMRES + -pc_type hsdrop, bvp/pcdrop.c); -pc_type overrides",
+                                    "HsSolverSetLinearSolver", ls, 4, ls[idx], &idx, &flg));
     if (flg)
       HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
   }

@@ -90,22 +90,44 @@ PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *k
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on pc (bvp/ internal; see
-    HsSolverSetLinearSolver): PC hsband, or LU by MUMPS. With auto, a -pc_type or
+/*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on ksp (bvp/ internal; see
+    HsSolverSetLinearSolver): preonly with PC hsband or LU by MUMPS, or (drop_ok: the transcription, whose
+    node blocks are stored whole) GMRES with PC hsdrop. With auto, a -pc_type or
     -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they refine. @*/
-PetscErrorCode HsSolverSetDefaultPC(HsSolver s, PC pc)
+PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
 {
-  PetscBool   band = (PetscBool)(s->linear_solver == HS_LINEAR_SOLVER_BAND), user1, user2;
-  const char *prefix;
+  HsLinearSolver ls = s->linear_solver;
+  PetscBool      user1, user2;
+  const char    *prefix;
+  PC             pc;
 
   PetscFunctionBeginUser;
-  if (s->linear_solver == HS_LINEAR_SOLVER_AUTO) {
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (ls == HS_LINEAR_SOLVER_AUTO) {
+    PetscBool small = (PetscBool)(4 * s->prob->n <= HS_BAND_AUTO_MAX_UNKNOWNS);
     PetscCall(PCGetOptionsPrefix(pc, &prefix));
     PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_type", &user1));
     PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_factor_mat_solver_type", &user2));
-    band = (PetscBool)(!user1 && !user2 && !s->prob->free_T && 4 * s->prob->n <= HS_BAND_AUTO_MAX_UNKNOWNS);
+    ls = HS_LINEAR_SOLVER_MUMPS;
+    if (!user1 && !user2 && small && !s->prob->free_T)
+      ls = HS_LINEAR_SOLVER_BAND;
+    else if (!user1 && !user2 && !small && drop_ok)
+      ls = HS_LINEAR_SOLVER_DROP;
   }
-  if (band) {
+  PetscCheck(ls != HS_LINEAR_SOLVER_DROP || drop_ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "-hs_linear_solver drop is the transcription's (-hs_bvp_type transcription); use band or mumps");
+  if (ls == HS_LINEAR_SOLVER_DROP) { /* iterates on the exact operator: what is dropped costs iterations only */
+    PetscCall(KSPSetType(ksp, KSPGMRES));
+    /* right preconditioning: the test is on the true residual ||b - J x||, not on P^-1 times it, which a
+       P made singular or ill-conditioned by what it drops makes small for a wrong x (measured: ncar with
+       -pc_hsdrop_tol 1e-3 "converged" in 1 iteration to a step the line search rejected) */
+    PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
+    PetscCall(KSPSetTolerances(ksp, HS_DROP_KSP_RTOL, 1e-300, PETSC_DEFAULT, HS_DROP_KSP_MAXIT));
+    PetscCall(PCSetType(pc, "hsdrop"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(KSPSetType(ksp, KSPPREONLY));
+  if (ls == HS_LINEAR_SOLVER_BAND) {
     PetscCall(PCSetType(pc, "hsband"));
     PetscFunctionReturn(0);
   }

@@ -2433,6 +2433,87 @@ def t_branch_point():
               and (minimum or (e["J_near"] < 0 and "not a local minimum" in out)), "guard at c = %s: %s" % (c, e))
 
 
+def t_drop():
+    """Issue 11, the many-body regime: -pc_type hsdrop (bvp/pcdrop.c), GMRES on the exact Jacobian
+    preconditioned by the LU (MUMPS) of its entries above 1e-14 of their row's largest. The node blocks
+    are stored whole (4n x 4n); for ncar (quadratic E and ell) all but their few structural entries are
+    zero or round-off (c_a of the Gonzalez terms), so the factored matrix is a few percent of the stored
+    one. Against -hs_linear_solver mumps (LU of everything) on the same runs: the same Newton iterations,
+    J^d to 1e-12 and every state, costate and control to 1e-10 of the largest; on ncar with 12 cars
+    (beta = 1e-9 too: stiff, where GMRES must still converge in a few iterations) on 1 and 2 ranks, and
+    on the nonlinear planar chain (problems/chain2d.ocp, whose Gonzalez terms vanish at the first iterate,
+    lambda = 0, and then appear: the factored pattern must grow, 'pattern 2' or more in -ksp_view). What is
+    dropped changes iterations, never the answer: with -pc_hsdrop_tol 1e-3 the chain's factored matrix
+    keeps 5 % of the stored entries instead of 45 %, and the same solution is reached with more Krylov
+    iterations. GMRES is right-preconditioned, so that its test is on the true residual (left-
+    preconditioned, a P made nearly singular by what it drops "converged" to a wrong step: tried). In a
+    stiff problem small entries matter: ncar with beta = 1e-9 and -pc_hsdrop_tol 1e-7 (which drops the
+    1000 entries between 1e-14 and 1e-7 of their rows' largest) fails, and the run says so (exit 2, no
+    converged claim). With beta = 1e-9 and 12 cars the LQ system is so ill-conditioned that any two
+    exact solvers differ by cond(J) eps: measured, all with residuals 1.6e-14 .. 9.6e-14, hsdrop against
+    MUMPS 4.9e-8, hsdrop against hsband 2.8e-8, MUMPS against hsband 2.1e-8 (of the largest value, 5):
+    there 1e-7, and a residual within 10x MUMPS'; on 1 rank the first Newton step's true residual stays
+    above 1e-12 though GMRES's own estimate is below 1e-12 relative (also with -ksp_rtol 1e-14), so Newton
+    takes a second step (2 against MUMPS' 1; measured): there one more Newton iteration is allowed. The default
+    (-hs_linear_solver auto) is hsdrop for the transcription when n > 8 and MUMPS for shooting there;
+    -hs_linear_solver drop with shooting is an error naming the option."""
+    chain = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems", "chain2d.ocp")
+    cases = [(["-problem", "ncar", "-p_cars", "12", "-N", "200"], (1, 2)),
+             (["-problem", "ncar", "-p_cars", "12", "-N", "200", "-p_beta", "1e-9"], (1, 2)),
+             (["-problem", chain, "-N", "100"], (1, 2)),
+             (["-problem", chain, "-N", "100", "-pc_hsdrop_tol", "1e-3"], (2,))]
+    its_chain = {}
+    for args, ranks in cases:
+        args = args + ["-hs_check_extremal", "no", "-hs_strategy", "newton"]
+        for r in ranks:
+            m, _, _ = run(args + ["-hs_linear_solver", "mumps"], ranks=r)
+            d, out, _ = run(args + ["-ksp_view"], ranks=r)
+            if not (m and d):
+                check(False, "%s on %d ranks: no output" % (args, r))
+                continue
+            check(m["linear_solver"] == "preonly+lu(mumps)" and d["linear_solver"] == "gmres+hsdrop(mumps)",
+                  "linear solvers: %s, %s" % (m["linear_solver"], d["linear_solver"]))
+            kept = re.findall(r"keeps (\d+) of (\d+) entries \(([0-9.e+-]+)%; pattern (\d+)\)", out)
+            keys = [k for k in m["_rows"][0] if k.startswith(("q", "p", "lambda", "u", "x"))]
+            vals = [(float(x[k]), float(y[k])) for x, y in zip(m["_rows"], d["_rows"]) for k in keys if x[k] != ""]
+            scale = max([1.0] + [abs(a) for a, _ in vals])
+            diff = max([0.0] + [abs(a - c) for a, c in vals]) / scale
+            print("%-62s %d ranks: Newton %d / %d, Krylov its %d, J^d %.12g / %.12g, max diff %.1e, kept %s"
+                  % (" ".join(args[:8]), r, m["newton_iterations"], d["newton_iterations"], d["ksp_iterations"], m["J"],
+                     d["J"], diff, kept[-1] if kept else None))
+            check(kept and int(kept[-1][0]) < int(kept[-1][1]), "%s: -ksp_view says what hsdrop keeps" % args)
+            tol, its = (1e-7, 1) if "1e-9" in args else (1e-10, 0)
+            check(m["converged"] and d["converged"] and abs(m["newton_iterations"] - d["newton_iterations"]) <= its
+                  and abs(m["J"] - d["J"]) <= 1e-12 * max(1, abs(m["J"])) and diff <= tol and len(vals) > 100
+                  and d["residual_norm"] <= 10 * m["residual_norm"] + 1e-13,
+                  "%s on %d ranks: hsdrop against MUMPS" % (args, r))
+            if "ncar" in args and "-pc_hsdrop_tol" not in args:
+                check(kept and float(kept[-1][2]) < 10 and d["ksp_iterations"] <= 2 * d["newton_iterations"],
+                      "ncar: hsdrop keeps few entries and GMRES needs 1-2 iterations: %s" % (kept,))
+            if args[1] == chain and "-pc_hsdrop_tol" in args:
+                check(kept and float(kept[-1][2]) < 10 and d["ksp_iterations"] > its_chain[r],
+                      "chain2d, tol 1e-3: fewer entries kept, more Krylov iterations (%d, default %s)"
+                      % (d["ksp_iterations"], its_chain.get(r)))
+            elif args[1] == chain:
+                its_chain[r] = d["ksp_iterations"]
+                check(kept and int(kept[-1][3]) >= 2, "chain2d: hsdrop's pattern grows once the Gonzalez terms appear")
+    # dropping entries that matter in a stiff problem: an honest failure
+    s, out, rc = run(["-problem", "ncar", "-p_cars", "12", "-N", "200", "-p_beta", "1e-9", "-pc_hsdrop_tol", "1e-7",
+                      "-hs_check_extremal", "no", "-hs_strategy", "newton"], expect_rc=2)
+    check(s and not s["converged"] and rc == 2, "beta 1e-9, tol 1e-7: not converged (rc %s)" % rc)
+    # the defaults, and drop where it does not apply
+    for args, want in ((["-problem", "ncar", "-p_cars", "9", "-N", "40"], "gmres+hsdrop(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "9", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"],
+                        "preonly+lu(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "9", "-N", "40", "-hs_linear_solver", "mumps"], "preonly+lu(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "3", "-N", "40", "-hs_linear_solver", "drop"], "gmres+hsdrop(mumps)")):
+        s, _, _ = run(args + ["-hs_check_extremal", "no"])
+        check(s and s["linear_solver"] == want, "%s: %s, not %s" % (args, s and s["linear_solver"], want))
+    _, out, _ = run(["-problem", "pendulum", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4",
+                     "-hs_linear_solver", "drop"], expect_rc=1)
+    check("-hs_linear_solver drop" in out and "transcription" in out, "drop with shooting: %r" % out.strip()[-200:])
+
+
 def t_band():
     """Issue 11, step 1: -pc_type hsband (bvp/pcband.c), the banded LU with partial pivoting that
     eliminates each rank's interior and solves the interface system on rank 0, against MUMPS
@@ -2451,8 +2532,8 @@ def t_band():
     MUMPS instead (same iterations and J as MUMPS, -ksp_view says why), or with -pc_hsband_fallback
     false stops with an error naming the limit. (A solve that stops at the noise floor, the free T here, may stop one iteration
     earlier or later: measured 10 against 11, both at |F| ~ 1e-11.) The default (-hs_linear_solver
-    auto) is hsband for n <= 8 and a fixed T, MUMPS for 9 cars, a free T, or a -pc_factor_mat_solver_type
-    given; the determinant hsband computes for the branch-point test gives the same branch point as
+    auto) is hsband for n <= 8 and a fixed T, hsdrop for 9 cars (t_drop), MUMPS for a free T, or a
+    -pc_factor_mat_solver_type given; the determinant hsband computes for the branch-point test gives the same branch point as
     MUMPS' (pitchfork.ocp, 1 to 3 ranks). The rows are factored in staircase order (by their first
     column) and the last rank eliminates bottom-up; kepler on 2 and 3 ranks is also solved with
     -pc_hsband_reverse_last false (every rank but the first with a left spike)."""
@@ -2493,7 +2574,7 @@ def t_band():
     # the default (-hs_linear_solver auto): the band for n <= 8 and a fixed T, MUMPS otherwise
     for args, want in ((["-problem", "pendulum", "-N", "40"], "preonly+hsband"),
                        (["-problem", "pendulum", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], "preonly+hsband"),
-                       (["-problem", "ncar", "-p_cars", "9", "-N", "40"], "preonly+lu(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "9", "-N", "40"], "gmres+hsdrop(mumps)"),
                        (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "preonly+lu(mumps)"),
                        (["-problem", "pendulum", "-N", "40", "-pc_factor_mat_solver_type", "mumps"], "preonly+lu(mumps)"),
                        (["-problem", "pendulum", "-N", "40", "-hs_linear_solver", "mumps"], "preonly+lu(mumps)")):
@@ -2525,7 +2606,7 @@ def t_band():
             check("hamshoot: error: -pc_type hsband:" in out and word in out, "%s without fallback: %s" % (args, out[-300:]))
 
 
-TESTS = {"init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
+TESTS = {"drop": t_drop, "init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
          "bigproblems": t_bigproblems, "ipopt": t_ipopt, "compare": t_compare, "direct_guess": t_direct_guess,

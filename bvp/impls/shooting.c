@@ -454,8 +454,7 @@ static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
     PetscCall(KSPSetTolerances(ksp, 1e-12, 1e-300, PETSC_DEFAULT, PETSC_DEFAULT));
     PetscCall(PCSetType(pc, PCBJACOBI));
   } else {
-    PetscCall(KSPSetType(ksp, KSPPREONLY));
-    PetscCall(HsSolverSetDefaultPC(s, pc));
+    PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
   }
   /* The secant (l2) line search copes with marches that fail at a trial
    * point (a domain error) better than backtracking does. */

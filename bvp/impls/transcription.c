@@ -532,7 +532,6 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscInt         dim = 2 * s->prob->n;
   PetscMPIInt      size;
   KSP              ksp;
-  PC               pc;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
@@ -556,9 +555,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
-  PetscCall(HsSolverSetDefaultPC(s, pc));
+  PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
