@@ -166,7 +166,7 @@ PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
     blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
     bvp/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
 typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP } HsLinearSolver;
-#define HS_BAND_AUTO_MAX_UNKNOWNS 32
+#define HS_BAND_AUTO_MAX_UNKNOWNS 128 /* n <= 32 */
 #define HS_DROP_TOL_DEFAULT 1e-14 /* -pc_hsdrop_tol: below the LU's own backward error (bvp/pcdrop.c) */
 #define HS_DROP_KSP_RTOL 1e-12   /* GMRES around hsdrop: -ksp_rtol, -ksp_max_it */
 #define HS_DROP_KSP_MAXIT 100

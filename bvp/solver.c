@@ -400,7 +400,7 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
 
 /*@ HsSolverSetLinearSolver - the linear solver of the transcription and shooting Newton solves
     (-hs_linear_solver auto|band|mumps|drop; HsLinearSolver). auto, the default: the banded LU (-pc_type
-    hsband, bvp/pcband.c) when a node has at most HS_BAND_AUTO_MAX_UNKNOWNS = 32 unknowns (n <= 8) and T
+    hsband, bvp/pcband.c) when a node has at most HS_BAND_AUTO_MAX_UNKNOWNS = 128 unknowns (n <= 32) and T
     is fixed (a free T's row and column are dense); for larger nodes (the many-body regime, where the band
     is wide and the stored blocks mostly negligible) the transcription's drop, shooting's MUMPS LU; MUMPS
     LU otherwise. drop (transcription only): GMRES on the Jacobian, preconditioned by the LU of its

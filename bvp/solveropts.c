@@ -271,8 +271,8 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     static const char *const ls[] = {"auto", "band", "mumps", "drop"};
     PetscInt                 idx  = (PetscInt)s->linear_solver;
     HsOptionsCall(PetscOptionsEList("-hs_linear_solver",
-                                    "linear solver of the Newton solves: auto (band when n <= 8 and T is fixed; drop "
-                                    "for the transcription when n > 8; else mumps), band (-pc_type hsband, bvp/pcband.c), "
+                                    "linear solver of the Newton solves: auto (band when n <= 32 and T is fixed; drop "
+                                    "for the transcription when n > 32; else mumps), band (-pc_type hsband, bvp/pcband.c), "
                                     "mumps (LU) or drop (GMRES + -pc_type hsdrop, bvp/pcdrop.c); -pc_type overrides",
                                     "HsSolverSetLinearSolver", ls, 4, ls[idx], &idx, &flg));
     if (flg)

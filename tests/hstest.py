@@ -2455,7 +2455,7 @@ def t_drop():
     there 1e-7, and a residual within 10x MUMPS'; on 1 rank the first Newton step's true residual stays
     above 1e-12 though GMRES's own estimate is below 1e-12 relative (also with -ksp_rtol 1e-14), so Newton
     takes a second step (2 against MUMPS' 1; measured): there one more Newton iteration is allowed. The default
-    (-hs_linear_solver auto) is hsdrop for the transcription when n > 8 and MUMPS for shooting there;
+    (-hs_linear_solver auto) is hsdrop for the transcription when n > 32 and MUMPS for shooting there;
     -hs_linear_solver drop with shooting is an error naming the option."""
     chain = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems", "chain2d.ocp")
     cases = [(["-problem", "ncar", "-p_cars", "12", "-N", "200"], (1, 2)),
@@ -2467,7 +2467,7 @@ def t_drop():
         args = args + ["-hs_check_extremal", "no", "-hs_strategy", "newton"]
         for r in ranks:
             m, _, _ = run(args + ["-hs_linear_solver", "mumps"], ranks=r)
-            d, out, _ = run(args + ["-ksp_view"], ranks=r)
+            d, out, _ = run(args + ["-hs_linear_solver", "drop", "-ksp_view"], ranks=r)
             if not (m and d):
                 check(False, "%s on %d ranks: no output" % (args, r))
                 continue
@@ -2498,14 +2498,14 @@ def t_drop():
                 its_chain[r] = d["ksp_iterations"]
                 check(kept and int(kept[-1][3]) >= 2, "chain2d: hsdrop's pattern grows once the Gonzalez terms appear")
     # dropping entries that matter in a stiff problem: an honest failure
-    s, out, rc = run(["-problem", "ncar", "-p_cars", "12", "-N", "200", "-p_beta", "1e-9", "-pc_hsdrop_tol", "1e-7",
+    s, out, rc = run(["-problem", "ncar", "-p_cars", "12", "-N", "200", "-p_beta", "1e-9", "-hs_linear_solver", "drop", "-pc_hsdrop_tol", "1e-7",
                       "-hs_check_extremal", "no", "-hs_strategy", "newton"], expect_rc=2)
     check(s and not s["converged"] and rc == 2, "beta 1e-9, tol 1e-7: not converged (rc %s)" % rc)
     # the defaults, and drop where it does not apply
-    for args, want in ((["-problem", "ncar", "-p_cars", "9", "-N", "40"], "gmres+hsdrop(mumps)"),
-                       (["-problem", "ncar", "-p_cars", "9", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"],
+    for args, want in ((["-problem", "ncar", "-p_cars", "33", "-N", "40"], "gmres+hsdrop(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "33", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"],
                         "preonly+lu(mumps)"),
-                       (["-problem", "ncar", "-p_cars", "9", "-N", "40", "-hs_linear_solver", "mumps"], "preonly+lu(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "33", "-N", "40", "-hs_linear_solver", "mumps"], "preonly+lu(mumps)"),
                        (["-problem", "ncar", "-p_cars", "3", "-N", "40", "-hs_linear_solver", "drop"], "gmres+hsdrop(mumps)")):
         s, _, _ = run(args + ["-hs_check_extremal", "no"])
         check(s and s["linear_solver"] == want, "%s: %s, not %s" % (args, s and s["linear_solver"], want))
@@ -2532,7 +2532,7 @@ def t_band():
     MUMPS instead (same iterations and J as MUMPS, -ksp_view says why), or with -pc_hsband_fallback
     false stops with an error naming the limit. (A solve that stops at the noise floor, the free T here, may stop one iteration
     earlier or later: measured 10 against 11, both at |F| ~ 1e-11.) The default (-hs_linear_solver
-    auto) is hsband for n <= 8 and a fixed T, hsdrop for 9 cars (t_drop), MUMPS for a free T, or a
+    auto) is hsband for n <= 32 and a fixed T, hsdrop for 33 cars (t_drop), MUMPS for a free T, or a
     -pc_factor_mat_solver_type given; the determinant hsband computes for the branch-point test gives the same branch point as
     MUMPS' (pitchfork.ocp, 1 to 3 ranks). The rows are factored in staircase order (by their first
     column) and the last rank eliminates bottom-up; kepler on 2 and 3 ranks is also solved with
@@ -2571,10 +2571,10 @@ def t_band():
         s, out, _ = run(["-problem", "pendulum", "-N", "400", "-hs_check_extremal", "no"], ranks=r)
         pm = s and s.get("peak_memory_mb")
         check(pm and 5 < pm["min"] <= pm["mean"] <= pm["max"] < 1e5 and "peak memory" in out, "peak memory: %s" % pm)
-    # the default (-hs_linear_solver auto): the band for n <= 8 and a fixed T, MUMPS otherwise
+    # the default (-hs_linear_solver auto): the band for n <= 32 and a fixed T
     for args, want in ((["-problem", "pendulum", "-N", "40"], "preonly+hsband"),
                        (["-problem", "pendulum", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], "preonly+hsband"),
-                       (["-problem", "ncar", "-p_cars", "9", "-N", "40"], "gmres+hsdrop(mumps)"),
+                       (["-problem", "ncar", "-p_cars", "32", "-N", "40"], "preonly+hsband"),
                        (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "preonly+lu(mumps)"),
                        (["-problem", "pendulum", "-N", "40", "-pc_factor_mat_solver_type", "mumps"], "preonly+lu(mumps)"),
                        (["-problem", "pendulum", "-N", "40", "-hs_linear_solver", "mumps"], "preonly+lu(mumps)")):
