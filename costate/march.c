@@ -62,6 +62,7 @@ struct HsMarch_s {
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
   int              free_h;     /* HsMarchSetFreeTime: a column d/dh in S */
   int              hacc;       /* HsMarchSetHamiltonianSum */
+  int              lu_at_end;  /* HsMarchStep factors the step Jacobian at its solution (0: a march without sensitivities) */
   double           hsum, *hgrad, *gH; /* the sum of H^d, its gradient (ws), scratch 3 dim */
   char             failure[256];
 };
@@ -105,6 +106,7 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->atol      = HS_MARCH_ATOL_DEFAULT;
   m->stol      = HS_MARCH_STOL_DEFAULT;
   m->max_it    = HS_MARCH_MAX_IT_DEFAULT;
+  m->lu_at_end = 1;
   m->A         = gsl_matrix_alloc((size_t)w, (size_t)w);
   m->perm      = gsl_permutation_alloc((size_t)w);
   m->A1        = gsl_matrix_alloc((size_t)dim, (size_t)dim);
@@ -276,14 +278,14 @@ static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const doub
   Input/output: xp (and lp unless first) - the initial guess on entry, the solution on exit.
 
   On success the LU factors of the step Jacobian at the solution are kept for the sensitivities
-  (HsMarchSegment). Returns HS_SUCCESS, HS_EDOM (outside the domain, or the residual is not finite),
+  (HsMarchSegment; one without sensitivities skips that last factorization). Returns HS_SUCCESS, HS_EDOM (outside the domain, or the residual is not finite),
   HS_ENOCONV, HS_ESINGULAR or HS_EFAILED (a problem callback failed fatally); HsMarchGetFailure() says why.
 @*/
 int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
                 double *lp)
 {
   HsMarch *m  = march;
-  int      nu = first ? m->dim : 2 * m->dim, st, it, flat = 0;
+  int      nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done;
   double   rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
 
   st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->R);
@@ -294,15 +296,17 @@ int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double
     rnorm = HsNormInf(nu, m->R);
     if (!(rnorm < HUGE_VAL))
       return Fail(m, HS_EDOM, k, "the step residual is not finite (the march overflowed; use more segments)");
+    ynorm = fmax(HsNormInf(m->dim, xp), first ? 0 : HsNormInf(m->dim, lp));
+    flat  = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
+    done  = rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)) ||
+           (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm)); /* the last: the noise floor (file head) */
+    if (done && !m->lu_at_end)
+      return HS_SUCCESS;
     st = StepJacobian(m, k, first, xm, xk, lm, xp, lp);
     if (st == HS_EDOM || st == HS_EFAILED)
       return Fail(m, st, k, "a problem callback failed in the step Jacobian");
-    ynorm = fmax(HsNormInf(m->dim, xp), first ? 0 : HsNormInf(m->dim, lp));
-    if (rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)))
+    if (done)
       return HS_SUCCESS;
-    flat = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
-    if (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm))
-      return HS_SUCCESS; /* at the residual's noise floor (file head) */
     if (it == m->max_it)
       break;
     if (st == HS_ESINGULAR)
@@ -414,6 +418,9 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
   return HS_SUCCESS;
 }
 
+static int MarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                        double *growth);
+
 /*@ HsMarchSegment - marches one shooting segment (DESIGN.md section 3).
 
   Not collective (serial).
@@ -434,6 +441,18 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
 @*/
 int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
                    double *growth)
+{
+  int st;
+
+  march->lu_at_end = sens != NULL; /* without sensitivities, a step's Jacobian at its solution is not needed */
+  st               = MarchSegment(march, ks, len, z, warm, traj, sens, growth);
+  march->lu_at_end = 1;
+  return st;
+}
+
+/* HsMarchSegment's march. */
+static int MarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                        double *growth)
 {
   HsMarch *m   = march;
   int      dim = m->dim, w = 2 * dim, ws = w + m->free_h, st;
