@@ -76,11 +76,13 @@ typedef struct {
   PetscBool perturbed;         /* IPOPT took no step from this solution (a KKT point to its tolerance) and
                                   started again from it perturbed by HS_EXTREMAL_PERTURB */
   PetscBool lower_elsewhere;   /* J_default < J_near - max(HS_EXTREMAL_RTOL max(1, |J_near|), |J - J_near|): a lower
-                                  minimum exists, by more than the scheme offset at this extremal */
+                                  minimum exists, by more than the scheme offset at this extremal (near not
+                                  converged: J_default < J - HS_EXTREMAL_OFFSET_RTOL max(1, |J|)) */
   PetscBool moved_away;        /* distance > HS_EXTREMAL_FAR: IPOPT from this solution descended elsewhere */
 } HsExtremal;
 #define HS_EXTREMAL_RTOL 1e-6
 #define HS_EXTREMAL_FAR 0.1
+#define HS_EXTREMAL_OFFSET_RTOL 0.1 /* without a minimum next to the extremal: J_default below J^d by this, relative */
 #define HS_EXTREMAL_PERTURB 1e-2
 #define HS_EXTREMAL_MAX_VARIABLES 10000 /* -hs_check_extremal auto: N (m + 2n) at most this */
 
