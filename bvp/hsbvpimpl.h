@@ -137,6 +137,7 @@ PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *k
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */
 PetscErrorCode HsPCDropGetInner(PC pc, PC *inner);
+PetscErrorCode HsPCDropGetStats(PC pc, PetscInt *kept, PetscInt *stored, PetscInt *patterns);
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok);
 PetscErrorCode HsSolverResetFactorization(HsSolver s);

@@ -174,6 +174,12 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
         mt = NULL;
       snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
       JsonStr(f, "linear_solver", name);
+      if (inner != pc) { /* hsdrop: how much of the stored Jacobian it factors */
+        PetscInt kept, stored, patterns;
+        if (!HsPCDropGetStats(pc, &kept, &stored, &patterns) && stored)
+          fprintf(f, "  \"hsdrop\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT "},\n",
+                  kept, stored, patterns);
+      }
     }
   }
   JsonNum(f, "residual_norm", r->residual_norm, 0);

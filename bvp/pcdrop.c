@@ -328,6 +328,23 @@ PetscErrorCode HsPCDropGetInner(PC pc, PC *inner)
   PetscFunctionReturn(0);
 }
 
+/*@ HsPCDropGetStats - what a set-up PC of type hsdrop factors: *kept of the *stored entries of the
+    operator (all ranks), in its *patterns-th pattern; *kept = *stored = 0 if pc is not hsdrop or not set up.
+    Not collective. @*/
+PetscErrorCode HsPCDropGetStats(PC pc, PetscInt *kept, PetscInt *stored, PetscInt *patterns)
+{
+  PetscBool drop;
+
+  PetscFunctionBeginUser;
+  *kept = *stored = *patterns = 0;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsdrop", &drop));
+  if (drop && ((PC_HsDrop *)pc->data)->P) {
+    PC_HsDrop *d = pc->data;
+    *kept = d->kept[1], *stored = d->total[1], *patterns = d->patterns;
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@ PCCreate_HsDrop - the constructor of PC type "hsdrop" (registered by HsInitialize; bvp/ internal):
     LU by MUMPS of the operator without its entries |a_ij| <= tol max_j |a_ij| (tol HS_DROP_TOL_DEFAULT).
 @*/

@@ -2470,7 +2470,8 @@ def t_drop():
     above 1e-12 though GMRES's own estimate is below 1e-12 relative (also with -ksp_rtol 1e-14), so Newton
     takes a second step (2 against MUMPS' 1; measured): there one more Newton iteration is allowed. The default
     (-hs_linear_solver auto) is hsdrop for the transcription when n > 32 and MUMPS for shooting there;
-    -hs_linear_solver drop with shooting is an error naming the option."""
+    -hs_linear_solver drop with shooting is an error naming the option. The branch-point test reads
+    hsdrop's determinant (its LU's): along an arclength continuation with 33 cars it equals MUMPS' to 1e-9."""
     chain = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems", "chain2d.ocp")
     cases = [(["-problem", "ncar", "-p_cars", "12", "-N", "200"], (1, 2)),
              (["-problem", "ncar", "-p_cars", "12", "-N", "200", "-p_beta", "1e-9"], (1, 2)),
@@ -2495,7 +2496,10 @@ def t_drop():
             print("%-62s %d ranks: Newton %d / %d, Krylov its %d, J^d %.12g / %.12g, max diff %.1e, kept %s"
                   % (" ".join(args[:8]), r, m["newton_iterations"], d["newton_iterations"], d["ksp_iterations"], m["J"],
                      d["J"], diff, kept[-1] if kept else None))
-            check(kept and int(kept[-1][0]) < int(kept[-1][1]), "%s: -ksp_view says what hsdrop keeps" % args)
+            hd = d.get("hsdrop")
+            check(kept and int(kept[-1][0]) < int(kept[-1][1]) and hd and
+                  [hd["kept"], hd["stored"], hd["patterns"]] == [int(kept[-1][0]), int(kept[-1][1]), int(kept[-1][3])],
+                  "%s: -ksp_view and summary.json say what hsdrop keeps: %s, %s" % (args, kept[-1:], hd))
             tol, its = (1e-7, 1) if "1e-9" in args else (1e-10, 0)
             check(m["converged"] and d["converged"] and abs(m["newton_iterations"] - d["newton_iterations"]) <= its
                   and abs(m["J"] - d["J"]) <= 1e-12 * max(1, abs(m["J"])) and diff <= tol and len(vals) > 100
@@ -2511,6 +2515,17 @@ def t_drop():
             elif args[1] == chain:
                 its_chain[r] = d["ksp_iterations"]
                 check(kept and int(kept[-1][3]) >= 2, "chain2d: hsdrop's pattern grows once the Gonzalez terms appear")
+    # the branch-point test's determinant from hsdrop's LU (of J less its dropped, here exactly zero, entries)
+    dets = {}
+    for ls in ("drop", "mumps"):
+        _, out, _ = run(["-problem", "ncar", "-p_cars", "33", "-N", "40", "-p_beta", "0.01", "-hs_continue", "beta",
+                         "-hs_continue_from", "1", "-hs_continue_steps", "3", "-hs_continue_type", "arclength",
+                         "-hs_check_extremal", "no", "-hs_linear_solver", ls, "-info"], ranks=2)
+        dets[ls] = [(float(m) * 2.0 ** int(e), src) for m, e, src in re.findall(r"det J = ([0-9.e+-]+) 2\^(-?\d+) \((\w+)\)", out)]
+    print("arclength, 33 cars: determinants by hsdrop %s, by MUMPS %s" % (dets["drop"][:2], dets["mumps"][:2]))
+    check(dets["drop"] and len(dets["drop"]) == len(dets["mumps"])
+          and all(abs(a - b) <= 1e-9 * abs(b) for (a, _), (b, _) in zip(dets["drop"], dets["mumps"])),
+          "hsdrop's determinants equal MUMPS' LU of everything")
     # dropping entries that matter in a stiff problem: an honest failure
     s, out, rc = run(["-problem", "ncar", "-p_cars", "12", "-N", "200", "-p_beta", "1e-9", "-hs_linear_solver", "drop", "-pc_hsdrop_tol", "1e-7",
                       "-hs_check_extremal", "no", "-hs_strategy", "newton"], expect_rc=2)
