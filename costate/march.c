@@ -62,7 +62,6 @@ struct HsMarch_s {
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
   int              free_h;     /* HsMarchSetFreeTime: a column d/dh in S */
   int              hacc;       /* HsMarchSetHamiltonianSum */
-  int              lu_at_end;  /* HsMarchStep factors the step Jacobian at its solution (0: a march without sensitivities) */
   double           hsum, *hgrad, *gH; /* the sum of H^d, its gradient (ws), scratch 3 dim */
   char             failure[256];
 };
@@ -106,7 +105,6 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->atol      = HS_MARCH_ATOL_DEFAULT;
   m->stol      = HS_MARCH_STOL_DEFAULT;
   m->max_it    = HS_MARCH_MAX_IT_DEFAULT;
-  m->lu_at_end = 1;
   m->A         = gsl_matrix_alloc((size_t)w, (size_t)w);
   m->perm      = gsl_permutation_alloc((size_t)w);
   m->A1        = gsl_matrix_alloc((size_t)dim, (size_t)dim);
@@ -267,6 +265,9 @@ static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const doub
   return HS_SUCCESS;
 }
 
+static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
+                double *lp, int lu_at_end);
+
 /*@ HsMarchStep - solves one step of the march by a dense Newton.
 
   Not collective (serial).
@@ -278,13 +279,20 @@ static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const doub
   Input/output: xp (and lp unless first) - the initial guess on entry, the solution on exit.
 
   On success the LU factors of the step Jacobian at the solution are kept for the sensitivities
-  (HsMarchSegment; one without sensitivities skips that last factorization). Returns HS_SUCCESS, HS_EDOM (outside the domain, or the residual is not finite),
+  (HsMarchSegment). Returns HS_SUCCESS, HS_EDOM (outside the domain, or the residual is not finite),
   HS_ENOCONV, HS_ESINGULAR or HS_EFAILED (a problem callback failed fatally); HsMarchGetFailure() says why.
 @*/
 int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
                 double *lp)
 {
-  HsMarch *m  = march;
+  return Step(march, k, first, xm, xk, lm, xp, lp, 1);
+}
+
+/* HsMarchStep's Newton; lu_at_end = 0 (a march without sensitivities) skips the step Jacobian and its
+ * LU at the solution, which only the sensitivities use. */
+static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
+                double *lp, int lu_at_end)
+{
   int      nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done;
   double   rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
 
@@ -300,7 +308,7 @@ int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double
     flat  = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
     done  = rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)) ||
            (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm)); /* the last: the noise floor (file head) */
-    if (done && !m->lu_at_end)
+    if (done && !lu_at_end)
       return HS_SUCCESS;
     st = StepJacobian(m, k, first, xm, xk, lm, xp, lp);
     if (st == HS_EDOM || st == HS_EFAILED)
@@ -418,9 +426,6 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
   return HS_SUCCESS;
 }
 
-static int MarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
-                        double *growth);
-
 /*@ HsMarchSegment - marches one shooting segment (DESIGN.md section 3).
 
   Not collective (serial).
@@ -441,18 +446,6 @@ static int MarchSegment(HsMarch *march, int ks, int len, const double *z, int wa
 @*/
 int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
                    double *growth)
-{
-  int st;
-
-  march->lu_at_end = sens != NULL; /* without sensitivities, a step's Jacobian at its solution is not needed */
-  st               = MarchSegment(march, ks, len, z, warm, traj, sens, growth);
-  march->lu_at_end = 1;
-  return st;
-}
-
-/* HsMarchSegment's march. */
-static int MarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
-                        double *growth)
 {
   HsMarch *m   = march;
   int      dim = m->dim, w = 2 * dim, ws = w + m->free_h, st;
@@ -477,8 +470,8 @@ static int MarchSegment(HsMarch *march, int ks, int len, const double *z, int wa
       if (!first)
         HsCopy(dim, lk - w, lk);
     }
-    st = first ? HsMarchStep(m, ks, 1, NULL, xk, NULL, xn, lk)
-               : HsMarchStep(m, ks + j, 0, xk - w, xk, lk - w, xn, lk);
+    st = first ? Step(m, ks, 1, NULL, xk, NULL, xn, lk, sens != NULL) /* the step's LU only for the sensitivities */
+               : Step(m, ks + j, 0, xk - w, xk, lk - w, xn, lk, sens != NULL);
     if (!st && sens)
       st = PropagateSensitivities(m, ks + j, first, xk, xn, first ? NULL : lk - w, lk, &g);
     if (!st && m->hacc)
