@@ -133,6 +133,7 @@ PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
 PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
 PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
+PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */

@@ -38,12 +38,13 @@ typedef struct {
   Mat              P, src;            /* P, and the operator (and its nonzero state) P is of */
   PetscObjectState src_state;
   char            *keep;              /* keep[e]: the e-th stored entry of the local rows (MatGetRow's order) is in P */
-  PetscInt         nstored, *kstart;  /* local row i's kept entries: kcol/kval[kstart[i] .. kstart[i+1]) */
+  PetscInt         nstored, nkeep;    /* local entries stored, and kept (the ones in keep) */
+  PetscInt        *kstart;            /* local row i's kept entries: kcol/kval[kstart[i] .. kstart[i+1]) */
   PetscInt        *kcol, kcap;        /* kcol and kval have room for kcap entries */
   PetscScalar     *kval;
   PetscReal        tol;               /* -pc_hsdrop_tol */
   PetscInt         icntl14;           /* MUMPS' workspace relaxation in use */
-  PetscInt         kept[2], total[2]; /* entries kept and stored, local and global */
+  PetscInt         kept, total;       /* entries kept and stored, all ranks (at the last new pattern) */
   PetscInt         patterns;          /* P's patterns so far */
   PetscInt         regrow, maxits;    /* -pc_hsdrop_regrow; the most Krylov iterations of a solve since the set-up */
 } PC_HsDrop;
@@ -55,7 +56,7 @@ static PetscErrorCode Forget(PC_HsDrop *d)
   PetscCall(MatDestroy(&d->src));
   PetscCall(PetscFree2(d->keep, d->kstart));
   PetscCall(PetscFree2(d->kcol, d->kval));
-  d->nstored = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0;
+  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0;
   PetscFunctionReturn(0);
 }
 
@@ -98,7 +99,7 @@ static PetscErrorCode Mark(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool *grew
       big = PetscMax(big, PetscAbsScalar(vals[j]));
     for (PetscInt j = 0; j < ncols; j++, e++)
       if (!d->keep[e] && (cols[j] == r || PetscAbsScalar(vals[j]) > d->tol * big))
-        d->keep[e] = 1, g = PETSC_TRUE;
+        d->keep[e] = 1, d->nkeep++, g = PETSC_TRUE;
     PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
   }
   PetscCallMPI(MPIU_Allreduce(&g, grew, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
@@ -108,17 +109,15 @@ static PetscErrorCode Mark(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool *grew
 /* The kept entries' columns and values, as CSR of the local rows (kstart, kcol, kval; global columns). */
 static PetscErrorCode Gather(PC_HsDrop *d, Mat A)
 {
-  PetscInt           rs, re, ncols, e = 0, nz = 0, want = 0;
+  PetscInt           rs, re, ncols, e = 0, nz = 0;
   const PetscInt    *cols;
   const PetscScalar *vals;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < d->nstored; i++)
-    want += d->keep[i];
-  if (want > d->kcap) {
+  if (d->nkeep > d->kcap) {
     PetscCall(PetscFree2(d->kcol, d->kval));
-    PetscCall(PetscMalloc2(want, &d->kcol, want, &d->kval));
-    d->kcap = want;
+    PetscCall(PetscMalloc2(d->nkeep, &d->kcol, d->nkeep, &d->kval));
+    d->kcap = d->nkeep;
   }
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   for (PetscInt r = rs; r < re; r++) {
@@ -129,7 +128,6 @@ static PetscErrorCode Gather(PC_HsDrop *d, Mat A)
     PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
     d->kstart[r - rs + 1] = nz;
   }
-  d->kept[0] = nz, d->total[0] = e;
   PetscFunctionReturn(0);
 }
 
@@ -157,8 +155,8 @@ static PetscErrorCode Fill(PC_HsDrop *d, Mat A, PetscBool grew)
   PetscCall(MatSetType(d->P, MATAIJ));
   PetscCall(MatSeqAIJSetPreallocationCSR(d->P, d->kstart, d->kcol, d->kval)); /* copied; global columns */
   PetscCall(MatMPIAIJSetPreallocationCSR(d->P, d->kstart, d->kcol, d->kval));
-  PetscCallMPI(MPIU_Allreduce(d->kept, d->kept + 1, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
-  PetscCallMPI(MPIU_Allreduce(d->total, d->total + 1, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+  PetscCallMPI(MPIU_Allreduce(&d->nkeep, &d->kept, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+  PetscCallMPI(MPIU_Allreduce(&d->nstored, &d->total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
   d->patterns++;
   PetscFunctionReturn(0);
 }
@@ -174,7 +172,7 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
   PetscFunctionBeginUser;
   for (PetscInt attempt = 0;; attempt++) {
     Mat      F;
-    PetscInt info = 0;
+    PetscInt info = 0, next;
     PetscCall(HsPCGetMumpsFactor(d->inner, &F));
     if (F) {
       PetscCall(HsMumpsConfigure(F, d->icntl14));
@@ -188,11 +186,11 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
     if (F && fr)
       PetscCall(MatMumpsGetInfog(F, 1, &info));
 #endif
-    if (!(info == -8 || info == -9 || info == -11 || info == -12 || info == -14) || attempt >= HS_MUMPS_RETRIES)
+    if (!HsMumpsWorkspaceShort(info, d->icntl14, &next) || attempt >= HS_MUMPS_RETRIES)
       break;
     PetscCall(PetscInfo(pc, "hsdrop: MUMPS INFOG(1) = %" PetscInt_FMT ": ICNTL(14) %" PetscInt_FMT " -> %" PetscInt_FMT "\n",
-                        info, d->icntl14, 2 * d->icntl14 + 100));
-    d->icntl14 = 2 * d->icntl14 + 100;
+                        info, d->icntl14, next));
+    d->icntl14 = next;
     PetscCall(PCReset(d->inner));
     PetscCall(PCSetOperators(d->inner, d->P, d->P));
   }
@@ -219,7 +217,7 @@ static PetscErrorCode PCSetUp_HsDrop(PC pc)
   PetscCall(Fill(d, pc->pmat, grew));
   if (grew) {
     PetscCall(PetscInfo(pc, "hsdrop: pattern %" PetscInt_FMT ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (tol %g)\n",
-                        d->patterns, d->kept[1], d->total[1], (double)d->tol));
+                        d->patterns, d->kept, d->total, (double)d->tol));
     PetscCall(PCReset(d->inner)); /* a new P: a new analysis */
     PetscCall(PCSetOperators(d->inner, d->P, d->P));
   }
@@ -285,7 +283,7 @@ static PetscErrorCode PCView_HsDrop(PC pc, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  drops |a_ij| <= %g max_j |a_ij|", (double)d->tol));
   if (d->P)
     PetscCall(PetscViewerASCIIPrintf(viewer, ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (%.3g%%; pattern %" PetscInt_FMT ")",
-                                     d->kept[1], d->total[1], 100.0 * (double)d->kept[1] / (double)d->total[1], d->patterns));
+                                     d->kept, d->total, 100.0 * (double)d->kept / (double)d->total, d->patterns));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n  factored by:\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PCView(d->inner, viewer));
@@ -340,7 +338,7 @@ PetscErrorCode HsPCDropGetStats(PC pc, PetscInt *kept, PetscInt *stored, PetscIn
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsdrop", &drop));
   if (drop && ((PC_HsDrop *)pc->data)->P) {
     PC_HsDrop *d = pc->data;
-    *kept = d->kept[1], *stored = d->total[1], *patterns = d->patterns;
+    *kept = d->kept, *stored = d->total, *patterns = d->patterns;
   }
   PetscFunctionReturn(0);
 }

@@ -277,6 +277,15 @@ PetscErrorCode HsSolverResetFactorization(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/*@ HsMumpsWorkspaceShort - whether MUMPS' INFOG(1) = info says its workspace was too small (-8, -9,
+    -11, -12, -14: see MumpsWorkspaceRetry), and *next, the relaxation ICNTL(14) to try after icntl14
+    (bvp/ internal: the Newton solve's retry and hsdrop's). Not collective. @*/
+PetscBool HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next)
+{
+  *next = 2 * icntl14 + 100;
+  return (PetscBool)(info == -8 || info == -9 || info == -11 || info == -12 || info == -14);
+}
+
 /* MUMPS sizes its workspace from an estimate made before pivoting; delayed
  * pivots (threshold CNTL(1) = 1.0, and badly scaled problems such as ncar with
  * beta = 1e-9) can exceed it, and the factorization then stops with INFOG(1) =
@@ -295,7 +304,7 @@ static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
     PC        pc;
     Mat       F;
     PetscBool user;
-    PetscInt  info;
+    PetscInt  info, next;
 
     if (s->res.reason != SNES_DIVERGED_LINEAR_SOLVE || s->res.mumps_retries >= HS_MUMPS_RETRIES)
       PetscFunctionReturn(0);
@@ -306,13 +315,13 @@ static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
     if (!F || user)
       PetscFunctionReturn(0);
     PetscCall(MatMumpsGetInfog(F, 1, &info));
-    if (info != -8 && info != -9 && info != -11 && info != -12 && info != -14)
+    if (!HsMumpsWorkspaceShort(info, s->mumps_icntl14, &next))
       PetscFunctionReturn(0);
     PetscCall(PetscInfo(s->snes,
                         "MUMPS INFOG(1) = %" PetscInt_FMT ": raising ICNTL(14) from %" PetscInt_FMT " to %" PetscInt_FMT
                         " and solving again\n",
-                        info, s->mumps_icntl14, 2 * s->mumps_icntl14 + 100));
-    s->mumps_icntl14 = 2 * s->mumps_icntl14 + 100;
+                        info, s->mumps_icntl14, next));
+    s->mumps_icntl14 = next;
     /* ICNTL(14) is read at the analysis: a new factorization from scratch */
     PetscCall(HsSolverResetFactorization(s));
     s->res.mumps_retries++;
