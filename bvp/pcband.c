@@ -371,7 +371,8 @@ static inline void Place(PC_HsBand *b, PetscInt i, PetscInt base, PetscInt n, co
   }
 }
 
-/* The local rows of A, in staircase order and oriented, into the circular buffer and the left spike. */
+/* The local rows of A, in staircase order and oriented, into the circular buffer and the left spike:
+ * each row from its pieces (the parts' CSR rows, or one MatGetRow), its first column, then its values. */
 static PetscErrorCode Load(PC_HsBand *b, Mat A)
 {
   RowParts p;
@@ -379,27 +380,29 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
   PetscFunctionBeginUser;
   PetscCall(RowPartsGet(A, &p));
   for (PetscInt i = 0; i < b->nrow; i++) { /* each row zeroed and filled while in cache */
-    PetscInt cmin = PETSC_MAX_INT, base = 0, lr = b->perm[i];
+    PetscInt           cmin = PETSC_MAX_INT, base, lr = b->perm[i], np = 0, n[2], off[2];
+    const PetscInt    *cols[2], *map[2];
+    const PetscScalar *vals[2];
     PetscCall(PetscArrayzero(b->buf + i * b->W, b->W));
     PetscCall(PetscArrayzero(b->left + i * b->nL, b->nL));
     b->ext[i] = -1;
-    if (p.ok) { /* the row's first column, then its entries */
-      for (PetscInt q = 0; q < 2 && p.part[q]; q++)
-        Extent(b, i, p.ia[q][lr + 1] - p.ia[q][lr], p.ja[q] + p.ia[q][lr], p.cstart, q ? p.colmap : NULL, &cmin);
-      base = cmin == PETSC_MAX_INT ? 0 : cmin - cmin % b->W; /* its columns are in [cmin, cmin + W) */
-      for (PetscInt q = 0; q < 2 && p.part[q]; q++)
-        Place(b, i, base, p.ia[q][lr + 1] - p.ia[q][lr], p.ja[q] + p.ia[q][lr], p.cstart, q ? p.colmap : NULL,
-              p.aa[q] + p.ia[q][lr]);
-    } else {
-      PetscInt           ncols;
-      const PetscInt    *cols;
-      const PetscScalar *vals;
-      PetscCall(MatGetRow(A, b->rs + lr, &ncols, &cols, &vals));
-      Extent(b, i, ncols, cols, 0, NULL, &cmin);
-      base = cmin == PETSC_MAX_INT ? 0 : cmin - cmin % b->W;
-      Place(b, i, base, ncols, cols, 0, NULL, vals);
-      PetscCall(MatRestoreRow(A, b->rs + lr, &ncols, &cols, &vals));
+    if (p.ok)
+      for (; np < 2 && p.part[np]; np++) {
+        PetscInt s0 = p.ia[np][lr];
+        n[np] = p.ia[np][lr + 1] - s0, cols[np] = p.ja[np] + s0, vals[np] = p.aa[np] + s0;
+        off[np] = p.cstart, map[np] = np ? p.colmap : NULL;
+      }
+    else {
+      PetscCall(MatGetRow(A, b->rs + lr, &n[0], &cols[0], &vals[0]));
+      off[0] = 0, map[0] = NULL, np = 1;
     }
+    for (PetscInt q = 0; q < np; q++)
+      Extent(b, i, n[q], cols[q], off[q], map[q], &cmin);
+    base = cmin == PETSC_MAX_INT ? 0 : cmin - cmin % b->W; /* its columns are in [cmin, cmin + W) */
+    for (PetscInt q = 0; q < np; q++)
+      Place(b, i, base, n[q], cols[q], off[q], map[q], vals[q]);
+    if (!p.ok)
+      PetscCall(MatRestoreRow(A, b->rs + lr, &n[0], &cols[0], &vals[0]));
   }
   PetscCall(RowPartsRestore(&p));
   PetscFunctionReturn(0);
