@@ -2553,10 +2553,11 @@ def t_band():
     the band); on 1, 2 and 4 ranks. ncar with beta = 1e-9 is solved by one Newton step (an LQ problem):
     there the two solutions differ by cond(J) eps, measured 9.9e-11 (1 rank) and 1.1e-10 (2 ranks)
     relative, while hsband's residual is the smaller (5.2e-14 and 5.4e-14 against MUMPS' 1.6e-12 and
-    1.5e-12): 1e-9 there. (In the natural row order hsband needed its step of iterative refinement to get
-    there: 1.1e-12 on 2 ranks without. In the staircase order it does not: 4.1e-14 and 4.2e-14 without,
-    -pc_hsband_refine 0, tested on 2 ranks; the free T at N = 40 still needs it: without, Newton stops at
-    the noise floor one iteration later with 2.4x MUMPS' residual.) A free T at N = 2000 (a band 16005 wide) and 2
+    1.5e-12): 1e-9 there. (In the natural row order hsband needed a step of iterative refinement to get
+    there: 1.1e-12 on 2 ranks without. In the staircase order it does not: 4.1e-14 and 4.2e-14 without.
+    So the default, -pc_hsband_refine -1, refines only where the band is more than half the matrix, the
+    free T at N = 40: without, Newton stops at the noise floor one iteration later with 2.4x MUMPS'
+    residual; -ksp_view says which; one step asked for in a narrow band is tested on 2 ranks.) A free T at N = 2000 (a band 16005 wide) and 2
     shooting segments on 2 ranks (too few rows per rank) are outside hsband's limits: it factors by
     MUMPS instead (same iterations and J as MUMPS, -ksp_view says why), or with -pc_hsband_fallback
     false stops with an error naming the limit. (A solve that stops at the noise floor, the free T here, may stop one iteration
@@ -2570,7 +2571,7 @@ def t_band():
     cases = [(["-problem", "pendulum", "-N", "400"], (1, 2, 4), 1e-10), (["-problem", "kepler", "-N", "200"], (1, 2, 3), 1e-10),
              (["-problem", "kepler", "-N", "200", "-pc_hsband_reverse_last", "false"], (2, 3), 1e-10),
              (["-problem", "saddle"], (1, 2), 1e-10), (["-problem", "ncar", "-p_beta", "1e-9"], (1, 2), 1e-9),
-             (["-problem", "ncar", "-p_beta", "1e-9", "-pc_hsband_refine", "0"], (2,), 1e-9),
+             (["-problem", "ncar", "-p_beta", "1e-9", "-pc_hsband_refine", "1"], (2,), 1e-9),
              (["-problem", "pendulum", "-N", "400", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "10"], (1, 2), 1e-10),
              (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], (1,), 1e-10)]
     for args, ranks, tol in cases:
@@ -2595,6 +2596,12 @@ def t_band():
                   and abs(m["J"] - b["J"]) <= 1e-12 * max(1, abs(m["J"])) and diff <= tol and len(vals) > 100
                   and b["residual_norm"] <= 2 * m["residual_norm"] + 1e-13,
                   "%s on %d ranks: hsband against MUMPS" % (args, r))
+    # the refinement steps by the band's width (-pc_hsband_refine -1), or as asked
+    for args, steps in ((["-problem", "kepler", "-N", "200"], "0 refinement step(s) (by the band's width)"),
+                        (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "1 refinement step(s) (by the band's width)"),
+                        (["-problem", "kepler", "-N", "200", "-pc_hsband_refine", "2"], "2 refinement step(s)\n")):
+        _, out, _ = run(args + ["-pc_type", "hsband", "-hs_check_extremal", "no", "-ksp_view"])
+        check(steps in out, "%s: %r not in -ksp_view" % (args, steps))
     # peak memory per rank in summary.json (its scaling is measured by bench/band_bench.py, not here)
     for r in (1, 2):
         s, out, _ = run(["-problem", "pendulum", "-N", "400", "-hs_check_extremal", "no"], ranks=r)
