@@ -86,7 +86,7 @@ PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const 
 static void RemoveCheckpointDir(const char *dir)
 {
   static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
-  char                     p[PETSC_MAX_PATH_LEN];
+  char                     p[PETSC_MAX_PATH_LEN + 32]; /* dir (< PETSC_MAX_PATH_LEN) and a name */
 
   for (int i = 0; files[i]; i++) {
     snprintf(p, sizeof p, "%s/%s", dir, files[i]);

@@ -118,6 +118,7 @@ static PetscErrorCode IpoptData(HsSolver s, const char *caller, HsIpopt **ip)
   PetscBool match;
 
   PetscFunctionBeginUser;
+  *ip = NULL;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &match));
   PetscCheck(match, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,

@@ -45,6 +45,7 @@ static PetscErrorCode ShootData(HsSolver s, const char *caller, PetscBool before
   const char *type = ((PetscObject)s)->type_name;
 
   PetscFunctionBeginUser;
+  *sh = NULL;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &match));
   PetscCheck(match, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,

@@ -101,6 +101,7 @@ static PetscErrorCode ExchangeNeighbors(HsSolver s, HsShoot *sh, const PetscScal
 static PetscErrorCode PrevEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sens, const PetscReal **e)
 {
   PetscFunctionBeginUser;
+  *e = NULL;
   if (t == sh->s0)
     *e = sh->end_recv;
   else {
