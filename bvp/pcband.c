@@ -73,8 +73,7 @@ typedef struct {
   PetscInt     *act;                              /* the active rows of an elimination (nrow) */
   PetscInt     *ext;                              /* each buffer row's last column that may be nonzero */
   Vec           r, d;                             /* refinement's residual and correction */
-  PetscInt      refine;                           /* -pc_hsband_refine (PETSC_DECIDE: by the layout, Layout) */
-  PetscInt      nrefine;                          /* the steps this layout's solves take */
+  PetscInt      refine;                           /* -pc_hsband_refine (PETSC_DECIDE: by the band, RefineSteps) */
   PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
   PetscBool     failed;                           /* the last factorization met a zero pivot */
   PC            inner;                            /* that MUMPS LU, when used (else NULL) */
@@ -311,13 +310,19 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
     }
   }
   b->ok = ok;
-  /* Refinement by default only where the band is most of the matrix (a free T's dense row and column): there,
-   * without it, Newton stopped at the noise floor one iteration later with 2.4x MUMPS' residual (test band). In
-   * a narrow band the staircase GEPP's residual is at MUMPS' level without it (test band: pendulum, kepler,
-   * saddle, ncar with beta = 1e-9, shooting, 1 to 4 ranks), and the step costs a product and a second solve:
-   * kepler, N = 1e5, the same 5 Newton iterations and J to 1e-14 in 3.8 s against 5.5 s. */
-  b->nrefine = b->refine >= 0 ? b->refine : (2 * (b->kl + b->ku + 1) > N ? 1 : 0);
   PetscFunctionReturn(0);
+}
+
+/* The refinement steps a solve takes: -pc_hsband_refine, or by default one only where the band is more than
+ * half the matrix (a free T's dense row and column): there, without it, Newton stopped at the noise floor one
+ * iteration later with 2.4x MUMPS' residual (test band). In a narrow band the staircase GEPP's residual is at
+ * MUMPS' level without it (test band: pendulum, kepler, saddle, ncar with beta = 1e-9, shooting, 1 to 4
+ * ranks), and the step costs a product and a second solve: kepler, N = 1e5, the same 5 Newton iterations and
+ * J to 1e-14 in 3.8 s against 5.5 s. Derived from the option and the layout's kl, ku at each use, so an
+ * option set after the layout counts. */
+static PetscInt RefineSteps(const PC_HsBand *b)
+{
+  return b->refine >= 0 ? b->refine : (2 * (b->kl + b->ku + 1) > b->nglob ? 1 : 0);
 }
 
 /* The local rows' entries as they are stored, read in place: the CSR arrays of a SeqAIJ matrix, or of
@@ -451,7 +456,6 @@ static PetscErrorCode Load(PC_HsBand *b, Mat A)
   PetscCall(RowPartsRestore(&p));
   PetscFunctionReturn(0);
 }
-
 
 /* r -= l p over n entries: distinct rows of the buffer (restrict: vectorized without a run-time overlap test) */
 static inline void RowUpdate(PetscInt n, PetscScalar l, const PetscScalar *PETSC_RESTRICT p, PetscScalar *PETSC_RESTRICT r)
@@ -829,14 +833,14 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
   PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
   PetscCall(SolveFactored(pc, xv, yv));
   PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
-  if (!b->nrefine)
+  if (!RefineSteps(b))
     PetscFunctionReturn(0);
   if (!b->r)
     PetscCall(VecDuplicate(xv, &b->r));
   if (!b->d)
     PetscCall(VecDuplicate(xv, &b->d));
   r = b->r, d = b->d;
-  for (PetscInt i = 0; i < b->nrefine; i++) {
+  for (PetscInt i = 0; i < RefineSteps(b); i++) {
     PetscCall(MatMult(pc->pmat, yv, r));
     PetscCall(VecAYPX(r, -1, xv));
     PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
@@ -884,7 +888,7 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
                                      "(rank 0)%s; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
                                      "%" PetscInt_FMT " refinement step(s)%s\n",
                                      b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "",
-                                     b->nred, b->nrefine, b->refine < 0 ? " (by the band's width)" : ""));
+                                     b->nred, RefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
   PetscFunctionReturn(0);
 }
 
