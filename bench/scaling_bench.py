@@ -17,8 +17,12 @@ with AVX2 + FMA; numpy's matrix product if that is faster) and bandwidth = numpy
 array (read + write). Both are generous (no code on 4n x 4n blocks reaches that peak), so the bound is
 below what any implementation can reach.
 
+Each configuration runs --repeat times (default 3), the rank counts taking turns, and the fastest
+SNESSolve counts (this shared 2-core machine's own events vary by 1.5x from run to run; the minimum
+is the run least disturbed). "speed-up" is 1 rank's s/Newton over this row's, both such minima.
+
   python3 bench/scaling_bench.py                          # pendulum, kepler; N = 1e3 .. 1e6; 1, 2 ranks
-  python3 bench/scaling_bench.py --problems pendulum --N 1000,10000 --ranks 1
+  python3 bench/scaling_bench.py --problems pendulum --N 1000,10000 --ranks 1 --repeat 1
 """
 import argparse, os, re, subprocess, tempfile, time, json
 
@@ -69,6 +73,35 @@ def eval_us(exe_dir, problem):
     return None
 
 
+def capacity(exe, problem, N=50000, repeat=3):
+    """What this machine gives two processes at once: the same 1-rank solve alone and as two copies started
+    together (no MPI between them), the fastest SNESSolve of each over `repeat` turns. Returns (alone,
+    together): a 2-rank run cannot be faster than 2 x alone / together times 1 rank's, whatever its
+    communication."""
+    def solve(procs):
+        out = []
+        for p, d in procs:
+            text = p.communicate()[0]
+            m = re.search(r"^SNESSolve\s+\d+\s+[\d.]+\s+([\d.e+-]+)", text, re.M)
+            out.append(float(m.group(1)) if m else float("inf"))
+            d.cleanup()
+        return out
+    alone, together = float("inf"), float("inf")
+    for _ in range(repeat):
+        for k in (1, 2):
+            procs = []
+            for _ in range(k):
+                d = tempfile.TemporaryDirectory()
+                cmd = [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", d.name, "-log_view"]
+                procs.append((subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), d))
+            t = solve(procs)
+            if k == 1:
+                alone = min(alone, t[0])
+            else:
+                together = min(together, max(t))
+    return alone, together
+
+
 def run(exe, problem, N, ranks, timeout):
     with tempfile.TemporaryDirectory() as d:
         cmd = [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", d, "-log_view"]
@@ -98,6 +131,7 @@ def main():
     ap.add_argument("--N", default="1000,10000,100000,1000000")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration, the fastest counts")
     a = ap.parse_args()
     peak, bw = machine()
     print("machine: peak %.1f Gflop/s (one core's theoretical, or numpy's matmul if higher), bandwidth %.1f GB/s "
@@ -113,12 +147,29 @@ def main():
         lb = ev + fact + solve
         print("%s (n = %d): lower bound per node and Newton iteration %.3f us = evaluation %.3f + factorization %.3f + "
               "solve %.3f" % (prob, n, lb, ev, fact, solve))
-        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
-              "eval", "factor", "solve", "other", "/ bound"))
+        if 2 in [int(x) for x in a.ranks.split(",")]:
+            alone, together = capacity(a.hamshoot, prob)
+            print("two 1-rank solves at once (N = 50000 each, no MPI between them): SNESSolve %.3f s each against %.3f s "
+                  "alone: 2 cores give %.2fx one core's throughput on this work now, the most 2 ranks can gain"
+                  % (together, alone, 2 * alone / together))
+        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s %8s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
+              "eval", "factor", "solve", "other", "/ bound", "speed-up"))
+        ranks = [int(x) for x in a.ranks.split(",")]
         for N in [int(x) for x in a.N.split(",")]:
-            for r in [int(x) for x in a.ranks.split(",")]:
-                s = run(a.hamshoot, prob, N, r, a.timeout)
-                if not s or not s.get("converged"):
+            best = {}
+            for _ in range(a.repeat):  # the rank counts take turns: a slow spell of the machine hits all alike
+                for r in ranks:
+                    s = run(a.hamshoot, prob, N, r, a.timeout)
+                    if not s or not s.get("converged"):
+                        best[r] = best.get(r) or None
+                        continue
+                    t = s["events"].get("SNESSolve", s["wall_time_s"])
+                    if not best.get(r) or t < best[r]["events"].get("SNESSolve", best[r]["wall_time_s"]):
+                        best[r] = s
+            t1 = None
+            for r in ranks:
+                s = best.get(r)
+                if not s:
                     print("%9d %5d  failed" % (N, r))
                     continue
                 it, e = s["newton_iterations"], s["events"]
@@ -126,13 +177,16 @@ def main():
                 tot = e.get("SNESSolve", s["wall_time_s"])
                 ev_t = e.get("SNESJacobianEval", 0) + e.get("SNESFunctionEval", 0)
                 fa, so = e.get("PCSetUp", 0), e.get("PCApply", 0)
-                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %7.2f" % (
+                if r == 1:
+                    t1 = tot / it
+                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8s" % (
                     N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(tot - ev_t - fa - so),
-                    per(tot) / lb))
+                    per(tot) / lb, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else ""))
         print()
     print("us/node/Nwt: SNESSolve's time x ranks / (Newton iterations x N), i.e. core-microseconds; the columns\n"
           "after it split it (other: line search vector work, norms, convergence tests); / bound: the ratio to\n"
-          "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it).")
+          "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); speed-up: 1 rank's\n"
+          "s/Newton over this row's. Each row is the fastest of --repeat runs.")
 
 
 if __name__ == "__main__":

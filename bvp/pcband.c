@@ -27,12 +27,13 @@
  * interior and right-interface columns in a circular row of width W, its left-interface entries (nL of
  * them, filled in by pivoting: the "spike") densely. A pivot row leaves the window for the U store,
  * compactly (columns j .. its last, then the spike) in step order, and its window row is reused: the
- * elimination works in cache (a few rows of W), and the back substitution streams through U. The last rank (of several) eliminates bottom-up, on its rows and columns reversed: its
- * left interface becomes a right one, so with 2 ranks neither has a spike, and with more only the
- * middle ones (-pc_hsband_reverse_last). Memory per rank is O((re - rs) (W + nL)), work O((re - rs) (W + nL) W): linear
- * in N / P. The reduced system has about 2 (kl + ku) P unknowns: dense on rank 0 is right for few ranks
- * and moderate bands (measured in bench/). The layout (spans, order, interfaces) is kept while the
- * matrix' nonzero pattern is.
+ * elimination works in cache (a few rows of W), and the back substitution streams through U. The last
+ * rank (of several) eliminates bottom-up, on its rows and columns reversed: its left interface becomes
+ * a right one, so with 2 ranks neither has a spike, and with more only the middle ones
+ * (-pc_hsband_reverse_last). Memory per rank is O((re - rs) (W + nL)), work O((re - rs) (W + nL) W):
+ * linear in N / P. The reduced system has about 2 (kl + ku) P unknowns: dense on rank 0 is right for
+ * few ranks and moderate bands (measured in bench/). The layout (spans, order, interfaces) is kept
+ * while the matrix' nonzero pattern is.
  *
  * Limits: each rank needs more rows than the band is wide (a rank's rows may touch only its two
  * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row
@@ -177,7 +178,8 @@ static PetscErrorCode Allocate(PC_HsBand *b)
 
   PetscFunctionBeginUser;
   Bounds(b, &nm, &R, &nu);
-  want[0] = b->nrow, want[1] = b->W, want[2] = b->nL, want[3] = b->nI, want[4] = b->ohi - b->olo, want[5] = b->nred, want[6] = R;
+  want[0] = b->nrow, want[1] = b->W, want[2] = b->nL, want[3] = b->nI;
+  want[4] = b->ohi - b->olo, want[5] = b->nred, want[6] = R;
   if (nm > b->mcap) {
     PetscCall(PetscFree2(b->mrow, b->mval));
     PetscCall(PetscMalloc2(nm, &b->mrow, nm, &b->mval));
