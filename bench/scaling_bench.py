@@ -73,6 +73,26 @@ def eval_us(exe_dir, problem):
     return None
 
 
+def command(exe, problem, N, out):
+    """One 1-rank solve with -log_view, its output to the directory out."""
+    return [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", out, "-log_view"]
+
+
+def events(text):
+    """The -log_view events' times (seconds, max over ranks) by name."""
+    ev = {}
+    for line in text.splitlines():
+        m = re.match(r"^(\w+)\s+\d+\s+[\d.]+\s+([\d.e+-]+)", line)
+        if m:
+            ev[m.group(1)] = float(m.group(2))
+    return ev
+
+
+def solve_time(s):
+    """A run's SNESSolve time (its wall time if -log_view gave none)."""
+    return s["events"].get("SNESSolve", s["wall_time_s"])
+
+
 def capacity(exe, problem, N=50000, repeat=3):
     """What this machine gives two processes at once: the same 1-rank solve alone and as two copies started
     together (no MPI between them), the fastest SNESSolve of each over `repeat` turns. Returns (alone,
@@ -81,9 +101,7 @@ def capacity(exe, problem, N=50000, repeat=3):
     def solve(procs):
         out = []
         for p, d in procs:
-            text = p.communicate()[0]
-            m = re.search(r"^SNESSolve\s+\d+\s+[\d.]+\s+([\d.e+-]+)", text, re.M)
-            out.append(float(m.group(1)) if m else float("inf"))
+            out.append(events(p.communicate()[0]).get("SNESSolve", float("inf")))
             d.cleanup()
         return out
     alone, together = float("inf"), float("inf")
@@ -92,8 +110,7 @@ def capacity(exe, problem, N=50000, repeat=3):
             procs = []
             for _ in range(k):
                 d = tempfile.TemporaryDirectory()
-                cmd = [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", d.name, "-log_view"]
-                procs.append((subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), d))
+                procs.append((subprocess.Popen(command(exe, problem, N, d.name), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), d))
             t = solve(procs)
             if k == 1:
                 alone = min(alone, t[0])
@@ -104,7 +121,7 @@ def capacity(exe, problem, N=50000, repeat=3):
 
 def run(exe, problem, N, ranks, timeout):
     with tempfile.TemporaryDirectory() as d:
-        cmd = [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", d, "-log_view"]
+        cmd = command(exe, problem, N, d)
         if ranks > 1:
             cmd = ["mpirun", "-n", str(ranks)] + cmd
         try:
@@ -115,12 +132,7 @@ def run(exe, problem, N, ranks, timeout):
         if not os.path.exists(f):
             return None
         s = json.load(open(f))
-        ev = {}
-        for line in p.stdout.splitlines():
-            m = re.match(r"^(\w+)\s+\d+\s+[\d.]+\s+([\d.e+-]+)", line)
-            if m:
-                ev[m.group(1)] = float(m.group(2))
-        s["events"] = ev
+        s["events"] = events(p.stdout)
         return s
 
 
@@ -137,6 +149,7 @@ def main():
     print("machine: peak %.1f Gflop/s (one core's theoretical, or numpy's matmul if higher), bandwidth %.1f GB/s "
           "(numpy copy)\n" % (peak / 1e9, bw / 1e9))
     exe_dir = os.path.dirname(os.path.abspath(a.hamshoot))
+    ranks = [int(x) for x in a.ranks.split(",")]
     for prob in a.problems.split(","):
         n = NDOF[prob]
         m = 4 * n
@@ -147,24 +160,19 @@ def main():
         lb = ev + fact + solve
         print("%s (n = %d): lower bound per node and Newton iteration %.3f us = evaluation %.3f + factorization %.3f + "
               "solve %.3f" % (prob, n, lb, ev, fact, solve))
-        if 2 in [int(x) for x in a.ranks.split(",")]:
+        if 2 in ranks:
             alone, together = capacity(a.hamshoot, prob)
             print("two 1-rank solves at once (N = 50000 each, no MPI between them): SNESSolve %.3f s each against %.3f s "
                   "alone: 2 cores give %.2fx one core's throughput on this work now, the most 2 ranks can gain"
                   % (together, alone, 2 * alone / together))
         print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s %8s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
               "eval", "factor", "solve", "other", "/ bound", "speed-up"))
-        ranks = [int(x) for x in a.ranks.split(",")]
         for N in [int(x) for x in a.N.split(",")]:
             best = {}
             for _ in range(a.repeat):  # the rank counts take turns: a slow spell of the machine hits all alike
                 for r in ranks:
                     s = run(a.hamshoot, prob, N, r, a.timeout)
-                    if not s or not s.get("converged"):
-                        best[r] = best.get(r) or None
-                        continue
-                    t = s["events"].get("SNESSolve", s["wall_time_s"])
-                    if not best.get(r) or t < best[r]["events"].get("SNESSolve", best[r]["wall_time_s"]):
+                    if s and s.get("converged") and (not best.get(r) or solve_time(s) < solve_time(best[r])):
                         best[r] = s
             t1 = None
             for r in ranks:
@@ -174,7 +182,7 @@ def main():
                     continue
                 it, e = s["newton_iterations"], s["events"]
                 per = lambda t: t / it / N * 1e6 * r  # core-microseconds per node per iteration
-                tot = e.get("SNESSolve", s["wall_time_s"])
+                tot = solve_time(s)
                 ev_t = e.get("SNESJacobianEval", 0) + e.get("SNESFunctionEval", 0)
                 fa, so = e.get("PCSetUp", 0), e.get("PCApply", 0)
                 if r == 1:

@@ -215,10 +215,10 @@ static inline PetscInt Or(const PC_HsBand *b, PetscInt c)
   return b->rev ? b->nglob - 1 - c : c;
 }
 
-/* The local rows' first (b->first) and last columns, global and in row order (b->perm the identity;
+/* The local rows' first (b->first) and last (b->last) columns, global and in row order (b->perm the identity;
  * Orient orients and sorts them); the kl, ku of the matrix (every rank) and this rank's column span
  * [lo, hi]. An empty row has last column -1. */
-static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A, PetscInt *last)
+static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A)
 {
   PetscInt        band[2] = {0, 0}, ncols;
   const PetscInt *cols;
@@ -235,7 +235,7 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A, PetscInt *last)
       band[0] = PetscMax(band[0], r - f), band[1] = PetscMax(band[1], l - r);
       b->lo = PetscMin(b->lo, f), b->hi = PetscMax(b->hi, l);
     }
-    b->perm[i] = i, b->first[i] = f, last[i] = l;
+    b->perm[i] = i, b->first[i] = f, b->last[i] = l;
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, band, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
   b->kl = band[0], b->ku = band[1];
@@ -243,12 +243,12 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A, PetscInt *last)
 }
 
 /* Orients the spans (after Spans and the interfaces), sorts the rows into staircase order (stably by
- * first column: insertion sort, the rows are nearly in order) and sets the
- * buffer width W: an active row's entries stay in [j, j + W) at step j (its own span, widened by the
+ * first column: insertion sort, the rows are nearly in order; b->last stays in local row order) and sets
+ * the window's width W: an active row's entries stay in [j, j + W) at step j (its own span, widened by the
  * pivot rows' fill, which are active rows too), and the right interface fits in it. */
-static PetscErrorCode Orient(PC_HsBand *b, PetscInt *last)
+static PetscErrorCode Orient(PC_HsBand *b)
 {
-  PetscInt span = 0;
+  PetscInt span = 0, *last = b->last;
 
   PetscFunctionBeginUser;
   b->is = b->rev ? Or(b, b->ieg - 1) : b->isg, b->ie = b->rev ? Or(b, b->isg) + 1 : b->ieg;
@@ -283,7 +283,7 @@ static PetscErrorCode Orient(PC_HsBand *b, PetscInt *last)
 static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
-  PetscInt  N, *last, mine[4], *all;
+  PetscInt  N, mine[4], *all;
   PetscBool ok = PETSC_TRUE;
 
   PetscFunctionBeginUser;
@@ -293,8 +293,7 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
   PetscCall(MatGetOwnershipRange(A, &b->rs, &b->re));
   b->nrow = b->re - b->rs, b->nglob = N, b->rev = PETSC_FALSE;
   PetscCall(PetscMalloc3(b->nrow + 1, &b->perm, b->nrow + 1, &b->first, b->nrow + 1, &b->last));
-  last = b->last;
-  PetscCall(Spans(pc, b, A, last));
+  PetscCall(Spans(pc, b, A));
   PetscCall(PetscMalloc4(b->size, &b->lo_all, b->size, &b->hi_all, b->size, &b->rs_all, b->size, &b->re_all));
   PetscCall(PetscMalloc1(4 * b->size, &all));
   mine[0] = b->lo, mine[1] = b->hi, mine[2] = b->rs, mine[3] = b->re;
@@ -326,7 +325,7 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
   b->isg = b->ife[b->rank], b->ieg = b->ifs[b->rank + 1];
   b->rev = (PetscBool)(b->reverse && b->size > 1 && b->rank == b->size - 1);
   if (ok)
-    PetscCall(Orient(b, last));
+    PetscCall(Orient(b));
   if (ok) {
     PetscInt W = b->W;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &W, 1, MPIU_INT, MPI_MAX, comm));
@@ -468,7 +467,7 @@ static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const RowParts *p, PetscInt i
   PetscFunctionReturn(0);
 }
 
-/* r -= l p over n entries: distinct rows of the buffer (restrict: vectorized without a run-time overlap test) */
+/* r -= l p over n entries: distinct rows of the window (restrict: vectorized without a run-time overlap test) */
 static inline void RowUpdate(PetscInt n, PetscScalar l, const PetscScalar *PETSC_RESTRICT p, PetscScalar *PETSC_RESTRICT r)
 {
   for (PetscInt q = 0; q < n; q++)
@@ -947,7 +946,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   PetscFunctionBeginUser;
   PetscCall(RegisterEvents());
   PetscCall(PetscNew(&b));
-  b->refine               = PETSC_DECIDE; /* by the band's width (Layout) */
+  b->refine               = PETSC_DECIDE; /* by the band's width (RefineSteps) */
   b->fallback             = PETSC_TRUE;
   b->reverse              = PETSC_TRUE;
   pc->data                = b;
