@@ -20,6 +20,9 @@ below what any implementation can reach.
 Each configuration runs --repeat times (default 3), the rank counts taking turns, and the fastest
 SNESSolve counts (this shared 2-core machine's own events vary by 1.5x from run to run; the minimum
 is the run least disturbed). "speed-up" is 1 rank's s/Newton over this row's, both such minima.
+"halves" takes the 2-rank row's two halves (N / 2 each) as two independent 1-rank processes started
+together, in the same turns: their s/Newton over the 2-rank run's says what MPI and the partition cost
+beyond the machine's own price for running two processes at once (1: nothing).
 
   python3 bench/scaling_bench.py                          # pendulum, kepler; N = 1e3 .. 1e6; 1, 2 ranks
   python3 bench/scaling_bench.py --problems pendulum --N 1000,10000 --ranks 1 --repeat 1
@@ -93,29 +96,32 @@ def solve_time(s):
     return s["events"].get("SNESSolve", s["wall_time_s"])
 
 
+def at_once(exe, problem, N, k):
+    """k independent 1-rank solves of N started together (no MPI between them): the slowest one's SNESSolve
+    per Newton iteration."""
+    procs = []
+    for _ in range(k):
+        d = tempfile.TemporaryDirectory()
+        procs.append((subprocess.Popen(command(exe, problem, N, d.name), env=ENV, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True), d))
+    t = []
+    for p, d in procs:
+        e, f = events(p.communicate()[0]), os.path.join(d.name, "summary.json")
+        it = json.load(open(f)).get("newton_iterations") if os.path.exists(f) else None
+        t.append(e.get("SNESSolve", float("inf")) / it if it else float("inf"))
+        d.cleanup()
+    return max(t)
+
+
 def capacity(exe, problem, N=50000, repeat=3):
     """What this machine gives two processes at once: the same 1-rank solve alone and as two copies started
-    together (no MPI between them), the fastest SNESSolve of each over `repeat` turns. Returns (alone,
+    together (no MPI between them), the fastest SNESSolve per Newton iteration of each over `repeat` turns. Returns (alone,
     together): a 2-rank run cannot be faster than 2 x alone / together times 1 rank's, whatever its
     communication."""
-    def solve(procs):
-        out = []
-        for p, d in procs:
-            out.append(events(p.communicate()[0]).get("SNESSolve", float("inf")))
-            d.cleanup()
-        return out
     alone, together = float("inf"), float("inf")
     for _ in range(repeat):
-        for k in (1, 2):
-            procs = []
-            for _ in range(k):
-                d = tempfile.TemporaryDirectory()
-                procs.append((subprocess.Popen(command(exe, problem, N, d.name), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), d))
-            t = solve(procs)
-            if k == 1:
-                alone = min(alone, t[0])
-            else:
-                together = min(together, max(t))
+        alone = min(alone, at_once(exe, problem, N, 1))
+        together = min(together, at_once(exe, problem, N, 2))
     return alone, together
 
 
@@ -162,18 +168,20 @@ def main():
               "solve %.3f" % (prob, n, lb, ev, fact, solve))
         if 2 in ranks:
             alone, together = capacity(a.hamshoot, prob)
-            print("two 1-rank solves at once (N = 50000 each, no MPI between them): SNESSolve %.3f s each against %.3f s "
-                  "alone: 2 cores give %.2fx one core's throughput on this work now, the most 2 ranks can gain"
+            print("two 1-rank solves at once (N = 50000 each, no MPI between them): SNESSolve %.4f s per Newton "
+                  "iteration each against %.4f s alone: 2 cores give %.2fx one core's throughput on this work now, the most 2 ranks can gain"
                   % (together, alone, 2 * alone / together))
-        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s %8s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
-              "eval", "factor", "solve", "other", "/ bound", "speed-up"))
+        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s %8s %7s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
+              "eval", "factor", "solve", "other", "/ bound", "speed-up", "halves"))
         for N in [int(x) for x in a.N.split(",")]:
-            best = {}
+            best, halves = {}, float("inf")
             for _ in range(a.repeat):  # the rank counts take turns: a slow spell of the machine hits all alike
                 for r in ranks:
                     s = run(a.hamshoot, prob, N, r, a.timeout)
                     if s and s.get("converged") and (not best.get(r) or solve_time(s) < solve_time(best[r])):
                         best[r] = s
+                if 2 in ranks:  # the 2-rank run's own work without MPI: its two halves as independent solves
+                    halves = min(halves, at_once(a.hamshoot, prob, N // 2, 2))
             t1 = None
             for r in ranks:
                 s = best.get(r)
@@ -187,14 +195,18 @@ def main():
                 fa, so = e.get("PCSetUp", 0), e.get("PCApply", 0)
                 if r == 1:
                     t1 = tot / it
-                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8s" % (
+                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8s %7s" % (
                     N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(tot - ev_t - fa - so),
-                    per(tot) / lb, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else ""))
+                    per(tot) / lb, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",
+                    "%.2f" % (halves / (tot / it)) if r == 2 and halves < float("inf") else ""))
         print()
     print("us/node/Nwt: SNESSolve's time x ranks / (Newton iterations x N), i.e. core-microseconds; the columns\n"
           "after it split it (other: line search vector work, norms, convergence tests); / bound: the ratio to\n"
           "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); speed-up: 1 rank's\n"
-          "s/Newton over this row's. Each row is the fastest of --repeat runs.")
+          "s/Newton over this row's; halves (2 ranks): s/Newton of the row's two halves (N / 2 each) run at once as\n"
+          "independent 1-rank processes, over the 2-rank run's: 1 means MPI and the partition cost nothing beyond\n"
+          "what two processes at once cost on this machine.\n"
+          "Each row and the halves are the fastest of --repeat runs, the three taking turns.")
 
 
 if __name__ == "__main__":
