@@ -113,11 +113,14 @@ def at_once(exe, problem, N, k):
     return max(t)
 
 
-def capacity(exe, problem, N=50000, repeat=3):
+CAPACITY_N = 50000
+
+
+def capacity(exe, problem, N=CAPACITY_N, repeat=3):
     """What this machine gives two processes at once: the same 1-rank solve alone and as two copies started
-    together (no MPI between them), the fastest SNESSolve per Newton iteration of each over `repeat` turns. Returns (alone,
-    together): a 2-rank run cannot be faster than 2 x alone / together times 1 rank's, whatever its
-    communication."""
+    together (no MPI between them), the fastest SNESSolve per Newton iteration of each over `repeat` turns.
+    Returns (alone, together): a 2-rank run cannot be faster than 2 x alone / together times 1 rank's,
+    whatever its communication."""
     alone, together = float("inf"), float("inf")
     for _ in range(repeat):
         alone = min(alone, at_once(exe, problem, N, 1))
@@ -168,9 +171,9 @@ def main():
               "solve %.3f" % (prob, n, lb, ev, fact, solve))
         if 2 in ranks:
             alone, together = capacity(a.hamshoot, prob)
-            print("two 1-rank solves at once (N = 50000 each, no MPI between them): SNESSolve %.4f s per Newton "
-                  "iteration each against %.4f s alone: 2 cores give %.2fx one core's throughput on this work now, the most 2 ranks can gain"
-                  % (together, alone, 2 * alone / together))
+            print("two 1-rank solves at once (N = %d each, no MPI between them): SNESSolve %.4f s per Newton "
+                  "iteration each against %.4f s alone: 2 cores give %.2fx one core's throughput on this work now, "
+                  "the most 2 ranks can gain" % (CAPACITY_N, together, alone, 2 * alone / together))
         print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s %8s %7s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
               "eval", "factor", "solve", "other", "/ bound", "speed-up", "halves"))
         for N in [int(x) for x in a.N.split(",")]:
