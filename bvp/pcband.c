@@ -46,8 +46,8 @@
 #include <petscblaslapack.h>
 
 #define HS_BAND_MAX_WIDTH 4096
-#define HS_BAND_PREFETCH 8         /* LoadRow asks for the CSR row this many rows ahead (see there) */
-#define HS_BAND_PREFETCH_NNZ 12    /* ... when the local rows have this many entries on average */
+#define HS_BAND_PREFETCH 8       /* LoadRow asks for the CSR row this many rows ahead (see there) */
+#define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
 #define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
 
 typedef struct {
