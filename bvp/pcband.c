@@ -540,7 +540,8 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
     }
     pw = act[best], act[best] = act[--na], b->piv[c] = b->slotrow[pw];
     p = b->win + pw * W, pl = b->wleft + pw * b->nL;
-    for (e = b->ext[pw]; e > j && p[e % W] == 0; e--) /* its last nonzero: ext bounds it, often a node too far */
+    e = b->ext[pw]; /* its last nonzero: ext bounds it, often a node too far (e's slot stepped, not e % W) */
+    for (PetscInt se = e % W; e > j && p[se] == 0; e--, se = se ? se - 1 : W - 1)
       ;
     len = PetscMin(e - j + 1, W), n1 = PetscMin(len, W - s);
     for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
