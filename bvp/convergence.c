@@ -80,10 +80,18 @@ PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
     PetscFunctionReturn(0);
   PetscCall(PetscStrncpy(diag, s->res.diagnosis, sizeof diag)); /* a failure here is not the solve's */
   keep = s->diagnosis_keep;
-  PetscCall(VecDuplicate(X, &Xp));
-  PetscCall(VecDuplicate(X, &Fp));
-  PetscCall(VecDuplicate(X, &Fm));
+  PetscCall(PetscLogEventBegin(HS_NOISE_ESTIMATE, s, X, F, 0));
   PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  for (int i = 0; i < 3; i++) { /* kept from the last estimate when they have X's layout */
+    PetscInt n = -1;
+    if (s->noise_work[i])
+      PetscCall(VecGetLocalSize(s->noise_work[i], &n));
+    if (n != hi - lo) {
+      PetscCall(VecDestroy(&s->noise_work[i]));
+      PetscCall(VecDuplicate(X, &s->noise_work[i]));
+    }
+  }
+  Xp = s->noise_work[0], Fp = s->noise_work[1], Fm = s->noise_work[2];
   for (int side = 0; side < 2; side++) {
     PetscReal d = side ? -HS_NOISE_DELTA : HS_NOISE_DELTA;
     PetscCall(VecGetArrayRead(X, &x));
@@ -103,11 +111,9 @@ PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
     if (PetscIsInfOrNanReal(*nu))
       *nu = 0;
   }
-  PetscCall(VecDestroy(&Xp));
-  PetscCall(VecDestroy(&Fp));
-  PetscCall(VecDestroy(&Fm));
   PetscCall(PetscStrncpy(s->res.diagnosis, diag, sizeof s->res.diagnosis));
   s->diagnosis_keep = keep;
+  PetscCall(PetscLogEventEnd(HS_NOISE_ESTIMATE, s, X, F, 0));
   PetscFunctionReturn(0);
 }
 

@@ -117,6 +117,8 @@ struct _p_HsSolver {
   PetscReal fnorm_prev;    /* Newton history for the noise-floor test (bvp/convergence.c) */
   PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
   PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
+  Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX): kept, as fresh vectors at
+                              each estimate cost their pages' first touch again (kepler, N = 1e5: 3 a solve) */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };
@@ -145,6 +147,7 @@ PetscErrorCode HsSolverResetFactorization(HsSolver s);
 PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
                                        SNESConvergedReason *reason, void *ctx);
 PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
+extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/convergence.c) */
 PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu);
 PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscBool *at);
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 PetscClassId      HS_SOLVER_CLASSID, HS_CONTINUATION_CLASSID;
+PetscLogEvent     HS_NOISE_ESTIMATE;
 PetscFunctionList HsSolverList = NULL;
 static PetscBool  hs_package_initialized = PETSC_FALSE;
 
@@ -29,6 +30,7 @@ PetscErrorCode HsInitializePackage(void)
   hs_package_initialized = PETSC_TRUE;
   PetscCall(PetscClassIdRegister("HsSolver", &HS_SOLVER_CLASSID));
   PetscCall(PetscClassIdRegister("HsContinuation", &HS_CONTINUATION_CLASSID));
+  PetscCall(PetscLogEventRegister("HsNoiseEstimate", HS_SOLVER_CLASSID, &HS_NOISE_ESTIMATE));
   PetscCall(PCRegister("hsband", PCCreate_HsBand)); /* bvp/pcband.c */
   PetscCall(PCRegister("hsdrop", PCCreate_HsDrop)); /* bvp/pcdrop.c */
   PetscCall(HsSolverRegisterAll());
@@ -114,6 +116,8 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(SNESDestroy(&s->snes));
   PetscCall(VecDestroy(&s->X));
   PetscCall(VecDestroy(&s->F));
+  for (int i = 0; i < 3; i++)
+    PetscCall(VecDestroy(&s->noise_work[i]));
   PetscCall(VecDestroy(&s->Xnodes));
   PetscCall(VecDestroy(&s->X0));
   PetscCall(MatDestroy(&s->Jac));
