@@ -3,7 +3,8 @@
 
 Transcription with the default linear solver (hsband for n <= 8), from the default guess, -log_view
 parsed: per Newton iteration the evaluations (SNESJacobianEval + SNESFunctionEval), the factorization
-(PCSetUp) and the solves (PCApply, iterative refinement included), each per node (microseconds).
+(PCSetUp), the solves (PCApply, iterative refinement included) and the noise-floor estimates of the
+convergence test (HsNoiseEstimate), each per node (microseconds).
 
 The lower bound per node and Newton iteration (printed with how it is made):
   evaluation     one state residual + costate residual + both step Jacobians of the problem's C code
@@ -174,8 +175,8 @@ def main():
             print("two 1-rank solves at once (N = %d each, no MPI between them): SNESSolve %.4f s per Newton "
                   "iteration each against %.4f s alone: 2 cores give %.2fx one core's throughput on this work now, "
                   "the most 2 ranks can gain" % (CAPACITY_N, together, alone, 2 * alone / together))
-        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %7s %8s %7s" % ("N", "ranks", "Newton", "s/Newton", "us/node/Nwt",
-              "eval", "factor", "solve", "other", "/ bound", "speed-up", "halves"))
+        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %9s %7s %8s %7s" % ("N", "ranks", "Newton", "s/Newton",
+              "us/node/Nwt", "eval", "factor", "solve", "noise", "other", "/ bound", "speed-up", "halves"))
         for N in [int(x) for x in a.N.split(",")]:
             best, halves = {}, float("inf")
             for _ in range(a.repeat):  # the rank counts take turns: a slow spell of the machine hits all alike
@@ -195,16 +196,17 @@ def main():
                 per = lambda t: t / it / N * 1e6 * r  # core-microseconds per node per iteration
                 tot = solve_time(s)
                 ev_t = e.get("SNESJacobianEval", 0) + e.get("SNESFunctionEval", 0)
-                fa, so = e.get("PCSetUp", 0), e.get("PCApply", 0)
+                fa, so, no = e.get("PCSetUp", 0), e.get("PCApply", 0), e.get("HsNoiseEstimate", 0)
                 if r == 1:
                     t1 = tot / it
-                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8s %7s" % (
-                    N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(tot - ev_t - fa - so),
+                print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8s %7s" % (
+                    N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(no), per(tot - ev_t - fa - so - no),
                     per(tot) / lb, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",
                     "%.2f" % (halves / (tot / it)) if r == 2 and halves < float("inf") else ""))
         print()
     print("us/node/Nwt: SNESSolve's time x ranks / (Newton iterations x N), i.e. core-microseconds; the columns\n"
-          "after it split it (other: line search vector work, norms, convergence tests); / bound: the ratio to\n"
+          "after it split it (noise: the noise-floor estimates of the convergence test, two residual evaluations\n"
+          "each; other: the line search's Jacobian product and vector work, norms); / bound: the ratio to\n"
           "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); speed-up: 1 rank's\n"
           "s/Newton over this row's; halves (2 ranks): s/Newton of the row's two halves (N / 2 each) run at once as\n"
           "independent 1-rank processes, over the 2-rank run's: 1 means MPI and the partition cost nothing beyond\n"
