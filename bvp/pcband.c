@@ -26,7 +26,7 @@
  * Storage: a row joins a small window when the elimination reaches its first column: its entries in
  * interior and right-interface columns in a circular row of width W, its left-interface entries (nL of
  * them, filled in by pivoting: the "spike") densely. A pivot row leaves the window for the U store,
- * compactly (columns j .. its last, then the spike) in step order, and its window row is reused: the
+ * compactly (columns j .. its last nonzero, then the spike) in step order, and its window row is reused: the
  * elimination works in cache (a few rows of W), and the back substitution streams through U. The last
  * rank (of several) eliminates bottom-up, on its rows and columns reversed: its left interface becomes
  * a right one, so with 2 ranks neither has a spike, and with more only the middle ones
