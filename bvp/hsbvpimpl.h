@@ -118,7 +118,8 @@ struct _p_HsSolver {
   PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
   PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
   Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX): kept, as fresh vectors at
-                              each estimate cost their pages' first touch again (kepler, N = 1e5: 3 a solve) */
+                              each estimate cost their pages' first touch again (kepler, N = 1e5: 3 estimates
+                              a solve) */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };

@@ -443,7 +443,7 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
  * in [f, last] with f = max(first, is), and last - f < W (Orient), so in [base, base + 2W) for the
  * multiple of W base <= f. The CSR rows come from memory (the matrix is far larger than the caches) and
  * the loads waited on them: with long rows (b->prefetch) it asks for row i + HS_BAND_PREFETCH's first.
- * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (about 6 entries, a
+ * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
 static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const RowParts *p, PetscInt i, PetscInt w)
 {
