@@ -140,6 +140,9 @@ PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */
+#define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search (bvp/linesearch.c) */
+PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);
+PetscErrorCode HsLineSearchExactDirection(SNES snes, PetscBool *exact);
 PetscErrorCode HsPCDropGetInner(PC pc, PC *inner);
 PetscErrorCode HsPCDropGetStats(PC pc, PetscInt *kept, PetscInt *stored, PetscInt *patterns);
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);

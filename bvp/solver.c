@@ -33,6 +33,7 @@ PetscErrorCode HsInitializePackage(void)
   PetscCall(PetscLogEventRegister("HsNoiseEstimate", HS_SOLVER_CLASSID, &HS_NOISE_ESTIMATE));
   PetscCall(PCRegister("hsband", PCCreate_HsBand)); /* bvp/pcband.c */
   PetscCall(PCRegister("hsdrop", PCCreate_HsDrop)); /* bvp/pcdrop.c */
+  PetscCall(SNESLineSearchRegister(SNESLINESEARCHHSBT, SNESLineSearchCreate_HsBT)); /* bvp/linesearch.c */
   PetscCall(HsSolverRegisterAll());
   PetscCall(PetscRegisterFinalize(HsFinalizePackage));
   PetscFunctionReturn(0);

@@ -2642,6 +2642,55 @@ def t_band():
             check("hamshoot: error: -pc_type hsband:" in out and word in out, "%s without fallback: %s" % (args, out[-300:]))
 
 
+def t_linesearch():
+    """Issue 11: the line search hsbt (bvp/linesearch.c), the Newton formulations' default: PETSc's
+    backtracking (bt) without its product by the Jacobian where the Newton direction comes from a direct
+    factorization of this iterate's Jacobian (J Y = F to round-off, so the slope is -||F||^2).
+    - Against bt on runs that backtrack (single shooting of the pendulum and kepler, kepler with 4
+      segments on 2 ranks; hsbt's monitor lists the shortened steps): the same status, Newton iterations
+      and J^d to 1e-12. The slopes differ by round-off only, so the steps are the same.
+    - The product is gone: -log_view lists no MatMult for the pendulum (hsband, no refinement) with hsbt,
+      and one per Newton iteration with bt.
+    - The product is kept where J Y = F is not exact: a Krylov solve (-ksp_type gmres), a lagged Jacobian
+      (-snes_lag_jacobian 2), hsdrop; the monitor says which slope it took.
+    - -snes_linesearch_order 1 is refused with a message naming it."""
+    cases = [(["-problem", "pendulum", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"], 1),
+             (["-problem", "kepler", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"], 1),
+             (["-problem", "kepler", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], 2)]
+    for args, ranks in cases:
+        args = args + ["-hs_check_extremal", "no", "-hs_strategy", "newton"]
+        h, out, _ = run(args + ["-snes_linesearch_monitor"], ranks=ranks)
+        b, _, _ = run(args + ["-snes_linesearch_type", "bt"], ranks=ranks)
+        back = len(re.findall(r"Line search: lambda [0-9.e+-]+ gnorm", out))
+        exact = len(re.findall(r"\(slope -fnorm\^2\)", out))
+        ok = h and b and h["solver_status"] == b["solver_status"] and h["newton_iterations"] == b["newton_iterations"] \
+            and abs(h["J"] - b["J"]) <= 1e-12 * abs(b["J"])
+        print("%-60s %d rank(s): hsbt %s %s its J %.15g (%d backtracking steps, %d exact slopes); bt %s %s its J %.15g"
+              % (" ".join(args[:6]), ranks, h and h["solver_status"], h and h["newton_iterations"], h and h["J"], back,
+                 exact, b and b["solver_status"], b and b["newton_iterations"], b and b["J"]))
+        check(ok and h["converged"] and back >= 1 and exact == h["newton_iterations"],
+              "%s: hsbt against bt" % " ".join(args))
+    pend = ["-problem", "pendulum", "-N", "400", "-hs_check_extremal", "no"]
+    for ls, want in (("hsbt", 0), ("bt", None)):
+        s, out, _ = run(pend + ["-snes_linesearch_type", ls, "-log_view"])
+        m = re.search(r"^MatMult +(\d+)", out, re.M)
+        n = int(m.group(1)) if m else 0
+        print("pendulum N = 400, %s: %d MatMult in -log_view, %s Newton iterations" % (ls, n, s and s["newton_iterations"]))
+        check(s and s["converged"] and n == (s["newton_iterations"] if want is None else want),
+              "%s: %d products with the Jacobian" % (ls, n))
+    for extra in (["-ksp_type", "gmres", "-pc_type", "hsband"], ["-snes_lag_jacobian", "2"], ["-hs_linear_solver", "drop"],
+                  ["-hs_linear_solver", "mumps"]):
+        s, out, _ = run(pend + extra + ["-snes_linesearch_monitor"])
+        by_product = len(re.findall(r"\(slope by J Y\)", out))
+        exact = len(re.findall(r"\(slope -fnorm\^2\)", out))
+        want_exact = extra[-1] == "mumps"
+        print("pendulum N = 400 %s: %d slopes by the product, %d exact" % (" ".join(extra), by_product, exact))
+        check(s and s["converged"] and (exact > 0 and by_product == 0 if want_exact else by_product > 0 and exact == 0),
+              "%s: the slope: %d by product, %d exact" % (extra, by_product, exact))
+    _, out, _ = run(pend + ["-snes_linesearch_order", "1"], expect_rc=1)
+    check("-snes_linesearch_order 1" in out and "hsbt" in out, "-snes_linesearch_order 1: %s" % out[-300:])
+
+
 TESTS = {"drop": t_drop, "init": t_init, "multibody": t_multibody, "crosscheck_ncar": t_crosscheck_ncar, "ncar": t_ncar, "terminal": t_terminal, "ocp_errors": t_ocp_errors, "continuation": t_continuation, "saddle_lq": t_saddle_lq, "krylov": t_krylov, "instability": t_instability, "shooting_equivalence": t_shooting_equivalence, "conservation": t_conservation, "direct_order": t_direct_order, "kepler_order": t_kepler_order,
          "ranks": t_ranks, "jacobian": t_jacobian, "crosscheck": t_crosscheck, "errors": t_errors,
          "example": t_example, "example_c": t_example_c,
@@ -2650,7 +2699,7 @@ TESTS = {"drop": t_drop, "init": t_init, "multibody": t_multibody, "crosscheck_n
          "problem_format": t_problem_format, "configuration_forces": t_configuration_forces,
          "free_time_data": t_free_time_data, "robustness": t_robustness, "accuracy": t_accuracy,
          "strategy": t_strategy, "extremal": t_extremal, "no_ipopt": t_no_ipopt,
-         "branch_point": t_branch_point, "band": t_band}
+         "branch_point": t_branch_point, "band": t_band, "linesearch": t_linesearch}
 
 if __name__ == "__main__":
     TESTS[sys.argv[3]](*sys.argv[4:])

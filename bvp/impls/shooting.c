@@ -457,13 +457,13 @@ static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
   } else {
     PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
   }
-  /* Backtracking (PETSc's default): one march per Newton step where the full step is accepted, against
-   * three for the secant (l2) line search (pendulum and kepler, N = 1e5, 1e4 segments: 1.5-1.7x faster
-   * solves, measured). l2 copes better with marches that fail at a trial point (a domain error, which
-   * ends backtracking): -hs_strategy auto tries it when Newton fails (bvp/strategy.c), and
+  /* Backtracking (hsbt, bvp/linesearch.c): one march per Newton step where the full step is accepted,
+   * against three for the secant (l2) line search (pendulum and kepler, N = 1e5, 1e4 segments: 1.5-1.7x
+   * faster solves, measured). l2 copes better with marches that fail at a trial point (a domain error,
+   * which ends backtracking): -hs_strategy auto tries it when Newton fails (bvp/strategy.c), and
    * -snes_linesearch_type l2 selects it. */
   PetscCall(SNESGetLineSearch(s->snes, &ls));
-  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHBT));
+  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHHSBT));
   PetscFunctionReturn(0);
 }
 
