@@ -134,22 +134,83 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Rows c0 .. c0 + dim - 1 of point k, whole: row r is row r of the nb dim x dim blocks blk (in the
- * order of their columns), then, with T free, 0 in T's column (FinalTimeJacobian's). Straight into
- * the matrix' values (MatSetValuesRow: the pattern is CreateJacobian's, its columns in this order). */
-static PetscErrorCode SetRows(HsSolver s, Mat J, PetscInt k, PetscInt c0, PetscInt nb, const PetscScalar *const *blk,
-                              PetscScalar *v)
+/* The local rows' values of the Jacobian, written in place by SetRows: the owned columns' part d and the others'
+ * o (one rank: no o), with their row offsets; the local points [xs, xe). */
+typedef struct {
+  Mat             Ad, Ao;
+  PetscScalar    *d, *o;
+  const PetscInt *id, *io;
+  PetscInt        xs, xe;
+} RowValues;
+
+/* The arrays of RowValues from J (Pm: an AIJ matrix of CreateJacobian's pattern), until RestoreRowValues. */
+static PetscErrorCode GetRowValues(DM da, Mat J, RowValues *rv)
 {
-  PetscInt dim = 2 * s->prob->n, n = 0;
+  PetscInt  n, xm;
+  PetscBool done, mpi;
 
   PetscFunctionBeginUser;
-  for (PetscInt r = 0; r < dim; r++, n = 0) {
-    for (PetscInt b = 0; b < nb; b++)
+  PetscCall(PetscMemzero(rv, sizeof *rv));
+  PetscCall(DMDAGetCorners(da, &rv->xs, NULL, NULL, &xm, NULL, NULL));
+  rv->xe = rv->xs + xm;
+  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATMPIAIJ, &mpi));
+  if (mpi)
+    PetscCall(MatMPIAIJGetSeqAIJ(J, &rv->Ad, &rv->Ao, NULL));
+  else
+    rv->Ad = J;
+  PetscCall(MatGetRowIJ(rv->Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->id, NULL, &done));
+  PetscCheck(done, PetscObjectComm((PetscObject)J), PETSC_ERR_PLIB, "the Jacobian's row offsets are not available");
+  PetscCall(MatSeqAIJGetArray(rv->Ad, &rv->d));
+  if (rv->Ao) {
+    PetscCall(MatGetRowIJ(rv->Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->io, NULL, &done));
+    PetscCheck(done, PetscObjectComm((PetscObject)J), PETSC_ERR_PLIB, "the Jacobian's row offsets are not available");
+    PetscCall(MatSeqAIJGetArray(rv->Ao, &rv->o));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RestoreRowValues(RowValues *rv)
+{
+  PetscInt  n;
+  PetscBool done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJRestoreArray(rv->Ad, &rv->d));
+  PetscCall(MatRestoreRowIJ(rv->Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->id, NULL, &done));
+  if (rv->Ao) {
+    PetscCall(MatSeqAIJRestoreArray(rv->Ao, &rv->o));
+    PetscCall(MatRestoreRowIJ(rv->Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->io, NULL, &done));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Rows c0 .. c0 + dim - 1 of point k, whole: row r is row r of the nb dim x dim blocks blk (in the
+ * order of their columns), block b in the columns of point pt[b], then, with T free, 0 in T's column
+ * (point N's; FinalTimeJacobian's). Written in place (the pattern is CreateJacobian's, its columns in
+ * this order): a block of a local point to the owned columns' part, another to the others' part, each
+ * part's columns ascending as the blocks'. */
+static PetscErrorCode SetRows(HsSolver s, RowValues *rv, PetscInt k, PetscInt c0, PetscInt nb, const PetscScalar *const *blk,
+                              const PetscInt *pt)
+{
+  PetscInt dim = 2 * s->prob->n, i0 = (k - rv->xs) * 2 * dim + c0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt r = 0; r < dim; r++) {
+    PetscInt     i = i0 + r, nd = 0, no = 0;
+    PetscScalar *d = rv->d + rv->id[i], *o = rv->o ? rv->o + rv->io[i] : NULL;
+    for (PetscInt b = 0; b < nb; b++) {
+      PetscBool    own = (PetscBool)(pt[b] >= rv->xs && pt[b] < rv->xe);
+      PetscScalar *dst = own ? d + nd : o + no;
       for (PetscInt e = 0; e < dim; e++)
-        v[n++] = blk[b][r * dim + e];
-    if (s->prob->free_T)
-      v[n++] = 0;
-    PetscCall(MatSetValuesRow(J, k * 2 * dim + c0 + r, v));
+        dst[e] = blk[b][r * dim + e];
+      *(own ? &nd : &no) += dim;
+    }
+    if (s->prob->free_T && s->N < rv->xe)
+      d[nd++] = 0;
+    else if (s->prob->free_T)
+      o[no++] = 0;
+    PetscCheck(nd == rv->id[i + 1] - rv->id[i] && no == (rv->o ? rv->io[i + 1] - rv->io[i] : 0), PETSC_COMM_SELF,
+               PETSC_ERR_PLIB, "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the Jacobian's pattern", c0 + r, k);
   }
   PetscFunctionReturn(0);
 }
@@ -426,11 +487,12 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   DM                  da;
   Vec                 Xl;
   const PetscScalar **x;
-  PetscInt            xs, xm, k, dim = 2 * s->prob->n, N = s->N;
-  PetscScalar        *B, *Id, *v;
+  PetscInt            k, dim = 2 * s->prob->n, N = s->N;
+  PetscScalar        *B, *Id;
   PetscBool           dom = PETSC_FALSE;
   Vec                 C   = NULL; /* T in the data: T's column by differences */
   const PetscScalar **c   = NULL;
+  RowValues           rv;
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetDM(snes, &da));
@@ -439,7 +501,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(HsSolverFinalTimeColumn(s, X, N * 2 * dim + dim, Residual, C, &dom));
     PetscCall(DMDAVecGetArrayDOFRead(da, C, (void *)&c));
   }
-  PetscCall(PetscMalloc3(5 * dim * dim, &B, dim * dim, &Id, 6 * dim + 1, &v));
+  PetscCall(PetscMalloc2(5 * dim * dim, &B, dim * dim, &Id));
   PetscCall(PetscArrayzero(Id, dim * dim));
   for (k = 0; k < dim; k++)
     Id[k * dim + k] = 1;
@@ -449,44 +511,44 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, Xl));
   PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, Xl));
   PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
-  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
   {
     PetscBool ok;
     PetscCall(ShareFinalTime(s, da, x, &ok));
     dom = (PetscBool)(dom || !ok);
   }
-  for (k = xs; k < xs + xm && !dom; k++) {
+  PetscCall(GetRowValues(da, Pm, &rv));
+  for (k = rv.xs; k < rv.xe && !dom; k++) {
     PetscScalar *B0 = B, *B1 = B + dim * dim, *B2 = B + 2 * dim * dim, *B3 = B + 3 * dim * dim, *B4 = B + 4 * dim * dim;
     const PetscScalar *st[3] = {B0, B2, B1}, *co[5] = {B0, B3, B1, B4, B2}, *id[1] = {Id}; /* columns' order */
+    const PetscInt     pst[3] = {k, k, k + 1}, pterm[3] = {k - 1, k - 1, k}, pco[5] = {k - 1, k - 1, k, k, k + 1};
     if (k < N) {
       HsCallStep(HsDiscStateJacobian(s->disc, x[k], x[k + 1], x[k] + dim, B0, B1, B2), &dom, "state Jacobian", k);
-      PetscCall(SetRows(s, Pm, k, 0, 3, st, v));
+      PetscCall(SetRows(s, &rv, k, 0, 3, st, pst));
     } else if (!s->has_free)
-      PetscCall(SetRows(s, Pm, k, 0, 1, id, v));
+      PetscCall(SetRows(s, &rv, k, 0, 1, id, &k));
     else { /* free rows: the terminal Jacobian; fixed rows: identity on x_N */
       HsCallStep(HsDiscTerminalJacobian(s->disc, x[k - 1], x[k], x[k - 1] + dim, B0, B1, B2), &dom, "terminal", k);
       for (PetscInt r = 0; r < dim; r++)
         if (s->prob->xT_fixed[r])
           for (PetscInt c = 0; c < dim; c++)
             B0[r * dim + c] = B2[r * dim + c] = 0, B1[r * dim + c] = (r == c);
-      PetscCall(SetRows(s, Pm, k, 0, 3, st, v));
+      PetscCall(SetRows(s, &rv, k, 0, 3, st, pterm));
     }
-    if (k == 0)
-      PetscCall(SetRows(s, Pm, k, dim, 1, id, v));
-    else if (k == N && s->prob->free_T) /* T's dense row among them: the identity by entries */
-      for (PetscInt i = 0; i < dim; i++) {
-        PetscInt r = k * 2 * dim + dim + i;
-        PetscCall(MatSetValue(Pm, r, r, 1.0, INSERT_VALUES));
-      }
-    else if (k == N)
-      PetscCall(SetRows(s, Pm, k, dim, 1, id, v));
-    else {
+    if (k == 0 || (k == N && !s->prob->free_T)) /* a free T's dense row: its identity after the loop */
+      PetscCall(SetRows(s, &rv, k, dim, 1, id, &k));
+    else if (k < N) {
       HsCallStep(HsDiscCostateJacobian(s->disc, (int)k, x[k - 1], x[k], x[k + 1], x[k - 1] + dim, x[k] + dim, B0, B1,
                                        B2, B3, B4),
                  &dom, "costate Jacobian", k);
-      PetscCall(SetRows(s, Pm, k, dim, 5, co, v));
+      PetscCall(SetRows(s, &rv, k, dim, 5, co, pco));
     }
   }
+  PetscCall(RestoreRowValues(&rv));
+  if (s->prob->free_T && N < rv.xe && !dom) /* T's dense row among lambda_{N+1/2}'s: the identity by entries */
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscInt r = N * 2 * dim + dim + i;
+      PetscCall(MatSetValue(Pm, r, r, 1.0, INSERT_VALUES));
+    }
   if (s->prob->free_T && !dom)
     PetscCall(FinalTimeJacobian(s, da, x, c, Pm, &dom));
   if (C) {
@@ -495,7 +557,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMRestoreLocalVector(da, &Xl));
-  PetscCall(PetscFree3(B, Id, v));
+  PetscCall(PetscFree2(B, Id));
   PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
   if (Jm != Pm) {
