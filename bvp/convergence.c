@@ -25,16 +25,27 @@
  * A Newton step cannot bring ||F|| below about ||e|| (F(X + dX) = F(X) + J dX + e' + O(dX^2),
  * with J dX = -F to round-off): at ||F|| <= c nu (c = -hs_snes_noise, 10) the solve has
  * converged, reason CONVERGED_NOISE_FLOOR. A solve above c nu keeps going: slow progress there is
- * globalization (or an inexact Jacobian), not the floor. nu is estimated after a slow step when
- * there is no estimate for an iterate of this size (||X||_inf within a factor 2), and after any
- * step that brings ||F|| within 100 c nu of the last estimate (2 residual evaluations each time),
- * and is reported as noise_floor. A line search that fails to reduce ||F|| (Newton's quadratic
+ * globalization (or an inexact Jacobian), not the floor. nu is estimated (2 residual evaluations
+ * each time, the HsNoiseEstimate event) and reported as noise_floor:
+ *   - after a slow step (||F|| not halved) when there is no estimate for an iterate of this size
+ *     (||X||_inf within a factor 2), unless ||F|| >= 1e4 c nu_last with ||X||_inf within a factor 10
+ *     of the last estimate's: an error that grows at most with the square of the terms' size is then
+ *     below ||F|| / (100 c), and the estimate could only say "not at the floor";
+ *   - after any step that brings ||F|| within 100 c nu of the last estimate,
+ *   - except right after an estimate, across a step ||dX||_2 <= 1e-3 ||X||_2: the terms, and so
+ *     their evaluation error, have not changed, and the last estimate is this iterate's (kepler,
+ *     N = 1e5: the last of Newton's quadratic steps lands at the floor across ||dX|| = 1.5e-4,
+ *     ||X|| > 500).
+ * A line search that fails to reduce ||F|| (Newton's quadratic
  * phase can land on the floor in one step, and the next step only stirs it) is the same symptom:
  * HsSolverAtNoiseFloor then decides whether the solve has converged.
  */
 #include "hsbvpimpl.h"
 
 #define HS_NOISE_REESTIMATE 100.0 /* estimate again once ||F|| <= this times c nu_last */
+#define HS_NOISE_FAR        1e4   /* no estimate after a slow step this far above c nu_last (file head) */
+#define HS_NOISE_FAR_SIZE   10.0  /* ... of an iterate of a size within this factor of the last estimate's */
+#define HS_NOISE_FRESH      1e-3  /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
 
 /*@ HsSolverMonitor - one progress line per Newton iteration (bvp/ internal; SNES monitor): the
     residual norm, linear iterations, elapsed time. @*/
@@ -129,6 +140,20 @@ static PetscBool Near(HsSolver s, PetscReal fnorm, PetscReal xinf)
   return (PetscBool)(Known(s, xinf) && fnorm <= HS_NOISE_REESTIMATE * s->noise_factor * s->res.noise_floor);
 }
 
+/* Whether a slow step at ||F|| = fnorm, size xinf, is too far above the last estimate to be at the floor. */
+static PetscBool Far(HsSolver s, PetscReal fnorm, PetscReal xinf)
+{
+  PetscReal nu = s->res.noise_floor, x0 = s->noise_xinf;
+  return (PetscBool)(nu > 0 && xinf <= HS_NOISE_FAR_SIZE * x0 && HS_NOISE_FAR_SIZE * xinf >= x0 &&
+                     fnorm >= HS_NOISE_FAR * s->noise_factor * nu);
+}
+
+/* Whether the last estimate was made at the previous iterate, a step snorm <= HS_NOISE_FRESH xnorm away. */
+static PetscBool Fresh(HsSolver s, PetscInt it, PetscReal xnorm, PetscReal snorm)
+{
+  return (PetscBool)(s->res.noise_floor > 0 && s->noise_it == it - 1 && snorm <= HS_NOISE_FRESH * xnorm);
+}
+
 /*@ HsSolverAtNoiseFloor - whether ||F|| = fnorm at X (F = F(X)) is at the noise floor (file head): the
     evaluation error is estimated at X (s->res.noise_floor, and the size of X it describes), and
     s->res.at_floor set if fnorm <= -hs_snes_noise times it. The convergence test calls it after a slow
@@ -165,7 +190,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   PetscFunctionBeginUser;
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0)
-    s->res.at_floor = PETSC_FALSE;
+    s->res.at_floor = PETSC_FALSE, s->noise_it = -1;
   if (*reason == SNES_CONVERGED_ITERATING) {
     PetscBool stop;
     PetscCall(SNESGetSolution(snes, &X));
@@ -185,10 +210,19 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
   if (fnorm <= level)
     *reason = SNES_CONVERGED_FNORM_ABS;
-  else if (Near(s, fnorm, xinf) || (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf))) {
+  else if (Fresh(s, it, xnorm, snorm)) { /* the last estimate is this iterate's (file head) */
+    if (fnorm <= s->noise_factor * s->res.noise_floor) {
+      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated one step back\n", (double)fnorm,
+                          (double)s->res.noise_floor));
+      s->res.at_floor = PETSC_TRUE;
+      *reason         = SNES_CONVERGED_FNORM_ABS;
+    }
+  } else if (Near(s, fnorm, xinf) ||
+             (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf) && !Far(s, fnorm, xinf))) {
     PetscBool at;
     PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
     PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, &at));
+    s->noise_it = it;
     if (at)
       *reason = SNES_CONVERGED_FNORM_ABS;
   }

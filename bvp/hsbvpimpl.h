@@ -116,6 +116,7 @@ struct _p_HsSolver {
   PetscReal t_start;
   PetscReal fnorm_prev;    /* Newton history for the noise-floor test (bvp/convergence.c) */
   PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
+  PetscInt  noise_it;      /* the Newton iteration it was estimated at by the convergence test (-1: none) */
   PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
   Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX): kept, as fresh vectors at
                               each estimate cost their pages' first touch again (kepler, N = 1e5: 3 estimates

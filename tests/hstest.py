@@ -2239,7 +2239,9 @@ def t_robustness():
     - Pseudo-arclength continuation (-hs_continue_type arclength) on the same path passes the fold,
       reports it (between 0.3 and the natural continuation's last value), follows the branch back down
       (it does not come back to reach = 1: the optimum there lies on another branch) and says so; in g
-      from 5 it reaches the direct solve's J."""
+      from 5 it reaches the direct solve's J.
+    - The noise estimates are made where they can change the outcome only: one in the pendulum's solve at
+      N = 20000, two in kepler's, which still stops at its floor after 5 iterations."""
     arm = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "arm2.ocp")
     dp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "double_pendulum.ocp")
     with tempfile.TemporaryDirectory() as tmp:
@@ -2307,6 +2309,19 @@ def t_robustness():
         ki = k and k.get("continuation")
         check(k and k["converged"] and ki and ki["reached"] is False and abs(ki["value"] - 0.3) < 1e-12,
               "continuation without halvings: %s" % (k and ki))
+    # the estimates' cost (bvp/convergence.c): none after a slow step 1e4 c nu above a known floor, none right
+    # after one across a small step. At N = 20000 the pendulum makes one (its second slow step, |F| ~ 2e-2 with
+    # nu ~ 1e-12, made another), kepler two (its last step, 1e-4 long, re-estimated what it had one step back)
+    # and still stops at its floor after the same 5 iterations.
+    for prob, want, status, its in (("pendulum", 1, "CONVERGED_FNORM_ABS", 6), ("kepler", 2, "CONVERGED_NOISE_FLOOR", 5)):
+        s, out, _ = run(["-problem", prob, "-N", "20000", "-hs_check_extremal", "no", "-log_view"])
+        m = re.search(r"^HsNoiseEstimate +(\d+)", out, re.M)
+        n = int(m.group(1)) if m else 0
+        print("%s N = 20000: %s after %s iterations, |F| %.2e, noise floor %.2e, %d estimates"
+              % (prob, s and s["solver_status"], s and s["newton_iterations"], s and s["residual_norm"],
+                 s and s["noise_floor"], n))
+        check(s and s["solver_status"] == status and s["newton_iterations"] == its and n == want
+              and s["residual_norm"] <= 10 * s["noise_floor"], "%s N = 20000: the noise estimates" % prob)
 
 
 def t_accuracy():
