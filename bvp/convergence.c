@@ -29,8 +29,9 @@
  * each time, the HsNoiseEstimate event) and reported as noise_floor:
  *   - after a slow step (||F|| not halved) when there is no estimate for an iterate of this size
  *     (||X||_inf within a factor 2), unless ||F|| >= 1e4 c nu_last with ||X||_inf within a factor 10
- *     of the last estimate's: an error that grows at most with the square of the terms' size is then
- *     below ||F|| / (100 c), and the estimate could only say "not at the floor";
+ *     of the last estimate's, made in this Newton solve: an error that grows at most with the square
+ *     of the terms' size is then below ||F|| / (100 c), and the estimate could only say "not at the
+ *     floor";
  *   - after any step that brings ||F|| within 100 c nu of the last estimate,
  *   - except right after an estimate, across a step ||dX||_2 <= 1e-3 ||X||_2: the terms, and so
  *     their evaluation error, have not changed, and the last estimate is this iterate's (kepler,
@@ -38,7 +39,8 @@
  *     ||X|| > 500).
  * A line search that fails to reduce ||F|| (Newton's quadratic
  * phase can land on the floor in one step, and the next step only stirs it) is the same symptom:
- * HsSolverAtNoiseFloor then decides whether the solve has converged.
+ * HsSolverAtNoiseFloor then decides whether the solve has converged (unless the convergence test
+ * estimated at that iterate already, and found it above the floor).
  */
 #include "hsbvpimpl.h"
 
@@ -140,11 +142,12 @@ static PetscBool Near(HsSolver s, PetscReal fnorm, PetscReal xinf)
   return (PetscBool)(Known(s, xinf) && fnorm <= HS_NOISE_REESTIMATE * s->noise_factor * s->res.noise_floor);
 }
 
-/* Whether a slow step at ||F|| = fnorm, size xinf, is too far above the last estimate to be at the floor. */
+/* Whether a slow step at ||F|| = fnorm, size xinf, is too far above the last estimate (of this Newton solve:
+   a homotopy's earlier solves had other floors) to be at the floor. */
 static PetscBool Far(HsSolver s, PetscReal fnorm, PetscReal xinf)
 {
   PetscReal nu = s->res.noise_floor, x0 = s->noise_xinf;
-  return (PetscBool)(nu > 0 && xinf <= HS_NOISE_FAR_SIZE * x0 && HS_NOISE_FAR_SIZE * xinf >= x0 &&
+  return (PetscBool)(nu > 0 && s->noise_it >= 0 && xinf <= HS_NOISE_FAR_SIZE * x0 && HS_NOISE_FAR_SIZE * xinf >= x0 &&
                      fnorm >= HS_NOISE_FAR * s->noise_factor * nu);
 }
 
@@ -154,11 +157,12 @@ static PetscBool Fresh(HsSolver s, PetscInt it, PetscReal xnorm, PetscReal snorm
   return (PetscBool)(s->res.noise_floor > 0 && s->noise_it == it - 1 && snorm <= HS_NOISE_FRESH * xnorm);
 }
 
-/*@ HsSolverAtNoiseFloor - whether ||F|| = fnorm at X (F = F(X)) is at the noise floor (file head): the
-    evaluation error is estimated at X (s->res.noise_floor, and the size of X it describes), and
-    s->res.at_floor set if fnorm <= -hs_snes_noise times it. The convergence test calls it after a slow
-    step, HsSolverSolveNewton after a line search that could not reduce ||F||. bvp/ internal. Collective. @*/
-PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscBool *at)
+/*@ HsSolverAtNoiseFloor - whether ||F|| = fnorm at X (F = F(X)), Newton's iterate it, is at the noise floor
+    (file head): the evaluation error is estimated at X (s->res.noise_floor, the size of X and the iteration
+    it describes: s->noise_xinf, s->noise_it), and s->res.at_floor set if fnorm <= -hs_snes_noise times it.
+    The convergence test calls it after a slow step, HsSolverSolveNewton after a line search that could not
+    reduce ||F||. bvp/ internal. Collective. @*/
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at)
 {
   PetscReal nu;
 
@@ -168,7 +172,7 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
     PetscFunctionReturn(0);
   PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
   if (nu > 0) {
-    s->res.noise_floor = nu;
+    s->res.noise_floor = nu, s->noise_it = it;
     PetscCall(VecNorm(X, NORM_INFINITY, &s->noise_xinf));
     PetscCall(PetscInfo(s->snes, "||F|| = %g, estimated evaluation error %g\n", (double)fnorm, (double)nu));
     *at = s->res.at_floor = (PetscBool)(fnorm <= s->noise_factor * nu);
@@ -221,8 +225,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
              (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf) && !Far(s, fnorm, xinf))) {
     PetscBool at;
     PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
-    PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, &at));
-    s->noise_it = it;
+    PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, it, &at));
     if (at)
       *reason = SNES_CONVERGED_FNORM_ABS;
   }

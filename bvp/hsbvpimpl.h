@@ -140,6 +140,7 @@ PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
 PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
+PetscErrorCode PCHsBandGetFallback(PC pc, PC *inner);
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search (bvp/linesearch.c) */
 PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);
@@ -154,7 +155,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
 PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
 extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/convergence.c) */
 PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu);
-PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscBool *at);
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at);
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);

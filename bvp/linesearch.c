@@ -9,9 +9,11 @@
  * -snes_linesearch_max_it steps (then it fails, where bt takes the last trial).
  *
  * What differs is the slope. bt computes F . J Y with a product by the Jacobian, whatever solved for Y.
- * Where Y is the Newton direction from a factorization of this Jacobian applied once (KSPPREONLY with
- * hsband, LU or Cholesky; the operator the preconditioner's matrix; neither lagged), J Y = F to the
- * solve's backward error and s = -||F||^2: the product would read the whole Jacobian to return that to
+ * Where Y is the Newton direction from a factorization of this Jacobian applied once (SNESNEWTONLS;
+ * KSPPREONLY with hsband or an LU that pivots and drops nothing, HsLineSearchExactDirection; the operator
+ * the preconditioner's matrix; neither lagged) and no pre-check changed it, J Y = F to the solve's
+ * backward error and s = -||F||^2 (times the scaling to -snes_linesearch_maxstep, if any): the product
+ * would read the whole Jacobian to return that to
  * round-off (kepler at N = 1e5: 2.9e7 nonzeros, 4-5 % of a Newton iteration, measured with -log_view).
  * hsbt takes -||F||^2 there and computes the product like bt elsewhere (a Krylov solve, hsdrop, a
  * lagged or matrix-free Jacobian). With damping 1 the two line searches try the same steps and accept
@@ -27,42 +29,89 @@ typedef struct {
   PetscReal alpha; /* -snes_linesearch_alpha: the sufficient decrease */
 } HsBT;
 
+/* Whether the factorization pc solves with its matrix to round-off: partial pivoting, nothing dropped or
+   perturbed. hsband (bvp/pcband.c) or the MUMPS LU it falls back to; an LU by MUMPS without null-pivot
+   detection (ICNTL(24)), static pivoting (CNTL(4) > 0) or low-rank compression (ICNTL(35)). Not PETSc's own
+   LU (no pivoting), Cholesky (the Jacobians are not symmetric) or other packages (SuperLU_dist pivots
+   statically). */
+static PetscErrorCode ExactFactorization(PC pc, PetscBool *exact)
+{
+  PetscBool     band, lu, mumps;
+  MatSolverType type;
+  PC            inner;
+
+  PetscFunctionBeginUser;
+  *exact = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
+  if (band) {
+    PetscCall(PCHsBandGetFallback(pc, &inner));
+    if (!inner) {
+      *exact = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+    pc = inner;
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
+  if (!lu)
+    PetscFunctionReturn(0);
+  PetscCall(PCFactorGetMatSolverType(pc, &type));
+  PetscCall(PetscStrcmp(type, MATSOLVERMUMPS, &mumps));
+#if defined(PETSC_HAVE_MUMPS)
+  if (mumps) {
+    Mat       F;
+    PetscInt  nullpiv, blr;
+    PetscReal statpiv;
+    PetscCall(PCFactorGetMatrix(pc, &F));
+    PetscCall(MatMumpsGetIcntl(F, 24, &nullpiv));
+    PetscCall(MatMumpsGetIcntl(F, 35, &blr));
+    PetscCall(MatMumpsGetCntl(F, 4, &statpiv));
+    *exact = (PetscBool)(nullpiv == 0 && blr == 0 && statpiv <= 0);
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
 /*@ HsLineSearchExactDirection - whether the last Newton direction of snes solves J Y = F to round-off
-    (file head): KSPPREONLY with PC hsband, LU or Cholesky of the operator itself, the Jacobian and
-    the factorization of this iterate. bvp/ internal. Not collective (the same on every rank). @*/
+    (file head): Newton (SNESNEWTONLS, no nonlinear preconditioner), KSPPREONLY with an exact factorization
+    (ExactFactorization) of the operator itself, the Jacobian and the factorization of this iterate.
+    bvp/ internal. Not collective (the same on every rank). @*/
 PetscErrorCode HsLineSearchExactDirection(SNES snes, PetscBool *exact)
 {
   KSP       ksp;
   PC        pc;
   Mat       A, P;
   PetscInt  lagj, lagp;
-  PetscBool pre, fac;
+  PetscBool newton, npc, pre;
 
   PetscFunctionBeginUser;
   *exact = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)snes, SNESNEWTONLS, &newton));
+  PetscCall(SNESHasNPC(snes, &npc));
   PetscCall(SNESGetKSP(snes, &ksp));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPPREONLY, &pre));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &fac, "hsband", PCLU, PCCHOLESKY, ""));
   PetscCall(SNESGetLagJacobian(snes, &lagj));
   PetscCall(SNESGetLagPreconditioner(snes, &lagp));
-  if (!pre || !fac || lagj != 1 || lagp != 1)
-    PetscFunctionReturn(0);
   PetscCall(KSPGetOperators(ksp, &A, &P));
-  *exact = (PetscBool)(A == P);
+  if (!newton || npc || !pre || lagj != 1 || lagp != 1 || A != P)
+    PetscFunctionReturn(0);
+  PetscCall(ExactFactorization(pc, exact));
   PetscFunctionReturn(0);
 }
 
-/* The slope s = phi'(0) of the line search (file head): -||F||^2 for an exact direction (*exact), else
-   -|F . J Y| (W as work), -1 if that is 0 (as bt). */
-static PetscErrorCode Slope(SNESLineSearch ls, SNES snes, PetscReal fnorm, PetscReal *s, PetscBool *exact)
+/* The slope s = phi'(0) of the line search (file head): for an exact Newton direction scaled by r (the
+   maximum step) and not changed by a pre-check, -r ||F||^2 (*exact); else -|F . J Y| (W as work), -1 if that
+   is 0 (as bt). */
+static PetscErrorCode Slope(SNESLineSearch ls, SNES snes, PetscReal fnorm, PetscReal r, PetscBool changed, PetscReal *s,
+                            PetscBool *exact)
 {
   Vec X, F, Y, W, G;
   Mat J;
 
   PetscFunctionBeginUser;
   PetscCall(HsLineSearchExactDirection(snes, exact));
-  *s = -fnorm * fnorm;
+  *exact = (PetscBool)(*exact && !changed);
+  *s     = -r * fnorm * fnorm;
   if (*exact)
     PetscFunctionReturn(0);
   PetscCall(SNESLineSearchGetVecs(ls, &X, &F, &Y, &W, &G));
@@ -201,7 +250,7 @@ static PetscErrorCode SNESLineSearchApply_HsBT(SNESLineSearch ls)
   HsBT       *bt = (HsBT *)ls->data;
   SNES        snes;
   Vec         X, F, Y, W, G;
-  PetscReal   xnorm, fnorm, ynorm, gnorm = 0, lambda, minlambda, maxstep, stol, f, g = 0, s;
+  PetscReal   xnorm, fnorm, ynorm, gnorm = 0, lambda, minlambda, maxstep, stol, f, g = 0, s, r = 1;
   PetscBool   changed, stop, exact;
   PetscViewer mon;
 
@@ -229,11 +278,12 @@ static PetscErrorCode SNESLineSearchApply_HsBT(SNESLineSearch ls)
     PetscFunctionReturn(0);
   }
   if (ynorm > maxstep) {
-    PetscCall(VecScale(Y, maxstep / ynorm));
+    r = maxstep / ynorm;
+    PetscCall(VecScale(Y, r));
     ynorm = maxstep;
   }
   f = 0.5 * fnorm * fnorm;
-  PetscCall(Slope(ls, snes, fnorm, &s, &exact));
+  PetscCall(Slope(ls, snes, fnorm, r, changed, &s, &exact));
   for (;;) { /* the full step, halved while F is not finite there */
     PetscCall(Trial(ls, snes, lambda, &gnorm, &g, &stop));
     if (stop)
@@ -246,8 +296,9 @@ static PetscErrorCode SNESLineSearchApply_HsBT(SNESLineSearch ls)
   }
   PetscCall(PetscInfo(snes, "Initial fnorm %14.12e gnorm %14.12e\n", (double)fnorm, (double)gnorm));
   if (mon)
-    PetscCall(PetscViewerASCIIPrintf(mon, "    Line search: fnorm %.12e gnorm %.12e at lambda %.3e (slope %s)\n", (double)fnorm,
-                                     (double)gnorm, (double)lambda, exact ? "-fnorm^2" : "by J Y"));
+    PetscCall(PetscViewerASCIIPrintf(mon, "    Line search: fnorm %.12e gnorm %.12e at lambda %.3e (slope %s%s)\n", (double)fnorm,
+                                     (double)gnorm, (double)lambda, exact ? "-fnorm^2" : "by J Y",
+                                     r < 1 ? "; step scaled to the maximum step" : ""));
   if (!(g <= f + lambda * bt->alpha * s)) {
     if (stol * xnorm > ynorm) { /* a tiny step that failed: SNES ends on the step length (as bt) */
       PetscCall(SNESLineSearchSetNorms(ls, xnorm, fnorm, ynorm));
@@ -314,5 +365,7 @@ PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls)
   ls->ops->view             = SNESLineSearchView_HsBT;
   ls->ops->setfromoptions   = SNESLineSearchSetFromOptions_HsBT;
   ls->ops->destroy          = SNESLineSearchDestroy_HsBT;
+  ls->ops->reset            = NULL; /* SNESLineSearchSetType keeps the previous type's */
+  ls->ops->setup            = NULL;
   PetscFunctionReturn(0);
 }

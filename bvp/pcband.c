@@ -960,6 +960,15 @@ static PetscErrorCode PCDestroy_HsBand(PC pc)
   PetscFunctionReturn(0);
 }
 
+/*@ PCHsBandGetFallback - the MUMPS LU hsband factors by instead, outside its limits (NULL when it factors
+    itself; after PCSetUp). bvp/ internal. Not collective. @*/
+PetscErrorCode PCHsBandGetFallback(PC pc, PC *inner)
+{
+  PetscFunctionBeginUser;
+  *inner = ((PC_HsBand *)pc->data)->inner;
+  PetscFunctionReturn(0);
+}
+
 /* The PC's constructor (PCRegister in HsInitializePackage). */
 PetscErrorCode PCCreate_HsBand(PC pc)
 {
