@@ -71,6 +71,42 @@ static PetscReal Sign(PetscInt i)
   return (h >> 40) & 1 ? 1.0 : -1.0;
 }
 
+/* The estimate's three work vectors (X + dX, F(X + dX), F(X - dX)): Newton's trial vectors (the line
+   search's W and G) and its step, free between two iterations and after the solve, whose pages were touched
+   by the iterations before: three new vectors would pay their first touch (3 x 96 MB for kepler at
+   N = 1e6). Vectors of the solver's own (kept) where SNES has none of X's layout. */
+static PetscErrorCode WorkVectors(HsSolver s, Vec X, Vec F, Vec *Xp, Vec *Fp, Vec *Fm)
+{
+  SNESLineSearch ls;
+  Vec            v[3] = {NULL, NULL, NULL};
+  PetscInt       n, m;
+  PetscBool      ok = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(SNESGetLineSearch(s->snes, &ls));
+  PetscCall(SNESLineSearchGetVecs(ls, NULL, NULL, NULL, &v[0], &v[1]));
+  PetscCall(SNESGetSolutionUpdate(s->snes, &v[2]));
+  for (int i = 0; i < 3 && ok; i++) {
+    ok = (PetscBool)(v[i] && v[i] != X && v[i] != F);
+    if (ok)
+      PetscCall(VecGetLocalSize(v[i], &m));
+    ok = (PetscBool)(ok && m == n);
+  }
+  for (int i = 0; i < 3 && !ok; i++) { /* kept from the last estimate when they have X's layout */
+    m = -1;
+    if (s->noise_work[i])
+      PetscCall(VecGetLocalSize(s->noise_work[i], &m));
+    if (m != n) {
+      PetscCall(VecDestroy(&s->noise_work[i]));
+      PetscCall(VecDuplicate(X, &s->noise_work[i]));
+    }
+    v[i] = s->noise_work[i];
+  }
+  *Xp = v[0], *Fp = v[1], *Fm = v[2];
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverEstimateNoise - the evaluation error of the formulation's residual at X (file head):
     nu = ||F(X + dX) + F(X - dX) - 2 F(X)||_2 / sqrt(6). F must hold F(X). bvp/ internal.
 
@@ -80,7 +116,7 @@ static PetscReal Sign(PetscInt i)
 @*/
 PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
 {
-  Vec                Xp, Fp, Fm;
+  Vec                Xp = NULL, Fp = NULL, Fm = NULL;
   const PetscScalar *x;
   PetscScalar       *xp;
   PetscInt           lo, hi;
@@ -95,16 +131,7 @@ PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
   keep = s->diagnosis_keep;
   PetscCall(PetscLogEventBegin(HS_NOISE_ESTIMATE, s, X, F, 0));
   PetscCall(VecGetOwnershipRange(X, &lo, &hi));
-  for (int i = 0; i < 3; i++) { /* kept from the last estimate when they have X's layout */
-    PetscInt n = -1;
-    if (s->noise_work[i])
-      PetscCall(VecGetLocalSize(s->noise_work[i], &n));
-    if (n != hi - lo) {
-      PetscCall(VecDestroy(&s->noise_work[i]));
-      PetscCall(VecDuplicate(X, &s->noise_work[i]));
-    }
-  }
-  Xp = s->noise_work[0], Fp = s->noise_work[1], Fm = s->noise_work[2];
+  PetscCall(WorkVectors(s, X, F, &Xp, &Fp, &Fm));
   for (int side = 0; side < 2; side++) {
     PetscReal d = side ? -HS_NOISE_DELTA : HS_NOISE_DELTA;
     PetscCall(VecGetArrayRead(X, &x));

@@ -118,9 +118,9 @@ struct _p_HsSolver {
   PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
   PetscInt  noise_it;      /* the Newton iteration it was estimated at by the convergence test (-1: none) */
   PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
-  Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX): kept, as fresh vectors at
-                              each estimate cost their pages' first touch again (kepler, N = 1e5: 3 estimates
-                              a solve) */
+  Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
+                              vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
+                              each estimate cost their pages' first touch again */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };
