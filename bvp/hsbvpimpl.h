@@ -140,11 +140,10 @@ PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
 PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
-PetscErrorCode PCHsBandGetFallback(PC pc, PC *inner);
+PetscErrorCode HsPCBandGetInner(PC pc, PC *inner);
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search (bvp/linesearch.c) */
 PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);
-PetscErrorCode HsLineSearchExactDirection(SNES snes, PetscBool *exact);
 PetscErrorCode HsPCDropGetInner(PC pc, PC *inner);
 PetscErrorCode HsPCDropGetStats(PC pc, PetscInt *kept, PetscInt *stored, PetscInt *patterns);
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);

@@ -10,7 +10,7 @@
  *
  * What differs is the slope. bt computes F . J Y with a product by the Jacobian, whatever solved for Y.
  * Where Y is the Newton direction from a factorization of this Jacobian applied once (SNESNEWTONLS;
- * KSPPREONLY with hsband or an LU that pivots and drops nothing, HsLineSearchExactDirection; the operator
+ * KSPPREONLY with hsband or an LU that pivots and drops nothing, ExactDirection; the operator
  * the preconditioner's matrix; neither lagged) and no pre-check changed it, J Y = F to the solve's
  * backward error and s = -||F||^2 (times the scaling to -snes_linesearch_maxstep, if any): the product
  * would read the whole Jacobian to return that to
@@ -36,15 +36,15 @@ typedef struct {
    statically). */
 static PetscErrorCode ExactFactorization(PC pc, PetscBool *exact)
 {
-  PetscBool     band, lu, mumps;
-  MatSolverType type;
-  PC            inner;
+  PetscBool band, lu;
+  PC        inner;
+  Mat       F;
 
   PetscFunctionBeginUser;
   *exact = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
   if (band) {
-    PetscCall(PCHsBandGetFallback(pc, &inner));
+    PetscCall(HsPCBandGetInner(pc, &inner));
     if (!inner) {
       *exact = PETSC_TRUE;
       PetscFunctionReturn(0);
@@ -54,14 +54,11 @@ static PetscErrorCode ExactFactorization(PC pc, PetscBool *exact)
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
   if (!lu)
     PetscFunctionReturn(0);
-  PetscCall(PCFactorGetMatSolverType(pc, &type));
-  PetscCall(PetscStrcmp(type, MATSOLVERMUMPS, &mumps));
+  PetscCall(HsPCGetMumpsFactor(pc, &F));
 #if defined(PETSC_HAVE_MUMPS)
-  if (mumps) {
-    Mat       F;
+  if (F) {
     PetscInt  nullpiv, blr;
     PetscReal statpiv;
-    PetscCall(PCFactorGetMatrix(pc, &F));
     PetscCall(MatMumpsGetIcntl(F, 24, &nullpiv));
     PetscCall(MatMumpsGetIcntl(F, 35, &blr));
     PetscCall(MatMumpsGetCntl(F, 4, &statpiv));
@@ -71,11 +68,10 @@ static PetscErrorCode ExactFactorization(PC pc, PetscBool *exact)
   PetscFunctionReturn(0);
 }
 
-/*@ HsLineSearchExactDirection - whether the last Newton direction of snes solves J Y = F to round-off
-    (file head): Newton (SNESNEWTONLS, no nonlinear preconditioner), KSPPREONLY with an exact factorization
-    (ExactFactorization) of the operator itself, the Jacobian and the factorization of this iterate.
-    bvp/ internal. Not collective (the same on every rank). @*/
-PetscErrorCode HsLineSearchExactDirection(SNES snes, PetscBool *exact)
+/* Whether the last Newton direction of snes solves J Y = F to round-off (file head): Newton (SNESNEWTONLS, no
+   nonlinear preconditioner), KSPPREONLY with an exact factorization (ExactFactorization) of the operator
+   itself, the Jacobian and the factorization of this iterate. The same on every rank. */
+static PetscErrorCode ExactDirection(SNES snes, PetscBool *exact)
 {
   KSP       ksp;
   PC        pc;
@@ -109,7 +105,7 @@ static PetscErrorCode Slope(SNESLineSearch ls, SNES snes, PetscReal fnorm, Petsc
   Mat J;
 
   PetscFunctionBeginUser;
-  PetscCall(HsLineSearchExactDirection(snes, exact));
+  PetscCall(ExactDirection(snes, exact));
   *exact = (PetscBool)(*exact && !changed);
   *s     = -r * fnorm * fnorm;
   if (*exact)

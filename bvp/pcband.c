@@ -960,9 +960,9 @@ static PetscErrorCode PCDestroy_HsBand(PC pc)
   PetscFunctionReturn(0);
 }
 
-/*@ PCHsBandGetFallback - the MUMPS LU hsband factors by instead, outside its limits (NULL when it factors
+/*@ HsPCBandGetInner - the MUMPS LU hsband factors by instead, outside its limits (NULL when it factors
     itself; after PCSetUp). bvp/ internal. Not collective. @*/
-PetscErrorCode PCHsBandGetFallback(PC pc, PC *inner)
+PetscErrorCode HsPCBandGetInner(PC pc, PC *inner)
 {
   PetscFunctionBeginUser;
   *inner = ((PC_HsBand *)pc->data)->inner;

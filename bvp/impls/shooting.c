@@ -431,14 +431,13 @@ static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
   PetscFunctionReturn(0);
 }
 
-/* The default linear solver of the outer system (-hs_shoot_ksp, -hs_shoot_mf) and the line search;
- * -ksp_type, -pc_type, -snes_linesearch_type override them (HsSolverSetUp). */
+/* The default linear solver of the outer system (-hs_shoot_ksp, -hs_shoot_mf); -ksp_type, -pc_type
+ * override them (HsSolverSetUp). */
 static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
 {
-  KSP            ksp;
-  PC             pc;
-  SNESLineSearch ls;
-  PetscMPIInt    size;
+  KSP         ksp;
+  PC          pc;
+  PetscMPIInt size;
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetKSP(s->snes, &ksp));
@@ -457,13 +456,6 @@ static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
   } else {
     PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
   }
-  /* Backtracking (hsbt, bvp/linesearch.c): one march per Newton step where the full step is accepted,
-   * against three for the secant (l2) line search (pendulum and kepler, N = 1e5, 1e4 segments: 1.5-1.7x
-   * faster solves, measured). l2 copes better with marches that fail at a trial point (a domain error,
-   * which ends backtracking): -hs_strategy auto tries it when Newton fails (bvp/strategy.c), and
-   * -snes_linesearch_type l2 selects it. */
-  PetscCall(SNESGetLineSearch(s->snes, &ls));
-  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHHSBT));
   PetscFunctionReturn(0);
 }
 

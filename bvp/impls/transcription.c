@@ -594,7 +594,6 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscInt         dim = 2 * s->prob->n;
   PetscMPIInt      size;
   KSP              ksp;
-  SNESLineSearch   ls;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
@@ -619,8 +618,6 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_TRUE));
-  PetscCall(SNESGetLineSearch(s->snes, &ls)); /* backtracking without bt's product after a direct solve */
-  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHHSBT));
   PetscFunctionReturn(0);
 }
 
