@@ -218,6 +218,57 @@ static inline PetscInt Or(const PC_HsBand *b, PetscInt c)
   return b->rev ? b->nglob - 1 - c : c;
 }
 
+/* The local rows' entries as they are stored, read in place: the CSR arrays of a SeqAIJ matrix, or of
+ * the diagonal and off-diagonal SeqAIJ parts of an MPIAIJ one (local rows; global column = cstart +
+ * local, or colmap[local]). A MatGetRow call per row, with MPIAIJ's merge of the two parts into global
+ * order, took as long as the elimination (pendulum, N = 1e5: 0.116 s on 1 rank, 0.10 s on 2; measured).
+ * Another type gives ok = PETSC_FALSE (then MatGetRow). */
+typedef struct {
+  Mat                part[2];
+  const PetscInt    *ia[2], *ja[2], *colmap;
+  const PetscScalar *aa[2];
+  PetscInt           cstart;
+  PetscBool          ok;
+} RowParts;
+
+static PetscErrorCode RowPartsGet(Mat A, RowParts *p)
+{
+  PetscBool mpi, seq, done;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(p, sizeof *p));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
+  if (!mpi && !seq)
+    PetscFunctionReturn(0);
+  p->part[0] = A;
+  if (mpi) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &p->part[0], &p->part[1], &p->colmap));
+    PetscCall(MatGetOwnershipRangeColumn(A, &p->cstart, NULL));
+  }
+  p->ok = PETSC_TRUE;
+  for (PetscInt q = 0; q < 2 && p->part[q]; q++) {
+    PetscCall(MatGetRowIJ(p->part[q], 0, PETSC_FALSE, PETSC_FALSE, &n, &p->ia[q], &p->ja[q], &done));
+    PetscCall(MatSeqAIJGetArrayRead(p->part[q], &p->aa[q]));
+    p->ok = (PetscBool)(p->ok && done);
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RowPartsRestore(RowParts *p)
+{
+  PetscBool done;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  for (PetscInt q = 0; q < 2 && p->part[q]; q++) {
+    PetscCall(MatRestoreRowIJ(p->part[q], 0, PETSC_FALSE, PETSC_FALSE, &n, &p->ia[q], &p->ja[q], &done));
+    PetscCall(MatSeqAIJRestoreArrayRead(p->part[q], &p->aa[q]));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The local rows' first (b->first) and last (b->last) columns, global and in row order (b->perm the identity;
  * Orient orients and sorts them); the kl, ku of the matrix (every rank) and this rank's column span
  * [lo, hi]. An empty row has last column -1. */
@@ -225,21 +276,31 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A)
 {
   PetscInt        band[2] = {0, 0}, ncols;
   const PetscInt *cols;
+  RowParts        rp;
 
   PetscFunctionBeginUser;
+  PetscCall(RowPartsGet(A, &rp)); /* in place (MatGetRow per row took a tenth of a factorization: pendulum) */
   b->lo = b->rs, b->hi = b->re - 1;
   for (PetscInt i = 0; i < b->nrow; i++) {
     PetscInt r = b->rs + i, f = PETSC_MAX_INT, l = -1;
-    PetscCall(MatGetRow(A, r, &ncols, &cols, NULL));
-    for (PetscInt k = 0; k < ncols; k++)
-      f = PetscMin(f, cols[k]), l = PetscMax(l, cols[k]);
-    PetscCall(MatRestoreRow(A, r, &ncols, &cols, NULL));
+    for (PetscInt q = 0; rp.ok && q < 2 && rp.part[q]; q++)
+      for (PetscInt k = rp.ia[q][i]; k < rp.ia[q][i + 1]; k++) {
+        PetscInt c = q ? rp.colmap[rp.ja[q][k]] : rp.cstart + rp.ja[q][k];
+        f = PetscMin(f, c), l = PetscMax(l, c);
+      }
+    if (!rp.ok) {
+      PetscCall(MatGetRow(A, r, &ncols, &cols, NULL));
+      for (PetscInt k = 0; k < ncols; k++)
+        f = PetscMin(f, cols[k]), l = PetscMax(l, cols[k]);
+      PetscCall(MatRestoreRow(A, r, &ncols, &cols, NULL));
+    }
     if (l >= 0) {
       band[0] = PetscMax(band[0], r - f), band[1] = PetscMax(band[1], l - r);
       b->lo = PetscMin(b->lo, f), b->hi = PetscMax(b->hi, l);
     }
     b->perm[i] = i, b->first[i] = f, b->last[i] = l;
   }
+  PetscCall(RowPartsRestore(&rp));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, band, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
   b->kl = band[0], b->ku = band[1];
   PetscFunctionReturn(0);
@@ -352,57 +413,6 @@ static PetscErrorCode Layout(PC pc, PC_HsBand *b, Mat A)
 static PetscInt RefineSteps(const PC_HsBand *b)
 {
   return b->refine >= 0 ? b->refine : (2 * (b->kl + b->ku + 1) > b->nglob ? 1 : 0);
-}
-
-/* The local rows' entries as they are stored, read in place: the CSR arrays of a SeqAIJ matrix, or of
- * the diagonal and off-diagonal SeqAIJ parts of an MPIAIJ one (local rows; global column = cstart +
- * local, or colmap[local]). A MatGetRow call per row, with MPIAIJ's merge of the two parts into global
- * order, took as long as the elimination (pendulum, N = 1e5: 0.116 s on 1 rank, 0.10 s on 2; measured).
- * Another type gives ok = PETSC_FALSE (then MatGetRow). */
-typedef struct {
-  Mat                part[2];
-  const PetscInt    *ia[2], *ja[2], *colmap;
-  const PetscScalar *aa[2];
-  PetscInt           cstart;
-  PetscBool          ok;
-} RowParts;
-
-static PetscErrorCode RowPartsGet(Mat A, RowParts *p)
-{
-  PetscBool mpi, seq, done;
-  PetscInt  n;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(p, sizeof *p));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
-  if (!mpi && !seq)
-    PetscFunctionReturn(0);
-  p->part[0] = A;
-  if (mpi) {
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &p->part[0], &p->part[1], &p->colmap));
-    PetscCall(MatGetOwnershipRangeColumn(A, &p->cstart, NULL));
-  }
-  p->ok = PETSC_TRUE;
-  for (PetscInt q = 0; q < 2 && p->part[q]; q++) {
-    PetscCall(MatGetRowIJ(p->part[q], 0, PETSC_FALSE, PETSC_FALSE, &n, &p->ia[q], &p->ja[q], &done));
-    PetscCall(MatSeqAIJGetArrayRead(p->part[q], &p->aa[q]));
-    p->ok = (PetscBool)(p->ok && done);
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode RowPartsRestore(RowParts *p)
-{
-  PetscBool done;
-  PetscInt  n;
-
-  PetscFunctionBeginUser;
-  for (PetscInt q = 0; q < 2 && p->part[q]; q++) {
-    PetscCall(MatRestoreRowIJ(p->part[q], 0, PETSC_FALSE, PETSC_FALSE, &n, &p->ia[q], &p->ja[q], &done));
-    PetscCall(MatSeqAIJRestoreArrayRead(p->part[q], &p->aa[q]));
-  }
-  PetscFunctionReturn(0);
 }
 
 /* The entries of a row piece have global columns map[cols[k]] (map given) or off + cols[k], oriented (Or)
