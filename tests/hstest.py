@@ -2672,7 +2672,12 @@ def t_linesearch():
       (-snes_lag_jacobian 2), hsdrop, MUMPS with null-pivot detection or static pivoting; the monitor says
       which slope it took. A step cut to -snes_linesearch_maxstep (single shooting of the pendulum, cut to
       10) keeps the exact slope, scaled: the same steps as bt.
-    - -snes_linesearch_order 1 is refused with a message naming it."""
+    - -snes_linesearch_order 1 is refused with a message naming it.
+    - The transcription writes the Jacobian's values in place and does not assemble it (bvp/impls/
+      transcription.c); the linear solver must still see a new matrix at every Newton iteration: on 1 and 2
+      ranks, hsband's elimination (HsBandElim) and MUMPS' numeric factorization (MatLUFactorNum) run once
+      per Newton iteration, and the iterations are the same as on 1 rank with hsband (a stale factorization
+      would cost Newton its quadratic convergence)."""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"], 1),
              (["-problem", "kepler", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"], 1),
              (["-problem", "kepler", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], 2),
@@ -2710,6 +2715,16 @@ def t_linesearch():
         print("pendulum N = 400 %s: %d slopes by the product, %d exact" % (" ".join(extra), by_product, exact))
         check(s and s["converged"] and (exact > 0 and by_product == 0 if want_exact else by_product > 0 and exact == 0),
               "%s: the slope: %d by product, %d exact" % (extra, by_product, exact))
+    ref = None
+    for ranks, extra, event in ((1, [], "HsBandElim"), (2, [], "HsBandElim"), (2, ["-hs_linear_solver", "mumps"], "MatLUFactorNum")):
+        s, out, _ = run(pend + extra + ["-log_view"], ranks=ranks)
+        m = re.search(r"^%s +(\d+)" % event, out, re.M)
+        n = int(m.group(1)) if m else -1
+        ref = ref or (s and s["newton_iterations"])
+        print("pendulum N = 400 %s, %d rank(s): %d %s for %s Newton iterations" % (" ".join(extra), ranks, n, event,
+                                                                                 s and s["newton_iterations"]))
+        check(s and s["converged"] and s["newton_iterations"] == ref and n == ref,
+              "%s on %d ranks: %d factorizations for %s iterations (1 rank: %s)" % (extra, ranks, n, s and s["newton_iterations"], ref))
     _, out, _ = run(pend + ["-snes_linesearch_order", "1"], expect_rc=1)
     check("-snes_linesearch_order 1" in out and "hsbt" in out, "-snes_linesearch_order 1: %s" % out[-300:])
 
