@@ -65,7 +65,7 @@ typedef struct {
   PetscInt     R;                /* its rows: the most active at once, or left over (Bounds) */
   PetscInt    *slotrow, *freeslot; /* the row (staircase order) in each window row; the free window rows (R) */
   PetscInt    *ulen;             /* step c's U row: ulen[c] entries (columns is + c ..), then its nL spike entries */
-  PetscScalar *uval;             /* the U rows in step order, each with its pivot's reciprocal in the pivot's place */
+  PetscScalar *uval;             /* the U rows in step order, the pivot's reciprocal in the pivot's place */
   PetscCount   ucap, utot;       /* uval's capacity (Bounds') and use */
   PetscInt    *piv;              /* step c (column is + c): its pivot row (staircase order) */
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
@@ -501,7 +501,8 @@ static inline void RowUpdate(PetscInt n, PetscScalar l, const PetscScalar *PETSC
  * LAPACK's getf2 scales by it): one division per step instead of one per multiplier and per solved unknown, whose
  * latency the short rows waited on (factor_bench, 15 factorizations and solves: kepler N = 1e5 factorization
  * 0.182 -> 0.172 s, solve 0.0406 -> 0.0367 s; pendulum N = 2e5 solve 0.0160 -> 0.0145 s). */
-static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, PetscInt len, PetscScalar pinv, PetscCount *off)
+static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, PetscInt len, PetscScalar pinv,
+                          PetscCount *off)
 {
   PetscInt           W = b->W, n1 = PetscMin(len, W - s);
   const PetscScalar *p = b->win + w * W;
