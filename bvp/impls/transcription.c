@@ -70,7 +70,6 @@ static PetscErrorCode FinalTimeResidual(HsSolver s, DM da, const PetscScalar **x
   PetscFunctionReturn(0);
 }
 
-/* The residual F(X) (HsResidualFn); *dom on a domain error (on this rank). Collective. */
 /* X with its ghost points, to read: DMGlobalToLocal into a local vector, or X itself on one rank (its points are all
  * the DMDA's, and DM_BOUNDARY_NONE adds no ghosts): there the scatter only copied X, and its first use set up a star
  * forest inside the solve (pendulum, N = 1e3: 25 us a call and 260 us once, 5 % of the solve; -log_view). */
@@ -90,6 +89,7 @@ static PetscErrorCode GetGhosted(DM da, Vec X, Vec *Xl)
   PetscFunctionReturn(0);
 }
 
+/* Gives back what GetGhosted gave (the local vector, or nothing when it was X itself). */
 static PetscErrorCode RestoreGhosted(DM da, Vec X, Vec *Xl)
 {
   PetscFunctionBeginUser;
@@ -99,6 +99,7 @@ static PetscErrorCode RestoreGhosted(DM da, Vec X, Vec *Xl)
   PetscFunctionReturn(0);
 }
 
+/* The residual F(X) (HsResidualFn); *dom on a domain error (on this rank). Collective. */
 static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 {
   const HsProblem    *P  = s->prob;
