@@ -139,6 +139,19 @@ PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
 PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
 PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
+/* The local rows of a SeqAIJ or MPIAIJ matrix as stored (bvp/aijparts.c): part[0] the matrix or its diagonal part,
+   part[1] NULL or the off-diagonal part; CSR offsets ia, local columns ja (global: cstart + ja in part 0, colmap[ja] in
+   part 1), values aa (wa: the same, writable, when got for writing); ok: another type, nothing got. */
+typedef struct {
+  Mat                part[2];
+  const PetscInt    *ia[2], *ja[2], *colmap;
+  const PetscScalar *aa[2];
+  PetscScalar       *wa[2];
+  PetscInt           cstart;
+  PetscBool          ok, write;
+} HsAIJParts;
+PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
+PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode HsPCBandGetInner(PC pc, PC *inner);
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */

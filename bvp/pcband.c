@@ -218,57 +218,6 @@ static inline PetscInt Or(const PC_HsBand *b, PetscInt c)
   return b->rev ? b->nglob - 1 - c : c;
 }
 
-/* The local rows' entries as they are stored, read in place: the CSR arrays of a SeqAIJ matrix, or of
- * the diagonal and off-diagonal SeqAIJ parts of an MPIAIJ one (local rows; global column = cstart +
- * local, or colmap[local]). A MatGetRow call per row, with MPIAIJ's merge of the two parts into global
- * order, took as long as the elimination (pendulum, N = 1e5: 0.116 s on 1 rank, 0.10 s on 2; measured).
- * Another type gives ok = PETSC_FALSE (then MatGetRow). */
-typedef struct {
-  Mat                part[2];
-  const PetscInt    *ia[2], *ja[2], *colmap;
-  const PetscScalar *aa[2];
-  PetscInt           cstart;
-  PetscBool          ok;
-} RowParts;
-
-static PetscErrorCode RowPartsGet(Mat A, RowParts *p)
-{
-  PetscBool mpi, seq, done;
-  PetscInt  n;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(p, sizeof *p));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJ, &seq));
-  if (!mpi && !seq)
-    PetscFunctionReturn(0);
-  p->part[0] = A;
-  if (mpi) {
-    PetscCall(MatMPIAIJGetSeqAIJ(A, &p->part[0], &p->part[1], &p->colmap));
-    PetscCall(MatGetOwnershipRangeColumn(A, &p->cstart, NULL));
-  }
-  p->ok = PETSC_TRUE;
-  for (PetscInt q = 0; q < 2 && p->part[q]; q++) {
-    PetscCall(MatGetRowIJ(p->part[q], 0, PETSC_FALSE, PETSC_FALSE, &n, &p->ia[q], &p->ja[q], &done));
-    PetscCall(MatSeqAIJGetArrayRead(p->part[q], &p->aa[q]));
-    p->ok = (PetscBool)(p->ok && done);
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode RowPartsRestore(RowParts *p)
-{
-  PetscBool done;
-  PetscInt  n;
-
-  PetscFunctionBeginUser;
-  for (PetscInt q = 0; q < 2 && p->part[q]; q++) {
-    PetscCall(MatRestoreRowIJ(p->part[q], 0, PETSC_FALSE, PETSC_FALSE, &n, &p->ia[q], &p->ja[q], &done));
-    PetscCall(MatSeqAIJRestoreArrayRead(p->part[q], &p->aa[q]));
-  }
-  PetscFunctionReturn(0);
-}
-
 /* The local rows' first (b->first) and last (b->last) columns, global and in row order (b->perm the identity;
  * Orient orients and sorts them); the kl, ku of the matrix (every rank) and this rank's column span
  * [lo, hi]. An empty row has last column -1. */
@@ -276,10 +225,10 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A)
 {
   PetscInt        band[2] = {0, 0}, ncols;
   const PetscInt *cols;
-  RowParts        rp;
+  HsAIJParts      rp;
 
   PetscFunctionBeginUser;
-  PetscCall(RowPartsGet(A, &rp)); /* in place (MatGetRow per row took a tenth of a factorization: pendulum) */
+  PetscCall(HsAIJPartsGet(A, PETSC_FALSE, &rp)); /* MatGetRow per row: HsBandLayout 103 -> 70 us, pendulum N = 1e3 */
   b->lo = b->rs, b->hi = b->re - 1;
   for (PetscInt i = 0; i < b->nrow; i++) {
     PetscInt r = b->rs + i, f = PETSC_MAX_INT, l = -1;
@@ -300,7 +249,7 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A)
     }
     b->perm[i] = i, b->first[i] = f, b->last[i] = l;
   }
-  PetscCall(RowPartsRestore(&rp));
+  PetscCall(HsAIJPartsRestore(&rp));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, band, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)pc)));
   b->kl = band[0], b->ku = band[1];
   PetscFunctionReturn(0);
@@ -455,7 +404,7 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
  * the loads waited on them: with long rows (b->prefetch) it asks for row i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
-static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const RowParts *p, PetscInt i, PetscInt w)
+static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w)
 {
   PetscInt           lr = b->perm[i], f = PetscMax(b->first[i], b->is), base = f - f % b->W, np = 0, n[2], off[2];
   const PetscInt    *cols[2], *map[2];
@@ -524,11 +473,11 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
 {
   PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
   PetscCount off = 0;
-  RowParts   rp;
+  HsAIJParts rp;
 
   PetscFunctionBeginUser;
   *zero = PETSC_FALSE;
-  PetscCall(RowPartsGet(A, &rp));
+  PetscCall(HsAIJPartsGet(A, PETSC_FALSE, &rp));
   b->prefetch = PETSC_FALSE;
   if (rp.ok) {
     PetscInt nnz = 0;
@@ -561,7 +510,8 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
       ;
     len = PetscMin(e - j + 1, W), n1 = PetscMin(len, W - s), pinv = 1 / p[s];
     { /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
-         row (factor_bench, kepler N = 1e5, three alternating pairs of runs: 0.173-0.177 s against 0.177-0.187) */
+         row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
+         0.177-0.187) */
       PetscScalar *PETSC_RESTRICT win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
       PetscInt *PETSC_RESTRICT    ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
       const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
@@ -594,7 +544,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
       b->leftover[b->nleft] = next, b->leftslot[b->nleft++] = b->freeslot[nfree];
     }
   }
-  PetscCall(RowPartsRestore(&rp));
+  PetscCall(HsAIJPartsRestore(&rp));
   PetscFunctionReturn(0);
 }
 

@@ -161,53 +161,24 @@ static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The local rows' values of the Jacobian, written in place by SetRows: the owned columns' part d and the others'
- * o (one rank: no o), with their row offsets; the local points [xs, xe). */
+/* The local rows' values of the Jacobian, written in place by SetRows (HsAIJParts: the owned columns' part 0 and
+ * the others' part 1, none on one rank); the local points [xs, xe). */
 typedef struct {
-  Mat             Ad, Ao;
-  PetscScalar    *d, *o;
-  const PetscInt *id, *io;
-  PetscInt        xs, xe;
+  HsAIJParts p;
+  PetscInt   xs, xe;
 } RowValues;
 
-/* The arrays of RowValues from J (Pm: an AIJ matrix of CreateJacobian's pattern), until RestoreRowValues. */
+/* RowValues of J (Pm: an AIJ matrix of CreateJacobian's pattern), until HsAIJPartsRestore(&rv->p). */
 static PetscErrorCode GetRowValues(DM da, Mat J, RowValues *rv)
 {
-  PetscInt  n, xm;
-  PetscBool done, mpi;
+  PetscInt xm;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(rv, sizeof *rv));
   PetscCall(DMDAGetCorners(da, &rv->xs, NULL, NULL, &xm, NULL, NULL));
   rv->xe = rv->xs + xm;
-  PetscCall(PetscObjectTypeCompare((PetscObject)J, MATMPIAIJ, &mpi));
-  if (mpi)
-    PetscCall(MatMPIAIJGetSeqAIJ(J, &rv->Ad, &rv->Ao, NULL));
-  else
-    rv->Ad = J;
-  PetscCall(MatGetRowIJ(rv->Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->id, NULL, &done));
-  PetscCheck(done, PetscObjectComm((PetscObject)J), PETSC_ERR_PLIB, "the Jacobian's row offsets are not available");
-  PetscCall(MatSeqAIJGetArray(rv->Ad, &rv->d));
-  if (rv->Ao) {
-    PetscCall(MatGetRowIJ(rv->Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->io, NULL, &done));
-    PetscCheck(done, PetscObjectComm((PetscObject)J), PETSC_ERR_PLIB, "the Jacobian's row offsets are not available");
-    PetscCall(MatSeqAIJGetArray(rv->Ao, &rv->o));
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode RestoreRowValues(RowValues *rv)
-{
-  PetscInt  n;
-  PetscBool done;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatSeqAIJRestoreArray(rv->Ad, &rv->d));
-  PetscCall(MatRestoreRowIJ(rv->Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->id, NULL, &done));
-  if (rv->Ao) {
-    PetscCall(MatSeqAIJRestoreArray(rv->Ao, &rv->o));
-    PetscCall(MatRestoreRowIJ(rv->Ao, 0, PETSC_FALSE, PETSC_FALSE, &n, &rv->io, NULL, &done));
-  }
+  PetscCall(HsAIJPartsGet(J, PETSC_TRUE, &rv->p));
+  PetscCheck(rv->p.ok, PetscObjectComm((PetscObject)J), PETSC_ERR_PLIB,
+             "the Jacobian's rows are not available in place");
   PetscFunctionReturn(0);
 }
 
@@ -219,12 +190,13 @@ static PetscErrorCode RestoreRowValues(RowValues *rv)
 static PetscErrorCode SetRows(HsSolver s, RowValues *rv, PetscInt k, PetscInt c0, PetscInt nb, const PetscScalar *const *blk,
                               const PetscInt *pt)
 {
-  PetscInt dim = 2 * s->prob->n, i0 = (k - rv->xs) * 2 * dim + c0;
+  PetscInt        dim = 2 * s->prob->n, i0 = (k - rv->xs) * 2 * dim + c0;
+  const PetscInt *id = rv->p.ia[0], *io = rv->p.ia[1]; /* the parts' row offsets (io: NULL on one rank) */
 
   PetscFunctionBeginUser;
   for (PetscInt r = 0; r < dim; r++) {
     PetscInt     i = i0 + r, nd = 0, no = 0;
-    PetscScalar *d = rv->d + rv->id[i], *o = rv->o ? rv->o + rv->io[i] : NULL;
+    PetscScalar *d = rv->p.wa[0] + id[i], *o = io ? rv->p.wa[1] + io[i] : NULL;
     for (PetscInt b = 0; b < nb; b++) {
       PetscBool    own = (PetscBool)(pt[b] >= rv->xs && pt[b] < rv->xe);
       PetscScalar *dst = own ? d + nd : o + no;
@@ -236,7 +208,7 @@ static PetscErrorCode SetRows(HsSolver s, RowValues *rv, PetscInt k, PetscInt c0
       d[nd++] = 0;
     else if (s->prob->free_T)
       o[no++] = 0;
-    PetscCheck(nd == rv->id[i + 1] - rv->id[i] && no == (rv->o ? rv->io[i + 1] - rv->io[i] : 0), PETSC_COMM_SELF,
+    PetscCheck(nd == id[i + 1] - id[i] && no == (io ? io[i + 1] - io[i] : 0), PETSC_COMM_SELF,
                PETSC_ERR_PLIB, "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the Jacobian's pattern", c0 + r, k);
   }
   PetscFunctionReturn(0);
@@ -568,7 +540,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       PetscCall(SetRows(s, &rv, k, dim, 5, co, pco));
     }
   }
-  PetscCall(RestoreRowValues(&rv));
+  PetscCall(HsAIJPartsRestore(&rv.p));
   if (s->prob->free_T && N < rv.xe && !dom) /* T's dense row among lambda_{N+1/2}'s: the identity by entries */
     for (PetscInt i = 0; i < dim; i++) {
       PetscInt r = N * 2 * dim + dim + i;
@@ -588,7 +560,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
   } else /* only values written in place into CreateJacobian's assembled pattern: no assembly (it scanned every row
             for the diagonal, inodes and empty rows: 4 % of a pendulum solve at N = 1e3, 1 % at 1e4);
-            RestoreRowValues invalidated the parts' cached diagonals and moved their states, and Pm's own state
+            HsAIJPartsRestore invalidated the parts' cached diagonals and moved their states, and Pm's own state
             tells PCSetUp to factor again (test linesearch) */
     PetscCall(PetscObjectStateIncrease((PetscObject)Pm));
   if (Jm != Pm) {
