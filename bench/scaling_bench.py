@@ -19,6 +19,12 @@ with AVX2 + FMA; numpy's matrix product if that is faster) and bandwidth = numpy
 array (read + write). Both are generous (no code on 4n x 4n blocks reaches that peak), so the bound is
 below what any implementation can reach.
 
+"last" is the last Newton iteration alone, from -hs_monitor's elapsed times (millisecond resolution: shown
+where it took 50 ms or more): an iteration's work without the solve's one-time costs, which the whole solve's
+average ("us/node/Nwt") carries once, spread over its few iterations: the initial residual, hsband's layout,
+and the first touch of fresh memory (at N = 1e6 kepler's hsband factors are 3.5 GB, and on this project's
+virtual machine fresh memory costs 1-3 s per GB: bench/README.md).
+
 Each configuration runs --repeat times (default 3), the rank counts taking turns, and the fastest
 SNESSolve counts (this shared 2-core machine's own events vary by 1.5x from run to run; the minimum
 is the run least disturbed). "speed-up" is 1 rank's s/Newton over this row's, both such minima.
@@ -84,8 +90,18 @@ def eval_us(exe_dir, problem, times=3):
 
 
 def command(exe, problem, N, out):
-    """One 1-rank solve with -log_view, its output to the directory out."""
-    return [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", out, "-log_view"]
+    """One 1-rank solve with -log_view and -hs_monitor, its output to the directory out."""
+    return [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", out, "-log_view",
+            "-hs_monitor"]
+
+
+def last_iteration(text):
+    """The last Newton iteration's time (s) from -hs_monitor's elapsed times (its line and the one before: the
+    convergence test before it, its Jacobian, factorization, solve and line search), or None (also where it took
+    less than 50 ms: the times have milliseconds)."""
+    t = [float(m.group(1)) for m in re.finditer(r"^\s*Newton\s+\d+\s+\|F\| = \S+\s+linear its \d+\s+([\d.]+) s",
+                                                 text, re.M)]
+    return t[-1] - t[-2] if len(t) >= 2 and t[-1] - t[-2] >= 0.05 else None
 
 
 def events(text):
@@ -148,7 +164,7 @@ def run(exe, problem, N, ranks, timeout):
         if not os.path.exists(f):
             return None
         s = json.load(open(f))
-        s["events"] = events(p.stdout)
+        s["events"], s["last"] = events(p.stdout), last_iteration(p.stdout)
         return s
 
 
@@ -191,9 +207,10 @@ def print_rows(N, best, halves, ranks, lb):
         fa, so, no = e.get("PCSetUp", 0), e.get("PCApply", 0), e.get("HsNoiseEstimate", 0)
         if r == 1:
             t1 = tot / it
-        print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %8s %7s" % (
+        last = "%6.3f %5.2f" % (s["last"] / N * 1e6 * r, s["last"] / N * 1e6 * r / lb) if s.get("last") else "     -     -"
+        print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %s %8s %7s" % (
             N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(no), per(tot - ev_t - fa - so - no),
-            per(tot) / lb, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",
+            per(tot) / lb, last, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",
             "%.2f" % (halves / (tot / it)) if r == 2 and halves < float("inf") else ""))
 
 
@@ -225,15 +242,19 @@ def main():
             print("two 1-rank solves at once (N = %d each, no MPI between them): SNESSolve %.4f s per Newton "
                   "iteration each against %.4f s alone: 2 cores give %.2fx one core's throughput on this work now, "
                   "the most 2 ranks can gain" % (CAPACITY_N, together, alone, 2 * alone / together))
-        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %9s %7s %8s %7s" % ("N", "ranks", "Newton", "s/Newton",
-              "us/node/Nwt", "eval", "factor", "solve", "noise", "other", "/ bound", "speed-up", "halves"))
+        print("%9s %5s %6s %11s %12s %9s %9s %9s %9s %9s %7s %6s %5s %8s %7s" % ("N", "ranks", "Newton", "s/Newton",
+              "us/node/Nwt", "eval", "factor", "solve", "noise", "other", "/ bound", "last", "/ bnd", "speed-up",
+              "halves"))
         for N, best, halves in rows:
             print_rows(N, best, halves, ranks, lb)
         print()
     print("us/node/Nwt: SNESSolve's time x ranks / (Newton iterations x N), i.e. core-microseconds; the columns\n"
           "after it split it (noise: the noise-floor estimates of the convergence test, two residual evaluations\n"
           "each; other: the line search's Jacobian product and vector work, norms); / bound: the ratio to\n"
-          "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); speed-up: 1 rank's\n"
+          "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); last: the last Newton\n"
+          "iteration alone (-hs_monitor's times, core-microseconds per node; where it took 50 ms or more) and its ratio\n"
+          "to the bound: no one-time costs of the solve (initial residual, layout, first touch of fresh memory);\n"
+          "speed-up: 1 rank's\n"
           "s/Newton over this row's; halves (2 ranks): s/Newton of the row's two halves (N / 2 each) run at once as\n"
           "independent 1-rank processes, over the 2-rank run's: 1 means MPI and the partition cost nothing beyond\n"
           "what two processes at once cost on this machine.\n"

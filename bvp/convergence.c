@@ -50,7 +50,8 @@
 #define HS_NOISE_FRESH      1e-3  /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
 
 /*@ HsSolverMonitor - one progress line per Newton iteration (bvp/ internal; SNES monitor): the
-    residual norm, linear iterations, elapsed time. @*/
+    residual norm, linear iterations, elapsed time (ms: bench/scaling_bench.py takes one iteration's time
+    from two lines). @*/
 PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx)
 {
   HsSolver s = ctx;
@@ -59,7 +60,7 @@ PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ct
   PetscFunctionBeginUser;
   PetscCall(SNESGetLinearSolveIterations(snes, &lits));
   PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
-                        "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.2f s\n", it,
+                        "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.3f s\n", it,
                         (double)fnorm, lits, MPI_Wtime() - s->t_start));
   PetscFunctionReturn(0);
 }
