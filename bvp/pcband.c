@@ -400,17 +400,19 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
 /* Row i (staircase order) of A, oriented, into window row w (zeroed first) and its spike, from its pieces
  * (the parts' CSR rows, or one MatGetRow); its extent from the layout: its interior-or-right columns lie
  * in [f, last] with f = max(first, is), and last - f < W (Orient), so in [base, base + 2W) for the
- * multiple of W base <= f. The CSR rows come from memory (the matrix is far larger than the caches) and
+ * multiple of W base <= f (given, or -1: computed here). The CSR rows come from memory (the matrix is far larger than the caches) and
  * the loads waited on them: with long rows (b->prefetch) it asks for row i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
-static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w)
+static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base)
 {
-  PetscInt           lr = b->perm[i], f = PetscMax(b->first[i], b->is), base = f - f % b->W, np = 0, n[2], off[2];
+  PetscInt           lr = b->perm[i], f = PetscMax(b->first[i], b->is), np = 0, n[2], off[2];
   const PetscInt    *cols[2], *map[2];
   const PetscScalar *vals[2];
 
   PetscFunctionBeginUser;
+  if (base < 0)
+    base = f - f % b->W;
   PetscCall(PetscArrayzero(b->win + w * b->W, b->W));
   PetscCall(PetscArrayzero(b->wleft + w * b->nL, b->nL));
   b->slotrow[w] = i;
@@ -467,6 +469,26 @@ static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, Pets
   b->ulen[c] = len, *off += len + b->nL;
 }
 
+/* Partial pivoting: the first of the active rows act[0 .. na) with the largest |col[act[a] W]| > 0, or -1. Two
+ * running maxima (even and odd a), as the maximum's chain of compares was on each step's critical path; the
+ * same row as one running maximum. */
+static inline PetscInt Pivot(const PetscScalar *col, PetscInt W, const PetscInt *act, PetscInt na)
+{
+  PetscReal m0 = 0, m1 = 0;
+  PetscInt  b0 = -1, b1 = -1, a = 0;
+
+  for (; a + 1 < na; a += 2) {
+    PetscReal v0 = PetscAbsScalar(col[act[a] * W]), v1 = PetscAbsScalar(col[act[a + 1] * W]);
+    if (v0 > m0)
+      m0 = v0, b0 = a;
+    if (v1 > m1)
+      m1 = v1, b1 = a + 1;
+  }
+  if (a < na && PetscAbsScalar(col[act[a] * W]) > m0)
+    m0 = PetscAbsScalar(col[act[a] * W]), b0 = a;
+  return m1 > m0 || (m1 == m0 && b1 >= 0 && (b0 < 0 || b1 < b0)) ? b1 : b0;
+}
+
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
  * reaches them; *zero: a column without a nonzero pivot. */
 static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
@@ -487,17 +509,14 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
   }
   for (PetscInt w = 0; w < b->R; w++)
     b->freeslot[w] = b->R - 1 - w;
-  for (PetscInt c = 0; c < b->nI; c++) {
-    PetscInt     j = b->is + c, s = j % W, best = -1, e, len, n1, pw;
-    PetscReal    amax = 0;
+  for (PetscInt c = 0, s = b->is % W; c < b->nI; c++, s = s + 1 < W ? s + 1 : 0) { /* s = j % W, no division */
+    PetscInt     j = b->is + c, best, e, len, n1, pw;
     PetscScalar *p, *pl, pinv;
     for (; next < b->nrow && b->first[next] <= j; next++) { /* rows whose first column is j (or left of is) */
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree]));
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], j - s)); /* its first interior column is j */
       act[na++] = b->freeslot[nfree];
     }
-    for (PetscInt a = 0; a < na; a++)
-      if (PetscAbsScalar(b->win[act[a] * W + s]) > amax)
-        amax = PetscAbsScalar(b->win[act[a] * W + s]), best = a;
+    best = Pivot(b->win + s, W, act, na);
     b->mstart[c] = nm;
     if (best < 0) {
       *zero = PETSC_TRUE;
@@ -505,8 +524,8 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
     }
     pw = act[best], act[best] = act[--na], b->piv[c] = b->slotrow[pw];
     p = b->win + pw * W, pl = b->wleft + pw * b->nL;
-    e = b->ext[pw]; /* its last nonzero: ext bounds it, often a node too far (e's slot stepped, not e % W) */
-    for (PetscInt se = e % W; e > j && p[se] == 0; e--, se = se ? se - 1 : W - 1)
+    e = b->ext[pw]; /* its last nonzero: ext (in [j, j + W)) bounds it, often a node too far */
+    for (PetscInt se = s + e - j < W ? s + e - j : s + e - j - W; e > j && p[se] == 0; e--, se = se ? se - 1 : W - 1)
       ;
     len = PetscMin(e - j + 1, W), n1 = PetscMin(len, W - s), pinv = 1 / p[s];
     { /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
@@ -540,7 +559,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
     for (PetscInt a = 0; a < na; a++)
       b->leftover[b->nleft] = b->slotrow[act[a]], b->leftslot[b->nleft++] = act[a];
     for (; next < b->nrow; next++) {
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree]));
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], -1));
       b->leftover[b->nleft] = next, b->leftslot[b->nleft++] = b->freeslot[nfree];
     }
   }
