@@ -19,11 +19,12 @@ with AVX2 + FMA; numpy's matrix product if that is faster) and bandwidth = numpy
 array (read + write). Both are generous (no code on 4n x 4n blocks reaches that peak), so the bound is
 below what any implementation can reach.
 
-"last" is the last Newton iteration alone, from -hs_monitor's elapsed times (millisecond resolution: shown
-where it took 50 ms or more): an iteration's work without the solve's one-time costs, which the whole solve's
-average ("us/node/Nwt") carries once, spread over its few iterations: the initial residual, hsband's layout,
-and the first touch of fresh memory (at N = 1e6 kepler's hsband factors are 3.5 GB, and on this project's
-virtual machine fresh memory costs 1-3 s per GB: bench/README.md).
+"last" is the last Newton iteration alone, from -hs_monitor's elapsed times (N >= 1e5 only, and shown where
+it took 50 ms or more: the times have milliseconds): an iteration's work (with the convergence test before
+it, which may estimate the noise floor) without the solve's one-time costs, which the whole solve's average
+("us/node/Nwt") carries once, spread over its few iterations: the initial residual, hsband's layout, and the
+first touch of fresh memory (at N = 1e6 kepler's hsband factors are 3.5 GB, and on this project's virtual
+machine fresh memory costs 1-3 s per GB: bench/README.md).
 
 Each configuration runs --repeat times (default 3), the rank counts taking turns, and the fastest
 SNESSolve counts (this shared 2-core machine's own events vary by 1.5x from run to run; the minimum
@@ -89,10 +90,13 @@ def eval_us(exe_dir, problem, times=3):
     return best
 
 
+MONITOR_N = 100000  # -hs_monitor from this N on: its line per iteration stays out of the small runs' times
+
+
 def command(exe, problem, N, out):
-    """One 1-rank solve with -log_view and -hs_monitor, its output to the directory out."""
-    return [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", out, "-log_view",
-            "-hs_monitor"]
+    """One 1-rank solve with -log_view (and -hs_monitor for N >= MONITOR_N), its output to the directory out."""
+    return [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", out,
+            "-log_view"] + (["-hs_monitor"] if N >= MONITOR_N else [])
 
 
 def last_iteration(text):
@@ -252,7 +256,7 @@ def main():
           "after it split it (noise: the noise-floor estimates of the convergence test, two residual evaluations\n"
           "each; other: the line search's Jacobian product and vector work, norms); / bound: the ratio to\n"
           "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); last: the last Newton\n"
-          "iteration alone (-hs_monitor's times, core-microseconds per node; where it took 50 ms or more) and its ratio\n"
+          "iteration alone (-hs_monitor's times, core-microseconds per node; N >= 1e5, 50 ms or more) and its ratio\n"
           "to the bound: no one-time costs of the solve (initial residual, layout, first touch of fresh memory);\n"
           "speed-up: 1 rank's\n"
           "s/Newton over this row's; halves (2 ranks): s/Newton of the row's two halves (N / 2 each) run at once as\n"
