@@ -211,7 +211,8 @@ def print_rows(N, best, halves, ranks, lb):
         fa, so, no = e.get("PCSetUp", 0), e.get("PCApply", 0), e.get("HsNoiseEstimate", 0)
         if r == 1:
             t1 = tot / it
-        last = "%6.3f %5.2f" % (s["last"] / N * 1e6 * r, s["last"] / N * 1e6 * r / lb) if s.get("last") else "     -     -"
+        la = s.get("last")
+        last = "%6.3f %5.2f" % (la / N * 1e6 * r, la / N * 1e6 * r / lb) if la else "     -     -"
         print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %s %8s %7s" % (
             N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(no), per(tot - ev_t - fa - so - no),
             per(tot) / lb, last, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",

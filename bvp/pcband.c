@@ -400,8 +400,9 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
 /* Row i (staircase order) of A, oriented, into window row w (zeroed first) and its spike, from its pieces
  * (the parts' CSR rows, or one MatGetRow); its extent from the layout: its interior-or-right columns lie
  * in [f, last] with f = max(first, is), and last - f < W (Orient), so in [base, base + 2W) for the
- * multiple of W base <= f (given, or -1: computed here). The CSR rows come from memory (the matrix is far larger than the caches) and
- * the loads waited on them: with long rows (b->prefetch) it asks for row i + HS_BAND_PREFETCH's first.
+ * multiple of W base <= f (given, or -1: computed here). The CSR rows come from memory (the matrix is far
+ * larger than the caches) and the loads waited on them: with long rows (b->prefetch) it asks for row
+ * i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
 static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base)
