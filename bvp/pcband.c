@@ -400,20 +400,18 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
 /* Row i (staircase order) of A, oriented, into window row w (zeroed first) and its spike, from its pieces
  * (the parts' CSR rows, or one MatGetRow); its extent from the layout: its interior-or-right columns lie
  * in [f, last] with f = max(first, is), and last - f < W (Orient), so in [base, base + 2W) for the
- * multiple of W base <= f (given, or -1: computed here). The CSR rows come from memory (the matrix is far
+ * multiple of W base <= f (the caller's). The CSR rows come from memory (the matrix is far
  * larger than the caches) and the loads waited on them: with long rows (b->prefetch) it asks for row
  * i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
 static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base)
 {
-  PetscInt           lr = b->perm[i], f = PetscMax(b->first[i], b->is), np = 0, n[2], off[2];
+  PetscInt           lr = b->perm[i], np = 0, n[2], off[2];
   const PetscInt    *cols[2], *map[2];
   const PetscScalar *vals[2];
 
   PetscFunctionBeginUser;
-  if (base < 0)
-    base = f - f % b->W;
   PetscCall(PetscArrayzero(b->win + w * b->W, b->W));
   PetscCall(PetscArrayzero(b->wleft + w * b->nL, b->nL));
   b->slotrow[w] = i;
@@ -487,7 +485,7 @@ static inline PetscInt Pivot(const PetscScalar *col, PetscInt W, const PetscInt 
   }
   if (a < na && PetscAbsScalar(col[act[a] * W]) > m0)
     m0 = PetscAbsScalar(col[act[a] * W]), b0 = a;
-  return m1 > m0 || (m1 == m0 && b1 >= 0 && (b0 < 0 || b1 < b0)) ? b1 : b0;
+  return m1 > m0 || (m1 == m0 && b1 < b0) ? b1 : b0; /* equal maxima: both found, or both -1 */
 }
 
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
@@ -560,7 +558,8 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
     for (PetscInt a = 0; a < na; a++)
       b->leftover[b->nleft] = b->slotrow[act[a]], b->leftslot[b->nleft++] = act[a];
     for (; next < b->nrow; next++) {
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], -1));
+      PetscInt f = PetscMax(b->first[next], b->is);
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], f - f % W));
       b->leftover[b->nleft] = next, b->leftslot[b->nleft++] = b->freeslot[nfree];
     }
   }
