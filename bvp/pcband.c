@@ -27,7 +27,9 @@
  * interior and right-interface columns in a circular row of width W, its left-interface entries (nL of
  * them, filled in by pivoting: the "spike") densely. A pivot row leaves the window for the U store,
  * compactly (columns j .. its last nonzero, then the spike) in step order, and its window row is reused: the
- * elimination works in cache (a few rows of W), and the back substitution streams through U. The last
+ * elimination works in cache (a few rows of W), and the back substitution streams through U. The multipliers
+ * (L) are kept only when a factorization serves more than one solve: by default it waits for its first solve
+ * and eliminates that right-hand side along (-pc_hsband_defer; Factor). The last
  * rank (of several) eliminates bottom-up, on its rows and columns reversed: its left interface becomes
  * a right one, so with 2 ranks neither has a spike, and with more only the middle ones
  * (-pc_hsband_reverse_last). Memory per rank is O((re - rs) (W + nL)), work O((re - rs) (W + nL) W):
@@ -87,6 +89,11 @@ typedef struct {
   Vec           r, d;                             /* refinement's residual and correction */
   PetscInt      refine;                           /* -pc_hsband_refine (PETSC_DECIDE: by the band, RefineSteps) */
   PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
+  PetscBool     defer;                            /* -pc_hsband_defer: factor at the first solve, no multipliers */
+  PetscBool     pending;                          /* the factorization waits for that solve (Factor's head) */
+  PetscBool     keep;                             /* a second solve came: every factorization keeps them now */
+  PetscBool     have_l;                           /* these factors have their multipliers (mrow, mval) */
+  PetscObjectState fstate;                        /* the matrix' state at the setup that deferred */
   PetscBool     prefetch;                         /* LoadRow prefetches (long rows, CSR read in place) */
   PetscBool     failed;                           /* the last factorization met a zero pivot */
   PC            inner;                            /* that MUMPS LU, when used (else NULL) */
@@ -489,8 +496,10 @@ static inline PetscInt Pivot(const PetscScalar *col, PetscInt W, const PetscInt 
 }
 
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
- * reaches them; *zero: a column without a nonzero pivot. */
-static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
+ * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
+ * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
+ * stored. */
+static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscScalar *t, PetscBool *zero)
 {
   PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
   PetscCount off = 0;
@@ -533,6 +542,7 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
       PetscScalar *PETSC_RESTRICT win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
       PetscInt *PETSC_RESTRICT    ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
       const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
+      const PetscScalar              tp      = t ? t[b->piv[c]] : 0;
       for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
                                              circular rows, measured slower: kepler, N = 1e5) */
         PetscInt     w = act[a];
@@ -546,7 +556,10 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool *zero)
         ext[w] = PetscMax(ext[w], e);
         for (PetscInt q = 0; q < nL; q++)
           rl[q] -= l * pl[q];
-        mrow[nm] = slotrow[w], mval[nm++] = l;
+        if (t)
+          t[slotrow[w]] -= l * tp;
+        else
+          mrow[nm] = slotrow[w], mval[nm++] = l;
       }
     }
     StoreU(b, c, pw, s, len, pinv, &off);
@@ -702,6 +715,36 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
   PetscFunctionReturn(0);
 }
 
+/* The factors of pc->pmat (its layout and arrays ready): the ranks' eliminations and the reduced system; with t
+ * (deferred: a right-hand side in staircase order, loaded) its forward elimination along and no multipliers
+ * kept. A zero pivot on any rank fails the PC. Collective.
+ *
+ * Why defer (-pc_hsband_defer, the default): a Newton step solves once with each factorization, and the
+ * multipliers are half the factors (kepler, N = 1e5: 13.8 million of them, 12 bytes each, against 21.1 million
+ * U entries of 8). Eliminating the right-hand side as the elimination goes neither stores them nor reads them
+ * back, in the same operations and order as SolveFactored's forward pass (the same solution to the bit). A
+ * second solve with the same factors (the continuation's tangent, or a caller's) factors again keeping them, and
+ * from then on every factorization keeps them (b->keep): one extra elimination, once. */
+static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
+{
+  PetscBool zero, any;
+
+  PetscFunctionBeginUser;
+  b->pending = PETSC_FALSE, b->have_l = (PetscBool)!t, b->det_done = PETSC_FALSE;
+  PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
+  PetscCall(Eliminate(b, pc->pmat, t, &zero));
+  PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
+  PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
+  if (!any)
+    PetscCall(FactorReduced(pc, b, &any));
+  PetscCall(PetscLogEventEnd(HS_BAND_REDUCED, pc, 0, 0, 0));
+  b->failed = any;
+  if (any)
+    PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsPCBandGetDeterminant - the determinant of the matrix factored by a PC of type hsband, m 2^e (as
     MUMPS' ICNTL(33)), computed from the factors on the first call after a factorization; known =
     PETSC_FALSE if pc is not hsband or not set up. Collective. @*/
@@ -716,6 +759,12 @@ PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBoo
     PetscFunctionReturn(0);
   if (((PC_HsBand *)pc->data)->det_none)
     PetscFunctionReturn(0);
+  if (((PC_HsBand *)pc->data)->pending) { /* asked before the deferred factorization's solve: factor now, keeping the
+                                             multipliers for that solve */
+    PetscCall(Factor(pc, (PC_HsBand *)pc->data, NULL));
+    if (((PC_HsBand *)pc->data)->failed)
+      PetscFunctionReturn(0);
+  }
   if (!((PC_HsBand *)pc->data)->det_done && !((PC_HsBand *)pc->data)->inner)
     PetscCall(Determinant(pc, (PC_HsBand *)pc->data));
   ((PC_HsBand *)pc->data)->det_done = PETSC_TRUE;
@@ -761,11 +810,11 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
 static PetscErrorCode PCSetUp_HsBand(PC pc)
 {
   PC_HsBand       *b = (PC_HsBand *)pc->data;
-  PetscBool        zero, any;
   PetscObjectState state;
 
   PetscFunctionBeginUser;
   b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE, b->det_none = PETSC_FALSE; /* the determinant: on demand */
+  b->pending = PETSC_FALSE, b->have_l = PETSC_FALSE;
   pc->failedreason = PC_NOERROR; /* as PETSc's own factorizations do: a failure is this setup's, not forever */
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (b->laid != pc->pmat || b->laid_state != state) { /* a new pattern: a new layout (else the last one's) */
@@ -785,41 +834,36 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   }
   PetscCall(PCDestroy(&b->inner));
   PetscCall(Allocate(b));
-  PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
-  PetscCall(Eliminate(b, pc->pmat, &zero));
-  PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
-  PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
-  PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
-  if (!any)
-    PetscCall(FactorReduced(pc, b, &any));
-  PetscCall(PetscLogEventEnd(HS_BAND_REDUCED, pc, 0, 0, 0));
-  b->failed = any;
-  if (any)
-    PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
+  PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &b->fstate));
+  b->pending = (PetscBool)(b->defer && !b->keep && !RefineSteps(b) && !pc->reusepreconditioner);
+  if (!b->pending)
+    PetscCall(Factor(pc, b, NULL));
   PetscFunctionReturn(0);
 }
 
-/* y = A^{-1} x by the factors */
-static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
+/* b->t = x in the staircase row order */
+static PetscErrorCode LoadRHS(PC_HsBand *b, Vec xv)
 {
-  PC_HsBand         *b    = (PC_HsBand *)pc->data;
-  MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
   const PetscScalar *xa;
-  PetscScalar       *ya, *t, *red = NULL, *xr;
-  PetscCount         off;
-  PetscMPIInt       *cnt = NULL, *dsp = NULL, n;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(xv, &xa));
-  t = b->t, xr = b->xr;
-  for (PetscInt i = 0; i < b->nrow; i++) /* in the staircase row order */
-    t[i] = xa[b->perm[i]];
+  for (PetscInt i = 0; i < b->nrow; i++)
+    b->t[i] = xa[b->perm[i]];
   PetscCall(VecRestoreArrayRead(xv, &xa));
-  for (PetscInt c = 0; c < b->nI; c++) { /* forward: the row operations of the elimination */
-    const PetscScalar tp = t[b->piv[c]];   /* no row of step c is its pivot row: independent updates */
-    for (PetscInt m = b->mstart[c]; m < b->mstart[c + 1]; m++)
-      t[b->mrow[m]] -= b->mval[m] * tp;
-  }
+  PetscFunctionReturn(0);
+}
+
+/* y = A^{-1} x from b->t, forward-eliminated: the reduced system's solve on rank 0 (its right-hand side the
+ * left-over rows'), the interface values to every rank, the back substitution. Collective. */
+static PetscErrorCode Complete(PC pc, PC_HsBand *b, Vec yv)
+{
+  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
+  PetscScalar *ya, *t = b->t, *red = NULL, *xr = b->xr;
+  PetscCount   off;
+  PetscMPIInt *cnt = NULL, *dsp = NULL, n;
+
+  PetscFunctionBeginUser;
   if (b->nred) { /* the reduced system on rank 0: its right-hand side is the left-over rows' */
     PetscScalar *rhs;
     PetscCall(PetscMalloc1(b->nleft + 1, &rhs));
@@ -862,7 +906,23 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
   for (PetscInt i = 0; i < b->nrow; i++)
     ya[i] = b->x[Or(b, b->rs + i) - b->olo];
   PetscCall(VecRestoreArray(yv, &ya));
+  PetscFunctionReturn(0);
+}
 
+/* y = A^{-1} x by the factors, multipliers included */
+static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
+{
+  PC_HsBand   *b = (PC_HsBand *)pc->data;
+  PetscScalar *t = b->t;
+
+  PetscFunctionBeginUser;
+  PetscCall(LoadRHS(b, xv));
+  for (PetscInt c = 0; c < b->nI; c++) { /* forward: the row operations of the elimination */
+    const PetscScalar tp = t[b->piv[c]];   /* no row of step c is its pivot row: independent updates */
+    for (PetscInt m = b->mstart[c]; m < b->mstart[c + 1]; m++)
+      t[b->mrow[m]] -= b->mval[m] * tp;
+  }
+  PetscCall(Complete(pc, b, yv));
   PetscFunctionReturn(0);
 }
 
@@ -876,6 +936,25 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
   if (b->inner) {
     PetscCall(PCApply(b->inner, xv, yv));
     PetscFunctionReturn(0);
+  }
+  if (b->pending) { /* the deferred factorization, this right-hand side eliminated along (Factor's head) */
+    PetscCall(LoadRHS(b, xv));
+    PetscCall(Factor(pc, b, b->t));
+    if (!b->failed) {
+      PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
+      PetscCall(Complete(pc, b, yv)); /* no refinement when deferred (PCSetUp) */
+      PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
+      PetscFunctionReturn(0);
+    }
+  } else if (!b->failed && !b->have_l) { /* a second solve: factor again, keeping the multipliers from now on */
+    PetscObjectState state;
+    PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &state));
+    PetscCheck(state == b->fstate, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
+               "-pc_type hsband: a second solve with factors whose matrix has changed since they were made (a reused "
+               "preconditioner): the deferred factorization kept no multipliers; use -pc_hsband_defer false");
+    PetscCall(PetscInfo(pc, "hsband: a second solve with one factorization; the multipliers are kept from now on\n"));
+    b->keep = PETSC_TRUE;
+    PetscCall(Factor(pc, b, NULL));
   }
   if (b->failed) { /* as PETSc's factorizations do after a failure: no solution (Newton sees a failed solve) */
     PetscCall(VecSetInf(yv));
@@ -914,6 +993,10 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
                             "the matrix, a free T's, none in a narrow band)", "PCHSBAND", b->refine, &b->refine, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_reverse_last", "the last rank eliminates bottom-up (no spike: with 2 ranks "
                              "neither rank has one)", "PCHSBAND", b->reverse, &b->reverse, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_defer", "factor at the first solve, its right-hand side eliminated along and "
+                             "the multipliers (half the factors) not kept; a second solve with the same factors "
+                             "factors again keeping them, as every factorization after it", "PCHSBAND", b->defer,
+                             &b->defer, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
                              "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
@@ -936,9 +1019,12 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  banded LU with partial pivoting (hamshoot): %" PetscInt_FMT " below, %" PetscInt_FMT
                                      " above the diagonal; rows in staircase order, %" PetscInt_FMT " columns wide "
-                                     "(rank 0)%s; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
+                                     "(rank 0)%s; %s; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
                                      "%" PetscInt_FMT " refinement step(s)%s\n",
                                      b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "",
+                                     b->defer && !b->keep && !RefineSteps(b)
+                                       ? "factored at the first solve, its right-hand side along (multipliers not kept)"
+                                       : "multipliers kept",
                                      b->nred, RefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
   PetscFunctionReturn(0);
 }
@@ -972,6 +1058,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   b->refine               = PETSC_DECIDE; /* by the band's width (RefineSteps) */
   b->fallback             = PETSC_TRUE;
   b->reverse              = PETSC_TRUE;
+  b->defer                = PETSC_TRUE;
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;

@@ -7,7 +7,10 @@
  *   - the solution of A x = b agrees with MUMPS' to 1e-10 (relative), and |A x - b| is at round-off;
  *   - the determinant (m 2^e) agrees with MUMPS' (ICNTL(33)): same sign, |log2 |det| - log2 |det_M||
  *     below 1e-9 (relative to the log): every pivot, the row and column permutations' parities and the
- *     reduced system's LU enter it.
+ *     reduced system's LU enter it; asked for after the solve that factored (the default deferral), or
+ *     before it (which then factors);
+ *   - a second solve with the same factors (factored again, keeping the multipliers) and a factorization
+ *     kept whole (-pc_hsband_defer false) give the deferred solve's x to the bit.
  * The expected values are MUMPS', an independent LU (its own ordering and pivoting).
  */
 #include "../bvp/hsbvpimpl.h"
@@ -62,8 +65,13 @@ static PetscErrorCode Build(MPI_Comm comm, PetscInt shape, PetscInt n, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* x = A^{-1} b by KSP preonly with PC type; the determinant m 2^e if known. */
-static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool reverse, PetscReal *m, PetscInt *e, PetscBool *known)
+/* x = A^{-1} b by KSP preonly with PC type; the determinant m 2^e if known. hsband factors when it solves
+ * (-pc_hsband_defer, the default): solved a second time with the same factors (which factors again, keeping
+ * the multipliers) and with -pc_hsband_defer false, the solutions must equal x to the bit (the same row
+ * operations in the same order); *same says whether they do. Its determinant is asked for after the solve,
+ * or with reverse before it. */
+static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool reverse, PetscReal *m, PetscInt *e, PetscBool *known,
+                            PetscBool *same)
 {
   KSP ksp;
   PC  pc;
@@ -89,11 +97,30 @@ static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool rever
     PetscCall(MatMumpsSetIcntl(F, 33, 1));
   }
   PetscCall(KSPSetUp(ksp));
-  PetscCall(KSPSolve(ksp, b, x));
-  if (band)
+  if (band && reverse) /* asked before the solve (the factorization deferred to it is done there) */
     PetscCall(HsPCBandGetDeterminant(pc, m, e, known));
-  else
+  PetscCall(KSPSolve(ksp, b, x));
+  if (band && !reverse) /* after it (the factors made by the solve) */
+    PetscCall(HsPCBandGetDeterminant(pc, m, e, known));
+  else if (!band)
     PetscCall(HsMumpsDeterminant(F, m, e, known));
+  *same = PETSC_TRUE;
+  if (band) {
+    Vec       y;
+    PetscBool eq;
+    PetscCall(VecDuplicate(x, &y));
+    PetscCall(KSPSolve(ksp, b, y)); /* the second solve with these factors */
+    PetscCall(VecEqual(x, y, &eq));
+    *same = eq;
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_defer", "false"));
+    PetscCall(PCSetFromOptions(pc));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_defer"));
+    PetscCall(MatScale(A, 1.0)); /* a new state, the same matrix: factored again */
+    PetscCall(KSPSolve(ksp, b, y));
+    PetscCall(VecEqual(x, y, &eq));
+    *same = (PetscBool)(*same && eq);
+    PetscCall(VecDestroy(&y));
+  }
   PetscCall(KSPDestroy(&ksp));
   PetscFunctionReturn(0);
 }
@@ -104,7 +131,7 @@ static PetscErrorCode Case(PetscInt shape, PetscInt n, PetscInt seed, PetscBool 
   Vec       b, x, y, r;
   PetscReal mb, mm, err, res, nx, nb;
   PetscInt  eb, em;
-  PetscBool kb, km;
+  PetscBool kb, km, same, dummy;
   PetscMPIInt size;
 
   PetscFunctionBeginUser;
@@ -114,8 +141,11 @@ static PetscErrorCode Case(PetscInt shape, PetscInt n, PetscInt seed, PetscBool 
   PetscCall(VecDuplicate(x, &y));
   PetscCall(VecDuplicate(b, &r));
   PetscCall(VecSetRandom(b, NULL));
-  PetscCall(Solve(A, b, x, PETSC_TRUE, reverse, &mb, &eb, &kb));
-  PetscCall(Solve(A, b, y, PETSC_FALSE, reverse, &mm, &em, &km));
+  PetscCall(Solve(A, b, x, PETSC_TRUE, reverse, &mb, &eb, &kb, &same));
+  PetscCall(Solve(A, b, y, PETSC_FALSE, reverse, &mm, &em, &km, &dummy));
+  CHECK(same, "shape %d, n %d, %d ranks, reverse %d: a second solve with the same factors, and the factorization kept "
+        "whole (-pc_hsband_defer false), give the deferred one's solution to the bit", (int)shape, (int)n, size,
+        (int)reverse);
   PetscCall(MatMult(A, x, r));
   PetscCall(VecAXPY(r, -1, b));
   PetscCall(VecNorm(r, NORM_INFINITY, &res));
