@@ -10,7 +10,9 @@
  * so that each is a new factorization of the same work. A whole hamshoot run mixes the factorization
  * with the evaluations and varies by 1.5x on this shared machine; this one varies by a few per cent, the
  * resolution the kernels' A/B comparisons need (bench/README.md). Runs on any number of ranks; any
- * KSP/PC options apply (-pc_type lu -pc_factor_mat_solver_type mumps: MUMPS on the same matrix). */
+ * KSP/PC options apply (-pc_type lu -pc_factor_mat_solver_type mumps: MUMPS on the same matrix). hsband factors
+ * inside its first solve by default (-pc_hsband_defer), so "factorization" is then its set-up alone and "solve"
+ * holds the elimination: compare sums, or separate them with -pc_hsband_defer false. */
 #include "../bvp/hsbvp.h"
 
 #include <stdlib.h>
