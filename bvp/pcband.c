@@ -807,6 +807,14 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
   PetscFunctionReturn(0);
 }
 
+/* Whether a factorization of pc waits for its first solve (Factor's head): -pc_hsband_defer, no second solve seen,
+ * no refinement (which solves again), and not a reused preconditioner (a later solve may come after the matrix
+ * changed, and the multipliers could not be made again). */
+static PetscBool Defers(PC pc, const PC_HsBand *b)
+{
+  return (PetscBool)(b->defer && !b->keep && !RefineSteps(b) && !pc->reusepreconditioner);
+}
+
 static PetscErrorCode PCSetUp_HsBand(PC pc)
 {
   PC_HsBand       *b = (PC_HsBand *)pc->data;
@@ -835,7 +843,7 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   PetscCall(PCDestroy(&b->inner));
   PetscCall(Allocate(b));
   PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &b->fstate));
-  b->pending = (PetscBool)(b->defer && !b->keep && !RefineSteps(b) && !pc->reusepreconditioner);
+  b->pending = Defers(pc, b);
   if (!b->pending)
     PetscCall(Factor(pc, b, NULL));
   PetscFunctionReturn(0);
@@ -1015,17 +1023,17 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PCView(b->inner, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
-  } else if (ascii)
+  } else if (ascii) {
+    const char *mult = Defers(pc, b) ? "factored at the first solve, its right-hand side along (multipliers not kept)"
+                                     : "multipliers kept";
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  banded LU with partial pivoting (hamshoot): %" PetscInt_FMT " below, %" PetscInt_FMT
                                      " above the diagonal; rows in staircase order, %" PetscInt_FMT " columns wide "
-                                     "(rank 0)%s; %s; reduced system of %" PetscInt_FMT " interface unknowns on rank 0; "
-                                     "%" PetscInt_FMT " refinement step(s)%s\n",
+                                     "(rank 0)%s; %s; reduced system of %" PetscInt_FMT
+                                     " interface unknowns on rank 0; %" PetscInt_FMT " refinement step(s)%s\n",
                                      b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "",
-                                     b->defer && !b->keep && !RefineSteps(b)
-                                       ? "factored at the first solve, its right-hand side along (multipliers not kept)"
-                                       : "multipliers kept",
-                                     b->nred, RefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
+                                     mult, b->nred, RefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
+  }
   PetscFunctionReturn(0);
 }
 
