@@ -24,8 +24,8 @@
  * that of one), so nu estimates ||e||_2 itself, and with N >> 1 components the estimate is sharp.
  * A Newton step cannot bring ||F|| below about ||e|| (F(X + dX) = F(X) + J dX + e' + O(dX^2),
  * with J dX = -F to round-off): at ||F|| <= c nu (c = -hs_snes_noise, 10) the solve has
- * converged, reason CONVERGED_NOISE_FLOOR, unless the step to it cut ||F|| tenfold or more and
- * ||F|| > 2 nu (AtFloor: Newton's quadratic phase, whose smooth residual is not yet noise; one step
+ * converged, reason CONVERGED_NOISE_FLOOR, unless the step to it cut ||F|| tenfold or more from
+ * above 100 nu (AtFloor: Newton's quadratic phase, whose smooth residual is not yet noise; one step
  * more). A solve above c nu keeps going: slow progress there is globalization (or an inexact
  * Jacobian), not the floor. nu is estimated (2 residual evaluations each time, the HsNoiseEstimate
  * event) and reported as noise_floor:
@@ -36,13 +36,13 @@
  *     floor";
  *   - after any step that brings ||F|| within 100 c nu of the last estimate,
  *   - except right after an estimate, across a step ||dX||_2 <= 1e-3 ||X||_2: the terms, and so
- *     their evaluation error, have not changed, and the last estimate is this iterate's (kepler,
- *     N = 1e5: the last of Newton's quadratic steps lands at the floor across ||dX|| = 1.5e-4,
- *     ||X|| > 500).
+ *     their evaluation error, have not changed, and the last estimate is this iterate's, and the
+ *     next's across another such step (kepler, N = 1e5: the last of Newton's quadratic steps lands
+ *     at the floor across ||dX|| = 1.5e-4, ||X|| > 500).
  * A line search that fails to reduce ||F|| (Newton's quadratic
  * phase can land on the floor in one step, and the next step only stirs it) is the same symptom:
- * HsSolverAtNoiseFloor then decides whether the solve has converged (unless the convergence test
- * estimated at that iterate already, and found it above the floor).
+ * HsSolverAtNoiseFloor then decides whether the solve has converged, by c nu alone (with the
+ * convergence test's estimate where it holds one for that iterate).
  */
 #include "hsbvpimpl.h"
 
@@ -51,7 +51,7 @@
 #define HS_NOISE_FAR_SIZE   10.0  /* ... of an iterate of a size within this factor of the last estimate's */
 #define HS_NOISE_FRESH      1e-3  /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
 #define HS_NOISE_QUADRATIC  10.0  /* a step that cut ||F|| by this factor was Newton's quadratic phase (AtFloor) */
-#define HS_NOISE_LANDED     2.0   /* ... and it landed on the floor if ||F|| <= this times nu */
+#define HS_NOISE_FROM       100.0 /* ... and it ended the solve only from ||F|| <= this times nu (AtFloor) */
 
 /*@ HsSolverMonitor - one progress line per Newton iteration (bvp/ internal; SNES monitor): the
     residual norm, linear iterations, elapsed time (ms: bench/scaling_bench.py takes one iteration's time
@@ -190,32 +190,45 @@ static PetscBool Fresh(HsSolver s, PetscInt it, PetscReal xnorm, PetscReal snorm
 }
 
 /* Whether ||F|| = fnorm ends the solve at the floor nu: fnorm <= c nu, unless the step to it cut ||F|| by
-   HS_NOISE_QUADRATIC or more and it is above HS_NOISE_LANDED nu. Such a step was Newton's quadratic phase, whose
-   ||F|| is the iteration's own error: smooth in time, it moves the solution far more than evaluation noise of the
-   same norm (random from node to node). kepler, N = 1e5, kkt costates: ||F|| 1.85e-5 -> 6.2e-9 = 7.2 nu had ended
-   the solve with J^d 3.8e-7 (relative) off IPOPT's; the next step, to 1.2e-9 = 1.4 nu, gives J^d 2e-14 from the
-   conserving costates' (test robustness). After a line search that could not reduce ||F|| (HsSolverSolveNewton),
-   fnorm is the last iterate's, s->fnorm_prev, and only c nu counts. */
+   HS_NOISE_QUADRATIC or more from above HS_NOISE_FROM nu. Such a step was Newton's quadratic phase, and what it
+   leaves of the residual before it is Newton's own error: smooth in time, it moves the solution far more than
+   evaluation noise of the same norm (random from node to node), and ||F|| cannot tell the two apart. A step there
+   cuts that error about 1000-fold (kepler below: landed at 3.3e-4 and 1.2e-3 of where it started, at most), so
+   from within 100 nu it leaves about 0.1 nu; from farther, one step more. Measured, kepler, default guess:
+     - N = 1e5, kkt costates: ||F|| 1.85e-5 = 21500 nu -> 6.2e-9 = 7.2 nu had ended the solve with J^d 3.8e-7
+       (relative) off IPOPT's; the next step, to 1.2e-9, gives J^d 2e-14 from the conserving costates' (test
+       robustness);
+     - N = 1e6: 5.85e-6 = 830 nu -> 1.02e-8 = 1.44 nu had ended it with J^d 3.8e-7 off and H^d's spread 4.3e-7;
+       the next step, to 1.00e-8 (no smaller: the floor), gives J^d within 5e-15 of a solve taken on to 7
+       iterations (-hs_snes_noise 1) and the spread 1.3e-10 (8.8e-11 there);
+     - N = 1e5: 6.1e-9 = 27 nu -> 3.2e-10 = 1.4 nu ends it (H^d's spread 1.1e-11), as before.
+   After a line search that could not reduce ||F|| (HsSolverSolveNewton), fnorm is the last iterate's,
+   s->fnorm_prev, and only c nu counts. */
 static PetscBool AtFloor(HsSolver s, PetscReal fnorm, PetscReal nu)
 {
   return (PetscBool)(fnorm <= s->noise_factor * nu &&
-                     (fnorm <= HS_NOISE_LANDED * nu || HS_NOISE_QUADRATIC * fnorm > s->fnorm_prev));
+                     (HS_NOISE_QUADRATIC * fnorm > s->fnorm_prev || s->fnorm_prev <= HS_NOISE_FROM * nu));
 }
 
 /*@ HsSolverAtNoiseFloor - whether ||F|| = fnorm at X (F = F(X)), Newton's iterate it, is at the noise floor
     (file head): the evaluation error is estimated at X (s->res.noise_floor, the size of X and the iteration
-    it describes: s->noise_xinf, s->noise_it), and s->res.at_floor set if fnorm <= -hs_snes_noise times it
-    (and not just after Newton's quadratic phase: AtFloor).
+    it describes: s->noise_xinf, s->noise_it; the estimate the convergence test holds for iterate it is used
+    instead), and s->res.at_floor set if fnorm <= -hs_snes_noise times it (and not just after Newton's
+    quadratic phase: AtFloor).
     The convergence test calls it after a slow step, HsSolverSolveNewton after a line search that could not
     reduce ||F||. bvp/ internal. Collective. @*/
 PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at)
 {
-  PetscReal nu;
+  PetscReal nu = s->res.noise_floor;
 
   PetscFunctionBeginUser;
   *at = PETSC_FALSE;
   if (!(s->noise_factor > 0))
     PetscFunctionReturn(0);
+  if (s->noise_it == it && nu > 0) {
+    *at = s->res.at_floor = AtFloor(s, fnorm, nu);
+    PetscFunctionReturn(0);
+  }
   PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
   if (nu > 0) {
     s->res.noise_floor = nu, s->noise_it = it;
@@ -260,9 +273,11 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
   if (fnorm <= level)
     *reason = SNES_CONVERGED_FNORM_ABS;
-  else if (Fresh(s, it, xnorm, snorm)) { /* the last estimate is this iterate's (file head) */
+  else if (Fresh(s, it, xnorm, snorm)) { /* the last estimate is this iterate's (file head), and the next's too if
+                                            the step from here is small again */
+    s->noise_it = it;
     if (AtFloor(s, fnorm, s->res.noise_floor)) {
-      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated one step back\n", (double)fnorm,
+      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated at most a small step back\n", (double)fnorm,
                           (double)s->res.noise_floor));
       s->res.at_floor = PETSC_TRUE;
       *reason         = SNES_CONVERGED_FNORM_ABS;

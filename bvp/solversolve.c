@@ -394,15 +394,15 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   if (s->res.reason == SNES_DIVERGED_LINE_SEARCH && !s->interrupted) { /* at the noise floor? (convergence.c) */
-    PetscBool at;
+    PetscBool at, known;
     PetscInt  it;
     PetscCall(SNESGetIterationNumber(s->snes, &it));
-    if (s->noise_it != it) { /* else the convergence test estimated at this X and found it above the floor */
-      PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, it, &at));
-      if (at)
-        s->res.reason = SNES_CONVERGED_FNORM_ABS;
+    known = (PetscBool)(s->noise_it == it); /* the convergence test's estimate holds at this X: no new one */
+    PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, it, &at));
+    if (at)
+      s->res.reason = SNES_CONVERGED_FNORM_ABS;
+    if (!known)
       PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
-    }
   }
   PetscCall(PetscStrncpy(s->res.status,
                          s->interrupted  ? "INTERRUPTED"
