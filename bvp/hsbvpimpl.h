@@ -174,6 +174,7 @@ PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], co
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
 int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 void           HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len);
+int            HsFormatG17(double x, char *buf); /* bvp/format.c: "%.17g", faster */
 int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
 int  HsMakeDirs(const char *dir);
 int  HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);

@@ -251,13 +251,24 @@ void HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, s
     snprintf(buf, len, "lambda%d", i + 1);
 }
 
+/* Writes ",x" at p ("%.17g" by HsFormatG17: a line's numbers in a buffer of HS_NUMBER_LEN per number, written
+   at once, instead of an fprintf per number: bvp/format.c) and returns the end. */
+#define HS_NUMBER_LEN 33
+static char *Number(char *p, double x)
+{
+  *p++ = ',';
+  return p + HsFormatG17(x, p);
+}
+
 /* trajectory.csv: the node quantities, one row per node k = 0..N: t_k, the states, and E_k - W_k
  * (energy minus discrete work; constant for an energy-consistent state scheme). */
 static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
   PetscInt dim = 2 * s->prob->n;
-  char     name[HS_NAME_LEN + 16];
+  char     name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2));
 
+  if (!line)
+    return 1;
   fprintf(f, "t");
   for (PetscInt i = 0; i < dim; i++) {
     HsColumnName(s->prob, 0, (int)i, 0, name, sizeof name);
@@ -265,11 +276,14 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
   }
   fprintf(f, ",E_minus_W\n");
   for (PetscInt k = 0; k <= s->N; k++) {
-    fprintf(f, "%.17g", (double)(s->res.T * k / s->N));
+    char *p = line + HsFormatG17((double)(s->res.T * k / s->N), line);
     for (PetscInt i = 0; i < dim; i++)
-      fprintf(f, ",%.17g", (double)x[k * 2 * dim + i]);
-    fprintf(f, ",%.17g\n", (double)s->EW[k]);
+      p = Number(p, (double)x[k * 2 * dim + i]);
+    p    = Number(p, (double)s->EW[k]);
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), f);
   }
+  free(line);
   return ferror(f);
 }
 
@@ -279,12 +293,14 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
 {
   const HsProblem *P = s->prob;
   PetscInt         m = P->m, dim = 2 * P->n;
-  double          *u = malloc(sizeof(double) * (size_t)m);
-  char             name[HS_NAME_LEN + 16];
+  double          *u    = malloc(sizeof(double) * (size_t)m);
+  char            *line = malloc(HS_NUMBER_LEN * (size_t)(m + dim + 3)), name[HS_NAME_LEN + 16];
   int              bad;
 
-  if (!u)
+  if (!u || !line) {
+    free(u), free(line);
     return 1;
+  }
   fprintf(f, "k,t_mid");
   for (PetscInt i = 0; i < m; i++)
     fprintf(f, ",u%" PetscInt_FMT, i + 1);
@@ -295,19 +311,22 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
   fprintf(f, ",H\n");
   for (PetscInt k = 0; k < s->N; k++) {
     const PetscScalar *xk = x + k * 2 * dim;
-    fprintf(f, "%" PetscInt_FMT ",%.17g", k, (double)(s->res.T * (k + 0.5) / s->N));
+    char              *p  = line + snprintf(line, HS_NUMBER_LEN, "%" PetscInt_FMT, k);
+    p                     = Number(p, (double)(s->res.T * (k + 0.5) / s->N));
     if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
       memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
     else
       HsDiscControl(s->disc, xk, xk + 2 * dim, xk + dim, u); /* the solution was evaluated: no domain error */
     for (PetscInt i = 0; i < m; i++)
-      fprintf(f, ",%.17g", u[i]);
+      p = Number(p, u[i]);
     for (PetscInt i = 0; i < dim; i++)
-      fprintf(f, ",%.17g", (double)xk[dim + i]);
-    fprintf(f, ",%.17g\n", (double)s->H[k]);
+      p = Number(p, (double)xk[dim + i]);
+    p    = Number(p, (double)s->H[k]);
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), f);
   }
   bad = ferror(f);
-  free(u);
+  free(u), free(line);
   return bad;
 }
 
