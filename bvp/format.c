@@ -6,7 +6,7 @@
  * 1e-6 .. 1e17) the 17 significant digits come exactly from 128-bit integers: x = m 2^E, and
  * round(x 10^k) with k = 16 - floor(log10 |x|) <= 22 is m 10^k (< 2^127) shifted right by -E, rounded half
  * to even on the remainder, as glibc rounds the exact binary value. Other numbers (zero, subnormal, inf,
- * nan, magnitudes outside that range) go to snprintf. Test format: the same strings as snprintf for 2e7
+ * nan, magnitudes outside that range) go to snprintf. Test format_unit: the same strings as snprintf for 1.2e7
  * numbers of every magnitude and the rounding's edge cases; bench/README.md: the time.
  */
 #include "hsbvpimpl.h"
@@ -54,8 +54,8 @@ static int Scaled(uint64_t m, int k, int E, unsigned __int128 *q, unsigned __int
   return 1;
 }
 
-/* The 17 digits d and decimal exponent X of |x| = 0.d... 10^(X+1) as "%.17g" rounds them; 0 where outside the
-   exact range (the caller then uses snprintf). */
+/* The 17 significant digits d (an integer in [1e16, 1e17)) and the decimal exponent X of |x| = d 10^(X-16) as
+   "%.17g" rounds them; 0 where outside the exact range (the caller then uses snprintf). */
 static int Digits(double x, uint64_t *d, int *X)
 {
   uint64_t          bits, m;
