@@ -261,10 +261,9 @@ def main():
           "the lower bound (1 rank: time; 2 ranks: core time, so a perfect speed-up keeps it); last: the last Newton\n"
           "iteration alone (-hs_monitor's times, core-microseconds per node; N >= 1e5, 50 ms or more) and its ratio\n"
           "to the bound: no one-time costs of the solve (initial residual, layout, first touch of fresh memory);\n"
-          "speed-up: 1 rank's\n"
-          "s/Newton over this row's; halves (2 ranks): s/Newton of the row's two halves (N / 2 each) run at once as\n"
-          "independent 1-rank processes, over the 2-rank run's: 1 means MPI and the partition cost nothing beyond\n"
-          "what two processes at once cost on this machine.\n"
+          "speed-up: 1 rank's s/Newton over this row's; halves (2 ranks): s/Newton of the row's two halves (N / 2\n"
+          "each) run at once as independent 1-rank processes, over the 2-rank run's: 1 means MPI and the partition\n"
+          "cost nothing beyond what two processes at once cost on this machine.\n"
           "Each row and the halves are the fastest of --repeat runs, the three taking turns.")
 
 

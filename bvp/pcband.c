@@ -750,25 +750,24 @@ static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
     PETSC_FALSE if pc is not hsband or not set up. Collective. @*/
 PetscErrorCode HsPCBandGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known)
 {
-  PetscBool band;
+  PC_HsBand *b = (PC_HsBand *)pc->data;
+  PetscBool  band;
 
   PetscFunctionBeginUser;
   *known = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
-  if (!band || !pc->setupcalled || pc->failedreason)
+  if (!band || !pc->setupcalled || pc->failedreason || b->det_none)
     PetscFunctionReturn(0);
-  if (((PC_HsBand *)pc->data)->det_none)
-    PetscFunctionReturn(0);
-  if (((PC_HsBand *)pc->data)->pending) { /* asked before the deferred factorization's solve: factor now, keeping the
-                                             multipliers for that solve */
-    PetscCall(Factor(pc, (PC_HsBand *)pc->data, NULL));
-    if (((PC_HsBand *)pc->data)->failed)
+  if (b->pending) { /* asked before the deferred factorization's solve: factor now, keeping the multipliers for
+                       that solve */
+    PetscCall(Factor(pc, b, NULL));
+    if (b->failed)
       PetscFunctionReturn(0);
   }
-  if (!((PC_HsBand *)pc->data)->det_done && !((PC_HsBand *)pc->data)->inner)
-    PetscCall(Determinant(pc, (PC_HsBand *)pc->data));
-  ((PC_HsBand *)pc->data)->det_done = PETSC_TRUE;
-  *m = ((PC_HsBand *)pc->data)->det_m, *e = ((PC_HsBand *)pc->data)->det_e, *known = PETSC_TRUE;
+  if (!b->det_done && !b->inner)
+    PetscCall(Determinant(pc, b));
+  b->det_done = PETSC_TRUE;
+  *m = b->det_m, *e = b->det_e, *known = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
