@@ -630,6 +630,11 @@ static PetscErrorCode ArcSolves(HsContinuation c, const Stage *t, Arc *A, Vec X,
   PetscCall(SNESComputeJacobian(s->snes, X, s->Jac, s->Jac));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(KSPSetOperators(ksp, s->Jac, s->Jac));
+  {
+    PC pc; /* two solves with one factorization: not in place (the Newton solves decide it again, SetInPlace) */
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(HsPCBandSetInPlace(pc, PETSC_FALSE));
+  }
   PetscCall(ArcDeterminant(ksp, PETSC_FALSE, &A->det_m, &A->det_e, &A->det_known));
   PetscCall(KSPSolve(ksp, A->Fp, A->b));
   PetscCall(KSPGetConvergedReason(ksp, &kr));

@@ -175,6 +175,8 @@ typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MU
 #define HS_DROP_REGROW_DEFAULT 5 /* -pc_hsdrop_regrow */
 PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
 PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
+PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg);
+PetscErrorCode HsSolverGetInPlace(HsSolver s, PetscBool *flg);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);
 PetscErrorCode HsSolverGetMonitor(HsSolver s, PetscBool *monitor);
 PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);

@@ -105,6 +105,9 @@ struct _p_HsSolver {
   SNES       snes;
   Vec        X, F;
   Mat        Jac;
+  PetscErrorCode (*jac_refill)(SNES, Vec, Mat, Mat, void *); /* the formulation's Jacobian evaluation if it fills
+                                                             every value again after MatSetUnfactored (in place) */
+  PetscBool  in_place;  /* -hs_in_place */
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
   PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
@@ -154,6 +157,8 @@ PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
 PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
 PetscErrorCode PCCreate_HsBand(PC pc); /* -pc_type hsband (bvp/pcband.c) */
 PetscErrorCode HsPCBandGetInner(PC pc, PC *inner);
+PetscErrorCode HsPCBandSetInPlace(PC pc, PetscBool flg);
+PetscErrorCode HsSNESExactDirection(SNES snes, PetscBool *exact);
 PetscErrorCode PCCreate_HsDrop(PC pc); /* -pc_type hsdrop (bvp/pcdrop.c) */
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search (bvp/linesearch.c) */
 PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);

@@ -10,7 +10,7 @@
  *
  * What differs is the slope. bt computes F . J Y with a product by the Jacobian, whatever solved for Y.
  * Where Y is the Newton direction from a factorization of this Jacobian applied once (SNESNEWTONLS;
- * KSPPREONLY with hsband or an LU that pivots and drops nothing, ExactDirection; the operator
+ * KSPPREONLY with hsband or an LU that pivots and drops nothing, HsSNESExactDirection; the operator
  * the preconditioner's matrix; neither lagged) and no pre-check changed it, J Y = F to the solve's
  * backward error and s = -||F||^2 (times the scaling to -snes_linesearch_maxstep, if any): the product
  * would read the whole Jacobian to return that to
@@ -23,6 +23,7 @@
 #include "hsbvpimpl.h"
 
 #include <petsc/private/linesearchimpl.h>
+#include <petsc/private/matimpl.h>
 #include <petsc/private/snesimpl.h>
 
 typedef struct {
@@ -68,10 +69,11 @@ static PetscErrorCode ExactFactorization(PC pc, PetscBool *exact)
   PetscFunctionReturn(0);
 }
 
-/* Whether the last Newton direction of snes solves J Y = F to round-off (file head): Newton (SNESNEWTONLS, no
-   nonlinear preconditioner), KSPPREONLY with an exact factorization (ExactFactorization) of the operator
-   itself, the Jacobian and the factorization of this iterate. The same on every rank. */
-static PetscErrorCode ExactDirection(SNES snes, PetscBool *exact)
+/*@ HsSNESExactDirection - whether the last Newton direction of snes solves J Y = F to round-off (file head):
+    Newton (SNESNEWTONLS, no nonlinear preconditioner), KSPPREONLY with an exact factorization (ExactFactorization)
+    of the operator itself, the Jacobian and the factorization of this iterate (bvp/ internal: also the condition of
+    the in-place factorization, solversolve.c). The same on every rank. @*/
+PetscErrorCode HsSNESExactDirection(SNES snes, PetscBool *exact)
 {
   KSP       ksp;
   PC        pc;
@@ -105,7 +107,7 @@ static PetscErrorCode Slope(SNESLineSearch ls, SNES snes, PetscReal fnorm, Petsc
   Mat J;
 
   PetscFunctionBeginUser;
-  PetscCall(ExactDirection(snes, exact));
+  PetscCall(HsSNESExactDirection(snes, exact));
   *exact = (PetscBool)(*exact && !changed);
   *s     = -r * fnorm * fnorm;
   if (*exact)
@@ -241,7 +243,7 @@ static PetscErrorCode Accept(SNESLineSearch ls, SNES snes, PetscReal lambda, Pet
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SNESLineSearchApply_HsBT(SNESLineSearch ls)
+static PetscErrorCode ApplyHsBT(SNESLineSearch ls)
 {
   HsBT       *bt = (HsBT *)ls->data;
   SNES        snes;
@@ -305,6 +307,40 @@ static PetscErrorCode SNESLineSearchApply_HsBT(SNESLineSearch ls)
       PetscFunctionReturn(0);
   }
   PetscCall(Accept(ls, snes, lambda, gnorm, ynorm));
+  PetscFunctionReturn(0);
+}
+
+/* A failed line search after a factorization in place (HsPCBandSetInPlace: the Jacobian marked factored, its
+   values the factors): SNESNEWTONLS would test for a local minimum with a product by the Jacobian (J^T F), which
+   is gone. The failure ends the solve here as it would there: on the step length (a tiny step, as SNES), or
+   DIVERGED_LINE_SEARCH once -snes_max_fail failures are counted; never DIVERGED_LOCAL_MIN. */
+static PetscErrorCode EndFailedSearch(SNESLineSearch ls, SNES snes)
+{
+  SNESLineSearchReason r;
+  PetscReal            xnorm, fnorm, ynorm;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESLineSearchGetReason(ls, &r));
+  if (r == SNES_LINESEARCH_SUCCEEDED || snes->reason || !snes->jacobian || snes->jacobian->factortype == MAT_FACTOR_NONE)
+    PetscFunctionReturn(0);
+  PetscCall(SNESLineSearchGetNorms(ls, &xnorm, &fnorm, &ynorm));
+  if (PetscIsInfOrNanReal(fnorm)) /* SNES ends on that before it tests anything */
+    PetscFunctionReturn(0);
+  if (snes->stol * xnorm > ynorm)
+    snes->reason = SNES_CONVERGED_SNORM_RELATIVE;
+  else if (snes->numFailures + 1 >= snes->maxFailures)
+    snes->numFailures++, snes->reason = SNES_DIVERGED_LINE_SEARCH;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SNESLineSearchApply_HsBT(SNESLineSearch ls)
+{
+  SNES snes;
+
+  PetscFunctionBeginUser;
+  PetscCall(ApplyHsBT(ls));
+  PetscCall(SNESLineSearchGetSNES(ls, &snes));
+  PetscCall(EndFailedSearch(ls, snes));
   PetscFunctionReturn(0);
 }
 

@@ -29,7 +29,12 @@
  * compactly (columns j .. its last nonzero, then the spike) in step order, and its window row is reused: the
  * elimination works in cache (a few rows of W), and the back substitution streams through U. The multipliers
  * (L) are kept only when a factorization serves more than one solve: by default it waits for its first solve
- * and eliminates that right-hand side along (-pc_hsband_defer; Factor). The last
+ * and eliminates that right-hand side along (-pc_hsband_defer; Factor). The U store can be the matrix' own
+ * values (HsPCBandSetInPlace): a row's values are not read again once it has joined, and U's rows take less room
+ * than the matrix' rows they come from (kepler: 21.3 million U entries against 28.8 million), so step c's U row
+ * goes behind the values of the first row not yet joined (bottom-up: ahead of the last), where it fits, else to
+ * the PC's own array (URow; the first steps, whose rows are short, may); the matrix is then marked factored.
+ * The last
  * rank (of several) eliminates bottom-up, on its rows and columns reversed: its left interface becomes
  * a right one, so with 2 ranks neither has a spike, and with more only the middle ones
  * (-pc_hsband_reverse_last). Memory per rank is O((re - rs) (W + nL)), work O((re - rs) (W + nL) W):
@@ -44,6 +49,7 @@
  */
 #include "hsbvpimpl.h"
 
+#include <petsc/private/matimpl.h>
 #include <petsc/private/pcimpl.h>
 #include <petscblaslapack.h>
 
@@ -69,6 +75,11 @@ typedef struct {
   PetscInt    *ulen;             /* step c's U row: ulen[c] entries (columns is + c ..), then its nL spike entries */
   PetscScalar *uval;             /* the U rows in step order, the pivot's reciprocal in the pivot's place */
   PetscCount   ucap, utot;       /* uval's capacity (Bounds') and use */
+  PetscBool    inplace;          /* HsPCBandSetInPlace: U into the matrix' values as their rows join (URow) */
+  PetscScalar *ua;               /* in place: the values of the matrix' owned columns (part 0), uan of them */
+  PetscCount   uan, unin;        /* ... and U's entries there (URow) */
+  char        *uin;              /* step c's U row is in place (else in uval) */
+  char        *joined;           /* in place: local row l has joined the elimination (its values are read) */
   PetscInt    *piv;              /* step c (column is + c): its pivot row (staircase order) */
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
   PetscScalar *mval;
@@ -143,11 +154,11 @@ static PetscErrorCode Free(PC_HsBand *b, PetscBool all)
   if (!all)
     PetscFunctionReturn(0);
   PetscCall(PetscFree2(b->win, b->wleft));
-  PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
+  PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
   PetscCall(PetscFree2(b->mrow, b->mval));
   PetscCall(PetscFree(b->uval));
   PetscCall(PetscFree4(b->t, b->xr, b->act, b->ext));
-  PetscCall(PetscFree4(b->slotrow, b->freeslot, b->leftslot, b->ulen));
+  PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
   PetscCall(VecDestroy(&b->r));
   PetscCall(VecDestroy(&b->d));
   PetscCall(PetscFree(b->red));
@@ -205,13 +216,14 @@ static PetscErrorCode Allocate(PC_HsBand *b)
     PetscFunctionReturn(0);
   b->R = R;
   PetscCall(PetscFree2(b->win, b->wleft));
-  PetscCall(PetscFree4(b->piv, b->mstart, b->leftover, b->x));
+  PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
   PetscCall(PetscMalloc2(R * b->W, &b->win, R * b->nL + 1, &b->wleft));
-  PetscCall(PetscMalloc4(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x));
+  PetscCall(PetscMalloc5(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x,
+                         b->nrow + 1, &b->joined));
   PetscCall(PetscFree4(b->t, b->xr, b->act, b->ext));
   PetscCall(PetscMalloc4(b->nrow + 1, &b->t, b->nred + 1, &b->xr, R + 1, &b->act, R + 1, &b->ext));
-  PetscCall(PetscFree4(b->slotrow, b->freeslot, b->leftslot, b->ulen));
-  PetscCall(PetscMalloc4(R + 1, &b->slotrow, R + 1, &b->freeslot, R + 1, &b->leftslot, b->nI + 1, &b->ulen));
+  PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
+  PetscCall(PetscMalloc5(R + 1, &b->slotrow, R + 1, &b->freeslot, R + 1, &b->leftslot, b->nI + 1, &b->ulen, b->nI + 1, &b->uin));
   PetscCall(VecDestroy(&b->r));
   PetscCall(VecDestroy(&b->d));
   PetscCall(PetscArraycpy(b->alloc, want, 7));
@@ -453,6 +465,15 @@ static inline void RowUpdate(PetscInt n, PetscScalar l, const PetscScalar *PETSC
     r[q] -= l * p[q];
 }
 
+/* Step c's U row, its n entries at off in its store: in place (uin[c]: the matrix' values, from their start, or
+ * bottom-up from their end), else uval. */
+static inline PetscScalar *URow(const PC_HsBand *b, PetscInt c, PetscCount off, PetscInt n)
+{
+  if (!b->uin[c])
+    return b->uval + off;
+  return b->rev ? b->ua + b->uan - off - n : b->ua + off;
+}
+
 /* Window row w's U row of step c (column j, slot s; length len) to the U store at *off, then its spike; in the
  * pivot's place its reciprocal pinv, which the elimination's multipliers and the back substitution multiply by (as
  * LAPACK's getf2 scales by it): one division per step instead of one per multiplier and per solved unknown, whose
@@ -463,7 +484,7 @@ static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, Pets
 {
   PetscInt           W = b->W, n1 = PetscMin(len, W - s);
   const PetscScalar *p = b->win + w * W;
-  PetscScalar       *u = b->uval + *off;
+  PetscScalar       *u = URow(b, c, *off, len + b->nL);
 
   for (PetscInt q = 0; q < n1; q++) /* columns j ..: slots s .., then wrapped 0 .. */
     u[q] = p[s + q];
@@ -499,15 +520,22 @@ static inline PetscInt Pivot(const PetscScalar *col, PetscInt W, const PetscInt 
  * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
  * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
  * stored. */
-static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscScalar *t, PetscBool *zero)
+static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero)
 {
   PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
-  PetscCount off = 0;
+  PetscInt   lo = 0, hi = b->nrow - 1; /* in place: the first and last local rows not joined */
+  PetscCount off[2] = {0, 0}; /* the U entries in uval, in place */
   HsAIJParts rp;
 
   PetscFunctionBeginUser;
   *zero = PETSC_FALSE;
   PetscCall(HsAIJPartsGet(A, PETSC_FALSE, &rp));
+  b->ua = NULL, b->uan = 0;
+  inplace = (PetscBool)(inplace && rp.ok);
+  if (inplace) { /* the values are written in place (below), the matrix' state kept: Factor */
+    b->ua = (PetscScalar *)rp.aa[0], b->uan = rp.ia[0][b->nrow];
+    PetscCall(PetscArrayzero(b->joined, b->nrow));
+  }
   b->prefetch = PETSC_FALSE;
   if (rp.ok) {
     PetscInt nnz = 0;
@@ -523,7 +551,12 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscScalar *t, PetscBool *
     for (; next < b->nrow && b->first[next] <= j; next++) { /* rows whose first column is j (or left of is) */
       PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], j - s)); /* its first interior column is j */
       act[na++] = b->freeslot[nfree];
+      b->joined[b->perm[next]] = 1;
     }
+    for (; inplace && lo < b->nrow && b->joined[lo]; lo++)
+      ;
+    for (; inplace && hi >= 0 && b->joined[hi]; hi--)
+      ;
     best = Pivot(b->win + s, W, act, na);
     b->mstart[c] = nm;
     if (best < 0) {
@@ -562,10 +595,14 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscScalar *t, PetscBool *
           mrow[nm] = slotrow[w], mval[nm++] = l;
       }
     }
-    StoreU(b, c, pw, s, len, pinv, &off);
+    { /* in place if it stays behind (bottom-up: ahead of) the values of the rows not joined */
+      PetscCount end = off[1] + len + nL;
+      b->uin[c]      = (char)(inplace && (b->rev ? b->uan - end >= rp.ia[0][hi + 1] : end <= rp.ia[0][lo]));
+    }
+    StoreU(b, c, pw, s, len, pinv, &off[(int)b->uin[c]]);
     b->freeslot[nfree++] = pw;
   }
-  b->mstart[b->nI] = nm, b->utot = off;
+  b->mstart[b->nI] = nm, b->utot = off[0] + off[1], b->unin = off[1];
   b->nleft = 0;
   if (!*zero) { /* the rows left active, and those that never joined (only interface columns) */
     for (PetscInt a = 0; a < na; a++)
@@ -674,16 +711,20 @@ static void MulDet(PetscReal *m, PetscInt *e, PetscReal f)
 static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
-  PetscReal m = 1, mm, *all;
-  PetscInt  e = 0, ee, odd = 0, *nI, inv = 0;
+  PetscReal  m = 1, mm, *all;
+  PetscInt   e = 0, ee, odd = 0, *nI, inv = 0;
+  PetscCount off[2] = {0, 0}; /* uval's, in place */
   int       x;
 
   PetscFunctionBeginUser;
   PetscCall(LocalParity(b, &odd));
   if (b->rev) /* its interior columns eliminated last to first: a reversal, nI (nI - 1) / 2 transpositions */
     odd ^= ((b->nI * (b->nI - 1)) / 2) & 1;
-  for (PetscCount c = 0, off = 0; c < b->nI; off += b->ulen[c] + b->nL, c++) /* the pivots: U's diagonal */
-    MulDet(&m, &e, 1 / b->uval[off]);
+  for (PetscInt c = 0; c < b->nI; c++) { /* the pivots: U's diagonal */
+    PetscInt n = b->ulen[c] + b->nL;
+    MulDet(&m, &e, 1 / *URow(b, c, off[(int)b->uin[c]], n));
+    off[(int)b->uin[c]] += n;
+  }
   if (!b->rank && b->nred)
     for (PetscInt i = 0; i < b->nred; i++) {
       MulDet(&m, &e, b->red[i * b->nred + i]);
@@ -725,6 +766,23 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
  * back, in the same operations and order as SolveFactored's forward pass (the same solution to the bit). A
  * second solve with the same factors (the continuation's tangent, or a caller's) factors again keeping them, and
  * from then on every factorization keeps them (b->keep): one extra elimination, once. */
+/* Whether a factorization of pc stores U in place (HsPCBandSetInPlace): not with refinement or -info (their
+ * products with the matrix: the refinement's residual, SNESNEWTONLS's check of the solve) or a reused
+ * preconditioner (factors that outlive the values they would overwrite). */
+static PetscBool InPlace(PC pc, const PC_HsBand *b)
+{
+  return (PetscBool)(b->inplace && !RefineSteps(b) && !pc->reusepreconditioner && !PetscLogPrintInfo);
+}
+
+/* The package a matrix factored in place was factored by (MatFactorGetSolverType; MatView says it) */
+static PetscErrorCode FactoredBy(Mat A, MatSolverType *type)
+{
+  PetscFunctionBeginUser;
+  (void)A;
+  *type = "hsband";
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
 {
   PetscBool zero, any;
@@ -732,7 +790,14 @@ static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
   PetscFunctionBeginUser;
   b->pending = PETSC_FALSE, b->have_l = (PetscBool)!t, b->det_done = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
-  PetscCall(Eliminate(b, pc->pmat, t, &zero));
+  PetscCall(Eliminate(b, pc->pmat, InPlace(pc, b), t, &zero));
+  if (b->unin) { /* the matrix' values are (partly) the factors now: PETSc's in-place mark (MatLUFactor's), which
+                    makes its products, views and value setting fail until its owner calls MatSetUnfactored and
+                    fills it again; its state is kept, as these factors are still those of the operator PCSetUp saw */
+    pc->pmat->factortype = MAT_FACTOR_LU;
+    PetscCall(PetscObjectComposeFunction((PetscObject)pc->pmat, "MatFactorGetSolverType_C", FactoredBy));
+    PetscCall(PetscInfo(pc, "hsband: %" PetscCount_FMT " of %" PetscCount_FMT " U entries in place\n", b->unin, b->utot));
+  }
   PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
   PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
   PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
@@ -823,6 +888,9 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE, b->det_none = PETSC_FALSE; /* the determinant: on demand */
   b->pending = PETSC_FALSE, b->have_l = PETSC_FALSE;
   pc->failedreason = PC_NOERROR; /* as PETSc's own factorizations do: a failure is this setup's, not forever */
+  PetscCheck(pc->pmat->factortype == MAT_FACTOR_NONE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE,
+             "-pc_type hsband: the matrix holds the factors of an in-place factorization (HsPCBandSetInPlace): fill it "
+             "again (MatSetUnfactored, then its values) before it is factored again");
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (b->laid != pc->pmat || b->laid_state != state) { /* a new pattern: a new layout (else the last one's) */
     PetscCall(Free(b, PETSC_FALSE));
@@ -867,7 +935,7 @@ static PetscErrorCode Complete(PC pc, PC_HsBand *b, Vec yv)
 {
   MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
   PetscScalar *ya, *t = b->t, *red = NULL, *xr = b->xr;
-  PetscCount   off;
+  PetscCount   off[2] = {b->utot - b->unin, b->unin}; /* uval's, in place */
   PetscMPIInt *cnt = NULL, *dsp = NULL, n;
 
   PetscFunctionBeginUser;
@@ -897,10 +965,9 @@ static PetscErrorCode Complete(PC pc, PC_HsBand *b, Vec yv)
     for (PetscInt col = b->ie; col <= b->ohi; col++)
       b->x[col - b->olo] = xr[RedCol(b, col)];
   }
-  off = b->utot;
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with U, streamed backwards */
-    PetscInt           j = b->is + c, len = b->ulen[c];
-    const PetscScalar *u = b->uval + (off -= len + b->nL), *xj = b->x + j - b->olo;
+    PetscInt           j = b->is + c, len = b->ulen[c], n = len + b->nL;
+    const PetscScalar *u = URow(b, c, off[(int)b->uin[c]] -= n, n), *xj = b->x + j - b->olo;
     PetscScalar        v = t[b->piv[c]]; /* in column order, as one sum: four partial sums took 10 % off this loop
                                             but moved a free T's residual at the noise floor 7x (test band) */
     for (PetscInt q = 1; q < len; q++)
@@ -959,6 +1026,10 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscCheck(state == b->fstate, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
                "-pc_type hsband: a second solve with factors whose matrix has changed since they were made (a reused "
                "preconditioner): the deferred factorization kept no multipliers; use -pc_hsband_defer false");
+    PetscCheck(!b->unin, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
+               "-pc_type hsband: a second solve with factors made in place (HsPCBandSetInPlace) without their "
+               "multipliers: the matrix is gone; ask for the determinant before the first solve, or factor in place "
+               "only where each factorization serves one solve (-hs_in_place false)");
     PetscCall(PetscInfo(pc, "hsband: a second solve with one factorization; the multipliers are kept from now on\n"));
     b->keep = PETSC_TRUE;
     PetscCall(Factor(pc, b, NULL));
@@ -1032,6 +1103,9 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
                                      " interface unknowns on rank 0; %" PetscInt_FMT " refinement step(s)%s\n",
                                      b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "",
                                      mult, b->nred, RefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
+    if (pc->setupcalled && !b->pending)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  U: %" PetscCount_FMT " entries on rank 0, %" PetscCount_FMT " of them in "
+                                       "place (in the matrix' values)\n", b->utot, b->unin));
   }
   PetscFunctionReturn(0);
 }
@@ -1042,6 +1116,24 @@ static PetscErrorCode PCDestroy_HsBand(PC pc)
   PetscCall(PCDestroy(&((PC_HsBand *)pc->data)->inner));
   PetscCall(Free((PC_HsBand *)pc->data, PETSC_TRUE));
   PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsPCBandSetInPlace - whether the factorizations of pc (of type hsband; else nothing) store U in the
+    matrix' own values, behind the rows the elimination has read (as long as it fits there; the rest goes to the
+    PC's store): the first touch and the memory of U saved (kepler, N = 1e6: 1.7 GB of 5 GB per rank). The matrix
+    (an AIJ one) is then marked factored (PETSc's MatLUFactor in-place mark): nothing may multiply by it, view it
+    or set its values until its owner calls MatSetUnfactored and fills in every value again, as the
+    transcription's Jacobian does. Not with refinement, -info or a reused preconditioner (InPlace). bvp/
+    internal: HsSolverSolveNewton decides it (-hs_in_place). Not collective. @*/
+PetscErrorCode HsPCBandSetInPlace(PC pc, PetscBool flg)
+{
+  PetscBool band;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
+  if (band)
+    ((PC_HsBand *)pc->data)->inplace = flg;
   PetscFunctionReturn(0);
 }
 

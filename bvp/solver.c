@@ -90,6 +90,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   s->noise_factor  = HS_NOISE_FACTOR_DEFAULT;
   s->iT            = -1;
+  s->in_place      = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
   PetscCall(SNESCreate(comm, &s->snes));
   PetscCall(SNESSetTolerances(s->snes, HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT, HS_SNES_STOL_DEFAULT,
@@ -416,6 +417,29 @@ PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   s->linear_solver = ls;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetInPlace - whether the banded LU (-hs_linear_solver band) stores its U factor in the Jacobian's own
+    values as it reads them (-hs_in_place; default on): U's memory (a third of a kepler run's) and its first
+    touch saved, the same factors and solutions to the bit. It applies where the formulation fills every value
+    of its Jacobian again at each evaluation (the transcription) and nothing reads the Jacobian between its
+    factorization and the next evaluation: Newton with a direct solve (-ksp_type preonly), line search hsbt or
+    basic without a pre-check, nothing lagged, no -info, no -ksp_view_mat, -ksp_view_final_residual or
+    -ksp_monitor_true_residual (solversolve.c, SetInPlace). Elsewhere it is off by itself. Not collective. @*/
+PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->in_place = flg;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetInPlace - the setting of HsSolverSetInPlace(). Not collective. @*/
+PetscErrorCode HsSolverGetInPlace(HsSolver s, PetscBool *flg)
+{
+  PetscFunctionBeginUser;
+  *flg = s->in_place;
   PetscFunctionReturn(0);
 }
 

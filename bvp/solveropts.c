@@ -278,6 +278,12 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     if (flg)
       HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
   }
+  HsOptionsCall(PetscOptionsBool("-hs_in_place",
+                                 "the banded LU stores U in the Jacobian's values as it reads them (where nothing "
+                                 "else reads the Jacobian: HsSolverSetInPlace)",
+                                 "HsSolverSetInPlace", s->in_place, &b, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
                              &b, &flg));
   if (flg)

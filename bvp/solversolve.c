@@ -356,6 +356,47 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* Whether the Newton solve's banded LU factors in place (HsSolverSetInPlace, HsPCBandSetInPlace): the formulation
+ * fills its whole Jacobian again at each evaluation (s->jac_refill, still SNES' Jacobian function: not -snes_fd)
+ * and nothing reads the matrix between a factorization and the next evaluation: an exact direct solve
+ * (HsSNESExactDirection: Newton, KSPPREONLY, nothing lagged), the preconditioner not reused, a line search without
+ * products (hsbt, which takes the slope -||F||^2 of that direction and ends a failed solve without SNES' local-minimum
+ * test, or basic) and without a pre-check, and no option that multiplies by the operator or views it after the
+ * solve. Set before each SNESSolve: the strategy changes the line search between them. Collective. */
+static PetscErrorCode SetInPlace(HsSolver s)
+{
+  KSP            ksp;
+  PC             pc;
+  SNESLineSearch ls;
+  const char    *prefix;
+  PetscBool      on = s->in_place, band, reuse, has;
+  PetscErrorCode (*fn)(SNES, Vec, Mat, Mat, void *)                    = NULL;
+  PetscErrorCode (*pre)(SNESLineSearch, Vec, Vec, PetscBool *, void *) = NULL;
+  static const char *const readers[] = {"-ksp_view_mat", "-ksp_view_final_residual", "-ksp_monitor_true_residual"};
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
+  PetscCall(SNESGetJacobian(s->snes, NULL, NULL, &fn, NULL));
+  on = (PetscBool)(on && band && s->jac_refill && fn == s->jac_refill);
+  if (on) {
+    PetscCall(HsSNESExactDirection(s->snes, &on));
+    PetscCall(KSPGetReusePreconditioner(ksp, &reuse));
+    PetscCall(SNESGetLineSearch(s->snes, &ls));
+    PetscCall(SNESLineSearchGetPreCheck(ls, &pre, NULL));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)ls, &has, SNESLINESEARCHHSBT, SNESLINESEARCHBASIC, ""));
+    on = (PetscBool)(on && !reuse && !pre && has);
+  }
+  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+  for (size_t i = 0; on && i < sizeof readers / sizeof readers[0]; i++) {
+    PetscCall(PetscOptionsHasName(((PetscObject)ksp)->options, prefix, readers[i], &has));
+    on = (PetscBool)(on && !has);
+  }
+  PetscCall(HsPCBandSetInPlace(pc, on));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSolveNewton - Newton, repeated while MUMPS runs out of workspace; then the residual at the
     final iterate (whose evaluation also leaves the formulation's data there). bvp/ internal. @*/
 PetscErrorCode HsSolverSolveNewton(HsSolver s)
@@ -373,6 +414,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   if (s->hold_T) { /* a free T from a cold start: at lambda = 0 nothing depends on T to first order (the
                       Jacobian is singular); solve with T held at its start first, then release it */
     s->T_hold = HsSolverStartT(s);
+    PetscCall(SetInPlace(s));
     PetscCall(SNESSolve(s->snes, NULL, s->X));
     PetscCall(SNESGetIterationNumber(s->snes, &held));
     s->hold_T = PETSC_FALSE;
@@ -380,6 +422,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     s->res.hold_iterations = held;
   }
   while (retry) {
+    PetscCall(SetInPlace(s));
     PetscCall(SNESSolve(s->snes, NULL, s->X));
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -2636,6 +2637,39 @@ def t_band():
                   and abs(m["J"] - b["J"]) <= 1e-12 * max(1, abs(m["J"])) and diff <= tol and len(vals) > 100
                   and b["residual_norm"] <= 2 * m["residual_norm"] + 1e-13,
                   "%s on %d ranks: hsband against MUMPS" % (args, r))
+    # -hs_in_place (the default): U over the Jacobian's own values. The same output files to the byte as without,
+    # with the peak memory lower by U's size (kepler, N = 20000: 34 MB of 170); off by itself where something
+    # reads the Jacobian after its factorization (bt's slope, -ksp_view_mat, -info, a Krylov solve) or the
+    # Jacobian is not refilled whole (shooting); a Newton solve that ends on a failed line search
+    # (manipulator3, -hs_strategy newton: SNES' local-minimum test would read the Jacobian) ends the same way.
+    inplace_re = r"U: (\d+) entries on rank 0, (\d+) of them in place"
+    for args, ranks in ((["-problem", "kepler", "-N", "20000"], (1, 2, 3)), (["-problem", "saddle"], (1, 2)),
+                        (["-problem", "manipulator3", "-hs_strategy", "newton"], (1,))):
+        for r in ranks:
+            args2 = args + ["-hs_check_extremal", "no"]
+            d_off, d_on = tempfile.mkdtemp(), tempfile.mkdtemp()
+            rc = 2 if "manipulator3" in args else 0 # not converged
+            off, _, _ = run(args2 + ["-hs_in_place", "false", "-ksp_view"], ranks=r, outdir=d_off, expect_rc=rc)
+            on, out, _ = run(args2 + ["-ksp_view"], ranks=r, outdir=d_on, expect_rc=rc)
+            m = re.findall(inplace_re, out)
+            same = off and on and all(open(os.path.join(d_off, f), "rb").read() == open(os.path.join(d_on, f), "rb").read()
+                                      for f in ("trajectory.csv", "intervals.csv"))
+            used = m and int(m[-1][1]) > 0.9 * int(m[-1][0])
+            mem = on and off and (on["peak_memory_mb"]["max"], off["peak_memory_mb"]["max"])
+            print("%-50s %d rank(s): in place %s of %s U entries; output files the same: %s; peak memory %s MB (%s without); %s"
+                  % (" ".join(args), r, m and m[-1][1], m and m[-1][0], same, mem and mem[0], mem and mem[1],
+                     on and on["solver_status"]))
+            check(same and used and on["solver_status"] == off["solver_status"], "%s on %d ranks: in place" % (args, r))
+            if "20000" in args: # U is 8 bytes an entry
+                check(mem[0] <= mem[1] - 0.5 * 8e-6 * int(m[-1][0]), "%s on %d ranks: peak memory %s" % (args, r, mem))
+            shutil.rmtree(d_off, ignore_errors=True)
+            shutil.rmtree(d_on, ignore_errors=True)
+    for extra in (["-snes_linesearch_type", "bt"], ["-ksp_view_mat", "ascii:/dev/null"], ["-info", ":pc"],
+                  ["-ksp_type", "gmres", "-pc_type", "hsband"], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "10"]):
+        s, out, _ = run(["-problem", "kepler", "-N", "200", "-hs_check_extremal", "no", "-ksp_view"] + extra)
+        m = re.findall(inplace_re, out)
+        print("kepler N = 200 %s: in place %s of %s U entries" % (" ".join(extra), m and m[-1][1], m and m[-1][0]))
+        check(s and s["converged"] and m and int(m[-1][1]) == 0, "%s: not in place" % extra)
     # the refinement steps by the band's width (-pc_hsband_refine -1), or as asked
     for args, steps in ((["-problem", "kepler", "-N", "200"], "0 refinement step(s) (by the band's width)"),
                         (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "1 refinement step(s) (by the band's width)"),

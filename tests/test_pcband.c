@@ -10,7 +10,10 @@
  *     reduced system's LU enter it; asked for after the solve that factored (the default deferral), or
  *     before it (which then factors);
  *   - a second solve with the same factors (factored again, keeping the multipliers) and a factorization
- *     kept whole (-pc_hsband_defer false) give the deferred solve's x to the bit.
+ *     kept whole (-pc_hsband_defer false) give the deferred solve's x to the bit;
+ *   - factored in place (HsPCBandSetInPlace, U over the matrix' own values), a copy of A gives x and the
+ *     determinant to the bit and is marked factored, its values changed; with the multipliers kept (the
+ *     determinant asked first) a second solve gives x again, without them it is refused with an error.
  * The expected values are MUMPS', an independent LU (its own ordering and pivoting).
  */
 #include "../bvp/hsbvpimpl.h"
@@ -125,13 +128,74 @@ static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool rever
   PetscFunctionReturn(0);
 }
 
+/* The in-place factorization of a copy C of A (file head): *ok if it gives x (hsband's deferred solution) and the
+ * determinant m0 2^e0 to the bit, C is marked factored and its values differ from A's afterwards, and a second solve
+ * gives x again (the determinant asked before the first: the multipliers kept) or fails (not asked). */
+static PetscErrorCode InPlaceCase(Mat A, Vec b, Vec x, PetscBool reverse, PetscReal m0, PetscInt e0, PetscBool *ok)
+{
+  PetscFunctionBeginUser;
+  *ok = PETSC_TRUE;
+  for (PetscInt first = 0; first < 2; first++) {
+    Mat            C;
+    KSP            ksp;
+    PC             pc;
+    Vec            y;
+    PetscReal      m = 0;
+    PetscInt       e = 0;
+    PetscBool      known = PETSC_FALSE, eq, same;
+    MatFactorType  ft;
+    PetscErrorCode ierr;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
+    PetscCall(VecDuplicate(x, &y));
+    PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+    PetscCall(KSPSetOperators(ksp, C, C));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, "hsband"));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_reverse_last", reverse ? "true" : "false"));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_fallback", "false"));
+    PetscCall(PCSetFromOptions(pc));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_reverse_last"));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_fallback"));
+    PetscCall(HsPCBandSetInPlace(pc, PETSC_TRUE));
+    PetscCall(KSPSetUp(ksp));
+    if (first)
+      PetscCall(HsPCBandGetDeterminant(pc, &m, &e, &known));
+    PetscCall(KSPSolve(ksp, b, y));
+    if (!first)
+      PetscCall(HsPCBandGetDeterminant(pc, &m, &e, &known));
+    PetscCall(VecEqual(x, y, &eq));
+    PetscCall(MatGetFactorType(C, &ft));
+    *ok = (PetscBool)(*ok && eq && known && m == m0 && e == e0 && ft == MAT_FACTOR_LU);
+    if (first) { /* the factors with their multipliers: a second solve */
+      PetscCall(VecSet(y, 0));
+      PetscCall(KSPSolve(ksp, b, y));
+      PetscCall(VecEqual(x, y, &eq));
+      *ok = (PetscBool)(*ok && eq);
+    } else { /* none: refused, the matrix is gone */
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = KSPSolve(ksp, b, y);
+      PetscCall(PetscPopErrorHandler());
+      *ok = (PetscBool)(*ok && ierr != 0);
+    }
+    PetscCall(MatSetUnfactored(C));
+    PetscCall(MatEqual(A, C, &same));
+    *ok = (PetscBool)(*ok && !same);
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&C));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Case(PetscInt shape, PetscInt n, PetscInt seed, PetscBool reverse)
 {
   Mat       A;
   Vec       b, x, y, r;
   PetscReal mb, mm, err, res, nx, nb;
   PetscInt  eb, em;
-  PetscBool kb, km, same, dummy;
+  PetscBool kb, km, same, dummy, inplace;
   PetscMPIInt size;
 
   PetscFunctionBeginUser;
@@ -143,6 +207,10 @@ static PetscErrorCode Case(PetscInt shape, PetscInt n, PetscInt seed, PetscBool 
   PetscCall(VecSetRandom(b, NULL));
   PetscCall(Solve(A, b, x, PETSC_TRUE, reverse, &mb, &eb, &kb, &same));
   PetscCall(Solve(A, b, y, PETSC_FALSE, reverse, &mm, &em, &km, &dummy));
+  PetscCall(InPlaceCase(A, b, x, reverse, mb, eb, &inplace));
+  CHECK(inplace, "shape %d, n %d, %d ranks, reverse %d: factored in place, the same solution and determinant to the "
+        "bit, the matrix marked factored and changed; a second solve with the multipliers, an error without",
+        (int)shape, (int)n, size, (int)reverse);
   CHECK(same, "shape %d, n %d, %d ranks, reverse %d: a second solve with the same factors, and the factorization kept "
         "whole (-pc_hsband_defer false), give the deferred one's solution to the bit", (int)shape, (int)n, size,
         (int)reverse);

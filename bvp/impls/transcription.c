@@ -494,6 +494,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   RowValues           rv;
 
   PetscFunctionBeginUser;
+  PetscCall(MatSetUnfactored(Pm)); /* the last factorization in place (HsPCBandSetInPlace): every value is set below */
   PetscCall(SNESGetDM(snes, &da));
   if (s->prob->data_T) { /* before T is shared below: the differences move it */
     PetscCall(VecDuplicate(X, &C));
@@ -619,6 +620,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(SNESSetDM(s->snes, tr->da));
   PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
+  s->jac_refill = FormJacobian; /* it sets every value of the matrix: the banded LU may factor in place */
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_TRUE));
   PetscFunctionReturn(0);
