@@ -79,6 +79,7 @@ typedef struct {
   PetscScalar *ua;               /* in place: the values of the matrix' owned columns (part 0), uan of them */
   PetscCount   uan, unin;        /* ... and U's entries there (URow) */
   char        *uin;              /* step c's U row is in place (else in uval) */
+  PetscBool    consumed;         /* some rank's U is partly in place: the matrix is marked factored (Factor) */
   char        *joined;           /* in place: local row l has joined the elimination (its values are read) */
   PetscInt    *piv;              /* step c (column is + c): its pivot row (staircase order) */
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
@@ -785,27 +786,30 @@ static PetscErrorCode FactoredBy(Mat A, MatSolverType *type)
 
 static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
 {
-  PetscBool zero, any;
+  PetscBool flags[2];
 
   PetscFunctionBeginUser;
   b->pending = PETSC_FALSE, b->have_l = (PetscBool)!t, b->det_done = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
-  PetscCall(Eliminate(b, pc->pmat, InPlace(pc, b), t, &zero));
-  if (b->unin) { /* the matrix' values are (partly) the factors now: PETSc's in-place mark (MatLUFactor's), which
-                    makes its products, views and value setting fail until its owner calls MatSetUnfactored and
-                    fills it again; its state is kept, as these factors are still those of the operator PCSetUp saw */
+  PetscCall(Eliminate(b, pc->pmat, InPlace(pc, b), t, &flags[0]));
+  PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
+  flags[1] = (PetscBool)(b->unin > 0); /* a zero pivot, U in place: on any rank */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
+  b->consumed = flags[1];
+  if (b->consumed) { /* the matrix' values are (partly) the factors now, on some rank: PETSc's in-place mark (MatLUFactor's)
+                        on every rank, which makes its products, views and value setting fail until its owner calls
+                        MatSetUnfactored and fills it again; its state is kept, as these factors are still those of the
+                        operator PCSetUp saw */
     pc->pmat->factortype = MAT_FACTOR_LU;
     PetscCall(PetscObjectComposeFunction((PetscObject)pc->pmat, "MatFactorGetSolverType_C", FactoredBy));
     PetscCall(PetscInfo(pc, "hsband: %" PetscCount_FMT " of %" PetscCount_FMT " U entries in place\n", b->unin, b->utot));
   }
-  PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
-  PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
-  PetscCall(MPIU_Allreduce(&zero, &any, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
-  if (!any)
-    PetscCall(FactorReduced(pc, b, &any));
+  if (!flags[0])
+    PetscCall(FactorReduced(pc, b, &flags[0]));
   PetscCall(PetscLogEventEnd(HS_BAND_REDUCED, pc, 0, 0, 0));
-  b->failed = any;
-  if (any)
+  b->failed = flags[0];
+  if (b->failed)
     PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
   PetscFunctionReturn(0);
 }
@@ -1026,7 +1030,7 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscCheck(state == b->fstate, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
                "-pc_type hsband: a second solve with factors whose matrix has changed since they were made (a reused "
                "preconditioner): the deferred factorization kept no multipliers; use -pc_hsband_defer false");
-    PetscCheck(!b->unin, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
+    PetscCheck(!b->consumed, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
                "-pc_type hsband: a second solve with factors made in place (HsPCBandSetInPlace) without their "
                "multipliers: the matrix is gone; ask for the determinant before the first solve, or factor in place "
                "only where each factorization serves one solve (-hs_in_place false)");

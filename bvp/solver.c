@@ -424,9 +424,10 @@ PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls)
     values as it reads them (-hs_in_place; default on): U's memory (a third of a kepler run's) and its first
     touch saved, the same factors and solutions to the bit. It applies where the formulation fills every value
     of its Jacobian again at each evaluation (the transcription) and nothing reads the Jacobian between its
-    factorization and the next evaluation: Newton with a direct solve (-ksp_type preonly), line search hsbt or
-    basic without a pre-check, nothing lagged, no -info, no -ksp_view_mat, -ksp_view_final_residual or
-    -ksp_monitor_true_residual (solversolve.c, SetInPlace). Elsewhere it is off by itself. Not collective. @*/
+    factorization and the next evaluation: Newton with a direct solve (-ksp_type preonly), line search hsbt
+    without a pre-check, nothing lagged, no -info, no KSP monitor, no -ksp_view_mat, -ksp_view_pmat (or their
+    explicit forms) or -ksp_view_final_residual (solversolve.c, SetInPlace). Elsewhere it is off by itself. Not
+    collective. @*/
 PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg)
 {
   PetscFunctionBeginUser;

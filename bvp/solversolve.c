@@ -4,6 +4,8 @@
  * bvp/convergence.c. */
 #include "hsbvpimpl.h"
 
+#include <petsc/private/kspimpl.h>
+
 #include <sys/resource.h>
 
 #include <string.h>
@@ -359,20 +361,19 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
 /* Whether the Newton solve's banded LU factors in place (HsSolverSetInPlace, HsPCBandSetInPlace): the formulation
  * fills its whole Jacobian again at each evaluation (s->jac_refill, still SNES' Jacobian function: not -snes_fd)
  * and nothing reads the matrix between a factorization and the next evaluation: an exact direct solve
- * (HsSNESExactDirection: Newton, KSPPREONLY, nothing lagged), the preconditioner not reused, a line search without
- * products (hsbt, which takes the slope -||F||^2 of that direction and ends a failed solve without SNES' local-minimum
- * test, or basic) and without a pre-check, and no option that multiplies by the operator or views it after the
- * solve. Set before each SNESSolve: the strategy changes the line search between them. Collective. */
+ * (HsSNESExactDirection: Newton, KSPPREONLY, nothing lagged), the preconditioner not reused, the line search hsbt
+ * (no product: the slope -||F||^2 of that direction; a failed search ends the solve without SNES' local-minimum test,
+ * J^T F) without a pre-check, and no KSP monitor (KSPPREONLY multiplies for them) or view of the operator
+ * (-ksp_view_mat, -ksp_view_pmat, their explicit forms, -ksp_view_final_residual). Set before each SNESSolve: the
+ * strategy changes the line search between them. Collective. */
 static PetscErrorCode SetInPlace(HsSolver s)
 {
   KSP            ksp;
   PC             pc;
   SNESLineSearch ls;
-  const char    *prefix;
   PetscBool      on = s->in_place, band, reuse, has;
   PetscErrorCode (*fn)(SNES, Vec, Mat, Mat, void *)                    = NULL;
   PetscErrorCode (*pre)(SNESLineSearch, Vec, Vec, PetscBool *, void *) = NULL;
-  static const char *const readers[] = {"-ksp_view_mat", "-ksp_view_final_residual", "-ksp_monitor_true_residual"};
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetKSP(s->snes, &ksp));
@@ -385,13 +386,9 @@ static PetscErrorCode SetInPlace(HsSolver s)
     PetscCall(KSPGetReusePreconditioner(ksp, &reuse));
     PetscCall(SNESGetLineSearch(s->snes, &ls));
     PetscCall(SNESLineSearchGetPreCheck(ls, &pre, NULL));
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)ls, &has, SNESLINESEARCHHSBT, SNESLINESEARCHBASIC, ""));
-    on = (PetscBool)(on && !reuse && !pre && has);
-  }
-  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
-  for (size_t i = 0; on && i < sizeof readers / sizeof readers[0]; i++) {
-    PetscCall(PetscOptionsHasName(((PetscObject)ksp)->options, prefix, readers[i], &has));
-    on = (PetscBool)(on && !has);
+    PetscCall(PetscObjectTypeCompare((PetscObject)ls, SNESLINESEARCHHSBT, &has));
+    on = (PetscBool)(on && !reuse && !pre && has && !ksp->numbermonitors && !ksp->viewMat && !ksp->viewPMat &&
+                     !ksp->viewMatExp && !ksp->viewPOpExp && !ksp->viewFinalRes);
   }
   PetscCall(HsPCBandSetInPlace(pc, on));
   PetscFunctionReturn(0);

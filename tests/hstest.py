@@ -2639,7 +2639,8 @@ def t_band():
                   "%s on %d ranks: hsband against MUMPS" % (args, r))
     # -hs_in_place (the default): U over the Jacobian's own values. The same output files to the byte as without,
     # with the peak memory lower by U's size (kepler, N = 20000: 34 MB of 170); off by itself where something
-    # reads the Jacobian after its factorization (bt's slope, -ksp_view_mat, -info, a Krylov solve) or the
+    # reads the Jacobian after its factorization (bt's slope; basic, whose failures SNES tests with J^T F; its views;
+    # a KSP monitor, for which KSPPREONLY multiplies; -info; a Krylov solve) or the
     # Jacobian is not refilled whole (shooting); a Newton solve that ends on a failed line search
     # (manipulator3, -hs_strategy newton: SNES' local-minimum test would read the Jacobian) ends the same way.
     inplace_re = r"U: (\d+) entries on rank 0, (\d+) of them in place"
@@ -2664,7 +2665,8 @@ def t_band():
                 check(mem[0] <= mem[1] - 0.5 * 8e-6 * int(m[-1][0]), "%s on %d ranks: peak memory %s" % (args, r, mem))
             shutil.rmtree(d_off, ignore_errors=True)
             shutil.rmtree(d_on, ignore_errors=True)
-    for extra in (["-snes_linesearch_type", "bt"], ["-ksp_view_mat", "ascii:/dev/null"], ["-info", ":pc"],
+    for extra in (["-snes_linesearch_type", "bt"], ["-snes_linesearch_type", "basic"], ["-ksp_view_mat", "ascii:/dev/null"],
+                  ["-ksp_view_pmat", "ascii:/dev/null"], ["-ksp_monitor"], ["-info", ":pc"],
                   ["-ksp_type", "gmres", "-pc_type", "hsband"], ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "10"]):
         s, out, _ = run(["-problem", "kepler", "-N", "200", "-hs_check_extremal", "no", "-ksp_view"] + extra)
         m = re.findall(inplace_re, out)

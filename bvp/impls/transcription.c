@@ -541,6 +541,11 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
       PetscCall(SetRows(s, &rv, k, dim, 5, co, pco));
     }
   }
+  if (dom) /* rows left unset (SNES goes on to solve in a build without PETSc's debugging: its Jacobian domain check is
+              off, and its flag is never reset): zero rows, which every factorization finds singular, instead of
+              the last factorization's values (in place) or the last iterate's */
+    for (PetscInt q = 0; q < 2 && rv.p.part[q]; q++)
+      PetscCall(PetscArrayzero(rv.p.wa[q], rv.p.ia[q][(rv.xe - rv.xs) * 2 * dim]));
   PetscCall(HsAIJPartsRestore(&rv.p));
   if (s->prob->free_T && N < rv.xe && !dom) /* T's dense row among lambda_{N+1/2}'s: the identity by entries */
     for (PetscInt i = 0; i < dim; i++) {
