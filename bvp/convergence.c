@@ -214,21 +214,27 @@ static PetscBool AtFloor(HsSolver s, PetscReal fnorm, PetscReal nu)
     (file head): the evaluation error is estimated at X (s->res.noise_floor, the size of X and the iteration
     it describes: s->noise_xinf, s->noise_it; the estimate the convergence test holds for iterate it is used
     instead), and s->res.at_floor set if fnorm <= -hs_snes_noise times it (and not just after Newton's
-    quadratic phase: AtFloor).
+    quadratic phase: AtFloor). *evaluated (if not NULL): a new estimate evaluated the residual near X, which leaves
+    the formulation's data there.
     The convergence test calls it after a slow step, HsSolverSolveNewton after a line search that could not
     reduce ||F||. bvp/ internal. Collective. @*/
-PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at)
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
+                                    PetscBool *evaluated)
 {
   PetscReal nu = s->res.noise_floor;
 
   PetscFunctionBeginUser;
   *at = PETSC_FALSE;
+  if (evaluated)
+    *evaluated = PETSC_FALSE;
   if (!(s->noise_factor > 0))
     PetscFunctionReturn(0);
   if (s->noise_it == it && nu > 0) {
     *at = s->res.at_floor = AtFloor(s, fnorm, nu);
     PetscFunctionReturn(0);
   }
+  if (evaluated)
+    *evaluated = PETSC_TRUE;
   PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
   if (nu > 0) {
     s->res.noise_floor = nu, s->noise_it = it;
@@ -286,7 +292,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
              (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf) && !Far(s, fnorm, xinf))) {
     PetscBool at;
     PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
-    PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, it, &at));
+    PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, it, &at, NULL));
     if (at)
       *reason = SNES_CONVERGED_FNORM_ABS;
   }

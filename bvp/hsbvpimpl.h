@@ -172,7 +172,8 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
 PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
 extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/convergence.c) */
 PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu);
-PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at);
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
+                                    PetscBool *evaluated);
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);

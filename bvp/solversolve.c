@@ -434,14 +434,13 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   if (s->res.reason == SNES_DIVERGED_LINE_SEARCH && !s->interrupted) { /* at the noise floor? (convergence.c) */
-    PetscBool at, known;
+    PetscBool at, evaluated;
     PetscInt  it;
     PetscCall(SNESGetIterationNumber(s->snes, &it));
-    known = (PetscBool)(s->noise_it == it); /* the convergence test's estimate holds at this X: no new one */
-    PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, it, &at));
+    PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, it, &at, &evaluated));
     if (at)
       s->res.reason = SNES_CONVERGED_FNORM_ABS;
-    if (!known)
+    if (evaluated)
       PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
   }
   PetscCall(PetscStrncpy(s->res.status,
