@@ -68,6 +68,25 @@ static PetscErrorCode Build(MPI_Comm comm, PetscInt shape, PetscInt n, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* A KSPPREONLY on A and its PC; with band, of type hsband (the last rank bottom-up if reverse, no fallback). */
+static PetscErrorCode PreOnly(Mat A, PetscBool band, PetscBool reverse, KSP *ksp, PC *pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), ksp));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(*ksp, pc));
+  if (band) {
+    PetscCall(PCSetType(*pc, "hsband"));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_reverse_last", reverse ? "true" : "false"));
+    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_fallback", "false"));
+    PetscCall(PCSetFromOptions(*pc));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_reverse_last"));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_fallback"));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* x = A^{-1} b by KSP preonly with PC type; the determinant m 2^e if known. hsband factors when it solves
  * (-pc_hsband_defer, the default): solved a second time with the same factors (which factors again, keeping
  * the multipliers) and with -pc_hsband_defer false, the solutions must equal x to the bit (the same row
@@ -81,18 +100,8 @@ static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool rever
   Mat F;
 
   PetscFunctionBeginUser;
-  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
-  PetscCall(KSPGetPC(ksp, &pc));
-  if (band) {
-    PetscCall(PCSetType(pc, "hsband"));
-    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_reverse_last", reverse ? "true" : "false"));
-    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_fallback", "false"));
-    PetscCall(PCSetFromOptions(pc));
-    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_reverse_last"));
-    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_fallback"));
-  } else {
+  PetscCall(PreOnly(A, band, reverse, &ksp, &pc));
+  if (!band) {
     PetscCall(PCSetType(pc, PCLU));
     PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
     PetscCall(PCFactorSetUpMatSolverType(pc));
@@ -148,16 +157,7 @@ static PetscErrorCode InPlaceCase(Mat A, Vec b, Vec x, PetscBool reverse, PetscR
 
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
     PetscCall(VecDuplicate(x, &y));
-    PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
-    PetscCall(KSPSetOperators(ksp, C, C));
-    PetscCall(KSPSetType(ksp, KSPPREONLY));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, "hsband"));
-    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_reverse_last", reverse ? "true" : "false"));
-    PetscCall(PetscOptionsSetValue(NULL, "-pc_hsband_fallback", "false"));
-    PetscCall(PCSetFromOptions(pc));
-    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_reverse_last"));
-    PetscCall(PetscOptionsClearValue(NULL, "-pc_hsband_fallback"));
+    PetscCall(PreOnly(C, PETSC_TRUE, reverse, &ksp, &pc));
     PetscCall(HsPCBandSetInPlace(pc, PETSC_TRUE));
     PetscCall(KSPSetUp(ksp));
     if (first)
