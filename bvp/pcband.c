@@ -715,7 +715,7 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
   PetscReal  m = 1, mm, *all;
   PetscInt   e = 0, ee, odd = 0, *nI, inv = 0;
   PetscCount off[2] = {0, 0}; /* uval's, in place */
-  int       x;
+  int        x;
 
   PetscFunctionBeginUser;
   PetscCall(LocalParity(b, &odd));
@@ -757,16 +757,6 @@ static PetscErrorCode Determinant(PC pc, PC_HsBand *b)
   PetscFunctionReturn(0);
 }
 
-/* The factors of pc->pmat (its layout and arrays ready): the ranks' eliminations and the reduced system; with t
- * (deferred: a right-hand side in staircase order, loaded) its forward elimination along and no multipliers
- * kept. A zero pivot on any rank fails the PC. Collective.
- *
- * Why defer (-pc_hsband_defer, the default): a Newton step solves once with each factorization, and the
- * multipliers are half the factors (kepler, N = 1e5: 13.8 million of them, 12 bytes each, against 21.1 million
- * U entries of 8). Eliminating the right-hand side as the elimination goes neither stores them nor reads them
- * back, in the same operations and order as SolveFactored's forward pass (the same solution to the bit). A
- * second solve with the same factors (the continuation's tangent, or a caller's) factors again keeping them, and
- * from then on every factorization keeps them (b->keep): one extra elimination, once. */
 /* Whether a factorization of pc stores U in place (HsPCBandSetInPlace): not with refinement or -info (their
  * products with the matrix: the refinement's residual, SNESNEWTONLS's check of the solve) or a reused
  * preconditioner (factors that outlive the values they would overwrite). */
@@ -784,6 +774,17 @@ static PetscErrorCode FactoredBy(Mat A, MatSolverType *type)
   PetscFunctionReturn(0);
 }
 
+/* The factors of pc->pmat (its layout and arrays ready): the ranks' eliminations and the reduced system; with t
+ * (deferred: a right-hand side in staircase order, loaded) its forward elimination along and no multipliers
+ * kept. A zero pivot on any rank fails the PC. Collective.
+ *
+ * Why defer (-pc_hsband_defer, the default): a Newton step solves once with each factorization, and the
+ * multipliers are half the factors (kepler, N = 1e5: 13.8 million of them, 12 bytes each, against 21.1 million
+ * U entries of 8). Eliminating the right-hand side as the elimination goes neither stores them nor reads them
+ * back, in the same operations and order as SolveFactored's forward pass (the same solution to the bit). A
+ * second solve with the same factors (the continuation's tangent, or a caller's) factors again keeping them, and
+ * from then on every factorization keeps them (b->keep): one extra elimination, once; not after a factorization
+ * in place (InPlace), whose matrix is gone: an error (the continuation turns it off first). */
 static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
 {
   PetscBool flags[2];
