@@ -58,6 +58,15 @@
 #define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
 #define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
 
+/* The elimination compiled twice (EliminateAVX2), where gcc targets x86-64: also for AVX2, used where the
+ * processor has it (-pc_hsband_avx2). Its loops are elementwise (r -= l p, copies), so 4 doubles a vector
+ * instead of SSE2's 2 give the same results to the bit: AVX2 alone brings no FMA instructions, hence no
+ * contraction of l p into r (the build uses no -march either; CMakeLists.txt). Test band: the same output files
+ * with and without; the speed in bench/README.md (ninth session). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HS_BAND_AVX2 1
+#endif
+
 typedef struct {
   PetscInt     rs, re, lo, hi;         /* rows, column span [lo, hi] of the local rows (global) */
   PetscInt     is, ie, olo, ohi;       /* interior columns [is, ie) and span [olo, ohi], oriented (Or) */
@@ -108,6 +117,7 @@ typedef struct {
   PetscObjectState fstate;                        /* the matrix' state at the setup that deferred */
   PetscBool     prefetch;                         /* LoadRow prefetches (long rows, CSR read in place) */
   PetscBool     failed;                           /* the last factorization met a zero pivot */
+  PetscBool     avx2;                             /* -pc_hsband_avx2: EliminateAVX2 (HS_BAND_AVX2 and the processor's) */
   PC            inner;                            /* that MUMPS LU, when used (else NULL) */
   char          why[256];                         /* why it is used */
   PetscBool     det_done;                         /* det_m, det_e computed for these factors */
@@ -521,7 +531,8 @@ static inline PetscInt Pivot(const PetscScalar *col, PetscInt W, const PetscInt 
  * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
  * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
  * stored. */
-static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero)
+static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool inplace,
+                                                                         PetscScalar *t, PetscBool *zero)
 {
   PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
   PetscInt   lo = 0, hi = b->nrow - 1; /* in place: the first and last local rows not joined */
@@ -617,6 +628,20 @@ static PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool inplace, PetscSca
   PetscCall(HsAIJPartsRestore(&rp));
   PetscFunctionReturn(0);
 }
+
+/* Eliminate for the build's target (the header's) and, inlined there, for AVX2 (HS_BAND_AVX2) */
+static PetscErrorCode EliminateDefault(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero)
+{
+  return Eliminate(b, A, inplace, t, zero);
+}
+
+#if defined(HS_BAND_AVX2)
+__attribute__((target("avx2"))) static PetscErrorCode EliminateAVX2(PC_HsBand *b, Mat A, PetscBool inplace,
+                                                                    PetscScalar *t, PetscBool *zero)
+{
+  return Eliminate(b, A, inplace, t, zero);
+}
+#endif
 
 /* Reduced column of interface column c (oriented; in block r or r + 1 of this rank). */
 static PetscInt RedCol(PC_HsBand *b, PetscInt c)
@@ -792,7 +817,12 @@ static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
   PetscFunctionBeginUser;
   b->pending = PETSC_FALSE, b->have_l = (PetscBool)!t, b->det_done = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
-  PetscCall(Eliminate(b, pc->pmat, InPlace(pc, b), t, &flags[0]));
+#if defined(HS_BAND_AVX2)
+  if (b->avx2)
+    PetscCall(EliminateAVX2(b, pc->pmat, InPlace(pc, b), t, &flags[0]));
+  else
+#endif
+    PetscCall(EliminateDefault(b, pc->pmat, InPlace(pc, b), t, &flags[0]));
   PetscCall(PetscLogEventEnd(HS_BAND_ELIM, pc, 0, 0, 0));
   PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
   flags[1] = (PetscBool)(b->unin > 0); /* a zero pivot, U in place: on any rank */
@@ -1080,6 +1110,13 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
                              "the multipliers (half the factors) not kept; a second solve with the same factors "
                              "factors again keeping them, as every factorization after it", "PCHSBAND", b->defer,
                              &b->defer, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_avx2", "the elimination's AVX2 version (where built and the processor has "
+                             "AVX2; the same results to the bit)", "PCHSBAND", b->avx2, &b->avx2, NULL));
+#if defined(HS_BAND_AVX2)
+  b->avx2 = (PetscBool)(b->avx2 && __builtin_cpu_supports("avx2"));
+#else
+  b->avx2 = PETSC_FALSE;
+#endif
   PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
                              "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
@@ -1110,7 +1147,8 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
                                      mult, b->nred, RefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
     if (pc->setupcalled && !b->pending)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  U: %" PetscCount_FMT " entries on rank 0, %" PetscCount_FMT " of them in "
-                                       "place (in the matrix' values)\n", b->utot, b->unin));
+                                       "place (in the matrix' values); the elimination's %s version\n", b->utot, b->unin,
+                                       b->avx2 ? "AVX2" : "default"));
   }
   PetscFunctionReturn(0);
 }
@@ -1163,6 +1201,9 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   b->fallback             = PETSC_TRUE;
   b->reverse              = PETSC_TRUE;
   b->defer                = PETSC_TRUE;
+#if defined(HS_BAND_AVX2)
+  b->avx2 = (PetscBool)__builtin_cpu_supports("avx2");
+#endif
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;

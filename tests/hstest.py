@@ -2672,6 +2672,23 @@ def t_band():
         m = re.findall(inplace_re, out)
         print("kepler N = 200 %s: in place %s of %s U entries" % (" ".join(extra), m and m[-1][1], m and m[-1][0]))
         check(s and s["converged"] and m and int(m[-1][1]) == 0, "%s: not in place" % extra)
+    # -pc_hsband_avx2: the elimination's AVX2 version (the default where built and the processor has AVX2) and
+    # the build's default one give the same output files to the byte (elementwise loops, no FMA)
+    for r in (1, 2):
+        dirs, versions = [], []
+        for flag in ("true", "false"):
+            d = tempfile.mkdtemp()
+            _, out, _ = run(["-problem", "kepler", "-N", "20000", "-hs_check_extremal", "no", "-ksp_view", "-pc_hsband_avx2",
+                             flag], ranks=r, outdir=d)
+            dirs.append(d)
+            versions.append(re.findall(r"the elimination's (\w+) version", out)[-1:])
+        same = all(open(os.path.join(dirs[0], f), "rb").read() == open(os.path.join(dirs[1], f), "rb").read()
+                   for f in ("trajectory.csv", "intervals.csv"))
+        print("kepler N = 20000, %d rank(s): elimination versions %s, output files the same: %s" % (r, versions, same))
+        check(same and versions[1] == ["default"] and versions[0] in (["AVX2"], ["default"]),
+              "-pc_hsband_avx2 on %d ranks: %s, same %s" % (r, versions, same))
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
     # the refinement steps by the band's width (-pc_hsband_refine -1), or as asked
     for args, steps in ((["-problem", "kepler", "-N", "200"], "0 refinement step(s) (by the band's width)"),
                         (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "1 refinement step(s) (by the band's width)"),
