@@ -59,13 +59,14 @@
 #define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
 
 /* The elimination compiled twice (EliminateAVX2), where gcc targets x86-64: also for AVX2, used where the
- * processor has it (-pc_hsband_avx2). Its loops are elementwise (r -= l p, copies), so 4 doubles a vector
- * instead of SSE2's 2 give the same results to the bit: AVX2 alone brings no FMA instructions, hence no
- * contraction of l p into r (the build uses no -march either; CMakeLists.txt). Test band: the same output files
- * with and without; the speed in bench/README.md (ninth session). */
+ * processor has it and the rows are long enough (UseAVX2). Its loops are elementwise (r -= l p, copies), so 4
+ * doubles a vector instead of SSE2's 2 give the same results to the bit: AVX2 alone brings no FMA instructions,
+ * hence no contraction of l p into r (the build uses no -march either; CMakeLists.txt). Test band: the same
+ * output files with and without; the speed in bench/README.md (ninth session). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define HS_BAND_AVX2 1
 #endif
+#define HS_BAND_AVX2_MIN_WIDTH 24 /* UseAVX2's default: the window at least this wide */
 
 typedef struct {
   PetscInt     rs, re, lo, hi;         /* rows, column span [lo, hi] of the local rows (global) */
@@ -117,7 +118,7 @@ typedef struct {
   PetscObjectState fstate;                        /* the matrix' state at the setup that deferred */
   PetscBool     prefetch;                         /* LoadRow prefetches (long rows, CSR read in place) */
   PetscBool     failed;                           /* the last factorization met a zero pivot */
-  PetscBool     avx2;                             /* -pc_hsband_avx2: EliminateAVX2 (HS_BAND_AVX2 and the processor's) */
+  PetscBool     avx2, avx2_set;                   /* -pc_hsband_avx2, and whether given (UseAVX2) */
   PC            inner;                            /* that MUMPS LU, when used (else NULL) */
   char          why[256];                         /* why it is used */
   PetscBool     det_done;                         /* det_m, det_e computed for these factors */
@@ -629,6 +630,22 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
   PetscFunctionReturn(0);
 }
 
+/* Whether the elimination runs its AVX2 version (HS_BAND_AVX2): where built and the processor has AVX2, if
+ * -pc_hsband_avx2 says so, by default where the window is at least HS_BAND_AVX2_MIN_WIDTH wide. Measured
+ * (HsBandElim, N = 1e5, 1 rank, alternating runs): kepler (30 columns) 0.78-0.79 s against 0.84-1.00 s without;
+ * the pendulum (10 columns) 0.14-0.15 s against 0.12-0.13 s, its short loops' peeling and remainders. */
+static PetscBool UseAVX2(const PC_HsBand *b)
+{
+#if defined(HS_BAND_AVX2)
+  if (!__builtin_cpu_supports("avx2"))
+    return PETSC_FALSE;
+  return b->avx2_set ? b->avx2 : (PetscBool)(b->W >= HS_BAND_AVX2_MIN_WIDTH);
+#else
+  (void)b;
+  return PETSC_FALSE;
+#endif
+}
+
 /* Eliminate for the build's target (the header's) and, inlined there, for AVX2 (HS_BAND_AVX2) */
 static PetscErrorCode EliminateDefault(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero)
 {
@@ -818,7 +835,7 @@ static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
   b->pending = PETSC_FALSE, b->have_l = (PetscBool)!t, b->det_done = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(HS_BAND_ELIM, pc, 0, 0, 0));
 #if defined(HS_BAND_AVX2)
-  if (b->avx2)
+  if (UseAVX2(b))
     PetscCall(EliminateAVX2(b, pc->pmat, InPlace(pc, b), t, &flags[0]));
   else
 #endif
@@ -1110,13 +1127,9 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
                              "the multipliers (half the factors) not kept; a second solve with the same factors "
                              "factors again keeping them, as every factorization after it", "PCHSBAND", b->defer,
                              &b->defer, NULL));
-  PetscCall(PetscOptionsBool("-pc_hsband_avx2", "the elimination's AVX2 version (where built and the processor has "
-                             "AVX2; the same results to the bit)", "PCHSBAND", b->avx2, &b->avx2, NULL));
-#if defined(HS_BAND_AVX2)
-  b->avx2 = (PetscBool)(b->avx2 && __builtin_cpu_supports("avx2"));
-#else
-  b->avx2 = PETSC_FALSE;
-#endif
+  PetscCall(PetscOptionsBool("-pc_hsband_avx2", "the elimination's AVX2 version where built and the processor has "
+                             "AVX2 (the same results to the bit; default: for rows at least 24 columns wide)", "PCHSBAND",
+                             b->avx2, &b->avx2, &b->avx2_set));
   PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
                              "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
@@ -1148,7 +1161,7 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
     if (pc->setupcalled && !b->pending)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  U: %" PetscCount_FMT " entries on rank 0, %" PetscCount_FMT " of them in "
                                        "place (in the matrix' values); the elimination's %s version\n", b->utot, b->unin,
-                                       b->avx2 ? "AVX2" : "default"));
+                                       UseAVX2(b) ? "AVX2" : "default"));
   }
   PetscFunctionReturn(0);
 }
@@ -1201,9 +1214,6 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   b->fallback             = PETSC_TRUE;
   b->reverse              = PETSC_TRUE;
   b->defer                = PETSC_TRUE;
-#if defined(HS_BAND_AVX2)
-  b->avx2 = (PetscBool)__builtin_cpu_supports("avx2");
-#endif
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;
