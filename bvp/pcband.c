@@ -89,7 +89,6 @@ typedef struct {
   PetscScalar *ua;               /* in place: the values of the matrix' owned columns (part 0), uan of them */
   PetscCount   uan, unin;        /* ... and U's entries there (URow) */
   char        *uin;              /* step c's U row is in place (else in uval) */
-  PetscBool    consumed;         /* some rank's U is partly in place: the matrix is marked factored (Factor) */
   char        *joined;           /* in place: local row l has joined the elimination (its values are read) */
   PetscInt    *piv;              /* step c (column is + c): its pivot row (staircase order) */
   PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
@@ -844,8 +843,7 @@ static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
   PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
   flags[1] = (PetscBool)(b->unin > 0); /* a zero pivot, U in place: on any rank */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
-  b->consumed = flags[1];
-  if (b->consumed) { /* the matrix' values are (partly) the factors now, on some rank: PETSc's in-place mark (MatLUFactor's)
+  if (flags[1]) { /* the matrix' values are (partly) the factors now, on some rank: PETSc's in-place mark (MatLUFactor's)
                         on every rank, which makes its products, views and value setting fail until its owner calls
                         MatSetUnfactored and fills it again; its state is kept, as these factors are still those of the
                         operator PCSetUp saw */
@@ -1078,7 +1076,7 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscCheck(state == b->fstate, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
                "-pc_type hsband: a second solve with factors whose matrix has changed since they were made (a reused "
                "preconditioner): the deferred factorization kept no multipliers; use -pc_hsband_defer false");
-    PetscCheck(!b->consumed, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
+    PetscCheck(pc->pmat->factortype == MAT_FACTOR_NONE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ORDER,
                "-pc_type hsband: a second solve with factors made in place (HsPCBandSetInPlace) without their "
                "multipliers: the matrix is gone; ask for the determinant before the first solve, or factor in place "
                "only where each factorization serves one solve (-hs_in_place false)");

@@ -361,7 +361,8 @@ static PetscErrorCode ShareDiagnosis(HsSolver s)
 /* Whether the Newton solve's banded LU factors in place (HsSolverSetInPlace, HsPCBandSetInPlace): the formulation
  * fills its whole Jacobian again at each evaluation (s->jac_refill, still SNES' Jacobian function: not -snes_fd)
  * and nothing reads the matrix between a factorization and the next evaluation: an exact direct solve
- * (HsSNESExactDirection: Newton, KSPPREONLY, nothing lagged), the preconditioner not reused, the line search hsbt
+ * (HsSNESExactDirection: Newton, KSPPREONLY, nothing lagged; a reused preconditioner the PC declines itself,
+ * InPlace in bvp/pcband.c), the line search hsbt
  * (no product: the slope -||F||^2 of that direction; a failed search ends the solve without SNES' local-minimum test,
  * J^T F) without a pre-check, and no KSP monitor (KSPPREONLY multiplies for them) or view of the operator
  * (-ksp_view_mat, -ksp_view_pmat, their explicit forms, -ksp_view_final_residual). Set before each SNESSolve: the
@@ -371,7 +372,7 @@ static PetscErrorCode SetInPlace(HsSolver s)
   KSP            ksp;
   PC             pc;
   SNESLineSearch ls;
-  PetscBool      on = s->in_place, band, reuse, has;
+  PetscBool      on = s->in_place, band, has;
   PetscErrorCode (*fn)(SNES, Vec, Mat, Mat, void *)                    = NULL;
   PetscErrorCode (*pre)(SNESLineSearch, Vec, Vec, PetscBool *, void *) = NULL;
 
@@ -383,11 +384,10 @@ static PetscErrorCode SetInPlace(HsSolver s)
   on = (PetscBool)(on && band && s->jac_refill && fn == s->jac_refill);
   if (on) {
     PetscCall(HsSNESExactDirection(s->snes, &on));
-    PetscCall(KSPGetReusePreconditioner(ksp, &reuse));
     PetscCall(SNESGetLineSearch(s->snes, &ls));
     PetscCall(SNESLineSearchGetPreCheck(ls, &pre, NULL));
     PetscCall(PetscObjectTypeCompare((PetscObject)ls, SNESLINESEARCHHSBT, &has));
-    on = (PetscBool)(on && !reuse && !pre && has && !ksp->numbermonitors && !ksp->viewMat && !ksp->viewPMat &&
+    on = (PetscBool)(on && !pre && has && !ksp->numbermonitors && !ksp->viewMat && !ksp->viewPMat &&
                      !ksp->viewMatExp && !ksp->viewPOpExp && !ksp->viewFinalRes);
   }
   PetscCall(HsPCBandSetInPlace(pc, on));
