@@ -5,7 +5,9 @@ Transcription with the default linear solver (hsband for n <= 8), from the defau
 parsed: per Newton iteration the evaluations (SNESJacobianEval + SNESFunctionEval), the factorization
 (hsband's events HsBandLayout + HsBandElim + HsBandReduced: by default it factors when it first solves, inside
 PCApply), the solves (PCSetUp + PCApply less that, iterative refinement included) and the noise-floor estimates
-of the convergence test (HsNoiseEstimate), each per node (microseconds).
+of the convergence test (HsNoiseEstimate), each per node (microseconds). With --bvp shooting, multiple
+shooting with M = N / --segments-per segments instead (the evaluations are the segments' marches with their
+sensitivities, the factorization and solves the condensed system's): the speed-up, no bound.
 
 The lower bound per node and Newton iteration (printed with how it is made):
   evaluation     one state residual + costate residual + both step Jacobians of the problem's C code
@@ -27,15 +29,16 @@ it, which may estimate the noise floor) without the solve's one-time costs, whic
 first touch of fresh memory (at N = 1e6 kepler's hsband factors are 3.5 GB, and on this project's virtual
 machine fresh memory costs 1-3 s per GB: bench/README.md).
 
-Each configuration runs --repeat times (default 3), the rank counts taking turns, and the fastest
-SNESSolve counts (this shared 2-core machine's own events vary by 1.5x from run to run; the minimum
-is the run least disturbed). "speed-up" is 1 rank's s/Newton over this row's, both such minima.
+Each configuration runs --repeat times (default 3; below N = 1e5, whose runs take under a second, three
+times as many), the rank counts taking turns, and the fastest SNESSolve counts (this shared 2-core
+machine's own events vary by 1.5x from run to run; the minimum is the run least disturbed). "speed-up" is 1 rank's s/Newton over this row's, both such minima.
 "halves" takes the 2-rank row's two halves (N / 2 each) as two independent 1-rank processes started
 together, in the same turns: their s/Newton over the 2-rank run's says what MPI and the partition cost
 beyond the machine's own price for running two processes at once (1: nothing).
 
   python3 bench/scaling_bench.py                          # pendulum, kepler; N = 1e3 .. 1e6; 1, 2 ranks
   python3 bench/scaling_bench.py --problems pendulum --N 1000,10000 --ranks 1 --repeat 1
+  python3 bench/scaling_bench.py --bvp shooting --N 100000     # multiple shooting, M = N / 10: the speed-up
 """
 import argparse, os, re, subprocess, tempfile, time, json
 
@@ -94,10 +97,14 @@ def eval_us(exe_dir, problem, times=3):
 MONITOR_N = 100000  # -hs_monitor from this N on: its line per iteration stays out of the small runs' times
 
 
+SEGMENTS = 0  # --bvp shooting: N / SEGMENTS segments (main); 0: transcription
+
+
 def command(exe, problem, N, out):
     """One 1-rank solve with -log_view (and -hs_monitor for N >= MONITOR_N), its output to the directory out."""
+    shoot = ["-hs_bvp_type", "shooting", "-hs_shoot_segments", str(N // SEGMENTS)] if SEGMENTS else []
     return [exe, "-problem", problem, "-N", str(N), "-quiet", "-hs_check_extremal", "no", "-o", out,
-            "-log_view"] + (["-hs_monitor"] if N >= MONITOR_N else [])
+            "-log_view"] + shoot + (["-hs_monitor"] if N >= MONITOR_N else [])
 
 
 def last_iteration(text):
@@ -181,12 +188,16 @@ def bound(n, ev, peak, bw):
     return ev + fact + solve, fact, solve
 
 
+SMALL_N = 100000  # below it each configuration runs 3 x --repeat times
+
+
 def measure(a, prob, ranks):
     """Each N's fastest converged run per rank count, and its halves: [(N, {ranks: summary}, halves)]."""
     rows = []
     for N in [int(x) for x in a.N.split(",")]:
         best, halves = {}, float("inf")
-        for _ in range(a.repeat):  # the rank counts take turns: a slow spell of the machine hits all alike
+        for _ in range(a.repeat * (1 if N >= SMALL_N else 3)):  # the rank counts take turns: a slow spell of the
+            # machine hits all alike; a small N's runs take under a second, and one disturbance is a larger share
             for r in ranks:
                 s = run(a.hamshoot, prob, N, r, a.timeout)
                 if s and s.get("converged") and (not best.get(r) or solve_time(s) < solve_time(best[r])):
@@ -198,7 +209,7 @@ def measure(a, prob, ranks):
 
 
 def print_rows(N, best, halves, ranks, lb):
-    """One N's table rows, per node and Newton iteration against the bound lb."""
+    """One N's table rows, per node and Newton iteration against the bound lb (None: shooting, no bound)."""
     t1 = None
     for r in ranks:
         s = best.get(r)
@@ -214,10 +225,10 @@ def print_rows(N, best, halves, ranks, lb):
         if r == 1:
             t1 = tot / it
         la = s.get("last")
-        last = "%6.3f %5.2f" % (la / N * 1e6 * r, la / N * 1e6 * r / lb) if la else "     -     -"
-        print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f %s %8s %7s" % (
+        last = "%6.3f %5s" % (per(la) * it, "%.2f" % (per(la) * it / lb) if lb else "-") if la else "     -     -"
+        print("%9d %5d %6d %11.4f %12.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7s %s %8s %7s" % (
             N, r, it, tot / it, per(tot), per(ev_t), per(fa), per(so), per(no), per(tot - ev_t - fa - so - no),
-            per(tot) / lb, last, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",
+            "%.2f" % (per(tot) / lb) if lb else "-", last, "%.2f" % (t1 / (tot / it)) if t1 and r > 1 else "",
             "%.2f" % (halves / (tot / it)) if r == 2 and halves < float("inf") else ""))
 
 
@@ -228,8 +239,14 @@ def main():
     ap.add_argument("--N", default="1000,10000,100000,1000000")
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--timeout", type=float, default=1800)
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration, the fastest counts")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each configuration, the fastest counts (N < 1e5: "
+                    "3 x as many)")
+    ap.add_argument("--bvp", default="transcription", choices=["transcription", "shooting"],
+                    help="shooting: N / --segments-per nodes a segment, no lower bound")
+    ap.add_argument("--segments-per", type=int, default=10, help="shooting: nodes per segment (M = N / this)")
     a = ap.parse_args()
+    global SEGMENTS
+    SEGMENTS = a.segments_per if a.bvp == "shooting" else 0
     peak, bw = machine()
     print("machine: peak %.1f Gflop/s (one core's theoretical, or numpy's matmul if higher), bandwidth %.1f GB/s "
           "(numpy copy)\n" % (peak / 1e9, bw / 1e9))
@@ -242,8 +259,13 @@ def main():
         rows = measure(a, prob, ranks)
         ev = min(x for x in (ev, eval_us(exe_dir, prob)) if x is not None)  # the bound from the quieter moment
         lb, fact, solve = bound(n, ev, peak, bw)
-        print("%s (n = %d): lower bound per node and Newton iteration %.3f us = evaluation %.3f + factorization %.3f + "
-              "solve %.3f" % (prob, n, lb, ev, fact, solve))
+        if SEGMENTS:
+            print("%s (n = %d), shooting with M = N / %d segments: no lower bound (the bound is the transcription's; "
+                  "a segment's march with its sensitivities costs more than a node's evaluation)" % (prob, n, SEGMENTS))
+            lb = None
+        else:
+            print("%s (n = %d): lower bound per node and Newton iteration %.3f us = evaluation %.3f + factorization "
+                  "%.3f + solve %.3f" % (prob, n, lb, ev, fact, solve))
         if cap:
             alone, together = cap
             print("two 1-rank solves at once (N = %d each, no MPI between them): SNESSolve %.4f s per Newton "
