@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hamshoot benchmark: the banded LU (-pc_type hsband, bvp/pcband.c) against MUMPS (the default) on
+"""hamshoot benchmark: the banded LU (-pc_type hsband, bvp/petscext/pcband.c) against MUMPS (the default) on
 the same runs, side by side (issue 11).
 
     python3 bench/band_bench.py [--hamshoot build/hamshoot] [--problem pendulum]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hamshoot benchmark: the many-body regime (issue 11): ncar with K cars (n = K degrees of freedom,
 4n unknowns per node), the transcription's default linear solver for n > 32 (-hs_linear_solver drop:
-GMRES + -pc_type hsdrop, bvp/pcdrop.c) against MUMPS' LU of the whole stored Jacobian (-hs_linear_solver
+GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c) against MUMPS' LU of the whole stored Jacobian (-hs_linear_solver
 mumps) and the banded LU (-hs_linear_solver band, the default for n <= 32), side by side.
 
     python3 bench/manybody_bench.py [--hamshoot build/hamshoot] [--cars 16,32,64] [--N 400,4000]

@@ -1,4 +1,4 @@
-/* hamshoot: the command-line driver (DESIGN.md section 5). It only composes
+/* hamshoot: the command-line driver (docs/theory.md section 5). It only composes
  * the library: problem from the options -> solver -> (continuation) -> solve
  * -> summary -> output. `hamshoot -help` lists every option from the options
  * calls themselves.
@@ -155,8 +155,14 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv\n", out));
   }
   *code = res.converged && (reached || !why[0]) ? 0 : 2;
-  if (x->study && !*code)
+  if (x->study && !*code) {
     PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study"));
+    PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
+    if (interrupted) { /* the finished grids are written */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
+      *code = 3;
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -232,8 +238,8 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL,
                                  x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_"
                                                                                                        : "hs_init_"));
-    if (out[0] && !x.compare)
-      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out));
+    if (out[0] || x.compare || x.study) /* the directory this run writes to: taken now, checked and locked */
+      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study"));
     if (x.extrapolate || x.study) { /* refused now rather than after the solve */
       PetscInt     N;
       HsSolverType type;

@@ -1,4 +1,4 @@
-/* hamshoot: the discrete optimality boundary-value problem on PETSc (DESIGN.md
+/* hamshoot: the discrete optimality boundary-value problem on PETSc (docs/theory.md
  * section 3). One solver object, HsSolver, with the formulations as types
  * registered by name (transcription, shooting); continuation in problem
  * parameters (HsContinuation); problems from the options database.
@@ -24,14 +24,17 @@
 #define HS_SNES_MAX_IT_DEFAULT 50
 /* Newton also stops at ||F|| <= c eps max(1, ||X||_inf) sqrt(n) (HsSolverSetRoundoffFactor). */
 #define HS_ROUNDOFF_FACTOR_DEFAULT 100.0
-/* The noise floor (bvp/convergence.c): after a Newton step that did not halve ||F|| (or one near an
+/* The noise floor (bvp/interface/convergence.c): after a Newton step that did not halve ||F|| (or one near an
  * earlier estimate), the residual's evaluation error nu is estimated from F(X + dX) + F(X - dX) - 2 F(X) (dX = HS_NOISE_DELTA |X|
  * with a fixed sign pattern); ||F|| <= c nu (c = -hs_snes_noise) is the floor: converged. */
 #define HS_NOISE_FACTOR_DEFAULT 10.0
+#define HS_ROUNDOFF_FACTOR_MAX 1e4 /* -hs_snes_roundoff at most: 1e4 eps = 2.2e-12 relative to the unknowns */
+#define HS_NOISE_FACTOR_MAX    1e3 /* -hs_snes_noise at most: a residual 1000 times its evaluation error is not noise */
 #define HS_NOISE_DELTA 1e-10
 #define HS_NOISE_SLOW 0.5
-/* Where checkpoints go without -hs_checkpoint or -o (bvp/checkpoint.c). */
+/* Where checkpoints go without -hs_checkpoint or -o (bvp/interface/checkpoint.c). */
 #define HS_CHECKPOINT_DIR_DEFAULT "hamshoot-checkpoint"
+#define HS_INIT_MAX_BYTES (16LL << 30) /* -hs_init: a trajectory.csv larger than 16 GiB is refused (HsFileOpenRegular) */
 /* MUMPS: pivot threshold CNTL(1) (1.0: partial pivoting), workspace relaxation ICNTL(14) in
  * percent, and how often a factorization that ran out of workspace is retried with twice that. */
 #define HS_MUMPS_CNTL1_DEFAULT 1.0
@@ -48,7 +51,7 @@
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
-/** Richardson's extrapolation of a solve from the grids N/4, N/2, N (HsSolverExtrapolate, bvp/study.c):
+/** Richardson's extrapolation of a solve from the grids N/4, N/2, N (HsSolverExtrapolate, bvp/drivers/study.c):
     R = (4 Q_N - Q_{N/2})/3, error estimate |R(N) - R(N/2)|/15, observed order log2 of the ratio of
     successive differences. */
 typedef struct {
@@ -61,7 +64,7 @@ typedef struct {
   PetscReal wall_time_s;         /* the solves at N/2 and N/4 and the extrapolation (rank 0's clock) */
 } HsExtrap;
 
-/** The wrong-extremal guard (HsSolverCheckExtremal, bvp/extremal.c): the direct problem on the same grid
+/** The wrong-extremal guard (HsSolverCheckExtremal, bvp/drivers/extremal.c): the direct problem on the same grid
     (same state scheme, kkt costates) solved by IPOPT from the solution ("near") and from the default
     guess ("default"). IPOPT's steps are those of a minimizer (inertia-corrected): its solution from
     this one is the direct problem's local minimum nearest to it, and a last step without Hessian
@@ -86,7 +89,7 @@ typedef struct {
 #define HS_EXTREMAL_PERTURB 1e-2
 #define HS_EXTREMAL_MAX_VARIABLES 10000 /* -hs_check_extremal auto: N (m + 2n) at most this */
 
-/** One attempt of the solve strategy (HsSolverSetStrategy, bvp/strategy.c): what it was, how it ended. */
+/** One attempt of the solve strategy (HsSolverSetStrategy, bvp/drivers/strategy.c): what it was, how it ended. */
 #define HS_STRATEGY_MAX_ATTEMPTS 6
 typedef struct {
   char      name[96];   /* "newton", "l2 line search", "grid sequencing from N = 10", "direct guess", "continuation in reach" */
@@ -107,6 +110,9 @@ typedef struct {
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
   PetscReal           noise_floor; /* the last estimate of ||F||'s evaluation error in this solve (0: none made) */
   PetscBool           at_floor;    /* Newton stopped at ||F|| <= -hs_snes_noise times noise_floor */
+  PetscBool           tolerance_only; /* SNES stopped at a looser tolerance than the solve can vouch for: converged is
+                                         false (HsSolverVerifyConvergence, docs/numerics.md) */
+  PetscReal           vouch_level; /* the largest ||F|| a converged solve may end with (tolerance_only: what was missed) */
   PetscReal           T;                              /* the final time (the solved one when it is free) */
   PetscReal           J;                              /* J^d = h sum L^d (+ phi(x_N)) */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */
@@ -164,12 +170,12 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
-    LU of bvp/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node
+    LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node
     blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
-    bvp/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
+    bvp/petscext/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
 typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP } HsLinearSolver;
 #define HS_BAND_AUTO_MAX_UNKNOWNS 128 /* n <= 32 */
-#define HS_DROP_TOL_DEFAULT 1e-14 /* -pc_hsdrop_tol: below the LU's own backward error (bvp/pcdrop.c) */
+#define HS_DROP_TOL_DEFAULT 1e-14 /* -pc_hsdrop_tol: below the LU's own backward error (bvp/petscext/pcdrop.c) */
 #define HS_DROP_KSP_RTOL 1e-12   /* GMRES around hsdrop: -ksp_rtol, -ksp_max_it */
 #define HS_DROP_KSP_MAXIT 100
 #define HS_DROP_REGROW_DEFAULT 5 /* -pc_hsdrop_regrow */
@@ -236,7 +242,7 @@ PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
 PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
 /* What a cold solve does when Newton from its start fails (HsSolverSetStrategy, -hs_strategy;
- * bvp/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
+ * bvp/drivers/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
  * and continuation in reach (and the parameters of -hs_strategy_continue) until one converges;
  * NEWTON stops after Newton. Grid sequencing starts at the coarsest N/2^L >= HS_STRATEGY_COARSEST_N. */
 typedef enum { HS_STRATEGY_AUTO, HS_STRATEGY_NEWTON } HsStrategy;
@@ -253,7 +259,7 @@ PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering);
 PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level);
 PetscErrorCode HsSolverIpoptGetPrintLevel(HsSolver s, PetscInt *level);
 
-/* Continuation in problem parameters (bvp/continuation.c). */
+/* Continuation in problem parameters (bvp/drivers/continuation.c). */
 typedef struct _p_HsContinuation *HsContinuation;
 extern PetscClassId               HS_CONTINUATION_CLASSID;
 #define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
@@ -276,7 +282,7 @@ PetscErrorCode HsContinuationGetType(HsContinuation c, HsContinuationType *type,
 PetscErrorCode HsContinuationSolve(HsContinuation c);
 PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, const char **diagnosis);
 
-/* Problems from the options database (bvp/problemopts.c). */
+/* Problems from the options database (bvp/interface/problemopts.c). */
 /* Inside PetscOptionsBegin/End: a failed call or check ends the block (PetscOptionsEnd_Private frees
    its strings) before the error returns, so that an error path leaks nothing (-malloc_dump, LSan). */
 #define HsOptionsCall(call) \
@@ -295,14 +301,14 @@ PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, con
     } \
   } while (0)
 
-/* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/checkpoint.c, docs/reliability.md) */
+/* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/interface/checkpoint.c, docs/reliability.md) */
 PetscErrorCode HsInstallInterruptHandlers(void);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);
 PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[]);
 PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const char **why);
 PetscErrorCode HsContinuationSetUp(HsContinuation c);
 
-/* Checks of the options database and the output (bvp/optcheck.c, bvp/output.c) */
+/* Checks of the options database and the output (bvp/sys/options.c, bvp/interface/output.c) */
 PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm);
 PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[]);
 PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[]);

@@ -1,4 +1,4 @@
-/* hamshoot: costate schemes, DESIGN.md section 2.2 (all residuals times h).
+/* hamshoot: costate schemes, docs/theory.md section 2.2 (all residuals times h).
  *
  *   kkt:             C = l+ - l- - h [Da(x_k,x_{k+1})^T JJ l+ + Db(x_{k-1},x_k)^T JJ l- + grad ell(x_k)]
  *                    (exact KKT conditions of the direct transcription with the chosen state scheme;
@@ -275,7 +275,7 @@ static int AbarNDerivatives(HsDisc *d, const double *xm, const double *x0, const
   return HS_SUCCESS;
 }
 
-/* n DOF (DESIGN.md section 2.2): Abar = H + r d^T/(d.d), so Abar^T s = H s + sigma d, sigma = r.s/(d.d)
+/* n DOF (docs/theory.md section 2.2): Abar = H + r d^T/(d.d), so Abar^T s = H s + sigma d, sigma = r.s/(d.d)
  * (H symmetric). */
 static int AbarN(HsDisc *d, const double *xm, const double *x0, const double *xp, const double *dv, const double *s,
                  double *w, double *A, double *Wm, double *W0, double *Wp)

@@ -1,4 +1,4 @@
-/* hamshoot: state schemes (discrete gradients), DESIGN.md section 2.1.
+/* hamshoot: state schemes (discrete gradients), docs/theory.md section 2.1.
  *
  *   midpoint:  gbar = grad E(m), m = (a+b)/2
  *   greenspan: gbar = (Vbar(q_a, q_b), (p_a + p_b) / (2 mass)), n = 1
@@ -17,7 +17,7 @@
 /*@ HsFunctionD3 - the third-derivative action T = D(Hess f)(x)[v], T_il = sum_j f_{,ijl}(x) v_j (dim x dim):
     F->d3 if the function supplies it, otherwise a central difference of its Hessian along v with step
     HS_D3_FD_STEP (1 + |x|) / |v| (error O(step^2)). Newton on the conserving costate scheme needs it
-    (DESIGN.md section 2.2).
+    (docs/theory.md section 2.2).
 
   Not collective. work: dim + 2 dim^2 doubles. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED.
 @*/
@@ -51,7 +51,7 @@ static int Small(int dim, const double *mid, const double *delta, double tol)
   return HsNorm(dim, delta) <= tol * (1 + HsNorm(dim, mid));
 }
 
-/*@ HsGonzalezGrad - the Gonzalez discrete gradient of a smooth function f (DESIGN.md section 2.1),
+/*@ HsGonzalezGrad - the Gonzalez discrete gradient of a smooth function f (docs/theory.md section 2.1),
     g = grad f(m) + [f(b) - f(a) - grad f(m).Delta] Delta / (Delta.Delta), m = (a+b)/2, Delta = b - a,
     which satisfies g.(b - a) = f(b) - f(a) exactly; below |Delta| <= tol (1 + |m|) the midpoint
     gradient (error O(|Delta|^3) in that identity). Used for E and for the running cost ell.
@@ -80,7 +80,7 @@ int HsGonzalezGrad(const HsFunction *F, int dim, void *ctx, double tol, const do
 }
 
 /* Everything the Gonzalez derivatives need: c, c_a = dc/da, c_b = dc/db (see
- * DESIGN.md section 2.1; N = E(b) - E(a) - grad E(m).Delta, D = Delta.Delta,
+ * docs/theory.md section 2.1; N = E(b) - E(a) - grad E(m).Delta, D = Delta.Delta,
  * n_a = dN/da = -grad E(a) + grad E(m) - 1/2 H(m) Delta,
  * n_b = dN/db =  grad E(b) - grad E(m) - 1/2 H(m) Delta,
  * c_a = (n_a + 2 c Delta)/D, c_b = (n_b - 2 c Delta)/D). Returns small = 1 in

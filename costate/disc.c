@@ -1,4 +1,4 @@
-/* hamshoot: HsDisc, the discretization object of costate/ (DESIGN.md section 2):
+/* hamshoot: HsDisc, the discretization object of costate/ (docs/theory.md section 2):
  * scheme selection, state residual and Jacobian, control, diagnostics. */
 #include "hsdiscimpl.h"
 
@@ -33,7 +33,7 @@ static int EllAtHess(const double *x, double *Hm, void *ctx)
 }
 const HsFunction HsEllAtFunction = {EllAtF, EllAtGrad, EllAtHess, NULL};
 
-/*@ HsStateSchemeFind - the state scheme (discrete gradient, DESIGN.md section 2.1) of this name:
+/*@ HsStateSchemeFind - the state scheme (discrete gradient, docs/theory.md section 2.1) of this name:
     midpoint, greenspan or gonzalez; NULL if there is none. Not collective. @*/
 const HsStateScheme *HsStateSchemeFind(const char *name)
 {
@@ -43,7 +43,7 @@ const HsStateScheme *HsStateSchemeFind(const char *name)
   return NULL;
 }
 
-/*@ HsCostateSchemeFind - the costate scheme (DESIGN.md section 2.2) of this name: conserving,
+/*@ HsCostateSchemeFind - the costate scheme (docs/theory.md section 2.2) of this name: conserving,
     conserving_1dof, trapezoidal or kkt; NULL if there is none. Not collective. @*/
 const HsCostateScheme *HsCostateSchemeFind(const char *name)
 {
@@ -146,7 +146,7 @@ static int DiscAllocate(HsDisc *d)
 }
 
 /* K = R^{-1} G^T, G^T = [0, B^T] (m x dim), by a Cholesky factorization of R (GSL), and GK = G K
- * (rows n..2n-1 are B K): u = K lambda (DESIGN.md section 1); with a B(q) also R^{-1} itself (d->Rinv,
+ * (rows n..2n-1 are B K): u = K lambda (docs/theory.md section 1); with a B(q) also R^{-1} itself (d->Rinv,
  * gain.c) from the same factor. Returns the GSL status. */
 static int DiscControlGain(HsDisc *d)
 {
@@ -187,7 +187,7 @@ static int DiscControlGain(HsDisc *d)
   return st;
 }
 
-/*@ HsDiscCreate - a discretization of prob on N uniform intervals with the named schemes (DESIGN.md
+/*@ HsDiscCreate - a discretization of prob on N uniform intervals with the named schemes (docs/theory.md
     section 2): the step residuals, their Jacobians and the diagnostics of costate/.
 
   Not collective (serial object); no allocation after this call.
@@ -281,7 +281,7 @@ const HsStateScheme *HsDiscGetStateScheme(const HsDisc *d) { return d->ss; }
 /*@ HsDiscGetCostateScheme - the costate scheme in use. Not collective. @*/
 const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d) { return d->cs; }
 
-/*@ HsDiscStateResidual - the state equation of one interval (DESIGN.md section 2.1) times h,
+/*@ HsDiscStateResidual - the state equation of one interval (docs/theory.md section 2.1) times h,
     F = x_{k+1} - x_k - h (JJ gbar(x_k, x_{k+1}) + G u_{k+1/2}), u = R^{-1} G^T lambda_{k+1/2}.
 
   Not collective. Input: xk, xk1 - x_k, x_{k+1} (2n each); lam - lambda_{k+1/2}. Output: F (2n).
@@ -343,7 +343,7 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
   return lam ? HsDiscGainStateJacobian(d, xk, xk1, lam, Fxk, Fxk1) : HS_SUCCESS;
 }
 
-/*@ HsDiscCostateResidual - the costate equation of interior node k, 1 <= k <= N-1 (DESIGN.md section
+/*@ HsDiscCostateResidual - the costate equation of interior node k, 1 <= k <= N-1 (docs/theory.md section
     2.2), times h, of the discretization's costate scheme; k fixes the times t_{k-1}, t_{k+1} at which
     a time-dependent running cost is evaluated.
 
@@ -366,7 +366,7 @@ int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, 
 /*@ HsDiscSetCostateHomotopy - blends the costate equation of the discretization's scheme with that of
     the scheme named from: C = theta C_own + (1 - theta) C_from, 0 <= theta <= 1 (theta = 1, or from
     NULL: the own scheme alone). A path from a direct solution (from = "kkt", whose costate equations
-    it satisfies) to the conserving one (DESIGN.md section 3, initial guesses).
+    it satisfies) to the conserving one (docs/theory.md section 3, initial guesses).
 
   Not collective. Returns HS_SUCCESS, or HS_EUNKNOWN / HS_EINVAL for an unknown scheme or theta outside [0, 1].
 @*/
@@ -401,7 +401,7 @@ int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, 
   return HS_SUCCESS;
 }
 
-/*@ HsDiscControl - the control of interval (x_k, x_{k+1}) from the stationarity condition (DESIGN.md
+/*@ HsDiscControl - the control of interval (x_k, x_{k+1}) from the stationarity condition (docs/theory.md
     section 1), u = R^{-1} Bbar^T lambda^p (m values), Bbar = B((q_k + q_{k+1})/2) for a B(q)
     (docs/configuration-dependent-forces.md). Not collective. Returns HS_SUCCESS or HS_EDOM. @*/
 int HsDiscControl(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *u)
@@ -411,7 +411,7 @@ int HsDiscControl(HsDisc *d, const double *xk, const double *xk1, const double *
   return HS_SUCCESS;
 }
 
-/*@ HsDiscRunningCost - L^d of interval k (DESIGN.md section 2.3): L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) +
+/*@ HsDiscRunningCost - L^d of interval k (docs/theory.md section 2.3): L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) +
     ell(x_{k+1}, t_{k+1})) with u = R^{-1} G^T lambda; J^d = h sum_k L^d (+ phi(x_N)).
     Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *L)
@@ -435,7 +435,7 @@ int HsDiscRunningCostU(HsDisc *d, int k, const double *xk, const double *xk1, co
   return HS_SUCCESS;
 }
 
-/*@ HsDiscHamiltonian - the discrete Hamiltonian of interval k (DESIGN.md section 2.3):
+/*@ HsDiscHamiltonian - the discrete Hamiltonian of interval k (docs/theory.md section 2.3):
     H^d = -L^d + lambda^T (JJ gbar + G u) = 1/2 u^T R u - 1/2 (ell_k + ell_{k+1}) + lambda^T JJ gbar
     with u = R^{-1} G^T lambda; constant in k to round-off for the conserving costate scheme on an
     autonomous problem. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
@@ -505,7 +505,7 @@ static double WorkAtGain(const HsDisc *d, const double *xk, const double *xk1, c
 int HsDiscEnergy(HsDisc *d, const double *x, double *E) { return HsStatus(d->prob->E.f(x, E, d->prob->ctx)); }
 
 /*@ HsDiscWork - the discrete work of the controls on one interval, (q_{k+1} - q_k)^T Bbar u_{k+1/2}
-    with u = R^{-1} G^T lambda (DESIGN.md section 2.1): E_{k+1} - E_k equals it exactly for an
+    with u = R^{-1} G^T lambda (docs/theory.md section 2.1): E_{k+1} - E_k equals it exactly for an
     energy-consistent state scheme, also for a B(q). Not collective. Returns HS_SUCCESS or HS_EDOM. @*/
 int HsDiscWork(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *W)
 {

@@ -1,7 +1,7 @@
 /* hamshoot: discrete gradients, costate schemes, step residuals and their
  * Jacobians, and the discrete diagnostics (serial C on GSL; no PETSc/MPI).
  *
- * All residuals are the equations of DESIGN.md section 2 multiplied by h:
+ * All residuals are the equations of docs/theory.md section 2 multiplied by h:
  *   state, interval k:  F = x_{k+1} - x_k - h (JJ gbar(x_k, x_{k+1}) + G u_{k+1/2}),
  *                       u_{k+1/2} = R^{-1} G^T lambda_{k+1/2}
  *   costate, node k:    C = lambda_+ - lambda_- - h (scheme right-hand side)
@@ -19,14 +19,14 @@ extern "C" {
 /* Status codes: problems/hsproblem.h (HS_SUCCESS, HS_EDOM, ...), shared by both serial layers. */
 
 /** Default relative threshold below which divided differences fall back to
- *  their limits (DESIGN.md section 2.1): |Delta| <= tol * (1 + |midpoint|).
+ *  their limits (docs/theory.md section 2.1): |Delta| <= tol * (1 + |midpoint|).
  *  Chosen near eps^(1/3): the cancellation error of a first divided difference
  *  is eps |grad E| / |Delta| and the fallback error is O(|Delta|^2). */
 #define HS_DG_TOL_DEFAULT 1e-6
 
 typedef struct HsDisc_s HsDisc;
 
-/** A state scheme: discrete gradient gbar(a, b) of E (DESIGN.md section 2.1). */
+/** A state scheme: discrete gradient gbar(a, b) of E (docs/theory.md section 2.1). */
 typedef struct {
   const char *name;
   int         order;             /* consistency order */
@@ -40,7 +40,7 @@ typedef struct {
   int (*hessdir)(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab, double *Pbb);
 } HsStateScheme;
 
-/** A costate scheme: the node-k costate equation (DESIGN.md section 2.2). */
+/** A costate scheme: the node-k costate equation (docs/theory.md section 2.2). */
 typedef struct {
   const char *name;
   int         order;
@@ -71,12 +71,12 @@ const HsProblem       *HsDiscGetProblem(const HsDisc *d);
 const HsStateScheme   *HsDiscGetStateScheme(const HsDisc *d);
 const HsCostateScheme *HsDiscGetCostateScheme(const HsDisc *d);
 
-/** State residual of one interval (DESIGN.md section 2.1, times h). */
+/** State residual of one interval (docs/theory.md section 2.1, times h). */
 int HsDiscStateResidual(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *F);
 /** Its Jacobian blocks with respect to x_k, x_{k+1}, lambda_{k+1/2}. */
 int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *Fxk, double *Fxk1,
                         double *Flam);
-/** Costate residual of interior node k, 1 <= k <= N-1 (DESIGN.md section 2.2, times h);
+/** Costate residual of interior node k, 1 <= k <= N-1 (docs/theory.md section 2.2, times h);
  *  k fixes the times at which a time-dependent running cost is evaluated. */
 int HsDiscCostateResidual(HsDisc *d, int k, const double *xm, const double *x0, const double *xp, const double *lm,
                           const double *lp, double *C);
@@ -118,10 +118,10 @@ int HsDiscTerminalResidualT(HsDisc *d, const double *xm, const double *xN, const
 /** phi(x_N), 0 without a terminal cost. */
 int HsDiscTerminalCost(HsDisc *d, const double *xN, double *phi);
 
-/** u = R^{-1} Bbar^T lambda^p of the interval (x_k, x_{k+1}) (stationarity, DESIGN.md section 1;
+/** u = R^{-1} Bbar^T lambda^p of the interval (x_k, x_{k+1}) (stationarity, docs/theory.md section 1;
  *  Bbar = B(qbar) for a configuration-dependent B, docs/configuration-dependent-forces.md). */
 int HsDiscControl(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *u);
-/** Discrete Hamiltonian of interval k, [t_k, t_{k+1}] (DESIGN.md section 2.3):
+/** Discrete Hamiltonian of interval k, [t_k, t_{k+1}] (docs/theory.md section 2.3):
  *  H^d = -L^d + lambda^T (JJ gbar + G u), L^d = 1/2 u^T R u + 1/2 (ell(x_k, t_k) + ell(x_{k+1}, t_{k+1})). */
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H);
 /** L^d of interval k; J^d = h sum_k L^d. */

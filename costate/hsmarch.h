@@ -1,4 +1,4 @@
-/* hamshoot: the one-step march of multiple shooting (DESIGN.md section 3),
+/* hamshoot: the one-step march of multiple shooting (docs/theory.md section 3),
  * serial C on costate/'s residuals and GSL; no PETSc/MPI.
  *
  * A march starts at node k_s from z = (x_{k_s}, lambda_{k_s+1/2}) and solves,

@@ -1,5 +1,5 @@
 /* hamshoot: HsMarch, the serial one-step march of multiple shooting
- * (DESIGN.md section 3, "Multiple shooting"); GSL LU for the step systems.
+ * (docs/theory.md section 3, "Multiple shooting"); GSL LU for the step systems.
  *
  * A segment starting at node ks owns z = (x_{ks}, lambda_{ks+1/2}) in R^{2 dim},
  * dim = 2n. Its march solves
@@ -157,7 +157,7 @@ void HsMarchDestroy(HsMarch **march)
   Not collective.
 
   Input: atol - residual tolerance: stop at |R|_inf <= atol (1 + |y|_inf), 0 < atol < 1
-         (default HS_MARCH_ATOL_DEFAULT = 1e-14; the residuals are scaled by h, DESIGN.md section 2);
+         (default HS_MARCH_ATOL_DEFAULT = 1e-14; the residuals are scaled by h, docs/theory.md section 2);
          stol - also stop when the last update is below stol (1 + |y|_inf), 0 < stol < 1 (default 1e-12);
          max_it - at most this many Newton updates per step, >= 1 (default 25).
 
@@ -426,7 +426,7 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
   return HS_SUCCESS;
 }
 
-/*@ HsMarchSegment - marches one shooting segment (DESIGN.md section 3).
+/*@ HsMarchSegment - marches one shooting segment (docs/theory.md section 3).
 
   Not collective (serial).
 

@@ -1,5 +1,5 @@
 /* hamshoot: the direct transcription as a nonlinear program, interval by
- * interval (DESIGN.md section 2; the IPOPT formulation in bvp/impls/ipopt.c
+ * interval (docs/theory.md section 2; the IPOPT formulation in bvp/impls/ipopt.c
  * assembles these pieces). Serial C, no PETSc/MPI.
  *
  *   variables    x_1..x_N (nodes; x_0 is given), u_{k+1/2} (intervals, m each)

@@ -1,4 +1,4 @@
-static const char help[] = "The pendulum swing-up (DESIGN.md section 4.1) through hamshoot's C API:\n"
+static const char help[] = "The pendulum swing-up (docs/theory.md section 4.1) through hamshoot's C API:\n"
                            "the conserving scheme by transcription and by multiple shooting, the direct scheme,\n"
                            "and continuation in gravity from g = 0. Options: -N <20>, -p_g <9.81>, and every\n"
                            "-hs_* key of HsSolverSetFromOptions (each run takes its own options prefix).\n\n";
@@ -11,9 +11,9 @@ static const char help[] = "The pendulum swing-up (DESIGN.md section 4.1) throug
  *   1. a problem from the registry, its parameters from the options (-p_NAME);
  *   2. a solver configured by setters, then HsSolverSetFromOptions;
  *   3. the same discrete problem by transcription and by multiple shooting:
- *      the same J^d (DESIGN.md section 3: the formulations must agree);
+ *      the same J^d (docs/theory.md section 3: the formulations must agree);
  *   4. the conserving scheme keeps H^d constant to round-off, the direct one
- *      does not (DESIGN.md section 2.3);
+ *      does not (docs/theory.md section 2.3);
  *   5. a continuation in g from 0 reaches the direct solve's J^d.
  */
 #include "../bvp/hsbvp.h"

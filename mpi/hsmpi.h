@@ -1,4 +1,4 @@
-/* hamshoot: the MPI ground floor (DESIGN.md section 3, section 6): how the
+/* hamshoot: the MPI ground floor (docs/theory.md section 3, section 6): how the
  * shooting segments are distributed over the ranks, the exchange of boundary
  * data between neighbouring ranks, and the gather of a distributed vector to
  * rank 0. Built on PETSc's system and vector layers only; includes nothing

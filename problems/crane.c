@@ -1,5 +1,5 @@
 /* hamshoot: the gantry crane of thesis section 7.2 in generalized coordinates
- * (7.8), DESIGN.md section 4.4: q = (s, l, alpha) -- trolley position, rope
+ * (7.8), docs/theory.md section 4.4: q = (s, l, alpha) -- trolley position, rope
  * length, rope angle from the vertical. Redundant positions (s, beta = l/r,
  * x = s + l sin alpha, z = l cos alpha), z downward, kinetic energy from
  * diag(m_t, J, m, m):
@@ -9,7 +9,7 @@
  *   (m_t, J, m) = (10, 0.1, 100), r = 0.1, g = 9.81; (s, l, a): (0, 4, 0) -> (5, 1, 0),
  *   rest to rest, T = 3. Underactuated. Default N = 320: the thesis' N = 40 is too coarse (the winch
  *   torque zigzags, its extremals do not continue to finer grids, and IPOPT does not converge there).
- * (R is not stated in DESIGN.md; R = I is this file's choice.)
+ * (R is not stated in the thesis; R = I is this file's choice.)
  */
 #include "hsmechanical.h"
 
@@ -94,7 +94,7 @@ static int CraneUpdate(HsProblem *p)
   return HS_SUCCESS;
 }
 
-/*@ HsProblemCreateCrane - the gantry crane (DESIGN.md section 4.4; data in the file head), a mechanical
+/*@ HsProblemCreateCrane - the gantry crane (docs/theory.md section 4.4; data in the file head), a mechanical
     system with analytic third derivatives; parameters mt, J, m, r, g. Not collective. Returns
     HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreateCrane(HsProblem **prob)
@@ -119,7 +119,7 @@ int HsProblemCreateCrane(HsProblem **prob)
     return -1;
   }
   p->T    = 3;
-  p->N    = 320; /* N = 40 (thesis) is too coarse: its extremals zigzag and do not continue (README) */
+  p->N    = 320; /* N = 40 (thesis) is too coarse: its extremals zigzag and do not continue (docs/direct.md) */
   p->B[0] = 1;        /* F acts on s */
   p->B[3] = 1 / c->r; /* the winch torque acts on l through beta = l / r */
   p->R[0] = p->R[3] = 1;

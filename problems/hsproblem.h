@@ -3,13 +3,15 @@
  * A problem is a table of callbacks plus a context pointer, in the shape of
  * gsl_odeiv2_system: x = (q, p) in R^{2n}, E(x) the mechanical energy,
  * xdot = JJ grad E(x) + G u with G = [0; B], cost int 1/2 u^T R u + ell(x) dt.
- * See DESIGN.md section 1.
+ * See docs/theory.md section 1.
  *
  * Callback return codes (STYLE.md): 0 ok, > 0 recoverable (x outside the
  * domain, e.g. |q| = 0 for kepler), < 0 fatal.
  */
 #ifndef HSPROBLEM_H
 #define HSPROBLEM_H
+
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +37,8 @@ enum {
 
 /** A short English description of a status code. */
 const char *HsStatusString(int status);
+/* A regular file of at most max_bytes (0: any) opened for reading, never blocking; NULL with a message otherwise. */
+FILE *HsFileOpenRegular(const char *path, const char *what, long long max_bytes, char *msg, size_t msglen);
 
 /** f(x): value of a smooth scalar function of x in R^dim. */
 typedef int (*HsValueFn)(const double *x, double *f, void *ctx);
@@ -43,12 +47,12 @@ typedef int (*HsGradFn)(const double *x, double *g, void *ctx);
 /** Hm = Hessian of f at x (dim x dim, symmetric). */
 typedef int (*HsHessFn)(const double *x, double *Hm, void *ctx);
 /** T = D(Hess f)(x)[v], i.e. T_il = sum_j f_{,ijl}(x) v_j (dim x dim, symmetric).
- *  Needed by Newton on the conserving costate scheme (DESIGN.md section 2.2). */
+ *  Needed by Newton on the conserving costate scheme (docs/theory.md section 2.2). */
 typedef int (*HsHessDirFn)(const double *x, const double *v, double *T, void *ctx);
 
 /** A smooth scalar function of the state with derivatives up to order 3.
  *  d3 may be NULL: it is then replaced by a central directional difference of
- *  hess with step HS_D3_FD_STEP (documented in costate/hsfunction.c). */
+ *  hess with step HS_D3_FD_STEP (documented at HsFunctionD3 in costate/dgrad.c). */
 typedef struct {
   HsValueFn   f;
   HsGradFn    grad;
@@ -77,7 +81,7 @@ static inline void HsQuotientStore(const double v[6], double *Vbar, double *va, 
       *out[i] = v[i];
 }
 
-/** Running cost ell(x, t) and its derivatives in x at time t (DESIGN.md section 1;
+/** Running cost ell(x, t) and its derivatives in x at time t (docs/theory.md section 1;
  *  issue 4: time-dependent running costs). f gives the value, grad the gradient
  *  (dim), hess the Hessian (dim x dim, symmetric). time_dependent = 0 promises
  *  that t is ignored: the conserving costate scheme then evaluates the
@@ -111,7 +115,7 @@ typedef struct {
   int         integer; /* 1: only whole numbers are admissible (e.g. the number of cars) */
 } HsParam;
 
-/** A mechanical optimal-control problem (DESIGN.md section 4). */
+/** A mechanical optimal-control problem (docs/theory.md section 4). */
 typedef struct HsProblem_s {
   char          name[HS_NAME_LEN];
   int           n;                      /* degrees of freedom; state dimension 2n (any n >= 1) */
@@ -192,7 +196,7 @@ int         HsProblemHasEll(const HsProblem *prob);
 void       *HsProblemGetUserContext(const HsProblem *prob);
 void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
 
-/* The built-in problems (DESIGN.md section 4), also by name through HsProblemCreateByName. */
+/* The built-in problems (docs/theory.md section 4), also by name through HsProblemCreateByName. */
 int HsProblemCreatePendulum(HsProblem **prob);
 int HsProblemCreateKepler(HsProblem **prob);
 int HsProblemCreateSaddle(HsProblem **prob);

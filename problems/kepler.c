@@ -1,4 +1,4 @@
-/* hamshoot: the central force (Kepler) problem of thesis section 8.2, DESIGN.md section 4.2.
+/* hamshoot: the central force (Kepler) problem of thesis section 8.2, docs/theory.md section 4.2.
  *
  *   E(q,p) = |p|^2 / 2 - 1/|q| (unit mass, 3-D), B = I3, R = I3,
  *   q0 = (1,0,0), p0 = (0,1,0), qT = (0,0,1.5), pT = (0,-1,0), T = pi, N = 20.
@@ -76,7 +76,7 @@ static int KeplerD3(const double *x, const double *v, double *T, void *ctx)
   return 0;
 }
 
-/*@ HsProblemCreateKepler - the central force problem (DESIGN.md section 4.2; file head): E = |p|^2/2 - 1/|q|,
+/*@ HsProblemCreateKepler - the central force problem (docs/theory.md section 4.2; file head): E = |p|^2/2 - 1/|q|,
     |q| = 0 outside the domain; no parameters. Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreateKepler(HsProblem **prob)
 {

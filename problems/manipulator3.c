@@ -1,4 +1,4 @@
-/* hamshoot: the planar 3-link arm of thesis sections 6.2/8.2, DESIGN.md
+/* hamshoot: the planar 3-link arm of thesis sections 6.2/8.2, docs/theory.md
  * section 4.3, in relative joint angles alpha, absolute angles
  * theta_i = alpha_1 + ... + alpha_i, joint torques u (B = I, R = I).
  *
@@ -114,7 +114,7 @@ static int ArmPotential(const double *q, double *V, double *dV, double *d2V, dou
   return 0;
 }
 
-/*@ HsProblemCreateManipulator3 - the planar 3-link arm (DESIGN.md section 4.3; file head), a mechanical
+/*@ HsProblemCreateManipulator3 - the planar 3-link arm (docs/theory.md section 4.3; file head), a mechanical
     system with analytic third derivatives; parameter g. Not collective. Returns HS_SUCCESS or
     HS_ENOMEM. @*/
 int HsProblemCreateManipulator3(HsProblem **prob)

@@ -1,5 +1,5 @@
 /* hamshoot: the energy of a mechanical system from its mass matrix and
- * potential, E(q,p) = 1/2 p^T M(q)^{-1} p + V(q) (DESIGN.md section 1), without
+ * potential, E(q,p) = 1/2 p^T M(q)^{-1} p + V(q) (docs/theory.md section 1), without
  * a symbolic inverse. With A = M^{-1}, v = A p (Cholesky factorization, below):
  *
  *   grad_p E = v,                 grad_q E_i = -1/2 v^T M_{,i} v + V_{,i}
@@ -8,7 +8,7 @@
  *
  * and, when the system supplies third derivatives of M and V, the action of
  * the third derivative along w = (w_q, w_p), T = D(Hess E)(x)[w] (needed by
- * Newton on the conserving costate scheme, DESIGN.md section 2.2). With
+ * Newton on the conserving costate scheme, docs/theory.md section 2.2). With
  * M_w = sum_k w_k M_{,k}, M_{,iw} = sum_k w_k M_{,ik}, M_{,ijw} = sum_k w_k M_{,ijk},
  * dv = Dv[w] = A (w_p - M_w v), b_i = M_{,i} v, a_i = A b_i (DA[w] = -A M_w A):
  *
@@ -355,7 +355,7 @@ static void MechInvalidate(HsProblem *prob)
   c->level = -1, c->mass_ok = 0;
 }
 
-/*@ HsProblemSetMechanical - installs E = 1/2 p^T M(q)^{-1} p + V(q) (DESIGN.md section 1) with its
+/*@ HsProblemSetMechanical - installs E = 1/2 p^T M(q)^{-1} p + V(q) (docs/theory.md section 1) with its
     gradient, Hessian and, if mech->third, the analytic third-derivative action D(Hess E)(x)[w], from
     the mass matrix and potential callbacks (formulas in this file's head).
 

@@ -1,5 +1,5 @@
 /* hamshoot: ncar, a chain of cars on a line whose first car must follow a
- * target (DESIGN.md section 4, problem 5; servo-constraint chain of Multibody
+ * target (docs/theory.md section 4, problem 5; servo-constraint chain of Multibody
  * Syst. Dyn. 40 (2017) 75-98).
  *
  *   E = sum_i p_i^2 / (2 m_i) + sum_{j<n} k/2 (q_j - q_{j+1} - d)^2,
@@ -193,7 +193,7 @@ static void NcarDestroy(void *ctx)
   free(C);
 }
 
-/*@ HsProblemCreateNcar - the chain of cars following a target (DESIGN.md section 4.5; file head):
+/*@ HsProblemCreateNcar - the chain of cars following a target (docs/theory.md section 4.5; file head):
     2 cars, beta = 1e-5 by default; parameters cars (any integer >= 2), beta, gamma, k, d.
     Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreateNcar(HsProblem **prob)
@@ -227,7 +227,7 @@ int HsProblemCreateNcar(HsProblem **prob)
   p->phi.grad           = NcarPhiGrad;
   p->phi.hess           = NcarPhiHess;
   p->update             = NcarUpdate;
-  if (HsProblemAddParam(p, "cars", "number of cars, an integer >= 2 (2, 3: DESIGN.md data; >= 4: unit masses)",
+  if (HsProblemAddParam(p, "cars", "number of cars, an integer >= 2 (2, 3: docs/theory.md data; >= 4: unit masses)",
                         &C->cars, 2, NCAR_MAX_CARS) ||
       (HsProblemParamSetInteger(p), 0) || HsProblemAddParam(p, "beta", "control weight R", &C->beta, 1e-300, 1e300) ||
       HsProblemAddParam(p, "gamma", "terminal weight: phi = gamma/2 (q_1(T) - y(T))^2", &C->gamma, 0, 1e300) ||

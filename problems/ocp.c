@@ -1543,8 +1543,9 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
 /*@ HsProblemReadFile - the bytes of a problem file, for HsProblemCreateFromText (so that one MPI
     rank can read the file and send the bytes to the others).
 
-  Not collective. A problem file is text: a directory, a file larger than HS_OCP_MAX_BYTES (16 MiB;
-  also an endless device such as /dev/zero) and a NUL byte (at "file:line:column") are errors.
+  Not collective. A problem file is text in a regular file (HsFileOpenRegular: a directory, a FIFO, a device such as
+  /dev/zero are refused before anything is read), at most HS_OCP_MAX_BYTES (16 MiB); a NUL byte (at
+  "file:line:column") is an error.
 
   Input: path; msg, msglen - room for a message.
   Output: text - the bytes with a NUL appended (free() it); len - their number.
@@ -1553,15 +1554,13 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
 @*/
 int HsProblemReadFile(const char *path, char **text, size_t *len, char *msg, int msglen)
 {
-  FILE  *fp = fopen(path, "r");
+  FILE  *fp = HsFileOpenRegular(path, "problem file", HS_OCP_MAX_BYTES, msg, (size_t)msglen);
   char  *buf;
   size_t n = 0, cap = 4096;
 
   *text = NULL, *len = 0;
-  if (!fp) {
-    snprintf(msg, (size_t)msglen, "%s: cannot open problem file: %s", path, strerror(errno));
+  if (!fp)
     return HS_EPARSE;
-  }
   if (!(buf = malloc(cap + 1))) {
     fclose(fp);
     return HS_ENOMEM;

@@ -1,4 +1,4 @@
-/* hamshoot: the pendulum of thesis section 8.1 (data from Gerdts), DESIGN.md section 4.1.
+/* hamshoot: the pendulum of thesis section 8.1 (data from Gerdts), docs/theory.md section 4.1.
  *
  *   E(q,p) = p^2 / (2 m l^2) - m g l sin q,  m = 1, l = 1, g = 9.81, B = 1, R = 1,
  *   q: 0 -> pi/2, p: 0 -> 0, T = 3, N = 20.
@@ -81,7 +81,7 @@ static void Sinc(double x, double *S, double *S1, double *S2)
   }
 }
 
-/* Stable Greenspan quotient (DESIGN.md section 2.1):
+/* Stable Greenspan quotient (docs/theory.md section 2.1):
  * (V(b) - V(a)) / (b - a) = -m g l cos(mid) sinc(D/2), mid = (a+b)/2, D = b - a.
  * Derivatives with d/db = 1/2 d/dmid + d/dD and d/da = 1/2 d/dmid - d/dD. */
 static int PendulumQuotient(double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
@@ -111,7 +111,7 @@ static int PendulumUpdate(HsProblem *p)
   return HS_SUCCESS;
 }
 
-/*@ HsProblemCreatePendulum - the pendulum (DESIGN.md section 4.1; file head) with its 1-DOF structure
+/*@ HsProblemCreatePendulum - the pendulum (docs/theory.md section 4.1; file head) with its 1-DOF structure
     for the greenspan scheme and a stable closed-form Greenspan quotient; parameters m, l, g.
     Not collective. Returns HS_SUCCESS or HS_ENOMEM. @*/
 int HsProblemCreatePendulum(HsProblem **prob)

@@ -1,5 +1,5 @@
 /* A running cost and non-trivial B, R attached to the kepler problem, for tests
- * of the general cost path (DESIGN.md section 1: ell(x), constant B and R):
+ * of the general cost path (docs/theory.md section 1: ell(x), constant B and R):
  *   ell(x) = 1/2 a |q - c|^2 + b sin(q_1) p_2,  a = 0.3, b = 0.05, c = (0.2, 0.4, 0.5). */
 #ifndef ELL_TEST_PROBLEM_H
 #define ELL_TEST_PROBLEM_H

@@ -539,7 +539,7 @@ int main(int argc, char **argv)
     }
   }
   {
-    /* Every reference problem of DESIGN.md section 4, built in and as a problem file:
+    /* Every reference problem of docs/theory.md section 4, built in and as a problem file:
      * derivatives against finite differences, E - W conserved in a forward simulation
      * with a given control under gonzalez states (issue 4). */
     const char *names[] = {"pendulum", "kepler", "crane", "manipulator3", "manipulator3", "ncar", "ncar"};

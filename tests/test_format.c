@@ -1,9 +1,9 @@
-/* HsFormatG17 (bvp/format.c) against snprintf's "%.17g": the same string for numbers of every magnitude
+/* HsFormatG17 (bvp/sys/format.c) against snprintf's "%.17g": the same string for numbers of every magnitude
  * (random bit patterns: the fallback too), for random numbers in the fast path's range (1e-7 .. 1e18,
  * log-uniform, both signs), and for the rounding's edge cases (powers of ten and their neighbours, halves of
  * the last digit, 9.99..9 carrying into the exponent, integers). Prints the two times per number (not
  * asserted: bench/README.md). Exit status 1 on the first difference. */
-#include "../bvp/hsbvpimpl.h"
+#include "../bvp/sys/hssys.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* hamshoot tests: PC hsband (bvp/pcband.c) on its own, against MUMPS' LU of the same matrices.
+/* hamshoot tests: PC hsband (bvp/petscext/pcband.c) on its own, against MUMPS' LU of the same matrices.
  *
  * Random nonsingular matrices of the shapes hsband is for, distributed in row blocks over 1..4
  * ranks: a plain band; the transcription's staircase (blocks of rows whose first columns are out of
@@ -11,14 +11,19 @@
  *     before it (which then factors);
  *   - a second solve with the same factors (factored again, keeping the multipliers) and a factorization
  *     kept whole (-pc_hsband_defer false) give the deferred solve's x to the bit;
- *   - factored in place (HsPCBandSetInPlace, U over the matrix' own values), a copy of A gives x and the
+ *   - factored in place (HsPCSetInPlace, U over the matrix' own values), a copy of A gives x and the
  *     determinant to the bit and is marked factored, its values changed; with the multipliers kept (the
  *     determinant asked first) a second solve gives x again, without them it is refused with an error.
+ * The questions any code asks any PC (bvp/petscext/pcutils.c), asked of hsband, hsdrop with nothing dropped and a
+ * plain MUMPS LU on one matrix: the three determinants agree (one branch-point test for every linear solver);
+ * hsband and the MUMPS LU are exact, hsdrop is not; hsdrop has an inner LU, the others none; only hsband
+ * factors in place.
  * The expected values are MUMPS', an independent LU (its own ordering and pivoting).
  */
-#include "../bvp/hsbvpimpl.h"
+#include "../bvp/petscext/hspetscext.h"
 
 #include <petscksp.h>
+#include <string.h>
 
 #define HS_CHECK_PRINT(...) PetscCall(PetscPrintf(PETSC_COMM_WORLD, __VA_ARGS__))
 #include "hscheck.h"
@@ -110,10 +115,10 @@ static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool band, PetscBool rever
   }
   PetscCall(KSPSetUp(ksp));
   if (band && reverse) /* asked before the solve (the factorization deferred to it is done there) */
-    PetscCall(HsPCBandGetDeterminant(pc, m, e, known));
+    PetscCall(HsPCGetDeterminant(pc, m, e, known));
   PetscCall(KSPSolve(ksp, b, x));
   if (band && !reverse) /* after it (the factors made by the solve) */
-    PetscCall(HsPCBandGetDeterminant(pc, m, e, known));
+    PetscCall(HsPCGetDeterminant(pc, m, e, known));
   else if (!band)
     PetscCall(HsMumpsDeterminant(F, m, e, known));
   *same = PETSC_TRUE;
@@ -158,13 +163,13 @@ static PetscErrorCode InPlaceCase(Mat A, Vec b, Vec x, PetscBool reverse, PetscR
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
     PetscCall(VecDuplicate(x, &y));
     PetscCall(PreOnly(C, PETSC_TRUE, reverse, &ksp, &pc));
-    PetscCall(HsPCBandSetInPlace(pc, PETSC_TRUE));
+    PetscCall(HsPCSetInPlace(pc, PETSC_TRUE));
     PetscCall(KSPSetUp(ksp));
     if (first)
-      PetscCall(HsPCBandGetDeterminant(pc, &m, &e, &known));
+      PetscCall(HsPCGetDeterminant(pc, &m, &e, &known));
     PetscCall(KSPSolve(ksp, b, y));
     if (!first)
-      PetscCall(HsPCBandGetDeterminant(pc, &m, &e, &known));
+      PetscCall(HsPCGetDeterminant(pc, &m, &e, &known));
     PetscCall(VecEqual(x, y, &eq));
     PetscCall(MatGetFactorType(C, &ft));
     *ok = (PetscBool)(*ok && eq && known && m == m0 && e == e0 && ft == MAT_FACTOR_LU);
@@ -237,6 +242,70 @@ static PetscErrorCode Case(PetscInt shape, PetscInt n, PetscInt seed, PetscBool 
   PetscFunctionReturn(0);
 }
 
+/* One PC of the given type (hsdrop: with nothing dropped) on A, solved once with b; its answers to pcutils.c. */
+static PetscErrorCode Ask(Mat A, Vec b, const char *type, PetscReal *m, PetscInt *e, PetscBool *known, PetscBool *exact,
+                          PetscBool *has_inner, PetscBool *in_place)
+{
+  KSP ksp;
+  PC  pc, inner = NULL;
+  Vec x;
+
+  PetscFunctionBeginUser;
+  PetscCall(PreOnly(A, PETSC_FALSE, PETSC_FALSE, &ksp, &pc));
+  PetscCall(PCSetType(pc, type));
+  if (!strcmp(type, PCLU))
+    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_hsdrop_tol", "0"));
+  PetscCall(PCSetFromOptions(pc));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_hsdrop_tol"));
+  PetscCall(HsPCRequestDeterminant(pc)); /* before the factorization (KSPSetUp) */
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(HsPCGetDeterminant(pc, m, e, known));
+  PetscCall(HsPCIsExact(pc, exact));
+  PetscCall(HsPCGetInner(pc, &inner));
+  PetscCall(HsPCHasInPlace(pc, in_place));
+  *has_inner = (PetscBool)(inner != NULL);
+  PetscCall(VecDestroy(&x));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+/* The composed-function interface (pcutils.c) on one staircase matrix: hsband, hsdrop and MUMPS' LU. */
+static PetscErrorCode Interfaces(PetscInt seed)
+{
+  static const char *const types[] = {"hsband", "hsdrop", PCLU};
+  const PetscBool          exact_expected[] = {PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
+  const PetscBool          inner_expected[] = {PETSC_FALSE, PETSC_TRUE, PETSC_FALSE};
+  const PetscBool          inplace_expected[] = {PETSC_TRUE, PETSC_FALSE, PETSC_FALSE};
+  Mat                      A;
+  Vec                      b;
+  PetscReal                m[3], l[3];
+  PetscInt                 e[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(Build(PETSC_COMM_WORLD, 1, 4 * (41 + seed) + 2, seed, &A));
+  PetscCall(MatCreateVecs(A, NULL, &b));
+  PetscCall(VecSet(b, 0.7183));
+  for (int i = 0; i < 3; i++) {
+    PetscBool known = PETSC_FALSE, exact = PETSC_FALSE, inner = PETSC_FALSE, inplace = PETSC_FALSE;
+    PetscCall(Ask(A, b, types[i], &m[i], &e[i], &known, &exact, &inner, &inplace));
+    CHECK(known, "%s: determinant known", types[i]);
+    CHECK(exact == exact_expected[i] && inner == inner_expected[i] && inplace == inplace_expected[i],
+          "%s: exact %d (expected %d), inner %d (%d), in place %d (%d)", types[i], (int)exact, (int)exact_expected[i],
+          (int)inner, (int)inner_expected[i], (int)inplace, (int)inplace_expected[i]);
+    l[i] = PetscLog2Real(PetscAbsReal(m[i])) + e[i];
+  }
+  for (int i = 0; i < 2; i++)
+    CHECK(m[i] * m[2] > 0 && PetscAbsReal(l[i] - l[2]) <= 1e-9 * PetscMax(1, PetscAbsReal(l[2])),
+          "seed %d: det %.15g 2^%d (%s) against %.15g 2^%d (MUMPS LU)", (int)seed, (double)m[i], (int)e[i], types[i],
+          (double)m[2], (int)e[2]);
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
@@ -245,6 +314,8 @@ int main(int argc, char **argv)
     for (PetscInt seed = 1; seed <= 3; seed++)
       for (PetscInt rev = 0; rev < 2; rev++)
         PetscCall(Case(shape, shape == 1 ? 4 * (37 + seed) + 2 : 151 + seed, seed, (PetscBool)rev));
+  for (PetscInt seed = 1; seed <= 2; seed++)
+    PetscCall(Interfaces(seed));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", npass, nfail));
   PetscCall(PetscFinalize());
   return nfail != 0;

@@ -1,4 +1,4 @@
-/* hamshoot: the direct transcription solved by IPOPT (type "ipopt", DESIGN.md section 3;
+/* hamshoot: the direct transcription solved by IPOPT (type "ipopt", docs/theory.md section 3;
  * the NLP: costate/nlp.c, its callbacks: ipoptnlp.c).
  *
  * A real direct method: IPOPT (interior point, filter line search) with the exact sparse Jacobian
@@ -129,10 +129,25 @@ static PetscErrorCode IpoptData(HsSolver s, const char *caller, HsIpopt **ip)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverIpoptSetTolerances - IPOPT's tolerance on its scaled NLP error (-hs_ipopt_tol; default
-    HS_IPOPT_TOL_DEFAULT: the residuals of the state and costate equations per unit time) and its
-    iteration limit (-hs_ipopt_max_it; default HS_IPOPT_MAX_IT_DEFAULT). PETSC_DEFAULT keeps a value.
-    Collective. @*/
+/*@ HsSolverIpoptSetTolerances - sets IPOPT's tolerance on its scaled NLP error and its iteration limit.
+
+  Collective.
+
+  Input Parameters:
++ s      - the solver, of type HSSOLVERIPOPT
+. tol    - the tolerance on the scaled NLP error (the residuals of the state and costate equations per unit time),
+           in (0, 1)
+- max_it - the iteration limit, >= 0
+
+  Options Database Keys:
++ -hs_ipopt_tol <tol> - the tolerance (default HS_IPOPT_TOL_DEFAULT)
+- -hs_ipopt_max_it <max_it> - the iteration limit (default HS_IPOPT_MAX_IT_DEFAULT)
+
+  Notes:
+  PETSC_DEFAULT keeps a value.
+
+.seealso: HsSolverIpoptGetTolerances(), HsSolverIpoptSetPrintLevel()
+@*/
 PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it)
 {
   HsIpopt *ip;
@@ -152,8 +167,19 @@ PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt ma
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverIpoptGetTolerances - the tolerance and iteration limit of HsSolverIpoptSetTolerances().
-    Not collective; either output may be NULL. @*/
+/*@ HsSolverIpoptGetTolerances - gets the tolerance and iteration limit of HsSolverIpoptSetTolerances().
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERIPOPT
+
+  Output Parameters:
++ tol    - the tolerance on the scaled NLP error (the argument may be NULL)
+- max_it - the iteration limit (the argument may be NULL)
+
+.seealso: HsSolverIpoptSetTolerances()
+@*/
 PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *max_it)
 {
   HsIpopt *ip;
@@ -167,9 +193,22 @@ PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverIpoptSetOrdering - the fill-reducing ordering of IPOPT's MUMPS (-hs_ipopt_ordering amd, amf,
-    scotch, pord, metis, qamd or auto; IPOPT's mumps_pivot_order). Default HS_IPOPT_ORDERING_DEFAULT,
-    chosen by measurement (bench/README.md). Collective. @*/
+/*@ HsSolverIpoptSetOrdering - sets the fill-reducing ordering of IPOPT's MUMPS (IPOPT's mumps_pivot_order).
+
+  Collective.
+
+  Input Parameters:
++ s        - the solver, of type HSSOLVERIPOPT
+- ordering - amd, amf, scotch, pord, metis, qamd or auto
+
+  Options Database Key:
+. -hs_ipopt_ordering <amd|amf|scotch|pord|metis|qamd|auto> - the same (default HS_IPOPT_ORDERING_DEFAULT)
+
+  Notes:
+  The default HS_IPOPT_ORDERING_DEFAULT was chosen by measurement (bench/README.md).
+
+.seealso: HsSolverIpoptGetOrdering()
+@*/
 PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering)
 {
   HsIpopt  *ip;
@@ -188,7 +227,18 @@ PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering)
           "unknown -hs_ipopt_ordering '%s' (choose amd, amf, scotch, pord, metis, qamd or auto)", ordering);
 }
 
-/*@ HsSolverIpoptGetOrdering - the ordering name of HsSolverIpoptSetOrdering(). Not collective. @*/
+/*@ HsSolverIpoptGetOrdering - gets the fill-reducing ordering of IPOPT's MUMPS.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERIPOPT
+
+  Output Parameter:
+. ordering - the ordering name of HsSolverIpoptSetOrdering()
+
+.seealso: HsSolverIpoptSetOrdering()
+@*/
 PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering)
 {
   HsIpopt *ip;
@@ -199,8 +249,22 @@ PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverIpoptSetPrintLevel - IPOPT's own output on rank 0 (-hs_ipopt_print_level 0..12; default 0:
-    none; -hs_monitor prints hamshoot's one line per iteration instead). Collective. @*/
+/*@ HsSolverIpoptSetPrintLevel - sets the level of IPOPT's own output on rank 0.
+
+  Collective.
+
+  Input Parameters:
++ s     - the solver, of type HSSOLVERIPOPT
+- level - IPOPT's print level, 0..12 (0: none)
+
+  Options Database Key:
+. -hs_ipopt_print_level <level> - the same (default 0: none)
+
+  Notes:
+  -hs_monitor prints hamshoot's one line per iteration instead.
+
+.seealso: HsSolverIpoptGetPrintLevel(), HsSolverSetMonitor()
+@*/
 PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level)
 {
   HsIpopt *ip;
@@ -213,7 +277,18 @@ PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverIpoptGetPrintLevel - IPOPT's print level. Not collective. @*/
+/*@ HsSolverIpoptGetPrintLevel - gets the level of IPOPT's own output.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERIPOPT
+
+  Output Parameter:
+. level - IPOPT's print level
+
+.seealso: HsSolverIpoptSetPrintLevel()
+@*/
 PetscErrorCode HsSolverIpoptGetPrintLevel(HsSolver s, PetscInt *level)
 {
   HsIpopt *ip;

@@ -10,7 +10,7 @@
 #define SHOOTIMPL_H
 
 #include "../../costate/hsmarch.h"
-#include "../hsbvpimpl.h"
+#include "../interface/hsbvpimpl.h"
 
 typedef struct {
   /* settings */

@@ -1,4 +1,4 @@
-/* hamshoot: the multiple-shooting formulation (HSSOLVERSHOOTING; DESIGN.md
+/* hamshoot: the multiple-shooting formulation (HSSOLVERSHOOTING; docs/theory.md
  * section 3, "Multiple shooting"): its settings and their options, set-up,
  * initial guess and view. The residual, the Jacobian and the matrix-free
  * operator are in shootingjac.c; the serial march in costate/march.c.
@@ -13,7 +13,6 @@
  */
 #include "shootimpl.h"
 
-PetscLogEvent    HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY;
 static PetscBool hs_shoot_events = PETSC_FALSE;
 
 static PetscErrorCode FinalizeEvents(void)
@@ -58,9 +57,22 @@ static PetscErrorCode ShootData(HsSolver s, const char *caller, PetscBool before
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetNumSegments - the number M >= 1 of shooting segments, an even split k_s = floor(s N/M)
-    (-hs_shoot_segments; default 1: single shooting; M = N: one interval each). M <= N is checked at
-    set-up. Collective; before HsSolverSetUp(). Clears knots set by HsSolverShootSetKnots(). @*/
+/*@ HsSolverShootSetNumSegments - sets the number M of shooting segments, an even split k_s = floor(s N/M).
+
+  Collective.
+
+  Input Parameters:
++ s - the solver, of type HSSOLVERSHOOTING
+- M - the number of segments, M >= 1 (1: single shooting; M = N: one interval each)
+
+  Options Database Key:
+. -hs_shoot_segments <M> - the same (default 1: single shooting)
+
+  Notes:
+  M <= N is checked at set-up. Call it before HsSolverSetUp(). Clears knots set by HsSolverShootSetKnots().
+
+.seealso: HsSolverShootGetNumSegments(), HsSolverShootSetKnots(), HsSolverSetNumIntervals(), HsSolverSetUp()
+@*/
 PetscErrorCode HsSolverShootSetNumSegments(HsSolver s, PetscInt M)
 {
   HsShoot *sh;
@@ -75,7 +87,19 @@ PetscErrorCode HsSolverShootSetNumSegments(HsSolver s, PetscInt M)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetNumSegments - M: the number of segments (n + 1 with n interior knots). Not collective. @*/
+/*@ HsSolverShootGetNumSegments - gets the number M of shooting segments.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameter:
+. M - the number of segments: n + 1 with n interior knots (HsSolverShootSetKnots()), else the number of
+      HsSolverShootSetNumSegments()
+
+.seealso: HsSolverShootSetNumSegments(), HsSolverShootSetKnots()
+@*/
 PetscErrorCode HsSolverShootGetNumSegments(HsSolver s, PetscInt *M)
 {
   HsShoot *sh;
@@ -86,10 +110,23 @@ PetscErrorCode HsSolverShootGetNumSegments(HsSolver s, PetscInt *M)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetKnots - an uneven split: the interior knots 0 < k_1 < ... < k_n < N (node
-    indices; copied), n + 1 segments (-hs_shoot_knots k1,k2,...; overrides -hs_shoot_segments). The
-    order and the range are checked at set-up. n = 0 returns to the even split. Collective; before
-    HsSolverSetUp(). @*/
+/*@ HsSolverShootSetKnots - sets an uneven split into segments by its interior knots.
+
+  Collective.
+
+  Input Parameters:
++ s     - the solver, of type HSSOLVERSHOOTING
+. n     - the number of interior knots, n + 1 segments; n = 0 returns to the even split
+- knots - the interior knots 0 < k_1 < ... < k_n < N (node indices; copied)
+
+  Options Database Key:
+. -hs_shoot_knots <k1,k2,...> - the same (overrides -hs_shoot_segments)
+
+  Notes:
+  The order and the range are checked at set-up. Call it before HsSolverSetUp().
+
+.seealso: HsSolverShootGetKnots(), HsSolverShootSetNumSegments(), HsSolverSetUp()
+@*/
 PetscErrorCode HsSolverShootSetKnots(HsSolver s, PetscInt n, const PetscInt knots[])
 {
   HsShoot *sh;
@@ -107,8 +144,19 @@ PetscErrorCode HsSolverShootSetKnots(HsSolver s, PetscInt n, const PetscInt knot
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetKnots - the interior knots given to HsSolverShootSetKnots (n = 0, NULL if none).
-    Not collective. @*/
+/*@ HsSolverShootGetKnots - gets the interior knots given to HsSolverShootSetKnots().
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameters:
++ n     - the number of interior knots (0 if none)
+- knots - the interior knots (NULL if none)
+
+.seealso: HsSolverShootSetKnots(), HsSolverShootGetNumSegments()
+@*/
 PetscErrorCode HsSolverShootGetKnots(HsSolver s, PetscInt *n, const PetscInt *knots[])
 {
   HsShoot *sh;
@@ -120,10 +168,23 @@ PetscErrorCode HsSolverShootGetKnots(HsSolver s, PetscInt *n, const PetscInt *kn
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetLinearSolver - the linear solver of the outer system (-hs_shoot_ksp): HS_SHOOT_KSP_DIRECT
-    (default: MUMPS LU of the whole matrix) or HS_SHOOT_KSP_RANKBLOCK (GMRES with an exact LU of each
-    rank's block; at most 4n(P-1)+1 iterations per Newton step). -ksp_type/-pc_type override it.
-    Collective; before HsSolverSetUp(). @*/
+/*@ HsSolverShootSetLinearSolver - sets the linear solver of the outer system.
+
+  Collective.
+
+  Input Parameters:
++ s    - the solver, of type HSSOLVERSHOOTING
+- type - HS_SHOOT_KSP_DIRECT (MUMPS LU of the whole matrix) or HS_SHOOT_KSP_RANKBLOCK (GMRES with an exact LU
+         of each rank's block; at most 4n(P-1)+1 iterations per Newton step)
+
+  Options Database Key:
+. -hs_shoot_ksp <direct|rankblock> - the same (default direct)
+
+  Notes:
+  -ksp_type/-pc_type override it. Call it before HsSolverSetUp().
+
+.seealso: HsSolverShootGetLinearSolver(), HsSolverShootSetMatrixFree(), HsSolverSetUp()
+@*/
 PetscErrorCode HsSolverShootSetLinearSolver(HsSolver s, HsShootKSPType type)
 {
   HsShoot *sh;
@@ -136,7 +197,18 @@ PetscErrorCode HsSolverShootSetLinearSolver(HsSolver s, HsShootKSPType type)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetLinearSolver - the outer linear solver (-hs_shoot_ksp). Not collective. @*/
+/*@ HsSolverShootGetLinearSolver - gets the linear solver of the outer system.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameter:
+. type - HS_SHOOT_KSP_DIRECT or HS_SHOOT_KSP_RANKBLOCK (-hs_shoot_ksp)
+
+.seealso: HsSolverShootSetLinearSolver()
+@*/
 PetscErrorCode HsSolverShootGetLinearSolver(HsSolver s, HsShootKSPType *type)
 {
   HsShoot *sh;
@@ -147,10 +219,23 @@ PetscErrorCode HsSolverShootGetLinearSolver(HsSolver s, HsShootKSPType *type)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetInitialGuessType - where the segment starts z_s come from without a warm start
-    (-hs_shoot_init): HS_SHOOT_INIT_LINEAR (default: the rows of the initial guess, HsSolverGuessRow) or
-    HS_SHOOT_INIT_TRANSCRIPTION (a transcription solve of the same discrete problem, from that guess;
-    its SNES takes the options prefix hs_init_). Collective; before HsSolverSetUp(). @*/
+/*@ HsSolverShootSetInitialGuessType - sets where the segment starts z_s come from without a warm start.
+
+  Collective.
+
+  Input Parameters:
++ s    - the solver, of type HSSOLVERSHOOTING
+- type - HS_SHOOT_INIT_LINEAR (the rows of the initial guess, HsSolverGuessRow()) or HS_SHOOT_INIT_TRANSCRIPTION
+         (a transcription solve of the same discrete problem, from that guess)
+
+  Options Database Key:
+. -hs_shoot_init <linear|transcription> - the same (default linear)
+
+  Notes:
+  The transcription solve's SNES takes the options prefix hs_init_. Call it before HsSolverSetUp().
+
+.seealso: HsSolverShootGetInitialGuessType(), HsSolverSetInitialGuess(), HsSolverSetUp()
+@*/
 PetscErrorCode HsSolverShootSetInitialGuessType(HsSolver s, HsShootInitType type)
 {
   HsShoot *sh;
@@ -163,7 +248,18 @@ PetscErrorCode HsSolverShootSetInitialGuessType(HsSolver s, HsShootInitType type
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetInitialGuessType - the -hs_shoot_init choice. Not collective. @*/
+/*@ HsSolverShootGetInitialGuessType - gets where the segment starts come from without a warm start.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameter:
+. type - HS_SHOOT_INIT_LINEAR or HS_SHOOT_INIT_TRANSCRIPTION (the -hs_shoot_init choice)
+
+.seealso: HsSolverShootSetInitialGuessType()
+@*/
 PetscErrorCode HsSolverShootGetInitialGuessType(HsSolver s, HsShootInitType *type)
 {
   HsShoot *sh;
@@ -174,9 +270,22 @@ PetscErrorCode HsSolverShootGetInitialGuessType(HsSolver s, HsShootInitType *typ
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetMatrixFree - apply the exact Jacobian matrix-free from the per-segment blocks,
-    with no global matrix and unpreconditioned GMRES (-hs_shoot_mf; default off). Collective; before
-    HsSolverSetUp(). @*/
+/*@ HsSolverShootSetMatrixFree - sets whether the exact Jacobian is applied matrix-free from the per-segment blocks.
+
+  Collective.
+
+  Input Parameters:
++ s  - the solver, of type HSSOLVERSHOOTING
+- mf - PETSC_TRUE: matrix-free, with no global matrix and unpreconditioned GMRES
+
+  Options Database Key:
+. -hs_shoot_mf <bool> - the same (default off)
+
+  Notes:
+  Call it before HsSolverSetUp().
+
+.seealso: HsSolverShootGetMatrixFree(), HsSolverShootSetLinearSolver(), HsSolverSetUp()
+@*/
 PetscErrorCode HsSolverShootSetMatrixFree(HsSolver s, PetscBool mf)
 {
   HsShoot *sh;
@@ -187,7 +296,18 @@ PetscErrorCode HsSolverShootSetMatrixFree(HsSolver s, PetscBool mf)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetMatrixFree - whether the Jacobian is applied matrix-free. Not collective. @*/
+/*@ HsSolverShootGetMatrixFree - gets whether the Jacobian is applied matrix-free.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameter:
+. mf - whether the Jacobian is applied matrix-free (-hs_shoot_mf)
+
+.seealso: HsSolverShootSetMatrixFree()
+@*/
 PetscErrorCode HsSolverShootGetMatrixFree(HsSolver s, PetscBool *mf)
 {
   HsShoot *sh;
@@ -198,10 +318,23 @@ PetscErrorCode HsSolverShootGetMatrixFree(HsSolver s, PetscBool *mf)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetMaxGrowth - the sensitivity growth within a segment (largest |d(march)/dz|)
-    beyond which the solve stops with a diagnosis asking for more segments (-hs_shoot_max_growth,
-    > 1; default HS_SHOOT_MAX_GROWTH_DEFAULT = 1e8 = 1/sqrt(eps): the end data would keep fewer than
-    8 digits). Collective. @*/
+/*@ HsSolverShootSetMaxGrowth - sets the largest sensitivity growth within a segment before the solve stops.
+
+  Collective.
+
+  Input Parameters:
++ s      - the solver, of type HSSOLVERSHOOTING
+- growth - the limit on the sensitivity growth within a segment (largest |d(march)/dz|), > 1
+
+  Options Database Key:
+. -hs_shoot_max_growth <growth> - the same (default HS_SHOOT_MAX_GROWTH_DEFAULT = 1e8)
+
+  Notes:
+  Beyond it the solve stops with a diagnosis asking for more segments. The default 1e8 = 1/sqrt(eps): the end
+  data would keep fewer than 8 digits.
+
+.seealso: HsSolverShootGetMaxGrowth(), HsSolverShootSetNumSegments(), HsSolverShootSetKnots()
+@*/
 PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth)
 {
   HsShoot *sh;
@@ -214,7 +347,18 @@ PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetMaxGrowth - the -hs_shoot_max_growth limit. Not collective. @*/
+/*@ HsSolverShootGetMaxGrowth - gets the limit on the sensitivity growth within a segment.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameter:
+. growth - the -hs_shoot_max_growth limit
+
+.seealso: HsSolverShootSetMaxGrowth()
+@*/
 PetscErrorCode HsSolverShootGetMaxGrowth(HsSolver s, PetscReal *growth)
 {
   HsShoot *sh;
@@ -225,10 +369,26 @@ PetscErrorCode HsSolverShootGetMaxGrowth(HsSolver s, PetscReal *growth)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootSetStepTolerances - the per-step (local) Newton of the march (costate/march.c):
-    residual tolerance atol relative to 1+|y| (-hs_step_atol, default 1e-14), update tolerance stol
-    (-hs_step_stol, 1e-12), iterations max_it (-hs_step_max_it, 25); PETSC_DEFAULT keeps a value.
-    Collective; before HsSolverSetUp(). @*/
+/*@ HsSolverShootSetStepTolerances - sets the tolerances of the per-step (local) Newton of the march (costate/march.c).
+
+  Collective.
+
+  Input Parameters:
++ s      - the solver, of type HSSOLVERSHOOTING
+. atol   - the residual tolerance, relative to 1+|y|, in (0, 1)
+. stol   - the update tolerance, in (0, 1)
+- max_it - the iteration limit, at least 1
+
+  Options Database Keys:
++ -hs_step_atol <atol> - the residual tolerance (default HS_MARCH_ATOL_DEFAULT = 1e-14)
+. -hs_step_stol <stol> - the update tolerance (default HS_MARCH_STOL_DEFAULT = 1e-12)
+- -hs_step_max_it <max_it> - the iteration limit (default HS_MARCH_MAX_IT_DEFAULT = 25)
+
+  Notes:
+  PETSC_DEFAULT keeps a value. Call it before HsSolverSetUp().
+
+.seealso: HsSolverShootGetStepTolerances(), HsSolverSetUp()
+@*/
 PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscReal stol, PetscInt max_it)
 {
   HsShoot *sh;
@@ -254,7 +414,20 @@ PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscR
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverShootGetStepTolerances - the local Newton's tolerances (any output may be NULL). Not collective. @*/
+/*@ HsSolverShootGetStepTolerances - gets the tolerances of the per-step (local) Newton of the march.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERSHOOTING
+
+  Output Parameters:
++ atol   - the residual tolerance (the argument may be NULL)
+. stol   - the update tolerance (the argument may be NULL)
+- max_it - the iteration limit (the argument may be NULL)
+
+.seealso: HsSolverShootSetStepTolerances()
+@*/
 PetscErrorCode HsSolverShootGetStepTolerances(HsSolver s, PetscReal *atol, PetscReal *stol, PetscInt *max_it)
 {
   HsShoot *sh;
@@ -706,7 +879,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverCreate_Shooting - the multiple-shooting formulation (HSSOLVERSHOOTING, DESIGN.md section 3):
+/*@ HsSolverCreate_Shooting - the multiple-shooting formulation (HSSOLVERSHOOTING, docs/theory.md section 3):
     M segments marched in parallel (each rank its contiguous block), matched by continuity of x and
     the costate equation across each boundary; exact Jacobian from the march's sensitivities.
 

@@ -1,5 +1,5 @@
 /* hamshoot: residual, Jacobian and matrix-free operator of multiple shooting
- * (DESIGN.md section 3, "Multiple shooting"; the layout in shootimpl.h).
+ * (docs/theory.md section 3, "Multiple shooting"; the layout in shootimpl.h).
  *
  * Outer residual (HsShootFormFunction): per segment, continuity of x at its
  * end (or the terminal condition) and the costate equation at its start across
@@ -22,6 +22,8 @@
 #include "shootimpl.h"
 
 #include "../../costate/hsdense.h"
+
+PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY; /* registered by HsSolverCreate_Shooting */
 
 /* Marches local segment t from z; a failure is recorded as the diagnosis and sets *failed. */
 static PetscErrorCode MarchSegment(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *z, PetscBool sens,

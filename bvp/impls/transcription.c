@@ -1,8 +1,8 @@
-/* hamshoot: the transcription formulation (DESIGN.md section 3).
+/* hamshoot: the transcription formulation (docs/theory.md section 3).
  *
  * Unknowns on a 1-D DMDA with N+1 points and 4n degrees of freedom per point:
  * point k holds (x_k, lambda_{k+1/2}); lambda_{N+1/2} is a dummy fixed to 0.
- * Equations at point k (all residuals are DESIGN.md section 2 times h):
+ * Equations at point k (all residuals are docs/theory.md section 2 times h):
  *   components 0..2n-1:   k < N: state equation of interval k;   k = N: x_N - x_T
  *   components 2n..4n-1:  0 < k < N: costate equation of node k;
  *                         k = 0: x_0 - x0 (initial state);       k = N: lambda_{N+1/2}
@@ -652,7 +652,7 @@ PetscErrorCode HsTranscriptionDestroy(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverCreate_Transcription - the transcription formulation (HSSOLVERTRANSCRIPTION, DESIGN.md
+/*@ HsSolverCreate_Transcription - the transcription formulation (HSSOLVERTRANSCRIPTION, docs/theory.md
     section 3): all discrete equations as one sparse system in all unknowns, block-banded in time,
     distributed over the ranks as a 1-D DMDA, with the analytic Jacobian (exactly its blocks, written
     row by row) and a direct solve: by default the banded LU hsband for small node blocks, MUMPS

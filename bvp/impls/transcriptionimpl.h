@@ -4,7 +4,7 @@
 #ifndef HSTRANSCRIPTIONIMPL_H
 #define HSTRANSCRIPTIONIMPL_H
 
-#include "../hsbvpimpl.h"
+#include "../interface/hsbvpimpl.h"
 
 typedef struct {
   DM         da; /* N+1 points, 4n unknowns per point: (x_k, lambda_{k+1/2}) */

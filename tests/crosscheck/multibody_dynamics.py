@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Independent check of a hamshoot trajectory of the 3-link arm or the crane:
-the mechanics are rebuilt here from their geometric description (DESIGN.md
+the mechanics are rebuilt here from their geometric description (docs/theory.md
 section 4), not from hamshoot's formulas, and the discrete equations that the
 trajectory must satisfy are evaluated with them.
 

@@ -422,7 +422,7 @@ def solve_riccati(pr, rtol=1e-13, atol=1e-16):
 # ------------------------------------------------------------------ main
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cars", type=int, default=2, help="2, 3 (DESIGN.md data) or more (unit masses)")
+    ap.add_argument("--cars", type=int, default=2, help="2, 3 (docs/theory.md data) or more (unit masses)")
     ap.add_argument("--beta", type=float, default=1e-5)
     ap.add_argument("--gamma", type=float, default=1.0)
     ap.add_argument("--tol", type=float, default=1e-10,

@@ -1,0 +1,246 @@
+/* hamshoot: -hs_compare, indirect against direct on the same grid (docs/theory.md section 5).
+ *
+ * One run solves the indirect problem as configured (conserving costates by default) and the direct
+ * problem with the same state scheme on the same grid (the kkt costates of that scheme, IPOPT unless
+ * -hs_direct_solver kkt), so that only the costate treatment differs. Rank 0 writes into DIR:
+ *   indirect/, direct/   each solve's summary.json and trajectory.csv
+ *   compare.json         {"indirect": {summary}, "direct": {summary}, max |dq|, |dp|, |du|, |dlambda|,
+ *                        both wall times, the plots}
+ *   series.csv           t_k, (E_k - W_k) - (E_0 - W_0) of both; t_{k+1/2}, H^d of both (interval k on row k)
+ *   compare.gp           the gnuplot script (users may restyle it and rerun: gnuplot compare.gp)
+ *   controls.png, configurations.png, energy_work.png, hamiltonian.png
+ * and prints a table. */
+#include "hsdrivers.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  HsSolver  ind, dir;
+  PetscReal dq, dp, du, dl; /* max differences between the two solutions */
+  int       size;
+} Cmp;
+
+/* The control of interval k of a solve (rank 0): the formulation's own, else R^{-1} G^T lambda. */
+static void ControlOf(HsSolver s, const PetscScalar *x, PetscInt k, double *u)
+{
+  PetscInt dim = 2 * s->prob->n;
+  if (s->U0)
+    memcpy(u, s->U0 + k * s->prob->m, sizeof(double) * (size_t)s->prob->m);
+  else
+    HsDiscControl(s->disc, x + k * 2 * dim, x + (k + 1) * 2 * dim, x + k * 2 * dim + dim, u);
+}
+
+/* max |dq|, |dp| over nodes, |du|, |dlambda| over intervals (rank 0). */
+static PetscErrorCode Differences(Cmp *c)
+{
+  const PetscScalar *a, *b;
+  PetscInt           n = c->ind->prob->n, m = c->ind->prob->m, dim = 2 * n, N = c->ind->N;
+  double            *ua, *ub;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(m, &ua, m, &ub));
+  PetscCall(VecGetArrayRead(c->ind->X0, &a));
+  PetscCall(VecGetArrayRead(c->dir->X0, &b));
+  c->dq = c->dp = c->du = c->dl = 0;
+  for (PetscInt k = 0; k <= N; k++) {
+    const PetscScalar *xa = a + k * 2 * dim, *xb = b + k * 2 * dim;
+    for (PetscInt i = 0; i < n; i++) {
+      c->dq = PetscMax(c->dq, PetscAbsReal(xa[i] - xb[i]));
+      c->dp = PetscMax(c->dp, PetscAbsReal(xa[n + i] - xb[n + i]));
+    }
+    if (k == N)
+      break;
+    for (PetscInt i = 0; i < dim; i++)
+      c->dl = PetscMax(c->dl, PetscAbsReal(xa[dim + i] - xb[dim + i]));
+    ControlOf(c->ind, a, k, ua);
+    ControlOf(c->dir, b, k, ub);
+    for (PetscInt j = 0; j < m; j++)
+      c->du = PetscMax(c->du, PetscAbsReal(ua[j] - ub[j]));
+  }
+  PetscCall(VecRestoreArrayRead(c->ind->X0, &a));
+  PetscCall(VecRestoreArrayRead(c->dir->X0, &b));
+  PetscCall(PetscFree2(ua, ub));
+  PetscFunctionReturn(0);
+}
+
+static int WriteCompareJSON(FILE *f, void *ctx)
+{
+  Cmp *c = ctx;
+  fprintf(f, "{\n\"indirect\": ");
+  if (HsSolverWriteSummaryJSON(c->ind, f, c->size))
+    return 1;
+  fprintf(f, ",\n\"direct\": ");
+  if (HsSolverWriteSummaryJSON(c->dir, f, c->size))
+    return 1;
+  fprintf(f, ",\n\"max_abs_dq\": %.17g,\n\"max_abs_dp\": %.17g,\n\"max_abs_du\": %.17g,\n\"max_abs_dlambda\": %.17g,\n",
+          c->dq, c->dp, c->du, c->dl);
+  fprintf(f, "\"wall_time_indirect_s\": %.6g,\n\"wall_time_direct_s\": %.6g,\n", (double)c->ind->res.wall_time_s,
+          (double)c->dir->res.wall_time_s);
+  fprintf(f, "\"plots\": [\"controls.png\", \"configurations.png\", \"energy_work.png\", \"hamiltonian.png\"]\n}\n");
+  return ferror(f);
+}
+
+/* t_k, the drift (E_k - W_k) - (E_0 - W_0) of both; t_{k+1/2}, H^d of both (empty on the last row). */
+static int WriteSeries(FILE *f, void *ctx)
+{
+  Cmp      *c = ctx;
+  PetscInt  N = c->ind->N;
+  PetscReal T = c->ind->res.T;
+  fprintf(f, "t,dEW_indirect,dEW_direct,t_mid,H_indirect,H_direct\n");
+  for (PetscInt k = 0; k <= N; k++) {
+    fprintf(f, "%.17g,%.17g,%.17g", (double)(T * k / N), (double)(c->ind->EW[k] - c->ind->EW[0]),
+            (double)(c->dir->EW[k] - c->dir->EW[0]));
+    if (k < N)
+      fprintf(f, ",%.17g,%.17g,%.17g\n", (double)(T * (k + 0.5) / N), (double)c->ind->H[k], (double)c->dir->H[k]);
+    else
+      fprintf(f, ",,,\n");
+  }
+  return ferror(f);
+}
+
+/* One page per quantity: indirect solid, direct dashed, one colour per coordinate or control. */
+static int WriteScript(FILE *f, void *ctx)
+{
+  Cmp     *c = ctx;
+  char     name[2 * sizeof c->ind->prob->name]; /* the problem's name, as data (HsGnuplotString) */
+  PetscInt n = c->ind->prob->n, m = c->ind->prob->m;
+
+  HsGnuplotString(c->ind->prob->name, name, sizeof name);
+
+  fprintf(f, "# hamshoot -hs_compare: indirect (%s costates) against direct (%s costates), %s states, N = %d.\n"
+             "# Rerun with: gnuplot compare.gp (in this directory). Controls are interval values (steps, from\n"
+             "# intervals.csv: t_mid is column 2, u1.. from column 3); q_i is column i+1 of trajectory.csv.\n",
+          c->ind->cs, c->dir->cs, c->ind->ss, (int)c->ind->N);
+  fprintf(f, "set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\nset key outside right\n"
+             "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\n"
+             "IU = 'indirect/intervals.csv'\nDU = 'direct/intervals.csv'\nh = %.17g\n",
+          (double)(c->ind->res.T / c->ind->N));
+  fprintf(f, "set output 'controls.png'\nset title '%s: controls u(t) on the intervals'\nset ylabel 'u'\nplot \\\n",
+          name);
+  for (PetscInt j = 0; j < m; j++)
+    fprintf(f, "  IU using ($2-h/2):%d:(h):(0) with vectors nohead lw 4 lc %d title 'u%d indirect', \\\n"
+               "  DU using ($2-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
+            (int)j + 3, (int)j + 1, (int)j + 1, (int)j + 3, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
+  fprintf(f, "set output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n", name);
+  for (PetscInt i = 0; i < n; i++)
+    fprintf(f, "  I using 1:%d with lines lw 4 lc %d title 'q%d indirect', \\\n"
+               "  D using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
+            (int)i + 2, (int)i + 1, (int)i + 1, (int)i + 2, i ? "" : "direct (black, dashed)", i + 1 < n ? ", \\" : "");
+  fprintf(f, "set output 'energy_work.png'\nset title '%s: drift of E_k - W_k (energy minus discrete work)'\n"
+             "set format y '%%.1e'\nset ylabel '(E - W) - (E_0 - W_0)'\nplot 'series.csv' using 1:2 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
+             "  '' using 1:3 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
+          name);
+  fprintf(f, "set output 'hamiltonian.png'\nset title '%s: discrete Hamiltonian H^d on the intervals'\n"
+             "set format y '%%g'\nset ylabel 'H^d'\nplot 'series.csv' using 4:5 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
+             "  '' using 4:6 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
+          name);
+  return ferror(f);
+}
+
+/* The table on stdout. */
+static PetscErrorCode PrintTable(MPI_Comm comm, Cmp *c, const char *dir, int plots)
+{
+  HsResults  *a = &c->ind->res, *b = &c->dir->res;
+  HsSolverType td;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetType(c->dir, &td));
+  PetscCall(PetscPrintf(comm, "hamshoot compare: %s, N = %" PetscInt_FMT ", %s states on both sides\n",
+                        c->ind->prob->name, c->ind->N, c->ind->ss));
+  PetscCall(PetscPrintf(comm, "                     %-24s %-24s\n", "indirect", "direct"));
+  PetscCall(PetscPrintf(comm, "  costates           %-24s %-24s\n", c->ind->cs, c->dir->cs));
+  PetscCall(PetscPrintf(comm, "  solved by          %-24s %-24s\n", ((PetscObject)c->ind)->type_name, td));
+  PetscCall(PetscPrintf(comm, "  converged          %-24s %-24s\n", a->converged ? "yes" : "NO", b->converged ? "yes" : "NO"));
+  PetscCall(PetscPrintf(comm, "  iterations         %-24d %-24d\n", (int)a->newton_iterations, (int)b->newton_iterations));
+  PetscCall(PetscPrintf(comm, "  J^d                %-24.12g %-24.12g\n", (double)a->J, (double)b->J));
+  PetscCall(PetscPrintf(comm, "  H^d spread         %-24.3e %-24.3e\n", (double)a->H_spread, (double)b->H_spread));
+  PetscCall(PetscPrintf(comm, "  E - W spread       %-24.3e %-24.3e\n", (double)a->energy_work_spread,
+                        (double)b->energy_work_spread));
+  PetscCall(PetscPrintf(comm, "  wall time          %-24.3f %-24.3f\n", (double)a->wall_time_s, (double)b->wall_time_s));
+  PetscCall(PetscPrintf(comm, "  max |dq| %.3e  |dp| %.3e  |du| %.3e  |dlambda| %.3e  (indirect - direct)\n",
+                        c->dq, c->dp, c->du, c->dl));
+  PetscCall(PetscPrintf(comm, "  written            %s/compare.json, series.csv, compare.gp%s, indirect/, direct/\n", dir,
+                        plots ? ", controls.png, configurations.png, energy_work.png, hamiltonian.png" : ""));
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0: the differences, series.csv, compare.gp, the plots, compare.json (last: its presence means
+ * the directory is complete). *plots: whether gnuplot made them (a warning in err otherwise). */
+static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len, char *warn, size_t wlen)
+{
+  if (Differences(c))
+    return snprintf(err, len, "comparing the solutions failed"), 1;
+  if (HsWriteFileAtomic(dir, "series.csv", WriteSeries, c, err, len) ||
+      HsWriteFileAtomic(dir, "compare.gp", WriteScript, c, err, len))
+    return 1;
+  {
+    static const char *const pngs[] = {"controls.png", "configurations.png", "energy_work.png", "hamiltonian.png"};
+    *plots = !HsRunGnuplot(dir, "compare.gp", pngs, 4, warn, wlen);
+  }
+  return HsWriteFileAtomic(dir, "compare.json", WriteCompareJSON, c, err, len);
+}
+
+/*@ HsSolverCompare - compares the indirect against the direct solution on the same grid.
+
+  Collective.
+
+  Input Parameters:
++ s   - the solver, as configured
+- dir - the output directory
+
+  Output Parameter:
+. converged - whether both solves converged (may be NULL)
+
+  Options Database Key:
+. -hs_compare - the hamshoot executable compares (into DIR of -o, default 'compare')
+
+  Notes:
+  Solves with s as configured, then the direct problem with s's state scheme on the same grid (its kkt costates;
+  IPOPT unless HsSolverSetDirectSolver(s, HS_DIRECT_KKT); its options under -hs_direct_), writes dir/indirect/,
+  dir/direct/, dir/compare.json (both summaries, max |dq|, |dp|, |du|, |dlambda|, both wall times),
+  dir/series.csv, the gnuplot script dir/compare.gp and its four PNGs, and prints a table.
+
+  Rank 0 writes and runs gnuplot (Debian gnuplot-nox). Without gnuplot the script and data are written and a
+  warning says so. Output errors are errors naming the path.
+
+.seealso: HsSolverSetDirectSolver(), HsSolverWriteOutput(), HsSolverCheckExtremal()
+@*/
+PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged)
+{
+  Cmp         c = {0};
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  PetscMPIInt rank, size;
+  char        path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "", warn[PETSC_MAX_PATH_LEN + 128] = "";
+  int         bad = 0, plots = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(HsSolverSetUp(s)); /* the schemes, N */
+  PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &c.dir));
+  PetscCall(HsSolverSolve(c.dir)); /* first: from the same initial guess as the indirect solve */
+  PetscCall(HsSolverSolve(s));
+  c.ind = s, c.size = size;
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s/indirect", dir));
+  PetscCall(HsSolverWriteOutput(s, path));
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s/direct", dir));
+  PetscCall(HsSolverWriteOutput(c.dir, path));
+  if (rank == 0)
+    bad = WriteFiles(&c, dir, &plots, err, sizeof err, warn, sizeof warn);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscCallMPI(MPI_Bcast(&plots, 1, MPI_INT, 0, comm));
+  { PetscReal d[4] = {c.dq, c.dp, c.du, c.dl};
+    PetscCallMPI(MPI_Bcast(d, 4, MPIU_REAL, 0, comm));
+    c.dq = d[0], c.dp = d[1], c.du = d[2], c.dl = d[3]; }
+  PetscCall(PrintTable(comm, &c, dir, plots));
+  if (!plots)
+    PetscCall(PetscPrintf(comm, "  warning            no plots: %s\n", warn));
+  if (converged)
+    *converged = (PetscBool)(s->res.converged && c.dir->res.converged);
+  PetscCall(HsSolverDestroy(&c.dir));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,155 @@
+/* hamshoot: -hs_initial_guess direct (docs/theory.md section 3, initial guesses): the direct problem with
+ * the same state scheme on the same grid, solved by IPOPT (a standard direct method, robust from a
+ * naive guess), gives states and costates (its multipliers); the indirect solve starts there. Only
+ * the costate equation differs between the two problems, so if Newton does not converge from the
+ * direct costates in one go, a homotopy C = theta C_own + (1 - theta) C_kkt walks from the direct
+ * solution (theta = 0, where it is a solution) to the solver's costate scheme (theta = 1). */
+#include "hsdrivers.h"
+
+#include <string.h>
+
+/*@ HsSolverCreateDirect - a solver of the direct problem of s (bvp/ internal): the same problem, N and
+    state scheme (s must be set up), the kkt costates of that scheme, options under s's prefix plus
+    "hs_direct_"; IPOPT unless the direct solver of s is HS_DIRECT_KKT (dflt: the choice for
+    HS_DIRECT_DEFAULT). Collective. @*/
+PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t)
+{
+  HsDirectSolver ds = s->direct_solver == HS_DIRECT_DEFAULT ? dflt : s->direct_solver;
+  const char *prefix;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
+  PetscCall(HsSolverSetProblem(*t, s->prob));
+  PetscCall(HsSolverSetNumIntervals(*t, s->N));
+  PetscCall(HsSolverSetSchemes(*t, s->ss, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+  PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
+  PetscCall(HsSolverSetMonitor(*t, s->monitor));
+  PetscCall(HsSolverSetType(*t, ds == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));
+  PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON)); /* its failure is the caller's to handle */
+  if (s->guess)
+    PetscCall(HsSolverSetInitialGuess(*t, s->guess_N, s->guess));
+  (*t)->guess_T = s->guess_T;
+  PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
+  PetscCall(HsSolverSetOptionsPrefix(*t, prefix));
+  PetscCall(HsSolverAppendOptionsPrefix(*t, "hs_direct_"));
+  PetscCall(HsSolverSetFromOptions(*t));
+  (*t)->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGuessFromDirect - solves the direct problem of s and stores its solution (states and
+    costates, on every rank) as the initial guess of s (bvp/ internal). Collective. A direct solve
+    that does not converge, or IPOPT missing (HsIpoptAvailable), is an error naming its status, or with
+    ok, *ok = PETSC_FALSE (the guess of s unchanged; the status "IPOPT not available" or "direct solve: ..."). @*/
+PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
+{
+  HsSolver      t;
+  HsResults     r;
+  HsSolverType  type;
+  PetscInt      len = (s->N + 1) * 4 * s->prob->n;
+  PetscReal    *rows;
+
+  PetscFunctionBeginUser;
+  if (ok) { /* without IPOPT the caller's attempt fails with this status (without ok: the solve's error) */
+    PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), ok, NULL, 0));
+    if (!*ok) {
+      PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
+      s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
+      PetscFunctionReturn(0);
+    }
+  }
+  PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
+  if (s->monitor)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,
+                          strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCall(HsSolverGetType(t, &type));
+  if (ok)
+    *ok = r.converged;
+  if (ok && !r.converged) { /* the caller's attempt failed with the direct solve's status */
+    PetscCall(PetscSNPrintf(s->res.status, sizeof s->res.status, "direct solve: %s", r.status));
+    s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
+    if (s->monitor)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  the direct solve (%s) did not converge (%s)\n", type,
+                            r.status));
+    PetscCall(HsSolverDestroy(&t));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
+             "-hs_initial_guess direct: the direct solve (%s) did not converge (%s)%s%s", type, r.status,
+             r.diagnosis[0] ? ": " : "", r.diagnosis);
+  PetscCall(PetscMalloc1(len, &rows));
+  PetscCall(HsSolverShareSolutionRows(t, rows));
+  PetscCall(HsSolverSetInitialGuess(s, s->N, rows));
+  s->guess_T = s->prob->free_T ? r.T : 0; /* a free final time: the direct solution's */
+  PetscCall(PetscFree(rows));
+  PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
+                          "direct solution (%s, J^d = %.10g, %" PetscInt_FMT " iterations, %.2f s)", type, (double)r.J,
+                          r.newton_iterations, (double)r.wall_time_s));
+  PetscCall(HsSolverDestroy(&t));
+  PetscFunctionReturn(0);
+}
+
+/* One homotopy step: Newton at theta from the current iterate. */
+static PetscErrorCode HomotopyStep(HsSolver s, PetscReal theta)
+{
+  PetscFunctionBeginUser;
+  s->hom_theta = theta;
+  PetscCall(HsSolverSetUpDiscretization(s));
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  if (s->ops->resetiterate)
+    PetscCall((*s->ops->resetiterate)(s));
+  PetscCall(HsSolverSolveNewton(s));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolveHomotopy - after Newton failed from the direct solution: Newton along theta = 0 -> 1 in
+    C = theta C_own + (1 - theta) C_kkt, from the direct solution, HS_HOMOTOPY_STEPS_DEFAULT equal steps
+    at first, a failed step halved (at most HS_HOMOTOPY_MAX_HALVINGS times in a row), a converged one
+    followed by a doubled step (bvp/ internal). The results are those of the last Newton solve (theta = 1
+    if the homotopy arrived). Collective. @*/
+PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
+{
+  Vec       Xprev;
+  PetscReal theta = 0, dtheta = 1.0 / HS_HOMOTOPY_STEPS_DEFAULT;
+  PetscInt  halvings = 0, steps = 0, its = 0;
+  char      buf[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(s->X, &Xprev));
+  PetscCall((*s->ops->guess)(s, s->X)); /* back to the direct solution */
+  while (theta < 1 && halvings <= HS_HOMOTOPY_MAX_HALVINGS) {
+    PetscReal next = PetscMin(1, theta + dtheta);
+    PetscCall(VecCopy(s->X, Xprev));
+    PetscCall(HomotopyStep(s, next));
+    its += s->res.newton_iterations, steps++;
+    if (s->monitor)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  homotopy theta = %.4f: %s after %" PetscInt_FMT
+                            " Newton iterations\n", (double)next, s->res.converged ? "converged" : "failed",
+                            s->res.newton_iterations));
+    if (s->res.converged) {
+      theta = next, halvings = 0, dtheta *= 2;
+    } else {
+      PetscCall(VecCopy(Xprev, s->X));
+      dtheta /= 2, halvings++;
+    }
+  }
+  if (theta < 1) { /* the last attempt's results stand, with the reason */
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "the homotopy from the direct costate equation stopped at theta = %.4g (steps down "
+                                   "to %.2e failed)",
+                                   (double)theta, (double)dtheta * 2));
+  }
+  s->hom_theta = 1;
+  PetscCall(HsSolverSetUpDiscretization(s)); /* the solver's own scheme for the diagnostics */
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  PetscCall(PetscSNPrintf(buf, sizeof buf, "; homotopy to the %s costates: %" PetscInt_FMT " steps, %" PetscInt_FMT
+                          " Newton iterations", s->cs, steps, its));
+  PetscCall(PetscStrlcat(s->guess_info, buf, sizeof s->guess_info));
+  s->res.newton_iterations = its;
+  PetscCall(VecDestroy(&Xprev));
+  PetscFunctionReturn(0);
+}

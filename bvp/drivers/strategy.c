@@ -1,0 +1,347 @@
+/* hamshoot: the solve strategy (-hs_strategy auto|newton; issue 12, docs/theory.md section 3).
+ *
+ * The indirect method needs a guess inside Newton's basin. With -hs_strategy auto (the default), a
+ * cold solve (not a warm start of a continuation step, not a restart) that does not converge from
+ * its start is tried again, from the same start, in turn by
+ *
+ *   l2 line search        Newton with SNES's l2 line search (a secant minimization of ||F||^2 along
+ *                         the step), which copes with the large costates of the first iterations
+ *                         better than backtracking on the manipulators
+ *   grid sequencing       Newton at N/2^L (the coarsest level with at least HS_STRATEGY_COARSEST_N
+ *                         intervals), then at each finer grid from the coarser solution interpolated
+ *                         in time, then at N
+ *   direct guess          the direct problem (same state scheme, same grid) solved by IPOPT, its states
+ *                         and multipliers as the guess, and the costate homotopy if Newton fails
+ *                         from there (bvp/drivers/directguess.c); without IPOPT (HsIpoptAvailable) it is
+ *                         recorded as "IPOPT not available" and the next attempt follows
+ *   continuation          natural continuation in reach from 0 (x_T moves from x0 to its value),
+ *                         then in the parameters of -hs_strategy_continue NAME=FROM,..., each
+ *                         in HS_CONTINUATION_STEPS_DEFAULT steps with halving
+ *
+ * and stops at the first that converges. Every attempt is recorded (name, status, Newton iterations,
+ * seconds) in the results, printed by HsSolverView and written to summary.json ("strategy"). If none
+ * converges, the first attempt's iterate and results are restored (its diagnosis names the first
+ * failure; the others are listed). -hs_strategy newton makes only the first attempt.
+ *
+ * An attempt that converges may have found another extremal than the one the user had in mind: the
+ * guard of bvp/drivers/extremal.c compares it with the direct problem's minimum.
+ */
+#include "hsdrivers.h"
+
+#include <string.h>
+
+/* A stage of the strategy's continuation for an entry NAME=FROM of -hs_strategy_continue. */
+static PetscErrorCode AddStage(void *c, const char *name, PetscReal from)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsContinuationAddStage((HsContinuation)c, name, from, HS_CONTINUATION_STEPS_DEFAULT));
+  PetscFunctionReturn(0);
+}
+
+/* The discretization of the problem's own costate scheme (an attempt may have left a homotopy's). */
+static PetscErrorCode OwnScheme(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  s->hom_theta = 1;
+  PetscCall(HsSolverSetUpDiscretization(s));
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  PetscFunctionReturn(0);
+}
+
+/* What a cold attempt starts from: the stored guess (or the default one), a free T held as for the
+   first solve, the problem's own costate scheme. */
+static PetscErrorCode ColdStart(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(OwnScheme(s));
+  s->hold_T = (PetscBool)(s->prob->free_T && !s->guess && s->guess_type != HS_GUESS_DIRECT);
+  s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
+  s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE, s->res.noise_floor = 0, s->res.at_floor = PETSC_FALSE;
+  PetscCall((*s->ops->guess)(s, s->X));
+  PetscFunctionReturn(0);
+}
+
+/* A copy of the stored guess of s (rows NULL: none), for an attempt that replaces it. */
+typedef struct {
+  PetscReal *rows;
+  PetscInt   N;
+  PetscReal  T;
+} SavedGuess;
+
+static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
+{
+  PetscInt len = s->guess ? (s->guess_N + 1) * 4 * s->prob->n : 0;
+
+  PetscFunctionBeginUser;
+  g->rows = NULL, g->N = s->guess_N, g->T = s->guess_T;
+  if (len) {
+    PetscCall(PetscMalloc1(len, &g->rows));
+    PetscCall(PetscArraycpy(g->rows, s->guess, len));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Puts the saved guess back into s (restore) or drops it; g is empty after. */
+static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
+{
+  PetscFunctionBeginUser;
+  if (restore) {
+    PetscCall(PetscFree(s->guess));
+    s->guess = g->rows, s->guess_N = g->N, s->guess_T = g->T, g->rows = NULL;
+  }
+  PetscCall(PetscFree(g->rows));
+  PetscFunctionReturn(0);
+}
+
+/* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
+static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
+{
+  PetscFunctionBeginUser;
+  if (*na >= HS_STRATEGY_MAX_ATTEMPTS)
+    PetscFunctionReturn(0);
+  a += (*na)++;
+  PetscCall(PetscStrncpy(a->name, name, sizeof a->name));
+  PetscCall(PetscStrncpy(a->status, s->res.status, sizeof a->status));
+  a->converged         = s->res.converged;
+  a->newton_iterations = s->res.newton_iterations;
+  a->seconds           = MPI_Wtime() - t0;
+  PetscCallMPI(MPI_Bcast(&a->seconds, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  if (s->monitor && *na > 1)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations)\n",
+                          name, a->converged ? "converged" : "failed", a->status, a->newton_iterations));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
+{
+  SNESLineSearch ls;
+  char           old[64];
+  PetscBool      same;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetLineSearch(s->snes, &ls));
+  PetscCall(PetscStrncpy(old, ((PetscObject)ls)->type_name ? ((PetscObject)ls)->type_name : SNESLINESEARCHBT, sizeof old));
+  PetscCall(PetscStrcmp(old, SNESLINESEARCHL2, &same));
+  *tried = (PetscBool)!same; /* else the first attempt was this one */
+  if (same)
+    PetscFunctionReturn(0);
+  PetscCall(ColdStart(s));
+  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
+  PetscCall(HsSolverSolveNewton(s));
+  PetscCall(SNESLineSearchSetType(ls, old));
+  PetscFunctionReturn(0);
+}
+
+/* Grid sequencing: *tried = PETSC_FALSE if N has no coarser level of at least HS_STRATEGY_COARSEST_N
+   intervals. The stored guess of s is replaced by the N/2 solution during the last solve and put back
+   after it. */
+static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, PetscBool *tried)
+{
+  PetscInt   L = 0, w = 4 * s->prob->n, Nprev = 0;
+  PetscReal *rows = NULL, Tprev = 0;
+  HsResults  r;
+  SavedGuess g;
+
+  PetscFunctionBeginUser;
+  while (s->N % (2 << L) == 0 && s->N / (2 << L) >= HS_STRATEGY_COARSEST_N)
+    L++;
+  *tried = (PetscBool)(L > 0);
+  if (!L)
+    PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(name, len, "grid sequencing from N = %" PetscInt_FMT, s->N >> L));
+  for (PetscInt l = L; l >= 1; l--) {
+    HsSolver t;
+    PetscCall(HsSolverCreateGrid(s, s->N >> l, &t));
+    if (rows) {
+      PetscCall(HsSolverSetInitialGuess(t, Nprev, rows));
+      t->guess_T = Tprev;
+    }
+    PetscCall(HsSolverSolve(t));
+    PetscCall(HsSolverGetResults(t, &r));
+    PetscCall(PetscFree(rows));
+    if (r.converged) {
+      Nprev = s->N >> l, Tprev = s->prob->free_T ? r.T : 0;
+      PetscCall(PetscMalloc1((Nprev + 1) * w, &rows));
+      PetscCall(HsSolverShareSolutionRows(t, rows));
+    }
+    PetscCall(HsSolverDestroy(&t));
+    if (!r.converged) { /* the attempt fails at this level: its status stands for the attempt */
+      PetscCall(PetscStrncpy(s->res.status, r.status, sizeof s->res.status));
+      s->res.converged = PETSC_FALSE, s->res.newton_iterations = r.newton_iterations;
+      PetscCall(PetscSNPrintf(name, len, "grid sequencing (failed at N = %" PetscInt_FMT ")", s->N >> l));
+      PetscFunctionReturn(0);
+    }
+  }
+  PetscCall(SaveGuess(s, &g));
+  PetscCall(HsSolverSetInitialGuess(s, Nprev, rows));
+  s->guess_T = Tprev;
+  PetscCall(ColdStart(s));
+  PetscCall(HsSolverSolveNewton(s));
+  PetscCall(EndGuess(s, &g, PETSC_TRUE));
+  PetscCall(PetscFree(rows));
+  PetscFunctionReturn(0);
+}
+
+/* The direct guess (-hs_initial_guess direct's path). On success the direct solution stays the stored
+   guess (a later warm start does not use it); on failure the old guess is put back. */
+static PetscErrorCode TryDirect(HsSolver s)
+{
+  HsGuessType gt = s->guess_type;
+  PetscBool   ok;
+  SavedGuess  g;
+
+  PetscFunctionBeginUser;
+  PetscCall(SaveGuess(s, &g));
+  PetscCall(HsSolverGuessFromDirect(s, &ok));
+  if (ok) {
+    s->guess_type = HS_GUESS_DIRECT;
+    PetscCall(ColdStart(s));
+    PetscCall(HsSolverSolveNewton(s));
+    if (!s->res.converged && !s->interrupted)
+      PetscCall(HsSolverSolveHomotopy(s));
+    s->guess_type = gt;
+  }
+  PetscCall(EndGuess(s, &g, (PetscBool)!s->res.converged));
+  PetscFunctionReturn(0);
+}
+
+/* Whether reach moves anything: a fixed terminal component that differs from the initial one. */
+static PetscBool ReachMoves(const HsProblem *P)
+{
+  for (int i = 0; i < 2 * P->n; i++)
+    if (P->xT_fixed[i] && P->xT[i] != P->x0[i])
+      return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Continuation in reach (if it moves anything) and the parameters of -hs_strategy_continue; *tried =
+   PETSC_FALSE if there is nothing to continue in. */
+static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscBool *tried)
+{
+  HsContinuation c;
+  PetscInt       n;
+  PetscBool      warm = s->warm, reached;
+  HsProblem     *P    = s->prob;
+  double        *value, *xT;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(P->nparams + 1, &value, 2 * P->n, &xT));
+  for (int i = 0; i < P->nparams; i++)
+    value[i] = *P->params[i].value;
+  PetscCall(PetscArraycpy(xT, P->xT, 2 * P->n));
+  PetscCall(HsContinuationCreate(s, &c));
+  if (ReachMoves(s->prob))
+    PetscCall(HsContinuationAddStage(c, "reach", 0, HS_CONTINUATION_STEPS_DEFAULT));
+  PetscCall(HsSolverStrategyForEachContinue(s, AddStage, c));
+  PetscCall(HsContinuationGetNumStages(c, &n));
+  *tried = (PetscBool)(n > 0);
+  if (n) {
+    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s", ReachMoves(s->prob) ? "reach" : "",
+                            ReachMoves(s->prob) && s->strategy_continue[0] ? ", " : "", s->strategy_continue));
+    PetscCall(HsContinuationSetMonitor(c, s->monitor));
+    s->solved = PETSC_FALSE; /* its first solve is cold */
+    PetscCall(HsContinuationSolve(c));
+    PetscCall(HsContinuationGetResult(c, &reached, NULL));
+    s->res.converged = (PetscBool)(s->res.converged && reached);
+    if (!reached)
+      PetscCall(PetscStrncpy(s->res.status, "CONTINUATION_STOPPED", sizeof s->res.status));
+    s->cont_info[0]  = 0;
+    if (!reached) /* it stopped on its way: the problem as it was */
+      for (int i = 0; i < P->nparams; i++)
+        if (*P->params[i].value != value[i])
+          PetscCheck(!HsProblemSetParam(P, P->params[i].name, value[i]), PetscObjectComm((PetscObject)s), PETSC_ERR_PLIB,
+                     "the strategy's continuation could not restore %s = %g", P->params[i].name, value[i]);
+    PetscCall(PetscArraycpy(P->xT, xT, 2 * P->n));
+  }
+  PetscCall(PetscFree2(value, xT));
+  PetscCall(HsContinuationDestroy(&c));
+  s->warm = warm;
+  PetscFunctionReturn(0);
+}
+
+/* One fallback attempt by index; *tried = PETSC_FALSE if it does not apply. */
+static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBool *tried)
+{
+  PetscFunctionBeginUser;
+  *tried = PETSC_TRUE;
+  switch (i) {
+  case 0:
+    PetscCall(PetscStrncpy(name, "l2 line search", len));
+    PetscCall(TryLineSearchL2(s, tried));
+    break;
+  case 1:
+    PetscCall(TryGridSequencing(s, name, len, tried));
+    break;
+  case 2:
+    PetscCall(PetscStrncpy(name, "direct guess", len));
+    *tried = (PetscBool)(s->guess_type != HS_GUESS_DIRECT); /* the first attempt was this one */
+    if (*tried)
+      PetscCall(TryDirect(s));
+    break;
+  default:
+    PetscCall(TryContinuation(s, name, len, tried));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolveStrategy - after the first attempt of HsSolverSolve (it began at t0): records it and,
+    for a cold solve (cold) that failed with -hs_strategy auto, tries the fallbacks of bvp/drivers/strategy.c
+    until one converges (bvp/ internal). If none does, the first attempt's iterate and results are
+    restored, with the attempts listed in its diagnosis. Collective. @*/
+PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
+{
+  HsResults first;
+  HsAttempt a[HS_STRATEGY_MAX_ATTEMPTS];
+  PetscInt  na = 0;
+  Vec       X1;
+  char      name[sizeof a[0].name], list[384] = "";
+  PetscReal tc = s->t_start;
+
+  PetscFunctionBeginUser;
+  if (s->in_strategy) /* a solve of the strategy's own continuation */
+    PetscFunctionReturn(0);
+  PetscCall(Record(s, a, &na, s->guess_type == HS_GUESS_DIRECT ? "direct guess" : "newton", t0));
+  if (!s->res.converged && !s->interrupted && !s->res.tolerance_only && cold && s->strategy == HS_STRATEGY_AUTO &&
+      !s->ops->solve) { /* tolerance_only: the user's tolerance stops every fallback as well */
+    first = s->res;
+    if (s->monitor)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s failed (%s, %" PetscInt_FMT
+                            " Newton iterations); the fallbacks of -hs_strategy auto follow\n", a[0].name, a[0].status,
+                            a[0].newton_iterations));
+    PetscCall(VecDuplicate(s->X, &X1));
+    PetscCall(VecCopy(s->X, X1));
+    s->in_strategy = PETSC_TRUE;
+    for (int i = 0; i < 4 && !s->res.converged && !s->interrupted; i++) {
+      PetscBool tried;
+      PetscReal ta = MPI_Wtime();
+      PetscCall(Attempt(s, i, name, sizeof name, &tried));
+      s->t_start = tc; /* the continuation's solves restarted the clock */
+      if (tried)
+        PetscCall(Record(s, a, &na, name, ta));
+    }
+    s->in_strategy = PETSC_FALSE;
+    if (!s->res.converged && !s->interrupted) { /* back to the first attempt: its diagnosis is the root cause */
+      for (PetscInt k = 1; k < na; k++) {
+        PetscCall(PetscStrlcat(list, k > 1 ? "; " : "", sizeof list));
+        PetscCall(PetscStrlcat(list, a[k].name, sizeof list));
+        PetscCall(PetscStrlcat(list, ": ", sizeof list));
+        PetscCall(PetscStrlcat(list, a[k].status, sizeof list));
+      }
+      PetscCall(OwnScheme(s));
+      s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */
+      PetscCall(VecCopy(X1, s->X));
+      if (s->ops->resetiterate)
+        PetscCall((*s->ops->resetiterate)(s));
+      s->res = first;
+      PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at the restored iterate */
+      if (list[0])
+        PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s%sno fallback of -hs_strategy auto converged (%s)",
+                                       first.diagnosis, first.diagnosis[0] ? "; " : "", list));
+    }
+    PetscCall(VecDestroy(&X1));
+  }
+  s->res.nattempts = na;
+  PetscCall(PetscArraycpy(s->res.attempts, a, na));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,490 @@
+/* hamshoot: accuracy from a sequence of grids (issue 12).
+ *
+ *   HsSolverExtrapolate (-hs_extrapolate)        after a converged solve at N (N divisible by 4): the
+ *                                                same problem at N/2 and N/4, and Richardson's
+ *                                                extrapolation with an error estimate
+ *   HsSolverConvergenceStudy (-hs_study L)        after a converged solve at N0: the grids N0 2^i,
+ *                                                i = 1..L-1; differences, observed orders, a table,
+ *                                                study.json, study.csv and a log-log plot study.png
+ *
+ * Both schemes of hamshoot are second order and symmetric (midpoint-type states, costates at the
+ * interval midpoints), so a quantity Q computed at step h = T/N expands as
+ * Q_N = Q + c2 h^2 + c4 h^4 + ...: measured on the pendulum and kepler, the two-grid errors fall by
+ * 16 per doubling (docs/accuracy.md). Hence
+ *
+ *   R(N) = (4 Q_N - Q_{N/2}) / 3             = Q + O(h^4)     (two grids)
+ *   err  = |R(N) - R(N/2)| / 15                                (three grids: the h^4 term of R(N))
+ *   p    = log2(|Q_{N/4} - Q_{N/2}| / |Q_{N/2} - Q_N|)          (observed order; 2 in the asymptotic range)
+ *
+ * for J^d, the mean of H^d, a free T, and the states at the nodes shared by N and N/2 (t = k T/(N/2);
+ * with a free T, at the same fraction k/(N/2) of each grid's own T). Controls and costates live on
+ * interval midpoints, which a grid and its half do not share: the study compares them through the
+ * mean of the two fine intervals inside a coarse one, an O(h^2)-consistent restriction, so their
+ * differences give orders but are not extrapolated.
+ *
+ * The extra grids are solved by Newton on the transcription with the same schemes (the discrete
+ * solution does not depend on the formulation that solves it), each from the solution of the
+ * previous grid interpolated in time (grid sequencing: from the solution at N the coarser ones
+ * converge in a few iterations, and a study's finer ones too).
+ */
+#include "hsdrivers.h"
+
+#include <string.h>
+
+
+/* One solved grid: results and, on every rank, its node rows (x_k, lambda_{k+1/2}) and controls. */
+typedef struct {
+  PetscInt   N;
+  HsResults  r;
+  PetscReal *x; /* (N + 1) x 4n */
+  PetscReal *u; /* N x m */
+} Level;
+
+/* The solution of a solved solver t on every rank (its diagnostics gathered it on rank 0). */
+static PetscErrorCode TakeLevel(HsSolver t, Level *L)
+{
+  PetscInt           w = 4 * t->prob->n, dim = 2 * t->prob->n, m = t->prob->m, len = (t->N + 1) * w;
+  PetscMPIInt        rank;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)t);
+
+  PetscFunctionBeginUser;
+  L->N = t->N;
+  PetscCall(HsSolverGetResults(t, &L->r));
+  PetscCall(PetscMalloc2(len, &L->x, t->N * m, &L->u));
+  PetscCall(HsSolverShareSolutionRows(t, L->x));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    for (PetscInt k = 0; k < t->N; k++) {
+      const PetscReal *xk = L->x + k * w;
+      if (t->U0)
+        PetscCall(PetscArraycpy(L->u + k * m, t->U0 + k * m, m));
+      else /* a converged solution: no domain error */
+        HsDiscControl(t->disc, xk, xk + w, xk + dim, L->u + k * m);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(L->u, (PetscMPIInt)(t->N * m), MPIU_REAL, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FreeLevel(Level *L)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(L->x, L->u));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverCreateGrid - a solver of the problem of s at N intervals (bvp/ internal): transcription,
+    the schemes and tolerances of s, Newton only (HS_STRATEGY_NEWTON), no checkpoints of its own (it
+    stops on a signal), no monitor; the caller sets its guess. The sub-solves move a free T of the
+    shared problem: the caller restores it. Collective. @*/
+PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
+  PetscCall(HsSolverSetProblem(*t, s->prob));
+  PetscCall(HsSolverSetNumIntervals(*t, N));
+  PetscCall(HsSolverSetSchemes(*t, s->ss, s->cs));
+  PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
+  PetscCall(HsSolverSetRoundoffFactor(*t, s->roundoff));
+  PetscCall(HsSolverSetNoiseFactor(*t, s->noise_factor));
+  PetscCall(HsSolverSetLinearSolver(*t, s->linear_solver));
+  PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
+  PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
+  (*t)->ckpt_dir[0] = 0;
+  PetscFunctionReturn(0);
+}
+
+/* The problem of s at N intervals, from the solution `from` interpolated in time; *L its solution. A
+ * grid that does not converge is an error naming it. */
+static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, const char *why, Level *L)
+{
+  HsSolver t;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreateGrid(s, N, &t));
+  PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
+  t->guess_T = s->prob->free_T ? from->r.T : 0;
+  PetscCall(HsSolverSolve(t));
+  PetscCall(TakeLevel(t, L));
+  PetscCall(HsSolverDestroy(&t));
+  HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
+  if (!L->r.converged) {
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "hamshoot: warning: %s: the solve at N = %" PetscInt_FMT
+                          " did not converge (%s)%s%s\n", why, N, L->r.status, L->r.diagnosis[0] ? ": " : "",
+                          L->r.diagnosis));
+    PetscFunctionReturn(0);
+  }
+  if (s->monitor)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                          "  %s: N = %-7" PetscInt_FMT " J^d = %.12g  (%" PetscInt_FMT " Newton iterations)\n", why, N,
+                          (double)L->r.J, L->r.newton_iterations));
+  PetscFunctionReturn(0);
+}
+
+/* Richardson on three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): value, error estimate, observed order. */
+static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, PetscReal *p)
+{
+  PetscReal R1 = (4 * Q[2] - Q[1]) / 3, R0 = (4 * Q[1] - Q[0]) / 3, d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
+
+  *R   = R1;
+  *err = PetscAbsReal(R1 - R0) / 15;
+  *p   = d0 != 0 && d1 != 0 ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
+}
+
+/*@ HsSolverExtrapolate - Richardson's extrapolation of the last solve (file head).
+
+  Collective.
+
+  Input Parameter:
+. s - the solver
+
+  Options Database Key:
+. -hs_extrapolate - the hamshoot executable extrapolates after the solve
+
+  Notes:
+  Solves the problem at N/2 and N/4 (transcription, the same schemes, from this solution), then
+  R = (4 Q_N - Q_{N/2})/3 with the error estimate |R(N) - R(N/2)|/15 and the observed order for J^d, the mean of
+  H^d and a free T, and the states at the nodes of N/2 (with their largest error estimate over the nodes of N/4).
+  The results are in HsResults.extrap; HsSolverView prints them, HsSolverWriteOutput adds them to summary.json and
+  writes extrapolated.csv (the states).
+
+  Call it after a converged HsSolverSolve(); N must be divisible by 4 (and N/4 >= 2). A coarse grid that does not
+  converge is a warning, and extrap.done stays false.
+
+.seealso: HsSolverConvergenceStudy(), HsSolverGetResults(), HsSolverWriteOutput()
+@*/
+PetscErrorCode HsSolverExtrapolate(HsSolver s)
+{
+  Level       L[3];
+  PetscInt    N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
+  PetscReal   Q[3], xerr = 0, t0;
+  HsExtrap   *e = &s->res.extrap;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(s->solved && s->res.converged, comm, PETSC_ERR_ORDER,
+             "-hs_extrapolate: the solve at N = %" PetscInt_FMT " did not converge; nothing to extrapolate", N);
+  PetscCheck(N % 4 == 0 && N >= 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
+  PetscCall(PetscMemzero(e, sizeof *e));
+  t0 = MPI_Wtime();
+  PetscCall(TakeLevel(s, &L[2]));
+  PetscCall(SolveLevel(s, N / 2, &L[2], "-hs_extrapolate (no extrapolation)", &L[1]));
+  if (L[1].r.converged)
+    PetscCall(SolveLevel(s, N / 4, &L[1], "-hs_extrapolate (no extrapolation)", &L[0]));
+  if (!L[1].r.converged || !L[0].r.converged) {
+    for (int i = 2; i >= 0 && (i > 0 || L[1].r.converged); i--)
+      PetscCall(FreeLevel(&L[i]));
+    PetscFunctionReturn(0);
+  }
+  e->done = PETSC_TRUE;
+  for (int i = 0; i < 3; i++)
+    e->N[i] = L[i].N, Q[i] = L[i].r.J;
+  Richardson3(Q, &e->J, &e->J_error, &e->J_order);
+  for (int i = 0; i < 3; i++)
+    Q[i] = L[i].r.H_mean;
+  Richardson3(Q, &e->H_mean, &e->H_mean_error, &e->H_mean_order);
+  for (int i = 0; i < 3; i++)
+    Q[i] = L[i].r.T;
+  if (s->prob->free_T)
+    Richardson3(Q, &e->T, &e->T_error, &e->T_order);
+  else
+    e->T = s->res.T;
+  /* the states at the nodes of N/2; the error estimate at those of N/4 */
+  PetscCall(PetscFree(s->Xext));
+  PetscCall(PetscMalloc1((Nh + 1) * dim, &s->Xext));
+  for (PetscInt k = 0; k <= Nh; k++)
+    for (PetscInt i = 0; i < dim; i++)
+      s->Xext[k * dim + i] = (4 * L[2].x[2 * k * w + i] - L[1].x[k * w + i]) / 3;
+  for (PetscInt k = 0; k <= N / 4; k++)
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscReal R0 = (4 * L[1].x[2 * k * w + i] - L[0].x[k * w + i]) / 3;
+      xerr         = PetscMax(xerr, PetscAbsReal(s->Xext[2 * k * dim + i] - R0) / 15);
+    }
+  e->states_error = xerr;
+  for (int i = 0; i < 3; i++)
+    PetscCall(FreeLevel(&L[i]));
+  e->wall_time_s = MPI_Wtime() - t0;
+  PetscCallMPI(MPI_Bcast(&e->wall_time_s, 1, MPIU_REAL, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+/* ---- the convergence study ---- */
+
+typedef struct {
+  HsSolver   s;
+  PetscInt   nl;
+  Level     *L;
+  PetscReal *dx, *du, *dl; /* level i against i+1 (i < nl - 1) */
+  PetscReal (*ord)[5];     /* observed orders at level i (0 < i < nl - 1) of J, H^d, dx, du, dlambda */
+  PetscReal  JR, HR, TR;   /* Richardson of the two finest grids */
+  PetscInt   failed_N;     /* the grid that did not converge (0: none; the study has the nl grids before it) */
+  char       failed[384];  /* why */
+  PetscBool  interrupted;  /* it was stopped by a signal */
+} Study;
+
+/* Largest differences between grid i and grid i+1 (twice as fine): states at the shared nodes, and
+ * controls and costates of a coarse interval against the mean of the two fine ones inside it. */
+static void Differences(Study *st, PetscInt i)
+{
+  const Level *a = &st->L[i], *b = &st->L[i + 1];
+  PetscInt     n = st->s->prob->n, m = st->s->prob->m, w = 4 * n, dim = 2 * n;
+  PetscReal    dx = 0, du = 0, dl = 0;
+
+  for (PetscInt k = 0; k <= a->N; k++)
+    for (PetscInt j = 0; j < dim; j++)
+      dx = PetscMax(dx, PetscAbsReal(a->x[k * w + j] - b->x[2 * k * w + j]));
+  for (PetscInt k = 0; k < a->N; k++) {
+    for (PetscInt j = 0; j < dim; j++)
+      dl = PetscMax(dl, PetscAbsReal(a->x[k * w + dim + j] -
+                                     (b->x[2 * k * w + dim + j] + b->x[(2 * k + 1) * w + dim + j]) / 2));
+    for (PetscInt j = 0; j < m; j++)
+      du = PetscMax(du, PetscAbsReal(a->u[k * m + j] - (b->u[2 * k * m + j] + b->u[(2 * k + 1) * m + j]) / 2));
+  }
+  st->dx[i] = dx, st->du[i] = du, st->dl[i] = dl;
+}
+
+static PetscReal Order(PetscReal a, PetscReal b)
+{
+  return a > 0 && b > 0 ? PetscLog2Real(a / b) : 0;
+}
+
+/* study.csv: one row per grid; the differences on the row of the coarser grid (empty on the finest). */
+static int WriteCSV(FILE *f, void *ctx)
+{
+  Study *st = ctx;
+
+  fprintf(f, "N,J,J_minus_JR,H_mean,H_minus_HR,T,dx,du,dlambda\n");
+  for (PetscInt i = 0; i < st->nl; i++) {
+    const HsResults *r = &st->L[i].r;
+    fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", (int)st->L[i].N, (double)r->J, (double)(r->J - st->JR),
+            (double)r->H_mean, (double)(r->H_mean - st->HR), (double)r->T);
+    if (i + 1 < st->nl)
+      fprintf(f, ",%.17g,%.17g,%.17g\n", (double)st->dx[i], (double)st->du[i], (double)st->dl[i]);
+    else
+      fprintf(f, ",,,\n");
+  }
+  return ferror(f);
+}
+
+static int WriteJSON(FILE *f, void *ctx)
+{
+  Study *st = ctx;
+  HsSolver s = st->s;
+
+  fprintf(f, "{\n  \"problem\": ");
+  HsJsonString(f, s->prob->name);
+  fprintf(f, ",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", s->ss, s->cs);
+  fprintf(f, "  \"J_extrapolated\": %.17g,\n  \"H_mean_extrapolated\": %.17g,\n", (double)st->JR, (double)st->HR);
+  if (s->prob->free_T)
+    fprintf(f, "  \"T_extrapolated\": %.17g,\n", (double)st->TR);
+  fprintf(f, "  \"note\": \"J_error, H_error: against the Richardson extrapolation (4 Q_N - Q_N/2)/3 of the two finest "
+             "grids; dx, du, dlambda: largest difference to the next finer grid (states at shared nodes; controls "
+             "and costates against the mean of the two fine intervals); order_*: log2 of successive ratios\",\n");
+  fprintf(f, "  \"levels\": [\n");
+  for (PetscInt i = 0; i < st->nl; i++) {
+    const HsResults *r = &st->L[i].r;
+    fprintf(f, "    {\"N\": %d, \"J\": %.17g, \"J_error\": %.17g, \"H_mean\": %.17g, \"H_error\": %.17g, \"T\": %.17g, "
+               "\"newton_iterations\": %d",
+            (int)st->L[i].N, (double)r->J, (double)(r->J - st->JR), (double)r->H_mean, (double)(r->H_mean - st->HR),
+            (double)r->T, (int)r->newton_iterations);
+    if (i > 0 && i + 1 < st->nl)
+      fprintf(f, ", \"order_J\": %.6g, \"order_H\": %.6g", (double)st->ord[i][0], (double)st->ord[i][1]);
+    if (i + 1 < st->nl) {
+      fprintf(f, ", \"dx\": %.17g, \"du\": %.17g, \"dlambda\": %.17g", (double)st->dx[i], (double)st->du[i],
+              (double)st->dl[i]);
+      if (i > 0)
+        fprintf(f, ", \"order_x\": %.6g, \"order_u\": %.6g, \"order_lambda\": %.6g", (double)st->ord[i][2],
+                (double)st->ord[i][3], (double)st->ord[i][4]);
+    }
+    fprintf(f, "}%s\n", i + 1 < st->nl ? "," : "");
+  }
+  fprintf(f, "  ],\n  \"complete\": %s,\n", st->failed_N ? "false" : "true");
+  if (st->failed_N) { /* the grid that did not converge: the study ends before it */
+    fprintf(f, "  \"failed\": {\"N\": %d, \"why\": ", (int)st->failed_N);
+    HsJsonString(f, st->failed);
+    fprintf(f, "},\n");
+  }
+  fprintf(f, "  \"plot\": \"study.png\"\n}\n");
+  return ferror(f);
+}
+
+static int WriteScript(FILE *f, void *ctx)
+{
+  Study *st = ctx;
+  char   name[2 * sizeof st->s->prob->name]; /* the problem's name, as data (HsGnuplotString) */
+
+  HsGnuplotString(st->s->prob->name, name, sizeof name);
+
+  fprintf(f, "# hamshoot -hs_study: %s, %s states + %s costates. Rerun with: gnuplot study.gp (in this directory).\n"
+             "# Rows of study.csv: 0 is the header, 1.. the grids; the finest grid has no difference to a next one.\n"
+             "set datafile separator ','\nset terminal pngcairo size 900,650 font ',11'\nset output 'study.png'\n"
+             "set logscale xy\nset format y '%%.0e'\nset grid\nset key outside right\nset xlabel 'N'\n"
+             "set ylabel 'error / difference'\nset title '%s: convergence (slope -2: order 2)'\n"
+             "c = %.17g\n"
+             "plot 'study.csv' every ::1::%d using 1:(abs($3)) with linespoints lw 2 pt 7 title '|J - J_R|', \\\n"
+             "  '' every ::1::%d using 1:(abs($5)) with linespoints lw 2 pt 5 title '|H - H_R|', \\\n"
+             "  '' every ::1::%d using 1:7 with linespoints lw 2 pt 9 title 'max |dx|', \\\n"
+             "  '' every ::1::%d using 1:8 with linespoints lw 2 pt 11 title 'max |du|', \\\n"
+             "  '' every ::1::%d using 1:9 with linespoints lw 2 pt 13 title 'max |dlambda|', \\\n"
+             "  c / x**2 with lines dt 2 lc 'black' title 'N^{-2}'\n",
+          name, st->s->ss, st->s->cs, name,
+          (double)(st->dx[0] > 0 ? st->dx[0] * (double)st->L[0].N * (double)st->L[0].N : 1), (int)st->nl - 1,
+          (int)st->nl - 1, (int)st->nl - 1, (int)st->nl - 1, (int)st->nl - 1);
+  return ferror(f);
+}
+
+static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
+{
+  MPI_Comm comm = PetscObjectComm((PetscObject)st->s);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "hamshoot convergence study: %s, %s states + %s costates\n", st->s->prob->name, st->s->ss,
+                        st->s->cs));
+  PetscCall(PetscPrintf(comm, "  %7s  %19s  %9s %5s  %9s %5s  %9s %5s  %9s %5s  %9s %5s\n", "N", "J^d", "J - J_R",
+                        "order", "H - H_R", "order", "max|dx|", "order", "max|du|", "order", "max|dlam|", "order"));
+  for (PetscInt i = 0; i < st->nl; i++) {
+    const HsResults *r  = &st->L[i].r;
+    PetscBool        up = (PetscBool)(i > 0 && i + 1 < st->nl), dn = (PetscBool)(i + 1 < st->nl);
+    char             ord[5][16], dif[3][16];
+    const PetscReal *o  = st->ord[i];
+    for (int j = 0; j < 5; j++) {
+      if (up && o[j] != 0)
+        snprintf(ord[j], sizeof ord[j], "%5.2f", (double)o[j]);
+      else
+        snprintf(ord[j], sizeof ord[j], "%5s", "");
+    }
+    for (int j = 0; j < 3; j++) {
+      const PetscReal *d = j == 0 ? st->dx : j == 1 ? st->du : st->dl;
+      if (dn)
+        snprintf(dif[j], sizeof dif[j], "%9.2e", (double)d[i]);
+      else
+        snprintf(dif[j], sizeof dif[j], "%9s", "");
+    }
+    PetscCall(PetscPrintf(comm, "  %7" PetscInt_FMT "  %19.13g  %9.2e %s  %9.2e %s  %s %s  %s %s  %s %s\n", st->L[i].N,
+                          (double)r->J, (double)(r->J - st->JR), ord[0], (double)(r->H_mean - st->HR), ord[1], dif[0],
+                          ord[2], dif[1], ord[3], dif[2], ord[4]));
+  }
+  PetscCall(PetscPrintf(comm, "  J_R = %.13g, H_R = %.13g: Richardson (4 Q_N - Q_N/2)/3 of the two finest grids\n",
+                        (double)st->JR, (double)st->HR));
+  PetscCall(PetscPrintf(comm, "  max|d*|: largest difference to the next grid (states at shared nodes; controls and "
+                              "costates against the mean of the two fine intervals)\n"));
+  if (st->failed_N)
+    PetscCall(PetscPrintf(comm, "  N = %-7" PetscInt_FMT " did not converge (%s): the study ends before it\n", st->failed_N,
+                          st->failed));
+  PetscCall(PetscPrintf(comm, "  written            %s/study.json, study.csv, study.gp%s\n", dir, plot ? ", study.png" : ""));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverConvergenceStudy - a convergence study from the last solve (file head).
+
+  Collective.
+
+  Input Parameters:
++ s      - the solver
+. levels - the number of grids, levels >= 3 (orders need three grids)
+- dir    - the output directory
+
+  Options Database Key:
+. -hs_study <LEVELS> - the hamshoot executable runs the study (N0 = -N; dir: -o, default 'study')
+
+  Notes:
+  Solves on the grids N 2^i, i = 1..levels-1, each from the previous one; prints a table of J^d and the mean of
+  H^d with their differences to Richardson's value of the two finest grids, the largest differences of states,
+  controls and costates between successive grids, and the observed orders; writes dir/study.json, dir/study.csv,
+  dir/study.gp and (gnuplot) dir/study.png.
+
+  Call it after a converged HsSolverSolve(). A grid that does not converge ends the study: the grids before it are
+  written (study.json: "complete": false and "failed" with its N and why), then an error names it; stopped by a
+  signal (SIGTERM, SIGINT), the grids before it are written and the solver is marked interrupted
+  (HsSolverGetInterrupted) instead. Without gnuplot the data and the script are still written, with a warning.
+
+.seealso: HsSolverExtrapolate(), HsSolverSetNumIntervals(), HsSolverSolve()
+@*/
+PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[])
+{
+  Study       st;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  PetscMPIInt rank;
+  int         bad = 0, plot = 0;
+  char        err[PETSC_MAX_PATH_LEN + 128] = "", warn[PETSC_MAX_PATH_LEN + 128] = "";
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(levels >= 3 && levels <= 20, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_study %" PetscInt_FMT ": the number of grids must lie in [3, 20] (orders need three)", levels);
+  PetscCheck(s->solved && s->res.converged, comm, PETSC_ERR_ORDER,
+             "-hs_study: the solve at N = %" PetscInt_FMT " did not converge; no study from it", s->N);
+  PetscCheck(((long long)s->N << (levels - 1)) * 4 * s->prob->n <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_study %" PetscInt_FMT " from N = %" PetscInt_FMT ": the finest grid is too large", levels, s->N);
+  PetscCall(PetscMemzero(&st, sizeof st));
+  st.s = s, st.nl = levels;
+  PetscCall(PetscCalloc1(levels, &st.L));
+  PetscCall(PetscCalloc4(levels, &st.dx, levels, &st.du, levels, &st.dl, levels, &st.ord));
+  PetscCall(TakeLevel(s, &st.L[0]));
+  for (PetscInt i = 1; i < levels; i++) {
+    PetscCall(SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]));
+    if (!st.L[i].r.converged) { /* the grids so far are kept and written; the failure is marked */
+      st.failed_N    = st.L[i].N;
+      st.interrupted = (PetscBool)!strcmp(st.L[i].r.status, "INTERRUPTED");
+      PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "%s%s%s", st.interrupted ? "interrupted by a signal" : st.L[i].r.status,
+                              st.L[i].r.diagnosis[0] && !st.interrupted ? ": " : "", st.interrupted ? "" : st.L[i].r.diagnosis));
+      PetscCall(FreeLevel(&st.L[i]));
+      st.nl = i;
+      break;
+    }
+  }
+  levels = st.nl;
+  for (PetscInt i = 0; i + 1 < levels; i++)
+    Differences(&st, i);
+  for (PetscInt i = 1; i + 1 < levels; i++) {
+    const HsResults *a = &st.L[i - 1].r, *b = &st.L[i].r, *c = &st.L[i + 1].r;
+    st.ord[i][0] = Order(PetscAbsReal(a->J - b->J), PetscAbsReal(b->J - c->J));
+    st.ord[i][1] = Order(PetscAbsReal(a->H_mean - b->H_mean), PetscAbsReal(b->H_mean - c->H_mean));
+    st.ord[i][2] = Order(st.dx[i - 1], st.dx[i]);
+    st.ord[i][3] = Order(st.du[i - 1], st.du[i]);
+    st.ord[i][4] = Order(st.dl[i - 1], st.dl[i]);
+  }
+  if (levels >= 2) {
+    st.JR = (4 * st.L[levels - 1].r.J - st.L[levels - 2].r.J) / 3;
+    st.HR = (4 * st.L[levels - 1].r.H_mean - st.L[levels - 2].r.H_mean) / 3;
+    st.TR = (4 * st.L[levels - 1].r.T - st.L[levels - 2].r.T) / 3;
+  } else /* one grid: no extrapolation */
+    st.JR = st.L[0].r.J, st.HR = st.L[0].r.H_mean, st.TR = st.L[0].r.T;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    bad = HsMakeDirs(dir) ? snprintf(err, sizeof err, "cannot create %s", dir), 1 : 0;
+    if (!bad)
+      bad = HsWriteFileAtomic(dir, "study.csv", WriteCSV, &st, err, sizeof err) ||
+            HsWriteFileAtomic(dir, "study.gp", WriteScript, &st, err, sizeof err);
+    if (!bad) {
+      static const char *const pngs[] = {"study.png"};
+      plot = !HsRunGnuplot(dir, "study.gp", pngs, 1, warn, sizeof warn);
+      bad  = HsWriteFileAtomic(dir, "study.json", WriteJSON, &st, err, sizeof err);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(&plot, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "-hs_study: %s", err);
+  PetscCall(PrintTable(&st, dir, (PetscBool)plot));
+  if (!plot)
+    PetscCall(PetscPrintf(comm, "hamshoot: warning: %s: no study.png\n", warn));
+  for (PetscInt i = 0; i < levels; i++)
+    PetscCall(FreeLevel(&st.L[i]));
+  PetscCall(PetscFree(st.L));
+  PetscCall(PetscFree4(st.dx, st.du, st.dl, st.ord));
+  if (st.interrupted) { /* the caller exits as interrupted (status 3), the finished grids written */
+    s->interrupted = PETSC_TRUE;
+    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                            "signal received during -hs_study at N = %" PetscInt_FMT "; the %" PetscInt_FMT
+                            " finished grids are in %s/study.json and study.csv",
+                            st.failed_N, levels, dir));
+  }
+  PetscCheck(!st.failed_N || st.interrupted, comm, PETSC_ERR_NOT_CONVERGED,
+             "-hs_study: the grid N = %" PetscInt_FMT " did not converge (%s); the %" PetscInt_FMT
+             " finished grids are in %s/study.json and study.csv",
+             st.failed_N, st.failed, levels, dir);
+  PetscFunctionReturn(0);
+}

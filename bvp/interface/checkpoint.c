@@ -1,0 +1,459 @@
+/* hamshoot: interruption, checkpoints and restart (docs/reliability.md).
+ *
+ * Cluster schedulers end a job at its time limit with SIGTERM (and SIGKILL some seconds later);
+ * Ctrl-C sends SIGINT. HsInstallInterruptHandlers makes the first of these set a flag (a second one
+ * has the default effect: the process ends). At the end of every Newton iteration the solver's
+ * convergence test polls the flag on all ranks at once (one small MPI_Allreduce, which also carries
+ * rank 0's clock for -hs_checkpoint_every Ss), so that every rank stops after the same iteration;
+ * it then writes a checkpoint and the solve ends as interrupted.
+ *
+ * A checkpoint is a directory DIR (-hs_checkpoint, default OUT/checkpoint for -o OUT, else
+ * hamshoot-checkpoint): iterate.bin (the formulation's unknowns, PETSc binary, in an order that
+ * does not depend on the number of ranks), checkpoint.json (what the unknowns belong to: problem,
+ * N, formulation, schemes, size, the Newton iteration, the continuation's state). It is written to
+ * DIR.tmp and renamed into place, so DIR is always a complete checkpoint (at worst, after a SIGKILL
+ * between the two renames, DIR.old is). -hs_restart DIR loads the iterate as the start of the next
+ * solve, after checking that it fits.
+ */
+#include "hsbvpimpl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t hs_signal = 0;
+
+static void OnSignal(int sig) { hs_signal = sig; }
+
+/*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT asks every solve to stop after its
+    current Newton iteration and write a checkpoint (HsSolverSetCheckpoint); a second one ends the
+    process as usual. Call after PetscInitialize() (PETSc installs handlers of its own).
+    Not collective.
+@*/
+PetscErrorCode HsInstallInterruptHandlers(void)
+{
+  struct sigaction sa;
+
+  PetscFunctionBeginUser;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnSignal;
+  sa.sa_flags   = SA_RESETHAND | SA_RESTART; /* the second signal: default action */
+  sigemptyset(&sa.sa_mask);
+  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS,
+             "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetCheckpoint - sets where checkpoints go and how often they are written besides at an interruption.
+
+  Collective.
+
+  Input Parameters:
++ s         - the solver
+. dir       - the checkpoint directory (NULL: keep)
+. every_its - also every so many Newton iterations (0: never)
+- every_s   - also when this many seconds have passed since the last one (0: never)
+
+  Options Database Keys:
++ -hs_checkpoint <DIR> - the directory
+- -hs_checkpoint_every <K|Ss> - every K Newton iterations, or every S seconds
+
+.seealso: HsSolverSetRestart(), HsSolverGetInterrupted(), HsInstallInterruptHandlers()
+@*/
+PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s)
+{
+  MPI_Comm comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(every_its >= 0 && every_s >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_checkpoint_every must be >= 0");
+  if (dir) {
+    PetscCheck(dir[0] && strlen(dir) < sizeof s->ckpt_dir - 16, comm, PETSC_ERR_ARG_WRONG,
+               "-hs_checkpoint: a directory name of 1 to %d characters", (int)sizeof s->ckpt_dir - 17);
+    PetscCall(PetscStrncpy(s->ckpt_dir, dir, sizeof s->ckpt_dir));
+  }
+  s->ckpt_every_its = every_its, s->ckpt_every_s = every_s;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetInterrupted - gets whether the last solve was stopped by SIGTERM/SIGINT.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameters:
++ interrupted - whether the last solve was stopped by SIGTERM/SIGINT (the argument may be NULL)
+- why         - a sentence saying where, and where its checkpoint is (the argument may be NULL)
+
+.seealso: HsSolverSetCheckpoint(), HsSolverSetRestart(), HsInstallInterruptHandlers()
+@*/
+PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const char **why)
+{
+  PetscFunctionBeginUser;
+  if (interrupted)
+    *interrupted = s->interrupted;
+  if (why)
+    *why = s->interrupt_msg;
+  PetscFunctionReturn(0);
+}
+
+/* Whether path is a checkpoint directory of hamshoot's: a real directory (not a symbolic link) holding a
+ * checkpoint.json of format hamshoot-checkpoint-1. 0: no, 1: yes, -1: nothing there. */
+static int IsCheckpointDir(const char *path)
+{
+  struct stat st;
+  char        p[PETSC_MAX_PATH_LEN + 32], head[256];
+  FILE       *f;
+  size_t      n;
+
+  if (lstat(path, &st))
+    return errno == ENOENT || errno == ENOTDIR ? -1 : 0; /* ENOTDIR: its parent is no directory (-o a file) */
+  if (!S_ISDIR(st.st_mode))
+    return 0;
+  snprintf(p, sizeof p, "%s/checkpoint.json", path);
+  if (lstat(p, &st) || !S_ISREG(st.st_mode) || !(f = fopen(p, "r")))
+    return 0;
+  n       = fread(head, 1, sizeof head - 1, f);
+  head[n] = 0;
+  fclose(f);
+  return strstr(head, "\"format\": \"hamshoot-checkpoint-1\"") != NULL;
+}
+
+/* rm of a checkpoint directory made by hamshoot (its known files only; rmdir then fails if anything else is
+ * there). A symbolic link, or a directory that is not a checkpoint (unless ours: the fresh temporary one), is
+ * left alone: nothing outside a checkpoint is ever deleted (docs/reliability.md). */
+static void RemoveCheckpointDir(const char *dir, PetscBool ours)
+{
+  static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
+  char                     p[PETSC_MAX_PATH_LEN + 32]; /* dir (< PETSC_MAX_PATH_LEN) and a name */
+  struct stat              st;
+
+  if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || (!ours && IsCheckpointDir(dir) != 1))
+    return;
+  for (int i = 0; files[i]; i++) {
+    snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+    remove(p);
+  }
+  rmdir(dir);
+}
+
+/*@ HsSolverCheckCheckpointDir - before a solve (HsSolverSetUp; rank 0): the checkpoint directory and its DIR.old
+    are each absent or a checkpoint of hamshoot's (IsCheckpointDir), so that no directory of the user's is ever
+    replaced or emptied by a checkpoint (bvp/ internal). An error names the directory. Collective. @*/
+PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
+{
+  char        old[PETSC_MAX_PATH_LEN + 8], err[2 * PETSC_MAX_PATH_LEN + 256] = "";
+  int         bad = 0;
+  PetscMPIInt rank;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  if (!s->ckpt_dir[0])
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank) {
+    snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
+    if (!IsCheckpointDir(s->ckpt_dir) || !IsCheckpointDir(old))
+      bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' exists and is not a checkpoint of hamshoot's "
+                                         "(a checkpoint never replaces other files): remove it, or give another "
+                                         "-hs_checkpoint",
+                        s->ckpt_dir, IsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
+  }
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  HsSolver s;
+  PetscInt it, size;
+} CkptCtx;
+
+static int WriteJSON(FILE *f, void *ctx)
+{
+  CkptCtx    *c = ctx;
+  HsSolver    s = c->s;
+  const char *type;
+
+  HsSolverGetType(s, &type);
+  fprintf(f, "{\n  \"format\": \"hamshoot-checkpoint-1\",\n  \"problem\": ");
+  HsJsonString(f, s->prob->name);
+  fprintf(f, ",\n  \"N\": %d,\n", (int)s->N);
+  fprintf(f, "  \"bvp_type\": \"%s\",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", type, s->ss, s->cs);
+  fprintf(f, "  \"unknowns\": %d,\n  \"newton_iteration\": %d,\n  \"parameters\": {", (int)c->size, (int)c->it);
+  for (int i = 0; i < s->prob->nparams; i++)
+    fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", s->prob->params[i].name, *s->prob->params[i].value);
+  fprintf(f, "},\n  \"continuation\": %s\n}\n", s->ckpt_extra[0] ? s->ckpt_extra : "null");
+  return ferror(f);
+}
+
+/* Rank 0: the new checkpoint (tmp, complete) into s->ckpt_dir, the previous one kept as DIR.old until then; only
+ * checkpoints of hamshoot's are moved or removed (IsCheckpointDir). 0, or with err 1 (not moved) or 2 (left in tmp
+ * because something else took DIR's place since the set-up's check). */
+static int MoveIntoPlace(HsSolver s, const char *tmp, char *err, size_t len)
+{
+  char old[PETSC_MAX_PATH_LEN + 8];
+
+  snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
+  if (!IsCheckpointDir(s->ckpt_dir) || !IsCheckpointDir(old)) {
+    if (snprintf(err, len, "'%s' or its '.old' is no longer a checkpoint of hamshoot's: the checkpoint stays in '%s'",
+                 s->ckpt_dir, tmp) >= (int)len)
+      err[len - 1] = 0; /* cut */
+    return 2;
+  }
+  RemoveCheckpointDir(old, PETSC_FALSE);
+  if ((rename(s->ckpt_dir, old) && errno != ENOENT) || rename(tmp, s->ckpt_dir)) {
+    snprintf(err, len, "cannot move the checkpoint into '%s': %s", s->ckpt_dir, strerror(errno));
+    return 1;
+  }
+  RemoveCheckpointDir(old, PETSC_FALSE);
+  return 0;
+}
+
+/*@ HsSolverWriteCheckpoint - writes X (the formulation's unknowns) and what they belong to into the checkpoint
+    directory, replacing the previous checkpoint only once the new one is complete (bvp/ internal). The new one is
+    written into a fresh directory DIR.tmp.XXXXXX (mkdtemp: never a directory or link planted there) and renamed
+    into place. A write that fails (a full disk, a directory taken away) leaves the previous checkpoint as it was,
+    removes the partial one and returns *bad with the reason in err: the caller warns and the solve goes on.
+    Collective. @*/
+static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool *failed, char *err, size_t len)
+{
+  char           tmp[PETSC_MAX_PATH_LEN + 16], bin[PETSC_MAX_PATH_LEN + 32];
+  int            bad = 0;
+  PetscMPIInt    rank;
+  PetscViewer    v   = NULL;
+  CkptCtx        c   = {s, it, 0};
+  MPI_Comm       comm = PetscObjectComm((PetscObject)s);
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  err[0] = 0;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(VecGetSize(X, &c.size));
+  if (!rank) {
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", s->ckpt_dir);
+    if (!mkdtemp(tmp))
+      snprintf(err, len, "cannot create a checkpoint directory beside '%s': %s", s->ckpt_dir, strerror(errno)), bad = 1;
+  }
+  PetscCallMPI(MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, comm));
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  if (!bad) { /* PETSc's errors here (a full disk) come back as codes: the solve goes on without this checkpoint */
+    PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", tmp));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = PetscViewerBinaryOpen(comm, bin, FILE_MODE_WRITE, &v);
+    if (!ierr)
+      ierr = VecView(X, v);
+    if (v)
+      ierr = PetscViewerDestroy(&v) || ierr;
+    PetscCall(PetscPopErrorHandler());
+    if (ierr && !rank)
+      snprintf(err, len, "cannot write '%s' (PETSc error %d; a full disk?)", bin, (int)ierr);
+    bad = ierr != 0;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+  }
+  if (!rank && !bad && !(bad = HsWriteFileAtomic(tmp, "checkpoint.json", WriteJSON, &c, err, len)))
+    bad = MoveIntoPlace(s, tmp, err, len);
+  if (!rank && bad == 1) /* a partial checkpoint: removed */
+    RemoveCheckpointDir(tmp, PETSC_TRUE);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, (PetscMPIInt)len, MPI_CHAR, 0, comm));
+  *failed = (PetscBool)(bad != 0);
+  s->ckpt_last_t = MPI_Wtime();
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverCheckpointPoll - at the end of Newton iteration `it` (bvp/ internal; from the
+    convergence test): on all ranks at once, whether a signal arrived or a periodic checkpoint is
+    due; writes the checkpoint of X then, and on a signal sets *stop (the solve ends as interrupted).
+    Collective. @*/
+PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop)
+{
+  int         f[2] = {hs_signal != 0, 0};
+  PetscMPIInt rank;
+  MPI_Comm    comm   = PetscObjectComm((PetscObject)s);
+  PetscBool   failed = PETSC_FALSE;
+  char        err[2 * PETSC_MAX_PATH_LEN + 128];
+
+  PetscFunctionBeginUser;
+  *stop = PETSC_FALSE;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank)
+    f[1] = (s->ckpt_every_its > 0 && it > 0 && it % s->ckpt_every_its == 0) ||
+           (s->ckpt_every_s > 0 && MPI_Wtime() - s->ckpt_last_t >= s->ckpt_every_s);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, f, 2, MPI_INT, MPI_MAX, comm));
+  if (!f[0] && !f[1])
+    PetscFunctionReturn(0);
+  if (s->ckpt_dir[0]) /* "": a sub-solver (the direct solve of -hs_initial_guess direct, ...) */
+    PetscCall(HsSolverWriteCheckpoint(s, X, it, &failed, err, sizeof err));
+  if (failed) /* the previous checkpoint stays valid; the solve goes on (or stops, on a signal) */
+    PetscCall(PetscPrintf(comm, "hamshoot: warning: the checkpoint after Newton iteration %" PetscInt_FMT
+                                " was not written: %s\n", it, err));
+  if (f[0]) {
+    *stop          = PETSC_TRUE;
+    s->interrupted = PETSC_TRUE;
+    if (failed)
+      PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                              "signal received; stopped after Newton iteration %" PetscInt_FMT
+                              ", but its checkpoint could not be written (%s)", it, err));
+    else
+      PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                              "signal received; stopped after Newton iteration %" PetscInt_FMT
+                              ", checkpoint in %s (resume: the same command with -hs_restart %s)",
+                              it, s->ckpt_dir[0] ? s->ckpt_dir : "(none: a sub-solve)", s->ckpt_dir));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The text after "key": in the JSON text j (NULL if absent). */
+static const char *Member(const char *j, const char *key)
+{
+  char        k[80];
+  const char *p;
+
+  snprintf(k, sizeof k, "\"%s\":", key);
+  p = strstr(j, k);
+  return p ? p + strlen(k) + strspn(p + strlen(k), " ") : NULL;
+}
+
+/* checkpoint.json of dir, read on rank 0 and sent to all (at most 64 KiB). */
+static PetscErrorCode ReadJSON(MPI_Comm comm, const char *dir, char *j, size_t len)
+{
+  char        path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 64] = "";
+  PetscMPIInt rank;
+  int         bad = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  j[0] = 0;
+  if (!rank) {
+    FILE  *f;
+    size_t n = 0;
+    snprintf(path, sizeof path, "%s/checkpoint.json", dir);
+    if (!(f = HsFileOpenRegular(path, "-hs_restart", 0, err, sizeof err)))
+      bad = 1;
+    else {
+      n    = fread(j, 1, len - 1, f);
+      j[n] = 0;
+      fclose(f);
+      if (!strstr(j, "\"format\": \"hamshoot-checkpoint-1\"") || n == len - 1)
+        snprintf(err, sizeof err, "-hs_restart %s: %s is not a hamshoot checkpoint", dir, path), bad = 1;
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_OPEN, "%s", err);
+  PetscCallMPI(MPI_Bcast(j, (PetscMPIInt)len, MPI_CHAR, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+/* That member key of the checkpoint j is the string or integer want; else an error naming both. */
+static PetscErrorCode Expect(MPI_Comm comm, const char *dir, const char *j, const char *key, const char *want)
+{
+  const char *p = Member(j, key);
+  char        got[128] = "?";
+  size_t      n;
+
+  PetscFunctionBeginUser;
+  if (p) {
+    if (*p == '"')
+      p++;
+    n = strcspn(p, "\",\n");
+    PetscCall(PetscStrncpy(got, p, PetscMin(n + 1, sizeof got)));
+  }
+  PetscCheck(!strcmp(got, want), comm, PETSC_ERR_ARG_INCOMP,
+             "-hs_restart %s: the checkpoint has %s = %s, this run %s (resume with the options of the interrupted run)",
+             dir, key, got, want);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
+
+  Collective.
+
+  Input Parameters:
++ s   - the solver
+- dir - the checkpoint directory (written by HsSolverWriteCheckpoint)
+
+  Options Database Key:
+. -hs_restart <DIR> - the same; HsSolverSetUp() then loads it
+
+  Notes:
+  Call it after HsSolverSetUp(). The continuation's state in the checkpoint is kept for HsContinuationSetUp().
+  The checkpoint must belong to the same problem, N, formulation and schemes (an error names what differs); the
+  number of ranks may differ.
+
+.seealso: HsSolverSetCheckpoint(), HsSolverGetInterrupted(), HsContinuationSetUp()
+@*/
+PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
+{
+  char        j[65536], want[128], bin[PETSC_MAX_PATH_LEN];
+  const char *type, *c;
+  PetscInt    size;
+  PetscViewer v;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, comm, PETSC_ERR_ORDER, "HsSolverSetRestart() needs HsSolverSetUp() first");
+  PetscCall(ReadJSON(comm, dir, j, sizeof j));
+  PetscCall(HsSolverGetType(s, &type));
+  PetscCall(VecGetSize(s->X, &size));
+  PetscCall(Expect(comm, dir, j, "problem", s->prob->name));
+  PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, s->N));
+  PetscCall(Expect(comm, dir, j, "N", want));
+  PetscCall(Expect(comm, dir, j, "bvp_type", type));
+  PetscCall(Expect(comm, dir, j, "state_scheme", s->ss));
+  PetscCall(Expect(comm, dir, j, "costate_scheme", s->cs));
+  PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, size));
+  PetscCall(Expect(comm, dir, j, "unknowns", want));
+  PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", dir));
+  {
+    char  err[PETSC_MAX_PATH_LEN + 128] = "";
+    int   bad                          = 0;
+    FILE *f; /* a regular file (HsFileOpenRegular): PETSc's reader would block on a FIFO */
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (!rank && (f = HsFileOpenRegular(bin, "-hs_restart", 0, err, sizeof err)))
+      fclose(f);
+    else if (!rank)
+      bad = 1;
+    PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+    PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+    PetscCheck(!bad, comm, PETSC_ERR_FILE_OPEN, "%s", err);
+  }
+  PetscCall(PetscViewerBinaryOpen(comm, bin, FILE_MODE_READ, &v));
+  PetscCall(VecLoad(s->X, v));
+  PetscCall(PetscViewerDestroy(&v));
+  if (s->ops->resetiterate)
+    PetscCall((*s->ops->resetiterate)(s));
+  s->restart_pending = PETSC_TRUE;
+  s->restart_cont[0] = 0;
+  if ((c = Member(j, "continuation")) && *c == '{')
+    PetscCall(PetscStrncpy(s->restart_cont, c, PetscMin(strcspn(c, "}") + 2, sizeof s->restart_cont)));
+  if (dir != s->restart_dir)
+    PetscCall(PetscStrncpy(s->restart_dir, dir, sizeof s->restart_dir));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetRestartContinuation - the continuation state of the checkpoint loaded by
+    HsSolverSetRestart() ("" if none): stage index, value and step, as stored by the continuation
+    (bvp/ internal). Not collective. @*/
+PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
+                                              PetscBool *has)
+{
+  const char *p;
+
+  PetscFunctionBeginUser;
+  *has = (PetscBool)(s->restart_cont[0] != 0);
+  if (!*has)
+    PetscFunctionReturn(0);
+  *stage = (p = Member(s->restart_cont, "stage")) ? (PetscInt)strtol(p, NULL, 10) : 0;
+  *value = (p = Member(s->restart_cont, "value")) ? (PetscReal)strtod(p, NULL) : 0;
+  *step  = (p = Member(s->restart_cont, "step")) ? (PetscReal)strtod(p, NULL) : 0;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,353 @@
+/* hamshoot: when Newton stops (the SNES convergence test of every Newton formulation) and the
+ * progress monitor.
+ *
+ * Besides SNES's tolerances (absolute 1e-12, relative 1e-14, step 1e-14), two rules end a solve
+ * that cannot get further:
+ *
+ * Round-off level: ||F|| <= c eps max(1, ||X||_inf) sqrt(n) (c = -hs_snes_roundoff, 100). Unknowns
+ * of 1e3 (costates) cannot give an absolute 1e-12.
+ *
+ * Noise floor: the residual is evaluated with an error of its own, far above eps ||F||'s terms
+ * where it is computed through cancellations: divided differences of E below their limit step,
+ * expressions of a problem file, a shooting march that amplifies round-off by its sensitivity
+ * growth. It grows with N (more terms) and with the size of the costates: a 2-link arm with
+ * costates of 1e3 at N = 5000 cannot get below ||F|| = 4e-8 (measured), where a fixed threshold
+ * relative to ||F_0|| sat below it and Newton crawled for the rest of its budget. Newton reaches
+ * the floor quadratically and then stirs it. So after a step that did not halve ||F||, the
+ * evaluation error is measured at the iterate:
+ *
+ *     nu = ||F(X + dX) + F(X - dX) - 2 F(X)||_2 / sqrt(6),   dX_i = HS_NOISE_DELTA |X_i| r_i,
+ *
+ * r_i = +-1 a fixed pattern, a free T held. The second difference removes F's linear part; with
+ * HS_NOISE_DELTA = 1e-10 its quadratic part is of order 1e-20 |X|^2 ||F''||, below any floor;
+ * what is left is three independent samples of the evaluation error e (variance 1 + 1 + 4 times
+ * that of one), so nu estimates ||e||_2 itself, and with N >> 1 components the estimate is sharp.
+ * A Newton step cannot bring ||F|| below about ||e|| (F(X + dX) = F(X) + J dX + e' + O(dX^2),
+ * with J dX = -F to round-off): at ||F|| <= c nu (c = -hs_snes_noise, 10) the solve has
+ * converged, reason CONVERGED_NOISE_FLOOR, unless the step to it cut ||F|| tenfold or more from
+ * above 100 nu (AtFloor: Newton's quadratic phase, whose smooth residual is not yet noise; one step
+ * more). A solve above c nu keeps going: slow progress there is globalization (or an inexact
+ * Jacobian), not the floor. nu is estimated (2 residual evaluations each time, the HsNoiseEstimate
+ * event) and reported as noise_floor:
+ *   - after a slow step (||F|| not halved) when there is no estimate for an iterate of this size
+ *     (||X||_inf within a factor 2), unless ||F|| >= 1e4 c nu_last with ||X||_inf within a factor 10
+ *     of the last estimate's, made in this Newton solve: an error that grows at most with the square
+ *     of the terms' size is then below ||F|| / (100 c), and the estimate could only say "not at the
+ *     floor";
+ *   - after any step that brings ||F|| within 100 c nu of the last estimate,
+ *   - except right after an estimate, across a step ||dX||_2 <= 1e-3 ||X||_2: the terms, and so
+ *     their evaluation error, have not changed, and the last estimate is this iterate's, and the
+ *     next's across another such step (kepler, N = 1e5: the last of Newton's quadratic steps lands
+ *     at the floor across ||dX|| = 1.5e-4, ||X|| > 500).
+ * A line search that fails to reduce ||F|| (Newton's quadratic
+ * phase can land on the floor in one step, and the next step only stirs it) is the same symptom:
+ * HsSolverAtNoiseFloor then decides whether the solve has converged, by c nu alone (with the
+ * convergence test's estimate where it holds one for that iterate).
+ *
+ * "Converged" means converged (HsSolverVerifyConvergence): whatever stopped SNES (a user's -snes_atol 1e10,
+ * -snes_rtol 0.9, -snes_stol 0.5, -snes_type ksponly), the solve is called converged only if its final ||F|| is
+ * at most the level the default tolerances ask for, max(1e-12, 1e-14 ||F_0||), its round-off level, or
+ * -hs_snes_noise times its evaluation error estimated there. Otherwise the result says "converged to the requested
+ * tolerance only" (tolerance_only, summary.json's "converged_to_tolerance") with the factor it is above that level,
+ * and converged is false.
+ */
+#include "hsbvpimpl.h"
+
+#define HS_NOISE_REESTIMATE 100.0 /* estimate again once ||F|| <= this times c nu_last */
+#define HS_NOISE_FAR        1e4   /* no estimate after a slow step this far above c nu_last (file head) */
+#define HS_NOISE_FAR_SIZE   10.0  /* ... of an iterate of a size within this factor of the last estimate's */
+#define HS_NOISE_FRESH      1e-3  /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
+#define HS_NOISE_QUADRATIC  10.0  /* a step that cut ||F|| by this factor was Newton's quadratic phase (AtFloor) */
+#define HS_NOISE_FROM       100.0 /* ... and it ended the solve only from ||F|| <= this times nu (AtFloor) */
+
+/*@ HsSolverMonitor - one progress line per Newton iteration (bvp/ internal; SNES monitor): the
+    residual norm, linear iterations, elapsed time (ms: bench/scaling_bench.py takes one iteration's time
+    from two lines). @*/
+PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx)
+{
+  HsSolver s = ctx;
+  PetscInt lits;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetLinearSolveIterations(snes, &lits));
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                        "  Newton %2" PetscInt_FMT "  |F| = %.3e  linear its %" PetscInt_FMT "  %.3f s\n", it,
+                        (double)fnorm, lits, MPI_Wtime() - s->t_start));
+  PetscFunctionReturn(0);
+}
+
+/* +1 or -1, a fixed pattern in the global index (the same for any number of ranks). */
+static PetscReal Sign(PetscInt i)
+{
+  unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ULL;
+  return (h >> 40) & 1 ? 1.0 : -1.0;
+}
+
+/* The estimate's three work vectors (X + dX, F(X + dX), F(X - dX)): Newton's trial vectors (the line
+   search's W and G) and its step, free between two iterations and after the solve, whose pages were touched
+   by the iterations before: three new vectors would pay their first touch (3 x 96 MB for kepler at
+   N = 1e6). Vectors of the solver's own (kept) where SNES has none of X's layout. */
+static PetscErrorCode WorkVectors(HsSolver s, Vec X, Vec F, Vec *Xp, Vec *Fp, Vec *Fm)
+{
+  SNESLineSearch ls;
+  Vec            v[3] = {NULL, NULL, NULL};
+  PetscInt       n, m;
+  PetscBool      ok = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(SNESGetLineSearch(s->snes, &ls));
+  PetscCall(SNESLineSearchGetVecs(ls, NULL, NULL, NULL, &v[0], &v[1]));
+  PetscCall(SNESGetSolutionUpdate(s->snes, &v[2]));
+  for (int i = 0; i < 3 && ok; i++) {
+    ok = (PetscBool)(v[i] && v[i] != X && v[i] != F);
+    if (ok)
+      PetscCall(VecGetLocalSize(v[i], &m));
+    ok = (PetscBool)(ok && m == n);
+  }
+  for (int i = 0; i < 3 && !ok; i++) { /* kept from the last estimate when they have X's layout */
+    m = -1;
+    if (s->noise_work[i])
+      PetscCall(VecGetLocalSize(s->noise_work[i], &m));
+    if (m != n) {
+      PetscCall(VecDestroy(&s->noise_work[i]));
+      PetscCall(VecDuplicate(X, &s->noise_work[i]));
+    }
+    v[i] = s->noise_work[i];
+  }
+  *Xp = v[0], *Fp = v[1], *Fm = v[2];
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverEstimateNoise - the evaluation error of the formulation's residual at X (file head):
+    nu = ||F(X + dX) + F(X - dX) - 2 F(X)||_2 / sqrt(6). F must hold F(X). bvp/ internal.
+
+  Collective. *nu = 0 if the formulation has no residual operation or a perturbed evaluation left
+  the domain (no estimate). The formulation's cached data may afterwards belong to X - dX (as after a
+  line search's trial point); a free T (s->iT) is not perturbed, so the problem keeps X's T.
+@*/
+static PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
+{
+  Vec                Xp = NULL, Fp = NULL, Fm = NULL;
+  const PetscScalar *x;
+  PetscScalar       *xp;
+  PetscInt           lo, hi;
+  PetscBool          dom1 = PETSC_FALSE, dom2 = PETSC_FALSE, keep;
+  char               diag[sizeof s->res.diagnosis];
+
+  PetscFunctionBeginUser;
+  *nu = 0;
+  if (!s->ops->residual)
+    PetscFunctionReturn(0);
+  PetscCall(PetscStrncpy(diag, s->res.diagnosis, sizeof diag)); /* a failure here is not the solve's */
+  keep = s->diagnosis_keep;
+  PetscCall(PetscLogEventBegin(HS_NOISE_ESTIMATE, s, X, F, 0));
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  PetscCall(WorkVectors(s, X, F, &Xp, &Fp, &Fm));
+  for (int side = 0; side < 2; side++) {
+    PetscReal d = side ? -HS_NOISE_DELTA : HS_NOISE_DELTA;
+    PetscCall(VecGetArrayRead(X, &x));
+    PetscCall(VecGetArray(Xp, &xp));
+    for (PetscInt i = lo; i < hi; i++)
+      xp[i - lo] = i == s->iT ? x[i - lo] : x[i - lo] + d * PetscAbsScalar(x[i - lo]) * Sign(i);
+    PetscCall(VecRestoreArray(Xp, &xp));
+    PetscCall(VecRestoreArrayRead(X, &x));
+    PetscCall((*s->ops->residual)(s, Xp, side ? Fm : Fp, side ? &dom2 : &dom1));
+  }
+  dom1 = (PetscBool)(dom1 || dom2);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom1, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (!dom1) {
+    PetscCall(VecAXPBYPCZ(Fp, -2, 1, 1, F, Fm)); /* Fp = Fp + Fm - 2 F */
+    PetscCall(VecNorm(Fp, NORM_2, nu));
+    *nu /= PetscSqrtReal(6);
+    if (PetscIsInfOrNanReal(*nu))
+      *nu = 0;
+  }
+  PetscCall(PetscStrncpy(s->res.diagnosis, diag, sizeof s->res.diagnosis));
+  s->diagnosis_keep = keep;
+  PetscCall(PetscLogEventEnd(HS_NOISE_ESTIMATE, s, X, F, 0));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the last estimate of nu still describes an iterate of size xinf. */
+static PetscBool Known(HsSolver s, PetscReal xinf)
+{
+  return (PetscBool)(s->res.noise_floor > 0 && xinf <= 2 * s->noise_xinf && 2 * xinf >= s->noise_xinf);
+}
+
+/* Whether ||F|| has come close enough to the known floor to look again. */
+static PetscBool Near(HsSolver s, PetscReal fnorm, PetscReal xinf)
+{
+  return (PetscBool)(Known(s, xinf) && fnorm <= HS_NOISE_REESTIMATE * s->noise_factor * s->res.noise_floor);
+}
+
+/* Whether a slow step at ||F|| = fnorm, size xinf, is too far above the last estimate (of this Newton solve:
+   a homotopy's earlier solves had other floors) to be at the floor. */
+static PetscBool Far(HsSolver s, PetscReal fnorm, PetscReal xinf)
+{
+  PetscReal nu = s->res.noise_floor, x0 = s->noise_xinf;
+  return (PetscBool)(nu > 0 && s->noise_it >= 0 && xinf <= HS_NOISE_FAR_SIZE * x0 && HS_NOISE_FAR_SIZE * xinf >= x0 &&
+                     fnorm >= HS_NOISE_FAR * s->noise_factor * nu);
+}
+
+/* Whether the last estimate was made at the previous iterate, a step snorm <= HS_NOISE_FRESH xnorm away. */
+static PetscBool Fresh(HsSolver s, PetscInt it, PetscReal xnorm, PetscReal snorm)
+{
+  return (PetscBool)(s->res.noise_floor > 0 && s->noise_it == it - 1 && snorm <= HS_NOISE_FRESH * xnorm);
+}
+
+/* Whether ||F|| = fnorm ends the solve at the floor nu: fnorm <= c nu, unless the step to it cut ||F|| by
+   HS_NOISE_QUADRATIC or more from above HS_NOISE_FROM nu. Such a step was Newton's quadratic phase, and what it
+   leaves of the residual before it is Newton's own error: smooth in time, it moves the solution far more than
+   evaluation noise of the same norm (random from node to node), and ||F|| cannot tell the two apart. A step there
+   cuts that error about 1000-fold (kepler below: landed at 3.3e-4 and 1.2e-3 of where it started, at most), so
+   from within 100 nu it leaves about 0.1 nu; from farther, one step more. Measured, kepler, default guess:
+     - N = 1e5, kkt costates: ||F|| 1.85e-5 = 21500 nu -> 6.2e-9 = 7.2 nu had ended the solve with J^d 3.8e-7
+       (relative) off IPOPT's; the next step, to 1.2e-9, gives J^d 2e-14 from the conserving costates' (test
+       robustness);
+     - N = 1e6: 5.85e-6 = 830 nu -> 1.02e-8 = 1.44 nu had ended it with J^d 3.8e-7 off and H^d's spread 4.3e-7;
+       the next step, to 1.00e-8 (no smaller: the floor), gives J^d within 5e-15 of a solve taken on to 7
+       iterations (-hs_snes_noise 1) and the spread 1.3e-10 (8.8e-11 there);
+     - N = 1e5: 6.1e-9 = 27 nu -> 3.2e-10 = 1.4 nu ends it (H^d's spread 1.1e-11), as before.
+   After a line search that could not reduce ||F|| (HsSolverSolveNewton), fnorm is the last iterate's,
+   s->fnorm_prev, and only c nu counts. */
+static PetscBool AtFloor(HsSolver s, PetscReal fnorm, PetscReal nu)
+{
+  return (PetscBool)(fnorm <= s->noise_factor * nu &&
+                     (HS_NOISE_QUADRATIC * fnorm > s->fnorm_prev || s->fnorm_prev <= HS_NOISE_FROM * nu));
+}
+
+/*@ HsSolverAtNoiseFloor - whether ||F|| = fnorm at X (F = F(X)), Newton's iterate it, is at the noise floor
+    (file head): the evaluation error is estimated at X (s->res.noise_floor, the size of X and the iteration
+    it describes: s->noise_xinf, s->noise_it; the estimate the convergence test holds for iterate it is used
+    instead), and s->res.at_floor set if fnorm <= -hs_snes_noise times it (and not just after Newton's
+    quadratic phase: AtFloor). *evaluated (if not NULL): a new estimate evaluated the residual near X, which leaves
+    the formulation's data there.
+    The convergence test calls it after a slow step, HsSolverSolveNewton after a line search that could not
+    reduce ||F||. bvp/ internal. Collective. @*/
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
+                                    PetscBool *evaluated)
+{
+  PetscReal nu = s->res.noise_floor;
+
+  PetscFunctionBeginUser;
+  *at = PETSC_FALSE;
+  if (evaluated)
+    *evaluated = PETSC_FALSE;
+  if (!(s->noise_factor > 0))
+    PetscFunctionReturn(0);
+  if (s->noise_it == it && nu > 0) {
+    *at = s->res.at_floor = AtFloor(s, fnorm, nu);
+    PetscFunctionReturn(0);
+  }
+  if (evaluated)
+    *evaluated = PETSC_TRUE;
+  PetscCall(HsSolverEstimateNoise(s, X, F, &nu));
+  if (nu > 0) {
+    s->res.noise_floor = nu, s->noise_it = it;
+    PetscCall(VecNorm(X, NORM_INFINITY, &s->noise_xinf));
+    PetscCall(PetscInfo(s->snes, "||F|| = %g, estimated evaluation error %g\n", (double)fnorm, (double)nu));
+    *at = s->res.at_floor = AtFloor(s, fnorm, nu);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverConvergenceTest - SNESConvergedDefault, then the round-off level and the noise floor
+    (file head), and the checkpoint poll (SIGTERM/SIGINT, periodic checkpoints: bvp/interface/checkpoint.c).
+    bvp/ internal; the SNES convergence test of every Newton formulation. @*/
+PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                       SNESConvergedReason *reason, void *ctx)
+{
+  HsSolver  s = ctx;
+  Vec       X, F;
+  PetscReal xinf, level;
+  PetscInt  n;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
+  if (it == 0)
+    s->res.at_floor = PETSC_FALSE, s->noise_it = -1, s->fnorm0 = fnorm;
+  if (*reason == SNES_CONVERGED_ITERATING) {
+    PetscBool stop;
+    PetscCall(SNESGetSolution(snes, &X));
+    PetscCall(HsSolverCheckpointPoll(s, X, it, &stop));
+    if (stop) {
+      *reason = SNES_DIVERGED_FUNCTION_COUNT; /* ends SNESSolve; s->interrupted says why */
+      PetscFunctionReturn(0);
+    }
+  }
+  if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
+    s->fnorm_prev = fnorm;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(SNESGetSolution(snes, &X));
+  PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+  PetscCall(VecGetSize(X, &n));
+  level = s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n);
+  if (fnorm <= level)
+    *reason = SNES_CONVERGED_FNORM_ABS;
+  else if (Fresh(s, it, xnorm, snorm)) { /* the last estimate is this iterate's (file head), and the next's too if
+                                            the step from here is small again */
+    s->noise_it = it;
+    if (AtFloor(s, fnorm, s->res.noise_floor)) {
+      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated at most a small step back\n", (double)fnorm,
+                          (double)s->res.noise_floor));
+      s->res.at_floor = PETSC_TRUE;
+      *reason         = SNES_CONVERGED_FNORM_ABS;
+    }
+  } else if (Near(s, fnorm, xinf) ||
+             (fnorm > HS_NOISE_SLOW * s->fnorm_prev && !Known(s, xinf) && !Far(s, fnorm, xinf))) {
+    PetscBool at;
+    PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
+    PetscCall(HsSolverAtNoiseFloor(s, X, F, fnorm, it, &at, NULL));
+    if (at)
+      *reason = SNES_CONVERGED_FNORM_ABS;
+  }
+  s->fnorm_prev = fnorm;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverVerifyConvergence - after a Newton solve that SNES ended as converged, at its final iterate s->X with
+    ||F|| = res.residual_norm (F = s->F, the residual there; it it, Newton's iteration count): keeps res.converged
+    only if ||F|| <= max(HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT ||F_0||, the round-off level, -hs_snes_noise nu),
+    nu the evaluation error at s->X (estimated here if the solve holds no estimate of this iterate: two residual
+    evaluations, the formulation's data at s->X again after them); else sets res.tolerance_only (file head). bvp/
+    internal. Collective. @*/
+PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
+{
+  PetscReal xinf, level, fnorm = s->res.residual_norm;
+  PetscInt  n;
+  PetscBool at, evaluated;
+
+  PetscFunctionBeginUser;
+  s->res.tolerance_only = PETSC_FALSE;
+  if (!s->res.converged)
+    PetscFunctionReturn(0);
+  PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));
+  PetscCall(VecGetSize(s->X, &n));
+  level = PetscMax(PetscMax(HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT * s->fnorm0),
+                   PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT) * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) *
+                     PetscSqrtReal((PetscReal)n));
+  s->res.vouch_level = level;
+  if (fnorm <= level || s->res.at_floor)
+    PetscFunctionReturn(0);
+  if (s->noise_factor > 0) { /* the evaluation error here: the floor the solve may end at */
+    PetscBool keep = s->res.at_floor;
+    PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, fnorm, it, &at, &evaluated));
+    s->res.at_floor = keep;
+    if (evaluated)
+      PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+    s->res.vouch_level = level = PetscMax(level, s->noise_factor * s->res.noise_floor);
+    if (fnorm <= level)
+      PetscFunctionReturn(0);
+  }
+  s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
+  PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+  PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                 "converged to the requested tolerance only: SNES stopped (%s) at ||F|| = %.3e, %.3g times "
+                                 "the %.3e this solve can vouch for (the default tolerances, the round-off level or "
+                                 "-hs_snes_noise times the residual's evaluation error); tighten -snes_atol, -snes_rtol, "
+                                 "-snes_stol or leave them at their defaults",
+                                 SNESConvergedReasons[s->res.reason], (double)fnorm, (double)(fnorm / level), (double)level));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,132 @@
+/* hamshoot: the diagnostics of a solution (docs/theory.md section 2.3): J^d, H^d per
+ * interval, E_k - W_k per node, the discrete dH/dt balance; computed on rank 0
+ * from the gathered solution in a fixed order, so that they do not depend on
+ * the number of ranks beyond the solution's own round-off. */
+#include "hsbvpimpl.h"
+
+/* Sums over the gathered node array x on rank 0 into out[0..6] = J^d, mean H^d, min H^d, max H^d,
+ * E - W spread, H balance, and out[7] = 1 if an evaluation left the domain. Fills s->H, s->EW. */
+static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
+{
+  PetscInt  N = s->N, dim = 2 * s->prob->n;
+  PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
+            EWmax = -PETSC_MAX_REAL, bal = 0, phi;
+  int st = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k <= N && !st; k++) {
+    const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
+    const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
+    st       = HsDiscEnergy(s->disc, xk, &E);
+    s->EW[k] = E - W;
+    EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
+    if (k < N && !st) {
+      PetscReal L = 0, w = 0;
+      if (uk) {
+        st = HsDiscHamiltonianU(s->disc, (int)k, xk, xk1, lk, uk, &s->H[k]);
+        if (!st)
+          st = HsDiscRunningCostU(s->disc, (int)k, xk, xk1, uk, &L);
+        if (!st)
+          st = HsDiscWorkU(s->disc, xk, xk1, uk, &w);
+      } else {
+        st = HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, &s->H[k]);
+        if (!st)
+          st = HsDiscRunningCost(s->disc, (int)k, xk, xk1, lk, &L);
+        if (!st)
+          st = HsDiscWork(s->disc, xk, xk1, lk, &w);
+      }
+      W += w;
+      Jd += HsDiscGetStep(s->disc) * L;
+      Hsum += s->H[k];
+      Hmin = PetscMin(Hmin, s->H[k]), Hmax = PetscMax(Hmax, s->H[k]);
+      if (k > 0 && !st) {
+        PetscReal Dt;
+        st  = HsDiscEllTimeChange(s->disc, (int)k, xk - 2 * dim, xk1, &Dt);
+        bal = PetscMax(bal, PetscAbsReal(s->H[k] - s->H[k - 1] + 0.5 * Dt));
+      }
+    }
+  }
+  if (!st) {
+    st = HsDiscTerminalCost(s->disc, x + N * 2 * dim, &phi);
+    Jd += phi; /* J^d = h sum L^d + phi(x_N) */
+  }
+  out[0] = Jd, out[1] = Hsum / N, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;
+  out[6] = 0, out[7] = st ? 1 : 0;
+  if (st)
+    for (int i = 0; i < 6; i++)
+      out[i] = NAN; /* undefined: reported as null */
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverComputeDiagnostics - J^d, H^d, E - W and the H^d balance of the solution in Xnodes
+    into the results (bvp/ internal); keeps the gathered solution in s->X0 for the output.
+
+  Collective. A solution outside the problem's domain makes the diagnostics undefined (NaN, null in
+  summary.json) and the solve not converged.
+@*/
+PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
+{
+  const PetscScalar *x;
+  PetscInt           len;
+  PetscReal          buf[8] = {0};
+
+  PetscFunctionBeginUser;
+  s->res.T = s->prob->T; /* a free T: this solve's (the problem may be shared with another solver) */
+  /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
+  PetscCall(VecDestroy(&s->X0));
+  PetscCall(HsGatherToZero(s->Xnodes, &s->X0));
+  PetscCall(VecGetLocalSize(s->X0, &len));
+  if (len) {
+    PetscCall(PetscFree2(s->H, s->EW));
+    PetscCall(PetscMalloc2(s->N, &s->H, s->N + 1, &s->EW));
+    PetscCall(VecGetArrayRead(s->X0, &x));
+    PetscCall(SumDiagnostics(s, x, buf));
+    PetscCall(VecRestoreArrayRead(s->X0, &x));
+  }
+  PetscCallMPI(MPI_Bcast(buf, 8, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
+  s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4], s->res.H_balance = buf[5];
+  s->res.autonomous = (PetscBool) !(s->prob->ell.f && s->prob->ell.time_dependent);
+  if (buf[7] != 0)
+    s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetResults - gets the results of the last solve.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. res - the results (HsResults, hsbvp.h), identical on every rank
+
+.seealso: HsSolverSolve(), HsSolverView(), HsSolverWriteOutput()
+@*/
+PetscErrorCode HsSolverGetResults(HsSolver s, HsResults *res)
+{
+  PetscFunctionBeginUser;
+  *res = s->res;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShareSolutionRows - the last solve's solution on every rank: (N + 1) rows (x_k, lambda_{k+1/2})
+    of 4n values into rows (gathered on rank 0 by HsSolverComputeDiagnostics, then broadcast). bvp/
+    internal; collective. @*/
+PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows)
+{
+  PetscInt           len = (s->N + 1) * 4 * s->prob->n;
+  PetscMPIInt        rank;
+  const PetscScalar *x0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank == 0) {
+    PetscCall(VecGetArrayRead(s->X0, &x0));
+    PetscCall(PetscArraycpy(rows, x0, len));
+    PetscCall(VecRestoreArrayRead(s->X0, &x0));
+  }
+  PetscCallMPI(MPI_Bcast(rows, (PetscMPIInt)len, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,516 @@
+/* hamshoot: initial guesses from a given trajectory (docs/theory.md section 3,
+ * initial guesses: warm start from a saved solution, grid sequencing).
+ *
+ * A guess is a node array of Nsrc+1 rows (x_k, lambda_{k+1/2}), 4n values each
+ * (the layout of HsSolverGetSolution and of trajectory.csv), on a uniform grid
+ * of the same horizon. For the solver's N it is interpolated linearly in time:
+ * x_k at t_k = k T / N from the nodes j T / Nsrc, lambda_{k+1/2} at the interval
+ * midpoints (k + 1/2) T / N from (j + 1/2) T / Nsrc (constant beyond the first
+ * and the last midpoint). With Nsrc = N that is the array itself.
+ */
+#include "hsbvpimpl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Value of component c of the guess at (source) grid position pos in [0, Nsrc]
+ * for states (lam = 0: rows 0..Nsrc) or at midpoint position pos for costates
+ * (lam = 1: rows 0..Nsrc-1, clamped). */
+static PetscReal Interp(const PetscReal *g, PetscInt Nsrc, PetscInt w, PetscInt c, PetscReal pos, PetscBool lam)
+{
+  PetscInt  last = lam ? Nsrc - 1 : Nsrc, j;
+  PetscReal a;
+  if (pos <= 0)
+    return g[c];
+  if (pos >= last)
+    return g[last * w + c];
+  j = (PetscInt)pos;
+  a = pos - (PetscReal)j;
+  return (1 - a) * g[j * w + c] + a * g[(j + 1) * w + c];
+}
+
+/* Row k of the stored guess, interpolated to the solver's grid; the given boundary data win. */
+static void InterpolatedRow(HsSolver s, PetscInt k, PetscReal *row)
+{
+  PetscInt  dim = 2 * s->prob->n, w = 2 * dim, Nsrc = s->guess_N;
+  PetscReal r = (PetscReal)Nsrc / (PetscReal)s->N;
+  for (PetscInt i = 0; i < dim; i++) {
+    row[i]       = Interp(s->guess, Nsrc, w, i, k * r, PETSC_FALSE);
+    row[dim + i] = k < s->N ? Interp(s->guess, Nsrc, w, dim + i, (k + 0.5) * r - 0.5, PETSC_TRUE) : 0;
+  }
+  if (k == 0)
+    for (PetscInt i = 0; i < dim; i++)
+      row[i] = s->prob->x0[i];
+  if (k == s->N)
+    for (PetscInt i = 0; i < dim; i++)
+      if (s->prob->xT_fixed[i])
+        row[i] = s->prob->xT[i];
+}
+
+/*@ HsSolverGuessRow - row k (0 <= k <= N) of the initial guess in the node layout,
+    (x_k, lambda_{k+1/2}), 4n values (bvp/ internal; the formulations' guess operations use it).
+
+  Not collective. From the guess of HsSolverSetInitialGuess() if there is one, interpolated in time;
+  otherwise the default guess of docs/theory.md section 3: the boundary states interpolated linearly,
+  x_k = (1 - k/N) x0 + (k/N) xT (a free terminal component keeps its initial value), lambda = 0.
+@*/
+PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
+{
+  const HsProblem *P   = s->prob;
+  PetscInt         dim = 2 * P->n;
+  PetscReal        tau = (PetscReal)k / s->N;
+
+  PetscFunctionBeginUser;
+  if (s->guess)
+    InterpolatedRow(s, k, row);
+  else
+    for (PetscInt i = 0; i < dim; i++) {
+      PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
+      row[i]        = (1 - tau) * P->x0[i] + tau * end;
+      row[dim + i]  = 0;
+    }
+  if (k == s->N && P->free_T) /* the slot of a free final time: where a cold start begins */
+    row[dim] = HsSolverStartT(s);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverStartT - the final time a cold start of a free-T problem begins with (bvp/ internal): the T
+    of the -hs_init output, else the problem file's guess (the problem's T follows every solver that
+    evaluates it, so it is not the guess). Not collective. @*/
+PetscReal HsSolverStartT(HsSolver s)
+{
+  const HsProblem *P = s->prob;
+  return s->guess_T > 0 ? s->guess_T : P->T_guess > 0 ? P->T_guess : P->T;
+}
+
+/*@ HsSolverSetInitialGuess - makes the next solves start from a given trajectory instead of the default guess.
+
+  Collective.
+
+  Input Parameters:
++ s     - the solver
+. Nsrc  - the number of intervals of the trajectory, Nsrc >= 1
+- nodes - (Nsrc+1) rows (x_k, lambda_{k+1/2}), 4n values each (lambda_{Nsrc+1/2} is ignored)
+
+  Notes:
+  The trajectory is interpolated to the solver's N. Every rank passes the same array. The array is copied. With a
+  warm start (continuation) only the first solve uses it.
+
+.seealso: HsSolverGetInitialGuess(), HsSolverSetInitialGuessFromFile(), HsSolverSetInitialGuessType()
+@*/
+PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscReal *nodes)
+{
+  PetscInt w;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuess() needs the problem first");
+  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "initial guess: %" PetscInt_FMT " intervals, need >= 1",
+             Nsrc);
+  w = 4 * s->prob->n;
+  for (PetscInt i = 0; i < (Nsrc + 1) * w; i++)
+    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG,
+               "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite", i % w, i / w);
+  PetscCall(PetscFree(s->guess));
+  PetscCall(PetscMalloc1((Nsrc + 1) * w, &s->guess));
+  PetscCall(PetscArraycpy(s->guess, nodes, (Nsrc + 1) * w));
+  s->guess_N = Nsrc;
+  s->guess_T = 0; /* a free final time starts from the problem's guess unless the caller says otherwise */
+  PetscCall(PetscStrncpy(s->guess_source, "a trajectory given by HsSolverSetInitialGuess", sizeof s->guess_source));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetInitialGuess - gets the stored initial guess.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameters:
++ Nsrc  - the number of intervals of the guess (0 if none)
+- nodes - Nsrc+1 rows of 4n values, as given to HsSolverSetInitialGuess() (NULL if none)
+
+.seealso: HsSolverSetInitialGuess(), HsSolverSetInitialGuessFromFile()
+@*/
+PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscReal **nodes)
+{
+  PetscFunctionBeginUser;
+  *Nsrc  = s->guess ? s->guess_N : 0;
+  *nodes = s->guess;
+  PetscFunctionReturn(0);
+}
+
+/* Finds in a header line the 2n columns of kind 0 (states) or 1 (costates), named as the outputs name them
+ * (HsColumnName: the problem file's coordinate names, or the generic q1, p1, lambda1 of every problem): col[i] is the
+ * column of component i (-1 if absent), *tcol the column "t" (-1 if absent), *ncol the number of columns. A column
+ * without a name (which would shift every column after it) or a name given twice (which would make one of two
+ * columns win silently) is an error in msg. */
+static void HeaderColumns(const char *line, const HsProblem *P, int kind, PetscInt *col, PetscInt *tcol, PetscInt *ncol,
+                          const char *path, char *msg, size_t msglen)
+{
+  char        names[2][HS_NAME_LEN + 16], tok[HS_NAME_LEN + 16];
+  const char *p   = line;
+  PetscInt    dim = 2 * P->n, c = 0;
+
+  for (PetscInt i = 0; i < dim; i++)
+    col[i] = -1;
+  *tcol = -1;
+  for (;; c++) {
+    size_t len = strcspn(p, ",\n\r");
+    if (!len) {
+      snprintf(msg, msglen, "-hs_init %s:1: column %d of the header has no name", path, (int)c + 1);
+      break;
+    }
+    snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok - 1 ? len : sizeof tok - 1), p);
+    if (!strcmp(tok, "t"))
+      *tcol = *tcol < 0 ? c : -2 - c; /* -2 - c: a second "t" */
+    for (PetscInt i = 0; i < dim; i++) {
+      HsColumnName(P, kind, (int)i, 0, names[0], sizeof names[0]);
+      HsColumnName(P, kind, (int)i, 1, names[1], sizeof names[1]);
+      if (strcmp(tok, names[0]) && strcmp(tok, names[1]))
+        continue;
+      if (col[i] >= 0)
+        snprintf(msg, msglen, "-hs_init %s:1: the columns %d and %d both hold %s (a name given twice)", path,
+                 (int)col[i] + 1, (int)c + 1, tok);
+      col[i] = c;
+    }
+    if (*tcol < -1 && !msg[0])
+      snprintf(msg, msglen, "-hs_init %s:1: the column t is given twice", path);
+    p += len;
+    if (*p != ',' || msg[0])
+      break;
+    p++;
+  }
+  *ncol = c + 1;
+}
+
+/* The comma-separated fields of a data line into v (at most ncol): a number, or empty (the last
+ * row's interval quantities, read as 0). Returns the number of fields, or -(field + 1) for a
+ * field that is not a finite number (its text at *bad, *badlen characters). */
+static PetscInt ParseRow(char *line, PetscInt ncol, PetscReal *v, const char **bad, size_t *badlen)
+{
+  char    *p  = line;
+  PetscInt nv = 0;
+
+  while (nv < ncol) {
+    char  *end;
+    size_t len = strcspn(p, ",\n\r");
+    v[nv]      = strtod(p, &end);
+    if (end == p && len == 0)
+      v[nv] = 0;
+    else if (end != p + len || PetscIsInfOrNanReal(v[nv])) {
+      *bad = p, *badlen = len;
+      return -(nv + 1);
+    }
+    nv++;
+    p += len;
+    if (*p != ',')
+      break;
+    p++;
+  }
+  return nv;
+}
+
+/* Appends a row of w values to a (rows so far, capacity alloc, doubled when full). */
+static PetscErrorCode AppendRow(PetscReal **a, PetscInt *rows, PetscInt *alloc, PetscInt w, const PetscReal *v,
+                                const PetscInt *col)
+{
+  PetscFunctionBeginUser;
+  if (*rows == *alloc) {
+    PetscReal *b;
+    *alloc = *alloc ? 2 * *alloc : 1024;
+    PetscCall(PetscMalloc1(*alloc * w, &b));
+    if (*a)
+      PetscCall(PetscArraycpy(b, *a, *rows * w));
+    PetscCall(PetscFree(*a));
+    *a = b;
+  }
+  for (PetscInt i = 0; i < w; i++)
+    (*a)[*rows * w + i] = v[col[i]];
+  (*rows)++;
+  PetscFunctionReturn(0);
+}
+
+/* Reads the 2n columns of kind 0 (states) or 1 (costates) of a CSV file written by -o into *a
+ * (rows x 2n), and with t its column t (which must be there), on rank 0. *a is NULL with msg empty when
+ * the header lacks them and optional is set; errors name the file and line in msg. */
+static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind, PetscBool optional, PetscReal **a,
+                                  PetscReal **t, PetscInt *rows, char *msg, size_t msglen)
+{
+  FILE      *f;
+  char      *line = NULL, c0[HS_NAME_LEN + 16], c1[HS_NAME_LEN + 16];
+  size_t     cap  = 0;
+  PetscInt  *col, ncol = 0, alloc = 0, w = 2 * P->n, lineno = 1, tcol = -1, tcap = 0;
+  PetscReal *v = NULL;
+  PetscBool  have = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  msg[0] = 0, *a = NULL, *rows = 0;
+  if (t)
+    *t = NULL;
+  if (!(f = HsFileOpenRegular(path, "-hs_init", HS_INIT_MAX_BYTES, msg, msglen)))
+    PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(w, &col));
+  for (PetscInt i = 0; i < w; i++)
+    col[i] = -1;
+  if (getline(&line, &cap, f) > 0) /* header: find the columns by name */
+    HeaderColumns(line, P, kind, col, &tcol, &ncol, path, msg, msglen);
+  for (PetscInt i = 0; i < w; i++)
+    have = (PetscBool)(have && col[i] >= 0);
+  if (msg[0])
+    have = PETSC_FALSE;
+  else if (!have && !optional) {
+    HsColumnName(P, kind, 0, 0, c0, sizeof c0);
+    HsColumnName(P, kind, (int)w - 1, 0, c1, sizeof c1);
+    snprintf(msg, msglen,
+             "-hs_init %s:1: the header lacks the columns %s..%s of this problem (%s written by hamshoot -o for a "
+             "problem with n = %d)",
+             path, c0, c1, kind ? "an intervals.csv" : "a trajectory.csv", (int)P->n);
+  }
+  if (have)
+    PetscCall(PetscMalloc1(ncol, &v));
+  while (have && !msg[0] && getline(&line, &cap, f) > 0) {
+    const char *bad;
+    size_t      badlen;
+    PetscInt    nv;
+    lineno++;
+    if (line[0] == '\n' || line[0] == 0 || (line[0] == '\r' && line[1] == '\n')) /* a blank line, LF or CRLF */
+      continue;
+    nv = ParseRow(line, ncol, v, &bad, &badlen);
+    if (nv < 0)
+      snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') is not a finite number", path, (int)lineno, (int)-nv,
+               (int)(badlen < 40 ? badlen : 40), bad);
+    else if (nv != ncol)
+      snprintf(msg, msglen, "-hs_init %s:%d: expected %d comma-separated values, found %d", path, (int)lineno,
+               (int)ncol, (int)nv);
+    else if (tcol >= 0 && t && *rows >= tcap) {
+      PetscReal *b;
+      tcap = tcap ? 2 * tcap : 1024;
+      PetscCall(PetscMalloc1(tcap, &b));
+      if (*t)
+        PetscCall(PetscArraycpy(b, *t, *rows));
+      PetscCall(PetscFree(*t));
+      *t = b;
+    }
+    if (!msg[0] && tcol >= 0 && t)
+      (*t)[*rows] = v[tcol];
+    if (!msg[0])
+      PetscCall(AppendRow(a, rows, &alloc, w, v, col));
+  }
+  if (!msg[0] && have && t && tcol < 0)
+    snprintf(msg, msglen, "-hs_init %s:1: the header has no column t (a trajectory.csv written by hamshoot -o has)", path);
+  if (msg[0]) {
+    PetscCall(PetscFree(*a));
+    if (t)
+      PetscCall(PetscFree(*t));
+  }
+  PetscCall(PetscFree(v));
+  PetscCall(PetscFree(col));
+  free(line);
+  fclose(f);
+  PetscFunctionReturn(0);
+}
+
+/* The path of the output file name in the directory of the file traj. */
+static void Beside(const char *traj, const char *name, char *path, size_t len)
+{
+  const char *slash = strrchr(traj, '/');
+  snprintf(path, len, "%.*s%s", slash ? (int)(slash - traj + 1) : 0, traj, name);
+}
+
+/* The "T" of the summary.json in the directory of traj (a free final time's solution), or 0. */
+static PetscReal ReadSummaryT(const char *traj)
+{
+  char      path[PETSC_MAX_PATH_LEN], line[512];
+  PetscReal T = 0;
+  FILE     *f;
+
+  Beside(traj, "summary.json", path, sizeof path);
+  if (!(f = HsFileOpenRegular(path, "-hs_init", 1 << 20, line, sizeof line)))
+    return 0;
+  while (fgets(line, sizeof line, f)) {
+    char *e, *p = strstr(line, "\"T\":");
+    if (p && (T = strtod(p + 4, &e)) > 0 && e != p + 4)
+      break;
+    T = 0;
+  }
+  fclose(f);
+  return T > 0 && PetscIsNormalReal(T) ? T : 0;
+}
+
+/* The column t of a trajectory.csv (n rows) against this problem: t_0 = 0, strictly increasing, and, for a fixed
+ * final time, t_N = T (to 1e-9 relative): a file of another problem, another T or a hand-edited one is an error
+ * in msg (it would be interpolated onto the wrong times). A free T's file ends where its summary.json says. The
+ * summary.json beside it (if any) must name the number of intervals the file has; another problem's name is
+ * said in a warning (a problem file and its built-in twin share their columns). */
+static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, PetscInt n, char *msg, size_t msglen)
+{
+  char      sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
+  FILE     *f;
+  PetscReal T = P->free_T ? t[n - 1] : P->T, tol = 1e-9 * PetscMax(1, PetscAbsReal(T));
+  int       N = -1;
+
+  if (PetscAbsReal(t[0]) > tol)
+    snprintf(msg, msglen, "-hs_init %s:2: t starts at %.17g, not at 0", traj, (double)t[0]);
+  for (PetscInt k = 1; k < n && !msg[0]; k++)
+    if (!(t[k] > t[k - 1]))
+      snprintf(msg, msglen, "-hs_init %s:%d: t = %.17g does not increase (the row before has %.17g)", traj, (int)k + 2,
+               (double)t[k], (double)t[k - 1]);
+  if (!msg[0] && PetscAbsReal(t[n - 1] - T) > tol)
+    snprintf(msg, msglen, "-hs_init %s:%d: t ends at %.17g, but this problem's final time is T = %.17g (a trajectory "
+                          "of another T or another problem)", traj, (int)n + 1, (double)t[n - 1], (double)T);
+  Beside(traj, "summary.json", sum, sizeof sum);
+  if (msg[0] || !(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text)))
+    return;
+  text[fread(text, 1, sizeof text - 1, f)] = 0;
+  fclose(f);
+  {
+    const char *p = strstr(text, "\"N\":"), *q = strstr(text, "\"problem\": \"");
+    if (p)
+      N = atoi(p + 4);
+    if (q)
+      sscanf(q + 12, "%" PetscStringize(HS_NAME_LEN) "[^\"]", name);
+  }
+  if (N >= 0 && N != n - 1)
+    snprintf(msg, msglen, "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)",
+             traj, (int)n, N);
+  else if (name[0] && strcmp(name, P->name))
+    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n", traj, name, P->name);
+}
+
+/* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
+ * on the nodes); the costates come from intervals.csv beside it (or, in the single file that
+ * hamshoot wrote before intervals.csv existed, from the trajectory's own lambda columns), a free
+ * final time from its summary.json. */
+static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, PetscReal **nodes, PetscInt *Nsrc,
+                                     PetscReal *T, char *msg, size_t msglen)
+{
+  char       traj[PETSC_MAX_PATH_LEN], ints[PETSC_MAX_PATH_LEN];
+  PetscReal *X = NULL, *L = NULL, *tx = NULL;
+  PetscInt   nx = 0, nl = 0, dim = 2 * P->n;
+  PetscBool  isdir;
+
+  PetscFunctionBeginUser;
+  *nodes = NULL;
+  PetscCall(PetscTestDirectory(path, 'r', &isdir));
+  if (isdir)
+    snprintf(traj, sizeof traj, "%s/trajectory.csv", path);
+  else
+    snprintf(traj, sizeof traj, "%s", path);
+  Beside(traj, "intervals.csv", ints, sizeof ints);
+  PetscCall(ReadColumns(traj, P, 0, PETSC_FALSE, &X, &tx, &nx, msg, msglen));
+  if (!msg[0] && nx < 2)
+    snprintf(msg, msglen, "-hs_init %s: %d rows of data, need at least 2 (nodes t_0..t_N)", traj, (int)nx);
+  if (!msg[0])
+    CheckTime(traj, P, tx, nx, msg, msglen);
+  if (!msg[0]) /* the costates in the same file (older outputs)? */
+    PetscCall(ReadColumns(traj, P, 1, PETSC_TRUE, &L, NULL, &nl, msg, msglen));
+  if (!msg[0] && !L) {
+    PetscCall(ReadColumns(ints, P, 1, PETSC_FALSE, &L, NULL, &nl, msg, msglen));
+    if (!msg[0] && nl != nx - 1)
+      snprintf(msg, msglen, "-hs_init %s: %d intervals, but the trajectory.csv beside it has %d nodes (expected %d)",
+               ints, (int)nl, (int)nx, (int)(nx - 1));
+  }
+  if (!msg[0]) {
+    PetscCall(PetscCalloc1(nx * 2 * dim, nodes));
+    for (PetscInt k = 0; k < nx; k++)
+      for (PetscInt i = 0; i < dim; i++) {
+        (*nodes)[k * 2 * dim + i] = X[k * dim + i];
+        if (k < nx - 1)
+          (*nodes)[k * 2 * dim + dim + i] = L[k * dim + i];
+      }
+    *Nsrc = nx - 1;
+    *T    = P->free_T ? ReadSummaryT(traj) : 0;
+  }
+  PetscCall(PetscFree(X));
+  PetscCall(PetscFree(L));
+  PetscCall(PetscFree(tx));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetInitialGuessFromFile - HsSolverSetInitialGuess from a trajectory.csv written by hamshoot -o.
+
+  Collective.
+
+  Input Parameters:
++ s    - the solver
+- path - the trajectory.csv (columns found by name; any N: the trajectory is interpolated)
+
+  Options Database Key:
+. -hs_init <file> - the same
+
+  Notes:
+  Rank 0 reads the file.
+
+.seealso: HsSolverSetInitialGuess(), HsSolverGetInitialGuess(), HsSolverWriteOutput()
+@*/
+PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
+{
+  PetscMPIInt rank;
+  PetscReal  *nodes                         = NULL, T = 0;
+  PetscInt    Nsrc                          = 0, w;
+  char        msg[PETSC_MAX_PATH_LEN + 256] = "";
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuessFromFile() needs the problem first");
+  w = 4 * s->prob->n;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank == 0)
+    PetscCall(ReadTrajectory(path, s->prob, &nodes, &Nsrc, &T, msg, sizeof msg));
+  PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
+  PetscCheck(!msg[0], PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_READ, "%s", msg);
+  PetscCallMPI(MPI_Bcast(&Nsrc, 1, MPIU_INT, 0, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  if (rank)
+    PetscCall(PetscMalloc1((Nsrc + 1) * w, &nodes));
+  PetscCallMPI(MPI_Bcast(nodes, (PetscMPIInt)((Nsrc + 1) * w), MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCall(HsSolverSetInitialGuess(s, Nsrc, nodes));
+  s->guess_T = T; /* a free final time: the output's solved T (0: none) */
+  PetscCall(PetscSNPrintf(s->guess_source, sizeof s->guess_source, "-hs_init %s", path));
+  PetscCall(PetscFree(nodes));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetInitialGuessType - sets where the initial guess comes from.
+
+  Collective.
+
+  Input Parameters:
++ s    - the solver
+- type - HS_GUESS_DEFAULT (the stored guess, or the boundary states interpolated with lambda = 0) or
+         HS_GUESS_DIRECT (the direct solution on the same grid with the same state scheme, IPOPT unless
+         HsSolverSetDirectSolver(s, HS_DIRECT_KKT); its options under the prefix -hs_direct_, e.g.
+         -hs_direct_hs_ipopt_tol)
+
+  Options Database Key:
+. -hs_initial_guess <default|direct> - the same
+
+.seealso: HsSolverGetInitialGuessType(), HsSolverSetInitialGuess(), HsSolverSetDirectSolver()
+@*/
+PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->guess_type = type;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetInitialGuessType - gets where the initial guess comes from.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. type - the setting of HsSolverSetInitialGuessType()
+
+.seealso: HsSolverSetInitialGuessType()
+@*/
+PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type)
+{
+  PetscFunctionBeginUser;
+  *type = s->guess_type;
+  PetscFunctionReturn(0);
+}

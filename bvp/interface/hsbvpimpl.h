@@ -1,0 +1,190 @@
+/* hamshoot: private definition of HsSolver (bvp/ only).
+ *
+ * HsSolver is a PETSc object: a header (options prefix, type name, composed
+ * functions, reference count), the common state of every formulation, and a
+ * table of operations that each formulation (bvp/impls/) fills in its
+ * constructor, registered by name with HsSolverRegister():
+ *
+ *   setfromoptions  its own -hs_* keys, each mapped to its typed setter
+ *   setup           X, F, the Jacobian (or a matrix-free operator), the node-layout vector
+ *                   Xnodes, the SNES callbacks, and the default KSP/PC/line search
+ *                   (applied before SNESSetFromOptions, so that -ksp_* etc. override them)
+ *   setupksp        after the options: settings of sub-solvers that exist only once the KSP has
+ *                   its operators (shooting: the exact LU blocks of rankblock)
+ *   guess           writes the initial guess into X from HsSolverGuessRow() (node rows)
+ *   resetiterate    X was changed from outside (HsSolverSetIterate): forget cached work
+ *   presolve        at the start of every solve, after the discretization s->disc was (re)built
+ *   solve           replaces Newton (SNESSolve) by the formulation's own solver (ipopt); fills
+ *                   s->res.{converged, reason, status, newton_iterations, residual_norm}
+ *   postsolve       after the final residual evaluation: fill Xnodes from the solution
+ *   describe        the formulation in a few words for View ("multiple shooting with 4 segments")
+ *   view            extra lines of the summary (View)
+ *   writesummary    extra members of summary.json (rank 0, FILE already open)
+ *   destroy         frees data and un-composes the type's functions
+ *   residual        F(X) without SNES (Newton formulations; the noise-floor estimate calls it)
+ */
+#ifndef HSBVPIMPL_H
+#define HSBVPIMPL_H
+
+#include <petsc/private/petscimpl.h>
+#include <petscdmda.h>
+#include <stdio.h>
+
+#include "../../mpi/hsmpi.h"
+#include "../petscext/hspetscext.h"
+#include "../sys/hssys.h"
+
+typedef struct _HsSolverOps *HsSolverOps;
+/* A formulation's residual F(X) (its SNES function without the domain-error flag): *dom on a domain error
+   (the same on every rank). Collective. */
+typedef PetscErrorCode (*HsResidualFn)(HsSolver s, Vec X, Vec F, PetscBool *dom);
+struct _HsSolverOps {
+  PetscErrorCode (*setfromoptions)(HsSolver, PetscOptionItems *);
+  PetscErrorCode (*setup)(HsSolver);
+  PetscErrorCode (*setupksp)(HsSolver, KSP);
+  PetscErrorCode (*guess)(HsSolver, Vec);
+  PetscErrorCode (*resetiterate)(HsSolver);
+  PetscErrorCode (*presolve)(HsSolver);
+  PetscErrorCode (*solve)(HsSolver);
+  PetscErrorCode (*postsolve)(HsSolver);
+  PetscErrorCode (*describe)(HsSolver, char *, size_t);
+  PetscErrorCode (*view)(HsSolver, PetscViewer);
+  PetscErrorCode (*writesummary)(HsSolver, FILE *);
+  PetscErrorCode (*destroy)(HsSolver);
+  HsResidualFn residual; /* the SNES function's residual (Newton formulations), for the noise estimate */
+};
+
+typedef enum { HS_SCHEME_CONSERVING, HS_SCHEME_DIRECT } HsSchemeKind;
+
+struct _p_HsSolver {
+  PETSCHEADER(struct _HsSolverOps);
+  /* settings (setters) */
+  HsProblem   *prob;
+  PetscInt     N;                   /* 0: the problem's default */
+  HsSchemeKind scheme;              /* -hs_scheme */
+  char         state_scheme[64];    /* explicit -hs_state_scheme ("" = from scheme) */
+  char         costate_scheme[64];  /* explicit -hs_costate_scheme */
+  char         ss[64], cs[64];      /* the resolved pair (HsSolverGetSchemes, SetUp) */
+  PetscReal    dg_tol;              /* -hs_dg_tol */
+  PetscReal    roundoff;            /* -hs_snes_roundoff */
+  PetscReal    noise_factor;        /* -hs_snes_noise */
+  HsLinearSolver linear_solver;     /* -hs_linear_solver */
+  PetscBool    monitor;             /* -hs_monitor */
+  PetscBool    warm;                /* HsSolverSetWarmStart */
+  PetscReal   *guess;               /* initial guess: guess_N+1 rows of 4n, on every rank */
+  PetscInt     guess_N;
+  PetscReal    guess_T;             /* a free final time read with -hs_init (summary.json beside it); 0: none */
+  PetscBool    setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
+  PetscInt     mumps_icntl14;       /* MUMPS workspace relaxation in use (doubled by a retry) */
+  HsDirectSolver direct_solver;     /* -hs_direct_solver */
+  HsGuessType  guess_type;          /* -hs_initial_guess */
+  PetscReal    hom_theta;           /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
+  char         guess_info[256];     /* how the initial guess was made (-hs_initial_guess direct) */
+  char         guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */
+  HsStrategy   strategy;            /* -hs_strategy (bvp/drivers/strategy.c) */
+  char         strategy_continue[256]; /* -hs_strategy_continue NAME=FROM,... */
+  PetscBool    in_strategy;         /* a fallback of the strategy is running (its solves make no attempts of their own) */
+  /* checkpoints and restart (bvp/interface/checkpoint.c) */
+  char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
+  PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
+  PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
+  char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
+  char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
+  PetscBool interrupted;                  /* the last solve was stopped by a signal */
+  char      interrupt_msg[512];
+  char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
+  PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
+  char      restart_cont[256];               /* its continuation state ("" if none) */
+  /* set up */
+  PetscBool  setupcalled, solved;
+  PetscBool  has_free; /* some terminal components are free (transversality rows) */
+  PetscBool  hold_T;   /* a free final time held at T_hold (the first phase of a cold start) */
+  PetscReal  T_hold;
+  PetscReal  T_left;   /* a trial final time outside [T_min, T_max] in this solve (0: none) */
+  PetscReal  T_baddata; /* T in the data: a trial T where R is not positive definite or B, R, x0 not finite (0: none) */
+  PetscInt   n, m;     /* the problem's dimensions at set-up */
+  HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
+  SNES       snes;
+  Vec        X, F;
+  Mat        Jac;
+  PetscErrorCode (*jac_refill)(SNES, Vec, Mat, Mat, void *); /* the formulation's Jacobian evaluation if it fills
+                                                             every value again after MatSetUnfactored (in place) */
+  PetscBool  in_place;  /* -hs_in_place */
+  Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
+  Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
+  PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
+  PetscReal *Xext;   /* every rank: the extrapolated states at the nodes of N/2 ((N/2 + 1) x 2n; HsSolverExtrapolate) */
+  PetscReal *U0;     /* rank 0: the controls of the last solve (N x m) where the formulation has them as
+                        unknowns (ipopt; bounded controls are not R^{-1} G^T lambda); NULL: from lambda */
+  /* the current solve */
+  HsResults res;
+  PetscReal t_start;
+  PetscReal fnorm_prev;    /* Newton history for the noise-floor test (bvp/interface/convergence.c) */
+  PetscReal fnorm0;        /* ||F|| at the start of the last SNESSolve (HsSolverVerifyConvergence) */
+  PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
+  PetscInt  noise_it;      /* the Newton iteration it was estimated at by the convergence test (-1: none) */
+  PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
+  Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
+                              vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
+                              each estimate cost their pages' first touch again */
+  PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
+  void     *data;           /* the formulation's */
+};
+
+/* The drivers' hooks. HsSolverSolve reaches the fallbacks built on it (bvp/drivers/) only through these,
+ * registered by name in HsInitializePackage (bvp/register.c) and looked up by HsSolverGetHook; a missing
+ * hook is a fallback not taken. Each hook may create solvers and call HsSolverSolve on them; the re-entry
+ * guard is the solver's own state: a solve made by the strategy runs with in_strategy set on the solver
+ * the strategy works on, and a sub-solver created by a driver is cold-started with -hs_strategy newton
+ * or warm, so the strategy hook returns at once there (PETSc's SNESSolve -> PetscConvEst -> SNESSolve
+ * guards itself the same way). */
+typedef PetscErrorCode (*HsSolverDirectGuessFn)(HsSolver s, PetscBool *ok);              /* the direct solution as the guess */
+typedef PetscErrorCode (*HsSolverHomotopyFn)(HsSolver s);                                /* direct -> own costate scheme */
+typedef PetscErrorCode (*HsSolverStrategyFn)(HsSolver s, PetscBool cold, PetscReal t0); /* -hs_strategy auto */
+#define HS_HOOK_DIRECT_GUESS "direct_guess"
+#define HS_HOOK_HOMOTOPY     "homotopy"
+#define HS_HOOK_STRATEGY     "strategy"
+extern PetscFunctionList HsSolverHookList; /* the drivers' hooks by name (HsSolverRegisterHook) */
+PetscErrorCode HsSolverRegisterHook(const char name[], PetscVoidFunction fn);
+PetscErrorCode HsSolverGetHook(const char name[], PetscVoidFunction *fn);
+PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(void *, const char *, PetscReal), void *ctx);
+
+/* bvp/ internal */
+PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
+PetscReal      HsSolverStartT(HsSolver s);
+PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);
+void           HsSolverRestoreFinalTime(HsSolver s);
+PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
+PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
+PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
+PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
+PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok);
+PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                       SNESConvergedReason *reason, void *ctx);
+PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
+extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/interface/convergence.c) */
+PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it);
+PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
+                                    PetscBool *evaluated);
+PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
+int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
+PetscErrorCode HsSolverSolveNewton(HsSolver s);
+PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
+PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
+PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
+                                              PetscBool *has);
+
+/* Convert a costate/ status to PETSc: > 0 (recoverable) becomes a domain error flag
+ * (*dom = PETSC_TRUE), anything negative a PETSc error naming the step. */
+#define HsCallStep(status, dom, what, k)                                                                               \
+  do {                                                                                                                 \
+    int hs_st_ = (status);                                                                                             \
+    if (hs_st_ > 0)                                                                                                    \
+      *(dom) = PETSC_TRUE;                                                                                             \
+    else                                                                                                               \
+      PetscCheck(hs_st_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s at step %" PetscInt_FMT " failed (status %d)", what, \
+                 (PetscInt)(k), hs_st_);                                                                               \
+  } while (0)
+
+#endif

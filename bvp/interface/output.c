@@ -1,0 +1,428 @@
+/* hamshoot: summary.json and trajectory.csv (docs/theory.md section 5).
+ *
+ * Rank 0 writes each file to a temporary name in the output directory and
+ * renames it into place only when it is complete, so that a crash or an
+ * interrupted run never leaves a half-written file. */
+#include "hsbvpimpl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* JSON number: finite values with 17 significant digits, otherwise null. */
+static void JsonNum(FILE *f, const char *key, double v, int last)
+{
+  if (isfinite(v))
+    fprintf(f, "  \"%s\": %.17g%s\n", key, v, last ? "" : ",");
+  else
+    fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
+}
+
+/* JSON string member (JsonString). */
+static void JsonStr(FILE *f, const char *key, const char *v)
+{
+  fprintf(f, "  \"%s\": ", key);
+  HsJsonString(f, v);
+  fprintf(f, ",\n");
+}
+
+/* "strategy": the attempts of the solve strategy (bvp/drivers/strategy.c) and the one that converged (null: none). */
+static void JsonStrategy(FILE *f, const HsResults *r)
+{
+  const HsAttempt *used = r->nattempts && r->attempts[r->nattempts - 1].converged ? &r->attempts[r->nattempts - 1] : NULL;
+
+  fprintf(f, "  \"strategy\": {\"used\": ");
+  if (used)
+    HsJsonString(f, used->name);
+  else
+    fprintf(f, "null");
+  fprintf(f, ", \"attempts\": [");
+  for (PetscInt k = 0; k < r->nattempts; k++) {
+    const HsAttempt *a = &r->attempts[k];
+    fprintf(f, "%s{\"name\": ", k ? ", " : "");
+    HsJsonString(f, a->name);
+    fprintf(f, ", \"status\": ");
+    HsJsonString(f, a->status);
+    fprintf(f, ", \"converged\": %s, \"newton_iterations\": %d, \"seconds\": %.3f}", a->converged ? "true" : "false",
+            (int)a->newton_iterations, (double)a->seconds);
+  }
+  fprintf(f, "]},\n");
+}
+
+/* "parameters": every parameter of the problem with the value the solve used; "command_line": the
+ * arguments the program was started with (PetscGetArgs), one string each. */
+static void JsonParamsAndArgs(FILE *f, const HsProblem *P)
+{
+  int    argc = 0;
+  char **argv = NULL;
+
+  fprintf(f, "  \"parameters\": {");
+  for (int i = 0; i < P->nparams; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    HsJsonString(f, P->params[i].name);
+    if (isfinite(*P->params[i].value))
+      fprintf(f, ": %.17g", *P->params[i].value);
+    else
+      fprintf(f, ": null");
+  }
+  fprintf(f, "},\n  \"command_line\": [");
+  if (!PetscGetArgs(&argc, &argv))
+    for (int i = 0; i < argc; i++) {
+      fprintf(f, "%s", i ? ", " : "");
+      HsJsonString(f, argv[i]);
+    }
+  fprintf(f, "],\n");
+}
+
+/*@ HsSolverWriteSummaryJSON - the summary of the last solve as one JSON object on f (bvp/ internal;
+    rank 0, after the diagnostics). Returns nonzero if writing failed. @*/
+int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
+{
+  HsResults  *r = &s->res;
+  HsSolverType type;
+
+  HsSolverGetType(s, &type);
+  fprintf(f, "{\n");
+  JsonStr(f, "problem", s->prob->name);
+  fprintf(f, "  \"N\": %" PetscInt_FMT ",\n", s->N);
+  JsonNum(f, "T", s->res.T, 0);
+  fprintf(f, "  \"free_T\": %s,\n", s->prob->free_T ? "true" : "false");
+  JsonStr(f, "state_scheme", s->ss);
+  JsonStr(f, "costate_scheme", s->cs);
+  JsonStr(f, "bvp_type", type);
+  fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", r->segments);
+  fprintf(f, "  \"ranks\": %d,\n", size);
+  fprintf(f, "  \"converged\": %s,\n", r->converged ? "true" : "false");
+  if (r->tolerance_only) /* SNES met a user's looser tolerance: not converged (HsSolverVerifyConvergence) */
+    fprintf(f, "  \"converged_to_tolerance\": true,\n  \"tolerance_factor\": %.3g,\n",
+            (double)(r->residual_norm / r->vouch_level));
+  if (!s->ops->solve) /* solved by Newton */
+    JsonStr(f, "snes_reason", SNESConvergedReasons[r->reason]);
+  JsonStr(f, "solver_status", r->status);
+  fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
+  fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
+  fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
+  if (!s->ops->solve) { /* the Newton solves' linear solver: KSP + PC (+ factorization package) */
+    KSP           ksp;
+    PC            pc;
+    KSPType       kt;
+    PCType        pt;
+    MatSolverType mt = NULL;
+    PetscBool     lu = PETSC_FALSE;
+    char          name[128];
+    if (!SNESGetKSP(s->snes, &ksp) && !KSPGetType(ksp, &kt) && !KSPGetPC(ksp, &pc) && !PCGetType(pc, &pt) && kt && pt) {
+      PC       inner; /* a PC that factors with entries dropped: the package of its LU, and what it keeps */
+      PetscInt kept = 0, stored = 0, patterns = 0;
+      if (HsPCGetDropped(pc, &inner, &kept, &stored, &patterns) || !inner)
+        inner = pc;
+      if (!PetscObjectTypeCompare((PetscObject)inner, PCLU, &lu) && lu && PCFactorGetMatSolverType(inner, &mt))
+        mt = NULL;
+      snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
+      JsonStr(f, "linear_solver", name);
+      if (inner != pc && stored) /* named by the PC's type: "hsdrop" */
+        fprintf(f, "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT "},\n",
+                pt, kept, stored, patterns);
+    }
+  }
+  JsonNum(f, "residual_norm", r->residual_norm, 0);
+  if (!s->ops->solve) /* Newton: the residual's estimated evaluation error (0: not estimated) */
+    JsonNum(f, "noise_floor", r->noise_floor, 0);
+  JsonNum(f, "J", r->J, 0);
+  JsonNum(f, "H_mean", r->H_mean, 0);
+  JsonNum(f, "H_min", r->H_min, 0);
+  JsonNum(f, "H_max", r->H_max, 0);
+  JsonNum(f, "H_spread", r->H_spread, 0);
+  JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
+  JsonNum(f, "H_balance", r->H_balance, 0);
+  JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
+  if (s->ops->writesummary)
+    s->ops->writesummary(s, f);
+  if (r->extrap.done) {
+    const HsExtrap *e = &r->extrap;
+    fprintf(f, "  \"extrapolation\": {\"grids\": [%d, %d, %d], \"J\": %.17g, \"J_error\": %.17g, \"J_order\": %.6g, "
+               "\"H_mean\": %.17g, \"H_mean_error\": %.17g, \"H_mean_order\": %.6g, ",
+            (int)e->N[0], (int)e->N[1], (int)e->N[2], (double)e->J, (double)e->J_error, (double)e->J_order,
+            (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order);
+    if (s->prob->free_T)
+      fprintf(f, "\"T\": %.17g, \"T_error\": %.17g, \"T_order\": %.6g, ", (double)e->T, (double)e->T_error,
+              (double)e->T_order);
+    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n", (double)e->states_error,
+            (double)e->wall_time_s);
+  }
+  JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
+  JsonStrategy(f, r);
+  if (r->extremal.done && r->extremal.not_made[0]) {
+    fprintf(f, "  \"extremal_check\": {\"made\": false, \"why\": ");
+    HsJsonString(f, r->extremal.not_made);
+    fprintf(f, "},\n");
+  } else if (r->extremal.done) {
+    const HsExtremal *e = &r->extremal;
+    fprintf(f, "  \"extremal_check\": {\"made\": true, \"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, \"regularization\": "
+               "%.6g, \"local_minimum\": %s, \"default_converged\": %s, \"J_default\": %.17g, \"lower_elsewhere\": %s, "
+               "\"moved_away\": %s, \"perturbed_start\": %s},\n",
+            e->near_converged ? "true" : "false", (double)e->J_near, (double)e->distance, (double)e->regularization,
+            e->near_converged && !e->moved_away && e->regularization == 0 ? "true" : "false",
+            e->default_converged ? "true" : "false", (double)e->J_default, e->lower_elsewhere ? "true" : "false",
+            e->moved_away ? "true" : "false", e->perturbed ? "true" : "false");
+  }
+  if (s->cont_info[0])
+    fprintf(f, "  \"continuation\": %s,\n", s->cont_info);
+  JsonParamsAndArgs(f, s->prob);
+  JsonStr(f, "diagnosis", r->diagnosis);
+  fprintf(f, "  \"peak_memory_mb\": {\"max\": %.1f, \"min\": %.1f, \"mean\": %.1f},\n", (double)r->peak_memory_mb[0],
+          (double)r->peak_memory_mb[1], (double)r->peak_memory_mb[2]);
+  JsonNum(f, "wall_time_s", r->wall_time_s, 1);
+  fprintf(f, "}\n");
+  return ferror(f);
+}
+
+/* Writes ",x" at p ("%.17g" by HsFormatG17: a line's numbers in a buffer of HS_NUMBER_LEN per number, written
+   at once, instead of an fprintf per number: bvp/sys/format.c) and returns the end. */
+#define HS_NUMBER_LEN 33
+static char *Number(char *p, double x)
+{
+  *p++ = ',';
+  return p + HsFormatG17(x, p);
+}
+
+/* trajectory.csv: the node quantities, one row per node k = 0..N: t_k, the states, and E_k - W_k
+ * (energy minus discrete work; constant for an energy-consistent state scheme). */
+static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
+{
+  PetscInt dim = 2 * s->prob->n;
+  char     name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2));
+
+  if (!line)
+    return 1;
+  fprintf(f, "t");
+  for (PetscInt i = 0; i < dim; i++) {
+    HsColumnName(s->prob, 0, (int)i, 0, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
+  fprintf(f, ",E_minus_W\n");
+  for (PetscInt k = 0; k <= s->N; k++) {
+    char *p = line + HsFormatG17((double)(s->res.T * k / s->N), line);
+    for (PetscInt i = 0; i < dim; i++)
+      p = Number(p, (double)x[k * 2 * dim + i]);
+    p    = Number(p, (double)s->EW[k]);
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), f);
+  }
+  free(line);
+  return ferror(f);
+}
+
+/* intervals.csv: the interval quantities, one row per interval k = 0..N-1: k, its midpoint time
+ * t_{k+1/2} = (k + 1/2) h, the controls u_{k+1/2}, the costates lambda_{k+1/2}, H^d_{k+1/2}. */
+static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
+{
+  const HsProblem *P = s->prob;
+  PetscInt         m = P->m, dim = 2 * P->n;
+  double          *u    = malloc(sizeof(double) * (size_t)m);
+  char            *line = malloc(HS_NUMBER_LEN * (size_t)(m + dim + 3)), name[HS_NAME_LEN + 16];
+  int              bad;
+
+  if (!u || !line) {
+    free(u), free(line);
+    return 1;
+  }
+  fprintf(f, "k,t_mid");
+  for (PetscInt i = 0; i < m; i++)
+    fprintf(f, ",u%" PetscInt_FMT, i + 1);
+  for (PetscInt i = 0; i < dim; i++) {
+    HsColumnName(P, 1, (int)i, 0, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
+  fprintf(f, ",H\n");
+  for (PetscInt k = 0; k < s->N; k++) {
+    const PetscScalar *xk = x + k * 2 * dim;
+    char              *p  = line + snprintf(line, HS_NUMBER_LEN, "%" PetscInt_FMT, k);
+    p                     = Number(p, (double)(s->res.T * (k + 0.5) / s->N));
+    if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
+      memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
+    else
+      HsDiscControl(s->disc, xk, xk + 2 * dim, xk + dim, u); /* the solution was evaluated: no domain error */
+    for (PetscInt i = 0; i < m; i++)
+      p = Number(p, u[i]);
+    for (PetscInt i = 0; i < dim; i++)
+      p = Number(p, (double)xk[dim + i]);
+    p    = Number(p, (double)s->H[k]);
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), f);
+  }
+  bad = ferror(f);
+  free(u), free(line);
+  return bad;
+}
+
+typedef struct {
+  HsSolver           s;
+  const PetscScalar *x;
+  int                size;
+} OutCtx;
+
+static int TrajectoryCB(FILE *f, void *c)
+{
+  OutCtx *o = c;
+  return WriteTrajectory(o->s, f, o->x);
+}
+
+static int IntervalsCB(FILE *f, void *c)
+{
+  OutCtx *o = c;
+  return WriteIntervals(o->s, f, o->x);
+}
+
+static int SummaryCB(FILE *f, void *c)
+{
+  OutCtx *o = c;
+  return HsSolverWriteSummaryJSON(o->s, f, o->size);
+}
+
+
+/*@ HsCheckOutputDirectory - creates dir (with its parents), takes it for this run and tries writing a file in it, so
+    that an output directory that cannot be written, or that another hamshoot run is writing to, is an error before a
+    solve rather than after it.
+
+  Collective; rank 0 checks, and holds an exclusive lock on dir until the process ends (HsLockDirectory: a second
+  run with the same -o refuses at once instead of tearing the first one's files). An existing file of that name, a
+  path that cannot be created, a directory without write permission and a directory in use are errors naming dir
+  and the reason. Call it once per directory and process.
+
+.seealso: HsSolverWriteOutput()
+@*/
+PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
+{
+  char        err[PETSC_MAX_PATH_LEN + 256] = "";
+  int         bad                            = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank)
+    bad = HsLockDirectory(dir, err, sizeof err);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscFunctionReturn(0);
+}
+
+/* extrapolated.csv: t and the states of Richardson's extrapolation at the nodes of N/2. */
+static int ExtrapolatedCB(FILE *f, void *ctx)
+{
+  HsSolver  s = ctx;
+  PetscInt  dim = 2 * s->prob->n, Nh = s->N / 2;
+  char      name[96];
+
+  fprintf(f, "t");
+  for (PetscInt i = 0; i < dim; i++) {
+    HsColumnName(s->prob, 0, (int)i, 0, name, sizeof name);
+    fprintf(f, ",%s", name);
+  }
+  fprintf(f, "\n");
+  for (PetscInt k = 0; k <= Nh; k++) {
+    fprintf(f, "%.17g", (double)(s->res.extrap.T * k / Nh));
+    for (PetscInt i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)s->Xext[k * dim + i]);
+    fprintf(f, "\n");
+  }
+  return ferror(f);
+}
+
+/* All files complete under temporary names first (extrapolated.csv only after HsSolverExtrapolate); then
+ * the old summary goes, the trajectory, the intervals, the extrapolated states (or an old file of them)
+ * and the summary are renamed into place: the previous output stays intact until the new one is
+ * complete, and a summary is never next to a trajectory that is not its own. */
+static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
+{
+  char               tt[PETSC_MAX_PATH_LEN], ti[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], te[PETSC_MAX_PATH_LEN];
+  char               dst[PETSC_MAX_PATH_LEN];
+  const PetscScalar *x;
+  OutCtx             o  = {s, NULL, size};
+  int                e  = HsMakeDirs(dir), bad = 0;
+
+  if (e) {
+    snprintf(err, errlen, "cannot create output directory '%s': %s", dir, strerror(e));
+    return 1;
+  }
+  if (VecGetArrayRead(s->X0, &x))
+    return snprintf(err, errlen, "cannot read the solution"), 1;
+  o.x = x;
+  bad = HsWriteFileTemp(dir, "trajectory.csv", TrajectoryCB, &o, tt, err, errlen);
+  if (!bad && HsWriteFileTemp(dir, "intervals.csv", IntervalsCB, &o, ti, err, errlen)) {
+    remove(tt);
+    bad = 1;
+  }
+  VecRestoreArrayRead(s->X0, &x);
+  te[0] = 0;
+  if (!bad && s->res.extrap.done && HsWriteFileTemp(dir, "extrapolated.csv", ExtrapolatedCB, s, te, err, errlen)) {
+    remove(tt), remove(ti);
+    return 1;
+  }
+  if (!bad && HsWriteFileTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
+    remove(tt), remove(ti);
+    if (te[0])
+      remove(te);
+    return 1;
+  }
+  if (bad)
+    return 1;
+  snprintf(dst, sizeof dst, "%s/summary.json", dir);
+  if (remove(dst) && errno != ENOENT)
+    bad = 1;
+  snprintf(dst, sizeof dst, "%s/trajectory.csv", dir);
+  bad = bad || rename(tt, dst);
+  snprintf(dst, sizeof dst, "%s/intervals.csv", dir);
+  bad = bad || rename(ti, dst);
+  snprintf(dst, sizeof dst, "%s/extrapolated.csv", dir); /* this run's, or none */
+  bad = bad || (te[0] ? rename(te, dst) : remove(dst) && errno != ENOENT);
+  snprintf(dst, sizeof dst, "%s/summary.json", dir);
+  bad = bad || rename(ts, dst);
+  if (bad) {
+    snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
+    remove(tt), remove(ti), remove(ts);
+    if (te[0])
+      remove(te);
+  }
+  return bad;
+}
+
+/*@ HsSolverWriteOutput - writes summary.json, trajectory.csv and intervals.csv of the last solve into dir.
+
+  Collective.
+
+  Input Parameters:
++ s   - the solver
+- dir - the directory (docs/theory.md §5; created with its parents if needed)
+
+  Options Database Key:
+. -o <DIR> - the hamshoot executable writes there
+
+  Notes:
+  Rank 0 writes. Both files are written completely under temporary names first (the previous output stays as it
+  was until then); then the old summary.json is removed, and trajectory.csv, intervals.csv and summary.json are
+  renamed into place, the summary last, so its presence means that the directory is complete. An unwritable dir
+  is an error naming the path.
+
+.seealso: HsSolverSolve(), HsSolverView(), HsContinuationSetOutput()
+@*/
+PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
+{
+  PetscMPIInt        rank, size;
+  char               err[PETSC_MAX_PATH_LEN + 128] = "";
+  int                bad                           = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  if (rank == 0) /* the solution gathered by the diagnostics of the last solve */
+    bad = WriteBoth(s, dir, size, err, sizeof err);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
+  PetscCheck(!bad, PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscFunctionReturn(0);
+}

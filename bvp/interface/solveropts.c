@@ -1,0 +1,336 @@
+/* hamshoot: HsSolverSetFromOptions. Every key maps to the typed setter of the
+ * same meaning, and only when the key is given: a setting made through the C
+ * API stands unless the options database overrides it. The formulation's own
+ * keys are read by its setfromoptions (impls/). With -help the options of the
+ * formulations not chosen are listed too, from their own option calls. */
+#include "hsbvpimpl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* -hs_scheme, -hs_state_scheme, -hs_costate_scheme */
+static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  char        buf[64];
+  const char *ss, *cs, *kind;
+  PetscBool   flg, flg2;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetScheme(s, &kind));
+  PetscCall(PetscOptionsString(
+      "-hs_scheme", "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
+      "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetScheme(s, buf));
+  PetscCall(HsSolverGetSchemes(s, &ss, &cs));
+  PetscCall(PetscOptionsString("-hs_state_scheme", "state scheme: midpoint greenspan gonzalez (overrides -hs_scheme)",
+                               "HsSolverSetSchemes", ss ? ss : "", buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetSchemes(s, buf, NULL));
+  PetscCall(PetscOptionsString("-hs_costate_scheme",
+                               "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
+                               "HsSolverSetSchemes", cs ? cs : "", buf, sizeof buf, &flg2));
+  if (flg2)
+    PetscCall(HsSolverSetSchemes(s, NULL, buf));
+  PetscFunctionReturn(0);
+}
+
+/* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
+static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  char      buf[PETSC_MAX_PATH_LEN], *end;
+  PetscBool flg;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-hs_checkpoint", "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
+                               "HsSolverSetCheckpoint", s->ckpt_dir, buf, sizeof buf, &flg));
+  if (flg)
+    PetscCall(HsSolverSetCheckpoint(s, buf, s->ckpt_every_its, s->ckpt_every_s));
+  PetscCall(PetscOptionsString("-hs_checkpoint_every", "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
+                               "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
+  if (flg) {
+    double v = strtod(buf, &end);
+    PetscCheck(end != buf && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
+               PETSC_ERR_ARG_WRONG, "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s",
+               buf);
+    PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
+  }
+  PetscCall(PetscOptionsString("-hs_restart", "start from the checkpoint in DIR (written by an interrupted run)",
+                               "HsSolverSetRestart", "", buf, sizeof buf, &flg));
+  if (flg) {
+    PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "-hs_restart needs a checkpoint directory");
+    PetscCall(PetscStrncpy(s->restart_dir, buf, sizeof s->restart_dir));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -help: the keys of every registered formulation other than s's, each in its own section. */
+static PetscErrorCode HelpOtherTypes(HsSolver s)
+{
+  const char **names;
+  const char  *prefix;
+  int          n;
+  PetscBool    help, same;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(((PetscObject)s)->options, &help));
+  if (!help)
+    PetscFunctionReturn(0);
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)s, &prefix));
+  PetscCall(PetscFunctionListGet(HsSolverList, &names, &n)); /* NULL-terminated */
+  for (int i = 0; names[i]; i++) {
+    HsSolver t;
+    char     title[128];
+    PetscCall(PetscObjectTypeCompare((PetscObject)s, names[i], &same));
+    if (same)
+      continue;
+    PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), &t));
+    PetscCall(HsSolverSetType(t, names[i]));
+    if (t->ops->setfromoptions) { /* a formulation without keys of its own has nothing to list */
+      PetscCall(PetscSNPrintf(title, sizeof title, "HsSolver options of -hs_bvp_type %s", names[i]));
+      PetscOptionsBegin(PetscObjectComm((PetscObject)s), prefix, title, "HsSolver");
+      HsOptionsCall((*t->ops->setfromoptions)(t, PetscOptionsObject));
+      PetscOptionsEnd();
+    }
+    PetscCall(HsSolverDestroy(&t));
+  }
+  PetscCall(PetscFree(names));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetStrategy - sets what a cold solve does when Newton from its start does not converge.
+
+  Logically collective.
+
+  Input Parameters:
++ s        - the solver
+- strategy - HS_STRATEGY_AUTO (the default) tries the fallbacks of bvp/drivers/strategy.c in turn;
+             HS_STRATEGY_NEWTON stops there
+
+  Options Database Keys:
++ -hs_strategy <auto|newton> - the same
+- -hs_strategy_continue <NAME=FROM[,NAME=FROM...]> - parameters the strategy's continuation moves from FROM to
+  their value, after reach
+
+.seealso: HsSolverGetStrategy(), HsSolverSolve(), HsSolverSetInitialGuessType()
+@*/
+PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->strategy = strategy;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetStrategy - gets what a cold solve does when Newton from its start does not converge.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. strategy - the setting of HsSolverSetStrategy()
+
+.seealso: HsSolverSetStrategy()
+@*/
+PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  *strategy = s->strategy;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
+
+/* -hs_strategy and -hs_strategy_continue (inside HsSolverSetFromOptions' options block). */
+static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  static const char *const names[] = {"auto", "newton"};
+  PetscInt                 idx     = s->strategy;
+  PetscBool                flg;
+  char                     list[sizeof s->strategy_continue];
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_strategy",
+                            "auto (when Newton from a cold start fails: l2 line search, grid sequencing, the direct "
+                            "guess, continuation in reach) or newton (Newton only)",
+                            "HsSolverSetStrategy", names, 2, &idx, &flg));
+  if (flg)
+    PetscCall(HsSolverSetStrategy(s, (HsStrategy)idx));
+  PetscCall(PetscOptionsString("-hs_strategy_continue",
+                               "NAME=FROM[,NAME=FROM...]: parameters the strategy's continuation moves from FROM to "
+                               "their value, after reach",
+                               "HsSolverSetStrategy", s->strategy_continue, list, sizeof list, &flg));
+  if (flg) {
+    PetscCall(PetscStrncpy(s->strategy_continue, list, sizeof s->strategy_continue));
+    PetscCall(HsSolverStrategyForEachContinue(s, NULL, NULL)); /* errors now, not after a failed solve */
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverStrategyForEachContinue - checks -hs_strategy_continue NAME=FROM,... and, with fn, calls
+    fn(ctx, NAME, FROM) for each entry in order (bvp/ internal: the strategy adds a continuation stage per
+    entry). An error names an entry without '=', a value that is not a number, or a name that is not a
+    parameter of the problem. Not collective. @*/
+PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(void *, const char *, PetscReal), void *ctx)
+{
+  char     buf[sizeof s->strategy_continue], *tok, *save = NULL;
+  MPI_Comm comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(buf, s->strategy_continue, sizeof buf));
+  for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char     *eq = strchr(tok, '='), *end;
+    PetscReal v;
+    PetscBool known = PETSC_FALSE;
+    PetscCheck(eq, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: '%s' is not NAME=FROM", tok);
+    *eq = 0;
+    v   = strtod(eq + 1, &end);
+    PetscCheck(end != eq + 1 && !*end && !PetscIsInfOrNanReal(v), comm, PETSC_ERR_ARG_WRONG,
+               "-hs_strategy_continue: the start of %s, '%s', is not a number", tok, eq + 1);
+    for (int i = 0; s->prob && i < s->prob->nparams; i++)
+      known = (PetscBool)(known || !strcmp(s->prob->params[i].name, tok));
+    PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: problem '%s' has no parameter '%s'",
+               s->prob ? s->prob->name : "?", tok);
+    if (fn)
+      PetscCall((*fn)(ctx, tok, v));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetFromOptions - applies the options database to the solver.
+
+  Collective.
+
+  Input Parameter:
+. s - the solver
+
+  Options Database Keys (each calls the setter named in brackets, only when given):
++ -hs_bvp_type <transcription|shooting|ipopt> - the formulation [HsSolverSetType]; default transcription
+. -hs_direct_solver <kkt|ipopt> - who solves a direct problem [HsSolverSetDirectSolver]
+. -hs_initial_guess <default|direct> - [HsSolverSetInitialGuessType]
+. -hs_num_intervals <N> - uniform intervals [HsSolverSetNumIntervals]
+. -hs_scheme <conserving|direct> - [HsSolverSetScheme]
+. -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
+. -hs_dg_tol <tol> - [HsSolverSetDGTolerance]
+. -hs_snes_roundoff <c> - [HsSolverSetRoundoffFactor]
+. -hs_snes_noise <c> - [HsSolverSetNoiseFactor]
+. -hs_linear_solver <auto|band|mumps|drop> - [HsSolverSetLinearSolver]
+. -hs_in_place <bool> - [HsSolverSetInPlace]
+. -hs_monitor - progress lines [HsSolverSetMonitor]
+. -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
+  [HsSolverSetStrategy]
+. -hs_init <file> - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
+. -hs_checkpoint <dir>, -hs_checkpoint_every <K|Ss> - [HsSolverSetCheckpoint]
+. -hs_restart <dir> - start from a checkpoint, loaded by HsSolverSetUp() [HsSolverSetRestart]
+- the formulation's keys (shooting: -hs_shoot_*, -hs_step_*; see HsSolverCreate_Shooting)
+
+  Notes:
+  The SNES, KSP and PC options (-snes_*, -ksp_*, -pc_*, -mat_mumps_*) are applied by HsSolverSetUp(), after
+  hamshoot's defaults for the formulation, so that they override them.
+
+.seealso: HsSolverCreate(), HsSolverSetOptionsPrefix(), HsSolverSetUp(), HsContinuationSetFromOptions()
+@*/
+PetscErrorCode HsSolverSetFromOptions(HsSolver s)
+{
+  char      type[256], path[PETSC_MAX_PATH_LEN];
+  PetscInt  N;
+  PetscReal r;
+  PetscBool flg, b;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCall(HsInitializePackage());
+  PetscObjectOptionsBegin((PetscObject)s);
+  HsOptionsCall(PetscOptionsFList("-hs_bvp_type",
+                              "formulation: transcription (one sparse system), shooting (multiple shooting) or ipopt (the direct NLP)",
+                              "HsSolverSetType", HsSolverList,
+                              ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : HSSOLVERTRANSCRIPTION, type,
+                              sizeof type, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetType(s, type));
+  else if (!((PetscObject)s)->type_name)
+    HsOptionsCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
+  HsOptionsCall(HsSolverGetNumIntervals(s, &N));
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
+                            "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+  if (flg)
+    HsOptionsCall(HsSolverSetNumIntervals(s, N));
+  HsOptionsCall(SchemeOptions(PetscOptionsObject, s));
+  {
+    static const char *const ds[] = {"default", "kkt", "ipopt"};
+    PetscInt                 idx  = s->direct_solver;
+    HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_direct_solver",
+                              "who solves a direct problem: kkt (Newton on its KKT equations) or ipopt (the NLP by "
+                              "IPOPT); default: kkt, but ipopt for -hs_compare and -hs_initial_guess direct",
+                              "HsSolverSetDirectSolver", ds, 3, &idx, &flg));
+    if (flg)
+      HsOptionsCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
+  }
+  {
+    static const char *const gt[] = {"default", "direct"};
+    PetscInt                 idx  = s->guess_type;
+    HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
+                              "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
+                              "solution on the same grid, then a homotopy in the costate equation if needed)",
+                              "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
+    if (flg)
+      HsOptionsCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
+  }
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol", "relative step below which divided differences use their limit",
+                             "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetDGTolerance(s, r));
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, 
+      "-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
+      "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetRoundoffFactor(s, r));
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_snes_noise",
+                              "Newton stops at its noise floor ||F|| <= c nu, nu the residual's estimated evaluation "
+                              "error (0: never)",
+                              "HsSolverSetNoiseFactor", s->noise_factor, &r, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetNoiseFactor(s, r));
+  {
+    static const char *const ls[] = {"auto", "band", "mumps", "drop"};
+    PetscInt                 idx  = (PetscInt)s->linear_solver;
+    HsOptionsCall(PetscOptionsEList("-hs_linear_solver",
+                                    "linear solver of the Newton solves: auto (band when n <= 32 and T is fixed; drop "
+                                    "for the transcription when n > 32; else mumps), band (-pc_type hsband, bvp/petscext/pcband.c), "
+                                    "mumps (LU) or drop (GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c); -pc_type overrides",
+                                    "HsSolverSetLinearSolver", ls, 4, ls[idx], &idx, &flg));
+    if (flg)
+      HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
+  }
+  HsOptionsCall(PetscOptionsBool("-hs_in_place",
+                                 "the banded LU stores U in the Jacobian's values as it reads them (where nothing "
+                                 "else reads the Jacobian: HsSolverSetInPlace)",
+                                 "HsSolverSetInPlace", s->in_place, &b, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetInPlace(s, b));
+  HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
+                             &b, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetMonitor(s, b));
+  HsOptionsCall(PetscOptionsString("-hs_init",
+                               "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
+                               "default: boundary states interpolated, lambda = 0)",
+                               "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
+  if (flg) {
+    HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
+    HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
+  }
+  HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));
+  HsOptionsCall(StrategyOptions(PetscOptionsObject, s));
+  if (s->ops->setfromoptions)
+    HsOptionsCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
+  HsOptionsCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
+  PetscOptionsEnd();
+  PetscCall(HelpOtherTypes(s));
+  s->setfromoptionscalled = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}

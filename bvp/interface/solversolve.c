@@ -1,0 +1,683 @@
+/* hamshoot: HsSolverSetUp and HsSolverSolve: the discretization, the
+ * formulation's set-up, the SNES/KSP defaults and their options, the MUMPS
+ * settings and workspace retry (docs/theory.md section 3). The convergence test:
+ * bvp/interface/convergence.c. */
+#include "hsbvpimpl.h"
+
+#include <sys/resource.h>
+
+#include <string.h>
+
+/*@ HsSolverConfigureFactorization - hamshoot's settings of a MUMPS LU (bvp/ internal): the pivot
+    threshold CNTL(1) = 1.0 and the workspace relaxation ICNTL(14) in use, set on this PC's own
+    factor matrix (not in the options database), so that -mat_mumps_cntl_1 and -mat_mumps_icntl_14
+    still override them. No-op for other preconditioners and solver packages.
+
+  Collective on pc; pc must have its operators.
+
+  MUMPS' default threshold 0.01 accepted pivots on the shooting matrices of unstable problems
+  (saddle) that left a solve with residual O(1) (measured); 1.0 is LAPACK-style partial pivoting.
+  Pivoting adds fill beyond MUMPS' estimate (INFOG(1) = -9 seen on kepler, M = N = 160): hence
+  ICNTL(14) = 200 rather than MUMPS' 20.
+@*/
+PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
+{
+  Mat F;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsPCGetMumpsFactor(pc, &F));
+  if (F)
+    PetscCall(HsMumpsConfigure(F, s->mumps_icntl14));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on ksp (bvp/ internal; see
+    HsSolverSetLinearSolver): preonly with PC hsband or LU by MUMPS, or (drop_ok: the transcription, whose
+    node blocks are stored whole) GMRES with PC hsdrop. With auto, a -pc_type or
+    -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they refine. @*/
+PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
+{
+  HsLinearSolver ls = s->linear_solver;
+  PetscBool      user1, user2;
+  const char    *prefix;
+  PC             pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (ls == HS_LINEAR_SOLVER_AUTO) {
+    PetscBool small = (PetscBool)(4 * s->prob->n <= HS_BAND_AUTO_MAX_UNKNOWNS);
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_type", &user1));
+    PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_factor_mat_solver_type", &user2));
+    ls = HS_LINEAR_SOLVER_MUMPS;
+    if (!user1 && !user2 && small && !s->prob->free_T)
+      ls = HS_LINEAR_SOLVER_BAND;
+    else if (!user1 && !user2 && !small && drop_ok)
+      ls = HS_LINEAR_SOLVER_DROP;
+  }
+  PetscCheck(ls != HS_LINEAR_SOLVER_DROP || drop_ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "-hs_linear_solver drop is the transcription's (-hs_bvp_type transcription); use band or mumps");
+  PetscCall(HsKSPSetLinearSolver(ksp, ls));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetUpDiscretization - the scheme pair and N of this solve, and the serial discretization
+    (bvp/ internal), with the costate homotopy of -hs_initial_guess direct if one is in progress. @*/
+PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
+{
+  const char *ss, *cs;
+  char        msg[512];
+  int         st;
+  HsDisc     *disc;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetSchemes(s, &ss, &cs));
+  PetscCheck(ss && cs, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG,
+             "problem '%s' names no default schemes: choose -hs_state_scheme and -hs_costate_scheme", s->prob->name);
+  PetscCall(PetscStrncpy(s->ss, ss, sizeof s->ss));
+  PetscCall(PetscStrncpy(s->cs, cs, sizeof s->cs));
+  if (!s->N)
+    PetscCall(HsSolverSetNumIntervals(s, s->prob->N));
+  PetscCheck(((long long)s->N + 1) * 4 * s->prob->n <= PETSC_MAX_INT, PetscObjectComm((PetscObject)s),
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "N = %" PetscInt_FMT " intervals with 4n = %d unknowns per node make %lld unknowns, more than this PETSc's "
+             "%d-bit indices allow (%lld)",
+             s->N, 4 * s->prob->n, ((long long)s->N + 1) * 4 * s->prob->n, (int)(8 * sizeof(PetscInt)),
+             (long long)PETSC_MAX_INT);
+  st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &disc, msg, sizeof msg);
+  PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
+             msg);
+  if (s->hom_theta < 1) /* -hs_initial_guess direct: from the direct costate equation (theta = 0) to ours */
+    PetscCheck(HsDiscSetCostateHomotopy(disc, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal", s->hom_theta) == 0,
+               PETSC_COMM_SELF, PETSC_ERR_PLIB, "costate homotopy at theta = %g", (double)s->hom_theta);
+  HsDiscDestroy(&s->disc); /* only now: the formulation's objects may refer to the old one until rebuilt */
+  s->disc = disc;
+  PetscFunctionReturn(0);
+}
+
+/* -hs_direct_solver ipopt on a direct problem makes the solver an IPOPT one; bounded controls need it. */
+static PetscErrorCode ChooseDirectSolver(HsSolver s)
+{
+  const char *cs;
+  PetscBool   direct = PETSC_FALSE, nlp, tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetSchemes(s, NULL, &cs));
+  if (cs)
+    direct = (PetscBool)(!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal"));
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp));
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
+  if (s->direct_solver == HS_DIRECT_IPOPT && direct && !nlp) {
+    PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
+               "-hs_direct_solver ipopt solves the direct NLP itself: it cannot be combined with -hs_bvp_type %s",
+               ((PetscObject)s)->type_name);
+    PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
+    nlp = PETSC_TRUE;
+  }
+  PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
+             "solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
+             s->prob->name);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetUp - prepares a solve.
+
+  Collective.
+
+  Input Parameter:
+. s - the solver
+
+  Notes:
+  Sets up the schemes and N (defaults from the problem), the serial discretization, the formulation's vectors and
+  Jacobian, the Newton solver with hamshoot's defaults (Newton with the line search hsbt, a banded or MUMPS LU of
+  the Jacobian or the formulation's own choice) and then, if HsSolverSetFromOptions() was called, the -snes_*,
+  -ksp_*, -pc_* options. Called by HsSolverSolve() if needed; settings cannot change afterwards.
+
+.seealso: HsSolverSetFromOptions(), HsSolverSolve(), HsSolverGetSNES()
+@*/
+PetscErrorCode HsSolverSetUp(HsSolver s)
+{
+  KSP            ksp;
+  PC             pc;
+  SNESLineSearch ls;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  if (s->setupcalled)
+    PetscFunctionReturn(0);
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetUp() needs a problem");
+  if (!((PetscObject)s)->type_name)
+    PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
+  PetscCall(ChooseDirectSolver(s));
+  if (s->prob->free_T) { /* docs/free-final-time.md */
+    PetscBool ok;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, HSSOLVERIPOPT, ""));
+    PetscCheck(ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s' has a free final time (T: free): -hs_bvp_type %s does not solve it", s->prob->name,
+               ((PetscObject)s)->type_name);
+    PetscCheck(!s->prob->ell.f || !s->prob->ell.time_dependent, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s': a free final time needs an autonomous problem, but its running cost depends on t",
+               s->prob->name);
+  }
+  PetscCall(HsSolverSetUpDiscretization(s));
+  s->n = s->prob->n, s->m = s->prob->m;
+  s->has_free = PETSC_FALSE;
+  for (int i = 0; i < 2 * s->prob->n; i++)
+    if (!s->prob->xT_fixed[i])
+      s->has_free = PETSC_TRUE;
+  /* Backtracking without bt's Jacobian product after a direct solve (hsbt, bvp/petscext/linesearch.c), for every
+   * Newton formulation. Shooting: one march per Newton step where the full step is accepted, against
+   * three for the secant (l2) line search (pendulum and kepler, N = 1e5, 1e4 segments: 1.5-1.7x faster
+   * solves, measured). l2 copes better with marches that fail at a trial point (a domain error, which
+   * ends backtracking): -hs_strategy auto tries it when Newton fails (bvp/drivers/strategy.c), and
+   * -snes_linesearch_type l2 selects it. A formulation's setup may choose another. */
+  PetscCall(SNESGetLineSearch(s->snes, &ls));
+  PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHHSBT));
+  PetscCall((*s->ops->setup)(s));
+  PetscCall(SNESSetConvergenceTest(s->snes, HsSolverConvergenceTest, s, NULL));
+  if (s->setfromoptionscalled)
+    PetscCall(SNESSetFromOptions(s->snes));
+  if (s->monitor)
+    PetscCall(SNESMonitorSet(s->snes, HsSolverMonitor, s, NULL));
+  /* the factorization's settings go to this solver's own factor matrix */
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(KSPSetOperators(ksp, s->Jac, s->Jac));
+  PetscCall(HsSolverConfigureFactorization(s, pc));
+  if (s->ops->setupksp)
+    PetscCall((*s->ops->setupksp)(s, ksp));
+  s->setupcalled = PETSC_TRUE;
+  PetscCall(HsSolverCheckCheckpointDir(s)); /* no directory of the user's is taken for a checkpoint */
+  if (s->restart_dir[0])
+    PetscCall(HsSolverSetRestart(s, s->restart_dir));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverResetFactorization - the next Newton step factors its Jacobian from scratch (bvp/ internal):
+    the preconditioner is reset with the same operators and hamshoot's factorization settings. After a
+    factorization that failed (a singular or non-finite Jacobian), whose state PETSc would otherwise
+    keep for an unchanged matrix (MUMPS then reports INFOG(1) = -3 in its solve phase). Collective. @*/
+static PetscErrorCode HsSolverResetFactorization(HsSolver s)
+{
+  KSP ksp;
+  PC  pc;
+  Mat A, P;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(KSPGetOperators(ksp, &A, &P));
+  PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(PetscObjectReference((PetscObject)P));
+  PetscCall(PCReset(pc));
+  PetscCall(KSPSetOperators(ksp, A, P));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P));
+  PetscCall(HsSolverConfigureFactorization(s, pc));
+  PetscFunctionReturn(0);
+}
+
+/* MUMPS sizes its workspace from an estimate made before pivoting; delayed
+ * pivots (threshold CNTL(1) = 1.0, and badly scaled problems such as ncar with
+ * beta = 1e-9) can exceed it, and the factorization then stops with INFOG(1) =
+ * -8, -9, -11, -12 or -14 ("work array too small"). That is not a property of
+ * the problem: double ICNTL(14), the percentage by which the estimate is
+ * relaxed, and solve again (at most HS_MUMPS_RETRIES times; not when the user
+ * fixed -mat_mumps_icntl_14). The larger value stays with this solver.
+ * *retry says whether the caller should solve again. Collective. */
+static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
+{
+  PetscFunctionBeginUser;
+  *retry = PETSC_FALSE;
+#if defined(PETSC_HAVE_MUMPS)
+  {
+    KSP       ksp;
+    PC        pc;
+    Mat       F;
+    PetscBool user;
+    PetscInt  info, next;
+
+    if (s->res.reason != SNES_DIVERGED_LINEAR_SOLVE || s->res.mumps_retries >= HS_MUMPS_RETRIES)
+      PetscFunctionReturn(0);
+    PetscCall(SNESGetKSP(s->snes, &ksp));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(HsPCGetMumpsFactor(pc, &F));
+    PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, ((PetscObject)pc)->prefix, "-mat_mumps_icntl_14", &user));
+    if (!F || user)
+      PetscFunctionReturn(0);
+    PetscCall(MatMumpsGetInfog(F, 1, &info));
+    if (!HsMumpsWorkspaceShort(info, s->mumps_icntl14, &next))
+      PetscFunctionReturn(0);
+    PetscCall(PetscInfo(s->snes,
+                        "MUMPS INFOG(1) = %" PetscInt_FMT ": raising ICNTL(14) from %" PetscInt_FMT " to %" PetscInt_FMT
+                        " and solving again\n",
+                        info, s->mumps_icntl14, next));
+    s->mumps_icntl14 = next;
+    /* ICNTL(14) is read at the analysis: a new factorization from scratch */
+    PetscCall(HsSolverResetFactorization(s));
+    s->res.mumps_retries++;
+    *retry = PETSC_TRUE;
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* The message of the lowest rank that has one, on every rank. */
+static PetscErrorCode ShareDiagnosis(HsSolver s)
+{
+  PetscMPIInt rank, who;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  who = s->res.diagnosis[0] ? rank : PETSC_MPI_INT_MAX;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, comm));
+  if (who != PETSC_MPI_INT_MAX)
+    PetscCallMPI(MPI_Bcast(s->res.diagnosis, sizeof s->res.diagnosis, MPI_CHAR, who, comm));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the Newton solve's banded LU factors in place (HsSolverSetInPlace, HsPCSetInPlace): the formulation
+ * fills its whole Jacobian again at each evaluation (s->jac_refill, still SNES' Jacobian function: not -snes_fd)
+ * and nothing reads the matrix between a factorization and the next evaluation: an exact direct solve
+ * (HsSNESExactDirection: Newton, KSPPREONLY, nothing lagged; a reused preconditioner the PC declines itself,
+ * InPlace in bvp/petscext/pcband.c), the line search hsbt
+ * (no product: the slope -||F||^2 of that direction; a failed search ends the solve without SNES' local-minimum test,
+ * J^T F) without a pre-check, and no KSP monitor (KSPPREONLY multiplies for them) or view of the operator
+ * (-ksp_view_mat, -ksp_view_pmat, their explicit forms, -ksp_view_final_residual). Set before each SNESSolve: the
+ * strategy changes the line search between them. Collective. */
+static PetscErrorCode SetInPlace(HsSolver s)
+{
+  KSP            ksp;
+  PC             pc;
+  SNESLineSearch ls;
+  PetscBool      on = s->in_place, band, has, reads;
+  PetscErrorCode (*fn)(SNES, Vec, Mat, Mat, void *)                    = NULL;
+  PetscErrorCode (*pre)(SNESLineSearch, Vec, Vec, PetscBool *, void *) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(HsPCHasInPlace(pc, &band));
+  PetscCall(SNESGetJacobian(s->snes, NULL, NULL, &fn, NULL));
+  on = (PetscBool)(on && band && s->jac_refill && fn == s->jac_refill);
+  if (on) {
+    PetscCall(HsSNESExactDirection(s->snes, &on));
+    PetscCall(SNESGetLineSearch(s->snes, &ls));
+    PetscCall(SNESLineSearchGetPreCheck(ls, &pre, NULL));
+    PetscCall(PetscObjectTypeCompare((PetscObject)ls, SNESLINESEARCHHSBT, &has));
+    PetscCall(HsKSPReadsOperator(ksp, &reads));
+    on = (PetscBool)(on && !pre && has && !reads);
+  }
+  PetscCall(HsPCSetInPlace(pc, on));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolveNewton - Newton, repeated while MUMPS runs out of workspace; then the residual at the
+    final iterate (whose evaluation also leaves the formulation's data there). bvp/ internal. @*/
+PetscErrorCode HsSolverSolveNewton(HsSolver s)
+{
+  char                trial[sizeof s->res.diagnosis] = "";
+  PetscBool           retry = PETSC_TRUE, final;
+  SNESConvergedReason last;
+  PetscInt  held  = 0;
+
+  PetscFunctionBeginUser;
+  s->res.mumps_retries = 0;
+  PetscCall(SNESGetConvergedReason(s->snes, &last));
+  if (last == SNES_DIVERGED_LINEAR_SOLVE) /* the last solve's factorization failed: not to be reused */
+    PetscCall(HsSolverResetFactorization(s));
+  if (s->hold_T) { /* a free T from a cold start: at lambda = 0 nothing depends on T to first order (the
+                      Jacobian is singular); solve with T held at its start first, then release it */
+    s->T_hold = HsSolverStartT(s);
+    PetscCall(SetInPlace(s));
+    PetscCall(SNESSolve(s->snes, NULL, s->X));
+    PetscCall(SNESGetIterationNumber(s->snes, &held));
+    s->hold_T = PETSC_FALSE;
+    PetscCall(PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", held, (double)s->T_hold));
+    s->res.hold_iterations = held;
+  }
+  while (retry) {
+    PetscCall(SetInPlace(s));
+    PetscCall(SNESSolve(s->snes, NULL, s->X));
+    PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
+    PetscCall(MumpsWorkspaceRetry(s, &retry));
+  }
+  PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
+  s->res.newton_iterations += held; /* this call's (a homotopy calls it again) */
+  PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
+  if (!s->diagnosis_keep) { /* the final evaluation's failure, else the latest trial point's */
+    PetscCall(PetscStrncpy(trial, s->res.diagnosis, sizeof trial));
+    s->res.diagnosis[0] = 0;
+  }
+  PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+  PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
+  if (s->res.reason == SNES_DIVERGED_LINE_SEARCH && !s->interrupted) { /* at the noise floor? (convergence.c) */
+    PetscBool at, evaluated;
+    PetscInt  it;
+    PetscCall(SNESGetIterationNumber(s->snes, &it));
+    PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, s->res.residual_norm, it, &at, &evaluated));
+    if (at)
+      s->res.reason = SNES_CONVERGED_FNORM_ABS;
+    if (evaluated)
+      PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
+  }
+  PetscCall(PetscStrncpy(s->res.status,
+                         s->interrupted  ? "INTERRUPTED"
+                         : s->res.at_floor ? "CONVERGED_NOISE_FLOOR"
+                                           : SNESConvergedReasons[s->res.reason],
+                         sizeof s->res.status));
+  s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
+  {
+    PetscInt it;
+    PetscCall(SNESGetIterationNumber(s->snes, &it));
+    PetscCall(HsSolverVerifyConvergence(s, it)); /* "converged" means converged (convergence.c) */
+  }
+  final = (PetscBool)(s->res.diagnosis[0] != 0); /* on some rank: that one is the diagnosis, whatever the others tried */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &final, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (!s->res.converged && !s->interrupted && !final && trial[0])
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "Newton stopped after a failed evaluation (a line-search trial point, or the "
+                                   "sensitivities at the iterate): %s",
+                                   trial));
+  if (!s->res.converged && s->T_baddata != 0 && !s->res.diagnosis[0])
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "Newton tried the final time T = %g, where the problem's data are invalid (R(T) not "
+                                   "positive definite, or B, R or x0 not finite there)",
+                                   (double)s->T_baddata));
+  if (!s->res.converged && s->T_left != 0 && !s->res.diagnosis[0])
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "Newton tried the final time T = %g outside [T_min, T_max] = [%g, %g]; an optimum on "
+                                   "a bound of T satisfies no condition on H^d: only the direct NLP (-hs_bvp_type "
+                                   "ipopt) reaches it",
+                                   (double)s->T_left, (double)s->prob->T_min, (double)s->prob->T_max));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverShareFinalTime - a free final time: T from the rank that holds it (owner) to every rank,
+    where the problem (HsProblemSetFinalTime) and the discretization (HsDiscSetHorizon) take it; *bad
+    (the same on every rank) for a T outside [T_min, T_max] or not positive, remembered for the
+    diagnosis of a failed solve (bvp/ internal: the formulations' residuals). Collective. @*/
+PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad)
+{
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
+  *bad = (PetscBool)!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max);
+  if (*bad) {
+    s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
+    PetscFunctionReturn(0);
+  }
+  HsProblemSetFinalTime(s->prob, T);
+  if (HsDiscSetHorizon(s->disc)) { /* T in the data: R(T) not positive definite, or not finite data */
+    *bad         = PETSC_TRUE;
+    s->T_baddata = T;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverRestoreFinalTime - a free final time of the shared problem back to the last solve's, in the
+    problem and the discretization, after sub-solves of the same problem moved it (bvp/ internal: the
+    grids of -hs_extrapolate and -hs_study, the IPOPT solves of -hs_check_extremal). No-op for a fixed
+    T. Not collective. @*/
+void HsSolverRestoreFinalTime(HsSolver s)
+{
+  if (!s->prob->free_T)
+    return;
+  HsProblemSetFinalTime(s->prob, s->res.T);
+  (void)HsDiscSetHorizon(s->disc); /* the solution's T passed these checks */
+}
+
+/*@ HsSolverFinalTimeColumn - a free T on which the problem's data depend (prob->data_T;
+    docs/free-final-time.md): the Jacobian's column of T as the central difference
+    (F(X + dT e_T) - F(X - dT e_T)) / (2 dT) of the formulation's residual res, every other unknown
+    held, dT = HS_FT_FD_STEP (1 + T) at X's T (one-sided where T + dT or T - dT leaves [T_min, T_max]);
+    iT is T's global index in X. The residual itself is exact, so this changes Newton's path, not its
+    answer (error about 1e-10 relative, below what Newton needs). Afterwards the problem and the
+    discretization hold X's T. Collective (bvp/ internal).
+  Output: C - the column (a vector like X); *dom - an evaluation left the domain.
+@*/
+PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom)
+{
+  PetscReal T = 0, dT, Tp, Tm;
+  PetscInt  lo, hi;
+  PetscBool d1 = PETSC_FALSE, d2 = PETSC_FALSE;
+  Vec       Xp, Fm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  if (iT >= lo && iT < hi) { /* X's T, from its owner */
+    const PetscScalar *x;
+    PetscCall(VecGetArrayRead(X, &x));
+    T = x[iT - lo];
+    PetscCall(VecRestoreArrayRead(X, &x));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &T, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  dT = HS_FT_FD_STEP * (1 + T), Tp = T + dT, Tm = T - dT;
+  if (Tp > s->prob->T_max)
+    Tp = T;
+  if (!(Tm >= s->prob->T_min && Tm > 0))
+    Tm = T;
+  PetscCall(VecDuplicate(X, &Xp));
+  PetscCall(VecDuplicate(X, &Fm));
+  for (int side = 0; side < 2; side++) {
+    PetscCall(VecCopy(X, Xp));
+    if (iT >= lo && iT < hi)
+      PetscCall(VecSetValue(Xp, iT, side ? Tm : Tp, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(Xp));
+    PetscCall(VecAssemblyEnd(Xp));
+    PetscCall(res(s, Xp, side ? Fm : C, side ? &d2 : &d1));
+  }
+  PetscCall(VecAXPY(C, -1, Fm));
+  PetscCall(VecScale(C, Tp > Tm ? 1 / (Tp - Tm) : 0)); /* [T_min, T_max] narrower than dT: no column */
+  PetscCall(VecDestroy(&Xp));
+  PetscCall(VecDestroy(&Fm));
+  HsProblemSetFinalTime(s->prob, T);
+  *dom = (PetscBool)(d1 || d2 || HsDiscSetHorizon(s->disc));
+  PetscFunctionReturn(0);
+}
+
+/* The ranks' peak resident memory (getrusage ru_maxrss, KB on Linux) into s->res.peak_memory_mb. */
+static PetscErrorCode PeakMemory(HsSolver s)
+{
+  struct rusage ru;
+  PetscReal     mb = 0, mx, mn, sum;
+  PetscMPIInt   size;
+  MPI_Comm      comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  if (!getrusage(RUSAGE_SELF, &ru))
+    mb = (PetscReal)ru.ru_maxrss / 1024;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Allreduce(&mb, &mx, 1, MPIU_REAL, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(&mb, &mn, 1, MPIU_REAL, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(&mb, &sum, 1, MPIU_REAL, MPI_SUM, comm));
+  s->res.peak_memory_mb[0] = mx, s->res.peak_memory_mb[1] = mn, s->res.peak_memory_mb[2] = sum / size;
+  PetscFunctionReturn(0);
+}
+
+/* -hs_initial_guess direct: the direct solution (HS_HOOK_DIRECT_GUESS) becomes the stored initial guess; without
+   the hook the guess stays the default one. */
+static PetscErrorCode DirectGuess(HsSolver s)
+{
+  HsSolverDirectGuessFn guess;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetHook(HS_HOOK_DIRECT_GUESS, (PetscVoidFunction *)&guess));
+  if (guess)
+    PetscCall((*guess)(s, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolve - solves the discrete necessary conditions by Newton's method (the formulation's own
+  solver for ipopt), then, for a cold start that failed, the fallbacks reached through the drivers' hooks.
+
+  Collective.
+
+  Input Parameter:
+. s - the solver
+
+  Options Database Keys:
++ -hs_initial_guess <default|direct> - where the start comes from [HsSolverSetInitialGuessType]
+. -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - the fallbacks [HsSolverSetStrategy]
+- every key of HsSolverSetFromOptions()
+
+  Notes:
+  A diverged solve is a result (HsResults.converged = false, with the SNES reason and, where the formulation can
+  tell, a diagnosis), not an error.
+
+  The start: the previous solution if HsSolverSetWarmStart() and a solve happened (or the iterate of
+  HsSolverSetIterate()), else the initial guess (HsSolverSetInitialGuess(), or the boundary states
+  interpolated with lambda = 0). The problem's parameters may have changed since set-up or the last
+  solve (continuation): the discretization is rebuilt from them. Parameters that change the problem's
+  size must not change after set-up (an error says so).
+
+  What it may call beyond the formulation (hooks registered by HsInitializePackage, bvp/register.c):
+  HS_HOOK_DIRECT_GUESS (-hs_initial_guess direct: the direct problem solved first), HS_HOOK_HOMOTOPY (Newton
+  from the direct solution failed: the costate homotopy) and HS_HOOK_STRATEGY (-hs_strategy auto: l2 line
+  search, grid sequencing, the direct guess, continuation). These create solvers of their own and solve
+  them with HsSolverSolve; the strategy does nothing for a solve it started itself (interface/hsbvpimpl.h).
+
+.seealso: HsSolverSetUp(), HsSolverGetResults(), HsSolverView(), HsSolverSetStrategy(), HsSolverSetInitialGuessType()
+@*/
+PetscErrorCode HsSolverSolve(HsSolver s)
+{
+  PetscBool          cold;
+  HsSolverStrategyFn strategy;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverSetUp(s));
+  s->t_start                   = MPI_Wtime();
+  s->res.diagnosis[0]          = 0;
+  s->diagnosis_keep            = PETSC_FALSE;
+  s->res.noise_floor           = 0;
+  s->res.extrap.done           = PETSC_FALSE;
+  s->res.at_floor              = PETSC_FALSE;
+  s->res.tolerance_only        = PETSC_FALSE;
+  s->res.sensitivity_growth    = 0;
+  s->res.regularization        = -1;
+  s->res.extremal.done         = PETSC_FALSE;
+  if (!(s->warm && s->solved))
+    s->guess_info[0] = 0;
+  PetscCheck(s->prob->n == s->n && s->prob->m == s->m, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
+             "problem '%s' has n = %d, m = %d, but the solver was set up for n = %d, m = %d: a parameter that changes "
+             "the size (ncar's cars) must be set before HsSolverSetUp()",
+             s->prob->name, s->prob->n, s->prob->m, (int)s->n, (int)s->m);
+  /* the problem's parameters may have changed since set-up or the last solve (B, R, T are read by the
+   * discretization): rebuild it */
+  PetscCall(HsSolverSetUpDiscretization(s));
+  if (s->ops->presolve)
+    PetscCall((*s->ops->presolve)(s));
+  s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
+  if (!s->ckpt_last_t)
+    s->ckpt_last_t = s->t_start;
+  s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
+  /* a free T is held first only from the default guess (lambda = 0, where the Jacobian is singular) */
+  s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved) && !s->guess &&
+                          s->guess_type != HS_GUESS_DIRECT);
+  cold = (PetscBool)(!(s->warm && s->solved) && !s->restart_pending);
+  if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
+    PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
+  else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
+    PetscCall(DirectGuess(s)); /* the direct solution becomes the stored initial guess */
+  if (!(s->warm && s->solved) && !s->restart_pending) {
+    PetscCall((*s->ops->guess)(s, s->X));
+    if (!s->guess_info[0] && s->guess) /* summary.json's initial_guess: where the stored guess came from */
+      PetscCall(PetscStrncpy(s->guess_info, s->guess_source, sizeof s->guess_info));
+  }
+  s->restart_pending = PETSC_FALSE;
+  if (s->ops->solve)
+    PetscCall((*s->ops->solve)(s));
+  else
+    PetscCall(HsSolverSolveNewton(s));
+  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold) {
+    HsSolverHomotopyFn homotopy;
+    PetscCall(HsSolverGetHook(HS_HOOK_HOMOTOPY, (PetscVoidFunction *)&homotopy));
+    if (homotopy)
+      PetscCall((*homotopy)(s)); /* from the direct costate equation to ours */
+  }
+  PetscCall(HsSolverGetHook(HS_HOOK_STRATEGY, (PetscVoidFunction *)&strategy));
+  if (strategy)
+    PetscCall((*strategy)(s, cold, s->t_start)); /* -hs_strategy auto: the fallbacks */
+  if (s->ops->postsolve)
+    PetscCall((*s->ops->postsolve)(s));
+  PetscCall(PetscStrncpy(s->res.initial_guess, s->guess_info, sizeof s->res.initial_guess));
+  PetscCall(ShareDiagnosis(s));
+  PetscCall(HsSolverComputeDiagnostics(s));
+  s->res.wall_time_s = MPI_Wtime() - s->t_start;
+  PetscCallMPI(MPI_Bcast(&s->res.wall_time_s, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCall(PeakMemory(s));
+  s->solved = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetIterate - gets the unknowns of the formulation.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. X - the unknowns (transcription: the node layout; shooting: the segment starts z_s); read-only: change them with
+      HsSolverSetIterate()
+
+  Notes:
+  Call it after HsSolverSetUp().
+
+.seealso: HsSolverSetIterate(), HsSolverGetSolution()
+@*/
+PetscErrorCode HsSolverGetIterate(HsSolver s, Vec *X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverGetIterate() needs HsSolverSetUp() first");
+  *X = s->X;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetIterate - copies X into the unknowns of the formulation.
+
+  Collective.
+
+  Input Parameters:
++ s - the solver
+- X - the unknowns, laid out as HsSolverGetIterate's
+
+  Notes:
+  With a warm start the next solve starts from it (continuation: predictor, retry after a failed step). Call it
+  after HsSolverSetUp().
+
+.seealso: HsSolverGetIterate(), HsSolverSetWarmStart(), HsSolverSolve()
+@*/
+PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetIterate() needs HsSolverSetUp() first");
+  PetscCall(VecCopy(X, s->X));
+  if (s->ops->resetiterate)
+    PetscCall((*s->ops->resetiterate)(s));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetSolution - gets the solution of the last solve in the node layout.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. X - the solution (x_k, lambda_{k+1/2}), 4n values per node k = 0..N (lambda_{N+1/2} = 0), distributed in time
+      order
+
+.seealso: HsSolverGetIterate(), HsSolverGetResults(), HsSolverWriteOutput()
+@*/
+PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(s->setupcalled, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverGetSolution() needs HsSolverSetUp() first");
+  *X = s->Xnodes;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,124 @@
+/* hamshoot: HsSolverView, the short result summary (README "A worked example"
+ * explains every line). */
+#include "hsbvpimpl.h"
+
+/* The wrong-extremal guard's findings (bvp/drivers/extremal.c), two lines. */
+static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
+{
+  PetscFunctionBeginUser;
+  if (e->not_made[0]) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     not made: %s\n", e->not_made));
+    PetscFunctionReturn(0);
+  }
+  if (!e->near_converged)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     the direct problem (IPOPT) from this solution did not converge: no "
+                                             "second-order information\n"));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     %s: IPOPT from this solution%s J^d = %.10g, %.1e away, %s\n",
+                                     e->moved_away ? "NOT a local minimum of the direct problem"
+                                     : e->regularization == 0 ? "a strict local minimum of the direct problem"
+                                     : e->regularization > 0 ? "near a minimum of the direct problem"
+                                                              : "a stationary point of the direct problem, of unknown kind",
+                                     e->perturbed ? " (perturbed: no step from it)" : "", (double)e->J_near, (double)e->distance,
+                                     e->regularization == 0 ? "no Hessian regularization in its last step"
+                                     : e->regularization > 0 ? "its last step needed Hessian regularization"
+                                                             : "no step taken"));
+  if (!e->default_converged)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  lower extremal?    not known: IPOPT from the default guess did not converge\n"));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  lower extremal?    %s: IPOPT from the default guess J^d = %.10g\n",
+                                     e->lower_elsewhere ? "YES, see the warning" : "none found", (double)e->J_default));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverView - prints the result summary of the last solve.
+
+  Collective.
+
+  Input Parameters:
++ s      - the solver
+- viewer - an ASCII viewer, or NULL for PETSC_VIEWER_STDOUT_ of the solver's communicator
+
+  Notes:
+  The summary: the set-up in one line, the convergence, J^d, H^d mean and spread, the H^d balance for a
+  time-dependent running cost, E - W, the formulation's own lines (shooting: linear iterations, sensitivity
+  growth), a diagnosis if there is one, and the wall time.
+
+.seealso: HsSolverGetResults(), HsSolverWriteOutput(), HsSolverSolve()
+@*/
+PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
+{
+  PetscMPIInt size;
+  HsResults  *r = &s->res;
+  char        T[32], form[128] = "";
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverView() before HsSolverSolve()");
+  if (!viewer)
+    viewer = PETSC_VIEWER_STDOUT_(PetscObjectComm((PetscObject)s));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  snprintf(T, sizeof T, "%.6g", (double)(s->solved ? s->res.T : s->prob->T)); /* PETSc's %g would print "3." */
+  if (s->ops->describe)
+    PetscCall((*s->ops->describe)(s, form, sizeof form));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
+      s->N, T, s->ss, s->cs, form, size, size > 1 ? "s" : ""));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
+      r->converged ? "yes" : "NO", r->status, r->newton_iterations, s->ops->solve ? "IPOPT" : "Newton", (double)r->residual_norm));
+  if (r->at_floor)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  noise floor        %.3e   (the residual's own evaluation error, estimated; Newton "
+                                     "cannot get |F| below it: -hs_snes_noise)\n",
+                                     (double)r->noise_floor));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
+                                   (double)r->H_mean));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (%.1e of max(1, |H^d|); max - min over intervals; %s)\n",
+                                   (double)r->H_spread, (double)(r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean))),
+                                   !r->autonomous ? "ell depends on t: see H^d balance"
+                                   : r->at_floor  ? "conserving: as far as the noise floor lets Newton go"
+                                                  : "round-off for conserving"));
+  if (!r->autonomous)
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "  H^d balance        %.3e   (max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2|; round-off for conserving)\n",
+        (double)r->H_balance));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
+      (double)r->energy_work_spread));
+  if (r->extrap.done) {
+    const HsExtrap *e = &r->extrap;
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT ", %" PetscInt_FMT
+                                     ", %" PetscInt_FMT "; observed order %.2f)\n",
+                                     (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], (double)e->J_order));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; observed order %.2f)\n",
+                                     (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order));
+    if (s->prob->free_T)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated T     %.12g +- %.1e   (observed order %.2f)\n", (double)e->T,
+                                       (double)e->T_error, (double)e->T_order));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated x     +- %.1e   (states at the nodes of N/2: extrapolated.csv)\n",
+                                     (double)e->states_error));
+  }
+  if (r->extremal.done)
+    PetscCall(ViewExtremal(&r->extremal, viewer));
+  if (s->ops->view)
+    PetscCall((*s->ops->view)(s, viewer));
+  if (r->initial_guess[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  initial guess      %s\n", r->initial_guess));
+  if (r->nattempts > 1) { /* the solve strategy's fallbacks ran (bvp/drivers/strategy.c) */
+    const HsAttempt *a = &r->attempts[r->nattempts - 1];
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  strategy           %s%s (%.2f s); before it:", a->converged ? "" : "none converged; last: ",
+                                     a->name, (double)a->seconds));
+    for (PetscInt k = 0; k < r->nattempts - 1; k++)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s %s", k ? ";" : "", r->attempts[k].name, r->attempts[k].status));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  }
+  if (r->diagnosis[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", r->diagnosis));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  peak memory        %.0f MB per rank (the largest; smallest %.0f; the process peak)\n",
+                                   (double)r->peak_memory_mb[0], (double)r->peak_memory_mb[1]));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,100 @@
+/* hamshoot: PC hsband's data, shared by its PC glue (pcband.c) and its elimination kernel (bandelim.c); the
+ * method is described at the head of pcband.c. Private to petscext/. */
+#ifndef HSBANDIMPL_H
+#define HSBANDIMPL_H
+
+#include "hspetscext.h"
+
+#include <petsc/private/matimpl.h>
+#include <petsc/private/pcimpl.h>
+#include <petscblaslapack.h>
+
+#define HS_BAND_MAX_WIDTH 4096
+#define HS_BAND_PREFETCH 8       /* LoadRow asks for the CSR row this many rows ahead (see there) */
+#define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
+#define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
+
+/* The elimination compiled twice (EliminateAVX2), where gcc targets x86-64: also for AVX2, used where the
+ * processor has it and the rows are long enough (UseAVX2). Its loops are elementwise (r -= l p, copies), so 4
+ * doubles a vector instead of SSE2's 2 give the same results to the bit: AVX2 alone brings no FMA instructions,
+ * hence no contraction of l p into r (the build uses no -march either; CMakeLists.txt). Test band: the same
+ * output files with and without; the speed in bench/README.md (ninth session). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HS_BAND_AVX2 1
+#endif
+#define HS_BAND_AVX2_MIN_WIDTH 24 /* UseAVX2's default: the window at least this wide */
+
+typedef struct {
+  PetscInt     rs, re, lo, hi;         /* rows, column span [lo, hi] of the local rows (global) */
+  PetscInt     is, ie, olo, ohi;       /* interior columns [is, ie) and span [olo, ohi], oriented (Or) */
+  PetscInt     nglob, isg, ieg;        /* the matrix' size; the interior columns, global */
+  PetscBool    rev, reverse;           /* this rank eliminates bottom-up; -pc_hsband_reverse_last */
+  PetscInt     kl, ku, W, nL, nrow, nI;
+  PetscInt    *perm, *first, *last;    /* row i (staircase order) is local row perm[i], first column first[i];
+                                          local row l's last column last[l] (oriented, Or) */
+  Mat          laid;                   /* the matrix (and its nonzero state) the layout is of */
+  PetscObjectState laid_state;
+  PetscBool    ok;                     /* the layout is within the limits (else the MUMPS fallback) */
+  PetscScalar *win, *wleft;      /* the window: R rows of W (circular, column c at c % W), R rows of nL (olo..is-1) */
+  PetscInt     R;                /* its rows: the most active at once, or left over (Bounds) */
+  PetscInt    *slotrow, *freeslot; /* the row (staircase order) in each window row; the free window rows (R) */
+  PetscInt    *ulen;             /* step c's U row: ulen[c] entries (columns is + c ..), then its nL spike entries */
+  PetscScalar *uval;             /* the U rows in step order, the pivot's reciprocal in the pivot's place */
+  PetscCount   ucap, utot;       /* uval's capacity (Bounds') and use */
+  PetscBool    inplace;          /* HsPCSetInPlace: U into the matrix' values as their rows join (URow) */
+  PetscScalar *ua;               /* in place: the values of the matrix' owned columns (part 0), uan of them */
+  PetscCount   uan, unin;        /* ... and U's entries there (URow) */
+  char        *uin;              /* step c's U row is in place (else in uval) */
+  char        *joined;           /* in place: local row l has joined the elimination (its values are read) */
+  PetscInt    *piv;              /* step c (column is + c): its pivot row (staircase order) */
+  PetscInt    *mstart, *mrow;    /* step c's multipliers: mrow/mval[mstart[c] .. mstart[c+1]) */
+  PetscScalar *mval;
+  PetscInt     mcap;             /* their capacity: Bounds' */
+  PetscInt     alloc[7];         /* nrow, W, nL, nI, hi - lo, nred, R of the arrays here: kept while they fit */
+  PetscInt    *leftover, nleft;  /* rows not used as pivots: the local rows of the reduced system */
+  PetscInt    *leftslot;         /* their window rows */
+  PetscMPIInt  size, rank;
+  PetscInt    *lo_all, *hi_all, *rs_all, *re_all; /* every rank's spans (size each) */
+  PetscInt    *ifs, *ife, *ioff, nred;            /* interface block r (between r-1 and r): [ifs, ife), at ioff */
+  PetscScalar *red;                               /* rank 0: the factored reduced matrix (nred^2) */
+  PetscBLASInt *redpiv;
+  PetscInt     *nleft_all;
+  PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
+  PetscScalar  *t, *xr;                           /* a solve's right-hand side (nrow), the interface values */
+  PetscInt     *act;                              /* the active window rows of an elimination (R) */
+  PetscInt     *ext;                              /* each window row's last column that may be nonzero (R) */
+  Vec           r, d;                             /* refinement's residual and correction */
+  PetscInt      refine;                           /* -pc_hsband_refine (PETSC_DECIDE: by the band, RefineSteps) */
+  PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
+  PetscBool     defer;                            /* -pc_hsband_defer: factor at the first solve, no multipliers */
+  PetscBool     pending;                          /* the factorization waits for that solve (Factor's head) */
+  PetscBool     keep;                             /* a second solve came: every factorization keeps them now */
+  PetscBool     have_l;                           /* these factors have their multipliers (mrow, mval) */
+  PetscObjectState fstate;                        /* the matrix' state at the setup that deferred */
+  PetscBool     prefetch;                         /* LoadRow prefetches (long rows, CSR read in place) */
+  PetscBool     failed;                           /* the last factorization met a zero pivot */
+  PetscBool     avx2, avx2_set;                   /* -pc_hsband_avx2, and whether given (UseAVX2) */
+  PC            inner;                            /* that MUMPS LU, when used (else NULL) */
+  char          why[256];                         /* why it is used */
+  PetscBool     det_done;                         /* det_m, det_e computed for these factors */
+  PetscBool     det_none;                         /* no determinant (the fallback without MUMPS) */
+  PetscReal     det_m;                            /* det A = det_m 2^det_e (every rank; 0 if singular) */
+  PetscInt      det_e;
+} PC_HsBand;
+
+/* bandelim.c: the kernel, called by the PC glue of pcband.c */
+PetscErrorCode HsBandFree(PC_HsBand *b, PetscBool all);
+PetscErrorCode HsBandAllocate(PC_HsBand *b);
+PetscErrorCode HsBandLayout(PC pc, PC_HsBand *b, Mat A);
+PetscInt       HsBandRefineSteps(const PC_HsBand *b);
+PetscBool      HsBandUseAVX2(const PC_HsBand *b);
+PetscErrorCode HsBandEliminateDefault(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero);
+#if defined(HS_BAND_AVX2)
+PetscErrorCode HsBandEliminateAVX2(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero);
+#endif
+PetscErrorCode HsBandFactorReduced(PC pc, PC_HsBand *b, PetscBool *fail);
+PetscErrorCode HsBandDeterminant(PC pc, PC_HsBand *b);
+PetscErrorCode HsBandLoadRHS(PC_HsBand *b, Vec xv);
+PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv);
+
+#endif

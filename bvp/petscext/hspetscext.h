@@ -1,0 +1,55 @@
+/* hamshoot: the private header of floor petscext/ (bvp/petscext: PETSc extensions).
+ *
+ * The PCs hsband (pcband.c, its elimination kernel in bandelim.c) and hsdrop (pcdrop.c), the line search
+ * hsbt (linesearch.c), MUMPS helpers (mumps.c), the rows of an AIJ matrix as stored (aijparts.c) and the
+ * questions any code may ask any PC (pcutils.c). It sits on sys/ and knows nothing of HsSolver
+ * (tests/check_sources.py enforces it). */
+#ifndef HSPETSCEXT_H
+#define HSPETSCEXT_H
+
+#include <petscksp.h>
+#include <petscsnes.h>
+
+#include "../sys/hssys.h"
+
+/* The local rows of a SeqAIJ or MPIAIJ matrix as stored (aijparts.c): part[0] the matrix or its diagonal part,
+   part[1] NULL or the off-diagonal part; CSR offsets ia, local columns ja (global: cstart + ja in part 0, colmap[ja] in
+   part 1), values aa (wa: the same, writable, when got for writing); ok: another type, nothing got. */
+typedef struct {
+  Mat                part[2];
+  const PetscInt    *ia[2], *ja[2], *colmap;
+  const PetscScalar *aa[2];
+  PetscScalar       *wa[2];
+  PetscInt           cstart;
+  PetscBool          ok, write;
+} HsAIJParts;
+PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
+PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
+
+/* mumps.c */
+PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
+PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
+PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
+PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
+
+/* pcband.c, pcdrop.c, linesearch.c: the constructors (registered by HsInitializePackage, bvp/register.c) */
+#define PCHSBAND "hsband" /* -pc_type hsband: the banded LU (pcband.c) */
+#define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */
+PetscErrorCode PCCreate_HsBand(PC pc);
+PetscErrorCode PCCreate_HsDrop(PC pc);
+#define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search */
+PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);
+PetscErrorCode HsSNESExactDirection(SNES snes, PetscBool *exact);
+
+/* pcutils.c: what any code may ask any PC (composed functions), and the Newton formulations' KSP */
+PetscErrorCode HsPCGetInner(PC pc, PC *inner);
+PetscErrorCode HsPCRequestDeterminant(PC pc);
+PetscErrorCode HsPCGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known);
+PetscErrorCode HsPCHasInPlace(PC pc, PetscBool *has);
+PetscErrorCode HsPCSetInPlace(PC pc, PetscBool flg);
+PetscErrorCode HsPCIsExact(PC pc, PetscBool *exact);
+PetscErrorCode HsPCGetDropped(PC pc, PC *inner, PetscInt *kept, PetscInt *stored, PetscInt *patterns);
+PetscErrorCode HsKSPSetLinearSolver(KSP ksp, HsLinearSolver ls);
+PetscErrorCode HsKSPReadsOperator(KSP ksp, PetscBool *reads);
+
+#endif

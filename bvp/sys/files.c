@@ -1,0 +1,267 @@
+/* hamshoot: files of the output and checkpoint directories (floor sys/, knows no HsSolver): mkdir -p,
+ * atomic writes (a temporary file renamed into place when complete, so that a crash or an interrupted run
+ * never leaves a half-written file), running gnuplot on a generated script, and the output files' column
+ * names. */
+#include "hssys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* mkdir -p; returns 0 or errno. */
+static int MakeDirs(const char *dir)
+{
+  char   path[PETSC_MAX_PATH_LEN];
+  size_t len = strlen(dir);
+
+  if (len == 0 || len >= sizeof path)
+    return ENAMETOOLONG;
+  memcpy(path, dir, len + 1);
+  for (char *p = path + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(path, 0777) && errno != EEXIST)
+        return errno;
+      *p = '/';
+    }
+  if (mkdir(path, 0777) && errno != EEXIST)
+    return errno;
+  {
+    struct stat st;
+    if (stat(path, &st) || !S_ISDIR(st.st_mode))
+      return ENOTDIR;
+  }
+  return 0;
+}
+
+/*@ HsWriteFileTemp - writes a new temporary file in dir through write(f, ctx), flushed to disk, for the caller
+    to rename into place (bvp/ internal; one process). Its name (returned in tmp, PETSC_MAX_PATH_LEN) is
+    dir/.name.tmp.XXXXXX, unique to this write (mkstemp: O_CREAT | O_EXCL, so it never opens a file or a symbolic
+    link that was there, docs/reliability.md); its mode is that of a file created by fopen (0666 less the umask).
+    Returns 0, or 1 with a message in err and no file left. @*/
+int HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
+                    size_t errlen)
+{
+  FILE  *f;
+  int    fd, bad;
+  mode_t mask = umask(0);
+
+  umask(mask);
+  if (snprintf(tmp, PETSC_MAX_PATH_LEN, "%s/.%s.tmp.XXXXXX", dir, name) >= PETSC_MAX_PATH_LEN) {
+    snprintf(err, errlen, "cannot create a file in %s: the path is too long", dir);
+    return 1;
+  }
+  if ((fd = mkstemp(tmp)) < 0) {
+    snprintf(err, errlen, "cannot create a temporary file for %s/%s: %s", dir, name, strerror(errno));
+    return 1;
+  }
+  if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    close(fd);
+    remove(tmp);
+    return 1;
+  }
+  bad = write(f, ctx);
+  bad = fflush(f) || bad;
+  bad = fsync(fileno(f)) || bad;
+  bad = fclose(f) || bad;
+  if (bad) {
+    snprintf(err, errlen, "cannot write %s: %s", tmp, errno ? strerror(errno) : "write error");
+    remove(tmp);
+  }
+  return bad;
+}
+
+/*@ HsWriteFileAtomic - writes dir/name through write(f, ctx) into a new temporary file (HsWriteFileTemp) that is
+    renamed into place when complete: a reader sees the old file or the whole new one, and a symbolic link planted
+    at the temporary name or at dir/name is never followed (rename replaces the link itself). bvp/ internal; one
+    process. Returns 0, or 1 with a message in err. @*/
+int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen)
+{
+  char tmp[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+
+  snprintf(dst, sizeof dst, "%s/%s", dir, name);
+  if (HsWriteFileTemp(dir, name, write, ctx, tmp, err, errlen))
+    return 1;
+  if (rename(tmp, dst)) {
+    snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
+    remove(tmp);
+    return 1;
+  }
+  return 0;
+}
+
+/*@ HsGnuplotString - in, made safe to stand between single quotes in a gnuplot script (bvp/ internal): a single
+    quote doubled (gnuplot's escape there), a control character (a newline would end the command) replaced by '?',
+    cut to fit out (len bytes). Data never reaches a script otherwise (docs/reliability.md). Returns out. @*/
+char *HsGnuplotString(const char *in, char *out, size_t len)
+{
+  size_t k = 0;
+
+  for (const unsigned char *p = (const unsigned char *)in; *p && k + 3 < len; p++) {
+    if (*p == '\'')
+      out[k++] = '\'';
+    out[k++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
+  }
+  out[len ? k : 0] = 0;
+  return out;
+}
+
+/* The child of HsRunGnuplot: in dir, gnuplot SCRIPT with its output in gnuplot.log; no shell. */
+static void GnuplotChild(const char *dir, const char *script)
+{
+  int fd;
+
+  if (chdir(dir))
+    _exit(126);
+  fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+    _exit(126);
+  execlp("gnuplot", "gnuplot", script, (char *)NULL);
+  _exit(errno == ENOENT ? 127 : 126);
+}
+
+/*@ HsRunGnuplot - runs gnuplot on script (a file name in dir) in dir, its output in dir/gnuplot.log (bvp/ internal;
+    rank 0: -hs_compare, -hs_study): fork and exec, no shell, so that nothing of the data or of dir is ever read as
+    a command. Returns 0 if it ran and each of the n PNGs exists and is not empty, else 1 with the reason in err:
+    gnuplot not installed, stopped by a signal, its exit status (and its log), or a PNG missing. @*/
+int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
+{
+  pid_t pid;
+  int   status;
+
+  if (!script[0] || strchr(script, '/') || script[0] == '-') {
+    snprintf(err, len, "gnuplot: '%s' is not a script name", script);
+    return 1;
+  }
+  fflush(NULL); /* the child inherits no half-written buffers */
+  if ((pid = fork()) < 0) {
+    snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
+    return 1;
+  }
+  if (pid == 0)
+    GnuplotChild(dir, script);
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
+      return 1;
+    }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+    snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
+    return 1;
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
+    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there)", dir);
+    return 1;
+  }
+  if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
+    snprintf(err, len, "gnuplot %s %d on %s/%s (its messages: %s/gnuplot.log)",
+             WIFSIGNALED(status) ? "was stopped by signal" : "failed with exit status",
+             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), dir, script, dir);
+    return 1;
+  }
+  for (int i = 0; i < n; i++) {
+    char        path[PETSC_MAX_PATH_LEN];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, pngs[i]);
+    if (stat(path, &st) || st.st_size == 0) {
+      snprintf(err, len, "gnuplot wrote no %s (%s/gnuplot.log)", path, dir);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/*@ HsLockDirectory - creates dir (mkdir -p) and takes an exclusive lock on it for the rest of the process (flock
+    on the directory itself: no lock file is left behind, and the lock ends with the process, however it ends), then
+    checks that a file can be created there (a unique name, removed at once). bvp/ internal; one process. Returns 0,
+    or 1 with a message in err: another process holds the lock (another hamshoot writing to the same directory),
+    or dir cannot be created, opened or written. @*/
+int HsLockDirectory(const char *dir, char *err, size_t len)
+{
+  char probe[PETSC_MAX_PATH_LEN];
+  int  fd, e = MakeDirs(dir);
+
+  if (e) {
+    snprintf(err, len, "cannot create output directory '%s': %s", dir, strerror(e));
+    return 1;
+  }
+  if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+    snprintf(err, len, "cannot open output directory '%s': %s", dir, strerror(errno));
+    return 1;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB)) {
+    e = errno;
+    close(fd);
+    if (e == EWOULDBLOCK)
+      snprintf(err, len, "output directory '%s' is in use by another hamshoot run (it holds a lock on it): wait for "
+                         "that run to end, or give another -o", dir);
+    else
+      snprintf(err, len, "cannot lock output directory '%s': %s", dir, strerror(e));
+    return 1;
+  }
+  /* fd stays open (and the lock held) until the process ends */
+  if (snprintf(probe, sizeof probe, "%s/.hamshoot-probe.XXXXXX", dir) >= (int)sizeof probe || (e = mkstemp(probe)) < 0) {
+    snprintf(err, len, "cannot write in output directory '%s': %s", dir, strerror(errno));
+    return 1;
+  }
+  close(e);
+  remove(probe);
+  return 0;
+}
+
+/*@ HsMakeDirs - mkdir -p (bvp/ internal); returns 0 or an errno. @*/
+int HsMakeDirs(const char *dir) { return MakeDirs(dir); }
+
+/*@ HsColumnName - the output column of state (kind 0, i < 2n: q then p) or costate (kind 1,
+    i < 2n) component i: with a problem file's coordinate names "q_NAME", "p_NAME", "lambda_q_NAME",
+    "lambda_p_NAME"; otherwise (or generic) "q1".."qn", "p1".."pn", "lambda1".."lambda2n" (bvp/
+    internal: the outputs and the -hs_init reader). @*/
+void HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len)
+{
+  int n = P->n, named = P->coord_names && !generic;
+  if (kind == 0 && named)
+    snprintf(buf, len, "%s_%s", i < n ? "q" : "p", P->coord_names[i % n]);
+  else if (kind == 0)
+    snprintf(buf, len, "%s%d", i < n ? "q" : "p", i % n + 1);
+  else if (named)
+    snprintf(buf, len, "lambda_%s_%s", i < n ? "q" : "p", P->coord_names[i % n]);
+  else
+    snprintf(buf, len, "lambda%d", i + 1);
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
+static int Utf8Length(const unsigned char *p)
+{
+  int n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] >> 6) != 2)
+      return 0;
+  return n;
+}
+
+/*@ HsJsonString - writes v as a JSON string (bvp/ internal): quotes, backslashes and control characters escaped,
+    bytes that are not UTF-8 replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. @*/
+void HsJsonString(FILE *f, const char *v)
+{
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)v; *p;) {
+    int n = Utf8Length(p);
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else if (n)
+      fwrite(p, 1, (size_t)n, f);
+    else
+      fputs("\\ufffd", f);
+    p += n ? n : 1;
+  }
+  fputc('"', f);
+}

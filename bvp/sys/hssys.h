@@ -1,0 +1,32 @@
+/* hamshoot: the private header of floor sys/ (bvp/sys: files, number formatting, option helpers).
+ *
+ * The lowest floor of bvp/: it knows PETSc's options and the problems of problems/, and nothing of
+ * HsSolver, the PCs or the drivers (tests/check_sources.py enforces it). Every function here is bvp/
+ * internal; the public option checks (HsOptionsCheck*, HsOptionsInt, HsOptionsReal) are in hsbvp.h. */
+#ifndef HSSYS_H
+#define HSSYS_H
+
+#include <stdio.h>
+
+#include "../hsbvp.h"
+
+/* format.c: x as printf's "%.17g" writes it, faster; returns the length. */
+int HsFormatG17(double x, char *buf);
+
+/* files.c */
+int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
+int  HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
+                     size_t errlen);
+int  HsMakeDirs(const char *dir);
+int  HsLockDirectory(const char *dir, char *err, size_t len);
+int  HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
+void  HsJsonString(FILE *f, const char *v);
+char *HsGnuplotString(const char *in, char *out, size_t len);
+void HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len);
+
+/* options.c */
+PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
+                               const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
+PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
+
+#endif

@@ -1,0 +1,304 @@
+/* hamshoot: checks of the options database, so that no mistake on the command line is accepted
+ * silently and no option can make the MPI ranks disagree (docs/reliability.md):
+ *
+ *   HsOptionsCheckConsistent  every rank holds the same options (an MPMD launch "A : B" with
+ *                             different options, a per-node rc file) or all ranks fail together
+ *   HsOptionsCheckUsed        every option of hamshoot's own (-hs_*, -p_*, -N, -o, -problem,
+ *                             -quiet) was read by some object (a typo such as -hs_bvp_typ is an
+ *                             error) and has a value unless it is a switch (-N with nothing after
+ *                             it is an error, not "the default")
+ *   HsOptionsInt, HsOptionsReal
+ *                             strict numbers: "1.5" for an integer, "2^32 + 20" (wrapped by a
+ *                             32-bit PetscInt), "nan", a value outside the key's range, each an
+ *                             error naming the key
+ *
+ * PETSc's own keys (-snes_*, -ksp_*, ...) are PETSc's: -options_left lists the unused ones.
+ */
+#include "hssys.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* FNV-1a: a 64-bit fingerprint of a string. */
+static uint64_t Fingerprint(const char *s)
+{
+  uint64_t h = 1469598103934665603ULL;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/*@ HsOptionsCheckConsistent - every rank of comm holds the same options database (bvp/ internal;
+    the driver calls it before anything reads an option).
+
+  Collective. An error on every rank, naming the first rank whose options differ from rank 0's,
+  if they do not (e.g. mpirun -n 1 hamshoot -problem a.ocp : -n 1 hamshoot -problem b.ocp).
+@*/
+PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm)
+{
+  char              *all;
+  unsigned long long mine, *each;
+  PetscMPIInt        size, bad = -1;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  mine = (unsigned long long)Fingerprint(all);
+  PetscCall(PetscFree(all));
+  PetscCall(PetscMalloc1(size, &each));
+  PetscCallMPI(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, each, 1, MPI_UNSIGNED_LONG_LONG, comm));
+  for (PetscMPIInt r = size - 1; r > 0; r--)
+    if (each[r] != each[0])
+      bad = r;
+  PetscCall(PetscFree(each));
+  PetscCheck(bad < 0, comm, PETSC_ERR_ARG_INCOMP,
+             "MPI rank %d was started with other options than rank 0 (an MPMD launch 'A : B' or a per-node "
+             "options file?): every rank must get the same options",
+             (int)bad);
+  PetscFunctionReturn(0);
+}
+
+/* Whether key (without '-' and prefix) is in hamshoot's namespace, and whether it is a switch. */
+static PetscBool Ours(const char *key, PetscBool *is_switch)
+{
+  static const char *const switches[] = {"quiet", "hs_monitor", "hs_compare", "hs_extrapolate", "hs_continue_monitor", "hs_shoot_mf",
+                                         "help", NULL};
+  *is_switch = PETSC_FALSE;
+  for (int i = 0; switches[i]; i++)
+    if (!strcmp(key, switches[i]) || (!strncmp(key, "hs_direct_", 10) && !strcmp(key + 10, switches[i])))
+      *is_switch = PETSC_TRUE;
+  return (PetscBool)(!strncmp(key, "hs_", 3) || !strncmp(key, "p_", 2) || !strcmp(key, "N") || !strcmp(key, "o") ||
+                     !strcmp(key, "problem") || !strcmp(key, "quiet"));
+}
+
+/* A value token of PetscOptionsGetAll's "-a 1 -b -c x": not a key ("-" then a letter or '_'). */
+static PetscBool IsValue(const char *tok)
+{
+  return (PetscBool)(tok && !(tok[0] == '-' && (isalpha((unsigned char)tok[1]) || tok[1] == '_')));
+}
+
+/* Whether key begins with one of the comma-separated prefixes in defer. */
+static PetscBool Deferred(const char *key, const char *defer)
+{
+  for (const char *d = defer; d && *d;) {
+    size_t n = strcspn(d, ",");
+    if (n && !strncmp(key, d, n))
+      return PETSC_TRUE;
+    d += n + (d[n] == ',');
+  }
+  return PETSC_FALSE;
+}
+
+/* One pass over the database: the first of hamshoot's own keys that is unused (use: also that
+ * test; not for keys under a deferred prefix) or lacks a value (not a switch), in bad; *why 1 or 2. */
+static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscBool use, char *bad, size_t len, int *why)
+{
+  char  *all, *save = NULL, *tok, *next;
+  size_t plen = prefix ? strlen(prefix) : 0;
+
+  PetscFunctionBeginUser;
+  *why = 0;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok && !*why; tok = next) {
+    const char *key = tok + 1;
+    PetscBool   used = PETSC_TRUE, sw;
+    next             = strtok_r(NULL, " ", &save);
+    if (IsValue(tok) || (plen && strncmp(key, prefix, plen)))
+      continue;
+    key += plen;
+    if (!Ours(key, &sw))
+      continue;
+    if (use)
+      PetscCall(PetscOptionsUsed(NULL, tok + 1, &used)); /* the database keeps names without the dash */
+    if (!used && !Deferred(key, defer))
+      *why = 1;
+    else if (!sw && !IsValue(next))
+      *why = 2;
+    if (*why)
+      PetscCall(PetscStrncpy(bad, tok, len));
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckValues - every option of hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem,
+    after prefix) that is not a switch has a value: "-N" with nothing after it is an error naming
+    the key, not "the default". Collective; call it before the options are read.
+@*/
+PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
+{
+  char bad[256] = "";
+  int  why;
+
+  PetscFunctionBeginUser;
+  PetscCall(FindBadKey(prefix, NULL, PETSC_FALSE, bad, sizeof bad, &why));
+  PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", bad);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckUsed - every option of hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem,
+    -quiet, after prefix) has been read (a typo such as -hs_bvp_typ is an error), and has a value
+    unless it is a switch (bvp/ internal).
+
+  Collective. Input: prefix - the objects' options prefix (may be NULL); defer - comma-separated
+  prefixes of keys (after prefix) not checked for use (read by a sub-solver created during the
+  solve, such as hs_direct_ and hs_init_; may be NULL). An unused key ("unknown, or not used by
+  this run") or a key without a value is an error naming it.
+@*/
+PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[])
+{
+  char bad[256] = "";
+  int  why;
+
+  PetscFunctionBeginUser;
+  PetscCall(FindBadKey(prefix, defer, PETSC_TRUE, bad, sizeof bad, &why));
+  PetscCheck(why != 1, comm, PETSC_ERR_ARG_WRONG,
+             "unknown option %s, or one this run does not use (e.g. a -hs_shoot_* key without -hs_bvp_type "
+             "shooting); -help lists the options",
+             bad);
+  PetscCheck(why != 2, comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", bad);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsInt - an integer option in [lo, hi] (bvp/ internal; between PetscOptionsBegin/End, as
+    PetscOptionsInt): the whole value must be a decimal integer in range; "1.5", "12abc", a value
+    beyond hi (no wrap-around modulo 2^32) and a missing value are errors naming the key. @*/
+PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                            const char man[], PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
+{
+  char      buf[256], dflt[32], *end;
+  long long v;
+  PetscBool flg;
+  MPI_Comm  comm = PetscOptionsObject->comm;
+
+  PetscFunctionBeginUser;
+  if (set)
+    *set = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(dflt, sizeof dflt, "%" PetscInt_FMT, cur));
+  PetscCall(PetscOptionsString(key, help, man, dflt, buf, sizeof buf, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
+  errno = 0;
+  v     = strtoll(buf, &end, 10);
+  PetscCheck(end != buf && !*end, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a whole number", key, buf);
+  PetscCheck(errno != ERANGE && v >= lo && v <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %s is out of range: it must lie in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, buf, lo, hi);
+  *val = (PetscInt)v;
+  if (set)
+    *set = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsReal - a real option (bvp/ internal; as PetscOptionsReal): the whole value must be a
+    finite number; "abc", "1e400", "nan" and a missing value are errors naming the key. @*/
+PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                             const char man[], PetscReal cur, PetscReal *val, PetscBool *set)
+{
+  char      buf[256], dflt[32], *end;
+  double    v;
+  PetscBool flg;
+  MPI_Comm  comm = PetscOptionsObject->comm;
+
+  PetscFunctionBeginUser;
+  if (set)
+    *set = PETSC_FALSE;
+  PetscCall(PetscSNPrintf(dflt, sizeof dflt, "%g", (double)cur));
+  PetscCall(PetscOptionsString(key, help, man, dflt, buf, sizeof buf, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
+  v = strtod(buf, &end);
+  PetscCheck(end != buf && !*end, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a number", key, buf);
+  PetscCheck(isfinite(v), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s is not a finite number", key, buf);
+  *val = (PetscReal)v;
+  if (set)
+    *set = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsChoice - a string option with a fixed set of values (bvp/ internal); between
+    PetscOptionsBegin/End.
+
+  Input: key, help, man - as PetscOptionsString; choices[0..n-1] - the admissible values;
+         idx - the current choice (shown by -help).
+  Output: idx - the chosen index if the key is given; set - whether it was (may be NULL).
+  An unknown value is an error that names the key and lists the choices.
+@*/
+PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
+                               const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set)
+{
+  char      val[256], list[256] = "";
+  PetscBool flg, eq;
+
+  PetscFunctionBeginUser;
+  if (set)
+    *set = PETSC_FALSE;
+  PetscCall(PetscOptionsString(key, help, man, choices[*idx], val, sizeof val, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCall(PetscStrcmp(val, choices[i], &eq));
+    if (eq) {
+      *idx = i;
+      if (set)
+        *set = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscStrlcat(list, i ? " or " : "", sizeof list));
+    PetscCall(PetscStrlcat(list, choices[i], sizeof list));
+  }
+  SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)", key, val, list);
+}
+
+/* The number of values an entry of a list option stands for: 1, or for an integer range "a-b[:inc]"
+ * (PetscOptionsGetIntArray) the count PETSc reserves for it. */
+static PetscInt EntryCount(const char *e, size_t len)
+{
+  char buf[64], *end;
+  long a, b, inc = 1;
+
+  if (len == 0 || len >= sizeof buf)
+    return 1;
+  memcpy(buf, e, len), buf[len] = 0;
+  for (size_t i = buf[0] == '-' ? 2 : 1; i < len; i++)
+    if (buf[i] == '-') {
+      a = strtol(buf, &end, 10);
+      if (end != buf + i)
+        return 1;
+      b = strtol(buf + i + 1, &end, 10);
+      if (*end == ':')
+        inc = strtol(end + 1, NULL, 10);
+      return b > a && inc > 0 ? (PetscInt)((b - a) / inc + (b - a) % inc) : 1;
+    }
+  return 1;
+}
+
+/*@ HsOptionsListLength - the number of values of a list option (bvp/ internal), 0 if it is not
+    given, counting an integer range "a-b" as PETSc expands it; so that PetscOptions*Array can be given
+    an array that takes all of them (PETSc drops values beyond the array silently). @*/
+PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n)
+{
+  const char *val = NULL;
+  PetscBool   flg;
+
+  PetscFunctionBeginUser;
+  *n = 0;
+  PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  if (!val)
+    val = "";
+  for (const char *e = val;;) {
+    size_t len = strcspn(e, ",");
+    *n += EntryCount(e, len);
+    if (!e[len])
+      break;
+    e += len + 1;
+  }
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""hamshoot system tests (tests/hstest.py), security and data safety (ctest 'security';
+docs/reliability.md, "Security and data safety").
+
+Each case is an attack or an accident a shared cluster or a careless script produces, and each
+assertion failed on the code before these defences:
+
+  injection    a problem name with gnuplot's command syntax (';  system "touch pwned"') and a
+               harmless o'brien reach the generated gnuplot scripts of -hs_study and -hs_compare
+               as data only: no file is created by the name, the plots are made, the JSON is valid
+  symlinks     links planted at the temporary names of the output files (any name a run may use:
+               the old fixed '.trajectory.csv.tmp', and what a run in progress shows) and at the
+               checkpoint's temporary and old directories: nothing outside the output is written
+               or deleted
+  user dirs    an existing directory of the user's at the checkpoint's place is refused before the
+               solve, and its files stay
+  lock         a second run on an output directory that another run holds is refused at once
+  readers      -hs_init and -problem naming /dev/zero or a FIFO with no writer end at once with a
+               message (before: 7 GB of memory, or a hang that SIGTERM did not end)
+  checkpoint   a periodic checkpoint that cannot be written warns and the solve converges anyway
+  -hs_init     the reader refuses an unnamed or repeated column, a t that does not start at 0, increase
+               or end at T, and a summary.json beside it of another N; a CRLF blank line is read as an LF
+               one; summary.json says the guess came from -hs_init (before: shifted or silently
+               replaced columns, any t accepted, "initial_guess": "default")
+  interrupted  SIGTERM during -hs_study ends with status 3 and the finished grids written, marked
+               incomplete (before: exit 1, nothing written)
+  converged    tolerances looser than the solve can vouch for (-snes_atol 1e10, -snes_rtol 0.9,
+               -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
+               converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
+               -hs_snes_noise and -hs_snes_roundoff out of their ranges are errors
+
+All on 2 ranks, each in a directory of its own (stdlib only)."""
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from hs_reliability import run_killed
+from hs_util import ENV, HAMSHOOT, MPIEXEC, check
+
+PENDULUM = """problem: %s
+param m: 1
+param l: 1
+param g: 9.81
+coordinates: q
+controls: 1
+mass: m*l^2
+potential: -m*g*l*sin(q)
+B: 1
+R: 1
+T: 3
+N: 20
+x0: 0, 0
+xT: pi/2, 0
+"""
+
+
+def run_in(args, ranks=2, cwd=None, timeout=120):
+    """hamshoot under mpiexec in cwd, with no -o unless args has one; (exit status, stdout + stderr). A run past the
+    timeout is a failure (-9): a hang."""
+    cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT, "-quiet"] + args
+    try:
+        p = subprocess.run(cmd, env=ENV, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        return -9, "timed out after %d s: %s" % (timeout, e)
+
+
+def problem_file(d, name):
+    path = os.path.join(d, "p.ocp")
+    with open(path, "w") as f:
+        f.write(PENDULUM % name)
+    return path
+
+
+def case_injection(tmp):
+    """gnuplot runs without a shell on scripts where the problem name is only data."""
+    for name in ("a'; system \"touch pwned\"; b='", "o'brien"):
+        d = tempfile.mkdtemp(dir=tmp)
+        prob = problem_file(d, name)
+        for what, args in (("study", ["-hs_study", "3", "-o", "st"]), ("compare", ["-hs_compare", "-o", "cmp"])):
+            rc, out = run_in(["-problem", prob] + args, cwd=d)
+            out_dir = os.path.join(d, args[-1])
+            pwned = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f == "pwned"]
+            check(rc == 0 and not pwned, "%s %r: exit %d, files made by the name: %s\n%s" % (what, name, rc, pwned, out[-800:]))
+            png = "study.png" if what == "study" else "hamiltonian.png"
+            check(os.path.getsize(os.path.join(out_dir, png)) > 0 if os.path.exists(os.path.join(out_dir, png)) else False,
+                  "%s %r: no %s (the name must not break the script)" % (what, name, png))
+            j = os.path.join(out_dir, "study.json" if what == "study" else "compare.json")
+            try:
+                with open(j) as f:
+                    doc = json.load(f)
+                check(what != "study" or doc.get("problem") == name, "%s: problem %r in %s" % (what, doc.get("problem"), j))
+            except (OSError, ValueError) as e:
+                check(False, "%s %r: %s is not valid JSON: %s" % (what, name, j, e))
+
+
+def case_symlinks(tmp):
+    """links planted where a run writes temporary files are replaced or ignored, never followed."""
+    d = tempfile.mkdtemp(dir=tmp)
+    out = os.path.join(d, "out")
+    os.makedirs(out)
+    victim = os.path.join(d, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    for name in ("trajectory.csv", "intervals.csv", "summary.json"):
+        os.symlink(victim, os.path.join(out, ".%s.tmp" % name))  # the names of the code before: fixed
+    os.symlink(victim, os.path.join(out, "trajectory.csv"))  # the final name too: rename replaces the link
+    # the checkpoint's directories: a victim directory with files of a checkpoint's names
+    vdir = os.path.join(d, "victimdir")
+    os.makedirs(vdir)
+    for f in ("iterate.bin", "checkpoint.json", "keep.txt"):
+        with open(os.path.join(vdir, f), "w") as fh:
+            fh.write("mine\n")
+    os.symlink(vdir, os.path.join(out, "checkpoint.tmp"))  # the code before: emptied, then written through
+    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-o", out, "-hs_checkpoint_every", "1"], cwd=d)
+    with open(victim) as f:
+        check(f.read() == "precious\n", "a link at an output file's name overwrote its target")
+    check(rc == 0 and os.path.isfile(os.path.join(out, "trajectory.csv")) and not os.path.islink(os.path.join(out, "trajectory.csv")),
+          "exit %d; trajectory.csv a link: %s\n%s" % (rc, os.path.islink(os.path.join(out, "trajectory.csv")), text[-600:]))
+    check(os.path.isfile(os.path.join(out, "checkpoint", "checkpoint.json")), "no checkpoint written")
+    check(sorted(os.listdir(vdir)) == ["checkpoint.json", "iterate.bin", "keep.txt"] and
+          all(open(os.path.join(vdir, f)).read() == "mine\n" for f in os.listdir(vdir)),
+          "the checkpoint's moves touched a directory a link pointed to: %s" % os.listdir(vdir))
+    # a link at DIR.old (which a checkpoint removes and replaces): refused before the solve, nothing deleted
+    old = os.path.join(out, "checkpoint.old")
+    if os.path.lexists(old):  # left by a run that did not defend itself
+        shutil.rmtree(old) if os.path.isdir(old) and not os.path.islink(old) else os.remove(old)
+    os.symlink(vdir, old)
+    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-o", out, "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 1 and "checkpoint.old" in text and "not a checkpoint" in text,
+          "a link at the checkpoint's DIR.old: exit %d\n%s" % (rc, text[-600:]))
+    check(sorted(os.listdir(vdir)) == ["checkpoint.json", "iterate.bin", "keep.txt"], "victim directory: %s" % os.listdir(vdir))
+
+
+def case_user_checkpoint_dir(tmp):
+    """OUT/checkpoint that is the user's own directory is refused before the solve and left as it was."""
+    d = tempfile.mkdtemp(dir=tmp)
+    mine = os.path.join(d, "out", "checkpoint")
+    os.makedirs(mine)
+    with open(os.path.join(mine, "iterate.bin"), "w") as f:
+        f.write("my data\n")
+    rc, text = run_in(["-problem", "pendulum", "-o", os.path.join(d, "out")], cwd=d)
+    check(rc == 1 and "not a checkpoint of hamshoot's" in text and "out/checkpoint" in text,
+          "a user's OUT/checkpoint: exit %d\n%s" % (rc, text[-600:]))
+    check(os.listdir(mine) == ["iterate.bin"] and open(os.path.join(mine, "iterate.bin")).read() == "my data\n",
+          "the user's checkpoint directory was changed: %s" % os.listdir(mine))
+
+
+def case_lock(tmp):
+    """a second run on an output directory in use is refused at once, and the holder's files stay."""
+    d = tempfile.mkdtemp(dir=tmp)
+    out = os.path.join(d, "out")
+    rc, _ = run_in(["-problem", "pendulum", "-o", out], cwd=d)
+    before = open(os.path.join(out, "summary.json")).read()
+    fd = os.open(out, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # what a running hamshoot holds
+    try:
+        rc2, text = run_in(["-problem", "pendulum", "-N", "40", "-o", out], cwd=d, timeout=60)
+    finally:
+        os.close(fd)
+    check(rc == 0 and rc2 == 1 and "in use by another hamshoot run" in text,
+          "second run on a locked -o: exit %d\n%s" % (rc2, text[-600:]))
+    check(open(os.path.join(out, "summary.json")).read() == before, "the refused run changed summary.json")
+    rc3, _ = run_in(["-problem", "pendulum", "-N", "40", "-o", out], cwd=d)
+    check(rc3 == 0 and json.load(open(os.path.join(out, "summary.json")))["N"] == 40, "after the lock is gone: exit %d" % rc3)
+
+
+def case_readers(tmp):
+    """inputs that are not regular files are refused before anything is read."""
+    d = tempfile.mkdtemp(dir=tmp)
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    for args, what in ((["-problem", "pendulum", "-hs_init", "/dev/zero"], "-hs_init /dev/zero"),
+                       (["-problem", "pendulum", "-hs_init", fifo], "-hs_init FIFO"),
+                       (["-problem", fifo], "-problem FIFO"),
+                       (["-problem", "/dev/zero"], "-problem /dev/zero"),
+                       (["-problem", "pendulum", "-hs_restart", d], "-hs_restart without a checkpoint")):
+        rc, text = run_in(args, cwd=d, timeout=60)
+        check(rc == 1 and ("not a regular file" in text or "cannot open" in text),
+              "%s: exit %d (a hang is -9)\n%s" % (what, rc, text[-400:]))
+
+
+def case_checkpoint_failure(tmp):
+    """a periodic checkpoint that cannot be written (here: in /proc) warns; the solve still converges."""
+    d = tempfile.mkdtemp(dir=tmp)
+    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", "/proc/hamshoot-ckpt",
+                    "-hs_checkpoint_every", "1", "-o", os.path.join(d, "out")], cwd=d)
+    s = json.load(open(os.path.join(d, "out", "summary.json"))) if os.path.exists(os.path.join(d, "out", "summary.json")) else {}
+    check(rc == 0 and s.get("converged") and "warning: the checkpoint after Newton iteration" in text,
+          "failing checkpoints: exit %d\n%s" % (rc, text[-600:]))
+
+
+def case_converged(tmp):
+    """ "converged" only where the final |F| is at the level the solve can vouch for."""
+    d = tempfile.mkdtemp(dir=tmp)
+    for i, args in enumerate((["-snes_atol", "1e10"], ["-snes_rtol", "0.9"], ["-snes_stol", "0.5"], ["-snes_type", "ksponly"])):
+        out = os.path.join(d, "o%d" % i)
+        rc, text = run_in(["-problem", "pendulum", "-o", out] + args, cwd=d)
+        s = json.load(open(os.path.join(out, "summary.json"))) if os.path.exists(os.path.join(out, "summary.json")) else {}
+        check(rc == 2 and s.get("converged") is False and s.get("converged_to_tolerance") is True and
+              s.get("tolerance_factor", 0) > 1e6 and "converged to the requested tolerance only" in text,
+              "%s: exit %d, summary %s\n%s" % (args, rc, {k: s.get(k) for k in ("converged", "converged_to_tolerance")},
+                                               text[-500:]))
+    rc, text = run_in(["-problem", "pendulum", "-o", os.path.join(d, "ok")], cwd=d)
+    s = json.load(open(os.path.join(d, "ok", "summary.json")))
+    check(rc == 0 and s["converged"] and "converged_to_tolerance" not in s and s["residual_norm"] < 1e-12,
+          "the default tolerances: exit %d, |F| %g" % (rc, s["residual_norm"]))
+    for key in ("-hs_snes_noise", "-hs_snes_roundoff"):
+        rc, text = run_in(["-problem", "pendulum", key, "1e300"], cwd=d)
+        check(rc == 1 and "must be in [0," in text, "%s 1e300: exit %d\n%s" % (key, rc, text[-300:]))
+
+
+def case_init_reader(tmp):
+    """-hs_init files that would be misread: each refused with a message naming what is wrong."""
+    d = tempfile.mkdtemp(dir=tmp)
+    base = os.path.join(d, "base")
+    rc, _ = run_in(["-problem", "pendulum", "-o", base], cwd=d)
+    lines = open(os.path.join(base, "trajectory.csv")).read().splitlines()
+    rows = [r.split(",") for r in lines[1:]]
+
+    def variant(name, header, body, summary=True):
+        v = os.path.join(d, name)
+        os.makedirs(v)
+        with open(os.path.join(v, "trajectory.csv"), "w", newline="") as f:
+            f.write(header + "\n" + body)
+        shutil.copy(os.path.join(base, "intervals.csv"), v)
+        if summary:
+            shutil.copy(os.path.join(base, "summary.json"), v)
+        return v
+
+    join = lambda rs: "".join(",".join(r) + "\n" for r in rs)
+    cases = [
+        ("unnamed", variant("unnamed", "t,,q1,p1,E_minus_W", join([[r[0], "0"] + r[1:] for r in rows])), "has no name"),
+        ("repeated", variant("repeated", "t,q1,q1,E_minus_W", join(rows)), "both hold q1"),
+        ("no t", variant("not", "time,q1,p1,E_minus_W", join(rows)), "no column t"),
+        ("t order", variant("order", lines[0], join(rows[:3] + [rows[4], rows[3]] + rows[5:])), "does not increase"),
+        ("another T", variant("twoT", lines[0], join([[repr(2 * float(r[0]))] + r[1:] for r in rows])), "t ends at"),
+        ("another N", variant("twoN", lines[0], join(rows[::2])), "files of two runs mixed"),
+    ]
+    for what, path, msg in cases:
+        rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_init", path], cwd=d)
+        check(rc == 1 and msg in text, "-hs_init %s: exit %d, expected '%s'\n%s" % (what, rc, msg, text[-400:]))
+    crlf = variant("crlf", lines[0], join(rows) + "\r\n")
+    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_init", crlf, "-o", os.path.join(d, "out")], cwd=d)
+    s = json.load(open(os.path.join(d, "out", "summary.json"))) if rc == 0 else {}
+    check(rc == 0 and s.get("initial_guess") == "-hs_init " + crlf,
+          "a CRLF blank line at the end, initial_guess: exit %d, %r\n%s" % (rc, s.get("initial_guess"), text[-400:]))
+
+
+def case_study_interrupted(tmp):
+    """SIGTERM to every rank while -hs_study solves its second finer grid."""
+    d = tempfile.mkdtemp(dir=tmp)
+    out = os.path.join(d, "st")
+    text, rc = run_killed(["-problem", "kepler", "-N", "20000", "-hs_study", "5"], 2, "-hs_study: N = 40000", outdir=out)
+    try:
+        st = json.load(open(os.path.join(out, "study.json")))
+    except (OSError, ValueError):
+        st = {}
+    check(rc == 3 and "interrupted" in text and st.get("complete") is False and
+          [lv["N"] for lv in st.get("levels", [])] == [20000, 40000] and
+          st.get("failed", {}).get("why") == "interrupted by a signal" and os.path.exists(os.path.join(out, "study.csv")),
+          "SIGTERM during -hs_study: exit %d, study %s\n%s" % (rc, {k: st.get(k) for k in ("complete", "failed")}, text[-600:]))
+
+
+def t_security():
+    """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
+                  case_init_reader, case_converged, case_study_interrupted):
+            print("--", t.__name__)
+            t(tmp)

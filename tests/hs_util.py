@@ -1,0 +1,82 @@
+"""What the hamshoot system tests (tests/hstest.py and its tests/hs_*.py modules) share: running the
+executable (under mpiexec for more than one rank) and reading its summary.json, trajectory.csv and
+intervals.csv; check(), which counts what passed and prints what failed; the observed order of
+two errors, a relative difference, the ratios -snes_test_jacobian prints.
+"""
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# hstest.py HAMSHOOT MPIEXEC TEST [args]; hstest.py --list and --check NAME... run nothing.
+HAMSHOOT, MPIEXEC = (sys.argv[1], sys.argv[2]) if len(sys.argv) > 2 and sys.argv[1][:2] != "--" else (None, None)
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+           OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1")
+FAILS = []
+PASSES = [0]
+
+
+def check(cond, what):
+    if cond:
+        PASSES[0] += 1
+    else:
+        FAILS.append(what)
+        print("FAIL:", what)
+
+
+def read_rows(outdir):
+    """trajectory.csv (node rows) with the columns of intervals.csv (interval k on row k, empty on
+    the last row), as one list of dicts."""
+    with open(os.path.join(outdir, "trajectory.csv")) as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(outdir, "intervals.csv")) as f:
+        ints = list(csv.DictReader(f))
+    keys = list(ints[0].keys()) if ints else []
+    for k, r in enumerate(rows):
+        for key in keys:
+            r[key] = ints[k][key] if k < len(ints) else ""
+    return rows
+
+
+def run(args, ranks=1, expect_rc=0, outdir=None, env=None):
+    """Runs hamshoot (with env added to the environment); returns (summary dict or None, stdout+stderr, rc)."""
+    cmd = [HAMSHOOT] + args + ["-quiet"]
+    if ranks > 1:
+        cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks)] + cmd
+    tmp = None
+    if outdir is None:
+        tmp = tempfile.TemporaryDirectory()
+        outdir = os.path.join(tmp.name, "out")
+    cmd += ["-o", outdir]
+    p = subprocess.run(cmd, env=dict(ENV, **(env or {})), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=600)
+    summary = None
+    sfile = os.path.join(outdir, "summary.json")
+    if os.path.exists(sfile):
+        with open(sfile) as f:
+            summary = json.load(f)
+        summary["_rows"] = read_rows(outdir)
+    if expect_rc is not None and p.returncode != expect_rc:
+        print(" ".join(cmd))
+        print(p.stdout)
+    check(expect_rc is None or p.returncode == expect_rc, "%s: exit %d, expected %s" % (" ".join(args), p.returncode, expect_rc))
+    if tmp:
+        tmp.cleanup()
+    return summary, p.stdout, p.returncode
+
+
+def jacobian_ratios(out):
+    """The ||J - Jfd||_F/||J||_F values -snes_test_jacobian printed."""
+    return [float(x) for x in re.findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+
+
+def order(e1, e2):
+    return math.log2(e1 / e2) if e1 > 0 and e2 > 0 else float("nan")
+
+
+def rel(a, b):
+    return abs(a - b) / max(1.0, abs(b))
