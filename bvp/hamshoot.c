@@ -131,6 +131,11 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   if (x->compare) {
     PetscCall(HsSolverCompare(solver, out[0] ? out : "compare", &res.converged));
     *code = res.converged ? 0 : 2;
+    PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
+    if (interrupted) {
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
+      *code = 3;
+    }
     PetscFunctionReturn(0);
   }
   PetscCall(HsContinuationSolve(cont));
@@ -238,8 +243,20 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL,
                                  x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_"
                                                                                                        : "hs_init_"));
-    if (out[0] || x.compare || x.study) /* the directory this run writes to: taken now, checked and locked */
+    if (out[0] || x.compare || x.study) { /* the directory this run writes to: taken now, checked and locked */
+      const char *ck;
+      char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
+      int         same = 0;
+      PetscMPIInt rank;
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study"));
+      PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (!rank) /* rank 0 writes both: its view of the file system decides */
+        same = out[0] && ck[0] && realpath(out, a) && realpath(ck, b) && !strcmp(a, b);
+      PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+      PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s: give "
+                 "the checkpoints a directory of their own (the default is %s/checkpoint)", ck, out, out);
+    }
     if (x.extrapolate || x.study) { /* refused now rather than after the solve */
       PetscInt     N;
       HsSolverType type;

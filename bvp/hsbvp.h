@@ -82,6 +82,8 @@ typedef struct {
                                   minimum exists, by more than the scheme offset at this extremal (near not
                                   converged: J_default < J - HS_EXTREMAL_OFFSET_RTOL max(1, |J|)) */
   PetscBool moved_away;        /* distance > HS_EXTREMAL_FAR: IPOPT from this solution descended elsewhere */
+  PetscBool descended;         /* IPOPT from this solution reached no minimum but a cost J_near below J^d by more
+                                  than HS_EXTREMAL_OFFSET_RTOL max(1, |J^d|): no minimum here (unbounded below?) */
 } HsExtremal;
 #define HS_EXTREMAL_RTOL 1e-6
 #define HS_EXTREMAL_FAR 0.1
@@ -304,6 +306,7 @@ PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, con
 /* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/interface/checkpoint.c, docs/reliability.md) */
 PetscErrorCode HsInstallInterruptHandlers(void);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);
+PetscErrorCode HsSolverGetCheckpoint(HsSolver s, const char **dir, PetscInt *every_its, PetscReal *every_s);
 PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[]);
 PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const char **why);
 PetscErrorCode HsContinuationSetUp(HsContinuation c);

@@ -19,11 +19,17 @@ assertion failed on the code before these defences:
                message (before: 7 GB of memory, or a hang that SIGTERM did not end)
   checkpoint   a periodic checkpoint that cannot be written warns and the solve converges anyway
   -hs_init     the reader refuses an unnamed or repeated column, a t that does not start at 0, increase
-               or end at T, and a summary.json beside it of another N; a CRLF blank line is read as an LF
-               one; summary.json says the guess came from -hs_init (before: shifted or silently
+               or end at T, a summary.json beside it of another N, an empty or extra value, a line
+               far longer than an output's; a CRLF blank line is read as an LF one, a byte-order mark
+               skipped; summary.json says the guess came from -hs_init (before: shifted or silently
                replaced columns, any t accepted, "initial_guess": "default")
+  unbounded    a cost unbounded below (potential -q^4, running cost -q^2, free end): the extremal x = 0
+               converges, and the wrong-extremal guard now says IPOPT descended from it without
+               reaching a minimum (before: "none found", no warning)
   interrupted  SIGTERM during -hs_study ends with status 3 and the finished grids written, marked
                incomplete (before: exit 1, nothing written)
+  corrupt      a truncated iterate.bin for -hs_restart: an error naming the file (and, sanitized, no
+               leak: the viewer is closed on that path)
   converged    tolerances looser than the solve can vouch for (-snes_atol 1e10, -snes_rtol 0.9,
                -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
                converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
@@ -77,10 +83,13 @@ def problem_file(d, name):
 
 def case_injection(tmp):
     """gnuplot runs without a shell on scripts where the problem name is only data."""
-    for name in ("a'; system \"touch pwned\"; b='", "o'brien"):
+    for name in ("a'; system \"touch pwned\"; b='", "o'brien", "'brien"):
         d = tempfile.mkdtemp(dir=tmp)
         prob = problem_file(d, name)
-        for what, args in (("study", ["-hs_study", "3", "-o", "st"]), ("compare", ["-hs_compare", "-o", "cmp"])):
+        drivers = [("study", ["-hs_study", "3", "-o", "st"])]
+        if not os.environ.get("HS_SANITIZED"):  # -hs_compare needs IPOPT, which the sanitized build cannot load
+            drivers.append(("compare", ["-hs_compare", "-o", "cmp"]))
+        for what, args in drivers:
             rc, out = run_in(["-problem", prob] + args, cwd=d)
             out_dir = os.path.join(d, args[-1])
             pwned = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f == "pwned"]
@@ -239,11 +248,15 @@ def case_init_reader(tmp):
         ("t order", variant("order", lines[0], join(rows[:3] + [rows[4], rows[3]] + rows[5:])), "does not increase"),
         ("another T", variant("twoT", lines[0], join([[repr(2 * float(r[0]))] + r[1:] for r in rows])), "t ends at"),
         ("another N", variant("twoN", lines[0], join(rows[::2])), "files of two runs mixed"),
+        ("empty value", variant("empty", lines[0], join(rows[:5] + [[rows[5][0], ""] + rows[5][2:]] + rows[6:])), "is empty"),
+        ("extra values", variant("extra", lines[0], join(rows[:5] + [rows[5] + ["777", "888"]] + rows[6:])),
+         "expected 4 comma-separated values, found 6"),
+        ("a huge line", variant("huge", lines[0], join(rows[:5]) + "1" * 100000 + "\n" + join(rows[5:])), "longer than"),
     ]
     for what, path, msg in cases:
         rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_init", path], cwd=d)
         check(rc == 1 and msg in text, "-hs_init %s: exit %d, expected '%s'\n%s" % (what, rc, msg, text[-400:]))
-    crlf = variant("crlf", lines[0], join(rows) + "\r\n")
+    crlf = variant("crlf", "\ufeff" + lines[0], join(rows) + "\r\n")  # with a UTF-8 byte-order mark too
     rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_init", crlf, "-o", os.path.join(d, "out")], cwd=d)
     s = json.load(open(os.path.join(d, "out", "summary.json"))) if rc == 0 else {}
     check(rc == 0 and s.get("initial_guess") == "-hs_init " + crlf,
@@ -265,10 +278,84 @@ def case_study_interrupted(tmp):
           "SIGTERM during -hs_study: exit %d, study %s\n%s" % (rc, {k: st.get(k) for k in ("complete", "failed")}, text[-600:]))
 
 
+def case_unbounded(tmp):
+    """the extremal guard on a cost unbounded below (needs IPOPT: not in the sanitized build)."""
+    if os.environ.get("HS_SANITIZED"):
+        return
+    d = tempfile.mkdtemp(dir=tmp)
+    with open(os.path.join(d, "unb.ocp"), "w") as f:
+        f.write("problem: unbounded\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: -q^4\nrunning_cost: -q^2\n"
+                "B: 1\nR: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: *, *\n")
+    rc, text = run_in(["-problem", "unb.ocp", "-hs_check_extremal", "yes", "-o", "o"], ranks=1, cwd=d)
+    s = json.load(open(os.path.join(d, "o", "summary.json"))) if os.path.exists(os.path.join(d, "o", "summary.json")) else {}
+    e = s.get("extremal_check", {})
+    check(e.get("descended") is True and e.get("J_near", 0) < -1 and "is not a minimum of the direct problem" in text,
+          "unbounded cost: extremal_check %s\n%s" % (e, text[-500:]))
+
+
+def case_corrupt_checkpoint(tmp):
+    """-hs_restart of a checkpoint whose iterate.bin is cut short."""
+    d = tempfile.mkdtemp(dir=tmp)
+    rc, _ = run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
+    binf = os.path.join(d, "ck", "iterate.bin")
+    data = open(binf, "rb").read()
+    with open(binf, "wb") as f:
+        f.write(data[:100])
+    rc, text = run_in(["-problem", "pendulum", "-hs_restart", "ck"], cwd=d)
+    check(rc == 1 and "cannot read the iterate from ck/iterate.bin" in text,
+          "a truncated iterate.bin: exit %d\n%s" % (rc, text[-500:]))
+
+
+def case_second_round(tmp):
+    """the second round of hostile inputs (each failed before its fix): a planted iterate.bin.info (PETSc loaded it
+    as options: '-log_view ascii:FILE' truncated FILE), links at gnuplot's PNG names and a FIFO at its log (written
+    through; a hang holding the output's lock), links at -hs_compare's sides, -hs_checkpoint equal to -o (a
+    checkpoint directory left per iteration), a loose -hs_ipopt_tol called converged, a problem name with a comma
+    that no checkpoint could resume."""
+    d = tempfile.mkdtemp(dir=tmp)
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
+    with open(os.path.join(d, "ck", "iterate.bin.info"), "w") as f:
+        f.write("-log_view ascii:%s\n-snes_atol 1e10\n" % victim)
+    rc, text = run_in(["-problem", "pendulum", "-hs_restart", "ck", "-o", "r"], cwd=d)
+    check(rc == 0 and open(victim).read() == "precious\n",
+          "a planted iterate.bin.info: exit %d, victim %r\n%s" % (rc, open(victim).read(), text[-400:]))
+    out = os.path.join(d, "st")
+    os.makedirs(out)
+    os.symlink(victim, os.path.join(out, "study.png"))
+    os.mkfifo(os.path.join(out, "gnuplot.log"))
+    rc, text = run_in(["-problem", "pendulum", "-hs_study", "3", "-o", out], cwd=d, timeout=120)
+    check(rc == 0 and open(victim).read() == "precious\n" and os.path.getsize(os.path.join(out, "study.png")) > 0 and
+          not os.path.islink(os.path.join(out, "study.png")), "links and a FIFO at gnuplot's names: exit %d\n%s" % (rc, text[-400:]))
+    rc, text = run_in(["-problem", "pendulum", "-o", out], cwd=d, timeout=60)
+    check(rc == 0, "the output directory after the study (no process left holding its lock): exit %d\n%s" % (rc, text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-o", "co", "-hs_checkpoint", "co", "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 1 and "is the output directory" in text and not [f for f in os.listdir(d) if f.startswith("co.tmp")],
+          "-hs_checkpoint equal to -o: exit %d\n%s" % (rc, text[-300:]))
+    name = "pendulum, v2 \\ \"q\""
+    prob = problem_file(d, name)
+    run_in(["-problem", prob, "-hs_checkpoint", "ck2", "-hs_checkpoint_every", "1"], cwd=d)
+    rc, text = run_in(["-problem", prob, "-hs_restart", "ck2"], cwd=d)
+    check(rc == 0, "restart of a problem named %r: exit %d\n%s" % (name, rc, text[-300:]))
+    if os.environ.get("HS_SANITIZED"):  # IPOPT
+        return
+    os.makedirs(os.path.join(d, "cmp"))
+    os.makedirs(os.path.join(d, "v"))
+    os.symlink("../v", os.path.join(d, "cmp", "indirect"))
+    rc, text = run_in(["-problem", "pendulum", "-hs_compare", "-o", "cmp"], cwd=d)
+    check(rc == 1 and "is a symbolic link" in text and not os.listdir(os.path.join(d, "v")),
+          "a link at -hs_compare's side: exit %d, written into it: %s" % (rc, os.listdir(os.path.join(d, "v"))))
+    rc, text = run_in(["-problem", "pendulum", "-hs_bvp_type", "ipopt", "-hs_ipopt_tol", "0.99", "-o", "ip"], cwd=d)
+    check(rc == 2 and "converged to the requested tolerance only" in text, "-hs_ipopt_tol 0.99: exit %d\n%s" % (rc, text[-300:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
-                  case_init_reader, case_converged, case_study_interrupted):
+                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round,
+                  case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -218,10 +218,27 @@ PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (rank == 0) /* the two sides' directories: absent or real directories, never written through a link */
+    bad = HsCheckSubdir(dir, "indirect", err, sizeof err) || HsCheckSubdir(dir, "direct", err, sizeof err);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "-hs_compare: %s", err);
   PetscCall(HsSolverSetUp(s)); /* the schemes, N */
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &c.dir));
   PetscCall(HsSolverSolve(c.dir)); /* first: from the same initial guess as the indirect solve */
   PetscCall(HsSolverSolve(s));
+  {
+    PetscBool stop;
+    PetscCall(HsSolverInterruptRequested(s, &stop));
+    if (stop) { /* nothing compared; the caller exits as interrupted */
+      if (!s->interrupted)
+        PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg, "signal received during -hs_compare"));
+      s->interrupted = PETSC_TRUE;
+      PetscCall(HsSolverDestroy(&c.dir));
+      *converged = PETSC_FALSE;
+      PetscFunctionReturn(0);
+    }
+  }
   c.ind = s, c.size = size;
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/indirect", dir));
   PetscCall(HsSolverWriteOutput(s, path));

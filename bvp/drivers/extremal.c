@@ -22,7 +22,9 @@
  * 0.11 apart) is another extremal of lower cost, and a warning says so. If IPOPT from this solution
  * does not converge, the default minimum is compared with this solution's own J^d: lower by more than
  * HS_EXTREMAL_OFFSET_RTOL (10 %, far beyond an O(h^2) scheme offset on any usable grid) is another
- * extremal too (Duffing's single shooting by backtracking: J^d = 8438 against 43.3).
+ * extremal too (Duffing's single shooting by backtracking: J^d = 8438 against 43.3). And if IPOPT from this
+ * solution reaches no minimum but a cost below J^d by more than that, this extremal is no minimum either
+ * (descended: a cost unbounded below, e.g. potential -q^4 with a free end, gets there from J^d = 0 to -3e4).
  * The two IPOPT solves cost about what one direct solve of the problem costs; -hs_check_extremal auto
  * makes them when the NLP has at most HS_EXTREMAL_MAX_VARIABLES variables.
  */
@@ -181,6 +183,14 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     e->lower_elsewhere = (PetscBool)(e->default_converged &&
                                      e->J_default < s->res.J - HS_EXTREMAL_OFFSET_RTOL * PetscMax(1, PetscAbsReal(s->res.J)));
   e->moved_away      = (PetscBool)(e->near_converged && e->distance > HS_EXTREMAL_FAR);
+  e->descended       = (PetscBool)(!e->near_converged && !PetscIsInfOrNanReal(e->J_near) &&
+                             e->J_near < s->res.J - HS_EXTREMAL_OFFSET_RTOL * PetscMax(1, PetscAbsReal(s->res.J)));
+  if (e->descended)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: warning: this extremal is not a minimum of the direct problem: IPOPT started at it "
+                          "descended to J^d = %.10g without reaching a minimum (this solution's J^d = %.10g): the cost "
+                          "may be unbounded below, or no minimum lies near this extremal\n",
+                          (double)e->J_near, (double)s->res.J));
   if (e->lower_elsewhere && !e->near_converged)
     PetscCall(PetscPrintf(comm,
                           "hamshoot: warning: another extremal has a lower cost: the direct problem on this grid has a "

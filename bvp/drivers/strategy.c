@@ -315,10 +315,18 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     for (int i = 0; i < 4 && !s->res.converged && !s->interrupted; i++) {
       PetscBool tried;
       PetscReal ta = MPI_Wtime();
+      PetscBool stop;
       PetscCall(Attempt(s, i, name, sizeof name, &tried));
       s->t_start = tc; /* the continuation's solves restarted the clock */
       if (tried)
         PetscCall(Record(s, a, &na, name, ta));
+      PetscCall(HsSolverInterruptRequested(s, &stop)); /* a sub-solve stopped by a signal: the run ends interrupted */
+      if (stop && !s->interrupted && !s->res.converged) {
+        s->interrupted = PETSC_TRUE;
+        PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                                "signal received during the fallback '%s' of -hs_strategy auto (no checkpoint: the "
+                                "first attempt's start is the problem's default guess again)", name));
+      }
     }
     s->in_strategy = PETSC_FALSE;
     if (!s->res.converged && !s->interrupted) { /* back to the first attempt: its diagnosis is the root cause */

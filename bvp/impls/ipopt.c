@@ -519,7 +519,19 @@ static PetscErrorCode Solve(HsSolver s)
                                  ((int)info[1] == Solve_Succeeded ||
                                   ((int)info[1] == Solved_To_Acceptable_Level && !s->prob->u_min && !s->prob->u_max &&
                                    s->res.residual_norm <= level)));
-  if (s->prob->free_T && (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
+  s->res.vouch_level = PetscMax(HS_IPOPT_TOL_DEFAULT, level);
+  if (s->res.converged && ip->tol > HS_IPOPT_TOL_DEFAULT && s->res.residual_norm > s->res.vouch_level) {
+    /* "converged" means converged (bvp/interface/convergence.c): a -hs_ipopt_tol looser than the default met, the
+       residual above what the default asks for */
+    s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
+    PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "converged to the requested tolerance only: IPOPT met -hs_ipopt_tol %g at |F| = %.3e, "
+                                   "%.3g times the %.3e this solve can vouch for; leave -hs_ipopt_tol at its default %g",
+                                   (double)ip->tol, (double)s->res.residual_norm,
+                                   (double)(s->res.residual_norm / s->res.vouch_level), (double)s->res.vouch_level,
+                                   (double)HS_IPOPT_TOL_DEFAULT));
+  } else if (s->prob->free_T && (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                    "the final time T = %g is at its bound (T_min, T_max = %g, %g): the NLP's optimum has "
                                    "an active bound on T, so the condition (1/N) sum H^d = dphi/dT does not hold (|F|)",

@@ -79,6 +79,46 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverInterruptRequested - whether SIGTERM or SIGINT arrived on any rank (bvp/ internal: the drivers, whose
+    sub-solvers stop on it without marking the solver they work for, ask this between their solves and end as
+    interrupted). Collective. @*/
+PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req)
+{
+  int f = hs_signal != 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)s)));
+  *req = (PetscBool)(f != 0);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetCheckpoint - gets where checkpoints go and how often they are written.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameters:
++ dir       - the checkpoint directory ("" for a sub-solver, which writes none; may be NULL)
+. every_its - every so many Newton iterations (0: never; may be NULL)
+- every_s   - every so many seconds (0: never; may be NULL)
+
+.seealso: HsSolverSetCheckpoint()
+@*/
+PetscErrorCode HsSolverGetCheckpoint(HsSolver s, const char **dir, PetscInt *every_its, PetscReal *every_s)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  if (dir)
+    *dir = s->ckpt_dir;
+  if (every_its)
+    *every_its = s->ckpt_every_its;
+  if (every_s)
+    *every_s = s->ckpt_every_s;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverGetInterrupted - gets whether the last solve was stopped by SIGTERM/SIGINT.
 
   Not collective.
@@ -193,19 +233,41 @@ static int WriteJSON(FILE *f, void *ctx)
   return ferror(f);
 }
 
+/* The binary viewer of iterate.bin without its .info file: PETSc would write one and, reading, load it into the
+ * options database, so that a planted iterate.bin.info ('-log_view ascii:FILE') would truncate any file the user can
+ * write. A checkpoint is data: no .info is written or read. Errors as codes (the caller's error handler). */
+static PetscErrorCode OpenIterate(MPI_Comm comm, const char *bin, PetscFileMode mode, PetscViewer *v)
+{
+  PetscErrorCode ierr;
+
+  *v   = NULL;
+  ierr = PetscViewerCreate(comm, v);
+  if (!ierr)
+    ierr = PetscViewerSetType(*v, PETSCVIEWERBINARY);
+  if (!ierr)
+    ierr = PetscViewerBinarySkipInfo(*v);
+  if (!ierr)
+    ierr = PetscViewerBinarySetSkipOptions(*v, PETSC_TRUE);
+  if (!ierr)
+    ierr = PetscViewerFileSetMode(*v, mode);
+  if (!ierr)
+    ierr = PetscViewerFileSetName(*v, bin);
+  return ierr;
+}
+
 /* Rank 0: the new checkpoint (tmp, complete) into s->ckpt_dir, the previous one kept as DIR.old until then; only
- * checkpoints of hamshoot's are moved or removed (IsCheckpointDir). 0, or with err 1 (not moved) or 2 (left in tmp
- * because something else took DIR's place since the set-up's check). */
+ * checkpoints of hamshoot's are moved or removed (IsCheckpointDir). 0, or 1 with err (the caller removes tmp: a
+ * checkpoint that cannot be moved into place, because something else took DIR's place since the set-up's check, is
+ * dropped rather than left to pile up beside it). */
 static int MoveIntoPlace(HsSolver s, const char *tmp, char *err, size_t len)
 {
   char old[PETSC_MAX_PATH_LEN + 8];
 
   snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
   if (!IsCheckpointDir(s->ckpt_dir) || !IsCheckpointDir(old)) {
-    if (snprintf(err, len, "'%s' or its '.old' is no longer a checkpoint of hamshoot's: the checkpoint stays in '%s'",
-                 s->ckpt_dir, tmp) >= (int)len)
-      err[len - 1] = 0; /* cut */
-    return 2;
+    snprintf(err, len, "'%s' or its '.old' is not a checkpoint of hamshoot's (something else took its place): this "
+                       "checkpoint is dropped", s->ckpt_dir);
+    return 1;
   }
   RemoveCheckpointDir(old, PETSC_FALSE);
   if ((rename(s->ckpt_dir, old) && errno != ENOENT) || rename(tmp, s->ckpt_dir)) {
@@ -246,7 +308,7 @@ static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, Pe
   if (!bad) { /* PETSc's errors here (a full disk) come back as codes: the solve goes on without this checkpoint */
     PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", tmp));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = PetscViewerBinaryOpen(comm, bin, FILE_MODE_WRITE, &v);
+    ierr = OpenIterate(comm, bin, FILE_MODE_WRITE, &v);
     if (!ierr)
       ierr = VecView(X, v);
     if (v)
@@ -403,7 +465,19 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(ReadJSON(comm, dir, j, sizeof j));
   PetscCall(HsSolverGetType(s, &type));
   PetscCall(VecGetSize(s->X, &size));
-  PetscCall(Expect(comm, dir, j, "problem", s->prob->name));
+  { /* the name as checkpoint.json holds it: JSON-escaped (HsJsonString), compared whole */
+    char   *esc = NULL, key[16 + 2 * HS_NAME_LEN + 16];
+    size_t  len = 0;
+    FILE   *m   = open_memstream(&esc, &len);
+    PetscCheck(m, comm, PETSC_ERR_MEM, "-hs_restart: out of memory");
+    HsJsonString(m, s->prob->name);
+    fclose(m);
+    PetscCall(PetscSNPrintf(key, sizeof key, "\"problem\": %s,", esc));
+    free(esc);
+    PetscCheck(strstr(j, key), comm, PETSC_ERR_ARG_INCOMP,
+               "-hs_restart %s: the checkpoint belongs to another problem than '%s' (resume with the options of the "
+               "interrupted run)", dir, s->prob->name);
+  }
   PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, s->N));
   PetscCall(Expect(comm, dir, j, "N", want));
   PetscCall(Expect(comm, dir, j, "bvp_type", type));
@@ -426,9 +500,19 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
     PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
     PetscCheck(!bad, comm, PETSC_ERR_FILE_OPEN, "%s", err);
   }
-  PetscCall(PetscViewerBinaryOpen(comm, bin, FILE_MODE_READ, &v));
-  PetscCall(VecLoad(s->X, v));
-  PetscCall(PetscViewerDestroy(&v));
+  { /* a corrupt or short iterate.bin: an error naming it, the viewer closed (PETSc's errors come back as codes) */
+    PetscErrorCode ierr;
+    v = NULL;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = OpenIterate(comm, bin, FILE_MODE_READ, &v);
+    if (!ierr)
+      ierr = VecLoad(s->X, v);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCheck(!ierr, comm, PETSC_ERR_FILE_READ,
+               "-hs_restart %s: cannot read the iterate from %s (PETSc error %d: a corrupt or truncated file?)", dir, bin,
+               (int)ierr);
+  }
   if (s->ops->resetiterate)
     PetscCall((*s->ops->resetiterate)(s));
   s->restart_pending = PETSC_TRUE;
@@ -455,5 +539,9 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
   *stage = (p = Member(s->restart_cont, "stage")) ? (PetscInt)strtol(p, NULL, 10) : 0;
   *value = (p = Member(s->restart_cont, "value")) ? (PetscReal)strtod(p, NULL) : 0;
   *step  = (p = Member(s->restart_cont, "step")) ? (PetscReal)strtod(p, NULL) : 0;
+  PetscCheck(*stage >= 0 && !PetscIsInfOrNanReal(*value) && !PetscIsInfOrNanReal(*step) && *step != 0,
+             PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
+             "-hs_restart %s: the checkpoint's continuation state %s is not one a continuation writes (stage >= 0, a "
+             "finite value, a finite nonzero step)", s->restart_dir, s->restart_cont);
   PetscFunctionReturn(0);
 }

@@ -141,109 +141,16 @@ PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscRe
   PetscFunctionReturn(0);
 }
 
-/* Finds in a header line the 2n columns of kind 0 (states) or 1 (costates), named as the outputs name them
- * (HsColumnName: the problem file's coordinate names, or the generic q1, p1, lambda1 of every problem): col[i] is the
- * column of component i (-1 if absent), *tcol the column "t" (-1 if absent), *ncol the number of columns. A column
- * without a name (which would shift every column after it) or a name given twice (which would make one of two
- * columns win silently) is an error in msg. */
-static void HeaderColumns(const char *line, const HsProblem *P, int kind, PetscInt *col, PetscInt *tcol, PetscInt *ncol,
-                          const char *path, char *msg, size_t msglen)
-{
-  char        names[2][HS_NAME_LEN + 16], tok[HS_NAME_LEN + 16];
-  const char *p   = line;
-  PetscInt    dim = 2 * P->n, c = 0;
-
-  for (PetscInt i = 0; i < dim; i++)
-    col[i] = -1;
-  *tcol = -1;
-  for (;; c++) {
-    size_t len = strcspn(p, ",\n\r");
-    if (!len) {
-      snprintf(msg, msglen, "-hs_init %s:1: column %d of the header has no name", path, (int)c + 1);
-      break;
-    }
-    snprintf(tok, sizeof tok, "%.*s", (int)(len < sizeof tok - 1 ? len : sizeof tok - 1), p);
-    if (!strcmp(tok, "t"))
-      *tcol = *tcol < 0 ? c : -2 - c; /* -2 - c: a second "t" */
-    for (PetscInt i = 0; i < dim; i++) {
-      HsColumnName(P, kind, (int)i, 0, names[0], sizeof names[0]);
-      HsColumnName(P, kind, (int)i, 1, names[1], sizeof names[1]);
-      if (strcmp(tok, names[0]) && strcmp(tok, names[1]))
-        continue;
-      if (col[i] >= 0)
-        snprintf(msg, msglen, "-hs_init %s:1: the columns %d and %d both hold %s (a name given twice)", path,
-                 (int)col[i] + 1, (int)c + 1, tok);
-      col[i] = c;
-    }
-    if (*tcol < -1 && !msg[0])
-      snprintf(msg, msglen, "-hs_init %s:1: the column t is given twice", path);
-    p += len;
-    if (*p != ',' || msg[0])
-      break;
-    p++;
-  }
-  *ncol = c + 1;
-}
-
-/* The comma-separated fields of a data line into v (at most ncol): a number, or empty (the last
- * row's interval quantities, read as 0). Returns the number of fields, or -(field + 1) for a
- * field that is not a finite number (its text at *bad, *badlen characters). */
-static PetscInt ParseRow(char *line, PetscInt ncol, PetscReal *v, const char **bad, size_t *badlen)
-{
-  char    *p  = line;
-  PetscInt nv = 0;
-
-  while (nv < ncol) {
-    char  *end;
-    size_t len = strcspn(p, ",\n\r");
-    v[nv]      = strtod(p, &end);
-    if (end == p && len == 0)
-      v[nv] = 0;
-    else if (end != p + len || PetscIsInfOrNanReal(v[nv])) {
-      *bad = p, *badlen = len;
-      return -(nv + 1);
-    }
-    nv++;
-    p += len;
-    if (*p != ',')
-      break;
-    p++;
-  }
-  return nv;
-}
-
-/* Appends a row of w values to a (rows so far, capacity alloc, doubled when full). */
-static PetscErrorCode AppendRow(PetscReal **a, PetscInt *rows, PetscInt *alloc, PetscInt w, const PetscReal *v,
-                                const PetscInt *col)
-{
-  PetscFunctionBeginUser;
-  if (*rows == *alloc) {
-    PetscReal *b;
-    *alloc = *alloc ? 2 * *alloc : 1024;
-    PetscCall(PetscMalloc1(*alloc * w, &b));
-    if (*a)
-      PetscCall(PetscArraycpy(b, *a, *rows * w));
-    PetscCall(PetscFree(*a));
-    *a = b;
-  }
-  for (PetscInt i = 0; i < w; i++)
-    (*a)[*rows * w + i] = v[col[i]];
-  (*rows)++;
-  PetscFunctionReturn(0);
-}
-
-/* Reads the 2n columns of kind 0 (states) or 1 (costates) of a CSV file written by -o into *a
- * (rows x 2n), and with t its column t (which must be there), on rank 0. *a is NULL with msg empty when
- * the header lacks them and optional is set; errors name the file and line in msg. */
+/* Reads the 2n columns of kind 0 (states) or 1 (costates) of a CSV file written by -o into *a (rows x 2n), and
+ * with t its column t (which must be there), on rank 0: a regular file (HsFileOpenRegular) read by
+ * HsTrajectoryRead (problems/trajcsv.c). *a is NULL with msg empty when the header lacks them and optional is set;
+ * errors name the file and line in msg. */
 static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind, PetscBool optional, PetscReal **a,
                                   PetscReal **t, PetscInt *rows, char *msg, size_t msglen)
 {
-  FILE      *f;
-  char      *line = NULL, c0[HS_NAME_LEN + 16], c1[HS_NAME_LEN + 16];
-  size_t     cap  = 0;
-  PetscInt  *col, ncol = 0, alloc = 0, w = 2 * P->n, lineno = 1, tcol = -1, tcap = 0;
-  PetscReal *v = NULL;
-  PetscBool  have = PETSC_TRUE;
+  FILE  *f;
+  int    n = 0, st;
+  double *A = NULL, *Tc = NULL;
 
   PetscFunctionBeginUser;
   msg[0] = 0, *a = NULL, *rows = 0;
@@ -251,64 +158,21 @@ static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind
     *t = NULL;
   if (!(f = HsFileOpenRegular(path, "-hs_init", HS_INIT_MAX_BYTES, msg, msglen)))
     PetscFunctionReturn(0);
-  PetscCall(PetscMalloc1(w, &col));
-  for (PetscInt i = 0; i < w; i++)
-    col[i] = -1;
-  if (getline(&line, &cap, f) > 0) /* header: find the columns by name */
-    HeaderColumns(line, P, kind, col, &tcol, &ncol, path, msg, msglen);
-  for (PetscInt i = 0; i < w; i++)
-    have = (PetscBool)(have && col[i] >= 0);
-  if (msg[0])
-    have = PETSC_FALSE;
-  else if (!have && !optional) {
-    HsColumnName(P, kind, 0, 0, c0, sizeof c0);
-    HsColumnName(P, kind, (int)w - 1, 0, c1, sizeof c1);
-    snprintf(msg, msglen,
-             "-hs_init %s:1: the header lacks the columns %s..%s of this problem (%s written by hamshoot -o for a "
-             "problem with n = %d)",
-             path, c0, c1, kind ? "an intervals.csv" : "a trajectory.csv", (int)P->n);
-  }
-  if (have)
-    PetscCall(PetscMalloc1(ncol, &v));
-  while (have && !msg[0] && getline(&line, &cap, f) > 0) {
-    const char *bad;
-    size_t      badlen;
-    PetscInt    nv;
-    lineno++;
-    if (line[0] == '\n' || line[0] == 0 || (line[0] == '\r' && line[1] == '\n')) /* a blank line, LF or CRLF */
-      continue;
-    nv = ParseRow(line, ncol, v, &bad, &badlen);
-    if (nv < 0)
-      snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') is not a finite number", path, (int)lineno, (int)-nv,
-               (int)(badlen < 40 ? badlen : 40), bad);
-    else if (nv != ncol)
-      snprintf(msg, msglen, "-hs_init %s:%d: expected %d comma-separated values, found %d", path, (int)lineno,
-               (int)ncol, (int)nv);
-    else if (tcol >= 0 && t && *rows >= tcap) {
-      PetscReal *b;
-      tcap = tcap ? 2 * tcap : 1024;
-      PetscCall(PetscMalloc1(tcap, &b));
-      if (*t)
-        PetscCall(PetscArraycpy(b, *t, *rows));
-      PetscCall(PetscFree(*t));
-      *t = b;
-    }
-    if (!msg[0] && tcol >= 0 && t)
-      (*t)[*rows] = v[tcol];
-    if (!msg[0])
-      PetscCall(AppendRow(a, rows, &alloc, w, v, col));
-  }
-  if (!msg[0] && have && t && tcol < 0)
-    snprintf(msg, msglen, "-hs_init %s:1: the header has no column t (a trajectory.csv written by hamshoot -o has)", path);
-  if (msg[0]) {
-    PetscCall(PetscFree(*a));
-    if (t)
-      PetscCall(PetscFree(*t));
-  }
-  PetscCall(PetscFree(v));
-  PetscCall(PetscFree(col));
-  free(line);
+  st = HsTrajectoryRead(f, path, P, kind, optional, &A, t ? &Tc : NULL, &n, msg, msglen);
   fclose(f);
+  PetscCheck(st == HS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_MEM, "-hs_init %s: out of memory reading it", path);
+  if (A) { /* into PETSc's memory (PetscReal: double in every build hamshoot supports) */
+    PetscCall(PetscMalloc1((size_t)n * 2 * P->n, a));
+    for (size_t i = 0; i < (size_t)n * 2 * P->n; i++)
+      (*a)[i] = A[i];
+    if (t) {
+      PetscCall(PetscMalloc1(n, t));
+      for (int k = 0; k < n; k++)
+        (*t)[k] = Tc[k];
+    }
+  }
+  *rows = n;
+  free(A), free(Tc);
   PetscFunctionReturn(0);
 }
 
@@ -346,22 +210,14 @@ static PetscReal ReadSummaryT(const char *traj)
  * said in a warning (a problem file and its built-in twin share their columns). */
 static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, PetscInt n, char *msg, size_t msglen)
 {
-  char      sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
-  FILE     *f;
-  PetscReal T = P->free_T ? t[n - 1] : P->T, tol = 1e-9 * PetscMax(1, PetscAbsReal(T));
-  int       N = -1;
+  char  sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
+  FILE *f;
+  int   N = -1;
 
-  if (PetscAbsReal(t[0]) > tol)
-    snprintf(msg, msglen, "-hs_init %s:2: t starts at %.17g, not at 0", traj, (double)t[0]);
-  for (PetscInt k = 1; k < n && !msg[0]; k++)
-    if (!(t[k] > t[k - 1]))
-      snprintf(msg, msglen, "-hs_init %s:%d: t = %.17g does not increase (the row before has %.17g)", traj, (int)k + 2,
-               (double)t[k], (double)t[k - 1]);
-  if (!msg[0] && PetscAbsReal(t[n - 1] - T) > tol)
-    snprintf(msg, msglen, "-hs_init %s:%d: t ends at %.17g, but this problem's final time is T = %.17g (a trajectory "
-                          "of another T or another problem)", traj, (int)n + 1, (double)t[n - 1], (double)T);
+  if (HsTrajectoryCheckTime(traj, P, t, (int)n, msg, msglen))
+    return;
   Beside(traj, "summary.json", sum, sizeof sum);
-  if (msg[0] || !(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text)))
+  if (!(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text)))
     return;
   text[fread(text, 1, sizeof text - 1, f)] = 0;
   fclose(f);

@@ -171,6 +171,7 @@ PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
 int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
+PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
                                               PetscBool *has);

@@ -162,11 +162,11 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     const HsExtremal *e = &r->extremal;
     fprintf(f, "  \"extremal_check\": {\"made\": true, \"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, \"regularization\": "
                "%.6g, \"local_minimum\": %s, \"default_converged\": %s, \"J_default\": %.17g, \"lower_elsewhere\": %s, "
-               "\"moved_away\": %s, \"perturbed_start\": %s},\n",
+               "\"moved_away\": %s, \"descended\": %s, \"perturbed_start\": %s},\n",
             e->near_converged ? "true" : "false", (double)e->J_near, (double)e->distance, (double)e->regularization,
             e->near_converged && !e->moved_away && e->regularization == 0 ? "true" : "false",
             e->default_converged ? "true" : "false", (double)e->J_default, e->lower_elsewhere ? "true" : "false",
-            e->moved_away ? "true" : "false", e->perturbed ? "true" : "false");
+            e->moved_away ? "true" : "false", e->descended ? "true" : "false", e->perturbed ? "true" : "false");
   }
   if (s->cont_info[0])
     fprintf(f, "  \"continuation\": %s,\n", s->cont_info);

@@ -10,7 +10,11 @@ static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     not made: %s\n", e->not_made));
     PetscFunctionReturn(0);
   }
-  if (!e->near_converged)
+  if (e->descended)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     NOT a minimum of the direct problem: IPOPT from this solution "
+                                             "descended to J^d = %.10g without converging (unbounded below?)\n",
+                                     (double)e->J_near));
+  else if (!e->near_converged)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     the direct problem (IPOPT) from this solution did not converge: no "
                                              "second-order information\n"));
   else

@@ -1,11 +1,11 @@
 /* hamshoot: files of the output and checkpoint directories (floor sys/, knows no HsSolver): mkdir -p,
  * atomic writes (a temporary file renamed into place when complete, so that a crash or an interrupted run
- * never leaves a half-written file), running gnuplot on a generated script, and the output files' column
- * names. */
+ * never leaves a half-written file), running gnuplot on a generated script, JSON strings. */
 #include "hssys.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,33 +98,60 @@ int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, vo
 }
 
 /*@ HsGnuplotString - in, made safe to stand between single quotes in a gnuplot script (bvp/ internal): a single
-    quote doubled (gnuplot's escape there), a control character (a newline would end the command) replaced by '?',
-    cut to fit out (len bytes). Data never reaches a script otherwise (docs/reliability.md). Returns out. @*/
+    quote becomes the typographic apostrophe U+2019 (gnuplot's own escape, a doubled quote, reads as an empty string
+    where it starts the string), a control character (a newline would end the command) '?'; cut to fit out (len
+    bytes). No byte of the result can end the quoted string. Data never reaches a script otherwise
+    (docs/reliability.md). Returns out. @*/
 char *HsGnuplotString(const char *in, char *out, size_t len)
 {
   size_t k = 0;
 
-  for (const unsigned char *p = (const unsigned char *)in; *p && k + 3 < len; p++) {
+  for (const unsigned char *p = (const unsigned char *)in; *p && k + 4 < len; p++) {
     if (*p == '\'')
-      out[k++] = '\'';
-    out[k++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
+      out[k++] = (char)0xe2, out[k++] = (char)0x80, out[k++] = (char)0x99;
+    else
+      out[k++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
   }
   out[len ? k : 0] = 0;
   return out;
 }
 
-/* The child of HsRunGnuplot: in dir, gnuplot SCRIPT with its output in gnuplot.log; no shell. */
+/* The child of HsRunGnuplot: in dir, gnuplot SCRIPT with its output in gnuplot.log; no shell. The parent's
+ * SIGTERM/SIGINT handlers (which only set a flag) are reset first, and the log is opened without blocking and
+ * without following a link (a FIFO planted there would hold the child, and the output directory's lock it shares
+ * until exec, for ever); the lock's descriptor is close-on-exec. */
 static void GnuplotChild(const char *dir, const char *script)
 {
-  int fd;
+  struct stat st;
+  int         fd;
 
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
   if (chdir(dir))
     _exit(126);
-  fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+  fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
     _exit(126);
   execlp("gnuplot", "gnuplot", script, (char *)NULL);
   _exit(errno == ENOENT ? 127 : 126);
+}
+
+/* Before gnuplot writes dir/name (a PNG, its log): whatever is there (the last run's plot, or a symbolic or hard
+ * link, a FIFO planted there) is removed, so that gnuplot, which opens its outputs by name, creates a new file
+ * instead of writing through a link to a file outside the output. 0, or 1 with err (a directory there). */
+static int ClearOutputName(const char *dir, const char *name, char *err, size_t len)
+{
+  char        path[PETSC_MAX_PATH_LEN];
+  struct stat st;
+
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (lstat(path, &st))
+    return 0;
+  if (S_ISDIR(st.st_mode) || unlink(path)) {
+    snprintf(err, len, "cannot plot: %s is %s", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+    return 1;
+  }
+  return 0;
 }
 
 /*@ HsRunGnuplot - runs gnuplot on script (a file name in dir) in dir, its output in dir/gnuplot.log (bvp/ internal;
@@ -140,6 +167,11 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
     snprintf(err, len, "gnuplot: '%s' is not a script name", script);
     return 1;
   }
+  if (ClearOutputName(dir, "gnuplot.log", err, len))
+    return 1;
+  for (int i = 0; i < n; i++)
+    if (ClearOutputName(dir, pngs[i], err, len))
+      return 1;
   fflush(NULL); /* the child inherits no half-written buffers */
   if ((pid = fork()) < 0) {
     snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
@@ -157,7 +189,7 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
     return 1;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
-    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there)", dir);
+    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)", dir);
     return 1;
   }
   if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
@@ -216,25 +248,24 @@ int HsLockDirectory(const char *dir, char *err, size_t len)
   return 0;
 }
 
+/*@ HsCheckSubdir - whether dir/name, a directory hamshoot makes inside its output (the sides of -hs_compare), is
+    absent or a directory of its own: a symbolic link there (to a directory outside the output) or a file is refused,
+    so that nothing is written through it (bvp/ internal; one process). Returns 0, or 1 with a message in err. @*/
+int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
+{
+  char        path[PETSC_MAX_PATH_LEN];
+  struct stat st;
+
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (lstat(path, &st) ? errno == ENOENT : S_ISDIR(st.st_mode))
+    return 0;
+  snprintf(err, len, "%s is %s: refusing to write into it (remove it, or give another -o)", path,
+           S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+  return 1;
+}
+
 /*@ HsMakeDirs - mkdir -p (bvp/ internal); returns 0 or an errno. @*/
 int HsMakeDirs(const char *dir) { return MakeDirs(dir); }
-
-/*@ HsColumnName - the output column of state (kind 0, i < 2n: q then p) or costate (kind 1,
-    i < 2n) component i: with a problem file's coordinate names "q_NAME", "p_NAME", "lambda_q_NAME",
-    "lambda_p_NAME"; otherwise (or generic) "q1".."qn", "p1".."pn", "lambda1".."lambda2n" (bvp/
-    internal: the outputs and the -hs_init reader). @*/
-void HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len)
-{
-  int n = P->n, named = P->coord_names && !generic;
-  if (kind == 0 && named)
-    snprintf(buf, len, "%s_%s", i < n ? "q" : "p", P->coord_names[i % n]);
-  else if (kind == 0)
-    snprintf(buf, len, "%s%d", i < n ? "q" : "p", i % n + 1);
-  else if (named)
-    snprintf(buf, len, "lambda_%s_%s", i < n ? "q" : "p", P->coord_names[i % n]);
-  else
-    snprintf(buf, len, "lambda%d", i + 1);
-}
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
 static int Utf8Length(const unsigned char *p)

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "../../problems/hstrajcsv.h" /* HsColumnName, the -hs_init reader */
 #include "../hsbvp.h"
 
 /* format.c: x as printf's "%.17g" writes it, faster; returns the length. */
@@ -18,11 +19,11 @@ int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, v
 int  HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
                      size_t errlen);
 int  HsMakeDirs(const char *dir);
+int  HsCheckSubdir(const char *dir, const char *name, char *err, size_t len);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
 int  HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);
 char *HsGnuplotString(const char *in, char *out, size_t len);
-void HsColumnName(const HsProblem *P, int kind, int i, int generic, char *buf, size_t len);
 
 /* options.c */
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
