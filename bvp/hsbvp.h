@@ -115,6 +115,8 @@ typedef struct {
   PetscBool           tolerance_only; /* SNES stopped at a looser tolerance than the solve can vouch for: converged is
                                          false (HsSolverVerifyConvergence, docs/numerics.md) */
   PetscReal           vouch_level; /* the largest ||F|| a converged solve may end with (tolerance_only: what was missed) */
+  PetscInt            suspect_intervals; /* intervals that may cross a singularity of the problem's data (diagnostics.c) */
+  PetscInt            first_suspect;     /* the first of them (-1: none) */
   PetscReal           T;                              /* the final time (the solved one when it is free) */
   PetscReal           J;                              /* J^d = h sum L^d (+ phi(x_N)) */
   PetscReal           H_mean, H_min, H_max, H_spread; /* H^d over the N intervals */

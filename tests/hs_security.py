@@ -26,6 +26,9 @@ assertion failed on the code before these defences:
   unbounded    a cost unbounded below (potential -q^4, running cost -q^2, free end): the extremal x = 0
                converges, and the wrong-extremal guard now says IPOPT descended from it without
                reaching a minimum (before: "none found", no warning)
+  pole         a potential 0.01/q whose solution steps over q = 0 between two nodes: converged (the
+               discrete problem has that solution), now with a warning naming the interval and
+               suspect_intervals in summary.json (before: nothing); a smooth problem gets none
   interrupted  SIGTERM during -hs_study ends with status 3 and the finished grids written, marked
                incomplete (before: exit 1, nothing written)
   corrupt      a truncated iterate.bin for -hs_restart: an error naming the file (and, sanitized, no
@@ -351,11 +354,27 @@ def case_second_round(tmp):
     check(rc == 2 and "converged to the requested tolerance only" in text, "-hs_ipopt_tol 0.99: exit %d\n%s" % (rc, text[-300:]))
 
 
+def case_pole(tmp):
+    """a singularity of the potential crossed inside an interval is diagnosed; smooth problems are not flagged."""
+    d = tempfile.mkdtemp(dir=tmp)
+    with open(os.path.join(d, "pole.ocp"), "w") as f:
+        f.write("problem: pole\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: 0.01/q\nB: 1\nR: 1\nT: 2\nN: 20\n"
+                "x0: -1, 0\nxT: 1, 0\n")
+    rc, text = run_in(["-problem", "pole.ocp", "-hs_check_extremal", "no", "-o", "o"], ranks=2, cwd=d)
+    s = json.load(open(os.path.join(d, "o", "summary.json"))) if os.path.exists(os.path.join(d, "o", "summary.json")) else {}
+    check(s.get("first_suspect_interval") == 9 and "may cross a singularity" in text,
+          "a pole crossed in interval 9: exit %d, %s\n%s" % (rc, {k: s.get(k) for k in ("suspect_intervals",
+                                                                                     "first_suspect_interval")}, text[-400:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-o", "p"], ranks=1, cwd=d)
+    s = json.load(open(os.path.join(d, "p", "summary.json")))
+    check(rc == 0 and "suspect_intervals" not in s, "the pendulum at N = 8 flagged: %s" % s.get("suspect_intervals"))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
-                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round,
+                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -4,20 +4,53 @@
  * the number of ranks beyond the solution's own round-off. */
 #include "hsbvpimpl.h"
 
+/* Whether interval k (nodes a, b: 2n states each) may cross a singularity of the problem's data (a pole of the
+ * potential that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the midpoint
+ * rule grad E((a + b)/2) . (b - a) agree to O(h^3) for a smooth E, and a pole crossed between the nodes makes them
+ * differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
+ * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). */
+static PetscBool Suspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
+                         PetscReal *xm, PetscReal *g)
+{
+  PetscInt  dim = 2 * P->n;
+  PetscReal lin = 0, dE = Eb - Ea, diff;
+
+  if (!P->E.grad)
+    return PETSC_FALSE;
+  for (PetscInt i = 0; i < dim; i++)
+    xm[i] = 0.5 * (a[i] + b[i]);
+  if (P->E.grad(xm, g, P->ctx))
+    return PETSC_TRUE;
+  for (PetscInt i = 0; i < dim; i++)
+    lin += g[i] * (b[i] - a[i]);
+  if (PetscIsInfOrNanReal(lin))
+    return PETSC_TRUE;
+  diff = PetscAbsReal(dE - lin);
+  return (PetscBool)(diff > 0.5 * PetscMax(PetscAbsReal(dE), PetscAbsReal(lin)) &&
+                     diff > 1e-2 * (1 + PetscAbsReal(Ea) + PetscAbsReal(Eb)));
+}
+
 /* Sums over the gathered node array x on rank 0 into out[0..6] = J^d, mean H^d, min H^d, max H^d,
  * E - W spread, H balance, and out[7] = 1 if an evaluation left the domain. Fills s->H, s->EW. */
 static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
 {
   PetscInt  N = s->N, dim = 2 * s->prob->n;
   PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
-            EWmax = -PETSC_MAX_REAL, bal = 0, phi;
+            EWmax = -PETSC_MAX_REAL, bal = 0, phi, Eprev = 0, *xm, *g;
   int st = 0;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(dim, &xm, dim, &g));
+  s->res.suspect_intervals = 0, s->res.first_suspect = -1;
   for (PetscInt k = 0; k <= N && !st; k++) {
     const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
     const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
     st       = HsDiscEnergy(s->disc, xk, &E);
+    if (k > 0 && !st && Suspect(s->prob, xk - 2 * dim, xk, Eprev, E, xm, g)) { /* interval k - 1 */
+      if (!s->res.suspect_intervals++)
+        s->res.first_suspect = k - 1;
+    }
+    Eprev    = E;
     s->EW[k] = E - W;
     EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
     if (k < N && !st) {
@@ -55,6 +88,7 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
   if (st)
     for (int i = 0; i < 6; i++)
       out[i] = NAN; /* undefined: reported as null */
+  PetscCall(PetscFree2(xm, g));
   PetscFunctionReturn(0);
 }
 
@@ -68,7 +102,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
 {
   const PetscScalar *x;
   PetscInt           len;
-  PetscReal          buf[8] = {0};
+  PetscReal          buf[9] = {0};
 
   PetscFunctionBeginUser;
   s->res.T = s->prob->T; /* a free T: this solve's (the problem may be shared with another solver) */
@@ -83,7 +117,9 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     PetscCall(SumDiagnostics(s, x, buf));
     PetscCall(VecRestoreArrayRead(s->X0, &x));
   }
-  PetscCallMPI(MPI_Bcast(buf, 8, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  buf[6] = (PetscReal)s->res.suspect_intervals, buf[8] = (PetscReal)s->res.first_suspect;
+  PetscCallMPI(MPI_Bcast(buf, 9, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  s->res.suspect_intervals = (PetscInt)buf[6], s->res.first_suspect = (PetscInt)buf[8];
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
   s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4], s->res.H_balance = buf[5];
   s->res.autonomous = (PetscBool) !(s->prob->ell.f && s->prob->ell.time_dependent);

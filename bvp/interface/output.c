@@ -77,6 +77,33 @@ static void JsonParamsAndArgs(FILE *f, const HsProblem *P)
   fprintf(f, "],\n");
 }
 
+/* "linear_solver": the Newton solves' KSP + PC (+ factorization package); for a PC that factors with entries
+ * dropped, what it keeps (named by its type: "hsdrop"). */
+static void JsonLinearSolver(FILE *f, HsSolver s)
+{
+  KSP           ksp;
+  PC            pc;
+  KSPType       kt;
+  PCType        pt;
+  MatSolverType mt = NULL;
+  PetscBool     lu = PETSC_FALSE;
+  char          name[128];
+
+  if (!SNESGetKSP(s->snes, &ksp) && !KSPGetType(ksp, &kt) && !KSPGetPC(ksp, &pc) && !PCGetType(pc, &pt) && kt && pt) {
+    PC       inner; /* a PC that factors with entries dropped: the package of its LU, and what it keeps */
+    PetscInt kept = 0, stored = 0, patterns = 0;
+    if (HsPCGetDropped(pc, &inner, &kept, &stored, &patterns) || !inner)
+      inner = pc;
+    if (!PetscObjectTypeCompare((PetscObject)inner, PCLU, &lu) && lu && PCFactorGetMatSolverType(inner, &mt))
+      mt = NULL;
+    snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
+    JsonStr(f, "linear_solver", name);
+    if (inner != pc && stored) /* named by the PC's type: "hsdrop" */
+      fprintf(f, "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT "},\n",
+              pt, kept, stored, patterns);
+  }
+}
+
 /*@ HsSolverWriteSummaryJSON - the summary of the last solve as one JSON object on f (bvp/ internal;
     rank 0, after the diagnostics). Returns nonzero if writing failed. @*/
 int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
@@ -105,28 +132,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"newton_iterations\": %" PetscInt_FMT ",\n", r->newton_iterations);
   fprintf(f, "  \"ksp_iterations\": %" PetscInt_FMT ",\n", r->ksp_iterations);
   fprintf(f, "  \"mumps_retries\": %" PetscInt_FMT ",\n", r->mumps_retries);
-  if (!s->ops->solve) { /* the Newton solves' linear solver: KSP + PC (+ factorization package) */
-    KSP           ksp;
-    PC            pc;
-    KSPType       kt;
-    PCType        pt;
-    MatSolverType mt = NULL;
-    PetscBool     lu = PETSC_FALSE;
-    char          name[128];
-    if (!SNESGetKSP(s->snes, &ksp) && !KSPGetType(ksp, &kt) && !KSPGetPC(ksp, &pc) && !PCGetType(pc, &pt) && kt && pt) {
-      PC       inner; /* a PC that factors with entries dropped: the package of its LU, and what it keeps */
-      PetscInt kept = 0, stored = 0, patterns = 0;
-      if (HsPCGetDropped(pc, &inner, &kept, &stored, &patterns) || !inner)
-        inner = pc;
-      if (!PetscObjectTypeCompare((PetscObject)inner, PCLU, &lu) && lu && PCFactorGetMatSolverType(inner, &mt))
-        mt = NULL;
-      snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
-      JsonStr(f, "linear_solver", name);
-      if (inner != pc && stored) /* named by the PC's type: "hsdrop" */
-        fprintf(f, "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT "},\n",
-                pt, kept, stored, patterns);
-    }
-  }
+  if (!s->ops->solve) /* the Newton solves' linear solver: KSP + PC (+ factorization package) */
+    JsonLinearSolver(f, s);
   JsonNum(f, "residual_norm", r->residual_norm, 0);
   if (!s->ops->solve) /* Newton: the residual's estimated evaluation error (0: not estimated) */
     JsonNum(f, "noise_floor", r->noise_floor, 0);
@@ -138,6 +145,9 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
+  if (r->suspect_intervals) /* intervals that may cross a singularity of the data (diagnostics.c) */
+    fprintf(f, "  \"suspect_intervals\": %d,\n  \"first_suspect_interval\": %d,\n", (int)r->suspect_intervals,
+            (int)r->first_suspect);
   if (s->ops->writesummary)
     s->ops->writesummary(s, f);
   if (r->extrap.done) {

@@ -91,6 +91,14 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
       (double)r->energy_work_spread));
+  if (r->suspect_intervals)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  WARNING            the trajectory may cross a singularity of the problem's data in %"
+                                     PetscInt_FMT " interval%s (the first: k = %" PetscInt_FMT ", t in [%.6g, %.6g]): the "
+                                     "energy's increment there is not its midpoint derivative's; the nodes step over it "
+                                     "(refine the grid, or check the problem's domain)\n",
+                                     r->suspect_intervals, r->suspect_intervals > 1 ? "s" : "", r->first_suspect,
+                                     (double)(r->T * r->first_suspect / s->N), (double)(r->T * (r->first_suspect + 1) / s->N)));
   if (r->extrap.done) {
     const HsExtrap *e = &r->extrap;
     PetscCall(PetscViewerASCIIPrintf(viewer,
