@@ -6,27 +6,13 @@ import csv
 import os
 import tempfile
 
-from hs_util import check, run, jacobian_ratios, order
+from hs_util import PENDULUM_OCP, check, jacobian_ratios, order, run
 
 
 def t_ocp_errors():
     """problem files: each defect gives exit 1 and a message 'file:line:column: ...' naming it;
     a good file solves like the built-in problem; -p_NAME works for file parameters."""
-    good = """problem: pend
-param m: 1
-param l: 1
-param g: 9.81
-coordinates: q
-controls: 1
-mass: m*l^2
-potential: -m*g*l*sin(q)
-B: 1
-R: 1
-T: 3
-N: 20
-x0: 0, 0
-xT: pi/2, 0
-"""
+    good = PENDULUM_OCP % "pend"
     # (replace, by, where: ":line:column:" of the offending character, a word of the message)
     cases = [("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(qq)", ":8:23:", "unknown symbol 'qq'"),
              ("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q", ":8:24:", "expected ',' or ')'"),

@@ -47,23 +47,8 @@ import subprocess
 import tempfile
 
 from hs_reliability import run_killed
-from hs_util import ENV, HAMSHOOT, MPIEXEC, check
+from hs_util import ENV, HAMSHOOT, MPIEXEC, PENDULUM_OCP, check, summary_of
 
-PENDULUM = """problem: %s
-param m: 1
-param l: 1
-param g: 9.81
-coordinates: q
-controls: 1
-mass: m*l^2
-potential: -m*g*l*sin(q)
-B: 1
-R: 1
-T: 3
-N: 20
-x0: 0, 0
-xT: pi/2, 0
-"""
 
 
 def run_in(args, ranks=2, cwd=None, timeout=120):
@@ -80,7 +65,7 @@ def run_in(args, ranks=2, cwd=None, timeout=120):
 def problem_file(d, name):
     path = os.path.join(d, "p.ocp")
     with open(path, "w") as f:
-        f.write(PENDULUM % name)
+        f.write(PENDULUM_OCP % name)
     return path
 
 
@@ -200,7 +185,7 @@ def case_checkpoint_failure(tmp):
     d = tempfile.mkdtemp(dir=tmp)
     rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", "/proc/hamshoot-ckpt",
                     "-hs_checkpoint_every", "1", "-o", os.path.join(d, "out")], cwd=d)
-    s = json.load(open(os.path.join(d, "out", "summary.json"))) if os.path.exists(os.path.join(d, "out", "summary.json")) else {}
+    s = summary_of(os.path.join(d, "out"))
     check(rc == 0 and s.get("converged") and "warning: the checkpoint after Newton iteration" in text,
           "failing checkpoints: exit %d\n%s" % (rc, text[-600:]))
 
@@ -211,7 +196,7 @@ def case_converged(tmp):
     for i, args in enumerate((["-snes_atol", "1e10"], ["-snes_rtol", "0.9"], ["-snes_stol", "0.5"], ["-snes_type", "ksponly"])):
         out = os.path.join(d, "o%d" % i)
         rc, text = run_in(["-problem", "pendulum", "-o", out] + args, cwd=d)
-        s = json.load(open(os.path.join(out, "summary.json"))) if os.path.exists(os.path.join(out, "summary.json")) else {}
+        s = summary_of(out)
         check(rc == 2 and s.get("converged") is False and s.get("converged_to_tolerance") is True and
               s.get("tolerance_factor", 0) > 1e6 and "converged to the requested tolerance only" in text,
               "%s: exit %d, summary %s\n%s" % (args, rc, {k: s.get(k) for k in ("converged", "converged_to_tolerance")},
@@ -290,7 +275,7 @@ def case_unbounded(tmp):
         f.write("problem: unbounded\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: -q^4\nrunning_cost: -q^2\n"
                 "B: 1\nR: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: *, *\n")
     rc, text = run_in(["-problem", "unb.ocp", "-hs_check_extremal", "yes", "-o", "o"], ranks=1, cwd=d)
-    s = json.load(open(os.path.join(d, "o", "summary.json"))) if os.path.exists(os.path.join(d, "o", "summary.json")) else {}
+    s = summary_of(os.path.join(d, "o"))
     e = s.get("extremal_check", {})
     check(e.get("descended") is True and e.get("J_near", 0) < -1 and "is not a minimum of the direct problem" in text,
           "unbounded cost: extremal_check %s\n%s" % (e, text[-500:]))
@@ -361,7 +346,7 @@ def case_pole(tmp):
         f.write("problem: pole\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: 0.01/q\nB: 1\nR: 1\nT: 2\nN: 20\n"
                 "x0: -1, 0\nxT: 1, 0\n")
     rc, text = run_in(["-problem", "pole.ocp", "-hs_check_extremal", "no", "-o", "o"], ranks=2, cwd=d)
-    s = json.load(open(os.path.join(d, "o", "summary.json"))) if os.path.exists(os.path.join(d, "o", "summary.json")) else {}
+    s = summary_of(os.path.join(d, "o"))
     check(s.get("first_suspect_interval") == 9 and "may cross a singularity" in text,
           "a pole crossed in interval 9: exit %d, %s\n%s" % (rc, {k: s.get(k) for k in ("suspect_intervals",
                                                                                      "first_suspect_interval")}, text[-400:]))

@@ -20,6 +20,33 @@ FAILS = []
 PASSES = [0]
 
 
+# The pendulum of docs/theory.md section 4.1 as a problem file named `name` (the tests' good file).
+PENDULUM_OCP = """problem: %s
+param m: 1
+param l: 1
+param g: 9.81
+coordinates: q
+controls: 1
+mass: m*l^2
+potential: -m*g*l*sin(q)
+B: 1
+R: 1
+T: 3
+N: 20
+x0: 0, 0
+xT: pi/2, 0
+"""
+
+
+def summary_of(outdir):
+    """summary.json of an output directory as a dict ({} if there is none)."""
+    path = os.path.join(outdir, "summary.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
 def check(cond, what):
     if cond:
         PASSES[0] += 1
