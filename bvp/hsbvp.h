@@ -29,6 +29,8 @@
  * with a fixed sign pattern); ||F|| <= c nu (c = -hs_snes_noise) is the floor: converged. */
 #define HS_NOISE_FACTOR_DEFAULT 10.0
 #define HS_ROUNDOFF_FACTOR_MAX 1e4 /* -hs_snes_roundoff at most: 1e4 eps = 2.2e-12 relative to the unknowns */
+#define HS_VOUCH_FACTOR        10.0 /* a converged |F| may lie this far above the level the solve vouches for */
+#define HS_DG_TOL_MAX          1e-3 /* -hs_dg_tol at most: its fallback breaks H^d's conservation by about tol^3 */
 #define HS_NOISE_FACTOR_MAX    1e3 /* -hs_snes_noise at most: a residual 1000 times its evaluation error is not noise */
 #define HS_NOISE_DELTA 1e-10
 #define HS_NOISE_SLOW 0.5

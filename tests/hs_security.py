@@ -355,11 +355,43 @@ def case_pole(tmp):
     check(rc == 0 and "suspect_intervals" not in s, "the pendulum at N = 8 flagged: %s" % s.get("suspect_intervals"))
 
 
+def case_third_round(tmp):
+    """the third round (each failed before its fix): a disk that fills during a checkpoint on 2 ranks (a
+    deadlock inside the collective write), a shooting march looser than its defaults ("converged" at |F| 0.55),
+    a large -hs_dg_tol (H^d's conservation broken quietly), a continuation's intermediate step in -o with nothing
+    at the top of its summary.json saying so."""
+    d = tempfile.mkdtemp(dir=tmp)
+    tiny = os.path.join(d, "tiny")
+    os.makedirs(tiny)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", tiny], capture_output=True).returncode == 0:
+        try:
+            rc, text = run_in(["-problem", "pendulum", "-N", "1000", "-hs_checkpoint", os.path.join(tiny, "ck"),
+                               "-hs_checkpoint_every", "1", "-hs_check_extremal", "no", "-o", "full"], cwd=d, timeout=120)
+            check(rc == 0 and "was not written" in text and os.listdir(tiny) == ["ck"],
+                  "a disk filling during a checkpoint: exit %d (a hang is -9), left %s\n%s" % (rc, os.listdir(tiny), text[-400:]))
+        finally:
+            subprocess.run(["umount", tiny], capture_output=True)
+    else:
+        print("(no tmpfs can be mounted here: the full-disk case is skipped)")
+    rc, text = run_in(["-problem", "pendulum", "-hs_bvp_type", "shooting", "-hs_step_stol", "0.9", "-hs_step_max_it", "2",
+                       "-hs_check_extremal", "no", "-o", "sh"], cwd=d)
+    check(rc == 2 and summary_of(os.path.join(d, "sh")).get("converged_to_tolerance") is True and "-hs_step_" in text,
+          "a loose shooting march: exit %d\n%s" % (rc, text[-400:]))
+    rc, text = run_in(["-problem", "pendulum", "-hs_dg_tol", "0.9"], cwd=d)
+    check(rc == 1 and "-hs_dg_tol" in text, "-hs_dg_tol 0.9: exit %d\n%s" % (rc, text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-hs_continue", "g", "-hs_continue_from", "0", "-hs_continue_steps", "1",
+                       "-hs_continue_max_halvings", "0", "-p_g", "5000", "-hs_strategy", "newton", "-snes_max_it", "5",
+                       "-hs_check_extremal", "no", "-o", "ct"], cwd=d)
+    s = summary_of(os.path.join(d, "ct"))
+    check(rc == 2 and s.get("intermediate") is True and s.get("continuation", {}).get("reached") is False,
+          "a continuation that stops short: exit %d, intermediate %r\n%s" % (rc, s.get("intermediate"), text[-400:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
-                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_pole,
+                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -359,10 +359,10 @@ PetscErrorCode HsContinuationRunStageArclength(HsContinuation c, PetscInt k, Pet
       ds /= 2;
       if (ds < ds0 * PetscPowRealInt(0.5, c->max_halvings)) {
         PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                                "arclength continuation in %s stopped at %g: no convergence with a step of 1/%" PetscInt_FMT
+                                "arclength continuation in %s stopped at %g: no convergence with a step of 1/%.3g"
                                 " of the first one (-hs_continue_max_halvings %" PetscInt_FMT "; %" PetscInt_FMT
                                 " folds passed): a branch point or a singular Jacobian here?",
-                                t->name, (double)vc, (PetscInt)(ds0 / ds / 2 + 0.5), c->max_halvings, c->folds));
+                                t->name, (double)vc, (double)(ds0 / ds / 2), c->max_halvings, c->folds));
         *ok = PETSC_FALSE;
         break;
       }

@@ -645,11 +645,11 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
                             (double)v, r.status));
     if (PetscAbsReal(d) / 2 < PetscAbsReal(d0) * PetscPowRealInt(0.5, c->max_halvings)) {
       PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                              "continuation in %s stopped at %g: no convergence at %g with a step of 1/%" PetscInt_FMT
+                              "continuation in %s stopped at %g: no convergence at %g with a step of 1/%.3g"
                               " of the nominal one (%s; -hs_continue_max_halvings %" PetscInt_FMT
                               "): the solution branch may turn back (a fold) here; use another path or start value",
-                              t->name, (double)vc, (double)v, (PetscInt)(PetscAbsReal(d0) / PetscAbsReal(d) + 0.5),
-                              r.status, c->max_halvings));
+                              t->name, (double)vc, (double)v, (double)(PetscAbsReal(d0) / PetscAbsReal(d)), r.status,
+                              c->max_halvings));
       *ok = PETSC_FALSE;
       break;
     }

@@ -222,6 +222,7 @@ typedef struct {
   PetscInt   failed_N;     /* the grid that did not converge (0: none; the study has the nl grids before it) */
   char       failed[384];  /* why */
   PetscBool  interrupted;  /* it was stopped by a signal */
+  PetscErrorCode error;    /* the error that stopped it (its grid failed_N), returned after the finished grids are written */
 } Study;
 
 /* Largest differences between grid i and grid i+1 (twice as fine): states at the shared nodes, and
@@ -424,7 +425,13 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(PetscCalloc4(levels, &st.dx, levels, &st.du, levels, &st.dl, levels, &st.ord));
   PetscCall(TakeLevel(s, &st.L[0]));
   for (PetscInt i = 1; i < levels; i++) {
-    PetscCall(SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]));
+    PetscErrorCode ierr = SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]);
+    if (ierr) { /* an error on a finer grid (out of memory: PETSc's message above): the grids so far are written first,
+                   then the error is the study's */
+      st.failed_N = st.L[i - 1].N * 2, st.nl = i, st.error = ierr;
+      PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "an error (PETSc error %d, its message above)", (int)ierr));
+      break;
+    }
     if (!st.L[i].r.converged) { /* the grids so far are kept and written; the failure is marked */
       st.failed_N    = st.L[i].N;
       st.interrupted = (PetscBool)!strcmp(st.L[i].r.status, "INTERRUPTED");
@@ -481,6 +488,11 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
                             "signal received during -hs_study at N = %" PetscInt_FMT "; the %" PetscInt_FMT
                             " finished grids are in %s/study.json and study.csv",
                             st.failed_N, levels, dir));
+  }
+  if (st.error) {
+    PetscCall(PetscPrintf(comm, "hamshoot: -hs_study: the grid N = %" PetscInt_FMT " ended with an error; the %" PetscInt_FMT
+                                " finished grids are in %s/study.json and study.csv\n", st.failed_N, levels, dir));
+    PetscCall(st.error);
   }
   PetscCheck(!st.failed_N || st.interrupted, comm, PETSC_ERR_NOT_CONVERGED,
              "-hs_study: the grid N = %" PetscInt_FMT " did not converge (%s); the %" PetscInt_FMT

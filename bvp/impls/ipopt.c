@@ -519,7 +519,7 @@ static PetscErrorCode Solve(HsSolver s)
                                  ((int)info[1] == Solve_Succeeded ||
                                   ((int)info[1] == Solved_To_Acceptable_Level && !s->prob->u_min && !s->prob->u_max &&
                                    s->res.residual_norm <= level)));
-  s->res.vouch_level = PetscMax(HS_IPOPT_TOL_DEFAULT, level);
+  s->res.vouch_level = HS_VOUCH_FACTOR * PetscMax(HS_IPOPT_TOL_DEFAULT, level);
   if (s->res.converged && ip->tol > HS_IPOPT_TOL_DEFAULT && s->res.residual_norm > s->res.vouch_level) {
     /* "converged" means converged (bvp/interface/convergence.c): a -hs_ipopt_tol looser than the default met, the
        residual above what the default asks for */

@@ -573,6 +573,10 @@ static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
     st = HsMarchSetTolerances(sh->march, sh->step_atol, sh->step_stol, (int)sh->step_max_it);
   if (!st && sh->ft) /* a free T: d/dh columns and the summed Hamiltonian */
     HsMarchSetFreeTime(sh->march, 1), HsMarchSetHamiltonianSum(sh->march, 1);
+  /* a march looser than its defaults makes the residual's evaluation error as large as the user allows: a noise
+     floor then vouches for nothing (HsSolverVerifyConvergence; -hs_step_stol 0.9 had ended "converged" at |F| 0.55) */
+  s->noise_vouch = (PetscBool)(sh->step_atol <= HS_MARCH_ATOL_DEFAULT && sh->step_stol <= HS_MARCH_STOL_DEFAULT &&
+                               sh->step_max_it >= HS_MARCH_MAX_IT_DEFAULT);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)s)));
   PetscCheck(st == HS_SUCCESS, PetscObjectComm((PetscObject)s), PETSC_ERR_MEM,
              "cannot create the shooting march (%s)", HsStatusString(st));

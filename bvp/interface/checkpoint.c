@@ -305,23 +305,33 @@ static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, Pe
   }
   PetscCallMPI(MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, comm));
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
-  if (!bad) { /* PETSc's errors here (a full disk) come back as codes: the solve goes on without this checkpoint */
-    PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", tmp));
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = OpenIterate(comm, bin, FILE_MODE_WRITE, &v);
-    if (!ierr)
-      ierr = VecView(X, v);
-    if (v)
-      ierr = PetscViewerDestroy(&v) || ierr;
-    PetscCall(PetscPopErrorHandler());
-    if (ierr && !rank)
-      snprintf(err, len, "cannot write '%s' (PETSc error %d; a full disk?)", bin, (int)ierr);
-    bad = ierr != 0;
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+  if (!bad) { /* X gathered to rank 0 (collective, no I/O), written there alone: a write that fails (a full disk)
+                 cannot leave the other ranks waiting inside a collective write (it had deadlocked the job); PETSc's
+                 errors come back as codes, and the solve goes on without this checkpoint */
+    Vec        Z;
+    VecScatter sc;
+    PetscCall(VecScatterCreateToZero(X, &sc, &Z));
+    PetscCall(VecScatterBegin(sc, X, Z, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sc, X, Z, INSERT_VALUES, SCATTER_FORWARD));
+    if (!rank) {
+      PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", tmp));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = OpenIterate(PETSC_COMM_SELF, bin, FILE_MODE_WRITE, &v);
+      if (!ierr)
+        ierr = VecView(Z, v);
+      if (v)
+        ierr = PetscViewerDestroy(&v) || ierr;
+      PetscCall(PetscPopErrorHandler());
+      if (ierr)
+        snprintf(err, len, "cannot write '%s' (PETSc error %d; a full disk?)", bin, (int)ierr);
+      bad = ierr != 0;
+    }
+    PetscCall(VecScatterDestroy(&sc));
+    PetscCall(VecDestroy(&Z));
   }
   if (!rank && !bad && !(bad = HsWriteFileAtomic(tmp, "checkpoint.json", WriteJSON, &c, err, len)))
     bad = MoveIntoPlace(s, tmp, err, len);
-  if (!rank && bad == 1) /* a partial checkpoint: removed */
+  if (!rank && bad) /* a partial checkpoint: removed */
     RemoveCheckpointDir(tmp, PETSC_TRUE);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, (PetscMPIInt)len, MPI_CHAR, 0, comm));
@@ -536,9 +546,18 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
   *has = (PetscBool)(s->restart_cont[0] != 0);
   if (!*has)
     PetscFunctionReturn(0);
-  *stage = (p = Member(s->restart_cont, "stage")) ? (PetscInt)strtol(p, NULL, 10) : 0;
-  *value = (p = Member(s->restart_cont, "value")) ? (PetscReal)strtod(p, NULL) : 0;
-  *step  = (p = Member(s->restart_cont, "step")) ? (PetscReal)strtod(p, NULL) : 0;
+  {
+    char       *e1 = NULL, *e2 = NULL, *e3 = NULL;
+    const char *ps = Member(s->restart_cont, "stage"), *pv = Member(s->restart_cont, "value"),
+               *pd = Member(s->restart_cont, "step");
+    long long   k  = ps ? strtoll(ps, &e1, 10) : -1;
+    *value         = pv ? (PetscReal)strtod(pv, &e2) : NAN;
+    *step          = pd ? (PetscReal)strtod(pd, &e3) : NAN;
+    *stage         = (PetscInt)k; /* numbers only, the stage in range (checked below) */
+    if (!ps || e1 == ps || !pv || e2 == pv || !pd || e3 == pd || k > PETSC_MAX_INT)
+      *stage = -1;
+  }
+  (void)p;
   PetscCheck(*stage >= 0 && !PetscIsInfOrNanReal(*value) && !PetscIsInfOrNanReal(*step) && *step != 0,
              PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
              "-hs_restart %s: the checkpoint's continuation state %s is not one a continuation writes (stage >= 0, a "

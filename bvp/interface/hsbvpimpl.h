@@ -121,6 +121,7 @@ struct _p_HsSolver {
   PetscReal t_start;
   PetscReal fnorm_prev;    /* Newton history for the noise-floor test (bvp/interface/convergence.c) */
   PetscReal fnorm0;        /* ||F|| at the start of the last SNESSolve (HsSolverVerifyConvergence) */
+  PetscBool noise_vouch;   /* the noise floor may vouch for convergence (not with a march looser than its defaults) */
   PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
   PetscInt  noise_it;      /* the Newton iteration it was estimated at by the convergence test (-1: none) */
   PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
