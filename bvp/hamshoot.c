@@ -25,13 +25,20 @@ static const char help[] = "hamshoot: indirect optimal control of mechanical sys
 /* Keeps the first error message of a failed PETSc call so that main can
  * report it in one clean line instead of a traceback. */
 static char hs_errmsg[1024];
+static int  hs_problem_read = 0; /* the problem has been read: an out-of-memory after it is the grid's */
 
 static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n,
                                    PetscErrorType p, const char *mess, void *ctx)
 {
   (void)comm, (void)line, (void)file, (void)ctx;
   if (p == PETSC_ERROR_INITIAL) {
-    if (n == PETSC_ERR_MEM || !strncmp(fun, "PetscMalloc", 11)) /* PETSc's malloc names its caller in mess */
+    if ((n == PETSC_ERR_MEM || !strncmp(fun, "PetscMalloc", 11)) && !hs_problem_read)
+      snprintf(hs_errmsg, sizeof hs_errmsg,
+               "out of memory reading the problem (in %s): its expressions and their symbolic derivatives (up to the "
+               "third, whose number grows with the cube of the coordinates) need more memory than this rank can get; "
+               "simplify the problem file, or run where a rank has more memory",
+               mess && mess[0] ? mess : fun);
+    else if (n == PETSC_ERR_MEM || !strncmp(fun, "PetscMalloc", 11)) /* PETSc's malloc names its caller in mess */
       snprintf(hs_errmsg, sizeof hs_errmsg,
                "out of memory (in %s): this problem at this N needs more memory than this rank can get; use fewer "
                "intervals (-N), more ranks or nodes, or -hs_bvp_type shooting",
@@ -212,6 +219,7 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
   PetscCall(HsOptionsCheckValues(PETSC_COMM_WORLD, NULL));
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, prob));
+  hs_problem_read = 1;
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, solver));
   PetscCall(HsSolverSetProblem(*solver, *prob));
   PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &x));
