@@ -259,11 +259,14 @@ static PetscErrorCode Run(Objects *o, int *code)
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study"));
       PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-      if (!rank) /* rank 0 writes both: its view of the file system decides */
-        same = out[0] && ck[0] && realpath(out, a) && realpath(ck, b) && !strcmp(a, b);
+      if (!rank && out[0] && ck[0] && realpath(out, a) && realpath(ck, b)) { /* rank 0 writes both: its view decides */
+        size_t lb = strlen(b);
+        same      = !strcmp(a, b) || (!strncmp(a, b, lb) && a[lb] == '/'); /* -o is -hs_checkpoint or inside it */
+      }
       PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-      PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s: give "
-                 "the checkpoints a directory of their own (the default is %s/checkpoint)", ck, out, out);
+      PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s or "
+                 "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
+                 "default is %s/checkpoint)", ck, out, out);
     }
     if (x.extrapolate || x.study) { /* refused now rather than after the solve */
       PetscInt     N;

@@ -387,11 +387,57 @@ def case_third_round(tmp):
           "a continuation that stops short: exit %d, intermediate %r\n%s" % (rc, s.get("intermediate"), text[-400:]))
 
 
+def case_fourth_round(tmp):
+    """the fourth round (each failed before its fix): IPOPT read ./ipopt.opt ('output_file victim' overwrote any
+    file, 'tol 0.99' made a bad answer converged), a checkpoint directory inside another run's locked output,
+    an -o that is another run's checkpoint directory, an -o inside -hs_checkpoint (moved away by each checkpoint)."""
+    d = tempfile.mkdtemp(dir=tmp)
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    if not os.environ.get("HS_SANITIZED"):  # IPOPT
+        with open(os.path.join(d, "ipopt.opt"), "w") as f:
+            f.write("output_file victim\nfile_print_level 5\ntol 0.99\ndual_inf_tol 1e10\nconstr_viol_tol 1e10\n")
+        rc, text = run_in(["-problem", "pendulum", "-hs_bvp_type", "ipopt", "-o", "ip"], cwd=d)
+        s = summary_of(os.path.join(d, "ip"))
+        check(rc == 0 and open(victim).read() == "precious\n" and s.get("residual_norm", 1) < 1e-10,
+              "a planted ipopt.opt: exit %d, victim %r, |F| %s" % (rc, open(victim).read()[:40], s.get("residual_norm")))
+        os.remove(os.path.join(d, "ipopt.opt"))
+    run_in(["-problem", "pendulum", "-o", "A", "-hs_checkpoint_every", "1"], cwd=d)
+    fd = os.open(os.path.join(d, "A"), os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a run writing to A
+    try:
+        rc1, t1 = run_in(["-problem", "pendulum", "-o", "B", "-hs_checkpoint", "A/checkpoint", "-hs_checkpoint_every", "1"], cwd=d)
+        rc2, t2 = run_in(["-problem", "pendulum", "-o", "A/checkpoint"], cwd=d)
+    finally:
+        os.close(fd)
+    check(rc1 == 1 and "in use by another hamshoot run" in t1, "a checkpoint inside a locked output: exit %d\n%s" % (rc1, t1[-300:]))
+    check(rc2 == 1 and "is a checkpoint directory" in t2, "-o another run's checkpoint: exit %d\n%s" % (rc2, t2[-300:]))
+    gp = os.path.join(d, "gp")  # a 'gnuplot' planted in the output directory, '.' in PATH: not run
+    os.makedirs(gp)
+    with open(os.path.join(gp, "gnuplot"), "w") as f:
+        f.write("#!/bin/sh\ntouch pwned\n")
+    os.chmod(os.path.join(gp, "gnuplot"), 0o755)
+    old_path = ENV["PATH"]
+    ENV["PATH"] = ".:" + old_path
+    try:
+        rc4, t4 = run_in(["-problem", "pendulum", "-hs_study", "3", "-o", "gp"], cwd=d)
+    finally:
+        ENV["PATH"] = old_path
+    check(rc4 == 0 and not os.path.exists(os.path.join(gp, "pwned")), "a gnuplot in the output with '.' in PATH: exit %d, ran: %s"
+          % (rc4, os.path.exists(os.path.join(gp, "pwned"))))
+    run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
+    rc3, t3 = run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-o", "ck/res"], cwd=d)
+    check(rc3 == 1 and "or holds it" in t3 and not os.path.exists(os.path.join(d, "ck.old")),
+          "-o inside -hs_checkpoint: exit %d\n%s" % (rc3, t3[-300:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
-                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_pole,
+                  case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
+                  case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

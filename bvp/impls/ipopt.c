@@ -386,6 +386,9 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
                          HsIpoptEvalG, HsIpoptEvalGradF, HsIpoptEvalJacG, HsIpoptEvalH);
   PetscCheck(nlp, PETSC_COMM_SELF, PETSC_ERR_LIB, "IPOPT could not create the NLP (%d variables)", nv);
   ipopt_lib.StrOption(nlp, "sb", "yes");
+  /* no options file: IPOPT would read ./ipopt.opt from the working directory, whose values override these (a
+     planted 'output_file victim' overwrote any file, 'tol 0.99' made a bad answer "converged"; docs/reliability.md) */
+  ipopt_lib.StrOption(nlp, "option_file_name", "");
   ipopt_lib.IntOption(nlp, "print_level", (Int)ip->print_level);
   ipopt_lib.NumOption(nlp, "tol", ip->tol);
   ipopt_lib.IntOption(nlp, "max_iter", (Int)ip->max_it);

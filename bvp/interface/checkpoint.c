@@ -142,9 +142,10 @@ PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const 
   PetscFunctionReturn(0);
 }
 
-/* Whether path is a checkpoint directory of hamshoot's: a real directory (not a symbolic link) holding a
- * checkpoint.json of format hamshoot-checkpoint-1. 0: no, 1: yes, -1: nothing there. */
-static int IsCheckpointDir(const char *path)
+/*@ HsIsCheckpointDir - whether path is a checkpoint directory of hamshoot's: a real directory (not a symbolic link)
+    holding a checkpoint.json of format hamshoot-checkpoint-1 (bvp/ internal; one process). 0: no, 1: yes, -1:
+    nothing there. @*/
+int HsIsCheckpointDir(const char *path)
 {
   struct stat st;
   char        p[PETSC_MAX_PATH_LEN + 32], head[256];
@@ -173,7 +174,7 @@ static void RemoveCheckpointDir(const char *dir, PetscBool ours)
   char                     p[PETSC_MAX_PATH_LEN + 32]; /* dir (< PETSC_MAX_PATH_LEN) and a name */
   struct stat              st;
 
-  if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || (!ours && IsCheckpointDir(dir) != 1))
+  if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || (!ours && HsIsCheckpointDir(dir) != 1))
     return;
   for (int i = 0; files[i]; i++) {
     snprintf(p, sizeof p, "%s/%s", dir, files[i]);
@@ -197,12 +198,24 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
     PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank) {
+    char parent[PETSC_MAX_PATH_LEN], *slash;
     snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
-    if (!IsCheckpointDir(s->ckpt_dir) || !IsCheckpointDir(old))
+    snprintf(parent, sizeof parent, "%s", s->ckpt_dir);
+    while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1]) /* trailing slashes */
+      *slash = 0;
+    slash = strrchr(parent, '/');
+    if (slash)
+      *(slash == parent ? slash + 1 : slash) = 0;
+    else
+      snprintf(parent, sizeof parent, ".");
+    if (HsDirectoryInUse(parent)) /* its parent is the output directory of another run, which holds its lock */
+      bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' is in use by another hamshoot run (its "
+                                         "output directory): give -hs_checkpoint a place of its own", s->ckpt_dir, parent);
+    else if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old))
       bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' exists and is not a checkpoint of hamshoot's "
                                          "(a checkpoint never replaces other files): remove it, or give another "
                                          "-hs_checkpoint",
-                        s->ckpt_dir, IsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
+                        s->ckpt_dir, HsIsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
   }
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
@@ -264,7 +277,7 @@ static int MoveIntoPlace(HsSolver s, const char *tmp, char *err, size_t len)
   char old[PETSC_MAX_PATH_LEN + 8];
 
   snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
-  if (!IsCheckpointDir(s->ckpt_dir) || !IsCheckpointDir(old)) {
+  if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old)) {
     snprintf(err, len, "'%s' or its '.old' is not a checkpoint of hamshoot's (something else took its place): this "
                        "checkpoint is dropped", s->ckpt_dir);
     return 1;

@@ -315,7 +315,10 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank)
+  if (!rank && HsIsCheckpointDir(dir) == 1) /* another run's checkpoint (or this one's): not an output directory */
+    bad = 1, snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o",
+                      dir);
+  else if (!rank)
     bad = HsLockDirectory(dir, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));

@@ -120,7 +120,7 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
  * SIGTERM/SIGINT handlers (which only set a flag) are reset first, and the log is opened without blocking and
  * without following a link (a FIFO planted there would hold the child, and the output directory's lock it shares
  * until exec, for ever); the lock's descriptor is close-on-exec. */
-static void GnuplotChild(const char *dir, const char *script)
+static void GnuplotChild(const char *dir, const char *exe, const char *script)
 {
   struct stat st;
   int         fd;
@@ -132,8 +132,22 @@ static void GnuplotChild(const char *dir, const char *script)
   fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
     _exit(126);
-  execlp("gnuplot", "gnuplot", script, (char *)NULL);
+  execl(exe, "gnuplot", script, (char *)NULL);
   _exit(errno == ENOENT ? 127 : 126);
+}
+
+/* The gnuplot executable: the first in PATH's absolute entries (a relative or empty one, e.g. '.', would find a
+ * 'gnuplot' in the output directory, where the child runs). 0 and its path in exe, or 1: none. */
+static int FindGnuplot(char *exe, size_t len)
+{
+  const char *path = getenv("PATH");
+  char        list[4096], *save = NULL;
+
+  snprintf(list, sizeof list, "%s", path ? path : "/usr/bin:/bin");
+  for (char *e = strtok_r(list, ":", &save); e; e = strtok_r(NULL, ":", &save))
+    if (e[0] == '/' && snprintf(exe, len, "%s/gnuplot", e) < (int)len && !access(exe, X_OK))
+      return 0;
+  return 1;
 }
 
 /* Before gnuplot writes dir/name (a PNG, its log): whatever is there (the last run's plot, or a symbolic or hard
@@ -155,13 +169,14 @@ static int ClearOutputName(const char *dir, const char *name, char *err, size_t 
 }
 
 /*@ HsRunGnuplot - runs gnuplot on script (a file name in dir) in dir, its output in dir/gnuplot.log (bvp/ internal;
-    rank 0: -hs_compare, -hs_study): fork and exec, no shell, so that nothing of the data or of dir is ever read as
-    a command. Returns 0 if it ran and each of the n PNGs exists and is not empty, else 1 with the reason in err:
+    rank 0: -hs_compare, -hs_study): fork and exec of the gnuplot that PATH's absolute entries name, no shell, so
+    that nothing of the data or of dir is ever read as a command or run as gnuplot. Returns 0 if it ran and each of the n PNGs exists and is not empty, else 1 with the reason in err:
     gnuplot not installed, stopped by a signal, its exit status (and its log), or a PNG missing. @*/
 int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
 {
   pid_t pid;
   int   status;
+  char  exe[PETSC_MAX_PATH_LEN];
 
   if (!script[0] || strchr(script, '/') || script[0] == '-') {
     snprintf(err, len, "gnuplot: '%s' is not a script name", script);
@@ -172,13 +187,17 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
   for (int i = 0; i < n; i++)
     if (ClearOutputName(dir, pngs[i], err, len))
       return 1;
+  if (FindGnuplot(exe, sizeof exe)) {
+    snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
+    return 1;
+  }
   fflush(NULL); /* the child inherits no half-written buffers */
   if ((pid = fork()) < 0) {
     snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
     return 1;
   }
   if (pid == 0)
-    GnuplotChild(dir, script);
+    GnuplotChild(dir, exe, script);
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
       snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
@@ -262,6 +281,23 @@ int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
   snprintf(err, len, "%s is %s: refusing to write into it (remove it, or give another -o)", path,
            S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
   return 1;
+}
+
+/*@ HsDirectoryInUse - whether another process holds the lock of HsLockDirectory on dir (an existing directory;
+    bvp/ internal; one process). The probe takes and drops the lock at once; never call it on a directory this
+    process has locked itself (flock's locks belong to an open file, so that would read as in use). @*/
+int HsDirectoryInUse(const char *dir)
+{
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), busy = 0;
+
+  if (fd < 0)
+    return 0;
+  if (flock(fd, LOCK_EX | LOCK_NB))
+    busy = errno == EWOULDBLOCK;
+  else
+    flock(fd, LOCK_UN);
+  close(fd);
+  return busy;
 }
 
 /*@ HsMakeDirs - mkdir -p (bvp/ internal); returns 0 or an errno. @*/

@@ -20,6 +20,7 @@ int  HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, voi
                      size_t errlen);
 int  HsMakeDirs(const char *dir);
 int  HsCheckSubdir(const char *dir, const char *name, char *err, size_t len);
+int  HsDirectoryInUse(const char *dir);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
 int  HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);
