@@ -18,6 +18,7 @@
 #include "hsbvpimpl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,19 +168,33 @@ int HsIsCheckpointDir(const char *path)
 
 /* rm of a checkpoint directory made by hamshoot (its known files only; rmdir then fails if anything else is
  * there). A symbolic link, or a directory that is not a checkpoint (unless ours: the fresh temporary one), is
- * left alone: nothing outside a checkpoint is ever deleted (docs/reliability.md). */
+ * left alone: nothing outside a checkpoint is ever deleted (docs/reliability.md). The directory is opened once
+ * (O_NOFOLLOW) and checked and emptied through that descriptor (openat, unlinkat), so that swapping it for a link
+ * between the check and the removal changes nothing. */
 static void RemoveCheckpointDir(const char *dir, PetscBool ours)
 {
   static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
-  char                     p[PETSC_MAX_PATH_LEN + 32]; /* dir (< PETSC_MAX_PATH_LEN) and a name */
-  struct stat              st;
+  char                     head[256];
+  int                      fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), jf;
+  ssize_t                  n;
 
-  if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || (!ours && HsIsCheckpointDir(dir) != 1))
+  if (fd < 0)
     return;
-  for (int i = 0; files[i]; i++) {
-    snprintf(p, sizeof p, "%s/%s", dir, files[i]);
-    remove(p);
+  if (!ours) { /* a checkpoint: its checkpoint.json (a regular file) says so */
+    struct stat st;
+    jf = openat(fd, "checkpoint.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    n  = jf < 0 || fstat(jf, &st) || !S_ISREG(st.st_mode) ? -1 : read(jf, head, sizeof head - 1);
+    if (jf >= 0)
+      close(jf);
+    head[n > 0 ? n : 0] = 0;
+    if (!strstr(head, "\"format\": \"hamshoot-checkpoint-1\"")) {
+      close(fd);
+      return;
+    }
   }
+  for (int i = 0; files[i]; i++)
+    unlinkat(fd, files[i], 0);
+  close(fd);
   rmdir(dir);
 }
 
