@@ -266,16 +266,21 @@ def case_study_interrupted(tmp):
           "SIGTERM during -hs_study: exit %d, study %s\n%s" % (rc, {k: st.get(k) for k in ("complete", "failed")}, text[-600:]))
 
 
+def solve_1dof(d, data, x0, xT, args, ranks):
+    """A one-coordinate problem file in d (unit mass, B = R = 1, N = 20; data: its potential, costs and T lines)
+    solved into d/o; (exit status, output, summary)."""
+    with open(os.path.join(d, "p1.ocp"), "w") as f:
+        f.write("problem: p1\ncoordinates: q\ncontrols: 1\nmass: 1\n%s\nB: 1\nR: 1\nN: 20\nx0: %s\nxT: %s\n" % (data, x0, xT))
+    rc, text = run_in(["-problem", "p1.ocp", "-o", "o"] + args, ranks=ranks, cwd=d)
+    return rc, text, summary_of(os.path.join(d, "o"))
+
+
 def case_unbounded(tmp):
     """the extremal guard on a cost unbounded below (needs IPOPT: not in the sanitized build)."""
     if os.environ.get("HS_SANITIZED"):
         return
     d = tempfile.mkdtemp(dir=tmp)
-    with open(os.path.join(d, "unb.ocp"), "w") as f:
-        f.write("problem: unbounded\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: -q^4\nrunning_cost: -q^2\n"
-                "B: 1\nR: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: *, *\n")
-    rc, text = run_in(["-problem", "unb.ocp", "-hs_check_extremal", "yes", "-o", "o"], ranks=1, cwd=d)
-    s = summary_of(os.path.join(d, "o"))
+    rc, text, s = solve_1dof(d, "potential: -q^4\nrunning_cost: -q^2\nT: 3", "0, 0", "*, *", ["-hs_check_extremal", "yes"], 1)
     e = s.get("extremal_check", {})
     check(e.get("descended") is True and e.get("J_near", 0) < -1 and "is not a minimum of the direct problem" in text,
           "unbounded cost: extremal_check %s\n%s" % (e, text[-500:]))
@@ -342,11 +347,7 @@ def case_second_round(tmp):
 def case_pole(tmp):
     """a singularity of the potential crossed inside an interval is diagnosed; smooth problems are not flagged."""
     d = tempfile.mkdtemp(dir=tmp)
-    with open(os.path.join(d, "pole.ocp"), "w") as f:
-        f.write("problem: pole\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: 0.01/q\nB: 1\nR: 1\nT: 2\nN: 20\n"
-                "x0: -1, 0\nxT: 1, 0\n")
-    rc, text = run_in(["-problem", "pole.ocp", "-hs_check_extremal", "no", "-o", "o"], ranks=2, cwd=d)
-    s = summary_of(os.path.join(d, "o"))
+    rc, text, s = solve_1dof(d, "potential: 0.01/q\nT: 2", "-1, 0", "1, 0", ["-hs_check_extremal", "no"], 2)
     check(s.get("first_suspect_interval") == 9 and "may cross a singularity" in text,
           "a pole crossed in interval 9: exit %d, %s\n%s" % (rc, {k: s.get(k) for k in ("suspect_intervals",
                                                                                      "first_suspect_interval")}, text[-400:]))
