@@ -413,7 +413,7 @@ def case_fourth_round(tmp):
     finally:
         os.close(fd)
     check(rc1 == 1 and "in use by another hamshoot run" in t1, "a checkpoint inside a locked output: exit %d\n%s" % (rc1, t1[-300:]))
-    check(rc2 == 1 and "is a checkpoint directory" in t2, "-o another run's checkpoint: exit %d\n%s" % (rc2, t2[-300:]))
+    check(rc2 == 1 and "checkpoint directory" in t2, "-o another run's checkpoint: exit %d\n%s" % (rc2, t2[-300:]))
     gp = os.path.join(d, "gp")  # a 'gnuplot' planted in the output directory, '.' in PATH: not run
     os.makedirs(gp)
     with open(os.path.join(gp, "gnuplot"), "w") as f:
@@ -429,8 +429,34 @@ def case_fourth_round(tmp):
           % (rc4, os.path.exists(os.path.join(gp, "pwned"))))
     run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
     rc3, t3 = run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-o", "ck/res"], cwd=d)
-    check(rc3 == 1 and "or holds it" in t3 and not os.path.exists(os.path.join(d, "ck.old")),
+    check(rc3 == 1 and ("or holds it" in t3 or "inside the checkpoint directory" in t3) and
+          not os.path.exists(os.path.join(d, "ck.old")) and not os.path.exists(os.path.join(d, "ck", "res")),
           "-o inside -hs_checkpoint: exit %d\n%s" % (rc3, t3[-300:]))
+
+
+def case_fifth_round(tmp):
+    """the fifth round (each failed before its fix): an -o that is a checkpoint through a link, or inside one (each
+    checkpoint of its run moves it away, and the refused run had left its directory there), -hs_checkpoint spelled
+    'ck/' (DIR.tmp and DIR.old inside it: every checkpoint failed), a directory named gnuplot earlier in PATH."""
+    d = tempfile.mkdtemp(dir=tmp)
+    run_in(["-problem", "pendulum", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1", "-o", "base"], cwd=d)
+    os.symlink("ck", os.path.join(d, "Lck"))
+    rc1, t1 = run_in(["-problem", "pendulum", "-o", "Lck", "-hs_checkpoint", "other"], cwd=d)
+    rc2, t2 = run_in(["-problem", "pendulum", "-o", "ck/res/x"], cwd=d)
+    check(rc1 == 1 and rc2 == 1 and sorted(os.listdir(os.path.join(d, "ck"))) == ["checkpoint.json", "iterate.bin"],
+          "-o through a link to, or inside, a checkpoint: exits %d, %d; ck holds %s" % (rc1, rc2, os.listdir(os.path.join(d, "ck"))))
+    rc3, t3 = run_in(["-problem", "pendulum", "-hs_checkpoint", "ck/", "-hs_checkpoint_every", "1", "-o", "o2"], cwd=d)
+    check(rc3 == 0 and "warning" not in t3 and sorted(os.listdir(d)) == ["Lck", "base", "ck", "o2"],
+          "-hs_checkpoint ck/: exit %d, %s\n%s" % (rc3, sorted(os.listdir(d)), t3[-300:]))
+    os.makedirs(os.path.join(d, "pbin", "gnuplot"))
+    old_path = ENV["PATH"]
+    ENV["PATH"] = os.path.join(d, "pbin") + ":" + old_path
+    try:
+        rc4, t4 = run_in(["-problem", "pendulum", "-hs_study", "3", "-o", "s1"], cwd=d)
+    finally:
+        ENV["PATH"] = old_path
+    check(rc4 == 0 and os.path.exists(os.path.join(d, "s1", "study.png")) and "warning" not in t4,
+          "a directory named gnuplot in PATH: exit %d\n%s" % (rc4, t4[-300:]))
 
 
 def t_security():
@@ -438,7 +464,7 @@ def t_security():
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
-                  case_pole,
+                  case_fifth_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

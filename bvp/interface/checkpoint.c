@@ -72,9 +72,15 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(every_its >= 0 && every_s >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_checkpoint_every must be >= 0");
   if (dir) {
+    size_t n;
     PetscCheck(dir[0] && strlen(dir) < sizeof s->ckpt_dir - 16, comm, PETSC_ERR_ARG_WRONG,
                "-hs_checkpoint: a directory name of 1 to %d characters", (int)sizeof s->ckpt_dir - 17);
     PetscCall(PetscStrncpy(s->ckpt_dir, dir, sizeof s->ckpt_dir));
+    /* 'ck/' and 'ck/.' name ck: without the tail, DIR.tmp and DIR.old are beside it, not inside it */
+    while ((n = strlen(s->ckpt_dir)) > 1 && (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
+      s->ckpt_dir[n - (s->ckpt_dir[n - 1] == '/' ? 1 : 2)] = 0;
+    PetscCheck(strcmp(s->ckpt_dir, ".") && strcmp(s->ckpt_dir, "/") && strcmp(s->ckpt_dir, ".."), comm,
+               PETSC_ERR_ARG_WRONG, "-hs_checkpoint %s: a checkpoint replaces its directory; name one of its own", dir);
   }
   s->ckpt_every_its = every_its, s->ckpt_every_s = every_s;
   PetscFunctionReturn(0);
@@ -198,6 +204,45 @@ static void RemoveCheckpointDir(const char *dir, PetscBool ours)
   rmdir(dir);
 }
 
+/*@ HsInsideTaken - whether an ancestor of dir (resolved: realpath; with self, dir itself too) is a directory another
+    hamshoot run holds (its output, locked) or a checkpoint directory (which each checkpoint moves away): nothing of
+    this run may go there (bvp/ internal; one process). dir need not exist: its nearest existing ancestor is where the
+    walk starts. Returns 0, or 1 with the reason in err. @*/
+int HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len)
+{
+  char path[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN], *slash;
+  int  missing = 0;
+
+  snprintf(path, sizeof path, "%s", dir);
+  while (!realpath(path, real)) { /* the part of dir that exists */
+    if (!(slash = strrchr(path, '/')))
+      snprintf(path, sizeof path, "."), missing = 1;
+    else if (slash == path)
+      path[1] = 0, missing = 1;
+    else
+      *slash = 0, missing = 1;
+  }
+  if (!self && !missing && (slash = strrchr(real, '/')) && slash != real) /* its ancestors only */
+    *slash = 0;
+  else if (!self && !missing)
+    return 0;
+  for (;;) {
+    if (HsIsCheckpointDir(real) == 1) {
+      snprintf(err, len, "'%s' is inside the checkpoint directory '%s', which each checkpoint moves away: use a "
+                         "place of its own", dir, real);
+      return 1;
+    }
+    if (HsDirectoryInUse(real)) {
+      snprintf(err, len, "'%s' is inside '%s', in use by another hamshoot run (its output directory, locked): use a "
+                         "place of its own", dir, real);
+      return 1;
+    }
+    if (!(slash = strrchr(real, '/')) || slash == real)
+      return 0;
+    *slash = 0;
+  }
+}
+
 /*@ HsSolverCheckCheckpointDir - before a solve (HsSolverSetUp; rank 0): the checkpoint directory and its DIR.old
     are each absent or a checkpoint of hamshoot's (IsCheckpointDir), so that no directory of the user's is ever
     replaced or emptied by a checkpoint (bvp/ internal). An error names the directory. Collective. @*/
@@ -223,9 +268,8 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
       *(slash == parent ? slash + 1 : slash) = 0;
     else
       snprintf(parent, sizeof parent, ".");
-    if (HsDirectoryInUse(parent)) /* its parent is the output directory of another run, which holds its lock */
-      bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' is in use by another hamshoot run (its "
-                                         "output directory): give -hs_checkpoint a place of its own", s->ckpt_dir, parent);
+    if (HsInsideTaken(parent, PETSC_TRUE, err, sizeof err)) /* another run's output or a checkpoint holds it */
+      bad = 1;
     else if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old))
       bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' exists and is not a checkpoint of hamshoot's "
                                          "(a checkpoint never replaces other files): remove it, or give another "

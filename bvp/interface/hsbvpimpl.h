@@ -173,6 +173,7 @@ int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
 int            HsIsCheckpointDir(const char *path);
+int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,

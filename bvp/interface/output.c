@@ -309,16 +309,19 @@ static int SummaryCB(FILE *f, void *c)
 @*/
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 {
-  char        err[PETSC_MAX_PATH_LEN + 256] = "";
+  char        err[PETSC_MAX_PATH_LEN + 256] = "", real[PETSC_MAX_PATH_LEN];
   int         bad                            = 0;
   PetscMPIInt rank;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank && HsIsCheckpointDir(dir) == 1) /* another run's checkpoint (or this one's): not an output directory */
+  if (!rank && (HsIsCheckpointDir(dir) == 1 || (realpath(dir, real) && HsIsCheckpointDir(real) == 1))) /* also
+         through a link: a run's checkpoint is not an output directory */
     bad = 1, snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o",
                       dir);
-  else if (!rank)
+  else if (!rank) /* inside a checkpoint or another run's output (its lock): refused before anything is made there */
+    bad = HsInsideTaken(dir, PETSC_FALSE, err, sizeof err);
+  if (!rank && !bad)
     bad = HsLockDirectory(dir, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));

@@ -136,17 +136,21 @@ static void GnuplotChild(const char *dir, const char *exe, const char *script)
   _exit(errno == ENOENT ? 127 : 126);
 }
 
-/* The gnuplot executable: the first in PATH's absolute entries (a relative or empty one, e.g. '.', would find a
- * 'gnuplot' in the output directory, where the child runs). 0 and its path in exe, or 1: none. */
+/* The gnuplot executable: the first regular, executable file named gnuplot in PATH's absolute entries (a relative or
+ * empty one, e.g. '.', would find a 'gnuplot' in the output directory, where the child runs; a directory named
+ * gnuplot is skipped). PATH is walked whole, however long. 0 and its path in exe, or 1: none. */
 static int FindGnuplot(char *exe, size_t len)
 {
-  const char *path = getenv("PATH");
-  char        list[4096], *save = NULL;
+  const char *p = getenv("PATH");
 
-  snprintf(list, sizeof list, "%s", path ? path : "/usr/bin:/bin");
-  for (char *e = strtok_r(list, ":", &save); e; e = strtok_r(NULL, ":", &save))
-    if (e[0] == '/' && snprintf(exe, len, "%s/gnuplot", e) < (int)len && !access(exe, X_OK))
+  for (p = p ? p : "/usr/bin:/bin"; *p; p += *p == ':') {
+    size_t      n = strcspn(p, ":");
+    struct stat st;
+    if (p[0] == '/' && snprintf(exe, len, "%.*s/gnuplot", (int)n, p) < (int)len && !stat(exe, &st) &&
+        S_ISREG(st.st_mode) && !access(exe, X_OK))
       return 0;
+    p += n;
+  }
   return 1;
 }
 
