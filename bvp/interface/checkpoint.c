@@ -149,27 +149,38 @@ PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const 
   PetscFunctionReturn(0);
 }
 
+/* Whether the directory open as fd holds hamshoot's checkpoint.json: a regular file (not followed through a link,
+ * opened without blocking) whose head names the format hamshoot-checkpoint-1. */
+static int Marked(int fd)
+{
+  struct stat st;
+  char        head[256];
+  ssize_t     n  = -1;
+  int         jf = openat(fd, "checkpoint.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+  if (jf >= 0 && !fstat(jf, &st) && S_ISREG(st.st_mode))
+    n = read(jf, head, sizeof head - 1);
+  if (jf >= 0)
+    close(jf);
+  head[n > 0 ? n : 0] = 0;
+  return strstr(head, "\"format\": \"hamshoot-checkpoint-1\"") != NULL;
+}
+
 /*@ HsIsCheckpointDir - whether path is a checkpoint directory of hamshoot's: a real directory (not a symbolic link)
     holding a checkpoint.json of format hamshoot-checkpoint-1 (bvp/ internal; one process). 0: no, 1: yes, -1:
     nothing there. @*/
 int HsIsCheckpointDir(const char *path)
 {
   struct stat st;
-  char        p[PETSC_MAX_PATH_LEN + 32], head[256];
-  FILE       *f;
-  size_t      n;
+  int         fd, marked;
 
   if (lstat(path, &st))
     return errno == ENOENT || errno == ENOTDIR ? -1 : 0; /* ENOTDIR: its parent is no directory (-o a file) */
-  if (!S_ISDIR(st.st_mode))
+  if (!S_ISDIR(st.st_mode) || (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
     return 0;
-  snprintf(p, sizeof p, "%s/checkpoint.json", path);
-  if (lstat(p, &st) || !S_ISREG(st.st_mode) || !(f = fopen(p, "r")))
-    return 0;
-  n       = fread(head, 1, sizeof head - 1, f);
-  head[n] = 0;
-  fclose(f);
-  return strstr(head, "\"format\": \"hamshoot-checkpoint-1\"") != NULL;
+  marked = Marked(fd);
+  close(fd);
+  return marked;
 }
 
 /* rm of a checkpoint directory made by hamshoot (its known files only; rmdir then fails if anything else is
@@ -180,23 +191,13 @@ int HsIsCheckpointDir(const char *path)
 static void RemoveCheckpointDir(const char *dir, PetscBool ours)
 {
   static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
-  char                     head[256];
-  int                      fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), jf;
-  ssize_t                  n;
+  int                      fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
   if (fd < 0)
     return;
-  if (!ours) { /* a checkpoint: its checkpoint.json (a regular file) says so */
-    struct stat st;
-    jf = openat(fd, "checkpoint.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    n  = jf < 0 || fstat(jf, &st) || !S_ISREG(st.st_mode) ? -1 : read(jf, head, sizeof head - 1);
-    if (jf >= 0)
-      close(jf);
-    head[n > 0 ? n : 0] = 0;
-    if (!strstr(head, "\"format\": \"hamshoot-checkpoint-1\"")) {
-      close(fd);
-      return;
-    }
+  if (!ours && !Marked(fd)) { /* not a checkpoint: left alone */
+    close(fd);
+    return;
   }
   for (int i = 0; files[i]; i++)
     unlinkat(fd, files[i], 0);
@@ -260,9 +261,7 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
   if (!rank) {
     char parent[PETSC_MAX_PATH_LEN], *slash;
     snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
-    snprintf(parent, sizeof parent, "%s", s->ckpt_dir);
-    while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1]) /* trailing slashes */
-      *slash = 0;
+    snprintf(parent, sizeof parent, "%s", s->ckpt_dir); /* no trailing '/' (HsSolverSetCheckpoint) */
     slash = strrchr(parent, '/');
     if (slash)
       *(slash == parent ? slash + 1 : slash) = 0;
