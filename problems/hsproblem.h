@@ -180,6 +180,13 @@ typedef struct HsProblem_s {
    *  depend on T. */
   int (*BR_T)(const double *q, double *BT, double *RT, void *ctx);
   double *x0_T; /* 2n: dx0/dT at the current T (set_final_time), or NULL: x0 does not depend on T */
+  /* Holonomic constraints Phi(q) = 0 in redundant (natural) coordinates (docs/constrained.md); nc = 0: none.
+     Phi gives Phi (nc values), G = dPhi/dq (nc x n, row-major) and Hphi[(i n + l) n + r] = d2 Phi_i/dq_l dq_r
+     at q (any output may be NULL); returns 0, or 1 if a value is not finite. A constrained problem has a
+     constant mass matrix (const_mass), and its energy's gradient gives grad V(q) and M^{-1} p. */
+  int nc;
+  int (*Phi)(const double *q, double *Phi, double *G, double *Hphi, void *ctx);
+  int const_mass; /* 1: M does not depend on q */
 } HsProblem;
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);
@@ -195,6 +202,11 @@ void        HsProblemSetFinalTime(HsProblem *prob, double T);
 int         HsProblemHasEll(const HsProblem *prob);
 void       *HsProblemGetUserContext(const HsProblem *prob);
 void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
+/** The end data of a constrained problem (docs/constrained.md): Phi(q) = 0 and G M^{-1} p = 0 at x0 and at
+ *  xT to tol (relative), independent constraint gradients at both ends, every terminal component fixed.
+ *  Returns HS_SUCCESS, HS_ERANGE with why saying what fails, or HS_EDOM/HS_ENOMEM. */
+int         HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size_t len);
+#define HS_CONSTRAINT_TOL 1e-9 /* the default tol of HsProblemCheckConstraints */
 
 /* The built-in problems (docs/theory.md section 4), also by name through HsProblemCreateByName. */
 int HsProblemCreatePendulum(HsProblem **prob);

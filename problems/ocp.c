@@ -56,7 +56,8 @@ enum {
   P_DTELL     = 28, /* ... in the running cost: ell_T (OcpEllT) */
   P_DTBR      = 29, /* ... in B or R: B_T, R_T (OcpBRT) */
   P_DTX0      = 30, /* ... in x0: x0_T (OcpSetFinalTime) */
-  P_COUNT     = 31
+  P_CONS      = 31, /* holonomic constraints: Phi, G = dPhi/dq, the Hessians (OcpConstraints) */
+  P_COUNT     = 32
 };
 
 typedef struct {
@@ -82,6 +83,7 @@ typedef struct {
   char          *pderived, *ppinned; /* maxpar: defined from other parameters; set with -p_NAME since */
   HsExprProgram **pprog;  /* maxpar: the programs of the derived parameters (NULL for the others) */
   int            bounded; /* 1: the file gave u_min or u_max (entries '*' are unbounded) */
+  int            nc;      /* 'constraints': their number (0: none) */
   char         **let_name; /* named subexpressions ('let NAME: expr') */
   int           *let_node, nlet;
   double        *pmin, *pmax; /* maxpar: each parameter's admissible range (closed; see OcpRange) */
@@ -196,6 +198,17 @@ static int OcpBq(const double *q, double *B, double *dB, double *d2B, void *ctx)
     if (out[k])
       st |= HsExprProgramEval(o->prog[P_BQ + k], o->vars, out[k]);
   return st ? 1 : 0;
+}
+
+/* Holonomic constraints (hsproblem.h's layout): Phi, G, the Hessians; 1 if a value is not finite. */
+static int OcpConstraints(const double *q, double *Phi, double *G, double *Hphi, void *ctx)
+{
+  Ocp    *o      = HsMechanicalUserContext(ctx);
+  int     sz[3]  = {o->nc, o->nc * o->n, o->nc * o->n * o->n};
+  double *dst[3] = {Phi, G, Hphi};
+
+  OcpSetState(o, q, 0);
+  return HsExprProgramEvalParts(o->prog[P_CONS], o->vars, 3, sz, dst) ? 1 : 0;
 }
 
 /* The constants B, R, x0, xT, ... into cst_val at the current parameters and T (their program's
@@ -740,9 +753,10 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
 
 /* ------------------------------------------------------------ the reader ---- */
 
-enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_COUNT };
+enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_CONS, K_COUNT };
 static const char *const keys[K_COUNT] = {"mass",  "potential", "B",     "R",     "x0",   "xT",   "running_cost",
-                                          "T",     "terminal_cost", "kinetic_energy", "u_min", "u_max", "T_min", "T_max"};
+                                          "T",     "terminal_cost", "kinetic_energy", "u_min", "u_max", "T_min", "T_max",
+                                          "constraints"};
 
 /* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
  * scalar keys. */
@@ -999,7 +1013,8 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   else
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
-                "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, state_scheme, costate_scheme)",
+                "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, constraints, state_scheme, "
+                "costate_scheme)",
                 key);
   return 0;
 }
@@ -1408,6 +1423,107 @@ static int OcpBuildBq(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   return ret;
 }
 
+/* 1 if every second derivative of node in the coordinates is constant (node is at most quadratic in q); -1 without
+ * memory. */
+static int Quadratic(Ocp *o, int node)
+{
+  for (int l = 0; l < o->n; l++) {
+    int d = HsExprDiff(o->ex, node, l);
+    if (d < 0)
+      return -1;
+    for (int r = l; r < o->n; r++) {
+      int e = HsExprDiff(o->ex, d, r);
+      if (e < 0)
+        return -1;
+      if (HsExprDependsOnFast(o->ex, e))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+/* What of a constrained problem lies outside the class the conserving scheme covers exactly
+ * (docs/constrained.md): a mass matrix that depends on q, a potential that is not linear in q, a B(q) that
+ * is not affine, a running or terminal cost, a free T or free terminal components; NULL if none. */
+static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p, int const_mass, int vnode, int *key)
+{
+  int lin = 1;
+  if (!const_mass)
+    return *key = K->text[K_MASS] ? K_MASS : K_KIN, "the mass matrix depends on q (natural coordinates give a constant M)";
+  for (int l = 0; l < o->n && lin > 0; l++) {
+    int d = HsExprDiff(o->ex, vnode, l);
+    lin   = d < 0 ? -1 : !HsExprDependsOnFast(o->ex, d);
+  }
+  if (lin <= 0)
+    return *key = K_V, lin < 0 ? "out of memory" : "the potential is not linear in q (gravity is; a spring between points "
+                                                    "is not: the secant extension is not implemented yet)";
+  for (int e = 0; o->Bq && e < o->n * p->m; e++)
+    for (int l = 0; l < o->n; l++) {
+      int d = HsExprDiff(o->ex, o->Bnode[e], l);
+      if (d < 0 || HsExprDependsOnFast(o->ex, d))
+        return *key = K_B, d < 0 ? "out of memory" : "B(q) is not affine in q";
+    }
+  for (int i = 0; i < 2 * o->n; i++)
+    if (!p->xT_fixed[i])
+      return *key = K_XT, "a free terminal component (every component of xT must be given; the momenta's normal part is "
+                          "free by the natural end condition)";
+  return K->text[K_ELL] ? (*key = K_ELL, "a running cost (the cost is 1/2 u^T R u)")
+         : K->text[K_PHI] ? (*key = K_PHI, "a terminal cost")
+         : o->T_free      ? (*key = K_T, "a free final time")
+         : K->text[K_UMIN] || K->text[K_UMAX] ? (*key = K->text[K_UMIN] ? K_UMIN : K_UMAX, "control bounds")
+                                              : NULL;
+}
+
+/* 'constraints': nc expressions in the coordinates and parameters, each quadratic in q, with G and the
+ * Hessians derived (program P_CONS, OcpConstraints); the problem must lie in the exact class
+ * (OcpConstrainedClass). At most HS_OCP_MAX_COORDINATES_MASS coordinates (the Hessians: nc n^2 entries). */
+static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int const_mass, int vnode)
+{
+  char      **items = NULL, *t;
+  int        *c = NULL, n = o->n, nc, *nd = NULL, ret = 0, key;
+  const char *why;
+
+  if (!K->text[K_CONS])
+    return 0;
+  s->line = K->lines[K_CONS];
+  if (n > HS_OCP_MAX_COORDINATES_MASS)
+    return Fail(s, K->cols[K_CONS], "constraints: at most %d coordinates (here %d)", HS_OCP_MAX_COORDINATES_MASS, n);
+  if (!(t = strdup(K->text[K_CONS])) || (nc = SplitList(t, K->cols[K_CONS], &items, &c)) < 0 ||
+      !(nd = malloc(sizeof(int) * (size_t)(nc + nc * n + nc * n * n)))) {
+    free(t), free(items), free(c);
+    return HS_ENOMEM;
+  }
+  if (nc >= n)
+    ret = Fail(s, K->cols[K_CONS], "constraints: %d constraints on %d coordinates leave no motion", nc, n);
+  for (int i = 0; !ret && i < nc; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "constraint %d", i + 1);
+    ret = MakeExpr(s, o, items[i], c[i], what, ALLOW_Q, &nd[i]);
+    if (!ret && !HsExprDependsOnFast(o->ex, nd[i]))
+      ret = Fail(s, c[i], "constraint %d: '%s' does not depend on the coordinates", i + 1, items[i]);
+    if (!ret && Quadratic(o, nd[i]) == 0)
+      ret = Fail(s, c[i], "constraint %d: '%s' is not quadratic in the coordinates (its Hessian depends on q): the "
+                 "conserving scheme covers quadratic constraints exactly (docs/constrained.md); the secant extension is "
+                 "not implemented yet", i + 1, items[i]);
+    for (int l = 0; !ret && l < n; l++)
+      for (int r = 0; r < n; r++)
+        nd[nc + nc * n + (i * n + l) * n + r] = HsExprDiff(o->ex, nd[nc + i * n + l] = HsExprDiff(o->ex, nd[i], l), r);
+  }
+  if (!ret && (why = OcpConstrainedClass(o, K, p, const_mass, vnode, &key))) {
+    s->line = K->lines[key];
+    ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) must lie in the class the conserving "
+                   "scheme covers exactly (docs/constrained.md), but has %s", keys[key], K->lines[K_CONS], why);
+  }
+  if (!ret && Program(o, nc + nc * n + nc * n * n, nd, &o->prog[P_CONS]))
+    ret = HS_ENOMEM;
+  if (!ret)
+    HsExprProgramSetSlow(o->prog[P_CONS], o->vars);
+  if (!ret)
+    o->nc = p->nc = nc, p->Phi = OcpConstraints, p->const_mass = 1;
+  free(t), free(items), free(c), free(nd);
+  return ret;
+}
+
 /* A free T and terminal values that depend on it: the program of dxT/dT and d2xT/dT2 (OcpXTT). */
 static int OcpBuildXTT(Ocp *o, HsProblem *p)
 {
@@ -1676,6 +1792,14 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpBuildDataT(o, p, node);
   if (!ret)
     ret = OcpInstall(&s, &o, &K, p, const_mass);
+  if (!ret)
+    p->const_mass = const_mass;
+  if (!ret) /* the problem owns the Ocp now */
+    ret = OcpBuildConstraints(&s, HsProblemGetUserContext(p), &K, p, const_mass, node[n * n]);
+  if (!ret && p->nc && HsProblemCheckConstraints(p, HS_CONSTRAINT_TOL, p->why, sizeof p->why)) {
+    s.line = K.lines[strstr(p->why, "x0") ? K_X0 : K_XT];
+    ret    = Fail(&s, 1, "%s", p->why);
+  }
   for (int k = 0; k < K_COUNT; k++)
     free(K.text[k]);
   free(node);

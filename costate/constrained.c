@@ -1,0 +1,525 @@
+/* hamshoot: the conserving scheme for constrained systems (hsconstrained.h; docs/constrained.md).
+ *
+ * The identities it rests on (docs/constrained.md, "Why H^d is exactly constant") need a constant h and M, the
+ * same G(qbar) in the momentum and the adjoint constraint, the crossed products 1/2 (gamma_+ lp_- + gamma_- lp_+)
+ * and c_B, and nu through the gradient on the chord G((q_{k-1} + q_{k+1}) / 2): each is exact for quadratic Phi and
+ * affine B, the class problems/ocp.c admits. grad V is then constant, so the Jacobians carry no Hessian of V. */
+#include "hsconstrained.h"
+
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct HsCons_s {
+  const HsProblem *prob;
+  int              n, c, m, D, r; /* r = 2n + c, the rows of a group */
+  double           h;
+  double          *Minv, *Rinv;  /* n x n, m x m */
+  double          *Phi, *G, *H;  /* nc, nc x n, nc x n x n at one point */
+  double          *Phi0, *G0;    /* at a second point (the node's own q_k) */
+  double          *B, *dB, *d2B; /* n x m, n m n, n m n n: B(q) and its derivatives at one point */
+  double          *x, *g;        /* 2n each: a state and grad E there */
+  double          *ua, *ub, *wa, *wb, *cB; /* m, m, n m, n m, n: the control-curvature term's pieces */
+  double          *dcda, *dcdb, *dcdc;     /* n x n each: c_B's derivatives in a = lp_-, b = lp_+, the point c */
+  double          *qa, *qb;                /* n each */
+  double          *Ta, *Tb;                /* n x m each: row l = dB_l^T a, dB_l^T b */
+  double          *pool;
+};
+
+/* B(q) with dB (and d2B with second), from prob->Bq or the constant prob->B. */
+static int EvalB(HsCons *cs, const double *q, int second)
+{
+  const HsProblem *P = cs->prob;
+  size_t           nm = (size_t)(cs->n * cs->m);
+
+  if (!P->Bq) {
+    memcpy(cs->B, P->B, sizeof(double) * nm);
+    return HS_SUCCESS; /* dB, d2B stay 0 */
+  }
+  return P->Bq(q, cs->B, cs->dB, second ? cs->d2B : NULL, P->ctx) ? HS_EDOM : HS_SUCCESS;
+}
+
+/* y = R^{-1} B^T a (m values). */
+static void RinvBt(const HsCons *cs, const double *Bm, const double *a, double *y)
+{
+  int n = cs->n, m = cs->m;
+  for (int j = 0; j < m; j++) {
+    double s = 0;
+    for (int jj = 0; jj < m; jj++) {
+      double t = 0;
+      for (int i = 0; i < n; i++)
+        t += Bm[i * m + jj] * a[i];
+      s += cs->Rinv[j * m + jj] * t;
+    }
+    y[j] = s;
+  }
+}
+
+/* dB_l (n x m) entry (i, j): dB[(i m + j) n + l]. */
+static inline double DB(const HsCons *cs, const double *dB, int i, int j, int l)
+{
+  return dB[(i * cs->m + j) * cs->n + l];
+}
+
+/*@ HsConsCreate - the constrained scheme of prob on N intervals (hsconstrained.h).
+
+  Not collective. Needs prob->nc > 0, a constant mass matrix (M^{-1} is the momentum block of the energy's
+  Hessian at x0) and R positive definite. Returns HS_SUCCESS, HS_EINVAL with msg, HS_ENOMEM.
+@*/
+int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msglen)
+{
+  int     n = prob->n, c = prob->nc, m = prob->m, d = 2 * n;
+  size_t  sz;
+  HsCons *cs;
+  double *p, *Hx;
+
+  *csp = NULL;
+  if (c <= 0 || !prob->Phi || !prob->const_mass || N < 2) {
+    snprintf(msg, (size_t)msglen, "the constrained scheme needs holonomic constraints and a constant mass matrix");
+    return HS_EINVAL;
+  }
+  sz = (size_t)(n * n + m * m + c + c * n + c * n * n + c + c * n + n * m * (1 + n + n * n) + 2 * d + 2 * m +
+                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + d * d);
+  if (!(cs = calloc(1, sizeof *cs)) || !(cs->pool = calloc(sz, sizeof(double)))) {
+    free(cs);
+    return HS_ENOMEM;
+  }
+  p = cs->pool;
+  cs->Minv = p, p += n * n;
+  cs->Rinv = p, p += m * m;
+  cs->Phi = p, p += c;
+  cs->G = p, p += c * n;
+  cs->H = p, p += c * n * n;
+  cs->Phi0 = p, p += c;
+  cs->G0 = p, p += c * n;
+  cs->B = p, p += n * m;
+  cs->dB = p, p += n * m * n;
+  cs->d2B = p, p += n * m * n * n;
+  cs->x = p, p += d;
+  cs->g = p, p += d;
+  cs->ua = p, p += m;
+  cs->ub = p, p += m;
+  cs->wa = p, p += n * m;
+  cs->wb = p, p += n * m;
+  cs->cB = p, p += n;
+  cs->dcda = p, p += n * n;
+  cs->dcdb = p, p += n * n;
+  cs->dcdc = p, p += n * n;
+  cs->qa = p, p += n;
+  cs->qb = p, p += n;
+  cs->Ta = p, p += n * m;
+  cs->Tb = p, p += n * m;
+  Hx = p;
+  cs->prob = prob, cs->n = n, cs->c = c, cs->m = m, cs->D = 4 * n + 2 * c, cs->r = 2 * n + c, cs->h = prob->T / N;
+  if (prob->E.hess(prob->x0, Hx, prob->ctx)) {
+    snprintf(msg, (size_t)msglen, "the energy's Hessian is not finite at x0");
+    HsConsDestroy(&cs);
+    return HS_EINVAL;
+  }
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < n; l++)
+      cs->Minv[i * n + l] = Hx[(n + i) * d + n + l];
+  {
+    gsl_matrix_view      Rv = gsl_matrix_view_array(cs->Rinv, (size_t)m, (size_t)m);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int                  st;
+    memcpy(cs->Rinv, prob->R, sizeof(double) * (size_t)(m * m));
+    st = gsl_linalg_cholesky_decomp1(&Rv.matrix) || gsl_linalg_cholesky_invert(&Rv.matrix);
+    gsl_set_error_handler(old);
+    if (st) {
+      snprintf(msg, (size_t)msglen, "R is not positive definite");
+      HsConsDestroy(&cs);
+      return HS_EINVAL;
+    }
+  }
+  *csp = cs;
+  return HS_SUCCESS;
+}
+
+/** Frees the scheme; NULL-safe. */
+void HsConsDestroy(HsCons **cs)
+{
+  if (!cs || !*cs)
+    return;
+  free((*cs)->pool);
+  free(*cs);
+  *cs = NULL;
+}
+
+/** The unknowns of one time point, 4n + 2nc. */
+int HsConsBlockSize(const HsCons *cs) { return cs->D; }
+
+/* Phi, G, H at q into cs->Phi, G, H. */
+static int EvalPhi(HsCons *cs, const double *q, double *Phi, double *G, double *H)
+{
+  return cs->prob->Phi(q, Phi, G, H, cs->prob->ctx) ? HS_EDOM : HS_SUCCESS;
+}
+
+/* grad E at (q, p) into cs->g: grad V(q), then M^{-1} p. */
+static int EvalGrad(HsCons *cs, const double *q, const double *p)
+{
+  memcpy(cs->x, q, sizeof(double) * (size_t)cs->n);
+  memcpy(cs->x + cs->n, p, sizeof(double) * (size_t)cs->n);
+  return cs->prob->E.grad(cs->x, cs->g, cs->prob->ctx) ? HS_EDOM : HS_SUCCESS;
+}
+
+/* The midpoint configuration and momentum of an interval into qa, qb. */
+static void Mid(HsCons *cs, const double *z0, const double *z1)
+{
+  for (int i = 0; i < cs->n; i++)
+    cs->qa[i] = 0.5 * (z0[i] + z1[i]), cs->qb[i] = 0.5 * (z0[cs->n + i] + z1[cs->n + i]);
+}
+
+/* The interval's momentum row i, column block Jq (the configuration's columns, weight 1/2 each): the derivative of
+ * h (G^T gamma - B R^{-1} B^T lp)_i in qbar; S = B R^{-1} B^T goes to Jlp. ub = R^{-1} B^T lp. */
+static void MomentumRow(HsCons *cs, int i, const double *gam, double *Jq, double *Jlp)
+{
+  int n = cs->n, m = cs->m, c = cs->c;
+  for (int l = 0; l < n; l++) {
+    double v = 0;
+    for (int j = 0; j < c; j++)
+      v += gam[j] * cs->H[(j * n + i) * n + l];
+    for (int j = 0; j < m; j++) /* d_l (B u)_i = dB_l u + B R^{-1} dB_l^T lp */
+      v -= DB(cs, cs->dB, i, j, l) * cs->ub[j] + cs->B[i * m + j] * cs->wb[l * m + j];
+    Jq[l] = 0.5 * cs->h * v;
+  }
+  for (int l = 0; l < n; l++)
+    Jlp[l] = 0;
+  for (int j = 0; j < m; j++) { /* S_il = sum_j B_ij (R^{-1} B^T)_jl */
+    double Bij = cs->B[i * m + j];
+    if (Bij == 0)
+      continue;
+    for (int l = 0; l < n; l++) {
+      double t = 0;
+      for (int jj = 0; jj < m; jj++)
+        t += cs->Rinv[j * m + jj] * cs->B[l * m + jj];
+      Jlp[l] -= cs->h * Bij * t;
+    }
+  }
+}
+
+/*@ HsConsInterval - interval k's 2n + nc equations (times h) and, where J0, J1 are given, their Jacobian blocks in
+    z_k and z_{k+1}:
+
+      q_{k+1} - q_k - h M^{-1} pbar,  p_{k+1} - p_k + h (grad V + G(qbar)^T gamma - B(qbar) u),  G(qbar) lp,
+      u = R^{-1} B(qbar)^T lp.
+
+  Not collective. Returns HS_SUCCESS or HS_EDOM (a value not finite).
+@*/
+int HsConsInterval(HsCons *cs, const double *z0, const double *z1, double *F, double *J0, double *J1)
+{
+  int           n = cs->n, c = cs->c, m = cs->m, D = cs->D, st;
+  double        h = cs->h;
+  const double *lp = z0 + 3 * n + c, *gam = z0 + 4 * n + c;
+
+  Mid(cs, z0, z1);
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalGrad(cs, cs->qa, cs->qb)) || (st = EvalB(cs, cs->qa, 0)))
+    return st;
+  RinvBt(cs, cs->B, lp, cs->ub);
+  for (int i = 0; i < n; i++) {
+    double f = z1[n + i] - z0[n + i] + h * cs->g[i];
+    for (int j = 0; j < c; j++)
+      f += h * cs->G[j * n + i] * gam[j];
+    for (int j = 0; j < m; j++)
+      f -= h * cs->B[i * m + j] * cs->ub[j];
+    F[i]     = z1[i] - z0[i] - h * cs->g[n + i];
+    F[n + i] = f;
+  }
+  for (int j = 0; j < c; j++) {
+    double a = 0;
+    for (int l = 0; l < n; l++)
+      a += cs->G[j * n + l] * lp[l];
+    F[2 * n + j] = a;
+  }
+  if (!J0 && !J1)
+    return HS_SUCCESS;
+  for (int l = 0; l < n; l++) /* wb_l = R^{-1} dB_l^T lp */
+    for (int j = 0; j < m; j++) {
+      double t = 0;
+      for (int jj = 0; jj < m; jj++) {
+        double s = 0;
+        for (int i = 0; i < n; i++)
+          s += DB(cs, cs->dB, i, jj, l) * lp[i];
+        t += cs->Rinv[j * m + jj] * s;
+      }
+      cs->wb[l * m + j] = t;
+    }
+  memset(J0, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(J1, 0, sizeof(double) * (size_t)(cs->r * D));
+  for (int i = 0; i < n; i++) {
+    double *r0 = J0 + i * D, *r1 = J1 + i * D, *s0 = J0 + (n + i) * D, *s1 = J1 + (n + i) * D;
+    r0[i] = -1, r1[i] = 1;
+    for (int l = 0; l < n; l++)
+      r0[n + l] = r1[n + l] = -0.5 * h * cs->Minv[i * n + l];
+    s0[n + i] = -1, s1[n + i] = 1;
+    MomentumRow(cs, i, gam, s0, s0 + 3 * n + c);
+    for (int l = 0; l < n; l++)
+      s1[l] = s0[l];
+    for (int j = 0; j < c; j++)
+      s0[4 * n + c + j] = h * cs->G[j * n + i];
+  }
+  for (int j = 0; j < c; j++) {
+    double *a0 = J0 + (2 * n + j) * D, *a1 = J1 + (2 * n + j) * D;
+    for (int l = 0; l < n; l++) {
+      double t = 0;
+      for (int r = 0; r < n; r++)
+        t += cs->H[(j * n + l) * n + r] * lp[r];
+      a0[l] = a1[l] = 0.5 * t;
+      a0[3 * n + c + l] = cs->G[j * n + l];
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* The control-curvature term of node k (docs/constrained.md): with a = lp_-, b = lp_+ and B, dB, d2B at
+ * c_k = (q_{k-1} + 2 q_k + q_{k+1}) / 4,
+ *   c_B,l = 1/2 [(dB_l^T a) . R^{-1} B^T b + (B^T a) . R^{-1} dB_l^T b],
+ * into cs->cB, and with jac its derivatives in a, b and c_k (dcda, dcdb, dcdc, row l = c_B,l). */
+static void ControlCurvature(HsCons *cs, const double *a, const double *b, int jac)
+{
+  int n = cs->n, m = cs->m;
+
+  RinvBt(cs, cs->B, a, cs->ua);
+  RinvBt(cs, cs->B, b, cs->ub);
+  for (int l = 0; l < n; l++)
+    for (int j = 0; j < m; j++) {
+      double ta = 0, tb = 0;
+      for (int i = 0; i < n; i++)
+        ta += DB(cs, cs->dB, i, j, l) * a[i], tb += DB(cs, cs->dB, i, j, l) * b[i];
+      cs->Ta[l * m + j] = ta, cs->Tb[l * m + j] = tb;
+    }
+  for (int l = 0; l < n; l++) { /* wa_l = R^{-1} Ta_l, wb_l = R^{-1} Tb_l */
+    double v = 0;
+    for (int j = 0; j < m; j++) {
+      double sa = 0, sb = 0;
+      for (int jj = 0; jj < m; jj++)
+        sa += cs->Rinv[j * m + jj] * cs->Ta[l * m + jj], sb += cs->Rinv[j * m + jj] * cs->Tb[l * m + jj];
+      cs->wa[l * m + j] = sa, cs->wb[l * m + j] = sb;
+      v += cs->Ta[l * m + j] * cs->ub[j] + cs->Tb[l * m + j] * cs->ua[j];
+    }
+    cs->cB[l] = 0.5 * v;
+  }
+  if (!jac)
+    return;
+  for (int l = 0; l < n; l++)
+    for (int i = 0; i < n; i++) {
+      double da = 0, db = 0, dc = 0;
+      for (int j = 0; j < m; j++) {
+        da += DB(cs, cs->dB, i, j, l) * cs->ub[j] + cs->B[i * m + j] * cs->wb[l * m + j];
+        db += cs->B[i * m + j] * cs->wa[l * m + j] + DB(cs, cs->dB, i, j, l) * cs->ua[j];
+        dc += cs->Ta[l * m + j] * cs->wb[i * m + j] + cs->Ta[i * m + j] * cs->wb[l * m + j];
+      }
+      for (int ii = 0; ii < n; ii++) /* d2B_{l i}: (ii, j) entries */
+        for (int j = 0; j < m; j++) {
+          double d2 = cs->d2B[((ii * m + j) * n + l) * n + i];
+          dc += d2 * (a[ii] * cs->ub[j] + b[ii] * cs->ua[j]);
+        }
+      cs->dcda[l * n + i] = 0.5 * da, cs->dcdb[l * n + i] = 0.5 * db, cs->dcdc[l * n + i] = 0.5 * dc;
+    }
+}
+
+/* Node k's Jacobian blocks (HsConsNode's, after its evaluations). */
+static void NodeJacobian(HsCons *cs, const double *a, const double *b, const double *gm, const double *gp,
+                         const double *nu, double *Jm, double *J0, double *Jp)
+{
+  int    n = cs->n, c = cs->c, D = cs->D;
+  double h = cs->h;
+
+  memset(Jm, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(J0, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(Jp, 0, sizeof(double) * (size_t)(cs->r * D));
+  for (int i = 0; i < n; i++) {
+    double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
+    rm[2 * n + c + i] = -1, r0[2 * n + c + i] = 1;
+    for (int l = 0; l < n; l++) {
+      double sa = 0, sb = 0, sn = 0;
+      for (int j = 0; j < c; j++) {
+        double Hil = cs->H[(j * n + i) * n + l];
+        sa += gp[j] * Hil, sb += gm[j] * Hil, sn += nu[j] * Hil;
+      }
+      rm[3 * n + c + l] = -0.5 * h * sa + h * cs->dcda[i * n + l];
+      r0[3 * n + c + l] = -0.5 * h * sb + h * cs->dcdb[i * n + l];
+      rm[l] = rp[l] = -0.5 * h * sn + 0.25 * h * cs->dcdc[i * n + l];
+      r0[l] = 0.5 * h * cs->dcdc[i * n + l];
+    }
+    for (int j = 0; j < c; j++) {
+      double Ha = 0, Hb = 0;
+      for (int l = 0; l < n; l++)
+        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
+      r0[4 * n + c + j] = -0.5 * h * Ha;
+      rm[4 * n + c + j] = -0.5 * h * Hb;
+      r0[2 * n + j]     = -h * cs->G[j * n + i];
+    }
+    rm = Jm + (n + i) * D, r0 = J0 + (n + i) * D;
+    r0[3 * n + c + i] = 1, rm[3 * n + c + i] = -1;
+    for (int l = 0; l < n; l++)
+      r0[2 * n + c + l] = rm[2 * n + c + l] = 0.5 * h * cs->Minv[i * n + l];
+  }
+  for (int j = 0; j < c; j++)
+    for (int l = 0; l < n; l++)
+      J0[(2 * n + j) * D + l] = cs->G0[j * n + l];
+}
+
+/*@ HsConsNode - node k's 2n + nc equations (times h) and, where Jm is given, their blocks in z_{k-1}, z_k, z_{k+1}:
+
+      lq_+ - lq_- - (h/2) sum_i Hess Phi_i (gamma_+,i lp_- + gamma_-,i lp_+) + h c_B - h G(chord)^T nu_k,
+      lp_+ - lp_- + (h/2) M^{-1} (lq_+ + lq_-),   Phi(q_k),
+
+  with chord = (q_{k-1} + q_{k+1}) / 2 and c_B of ControlCurvature. Not collective. HS_SUCCESS or HS_EDOM.
+@*/
+int HsConsNode(HsCons *cs, const double *zm, const double *z0, const double *zp, double *C, double *Jm, double *J0,
+               double *Jp)
+{
+  int           n = cs->n, c = cs->c, st;
+  double        h = cs->h;
+  const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
+  const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
+
+  for (int i = 0; i < n; i++)
+    cs->qa[i] = 0.5 * (zm[i] + zp[i]), cs->qb[i] = 0.25 * (zm[i] + 2 * z0[i] + zp[i]);
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalPhi(cs, z0, cs->Phi0, cs->G0, NULL)) ||
+      (st = EvalB(cs, cs->qb, Jm != NULL)))
+    return st;
+  ControlCurvature(cs, a, b, Jm != NULL);
+  for (int i = 0; i < n; i++) {
+    double f = lqp[i] - lqm[i] + h * cs->cB[i], mv = 0;
+    for (int j = 0; j < c; j++) {
+      double Ha = 0, Hb = 0;
+      for (int l = 0; l < n; l++)
+        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
+      f -= 0.5 * h * (gp[j] * Ha + gm[j] * Hb) + h * cs->G[j * n + i] * nu[j];
+    }
+    for (int l = 0; l < n; l++)
+      mv += cs->Minv[i * n + l] * (lqp[l] + lqm[l]);
+    C[i]     = f;
+    C[n + i] = b[i] - a[i] + 0.5 * h * mv;
+  }
+  for (int j = 0; j < c; j++)
+    C[2 * n + j] = cs->Phi0[j];
+  if (Jm)
+    NodeJacobian(cs, a, b, gm, gp, nu, Jm, J0, Jp);
+  return HS_SUCCESS;
+}
+
+/*@ HsConsTerminal - the end condition at point N (times 1): q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha in z_N's nu
+    slot), G(q_T) (lp - (h/2) M^{-1} lq) of interval N - 1/2; blocks in z_{N-1} (Jm) and z_N (JN).
+
+  Not collective. HS_SUCCESS or HS_EDOM.
+@*/
+int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, double *Jm, double *JN)
+{
+  const HsProblem *P = cs->prob;
+  int              n = cs->n, c = cs->c, D = cs->D, st;
+  const double    *lq = zm + 2 * n + c, *lp = zm + 3 * n + c, *al = zN + 2 * n;
+
+  if ((st = EvalPhi(cs, P->xT, cs->Phi0, cs->G0, NULL)))
+    return st;
+  for (int i = 0; i < n; i++) {
+    double f = zN[n + i] - P->xT[n + i];
+    for (int j = 0; j < c; j++)
+      f -= cs->G0[j * n + i] * al[j];
+    F[i] = zN[i] - P->xT[i], F[n + i] = f;
+  }
+  for (int j = 0; j < c; j++) {
+    double f = 0;
+    for (int l = 0; l < n; l++) {
+      double ml = 0;
+      for (int r = 0; r < n; r++)
+        ml += cs->Minv[l * n + r] * lq[r];
+      f += cs->G0[j * n + l] * (lp[l] - 0.5 * cs->h * ml);
+    }
+    F[2 * n + j] = f;
+  }
+  if (!Jm)
+    return HS_SUCCESS;
+  memset(Jm, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(JN, 0, sizeof(double) * (size_t)(cs->r * D));
+  for (int i = 0; i < n; i++) {
+    JN[i * D + i] = 1, JN[(n + i) * D + n + i] = 1;
+    for (int j = 0; j < c; j++)
+      JN[(n + i) * D + 2 * n + j] = -cs->G0[j * n + i];
+  }
+  for (int j = 0; j < c; j++)
+    for (int l = 0; l < n; l++) {
+      double gm = 0;
+      for (int r = 0; r < n; r++)
+        gm += cs->G0[j * n + r] * cs->Minv[r * n + l];
+      Jm[(2 * n + j) * D + 3 * n + c + l] = cs->G0[j * n + l];
+      Jm[(2 * n + j) * D + 2 * n + c + l] = -0.5 * cs->h * gm;
+    }
+  return HS_SUCCESS;
+}
+
+/* Rows equal to unknowns from0 .. from0 + r - 1 of z minus ref (NULL: 0), J the identity there. */
+static void Identity(HsCons *cs, const double *z, int from0, const double *ref, int nref, double *F, double *J)
+{
+  for (int i = 0; i < cs->r; i++)
+    F[i] = z[from0 + i] - (ref && i < nref ? ref[i] : 0);
+  if (!J)
+    return;
+  memset(J, 0, sizeof(double) * (size_t)(cs->r * cs->D));
+  for (int i = 0; i < cs->r; i++)
+    J[i * cs->D + from0 + i] = 1;
+}
+
+/** Point 0's second group: q_0 - q0, p_0 - p0, nu_0 (a dummy); J (may be NULL) its block in z_0. */
+int HsConsInitial(HsCons *cs, const double *z0, double *F, double *J)
+{
+  Identity(cs, z0, 0, cs->prob->x0, 2 * cs->n, F, J);
+  return HS_SUCCESS;
+}
+
+/** Point N's second group: its interval slots (lq, lp, gamma: dummies) = 0; J (may be NULL) its block in z_N. */
+int HsConsEnd(HsCons *cs, const double *zN, double *F, double *J)
+{
+  Identity(cs, zN, cs->r, NULL, 0, F, J);
+  return HS_SUCCESS;
+}
+
+/** Interval diagnostics (hsconstrained.h). */
+int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, double r[2])
+{
+  int           n = cs->n, c = cs->c, st;
+  const double *lp = z0 + 3 * n + c;
+
+  Mid(cs, z0, z1);
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL)) || (st = EvalGrad(cs, cs->qa, cs->qb)))
+    return st;
+  r[0] = r[1] = 0;
+  for (int j = 0; j < c; j++) {
+    double v = 0, a = 0;
+    for (int l = 0; l < n; l++)
+      v += cs->G[j * n + l] * cs->g[n + l], a += cs->G[j * n + l] * lp[l];
+    r[0] = fmax(r[0], fabs(v)), r[1] = fmax(r[1], fabs(a));
+  }
+  return HS_SUCCESS;
+}
+
+/** Node diagnostics (hsconstrained.h). */
+int HsConsNodeResiduals(HsCons *cs, const double *z, double r[2])
+{
+  int n = cs->n, c = cs->c, st;
+
+  if ((st = EvalPhi(cs, z, cs->Phi0, cs->G0, NULL)) || (st = EvalGrad(cs, z, z + n)))
+    return st;
+  r[0] = r[1] = 0;
+  for (int j = 0; j < c; j++) {
+    double v = 0;
+    for (int l = 0; l < n; l++)
+      v += cs->G0[j * n + l] * cs->g[n + l];
+    r[0] = fmax(r[0], fabs(cs->Phi0[j])), r[1] = fmax(r[1], fabs(v));
+  }
+  return HS_SUCCESS;
+}
+
+/** The control of interval k, R^{-1} B(qbar)^T lp. */
+int HsConsControl(HsCons *cs, const double *z0, const double *z1, double *u)
+{
+  int st;
+  Mid(cs, z0, z1);
+  if ((st = EvalB(cs, cs->qa, 0)))
+    return st;
+  RinvBt(cs, cs->B, z0 + 3 * cs->n + cs->c, u);
+  return HS_SUCCESS;
+}

@@ -1,0 +1,81 @@
+/* hamshoot: the end data of a constrained problem (docs/constrained.md): consistent positions and
+ * velocities, independent constraint gradients. */
+#include "hsproblem.h"
+
+#include <gsl/gsl_linalg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* At the state x (q then p) of the end `end`: Phi(q) = 0 and G M^{-1} p = 0 to tol, relative to the sizes of q and of
+ * M^{-1} p, and G of full row rank (its smallest singular value above 1e-10 of its largest). M^{-1} p is the
+ * momentum part of grad E (constant M). w: room for nc (1 + n) + n (2 + nc) + nc^2 doubles. */
+static int CheckEnd(const HsProblem *P, const double *x, const char *end, double tol, double *w, char *why,
+                    size_t len)
+{
+  int     n = P->n, c = P->nc;
+  double *Phi = w, *G = Phi + c, *g = G + c * n, *sv = g + 2 * n, *V = sv + c, qq = 0, vv = 0;
+
+  if (P->Phi(x, Phi, G, NULL, P->ctx) || P->E.grad(x, g, P->ctx))
+    return snprintf(why, len, "the constraints or the energy are not finite at %s", end), HS_EDOM;
+  for (int i = 0; i < n; i++)
+    qq += x[i] * x[i], vv += g[n + i] * g[n + i];
+  for (int i = 0; i < c; i++) {
+    double gv = 0, gn = 0;
+    for (int l = 0; l < n; l++)
+      gv += G[i * n + l] * g[n + l], gn += G[i * n + l] * G[i * n + l];
+    if (!(fabs(Phi[i]) <= tol * (1 + qq)))
+      return snprintf(why, len, "%s: constraint %d is %.3g, not 0: the end positions must satisfy the constraints", end,
+                      i + 1, Phi[i]), HS_ERANGE;
+    if (!(fabs(gv) <= tol * (1 + sqrt(gn * vv))))
+      return snprintf(why, len, "%s: the velocity M^-1 p violates constraint %d (G M^-1 p = %.3g, not 0): the end "
+                      "velocities must be tangent to the constraints", end, i + 1, gv), HS_ERANGE;
+  }
+  { /* rank of G: the singular values of G^T (n x nc, n > nc) */
+    double         *Gt = malloc(sizeof(double) * (size_t)(n * c));
+    gsl_matrix_view A, Vm;
+    gsl_vector_view S, W;
+    int             st;
+    if (!Gt)
+      return HS_ENOMEM;
+    for (int i = 0; i < c; i++)
+      for (int l = 0; l < n; l++)
+        Gt[l * c + i] = G[i * n + l];
+    A  = gsl_matrix_view_array(Gt, (size_t)n, (size_t)c);
+    Vm = gsl_matrix_view_array(V, (size_t)c, (size_t)c);
+    S  = gsl_vector_view_array(sv, (size_t)c);
+    W  = gsl_vector_view_array(g, (size_t)c); /* c < n: fits in g */
+    st = gsl_linalg_SV_decomp(&A.matrix, &Vm.matrix, &S.vector, &W.vector);
+    free(Gt);
+    if (st || !(sv[c - 1] > 1e-10 * sv[0]))
+      return snprintf(why, len, "%s: the constraint gradients are dependent (singular values %.3g .. %.3g): remove a "
+                      "redundant constraint", end, sv[0], sv[c - 1]), HS_ERANGE;
+  }
+  return HS_SUCCESS;
+}
+
+/*@ HsProblemCheckConstraints - the end data of a constrained problem: Phi(q) = 0 and G M^{-1} p = 0 at x0 and xT to
+    tol (relative to |q|^2 and |G_i| |M^{-1} p|), full row rank of G at both ends, every terminal component fixed.
+
+  Not collective. Input: prob (prob->nc > 0), tol (HS_CONSTRAINT_TOL by default); why, len - room for a message.
+  Returns HS_SUCCESS; HS_ERANGE (why names the end, the constraint and what fails); HS_EDOM; HS_ENOMEM.
+@*/
+int HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size_t len)
+{
+  int     n = prob->n, c = prob->nc, st;
+  double *w;
+
+  if (c <= 0)
+    return HS_SUCCESS;
+  for (int i = 0; i < 2 * n; i++)
+    if (!prob->xT_fixed[i])
+      return snprintf(why, len, "xT: component %d is free, but a constrained problem fixes every terminal component", i + 1),
+             HS_ERANGE;
+  if (!(w = malloc(sizeof(double) * (size_t)(c * (1 + n) + n * (2 + c) + c + c * c))))
+    return HS_ENOMEM;
+  st = CheckEnd(prob, prob->x0, "x0", tol, w, why, len);
+  if (!st)
+    st = CheckEnd(prob, prob->xT, "xT", tol, w, why, len);
+  free(w);
+  return st;
+}

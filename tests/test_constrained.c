@@ -1,0 +1,130 @@
+/* Unit tests of the constrained scheme (costate/constrained.c): every Jacobian block of the interval, node and
+ * end equations against central differences, on the shipped constrained problem files (a B that depends on q,
+ * two constraints, a crane with a winch), at points off the solution (random unknowns); and the load-time
+ * checks of the class and the end data (problems/ocp.c, problems/constraints.c). */
+#include "../costate/hsconstrained.h"
+#include "../problems/hsocp.h"
+
+#include "hscheck.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZMAX 64
+
+typedef int (*ResFn)(HsCons *cs, const double *z[3], double *F, double *J[3]);
+
+static int Interval(HsCons *cs, const double *z[3], double *F, double *J[3])
+{
+  return HsConsInterval(cs, z[0], z[1], F, J ? J[0] : NULL, J ? J[1] : NULL);
+}
+static int Node(HsCons *cs, const double *z[3], double *F, double *J[3])
+{
+  return HsConsNode(cs, z[0], z[1], z[2], F, J ? J[0] : NULL, J ? J[1] : NULL, J ? J[2] : NULL);
+}
+static int Terminal(HsCons *cs, const double *z[3], double *F, double *J[3])
+{
+  return HsConsTerminal(cs, z[0], z[1], F, J ? J[0] : NULL, J ? J[1] : NULL);
+}
+
+/* The blocks of fn in its np points against central differences; the largest error relative to the block's size. */
+static double CheckBlocks(HsCons *cs, ResFn fn, int np, double (*z)[ZMAX])
+{
+  int           D = HsConsBlockSize(cs), r = D / 2;
+  static double J[3][ZMAX * ZMAX], Fp[ZMAX], Fm[ZMAX], F[ZMAX];
+  double       *Jp[3] = {J[0], J[1], J[2]}, err = 0, scale = 1;
+  const double *zz[3] = {z[0], z[1], z[2]};
+
+  if (fn(cs, zz, F, Jp))
+    return INFINITY;
+  for (int b = 0; b < np; b++)
+    for (int c = 0; c < D; c++) {
+      double e = 1e-6 * (1 + fabs(z[b][c])), keep = z[b][c];
+      z[b][c] = keep + e, fn(cs, zz, Fp, NULL);
+      z[b][c] = keep - e, fn(cs, zz, Fm, NULL);
+      z[b][c] = keep;
+      for (int i = 0; i < r; i++) {
+        double fd = (Fp[i] - Fm[i]) / (2 * e);
+        err       = fmax(err, fabs(fd - J[b][i * D + c]));
+        scale     = fmax(scale, fabs(fd));
+      }
+    }
+  return err / scale;
+}
+
+static void CheckFile(const char *dir, const char *file)
+{
+  char       path[512], msg[512];
+  HsProblem *P;
+  HsCons    *cs;
+  double     z[3][ZMAX];
+
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  CHECK(HsProblemCreateFromFile(path, &P, msg, sizeof msg) == 0, "%s: %s", file, msg);
+  if (!P)
+    return;
+  CHECK(P->nc > 0 && P->Phi && P->const_mass, "%s: not read as constrained", file);
+  CHECK(HsConsCreate(P, 10, &cs, msg, sizeof msg) == 0, "%s: %s", file, msg);
+  srand(7);
+  for (int b = 0; b < 3; b++)
+    for (int c = 0; c < HsConsBlockSize(cs); c++)
+      z[b][c] = 2.0 * rand() / RAND_MAX - 1;
+  CHECK(CheckBlocks(cs, Interval, 2, z) < 1e-7, "%s: interval Jacobian %g", file, CheckBlocks(cs, Interval, 2, z));
+  CHECK(CheckBlocks(cs, Node, 3, z) < 1e-7, "%s: node Jacobian %g", file, CheckBlocks(cs, Node, 3, z));
+  CHECK(CheckBlocks(cs, Terminal, 2, z) < 1e-7, "%s: terminal Jacobian %g", file, CheckBlocks(cs, Terminal, 2, z));
+  HsConsDestroy(&cs);
+  HsProblemDestroy(&P);
+}
+
+/* A problem file's text with one line replaced; the message of reading it must contain want. */
+static void CheckRefused(const char *dir, const char *file, const char *key, const char *line, const char *want)
+{
+  char       path[512], msg[1024], *text, *out;
+  size_t     len;
+  HsProblem *P = NULL;
+
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (HsProblemReadFile(path, &text, &len, msg, sizeof msg)) {
+    CHECK(0, "%s", msg);
+    return;
+  }
+  out = malloc(len + strlen(line) + 2);
+  {
+    char *at = strstr(text, key), *eol = at ? strchr(at, '\n') : NULL;
+    if (at && eol) {
+      size_t pre = (size_t)(at - text);
+      memcpy(out, text, pre);
+      strcpy(out + pre, line);
+      strcat(out, eol);
+    } else
+      snprintf(out, len + strlen(line) + 2, "%s%s\n", text, line);
+  }
+  CHECK(HsProblemCreateFromText(path, out, strlen(out), &P, msg, sizeof msg) != 0 && strstr(msg, want),
+        "%s with '%s': expected '%s', got '%s'", file, line, want, P ? "(accepted)" : msg);
+  HsProblemDestroy(&P);
+  free(out), free(text);
+}
+
+int main(int argc, char **argv)
+{
+  const char *dir = argc > 1 ? argv[1] : "problems";
+
+  CheckFile(dir, "pendulum_cartesian.ocp");
+  CheckFile(dir, "double_pendulum_cartesian.ocp");
+  CheckFile(dir, "crane_natural.ocp");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "constraints:", "constraints: x^4 + y^2 - 1", "not quadratic");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "mass:", "mass: m*(1 + x^2), 0, 0, m", "mass matrix depends on q");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "potential:", "potential: m*g*y + 0.5*x^2", "not linear in q");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "B:", "B: -y^2, x", "not affine");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "x0:", "x0: 0, -0.9, 0, 0", "x0: constraint 1");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, 1, 0", "xT: the velocity");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, *, 0", "free terminal component");
+  CheckRefused(dir, "double_pendulum_cartesian.ocp", "constraints:",
+               "constraints: 0.5*(x1^2 + y1^2 - 1), x1^2 + y1^2 - 1", "dependent");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "constraints:", "constraints: 0.5*(x^2 + y^2 - l^2), x, y",
+               "leave no motion");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "R:", "R: 1\nrunning_cost: x^2", "running cost");
+  printf("%d passed, %d failed\n", npass, nfail);
+  return nfail ? 1 : 0;
+}
