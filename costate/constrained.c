@@ -523,3 +523,38 @@ int HsConsControl(HsCons *cs, const double *z0, const double *z1, double *u)
   RinvBt(cs, cs->B, z0 + 3 * cs->n + cs->c, u);
   return HS_SUCCESS;
 }
+
+/*@ HsConsRestForce - gamma of the interval between the states a and b (2n each) that balances gravity at rest in the
+    least-squares sense, G(qbar)^T gamma = -grad V(qbar) (gamma = -(G G^T)^{-1} G grad V): the constraint force of the
+    rest solution, a guess where none is known. Not collective. HS_SUCCESS, HS_EDOM, HS_ESINGULAR.
+@*/
+int HsConsRestForce(HsCons *cs, const double *a, const double *b, double *gamma)
+{
+  int    n = cs->n, c = cs->c, st;
+  double *A = cs->dcda; /* c x c <= n x n: room */
+
+  for (int i = 0; i < n; i++)
+    cs->qa[i] = 0.5 * (a[i] + b[i]), cs->qb[i] = 0;
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL)) || (st = EvalGrad(cs, cs->qa, cs->qb)))
+    return st;
+  for (int i = 0; i < c; i++) {
+    double r = 0;
+    for (int l = 0; l < n; l++)
+      r -= cs->G[i * n + l] * cs->g[l];
+    gamma[i] = r;
+    for (int j = 0; j < c; j++) {
+      double s = 0;
+      for (int l = 0; l < n; l++)
+        s += cs->G[i * n + l] * cs->G[j * n + l];
+      A[i * c + j] = s;
+    }
+  }
+  {
+    gsl_matrix_view      Av = gsl_matrix_view_array(A, (size_t)c, (size_t)c);
+    gsl_vector_view      gv = gsl_vector_view_array(gamma, (size_t)c);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    st = gsl_linalg_cholesky_decomp1(&Av.matrix) || gsl_linalg_cholesky_svx(&Av.matrix, &gv.vector);
+    gsl_set_error_handler(old);
+  }
+  return st ? HS_ESINGULAR : HS_SUCCESS;
+}

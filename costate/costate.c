@@ -392,6 +392,9 @@ const HsCostateScheme HsCostateConserving  = {"conserving", 2, 1, ConsResidual, 
 const HsCostateScheme HsCostateConserving1 = {"conserving_1dof", 2, 1, Cons1Residual, Cons1Jacobian};
 const HsCostateScheme HsCostateTrapezoidal = {"trapezoidal", 2, 0, TrapResidual, TrapJacobian};
 const HsCostateScheme HsCostateKKT         = {"kkt", 2, 0, KKTResidual, KKTJacobian};
+/* The costate scheme of a constrained system: its equations are costate/constrained.c's (the formulation of
+ * bvp/impls/constrained.c); the entry names it, and the diagnostics need no costate equation. */
+const HsCostateScheme HsCostateConstrained = {"constrained", 2, 1, ConsResidual, ConsJacobian};
 
 /* ---------------------------------------------------- terminal condition ---- */
 

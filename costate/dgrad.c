@@ -305,6 +305,10 @@ static int GreenspanHessDir(HsDisc *d, const double *a, const double *b, const d
 const HsStateScheme HsStateMidpoint  = {"midpoint", 2, 0, MidpointGrad, MidpointJac, MidpointHessDir};
 const HsStateScheme HsStateGreenspan = {"greenspan", 2, 1, GreenspanGrad, GreenspanJac, GreenspanHessDir};
 const HsStateScheme HsStateGonzalez  = {"gonzalez", 2, 1, GonzalezGrad, GonzalezJac, GonzalezHessDir};
+/* The state scheme of a constrained system (docs/constrained.md; its equations are costate/constrained.c's): for its
+ * class (constant M, linear V) E is quadratic, and the midpoint gradient is its discrete gradient, so that the
+ * diagnostics (H^d, E - W) are the scheme's. */
+const HsStateScheme HsStateBEM = {"bem", 2, 1, MidpointGrad, MidpointJac, MidpointHessDir};
 
 /*@ HsDiscGradT - the state scheme's discrete gradient of E_T = dE/dT (a free final time T on which M or V
     depends; docs/free-final-time.md): every scheme here is linear in the function it is built from, with

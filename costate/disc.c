@@ -12,9 +12,9 @@ static int StateResidualAtGain(HsDisc *d, const double *xk, const double *xk1, c
 static int HamiltonianAtGain(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
                              double *H);
 
-static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez};
+static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez, &HsStateBEM};
 static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1, &HsCostateTrapezoidal,
-                                                   &HsCostateKKT};
+                                                   &HsCostateKKT, &HsCostateConstrained};
 
 static int EllAtF(const double *x, double *f, void *ctx)
 {
@@ -103,6 +103,11 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
            prob->name);
   CHECK_OR(cs != &HsCostateConserving1 || ss == &HsStateGreenspan,
            "costate scheme conserving_1dof is the 1-DOF form for greenspan states; use conserving with %s", ss->name);
+  CHECK_OR((ss == &HsStateBEM) == (prob->nc > 0) && (cs == &HsCostateConstrained) == (prob->nc > 0),
+           prob->nc > 0 ? "problem '%s' has constraints: its schemes are bem + constrained (docs/constrained.md), not %s + %s"
+                        : "problem '%s' has no constraints: bem and constrained are the schemes of constrained systems "
+                          "(docs/constrained.md), not of %s + %s",
+           prob->name, ss->name, cs->name);
   CHECK_OR(!prob->phi.f || (prob->phi.grad && prob->phi.hess),
            "problem '%s' has a terminal cost without gradient and Hessian", prob->name);
   CHECK_OR(!prob->ell.f || (prob->ell.grad && prob->ell.hess),

@@ -76,8 +76,9 @@ static inline int HsStatus(int s) { return s == 0 ? HS_SUCCESS : (s > 0 ? HS_EDO
   } while (0)
 #define HS_CB(expr) HS_CHK(HsStatus(expr))
 
-extern const HsStateScheme   HsStateMidpoint, HsStateGreenspan, HsStateGonzalez;
-extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostateTrapezoidal, HsCostateKKT;
+extern const HsStateScheme   HsStateMidpoint, HsStateGreenspan, HsStateGonzalez, HsStateBEM;
+extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostateTrapezoidal, HsCostateKKT,
+    HsCostateConstrained;
 
 /* Jacobians Da, Db of the Gonzalez discrete gradient of F (dgrad.c); uses the
  * discrete-gradient workspace level, so costate schemes may call it. */

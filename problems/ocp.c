@@ -1518,8 +1518,11 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     ret = HS_ENOMEM;
   if (!ret)
     HsExprProgramSetSlow(o->prog[P_CONS], o->vars);
-  if (!ret)
+  if (!ret) {
     o->nc = p->nc = nc, p->Phi = OcpConstraints, p->const_mass = 1;
+    snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : "bem");
+    snprintf(o->cs, sizeof o->cs, "%s", K->cs[0] ? K->cs : "constrained");
+  }
   free(t), free(items), free(c), free(nd);
   return ret;
 }

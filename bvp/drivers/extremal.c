@@ -167,6 +167,12 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     e->done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
+  if (s->prob->nc) { /* the direct BEM transcription of a constrained system is not in the NLP yet */
+    PetscCall(PetscStrncpy(e->not_made, "the direct NLP of a constrained system is not implemented yet",
+                           sizeof e->not_made));
+    e->done = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   e->not_made[0] = 0;
   PetscCall(PetscMalloc1((s->N + 1) * 4 * s->prob->n, &rows));
   PetscCall(HsSolverShareSolutionRows(s, rows));

@@ -14,6 +14,7 @@
  * makes its row dense: the Jacobian is preallocated for both (a bordered
  * block-banded matrix; the direct solver orders the border last).
  */
+#include "constrainedimpl.h"
 #include "transcriptionimpl.h"
 
 /* A free T: the value at point N (owned by the last rank), to every rank; the problem and the
@@ -605,6 +606,10 @@ static PetscErrorCode SetUp(HsSolver s)
   KSP              ksp;
 
   PetscFunctionBeginUser;
+  if (s->prob->nc) { /* holonomic constraints: the constrained scheme's transcription takes over */
+    PetscCall(HsConstrainedSetUp(s));
+    PetscFunctionReturn(0);
+  }
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
   PetscCheck(s->N + 1 >= size, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
              "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT

@@ -1,0 +1,348 @@
+/* hamshoot: the transcription of a constrained system (docs/constrained.md): the conserving scheme of
+ * costate/constrained.c on a 1-D DMDA of N+1 time points with D = 4n + 2nc unknowns each
+ * (z_k = [q_k, p_k, nu_k, lambda_{k+1/2}, gamma_{k+1/2}], costate/hsconstrained.h), stencil width 1, the
+ * analytic Jacobian and a direct solve (the banded LU with partial pivoting: the saddle-point blocks have zeros
+ * on their diagonals). The transcription formulation takes these operations at set-up when its problem has
+ * constraints (HsTranscriptionSetUpConstrained). For the diagnostics and the output, Xnodes holds the node layout
+ * of every formulation, (x_k, lambda_{k+1/2}): at a solution the adjoint constraint G(qbar) lp = 0 holds, so
+ * the unconstrained formula of H^d (interface/diagnostics.c, with the Gonzalez gradient, which is the midpoint's
+ * for the quadratic energy of this class) is the constrained scheme's H^d. */
+#include "constrainedimpl.h"
+
+/* The diagnostics of the constraints over the local points, reduced: max |Phi(q_k)|, the interval hidden
+ * constraint, the adjoint constraint, the nodal hidden constraint (docs/constrained.md). Collective. */
+static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xe)
+{
+  HsConstrained *cd = s->data;
+  PetscReal      r[2], v[4] = {0, 0, 0, 0};
+  PetscBool      dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = xs; k < xe && !dom; k++) {
+    HsCallStep(HsConsNodeResiduals(cd->cons, x[k], r), &dom, "constraint residuals", k);
+    v[0] = PetscMax(v[0], r[0]), v[3] = PetscMax(v[3], r[1]);
+    if (k < s->N && !dom) {
+      HsCallStep(HsConsIntervalResiduals(cd->cons, x[k], x[k + 1], r), &dom, "constraint residuals", k);
+      v[1] = PetscMax(v[1], r[0]), v[2] = PetscMax(v[2], r[1]);
+    }
+  }
+  if (dom)
+    v[0] = v[1] = v[2] = v[3] = PETSC_INFINITY;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  PetscCall(PetscArraycpy(cd->diag, v, 4));
+  PetscFunctionReturn(0);
+}
+
+/* X with its ghost points (DMGlobalToLocal), or X itself on one rank. */
+static PetscErrorCode Ghosted(DM da, Vec X, Vec *Xl)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)da), &size));
+  *Xl = X;
+  if (size > 1) {
+    PetscCall(DMGetLocalVector(da, Xl));
+    PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, *Xl));
+    PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, *Xl));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Unghost(DM da, Vec X, Vec *Xl)
+{
+  PetscFunctionBeginUser;
+  if (*Xl != X)
+    PetscCall(DMRestoreLocalVector(da, Xl));
+  *Xl = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* Point k's two groups of equations (hsconstrained.h), and with J (3 blocks: points k-1, k, k+1 of each group,
+ * J[g][b], r x D) their Jacobian blocks (blocks of points outside 0..N left alone). */
+static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J[2][3])
+{
+  HsCons  *cs = ((HsConstrained *)s->data)->cons;
+  PetscInt N = s->N, r = HsConsBlockSize(cs) / 2;
+  int      st;
+
+  if (k < N)
+    st = HsConsInterval(cs, x[k], x[k + 1], f, J ? J[0][1] : NULL, J ? J[0][2] : NULL);
+  else
+    st = HsConsTerminal(cs, x[k - 1], x[k], f, J ? J[0][0] : NULL, J ? J[0][1] : NULL);
+  if (st)
+    return st;
+  if (k == 0)
+    return HsConsInitial(cs, x[k], f + r, J ? J[1][1] : NULL);
+  if (k == N)
+    return HsConsEnd(cs, x[k], f + r, J ? J[1][1] : NULL);
+  return HsConsNode(cs, x[k - 1], x[k], x[k + 1], f + r, J ? J[1][0] : NULL, J ? J[1][1] : NULL, J ? J[1][2] : NULL);
+}
+
+/* F(X) (HsResidualFn). Collective. */
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
+{
+  DM                  da = ((HsConstrained *)s->data)->da;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar       **f;
+  PetscInt            xs, xm;
+  PetscBool           dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(Ghosted(da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMDAVecGetArrayDOF(da, F, &f));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm && !dom; k++)
+    HsCallStep(PointEquations(s, x, k, f[k], NULL), &dom, "constrained equations", k);
+  PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
+  PetscCall(Unghost(da, X, &Xl));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  *domp = dom;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  PetscBool dom;
+
+  PetscFunctionBeginUser;
+  PetscCall(Residual(ctx, X, F, &dom));
+  if (dom)
+    PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* The Jacobian: each local point's two groups of rows, their blocks in points k-1, k, k+1 (those in 0..N). */
+static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
+{
+  HsSolver            s  = ctx;
+  HsConstrained      *cd = s->data;
+  DM                  da = cd->da;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscInt            xs, xm, D = cd->D, r = D / 2, N = s->N, *rows, *cols;
+  PetscScalar        *blk, *J[2][3], *f, *vals;
+  PetscBool           dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc5(6 * r * D, &blk, D, &f, r * 3 * D, &vals, r, &rows, 3 * D, &cols));
+  for (PetscInt g = 0; g < 2; g++)
+    for (PetscInt b = 0; b < 3; b++)
+      J[g][b] = blk + (3 * g + b) * r * D;
+  PetscCall(MatZeroEntries(Pm));
+  PetscCall(Ghosted(da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm && !dom; k++) {
+    PetscCall(PetscArrayzero(blk, 6 * r * D));
+    HsCallStep(PointEquations(s, x, k, f, J), &dom, "constrained Jacobian", k);
+    for (PetscInt g = 0; g < 2 && !dom; g++) {
+      PetscInt nc = 0, b0 = k > 0 ? 0 : 1, b1 = k < N ? 3 : 2;
+      for (PetscInt i = 0; i < r; i++)
+        rows[i] = k * D + g * r + i;
+      for (PetscInt b = b0; b < b1; b++)
+        for (PetscInt c = 0; c < D; c++)
+          cols[nc++] = (k - 1 + b) * D + c;
+      for (PetscInt i = 0; i < r; i++)
+        for (PetscInt b = b0, e = 0; b < b1; b++)
+          for (PetscInt c = 0; c < D; c++)
+            vals[i * nc + e++] = J[g][b][i * D + c];
+      PetscCall(MatSetValues(Pm, r, rows, nc, cols, vals, INSERT_VALUES));
+    }
+  }
+  PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
+  PetscCall(Unghost(da, X, &Xl));
+  PetscCall(PetscFree5(blk, f, vals, rows, cols));
+  PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Pm, MAT_FINAL_ASSEMBLY));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (dom)
+    PetscCall(SNESSetJacobianDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* The guess: the node rows of HsSolverGuessRow (states, costates), nu = 0, and gamma of each interval the
+ * least-squares balance of gravity by the constraint forces at its midpoint (HsConsRestForce): the rest
+ * solution where the states are at rest. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
+{
+  HsConstrained *cd = s->data;
+  PetscScalar  **x;
+  PetscInt       xs, xm, n = s->prob->n, c = s->prob->nc, N = s->N;
+  PetscReal     *row, *nxt;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(4 * n, &row, 4 * n, &nxt));
+  PetscCall(DMDAVecGetArrayDOF(cd->da, X, &x));
+  PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm; k++) {
+    PetscCall(HsSolverGuessRow(s, k, row));
+    PetscCall(PetscArrayzero(x[k], cd->D));
+    PetscCall(PetscArraycpy(x[k], row, 2 * n));
+    if (k == N)
+      continue;
+    PetscCall(PetscArraycpy(x[k] + 2 * n + c, row + 2 * n, 2 * n));
+    PetscCall(HsSolverGuessRow(s, k + 1, nxt));
+    PetscCheck(HsConsRestForce(cd->cons, row, nxt, x[k] + 4 * n + c) == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+               "the initial guess at interval %" PetscInt_FMT " is outside the problem's domain", k);
+  }
+  PetscCall(DMDAVecRestoreArrayDOF(cd->da, X, &x));
+  PetscCall(PetscFree2(row, nxt));
+  PetscFunctionReturn(0);
+}
+
+/* The scheme for this solve's parameters and T. */
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  HsConstrained *cd = s->data;
+  char           msg[512];
+  int            st;
+
+  PetscFunctionBeginUser;
+  st = HsProblemCheckConstraints(s->prob, HS_CONSTRAINT_TOL, msg, sizeof msg);
+  PetscCheck(!st, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "problem '%s': %s", s->prob->name, msg);
+  HsConsDestroy(&cd->cons);
+  st = HsConsCreate(s->prob, (int)s->N, &cd->cons, msg, sizeof msg);
+  PetscCheck(!st, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "problem '%s': %s", s->prob->name, msg);
+  PetscFunctionReturn(0);
+}
+
+/* Xnodes from X (the node layout: x_k, lambda_{k+1/2}; lambda_{N+1/2} = 0) and the constraint diagnostics. */
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  HsConstrained      *cd = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar        *y;
+  PetscInt            xs, xm, n = s->prob->n, c = s->prob->nc;
+
+  PetscFunctionBeginUser;
+  PetscCall(Ghosted(cd->da, s->X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(cd->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecGetArray(s->Xnodes, &y));
+  for (PetscInt k = xs; k < xs + xm; k++) {
+    PetscScalar *row = y + (k - xs) * 4 * n;
+    PetscCall(PetscArraycpy(row, x[k], 2 * n));
+    PetscCall(PetscArraycpy(row + 2 * n, x[k] + 2 * n + c, 2 * n));
+  }
+  PetscCall(VecRestoreArray(s->Xnodes, &y));
+  PetscCall(ConstraintDiagnostics(s, x, xs, xs + xm));
+  PetscCall(DMDAVecRestoreArrayDOFRead(cd->da, Xl, (void *)&x));
+  PetscCall(Unghost(cd->da, s->X, &Xl));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s", s->prob->nc, s->prob->nc > 1 ? "s" : ""));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode View(HsSolver s, PetscViewer v)
+{
+  HsConstrained *cd = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(v, "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (round-off; "
+                                      "the nodal hidden constraint %.2g is O(h^2))\n",
+                                   (double)cd->diag[0], (double)cd->diag[1], (double)cd->diag[2], (double)cd->diag[3]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
+{
+  HsConstrained *cd      = s->data;
+  const char    *name[4] = {"max_phi", "hidden_interval", "adjoint", "hidden_nodal"};
+
+  PetscFunctionBeginUser;
+  fprintf(fp, "  \"constraints\": {\"count\": %d", s->prob->nc);
+  for (int i = 0; i < 4; i++)
+    if (isfinite(cd->diag[i]))
+      fprintf(fp, ", \"%s\": %.17g", name[i], (double)cd->diag[i]);
+    else
+      fprintf(fp, ", \"%s\": null", name[i]);
+  fprintf(fp, "},\n");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsConstrained *cd = s->data;
+
+  PetscFunctionBeginUser;
+  HsConsDestroy(&cd->cons);
+  PetscCall(DMDestroy(&cd->da));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/* The DMDA (D unknowns a point, stencil 1), X, F, the Jacobian (DMCreateMatrix's pattern: whole D x 3D blocks),
+ * Xnodes with the same points per rank (4n a point), the scheme, SNES and the default linear solver. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsConstrained *cd = s->data;
+  PetscInt       xs, xm, n = s->prob->n;
+  PetscMPIInt    size;
+  KSP            ksp;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  PetscCheck(s->N + 1 >= size, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks", s->N,
+             s->N + 1, size);
+  PetscCheck(s->scheme == HS_SCHEME_CONSERVING && !strcmp(s->ss, "bem") && !strcmp(s->cs, "constrained"),
+             PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' has constraints: only its conserving scheme (-hs_scheme conserving, docs/constrained.md) "
+             "is implemented; the direct BEM transcription and other scheme pairs are not yet", s->prob->name);
+  cd->D = 4 * n + 2 * s->prob->nc;
+  PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, cd->D, 1, NULL, &cd->da));
+  PetscCall(DMSetUp(cd->da));
+  PetscCall(DMSetMatType(cd->da, MATAIJ));
+  PetscCall(DMCreateGlobalVector(cd->da, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(DMCreateMatrix(cd->da, &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
+  PetscCall(PreSolve(s));
+  s->res.segments = s->N;
+  PetscCall(SNESSetDM(s->snes, cd->da));
+  PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsConstrainedSetUp - makes s, a transcription whose problem has holonomic constraints, the transcription of the
+    constrained scheme (docs/constrained.md) and sets it up (bvp/impls internal; the transcription's set-up calls it).
+    Frees the transcription's data, takes its own, and fills the operations. Collective. @*/
+PetscErrorCode HsConstrainedSetUp(HsSolver s)
+{
+  HsConstrained *cd;
+
+  PetscFunctionBeginUser;
+  PetscCall((*s->ops->destroy)(s));
+  PetscCall(PetscNew(&cd));
+  s->data             = cd;
+  s->ops->setup       = SetUp;
+  s->ops->guess       = Guess;
+  s->ops->presolve    = PreSolve;
+  s->ops->postsolve   = PostSolve;
+  s->ops->describe    = Describe;
+  s->ops->view        = View;
+  s->ops->writesummary = WriteSummary;
+  s->ops->destroy     = Destroy;
+  s->ops->residual    = Residual;
+  PetscCall(SetUp(s));
+  PetscFunctionReturn(0);
+}

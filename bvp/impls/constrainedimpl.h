@@ -1,0 +1,17 @@
+/* hamshoot: private data of the constrained transcription (bvp/impls/constrained.c). */
+#ifndef HSCONSTRAINEDIMPL_H
+#define HSCONSTRAINEDIMPL_H
+
+#include "../../costate/hsconstrained.h"
+#include "../interface/hsbvpimpl.h"
+
+typedef struct {
+  DM        da;      /* N+1 points, D unknowns each (costate/hsconstrained.h's layout) */
+  PetscInt  D;       /* 4n + 2nc */
+  HsCons   *cons;    /* the scheme at this solve's parameters and T */
+  PetscReal diag[4]; /* max |Phi(q_k)|, hidden constraint (interval), adjoint constraint, hidden (nodal) */
+} HsConstrained;
+
+PetscErrorCode HsConstrainedSetUp(HsSolver s);
+
+#endif
