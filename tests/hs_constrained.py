@@ -1,0 +1,106 @@
+"""Constrained systems in natural coordinates (docs/constrained.md): the conserving scheme of costate/constrained.c
+through the executable. Expected values come from the mathematics (H^d and E - W constant, the constraints and the
+adjoint constraint satisfied, to round-off; order 2), from DESIGN.md section 7's independent implementation (the
+regression values) and from the same continuous problems in minimal coordinates (the pendulum's limit of
+docs/theory.md section 4; the double pendulum in its angles, solved by the generalized-coordinate solver)."""
+import os
+
+from hs_util import check, order, rel, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROBLEMS = os.path.join(HERE, "..", "problems")
+J_PENDULUM = 6.436944438855  # docs/theory.md section 4.1: the pendulum's J at h -> 0
+H_PENDULUM = 1.368255669166
+TIGHT = ["-hs_snes_roundoff", "1"]  # Newton to the round-off level of |F| itself, so that H^d shows the scheme's
+
+
+def problem(name):
+    return os.path.join(PROBLEMS, name + ".ocp")
+
+
+def column_max(rows, prefix):
+    vals = [abs(float(r[k])) for r in rows for k in r if k.startswith(prefix) and r[k] not in ("", None)]
+    return max(vals) if vals else 0.0
+
+
+def check_conserved(s, what):
+    """H^d, E - W, the constraints, the interval hidden constraint and the adjoint constraint at round-off."""
+    rows = s["_rows"]
+    qmax, pmax, lmax = (max(1.0, column_max(rows, p)) for p in ("q_", "p_", "lambda_"))
+    emax = max(1.0, column_max(rows, "E_minus_W"))
+    c = s["constraints"]
+    check(s["converged"], "%s: converged" % what)
+    check(s["H_spread_relative"] <= 1e-12, "%s: H^d spread %.3g relative, not round-off" % (what, s["H_spread_relative"]))
+    check(s["energy_work_spread"] <= 1e-12 * emax, "%s: E - W spread %.3g (E ~ %.3g)" % (what, s["energy_work_spread"], emax))
+    check(c["max_phi"] <= 1e-13 * qmax * qmax, "%s: max |Phi(q_k)| = %.3g" % (what, c["max_phi"]))
+    check(c["hidden_interval"] <= 1e-12 * qmax * pmax, "%s: hidden constraint %.3g" % (what, c["hidden_interval"]))
+    check(c["adjoint"] <= 1e-12 * qmax * lmax, "%s: adjoint constraint %.3g" % (what, c["adjoint"]))
+
+
+def t_constrained():
+    """DESIGN.md section 7's regression values to 1e-9 relative, with H^d, E - W, Phi and the adjoint constraint at
+    round-off, from the default guess with no options, on 1 and 2 ranks (the same numbers)."""
+    cases = (("pendulum_cartesian", 20, 7.052139757926), ("pendulum_cartesian", 40, 6.583080434430),
+             ("crane_natural", 40, 83389.878170243), ("double_pendulum_cartesian", 20, 7.524348901241))
+    for name, N, J in cases:
+        res = {}
+        for ranks in (1, 2):
+            s, _, _ = run(["-problem", problem(name), "-N", str(N)] + TIGHT, ranks=ranks)
+            what = "%s N = %d, %d rank%s" % (name, N, ranks, "s" if ranks > 1 else "")
+            if not s:
+                check(False, what + ": no summary")
+                continue
+            check(abs(s["J"] - J) <= 1e-9 * abs(J), "%s: J^d = %.15g, DESIGN.md section 7: %.15g" % (what, s["J"], J))
+            check(s["state_scheme"] == "bem" and s["costate_scheme"] == "constrained", what + ": schemes named")
+            check_conserved(s, what)
+            res[ranks] = s
+        if len(res) == 2:
+            check(abs(res[1]["J"] - res[2]["J"]) <= 1e-12 * abs(J), "%s N = %d: J on 1 and 2 ranks %.17g, %.17g"
+                  % (name, N, res[1]["J"], res[2]["J"]))
+
+
+def t_constrained_order():
+    """The Cartesian pendulum converges at order 2.0 +- 0.1 in J and H^d to the pendulum's limits (the same continuous
+    problem in its angle), Richardson's limit within 1e-6; the double pendulum's Richardson limit equals the one of the
+    same system in its angles (generalized coordinates) within 1e-6; H^d at round-off for every N."""
+    J, H = {}, {}
+    for N in (20, 40, 80, 160, 320):
+        s, _, _ = run(["-problem", problem("pendulum_cartesian"), "-N", str(N)] + TIGHT)
+        if not s:
+            return check(False, "pendulum_cartesian N = %d: no summary" % N)
+        check_conserved(s, "pendulum_cartesian N = %d" % N)
+        J[N], H[N] = s["J"], s["H_mean"]
+    for a, b in ((40, 80), (80, 160)):
+        oJ, oH = order(J[a] - J_PENDULUM, J[b] - J_PENDULUM), order(H[a] - H_PENDULUM, H[b] - H_PENDULUM)
+        check(abs(oJ - 2) <= 0.1, "pendulum_cartesian: order of J from N = %d to %d: %.3f" % (a, b, oJ))
+        check(abs(oH - 2) <= 0.1, "pendulum_cartesian: order of H^d from N = %d to %d: %.3f" % (a, b, oH))
+    rich = (4 * J[320] - J[160]) / 3
+    check(rel(rich, J_PENDULUM) <= 1e-6, "pendulum_cartesian: Richardson J %.12g, the pendulum's %.12g" % (rich, J_PENDULUM))
+    limits = {}
+    for name, extra in (("double_pendulum_cartesian", TIGHT), (os.path.join(HERE, "data", "double_pendulum_angles.ocp"), [])):
+        Js = {}
+        for N in (80, 160):
+            path = name if name.endswith(".ocp") else problem(name)
+            s, _, _ = run(["-problem", path, "-N", str(N), "-hs_check_extremal", "no"] + extra)
+            if not s:
+                return check(False, "%s N = %d: no summary" % (name, N))
+            if "constraints" in s:
+                check_conserved(s, "%s N = %d" % (name, N))
+            Js[N] = s["J"]
+        limits[name] = (4 * Js[160] - Js[80]) / 3
+    a, b = limits.values()
+    check(rel(a, b) <= 1e-6, "double pendulum: Richardson limits %.12g (Cartesian) and %.12g (angles)" % (a, b))
+
+
+def t_constrained_errors():
+    """What the constrained transcription does not do yet, and end data a parameter makes inconsistent, are refused
+    with a message naming the cause."""
+    pc = problem("pendulum_cartesian")
+    for args, want in ((["-hs_bvp_type", "shooting"], "does not support constraints"),
+                       (["-hs_bvp_type", "ipopt"], "does not support constraints"),
+                       (["-hs_scheme", "direct"], "its schemes are bem + constrained"),
+                       (["-hs_state_scheme", "gonzalez"], "its schemes are bem + constrained")):
+        _, out, rc = run(["-problem", pc] + args, expect_rc=None)
+        check(rc != 0 and want in out, "pendulum_cartesian %s: exit %d, expected '%s' in: %s" % (" ".join(args), rc, want, out[-300:]))
+    _, out, rc = run(["-problem", problem("crane_natural"), "-p_r", "0.2"], expect_rc=None)
+    check(rc != 0 and "x0: constraint 1" in out, "crane_natural -p_r 0.2 (rope too long at x0): exit %d: %s" % (rc, out[-300:]))
