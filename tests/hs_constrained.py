@@ -1,6 +1,6 @@
 """Constrained systems in natural coordinates (docs/constrained.md): the conserving scheme of costate/constrained.c
 through the executable. Expected values come from the mathematics (H^d and E - W constant, the constraints and the
-adjoint constraint satisfied, to round-off; order 2), from DESIGN.md section 7's independent implementation (the
+adjoint constraint satisfied, to round-off; order 2), from docs/constrained.md's independent implementation (the
 regression values) and from the same continuous problems in minimal coordinates (the pendulum's limit of
 docs/theory.md section 4; the double pendulum in its angles, solved by the generalized-coordinate solver)."""
 import os
@@ -37,8 +37,41 @@ def check_conserved(s, what):
     check(c["adjoint"] <= 1e-12 * qmax * lmax, "%s: adjoint constraint %.3g" % (what, c["adjoint"]))
 
 
+def check_pendulum_equations(s, what, g=9.81):
+    """The Cartesian pendulum's scheme (docs/constrained.md) rebuilt here from the output files alone, with the
+    multipliers gamma (intervals.csv) and nu (trajectory.csv): Phi = 1/2 (x^2 + y^2 - 1), M = I, grad V = (0, g),
+    B(q) = (-y, x), R = 1. The momentum equation and the node costate equation hold to round-off."""
+    rows, N = s["_rows"], s["N"]
+    h = s["T"] / N
+    f = lambda r, k: float(r[k])
+    q = [(f(r, "q_x"), f(r, "q_y")) for r in rows]
+    p = [(f(r, "p_x"), f(r, "p_y")) for r in rows[:N + 1]]
+    lq = [(f(r, "lambda_q_x"), f(r, "lambda_q_y")) for r in rows[:N]]
+    lp = [(f(r, "lambda_p_x"), f(r, "lambda_p_y")) for r in rows[:N]]
+    gam = [f(r, "gamma1") for r in rows[:N]]
+    nu = [f(r, "nu1") for r in rows]
+    worst = 0.0
+    for k in range(N):  # p_{k+1} - p_k + h (grad V + G(qbar)^T gamma - B(qbar) u), u = B^T lp
+        xb, yb = (q[k][0] + q[k + 1][0]) / 2, (q[k][1] + q[k + 1][1]) / 2
+        u = -yb * lp[k][0] + xb * lp[k][1]
+        rp = (p[k + 1][0] - p[k][0] + h * (xb * gam[k] + yb * u), p[k + 1][1] - p[k][1] + h * (g + yb * gam[k] - xb * u))
+        worst = max(worst, abs(rp[0]), abs(rp[1]))
+    for k in range(1, N):  # lq+ - lq- - h/2 (gamma+ lp- + gamma- lp+) + h c_B - h G(chord)^T nu
+        a, b = lp[k - 1], lp[k]
+        cx, cy = (q[k - 1][0] + 2 * q[k][0] + q[k + 1][0]) / 4, (q[k - 1][1] + 2 * q[k][1] + q[k + 1][1]) / 4
+        Bta, Btb = -cy * a[0] + cx * a[1], -cy * b[0] + cx * b[1]  # B(c)^T a, B(c)^T b
+        dBa, dBb = (a[1], -a[0]), (b[1], -b[0])  # d_x B^T a = a_y, d_y B^T a = -a_x
+        cB = [0.5 * (dBa[l] * Btb + Bta * dBb[l]) for l in range(2)]
+        chord = ((q[k - 1][0] + q[k + 1][0]) / 2, (q[k - 1][1] + q[k + 1][1]) / 2)
+        for l in range(2):
+            r = lq[k][l] - lq[k - 1][l] - h / 2 * (gam[k] * a[l] + gam[k - 1] * b[l]) + h * cB[l] - h * chord[l] * nu[k]
+            worst = max(worst, abs(r))
+    scale = max(1.0, max(abs(v) for v in gam + nu))
+    check(worst <= 1e-12 * scale, "%s: the scheme rebuilt from the output files (gamma, nu) has residual %.3g" % (what, worst))
+
+
 def t_constrained():
-    """DESIGN.md section 7's regression values to 1e-9 relative, with H^d, E - W, Phi and the adjoint constraint at
+    """docs/constrained.md's regression values to 1e-9 relative, with H^d, E - W, Phi and the adjoint constraint at
     round-off, from the default guess with no options, on 1 and 2 ranks (the same numbers)."""
     cases = (("pendulum_cartesian", 20, 7.052139757926), ("pendulum_cartesian", 40, 6.583080434430),
              ("crane_natural", 40, 83389.878170243), ("double_pendulum_cartesian", 20, 7.524348901241))
@@ -50,9 +83,11 @@ def t_constrained():
             if not s:
                 check(False, what + ": no summary")
                 continue
-            check(abs(s["J"] - J) <= 1e-9 * abs(J), "%s: J^d = %.15g, DESIGN.md section 7: %.15g" % (what, s["J"], J))
+            check(abs(s["J"] - J) <= 1e-9 * abs(J), "%s: J^d = %.15g, docs/constrained.md: %.15g" % (what, s["J"], J))
             check(s["state_scheme"] == "bem" and s["costate_scheme"] == "constrained", what + ": schemes named")
             check_conserved(s, what)
+            if name == "pendulum_cartesian":
+                check_pendulum_equations(s, what)
             res[ranks] = s
         if len(res) == 2:
             check(abs(res[1]["J"] - res[2]["J"]) <= 1e-12 * abs(J), "%s N = %d: J on 1 and 2 ranks %.17g, %.17g"
@@ -104,3 +139,23 @@ def t_constrained_errors():
         check(rc != 0 and want in out, "pendulum_cartesian %s: exit %d, expected '%s' in: %s" % (" ".join(args), rc, want, out[-300:]))
     _, out, rc = run(["-problem", problem("crane_natural"), "-p_r", "0.2"], expect_rc=None)
     check(rc != 0 and "x0: constraint 1" in out, "crane_natural -p_r 0.2 (rope too long at x0): exit %d: %s" % (rc, out[-300:]))
+
+
+def t_constrained_crane():
+    """The crane in its redundant form converges at order 2.0 +- 0.1 and its Richardson limit equals the one of the same
+    crane in generalized coordinates (problems/crane.ocp: trolley, rope length, angle; the generalized-coordinate
+    solver) within 1e-6 relative: the same continuous problem on the same extremal."""
+    J = {}
+    for name in ("crane_natural", "crane"):
+        for N in ((640, 1280, 2560) if name == "crane_natural" else (1280, 2560)):
+            s, _, _ = run(["-problem", problem(name), "-N", str(N), "-hs_check_extremal", "no"] + TIGHT)
+            if not s or not s["converged"]:
+                return check(False, "%s N = %d: not converged" % (name, N))
+            if name == "crane_natural":
+                check_conserved(s, "crane_natural N = %d" % N)
+            J[name, N] = s["J"]
+    o = order(J["crane_natural", 640] - J["crane_natural", 1280], J["crane_natural", 1280] - J["crane_natural", 2560])
+    check(abs(o - 2) <= 0.1, "crane_natural: observed order %.3f from N = 640, 1280, 2560" % o)
+    lim = {name: (4 * J[name, 2560] - J[name, 1280]) / 3 for name in ("crane_natural", "crane")}
+    check(rel(lim["crane_natural"], lim["crane"]) <= 1e-6 * abs(lim["crane"]),
+          "crane: Richardson limits %.10g (natural) and %.10g (generalized)" % (lim["crane_natural"], lim["crane"]))

@@ -2,7 +2,7 @@
 # hamshoot: install the Debian packages that are missing, then configure and
 # build into ./build. Sourced by run.sh and test.sh; safe to rerun.
 set -eu
-HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc binutils python3 python3-numpy python3-scipy coinor-libipopt-dev gnuplot-nox liblapack-dev"
+HS_PACKAGES="petsc-dev libgsl-dev libopenmpi-dev openmpi-bin cmake pkg-config make gcc binutils python3 python3-numpy python3-scipy python3-sympy coinor-libipopt-dev gnuplot-nox liblapack-dev"
 # CI only (.ci/run sets HS_CI=1): clang 14, its sanitizer/libFuzzer runtime and llvm-symbolizer
 # (llvm-14) for tools/fuzz.sh.
 # The README's commands (HS_CI unset) do not install them.

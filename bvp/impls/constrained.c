@@ -220,7 +220,7 @@ static PetscErrorCode PostSolve(HsSolver s)
   HsConstrained      *cd = s->data;
   Vec                 Xl;
   const PetscScalar **x;
-  PetscScalar        *y;
+  PetscScalar        *y, *mu;
   PetscInt            xs, xm, n = s->prob->n, c = s->prob->nc;
 
   PetscFunctionBeginUser;
@@ -228,11 +228,15 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscCall(DMDAVecGetArrayDOFRead(cd->da, Xl, (void *)&x));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecGetArray(s->Xnodes, &y));
+  PetscCall(VecGetArray(s->Xmult, &mu));
   for (PetscInt k = xs; k < xs + xm; k++) {
-    PetscScalar *row = y + (k - xs) * 4 * n;
+    PetscScalar *row = y + (k - xs) * 4 * n, *mrow = mu + (k - xs) * 2 * c;
     PetscCall(PetscArraycpy(row, x[k], 2 * n));
     PetscCall(PetscArraycpy(row + 2 * n, x[k] + 2 * n + c, 2 * n));
+    PetscCall(PetscArraycpy(mrow, x[k] + 2 * n, c));          /* nu_k (point N: alpha; point 0: 0) */
+    PetscCall(PetscArraycpy(mrow + c, x[k] + 4 * n + c, c)); /* gamma_{k+1/2} (point N: 0) */
   }
+  PetscCall(VecRestoreArray(s->Xmult, &mu));
   PetscCall(VecRestoreArray(s->Xnodes, &y));
   PetscCall(ConstraintDiagnostics(s, x, xs, xs + xm));
   PetscCall(DMDAVecRestoreArrayDOFRead(cd->da, Xl, (void *)&x));
@@ -313,6 +317,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
   PetscCall(PreSolve(s));
   s->res.segments = s->N;
   PetscCall(SNESSetDM(s->snes, cd->da));

@@ -109,6 +109,9 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
   PetscCall(VecDestroy(&s->X0));
   PetscCall(HsGatherToZero(s->Xnodes, &s->X0));
+  PetscCall(VecDestroy(&s->Xmult0));
+  if (s->Xmult)
+    PetscCall(HsGatherToZero(s->Xmult, &s->Xmult0));
   PetscCall(VecGetLocalSize(s->X0, &len));
   if (len) {
     PetscCall(PetscFree2(s->H, s->EW));

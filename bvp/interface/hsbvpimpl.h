@@ -112,6 +112,9 @@ struct _p_HsSolver {
   PetscBool  in_place;  /* -hs_in_place */
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
+  Vec        Xmult;  /* a constrained system's multipliers in the node layout, (nu_k, gamma_{k+1/2}) of nc each (the
+                        formulation's postsolve fills it; NULL without constraints) */
+  Vec        Xmult0; /* ... gathered on rank 0 with X0 */
   PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
   PetscReal *Xext;   /* every rank: the extrapolated states at the nodes of N/2 ((N/2 + 1) x 2n; HsSolverExtrapolate) */
   PetscReal *U0;     /* rank 0: the controls of the last solve (N x m) where the formulation has them as

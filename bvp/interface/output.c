@@ -201,12 +201,30 @@ static char *Number(char *p, double x)
   return p + HsFormatG17(x, p);
 }
 
-/* trajectory.csv: the node quantities, one row per node k = 0..N: t_k, the states, and E_k - W_k
- * (energy minus discrete work; constant for an energy-consistent state scheme). */
+/* The multipliers of a constrained system gathered on rank 0 ((nu_k, gamma_{k+1/2}) a node, nc each), or NULL. */
+static const PetscScalar *Multipliers(HsSolver s)
+{
+  const PetscScalar *y = NULL;
+  if (s->Xmult0 && VecGetArrayRead(s->Xmult0, &y))
+    return NULL;
+  return y;
+}
+
+static void RestoreMultipliers(HsSolver s, const PetscScalar **y)
+{
+  if (*y)
+    VecRestoreArrayRead(s->Xmult0, y);
+  *y = NULL;
+}
+
+/* trajectory.csv: the node quantities, one row per node k = 0..N: t_k, the states, E_k - W_k
+ * (energy minus discrete work; constant for an energy-consistent state scheme), and for a constrained system its
+ * node multipliers nu_k (nu1..; 0 at the ends: nu_N is the end condition's alpha, docs/constrained.md). */
 static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
-  PetscInt dim = 2 * s->prob->n;
-  char     name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2));
+  PetscInt           dim = 2 * s->prob->n, nc = s->prob->nc;
+  const PetscScalar *y   = Multipliers(s);
+  char               name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2 + nc));
 
   if (!line)
     return 1;
@@ -215,31 +233,40 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
     HsColumnName(s->prob, 0, (int)i, 0, name, sizeof name);
     fprintf(f, ",%s", name);
   }
-  fprintf(f, ",E_minus_W\n");
+  fprintf(f, ",E_minus_W");
+  for (PetscInt i = 0; y && i < nc; i++)
+    fprintf(f, ",nu%" PetscInt_FMT, i + 1);
+  fprintf(f, "\n");
   for (PetscInt k = 0; k <= s->N; k++) {
     char *p = line + HsFormatG17((double)(s->res.T * k / s->N), line);
     for (PetscInt i = 0; i < dim; i++)
       p = Number(p, (double)x[k * 2 * dim + i]);
-    p    = Number(p, (double)s->EW[k]);
+    p = Number(p, (double)s->EW[k]);
+    for (PetscInt i = 0; y && i < nc; i++)
+      p = Number(p, (double)y[k * 2 * nc + i]);
     *p++ = '\n';
     fwrite(line, 1, (size_t)(p - line), f);
   }
+  RestoreMultipliers(s, &y);
   free(line);
   return ferror(f);
 }
 
 /* intervals.csv: the interval quantities, one row per interval k = 0..N-1: k, its midpoint time
- * t_{k+1/2} = (k + 1/2) h, the controls u_{k+1/2}, the costates lambda_{k+1/2}, H^d_{k+1/2}. */
+ * t_{k+1/2} = (k + 1/2) h, the controls u_{k+1/2}, the costates lambda_{k+1/2}, H^d_{k+1/2}, and for a constrained
+ * system its constraint forces gamma_{k+1/2} (gamma1..). */
 static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
 {
-  const HsProblem *P = s->prob;
-  PetscInt         m = P->m, dim = 2 * P->n;
-  double          *u    = malloc(sizeof(double) * (size_t)m);
-  char            *line = malloc(HS_NUMBER_LEN * (size_t)(m + dim + 3)), name[HS_NAME_LEN + 16];
-  int              bad;
+  const HsProblem   *P = s->prob;
+  PetscInt           m = P->m, dim = 2 * P->n, nc = P->nc;
+  const PetscScalar *y    = Multipliers(s);
+  double            *u    = malloc(sizeof(double) * (size_t)m);
+  char              *line = malloc(HS_NUMBER_LEN * (size_t)(m + dim + 3 + nc)), name[HS_NAME_LEN + 16];
+  int                bad;
 
   if (!u || !line) {
     free(u), free(line);
+    RestoreMultipliers(s, &y);
     return 1;
   }
   fprintf(f, "k,t_mid");
@@ -249,7 +276,10 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
     HsColumnName(P, 1, (int)i, 0, name, sizeof name);
     fprintf(f, ",%s", name);
   }
-  fprintf(f, ",H\n");
+  fprintf(f, ",H");
+  for (PetscInt i = 0; y && i < nc; i++)
+    fprintf(f, ",gamma%" PetscInt_FMT, i + 1);
+  fprintf(f, "\n");
   for (PetscInt k = 0; k < s->N; k++) {
     const PetscScalar *xk = x + k * 2 * dim;
     char              *p  = line + snprintf(line, HS_NUMBER_LEN, "%" PetscInt_FMT, k);
@@ -262,11 +292,14 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
       p = Number(p, u[i]);
     for (PetscInt i = 0; i < dim; i++)
       p = Number(p, (double)xk[dim + i]);
-    p    = Number(p, (double)s->H[k]);
+    p = Number(p, (double)s->H[k]);
+    for (PetscInt i = 0; y && i < nc; i++)
+      p = Number(p, (double)y[k * 2 * nc + nc + i]);
     *p++ = '\n';
     fwrite(line, 1, (size_t)(p - line), f);
   }
   bad = ferror(f);
+  RestoreMultipliers(s, &y);
   free(u), free(line);
   return bad;
 }

@@ -129,6 +129,8 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
     PetscCall(VecDestroy(&s->noise_work[i]));
   PetscCall(VecDestroy(&s->Xnodes));
   PetscCall(VecDestroy(&s->X0));
+  PetscCall(VecDestroy(&s->Xmult));
+  PetscCall(VecDestroy(&s->Xmult0));
   PetscCall(MatDestroy(&s->Jac));
   HsDiscDestroy(&s->disc);
   PetscCall(PetscFree2(s->H, s->EW));
