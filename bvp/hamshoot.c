@@ -167,6 +167,12 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv\n", out));
   }
   *code = res.converged && (reached || !why[0]) ? 0 : 2;
+  PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
+  if (interrupted) { /* during the extremal check or the extrapolation: the converged solution is written */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
+    *code = 3;
+    PetscFunctionReturn(0);
+  }
   if (x->study && !*code) {
     PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study"));
     PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
@@ -332,6 +338,11 @@ int main(int argc, char **argv)
      hamshoot never spawns processes, so the isolated singleton (0.25 s) does. Set only if the user has
      not; irrelevant under mpirun and to other MPIs. */
   setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+  /* No options file: PETSc would read ./petscrc, ./.petscrc and ~/.petscrc, so that anyone who can write into the
+     directory a user runs hamshoot from could choose its options (-log_view ascii:FILE overwrites a file,
+     -start_in_debugger runs a program: the sixth security review). Options come from the command line and
+     PETSC_OPTIONS only (docs/reliability.md). */
+  PetscCall(PetscOptionsSetValue(NULL, "-skip_petscrc", NULL));
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agree)); /* apart from every collective of the solve */
   PetscCall(HsInstallInterruptHandlers());

@@ -73,7 +73,22 @@ struct HsExpr_s {
   int     **memo; /* memo[v][node] = 1 + id of d(node)/dv, 0 unknown (nvars arrays) */
   int      *memocap;
   int       zero, one;
+  size_t    bytes; /* what nodes, dependency sets, hash and memos hold now (HS_EXPR_MAX_BYTES) */
+  int       over;  /* a growth was refused for the budget (HsExprOverBudget) */
 };
+
+/* Whether the graph may grow by more bytes (HS_EXPR_MAX_BYTES); counts them if so. A hostile problem file can make
+ * a graph grow as n^3 (a potential whose third derivatives are all distinct: 1000 coordinates in a 40 kB file would
+ * take hundreds of GB, the sixth security review): the budget makes that an error before the machine runs out. */
+static int Budget(HsExpr *ex, size_t more)
+{
+  if (ex->bytes + more > (size_t)HS_EXPR_MAX_BYTES) {
+    ex->over = 1;
+    return -1;
+  }
+  ex->bytes += more;
+  return 0;
+}
 
 /* Whether node id depends on variable v. */
 static int Dep(const HsExpr *ex, int id, int v) { return (int)(ex->deps[(size_t)id * ex->W + v / 64] >> (v % 64) & 1); }
@@ -98,8 +113,8 @@ static int Same(const Node *u, const Node *v)
 
 static int Rehash(HsExpr *ex, int hcap)
 {
-  int *h = malloc((size_t)hcap * sizeof(int));
-  if (!h)
+  int *h;
+  if (Budget(ex, (size_t)(hcap - ex->hcap) * sizeof(int)) || !(h = malloc((size_t)hcap * sizeof(int))))
     return -1;
   for (int i = 0; i < hcap; i++)
     h[i] = -1;
@@ -130,9 +145,10 @@ static int Intern(HsExpr *ex, Node *n)
   }
   if (ex->nnode == ex->cap) {
     int       cap = 2 * ex->cap;
-    Node     *nn  = realloc(ex->node, (size_t)cap * sizeof(Node));
+    Node     *nn;
     uint64_t *nd;
-    if (!nn)
+    if (Budget(ex, (size_t)(cap - ex->cap) * (sizeof(Node) + (size_t)ex->W * sizeof(uint64_t))) ||
+        !(nn = realloc(ex->node, (size_t)cap * sizeof(Node))))
       return -1;
     ex->node = nn;
     nd       = realloc(ex->deps, (size_t)cap * ex->W * sizeof(uint64_t));
@@ -573,8 +589,8 @@ static int Deriv(HsExpr *ex, int id, int v)
     return ex->zero;
   if (ex->memocap[v] <= id) {
     int  cap = 2 * (id + 1);
-    int *m   = realloc(ex->memo[v], (size_t)cap * sizeof(int));
-    if (!m)
+    int *m;
+    if (Budget(ex, (size_t)(cap - ex->memocap[v]) * sizeof(int)) || !(m = realloc(ex->memo[v], (size_t)cap * sizeof(int))))
       return -1;
     memset(m + ex->memocap[v], 0, (size_t)(cap - ex->memocap[v]) * sizeof(int));
     ex->memo[v] = m, ex->memocap[v] = cap;
@@ -1138,3 +1154,7 @@ int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
 {
   return HsExprProgramEvalParts(p, vars, 1, &p->nout, &out);
 }
+
+/*@ HsExprOverBudget - 1 if a growth of the graph was refused because it would have held more than HS_EXPR_MAX_BYTES
+    (the caller's "out of memory" is then the budget's). Not collective. @*/
+int HsExprOverBudget(const HsExpr *ex) { return ex && ex->over; }

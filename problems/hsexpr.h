@@ -68,6 +68,10 @@ int HsExprDependsOnFast(const HsExpr *ex, int node);
 int HsExprIsConstant(const HsExpr *ex, int node, double *value);
 /** Number of nodes in the graph. */
 int HsExprSize(const HsExpr *ex);
+/** The most memory a graph may hold (nodes, dependency sets, hash, derivative memos): a growth beyond it fails
+ *  as out of memory, and HsExprOverBudget says that the budget, not the machine, refused it. */
+#define HS_EXPR_MAX_BYTES (1ULL << 30)
+int HsExprOverBudget(const HsExpr *ex);
 
 /** A program computing out[i] = value of outs[i] (nout nodes, repetitions allowed). */
 int  HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgram **prog);

@@ -18,6 +18,10 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
 /** At most this many coordinates (V's third derivatives: n^3 entries), and with a mass matrix that
  *  depends on q at most HS_OCP_MAX_COORDINATES_MASS (its third derivatives: n^5 entries). */
 #define HS_OCP_MAX_COORDINATES      1000
+/** At most this many 'param' lines, and as many 'let' lines (each name is checked against the others). */
+#define HS_OCP_MAX_NAMES 10000
+/** The largest default N a problem file may set (a file does not choose a run's memory; -N does). */
+#define HS_OCP_MAX_FILE_N 1000000
 #define HS_OCP_MAX_COORDINATES_MASS 60
 /** Problem files larger than this are refused (HsProblemReadFile). */
 #define HS_OCP_MAX_BYTES (16 << 20)

@@ -769,12 +769,12 @@ typedef struct {
 
 /* The sizes the expression graph needs: n from the first 'coordinates' line, and the number of
  * 'param' lines. The file is rewound. */
-static void OcpPrescan(FILE *fp, int *n, int *npar)
+static void OcpPrescan(FILE *fp, int *n, int *npar, int *nlet)
 {
   char  *line = NULL;
   size_t cap  = 0;
 
-  *n = 0, *npar = 0;
+  *n = 0, *npar = 0, *nlet = 0;
   while (getline(&line, &cap, fp) > 0) {
     char *hash = strchr(line, '#'), *colon, *key;
     if (hash)
@@ -785,6 +785,8 @@ static void OcpPrescan(FILE *fp, int *n, int *npar)
     key    = Trim(line);
     if (!strncmp(key, "param ", 6))
       (*npar)++;
+    else if (!strncmp(key, "let ", 4))
+      (*nlet)++;
     else if (!strcmp(key, "coordinates") && !*n) {
       *n = 1;
       for (const char *c = colon + 1; *c; c++)
@@ -997,6 +999,11 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   if (!strcmp(key, "problem")) {
     if (!*val || strlen(val) >= sizeof K->name)
       return Fail(s, vcol, "problem: a name of 1 to %d characters", (int)sizeof K->name - 1);
+    for (const unsigned char *c = (const unsigned char *)val; *c; c++) /* the name is printed: no terminal controls */
+      if (*c < 0x20 || *c == 0x7f || (c[0] == 0xe2 && c[1] == 0x80 && c[2] >= 0xaa && c[2] <= 0xae) ||
+          (c[0] == 0xe2 && c[1] == 0x81 && c[2] >= 0xa6 && c[2] <= 0xa9))
+        return Fail(s, vcol + (int)(c - (const unsigned char *)val),
+                    "problem: a control character or a text-direction override in the name");
     snprintf(K->name, sizeof K->name, "%s", val);
   } else if (!strcmp(key, "state_scheme") || !strcmp(key, "costate_scheme"))
     return OcpSchemeKey(s, K, key, val, vcol);
@@ -1009,7 +1016,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   else if (!strcmp(key, "controls"))
     return OcpInteger(s, "controls", val, vcol, 1, 100000, &K->m);
   else if (!strcmp(key, "N"))
-    return OcpInteger(s, "N", val, vcol, 2, 100000000, &K->N);
+    return OcpInteger(s, "N", val, vcol, 2, HS_OCP_MAX_FILE_N, &K->N); /* larger grids: -N */
   else
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
@@ -1735,7 +1742,7 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   Keys       K;
   Ocp       *o    = NULL;
   HsProblem *p    = NULL;
-  int       *node = NULL, kin = -1, n, npar, const_mass = 0, ret;
+  int       *node = NULL, kin = -1, n, npar, nlet, const_mass = 0, ret, over;
   const char *nul = memchr(text, 0, len);
 
   *prob = NULL;
@@ -1752,11 +1759,15 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   }
   if (!(fp = fmemopen((void *)text, len, "r")))
     return HS_ENOMEM;
-  OcpPrescan(fp, &n, &npar);
-  if (n > HS_OCP_MAX_COORDINATES) {
+  OcpPrescan(fp, &n, &npar, &nlet);
+  if (n > HS_OCP_MAX_COORDINATES || npar > HS_OCP_MAX_NAMES || nlet > HS_OCP_MAX_NAMES) {
     fclose(fp);
-    snprintf(msg, (size_t)msglen, "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 entries)",
-             path, n, HS_OCP_MAX_COORDINATES);
+    if (n > HS_OCP_MAX_COORDINATES)
+      snprintf(msg, (size_t)msglen, "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 "
+               "entries)", path, n, HS_OCP_MAX_COORDINATES);
+    else /* each name is checked against the earlier ones, and every parameter widens every node's dependency set */
+      snprintf(msg, (size_t)msglen, "%s: %d '%s' lines, at most %d", path, npar > HS_OCP_MAX_NAMES ? npar : nlet,
+               npar > HS_OCP_MAX_NAMES ? "param" : "let", HS_OCP_MAX_NAMES);
     return HS_EPARSE;
   }
   ret = OcpNew(n, npar, &o);
@@ -1806,12 +1817,20 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   for (int k = 0; k < K_COUNT; k++)
     free(K.text[k]);
   free(node);
+  {
+    Ocp *oo = o ? o : p && p->E.f ? HsProblemGetUserContext(p) : NULL;
+    over    = ret == HS_ENOMEM && oo && HsExprOverBudget(oo->ex);
+  }
   OcpDestroy(o); /* NULL once the problem owns it */
   if (ret) {
-    if (ret == HS_ENOMEM)
+    if (ret == HS_ENOMEM && !over)
       snprintf(msg, (size_t)msglen, "%s: out of memory", path);
+    else if (over)
+      snprintf(msg, (size_t)msglen, "%s: the expressions and their derivatives need more than %llu GiB of expression "
+               "graph (HS_EXPR_MAX_BYTES): too large a problem file (many coordinates with distinct third derivatives)",
+               path, (unsigned long long)(HS_EXPR_MAX_BYTES >> 30));
     HsProblemDestroy(&p);
-    return ret == HS_ENOMEM ? HS_ENOMEM : HS_EPARSE;
+    return ret == HS_ENOMEM && !over ? HS_ENOMEM : HS_EPARSE;
   }
   *prob = p;
   return HS_SUCCESS;

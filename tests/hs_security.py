@@ -459,12 +459,84 @@ def case_fifth_round(tmp):
           "a directory named gnuplot in PATH: exit %d\n%s" % (rc4, t4[-300:]))
 
 
+def case_sixth_round(tmp):
+    """the sixth round (each failed before its fix): a planted petscrc / .petscrc in the working directory (PETSc read
+    it: '-log_view ascii:victim' overwrote any file, '-start_in_debugger PROGRAM' ran a program); a crafted -hs_init
+    with huge momenta made ||F_0|| so large that SNES's relative test called ||F|| = 53 "converged" (exit 0); IPOPT
+    ignored SIGTERM; 60,000 param lines took 14 s (quadratic), a 300-coordinate potential with distinct third
+    derivatives grew the expression graph without bound, N: 1e8 in a file allocated 12 GB, a problem name with
+    terminal escapes was printed raw."""
+    d = tempfile.mkdtemp(dir=tmp)
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    with open(os.path.join(d, "petscrc"), "w") as f:
+        f.write("-log_view ascii:victim\n")
+    with open(os.path.join(d, ".petscrc"), "w") as f:
+        f.write("-log_view ascii:victim\n-hs_snes_roundoff 1e4\n")
+    rc, text = run_in(["-problem", "pendulum", "-hs_check_extremal", "no", "-o", "good"], cwd=d)
+    check(rc == 0 and open(victim).read() == "precious\n", "a planted petscrc: exit %d, victim %r" % (rc, open(victim).read()[:40]))
+    for name in ("petscrc", ".petscrc"):
+        os.remove(os.path.join(d, name))
+    with open(os.path.join(d, "good", "trajectory.csv")) as f:
+        lines = f.read().splitlines()
+    head = lines[0].split(",")
+    ip = head.index("p1") if "p1" in head else [i for i, c in enumerate(head) if c.startswith("p")][0]
+    for scale in ("1e12", "1e16"):
+        bad = os.path.join(d, "hi" + scale)
+        os.makedirs(bad)
+        rows = [lines[0]]
+        for line in lines[1:]:
+            v = line.split(",")
+            v[ip] = repr(float(v[ip]) * float(scale))
+            rows.append(",".join(v))
+        with open(os.path.join(bad, "trajectory.csv"), "w") as f:
+            f.write("\n".join(rows) + "\n")
+        for other in ("intervals.csv", "summary.json"):
+            shutil.copy(os.path.join(d, "good", other), bad)
+        rc, text = run_in(["-problem", "pendulum", "-hs_init", bad, "-hs_check_extremal", "no", "-o", "o" + scale], cwd=d)
+        s = summary_of(os.path.join(d, "o" + scale))
+        good = summary_of(os.path.join(d, "good"))
+        # converged only where it is a solution (another extremal of the necessary conditions may be one: the
+        # extremal guard's business): |F| at the default level and H^d conserved to round-off
+        ok = (rc != 0 and not s.get("converged")) or (rc == 0 and s.get("residual_norm", 1) < 1e-10 and
+                                                         s.get("H_spread_relative", 1) < 1e-10)
+        check(ok, "-hs_init with momenta times %s: exit %d, converged %s, |F| %s, H^d spread %s"
+              % (scale, rc, s.get("converged"), s.get("residual_norm"), s.get("H_spread_relative")))
+    one = "coordinates: q\ncontrols: 1\nmass: 1\npotential: q^2\nB: 1\nR: 1\nT: 1\nx0: 0, 0\nxT: 1, 0\n"
+    files = {"par.ocp": (one + "".join("param a%d: %d\n" % (i, i) for i in range(20000)), "20000 'param' lines, at most"),
+             "let.ocp": (one + "".join("let b%d: q*%d\n" % (i, i) for i in range(20000)), "20000 'let' lines, at most"),
+             "name.ocp": ("problem: a\x1b]0;x\x07b\n" + one, "control character"),
+             "bigN.ocp": (one + "N: 100000000\n", "expected an integer from 2 to 1000000")}
+    if not os.environ.get("HS_SANITIZED"):  # 1 GiB of graph before the refusal: too much under the sanitizers
+        n = 300
+        files["graph.ocp"] = ("coordinates: %s\ncontrols: 1\nkinetic_energy: 0.5*(%s)\npotential: exp(0.001*%s)\nB: %s\n"
+                              "R: 1\nT: 1\nx0: %s\nxT: %s\n" % (", ".join("q%d" % i for i in range(n)),
+                                                              " + ".join("q%d_dot^2" % i for i in range(n)),
+                                                              "*".join("q%d" % i for i in range(n)), ", ".join(["1"] + ["0"] * (n - 1)),
+                                                              ", ".join(["0.1"] * 2 * n), ", ".join(["0.1"] * 2 * n)),
+                              "HS_EXPR_MAX_BYTES")
+    for name, (text, want) in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        rc, out = run_in(["-problem", name, "-o", "o_" + name], ranks=1, cwd=d)
+        check(rc == 1 and want in out and "\x1b" not in out, "%s: exit %d, expected '%s': %s" % (name, rc, want, out[-300:]))
+    if not os.environ.get("HS_SANITIZED"):  # IPOPT ignored SIGTERM: it ran on to its end (12 minutes at N = 2e5)
+        import time
+        t0 = time.time()
+        text, rc = run_killed(["-problem", "kepler", "-N", "100000", "-hs_bvp_type", "ipopt", "-hs_monitor",
+                               "-hs_check_extremal", "no"], 2, "IPOPT   2", outdir=os.path.join(d, "ipk"))
+        its = text.count("  IPOPT ")
+        check(rc == 3 and "interrupted" in text and its <= 5 and not os.path.exists(os.path.join(d, "ipk", "summary.json")),
+              "SIGTERM during IPOPT: exit %d after %d IPOPT iterations, %.1f s\n%s" % (rc, its, time.time() - t0, text[-400:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
-                  case_fifth_round, case_pole,
+                  case_fifth_round, case_sixth_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -178,6 +178,18 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
   PetscCall(HsSolverShareSolutionRows(s, rows));
   PetscCall(FromSolution(s, rows, e));
   PetscCall(FromDefault(s, e));
+  {
+    PetscBool req;
+    PetscCall(HsSolverInterruptRequested(s, &req));
+    if (req) { /* IPOPT stopped early on it: no verdict; the caller ends as interrupted */
+      PetscCall(PetscMemzero(e, sizeof *e));
+      PetscCall(PetscStrncpy(e->not_made, "interrupted by a signal", sizeof e->not_made));
+      e->done = PETSC_TRUE, e->regularization = -1;
+      s->interrupted = PETSC_TRUE;
+      PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                              "signal received during the extremal check (the solve had converged; its output is written)"));
+    }
+  }
   PetscCall(PetscFree(rows));
   HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
   e->done            = PETSC_TRUE;

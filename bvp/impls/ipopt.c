@@ -340,7 +340,7 @@ static Bool Intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, N
   if (ip->monitor)
     printf("  IPOPT %3d  J %.10g  inf_pr %.2e  inf_du %.2e  mu %.1e  %.2f s\n", (int)iter, obj, inf_pr, inf_du, mu,
            MPI_Wtime() - ip->t_start);
-  return TRUE;
+  return HsInterruptPending() ? FALSE : TRUE; /* SIGTERM/SIGINT: IPOPT ends with User_Requested_Stop */
 }
 
 /* Bounds: x_N's fixed components equal x_T (IPOPT removes them), the controls' bounds if the problem
@@ -518,6 +518,16 @@ static PetscErrorCode Solve(HsSolver s)
   if (s->prob->u_min || s->prob->u_max) /* u at a bound is not R^{-1} G^T lambda: the kkt residual does not apply */
     s->res.residual_norm = info[3];
   PetscCall(RoundoffLevel(s, &level));
+  if ((int)info[1] == User_Requested_Stop) { /* a signal (Intermediate): the run ends as interrupted */
+    PetscBool req;
+    PetscCall(HsSolverInterruptRequested(s, &req));
+    if (req) {
+      s->interrupted = PETSC_TRUE;
+      PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                              "signal received; IPOPT stopped after %d iterations (no checkpoint: an IPOPT iterate is "
+                              "not resumable)", (int)info[2]));
+    }
+  }
   s->res.converged = (PetscBool)(!PetscIsInfOrNanReal(s->res.residual_norm) &&
                                  ((int)info[1] == Solve_Succeeded ||
                                   ((int)info[1] == Solved_To_Acceptable_Level && !s->prob->u_min && !s->prob->u_max &&

@@ -86,6 +86,10 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
   PetscFunctionReturn(0);
 }
 
+/*@ HsInterruptPending - whether SIGTERM or SIGINT arrived on this rank (bvp/ internal: a solver that runs on one rank
+    without MPI between its steps, IPOPT's intermediate callback, asks this). Not collective; async-signal-safe. @*/
+PetscBool HsInterruptPending(void) { return (PetscBool)(hs_signal != 0); }
+
 /*@ HsSolverInterruptRequested - whether SIGTERM or SIGINT arrived on any rank (bvp/ internal: the drivers, whose
     sub-solvers stop on it without marking the solver they work for, ask this between their solves and end as
     interrupted). Collective. @*/

@@ -46,8 +46,11 @@
  *
  * "Converged" means converged (HsSolverVerifyConvergence): whatever stopped SNES (a user's -snes_atol 1e10,
  * -snes_rtol 0.9, -snes_stol 0.5, -snes_type ksponly), the solve is called converged only if its final ||F|| is
- * at most the level the default tolerances ask for, max(1e-12, 1e-14 ||F_0||), its round-off level, or
- * -hs_snes_noise times its evaluation error estimated there. Otherwise the result says "converged to the requested
+ * at most the default absolute tolerance 1e-12, its round-off level, or -hs_snes_noise times its evaluation error
+ * estimated there. Not by a level relative to ||F_0||: a crafted initial guess (-hs_init, -hs_restart) makes ||F_0||
+ * as large as it likes (p times 1e16 made ||F|| = 53 "converged": the sixth security review), so SNES's own relative
+ * test (rtol 1e-14) ends a solve only where ||F|| is also at one of those levels (HsSolverConvergenceTest goes on
+ * iterating otherwise). Otherwise the result says "converged to the requested
  * tolerance only" (tolerance_only, summary.json's "converged_to_tolerance") with the factor it is above that level
  * (with a margin of HS_VOUCH_FACTOR = 10 for the final evaluation's own round-off),
  * and converged is false. The noise floor vouches only where the residual is evaluated as accurately as by
@@ -270,6 +273,16 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0)
     s->res.at_floor = PETSC_FALSE, s->noise_it = -1, s->fnorm0 = fnorm;
+  if (*reason == SNES_CONVERGED_FNORM_RELATIVE) { /* only at a level that does not depend on the start (file head) */
+    PetscReal rtol;
+    PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
+    PetscCall(SNESGetSolution(snes, &X));
+    PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+    PetscCall(VecGetSize(X, &n));
+    if (rtol <= HS_SNES_RTOL_DEFAULT && fnorm > HS_SNES_ATOL_DEFAULT &&
+        fnorm > s->roundoff * PETSC_MACHINE_EPSILON * PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n))
+      *reason = SNES_CONVERGED_ITERATING;
+  }
   if (*reason == SNES_CONVERGED_ITERATING) {
     PetscBool stop;
     PetscCall(SNESGetSolution(snes, &X));
@@ -312,7 +325,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
 
 /*@ HsSolverVerifyConvergence - after a Newton solve that SNES ended as converged, at its final iterate s->X with
     ||F|| = res.residual_norm (F = s->F, the residual there; it it, Newton's iteration count): keeps res.converged
-    only if ||F|| <= HS_VOUCH_FACTOR max(HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT ||F_0||, the round-off level,
+    only if ||F|| <= HS_VOUCH_FACTOR max(HS_SNES_ATOL_DEFAULT, the round-off level,
     -hs_snes_noise nu) (the factor: the final residual, evaluated again, may land a little above the level the
     convergence test saw: 1.12 times it, shooting in the sanitized build),
     nu the evaluation error at s->X (estimated here if the solve holds no estimate of this iterate: two residual
@@ -330,7 +343,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
     PetscFunctionReturn(0);
   PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));
   PetscCall(VecGetSize(s->X, &n));
-  level = HS_VOUCH_FACTOR * PetscMax(PetscMax(HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT * s->fnorm0),
+  level = HS_VOUCH_FACTOR * PetscMax(HS_SNES_ATOL_DEFAULT,
                                      PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT) * PETSC_MACHINE_EPSILON *
                                        PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n));
   s->res.vouch_level = level;

@@ -99,8 +99,10 @@ int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, vo
 
 /*@ HsGnuplotString - in, made safe to stand between single quotes in a gnuplot script (bvp/ internal): a single
     quote becomes the typographic apostrophe U+2019 (gnuplot's own escape, a doubled quote, reads as an empty string
-    where it starts the string), a control character (a newline would end the command) '?'; cut to fit out (len
-    bytes). No byte of the result can end the quoted string. Data never reaches a script otherwise
+    where it starts the string), a control character (a newline would end the command) '?', and the characters of
+    enhanced text (_ ^ @ & ~ { }: the name is a plot title) get a backslash, which a single-quoted string keeps and
+    enhanced text reads as "this character itself" (pendulum_cartesian had lost its underscore to a subscript); cut to
+    fit out (len bytes). No byte of the result can end the quoted string. Data never reaches a script otherwise
     (docs/reliability.md). Returns out. @*/
 char *HsGnuplotString(const char *in, char *out, size_t len)
 {
@@ -109,6 +111,8 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
   for (const unsigned char *p = (const unsigned char *)in; *p && k + 4 < len; p++) {
     if (*p == '\'')
       out[k++] = (char)0xe2, out[k++] = (char)0x80, out[k++] = (char)0x99;
+    else if (strchr("_^@&~{}", *p))
+      out[k++] = '\\', out[k++] = (char)*p;
     else
       out[k++] = (char)(*p < 0x20 || *p == 0x7f ? '?' : *p);
   }
