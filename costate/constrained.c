@@ -24,6 +24,8 @@ struct HsCons_s {
   double          *dcda, *dcdb, *dcdc;     /* n x n each: c_B's derivatives in a = lp_-, b = lp_+, the point c */
   double          *qa, *qb;                /* n each */
   double          *Ta, *Tb;                /* n x m each: row l = dB_l^T a, dB_l^T b */
+  int              kkt;                     /* the direct transcription's KKT conditions instead (HsConsSetKKT) */
+  double          *kmu[2];                  /* n x n each: NodeKKT's derivatives in the two intervals' lp */
   double          *pool;
 };
 
@@ -80,7 +82,7 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
     return HS_EINVAL;
   }
   sz = (size_t)(n * n + m * m + c + c * n + c * n * n + c + c * n + n * m * (1 + n + n * n) + 2 * d + 2 * m +
-                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + d * d);
+                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + 2 * n * n + d * d);
   if (!(cs = calloc(1, sizeof *cs)) || !(cs->pool = calloc(sz, sizeof(double)))) {
     free(cs);
     return HS_ENOMEM;
@@ -110,6 +112,8 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
   cs->qb = p, p += n;
   cs->Ta = p, p += n * m;
   cs->Tb = p, p += n * m;
+  cs->kmu[0] = p, p += n * n;
+  cs->kmu[1] = p, p += n * n;
   Hx = p;
   cs->prob = prob, cs->n = n, cs->c = c, cs->m = m, cs->D = 4 * n + 2 * c, cs->r = 2 * n + c, cs->h = prob->T / N;
   if (prob->E.hess(prob->x0, Hx, prob->ctx)) {
@@ -361,6 +365,126 @@ static void NodeJacobian(HsCons *cs, const double *a, const double *b, const dou
       J0[(2 * n + j) * D + l] = cs->G0[j * n + l];
 }
 
+/* The KKT form's control term of one interval (qbar, its lp = mu): d_l = (dB_l^T mu) . R^{-1} B^T mu, i.e.
+ * d_l (1/2 mu^T S mu) with S = B R^{-1} B^T, into d (n), with jac its derivatives in mu (ddmu, row l) and in qbar
+ * (ddq, row l). B, dB, d2B at qbar are evaluated here. */
+static int IntervalCurvature(HsCons *cs, const double *qbar, const double *mu, double *d, double *ddmu, double *ddq)
+{
+  int n = cs->n, m = cs->m, st;
+
+  if ((st = EvalB(cs, qbar, ddq != NULL)))
+    return st;
+  RinvBt(cs, cs->B, mu, cs->ua);
+  for (int l = 0; l < n; l++)
+    for (int j = 0; j < m; j++) {
+      double t = 0;
+      for (int i = 0; i < n; i++)
+        t += DB(cs, cs->dB, i, j, l) * mu[i];
+      cs->Ta[l * m + j] = t;
+    }
+  for (int l = 0; l < n; l++) {
+    double v = 0;
+    for (int j = 0; j < m; j++) {
+      double w = 0;
+      for (int jj = 0; jj < m; jj++)
+        w += cs->Rinv[j * m + jj] * cs->Ta[l * m + jj];
+      cs->wa[l * m + j] = w;
+      v += cs->Ta[l * m + j] * cs->ua[j];
+    }
+    d[l] = v;
+  }
+  if (!ddq)
+    return HS_SUCCESS;
+  for (int l = 0; l < n; l++)
+    for (int i = 0; i < n; i++) {
+      double dm = 0, dq = 0;
+      for (int j = 0; j < m; j++) {
+        dm += DB(cs, cs->dB, i, j, l) * cs->ua[j] + cs->B[i * m + j] * cs->wa[l * m + j];
+        dq += cs->Ta[l * m + j] * cs->wa[i * m + j];
+        for (int ii = 0; ii < n; ii++)
+          dq += cs->d2B[((ii * m + j) * n + l) * n + i] * mu[ii] * cs->ua[j];
+      }
+      ddmu[l * n + i] = dm, ddq[l * n + i] = dq;
+    }
+  return HS_SUCCESS;
+}
+
+/* Node k's equations in the KKT form of the direct BEM transcription (HsConsSetKKT): the costate equation with the
+ * plain products 1/2 (gamma_-,i lp_- + gamma_+,i lp_+), the control term of each interval at its own midpoint, and
+ * G(q_k)^T nu; the rest as HsConsNode. */
+static int NodeKKT(HsCons *cs, const double *zm, const double *z0, const double *zp, double *C, double *Jm,
+                   double *J0, double *Jp)
+{
+  int           n = cs->n, c = cs->c, D = cs->D, st;
+  double        h = cs->h, *dm = cs->cB, *dp = cs->qb, *Jq[2] = {cs->dcda, cs->dcdb}, **Jmu = cs->kmu;
+  const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
+  const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
+
+  for (int s = 0; s < 2; s++) { /* s = 0: interval k - 1/2 (mu = a), 1: k + 1/2 (mu = b) */
+    for (int i = 0; i < n; i++)
+      cs->qa[i] = 0.5 * ((s ? zp : zm)[i] + z0[i]);
+    if ((st = IntervalCurvature(cs, cs->qa, s ? b : a, s ? dp : dm, Jm ? Jmu[s] : NULL, Jm ? Jq[s] : NULL)))
+      return st;
+  }
+  if ((st = EvalPhi(cs, z0, cs->Phi0, cs->G0, cs->H)))
+    return st;
+  for (int i = 0; i < n; i++) {
+    double f = lqp[i] - lqm[i] + 0.5 * h * (dm[i] + dp[i]), mv = 0;
+    for (int j = 0; j < c; j++) {
+      double Ha = 0, Hb = 0;
+      for (int l = 0; l < n; l++)
+        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
+      f -= 0.5 * h * (gm[j] * Ha + gp[j] * Hb) + h * cs->G0[j * n + i] * nu[j];
+    }
+    for (int l = 0; l < n; l++)
+      mv += cs->Minv[i * n + l] * (lqp[l] + lqm[l]);
+    C[i] = f, C[n + i] = b[i] - a[i] + 0.5 * h * mv;
+  }
+  for (int j = 0; j < c; j++)
+    C[2 * n + j] = cs->Phi0[j];
+  if (!Jm)
+    return HS_SUCCESS;
+  memset(Jm, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(J0, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(Jp, 0, sizeof(double) * (size_t)(cs->r * D));
+  for (int i = 0; i < n; i++) {
+    double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
+    rm[2 * n + c + i] = -1, r0[2 * n + c + i] = 1;
+    for (int l = 0; l < n; l++) {
+      double sa = 0, sb = 0, sn = 0;
+      for (int j = 0; j < c; j++) {
+        double Hil = cs->H[(j * n + i) * n + l];
+        sa += gm[j] * Hil, sb += gp[j] * Hil, sn += nu[j] * Hil;
+      }
+      rm[3 * n + c + l] = -0.5 * h * sa + 0.5 * h * Jmu[0][i * n + l];
+      r0[3 * n + c + l] = -0.5 * h * sb + 0.5 * h * Jmu[1][i * n + l];
+      rm[l] = 0.25 * h * Jq[0][i * n + l];
+      rp[l] = 0.25 * h * Jq[1][i * n + l];
+      r0[l] = 0.25 * h * (Jq[0][i * n + l] + Jq[1][i * n + l]) - h * sn;
+    }
+    for (int j = 0; j < c; j++) {
+      double Ha = 0, Hb = 0;
+      for (int l = 0; l < n; l++)
+        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
+      rm[4 * n + c + j] = -0.5 * h * Ha;
+      r0[4 * n + c + j] = -0.5 * h * Hb;
+      r0[2 * n + j]     = -h * cs->G0[j * n + i];
+    }
+    rm = Jm + (n + i) * D, r0 = J0 + (n + i) * D;
+    r0[3 * n + c + i] = 1, rm[3 * n + c + i] = -1;
+    for (int l = 0; l < n; l++)
+      r0[2 * n + c + l] = rm[2 * n + c + l] = 0.5 * h * cs->Minv[i * n + l];
+  }
+  for (int j = 0; j < c; j++)
+    for (int l = 0; l < n; l++)
+      J0[(2 * n + j) * D + l] = cs->G0[j * n + l];
+  return HS_SUCCESS;
+}
+
+/** Selects the KKT conditions of the direct BEM transcription (kkt = 1: plain products, each interval's own control
+ *  term, G(q_k)^T nu; H^d then drifts at O(h^2)) or the conserving scheme (kkt = 0, the default). */
+void HsConsSetKKT(HsCons *cs, int kkt) { cs->kkt = kkt; }
+
 /*@ HsConsNode - node k's 2n + nc equations (times h) and, where Jm is given, their blocks in z_{k-1}, z_k, z_{k+1}:
 
       lq_+ - lq_- - (h/2) sum_i Hess Phi_i (gamma_+,i lp_- + gamma_-,i lp_+) + h c_B - h G(chord)^T nu_k,
@@ -376,6 +500,8 @@ int HsConsNode(HsCons *cs, const double *zm, const double *z0, const double *zp,
   const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
   const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
 
+  if (cs->kkt)
+    return NodeKKT(cs, zm, z0, zp, C, Jm, J0, Jp);
   for (int i = 0; i < n; i++)
     cs->qa[i] = 0.5 * (zm[i] + zp[i]), cs->qb[i] = 0.25 * (zm[i] + 2 * z0[i] + zp[i]);
   if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalPhi(cs, z0, cs->Phi0, cs->G0, NULL)) ||

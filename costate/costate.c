@@ -395,6 +395,8 @@ const HsCostateScheme HsCostateKKT         = {"kkt", 2, 0, KKTResidual, KKTJacob
 /* The costate scheme of a constrained system: its equations are costate/constrained.c's (the formulation of
  * bvp/impls/constrained.c); the entry names it, and the diagnostics need no costate equation. */
 const HsCostateScheme HsCostateConstrained = {"constrained", 2, 1, ConsResidual, ConsJacobian};
+/* ... and the KKT conditions of its direct BEM transcription (H^d not conserved). */
+const HsCostateScheme HsCostateConstrainedKKT = {"constrained_kkt", 2, 0, ConsResidual, ConsJacobian};
 
 /* ---------------------------------------------------- terminal condition ---- */
 

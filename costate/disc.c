@@ -14,7 +14,7 @@ static int HamiltonianAtGain(HsDisc *d, int k, const double *xk, const double *x
 
 static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez, &HsStateBEM};
 static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1, &HsCostateTrapezoidal,
-                                                   &HsCostateKKT, &HsCostateConstrained};
+                                                   &HsCostateKKT, &HsCostateConstrained, &HsCostateConstrainedKKT};
 
 static int EllAtF(const double *x, double *f, void *ctx)
 {
@@ -103,8 +103,10 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
            prob->name);
   CHECK_OR(cs != &HsCostateConserving1 || ss == &HsStateGreenspan,
            "costate scheme conserving_1dof is the 1-DOF form for greenspan states; use conserving with %s", ss->name);
-  CHECK_OR((ss == &HsStateBEM) == (prob->nc > 0) && (cs == &HsCostateConstrained) == (prob->nc > 0),
-           prob->nc > 0 ? "problem '%s' has constraints: its schemes are bem + constrained (docs/constrained.md), not %s + %s"
+  CHECK_OR((ss == &HsStateBEM) == (prob->nc > 0) &&
+               (cs == &HsCostateConstrained || cs == &HsCostateConstrainedKKT) == (prob->nc > 0),
+           prob->nc > 0 ? "problem '%s' has constraints: its schemes are bem + constrained or, direct, bem + "
+                          "constrained_kkt (docs/constrained.md), not %s + %s"
                         : "problem '%s' has no constraints: bem and constrained are the schemes of constrained systems "
                           "(docs/constrained.md), not of %s + %s",
            prob->name, ss->name, cs->name);

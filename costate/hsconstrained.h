@@ -34,6 +34,9 @@ int  HsConsBlockSize(const HsCons *cs);
 /** Interval k's equations (z0 = z_k, z1 = z_{k+1}): state, momentum with G(qbar)^T gamma, adjoint constraint
  *  G(qbar) lp = 0; blocks in z_k (J0) and z_{k+1} (J1). */
 int HsConsInterval(HsCons *cs, const double *z0, const double *z1, double *F, double *J0, double *J1);
+/** The KKT conditions of the direct BEM transcription (kkt = 1) instead of the conserving scheme (0, the default):
+ *  the node's costate equation with plain products, each interval's control term and G(q_k)^T nu. */
+void HsConsSetKKT(HsCons *cs, int kkt);
 /** Node k's equations (zm, z0, zp = z_{k-1}, z_k, z_{k+1}): the costate equations and Phi(q_k) = 0. */
 int HsConsNode(HsCons *cs, const double *zm, const double *z0, const double *zp, double *C, double *Jm, double *J0,
                double *Jp);

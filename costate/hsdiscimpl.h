@@ -78,7 +78,7 @@ static inline int HsStatus(int s) { return s == 0 ? HS_SUCCESS : (s > 0 ? HS_EDO
 
 extern const HsStateScheme   HsStateMidpoint, HsStateGreenspan, HsStateGonzalez, HsStateBEM;
 extern const HsCostateScheme HsCostateConserving, HsCostateConserving1, HsCostateTrapezoidal, HsCostateKKT,
-    HsCostateConstrained;
+    HsCostateConstrained, HsCostateConstrainedKKT;
 
 /* Jacobians Da, Db of the Gonzalez discrete gradient of F (dgrad.c); uses the
  * discrete-gradient workspace level, so costate schemes may call it. */

@@ -4,8 +4,13 @@ adjoint constraint satisfied, to round-off; order 2), from docs/constrained.md's
 regression values) and from the same continuous problems in minimal coordinates (the pendulum's limit of
 docs/theory.md section 4; the double pendulum in its angles, solved by the generalized-coordinate solver)."""
 import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 
-from hs_util import check, order, rel, run
+from hs_util import check, order, rel, run, summary_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBLEMS = os.path.join(HERE, "..", "problems")
@@ -133,7 +138,6 @@ def t_constrained_errors():
     pc = problem("pendulum_cartesian")
     for args, want in ((["-hs_bvp_type", "shooting"], "does not support constraints"),
                        (["-hs_bvp_type", "ipopt"], "does not support constraints"),
-                       (["-hs_scheme", "direct"], "its schemes are bem + constrained"),
                        (["-hs_state_scheme", "gonzalez"], "its schemes are bem + constrained")):
         _, out, rc = run(["-problem", pc] + args, expect_rc=None)
         check(rc != 0 and want in out, "pendulum_cartesian %s: exit %d, expected '%s' in: %s" % (" ".join(args), rc, want, out[-300:]))
@@ -159,3 +163,83 @@ def t_constrained_crane():
     lim = {name: (4 * J[name, 2560] - J[name, 1280]) / 3 for name in ("crane_natural", "crane")}
     check(rel(lim["crane_natural"], lim["crane"]) <= 1e-6 * abs(lim["crane"]),
           "crane: Richardson limits %.10g (natural) and %.10g (generalized)" % (lim["crane_natural"], lim["crane"]))
+
+
+def t_constrained_direct():
+    """-hs_scheme direct on a constrained system: the exact KKT conditions of the direct BEM transcription (plain
+    products, each interval's own control term, G(q_k)^T nu), solved by Newton. Its H^d drifts, the drift shrinking at
+    order 2.0 +- 0.2 (a negative test of the conserving scheme's crossed terms); E - W stays exact (the same state
+    scheme); its J^d is at most the conserving solution's, which satisfies the same state equations and constraints
+    and so is a feasible point of the same NLP; and it converges to the same limit."""
+    spread, Jd = {}, {}
+    for N in (20, 40, 80, 160, 320):
+        s, _, _ = run(["-problem", problem("pendulum_cartesian"), "-N", str(N), "-hs_scheme", "direct"] + TIGHT)
+        c, _, _ = run(["-problem", problem("pendulum_cartesian"), "-N", str(N)] + TIGHT)
+        if not s or not c:
+            return check(False, "pendulum_cartesian N = %d: no summary" % N)
+        what = "pendulum_cartesian direct N = %d" % N
+        check(s["converged"] and s["costate_scheme"] == "constrained_kkt", what + ": converged, scheme named")
+        check(s["H_spread_relative"] > 1e-4, "%s: H^d spread %.3g, expected a drift" % (what, s["H_spread_relative"]))
+        check(s["energy_work_spread"] <= 1e-12 * 30, "%s: E - W spread %.3g" % (what, s["energy_work_spread"]))
+        check(s["J"] <= c["J"] * (1 + 1e-14), "%s: J^d %.15g above the conserving solution's %.15g, a feasible point"
+              % (what, s["J"], c["J"]))
+        spread[N], Jd[N] = s["H_spread"], s["J"]
+    for a, b in ((40, 80), (80, 160), (160, 320)):
+        o = order(spread[a], spread[b])
+        check(abs(o - 2) <= 0.2, "pendulum_cartesian direct: order of the H^d drift from N = %d to %d: %.3f" % (a, b, o))
+    rich = (4 * Jd[320] - Jd[160]) / 3
+    check(rel(rich, J_PENDULUM) <= 1e-6, "pendulum_cartesian direct: Richardson J %.12g, the pendulum's %.12g" % (rich, J_PENDULUM))
+
+    with tempfile.TemporaryDirectory() as tmp:  # an independent NLP solver (scipy's SLSQP) on the same NLP
+        py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+        for N in (20, 40):
+            cons, direct = os.path.join(tmp, "c%d" % N), os.path.join(tmp, "d%d" % N)
+            run(["-problem", problem("pendulum_cartesian"), "-N", str(N)] + TIGHT, outdir=cons)
+            d, _, _ = run(["-problem", problem("pendulum_cartesian"), "-N", str(N), "-hs_scheme", "direct"] + TIGHT,
+                          outdir=direct)
+            p = subprocess.run([py, os.path.join(HERE, "crosscheck", "constrained_direct.py"), cons], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=600)
+            m = re.search(r"^J = (\S+)", p.stdout, re.M)
+            check(p.returncode == 0 and m and d and rel(float(m.group(1)), d["J"]) <= 1e-10,
+                  "N = %d: SLSQP on the direct BEM NLP from the conserving solution: %s; Newton on its KKT: %s"
+                  % (N, p.stdout.strip()[-300:], d and d["J"]))
+    with tempfile.TemporaryDirectory() as tmp:  # -hs_compare: the two side by side, with plots
+        out = os.path.join(tmp, "cmp")
+        run(["-problem", problem("pendulum_cartesian"), "-N", "40", "-hs_compare"], ranks=2, outdir=out)
+        ind, dire = summary_of(os.path.join(out, "indirect")), summary_of(os.path.join(out, "direct"))
+        check(ind.get("converged") and dire.get("converged") and ind.get("costate_scheme") == "constrained" and
+              dire.get("costate_scheme") == "constrained_kkt", "-hs_compare on pendulum_cartesian: both sides converged")
+        check(ind.get("H_spread_relative", 1) <= 1e-12 and dire.get("H_spread_relative", 0) > 1e-2,
+              "-hs_compare: H^d spreads %s (indirect), %s (direct)" % (ind.get("H_spread_relative"), dire.get("H_spread_relative")))
+        if shutil.which("gnuplot"):
+            check(all(os.path.exists(os.path.join(out, f)) for f in ("hamiltonian.png", "configurations.png", "controls.png")),
+                  "-hs_compare: the plots")
+
+
+def t_constrained_fourbar():
+    """The four-bar linkage (a closed loop, three constraints): from the default guess with no options on 1 and 2
+    ranks (the same J^d), H^d and the constraints at round-off, order 2.0 +- 0.1, and its Richardson limit equal to
+    the same linkage in its crank angle (tests/data/fourbar_crank.ocp, generalized coordinates, the closed-form loop
+    closure) within 1e-6 relative."""
+    res = {}
+    for ranks in (1, 2):
+        s, _, _ = run(["-problem", problem("fourbar")] + TIGHT, ranks=ranks)
+        if not s:
+            return check(False, "fourbar: no summary")
+        check_conserved(s, "fourbar N = %d, %d ranks" % (s["N"], ranks))
+        res[ranks] = s["J"]
+    check(abs(res[1] - res[2]) <= 1e-12 * res[1], "fourbar: J on 1 and 2 ranks %.17g, %.17g" % (res[1], res[2]))
+    J = {}
+    for N in (80, 160, 320):
+        s, _, _ = run(["-problem", problem("fourbar"), "-N", str(N)] + TIGHT)
+        check_conserved(s, "fourbar N = %d" % N)
+        J["natural", N] = s["J"]
+    for N in (640, 1280):
+        s, _, _ = run(["-problem", os.path.join(HERE, "data", "fourbar_crank.ocp"), "-N", str(N), "-hs_check_extremal", "no"]
+                      + TIGHT)
+        check(s and s["converged"], "fourbar_crank N = %d: converged" % N)
+        J["crank", N] = s["J"]
+    o = order(J["natural", 80] - J["natural", 160], J["natural", 160] - J["natural", 320])
+    check(abs(o - 2) <= 0.1, "fourbar: observed order %.3f from N = 80, 160, 320" % o)
+    nat, crank = (4 * J["natural", 320] - J["natural", 160]) / 3, (4 * J["crank", 1280] - J["crank", 640]) / 3
+    check(rel(nat, crank) <= 1e-6 * abs(crank), "fourbar: Richardson limits %.10g (natural) and %.10g (crank angle)" % (nat, crank))

@@ -73,6 +73,8 @@ static void CheckFile(const char *dir, const char *file)
   CHECK(CheckBlocks(cs, Interval, 2, z) < 1e-7, "%s: interval Jacobian %g", file, CheckBlocks(cs, Interval, 2, z));
   CHECK(CheckBlocks(cs, Node, 3, z) < 1e-7, "%s: node Jacobian %g", file, CheckBlocks(cs, Node, 3, z));
   CHECK(CheckBlocks(cs, Terminal, 2, z) < 1e-7, "%s: terminal Jacobian %g", file, CheckBlocks(cs, Terminal, 2, z));
+  HsConsSetKKT(cs, 1); /* the direct transcription's KKT form of the node equations */
+  CHECK(CheckBlocks(cs, Node, 3, z) < 1e-7, "%s: node Jacobian (KKT) %g", file, CheckBlocks(cs, Node, 3, z));
   HsConsDestroy(&cs);
   HsProblemDestroy(&P);
 }

@@ -15,13 +15,15 @@
 PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t)
 {
   HsDirectSolver ds = s->direct_solver == HS_DIRECT_DEFAULT ? dflt : s->direct_solver;
-  const char *prefix;
+  const char    *prefix, *cs = strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal";
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
   PetscCall(HsSolverSetProblem(*t, s->prob));
   PetscCall(HsSolverSetNumIntervals(*t, s->N));
-  PetscCall(HsSolverSetSchemes(*t, s->ss, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+  if (s->prob->nc) /* a constrained system: its direct transcription's KKT by Newton (no NLP of it for IPOPT yet) */
+    cs = "constrained_kkt", ds = HS_DIRECT_KKT;
+  PetscCall(HsSolverSetSchemes(*t, s->ss, cs));
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetMonitor(*t, s->monitor));
   PetscCall(HsSolverSetType(*t, ds == HS_DIRECT_KKT ? HSSOLVERTRANSCRIPTION : HSSOLVERIPOPT));

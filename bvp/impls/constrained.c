@@ -211,6 +211,7 @@ static PetscErrorCode PreSolve(HsSolver s)
   HsConsDestroy(&cd->cons);
   st = HsConsCreate(s->prob, (int)s->N, &cd->cons, msg, sizeof msg);
   PetscCheck(!st, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "problem '%s': %s", s->prob->name, msg);
+  HsConsSetKKT(cd->cons, !strcmp(s->cs, "constrained_kkt")); /* -hs_scheme direct: the direct transcription's KKT */
   PetscFunctionReturn(0);
 }
 
@@ -303,10 +304,10 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCheck(s->N + 1 >= size, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
              "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks", s->N,
              s->N + 1, size);
-  PetscCheck(s->scheme == HS_SCHEME_CONSERVING && !strcmp(s->ss, "bem") && !strcmp(s->cs, "constrained"),
+  PetscCheck(!strcmp(s->ss, "bem") && (!strcmp(s->cs, "constrained") || !strcmp(s->cs, "constrained_kkt")),
              PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' has constraints: only its conserving scheme (-hs_scheme conserving, docs/constrained.md) "
-             "is implemented; the direct BEM transcription and other scheme pairs are not yet", s->prob->name);
+             "problem '%s' has constraints: its schemes are bem + constrained (conserving) or bem + constrained_kkt "
+             "(direct), docs/constrained.md", s->prob->name);
   cd->D = 4 * n + 2 * s->prob->nc;
   PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, cd->D, 1, NULL, &cd->da));
   PetscCall(DMSetUp(cd->da));

@@ -436,7 +436,9 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
   PetscBool   nlp;
 
   PetscFunctionBeginUser;
-  if (s->scheme == HS_SCHEME_DIRECT)
+  if (s->scheme == HS_SCHEME_DIRECT && s->prob && s->prob->nc) /* a constrained system: docs/constrained.md */
+    ss = "bem", cs = "constrained_kkt";
+  else if (s->scheme == HS_SCHEME_DIRECT)
     ss = "midpoint", cs = "trapezoidal";
   else if (s->prob)
     ss = s->prob->default_state_scheme, cs = s->prob->default_costate_scheme;
