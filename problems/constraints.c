@@ -79,3 +79,91 @@ int HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size
   free(w);
   return st;
 }
+
+/* y = (A A^T)^{-1} r for A (c x n, row-major) weighted by W (n x n, NULL: identity), i.e. y solves (A W A^T) y = r;
+ * w: room for c^2 + n c doubles. Returns 0 or HS_ESINGULAR. */
+static int SolveGram(int c, int n, const double *A, const double *W, const double *r, double *y, double *w)
+{
+  double              *S = w, *AW = w + c * c;
+  gsl_matrix_view      Sv = gsl_matrix_view_array(S, (size_t)c, (size_t)c);
+  gsl_vector_view      yv = gsl_vector_view_array(y, (size_t)c);
+  gsl_error_handler_t *old;
+  int                  st;
+
+  for (int i = 0; i < c; i++)
+    for (int l = 0; l < n; l++) {
+      double v = 0;
+      for (int k = 0; k < n; k++)
+        v += A[i * n + k] * (W ? W[k * n + l] : (k == l));
+      AW[i * n + l] = v;
+    }
+  for (int i = 0; i < c; i++)
+    for (int j = 0; j < c; j++) {
+      double v = 0;
+      for (int l = 0; l < n; l++)
+        v += AW[i * n + l] * A[j * n + l];
+      S[i * c + j] = v;
+    }
+  memcpy(y, r, sizeof(double) * (size_t)c);
+  old = gsl_set_error_handler_off();
+  st  = gsl_linalg_cholesky_decomp1(&Sv.matrix) || gsl_linalg_cholesky_svx(&Sv.matrix, &yv.vector);
+  gsl_set_error_handler(old);
+  return st ? HS_ESINGULAR : HS_SUCCESS;
+}
+
+/*@ HsProblemProjectConstraints - moves the state x (q then p) of a constrained problem onto its constraints: q by the
+    least-norm Gauss-Newton iteration q <- q - G^T (G G^T)^{-1} Phi(q) until |Phi| <= 1e-14 (1 + |q|^2), then p onto
+    the velocities the constraints allow, p <- p - G^T (G M^{-1} G^T)^{-1} G M^{-1} p. For continuation in reach of a
+    constrained problem (HsProblemBlendTerminal): the straight blend of two consistent end states is not consistent.
+    Not collective. Returns HS_SUCCESS, HS_ENOCONV (no convergence in 50 steps), HS_ESINGULAR, HS_EDOM, HS_ENOMEM.
+@*/
+int HsProblemProjectConstraints(const HsProblem *prob, double *x)
+{
+  int     n = prob->n, c = prob->nc, d = 2 * n, st = HS_ENOCONV;
+  double *w = malloc(sizeof(double) * (size_t)(c + c * n + c + c * c + n * c + d * d + n * n + d));
+  double *Phi = w, *G = Phi + c, *y = G + c * n, *ws = y + c, *H = ws + c * c + n * c, *Mi = H + d * d, *g = Mi + n * n;
+
+  if (!w)
+    return HS_ENOMEM;
+  for (int it = 0; it < 50 && st == HS_ENOCONV; it++) {
+    double qq = 0, worst = 0;
+    if (prob->Phi(x, Phi, G, NULL, prob->ctx)) {
+      st = HS_EDOM;
+      break;
+    }
+    for (int l = 0; l < n; l++)
+      qq += x[l] * x[l];
+    for (int i = 0; i < c; i++)
+      worst = fmax(worst, fabs(Phi[i]));
+    if (worst <= 1e-14 * (1 + qq)) {
+      st = HS_SUCCESS;
+      break;
+    }
+    if ((st = SolveGram(c, n, G, NULL, Phi, y, ws)) == HS_SUCCESS) {
+      for (int l = 0; l < n; l++)
+        for (int i = 0; i < c; i++)
+          x[l] -= G[i * n + l] * y[i];
+      st = HS_ENOCONV;
+    }
+  }
+  if (!st && (prob->E.hess(x, H, prob->ctx) || prob->Phi(x, Phi, G, NULL, prob->ctx)))
+    st = HS_EDOM;
+  if (!st) {
+    for (int i = 0; i < n; i++) /* M^{-1}: the momentum block of E's Hessian (constant M) */
+      for (int l = 0; l < n; l++)
+        Mi[i * n + l] = H[(n + i) * d + n + l];
+    for (int i = 0; i < c; i++) { /* G M^{-1} p */
+      double v = 0;
+      for (int l = 0; l < n; l++)
+        for (int k = 0; k < n; k++)
+          v += G[i * n + l] * Mi[l * n + k] * x[n + k];
+      g[i] = v;
+    }
+    if ((st = SolveGram(c, n, G, Mi, g, y, ws)) == HS_SUCCESS)
+      for (int l = 0; l < n; l++)
+        for (int i = 0; i < c; i++)
+          x[n + l] -= G[i * n + l] * y[i];
+  }
+  free(w);
+  return st;
+}

@@ -207,6 +207,8 @@ void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double r
  *  Returns HS_SUCCESS, HS_ERANGE with why saying what fails, or HS_EDOM/HS_ENOMEM. */
 int         HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size_t len);
 #define HS_CONSTRAINT_TOL 1e-9 /* the default tol of HsProblemCheckConstraints */
+/** x (q then p) moved onto the constraints: q onto Phi = 0 (least-norm Gauss-Newton), p onto G M^{-1} p = 0. */
+int         HsProblemProjectConstraints(const HsProblem *prob, double *x);
 
 /* The built-in problems (docs/theory.md section 4), also by name through HsProblemCreateByName. */
 int HsProblemCreatePendulum(HsProblem **prob);

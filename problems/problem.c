@@ -171,14 +171,18 @@ int HsProblemHasEll(const HsProblem *prob) { return prob->ell.f != NULL; }
 void *HsProblemGetUserContext(const HsProblem *prob) { return prob->user_ctx ? prob->user_ctx : prob->ctx; }
 
 /*@ HsProblemBlendTerminal - the fixed terminal components between the initial state and a goal,
-    xT_i = x0_i + reach (goal_i - x0_i) (reach 0: x0, reach 1: goal); free components unchanged.
-    For continuation in "reach" (HsContinuation). Not collective.
+    xT_i = x0_i + reach (goal_i - x0_i) (reach 0: x0, reach 1: goal); free components unchanged; for a constrained
+    problem the blend moved onto its constraints (HsProblemProjectConstraints; reach 1 gives the goal itself, which
+    satisfies them). For continuation in "reach" (HsContinuation). Not collective.
 @*/
 void HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach)
 {
   for (int i = 0; i < 2 * prob->n; i++)
     if (prob->xT_fixed[i])
       prob->xT[i] = prob->x0[i] + reach * (goal[i] - prob->x0[i]);
+  if (prob->nc > 0 && reach != 1 && reach != 0) /* a target the constraints allow; a failure leaves the blend, which the
+                                                   solve's end-data check then names */
+    (void)HsProblemProjectConstraints(prob, prob->xT);
 }
 
 static const struct {

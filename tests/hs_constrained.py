@@ -243,3 +243,33 @@ def t_constrained_fourbar():
     check(abs(o - 2) <= 0.1, "fourbar: observed order %.3f from N = 80, 160, 320" % o)
     nat, crank = (4 * J["natural", 320] - J["natural", 160]) / 3, (4 * J["crank", 1280] - J["crank", 640]) / 3
     check(rel(nat, crank) <= 1e-6 * abs(crank), "fourbar: Richardson limits %.10g (natural) and %.10g (crank angle)" % (nat, crank))
+
+
+def t_constrained_drivers():
+    """The drivers on a constrained system: continuation in reach (its targets moved onto the constraints) ends at the
+    direct solve's J^d; -hs_extrapolate and -hs_study see order 2; -hs_init from another grid's output and a restart
+    from a checkpoint converge to the same J^d."""
+    pc = problem("pendulum_cartesian")
+    with tempfile.TemporaryDirectory() as tmp:
+        base, _, _ = run(["-problem", pc, "-N", "40"] + TIGHT, outdir=os.path.join(tmp, "base"))
+        if not base:
+            return check(False, "pendulum_cartesian N = 40: no summary")
+        J = base["J"]
+        s, _, _ = run(["-problem", pc, "-N", "40", "-hs_continue", "reach", "-hs_continue_from", "0.1",
+                       "-hs_continue_steps", "4"] + TIGHT, ranks=2)
+        check(s and s["converged"] and rel(s["J"], J) <= 1e-10, "continuation in reach: J^d %s, the direct solve's %.15g"
+              % (s and s["J"], J))
+        s, _, _ = run(["-problem", pc, "-N", "40", "-hs_extrapolate"] + TIGHT)
+        e = (s or {}).get("extrapolation", {})
+        check(abs(e.get("J_order", 0) - 2) <= 0.5 and rel(e.get("J", 0), J_PENDULUM) <= 1e-1,
+              "-hs_extrapolate: %s" % e)
+        out = os.path.join(tmp, "study")
+        run(["-problem", pc, "-hs_study", "4"] + TIGHT, outdir=out)
+        check(os.path.exists(os.path.join(out, "study.json")), "-hs_study: study.json written")
+        s, _, _ = run(["-problem", pc, "-N", "40", "-hs_init", os.path.join(tmp, "base")] + TIGHT, ranks=2)
+        check(s and s["converged"] and s["newton_iterations"] <= 2 and rel(s["J"], J) <= 1e-12,
+              "-hs_init from the N = 40 output: %s iterations, J^d %s" % (s and s["newton_iterations"], s and s["J"]))
+        ck = os.path.join(tmp, "ck")
+        run(["-problem", pc, "-N", "40", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1"] + TIGHT)
+        s, _, _ = run(["-problem", pc, "-N", "40", "-hs_restart", ck] + TIGHT, ranks=2)
+        check(s and s["converged"] and rel(s["J"], J) <= 1e-12, "-hs_restart: J^d %s" % (s and s["J"]))

@@ -108,6 +108,37 @@ static void CheckRefused(const char *dir, const char *file, const char *key, con
   free(out), free(text);
 }
 
+/* HsProblemBlendTerminal on a constrained problem: the straight blend moved onto the constraints (Phi = 0, G M^{-1} p =
+ * 0 to round-off), reach 1 the goal itself. */
+static void CheckBlend(const char *dir, const char *file)
+{
+  char       path[512], msg[512];
+  HsProblem *P;
+  double     goal[64], Phi[8], G[64], g[64];
+
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (HsProblemCreateFromFile(path, &P, msg, sizeof msg)) {
+    CHECK(0, "%s", msg);
+    return;
+  }
+  memcpy(goal, P->xT, sizeof(double) * (size_t)(2 * P->n));
+  goal[P->n] += 0.3; /* a momentum off the tangent space too */
+  for (int r = 1; r <= 3; r++) {
+    double reach = 0.25 * r, worst = 0;
+    HsProblemBlendTerminal(P, goal, reach);
+    P->Phi(P->xT, Phi, G, NULL, P->ctx);
+    P->E.grad(P->xT, g, P->ctx);
+    for (int i = 0; i < P->nc; i++) {
+      double v = 0;
+      for (int l = 0; l < P->n; l++)
+        v += G[i * P->n + l] * g[P->n + l];
+      worst = fmax(worst, fmax(fabs(Phi[i]), fabs(v)));
+    }
+    CHECK(worst < 1e-12, "%s: the blend at reach %g is %g off the constraints", file, reach, worst);
+  }
+  HsProblemDestroy(&P);
+}
+
 int main(int argc, char **argv)
 {
   const char *dir = argc > 1 ? argv[1] : "problems";
@@ -115,6 +146,9 @@ int main(int argc, char **argv)
   CheckFile(dir, "pendulum_cartesian.ocp");
   CheckFile(dir, "double_pendulum_cartesian.ocp");
   CheckFile(dir, "crane_natural.ocp");
+  CheckBlend(dir, "pendulum_cartesian.ocp");
+  CheckBlend(dir, "double_pendulum_cartesian.ocp");
+  CheckBlend(dir, "fourbar.ocp");
   CheckRefused(dir, "pendulum_cartesian.ocp", "constraints:", "constraints: x^4 + y^2 - 1", "not quadratic");
   CheckRefused(dir, "pendulum_cartesian.ocp", "mass:", "mass: m*(1 + x^2), 0, 0, m", "mass matrix depends on q");
   CheckRefused(dir, "pendulum_cartesian.ocp", "potential:", "potential: m*g*y + 0.5*x^2", "not linear in q");
