@@ -273,3 +273,26 @@ def t_constrained_drivers():
         run(["-problem", pc, "-N", "40", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1"] + TIGHT)
         s, _, _ = run(["-problem", pc, "-N", "40", "-hs_restart", ck] + TIGHT, ranks=2)
         check(s and s["converged"] and rel(s["J"], J) <= 1e-12, "-hs_restart: J^d %s" % (s and s["J"]))
+
+
+def t_constrained_arm():
+    """The 3-link arm in natural coordinates (18 coordinates, 15 constraints, torques through B(q) linear in the
+    directors): from the default guess (its states moved onto the constraints) with -hs_strategy auto's defaults,
+    H^d and the constraints at round-off, order 2.0 +- 0.1, and its Richardson limit equal to the generalized-coordinate
+    arm's (problems/manipulator3.ocp, relative joint angles) within 1e-6 relative."""
+    J = {}
+    for name in ("manipulator3_natural", "manipulator3"):
+        for N in (40, 80, 160):
+            s, _, _ = run(["-problem", problem(name), "-N", str(N), "-hs_check_extremal", "no"]
+                          + (TIGHT if name.endswith("natural") else []))
+            if not s or not s["converged"]:
+                return check(False, "%s N = %d: not converged" % (name, N))
+            if name.endswith("natural"):
+                check_conserved(s, "%s N = %d" % (name, N))
+            J[name, N] = s["J"]
+    for name in ("manipulator3_natural", "manipulator3"):
+        o = order(J[name, 40] - J[name, 80], J[name, 80] - J[name, 160])
+        check(abs(o - 2) <= 0.1, "%s: observed order %.3f from N = 40, 80, 160" % (name, o))
+    lim = {name: (4 * J[name, 160] - J[name, 80]) / 3 for name in ("manipulator3_natural", "manipulator3")}
+    check(rel(lim["manipulator3_natural"], lim["manipulator3"]) <= 1e-6 * abs(lim["manipulator3"]),
+          "arm: Richardson limits %.10g (natural) and %.10g (angles)" % (lim["manipulator3_natural"], lim["manipulator3"]))

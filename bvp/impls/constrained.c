@@ -168,9 +168,11 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The guess: the node rows of HsSolverGuessRow (states, costates), nu = 0, and gamma of each interval the
- * least-squares balance of gravity by the constraint forces at its midpoint (HsConsRestForce): the rest
- * solution where the states are at rest. */
+/* The guess: the node rows of HsSolverGuessRow (states, costates) with their states moved onto the constraints
+ * (HsProblemProjectConstraints: the straight blend of the end states is not consistent; the 3-link arm in natural
+ * coordinates converges from the projected guess, not from the blend), nu = 0, and gamma of each interval the
+ * least-squares balance of gravity by the constraint forces at its midpoint (HsConsRestForce): the rest solution
+ * where the states are at rest. */
 static PetscErrorCode Guess(HsSolver s, Vec X)
 {
   HsConstrained *cd = s->data;
@@ -184,12 +186,14 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   for (PetscInt k = xs; k < xs + xm; k++) {
     PetscCall(HsSolverGuessRow(s, k, row));
+    (void)HsProblemProjectConstraints(s->prob, row); /* a failure keeps the row as it was */
     PetscCall(PetscArrayzero(x[k], cd->D));
     PetscCall(PetscArraycpy(x[k], row, 2 * n));
     if (k == N)
       continue;
     PetscCall(PetscArraycpy(x[k] + 2 * n + c, row + 2 * n, 2 * n));
     PetscCall(HsSolverGuessRow(s, k + 1, nxt));
+    (void)HsProblemProjectConstraints(s->prob, nxt);
     PetscCheck(HsConsRestForce(cd->cons, row, nxt, x[k] + 4 * n + c) == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
                "the initial guess at interval %" PetscInt_FMT " is outside the problem's domain", k);
   }
