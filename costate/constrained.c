@@ -4,30 +4,14 @@
  * same G(qbar) in the momentum and the adjoint constraint, the crossed products 1/2 (gamma_+ lp_- + gamma_- lp_+)
  * and c_B, and nu through the gradient on the chord G((q_{k-1} + q_{k+1}) / 2): each is exact for quadratic Phi and
  * affine B, the class problems/ocp.c admits. grad V is then constant, so the Jacobians carry no Hessian of V. */
-#include "hsconstrained.h"
+#include "hsconsimpl.h"
 
 #include <gsl/gsl_linalg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct HsCons_s {
-  const HsProblem *prob;
-  int              n, c, m, D, r; /* r = 2n + c, the rows of a group */
-  double           h;
-  double          *Minv, *Rinv;  /* n x n, m x m */
-  double          *Phi, *G, *H;  /* nc, nc x n, nc x n x n at one point */
-  double          *Phi0, *G0;    /* at a second point (the node's own q_k) */
-  double          *B, *dB, *d2B; /* n x m, n m n, n m n n: B(q) and its derivatives at one point */
-  double          *x, *g;        /* 2n each: a state and grad E there */
-  double          *ua, *ub, *wa, *wb, *cB; /* m, m, n m, n m, n: the control-curvature term's pieces */
-  double          *dcda, *dcdb, *dcdc;     /* n x n each: c_B's derivatives in a = lp_-, b = lp_+, the point c */
-  double          *qa, *qb;                /* n each */
-  double          *Ta, *Tb;                /* n x m each: row l = dB_l^T a, dB_l^T b */
-  int              kkt;                     /* the direct transcription's KKT conditions instead (HsConsSetKKT) */
-  double          *kmu[2];                  /* n x n each: NodeKKT's derivatives in the two intervals' lp */
-  double          *pool;
-};
+
 
 /* B(q) with dB (and d2B with second), from prob->Bq or the constant prob->B. */
 static int EvalB(HsCons *cs, const double *q, int second)
@@ -77,8 +61,9 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
   double *p, *Hx;
 
   *csp = NULL;
-  if (c <= 0 || !prob->Phi || !prob->const_mass || N < 2) {
-    snprintf(msg, (size_t)msglen, "the constrained scheme needs holonomic constraints and a constant mass matrix");
+  if (c <= 0 || !prob->Phi || (!prob->const_mass && !prob->cons_extended) || N < 2) {
+    snprintf(msg, (size_t)msglen, "the constrained scheme needs holonomic constraints (and, in closed form, a constant "
+             "mass matrix)");
     return HS_EINVAL;
   }
   sz = (size_t)(n * n + m * m + c + c * n + c * n * n + c + c * n + n * m * (1 + n + n * n) + 2 * d + 2 * m +
@@ -116,6 +101,11 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
   cs->kmu[1] = p, p += n * n;
   Hx = p;
   cs->prob = prob, cs->n = n, cs->c = c, cs->m = m, cs->D = 4 * n + 2 * c, cs->r = 2 * n + c, cs->h = prob->T / N;
+  cs->exact = prob->cons_extended == NULL;
+  if (!cs->exact && HsConsExtSetup(cs)) {
+    HsConsDestroy(&cs);
+    return HS_ENOMEM;
+  }
   if (prob->E.hess(prob->x0, Hx, prob->ctx)) {
     snprintf(msg, (size_t)msglen, "the energy's Hessian is not finite at x0");
     HsConsDestroy(&cs);
@@ -147,9 +137,16 @@ void HsConsDestroy(HsCons **cs)
   if (!cs || !*cs)
     return;
   free((*cs)->pool);
+  free((*cs)->ext);
   free(*cs);
   *cs = NULL;
 }
+
+/** The discretization the extended scheme builds on (hsconstrained.h). */
+void HsConsSetDisc(HsCons *cs, HsDisc *disc) { cs->disc = disc; }
+
+/** 1 for the exact class's closed-form scheme, 0 for the extended one. */
+int HsConsIsExact(const HsCons *cs) { return cs->exact; }
 
 /** The unknowns of one time point, 4n + 2nc. */
 int HsConsBlockSize(const HsCons *cs) { return cs->D; }
@@ -217,6 +214,8 @@ int HsConsInterval(HsCons *cs, const double *z0, const double *z1, double *F, do
   double        h = cs->h;
   const double *lp = z0 + 3 * n + c, *gam = z0 + 4 * n + c;
 
+  if (!cs->exact)
+    return HsConsExtInterval(cs, z0, z1, F, J0, J1);
   Mid(cs, z0, z1);
   if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalGrad(cs, cs->qa, cs->qb)) || (st = EvalB(cs, cs->qa, 0)))
     return st;
@@ -492,14 +491,16 @@ void HsConsSetKKT(HsCons *cs, int kkt) { cs->kkt = kkt; }
 
   with chord = (q_{k-1} + q_{k+1}) / 2 and c_B of ControlCurvature. Not collective. HS_SUCCESS or HS_EDOM.
 @*/
-int HsConsNode(HsCons *cs, const double *zm, const double *z0, const double *zp, double *C, double *Jm, double *J0,
-               double *Jp)
+int HsConsNode(HsCons *cs, int k, const double *zm, const double *z0, const double *zp, double *C, double *Jm,
+               double *J0, double *Jp)
 {
   int           n = cs->n, c = cs->c, st;
   double        h = cs->h;
   const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
   const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
 
+  if (!cs->exact)
+    return HsConsExtNode(cs, k, zm, z0, zp, C, Jm, J0, Jp);
   if (cs->kkt)
     return NodeKKT(cs, zm, z0, zp, C, Jm, J0, Jp);
   for (int i = 0; i < n; i++)
@@ -539,6 +540,8 @@ int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, do
   int              n = cs->n, c = cs->c, D = cs->D, st;
   const double    *lq = zm + 2 * n + c, *lp = zm + 3 * n + c, *al = zN + 2 * n;
 
+  if (!cs->exact)
+    return HsConsExtTerminal(cs, zm, zN, F, Jm, JN);
   if ((st = EvalPhi(cs, P->xT, cs->Phi0, cs->G0, NULL)))
     return st;
   for (int i = 0; i < n; i++) {
@@ -610,13 +613,13 @@ int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, doub
   const double *lp = z0 + 3 * n + c;
 
   Mid(cs, z0, z1);
-  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL)) || (st = EvalGrad(cs, cs->qa, cs->qb)))
+  if ((st = cs->exact ? EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL) : HsConsExtGbar(cs, z0, z1, cs->G)))
     return st;
   r[0] = r[1] = 0;
-  for (int j = 0; j < c; j++) {
+  for (int j = 0; j < c; j++) { /* Gbar (q_{k+1} - q_k) / h: Gbar M^{-1} pbar to the residual in the exact class */
     double v = 0, a = 0;
     for (int l = 0; l < n; l++)
-      v += cs->G[j * n + l] * cs->g[n + l], a += cs->G[j * n + l] * lp[l];
+      v += cs->G[j * n + l] * (z1[l] - z0[l]) / cs->h, a += cs->G[j * n + l] * lp[l];
     r[0] = fmax(r[0], fabs(v)), r[1] = fmax(r[1], fabs(a));
   }
   return HS_SUCCESS;

@@ -305,10 +305,23 @@ static int GreenspanHessDir(HsDisc *d, const double *a, const double *b, const d
 const HsStateScheme HsStateMidpoint  = {"midpoint", 2, 0, MidpointGrad, MidpointJac, MidpointHessDir};
 const HsStateScheme HsStateGreenspan = {"greenspan", 2, 1, GreenspanGrad, GreenspanJac, GreenspanHessDir};
 const HsStateScheme HsStateGonzalez  = {"gonzalez", 2, 1, GonzalezGrad, GonzalezJac, GonzalezHessDir};
-/* The state scheme of a constrained system (docs/constrained.md; its equations are costate/constrained.c's): for its
- * class (constant M, linear V) E is quadratic, and the midpoint gradient is its discrete gradient, so that the
- * diagnostics (H^d, E - W) are the scheme's. */
-const HsStateScheme HsStateBEM = {"bem", 2, 1, MidpointGrad, MidpointJac, MidpointHessDir};
+/* The state scheme of a constrained system (docs/constrained.md): in the closed-form class (constant M, linear V: E
+ * quadratic) the midpoint gradient, which is then E's discrete gradient exactly, so that the diagnostics (H^d, E - W)
+ * are the closed-form scheme's (costate/constrained.c) to the last bit; otherwise the Gonzalez discrete gradient, the
+ * extended scheme's state scheme (costate/constrainedext.c). */
+static int BemGrad(HsDisc *d, const double *a, const double *b, double *g)
+{
+  return d->prob->cons_extended ? GonzalezGrad(d, a, b, g) : MidpointGrad(d, a, b, g);
+}
+static int BemJac(HsDisc *d, const double *a, const double *b, double *Da, double *Db)
+{
+  return d->prob->cons_extended ? GonzalezJac(d, a, b, Da, Db) : MidpointJac(d, a, b, Da, Db);
+}
+static int BemHessDir(HsDisc *d, const double *a, const double *b, const double *v, double *Paa, double *Pab, double *Pbb)
+{
+  return d->prob->cons_extended ? GonzalezHessDir(d, a, b, v, Paa, Pab, Pbb) : MidpointHessDir(d, a, b, v, Paa, Pab, Pbb);
+}
+const HsStateScheme HsStateBEM = {"bem", 2, 1, BemGrad, BemJac, BemHessDir};
 
 /*@ HsDiscGradT - the state scheme's discrete gradient of E_T = dE/dT (a free final time T on which M or V
     depends; docs/free-final-time.md): every scheme here is linear in the function it is built from, with

@@ -21,7 +21,7 @@
 #ifndef HSCONSTRAINED_H
 #define HSCONSTRAINED_H
 
-#include "../problems/hsproblem.h"
+#include "hscostate.h"
 
 typedef struct HsCons_s HsCons;
 
@@ -34,12 +34,18 @@ int  HsConsBlockSize(const HsCons *cs);
 /** Interval k's equations (z0 = z_k, z1 = z_{k+1}): state, momentum with G(qbar)^T gamma, adjoint constraint
  *  G(qbar) lp = 0; blocks in z_k (J0) and z_{k+1} (J1). */
 int HsConsInterval(HsCons *cs, const double *z0, const double *z1, double *F, double *J0, double *J1);
+/** The discretization of the unconstrained part (state scheme bem = Gonzalez, costate scheme conserving) that the
+ *  extended scheme builds on (problems outside the exact class: prob->cons_extended); not owned. Required before
+ *  any equation of such a problem. */
+void HsConsSetDisc(HsCons *cs, HsDisc *disc);
+/** 1 if the problem lies in the exact class (the closed-form scheme), 0 for the extended scheme. */
+int  HsConsIsExact(const HsCons *cs);
 /** The KKT conditions of the direct BEM transcription (kkt = 1) instead of the conserving scheme (0, the default):
  *  the node's costate equation with plain products, each interval's control term and G(q_k)^T nu. */
 void HsConsSetKKT(HsCons *cs, int kkt);
 /** Node k's equations (zm, z0, zp = z_{k-1}, z_k, z_{k+1}): the costate equations and Phi(q_k) = 0. */
-int HsConsNode(HsCons *cs, const double *zm, const double *z0, const double *zp, double *C, double *Jm, double *J0,
-               double *Jp);
+int HsConsNode(HsCons *cs, int k, const double *zm, const double *z0, const double *zp, double *C, double *Jm,
+               double *J0, double *Jp);
 /** The end condition at point N (zm = z_{N-1}): q_N = q_T, p_N = p_T + G(q_T)^T alpha, and the natural
  *  condition G(q_T)(lp_{N-1/2} - (h/2) M^{-1} lq_{N-1/2}) = 0. */
 int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, double *Jm, double *JN);

@@ -187,6 +187,10 @@ typedef struct HsProblem_s {
   int nc;
   int (*Phi)(const double *q, double *Phi, double *G, double *Hphi, void *ctx);
   int const_mass; /* 1: M does not depend on q */
+  /* NULL: the constrained problem lies in the class its conserving scheme covers in closed form (constant M,
+     quadratic Phi, linear V, affine B); otherwise what lies outside it (the extended scheme then applies,
+     docs/constrained.md) */
+  const char *cons_extended;
 } HsProblem;
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);

@@ -1452,23 +1452,24 @@ static int Quadratic(Ocp *o, int node)
 /* What of a constrained problem lies outside the class the conserving scheme covers exactly
  * (docs/constrained.md): a mass matrix that depends on q, a potential that is not linear in q, a B(q) that
  * is not affine, a running or terminal cost, a free T or free terminal components; NULL if none. */
-static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p, int const_mass, int vnode, int *key)
+static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p, int vnode, int *key, const char **ext)
 {
   int lin = 1;
-  if (!const_mass)
-    return *key = K->text[K_MASS] ? K_MASS : K_KIN, "the mass matrix depends on q (natural coordinates give a constant M)";
   for (int l = 0; l < o->n && lin > 0; l++) {
     int d = HsExprDiff(o->ex, vnode, l);
     lin   = d < 0 ? -1 : !HsExprDependsOnFast(o->ex, d);
   }
-  if (lin <= 0)
-    return *key = K_V, lin < 0 ? "out of memory" : "the potential is not linear in q (gravity is; a spring between points "
-                                                    "is not: the secant extension is not implemented yet)";
+  if (lin < 0)
+    return *key = K_V, "out of memory";
+  if (!lin && !*ext)
+    *ext = "a potential that is not linear in q";
   for (int e = 0; o->Bq && e < o->n * p->m; e++)
     for (int l = 0; l < o->n; l++) {
       int d = HsExprDiff(o->ex, o->Bnode[e], l);
-      if (d < 0 || HsExprDependsOnFast(o->ex, d))
-        return *key = K_B, d < 0 ? "out of memory" : "B(q) is not affine in q";
+      if (d < 0)
+        return *key = K_B, "out of memory";
+      if (HsExprDependsOnFast(o->ex, d) && !*ext)
+        *ext = "a B(q) that is not affine in q";
     }
   for (int i = 0; i < 2 * o->n; i++)
     if (!p->xT_fixed[i])
@@ -1488,7 +1489,7 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
 {
   char      **items = NULL, *t;
   int        *c = NULL, n = o->n, nc, *nd = NULL, ret = 0, key;
-  const char *why;
+  const char *why, *ext = NULL; /* what lies outside the exact class: the extended scheme then applies */
 
   if (!K->text[K_CONS])
     return 0;
@@ -1508,25 +1509,25 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     ret = MakeExpr(s, o, items[i], c[i], what, ALLOW_Q, &nd[i]);
     if (!ret && !HsExprDependsOnFast(o->ex, nd[i]))
       ret = Fail(s, c[i], "constraint %d: '%s' does not depend on the coordinates", i + 1, items[i]);
-    if (!ret && Quadratic(o, nd[i]) == 0)
-      ret = Fail(s, c[i], "constraint %d: '%s' is not quadratic in the coordinates (its Hessian depends on q): the "
-                 "conserving scheme covers quadratic constraints exactly (docs/constrained.md); the secant extension is "
-                 "not implemented yet", i + 1, items[i]);
+    if (!ret && !ext && Quadratic(o, nd[i]) == 0)
+      ext = "constraints that are not quadratic in q";
     for (int l = 0; !ret && l < n; l++)
       for (int r = 0; r < n; r++)
         nd[nc + nc * n + (i * n + l) * n + r] = HsExprDiff(o->ex, nd[nc + i * n + l] = HsExprDiff(o->ex, nd[i], l), r);
   }
-  if (!ret && (why = OcpConstrainedClass(o, K, p, const_mass, vnode, &key))) {
+  if (!ret && !const_mass)
+    ext = "a mass matrix that depends on q";
+  if (!ret && (why = OcpConstrainedClass(o, K, p, vnode, &key, &ext))) {
     s->line = K->lines[key];
-    ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) must lie in the class the conserving "
-                   "scheme covers exactly (docs/constrained.md), but has %s", keys[key], K->lines[K_CONS], why);
+    ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) cannot have %s yet "
+                   "(docs/constrained.md)", keys[key], K->lines[K_CONS], why);
   }
   if (!ret && Program(o, nc + nc * n + nc * n * n, nd, &o->prog[P_CONS]))
     ret = HS_ENOMEM;
   if (!ret)
     HsExprProgramSetSlow(o->prog[P_CONS], o->vars);
   if (!ret) {
-    o->nc = p->nc = nc, p->Phi = OcpConstraints, p->const_mass = 1;
+    o->nc = p->nc = nc, p->Phi = OcpConstraints, p->cons_extended = ext;
     snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : "bem");
     snprintf(o->cs, sizeof o->cs, "%s", K->cs[0] ? K->cs : "constrained");
   }

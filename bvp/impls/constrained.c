@@ -76,7 +76,8 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     return HsConsInitial(cs, x[k], f + r, J ? J[1][1] : NULL);
   if (k == N)
     return HsConsEnd(cs, x[k], f + r, J ? J[1][1] : NULL);
-  return HsConsNode(cs, x[k - 1], x[k], x[k + 1], f + r, J ? J[1][0] : NULL, J ? J[1][1] : NULL, J ? J[1][2] : NULL);
+  return HsConsNode(cs, (int)k, x[k - 1], x[k], x[k + 1], f + r, J ? J[1][0] : NULL, J ? J[1][1] : NULL,
+                    J ? J[1][2] : NULL);
 }
 
 /* F(X) (HsResidualFn). Collective. */
@@ -216,6 +217,10 @@ static PetscErrorCode PreSolve(HsSolver s)
   st = HsConsCreate(s->prob, (int)s->N, &cd->cons, msg, sizeof msg);
   PetscCheck(!st, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "problem '%s': %s", s->prob->name, msg);
   HsConsSetKKT(cd->cons, !strcmp(s->cs, "constrained_kkt")); /* -hs_scheme direct: the direct transcription's KKT */
+  HsConsSetDisc(cd->cons, s->disc);                          /* the extended scheme's unconstrained part */
+  PetscCheck(!s->prob->cons_extended || strcmp(s->cs, "constrained_kkt"), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' lies outside the exact class (%s): its direct transcription (-hs_scheme direct) is not "
+             "implemented yet, only the conserving scheme", s->prob->name, s->prob->cons_extended);
   PetscFunctionReturn(0);
 }
 
@@ -252,7 +257,9 @@ static PetscErrorCode PostSolve(HsSolver s)
 static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s", s->prob->nc, s->prob->nc > 1 ? "s" : ""));
+  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s%s%s", s->prob->nc, s->prob->nc > 1 ? "s" : "",
+                          s->prob->cons_extended ? ", extended scheme: " : "",
+                          s->prob->cons_extended ? s->prob->cons_extended : ""));
   PetscFunctionReturn(0);
 }
 
@@ -273,7 +280,8 @@ static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
   const char    *name[4] = {"max_phi", "hidden_interval", "adjoint", "hidden_nodal"};
 
   PetscFunctionBeginUser;
-  fprintf(fp, "  \"constraints\": {\"count\": %d", s->prob->nc);
+  fprintf(fp, "  \"constraints\": {\"count\": %d, \"class\": ", s->prob->nc);
+  HsJsonString(fp, s->prob->cons_extended ? "extended" : "exact");
   for (int i = 0; i < 4; i++)
     if (isfinite(cd->diag[i]))
       fprintf(fp, ", \"%s\": %.17g", name[i], (double)cd->diag[i]);
