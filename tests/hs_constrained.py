@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-from hs_util import check, order, rel, run, summary_of
+from hs_util import check, jacobian_ratios, order, rel, run, summary_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBLEMS = os.path.join(HERE, "..", "problems")
@@ -250,8 +250,15 @@ def t_constrained_fourbar():
 def t_constrained_drivers():
     """The drivers on a constrained system: continuation in reach (its targets moved onto the constraints) ends at the
     direct solve's J^d; -hs_extrapolate and -hs_study see order 2; -hs_init from another grid's output and a restart
-    from a checkpoint converge to the same J^d."""
+    from a checkpoint converge to the same J^d. And the analytic Jacobian against PETSc's differences
+    (-snes_test_jacobian) on 1 and 2 ranks, in and outside the exact class."""
     pc = problem("pendulum_cartesian")
+    for path in (pc, problem("fourbar"), os.path.join(HERE, "data", "bead_catenary.ocp")):
+        for ranks in (1, 2):
+            _, out, _ = run(["-problem", path, "-N", "10", "-snes_test_jacobian", "-snes_max_it", "2", "-hs_strategy",
+                             "newton"], ranks=ranks, expect_rc=None)
+            ratios = jacobian_ratios(out)
+            check(ratios and max(ratios) <= 1e-6, "%s, %d ranks: ||J - Jfd|| / ||J|| = %s" % (path, ranks, ratios))
     with tempfile.TemporaryDirectory() as tmp:
         base, _, _ = run(["-problem", pc, "-N", "40"] + TIGHT, outdir=os.path.join(tmp, "base"))
         if not base:

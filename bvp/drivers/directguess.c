@@ -52,6 +52,14 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
   PetscReal    *rows;
 
   PetscFunctionBeginUser;
+  PetscCheck(ok || !s->prob->cons_extended, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "-hs_initial_guess direct: problem '%s' lies outside the exact class of constrained systems (%s), whose "
+             "direct transcription is not implemented yet (docs/constrained.md)", s->prob->name, s->prob->cons_extended);
+  if (ok && s->prob->cons_extended) { /* the strategy's attempt fails with this status */
+    PetscCall(PetscStrncpy(s->res.status, "no direct transcription (extended class)", sizeof s->res.status));
+    s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
   if (ok) { /* without IPOPT the caller's attempt fails with this status (without ok: the solve's error) */
     PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), ok, NULL, 0));
     if (!*ok) {
@@ -63,7 +71,7 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
   if (s->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,
-                          strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+                          s->prob->nc ? "constrained_kkt" : strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
   PetscCall(HsSolverGetType(t, &type));
