@@ -322,37 +322,35 @@ static void ControlCurvature(HsCons *cs, const double *a, const double *b, int j
     }
 }
 
-/* Node k's Jacobian blocks (HsConsNode's, after its evaluations). */
-static void NodeJacobian(HsCons *cs, const double *a, const double *b, const double *gm, const double *gp,
-                         const double *nu, double *Jm, double *J0, double *Jp)
+/* What the node equations' blocks of both forms share (memset first): the costate differences, the products with
+ * the constraints' Hessians H_j in lp and gamma (crossed: gamma_+ pairs with a = lp_-, else with b = lp_+), nu's
+ * column through Gnu (the chord's G or G(q_k)), the lp equation, Phi(q_k)'s row. */
+static void NodeJacobianBase(HsCons *cs, const double *a, const double *b, const double *gm, const double *gp, int crossed,
+                             const double *Gnu, double *Jm, double *J0, double *Jp)
 {
-  int    n = cs->n, c = cs->c, D = cs->D;
-  double h = cs->h;
+  int           n = cs->n, c = cs->c, D = cs->D;
+  double        h = cs->h;
+  const double *ga = crossed ? gp : gm, *gb = crossed ? gm : gp; /* the gamma multiplying a, b */
 
   memset(Jm, 0, sizeof(double) * (size_t)(cs->r * D));
   memset(J0, 0, sizeof(double) * (size_t)(cs->r * D));
   memset(Jp, 0, sizeof(double) * (size_t)(cs->r * D));
   for (int i = 0; i < n; i++) {
-    double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
+    double *rm = Jm + i * D, *r0 = J0 + i * D;
     rm[2 * n + c + i] = -1, r0[2 * n + c + i] = 1;
     for (int l = 0; l < n; l++) {
-      double sa = 0, sb = 0, sn = 0;
-      for (int j = 0; j < c; j++) {
-        double Hil = cs->H[(j * n + i) * n + l];
-        sa += gp[j] * Hil, sb += gm[j] * Hil, sn += nu[j] * Hil;
-      }
-      rm[3 * n + c + l] = -0.5 * h * sa + h * cs->dcda[i * n + l];
-      r0[3 * n + c + l] = -0.5 * h * sb + h * cs->dcdb[i * n + l];
-      rm[l] = rp[l] = -0.5 * h * sn + 0.25 * h * cs->dcdc[i * n + l];
-      r0[l] = 0.5 * h * cs->dcdc[i * n + l];
+      double sa = 0, sb = 0;
+      for (int j = 0; j < c; j++)
+        sa += ga[j] * cs->H[(j * n + i) * n + l], sb += gb[j] * cs->H[(j * n + i) * n + l];
+      rm[3 * n + c + l] = -0.5 * h * sa, r0[3 * n + c + l] = -0.5 * h * sb;
     }
     for (int j = 0; j < c; j++) {
       double Ha = 0, Hb = 0;
       for (int l = 0; l < n; l++)
         Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
-      r0[4 * n + c + j] = -0.5 * h * Ha;
-      rm[4 * n + c + j] = -0.5 * h * Hb;
-      r0[2 * n + j]     = -h * cs->G[j * n + i];
+      (crossed ? r0 : rm)[4 * n + c + j] = -0.5 * h * Ha; /* d/d gamma of the gamma paired with a */
+      (crossed ? rm : r0)[4 * n + c + j] = -0.5 * h * Hb;
+      r0[2 * n + j]                        = -h * Gnu[j * n + i];
     }
     rm = Jm + (n + i) * D, r0 = J0 + (n + i) * D;
     r0[3 * n + c + i] = 1, rm[3 * n + c + i] = -1;
@@ -362,6 +360,29 @@ static void NodeJacobian(HsCons *cs, const double *a, const double *b, const dou
   for (int j = 0; j < c; j++)
     for (int l = 0; l < n; l++)
       J0[(2 * n + j) * D + l] = cs->G0[j * n + l];
+}
+
+/* Node k's Jacobian blocks (HsConsNode's, after its evaluations): the shared part, then c_B's derivatives and nu's
+ * through the chord (its G moves with q_{k-1}, q_{k+1}). */
+static void NodeJacobian(HsCons *cs, const double *a, const double *b, const double *gm, const double *gp,
+                         const double *nu, double *Jm, double *J0, double *Jp)
+{
+  int    n = cs->n, c = cs->c, D = cs->D;
+  double h = cs->h;
+
+  NodeJacobianBase(cs, a, b, gm, gp, 1, cs->G, Jm, J0, Jp);
+  for (int i = 0; i < n; i++) {
+    double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
+    for (int l = 0; l < n; l++) {
+      double sn = 0;
+      for (int j = 0; j < c; j++)
+        sn += nu[j] * cs->H[(j * n + i) * n + l];
+      rm[3 * n + c + l] += h * cs->dcda[i * n + l];
+      r0[3 * n + c + l] += h * cs->dcdb[i * n + l];
+      rm[l] = rp[l] = -0.5 * h * sn + 0.25 * h * cs->dcdc[i * n + l];
+      r0[l] = 0.5 * h * cs->dcdc[i * n + l];
+    }
+  }
 }
 
 /* The KKT form's control term of one interval (qbar, its lp = mu): d_l = (dB_l^T mu) . R^{-1} B^T mu, i.e.
@@ -443,40 +464,20 @@ static int NodeKKT(HsCons *cs, const double *zm, const double *z0, const double 
     C[2 * n + j] = cs->Phi0[j];
   if (!Jm)
     return HS_SUCCESS;
-  memset(Jm, 0, sizeof(double) * (size_t)(cs->r * D));
-  memset(J0, 0, sizeof(double) * (size_t)(cs->r * D));
-  memset(Jp, 0, sizeof(double) * (size_t)(cs->r * D));
+  NodeJacobianBase(cs, a, b, gm, gp, 0, cs->G0, Jm, J0, Jp);
   for (int i = 0; i < n; i++) {
     double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
-    rm[2 * n + c + i] = -1, r0[2 * n + c + i] = 1;
     for (int l = 0; l < n; l++) {
-      double sa = 0, sb = 0, sn = 0;
-      for (int j = 0; j < c; j++) {
-        double Hil = cs->H[(j * n + i) * n + l];
-        sa += gm[j] * Hil, sb += gp[j] * Hil, sn += nu[j] * Hil;
-      }
-      rm[3 * n + c + l] = -0.5 * h * sa + 0.5 * h * Jmu[0][i * n + l];
-      r0[3 * n + c + l] = -0.5 * h * sb + 0.5 * h * Jmu[1][i * n + l];
+      double sn = 0;
+      for (int j = 0; j < c; j++)
+        sn += nu[j] * cs->H[(j * n + i) * n + l];
+      rm[3 * n + c + l] += 0.5 * h * Jmu[0][i * n + l];
+      r0[3 * n + c + l] += 0.5 * h * Jmu[1][i * n + l];
       rm[l] = 0.25 * h * Jq[0][i * n + l];
       rp[l] = 0.25 * h * Jq[1][i * n + l];
       r0[l] = 0.25 * h * (Jq[0][i * n + l] + Jq[1][i * n + l]) - h * sn;
     }
-    for (int j = 0; j < c; j++) {
-      double Ha = 0, Hb = 0;
-      for (int l = 0; l < n; l++)
-        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
-      rm[4 * n + c + j] = -0.5 * h * Ha;
-      r0[4 * n + c + j] = -0.5 * h * Hb;
-      r0[2 * n + j]     = -h * cs->G0[j * n + i];
-    }
-    rm = Jm + (n + i) * D, r0 = J0 + (n + i) * D;
-    r0[3 * n + c + i] = 1, rm[3 * n + c + i] = -1;
-    for (int l = 0; l < n; l++)
-      r0[2 * n + c + l] = rm[2 * n + c + l] = 0.5 * h * cs->Minv[i * n + l];
   }
-  for (int j = 0; j < c; j++)
-    for (int l = 0; l < n; l++)
-      J0[(2 * n + j) * D + l] = cs->G0[j * n + l];
   return HS_SUCCESS;
 }
 
@@ -626,18 +627,19 @@ int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, doub
 }
 
 /** Node diagnostics (hsconstrained.h). */
-int HsConsNodeResiduals(HsCons *cs, const double *z, double r[2])
+int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3])
 {
   int n = cs->n, c = cs->c, st;
 
   if ((st = EvalPhi(cs, z, cs->Phi0, cs->G0, NULL)) || (st = EvalGrad(cs, z, z + n)))
     return st;
-  r[0] = r[1] = 0;
+  r[0] = r[1] = r[2] = 0;
   for (int j = 0; j < c; j++) {
-    double v = 0;
+    double v = 0, gg = 0;
     for (int l = 0; l < n; l++)
-      v += cs->G0[j * n + l] * cs->g[n + l];
+      v += cs->G0[j * n + l] * cs->g[n + l], gg += cs->G0[j * n + l] * cs->G0[j * n + l];
     r[0] = fmax(r[0], fabs(cs->Phi0[j])), r[1] = fmax(r[1], fabs(v));
+    r[2] = fmax(r[2], gg > 0 ? fabs(cs->Phi0[j]) / sqrt(gg) : fabs(cs->Phi0[j]) > 0 ? INFINITY : 0);
   }
   return HS_SUCCESS;
 }

@@ -56,8 +56,9 @@ int HsConsEnd(HsCons *cs, const double *zN, double *F, double *J);
 /** Diagnostics of interval k: r[0] = max |G(qbar) M^{-1} pbar| (the interval's hidden constraint, exact at a
  *  solution), r[1] = max |G(qbar) lp| (the adjoint constraint). */
 int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, double r[2]);
-/** ... of node k: r[0] = max |Phi(q_k)|, r[1] = max |G(q_k) M^{-1} p_k| (the nodal hidden constraint, O(h^2)). */
-int HsConsNodeResiduals(HsCons *cs, const double *z, double r[2]);
+/** ... of node k: r[0] = max |Phi(q_k)|, r[1] = max |G(q_k) M^{-1} p_k| (the nodal hidden constraint, O(h^2)),
+ *  r[2] = max |Phi_i(q_k)| / |G_i(q_k)| (a distance from the constraints, whatever their scaling). */
+int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3]);
 /** gamma balancing gravity at rest at the midpoint of the states a, b (least squares): a guess. */
 int HsConsRestForce(HsCons *cs, const double *a, const double *b, double *gamma);
 /** u of interval k: R^{-1} B(qbar)^T lp (m values). */

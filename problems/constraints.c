@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* At the state x (q then p) of the end `end`: Phi(q) = 0 and G M^{-1} p = 0 to tol, relative to the sizes of q and of
- * M^{-1} p, and G of full row rank (its smallest singular value above 1e-10 of its largest). M^{-1} p is the
+/* At the state x (q then p) of the end `end`: Phi(q) = 0 and G M^{-1} p = 0 to tol, as a distance |Phi_i| / |G_i|
+ * relative to 1 + |q| (a bound on |Phi_i| itself would depend on how the constraint is scaled, and let a linear one
+ * at |q| = 1e5 be off by 20: the seventh security review) and an angle between G_i and M^{-1} p, and G of full row rank (its smallest singular value above 1e-10 of its largest). M^{-1} p is the
  * momentum part of grad E (constant M). w: room for nc (1 + n) + n (2 + nc) + nc^2 doubles. */
 static int CheckEnd(const HsProblem *P, const double *x, const char *end, double tol, double *w, char *why,
                     size_t len)
@@ -24,7 +25,7 @@ static int CheckEnd(const HsProblem *P, const double *x, const char *end, double
     double gv = 0, gn = 0;
     for (int l = 0; l < n; l++)
       gv += G[i * n + l] * g[n + l], gn += G[i * n + l] * G[i * n + l];
-    if (!(fabs(Phi[i]) <= tol * (1 + qq)))
+    if (!(fabs(Phi[i]) <= tol * sqrt(gn) * (1 + sqrt(qq)))) /* a distance: |Phi_i| / |G_i|, against tol (1 + |q|) */
       return snprintf(why, len, "%s: constraint %d is %.3g, not 0: the end positions must satisfy the constraints", end,
                       i + 1, Phi[i]), HS_ERANGE;
     if (!(fabs(gv) <= tol * (1 + sqrt(gn * vv))))

@@ -1158,3 +1158,36 @@ int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
 /*@ HsExprOverBudget - 1 if a growth of the graph was refused because it would have held more than HS_EXPR_MAX_BYTES
     (the caller's "out of memory" is then the budget's). Not collective. @*/
 int HsExprOverBudget(const HsExpr *ex) { return ex && ex->over; }
+
+/*@ HsExprNonsmooth - 1 if node uses abs, sign, step, min or max (or their derivatives' selections) of an argument that
+    depends on a fast variable (a coordinate): its derivatives are taken piecewise (those of sign and step as 0), so a
+    test of its derivatives (constant Hessian, constant gradient) cannot see the kink. 0 otherwise; -1 without memory.
+    Not collective. @*/
+int HsExprNonsmooth(const HsExpr *ex, int node)
+{
+  char *seen;
+  int  *stack, top = 0, found = 0;
+
+  if (node < 0 || node >= ex->nnode)
+    return 0;
+  seen  = calloc((size_t)ex->nnode, 1);
+  stack = malloc(sizeof(int) * (size_t)ex->nnode);
+  if (!seen || !stack) {
+    free(seen), free(stack);
+    return -1;
+  }
+  stack[top++] = node, seen[node] = 1;
+  while (top && !found) {
+    const Node *n = &ex->node[stack[--top]];
+    const int   ops[3] = {n->a, n->b, n->x};
+    if (!n->fast || n->op == OP_VAR || n->op == OP_CONST)
+      continue;
+    if (n->op == OP_ABS || n->op == OP_SIGN || n->op == OP_STEP || n->op == OP_MIN || n->op == OP_MAX || n->op == OP_SEL)
+      found = 1;
+    for (int o = 0; o < 3 && !found; o++)
+      if (ops[o] >= 0 && !seen[ops[o]])
+        seen[ops[o]] = 1, stack[top++] = ops[o];
+  }
+  free(seen), free(stack);
+  return found;
+}

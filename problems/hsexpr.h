@@ -72,6 +72,9 @@ int HsExprSize(const HsExpr *ex);
  *  as out of memory, and HsExprOverBudget says that the budget, not the machine, refused it. */
 #define HS_EXPR_MAX_BYTES (1ULL << 30)
 int HsExprOverBudget(const HsExpr *ex);
+/** 1 if node uses abs, sign, step, min or max of a fast variable's function (derivatives taken piecewise), else 0;
+ *  -1 without memory. */
+int HsExprNonsmooth(const HsExpr *ex, int node);
 
 /** A program computing out[i] = value of outs[i] (nout nodes, repetitions allowed). */
 int  HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgram **prog);

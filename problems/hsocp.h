@@ -22,6 +22,9 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
 #define HS_OCP_MAX_NAMES 10000
 /** The largest default N a problem file may set (a file does not choose a run's memory; -N does). */
 #define HS_OCP_MAX_FILE_N 1000000
+/** At most this many controls (R has m^2 entries), and a B(q)'s second derivatives at most this many entries. */
+#define HS_OCP_MAX_CONTROLS   10000
+#define HS_OCP_MAX_BQ_ENTRIES 1e7
 #define HS_OCP_MAX_COORDINATES_MASS 60
 /** Problem files larger than this are refused (HsProblemReadFile). */
 #define HS_OCP_MAX_BYTES (16 << 20)

@@ -1014,7 +1014,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   else if (!strcmp(key, "coordinates"))
     return OcpCoordinates(s, o, K, line, key, val, vcol);
   else if (!strcmp(key, "controls"))
-    return OcpInteger(s, "controls", val, vcol, 1, 100000, &K->m);
+    return OcpInteger(s, "controls", val, vcol, 1, HS_OCP_MAX_CONTROLS, &K->m); /* R has m^2 entries (int sizes) */
   else if (!strcmp(key, "N"))
     return OcpInteger(s, "N", val, vcol, 2, HS_OCP_MAX_FILE_N, &K->N); /* larger grids: -N */
   else
@@ -1404,10 +1404,10 @@ static int OcpBuildBq(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 
   if (!o->Bq)
     return 0;
-  if (n > HS_OCP_MAX_COORDINATES_MASS) {
+  if (n > HS_OCP_MAX_COORDINATES_MASS || (double)n * n * n * m > HS_OCP_MAX_BQ_ENTRIES) {
     s->line = K->lines[K_B];
-    return Fail(s, K->cols[K_B], "B depends on q: its second derivatives have n^3 m entries, so at most %d coordinates "
-                "(here %d)", HS_OCP_MAX_COORDINATES_MASS, n);
+    return Fail(s, K->cols[K_B], "B depends on q: its second derivatives have n^3 m = %.0f entries, at most %.0f (and "
+                "at most %d coordinates)", (double)n * n * n * m, (double)HS_OCP_MAX_BQ_ENTRIES, HS_OCP_MAX_COORDINATES_MASS);
   }
   d1 = malloc(sizeof(int) * (size_t)(nm * n + nm * n * n));
   if (!d1)
@@ -1485,8 +1485,31 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
 /* 'constraints': nc expressions in the coordinates and parameters, each quadratic in q, with G and the
  * Hessians derived (program P_CONS, OcpConstraints); the problem must lie in the exact class
  * (OcpConstrainedClass). At most HS_OCP_MAX_COORDINATES_MASS coordinates (the Hessians: nc n^2 entries). */
-static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int const_mass, int vnode)
+/* The first of M's entries, V, B's entries and the constraints that uses abs, sign, step, min or max of the
+ * coordinates (HsExprNonsmooth): its key (*key) and the constraint's index (*which, -1 for the others); 0 if none,
+ * -1 without memory. The derivatives of these are piecewise (sign's and step's 0), so the class tests on the
+ * derivatives cannot see their kinks, and the conserving schemes need smooth data. */
+static int OcpNonsmooth(Ocp *o, const Keys *K, int m, const int *node, const int *cons, int nc, int *key, int *which)
 {
+  int r = 0, n = o->n;
+  *which = -1;
+  for (int e = 0; e < n * n && !r; e++)
+    if ((r = HsExprNonsmooth(o->ex, node[e])))
+      *key = K->text[K_MASS] ? K_MASS : K_KIN;
+  if (!r && (r = HsExprNonsmooth(o->ex, node[n * n])))
+    *key = K_V;
+  for (int e = 0; e < n * m && !r; e++)
+    if ((r = HsExprNonsmooth(o->ex, o->Bnode[e])))
+      *key = K_B;
+  for (int i = 0; i < nc && !r; i++)
+    if ((r = HsExprNonsmooth(o->ex, cons[i])))
+      *key = K_CONS, *which = i;
+  return r;
+}
+
+static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int const_mass, const int *node)
+{
+  int vnode = node[o->n * o->n], ns, which;
   char      **items = NULL, *t;
   int        *c = NULL, n = o->n, nc, *nd = NULL, ret = 0, key;
   const char *why, *ext = NULL; /* what lies outside the exact class: the extended scheme then applies */
@@ -1496,13 +1519,19 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
   s->line = K->lines[K_CONS];
   if (n > HS_OCP_MAX_COORDINATES_MASS)
     return Fail(s, K->cols[K_CONS], "constraints: at most %d coordinates (here %d)", HS_OCP_MAX_COORDINATES_MASS, n);
-  if (!(t = strdup(K->text[K_CONS])) || (nc = SplitList(t, K->cols[K_CONS], &items, &c)) < 0 ||
-      !(nd = malloc(sizeof(int) * (size_t)(nc + nc * n + nc * n * n)))) {
+  if (!(t = strdup(K->text[K_CONS])) || (nc = SplitList(t, K->cols[K_CONS], &items, &c)) < 0) {
+    free(t);
+    return HS_ENOMEM;
+  }
+  if (nc >= n) { /* before the n^2 nc Hessians are sized */
+    ret = Fail(s, K->cols[K_CONS], "constraints: %d constraints on %d coordinates leave no motion", nc, n);
+    free(t), free(items), free(c);
+    return ret;
+  }
+  if (!(nd = malloc(sizeof(int) * ((size_t)nc + (size_t)nc * n + (size_t)nc * n * n)))) {
     free(t), free(items), free(c);
     return HS_ENOMEM;
   }
-  if (nc >= n)
-    ret = Fail(s, K->cols[K_CONS], "constraints: %d constraints on %d coordinates leave no motion", nc, n);
   for (int i = 0; !ret && i < nc; i++) {
     char what[64];
     snprintf(what, sizeof what, "constraint %d", i + 1);
@@ -1514,6 +1543,14 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     for (int l = 0; !ret && l < n; l++)
       for (int r = 0; r < n; r++)
         nd[nc + nc * n + (i * n + l) * n + r] = HsExprDiff(o->ex, nd[nc + i * n + l] = HsExprDiff(o->ex, nd[i], l), r);
+  }
+  if (!ret && (ns = OcpNonsmooth(o, K, p->m, node, nd, nc, &key, &which))) {
+    s->line = K->lines[key];
+    ret     = ns < 0 ? HS_ENOMEM
+                     : Fail(s, which >= 0 ? c[which] : K->cols[key], "%s%.0d: uses abs, sign, step, min or max of the "
+                            "coordinates: a constrained problem's mass, potential, B and constraints must be smooth (their "
+                            "derivatives are taken piecewise, so the schemes' conservation would not hold)",
+                            which >= 0 ? "constraint " : keys[key], which >= 0 ? which + 1 : 0);
   }
   if (!ret && !const_mass)
     ext = "a mass matrix that depends on q";
@@ -1810,7 +1847,7 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   if (!ret)
     p->const_mass = const_mass;
   if (!ret) /* the problem owns the Ocp now */
-    ret = OcpBuildConstraints(&s, HsProblemGetUserContext(p), &K, p, const_mass, node[n * n]);
+    ret = OcpBuildConstraints(&s, HsProblemGetUserContext(p), &K, p, const_mass, node);
   if (!ret && p->nc && HsProblemCheckConstraints(p, HS_CONSTRAINT_TOL, p->why, sizeof p->why)) {
     s.line = K.lines[strstr(p->why, "x0") ? K_X0 : K_XT];
     ret    = Fail(&s, 1, "%s", p->why);

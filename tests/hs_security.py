@@ -531,12 +531,54 @@ def case_sixth_round(tmp):
               "SIGTERM during IPOPT: exit %d after %d IPOPT iterations, %.1f s\n%s" % (rc, its, time.time() - t0, text[-400:]))
 
 
+def case_seventh_round(tmp):
+    """the seventh round (each failed before its fix): a coordinate held at 1e14 raised every equation's round-off
+    level (|F| = 3.5 "converged", H^d varying by 7 relative), a constraint scaled by 1e-12 likewise (the rod 43 % too
+    long); a linear constraint at |q| = 1e5 violated by 5 at x0 passed the end-data check; abs/step in a constraint,
+    B or the potential passed the class tests; a singular constraint gradient at the guess's midpoint hung the ranks
+    for 10 s (a rank-local error); 2.2 million constraints or 65537 controls gave 'out of memory' (int sizes); a B(q)
+    with 1000 controls and 60 coordinates took 3.5 GB."""
+    d = tempfile.mkdtemp(dir=tmp)
+    pc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems", "pendulum_cartesian.ocp")).read()
+    big = PENDULUM_OCP.replace("coordinates: q", "coordinates: q, z").replace("controls: 1", "controls: 2")
+    big = big.replace("mass: m*l^2", "mass: m*l^2, 0, 0, 1").replace("B: 1\nR: 1", "B: 1, 0, 0, 1\nR: 1, 0, 0, 1")
+    big = big.replace("x0: 0, 0", "x0: 0, 1e14, 0, 0").replace("xT: pi/2, 0", "xT: pi/2, 1e14, 0, 0") % "bigz"
+    files = {"big.ocp": (big, "CONSERVATION_VIOLATED"),
+             "scaled.ocp": (pc.replace("constraints: 0.5*(x^2", "constraints: 1e-12*0.5*(x^2"), "CONSTRAINTS_VIOLATED"),
+             "lin.ocp": ("coordinates: x, y\ncontrols: 1\nmass: 1, 0, 0, 1\npotential: 0\nconstraints: x - y\nB: 1, 1\n"
+                         "R: 1\nT: 1\nN: 10\nx0: 100000, 100005, 0, 0\nxT: 100001, 100001, 0, 0\n", "x0: constraint 1"),
+             "abs.ocp": (pc.replace("constraints: 0.5*(x^2 + y^2 - l^2)", "constraints: 0.5*(x^2 + y^2 - l^2) + "
+                                    "0.2*(abs(x - 0.5) + abs(x + 0.5) - 1) - 0.2*x"), "must be smooth"),
+             "step.ocp": (pc.replace("B: -y/l^2, x/l^2", "B: -y/l^2 + 0.5*step(x - 0.6), x/l^2"), "must be smooth"),
+             "cone.ocp": ("coordinates: x, y\ncontrols: 1\nmass: 1, 0, 0, 1\npotential: 9.81*y\nconstraints: "
+                          "0.5*(x^2 - y^2)\nB: 1, 1\nR: 1\nT: 3\nN: 21\nx0: -1, -1, 0, 0\nxT: 1, 1, 0, 0\n", None),
+             "nch.ocp": ("coordinates: a, b\ncontrols: 1\nmass: 1, 0, 0, 1\npotential: 0\nconstraints: %s\nB: 1, 0\n"
+                         "R: 1\nT: 1\nx0: 0, 0, 0, 0\nxT: 0, 0, 0, 0\n" % ", ".join(["a"] * 100000), "leave no motion"),
+             "m65537.ocp": ("coordinates: q\ncontrols: 65537\nmass: 1\npotential: 0\nB: 1\nR: 1\nT: 1\nx0: 0, 0\n"
+                            "xT: 1, 0\n", "expected an integer from 1 to 10000")}
+    n, m = 60, 1000
+    files["bigB.ocp"] = ("coordinates: %s\ncontrols: %d\nmass: %s\npotential: 0\nB: %s\nR: %s\nT: 1\nx0: %s\nxT: %s\n"
+                         % (", ".join("x%d" % i for i in range(n)), m,
+                            ", ".join("1" if i == j else "0" for i in range(n) for j in range(n)),
+                            ", ".join("x%d" % i for i in range(n) for _ in range(m)),
+                            ", ".join("1" if i == j else "0" for i in range(m) for j in range(m)),
+                            ", ".join(["0"] * 2 * n), ", ".join(["0"] * 2 * n)), "second derivatives have n^3 m")
+    for name, (text, want) in files.items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        rc, out = run_in(["-problem", name, "-hs_check_extremal", "no", "-o", "o_" + name], ranks=2, cwd=d, timeout=120)
+        if want is None:  # no hang, no abort: an ordinary failure (exit 2) within the time
+            check(rc == 2 and "aborting" not in out, "%s: exit %d\n%s" % (name, rc, out[-400:]))
+        else:
+            check(rc in (1, 2) and want in out, "%s: exit %d, expected '%s'\n%s" % (name, rc, want, out[-400:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
-                  case_fifth_round, case_sixth_round, case_pole,
+                  case_fifth_round, case_sixth_round, case_seventh_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

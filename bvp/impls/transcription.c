@@ -71,35 +71,6 @@ static PetscErrorCode FinalTimeResidual(HsSolver s, DM da, const PetscScalar **x
   PetscFunctionReturn(0);
 }
 
-/* X with its ghost points, to read: DMGlobalToLocal into a local vector, or X itself on one rank (its points are all
- * the DMDA's, and DM_BOUNDARY_NONE adds no ghosts): there the scatter only copied X, and its first use set up a star
- * forest inside the solve (pendulum, N = 1e3: 25 us a call and 260 us once, 5 % of the solve; -log_view). */
-static PetscErrorCode GetGhosted(DM da, Vec X, Vec *Xl)
-{
-  PetscMPIInt size;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)da), &size));
-  if (size == 1) {
-    *Xl = X;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(DMGetLocalVector(da, Xl));
-  PetscCall(DMGlobalToLocalBegin(da, X, INSERT_VALUES, *Xl));
-  PetscCall(DMGlobalToLocalEnd(da, X, INSERT_VALUES, *Xl));
-  PetscFunctionReturn(0);
-}
-
-/* Gives back what GetGhosted gave (the local vector, or nothing when it was X itself). */
-static PetscErrorCode RestoreGhosted(DM da, Vec X, Vec *Xl)
-{
-  PetscFunctionBeginUser;
-  if (*Xl != X)
-    PetscCall(DMRestoreLocalVector(da, Xl));
-  *Xl = NULL;
-  PetscFunctionReturn(0);
-}
-
 /* The residual F(X) (HsResidualFn); *dom on a domain error (on this rank). Collective. */
 static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 {
@@ -112,7 +83,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscBool           dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(GetGhosted(da, X, &Xl));
+  PetscCall(HsDMGetGhosted(da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecGetArrayDOF(da, F, &f));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
@@ -146,7 +117,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
     PetscCall(FinalTimeResidual(s, da, x, f, &dom));
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(da, F, &f));
-  PetscCall(RestoreGhosted(da, X, &Xl));
+  PetscCall(HsDMRestoreGhosted(da, X, &Xl));
   *domp = dom;
   PetscFunctionReturn(0);
 }
@@ -508,7 +479,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     Id[k * dim + k] = 1;
   if (s->prob->free_T) /* T's row and column: FinalTimeJacobian's entries added to zero */
     PetscCall(MatZeroEntries(Pm));
-  PetscCall(GetGhosted(da, X, &Xl));
+  PetscCall(HsDMGetGhosted(da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(da, Xl, (void *)&x));
   {
     PetscBool ok;
@@ -560,7 +531,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(VecDestroy(&C));
   }
   PetscCall(DMDAVecRestoreArrayDOFRead(da, Xl, (void *)&x));
-  PetscCall(RestoreGhosted(da, X, &Xl));
+  PetscCall(HsDMRestoreGhosted(da, X, &Xl));
   PetscCall(PetscFree2(B, Id));
   if (s->prob->free_T) { /* T's entries by MatSetValue */
     PetscCall(MatAssemblyBegin(Pm, MAT_FINAL_ASSEMBLY));

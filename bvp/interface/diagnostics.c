@@ -92,6 +92,38 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* "Converged" also means conserved: for a conserving costate scheme the discrete dH/dt balance (H^d constant for an
+ * autonomous problem), and for an energy-consistent state scheme E - W, must hold to HS_CONSERVATION_VOUCH relative
+ * at a solution (round-off is 1e-10 and below). A larger violation is a residual that only looked small: one unknown
+ * far larger than the others raises the round-off level of every equation (a coordinate held at 1e14 made |F| = 3.5
+ * "converged" with H^d varying by 7 relative; the seventh security review). ew: max |E_k - W_k|. */
+#define HS_CONSERVATION_VOUCH 1e-6
+static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew)
+{
+  const HsCostateScheme *cs = HsDiscGetCostateScheme(s->disc);
+  const HsStateScheme   *ss = HsDiscGetStateScheme(s->disc);
+  PetscReal              Hs = PetscMax(1, PetscMax(PetscAbsReal(s->res.H_min), PetscAbsReal(s->res.H_max)));
+  PetscBool              badH, badE;
+
+  PetscFunctionBeginUser;
+  if (!s->res.converged || s->U0 || s->hom_theta < 1)
+    PetscFunctionReturn(0);
+  badH = (PetscBool)(cs->conserving && s->res.H_balance > HS_CONSERVATION_VOUCH * Hs);
+  badE = (PetscBool)(ss->energy_consistent && s->res.energy_work_spread > HS_CONSERVATION_VOUCH * PetscMax(1, ew));
+  if (!badH && !badE)
+    PetscFunctionReturn(0);
+  s->res.converged = PETSC_FALSE;
+  PetscCall(PetscStrncpy(s->res.status, "CONSERVATION_VIOLATED", sizeof s->res.status));
+  PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                 "the residual |F| = %.3e looked converged, but %s varies by %.3g (%.3g relative) where the "
+                                 "scheme keeps it constant to round-off: an unknown far larger than the others (a "
+                                 "badly scaled problem) makes |F| a poor measure; rescale, or tighten -snes_atol",
+                                 (double)s->res.residual_norm, badH ? "H^d" : "E - W",
+                                 (double)(badH ? s->res.H_balance : s->res.energy_work_spread),
+                                 (double)(badH ? s->res.H_balance / Hs : s->res.energy_work_spread / PetscMax(1, ew))));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverComputeDiagnostics - J^d, H^d, E - W and the H^d balance of the solution in Xnodes
     into the results (bvp/ internal); keeps the gathered solution in s->X0 for the output.
 
@@ -102,7 +134,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
 {
   const PetscScalar *x;
   PetscInt           len;
-  PetscReal          buf[9] = {0};
+  PetscReal          buf[10] = {0};
 
   PetscFunctionBeginUser;
   s->res.T = s->prob->T; /* a free T: this solve's (the problem may be shared with another solver) */
@@ -119,15 +151,19 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     PetscCall(VecGetArrayRead(s->X0, &x));
     PetscCall(SumDiagnostics(s, x, buf));
     PetscCall(VecRestoreArrayRead(s->X0, &x));
+    for (PetscInt k = 0; k <= s->N; k++)
+      buf[9] = PetscMax(buf[9], PetscAbsReal(s->EW[k]));
   }
   buf[6] = (PetscReal)s->res.suspect_intervals, buf[8] = (PetscReal)s->res.first_suspect;
-  PetscCallMPI(MPI_Bcast(buf, 9, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Bcast(buf, 10, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   s->res.suspect_intervals = (PetscInt)buf[6], s->res.first_suspect = (PetscInt)buf[8];
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
   s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4], s->res.H_balance = buf[5];
   s->res.autonomous = (PetscBool) !(s->prob->ell.f && s->prob->ell.time_dependent);
   if (buf[7] != 0)
     s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
+  else
+    PetscCall(VouchConservation(s, buf[9]));
   PetscFunctionReturn(0);
 }
 

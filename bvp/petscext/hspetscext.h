@@ -24,6 +24,9 @@ typedef struct {
   PetscBool          ok, write;
 } HsAIJParts;
 PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
+/* dmutils.c: a vector with its ghost points, to read (X itself on one rank) */
+PetscErrorCode HsDMGetGhosted(DM da, Vec X, Vec *Xl);
+PetscErrorCode HsDMRestoreGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
 
 /* mumps.c */
