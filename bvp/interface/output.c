@@ -400,6 +400,11 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     snprintf(err, errlen, "cannot create output directory '%s': %s", dir, strerror(e));
     return 1;
   }
+  if (HsLockedDirectoryReplaced(dir)) {
+    snprintf(err, errlen, "output directory '%s' was replaced during the run (moved away, something else put at its "
+                          "path): nothing written", dir);
+    return 1;
+  }
   if (VecGetArrayRead(s->X0, &x))
     return snprintf(err, errlen, "cannot read the solution"), 1;
   o.x = x;
@@ -416,6 +421,13 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
   }
   if (!bad && HsWriteFileTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
     remove(tt), remove(ti);
+    if (te[0])
+      remove(te);
+    return 1;
+  }
+  if (!bad && HsLockedDirectoryReplaced(dir)) { /* again, just before anything is moved into place */
+    snprintf(err, errlen, "output directory '%s' was replaced during the run: nothing written", dir);
+    remove(tt), remove(ti), remove(ts);
     if (te[0])
       remove(te);
     return 1;

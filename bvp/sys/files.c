@@ -242,6 +242,24 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
     checks that a file can be created there (a unique name, removed at once). bvp/ internal; one process. Returns 0,
     or 1 with a message in err: another process holds the lock (another hamshoot writing to the same directory),
     or dir cannot be created, opened or written. @*/
+static struct {
+  int   held;
+  dev_t dev;
+  ino_t ino;
+  char  path[PETSC_MAX_PATH_LEN];
+} hs_locked; /* the directory HsLockDirectory locked: what its path named then */
+
+/*@ HsLockedDirectoryReplaced - 1 if dir is the path HsLockDirectory locked and now names something else (the locked
+    directory moved away and a link or another directory put at its path during the run: the output would go there,
+    outside the run's output; the eighth security review), else 0. Not collective. @*/
+int HsLockedDirectoryReplaced(const char *dir)
+{
+  struct stat st;
+  if (!hs_locked.held || strcmp(dir, hs_locked.path))
+    return 0;
+  return lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_dev != hs_locked.dev || st.st_ino != hs_locked.ino;
+}
+
 int HsLockDirectory(const char *dir, char *err, size_t len)
 {
   char probe[PETSC_MAX_PATH_LEN];
@@ -266,6 +284,11 @@ int HsLockDirectory(const char *dir, char *err, size_t len)
     return 1;
   }
   /* fd stays open (and the lock held) until the process ends */
+  {
+    struct stat st;
+    if (!fstat(fd, &st) && strlen(dir) < sizeof hs_locked.path)
+      hs_locked.held = 1, hs_locked.dev = st.st_dev, hs_locked.ino = st.st_ino, strcpy(hs_locked.path, dir);
+  }
   if (snprintf(probe, sizeof probe, "%s/.hamshoot-probe.XXXXXX", dir) >= (int)sizeof probe || (e = mkstemp(probe)) < 0) {
     snprintf(err, len, "cannot write in output directory '%s': %s", dir, strerror(errno));
     return 1;

@@ -15,6 +15,8 @@
 int HsFormatG17(double x, char *buf);
 
 /* files.c */
+/* files.c: the output directory HsLockDirectory locked was replaced during the run */
+int  HsLockedDirectoryReplaced(const char *dir);
 int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
 int  HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
                      size_t errlen);
