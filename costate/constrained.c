@@ -67,7 +67,7 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
     return HS_EINVAL;
   }
   sz = (size_t)(n * n + m * m + c + c * n + c * n * n + c + c * n + n * m * (1 + n + n * n) + 2 * d + 2 * m +
-                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + 2 * n * n + d * d);
+                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + 2 * n * n + n + d * d);
   if (!(cs = calloc(1, sizeof *cs)) || !(cs->pool = calloc(sz, sizeof(double)))) {
     free(cs);
     return HS_ENOMEM;
@@ -99,6 +99,7 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
   cs->Tb = p, p += n * m;
   cs->kmu[0] = p, p += n * n;
   cs->kmu[1] = p, p += n * n;
+  cs->w1 = p, p += n;
   Hx = p;
   cs->prob = prob, cs->n = n, cs->c = c, cs->m = m, cs->D = 4 * n + 2 * c, cs->r = 2 * n + c, cs->h = prob->T / N;
   cs->exact = prob->cons_extended == NULL;
@@ -322,6 +323,34 @@ static void ControlCurvature(HsCons *cs, const double *a, const double *b, int j
     }
 }
 
+/* Node k's equations of both forms (docs/constrained.md): lq_+ - lq_- - (h/2) sum_j H_j (products of gamma and lp,
+ * crossed or plain) + ctrl - h Gnu^T nu, lp_+ - lp_- + (h/2) M^{-1} (lq_+ + lq_-), Phi(q_k) (cs->Phi0); ctrl the control
+ * term already times h. */
+static void NodeResidualBase(HsCons *cs, const double *zm, const double *z0, int crossed, const double *Gnu,
+                             const double *ctrl, double *C)
+{
+  int           n = cs->n, c = cs->c;
+  double        h = cs->h;
+  const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
+  const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
+  const double *ga = crossed ? gp : gm, *gb = crossed ? gm : gp; /* the gamma multiplying a, b */
+
+  for (int i = 0; i < n; i++) {
+    double f = lqp[i] - lqm[i] + ctrl[i], mv = 0;
+    for (int j = 0; j < c; j++) {
+      double Ha = 0, Hb = 0;
+      for (int l = 0; l < n; l++)
+        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
+      f -= 0.5 * h * (ga[j] * Ha + gb[j] * Hb) + h * Gnu[j * n + i] * nu[j];
+    }
+    for (int l = 0; l < n; l++)
+      mv += cs->Minv[i * n + l] * (lqp[l] + lqm[l]);
+    C[i] = f, C[n + i] = b[i] - a[i] + 0.5 * h * mv;
+  }
+  for (int j = 0; j < c; j++)
+    C[2 * n + j] = cs->Phi0[j];
+}
+
 /* What the node equations' blocks of both forms share (memset first): the costate differences, the products with
  * the constraints' Hessians H_j in lp and gamma (crossed: gamma_+ pairs with a = lp_-, else with b = lp_+), nu's
  * column through Gnu (the chord's G or G(q_k)), the lp equation, Phi(q_k)'s row. */
@@ -437,8 +466,8 @@ static int NodeKKT(HsCons *cs, const double *zm, const double *z0, const double 
 {
   int           n = cs->n, c = cs->c, D = cs->D, st;
   double        h = cs->h, *dm = cs->cB, *dp = cs->qb, *Jq[2] = {cs->dcda, cs->dcdb}, **Jmu = cs->kmu;
-  const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
-  const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
+  const double *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
+  const double *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
 
   for (int s = 0; s < 2; s++) { /* s = 0: interval k - 1/2 (mu = a), 1: k + 1/2 (mu = b) */
     for (int i = 0; i < n; i++)
@@ -448,20 +477,9 @@ static int NodeKKT(HsCons *cs, const double *zm, const double *z0, const double 
   }
   if ((st = EvalPhi(cs, z0, cs->Phi0, cs->G0, cs->H)))
     return st;
-  for (int i = 0; i < n; i++) {
-    double f = lqp[i] - lqm[i] + 0.5 * h * (dm[i] + dp[i]), mv = 0;
-    for (int j = 0; j < c; j++) {
-      double Ha = 0, Hb = 0;
-      for (int l = 0; l < n; l++)
-        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
-      f -= 0.5 * h * (gm[j] * Ha + gp[j] * Hb) + h * cs->G0[j * n + i] * nu[j];
-    }
-    for (int l = 0; l < n; l++)
-      mv += cs->Minv[i * n + l] * (lqp[l] + lqm[l]);
-    C[i] = f, C[n + i] = b[i] - a[i] + 0.5 * h * mv;
-  }
-  for (int j = 0; j < c; j++)
-    C[2 * n + j] = cs->Phi0[j];
+  for (int i = 0; i < n; i++)
+    cs->w1[i] = 0.5 * h * (dm[i] + dp[i]);
+  NodeResidualBase(cs, zm, z0, 0, cs->G0, cs->w1, C);
   if (!Jm)
     return HS_SUCCESS;
   NodeJacobianBase(cs, a, b, gm, gp, 0, cs->G0, Jm, J0, Jp);
@@ -497,8 +515,8 @@ int HsConsNode(HsCons *cs, int k, const double *zm, const double *z0, const doub
 {
   int           n = cs->n, c = cs->c, st;
   double        h = cs->h;
-  const double *lqm = zm + 2 * n + c, *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
-  const double *lqp = z0 + 2 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
+  const double *a = zm + 3 * n + c, *gm = zm + 4 * n + c;
+  const double *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
 
   if (!cs->exact)
     return HsConsExtNode(cs, k, zm, z0, zp, C, Jm, J0, Jp);
@@ -510,21 +528,9 @@ int HsConsNode(HsCons *cs, int k, const double *zm, const double *z0, const doub
       (st = EvalB(cs, cs->qb, Jm != NULL)))
     return st;
   ControlCurvature(cs, a, b, Jm != NULL);
-  for (int i = 0; i < n; i++) {
-    double f = lqp[i] - lqm[i] + h * cs->cB[i], mv = 0;
-    for (int j = 0; j < c; j++) {
-      double Ha = 0, Hb = 0;
-      for (int l = 0; l < n; l++)
-        Ha += cs->H[(j * n + i) * n + l] * a[l], Hb += cs->H[(j * n + i) * n + l] * b[l];
-      f -= 0.5 * h * (gp[j] * Ha + gm[j] * Hb) + h * cs->G[j * n + i] * nu[j];
-    }
-    for (int l = 0; l < n; l++)
-      mv += cs->Minv[i * n + l] * (lqp[l] + lqm[l]);
-    C[i]     = f;
-    C[n + i] = b[i] - a[i] + 0.5 * h * mv;
-  }
-  for (int j = 0; j < c; j++)
-    C[2 * n + j] = cs->Phi0[j];
+  for (int i = 0; i < n; i++)
+    cs->w1[i] = h * cs->cB[i];
+  NodeResidualBase(cs, zm, z0, 1, cs->G, cs->w1, C);
   if (Jm)
     NodeJacobian(cs, a, b, gm, gp, nu, Jm, J0, Jp);
   return HS_SUCCESS;

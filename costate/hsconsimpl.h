@@ -28,6 +28,7 @@ struct HsCons_s {
   int              exact;                   /* the problem lies in the exact class (prob->cons_extended NULL) */
   HsDisc          *disc;                    /* the extended scheme's unconstrained part (HsConsSetDisc) */
   double          *ext;                     /* the extended scheme's scratch (constrainedext.c) */
+  double          *w1;                      /* n: the node's control term (NodeResidualBase) */
   double          *pool;
 };
 
