@@ -624,12 +624,36 @@ def case_eighth_round(tmp):
           % (os.listdir(victim), "".join(out)[-300:]))
 
 
+def case_ninth_round(tmp):
+    """the ninth round (each failed before its fix): a coordinate parked at 1e14 with a cubic term in it made the noise
+    estimate (perturbations relative to |X|: 1e4 there) measure curvature, a floor of 147 that vouched for |F| = 3.5
+    (exit 0, J^d 1.2 against 6.76), also with the conserving scheme and a decoy; matrix-free shooting skipped the
+    row-wise check."""
+    d = tempfile.mkdtemp(dir=tmp)
+    cub = PENDULUM_OCP.replace("coordinates: q", "coordinates: q, z").replace("controls: 1", "controls: 2")
+    cub = cub.replace("mass: m*l^2", "mass: m*l^2, 0, 0, 1").replace("B: 1\nR: 1", "B: 1, 0, 0, 1\nR: 1, 0, 0, 1")
+    cub = cub.replace("potential: -m*g*l*sin(q)", "potential: -m*g*l*sin(q) + 1e-6*(z - 1e14)^3")
+    cub = cub.replace("x0: 0, 0", "x0: 0, 1e14, 0, 0").replace("xT: pi/2, 0", "xT: pi/2, 1e14, 0, 0") % "cubz"
+    big = cub.replace(" + 1e-6*(z - 1e14)^3", "")
+    for name, text in (("cub.ocp", cub), ("big.ocp", big)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    for name, args in (("cub.ocp", ["-hs_scheme", "direct"]), ("cub.ocp", []),
+                       ("big.ocp", ["-hs_bvp_type", "shooting", "-hs_shoot_mf", "-hs_shoot_segments", "4", "-hs_scheme",
+                                    "direct", "-hs_snes_noise", "0"])):
+        rc, out = run_in(["-problem", name, "-hs_check_extremal", "no", "-o", "o"] + args, cwd=d, timeout=300)
+        s = summary_of(os.path.join(d, "o"))
+        check(rc != 0 and not s.get("converged"), "%s %s: exit %d, converged %s\n%s" % (name, args, rc, s.get("converged"),
+                                                                                        out[-300:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
-                  case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round, case_pole,
+                  case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
+                  case_ninth_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)
