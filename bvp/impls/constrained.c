@@ -100,17 +100,6 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
-{
-  PetscBool dom;
-
-  PetscFunctionBeginUser;
-  PetscCall(Residual(ctx, X, F, &dom));
-  if (dom)
-    PetscCall(SNESSetFunctionDomainError(snes));
-  PetscFunctionReturn(0);
-}
-
 /* Point k's rows (group g, r of them) written in place into J's CSR parts (DMCreateMatrix's pattern: whole D x D
  * blocks of the points k-1..k+1 that exist, columns ascending; the owned points' columns in part 0, the others' in
  * part 1, each ascending): MatSetValues' column search had cost 45 % of a solve (double pendulum, N = 4000, perf). */
@@ -351,7 +340,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(PreSolve(s));
   s->res.segments = s->N;
   PetscCall(SNESSetDM(s->snes, cd->da));
-  PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));

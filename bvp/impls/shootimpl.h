@@ -51,7 +51,6 @@ typedef struct {
 
 extern PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY;
 
-PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsShootResidual(HsSolver s, Vec X, Vec F, PetscBool *dom);
 PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx);
 PetscErrorCode HsShootAssemblePattern(HsSolver s, Mat J);

@@ -684,7 +684,7 @@ static PetscErrorCode SetUp(HsSolver s)
     PetscCall(HsShootAssemblePattern(s, s->Jac));
     PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   }
-  PetscCall(SNESSetFunction(s->snes, s->F, HsShootFormFunction, s));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
   /* node-layout vector for diagnostics and output: local nodes k_{s0}..k_{s1}-1 (+ N on the last owner) */
   nodes = (nloc ? sh->knots[sh->s1] - sh->knots[sh->s0] : 0) + (nloc && sh->s1 == sh->Mset ? 1 : 0);

@@ -1,7 +1,7 @@
 /* hamshoot: residual, Jacobian and matrix-free operator of multiple shooting
  * (docs/theory.md section 3, "Multiple shooting"; the layout in shootimpl.h).
  *
- * Outer residual (HsShootFormFunction): per segment, continuity of x at its
+ * Outer residual (HsShootResidual, the SNES function through HsSolverFormFunction): per segment, continuity of x at its
  * end (or the terminal condition) and the costate equation at its start across
  * the boundary (or the initial condition); the costate stencil spans two
  * intervals, so costate continuity is not an equality. Only the end data of a
@@ -216,7 +216,7 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
   PetscFunctionReturn(0);
 }
 
-/*@ HsShootResidual - the outer residual of multiple shooting (HsResidualFn; HsShootFormFunction is
+/*@ HsShootResidual - the outer residual of multiple shooting (HsResidualFn; HsSolverFormFunction is
     the SNES function around it; bvp/ internal):
     marches every local segment from its z, exchanges boundary data, evaluates RowBlock for each
     local segment. A march or evaluation outside the domain is a SNES domain error (on every rank).
@@ -248,17 +248,6 @@ PetscErrorCode HsShootResidual(HsSolver s, Vec X, Vec F, PetscBool *dom)
   PetscCall(VecRestoreArrayRead(X, &z));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
   *dom = failed;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode HsShootFormFunction(SNES snes, Vec X, Vec F, void *ctx)
-{
-  PetscBool dom;
-
-  PetscFunctionBeginUser;
-  PetscCall(HsShootResidual(ctx, X, F, &dom));
-  if (dom)
-    PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
 }
 

@@ -122,17 +122,6 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode FormFunction(SNES snes, Vec X, Vec F, void *ctx)
-{
-  PetscBool dom;
-
-  PetscFunctionBeginUser;
-  PetscCall(Residual(ctx, X, F, &dom));
-  if (dom)
-    PetscCall(SNESSetFunctionDomainError(snes));
-  PetscFunctionReturn(0);
-}
-
 /* The local rows' values of the Jacobian, written in place by SetRows (HsAIJParts: the owned columns' part 0 and
  * the others' part 1, none on one rank); the local points [xs, xe). */
 typedef struct {
@@ -599,7 +588,7 @@ static PetscErrorCode SetUp(HsSolver s)
   s->Xnodes       = s->X;
   s->res.segments = s->N; /* the M = N limit of shooting: one interval per segment */
   PetscCall(SNESSetDM(s->snes, tr->da));
-  PetscCall(SNESSetFunction(s->snes, s->F, FormFunction, s));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
   s->jac_refill = FormJacobian; /* it sets every value of the matrix: the banded LU may factor in place */
   PetscCall(SNESGetKSP(s->snes, &ksp));

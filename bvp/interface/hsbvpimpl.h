@@ -174,6 +174,7 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
 int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
+PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
 int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);

@@ -61,6 +61,20 @@ PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverFormFunction - the SNES function of every Newton formulation (bvp/ internal): the formulation's residual
+    (s->ops->residual, ctx = s), and a domain error of it reported to SNES. Collective. @*/
+PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx)
+{
+  HsSolver  s = ctx;
+  PetscBool dom;
+
+  PetscFunctionBeginUser;
+  PetscCall((*s->ops->residual)(s, X, F, &dom));
+  if (dom)
+    PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetUpDiscretization - the scheme pair and N of this solve, and the serial discretization
     (bvp/ internal), with the costate homotopy of -hs_initial_guess direct if one is in progress. @*/
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
