@@ -353,9 +353,10 @@ static void NodeResidualBase(HsCons *cs, const double *zm, const double *z0, int
 
 /* What the node equations' blocks of both forms share (memset first): the costate differences, the products with
  * the constraints' Hessians H_j in lp and gamma (crossed: gamma_+ pairs with a = lp_-, else with b = lp_+), nu's
- * column through Gnu (the chord's G or G(q_k)), the lp equation, Phi(q_k)'s row. */
-static void NodeJacobianBase(HsCons *cs, const double *a, const double *b, const double *gm, const double *gp, int crossed,
-                             const double *Gnu, double *Jm, double *J0, double *Jp)
+ * column through Gnu (crossed: the chord's G, else G(q_k)) and its derivative in the configurations, the lp equation,
+ * Phi(q_k)'s row. */
+static void NodeJacobianBase(HsCons *cs, const double *a, const double *b, const double *gm, const double *gp,
+                             const double *nu, int crossed, const double *Gnu, double *Jm, double *J0, double *Jp)
 {
   int           n = cs->n, c = cs->c, D = cs->D;
   double        h = cs->h;
@@ -368,10 +369,16 @@ static void NodeJacobianBase(HsCons *cs, const double *a, const double *b, const
     double *rm = Jm + i * D, *r0 = J0 + i * D;
     rm[2 * n + c + i] = -1, r0[2 * n + c + i] = 1;
     for (int l = 0; l < n; l++) {
-      double sa = 0, sb = 0;
-      for (int j = 0; j < c; j++)
-        sa += ga[j] * cs->H[(j * n + i) * n + l], sb += gb[j] * cs->H[(j * n + i) * n + l];
+      double sa = 0, sb = 0, sn = 0;
+      for (int j = 0; j < c; j++) {
+        double Hil = cs->H[(j * n + i) * n + l];
+        sa += ga[j] * Hil, sb += gb[j] * Hil, sn += nu[j] * Hil;
+      }
       rm[3 * n + c + l] = -0.5 * h * sa, r0[3 * n + c + l] = -0.5 * h * sb;
+      if (crossed) /* nu through the chord's G: it moves with q_{k-1}, q_{k+1} */
+        rm[l] = Jp[i * D + l] = -0.5 * h * sn;
+      else /* through G(q_k) */
+        r0[l] = -h * sn;
     }
     for (int j = 0; j < c; j++) {
       double Ha = 0, Hb = 0;
@@ -399,17 +406,14 @@ static void NodeJacobian(HsCons *cs, const double *a, const double *b, const dou
   int    n = cs->n, c = cs->c, D = cs->D;
   double h = cs->h;
 
-  NodeJacobianBase(cs, a, b, gm, gp, 1, cs->G, Jm, J0, Jp);
+  NodeJacobianBase(cs, a, b, gm, gp, nu, 1, cs->G, Jm, J0, Jp);
   for (int i = 0; i < n; i++) {
     double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
     for (int l = 0; l < n; l++) {
-      double sn = 0;
-      for (int j = 0; j < c; j++)
-        sn += nu[j] * cs->H[(j * n + i) * n + l];
       rm[3 * n + c + l] += h * cs->dcda[i * n + l];
       r0[3 * n + c + l] += h * cs->dcdb[i * n + l];
-      rm[l] = rp[l] = -0.5 * h * sn + 0.25 * h * cs->dcdc[i * n + l];
-      r0[l] = 0.5 * h * cs->dcdc[i * n + l];
+      rm[l] += 0.25 * h * cs->dcdc[i * n + l], rp[l] += 0.25 * h * cs->dcdc[i * n + l];
+      r0[l] += 0.5 * h * cs->dcdc[i * n + l];
     }
   }
 }
@@ -482,18 +486,15 @@ static int NodeKKT(HsCons *cs, const double *zm, const double *z0, const double 
   NodeResidualBase(cs, zm, z0, 0, cs->G0, cs->w1, C);
   if (!Jm)
     return HS_SUCCESS;
-  NodeJacobianBase(cs, a, b, gm, gp, 0, cs->G0, Jm, J0, Jp);
+  NodeJacobianBase(cs, a, b, gm, gp, nu, 0, cs->G0, Jm, J0, Jp);
   for (int i = 0; i < n; i++) {
     double *rm = Jm + i * D, *r0 = J0 + i * D, *rp = Jp + i * D;
     for (int l = 0; l < n; l++) {
-      double sn = 0;
-      for (int j = 0; j < c; j++)
-        sn += nu[j] * cs->H[(j * n + i) * n + l];
       rm[3 * n + c + l] += 0.5 * h * Jmu[0][i * n + l];
       r0[3 * n + c + l] += 0.5 * h * Jmu[1][i * n + l];
-      rm[l] = 0.25 * h * Jq[0][i * n + l];
-      rp[l] = 0.25 * h * Jq[1][i * n + l];
-      r0[l] = 0.25 * h * (Jq[0][i * n + l] + Jq[1][i * n + l]) - h * sn;
+      rm[l] += 0.25 * h * Jq[0][i * n + l];
+      rp[l] += 0.25 * h * Jq[1][i * n + l];
+      r0[l] += 0.25 * h * (Jq[0][i * n + l] + Jq[1][i * n + l]);
     }
   }
   return HS_SUCCESS;
