@@ -101,7 +101,7 @@ def run_killed(args, ranks, wait_for, count=1, outdir=None):
 
 def t_checkpoint():
     """SIGTERM stops every rank after the same Newton iteration with a checkpoint (exit 3), the previous
-    output stays byte for byte (a continuation's: replaced by its last converged step, marked as such),
+    output stays byte for byte (a continuation's: replaced by a converged step, marked as such),
     and -hs_restart reaches the uninterrupted run's answer: transcription,
     shooting (2 ranks, resumed on 1 rank and on 2) and a continuation; periodic checkpoints; bad restarts."""
     cases = [("transcription", ["-problem", "kepler", "-N", "20000"], "Newton  1", 1, [2]),
@@ -123,12 +123,14 @@ def t_checkpoint():
             after = {f: open(os.path.join(out, f), "rb").read() for f in ("summary.json", "trajectory.csv", "intervals.csv")}
             if name != "continuation":
                 check(before == after, "%s: the interrupted run changed the previous output" % name)
-            else:  # every converged step was written as it converged: out holds the last one, marked as such
+            else:  # converged steps are written as they converge, at most half the time spent writing (a step
+                # that converged sooner than the last write took is not written): out holds one of them, marked as such
                 last = json.loads(after["summary.json"])
                 ci = last.get("continuation") or {}
                 gs = [float(v) for v in re.findall(r"continuation g = +([0-9.eE+-]+) +converged", text)]
                 print("continuation: out holds g = %s (converged steps printed: %s)" % (ci.get("value"), gs))
-                check(last["converged"] and ci.get("reached") is False and gs and abs(ci["value"] - gs[-1]) <= 1e-5 * abs(gs[-1])
+                check(last["converged"] and ci.get("reached") is False and gs
+                      and any(abs(ci["value"] - g) <= 1e-5 * abs(g) for g in gs)
                       and last["N"] == 40000 and len(after["trajectory.csv"].splitlines()) == 40002,
                       "continuation: the interrupted run's output is not its last converged step: %s vs %s" % (ci, gs))
             check(not [f for f in os.listdir(out) if f.startswith(".")], "%s: temporary files left: %s" % (name, os.listdir(out)))
