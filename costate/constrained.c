@@ -633,6 +633,9 @@ int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, doub
   return HS_SUCCESS;
 }
 
+/** Phi and G at q (hsconstrained.h). */
+int HsConsPhi(HsCons *cs, const double *q, double *Phi, double *G) { return EvalPhi(cs, q, Phi, G, NULL); }
+
 /** Node diagnostics (hsconstrained.h). */
 int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3])
 {

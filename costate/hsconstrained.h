@@ -61,6 +61,8 @@ int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, doub
 int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3]);
 /** gamma balancing gravity at rest at the midpoint of the states a, b (least squares): a guess. */
 int HsConsRestForce(HsCons *cs, const double *a, const double *b, double *gamma);
+/** Phi(q) (nc values) and its gradient G (nc x n, row-major) at q. */
+int HsConsPhi(HsCons *cs, const double *q, double *Phi, double *G);
 /** u of interval k: R^{-1} B(qbar)^T lp (m values). */
 int HsConsControl(HsCons *cs, const double *z0, const double *z1, double *u);
 

@@ -138,13 +138,63 @@ def t_constrained_errors():
     """What the constrained transcription does not do yet, and end data a parameter makes inconsistent, are refused
     with a message naming the cause."""
     pc = problem("pendulum_cartesian")
-    for args, want in ((["-hs_bvp_type", "shooting"], "does not support constraints"),
+    for args, want in ((["-hs_bvp_type", "shooting", "-hs_shoot_mf"], "its multiple shooting takes no -hs_shoot_mf"),
                        (["-hs_bvp_type", "ipopt"], "does not support constraints"),
                        (["-hs_state_scheme", "gonzalez"], "its schemes are bem + constrained")):
         _, out, rc = run(["-problem", pc] + args, expect_rc=None)
         check(rc != 0 and want in out, "pendulum_cartesian %s: exit %d, expected '%s' in: %s" % (" ".join(args), rc, want, out[-300:]))
     _, out, rc = run(["-problem", problem("crane_natural"), "-p_r", "0.2"], expect_rc=None)
     check(rc != 0 and "x0: constraint 1" in out, "crane_natural -p_r 0.2 (rope too long at x0): exit %d: %s" % (rc, out[-300:]))
+
+
+def t_constrained_shooting():
+    """Multiple shooting of the constrained scheme (bvp/impls/consshoot.c: each step a local Newton in the states and
+    the multipliers) solves the transcription's equations: its Jacobian (chained step sensitivities) equals
+    differences; on 1 and 2 ranks and several segment counts J^d equals the transcription's to 1e-10 and the states,
+    costates and multipliers at every node to 1e-8 of their size; the constraints and the adjoint constraint at
+    round-off, H^d constant to the march's round-off (1e-11 relative: each segment carries the steps' round-off,
+    amplified by its sensitivities, into the matching residuals); the extended class (a spring) as well."""
+    for name in ("pendulum_cartesian", "fourbar"):
+        _, out, _ = run(["-problem", problem(name), "-N", "6", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "3",
+                         "-snes_test_jacobian", "-snes_max_it", "1", "-hs_strategy", "newton"], expect_rc=None)
+        r = jacobian_ratios(out)
+        check(r and max(r) <= 1e-6, "%s shooting: ||J - Jfd|| / ||J|| = %s" % (name, r))
+    # the spring pendulum has two mirror-image extremals (x -> -x) with the same J: started from the transcription's
+    # solution (-hs_init), the shooting must stay on it; the others start from the default guess
+    cases = (("pendulum_cartesian", problem("pendulum_cartesian"), 40, (1, 5), False),
+             ("double_pendulum_cartesian", problem("double_pendulum_cartesian"), 20, (4,), False),
+             ("fourbar", problem("fourbar"), 40, (4,), False),
+             ("pendulum_spring_cartesian", os.path.join(HERE, "data", "pendulum_spring_cartesian.ocp"), 40, (4,), True))
+    tmp = tempfile.TemporaryDirectory()
+    for name, path, N, segs, init in cases:
+        refdir = os.path.join(tmp.name, name)
+        ref, _, _ = run(["-problem", path, "-N", str(N)] + TIGHT, outdir=refdir)
+        if not ref:
+            return check(False, "%s: the transcription gave no summary" % name)
+        start = ["-hs_init", os.path.join(refdir, "trajectory.csv")] if init else []
+        cols = [k for k in ref["_rows"][0] if k.startswith(("q_", "p_", "lambda_", "nu", "gamma"))]
+        for M in segs:
+            for ranks in (1, 2):
+                s, out, _ = run(["-problem", path, "-N", str(N), "-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M)]
+                                + start + TIGHT, ranks=ranks)
+                what = "%s N = %d, %d segments, %d ranks" % (name, N, M, ranks)
+                if not s:
+                    check(False, "%s: no summary" % what)
+                    continue
+                c = s["constraints"]
+                scale = {k: max(1.0, column_max(ref["_rows"], k)) for k in cols}
+                dx = max(abs(float(a[k]) - float(b[k])) / scale[k] for a, b in zip(s["_rows"], ref["_rows"]) for k in cols
+                         if a[k] not in ("", None) and b[k] not in ("", None))
+                print("%s: J %.15g (transcription %.15g), nodes %.2e, H^d spread %.2e, max|Phi| %.1e, adjoint %.1e" %
+                      (what, s["J"], ref["J"], dx, s["H_spread_relative"], c["max_phi"], c["adjoint"]))
+                check(s["converged"] and rel(s["J"], ref["J"]) <= 1e-10 * abs(ref["J"]), "%s: J %.15g, transcription %.15g"
+                      % (what, s["J"], ref["J"]))
+                check(dx <= 1e-8, "%s: nodes differ from the transcription's by %.3g of their size" % (what, dx))
+                check(s["H_spread_relative"] <= 1e-11 and c["max_phi"] <= 1e-13 and c["adjoint"] <= 1e-10,
+                      "%s: H^d spread %.3g, max|Phi| %.3g, adjoint %.3g" % (what, s["H_spread_relative"], c["max_phi"],
+                                                                          c["adjoint"]))
+                check("multiple shooting with %d segment" % M in out, "%s: the summary names the formulation" % what)
+    tmp.cleanup()
 
 
 def t_constrained_crane():

@@ -178,8 +178,9 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
  * (HsProblemProjectConstraints: the straight blend of the end states is not consistent; the 3-link arm in natural
  * coordinates converges from the projected guess, not from the blend), nu = 0, and gamma of each interval the
  * least-squares balance of gravity by the constraint forces at its midpoint (HsConsRestForce): the rest solution
- * where the states are at rest. */
-static PetscErrorCode Guess(HsSolver s, Vec X)
+ * where the states are at rest. X: a vector of the DMDA (the guess op of the transcription; the constrained shooting
+ * takes its segment starts from it). Collective. */
+PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X)
 {
   HsConstrained *cd = s->data;
   PetscScalar  **x;
@@ -208,8 +209,9 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscFunctionReturn(0);
 }
 
-/* The scheme for this solve's parameters and T. */
-static PetscErrorCode PreSolve(HsSolver s)
+/* The scheme for this solve's parameters and T (the presolve op of the constrained transcription and shooting).
+ * Collective. */
+PetscErrorCode HsConstrainedPreSolve(HsSolver s)
 {
   HsConstrained *cd = s->data;
   char           msg[512];
@@ -230,8 +232,9 @@ static PetscErrorCode PreSolve(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* Xnodes from X (the node layout: x_k, lambda_{k+1/2}; lambda_{N+1/2} = 0) and the constraint diagnostics. */
-static PetscErrorCode PostSolve(HsSolver s)
+/* Xnodes and Xmult from X, a vector of the DMDA holding the solution (the node layout: x_k, lambda_{k+1/2};
+ * lambda_{N+1/2} = 0), and the constraint diagnostics. Collective. */
+PetscErrorCode HsConstrainedPostSolveFrom(HsSolver s, Vec X)
 {
   HsConstrained      *cd = s->data;
   Vec                 Xl;
@@ -240,7 +243,7 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscInt            xs, xm, n = s->prob->n, c = s->prob->nc;
 
   PetscFunctionBeginUser;
-  PetscCall(HsDMGetGhosted(cd->da, s->X, &Xl));
+  PetscCall(HsDMGetGhosted(cd->da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(cd->da, Xl, (void *)&x));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecGetArray(s->Xnodes, &y));
@@ -256,7 +259,14 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscCall(VecRestoreArray(s->Xnodes, &y));
   PetscCall(ConstraintDiagnostics(s, x, xs, xs + xm));
   PetscCall(DMDAVecRestoreArrayDOFRead(cd->da, Xl, (void *)&x));
-  PetscCall(HsDMRestoreGhosted(cd->da, s->X, &Xl));
+  PetscCall(HsDMRestoreGhosted(cd->da, X, &Xl));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsConstrainedPostSolveFrom(s, s->X));
   PetscFunctionReturn(0);
 }
 
@@ -269,7 +279,8 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode View(HsSolver s, PetscViewer v)
+/* The constraints' line of the summary (the view op of the constrained formulations). Not collective. */
+PetscErrorCode HsConstrainedView(HsSolver s, PetscViewer v)
 {
   HsConstrained *cd = s->data;
 
@@ -280,7 +291,8 @@ static PetscErrorCode View(HsSolver s, PetscViewer v)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
+/* summary.json's "constraints" member (the writesummary op of the constrained formulations; rank 0). */
+PetscErrorCode HsConstrainedWriteSummary(HsSolver s, FILE *fp)
 {
   HsConstrained *cd      = s->data;
   const char    *name[4] = {"max_phi", "hidden_interval", "adjoint", "hidden_nodal"};
@@ -308,14 +320,13 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* The DMDA (D unknowns a point, stencil 1), X, F, the Jacobian (DMCreateMatrix's pattern: whole D x 3D blocks),
- * Xnodes with the same points per rank (4n a point), the scheme, SNES and the default linear solver. */
-static PetscErrorCode SetUp(HsSolver s)
+/* The DMDA (D unknowns a point, stencil 1), Xnodes and Xmult with the same points per rank (4n and 2nc a point),
+ * after the checks of N and the schemes (the layout of the constrained transcription and shooting). Collective. */
+PetscErrorCode HsConstrainedCreateLayout(HsSolver s)
 {
   HsConstrained *cd = s->data;
   PetscInt       xs, xm, n = s->prob->n;
   PetscMPIInt    size;
-  KSP            ksp;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
@@ -330,14 +341,26 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, cd->D, 1, NULL, &cd->da));
   PetscCall(DMSetUp(cd->da));
   PetscCall(DMSetMatType(cd->da, MATAIJ));
+  PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
+  PetscFunctionReturn(0);
+}
+
+/* The layout, X, F, the Jacobian (DMCreateMatrix's pattern: whole D x 3D blocks), the scheme, SNES and the default
+ * linear solver. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsConstrained *cd = s->data;
+  KSP            ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsConstrainedCreateLayout(s));
   PetscCall(DMCreateGlobalVector(cd->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   PetscCall(DMCreateMatrix(cd->da, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
-  PetscCall(PreSolve(s));
+  PetscCall(HsConstrainedPreSolve(s));
   s->res.segments = s->N;
   PetscCall(SNESSetDM(s->snes, cd->da));
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
@@ -367,12 +390,12 @@ PetscErrorCode HsConstrainedSetUp(HsSolver s)
   PetscCall(PetscNew(&cd));
   s->data             = cd;
   s->ops->setup       = SetUp;
-  s->ops->guess       = Guess;
-  s->ops->presolve    = PreSolve;
+  s->ops->guess       = HsConstrainedGuess;
+  s->ops->presolve    = HsConstrainedPreSolve;
   s->ops->postsolve   = PostSolve;
   s->ops->describe    = Describe;
-  s->ops->view        = View;
-  s->ops->writesummary = WriteSummary;
+  s->ops->view        = HsConstrainedView;
+  s->ops->writesummary = HsConstrainedWriteSummary;
   s->ops->destroy     = Destroy;
   s->ops->residual    = Residual;
   PetscCall(SetUp(s));

@@ -16,5 +16,14 @@ typedef struct {
 } HsConstrained;
 
 PetscErrorCode HsConstrainedSetUp(HsSolver s);
+/* What the constrained shooting (consshoot.c, whose data begin with an HsConstrained) shares with the transcription. */
+PetscErrorCode HsConstrainedCreateLayout(HsSolver s);
+PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X);
+PetscErrorCode HsConstrainedPreSolve(HsSolver s);
+PetscErrorCode HsConstrainedPostSolveFrom(HsSolver s, Vec X);
+PetscErrorCode HsConstrainedView(HsSolver s, PetscViewer v);
+PetscErrorCode HsConstrainedWriteSummary(HsSolver s, FILE *fp);
+/* The shooting formulation's set-up hands a problem with constraints over to this (consshoot.c); knots: M + 1 nodes. */
+PetscErrorCode HsConsShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots);
 
 #endif

@@ -11,6 +11,7 @@
  * at most 2 dim (P-1) + 1 iterations, whatever M and N. -hs_shoot_mf applies the
  * exact Jacobian matrix-free (no global matrix), with unpreconditioned GMRES.
  */
+#include "constrainedimpl.h"
 #include "shootimpl.h"
 
 static PetscBool hs_shoot_events = PETSC_FALSE;
@@ -643,6 +644,14 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(SetUpKnots(s, sh));
+  if (s->prob->nc) { /* holonomic constraints: the constrained scheme's shooting takes over (consshoot.c) */
+    PetscCheck(!sh->mf && sh->ksp == HS_SHOOT_KSP_DIRECT && sh->init == HS_SHOOT_INIT_LINEAR,
+               PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s' has constraints: its multiple shooting takes no -hs_shoot_mf, -hs_shoot_ksp or -hs_shoot_init "
+               "(an assembled Jacobian, LU by MUMPS, the transcription's guess; docs/constrained.md)", s->prob->name);
+    PetscCall(HsConsShootSetUp(s, sh->Mset, sh->knots));
+    PetscFunctionReturn(0);
+  }
   PetscCall(SetUpStorage(s, sh));
   PetscCheck(!sh->ft || !sh->mf, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "a free final time (T: free) needs the assembled outer Jacobian: -hs_shoot_mf is not supported with it");

@@ -113,7 +113,7 @@ PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
 static PetscErrorCode ChooseDirectSolver(HsSolver s)
 {
   const char *cs;
-  PetscBool   direct = PETSC_FALSE, nlp, tr;
+  PetscBool   direct = PETSC_FALSE, nlp, tr, sh;
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetSchemes(s, NULL, &cs));
@@ -128,10 +128,11 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
     PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
     nlp = PETSC_TRUE;
   }
-  PetscCheck(!s->prob->nc || (tr && !nlp), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' has constraints: it is solved by the transcription of its conserving scheme "
-             "(-hs_bvp_type transcription, docs/constrained.md); -hs_bvp_type %s does not support constraints yet",
-             s->prob->name, ((PetscObject)s)->type_name);
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &sh));
+  PetscCheck(!s->prob->nc || ((tr || sh) && !nlp), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' has constraints: it is solved by the transcription or the multiple shooting of its schemes "
+             "(-hs_bvp_type transcription or shooting, docs/constrained.md); -hs_bvp_type %s does not support "
+             "constraints yet", s->prob->name, ((PetscObject)s)->type_name);
   PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
              "solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",

@@ -1,0 +1,692 @@
+/* hamshoot: multiple shooting of a constrained system (docs/constrained.md, "Multiple shooting"): the equations of
+ * the constrained transcription (costate/hsconstrained.h) marched point by point, each step a local Newton in the
+ * multipliers as well as the states.
+ *
+ * Step k >= 1 takes the carried data C_k = (z_{k-1}, q_k, p_k) (W = D + 2n values) and solves the D equations
+ *
+ *   interval k (state, momentum, adjoint constraint; 2n + nc),  node k's costate equations (2n),  Phi(q_{k+1}) (nc)
+ *
+ * for Y_k = (nu_k, lambda_{k+1/2}, gamma_{k+1/2}, q_{k+1}, p_{k+1}) (D values); C_{k+1} = (z_k, q_{k+1}, p_{k+1}).
+ * The multipliers enter these equations at O(h^2) (gamma through q_{k+1} in Phi, nu through lp in the adjoint
+ * constraint): each step's rows are equilibrated before its LU with partial pivoting. Step 0 has no node equations:
+ * lambda_{1/2} is an unknown of the outer system, the step solves interval 0's state rows and Phi(q_1) for
+ * (gamma_{1/2}, q_1, p_1), and interval 0's adjoint constraint is an outer equation.
+ *
+ * Outer unknowns: block 0 = (lambda_{1/2} (2n), alpha (nc)); block t = 1..M-1 the carried data w_t = C_{k_t} at knot
+ * k_t. Outer equations: block 0 = (interval 0's adjoint constraint (nc), the end condition (2n)); block t = the match
+ * C_{k_t}(w_{t-1}) - w_t. The end condition is the transcription's (HsConsTerminal) with q_N - q_T taken along a basis
+ * of the tangent space at q_T (n - nc rows): the last step imposes Phi(q_N) = 0 already. The Jacobian is exact: each
+ * step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed over the ranks in
+ * contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
+#include "constrainedimpl.h"
+
+#include <gsl/gsl_linalg.h>
+
+#define HS_CSHOOT_MAX_IT 50 /* a step's Newton iterations */
+
+typedef struct {
+  HsConstrained    cd; /* first: the transcription's layout, scheme and diagnostics (constrained.c) */
+  PetscInt         M, *knots;
+  HsSegmentLayout *layout;
+  PetscInt         n, c, s0, s1, D, W, W0; /* W = D + 2n (carried data), W0 = 2n + nc (block 0) */
+  const PetscReal *x0;                     /* the initial state */
+  PetscReal       *traj;             /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
+  PetscInt        *toff;             /* first point of local segment i in traj (in points) */
+  PetscReal       *S, *S2;           /* the carried data's sensitivity (W x W), scratch */
+  PetscReal       *Send;             /* per local segment: C_end (W) and dC_end/dw_t (W x W) */
+  PetscReal       *a0, *da0;         /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
+  PetscReal       *alpha;            /* alpha of the end condition (block 0's, on every rank) */
+  PetscReal       *Tb;               /* n x (n - nc): an orthonormal basis of the tangent space at q_T */
+  PetscReal       *Fi, *Fn, *Phi, *Gp, *J; /* scratch: equations and 5 blocks r x D, Phi, G at q_{k+1} */
+  PetscReal       *E, *A, *EC, *dY, *rs, *Ysave;
+  gsl_permutation *perm;
+  Vec              Xfull; /* the whole trajectory on the transcription's DMDA (output, diagnostics) */
+} HsConsShoot;
+
+static PetscInt BlockSize(const HsConsShoot *sh, PetscInt t) { return t ? sh->W : sh->W0; }
+static PetscInt BlockOffset(const HsConsShoot *sh, PetscInt t) { return t ? sh->W0 + (t - 1) * sh->W : 0; }
+static PetscReal *Point(HsConsShoot *sh, PetscInt i, PetscInt k) /* point k of local segment i */
+{
+  return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i] + 1) * sh->D;
+}
+
+/* Where Y's entry j lives: point 0 (z_k) or 1 (z_{k+1}) and its column there. */
+static void YPlace(int n, int c, int k, int j, int *pt, int *col)
+{
+  int nz = k ? 2 * n + 2 * c : c, first = k ? 2 * n : 4 * n + c;
+  *pt = j >= nz, *col = j < nz ? first + j : j - nz;
+}
+
+/* The equations of step k (E, ny of them) and, with jac, their derivatives in Y (A, ny x ny) and in the carried data
+ * (EC: ny x W for k >= 1, C = (z_{k-1}, q_k, p_k); ny x 2n for k = 0, C = lambda_{1/2}). */
+static int StepEquations(HsConsShoot *sh, int k, const double *zm, const double *z0, const double *zp, int jac)
+{
+  HsCons *cs = sh->cd.cons;
+  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = k ? D : 2 * n + c, nC = k ? sh->W : 2 * n, st;
+  double *J0i = sh->J, *J1i = J0i + r * D, *Jmn = J1i + r * D, *J0n = Jmn + r * D, *Jpn = J0n + r * D;
+
+  if ((st = HsConsInterval(cs, z0, zp, sh->Fi, jac ? J0i : NULL, jac ? J1i : NULL)) ||
+      (k && (st = HsConsNode(cs, k, zm, z0, zp, sh->Fn, jac ? Jmn : NULL, jac ? J0n : NULL, jac ? Jpn : NULL))) ||
+      (st = HsConsPhi(cs, zp, sh->Phi, sh->Gp)))
+    return st;
+  for (int i = 0; i < ny; i++) { /* rows: interval (all of it at k >= 1, its state rows at k = 0), node, Phi */
+    int ki = k ? (i < r ? 0 : i < r + 2 * n ? 1 : 2) : (i < 2 * n ? 0 : 2), ri = ki == 0 ? i : ki == 1 ? i - r : i - ny + c;
+    const double *Ja = ki == 0 ? J0i + ri * D : J0n + ri * D, *Jb = ki == 0 ? J1i + ri * D : Jpn + ri * D;
+    sh->E[i] = ki == 0 ? sh->Fi[ri] : ki == 1 ? sh->Fn[ri] : sh->Phi[ri];
+    if (!jac)
+      continue;
+    for (int j = 0; j < ny; j++) {
+      int pt, col;
+      YPlace(n, c, k, j, &pt, &col);
+      sh->A[i * ny + j] = ki == 2 ? (pt && col < n ? sh->Gp[ri * n + col] : 0) : pt ? Jb[col] : Ja[col];
+    }
+    for (int j = 0; j < nC; j++)
+      sh->EC[i * nC + j] = ki == 2 ? 0
+                         : k      ? (j < D ? (ki == 1 ? Jmn[ri * D + j] : 0) : Ja[j - D])
+                                  : Ja[2 * n + c + j];
+  }
+  return HS_SUCCESS;
+}
+
+static void GetY(int n, int c, int k, int ny, const double *z0, const double *zp, double *Y)
+{
+  for (int j = 0; j < ny; j++) {
+    int pt, col;
+    YPlace(n, c, k, j, &pt, &col);
+    Y[j] = (pt ? zp : z0)[col];
+  }
+}
+
+static void SetY(int n, int c, int k, int ny, const double *Y, double *z0, double *zp)
+{
+  for (int j = 0; j < ny; j++) {
+    int pt, col;
+    YPlace(n, c, k, j, &pt, &col);
+    (pt ? zp : z0)[col] = Y[j];
+  }
+}
+
+/* A's rows equilibrated (E's and EC's with them) and A factored in place. HS_ESINGULAR: a zero row or pivot. */
+static int Factor(HsConsShoot *sh, int ny, int nC)
+{
+  gsl_matrix_view  Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
+  gsl_permutation *p  = sh->perm;
+  int              sgn;
+
+  for (int i = 0; i < ny; i++) {
+    double mx = 0;
+    for (int j = 0; j < ny; j++)
+      mx = fmax(mx, fabs(sh->A[i * ny + j]));
+    if (!(mx > 0) || !isfinite(mx))
+      return HS_ESINGULAR;
+    sh->rs[i] = 1 / mx, sh->E[i] /= mx;
+    for (int j = 0; j < ny; j++)
+      sh->A[i * ny + j] /= mx;
+    for (int j = 0; j < nC; j++)
+      sh->EC[i * nC + j] /= mx;
+  }
+  p->size = (size_t)ny;
+  gsl_linalg_LU_decomp(&Am.matrix, p, &sgn);
+  for (int i = 0; i < ny; i++)
+    if (!(fabs(sh->A[i * ny + i]) > 1e-300))
+      return HS_ESINGULAR;
+  return HS_SUCCESS;
+}
+
+/* Step k by Newton from the Y in z0, zp (converged: |dY| <= 1e-13 (1 + |Y|), or the steps have stopped shrinking
+ * below 1e-8 (1 + |Y|), round-off); A, EC left factored and scaled at the solution for the sensitivities. */
+static int StepSolve(HsConsShoot *sh, int k, const double *zm, double *z0, double *zp)
+{
+  int    n = (int)sh->n, c = (int)sh->c, ny = k ? sh->D : 2 * n + c, nC = k ? sh->W : 2 * n, st;
+  double prev = INFINITY;
+
+  for (int it = 0; it < HS_CSHOOT_MAX_IT; it++) {
+    double           dmax = 0, ymax = 0;
+    gsl_matrix_view  Am;
+    gsl_vector_view  ev, dv;
+    if ((st = StepEquations(sh, k, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
+      return st;
+    Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
+    ev = gsl_vector_view_array(sh->E, (size_t)ny), dv = gsl_vector_view_array(sh->dY, (size_t)ny);
+    gsl_linalg_LU_solve(&Am.matrix, sh->perm, &ev.vector, &dv.vector);
+    GetY(n, c, k, ny, z0, zp, sh->Ysave);
+    for (int j = 0; j < ny; j++) {
+      sh->Ysave[j] -= sh->dY[j];
+      dmax = fmax(dmax, fabs(sh->dY[j])), ymax = fmax(ymax, fabs(sh->Ysave[j]));
+    }
+    if (!isfinite(dmax) || !isfinite(ymax))
+      return HS_EDOM;
+    SetY(n, c, k, ny, sh->Ysave, z0, zp);
+    if (dmax <= 1e-13 * (1 + ymax) || (dmax <= 1e-8 * (1 + ymax) && dmax > 0.25 * prev)) {
+      /* one more step, whose factors serve the sensitivities: the residual of the march then is at its round-off
+         (without it the outer noise floor was 1e-10 on the four-bar) */
+      if ((st = StepEquations(sh, k, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
+        return st;
+      gsl_linalg_LU_solve(&Am.matrix, sh->perm, &ev.vector, &dv.vector);
+      GetY(n, c, k, ny, z0, zp, sh->Ysave);
+      for (int j = 0; j < ny; j++)
+        sh->Ysave[j] -= sh->dY[j];
+      SetY(n, c, k, ny, sh->Ysave, z0, zp);
+      return HS_SUCCESS;
+    }
+    prev = dmax;
+  }
+  return HS_ENOCONV;
+}
+
+/* S <- the sensitivity of C_{k+1} from that of C_k (k >= 1; S is W x wt) with A, EC of step k (factored). */
+static void ChainStep(HsConsShoot *sh, int wt)
+{
+  int             n = (int)sh->n, D = (int)sh->D, W = sh->W;
+  gsl_matrix_view Am = gsl_matrix_view_array(sh->A, (size_t)D, (size_t)D);
+
+  for (int col = 0; col < wt; col++) {
+    gsl_vector_view v = gsl_vector_view_array(sh->dY, (size_t)D);
+    for (int i = 0; i < D; i++) {
+      double s = 0;
+      for (int j = 0; j < W; j++)
+        s += sh->EC[i * W + j] * sh->S[j * wt + col];
+      sh->dY[i] = -s;
+    }
+    gsl_linalg_LU_svx(&Am.matrix, sh->perm, &v.vector);
+    for (int i = 0; i < 2 * n; i++) /* z_k's q, p: C_k's last 2n */
+      sh->S2[i * wt + col] = sh->S[(D + i) * wt + col];
+    for (int i = 0; i < D; i++) /* z_k's nu, lambda, gamma, then q_{k+1}, p_{k+1} */
+      sh->S2[(2 * n + i) * wt + col] = sh->dY[i];
+  }
+  memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(W * wt));
+}
+
+/* Step 0 of segment 0 (z_0 = (x0, 0, lambda_{1/2}, gamma), z_1's q, p solved): S (W x W0) the sensitivity of C_1 in
+ * block 0, a0 and da0 interval 0's adjoint constraint and its derivative in lambda_{1/2}. */
+static int FirstStep(HsConsShoot *sh, double *z0, double *z1, int sens)
+{
+  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = 2 * n + c, W0 = sh->W0, st;
+  double *J0i = sh->J, *J1i = J0i + r * D;
+
+  if ((st = StepSolve(sh, 0, NULL, z0, z1)))
+    return st;
+  for (int j = 0; j < c; j++)
+    sh->a0[j] = sh->Fi[2 * n + j];
+  if (!sens)
+    return HS_SUCCESS;
+  {
+    gsl_matrix_view Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
+    memset(sh->S, 0, sizeof(double) * (size_t)(sh->W * W0));
+    memset(sh->da0, 0, sizeof(double) * (size_t)(c * 2 * n));
+    for (int col = 0; col < 2 * n; col++) {
+      gsl_vector_view v = gsl_vector_view_array(sh->dY, (size_t)ny);
+      for (int i = 0; i < ny; i++)
+        sh->dY[i] = -sh->EC[i * 2 * n + col];
+      gsl_linalg_LU_svx(&Am.matrix, sh->perm, &v.vector);
+      sh->S[(2 * n + c + col) * W0 + col] = 1; /* lambda_{1/2} */
+      for (int i = 0; i < ny; i++)             /* gamma_{1/2}, then q_1, p_1 */
+        sh->S[(i < c ? 4 * n + c + i : D + i - c) * W0 + col] = sh->dY[i];
+      for (int j = 0; j < c; j++) {
+        double d = J0i[(2 * n + j) * D + 2 * n + c + col];
+        for (int i = 0; i < ny; i++)
+          d += (i < c ? J0i[(2 * n + j) * D + 4 * n + c + i] : J1i[(2 * n + j) * D + i - c]) * sh->dY[i];
+        sh->da0[j * 2 * n + col] = d;
+      }
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* Marches local segment i from its outer unknowns w (block t's); the end data C_end and, with sens, dC_end/dw
+ * into Send. A step that fails from the stored trajectory is tried again from the previous point's values. */
+static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
+{
+  PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
+  int      n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, wt = (int)BlockSize(sh, t), st;
+  double  *end = sh->Send + i * (W + W * W);
+
+  if (!t) {
+    double *z0 = Point(sh, i, 0);
+    memcpy(z0, sh->x0, sizeof(double) * (size_t)(2 * n));
+    memset(z0 + 2 * n, 0, sizeof(double) * (size_t)c);
+    memcpy(z0 + 2 * n + c, w, sizeof(double) * (size_t)(2 * n));
+    if ((st = FirstStep(sh, z0, Point(sh, i, 1), sens)))
+      return st;
+  } else {
+    memcpy(Point(sh, i, k0 - 1), w, sizeof(double) * (size_t)D);
+    memcpy(Point(sh, i, k0), w + D, sizeof(double) * (size_t)(2 * n));
+    if (sens) {
+      memset(sh->S, 0, sizeof(double) * (size_t)(W * W));
+      for (int j = 0; j < W; j++)
+        sh->S[j * W + j] = 1;
+    }
+  }
+  for (PetscInt k = t ? k0 : 1; k < k1; k++) {
+    double *zm = Point(sh, i, k - 1), *z0 = Point(sh, i, k), *zp = Point(sh, i, k + 1);
+    if ((st = StepSolve(sh, (int)k, zm, z0, zp))) { /* again from the previous point's multipliers, q extrapolated */
+      memcpy(z0 + 2 * n, zm + 2 * n, sizeof(double) * (size_t)(D - 2 * n));
+      for (int j = 0; j < 2 * n; j++)
+        zp[j] = j < n ? 2 * z0[j] - zm[j] : z0[j];
+      if ((st = StepSolve(sh, (int)k, zm, z0, zp)))
+        return st;
+    }
+    if (sens)
+      ChainStep(sh, wt);
+  }
+  memcpy(end, Point(sh, i, k1 - 1), sizeof(double) * (size_t)D);
+  memcpy(end + D, Point(sh, i, k1), sizeof(double) * (size_t)(2 * n));
+  if (sens)
+    memcpy(end + W, sh->S, sizeof(double) * (size_t)(W * wt));
+  return HS_SUCCESS;
+}
+
+/* The end condition's 2n rows (hsconstrained.h's HsConsTerminal, its q rows along the tangent basis) from a last
+ * segment's end data C_end = (z_{N-1}, q_N, p_N) and alpha; with dC (2n x W) and da (2n x nc) their derivatives. */
+static int EndRows(HsConsShoot *sh, const double *end, const double *alpha, double *Fe, double *dC, double *da)
+{
+  HsCons *cs = sh->cd.cons;
+  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, nt = n - c, st;
+  double *zN = sh->Ysave, *Ft = sh->Fi, *Jm = sh->J, *JN = sh->J + (2 * n + c) * D;
+
+  memset(zN, 0, sizeof(double) * (size_t)D);
+  memcpy(zN, end + D, sizeof(double) * (size_t)(2 * n));
+  memcpy(zN + 2 * n, alpha, sizeof(double) * (size_t)c);
+  if ((st = HsConsTerminal(cs, end, zN, Ft, dC ? Jm : NULL, dC ? JN : NULL)))
+    return st;
+  for (int i = 0; i < 2 * n; i++) { /* row i of the end rows: a combination of the terminal rows */
+    int src = i < nt ? -1 : i - nt + n;
+    Fe[i]   = 0;
+    for (int l = 0; l < n && src < 0; l++)
+      Fe[i] += sh->Tb[l * nt + i] * Ft[l];
+    if (src >= 0)
+      Fe[i] = Ft[src];
+    for (int j = 0; dC && j < W + c; j++) {
+      double v = 0;
+      for (int l = 0; l < (src < 0 ? n : 1); l++) {
+        int    row = src < 0 ? l : src;
+        double wgt = src < 0 ? sh->Tb[l * nt + i] : 1;
+        v += wgt * (j < D ? Jm[row * D + j] : j < W ? JN[row * D + j - D] : JN[row * D + 2 * n + j - W]);
+      }
+      if (j < W)
+        dC[i * W + j] = v;
+      else
+        da[i * c + j - W] = v;
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* The local segments marched from X (with their sensitivities if sens); *dom if a step failed on some rank. alpha
+ * (block 0's, on segment 0's owner) is sent to every rank for the end condition. Collective. */
+static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *domp)
+{
+  HsConsShoot       *sh = s->data;
+  const PetscScalar *x;
+  PetscMPIInt        owner, rank;
+  PetscBool          dom = PETSC_FALSE;
+  PetscInt           n = s->prob->n;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  PetscCall(HsSegmentLayoutOwner(sh->layout, 0, &owner));
+  PetscCall(VecGetArrayRead(X, &x));
+  if (rank == owner)
+    PetscCall(PetscArraycpy(sh->alpha, x + 2 * n, s->prob->nc));
+  PetscCallMPI(MPI_Bcast(sh->alpha, (PetscMPIInt)s->prob->nc, MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
+    HsCallStep(MarchSegment(sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens), &dom,
+               "constrained shooting march", sh->knots[sh->s0 + i]);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  *domp = dom;
+  PetscFunctionReturn(0);
+}
+
+/* F(X) (HsResidualFn): block t >= 1 the match C_end(w_{t-1}) - w_t, block 0 the adjoint constraint of interval 0 and
+ * the end condition, added by the ranks that march the segments. Collective. */
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
+{
+  HsConsShoot       *sh = s->data;
+  PetscInt           c = s->prob->nc, W = sh->W, *idx;
+  PetscScalar       *v;
+  const PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  if (sh->cd.bad_ends) { /* the same on every rank (PreSolve) */
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "problem '%s': %s", s->prob->name, sh->cd.why));
+    *domp = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MarchAll(s, X, PETSC_FALSE, domp));
+  if (*domp)
+    PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(W, &idx, W, &v));
+  PetscCall(VecSet(F, 0));
+  PetscCall(VecGetArrayRead(X, &x));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt     t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
+    const double *end = sh->Send + i * (W + W * W);
+    if (t) { /* - w_t */
+      for (PetscInt j = 0; j < wt; j++)
+        idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
+      PetscCall(VecSetValues(F, wt, idx, v, ADD_VALUES));
+    }
+    if (t < sh->M - 1) { /* + C_end into block t + 1 */
+      for (PetscInt j = 0; j < W; j++)
+        idx[j] = BlockOffset(sh, t + 1) + j;
+      PetscCall(VecSetValues(F, W, idx, end, ADD_VALUES));
+    } else {
+      PetscCheck(!EndRows(sh, end, sh->alpha, v, NULL, NULL), PETSC_COMM_SELF, PETSC_ERR_LIB, "the end condition failed");
+      for (PetscInt j = 0; j < 2 * s->prob->n; j++)
+        idx[j] = c + j;
+      PetscCall(VecSetValues(F, 2 * s->prob->n, idx, v, ADD_VALUES));
+    }
+    if (!t) {
+      for (PetscInt j = 0; j < c; j++)
+        idx[j] = j;
+      PetscCall(VecSetValues(F, c, idx, sh->a0, ADD_VALUES));
+    }
+  }
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecAssemblyBegin(F));
+  PetscCall(VecAssemblyEnd(F));
+  PetscCall(PetscFree2(idx, v));
+  PetscFunctionReturn(0);
+}
+
+/* The last segment's rows of the end condition in the outer Jacobian: d/dw_{M-1} = dE/dC_end S_end, d/dalpha. */
+static PetscErrorCode EndJacobian(HsConsShoot *sh, Mat P, const double *end, PetscInt wt, PetscInt o, PetscInt *idx)
+{
+  PetscInt n = sh->n, c = sh->c, W = sh->W, rows[64], *r = rows;
+  double  *Fe, *dC, *da, *prod;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc4(2 * n, &Fe, 2 * n * W, &dC, 2 * n * c + 1, &da, 2 * n * wt, &prod));
+  if (2 * n > 64)
+    PetscCall(PetscMalloc1(2 * n, &r));
+  PetscCheck(!EndRows(sh, end, sh->alpha, Fe, dC, da), PETSC_COMM_SELF, PETSC_ERR_LIB, "the end condition failed");
+  for (PetscInt i = 0; i < 2 * n; i++) {
+    r[i] = c + i;
+    for (PetscInt j = 0; j < wt; j++) {
+      double s = 0;
+      for (PetscInt l = 0; l < W; l++)
+        s += dC[i * W + l] * end[W + l * wt + j];
+      prod[i * wt + j] = s;
+    }
+  }
+  for (PetscInt j = 0; j < wt; j++)
+    idx[j] = o + j;
+  PetscCall(MatSetValues(P, 2 * n, r, wt, idx, prod, ADD_VALUES));
+  for (PetscInt j = 0; j < c; j++)
+    idx[j] = 2 * n + j; /* alpha, in block 0 */
+  PetscCall(MatSetValues(P, 2 * n, r, c, idx, da, ADD_VALUES));
+  if (r != rows)
+    PetscCall(PetscFree(r));
+  PetscCall(PetscFree4(Fe, dC, da, prod));
+  PetscFunctionReturn(0);
+}
+
+/* The outer Jacobian from the segments' sensitivities (exact), added by the ranks that march them. Collective. */
+static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
+{
+  HsSolver     s  = ctx;
+  HsConsShoot *sh = s->data;
+  PetscInt     c = s->prob->nc, n = s->prob->n, W = sh->W, *idx, *rows;
+  PetscBool    dom;
+
+  PetscFunctionBeginUser;
+  PetscCall(MarchAll(s, X, PETSC_TRUE, &dom));
+  if (dom) {
+    PetscCall(SNESSetJacobianDomainError(snes));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatZeroEntries(P));
+  PetscCall(PetscMalloc2(W, &idx, W, &rows));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt      t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
+    const double *end = sh->Send + i * (W + W * W);
+    if (t)
+      for (PetscInt j = 0; j < wt; j++)
+        PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
+    for (PetscInt j = 0; j < wt; j++)
+      idx[j] = o + j;
+    if (t < sh->M - 1) {
+      for (PetscInt j = 0; j < W; j++)
+        rows[j] = BlockOffset(sh, t + 1) + j;
+      PetscCall(MatSetValues(P, W, rows, wt, idx, end + W, ADD_VALUES));
+    } else
+      PetscCall(EndJacobian(sh, P, end, wt, o, idx));
+    if (!t) {
+      for (PetscInt j = 0; j < c; j++)
+        rows[j] = j;
+      for (PetscInt j = 0; j < 2 * n; j++)
+        idx[j] = j;
+      PetscCall(MatSetValues(P, c, rows, 2 * n, idx, sh->da0, ADD_VALUES));
+    }
+  }
+  PetscCall(PetscFree2(idx, rows));
+  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  if (Jm != P) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The guess: the constrained transcription's (on its DMDA), gathered on every rank; the local segments' stored
+ * trajectories (the steps' first Newton iterates) and their outer unknowns from it, alpha = 0. Collective. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
+{
+  HsConsShoot       *sh = s->data;
+  VecScatter         sc;
+  Vec                All;
+  const PetscScalar *g;
+  PetscScalar       *x;
+  PetscInt           n = s->prob->n, c = s->prob->nc, D = sh->D;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsConstrainedGuess(s, sh->Xfull));
+  PetscCall(VecScatterCreateToAll(sh->Xfull, &sc, &All));
+  PetscCall(VecScatterBegin(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(All, &g));
+  PetscCall(VecGetArray(X, &x));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0);
+    for (PetscInt k = PetscMax(k0 - 1, 0); k <= sh->knots[t + 1]; k++)
+      PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, D));
+    if (!t) {
+      PetscCall(PetscArraycpy(x, g + 2 * n + c, 2 * n));
+      PetscCall(PetscArrayzero(x + 2 * n, c));
+    } else {
+      PetscCall(PetscArraycpy(x + o, g + (k0 - 1) * D, D));
+      PetscCall(PetscArraycpy(x + o + D, g + k0 * D, 2 * n));
+    }
+  }
+  PetscCall(VecRestoreArray(X, &x));
+  PetscCall(VecRestoreArrayRead(All, &g));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&All));
+  PetscFunctionReturn(0);
+}
+
+/* The scheme for this solve (constrained.c) and the tangent basis at q_T: the last n - nc columns of Q in
+ * G(q_T)^T = QR. */
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  HsConsShoot *sh = s->data;
+  PetscInt     n = s->prob->n, c = s->prob->nc;
+  gsl_matrix  *Gt, *Q, *R;
+  gsl_vector  *tau;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsConstrainedPreSolve(s));
+  sh->x0 = s->prob->x0;
+  if (sh->cd.bad_ends) /* no basis needed: every evaluation is a domain error */
+    PetscFunctionReturn(0);
+  PetscCheck(!HsConsPhi(sh->cd.cons, s->prob->xT, sh->Phi, sh->Gp), PetscObjectComm((PetscObject)s), PETSC_ERR_LIB,
+             "problem '%s': the constraints cannot be evaluated at the end state", s->prob->name);
+  Gt = gsl_matrix_alloc((size_t)n, (size_t)c), Q = gsl_matrix_alloc((size_t)n, (size_t)n);
+  R = gsl_matrix_alloc((size_t)n, (size_t)c), tau = gsl_vector_alloc((size_t)c);
+  PetscCheck(Gt && Q && R && tau, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt j = 0; j < c; j++)
+      gsl_matrix_set(Gt, (size_t)i, (size_t)j, sh->Gp[j * n + i]);
+  gsl_linalg_QR_decomp(Gt, tau);
+  gsl_linalg_QR_unpack(Gt, tau, Q, R);
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt a = 0; a < n - c; a++)
+      sh->Tb[i * (n - c) + a] = gsl_matrix_get(Q, (size_t)i, (size_t)(c + a));
+  gsl_matrix_free(Gt), gsl_matrix_free(Q), gsl_matrix_free(R), gsl_vector_free(tau);
+  PetscFunctionReturn(0);
+}
+
+/* The whole trajectory of the last evaluation on the DMDA (point N: alpha in its nu slot), then the constrained
+ * transcription's node layout and diagnostics. Collective. */
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  HsConsShoot *sh = s->data;
+  PetscInt     D = sh->D, n = s->prob->n, c = s->prob->nc, *idx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(D, &idx));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt t = sh->s0 + i, last = t == sh->M - 1 ? sh->knots[t + 1] : sh->knots[t + 1] - 1;
+    for (PetscInt k = sh->knots[t]; k <= last; k++) {
+      PetscScalar *z = Point(sh, i, k);
+      if (k == s->N) { /* alpha and the dummies of point N */
+        PetscCall(PetscArraycpy(z + 2 * n, sh->alpha, c));
+        PetscCall(PetscArrayzero(z + 2 * n + c, 2 * n + c));
+      }
+      for (PetscInt j = 0; j < D; j++)
+        idx[j] = k * D + j;
+      PetscCall(VecSetValues(sh->Xfull, D, idx, z, INSERT_VALUES));
+    }
+  }
+  PetscCall(PetscFree(idx));
+  PetscCall(VecAssemblyBegin(sh->Xfull));
+  PetscCall(VecAssemblyEnd(sh->Xfull));
+  PetscCall(HsConstrainedPostSolveFrom(s, sh->Xfull));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  HsConsShoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(buf, len, "multiple shooting with %" PetscInt_FMT " segment%s, %d holonomic constraint%s%s%s",
+                          sh->M, sh->M > 1 ? "s" : "", s->prob->nc, s->prob->nc > 1 ? "s" : "",
+                          s->prob->cons_extended ? ", extended scheme: " : "",
+                          s->prob->cons_extended ? s->prob->cons_extended : ""));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsConsShoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  HsConsDestroy(&sh->cd.cons);
+  PetscCall(DMDestroy(&sh->cd.da));
+  PetscCall(VecDestroy(&sh->Xfull));
+  PetscCall(HsSegmentLayoutDestroy(&sh->layout));
+  PetscCall(PetscFree(sh->knots));
+  PetscCall(PetscFree2(sh->traj, sh->toff));
+  PetscCall(PetscFree5(sh->S, sh->S2, sh->Send, sh->a0, sh->da0));
+  PetscCall(PetscFree5(sh->alpha, sh->Tb, sh->Fi, sh->Fn, sh->Phi));
+  PetscCall(PetscFree5(sh->Gp, sh->J, sh->E, sh->A, sh->EC));
+  PetscCall(PetscFree3(sh->dY, sh->rs, sh->Ysave));
+  if (sh->perm)
+    gsl_permutation_free(sh->perm);
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/* Storage of the local segments and the steps' scratch. */
+static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
+{
+  PetscInt n = s->prob->n, c = s->prob->nc, D = sh->D, W = sh->W, r = 2 * n + c, nloc = sh->s1 - sh->s0, pts = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nloc; i++)
+    pts += sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 2;
+  PetscCall(PetscMalloc2(pts * D + 1, &sh->traj, nloc + 1, &sh->toff));
+  sh->toff[0] = 0;
+  for (PetscInt i = 0; i < nloc; i++)
+    sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 2;
+  PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W) + 1, &sh->Send, c, &sh->a0, c * 2 * n, &sh->da0));
+  PetscCall(PetscCalloc5(c, &sh->alpha, n * (n - c) + 1, &sh->Tb, r, &sh->Fi, r, &sh->Fn, c, &sh->Phi));
+  PetscCall(PetscCalloc5(c * n, &sh->Gp, 5 * r * D, &sh->J, D, &sh->E, D * D, &sh->A, D * W, &sh->EC));
+  PetscCall(PetscCalloc3(D, &sh->dY, D, &sh->rs, D, &sh->Ysave));
+  sh->perm = gsl_permutation_alloc((size_t)D);
+  PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+  PetscFunctionReturn(0);
+}
+
+/* The transcription's layout (DMDA, Xnodes, Xmult) for the output, the segments over the ranks, X, F, the outer
+ * Jacobian (entries added from any rank) and its LU by MUMPS. Collective. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsConsShoot *sh = s->data;
+  PetscInt     nl = 0, c = s->prob->nc;
+  KSP          ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsConstrainedCreateLayout(s));
+  sh->n = s->prob->n, sh->c = c, sh->x0 = s->prob->x0;
+  sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n + c;
+  PetscCall(DMCreateGlobalVector(sh->cd.da, &sh->Xfull));
+  PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
+  sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
+  PetscCall(Allocate(s, sh));
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    nl += BlockSize(sh, t);
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, sh->W + c + 1, NULL,
+                         sh->W + c + 1, NULL, &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PreSolve(s));
+  s->res.segments = sh->M;
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  if (!s->prob->cons_extended) { /* the closed form: the secant line search, as the transcription's (from the default
+       guess of the Cartesian pendulum, 4 segments: 15 Newton iterations; hsbt failed after 18) */
+    SNESLineSearch ls;
+    PetscCall(SNESGetLineSearch(s->snes, &ls));
+    PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsConsShootSetUp - makes s, a shooting solver whose problem has holonomic constraints, the multiple shooting of the
+    constrained scheme (this file's head; docs/constrained.md) on M segments between knots (M + 1 nodes, copied) and
+    sets it up (bvp/impls internal; the shooting formulation's set-up calls it). Frees the shooting's data, takes its
+    own and fills the operations. Collective. @*/
+PetscErrorCode HsConsShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots)
+{
+  HsConsShoot *sh;
+  PetscInt    *kn;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(M + 1, &kn));
+  PetscCall(PetscArraycpy(kn, knots, M + 1));
+  PetscCall((*s->ops->destroy)(s));
+  PetscCall(PetscNew(&sh));
+  sh->M = M, sh->knots = kn;
+  s->data                = sh;
+  s->ops->setfromoptions = NULL; /* the shooting's keys were read; its data are gone */
+  s->ops->setupksp       = NULL;
+  s->ops->resetiterate   = NULL;
+  s->ops->setup          = SetUp;
+  s->ops->guess          = Guess;
+  s->ops->presolve       = PreSolve;
+  s->ops->postsolve      = PostSolve;
+  s->ops->describe       = Describe;
+  s->ops->view           = HsConstrainedView;
+  s->ops->writesummary   = HsConstrainedWriteSummary;
+  s->ops->destroy        = Destroy;
+  s->ops->residual       = Residual;
+  PetscCall(SetUp(s));
+  PetscFunctionReturn(0);
+}
