@@ -31,6 +31,7 @@ typedef struct {
   PetscInt         n, c, s0, s1, D, W, W0; /* W = D + 2n (carried data), W0 = 2n + nc (block 0) */
   const PetscReal *x0;                     /* the initial state */
   PetscReal       *traj;             /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
+  PetscBool        have_traj;        /* traj holds a guess or an earlier march (else: a restart; steps extrapolate) */
   PetscInt        *toff;             /* first point of local segment i in traj (in points) */
   PetscReal       *S, *S2;           /* the carried data's sensitivity (W x W), scratch */
   PetscReal       *Send;             /* per local segment: C_end (W) and dC_end/dw_t (W x W) */
@@ -246,6 +247,10 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
     memcpy(z0, sh->x0, sizeof(double) * (size_t)(2 * n));
     memset(z0 + 2 * n, 0, sizeof(double) * (size_t)c);
     memcpy(z0 + 2 * n + c, w, sizeof(double) * (size_t)(2 * n));
+    if (!sh->have_traj) { /* gamma = 0, x_1 = x_0 */
+      memset(z0 + 4 * n + c, 0, sizeof(double) * (size_t)c);
+      memcpy(Point(sh, i, 1), z0, sizeof(double) * (size_t)(2 * n));
+    }
     if ((st = FirstStep(sh, z0, Point(sh, i, 1), sens)))
       return st;
   } else {
@@ -259,7 +264,8 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
   }
   for (PetscInt k = t ? k0 : 1; k < k1; k++) {
     double *zm = Point(sh, i, k - 1), *z0 = Point(sh, i, k), *zp = Point(sh, i, k + 1);
-    if ((st = StepSolve(sh, (int)k, zm, z0, zp))) { /* again from the previous point's multipliers, q extrapolated */
+    if (!sh->have_traj || (st = StepSolve(sh, (int)k, zm, z0, zp))) { /* (again) from the previous point's
+                                                                          multipliers, q extrapolated */
       memcpy(z0 + 2 * n, zm + 2 * n, sizeof(double) * (size_t)(D - 2 * n));
       for (int j = 0; j < 2 * n; j++)
         zp[j] = j < n ? 2 * z0[j] - zm[j] : z0[j];
@@ -334,6 +340,7 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
                "constrained shooting march", sh->knots[sh->s0 + i]);
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  sh->have_traj = (PetscBool)(sh->have_traj || !dom);
   *domp = dom;
   PetscFunctionReturn(0);
 }
@@ -504,6 +511,7 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscCall(VecRestoreArrayRead(All, &g));
   PetscCall(VecScatterDestroy(&sc));
   PetscCall(VecDestroy(&All));
+  sh->have_traj = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
