@@ -67,7 +67,7 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
     return HS_EINVAL;
   }
   sz = (size_t)(n * n + m * m + c + c * n + c * n * n + c + c * n + n * m * (1 + n + n * n) + 2 * d + 2 * m +
-                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + 2 * n * n + n + d * d);
+                2 * n * m + n + 3 * n * n + 2 * n + 2 * n * m + 2 * n * n + n + d * d + 2 * d + d * d + n * m + m);
   if (!(cs = calloc(1, sizeof *cs)) || !(cs->pool = calloc(sz, sizeof(double)))) {
     free(cs);
     return HS_ENOMEM;
@@ -97,6 +97,7 @@ int HsConsCreate(const HsProblem *prob, int N, HsCons **csp, char *msg, int msgl
   cs->qb = p, p += n;
   cs->Ta = p, p += n * m;
   cs->Tb = p, p += n * m;
+  cs->tw = p, p += 2 * d + d * d + n * m + m; /* FreeEnd: grad phi, its Hessian, dB_l^T lp rows, u */
   cs->kmu[0] = p, p += n * n;
   cs->kmu[1] = p, p += n * n;
   cs->w1 = p, p += n;
@@ -537,8 +538,113 @@ int HsConsNode(HsCons *cs, int k, const double *zm, const double *z0, const doub
   return HS_SUCCESS;
 }
 
-/*@ HsConsTerminal - the end condition at point N (times 1): q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha in z_N's nu
-    slot), G(q_T) (lp - (h/2) M^{-1} lq) of interval N - 1/2; blocks in z_{N-1} (Jm) and z_N (JN).
+/* FreeEnd's blocks (after its evaluations: G and H at qbar, G0 at q_N, B at qbar, the scratch cs->tw). */
+static void FreeEndJacobian(HsCons *cs, const double *zm, const double *zN, int qfree, double *Jm, double *JN)
+{
+  const HsProblem *P = cs->prob;
+  int              n = cs->n, c = cs->c, m = cs->m, D = cs->D, d = 2 * n;
+  const double    *lp = zm + 3 * n + c, *gam = zm + 4 * n + c, *a = zN + 2 * n;
+  double           h = cs->h, *Hp = cs->tw + d, *T = Hp + d * d, *u = T + n * m;
+
+  memset(Jm, 0, sizeof(double) * (size_t)(cs->r * D));
+  memset(JN, 0, sizeof(double) * (size_t)(cs->r * D));
+  for (int i = 0; i < n; i++) {
+    double *jm = Jm + i * D, *jn = JN + i * D, *pm = Jm + (n + i) * D, *pn = JN + (n + i) * D;
+    pm[3 * n + c + i] = 1;
+    for (int l = 0; l < n; l++)
+      pm[2 * n + c + l] = -0.5 * h * cs->Minv[i * n + l];
+    for (int col = 0; col < d; col++)
+      pn[col] = Hp[(n + i) * d + col];
+    if (P->xT_fixed[i]) {
+      jn[i] = 1;
+      continue;
+    }
+    jm[2 * n + c + i] = 1;
+    for (int col = 0; col < d; col++)
+      jn[col] = Hp[i * d + col];
+    for (int j = 0; j < c; j++) {
+      double hl = 0;
+      for (int l = 0; l < n; l++)
+        hl += cs->H[(j * n + i) * n + l] * lp[l], jn[l] += h * a[j] * cs->H[(j * n + i) * n + l];
+      jm[4 * n + c + j] = 0.5 * h * hl, jn[2 * n + j] = h * cs->G0[j * n + i];
+    }
+    for (int l = 0; l < n; l++) { /* lp, and qbar (half to each end) */
+      double v = 0, w = 0;
+      for (int j = 0; j < c; j++)
+        v += 0.5 * h * gam[j] * cs->H[(j * n + i) * n + l];
+      for (int j = 0; j < m; j++) {
+        double du = 0, tq = 0;
+        for (int k = 0; k < m; k++)
+          du += cs->Rinv[j * m + k] * cs->B[l * m + k], tq += cs->Rinv[j * m + k] * T[l * m + k];
+        v -= 0.5 * h * (DB(cs, cs->dB, l, j, i) * u[j] + T[i * m + j] * du);
+        w -= 0.5 * h * T[i * m + j] * tq;
+      }
+      jm[3 * n + c + l] = v, jm[l] += 0.5 * w, jn[l] += 0.5 * w;
+    }
+  }
+  for (int j = 0; j < c; j++)
+    for (int l = 0; l < n; l++)
+      JN[(2 * n + j) * D + l] = qfree ? cs->G0[j * n + l] : 0;
+  for (int j = 0; j < c && !qfree; j++)
+    JN[(2 * n + j) * D + 2 * n + j] = 1;
+}
+
+/* The end rows of free terminal momenta (the closed form; docs/constrained.md "Free end states and terminal costs"):
+ * the stationarity of the direct BEM transcription's Lagrangian in x_N, with lambda = (lq, lp), gamma of interval
+ * N - 1/2 (zm), a = z_N's nu slot (nu_N with free coordinates; a dummy 0 with fixed ones), qbar the midpoint,
+ * u = R^{-1} B(qbar)^T lp:
+ *   q rows: q_N,i - q_T,i (fixed) or lq_i + d_i phi + (h/2)[sum_j gamma_j (Hess Phi_j lp)_i - lp^T dB_i u]
+ *           + h (G(q_N)^T a)_i (free);
+ *   p rows: lp - (h/2) M^{-1} lq + grad_p phi;   nc rows: Phi(q_N) (free coordinates) or a (all fixed). */
+static int FreeEnd(HsCons *cs, const double *zm, const double *zN, double *F, double *Jm, double *JN)
+{
+  const HsProblem *P = cs->prob;
+  int              n = cs->n, c = cs->c, m = cs->m, d = 2 * n, qfree = 0, st;
+  const double    *lq = zm + 2 * n + c, *lp = zm + 3 * n + c, *gam = zm + 4 * n + c, *a = zN + 2 * n;
+  double           h = cs->h, *gp = cs->tw, *Hp = gp + d, *T = Hp + d * d, *u = T + n * m;
+
+  for (int i = 0; i < n; i++)
+    qfree |= !P->xT_fixed[i];
+  memset(gp, 0, sizeof(double) * (size_t)(d + d * d));
+  if (P->phi.f && (P->phi.grad(zN, gp, P->ctx) || (Jm && P->phi.hess(zN, Hp, P->ctx))))
+    return HS_EDOM;
+  for (int i = 0; i < n; i++)
+    cs->qa[i] = 0.5 * (zm[i] + zN[i]);
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalPhi(cs, zN, cs->Phi0, cs->G0, NULL)) ||
+      (st = EvalB(cs, cs->qa, 0)))
+    return st;
+  RinvBt(cs, cs->B, lp, u);
+  for (int l = 0; l < n; l++) /* row l of T: dB_l^T lp (m values) */
+    for (int j = 0; j < m; j++) {
+      T[l * m + j] = 0;
+      for (int i = 0; i < n; i++)
+        T[l * m + j] += DB(cs, cs->dB, i, j, l) * lp[i];
+    }
+  for (int i = 0; i < n; i++) {
+    double fq = lq[i] + gp[i], fp = lp[i] + gp[n + i];
+    for (int j = 0; j < c; j++) {
+      double hl = 0;
+      for (int l = 0; l < n; l++)
+        hl += cs->H[(j * n + i) * n + l] * lp[l];
+      fq += 0.5 * h * gam[j] * hl + h * cs->G0[j * n + i] * a[j];
+    }
+    for (int j = 0; j < m; j++)
+      fq -= 0.5 * h * T[i * m + j] * u[j];
+    for (int l = 0; l < n; l++)
+      fp -= 0.5 * h * cs->Minv[i * n + l] * lq[l];
+    F[i] = P->xT_fixed[i] ? zN[i] - P->xT[i] : fq, F[n + i] = fp;
+  }
+  for (int j = 0; j < c; j++)
+    F[2 * n + j] = qfree ? cs->Phi0[j] : a[j];
+  if (Jm)
+    FreeEndJacobian(cs, zm, zN, qfree, Jm, JN);
+  return HS_SUCCESS;
+}
+
+/*@ HsConsTerminal - the end condition at point N (times 1). All terminal components fixed (the natural end
+    condition): q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha in z_N's nu slot), G(q_T) (lp - (h/2) M^{-1} lq +
+    grad_p phi) of interval N - 1/2; free momenta (and possibly coordinates): FreeEnd's rows. Blocks in z_{N-1} (Jm)
+    and z_N (JN).
 
   Not collective. HS_SUCCESS or HS_EDOM.
 @*/
@@ -547,11 +653,16 @@ int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, do
   const HsProblem *P = cs->prob;
   int              n = cs->n, c = cs->c, D = cs->D, st;
   const double    *lq = zm + 2 * n + c, *lp = zm + 3 * n + c, *al = zN + 2 * n;
+  double          *gp = cs->tw, *Hp = gp + 2 * n;
 
   if (!cs->exact)
     return HsConsExtTerminal(cs, zm, zN, F, Jm, JN);
-  if ((st = EvalPhi(cs, P->xT, cs->Phi0, cs->G0, NULL)))
-    return st;
+  if (!P->xT_fixed[n]) /* free momenta (ocp.c: all of them, and fixed momenta fix every coordinate) */
+    return FreeEnd(cs, zm, zN, F, Jm, JN);
+  memset(gp, 0, sizeof(double) * (size_t)(2 * n + 4 * n * n));
+  if ((st = EvalPhi(cs, P->xT, cs->Phi0, cs->G0, NULL)) ||
+      (P->phi.f && (P->phi.grad(zN, gp, P->ctx) || (Jm && P->phi.hess(zN, Hp, P->ctx)))))
+    return st ? st : HS_EDOM;
   for (int i = 0; i < n; i++) {
     double f = zN[n + i] - P->xT[n + i];
     for (int j = 0; j < c; j++)
@@ -564,7 +675,7 @@ int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, do
       double ml = 0;
       for (int r = 0; r < n; r++)
         ml += cs->Minv[l * n + r] * lq[r];
-      f += cs->G0[j * n + l] * (lp[l] - 0.5 * cs->h * ml);
+      f += cs->G0[j * n + l] * (lp[l] - 0.5 * cs->h * ml + gp[n + l]);
     }
     F[2 * n + j] = f;
   }
@@ -584,6 +695,8 @@ int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, do
         gm += cs->G0[j * n + r] * cs->Minv[r * n + l];
       Jm[(2 * n + j) * D + 3 * n + c + l] = cs->G0[j * n + l];
       Jm[(2 * n + j) * D + 2 * n + c + l] = -0.5 * cs->h * gm;
+      for (int col = 0; col < 2 * n; col++) /* grad_p phi(x_N) */
+        JN[(2 * n + j) * D + col] += cs->G0[j * n + l] * Hp[(n + l) * 2 * n + col];
     }
   return HS_SUCCESS;
 }

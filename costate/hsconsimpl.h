@@ -29,6 +29,7 @@ struct HsCons_s {
   HsDisc          *disc;                    /* the extended scheme's unconstrained part (HsConsSetDisc) */
   double          *ext;                     /* the extended scheme's scratch (constrainedext.c) */
   double          *w1;                      /* n: the node's control term (NodeResidualBase) */
+  double          *tw;                      /* the free end's scratch (FreeEnd) */
   double          *pool;
 };
 

@@ -11,7 +11,7 @@
  * relative to 1 + |q| (a bound on |Phi_i| itself would depend on how the constraint is scaled, and let a linear one
  * at |q| = 1e5 be off by 20: the seventh security review) and an angle between G_i and M^{-1} p, and G of full row rank (its smallest singular value above 1e-10 of its largest). M^{-1} p is the
  * momentum part of grad E (constant M). w: room for nc (1 + n) + n (2 + nc) + nc^2 doubles. */
-static int CheckEnd(const HsProblem *P, const double *x, const char *end, double tol, double *w, char *why,
+static int CheckEnd(const HsProblem *P, const double *x, const char *end, int vel, double tol, double *w, char *why,
                     size_t len)
 {
   int     n = P->n, c = P->nc;
@@ -28,7 +28,7 @@ static int CheckEnd(const HsProblem *P, const double *x, const char *end, double
     if (!(fabs(Phi[i]) <= tol * sqrt(gn) * (1 + sqrt(qq)))) /* a distance: |Phi_i| / |G_i|, against tol (1 + |q|) */
       return snprintf(why, len, "%s: constraint %d is %.3g, not 0: the end positions must satisfy the constraints", end,
                       i + 1, Phi[i]), HS_ERANGE;
-    if (!(fabs(gv) <= tol * (1 + sqrt(gn * vv))))
+    if (vel && !(fabs(gv) <= tol * (1 + sqrt(gn * vv))))
       return snprintf(why, len, "%s: the velocity M^-1 p violates constraint %d (G M^-1 p = %.3g, not 0): the end "
                       "velocities must be tangent to the constraints", end, i + 1, gv), HS_ERANGE;
   }
@@ -56,7 +56,8 @@ static int CheckEnd(const HsProblem *P, const double *x, const char *end, double
 }
 
 /*@ HsProblemCheckConstraints - the end data of a constrained problem: Phi(q) = 0 and G M^{-1} p = 0 at x0 and xT to
-    tol (relative to |q|^2 and |G_i| |M^{-1} p|), full row rank of G at both ends, every terminal component fixed.
+    tol (relative to |q|^2 and |G_i| |M^{-1} p|), full row rank of G at both ends; at the end only where fixed (free
+    coordinates: none of it, free momenta: no velocity).
 
   Not collective. Input: prob (prob->nc > 0), tol (HS_CONSTRAINT_TOL by default); why, len - room for a message.
   Returns HS_SUCCESS; HS_ERANGE (why names the end, the constraint and what fails); HS_EDOM; HS_ENOMEM.
@@ -68,15 +69,14 @@ int HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size
 
   if (c <= 0)
     return HS_SUCCESS;
-  for (int i = 0; i < 2 * n; i++)
-    if (!prob->xT_fixed[i])
-      return snprintf(why, len, "xT: component %d is free, but a constrained problem fixes every terminal component", i + 1),
-             HS_ERANGE;
+  int qfree = 0;
+  for (int i = 0; i < n; i++)
+    qfree |= !prob->xT_fixed[i];
   if (!(w = malloc(sizeof(double) * (size_t)(c * (1 + n) + n * (2 + c) + c + c * c))))
     return HS_ENOMEM;
-  st = CheckEnd(prob, prob->x0, "x0", tol, w, why, len);
-  if (!st)
-    st = CheckEnd(prob, prob->xT, "xT", tol, w, why, len);
+  st = CheckEnd(prob, prob->x0, "x0", 1, tol, w, why, len);
+  if (!st && !qfree) /* free coordinates: no terminal positions to check; free momenta: no velocity */
+    st = CheckEnd(prob, prob->xT, "xT", prob->xT_fixed[n], tol, w, why, len);
   free(w);
   return st;
 }

@@ -207,7 +207,7 @@ int         HsProblemHasEll(const HsProblem *prob);
 void       *HsProblemGetUserContext(const HsProblem *prob);
 void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
 /** The end data of a constrained problem (docs/constrained.md): Phi(q) = 0 and G M^{-1} p = 0 at x0 and at
- *  xT to tol (relative), independent constraint gradients at both ends, every terminal component fixed.
+ *  xT to tol (relative), independent constraint gradients at both ends, at the end only what is fixed.
  *  Returns HS_SUCCESS, HS_ERANGE with why saying what fails, or HS_EDOM/HS_ENOMEM. */
 int         HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size_t len);
 #define HS_CONSTRAINT_TOL 1e-9 /* the default tol of HsProblemCheckConstraints */

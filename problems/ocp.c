@@ -1451,8 +1451,10 @@ static int Quadratic(Ocp *o, int node)
 
 /* What of a constrained problem lies outside the class the conserving scheme covers exactly
  * (docs/constrained.md): a mass matrix that depends on q, a potential that is not linear in q, a B(q) that
- * is not affine, a running or terminal cost, a free T or free terminal components; NULL if none. */
-static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p, int vnode, int *key, const char **ext)
+ * is not affine, a running cost, a free T, a pattern of free terminal components the end conditions do not cover, or
+ * free components or a terminal cost in the extended class; NULL if none. */
+static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p, int nc, int vnode, int *key,
+                                       const char **ext)
 {
   int lin = 1;
   for (int l = 0; l < o->n && lin > 0; l++) {
@@ -1471,12 +1473,21 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
       if (HsExprDependsOnFast(o->ex, d) && !*ext)
         *ext = "a B(q) that is not affine in q";
     }
-  for (int i = 0; i < 2 * o->n; i++)
-    if (!p->xT_fixed[i])
-      return *key = K_XT, "a free terminal component (every component of xT must be given; the momenta's normal part is "
-                          "free by the natural end condition)";
+  int qfix = 0, pfix = 0, n = o->n;
+  for (int i = 0; i < n; i++)
+    qfix += p->xT_fixed[i], pfix += p->xT_fixed[n + i];
+  if (pfix && pfix < n)
+    return *key = K_XT, "momenta fixed in part (fix all terminal momenta, their normal part then free by the natural end "
+                        "condition, or none)";
+  if (pfix && qfix < n)
+    return *key = K_XT, "free terminal coordinates with fixed momenta (the momenta's fixed tangential part would move "
+                        "with the coordinates: free the momenta too)";
+  if (qfix < n && qfix + nc > n)
+    return *key = K_XT, "more fixed terminal coordinates and constraints than coordinates";
+  if ((pfix < n || K->text[K_PHI]) && *ext)
+    return *key = pfix < n ? K_XT : K_PHI, "free terminal components or a terminal cost outside the exact class (the "
+                                           "extended scheme's end condition fixes every component)";
   return K->text[K_ELL] ? (*key = K_ELL, "a running cost (the cost is 1/2 u^T R u)")
-         : K->text[K_PHI] ? (*key = K_PHI, "a terminal cost")
          : o->T_free      ? (*key = K_T, "a free final time")
          : K->text[K_UMIN] || K->text[K_UMAX] ? (*key = K->text[K_UMIN] ? K_UMIN : K_UMAX, "control bounds")
                                               : NULL;
@@ -1554,7 +1565,7 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
   }
   if (!ret && !const_mass)
     ext = "a mass matrix that depends on q";
-  if (!ret && (why = OcpConstrainedClass(o, K, p, vnode, &key, &ext))) {
+  if (!ret && (why = OcpConstrainedClass(o, K, p, nc, vnode, &key, &ext))) {
     s->line = K->lines[key];
     ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) cannot have %s yet "
                    "(docs/constrained.md)", keys[key], K->lines[K_CONS], why);

@@ -197,6 +197,53 @@ def t_constrained_shooting():
     tmp.cleanup()
 
 
+def t_constrained_free_end():
+    """Free end states and terminal costs (docs/constrained.md): the Cartesian pendulum with all of x_N free and
+    phi = w/2 ((x - 1)^2 + y^2 + p_theta^2), and reaching the horizontal with free momenta and phi = w/2 p_theta^2.
+    H^d, E - W and the constraints at round-off; order 2.0 +- 0.1; the Richardson limits equal the same problems in
+    the pendulum's angle (tests/data/pendulum_angle_*.ocp, generalized coordinates) within 1e-6; the direct
+    scheme's J equals scipy SLSQP's optimum of the same NLP written independently
+    (tests/crosscheck/constrained_direct.py --free) and is below the conserving J; multiple shooting equals the
+    transcription on 1 and 2 ranks."""
+    data = lambda f: os.path.join(HERE, "data", f + ".ocp")
+    for cart, ang in (("pendulum_cartesian_free", "pendulum_angle_free"), ("pendulum_cartesian_reach", "pendulum_angle_reach")):
+        J = {}
+        for N in (80, 160, 320):
+            s, _, _ = run(["-problem", data(cart), "-N", str(N), "-hs_check_extremal", "no"] + TIGHT)
+            if not s:
+                return check(False, "%s N = %d: no summary" % (cart, N))
+            check_conserved(s, "%s N = %d" % (cart, N))
+            J[cart, N] = s["J"]
+        for N in (640, 1280):
+            r, _, _ = run(["-problem", data(ang), "-N", str(N), "-hs_check_extremal", "no"])
+            J[ang, N] = r["J"] if r else float("nan")
+        o = order(J[cart, 80] - J[cart, 160], J[cart, 160] - J[cart, 320])
+        lim = [(4 * J[cart, 320] - J[cart, 160]) / 3, (4 * J[ang, 1280] - J[ang, 640]) / 3]
+        print("%s: order %.3f, Richardson limit %.10g (angle: %.10g)" % (cart, o, lim[0], lim[1]))
+        check(abs(o - 2) <= 0.1, "%s: observed order %.3f" % (cart, o))
+        check(rel(lim[0], lim[1]) <= 1e-6 * abs(lim[1]), "%s: limit %.10g, the angle form's %.10g" % (cart, lim[0], lim[1]))
+        ref, _, _ = run(["-problem", data(cart), "-N", "40", "-hs_check_extremal", "no"] + TIGHT)
+        for ranks in (1, 2):
+            s, _, _ = run(["-problem", data(cart), "-N", "40", "-hs_check_extremal", "no", "-hs_bvp_type", "shooting",
+                           "-hs_shoot_segments", "4"] + TIGHT, ranks=ranks)
+            check(s and ref and s["converged"] and rel(s["J"], ref["J"]) <= 1e-10 * abs(ref["J"]),
+                  "%s shooting on %d ranks: J %s, transcription %s" % (cart, ranks, s and s["J"], ref and ref["J"]))
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        for N in (20, 40):
+            cons = os.path.join(tmp, "c%d" % N)
+            c, _, _ = run(["-problem", data("pendulum_cartesian_free"), "-N", str(N)] + TIGHT, outdir=cons)
+            d, _, _ = run(["-problem", data("pendulum_cartesian_free"), "-N", str(N), "-hs_scheme", "direct"] + TIGHT)
+            p = subprocess.run([py, os.path.join(HERE, "crosscheck", "constrained_direct.py"), cons, "--free", "10"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+            m = re.search(r"^J = (\S+)", p.stdout, re.M)
+            print("free end N = %d: direct %s, SLSQP %s, conserving %s" % (N, d and d["J"], m and m.group(1), c and c["J"]))
+            check(p.returncode == 0 and m and d and rel(float(m.group(1)), d["J"]) <= 1e-10 * d["J"],
+                  "free end N = %d: SLSQP %s; Newton on the KKT %s" % (N, p.stdout.strip()[-300:], d and d["J"]))
+            check(c and d and d["J"] <= c["J"], "free end N = %d: direct J %s above the conserving %s" % (N, d and d["J"],
+                                                                                                   c and c["J"]))
+
+
 def t_constrained_crane():
     """The crane in its redundant form converges at order 2.0 +- 0.1 and its Richardson limit equals the one of the same
     crane in generalized coordinates (problems/crane.ocp: trolley, rope length, angle; the generalized-coordinate

@@ -203,6 +203,8 @@ int main(int argc, char **argv)
   CheckFile(dir, "pendulum_cartesian.ocp");
   CheckFile(dir, "double_pendulum_cartesian.ocp");
   CheckFile(dir, "crane_natural.ocp");
+  CheckFile(dir, "../tests/data/pendulum_cartesian_free.ocp");  /* free end, terminal cost: FreeEnd's rows */
+  CheckFile(dir, "../tests/data/pendulum_cartesian_reach.ocp"); /* fixed coordinates, free momenta */
   CheckBlend(dir, "pendulum_cartesian.ocp");
   CheckBlend(dir, "double_pendulum_cartesian.ocp");
   CheckBlend(dir, "fourbar.ocp");
@@ -212,7 +214,12 @@ int main(int argc, char **argv)
   CheckExtended(dir, "B:", "B: -y^2, x", "not affine");
   CheckRefused(dir, "pendulum_cartesian.ocp", "x0:", "x0: 0, -0.9, 0, 0", "x0: constraint 1");
   CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, 1, 0", "xT: the velocity");
-  CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, *, 0", "free terminal component");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, *, 0", "momenta fixed in part");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: *, 0, 0, 0", "free terminal coordinates with fixed momenta");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "potential:", "potential: m*g*y + x^4\nterminal_cost: x^2",
+               "terminal cost outside the exact class");
+  CheckRefused(dir, "../tests/data/pendulum_cartesian_reach.ocp", "mass:", "mass: m*(1 + x^2), 0, 0, m",
+               "free terminal components or a terminal cost outside the exact class");
   CheckRefused(dir, "double_pendulum_cartesian.ocp", "constraints:",
                "constraints: 0.5*(x1^2 + y1^2 - 1), x1^2 + y1^2 - 1", "dependent");
   CheckRefused(dir, "pendulum_cartesian.ocp", "constraints:", "constraints: 0.5*(x^2 + y^2 - l^2), x, y",

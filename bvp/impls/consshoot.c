@@ -15,7 +15,8 @@
  * Outer unknowns: block 0 = (lambda_{1/2} (2n), alpha (nc)); block t = 1..M-1 the carried data w_t = C_{k_t} at knot
  * k_t. Outer equations: block 0 = (interval 0's adjoint constraint (nc), the end condition (2n)); block t = the match
  * C_{k_t}(w_{t-1}) - w_t. The end condition is the transcription's (HsConsTerminal) with q_N - q_T taken along a basis
- * of the tangent space at q_T (n - nc rows): the last step imposes Phi(q_N) = 0 already. The Jacobian is exact: each
+ * of the tangent space at q_T (n - nc rows), or, with free terminal coordinates, without its Phi(q_N) rows: the last
+ * step imposes Phi(q_N) = 0 already. The Jacobian is exact: each
  * step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed over the ranks in
  * contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
 #include "constrainedimpl.h"
@@ -38,6 +39,7 @@ typedef struct {
   PetscReal       *a0, *da0;         /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
   PetscReal       *alpha;            /* alpha of the end condition (block 0's, on every rank) */
   PetscReal       *Tb;               /* n x (n - nc): an orthonormal basis of the tangent space at q_T */
+  PetscBool        qfree;            /* some terminal coordinates are free (no tangent basis) */
   PetscReal       *Fi, *Fn, *Phi, *Gp, *J; /* scratch: equations and 5 blocks r x D, Phi, G at q_{k+1} */
   PetscReal       *E, *A, *EC, *dY, *rs, *Ysave;
   gsl_permutation *perm;
@@ -295,8 +297,9 @@ static int EndRows(HsConsShoot *sh, const double *end, const double *alpha, doub
   memcpy(zN + 2 * n, alpha, sizeof(double) * (size_t)c);
   if ((st = HsConsTerminal(cs, end, zN, Ft, dC ? Jm : NULL, dC ? JN : NULL)))
     return st;
-  for (int i = 0; i < 2 * n; i++) { /* row i of the end rows: a combination of the terminal rows */
-    int src = i < nt ? -1 : i - nt + n;
+  for (int i = 0; i < 2 * n; i++) { /* row i of the end rows: a combination of the terminal rows (free coordinates:
+                                        the q and p rows, Phi(q_N) = 0 being the last step's) */
+    int src = sh->qfree ? i : i < nt ? -1 : i - nt + n;
     Fe[i]   = 0;
     for (int l = 0; l < n && src < 0; l++)
       Fe[i] += sh->Tb[l * nt + i] * Ft[l];
@@ -526,8 +529,11 @@ static PetscErrorCode PreSolve(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(HsConstrainedPreSolve(s));
-  sh->x0 = s->prob->x0;
-  if (sh->cd.bad_ends) /* no basis needed: every evaluation is a domain error */
+  sh->x0    = s->prob->x0;
+  sh->qfree = PETSC_FALSE;
+  for (PetscInt i = 0; i < n; i++)
+    sh->qfree = (PetscBool)(sh->qfree || !s->prob->xT_fixed[i]);
+  if (sh->cd.bad_ends || sh->qfree) /* no basis needed: every evaluation is a domain error; or no q_T */
     PetscFunctionReturn(0);
   PetscCheck(!HsConsPhi(sh->cd.cons, s->prob->xT, sh->Phi, sh->Gp), PetscObjectComm((PetscObject)s), PETSC_ERR_LIB,
              "problem '%s': the constraints cannot be evaluated at the end state", s->prob->name);

@@ -18,7 +18,10 @@ midpoints,
     Phi(q_k) = (x_k^2 + y_k^2 - 1)/2 = 0   (k = 1..N-1),   q_N = (1, 0),   p_{N,y} = 0
 (p_{N,x} is free: p_N = 0 + G(q_T)^T alpha with G(q_T) = (1, 0)).
 
-Usage: /usr/bin/python3 constrained_direct.py OUTDIR   (numpy, scipy).  Prints J, the maximum
+With --free W (tests/data/pendulum_cartesian_free.ocp): x_N free, Phi(q_N) = 0 imposed at k = N too, no end
+constraints, and the terminal cost phi = W/2 ((x_N - 1)^2 + y_N^2 + (x_N p_y,N - y_N p_x,N)^2) added to J.
+
+Usage: /usr/bin/python3 constrained_direct.py OUTDIR [--free W]   (numpy, scipy).  Prints J, the maximum
 constraint violation and the iteration count; exits 0 if the optimizer reports success and the
 violation is <= 1e-10, else 1.
 """
@@ -41,6 +44,19 @@ def split(z, N):
     return S, z[4 * N:5 * N], z[5 * N:6 * N]
 
 
+FREE = None  # W of --free (a free end with a terminal cost), else None
+
+
+def terminal(S):
+    """phi(x_N) of --free and its gradient in (x, y, p_x, p_y); 0 without it."""
+    if FREE is None:
+        return 0.0, np.zeros(4)
+    x, y, px, py = S[-1]
+    L = x * py - y * px
+    phi = 0.5 * FREE * ((x - 1) ** 2 + y ** 2 + L ** 2)
+    return phi, FREE * np.array([x - 1 + L * py, y - L * px, -L * y, L * x])
+
+
 def constraints(z, N, h):
     S, u, gam = split(z, N)
     a, b = S[:-1], S[1:]
@@ -48,6 +64,8 @@ def constraints(z, N, h):
     rq = b[:, :2] - a[:, :2] - h * m[:, 2:]
     rpx = b[:, 2] - a[:, 2] + h * (m[:, 0] * gam + m[:, 1] * u)
     rpy = b[:, 3] - a[:, 3] + h * (G_ACC + m[:, 1] * gam - m[:, 0] * u)
+    if FREE is not None:
+        return np.concatenate([rq[:, 0], rq[:, 1], rpx, rpy, 0.5 * (S[1:, 0] ** 2 + S[1:, 1] ** 2 - 1.0)])
     phi = 0.5 * (S[1:N, 0] ** 2 + S[1:N, 1] ** 2 - 1.0)
     end = np.array([S[N, 0] - QT[0], S[N, 1] - QT[1], S[N, 3]])
     return np.concatenate([rq[:, 0], rq[:, 1], rpx, rpy, phi, end])
@@ -77,15 +95,20 @@ def jacobian(z, N, h):
     J[r, col(j, 0)] = J[r, col(j + 1, 0)] = -0.5 * h * u
     J[r, col(j, 1)] = J[r, col(j + 1, 1)] = 0.5 * h * gam
     J[r, cg], J[r, cu] = h * m[:, 1], -h * m[:, 0]
-    k = np.arange(1, N)                                # Phi at interior nodes
-    J[4 * N + k - 1, col(k, 0)], J[4 * N + k - 1, col(k, 1)] = S[1:N, 0], S[1:N, 1]
+    k = np.arange(1, N + (FREE is not None))          # Phi at interior nodes (and node N with --free)
+    J[4 * N + k - 1, col(k, 0)], J[4 * N + k - 1, col(k, 1)] = S[k, 0], S[k, 1]
+    if FREE is not None:
+        return J[:5 * N, 4:]
     J[5 * N - 1, col(N, 0)] = J[5 * N, col(N, 1)] = J[5 * N + 1, col(N, 3)] = 1.0
     return J[:, 4:]
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: constrained_direct.py OUTDIR")
+    global FREE
+    if len(sys.argv) == 4 and sys.argv[2] == "--free":
+        FREE = float(sys.argv[3])
+    elif len(sys.argv) != 2:
+        sys.exit("usage: constrained_direct.py OUTDIR [--free W]")
     tr = read_csv(sys.argv[1] + "/trajectory.csv")
     iv = read_csv(sys.argv[1] + "/intervals.csv")
     N = len(iv)
@@ -97,11 +120,12 @@ def main():
 
     def fun(z):
         u = z[4 * N:5 * N]
-        return 0.5 * h * u @ u
+        return 0.5 * h * u @ u + terminal(split(z, N)[0])[0]
 
     def grad(z):
         g = np.zeros_like(z)
         g[4 * N:5 * N] = h * z[4 * N:5 * N]
+        g[4 * (N - 1):4 * N] += terminal(split(z, N)[0])[1]
         return g
 
     # SLSQP stops when |f_k - f_{k-1}| < ftol (absolute).  1e-15 lies below the round-off of
