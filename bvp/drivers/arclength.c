@@ -7,6 +7,7 @@
  *
  *     <t, (X - X_c, mu - mu_c)> = ds,   <(a, alpha), (b, beta)> = a.b / n_X + alpha beta,
  *
+ * n_X the larger of X's length and |dX/dmu|^2 at the start (then mu has at least half of the first tangent);
  * t the unit tangent of the branch at the last solution (X_c, mu_c) (at the start: J t_X = -F_mu,
  * t_mu = 1 towards the target; afterwards the unit secant of the last step). The predictor is
  * (X_c, mu_c) + ds t; the corrector is Newton on [F; arclength] by bordering: with J = F_X,
@@ -298,7 +299,11 @@ static PetscErrorCode ArcStart(HsContinuation c, const Stage *t, Arc *A, Vec Xc,
              "-hs_continue_type arclength: no tangent at %s = %g", t->name, (double)vc);
   PetscCall(VecCopy(A->b, A->tX));
   PetscCall(VecNorm(A->tX, NORM_2, &nrm));
-  nrm = PetscSqrtReal(nrm * nrm / A->nX + 1);
+  /* the metric's weight of X: at least |dX/dmu|^2, so that mu keeps at least half of the first tangent (the crane in
+     natural coordinates, whose multipliers are 1e5: with n_X alone, mu moved 7e-4 per step of 4 and the stage gave up
+     after 180 steps at reach 0.12) */
+  A->nX = PetscMax(A->nX, nrm * nrm);
+  nrm   = PetscSqrtReal(nrm * nrm / A->nX + 1);
   PetscCall(VecScale(A->tX, dir / nrm));
   A->tmu         = dir / nrm;
   c->branch_test = A->det_known;
