@@ -194,6 +194,21 @@ def t_constrained_shooting():
                       "%s: H^d spread %.3g, max|Phi| %.3g, adjoint %.3g" % (what, s["H_spread_relative"], c["max_phi"],
                                                                           c["adjoint"]))
                 check("multiple shooting with %d segment" % M in out, "%s: the summary names the formulation" % what)
+    # q_N = q_T whole, not only along the tangent space at q_T (the tenth review: started from the mirror image's solution,
+    # one segment had ended at (-1, 0) instead of (1, 0), and the four-bar on another point of its loop, "converged")
+    left = os.path.join(tmp.name, "left.ocp")
+    with open(problem("pendulum_cartesian")) as f, open(left, "w") as g:
+        g.write(f.read().replace("xT: l, 0, 0, 0", "xT: -l, 0, 0, 0"))
+    run(["-problem", left], outdir=os.path.join(tmp.name, "left"))
+    for args in (["-problem", problem("pendulum_cartesian"), "-hs_init", os.path.join(tmp.name, "left", "trajectory.csv")],
+                 ["-problem", problem("fourbar")]):
+        s, _, rc = run(args + ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"], ranks=2, expect_rc=None)
+        last = s and s["_rows"][s["N"]]
+        qT = {"pendulum_cartesian": (1.0, 0.0), "fourbar": (0.0, 1.0)}[s["problem"] if s else "fourbar"]
+        end = last and (float(last[[k for k in last if k.startswith("q_")][0]]), float(last[[k for k in last if k.startswith("q_")][1]]))
+        print("one segment from %s: exit %d, converged %s, ends at %s (q_T starts %s)" % (args[1], rc, s and s["converged"], end, qT))
+        check(not (s and s["converged"]) or max(abs(a - b) for a, b in zip(end, qT)) <= 1e-8,
+              "%s, one segment: converged at %s, not at q_T %s" % (args[1], end, qT))
     tmp.cleanup()
 
 

@@ -12,11 +12,13 @@
  * lambda_{1/2} is an unknown of the outer system, the step solves interval 0's state rows and Phi(q_1) for
  * (gamma_{1/2}, q_1, p_1), and interval 0's adjoint constraint is an outer equation.
  *
- * Outer unknowns: block 0 = (lambda_{1/2} (2n), alpha (nc)); block t = 1..M-1 the carried data w_t = C_{k_t} at knot
- * k_t. Outer equations: block 0 = (interval 0's adjoint constraint (nc), the end condition (2n)); block t = the match
- * C_{k_t}(w_{t-1}) - w_t. The end condition is the transcription's (HsConsTerminal) with q_N - q_T taken along a basis
- * of the tangent space at q_T (n - nc rows), or, with free terminal coordinates, without its Phi(q_N) rows: the last
- * step imposes Phi(q_N) = 0 already. The Jacobian is exact: each
+ * Outer unknowns: block 0 = (lambda_{1/2} (2n), alpha (nc), gamma_{N-1/2} (nc, with fixed terminal coordinates));
+ * block t = 1..M-1 the carried data w_t = C_{k_t} at knot k_t. Outer equations: block 0 = (interval 0's adjoint
+ * constraint (nc), the end condition); block t = the match C_{k_t}(w_{t-1}) - w_t. With fixed terminal coordinates
+ * the last step takes gamma_{N-1/2} from block 0 and leaves out Phi(q_N) = 0, and the end condition is the
+ * transcription's (HsConsTerminal, 2n + nc rows, q_N = q_T whole: a tangential q_N - q_T with Phi(q_N) = 0 had let
+ * the four-bar end on another point of the constraints with the same projection, "converged"); with free terminal
+ * coordinates the last step imposes Phi(q_N) = 0 and the end condition is HsConsTerminal's q and p rows (2n). The Jacobian is exact: each
  * step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed over the ranks in
  * contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
 #include "constrainedimpl.h"
@@ -29,17 +31,16 @@ typedef struct {
   HsConstrained    cd; /* first: the transcription's layout, scheme and diagnostics (constrained.c) */
   PetscInt         M, *knots;
   HsSegmentLayout *layout;
-  PetscInt         n, c, s0, s1, D, W, W0; /* W = D + 2n (carried data), W0 = 2n + nc (block 0) */
+  PetscInt         n, c, s0, s1, D, W, W0; /* W = D + 2n (carried data), W0 = 2n + nc (+ nc with gl: block 0) */
   const PetscReal *x0;                     /* the initial state */
   PetscReal       *traj;             /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
   PetscBool        have_traj;        /* traj holds a guess or an earlier march (else: a restart; steps extrapolate) */
   PetscInt        *toff;             /* first point of local segment i in traj (in points) */
   PetscReal       *S, *S2;           /* the carried data's sensitivity (W x W), scratch */
-  PetscReal       *Send;             /* per local segment: C_end (W) and dC_end/dw_t (W x W) */
+  PetscReal       *Send;             /* per local segment: C_end (W), dC_end/dw_t (W x W), dC_end/dgamma_{N-1/2} (W x nc) */
   PetscReal       *a0, *da0;         /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
-  PetscReal       *alpha;            /* alpha of the end condition (block 0's, on every rank) */
-  PetscReal       *Tb;               /* n x (n - nc): an orthonormal basis of the tangent space at q_T */
-  PetscBool        qfree;            /* some terminal coordinates are free (no tangent basis) */
+  PetscReal       *alpha;            /* alpha of the end condition and gamma_{N-1/2} (gl) (block 0's, on every rank) */
+  PetscBool        gl;               /* every terminal coordinate fixed: gamma_{N-1/2} an outer unknown */
   PetscReal       *Fi, *Fn, *Phi, *Gp, *J; /* scratch: equations and 5 blocks r x D, Phi, G at q_{k+1} */
   PetscReal       *E, *A, *EC, *dY, *rs, *Ysave;
   gsl_permutation *perm;
@@ -53,19 +54,27 @@ static PetscReal *Point(HsConsShoot *sh, PetscInt i, PetscInt k) /* point k of l
   return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i] + 1) * sh->D;
 }
 
+/* A step's kind: the first (k = 0: gamma_{1/2}, q_1, p_1), an interior one (nu_k, lambda, gamma, q_{k+1}, p_{k+1}), or the
+ * last with gamma_{N-1/2} given (gl: nu, lambda, q_N, p_N; no Phi(q_N) row). */
+enum { STEP_FIRST, STEP_INTERIOR, STEP_LAST };
+
+static int StepRows(const HsConsShoot *sh, int mode) { return mode == STEP_FIRST ? (int)(2 * sh->n + sh->c) : mode == STEP_INTERIOR ? (int)sh->D : (int)(sh->D - sh->c); }
+static int StepCols(const HsConsShoot *sh, int mode) { return mode == STEP_FIRST ? (int)(2 * sh->n) : mode == STEP_INTERIOR ? (int)sh->W : (int)(sh->W + sh->c); }
+
 /* Where Y's entry j lives: point 0 (z_k) or 1 (z_{k+1}) and its column there. */
-static void YPlace(int n, int c, int k, int j, int *pt, int *col)
+static void YPlace(int n, int c, int mode, int j, int *pt, int *col)
 {
-  int nz = k ? 2 * n + 2 * c : c, first = k ? 2 * n : 4 * n + c;
+  int nz = mode == STEP_FIRST ? c : mode == STEP_INTERIOR ? 2 * n + 2 * c : 2 * n + c, first = mode == STEP_FIRST ? 4 * n + c : 2 * n;
   *pt = j >= nz, *col = j < nz ? first + j : j - nz;
 }
 
 /* The equations of step k (E, ny of them) and, with jac, their derivatives in Y (A, ny x ny) and in the carried data
- * (EC: ny x W for k >= 1, C = (z_{k-1}, q_k, p_k); ny x 2n for k = 0, C = lambda_{1/2}). */
-static int StepEquations(HsConsShoot *sh, int k, const double *zm, const double *z0, const double *zp, int jac)
+ * (EC: ny x W for k >= 1, C = (z_{k-1}, q_k, p_k), and for the last step gamma_{N-1/2} as nc more columns; ny x 2n
+ * for k = 0, C = lambda_{1/2}). */
+static int StepEquations(HsConsShoot *sh, int k, int mode, const double *zm, const double *z0, const double *zp, int jac)
 {
   HsCons *cs = sh->cd.cons;
-  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = k ? D : 2 * n + c, nC = k ? sh->W : 2 * n, st;
+  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = StepRows(sh, mode), nC = StepCols(sh, mode), st;
   double *J0i = sh->J, *J1i = J0i + r * D, *Jmn = J1i + r * D, *J0n = Jmn + r * D, *Jpn = J0n + r * D;
 
   if ((st = HsConsInterval(cs, z0, zp, sh->Fi, jac ? J0i : NULL, jac ? J1i : NULL)) ||
@@ -80,31 +89,31 @@ static int StepEquations(HsConsShoot *sh, int k, const double *zm, const double 
       continue;
     for (int j = 0; j < ny; j++) {
       int pt, col;
-      YPlace(n, c, k, j, &pt, &col);
+      YPlace(n, c, mode, j, &pt, &col);
       sh->A[i * ny + j] = ki == 2 ? (pt && col < n ? sh->Gp[ri * n + col] : 0) : pt ? Jb[col] : Ja[col];
     }
-    for (int j = 0; j < nC; j++)
+    for (int j = 0; j < nC; j++) /* (z_{k-1}, q_k, p_k), then gamma_{N-1/2} (STEP_LAST) */
       sh->EC[i * nC + j] = ki == 2 ? 0
-                         : k      ? (j < D ? (ki == 1 ? Jmn[ri * D + j] : 0) : Ja[j - D])
+                         : k      ? (j < D ? (ki == 1 ? Jmn[ri * D + j] : 0) : j < sh->W ? Ja[j - D] : Ja[4 * n + c + j - sh->W])
                                   : Ja[2 * n + c + j];
   }
   return HS_SUCCESS;
 }
 
-static void GetY(int n, int c, int k, int ny, const double *z0, const double *zp, double *Y)
+static void GetY(int n, int c, int mode, int ny, const double *z0, const double *zp, double *Y)
 {
   for (int j = 0; j < ny; j++) {
     int pt, col;
-    YPlace(n, c, k, j, &pt, &col);
+    YPlace(n, c, mode, j, &pt, &col);
     Y[j] = (pt ? zp : z0)[col];
   }
 }
 
-static void SetY(int n, int c, int k, int ny, const double *Y, double *z0, double *zp)
+static void SetY(int n, int c, int mode, int ny, const double *Y, double *z0, double *zp)
 {
   for (int j = 0; j < ny; j++) {
     int pt, col;
-    YPlace(n, c, k, j, &pt, &col);
+    YPlace(n, c, mode, j, &pt, &col);
     (pt ? zp : z0)[col] = Y[j];
   }
 }
@@ -138,38 +147,38 @@ static int Factor(HsConsShoot *sh, int ny, int nC)
 
 /* Step k by Newton from the Y in z0, zp (converged: |dY| <= 1e-13 (1 + |Y|), or the steps have stopped shrinking
  * below 1e-8 (1 + |Y|), round-off); A, EC left factored and scaled at the solution for the sensitivities. */
-static int StepSolve(HsConsShoot *sh, int k, const double *zm, double *z0, double *zp)
+static int StepSolve(HsConsShoot *sh, int k, int mode, const double *zm, double *z0, double *zp)
 {
-  int    n = (int)sh->n, c = (int)sh->c, ny = k ? sh->D : 2 * n + c, nC = k ? sh->W : 2 * n, st;
+  int    n = (int)sh->n, c = (int)sh->c, ny = StepRows(sh, mode), nC = StepCols(sh, mode), st;
   double prev = INFINITY;
 
   for (int it = 0; it < HS_CSHOOT_MAX_IT; it++) {
     double           dmax = 0, ymax = 0;
     gsl_matrix_view  Am;
     gsl_vector_view  ev, dv;
-    if ((st = StepEquations(sh, k, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
+    if ((st = StepEquations(sh, k, mode, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
       return st;
     Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
     ev = gsl_vector_view_array(sh->E, (size_t)ny), dv = gsl_vector_view_array(sh->dY, (size_t)ny);
     gsl_linalg_LU_solve(&Am.matrix, sh->perm, &ev.vector, &dv.vector);
-    GetY(n, c, k, ny, z0, zp, sh->Ysave);
+    GetY(n, c, mode, ny, z0, zp, sh->Ysave);
     for (int j = 0; j < ny; j++) {
       sh->Ysave[j] -= sh->dY[j];
       dmax = fmax(dmax, fabs(sh->dY[j])), ymax = fmax(ymax, fabs(sh->Ysave[j]));
     }
     if (!isfinite(dmax) || !isfinite(ymax))
       return HS_EDOM;
-    SetY(n, c, k, ny, sh->Ysave, z0, zp);
+    SetY(n, c, mode, ny, sh->Ysave, z0, zp);
     if (dmax <= 1e-13 * (1 + ymax) || (dmax <= 1e-8 * (1 + ymax) && dmax > 0.25 * prev)) {
       /* one more step, whose factors serve the sensitivities: the residual of the march then is at its round-off
          (without it the outer noise floor was 1e-10 on the four-bar) */
-      if ((st = StepEquations(sh, k, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
+      if ((st = StepEquations(sh, k, mode, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
         return st;
       gsl_linalg_LU_solve(&Am.matrix, sh->perm, &ev.vector, &dv.vector);
-      GetY(n, c, k, ny, z0, zp, sh->Ysave);
+      GetY(n, c, mode, ny, z0, zp, sh->Ysave);
       for (int j = 0; j < ny; j++)
         sh->Ysave[j] -= sh->dY[j];
-      SetY(n, c, k, ny, sh->Ysave, z0, zp);
+      SetY(n, c, mode, ny, sh->Ysave, z0, zp);
       return HS_SUCCESS;
     }
     prev = dmax;
@@ -177,25 +186,31 @@ static int StepSolve(HsConsShoot *sh, int k, const double *zm, double *z0, doubl
   return HS_ENOCONV;
 }
 
-/* S <- the sensitivity of C_{k+1} from that of C_k (k >= 1; S is W x wt) with A, EC of step k (factored). */
-static void ChainStep(HsConsShoot *sh, int wt)
+/* S <- the sensitivity of C_{k+1} from that of C_k (k >= 1; S is W x wt) with A, EC of step k (factored); after the
+ * last step with gamma_{N-1/2} given (STEP_LAST) also Sg = dC_N/dgamma_{N-1/2} (W x nc). */
+static void ChainStep(HsConsShoot *sh, int mode, int wt, double *Sg)
 {
-  int             n = (int)sh->n, D = (int)sh->D, W = sh->W;
-  gsl_matrix_view Am = gsl_matrix_view_array(sh->A, (size_t)D, (size_t)D);
+  int             n = (int)sh->n, c = (int)sh->c, D = (int)sh->D, W = sh->W, ny = StepRows(sh, mode), nC = StepCols(sh, mode);
+  int             nz = mode == STEP_LAST ? 2 * n + c : 2 * n + 2 * c; /* Y's entries that are z_k's */
+  gsl_matrix_view Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
 
-  for (int col = 0; col < wt; col++) {
-    gsl_vector_view v = gsl_vector_view_array(sh->dY, (size_t)D);
-    for (int i = 0; i < D; i++) {
+  for (int col = 0; col < wt + (Sg ? c : 0); col++) {
+    gsl_vector_view v  = gsl_vector_view_array(sh->dY, (size_t)ny);
+    double         *S2 = col < wt ? sh->S2 + col : Sg + col - wt;
+    int             ld = col < wt ? wt : c;
+    for (int i = 0; i < ny; i++) {
       double s = 0;
-      for (int j = 0; j < W; j++)
-        s += sh->EC[i * W + j] * sh->S[j * wt + col];
-      sh->dY[i] = -s;
+      for (int j = 0; j < W && col < wt; j++)
+        s += sh->EC[i * nC + j] * sh->S[j * wt + col];
+      sh->dY[i] = col < wt ? -s : -sh->EC[i * nC + W + col - wt];
     }
     gsl_linalg_LU_svx(&Am.matrix, sh->perm, &v.vector);
     for (int i = 0; i < 2 * n; i++) /* z_k's q, p: C_k's last 2n */
-      sh->S2[i * wt + col] = sh->S[(D + i) * wt + col];
-    for (int i = 0; i < D; i++) /* z_k's nu, lambda, gamma, then q_{k+1}, p_{k+1} */
-      sh->S2[(2 * n + i) * wt + col] = sh->dY[i];
+      S2[i * ld] = col < wt ? sh->S[(D + i) * wt + col] : 0;
+    for (int i = 0; i < ny; i++) /* z_k's nu, lambda (, gamma), then q_{k+1}, p_{k+1} */
+      S2[(i < nz ? 2 * n + i : D + i - nz) * ld] = sh->dY[i];
+    for (int g = 0; mode == STEP_LAST && g < c; g++) /* gamma_{N-1/2}: 0 in w_t, the identity in itself */
+      S2[(4 * n + c + g) * ld] = col - wt == g;
   }
   memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(W * wt));
 }
@@ -207,7 +222,7 @@ static int FirstStep(HsConsShoot *sh, double *z0, double *z1, int sens)
   int     n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = 2 * n + c, W0 = sh->W0, st;
   double *J0i = sh->J, *J1i = J0i + r * D;
 
-  if ((st = StepSolve(sh, 0, NULL, z0, z1)))
+  if ((st = StepSolve(sh, 0, STEP_FIRST, NULL, z0, z1)))
     return st;
   for (int j = 0; j < c; j++)
     sh->a0[j] = sh->Fi[2 * n + j];
@@ -242,7 +257,7 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
 {
   PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
   int      n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, wt = (int)BlockSize(sh, t), st;
-  double  *end = sh->Send + i * (W + W * W);
+  double  *end = sh->Send + i * (W + W * W + W * c);
 
   if (!t) {
     double *z0 = Point(sh, i, 0);
@@ -266,16 +281,19 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
   }
   for (PetscInt k = t ? k0 : 1; k < k1; k++) {
     double *zm = Point(sh, i, k - 1), *z0 = Point(sh, i, k), *zp = Point(sh, i, k + 1);
-    if (!sh->have_traj || (st = StepSolve(sh, (int)k, zm, z0, zp))) { /* (again) from the previous point's
-                                                                          multipliers, q extrapolated */
-      memcpy(z0 + 2 * n, zm + 2 * n, sizeof(double) * (size_t)(D - 2 * n));
+    int     mode = sh->gl && k == sh->knots[sh->M] - 1 ? STEP_LAST : STEP_INTERIOR;
+    if (mode == STEP_LAST) /* gamma_{N-1/2}: block 0's */
+      memcpy(z0 + 4 * n + c, sh->alpha + c, sizeof(double) * (size_t)c);
+    if (!sh->have_traj || (st = StepSolve(sh, (int)k, mode, zm, z0, zp))) { /* (again) from the previous point's
+                                                                                multipliers, q extrapolated */
+      memcpy(z0 + 2 * n, zm + 2 * n, sizeof(double) * (size_t)(D - 2 * n - (mode == STEP_LAST ? c : 0)));
       for (int j = 0; j < 2 * n; j++)
         zp[j] = j < n ? 2 * z0[j] - zm[j] : z0[j];
-      if ((st = StepSolve(sh, (int)k, zm, z0, zp)))
+      if ((st = StepSolve(sh, (int)k, mode, zm, z0, zp)))
         return st;
     }
     if (sens)
-      ChainStep(sh, wt);
+      ChainStep(sh, mode, wt, mode == STEP_LAST ? end + W + W * W : NULL);
   }
   memcpy(end, Point(sh, i, k1 - 1), sizeof(double) * (size_t)D);
   memcpy(end + D, Point(sh, i, k1), sizeof(double) * (size_t)(2 * n));
@@ -284,40 +302,29 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
   return HS_SUCCESS;
 }
 
-/* The end condition's 2n rows (hsconstrained.h's HsConsTerminal, its q rows along the tangent basis) from a last
- * segment's end data C_end = (z_{N-1}, q_N, p_N) and alpha; with dC (2n x W) and da (2n x nc) their derivatives. */
+/* The end condition's rows (EndCount of them) from a last segment's end data C_end = (z_{N-1}, q_N, p_N) and alpha:
+ * HsConsTerminal's, all of them with gl, its q and p rows with free coordinates (Phi(q_N) = 0 is the last step's);
+ * with dC (rows x W) and da (rows x nc) their derivatives. */
+static int EndCount(const HsConsShoot *sh) { return (int)(2 * sh->n + (sh->gl ? sh->c : 0)); }
 static int EndRows(HsConsShoot *sh, const double *end, const double *alpha, double *Fe, double *dC, double *da)
 {
   HsCons *cs = sh->cd.cons;
-  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, nt = n - c, st;
-  double *zN = sh->Ysave, *Ft = sh->Fi, *Jm = sh->J, *JN = sh->J + (2 * n + c) * D;
+  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, st;
+  double *zN = sh->Ysave, *Jm = sh->J, *JN = sh->J + (2 * n + c) * D;
 
   memset(zN, 0, sizeof(double) * (size_t)D);
   memcpy(zN, end + D, sizeof(double) * (size_t)(2 * n));
   memcpy(zN + 2 * n, alpha, sizeof(double) * (size_t)c);
-  if ((st = HsConsTerminal(cs, end, zN, Ft, dC ? Jm : NULL, dC ? JN : NULL)))
+  if ((st = HsConsTerminal(cs, end, zN, Fe, dC ? Jm : NULL, dC ? JN : NULL)))
     return st;
-  for (int i = 0; i < 2 * n; i++) { /* row i of the end rows: a combination of the terminal rows (free coordinates:
-                                        the q and p rows, Phi(q_N) = 0 being the last step's) */
-    int src = sh->qfree ? i : i < nt ? -1 : i - nt + n;
-    Fe[i]   = 0;
-    for (int l = 0; l < n && src < 0; l++)
-      Fe[i] += sh->Tb[l * nt + i] * Ft[l];
-    if (src >= 0)
-      Fe[i] = Ft[src];
-    for (int j = 0; dC && j < W + c; j++) {
-      double v = 0;
-      for (int l = 0; l < (src < 0 ? n : 1); l++) {
-        int    row = src < 0 ? l : src;
-        double wgt = src < 0 ? sh->Tb[l * nt + i] : 1;
-        v += wgt * (j < D ? Jm[row * D + j] : j < W ? JN[row * D + j - D] : JN[row * D + 2 * n + j - W]);
-      }
+  for (int i = 0; dC && i < EndCount(sh); i++)
+    for (int j = 0; j < W + c; j++) {
+      double v = j < D ? Jm[i * D + j] : j < W ? JN[i * D + j - D] : JN[i * D + 2 * n + j - W];
       if (j < W)
         dC[i * W + j] = v;
       else
         da[i * c + j - W] = v;
     }
-  }
   return HS_SUCCESS;
 }
 
@@ -335,9 +342,9 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   PetscCall(HsSegmentLayoutOwner(sh->layout, 0, &owner));
   PetscCall(VecGetArrayRead(X, &x));
-  if (rank == owner)
-    PetscCall(PetscArraycpy(sh->alpha, x + 2 * n, s->prob->nc));
-  PetscCallMPI(MPI_Bcast(sh->alpha, (PetscMPIInt)s->prob->nc, MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
+  if (rank == owner) /* alpha (and gamma_{N-1/2}) */
+    PetscCall(PetscArraycpy(sh->alpha, x + 2 * n, sh->W0 - 2 * n));
+  PetscCallMPI(MPI_Bcast(sh->alpha, (PetscMPIInt)(sh->W0 - 2 * n), MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
   for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
     HsCallStep(MarchSegment(sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens), &dom,
                "constrained shooting march", sh->knots[sh->s0 + i]);
@@ -371,7 +378,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(VecGetArrayRead(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
     PetscInt     t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
-    const double *end = sh->Send + i * (W + W * W);
+    const double *end = sh->Send + i * (W + W * W + W * c);
     if (t) { /* - w_t */
       for (PetscInt j = 0; j < wt; j++)
         idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
@@ -383,9 +390,9 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
       PetscCall(VecSetValues(F, W, idx, end, ADD_VALUES));
     } else {
       PetscCheck(!EndRows(sh, end, sh->alpha, v, NULL, NULL), PETSC_COMM_SELF, PETSC_ERR_LIB, "the end condition failed");
-      for (PetscInt j = 0; j < 2 * s->prob->n; j++)
+      for (PetscInt j = 0; j < EndCount(sh); j++)
         idx[j] = c + j;
-      PetscCall(VecSetValues(F, 2 * s->prob->n, idx, v, ADD_VALUES));
+      PetscCall(VecSetValues(F, EndCount(sh), idx, v, ADD_VALUES));
     }
     if (!t) {
       for (PetscInt j = 0; j < c; j++)
@@ -400,35 +407,32 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscFunctionReturn(0);
 }
 
-/* The last segment's rows of the end condition in the outer Jacobian: d/dw_{M-1} = dE/dC_end S_end, d/dalpha. */
+/* The last segment's rows of the end condition in the outer Jacobian: d/dw_{M-1} = dE/dC_end S_end, d/dalpha, and (gl)
+ * d/dgamma_{N-1/2} = dE/dC_end Sg, both of block 0. */
 static PetscErrorCode EndJacobian(HsConsShoot *sh, Mat P, const double *end, PetscInt wt, PetscInt o, PetscInt *idx)
 {
-  PetscInt n = sh->n, c = sh->c, W = sh->W, rows[64], *r = rows;
+  PetscInt n = sh->n, c = sh->c, W = sh->W, ne = EndCount(sh), *r, nb = wt + (sh->gl ? c : 0);
   double  *Fe, *dC, *da, *prod;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc4(2 * n, &Fe, 2 * n * W, &dC, 2 * n * c + 1, &da, 2 * n * wt, &prod));
-  if (2 * n > 64)
-    PetscCall(PetscMalloc1(2 * n, &r));
+  PetscCall(PetscMalloc5(2 * n + c, &Fe, ne * W, &dC, ne * c + 1, &da, ne * nb, &prod, ne, &r));
   PetscCheck(!EndRows(sh, end, sh->alpha, Fe, dC, da), PETSC_COMM_SELF, PETSC_ERR_LIB, "the end condition failed");
-  for (PetscInt i = 0; i < 2 * n; i++) {
+  for (PetscInt i = 0; i < ne; i++) {
     r[i] = c + i;
-    for (PetscInt j = 0; j < wt; j++) {
+    for (PetscInt j = 0; j < nb; j++) { /* w_{M-1}'s columns, then gamma_{N-1/2}'s (Sg: end + W + W^2, W x nc) */
       double s = 0;
       for (PetscInt l = 0; l < W; l++)
-        s += dC[i * W + l] * end[W + l * wt + j];
-      prod[i * wt + j] = s;
+        s += dC[i * W + l] * (j < wt ? end[W + l * wt + j] : end[W + W * W + l * c + j - wt]);
+      prod[i * nb + j] = s;
     }
   }
-  for (PetscInt j = 0; j < wt; j++)
-    idx[j] = o + j;
-  PetscCall(MatSetValues(P, 2 * n, r, wt, idx, prod, ADD_VALUES));
+  for (PetscInt j = 0; j < nb; j++)
+    idx[j] = j < wt ? o + j : 2 * n + c + j - wt;
+  PetscCall(MatSetValues(P, ne, r, nb, idx, prod, ADD_VALUES));
   for (PetscInt j = 0; j < c; j++)
     idx[j] = 2 * n + j; /* alpha, in block 0 */
-  PetscCall(MatSetValues(P, 2 * n, r, c, idx, da, ADD_VALUES));
-  if (r != rows)
-    PetscCall(PetscFree(r));
-  PetscCall(PetscFree4(Fe, dC, da, prod));
+  PetscCall(MatSetValues(P, ne, r, c, idx, da, ADD_VALUES));
+  PetscCall(PetscFree5(Fe, dC, da, prod, r));
   PetscFunctionReturn(0);
 }
 
@@ -447,10 +451,10 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
     PetscFunctionReturn(0);
   }
   PetscCall(MatZeroEntries(P));
-  PetscCall(PetscMalloc2(W, &idx, W, &rows));
+  PetscCall(PetscMalloc2(W + c, &idx, W, &rows));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
     PetscInt      t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
-    const double *end = sh->Send + i * (W + W * W);
+    const double *end = sh->Send + i * (W + W * W + W * c);
     if (t)
       for (PetscInt j = 0; j < wt; j++)
         PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
@@ -502,9 +506,11 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
     PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0);
     for (PetscInt k = PetscMax(k0 - 1, 0); k <= sh->knots[t + 1]; k++)
       PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, D));
-    if (!t) {
+    if (!t) { /* lambda_{1/2}, alpha = 0, gamma_{N-1/2} */
       PetscCall(PetscArraycpy(x, g + 2 * n + c, 2 * n));
       PetscCall(PetscArrayzero(x + 2 * n, c));
+      if (sh->gl)
+        PetscCall(PetscArraycpy(x + 2 * n + c, g + (s->N - 1) * D + 4 * n + c, c));
     } else {
       PetscCall(PetscArraycpy(x + o, g + (k0 - 1) * D, D));
       PetscCall(PetscArraycpy(x + o + D, g + k0 * D, 2 * n));
@@ -518,37 +524,14 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscFunctionReturn(0);
 }
 
-/* The scheme for this solve (constrained.c) and the tangent basis at q_T: the last n - nc columns of Q in
- * G(q_T)^T = QR. */
+/* The scheme for this solve (constrained.c). */
 static PetscErrorCode PreSolve(HsSolver s)
 {
   HsConsShoot *sh = s->data;
-  PetscInt     n = s->prob->n, c = s->prob->nc;
-  gsl_matrix  *Gt, *Q, *R;
-  gsl_vector  *tau;
 
   PetscFunctionBeginUser;
   PetscCall(HsConstrainedPreSolve(s));
-  sh->x0    = s->prob->x0;
-  sh->qfree = PETSC_FALSE;
-  for (PetscInt i = 0; i < n; i++)
-    sh->qfree = (PetscBool)(sh->qfree || !s->prob->xT_fixed[i]);
-  if (sh->cd.bad_ends || sh->qfree) /* no basis needed: every evaluation is a domain error; or no q_T */
-    PetscFunctionReturn(0);
-  PetscCheck(!HsConsPhi(sh->cd.cons, s->prob->xT, sh->Phi, sh->Gp), PetscObjectComm((PetscObject)s), PETSC_ERR_LIB,
-             "problem '%s': the constraints cannot be evaluated at the end state", s->prob->name);
-  Gt = gsl_matrix_alloc((size_t)n, (size_t)c), Q = gsl_matrix_alloc((size_t)n, (size_t)n);
-  R = gsl_matrix_alloc((size_t)n, (size_t)c), tau = gsl_vector_alloc((size_t)c);
-  PetscCheck(Gt && Q && R && tau, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt j = 0; j < c; j++)
-      gsl_matrix_set(Gt, (size_t)i, (size_t)j, sh->Gp[j * n + i]);
-  gsl_linalg_QR_decomp(Gt, tau);
-  gsl_linalg_QR_unpack(Gt, tau, Q, R);
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt a = 0; a < n - c; a++)
-      sh->Tb[i * (n - c) + a] = gsl_matrix_get(Q, (size_t)i, (size_t)(c + a));
-  gsl_matrix_free(Gt), gsl_matrix_free(Q), gsl_matrix_free(R), gsl_vector_free(tau);
+  sh->x0 = s->prob->x0;
   PetscFunctionReturn(0);
 }
 
@@ -605,7 +588,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree(sh->knots));
   PetscCall(PetscFree2(sh->traj, sh->toff));
   PetscCall(PetscFree5(sh->S, sh->S2, sh->Send, sh->a0, sh->da0));
-  PetscCall(PetscFree5(sh->alpha, sh->Tb, sh->Fi, sh->Fn, sh->Phi));
+  PetscCall(PetscFree4(sh->alpha, sh->Fi, sh->Fn, sh->Phi));
   PetscCall(PetscFree5(sh->Gp, sh->J, sh->E, sh->A, sh->EC));
   PetscCall(PetscFree3(sh->dY, sh->rs, sh->Ysave));
   if (sh->perm)
@@ -626,9 +609,10 @@ static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
   sh->toff[0] = 0;
   for (PetscInt i = 0; i < nloc; i++)
     sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 2;
-  PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W) + 1, &sh->Send, c, &sh->a0, c * 2 * n, &sh->da0));
-  PetscCall(PetscCalloc5(c, &sh->alpha, n * (n - c) + 1, &sh->Tb, r, &sh->Fi, r, &sh->Fn, c, &sh->Phi));
-  PetscCall(PetscCalloc5(c * n, &sh->Gp, 5 * r * D, &sh->J, D, &sh->E, D * D, &sh->A, D * W, &sh->EC));
+  PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W + W * c) + 1, &sh->Send, c, &sh->a0, c * 2 * n,
+                         &sh->da0));
+  PetscCall(PetscCalloc4(2 * c, &sh->alpha, r, &sh->Fi, r, &sh->Fn, c, &sh->Phi));
+  PetscCall(PetscCalloc5(c * n, &sh->Gp, 5 * r * D, &sh->J, D, &sh->E, D * D, &sh->A, D * (W + c), &sh->EC));
   PetscCall(PetscCalloc3(D, &sh->dY, D, &sh->rs, D, &sh->Ysave));
   sh->perm = gsl_permutation_alloc((size_t)D);
   PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
@@ -645,8 +629,10 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(HsConstrainedCreateLayout(s));
-  sh->n = s->prob->n, sh->c = c, sh->x0 = s->prob->x0;
-  sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n + c;
+  sh->n = s->prob->n, sh->c = c, sh->x0 = s->prob->x0, sh->gl = PETSC_TRUE;
+  for (PetscInt i = 0; i < s->prob->n; i++) /* the terminal coordinates' pattern is the problem's, fixed */
+    sh->gl = (PetscBool)(sh->gl && s->prob->xT_fixed[i]);
+  sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n + c + (sh->gl ? c : 0);
   PetscCall(DMCreateGlobalVector(sh->cd.da, &sh->Xfull));
   PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
   sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
