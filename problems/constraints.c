@@ -11,6 +11,19 @@
  * relative to 1 + |q| (a bound on |Phi_i| itself would depend on how the constraint is scaled, and let a linear one
  * at |q| = 1e5 be off by 20: the seventh security review) and an angle between G_i and M^{-1} p, and G of full row rank (its smallest singular value above 1e-10 of its largest). M^{-1} p is the
  * momentum part of grad E (constant M). w: room for nc (1 + n) + n (2 + nc) + nc^2 doubles. */
+/* |v| without overflow or underflow in the squares. */
+static double Norm2(int n, const double *v)
+{
+  double mx = 0, s = 0;
+  for (int i = 0; i < n; i++)
+    mx = fmax(mx, fabs(v[i]));
+  if (!(mx > 0) || !isfinite(mx))
+    return mx;
+  for (int i = 0; i < n; i++)
+    s += (v[i] / mx) * (v[i] / mx);
+  return mx * sqrt(s);
+}
+
 static int CheckEnd(const HsProblem *P, const double *x, const char *end, int vel, double tol, double *w, char *why,
                     size_t len)
 {
@@ -19,18 +32,18 @@ static int CheckEnd(const HsProblem *P, const double *x, const char *end, int ve
 
   if (P->Phi(x, Phi, G, NULL, P->ctx) || P->E.grad(x, g, P->ctx))
     return snprintf(why, len, "the constraints or the energy are not finite at %s", end), HS_EDOM;
-  for (int i = 0; i < n; i++)
-    qq += x[i] * x[i], vv += g[n + i] * g[n + i];
-  for (int i = 0; i < c; i++) {
-    double gv = 0, gn = 0;
-    for (int l = 0; l < n; l++)
-      gv += G[i * n + l] * g[n + l], gn += G[i * n + l] * G[i * n + l];
-    if (!(fabs(Phi[i]) <= tol * sqrt(gn) * (1 + sqrt(qq)))) /* a distance: |Phi_i| / |G_i|, against tol (1 + |q|) */
+  qq = Norm2(n, x), vv = Norm2(n, g + n);
+  for (int i = 0; i < c; i++) { /* with G_i / |G_i| (the norms scaled: a constraint times 1e160 had overflowed) */
+    double gn = Norm2(n, G + i * n), gv = 0;
+    for (int l = 0; l < n && gn > 0; l++)
+      gv += G[i * n + l] / gn * g[n + l];
+    if (!(fabs(Phi[i]) <= tol * gn * (1 + qq))) /* a distance: |Phi_i| / |G_i|, against tol (1 + |q|) */
       return snprintf(why, len, "%s: constraint %d is %.3g, not 0: the end positions must satisfy the constraints", end,
                       i + 1, Phi[i]), HS_ERANGE;
-    if (vel && !(fabs(gv) <= tol * (1 + sqrt(gn * vv))))
-      return snprintf(why, len, "%s: the velocity M^-1 p violates constraint %d (G M^-1 p = %.3g, not 0): the end "
-                      "velocities must be tangent to the constraints", end, i + 1, gv), HS_ERANGE;
+    if (vel && !(fabs(gv) <= tol * (1 / gn + vv)))
+      return snprintf(why, len, "%s: the velocity M^-1 p violates constraint %d (its component along the constraint's "
+                      "normal G_i / |G_i| is %.3g, not 0): the end velocities must be tangent to the constraints", end,
+                      i + 1, gv), HS_ERANGE;
   }
   { /* rank of G: the singular values of G^T (n x nc, n > nc) */
     double         *Gt = malloc(sizeof(double) * (size_t)(n * c));

@@ -1570,6 +1570,18 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) cannot have %s yet "
                    "(docs/constrained.md)", keys[key], K->lines[K_CONS], why);
   }
+  for (int i = 0, free_q = 0; !ret && i < nc; i++) { /* some terminal coordinates free: each constraint must move one
+       (one of only fixed ones is implied by xT or violated, and its end rows dependent: a singular Jacobian) */
+    int moves = 0;
+    for (int l = 0; l < n; l++)
+      free_q |= !p->xT_fixed[l], moves |= !p->xT_fixed[l] && HsExprDependsOn(o->ex, nd[i], l);
+    if (free_q && !moves) {
+      s->line = K->lines[K_XT];
+      ret     = Fail(s, K->cols[K_XT], "xT: constraint %d involves only fixed terminal coordinates: it is implied by them "
+                     "or violated, and the end conditions are dependent; leave one of its coordinates free or fix all "
+                     "coordinates", i + 1);
+    }
+  }
   if (!ret && Program(o, nc + nc * n + nc * n * n, nd, &o->prog[P_CONS]))
     ret = HS_ENOMEM;
   if (!ret)

@@ -216,6 +216,8 @@ int main(int argc, char **argv)
   CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, 1, 0", "xT: the velocity");
   CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: l, 0, *, 0", "momenta fixed in part");
   CheckRefused(dir, "pendulum_cartesian.ocp", "xT:", "xT: *, 0, 0, 0", "free terminal coordinates with fixed momenta");
+  CheckRefused(dir, "double_pendulum_cartesian.ocp", "xT:", "xT: 1, 0, *, *, *, *, *, *",
+               "constraint 1 involves only fixed terminal coordinates"); /* the tenth review: a singular Jacobian */
   CheckRefused(dir, "pendulum_cartesian.ocp", "potential:", "potential: m*g*y + x^4\nterminal_cost: x^2",
                "terminal cost outside the exact class");
   CheckRefused(dir, "../tests/data/pendulum_cartesian_reach.ocp", "mass:", "mass: m*(1 + x^2), 0, 0, m",

@@ -415,6 +415,19 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   PetscFunctionReturn(0);
 }
 
+/* *user: the options set one of SNES's tolerances (then the diagnosis may blame them). Not collective. */
+static PetscErrorCode UserTolerances(HsSolver s, PetscBool *user)
+{
+  const char *prefix, *keys[3] = {"-snes_atol", "-snes_rtol", "-snes_stol"};
+
+  PetscFunctionBeginUser;
+  *user = PETSC_FALSE;
+  PetscCall(SNESGetOptionsPrefix(s->snes, &prefix));
+  for (int i = 0; i < 3 && !*user; i++)
+    PetscCall(PetscOptionsHasName(NULL, prefix, keys[i], user));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverVerifyConvergence - after a Newton solve that SNES ended as converged, at its final iterate s->X with
     ||F|| = res.residual_norm (F = s->F, the residual there; it it, Newton's iteration count): keeps res.converged
     only if ||F|| <= HS_VOUCH_FACTOR max(HS_SNES_ATOL_DEFAULT, the round-off level,
@@ -427,7 +440,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
 {
   PetscReal xinf, level, fnorm = s->res.residual_norm;
   PetscInt  n;
-  PetscBool at, evaluated;
+  PetscBool at, evaluated, user;
 
   PetscFunctionBeginUser;
   s->res.tolerance_only = PETSC_FALSE;
@@ -471,13 +484,18 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
   }
   s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+  PetscCall(UserTolerances(s, &user));
   PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                  "converged to the requested tolerance only: SNES stopped (%s) at ||F|| = %.3e, %.3g times "
                                  "the %.3e this solve can vouch for (the default tolerances, the round-off level or "
                                  "-hs_snes_noise times the residual's evaluation error); %s",
                                  SNESConvergedReasons[s->res.reason], (double)fnorm, (double)(fnorm / level), (double)level,
-                                 s->noise_vouch ? "tighten -snes_atol, -snes_rtol, -snes_stol or leave them at their defaults"
-                                                : "the shooting march's tolerances (-hs_step_atol, -hs_step_stol, "
-                                                  "-hs_step_max_it) are looser than their defaults: leave them there"));
+                                 !s->noise_vouch ? "the shooting march's tolerances (-hs_step_atol, -hs_step_stol, "
+                                                   "-hs_step_max_it) are looser than their defaults: leave them there"
+                                 : user ? "tighten -snes_atol, -snes_rtol, -snes_stol or leave them at their defaults"
+                                        : "Newton stalled there with the default tolerances: the residual is not at its "
+                                          "own round-off (a badly scaled equation, e.g. a constraint multiplied by a tiny "
+                                          "factor, or a singular Jacobian); rescale the problem or try -hs_strategy auto"
+));
   PetscFunctionReturn(0);
 }

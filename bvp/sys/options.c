@@ -136,7 +136,9 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
 
   PetscFunctionBeginUser;
   PetscCall(FindBadKey(prefix, NULL, PETSC_FALSE, bad, sizeof bad, &why));
-  PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", bad);
+  PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG,
+             "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
+             "option)", bad);
   PetscFunctionReturn(0);
 }
 
@@ -160,7 +162,9 @@ PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char
              "unknown option %s, or one this run does not use (e.g. a -hs_shoot_* key without -hs_bvp_type "
              "shooting); -help lists the options",
              bad);
-  PetscCheck(why != 2, comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", bad);
+  PetscCheck(why != 2, comm, PETSC_ERR_ARG_WRONG,
+             "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
+             "option)", bad);
   PetscFunctionReturn(0);
 }
 
