@@ -15,6 +15,6 @@ typedef struct {
   char      why[512];
 } HsConstrained;
 
-PetscErrorCode HsConstrainedSetUp(HsSolver s);
+PetscErrorCode HsConstrainedSetUp(HsSolver s, size_t size);
 
 #endif

@@ -118,7 +118,7 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetSchemes(s, NULL, &cs));
   if (cs)
-    direct = (PetscBool)(!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal"));
+    direct = (PetscBool)(!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt"));
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp));
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
   if (s->direct_solver == HS_DIRECT_IPOPT && direct && !nlp) {
@@ -128,9 +128,10 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
     PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
     nlp = PETSC_TRUE;
   }
-  PetscCheck(!s->prob->nc || (tr && !nlp), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+  PetscCheck(!s->prob->nc || tr || nlp, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' has constraints: it is solved by the transcription of its conserving scheme "
-             "(-hs_bvp_type transcription, docs/constrained.md); -hs_bvp_type %s does not support constraints yet",
+             "(-hs_bvp_type transcription, docs/constrained.md), or as the direct NLP by IPOPT (-hs_bvp_type ipopt); "
+             "-hs_bvp_type %s does not support constraints yet",
              s->prob->name, ((PetscObject)s)->type_name);
   PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
