@@ -264,6 +264,8 @@ PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering);
 PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering);
 PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level);
 PetscErrorCode HsSolverIpoptGetPrintLevel(HsSolver s, PetscInt *level);
+PetscErrorCode HsSolverIpoptSetDerivativeTest(HsSolver s, const char *test);
+PetscErrorCode HsSolverIpoptGetDerivativeTest(HsSolver s, const char **test);
 
 /* Continuation in problem parameters (bvp/drivers/continuation.c). */
 typedef struct _p_HsContinuation *HsContinuation;

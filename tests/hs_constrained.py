@@ -135,11 +135,12 @@ def t_constrained_order():
 
 
 def t_constrained_errors():
-    """What the constrained transcription does not do yet, and end data a parameter makes inconsistent, are refused
-    with a message naming the cause."""
+    """What the constrained formulations do not do (a matrix-free shooting; IPOPT with the conserving scheme's costates,
+    which are not its multipliers), and end data a parameter makes inconsistent, are refused with a message naming the
+    cause."""
     pc = problem("pendulum_cartesian")
     for args, want in ((["-hs_bvp_type", "shooting", "-hs_shoot_mf"], "its multiple shooting takes no -hs_shoot_mf"),
-                       (["-hs_bvp_type", "ipopt"], "does not support constraints"),
+                       (["-hs_bvp_type", "ipopt", "-hs_costate_scheme", "constrained"], "schemes bem + constrained_kkt"),
                        (["-hs_state_scheme", "gonzalez"], "its schemes are bem + constrained")):
         _, out, rc = run(["-problem", pc] + args, expect_rc=None)
         check(rc != 0 and want in out, "pendulum_cartesian %s: exit %d, expected '%s' in: %s" % (" ".join(args), rc, want, out[-300:]))
@@ -331,6 +332,82 @@ def t_constrained_direct():
         if shutil.which("gnuplot"):
             check(all(os.path.exists(os.path.join(out, f)) for f in ("hamiltonian.png", "configurations.png", "controls.png")),
                   "-hs_compare: the plots")
+
+
+def max_diff(a, b, prefixes):
+    """max |a - b| over the columns of rows a and b starting with prefixes (both runs' trajectory.csv and
+    intervals.csv), relative to max(1, max |a|) over them; inf if the columns differ."""
+    cols = [k for k in a[0] if k.startswith(prefixes)]
+    if not cols or cols != [k for k in b[0] if k.startswith(prefixes)] or len(a) != len(b):
+        return float("inf")
+    vals = [(float(x[k]), float(y[k])) for x, y in zip(a, b) for k in cols if x[k] not in ("", None)]
+    return max(abs(u - v) for u, v in vals) / max(1.0, max(abs(u) for u, _ in vals))
+
+
+def t_constrained_ipopt():
+    """-hs_bvp_type ipopt on a constrained system: IPOPT on the direct BEM transcription (bvp/impls/ipoptcons.c) and
+    Newton on its exact KKT conditions (-hs_scheme direct) are two independent solvers of the same NLP: from the
+    default guess both converge, to the same J^d (1e-8 relative), states (1e-7) and multipliers (lambda, nu, gamma:
+    1e-7, so IPOPT's multipliers are mapped with the right sign and scale), and IPOPT's solution satisfies the KKT
+    form's equations (|F|). Its H^d drifts (not round-off), the drift shrinking at order 2.0 +- 0.2. IPOPT's derivative
+    checker finds the NLP's gradient, Jacobian and Hessian exact on four systems; the wrong-extremal guard, now
+    made for a constrained system, finds the conserving solution next to the direct minimum that Newton found; the
+    extended class is refused with its reason."""
+    pc = problem("pendulum_cartesian")
+    if os.environ.get("HS_SANITIZED"):  # IPOPT is not loaded in a sanitized build (bvp/impls/ipopt.c)
+        _, out, rc = run(["-problem", pc, "-hs_bvp_type", "ipopt"], expect_rc=None)
+        return check(rc != 0 and "not available in a sanitized build" in out, "sanitized: ipopt refused: %s" % out[-300:])
+    spread, jd = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, N in (("pendulum_cartesian", 20), ("pendulum_cartesian", 40), ("double_pendulum_cartesian", 20)):
+            what = "%s N = %d" % (name, N)
+            d, _, _ = run(["-problem", problem(name), "-N", str(N), "-hs_scheme", "direct", "-hs_check_extremal", "no"]
+                          + TIGHT, outdir=os.path.join(tmp, "d"))
+            i, _, _ = run(["-problem", problem(name), "-N", str(N), "-hs_bvp_type", "ipopt"], outdir=os.path.join(tmp, "i"))
+            if not d or not i:
+                return check(False, what + ": no summary")
+            check(d["converged"] and i["converged"] and i["solver_status"] == "Solve_Succeeded" and
+                  i["bvp_type"] == "ipopt" and i["costate_scheme"] == "constrained_kkt",
+                  "%s: both converged (%s, %s), IPOPT's named" % (what, d["converged"], i.get("solver_status")))
+            check(rel(i["J"], d["J"]) <= 1e-8, "%s: J^d %.15g (IPOPT), %.15g (Newton on the KKT)" % (what, i["J"], d["J"]))
+            jd[name, N] = d["J"]
+            ds, dm = max_diff(d["_rows"], i["_rows"], ("q_", "p_")), max_diff(d["_rows"], i["_rows"], ("lambda", "nu", "gamma"))
+            check(ds <= 1e-7, "%s: states differ by %.3g relative" % (what, ds))
+            check(dm <= 1e-7, "%s: multipliers (lambda, nu, gamma) differ by %.3g relative" % (what, dm))
+            check(i["residual_norm"] <= 1e-9, "%s: the KKT form's |F| at IPOPT's solution %.3g" % (what, i["residual_norm"]))
+            check(i["H_spread_relative"] > 1e-4 and rel(i["H_spread"], d["H_spread"]) <= 1e-6,
+                  "%s: IPOPT's H^d spread %.3g relative (Newton's %.3g), expected the direct scheme's drift"
+                  % (what, i["H_spread_relative"], d["H_spread_relative"]))
+            if name == "pendulum_cartesian":
+                spread[N] = i["H_spread"]
+        i, _, _ = run(["-problem", pc, "-N", "80", "-hs_bvp_type", "ipopt"])
+        spread[80] = i and i["converged"] and i["H_spread"]
+        o = order(spread[40], spread[80]) if spread[80] else float("nan")
+        check(abs(o - 2) <= 0.2, "pendulum_cartesian ipopt: order of the H^d drift from N = 40 to 80: %.3f" % o)
+        i2, _, _ = run(["-problem", problem("double_pendulum_cartesian"), "-N", "20", "-hs_scheme", "direct",
+                        "-hs_direct_solver", "ipopt"], ranks=2)
+        check(i2 and i2["bvp_type"] == "ipopt" and i2["converged"] and rel(i2["J"], jd["double_pendulum_cartesian", 20]) <= 1e-8,
+              "double_pendulum_cartesian -hs_scheme direct -hs_direct_solver ipopt, 2 ranks: %s, J^d %s"
+              % (i2 and i2["bvp_type"], i2 and i2["J"]))
+    for name in ("pendulum_cartesian", "double_pendulum_cartesian", "fourbar", "crane_natural"):  # the 3-link arm: minutes
+        _, out, _ = run(["-problem", problem(name), "-N", "6", "-hs_bvp_type", "ipopt", "-hs_ipopt_derivative_test",
+                         "second-order", "-hs_ipopt_print_level", "5"], expect_rc=None)
+        wrong = [ln for ln in out.splitlines() if ln.startswith("*")]
+        check("Starting derivative checker for second derivatives" in out and
+              "No errors detected by derivative checker." in out and not wrong,
+              "%s: IPOPT's derivative checker: %s" % (name, "\n".join(wrong[:10]) or out[-500:]))
+    _, out, rc = run(["-problem", pc, "-hs_bvp_type", "ipopt", "-hs_ipopt_derivative_test", "third"], expect_rc=None)
+    check(rc != 0 and "unknown -hs_ipopt_derivative_test" in out, "-hs_ipopt_derivative_test third: exit %d: %s"
+          % (rc, out[-300:]))
+    s, _, _ = run(["-problem", pc, "-N", "40"] + TIGHT)
+    e, J40 = (s or {}).get("extremal_check", {}), jd["pendulum_cartesian", 40]
+    check(e.get("made") and e.get("near_converged") and e.get("local_minimum") and e.get("default_converged") and
+          not e.get("lower_elsewhere") and not e.get("moved_away") and rel(e.get("J_near", 0), J40) <= 1e-8 and
+          rel(e.get("J_default", 0), J40) <= 1e-8,
+          "pendulum_cartesian N = 40: the extremal check %s, the direct minimum (Newton) %.15g" % (e, J40))
+    _, out, rc = run(["-problem", os.path.join(HERE, "data", "pendulum_spring_cartesian.ocp"), "-hs_bvp_type", "ipopt"],
+                     expect_rc=None)
+    check(rc != 0 and "outside the exact class" in out, "the extended class with ipopt: exit %d: %s" % (rc, out[-300:]))
 
 
 def t_constrained_fourbar():

@@ -11,7 +11,8 @@
 /*@ HsSolverCreateDirect - a solver of the direct problem of s (bvp/ internal): the same problem, N and
     state scheme (s must be set up), the kkt costates of that scheme, options under s's prefix plus
     "hs_direct_"; IPOPT unless the direct solver of s is HS_DIRECT_KKT (dflt: the choice for
-    HS_DIRECT_DEFAULT). Collective. @*/
+    HS_DIRECT_DEFAULT). A constrained system's (docs/constrained.md): Newton on the KKT conditions unless the direct
+    solver of s is HS_DIRECT_IPOPT. Collective. @*/
 PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t)
 {
   HsDirectSolver ds = s->direct_solver == HS_DIRECT_DEFAULT ? dflt : s->direct_solver;
@@ -21,8 +22,12 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
   PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
   PetscCall(HsSolverSetProblem(*t, s->prob));
   PetscCall(HsSolverSetNumIntervals(*t, s->N));
-  if (s->prob->nc) /* a constrained system: its direct transcription's KKT by Newton (no NLP of it for IPOPT yet) */
-    cs = "constrained_kkt", ds = HS_DIRECT_KKT;
+  if (s->prob->nc) { /* a constrained system: the KKT conditions of its direct BEM transcription, by Newton unless IPOPT
+                        is asked for by name (-hs_direct_solver ipopt; the extremal check) */
+    cs = "constrained_kkt";
+    if (s->direct_solver != HS_DIRECT_IPOPT)
+      ds = HS_DIRECT_KKT;
+  }
   PetscCall(HsSolverSetSchemes(*t, s->ss, cs));
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetMonitor(*t, s->monitor));

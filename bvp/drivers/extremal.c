@@ -32,13 +32,14 @@
 
 #include <string.h>
 
-/* A direct solver of the problem of s by IPOPT whatever -hs_direct_solver says, quiet. */
+/* A direct solver of the problem of s by IPOPT whatever -hs_direct_solver says, quiet (asked for by name: a
+ * constrained system's direct solver is Newton otherwise). */
 static PetscErrorCode CreateIpopt(HsSolver s, HsSolver *t)
 {
   HsDirectSolver ds = s->direct_solver;
 
   PetscFunctionBeginUser;
-  s->direct_solver = HS_DIRECT_DEFAULT;
+  s->direct_solver = HS_DIRECT_IPOPT;
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, t));
   s->direct_solver = ds;
   PetscCall(HsSolverSetMonitor(*t, PETSC_FALSE));
@@ -142,8 +143,9 @@ static PetscErrorCode FromDefault(HsSolver s, HsExtremal *e)
   The results (HsResults.extremal, also in HsSolverView and summary.json) and a warning on screen when IPOPT from
   the default guess finds a lower minimum, or IPOPT started at this solution descends away from it.
 
-  No-op for a solve that did not converge or was made by IPOPT itself. A free T of the shared problem is put back
-  to this solution's.
+  No-op for a solve that did not converge or was made by IPOPT itself. A constrained system's direct problem is its
+  direct BEM transcription (docs/constrained.md); outside the exact class the check is recorded as not made. A free T
+  of the shared problem is put back to this solution's.
 
 .seealso: HsSolverSolve(), HsSolverGetResults(), HsSolverCompare()
 @*/
@@ -167,11 +169,22 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     e->done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
-  if (s->prob->nc) { /* the direct BEM transcription of a constrained system is not in the NLP yet */
-    PetscCall(PetscStrncpy(e->not_made, "the direct NLP of a constrained system is not implemented yet",
-                           sizeof e->not_made));
+  if (s->prob->cons_extended) { /* the direct BEM transcription is the closed-form class's (docs/constrained.md) */
+    PetscCall(PetscStrncpy(e->not_made, "the direct NLP of a constrained system outside the exact class is not "
+                           "implemented yet", sizeof e->not_made));
     e->done = PETSC_TRUE;
     PetscFunctionReturn(0);
+  }
+  if (s->prob->nc) { /* ... with every terminal component fixed and no terminal cost (ipopt.c, SetUpConstrained) */
+    PetscBool fixed = (PetscBool)!s->prob->phi.f;
+    for (PetscInt i = 0; i < 2 * s->prob->n; i++)
+      fixed = (PetscBool)(fixed && s->prob->xT_fixed[i]);
+    if (!fixed) {
+      PetscCall(PetscStrncpy(e->not_made, "IPOPT's NLP of a constrained system has fixed end states and no terminal "
+                             "cost", sizeof e->not_made));
+      e->done = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
   }
   e->not_made[0] = 0;
   PetscCall(PetscMalloc1((s->N + 1) * 4 * s->prob->n, &rows));

@@ -379,15 +379,18 @@ static PetscErrorCode SetUp(HsSolver s)
 }
 
 /*@ HsConstrainedSetUp - makes s, a transcription whose problem has holonomic constraints, the transcription of the
-    constrained scheme (docs/constrained.md) and sets it up (bvp/impls internal; the transcription's set-up calls it).
-    Frees the transcription's data, takes its own, and fills the operations. Collective. @*/
-PetscErrorCode HsConstrainedSetUp(HsSolver s)
+    constrained scheme (docs/constrained.md) and sets it up (bvp/impls internal; the transcription's set-up calls it,
+    and ipopt's for the direct NLP of such a system). Frees the formulation's data, takes its own of size bytes
+    (zeroed; sizeof(HsConstrained), or a formulation's data that begins with an HsConstrained: HsIpoptCons), and fills
+    the operations. Collective. @*/
+PetscErrorCode HsConstrainedSetUp(HsSolver s, size_t size)
 {
   HsConstrained *cd;
 
   PetscFunctionBeginUser;
+  PetscCheck(size >= sizeof(HsConstrained), PETSC_COMM_SELF, PETSC_ERR_PLIB, "data of %zu bytes", size);
   PetscCall((*s->ops->destroy)(s));
-  PetscCall(PetscNew(&cd));
+  PetscCall(PetscCalloc(size, &cd));
   s->data             = cd;
   s->ops->setup       = SetUp;
   s->ops->guess       = HsConstrainedGuess;

@@ -15,7 +15,7 @@ typedef struct {
   char      why[512];
 } HsConstrained;
 
-PetscErrorCode HsConstrainedSetUp(HsSolver s);
+PetscErrorCode HsConstrainedSetUp(HsSolver s, size_t size);
 /* What the constrained shooting (consshoot.c, whose data begin with an HsConstrained) shares with the transcription. */
 PetscErrorCode HsConstrainedCreateLayout(HsSolver s);
 PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X);

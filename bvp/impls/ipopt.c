@@ -9,6 +9,11 @@
  * is that residual at IPOPT's solution, the evidence that the mapped multipliers satisfy the kkt
  * costate equations.
  *
+ * A constrained system of the closed-form class (docs/constrained.md, "The direct counterpart") has its own NLP, the
+ * direct BEM transcription (ipoptcons.c): set-up hands over to the constrained transcription as the transcription's
+ * does (SetUpConstrained; its data then begins with the HsConstrained, HsIpoptCons), whose KKT form
+ * (constrained_kkt) checks IPOPT's solution in the same way. The extended class is refused.
+ *
  * Scaling: the constraints c_k are the state equations times h and J^d's gradient is O(h); IPOPT
  * is given the scaling factors 1/h for both (nlp_scaling_method user-scaling), so that its primal
  * and dual infeasibilities are the residuals of the state and costate equations per unit time, and
@@ -112,6 +117,14 @@ static const char *StatusName(int st)
 static const char *const orderings[]      = {"amd", "amf", "scotch", "pord", "metis", "qamd", "auto"};
 static const int         ordering_codes[] = {0, 2, 3, 4, 5, 6, 7};
 
+static PetscErrorCode DestroyConstrained(HsSolver s);
+
+/* The ipopt data of an ipopt solver: s->data, or its part of a constrained system's (HsIpoptCons, after set-up). */
+static HsIpopt *IpoptOf(HsSolver s)
+{
+  return s->ops->destroy == DestroyConstrained ? &((HsIpoptCons *)s->data)->ip : (HsIpopt *)s->data;
+}
+
 /* The ipopt data of s, or an error naming the caller if s is not an ipopt solver. */
 static PetscErrorCode IpoptData(HsSolver s, const char *caller, HsIpopt **ip)
 {
@@ -125,7 +138,7 @@ static PetscErrorCode IpoptData(HsSolver s, const char *caller, HsIpopt **ip)
              "%s() needs an ipopt solver (HsSolverSetType(s, HSSOLVERIPOPT), -hs_bvp_type ipopt or "
              "-hs_direct_solver ipopt); this one is %s",
              caller, ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : "of no type yet");
-  *ip = s->data;
+  *ip = IpoptOf(s);
   PetscFunctionReturn(0);
 }
 
@@ -299,9 +312,73 @@ PetscErrorCode HsSolverIpoptGetPrintLevel(HsSolver s, PetscInt *level)
   PetscFunctionReturn(0);
 }
 
+/* -hs_ipopt_derivative_test names, IPOPT's derivative_test values */
+static const char *const deriv_tests[] = {"none", "first-order", "second-order"};
+
+/*@ HsSolverIpoptSetDerivativeTest - makes IPOPT check the NLP's derivatives against differences at its start (IPOPT's
+    derivative checker).
+
+  Collective.
+
+  Input Parameters:
++ s    - the solver, of type HSSOLVERIPOPT
+- test - none, first-order (the gradient and the constraint Jacobian) or second-order (also the Hessian of the
+         Lagrangian)
+
+  Options Database Key:
+. -hs_ipopt_derivative_test <none|first-order|second-order> - the same (default none)
+
+  Notes:
+  The checker (IPOPT's defaults: a start perturbed at random, forward differences of relative step 1e-8, entries
+  flagged beyond 1e-4 relative) prints its findings on rank 0 with -hs_ipopt_print_level 4 or more ("No errors
+  detected by derivative checker." already with 3); the solve goes on as without it. A check of the implementation
+  (test constrained_ipopt), not of a problem: the NLP's derivatives are analytic.
+
+.seealso: HsSolverIpoptGetDerivativeTest(), HsSolverIpoptSetPrintLevel()
+@*/
+PetscErrorCode HsSolverIpoptSetDerivativeTest(HsSolver s, const char *test)
+{
+  HsIpopt  *ip;
+  PetscBool eq;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptSetDerivativeTest", &ip));
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscCall(PetscStrcmp(test, deriv_tests[i], &eq));
+    if (eq) {
+      ip->deriv_test = i;
+      PetscFunctionReturn(0);
+    }
+  }
+  SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
+          "unknown -hs_ipopt_derivative_test '%s' (choose none, first-order or second-order)", test);
+}
+
+/*@ HsSolverIpoptGetDerivativeTest - gets IPOPT's derivative check of HsSolverIpoptSetDerivativeTest().
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver, of type HSSOLVERIPOPT
+
+  Output Parameter:
+. test - none, first-order or second-order
+
+.seealso: HsSolverIpoptSetDerivativeTest()
+@*/
+PetscErrorCode HsSolverIpoptGetDerivativeTest(HsSolver s, const char **test)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptGetDerivativeTest", &ip));
+  *test = deriv_tests[ip->deriv_test];
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsObject)
 {
-  HsIpopt  *ip = s->data;
+  HsIpopt  *ip = IpoptOf(s);
   PetscReal tol;
   PetscInt  it, idx = ip->ordering;
   PetscBool flg;
@@ -325,6 +402,12 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
                             "HsSolverIpoptSetPrintLevel", ip->print_level, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverIpoptSetPrintLevel(s, it));
+  idx = ip->deriv_test;
+  PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_ipopt_derivative_test",
+                            "IPOPT's derivative checker at the start: none first-order second-order",
+                            "HsSolverIpoptSetDerivativeTest", deriv_tests, 3, &idx, &flg));
+  if (flg)
+    PetscCall(HsSolverIpoptSetDerivativeTest(s, deriv_tests[idx]));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -382,8 +465,12 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(gl, nc));
-  nlp = ipopt_lib.Create(nv, zl, zu, nc, gl, gl, HsIpoptNlpNumJac(ip), HsIpoptNlpNumHess(ip), 0, HsIpoptEvalF,
-                         HsIpoptEvalG, HsIpoptEvalGradF, HsIpoptEvalJacG, HsIpoptEvalH);
+  if (ip->cons) /* a constrained system's NLP (ipoptcons.c) */
+    nlp = ipopt_lib.Create(nv, zl, zu, nc, gl, gl, HsIpoptNlpNumJac(ip), HsIpoptNlpNumHess(ip), 0, HsIpoptConsEvalF,
+                           HsIpoptConsEvalG, HsIpoptConsEvalGradF, HsIpoptConsEvalJacG, HsIpoptConsEvalH);
+  else
+    nlp = ipopt_lib.Create(nv, zl, zu, nc, gl, gl, HsIpoptNlpNumJac(ip), HsIpoptNlpNumHess(ip), 0, HsIpoptEvalF,
+                           HsIpoptEvalG, HsIpoptEvalGradF, HsIpoptEvalJacG, HsIpoptEvalH);
   PetscCheck(nlp, PETSC_COMM_SELF, PETSC_ERR_LIB, "IPOPT could not create the NLP (%d variables)", nv);
   ipopt_lib.StrOption(nlp, "sb", "yes");
   /* no options file: IPOPT would read ./ipopt.opt from the working directory, whose values override these (a
@@ -393,12 +480,14 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
   ipopt_lib.NumOption(nlp, "tol", ip->tol);
   ipopt_lib.IntOption(nlp, "max_iter", (Int)ip->max_it);
   ipopt_lib.IntOption(nlp, "mumps_pivot_order", ordering_codes[ip->ordering]);
+  if (ip->deriv_test) /* HsSolverIpoptSetDerivativeTest */
+    ipopt_lib.StrOption(nlp, "derivative_test", (char *)deriv_tests[ip->deriv_test]); /* 3.11 takes char * */
   ipopt_lib.StrOption(nlp, "nlp_scaling_method", "user-scaling");
   /* at the noise floor of the dual infeasibility (costates of 1e5: the crane) IPOPT would spend 15
    * iterations before its acceptable-level exit; the caller checks the kkt residual then */
   ipopt_lib.IntOption(nlp, "acceptable_iter", 5);
-  for (int i = 0; i < nc; i++)
-    gl[i] = i < ip->N * ip->dim ? 1 / h : 1; /* constraint scaling (the bounds were copied at creation) */
+  for (int i = 0; i < nc; i++) /* constraint scaling (the bounds were copied at creation): the interval equations */
+    gl[i] = i < ip->N * ip->dim ? 1 / h : 1;  /* 1/h, the others (targets, Phi(q_k), a constrained end) 1 */
   ipopt_lib.Scaling(nlp, 1 / h, NULL, gl);
   ipopt_lib.Intermediate(nlp, Intermediate);
   *status = (int)ipopt_lib.Solve(nlp, z, NULL, &obj, y, NULL, NULL, ip);
@@ -453,6 +542,31 @@ static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, Petsc
   PetscFunctionReturn(0);
 }
 
+/* IPOPT on rank 0 for a constrained system (ipoptcons.c): rows (the constrained transcription's points, the start)
+ * are replaced by the solution in the KKT form's layout; the controls go to s->U0. Returns IPOPT's status. */
+static PetscErrorCode RunIpoptCons(HsSolver s, HsIpopt *ip, PetscScalar *rows, int *status)
+{
+  HsConstrained *cd = s->data;
+  double        *z, *zl, *zu, *gl, *y, h = HsDiscGetStep(s->disc);
+  int            nv, nc;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsIpoptConsNlpSetUp(ip, s->prob, cd->cons, (int)s->N, h, s->prob->x0));
+  nv = ip->nv, nc = (int)HsIpoptConsNumConstraints(ip);
+  PetscCall(PetscMalloc5(nv, &z, nv, &zl, nv, &zu, nc, &gl, nc, &y));
+  HsIpoptConsStart(ip, rows, z, zl, zu);
+  ip->iterations = 0, ip->inf_pr = ip->inf_du = NAN, ip->t_start = MPI_Wtime();
+  PetscCall(SolveNlp(ip, nv, nc, z, zl, zu, gl, y, h, status));
+  ip->wall_ipopt = MPI_Wtime() - ip->t_start;
+  PetscCall(PetscFree(s->U0));
+  PetscCall(PetscMalloc1(ip->N * ip->m, &s->U0));
+  HsIpoptConsSolution(ip, z, y, rows, s->U0);
+  PetscCall(PetscFree5(z, zl, zu, gl, y));
+  HsIpoptNlpReset(ip);
+  ip->cons = NULL;
+  PetscFunctionReturn(0);
+}
+
 /* Newton's round-off level (solversolve.c) for the kkt residual at X: c eps max(1, |X|_inf) sqrt(n). */
 static PetscErrorCode RoundoffLevel(HsSolver s, PetscReal *level)
 {
@@ -470,7 +584,7 @@ static PetscErrorCode RoundoffLevel(HsSolver s, PetscReal *level)
  * transcription's kkt residual at it. */
 static PetscErrorCode Solve(HsSolver s)
 {
-  HsIpopt    *ip = s->data;
+  HsIpopt    *ip = IpoptOf(s);
   Vec         X0;
   VecScatter  sc;
   PetscMPIInt rank;
@@ -494,7 +608,10 @@ static PetscErrorCode Solve(HsSolver s)
       int          st = Internal_Error;
       ip->monitor = s->monitor;
       PetscCall(VecGetArray(X0, &rows));
-      PetscCall(RunIpopt(s, ip, rows, hold, &st));
+      if (s->prob->nc)
+        PetscCall(RunIpoptCons(s, ip, rows, &st));
+      else
+        PetscCall(RunIpopt(s, ip, rows, hold, &st));
       PetscCall(VecRestoreArray(X0, &rows));
       info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du), info[4] = ip->wall_ipopt;
       info[5] = ip->iterations > 0 ? ip->reg : -1;
@@ -560,6 +677,45 @@ static PetscErrorCode Solve(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len);
+static PetscErrorCode View(HsSolver s, PetscViewer viewer);
+static PetscErrorCode WriteSummary(HsSolver s, FILE *f);
+
+/* A constrained system of the closed-form class: the constrained transcription takes over (its residual, the KKT
+ * form of constrained_kkt, checks IPOPT's solution; its guess, diagnostics and output), with data that carries
+ * IPOPT's settings along (HsIpoptCons) and IPOPT as the solver. */
+static PetscErrorCode SetUpConstrained(HsSolver s)
+{
+  HsIpopt      keep = *(HsIpopt *)s->data; /* the settings (no NLP is set up before a solve) */
+  HsIpoptCons *ic;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCheck(!s->prob->cons_extended, comm, PETSC_ERR_SUP,
+             "problem '%s' lies outside the exact class of constrained systems (%s): the direct NLP that IPOPT solves "
+             "(-hs_bvp_type ipopt) is the closed-form class's direct BEM transcription; the extended class's is not "
+             "implemented yet (docs/constrained.md)", s->prob->name, s->prob->cons_extended);
+  for (PetscInt i = 0; i < 2 * s->prob->n; i++)
+    PetscCheck(s->prob->xT_fixed[i] && !s->prob->phi.f, comm, PETSC_ERR_SUP,
+               "problem '%s': the direct NLP of a constrained system that IPOPT solves fixes every terminal component "
+               "and has no terminal cost; free end states and terminal costs are solved by Newton on its KKT conditions "
+               "(-hs_scheme direct, docs/constrained.md)", s->prob->name);
+  PetscCheck(!strcmp(s->ss, "bem") && !strcmp(s->cs, "constrained_kkt"), comm, PETSC_ERR_ARG_INCOMP,
+             "the direct NLP of a constrained system (IPOPT) has the costates of its KKT conditions: schemes bem + "
+             "constrained_kkt, not %s + %s", s->ss, s->cs);
+  PetscCall(HsConstrainedSetUp(s, sizeof(HsIpoptCons)));
+  ic                     = s->data;
+  ic->ip                 = keep;
+  ic->destroy            = s->ops->destroy;
+  ic->view               = s->ops->view;
+  ic->writesummary       = s->ops->writesummary;
+  s->ops->destroy        = DestroyConstrained;
+  s->ops->describe       = Describe;
+  s->ops->view           = View;
+  s->ops->writesummary   = WriteSummary;
+  PetscFunctionReturn(0);
+}
+
 /* The transcription's set-up (its residual checks IPOPT's solution) after checking the schemes: the
  * NLP's multipliers satisfy the kkt costate equations of its state scheme and nothing else. */
 static PetscErrorCode SetUp(HsSolver s)
@@ -568,6 +724,10 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscBool kkt, trap, mid;
 
   PetscFunctionBeginUser;
+  if (s->prob->nc) {
+    PetscCall(SetUpConstrained(s));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscStrcmp(s->cs, "kkt", &kkt));
   PetscCall(PetscStrcmp(s->cs, "trapezoidal", &trap));
   PetscCall(PetscStrcmp(s->ss, "midpoint", &mid));
@@ -581,18 +741,25 @@ static PetscErrorCode SetUp(HsSolver s)
 
 static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 {
-  HsIpopt *ip = s->data;
+  HsIpopt *ip = IpoptOf(s);
+  int      c  = s->prob->nc;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering)", orderings[ip->ordering]));
+  if (c)
+    PetscCall(PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering), %d holonomic constraint%s",
+                            orderings[ip->ordering], c, c > 1 ? "s" : ""));
+  else
+    PetscCall(PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering)", orderings[ip->ordering]));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode View(HsSolver s, PetscViewer viewer)
 {
-  HsIpopt *ip = s->data;
+  HsIpopt *ip = IpoptOf(s);
 
   PetscFunctionBeginUser;
+  if (s->ops->destroy == DestroyConstrained) /* the constraints' line */
+    PetscCall((*((HsIpoptCons *)s->data)->view)(s, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  IPOPT time         %.3f s   (inside IpoptSolve, rank 0)\n",
                                    (double)ip->wall_ipopt));
   if (s->prob->u_min || s->prob->u_max)
@@ -606,9 +773,11 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
 
 static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 {
-  HsIpopt *ip = s->data;
+  HsIpopt *ip = IpoptOf(s);
 
   PetscFunctionBeginUser;
+  if (s->ops->destroy == DestroyConstrained) /* "constraints": {...} */
+    PetscCall((*((HsIpoptCons *)s->data)->writesummary)(s, f));
   fprintf(f, "  \"ipopt_time_s\": %.6g,\n", (double)ip->wall_ipopt);
   fprintf(f, "  \"ipopt_ordering\": \"%s\",\n", orderings[ip->ordering]);
   PetscFunctionReturn(0);
@@ -622,9 +791,20 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* A constrained system's (SetUpConstrained): the NLP, then the constrained transcription's data (s->data with it). */
+static PetscErrorCode DestroyConstrained(HsSolver s)
+{
+  HsIpoptCons *ic = s->data;
+
+  PetscFunctionBeginUser;
+  HsIpoptNlpReset(&ic->ip);
+  PetscCall((*ic->destroy)(s));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverCreate_Ipopt - the direct transcription NLP solved by IPOPT (HSSOLVERIPOPT): the transcription's
     unknowns and residual, IPOPT instead of Newton (on rank 0), its multipliers as the costates.
-    Keys: -hs_ipopt_tol, -hs_ipopt_max_it, -hs_ipopt_ordering, -hs_ipopt_print_level.
+    Keys: -hs_ipopt_tol, -hs_ipopt_max_it, -hs_ipopt_ordering, -hs_ipopt_print_level, -hs_ipopt_derivative_test.
 
   Collective; called by HsSolverSetType().
 @*/

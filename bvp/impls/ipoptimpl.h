@@ -8,10 +8,22 @@
  * here, not left to IPOPT). A free final time T is one more variable, the last; h = T/N, so it
  * adds a dense column to the constraint Jacobian and a dense row to the Hessian
  * (docs/free-final-time.md; ipoptnlp.c derives both from the interval pieces).
+ *
+ * A constrained system of the closed-form class (docs/constrained.md, "The direct counterpart"; ipoptcons.c): the
+ * direct BEM transcription (costate/consnlp.c). Variables per interval k, nb = m + nc + 2n of them:
+ * (u_{k+1/2}, gamma_{k+1/2}, q_{k+1}, p_{k+1}), then alpha (nc) of the end condition; x_0 is not a variable, q_N is
+ * fixed by its bounds (q_N = q_T). Constraints: the 2n interval equations c_k of each interval (h-form, rows
+ * k 2n..), Phi(q_k) = 0 at the inner nodes k = 1..N-1 (rows N 2n + (k-1) nc..; q_N = q_T lies on the constraints,
+ * HsProblemCheckConstraints), and the end condition p_N - p_T - G(q_T)^T alpha = 0 (n rows, last): only p_N's
+ * tangential part is prescribed. The Hessian's lower triangle per interval k: u_k's block sigma h R, the mixed
+ * blocks (gamma_k, q_k) for k >= 1 and (q_{k+1}, gamma_k), with a B(q) (u_k, q_k) for k >= 1 and (q_{k+1}, u_k),
+ * and node k+1's block sum_i w_i Hess Phi_i for k + 1 <= N - 1; each position once. The transcription's data is
+ * the constrained one (HsIpoptCons), its residual the KKT conditions of this NLP (constrained_kkt).
  */
 #ifndef HSIPOPTIMPL_H
 #define HSIPOPTIMPL_H
 
+#include "constrainedimpl.h"
 #include "transcriptionimpl.h"
 
 #include <IpStdCInterface.h>
@@ -34,6 +46,7 @@ typedef struct {
   PetscReal tol;
   PetscInt  max_it, print_level;
   PetscInt  ordering; /* index into ipopt.c's ordering names (IPOPT's mumps_pivot_order) */
+  PetscInt  deriv_test; /* index into ipopt.c's derivative test names (IPOPT's derivative_test) */
   PetscErrorCode (*trsetup)(HsSolver); /* the transcription's set-up */
   /* the NLP of the current solve (rank 0) */
   HsDisc    *d;
@@ -49,6 +62,9 @@ typedef struct {
   double    *Jb;          /* scratch: the Jacobian blocks of one interval (2 dim^2 + dim m) */
   double    *fd;          /* T in the data: scratch of TRowDifference (3 nv + the Jacobian's entries), or NULL */
   Index     *fdrc;        /* ... the Jacobian's rows and columns */
+  HsCons    *cons;        /* a constrained system: its scheme at this solve's T (not owned; ipoptcons.c), else NULL */
+  int        nc;          /* ... and its number of constraints */
+  double     h;           /* ... and the step */
   int        failed;      /* a callback left the problem's domain */
   PetscInt   iterations;
   PetscReal  inf_pr, inf_du; /* of the last iteration (IPOPT's scaled measures) */
@@ -57,6 +73,17 @@ typedef struct {
   PetscReal  t_start;
   PetscReal  wall_ipopt; /* seconds inside IpoptSolve */
 } HsIpopt;
+
+/* The ipopt formulation on a constrained system: the constrained transcription's data first (its operations read
+ * s->data as an HsConstrained), then IPOPT's settings and NLP, and the constrained transcription's operations that
+ * ipopt.c's wrap. */
+typedef struct {
+  HsConstrained cd;
+  HsIpopt       ip;
+  PetscErrorCode (*destroy)(HsSolver);
+  PetscErrorCode (*view)(HsSolver, PetscViewer);
+  PetscErrorCode (*writesummary)(HsSolver, FILE *);
+} HsIpoptCons;
 
 /* The NLP's callbacks and sizes (ipoptnlp.c). */
 PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, const double *x0);
@@ -70,5 +97,19 @@ Bool HsIpoptEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Inde
                      UserDataPtr ctx);
 Bool HsIpoptEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Number *y, Bool new_y, Index nele,
                   Index *row, Index *col, Number *val, UserDataPtr ctx);
+
+/* The NLP of a constrained system (ipoptcons.c): sizes, start, solution, callbacks. rows: the constrained
+ * transcription's points (D = 4n + 2nc each, costate/hsconstrained.h). */
+PetscErrorCode HsIpoptConsNlpSetUp(HsIpopt *ip, HsProblem *P, HsCons *cons, int N, double h, const double *x0);
+Index          HsIpoptConsNumConstraints(const HsIpopt *ip);
+void           HsIpoptConsStart(HsIpopt *ip, const PetscScalar *rows, double *z, double *zl, double *zu);
+void           HsIpoptConsSolution(HsIpopt *ip, const double *z, const double *y, PetscScalar *rows, PetscReal *U);
+Bool HsIpoptConsEvalF(Index nv, Number *z, Bool new_z, Number *f, UserDataPtr ctx);
+Bool HsIpoptConsEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPtr ctx);
+Bool HsIpoptConsEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, UserDataPtr ctx);
+Bool HsIpoptConsEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, Index *row, Index *col, Number *val,
+                         UserDataPtr ctx);
+Bool HsIpoptConsEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, Number *y, Bool new_y, Index nele,
+                      Index *row, Index *col, Number *val, UserDataPtr ctx);
 
 #endif

@@ -43,7 +43,7 @@ PetscErrorCode HsIpoptNlpSetUp(HsIpopt *ip, HsProblem *P, HsDisc *d, int N, cons
 
   PetscFunctionBeginUser;
   HsIpoptNlpReset(ip);
-  ip->d = d, ip->N = N, ip->prob = P;
+  ip->d = d, ip->N = N, ip->prob = P, ip->cons = NULL;
   ip->n = P->n, ip->m = m, ip->dim = dim, ip->nb = m + dim;
   ip->ft = P->free_T ? 1 : 0, ip->nv = N * ip->nb + ip->ft, ip->bq = P->Bq ? 1 : 0;
   PetscCall(PetscMalloc5(ip->N + 3, &ip->joff, ip->N + 2, &ip->hoff, dim, &ip->x0, 3 * dd + m * m + P->n * m + 2 * dim,

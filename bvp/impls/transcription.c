@@ -567,7 +567,7 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   if (s->prob->nc) { /* holonomic constraints: the constrained scheme's transcription takes over */
-    PetscCall(HsConstrainedSetUp(s));
+    PetscCall(HsConstrainedSetUp(s, sizeof(HsConstrained)));
     PetscFunctionReturn(0);
   }
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));

@@ -444,10 +444,11 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
     ss = s->prob->default_state_scheme, cs = s->prob->default_costate_scheme;
   if (s->state_scheme[0])
     ss = s->state_scheme;
-  /* the direct NLP's costates are its multipliers: the KKT conditions of its state scheme */
+  /* the direct NLP's costates are its multipliers: the KKT conditions of its state scheme (a constrained system's:
+     those of the direct BEM transcription, docs/constrained.md) */
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp));
   if (nlp && ss)
-    cs = strcmp(ss, "midpoint") ? "kkt" : "trapezoidal";
+    cs = s->prob && s->prob->nc ? "constrained_kkt" : strcmp(ss, "midpoint") ? "kkt" : "trapezoidal";
   if (s->costate_scheme[0])
     cs = s->costate_scheme;
   if (state_scheme)
@@ -466,7 +467,8 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
 - ds - HS_DIRECT_KKT: Newton on the KKT equations (costate scheme trapezoidal or kkt) in the chosen formulation;
        HS_DIRECT_IPOPT: the direct transcription NLP by IPOPT (the solver becomes of type HSSOLVERIPOPT at set-up if
        its costate scheme is a direct one); HS_DIRECT_DEFAULT, the default: kkt for a solve of its own, IPOPT for
-       the direct side of -hs_compare and of -hs_initial_guess direct
+       the direct side of -hs_compare and of -hs_initial_guess direct (kkt there too for a constrained system,
+       docs/constrained.md: IPOPT only when asked for)
 
   Options Database Key:
 . -hs_direct_solver <default|kkt|ipopt> - the same

@@ -118,7 +118,7 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetSchemes(s, NULL, &cs));
   if (cs)
-    direct = (PetscBool)(!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal"));
+    direct = (PetscBool)(!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt"));
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp));
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
   if (s->direct_solver == HS_DIRECT_IPOPT && direct && !nlp) {
@@ -129,10 +129,11 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
     nlp = PETSC_TRUE;
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &sh));
-  PetscCheck(!s->prob->nc || ((tr || sh) && !nlp), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+  PetscCheck(!s->prob->nc || tr || sh || nlp, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' has constraints: it is solved by the transcription or the multiple shooting of its schemes "
-             "(-hs_bvp_type transcription or shooting, docs/constrained.md); -hs_bvp_type %s does not support "
-             "constraints yet", s->prob->name, ((PetscObject)s)->type_name);
+             "(-hs_bvp_type transcription or shooting, docs/constrained.md), or as the direct NLP by IPOPT "
+             "(-hs_bvp_type ipopt); -hs_bvp_type %s does not support constraints yet",
+             s->prob->name, ((PetscObject)s)->type_name);
   PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
              "solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
