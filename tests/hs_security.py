@@ -33,6 +33,12 @@ assertion failed on the code before these defences:
                incomplete (before: exit 1, nothing written)
   corrupt      a truncated iterate.bin for -hs_restart: an error naming the file (and, sanitized, no
                leak: the viewer is closed on that path)
+  swapped      the output directory moved away and a link to a victim directory put at its path during the run
+               (its parent writable by others): -hs_study's and -hs_compare's files and a checkpoint (SIGTERM) land
+               in the moved directory, the victim stays empty (before: all written through the link); an -o that is
+               a link is refused before the solve
+  saddle       shooting on 2 ranks: the fallbacks of -hs_strategy auto fail as linear solves and the run ends with
+               its diagnosis, exit 2 (before: MUMPS' INFOG(1)=-3 ended it as an error)
   converged    tolerances looser than the solve can vouch for (-snes_atol 1e10, -snes_rtol 0.9,
                -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
                converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
@@ -647,13 +653,97 @@ def case_ninth_round(tmp):
                                                                                         out[-300:]))
 
 
+def run_swapped(d, args, trigger, term=False):
+    """hamshoot on 2 ranks in d with -o out (monitor on); at the first line holding trigger, once the run holds out, out
+    is moved to out.moved and a link out -> victim (a directory of d) put at its path (a swap-for-link race won by the
+    attacker), then, with term, SIGTERM goes to every rank. Returns (exit status, output, what out.moved held right after
+    the swap: None if the trigger never came). A run past 600 s is killed (a hang)."""
+    import signal
+    import threading
+    from hs_reliability import rank_pids
+    cmd = [MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"]
+    p = subprocess.Popen(cmd, env=ENV, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    timer = threading.Timer(600, p.kill)
+    timer.start()
+    out, before = [], None
+    try:
+        for line in p.stdout:
+            out.append(line)
+            if before is None and trigger in line:
+                os.rename(os.path.join(d, "out"), os.path.join(d, "out.moved"))
+                os.symlink("victim", os.path.join(d, "out"))
+                before = sorted(os.listdir(os.path.join(d, "out.moved")))
+                if term:
+                    for pid in rank_pids(p.pid):
+                        os.kill(pid, signal.SIGTERM)
+        p.wait()
+    finally:
+        timer.cancel()
+    return p.returncode, "".join(out), before
+
+
+def case_tenth_round(tmp):
+    """the tenth round (each failed before its fix): the output directory moved away and a link to a victim directory
+    put at its path while the run holds it (its parent writable by others): -hs_study's files, -hs_compare's sides and
+    files, and a checkpoint (SIGTERM) went through the link into the victim, as they were written through the path of
+    -o; now everything is made through the locked directory's descriptor, so it lands in the moved directory and the
+    victim stays empty. An -o that is itself a link is refused before the solve (before: after it, with 'was replaced').
+    saddle by shooting on 2 ranks ended with MUMPS' 'INFOG(1)=-3' in a fallback of -hs_strategy auto (its inner LU kept a
+    failed factorization); now the fallbacks fail as linear solves and the run ends with its diagnosis, exit 2."""
+    cases = [("study", ["-problem", "kepler", "-N", "20000", "-hs_study", "4"], "  output  ", False,
+              ["study.csv", "study.gp", "study.json"] + (["study.png"] if shutil.which("gnuplot") else []))]
+    if not os.environ.get("HS_SANITIZED"):  # IPOPT
+        cases.append(("compare", ["-problem", "pendulum", "-N", "40000", "-hs_compare"], "IPOPT   0", False,
+                      ["compare.gp", "compare.json", "direct", "indirect", "series.csv"] +
+                      (["hamiltonian.png"] if shutil.which("gnuplot") else [])))
+    cases.append(("checkpoint", ["-problem", "kepler", "-N", "20000"], "Newton  1", True, ["checkpoint"]))
+    for what, args, trigger, term, want in cases:
+        d = tempfile.mkdtemp(dir=tmp)
+        os.makedirs(os.path.join(d, "victim"))
+        rc, text, before = run_swapped(d, args, trigger, term)
+        moved = os.path.join(d, "out.moved")
+        have = sorted(os.listdir(moved)) if os.path.isdir(moved) else []
+        victim = os.listdir(os.path.join(d, "victim"))
+        # the swap came before the files were written (else this case would show nothing)
+        check(before is not None and not set(want) & set(before),
+              "%s: the swap did not come before the writes (out.moved held %s)\n%s" % (what, before, text[-400:]))
+        check(not victim and set(want) <= set(have) and rc == (3 if term else 0),
+              "%s: the output's directory replaced by a link during the run: exit %d, the victim holds %s, the moved "
+              "directory %s\n%s" % (what, rc, victim, have, text[-600:]))
+        if what == "study":
+            try:
+                st = json.load(open(os.path.join(moved, "study.json")))
+            except (OSError, ValueError):
+                st = {}
+            check(st.get("complete") is True and len(st.get("levels", [])) == 4, "study: study.json %s" % st)
+        if what == "compare":
+            check(all(os.path.isfile(os.path.join(moved, side, "summary.json")) for side in ("indirect", "direct")),
+                  "compare: the sides in the moved directory: %s" % have)
+        if what == "checkpoint":
+            ck = os.path.join(moved, "checkpoint")
+            check("checkpoint in out/checkpoint" in text and os.path.isfile(os.path.join(ck, "iterate.bin")) and
+                  '"hamshoot-checkpoint-1"' in open(os.path.join(ck, "checkpoint.json")).read() and
+                  not [f for f in have if f.startswith("checkpoint.tmp")],
+                  "checkpoint: %s, %s\n%s" % (have, os.listdir(ck) if os.path.isdir(ck) else None, text[-400:]))
+    d = tempfile.mkdtemp(dir=tmp)  # an -o that is a link: refused at once, nothing written through it
+    os.makedirs(os.path.join(d, "real"))
+    os.symlink("real", os.path.join(d, "lnk"))
+    rc, text = run_in(["-problem", "pendulum", "-o", "lnk"], cwd=d)
+    check(rc == 1 and "is a symbolic link" in text and "converged" not in text and not os.listdir(os.path.join(d, "real")),
+          "-o a link: exit %d, written: %s\n%s" % (rc, os.listdir(os.path.join(d, "real")), text[-300:]))
+    rc, text = run_in(["-problem", "saddle", "-hs_bvp_type", "shooting"], ranks=2, cwd=d)
+    check(rc == 2 and "MUMPS" not in text and "INFOG" not in text and "sensitivity growth" in text and
+          "no fallback of -hs_strategy auto converged" in text,
+          "saddle by shooting on 2 ranks: exit %d\n%s" % (rc, text[-600:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
-                  case_ninth_round, case_pole,
+                  case_ninth_round, case_tenth_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

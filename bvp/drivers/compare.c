@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   HsSolver  ind, dir;
@@ -170,16 +171,22 @@ static PetscErrorCode PrintTable(MPI_Comm comm, Cmp *c, const char *dir, int plo
  * the directory is complete). *plots: whether gnuplot made them (a warning in err otherwise). */
 static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len, char *warn, size_t wlen)
 {
+  int dfd, bad;
+
   if (Differences(c))
     return snprintf(err, len, "comparing the solutions failed"), 1;
-  if (HsWriteFileAtomic(dir, "series.csv", WriteSeries, c, err, len) ||
-      HsWriteFileAtomic(dir, "compare.gp", WriteScript, c, err, len))
+  if (HsDirOpen(dir, 1, &dfd, err, len)) /* one descriptor of dir (the lock's: HsDirOpen), never its path */
     return 1;
-  {
+  bad = HsWriteFileAtomicAt(dfd, dir, "series.csv", WriteSeries, c, err, len) ||
+        HsWriteFileAtomicAt(dfd, dir, "compare.gp", WriteScript, c, err, len);
+  if (!bad) {
     static const char *const pngs[] = {"controls.png", "configurations.png", "energy_work.png", "hamiltonian.png"};
-    *plots = !HsRunGnuplot(dir, "compare.gp", pngs, 4, warn, wlen);
+
+    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", pngs, 4, warn, wlen);
+    bad    = HsWriteFileAtomicAt(dfd, dir, "compare.json", WriteCompareJSON, c, err, len);
   }
-  return HsWriteFileAtomic(dir, "compare.json", WriteCompareJSON, c, err, len);
+  close(dfd);
+  return bad;
 }
 
 /*@ HsSolverCompare - compares the indirect against the direct solution on the same grid.

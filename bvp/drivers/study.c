@@ -30,7 +30,7 @@
 #include "hsdrivers.h"
 
 #include <string.h>
-
+#include <unistd.h>
 
 /* One solved grid: results and, on every rank, its node rows (x_k, lambda_{k+1/2}) and controls. */
 typedef struct {
@@ -460,16 +460,20 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   } else /* one grid: no extrapolation */
     st.JR = st.L[0].r.J, st.HR = st.L[0].r.H_mean, st.TR = st.L[0].r.T;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    bad = HsMakeDirs(dir) ? snprintf(err, sizeof err, "cannot create %s", dir), 1 : 0;
+  if (rank == 0) { /* through one descriptor of dir (for the locked -o, the lock's: HsDirOpen), never its path */
+    int dfd = -1;
+    bad     = HsDirOpen(dir, 1, &dfd, err, sizeof err);
     if (!bad)
-      bad = HsWriteFileAtomic(dir, "study.csv", WriteCSV, &st, err, sizeof err) ||
-            HsWriteFileAtomic(dir, "study.gp", WriteScript, &st, err, sizeof err);
+      bad = HsWriteFileAtomicAt(dfd, dir, "study.csv", WriteCSV, &st, err, sizeof err) ||
+            HsWriteFileAtomicAt(dfd, dir, "study.gp", WriteScript, &st, err, sizeof err);
     if (!bad) {
       static const char *const pngs[] = {"study.png"};
-      plot = !HsRunGnuplot(dir, "study.gp", pngs, 1, warn, sizeof warn);
-      bad  = HsWriteFileAtomic(dir, "study.json", WriteJSON, &st, err, sizeof err);
+
+      plot = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, warn, sizeof warn);
+      bad  = HsWriteFileAtomicAt(dfd, dir, "study.json", WriteJSON, &st, err, sizeof err);
     }
+    if (dfd >= 0)
+      close(dfd);
   }
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(&plot, 1, MPI_INT, 0, comm));

@@ -170,32 +170,37 @@ static int Marked(int fd)
   return strstr(head, "\"format\": \"hamshoot-checkpoint-1\"") != NULL;
 }
 
-/*@ HsIsCheckpointDir - whether path is a checkpoint directory of hamshoot's: a real directory (not a symbolic link)
-    holding a checkpoint.json of format hamshoot-checkpoint-1 (bvp/ internal; one process). 0: no, 1: yes, -1:
-    nothing there. @*/
-int HsIsCheckpointDir(const char *path)
+/* Whether name in the directory open as dfd (AT_FDCWD: a path) is a checkpoint directory of hamshoot's: a real
+ * directory (not a symbolic link) holding a checkpoint.json of format hamshoot-checkpoint-1. 0: no, 1: yes, -1: nothing
+ * there. */
+static int IsCheckpointAt(int dfd, const char *name)
 {
   struct stat st;
   int         fd, marked;
 
-  if (lstat(path, &st))
+  if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
     return errno == ENOENT || errno == ENOTDIR ? -1 : 0; /* ENOTDIR: its parent is no directory (-o a file) */
-  if (!S_ISDIR(st.st_mode) || (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+  if (!S_ISDIR(st.st_mode) || (fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
     return 0;
   marked = Marked(fd);
   close(fd);
   return marked;
 }
 
-/* rm of a checkpoint directory made by hamshoot (its known files only; rmdir then fails if anything else is
- * there). A symbolic link, or a directory that is not a checkpoint (unless ours: the fresh temporary one), is
- * left alone: nothing outside a checkpoint is ever deleted (docs/reliability.md). The directory is opened once
- * (O_NOFOLLOW) and checked and emptied through that descriptor (openat, unlinkat), so that swapping it for a link
- * between the check and the removal changes nothing. */
-static void RemoveCheckpointDir(const char *dir, PetscBool ours)
+/*@ HsIsCheckpointDir - whether path is a checkpoint directory of hamshoot's: a real directory (not a symbolic link)
+    holding a checkpoint.json of format hamshoot-checkpoint-1 (bvp/ internal; one process). 0: no, 1: yes, -1:
+    nothing there. @*/
+int HsIsCheckpointDir(const char *path) { return IsCheckpointAt(AT_FDCWD, path); }
+
+/* rm of a checkpoint directory name in the directory open as dfd, made by hamshoot (its known files only; its removal
+ * then fails if anything else is there). A symbolic link, or a directory that is not a checkpoint (unless ours: the
+ * fresh temporary one), is left alone: nothing outside a checkpoint is ever deleted (docs/reliability.md). The
+ * directory is opened once (O_NOFOLLOW) and checked and emptied through that descriptor (openat, unlinkat), so that
+ * swapping it for a link between the check and the removal changes nothing. */
+static void RemoveCheckpointDir(int dfd, const char *name, PetscBool ours)
 {
   static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
-  int                      fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int                      fd      = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
   if (fd < 0)
     return;
@@ -206,7 +211,7 @@ static void RemoveCheckpointDir(const char *dir, PetscBool ours)
   for (int i = 0; files[i]; i++)
     unlinkat(fd, files[i], 0);
   close(fd);
-  rmdir(dir);
+  unlinkat(dfd, name, AT_REMOVEDIR);
 }
 
 /*@ HsInsideTaken - whether an ancestor of dir (resolved: realpath; with self, dir itself too) is a directory another
@@ -248,6 +253,19 @@ int HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len)
   }
 }
 
+/* The directory that holds the checkpoint directory ck (no trailing '/': HsSolverSetCheckpoint) into parent, and ck's
+ * name in it, returned. */
+static const char *SplitCheckpointDir(const char *ck, char *parent, size_t len)
+{
+  const char *slash = strrchr(ck, '/');
+
+  if (!slash)
+    snprintf(parent, len, ".");
+  else
+    snprintf(parent, len, "%.*s", (int)(slash == ck ? 1 : slash - ck), ck);
+  return slash ? slash + 1 : ck;
+}
+
 /*@ HsSolverCheckCheckpointDir - before a solve (HsSolverSetUp; rank 0): the checkpoint directory and its DIR.old
     are each absent or a checkpoint of hamshoot's (IsCheckpointDir), so that no directory of the user's is ever
     replaced or emptied by a checkpoint (bvp/ internal). An error names the directory. Collective. @*/
@@ -263,14 +281,9 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
     PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank) {
-    char parent[PETSC_MAX_PATH_LEN], *slash;
+    char parent[PETSC_MAX_PATH_LEN];
     snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
-    snprintf(parent, sizeof parent, "%s", s->ckpt_dir); /* no trailing '/' (HsSolverSetCheckpoint) */
-    slash = strrchr(parent, '/');
-    if (slash)
-      *(slash == parent ? slash + 1 : slash) = 0;
-    else
-      snprintf(parent, sizeof parent, ".");
+    (void)SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
     if (HsInsideTaken(parent, PETSC_TRUE, err, sizeof err)) /* another run's output or a checkpoint holds it */
       bad = 1;
     else if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old))
@@ -330,42 +343,102 @@ static PetscErrorCode OpenIterate(MPI_Comm comm, const char *bin, PetscFileMode 
   return ierr;
 }
 
-/* Rank 0: the new checkpoint (tmp, complete) into s->ckpt_dir, the previous one kept as DIR.old until then; only
- * checkpoints of hamshoot's are moved or removed (IsCheckpointDir). 0, or 1 with err (the caller removes tmp: a
- * checkpoint that cannot be moved into place, because something else took DIR's place since the set-up's check, is
- * dropped rather than left to pile up beside it). */
-static int MoveIntoPlace(HsSolver s, const char *tmp, char *err, size_t len)
+/* Rank 0: the new checkpoint (tmp, complete) into the checkpoint directory dir, named base in the directory open as
+ * pfd, the previous one kept as base.old until then; only checkpoints of hamshoot's are moved or removed
+ * (IsCheckpointAt), all through pfd. 0, or 1 with err (the caller removes tmp: a checkpoint that cannot be moved into
+ * place, because something else took dir's place since the set-up's check, is dropped rather than left to pile up
+ * beside it). */
+static int MoveIntoPlace(int pfd, const char *dir, const char *base, const char *tmp, char *err, size_t len)
 {
   char old[PETSC_MAX_PATH_LEN + 8];
 
-  snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
-  if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old)) {
-    snprintf(err, len, "'%s' or its '.old' is not a checkpoint of hamshoot's (something else took its place): this "
-                       "checkpoint is dropped", s->ckpt_dir);
+  snprintf(old, sizeof old, "%s.old", base);
+  if (!IsCheckpointAt(pfd, base) || !IsCheckpointAt(pfd, old)) {
+    snprintf(err, len,
+             "'%s' or its '.old' is not a checkpoint of hamshoot's (something else took its place): this "
+             "checkpoint is dropped",
+             dir);
     return 1;
   }
-  RemoveCheckpointDir(old, PETSC_FALSE);
-  if ((rename(s->ckpt_dir, old) && errno != ENOENT) || rename(tmp, s->ckpt_dir)) {
-    snprintf(err, len, "cannot move the checkpoint into '%s': %s", s->ckpt_dir, strerror(errno));
+  RemoveCheckpointDir(pfd, old, PETSC_FALSE);
+  if ((renameat(pfd, base, pfd, old) && errno != ENOENT) || renameat(pfd, tmp, pfd, base)) {
+    snprintf(err, len, "cannot move the checkpoint into '%s': %s", dir, strerror(errno));
     return 1;
   }
-  RemoveCheckpointDir(old, PETSC_FALSE);
+  RemoveCheckpointDir(pfd, old, PETSC_FALSE);
+  return 0;
+}
+
+/* iterate.bin of the gathered iterate Z (rank 0, sequential) in the directory open as tfd: PETSc's binary format of a
+ * Vec, as VecView writes it and VecLoad reads it (the class id and the size as PetscInt, then the values; big-endian,
+ * PetscBinaryWrite), without the .info file; a new file (O_EXCL | O_NOFOLLOW), synced. Errors come back as codes (the
+ * caller's error handler), the file closed. */
+static PetscErrorCode WriteIterate(int tfd, Vec Z)
+{
+  PetscInt       tr[2] = {VEC_FILE_CLASSID, 0};
+  PetscScalar   *z;
+  PetscErrorCode ierr;
+  int            fd;
+
+  ierr = VecGetSize(Z, &tr[1]);
+  if (ierr)
+    return ierr;
+  if ((fd = openat(tfd, "iterate.bin", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0)
+    return PETSC_ERR_FILE_OPEN;
+  ierr = PetscBinaryWrite(fd, tr, 2, PETSC_INT);
+  if (!ierr && !(ierr = VecGetArray(Z, &z))) {
+    ierr = PetscBinaryWrite(fd, z, tr[1], PETSC_SCALAR);
+    ierr = VecRestoreArray(Z, &z) ? PETSC_ERR_LIB : ierr;
+  }
+  if (fsync(fd) && !ierr)
+    ierr = PETSC_ERR_FILE_WRITE;
+  if (close(fd) && !ierr)
+    ierr = PETSC_ERR_FILE_WRITE;
+  return ierr;
+}
+
+/* Rank 0: the parent of the checkpoint directory open as *pfd (HsDirOpen: for the locked -o, through the lock's
+ * descriptor, never its path), and a new directory there, base.tmp.XXXXXX (HsCreateUniqueAt: never a directory or link
+ * that was there), its name in tmp and open as *tfd. 0, or 1 with err. */
+static int MakeTempCheckpoint(HsSolver s, int *pfd, char *tmp, size_t tlen, int *tfd, char *err, size_t len)
+{
+  char        parent[PETSC_MAX_PATH_LEN];
+  const char *base = SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
+  size_t      n;
+
+  *pfd = *tfd = -1, tmp[0] = 0;
+  snprintf(err, len, "cannot create a checkpoint directory beside '%s': ", s->ckpt_dir);
+  n = strlen(err);
+  if (HsDirOpen(parent, 0, pfd, err + n, len - n)) /* the reason after the head */
+    return 1;
+  err[0] = 0;
+  snprintf(tmp, tlen, "%s.tmp.XXXXXX", base);
+  if (HsCreateUniqueAt(*pfd, tmp, 1) < 0) {
+    snprintf(err, len, "cannot create a checkpoint directory beside '%s': %s", s->ckpt_dir, strerror(errno));
+    tmp[0] = 0;
+    return 1;
+  }
+  if ((*tfd = openat(*pfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+    snprintf(err, len, "cannot open the new checkpoint directory beside '%s': %s", s->ckpt_dir, strerror(errno));
+    return 1;
+  }
   return 0;
 }
 
 /*@ HsSolverWriteCheckpoint - writes X (the formulation's unknowns) and what they belong to into the checkpoint
     directory, replacing the previous checkpoint only once the new one is complete (bvp/ internal). The new one is
-    written into a fresh directory DIR.tmp.XXXXXX (mkdtemp: never a directory or link planted there) and renamed
-    into place. A write that fails (a full disk, a directory taken away) leaves the previous checkpoint as it was,
-    removes the partial one and returns *bad with the reason in err: the caller warns and the solve goes on.
+    written into a fresh directory DIR.tmp.XXXXXX (never a directory or link planted there) and renamed into place, all
+    through a descriptor of DIR's parent (for the default OUT/checkpoint, that of the locked -o: HsDirOpen), never its
+    path. A write that fails (a full disk, a directory taken away) leaves the previous checkpoint as it was, removes the
+    partial one and returns *bad with the reason in err: the caller warns and the solve goes on. Only rank 0 writes.
     Collective. @*/
 static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool *failed, char *err, size_t len)
 {
-  char           tmp[PETSC_MAX_PATH_LEN + 16], bin[PETSC_MAX_PATH_LEN + 32];
-  int            bad = 0;
+  char           parent[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 16], tdir[2 * PETSC_MAX_PATH_LEN + 64] = "";
+  const char    *base = SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
+  int            bad = 0, pfd = -1, tfd = -1;
   PetscMPIInt    rank;
-  PetscViewer    v   = NULL;
-  CkptCtx        c   = {s, it, 0};
+  CkptCtx        c    = {s, it, 0};
   MPI_Comm       comm = PetscObjectComm((PetscObject)s);
   PetscErrorCode ierr;
 
@@ -374,11 +447,9 @@ static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, Pe
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(VecGetSize(X, &c.size));
   if (!rank) {
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", s->ckpt_dir);
-    if (!mkdtemp(tmp))
-      snprintf(err, len, "cannot create a checkpoint directory beside '%s': %s", s->ckpt_dir, strerror(errno)), bad = 1;
+    bad = MakeTempCheckpoint(s, &pfd, tmp, sizeof tmp, &tfd, err, len);
+    snprintf(tdir, sizeof tdir, "%s/%s", parent, tmp); /* for messages */
   }
-  PetscCallMPI(MPI_Bcast(tmp, sizeof tmp, MPI_CHAR, 0, comm));
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   if (!bad) { /* X gathered to rank 0 (collective, no I/O), written there alone: a write that fails (a full disk)
                  cannot leave the other ranks waiting inside a collective write (it had deadlocked the job); PETSc's
@@ -389,25 +460,24 @@ static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, Pe
     PetscCall(VecScatterBegin(sc, X, Z, INSERT_VALUES, SCATTER_FORWARD));
     PetscCall(VecScatterEnd(sc, X, Z, INSERT_VALUES, SCATTER_FORWARD));
     if (!rank) {
-      PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", tmp));
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-      ierr = OpenIterate(PETSC_COMM_SELF, bin, FILE_MODE_WRITE, &v);
-      if (!ierr)
-        ierr = VecView(Z, v);
-      if (v)
-        ierr = PetscViewerDestroy(&v) || ierr;
+      ierr = WriteIterate(tfd, Z);
       PetscCall(PetscPopErrorHandler());
       if (ierr)
-        snprintf(err, len, "cannot write '%s' (PETSc error %d; a full disk?)", bin, (int)ierr);
+        snprintf(err, len, "cannot write '%s/iterate.bin' (PETSc error %d; a full disk?)", tdir, (int)ierr);
       bad = ierr != 0;
     }
     PetscCall(VecScatterDestroy(&sc));
     PetscCall(VecDestroy(&Z));
   }
-  if (!rank && !bad && !(bad = HsWriteFileAtomic(tmp, "checkpoint.json", WriteJSON, &c, err, len)))
-    bad = MoveIntoPlace(s, tmp, err, len);
-  if (!rank && bad) /* a partial checkpoint: removed */
-    RemoveCheckpointDir(tmp, PETSC_TRUE);
+  if (!rank && !bad && !(bad = HsWriteFileAtomicAt(tfd, tdir, "checkpoint.json", WriteJSON, &c, err, len)))
+    bad = MoveIntoPlace(pfd, s->ckpt_dir, base, tmp, err, len);
+  if (!rank && bad && tmp[0]) /* a partial checkpoint: removed */
+    RemoveCheckpointDir(pfd, tmp, PETSC_TRUE);
+  if (tfd >= 0)
+    close(tfd);
+  if (pfd >= 0)
+    close(pfd);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, (PetscMPIInt)len, MPI_CHAR, 0, comm));
   *failed = (PetscBool)(bad != 0);

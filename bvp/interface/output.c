@@ -6,6 +6,7 @@
 #include "hsbvpimpl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,15 +329,16 @@ static int SummaryCB(FILE *f, void *c)
   return HsSolverWriteSummaryJSON(o->s, f, o->size);
 }
 
-
 /*@ HsCheckOutputDirectory - creates dir (with its parents), takes it for this run and tries writing a file in it, so
     that an output directory that cannot be written, or that another hamshoot run is writing to, is an error before a
     solve rather than after it.
 
   Collective; rank 0 checks, and holds an exclusive lock on dir until the process ends (HsLockDirectory: a second
-  run with the same -o refuses at once instead of tearing the first one's files). An existing file of that name, a
-  path that cannot be created, a directory without write permission and a directory in use are errors naming dir
-  and the reason. Call it once per directory and process.
+  run with the same -o refuses at once instead of tearing the first one's files), with the directory's descriptor,
+  through which rank 0 then makes every file and subdirectory of the output (no path lookup of dir after the lock: a
+  directory moved away and replaced by a link during the run cannot redirect the output). An existing file of that
+  name, a symbolic link, a path that cannot be created, a directory without write permission and a directory in use
+  are errors naming dir and the reason. Call it once per directory and process.
 
 .seealso: HsSolverWriteOutput()
 @*/
@@ -384,73 +386,73 @@ static int ExtrapolatedCB(FILE *f, void *ctx)
   return ferror(f);
 }
 
+/* The temporary files made so far (names relative to dfd; "" for none) removed. */
+static void RemoveTemps(int dfd, char (*t)[PETSC_MAX_PATH_LEN], int n)
+{
+  for (int i = 0; i < n; i++)
+    if (t[i][0])
+      unlinkat(dfd, t[i], 0);
+}
+
 /* All files complete under temporary names first (extrapolated.csv only after HsSolverExtrapolate); then
  * the old summary goes, the trajectory, the intervals, the extrapolated states (or an old file of them)
  * and the summary are renamed into place: the previous output stays intact until the new one is
- * complete, and a summary is never next to a trajectory that is not its own. */
+ * complete, and a summary is never next to a trajectory that is not its own. Everything is made, renamed
+ * and removed through one descriptor of dir (HsDirOpen: for the locked output directory and the
+ * directories inside it, that of the lock), never through its path. */
 static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
 {
-  char               tt[PETSC_MAX_PATH_LEN], ti[PETSC_MAX_PATH_LEN], ts[PETSC_MAX_PATH_LEN], te[PETSC_MAX_PATH_LEN];
-  char               dst[PETSC_MAX_PATH_LEN];
+  enum { TT, TI, TE, TS, NT };
+  static const char *const names[NT]  = {"trajectory.csv", "intervals.csv", "extrapolated.csv", "summary.json"};
+  int (*const cb[NT])(FILE *, void *) = {TrajectoryCB, IntervalsCB, ExtrapolatedCB, SummaryCB};
+  char               t[NT][PETSC_MAX_PATH_LEN] = {"", "", "", ""};
   const PetscScalar *x;
-  OutCtx             o  = {s, NULL, size};
-  int                e  = HsMakeDirs(dir), bad = 0;
+  OutCtx             o = {s, NULL, size};
+  int                dfd, bad = 0;
 
-  if (e) {
-    snprintf(err, errlen, "cannot create output directory '%s': %s", dir, strerror(e));
+  if (HsDirOpen(dir, 1, &dfd, err, errlen))
     return 1;
-  }
   if (HsLockedDirectoryReplaced(dir)) {
     snprintf(err, errlen, "output directory '%s' was replaced during the run (moved away, something else put at its "
                           "path): nothing written", dir);
+    close(dfd);
     return 1;
   }
-  if (VecGetArrayRead(s->X0, &x))
+  if (VecGetArrayRead(s->X0, &x)) {
+    close(dfd);
     return snprintf(err, errlen, "cannot read the solution"), 1;
+  }
   o.x = x;
-  bad = HsWriteFileTemp(dir, "trajectory.csv", TrajectoryCB, &o, tt, err, errlen);
-  if (!bad && HsWriteFileTemp(dir, "intervals.csv", IntervalsCB, &o, ti, err, errlen)) {
-    remove(tt);
-    bad = 1;
+  for (int i = 0; i < NT && !bad; i++) {
+    if (i == TE) /* the solution's array is given back after the two files that read it */
+      VecRestoreArrayRead(s->X0, &x), o.x = NULL;
+    if (i == TE && !s->res.extrap.done)
+      continue;
+    bad = HsWriteFileTempAt(dfd, dir, names[i], cb[i], i == TE ? (void *)s : (void *)&o, t[i], err, errlen);
   }
-  VecRestoreArrayRead(s->X0, &x);
-  te[0] = 0;
-  if (!bad && s->res.extrap.done && HsWriteFileTemp(dir, "extrapolated.csv", ExtrapolatedCB, s, te, err, errlen)) {
-    remove(tt), remove(ti);
-    return 1;
-  }
-  if (!bad && HsWriteFileTemp(dir, "summary.json", SummaryCB, &o, ts, err, errlen)) {
-    remove(tt), remove(ti);
-    if (te[0])
-      remove(te);
-    return 1;
-  }
+  if (o.x)
+    VecRestoreArrayRead(s->X0, &x);
   if (!bad && HsLockedDirectoryReplaced(dir)) { /* again, just before anything is moved into place */
     snprintf(err, errlen, "output directory '%s' was replaced during the run: nothing written", dir);
-    remove(tt), remove(ti), remove(ts);
-    if (te[0])
-      remove(te);
+    bad = 1;
+  }
+  if (bad) {
+    RemoveTemps(dfd, t, NT);
+    close(dfd);
     return 1;
   }
-  if (bad)
-    return 1;
-  snprintf(dst, sizeof dst, "%s/summary.json", dir);
-  if (remove(dst) && errno != ENOENT)
+  if (unlinkat(dfd, names[TS], 0) && errno != ENOENT)
     bad = 1;
-  snprintf(dst, sizeof dst, "%s/trajectory.csv", dir);
-  bad = bad || rename(tt, dst);
-  snprintf(dst, sizeof dst, "%s/intervals.csv", dir);
-  bad = bad || rename(ti, dst);
-  snprintf(dst, sizeof dst, "%s/extrapolated.csv", dir); /* this run's, or none */
-  bad = bad || (te[0] ? rename(te, dst) : remove(dst) && errno != ENOENT);
-  snprintf(dst, sizeof dst, "%s/summary.json", dir);
-  bad = bad || rename(ts, dst);
+  bad = bad || renameat(dfd, t[TT], dfd, names[TT]);
+  bad = bad || renameat(dfd, t[TI], dfd, names[TI]);
+  bad = bad || (t[TE][0] ? renameat(dfd, t[TE], dfd, names[TE])
+                         : unlinkat(dfd, names[TE], 0) && errno != ENOENT); /* this run's, or none */
+  bad = bad || renameat(dfd, t[TS], dfd, names[TS]);
   if (bad) {
     snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
-    remove(tt), remove(ti), remove(ts);
-    if (te[0])
-      remove(te);
+    RemoveTemps(dfd, t, NT);
   }
+  close(dfd);
   return bad;
 }
 

@@ -182,6 +182,13 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
 #if defined(PETSC_HAVE_MUMPS)
     PetscCall(PCFactorSetMatSolverType(b->inner, MATSOLVERMUMPS));
 #endif
+  } else { /* its last factorization failed (a singular or non-finite matrix): from scratch. PETSc's MUMPS interface
+              would skip the numeric factorization of a matrix of the same pattern after a failed one and leave the
+              factor marked sound, and its solve then stops the run with MUMPS' INFOG(1) = -3 (saddle, shooting on 2
+              ranks, in the fallbacks of -hs_strategy auto) instead of failing as a linear solve */
+    PetscCall(PCGetFailedReason(b->inner, &fr));
+    if (fr)
+      PetscCall(PCReset(b->inner));
   }
   PetscCall(PCSetOperators(b->inner, pc->mat, pc->pmat));
   PetscCall(HsPCGetMumpsFactor(b->inner, &F));
@@ -379,6 +386,18 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
 
 static PetscErrorCode Compose(PC pc, PetscBool set);
 
+/* PCReset: the inner MUMPS LU and the layout go, so that the next setup factors from scratch
+ * (HsSolverResetFactorization after a failed factorization: the inner LU had survived it with its failed factor) */
+static PetscErrorCode PCReset_HsBand(PC pc)
+{
+  PC_HsBand *b = (PC_HsBand *)pc->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCDestroy(&b->inner));
+  PetscCall(HsBandFree(b, PETSC_FALSE)); /* the layout: made again from the matrix */
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCDestroy_HsBand(PC pc)
 {
   PetscFunctionBeginUser;
@@ -457,6 +476,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   pc->ops->setup   = PCSetUp_HsBand;
   pc->ops->apply   = PCApply_HsBand;
   pc->ops->view    = PCView_HsBand;
+  pc->ops->reset   = PCReset_HsBand;
   pc->ops->destroy = PCDestroy_HsBand;
   PetscCall(Compose(pc, PETSC_TRUE));
   PetscFunctionReturn(0);

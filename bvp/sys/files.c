@@ -1,6 +1,8 @@
-/* hamshoot: files of the output and checkpoint directories (floor sys/, knows no HsSolver): mkdir -p,
- * atomic writes (a temporary file renamed into place when complete, so that a crash or an interrupted run
- * never leaves a half-written file), running gnuplot on a generated script, JSON strings. */
+/* hamshoot: files of the output and checkpoint directories (floor sys/, knows no HsSolver): the output directory's
+ * lock and the descriptor it holds, through which every file and subdirectory of the output is made (openat, mkdirat,
+ * renameat, unlinkat: no path lookup of the locked directory after the lock), atomic writes (a temporary file renamed
+ * into place when complete, so that a crash or an interrupted run never leaves a half-written file), running gnuplot
+ * on a generated script in a directory entered by its descriptor, JSON strings. */
 #include "hssys.h"
 
 #include <errno.h>
@@ -10,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* mkdir -p; returns 0 or errno. */
@@ -40,58 +44,195 @@ static int MakeDirs(const char *dir)
   return 0;
 }
 
-/*@ HsWriteFileTemp - writes a new temporary file in dir through write(f, ctx), flushed to disk, for the caller
-    to rename into place (bvp/ internal; one process). Its name (returned in tmp, PETSC_MAX_PATH_LEN) is
-    dir/.name.tmp.XXXXXX, unique to this write (mkstemp: O_CREAT | O_EXCL, so it never opens a file or a symbolic
-    link that was there, docs/reliability.md); its mode is that of a file created by fopen (0666 less the umask).
-    Returns 0, or 1 with a message in err and no file left. @*/
-int HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
-                    size_t errlen)
-{
-  FILE  *f;
-  int    fd, bad;
-  mode_t mask = umask(0);
+/* The locked output directory (HsLockDirectory): its descriptor, held (and the lock with it) until the process ends,
+ * and what its path named then. Every file and subdirectory of the output is made through fd (HsDirOpen), so that no
+ * path lookup of the directory happens after the lock (docs/reliability.md: the output directory replaced during the
+ * run). */
+static struct {
+  int   held, fd;
+  dev_t dev;
+  ino_t ino;
+  char  path[PETSC_MAX_PATH_LEN];
+} hs_locked;
 
-  umask(mask);
-  if (snprintf(tmp, PETSC_MAX_PATH_LEN, "%s/.%s.tmp.XXXXXX", dir, name) >= PETSC_MAX_PATH_LEN) {
-    snprintf(err, errlen, "cannot create a file in %s: the path is too long", dir);
+/* The XXXXXX at the end of name replaced by six random characters (for new names only: O_EXCL and mkdirat refuse what
+ * is there, so that a guessed name costs a retry, never a file). */
+static void RandomName(char *name)
+{
+  static const char   abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static unsigned int count;
+  size_t              n = strlen(name);
+  unsigned char       r[6];
+
+  if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) { /* none yet: the pid, the clock and a counter */
+    unsigned long long x =
+        (unsigned long long)getpid() * 2654435761ULL ^ (unsigned long long)time(NULL) * 40503ULL ^ ++count * 97ULL;
+    for (int i = 0; i < 6; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+      r[i] = (unsigned char)(x >> 33);
+  }
+  for (int i = 0; i < 6 && n >= 6; i++)
+    name[n - 6 + i] = abc[r[i] % (sizeof abc - 1)];
+}
+
+/*@ HsCreateUniqueAt - a new file (dir 0: opened for writing, O_CREAT | O_EXCL | O_NOFOLLOW, mode 0666 less the umask)
+    or directory (dir 1: mode 0700) named name (its last six characters XXXXXX, replaced) in the directory open as dfd:
+    never a file or link that was there (bvp/ internal; one process). Returns the file's descriptor (0 for a directory),
+    or -1 with errno. @*/
+int HsCreateUniqueAt(int dfd, char *name, int dir)
+{
+  char templ[PETSC_MAX_PATH_LEN];
+
+  if (strlen(name) < 6 || strlen(name) >= sizeof templ || strcmp(name + strlen(name) - 6, "XXXXXX"))
+    return errno = EINVAL, -1;
+  strcpy(templ, name);
+  for (int attempt = 0; attempt < 100; attempt++) {
+    int fd;
+    strcpy(name, templ);
+    RandomName(name);
+    fd = dir ? mkdirat(dfd, name, 0700) : openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  return errno = EEXIST, -1;
+}
+
+/* The part of dir inside the locked directory ("" for the directory itself), or NULL if dir does not start with its
+ * path (or climbs out of it with ..). */
+static const char *InsideLocked(const char *dir)
+{
+  size_t      L = strlen(hs_locked.path);
+  const char *rel;
+
+  if (!hs_locked.held)
+    return NULL;
+  while (L > 1 && hs_locked.path[L - 1] == '/') /* 'out/' names out */
+    L--;
+  if (strncmp(dir, hs_locked.path, L))
+    return NULL;
+  rel = dir + L;
+  if (!(L == 1 && hs_locked.path[0] == '/') && *rel && *rel != '/')
+    return NULL;
+  for (const char *p = rel; *p; p += strcspn(p, "/")) {
+    p += strspn(p, "/");
+    if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+      return NULL;
+  }
+  return rel;
+}
+
+/*@ HsDirOpen - a new descriptor (close-on-exec; the caller closes it) of the directory dir, made first if create
+    (mkdir -p), for the writes of an output (bvp/ internal; one process). The locked output directory and the
+    directories inside it (the sides of -hs_compare, a checkpoint's parent) are reached from the descriptor that
+    HsLockDirectory holds, one component at a time (mkdirat, then openat with O_DIRECTORY | O_NOFOLLOW): no path lookup
+    of the locked directory happens after the lock, so that a directory moved away and replaced by a link during the
+    run still gets the output, and nothing goes through the link; a link or a file at a component inside it is refused.
+    Any other dir is opened by its path. Returns 0, or 1 with a message in err. @*/
+int HsDirOpen(const char *dir, int create, int *fd, char *err, size_t len)
+{
+  const char *rel = InsideLocked(dir);
+  int         cur, e;
+
+  *fd = -1;
+  if (!rel) {
+    if (create && (e = MakeDirs(dir))) {
+      snprintf(err, len, "cannot create output directory '%s': %s", dir, strerror(e));
+      return 1;
+    }
+    if ((*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+      snprintf(err, len, "cannot open directory '%s': %s", dir, strerror(errno));
+      return 1;
+    }
+    return 0;
+  }
+  if ((cur = fcntl(hs_locked.fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+    snprintf(err, len, "cannot open output directory '%s': %s", dir, strerror(errno));
     return 1;
   }
-  if ((fd = mkstemp(tmp)) < 0) {
+  while (*(rel += strspn(rel, "/"))) {
+    char   comp[256];
+    size_t n = strcspn(rel, "/");
+    int    next;
+    if (n >= sizeof comp) {
+      close(cur);
+      snprintf(err, len, "cannot open '%s': %s", dir, strerror(ENAMETOOLONG));
+      return 1;
+    }
+    memcpy(comp, rel, n), comp[n] = 0, rel += n;
+    if (!strcmp(comp, "."))
+      continue;
+    if (create && mkdirat(cur, comp, 0777) && errno != EEXIST) {
+      e = errno, close(cur);
+      snprintf(err, len, "cannot create output directory '%s': %s", dir, strerror(e));
+      return 1;
+    }
+    next = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    e = errno, close(cur), cur = next;
+    if (cur < 0) {
+      if (e == ELOOP || e == ENOTDIR)
+        snprintf(err, len,
+                 "'%s' is a symbolic link or not a directory: refusing to write into it (remove it, or give "
+                 "another -o)",
+                 dir);
+      else
+        snprintf(err, len, "cannot open output directory '%s': %s", dir, strerror(e));
+      return 1;
+    }
+  }
+  *fd = cur;
+  return 0;
+}
+
+/*@ HsWriteFileTempAt - writes a new temporary file in the directory open as dfd (named dir in messages) through
+    write(f, ctx), flushed to disk, for the caller to rename into place (bvp/ internal; one process). Its name (returned
+    in tmp, PETSC_MAX_PATH_LEN, relative to dfd) is .name.tmp.XXXXXX, unique to this write (HsCreateUniqueAt: O_CREAT |
+    O_EXCL | O_NOFOLLOW, so it never opens a file or a symbolic link that was there, docs/reliability.md); its mode is
+    that of a file created by fopen (0666 less the umask). Returns 0, or 1 with a message in err and no file left. @*/
+int HsWriteFileTempAt(int dfd, const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp,
+                      char *err, size_t errlen)
+{
+  FILE *f;
+  int   fd, bad;
+
+  if (snprintf(tmp, PETSC_MAX_PATH_LEN, ".%s.tmp.XXXXXX", name) >= PETSC_MAX_PATH_LEN) {
+    snprintf(err, errlen, "cannot create a file in %s: the name is too long", dir);
+    return 1;
+  }
+  if ((fd = HsCreateUniqueAt(dfd, tmp, 0)) < 0) {
     snprintf(err, errlen, "cannot create a temporary file for %s/%s: %s", dir, name, strerror(errno));
     return 1;
   }
-  if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
-    snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+  if (!(f = fdopen(fd, "w"))) {
+    snprintf(err, errlen, "cannot write %s/%s: %s", dir, tmp, strerror(errno));
     close(fd);
-    remove(tmp);
+    unlinkat(dfd, tmp, 0);
     return 1;
   }
-  bad = write(f, ctx);
-  bad = fflush(f) || bad;
-  bad = fsync(fileno(f)) || bad;
-  bad = fclose(f) || bad;
+  errno = 0;
+  bad   = write(f, ctx);
+  bad   = fflush(f) || bad;
+  bad   = fsync(fileno(f)) || bad;
+  bad   = fclose(f) || bad;
   if (bad) {
-    snprintf(err, errlen, "cannot write %s: %s", tmp, errno ? strerror(errno) : "write error");
-    remove(tmp);
+    snprintf(err, errlen, "cannot write %s/%s: %s", dir, tmp, errno ? strerror(errno) : "write error");
+    unlinkat(dfd, tmp, 0);
   }
   return bad;
 }
 
-/*@ HsWriteFileAtomic - writes dir/name through write(f, ctx) into a new temporary file (HsWriteFileTemp) that is
-    renamed into place when complete: a reader sees the old file or the whole new one, and a symbolic link planted
-    at the temporary name or at dir/name is never followed (rename replaces the link itself). bvp/ internal; one
-    process. Returns 0, or 1 with a message in err. @*/
-int HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen)
+/*@ HsWriteFileAtomicAt - writes name in the directory open as dfd (named dir in messages) through write(f, ctx) into a
+    new temporary file (HsWriteFileTempAt) that is renamed into place when complete (renameat): a reader sees the old
+    file or the whole new one, and a symbolic link planted at the temporary name or at name is never followed (the
+    rename replaces the link itself). bvp/ internal; one process. Returns 0, or 1 with a message in err. @*/
+int HsWriteFileAtomicAt(int dfd, const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err,
+                        size_t errlen)
 {
-  char tmp[PETSC_MAX_PATH_LEN], dst[PETSC_MAX_PATH_LEN];
+  char tmp[PETSC_MAX_PATH_LEN];
 
-  snprintf(dst, sizeof dst, "%s/%s", dir, name);
-  if (HsWriteFileTemp(dir, name, write, ctx, tmp, err, errlen))
+  if (HsWriteFileTempAt(dfd, dir, name, write, ctx, tmp, err, errlen))
     return 1;
-  if (rename(tmp, dst)) {
-    snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
-    remove(tmp);
+  if (renameat(dfd, tmp, dfd, name)) {
+    snprintf(err, errlen, "cannot write %s/%s: %s", dir, name, strerror(errno));
+    unlinkat(dfd, tmp, 0);
     return 1;
   }
   return 0;
@@ -120,20 +261,21 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
   return out;
 }
 
-/* The child of HsRunGnuplot: in dir, gnuplot SCRIPT with its output in gnuplot.log; no shell. The parent's
- * SIGTERM/SIGINT handlers (which only set a flag) are reset first, and the log is opened without blocking and
- * without following a link (a FIFO planted there would hold the child, and the output directory's lock it shares
- * until exec, for ever); the lock's descriptor is close-on-exec. */
-static void GnuplotChild(const char *dir, const char *exe, const char *script)
+/* The child of HsRunGnuplot: in the directory open as dfd (fchdir: not its path, which may name another directory by
+ * now), gnuplot SCRIPT with its output in gnuplot.log; no shell. The parent's SIGTERM/SIGINT handlers (which only set a
+ * flag) are reset first, and the log is opened without blocking and without following a link (a FIFO planted there
+ * would hold the child, and the output directory's lock it shares until exec, for ever); the lock's descriptor is
+ * close-on-exec. */
+static void GnuplotChild(int dfd, const char *exe, const char *script)
 {
   struct stat st;
   int         fd;
 
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
-  if (chdir(dir))
+  if (fchdir(dfd))
     _exit(126);
-  fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  fd = openat(dfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
     _exit(126);
   execl(exe, "gnuplot", script, (char *)NULL);
@@ -158,29 +300,31 @@ static int FindGnuplot(char *exe, size_t len)
   return 1;
 }
 
-/* Before gnuplot writes dir/name (a PNG, its log): whatever is there (the last run's plot, or a symbolic or hard
- * link, a FIFO planted there) is removed, so that gnuplot, which opens its outputs by name, creates a new file
- * instead of writing through a link to a file outside the output. 0, or 1 with err (a directory there). */
-static int ClearOutputName(const char *dir, const char *name, char *err, size_t len)
+/* Before gnuplot writes name (a PNG, its log) in the directory open as dfd (dir in messages): whatever is there (the
+ * last run's plot, or a symbolic or hard link, a FIFO planted there) is removed, so that gnuplot, which opens its
+ * outputs by name, creates a new file instead of writing through a link to a file outside the output. 0, or 1 with err
+ * (a directory there). */
+static int ClearOutputName(int dfd, const char *dir, const char *name, char *err, size_t len)
 {
-  char        path[PETSC_MAX_PATH_LEN];
   struct stat st;
 
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (lstat(path, &st))
+  if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
     return 0;
-  if (S_ISDIR(st.st_mode) || unlink(path)) {
-    snprintf(err, len, "cannot plot: %s is %s", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+  if (S_ISDIR(st.st_mode) || unlinkat(dfd, name, 0)) {
+    snprintf(err, len, "cannot plot: %s/%s is %s", dir, name,
+             S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
     return 1;
   }
   return 0;
 }
 
-/*@ HsRunGnuplot - runs gnuplot on script (a file name in dir) in dir, its output in dir/gnuplot.log (bvp/ internal;
-    rank 0: -hs_compare, -hs_study): fork and exec of the gnuplot that PATH's absolute entries name, no shell, so
-    that nothing of the data or of dir is ever read as a command or run as gnuplot. Returns 0 if it ran and each of the n PNGs exists and is not empty, else 1 with the reason in err:
-    gnuplot not installed, stopped by a signal, its exit status (and its log), or a PNG missing. @*/
-int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
+/*@ HsRunGnuplot - runs gnuplot on script (a file name in the directory open as dfd, named dir in messages) in that
+    directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): fork and exec of the
+    gnuplot that PATH's absolute entries name, no shell, so that nothing of the data or of dir is ever read as a command
+    or run as gnuplot; the child enters the directory by its descriptor (fchdir), never by its path. Returns 0 if it ran
+    and each of the n PNGs exists and is not empty, else 1 with the reason in err: gnuplot not installed, stopped by a
+    signal, its exit status (and its log), or a PNG missing. @*/
+int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
 {
   pid_t pid;
   int   status;
@@ -190,10 +334,10 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
     snprintf(err, len, "gnuplot: '%s' is not a script name", script);
     return 1;
   }
-  if (ClearOutputName(dir, "gnuplot.log", err, len))
+  if (ClearOutputName(dfd, dir, "gnuplot.log", err, len))
     return 1;
   for (int i = 0; i < n; i++)
-    if (ClearOutputName(dir, pngs[i], err, len))
+    if (ClearOutputName(dfd, dir, pngs[i], err, len))
       return 1;
   if (FindGnuplot(exe, sizeof exe)) {
     snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
@@ -205,7 +349,7 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
     return 1;
   }
   if (pid == 0)
-    GnuplotChild(dir, exe, script);
+    GnuplotChild(dfd, exe, script);
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
       snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
@@ -226,32 +370,19 @@ int HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, i
     return 1;
   }
   for (int i = 0; i < n; i++) {
-    char        path[PETSC_MAX_PATH_LEN];
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s", dir, pngs[i]);
-    if (stat(path, &st) || st.st_size == 0) {
-      snprintf(err, len, "gnuplot wrote no %s (%s/gnuplot.log)", path, dir);
+    if (fstatat(dfd, pngs[i], &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+      snprintf(err, len, "gnuplot wrote no %s/%s (%s/gnuplot.log)", dir, pngs[i], dir);
       return 1;
     }
   }
   return 0;
 }
 
-/*@ HsLockDirectory - creates dir (mkdir -p) and takes an exclusive lock on it for the rest of the process (flock
-    on the directory itself: no lock file is left behind, and the lock ends with the process, however it ends), then
-    checks that a file can be created there (a unique name, removed at once). bvp/ internal; one process. Returns 0,
-    or 1 with a message in err: another process holds the lock (another hamshoot writing to the same directory),
-    or dir cannot be created, opened or written. @*/
-static struct {
-  int   held;
-  dev_t dev;
-  ino_t ino;
-  char  path[PETSC_MAX_PATH_LEN];
-} hs_locked; /* the directory HsLockDirectory locked: what its path named then */
-
 /*@ HsLockedDirectoryReplaced - 1 if dir is the path HsLockDirectory locked and now names something else (the locked
-    directory moved away and a link or another directory put at its path during the run: the output would go there,
-    outside the run's output; the eighth security review), else 0. Not collective. @*/
+    directory moved away and a link or another directory put at its path during the run; the eighth security review),
+    else 0. The output goes through the held descriptor in any case (HsDirOpen); the main output is not written then,
+    as the user's path no longer shows it. Not collective. @*/
 int HsLockedDirectoryReplaced(const char *dir)
 {
   struct stat st;
@@ -260,17 +391,31 @@ int HsLockedDirectoryReplaced(const char *dir)
   return lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_dev != hs_locked.dev || st.st_ino != hs_locked.ino;
 }
 
+/*@ HsLockDirectory - creates dir (mkdir -p), opens it (O_DIRECTORY | O_NOFOLLOW: the directory itself, not a link
+    there) and takes an exclusive lock on it for the rest of the process (flock on the directory itself: no lock file is
+    left behind, and the lock ends with the process, however it ends); the descriptor stays open, and every later write
+    of the output is made through it (HsDirOpen). Then checks that a file can be created there (a unique name, removed
+    at once). bvp/ internal; one process. Returns 0, or 1 with a message in err: another process holds the lock (another
+    hamshoot writing to the same directory), dir is a symbolic link, or dir cannot be created, opened or written. @*/
 int HsLockDirectory(const char *dir, char *err, size_t len)
 {
-  char probe[PETSC_MAX_PATH_LEN];
-  int  fd, e = MakeDirs(dir);
+  char        probe[64] = ".hamshoot-probe.XXXXXX";
+  int         fd, e = MakeDirs(dir);
+  struct stat st, at;
 
   if (e) {
     snprintf(err, len, "cannot create output directory '%s': %s", dir, strerror(e));
     return 1;
   }
-  if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-    snprintf(err, len, "cannot open output directory '%s': %s", dir, strerror(errno));
+  if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+    e = errno;
+    if ((e == ELOOP || e == ENOTDIR) && !lstat(dir, &at) && S_ISLNK(at.st_mode)) /* O_DIRECTORY | O_NOFOLLOW: ENOTDIR */
+      snprintf(err, len,
+               "output directory '%s' is a symbolic link: give the directory itself (hamshoot writes only "
+               "into the directory it has opened and locked, never through a link)",
+               dir);
+    else
+      snprintf(err, len, "cannot open output directory '%s': %s", dir, strerror(e));
     return 1;
   }
   if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -283,34 +428,48 @@ int HsLockDirectory(const char *dir, char *err, size_t len)
       snprintf(err, len, "cannot lock output directory '%s': %s", dir, strerror(e));
     return 1;
   }
-  /* fd stays open (and the lock held) until the process ends */
-  {
-    struct stat st;
-    if (!fstat(fd, &st) && strlen(dir) < sizeof hs_locked.path)
-      hs_locked.held = 1, hs_locked.dev = st.st_dev, hs_locked.ino = st.st_ino, strcpy(hs_locked.path, dir);
+  if (fstat(fd, &st) || lstat(dir, &at) || st.st_dev != at.st_dev || st.st_ino != at.st_ino) { /* the path still
+        names the locked directory: not one swapped in between the open and the lock */
+    close(fd);
+    snprintf(err, len, "output directory '%s' was replaced while it was being locked", dir);
+    return 1;
   }
-  if (snprintf(probe, sizeof probe, "%s/.hamshoot-probe.XXXXXX", dir) >= (int)sizeof probe || (e = mkstemp(probe)) < 0) {
+  /* fd stays open (and the lock held) until the process ends */
+  hs_locked.held = 1, hs_locked.fd = fd, hs_locked.dev = st.st_dev, hs_locked.ino = st.st_ino;
+  snprintf(hs_locked.path, sizeof hs_locked.path, "%s", dir);
+  if ((e = HsCreateUniqueAt(fd, probe, 0)) < 0) {
     snprintf(err, len, "cannot write in output directory '%s': %s", dir, strerror(errno));
     return 1;
   }
   close(e);
-  remove(probe);
+  unlinkat(fd, probe, 0);
   return 0;
 }
 
 /*@ HsCheckSubdir - whether dir/name, a directory hamshoot makes inside its output (the sides of -hs_compare), is
     absent or a directory of its own: a symbolic link there (to a directory outside the output) or a file is refused,
-    so that nothing is written through it (bvp/ internal; one process). Returns 0, or 1 with a message in err. @*/
+    so that nothing is written through it (bvp/ internal; one process). Looked at through the locked directory's
+    descriptor where dir is it (HsDirOpen). Returns 0, or 1 with a message in err. @*/
 int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
 {
   char        path[PETSC_MAX_PATH_LEN];
   struct stat st;
+  int         dfd, r;
 
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (lstat(path, &st) ? errno == ENOENT : S_ISDIR(st.st_mode))
+  if (HsDirOpen(dir, 0, &dfd, err, len)) /* no such directory (yet): nothing there */
+    r = lstat(path, &st);
+  else {
+    int e;
+    r = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+    e = errno, close(dfd), errno = e;
+  }
+  if (r ? errno == ENOENT : S_ISDIR(st.st_mode))
     return 0;
   snprintf(err, len, "%s is %s: refusing to write into it (remove it, or give another -o)", path,
-           S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+           r                     ? strerror(errno)
+           : S_ISLNK(st.st_mode) ? "a symbolic link"
+                                 : "not a directory");
   return 1;
 }
 
@@ -330,9 +489,6 @@ int HsDirectoryInUse(const char *dir)
   close(fd);
   return busy;
 }
-
-/*@ HsMakeDirs - mkdir -p (bvp/ internal); returns 0 or an errno. @*/
-int HsMakeDirs(const char *dir) { return MakeDirs(dir); }
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
 static int Utf8Length(const unsigned char *p)

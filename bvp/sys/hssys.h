@@ -14,17 +14,19 @@
 /* format.c: x as printf's "%.17g" writes it, faster; returns the length. */
 int HsFormatG17(double x, char *buf);
 
-/* files.c */
 /* files.c: the output directory HsLockDirectory locked was replaced during the run */
 int  HsLockedDirectoryReplaced(const char *dir);
-int  HsWriteFileAtomic(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err, size_t errlen);
-int  HsWriteFileTemp(const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp, char *err,
-                     size_t errlen);
-int  HsMakeDirs(const char *dir);
+/* files.c: files and directories of an output, made through a directory's descriptor (the locked one's: HsDirOpen) */
+int  HsDirOpen(const char *dir, int create, int *fd, char *err, size_t len);
+int  HsCreateUniqueAt(int dfd, char *name, int dir);
+int  HsWriteFileAtomicAt(int dfd, const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err,
+                         size_t errlen);
+int  HsWriteFileTempAt(int dfd, const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *tmp,
+                       char *err, size_t errlen);
 int  HsCheckSubdir(const char *dir, const char *name, char *err, size_t len);
 int  HsDirectoryInUse(const char *dir);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
-int  HsRunGnuplot(const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
+int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);
 char *HsGnuplotString(const char *in, char *out, size_t len);
 
