@@ -589,6 +589,59 @@ static PetscErrorCode Expect(MPI_Comm comm, const char *dir, const char *j, cons
   PetscFunctionReturn(0);
 }
 
+/* Rank 0: iterate.bin (open as f) is what WriteIterate writes for size unknowns, every value finite; 0, or 1 with err
+ * (a truncated file had failed VecLoad on rank 0 alone, the other ranks then aborted after 10 s; a NaN was found only
+ * as a domain error of the first residual). */
+static int CheckIterate(FILE *f, PetscInt size, const char *dir, char *err, size_t len)
+{
+  struct stat st;
+  PetscInt    tr[2];
+  PetscScalar buf[1024];
+  long long   want = (long long)(2 * sizeof(PetscInt)) + (long long)size * (long long)sizeof(PetscScalar);
+  int         fd   = fileno(f);
+
+  if (fstat(fd, &st) || (long long)st.st_size != want)
+    return snprintf(err, len, "-hs_restart %s: iterate.bin has %lld bytes, not the %lld of %" PetscInt_FMT " unknowns (a "
+                    "truncated or foreign file)", dir, (long long)st.st_size, want, size), 1;
+  if (PetscBinaryRead(fd, tr, 2, NULL, PETSC_INT) || tr[0] != VEC_FILE_CLASSID || tr[1] != size)
+    return snprintf(err, len, "-hs_restart %s: iterate.bin does not hold a vector of %" PetscInt_FMT " values", dir, size), 1;
+  for (PetscInt i = 0; i < size; i += 1024) {
+    PetscInt n = PetscMin(1024, size - i);
+    if (PetscBinaryRead(fd, buf, n, NULL, PETSC_SCALAR))
+      return snprintf(err, len, "-hs_restart %s: cannot read iterate.bin", dir), 1;
+    for (PetscInt k = 0; k < n; k++)
+      if (!isfinite(PetscRealPart(buf[k])))
+        return snprintf(err, len, "-hs_restart %s: value %" PetscInt_FMT " of iterate.bin is not a finite number", dir,
+                        i + k + 1), 1;
+  }
+  return 0;
+}
+
+/* Outside a continuation the checkpoint's parameters are this run's (%.17g, read back exactly): a restart with another
+ * -p_NAME had been taken as the interrupted run's iterate (the tenth review). A continuation's checkpoint holds the
+ * parameters of its step; the continuation itself checks its state. */
+static PetscErrorCode CheckParameters(HsSolver s, const char *dir, const char *j)
+{
+  const char *obj = Member(j, "parameters"), *c = Member(j, "continuation");
+
+  PetscFunctionBeginUser;
+  if (!obj || !c || strncmp(c, "null", 4))
+    PetscFunctionReturn(0);
+  for (int i = 0; i < s->prob->nparams; i++) {
+    char        key[HS_NAME_LEN + 8];
+    const char *p, *end = strchr(obj, '}');
+    double      v = NAN;
+    snprintf(key, sizeof key, "\"%s\": ", s->prob->params[i].name);
+    p = strstr(obj, key);
+    if (p && end && p < end)
+      v = strtod(p + strlen(key), NULL);
+    PetscCheck(v == *s->prob->params[i].value, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
+               "-hs_restart %s: the checkpoint has parameter %s = %.15g, this run %.15g (resume with the options of the "
+               "interrupted run)", dir, s->prob->params[i].name, v, *s->prob->params[i].value);
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
 
   Collective.
@@ -640,6 +693,7 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(Expect(comm, dir, j, "costate_scheme", s->cs));
   PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, size));
   PetscCall(Expect(comm, dir, j, "unknowns", want));
+  PetscCall(CheckParameters(s, dir, j));
   PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", dir));
   {
     char  err[PETSC_MAX_PATH_LEN + 128] = "";
@@ -647,9 +701,10 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
     FILE *f; /* a regular file (HsFileOpenRegular): PETSc's reader would block on a FIFO */
     PetscMPIInt rank;
     PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    if (!rank && (f = HsFileOpenRegular(bin, "-hs_restart", 0, err, sizeof err)))
+    if (!rank && (f = HsFileOpenRegular(bin, "-hs_restart", 0, err, sizeof err))) {
+      bad = CheckIterate(f, size, dir, err, sizeof err); /* before VecLoad: its read error was rank 0's alone */
       fclose(f);
-    else if (!rank)
+    } else if (!rank)
       bad = 1;
     PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
     PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
