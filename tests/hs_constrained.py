@@ -460,6 +460,13 @@ def t_constrained_drivers():
                        "-hs_continue_steps", "4"] + TIGHT, ranks=2)
         check(s and s["converged"] and rel(s["J"], J) <= 1e-10, "continuation in reach: J^d %s, the direct solve's %.15g"
               % (s and s["J"], J))
+        # pseudo-arclength in reach on the crane (multipliers of 1e5): with X weighed by |dX/dmu|^2 at the start it
+        # reaches the target (it had moved reach by 7e-4 a step and given up at 0.12) and ends at the direct solve's J^d
+        cr, _, _ = run(["-problem", problem("crane_natural")] + TIGHT)
+        s, _, _ = run(["-problem", problem("crane_natural"), "-hs_continue", "reach", "-hs_continue_from", "0",
+                       "-hs_continue_type", "arclength", "-hs_continue_steps", "20"] + TIGHT)
+        check(s and cr and s["converged"] and s["continuation"]["reached"] and rel(s["J"], cr["J"]) <= 1e-10 * cr["J"],
+              "crane: arclength in reach: %s, J^d %s against %s" % (s and s.get("continuation"), s and s["J"], cr and cr["J"]))
         s, _, _ = run(["-problem", pc, "-N", "40", "-hs_extrapolate"] + TIGHT)
         e = (s or {}).get("extrapolation", {})
         check(abs(e.get("J_order", 0) - 2) <= 0.5 and rel(e.get("J", 0), J_PENDULUM) <= 1e-1,
