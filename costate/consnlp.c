@@ -159,8 +159,8 @@ int HsConsNlpNode(HsCons *cs, const double *q, const double *w, double *Phi, dou
 @*/
 int HsConsNlpForce(HsCons *cs, const double *x0, const double *x1, const double *u, double *gamma)
 {
-  int     n = cs->n, nc = cs->c, m = cs->m, st;
-  double *A = cs->dcda, *r = cs->cB; /* nc x nc <= n x n, n: room */
+  int     n = cs->n, m = cs->m, st;
+  double *r = cs->cB; /* n: room */
 
   if ((st = Midpoint(cs, x0, x1, 1)) || (st = MidGradient(cs)))
     return st;
@@ -170,27 +170,5 @@ int HsConsNlpForce(HsCons *cs, const double *x0, const double *x1, const double 
       f -= cs->B[i * m + a] * u[a];
     r[i] = -f;
   }
-  for (int i = 0; i < nc; i++) { /* the normal equations G G^T gamma = G r */
-    double v = 0;
-    for (int l = 0; l < n; l++)
-      v += cs->G[i * n + l] * r[l];
-    gamma[i] = v;
-    for (int j = 0; j < nc; j++) {
-      double s = 0;
-      for (int l = 0; l < n; l++)
-        s += cs->G[i * n + l] * cs->G[j * n + l];
-      A[i * nc + j] = s;
-    }
-  }
-  {
-    gsl_matrix_view      Av  = gsl_matrix_view_array(A, (size_t)nc, (size_t)nc);
-    gsl_vector_view      gv  = gsl_vector_view_array(gamma, (size_t)nc);
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    st = gsl_linalg_cholesky_decomp1(&Av.matrix) || gsl_linalg_cholesky_svx(&Av.matrix, &gv.vector);
-    gsl_set_error_handler(old);
-  }
-  for (int i = 0; !st && i < nc; i++)
-    if (!isfinite(gamma[i]))
-      st = 1;
-  return st ? HS_ESINGULAR : HS_SUCCESS;
+  return HsConsLeastSquaresForce(cs, r, gamma);
 }

@@ -778,37 +778,50 @@ int HsConsControl(HsCons *cs, const double *z0, const double *z1, double *u)
   return HS_SUCCESS;
 }
 
+/** gamma (nc) with G^T gamma nearest r (n) in the least-squares sense, G = cs->G: (G G^T) gamma = G r by Cholesky
+ *  (HsConsRestForce, HsConsNlpForce). HS_SUCCESS, or HS_ESINGULAR (G G^T not positive definite, or gamma not finite). */
+int HsConsLeastSquaresForce(HsCons *cs, const double *r, double *gamma)
+{
+  int     n = cs->n, c = cs->c, st;
+  double *A = cs->dcda; /* c x c <= n x n: room */
+
+  for (int i = 0; i < c; i++) {
+    double v = 0;
+    for (int l = 0; l < n; l++)
+      v += cs->G[i * n + l] * r[l];
+    gamma[i] = v;
+    for (int j = 0; j < c; j++) {
+      double sum = 0;
+      for (int l = 0; l < n; l++)
+        sum += cs->G[i * n + l] * cs->G[j * n + l];
+      A[i * c + j] = sum;
+    }
+  }
+  {
+    gsl_matrix_view      Av  = gsl_matrix_view_array(A, (size_t)c, (size_t)c);
+    gsl_vector_view      gv  = gsl_vector_view_array(gamma, (size_t)c);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    st = gsl_linalg_cholesky_decomp1(&Av.matrix) || gsl_linalg_cholesky_svx(&Av.matrix, &gv.vector);
+    gsl_set_error_handler(old);
+  }
+  for (int i = 0; !st && i < c; i++)
+    st = !isfinite(gamma[i]);
+  return st ? HS_ESINGULAR : HS_SUCCESS;
+}
+
 /*@ HsConsRestForce - gamma of the interval between the states a and b (2n each) that balances gravity at rest in the
     least-squares sense, G(qbar)^T gamma = -grad V(qbar) (gamma = -(G G^T)^{-1} G grad V): the constraint force of the
     rest solution, a guess where none is known. Not collective. HS_SUCCESS, HS_EDOM, HS_ESINGULAR.
 @*/
 int HsConsRestForce(HsCons *cs, const double *a, const double *b, double *gamma)
 {
-  int    n = cs->n, c = cs->c, st;
-  double *A = cs->dcda; /* c x c <= n x n: room */
+  int n = cs->n, st;
 
   for (int i = 0; i < n; i++)
     cs->qa[i] = 0.5 * (a[i] + b[i]), cs->qb[i] = 0;
   if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL)) || (st = EvalGrad(cs, cs->qa, cs->qb)))
     return st;
-  for (int i = 0; i < c; i++) {
-    double r = 0;
-    for (int l = 0; l < n; l++)
-      r -= cs->G[i * n + l] * cs->g[l];
-    gamma[i] = r;
-    for (int j = 0; j < c; j++) {
-      double s = 0;
-      for (int l = 0; l < n; l++)
-        s += cs->G[i * n + l] * cs->G[j * n + l];
-      A[i * c + j] = s;
-    }
-  }
-  {
-    gsl_matrix_view      Av = gsl_matrix_view_array(A, (size_t)c, (size_t)c);
-    gsl_vector_view      gv = gsl_vector_view_array(gamma, (size_t)c);
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    st = gsl_linalg_cholesky_decomp1(&Av.matrix) || gsl_linalg_cholesky_svx(&Av.matrix, &gv.vector);
-    gsl_set_error_handler(old);
-  }
-  return st ? HS_ESINGULAR : HS_SUCCESS;
+  for (int i = 0; i < n; i++)
+    cs->cB[i] = -cs->g[i];
+  return HsConsLeastSquaresForce(cs, cs->cB, gamma);
 }

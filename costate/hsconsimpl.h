@@ -40,5 +40,7 @@ int  HsConsExtNode(HsCons *cs, int k, const double *zm, const double *z0, const 
                    double *J0, double *Jp);
 int  HsConsExtTerminal(HsCons *cs, const double *zm, const double *zN, double *F, double *Jm, double *JN);
 int  HsConsExtGbar(HsCons *cs, const double *a, const double *b, double *G);
+/* gamma with G^T gamma nearest r (least squares; G = cs->G): constrained.c, for the guesses of both formulations. */
+int  HsConsLeastSquaresForce(HsCons *cs, const double *r, double *gamma);
 
 #endif
