@@ -78,6 +78,18 @@ static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal del
  * equations not solved at all) "converged" (the seventh and eighth security reviews). Only an assembled AIJ Jacobian
  * can answer (*ok true otherwise: the global level stands); one Jacobian evaluation at X, done only when the global
  * level would end the solve. Collective. */
+static PetscErrorCode RowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscReal c, PetscBool *ok);
+
+/*@ HsSolverRowwiseRoundoff - whether every component of F = F(X) is at the round-off level of its own terms, with the
+    default factor (RowwiseRoundoff above): for a formulation that vouches by the round-off level outside SNES (ipopt at
+    its acceptable level). bvp/ internal. Collective. @*/
+PetscErrorCode HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool *ok)
+{
+  PetscFunctionBeginUser;
+  PetscCall(RowwiseRoundoff(s, X, F, HS_VOUCH_FACTOR * PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT), ok));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode RowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscReal c, PetscBool *ok)
 {
   Mat                A;
