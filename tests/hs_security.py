@@ -316,6 +316,13 @@ def case_corrupt_checkpoint(tmp):
     rc, text = run_in(["-problem", "pendulum", "-hs_restart", "ck", "-p_g", "5"], cwd=d)
     check(rc == 1 and "the checkpoint has parameter g = 9.81" in text, "a restart with -p_g 5: exit %d\n%s" %
           (rc, text[-500:]))
+    shoot = ["-problem", "pendulum", "-N", "200", "-hs_bvp_type", "shooting"]  # other knots, as many unknowns
+    run_in(shoot + ["-hs_shoot_segments", "5", "-hs_checkpoint", "cks", "-hs_checkpoint_every", "1"], cwd=d)
+    rc, text = run_in(shoot + ["-hs_shoot_knots", "10,50,100,150", "-hs_restart", "cks"], cwd=d)
+    check(rc == 1 and "the checkpoint has layout = 6 knots hashed" in text, "a restart at other knots: exit %d\n%s" %
+          (rc, text[-500:]))
+    rc, text = run_in(shoot + ["-hs_shoot_segments", "5", "-hs_restart", "cks"], cwd=d)
+    check(rc == 0, "a restart at the same knots: exit %d\n%s" % (rc, text[-500:]))
 
 
 def case_second_round(tmp):

@@ -646,6 +646,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PreSolve(s));
   s->res.segments = sh->M;
+  PetscCall(HsSolverSetCheckpointLayout(s, sh->M + 1, sh->knots));
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));

@@ -699,6 +699,7 @@ static PetscErrorCode SetUp(HsSolver s)
   nodes = (nloc ? sh->knots[sh->s1] - sh->knots[sh->s0] : 0) + (nloc && sh->s1 == sh->Mset ? 1 : 0);
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nodes * w, (s->N + 1) * w, &s->Xnodes));
   s->res.segments = sh->Mset;
+  PetscCall(HsSolverSetCheckpointLayout(s, sh->Mset + 1, sh->knots));
   PetscCall(SetUpKSP(s, sh));
   PetscFunctionReturn(0);
 }

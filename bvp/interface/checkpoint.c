@@ -314,7 +314,10 @@ static int WriteJSON(FILE *f, void *ctx)
   HsJsonString(f, s->prob->name);
   fprintf(f, ",\n  \"N\": %d,\n", (int)s->N);
   fprintf(f, "  \"bvp_type\": \"%s\",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", type, s->ss, s->cs);
-  fprintf(f, "  \"unknowns\": %d,\n  \"newton_iteration\": %d,\n  \"parameters\": {", (int)c->size, (int)c->it);
+  fprintf(f, "  \"unknowns\": %d,\n", (int)c->size);
+  if (s->ckpt_layout[0])
+    fprintf(f, "  \"layout\": \"%s\",\n", s->ckpt_layout);
+  fprintf(f, "  \"newton_iteration\": %d,\n  \"parameters\": {", (int)c->it);
   for (int i = 0; i < s->prob->nparams; i++)
     fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", s->prob->params[i].name, *s->prob->params[i].value);
   fprintf(f, "},\n  \"continuation\": %s\n}\n", s->ckpt_extra[0] ? s->ckpt_extra : "null");
@@ -642,6 +645,20 @@ static PetscErrorCode CheckParameters(HsSolver s, const char *dir, const char *j
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetCheckpointLayout - records the knots of a segmented formulation (hashed, FNV-1a) in its checkpoints:
+    a restart at other knots with the same number of unknowns is refused (the tenth review). bvp/ internal. Not
+    collective. @*/
+PetscErrorCode HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots)
+{
+  unsigned long long h = 1469598103934665603ULL;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++)
+    h = (h ^ (unsigned long long)knots[i]) * 1099511628211ULL;
+  PetscCall(PetscSNPrintf(s->ckpt_layout, sizeof s->ckpt_layout, "%" PetscInt_FMT " knots hashed %016llx", n, h));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
 
   Collective.
@@ -693,6 +710,8 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(Expect(comm, dir, j, "costate_scheme", s->cs));
   PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, size));
   PetscCall(Expect(comm, dir, j, "unknowns", want));
+  if (s->ckpt_layout[0] || Member(j, "layout")) /* the same count of unknowns at other knots: another meaning */
+    PetscCall(Expect(comm, dir, j, "layout", s->ckpt_layout));
   PetscCall(CheckParameters(s, dir, j));
   PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", dir));
   {

@@ -89,6 +89,7 @@ struct _p_HsSolver {
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
   PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
   char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
+  char      ckpt_layout[64];              /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
   char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;                  /* the last solve was stopped by a signal */
   char      interrupt_msg[512];
@@ -170,6 +171,7 @@ PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ct
 extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/interface/convergence.c) */
 PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it);
 PetscErrorCode HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool *ok);
+PetscErrorCode HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots);
 PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
                                     PetscBool *evaluated);
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
