@@ -18,9 +18,9 @@
  * the last step takes gamma_{N-1/2} from block 0 and leaves out Phi(q_N) = 0, and the end condition is the
  * transcription's (HsConsTerminal, 2n + nc rows, q_N = q_T whole: a tangential q_N - q_T with Phi(q_N) = 0 had let
  * the four-bar end on another point of the constraints with the same projection, "converged"); with free terminal
- * coordinates the last step imposes Phi(q_N) = 0 and the end condition is HsConsTerminal's q and p rows (2n). The Jacobian is exact: each
- * step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed over the ranks in
- * contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
+ * coordinates the last step imposes Phi(q_N) = 0 and the end condition is HsConsTerminal's q and p rows (2n). The
+ * Jacobian is exact: each step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed
+ * over the ranks in contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
 #include "constrainedimpl.h"
 
 #include <gsl/gsl_linalg.h>
@@ -33,48 +33,58 @@ typedef struct {
   HsSegmentLayout *layout;
   PetscInt         n, c, s0, s1, D, W, W0; /* W = D + 2n (carried data), W0 = 2n + nc (+ nc with gl: block 0) */
   const PetscReal *x0;                     /* the initial state */
-  PetscReal       *traj;             /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
-  PetscBool        have_traj;        /* traj holds a guess or an earlier march (else: a restart; steps extrapolate) */
-  PetscInt        *toff;             /* first point of local segment i in traj (in points) */
-  PetscReal       *S, *S2;           /* the carried data's sensitivity (W x W), scratch */
-  PetscReal       *Send;             /* per local segment: C_end (W), dC_end/dw_t (W x W), dC_end/dgamma_{N-1/2} (W x nc) */
-  PetscReal       *a0, *da0;         /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
-  PetscReal       *alpha;            /* alpha of the end condition and gamma_{N-1/2} (gl) (block 0's, on every rank) */
-  PetscBool        gl;               /* every terminal coordinate fixed: gamma_{N-1/2} an outer unknown */
+  PetscReal       *traj;      /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
+  PetscBool        have_traj; /* traj holds a guess or an earlier march (else: a restart; steps extrapolate) */
+  PetscInt        *toff;      /* first point of local segment i in traj (in points) */
+  PetscReal       *S, *S2;    /* the carried data's sensitivity (W x W), scratch */
+  PetscReal       *Send;      /* per local segment: C_end (W), dC_end/dw_t (W x W), dC_end/dgamma_{N-1/2} (W x nc) */
+  PetscReal       *a0, *da0;  /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
+  PetscReal       *alpha;     /* alpha of the end condition and gamma_{N-1/2} (gl) (block 0's, on every rank) */
+  PetscBool        gl;        /* every terminal coordinate fixed: gamma_{N-1/2} an outer unknown */
   PetscReal       *Fi, *Fn, *Phi, *Gp, *J; /* scratch: equations and 5 blocks r x D, Phi, G at q_{k+1} */
-  PetscReal       *E, *A, *EC, *dY, *rs, *Ysave;
+  PetscReal       *E, *A, *EC, *dY, *Ysave;
   gsl_permutation *perm;
   Vec              Xfull; /* the whole trajectory on the transcription's DMDA (output, diagnostics) */
 } HsConsShoot;
 
-static PetscInt BlockSize(const HsConsShoot *sh, PetscInt t) { return t ? sh->W : sh->W0; }
-static PetscInt BlockOffset(const HsConsShoot *sh, PetscInt t) { return t ? sh->W0 + (t - 1) * sh->W : 0; }
+static PetscInt   BlockSize(const HsConsShoot *sh, PetscInt t) { return t ? sh->W : sh->W0; }
+static PetscInt   BlockOffset(const HsConsShoot *sh, PetscInt t) { return t ? sh->W0 + (t - 1) * sh->W : 0; }
 static PetscReal *Point(HsConsShoot *sh, PetscInt i, PetscInt k) /* point k of local segment i */
 {
   return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i] + 1) * sh->D;
 }
 
-/* A step's kind: the first (k = 0: gamma_{1/2}, q_1, p_1), an interior one (nu_k, lambda, gamma, q_{k+1}, p_{k+1}), or the
- * last with gamma_{N-1/2} given (gl: nu, lambda, q_N, p_N; no Phi(q_N) row). */
+/* A step's kind: the first (k = 0: gamma_{1/2}, q_1, p_1), an interior one (nu_k, lambda, gamma, q_{k+1}, p_{k+1}), or
+ * the last with gamma_{N-1/2} given (gl: nu, lambda, q_N, p_N; no Phi(q_N) row). */
 enum { STEP_FIRST, STEP_INTERIOR, STEP_LAST };
 
-static int StepRows(const HsConsShoot *sh, int mode) { return mode == STEP_FIRST ? (int)(2 * sh->n + sh->c) : mode == STEP_INTERIOR ? (int)sh->D : (int)(sh->D - sh->c); }
-static int StepCols(const HsConsShoot *sh, int mode) { return mode == STEP_FIRST ? (int)(2 * sh->n) : mode == STEP_INTERIOR ? (int)sh->W : (int)(sh->W + sh->c); }
+static int StepRows(const HsConsShoot *sh, int mode)
+{
+  return mode == STEP_FIRST ? (int)(2 * sh->n + sh->c) : mode == STEP_INTERIOR ? (int)sh->D : (int)(sh->D - sh->c);
+}
+static int StepCols(const HsConsShoot *sh, int mode)
+{
+  return mode == STEP_FIRST ? (int)(2 * sh->n) : mode == STEP_INTERIOR ? (int)sh->W : (int)(sh->W + sh->c);
+}
 
 /* Where Y's entry j lives: point 0 (z_k) or 1 (z_{k+1}) and its column there. */
 static void YPlace(int n, int c, int mode, int j, int *pt, int *col)
 {
-  int nz = mode == STEP_FIRST ? c : mode == STEP_INTERIOR ? 2 * n + 2 * c : 2 * n + c, first = mode == STEP_FIRST ? 4 * n + c : 2 * n;
+  int nz    = mode == STEP_FIRST      ? c
+              : mode == STEP_INTERIOR ? 2 * n + 2 * c
+                                      : 2 * n + c,
+      first = mode == STEP_FIRST ? 4 * n + c : 2 * n;
   *pt = j >= nz, *col = j < nz ? first + j : j - nz;
 }
 
 /* The equations of step k (E, ny of them) and, with jac, their derivatives in Y (A, ny x ny) and in the carried data
  * (EC: ny x W for k >= 1, C = (z_{k-1}, q_k, p_k), and for the last step gamma_{N-1/2} as nc more columns; ny x 2n
  * for k = 0, C = lambda_{1/2}). */
-static int StepEquations(HsConsShoot *sh, int k, int mode, const double *zm, const double *z0, const double *zp, int jac)
+static int StepEquations(HsConsShoot *sh, int k, int mode, const double *zm, const double *z0, const double *zp,
+                         int jac)
 {
   HsCons *cs = sh->cd.cons;
-  int     n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = StepRows(sh, mode), nC = StepCols(sh, mode), st;
+  int n = (int)sh->n, c = (int)sh->c, D = sh->D, r = 2 * n + c, ny = StepRows(sh, mode), nC = StepCols(sh, mode), st;
   double *J0i = sh->J, *J1i = J0i + r * D, *Jmn = J1i + r * D, *J0n = Jmn + r * D, *Jpn = J0n + r * D;
 
   if ((st = HsConsInterval(cs, z0, zp, sh->Fi, jac ? J0i : NULL, jac ? J1i : NULL)) ||
@@ -82,7 +92,13 @@ static int StepEquations(HsConsShoot *sh, int k, int mode, const double *zm, con
       (st = HsConsPhi(cs, zp, sh->Phi, sh->Gp)))
     return st;
   for (int i = 0; i < ny; i++) { /* rows: interval (all of it at k >= 1, its state rows at k = 0), node, Phi */
-    int ki = k ? (i < r ? 0 : i < r + 2 * n ? 1 : 2) : (i < 2 * n ? 0 : 2), ri = ki == 0 ? i : ki == 1 ? i - r : i - ny + c;
+    int ki           = k ? (i < r           ? 0
+                            : i < r + 2 * n ? 1
+                                            : 2)
+                         : (i < 2 * n ? 0 : 2),
+        ri           = ki == 0   ? i
+                       : ki == 1 ? i - r
+                                 : i - ny + c;
     const double *Ja = ki == 0 ? J0i + ri * D : J0n + ri * D, *Jb = ki == 0 ? J1i + ri * D : Jpn + ri * D;
     sh->E[i] = ki == 0 ? sh->Fi[ri] : ki == 1 ? sh->Fn[ri] : sh->Phi[ri];
     if (!jac)
@@ -94,8 +110,10 @@ static int StepEquations(HsConsShoot *sh, int k, int mode, const double *zm, con
     }
     for (int j = 0; j < nC; j++) /* (z_{k-1}, q_k, p_k), then gamma_{N-1/2} (STEP_LAST) */
       sh->EC[i * nC + j] = ki == 2 ? 0
-                         : k      ? (j < D ? (ki == 1 ? Jmn[ri * D + j] : 0) : j < sh->W ? Ja[j - D] : Ja[4 * n + c + j - sh->W])
-                                  : Ja[2 * n + c + j];
+                           : k     ? (j < D       ? (ki == 1 ? Jmn[ri * D + j] : 0)
+                                      : j < sh->W ? Ja[j - D]
+                                                  : Ja[4 * n + c + j - sh->W])
+                                   : Ja[2 * n + c + j];
   }
   return HS_SUCCESS;
 }
@@ -131,7 +149,7 @@ static int Factor(HsConsShoot *sh, int ny, int nC)
       mx = fmax(mx, fabs(sh->A[i * ny + j]));
     if (!(mx > 0) || !isfinite(mx))
       return HS_ESINGULAR;
-    sh->rs[i] = 1 / mx, sh->E[i] /= mx;
+    sh->E[i] /= mx;
     for (int j = 0; j < ny; j++)
       sh->A[i * ny + j] /= mx;
     for (int j = 0; j < nC; j++)
@@ -146,20 +164,20 @@ static int Factor(HsConsShoot *sh, int ny, int nC)
 }
 
 /* Step k by Newton from the Y in z0, zp (converged: |dY| <= 1e-13 (1 + |Y|), or the steps have stopped shrinking
- * below 1e-8 (1 + |Y|), round-off); A, EC left factored and scaled at the solution for the sensitivities. */
+ * below 1e-8 (1 + |Y|), round-off), then one more step, whose factors serve the sensitivities: the residual of the
+ * march is then at its round-off (without it the outer noise floor was 1e-10 on the four-bar); A, EC are left factored
+ * and scaled there. */
 static int StepSolve(HsConsShoot *sh, int k, int mode, const double *zm, double *z0, double *zp)
 {
-  int    n = (int)sh->n, c = (int)sh->c, ny = StepRows(sh, mode), nC = StepCols(sh, mode), st;
+  int    n = (int)sh->n, c = (int)sh->c, ny = StepRows(sh, mode), nC = StepCols(sh, mode), st, last = 0;
   double prev = INFINITY;
 
-  for (int it = 0; it < HS_CSHOOT_MAX_IT; it++) {
-    double           dmax = 0, ymax = 0;
-    gsl_matrix_view  Am;
-    gsl_vector_view  ev, dv;
+  for (int it = 0; it < HS_CSHOOT_MAX_IT || last; it++) {
+    double          dmax = 0, ymax = 0;
+    gsl_matrix_view Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
+    gsl_vector_view ev = gsl_vector_view_array(sh->E, (size_t)ny), dv = gsl_vector_view_array(sh->dY, (size_t)ny);
     if ((st = StepEquations(sh, k, mode, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
       return st;
-    Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
-    ev = gsl_vector_view_array(sh->E, (size_t)ny), dv = gsl_vector_view_array(sh->dY, (size_t)ny);
     gsl_linalg_LU_solve(&Am.matrix, sh->perm, &ev.vector, &dv.vector);
     GetY(n, c, mode, ny, z0, zp, sh->Ysave);
     for (int j = 0; j < ny; j++) {
@@ -169,18 +187,9 @@ static int StepSolve(HsConsShoot *sh, int k, int mode, const double *zm, double 
     if (!isfinite(dmax) || !isfinite(ymax))
       return HS_EDOM;
     SetY(n, c, mode, ny, sh->Ysave, z0, zp);
-    if (dmax <= 1e-13 * (1 + ymax) || (dmax <= 1e-8 * (1 + ymax) && dmax > 0.25 * prev)) {
-      /* one more step, whose factors serve the sensitivities: the residual of the march then is at its round-off
-         (without it the outer noise floor was 1e-10 on the four-bar) */
-      if ((st = StepEquations(sh, k, mode, zm, z0, zp, 1)) || (st = Factor(sh, ny, nC)))
-        return st;
-      gsl_linalg_LU_solve(&Am.matrix, sh->perm, &ev.vector, &dv.vector);
-      GetY(n, c, mode, ny, z0, zp, sh->Ysave);
-      for (int j = 0; j < ny; j++)
-        sh->Ysave[j] -= sh->dY[j];
-      SetY(n, c, mode, ny, sh->Ysave, z0, zp);
+    if (last)
       return HS_SUCCESS;
-    }
+    last = dmax <= 1e-13 * (1 + ymax) || (dmax <= 1e-8 * (1 + ymax) && dmax > 0.25 * prev);
     prev = dmax;
   }
   return HS_ENOCONV;
@@ -190,8 +199,8 @@ static int StepSolve(HsConsShoot *sh, int k, int mode, const double *zm, double 
  * last step with gamma_{N-1/2} given (STEP_LAST) also Sg = dC_N/dgamma_{N-1/2} (W x nc). */
 static void ChainStep(HsConsShoot *sh, int mode, int wt, double *Sg)
 {
-  int             n = (int)sh->n, c = (int)sh->c, D = (int)sh->D, W = sh->W, ny = StepRows(sh, mode), nC = StepCols(sh, mode);
-  int             nz = mode == STEP_LAST ? 2 * n + c : 2 * n + 2 * c; /* Y's entries that are z_k's */
+  int n = (int)sh->n, c = (int)sh->c, D = (int)sh->D, W = sh->W, ny = StepRows(sh, mode), nC = StepCols(sh, mode);
+  int nz             = mode == STEP_LAST ? 2 * n + c : 2 * n + 2 * c; /* Y's entries that are z_k's */
   gsl_matrix_view Am = gsl_matrix_view_array(sh->A, (size_t)ny, (size_t)ny);
 
   for (int col = 0; col < wt + (Sg ? c : 0); col++) {
@@ -336,7 +345,7 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   const PetscScalar *x;
   PetscMPIInt        owner, rank;
   PetscBool          dom = PETSC_FALSE;
-  PetscInt           n = s->prob->n;
+  PetscInt           n   = s->prob->n;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
@@ -351,7 +360,7 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
   sh->have_traj = (PetscBool)(sh->have_traj || !dom);
-  *domp = dom;
+  *domp         = dom;
   PetscFunctionReturn(0);
 }
 
@@ -377,7 +386,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(VecSet(F, 0));
   PetscCall(VecGetArrayRead(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt     t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
+    PetscInt      t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
     const double *end = sh->Send + i * (W + W * W + W * c);
     if (t) { /* - w_t */
       for (PetscInt j = 0; j < wt; j++)
@@ -389,7 +398,8 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
         idx[j] = BlockOffset(sh, t + 1) + j;
       PetscCall(VecSetValues(F, W, idx, end, ADD_VALUES));
     } else {
-      PetscCheck(!EndRows(sh, end, sh->alpha, v, NULL, NULL), PETSC_COMM_SELF, PETSC_ERR_LIB, "the end condition failed");
+      PetscCheck(!EndRows(sh, end, sh->alpha, v, NULL, NULL), PETSC_COMM_SELF, PETSC_ERR_LIB,
+                 "the end condition failed");
       for (PetscInt j = 0; j < EndCount(sh); j++)
         idx[j] = c + j;
       PetscCall(VecSetValues(F, EndCount(sh), idx, v, ADD_VALUES));
@@ -590,7 +600,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree5(sh->S, sh->S2, sh->Send, sh->a0, sh->da0));
   PetscCall(PetscFree4(sh->alpha, sh->Fi, sh->Fn, sh->Phi));
   PetscCall(PetscFree5(sh->Gp, sh->J, sh->E, sh->A, sh->EC));
-  PetscCall(PetscFree3(sh->dY, sh->rs, sh->Ysave));
+  PetscCall(PetscFree2(sh->dY, sh->Ysave));
   if (sh->perm)
     gsl_permutation_free(sh->perm);
   PetscCall(PetscFree(s->data));
@@ -609,11 +619,11 @@ static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
   sh->toff[0] = 0;
   for (PetscInt i = 0; i < nloc; i++)
     sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 2;
-  PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W + W * c) + 1, &sh->Send, c, &sh->a0, c * 2 * n,
-                         &sh->da0));
+  PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W + W * c) + 1, &sh->Send, c, &sh->a0,
+                         c * 2 * n, &sh->da0));
   PetscCall(PetscCalloc4(2 * c, &sh->alpha, r, &sh->Fi, r, &sh->Fn, c, &sh->Phi));
   PetscCall(PetscCalloc5(c * n, &sh->Gp, 5 * r * D, &sh->J, D, &sh->E, D * D, &sh->A, D * (W + c), &sh->EC));
-  PetscCall(PetscCalloc3(D, &sh->dY, D, &sh->rs, D, &sh->Ysave));
+  PetscCall(PetscCalloc2(D, &sh->dY, D, &sh->Ysave));
   sh->perm = gsl_permutation_alloc((size_t)D);
   PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
   PetscFunctionReturn(0);
