@@ -16,33 +16,14 @@
  * mixed ones (HsConsNlpIntervalHessian); w^T Phi(q_k) gives sum_i w_i Hess Phi_i (HsConsNlpNode). */
 #include "hsconsimpl.h"
 
-/* dB_l (n x m) entry (i, j) at the point of the last EvalB. */
-static inline double DBl(const HsCons *cs, int i, int j, int l) { return cs->dB[(i * cs->m + j) * cs->n + l]; }
-
-/* Phi, G and Hess Phi at the interval's midpoint of q0, q1 (into cs->qa, Phi, G, H) and B, dB there. */
+/* Phi, G and Hess Phi at the interval's midpoint of x0, x1 (into cs->qa, qb, Phi, G, H) and, with withB, B, dB there.
+ */
 static int Midpoint(HsCons *cs, const double *x0, const double *x1, int withB)
 {
-  const HsProblem *P = cs->prob;
-
-  for (int i = 0; i < cs->n; i++)
-    cs->qa[i] = 0.5 * (x0[i] + x1[i]), cs->qb[i] = 0.5 * (x0[cs->n + i] + x1[cs->n + i]);
-  if (P->Phi(cs->qa, cs->Phi, cs->G, cs->H, P->ctx))
+  HsConsMid(cs, x0, x1);
+  if (cs->prob->Phi(cs->qa, cs->Phi, cs->G, cs->H, cs->prob->ctx))
     return HS_EDOM;
-  if (!withB)
-    return HS_SUCCESS;
-  if (!P->Bq) {
-    memcpy(cs->B, P->B, sizeof(double) * (size_t)(cs->n * cs->m)); /* dB stays 0 (HsConsCreate's calloc) */
-    return HS_SUCCESS;
-  }
-  return P->Bq(cs->qa, cs->B, cs->dB, NULL, P->ctx) ? HS_EDOM : HS_SUCCESS;
-}
-
-/* grad E at the midpoint (cs->qa, cs->qb) into cs->g: grad V(qbar), then M^{-1} pbar. */
-static int MidGradient(HsCons *cs)
-{
-  memcpy(cs->x, cs->qa, sizeof(double) * (size_t)cs->n);
-  memcpy(cs->x + cs->n, cs->qb, sizeof(double) * (size_t)cs->n);
-  return cs->prob->E.grad(cs->x, cs->g, cs->prob->ctx) ? HS_EDOM : HS_SUCCESS;
+  return withB ? HsConsEvalB(cs, cs->qa, 0) : HS_SUCCESS;
 }
 
 /*@ HsConsNlpInterval - interval k's 2n constraints of the direct BEM transcription as an NLP (times h, the file
@@ -62,7 +43,7 @@ int HsConsNlpInterval(HsCons *cs, const double *x0, const double *x1, const doub
 
   if (!cs->exact)
     return HS_EINVAL;
-  if ((st = Midpoint(cs, x0, x1, 1)) || (st = MidGradient(cs)))
+  if ((st = Midpoint(cs, x0, x1, 1)) || (st = HsConsEvalGrad(cs, cs->qa, cs->qb)))
     return st;
   for (int i = 0; i < n; i++) {
     double f = x1[n + i] - x0[n + i] + h * cs->g[i];
@@ -86,7 +67,7 @@ int HsConsNlpInterval(HsCons *cs, const double *x0, const double *x1, const doub
       for (int j = 0; j < nc; j++)
         v += gamma[j] * cs->H[(j * n + i) * n + l];
       for (int a = 0; a < m; a++)
-        v -= DBl(cs, i, a, l) * u[a];
+        v -= HsConsDB(cs, cs->dB, i, a, l) * u[a];
       q0[n + l] = q1[n + l] = -0.5 * h * cs->Minv[i * n + l];
       p0[l] = p1[l] = 0.5 * h * v;
     }
@@ -116,6 +97,7 @@ int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, con
     return HS_EINVAL;
   if ((st = Midpoint(cs, x0, x1, 1)))
     return st;
+  HsConsDBt(cs, yp, cs->Ta); /* row l: dB_l^T y_p */
   for (int l = 0; l < n; l++) {
     for (int j = 0; j < nc; j++) {
       double v = 0;
@@ -123,12 +105,8 @@ int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, con
         v += cs->H[(j * n + l) * n + i] * yp[i];
       Hgq[j * n + l] = 0.5 * cs->h * v;
     }
-    for (int a = 0; a < m; a++) {
-      double v = 0;
-      for (int i = 0; i < n; i++)
-        v += yp[i] * DBl(cs, i, a, l);
-      Huq[a * n + l] = -0.5 * cs->h * v;
-    }
+    for (int a = 0; a < m; a++)
+      Huq[a * n + l] = -0.5 * cs->h * cs->Ta[l * m + a];
   }
   return HS_SUCCESS;
 }
@@ -162,7 +140,7 @@ int HsConsNlpForce(HsCons *cs, const double *x0, const double *x1, const double 
   int     n = cs->n, m = cs->m, st;
   double *r = cs->cB; /* n: room */
 
-  if ((st = Midpoint(cs, x0, x1, 1)) || (st = MidGradient(cs)))
+  if ((st = Midpoint(cs, x0, x1, 1)) || (st = HsConsEvalGrad(cs, cs->qa, cs->qb)))
     return st;
   for (int i = 0; i < n; i++) {
     double f = (x1[n + i] - x0[n + i]) / cs->h + cs->g[i];

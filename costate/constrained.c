@@ -13,8 +13,8 @@
 
 
 
-/* B(q) with dB (and d2B with second), from prob->Bq or the constant prob->B. */
-static int EvalB(HsCons *cs, const double *q, int second)
+/** B(q) with dB (and d2B with second) into cs->B, dB, d2B, from prob->Bq or the constant prob->B (hsconsimpl.h). */
+int HsConsEvalB(HsCons *cs, const double *q, int second)
 {
   const HsProblem *P = cs->prob;
   size_t           nm = (size_t)(cs->n * cs->m);
@@ -42,10 +42,17 @@ static void RinvBt(const HsCons *cs, const double *Bm, const double *a, double *
   }
 }
 
-/* dB_l (n x m) entry (i, j): dB[(i m + j) n + l]. */
-static inline double DB(const HsCons *cs, const double *dB, int i, int j, int l)
+/** T (n x m, row l = dB_l^T v): the products of the derivatives of B (at the last HsConsEvalB) with v (n). */
+void HsConsDBt(const HsCons *cs, const double *v, double *T)
 {
-  return dB[(i * cs->m + j) * cs->n + l];
+  int n = cs->n, m = cs->m;
+  for (int l = 0; l < n; l++)
+    for (int j = 0; j < m; j++) {
+      double t = 0;
+      for (int i = 0; i < n; i++)
+        t += HsConsDB(cs, cs->dB, i, j, l) * v[i];
+      T[l * m + j] = t;
+    }
 }
 
 /*@ HsConsCreate - the constrained scheme of prob on N intervals (hsconstrained.h).
@@ -159,16 +166,16 @@ static int EvalPhi(HsCons *cs, const double *q, double *Phi, double *G, double *
   return cs->prob->Phi(q, Phi, G, H, cs->prob->ctx) ? HS_EDOM : HS_SUCCESS;
 }
 
-/* grad E at (q, p) into cs->g: grad V(q), then M^{-1} p. */
-static int EvalGrad(HsCons *cs, const double *q, const double *p)
+/** grad E at (q, p) into cs->g: grad V(q), then M^{-1} p (hsconsimpl.h). */
+int HsConsEvalGrad(HsCons *cs, const double *q, const double *p)
 {
   memcpy(cs->x, q, sizeof(double) * (size_t)cs->n);
   memcpy(cs->x + cs->n, p, sizeof(double) * (size_t)cs->n);
   return cs->prob->E.grad(cs->x, cs->g, cs->prob->ctx) ? HS_EDOM : HS_SUCCESS;
 }
 
-/* The midpoint configuration and momentum of an interval into qa, qb. */
-static void Mid(HsCons *cs, const double *z0, const double *z1)
+/** The midpoint configuration and momentum of an interval (z0, z1: its end points) into cs->qa, qb (hsconsimpl.h). */
+void HsConsMid(HsCons *cs, const double *z0, const double *z1)
 {
   for (int i = 0; i < cs->n; i++)
     cs->qa[i] = 0.5 * (z0[i] + z1[i]), cs->qb[i] = 0.5 * (z0[cs->n + i] + z1[cs->n + i]);
@@ -184,7 +191,7 @@ static void MomentumRow(HsCons *cs, int i, const double *gam, double *Jq, double
     for (int j = 0; j < c; j++)
       v += gam[j] * cs->H[(j * n + i) * n + l];
     for (int j = 0; j < m; j++) /* d_l (B u)_i = dB_l u + B R^{-1} dB_l^T lp */
-      v -= DB(cs, cs->dB, i, j, l) * cs->ub[j] + cs->B[i * m + j] * cs->wb[l * m + j];
+      v -= HsConsDB(cs, cs->dB, i, j, l) * cs->ub[j] + cs->B[i * m + j] * cs->wb[l * m + j];
     Jq[l] = 0.5 * cs->h * v;
   }
   for (int l = 0; l < n; l++)
@@ -218,8 +225,9 @@ int HsConsInterval(HsCons *cs, const double *z0, const double *z1, double *F, do
 
   if (!cs->exact)
     return HsConsExtInterval(cs, z0, z1, F, J0, J1);
-  Mid(cs, z0, z1);
-  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalGrad(cs, cs->qa, cs->qb)) || (st = EvalB(cs, cs->qa, 0)))
+  HsConsMid(cs, z0, z1);
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = HsConsEvalGrad(cs, cs->qa, cs->qb)) ||
+      (st = HsConsEvalB(cs, cs->qa, 0)))
     return st;
   RinvBt(cs, cs->B, lp, cs->ub);
   for (int i = 0; i < n; i++) {
@@ -239,15 +247,12 @@ int HsConsInterval(HsCons *cs, const double *z0, const double *z1, double *F, do
   }
   if (!J0 && !J1)
     return HS_SUCCESS;
+  HsConsDBt(cs, lp, cs->Tb);
   for (int l = 0; l < n; l++) /* wb_l = R^{-1} dB_l^T lp */
     for (int j = 0; j < m; j++) {
       double t = 0;
-      for (int jj = 0; jj < m; jj++) {
-        double s = 0;
-        for (int i = 0; i < n; i++)
-          s += DB(cs, cs->dB, i, jj, l) * lp[i];
-        t += cs->Rinv[j * m + jj] * s;
-      }
+      for (int jj = 0; jj < m; jj++)
+        t += cs->Rinv[j * m + jj] * cs->Tb[l * m + jj];
       cs->wb[l * m + j] = t;
     }
   memset(J0, 0, sizeof(double) * (size_t)(cs->r * D));
@@ -287,13 +292,8 @@ static void ControlCurvature(HsCons *cs, const double *a, const double *b, int j
 
   RinvBt(cs, cs->B, a, cs->ua);
   RinvBt(cs, cs->B, b, cs->ub);
-  for (int l = 0; l < n; l++)
-    for (int j = 0; j < m; j++) {
-      double ta = 0, tb = 0;
-      for (int i = 0; i < n; i++)
-        ta += DB(cs, cs->dB, i, j, l) * a[i], tb += DB(cs, cs->dB, i, j, l) * b[i];
-      cs->Ta[l * m + j] = ta, cs->Tb[l * m + j] = tb;
-    }
+  HsConsDBt(cs, a, cs->Ta);
+  HsConsDBt(cs, b, cs->Tb);
   for (int l = 0; l < n; l++) { /* wa_l = R^{-1} Ta_l, wb_l = R^{-1} Tb_l */
     double v = 0;
     for (int j = 0; j < m; j++) {
@@ -311,8 +311,8 @@ static void ControlCurvature(HsCons *cs, const double *a, const double *b, int j
     for (int i = 0; i < n; i++) {
       double da = 0, db = 0, dc = 0;
       for (int j = 0; j < m; j++) {
-        da += DB(cs, cs->dB, i, j, l) * cs->ub[j] + cs->B[i * m + j] * cs->wb[l * m + j];
-        db += cs->B[i * m + j] * cs->wa[l * m + j] + DB(cs, cs->dB, i, j, l) * cs->ua[j];
+        da += HsConsDB(cs, cs->dB, i, j, l) * cs->ub[j] + cs->B[i * m + j] * cs->wb[l * m + j];
+        db += cs->B[i * m + j] * cs->wa[l * m + j] + HsConsDB(cs, cs->dB, i, j, l) * cs->ua[j];
         dc += cs->Ta[l * m + j] * cs->wb[i * m + j] + cs->Ta[i * m + j] * cs->wb[l * m + j];
       }
       for (int ii = 0; ii < n; ii++) /* d2B_{l i}: (ii, j) entries */
@@ -325,8 +325,8 @@ static void ControlCurvature(HsCons *cs, const double *a, const double *b, int j
 }
 
 /* Node k's equations of both forms (docs/constrained.md): lq_+ - lq_- - (h/2) sum_j H_j (products of gamma and lp,
- * crossed or plain) + ctrl - h Gnu^T nu, lp_+ - lp_- + (h/2) M^{-1} (lq_+ + lq_-), Phi(q_k) (cs->Phi0); ctrl the control
- * term already times h. */
+ * crossed or plain) + ctrl - h Gnu^T nu, lp_+ - lp_- + (h/2) M^{-1} (lq_+ + lq_-), Phi(q_k) (cs->Phi0); ctrl the
+ * control term already times h. */
 static void NodeResidualBase(HsCons *cs, const double *zm, const double *z0, int crossed, const double *Gnu,
                              const double *ctrl, double *C)
 {
@@ -426,16 +426,10 @@ static int IntervalCurvature(HsCons *cs, const double *qbar, const double *mu, d
 {
   int n = cs->n, m = cs->m, st;
 
-  if ((st = EvalB(cs, qbar, ddq != NULL)))
+  if ((st = HsConsEvalB(cs, qbar, ddq != NULL)))
     return st;
   RinvBt(cs, cs->B, mu, cs->ua);
-  for (int l = 0; l < n; l++)
-    for (int j = 0; j < m; j++) {
-      double t = 0;
-      for (int i = 0; i < n; i++)
-        t += DB(cs, cs->dB, i, j, l) * mu[i];
-      cs->Ta[l * m + j] = t;
-    }
+  HsConsDBt(cs, mu, cs->Ta);
   for (int l = 0; l < n; l++) {
     double v = 0;
     for (int j = 0; j < m; j++) {
@@ -453,7 +447,7 @@ static int IntervalCurvature(HsCons *cs, const double *qbar, const double *mu, d
     for (int i = 0; i < n; i++) {
       double dm = 0, dq = 0;
       for (int j = 0; j < m; j++) {
-        dm += DB(cs, cs->dB, i, j, l) * cs->ua[j] + cs->B[i * m + j] * cs->wa[l * m + j];
+        dm += HsConsDB(cs, cs->dB, i, j, l) * cs->ua[j] + cs->B[i * m + j] * cs->wa[l * m + j];
         dq += cs->Ta[l * m + j] * cs->wa[i * m + j];
         for (int ii = 0; ii < n; ii++)
           dq += cs->d2B[((ii * m + j) * n + l) * n + i] * mu[ii] * cs->ua[j];
@@ -527,7 +521,7 @@ int HsConsNode(HsCons *cs, int k, const double *zm, const double *z0, const doub
   for (int i = 0; i < n; i++)
     cs->qa[i] = 0.5 * (zm[i] + zp[i]), cs->qb[i] = 0.25 * (zm[i] + 2 * z0[i] + zp[i]);
   if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalPhi(cs, z0, cs->Phi0, cs->G0, NULL)) ||
-      (st = EvalB(cs, cs->qb, Jm != NULL)))
+      (st = HsConsEvalB(cs, cs->qb, Jm != NULL)))
     return st;
   ControlCurvature(cs, a, b, Jm != NULL);
   for (int i = 0; i < n; i++)
@@ -576,7 +570,7 @@ static void FreeEndJacobian(HsCons *cs, const double *zm, const double *zN, int 
         double du = 0, tq = 0;
         for (int k = 0; k < m; k++)
           du += cs->Rinv[j * m + k] * cs->B[l * m + k], tq += cs->Rinv[j * m + k] * T[l * m + k];
-        v -= 0.5 * h * (DB(cs, cs->dB, l, j, i) * u[j] + T[i * m + j] * du);
+        v -= 0.5 * h * (HsConsDB(cs, cs->dB, l, j, i) * u[j] + T[i * m + j] * du);
         w -= 0.5 * h * T[i * m + j] * tq;
       }
       jm[3 * n + c + l] = v, jm[l] += 0.5 * w, jn[l] += 0.5 * w;
@@ -611,15 +605,10 @@ static int FreeEnd(HsCons *cs, const double *zm, const double *zN, double *F, do
   for (int i = 0; i < n; i++)
     cs->qa[i] = 0.5 * (zm[i] + zN[i]);
   if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, cs->H)) || (st = EvalPhi(cs, zN, cs->Phi0, cs->G0, NULL)) ||
-      (st = EvalB(cs, cs->qa, 0)))
+      (st = HsConsEvalB(cs, cs->qa, 0)))
     return st;
   RinvBt(cs, cs->B, lp, u);
-  for (int l = 0; l < n; l++) /* row l of T: dB_l^T lp (m values) */
-    for (int j = 0; j < m; j++) {
-      T[l * m + j] = 0;
-      for (int i = 0; i < n; i++)
-        T[l * m + j] += DB(cs, cs->dB, i, j, l) * lp[i];
-    }
+  HsConsDBt(cs, lp, T); /* row l: dB_l^T lp */
   for (int i = 0; i < n; i++) {
     double fq = lq[i] + gp[i], fp = lp[i] + gp[n + i];
     for (int j = 0; j < c; j++) {
@@ -733,7 +722,7 @@ int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, doub
   int           n = cs->n, c = cs->c, st;
   const double *lp = z0 + 3 * n + c;
 
-  Mid(cs, z0, z1);
+  HsConsMid(cs, z0, z1);
   if ((st = cs->exact ? EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL) : HsConsExtGbar(cs, z0, z1, cs->G)))
     return st;
   r[0] = r[1] = 0;
@@ -754,7 +743,7 @@ int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3])
 {
   int n = cs->n, c = cs->c, st;
 
-  if ((st = EvalPhi(cs, z, cs->Phi0, cs->G0, NULL)) || (st = EvalGrad(cs, z, z + n)))
+  if ((st = EvalPhi(cs, z, cs->Phi0, cs->G0, NULL)) || (st = HsConsEvalGrad(cs, z, z + n)))
     return st;
   r[0] = r[1] = r[2] = 0;
   for (int j = 0; j < c; j++) {
@@ -771,15 +760,15 @@ int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3])
 int HsConsControl(HsCons *cs, const double *z0, const double *z1, double *u)
 {
   int st;
-  Mid(cs, z0, z1);
-  if ((st = EvalB(cs, cs->qa, 0)))
+  HsConsMid(cs, z0, z1);
+  if ((st = HsConsEvalB(cs, cs->qa, 0)))
     return st;
   RinvBt(cs, cs->B, z0 + 3 * cs->n + cs->c, u);
   return HS_SUCCESS;
 }
 
 /** gamma (nc) with G^T gamma nearest r (n) in the least-squares sense, G = cs->G: (G G^T) gamma = G r by Cholesky
- *  (HsConsRestForce, HsConsNlpForce). HS_SUCCESS, or HS_ESINGULAR (G G^T not positive definite, or gamma not finite). */
+ *  (HsConsRestForce, HsConsNlpForce). HS_SUCCESS, or HS_ESINGULAR (G G^T not positive definite, gamma not finite). */
 int HsConsLeastSquaresForce(HsCons *cs, const double *r, double *gamma)
 {
   int     n = cs->n, c = cs->c, st;
@@ -819,7 +808,7 @@ int HsConsRestForce(HsCons *cs, const double *a, const double *b, double *gamma)
 
   for (int i = 0; i < n; i++)
     cs->qa[i] = 0.5 * (a[i] + b[i]), cs->qb[i] = 0;
-  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL)) || (st = EvalGrad(cs, cs->qa, cs->qb)))
+  if ((st = EvalPhi(cs, cs->qa, cs->Phi, cs->G, NULL)) || (st = HsConsEvalGrad(cs, cs->qa, cs->qb)))
     return st;
   for (int i = 0; i < n; i++)
     cs->cB[i] = -cs->g[i];

@@ -33,6 +33,19 @@ struct HsCons_s {
   double          *pool;
 };
 
+/* dB_l (n x m) entry (i, j): dB[(i m + j) n + l]. */
+static inline double HsConsDB(const HsCons *cs, const double *dB, int i, int j, int l)
+{
+  return dB[(i * cs->m + j) * cs->n + l];
+}
+
+/* What constrained.c's closed form shares with the direct NLP's pieces (consnlp.c): B and its derivatives at q, the
+ * products dB_l^T v, grad E, an interval's midpoint. */
+int  HsConsEvalB(HsCons *cs, const double *q, int second);
+void HsConsDBt(const HsCons *cs, const double *v, double *T);
+int  HsConsEvalGrad(HsCons *cs, const double *q, const double *p);
+void HsConsMid(HsCons *cs, const double *z0, const double *z1);
+
 /* The extended scheme (constrainedext.c): the equations of a problem outside the exact class. */
 int  HsConsExtSetup(HsCons *cs);
 int  HsConsExtInterval(HsCons *cs, const double *z0, const double *z1, double *F, double *J0, double *J1);
