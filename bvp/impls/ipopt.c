@@ -115,6 +115,21 @@ static const char *StatusName(int st)
 
 /* -hs_ipopt_ordering names and IPOPT's mumps_pivot_order codes */
 static const char *const orderings[]      = {"amd", "amf", "scotch", "pord", "metis", "qamd", "auto"};
+
+/* The index of name in the n names (exact match), or -1: the keys of the setters by name. */
+static PetscErrorCode NameIndex(const char *const names[], PetscInt n, const char *name, PetscInt *index)
+{
+  PetscBool eq = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *index = -1;
+  for (PetscInt i = 0; i < n && !eq; i++) {
+    PetscCall(PetscStrcmp(name, names[i], &eq));
+    if (eq)
+      *index = i;
+  }
+  PetscFunctionReturn(0);
+}
 static const int         ordering_codes[] = {0, 2, 3, 4, 5, 6, 7};
 
 static PetscErrorCode DestroyConstrained(HsSolver s);
@@ -224,20 +239,16 @@ PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *
 @*/
 PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering)
 {
-  HsIpopt  *ip;
-  PetscBool eq;
+  HsIpopt *ip;
+  PetscInt i;
 
   PetscFunctionBeginUser;
   PetscCall(IpoptData(s, "HsSolverIpoptSetOrdering", &ip));
-  for (PetscInt i = 0; i < 7; i++) {
-    PetscCall(PetscStrcmp(ordering, orderings[i], &eq));
-    if (eq) {
-      ip->ordering = i;
-      PetscFunctionReturn(0);
-    }
-  }
-  SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
-          "unknown -hs_ipopt_ordering '%s' (choose amd, amf, scotch, pord, metis, qamd or auto)", ordering);
+  PetscCall(NameIndex(orderings, 7, ordering, &i));
+  PetscCheck(i >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "unknown -hs_ipopt_ordering '%s' (choose amd, amf, scotch, pord, metis, qamd or auto)", ordering);
+  ip->ordering = i;
+  PetscFunctionReturn(0);
 }
 
 /*@ HsSolverIpoptGetOrdering - gets the fill-reducing ordering of IPOPT's MUMPS.
@@ -338,20 +349,16 @@ static const char *const deriv_tests[] = {"none", "first-order", "second-order"}
 @*/
 PetscErrorCode HsSolverIpoptSetDerivativeTest(HsSolver s, const char *test)
 {
-  HsIpopt  *ip;
-  PetscBool eq;
+  HsIpopt *ip;
+  PetscInt i;
 
   PetscFunctionBeginUser;
   PetscCall(IpoptData(s, "HsSolverIpoptSetDerivativeTest", &ip));
-  for (PetscInt i = 0; i < 3; i++) {
-    PetscCall(PetscStrcmp(test, deriv_tests[i], &eq));
-    if (eq) {
-      ip->deriv_test = i;
-      PetscFunctionReturn(0);
-    }
-  }
-  SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
-          "unknown -hs_ipopt_derivative_test '%s' (choose none, first-order or second-order)", test);
+  PetscCall(NameIndex(deriv_tests, 3, test, &i));
+  PetscCheck(i >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "unknown -hs_ipopt_derivative_test '%s' (choose none, first-order or second-order)", test);
+  ip->deriv_test = i;
+  PetscFunctionReturn(0);
 }
 
 /*@ HsSolverIpoptGetDerivativeTest - gets IPOPT's derivative check of HsSolverIpoptSetDerivativeTest().
