@@ -163,7 +163,7 @@ PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
     PetscCall((*s->ops->presolve)(s));
   PetscCall(PetscSNPrintf(buf, sizeof buf, "; homotopy to the %s costates: %" PetscInt_FMT " steps, %" PetscInt_FMT
                           " Newton iterations", s->cs, steps, its));
-  PetscCall(PetscStrlcat(s->guess_info, buf, sizeof s->guess_info));
+  (void)HsStrAppend(s->guess_info, sizeof s->guess_info, buf);
   s->res.newton_iterations = its;
   PetscCall(VecDestroy(&Xprev));
   PetscFunctionReturn(0);

@@ -331,10 +331,10 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     s->in_strategy = PETSC_FALSE;
     if (!s->res.converged && !s->interrupted) { /* back to the first attempt: its diagnosis is the root cause */
       for (PetscInt k = 1; k < na; k++) {
-        PetscCall(PetscStrlcat(list, k > 1 ? "; " : "", sizeof list));
-        PetscCall(PetscStrlcat(list, a[k].name, sizeof list));
-        PetscCall(PetscStrlcat(list, ": ", sizeof list));
-        PetscCall(PetscStrlcat(list, a[k].status, sizeof list));
+        (void)HsStrAppend(list, sizeof list, k > 1 ? "; " : "");
+        (void)HsStrAppend(list, sizeof list, a[k].name);
+        (void)HsStrAppend(list, sizeof list, ": ");
+        (void)HsStrAppend(list, sizeof list, a[k].status);
       }
       PetscCall(OwnScheme(s));
       s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */

@@ -151,8 +151,8 @@ static PetscErrorCode TypeNames(char *buf, size_t len)
   buf[0] = 0;
   PetscCall(PetscFunctionListGet(HsSolverList, &names, &n)); /* NULL-terminated; n counts the NULL */
   for (int i = 0; names[i]; i++) {
-    PetscCall(PetscStrlcat(buf, i == 0 ? "" : names[i + 1] ? ", " : " or ", len));
-    PetscCall(PetscStrlcat(buf, names[i], len));
+    (void)HsStrAppend(buf, len, i == 0 ? "" : names[i + 1] ? ", " : " or ");
+    (void)HsStrAppend(buf, len, names[i]);
   }
   PetscCall(PetscFree(names));
   PetscFunctionReturn(0);
