@@ -312,6 +312,12 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                                  "HsSolverSetInPlace", s->in_place, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
+  HsOptionsCall(PetscOptionsBool("-hs_check_boundary",
+                                 "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
+                                 "naming them (docs/problem-format.md)",
+                                 "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
+  if (flg)
+    HsOptionsCall(HsSolverSetCheckBoundary(s, b));
   HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
                              &b, &flg));
   if (flg)
