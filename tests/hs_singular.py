@@ -74,3 +74,36 @@ def t_singular_jacobian():
         check("terminal condition p_th(T)" in equations and "terminal condition p_w(T)" in equations,
               "dependent equations: %s" % equations)
         check(dg in text, "the diagnosis line differs from summary.json")
+
+
+def t_singular_satellite():
+    """Issue 42's satellite: a rigid body in Euler angles with three rotors, rest to rest (all momenta fixed at T),
+    whose spatial angular momentum L is conserved and zero. The boundary test names p_psi (yaw is cyclic: the one
+    component of L linear in x); with p_psi(T) left free as suggested, Newton from the default guess fails in its
+    linear solve and the Jacobian's rank test names the two remaining directions, the costates of p_th and p_ph
+    (L_x, L_y, not linear in x), on 1 and 2 ranks; with those left free too the solve converges and the freed
+    momenta are 0 at T to round-off, as L = 0 requires (p_psi, p_th, p_ph are L's body components, mixed by an
+    invertible matrix of the angles)."""
+    sat = os.path.join(HERE, "data", "satellite_rotors.ocp")
+    _, text, _ = run(["-problem", sat], expect_rc=1)
+    check("redundant terminal condition: p_psi is conserved" in text and "p_psi(T) follows" in text, text)
+    src = open(sat).read()
+    with tempfile.TemporaryDirectory() as d:
+        one, three = os.path.join(d, "one.ocp"), os.path.join(d, "three.ocp")
+        with open(one, "w") as f:
+            f.write(re.sub(r"(?m)^xT:.*$", "xT: 0.3, 0.2, 0.1, *, *, *, *, 0, 0, 0, 0, 0", src))
+        with open(three, "w") as f:
+            f.write(re.sub(r"(?m)^xT:.*$", "xT: 0.3, 0.2, 0.1, *, *, *, *, *, *, 0, 0, 0", src))
+        for ranks in (1, 2):
+            s, _, _ = run(["-problem", one, "-hs_strategy", "newton"] + NO_EXTRA, ranks=ranks, expect_rc=2)
+            dg = s["diagnosis"]
+            check(dg.startswith("the Jacobian is singular (2 of "), "diagnosis: %s" % dg)
+            unknowns = dg.split("; dependent equations: ")[0]
+            named = set(re.findall(r"lambda_(\w+) \(nodes", unknowns))
+            check(named == {"p_th", "p_ph"}, "null space %s, expected the costates of p_th, p_ph" % named)
+            check("costates alone" in dg, "no advice: %s" % dg)
+        s, _, _ = run(["-problem", three, "-hs_strategy", "newton"] + NO_EXTRA)
+        check(s["converged"], "the satellite with p_psi, p_th, p_ph free at T did not converge")
+        last = s["_rows"][-1]
+        worst = max(abs(float(last[k])) for k in ("p_psi", "p_th", "p_ph"))
+        check(worst <= 1e-12, "freed momenta at T: max %.3g, expected 0 (L = 0)" % worst)

@@ -368,6 +368,20 @@ static void NameWeights(HsSolver s, PetscBool shoot, PetscBool row, const PetscR
   }
 }
 
+/* Whether the null-space weights wv of the unknowns lie (to 99%) on costates. */
+static PetscBool CostatesOnly(HsSolver s, const PetscReal *wv, PetscInt Ng)
+{
+  PetscInt  dim = 2 * s->prob->n, w = 2 * dim;
+  PetscReal lam = 0, tot = 0;
+
+  for (PetscInt g = 0; g < Ng; g++) {
+    tot += wv[g];
+    if (g % w >= dim && !(s->prob->free_T && g == Ng - 1))
+      lam += wv[g];
+  }
+  return (PetscBool)(tot > 0 && lam >= 0.99 * tot);
+}
+
 /* The Jacobian at s->X, gathered dense (column-major, Ng x Ng) on rank 0 (NULL elsewhere). Collective. */
 static PetscErrorCode GatherJacobian(HsSolver s, PetscInt Ng, PetscReal **D, PetscBool *ok)
 {
@@ -423,6 +437,46 @@ static PetscErrorCode GatherJacobian(HsSolver s, PetscInt Ng, PetscReal **D, Pet
   PetscFunctionReturn(0);
 }
 
+/* The diagnosis of the SVD S, U, VT (Ng x Ng, column-major; S[0] > 0) into msg: the rank deficiency, the unknowns
+ * and equations of the null space (at least the weakest direction) by name. */
+static PetscErrorCode NameNullSpace(HsSolver s, PetscBool shoot, PetscInt Ng, PetscInt nblk, const PetscReal *S,
+                                    const PetscReal *U, const PetscReal *VT, char *msg, size_t len)
+{
+  PetscInt   dim = 2 * s->prob->n, d = 0, *lo, *hi;
+  PetscReal *wv, *wu, *agg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc5(Ng, &wv, Ng, &wu, NKINDS * dim, &agg, NKINDS * dim, &lo, NKINDS * dim, &hi));
+  for (PetscInt i = 0; i < Ng; i++)
+    if (!(S[i] > HS_JACOBIAN_RANK_TOL * S[0]))
+      d++;
+  for (PetscInt g = 0; g < Ng; g++) { /* the weights in the null space (at least the smallest direction) */
+    wv[g] = wu[g] = 0;
+    for (PetscInt i = Ng - PetscMax(d, 1); i < Ng; i++)
+      wv[g] += VT[g * Ng + i] * VT[g * Ng + i], wu[g] += U[i * Ng + g] * U[i * Ng + g];
+  }
+  if (d)
+    snprintf(msg, len,
+             "the Jacobian is singular (%d of %d singular values below %g of the largest): its null "
+             "space spans the unknowns ",
+             (int)d, (int)Ng, HS_JACOBIAN_RANK_TOL);
+  else
+    snprintf(msg, len,
+             "the Jacobian is nearly singular (smallest singular value %.2e of the largest): its weakest "
+             "direction spans the unknowns ",
+             (double)(S[Ng - 1] / S[0]));
+  NameWeights(s, shoot, PETSC_FALSE, wv, Ng, nblk, agg, lo, hi, msg, len);
+  PetscCall(PetscStrlcat(msg, "; dependent equations: ", len));
+  NameWeights(s, shoot, PETSC_TRUE, wu, Ng, nblk, agg, lo, hi, msg, len);
+  if (CostatesOnly(s, wv, Ng)) /* lambda + c for every interval: a conserved quantity */
+    PetscCall(PetscStrlcat(msg,
+                           " (costates alone: a quantity conserved for any control, whose terminal conditions "
+                           "are then dependent: leave them free, docs/problem-format.md)",
+                           len));
+  PetscCall(PetscFree5(wv, wu, agg, lo, hi));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverJacobianRankTest - after a Newton solve that failed in its linear solve (a zero pivot, a singular
     Jacobian): the Jacobian at the final iterate, gathered dense on rank 0 (at most HS_JACOBIAN_RANK_MAX unknowns),
     its SVD, and a diagnosis that names the unknowns spanning its (numerical) null space and the equations its left
@@ -431,10 +485,9 @@ static PetscErrorCode GatherJacobian(HsSolver s, PetscInt Ng, PetscReal **D, Pet
     only. @*/
 PetscErrorCode HsSolverJacobianRankTest(HsSolver s)
 {
-  PetscInt    Ng, nblk, dim = 2 * s->prob->n, d = 0;
+  PetscInt    Ng, nblk, dim = 2 * s->prob->n;
   PetscBool   shoot, tr, ok = PETSC_FALSE;
-  PetscReal  *D, *S, *U, *VT, *wv, *wu, *agg;
-  PetscInt   *lo, *hi;
+  PetscReal  *D, *S, *U, *VT;
   PetscMPIInt rank;
   char        msg[sizeof s->res.diagnosis];
 
@@ -442,6 +495,10 @@ PetscErrorCode HsSolverJacobianRankTest(HsSolver s)
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &shoot));
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
   if (!(shoot || tr) || s->prob->nc || s->interrupted)
+    PetscFunctionReturn(0);
+  ok = (PetscBool)(s->res.diagnosis[0] != 0); /* a diagnosis on any rank (sensitivity growth, ...) stands */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (ok)
     PetscFunctionReturn(0);
   PetscCall(VecGetSize(s->X, &Ng));
   if (Ng > HS_JACOBIAN_RANK_MAX) {
@@ -456,34 +513,20 @@ PetscErrorCode HsSolverJacobianRankTest(HsSolver s)
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (!ok || rank)
     PetscFunctionReturn(0);
-  PetscCall(PetscMalloc5(Ng, &S, Ng * Ng, &U, Ng * Ng, &VT, 2 * Ng, &wv, NKINDS * dim, &agg));
-  PetscCall(PetscMalloc2(NKINDS * dim, &lo, NKINDS * dim, &hi));
-  wu = wv + Ng;
-  PetscCall(DenseSVD(Ng, Ng, D, S, U, VT));
-  for (PetscInt i = 0; i < Ng; i++)
-    if (!(S[i] > HS_JACOBIAN_RANK_TOL * S[0]))
-      d++;
-  for (PetscInt g = 0; g < Ng; g++) { /* the weights in the null space (at least the smallest direction) */
-    wv[g] = wu[g] = 0;
-    for (PetscInt i = Ng - PetscMax(d, 1); i < Ng; i++)
-      wv[g] += VT[g * Ng + i] * VT[g * Ng + i], wu[g] += U[i * Ng + g] * U[i * Ng + g];
+  for (PetscInt g = 0; g < Ng * Ng && ok; g++)
+    ok = (PetscBool)!PetscIsInfOrNanReal(D[g]);
+  if (!ok) { /* not a rank question */
+    PetscCall(PetscFree(D));
+    PetscFunctionReturn(0);
   }
-  if (d)
-    snprintf(msg, sizeof msg,
-             "the Jacobian is singular (%d of %d singular values below %g of the largest): its null "
-             "space spans the unknowns ",
-             (int)d, (int)Ng, HS_JACOBIAN_RANK_TOL);
+  PetscCall(PetscMalloc3(Ng, &S, Ng * Ng, &U, Ng * Ng, &VT));
+  PetscCall(DenseSVD(Ng, Ng, D, S, U, VT));
+  if (S[0] > 0)
+    PetscCall(NameNullSpace(s, shoot, Ng, nblk, S, U, VT, msg, sizeof msg));
   else
-    snprintf(msg, sizeof msg,
-             "the Jacobian is nearly singular (smallest singular value %.2e of the largest), its "
-             "direction in the unknowns ",
-             (double)(S[Ng - 1] / S[0]));
-  NameWeights(s, shoot, PETSC_FALSE, wv, Ng, nblk, agg, lo, hi, msg, sizeof msg);
-  PetscCall(PetscStrlcat(msg, "; dependent equations: ", sizeof msg));
-  NameWeights(s, shoot, PETSC_TRUE, wu, Ng, nblk, agg, lo, hi, msg, sizeof msg);
+    PetscCall(PetscStrncpy(msg, "the Jacobian is zero at the final iterate", sizeof msg));
   PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s", msg));
-  PetscCall(PetscFree5(S, U, VT, wv, agg));
-  PetscCall(PetscFree2(lo, hi));
+  PetscCall(PetscFree3(S, U, VT));
   PetscCall(PetscFree(D));
   PetscFunctionReturn(0);
 }
