@@ -258,7 +258,8 @@ PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, Pe
         if (P->xT_fixed[i] && Z[j * dim + i] != 0) /* a free component's xT may be anything */
           r += Z[j * dim + i] * (P->xT[i] - P->x0[i]),
               sc += PetscAbsReal(Z[j * dim + i]) * (PetscAbsReal(P->x0[i]) + PetscAbsReal(P->xT[i]));
-      if (PetscAbsReal(r) > HS_CONSISTENT_TOL * sc)
+      /* end values that move with a free T: their values at its guess do not decide consistency */
+      if (PetscAbsReal(r) > HS_CONSISTENT_TOL * sc && !P->xT_T && !P->x0_T)
         *bad = PETSC_TRUE;
     }
     DependencyMessage(P, *d, Z, piv, *bad, msg, len);
