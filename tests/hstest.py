@@ -26,11 +26,12 @@ import hs_orders
 import hs_problems
 import hs_reliability
 import hs_security
+import hs_singular
 import hs_solvers
 from hs_util import FAILS, PASSES
 
 MODULES = (hs_constrained, hs_orders, hs_formulations, hs_free_time, hs_problems, hs_models, hs_reliability, hs_security, hs_solvers,
-           hs_drivers, hs_examples)
+           hs_drivers, hs_examples, hs_singular)
 
 
 def tests():

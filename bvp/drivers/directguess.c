@@ -41,6 +41,7 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
   PetscCall(HsSolverAppendOptionsPrefix(*t, "hs_direct_"));
   PetscCall(HsSolverSetFromOptions(*t));
   (*t)->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  (*t)->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
   PetscFunctionReturn(0);
 }
 

@@ -91,6 +91,7 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
   PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
   (*t)->ckpt_dir[0] = 0;
+  (*t)->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
   PetscFunctionReturn(0);
 }
 

@@ -758,6 +758,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSolverSetOptionsPrefix(t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(t, "hs_init_")); /* not the shooting solve's -snes_* options */
   t->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  t->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
   t->guess_T = s->guess_T;

@@ -111,6 +111,7 @@ struct _p_HsSolver {
   PetscErrorCode (*jac_refill)(SNES, Vec, Mat, Mat, void *); /* the formulation's Jacobian evaluation if it fills
                                                              every value again after MatSetUnfactored (in place) */
   PetscBool  in_place;  /* -hs_in_place */
+  PetscBool  check_boundary; /* -hs_check_boundary (singular.c) */
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
   Vec        Xmult;  /* a constrained system's multipliers in the node layout, (nu_k, gamma_{k+1/2}) of nc each (the
@@ -161,6 +162,9 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
 void           HsSolverRestoreFinalTime(HsSolver s);
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
+/* singular.c: the rank tests of the boundary rows (before a solve) and of a failed solve's Jacobian */
+PetscErrorCode HsSolverCheckBoundaryRank(HsSolver s);
+PetscErrorCode HsSolverJacobianRankTest(HsSolver s);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);

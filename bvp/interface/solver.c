@@ -86,6 +86,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->noise_factor  = HS_NOISE_FACTOR_DEFAULT;
   s->iT            = -1;
   s->in_place      = PETSC_TRUE;
+  s->check_boundary = PETSC_TRUE;
   s->noise_vouch   = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
   PetscCall(SNESCreate(comm, &s->snes));

@@ -35,6 +35,21 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_check_boundary (bvp/interface/singular.c) */
+static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscBool b, flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsBool("-hs_check_boundary",
+                             "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
+                             "naming them (docs/problem-format.md)",
+                             "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
+  if (flg)
+    PetscCall(HsSolverSetCheckBoundary(s, b));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
 static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -312,6 +327,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                                  "HsSolverSetInPlace", s->in_place, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
+  HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
   HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
                              &b, &flg));
   if (flg)
