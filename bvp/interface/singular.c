@@ -15,15 +15,6 @@
 #define HS_JACOBIAN_RANK_MAX 600 /* unknowns above which the Jacobian's rank test is skipped (dense SVD: 0.4 s) */
 #define HS_JACOBIAN_RANK_TOL 1e-12 /* singular value / largest below which a direction is in the null space */
 
-/* Appends text to the string msg of size len, truncated (PETSc 3.18's PetscStrlcat bounds the copy by the size of
- * the buffer less the length of text, not of what msg already holds). */
-static void Append(char *msg, size_t len, const char *text)
-{
-  size_t at = strlen(msg);
-
-  snprintf(msg + at, len - at, "%s", text);
-}
-
 /* The name of state component i (q_i or p_i) of P into buf. */
 static void StateName(const HsProblem *P, PetscInt i, char *buf, size_t len)
 {
@@ -476,12 +467,12 @@ static PetscErrorCode NameNullSpace(HsSolver s, PetscBool shoot, PetscInt Ng, Pe
              "direction spans the unknowns ",
              (double)(S[Ng - 1] / S[0]));
   NameWeights(s, shoot, PETSC_FALSE, wv, Ng, nblk, agg, lo, hi, msg, len);
-  Append(msg, len, "; dependent equations: ");
+  (void)HsStrAppend(msg, len, "; dependent equations: ");
   NameWeights(s, shoot, PETSC_TRUE, wu, Ng, nblk, agg, lo, hi, msg, len);
   if (CostatesOnly(s, wv, Ng)) /* lambda + c for every interval: a conserved quantity */
-    Append(msg, len,
-           " (costates alone: a quantity conserved for any control, whose terminal conditions "
-           "are then dependent: leave them free, docs/problem-format.md)");
+    (void)HsStrAppend(msg, len,
+                      " (costates alone: a quantity conserved for any control, whose terminal conditions "
+                      "are then dependent: leave them free, docs/problem-format.md)");
   PetscCall(PetscFree5(wv, wu, agg, lo, hi));
   PetscFunctionReturn(0);
 }
