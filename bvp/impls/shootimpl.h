@@ -46,6 +46,7 @@ typedef struct {
   PetscReal       *hsum;      /* per local segment: sum of H^d over its intervals */
   PetscReal       *hgrad;     /* per local segment: its gradient in z (2 dim) and h (1) */
   PetscReal       *jT;        /* per local segment: d(row block)/dT (2 dim) */
+  PetscReal        egrowth;   /* the largest |sensitivity| over all segments (unscaled; reported only) */
   PetscReal       *tlast, tt; /* owner of T: -grad(d phi/dT) S(x_N) in z_{M-1} (2 dim), and d(T row)/dT */
 } HsShoot;
 

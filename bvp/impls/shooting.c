@@ -850,27 +850,30 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
   HsResults *r = &s->res;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n",
-                                   r->ksp_iterations));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n", r->ksp_iterations));
   if (r->sensitivity_growth > 0)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
-                                     (double)r->sensitivity_growth));
+    PetscCall(
+        PetscViewerASCIIPrintf(viewer,
+                               "  sensitivity growth %.3e   (largest segment map d(march)/dz in the best scaling of "
+                               "the unknowns; largest entry %.1e)\n",
+                               (double)r->sensitivity_growth, (double)((HsShoot *)s->data)->egrowth));
   else /* no Jacobian evaluated: a root at the start, or the first march failed */
     PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth not computed (no Jacobian was evaluated)\n"));
   PetscFunctionReturn(0);
 }
 
-/* summary.json: "segments", "sensitivity_growth" (null: not computed) */
+/* summary.json: "segments", "sensitivity_growth" and "sensitivity_entry_max" (null: not computed) */
 static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 {
-  PetscReal g = s->res.sensitivity_growth;
+  PetscReal g = s->res.sensitivity_growth, e = ((HsShoot *)s->data)->egrowth;
 
   PetscFunctionBeginUser;
   fprintf(f, "  \"segments\": %d,\n", (int)((HsShoot *)s->data)->Mset);
-  if (g > 0 && isfinite(g))
-    fprintf(f, "  \"sensitivity_growth\": %.17g,\n", (double)g);
+  if (g > 0 && isfinite(g) && isfinite(e))
+    fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
   else
-    fprintf(f, "  \"sensitivity_growth\": null,\n");
+    fprintf(f, "  \"sensitivity_growth\": null,\n  \"sensitivity_entry_max\": null,\n");
   PetscFunctionReturn(0);
 }
 

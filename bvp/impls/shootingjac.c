@@ -23,6 +23,9 @@
 
 #include "../../costate/hsdense.h"
 
+#include <gsl/gsl_complex_math.h>
+#include <gsl/gsl_eigen.h>
+
 PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY; /* registered by HsSolverCreate_Shooting */
 
 /* Marches local segment t from z; a failure is recorded as the diagnosis and sets *failed. */
@@ -522,28 +525,97 @@ static PetscErrorCode AssembleOnly(Mat Jm, Mat Pm)
   PetscFunctionReturn(0);
 }
 
-/* The largest sensitivity growth over all segments; beyond max_growth the march cannot carry the
- * digits Newton needs: a diagnosis, and *too_large. */
+/* The scale-invariant growth of local segment li (docs/shooting.md, "Instability"): the Perron root rho(|Phi|) of the
+ * entrywise modulus of its transition map Phi = d(x_b, lambda_{b-1/2})/dz (2 dim x 2 dim, the z columns of the
+ * sensitivities). rho(|Phi|) = inf over positive diagonal D of |D^{-1} Phi D|_inf (Collatz-Wielandt): the growth in
+ * the best scaling of the unknowns, >= every |eigenvalue| of Phi. Eigenvalues by GSL with balancing; *rho = -1 if
+ * they fail to converge. */
+static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, gsl_matrix *P, gsl_vector_complex *ev,
+                                    gsl_eigen_nonsymm_workspace *wk, PetscReal *rho)
+{
+  PetscInt         ws = 2 * dim + sh->ft;
+  const PetscReal *S = sh->sens + li * 4 * dim * ws, *Sl = S + 2 * dim * ws, *Sx = S + 3 * dim * ws;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < 2 * dim; j++) {
+      gsl_matrix_set(P, (size_t)i, (size_t)j, PetscAbsReal(Sx[i * ws + j]));
+      gsl_matrix_set(P, (size_t)(dim + i), (size_t)j, PetscAbsReal(Sl[i * ws + j]));
+    }
+  *rho = -1;
+  if (gsl_eigen_nonsymm(P, ev, wk))
+    PetscFunctionReturn(0);
+  *rho = 0;
+  for (PetscInt i = 0; i < 2 * dim; i++)
+    *rho = PetscMax(*rho, gsl_complex_abs(gsl_vector_complex_get(ev, (size_t)i)));
+  PetscFunctionReturn(0);
+}
+
+/* The diagnosis of a growth g beyond -hs_shoot_max_growth in segment seg: advice that can be followed. A segment of
+ * several intervals grows like e^{rate length}: segments short enough for a growth of sqrt(max_growth) each. A single
+ * interval's growth is the scheme's own step (h rate), which more segments cannot split: a finer grid or the
+ * transcription. */
+static PetscErrorCode GrowthDiagnosis(HsSolver s, HsShoot *sh, int seg, double g)
+{
+  PetscInt  L = sh->knots[seg + 1] - sh->knots[seg], N = s->prob->N, Lmax, Msug;
+  PetscReal r = 2 * PetscLogReal(g) / PetscLogReal(sh->max_growth); /* > 2: length factor to a growth sqrt(max) */
+  char      advice[320];
+
+  PetscFunctionBeginUser;
+  if (L > 1) {
+    Lmax = PetscMax(1, (PetscInt)(L / r));
+    Msug = PetscMin(N, PetscMax(sh->Mset + 1, (N + Lmax - 1) / Lmax));
+    PetscCall(PetscSNPrintf(advice, sizeof advice,
+                            "use more segments (-hs_shoot_segments %d or more: segments of at most %d intervals)",
+                            (int)Msug, (int)Lmax));
+  } else
+    PetscCall(PetscSNPrintf(advice, sizeof advice,
+                            "the segment is a single interval, so more segments cannot help: this is the growth of one "
+                            "step of the scheme (h times the problem's fastest rate); refine the grid (-N %d or more), "
+                            "or use the transcription (-hs_bvp_type transcription), which marches nothing",
+                            (int)PetscCeilReal(N * r)));
+  PetscCall(HsSolverSetDiagnosis(
+      s, PETSC_TRUE,
+      "segment %d (nodes %d..%d): sensitivity growth %.1e (in the best scaling of the unknowns) exceeds "
+      "-hs_shoot_max_growth %.3g; double precision carries about 16 digits, so the shooting residual cannot be "
+      "resolved: %s",
+      seg, (int)sh->knots[seg], (int)sh->knots[seg + 1], g, (double)sh->max_growth, advice));
+  PetscFunctionReturn(0);
+}
+
+/* The largest scale-invariant growth over all segments (SegmentGrowth), and the largest raw entry of the
+ * sensitivities (sh->egrowth, reported only); beyond max_growth the march cannot carry the digits Newton needs:
+ * a diagnosis, and *too_large. */
 static PetscErrorCode GrowthCheck(HsSolver s, HsShoot *sh, PetscBool *too_large)
 {
+  PetscInt                     dim = 2 * s->prob->n;
+  gsl_matrix                  *P   = gsl_matrix_alloc((size_t)(2 * dim), (size_t)(2 * dim));
+  gsl_vector_complex          *ev  = gsl_vector_complex_alloc((size_t)(2 * dim));
+  gsl_eigen_nonsymm_workspace *wk  = gsl_eigen_nonsymm_alloc((size_t)(2 * dim));
+  PetscReal                    rho, emax = 1;
   struct {
     double v;
     int    seg;
   } g = {1, -1}, gmax;
 
   PetscFunctionBeginUser;
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    if (sh->growth[t - sh->s0] > g.v)
-      g.v = sh->growth[t - sh->s0], g.seg = (int)t;
+  PetscCheck(P && ev && wk, PETSC_COMM_SELF, PETSC_ERR_MEM, "GSL workspace of the growth check");
+  gsl_eigen_nonsymm_params(0, 1, wk); /* eigenvalues only, balanced */
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    PetscCall(SegmentGrowth(sh, dim, t - sh->s0, P, ev, wk, &rho));
+    if (rho < 0) /* no eigenvalues: the bound |Phi|_inf in the unknowns' own scaling */
+      rho = sh->growth[t - sh->s0];
+    emax = PetscMax(emax, sh->growth[t - sh->s0]);
+    if (rho > g.v || PetscIsInfOrNanReal(rho))
+      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)t;
+  }
+  gsl_matrix_free(P), gsl_vector_complex_free(ev), gsl_eigen_nonsymm_free(wk);
   PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
   s->res.sensitivity_growth = gmax.v;
   *too_large                = (PetscBool)(gmax.v > sh->max_growth);
   if (*too_large)
-    PetscCall(HsSolverSetDiagnosis(
-        s, PETSC_TRUE,
-        "segment %d (nodes %d..%d): sensitivity growth %.1e exceeds -hs_shoot_max_growth %.0e; double precision "
-        "carries about 16 digits, so the shooting residual cannot be resolved: use more segments (-hs_shoot_segments)",
-        gmax.seg, (int)sh->knots[gmax.seg], (int)sh->knots[gmax.seg + 1], gmax.v, (double)sh->max_growth));
+    PetscCall(GrowthDiagnosis(s, sh, gmax.seg, gmax.v));
   PetscFunctionReturn(0);
 }
 
