@@ -32,7 +32,7 @@ def t_guard_stiff():
     per segment, on 1 and 2 ranks: the raw sensitivity has the entry h/(r^2 beta) = 1e9 (the 1/beta coupling of
     lambda to p inside one step, which the old guard refused with 'use more segments', advice that cannot be
     followed), but in the best scaling one implicit step grows by 1 + O(h rate), below 10: not refused, converged, and
-    equal to the transcription's solution. Both solves end at |F| ~ 1e-12; the stiff coupling lets the two roots
+    equal to the transcription's solution (the issue's crane_track: its first Jacobian is not refused either). Both solves end at |F| ~ 1e-12; the stiff coupling lets the two roots
     differ by more than that (measured 1e-9 of the momentum's scale and in J): tolerance 1e-7."""
     prob = ["-problem", os.path.join(HERE, "data", "stiff_pendulum_track.ocp"), "-hs_check_extremal", "no"]
     base, _, _ = run(prob)
@@ -46,6 +46,15 @@ def t_guard_stiff():
         check(s and "growth" not in s["diagnosis"], "refused: %s" % (s and s["diagnosis"]))
         if base:
             agree(s, base, "stiff pendulum, 200 single-interval segments, %d rank%s" % (P, "s" * (P > 1)), 1e-7, 1e-7)
+    # the issue's crane (tests/data/crane_track.ocp, beta = 1e-9, h = 0.0125, winch 1/r = 10): its first Jacobian has the
+    # entry h/(r^2 beta) = 1.25e9 (refused before); in the best scaling one step grows by less than 10
+    s, _, _ = run(["-problem", os.path.join(HERE, "data", "crane_track.ocp"), "-hs_bvp_type", "shooting",
+                   "-hs_shoot_segments", "240", "-hs_strategy", "newton", "-snes_max_it", "1", "-hs_check_extremal", "no"],
+                  expect_rc=None)
+    print("crane_track, 240 single-interval segments: growth %s, largest entry %s"
+          % (s and s["sensitivity_growth"], s and s["sensitivity_entry_max"]))
+    check(s and s["sensitivity_growth"] and s["sensitivity_growth"] < 10 and 0.6e9 <= s["sensitivity_entry_max"] <= 2.5e9
+          and "growth" not in s["diagnosis"], "crane_track: %s" % str(s and (s["sensitivity_growth"], s["diagnosis"])))
 
 
 def t_guard_ncar():
