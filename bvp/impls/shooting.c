@@ -325,14 +325,15 @@ PetscErrorCode HsSolverShootGetMatrixFree(HsSolver s, PetscBool *mf)
 
   Input Parameters:
 + s      - the solver, of type HSSOLVERSHOOTING
-- growth - the limit on the sensitivity growth within a segment (largest |d(march)/dz|), > 1
+- growth - the limit on a segment's sensitivity growth in the best scaling of the unknowns (the Perron root of
+           |d(march)/dz|, docs/shooting.md), > 1
 
   Options Database Key:
 . -hs_shoot_max_growth <growth> - the same (default HS_SHOOT_MAX_GROWTH_DEFAULT = 1e8)
 
   Notes:
-  Beyond it the solve stops with a diagnosis asking for more segments. The default 1e8 = 1/sqrt(eps): the end
-  data would keep fewer than 8 digits.
+  Beyond it the solve stops with a diagnosis saying how many segments to use (for single-interval segments: how
+  fine a grid, or the transcription). The default 1e8 = 1/sqrt(eps): the end data would keep fewer than 8 digits.
 
 .seealso: HsSolverShootGetMaxGrowth(), HsSolverShootSetNumSegments(), HsSolverShootSetKnots()
 @*/
@@ -493,8 +494,8 @@ static PetscErrorCode SolverOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   if (flg)
     PetscCall(HsSolverShootSetMatrixFree(s, b));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_shoot_max_growth",
-                             "largest sensitivity growth within a segment before the solve stops and asks for more "
-                             "segments",
+                             "largest sensitivity growth of a segment (in the best scaling of the unknowns) before the "
+                             "solve stops and asks for more segments",
                              "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
   if (flg)
     PetscCall(HsSolverShootSetMaxGrowth(s, g));
