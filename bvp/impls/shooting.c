@@ -494,9 +494,9 @@ static PetscErrorCode SolverOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   if (flg)
     PetscCall(HsSolverShootSetMatrixFree(s, b));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_shoot_max_growth",
-                             "largest sensitivity growth of a segment (in the best scaling of the unknowns) before the "
-                             "solve stops and asks for more segments",
-                             "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
+                          "largest sensitivity growth of a segment (in the best scaling of the unknowns) before the "
+                          "solve stops and asks for more segments",
+                          "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
   if (flg)
     PetscCall(HsSolverShootSetMaxGrowth(s, g));
   PetscFunctionReturn(0);
