@@ -529,7 +529,7 @@ static PetscErrorCode AssembleOnly(Mat Jm, Mat Pm)
  * entrywise modulus of its transition map Phi = d(x_b, lambda_{b-1/2})/dz (2 dim x 2 dim, the z columns of the
  * sensitivities). rho(|Phi|) = inf over positive diagonal D of |D^{-1} Phi D|_inf (Collatz-Wielandt): the growth in
  * the best scaling of the unknowns, >= every |eigenvalue| of Phi. Eigenvalues by GSL with balancing; *rho = -1 if
- * they fail to converge. */
+ * they fail to converge, PETSC_MAX_REAL if Phi has an entry that is not finite. */
 static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, gsl_matrix *P, gsl_vector_complex *ev,
                                     gsl_eigen_nonsymm_workspace *wk, PetscReal *rho)
 {
@@ -537,8 +537,11 @@ static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, gsl_
   const PetscReal *S = sh->sens + li * 4 * dim * ws, *Sl = S + 2 * dim * ws, *Sx = S + 3 * dim * ws;
 
   PetscFunctionBeginUser;
+  *rho = PETSC_MAX_REAL; /* an entry that overflowed: no digits left */
   for (PetscInt i = 0; i < dim; i++)
     for (PetscInt j = 0; j < 2 * dim; j++) {
+      if (PetscIsInfOrNanReal(Sx[i * ws + j]) || PetscIsInfOrNanReal(Sl[i * ws + j]))
+        PetscFunctionReturn(0);
       gsl_matrix_set(P, (size_t)i, (size_t)j, PetscAbsReal(Sx[i * ws + j]));
       gsl_matrix_set(P, (size_t)(dim + i), (size_t)j, PetscAbsReal(Sl[i * ws + j]));
     }
