@@ -600,7 +600,7 @@ static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
   for (PetscInt i = sh->s0; i < sh->s1; i++)
     len += sh->knots[i + 1] - sh->knots[i] + 1;
   PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * ws + 1, &sh->sens, nloc + 1, &sh->traj_off));
-  PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
+  PetscCall(PetscCalloc3(nloc + 1, &sh->growth, nloc + 1, &sh->marched, nloc * w + 1, &sh->perron));
   PetscCall(PetscCalloc2(nloc * 3 * dim * w + 1, &sh->jblk, w, &sh->vprev));
   PetscCall(PetscMalloc4(e, &sh->end_send, e, &sh->end_recv, e, &sh->end_local, dim, &sh->znext));
   PetscCall(PetscMalloc3(8 * dim * dim, &sh->Bk, dim * ws, &sh->G, dim, &sh->R));
@@ -888,7 +888,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(HsSegmentLayoutDestroy(&sh->layout));
   HsMarchDestroy(&sh->march);
   PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
-  PetscCall(PetscFree2(sh->growth, sh->marched));
+  PetscCall(PetscFree3(sh->growth, sh->marched, sh->perron));
   PetscCall(PetscFree2(sh->jblk, sh->vprev));
   PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
   PetscCall(PetscFree3(sh->Bk, sh->G, sh->R));
