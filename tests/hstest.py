@@ -32,6 +32,7 @@ from hs_util import FAILS, PASSES
 
 MODULES = (hs_constrained, hs_orders, hs_formulations, hs_free_time, hs_problems, hs_models, hs_reliability, hs_security, hs_solvers,
            hs_drivers, hs_examples)
+
 MODULES += (hs_guard,)  # issue 42: the shooting growth guard
 
 
