@@ -128,7 +128,7 @@ typedef struct {
   PetscBool autonomous;          /* no time-dependent running cost: H^d itself is conserved */
   PetscReal energy_work_spread;  /* max - min of E_k - W_k */
   PetscInt  segments;            /* shooting segments M (transcription: N, one interval each) */
-  PetscReal sensitivity_growth;  /* shooting: largest |d(march)/dz| in a segment; 0: not computed */
+  PetscReal sensitivity_growth;  /* shooting: largest rho(|d(march)/dz|) of a segment; 0: not computed */
   PetscReal regularization;      /* ipopt: the Hessian regularization delta_w of IPOPT's last step (0: none, its KKT
                                     matrix had the inertia of a minimum); -1: not solved by IPOPT */
   char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */

@@ -21,6 +21,7 @@ import hs_drivers
 import hs_examples
 import hs_formulations
 import hs_free_time
+import hs_guard
 import hs_models
 import hs_orders
 import hs_problems
@@ -32,6 +33,8 @@ from hs_util import FAILS, PASSES
 
 MODULES = (hs_constrained, hs_orders, hs_formulations, hs_free_time, hs_problems, hs_models, hs_reliability, hs_security, hs_solvers,
            hs_drivers, hs_examples, hs_singular)
+
+MODULES += (hs_guard,)  # issue 42: the shooting growth guard
 
 
 def tests():
