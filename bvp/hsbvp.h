@@ -272,6 +272,7 @@ typedef struct _p_HsContinuation *HsContinuation;
 extern PetscClassId               HS_CONTINUATION_CLASSID;
 #define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
 #define HS_CONTINUATION_STEPS_DEFAULT 10
+#define HS_LOG_WEIGHT_MAX 16 /* |-hs_continue_from| of the pseudo-parameter log_weight (R times 10^log_weight) */
 PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
 PetscErrorCode HsContinuationDestroy(HsContinuation *c);
 PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscReal from, PetscInt steps);

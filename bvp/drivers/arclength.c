@@ -37,7 +37,7 @@ static PetscErrorCode ArcSetValue(HsContinuation c, const Stage *t, PetscReal v)
 
   PetscFunctionBeginUser;
   PetscCall(HsContinuationSetStageValue(c, t, v));
-  if (t->ip >= 0) { /* B, R, M, V may depend on the parameter: the discretization again */
+  if (t->ip != -1) { /* B, R, M, V may depend on the parameter (R on log_weight): the discretization again */
     PetscCall(HsSolverSetUpDiscretization(s));
     if (s->ops->presolve)
       PetscCall((*s->ops->presolve)(s));
@@ -168,8 +168,8 @@ static PetscErrorCode ArcCorrect(HsContinuation c, const Stage *t, Arc *A, Vec X
     PetscCall(VecDot(A->tX, A->a, &ta));
     PetscCall(VecDot(A->tX, A->b, &tb));
     dmu = -(g + ta / A->nX) / (tb / A->nX + A->tmu);
-    if (PetscIsInfOrNanReal(dmu))
-      break;
+    if (PetscIsInfOrNanReal(dmu) || (t->ip == HS_STAGE_LOG_WEIGHT && PetscAbsReal(*v + dmu) > HS_LOG_WEIGHT_MAX))
+      break; /* log_weight: beyond it R would overflow or vanish */
     PetscCall(VecAXPY(X, 1, A->a));
     PetscCall(VecAXPY(X, dmu, A->b));
     *v += dmu, (*its)++;

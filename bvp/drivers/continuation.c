@@ -10,8 +10,10 @@
  * the last two solutions). A step that does not converge is retried from the
  * last solution with half the step, down to 2^-(-hs_continue_max_halvings) of
  * the nominal step; after a success the step doubles again up to the nominal
- * one. NAME is a problem parameter or "reach": the fixed terminal components
- * move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0).
+ * one. NAME is a problem parameter, "reach": the fixed terminal components
+ * move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0), or "log_weight": the
+ * control weight R is 10^log_weight times the problem's (HsProblemSetControlWeightScale), from A to 0, so
+ * that equal steps are geometric in R (a stiff problem with a small R from a larger one).
  * The last solve, at the final targets, is the main solve: the solver then
  * holds its results.
  *
@@ -94,7 +96,8 @@ PetscErrorCode HsContinuationDestroy(HsContinuation *c)
 
   Input Parameters:
 + c     - the continuation
-. name  - a parameter of the problem, or "reach" (0 <= from <= 1: the fixed terminal states x0 + reach (xT - x0))
+. name  - a parameter of the problem, "reach" (0 <= from <= 1: the fixed terminal states x0 + reach (xT - x0)) or
+          "log_weight" (R is 10^log_weight times the problem's, target 0; |from| <= HS_LOG_WEIGHT_MAX)
 . from  - the start value
 - steps - the number of steps, steps >= 1 (HS_CONTINUATION_STEPS_DEFAULT = 10 in -hs_continue_steps)
 
@@ -105,7 +108,7 @@ PetscErrorCode HsContinuationDestroy(HsContinuation *c)
 
   Notes:
   Every stage's name starts at its `from` value when the continuation starts; the target is the value the problem
-  has then (a parameter), or 1 (reach).
+  has then (a parameter), 1 (reach) or 0 (log_weight).
 
 .seealso: HsContinuationGetNumStages(), HsContinuationSetFromOptions(), HsContinuationSolve()
 @*/
@@ -128,10 +131,17 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
     PetscCheck(from >= 0 && from <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-hs_continue reach: -hs_continue_from %g must lie in [0, 1]", (double)from);
   }
+  if (!strcmp(name, "log_weight")) {
+    t->ip = HS_STAGE_LOG_WEIGHT;
+    PetscCheck(PetscAbsReal(from) <= HS_LOG_WEIGHT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_continue log_weight: -hs_continue_from %g must lie in [-%g, %g] (R times 10^log_weight)",
+               (double)from, (double)HS_LOG_WEIGHT_MAX, (double)HS_LOG_WEIGHT_MAX);
+  }
   for (int i = 0; i < P->nparams; i++)
     if (!strcmp(P->params[i].name, name))
       t->ip = i;
-  PetscCheck(t->ip > -2, comm, PETSC_ERR_ARG_WRONG, "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach')",
+  PetscCheck(t->ip != -2, comm, PETSC_ERR_ARG_WRONG,
+             "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach' or 'log_weight')",
              name, P->name);
   PetscCheck(t->ip < 0 || !P->params[t->ip].integer, comm, PETSC_ERR_ARG_WRONG,
              "-hs_continue %s: an integer parameter cannot be continued (%s)", name, P->params[t->ip].help);
@@ -430,8 +440,8 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
   HsOptionsCall(HsOptionsListLength(PetscOptionsObject->options, PetscOptionsObject->prefix, "-hs_continue", &nn));
   HsOptionsCall(PetscCalloc1(nn + 1, &names));
   HsOptionsCall(PetscOptionsStringArray("-hs_continue",
-                                    "continuation: problem parameters (or reach: the terminal state from x0 to xT), "
-                                    "moved in turn from -hs_continue_from to their values",
+                                    "continuation: problem parameters (or reach: the terminal state from x0 to xT; log_weight: "
+                                    "R times 10^log_weight, to 0), moved in turn from -hs_continue_from to their values",
                                     "HsContinuationAddStage", names, &nn, &set));
   HsOptionsCall(StartsAndSteps(PetscOptionsObject, nn, &from, &nf, &fset, &steps, &ns, &sset));
   ierr = set ? AddStages(c, names, nn, from, nf, fset, steps, ns, sset) : 0; /* the lists are freed first */
@@ -474,6 +484,8 @@ PetscErrorCode HsContinuationSetStageValue(HsContinuation c, const Stage *t, Pet
     PetscCheck(HsProblemSetParam(P, t->name, (double)v) == 0, PetscObjectComm((PetscObject)c), PETSC_ERR_ARG_OUTOFRANGE,
                "-hs_continue: %s = %g is outside [%g, %g] (%s)%s%s", t->name, (double)v, P->params[t->ip].min,
                P->params[t->ip].max, P->params[t->ip].help, P->why[0] ? ": " : "", P->why);
+  else if (t->ip == HS_STAGE_LOG_WEIGHT)
+    HsProblemSetControlWeightScale(P, PetscPowReal(10, v));
   else
     c->reach = v;
   if (c->goal)
@@ -492,7 +504,7 @@ static PetscErrorCode Start(HsContinuation c)
   for (PetscInt k = 0; k < c->nstages; k++) {
     Stage *t = &c->stage[k];
     if (!t->have_target)
-      t->target = t->ip >= 0 ? *P->params[t->ip].value : 1, t->have_target = PETSC_TRUE;
+      t->target = t->ip >= 0 ? *P->params[t->ip].value : t->ip == HS_STAGE_LOG_WEIGHT ? 0 : 1, t->have_target = PETSC_TRUE;
     if (t->ip == -1 && !c->goal) {
       PetscCall(PetscMalloc1(2 * P->n, &c->goal));
       PetscCall(PetscArraycpy(c->goal, P->xT, 2 * P->n));
