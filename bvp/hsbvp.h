@@ -101,6 +101,7 @@ typedef struct {
   PetscBool converged;
   PetscInt  newton_iterations;
   PetscReal seconds;
+  char      reached[128]; /* the furthest point a failed attempt reached ("homotopy reached theta = 0.25 of 1"), or "" */
 } HsAttempt;
 
 /** Results of a solve; identical on every rank after HsSolverSolve. */
@@ -244,6 +245,8 @@ PetscErrorCode HsSolverGetDirectSolver(HsSolver s, HsDirectSolver *ds);
 typedef enum { HS_GUESS_DEFAULT, HS_GUESS_DIRECT } HsGuessType;
 #define HS_HOMOTOPY_STEPS_DEFAULT 4
 #define HS_HOMOTOPY_MAX_HALVINGS 8
+#define HS_HOMOTOPY_MIN_STEP (1.0 / 1024) /* the homotopy stops when its step in theta falls below this */
+#define HS_HOMOTOPY_MAX_STEPS 40          /* ... or after this many Newton solves */
 PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
 PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
@@ -255,6 +258,8 @@ typedef enum { HS_STRATEGY_AUTO, HS_STRATEGY_NEWTON } HsStrategy;
 #define HS_STRATEGY_COARSEST_N 8
 PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy);
 PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy);
+PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds);
+PetscErrorCode HsSolverGetStrategyTime(HsSolver s, PetscReal *seconds);
 
 /* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
 PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], size_t len);
@@ -272,6 +277,7 @@ typedef struct _p_HsContinuation *HsContinuation;
 extern PetscClassId               HS_CONTINUATION_CLASSID;
 #define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
 #define HS_CONTINUATION_STEPS_DEFAULT 10
+#define HS_CONTINUATION_MAX_SOLVES(steps) (8 * (steps) + 40) /* a natural stage stops after this many solves */
 #define HS_LOG_WEIGHT_MAX 16 /* |-hs_continue_from| of the pseudo-parameter log_weight (R times 10^log_weight) */
 PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
 PetscErrorCode HsContinuationDestroy(HsContinuation *c);

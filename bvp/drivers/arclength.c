@@ -248,15 +248,25 @@ static PetscErrorCode ArcFinish(HsContinuation c, PetscInt k, Arc *A, Vec Xc, Pe
   PetscFunctionReturn(0);
 }
 
-/* Whether the arclength stage must stop before a step to v from vc (too_many: its step budget is spent);
+/* Whether the arclength stage must stop before a step to v from vc (too_many: its step budget is spent; or the time
+ * budget of -hs_strategy_time is);
  * *ok = PETSC_FALSE with the diagnosis if so. */
 static PetscErrorCode ArcOutOfBounds(HsContinuation c, const Stage *t, PetscReal vc, PetscReal v, PetscBool too_many,
                                      PetscBool *ok)
 {
   PetscReal dir = t->target >= t->from ? 1 : -1;
+  PetscBool spent;
 
   PetscFunctionBeginUser;
   *ok = PETSC_TRUE;
+  PetscCall(HsSolverBudgetSpent(c->solver, &spent));
+  if (spent) {
+    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                            "arclength continuation in %s stopped at %g on its way to %g: -hs_strategy_time spent",
+                            t->name, (double)vc, (double)t->target));
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
   if (too_many) {
     PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
                             "arclength continuation in %s stopped at %g after %" PetscInt_FMT " steps without reaching %g "

@@ -10,7 +10,8 @@
  * the last two solutions). A step that does not converge is retried from the
  * last solution with half the step, down to 2^-(-hs_continue_max_halvings) of
  * the nominal step; after a success the step doubles again up to the nominal
- * one. NAME is a problem parameter, "reach": the fixed terminal components
+ * one. A stage stops after HS_CONTINUATION_MAX_SOLVES(K) solves, and every stage once the
+ * budget of -hs_strategy_time (HsSolverSetStrategyTime) is spent; the furthest point is reported. NAME is a problem parameter, "reach": the fixed terminal components
  * move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0), or "log_weight": the
  * control weight R is 10^log_weight times the problem's (HsProblemSetControlWeightScale), from A to 0, so
  * that equal steps are geometric in R (a stiff problem with a small R from a larger one).
@@ -619,6 +620,7 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
   HsResults r;
   Vec       X;
   MPI_Comm  comm = PetscObjectComm((PetscObject)c);
+  PetscInt  solves = 0;
 
   PetscFunctionBeginUser;
   *ok = PETSC_TRUE, *stopped = PETSC_FALSE;
@@ -626,6 +628,14 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
     PetscBool last = (PetscBool)(d0 > 0 ? vc + d >= t->target - 1e-12 * PetscAbsReal(d0)
                                         : vc + d <= t->target + 1e-12 * PetscAbsReal(d0));
     PetscReal v    = last ? t->target : vc + d;
+    PetscCall(HsSolverBudgetSpent(s, &stop));
+    if (stop || solves++ >= HS_CONTINUATION_MAX_SOLVES(t->steps)) { /* bounded work */
+      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis, "continuation in %s stopped at %g on its way to %g: %s",
+                              t->name, (double)vc, (double)t->target,
+                              stop ? "-hs_strategy_time spent" : "HS_CONTINUATION_MAX_SOLVES solves made"));
+      *ok = PETSC_FALSE;
+      break;
+    }
     PetscCall(HsContinuationSetStageValue(c, t, v));
     /* predictor: the secant through the last two solutions of this stage, else the last one */
     PetscCall(VecCopy(Xc, Xs));
@@ -671,6 +681,8 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode RunStages(HsContinuation c);
+
 /*@ HsContinuationSolve - runs the continuation (file head).
 
   Collective.
@@ -691,11 +703,7 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
 {
   HsSolver  s = c->solver;
   HsResults r;
-  Vec       X, Xc, Xp, Xs;
-  Stage    *t0 = c->stage;
-  PetscInt  k0 = 0;
-  PetscReal v0 = c->nstages ? c->stage[0].from : 0, d0;
-  PetscBool stop;
+  PetscBool own;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
@@ -710,6 +718,24 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   }
   PetscCall(Start(c));
   PetscCall(HsSolverSetWarmStart(s, PETSC_TRUE));
+  PetscCall(HsSolverBudgetBegin(s, &own));
+  PetscCall(RunStages(c));
+  PetscCall(HsSolverBudgetEnd(s, own));
+  PetscFunctionReturn(0);
+}
+
+/* HsContinuationSolve's stages (from the first, or where a checkpoint says); on a stop, s->reached says where. */
+static PetscErrorCode RunStages(HsContinuation c)
+{
+  HsSolver  s = c->solver;
+  HsResults r;
+  Vec       X, Xc, Xp, Xs;
+  Stage    *t0 = c->stage;
+  PetscInt  k0 = 0;
+  PetscReal v0 = c->stage[0].from, d0;
+  PetscBool stop;
+
+  PetscFunctionBeginUser;
   if (c->resume) { /* -hs_restart: the earlier stages are done, stage k0 resumes at its value */
     k0 = c->resume_stage, v0 = c->resume_value, d0 = c->resume_step, t0 = &c->stage[k0];
     for (PetscInt k = 0; k < k0; k++)
@@ -730,6 +756,8 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
                             "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
                             "problem",
                             t0->name, (double)v0, r.status));
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "continuation: its first solve (%s = %g) failed", t0->name,
+                            (double)v0));
     PetscFunctionReturn(0);
   }
   PetscCall(HsSolverGetIterate(s, &X));
@@ -746,6 +774,9 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
     PetscCall(Mark(c, c->nstages - 1, c->stage[c->nstages - 1].target, PETSC_TRUE));
   else if (!stop) { /* back to the last converged step, so that the solver holds it (file head) */
     PetscInt k = c->last_stage;
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "continuation reached %s = %g on its way to %g (stage %" PetscInt_FMT
+                            " of %" PetscInt_FMT ")", c->stage[k].name, (double)c->last_value, (double)c->stage[k].target,
+                            k + 1, c->nstages));
     for (PetscInt j = 0; j < c->nstages; j++)
       PetscCall(HsContinuationSetStageValue(c, &c->stage[j], j < k ? c->stage[j].target : j > k ? c->stage[j].from : c->last_value));
     PetscCall(HsSolverSetIterate(s, Xc));

@@ -122,21 +122,28 @@ static PetscErrorCode HomotopyStep(HsSolver s, PetscReal theta)
 
 /*@ HsSolverSolveHomotopy - after Newton failed from the direct solution: Newton along theta = 0 -> 1 in
     C = theta C_own + (1 - theta) C_kkt, from the direct solution, HS_HOMOTOPY_STEPS_DEFAULT equal steps
-    at first, a failed step halved (at most HS_HOMOTOPY_MAX_HALVINGS times in a row), a converged one
-    followed by a doubled step (bvp/ internal). The results are those of the last Newton solve (theta = 1
-    if the homotopy arrived). Collective. @*/
+    at first, a failed step halved (at most HS_HOMOTOPY_MAX_HALVINGS times in a row, and never below
+    HS_HOMOTOPY_MIN_STEP), a converged one followed by a doubled step, at most HS_HOMOTOPY_MAX_STEPS steps and
+    within -hs_strategy_time (bvp/ internal). The results are those of the last Newton solve (theta = 1 if the
+    homotopy arrived); if not, the diagnosis and s->reached say how far it came and why it stopped. Collective. @*/
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
 {
   Vec       Xprev;
   PetscReal theta = 0, dtheta = 1.0 / HS_HOMOTOPY_STEPS_DEFAULT;
   PetscInt  halvings = 0, steps = 0, its = 0;
   char      buf[96];
+  PetscBool own, spent = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(VecDuplicate(s->X, &Xprev));
   PetscCall((*s->ops->guess)(s, s->X)); /* back to the direct solution */
-  while (theta < 1 && halvings <= HS_HOMOTOPY_MAX_HALVINGS) {
+  PetscCall(HsSolverBudgetBegin(s, &own));
+  while (theta < 1 && halvings <= HS_HOMOTOPY_MAX_HALVINGS && dtheta >= HS_HOMOTOPY_MIN_STEP &&
+         steps < HS_HOMOTOPY_MAX_STEPS && !s->interrupted) {
     PetscReal next = PetscMin(1, theta + dtheta);
+    PetscCall(HsSolverBudgetSpent(s, &spent));
+    if (spent)
+      break;
     PetscCall(VecCopy(s->X, Xprev));
     PetscCall(HomotopyStep(s, next));
     its += s->res.newton_iterations, steps++;
@@ -151,11 +158,20 @@ PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
       dtheta /= 2, halvings++;
     }
   }
+  PetscCall(HsSolverBudgetEnd(s, own));
   if (theta < 1) { /* the last attempt's results stand, with the reason */
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "homotopy reached theta = %.4g of 1 (%s)", (double)theta,
+                            spent ? "-hs_strategy_time spent"
+                            : steps >= HS_HOMOTOPY_MAX_STEPS ? "HS_HOMOTOPY_MAX_STEPS solves"
+                                                              : "step below HS_HOMOTOPY_MIN_STEP"));
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "the homotopy from the direct costate equation stopped at theta = %.4g (steps down "
-                                   "to %.2e failed)",
-                                   (double)theta, (double)dtheta * 2));
+                                   "the homotopy from the direct costate equation stopped at theta = %.4g after %" PetscInt_FMT
+                                   " steps (%s; the last step %.2e)",
+                                   (double)theta, steps,
+                                   spent ? "-hs_strategy_time spent"
+                                   : steps >= HS_HOMOTOPY_MAX_STEPS ? "its step cap"
+                                                                     : "steps down to its minimum failed",
+                                   (double)dtheta * 2));
   }
   s->hom_theta = 1;
   PetscCall(HsSolverSetUpDiscretization(s)); /* the solver's own scheme for the diagnostics */

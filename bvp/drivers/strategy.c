@@ -18,7 +18,14 @@
  *                         then in the parameters of -hs_strategy_continue NAME=FROM,..., each
  *                         in HS_CONTINUATION_STEPS_DEFAULT steps with halving
  *
- * and stops at the first that converges. Every attempt is recorded (name, status, Newton iterations,
+ * and stops at the first that converges. With a small control weight (the smallest diagonal entry of R below
+ * HS_STRATEGY_STIFF_WEIGHT) the continuation also moves log_weight from log10(HS_STRATEGY_STIFF_WEIGHT / R_min) to 0
+ * (R from HS_STRATEGY_STIFF_WEIGHT down to the problem's, geometrically) after reach.
+ *
+ * Bounded work: each attempt's loops are bounded in number (Newton by its -snes_max_it, the homotopy by
+ * HS_HOMOTOPY_MAX_STEPS and HS_HOMOTOPY_MIN_STEP, a continuation stage by HS_CONTINUATION_MAX_SOLVES and its halvings),
+ * and -hs_strategy_time S (HsSolverSetStrategyTime) stops the fallbacks, the homotopy and the continuation at their
+ * next step once S seconds have passed; a failed attempt records the furthest point it reached. Every attempt is recorded (name, status, Newton iterations,
  * seconds) in the results, printed by HsSolverView and written to summary.json ("strategy"). If none
  * converges, the first attempt's iterate and results are restored (its diagnosis names the first
  * failure; the others are listed). -hs_strategy newton makes only the first attempt.
@@ -94,6 +101,45 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
   PetscFunctionReturn(0);
 }
 
+#define HS_STRATEGY_STIFF_WEIGHT 1e-4 /* R_min below this: the strategy's continuation also moves log_weight */
+
+/*@ HsSolverBudgetBegin - starts the time budget of -hs_strategy_time (HsSolverSetStrategyTime) for a bounded loop of
+    s unless one is running (bvp/ internal); *own says this call started it (for HsSolverBudgetEnd). Rank 0's clock
+    decides. Collective. @*/
+PetscErrorCode HsSolverBudgetBegin(HsSolver s, PetscBool *own)
+{
+  PetscReal t = MPI_Wtime() + s->strategy_time;
+
+  PetscFunctionBeginUser;
+  *own = (PetscBool)(s->strategy_time > 0 && !s->deadline);
+  if (*own) {
+    PetscCallMPI(MPI_Bcast(&t, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+    s->deadline = t;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBudgetEnd - ends the time budget that HsSolverBudgetBegin started (own; bvp/ internal). Not collective. @*/
+PetscErrorCode HsSolverBudgetEnd(HsSolver s, PetscBool own)
+{
+  PetscFunctionBeginUser;
+  if (own)
+    s->deadline = 0;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBudgetSpent - whether the running time budget is spent (rank 0's clock, the same answer on every rank;
+    bvp/ internal). Collective. @*/
+PetscErrorCode HsSolverBudgetSpent(HsSolver s, PetscBool *spent)
+{
+  int x = s->deadline > 0 && MPI_Wtime() >= s->deadline;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Bcast(&x, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
+  *spent = (PetscBool)x;
+  PetscFunctionReturn(0);
+}
+
 /* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
 static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
 {
@@ -106,10 +152,12 @@ static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char 
   a->converged         = s->res.converged;
   a->newton_iterations = s->res.newton_iterations;
   a->seconds           = MPI_Wtime() - t0;
+  PetscCall(PetscStrncpy(a->reached, a->converged ? "" : s->reached, sizeof a->reached));
   PetscCallMPI(MPI_Bcast(&a->seconds, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   if (s->monitor && *na > 1)
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations)\n",
-                          name, a->converged ? "converged" : "failed", a->status, a->newton_iterations));
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations%s%s)\n",
+                          name, a->converged ? "converged" : "failed", a->status, a->newton_iterations,
+                          a->reached[0] ? "; " : "", a->reached));
   PetscFunctionReturn(0);
 }
 
@@ -215,8 +263,19 @@ static PetscBool ReachMoves(const HsProblem *P)
   return PETSC_FALSE;
 }
 
-/* Continuation in reach (if it moves anything) and the parameters of -hs_strategy_continue; *tried =
-   PETSC_FALSE if there is nothing to continue in. */
+/* Where the strategy's continuation starts log_weight: log10(HS_STRATEGY_STIFF_WEIGHT / R_min), R_min the smallest
+   diagonal entry of R; 0 (no such stage) when R_min >= HS_STRATEGY_STIFF_WEIGHT. */
+static PetscReal StiffWeightFrom(const HsProblem *P)
+{
+  PetscReal rmin = PETSC_MAX_REAL;
+
+  for (int i = 0; i < P->m; i++)
+    rmin = PetscMin(rmin, P->R[i * P->m + i]);
+  return rmin > 0 && rmin < HS_STRATEGY_STIFF_WEIGHT ? PetscMin(PetscLog10Real(HS_STRATEGY_STIFF_WEIGHT / rmin), HS_LOG_WEIGHT_MAX) : 0;
+}
+
+/* Continuation in reach (if it moves anything), log_weight (a small R: StiffWeightFrom) and the parameters of
+   -hs_strategy_continue; *tried = PETSC_FALSE if there is nothing to continue in. */
 static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscBool *tried)
 {
   HsContinuation c;
@@ -224,6 +283,7 @@ static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscB
   PetscBool      warm = s->warm, reached;
   HsProblem     *P    = s->prob;
   double        *value, *xT;
+  PetscReal      lw   = StiffWeightFrom(P);
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(P->nparams + 1, &value, 2 * P->n, &xT));
@@ -233,12 +293,15 @@ static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscB
   PetscCall(HsContinuationCreate(s, &c));
   if (ReachMoves(s->prob))
     PetscCall(HsContinuationAddStage(c, "reach", 0, HS_CONTINUATION_STEPS_DEFAULT));
+  if (lw > 0)
+    PetscCall(HsContinuationAddStage(c, "log_weight", lw, HS_CONTINUATION_STEPS_DEFAULT));
   PetscCall(HsSolverStrategyForEachContinue(s, AddStage, c));
   PetscCall(HsContinuationGetNumStages(c, &n));
   *tried = (PetscBool)(n > 0);
   if (n) {
-    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s", ReachMoves(s->prob) ? "reach" : "",
-                            ReachMoves(s->prob) && s->strategy_continue[0] ? ", " : "", s->strategy_continue));
+    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s", ReachMoves(s->prob) ? "reach" : "",
+                            ReachMoves(s->prob) && lw > 0 ? ", " : "", lw > 0 ? "log_weight" : "",
+                            (ReachMoves(s->prob) || lw > 0) && s->strategy_continue[0] ? ", " : "", s->strategy_continue));
     PetscCall(HsContinuationSetMonitor(c, s->monitor));
     s->solved = PETSC_FALSE; /* its first solve is cold */
     PetscCall(HsContinuationSolve(c));
@@ -253,6 +316,7 @@ static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscB
           PetscCheck(!HsProblemSetParam(P, P->params[i].name, value[i]), PetscObjectComm((PetscObject)s), PETSC_ERR_PLIB,
                      "the strategy's continuation could not restore %s = %g", P->params[i].name, value[i]);
     PetscCall(PetscArraycpy(P->xT, xT, 2 * P->n));
+    HsProblemSetControlWeightScale(P, 1); /* the problem's own R (a stop on the way left it scaled) */
   }
   PetscCall(PetscFree2(value, xT));
   PetscCall(HsContinuationDestroy(&c));
@@ -295,8 +359,9 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
   HsAttempt a[HS_STRATEGY_MAX_ATTEMPTS];
   PetscInt  na = 0;
   Vec       X1;
-  char      name[sizeof a[0].name], list[384] = "";
+  char      name[sizeof a[0].name], list[768] = "", spent[96] = "";
   PetscReal tc = s->t_start;
+  PetscBool own;
 
   PetscFunctionBeginUser;
   if (s->in_strategy) /* a solve of the strategy's own continuation */
@@ -312,10 +377,18 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     PetscCall(VecDuplicate(s->X, &X1));
     PetscCall(VecCopy(s->X, X1));
     s->in_strategy = PETSC_TRUE;
+    PetscCall(HsSolverBudgetBegin(s, &own));
     for (int i = 0; i < 4 && !s->res.converged && !s->interrupted; i++) {
       PetscBool tried;
       PetscReal ta = MPI_Wtime();
       PetscBool stop;
+      PetscCall(HsSolverBudgetSpent(s, &stop));
+      if (stop) { /* -hs_strategy_time: the rest are not tried */
+        PetscCall(PetscSNPrintf(spent, sizeof spent, "; -hs_strategy_time %g s spent before the fallback %d of 4",
+                                (double)s->strategy_time, i + 1));
+        break;
+      }
+      s->reached[0] = 0;
       PetscCall(Attempt(s, i, name, sizeof name, &tried));
       s->t_start = tc; /* the continuation's solves restarted the clock */
       if (tried)
@@ -329,13 +402,19 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
       }
     }
     s->in_strategy = PETSC_FALSE;
+    PetscCall(HsSolverBudgetEnd(s, own));
     if (!s->res.converged && !s->interrupted) { /* back to the first attempt: its diagnosis is the root cause */
       for (PetscInt k = 1; k < na; k++) {
         PetscCall(PetscStrlcat(list, k > 1 ? "; " : "", sizeof list));
         PetscCall(PetscStrlcat(list, a[k].name, sizeof list));
         PetscCall(PetscStrlcat(list, ": ", sizeof list));
         PetscCall(PetscStrlcat(list, a[k].status, sizeof list));
+        if (a[k].reached[0]) {
+          PetscCall(PetscStrlcat(list, ", ", sizeof list));
+          PetscCall(PetscStrlcat(list, a[k].reached, sizeof list));
+        }
       }
+      PetscCall(PetscStrlcat(list, spent, sizeof list));
       PetscCall(OwnScheme(s));
       s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */
       PetscCall(VecCopy(X1, s->X));
