@@ -50,6 +50,7 @@
 /* IPOPT (type HSSOLVERIPOPT): tolerance on its scaled NLP error (residuals per unit time), iteration
  * limit, and the ordering of its MUMPS (measured: bench/README.md). */
 #define HS_IPOPT_TOL_DEFAULT 1e-10
+#define HS_IPOPT_BOUNDED_KKT_RTOL 1e-6 /* bounded controls: IPOPT's acceptable exit counts where the bounded kkt residual <= this max(1, |X|) */
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
