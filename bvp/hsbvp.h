@@ -50,7 +50,7 @@
 /* IPOPT (type HSSOLVERIPOPT): tolerance on its scaled NLP error (residuals per unit time), iteration
  * limit, and the ordering of its MUMPS (measured: bench/README.md). */
 #define HS_IPOPT_TOL_DEFAULT 1e-10
-#define HS_IPOPT_BOUNDED_KKT_RTOL 1e-6 /* bounded controls: IPOPT's acceptable exit counts where the bounded kkt residual <= this max(1, |X|) */
+#define HS_IPOPT_BOUNDED_KKT_RTOL 1e-6 /* bounded u: acceptable exit ok if bounded kkt residual <= this max(1,|X|) */
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
@@ -102,7 +102,7 @@ typedef struct {
   PetscBool converged;
   PetscInt  newton_iterations;
   PetscReal seconds;
-  char      reached[128]; /* the furthest point a failed attempt reached ("homotopy reached theta = 0.25 of 1"), or "" */
+  char      reached[128]; /* a failed attempt's furthest point ("homotopy reached theta = 0.25 of 1"), or "" */
 } HsAttempt;
 
 /** Results of a solve; identical on every rank after HsSolverSolve. */

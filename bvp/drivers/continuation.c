@@ -11,12 +11,11 @@
  * last solution with half the step, down to 2^-(-hs_continue_max_halvings) of
  * the nominal step; after a success the step doubles again up to the nominal
  * one. A stage stops after HS_CONTINUATION_MAX_SOLVES(K) solves, and every stage once the
- * budget of -hs_strategy_time (HsSolverSetStrategyTime) is spent; the furthest point is reported. NAME is a problem parameter, "reach": the fixed terminal components
- * move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0), or "log_weight": the
- * control weight R is 10^log_weight times the problem's (HsProblemSetControlWeightScale), from A to 0, so
- * that equal steps are geometric in R (a stiff problem with a small R from a larger one).
- * The last solve, at the final targets, is the main solve: the solver then
- * holds its results.
+ * budget of -hs_strategy_time (HsSolverSetStrategyTime) is spent; the furthest point is reported. NAME is a problem
+ * parameter, "reach": the fixed terminal components move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach
+ * (xT - x0), or "log_weight": the control weight R is 10^log_weight times the problem's
+ * (HsProblemSetControlWeightScale), from A to 0, so that equal steps are geometric in R (a stiff problem with a small R
+ * from a larger one). The last solve, at the final targets, is the main solve: the solver then holds its results.
  *
  * Work is kept: with HsContinuationSetOutput (the executable's -o) every converged step is written
  * there as it converges (summary.json's "continuation" says where: parameter, value, target,
@@ -142,8 +141,7 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
     if (!strcmp(P->params[i].name, name))
       t->ip = i;
   PetscCheck(t->ip != -2, comm, PETSC_ERR_ARG_WRONG,
-             "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach' or 'log_weight')",
-             name, P->name);
+             "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach' or 'log_weight')", name, P->name);
   PetscCheck(t->ip < 0 || !P->params[t->ip].integer, comm, PETSC_ERR_ARG_WRONG,
              "-hs_continue %s: an integer parameter cannot be continued (%s)", name, P->params[t->ip].help);
   c->nstages++;
@@ -440,10 +438,11 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
   PetscObjectOptionsBegin((PetscObject)c);
   HsOptionsCall(HsOptionsListLength(PetscOptionsObject->options, PetscOptionsObject->prefix, "-hs_continue", &nn));
   HsOptionsCall(PetscCalloc1(nn + 1, &names));
-  HsOptionsCall(PetscOptionsStringArray("-hs_continue",
-                                    "continuation: problem parameters (or reach: the terminal state from x0 to xT; log_weight: "
-                                    "R times 10^log_weight, to 0), moved in turn from -hs_continue_from to their values",
-                                    "HsContinuationAddStage", names, &nn, &set));
+  HsOptionsCall(PetscOptionsStringArray(
+      "-hs_continue",
+      "continuation: problem parameters (or reach: the terminal state from x0 to xT; log_weight: "
+      "R times 10^log_weight, to 0), moved in turn from -hs_continue_from to their values",
+      "HsContinuationAddStage", names, &nn, &set));
   HsOptionsCall(StartsAndSteps(PetscOptionsObject, nn, &from, &nf, &fset, &steps, &ns, &sset));
   ierr = set ? AddStages(c, names, nn, from, nf, fset, steps, ns, sset) : 0; /* the lists are freed first */
   for (PetscInt k = 0; k < nn; k++)
@@ -505,7 +504,10 @@ static PetscErrorCode Start(HsContinuation c)
   for (PetscInt k = 0; k < c->nstages; k++) {
     Stage *t = &c->stage[k];
     if (!t->have_target)
-      t->target = t->ip >= 0 ? *P->params[t->ip].value : t->ip == HS_STAGE_LOG_WEIGHT ? 0 : 1, t->have_target = PETSC_TRUE;
+      t->target      = t->ip >= 0                     ? *P->params[t->ip].value
+                       : t->ip == HS_STAGE_LOG_WEIGHT ? 0
+                                                      : 1,
+      t->have_target = PETSC_TRUE;
     if (t->ip == -1 && !c->goal) {
       PetscCall(PetscMalloc1(2 * P->n, &c->goal));
       PetscCall(PetscArraycpy(c->goal, P->xT, 2 * P->n));
@@ -630,9 +632,9 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
     PetscReal v    = last ? t->target : vc + d;
     PetscCall(HsSolverBudgetSpent(s, &stop));
     if (stop || solves++ >= HS_CONTINUATION_MAX_SOLVES(t->steps)) { /* bounded work */
-      PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis, "continuation in %s stopped at %g on its way to %g: %s",
-                              t->name, (double)vc, (double)t->target,
-                              stop ? "-hs_strategy_time spent" : "HS_CONTINUATION_MAX_SOLVES solves made"));
+      PetscCall(PetscSNPrintf(
+          c->diagnosis, sizeof c->diagnosis, "continuation in %s stopped at %g on its way to %g: %s", t->name,
+          (double)vc, (double)t->target, stop ? "-hs_strategy_time spent" : "HS_CONTINUATION_MAX_SOLVES solves made"));
       *ok = PETSC_FALSE;
       break;
     }
@@ -774,9 +776,10 @@ static PetscErrorCode RunStages(HsContinuation c)
     PetscCall(Mark(c, c->nstages - 1, c->stage[c->nstages - 1].target, PETSC_TRUE));
   else if (!stop) { /* back to the last converged step, so that the solver holds it (file head) */
     PetscInt k = c->last_stage;
-    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "continuation reached %s = %g on its way to %g (stage %" PetscInt_FMT
-                            " of %" PetscInt_FMT ")", c->stage[k].name, (double)c->last_value, (double)c->stage[k].target,
-                            k + 1, c->nstages));
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached,
+                            "continuation reached %s = %g on its way to %g (stage %" PetscInt_FMT " of %" PetscInt_FMT
+                            ")",
+                            c->stage[k].name, (double)c->last_value, (double)c->stage[k].target, k + 1, c->nstages));
     for (PetscInt j = 0; j < c->nstages; j++)
       PetscCall(HsContinuationSetStageValue(c, &c->stage[j], j < k ? c->stage[j].target : j > k ? c->stage[j].from : c->last_value));
     PetscCall(HsSolverSetIterate(s, Xc));

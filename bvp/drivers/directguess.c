@@ -161,17 +161,18 @@ PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
   PetscCall(HsSolverBudgetEnd(s, own));
   if (theta < 1) { /* the last attempt's results stand, with the reason */
     PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "homotopy reached theta = %.4g of 1 (%s)", (double)theta,
-                            spent ? "-hs_strategy_time spent"
+                            spent                            ? "-hs_strategy_time spent"
                             : steps >= HS_HOMOTOPY_MAX_STEPS ? "HS_HOMOTOPY_MAX_STEPS solves"
-                                                              : "step below HS_HOMOTOPY_MIN_STEP"));
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "the homotopy from the direct costate equation stopped at theta = %.4g after %" PetscInt_FMT
-                                   " steps (%s; the last step %.2e)",
-                                   (double)theta, steps,
-                                   spent ? "-hs_strategy_time spent"
-                                   : steps >= HS_HOMOTOPY_MAX_STEPS ? "its step cap"
-                                                                     : "steps down to its minimum failed",
-                                   (double)dtheta * 2));
+                                                             : "step below HS_HOMOTOPY_MIN_STEP"));
+    PetscCall(HsSolverSetDiagnosis(
+        s, PETSC_TRUE,
+        "the homotopy from the direct costate equation stopped at theta = %.4g after %" PetscInt_FMT
+        " steps (%s; the last step %.2e)",
+        (double)theta, steps,
+        spent                            ? "-hs_strategy_time spent"
+        : steps >= HS_HOMOTOPY_MAX_STEPS ? "its step cap"
+                                         : "steps down to its minimum failed",
+        (double)dtheta * 2));
   }
   s->hom_theta = 1;
   PetscCall(HsSolverSetUpDiscretization(s)); /* the solver's own scheme for the diagnostics */

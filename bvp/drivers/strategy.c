@@ -17,18 +17,20 @@
  *   continuation          natural continuation in reach from 0 (x_T moves from x0 to its value),
  *                         then in the parameters of -hs_strategy_continue NAME=FROM,..., each
  *                         in HS_CONTINUATION_STEPS_DEFAULT steps with halving
+ *   continuation in R     with a small control weight (the smallest diagonal entry of R below
+ *                         HS_STRATEGY_STIFF_WEIGHT), the same continuation with log_weight from
+ *                         log10(HS_STRATEGY_STIFF_WEIGHT / R_min) to 0 after reach (R from
+ *                         HS_STRATEGY_STIFF_WEIGHT down to the problem's, geometrically)
  *
- * and stops at the first that converges. With a small control weight (the smallest diagonal entry of R below
- * HS_STRATEGY_STIFF_WEIGHT) the continuation also moves log_weight from log10(HS_STRATEGY_STIFF_WEIGHT / R_min) to 0
- * (R from HS_STRATEGY_STIFF_WEIGHT down to the problem's, geometrically) after reach.
+ * and stops at the first that converges.
  *
  * Bounded work: each attempt's loops are bounded in number (Newton by its -snes_max_it, the homotopy by
  * HS_HOMOTOPY_MAX_STEPS and HS_HOMOTOPY_MIN_STEP, a continuation stage by HS_CONTINUATION_MAX_SOLVES and its halvings),
  * and -hs_strategy_time S (HsSolverSetStrategyTime) stops the fallbacks, the homotopy and the continuation at their
- * next step once S seconds have passed; a failed attempt records the furthest point it reached. Every attempt is recorded (name, status, Newton iterations,
- * seconds) in the results, printed by HsSolverView and written to summary.json ("strategy"). If none
- * converges, the first attempt's iterate and results are restored (its diagnosis names the first
- * failure; the others are listed). -hs_strategy newton makes only the first attempt.
+ * next step once S seconds have passed; a failed attempt records the furthest point it reached. Every attempt is
+ * recorded (name, status, Newton iterations, seconds) in the results, printed by HsSolverView and written to
+ * summary.json ("strategy"). If none converges, the first attempt's iterate and results are restored (its diagnosis
+ * names the first failure; the others are listed). -hs_strategy newton makes only the first attempt.
  *
  * An attempt that converges may have found another extremal than the one the user had in mind: the
  * guard of bvp/drivers/extremal.c compares it with the direct problem's minimum.
@@ -155,9 +157,9 @@ static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char 
   PetscCall(PetscStrncpy(a->reached, a->converged ? "" : s->reached, sizeof a->reached));
   PetscCallMPI(MPI_Bcast(&a->seconds, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   if (s->monitor && *na > 1)
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations%s%s)\n",
-                          name, a->converged ? "converged" : "failed", a->status, a->newton_iterations,
-                          a->reached[0] ? "; " : "", a->reached));
+    PetscCall(PetscPrintf(
+        PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations%s%s)\n", name,
+        a->converged ? "converged" : "failed", a->status, a->newton_iterations, a->reached[0] ? "; " : "", a->reached));
   PetscFunctionReturn(0);
 }
 
@@ -271,19 +273,22 @@ static PetscReal StiffWeightFrom(const HsProblem *P)
 
   for (int i = 0; i < P->m; i++)
     rmin = PetscMin(rmin, P->R[i * P->m + i]);
-  return rmin > 0 && rmin < HS_STRATEGY_STIFF_WEIGHT ? PetscMin(PetscLog10Real(HS_STRATEGY_STIFF_WEIGHT / rmin), HS_LOG_WEIGHT_MAX) : 0;
+  return rmin > 0 && rmin < HS_STRATEGY_STIFF_WEIGHT
+             ? PetscMin(PetscLog10Real(HS_STRATEGY_STIFF_WEIGHT / rmin), HS_LOG_WEIGHT_MAX)
+             : 0;
 }
 
-/* Continuation in reach (if it moves anything), log_weight (a small R: StiffWeightFrom) and the parameters of
-   -hs_strategy_continue; *tried = PETSC_FALSE if there is nothing to continue in. */
-static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscBool *tried)
+/* Continuation in reach (if it moves anything), with weight also in log_weight, and the parameters of
+   -hs_strategy_continue; *tried = PETSC_FALSE if there is nothing to continue in (with weight: if R is not small,
+   StiffWeightFrom). */
+static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, size_t len, PetscBool *tried)
 {
   HsContinuation c;
   PetscInt       n;
   PetscBool      warm = s->warm, reached;
   HsProblem     *P    = s->prob;
   double        *value, *xT;
-  PetscReal      lw   = StiffWeightFrom(P);
+  PetscReal      lw = weight ? StiffWeightFrom(P) : 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(P->nparams + 1, &value, 2 * P->n, &xT));
@@ -297,11 +302,12 @@ static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscB
     PetscCall(HsContinuationAddStage(c, "log_weight", lw, HS_CONTINUATION_STEPS_DEFAULT));
   PetscCall(HsSolverStrategyForEachContinue(s, AddStage, c));
   PetscCall(HsContinuationGetNumStages(c, &n));
-  *tried = (PetscBool)(n > 0);
-  if (n) {
+  *tried = (PetscBool)(weight ? lw > 0 : n > 0);
+  if (*tried) {
     PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s", ReachMoves(s->prob) ? "reach" : "",
                             ReachMoves(s->prob) && lw > 0 ? ", " : "", lw > 0 ? "log_weight" : "",
-                            (ReachMoves(s->prob) || lw > 0) && s->strategy_continue[0] ? ", " : "", s->strategy_continue));
+                            (ReachMoves(s->prob) || lw > 0) && s->strategy_continue[0] ? ", " : "",
+                            s->strategy_continue));
     PetscCall(HsContinuationSetMonitor(c, s->monitor));
     s->solved = PETSC_FALSE; /* its first solve is cold */
     PetscCall(HsContinuationSolve(c));
@@ -344,7 +350,7 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
       PetscCall(TryDirect(s));
     break;
   default:
-    PetscCall(TryContinuation(s, name, len, tried));
+    PetscCall(TryContinuation(s, (PetscBool)(i == 4), name, len, tried));
   }
   PetscFunctionReturn(0);
 }
@@ -378,13 +384,13 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     PetscCall(VecCopy(s->X, X1));
     s->in_strategy = PETSC_TRUE;
     PetscCall(HsSolverBudgetBegin(s, &own));
-    for (int i = 0; i < 4 && !s->res.converged && !s->interrupted; i++) {
+    for (int i = 0; i < 5 && !s->res.converged && !s->interrupted; i++) {
       PetscBool tried;
       PetscReal ta = MPI_Wtime();
       PetscBool stop;
       PetscCall(HsSolverBudgetSpent(s, &stop));
       if (stop) { /* -hs_strategy_time: the rest are not tried */
-        PetscCall(PetscSNPrintf(spent, sizeof spent, "; -hs_strategy_time %g s spent before the fallback %d of 4",
+        PetscCall(PetscSNPrintf(spent, sizeof spent, "; -hs_strategy_time %g s spent before the fallback %d of 5",
                                 (double)s->strategy_time, i + 1));
         break;
       }

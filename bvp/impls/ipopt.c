@@ -652,23 +652,26 @@ static PetscErrorCode Verdict(HsSolver s, HsIpopt *ip, const double info[], Pets
        residual above what the default asks for */
     s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
     PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "converged to the requested tolerance only: IPOPT met -hs_ipopt_tol %g at |F| = %.3e, "
-                                   "%.3g times the %.3e this solve can vouch for; leave -hs_ipopt_tol at its default %g",
-                                   (double)ip->tol, (double)s->res.residual_norm,
-                                   (double)(s->res.residual_norm / s->res.vouch_level), (double)s->res.vouch_level,
-                                   (double)HS_IPOPT_TOL_DEFAULT));
-  } else if (s->prob->free_T && (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "the final time T = %g is at its bound (T_min, T_max = %g, %g): the NLP's optimum has "
-                                   "an active bound on T, so the condition (1/N) sum H^d = dphi/dT does not hold (|F|)",
-                                   (double)s->prob->T, (double)s->prob->T_min, (double)s->prob->T_max));
+    PetscCall(HsSolverSetDiagnosis(
+        s, PETSC_TRUE,
+        "converged to the requested tolerance only: IPOPT met -hs_ipopt_tol %g at |F| = %.3e, "
+        "%.3g times the %.3e this solve can vouch for; leave -hs_ipopt_tol at its default %g",
+        (double)ip->tol, (double)s->res.residual_norm, (double)(s->res.residual_norm / s->res.vouch_level),
+        (double)s->res.vouch_level, (double)HS_IPOPT_TOL_DEFAULT));
+  } else if (s->prob->free_T &&
+             (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "the final time T = %g is at its bound (T_min, T_max = %g, %g): the NLP's optimum has "
+                             "an active bound on T, so the condition (1/N) sum H^d = dphi/dT does not hold (|F|)",
+                             (double)s->prob->T, (double)s->prob->T_min, (double)s->prob->T_max));
   else if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level && bkkt >= 0)
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "IPOPT stopped at its acceptable level (NLP error %.3e; an interior point resolves a "
-                                   "control's switch at a bound only to about sqrt(mu)), but the bounded problem's kkt "
-                                   "residual %.3e is below %g max(1, |X|)",
-                                   info[3], (double)bkkt, HS_IPOPT_BOUNDED_KKT_RTOL));
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "IPOPT stopped at its acceptable level (NLP error %.3e; an interior point resolves a "
+                             "control's switch at a bound only to about sqrt(mu)), but the bounded problem's kkt "
+                             "residual %.3e is below %g max(1, |X|)",
+                             info[3], (double)bkkt, HS_IPOPT_BOUNDED_KKT_RTOL));
   else if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level)
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                    "IPOPT stopped at its acceptable level (its dual infeasibility %.3e did not reach "
@@ -756,8 +759,9 @@ static PetscErrorCode Solve(HsSolver s)
                                    s->res.residual_norm <= level) ||
                                   ((int)info[1] == Solved_To_Acceptable_Level && bkkt >= 0 &&
                                    bkkt <= HS_IPOPT_BOUNDED_KKT_RTOL * PetscMax(1, xinf))));
-  if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level && bkkt < 0) { /* the global level, and every row at its own
-       (one unknown far larger than the others raises the global level of every equation: the ninth review) */
+  if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level &&
+      bkkt < 0) { /* the global level, and every row at its own
+(one unknown far larger than the others raises the global level of every equation: the ninth review) */
     PetscBool rows;
     PetscCall(HsSolverRowwiseRoundoff(s, s->X, s->F, &rows));
     s->res.converged = rows;
@@ -852,8 +856,9 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  IPOPT time         %.3f s   (inside IpoptSolve, rank 0)\n",
                                    (double)ip->wall_ipopt));
   if ((s->prob->u_min || s->prob->u_max) && !s->prob->nc && !s->prob->Bq && !s->prob->free_T)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          the bounded problem's kkt residual at IPOPT's solution "
-                                             "(state equations at its u, costate equations, u's projection condition)\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  |F| above          the bounded problem's kkt residual at IPOPT's solution "
+                                     "(state equations at its u, costate equations, u's projection condition)\n"));
   else if (s->prob->u_min || s->prob->u_max)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          IPOPT's final NLP error (bounded controls: the kkt "
                                              "residual does not apply)\n"));
