@@ -18,9 +18,10 @@
  *                         then in the parameters of -hs_strategy_continue NAME=FROM,..., each
  *                         in HS_CONTINUATION_STEPS_DEFAULT steps with halving
  *   continuation in R     with a small control weight (the smallest diagonal entry of R below
- *                         HS_STRATEGY_STIFF_WEIGHT), the same continuation with log_weight from
- *                         log10(HS_STRATEGY_STIFF_WEIGHT / R_min) to 0 after reach (R from
- *                         HS_STRATEGY_STIFF_WEIGHT down to the problem's, geometrically)
+ *                         HS_STRATEGY_STIFF_WEIGHT): continuation in log_weight from
+ *                         log10(HS_STRATEGY_STIFF_WEIGHT / R_min) to 0 (R from HS_STRATEGY_STIFF_WEIGHT
+ *                         down to the problem's, geometrically), from the direct solution at that R (or,
+ *                         where it fails, after reach from the default guess)
  *
  * and stops at the first that converges.
  *
@@ -103,7 +104,7 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
   PetscFunctionReturn(0);
 }
 
-#define HS_STRATEGY_STIFF_WEIGHT 1e-4 /* R_min below this: the strategy's continuation also moves log_weight */
+#define HS_STRATEGY_STIFF_WEIGHT 1e-5 /* R_min below this: the strategy's continuation also moves log_weight */
 
 /*@ HsSolverBudgetBegin - starts the time budget of -hs_strategy_time (HsSolverSetStrategyTime) for a bounded loop of
     s unless one is running (bvp/ internal); *own says this call started it (for HsSolverBudgetEnd). Rank 0's clock
@@ -278,9 +279,9 @@ static PetscReal StiffWeightFrom(const HsProblem *P)
              : 0;
 }
 
-/* Continuation in reach (if it moves anything), with weight also in log_weight, and the parameters of
-   -hs_strategy_continue; *tried = PETSC_FALSE if there is nothing to continue in (with weight: if R is not small,
-   StiffWeightFrom). */
+/* Continuation in reach (if it moves anything) and the parameters of -hs_strategy_continue; with weight (if R is
+   small, StiffWeightFrom), in log_weight from the direct solution at that larger R, or where that fails after reach
+   from the default guess. *tried = PETSC_FALSE if there is nothing to continue in. */
 static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, size_t len, PetscBool *tried)
 {
   HsContinuation c;
@@ -289,14 +290,23 @@ static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, 
   HsProblem     *P    = s->prob;
   double        *value, *xT;
   PetscReal      lw = weight ? StiffWeightFrom(P) : 0;
+  PetscBool      direct = PETSC_FALSE, reach;
+  SavedGuess     g;
 
   PetscFunctionBeginUser;
+  if (lw > 0) { /* the start: the direct solution at 10^lw R (else reach from the default guess) */
+    PetscCall(SaveGuess(s, &g));
+    HsProblemSetControlWeightScale(P, PetscPowReal(10, lw));
+    PetscCall(HsSolverGuessFromDirect(s, &direct));
+    HsProblemSetControlWeightScale(P, 1);
+  }
+  reach = (PetscBool)(ReachMoves(P) && !direct);
   PetscCall(PetscMalloc2(P->nparams + 1, &value, 2 * P->n, &xT));
   for (int i = 0; i < P->nparams; i++)
     value[i] = *P->params[i].value;
   PetscCall(PetscArraycpy(xT, P->xT, 2 * P->n));
   PetscCall(HsContinuationCreate(s, &c));
-  if (ReachMoves(s->prob))
+  if (reach)
     PetscCall(HsContinuationAddStage(c, "reach", 0, HS_CONTINUATION_STEPS_DEFAULT));
   if (lw > 0)
     PetscCall(HsContinuationAddStage(c, "log_weight", lw, HS_CONTINUATION_STEPS_DEFAULT));
@@ -304,10 +314,9 @@ static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, 
   PetscCall(HsContinuationGetNumStages(c, &n));
   *tried = (PetscBool)(weight ? lw > 0 : n > 0);
   if (*tried) {
-    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s", ReachMoves(s->prob) ? "reach" : "",
-                            ReachMoves(s->prob) && lw > 0 ? ", " : "", lw > 0 ? "log_weight" : "",
-                            (ReachMoves(s->prob) || lw > 0) && s->strategy_continue[0] ? ", " : "",
-                            s->strategy_continue));
+    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s%s", reach ? "reach" : "", reach && lw > 0 ? ", " : "",
+                            lw > 0 ? "log_weight" : "", (reach || lw > 0) && s->strategy_continue[0] ? ", " : "",
+                            s->strategy_continue, direct ? " from the direct guess" : ""));
     PetscCall(HsContinuationSetMonitor(c, s->monitor));
     s->solved = PETSC_FALSE; /* its first solve is cold */
     PetscCall(HsContinuationSolve(c));
@@ -326,6 +335,8 @@ static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, 
   }
   PetscCall(PetscFree2(value, xT));
   PetscCall(HsContinuationDestroy(&c));
+  if (lw > 0)
+    PetscCall(EndGuess(s, &g, PETSC_TRUE));
   s->warm = warm;
   PetscFunctionReturn(0);
 }

@@ -430,6 +430,8 @@ static Bool Intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, N
   if (ip->monitor)
     printf("  IPOPT %3d  J %.10g  inf_pr %.2e  inf_du %.2e  mu %.1e  %.2f s\n", (int)iter, obj, inf_pr, inf_du, mu,
            MPI_Wtime() - ip->t_start);
+  if (ip->deadline > 0 && MPI_Wtime() >= ip->deadline) /* -hs_strategy_time spent: User_Requested_Stop as well */
+    return FALSE;
   return HsInterruptPending() ? FALSE : TRUE; /* SIGTERM/SIGINT: IPOPT ends with User_Requested_Stop */
 }
 
@@ -709,7 +711,7 @@ static PetscErrorCode Solve(HsSolver s)
     else {
       PetscScalar *rows;
       int          st = Internal_Error;
-      ip->monitor = s->monitor;
+      ip->monitor = s->monitor, ip->deadline = s->deadline;
       PetscCall(VecGetArray(X0, &rows));
       if (s->prob->nc)
         PetscCall(RunIpoptCons(s, ip, rows, &st));
