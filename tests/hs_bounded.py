@@ -46,9 +46,7 @@ def t_bounded_crane():
     the default run converges on 1 and 2 ranks (by the direct guess, after Newton, the l2 line search and grid
     sequencing failed); the H^d balance holds to round-off, the ranks agree, J^d recomputed from the trajectory
     (the running cost written again here) equals the reported one, u = R^{-1} B^T lambda on every interval, and
-    J^d lies within 1% of the midpoint pair's direct solution (another scheme, O(h^2) apart). At N = 240 the same
-    default run ends (exit 2) well inside its count bound (docs/accuracy.md) with each failed attempt's furthest
-    point in summary.json; the homotopy makes at most HS_HOMOTOPY_MAX_STEPS = 40 solves."""
+    J^d lies within 1% of the midpoint pair's direct solution (another scheme, O(h^2) apart)."""
     sols = {}
     for ranks in (1, 2):
         t0 = time.time()
@@ -70,27 +68,43 @@ def t_bounded_crane():
                    "-hs_costate_scheme", "trapezoidal"])
     check(d and d["converged"] and rel(d["J"], sols[1]["J"]) < 0.01, "midpoint pair by IPOPT: %s vs %r" % (
         d and d["J"], sols[1]["J"]))
-    t0 = time.time()
-    s, out, _ = run(["-problem", CRANE], expect_rc=2)
-    wall = time.time() - t0
-    st = s and s["strategy"]
-    reached = [a.get("reached", "") for a in st["attempts"]] if st else []
-    print("N = 240: %.1f s, attempts %s" % (wall, st and [(a["name"], a["status"], a.get("reached")) for a in st["attempts"]]))
-    direct = [a for a in st["attempts"] if a["name"] == "direct guess"] if st else []
-    check(s and not s["converged"] and direct and direct[0]["newton_iterations"] <= 41 * 50
-          and any(r.startswith("homotopy reached theta = ") for r in reached)
-          and any(r.startswith("continuation") for r in reached), "N = 240: the furthest points: %s" % reached)
-    check(wall < 120, "N = 240: the default run took %.1f s" % wall)
-    check("homotopy reached theta" in out, "the screen does not say how far the homotopy came")
+
+
+def t_bounded_crane_weight():
+    """crane_track at N = 240 with beta = 1e-8, cold and with no recipe, where Newton, the l2 line search, grid
+    sequencing, the direct guess with its homotopy and continuation in reach all fail: the strategy's continuation in
+    log_weight from the direct solution at R = 1e-5 converges (the attempt named in summary.json), with the H^d
+    balance at round-off, J^d recomputed from the trajectory equal to the reported one and u = R^{-1} B^T lambda; the
+    problem's own R is restored (summary.json's parameters: beta = 1e-8); 1 and 2 ranks agree."""
+    Js = []
+    for ranks in (1, 2):
+        t0 = time.time()
+        s, out, _ = run(["-problem", CRANE, "-p_beta", "1e-8", "-hs_check_extremal", "no"], ranks=ranks)
+        st = s and s["strategy"]
+        print("beta = 1e-8, N = 240, %d rank(s): converged %s, J^d %s, used %s (%.1f s)" % (
+            ranks, s and s["converged"], s and s["J"], st and st["used"], time.time() - t0))
+        check(s and s["converged"] and st["used"] == "continuation in log_weight from the direct guess"
+              and all(not a["converged"] for a in st["attempts"][:-1]), "beta = 1e-8: %s" % st)
+        if not (s and s["converged"]):
+            return
+        J, mis = crane_checks(s, beta=1e-8)
+        check(s["H_balance"] <= 1e-10 and rel(J, s["J"]) < 1e-9 and mis < 1e-9,
+              "beta = 1e-8: H^d balance %.2e, J^d recomputed %r vs %r, u mismatch %.2e" % (s["H_balance"], J, s["J"], mis))
+        check(abs(s["parameters"]["beta"] - 1e-8) < 1e-20, "beta after the solve: %s" % s["parameters"])
+        Js.append(s["J"])
+    check(rel(Js[0], Js[1]) < 1e-10, "1 and 2 ranks: %r vs %r" % tuple(Js))
 
 
 def t_bounded_time():
     """-hs_strategy_time: a run that cannot converge (crane_track at N = 240) with a budget of 1 s stops its
-    fallbacks at their next step once it is spent: it ends (exit 2) within the budget plus one step (an IPOPT
-    solve, a Newton solve), fewer attempts than without it, the diagnosis says the budget was spent, and the
-    attempt that ran out reports its furthest point. A negative budget is an error. log_weight: the pseudo-parameter
+    fallbacks (IPOPT's iterations included) at their next step once it is spent: it ends (exit 2) within the budget
+    plus one step, with fewer attempts than without it, and the diagnosis says the budget was spent. A negative
+    budget is an error. log_weight: the pseudo-parameter
     scales R like the problem's own parameter: crane_track at beta = 1e-9 with R scaled by 10^3 (a one-step
-    continuation that stops at its start) reports the J^d of -p_beta 1e-6 to 1e-10."""
+    continuation that stops at its start) reports the J^d of -p_beta 1e-6 to 1e-10. Without a budget, crane_track
+    at beta = 1e-9, N = 240 (where no fallback converges) ends (exit 2) inside its count bound (docs/accuracy.md),
+    the direct guess's homotopy within HS_HOMOTOPY_MAX_STEPS = 40 solves, with each failed attempt's furthest point
+    in summary.json and on screen."""
     t0 = time.time()
     s, out, _ = run(["-problem", CRANE, "-hs_strategy_time", "1"], expect_rc=2)
     wall = time.time() - t0
@@ -111,6 +125,19 @@ def t_bounded_time():
     check(ref and ref["converged"] and s and s["converged"] and rel(s["J"], ref["J"]) < 1e-10,
           "log_weight 3 vs beta 1e-6: %s vs %s" % (s and s["J"], ref and ref["J"]))
     check("continuation in log_weight stopped at 3" in out, "the stop at log_weight = 3: %s" % out[-400:])
+    t0 = time.time()
+    s, out, _ = run(["-problem", CRANE], expect_rc=2)
+    wall = time.time() - t0
+    st = s and s["strategy"]
+    reached = [a.get("reached", "") for a in st["attempts"]] if st else []
+    print("beta = 1e-9, N = 240: %.1f s, attempts %s" % (wall, st and [(a["name"], a["status"], a.get("reached"))
+                                                                      for a in st["attempts"]]))
+    direct = [a for a in st["attempts"] if a["name"] == "direct guess"] if st else []
+    check(s and not s["converged"] and direct and direct[0]["newton_iterations"] <= 41 * 50
+          and any(r.startswith("homotopy reached theta = ") for r in reached)
+          and any(r.startswith("continuation") for r in reached), "beta = 1e-9: the furthest points: %s" % reached)
+    check(wall < 120, "beta = 1e-9: the default run took %.1f s" % wall)
+    check("homotopy reached theta" in out, "the screen does not say how far the homotopy came")
 
 
 def swingup_checks(s, umax=3.0, g=9.81):
