@@ -40,7 +40,7 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
   PetscCall(HsSolverSetOptionsPrefix(*t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(*t, "hs_direct_"));
   PetscCall(HsSolverSetFromOptions(*t));
-  (*t)->ckpt_dir[0] = 0;          /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  (*t)->ckpt_dir[0] = 0;           /* a sub-solve stops on a signal but writes no checkpoint of its own */
   (*t)->deadline    = s->deadline; /* and IPOPT at the end of -hs_strategy_time */
   PetscFunctionReturn(0);
 }

@@ -289,7 +289,7 @@ static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, 
   PetscBool      warm = s->warm, reached;
   HsProblem     *P    = s->prob;
   double        *value, *xT;
-  PetscReal      lw = weight ? StiffWeightFrom(P) : 0;
+  PetscReal      lw     = weight ? StiffWeightFrom(P) : 0;
   PetscBool      direct = PETSC_FALSE, reach;
   SavedGuess     g;
 
@@ -314,9 +314,10 @@ static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, 
   PetscCall(HsContinuationGetNumStages(c, &n));
   *tried = (PetscBool)(weight ? lw > 0 : n > 0);
   if (*tried) {
-    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s%s", reach ? "reach" : "", reach && lw > 0 ? ", " : "",
-                            lw > 0 ? "log_weight" : "", (reach || lw > 0) && s->strategy_continue[0] ? ", " : "",
-                            s->strategy_continue, direct ? " from the direct guess" : ""));
+    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s%s", reach ? "reach" : "",
+                            reach && lw > 0 ? ", " : "", lw > 0 ? "log_weight" : "",
+                            (reach || lw > 0) && s->strategy_continue[0] ? ", " : "", s->strategy_continue,
+                            direct ? " from the direct guess" : ""));
     PetscCall(HsContinuationSetMonitor(c, s->monitor));
     s->solved = PETSC_FALSE; /* its first solve is cold */
     PetscCall(HsContinuationSolve(c));
