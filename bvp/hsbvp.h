@@ -253,7 +253,8 @@ PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
 /* What a cold solve does when Newton from its start fails (HsSolverSetStrategy, -hs_strategy;
  * bvp/drivers/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
- * and continuation in reach (and the parameters of -hs_strategy_continue) until one converges;
+ * and continuation in reach (and the parameters of -hs_strategy_continue), for a small R in log_weight, until one
+ * converges;
  * NEWTON stops after Newton. Grid sequencing starts at the coarsest N/2^L >= HS_STRATEGY_COARSEST_N. */
 typedef enum { HS_STRATEGY_AUTO, HS_STRATEGY_NEWTON } HsStrategy;
 #define HS_STRATEGY_COARSEST_N 8

@@ -190,7 +190,7 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
   PetscFunctionBeginUser;
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_strategy",
                             "auto (when Newton from a cold start fails: l2 line search, grid sequencing, the direct "
-                            "guess, continuation in reach) or newton (Newton only)",
+                            "guess, continuation in reach, for a small R in log_weight) or newton (Newton only)",
                             "HsSolverSetStrategy", names, 2, &idx, &flg));
   if (flg)
     PetscCall(HsSolverSetStrategy(s, (HsStrategy)idx));
