@@ -7,6 +7,7 @@ converged on a correct solution (tests/data/swingup_bounded.ocp).
 import math
 import os
 import re
+import tempfile
 import time
 
 from hs_util import check, rel, run
@@ -101,7 +102,8 @@ def t_bounded_time():
     plus one step, with fewer attempts than without it, and the diagnosis says the budget was spent. A negative
     budget is an error. log_weight: the pseudo-parameter
     scales R like the problem's own parameter: crane_track at beta = 1e-9 with R scaled by 10^3 (a one-step
-    continuation that stops at its start) reports the J^d of -p_beta 1e-6 to 1e-10. Without a budget, crane_track
+    continuation that stops at its start) reports the J^d of -p_beta 1e-6 to 1e-10, from the same direct solution
+    (IPOPT on the direct NLP at the scaled R) as -p_beta 1e-6's. Without a budget, crane_track
     at beta = 1e-9, N = 240 (where no fallback converges) ends (exit 2) inside its count bound (docs/accuracy.md),
     the direct guess's homotopy within HS_HOMOTOPY_MAX_STEPS = 40 solves, with each failed attempt's furthest point
     in summary.json and on screen."""
@@ -125,6 +127,9 @@ def t_bounded_time():
     check(ref and ref["converged"] and s and s["converged"] and rel(s["J"], ref["J"]) < 1e-10,
           "log_weight 3 vs beta 1e-6: %s vs %s" % (s and s["J"], ref and ref["J"]))
     check("continuation in log_weight stopped at 3" in out, "the stop at log_weight = 3: %s" % out[-400:])
+    jd = [re.search(r"J\^d = ([0-9.eE+-]+)", x["initial_guess"]) if x else None for x in (ref, s)]
+    print("their direct solutions (IPOPT on the direct NLP, which reads R itself): %s" % [m and m.group(1) for m in jd])
+    check(all(jd) and rel(float(jd[0].group(1)), float(jd[1].group(1))) < 1e-9, "the direct NLP at log_weight 3: %s" % jd)
     t0 = time.time()
     s, out, _ = run(["-problem", CRANE], expect_rc=2)
     wall = time.time() - t0
@@ -183,3 +188,26 @@ def t_bounded_swingup_ipopt():
         s, out, _ = run(["-problem", SWINGUP, "-N", "200", "-hs_bvp_type", "ipopt", "-hs_check_extremal", "no"] + args,
                         expect_rc=2)
         check(s and not s["converged"], "%s: reported converged" % " ".join(args))
+
+
+def t_bounded_weight_data():
+    """log_weight scales R wherever R is read: tests/data/di_T_data.ocp (a free T on which R depends, R = 1 + a T)
+    with R written rw (1 + a T): a continuation in log_weight from 1 stopped at its start by -hs_strategy_time
+    (the solver then holds log_weight = 1: R times 10, and dR/dT with it) gives the J^d and T of -p_rw 10 to 1e-12,
+    though T, the free-time condition and the gain all read R (bounded_time checks the direct NLP's R)."""
+    with open(os.path.join(DATA, "di_T_data.ocp")) as f:
+        text = f.read()
+    check("R: 1 + a*T\n" in text and "param a: 0.1\n" in text, "di_T_data.ocp changed: update this test")
+    text = text.replace("R: 1 + a*T\n", "R: rw*(1 + a*T)\n").replace("param a: 0.1\n", "param a: 0.1\nparam rw: 1\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "di_T_data_rw.ocp")
+        with open(path, "w") as f:
+            f.write(text)
+        ref, _, _ = run(["-problem", path, "-p_rw", "10", "-hs_check_extremal", "no"])
+        s, out, _ = run(["-problem", path, "-hs_check_extremal", "no", "-hs_continue", "log_weight", "-hs_continue_from",
+                         "1", "-hs_strategy_time", "1e-9"], expect_rc=2)
+        print("rw = 10: J^d %s, T %s; log_weight = 1: J^d %s, T %s" % (ref and ref["J"], ref and ref["T"], s and s["J"],
+                                                                       s and s["T"]))
+        check(ref and s and ref["converged"] and s["converged"] and rel(s["J"], ref["J"]) < 1e-12
+              and rel(s["T"], ref["T"]) < 1e-12 and "log_weight = 1" in s["diagnosis"],
+              "log_weight 1 vs rw 10: %s" % (s and s["diagnosis"]))
