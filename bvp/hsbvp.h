@@ -50,6 +50,7 @@
 /* IPOPT (type HSSOLVERIPOPT): tolerance on its scaled NLP error (residuals per unit time), iteration
  * limit, and the ordering of its MUMPS (measured: bench/README.md). */
 #define HS_IPOPT_TOL_DEFAULT 1e-10
+#define HS_IPOPT_BOUNDED_KKT_RTOL 1e-6 /* bounded u: acceptable exit ok if bounded kkt residual <= this max(1,|X|) */
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
@@ -101,6 +102,7 @@ typedef struct {
   PetscBool converged;
   PetscInt  newton_iterations;
   PetscReal seconds;
+  char      reached[128]; /* a failed attempt's furthest point ("homotopy reached theta = 0.25 of 1"), or "" */
 } HsAttempt;
 
 /** Results of a solve; identical on every rank after HsSolverSolve. */
@@ -246,17 +248,22 @@ PetscErrorCode HsSolverGetDirectSolver(HsSolver s, HsDirectSolver *ds);
 typedef enum { HS_GUESS_DEFAULT, HS_GUESS_DIRECT } HsGuessType;
 #define HS_HOMOTOPY_STEPS_DEFAULT 4
 #define HS_HOMOTOPY_MAX_HALVINGS 8
+#define HS_HOMOTOPY_MIN_STEP (1.0 / 1024) /* the homotopy stops when its step in theta falls below this */
+#define HS_HOMOTOPY_MAX_STEPS 40          /* ... or after this many Newton solves */
 PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
 PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
 /* What a cold solve does when Newton from its start fails (HsSolverSetStrategy, -hs_strategy;
  * bvp/drivers/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
- * and continuation in reach (and the parameters of -hs_strategy_continue) until one converges;
+ * and continuation in reach (and the parameters of -hs_strategy_continue), for a small R in log_weight, until one
+ * converges;
  * NEWTON stops after Newton. Grid sequencing starts at the coarsest N/2^L >= HS_STRATEGY_COARSEST_N. */
 typedef enum { HS_STRATEGY_AUTO, HS_STRATEGY_NEWTON } HsStrategy;
 #define HS_STRATEGY_COARSEST_N 8
 PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy);
 PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy);
+PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds);
+PetscErrorCode HsSolverGetStrategyTime(HsSolver s, PetscReal *seconds);
 
 /* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
 PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], size_t len);
@@ -274,6 +281,8 @@ typedef struct _p_HsContinuation *HsContinuation;
 extern PetscClassId               HS_CONTINUATION_CLASSID;
 #define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
 #define HS_CONTINUATION_STEPS_DEFAULT 10
+#define HS_CONTINUATION_MAX_SOLVES(steps) (8 * (steps) + 40) /* a natural stage stops after this many solves */
+#define HS_LOG_WEIGHT_MAX 16 /* |-hs_continue_from| of the pseudo-parameter log_weight (R times 10^log_weight) */
 PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
 PetscErrorCode HsContinuationDestroy(HsContinuation *c);
 PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscReal from, PetscInt steps);

@@ -16,6 +16,7 @@ tests/CMakeLists.txt.
 """
 import sys
 
+import hs_bounded
 import hs_constrained
 import hs_drivers
 import hs_examples
@@ -35,6 +36,8 @@ MODULES = (hs_constrained, hs_orders, hs_formulations, hs_free_time, hs_problems
            hs_drivers, hs_examples, hs_singular)
 
 MODULES += (hs_guard,)  # issue 42: the shooting growth guard
+
+MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
 
 
 def tests():

@@ -84,6 +84,9 @@ struct _p_HsSolver {
   HsStrategy   strategy;            /* -hs_strategy (bvp/drivers/strategy.c) */
   char         strategy_continue[256]; /* -hs_strategy_continue NAME=FROM,... */
   PetscBool    in_strategy;         /* a fallback of the strategy is running (its solves make no attempts of their own) */
+  PetscReal    strategy_time;       /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
+  PetscReal    deadline;            /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
+  char         reached[128];        /* the furthest point the last bounded loop reached, or "" */
   /* checkpoints and restart (bvp/interface/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */

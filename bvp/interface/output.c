@@ -47,8 +47,13 @@ static void JsonStrategy(FILE *f, const HsResults *r)
     HsJsonString(f, a->name);
     fprintf(f, ", \"status\": ");
     HsJsonString(f, a->status);
-    fprintf(f, ", \"converged\": %s, \"newton_iterations\": %d, \"seconds\": %.3f}", a->converged ? "true" : "false",
+    fprintf(f, ", \"converged\": %s, \"newton_iterations\": %d, \"seconds\": %.3f", a->converged ? "true" : "false",
             (int)a->newton_iterations, (double)a->seconds);
+    if (a->reached[0]) { /* a bounded loop's furthest point */
+      fprintf(f, ", \"reached\": ");
+      HsJsonString(f, a->reached);
+    }
+    fprintf(f, "}");
   }
   fprintf(f, "]},\n");
 }

@@ -128,7 +128,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
 - -hs_strategy_continue <NAME=FROM[,NAME=FROM...]> - parameters the strategy's continuation moves from FROM to
   their value, after reach
 
-.seealso: HsSolverGetStrategy(), HsSolverSolve(), HsSolverSetInitialGuessType()
+.seealso: HsSolverSetStrategyTime(), HsSolverGetStrategy(), HsSolverSolve(), HsSolverSetInitialGuessType()
 @*/
 PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy)
 {
@@ -158,6 +158,39 @@ PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetStrategyTime - sets a time budget for the work after a failed first attempt.
+
+  Logically collective.
+
+  Input Parameters:
++ s       - the solver
+- seconds - the fallbacks of -hs_strategy auto, the costate homotopy of the direct guess and a continuation stop at
+            their next step once this many seconds have passed since they began (0, the default: no budget; their
+            steps are bounded in number anyway, docs/accuracy.md); the furthest point reached is reported
+
+  Options Database Key:
+. -hs_strategy_time <seconds> - the same
+
+.seealso: HsSolverGetStrategyTime(), HsSolverSetStrategy(), HsContinuationSolve()
+@*/
+PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "-hs_strategy_time must be >= 0");
+  s->strategy_time = seconds;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetStrategyTime - gets the time budget of HsSolverSetStrategyTime() (0: none). Not collective. @*/
+PetscErrorCode HsSolverGetStrategyTime(HsSolver s, PetscReal *seconds)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  *seconds = s->strategy_time;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
 
 /* -hs_strategy and -hs_strategy_continue (inside HsSolverSetFromOptions' options block). */
@@ -167,11 +200,12 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
   PetscInt                 idx     = s->strategy;
   PetscBool                flg;
   char                     list[sizeof s->strategy_continue];
+  PetscReal                t;
 
   PetscFunctionBeginUser;
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_strategy",
                             "auto (when Newton from a cold start fails: l2 line search, grid sequencing, the direct "
-                            "guess, continuation in reach) or newton (Newton only)",
+                            "guess, continuation in reach, for a small R in log_weight) or newton (Newton only)",
                             "HsSolverSetStrategy", names, 2, &idx, &flg));
   if (flg)
     PetscCall(HsSolverSetStrategy(s, (HsStrategy)idx));
@@ -183,6 +217,11 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
     PetscCall(PetscStrncpy(s->strategy_continue, list, sizeof s->strategy_continue));
     PetscCall(HsSolverStrategyForEachContinue(s, NULL, NULL)); /* errors now, not after a failed solve */
   }
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_strategy_time",
+                          "seconds for the fallbacks, the direct guess's homotopy and a continuation (0: no budget)",
+                          "HsSolverSetStrategyTime", s->strategy_time, &t, &flg));
+  if (flg)
+    PetscCall(HsSolverSetStrategyTime(s, t));
   PetscFunctionReturn(0);
 }
 
@@ -238,6 +277,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
   [HsSolverSetStrategy]
+. -hs_strategy_time <seconds> - a time budget for it [HsSolverSetStrategyTime]
 . -hs_init <file> - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
 . -hs_checkpoint <dir>, -hs_checkpoint_every <K|Ss> - [HsSolverSetCheckpoint]
 . -hs_restart <dir> - start from a checkpoint, loaded by HsSolverSetUp() [HsSolverSetRestart]

@@ -124,7 +124,9 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  strategy           %s%s (%.2f s); before it:", a->converged ? "" : "none converged; last: ",
                                      a->name, (double)a->seconds));
     for (PetscInt k = 0; k < r->nattempts - 1; k++)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s %s", k ? ";" : "", r->attempts[k].name, r->attempts[k].status));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s %s%s%s%s", k ? ";" : "", r->attempts[k].name,
+                                       r->attempts[k].status, r->attempts[k].reached[0] ? " (" : "",
+                                       r->attempts[k].reached, r->attempts[k].reached[0] ? ")" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
   if (r->diagnosis[0])
