@@ -116,6 +116,8 @@ def t_bounded_time():
           "diagnosis: %s" % (s and s["diagnosis"]))
     check(st and len(st["attempts"]) < 5, "all attempts ran: %s" % st)
     check(wall < 15, "-hs_strategy_time 1: %.1f s" % wall)
+    check(s and s.get("initial_guess") == "default",  # the reported iterate is the first attempt's, from the default guess
+          "initial_guess of the restored first attempt: %s" % (s and s.get("initial_guess")))
     _, out, _ = run(["-problem", CRANE, "-hs_strategy_time", "-1"], expect_rc=1)
     check("-hs_strategy_time must be >= 0" in out, "negative budget: %s" % out[-300:])
     ref, _, _ = run(["-problem", CRANE, "-p_beta", "1e-6", "-hs_initial_guess", "direct", "-hs_strategy", "newton",

@@ -77,6 +77,7 @@ typedef struct {
   PetscReal *rows;
   PetscInt   N;
   PetscReal  T;
+  char       source[PETSC_MAX_PATH_LEN + 16]; /* where it came from (summary.json's initial_guess) */
 } SavedGuess;
 
 static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
@@ -85,6 +86,7 @@ static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
 
   PetscFunctionBeginUser;
   g->rows = NULL, g->N = s->guess_N, g->T = s->guess_T;
+  PetscCall(PetscStrncpy(g->source, s->guess_source, sizeof g->source));
   if (len) {
     PetscCall(PetscMalloc1(len, &g->rows));
     PetscCall(PetscArraycpy(g->rows, s->guess, len));
@@ -99,6 +101,7 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
   if (restore) {
     PetscCall(PetscFree(s->guess));
     s->guess = g->rows, s->guess_N = g->N, s->guess_T = g->T, g->rows = NULL;
+    PetscCall(PetscStrncpy(s->guess_source, g->source, sizeof s->guess_source));
   }
   PetscCall(PetscFree(g->rows));
   PetscFunctionReturn(0);
@@ -379,7 +382,7 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
   HsAttempt a[HS_STRATEGY_MAX_ATTEMPTS];
   PetscInt  na = 0;
   Vec       X1;
-  char      name[sizeof a[0].name], list[768] = "", spent[96] = "";
+  char      name[sizeof a[0].name], list[768] = "", spent[96] = "", first_info[sizeof s->guess_info];
   PetscReal tc = s->t_start;
   PetscBool own;
 
@@ -390,6 +393,7 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
   if (!s->res.converged && !s->interrupted && !s->res.tolerance_only && cold && s->strategy == HS_STRATEGY_AUTO &&
       !s->ops->solve) { /* tolerance_only: the user's tolerance stops every fallback as well */
     first = s->res;
+    PetscCall(PetscStrncpy(first_info, s->guess_info, sizeof first_info));
     if (s->monitor)
       PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
                             "  strategy: %s failed (%s, %" PetscInt_FMT
@@ -443,6 +447,7 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
       if (s->ops->resetiterate)
         PetscCall((*s->ops->resetiterate)(s));
       s->res = first;
+      PetscCall(PetscStrncpy(s->guess_info, first_info, sizeof s->guess_info)); /* the restored attempt's start */
       PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at the restored iterate */
       if (list[0])
         PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s%sno fallback of -hs_strategy auto converged (%s)",
