@@ -174,7 +174,9 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscFunctionReturn(0);
   }
   if (x->study && !*code) {
-    PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study"));
+    PetscBool complete;
+    PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study", &complete));
+    *code = complete ? 0 : 2; /* a grid that did not converge: the grids before it are written */
     PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
     if (interrupted) { /* the finished grids are written */
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
@@ -255,8 +257,8 @@ static PetscErrorCode Run(Objects *o, int *code)
     /* the direct sub-solver reads its -hs_direct_* keys only when the solve creates it */
     PetscCall(HsSolverGetStrategy(*solver, &strategy)); /* auto may solve the direct problem */
     PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL,
-                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_"
-                                                                                                       : "hs_init_"));
+                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_,hs_grid_"
+                                                                                                       : "hs_init_,hs_grid_"));
     if (out[0] || x.compare || x.study) { /* the directory this run writes to: taken now, checked and locked */
       const char *ck;
       char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
