@@ -151,6 +151,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "residual_norm", r->residual_norm, 0);
   if (!s->ops->solve) /* Newton: the residual's estimated evaluation error (0: not estimated) */
     JsonNum(f, "noise_floor", r->noise_floor, 0);
+  if (!s->ops->solve) /* Newton steps after a stop at the round-off level or the floor (convergence.c) */
+    fprintf(f, "  \"polish_iterations\": %" PetscInt_FMT ",\n", r->polish_iterations);
   JsonNum(f, "J", r->J, 0);
   JsonNum(f, "H_mean", r->H_mean, 0);
   JsonNum(f, "H_min", r->H_min, 0);

@@ -76,6 +76,11 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
                                      "  noise floor        %.3e   (the residual's own evaluation error, estimated; Newton "
                                      "cannot get |F| below it: -hs_snes_noise)\n",
                                      (double)r->noise_floor));
+  if (r->polish_iterations > 0 && !s->ops->solve)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  polish             %" PetscInt_FMT " Newton iterations after the stop, while the "
+                                     "conserved quantity's violation fell (the best iterate kept)\n",
+                                     r->polish_iterations));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));
