@@ -257,8 +257,9 @@ static PetscErrorCode Run(Objects *o, int *code)
     /* the direct sub-solver reads its -hs_direct_* keys only when the solve creates it */
     PetscCall(HsSolverGetStrategy(*solver, &strategy)); /* auto may solve the direct problem */
     PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL,
-                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_,hs_grid_"
-                                                                                                       : "hs_init_,hs_grid_"));
+                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO
+                                     ? "hs_direct_,hs_init_,hs_grid_"
+                                     : "hs_init_,hs_grid_"));
     if (out[0] || x.compare || x.study) { /* the directory this run writes to: taken now, checked and locked */
       const char *ck;
       char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];

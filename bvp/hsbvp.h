@@ -116,7 +116,7 @@ typedef struct {
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
   PetscReal           noise_floor; /* the last estimate of ||F||'s evaluation error in this solve (0: none made) */
   PetscBool           at_floor;    /* Newton stopped at ||F|| <= -hs_snes_noise times noise_floor */
-  PetscInt            polish_iterations; /* Newton steps after a stop at the round-off level or the floor (convergence.c) */
+  PetscInt polish_iterations;      /* Newton steps after a stop at the round-off level or the floor (convergence.c) */
   PetscBool           tolerance_only; /* SNES stopped at a looser tolerance than the solve can vouch for: converged is
                                          false (HsSolverVerifyConvergence, docs/numerics.md) */
   PetscReal           vouch_level; /* the largest ||F|| a converged solve may end with (tolerance_only: what was missed) */

@@ -368,10 +368,10 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
    HS_POLISH_PATIENCE steps in a row that do not (the violation is noisy: arm2, N = 1280, from the stop on 4.0, 3.6,
    2.7, 3.1, 2.1, 1.4, 1.4, 1.5e-8, then 1.3e-8 for good) or after HS_POLISH_MAX steps, at the iterate of the smallest
    violation. Only where the violation is above HS_POLISH_FROM eps of its terms' size. */
-#define HS_POLISH_FALL     0.9
+#define HS_POLISH_FALL 0.9
 #define HS_POLISH_PATIENCE 2
-#define HS_POLISH_MAX      10
-#define HS_POLISH_FROM     10.0
+#define HS_POLISH_MAX 10
+#define HS_POLISH_FROM 10.0
 
 /* At a stop (iteration it, ||F|| = fnorm) at the round-off level or the floor: the polish starts (*reason iterating)
    where the formulation's unknowns are the node layout (transcription) with the problem's own costate scheme. */
@@ -391,7 +391,8 @@ static PetscErrorCode PolishStart(HsSolver s, Vec X, PetscInt it, PetscReal fnor
   s->polish_best = m, s->polish_fstop = fnorm, s->polish_floor = s->res.at_floor;
   s->polish_it = it, s->polish_n = 0, s->polish_miss = 0, s->res.at_floor = PETSC_FALSE;
   *reason = SNES_CONVERGED_ITERATING;
-  PetscCall(PetscInfo(s->snes, "stop at ||F|| = %g with the conserved quantity's violation %g: polish\n", (double)fnorm, (double)m));
+  PetscCall(PetscInfo(s->snes, "stop at ||F|| = %g with the conserved quantity's violation %g: polish\n", (double)fnorm,
+                      (double)m));
   PetscFunctionReturn(0);
 }
 
@@ -408,7 +409,8 @@ PetscErrorCode HsSolverPolishEnd(HsSolver s)
   PetscCall(SNESGetSolution(s->snes, &X));
   PetscCall(VecCopy(s->polish_X, X));
   s->res.at_floor = s->polish_floor, s->res.polish_iterations = s->polish_n, s->polish_it = -1;
-  PetscCall(PetscInfo(s->snes, "polish: %d steps, the smallest violation %g\n", (int)s->polish_n, (double)s->polish_best));
+  PetscCall(
+      PetscInfo(s->snes, "polish: %d steps, the smallest violation %g\n", (int)s->polish_n, (double)s->polish_best));
   PetscFunctionReturn(0);
 }
 
@@ -420,7 +422,8 @@ static PetscErrorCode PolishStep(HsSolver s, Vec X, PetscInt it, PetscReal fnorm
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverConservedMeasure(s, X, &m));
-  PetscCall(PetscInfo(s->snes, "polish: ||F|| = %g, the conserved quantity's violation %g\n", (double)fnorm, (double)m));
+  PetscCall(
+      PetscInfo(s->snes, "polish: ||F|| = %g, the conserved quantity's violation %g\n", (double)fnorm, (double)m));
   fell = (PetscBool)(m >= 0 && m < HS_POLISH_FALL * s->polish_best && fnorm <= s->polish_fstop);
   if (m >= 0 && m < s->polish_best && fnorm <= s->polish_fstop) {
     PetscCall(VecCopy(X, s->polish_X));
