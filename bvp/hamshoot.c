@@ -94,7 +94,9 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                                  "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
-                             "DIR (-o, default 'study')/study.json, study.csv, study.png",
+                             "DIR (-o, default 'study')/study.json, study.csv, study.png; a grid Newton fails is "
+                             "retried by -hs_strategy auto, one that still fails ends it (exit 2, the grids before "
+                             "it written); -hs_grid_snes_*: the SNES options of its grids",
                              "HsSolverConvergenceStudy", x->study, &x->study, &flg, 3, 20));
   {
     static const char *const ex[] = {"auto", "yes", "no"};

@@ -75,8 +75,8 @@ def t_study_roundoff():
         check(len(lv) == 3 and all(abs(l["H_mean"]) <= 1e-12 for l in lv), "H^d means %s" % [l.get("H_mean") for l in lv])
         if len(lv) == 3:
             print("study level 1: order_J %s, order_H %s, at round-off %s" % (lv[1].get("order_J"), lv[1].get("order_H"),
-                                                                            lv[1].get("orders_at_roundoff")))
-            check(lv[1].get("order_H") is None and "order_H" in lv[1].get("orders_at_roundoff", []) and
+                                                                            lv[1].get("roundoff_orders")))
+            check(lv[1].get("order_H") is None and "order_H" in lv[1].get("roundoff_orders", []) and
                   abs(lv[1]["order_J"] - 2) <= 0.1, "study orders at N = 40: %s" % lv[1])
         check("r-off" in text, "study table without r-off:\n" + text[-1200:])
     s, text, _ = run(["-problem", prob, "-N", "80", "-hs_extrapolate", "-hs_check_extremal", "no"])

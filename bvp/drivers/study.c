@@ -410,13 +410,13 @@ static int WriteJSON(FILE *f, void *ctx)
     if (i + 1 < st->nl)
       fprintf(f, ", \"dx\": %.17g, \"du\": %.17g, \"dlambda\": %.17g", (double)st->dx[i], (double)st->du[i],
               (double)st->dl[i]);
-    if (i > 0 && i + 1 < st->nl) { /* an order at round-off: null, and its name in "orders_at_roundoff" */
+    if (i > 0 && i + 1 < st->nl) { /* an order at round-off: null, and its name in "roundoff_orders" */
       static const char *const key[5] = {"order_J", "order_H", "order_x", "order_u", "order_lambda"};
       int                      any    = 0;
       for (int j = 0; j < 5; j++)
         st->rnd[i][j] ? fprintf(f, ", \"%s\": null", key[j])
                       : fprintf(f, ", \"%s\": %.6g", key[j], (double)st->ord[i][j]);
-      fprintf(f, ", \"orders_at_roundoff\": [");
+      fprintf(f, ", \"roundoff_orders\": [");
       for (int j = 0; j < 5; j++)
         if (st->rnd[i][j])
           fprintf(f, "%s\"%s\"", any++ ? ", " : "", key[j]);

@@ -374,13 +374,14 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
 #define HS_POLISH_FROM 10.0
 
 /* At a stop (iteration it, ||F|| = fnorm) at the round-off level or the floor: the polish starts (*reason iterating)
-   where the formulation's unknowns are the node layout (transcription) with the problem's own costate scheme. */
+   where the formulation's unknowns are the node layout (transcription) with the problem's own costate scheme (not in
+   a homotopy, not while a free T is held). */
 static PetscErrorCode PolishStart(HsSolver s, Vec X, PetscInt it, PetscReal fnorm, SNESConvergedReason *reason)
 {
   PetscReal m;
 
   PetscFunctionBeginUser;
-  if (X != s->Xnodes || s->hom_theta < 1 || fnorm <= HS_SNES_ATOL_DEFAULT)
+  if (X != s->Xnodes || s->hom_theta < 1 || s->hold_T || fnorm <= HS_SNES_ATOL_DEFAULT)
     PetscFunctionReturn(0);
   PetscCall(HsSolverConservedMeasure(s, X, &m));
   if (!(m > HS_POLISH_FROM * PETSC_MACHINE_EPSILON))
