@@ -65,6 +65,8 @@ typedef struct {
   PetscReal T, T_error, T_order; /* a free T (else T = the fixed one, no error) */
   PetscReal states_error;        /* largest estimate over the states at the nodes of N/4 */
   PetscReal wall_time_s;         /* the solves at N/2 and N/4 and the extrapolation (rank 0's clock) */
+  PetscBool J_roundoff, H_mean_roundoff, T_roundoff; /* its differences at round-off: no order (order 0) */
+  PetscBool pre_asymptotic; /* an order far from the schemes' 2 (docs/accuracy.md): the estimate is unreliable */
 } HsExtrap;
 
 /** The wrong-extremal guard (HsSolverCheckExtremal, bvp/drivers/extremal.c): the direct problem on the same grid
@@ -116,6 +118,7 @@ typedef struct {
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
   PetscReal           noise_floor; /* the last estimate of ||F||'s evaluation error in this solve (0: none made) */
   PetscBool           at_floor;    /* Newton stopped at ||F|| <= -hs_snes_noise times noise_floor */
+  PetscInt polish_iterations;      /* Newton steps after a stop at the round-off level or the floor (convergence.c) */
   PetscBool           tolerance_only; /* SNES stopped at a looser tolerance than the solve can vouch for: converged is
                                          false (HsSolverVerifyConvergence, docs/numerics.md) */
   PetscReal           vouch_level; /* the largest ||F|| a converged solve may end with (tolerance_only: what was missed) */
@@ -175,7 +178,7 @@ PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
-PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
+PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
     LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node

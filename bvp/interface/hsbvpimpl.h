@@ -136,6 +136,13 @@ struct _p_HsSolver {
   Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
                               vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
                               each estimate cost their pages' first touch again */
+  PetscInt  polish_it;     /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
+  PetscInt  polish_n;      /* ... its steps */
+  PetscInt  polish_miss;   /* ... the steps since the conserved quantity's violation last fell */
+  PetscReal polish_best;   /* ... the smallest violation */
+  PetscReal polish_fstop;  /* ... ||F|| at the stop */
+  PetscBool polish_floor;  /* ... the stop was at the noise floor (res.at_floor), restored at the end */
+  Vec       polish_X;      /* ... the best iterate */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };
@@ -179,6 +186,8 @@ extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/inter
 PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it);
 PetscErrorCode HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool *ok);
 PetscErrorCode HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots);
+PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m);
+PetscErrorCode HsSolverPolishEnd(HsSolver s);
 PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
                                     PetscBool *evaluated);
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);

@@ -85,6 +85,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   s->noise_factor  = HS_NOISE_FACTOR_DEFAULT;
   s->iT            = -1;
+  s->polish_it     = -1;
   s->in_place      = PETSC_TRUE;
   s->check_boundary = PETSC_TRUE;
   s->noise_vouch   = PETSC_TRUE;
@@ -128,6 +129,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(VecDestroy(&s->F));
   for (int i = 0; i < 3; i++)
     PetscCall(VecDestroy(&s->noise_work[i]));
+  PetscCall(VecDestroy(&s->polish_X));
   PetscCall(VecDestroy(&s->Xnodes));
   PetscCall(VecDestroy(&s->X0));
   PetscCall(VecDestroy(&s->Xmult));

@@ -365,6 +365,11 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));
   }
+  if (s->res.reason <= 0 && !s->interrupted && s->polish_it >= 0) { /* ended during the polish: its best iterate */
+    PetscCall(HsSolverPolishEnd(s));
+    s->res.reason = SNES_CONVERGED_FNORM_ABS;
+  }
+  s->polish_it = -1;
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   s->res.newton_iterations += held; /* this call's (a homotopy calls it again) */
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));

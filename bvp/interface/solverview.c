@@ -76,6 +76,12 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
                                      "  noise floor        %.3e   (the residual's own evaluation error, estimated; Newton "
                                      "cannot get |F| below it: -hs_snes_noise)\n",
                                      (double)r->noise_floor));
+  if (r->polish_iterations > 0 && !s->ops->solve)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  polish             %" PetscInt_FMT
+                                     " Newton iterations after the stop, while the "
+                                     "conserved quantity's violation fell (the best iterate kept)\n",
+                                     r->polish_iterations));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));
@@ -101,17 +107,28 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
                                      (double)(r->T * r->first_suspect / s->N), (double)(r->T * (r->first_suspect + 1) / s->N)));
   if (r->extrap.done) {
     const HsExtrap *e = &r->extrap;
+    char            o[3][32];
+    const PetscReal p[3] = {e->J_order, e->H_mean_order, e->T_order};
+    const PetscBool z[3] = {e->J_roundoff, e->H_mean_roundoff, e->T_roundoff};
+    for (int i = 0; i < 3; i++) /* differences at round-off have no order (docs/accuracy.md) */
+      PetscCall(z[i] ? PetscSNPrintf(o[i], sizeof o[i], "differences at round-off")
+                     : PetscSNPrintf(o[i], sizeof o[i], "observed order %.2f", (double)p[i]));
     PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT ", %" PetscInt_FMT
-                                     ", %" PetscInt_FMT "; observed order %.2f)\n",
-                                     (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], (double)e->J_order));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; observed order %.2f)\n",
-                                     (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order));
+                                     "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT
+                                     ", %" PetscInt_FMT ", %" PetscInt_FMT "; %s)\n",
+                                     (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], o[0]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; %s)\n", (double)e->H_mean,
+                                     (double)e->H_mean_error, o[1]));
     if (s->prob->free_T)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated T     %.12g +- %.1e   (observed order %.2f)\n", (double)e->T,
-                                       (double)e->T_error, (double)e->T_order));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated T     %.12g +- %.1e   (%s)\n", (double)e->T,
+                                       (double)e->T_error, o[2]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated x     +- %.1e   (states at the nodes of N/2: extrapolated.csv)\n",
                                      (double)e->states_error));
+    if (e->pre_asymptotic)
+      PetscCall(PetscViewerASCIIPrintf(
+          viewer, "  warning            pre-asymptotic: an observed order is far from the schemes' 2 "
+                  "(errors not falling 4x per doubling); the extrapolation and its error "
+                  "estimate are unreliable: use finer grids\n"));
   }
   if (r->extremal.done)
     PetscCall(ViewExtremal(&r->extremal, viewer));
