@@ -17,9 +17,6 @@ PetscErrorCode HsSolverStrategyParseContinue(HsSolver s, HsContinuation c);
 PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t);
 PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t);
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s);
-PetscErrorCode HsSolverBudgetBegin(HsSolver s, PetscBool *own);
-PetscErrorCode HsSolverBudgetEnd(HsSolver s, PetscBool own);
-PetscErrorCode HsSolverBudgetSpent(HsSolver s, PetscBool *spent);
 
 /* HsContinuation (continuation.c: the object and natural stages; arclength.c: pseudo-arclength stages) */
 #define HS_STAGE_LOG_WEIGHT -3 /* Stage.ip of the pseudo-parameter log_weight: R times 10^log_weight */

@@ -109,43 +109,6 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
 
 #define HS_STRATEGY_STIFF_WEIGHT 1e-5 /* R_min below this: the strategy's continuation also moves log_weight */
 
-/*@ HsSolverBudgetBegin - starts the time budget of -hs_strategy_time (HsSolverSetStrategyTime) for a bounded loop of
-    s unless one is running (bvp/ internal); *own says this call started it (for HsSolverBudgetEnd). Rank 0's clock
-    decides. Collective. @*/
-PetscErrorCode HsSolverBudgetBegin(HsSolver s, PetscBool *own)
-{
-  PetscReal t = MPI_Wtime() + s->strategy_time;
-
-  PetscFunctionBeginUser;
-  *own = (PetscBool)(s->strategy_time > 0 && !s->deadline);
-  if (*own) {
-    PetscCallMPI(MPI_Bcast(&t, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
-    s->deadline = t;
-  }
-  PetscFunctionReturn(0);
-}
-
-/*@ HsSolverBudgetEnd - ends the time budget that HsSolverBudgetBegin started (own; bvp/ internal). Not collective. @*/
-PetscErrorCode HsSolverBudgetEnd(HsSolver s, PetscBool own)
-{
-  PetscFunctionBeginUser;
-  if (own)
-    s->deadline = 0;
-  PetscFunctionReturn(0);
-}
-
-/*@ HsSolverBudgetSpent - whether the running time budget is spent (rank 0's clock, the same answer on every rank;
-    bvp/ internal). Collective. @*/
-PetscErrorCode HsSolverBudgetSpent(HsSolver s, PetscBool *spent)
-{
-  int x = s->deadline > 0 && MPI_Wtime() >= s->deadline;
-
-  PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Bcast(&x, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
-  *spent = (PetscBool)x;
-  PetscFunctionReturn(0);
-}
-
 /* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
 static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
 {

@@ -215,4 +215,9 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
                  (PetscInt)(k), hs_st_);                                                                               \
   } while (0)
 
+/* solveropts.c: the time budget of -hs_strategy_time over a bounded loop of the drivers */
+PetscErrorCode HsSolverBudgetBegin(HsSolver s, PetscBool *own);
+PetscErrorCode HsSolverBudgetEnd(HsSolver s, PetscBool own);
+PetscErrorCode HsSolverBudgetSpent(HsSolver s, PetscBool *spent);
+
 #endif
