@@ -32,6 +32,8 @@
 #define HS_VOUCH_FACTOR        10.0 /* a converged |F| may lie this far above the level the solve vouches for */
 #define HS_DG_TOL_MAX          1e-3 /* -hs_dg_tol at most: its fallback breaks H^d's conservation by about tol^3 */
 #define HS_NOISE_FACTOR_MAX    1e3 /* -hs_snes_noise at most: a residual 1000 times its evaluation error is not noise */
+#define HS_POLISH_MAX_DEFAULT 10  /* -hs_snes_polish: polish steps after a stop at the round-off level or the floor */
+#define HS_POLISH_MAX_LIMIT   100 /* -hs_snes_polish at most */
 #define HS_NOISE_DELTA 1e-10
 #define HS_NOISE_SLOW 0.5
 /* Where checkpoints go without -hs_checkpoint or -o (bvp/interface/checkpoint.c). */
@@ -176,6 +178,7 @@ PetscErrorCode HsSolverGetDGTolerance(HsSolver s, PetscReal *tol);
 PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
+PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);

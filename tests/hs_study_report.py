@@ -131,3 +131,8 @@ def t_noise_floor_spread():
     check(s["converged"] and h0 <= 2 * best and b0 <= 2 * bbest,
           "the stop's spread %.3e, balance %.3e against the best %.3e, %.3e" % (h0, b0, best, bbest))
     check(spreads[1] >= h0 / 2, "the next iteration halves the spread: %.3e -> %.3e" % (h0, spreads[1]))
+    off, _, _ = run(base + ["-hs_snes_polish", "0"])  # the polish off: the stop's iterate itself, fewer iterations
+    check(off and off["converged"] and off.get("polish_iterations", 0) == 0 and s.get("polish_iterations", 0) > 0 and
+          off["newton_iterations"] == it0 - s["polish_iterations"] and off["H_balance"] > b0,
+          "-hs_snes_polish 0: %s iterations, balance %s (with the polish: %d of them polish, %.3e)"
+          % (off and off["newton_iterations"], off and off["H_balance"], s.get("polish_iterations", 0), b0))

@@ -88,10 +88,11 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetRoundoffFactor(*t, s->roundoff));
   PetscCall(HsSolverSetNoiseFactor(*t, s->noise_factor));
+  PetscCall(HsSolverSetPolish(*t, s->polish_max));
   PetscCall(HsSolverSetLinearSolver(*t, s->linear_solver));
   PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
   PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
-  (*t)->ckpt_dir[0] = 0;
+  (*t)->ckpt_dir[0]    = 0;
   (*t)->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
   PetscFunctionReturn(0);
 }

@@ -47,10 +47,10 @@
  * "Converged" means converged (HsSolverVerifyConvergence): whatever stopped SNES (a user's -snes_atol 1e10,
  * -snes_rtol 0.9, -snes_stol 0.5, -snes_type ksponly), the solve is called converged only if its final ||F|| is
  * at most the default absolute tolerance 1e-12, its round-off level (row by row: RowwiseRoundoff), or
- * -hs_snes_noise times its evaluation error estimated there. Not by a level relative to ||F_0||: a crafted initial guess (-hs_init, -hs_restart) makes ||F_0||
- * as large as it likes (p times 1e16 made ||F|| = 53 "converged": the sixth security review), so SNES's own relative
- * test (rtol 1e-14) ends a solve only where ||F|| is also at one of those levels (HsSolverConvergenceTest goes on
- * iterating otherwise). Otherwise the result says "converged to the requested
+ * -hs_snes_noise times its evaluation error estimated there. Not by a level relative to ||F_0||: a crafted initial
+ * guess (-hs_init, -hs_restart) makes ||F_0|| as large as it likes (p times 1e16 made ||F|| = 53 "converged": the sixth
+ * security review), so SNES's own relative test (rtol 1e-14) ends a solve only where ||F|| is also at one of those
+ * levels (HsSolverConvergenceTest goes on iterating otherwise). Otherwise the result says "converged to the requested
  * tolerance only" (tolerance_only, summary.json's "converged_to_tolerance") with the factor it is above that level
  * (with a margin of HS_VOUCH_FACTOR = 10 for the final evaluation's own round-off),
  * and converged is false. The noise floor vouches only where the residual is evaluated as accurately as by
@@ -59,25 +59,25 @@
  */
 #include "hsbvpimpl.h"
 
-#define HS_ROWWISE_SLACK    1e4   /* RowwiseRoundoff's margin for the divided differences' cancellation */
-#define HS_NOISE_CURVATURE  10.0  /* NoiseIsNoise: nu at delta/10 below nu / this is curvature, not noise */
+#define HS_ROWWISE_SLACK 1e4    /* RowwiseRoundoff's margin for the divided differences' cancellation */
+#define HS_NOISE_CURVATURE 10.0 /* NoiseIsNoise: nu at delta/10 below nu / this is curvature, not noise */
 static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal delta, PetscReal *nu);
 #define HS_NOISE_REESTIMATE 100.0 /* estimate again once ||F|| <= this times c nu_last */
-#define HS_NOISE_FAR        1e4   /* no estimate after a slow step this far above c nu_last (file head) */
-#define HS_NOISE_FAR_SIZE   10.0  /* ... of an iterate of a size within this factor of the last estimate's */
-#define HS_NOISE_FRESH      1e-3  /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
-#define HS_NOISE_QUADRATIC  10.0  /* a step that cut ||F|| by this factor was Newton's quadratic phase (AtFloor) */
-#define HS_NOISE_FROM       100.0 /* ... and it ended the solve only from ||F|| <= this times nu (AtFloor) */
+#define HS_NOISE_FAR 1e4          /* no estimate after a slow step this far above c nu_last (file head) */
+#define HS_NOISE_FAR_SIZE 10.0    /* ... of an iterate of a size within this factor of the last estimate's */
+#define HS_NOISE_FRESH 1e-3       /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
+#define HS_NOISE_QUADRATIC 10.0   /* a step that cut ||F|| by this factor was Newton's quadratic phase (AtFloor) */
+#define HS_NOISE_FROM 100.0       /* ... and it ended the solve only from ||F|| <= this times nu (AtFloor) */
 
 /* Whether every residual component is at the round-off level of its own terms: |F_i| <= HS_ROWWISE_SLACK (c eps
  * (|J| |X|)_i + atol / sqrt(n)), with |J| |X| the sizes of the terms of equation i to first order (the Jacobian
  * evaluated at X, its values' magnitudes, times |X|). The slack: divided differences (Gonzalez, Greenspan) lose more
  * than eps of their terms to cancellation (the 3-link arm at N = 160: its worst row 11 times c eps (|J| |X|)_i, with
- * c = 1000), while a residual that is not solved stands 1e12 times above it (the reviews' reproducers). The global level c eps max(1, ||X||_inf) sqrt(n) lets one unknown far larger than
- * the others raise the level of every equation: a coordinate parked at 1e14 had made |F| = 3.5 (the pendulum's
- * equations not solved at all) "converged" (the seventh and eighth security reviews). Only an assembled AIJ Jacobian
- * can answer (*ok true otherwise: the global level stands); one Jacobian evaluation at X, done only when the global
- * level would end the solve. Collective. */
+ * c = 1000), while a residual that is not solved stands 1e12 times above it (the reviews' reproducers). The global
+ * level c eps max(1, ||X||_inf) sqrt(n) lets one unknown far larger than the others raise the level of every equation:
+ * a coordinate parked at 1e14 had made |F| = 3.5 (the pendulum's equations not solved at all) "converged" (the seventh
+ * and eighth security reviews). Only an assembled AIJ Jacobian can answer (*ok true otherwise: the global level
+ * stands); one Jacobian evaluation at X, done only when the global level would end the solve. Collective. */
 static PetscErrorCode RowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscReal c, PetscBool *ok);
 
 /*@ HsSolverRowwiseRoundoff - whether every component of F = F(X) is at the round-off level of its own terms, with the
@@ -157,10 +157,10 @@ static PetscErrorCode NoiseIsNoise(HsSolver s, Vec X, Vec F, PetscBool *ok)
   PetscCall(EstimateNoiseDelta(s, X, F, HS_NOISE_DELTA / 10, &nu2));
   PetscCall(SNESComputeFunction(s->snes, X, F));
   *ok = (PetscBool)(nu2 >= nu / HS_NOISE_CURVATURE);
-  PetscCall(PetscInfo(s, "noise floor %g at delta, %g at delta/10: %s\n", (double)nu, (double)nu2, *ok ? "noise" : "curvature"));
+  PetscCall(PetscInfo(s, "noise floor %g at delta, %g at delta/10: %s\n", (double)nu, (double)nu2,
+                      *ok ? "noise" : "curvature"));
   PetscFunctionReturn(0);
 }
-
 
 /*@ HsSolverMonitor - one progress line per Newton iteration (bvp/ internal; SNES monitor): the
     residual norm, linear iterations, elapsed time (ms: bench/scaling_bench.py takes one iteration's time
@@ -366,11 +366,10 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
    goes on while the conserved quantity's violation (HsSolverConservedMeasure) still falls: a step falls if it brings
    the violation below HS_POLISH_FALL times the smallest before it, with ||F|| at most the stop's; the polish ends after
    HS_POLISH_PATIENCE steps in a row that do not (the violation is noisy: arm2, N = 1280, from the stop on 4.0, 3.6,
-   2.7, 3.1, 2.1, 1.4, 1.4, 1.5e-8, then 1.3e-8 for good) or after HS_POLISH_MAX steps, at the iterate of the smallest
-   violation. Only where the violation is above HS_POLISH_FROM eps of its terms' size. */
+   2.7, 3.1, 2.1, 1.4, 1.4, 1.5e-8, then 1.3e-8 for good) or after -hs_snes_polish steps (HS_POLISH_MAX_DEFAULT), at the
+   iterate of the smallest violation. Only where the violation is above HS_POLISH_FROM eps of its terms' size. */
 #define HS_POLISH_FALL 0.9
 #define HS_POLISH_PATIENCE 2
-#define HS_POLISH_MAX 10
 #define HS_POLISH_FROM 10.0
 
 /* At a stop (iteration it, ||F|| = fnorm) at the round-off level or the floor: the polish starts (*reason iterating)
@@ -381,7 +380,7 @@ static PetscErrorCode PolishStart(HsSolver s, Vec X, PetscInt it, PetscReal fnor
   PetscReal m;
 
   PetscFunctionBeginUser;
-  if (X != s->Xnodes || s->hom_theta < 1 || s->hold_T || fnorm <= HS_SNES_ATOL_DEFAULT)
+  if (!s->polish_max || X != s->Xnodes || s->hom_theta < 1 || s->hold_T || fnorm <= HS_SNES_ATOL_DEFAULT)
     PetscFunctionReturn(0);
   PetscCall(HsSolverConservedMeasure(s, X, &m));
   if (!(m > HS_POLISH_FROM * PETSC_MACHINE_EPSILON))
@@ -431,7 +430,7 @@ static PetscErrorCode PolishStep(HsSolver s, Vec X, PetscInt it, PetscReal fnorm
     s->polish_best = m;
   }
   s->polish_miss = fell ? 0 : s->polish_miss + 1, s->polish_n++;
-  if (*reason == SNES_CONVERGED_ITERATING && s->polish_miss < HS_POLISH_PATIENCE && s->polish_n < HS_POLISH_MAX) {
+  if (*reason == SNES_CONVERGED_ITERATING && s->polish_miss < HS_POLISH_PATIENCE && s->polish_n < s->polish_max) {
     s->polish_it = it;
     PetscFunctionReturn(0);
   }
@@ -494,8 +493,8 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
                                             the step from here is small again */
     s->noise_it = it;
     if (AtFloor(s, fnorm, s->res.noise_floor)) {
-      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated at most a small step back\n", (double)fnorm,
-                          (double)s->res.noise_floor));
+      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated at most a small step back\n",
+                          (double)fnorm, (double)s->res.noise_floor));
       s->res.at_floor = PETSC_TRUE;
       *reason         = SNES_CONVERGED_FNORM_ABS;
     }
@@ -546,9 +545,9 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
     PetscFunctionReturn(0);
   PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));
   PetscCall(VecGetSize(s->X, &n));
-  level = HS_VOUCH_FACTOR * PetscMax(HS_SNES_ATOL_DEFAULT,
-                                     PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT) * PETSC_MACHINE_EPSILON *
-                                       PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n));
+  level = HS_VOUCH_FACTOR *
+          PetscMax(HS_SNES_ATOL_DEFAULT, PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT) * PETSC_MACHINE_EPSILON *
+                                             PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n));
   s->res.vouch_level = level;
   if (s->res.at_floor && s->noise_vouch) {
     PetscBool noise;
@@ -560,7 +559,8 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
   if (fnorm <= level) { /* by the absolute tolerance, or the round-off level if every row is at its own */
     PetscBool ok = PETSC_TRUE;
     if (fnorm > HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT)
-      PetscCall(RowwiseRoundoff(s, s->X, s->F, HS_VOUCH_FACTOR * PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT), &ok));
+      PetscCall(
+          RowwiseRoundoff(s, s->X, s->F, HS_VOUCH_FACTOR * PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT), &ok));
     if (ok)
       PetscFunctionReturn(0);
     s->res.vouch_level = level = HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT; /* the round-off level does not vouch */
@@ -583,17 +583,17 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
   s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
   PetscCall(UserTolerances(s, &user));
-  PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                 "converged to the requested tolerance only: SNES stopped (%s) at ||F|| = %.3e, %.3g times "
-                                 "the %.3e this solve can vouch for (the default tolerances, the round-off level or "
-                                 "-hs_snes_noise times the residual's evaluation error); %s",
-                                 SNESConvergedReasons[s->res.reason], (double)fnorm, (double)(fnorm / level), (double)level,
-                                 !s->noise_vouch ? "the shooting march's tolerances (-hs_step_atol, -hs_step_stol, "
-                                                   "-hs_step_max_it) are looser than their defaults: leave them there"
-                                 : user ? "tighten -snes_atol, -snes_rtol, -snes_stol or leave them at their defaults"
-                                        : "Newton stalled there with the default tolerances: the residual is not at its "
-                                          "own round-off (a badly scaled equation, e.g. a constraint multiplied by a tiny "
-                                          "factor, or a singular Jacobian); rescale the problem or try -hs_strategy auto"
-));
+  PetscCall(
+      HsSolverSetDiagnosis(s, PETSC_TRUE,
+                           "converged to the requested tolerance only: SNES stopped (%s) at ||F|| = %.3e, %.3g times "
+                           "the %.3e this solve can vouch for (the default tolerances, the round-off level or "
+                           "-hs_snes_noise times the residual's evaluation error); %s",
+                           SNESConvergedReasons[s->res.reason], (double)fnorm, (double)(fnorm / level), (double)level,
+                           !s->noise_vouch ? "the shooting march's tolerances (-hs_step_atol, -hs_step_stol, "
+                                             "-hs_step_max_it) are looser than their defaults: leave them there"
+                           : user ? "tighten -snes_atol, -snes_rtol, -snes_stol or leave them at their defaults"
+                                  : "Newton stalled there with the default tolerances: the residual is not at its "
+                                    "own round-off (a badly scaled equation, e.g. a constraint multiplied by a tiny "
+                                    "factor, or a singular Jacobian); rescale the problem or try -hs_strategy auto"));
   PetscFunctionReturn(0);
 }

@@ -68,6 +68,7 @@ struct _p_HsSolver {
   PetscReal    dg_tol;              /* -hs_dg_tol */
   PetscReal    roundoff;            /* -hs_snes_roundoff */
   PetscReal    noise_factor;        /* -hs_snes_noise */
+  PetscInt     polish_max;          /* -hs_snes_polish: at most this many polish steps (0: none) */
   HsLinearSolver linear_solver;     /* -hs_linear_solver */
   PetscBool    monitor;             /* -hs_monitor */
   PetscBool    warm;                /* HsSolverSetWarmStart */

@@ -78,17 +78,18 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   PetscCall(HsInitializePackage());
   PetscCall(PetscHeaderCreate(s, HS_SOLVER_CLASSID, "HsSolver", "hamshoot solver", "HsSolver", comm, HsSolverDestroy,
                               HsSolverView));
-  s->scheme        = HS_SCHEME_CONSERVING;
-  s->dg_tol        = HS_DG_TOL_DEFAULT;
-  s->roundoff      = HS_ROUNDOFF_FACTOR_DEFAULT;
-  s->hom_theta     = 1;
-  s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
-  s->noise_factor  = HS_NOISE_FACTOR_DEFAULT;
-  s->iT            = -1;
-  s->polish_it     = -1;
-  s->in_place      = PETSC_TRUE;
+  s->scheme         = HS_SCHEME_CONSERVING;
+  s->dg_tol         = HS_DG_TOL_DEFAULT;
+  s->roundoff       = HS_ROUNDOFF_FACTOR_DEFAULT;
+  s->hom_theta      = 1;
+  s->mumps_icntl14  = HS_MUMPS_ICNTL14_DEFAULT;
+  s->noise_factor   = HS_NOISE_FACTOR_DEFAULT;
+  s->polish_max     = HS_POLISH_MAX_DEFAULT;
+  s->iT             = -1;
+  s->polish_it      = -1;
+  s->in_place       = PETSC_TRUE;
   s->check_boundary = PETSC_TRUE;
-  s->noise_vouch   = PETSC_TRUE;
+  s->noise_vouch    = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
   PetscCall(SNESCreate(comm, &s->snes));
   PetscCall(SNESSetTolerances(s->snes, HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT, HS_SNES_STOL_DEFAULT,
@@ -529,7 +530,8 @@ PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(tol >= 0 && tol <= HS_DG_TOL_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_dg_tol %g must lie in [0, %g]: the discrete gradient's fallback below it breaks the conservation of "
-             "H^d by about tol^3 (0.9 gave an H^d spread of 0.95 on the pendulum)", (double)tol, (double)HS_DG_TOL_MAX);
+             "H^d by about tol^3 (0.9 gave an H^d spread of 0.95 on the pendulum)",
+             (double)tol, (double)HS_DG_TOL_MAX);
   s->dg_tol = tol;
   PetscFunctionReturn(0);
 }
@@ -573,9 +575,10 @@ PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c)
 {
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  PetscCheck(c >= 0 && c <= HS_ROUNDOFF_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_snes_roundoff %g must be in [0, %g]: a larger factor would call a residual far above round-off converged",
-             (double)c, (double)HS_ROUNDOFF_FACTOR_MAX);
+  PetscCheck(
+      c >= 0 && c <= HS_ROUNDOFF_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+      "-hs_snes_roundoff %g must be in [0, %g]: a larger factor would call a residual far above round-off converged",
+      (double)c, (double)HS_ROUNDOFF_FACTOR_MAX);
   s->roundoff = c;
   PetscFunctionReturn(0);
 }
@@ -621,10 +624,37 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
 {
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  PetscCheck(c >= 0 && c <= HS_NOISE_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_snes_noise %g must be in [0, %g]: a larger factor would call a residual far above its evaluation error "
-             "converged", (double)c, (double)HS_NOISE_FACTOR_MAX);
+  PetscCheck(
+      c >= 0 && c <= HS_NOISE_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+      "-hs_snes_noise %g must be in [0, %g]: a larger factor would call a residual far above its evaluation error "
+      "converged",
+      (double)c, (double)HS_NOISE_FACTOR_MAX);
   s->noise_factor = c;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetPolish - sets the largest number of Newton steps of the polish after a stop at the round-off level or
+  the noise floor (docs/accuracy.md): Newton goes on while the conserved quantity's violation (H^d balance, or E - W
+  for kkt costates) still falls by 10 % a step, and ends at the best iterate.
+
+  Logically collective.
+
+  Input Parameters:
++ s - the solver
+- k - the most polish steps, 0 (none) .. HS_POLISH_MAX_LIMIT; default HS_POLISH_MAX_DEFAULT (10)
+
+  Options Database Key:
+. -hs_snes_polish <k>
+
+.seealso: HsSolverSetNoiseFactor(), HsSolverGetResults()
+@*/
+PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(k >= 0 && k <= HS_POLISH_MAX_LIMIT, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_snes_polish %" PetscInt_FMT " must be in [0, %d]", k, HS_POLISH_MAX_LIMIT);
+  s->polish_max = k;
   PetscFunctionReturn(0);
 }
 

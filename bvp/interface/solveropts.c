@@ -58,17 +58,19 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-hs_checkpoint", "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
+  PetscCall(PetscOptionsString("-hs_checkpoint",
+                               "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
                                "HsSolverSetCheckpoint", s->ckpt_dir, buf, sizeof buf, &flg));
   if (flg)
     PetscCall(HsSolverSetCheckpoint(s, buf, s->ckpt_every_its, s->ckpt_every_s));
-  PetscCall(PetscOptionsString("-hs_checkpoint_every", "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
+  PetscCall(PetscOptionsString("-hs_checkpoint_every",
+                               "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
                                "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
   if (flg) {
     double v = strtod(buf, &end);
     PetscCheck(end != buf && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
-               PETSC_ERR_ARG_WRONG, "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s",
-               buf);
+               PETSC_ERR_ARG_WRONG,
+               "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", buf);
     PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
   }
   PetscCall(PetscOptionsString("-hs_restart", "start from the checkpoint in DIR (written by an interrupted run)",
@@ -229,7 +231,8 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
     fn(ctx, NAME, FROM) for each entry in order (bvp/ internal: the strategy adds a continuation stage per
     entry). An error names an entry without '=', a value that is not a number, or a name that is not a
     parameter of the problem. Not collective. @*/
-PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(void *, const char *, PetscReal), void *ctx)
+PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(void *, const char *, PetscReal),
+                                               void    *ctx)
 {
   char     buf[sizeof s->strategy_continue], *tok, *save = NULL;
   MPI_Comm comm = PetscObjectComm((PetscObject)s);
@@ -272,6 +275,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_dg_tol <tol> - [HsSolverSetDGTolerance]
 . -hs_snes_roundoff <c> - [HsSolverSetRoundoffFactor]
 . -hs_snes_noise <c> - [HsSolverSetNoiseFactor]
+. -hs_snes_polish <k> - [HsSolverSetPolish]
 . -hs_linear_solver <auto|band|mumps|drop> - [HsSolverSetLinearSolver]
 . -hs_in_place <bool> - [HsSolverSetInPlace]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
@@ -300,18 +304,19 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(HsInitializePackage());
   PetscObjectOptionsBegin((PetscObject)s);
-  HsOptionsCall(PetscOptionsFList("-hs_bvp_type",
-                              "formulation: transcription (one sparse system), shooting (multiple shooting) or ipopt (the direct NLP)",
-                              "HsSolverSetType", HsSolverList,
-                              ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : HSSOLVERTRANSCRIPTION, type,
-                              sizeof type, &flg));
+  HsOptionsCall(PetscOptionsFList(
+      "-hs_bvp_type",
+      "formulation: transcription (one sparse system), shooting (multiple shooting) or ipopt (the direct NLP)",
+      "HsSolverSetType", HsSolverList,
+      ((PetscObject)s)->type_name ? ((PetscObject)s)->type_name : HSSOLVERTRANSCRIPTION, type, sizeof type, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetType(s, type));
   else if (!((PetscObject)s)->type_name)
     HsOptionsCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   HsOptionsCall(HsSolverGetNumIntervals(s, &N));
-  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_num_intervals", "number of uniform time intervals N (the executable's -N)",
-                            "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_num_intervals",
+                             "number of uniform time intervals N (the executable's -N)", "HsSolverSetNumIntervals", N,
+                             &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     HsOptionsCall(HsSolverSetNumIntervals(s, N));
   HsOptionsCall(SchemeOptions(PetscOptionsObject, s));
@@ -319,29 +324,32 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     static const char *const ds[] = {"default", "kkt", "ipopt"};
     PetscInt                 idx  = s->direct_solver;
     HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_direct_solver",
-                              "who solves a direct problem: kkt (Newton on its KKT equations) or ipopt (the NLP by "
-                              "IPOPT); default: kkt, but ipopt for -hs_compare and -hs_initial_guess direct",
-                              "HsSolverSetDirectSolver", ds, 3, &idx, &flg));
+                                  "who solves a direct problem: kkt (Newton on its KKT equations) or ipopt (the NLP by "
+                                  "IPOPT); default: kkt, but ipopt for -hs_compare and -hs_initial_guess direct",
+                                  "HsSolverSetDirectSolver", ds, 3, &idx, &flg));
     if (flg)
       HsOptionsCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
   }
   {
     static const char *const gt[] = {"default", "direct"};
     PetscInt                 idx  = s->guess_type;
-    HsOptionsCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
-                              "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
-                              "solution on the same grid, then a homotopy in the costate equation if needed)",
-                              "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
+    HsOptionsCall(
+        HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
+                        "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
+                        "solution on the same grid, then a homotopy in the costate equation if needed)",
+                        "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
     if (flg)
       HsOptionsCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
   }
-  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol", "relative step below which divided differences use their limit",
-                             "HsSolverSetDGTolerance", s->dg_tol, &r, &flg));
+  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol",
+                              "relative step below which divided differences use their limit", "HsSolverSetDGTolerance",
+                              s->dg_tol, &r, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetDGTolerance(s, r));
-  HsOptionsCall(HsOptionsReal(PetscOptionsObject, 
-      "-hs_snes_roundoff", "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
-      "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
+  HsOptionsCall(
+      HsOptionsReal(PetscOptionsObject, "-hs_snes_roundoff",
+                    "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
+                    "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetRoundoffFactor(s, r));
   HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_snes_noise",
@@ -350,14 +358,21 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                               "HsSolverSetNoiseFactor", s->noise_factor, &r, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetNoiseFactor(s, r));
+  HsOptionsCall(
+      HsOptionsInt(PetscOptionsObject, "-hs_snes_polish",
+                   "most Newton steps after the stop while the conserved quantity's violation falls (0: none)",
+                   "HsSolverSetPolish", s->polish_max, &N, &flg, 0, HS_POLISH_MAX_LIMIT));
+  if (flg)
+    HsOptionsCall(HsSolverSetPolish(s, N));
   {
     static const char *const ls[] = {"auto", "band", "mumps", "drop"};
     PetscInt                 idx  = (PetscInt)s->linear_solver;
-    HsOptionsCall(PetscOptionsEList("-hs_linear_solver",
-                                    "linear solver of the Newton solves: auto (band when n <= 32 and T is fixed; drop "
-                                    "for the transcription when n > 32; else mumps), band (-pc_type hsband, bvp/petscext/pcband.c), "
-                                    "mumps (LU) or drop (GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c); -pc_type overrides",
-                                    "HsSolverSetLinearSolver", ls, 4, ls[idx], &idx, &flg));
+    HsOptionsCall(PetscOptionsEList(
+        "-hs_linear_solver",
+        "linear solver of the Newton solves: auto (band when n <= 32 and T is fixed; drop "
+        "for the transcription when n > 32; else mumps), band (-pc_type hsband, bvp/petscext/pcband.c), "
+        "mumps (LU) or drop (GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c); -pc_type overrides",
+        "HsSolverSetLinearSolver", ls, 4, ls[idx], &idx, &flg));
     if (flg)
       HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
   }
@@ -368,14 +383,14 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
-  HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
-                             &b, &flg));
+  HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor",
+                                 s->monitor, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetMonitor(s, b));
   HsOptionsCall(PetscOptionsString("-hs_init",
-                               "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
-                               "default: boundary states interpolated, lambda = 0)",
-                               "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
+                                   "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
+                                   "default: boundary states interpolated, lambda = 0)",
+                                   "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
   if (flg) {
     HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
     HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
