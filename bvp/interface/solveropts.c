@@ -35,6 +35,33 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_snes_roundoff, -hs_snes_noise, -hs_snes_polish: where Newton stops (bvp/interface/convergence.c) */
+static PetscErrorCode NewtonStopOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscReal r;
+  PetscInt  N;
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_snes_roundoff",
+                          "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
+                          "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
+  if (flg)
+    PetscCall(HsSolverSetRoundoffFactor(s, r));
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_snes_noise",
+                          "Newton stops at its noise floor ||F|| <= c nu, nu the residual's estimated evaluation "
+                          "error (0: never)",
+                          "HsSolverSetNoiseFactor", s->noise_factor, &r, &flg));
+  if (flg)
+    PetscCall(HsSolverSetNoiseFactor(s, r));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_snes_polish",
+                         "most Newton steps after the stop while the conserved quantity's violation falls (0: none)",
+                         "HsSolverSetPolish", s->polish_max, &N, &flg, 0, HS_POLISH_MAX_LIMIT));
+  if (flg)
+    PetscCall(HsSolverSetPolish(s, N));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_check_boundary (bvp/interface/singular.c) */
 static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -346,24 +373,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                               s->dg_tol, &r, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetDGTolerance(s, r));
-  HsOptionsCall(
-      HsOptionsReal(PetscOptionsObject, "-hs_snes_roundoff",
-                    "Newton also stops at ||F|| <= c eps max(1,|X|_inf) sqrt(n), the residual's round-off level",
-                    "HsSolverSetRoundoffFactor", s->roundoff, &r, &flg));
-  if (flg)
-    HsOptionsCall(HsSolverSetRoundoffFactor(s, r));
-  HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_snes_noise",
-                              "Newton stops at its noise floor ||F|| <= c nu, nu the residual's estimated evaluation "
-                              "error (0: never)",
-                              "HsSolverSetNoiseFactor", s->noise_factor, &r, &flg));
-  if (flg)
-    HsOptionsCall(HsSolverSetNoiseFactor(s, r));
-  HsOptionsCall(
-      HsOptionsInt(PetscOptionsObject, "-hs_snes_polish",
-                   "most Newton steps after the stop while the conserved quantity's violation falls (0: none)",
-                   "HsSolverSetPolish", s->polish_max, &N, &flg, 0, HS_POLISH_MAX_LIMIT));
-  if (flg)
-    HsOptionsCall(HsSolverSetPolish(s, N));
+  HsOptionsCall(NewtonStopOptions(PetscOptionsObject, s));
   {
     static const char *const ls[] = {"auto", "band", "mumps", "drop"};
     PetscInt                 idx  = (PetscInt)s->linear_solver;
