@@ -103,6 +103,24 @@ PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverStopIfInterrupted - a driver between its sub-solves (bvp/ internal: a continuation's failed step, which can
+    end before any Newton iteration, and so before any poll, HsSolverCheckpointPoll): if SIGTERM or SIGINT arrived on
+    any rank, marks s interrupted (unless a poll did) with the message "signal received during WHAT" and sets *stop.
+    A failed step halved again and again had ignored the signal (the run went on until the second signal or SIGKILL).
+    Collective. @*/
+PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverInterruptRequested(s, stop));
+  if (*stop && !s->interrupted)
+    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                            "signal received during %s (no checkpoint of it: the last one written, if any, stays)",
+                            what));
+  if (*stop)
+    s->interrupted = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverGetCheckpoint - gets where checkpoints go and how often they are written.
 
   Not collective.

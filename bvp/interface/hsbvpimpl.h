@@ -182,6 +182,7 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
 int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
+PetscErrorCode       HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
 PetscBool      HsInterruptPending(void);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
