@@ -765,7 +765,9 @@ def case_eleventh_round(tmp):
     for ever (ignoring SIGTERM); a second run on a -hs_checkpoint that a running hamshoot holds was not refused (their
     checkpoints replaced each other's); the parent of a -hs_checkpoint outside -o, moved away and replaced by a link
     during the run, got the checkpoint through the link (it was looked up by path at each checkpoint); '-hs_checkpoint
-    x/..' was taken; a loop of links at the checkpoint's place read as 'exists and is not a checkpoint'."""
+    x/..' was taken; a loop of links at the checkpoint's place read as 'exists and is not a checkpoint'; an -o holding a
+    trajectory.csv of the user's had it replaced without a word (and a directory named summary.json failed the run after
+    the solve)."""
     d = tempfile.mkdtemp(dir=tmp)
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", "a"], cwd=d)
     check(rc == 0, "the reference run: exit %d\n%s" % (rc, text[-300:]))
@@ -806,6 +808,19 @@ def case_eleventh_round(tmp):
             os.symlink("loop", os.path.join(d, "loop"))
         rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1"], cwd=d)
         check(rc == 1 and want in text, "-hs_checkpoint %s: exit %d\n%s" % (ck, rc, text[-300:]))
+    # an -o that holds the user's own files at the output's names (and a directory at one): refused before the solve
+    for name, what in (("trajectory.csv", "my results\n"), ("summary.json", None)):
+        mine = os.path.join(d, "mine_" + name)
+        os.makedirs(mine)
+        if what:
+            with open(os.path.join(mine, name), "w") as fh:
+                fh.write(what)
+        else:
+            os.makedirs(os.path.join(mine, name))
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", mine], cwd=d)
+        check(rc == 1 and "holds" in text and name in text and "converged" not in text and
+              (not what or open(os.path.join(mine, name)).read() == what),
+              "-o holding the user's %s: exit %d\n%s" % (name, rc, text[-300:]))
     # the parent of a -hs_checkpoint outside -o moved away and replaced by a link to a victim directory during the run
     d = tempfile.mkdtemp(dir=tmp)
     os.makedirs(os.path.join(d, "victim"))
