@@ -329,18 +329,20 @@ static int SummaryCB(FILE *f, void *c)
   return HsSolverWriteSummaryJSON(o->s, f, o->size);
 }
 
-/* Rank 0, once dir is locked: each file that the output replaces in dir is absent, a symbolic link or a FIFO (the
- * rename replaces the entry, never its target), or begins as hamshoot writes it; a regular file that does not (results
- * of the user's or of another program, an empty file) would be replaced without a word, and a directory there would
- * stop the output after the solve: either is an error naming it. 0, or 1 with err. */
-static int ForeignOutputFiles(const char *dir, char *err, size_t len)
+/*@ HsCheckOutputFiles - before a solve (bvp/ internal; rank 0; dir the locked output directory or one inside it, such
+    as a side of -hs_compare): each file that the output replaces in dir is absent, a symbolic link or a FIFO (the
+    rename replaces the entry, never its target), or begins as hamshoot writes it; a regular file that does not
+    (results of the user's or of another program, an empty file) would be replaced without a word, and a directory
+    there would stop the output after the solve: either is an error naming it. A dir that does not exist yet holds
+    nothing. Returns 0, or 1 with err. @*/
+int HsCheckOutputFiles(const char *dir, char *err, size_t len)
 {
   static const char *const names[] = {"summary.json", "trajectory.csv", "intervals.csv", "extrapolated.csv"};
   static const char *const heads[] = {"{\n  \"problem\": ", "t,", "k,t_mid,", "t,"};
   int                      dfd, bad = 0;
 
-  if (HsDirOpen(dir, 0, &dfd, err, len))
-    return 1;
+  if (HsDirOpen(dir, 0, &dfd, err, len)) /* not there (yet): nothing of the user's in it */
+    return err[0] = 0, 0;
   for (int i = 0; i < 4 && !bad; i++) {
     char        head[32] = "";
     size_t      want     = strlen(heads[i]);
@@ -395,7 +397,7 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
   if (!rank && !bad)
     bad = HsLockDirectory(dir, err, sizeof err);
   if (!rank && !bad) /* the user's own files at the output's names are not taken over */
-    bad = ForeignOutputFiles(dir, err, sizeof err);
+    bad = HsCheckOutputFiles(dir, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
