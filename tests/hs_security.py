@@ -821,6 +821,14 @@ def case_eleventh_round(tmp):
         check(rc == 1 and "holds" in text and name in text and "converged" not in text and
               (not what or open(os.path.join(mine, name)).read() == what),
               "-o holding the user's %s: exit %d\n%s" % (name, rc, text[-300:]))
+    if not os.environ.get("HS_SANITIZED"):  # -hs_compare's sides (IPOPT): the user's file in cmp/indirect
+        os.makedirs(os.path.join(d, "cmp", "indirect"))
+        with open(os.path.join(d, "cmp", "indirect", "trajectory.csv"), "w") as fh:
+            fh.write("my results\n")
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_compare", "-o", "cmp"], cwd=d)
+        check(rc == 1 and "cmp/indirect' holds trajectory.csv" in text and
+              open(os.path.join(d, "cmp", "indirect", "trajectory.csv")).read() == "my results\n",
+              "-hs_compare with the user's cmp/indirect/trajectory.csv: exit %d\n%s" % (rc, text[-300:]))
     # the parent of a -hs_checkpoint outside -o moved away and replaced by a link to a victim directory during the run
     d = tempfile.mkdtemp(dir=tmp)
     os.makedirs(os.path.join(d, "victim"))
