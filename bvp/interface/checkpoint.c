@@ -86,6 +86,7 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
                comm, PETSC_ERR_ARG_WRONG, "-hs_checkpoint %s: a checkpoint replaces its directory; name one of its own",
                dir);
     HsSolverCloseCheckpointDir(s); /* another directory: its parent opened again at the set-up */
+    s->ckpt_explicit = PETSC_FALSE; /* set by the -hs_checkpoint option */
   }
   s->ckpt_every_its = every_its, s->ckpt_every_s = every_s;
   PetscFunctionReturn(0);
@@ -315,8 +316,10 @@ static int Unreadable(const char *path)
 /* Rank 0, at the set-up: the checkpoint directory ck, whose parent is parent, is not another run's (a checkpoint that
  * a running hamshoot put in place last holds its flock: two runs on one -hs_checkpoint, or two runs without -o in one
  * working directory, had replaced each other's checkpoints); its parent opened and held in s->ckpt_pfd, so that every
- * checkpoint goes where the set-up found it (a parent moved away and replaced by a link during the run gets nothing);
- * a parent that cannot be opened yet is looked up at each checkpoint (which warns if it fails). 0, or 1 with err. */
+ * checkpoint goes where the set-up found it (a parent moved away and replaced by a link during the run gets nothing).
+ * A -hs_checkpoint given by the user has its parent made (mkdir -p) and a directory made and removed there now, so that
+ * a place where no checkpoint can ever be written is an error before the solve, not a warning at each checkpoint; the
+ * default's parent (-o, made later) that cannot be opened yet is looked up at each checkpoint. 0, or 1 with err. */
 static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t len)
 {
   char e2[PETSC_MAX_PATH_LEN + 128];
@@ -328,8 +331,23 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
              s->ckpt_dir);
     return 1;
   }
-  if (s->ckpt_pfd < 0 && HsDirOpen(parent, 0, &s->ckpt_pfd, e2, sizeof e2))
+  if (s->ckpt_pfd < 0 && HsDirOpen(parent, s->ckpt_explicit, &s->ckpt_pfd, e2, sizeof e2)) {
     s->ckpt_pfd = -1;
+    if (s->ckpt_explicit) {
+      snprintf(err, len, "-hs_checkpoint %s: %s (no checkpoint could be written there)", s->ckpt_dir, e2);
+      return 1;
+    }
+  }
+  if (s->ckpt_explicit && s->ckpt_pfd >= 0 && s->ckpt_hold < 0) { /* a directory can be made there, now */
+    char probe[64] = ".hamshoot-probe.XXXXXX";
+    if (HsCreateUniqueAt(s->ckpt_pfd, probe, 1) < 0) {
+      snprintf(err, len,
+               "-hs_checkpoint %s: cannot create a directory in '%s': %s (no checkpoint could be written there)",
+               s->ckpt_dir, parent, strerror(errno));
+      return 1;
+    }
+    unlinkat(s->ckpt_pfd, probe, AT_REMOVEDIR);
+  }
   return 0;
 }
 

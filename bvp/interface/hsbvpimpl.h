@@ -92,6 +92,7 @@ struct _p_HsSolver {
   char      ckpt_layout[64];              /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
   int       ckpt_pfd;                     /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
   int       ckpt_hold;                    /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
+  PetscBool ckpt_explicit;                /* -hs_checkpoint given: its place is made and tried at the set-up */
   char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;                  /* the last solve was stopped by a signal */
   char      interrupt_msg[512];
