@@ -188,13 +188,20 @@ def case_readers(tmp):
 
 
 def case_checkpoint_failure(tmp):
-    """a periodic checkpoint that cannot be written (here: in /proc) warns; the solve still converges."""
+    """a -hs_checkpoint where no checkpoint can ever be written (in /proc, under a file) is an error before the solve
+    (before: a warning at each checkpoint, found late); one whose parent does not exist yet gets it made. A checkpoint
+    that fails during the run (a disk that fills) warns and the solve goes on: case_third_round."""
     d = tempfile.mkdtemp(dir=tmp)
-    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", "/proc/hamshoot-ckpt",
-                    "-hs_checkpoint_every", "1", "-o", os.path.join(d, "out")], cwd=d)
-    s = summary_of(os.path.join(d, "out"))
-    check(rc == 0 and s.get("converged") and "warning: the checkpoint after Newton iteration" in text,
-          "failing checkpoints: exit %d\n%s" % (rc, text[-600:]))
+    with open(os.path.join(d, "afile"), "w") as f:
+        f.write("x\n")
+    for ck, want in (("/proc/hamshoot-ckpt", "cannot create a directory in '/proc'"), ("afile/ck", "Not a directory")):
+        rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1",
+                           "-o", os.path.join(d, "out")], cwd=d)
+        check(rc == 1 and want in text and "no checkpoint could be written there" in text and "converged" not in text,
+              "-hs_checkpoint %s: exit %d\n%s" % (ck, rc, text[-600:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", "new/ck", "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 0 and "warning" not in text and os.path.isfile(os.path.join(d, "new", "ck", "checkpoint.json")),
+          "-hs_checkpoint new/ck: exit %d\n%s" % (rc, text[-600:]))
 
 
 def case_converged(tmp):
