@@ -39,6 +39,9 @@ assertion failed on the code before these defences:
                a link is refused before the solve
   saddle       shooting on 2 ranks: the fallbacks of -hs_strategy auto fail as linear solves and the run ends with
                its diagnosis, exit 2 (before: MUMPS' INFOG(1)=-3 ended it as an error)
+  shared       a second run on a -hs_checkpoint that a running hamshoot holds is refused (their checkpoints had
+               replaced each other's); an -o (or -hs_compare side) holding the user's own trajectory.csv is refused
+               before the solve (it had been replaced); an unwritable -hs_checkpoint is an error before the solve
   converged    tolerances looser than the solve can vouch for (-snes_atol 1e10, -snes_rtol 0.9,
                -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
                converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
