@@ -204,6 +204,31 @@ static PetscErrorCode InjectError(void)
 
 static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure */
 
+/* -hs_error_timeout S: a finite number of seconds in (0, 86400] (a day). NaN, inf or 1e300 had made a rank-local fault
+ * wait for ever (the job hung until the scheduler killed it), a negative value aborted jobs whose ranks all failed
+ * together (a clean exit 1). Collective: every rank has the same options. */
+static PetscErrorCode ErrorTimeoutOption(void)
+{
+  char      buf[64], *end;
+  PetscBool set;
+  double    v;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_error_timeout", buf, sizeof buf, &set));
+  if (!set)
+    PetscFunctionReturn(0);
+  PetscCheck(buf[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -hs_error_timeout needs a value");
+  v = strtod(buf, &end);
+  PetscCheck(end != buf && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s: expected a number",
+             buf);
+  PetscCheck(v > 0 && v <= 86400, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_error_timeout %s must lie in (0, 86400] seconds (a rank that failed alone waits that long for the "
+             "others before it aborts the job)",
+             buf);
+  hs_error_timeout = (PetscReal)v;
+  PetscFunctionReturn(0);
+}
+
 /* What Run creates; destroyed by main whether Run succeeded or not (after the ranks agreed on it). */
 typedef struct {
   HsProblem     *prob;
@@ -225,7 +250,7 @@ static PetscErrorCode Run(Objects *o, int *code)
 
   PetscFunctionBeginUser;
   *code = 1;
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-hs_error_timeout", &hs_error_timeout, NULL));
+  PetscCall(ErrorTimeoutOption());
   PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
   PetscCall(HsOptionsCheckValues(PETSC_COMM_WORLD, NULL));
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, prob));

@@ -101,12 +101,15 @@ static int Row(const char *line, int ncol, double *v, char *empty, const char **
   return nv;
 }
 
-/* One line of f into *buf (capacity *cap, grown up to max + 1 bytes): 1, 0 at the end of the file, -1 for a line
+/* One line of f into *buf (capacity *cap, grown up to max + 2 bytes): 1, 0 at the end of the file, -1 for a line
  * longer than max characters (a file that is no output of hamshoot's: its longest line is about 25 characters a
- * column), -2 out of memory. The line keeps its end (\n or \r\n). */
+ * column), -2 out of memory, -3 a NUL byte (read one byte at a time: fgets stops at no NUL, so that the rest of such a
+ * line had been dropped and the next line joined to it, a row read from two lines without a word). The line keeps its
+ * end (\n or \r\n). */
 static int Line(FILE *f, char **buf, size_t *cap, size_t max)
 {
   size_t n = 0;
+  int    ch;
 
   for (;;) {
     if (*cap < n + 2) {
@@ -116,13 +119,17 @@ static int Line(FILE *f, char **buf, size_t *cap, size_t max)
         return -2;
       *buf = b, *cap = nc < max + 2 ? nc : max + 2;
     }
-    if (!fgets(*buf + n, (int)(*cap - n), f))
+    if ((ch = getc_unlocked(f)) == EOF || ch == '\n') {
+      if (ch == '\n')
+        (*buf)[n++] = '\n';
+      (*buf)[n] = 0;
       return n ? 1 : 0;
-    n += strlen(*buf + n);
-    if (n && (*buf)[n - 1] == '\n')
-      return 1;
-    if (n > max)
+    }
+    if (!ch)
+      return -3;
+    if (n >= max)
       return -1;
+    (*buf)[n++] = (char)ch;
   }
 }
 
@@ -188,6 +195,8 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
     col[i] = -1;
   if ((st = Line(f, &line, &cap, HS_TRAJ_MAX_HEADER)) == -1)
     snprintf(msg, msglen, "-hs_init %s:1: the header is longer than %d characters", path, HS_TRAJ_MAX_HEADER);
+  else if (st == -3)
+    snprintf(msg, msglen, "-hs_init %s:1: a NUL byte (not a text file written by hamshoot -o)", path);
   else if (st == 1) /* a UTF-8 byte-order mark is no part of the first name */
     Header(line + (strncmp(line, "\xef\xbb\xbf", 3) ? 0 : 3), P, kind, col, &tcol, &ncol, path, msg, msglen);
   st = st == -2 ? HS_ENOMEM : HS_SUCCESS;
@@ -212,6 +221,8 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
     if (r < 0) {
       if (r == -2)
         st = HS_ENOMEM;
+      else if (r == -3)
+        snprintf(msg, msglen, "-hs_init %s:%d: a NUL byte (not a text file written by hamshoot -o)", path, lineno);
       else
         snprintf(msg, msglen, "-hs_init %s:%d: longer than %d characters (%d a column)", path, lineno,
                  ncol * HS_TRAJ_MAX_FIELD + 64, HS_TRAJ_MAX_FIELD);

@@ -39,6 +39,9 @@ assertion failed on the code before these defences:
                a link is refused before the solve
   saddle       shooting on 2 ranks: the fallbacks of -hs_strategy auto fail as linear solves and the run ends with
                its diagnosis, exit 2 (before: MUMPS' INFOG(1)=-3 ended it as an error)
+  shared       a second run on a -hs_checkpoint that a running hamshoot holds is refused (their checkpoints had
+               replaced each other's); an -o (or -hs_compare side) holding the user's own trajectory.csv is refused
+               before the solve (it had been replaced); an unwritable -hs_checkpoint is an error before the solve
   converged    tolerances looser than the solve can vouch for (-snes_atol 1e10, -snes_rtol 0.9,
                -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
                converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
@@ -188,13 +191,20 @@ def case_readers(tmp):
 
 
 def case_checkpoint_failure(tmp):
-    """a periodic checkpoint that cannot be written (here: in /proc) warns; the solve still converges."""
+    """a -hs_checkpoint where no checkpoint can ever be written (in /proc, under a file) is an error before the solve
+    (before: a warning at each checkpoint, found late); one whose parent does not exist yet gets it made. A checkpoint
+    that fails during the run (a disk that fills) warns and the solve goes on: case_third_round."""
     d = tempfile.mkdtemp(dir=tmp)
-    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", "/proc/hamshoot-ckpt",
-                    "-hs_checkpoint_every", "1", "-o", os.path.join(d, "out")], cwd=d)
-    s = summary_of(os.path.join(d, "out"))
-    check(rc == 0 and s.get("converged") and "warning: the checkpoint after Newton iteration" in text,
-          "failing checkpoints: exit %d\n%s" % (rc, text[-600:]))
+    with open(os.path.join(d, "afile"), "w") as f:
+        f.write("x\n")
+    for ck, want in (("/proc/hamshoot-ckpt", "cannot create a directory in '/proc'"), ("afile/ck", "Not a directory")):
+        rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1",
+                           "-o", os.path.join(d, "out")], cwd=d)
+        check(rc == 1 and want in text and "no checkpoint could be written there" in text and "converged" not in text,
+              "-hs_checkpoint %s: exit %d\n%s" % (ck, rc, text[-600:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "40", "-hs_checkpoint", "new/ck", "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 0 and "warning" not in text and os.path.isfile(os.path.join(d, "new", "ck", "checkpoint.json")),
+          "-hs_checkpoint new/ck: exit %d\n%s" % (rc, text[-600:]))
 
 
 def case_converged(tmp):
@@ -673,11 +683,12 @@ def case_ninth_round(tmp):
                                                                                         out[-300:]))
 
 
-def run_swapped(d, args, trigger, term=False):
-    """hamshoot on 2 ranks in d with -o out (monitor on); at the first line holding trigger, once the run holds out, out
-    is moved to out.moved and a link out -> victim (a directory of d) put at its path (a swap-for-link race won by the
-    attacker), then, with term, SIGTERM goes to every rank. Returns (exit status, output, what out.moved held right after
-    the swap: None if the trigger never came). A run past 600 s is killed (a hang)."""
+def run_swapped(d, args, trigger, term=False, swap="out"):
+    """hamshoot on 2 ranks in d with -o out (monitor on); at the first line holding trigger, once the run holds out, swap
+    (out unless given: a directory of d) is moved to swap.moved and a link swap -> victim (a directory of d) put at its
+    path (a swap-for-link race won by the attacker), then, with term, SIGTERM goes to every rank. Returns (exit status,
+    output, what swap.moved held right after the swap: None if the trigger never came). A run past 600 s is killed (a
+    hang)."""
     import signal
     import threading
     from hs_reliability import rank_pids
@@ -690,9 +701,9 @@ def run_swapped(d, args, trigger, term=False):
         for line in p.stdout:
             out.append(line)
             if before is None and trigger in line:
-                os.rename(os.path.join(d, "out"), os.path.join(d, "out.moved"))
-                os.symlink("victim", os.path.join(d, "out"))
-                before = sorted(os.listdir(os.path.join(d, "out.moved")))
+                os.rename(os.path.join(d, swap), os.path.join(d, swap + ".moved"))
+                os.symlink("victim", os.path.join(d, swap))
+                before = sorted(os.listdir(os.path.join(d, swap + ".moved")))
                 if term:
                     for pid in rank_pids(p.pid):
                         os.kill(pid, signal.SIGTERM)
@@ -757,13 +768,97 @@ def case_tenth_round(tmp):
           "saddle by shooting on 2 ranks: exit %d\n%s" % (rc, text[-600:]))
 
 
+def case_eleventh_round(tmp):
+    """the eleventh round (each failed before its fix): a NUL byte in an -hs_init file dropped the rest of its line and
+    joined the next line to it (a row read silently from two lines); -hs_error_timeout nan made a rank-local fault hang
+    the job; a continuation whose steps fail, with a large -hs_continue_max_halvings, halved its step to 0 and retried it
+    for ever (ignoring SIGTERM); a second run on a -hs_checkpoint that a running hamshoot holds was not refused (their
+    checkpoints replaced each other's); the parent of a -hs_checkpoint outside -o, moved away and replaced by a link
+    during the run, got the checkpoint through the link (it was looked up by path at each checkpoint); '-hs_checkpoint
+    x/..' was taken; a loop of links at the checkpoint's place read as 'exists and is not a checkpoint'; an -o holding a
+    trajectory.csv of the user's had it replaced without a word (and a directory named summary.json failed the run after
+    the solve)."""
+    d = tempfile.mkdtemp(dir=tmp)
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", "a"], cwd=d)
+    check(rc == 0, "the reference run: exit %d\n%s" % (rc, text[-300:]))
+    rows = open(os.path.join(d, "a", "trajectory.csv"), "rb").read().split(b"\n")
+    f = rows[2].split(b",")  # its fields after the second cut off by a NUL; the next line holds them: read as one row
+    rows[2:3] = [b",".join(f[:2]) + b",\x00junk", b",".join(f[2:])]
+    os.makedirs(os.path.join(d, "nul"))
+    shutil.copy(os.path.join(d, "a", "intervals.csv"), os.path.join(d, "nul"))
+    with open(os.path.join(d, "nul", "trajectory.csv"), "wb") as fh:
+        fh.write(b"\n".join(rows))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_init", "nul/trajectory.csv"], cwd=d)
+    check(rc == 1 and "nul/trajectory.csv:3: a NUL byte" in text, "-hs_init with a NUL byte: exit %d\n%s" % (rc, text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_inject_error", "1", "-hs_error_timeout", "nan"], cwd=d,
+                      timeout=30)
+    check(rc == 1 and "-hs_error_timeout nan must lie in" in text, "-hs_error_timeout nan: exit %d (a hang is -9)\n%s" %
+          (rc, text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_init", "a/trajectory.csv", "-hs_continue", "g",
+                       "-hs_continue_from", "9.81", "-hs_continue_steps", "1", "-p_g", "20", "-snes_max_it", "0",
+                       "-hs_continue_max_halvings", "3000", "-hs_check_extremal", "no"], cwd=d, timeout=60)
+    check(rc == 2 and "continuation in g stopped at 9.81" in text,
+          "a continuation whose steps all fail, -hs_continue_max_halvings 3000: exit %d (a hang is -9)\n%s" % (rc, text[-300:]))
+    # a checkpoint that another run holds (as a running hamshoot holds the one it put in place last)
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 0 and os.path.isfile(os.path.join(d, "ck", "checkpoint.json")), "a checkpoint: exit %d\n%s" % (rc, text[-300:]))
+    before = open(os.path.join(d, "ck", "checkpoint.json")).read()
+    fd = os.open(os.path.join(d, "ck"), os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        rc, text = run_in(["-problem", "pendulum", "-N", "40", "-o", "b", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"],
+                          cwd=d)
+    finally:
+        os.close(fd)
+    check(rc == 1 and "checkpoint directory 'ck' is in use by another hamshoot run" in text and
+          open(os.path.join(d, "ck", "checkpoint.json")).read() == before,
+          "a second run on a -hs_checkpoint in use: exit %d\n%s" % (rc, text[-300:]))
+    for ck, want in (("x/..", "a checkpoint replaces its directory"), ("loop/ck", "Too many levels of symbolic links")):
+        if ck.startswith("loop"):
+            os.symlink("loop", os.path.join(d, "loop"))
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1"], cwd=d)
+        check(rc == 1 and want in text, "-hs_checkpoint %s: exit %d\n%s" % (ck, rc, text[-300:]))
+    # an -o that holds the user's own files at the output's names (and a directory at one): refused before the solve
+    for name, what in (("trajectory.csv", "my results\n"), ("summary.json", None)):
+        mine = os.path.join(d, "mine_" + name)
+        os.makedirs(mine)
+        if what:
+            with open(os.path.join(mine, name), "w") as fh:
+                fh.write(what)
+        else:
+            os.makedirs(os.path.join(mine, name))
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", mine], cwd=d)
+        check(rc == 1 and "holds" in text and name in text and "converged" not in text and
+              (not what or open(os.path.join(mine, name)).read() == what),
+              "-o holding the user's %s: exit %d\n%s" % (name, rc, text[-300:]))
+    if not os.environ.get("HS_SANITIZED"):  # -hs_compare's sides (IPOPT): the user's file in cmp/indirect
+        os.makedirs(os.path.join(d, "cmp", "indirect"))
+        with open(os.path.join(d, "cmp", "indirect", "trajectory.csv"), "w") as fh:
+            fh.write("my results\n")
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_compare", "-o", "cmp"], cwd=d)
+        check(rc == 1 and "cmp/indirect' holds trajectory.csv" in text and
+              open(os.path.join(d, "cmp", "indirect", "trajectory.csv")).read() == "my results\n",
+              "-hs_compare with the user's cmp/indirect/trajectory.csv: exit %d\n%s" % (rc, text[-300:]))
+    # the parent of a -hs_checkpoint outside -o moved away and replaced by a link to a victim directory during the run
+    d = tempfile.mkdtemp(dir=tmp)
+    os.makedirs(os.path.join(d, "victim"))
+    os.makedirs(os.path.join(d, "par"))
+    rc, text, before = run_swapped(d, ["-problem", "kepler", "-N", "20000", "-hs_checkpoint", "par/ck"], "Newton  1",
+                                   term=True, swap="par")
+    ck = os.path.join(d, "par.moved", "ck")
+    check(before == [] and rc == 3 and not os.listdir(os.path.join(d, "victim")) and
+          os.path.isfile(os.path.join(ck, "iterate.bin")),
+          "-hs_checkpoint par/ck, par swapped for a link: exit %d, the victim holds %s, par.moved %s\n%s" %
+          (rc, os.listdir(os.path.join(d, "victim")), os.listdir(os.path.join(d, "par.moved")), text[-400:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
-                  case_ninth_round, case_tenth_round, case_pole,
+                  case_ninth_round, case_tenth_round, case_eleventh_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -371,6 +371,11 @@ PetscErrorCode HsContinuationRunStageArclength(HsContinuation c, PetscInt k, Pet
       if (c->monitor)
         PetscCall(PetscPrintf(comm, "continuation %s: arclength step %.3g from %g failed; retrying with half the step\n",
                               t->name, (double)ds, (double)vc));
+      PetscCall(HsSolverStopIfInterrupted(s, "a failed step of the arclength continuation", &stop));
+      if (stop) {
+        *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
+        break;
+      }
       ds /= 2;
       if (ds < ds0 * PetscPowRealInt(0.5, c->max_halvings)) {
         PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,

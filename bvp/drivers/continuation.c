@@ -667,7 +667,14 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
     if (c->monitor)
       PetscCall(PetscPrintf(comm, "continuation %s = %-10.6g NOT converged (%s); retrying with half the step\n", t->name,
                             (double)v, r.status));
-    if (PetscAbsReal(d) / 2 < PetscAbsReal(d0) * PetscPowRealInt(0.5, c->max_halvings)) {
+    PetscCall(HsSolverStopIfInterrupted(s, "a failed step of the continuation", &stop));
+    if (stop) {
+      *ok = PETSC_FALSE, *stopped = PETSC_TRUE;
+      break;
+    }
+    /* also when half the step no longer changes the value (vc + d/2 == vc, d/2 == 0): with a large
+       -hs_continue_max_halvings the step had reached 0 and been retried for ever */
+    if (vc + d / 2 == vc || PetscAbsReal(d) / 2 < PetscAbsReal(d0) * PetscPowRealInt(0.5, c->max_halvings)) {
       PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
                               "continuation in %s stopped at %g: no convergence at %g with a step of 1/%.3g"
                               " of the nominal one (%s; -hs_continue_max_halvings %" PetscInt_FMT

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,8 +80,13 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
     /* 'ck/' and 'ck/.' name ck: without the tail, DIR.tmp and DIR.old are beside it, not inside it */
     while ((n = strlen(s->ckpt_dir)) > 1 && (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
       s->ckpt_dir[n - (s->ckpt_dir[n - 1] == '/' ? 1 : 2)] = 0;
-    PetscCheck(strcmp(s->ckpt_dir, ".") && strcmp(s->ckpt_dir, "/") && strcmp(s->ckpt_dir, ".."), comm,
-               PETSC_ERR_ARG_WRONG, "-hs_checkpoint %s: a checkpoint replaces its directory; name one of its own", dir);
+    n = strlen(s->ckpt_dir); /* 'x/..' names x's parent, which a checkpoint would replace as '..' does */
+    PetscCheck(strcmp(s->ckpt_dir, ".") && strcmp(s->ckpt_dir, "/") && strcmp(s->ckpt_dir, "..") &&
+                   !(n > 2 && !strcmp(s->ckpt_dir + n - 3, "/..")),
+               comm, PETSC_ERR_ARG_WRONG, "-hs_checkpoint %s: a checkpoint replaces its directory; name one of its own",
+               dir);
+    HsSolverCloseCheckpointDir(s); /* another directory: its parent opened again at the set-up */
+    s->ckpt_explicit = PETSC_FALSE; /* set by the -hs_checkpoint option */
   }
   s->ckpt_every_its = every_its, s->ckpt_every_s = every_s;
   PetscFunctionReturn(0);
@@ -100,6 +106,24 @@ PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)s)));
   *req = (PetscBool)(f != 0);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverStopIfInterrupted - a driver between its sub-solves (bvp/ internal: a continuation's failed step, which can
+    end before any Newton iteration, and so before any poll, HsSolverCheckpointPoll): if SIGTERM or SIGINT arrived on
+    any rank, marks s interrupted (unless a poll did) with the message "signal received during WHAT" and sets *stop.
+    A failed step halved again and again had ignored the signal (the run went on until the second signal or SIGKILL).
+    Collective. @*/
+PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverInterruptRequested(s, stop));
+  if (*stop && !s->interrupted)
+    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                            "signal received during %s (no checkpoint of it: the last one written, if any, stays)",
+                            what));
+  if (*stop)
+    s->interrupted = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -266,13 +290,74 @@ static const char *SplitCheckpointDir(const char *ck, char *parent, size_t len)
   return slash ? slash + 1 : ck;
 }
 
+/*@ HsSolverCloseCheckpointDir - closes the checkpoint directory's parent and the lock on the last checkpoint that
+    s holds (rank 0; bvp/ internal: HsSolverDestroy, HsSolverSetCheckpoint). Not collective. @*/
+void HsSolverCloseCheckpointDir(HsSolver s)
+{
+  if (s->ckpt_pfd >= 0)
+    close(s->ckpt_pfd);
+  if (s->ckpt_hold >= 0)
+    close(s->ckpt_hold);
+  s->ckpt_pfd = s->ckpt_hold = -1;
+}
+
+/* The errno of looking at path (not following a link) when that is neither success nor "nothing there" (ENOENT, or
+ * ENOTDIR: a parent that is a file), else 0: a loop of links or a name too long had read as "exists and is not a
+ * checkpoint". */
+static int Unreadable(const char *path)
+{
+  struct stat st;
+
+  if (!fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) || errno == ENOENT || errno == ENOTDIR)
+    return 0;
+  return errno;
+}
+
+/* Rank 0, at the set-up: the checkpoint directory ck, whose parent is parent, is not another run's (a checkpoint that
+ * a running hamshoot put in place last holds its flock: two runs on one -hs_checkpoint, or two runs without -o in one
+ * working directory, had replaced each other's checkpoints); its parent opened and held in s->ckpt_pfd, so that every
+ * checkpoint goes where the set-up found it (a parent moved away and replaced by a link during the run gets nothing).
+ * A -hs_checkpoint given by the user has its parent made (mkdir -p) and a directory made and removed there now, so that
+ * a place where no checkpoint can ever be written is an error before the solve, not a warning at each checkpoint; the
+ * default's parent (-o, made later) that cannot be opened yet is looked up at each checkpoint. 0, or 1 with err. */
+static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t len)
+{
+  char e2[PETSC_MAX_PATH_LEN + 128];
+
+  if (s->ckpt_hold < 0 && HsIsCheckpointDir(s->ckpt_dir) == 1 && HsDirectoryInUse(s->ckpt_dir)) {
+    snprintf(err, len,
+             "checkpoint directory '%s' is in use by another hamshoot run (it holds a lock on it): wait for "
+             "that run to end, or give another -hs_checkpoint",
+             s->ckpt_dir);
+    return 1;
+  }
+  if (s->ckpt_pfd < 0 && HsDirOpen(parent, s->ckpt_explicit, &s->ckpt_pfd, e2, sizeof e2)) {
+    s->ckpt_pfd = -1;
+    if (s->ckpt_explicit) {
+      snprintf(err, len, "-hs_checkpoint %s: %s (no checkpoint could be written there)", s->ckpt_dir, e2);
+      return 1;
+    }
+  }
+  if (s->ckpt_explicit && s->ckpt_pfd >= 0 && s->ckpt_hold < 0) { /* a directory can be made there, now */
+    char probe[64] = ".hamshoot-probe.XXXXXX";
+    if (HsCreateUniqueAt(s->ckpt_pfd, probe, 1) < 0) {
+      snprintf(err, len,
+               "-hs_checkpoint %s: cannot create a directory in '%s': %s (no checkpoint could be written there)",
+               s->ckpt_dir, parent, strerror(errno));
+      return 1;
+    }
+    unlinkat(s->ckpt_pfd, probe, AT_REMOVEDIR);
+  }
+  return 0;
+}
+
 /*@ HsSolverCheckCheckpointDir - before a solve (HsSolverSetUp; rank 0): the checkpoint directory and its DIR.old
     are each absent or a checkpoint of hamshoot's (IsCheckpointDir), so that no directory of the user's is ever
     replaced or emptied by a checkpoint (bvp/ internal). An error names the directory. Collective. @*/
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
 {
   char        old[PETSC_MAX_PATH_LEN + 8], err[2 * PETSC_MAX_PATH_LEN + 256] = "";
-  int         bad = 0;
+  int         bad = 0, e;
   PetscMPIInt rank;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
 
@@ -286,11 +371,16 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
     (void)SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
     if (HsInsideTaken(parent, PETSC_TRUE, err, sizeof err)) /* another run's output or a checkpoint holds it */
       bad = 1;
+    else if ((e = Unreadable(s->ckpt_dir)) || (e = Unreadable(old)))
+      bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': cannot look at '%s': %s", s->ckpt_dir,
+                        Unreadable(s->ckpt_dir) ? s->ckpt_dir : old, strerror(e));
     else if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old))
       bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' exists and is not a checkpoint of hamshoot's "
                                          "(a checkpoint never replaces other files): remove it, or give another "
                                          "-hs_checkpoint",
                         s->ckpt_dir, HsIsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
+    else
+      bad = TakeCheckpointDir(s, parent, err, sizeof err);
   }
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
@@ -346,12 +436,31 @@ static PetscErrorCode OpenIterate(MPI_Comm comm, const char *bin, PetscFileMode 
   return ierr;
 }
 
+/* Whether the checkpoint base in the directory open as pfd is held (flock) by another process: a running hamshoot put
+ * it in place; hold is the one this run holds (-1: none), which is not another's. */
+static int HeldByOther(int pfd, const char *base, int hold)
+{
+  struct stat a, b;
+  int         fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), busy = 0;
+
+  if (fd < 0)
+    return 0;
+  if (hold >= 0 && !fstat(fd, &a) && !fstat(hold, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    busy = 0;
+  else if (flock(fd, LOCK_EX | LOCK_NB))
+    busy = errno == EWOULDBLOCK;
+  else
+    flock(fd, LOCK_UN);
+  close(fd);
+  return busy;
+}
+
 /* Rank 0: the new checkpoint (tmp, complete) into the checkpoint directory dir, named base in the directory open as
  * pfd, the previous one kept as base.old until then; only checkpoints of hamshoot's are moved or removed
- * (IsCheckpointAt), all through pfd. 0, or 1 with err (the caller removes tmp: a checkpoint that cannot be moved into
- * place, because something else took dir's place since the set-up's check, is dropped rather than left to pile up
- * beside it). */
-static int MoveIntoPlace(int pfd, const char *dir, const char *base, const char *tmp, char *err, size_t len)
+ * (IsCheckpointAt), all through pfd, and none that another running hamshoot holds (HeldByOther; hold: this run's). 0,
+ * or 1 with err (the caller removes tmp: a checkpoint that cannot be moved into place, because something else took
+ * dir's place since the set-up's check, is dropped rather than left to pile up beside it). */
+static int MoveIntoPlace(int pfd, const char *dir, const char *base, const char *tmp, int hold, char *err, size_t len)
 {
   char old[PETSC_MAX_PATH_LEN + 8];
 
@@ -360,6 +469,13 @@ static int MoveIntoPlace(int pfd, const char *dir, const char *base, const char 
     snprintf(err, len,
              "'%s' or its '.old' is not a checkpoint of hamshoot's (something else took its place): this "
              "checkpoint is dropped",
+             dir);
+    return 1;
+  }
+  if (HeldByOther(pfd, base, hold)) {
+    snprintf(err, len,
+             "'%s' is the checkpoint of another hamshoot run, which holds a lock on it: this checkpoint is "
+             "dropped (give each run its own -hs_checkpoint or -o)",
              dir);
     return 1;
   }
@@ -412,7 +528,13 @@ static int MakeTempCheckpoint(HsSolver s, int *pfd, char *tmp, size_t tlen, int 
   *pfd = *tfd = -1, tmp[0] = 0;
   snprintf(err, len, "cannot create a checkpoint directory beside '%s': ", s->ckpt_dir);
   n = strlen(err);
-  if (HsDirOpen(parent, 0, pfd, err + n, len - n)) /* the reason after the head */
+  if (s->ckpt_pfd >= 0 && !HsDirInsideLocked(parent)) { /* held since the set-up (TakeCheckpointDir), not looked up
+                                                            by its path again; inside -o: through the lock's */
+    if ((*pfd = fcntl(s->ckpt_pfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+      snprintf(err + n, len - n, "%s", strerror(errno));
+      return 1;
+    }
+  } else if (HsDirOpen(parent, 0, pfd, err + n, len - n)) /* the reason after the head */
     return 1;
   err[0] = 0;
   snprintf(tmp, tlen, "%s.tmp.XXXXXX", base);
@@ -421,8 +543,10 @@ static int MakeTempCheckpoint(HsSolver s, int *pfd, char *tmp, size_t tlen, int 
     tmp[0] = 0;
     return 1;
   }
-  if ((*tfd = openat(*pfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-    snprintf(err, len, "cannot open the new checkpoint directory beside '%s': %s", s->ckpt_dir, strerror(errno));
+  if ((*tfd = openat(*pfd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+      flock(*tfd, LOCK_EX | LOCK_NB)) {
+    snprintf(err, len, "cannot open and lock the new checkpoint directory beside '%s': %s", s->ckpt_dir,
+             strerror(errno));
     return 1;
   }
   return 0;
@@ -474,7 +598,12 @@ static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, Pe
     PetscCall(VecDestroy(&Z));
   }
   if (!rank && !bad && !(bad = HsWriteFileAtomicAt(tfd, tdir, "checkpoint.json", WriteJSON, &c, err, len)))
-    bad = MoveIntoPlace(pfd, s->ckpt_dir, base, tmp, err, len);
+    bad = MoveIntoPlace(pfd, s->ckpt_dir, base, tmp, s->ckpt_hold, err, len);
+  if (!rank && !bad) { /* this run holds its checkpoint (its flock) until the next one replaces it */
+    if (s->ckpt_hold >= 0)
+      close(s->ckpt_hold);
+    s->ckpt_hold = tfd, tfd = -1;
+  }
   if (!rank && bad && tmp[0]) /* a partial checkpoint: removed */
     RemoveCheckpointDir(pfd, tmp, PETSC_TRUE);
   if (tfd >= 0)

@@ -94,6 +94,9 @@ struct _p_HsSolver {
   PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
   char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
   char      ckpt_layout[64];              /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
+  int       ckpt_pfd;                     /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
+  int       ckpt_hold;                    /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
+  PetscBool ckpt_explicit;                /* -hs_checkpoint given: its place is made and tried at the set-up */
   char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;                  /* the last solve was stopped by a signal */
   char      interrupt_msg[512];
@@ -196,9 +199,12 @@ int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
+void                 HsSolverCloseCheckpointDir(HsSolver s);
+int                  HsCheckOutputFiles(const char *dir, char *err, size_t len);
 int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
+PetscErrorCode       HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
 PetscBool      HsInterruptPending(void);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,

@@ -350,6 +350,44 @@ static int SummaryCB(FILE *f, void *c)
   return HsSolverWriteSummaryJSON(o->s, f, o->size);
 }
 
+/*@ HsCheckOutputFiles - before a solve (bvp/ internal; rank 0; dir the locked output directory or one inside it, such
+    as a side of -hs_compare): each file that the output replaces in dir is absent, a symbolic link or a FIFO (the
+    rename replaces the entry, never its target), or begins as hamshoot writes it; a regular file that does not
+    (results of the user's or of another program, an empty file) would be replaced without a word, and a directory
+    there would stop the output after the solve: either is an error naming it. A dir that does not exist yet holds
+    nothing. Returns 0, or 1 with err. @*/
+int HsCheckOutputFiles(const char *dir, char *err, size_t len)
+{
+  static const char *const names[] = {"summary.json", "trajectory.csv", "intervals.csv", "extrapolated.csv"};
+  static const char *const heads[] = {"{\n  \"problem\": ", "t,", "k,t_mid,", "t,"};
+  int                      dfd, bad = 0;
+
+  if (HsDirOpen(dir, 0, &dfd, err, len)) /* not there (yet): nothing of the user's in it */
+    return err[0] = 0, 0;
+  for (int i = 0; i < 4 && !bad; i++) {
+    char        head[32] = "";
+    size_t      want     = strlen(heads[i]);
+    struct stat st;
+    int         fd = openat(dfd, names[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) /* absent, or a link (ELOOP) */
+      continue;
+    if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
+      bad = 2;
+    else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
+      bad = read(fd, head, want) != (ssize_t)want || memcmp(head, heads[i], want);
+    close(fd);
+    if (bad)
+      snprintf(err, len,
+               bad == 2 ? "output directory '%s' holds a directory %s, where the output writes a file: remove it, or "
+                          "give another -o"
+                        : "output directory '%s' holds %s, which does not begin as hamshoot writes it (a file of yours "
+                          "or of another program): hamshoot would replace it; move it away, or give another -o",
+               dir, names[i]);
+  }
+  close(dfd);
+  return bad != 0;
+}
+
 /*@ HsCheckOutputDirectory - creates dir (with its parents), takes it for this run and tries writing a file in it, so
     that an output directory that cannot be written, or that another hamshoot run is writing to, is an error before a
     solve rather than after it.
@@ -379,6 +417,8 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
     bad = HsInsideTaken(dir, PETSC_FALSE, err, sizeof err);
   if (!rank && !bad)
     bad = HsLockDirectory(dir, err, sizeof err);
+  if (!rank && !bad) /* the user's own files at the output's names are not taken over */
+    bad = HsCheckOutputFiles(dir, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);

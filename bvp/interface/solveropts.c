@@ -88,10 +88,11 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
   PetscCall(PetscOptionsString("-hs_checkpoint",
                                "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
                                "HsSolverSetCheckpoint", s->ckpt_dir, buf, sizeof buf, &flg));
-  if (flg)
+  if (flg) {
     PetscCall(HsSolverSetCheckpoint(s, buf, s->ckpt_every_its, s->ckpt_every_s));
-  PetscCall(PetscOptionsString("-hs_checkpoint_every",
-                               "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
+    s->ckpt_explicit = PETSC_TRUE; /* its parent made and tried at the set-up (TakeCheckpointDir) */
+  }
+  PetscCall(PetscOptionsString("-hs_checkpoint_every", "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
                                "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
   if (flg) {
     double v = strtod(buf, &end);

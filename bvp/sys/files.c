@@ -120,6 +120,10 @@ static const char *InsideLocked(const char *dir)
   return rel;
 }
 
+/*@ HsDirInsideLocked - whether dir is the locked output directory or inside it (by its path, as HsDirOpen reads it;
+    bvp/ internal; one process): such a directory is reached through the lock's descriptor only. @*/
+int HsDirInsideLocked(const char *dir) { return InsideLocked(dir) != NULL; }
+
 /*@ HsDirOpen - a new descriptor (close-on-exec; the caller closes it) of the directory dir, made first if create
     (mkdir -p), for the writes of an output (bvp/ internal; one process). The locked output directory and the
     directories inside it (the sides of -hs_compare, a checkpoint's parent) are reached from the descriptor that

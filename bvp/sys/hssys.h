@@ -21,6 +21,7 @@ int HsStrAppend(char *dst, size_t size, const char *src);
 int  HsLockedDirectoryReplaced(const char *dir);
 /* files.c: files and directories of an output, made through a directory's descriptor (the locked one's: HsDirOpen) */
 int  HsDirOpen(const char *dir, int create, int *fd, char *err, size_t len);
+int   HsDirInsideLocked(const char *dir);
 int  HsCreateUniqueAt(int dfd, char *name, int dir);
 int  HsWriteFileAtomicAt(int dfd, const char *dir, const char *name, int (*write)(FILE *, void *), void *ctx, char *err,
                          size_t errlen);
