@@ -112,25 +112,227 @@ static PetscErrorCode FromSolution(HsSolver s, const PetscReal *rows, HsExtremal
   PetscFunctionReturn(0);
 }
 
-/* IPOPT from the default guess (no -hs_init guess either): e's default_* fields. */
-static PetscErrorCode FromDefault(HsSolver s, HsExtremal *e)
+/* The start i of the wider search (HS_EXTREMAL_START_NAMES) for this solution's rows, in start (N + 1 rows), states
+ * and costates; i = 0 (the default guess) and i = 1 (the coarse grid's minimum) have none: NULL.
+ *   mirrored   (i = 2) the states reflected about the default guess (the boundary states interpolated linearly),
+ *              2 g - x, the costates negated: the same boundary values, the swings the other way round
+ *   perturbed  (i = 3..6) each position q_j plus +-HS_EXTREMAL_PERTURB_LARGE max(1, max_k |q_j,k|, max_k |p_j,k|)
+ *              sin(f pi t/T), f = 1, 2 (the sign alternating over the coordinates), the momenta and costates kept: a
+ *              large deformation (the swing-up's lower extremal is reached from the default one by the momenta's
+ *              scale, 1.7 rad at N = 100, not by the angle's) */
+static PetscErrorCode StartRows(HsSolver s, PetscInt i, const PetscReal *rows, PetscReal **start)
 {
-  HsSolver  t;
-  HsResults r;
+  const HsProblem *P = s->prob;
+  PetscInt         w = 4 * P->n, dim = 2 * P->n;
+  PetscReal        sign = (i - 3) % 2 ? -1 : 1, freq = (PetscReal)((i - 3) / 2 + 1), *amp;
+
+  PetscFunctionBeginUser;
+  *start = NULL;
+  if (i < 2)
+    PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1((s->N + 1) * w, start));
+  PetscCall(PetscArraycpy(*start, rows, (s->N + 1) * w));
+  PetscCall(PetscMalloc1(P->n, &amp));
+  for (PetscInt j = 0; j < P->n; j++) {
+    amp[j] = 1;
+    for (PetscInt k = 0; k <= s->N; k++)
+      amp[j] = PetscMax(amp[j], PetscMax(PetscAbsReal(rows[k * w + j]), PetscAbsReal(rows[k * w + P->n + j])));
+    amp[j] *= HS_EXTREMAL_PERTURB_LARGE * (j % 2 ? -sign : sign);
+  }
+  for (PetscInt k = 0; k <= s->N; k++) {
+    PetscReal tau = (PetscReal)k / s->N, *x = *start + k * w;
+    for (PetscInt j = 0; j < dim; j++) {
+      PetscReal end = P->xT_fixed[j] ? P->xT[j] : P->x0[j], g = (1 - tau) * P->x0[j] + tau * end;
+      if (i == 2) {
+        x[j]       = 2 * g - x[j];
+        x[dim + j] = -x[dim + j];
+      } else if (j < P->n && k > 0 && k < s->N)
+        x[j] += amp[j] * PetscSinReal(freq * PETSC_PI * tau);
+    }
+  }
+  PetscCall(PetscFree(amp));
+  PetscFunctionReturn(0);
+}
+
+/* IPOPT on the grid of Nc intervals from start (Nsrc + 1 rows, interpolated; NULL: the default guess), quiet, capped:
+ * at most HS_EXTREMAL_START_MAX_IT iterations: its results r and, with sol, its solution rows (Nc + 1 rows, allocated).
+ */
+static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const PetscReal *start, PetscBool capped,
+                                  HsResults *r, PetscReal **sol)
+{
+  HsSolver t;
+  PetscInt max_it;
 
   PetscFunctionBeginUser;
   PetscCall(CreateIpopt(s, &t));
+  PetscCall(HsSolverIpoptGetTolerances(t, NULL, &max_it));
+  if (capped)
+    PetscCall(HsSolverIpoptSetTolerances(t, PETSC_DEFAULT, PetscMin(max_it, HS_EXTREMAL_START_MAX_IT)));
+  PetscCall(HsSolverSetNumIntervals(t, Nc));
   PetscCall(PetscFree(t->guess));
   t->guess_T = 0;
+  if (start) {
+    PetscCall(HsSolverSetInitialGuess(t, Nsrc, start));
+    t->guess_T = s->prob->free_T ? s->res.T : 0;
+  }
   PetscCall(HsSolverSolve(t));
-  PetscCall(HsSolverGetResults(t, &r));
-  e->default_converged = Reached(&r), e->J_default = r.J;
+  PetscCall(HsSolverGetResults(t, r));
+  if (sol) {
+    PetscCall(PetscMalloc1((Nc + 1) * 4 * s->prob->n, sol));
+    PetscCall(HsSolverShareSolutionRows(t, *sol));
+  }
   PetscCall(HsSolverDestroy(&t));
   PetscFunctionReturn(0);
 }
 
+/* The wider search: IPOPT on this grid from each of the HS_EXTREMAL_STARTS starts (the coarse grid's: IPOPT at N/2
+ * from the default guess, its minimum interpolated to N), in order, until they took HS_EXTREMAL_BUDGET times the
+ * default guess's solve (at least HS_EXTREMAL_BUDGET_MIN_S s; rank 0's clock): e's start fields, default_*, lowest. */
+static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *e)
+{
+  HsResults r;
+  PetscBool req;
+  double    t0 = MPI_Wtime(), tdef = 0;
+
+  PetscFunctionBeginUser;
+  e->lowest = -1;
+  for (PetscInt i = 0; i < HS_EXTREMAL_STARTS; i++) {
+    PetscReal *start = NULL;
+    PetscInt   Nsrc  = s->N;
+    double     spent = MPI_Wtime() - t0;
+    PetscCall(HsSolverInterruptRequested(s, &req));
+    PetscCallMPI(MPI_Bcast(&spent, 1, MPI_DOUBLE, 0, PetscObjectComm((PetscObject)s))); /* one decision on every rank */
+    if (req || (i > 1 && spent > HS_EXTREMAL_BUDGET * PetscMax(tdef, HS_EXTREMAL_BUDGET_MIN_S)))
+      break;
+    if (i == 1)
+      tdef = spent;
+    PetscCall(StartRows(s, i, rows, &start));
+    if (i == 1) { /* the coarse grid's minimum, from the default guess (at least 2 intervals) */
+      Nsrc = PetscMax(2, s->N / 2);
+      PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, PETSC_TRUE, &r, &start));
+    }
+    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, (PetscBool)(i > 0), &r, NULL));
+    PetscCall(PetscFree(start));
+    e->starts++;
+    e->start_converged[i] = Reached(&r), e->J_start[i] = r.J;
+    if (e->start_converged[i] && (e->lowest < 0 || r.J < e->J_start[e->lowest]))
+      e->lowest = i;
+  }
+  e->default_converged = e->start_converged[0], e->J_default = e->J_start[0];
+  PetscFunctionReturn(0);
+}
+
+/* Grid sequencing: IPOPT at N/2 from this solution restricted (N even, N >= 4): a genuine extremal has a
+ * counterpart there, O(h^2) away; a spurious discrete one (an artefact of a coarse grid) has none: IPOPT does not
+ * converge or goes farther than HS_EXTREMAL_COARSE_FAR (relative, states). e's coarse fields. */
+static PetscErrorCode Counterpart(HsSolver s, const PetscReal *rows, PetscReal scale, HsExtremal *e)
+{
+  HsResults  r;
+  PetscReal *sol, diff = 0;
+  PetscInt   w = 4 * s->prob->n, dim = 2 * s->prob->n;
+
+  PetscFunctionBeginUser;
+  if (s->N % 2 || s->N < 4)
+    PetscFunctionReturn(0);
+  e->N_coarse = s->N / 2;
+  PetscCall(SolveOnGrid(s, e->N_coarse, s->N, rows, PETSC_TRUE, &r, &sol));
+  e->coarse_converged = Reached(&r), e->J_coarse = r.J;
+  for (PetscInt k = 0; k <= e->N_coarse; k++)
+    for (PetscInt i = 0; i < dim; i++)
+      diff = PetscMax(diff, PetscAbsReal(sol[k * w + i] - rows[2 * k * w + i]));
+  PetscCall(PetscFree(sol));
+  e->coarse_distance = diff / scale;
+  e->spurious        = (PetscBool)(!e->coarse_converged || e->coarse_distance > HS_EXTREMAL_COARSE_FAR);
+  PetscFunctionReturn(0);
+}
+
+/* The verdicts of e from its solves (J^d of this solution J): docs/accuracy.md "Is it the right extremal?". */
+static void Verdicts(HsExtremal *e, PetscReal J)
+{
+  PetscReal off = HS_EXTREMAL_OFFSET_RTOL * PetscMax(1, PetscAbsReal(J)),
+            Jl  = e->lowest >= 0 ? e->J_start[e->lowest] : 0;
+
+  if (e->near_converged)
+    e->lower_elsewhere =
+        (PetscBool)(e->lowest >= 0 && Jl < e->J_near - PetscMax(HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(e->J_near)),
+                                                                PetscAbsReal(J - e->J_near)));
+  else /* no minimum next to this extremal to compare with: its own J^d, with a scheme offset of up to
+          HS_EXTREMAL_OFFSET_RTOL */
+    e->lower_elsewhere = (PetscBool)(e->lowest >= 0 && Jl < J - off);
+  /* far away, or close but much cheaper (a cost gap beyond any scheme offset: the minimum next to it is not this
+     extremal's, the ninth review) */
+  e->moved_away = (PetscBool)(e->near_converged && (e->distance > HS_EXTREMAL_FAR || e->J_near < J - off));
+  e->descended  = (PetscBool)(!e->near_converged && !PetscIsInfOrNanReal(e->J_near) && e->J_near < J - off);
+  if (e->moved_away) /* the minimum next to it is no counterpart of this extremal: compared with its own J^d too */
+    e->lower_elsewhere = (PetscBool)(e->lower_elsewhere || (e->lowest >= 0 && Jl < J - off));
+}
+
+/* The warnings on screen of e's verdicts (J^d of this solution J). */
+static PetscErrorCode Warn(MPI_Comm comm, const HsExtremal *e, PetscReal J)
+{
+  static const char *names[] = HS_EXTREMAL_START_NAMES;
+
+  PetscFunctionBeginUser;
+  if (e->descended)
+    PetscCall(
+        PetscPrintf(comm,
+                    "hamshoot: warning: this extremal is not a minimum of the direct problem: IPOPT started at it "
+                    "descended to J^d = %.10g without reaching a minimum (this solution's J^d = %.10g): the cost "
+                    "may be unbounded below, or no minimum lies near this extremal\n",
+                    (double)e->J_near, (double)J));
+  if (e->lower_elsewhere)
+    PetscCall(PetscPrintf(
+        comm,
+        "hamshoot: warning: another extremal has a lower cost: the direct problem on this grid has a "
+        "minimum with J^d = %.10g (IPOPT from the %s start; %" PetscInt_FMT " starts tried) below this "
+        "solution's J^d = %.10g (%s%.10g) by more than the scheme offset; %s\n",
+        (double)e->J_start[e->lowest], names[e->lowest], e->starts, (double)J,
+        e->near_converged ? "the direct minimum next to it: " : "IPOPT from this solution did not converge, at J^d = ",
+        (double)e->J_near,
+        e->lowest ? "a guess of its shape (-hs_init FILE) reaches it" : "-hs_bvp_type ipopt solves for it"));
+  if (e->moved_away)
+    PetscCall(
+        PetscPrintf(comm,
+                    "hamshoot: warning: this extremal is not a local minimum of the direct problem: IPOPT started "
+                    "at it descends to a point %.2g away (relative, states) with J^d = %.10g\n",
+                    (double)e->distance, (double)e->J_near));
+  if (e->spurious && !e->coarse_converged)
+    PetscCall(
+        PetscPrintf(comm,
+                    "hamshoot: warning: this extremal has no counterpart at N/2 = %" PetscInt_FMT ": IPOPT there from "
+                    "it restricted did not converge (a spurious extremal of a coarse grid?); solve on a finer grid\n",
+                    e->N_coarse));
+  else if (e->spurious)
+    PetscCall(
+        PetscPrintf(comm,
+                    "hamshoot: warning: this extremal has no counterpart at N/2 = %" PetscInt_FMT ": IPOPT there from "
+                    "it restricted went %.2g away (relative, states; J^d = %.10g) (a spurious extremal of a coarse "
+                    "grid?); solve on a finer grid\n",
+                    e->N_coarse, (double)e->coarse_distance, (double)e->J_coarse));
+  PetscFunctionReturn(0);
+}
+
+/* The solves of the check (rows: this solution's, on every rank): e's fields but the verdicts. */
+static PetscErrorCode Solves(HsSolver s, HsExtremal *e)
+{
+  PetscReal *rows, scale = 1;
+  PetscInt   w = 4 * s->prob->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1((s->N + 1) * w, &rows));
+  PetscCall(HsSolverShareSolutionRows(s, rows));
+  for (PetscInt k = 0; k <= s->N; k++)
+    for (PetscInt i = 0; i < 2 * s->prob->n; i++)
+      scale = PetscMax(scale, PetscAbsReal(rows[k * w + i]));
+  PetscCall(FromSolution(s, rows, e));
+  PetscCall(FromStarts(s, rows, e));
+  PetscCall(Counterpart(s, rows, scale, e));
+  PetscCall(PetscFree(rows));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverCheckExtremal - after a converged solve: is its extremal a local minimum of the direct problem
-    on the same grid, and is there a lower one? (bvp/drivers/extremal.c).
+    on the same grid, is there a lower one, and has it a counterpart on the grid of N/2? (bvp/drivers/extremal.c).
 
   Collective.
 
@@ -141,8 +343,10 @@ static PetscErrorCode FromDefault(HsSolver s, HsExtremal *e)
 . -hs_check_extremal <auto|yes|no> - the hamshoot executable checks (auto: when N (m + 2n) <= 10000)
 
   Notes:
-  The results (HsResults.extremal, also in HsSolverView and summary.json) and a warning on screen when IPOPT from
-  the default guess finds a lower minimum, or IPOPT started at this solution descends away from it.
+  IPOPT on the direct problem from this solution, from HS_EXTREMAL_STARTS starts (the default guess, this solution
+  mirrored about it, this solution perturbed, the minimum at N/2 refined), and at N/2 from this solution restricted.
+  The results (HsResults.extremal, also in HsSolverView and summary.json) and a warning on screen when a start finds
+  a lower minimum, IPOPT started at this solution descends away from it, or the extremal has no counterpart at N/2.
 
   No-op for a solve that did not converge or was made by IPOPT itself. A constrained system's direct problem is its
   direct BEM transcription (docs/constrained.md); outside the exact class the check is recorded as not made. A free T
@@ -153,10 +357,10 @@ static PetscErrorCode FromDefault(HsSolver s, HsExtremal *e)
 PetscErrorCode HsSolverCheckExtremal(HsSolver s)
 {
   HsExtremal  *e = &s->res.extremal;
-  PetscReal   *rows;
   HsSolverType type;
   MPI_Comm     comm = PetscObjectComm((PetscObject)s);
-  PetscBool    avail;
+  PetscBool    avail, req;
+  double       t0;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
@@ -164,7 +368,7 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
   if (!s->res.converged || !strcmp(type, HSSOLVERIPOPT))
     PetscFunctionReturn(0);
   PetscCall(PetscMemzero(e, sizeof *e));
-  e->regularization = -1;
+  e->regularization = -1, e->lowest = -1;
   PetscCall(HsIpoptAvailable(comm, &avail, e->not_made, sizeof e->not_made));
   if (!avail) { /* recorded as not made, so that the summary says why */
     e->done = PETSC_TRUE;
@@ -188,62 +392,23 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     }
   }
   e->not_made[0] = 0;
-  PetscCall(PetscMalloc1((s->N + 1) * 4 * s->prob->n, &rows));
-  PetscCall(HsSolverShareSolutionRows(s, rows));
-  PetscCall(FromSolution(s, rows, e));
-  PetscCall(FromDefault(s, e));
-  {
-    PetscBool req;
-    PetscCall(HsSolverInterruptRequested(s, &req));
-    if (req) { /* IPOPT stopped early on it: no verdict; the caller ends as interrupted */
-      PetscCall(PetscMemzero(e, sizeof *e));
-      PetscCall(PetscStrncpy(e->not_made, "interrupted by a signal", sizeof e->not_made));
-      e->done = PETSC_TRUE, e->regularization = -1;
-      s->interrupted = PETSC_TRUE;
-      PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
-                              "signal received during the extremal check (the solve had converged; its output is written)"));
-    }
-  }
-  PetscCall(PetscFree(rows));
+  t0             = MPI_Wtime();
+  PetscCall(Solves(s, e));
+  e->wall_time_s = (PetscReal)(MPI_Wtime() - t0);
   HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
-  e->done            = PETSC_TRUE;
-  if (e->near_converged)
-    e->lower_elsewhere = (PetscBool)(e->default_converged &&
-                                     e->J_default < e->J_near - PetscMax(HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(e->J_near)),
-                                                                         PetscAbsReal(s->res.J - e->J_near)));
-  else /* no minimum next to this extremal to compare with: its own J^d, with a scheme offset of up to HS_EXTREMAL_OFFSET_RTOL */
-    e->lower_elsewhere = (PetscBool)(e->default_converged &&
-                                     e->J_default < s->res.J - HS_EXTREMAL_OFFSET_RTOL * PetscMax(1, PetscAbsReal(s->res.J)));
-  /* far away, or close but much cheaper (a cost gap beyond any scheme offset: the minimum next to it is not this
-     extremal's, the ninth review) */
-  e->moved_away = (PetscBool)(e->near_converged &&
-                              (e->distance > HS_EXTREMAL_FAR ||
-                               e->J_near < s->res.J - HS_EXTREMAL_OFFSET_RTOL * PetscMax(1, PetscAbsReal(s->res.J))));
-  e->descended       = (PetscBool)(!e->near_converged && !PetscIsInfOrNanReal(e->J_near) &&
-                             e->J_near < s->res.J - HS_EXTREMAL_OFFSET_RTOL * PetscMax(1, PetscAbsReal(s->res.J)));
-  if (e->descended)
-    PetscCall(PetscPrintf(comm,
-                          "hamshoot: warning: this extremal is not a minimum of the direct problem: IPOPT started at it "
-                          "descended to J^d = %.10g without reaching a minimum (this solution's J^d = %.10g): the cost "
-                          "may be unbounded below, or no minimum lies near this extremal\n",
-                          (double)e->J_near, (double)s->res.J));
-  if (e->lower_elsewhere && !e->near_converged)
-    PetscCall(PetscPrintf(comm,
-                          "hamshoot: warning: another extremal has a lower cost: the direct problem on this grid has a "
-                          "minimum with J^d = %.10g (IPOPT from the default guess), below this solution's J^d = %.10g by "
-                          "more than any scheme offset (IPOPT from this solution did not converge); -hs_bvp_type ipopt "
-                          "solves for that minimum\n",
-                          (double)e->J_default, (double)s->res.J));
-  else if (e->lower_elsewhere)
-    PetscCall(PetscPrintf(comm,
-                          "hamshoot: warning: another extremal has a lower cost: the direct problem on this grid has a "
-                          "minimum with J^d = %.10g (IPOPT from the default guess) below the one at this solution "
-                          "(J^d = %.10g); -hs_bvp_type ipopt solves for that minimum\n",
-                          (double)e->J_default, (double)e->J_near));
-  if (e->moved_away)
-    PetscCall(PetscPrintf(comm,
-                          "hamshoot: warning: this extremal is not a local minimum of the direct problem: IPOPT started "
-                          "at it descends to a point %.2g away (relative, states) with J^d = %.10g\n",
-                          (double)e->distance, (double)e->J_near));
+  PetscCall(HsSolverInterruptRequested(s, &req));
+  if (req) { /* IPOPT stopped early on it: no verdict; the caller ends as interrupted */
+    PetscCall(PetscMemzero(e, sizeof *e));
+    PetscCall(PetscStrncpy(e->not_made, "interrupted by a signal", sizeof e->not_made));
+    e->done = PETSC_TRUE, e->regularization = -1, e->lowest = -1;
+    s->interrupted = PETSC_TRUE;
+    PetscCall(
+        PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                      "signal received during the extremal check (the solve had converged; its output is written)"));
+    PetscFunctionReturn(0);
+  }
+  e->done = PETSC_TRUE;
+  Verdicts(e, s->res.J);
+  PetscCall(Warn(comm, e, s->res.J));
   PetscFunctionReturn(0);
 }
