@@ -72,8 +72,8 @@ typedef struct {
     "default guess", "coarse grid refined", "mirrored", "perturbed +sin(pi t/T)", "perturbed -sin(pi t/T)",            \
         "perturbed +sin(2 pi t/T)", "perturbed -sin(2 pi t/T)"                                                         \
   }
-#define HS_EXTREMAL_START_MAX_IT 200  /* IPOPT's iterations from each start but the default guess, at most */
-#define HS_EXTREMAL_BUDGET 6          /* the starts after the first two stop once the check took this many times ... */
+#define HS_EXTREMAL_START_MAX_IT 100 /* IPOPT's iterations from each start but the default guess, at most */
+#define HS_EXTREMAL_BUDGET 3         /* the starts after the first two stop once the check took this many times ... */
 #define HS_EXTREMAL_BUDGET_MIN_S 1.0  /* ... the default guess's solve, or this many seconds if more */
 #define HS_EXTREMAL_COARSE_FAR 0.5    /* spurious: the N/2 minimum from the restriction farther than this (relative) */
 #define HS_EXTREMAL_PERTURB_LARGE 0.5 /* the perturbed starts: a smooth perturbation of each position, relative */
@@ -103,9 +103,9 @@ typedef struct {
   PetscBool start_converged[HS_EXTREMAL_STARTS]; /* IPOPT reached a minimum from start i */
   PetscReal J_start[HS_EXTREMAL_STARTS];         /* its J^d */
   PetscInt  lowest;                              /* the start of the lowest minimum reached; -1: none */
-  /* grid sequencing: IPOPT at N/2 from this solution restricted (every other node; N even, N >= 4) */
+  /* grid sequencing: Newton (this scheme) at N/2 from this solution restricted (N even, N >= 4) */
   PetscInt  N_coarse; /* N/2; 0: not made (N odd or < 4) */
-  PetscBool coarse_converged;
+  PetscBool coarse_converged;          /* Newton converged there */
   PetscReal J_coarse, coarse_distance; /* its J^d; max |x_coarse,k - x_2k| / max(1, max |x|) */
   PetscBool spurious;                  /* no counterpart at N/2: not converged, or coarse_distance >
                                           HS_EXTREMAL_COARSE_FAR */

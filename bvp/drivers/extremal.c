@@ -222,11 +222,13 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
   PetscFunctionReturn(0);
 }
 
-/* Grid sequencing: IPOPT at N/2 from this solution restricted (N even, N >= 4): a genuine extremal has a
- * counterpart there, O(h^2) away; a spurious discrete one (an artefact of a coarse grid) has none: IPOPT does not
- * converge or goes farther than HS_EXTREMAL_COARSE_FAR (relative, states). e's coarse fields. */
+/* Grid sequencing: this solver's scheme (Newton, HsSolverCreateGrid) at N/2 from this solution restricted (N even,
+ * N >= 4): a genuine extremal, minimum or not, has a counterpart there, O(h^2) away, to which Newton converges; a
+ * spurious discrete one (an artefact of a coarse grid) has none: Newton does not converge or goes farther than
+ * HS_EXTREMAL_COARSE_FAR (relative, states). e's coarse fields. */
 static PetscErrorCode Counterpart(HsSolver s, const PetscReal *rows, PetscReal scale, HsExtremal *e)
 {
+  HsSolver   t;
   HsResults  r;
   PetscReal *sol, diff = 0;
   PetscInt   w = 4 * s->prob->n, dim = 2 * s->prob->n;
@@ -235,8 +237,15 @@ static PetscErrorCode Counterpart(HsSolver s, const PetscReal *rows, PetscReal s
   if (s->N % 2 || s->N < 4)
     PetscFunctionReturn(0);
   e->N_coarse = s->N / 2;
-  PetscCall(SolveOnGrid(s, e->N_coarse, s->N, rows, PETSC_TRUE, &r, &sol));
-  e->coarse_converged = Reached(&r), e->J_coarse = r.J;
+  PetscCall(HsSolverCreateGrid(s, e->N_coarse, &t));
+  PetscCall(HsSolverSetInitialGuess(t, s->N, rows));
+  t->guess_T = s->prob->free_T ? s->res.T : 0;
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCall(PetscMalloc1((e->N_coarse + 1) * w, &sol));
+  PetscCall(HsSolverShareSolutionRows(t, sol));
+  PetscCall(HsSolverDestroy(&t));
+  e->coarse_converged = r.converged, e->J_coarse = r.J;
   for (PetscInt k = 0; k <= e->N_coarse; k++)
     for (PetscInt i = 0; i < dim; i++)
       diff = PetscMax(diff, PetscAbsReal(sol[k * w + i] - rows[2 * k * w + i]));
@@ -296,19 +305,14 @@ static PetscErrorCode Warn(MPI_Comm comm, const HsExtremal *e, PetscReal J)
                     "hamshoot: warning: this extremal is not a local minimum of the direct problem: IPOPT started "
                     "at it descends to a point %.2g away (relative, states) with J^d = %.10g\n",
                     (double)e->distance, (double)e->J_near));
-  if (e->spurious && !e->coarse_converged)
-    PetscCall(
-        PetscPrintf(comm,
-                    "hamshoot: warning: this extremal has no counterpart at N/2 = %" PetscInt_FMT ": IPOPT there from "
-                    "it restricted did not converge (a spurious extremal of a coarse grid?); solve on a finer grid\n",
-                    e->N_coarse));
-  else if (e->spurious)
-    PetscCall(
-        PetscPrintf(comm,
-                    "hamshoot: warning: this extremal has no counterpart at N/2 = %" PetscInt_FMT ": IPOPT there from "
-                    "it restricted went %.2g away (relative, states; J^d = %.10g) (a spurious extremal of a coarse "
-                    "grid?); solve on a finer grid\n",
-                    e->N_coarse, (double)e->coarse_distance, (double)e->J_coarse));
+  if (e->spurious)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: warning: this extremal has no counterpart at N/2 = %" PetscInt_FMT
+                          ": Newton there "
+                          "from it restricted %s%.2g away, relative, states; J^d = %.10g): a spurious extremal of this "
+                          "grid? Solve on a finer grid\n",
+                          e->N_coarse, e->coarse_converged ? "converged (" : "did not converge (its last iterate ",
+                          (double)e->coarse_distance, (double)e->J_coarse));
   PetscFunctionReturn(0);
 }
 
@@ -343,8 +347,10 @@ static PetscErrorCode Solves(HsSolver s, HsExtremal *e)
 . -hs_check_extremal <auto|yes|no> - the hamshoot executable checks (auto: when N (m + 2n) <= 10000)
 
   Notes:
-  IPOPT on the direct problem from this solution, from HS_EXTREMAL_STARTS starts (the default guess, this solution
-  mirrored about it, this solution perturbed, the minimum at N/2 refined), and at N/2 from this solution restricted.
+  IPOPT on the direct problem from this solution and from HS_EXTREMAL_STARTS starts (the default guess, the minimum at
+  N/2 refined, this solution mirrored about the default guess, this solution perturbed four ways; the last five only
+  while the check has taken less than HS_EXTREMAL_BUDGET times the default guess's solve), and this solver's scheme
+  (Newton) at N/2 from this solution restricted.
   The results (HsResults.extremal, also in HsSolverView and summary.json) and a warning on screen when a start finds
   a lower minimum, IPOPT started at this solution descends away from it, or the extremal has no counterpart at N/2.
 
