@@ -19,6 +19,7 @@ import sys
 import hs_constrained
 import hs_drivers
 import hs_examples
+import hs_extremal2
 import hs_formulations
 import hs_free_time
 import hs_models
@@ -30,7 +31,7 @@ import hs_solvers
 from hs_util import FAILS, PASSES
 
 MODULES = (hs_constrained, hs_orders, hs_formulations, hs_free_time, hs_problems, hs_models, hs_reliability, hs_security, hs_solvers,
-           hs_drivers, hs_examples)
+           hs_drivers, hs_examples, hs_extremal2)
 
 
 def tests():

@@ -47,8 +47,11 @@ static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
         "  counterpart N/2    %s: Newton at N = %" PetscInt_FMT " from it restricted %s J^d = %.10g, %.1e away\n",
-        e->spurious ? "NONE (spurious on this grid?)" : "yes", e->N_coarse,
-        e->coarse_converged ? "converged," : "did not converge,", (double)e->J_coarse, (double)e->coarse_distance));
+        e->spurious           ? "NONE (spurious on this grid?)"
+        : e->coarse_converged ? "yes"
+                              : "not known",
+        e->N_coarse, e->coarse_converged ? "converged," : "did not converge (inconclusive), last iterate",
+        (double)e->J_coarse, (double)e->coarse_distance));
   PetscFunctionReturn(0);
 }
 
