@@ -99,10 +99,13 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   {
     static const char *const ex[] = {"auto", "yes", "no"};
     x->extremal                   = 0;
-    HsOptionsCall(PetscOptionsEList("-hs_check_extremal",
-                                    "after a converged solve, the direct problem by IPOPT from it and from the default "
-                                    "guess: is it a local minimum, is there a lower one (auto: when N (m + 2n) <= 10000)",
-                                    "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
+    HsOptionsCall(
+        PetscOptionsEList("-hs_check_extremal",
+                          "after a converged solve, the direct problem by IPOPT from it and from 7 starts (the "
+                          "default guess, the N/2 minimum refined, mirrored, 4 perturbed), and Newton at N/2: is "
+                          "it a local minimum, is there a lower one, has it a counterpart at N/2 (auto: when "
+                          "N (m + 2n) <= 10000)",
+                          "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
   }
   PetscOptionsEnd();
   if (x->extremal == 1) { /* asked for: without IPOPT an error now, not a note after the solve */

@@ -72,7 +72,9 @@ typedef struct {
     "default guess", "coarse grid refined", "mirrored", "perturbed +sin(pi t/T)", "perturbed -sin(pi t/T)",            \
         "perturbed +sin(2 pi t/T)", "perturbed -sin(2 pi t/T)"                                                         \
   }
-#define HS_EXTREMAL_START_MAX_IT 100 /* IPOPT's iterations from each start but the default guess, at most */
+#define HS_EXTREMAL_START_MAX_IT 100 /* IPOPT's iterations from each start but the default guess: at most this, */
+#define HS_EXTREMAL_START_MIN_IT 30  /* ... at least this, else HS_EXTREMAL_IT_FACTOR times the default guess's */
+#define HS_EXTREMAL_IT_FACTOR 3
 #define HS_EXTREMAL_BUDGET 3         /* the starts after the first two stop once the check took this many times ... */
 #define HS_EXTREMAL_BUDGET_MIN_S 1.0  /* ... the default guess's solve, or this many seconds if more */
 #define HS_EXTREMAL_COARSE_FAR 0.5    /* spurious: Newton at N/2 from the restriction farther than this (relative) */
@@ -102,6 +104,7 @@ typedef struct {
   PetscInt  starts;                              /* starts tried (HS_EXTREMAL_STARTS; 0: none) */
   PetscBool start_converged[HS_EXTREMAL_STARTS]; /* IPOPT reached a minimum from start i */
   PetscReal J_start[HS_EXTREMAL_STARTS];         /* its J^d */
+  PetscInt  it_start[HS_EXTREMAL_STARTS];        /* its IPOPT iterations */
   PetscInt  lowest;                              /* the start of the lowest minimum reached; -1: none */
   /* grid sequencing: Newton (this scheme) at N/2 from this solution restricted (N even, N >= 4) */
   PetscInt  N_coarse; /* N/2; 0: not made (N odd or < 4) */

@@ -154,10 +154,9 @@ static PetscErrorCode StartRows(HsSolver s, PetscInt i, const PetscReal *rows, P
   PetscFunctionReturn(0);
 }
 
-/* IPOPT on the grid of Nc intervals from start (Nsrc + 1 rows, interpolated; NULL: the default guess), quiet, capped:
- * at most HS_EXTREMAL_START_MAX_IT iterations: its results r and, with sol, its solution rows (Nc + 1 rows, allocated).
- */
-static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const PetscReal *start, PetscBool capped,
+/* IPOPT on the grid of Nc intervals from start (Nsrc + 1 rows, interpolated; NULL: the default guess), quiet, at most
+ * cap iterations (0: IPOPT's limit): its results r and, with sol, its solution rows (Nc + 1 rows, allocated). */
+static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const PetscReal *start, PetscInt cap,
                                   HsResults *r, PetscReal **sol)
 {
   HsSolver t;
@@ -166,8 +165,8 @@ static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const 
   PetscFunctionBeginUser;
   PetscCall(CreateIpopt(s, &t));
   PetscCall(HsSolverIpoptGetTolerances(t, NULL, &max_it));
-  if (capped)
-    PetscCall(HsSolverIpoptSetTolerances(t, PETSC_DEFAULT, PetscMin(max_it, HS_EXTREMAL_START_MAX_IT)));
+  if (cap > 0)
+    PetscCall(HsSolverIpoptSetTolerances(t, PETSC_DEFAULT, PetscMin(max_it, cap)));
   PetscCall(HsSolverSetNumIntervals(t, Nc));
   PetscCall(PetscFree(t->guess));
   t->guess_T = 0;
@@ -185,14 +184,17 @@ static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const 
   PetscFunctionReturn(0);
 }
 
-/* The wider search: IPOPT on this grid from each of the HS_EXTREMAL_STARTS starts (the coarse grid's: IPOPT at N/2
- * from the default guess, its minimum interpolated to N), in order, until they took HS_EXTREMAL_BUDGET times the
- * default guess's solve (at least HS_EXTREMAL_BUDGET_MIN_S s; rank 0's clock): e's start fields, default_*, lowest
- * (the first of the lowest within HS_EXTREMAL_RTOL). */
+/* The wider search: IPOPT on this grid from each of the HS_EXTREMAL_STARTS starts in order (the coarse grid's: IPOPT at
+ * N/2 from the default guess, its minimum interpolated to N). The budget: HS_EXTREMAL_BUDGET times the default guess's
+ * solve, at least HS_EXTREMAL_BUDGET_MIN_S s (rank 0's clock). Each start after the first gets at most
+ * HS_EXTREMAL_IT_FACTOR times the default guess's IPOPT iterations, within [HS_EXTREMAL_START_MIN_IT,
+ * HS_EXTREMAL_START_MAX_IT], and no more than the budget has left at the default guess's pace; the starts end when
+ * that is below HS_EXTREMAL_START_MIN_IT. e's start fields, default_*, lowest (the first within HS_EXTREMAL_RTOL). */
 static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *e)
 {
   HsResults r;
   PetscBool req;
+  PetscInt  cap = HS_EXTREMAL_START_MAX_IT;
   double    t0 = MPI_Wtime(), tdef = 0;
 
   PetscFunctionBeginUser;
@@ -200,22 +202,28 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
   for (PetscInt i = 0; i < HS_EXTREMAL_STARTS; i++) {
     PetscReal *start = NULL;
     PetscInt   Nsrc  = s->N;
-    double     spent = MPI_Wtime() - t0;
+    double     spent = MPI_Wtime() - t0, left;
     PetscCall(HsSolverInterruptRequested(s, &req));
     PetscCallMPI(MPI_Bcast(&spent, 1, MPI_DOUBLE, 0, PetscObjectComm((PetscObject)s))); /* one decision on every rank */
-    if (req || (i > 1 && spent > HS_EXTREMAL_BUDGET * PetscMax(tdef, HS_EXTREMAL_BUDGET_MIN_S)))
-      break;
     if (i == 1)
-      tdef = spent;
+      tdef = PetscMax(spent, 1e-3);
+    left = HS_EXTREMAL_BUDGET * PetscMax(tdef, HS_EXTREMAL_BUDGET_MIN_S) - spent;
+    if (i > 1) /* the iterations the budget has left, at the default guess's pace */
+      cap = PetscMin(cap, (PetscInt)(left / tdef * PetscMax(e->it_start[0], 1)));
+    if (req || (i > 1 && cap < HS_EXTREMAL_START_MIN_IT))
+      break;
     PetscCall(StartRows(s, i, rows, &start));
     if (i == 1) { /* the coarse grid's minimum, from the default guess (at least 2 intervals) */
       Nsrc = PetscMax(2, s->N / 2);
-      PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, PETSC_TRUE, &r, &start));
+      PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, cap, &r, &start));
     }
-    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, (PetscBool)(i > 0), &r, NULL));
+    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, i ? cap : 0, &r, NULL));
     PetscCall(PetscFree(start));
     e->starts++;
-    e->start_converged[i] = Reached(&r), e->J_start[i] = r.J;
+    e->start_converged[i] = Reached(&r), e->J_start[i] = r.J, e->it_start[i] = r.newton_iterations;
+    if (i == 0) /* the others: IPOPT iterations capped relative to the default guess's */
+      cap = PetscMin(HS_EXTREMAL_START_MAX_IT,
+                     PetscMax(HS_EXTREMAL_START_MIN_IT, HS_EXTREMAL_IT_FACTOR * r.newton_iterations));
     if (e->start_converged[i] &&
         (e->lowest < 0 || r.J < e->J_start[e->lowest] - HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(r.J))))
       e->lowest = i;

@@ -73,7 +73,7 @@ static void JsonExtremalStarts(FILE *f, const HsExtremal *e)
     fprintf(f, "%s{\"start\": \"%s\", \"converged\": %s, \"J\": ", i ? ", " : "", names[i],
             e->start_converged[i] ? "true" : "false");
     JsonFinite(f, e->J_start[i]);
-    fprintf(f, "}");
+    fprintf(f, ", \"iterations\": %d}", (int)e->it_start[i]);
   }
   fprintf(f, "], \"lowest_start\": ");
   if (e->lowest >= 0) {
