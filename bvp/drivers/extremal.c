@@ -3,7 +3,7 @@
  * The necessary conditions hold at every extremal: a converged Newton solve (above all single
  * shooting, whose basin is small and oddly shaped) may have found a saddle or a poor local minimum.
  * On the same grid the direct problem (same state scheme; kkt costates, the KKT conditions of the
- * discrete NLP) is solved by IPOPT twice:
+ * discrete NLP) is solved by IPOPT from this solution and from HS_EXTREMAL_STARTS other starts (issue 42):
  *
  *   from this solution     IPOPT's steps are those of a minimizer: it converges to the direct problem's
  *                          local minimum next to this extremal (the conserving and kkt costate
@@ -12,21 +12,24 @@
  *                          without Hessian regularization (IPOPT corrects the inertia of its KKT
  *                          matrix by delta_w I only when the reduced Hessian is not positive
  *                          definite) certifies a strict local minimum of the direct problem
- *   from the default guess an independent minimization, as a user of a direct method would run it
+ *   from the other starts  independent minimizations: the default guess (as a user of a direct method would
+ *                          run it), the N/2 minimum refined, this solution mirrored about the default guess,
+ *                          this solution perturbed four ways (StartRows); within a time budget (FromStarts)
  *
- * Both are minima of the same NLP, so their costs compare exactly (to IPOPT's tolerance). A default
+ * All are minima of the same NLP, so their costs compare exactly (to IPOPT's tolerance). The lowest
  * minimum lower than the one next to this extremal by more than HS_EXTREMAL_RTOL relative and more than
  * this extremal's own scheme offset |J^d - J^d_near| (the conserving and kkt costs of one extremal
  * differ by O(h^2); two extremals whose direct minima differ by less may be one continuous extremal
  * seen through two discretizations: the crane's 83248.91 and 83281.23 at N = 320 have direct minima
  * 0.11 apart) is another extremal of lower cost, and a warning says so. If IPOPT from this solution
- * does not converge, the default minimum is compared with this solution's own J^d: lower by more than
- * HS_EXTREMAL_OFFSET_RTOL (10 %, far beyond an O(h^2) scheme offset on any usable grid) is another
- * extremal too (Duffing's single shooting by backtracking: J^d = 8438 against 43.3). And if IPOPT from this
- * solution reaches no minimum but a cost below J^d by more than that, this extremal is no minimum either
- * (descended: a cost unbounded below, e.g. potential -q^4 with a free end, gets there from J^d = 0 to -3e4).
- * The two IPOPT solves cost about what one direct solve of the problem costs; -hs_check_extremal auto
- * makes them when the NLP has at most HS_EXTREMAL_MAX_VARIABLES variables.
+ * does not converge (or descends far away), the lowest minimum is compared with this solution's own J^d: lower by more
+ * than HS_EXTREMAL_OFFSET_RTOL (10 %, far beyond an O(h^2) scheme offset on any usable grid) is another extremal too
+ * (Duffing's single shooting by backtracking: J^d = 8438 against 43.3). And if IPOPT from this solution reaches no
+ * minimum but a cost below J^d by more than that, this extremal is no minimum either (descended: a cost unbounded
+ * below, e.g. potential -q^4 with a free end, gets there from J^d = 0 to -3e4). Grid sequencing (Counterpart): Newton
+ * on this scheme at N/2 from this solution restricted; converging far away flags a spurious discrete extremal. The
+ * solves cost a few direct solves (docs/accuracy.md, "Cost"); -hs_check_extremal auto makes them when the NLP has at
+ * most HS_EXTREMAL_MAX_VARIABLES variables.
  */
 #include "hsdrivers.h"
 
@@ -118,8 +121,8 @@ static PetscErrorCode FromSolution(HsSolver s, const PetscReal *rows, HsExtremal
  *              2 g - x, the costates negated: the same boundary values, the swings the other way round
  *   perturbed  (i = 3..6) each position q_j plus +-HS_EXTREMAL_PERTURB_LARGE max(1, max_k |q_j,k|, max_k |p_j,k|)
  *              sin(f pi t/T), f = 1, 2 (the sign alternating over the coordinates), the momenta and costates kept: a
- *              large deformation (the swing-up's lower extremal is reached from the default one by the momenta's
- *              scale, 1.7 rad at N = 100, not by the angle's) */
+ *              large deformation (the swing-up's lower extremal is reached by the momenta's scale, 0.5 x 5.08 = 2.5 rad
+ *              at N = 100; by the angle's, 0.5 pi, not at N = 100 nor 240) */
 static PetscErrorCode StartRows(HsSolver s, PetscInt i, const PetscReal *rows, PetscReal **start)
 {
   const HsProblem *P = s->prob;
