@@ -75,7 +75,7 @@ typedef struct {
 #define HS_EXTREMAL_START_MAX_IT 100 /* IPOPT's iterations from each start but the default guess: at most this, */
 #define HS_EXTREMAL_START_MIN_IT 30  /* ... at least this, else HS_EXTREMAL_IT_FACTOR times the default guess's */
 #define HS_EXTREMAL_IT_FACTOR 3
-#define HS_EXTREMAL_BUDGET 3         /* the starts after the first two stop once the check took this many times ... */
+#define HS_EXTREMAL_BUDGET 3          /* the starts after the first two stop once the check took this many times ... */
 #define HS_EXTREMAL_BUDGET_MIN_S 1.0  /* ... the default guess's solve, or this many seconds if more */
 #define HS_EXTREMAL_COARSE_FAR 0.5    /* spurious: Newton at N/2 from the restriction farther than this (relative) */
 #define HS_EXTREMAL_PERTURB_LARGE 0.5 /* the perturbed starts: a smooth perturbation of each position, relative */
@@ -107,7 +107,7 @@ typedef struct {
   PetscInt  it_start[HS_EXTREMAL_STARTS];        /* its IPOPT iterations */
   PetscInt  lowest;                              /* the start of the lowest minimum reached; -1: none */
   /* grid sequencing: Newton (this scheme) at N/2 from this solution restricted (N even, N >= 4) */
-  PetscInt  N_coarse; /* N/2; 0: not made (N odd or < 4) */
+  PetscInt  N_coarse;                  /* N/2; 0: not made (N odd or < 4) */
   PetscBool coarse_converged;          /* Newton converged there */
   PetscReal J_coarse, coarse_distance; /* its J^d; max |x_coarse,k - x_2k| / max(1, max |x|) */
   PetscBool spurious;                  /* no counterpart at N/2: Newton converged there, coarse_distance >
