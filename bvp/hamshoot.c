@@ -166,8 +166,11 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
+    PetscBool lower;
     PetscCall(HsSolverWriteOutput(solver, out));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv\n", out));
+    PetscCall(HsSolverWriteLowerExtremal(solver, out, &lower)); /* the extremal check's lower minimum, if any */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv%s\n",
+                          out, lower ? ", lower_extremal.csv" : ""));
   }
   *code = res.converged && (reached || !why[0]) ? 0 : 2;
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));

@@ -106,6 +106,7 @@ typedef struct {
   PetscReal J_start[HS_EXTREMAL_STARTS];         /* its J^d */
   PetscInt  it_start[HS_EXTREMAL_STARTS];        /* its IPOPT iterations */
   PetscInt  lowest;                              /* the start of the lowest minimum reached; -1: none */
+  PetscReal T_lowest;                            /* its final time */
   /* grid sequencing: Newton (this scheme) at N/2 from this solution restricted (N even, N >= 4) */
   PetscInt  N_coarse;                  /* N/2; 0: not made (N odd or < 4) */
   PetscBool coarse_converged;          /* Newton converged there */
@@ -200,6 +201,7 @@ PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
+PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded

@@ -34,6 +34,7 @@
 #include "hsdrivers.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* A direct solver of the problem of s by IPOPT whatever -hs_direct_solver says, quiet (asked for by name: a
  * constrained system's direct solver is Newton otherwise). */
@@ -203,7 +204,7 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
   PetscFunctionBeginUser;
   e->lowest = -1;
   for (PetscInt i = 0; i < HS_EXTREMAL_STARTS; i++) {
-    PetscReal *start = NULL;
+    PetscReal *start = NULL, *sol = NULL;
     PetscInt   Nsrc  = s->N;
     double     spent = MPI_Wtime() - t0, left;
     PetscCall(HsSolverInterruptRequested(s, &req));
@@ -220,7 +221,7 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
       Nsrc = PetscMax(2, s->N / 2);
       PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, cap, &r, &start));
     }
-    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, i ? cap : 0, &r, NULL));
+    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, i ? cap : 0, &r, &sol));
     PetscCall(PetscFree(start));
     e->starts++;
     e->start_converged[i] = Reached(&r), e->J_start[i] = r.J, e->it_start[i] = r.newton_iterations;
@@ -228,8 +229,12 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
       cap = PetscMin(HS_EXTREMAL_START_MAX_IT,
                      PetscMax(HS_EXTREMAL_START_MIN_IT, HS_EXTREMAL_IT_FACTOR * r.newton_iterations));
     if (e->start_converged[i] &&
-        (e->lowest < 0 || r.J < e->J_start[e->lowest] - HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(r.J))))
-      e->lowest = i;
+        (e->lowest < 0 || r.J < e->J_start[e->lowest] - HS_EXTREMAL_RTOL * PetscMax(1, PetscAbsReal(r.J)))) {
+      e->lowest = i, e->T_lowest = r.T;
+      PetscCall(PetscFree(s->lower_rows)); /* kept: the lowest minimum's rows (HsSolverWriteLowerExtremal) */
+      s->lower_rows = sol, sol = NULL;
+    }
+    PetscCall(PetscFree(sol));
   }
   e->default_converged = e->start_converged[0], e->J_default = e->J_start[0];
   PetscFunctionReturn(0);
@@ -311,8 +316,7 @@ static PetscErrorCode Warn(MPI_Comm comm, const HsExtremal *e, PetscReal J)
         "solution's J^d = %.10g (%s%.10g) by more than the scheme offset; %s\n",
         (double)e->J_start[e->lowest], names[e->lowest], e->starts, (double)J,
         e->near_converged ? "the direct minimum next to it: " : "IPOPT from this solution did not converge, at J^d = ",
-        (double)e->J_near,
-        e->lowest ? "a guess of its shape (-hs_init FILE) reaches it" : "-hs_bvp_type ipopt solves for it"));
+        (double)e->J_near, "with -o DIR the minimum is written to DIR/lower_extremal.csv, from which -hs_init solves"));
   if (e->moved_away)
     PetscCall(
         PetscPrintf(comm,
@@ -387,6 +391,7 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
   if (!s->res.converged || !strcmp(type, HSSOLVERIPOPT))
     PetscFunctionReturn(0);
   PetscCall(PetscMemzero(e, sizeof *e));
+  PetscCall(PetscFree(s->lower_rows));
   e->regularization = -1, e->lowest = -1;
   PetscCall(HsIpoptAvailable(comm, &avail, e->not_made, sizeof e->not_made));
   if (!avail) { /* recorded as not made, so that the summary says why */
@@ -419,6 +424,7 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
   if (req) { /* IPOPT stopped early on it: no verdict; the caller ends as interrupted */
     PetscCall(PetscMemzero(e, sizeof *e));
     PetscCall(PetscStrncpy(e->not_made, "interrupted by a signal", sizeof e->not_made));
+    PetscCall(PetscFree(s->lower_rows));
     e->done = PETSC_TRUE, e->regularization = -1, e->lowest = -1;
     s->interrupted = PETSC_TRUE;
     PetscCall(
@@ -428,6 +434,81 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
   }
   e->done = PETSC_TRUE;
   Verdicts(e, s->res.J);
+  if (!e->lower_elsewhere)
+    PetscCall(PetscFree(s->lower_rows));
   PetscCall(Warn(comm, e, s->res.J));
+  PetscFunctionReturn(0);
+}
+
+/* lower_extremal.csv: the lower minimum's nodes, t_k, the states and the costates lambda_{k+1/2} (kkt multipliers) on
+ * row k (the single-file layout -hs_init reads; the last row's costates repeat the last interval's). */
+static int WriteLower(FILE *f, void *ctx)
+{
+  HsSolver s   = (HsSolver)ctx;
+  PetscInt dim = 2 * s->prob->n, w = 2 * dim;
+  char     name[HS_NAME_LEN + 16];
+
+  fprintf(f, "t");
+  for (int kind = 0; kind < 2; kind++)
+    for (PetscInt i = 0; i < dim; i++) {
+      HsColumnName(s->prob, kind, (int)i, 0, name, sizeof name);
+      fprintf(f, ",%s", name);
+    }
+  fprintf(f, "\n");
+  for (PetscInt k = 0; k <= s->N; k++) {
+    const PetscReal *x = s->lower_rows + k * w, *l = s->lower_rows + PetscMin(k, s->N - 1) * w + dim;
+    fprintf(f, "%.17g", (double)(s->res.extremal.T_lowest * k / s->N));
+    for (PetscInt i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)x[i]);
+    for (PetscInt i = 0; i < dim; i++)
+      fprintf(f, ",%.17g", (double)l[i]);
+    fprintf(f, "\n");
+  }
+  return ferror(f);
+}
+
+/*@ HsSolverWriteLowerExtremal - writes dir/lower_extremal.csv: the lowest minimum of the direct problem the extremal
+    check found, when it is lower than this solution's (HsExtremal.lower_elsewhere), as an initial guess for -hs_init.
+
+  Collective.
+
+  Input Parameters:
++ s   - the solver, after HsSolverCheckExtremal()
+- dir - an existing output directory
+
+  Output Parameter:
+. written - whether the file was written (no lower extremal: nothing written)
+
+  Notes:
+  The states at the nodes and the costates (the direct problem's multipliers) of the minimum, in the single-file
+  layout -hs_init reads; written by rank 0 through HsWriteFileAtomicAt.
+
+.seealso: HsSolverCheckExtremal(), HsSolverSetInitialGuessFromFile()
+@*/
+PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  PetscMPIInt rank;
+  int         bad                           = 0;
+  char        err[PETSC_MAX_PATH_LEN + 256] = "";
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  *written = PETSC_FALSE;
+  if (!s->lower_rows || !s->res.extremal.lower_elsewhere)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    int dfd = -1;
+    bad     = HsDirOpen(dir, 0, &dfd, err, sizeof err);
+    if (!bad)
+      bad = HsWriteFileAtomicAt(dfd, dir, "lower_extremal.csv", WriteLower, s, err, sizeof err);
+    if (dfd >= 0)
+      close(dfd);
+  }
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "lower_extremal.csv: %s", err);
+  *written = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

@@ -84,6 +84,7 @@ struct _p_HsSolver {
   HsStrategy   strategy;            /* -hs_strategy (bvp/drivers/strategy.c) */
   char         strategy_continue[256]; /* -hs_strategy_continue NAME=FROM,... */
   PetscBool    in_strategy;         /* a fallback of the strategy is running (its solves make no attempts of their own) */
+  PetscReal     *lower_rows; /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
   /* checkpoints and restart (bvp/interface/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
