@@ -33,6 +33,8 @@
  */
 #include "hsdrivers.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -477,11 +479,12 @@ static int WriteLower(FILE *f, void *ctx)
 - dir - an existing output directory
 
   Output Parameter:
-. written - whether the file was written (no lower extremal: nothing written)
+. written - whether the file was written
 
   Notes:
   The states at the nodes and the costates (the direct problem's multipliers) of the minimum, in the single-file
-  layout -hs_init reads; written by rank 0 through HsWriteFileAtomicAt.
+  layout -hs_init reads; written by rank 0 through HsWriteFileAtomicAt. Without a lower extremal, a lower_extremal.csv
+  of an earlier run in dir is removed (it is not this solution's).
 
 .seealso: HsSolverCheckExtremal(), HsSolverSetInitialGuessFromFile()
 @*/
@@ -494,21 +497,20 @@ PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  *written = PETSC_FALSE;
-  if (!s->lower_rows || !s->res.extremal.lower_elsewhere)
-    PetscFunctionReturn(0);
+  *written = (PetscBool)(s->lower_rows && s->res.extremal.lower_elsewhere);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     int dfd = -1;
     bad     = HsDirOpen(dir, 0, &dfd, err, sizeof err);
-    if (!bad)
+    if (!bad && *written)
       bad = HsWriteFileAtomicAt(dfd, dir, "lower_extremal.csv", WriteLower, s, err, sizeof err);
+    else if (!bad && unlinkat(dfd, "lower_extremal.csv", 0) && errno != ENOENT) /* an earlier run's: not this one's */
+      bad = 1, snprintf(err, sizeof err, "cannot remove %s/lower_extremal.csv: %s", dir, strerror(errno));
     if (dfd >= 0)
       close(dfd);
   }
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "lower_extremal.csv: %s", err);
-  *written = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
