@@ -94,7 +94,9 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                                  "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
-                             "DIR (-o, default 'study')/study.json, study.csv, study.png",
+                             "DIR (-o, default 'study')/study.json, study.csv, study.png; a grid Newton fails is "
+                             "retried by -hs_strategy auto, one that still fails ends it (exit 2, the grids before "
+                             "it written); -hs_grid_snes_*: the SNES options of its grids",
                              "HsSolverConvergenceStudy", x->study, &x->study, &flg, 3, 20));
   {
     static const char *const ex[] = {"auto", "yes", "no"};
@@ -180,7 +182,9 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscFunctionReturn(0);
   }
   if (x->study && !*code) {
-    PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study"));
+    PetscBool complete;
+    PetscCall(HsSolverConvergenceStudy(solver, x->study, out[0] ? out : "study", &complete));
+    *code = complete ? 0 : 2; /* a grid that did not converge: the grids before it are written */
     PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
     if (interrupted) { /* the finished grids are written */
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
@@ -261,8 +265,9 @@ static PetscErrorCode Run(Objects *o, int *code)
     /* the direct sub-solver reads its -hs_direct_* keys only when the solve creates it */
     PetscCall(HsSolverGetStrategy(*solver, &strategy)); /* auto may solve the direct problem */
     PetscCall(HsOptionsCheckUsed(PETSC_COMM_WORLD, NULL,
-                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO ? "hs_direct_,hs_init_"
-                                                                                                       : "hs_init_"));
+                                 x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO
+                                     ? "hs_direct_,hs_init_,hs_grid_"
+                                     : "hs_init_,hs_grid_"));
     if (out[0] || x.compare || x.study) { /* the directory this run writes to: taken now, checked and locked */
       const char *ck;
       char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];

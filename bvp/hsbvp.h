@@ -50,6 +50,7 @@
 /* IPOPT (type HSSOLVERIPOPT): tolerance on its scaled NLP error (residuals per unit time), iteration
  * limit, and the ordering of its MUMPS (measured: bench/README.md). */
 #define HS_IPOPT_TOL_DEFAULT 1e-10
+#define HS_IPOPT_BOUNDED_KKT_RTOL 1e-6 /* bounded u: acceptable exit ok if bounded kkt residual <= this max(1,|X|) */
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
@@ -64,6 +65,8 @@ typedef struct {
   PetscReal T, T_error, T_order; /* a free T (else T = the fixed one, no error) */
   PetscReal states_error;        /* largest estimate over the states at the nodes of N/4 */
   PetscReal wall_time_s;         /* the solves at N/2 and N/4 and the extrapolation (rank 0's clock) */
+  PetscBool J_roundoff, H_mean_roundoff, T_roundoff; /* its differences at round-off: no order (order 0) */
+  PetscBool pre_asymptotic; /* an order far from the schemes' 2 (docs/accuracy.md): the estimate is unreliable */
 } HsExtrap;
 
 #define HS_EXTREMAL_STARTS 7 /* the wider search's starts (bvp/drivers/extremal.c, StartRows), named by: */
@@ -129,6 +132,7 @@ typedef struct {
   PetscBool converged;
   PetscInt  newton_iterations;
   PetscReal seconds;
+  char      reached[128]; /* a failed attempt's furthest point ("homotopy reached theta = 0.25 of 1"), or "" */
 } HsAttempt;
 
 /** Results of a solve; identical on every rank after HsSolverSolve. */
@@ -142,6 +146,7 @@ typedef struct {
   PetscReal           residual_norm;                  /* ||F|| of the h-scaled residual */
   PetscReal           noise_floor; /* the last estimate of ||F||'s evaluation error in this solve (0: none made) */
   PetscBool           at_floor;    /* Newton stopped at ||F|| <= -hs_snes_noise times noise_floor */
+  PetscInt polish_iterations;      /* Newton steps after a stop at the round-off level or the floor (convergence.c) */
   PetscBool           tolerance_only; /* SNES stopped at a looser tolerance than the solve can vouch for: converged is
                                          false (HsSolverVerifyConvergence, docs/numerics.md) */
   PetscReal           vouch_level; /* the largest ||F|| a converged solve may end with (tolerance_only: what was missed) */
@@ -156,7 +161,7 @@ typedef struct {
   PetscBool autonomous;          /* no time-dependent running cost: H^d itself is conserved */
   PetscReal energy_work_spread;  /* max - min of E_k - W_k */
   PetscInt  segments;            /* shooting segments M (transcription: N, one interval each) */
-  PetscReal sensitivity_growth;  /* shooting: largest |d(march)/dz| in a segment; 0: not computed */
+  PetscReal sensitivity_growth;  /* shooting: largest rho(|d(march)/dz|) of a segment; 0: not computed */
   PetscReal regularization;      /* ipopt: the Hessian regularization delta_w of IPOPT's last step (0: none, its KKT
                                     matrix had the inertia of a minimum); -1: not solved by IPOPT */
   char      diagnosis[512];      /* why the solve failed, where the formulation can tell; "" otherwise */
@@ -202,7 +207,7 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written);
-PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[]);
+PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
     LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node
@@ -218,6 +223,8 @@ PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
 PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
 PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg);
 PetscErrorCode HsSolverGetInPlace(HsSolver s, PetscBool *flg);
+PetscErrorCode HsSolverSetCheckBoundary(HsSolver s, PetscBool flg);
+PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, PetscBool *bad, char *msg, size_t len);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);
 PetscErrorCode HsSolverGetMonitor(HsSolver s, PetscBool *monitor);
 PetscErrorCode HsSolverSetWarmStart(HsSolver s, PetscBool warm);
@@ -273,17 +280,22 @@ PetscErrorCode HsSolverGetDirectSolver(HsSolver s, HsDirectSolver *ds);
 typedef enum { HS_GUESS_DEFAULT, HS_GUESS_DIRECT } HsGuessType;
 #define HS_HOMOTOPY_STEPS_DEFAULT 4
 #define HS_HOMOTOPY_MAX_HALVINGS 8
+#define HS_HOMOTOPY_MIN_STEP (1.0 / 1024) /* the homotopy stops when its step in theta falls below this */
+#define HS_HOMOTOPY_MAX_STEPS 40          /* ... or after this many Newton solves */
 PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
 PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
 /* What a cold solve does when Newton from its start fails (HsSolverSetStrategy, -hs_strategy;
  * bvp/drivers/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
- * and continuation in reach (and the parameters of -hs_strategy_continue) until one converges;
+ * and continuation in reach (and the parameters of -hs_strategy_continue), for a small R in log_weight, until one
+ * converges;
  * NEWTON stops after Newton. Grid sequencing starts at the coarsest N/2^L >= HS_STRATEGY_COARSEST_N. */
 typedef enum { HS_STRATEGY_AUTO, HS_STRATEGY_NEWTON } HsStrategy;
 #define HS_STRATEGY_COARSEST_N 8
 PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy);
 PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy);
+PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds);
+PetscErrorCode HsSolverGetStrategyTime(HsSolver s, PetscReal *seconds);
 
 /* The direct NLP by IPOPT (type HSSOLVERIPOPT; errors for other types). */
 PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], size_t len);
@@ -301,6 +313,8 @@ typedef struct _p_HsContinuation *HsContinuation;
 extern PetscClassId               HS_CONTINUATION_CLASSID;
 #define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
 #define HS_CONTINUATION_STEPS_DEFAULT 10
+#define HS_CONTINUATION_MAX_SOLVES(steps) (8 * (steps) + 40) /* a natural stage stops after this many solves */
+#define HS_LOG_WEIGHT_MAX 16 /* |-hs_continue_from| of the pseudo-parameter log_weight (R times 10^log_weight) */
 PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
 PetscErrorCode HsContinuationDestroy(HsContinuation *c);
 PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscReal from, PetscInt steps);

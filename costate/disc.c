@@ -579,7 +579,7 @@ int HsDiscDataTU(HsDisc *d, const double *xk, const double *xk1, const double *u
       d->wT_q[i] = 0.5 * (xk[i] + xk1[i]);
     HS_CB(P->BR_T(d->wT_q, d->wT_B, d->wT_R, P->ctx));
     HsMatVec(m, m, d->wT_R, u, d->wT_u);
-    *LT += 0.5 * HsDot(m, u, d->wT_u);
+    *LT += 0.5 * P->R_scale * HsDot(m, u, d->wT_u); /* dR/dT of the scaled R */
     for (int i = 0; i < n; i++)
       fT[n + i] += HsDot(m, d->wT_B + i * m, u);
   }

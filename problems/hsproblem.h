@@ -127,7 +127,9 @@ typedef struct HsProblem_s {
   HsFunction    phi;                    /* terminal cost phi(x_N) (f, grad, hess); f NULL means phi = 0 */
   HsSeparable1  sep;                    /* optional 1-DOF structure for the greenspan state scheme */
   double       *B;                      /* n x m, row-major */
-  double       *R;                      /* m x m, symmetric positive definite */
+  double       *R;                      /* m x m, symmetric positive definite (times R_scale) */
+  double        R_scale;                /* the factor of R of a continuation in the control weight (1: the
+                                           problem's own R; HsProblemSetControlWeightScale) */
   double       *x0;                     /* 2n: initial state (always fixed) */
   double       *xT;                     /* 2n: terminal state values for fixed components */
   int          *xT_fixed;               /* 2n: 1 fixed, 0 free */
@@ -206,6 +208,7 @@ void        HsProblemSetFinalTime(HsProblem *prob, double T);
 int         HsProblemHasEll(const HsProblem *prob);
 void       *HsProblemGetUserContext(const HsProblem *prob);
 void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
+void        HsProblemSetControlWeightScale(HsProblem *prob, double scale);
 /** The end data of a constrained problem (docs/constrained.md): Phi(q) = 0 and G M^{-1} p = 0 at x0 and at
  *  xT to tol (relative), independent constraint gradients at both ends, at the end only what is fixed.
  *  Returns HS_SUCCESS, HS_ERANGE with why saying what fails, or HS_EDOM/HS_ENOMEM. */

@@ -181,7 +181,7 @@ static int NcarUpdate(HsProblem *p)
   }
   for (int i = 0; i < 2 * n; i++)
     p->xT[i] = 0, p->xT_fixed[i] = 0; /* x(T) free */
-  p->R[0] = C->beta;
+  p->R[0] = C->beta * p->R_scale; /* a continuation in the control weight */
   return HS_SUCCESS;
 }
 

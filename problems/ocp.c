@@ -295,7 +295,7 @@ static int OcpApplyConstants(HsProblem *p, Ocp *o, int with_xT)
   for (int i = 0; i < o->nB; i++)
     p->B[i] = o->cst_val[k++];
   for (int i = 0; i < o->nR; i++)
-    p->R[i] = o->cst_val[k++];
+    p->R[i] = o->cst_val[k++] * p->R_scale; /* a continuation in the control weight */
   for (int i = 0; i < 2 * n; i++)
     p->x0[i] = o->cst_val[k++];
   for (int i = 0; i < 2 * n; i++, k++)

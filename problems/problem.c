@@ -113,7 +113,7 @@ int HsProblemAllocate(const char *name, int n, int m, HsProblem **prob)
   if (!p)
     return HS_ENOMEM;
   strncpy(p->name, name, HS_NAME_LEN - 1);
-  p->last_set = -1, p->T_min = 0, p->T_max = INFINITY;
+  p->last_set = -1, p->T_min = 0, p->T_max = INFINITY, p->R_scale = 1;
   if (AllocateArrays(p, n, m)) {
     HsProblemDestroy(&p);
     return HS_ENOMEM;
@@ -183,6 +183,20 @@ void HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach)
   if (prob->nc > 0 && reach != 1 && reach != 0) /* a target the constraints allow; a failure leaves the blend, which the
                                                    solve's end-data check then names */
     (void)HsProblemProjectConstraints(prob, prob->xT);
+}
+
+/*@ HsProblemSetControlWeightScale - R becomes scale times the problem's own R (scale > 0; 1: the problem's own):
+    the pseudo-parameter log_weight of a continuation (HsContinuation; 10^log_weight = scale). Everything that reads R
+    sees the scaled one (the gain R^{-1} B^T, the direct NLP, dR/dT of a free T through R_scale), and a problem that
+    evaluates R again (a parameter change, a free T on which R depends) applies it. Not collective.
+@*/
+void HsProblemSetControlWeightScale(HsProblem *prob, double scale)
+{
+  double f = scale / prob->R_scale;
+
+  for (int i = 0; i < prob->m * prob->m; i++)
+    prob->R[i] *= f;
+  prob->R_scale = scale;
 }
 
 static const struct {

@@ -16,22 +16,32 @@ tests/CMakeLists.txt.
 """
 import sys
 
+import hs_bounded
 import hs_constrained
 import hs_drivers
 import hs_examples
 import hs_extremal2
 import hs_formulations
 import hs_free_time
+import hs_guard
 import hs_models
 import hs_orders
 import hs_problems
 import hs_reliability
 import hs_security
+import hs_singular
 import hs_solvers
+import hs_study_report
 from hs_util import FAILS, PASSES
 
 MODULES = (hs_constrained, hs_orders, hs_formulations, hs_free_time, hs_problems, hs_models, hs_reliability, hs_security, hs_solvers,
-           hs_drivers, hs_examples, hs_extremal2)
+           hs_drivers, hs_examples, hs_singular)
+
+MODULES += (hs_guard,)  # issue 42: the shooting growth guard
+MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep what they finished
+
+MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
+MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
 
 
 def tests():

@@ -37,7 +37,7 @@ static PetscErrorCode ArcSetValue(HsContinuation c, const Stage *t, PetscReal v)
 
   PetscFunctionBeginUser;
   PetscCall(HsContinuationSetStageValue(c, t, v));
-  if (t->ip >= 0) { /* B, R, M, V may depend on the parameter: the discretization again */
+  if (t->ip != -1) { /* B, R, M, V may depend on the parameter (R on log_weight): the discretization again */
     PetscCall(HsSolverSetUpDiscretization(s));
     if (s->ops->presolve)
       PetscCall((*s->ops->presolve)(s));
@@ -168,8 +168,8 @@ static PetscErrorCode ArcCorrect(HsContinuation c, const Stage *t, Arc *A, Vec X
     PetscCall(VecDot(A->tX, A->a, &ta));
     PetscCall(VecDot(A->tX, A->b, &tb));
     dmu = -(g + ta / A->nX) / (tb / A->nX + A->tmu);
-    if (PetscIsInfOrNanReal(dmu))
-      break;
+    if (PetscIsInfOrNanReal(dmu) || (t->ip == HS_STAGE_LOG_WEIGHT && PetscAbsReal(*v + dmu) > HS_LOG_WEIGHT_MAX))
+      break; /* log_weight: beyond it R would overflow or vanish */
     PetscCall(VecAXPY(X, 1, A->a));
     PetscCall(VecAXPY(X, dmu, A->b));
     *v += dmu, (*its)++;
@@ -248,15 +248,25 @@ static PetscErrorCode ArcFinish(HsContinuation c, PetscInt k, Arc *A, Vec Xc, Pe
   PetscFunctionReturn(0);
 }
 
-/* Whether the arclength stage must stop before a step to v from vc (too_many: its step budget is spent);
+/* Whether the arclength stage must stop before a step to v from vc (too_many: its step budget is spent; or the time
+ * budget of -hs_strategy_time is);
  * *ok = PETSC_FALSE with the diagnosis if so. */
 static PetscErrorCode ArcOutOfBounds(HsContinuation c, const Stage *t, PetscReal vc, PetscReal v, PetscBool too_many,
                                      PetscBool *ok)
 {
   PetscReal dir = t->target >= t->from ? 1 : -1;
+  PetscBool spent;
 
   PetscFunctionBeginUser;
   *ok = PETSC_TRUE;
+  PetscCall(HsSolverBudgetSpent(c->solver, &spent));
+  if (spent) {
+    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                            "arclength continuation in %s stopped at %g on its way to %g: -hs_strategy_time spent",
+                            t->name, (double)vc, (double)t->target));
+    *ok = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
   if (too_many) {
     PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
                             "arclength continuation in %s stopped at %g after %" PetscInt_FMT " steps without reaching %g "

@@ -10,10 +10,12 @@
  * the last two solutions). A step that does not converge is retried from the
  * last solution with half the step, down to 2^-(-hs_continue_max_halvings) of
  * the nominal step; after a success the step doubles again up to the nominal
- * one. NAME is a problem parameter or "reach": the fixed terminal components
- * move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach (xT - x0).
- * The last solve, at the final targets, is the main solve: the solver then
- * holds its results.
+ * one. A stage stops after HS_CONTINUATION_MAX_SOLVES(K) solves, and every stage once the
+ * budget of -hs_strategy_time (HsSolverSetStrategyTime) is spent; the furthest point is reported. NAME is a problem
+ * parameter, "reach": the fixed terminal components move from x0 (reach = 0) to xT (reach = 1), x_T(reach) = x0 + reach
+ * (xT - x0), or "log_weight": the control weight R is 10^log_weight times the problem's
+ * (HsProblemSetControlWeightScale), from A to 0, so that equal steps are geometric in R (a stiff problem with a small R
+ * from a larger one). The last solve, at the final targets, is the main solve: the solver then holds its results.
  *
  * Work is kept: with HsContinuationSetOutput (the executable's -o) every converged step is written
  * there as it converges (summary.json's "continuation" says where: parameter, value, target,
@@ -94,7 +96,8 @@ PetscErrorCode HsContinuationDestroy(HsContinuation *c)
 
   Input Parameters:
 + c     - the continuation
-. name  - a parameter of the problem, or "reach" (0 <= from <= 1: the fixed terminal states x0 + reach (xT - x0))
+. name  - a parameter of the problem, "reach" (0 <= from <= 1: the fixed terminal states x0 + reach (xT - x0)) or
+          "log_weight" (R is 10^log_weight times the problem's, target 0; |from| <= HS_LOG_WEIGHT_MAX)
 . from  - the start value
 - steps - the number of steps, steps >= 1 (HS_CONTINUATION_STEPS_DEFAULT = 10 in -hs_continue_steps)
 
@@ -105,7 +108,7 @@ PetscErrorCode HsContinuationDestroy(HsContinuation *c)
 
   Notes:
   Every stage's name starts at its `from` value when the continuation starts; the target is the value the problem
-  has then (a parameter), or 1 (reach).
+  has then (a parameter), 1 (reach) or 0 (log_weight).
 
 .seealso: HsContinuationGetNumStages(), HsContinuationSetFromOptions(), HsContinuationSolve()
 @*/
@@ -128,11 +131,17 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
     PetscCheck(from >= 0 && from <= 1, comm, PETSC_ERR_ARG_OUTOFRANGE,
                "-hs_continue reach: -hs_continue_from %g must lie in [0, 1]", (double)from);
   }
+  if (!strcmp(name, "log_weight")) {
+    t->ip = HS_STAGE_LOG_WEIGHT;
+    PetscCheck(PetscAbsReal(from) <= HS_LOG_WEIGHT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_continue log_weight: -hs_continue_from %g must lie in [-%g, %g] (R times 10^log_weight)",
+               (double)from, (double)HS_LOG_WEIGHT_MAX, (double)HS_LOG_WEIGHT_MAX);
+  }
   for (int i = 0; i < P->nparams; i++)
     if (!strcmp(P->params[i].name, name))
       t->ip = i;
-  PetscCheck(t->ip > -2, comm, PETSC_ERR_ARG_WRONG, "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach')",
-             name, P->name);
+  PetscCheck(t->ip != -2, comm, PETSC_ERR_ARG_WRONG,
+             "-hs_continue %s: '%s' has no parameter of that name (nor is it 'reach' or 'log_weight')", name, P->name);
   PetscCheck(t->ip < 0 || !P->params[t->ip].integer, comm, PETSC_ERR_ARG_WRONG,
              "-hs_continue %s: an integer parameter cannot be continued (%s)", name, P->params[t->ip].help);
   c->nstages++;
@@ -429,10 +438,11 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
   PetscObjectOptionsBegin((PetscObject)c);
   HsOptionsCall(HsOptionsListLength(PetscOptionsObject->options, PetscOptionsObject->prefix, "-hs_continue", &nn));
   HsOptionsCall(PetscCalloc1(nn + 1, &names));
-  HsOptionsCall(PetscOptionsStringArray("-hs_continue",
-                                    "continuation: problem parameters (or reach: the terminal state from x0 to xT), "
-                                    "moved in turn from -hs_continue_from to their values",
-                                    "HsContinuationAddStage", names, &nn, &set));
+  HsOptionsCall(PetscOptionsStringArray(
+      "-hs_continue",
+      "continuation: problem parameters (or reach: the terminal state from x0 to xT; log_weight: "
+      "R times 10^log_weight, to 0), moved in turn from -hs_continue_from to their values",
+      "HsContinuationAddStage", names, &nn, &set));
   HsOptionsCall(StartsAndSteps(PetscOptionsObject, nn, &from, &nf, &fset, &steps, &ns, &sset));
   ierr = set ? AddStages(c, names, nn, from, nf, fset, steps, ns, sset) : 0; /* the lists are freed first */
   for (PetscInt k = 0; k < nn; k++)
@@ -474,6 +484,8 @@ PetscErrorCode HsContinuationSetStageValue(HsContinuation c, const Stage *t, Pet
     PetscCheck(HsProblemSetParam(P, t->name, (double)v) == 0, PetscObjectComm((PetscObject)c), PETSC_ERR_ARG_OUTOFRANGE,
                "-hs_continue: %s = %g is outside [%g, %g] (%s)%s%s", t->name, (double)v, P->params[t->ip].min,
                P->params[t->ip].max, P->params[t->ip].help, P->why[0] ? ": " : "", P->why);
+  else if (t->ip == HS_STAGE_LOG_WEIGHT)
+    HsProblemSetControlWeightScale(P, PetscPowReal(10, v));
   else
     c->reach = v;
   if (c->goal)
@@ -492,7 +504,10 @@ static PetscErrorCode Start(HsContinuation c)
   for (PetscInt k = 0; k < c->nstages; k++) {
     Stage *t = &c->stage[k];
     if (!t->have_target)
-      t->target = t->ip >= 0 ? *P->params[t->ip].value : 1, t->have_target = PETSC_TRUE;
+      t->target      = t->ip >= 0                     ? *P->params[t->ip].value
+                       : t->ip == HS_STAGE_LOG_WEIGHT ? 0
+                                                      : 1,
+      t->have_target = PETSC_TRUE;
     if (t->ip == -1 && !c->goal) {
       PetscCall(PetscMalloc1(2 * P->n, &c->goal));
       PetscCall(PetscArraycpy(c->goal, P->xT, 2 * P->n));
@@ -607,6 +622,7 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
   HsResults r;
   Vec       X;
   MPI_Comm  comm = PetscObjectComm((PetscObject)c);
+  PetscInt  solves = 0;
 
   PetscFunctionBeginUser;
   *ok = PETSC_TRUE, *stopped = PETSC_FALSE;
@@ -614,6 +630,14 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
     PetscBool last = (PetscBool)(d0 > 0 ? vc + d >= t->target - 1e-12 * PetscAbsReal(d0)
                                         : vc + d <= t->target + 1e-12 * PetscAbsReal(d0));
     PetscReal v    = last ? t->target : vc + d;
+    PetscCall(HsSolverBudgetSpent(s, &stop));
+    if (stop || solves++ >= HS_CONTINUATION_MAX_SOLVES(t->steps)) { /* bounded work */
+      PetscCall(PetscSNPrintf(
+          c->diagnosis, sizeof c->diagnosis, "continuation in %s stopped at %g on its way to %g: %s", t->name,
+          (double)vc, (double)t->target, stop ? "-hs_strategy_time spent" : "HS_CONTINUATION_MAX_SOLVES solves made"));
+      *ok = PETSC_FALSE;
+      break;
+    }
     PetscCall(HsContinuationSetStageValue(c, t, v));
     /* predictor: the secant through the last two solutions of this stage, else the last one */
     PetscCall(VecCopy(Xc, Xs));
@@ -659,6 +683,8 @@ static PetscErrorCode RunStage(HsContinuation c, PetscInt k, PetscReal vc, Petsc
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode RunStages(HsContinuation c);
+
 /*@ HsContinuationSolve - runs the continuation (file head).
 
   Collective.
@@ -679,11 +705,7 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
 {
   HsSolver  s = c->solver;
   HsResults r;
-  Vec       X, Xc, Xp, Xs;
-  Stage    *t0 = c->stage;
-  PetscInt  k0 = 0;
-  PetscReal v0 = c->nstages ? c->stage[0].from : 0, d0;
-  PetscBool stop;
+  PetscBool own;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
@@ -698,6 +720,24 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
   }
   PetscCall(Start(c));
   PetscCall(HsSolverSetWarmStart(s, PETSC_TRUE));
+  PetscCall(HsSolverBudgetBegin(s, &own));
+  PetscCall(RunStages(c));
+  PetscCall(HsSolverBudgetEnd(s, own));
+  PetscFunctionReturn(0);
+}
+
+/* HsContinuationSolve's stages (from the first, or where a checkpoint says); on a stop, s->reached says where. */
+static PetscErrorCode RunStages(HsContinuation c)
+{
+  HsSolver  s = c->solver;
+  HsResults r;
+  Vec       X, Xc, Xp, Xs;
+  Stage    *t0 = c->stage;
+  PetscInt  k0 = 0;
+  PetscReal v0 = c->stage[0].from, d0;
+  PetscBool stop;
+
+  PetscFunctionBeginUser;
   if (c->resume) { /* -hs_restart: the earlier stages are done, stage k0 resumes at its value */
     k0 = c->resume_stage, v0 = c->resume_value, d0 = c->resume_step, t0 = &c->stage[k0];
     for (PetscInt k = 0; k < k0; k++)
@@ -718,6 +758,8 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
                             "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
                             "problem",
                             t0->name, (double)v0, r.status));
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "continuation: its first solve (%s = %g) failed", t0->name,
+                            (double)v0));
     PetscFunctionReturn(0);
   }
   PetscCall(HsSolverGetIterate(s, &X));
@@ -734,6 +776,10 @@ PetscErrorCode HsContinuationSolve(HsContinuation c)
     PetscCall(Mark(c, c->nstages - 1, c->stage[c->nstages - 1].target, PETSC_TRUE));
   else if (!stop) { /* back to the last converged step, so that the solver holds it (file head) */
     PetscInt k = c->last_stage;
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached,
+                            "continuation reached %s = %g on its way to %g (stage %" PetscInt_FMT " of %" PetscInt_FMT
+                            ")",
+                            c->stage[k].name, (double)c->last_value, (double)c->stage[k].target, k + 1, c->nstages));
     for (PetscInt j = 0; j < c->nstages; j++)
       PetscCall(HsContinuationSetStageValue(c, &c->stage[j], j < k ? c->stage[j].target : j > k ? c->stage[j].from : c->last_value));
     PetscCall(HsSolverSetIterate(s, Xc));

@@ -40,7 +40,9 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
   PetscCall(HsSolverSetOptionsPrefix(*t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(*t, "hs_direct_"));
   PetscCall(HsSolverSetFromOptions(*t));
-  (*t)->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  (*t)->ckpt_dir[0]    = 0;                 /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  (*t)->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
+  (*t)->deadline       = s->deadline;       /* and IPOPT at the end of -hs_strategy_time */
   PetscFunctionReturn(0);
 }
 
@@ -50,16 +52,17 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
     ok, *ok = PETSC_FALSE (the guess of s unchanged; the status "IPOPT not available" or "direct solve: ..."). @*/
 PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
 {
-  HsSolver      t;
-  HsResults     r;
-  HsSolverType  type;
-  PetscInt      len = (s->N + 1) * 4 * s->prob->n;
-  PetscReal    *rows;
+  HsSolver     t;
+  HsResults    r;
+  HsSolverType type;
+  PetscInt     len = (s->N + 1) * 4 * s->prob->n;
+  PetscReal   *rows;
 
   PetscFunctionBeginUser;
   PetscCheck(ok || !s->prob->cons_extended, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "-hs_initial_guess direct: problem '%s' lies outside the exact class of constrained systems (%s), whose "
-             "direct transcription is not implemented yet (docs/constrained.md)", s->prob->name, s->prob->cons_extended);
+             "direct transcription is not implemented yet (docs/constrained.md)",
+             s->prob->name, s->prob->cons_extended);
   if (ok && s->prob->cons_extended) { /* the strategy's attempt fails with this status */
     PetscCall(PetscStrncpy(s->res.status, "no direct transcription (extended class)", sizeof s->res.status));
     s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
@@ -76,7 +79,9 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
   if (s->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,
-                          s->prob->nc ? "constrained_kkt" : strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal"));
+                          s->prob->nc                 ? "constrained_kkt"
+                          : strcmp(s->ss, "midpoint") ? "kkt"
+                                                      : "trapezoidal"));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
   PetscCall(HsSolverGetType(t, &type));
@@ -122,28 +127,35 @@ static PetscErrorCode HomotopyStep(HsSolver s, PetscReal theta)
 
 /*@ HsSolverSolveHomotopy - after Newton failed from the direct solution: Newton along theta = 0 -> 1 in
     C = theta C_own + (1 - theta) C_kkt, from the direct solution, HS_HOMOTOPY_STEPS_DEFAULT equal steps
-    at first, a failed step halved (at most HS_HOMOTOPY_MAX_HALVINGS times in a row), a converged one
-    followed by a doubled step (bvp/ internal). The results are those of the last Newton solve (theta = 1
-    if the homotopy arrived). Collective. @*/
+    at first, a failed step halved (at most HS_HOMOTOPY_MAX_HALVINGS times in a row, and never below
+    HS_HOMOTOPY_MIN_STEP), a converged one followed by a doubled step, at most HS_HOMOTOPY_MAX_STEPS steps and
+    within -hs_strategy_time (bvp/ internal). The results are those of the last Newton solve (theta = 1 if the
+    homotopy arrived); if not, the diagnosis and s->reached say how far it came and why it stopped. Collective. @*/
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
 {
   Vec       Xprev;
   PetscReal theta = 0, dtheta = 1.0 / HS_HOMOTOPY_STEPS_DEFAULT;
   PetscInt  halvings = 0, steps = 0, its = 0;
   char      buf[96];
+  PetscBool own, spent = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(VecDuplicate(s->X, &Xprev));
   PetscCall((*s->ops->guess)(s, s->X)); /* back to the direct solution */
-  while (theta < 1 && halvings <= HS_HOMOTOPY_MAX_HALVINGS) {
+  PetscCall(HsSolverBudgetBegin(s, &own));
+  while (theta < 1 && halvings <= HS_HOMOTOPY_MAX_HALVINGS && dtheta >= HS_HOMOTOPY_MIN_STEP &&
+         steps < HS_HOMOTOPY_MAX_STEPS && !s->interrupted) {
     PetscReal next = PetscMin(1, theta + dtheta);
+    PetscCall(HsSolverBudgetSpent(s, &spent));
+    if (spent)
+      break;
     PetscCall(VecCopy(s->X, Xprev));
     PetscCall(HomotopyStep(s, next));
     its += s->res.newton_iterations, steps++;
     if (s->monitor)
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  homotopy theta = %.4f: %s after %" PetscInt_FMT
-                            " Newton iterations\n", (double)next, s->res.converged ? "converged" : "failed",
-                            s->res.newton_iterations));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                            "  homotopy theta = %.4f: %s after %" PetscInt_FMT " Newton iterations\n", (double)next,
+                            s->res.converged ? "converged" : "failed", s->res.newton_iterations));
     if (s->res.converged) {
       theta = next, halvings = 0, dtheta *= 2;
     } else {
@@ -151,19 +163,30 @@ PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
       dtheta /= 2, halvings++;
     }
   }
+  PetscCall(HsSolverBudgetEnd(s, own));
   if (theta < 1) { /* the last attempt's results stand, with the reason */
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "the homotopy from the direct costate equation stopped at theta = %.4g (steps down "
-                                   "to %.2e failed)",
-                                   (double)theta, (double)dtheta * 2));
+    PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "homotopy reached theta = %.4g of 1 (%s)", (double)theta,
+                            spent                            ? "-hs_strategy_time spent"
+                            : steps >= HS_HOMOTOPY_MAX_STEPS ? "HS_HOMOTOPY_MAX_STEPS solves"
+                                                             : "step below HS_HOMOTOPY_MIN_STEP"));
+    PetscCall(HsSolverSetDiagnosis(
+        s, PETSC_TRUE,
+        "the homotopy from the direct costate equation stopped at theta = %.4g after %" PetscInt_FMT
+        " steps (%s; the last step %.2e)",
+        (double)theta, steps,
+        spent                            ? "-hs_strategy_time spent"
+        : steps >= HS_HOMOTOPY_MAX_STEPS ? "its step cap"
+                                         : "steps down to its minimum failed",
+        (double)dtheta * 2));
   }
   s->hom_theta = 1;
   PetscCall(HsSolverSetUpDiscretization(s)); /* the solver's own scheme for the diagnostics */
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
-  PetscCall(PetscSNPrintf(buf, sizeof buf, "; homotopy to the %s costates: %" PetscInt_FMT " steps, %" PetscInt_FMT
-                          " Newton iterations", s->cs, steps, its));
-  PetscCall(PetscStrlcat(s->guess_info, buf, sizeof s->guess_info));
+  PetscCall(PetscSNPrintf(buf, sizeof buf,
+                          "; homotopy to the %s costates: %" PetscInt_FMT " steps, %" PetscInt_FMT " Newton iterations",
+                          s->cs, steps, its));
+  (void)HsStrAppend(s->guess_info, sizeof s->guess_info, buf);
   s->res.newton_iterations = its;
   PetscCall(VecDestroy(&Xprev));
   PetscFunctionReturn(0);

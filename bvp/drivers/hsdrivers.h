@@ -19,10 +19,11 @@ PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t
 PetscErrorCode HsSolverSolveHomotopy(HsSolver s);
 
 /* HsContinuation (continuation.c: the object and natural stages; arclength.c: pseudo-arclength stages) */
+#define HS_STAGE_LOG_WEIGHT -3 /* Stage.ip of the pseudo-parameter log_weight: R times 10^log_weight */
 #define HS_ARC_MAX_BRANCHES 8 /* branch points whose location is kept (all are counted) */
 typedef struct {
   char      name[64];
-  PetscInt  ip; /* parameter index, -1 for reach */
+  PetscInt  ip; /* parameter index, -1 for reach, HS_STAGE_LOG_WEIGHT for log_weight */
   PetscReal from, target;
   PetscInt  steps;
   PetscBool have_target; /* target recorded (at the first solve) */

@@ -17,11 +17,21 @@
  *   continuation          natural continuation in reach from 0 (x_T moves from x0 to its value),
  *                         then in the parameters of -hs_strategy_continue NAME=FROM,..., each
  *                         in HS_CONTINUATION_STEPS_DEFAULT steps with halving
+ *   continuation in R     with a small control weight (the smallest diagonal entry of R below
+ *                         HS_STRATEGY_STIFF_WEIGHT): continuation in log_weight from
+ *                         log10(HS_STRATEGY_STIFF_WEIGHT / R_min) to 0 (R from HS_STRATEGY_STIFF_WEIGHT
+ *                         down to the problem's, geometrically), from the direct solution at that R (or,
+ *                         where it fails, after reach from the default guess)
  *
- * and stops at the first that converges. Every attempt is recorded (name, status, Newton iterations,
- * seconds) in the results, printed by HsSolverView and written to summary.json ("strategy"). If none
- * converges, the first attempt's iterate and results are restored (its diagnosis names the first
- * failure; the others are listed). -hs_strategy newton makes only the first attempt.
+ * and stops at the first that converges.
+ *
+ * Bounded work: each attempt's loops are bounded in number (Newton by its -snes_max_it, the homotopy by
+ * HS_HOMOTOPY_MAX_STEPS and HS_HOMOTOPY_MIN_STEP, a continuation stage by HS_CONTINUATION_MAX_SOLVES and its halvings),
+ * and -hs_strategy_time S (HsSolverSetStrategyTime) stops the fallbacks, the homotopy and the continuation at their
+ * next step once S seconds have passed; a failed attempt records the furthest point it reached. Every attempt is
+ * recorded (name, status, Newton iterations, seconds) in the results, printed by HsSolverView and written to
+ * summary.json ("strategy"). If none converges, the first attempt's iterate and results are restored (its diagnosis
+ * names the first failure; the others are listed). -hs_strategy newton makes only the first attempt.
  *
  * An attempt that converges may have found another extremal than the one the user had in mind: the
  * guard of bvp/drivers/extremal.c compares it with the direct problem's minimum.
@@ -55,7 +65,7 @@ static PetscErrorCode ColdStart(HsSolver s)
 {
   PetscFunctionBeginUser;
   PetscCall(OwnScheme(s));
-  s->hold_T = (PetscBool)(s->prob->free_T && !s->guess && s->guess_type != HS_GUESS_DIRECT);
+  s->hold_T              = (PetscBool)(s->prob->free_T && !s->guess && s->guess_type != HS_GUESS_DIRECT);
   s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
   s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE, s->res.noise_floor = 0, s->res.at_floor = PETSC_FALSE;
   PetscCall((*s->ops->guess)(s, s->X));
@@ -67,6 +77,7 @@ typedef struct {
   PetscReal *rows;
   PetscInt   N;
   PetscReal  T;
+  char       source[PETSC_MAX_PATH_LEN + 16]; /* where it came from (summary.json's initial_guess) */
 } SavedGuess;
 
 static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
@@ -75,6 +86,7 @@ static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
 
   PetscFunctionBeginUser;
   g->rows = NULL, g->N = s->guess_N, g->T = s->guess_T;
+  PetscCall(PetscStrncpy(g->source, s->guess_source, sizeof g->source));
   if (len) {
     PetscCall(PetscMalloc1(len, &g->rows));
     PetscCall(PetscArraycpy(g->rows, s->guess, len));
@@ -89,10 +101,13 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
   if (restore) {
     PetscCall(PetscFree(s->guess));
     s->guess = g->rows, s->guess_N = g->N, s->guess_T = g->T, g->rows = NULL;
+    PetscCall(PetscStrncpy(s->guess_source, g->source, sizeof s->guess_source));
   }
   PetscCall(PetscFree(g->rows));
   PetscFunctionReturn(0);
 }
+
+#define HS_STRATEGY_STIFF_WEIGHT 1e-5 /* R_min below this: the strategy's continuation also moves log_weight */
 
 /* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
 static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
@@ -106,10 +121,12 @@ static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char 
   a->converged         = s->res.converged;
   a->newton_iterations = s->res.newton_iterations;
   a->seconds           = MPI_Wtime() - t0;
+  PetscCall(PetscStrncpy(a->reached, a->converged ? "" : s->reached, sizeof a->reached));
   PetscCallMPI(MPI_Bcast(&a->seconds, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   if (s->monitor && *na > 1)
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations)\n",
-                          name, a->converged ? "converged" : "failed", a->status, a->newton_iterations));
+    PetscCall(PetscPrintf(
+        PetscObjectComm((PetscObject)s), "  strategy: %s %s (%s, %" PetscInt_FMT " Newton iterations%s%s)\n", name,
+        a->converged ? "converged" : "failed", a->status, a->newton_iterations, a->reached[0] ? "; " : "", a->reached));
   PetscFunctionReturn(0);
 }
 
@@ -121,7 +138,8 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetLineSearch(s->snes, &ls));
-  PetscCall(PetscStrncpy(old, ((PetscObject)ls)->type_name ? ((PetscObject)ls)->type_name : SNESLINESEARCHBT, sizeof old));
+  PetscCall(
+      PetscStrncpy(old, ((PetscObject)ls)->type_name ? ((PetscObject)ls)->type_name : SNESLINESEARCHBT, sizeof old));
   PetscCall(PetscStrcmp(old, SNESLINESEARCHL2, &same));
   *tried = (PetscBool)!same; /* else the first attempt was this one */
   if (same)
@@ -215,30 +233,58 @@ static PetscBool ReachMoves(const HsProblem *P)
   return PETSC_FALSE;
 }
 
-/* Continuation in reach (if it moves anything) and the parameters of -hs_strategy_continue; *tried =
-   PETSC_FALSE if there is nothing to continue in. */
-static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscBool *tried)
+/* Where the strategy's continuation starts log_weight: log10(HS_STRATEGY_STIFF_WEIGHT / R_min), R_min the smallest
+   diagonal entry of R; 0 (no such stage) when R_min >= HS_STRATEGY_STIFF_WEIGHT. */
+static PetscReal StiffWeightFrom(const HsProblem *P)
+{
+  PetscReal rmin = PETSC_MAX_REAL;
+
+  for (int i = 0; i < P->m; i++)
+    rmin = PetscMin(rmin, P->R[i * P->m + i]);
+  return rmin > 0 && rmin < HS_STRATEGY_STIFF_WEIGHT
+             ? PetscMin(PetscLog10Real(HS_STRATEGY_STIFF_WEIGHT / rmin), HS_LOG_WEIGHT_MAX)
+             : 0;
+}
+
+/* Continuation in reach (if it moves anything) and the parameters of -hs_strategy_continue; with weight (if R is
+   small, StiffWeightFrom), in log_weight from the direct solution at that larger R, or where that fails after reach
+   from the default guess. *tried = PETSC_FALSE if there is nothing to continue in. */
+static PetscErrorCode TryContinuation(HsSolver s, PetscBool weight, char *name, size_t len, PetscBool *tried)
 {
   HsContinuation c;
   PetscInt       n;
   PetscBool      warm = s->warm, reached;
   HsProblem     *P    = s->prob;
   double        *value, *xT;
+  PetscReal      lw     = weight ? StiffWeightFrom(P) : 0;
+  PetscBool      direct = PETSC_FALSE, reach;
+  SavedGuess     g;
 
   PetscFunctionBeginUser;
+  if (lw > 0) { /* the start: the direct solution at 10^lw R (else reach from the default guess) */
+    PetscCall(SaveGuess(s, &g));
+    HsProblemSetControlWeightScale(P, PetscPowReal(10, lw));
+    PetscCall(HsSolverGuessFromDirect(s, &direct));
+    HsProblemSetControlWeightScale(P, 1);
+  }
+  reach = (PetscBool)(ReachMoves(P) && !direct);
   PetscCall(PetscMalloc2(P->nparams + 1, &value, 2 * P->n, &xT));
   for (int i = 0; i < P->nparams; i++)
     value[i] = *P->params[i].value;
   PetscCall(PetscArraycpy(xT, P->xT, 2 * P->n));
   PetscCall(HsContinuationCreate(s, &c));
-  if (ReachMoves(s->prob))
+  if (reach)
     PetscCall(HsContinuationAddStage(c, "reach", 0, HS_CONTINUATION_STEPS_DEFAULT));
+  if (lw > 0)
+    PetscCall(HsContinuationAddStage(c, "log_weight", lw, HS_CONTINUATION_STEPS_DEFAULT));
   PetscCall(HsSolverStrategyForEachContinue(s, AddStage, c));
   PetscCall(HsContinuationGetNumStages(c, &n));
-  *tried = (PetscBool)(n > 0);
-  if (n) {
-    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s", ReachMoves(s->prob) ? "reach" : "",
-                            ReachMoves(s->prob) && s->strategy_continue[0] ? ", " : "", s->strategy_continue));
+  *tried = (PetscBool)(weight ? lw > 0 : n > 0);
+  if (*tried) {
+    PetscCall(PetscSNPrintf(name, len, "continuation in %s%s%s%s%s%s", reach ? "reach" : "",
+                            reach && lw > 0 ? ", " : "", lw > 0 ? "log_weight" : "",
+                            (reach || lw > 0) && s->strategy_continue[0] ? ", " : "", s->strategy_continue,
+                            direct ? " from the direct guess" : ""));
     PetscCall(HsContinuationSetMonitor(c, s->monitor));
     s->solved = PETSC_FALSE; /* its first solve is cold */
     PetscCall(HsContinuationSolve(c));
@@ -246,16 +292,20 @@ static PetscErrorCode TryContinuation(HsSolver s, char *name, size_t len, PetscB
     s->res.converged = (PetscBool)(s->res.converged && reached);
     if (!reached)
       PetscCall(PetscStrncpy(s->res.status, "CONTINUATION_STOPPED", sizeof s->res.status));
-    s->cont_info[0]  = 0;
+    s->cont_info[0] = 0;
     if (!reached) /* it stopped on its way: the problem as it was */
       for (int i = 0; i < P->nparams; i++)
         if (*P->params[i].value != value[i])
-          PetscCheck(!HsProblemSetParam(P, P->params[i].name, value[i]), PetscObjectComm((PetscObject)s), PETSC_ERR_PLIB,
-                     "the strategy's continuation could not restore %s = %g", P->params[i].name, value[i]);
+          PetscCheck(!HsProblemSetParam(P, P->params[i].name, value[i]), PetscObjectComm((PetscObject)s),
+                     PETSC_ERR_PLIB, "the strategy's continuation could not restore %s = %g", P->params[i].name,
+                     value[i]);
     PetscCall(PetscArraycpy(P->xT, xT, 2 * P->n));
+    HsProblemSetControlWeightScale(P, 1); /* the problem's own R (a stop on the way left it scaled) */
   }
   PetscCall(PetscFree2(value, xT));
   PetscCall(HsContinuationDestroy(&c));
+  if (lw > 0)
+    PetscCall(EndGuess(s, &g, PETSC_TRUE));
   s->warm = warm;
   PetscFunctionReturn(0);
 }
@@ -280,7 +330,7 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
       PetscCall(TryDirect(s));
     break;
   default:
-    PetscCall(TryContinuation(s, name, len, tried));
+    PetscCall(TryContinuation(s, (PetscBool)(i == 4), name, len, tried));
   }
   PetscFunctionReturn(0);
 }
@@ -295,8 +345,9 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
   HsAttempt a[HS_STRATEGY_MAX_ATTEMPTS];
   PetscInt  na = 0;
   Vec       X1;
-  char      name[sizeof a[0].name], list[384] = "";
+  char      name[sizeof a[0].name], list[768] = "", spent[96] = "", first_info[sizeof s->guess_info];
   PetscReal tc = s->t_start;
+  PetscBool own;
 
   PetscFunctionBeginUser;
   if (s->in_strategy) /* a solve of the strategy's own continuation */
@@ -305,17 +356,27 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
   if (!s->res.converged && !s->interrupted && !s->res.tolerance_only && cold && s->strategy == HS_STRATEGY_AUTO &&
       !s->ops->solve) { /* tolerance_only: the user's tolerance stops every fallback as well */
     first = s->res;
+    PetscCall(PetscStrncpy(first_info, s->guess_info, sizeof first_info));
     if (s->monitor)
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  strategy: %s failed (%s, %" PetscInt_FMT
-                            " Newton iterations); the fallbacks of -hs_strategy auto follow\n", a[0].name, a[0].status,
-                            a[0].newton_iterations));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                            "  strategy: %s failed (%s, %" PetscInt_FMT
+                            " Newton iterations); the fallbacks of -hs_strategy auto follow\n",
+                            a[0].name, a[0].status, a[0].newton_iterations));
     PetscCall(VecDuplicate(s->X, &X1));
     PetscCall(VecCopy(s->X, X1));
     s->in_strategy = PETSC_TRUE;
-    for (int i = 0; i < 4 && !s->res.converged && !s->interrupted; i++) {
+    PetscCall(HsSolverBudgetBegin(s, &own));
+    for (int i = 0; i < 5 && !s->res.converged && !s->interrupted; i++) {
       PetscBool tried;
       PetscReal ta = MPI_Wtime();
       PetscBool stop;
+      PetscCall(HsSolverBudgetSpent(s, &stop));
+      if (stop) { /* -hs_strategy_time: the rest are not tried */
+        PetscCall(PetscSNPrintf(spent, sizeof spent, "; -hs_strategy_time %g s spent before the fallback %d of 5",
+                                (double)s->strategy_time, i + 1));
+        break;
+      }
+      s->reached[0] = 0;
       PetscCall(Attempt(s, i, name, sizeof name, &tried));
       s->t_start = tc; /* the continuation's solves restarted the clock */
       if (tried)
@@ -325,23 +386,31 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
         s->interrupted = PETSC_TRUE;
         PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                                 "signal received during the fallback '%s' of -hs_strategy auto (no checkpoint: the "
-                                "first attempt's start is the problem's default guess again)", name));
+                                "first attempt's start is the problem's default guess again)",
+                                name));
       }
     }
     s->in_strategy = PETSC_FALSE;
+    PetscCall(HsSolverBudgetEnd(s, own));
     if (!s->res.converged && !s->interrupted) { /* back to the first attempt: its diagnosis is the root cause */
       for (PetscInt k = 1; k < na; k++) {
-        PetscCall(PetscStrlcat(list, k > 1 ? "; " : "", sizeof list));
-        PetscCall(PetscStrlcat(list, a[k].name, sizeof list));
-        PetscCall(PetscStrlcat(list, ": ", sizeof list));
-        PetscCall(PetscStrlcat(list, a[k].status, sizeof list));
+        (void)HsStrAppend(list, sizeof list, k > 1 ? "; " : "");
+        (void)HsStrAppend(list, sizeof list, a[k].name);
+        (void)HsStrAppend(list, sizeof list, ": ");
+        (void)HsStrAppend(list, sizeof list, a[k].status);
+        if (a[k].reached[0]) {
+          (void)HsStrAppend(list, sizeof list, ", ");
+          (void)HsStrAppend(list, sizeof list, a[k].reached);
+        }
       }
+      (void)HsStrAppend(list, sizeof list, spent);
       PetscCall(OwnScheme(s));
       s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */
       PetscCall(VecCopy(X1, s->X));
       if (s->ops->resetiterate)
         PetscCall((*s->ops->resetiterate)(s));
       s->res = first;
+      PetscCall(PetscStrncpy(s->guess_info, first_info, sizeof s->guess_info)); /* the restored attempt's start */
       PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at the restored iterate */
       if (list[0])
         PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "%s%sno fallback of -hs_strategy auto converged (%s)",

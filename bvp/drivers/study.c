@@ -36,16 +36,17 @@
 typedef struct {
   PetscInt   N;
   HsResults  r;
-  PetscReal *x; /* (N + 1) x 4n */
-  PetscReal *u; /* N x m */
+  PetscReal *x;       /* (N + 1) x 4n */
+  PetscReal *u;       /* N x m */
+  PetscBool  retried; /* Newton from the coarser grid failed; the strategy solved it again (r: the retry's) */
 } Level;
 
 /* The solution of a solved solver t on every rank (its diagnostics gathered it on rank 0). */
 static PetscErrorCode TakeLevel(HsSolver t, Level *L)
 {
-  PetscInt           w = 4 * t->prob->n, dim = 2 * t->prob->n, m = t->prob->m, len = (t->N + 1) * w;
-  PetscMPIInt        rank;
-  MPI_Comm           comm = PetscObjectComm((PetscObject)t);
+  PetscInt    w = 4 * t->prob->n, dim = 2 * t->prob->n, m = t->prob->m, len = (t->N + 1) * w;
+  PetscMPIInt rank;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)t);
 
   PetscFunctionBeginUser;
   L->N = t->N;
@@ -91,44 +92,95 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
   PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
   (*t)->ckpt_dir[0] = 0;
+  (*t)->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
   PetscFunctionReturn(0);
 }
 
-/* The problem of s at N intervals, from the solution `from` interpolated in time; *L its solution. A
- * grid that does not converge is an error naming it. */
-static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, const char *why, Level *L)
+/* The problem of s at N intervals by Newton from the solution `from` interpolated in time (strategy: newton, or auto
+ * for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its solution. */
+static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, Level *L)
 {
-  HsSolver t;
+  HsSolver    t;
+  SNES        snes;
+  const char *prefix;
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverCreateGrid(s, N, &t));
+  PetscCall(HsSolverSetStrategy(t, strategy));
+  PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
+  PetscCall(HsSolverSetOptionsPrefix(t, prefix));
+  PetscCall(HsSolverAppendOptionsPrefix(t, "hs_grid_"));
   PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
   t->guess_T = s->prob->free_T ? from->r.T : 0;
+  PetscCall(HsSolverSetUp(t));
+  PetscCall(HsSolverGetSNES(t, &snes));
+  PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscCall(HsSolverDestroy(&t));
   HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
-  if (!L->r.converged) {
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "hamshoot: warning: %s: the solve at N = %" PetscInt_FMT
-                          " did not converge (%s)%s%s\n", why, N, L->r.status, L->r.diagnosis[0] ? ": " : "",
-                          L->r.diagnosis));
-    PetscFunctionReturn(0);
-  }
-  if (s->monitor)
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
-                          "  %s: N = %-7" PetscInt_FMT " J^d = %.12g  (%" PetscInt_FMT " Newton iterations)\n", why, N,
-                          (double)L->r.J, L->r.newton_iterations));
   PetscFunctionReturn(0);
 }
 
-/* Richardson on three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): value, error estimate, observed order. */
-static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, PetscReal *p)
+/* The problem of s at N intervals, from the solution `from` interpolated in time; *L its solution. A grid that
+ * Newton does not converge is solved again from the same start by -hs_strategy auto (unless s has the strategy
+ * newton, or a signal stopped it); one that still does not converge is a warning, L->r says why. */
+static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, const char *why, Level *L)
+{
+  MPI_Comm comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(SolveGrid(s, N, from, HS_STRATEGY_NEWTON, L));
+  L->retried = PETSC_FALSE;
+  if (!L->r.converged && s->strategy == HS_STRATEGY_AUTO && strcmp(L->r.status, "INTERRUPTED")) {
+    PetscCall(PetscPrintf(comm,
+                          "  %s: N = %" PetscInt_FMT ": Newton from N = %" PetscInt_FMT " failed (%s); again by "
+                          "-hs_strategy auto\n",
+                          why, N, from->N, L->r.status));
+    PetscCall(FreeLevel(L));
+    PetscCall(SolveGrid(s, N, from, HS_STRATEGY_AUTO, L));
+    L->retried = PETSC_TRUE;
+  }
+  if (!L->r.converged) {
+    PetscCall(PetscPrintf(
+        comm, "hamshoot: warning: %s: the solve at N = %" PetscInt_FMT " did not converge (%s)%s%s%s\n", why, N,
+        L->r.status, L->retried ? ", nor by -hs_strategy auto" : "", L->r.diagnosis[0] ? ": " : "", L->r.diagnosis));
+    PetscFunctionReturn(0);
+  }
+  if (s->monitor || L->retried)
+    PetscCall(PetscPrintf(comm, "  %s: N = %-7" PetscInt_FMT " J^d = %.12g  (%" PetscInt_FMT " Newton iterations%s)\n",
+                          why, N, (double)L->r.J, L->r.newton_iterations, L->retried ? ", by -hs_strategy auto" : ""));
+  PetscFunctionReturn(0);
+}
+
+/* Observed orders (docs/accuracy.md): differences of a quantity Q between grids at most HS_ORDER_ROUNDOFF eps
+ * max(1, |Q|) are its round-off (a quantity the grids do not change, or a solve's own residual), and their ratio is
+ * no order; an order farther than HS_ORDER_TOLERANCE from the schemes' HS_ORDER_SCHEME says that the grids are not
+ * yet in the asymptotic range (pre-asymptotic), where Richardson's value and its error estimate are unreliable. */
+#define HS_ORDER_ROUNDOFF 1e4
+#define HS_ORDER_SCHEME 2.0
+#define HS_ORDER_TOLERANCE 0.5
+
+/* Whether a difference d of a quantity of size q is at its round-off. */
+static PetscBool AtRoundoff(PetscReal d, PetscReal q)
+{
+  return (PetscBool)(PetscAbsReal(d) <= HS_ORDER_ROUNDOFF * PETSC_MACHINE_EPSILON * PetscMax(1, PetscAbsReal(q)));
+}
+
+/* Whether an order p (not at round-off) is far from the schemes'. */
+static PetscBool Far(PetscReal p) { return (PetscBool)(PetscAbsReal(p - HS_ORDER_SCHEME) > HS_ORDER_TOLERANCE); }
+
+/* Richardson on three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): value, error estimate, observed order (0 and *rnd
+   when a difference is at round-off). */
+static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, PetscReal *p, PetscBool *rnd)
 {
   PetscReal R1 = (4 * Q[2] - Q[1]) / 3, R0 = (4 * Q[1] - Q[0]) / 3, d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
+  PetscReal q = PetscMax(PetscAbsReal(Q[0]), PetscMax(PetscAbsReal(Q[1]), PetscAbsReal(Q[2])));
 
   *R   = R1;
   *err = PetscAbsReal(R1 - R0) / 15;
-  *p   = d0 != 0 && d1 != 0 ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
+  *rnd = (PetscBool)(AtRoundoff(d0, q) || AtRoundoff(d1, q));
+  *p   = !*rnd ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
 }
 
 /*@ HsSolverExtrapolate - Richardson's extrapolation of the last solve (file head).
@@ -155,11 +207,11 @@ static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, Pets
 @*/
 PetscErrorCode HsSolverExtrapolate(HsSolver s)
 {
-  Level       L[3];
-  PetscInt    N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
-  PetscReal   Q[3], xerr = 0, t0;
-  HsExtrap   *e = &s->res.extrap;
-  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  Level     L[3];
+  PetscInt  N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
+  PetscReal Q[3], xerr = 0, t0;
+  HsExtrap *e    = &s->res.extrap;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
@@ -181,16 +233,19 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   e->done = PETSC_TRUE;
   for (int i = 0; i < 3; i++)
     e->N[i] = L[i].N, Q[i] = L[i].r.J;
-  Richardson3(Q, &e->J, &e->J_error, &e->J_order);
+  Richardson3(Q, &e->J, &e->J_error, &e->J_order, &e->J_roundoff);
   for (int i = 0; i < 3; i++)
     Q[i] = L[i].r.H_mean;
-  Richardson3(Q, &e->H_mean, &e->H_mean_error, &e->H_mean_order);
+  Richardson3(Q, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff);
   for (int i = 0; i < 3; i++)
     Q[i] = L[i].r.T;
   if (s->prob->free_T)
-    Richardson3(Q, &e->T, &e->T_error, &e->T_order);
+    Richardson3(Q, &e->T, &e->T_error, &e->T_order, &e->T_roundoff);
   else
     e->T = s->res.T;
+  e->pre_asymptotic =
+      (PetscBool)((!e->J_roundoff && Far(e->J_order)) || (!e->H_mean_roundoff && Far(e->H_mean_order)) ||
+                  (s->prob->free_T && !e->T_roundoff && Far(e->T_order)));
   /* the states at the nodes of N/2; the error estimate at those of N/4 */
   PetscCall(PetscFree(s->Xext));
   PetscCall(PetscMalloc1((Nh + 1) * dim, &s->Xext));
@@ -216,13 +271,17 @@ typedef struct {
   HsSolver   s;
   PetscInt   nl;
   Level     *L;
-  PetscReal *dx, *du, *dl; /* level i against i+1 (i < nl - 1) */
-  PetscReal (*ord)[5];     /* observed orders at level i (0 < i < nl - 1) of J, H^d, dx, du, dlambda */
-  PetscReal  JR, HR, TR;   /* Richardson of the two finest grids */
-  PetscInt   failed_N;     /* the grid that did not converge (0: none; the study has the nl grids before it) */
-  char       failed[384];  /* why */
-  PetscBool  interrupted;  /* it was stopped by a signal */
-  PetscErrorCode error;    /* the error that stopped it (its grid failed_N), returned after the finished grids are written */
+  PetscReal *dx, *du, *dl;  /* level i against i+1 (i < nl - 1) */
+  PetscReal (*ord)[5];      /* observed orders at level i (0 < i < nl - 1) of J, H^d, dx, du, dlambda */
+  PetscBool (*rnd)[5];      /* ... whose differences are at round-off (no order) */
+  PetscBool pre_asymptotic; /* an order of J or H^d at the finest level far from the schemes' (HS_ORDER_TOLERANCE) */
+  PetscReal JR, HR, TR;     /* Richardson of the two finest grids */
+  PetscInt  failed_N;       /* the grid that did not converge (0: none; the study has the nl grids before it) */
+  char      failed[384];    /* why */
+  PetscBool interrupted;    /* it was stopped by a signal */
+  PetscBool failed_retried; /* the grid failed_N was solved again by -hs_strategy auto, and failed again */
+  PetscErrorCode
+      error; /* the error that stopped it (its grid failed_N), returned after the finished grids are written */
 } Study;
 
 /* Largest differences between grid i and grid i+1 (twice as fine): states at the shared nodes, and
@@ -238,17 +297,71 @@ static void Differences(Study *st, PetscInt i)
       dx = PetscMax(dx, PetscAbsReal(a->x[k * w + j] - b->x[2 * k * w + j]));
   for (PetscInt k = 0; k < a->N; k++) {
     for (PetscInt j = 0; j < dim; j++)
-      dl = PetscMax(dl, PetscAbsReal(a->x[k * w + dim + j] -
-                                     (b->x[2 * k * w + dim + j] + b->x[(2 * k + 1) * w + dim + j]) / 2));
+      dl = PetscMax(
+          dl, PetscAbsReal(a->x[k * w + dim + j] - (b->x[2 * k * w + dim + j] + b->x[(2 * k + 1) * w + dim + j]) / 2));
     for (PetscInt j = 0; j < m; j++)
       du = PetscMax(du, PetscAbsReal(a->u[k * m + j] - (b->u[2 * k * m + j] + b->u[(2 * k + 1) * m + j]) / 2));
   }
   st->dx[i] = dx, st->du[i] = du, st->dl[i] = dl;
 }
 
-static PetscReal Order(PetscReal a, PetscReal b)
+/* The observed order from the differences a (coarser) and b of a quantity of size q; *rnd when one is at round-off. */
+static PetscReal Order(PetscReal a, PetscReal b, PetscReal q, PetscBool *rnd)
 {
-  return a > 0 && b > 0 ? PetscLog2Real(a / b) : 0;
+  *rnd = (PetscBool)(AtRoundoff(a, q) || AtRoundoff(b, q));
+  return !*rnd ? PetscLog2Real(a / b) : 0;
+}
+
+/* The largest |value| of grid L's states (j0 = 0) or costates (j0 = 2n) at its nodes, or of its controls (u). */
+static PetscReal Size(const Level *L, PetscInt n, PetscInt m, PetscInt j0, PetscBool u)
+{
+  PetscReal q = 0;
+  if (u)
+    for (PetscInt k = 0; k < L->N * m; k++)
+      q = PetscMax(q, PetscAbsReal(L->u[k]));
+  else
+    for (PetscInt k = 0; k <= L->N; k++)
+      for (PetscInt j = 0; j < 2 * n; j++)
+        q = PetscMax(q, PetscAbsReal(L->x[k * 4 * n + j0 + j]));
+  return q;
+}
+
+/* The observed orders at level i (0 < i < nl - 1), from the grids i - 1, i, i + 1. */
+static void Orders(Study *st, PetscInt i)
+{
+  const Level     *l = &st->L[i];
+  const HsResults *a = &st->L[i - 1].r, *b = &l->r, *c = &st->L[i + 1].r;
+  PetscInt         n = st->s->prob->n, m = st->s->prob->m;
+  PetscReal        qJ = PetscMax(PetscAbsReal(a->J), PetscAbsReal(b->J)),
+            qH        = PetscMax(PetscAbsReal(a->H_mean), PetscAbsReal(b->H_mean));
+
+  st->ord[i][0] = Order(PetscAbsReal(a->J - b->J), PetscAbsReal(b->J - c->J), qJ, &st->rnd[i][0]);
+  st->ord[i][1] = Order(PetscAbsReal(a->H_mean - b->H_mean), PetscAbsReal(b->H_mean - c->H_mean), qH, &st->rnd[i][1]);
+  st->ord[i][2] = Order(st->dx[i - 1], st->dx[i], Size(l, n, m, 0, PETSC_FALSE), &st->rnd[i][2]);
+  st->ord[i][3] = Order(st->du[i - 1], st->du[i], Size(l, n, m, 0, PETSC_TRUE), &st->rnd[i][3]);
+  st->ord[i][4] = Order(st->dl[i - 1], st->dl[i], Size(l, n, m, 2 * n, PETSC_FALSE), &st->rnd[i][4]);
+}
+
+/* The study's differences, observed orders, pre-asymptotic flag and Richardson's values of its st->nl grids. */
+static void Analyse(Study *st)
+{
+  PetscInt levels = st->nl;
+
+  for (PetscInt i = 0; i + 1 < levels; i++)
+    Differences(st, i);
+  for (PetscInt i = 1; i + 1 < levels; i++)
+    Orders(st, i);
+  if (levels >= 3) { /* the orders of the three finest grids, those of Richardson's value */
+    PetscInt i = levels - 2;
+    for (int j = 0; j < 2; j++)
+      st->pre_asymptotic = (PetscBool)(st->pre_asymptotic || (!st->rnd[i][j] && Far(st->ord[i][j])));
+  }
+  if (levels >= 2) {
+    st->JR = (4 * st->L[levels - 1].r.J - st->L[levels - 2].r.J) / 3;
+    st->HR = (4 * st->L[levels - 1].r.H_mean - st->L[levels - 2].r.H_mean) / 3;
+    st->TR = (4 * st->L[levels - 1].r.T - st->L[levels - 2].r.T) / 3;
+  } else /* one grid: no extrapolation */
+    st->JR = st->L[0].r.J, st->HR = st->L[0].r.H_mean, st->TR = st->L[0].r.T;
 }
 
 /* study.csv: one row per grid; the differences on the row of the coarser grid (empty on the finest). */
@@ -256,23 +369,26 @@ static int WriteCSV(FILE *f, void *ctx)
 {
   Study *st = ctx;
 
-  fprintf(f, "N,J,J_minus_JR,H_mean,H_minus_HR,T,dx,du,dlambda\n");
+  fprintf(f, "N,J,J_minus_JR,H_mean,H_minus_HR,T,dx,du,dlambda,status\n");
   for (PetscInt i = 0; i < st->nl; i++) {
     const HsResults *r = &st->L[i].r;
     fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g", (int)st->L[i].N, (double)r->J, (double)(r->J - st->JR),
             (double)r->H_mean, (double)(r->H_mean - st->HR), (double)r->T);
     if (i + 1 < st->nl)
-      fprintf(f, ",%.17g,%.17g,%.17g\n", (double)st->dx[i], (double)st->du[i], (double)st->dl[i]);
+      fprintf(f, ",%.17g,%.17g,%.17g", (double)st->dx[i], (double)st->du[i], (double)st->dl[i]);
     else
-      fprintf(f, ",,,\n");
+      fprintf(f, ",,,");
+    fprintf(f, ",%s\n", st->L[i].retried ? "converged by -hs_strategy auto" : "converged");
   }
+  if (st->failed_N) /* the grid the study ended at, marked */
+    fprintf(f, "%d,,,,,,,,,NOT converged\n", (int)st->failed_N);
   return ferror(f);
 }
 
 static int WriteJSON(FILE *f, void *ctx)
 {
-  Study *st = ctx;
-  HsSolver s = st->s;
+  Study   *st = ctx;
+  HsSolver s  = st->s;
 
   fprintf(f, "{\n  \"problem\": ");
   HsJsonString(f, s->prob->name);
@@ -286,28 +402,38 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "  \"levels\": [\n");
   for (PetscInt i = 0; i < st->nl; i++) {
     const HsResults *r = &st->L[i].r;
-    fprintf(f, "    {\"N\": %d, \"J\": %.17g, \"J_error\": %.17g, \"H_mean\": %.17g, \"H_error\": %.17g, \"T\": %.17g, "
-               "\"newton_iterations\": %d",
+    fprintf(f,
+            "    {\"N\": %d, \"J\": %.17g, \"J_error\": %.17g, \"H_mean\": %.17g, \"H_error\": %.17g, \"T\": %.17g, "
+            "\"newton_iterations\": %d",
             (int)st->L[i].N, (double)r->J, (double)(r->J - st->JR), (double)r->H_mean, (double)(r->H_mean - st->HR),
             (double)r->T, (int)r->newton_iterations);
-    if (i > 0 && i + 1 < st->nl)
-      fprintf(f, ", \"order_J\": %.6g, \"order_H\": %.6g", (double)st->ord[i][0], (double)st->ord[i][1]);
-    if (i + 1 < st->nl) {
+    if (i + 1 < st->nl)
       fprintf(f, ", \"dx\": %.17g, \"du\": %.17g, \"dlambda\": %.17g", (double)st->dx[i], (double)st->du[i],
               (double)st->dl[i]);
-      if (i > 0)
-        fprintf(f, ", \"order_x\": %.6g, \"order_u\": %.6g, \"order_lambda\": %.6g", (double)st->ord[i][2],
-                (double)st->ord[i][3], (double)st->ord[i][4]);
+    if (i > 0 && i + 1 < st->nl) { /* an order at round-off: null, and its name in "roundoff_orders" */
+      static const char *const key[5] = {"order_J", "order_H", "order_x", "order_u", "order_lambda"};
+      int                      any    = 0;
+      for (int j = 0; j < 5; j++)
+        st->rnd[i][j] ? fprintf(f, ", \"%s\": null", key[j])
+                      : fprintf(f, ", \"%s\": %.6g", key[j], (double)st->ord[i][j]);
+      fprintf(f, ", \"roundoff_orders\": [");
+      for (int j = 0; j < 5; j++)
+        if (st->rnd[i][j])
+          fprintf(f, "%s\"%s\"", any++ ? ", " : "", key[j]);
+      fprintf(f, "]");
     }
-    fprintf(f, "}%s\n", i + 1 < st->nl ? "," : "");
+    fprintf(f, ", \"retried_by_strategy\": %s}%s\n", st->L[i].retried ? "true" : "false", i + 1 < st->nl ? "," : "");
   }
   fprintf(f, "  ],\n  \"complete\": %s,\n", st->failed_N ? "false" : "true");
   if (st->failed_N) { /* the grid that did not converge: the study ends before it */
-    fprintf(f, "  \"failed\": {\"N\": %d, \"why\": ", (int)st->failed_N);
+    fprintf(f, "  \"failed\": {\"N\": %d, \"retried_by_strategy\": %s, \"why\": ", (int)st->failed_N,
+            st->failed_retried ? "true" : "false");
     HsJsonString(f, st->failed);
     fprintf(f, "},\n");
   }
-  fprintf(f, "  \"plot\": \"study.png\"\n}\n");
+  fprintf(f, "  \"pre_asymptotic\": %s,\n  \"extrapolation_reliable\": %s,\n", st->pre_asymptotic ? "true" : "false",
+          st->pre_asymptotic || st->nl < 3 ? "false" : "true");
+  fprintf(f, "  \"plot\": %s\n}\n", st->nl >= 2 ? "\"study.png\"" : "null");
   return ferror(f);
 }
 
@@ -318,18 +444,19 @@ static int WriteScript(FILE *f, void *ctx)
 
   HsGnuplotString(st->s->prob->name, name, sizeof name);
 
-  fprintf(f, "# hamshoot -hs_study: %s, %s states + %s costates. Rerun with: gnuplot study.gp (in this directory).\n"
-             "# Rows of study.csv: 0 is the header, 1.. the grids; the finest grid has no difference to a next one.\n"
-             "set datafile separator ','\nset terminal pngcairo size 900,650 font ',11'\nset output 'study.png'\n"
-             "set logscale xy\nset format y '%%.0e'\nset grid\nset key outside right\nset xlabel 'N'\n"
-             "set ylabel 'error / difference'\nset title '%s: convergence (slope -2: order 2)'\n"
-             "c = %.17g\n"
-             "plot 'study.csv' every ::1::%d using 1:(abs($3)) with linespoints lw 2 pt 7 title '|J - J_R|', \\\n"
-             "  '' every ::1::%d using 1:(abs($5)) with linespoints lw 2 pt 5 title '|H - H_R|', \\\n"
-             "  '' every ::1::%d using 1:7 with linespoints lw 2 pt 9 title 'max |dx|', \\\n"
-             "  '' every ::1::%d using 1:8 with linespoints lw 2 pt 11 title 'max |du|', \\\n"
-             "  '' every ::1::%d using 1:9 with linespoints lw 2 pt 13 title 'max |dlambda|', \\\n"
-             "  c / x**2 with lines dt 2 lc 'black' title 'N^{-2}'\n",
+  fprintf(f,
+          "# hamshoot -hs_study: %s, %s states + %s costates. Rerun with: gnuplot study.gp (in this directory).\n"
+          "# Rows of study.csv: 0 is the header, 1.. the grids; the finest grid has no difference to a next one.\n"
+          "set datafile separator ','\nset terminal pngcairo size 900,650 font ',11'\nset output 'study.png'\n"
+          "set logscale xy\nset format y '%%.0e'\nset grid\nset key outside right\nset xlabel 'N'\n"
+          "set ylabel 'error / difference'\nset title '%s: convergence (slope -2: order 2)'\n"
+          "c = %.17g\n"
+          "plot 'study.csv' every ::1::%d using 1:(abs($3)) with linespoints lw 2 pt 7 title '|J - J_R|', \\\n"
+          "  '' every ::1::%d using 1:(abs($5)) with linespoints lw 2 pt 5 title '|H - H_R|', \\\n"
+          "  '' every ::1::%d using 1:7 with linespoints lw 2 pt 9 title 'max |dx|', \\\n"
+          "  '' every ::1::%d using 1:8 with linespoints lw 2 pt 11 title 'max |du|', \\\n"
+          "  '' every ::1::%d using 1:9 with linespoints lw 2 pt 13 title 'max |dlambda|', \\\n"
+          "  c / x**2 with lines dt 2 lc 'black' title 'N^{-2}'\n",
           name, st->s->ss, st->s->cs, name,
           (double)(st->dx[0] > 0 ? st->dx[0] * (double)st->L[0].N * (double)st->L[0].N : 1), (int)st->nl - 1,
           (int)st->nl - 1, (int)st->nl - 1, (int)st->nl - 1, (int)st->nl - 1);
@@ -349,9 +476,11 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
     const HsResults *r  = &st->L[i].r;
     PetscBool        up = (PetscBool)(i > 0 && i + 1 < st->nl), dn = (PetscBool)(i + 1 < st->nl);
     char             ord[5][16], dif[3][16];
-    const PetscReal *o  = st->ord[i];
+    const PetscReal *o = st->ord[i];
     for (int j = 0; j < 5; j++) {
-      if (up && o[j] != 0)
+      if (up && st->rnd[i][j]) /* differences at round-off: no order */
+        snprintf(ord[j], sizeof ord[j], "%5s", "r-off");
+      else if (up)
         snprintf(ord[j], sizeof ord[j], "%5.2f", (double)o[j]);
       else
         snprintf(ord[j], sizeof ord[j], "%5s", "");
@@ -371,10 +500,35 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
                         (double)st->JR, (double)st->HR));
   PetscCall(PetscPrintf(comm, "  max|d*|: largest difference to the next grid (states at shared nodes; controls and "
                               "costates against the mean of the two fine intervals)\n"));
+  for (PetscInt i = 1; i + 1 < st->nl; i++) {
+    PetscBool any = PETSC_FALSE;
+    for (int j = 0; j < 5; j++)
+      any = (PetscBool)(any || st->rnd[i][j]);
+    if (any) {
+      PetscCall(PetscPrintf(comm, "  r-off: the differences are at round-off (at most %g eps max(1, |Q|)): no order\n",
+                            HS_ORDER_ROUNDOFF));
+      break;
+    }
+  }
+  for (PetscInt i = 0; i < st->nl; i++)
+    if (st->L[i].retried)
+      PetscCall(PetscPrintf(comm,
+                            "  N = %-7" PetscInt_FMT
+                            " converged by -hs_strategy auto after Newton from the coarser grid "
+                            "failed\n",
+                            st->L[i].N));
+  if (st->pre_asymptotic)
+    PetscCall(PetscPrintf(comm,
+                          "  warning: pre-asymptotic: the observed order of J^d or H^d on the finest grids is far from "
+                          "the schemes' 2 (errors not falling 4x per doubling); J_R, H_R and the errors against "
+                          "them are unreliable: refine further\n"));
   if (st->failed_N)
-    PetscCall(PetscPrintf(comm, "  N = %-7" PetscInt_FMT " did not converge (%s): the study ends before it\n", st->failed_N,
-                          st->failed));
-  PetscCall(PetscPrintf(comm, "  written            %s/study.json, study.csv, study.gp%s\n", dir, plot ? ", study.png" : ""));
+    PetscCall(PetscPrintf(comm,
+                          "  N = %-7" PetscInt_FMT " NOT converged%s (%s): the study ends before it; the table has "
+                          "the grids before it\n",
+                          st->failed_N, st->failed_retried ? ", nor by -hs_strategy auto" : "", st->failed));
+  PetscCall(
+      PetscPrintf(comm, "  written            %s/study.json, study.csv, study.gp%s\n", dir, plot ? ", study.png" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -387,6 +541,9 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
 . levels - the number of grids, levels >= 3 (orders need three grids)
 - dir    - the output directory
 
+  Output Parameter:
+. complete - (may be NULL) whether every grid converged
+
   Options Database Key:
 . -hs_study <LEVELS> - the hamshoot executable runs the study (N0 = -N; dir: -o, default 'study')
 
@@ -396,14 +553,16 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
   controls and costates between successive grids, and the observed orders; writes dir/study.json, dir/study.csv,
   dir/study.gp and (gnuplot) dir/study.png.
 
-  Call it after a converged HsSolverSolve(). A grid that does not converge ends the study: the grids before it are
-  written (study.json: "complete": false and "failed" with its N and why), then an error names it; stopped by a
+  Call it after a converged HsSolverSolve(). A grid that Newton does not converge from the coarser solution is solved
+  again from there by -hs_strategy auto (unless s has -hs_strategy newton); one that still does not converge ends the
+  study: the grids before it are written (study.json: "complete": false and "failed" with its N and why; study.csv:
+  its row marked NOT converged) and *complete is false (the hamshoot executable exits 2); stopped by a
   signal (SIGTERM, SIGINT), the grids before it are written and the solver is marked interrupted
   (HsSolverGetInterrupted) instead. Without gnuplot the data and the script are still written, with a warning.
 
 .seealso: HsSolverExtrapolate(), HsSolverSetNumIntervals(), HsSolverSolve()
 @*/
-PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[])
+PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete)
 {
   Study       st;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
@@ -422,7 +581,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(PetscMemzero(&st, sizeof st));
   st.s = s, st.nl = levels;
   PetscCall(PetscCalloc1(levels, &st.L));
-  PetscCall(PetscCalloc4(levels, &st.dx, levels, &st.du, levels, &st.dl, levels, &st.ord));
+  PetscCall(PetscCalloc5(levels, &st.dx, levels, &st.du, levels, &st.dl, levels, &st.ord, levels, &st.rnd));
   PetscCall(TakeLevel(s, &st.L[0]));
   for (PetscInt i = 1; i < levels; i++) {
     PetscErrorCode ierr = SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]);
@@ -433,32 +592,19 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
       break;
     }
     if (!st.L[i].r.converged) { /* the grids so far are kept and written; the failure is marked */
-      st.failed_N    = st.L[i].N;
-      st.interrupted = (PetscBool)!strcmp(st.L[i].r.status, "INTERRUPTED");
-      PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "%s%s%s", st.interrupted ? "interrupted by a signal" : st.L[i].r.status,
-                              st.L[i].r.diagnosis[0] && !st.interrupted ? ": " : "", st.interrupted ? "" : st.L[i].r.diagnosis));
+      st.failed_N       = st.L[i].N;
+      st.failed_retried = st.L[i].retried;
+      st.interrupted    = (PetscBool)!strcmp(st.L[i].r.status, "INTERRUPTED");
+      PetscCall(PetscSNPrintf(
+          st.failed, sizeof st.failed, "%s%s%s", st.interrupted ? "interrupted by a signal" : st.L[i].r.status,
+          st.L[i].r.diagnosis[0] && !st.interrupted ? ": " : "", st.interrupted ? "" : st.L[i].r.diagnosis));
       PetscCall(FreeLevel(&st.L[i]));
       st.nl = i;
       break;
     }
   }
   levels = st.nl;
-  for (PetscInt i = 0; i + 1 < levels; i++)
-    Differences(&st, i);
-  for (PetscInt i = 1; i + 1 < levels; i++) {
-    const HsResults *a = &st.L[i - 1].r, *b = &st.L[i].r, *c = &st.L[i + 1].r;
-    st.ord[i][0] = Order(PetscAbsReal(a->J - b->J), PetscAbsReal(b->J - c->J));
-    st.ord[i][1] = Order(PetscAbsReal(a->H_mean - b->H_mean), PetscAbsReal(b->H_mean - c->H_mean));
-    st.ord[i][2] = Order(st.dx[i - 1], st.dx[i]);
-    st.ord[i][3] = Order(st.du[i - 1], st.du[i]);
-    st.ord[i][4] = Order(st.dl[i - 1], st.dl[i]);
-  }
-  if (levels >= 2) {
-    st.JR = (4 * st.L[levels - 1].r.J - st.L[levels - 2].r.J) / 3;
-    st.HR = (4 * st.L[levels - 1].r.H_mean - st.L[levels - 2].r.H_mean) / 3;
-    st.TR = (4 * st.L[levels - 1].r.T - st.L[levels - 2].r.T) / 3;
-  } else /* one grid: no extrapolation */
-    st.JR = st.L[0].r.J, st.HR = st.L[0].r.H_mean, st.TR = st.L[0].r.T;
+  Analyse(&st);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) { /* through one descriptor of dir (for the locked -o, the lock's: HsDirOpen), never its path */
     int dfd = -1;
@@ -469,8 +615,11 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
     if (!bad) {
       static const char *const pngs[] = {"study.png"};
 
-      plot = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, warn, sizeof warn);
-      bad  = HsWriteFileAtomicAt(dfd, dir, "study.json", WriteJSON, &st, err, sizeof err);
+      if (st.nl >= 2)
+        plot = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, warn, sizeof warn);
+      else /* one grid: no difference to plot */
+        PetscCall(PetscSNPrintf(warn, sizeof warn, "one converged grid, no difference to plot"));
+      bad = HsWriteFileAtomicAt(dfd, dir, "study.json", WriteJSON, &st, err, sizeof err);
     }
     if (dfd >= 0)
       close(dfd);
@@ -485,7 +634,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   for (PetscInt i = 0; i < levels; i++)
     PetscCall(FreeLevel(&st.L[i]));
   PetscCall(PetscFree(st.L));
-  PetscCall(PetscFree4(st.dx, st.du, st.dl, st.ord));
+  PetscCall(PetscFree5(st.dx, st.du, st.dl, st.ord, st.rnd));
   if (st.interrupted) { /* the caller exits as interrupted (status 3), the finished grids written */
     s->interrupted = PETSC_TRUE;
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
@@ -494,13 +643,19 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
                             st.failed_N, levels, dir));
   }
   if (st.error) {
-    PetscCall(PetscPrintf(comm, "hamshoot: -hs_study: the grid N = %" PetscInt_FMT " ended with an error; the %" PetscInt_FMT
-                                " finished grids are in %s/study.json and study.csv\n", st.failed_N, levels, dir));
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: -hs_study: the grid N = %" PetscInt_FMT " ended with an error; the %" PetscInt_FMT
+                          " finished grids are in %s/study.json and study.csv\n",
+                          st.failed_N, levels, dir));
     PetscCall(st.error);
   }
-  PetscCheck(!st.failed_N || st.interrupted, comm, PETSC_ERR_NOT_CONVERGED,
-             "-hs_study: the grid N = %" PetscInt_FMT " did not converge (%s); the %" PetscInt_FMT
-             " finished grids are in %s/study.json and study.csv",
-             st.failed_N, st.failed, levels, dir);
+  if (complete)
+    *complete = (PetscBool)!st.failed_N;
+  if (st.failed_N && !st.interrupted)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: -hs_study: the grid N = %" PetscInt_FMT
+                          " did not converge (%s); the %" PetscInt_FMT
+                          " finished grids are in %s/study.json and study.csv\n",
+                          st.failed_N, st.failed, levels, dir));
   PetscFunctionReturn(0);
 }

@@ -430,6 +430,8 @@ static Bool Intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, N
   if (ip->monitor)
     printf("  IPOPT %3d  J %.10g  inf_pr %.2e  inf_du %.2e  mu %.1e  %.2f s\n", (int)iter, obj, inf_pr, inf_du, mu,
            MPI_Wtime() - ip->t_start);
+  if (ip->deadline > 0 && MPI_Wtime() >= ip->deadline) /* -hs_strategy_time spent: User_Requested_Stop as well */
+    return FALSE;
   return HsInterruptPending() ? FALSE : TRUE; /* SIGTERM/SIGINT: IPOPT ends with User_Requested_Stop */
 }
 
@@ -493,6 +495,11 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
   /* at the noise floor of the dual infeasibility (costates of 1e5: the crane) IPOPT would spend 15
    * iterations before its acceptable-level exit; the caller checks the kkt residual then */
   ipopt_lib.IntOption(nlp, "acceptable_iter", 5);
+  /* bounded controls: IPOPT relaxes the bounds by bound_relax_factor (default 1e-8) and at the end projects u back onto
+     the original ones, which left the state equations violated by h G (u_relaxed - u) (1.5e-9 on the bounded
+     swing-up at N = 100): no relaxation. (The constrained NLP's bounds are its own.) */
+  if (!ip->cons)
+    ipopt_lib.NumOption(nlp, "bound_relax_factor", 0);
   for (int i = 0; i < nc; i++) /* constraint scaling (the bounds were copied at creation): the interval equations */
     gl[i] = i < ip->N * ip->dim ? 1 / h : 1;  /* 1/h, the others (targets, Phi(q_k), a constrained end) 1 */
   ipopt_lib.Scaling(nlp, 1 / h, NULL, gl);
@@ -587,6 +594,97 @@ static PetscErrorCode RoundoffLevel(HsSolver s, PetscReal *level)
   PetscFunctionReturn(0);
 }
 
+/* Bounded controls (rank 0, after RunIpopt; rows in the node layout, the controls in s->U0): the residual of the
+ * bounded problem's necessary conditions, which the kkt residual (u = R^{-1} G^T lambda) is not where a bound is
+ * active. Its 2-norm over the state equations with IPOPT's u, the costate equations and the terminal rows (for a
+ * constant B they do not involve u) and the control condition in its natural form u - P(u - D^{-1} (R u - G^T
+ * lambda)), P the projection onto the box, D = diag(R): zero exactly where u minimizes the Hamiltonian over the
+ * box. *res = -1 if it does not apply (a B(q), a free T). */
+static PetscErrorCode BoundedKktResidual(HsSolver s, const PetscScalar *rows, PetscReal *res)
+{
+  const HsProblem *P = s->prob;
+  HsDisc          *d = s->disc;
+  int              n = P->n, m = P->m, dim = 2 * n, w = 2 * dim, N = (int)s->N, st = 0;
+  double          *f, *uf, sum = 0;
+
+  PetscFunctionBeginUser;
+  *res = -1;
+  if (P->Bq || P->free_T || !s->U0)
+    PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(dim, &f, m, &uf));
+  for (int k = 0; k < N && !st; k++) {
+    const double *xk = rows + (size_t)k * w, *xk1 = xk + w, *u = s->U0 + (size_t)k * m;
+    st = HsDiscStateResidualU(d, xk, xk1, u, f) || HsDiscControl(d, xk, xk1, xk + dim, uf);
+    for (int i = 0; i < dim && !st; i++)
+      sum += f[i] * f[i];
+    for (int j = 0; j < m && !st; j++) { /* g_j = (R (u - u_free))_j, the control condition's natural residual */
+      double g = 0, v, lo = P->u_min ? P->u_min[j] : -PETSC_MAX_REAL, hi = P->u_max ? P->u_max[j] : PETSC_MAX_REAL;
+      for (int l = 0; l < m; l++)
+        g += P->R[j * m + l] * (u[l] - uf[l]);
+      v = PetscMin(hi, PetscMax(lo, u[j] - g / P->R[j * m + j]));
+      sum += (u[j] - v) * (u[j] - v);
+    }
+    if (k > 0 && !st) {
+      st = HsDiscCostateResidual(d, k, xk - w, xk, xk1, xk - w + dim, xk + dim, f);
+      for (int i = 0; i < dim && !st; i++)
+        sum += f[i] * f[i];
+    }
+  }
+  if (!st) { /* the terminal rows: fixed components, the transversality condition of the free ones */
+    const double *xm = rows + (size_t)(N - 1) * w, *xN = xm + w;
+    st = HsDiscTerminalResidual(d, xm, xN, xm + dim, f);
+    for (int i = 0; i < dim && !st; i++) {
+      double r = P->xT_fixed[i] ? xN[i] - P->xT[i] : f[i];
+      sum += r * r;
+    }
+  }
+  PetscCall(PetscFree2(f, uf));
+  *res = st ? PETSC_INFINITY : PetscSqrtReal(sum);
+  PetscFunctionReturn(0);
+}
+
+/* The end of Solve: a looser -hs_ipopt_tol's result demoted to CONVERGED_TO_TOLERANCE_ONLY, and the diagnosis (info:
+ * Solve's; bkkt: BoundedKktResidual's, -1 where it does not apply; level: the kkt residual's round-off level). */
+static PetscErrorCode Verdict(HsSolver s, HsIpopt *ip, const double info[], PetscReal bkkt, PetscReal level)
+{
+  PetscFunctionBeginUser;
+  s->res.vouch_level = HS_VOUCH_FACTOR * PetscMax(HS_IPOPT_TOL_DEFAULT, level);
+  if (s->res.converged && ip->tol > HS_IPOPT_TOL_DEFAULT && s->res.residual_norm > s->res.vouch_level) {
+    /* "converged" means converged (bvp/interface/convergence.c): a -hs_ipopt_tol looser than the default met, the
+       residual above what the default asks for */
+    s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
+    PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+    PetscCall(HsSolverSetDiagnosis(
+        s, PETSC_TRUE,
+        "converged to the requested tolerance only: IPOPT met -hs_ipopt_tol %g at |F| = %.3e, "
+        "%.3g times the %.3e this solve can vouch for; leave -hs_ipopt_tol at its default %g",
+        (double)ip->tol, (double)s->res.residual_norm, (double)(s->res.residual_norm / s->res.vouch_level),
+        (double)s->res.vouch_level, (double)HS_IPOPT_TOL_DEFAULT));
+  } else if (s->prob->free_T &&
+             (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "the final time T = %g is at its bound (T_min, T_max = %g, %g): the NLP's optimum has "
+                             "an active bound on T, so the condition (1/N) sum H^d = dphi/dT does not hold (|F|)",
+                             (double)s->prob->T, (double)s->prob->T_min, (double)s->prob->T_max));
+  else if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level && bkkt >= 0)
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "IPOPT stopped at its acceptable level (NLP error %.3e; an interior point resolves a "
+                             "control's switch at a bound only to about sqrt(mu)), but the bounded problem's kkt "
+                             "residual %.3e is below %g max(1, |X|)",
+                             info[3], (double)bkkt, HS_IPOPT_BOUNDED_KKT_RTOL));
+  else if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level)
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "IPOPT stopped at its acceptable level (its dual infeasibility %.3e did not reach "
+                                   "-hs_ipopt_tol), but the kkt residual %.3e is at round-off (<= %.3e)",
+                                   info[3], (double)s->res.residual_norm, (double)level));
+  else if ((int)info[1] != Solve_Succeeded)
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "IPOPT stopped with %s after %d iterations (NLP error %.3e)",
+                                   s->res.status, (int)info[2], info[3]));
+  PetscFunctionReturn(0);
+}
+
 /* The solve: gather the start on rank 0, IPOPT there, the solution back into X, and the
  * transcription's kkt residual at it. */
 static PetscErrorCode Solve(HsSolver s)
@@ -598,7 +696,7 @@ static PetscErrorCode Solve(HsSolver s)
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
   char        msg[256] = "";
   double      info[6]  = {0};
-  PetscReal   level = 0;
+  PetscReal   level = 0, bkkt = -1, xinf;
   PetscBool   hold  = s->hold_T; /* a free T from a cold start: RunIpopt holds it first */
 
   PetscFunctionBeginUser;
@@ -613,18 +711,21 @@ static PetscErrorCode Solve(HsSolver s)
     else {
       PetscScalar *rows;
       int          st = Internal_Error;
-      ip->monitor = s->monitor;
+      ip->monitor = s->monitor, ip->deadline = s->deadline;
       PetscCall(VecGetArray(X0, &rows));
       if (s->prob->nc)
         PetscCall(RunIpoptCons(s, ip, rows, &st));
       else
         PetscCall(RunIpopt(s, ip, rows, hold, &st));
+      if (!s->prob->nc && (s->prob->u_min || s->prob->u_max))
+        PetscCall(BoundedKktResidual(s, rows, &bkkt));
       PetscCall(VecRestoreArray(X0, &rows));
       info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du), info[4] = ip->wall_ipopt;
       info[5] = ip->iterations > 0 ? ip->reg : -1;
     }
   }
   PetscCallMPI(MPI_Bcast(info, 6, MPI_DOUBLE, 0, comm));
+  PetscCallMPI(MPI_Bcast(&bkkt, 1, MPIU_REAL, 0, comm));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
   PetscCheck(info[0] == 0, comm, PETSC_ERR_LIB, "%s", msg);
   PetscCall(VecScatterBegin(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
@@ -639,9 +740,11 @@ static PetscErrorCode Solve(HsSolver s)
   PetscCall(PetscStrncpy(s->res.status, StatusName((int)info[1]), sizeof s->res.status));
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
-  if (s->prob->u_min || s->prob->u_max) /* u at a bound is not R^{-1} G^T lambda: the kkt residual does not apply */
-    s->res.residual_norm = info[3];
+  if (s->prob->u_min || s->prob->u_max) /* u at a bound is not R^{-1} G^T lambda: the kkt residual does not apply; the
+                                          bounded problem's (BoundedKktResidual) where it can be formed, else IPOPT's */
+    s->res.residual_norm = bkkt >= 0 ? bkkt : info[3];
   PetscCall(RoundoffLevel(s, &level));
+  PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));
   if ((int)info[1] == User_Requested_Stop) { /* a signal (Intermediate): the run ends as interrupted */
     PetscBool req;
     PetscCall(HsSolverInterruptRequested(s, &req));
@@ -655,38 +758,17 @@ static PetscErrorCode Solve(HsSolver s)
   s->res.converged = (PetscBool)(!PetscIsInfOrNanReal(s->res.residual_norm) &&
                                  ((int)info[1] == Solve_Succeeded ||
                                   ((int)info[1] == Solved_To_Acceptable_Level && !s->prob->u_min && !s->prob->u_max &&
-                                   s->res.residual_norm <= level)));
-  if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level) { /* the global level, and every row at its own
-       (one unknown far larger than the others raises the global level of every equation: the ninth review) */
+                                   s->res.residual_norm <= level) ||
+                                  ((int)info[1] == Solved_To_Acceptable_Level && bkkt >= 0 &&
+                                   bkkt <= HS_IPOPT_BOUNDED_KKT_RTOL * PetscMax(1, xinf))));
+  if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level &&
+      bkkt < 0) { /* the global level, and every row at its own
+(one unknown far larger than the others raises the global level of every equation: the ninth review) */
     PetscBool rows;
     PetscCall(HsSolverRowwiseRoundoff(s, s->X, s->F, &rows));
     s->res.converged = rows;
   }
-  s->res.vouch_level = HS_VOUCH_FACTOR * PetscMax(HS_IPOPT_TOL_DEFAULT, level);
-  if (s->res.converged && ip->tol > HS_IPOPT_TOL_DEFAULT && s->res.residual_norm > s->res.vouch_level) {
-    /* "converged" means converged (bvp/interface/convergence.c): a -hs_ipopt_tol looser than the default met, the
-       residual above what the default asks for */
-    s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
-    PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "converged to the requested tolerance only: IPOPT met -hs_ipopt_tol %g at |F| = %.3e, "
-                                   "%.3g times the %.3e this solve can vouch for; leave -hs_ipopt_tol at its default %g",
-                                   (double)ip->tol, (double)s->res.residual_norm,
-                                   (double)(s->res.residual_norm / s->res.vouch_level), (double)s->res.vouch_level,
-                                   (double)HS_IPOPT_TOL_DEFAULT));
-  } else if (s->prob->free_T && (s->prob->T <= s->prob->T_min * (1 + 1e-8) || s->prob->T >= s->prob->T_max * (1 - 1e-8)))
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "the final time T = %g is at its bound (T_min, T_max = %g, %g): the NLP's optimum has "
-                                   "an active bound on T, so the condition (1/N) sum H^d = dphi/dT does not hold (|F|)",
-                                   (double)s->prob->T, (double)s->prob->T_min, (double)s->prob->T_max));
-  else if (s->res.converged && (int)info[1] == Solved_To_Acceptable_Level)
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "IPOPT stopped at its acceptable level (its dual infeasibility %.3e did not reach "
-                                   "-hs_ipopt_tol), but the kkt residual %.3e is at round-off (<= %.3e)",
-                                   info[3], (double)s->res.residual_norm, (double)level));
-  else if ((int)info[1] != Solve_Succeeded)
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "IPOPT stopped with %s after %d iterations (NLP error %.3e)",
-                                   s->res.status, (int)info[2], info[3]));
+  PetscCall(Verdict(s, ip, info, bkkt, level));
   PetscFunctionReturn(0);
 }
 
@@ -775,7 +857,11 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
     PetscCall((*((HsIpoptCons *)s->data)->view)(s, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  IPOPT time         %.3f s   (inside IpoptSolve, rank 0)\n",
                                    (double)ip->wall_ipopt));
-  if (s->prob->u_min || s->prob->u_max)
+  if ((s->prob->u_min || s->prob->u_max) && !s->prob->nc && !s->prob->Bq && !s->prob->free_T)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  |F| above          the bounded problem's kkt residual at IPOPT's solution "
+                                     "(state equations at its u, costate equations, u's projection condition)\n"));
+  else if (s->prob->u_min || s->prob->u_max)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          IPOPT's final NLP error (bounded controls: the kkt "
                                              "residual does not apply)\n"));
   else

@@ -72,6 +72,7 @@ typedef struct {
   PetscBool  monitor;
   PetscReal  t_start;
   PetscReal  wall_ipopt; /* seconds inside IpoptSolve */
+  PetscReal  deadline;   /* the solver's -hs_strategy_time deadline (rank 0's MPI_Wtime; 0: none): IPOPT stops there */
 } HsIpopt;
 
 /* The ipopt formulation on a constrained system: the constrained transcription's data first (its operations read

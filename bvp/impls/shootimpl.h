@@ -35,6 +35,7 @@ typedef struct {
   PetscReal       *sens;      /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
   PetscReal       *growth;    /* per local segment: max |sensitivity| of its last march with sensitivities */
   PetscBool       *marched;   /* per local segment: its last march succeeded (a warm start for the next) */
+  PetscReal       *perron;    /* per local segment: the scaling of its last growth check (2 dim; 0: none yet) */
   PetscReal       *jblk;      /* per local segment: Jacobian blocks B1, B2p, B2c (dim x 2 dim each) */
   PetscReal       *end_send, *end_recv, *end_local; /* end data of a segment (+ sensitivities) */
   PetscReal       *znext;     /* x-part of z_{s1} from the next rank */
@@ -46,6 +47,7 @@ typedef struct {
   PetscReal       *hsum;      /* per local segment: sum of H^d over its intervals */
   PetscReal       *hgrad;     /* per local segment: its gradient in z (2 dim) and h (1) */
   PetscReal       *jT;        /* per local segment: d(row block)/dT (2 dim) */
+  PetscReal        egrowth;   /* the largest |sensitivity| over all segments (unscaled; reported only) */
   PetscReal       *tlast, tt; /* owner of T: -grad(d phi/dT) S(x_N) in z_{M-1} (2 dim), and d(T row)/dT */
 } HsShoot;
 

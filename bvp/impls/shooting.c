@@ -325,14 +325,15 @@ PetscErrorCode HsSolverShootGetMatrixFree(HsSolver s, PetscBool *mf)
 
   Input Parameters:
 + s      - the solver, of type HSSOLVERSHOOTING
-- growth - the limit on the sensitivity growth within a segment (largest |d(march)/dz|), > 1
+- growth - the limit on a segment's sensitivity growth in the best scaling of the unknowns (the Perron root of
+           |d(march)/dz|, docs/shooting.md), > 1
 
   Options Database Key:
 . -hs_shoot_max_growth <growth> - the same (default HS_SHOOT_MAX_GROWTH_DEFAULT = 1e8)
 
   Notes:
-  Beyond it the solve stops with a diagnosis asking for more segments. The default 1e8 = 1/sqrt(eps): the end
-  data would keep fewer than 8 digits.
+  Beyond it the solve stops with a diagnosis saying how many segments to use (for single-interval segments: how
+  fine a grid, or the transcription). The default 1e8 = 1/sqrt(eps): the end data would keep fewer than 8 digits.
 
 .seealso: HsSolverShootGetMaxGrowth(), HsSolverShootSetNumSegments(), HsSolverShootSetKnots()
 @*/
@@ -493,9 +494,9 @@ static PetscErrorCode SolverOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   if (flg)
     PetscCall(HsSolverShootSetMatrixFree(s, b));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_shoot_max_growth",
-                             "largest sensitivity growth within a segment before the solve stops and asks for more "
-                             "segments",
-                             "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
+                          "largest sensitivity growth of a segment (in the best scaling of the unknowns) before the "
+                          "solve stops and asks for more segments",
+                          "HsSolverShootSetMaxGrowth", sh->max_growth, &g, &flg));
   if (flg)
     PetscCall(HsSolverShootSetMaxGrowth(s, g));
   PetscFunctionReturn(0);
@@ -599,7 +600,7 @@ static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
   for (PetscInt i = sh->s0; i < sh->s1; i++)
     len += sh->knots[i + 1] - sh->knots[i] + 1;
   PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * ws + 1, &sh->sens, nloc + 1, &sh->traj_off));
-  PetscCall(PetscCalloc2(nloc + 1, &sh->growth, nloc + 1, &sh->marched));
+  PetscCall(PetscCalloc3(nloc + 1, &sh->growth, nloc + 1, &sh->marched, nloc * w + 1, &sh->perron));
   PetscCall(PetscCalloc2(nloc * 3 * dim * w + 1, &sh->jblk, w, &sh->vprev));
   PetscCall(PetscMalloc4(e, &sh->end_send, e, &sh->end_recv, e, &sh->end_local, dim, &sh->znext));
   PetscCall(PetscMalloc3(8 * dim * dim, &sh->Bk, dim * ws, &sh->G, dim, &sh->R));
@@ -758,6 +759,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSolverSetOptionsPrefix(t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(t, "hs_init_")); /* not the shooting solve's -snes_* options */
   t->ckpt_dir[0] = 0; /* a sub-solve stops on a signal but writes no checkpoint of its own */
+  t->check_boundary = s->check_boundary; /* -hs_check_boundary false holds for the sub-solves */
   if (s->guess)
     PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
   t->guess_T = s->guess_T;
@@ -850,27 +852,30 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
   HsResults *r = &s->res;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n",
-                                   r->ksp_iterations));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  linear iterations  %" PetscInt_FMT " (KSP, summed over Newton iterations)\n", r->ksp_iterations));
   if (r->sensitivity_growth > 0)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth %.3e   (largest |d(march)/dz| within a segment)\n",
-                                     (double)r->sensitivity_growth));
+    PetscCall(
+        PetscViewerASCIIPrintf(viewer,
+                               "  sensitivity growth %.3e   (largest segment map d(march)/dz in the best scaling of "
+                               "the unknowns; largest entry %.1e)\n",
+                               (double)r->sensitivity_growth, (double)((HsShoot *)s->data)->egrowth));
   else /* no Jacobian evaluated: a root at the start, or the first march failed */
     PetscCall(PetscViewerASCIIPrintf(viewer, "  sensitivity growth not computed (no Jacobian was evaluated)\n"));
   PetscFunctionReturn(0);
 }
 
-/* summary.json: "segments", "sensitivity_growth" (null: not computed) */
+/* summary.json: "segments", "sensitivity_growth" and "sensitivity_entry_max" (null: not computed) */
 static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 {
-  PetscReal g = s->res.sensitivity_growth;
+  PetscReal g = s->res.sensitivity_growth, e = ((HsShoot *)s->data)->egrowth;
 
   PetscFunctionBeginUser;
   fprintf(f, "  \"segments\": %d,\n", (int)((HsShoot *)s->data)->Mset);
-  if (g > 0 && isfinite(g))
-    fprintf(f, "  \"sensitivity_growth\": %.17g,\n", (double)g);
+  if (g > 0 && isfinite(g) && isfinite(e))
+    fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
   else
-    fprintf(f, "  \"sensitivity_growth\": null,\n");
+    fprintf(f, "  \"sensitivity_growth\": null,\n  \"sensitivity_entry_max\": null,\n");
   PetscFunctionReturn(0);
 }
 
@@ -884,7 +889,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(HsSegmentLayoutDestroy(&sh->layout));
   HsMarchDestroy(&sh->march);
   PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
-  PetscCall(PetscFree2(sh->growth, sh->marched));
+  PetscCall(PetscFree3(sh->growth, sh->marched, sh->perron));
   PetscCall(PetscFree2(sh->jblk, sh->vprev));
   PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));
   PetscCall(PetscFree3(sh->Bk, sh->G, sh->R));

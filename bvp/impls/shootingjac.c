@@ -23,7 +23,14 @@
 
 #include "../../costate/hsdense.h"
 
+#include <gsl/gsl_complex_math.h>
+#include <gsl/gsl_eigen.h>
+
 PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY; /* registered by HsSolverCreate_Shooting */
+
+#define HS_SHOOT_GROWTH_IT 10     /* power iterations of a segment's growth per Jacobian (warm-started from the last) */
+#define HS_SHOOT_GROWTH_RTOL 1e-2 /* ... or until its Collatz-Wielandt bounds agree to 1% */
+#define HS_SHOOT_GROWTH_LOOSE 1.25 /* bounds further apart than this: the eigenvalues (GSL) instead */
 
 /* Marches local segment t from z; a failure is recorded as the diagnosis and sets *failed. */
 static PetscErrorCode MarchSegment(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *z, PetscBool sens,
@@ -522,28 +529,138 @@ static PetscErrorCode AssembleOnly(Mat Jm, Mat Pm)
   PetscFunctionReturn(0);
 }
 
-/* The largest sensitivity growth over all segments; beyond max_growth the march cannot carry the
- * digits Newton needs: a diagnosis, and *too_large. */
+/* Collatz-Wielandt bounds lo <= rho(A) <= hi of a nonnegative m x m matrix A, from v (positive; overwritten by the
+ * last iterate, the scaling in which |D^{-1} A D|_inf = hi): at most HS_SHOOT_GROWTH_IT power iterations, until
+ * hi <= (1 + HS_SHOOT_GROWTH_RTOL) lo. They iterate B = A - d I, d = the smallest diagonal entry (same Perron vector,
+ * rho(B) = rho(A) - d: a map near the identity converges at the rate of its deviation from it), averaging each
+ * iterate with the last (B + rho I: no oscillation between eigenvalues +-rho). u: scratch, m. */
+static void PerronBounds(PetscInt m, const PetscReal *A, PetscReal *v, PetscReal *u, PetscReal *lo, PetscReal *hi)
+{
+  PetscReal d = PETSC_MAX_REAL;
+
+  for (PetscInt i = 0; i < m; i++)
+    d = PetscMin(d, A[i * m + i]);
+  for (PetscInt it = 0; it < HS_SHOOT_GROWTH_IT; it++) {
+    PetscReal top = 0;
+    *lo = PETSC_MAX_REAL, *hi = 0;
+    for (PetscInt i = 0; i < m; i++) {
+      u[i] = -d * v[i];
+      for (PetscInt j = 0; j < m; j++)
+        u[i] += A[i * m + j] * v[j];
+      *lo = PetscMin(*lo, u[i] / v[i]), *hi = PetscMax(*hi, u[i] / v[i]), top = PetscMax(top, u[i]);
+    }
+    *lo += d, *hi += d;
+    if (*hi <= (1 + HS_SHOOT_GROWTH_RTOL) * *lo || !(*hi < PETSC_MAX_REAL) || !(top > 0))
+      return;
+    for (PetscInt i = 0; i < m; i++) /* v has max 1 */
+      v[i] = PetscMax(0.5 * (u[i] / top + v[i]), 1e-200);
+  }
+}
+
+/* The scale-invariant growth of local segment li (docs/shooting.md, "What the growth measures"): the Perron root
+ * rho(|Phi|) of the entrywise modulus of its transition map Phi = d(x_b, lambda_{b-1/2})/dz (2 dim x 2 dim, the z
+ * columns of the sensitivities). rho(|Phi|) = inf over positive diagonal D of |D^{-1} Phi D|_inf (Collatz-Wielandt):
+ * the growth in the best scaling of the unknowns, >= every |eigenvalue| of Phi. *g: the upper bound of PerronBounds
+ * (warm-started from the segment's last scaling) if it has converged (to HS_SHOOT_GROWTH_RTOL), or if it is within
+ * HS_SHOOT_GROWTH_LOOSE of the lower one and both are on the same side of the limit; otherwise rho itself from the
+ * eigenvalues (GSL, balanced). So the decision is exact and the value within 25% (mostly 1%) of rho.
+ * PETSC_MAX_REAL if Phi is not finite. P: scratch 2 dim x 2 dim, u: 2 dim. */
+static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, PetscReal *P, PetscReal *u, PetscReal *g)
+{
+  PetscInt                     ws = 2 * dim + sh->ft, m = 2 * dim;
+  const PetscReal             *S = sh->sens + li * 4 * dim * ws, *Sl = S + 2 * dim * ws, *Sx = S + 3 * dim * ws;
+  PetscReal                   *v  = sh->perron + li * m, lo, hi;
+  gsl_matrix_view              Pv = gsl_matrix_view_array(P, (size_t)m, (size_t)m);
+  gsl_vector_complex          *ev;
+  gsl_eigen_nonsymm_workspace *wk;
+
+  PetscFunctionBeginUser;
+  *g = PETSC_MAX_REAL; /* an entry that overflowed: no digits left */
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < m; j++) {
+      if (PetscIsInfOrNanReal(Sx[i * ws + j]) || PetscIsInfOrNanReal(Sl[i * ws + j]))
+        PetscFunctionReturn(0);
+      P[i * m + j] = PetscAbsReal(Sx[i * ws + j]), P[(dim + i) * m + j] = PetscAbsReal(Sl[i * ws + j]);
+    }
+  if (!(v[0] > 0))
+    for (PetscInt i = 0; i < m; i++)
+      v[i] = 1;
+  PerronBounds(m, P, v, u, &lo, &hi);
+  *g = hi; /* converged, or within HS_SHOOT_GROWTH_LOOSE and the decision the same for every value in [lo, hi] */
+  if (hi <= (1 + HS_SHOOT_GROWTH_RTOL) * lo ||
+      (hi <= HS_SHOOT_GROWTH_LOOSE * lo && (hi <= sh->max_growth || lo > sh->max_growth)))
+    PetscFunctionReturn(0);
+  ev = gsl_vector_complex_alloc((size_t)m), wk = gsl_eigen_nonsymm_alloc((size_t)m);
+  PetscCheck(ev && wk, PETSC_COMM_SELF, PETSC_ERR_MEM, "GSL workspace of the growth check");
+  gsl_eigen_nonsymm_params(0, 1, wk); /* eigenvalues only, balanced */
+  if (!gsl_eigen_nonsymm(&Pv.matrix, ev, wk)) {
+    *g = 0;
+    for (PetscInt i = 0; i < m; i++)
+      *g = PetscMax(*g, gsl_complex_abs(gsl_vector_complex_get(ev, (size_t)i)));
+  }
+  gsl_vector_complex_free(ev), gsl_eigen_nonsymm_free(wk);
+  PetscFunctionReturn(0);
+}
+
+/* The diagnosis of a growth g beyond -hs_shoot_max_growth in segment seg: advice that can be followed. A segment of
+ * several intervals grows like e^{rate length}: segments short enough for a growth of sqrt(max_growth) each. A single
+ * interval's growth is the scheme's own step (h rate), which more segments cannot split: a finer grid or the
+ * transcription. */
+static PetscErrorCode GrowthDiagnosis(HsSolver s, HsShoot *sh, int seg, double g)
+{
+  PetscInt  L = sh->knots[seg + 1] - sh->knots[seg], N = s->prob->N, Lmax, Msug;
+  PetscReal r = 2 * PetscLogReal(g) / PetscLogReal(sh->max_growth); /* > 2: length factor to a growth sqrt(max) */
+  char      advice[320];
+
+  PetscFunctionBeginUser;
+  if (L > 1) {
+    Lmax = PetscMax(1, (PetscInt)(L / r));
+    Msug = PetscMin(N, PetscMax(sh->Mset + 1, (N + Lmax - 1) / Lmax));
+    PetscCall(PetscSNPrintf(advice, sizeof advice,
+                            "use more segments (-hs_shoot_segments %d or more: segments of at most %d intervals)",
+                            (int)Msug, (int)Lmax));
+  } else
+    PetscCall(PetscSNPrintf(advice, sizeof advice,
+                            "the segment is a single interval, so more segments cannot help: this is the growth of one "
+                            "step of the scheme (h times the problem's fastest rate); refine the grid (-N %d or more), "
+                            "or use the transcription (-hs_bvp_type transcription), which marches nothing",
+                            (int)PetscCeilReal(N * r)));
+  PetscCall(HsSolverSetDiagnosis(
+      s, PETSC_TRUE,
+      "segment %d (nodes %d..%d): sensitivity growth %.1e (in the best scaling of the unknowns) exceeds "
+      "-hs_shoot_max_growth %.3g; double precision carries about 16 digits, so the shooting residual cannot be "
+      "resolved: %s",
+      seg, (int)sh->knots[seg], (int)sh->knots[seg + 1], g, (double)sh->max_growth, advice));
+  PetscFunctionReturn(0);
+}
+
+/* The largest scale-invariant growth over all segments (SegmentGrowth), and the largest raw entry of the
+ * sensitivities (sh->egrowth, reported only); beyond max_growth the march cannot carry the digits Newton needs:
+ * a diagnosis, and *too_large. */
 static PetscErrorCode GrowthCheck(HsSolver s, HsShoot *sh, PetscBool *too_large)
 {
+  PetscInt   dim = 2 * s->prob->n;
+  PetscReal *P, *u, rho, emax = 1;
   struct {
     double v;
     int    seg;
   } g = {1, -1}, gmax;
 
   PetscFunctionBeginUser;
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    if (sh->growth[t - sh->s0] > g.v)
-      g.v = sh->growth[t - sh->s0], g.seg = (int)t;
+  PetscCall(PetscMalloc2(4 * dim * dim, &P, 2 * dim, &u));
+  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+    PetscCall(SegmentGrowth(sh, dim, t - sh->s0, P, u, &rho));
+    emax = PetscMax(emax, sh->growth[t - sh->s0]);
+    if (rho > g.v || PetscIsInfOrNanReal(rho))
+      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)t;
+  }
+  PetscCall(PetscFree2(P, u));
   PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
   s->res.sensitivity_growth = gmax.v;
   *too_large                = (PetscBool)(gmax.v > sh->max_growth);
   if (*too_large)
-    PetscCall(HsSolverSetDiagnosis(
-        s, PETSC_TRUE,
-        "segment %d (nodes %d..%d): sensitivity growth %.1e exceeds -hs_shoot_max_growth %.0e; double precision "
-        "carries about 16 digits, so the shooting residual cannot be resolved: use more segments (-hs_shoot_segments)",
-        gmax.seg, (int)sh->knots[gmax.seg], (int)sh->knots[gmax.seg + 1], gmax.v, (double)sh->max_growth));
+    PetscCall(GrowthDiagnosis(s, sh, gmax.seg, gmax.v));
   PetscFunctionReturn(0);
 }
 

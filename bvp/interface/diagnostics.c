@@ -102,6 +102,40 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverConservedMeasure - the violation of the conserved quantity at X, a vector of the node layout (the
+    transcription's unknowns), relative to the size of its terms: the H^d balance for a conserving costate scheme,
+    else E - W's spread for an energy-consistent state scheme (SumDiagnostics); *m = -1 where the schemes conserve
+    neither, or X is outside the domain. The solution's diagnostics (s->H, s->EW, suspect intervals) are left as they
+    were. bvp/ internal (the polish after a floor stop: convergence.c). Collective. @*/
+PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m)
+{
+  const HsCostateScheme *cs = HsDiscGetCostateScheme(s->disc);
+  const HsStateScheme   *ss = HsDiscGetStateScheme(s->disc);
+  PetscReal             *H = s->H, *EW = s->EW, buf[11] = {0};
+  PetscInt               ns = s->res.suspect_intervals, fs = s->res.first_suspect, len;
+  Vec                    X0;
+  const PetscScalar     *x;
+
+  PetscFunctionBeginUser;
+  *m = -1;
+  if (!cs->conserving && !ss->energy_consistent)
+    PetscFunctionReturn(0);
+  PetscCall(HsGatherToZero(X, &X0));
+  PetscCall(VecGetLocalSize(X0, &len));
+  if (len) {
+    PetscCall(PetscMalloc2(s->N, &s->H, s->N + 1, &s->EW));
+    PetscCall(VecGetArrayRead(X0, &x));
+    PetscCall(SumDiagnostics(s, x, buf));
+    PetscCall(VecRestoreArrayRead(X0, &x));
+    PetscCall(PetscFree2(s->H, s->EW));
+    s->H = H, s->EW = EW, s->res.suspect_intervals = ns, s->res.first_suspect = fs;
+    *m = buf[7] != 0 ? -1 : cs->conserving ? buf[5] / PetscMax(1, buf[10]) : buf[4] / PetscMax(1, buf[9]);
+  }
+  PetscCallMPI(MPI_Bcast(m, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+  PetscCall(VecDestroy(&X0));
+  PetscFunctionReturn(0);
+}
+
 /* "Converged" also means conserved: for a conserving costate scheme the discrete dH/dt balance (H^d constant for an
  * autonomous problem), and for an energy-consistent state scheme E - W, must hold to HS_CONSERVATION_VOUCH relative
  * to the sizes of their terms at a solution (round-off is 1e-10 and below). A larger violation is a residual that

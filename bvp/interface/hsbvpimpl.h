@@ -84,7 +84,10 @@ struct _p_HsSolver {
   HsStrategy   strategy;            /* -hs_strategy (bvp/drivers/strategy.c) */
   char         strategy_continue[256]; /* -hs_strategy_continue NAME=FROM,... */
   PetscBool    in_strategy;         /* a fallback of the strategy is running (its solves make no attempts of their own) */
-  PetscReal     *lower_rows; /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
+  PetscReal    strategy_time;       /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
+  PetscReal    deadline;            /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
+  char         reached[128];        /* the furthest point the last bounded loop reached, or "" */
+  PetscReal   *lower_rows;          /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
   /* checkpoints and restart (bvp/interface/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
@@ -112,6 +115,7 @@ struct _p_HsSolver {
   PetscErrorCode (*jac_refill)(SNES, Vec, Mat, Mat, void *); /* the formulation's Jacobian evaluation if it fills
                                                              every value again after MatSetUnfactored (in place) */
   PetscBool  in_place;  /* -hs_in_place */
+  PetscBool  check_boundary; /* -hs_check_boundary (singular.c) */
   Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
   Vec        Xmult;  /* a constrained system's multipliers in the node layout, (nu_k, gamma_{k+1/2}) of nc each (the
@@ -133,6 +137,13 @@ struct _p_HsSolver {
   Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
                               vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
                               each estimate cost their pages' first touch again */
+  PetscInt  polish_it;     /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
+  PetscInt  polish_n;      /* ... its steps */
+  PetscInt  polish_miss;   /* ... the steps since the conserved quantity's violation last fell */
+  PetscReal polish_best;   /* ... the smallest violation */
+  PetscReal polish_fstop;  /* ... ||F|| at the stop */
+  PetscBool polish_floor;  /* ... the stop was at the noise floor (res.at_floor), restored at the end */
+  Vec       polish_X;      /* ... the best iterate */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };
@@ -162,6 +173,9 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
 void           HsSolverRestoreFinalTime(HsSolver s);
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
+/* singular.c: the rank tests of the boundary rows (before a solve) and of a failed solve's Jacobian */
+PetscErrorCode HsSolverCheckBoundaryRank(HsSolver s);
+PetscErrorCode HsSolverJacobianRankTest(HsSolver s);
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
 PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
 PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
@@ -173,6 +187,8 @@ extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/inter
 PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it);
 PetscErrorCode HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool *ok);
 PetscErrorCode HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots);
+PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m);
+PetscErrorCode HsSolverPolishEnd(HsSolver s);
 PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
                                     PetscBool *evaluated);
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
@@ -199,5 +215,10 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
       PetscCheck(hs_st_ == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s at step %" PetscInt_FMT " failed (status %d)", what, \
                  (PetscInt)(k), hs_st_);                                                                               \
   } while (0)
+
+/* solveropts.c: the time budget of -hs_strategy_time over a bounded loop of the drivers */
+PetscErrorCode HsSolverBudgetBegin(HsSolver s, PetscBool *own);
+PetscErrorCode HsSolverBudgetEnd(HsSolver s, PetscBool own);
+PetscErrorCode HsSolverBudgetSpent(HsSolver s, PetscBool *spent);
 
 #endif

@@ -22,6 +22,16 @@ static void JsonNum(FILE *f, const char *key, double v, int last)
     fprintf(f, "  \"%s\": null%s\n", key, last ? "" : ",");
 }
 
+/* An observed order as a member of an object on one line: null, and KEY_at_roundoff true, when its differences are
+   at round-off (docs/accuracy.md). */
+static void OrderMember(FILE *f, const char *key, double p, PetscBool roundoff)
+{
+  if (roundoff)
+    fprintf(f, "\"%s\": null, \"%s_at_roundoff\": true,", key, key);
+  else
+    fprintf(f, "\"%s\": %.6g, \"%s_at_roundoff\": false,", key, p, key);
+}
+
 /* JSON string member (JsonString). */
 static void JsonStr(FILE *f, const char *key, const char *v)
 {
@@ -47,8 +57,13 @@ static void JsonStrategy(FILE *f, const HsResults *r)
     HsJsonString(f, a->name);
     fprintf(f, ", \"status\": ");
     HsJsonString(f, a->status);
-    fprintf(f, ", \"converged\": %s, \"newton_iterations\": %d, \"seconds\": %.3f}", a->converged ? "true" : "false",
+    fprintf(f, ", \"converged\": %s, \"newton_iterations\": %d, \"seconds\": %.3f", a->converged ? "true" : "false",
             (int)a->newton_iterations, (double)a->seconds);
+    if (a->reached[0]) { /* a bounded loop's furthest point */
+      fprintf(f, ", \"reached\": ");
+      HsJsonString(f, a->reached);
+    }
+    fprintf(f, "}");
   }
   fprintf(f, "]},\n");
 }
@@ -181,6 +196,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "residual_norm", r->residual_norm, 0);
   if (!s->ops->solve) /* Newton: the residual's estimated evaluation error (0: not estimated) */
     JsonNum(f, "noise_floor", r->noise_floor, 0);
+  if (!s->ops->solve) /* Newton steps after a stop at the round-off level or the floor (convergence.c) */
+    fprintf(f, "  \"polish_iterations\": %" PetscInt_FMT ",\n", r->polish_iterations);
   JsonNum(f, "J", r->J, 0);
   JsonNum(f, "H_mean", r->H_mean, 0);
   JsonNum(f, "H_min", r->H_min, 0);
@@ -194,15 +211,19 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
             (int)r->first_suspect);
   if (s->ops->writesummary)
     s->ops->writesummary(s, f);
-  if (r->extrap.done) {
+  if (r->extrap.done) { /* an order at round-off is null (docs/accuracy.md) */
     const HsExtrap *e = &r->extrap;
-    fprintf(f, "  \"extrapolation\": {\"grids\": [%d, %d, %d], \"J\": %.17g, \"J_error\": %.17g, \"J_order\": %.6g, "
-               "\"H_mean\": %.17g, \"H_mean_error\": %.17g, \"H_mean_order\": %.6g, ",
-            (int)e->N[0], (int)e->N[1], (int)e->N[2], (double)e->J, (double)e->J_error, (double)e->J_order,
-            (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order);
-    if (s->prob->free_T)
-      fprintf(f, "\"T\": %.17g, \"T_error\": %.17g, \"T_order\": %.6g, ", (double)e->T, (double)e->T_error,
-              (double)e->T_order);
+    fprintf(f, "  \"extrapolation\": {\"grids\": [%d, %d, %d], \"J\": %.17g, \"J_error\": %.17g, ", (int)e->N[0],
+            (int)e->N[1], (int)e->N[2], (double)e->J, (double)e->J_error);
+    OrderMember(f, "J_order", e->J_order, e->J_roundoff);
+    fprintf(f, " \"H_mean\": %.17g, \"H_mean_error\": %.17g, ", (double)e->H_mean, (double)e->H_mean_error);
+    OrderMember(f, "H_mean_order", e->H_mean_order, e->H_mean_roundoff);
+    if (s->prob->free_T) {
+      fprintf(f, " \"T\": %.17g, \"T_error\": %.17g, ", (double)e->T, (double)e->T_error);
+      OrderMember(f, "T_order", e->T_order, e->T_roundoff);
+    }
+    fprintf(f, " \"pre_asymptotic\": %s, \"reliable\": %s, ", e->pre_asymptotic ? "true" : "false",
+            e->pre_asymptotic ? "false" : "true");
     fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n", (double)e->states_error,
             (double)e->wall_time_s);
   }

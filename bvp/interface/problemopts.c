@@ -94,8 +94,8 @@ static PetscErrorCode CheckUnknownParams(MPI_Comm comm, const char prefix[], con
   PetscCall(PetscSNPrintf(key, sizeof key, "-%sp_", prefix ? prefix : ""));
   klen = strlen(key);
   for (int i = 0; i < prob->nparams; i++) {
-    PetscCall(PetscStrlcat(names, i ? " -p_" : "-p_", sizeof names));
-    PetscCall(PetscStrlcat(names, prob->params[i].name, sizeof names));
+    (void)HsStrAppend(names, sizeof names, i ? " -p_" : "-p_");
+    (void)HsStrAppend(names, sizeof names, prob->params[i].name);
   }
   PetscCall(PetscOptionsGetAll(NULL, &all));
   for (tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {

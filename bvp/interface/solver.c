@@ -85,7 +85,9 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->mumps_icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   s->noise_factor  = HS_NOISE_FACTOR_DEFAULT;
   s->iT            = -1;
+  s->polish_it     = -1;
   s->in_place      = PETSC_TRUE;
+  s->check_boundary = PETSC_TRUE;
   s->noise_vouch   = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
   PetscCall(SNESCreate(comm, &s->snes));
@@ -127,6 +129,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(VecDestroy(&s->F));
   for (int i = 0; i < 3; i++)
     PetscCall(VecDestroy(&s->noise_work[i]));
+  PetscCall(VecDestroy(&s->polish_X));
   PetscCall(VecDestroy(&s->Xnodes));
   PetscCall(VecDestroy(&s->X0));
   PetscCall(VecDestroy(&s->Xmult));
@@ -152,8 +155,8 @@ static PetscErrorCode TypeNames(char *buf, size_t len)
   buf[0] = 0;
   PetscCall(PetscFunctionListGet(HsSolverList, &names, &n)); /* NULL-terminated; n counts the NULL */
   for (int i = 0; names[i]; i++) {
-    PetscCall(PetscStrlcat(buf, i == 0 ? "" : names[i + 1] ? ", " : " or ", len));
-    PetscCall(PetscStrlcat(buf, names[i], len));
+    (void)HsStrAppend(buf, len, i == 0 ? "" : names[i + 1] ? ", " : " or ");
+    (void)HsStrAppend(buf, len, names[i]);
   }
   PetscCall(PetscFree(names));
   PetscFunctionReturn(0);

@@ -35,6 +35,21 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_check_boundary (bvp/interface/singular.c) */
+static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscBool b, flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsBool("-hs_check_boundary",
+                             "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
+                             "naming them (docs/problem-format.md)",
+                             "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
+  if (flg)
+    PetscCall(HsSolverSetCheckBoundary(s, b));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
 static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -113,7 +128,7 @@ static PetscErrorCode HelpOtherTypes(HsSolver s)
 - -hs_strategy_continue <NAME=FROM[,NAME=FROM...]> - parameters the strategy's continuation moves from FROM to
   their value, after reach
 
-.seealso: HsSolverGetStrategy(), HsSolverSolve(), HsSolverSetInitialGuessType()
+.seealso: HsSolverSetStrategyTime(), HsSolverGetStrategy(), HsSolverSolve(), HsSolverSetInitialGuessType()
 @*/
 PetscErrorCode HsSolverSetStrategy(HsSolver s, HsStrategy strategy)
 {
@@ -143,6 +158,39 @@ PetscErrorCode HsSolverGetStrategy(HsSolver s, HsStrategy *strategy)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetStrategyTime - sets a time budget for the work after a failed first attempt.
+
+  Logically collective.
+
+  Input Parameters:
++ s       - the solver
+- seconds - the fallbacks of -hs_strategy auto, the costate homotopy of the direct guess and a continuation stop at
+            their next step once this many seconds have passed since they began (0, the default: no budget; their
+            steps are bounded in number anyway, docs/accuracy.md); the furthest point reached is reported
+
+  Options Database Key:
+. -hs_strategy_time <seconds> - the same
+
+.seealso: HsSolverGetStrategyTime(), HsSolverSetStrategy(), HsContinuationSolve()
+@*/
+PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "-hs_strategy_time must be >= 0");
+  s->strategy_time = seconds;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetStrategyTime - gets the time budget of HsSolverSetStrategyTime() (0: none). Not collective. @*/
+PetscErrorCode HsSolverGetStrategyTime(HsSolver s, PetscReal *seconds)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  *seconds = s->strategy_time;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
 
 /* -hs_strategy and -hs_strategy_continue (inside HsSolverSetFromOptions' options block). */
@@ -152,11 +200,12 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
   PetscInt                 idx     = s->strategy;
   PetscBool                flg;
   char                     list[sizeof s->strategy_continue];
+  PetscReal                t;
 
   PetscFunctionBeginUser;
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_strategy",
                             "auto (when Newton from a cold start fails: l2 line search, grid sequencing, the direct "
-                            "guess, continuation in reach) or newton (Newton only)",
+                            "guess, continuation in reach, for a small R in log_weight) or newton (Newton only)",
                             "HsSolverSetStrategy", names, 2, &idx, &flg));
   if (flg)
     PetscCall(HsSolverSetStrategy(s, (HsStrategy)idx));
@@ -168,6 +217,11 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
     PetscCall(PetscStrncpy(s->strategy_continue, list, sizeof s->strategy_continue));
     PetscCall(HsSolverStrategyForEachContinue(s, NULL, NULL)); /* errors now, not after a failed solve */
   }
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_strategy_time",
+                          "seconds for the fallbacks, the direct guess's homotopy and a continuation (0: no budget)",
+                          "HsSolverSetStrategyTime", s->strategy_time, &t, &flg));
+  if (flg)
+    PetscCall(HsSolverSetStrategyTime(s, t));
   PetscFunctionReturn(0);
 }
 
@@ -223,6 +277,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
   [HsSolverSetStrategy]
+. -hs_strategy_time <seconds> - a time budget for it [HsSolverSetStrategyTime]
 . -hs_init <file> - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
 . -hs_checkpoint <dir>, -hs_checkpoint_every <K|Ss> - [HsSolverSetCheckpoint]
 . -hs_restart <dir> - start from a checkpoint, loaded by HsSolverSetUp() [HsSolverSetRestart]
@@ -312,6 +367,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                                  "HsSolverSetInPlace", s->in_place, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
+  HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
   HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor", s->monitor,
                              &b, &flg));
   if (flg)
@@ -332,5 +388,42 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   PetscOptionsEnd();
   PetscCall(HelpOtherTypes(s));
   s->setfromoptionscalled = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBudgetBegin - starts the time budget of -hs_strategy_time (HsSolverSetStrategyTime) for a bounded loop of
+    s unless one is running (bvp/ internal); *own says this call started it (for HsSolverBudgetEnd). Rank 0's clock
+    decides. Collective. @*/
+PetscErrorCode HsSolverBudgetBegin(HsSolver s, PetscBool *own)
+{
+  PetscReal t = MPI_Wtime() + s->strategy_time;
+
+  PetscFunctionBeginUser;
+  *own = (PetscBool)(s->strategy_time > 0 && !s->deadline);
+  if (*own) {
+    PetscCallMPI(MPI_Bcast(&t, 1, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+    s->deadline = t;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBudgetEnd - ends the time budget that HsSolverBudgetBegin started (own; bvp/ internal). Not collective. @*/
+PetscErrorCode HsSolverBudgetEnd(HsSolver s, PetscBool own)
+{
+  PetscFunctionBeginUser;
+  if (own)
+    s->deadline = 0;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBudgetSpent - whether the running time budget is spent (rank 0's clock, the same answer on every rank;
+    bvp/ internal). Collective. @*/
+PetscErrorCode HsSolverBudgetSpent(HsSolver s, PetscBool *spent)
+{
+  int x = s->deadline > 0 && MPI_Wtime() >= s->deadline;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Bcast(&x, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
+  *spent = (PetscBool)x;
   PetscFunctionReturn(0);
 }

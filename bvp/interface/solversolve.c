@@ -170,6 +170,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
+  PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
   if (s->prob->free_T) { /* docs/free-final-time.md */
     PetscBool ok;
     PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, HSSOLVERIPOPT, ""));
@@ -364,6 +365,11 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetConvergedReason(s->snes, &s->res.reason));
     PetscCall(MumpsWorkspaceRetry(s, &retry));
   }
+  if (s->res.reason <= 0 && !s->interrupted && s->polish_it >= 0) { /* ended during the polish: its best iterate */
+    PetscCall(HsSolverPolishEnd(s));
+    s->res.reason = SNES_CONVERGED_FNORM_ABS;
+  }
+  s->polish_it = -1;
   PetscCall(SNESGetIterationNumber(s->snes, &s->res.newton_iterations));
   s->res.newton_iterations += held; /* this call's (a homotopy calls it again) */
   PetscCall(SNESGetLinearSolveIterations(s->snes, &s->res.ksp_iterations));
@@ -394,6 +400,8 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetIterationNumber(s->snes, &it));
     PetscCall(HsSolverVerifyConvergence(s, it)); /* "converged" means converged (convergence.c) */
   }
+  if (s->res.reason == SNES_DIVERGED_LINEAR_SOLVE && !s->interrupted)
+    PetscCall(HsSolverJacobianRankTest(s)); /* names the null space (singular.c) */
   final = (PetscBool)(s->res.diagnosis[0] != 0); /* on some rank: that one is the diagnosis, whatever the others tried */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &final, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
   if (!s->res.converged && !s->interrupted && !final && trial[0])

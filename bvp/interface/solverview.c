@@ -11,12 +11,15 @@ static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
     PetscFunctionReturn(0);
   }
   if (e->descended)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     NOT a minimum of the direct problem: IPOPT from this solution "
-                                             "descended to J^d = %.10g without converging (unbounded below?)\n",
-                                     (double)e->J_near));
+    PetscCall(
+        PetscViewerASCIIPrintf(viewer,
+                               "  extremal check     NOT a minimum of the direct problem: IPOPT from this solution "
+                               "descended to J^d = %.10g without converging (unbounded below?)\n",
+                               (double)e->J_near));
   else if (!e->near_converged)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  extremal check     the direct problem (IPOPT) from this solution did not converge: no "
-                                             "second-order information\n"));
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "  extremal check     the direct problem (IPOPT) from this solution did not converge: no "
+                "second-order information\n"));
   else
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  extremal check     %s: IPOPT from this solution%s J^d = %.10g, %.1e away, %s\n",
@@ -55,6 +58,39 @@ static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* The -hs_extrapolate lines of HsSolverView: the Richardson values, their observed orders (differences at round-off
+   have none, docs/accuracy.md) and the pre-asymptotic warning. */
+static PetscErrorCode ViewExtrapolation(HsSolver s, PetscViewer viewer)
+{
+  const HsExtrap *e    = &s->res.extrap;
+  const PetscReal p[3] = {e->J_order, e->H_mean_order, e->T_order};
+  const PetscBool z[3] = {e->J_roundoff, e->H_mean_roundoff, e->T_roundoff};
+  char            o[3][32];
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < 3; i++) /* differences at round-off have no order (docs/accuracy.md) */
+    PetscCall(z[i] ? PetscSNPrintf(o[i], sizeof o[i], "differences at round-off")
+                   : PetscSNPrintf(o[i], sizeof o[i], "observed order %.2f", (double)p[i]));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT
+                                   ", %" PetscInt_FMT ", %" PetscInt_FMT "; %s)\n",
+                                   (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], o[0]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; %s)\n", (double)e->H_mean,
+                                   (double)e->H_mean_error, o[1]));
+  if (s->prob->free_T)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated T     %.12g +- %.1e   (%s)\n", (double)e->T,
+                                     (double)e->T_error, o[2]));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  extrapolated x     +- %.1e   (states at the nodes of N/2: extrapolated.csv)\n",
+                                   (double)e->states_error));
+  if (e->pre_asymptotic)
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, "  warning            pre-asymptotic: an observed order is far from the schemes' 2 "
+                "(errors not falling 4x per doubling); the extrapolation and its error "
+                "estimate are unreliable: use finer grids\n"));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverView - prints the result summary of the last solve.
 
   Collective.
@@ -88,22 +124,31 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
       s->N, T, s->ss, s->cs, form, size, size > 1 ? "s" : ""));
-  PetscCall(PetscViewerASCIIPrintf(
-      viewer, "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
-      r->converged ? "yes" : "NO", r->status, r->newton_iterations, s->ops->solve ? "IPOPT" : "Newton", (double)r->residual_norm));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
+                                   r->converged ? "yes" : "NO", r->status, r->newton_iterations,
+                                   s->ops->solve ? "IPOPT" : "Newton", (double)r->residual_norm));
   if (r->at_floor)
+    PetscCall(
+        PetscViewerASCIIPrintf(viewer,
+                               "  noise floor        %.3e   (the residual's own evaluation error, estimated; Newton "
+                               "cannot get |F| below it: -hs_snes_noise)\n",
+                               (double)r->noise_floor));
+  if (r->polish_iterations > 0 && !s->ops->solve)
     PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "  noise floor        %.3e   (the residual's own evaluation error, estimated; Newton "
-                                     "cannot get |F| below it: -hs_snes_noise)\n",
-                                     (double)r->noise_floor));
+                                     "  polish             %" PetscInt_FMT
+                                     " Newton iterations after the stop, while the "
+                                     "conserved quantity's violation fell (the best iterate kept)\n",
+                                     r->polish_iterations));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  J^d                %.10g   (discrete cost h sum L^d)\n", (double)r->J));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d mean           %.10g   (discrete Hamiltonian, mean over intervals)\n",
                                    (double)r->H_mean));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  H^d spread         %.3e   (%.1e of max(1, |H^d|); max - min over intervals; %s)\n",
-                                   (double)r->H_spread, (double)(r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean))),
-                                   !r->autonomous ? "ell depends on t: see H^d balance"
-                                   : r->at_floor  ? "conserving: as far as the noise floor lets Newton go"
-                                                  : "round-off for conserving"));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  H^d spread         %.3e   (%.1e of max(1, |H^d|); max - min over intervals; %s)\n",
+      (double)r->H_spread, (double)(r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean))),
+      !r->autonomous ? "ell depends on t: see H^d balance"
+      : r->at_floor  ? "conserving: as far as the noise floor lets Newton go"
+                     : "round-off for conserving"));
   if (!r->autonomous)
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  H^d balance        %.3e   (max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2|; round-off for conserving)\n",
@@ -112,27 +157,16 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
       viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
       (double)r->energy_work_spread));
   if (r->suspect_intervals)
-    PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "  WARNING            the trajectory may cross a singularity of the problem's data in %"
-                                     PetscInt_FMT " interval%s (the first: k = %" PetscInt_FMT ", t in [%.6g, %.6g]): the "
-                                     "energy's increment there is not its midpoint derivative's; the nodes step over it "
-                                     "(refine the grid, or check the problem's domain)\n",
-                                     r->suspect_intervals, r->suspect_intervals > 1 ? "s" : "", r->first_suspect,
-                                     (double)(r->T * r->first_suspect / s->N), (double)(r->T * (r->first_suspect + 1) / s->N)));
-  if (r->extrap.done) {
-    const HsExtrap *e = &r->extrap;
-    PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT ", %" PetscInt_FMT
-                                     ", %" PetscInt_FMT "; observed order %.2f)\n",
-                                     (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], (double)e->J_order));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; observed order %.2f)\n",
-                                     (double)e->H_mean, (double)e->H_mean_error, (double)e->H_mean_order));
-    if (s->prob->free_T)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated T     %.12g +- %.1e   (observed order %.2f)\n", (double)e->T,
-                                       (double)e->T_error, (double)e->T_order));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated x     +- %.1e   (states at the nodes of N/2: extrapolated.csv)\n",
-                                     (double)e->states_error));
-  }
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "  WARNING            the trajectory may cross a singularity of the problem's data in %" PetscInt_FMT
+        " interval%s (the first: k = %" PetscInt_FMT ", t in [%.6g, %.6g]): the "
+        "energy's increment there is not its midpoint derivative's; the nodes step over it "
+        "(refine the grid, or check the problem's domain)\n",
+        r->suspect_intervals, r->suspect_intervals > 1 ? "s" : "", r->first_suspect,
+        (double)(r->T * r->first_suspect / s->N), (double)(r->T * (r->first_suspect + 1) / s->N)));
+  if (r->extrap.done)
+    PetscCall(ViewExtrapolation(s, viewer));
   if (r->extremal.done)
     PetscCall(ViewExtremal(&r->extremal, viewer));
   if (s->ops->view)
@@ -141,16 +175,19 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  initial guess      %s\n", r->initial_guess));
   if (r->nattempts > 1) { /* the solve strategy's fallbacks ran (bvp/drivers/strategy.c) */
     const HsAttempt *a = &r->attempts[r->nattempts - 1];
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  strategy           %s%s (%.2f s); before it:", a->converged ? "" : "none converged; last: ",
-                                     a->name, (double)a->seconds));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  strategy           %s%s (%.2f s); before it:",
+                                     a->converged ? "" : "none converged; last: ", a->name, (double)a->seconds));
     for (PetscInt k = 0; k < r->nattempts - 1; k++)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s %s", k ? ";" : "", r->attempts[k].name, r->attempts[k].status));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s %s %s%s%s%s", k ? ";" : "", r->attempts[k].name,
+                                       r->attempts[k].status, r->attempts[k].reached[0] ? " (" : "",
+                                       r->attempts[k].reached, r->attempts[k].reached[0] ? ")" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
   if (r->diagnosis[0])
     PetscCall(PetscViewerASCIIPrintf(viewer, "  diagnosis          %s\n", r->diagnosis));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  wall time          %.3f s\n", (double)r->wall_time_s));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  peak memory        %.0f MB per rank (the largest; smallest %.0f; the process peak)\n",
-                                   (double)r->peak_memory_mb[0], (double)r->peak_memory_mb[1]));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer, "  peak memory        %.0f MB per rank (the largest; smallest %.0f; the process peak)\n",
+      (double)r->peak_memory_mb[0], (double)r->peak_memory_mb[1]));
   PetscFunctionReturn(0);
 }

@@ -12,6 +12,7 @@
 #include "hssys.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define HS_G17_MAX_K 22 /* 10^22 < 2^74: m 10^k < 2^127 */
 
@@ -131,4 +132,29 @@ int HsFormatG17(double x, char *buf)
   }
   buf[n] = 0;
   return n;
+}
+
+/*@ HsStrAppend - appends src to the 0-terminated string in dst (a buffer of size bytes), truncating what does not fit;
+  dst stays 0-terminated. Replaces PetscStrlcat, whose 3.18 version limits the copy by size - strlen(src) instead of
+  the room left and so writes past dst when dst is not empty (issue 42's review found it with AddressSanitizer).
+
+  Returns 1 if src was truncated, 0 otherwise. Not collective. @*/
+int HsStrAppend(char *dst, size_t size, const char *src)
+{
+  size_t len, room, n;
+
+  if (!src || !*src)
+    return 0;
+  if (!size)
+    return 1;
+  len = strnlen(dst, size);
+  if (len >= size) /* not terminated: terminate it */
+    len = size - 1, dst[len] = 0;
+  room = size - 1 - len;
+  n    = strlen(src);
+  if (n > room)
+    n = room;
+  memcpy(dst + len, src, n);
+  dst[len + n] = 0;
+  return src[n] ? 1 : 0;
 }

@@ -13,6 +13,9 @@
 
 /* format.c: x as printf's "%.17g" writes it, faster; returns the length. */
 int HsFormatG17(double x, char *buf);
+/* format.c: appends src to the string in dst[size], truncating, always terminated; 1 if truncated (PETSc 3.18's
+   PetscStrlcat bounds the copy by size - strlen(src), not by the room left, and writes past dst) */
+int HsStrAppend(char *dst, size_t size, const char *src);
 
 /* files.c: the output directory HsLockDirectory locked was replaced during the run */
 int  HsLockedDirectoryReplaced(const char *dir);

@@ -253,8 +253,8 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
         *set = PETSC_TRUE;
       PetscFunctionReturn(0);
     }
-    PetscCall(PetscStrlcat(list, i ? " or " : "", sizeof list));
-    PetscCall(PetscStrlcat(list, choices[i], sizeof list));
+    (void)HsStrAppend(list, sizeof list, i ? " or " : "");
+    (void)HsStrAppend(list, sizeof list, choices[i]);
   }
   SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)", key, val, list);
 }
