@@ -101,10 +101,13 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   {
     static const char *const ex[] = {"auto", "yes", "no"};
     x->extremal                   = 0;
-    HsOptionsCall(PetscOptionsEList("-hs_check_extremal",
-                                    "after a converged solve, the direct problem by IPOPT from it and from the default "
-                                    "guess: is it a local minimum, is there a lower one (auto: when N (m + 2n) <= 10000)",
-                                    "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
+    HsOptionsCall(
+        PetscOptionsEList("-hs_check_extremal",
+                          "after a converged solve, the direct problem by IPOPT from it and from 7 starts (the "
+                          "default guess, the N/2 minimum refined, mirrored, 4 perturbed), and Newton at N/2: is "
+                          "it a local minimum, is there a lower one, has it a counterpart at N/2 (auto: when "
+                          "N (m + 2n) <= 10000)",
+                          "HsSolverCheckExtremal", ex, 3, ex[0], &x->extremal, NULL));
   }
   PetscOptionsEnd();
   if (x->extremal == 1) { /* asked for: without IPOPT an error now, not a note after the solve */
@@ -165,8 +168,11 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
+    PetscBool lower;
     PetscCall(HsSolverWriteOutput(solver, out));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv\n", out));
+    PetscCall(HsSolverWriteLowerExtremal(solver, out, &lower)); /* the extremal check's lower minimum, if any */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv%s\n",
+                          out, lower ? ", lower_extremal.csv" : ""));
   }
   *code = res.converged && (reached || !why[0]) ? 0 : 2;
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));

@@ -71,6 +71,19 @@ typedef struct {
   PetscBool pre_asymptotic; /* an order far from the schemes' 2 (docs/accuracy.md): the estimate is unreliable */
 } HsExtrap;
 
+#define HS_EXTREMAL_STARTS 7 /* the wider search's starts (bvp/drivers/extremal.c, StartRows), named by: */
+#define HS_EXTREMAL_START_NAMES                                                                                        \
+  {                                                                                                                    \
+    "default guess", "coarse grid refined", "mirrored", "perturbed +sin(pi t/T)", "perturbed -sin(pi t/T)",            \
+        "perturbed +sin(2 pi t/T)", "perturbed -sin(2 pi t/T)"                                                         \
+  }
+#define HS_EXTREMAL_START_MAX_IT 100 /* IPOPT's iterations from each start but the default guess: at most this, */
+#define HS_EXTREMAL_START_MIN_IT 30  /* ... at least this, else HS_EXTREMAL_IT_FACTOR times the default guess's */
+#define HS_EXTREMAL_IT_FACTOR 3
+#define HS_EXTREMAL_BUDGET 3          /* the starts after the first two stop once the check took this many times ... */
+#define HS_EXTREMAL_BUDGET_MIN_S 1.0  /* ... the default guess's solve, or this many seconds if more */
+#define HS_EXTREMAL_COARSE_FAR 0.5    /* spurious: Newton at N/2 from the restriction farther than this (relative) */
+#define HS_EXTREMAL_PERTURB_LARGE 0.5 /* the perturbed starts: a smooth perturbation of each position, relative */
 /** The wrong-extremal guard (HsSolverCheckExtremal, bvp/drivers/extremal.c): the direct problem on the same grid
     (same state scheme, kkt costates) solved by IPOPT from the solution ("near") and from the default
     guess ("default"). IPOPT's steps are those of a minimizer (inertia-corrected): its solution from
@@ -91,6 +104,21 @@ typedef struct {
   PetscBool moved_away;        /* distance > HS_EXTREMAL_FAR: IPOPT from this solution descended elsewhere */
   PetscBool descended;         /* IPOPT from this solution reached no minimum but a cost J_near below J^d by more
                                   than HS_EXTREMAL_OFFSET_RTOL max(1, |J^d|): no minimum here (unbounded below?) */
+  /* the wider search (issue 42): IPOPT from HS_EXTREMAL_STARTS starts, HS_EXTREMAL_START_NAMES names them (start 0
+     is the default guess: default_converged and J_default are its); lower_elsewhere compares the lowest */
+  PetscInt  starts;                              /* starts tried (HS_EXTREMAL_STARTS; 0: none) */
+  PetscBool start_converged[HS_EXTREMAL_STARTS]; /* IPOPT reached a minimum from start i */
+  PetscReal J_start[HS_EXTREMAL_STARTS];         /* its J^d */
+  PetscInt  it_start[HS_EXTREMAL_STARTS];        /* its IPOPT iterations */
+  PetscInt  lowest;                              /* the start of the lowest minimum reached; -1: none */
+  PetscReal T_lowest;                            /* its final time */
+  /* grid sequencing: Newton (this scheme) at N/2 from this solution restricted (N even, N >= 4) */
+  PetscInt  N_coarse;                  /* N/2; 0: not made (N odd or < 4) */
+  PetscBool coarse_converged;          /* Newton converged there */
+  PetscReal J_coarse, coarse_distance; /* its J^d; max |x_coarse,k - x_2k| / max(1, max |x|) */
+  PetscBool spurious;                  /* no counterpart at N/2: Newton converged there, coarse_distance >
+                                          HS_EXTREMAL_COARSE_FAR */
+  PetscReal wall_time_s;               /* the check's IPOPT solves (rank 0's clock) */
 } HsExtremal;
 #define HS_EXTREMAL_RTOL 1e-6
 #define HS_EXTREMAL_FAR 0.1
@@ -181,6 +209,7 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
+PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded

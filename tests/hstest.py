@@ -20,6 +20,7 @@ import hs_bounded
 import hs_constrained
 import hs_drivers
 import hs_examples
+import hs_extremal2
 import hs_formulations
 import hs_free_time
 import hs_guard
@@ -40,6 +41,7 @@ MODULES += (hs_guard,)  # issue 42: the shooting growth guard
 MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep what they finished
 
 MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
+MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
 
 
 def tests():

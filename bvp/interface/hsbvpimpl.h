@@ -88,6 +88,7 @@ struct _p_HsSolver {
   PetscReal    strategy_time;       /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
   PetscReal    deadline;            /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
   char         reached[128];        /* the furthest point the last bounded loop reached, or "" */
+  PetscReal   *lower_rows;          /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
   /* checkpoints and restart (bvp/interface/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */

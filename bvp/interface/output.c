@@ -68,6 +68,46 @@ static void JsonStrategy(FILE *f, const HsResults *r)
   fprintf(f, "]},\n");
 }
 
+/* A number, or null when not finite (JSON has no NaN). */
+static void JsonFinite(FILE *f, PetscReal x)
+{
+  if (PetscIsInfOrNanReal(x))
+    fprintf(f, "null");
+  else
+    fprintf(f, "%.17g", (double)x);
+}
+
+/* The rest of "extremal_check": the wider search's starts (bvp/drivers/extremal.c), the lowest, the counterpart at N/2.
+ */
+static void JsonExtremalStarts(FILE *f, const HsExtremal *e)
+{
+  static const char *names[] = HS_EXTREMAL_START_NAMES;
+
+  fprintf(f, "    \"starts_tried\": %d, \"starts\": [", (int)e->starts);
+  for (PetscInt i = 0; i < e->starts; i++) {
+    fprintf(f, "%s{\"start\": \"%s\", \"converged\": %s, \"J\": ", i ? ", " : "", names[i],
+            e->start_converged[i] ? "true" : "false");
+    JsonFinite(f, e->J_start[i]);
+    fprintf(f, ", \"iterations\": %d}", (int)e->it_start[i]);
+  }
+  fprintf(f, "], \"lowest_start\": ");
+  if (e->lowest >= 0) {
+    fprintf(f, "\"%s\", \"J_lowest\": ", names[e->lowest]);
+    JsonFinite(f, e->J_start[e->lowest]);
+  } else
+    fprintf(f, "null, \"J_lowest\": null");
+  if (e->N_coarse) {
+    fprintf(f, ",\n    \"counterpart\": {\"N\": %d, \"converged\": %s, \"J\": ", (int)e->N_coarse,
+            e->coarse_converged ? "true" : "false");
+    JsonFinite(f, e->J_coarse);
+    fprintf(f, ", \"distance\": ");
+    JsonFinite(f, e->coarse_distance);
+    fprintf(f, "}");
+  } else
+    fprintf(f, ",\n    \"counterpart\": null");
+  fprintf(f, ", \"spurious\": %s, \"wall_time_s\": %.6g},\n", e->spurious ? "true" : "false", (double)e->wall_time_s);
+}
+
 /* "parameters": every parameter of the problem with the value the solve used; "command_line": the
  * arguments the program was started with (PetscGetArgs), one string each. */
 static void JsonParamsAndArgs(FILE *f, const HsProblem *P)
@@ -195,13 +235,16 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     fprintf(f, "},\n");
   } else if (r->extremal.done) {
     const HsExtremal *e = &r->extremal;
-    fprintf(f, "  \"extremal_check\": {\"made\": true, \"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, \"regularization\": "
-               "%.6g, \"local_minimum\": %s, \"default_converged\": %s, \"J_default\": %.17g, \"lower_elsewhere\": %s, "
-               "\"moved_away\": %s, \"descended\": %s, \"perturbed_start\": %s},\n",
+    fprintf(f,
+            "  \"extremal_check\": {\"made\": true, \"near_converged\": %s, \"J_near\": %.17g, \"distance\": %.6g, "
+            "\"regularization\": "
+            "%.6g, \"local_minimum\": %s, \"default_converged\": %s, \"J_default\": %.17g, \"lower_elsewhere\": %s, "
+            "\"moved_away\": %s, \"descended\": %s, \"perturbed_start\": %s,\n",
             e->near_converged ? "true" : "false", (double)e->J_near, (double)e->distance, (double)e->regularization,
             e->near_converged && !e->moved_away && e->regularization == 0 ? "true" : "false",
             e->default_converged ? "true" : "false", (double)e->J_default, e->lower_elsewhere ? "true" : "false",
             e->moved_away ? "true" : "false", e->descended ? "true" : "false", e->perturbed ? "true" : "false");
+    JsonExtremalStarts(f, e);
   }
   if (s->cont_info[0])
     fprintf(f, "  \"continuation\": %s,\n", s->cont_info);

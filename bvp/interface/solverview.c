@@ -2,7 +2,7 @@
  * explains every line). */
 #include "hsbvpimpl.h"
 
-/* The wrong-extremal guard's findings (bvp/drivers/extremal.c), two lines. */
+/* The wrong-extremal guard's findings (bvp/drivers/extremal.c), two or three lines. */
 static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
 {
   PetscFunctionBeginUser;
@@ -31,12 +31,30 @@ static PetscErrorCode ViewExtremal(const HsExtremal *e, PetscViewer viewer)
         e->regularization == 0  ? "no Hessian regularization in its last step"
         : e->regularization > 0 ? "its last step needed Hessian regularization"
                                 : "no step taken"));
-  if (!e->default_converged)
+  if (e->lowest < 0)
     PetscCall(PetscViewerASCIIPrintf(
-        viewer, "  lower extremal?    not known: IPOPT from the default guess did not converge\n"));
-  else
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  lower extremal?    %s: IPOPT from the default guess J^d = %.10g\n",
-                                     e->lower_elsewhere ? "YES, see the warning" : "none found", (double)e->J_default));
+        viewer, "  lower extremal?    not known: IPOPT converged from none of %" PetscInt_FMT " starts\n", e->starts));
+  else {
+    static const char *names[] = HS_EXTREMAL_START_NAMES;
+    PetscInt           nc      = 0;
+    for (PetscInt i = 0; i < e->starts; i++)
+      nc += e->start_converged[i];
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "  lower extremal?    %s: lowest minimum J^d = %.10g from the %s start (%" PetscInt_FMT " of %" PetscInt_FMT
+        " starts converged; default guess %s%.10g; the check %.2g s)\n",
+        e->lower_elsewhere ? "YES, see the warning" : "none found", (double)e->J_start[e->lowest], names[e->lowest], nc,
+        e->starts, e->default_converged ? "J^d = " : "not converged, ", (double)e->J_default, (double)e->wall_time_s));
+  }
+  if (e->N_coarse)
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer,
+        "  counterpart N/2    %s: Newton at N = %" PetscInt_FMT " from it restricted %s J^d = %.10g, %.1e away\n",
+        e->spurious           ? "NONE (spurious on this grid?)"
+        : e->coarse_converged ? "yes"
+                              : "not known",
+        e->N_coarse, e->coarse_converged ? "converged," : "did not converge (inconclusive), last iterate",
+        (double)e->J_coarse, (double)e->coarse_distance));
   PetscFunctionReturn(0);
 }
 
