@@ -213,3 +213,17 @@ def t_bounded_weight_data():
         check(ref and s and ref["converged"] and s["converged"] and rel(s["J"], ref["J"]) < 1e-12
               and rel(s["T"], ref["T"]) < 1e-12 and "log_weight = 1" in s["diagnosis"],
               "log_weight 1 vs rw 10: %s" % (s and s["diagnosis"]))
+
+
+def t_bounded_homotopy_stop():
+    """A homotopy stopped by its step cap is not converged, even when its last step was: one Newton iteration per
+    solve (-snes_max_it 1) from the direct guess makes every small homotopy step converge, and the cap of 40 solves
+    ends it at theta = 0.14, where the iterate solves a blend of the direct and the conserving costate equations
+    (|F| of the blend 1.8e-12). Before the fix that was reported "converged" and caught only by the conservation
+    check (H^d varying by 1e-5 relative), or, in a study, retried into a false converged grid."""
+    s, out, _ = run(["-problem", "pendulum", "-N", "80", "-hs_initial_guess", "direct", "-hs_strategy", "newton",
+                     "-snes_max_it", "1", "-hs_check_extremal", "no"], expect_rc=2)
+    att = (s or {}).get("strategy", {}).get("attempts", [{}])
+    check(s and not s["converged"] and s.get("solver_status") == "HOMOTOPY_STOPPED" and
+          "homotopy reached theta" in att[-1].get("reached", "") and "stopped at theta" in s.get("diagnosis", ""),
+          "a capped homotopy: %s" % ({k: s.get(k) for k in ("converged", "solver_status", "diagnosis")} if s else out[-400:]))

@@ -164,7 +164,11 @@ PetscErrorCode HsSolverSolveHomotopy(HsSolver s)
     }
   }
   PetscCall(HsSolverBudgetEnd(s, own));
-  if (theta < 1) { /* the last attempt's results stand, with the reason */
+  if (theta < 1) { /* the last attempt's results stand, with the reason; not converged even if its last step was (a
+                      cap or the budget stopped it): the iterate solves a blend of the costate equations, not ours */
+    s->res.converged = PETSC_FALSE;
+    if (!strncmp(s->res.status, "CONVERGED", 9))
+      PetscCall(PetscStrncpy(s->res.status, "HOMOTOPY_STOPPED", sizeof s->res.status));
     PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "homotopy reached theta = %.4g of 1 (%s)", (double)theta,
                             spent                            ? "-hs_strategy_time spent"
                             : steps >= HS_HOMOTOPY_MAX_STEPS ? "HS_HOMOTOPY_MAX_STEPS solves"
