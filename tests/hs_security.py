@@ -819,7 +819,7 @@ def case_eleventh_round(tmp):
         rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", ck, "-hs_checkpoint_every", "1"], cwd=d)
         check(rc == 1 and want in text, "-hs_checkpoint %s: exit %d\n%s" % (ck, rc, text[-300:]))
     # an -o that holds the user's own files at the output's names (and a directory at one): refused before the solve
-    for name, what in (("trajectory.csv", "my results\n"), ("summary.json", None)):
+    for name, what in (("trajectory.csv", "my results\n"), ("summary.json", None), ("lower_extremal.csv", "mine\n")):
         mine = os.path.join(d, "mine_" + name)
         os.makedirs(mine)
         if what:

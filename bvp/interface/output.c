@@ -401,13 +401,14 @@ static int SummaryCB(FILE *f, void *c)
     nothing. Returns 0, or 1 with err. @*/
 int HsCheckOutputFiles(const char *dir, char *err, size_t len)
 {
-  static const char *const names[] = {"summary.json", "trajectory.csv", "intervals.csv", "extrapolated.csv"};
-  static const char *const heads[] = {"{\n  \"problem\": ", "t,", "k,t_mid,", "t,"};
+  static const char *const names[] = {"summary.json", "trajectory.csv", "intervals.csv", "extrapolated.csv",
+                                      "lower_extremal.csv"};
+  static const char *const heads[] = {"{\n  \"problem\": ", "t,", "k,t_mid,", "t,", "t,"};
   int                      dfd, bad = 0;
 
   if (HsDirOpen(dir, 0, &dfd, err, len)) /* not there (yet): nothing of the user's in it */
     return err[0] = 0, 0;
-  for (int i = 0; i < 4 && !bad; i++) {
+  for (int i = 0; i < (int)(sizeof names / sizeof names[0]) && !bad; i++) {
     char        head[32] = "";
     size_t      want     = strlen(heads[i]);
     struct stat st;
