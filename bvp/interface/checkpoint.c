@@ -399,7 +399,7 @@ static int WriteJSON(FILE *f, void *ctx)
   HsSolver    s = c->s;
   const char *type;
 
-  HsSolverGetType(s, &type);
+  type = ((PetscObject)s)->type_name; /* not HsSolverGetType: solver.c calls this file (no cycle of files) */
   fprintf(f, "{\n  \"format\": \"hamshoot-checkpoint-1\",\n  \"problem\": ");
   HsJsonString(f, s->prob->name);
   fprintf(f, ",\n  \"N\": %d,\n", (int)s->N);
@@ -817,7 +817,7 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscFunctionBeginUser;
   PetscCheck(s->setupcalled, comm, PETSC_ERR_ORDER, "HsSolverSetRestart() needs HsSolverSetUp() first");
   PetscCall(ReadJSON(comm, dir, j, sizeof j));
-  PetscCall(HsSolverGetType(s, &type));
+  type = ((PetscObject)s)->type_name;
   PetscCall(VecGetSize(s->X, &size));
   { /* the name as checkpoint.json holds it: JSON-escaped (HsJsonString), compared whole */
     char   *esc = NULL, key[16 + 2 * HS_NAME_LEN + 16];
