@@ -81,6 +81,7 @@ typedef struct {
 #define HS_EXTREMAL_START_MIN_IT 30  /* ... at least this, else HS_EXTREMAL_IT_FACTOR times the default guess's */
 #define HS_EXTREMAL_IT_FACTOR 3
 #define HS_EXTREMAL_BUDGET 3          /* the starts after the first two stop once the check took this many times ... */
+#define HS_EXTREMAL_MAX_PERTURBATION 1e8 /* the starts after the first: IPOPT's max_hessian_perturbation */
 #define HS_EXTREMAL_BUDGET_MIN_S 1.0  /* ... the default guess's solve, or this many seconds if more */
 #define HS_EXTREMAL_COARSE_FAR 0.5    /* spurious: Newton at N/2 from the restriction farther than this (relative) */
 #define HS_EXTREMAL_PERTURB_LARGE 0.5 /* the perturbed starts: a smooth perturbation of each position, relative */
@@ -304,6 +305,7 @@ PetscErrorCode HsSolverGetStrategyTime(HsSolver s, PetscReal *seconds);
 PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], size_t len);
 PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt max_it);
 PetscErrorCode HsSolverIpoptGetTolerances(HsSolver s, PetscReal *tol, PetscInt *max_it);
+PetscErrorCode HsSolverIpoptSetMaxPerturbation(HsSolver s, PetscReal m);
 PetscErrorCode HsSolverIpoptSetOrdering(HsSolver s, const char *ordering);
 PetscErrorCode HsSolverIpoptGetOrdering(HsSolver s, const char **ordering);
 PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level);

@@ -110,8 +110,9 @@ static PetscErrorCode FromSolution(HsSolver s, const PetscReal *rows, HsExtremal
     for (PetscInt k = 0; k <= s->N; k++)
       for (PetscInt i = 0; i < dim; i++)
         diff = PetscMax(diff, PetscAbsReal(near[k * w + i] - rows[k * w + i]));
-    e->distance = diff / scale; /* against the largest state: measured per component, the crane's two discretizations
-                                   of one extremal (83281.23 and 83248.91 at N = 320) read 0.14 apart, "not a minimum" */
+    e->distance =
+        diff / scale; /* against the largest state: measured per component, the crane's two discretizations
+                         of one extremal (83281.23 and 83248.91 at N = 320) read 0.14 apart, "not a minimum" */
     PetscCall(PetscFree(near));
   }
   PetscCall(HsSolverDestroy(&t));
@@ -161,9 +162,10 @@ static PetscErrorCode StartRows(HsSolver s, PetscInt i, const PetscReal *rows, P
 }
 
 /* IPOPT on the grid of Nc intervals from start (Nsrc + 1 rows, interpolated; NULL: the default guess), quiet, at most
- * cap iterations (0: IPOPT's limit): its results r and, with sol, its solution rows (Nc + 1 rows, allocated). */
+ * cap iterations (0: IPOPT's limit) and, if deadline > 0, stopped at its first iteration after that time (rank 0's
+ * MPI_Wtime): its results r and, with sol, its solution rows (Nc + 1 rows, allocated). */
 static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const PetscReal *start, PetscInt cap,
-                                  HsResults *r, PetscReal **sol)
+                                  double deadline, HsResults *r, PetscReal **sol)
 {
   HsSolver t;
   PetscInt max_it;
@@ -174,6 +176,10 @@ static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const 
   if (cap > 0)
     PetscCall(HsSolverIpoptSetTolerances(t, PETSC_DEFAULT, PetscMin(max_it, cap)));
   PetscCall(HsSolverSetNumIntervals(t, Nc));
+  t->deadline =
+      deadline;     /* a start whose iterations are slow (IPOPT's MUMPS on a perturbed crane) ends with the budget */
+  if (deadline > 0) /* and gives up a step that needs a huge regularization: such factorizations are all but dense */
+    PetscCall(HsSolverIpoptSetMaxPerturbation(t, HS_EXTREMAL_MAX_PERTURBATION));
   PetscCall(PetscFree(t->guess));
   t->guess_T = 0;
   if (start) {
@@ -221,9 +227,9 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
     PetscCall(StartRows(s, i, rows, &start));
     if (i == 1) { /* the coarse grid's minimum, from the default guess (at least 2 intervals) */
       Nsrc = PetscMax(2, s->N / 2);
-      PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, cap, &r, &start));
+      PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, cap, t0 + spent + left, &r, &start));
     }
-    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, i ? cap : 0, &r, &sol));
+    PetscCall(SolveOnGrid(s, s->N, Nsrc, start, i ? cap : 0, i ? t0 + spent + left : 0, &r, &sol));
     PetscCall(PetscFree(start));
     e->starts++;
     e->start_converged[i] = Reached(&r), e->J_start[i] = r.J, e->it_start[i] = r.newton_iterations;
@@ -401,8 +407,10 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     PetscFunctionReturn(0);
   }
   if (s->prob->cons_extended) { /* the direct BEM transcription is the closed-form class's (docs/constrained.md) */
-    PetscCall(PetscStrncpy(e->not_made, "the direct NLP of a constrained system outside the exact class is not "
-                           "implemented yet", sizeof e->not_made));
+    PetscCall(PetscStrncpy(e->not_made,
+                           "the direct NLP of a constrained system outside the exact class is not "
+                           "implemented yet",
+                           sizeof e->not_made));
     e->done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
@@ -411,8 +419,10 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     for (PetscInt i = 0; i < 2 * s->prob->n; i++)
       fixed = (PetscBool)(fixed && s->prob->xT_fixed[i]);
     if (!fixed) {
-      PetscCall(PetscStrncpy(e->not_made, "IPOPT's NLP of a constrained system has fixed end states and no terminal "
-                             "cost", sizeof e->not_made));
+      PetscCall(PetscStrncpy(e->not_made,
+                             "IPOPT's NLP of a constrained system has fixed end states and no terminal "
+                             "cost",
+                             sizeof e->not_made));
       e->done = PETSC_TRUE;
       PetscFunctionReturn(0);
     }

@@ -42,11 +42,10 @@ static void      *ipopt_handle;
    HAMSHOOT_IPOPT_LIBRARY; msg says why it failed. */
 static int LoadIpopt(char *msg, size_t len)
 {
-  const char *names[] = {"CreateIpoptProblem", "FreeIpoptProblem",       "AddIpoptStrOption",
-                         "AddIpoptNumOption",  "AddIpoptIntOption",      "SetIpoptProblemScaling",
-                         "SetIntermediateCallback", "IpoptSolve"};
-  void      **slots[] = {(void **)&ipopt_lib.Create,    (void **)&ipopt_lib.Free,      (void **)&ipopt_lib.StrOption,
-                         (void **)&ipopt_lib.NumOption, (void **)&ipopt_lib.IntOption, (void **)&ipopt_lib.Scaling,
+  const char *names[] = {"CreateIpoptProblem", "FreeIpoptProblem",       "AddIpoptStrOption",       "AddIpoptNumOption",
+                         "AddIpoptIntOption",  "SetIpoptProblemScaling", "SetIntermediateCallback", "IpoptSolve"};
+  void      **slots[] = {(void **)&ipopt_lib.Create,       (void **)&ipopt_lib.Free,      (void **)&ipopt_lib.StrOption,
+                         (void **)&ipopt_lib.NumOption,    (void **)&ipopt_lib.IntOption, (void **)&ipopt_lib.Scaling,
                          (void **)&ipopt_lib.Intermediate, (void **)&ipopt_lib.Solve};
   const char *lib;
 
@@ -54,8 +53,9 @@ static int LoadIpopt(char *msg, size_t len)
     return 0;
 #ifdef HS_SANITIZED
   /* the sanitizer runtime aborts the process on dlopen(RTLD_DEEPBIND) (google/sanitizers#611) */
-  snprintf(msg, len, "IPOPT is not available in a sanitized build (-DHS_SANITIZE=ON): the sanitizer runtime refuses "
-                     "dlopen(RTLD_DEEPBIND), which keeps IPOPT's sequential MUMPS apart from PETSc's");
+  snprintf(msg, len,
+           "IPOPT is not available in a sanitized build (-DHS_SANITIZE=ON): the sanitizer runtime refuses "
+           "dlopen(RTLD_DEEPBIND), which keeps IPOPT's sequential MUMPS apart from PETSc's");
   return 1;
 #endif
   lib          = getenv("HAMSHOOT_IPOPT_LIBRARY"); /* another IPOPT build (its path or soname) */
@@ -98,23 +98,35 @@ PetscErrorCode HsIpoptAvailable(MPI_Comm comm, PetscBool *avail, char msg[], siz
 static const char *StatusName(int st)
 {
   switch (st) {
-  case Solve_Succeeded: return "Solve_Succeeded";
-  case Solved_To_Acceptable_Level: return "Solved_To_Acceptable_Level";
-  case Infeasible_Problem_Detected: return "Infeasible_Problem_Detected";
-  case Search_Direction_Becomes_Too_Small: return "Search_Direction_Becomes_Too_Small";
-  case Diverging_Iterates: return "Diverging_Iterates";
-  case User_Requested_Stop: return "User_Requested_Stop";
-  case Maximum_Iterations_Exceeded: return "Maximum_Iterations_Exceeded";
-  case Restoration_Failed: return "Restoration_Failed";
-  case Error_In_Step_Computation: return "Error_In_Step_Computation";
-  case Invalid_Number_Detected: return "Invalid_Number_Detected";
-  case Insufficient_Memory: return "Insufficient_Memory";
-  default: return "IPOPT_Error";
+  case Solve_Succeeded:
+    return "Solve_Succeeded";
+  case Solved_To_Acceptable_Level:
+    return "Solved_To_Acceptable_Level";
+  case Infeasible_Problem_Detected:
+    return "Infeasible_Problem_Detected";
+  case Search_Direction_Becomes_Too_Small:
+    return "Search_Direction_Becomes_Too_Small";
+  case Diverging_Iterates:
+    return "Diverging_Iterates";
+  case User_Requested_Stop:
+    return "User_Requested_Stop";
+  case Maximum_Iterations_Exceeded:
+    return "Maximum_Iterations_Exceeded";
+  case Restoration_Failed:
+    return "Restoration_Failed";
+  case Error_In_Step_Computation:
+    return "Error_In_Step_Computation";
+  case Invalid_Number_Detected:
+    return "Invalid_Number_Detected";
+  case Insufficient_Memory:
+    return "Insufficient_Memory";
+  default:
+    return "IPOPT_Error";
   }
 }
 
 /* -hs_ipopt_ordering names and IPOPT's mumps_pivot_order codes */
-static const char *const orderings[]      = {"amd", "amf", "scotch", "pord", "metis", "qamd", "auto"};
+static const char *const orderings[] = {"amd", "amf", "scotch", "pord", "metis", "qamd", "auto"};
 
 /* The index of name in the n names (exact match), or -1: the keys of the setters by name. */
 static PetscErrorCode NameIndex(const char *const names[], PetscInt n, const char *name, PetscInt *index)
@@ -130,7 +142,7 @@ static PetscErrorCode NameIndex(const char *const names[], PetscInt n, const cha
   }
   PetscFunctionReturn(0);
 }
-static const int         ordering_codes[] = {0, 2, 3, 4, 5, 6, 7};
+static const int ordering_codes[] = {0, 2, 3, 4, 5, 6, 7};
 
 static PetscErrorCode DestroyConstrained(HsSolver s);
 
@@ -192,6 +204,40 @@ PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt ma
                "-hs_ipopt_max_it %" PetscInt_FMT " must be >= 0", max_it);
     ip->max_it = max_it;
   }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverIpoptSetMaxPerturbation - sets the largest regularization IPOPT may add to the Hessian of the Lagrangian
+  (IPOPT's max_hessian_perturbation) before it gives up on a step.
+
+  Collective.
+
+  Input Parameters:
++ s - the solver, of type HSSOLVERIPOPT
+- m - the largest perturbation, > 0; PETSC_DEFAULT: IPOPT's own (1e20)
+
+  Options Database Key:
+. -hs_ipopt_max_perturbation <m>
+
+  Notes:
+  An iterate that needs a huge regularization has left any neighbourhood of a minimum; near IPOPT's 1e20 each such step
+  factors a KKT matrix whose delayed pivots make MUMPS all but dense (the crane at N = 640 from a mirrored start:
+  45 s for one iteration). The extremal check's extra starts use HS_EXTREMAL_MAX_PERTURBATION.
+
+.seealso: HsSolverIpoptSetTolerances()
+@*/
+PetscErrorCode HsSolverIpoptSetMaxPerturbation(HsSolver s, PetscReal m)
+{
+  HsIpopt *ip;
+
+  PetscFunctionBeginUser;
+  PetscCall(IpoptData(s, "HsSolverIpoptSetMaxPerturbation", &ip));
+  if (m == (PetscReal)PETSC_DEFAULT)
+    m = 0;
+  else
+    PetscCheck(m > 0 && m < PETSC_INFINITY, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+               "-hs_ipopt_max_perturbation %g must be positive and finite", (double)m);
+  ip->max_pert = m;
   PetscFunctionReturn(0);
 }
 
@@ -392,21 +438,27 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
 
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Direct transcription by IPOPT (-hs_bvp_type ipopt)");
-  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_tol", "IPOPT's tolerance on the scaled NLP error (residuals per unit time)",
-                             "HsSolverIpoptSetTolerances", ip->tol, &tol, &flg));
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_tol",
+                          "IPOPT's tolerance on the scaled NLP error (residuals per unit time)",
+                          "HsSolverIpoptSetTolerances", ip->tol, &tol, &flg));
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, tol, PETSC_DEFAULT));
-  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_max_it", "IPOPT's iteration limit", "HsSolverIpoptSetTolerances", ip->max_it,
-                            &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_max_it", "IPOPT's iteration limit",
+                         "HsSolverIpoptSetTolerances", ip->max_it, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, PETSC_DEFAULT, it));
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_max_perturbation",
+                          "largest Hessian regularization of IPOPT before it gives up a step (0: IPOPT's 1e20)",
+                          "HsSolverIpoptSetMaxPerturbation", ip->max_pert, &tol, &flg));
+  if (flg)
+    PetscCall(HsSolverIpoptSetMaxPerturbation(s, tol));
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_ipopt_ordering",
-                            "ordering of IPOPT's MUMPS: amd amf scotch pord metis qamd auto", "HsSolverIpoptSetOrdering",
-                            orderings, 7, &idx, &flg));
+                            "ordering of IPOPT's MUMPS: amd amf scotch pord metis qamd auto",
+                            "HsSolverIpoptSetOrdering", orderings, 7, &idx, &flg));
   if (flg)
     PetscCall(HsSolverIpoptSetOrdering(s, orderings[idx]));
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_print_level", "IPOPT's own output on rank 0 (0..12)",
-                            "HsSolverIpoptSetPrintLevel", ip->print_level, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+                         "HsSolverIpoptSetPrintLevel", ip->print_level, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverIpoptSetPrintLevel(s, it));
   idx = ip->deriv_test;
@@ -440,7 +492,7 @@ static Bool Intermediate(Index alg_mod, Index iter, Number obj, Number inf_pr, N
  * lambda projected into the bounds. */
 static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, double *z, double *zl, double *zu)
 {
-  const HsProblem *P = s->prob;
+  const HsProblem *P   = s->prob;
   int              dim = ip->dim, m = ip->m, w = 2 * dim;
 
   for (int k = 0; k < ip->N; k++) {
@@ -449,16 +501,16 @@ static void BoundsAndStart(HsSolver s, HsIpopt *ip, const PetscScalar *rows, dou
       memset(u, 0, sizeof(double) * (size_t)m); /* B(q) not finite at the guess: IPOPT reports it */
     for (int j = 0; j < m; j++) {
       ul[j] = P->u_min ? P->u_min[j] : -1e19, uu[j] = P->u_max ? P->u_max[j] : 1e19;
-      u[j]  = PetscMin(PetscMax(u[j], ul[j]), uu[j]);
+      u[j] = PetscMin(PetscMax(u[j], ul[j]), uu[j]);
     }
     for (int i = 0; i < dim; i++) {
-      int last            = k == ip->N - 1 && P->xT_fixed[i] && !P->xT_T; /* a moving target: a constraint */
-      z[k * ip->nb + m + i] = last ? P->xT[i] : rows[(size_t)(k + 1) * w + i];
+      int last               = k == ip->N - 1 && P->xT_fixed[i] && !P->xT_T; /* a moving target: a constraint */
+      z[k * ip->nb + m + i]  = last ? P->xT[i] : rows[(size_t)(k + 1) * w + i];
       zl[k * ip->nb + m + i] = last ? P->xT[i] : -1e19;
       zu[k * ip->nb + m + i] = last ? P->xT[i] : 1e19;
     }
   }
-  if (ip->ft) { /* a free final time: its guess, within [T_min, T_max] */
+  if (ip->ft) {                                     /* a free final time: its guess, within [T_min, T_max] */
     z[ip->nv - 1]  = rows[(size_t)ip->N * w + dim]; /* T's slot: the start, or the last solution */
     zl[ip->nv - 1] = P->T_min, zu[ip->nv - 1] = PetscIsInfReal(P->T_max) ? 1e19 : P->T_max;
   }
@@ -489,6 +541,8 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
   ipopt_lib.NumOption(nlp, "tol", ip->tol);
   ipopt_lib.IntOption(nlp, "max_iter", (Int)ip->max_it);
   ipopt_lib.IntOption(nlp, "mumps_pivot_order", ordering_codes[ip->ordering]);
+  if (ip->max_pert > 0) /* HsSolverIpoptSetMaxPerturbation */
+    ipopt_lib.NumOption(nlp, "max_hessian_perturbation", ip->max_pert);
   if (ip->deriv_test) /* HsSolverIpoptSetDerivativeTest */
     ipopt_lib.StrOption(nlp, "derivative_test", (char *)deriv_tests[ip->deriv_test]); /* 3.11 takes char * */
   ipopt_lib.StrOption(nlp, "nlp_scaling_method", "user-scaling");
@@ -501,7 +555,7 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
   if (!ip->cons)
     ipopt_lib.NumOption(nlp, "bound_relax_factor", 0);
   for (int i = 0; i < nc; i++) /* constraint scaling (the bounds were copied at creation): the interval equations */
-    gl[i] = i < ip->N * ip->dim ? 1 / h : 1;  /* 1/h, the others (targets, Phi(q_k), a constrained end) 1 */
+    gl[i] = i < ip->N * ip->dim ? 1 / h : 1; /* 1/h, the others (targets, Phi(q_k), a constrained end) 1 */
   ipopt_lib.Scaling(nlp, 1 / h, NULL, gl);
   ipopt_lib.Intermediate(nlp, Intermediate);
   *status = (int)ipopt_lib.Solve(nlp, z, NULL, &obj, y, NULL, NULL, ip);
@@ -516,9 +570,9 @@ static PetscErrorCode SolveNlp(HsIpopt *ip, int nv, int nc, double *z, double *z
  * released from that solution (docs/free-final-time.md). */
 static PetscErrorCode RunIpopt(HsSolver s, HsIpopt *ip, PetscScalar *rows, PetscBool hold, int *status)
 {
-  int          dim = 2 * s->prob->n, w = 2 * dim, nv, nc;
-  double      *z, *zl, *zu, *gl, *y, h = HsDiscGetStep(s->disc);
-  PetscInt     held = 0;
+  int      dim = 2 * s->prob->n, w = 2 * dim, nv, nc;
+  double  *z, *zl, *zu, *gl, *y, h = HsDiscGetStep(s->disc);
+  PetscInt held = 0;
 
   PetscFunctionBeginUser;
   PetscCall(HsIpoptNlpSetUp(ip, s->prob, s->disc, (int)s->N, s->prob->x0));
@@ -693,11 +747,11 @@ static PetscErrorCode Solve(HsSolver s)
   Vec         X0;
   VecScatter  sc;
   PetscMPIInt rank;
-  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  MPI_Comm    comm     = PetscObjectComm((PetscObject)s);
   char        msg[256] = "";
   double      info[6]  = {0};
   PetscReal   level = 0, bkkt = -1, xinf;
-  PetscBool   hold  = s->hold_T; /* a free T from a cold start: RunIpopt holds it first */
+  PetscBool   hold = s->hold_T; /* a free T from a cold start: RunIpopt holds it first */
 
   PetscFunctionBeginUser;
   s->hold_T = PETSC_FALSE; /* the kkt residual below has T free */
@@ -720,7 +774,8 @@ static PetscErrorCode Solve(HsSolver s)
       if (!s->prob->nc && (s->prob->u_min || s->prob->u_max))
         PetscCall(BoundedKktResidual(s, rows, &bkkt));
       PetscCall(VecRestoreArray(X0, &rows));
-      info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du), info[4] = ip->wall_ipopt;
+      info[1] = st, info[2] = (double)ip->iterations, info[3] = PetscMax(ip->inf_pr, ip->inf_du),
+      info[4] = ip->wall_ipopt;
       info[5] = ip->iterations > 0 ? ip->reg : -1;
     }
   }
@@ -732,11 +787,11 @@ static PetscErrorCode Solve(HsSolver s)
   PetscCall(VecScatterEnd(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterDestroy(&sc));
   PetscCall(VecDestroy(&X0));
-  ip->wall_ipopt             = info[4];
-  s->res.regularization      = info[5];
-  s->res.newton_iterations   = (PetscInt)info[2];
-  s->res.ksp_iterations      = 0;
-  s->res.reason              = SNES_CONVERGED_ITERATING; /* not Newton's */
+  ip->wall_ipopt           = info[4];
+  s->res.regularization    = info[5];
+  s->res.newton_iterations = (PetscInt)info[2];
+  s->res.ksp_iterations    = 0;
+  s->res.reason            = SNES_CONVERGED_ITERATING; /* not Newton's */
   PetscCall(PetscStrncpy(s->res.status, StatusName((int)info[1]), sizeof s->res.status));
   PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
@@ -752,7 +807,8 @@ static PetscErrorCode Solve(HsSolver s)
       s->interrupted = PETSC_TRUE;
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; IPOPT stopped after %d iterations (no checkpoint: an IPOPT iterate is "
-                              "not resumable)", (int)info[2]));
+                              "not resumable)",
+                              (int)info[2]));
     }
   }
   s->res.converged = (PetscBool)(!PetscIsInfOrNanReal(s->res.residual_norm) &&
@@ -789,25 +845,29 @@ static PetscErrorCode SetUpConstrained(HsSolver s)
   PetscCheck(!s->prob->cons_extended, comm, PETSC_ERR_SUP,
              "problem '%s' lies outside the exact class of constrained systems (%s): the direct NLP that IPOPT solves "
              "(-hs_bvp_type ipopt) is the closed-form class's direct BEM transcription; the extended class's is not "
-             "implemented yet (docs/constrained.md)", s->prob->name, s->prob->cons_extended);
+             "implemented yet (docs/constrained.md)",
+             s->prob->name, s->prob->cons_extended);
   for (PetscInt i = 0; i < 2 * s->prob->n; i++)
-    PetscCheck(s->prob->xT_fixed[i] && !s->prob->phi.f, comm, PETSC_ERR_SUP,
-               "problem '%s': the direct NLP of a constrained system that IPOPT solves fixes every terminal component "
-               "and has no terminal cost; free end states and terminal costs are solved by Newton on its KKT conditions "
-               "(-hs_scheme direct, docs/constrained.md)", s->prob->name);
+    PetscCheck(
+        s->prob->xT_fixed[i] && !s->prob->phi.f, comm, PETSC_ERR_SUP,
+        "problem '%s': the direct NLP of a constrained system that IPOPT solves fixes every terminal component "
+        "and has no terminal cost; free end states and terminal costs are solved by Newton on its KKT conditions "
+        "(-hs_scheme direct, docs/constrained.md)",
+        s->prob->name);
   PetscCheck(!strcmp(s->ss, "bem") && !strcmp(s->cs, "constrained_kkt"), comm, PETSC_ERR_ARG_INCOMP,
              "the direct NLP of a constrained system (IPOPT) has the costates of its KKT conditions: schemes bem + "
-             "constrained_kkt, not %s + %s", s->ss, s->cs);
+             "constrained_kkt, not %s + %s",
+             s->ss, s->cs);
   PetscCall(HsConstrainedSetUp(s, sizeof(HsIpoptCons)));
-  ic                     = s->data;
-  ic->ip                 = keep;
-  ic->destroy            = s->ops->destroy;
-  ic->view               = s->ops->view;
-  ic->writesummary       = s->ops->writesummary;
-  s->ops->destroy        = DestroyConstrained;
-  s->ops->describe       = Describe;
-  s->ops->view           = View;
-  s->ops->writesummary   = WriteSummary;
+  ic                   = s->data;
+  ic->ip               = keep;
+  ic->destroy          = s->ops->destroy;
+  ic->view             = s->ops->view;
+  ic->writesummary     = s->ops->writesummary;
+  s->ops->destroy      = DestroyConstrained;
+  s->ops->describe     = Describe;
+  s->ops->view         = View;
+  s->ops->writesummary = WriteSummary;
   PetscFunctionReturn(0);
 }
 
@@ -841,10 +901,12 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 
   PetscFunctionBeginUser;
   if (c)
-    PetscCall(PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering), %d holonomic constraint%s",
+    PetscCall(PetscSNPrintf(buf, len,
+                            "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering), %d holonomic constraint%s",
                             orderings[ip->ordering], c, c > 1 ? "s" : ""));
   else
-    PetscCall(PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering)", orderings[ip->ordering]));
+    PetscCall(
+        PetscSNPrintf(buf, len, "direct NLP by IPOPT (exact Hessian, MUMPS %s ordering)", orderings[ip->ordering]));
   PetscFunctionReturn(0);
 }
 
@@ -865,8 +927,9 @@ static PetscErrorCode View(HsSolver s, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          IPOPT's final NLP error (bounded controls: the kkt "
                                              "residual does not apply)\n"));
   else
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  |F| above          the kkt residual at IPOPT's solution, costates = its "
-                                             "multipliers\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  |F| above          the kkt residual at IPOPT's solution, costates = its "
+                                     "multipliers\n"));
   PetscFunctionReturn(0);
 }
 
@@ -915,18 +978,18 @@ PetscErrorCode HsSolverCreate_Ipopt(HsSolver s)
   PetscCall(PetscNew(&ip));
   s->data = ip;
   PetscCall(HsTranscriptionSetOps(s));
-  ip->trsetup              = s->ops->setup;
-  ip->tol                  = HS_IPOPT_TOL_DEFAULT;
-  ip->max_it               = HS_IPOPT_MAX_IT_DEFAULT;
+  ip->trsetup = s->ops->setup;
+  ip->tol     = HS_IPOPT_TOL_DEFAULT;
+  ip->max_it  = HS_IPOPT_MAX_IT_DEFAULT;
   for (int i = 0; i < 7; i++)
     if (!strcmp(orderings[i], HS_IPOPT_ORDERING_DEFAULT))
       ip->ordering = i;
-  s->ops->setup            = SetUp;
-  s->ops->setfromoptions   = SetFromOptions;
-  s->ops->solve            = Solve;
-  s->ops->describe         = Describe;
-  s->ops->view             = View;
-  s->ops->writesummary     = WriteSummary;
-  s->ops->destroy          = Destroy;
+  s->ops->setup          = SetUp;
+  s->ops->setfromoptions = SetFromOptions;
+  s->ops->solve          = Solve;
+  s->ops->describe       = Describe;
+  s->ops->view           = View;
+  s->ops->writesummary   = WriteSummary;
+  s->ops->destroy        = Destroy;
   PetscFunctionReturn(0);
 }

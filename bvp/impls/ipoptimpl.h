@@ -45,6 +45,7 @@ typedef struct {
   /* settings */
   PetscReal tol;
   PetscInt  max_it, print_level;
+  PetscReal max_pert; /* IPOPT's max_hessian_perturbation (HsSolverIpoptSetMaxPerturbation); 0: IPOPT's 1e20 */
   PetscInt  ordering; /* index into ipopt.c's ordering names (IPOPT's mumps_pivot_order) */
   PetscInt  deriv_test; /* index into ipopt.c's derivative test names (IPOPT's derivative_test) */
   PetscErrorCode (*trsetup)(HsSolver); /* the transcription's set-up */
