@@ -299,6 +299,11 @@ static PetscErrorCode Run(Objects *o, int *code)
       int         same = 0;
       PetscMPIInt rank;
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study"));
+      PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD,
+                                    out[0]      ? out
+                                    : x.compare ? "compare"
+                                                : "study",
+                                    (PetscBool)(x.study > 0), x.compare)); /* and at the drivers' names */
       PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
       if (!rank && out[0] && ck[0] && realpath(out, a) && realpath(ck, b)) { /* rank 0 writes both: its view decides */

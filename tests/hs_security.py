@@ -46,6 +46,8 @@ assertion failed on the code before these defences:
                -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
                converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
                -hs_snes_noise and -hs_snes_roundoff out of their ranges are errors
+  drivers' files  -hs_study's and -hs_compare's own files (study.json, series.csv) of the user's in -o, or a
+               directory at one of their names, are refused before the solve (they had been replaced)
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -852,13 +854,47 @@ def case_eleventh_round(tmp):
           (rc, os.listdir(os.path.join(d, "victim")), os.listdir(os.path.join(d, "par.moved")), text[-400:]))
 
 
+def case_twelfth_round(tmp):
+    """the twelfth round (each failed before its fix): -hs_study's and -hs_compare's own files (study.json, series.csv)
+    of the user's in -o were replaced without a word, and a directory at one of their names (study.csv) failed the run
+    after the solve and the study's grids; hamshoot's own study files (gnuplot.log: its first line, or empty as older
+    runs left it) are still replaced by the next run on that -o."""
+    d = tempfile.mkdtemp(dir=tmp)
+    for name, what in (("study.json", "my notes\n"), ("study.csv", None)):
+        mine = os.path.join(d, "mine_" + name)
+        os.makedirs(mine)
+        if what:
+            with open(os.path.join(mine, name), "w") as fh:
+                fh.write(what)
+        else:
+            os.makedirs(os.path.join(mine, name))
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_study", "3", "-o", mine], cwd=d)
+        check(rc == 1 and "-hs_study: output directory" in text and name in text and "converged" not in text and
+              (not what or open(os.path.join(mine, name)).read() == what),
+              "-hs_study, -o holding the user's %s: exit %d\n%s" % (name, rc, text[-300:]))
+    for i in range(2):  # hamshoot's own study files, the second time with an empty gnuplot.log: replaced
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_study", "3", "-o", "st"], cwd=d)
+        check(rc == 0, "-hs_study on its own earlier output (%d): exit %d\n%s" % (i, rc, text[-300:]))
+        log = os.path.join(d, "st", "gnuplot.log")
+        if os.path.exists(log):
+            open(log, "w").close()
+    if not os.environ.get("HS_SANITIZED"):  # -hs_compare (IPOPT): the user's series.csv in -o
+        os.makedirs(os.path.join(d, "cmp"))
+        with open(os.path.join(d, "cmp", "series.csv"), "w") as fh:
+            fh.write("my series\n")
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_compare", "-o", "cmp"], cwd=d)
+        check(rc == 1 and "'cmp' holds series.csv" in text and
+              open(os.path.join(d, "cmp", "series.csv")).read() == "my series\n",
+              "-hs_compare with the user's cmp/series.csv: exit %d\n%s" % (rc, text[-300:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
-                  case_ninth_round, case_tenth_round, case_eleventh_round, case_pole,
+                  case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -579,6 +579,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
              "-hs_study: the solve at N = %" PetscInt_FMT " did not converge; no study from it", s->N);
   PetscCheck(((long long)s->N << (levels - 1)) * 4 * s->prob->n <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_study %" PetscInt_FMT " from N = %" PetscInt_FMT ": the finest grid is too large", levels, s->N);
+  PetscCall(HsCheckDriverOutput(comm, dir, PETSC_TRUE, PETSC_FALSE)); /* the user's files, before the grids */
   PetscCall(PetscMemzero(&st, sizeof st));
   st.s = s, st.nl = levels;
   PetscCall(PetscCalloc1(levels, &st.L));
