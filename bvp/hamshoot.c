@@ -215,15 +215,20 @@ static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure
  * together (a clean exit 1). Collective: every rank has the same options. */
 static PetscErrorCode ErrorTimeoutOption(void)
 {
-  char      buf[64], *end;
-  PetscBool set;
-  double    v;
+  char        buf[64], *end;
+  const char *raw = NULL;
+  PetscBool   set;
+  double      v;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_error_timeout", buf, sizeof buf, &set));
   if (!set)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -hs_error_timeout needs a value");
+  PetscCall(PetscOptionsFindPair(NULL, NULL, "-hs_error_timeout", &raw, &set)); /* not cut to fit buf */
+  PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "option -hs_error_timeout: its value has %zu characters, more than the %zu it may have", strlen(raw),
+             sizeof buf - 1);
   v = strtod(buf, &end);
   PetscCheck(end != buf && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s: expected a number",
              buf);

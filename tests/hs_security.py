@@ -858,7 +858,8 @@ def case_twelfth_round(tmp):
     """the twelfth round (each failed before its fix): -hs_study's and -hs_compare's own files (study.json, series.csv)
     of the user's in -o were replaced without a word, and a directory at one of their names (study.csv) failed the run
     after the solve and the study's grids; hamshoot's own study files (gnuplot.log: its first line, or empty as older
-    runs left it) are still replaced by the next run on that -o."""
+    runs left it) are still replaced by the next run on that -o; an option's value longer than the buffer it is read into
+    was cut to fit and read as another number (-p_g 0.000...01 as 0)."""
     d = tempfile.mkdtemp(dir=tmp)
     for name, what in (("study.json", "my notes\n"), ("study.csv", None)):
         mine = os.path.join(d, "mine_" + name)
@@ -878,6 +879,14 @@ def case_twelfth_round(tmp):
         log = os.path.join(d, "st", "gnuplot.log")
         if os.path.exists(log):
             open(log, "w").close()
+    # a value longer than the buffer it is read into was cut to fit: -p_g 0.000...01 (300 zeros) read as g = 0,
+    # 1 followed by 300 zeros and e-300 (that is 1) as 1e254, a long -hs_strategy_continue list as its first 255 bytes
+    for key, value in (("-p_g", "0." + "0" * 300 + "1"), ("-hs_strategy_time", "1" + "0" * 300 + "e-300"),
+                       ("-hs_strategy_continue", ",".join(["g=1"] * 100) + ",g=0.5"),
+                       ("-hs_error_timeout", "0.5" + "0" * 100 + "e1")):
+        rc, text = run_in(["-problem", problem_file(d, "pend"), "-N", "20", key, value], cwd=d)
+        check(rc == 1 and "option %s: its value has %d characters" % (key, len(value)) in text,
+              "%s with %d characters: exit %d\n%s" % (key, len(value), rc, text[-300:]))
     if not os.environ.get("HS_SANITIZED"):  # -hs_compare (IPOPT): the user's series.csv in -o
         os.makedirs(os.path.join(d, "cmp"))
         with open(os.path.join(d, "cmp", "series.csv"), "w") as fh:

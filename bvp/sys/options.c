@@ -168,6 +168,28 @@ PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char
   PetscFunctionReturn(0);
 }
 
+/*@ HsOptionsString - a string option read into buf (len bytes) as PetscOptionsString reads it (bvp/ internal; between
+    PetscOptionsBegin/End), except that a value longer than buf holds is an error naming the key, not cut to fit:
+    "-p_g 0.000...01" with 300 zeros had been read as 0, a long -hs_strategy_continue list as its first 255 bytes. @*/
+PetscErrorCode HsOptionsString(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                               const char man[], const char dflt[], char buf[], size_t len, PetscBool *set)
+{
+  const char *raw = NULL;
+  PetscBool   flg, found;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(key, help, man, dflt, buf, len, &flg));
+  if (set)
+    *set = flg;
+  if (!flg)
+    PetscFunctionReturn(0);
+  PetscCall(PetscOptionsFindPair(PetscOptionsObject->options, PetscOptionsObject->prefix, key, &raw, &found));
+  PetscCheck(!found || !raw || strlen(raw) < len, PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "option -%s%s: its value has %zu characters, more than the %zu it may have",
+             PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", key + 1, raw ? strlen(raw) : 0, len - 1);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsOptionsInt - an integer option in [lo, hi] (bvp/ internal; between PetscOptionsBegin/End, as
     PetscOptionsInt): the whole value must be a decimal integer in range; "1.5", "12abc", a value
     beyond hi (no wrap-around modulo 2^32) and a missing value are errors naming the key. @*/
@@ -183,7 +205,7 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
   if (set)
     *set = PETSC_FALSE;
   PetscCall(PetscSNPrintf(dflt, sizeof dflt, "%" PetscInt_FMT, cur));
-  PetscCall(PetscOptionsString(key, help, man, dflt, buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, dflt, buf, sizeof buf, &flg));
   if (!flg)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
@@ -212,7 +234,7 @@ PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char ke
   if (set)
     *set = PETSC_FALSE;
   PetscCall(PetscSNPrintf(dflt, sizeof dflt, "%g", (double)cur));
-  PetscCall(PetscOptionsString(key, help, man, dflt, buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, dflt, buf, sizeof buf, &flg));
   if (!flg)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
@@ -242,7 +264,7 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
   PetscFunctionBeginUser;
   if (set)
     *set = PETSC_FALSE;
-  PetscCall(PetscOptionsString(key, help, man, choices[*idx], val, sizeof val, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, choices[*idx], val, sizeof val, &flg));
   if (!flg)
     PetscFunctionReturn(0);
   for (PetscInt i = 0; i < n; i++) {
