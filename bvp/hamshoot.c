@@ -81,17 +81,19 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   HsOptionsCall(PetscOptionsString("-o", "write DIR/summary.json, DIR/trajectory.csv (nodes) and DIR/intervals.csv (intervals) (atomically)",
                                "HsSolverWriteOutput", out, out, len, &flg));
   HsOptionsCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
-  HsOptionsCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
-                             *quiet, quiet, NULL));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-quiet", "no per-iteration progress lines (-hs_monitor false)",
+                              "HsSolverSetMonitor", *quiet, quiet, NULL));
   x->compare = x->extrapolate = PETSC_FALSE, x->study = 0;
-  HsOptionsCall(PetscOptionsBool("-hs_compare",
-                             "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
-                             "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
-                             "HsSolverCompare", x->compare, &x->compare, NULL));
-  HsOptionsCall(PetscOptionsBool("-hs_extrapolate",
-                                 "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of the cost, the mean "
-                                 "Hamiltonian, T and the states, with error estimates (summary.json, extrapolated.csv)",
-                                 "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
+  HsOptionsCall(
+      HsOptionsBool(PetscOptionsObject, "-hs_compare",
+                    "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
+                    "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
+                    "HsSolverCompare", x->compare, &x->compare, NULL));
+  HsOptionsCall(
+      HsOptionsBool(PetscOptionsObject, "-hs_extrapolate",
+                    "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of the cost, the mean "
+                    "Hamiltonian, T and the states, with error estimates (summary.json, extrapolated.csv)",
+                    "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
                              "DIR (-o, default 'study')/study.json, study.csv, study.png; a grid Newton fails is "

@@ -369,6 +369,8 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[]);
 PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[]);
 PetscErrorCode HsOptionsString(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
                                const char man[], const char dflt[], char buf[], size_t len, PetscBool *set);
+PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                             const char man[], PetscBool cur, PetscBool *val, PetscBool *set);
 PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
                             PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi);
 PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],

@@ -887,6 +887,9 @@ def case_twelfth_round(tmp):
         rc, text = run_in(["-problem", problem_file(d, "pend"), "-N", "20", key, value], cwd=d)
         check(rc == 1 and "option %s: its value has %d characters" % (key, len(value)) in text,
               "%s with %d characters: exit %d\n%s" % (key, len(value), rc, text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_check_boundary", "maybe"], cwd=d)
+    check(rc == 1 and "option -hs_check_boundary maybe: expected true or false" in text,
+          "-hs_check_boundary maybe: exit %d (the key must be named)\n%s" % (rc, text[-300:]))
     if not os.environ.get("HS_SANITIZED"):  # -hs_compare (IPOPT): the user's series.csv in -o
         os.makedirs(os.path.join(d, "cmp"))
         with open(os.path.join(d, "cmp", "series.csv"), "w") as fh:

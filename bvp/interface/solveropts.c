@@ -70,10 +70,10 @@ static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, 
   PetscBool b, flg;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsBool("-hs_check_boundary",
-                             "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
-                             "naming them (docs/problem-format.md)",
-                             "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
+  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_check_boundary",
+                          "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
+                          "naming them (docs/problem-format.md)",
+                          "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
   if (flg)
     PetscCall(HsSolverSetCheckBoundary(s, b));
   PetscFunctionReturn(0);
@@ -391,15 +391,15 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     if (flg)
       HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
   }
-  HsOptionsCall(PetscOptionsBool("-hs_in_place",
-                                 "the banded LU stores U in the Jacobian's values as it reads them (where nothing "
-                                 "else reads the Jacobian: HsSolverSetInPlace)",
-                                 "HsSolverSetInPlace", s->in_place, &b, &flg));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_in_place",
+                              "the banded LU stores U in the Jacobian's values as it reads them (where nothing "
+                              "else reads the Jacobian: HsSolverSetInPlace)",
+                              "HsSolverSetInPlace", s->in_place, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
-  HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor",
-                                 s->monitor, &b, &flg));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
+                              "HsSolverSetMonitor", s->monitor, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetMonitor(s, b));
   HsOptionsCall(HsOptionsString(PetscOptionsObject, "-hs_init",

@@ -65,8 +65,9 @@ PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm)
 /* Whether key (without '-' and prefix) is in hamshoot's namespace, and whether it is a switch. */
 static PetscBool Ours(const char *key, PetscBool *is_switch)
 {
-  static const char *const switches[] = {"quiet", "hs_monitor", "hs_compare", "hs_extrapolate", "hs_continue_monitor", "hs_shoot_mf",
-                                         "help", NULL};
+  static const char *const switches[] = {
+      "quiet",       "hs_monitor",        "hs_compare",  "hs_extrapolate", "hs_continue_monitor",
+      "hs_shoot_mf", "hs_check_boundary", "hs_in_place", "help",           NULL};
   *is_switch = PETSC_FALSE;
   for (int i = 0; switches[i]; i++)
     if (!strcmp(key, switches[i]) || (!strncmp(key, "hs_direct_", 10) && !strcmp(key + 10, switches[i])))
@@ -187,6 +188,37 @@ PetscErrorCode HsOptionsString(PetscOptionItems *PetscOptionsObject, const char 
   PetscCheck(!found || !raw || strlen(raw) < len, PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "option -%s%s: its value has %zu characters, more than the %zu it may have",
              PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", key + 1, raw ? strlen(raw) : 0, len - 1);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsBool - a true/false option (bvp/ internal; as PetscOptionsBool, between PetscOptionsBegin/End): the key
+    alone is true; a value that is none of true, false, yes, no, 1, 0 (any case) is an error naming the key and the
+    value (PETSc's own said only "Unknown logical value: maybe"). @*/
+PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                             const char man[], PetscBool cur, PetscBool *val, PetscBool *set)
+{
+  char      buf[32];
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  if (set)
+    *set = PETSC_FALSE;
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, cur ? "true" : "false", buf, sizeof buf, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  if (!buf[0])
+    *val = PETSC_TRUE;
+  else {
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = PetscOptionsStringToBool(buf, val);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(!ierr, PetscOptionsObject->comm, PETSC_ERR_ARG_WRONG,
+               "option -%s%s %s: expected true or false (yes, no, 1, 0)",
+               PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", key + 1, buf);
+  }
+  if (set)
+    *set = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
