@@ -249,6 +249,26 @@ typedef struct {
   HsContinuation cont;
 } Objects;
 
+/* Whether the checkpoint directory ck (rank 0's view) is in the output directory out at the name of a file the output
+ * writes there (-o OUT -hs_checkpoint OUT/trajectory.csv: its checkpoints had made the output fail after the solve). */
+static int CheckpointAtOutputName(const char *out, const char *ck)
+{
+  char        c[PETSC_MAX_PATH_LEN], a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN], *base;
+  const char *parent = ".";
+  size_t      n;
+
+  if (snprintf(c, sizeof c, "%s", ck) >= (int)sizeof c)
+    return 0;
+  for (n = strlen(c); n > 1 && (c[n - 1] == '/' || (c[n - 1] == '.' && c[n - 2] == '/')); n = strlen(c))
+    c[n - 1] = 0; /* ck/ and ck/. name ck */
+  if ((base = strrchr(c, '/'))) {
+    *base++ = 0;
+    parent  = c[0] ? c : "/";
+  } else
+    base = c;
+  return HsIsOutputFileName(base) && realpath(out, a) && realpath(parent, b) && !strcmp(a, b);
+}
+
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
@@ -305,19 +325,22 @@ static PetscErrorCode Run(Objects *o, int *code)
       char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
       int         same = 0;
       PetscMPIInt rank;
-      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study"));
-      PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD,
-                                    out[0]      ? out
-                                    : x.compare ? "compare"
-                                                : "study",
-                                    (PetscBool)(x.study > 0), x.compare)); /* and at the drivers' names */
+      const char *od = out[0] ? out : x.compare ? "compare" : "study";
+      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, od));
+      PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD, od, (PetscBool)(x.study > 0), x.compare)); /* their names too */
       PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
       if (!rank && out[0] && ck[0] && realpath(out, a) && realpath(ck, b)) { /* rank 0 writes both: its view decides */
         size_t lb = strlen(b);
         same      = !strcmp(a, b) || (!strncmp(a, b, lb) && a[lb] == '/'); /* -o is -hs_checkpoint or inside it */
       }
+      if (!rank && ck[0] && !same) /* the directory the output goes to, named by -o or not */
+        same = 2 * CheckpointAtOutputName(od, ck);
       PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+      PetscCheck(same != 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+                 "-hs_checkpoint %s takes the place of a file the output writes in %s: give the checkpoints another "
+                 "name (e.g. %s/checkpoint)",
+                 ck, od, od);
       PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s or "
                  "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
                  "default is %s/checkpoint)", ck, out, out);

@@ -376,6 +376,7 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
 PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
                              PetscReal cur, PetscReal *val, PetscBool *set);
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[]);
+PetscBool      HsIsOutputFileName(const char name[]);
 PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare);
 
 PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob);

@@ -887,6 +887,12 @@ def case_twelfth_round(tmp):
         rc, text = run_in(["-problem", problem_file(d, "pend"), "-N", "20", key, value], cwd=d)
         check(rc == 1 and "option %s: its value has %d characters" % (key, len(value)) in text,
               "%s with %d characters: exit %d\n%s" % (key, len(value), rc, text[-300:]))
+    # a -hs_checkpoint at the name of a file of the output in -o: the checkpoint directory made the output fail after
+    # the solve ("cannot replace the files in co: Is a directory", exit 1, the result lost)
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", "co", "-hs_checkpoint", "co/trajectory.csv/",
+                       "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 1 and "takes the place of a file the output writes in co" in text and "converged" not in text,
+          "-hs_checkpoint co/trajectory.csv with -o co: exit %d\n%s" % (rc, text[-300:]))
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_check_boundary", "maybe"], cwd=d)
     check(rc == 1 and "option -hs_check_boundary maybe: expected true or false" in text,
           "-hs_check_boundary maybe: exit %d (the key must be named)\n%s" % (rc, text[-300:]))

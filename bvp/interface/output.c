@@ -430,6 +430,17 @@ static int BeginsWith(int fd, const char *name, const char *head)
   return got == (ssize_t)want && !memcmp(buf, head, want);
 }
 
+/*@ HsIsOutputFileName - whether name is the name of a file or directory that an output writes into its directory (the
+    solve's files, -hs_study's and -hs_compare's, gnuplot.log, the sides indirect and direct): a -hs_checkpoint there
+    would take its place. Not collective. @*/
+PetscBool HsIsOutputFileName(const char name[])
+{
+  for (int i = 0; i < (int)(sizeof OutputFiles / sizeof OutputFiles[0]); i++)
+    if (!strcmp(name, OutputFiles[i].name))
+      return PETSC_TRUE;
+  return (PetscBool)(!strcmp(name, "indirect") || !strcmp(name, "direct"));
+}
+
 /*@ HsCheckOutputFiles - before a solve (bvp/ internal; rank 0; dir the locked output directory or one inside it, such
     as a side of -hs_compare): each file that the outputs in which (HS_OUTPUT_SOLVE: the solve's; HS_OUTPUT_STUDY:
     -hs_study's study.*, its PNG and gnuplot.log; HS_OUTPUT_COMPARE: -hs_compare's compare.*, series.csv, PNGs,
@@ -579,7 +590,7 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
   char               t[NT][PETSC_MAX_PATH_LEN] = {"", "", "", ""};
   const PetscScalar *x;
   OutCtx             o = {s, NULL, size};
-  int                dfd, bad = 0;
+  int                dfd, bad = 0, at = TS;
 
   if (HsDirOpen(dir, 1, &dfd, err, errlen))
     return 1;
@@ -613,14 +624,18 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     return 1;
   }
   if (unlinkat(dfd, names[TS], 0) && errno != ENOENT)
-    bad = 1;
-  bad = bad || renameat(dfd, t[TT], dfd, names[TT]);
-  bad = bad || renameat(dfd, t[TI], dfd, names[TI]);
-  bad = bad || (t[TE][0] ? renameat(dfd, t[TE], dfd, names[TE])
-                         : unlinkat(dfd, names[TE], 0) && errno != ENOENT); /* this run's, or none */
-  bad = bad || renameat(dfd, t[TS], dfd, names[TS]);
-  if (bad) {
-    snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
+    bad = 1, at = TS;
+  if (!bad && renameat(dfd, t[TT], dfd, names[TT]))
+    bad = 1, at = TT;
+  if (!bad && renameat(dfd, t[TI], dfd, names[TI]))
+    bad = 1, at = TI;
+  if (!bad && (t[TE][0] ? renameat(dfd, t[TE], dfd, names[TE])
+                        : unlinkat(dfd, names[TE], 0) && errno != ENOENT)) /* this run's, or none */
+    bad = 1, at = TE;
+  if (!bad && renameat(dfd, t[TS], dfd, names[TS]))
+    bad = 1, at = TS;
+  if (bad) { /* the file at fault named (a directory in its place: "Is a directory") */
+    snprintf(err, errlen, "cannot replace %s/%s: %s", dir, names[at], strerror(errno));
     RemoveTemps(dfd, t, NT);
   }
   close(dfd);
