@@ -859,7 +859,7 @@ def case_twelfth_round(tmp):
     of the user's in -o were replaced without a word, and a directory at one of their names (study.csv) failed the run
     after the solve and the study's grids; hamshoot's own study files (gnuplot.log: its first line, or empty as older
     runs left it) are still replaced by the next run on that -o; an option's value longer than the buffer it is read into
-    was cut to fit and read as another number (-p_g 0.000...01 as 0)."""
+    was cut to fit and read as another number (-p_g 0.000...01 as 0); SIGTERM during -hs_extrapolate ended with exit 0."""
     d = tempfile.mkdtemp(dir=tmp)
     for name, what in (("study.json", "my notes\n"), ("study.csv", None)):
         mine = os.path.join(d, "mine_" + name)
@@ -893,6 +893,13 @@ def case_twelfth_round(tmp):
                        "-hs_checkpoint_every", "1"], cwd=d)
     check(rc == 1 and "takes the place of a file the output writes in co" in text and "converged" not in text,
           "-hs_checkpoint co/trajectory.csv with -o co: exit %d\n%s" % (rc, text[-300:]))
+    # SIGTERM during -hs_extrapolate's coarser solves (after N/2, in N/4): status 3, the converged solution written
+    # (before: a warning "did not converge (INTERRUPTED)" and exit 0)
+    text, rc = run_killed(["-problem", "kepler", "-N", "80000", "-hs_extrapolate", "-hs_check_extremal", "no"], 2,
+                          "N = 40000", outdir=os.path.join(d, "kx"))
+    check(rc == 3 and "interrupted: signal received during -hs_extrapolate" in text and
+          summary_of(os.path.join(d, "kx")).get("converged"),
+          "SIGTERM during -hs_extrapolate: exit %d\n%s" % (rc, text[-400:]))
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_check_boundary", "maybe"], cwd=d)
     check(rc == 1 and "option -hs_check_boundary maybe: expected true or false" in text,
           "-hs_check_boundary maybe: exit %d (the key must be named)\n%s" % (rc, text[-300:]))

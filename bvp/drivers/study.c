@@ -227,6 +227,12 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   if (L[1].r.converged)
     PetscCall(SolveLevel(s, N / 4, &L[1], "-hs_extrapolate (no extrapolation)", &L[0]));
   if (!L[1].r.converged || !L[0].r.converged) {
+    if (!strcmp(L[1].r.converged ? L[0].r.status : L[1].r.status, "INTERRUPTED")) { /* the caller exits with status 3 */
+      s->interrupted = PETSC_TRUE;
+      PetscCall(
+          PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                        "signal received during -hs_extrapolate (the solve had converged; its output is written)"));
+    }
     for (int i = 2; i >= 0 && (i > 0 || L[1].r.converged); i--)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
