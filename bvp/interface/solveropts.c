@@ -211,7 +211,8 @@ PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds)
 {
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "-hs_strategy_time must be >= 0");
+  PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_strategy_time %g must be >= 0 (seconds; 0: no budget)", (double)seconds);
   s->strategy_time = seconds;
   PetscFunctionReturn(0);
 }
