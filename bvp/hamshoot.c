@@ -358,6 +358,8 @@ static PetscErrorCode Run(Objects *o, int *code)
     }
     PetscCall(InjectError());
     PetscCall(Solve(*solver, *cont, out, &x, code));
+    if (*code != 3) /* a deferred key (-hs_direct_*, -hs_grid_*) that nothing read: a typo */
+      PetscCall(HsOptionsWarnUnused(PETSC_COMM_WORLD, NULL));
   } else
     *code = 0; /* -help: the options have been listed; do not solve */
   PetscFunctionReturn(0);

@@ -900,6 +900,11 @@ def case_twelfth_round(tmp):
     check(rc == 3 and "interrupted: signal received during -hs_extrapolate" in text and
           summary_of(os.path.join(d, "kx")).get("converged"),
           "SIGTERM during -hs_extrapolate: exit %d\n%s" % (rc, text[-400:]))
+    # a typo under a deferred prefix (read only by a sub-solver): a warning naming it (before: nothing)
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_direct_hs_ipopt_tl", "1e-9", "-hs_check_extremal", "no"],
+                      cwd=d)
+    check(rc == 0 and "warning: option -hs_direct_hs_ipopt_tl was not used" in text,
+          "-hs_direct_hs_ipopt_tl (a typo): exit %d\n%s" % (rc, text[-300:]))
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_check_boundary", "maybe"], cwd=d)
     check(rc == 1 and "option -hs_check_boundary maybe: expected true or false" in text,
           "-hs_check_boundary maybe: exit %d (the key must be named)\n%s" % (rc, text[-300:]))

@@ -169,6 +169,26 @@ PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char
   PetscFunctionReturn(0);
 }
 
+/*@ HsOptionsWarnUnused - after a run (bvp/ internal): a warning naming a key of hamshoot's namespace that nothing
+    read, among those HsOptionsCheckUsed() deferred (-hs_direct_*, -hs_init_*, -hs_grid_*: read only by a sub-solver
+    that a run may not create): a typo such as -hs_direct_hs_ipopt_tl or -hs_grid_snes_max_itt had passed without a
+    word. A warning, not an error: the run is done, and a key for a sub-solver this run did not need is no fault.
+    Collective. @*/
+PetscErrorCode HsOptionsWarnUnused(MPI_Comm comm, const char prefix[])
+{
+  char bad[256] = "";
+  int  why;
+
+  PetscFunctionBeginUser;
+  PetscCall(FindBadKey(prefix, NULL, PETSC_TRUE, bad, sizeof bad, &why));
+  if (why == 1)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: warning: option %s was not used by this run (unknown, or for a sub-solver it did "
+                          "not need)\n",
+                          bad));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsOptionsString - a string option read into buf (len bytes) as PetscOptionsString reads it (bvp/ internal; between
     PetscOptionsBegin/End), except that a value longer than buf holds is an error naming the key, not cut to fit:
     "-p_g 0.000...01" with 300 zeros had been read as 0, a long -hs_strategy_continue list as its first 255 bytes. @*/
