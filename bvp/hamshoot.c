@@ -81,17 +81,19 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   HsOptionsCall(PetscOptionsString("-o", "write DIR/summary.json, DIR/trajectory.csv (nodes) and DIR/intervals.csv (intervals) (atomically)",
                                "HsSolverWriteOutput", out, out, len, &flg));
   HsOptionsCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
-  HsOptionsCall(PetscOptionsBool("-quiet", "no per-iteration progress lines (-hs_monitor false)", "HsSolverSetMonitor",
-                             *quiet, quiet, NULL));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-quiet", "no per-iteration progress lines (-hs_monitor false)",
+                              "HsSolverSetMonitor", *quiet, quiet, NULL));
   x->compare = x->extrapolate = PETSC_FALSE, x->study = 0;
-  HsOptionsCall(PetscOptionsBool("-hs_compare",
-                             "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
-                             "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
-                             "HsSolverCompare", x->compare, &x->compare, NULL));
-  HsOptionsCall(PetscOptionsBool("-hs_extrapolate",
-                                 "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of the cost, the mean "
-                                 "Hamiltonian, T and the states, with error estimates (summary.json, extrapolated.csv)",
-                                 "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
+  HsOptionsCall(
+      HsOptionsBool(PetscOptionsObject, "-hs_compare",
+                    "solve the indirect and the direct problem (same state scheme, same grid) and compare them: "
+                    "DIR (-o, default 'compare')/compare.json, series.csv, compare.gp, PNG plots",
+                    "HsSolverCompare", x->compare, &x->compare, NULL));
+  HsOptionsCall(
+      HsOptionsBool(PetscOptionsObject, "-hs_extrapolate",
+                    "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of the cost, the mean "
+                    "Hamiltonian, T and the states, with error estimates (summary.json, extrapolated.csv)",
+                    "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
                              "DIR (-o, default 'study')/study.json, study.csv, study.png; a grid Newton fails is "
@@ -215,15 +217,20 @@ static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure
  * together (a clean exit 1). Collective: every rank has the same options. */
 static PetscErrorCode ErrorTimeoutOption(void)
 {
-  char      buf[64], *end;
-  PetscBool set;
-  double    v;
+  char        buf[64], *end;
+  const char *raw = NULL;
+  PetscBool   set;
+  double      v;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_error_timeout", buf, sizeof buf, &set));
   if (!set)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -hs_error_timeout needs a value");
+  PetscCall(PetscOptionsFindPair(NULL, NULL, "-hs_error_timeout", &raw, &set)); /* not cut to fit buf */
+  PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "option -hs_error_timeout: its value has %zu characters, more than the %zu it may have", strlen(raw),
+             sizeof buf - 1);
   v = strtod(buf, &end);
   PetscCheck(end != buf && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s: expected a number",
              buf);
@@ -241,6 +248,26 @@ typedef struct {
   HsSolver       solver;
   HsContinuation cont;
 } Objects;
+
+/* Whether the checkpoint directory ck (rank 0's view) is in the output directory out at the name of a file the output
+ * writes there (-o OUT -hs_checkpoint OUT/trajectory.csv: its checkpoints had made the output fail after the solve). */
+static int CheckpointAtOutputName(const char *out, const char *ck)
+{
+  char        c[PETSC_MAX_PATH_LEN], a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN], *base;
+  const char *parent = ".";
+  size_t      n;
+
+  if (snprintf(c, sizeof c, "%s", ck) >= (int)sizeof c)
+    return 0;
+  for (n = strlen(c); n > 1 && (c[n - 1] == '/' || (c[n - 1] == '.' && c[n - 2] == '/')); n = strlen(c))
+    c[n - 1] = 0; /* ck/ and ck/. name ck */
+  if ((base = strrchr(c, '/'))) {
+    *base++ = 0;
+    parent  = c[0] ? c : "/";
+  } else
+    base = c;
+  return HsIsOutputFileName(base) && realpath(out, a) && realpath(parent, b) && !strcmp(a, b);
+}
 
 static PetscErrorCode Run(Objects *o, int *code)
 {
@@ -298,14 +325,22 @@ static PetscErrorCode Run(Objects *o, int *code)
       char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
       int         same = 0;
       PetscMPIInt rank;
-      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study"));
+      const char *od = out[0] ? out : x.compare ? "compare" : "study";
+      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, od));
+      PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD, od, (PetscBool)(x.study > 0), x.compare)); /* their names too */
       PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
       if (!rank && out[0] && ck[0] && realpath(out, a) && realpath(ck, b)) { /* rank 0 writes both: its view decides */
         size_t lb = strlen(b);
         same      = !strcmp(a, b) || (!strncmp(a, b, lb) && a[lb] == '/'); /* -o is -hs_checkpoint or inside it */
       }
+      if (!rank && ck[0] && !same) /* the directory the output goes to, named by -o or not */
+        same = 2 * CheckpointAtOutputName(od, ck);
       PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+      PetscCheck(same != 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+                 "-hs_checkpoint %s takes the place of a file the output writes in %s: give the checkpoints another "
+                 "name (e.g. %s/checkpoint)",
+                 ck, od, od);
       PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s or "
                  "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
                  "default is %s/checkpoint)", ck, out, out);
@@ -323,6 +358,8 @@ static PetscErrorCode Run(Objects *o, int *code)
     }
     PetscCall(InjectError());
     PetscCall(Solve(*solver, *cont, out, &x, code));
+    if (*code != 3) /* a deferred key (-hs_direct_*, -hs_grid_*) that nothing read: a typo */
+      PetscCall(HsOptionsWarnUnused(PETSC_COMM_WORLD, NULL));
   } else
     *code = 0; /* -help: the options have been listed; do not solve */
   PetscFunctionReturn(0);

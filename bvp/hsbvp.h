@@ -368,12 +368,19 @@ PetscErrorCode HsContinuationSetUp(HsContinuation c);
 /* Checks of the options database and the output (bvp/sys/options.c, bvp/interface/output.c) */
 PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm);
 PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[]);
+PetscErrorCode HsOptionsWarnUnused(MPI_Comm comm, const char prefix[]);
 PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[]);
+PetscErrorCode HsOptionsString(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                               const char man[], const char dflt[], char buf[], size_t len, PetscBool *set);
+PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                             const char man[], PetscBool cur, PetscBool *val, PetscBool *set);
 PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
                             PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi);
 PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
                              PetscReal cur, PetscReal *val, PetscBool *set);
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[]);
+PetscBool      HsIsOutputFileName(const char name[]);
+PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare);
 
 PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob);
 PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsProblem *prob);

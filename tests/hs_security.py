@@ -46,6 +46,8 @@ assertion failed on the code before these defences:
                -snes_stol 0.5, -snes_type ksponly) give "converged to the requested tolerance only",
                converged false and exit 2 (before: "converged yes", exit 0, with |F| of order 1);
                -hs_snes_noise and -hs_snes_roundoff out of their ranges are errors
+  drivers' files  -hs_study's and -hs_compare's own files (study.json, series.csv) of the user's in -o, or a
+               directory at one of their names, are refused before the solve (they had been replaced)
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -852,13 +854,77 @@ def case_eleventh_round(tmp):
           (rc, os.listdir(os.path.join(d, "victim")), os.listdir(os.path.join(d, "par.moved")), text[-400:]))
 
 
+def case_twelfth_round(tmp):
+    """the twelfth round (each failed before its fix): -hs_study's and -hs_compare's own files (study.json, series.csv)
+    of the user's in -o were replaced without a word, and a directory at one of their names (study.csv) failed the run
+    after the solve and the study's grids; hamshoot's own study files (gnuplot.log: its first line, or empty as older
+    runs left it) are still replaced by the next run on that -o; an option's value longer than the buffer it is read into
+    was cut to fit and read as another number (-p_g 0.000...01 as 0); SIGTERM during -hs_extrapolate ended with exit 0."""
+    d = tempfile.mkdtemp(dir=tmp)
+    for name, what in (("study.json", "my notes\n"), ("study.csv", None)):
+        mine = os.path.join(d, "mine_" + name)
+        os.makedirs(mine)
+        if what:
+            with open(os.path.join(mine, name), "w") as fh:
+                fh.write(what)
+        else:
+            os.makedirs(os.path.join(mine, name))
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_study", "3", "-o", mine], cwd=d)
+        check(rc == 1 and "-hs_study: output directory" in text and name in text and "converged" not in text and
+              (not what or open(os.path.join(mine, name)).read() == what),
+              "-hs_study, -o holding the user's %s: exit %d\n%s" % (name, rc, text[-300:]))
+    for i in range(2):  # hamshoot's own study files, the second time with an empty gnuplot.log: replaced
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_study", "3", "-o", "st"], cwd=d)
+        check(rc == 0, "-hs_study on its own earlier output (%d): exit %d\n%s" % (i, rc, text[-300:]))
+        log = os.path.join(d, "st", "gnuplot.log")
+        if os.path.exists(log):
+            open(log, "w").close()
+    # a value longer than the buffer it is read into was cut to fit: -p_g 0.000...01 (300 zeros) read as g = 0,
+    # 1 followed by 300 zeros and e-300 (that is 1) as 1e254, a long -hs_strategy_continue list as its first 255 bytes
+    for key, value in (("-p_g", "0." + "0" * 300 + "1"), ("-hs_strategy_time", "1" + "0" * 300 + "e-300"),
+                       ("-hs_strategy_continue", ",".join(["g=1"] * 100) + ",g=0.5"),
+                       ("-hs_error_timeout", "0.5" + "0" * 100 + "e1")):
+        rc, text = run_in(["-problem", problem_file(d, "pend"), "-N", "20", key, value], cwd=d)
+        check(rc == 1 and "option %s: its value has %d characters" % (key, len(value)) in text,
+              "%s with %d characters: exit %d\n%s" % (key, len(value), rc, text[-300:]))
+    # a -hs_checkpoint at the name of a file of the output in -o: the checkpoint directory made the output fail after
+    # the solve ("cannot replace the files in co: Is a directory", exit 1, the result lost)
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", "co", "-hs_checkpoint", "co/trajectory.csv/",
+                       "-hs_checkpoint_every", "1"], cwd=d)
+    check(rc == 1 and "takes the place of a file the output writes in co" in text and "converged" not in text,
+          "-hs_checkpoint co/trajectory.csv with -o co: exit %d\n%s" % (rc, text[-300:]))
+    # SIGTERM during -hs_extrapolate's coarser solves (after N/2, in N/4): status 3, the converged solution written
+    # (before: a warning "did not converge (INTERRUPTED)" and exit 0)
+    text, rc = run_killed(["-problem", "kepler", "-N", "80000", "-hs_extrapolate", "-hs_check_extremal", "no"], 2,
+                          "N = 40000", outdir=os.path.join(d, "kx"))
+    check(rc == 3 and "interrupted: signal received during -hs_extrapolate" in text and
+          summary_of(os.path.join(d, "kx")).get("converged"),
+          "SIGTERM during -hs_extrapolate: exit %d\n%s" % (rc, text[-400:]))
+    # a typo under a deferred prefix (read only by a sub-solver): a warning naming it (before: nothing)
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_direct_hs_ipopt_tl", "1e-9", "-hs_check_extremal", "no"],
+                      cwd=d)
+    check(rc == 0 and "warning: option -hs_direct_hs_ipopt_tl was not used" in text,
+          "-hs_direct_hs_ipopt_tl (a typo): exit %d\n%s" % (rc, text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_check_boundary", "maybe"], cwd=d)
+    check(rc == 1 and "option -hs_check_boundary maybe: expected true or false" in text,
+          "-hs_check_boundary maybe: exit %d (the key must be named)\n%s" % (rc, text[-300:]))
+    if not os.environ.get("HS_SANITIZED"):  # -hs_compare (IPOPT): the user's series.csv in -o
+        os.makedirs(os.path.join(d, "cmp"))
+        with open(os.path.join(d, "cmp", "series.csv"), "w") as fh:
+            fh.write("my series\n")
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_compare", "-o", "cmp"], cwd=d)
+        check(rc == 1 and "'cmp' holds series.csv" in text and
+              open(os.path.join(d, "cmp", "series.csv")).read() == "my series\n",
+              "-hs_compare with the user's cmp/series.csv: exit %d\n%s" % (rc, text[-300:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
-                  case_ninth_round, case_tenth_round, case_eleventh_round, case_pole,
+                  case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

@@ -229,8 +229,10 @@ PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged
     bad = HsCheckSubdir(dir, "indirect", err, sizeof err) || HsCheckSubdir(dir, "direct", err, sizeof err);
   for (int i = 0; rank == 0 && i < 2 && !bad; i++) { /* and no file of the user's in them is taken over */
     PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s", dir, i ? "direct" : "indirect"));
-    bad = HsCheckOutputFiles(path, err, sizeof err);
+    bad = HsCheckOutputFiles(path, HS_OUTPUT_SOLVE, err, sizeof err);
   }
+  if (rank == 0 && !bad) /* nor in dir at the comparison's own names */
+    bad = HsCheckOutputFiles(dir, HS_OUTPUT_COMPARE, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "-hs_compare: %s", err);

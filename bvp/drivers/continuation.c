@@ -465,8 +465,8 @@ PetscErrorCode HsContinuationSetFromOptions(HsContinuation c)
     if (set)
       HsOptionsCall(HsContinuationSetType(c, (HsContinuationType)idx));
   }
-  HsOptionsCall(PetscOptionsBool("-hs_continue_monitor", "one line per continuation step", "HsContinuationSetMonitor",
-                             c->monitor, &b, &set));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_continue_monitor", "one line per continuation step",
+                              "HsContinuationSetMonitor", c->monitor, &b, &set));
   if (set)
     HsOptionsCall(HsContinuationSetMonitor(c, b));
   PetscOptionsEnd();

@@ -227,6 +227,12 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   if (L[1].r.converged)
     PetscCall(SolveLevel(s, N / 4, &L[1], "-hs_extrapolate (no extrapolation)", &L[0]));
   if (!L[1].r.converged || !L[0].r.converged) {
+    if (!strcmp(L[1].r.converged ? L[0].r.status : L[1].r.status, "INTERRUPTED")) { /* the caller exits with status 3 */
+      s->interrupted = PETSC_TRUE;
+      PetscCall(
+          PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                        "signal received during -hs_extrapolate (the solve had converged; its output is written)"));
+    }
     for (int i = 2; i >= 0 && (i > 0 || L[1].r.converged); i--)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
@@ -579,6 +585,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
              "-hs_study: the solve at N = %" PetscInt_FMT " did not converge; no study from it", s->N);
   PetscCheck(((long long)s->N << (levels - 1)) * 4 * s->prob->n <= PETSC_MAX_INT, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_study %" PetscInt_FMT " from N = %" PetscInt_FMT ": the finest grid is too large", levels, s->N);
+  PetscCall(HsCheckDriverOutput(comm, dir, PETSC_TRUE, PETSC_FALSE)); /* the user's files, before the grids */
   PetscCall(PetscMemzero(&st, sizeof st));
   st.s = s, st.nl = levels;
   PetscCall(PetscCalloc1(levels, &st.L));

@@ -488,9 +488,9 @@ static PetscErrorCode SolverOptions(PetscOptionItems *PetscOptionsObject, HsSolv
                             "HsSolverShootSetInitialGuessType", inits, 2, &ini, &flg));
   if (flg)
     PetscCall(HsSolverShootSetInitialGuessType(s, (HsShootInitType)ini));
-  PetscCall(PetscOptionsBool("-hs_shoot_mf",
-                             "shooting: apply the exact Jacobian matrix-free (no global matrix; unpreconditioned GMRES)",
-                             "HsSolverShootSetMatrixFree", sh->mf, &b, &flg));
+  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_shoot_mf",
+                          "shooting: apply the exact Jacobian matrix-free (no global matrix; unpreconditioned GMRES)",
+                          "HsSolverShootSetMatrixFree", sh->mf, &b, &flg));
   if (flg)
     PetscCall(HsSolverShootSetMatrixFree(s, b));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_shoot_max_growth",

@@ -201,7 +201,10 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
 void                 HsSolverCloseCheckpointDir(HsSolver s);
-int                  HsCheckOutputFiles(const char *dir, char *err, size_t len);
+#define HS_OUTPUT_SOLVE 1   /* HsCheckOutputFiles: the solve's files */
+#define HS_OUTPUT_STUDY 2   /* -hs_study's */
+#define HS_OUTPUT_COMPARE 4 /* -hs_compare's */
+int                  HsCheckOutputFiles(const char *dir, int which, char *err, size_t len);
 int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);

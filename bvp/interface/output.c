@@ -393,32 +393,80 @@ static int SummaryCB(FILE *f, void *c)
   return HsSolverWriteSummaryJSON(o->s, f, o->size);
 }
 
-/*@ HsCheckOutputFiles - before a solve (bvp/ internal; rank 0; dir the locked output directory or one inside it, such
-    as a side of -hs_compare): each file that the output replaces in dir is absent, a symbolic link or a FIFO (the
-    rename replaces the entry, never its target), or begins as hamshoot writes it; a regular file that does not
-    (results of the user's or of another program, an empty file) would be replaced without a word, and a directory
-    there would stop the output after the solve: either is an error naming it. A dir that does not exist yet holds
-    nothing. Returns 0, or 1 with err. @*/
-int HsCheckOutputFiles(const char *dir, char *err, size_t len)
+/* The files an output replaces (HsCheckOutputFiles): name, how hamshoot begins it, and which output writes it. */
+static const struct {
+  const char *name, *head;
+  int         which;
+} OutputFiles[] = {
+    {"summary.json", "{\n  \"problem\": ", HS_OUTPUT_SOLVE},
+    {"trajectory.csv", "t,", HS_OUTPUT_SOLVE},
+    {"intervals.csv", "k,t_mid,", HS_OUTPUT_SOLVE},
+    {"extrapolated.csv", "t,", HS_OUTPUT_SOLVE},
+    {"lower_extremal.csv", "t,", HS_OUTPUT_SOLVE},
+    {"study.json", "{\n  \"problem\": ", HS_OUTPUT_STUDY},
+    {"study.csv", "N,J,", HS_OUTPUT_STUDY},
+    {"study.gp", "# hamshoot -hs_study: ", HS_OUTPUT_STUDY},
+    {"study.png", "\x89PNG", HS_OUTPUT_STUDY},
+    {"compare.json", "{\n\"indirect\": ", HS_OUTPUT_COMPARE},
+    {"series.csv", "t,dEW_indirect,", HS_OUTPUT_COMPARE},
+    {"compare.gp", "# hamshoot -hs_compare: ", HS_OUTPUT_COMPARE},
+    {"controls.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"configurations.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"energy_work.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"hamiltonian.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"gnuplot.log", HS_GNUPLOT_LOG_HEAD, HS_OUTPUT_STUDY | HS_OUTPUT_COMPARE},
+};
+
+/* Whether the regular file open as fd begins with head (gnuplot.log: also an empty one, the log of a gnuplot that
+ * said nothing, written before hamshoot put its first line there). */
+static int BeginsWith(int fd, const char *name, const char *head)
 {
-  static const char *const names[] = {"summary.json", "trajectory.csv", "intervals.csv", "extrapolated.csv",
-                                      "lower_extremal.csv"};
-  static const char *const heads[] = {"{\n  \"problem\": ", "t,", "k,t_mid,", "t,", "t,"};
-  int                      dfd, bad = 0;
+  char    buf[64] = "";
+  size_t  want    = strlen(head);
+  ssize_t got     = read(fd, buf, want);
+
+  if (got == 0 && !strcmp(name, "gnuplot.log"))
+    return 1;
+  return got == (ssize_t)want && !memcmp(buf, head, want);
+}
+
+/*@ HsIsOutputFileName - whether name is the name of a file or directory that an output writes into its directory (the
+    solve's files, -hs_study's and -hs_compare's, gnuplot.log, the sides indirect and direct): a -hs_checkpoint there
+    would take its place. Not collective. @*/
+PetscBool HsIsOutputFileName(const char name[])
+{
+  for (int i = 0; i < (int)(sizeof OutputFiles / sizeof OutputFiles[0]); i++)
+    if (!strcmp(name, OutputFiles[i].name))
+      return PETSC_TRUE;
+  return (PetscBool)(!strcmp(name, "indirect") || !strcmp(name, "direct"));
+}
+
+/*@ HsCheckOutputFiles - before a solve (bvp/ internal; rank 0; dir the locked output directory or one inside it, such
+    as a side of -hs_compare): each file that the outputs in which (HS_OUTPUT_SOLVE: the solve's; HS_OUTPUT_STUDY:
+    -hs_study's study.*, its PNG and gnuplot.log; HS_OUTPUT_COMPARE: -hs_compare's compare.*, series.csv, PNGs,
+    gnuplot.log) replace in dir is absent, a symbolic link or a FIFO (the rename, or the removal before gnuplot runs,
+    replaces the entry, never its target), or begins as hamshoot writes it; a regular file that does not (results of
+    the user's or of another program, an empty file) would be replaced without a word, and a directory there would stop
+    the output after the solve: either is an error naming it. A dir that does not exist yet holds nothing. Returns 0,
+    or 1 with err. @*/
+int HsCheckOutputFiles(const char *dir, int which, char *err, size_t len)
+{
+  int dfd, bad = 0;
 
   if (HsDirOpen(dir, 0, &dfd, err, len)) /* not there (yet): nothing of the user's in it */
     return err[0] = 0, 0;
-  for (int i = 0; i < (int)(sizeof names / sizeof names[0]) && !bad; i++) {
-    char        head[32] = "";
-    size_t      want     = strlen(heads[i]);
+  for (int i = 0; i < (int)(sizeof OutputFiles / sizeof OutputFiles[0]) && !bad; i++) {
     struct stat st;
-    int         fd = openat(dfd, names[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int         fd;
+    if (!(OutputFiles[i].which & which))
+      continue;
+    fd = openat(dfd, OutputFiles[i].name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) /* absent, or a link (ELOOP) */
       continue;
     if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
       bad = 2;
     else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-      bad = read(fd, head, want) != (ssize_t)want || memcmp(head, heads[i], want);
+      bad = !BeginsWith(fd, OutputFiles[i].name, OutputFiles[i].head);
     close(fd);
     if (bad)
       snprintf(err, len,
@@ -426,10 +474,39 @@ int HsCheckOutputFiles(const char *dir, char *err, size_t len)
                           "give another -o"
                         : "output directory '%s' holds %s, which does not begin as hamshoot writes it (a file of yours "
                           "or of another program): hamshoot would replace it; move it away, or give another -o",
-               dir, names[i]);
+               dir, OutputFiles[i].name);
   }
   close(dfd);
   return bad != 0;
+}
+
+/*@ HsCheckDriverOutput - before a solve whose driver writes files of its own into dir (-hs_study, -hs_compare): the
+    files of the user's at their names are refused as HsCheckOutputDirectory() refuses them at the solve's names.
+
+  Collective; rank 0 checks.
+
+  Input Parameters:
++ comm    - the communicator
+. dir     - the output directory
+. study   - check -hs_study's files (study.json, study.csv, study.gp, study.png, gnuplot.log)
+- compare - check -hs_compare's files (compare.json, series.csv, compare.gp, its four PNGs, gnuplot.log)
+
+.seealso: HsCheckOutputDirectory(), HsSolverConvergenceStudy(), HsSolverCompare()
+@*/
+PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare)
+{
+  char        err[PETSC_MAX_PATH_LEN + 256] = "";
+  int         bad                           = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank)
+    bad = HsCheckOutputFiles(dir, (study ? HS_OUTPUT_STUDY : 0) | (compare ? HS_OUTPUT_COMPARE : 0), err, sizeof err);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s%s", compare ? "-hs_compare: " : study ? "-hs_study: " : "", err);
+  PetscFunctionReturn(0);
 }
 
 /*@ HsCheckOutputDirectory - creates dir (with its parents), takes it for this run and tries writing a file in it, so
@@ -462,7 +539,7 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
   if (!rank && !bad)
     bad = HsLockDirectory(dir, err, sizeof err);
   if (!rank && !bad) /* the user's own files at the output's names are not taken over */
-    bad = HsCheckOutputFiles(dir, err, sizeof err);
+    bad = HsCheckOutputFiles(dir, HS_OUTPUT_SOLVE, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
@@ -513,7 +590,7 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
   char               t[NT][PETSC_MAX_PATH_LEN] = {"", "", "", ""};
   const PetscScalar *x;
   OutCtx             o = {s, NULL, size};
-  int                dfd, bad = 0;
+  int                dfd, bad = 0, at = TS;
 
   if (HsDirOpen(dir, 1, &dfd, err, errlen))
     return 1;
@@ -547,14 +624,18 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     return 1;
   }
   if (unlinkat(dfd, names[TS], 0) && errno != ENOENT)
-    bad = 1;
-  bad = bad || renameat(dfd, t[TT], dfd, names[TT]);
-  bad = bad || renameat(dfd, t[TI], dfd, names[TI]);
-  bad = bad || (t[TE][0] ? renameat(dfd, t[TE], dfd, names[TE])
-                         : unlinkat(dfd, names[TE], 0) && errno != ENOENT); /* this run's, or none */
-  bad = bad || renameat(dfd, t[TS], dfd, names[TS]);
-  if (bad) {
-    snprintf(err, errlen, "cannot replace the files in %s: %s", dir, strerror(errno));
+    bad = 1, at = TS;
+  if (!bad && renameat(dfd, t[TT], dfd, names[TT]))
+    bad = 1, at = TT;
+  if (!bad && renameat(dfd, t[TI], dfd, names[TI]))
+    bad = 1, at = TI;
+  if (!bad && (t[TE][0] ? renameat(dfd, t[TE], dfd, names[TE])
+                        : unlinkat(dfd, names[TE], 0) && errno != ENOENT)) /* this run's, or none */
+    bad = 1, at = TE;
+  if (!bad && renameat(dfd, t[TS], dfd, names[TS]))
+    bad = 1, at = TS;
+  if (bad) { /* the file at fault named (a directory in its place: "Is a directory") */
+    snprintf(err, errlen, "cannot replace %s/%s: %s", dir, names[at], strerror(errno));
     RemoveTemps(dfd, t, NT);
   }
   close(dfd);

@@ -69,7 +69,8 @@ PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], Hs
   *prob = NULL;
   PetscCall(PetscSNPrintf(help, sizeof help, "built-in problem (%s) or a problem file NAME.ocp", HsProblemListNames()));
   PetscOptionsBegin(comm, prefix, "hamshoot problem", "HsProblem");
-  HsOptionsCall(PetscOptionsString("-problem", help, "HsProblemCreateFromOptions", name, name, sizeof name, NULL));
+  HsOptionsCall(HsOptionsString(PetscOptionsObject, "-problem", help, "HsProblemCreateFromOptions", name, name,
+                                sizeof name, NULL));
   PetscOptionsEnd();
   if (IsProblemFile(name)) {
     PetscCall(CreateFromFile(comm, name, prob));

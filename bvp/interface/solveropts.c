@@ -17,19 +17,21 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetScheme(s, &kind));
-  PetscCall(PetscOptionsString(
-      "-hs_scheme", "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
-      "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
+  PetscCall(
+      HsOptionsString(PetscOptionsObject, "-hs_scheme",
+                      "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
+                      "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
   if (flg)
     PetscCall(HsSolverSetScheme(s, buf));
   PetscCall(HsSolverGetSchemes(s, &ss, &cs));
-  PetscCall(PetscOptionsString("-hs_state_scheme", "state scheme: midpoint greenspan gonzalez (overrides -hs_scheme)",
-                               "HsSolverSetSchemes", ss ? ss : "", buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, "-hs_state_scheme",
+                            "state scheme: midpoint greenspan gonzalez (overrides -hs_scheme)", "HsSolverSetSchemes",
+                            ss ? ss : "", buf, sizeof buf, &flg));
   if (flg)
     PetscCall(HsSolverSetSchemes(s, buf, NULL));
-  PetscCall(PetscOptionsString("-hs_costate_scheme",
-                               "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
-                               "HsSolverSetSchemes", cs ? cs : "", buf, sizeof buf, &flg2));
+  PetscCall(HsOptionsString(PetscOptionsObject, "-hs_costate_scheme",
+                            "costate scheme: conserving conserving_1dof trapezoidal kkt (overrides -hs_scheme)",
+                            "HsSolverSetSchemes", cs ? cs : "", buf, sizeof buf, &flg2));
   if (flg2)
     PetscCall(HsSolverSetSchemes(s, NULL, buf));
   PetscFunctionReturn(0);
@@ -68,10 +70,10 @@ static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, 
   PetscBool b, flg;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsBool("-hs_check_boundary",
-                             "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
-                             "naming them (docs/problem-format.md)",
-                             "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
+  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_check_boundary",
+                          "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
+                          "naming them (docs/problem-format.md)",
+                          "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
   if (flg)
     PetscCall(HsSolverSetCheckBoundary(s, b));
   PetscFunctionReturn(0);
@@ -85,15 +87,16 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsString("-hs_checkpoint",
-                               "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
-                               "HsSolverSetCheckpoint", s->ckpt_dir, buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, "-hs_checkpoint",
+                            "checkpoint directory (written on SIGTERM/SIGINT and by -hs_checkpoint_every)",
+                            "HsSolverSetCheckpoint", s->ckpt_dir, buf, sizeof buf, &flg));
   if (flg) {
     PetscCall(HsSolverSetCheckpoint(s, buf, s->ckpt_every_its, s->ckpt_every_s));
     s->ckpt_explicit = PETSC_TRUE; /* its parent made and tried at the set-up (TakeCheckpointDir) */
   }
-  PetscCall(PetscOptionsString("-hs_checkpoint_every", "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
-                               "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, "-hs_checkpoint_every",
+                            "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
+                            "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
   if (flg) {
     double v = strtod(buf, &end);
     PetscCheck(end != buf && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
@@ -101,8 +104,9 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
                "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", buf);
     PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
   }
-  PetscCall(PetscOptionsString("-hs_restart", "start from the checkpoint in DIR (written by an interrupted run)",
-                               "HsSolverSetRestart", "", buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, "-hs_restart",
+                            "start from the checkpoint in DIR (written by an interrupted run)", "HsSolverSetRestart",
+                            "", buf, sizeof buf, &flg));
   if (flg) {
     PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "-hs_restart needs a checkpoint directory");
     PetscCall(PetscStrncpy(s->restart_dir, buf, sizeof s->restart_dir));
@@ -207,7 +211,8 @@ PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds)
 {
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "-hs_strategy_time must be >= 0");
+  PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_strategy_time %g must be >= 0 (seconds; 0: no budget)", (double)seconds);
   s->strategy_time = seconds;
   PetscFunctionReturn(0);
 }
@@ -239,10 +244,10 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
                             "HsSolverSetStrategy", names, 2, &idx, &flg));
   if (flg)
     PetscCall(HsSolverSetStrategy(s, (HsStrategy)idx));
-  PetscCall(PetscOptionsString("-hs_strategy_continue",
-                               "NAME=FROM[,NAME=FROM...]: parameters the strategy's continuation moves from FROM to "
-                               "their value, after reach",
-                               "HsSolverSetStrategy", s->strategy_continue, list, sizeof list, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, "-hs_strategy_continue",
+                            "NAME=FROM[,NAME=FROM...]: parameters the strategy's continuation moves from FROM to "
+                            "their value, after reach",
+                            "HsSolverSetStrategy", s->strategy_continue, list, sizeof list, &flg));
   if (flg) {
     PetscCall(PetscStrncpy(s->strategy_continue, list, sizeof s->strategy_continue));
     PetscCall(HsSolverStrategyForEachContinue(s, NULL, NULL)); /* errors now, not after a failed solve */
@@ -387,21 +392,21 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     if (flg)
       HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
   }
-  HsOptionsCall(PetscOptionsBool("-hs_in_place",
-                                 "the banded LU stores U in the Jacobian's values as it reads them (where nothing "
-                                 "else reads the Jacobian: HsSolverSetInPlace)",
-                                 "HsSolverSetInPlace", s->in_place, &b, &flg));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_in_place",
+                              "the banded LU stores U in the Jacobian's values as it reads them (where nothing "
+                              "else reads the Jacobian: HsSolverSetInPlace)",
+                              "HsSolverSetInPlace", s->in_place, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
-  HsOptionsCall(PetscOptionsBool("-hs_monitor", "one progress line per Newton iteration", "HsSolverSetMonitor",
-                                 s->monitor, &b, &flg));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
+                              "HsSolverSetMonitor", s->monitor, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetMonitor(s, b));
-  HsOptionsCall(PetscOptionsString("-hs_init",
-                                   "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
-                                   "default: boundary states interpolated, lambda = 0)",
-                                   "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
+  HsOptionsCall(HsOptionsString(PetscOptionsObject, "-hs_init",
+                                "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
+                                "default: boundary states interpolated, lambda = 0)",
+                                "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
   if (flg) {
     HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
     HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));

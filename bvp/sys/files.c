@@ -268,8 +268,8 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
 /* The child of HsRunGnuplot: in the directory open as dfd (fchdir: not its path, which may name another directory by
  * now), gnuplot SCRIPT with its output in gnuplot.log; no shell. The parent's SIGTERM/SIGINT handlers (which only set a
  * flag) are reset first, and the log is opened without blocking and without following a link (a FIFO planted there
- * would hold the child, and the output directory's lock it shares until exec, for ever); the lock's descriptor is
- * close-on-exec. */
+ * would hold the child, and the output directory's lock it shares until exec, for ever), its first line
+ * HS_GNUPLOT_LOG_HEAD (the next run knows the log as hamshoot's by it); the lock's descriptor is close-on-exec. */
 static void GnuplotChild(int dfd, const char *exe, const char *script)
 {
   struct stat st;
@@ -280,7 +280,9 @@ static void GnuplotChild(int dfd, const char *exe, const char *script)
   if (fchdir(dfd))
     _exit(126);
   fd = openat(dfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
-  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+      write(fd, HS_GNUPLOT_LOG_HEAD, strlen(HS_GNUPLOT_LOG_HEAD)) != (ssize_t)strlen(HS_GNUPLOT_LOG_HEAD) ||
+      dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
     _exit(126);
   execl(exe, "gnuplot", script, (char *)NULL);
   _exit(errno == ENOENT ? 127 : 126);

@@ -65,8 +65,9 @@ PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm)
 /* Whether key (without '-' and prefix) is in hamshoot's namespace, and whether it is a switch. */
 static PetscBool Ours(const char *key, PetscBool *is_switch)
 {
-  static const char *const switches[] = {"quiet", "hs_monitor", "hs_compare", "hs_extrapolate", "hs_continue_monitor", "hs_shoot_mf",
-                                         "help", NULL};
+  static const char *const switches[] = {
+      "quiet",       "hs_monitor",        "hs_compare",  "hs_extrapolate", "hs_continue_monitor",
+      "hs_shoot_mf", "hs_check_boundary", "hs_in_place", "help",           NULL};
   *is_switch = PETSC_FALSE;
   for (int i = 0; switches[i]; i++)
     if (!strcmp(key, switches[i]) || (!strncmp(key, "hs_direct_", 10) && !strcmp(key + 10, switches[i])))
@@ -168,6 +169,79 @@ PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char
   PetscFunctionReturn(0);
 }
 
+/*@ HsOptionsWarnUnused - after a run (bvp/ internal): a warning naming a key of hamshoot's namespace that nothing
+    read, among those HsOptionsCheckUsed() deferred (-hs_direct_*, -hs_init_*, -hs_grid_*: read only by a sub-solver
+    that a run may not create): a typo such as -hs_direct_hs_ipopt_tl or -hs_grid_snes_max_itt had passed without a
+    word. A warning, not an error: the run is done, and a key for a sub-solver this run did not need is no fault.
+    Collective. @*/
+PetscErrorCode HsOptionsWarnUnused(MPI_Comm comm, const char prefix[])
+{
+  char bad[256] = "";
+  int  why;
+
+  PetscFunctionBeginUser;
+  PetscCall(FindBadKey(prefix, NULL, PETSC_TRUE, bad, sizeof bad, &why));
+  if (why == 1)
+    PetscCall(PetscPrintf(comm,
+                          "hamshoot: warning: option %s was not used by this run (unknown, or for a sub-solver it did "
+                          "not need)\n",
+                          bad));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsString - a string option read into buf (len bytes) as PetscOptionsString reads it (bvp/ internal; between
+    PetscOptionsBegin/End), except that a value longer than buf holds is an error naming the key, not cut to fit:
+    "-p_g 0.000...01" with 300 zeros had been read as 0, a long -hs_strategy_continue list as its first 255 bytes. @*/
+PetscErrorCode HsOptionsString(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                               const char man[], const char dflt[], char buf[], size_t len, PetscBool *set)
+{
+  const char *raw = NULL;
+  PetscBool   flg, found;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(key, help, man, dflt, buf, len, &flg));
+  if (set)
+    *set = flg;
+  if (!flg)
+    PetscFunctionReturn(0);
+  PetscCall(PetscOptionsFindPair(PetscOptionsObject->options, PetscOptionsObject->prefix, key, &raw, &found));
+  PetscCheck(!found || !raw || strlen(raw) < len, PetscOptionsObject->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "option -%s%s: its value has %zu characters, more than the %zu it may have",
+             PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", key + 1, raw ? strlen(raw) : 0, len - 1);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsBool - a true/false option (bvp/ internal; as PetscOptionsBool, between PetscOptionsBegin/End): the key
+    alone is true; a value that is none of true, false, yes, no, 1, 0 (any case) is an error naming the key and the
+    value (PETSc's own said only "Unknown logical value: maybe"). @*/
+PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                             const char man[], PetscBool cur, PetscBool *val, PetscBool *set)
+{
+  char      buf[32];
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  if (set)
+    *set = PETSC_FALSE;
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, cur ? "true" : "false", buf, sizeof buf, &flg));
+  if (!flg)
+    PetscFunctionReturn(0);
+  if (!buf[0])
+    *val = PETSC_TRUE;
+  else {
+    PetscErrorCode ierr;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = PetscOptionsStringToBool(buf, val);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(!ierr, PetscOptionsObject->comm, PETSC_ERR_ARG_WRONG,
+               "option -%s%s %s: expected true or false (yes, no, 1, 0)",
+               PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", key + 1, buf);
+  }
+  if (set)
+    *set = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsOptionsInt - an integer option in [lo, hi] (bvp/ internal; between PetscOptionsBegin/End, as
     PetscOptionsInt): the whole value must be a decimal integer in range; "1.5", "12abc", a value
     beyond hi (no wrap-around modulo 2^32) and a missing value are errors naming the key. @*/
@@ -183,7 +257,7 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
   if (set)
     *set = PETSC_FALSE;
   PetscCall(PetscSNPrintf(dflt, sizeof dflt, "%" PetscInt_FMT, cur));
-  PetscCall(PetscOptionsString(key, help, man, dflt, buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, dflt, buf, sizeof buf, &flg));
   if (!flg)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
@@ -212,7 +286,7 @@ PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char ke
   if (set)
     *set = PETSC_FALSE;
   PetscCall(PetscSNPrintf(dflt, sizeof dflt, "%g", (double)cur));
-  PetscCall(PetscOptionsString(key, help, man, dflt, buf, sizeof buf, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, dflt, buf, sizeof buf, &flg));
   if (!flg)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
@@ -242,7 +316,7 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
   PetscFunctionBeginUser;
   if (set)
     *set = PETSC_FALSE;
-  PetscCall(PetscOptionsString(key, help, man, choices[*idx], val, sizeof val, &flg));
+  PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, choices[*idx], val, sizeof val, &flg));
   if (!flg)
     PetscFunctionReturn(0);
   for (PetscInt i = 0; i < n; i++) {
