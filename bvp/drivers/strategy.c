@@ -403,7 +403,7 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
           (void)HsStrAppend(list, sizeof list, a[k].reached);
         }
       }
-      (void)HsStrAppend(list, sizeof list, spent);
+      (void)HsStrAppend(list, sizeof list, spent[0] && !list[0] ? spent + 2 : spent); /* no "; " first */
       PetscCall(OwnScheme(s));
       s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */
       PetscCall(VecCopy(X1, s->X));
