@@ -76,6 +76,12 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
       PetscFunctionReturn(0);
     }
   }
+  if (!ok) { /* without IPOPT the solve's error, before a direct solver exists that the error would leave unreleased */
+    PetscBool avail;
+    char      why[512];
+    PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), &avail, why, sizeof why));
+    PetscCheck(avail, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "-hs_initial_guess direct: %s", why);
+  }
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
   if (s->monitor)
     PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s), "  initial guess: the direct problem (%s + %s)\n", s->ss,
@@ -96,9 +102,13 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
     PetscCall(HsSolverDestroy(&t));
     PetscFunctionReturn(0);
   }
-  PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
-             "-hs_initial_guess direct: the direct solve (%s) did not converge (%s)%s%s", type, r.status,
-             r.diagnosis[0] ? ": " : "", r.diagnosis);
+  if (!r.converged) { /* the error, with the direct solver released first */
+    char msg[sizeof r.status + sizeof r.diagnosis + 128];
+    PetscCall(PetscSNPrintf(msg, sizeof msg, "the direct solve (%s) did not converge (%s)%s%s", type, r.status,
+                            r.diagnosis[0] ? ": " : "", r.diagnosis));
+    PetscCall(HsSolverDestroy(&t));
+    SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED, "-hs_initial_guess direct: %s", msg);
+  }
   PetscCall(PetscMalloc1(len, &rows));
   PetscCall(HsSolverShareSolutionRows(t, rows));
   PetscCall(HsSolverSetInitialGuess(s, s->N, rows));
