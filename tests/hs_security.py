@@ -858,7 +858,8 @@ def case_twelfth_round(tmp):
     """the twelfth round (each failed before its fix): -hs_study's and -hs_compare's own files (study.json, series.csv)
     of the user's in -o were replaced without a word, and a directory at one of their names (study.csv) failed the run
     after the solve and the study's grids; hamshoot's own study files (gnuplot.log: its first line, or empty as older
-    runs left it) are still replaced by the next run on that -o; an option's value longer than the buffer it is read into
+    runs left it) are still replaced by the next run on that -o; a failed continuation step's summary.json said "a
+    converged step"; an option's value longer than the buffer it is read into
     was cut to fit and read as another number (-p_g 0.000...01 as 0); SIGTERM during -hs_extrapolate ended with exit 0."""
     d = tempfile.mkdtemp(dir=tmp)
     for name, what in (("study.json", "my notes\n"), ("study.csv", None)):
@@ -908,6 +909,14 @@ def case_twelfth_round(tmp):
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_check_boundary", "maybe"], cwd=d)
     check(rc == 1 and "option -hs_check_boundary maybe: expected true or false" in text,
           "-hs_check_boundary maybe: exit %d (the key must be named)\n%s" % (rc, text[-300:]))
+    # a continuation whose step failed: its summary.json said "a converged step" beside "converged": false
+    rc, _ = run_in(["-problem", "pendulum", "-N", "20", "-hs_continue", "g", "-hs_continue_from", "0", "-hs_strategy",
+                    "newton", "-snes_max_it", "0", "-o", "cstep"], cwd=d)
+    with open(os.path.join(d, "cstep", "summary.json")) as fh:
+        sj = json.load(fh)
+    check(rc == 2 and sj.get("converged") is False and sj.get("intermediate") is True and
+          "not converged" in sj.get("note", "") and "a converged step" not in sj.get("note", ""),
+          "a failed continuation step's summary: exit %d, %s" % (rc, {k: sj.get(k) for k in ("converged", "note")}))
     if not os.environ.get("HS_SANITIZED"):  # -hs_compare (IPOPT): the user's series.csv in -o
         os.makedirs(os.path.join(d, "cmp"))
         with open(os.path.join(d, "cmp", "series.csv"), "w") as fh:

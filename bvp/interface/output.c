@@ -180,8 +180,10 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"ranks\": %d,\n", size);
   fprintf(f, "  \"converged\": %s,\n", r->converged ? "true" : "false");
   if (s->cont_info[0] && strstr(s->cont_info, "\"reached\": false")) /* a continuation's step, not its answer */
-    fprintf(f, "  \"intermediate\": true,\n  \"note\": \"a converged step of a continuation short of its target "
-               "(see continuation): not the solution of the problem as posed\",\n");
+    fprintf(f,
+            "  \"intermediate\": true,\n  \"note\": \"%s of a continuation short of its target (see continuation): "
+            "not the solution of the problem as posed\",\n",
+            r->converged ? "a converged step" : "a step, not converged,"); /* the last step may have failed */
   if (r->tolerance_only) /* SNES met a user's looser tolerance: not converged (HsSolverVerifyConvergence) */
     fprintf(f, "  \"converged_to_tolerance\": true,\n  \"tolerance_factor\": %.3g,\n",
             (double)(r->residual_norm / r->vouch_level));
