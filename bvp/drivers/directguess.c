@@ -68,18 +68,16 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
     s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
     PetscFunctionReturn(0);
   }
-  if (ok) { /* without IPOPT the caller's attempt fails with this status (without ok: the solve's error) */
-    PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), ok, NULL, 0));
-    if (!*ok) {
-      PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
-      s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
-      PetscFunctionReturn(0);
-    }
-  }
-  if (!ok) { /* without IPOPT the solve's error, before a direct solver exists that the error would leave unreleased */
+  { /* without IPOPT: the caller's attempt fails with this status (ok), or the solve's error, before a direct solver
+       exists that the error would leave unreleased */
     PetscBool avail;
     char      why[512];
     PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), &avail, why, sizeof why));
+    if (ok && !avail) {
+      PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
+      s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
+      PetscFunctionReturn(0);
+    }
     PetscCheck(avail, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "-hs_initial_guess direct: %s", why);
   }
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));

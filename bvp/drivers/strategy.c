@@ -108,6 +108,7 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
 }
 
 #define HS_STRATEGY_STIFF_WEIGHT 1e-5 /* R_min below this: the strategy's continuation also moves log_weight */
+#define HS_STRATEGY_FALLBACKS 5       /* the attempts after the first (Attempt's cases) */
 
 /* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
 static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
@@ -366,14 +367,14 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     PetscCall(VecCopy(s->X, X1));
     s->in_strategy = PETSC_TRUE;
     PetscCall(HsSolverBudgetBegin(s, &own));
-    for (int i = 0; i < 5 && !s->res.converged && !s->interrupted; i++) {
+    for (int i = 0; i < HS_STRATEGY_FALLBACKS && !s->res.converged && !s->interrupted; i++) {
       PetscBool tried;
       PetscReal ta = MPI_Wtime();
       PetscBool stop;
       PetscCall(HsSolverBudgetSpent(s, &stop));
       if (stop) { /* -hs_strategy_time: the rest are not tried */
-        PetscCall(PetscSNPrintf(spent, sizeof spent, "; -hs_strategy_time %g s spent before the fallback %d of 5",
-                                (double)s->strategy_time, i + 1));
+        PetscCall(PetscSNPrintf(spent, sizeof spent, "-hs_strategy_time %g s spent before the fallback %d of %d",
+                                (double)s->strategy_time, i + 1, HS_STRATEGY_FALLBACKS));
         break;
       }
       s->reached[0] = 0;
@@ -403,7 +404,10 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
           (void)HsStrAppend(list, sizeof list, a[k].reached);
         }
       }
-      (void)HsStrAppend(list, sizeof list, spent[0] && !list[0] ? spent + 2 : spent); /* no "; " first */
+      if (spent[0]) {
+        (void)HsStrAppend(list, sizeof list, list[0] ? "; " : "");
+        (void)HsStrAppend(list, sizeof list, spent);
+      }
       PetscCall(OwnScheme(s));
       s->hold_T = PETSC_FALSE; /* the restored iterate's T is its own */
       PetscCall(VecCopy(X1, s->X));
