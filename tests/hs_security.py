@@ -770,6 +770,19 @@ def case_tenth_round(tmp):
           "saddle by shooting on 2 ranks: exit %d\n%s" % (rc, text[-600:]))
 
 
+def user_file_at(d, name, what):
+    """A directory d/mine_NAME holding the user's own file NAME with the text what, or (what None) a directory NAME:
+    what an output directory must refuse to replace."""
+    mine = os.path.join(d, "mine_" + name)
+    os.makedirs(mine)
+    if what:
+        with open(os.path.join(mine, name), "w") as fh:
+            fh.write(what)
+    else:
+        os.makedirs(os.path.join(mine, name))
+    return mine
+
+
 def case_eleventh_round(tmp):
     """the eleventh round (each failed before its fix): a NUL byte in an -hs_init file dropped the rest of its line and
     joined the next line to it (a row read silently from two lines); -hs_error_timeout nan made a rank-local fault hang
@@ -822,13 +835,7 @@ def case_eleventh_round(tmp):
         check(rc == 1 and want in text, "-hs_checkpoint %s: exit %d\n%s" % (ck, rc, text[-300:]))
     # an -o that holds the user's own files at the output's names (and a directory at one): refused before the solve
     for name, what in (("trajectory.csv", "my results\n"), ("summary.json", None), ("lower_extremal.csv", "mine\n")):
-        mine = os.path.join(d, "mine_" + name)
-        os.makedirs(mine)
-        if what:
-            with open(os.path.join(mine, name), "w") as fh:
-                fh.write(what)
-        else:
-            os.makedirs(os.path.join(mine, name))
+        mine = user_file_at(d, name, what)
         rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", mine], cwd=d)
         check(rc == 1 and "holds" in text and name in text and "converged" not in text and
               (not what or open(os.path.join(mine, name)).read() == what),
@@ -863,13 +870,7 @@ def case_twelfth_round(tmp):
     was cut to fit and read as another number (-p_g 0.000...01 as 0); SIGTERM during -hs_extrapolate ended with exit 0."""
     d = tempfile.mkdtemp(dir=tmp)
     for name, what in (("study.json", "my notes\n"), ("study.csv", None)):
-        mine = os.path.join(d, "mine_" + name)
-        os.makedirs(mine)
-        if what:
-            with open(os.path.join(mine, name), "w") as fh:
-                fh.write(what)
-        else:
-            os.makedirs(os.path.join(mine, name))
+        mine = user_file_at(d, name, what)
         rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_study", "3", "-o", mine], cwd=d)
         check(rc == 1 and "-hs_study: output directory" in text and name in text and "converged" not in text and
               (not what or open(os.path.join(mine, name)).read() == what),
