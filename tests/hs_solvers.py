@@ -175,9 +175,16 @@ def t_band():
     -pc_factor_mat_solver_type given; the determinant hsband computes for the branch-point test gives the same branch point as
     MUMPS' (pitchfork.ocp, 1 to 3 ranks). The rows are factored in staircase order (by their first
     column) and the last rank eliminates bottom-up; kepler on 2 and 3 ranks is also solved with
-    -pc_hsband_reverse_last false (every rank but the first with a left spike)."""
+    -pc_hsband_reverse_last false (every rank but the first with a left spike). Issue 44: the interface system is
+    solved by cyclic reduction over the ranks (bvp/petscext/bandreduce.c, log2 P levels of merges), so kepler, the
+    saddle and ncar with beta = 1e-9 also run on 4, 5 and 8 ranks (oversubscribed: 2 and 3 levels, an odd count with
+    a rank that has no partner at a level); and with partial pivoting among all rows
+    (-pc_hsband_spike_threshold 1) instead of the default threshold pivoting that prefers rows without spike."""
     ddir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
     cases = [(["-problem", "pendulum", "-N", "400"], (1, 2, 4), 1e-10), (["-problem", "kepler", "-N", "200"], (1, 2, 3), 1e-10),
+             (["-problem", "kepler", "-N", "400"], (5, 8), 1e-10), (["-problem", "saddle"], (4, 8), 1e-10),
+             (["-problem", "ncar", "-p_beta", "1e-9"], (4, 8), 1e-9),
+             (["-problem", "kepler", "-N", "400", "-pc_hsband_spike_threshold", "1"], (4,), 1e-10),
              (["-problem", "kepler", "-N", "200", "-pc_hsband_reverse_last", "false"], (2, 3), 1e-10),
              (["-problem", "saddle"], (1, 2), 1e-10), (["-problem", "ncar", "-p_beta", "1e-9"], (1, 2), 1e-9),
              (["-problem", "ncar", "-p_beta", "1e-9", "-pc_hsband_refine", "1"], (2,), 1e-9),

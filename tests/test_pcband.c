@@ -1,13 +1,14 @@
 /* hamshoot tests: PC hsband (bvp/petscext/pcband.c) on its own, against MUMPS' LU of the same matrices.
  *
- * Random nonsingular matrices of the shapes hsband is for, distributed in row blocks over 1..4
+ * Random nonsingular matrices of the shapes hsband is for, distributed in row blocks over 1..8
  * ranks: a plain band; the transcription's staircase (blocks of rows whose first columns are out of
  * order within the block, so that the staircase sort matters); and a band whose diagonal is zero
  * (every step must pivot). For each, with the last rank eliminating bottom-up and without:
  *   - the solution of A x = b agrees with MUMPS' to 1e-10 (relative), and |A x - b| is at round-off;
  *   - the determinant (m 2^e) agrees with MUMPS' (ICNTL(33)): same sign, |log2 |det| - log2 |det_M||
  *     below 1e-9 (relative to the log): every pivot, the row and column permutations' parities and the
- *     reduced system's LU enter it; asked for after the solve that factored (the default deferral), or
+ *     reduced system's cyclic reduction over the ranks (bandreduce.c; 5 and 8 ranks: 3 levels, a rank without a
+ *     partner at a level) enter it; asked for after the solve that factored (the default deferral), or
  *     before it (which then factors);
  *   - a second solve with the same factors (factored again, keeping the multipliers) and a factorization
  *     kept whole (-pc_hsband_defer false) give the deferred solve's x to the bit;

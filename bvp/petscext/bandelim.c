@@ -19,12 +19,12 @@ PetscErrorCode HsBandFree(PC_HsBand *b, PetscBool all)
   PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
   PetscCall(PetscFree2(b->mrow, b->mval));
   PetscCall(PetscFree(b->uval));
-  PetscCall(PetscFree4(b->t, b->xr, b->act, b->ext));
+  PetscCall(PetscFree3(b->t, b->act, b->ext));
   PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
+  PetscCall(PetscFree2(b->spk, b->uspk));
   PetscCall(VecDestroy(&b->r));
   PetscCall(VecDestroy(&b->d));
-  PetscCall(PetscFree(b->red));
-  PetscCall(PetscFree(b->redpiv));
+  PetscCall(HsBandReducedFree(b));
   b->mcap = 0, b->ucap = 0;
   PetscCall(PetscArrayzero(b->alloc, 7));
   PetscFunctionReturn(0);
@@ -82,10 +82,12 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
   PetscCall(PetscMalloc2(R * b->W, &b->win, R * b->nL + 1, &b->wleft));
   PetscCall(PetscMalloc5(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x,
                          b->nrow + 1, &b->joined));
-  PetscCall(PetscFree4(b->t, b->xr, b->act, b->ext));
-  PetscCall(PetscMalloc4(b->nrow + 1, &b->t, b->nred + 1, &b->xr, R + 1, &b->act, R + 1, &b->ext));
+  PetscCall(PetscFree3(b->t, b->act, b->ext));
+  PetscCall(PetscMalloc3(b->nrow + 1, &b->t, R + 1, &b->act, R + 1, &b->ext));
   PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
   PetscCall(PetscMalloc5(R + 1, &b->slotrow, R + 1, &b->freeslot, R + 1, &b->leftslot, b->nI + 1, &b->ulen, b->nI + 1, &b->uin));
+  PetscCall(PetscFree2(b->spk, b->uspk));
+  PetscCall(PetscMalloc2(R + 1, &b->spk, b->nI + 1, &b->uspk));
   PetscCall(VecDestroy(&b->r));
   PetscCall(VecDestroy(&b->d));
   PetscCall(PetscArraycpy(b->alloc, want, 7));
@@ -203,11 +205,6 @@ PetscErrorCode HsBandLayout(PC pc, PC_HsBand *b, Mat A)
     b->ioff[r + 1] = b->ioff[r] + b->ife[r] - b->ifs[r];
   }
   b->nred = b->ioff[b->size];
-  if (b->nred > HS_BAND_MAX_REDUCED) { /* its dense LU on rank 0: nred^2 doubles */
-    PetscCall(PetscSNPrintf(b->why, sizeof b->why, "the interface system has %" PetscInt_FMT " unknowns, more than %d",
-                            b->nred, HS_BAND_MAX_REDUCED));
-    ok = PETSC_FALSE;
-  }
   for (PetscMPIInt r = 0; r < b->size && ok; r++) /* a rank's rows may reach only its neighbours' interfaces */
     if (!(b->ife[r] < b->ifs[r + 1] && (r == 0 || b->lo_all[r] >= b->ifs[r]) &&
           (r == b->size - 1 || b->hi_all[r] < b->ife[r + 1]))) {
@@ -315,6 +312,9 @@ static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt
     }
   for (PetscInt q = 0; q < np; q++)
     Place(b, w, base, n[q], cols[q], off[q], map[q], vals[q]);
+  b->spk[w] = 0;
+  for (PetscInt q = 0; q < b->nL && !b->spk[w]; q++)
+    b->spk[w] = (char)(b->wleft[w * b->nL + q] != 0);
   if (!p->ok)
     PetscCall(MatRestoreRow(A, b->rs + lr, &n[0], &cols[0], &vals[0]));
   PetscFunctionReturn(0);
@@ -355,7 +355,7 @@ static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, Pets
   for (PetscInt q = 0; q < b->nL; q++)
     u[len + q] = b->wleft[w * b->nL + q];
   u[0] = pinv;
-  b->ulen[c] = len, *off += len + b->nL;
+  b->ulen[c] = len, b->uspk[c] = b->spk[w], *off += len + b->nL;
 }
 
 /* Partial pivoting: the first of the active rows act[0 .. na) with the largest |col[act[a] W]| > 0, or -1. Two
@@ -378,6 +378,55 @@ static inline PetscInt Pivot(const PetscScalar *col, PetscInt W, const PetscInt 
   return m1 > m0 || (m1 == m0 && b1 < b0) ? b1 : b0; /* equal maxima: both found, or both -1 */
 }
 
+/* Threshold partial pivoting that keeps the spike narrow in use (a rank with a left interface): the largest
+ * |col[act[a] W]| among the rows whose spike is zero (spk) if it is at least tol times the largest of all,
+ * else the largest of all; -1 if none is nonzero. A pivot row with a zero spike leaves the spikes of the rows it
+ * updates as they are: the spike's fill then stays in the rows that touch the left interface (most become the
+ * left-over rows) instead of spreading to every later row, and the updates skip it. Measured (kepler, N = 20000,
+ * 4 ranks, -info): a middle rank's elimination did 1.05e6 row updates, each also over the spike (18 entries),
+ * against rank 0's 0.69e6 without one: 2.9x its flops (-log_view's max/min). Growth per step is bounded by
+ * 1 + 1/tol instead of 2 (MUMPS' default threshold is 0.01; LAPACK's is 1); tol = 1 is partial pivoting among
+ * the largest (ties to the rows without spike). */
+static inline PetscInt PivotSpike(const PetscScalar *col, PetscInt W, const PetscInt *act, const char *spk, PetscInt na,
+                                  PetscReal tol)
+{
+  PetscReal mall = 0, mpure = 0;
+  PetscInt  ball = -1, bpure = -1;
+
+  for (PetscInt a = 0; a < na; a++) {
+    PetscReal v = PetscAbsScalar(col[act[a] * W]);
+    if (v > mall)
+      mall = v, ball = a;
+    if (!spk[act[a]] && v > mpure)
+      mpure = v, bpure = a;
+  }
+  return bpure >= 0 && mpure >= tol * mall ? bpure : ball;
+}
+
+/* Whether LoadRow prefetches: the rows' parts read in place, HS_BAND_PREFETCH_NNZ entries a row on average */
+static PetscBool Prefetches(const HsAIJParts *rp, PetscInt nrow)
+{
+  PetscInt nnz = 0;
+
+  for (PetscInt q = 0; rp->ok && q < 2 && rp->part[q]; q++)
+    nnz += rp->ia[q][nrow] - rp->ia[q][0];
+  return (PetscBool)(rp->ok && nnz >= HS_BAND_PREFETCH_NNZ * nrow);
+}
+
+/* An elimination's flops (nupd row updates of lupd entries in all, nspk of them also over the spike; with t, its
+ * right-hand side along) to -log_view, and what it did to -info */
+static PetscErrorCode LogElimination(const PC_HsBand *b, PetscCount nupd, PetscCount lupd, PetscCount nspk, PetscBool t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogFlops(2.0 * lupd + 2.0 * b->nL * nspk + (1 + (t ? 2 : 0)) * nupd + b->nI)); /* and reciprocals */
+  PetscCall(PetscInfo(NULL,
+                      "hsband: rank %d eliminated %" PetscInt_FMT " columns of %" PetscInt_FMT " rows: %" PetscCount_FMT
+                      " row updates of %.1f entries on average, %" PetscCount_FMT " with the spike (%" PetscInt_FMT
+                      " wide), window %" PetscInt_FMT "\n",
+                      b->rank, b->nI, b->nrow, nupd, nupd ? (double)lupd / nupd : 0.0, nspk, b->nL, b->W));
+  PetscFunctionReturn(0);
+}
+
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
  * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
  * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
@@ -388,6 +437,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
   PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
   PetscInt   lo = 0, hi = b->nrow - 1; /* in place: the first and last local rows not joined */
   PetscCount off[2] = {0, 0}; /* the U entries in uval, in place */
+  PetscCount nupd = 0, lupd = 0, nspk = 0; /* row updates, their entries, those with the spike: the flops logged */
   HsAIJParts rp;
 
   PetscFunctionBeginUser;
@@ -399,13 +449,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     b->ua = (PetscScalar *)rp.aa[0], b->uan = rp.ia[0][b->nrow];
     PetscCall(PetscArrayzero(b->joined, b->nrow));
   }
-  b->prefetch = PETSC_FALSE;
-  if (rp.ok) {
-    PetscInt nnz = 0;
-    for (PetscInt q = 0; q < 2 && rp.part[q]; q++)
-      nnz += rp.ia[q][b->nrow] - rp.ia[q][0];
-    b->prefetch = (PetscBool)(nnz >= HS_BAND_PREFETCH_NNZ * b->nrow);
-  }
+  b->prefetch = Prefetches(&rp, b->nrow);
   for (PetscInt w = 0; w < b->R; w++)
     b->freeslot[w] = b->R - 1 - w;
   for (PetscInt c = 0, s = b->is % W; c < b->nI; c++, s = s + 1 < W ? s + 1 : 0) { /* s = j % W, no division */
@@ -420,7 +464,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       ;
     for (; inplace && hi >= 0 && b->joined[hi]; hi--)
       ;
-    best = Pivot(b->win + s, W, act, na);
+    best = nL ? PivotSpike(b->win + s, W, act, b->spk, na, b->spike_tol) : Pivot(b->win + s, W, act, na);
     b->mstart[c] = nm;
     if (best < 0) {
       *zero = PETSC_TRUE;
@@ -439,6 +483,8 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       PetscInt *PETSC_RESTRICT    ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
       const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
       const PetscScalar              tp      = t ? t[b->piv[c]] : 0;
+      char *PETSC_RESTRICT            spk     = b->spk;
+      const char                      pspk    = spk[pw];
       for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
                                              circular rows, measured slower: kepler, N = 1e5) */
         PetscInt     w = act[a];
@@ -446,12 +492,16 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
         if (r[s] == 0)
           continue;
         l = r[s] * pinv;
+        nupd++, lupd += len;
         RowUpdate(n1, l, p + s, r + s); /* the pivot row's columns j .. e: slots s .., then wrapped 0 .. */
         RowUpdate(len - n1, l, p, r);
         r[s]   = 0;
         ext[w] = PetscMax(ext[w], e);
-        for (PetscInt q = 0; q < nL; q++)
-          rl[q] -= l * pl[q];
+        if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
+          nspk++, spk[w] = 1;
+          for (PetscInt q = 0; q < nL; q++)
+            rl[q] -= l * pl[q];
+        }
         if (t)
           t[slotrow[w]] -= l * tp;
         else
@@ -466,6 +516,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     b->freeslot[nfree++] = pw;
   }
   b->mstart[b->nI] = nm, b->utot = off[0] + off[1], b->unin = off[1];
+  PetscCall(LogElimination(b, nupd, lupd, nspk, (PetscBool)!!t));
   b->nleft = 0;
   if (!*zero) { /* the rows left active, and those that never joined (only interface columns) */
     for (PetscInt a = 0; a < na; a++)
@@ -510,57 +561,6 @@ __attribute__((target("avx2"))) PetscErrorCode HsBandEliminateAVX2(PC_HsBand *b,
 }
 #endif
 
-/* Reduced column of interface column c (oriented; in block r or r + 1 of this rank). */
-static PetscInt RedCol(PC_HsBand *b, PetscInt c)
-{
-  PetscInt col = Or(b, c), r = col < b->isg ? b->rank : b->rank + 1;
-  return b->ioff[r] + col - b->ifs[r];
-}
-
-/* The left-over rows into the reduced matrix on rank 0, factored there; *fail on a singular one. */
-PetscErrorCode HsBandFactorReduced(PC pc, PC_HsBand *b, PetscBool *fail)
-{
-  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
-  PetscScalar *rows, *all = NULL;
-  PetscMPIInt *cnt = NULL, *dsp = NULL, n;
-  PetscBLASInt nr, info = 0;
-
-  PetscFunctionBeginUser;
-  *fail = PETSC_FALSE;
-  PetscCallMPI(MPI_Allgather(&b->nleft, 1, MPIU_INT, b->nleft_all, 1, MPIU_INT, comm));
-  if (!b->nred)
-    PetscFunctionReturn(0);
-  PetscCall(PetscCalloc1(b->nleft * b->nred, &rows)); /* dense rows over the reduced columns */
-  for (PetscInt i = 0; i < b->nleft; i++) {
-    PetscInt w = b->leftslot[i];
-    for (PetscInt q = 0; q < b->nL; q++)
-      rows[i * b->nred + RedCol(b, b->olo + q)] = b->wleft[w * b->nL + q];
-    for (PetscInt col = b->ie; col <= b->ohi; col++)
-      rows[i * b->nred + RedCol(b, col)] = b->win[w * b->W + col % b->W];
-  }
-  if (!b->rank) {
-    PetscCall(PetscMalloc2(b->size, &cnt, b->size, &dsp));
-    for (PetscMPIInt r = 0, d = 0; r < b->size; r++)
-      cnt[r] = (PetscMPIInt)(b->nleft_all[r] * b->nred), dsp[r] = d, d += cnt[r];
-    PetscCall(PetscMalloc1(b->nred * b->nred, &all));
-  }
-  PetscCall(PetscMPIIntCast(b->nleft * b->nred, &n));
-  PetscCallMPI(MPI_Gatherv(rows, n, MPIU_SCALAR, all, cnt, dsp, MPIU_SCALAR, 0, comm));
-  PetscCall(PetscFree(rows));
-  if (!b->rank) { /* row-major rows = column-major transpose: factor A^T, solve with "T" */
-    PetscCall(PetscFree(b->red));
-    PetscCall(PetscFree(b->redpiv));
-    PetscCall(PetscMalloc1(b->nred, &b->redpiv));
-    b->red = all;
-    PetscCall(PetscBLASIntCast(b->nred, &nr));
-    PetscCallBLAS("LAPACKgetrf", LAPACKgetrf_(&nr, &nr, b->red, &nr, b->redpiv, &info));
-    PetscCall(PetscFree2(cnt, dsp));
-  }
-  PetscCallMPI(MPI_Bcast(&info, 1, MPI_INT, 0, comm));
-  *fail = (PetscBool)(info != 0);
-  PetscFunctionReturn(0);
-}
-
 /* The parity of the permutation [piv, leftover] of the local rows (1: odd), by its cycles. */
 static PetscErrorCode LocalParity(PC_HsBand *b, PetscInt *parity)
 {
@@ -599,8 +599,8 @@ static void MulDet(PetscReal *m, PetscInt *e, PetscReal f)
 
 /* det A = det_m 2^det_e. With the rows reordered as [every rank's pivot rows, every rank's left-over rows]
  * and the columns as [every rank's interior, the interface blocks], the eliminated matrix is block upper
- * triangular: det A = sign(rows) sign(columns) prod U_cc det(reduced); the reduced matrix's LU (of its
- * transpose, on rank 0) gives its determinant. */
+ * triangular: det A = sign(rows) sign(columns) prod U_cc det(reduced); the reduced matrix's cyclic reduction gives
+ * its determinant (HsBandReducedDeterminant). */
 PetscErrorCode HsBandDeterminant(PC pc, PC_HsBand *b)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
@@ -618,11 +618,11 @@ PetscErrorCode HsBandDeterminant(PC pc, PC_HsBand *b)
     MulDet(&m, &e, 1 / *URow(b, c, off[(int)b->uin[c]], n));
     off[(int)b->uin[c]] += n;
   }
-  if (!b->rank && b->nred)
-    for (PetscInt i = 0; i < b->nred; i++) {
-      MulDet(&m, &e, b->red[i * b->nred + i]);
-      odd ^= (PetscInt)(b->redpiv[i] != i + 1);
-    }
+  { /* the reduced matrix's: its merges' pivots here, the permutations' parity on rank 0 (bandreduce.c) */
+    PetscInt rodd;
+    PetscCall(HsBandReducedDeterminant(pc, b, &m, &e, &rodd));
+    odd ^= rodd;
+  }
   m = frexp(m, &x), e += x;
   PetscCall(PetscMalloc1(b->size, &nI));
   PetscCallMPI(MPI_Allgather(&b->nI, 1, MPIU_INT, nI, 1, MPIU_INT, comm));
@@ -663,42 +663,17 @@ PetscErrorCode HsBandLoadRHS(PC_HsBand *b, Vec xv)
   PetscFunctionReturn(0);
 }
 
-/* y = A^{-1} x from b->t, forward-eliminated: the reduced system's solve on rank 0 (its right-hand side the
- * left-over rows'), the interface values to every rank, the back substitution. Collective. */
+/* y = A^{-1} x from b->t, forward-eliminated: the reduced system's solve (its right-hand side the left-over rows'),
+ * which gives every rank its interface values, the back substitution. Collective. */
 PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv)
 {
-  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
-  PetscScalar *ya, *t = b->t, *red = NULL, *xr = b->xr;
+  PetscScalar *ya, *t = b->t;
   PetscCount   off[2] = {b->utot - b->unin, b->unin}; /* uval's, in place */
-  PetscMPIInt *cnt = NULL, *dsp = NULL, n;
+  PetscInt     nspk   = 0;                             /* U rows with a spike */
 
   PetscFunctionBeginUser;
-  if (b->nred) { /* the reduced system on rank 0: its right-hand side is the left-over rows' */
-    PetscScalar *rhs;
-    PetscCall(PetscMalloc1(b->nleft + 1, &rhs));
-    for (PetscInt i = 0; i < b->nleft; i++)
-      rhs[i] = t[b->leftover[i]];
-    if (!b->rank) {
-      PetscCall(PetscMalloc2(b->size, &cnt, b->size, &dsp));
-      for (PetscMPIInt r = 0, d = 0; r < b->size; r++)
-        cnt[r] = (PetscMPIInt)b->nleft_all[r], dsp[r] = d, d += cnt[r];
-      red = xr;
-    }
-    PetscCall(PetscMPIIntCast(b->nleft, &n));
-    PetscCallMPI(MPI_Gatherv(rhs, n, MPIU_SCALAR, red, cnt, dsp, MPIU_SCALAR, 0, comm));
-    PetscCall(PetscFree(rhs));
-    if (!b->rank) {
-      PetscBLASInt nr, one = 1, info;
-      PetscCall(PetscBLASIntCast(b->nred, &nr));
-      PetscCallBLAS("LAPACKgetrs", LAPACKgetrs_("T", &nr, &one, b->red, &nr, b->redpiv, xr, &nr, &info));
-      PetscCall(PetscFree2(cnt, dsp));
-    }
-    PetscCallMPI(MPI_Bcast(xr, (PetscMPIInt)b->nred, MPIU_SCALAR, 0, comm));
-    for (PetscInt col = b->olo; col < b->is; col++)
-      b->x[col - b->olo] = xr[RedCol(b, col)];
-    for (PetscInt col = b->ie; col <= b->ohi; col++)
-      b->x[col - b->olo] = xr[RedCol(b, col)];
-  }
+  if (b->nred) /* the interface values, by the reduced system's cyclic reduction (bandreduce.c) */
+    PetscCall(HsBandReducedSolve(pc, b, t));
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with U, streamed backwards */
     PetscInt           j = b->is + c, len = b->ulen[c], n = len + b->nL;
     const PetscScalar *u = URow(b, c, off[(int)b->uin[c]] -= n, n), *xj = b->x + j - b->olo;
@@ -706,10 +681,12 @@ PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv)
                                             but moved a free T's residual at the noise floor 7x (test band) */
     for (PetscInt q = 1; q < len; q++)
       v -= u[q] * xj[q];
-    for (PetscInt q = 0; q < b->nL; q++)
+    nspk += b->uspk[c];
+    for (PetscInt q = 0; b->uspk[c] && q < b->nL; q++) /* (a zero spike skipped: PivotSpike) */
       v -= u[len + q] * b->x[q];
     b->x[j - b->olo] = v * u[0];
   }
+  PetscCall(PetscLogFlops(2.0 * (b->utot - (b->nI - nspk) * b->nL) - b->nI)); /* 2 per U entry used, the pivot's 1 */
   PetscCall(VecGetArray(yv, &ya));
   for (PetscInt i = 0; i < b->nrow; i++)
     ya[i] = b->x[Or(b, b->rs + i) - b->olo];

@@ -12,7 +12,6 @@
 #define HS_BAND_MAX_WIDTH 4096
 #define HS_BAND_PREFETCH 8       /* LoadRow asks for the CSR row this many rows ahead (see there) */
 #define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
-#define HS_BAND_MAX_REDUCED 8192 /* interface unknowns of all ranks (dense on rank 0: 0.5 GB) */
 
 /* The elimination compiled twice (EliminateAVX2), where gcc targets x86-64: also for AVX2, used where the
  * processor has it and the rows are long enough (UseAVX2). Its loops are elementwise (r -= l p, copies), so 4
@@ -23,6 +22,25 @@
 #define HS_BAND_AVX2 1
 #endif
 #define HS_BAND_AVX2_MIN_WIDTH 24 /* UseAVX2's default: the window at least this wide */
+#define HS_BAND_SPIKE_THRESHOLD 0.1 /* -pc_hsband_spike_threshold's default (bandelim.c, PivotSpike) */
+
+/* The reduced system's cyclic reduction (bandreduce.c): a group's rows, over its boundary blocks [A | B] */
+typedef struct {
+  PetscInt     m, sA, sB, ld; /* rows, the blocks' sizes, the leading dimension of g */
+  PetscScalar *g;             /* m x (sA + sB), column-major (leading dimension ld) */
+  PetscInt    *ids;           /* the rows' ids in the reduced system (natural order) */
+} HsBandGroup;
+
+/* ... and one level's merge (this rank leads it: partner >= 0; or sends to sendto; or neither) */
+typedef struct {
+  PetscMPIInt   partner, sendto;
+  PetscInt      ml, m, sA, sM, sB; /* rows from the left group, all rows; the blocks' sizes (M eliminated) */
+  PetscScalar  *f;                 /* m x (sM + sA + sB), column-major: the panel's LU, U12, the Schur complement */
+  PetscBLASInt *ipiv;              /* the panel's row swaps (getrf's) */
+  PetscInt     *ids;               /* the rows' ids, swapped: the first sM the pivot rows, in step order */
+  PetscScalar  *r;                 /* a solve's right-hand side of the merge (m) */
+  PetscInt      cap, rcap;         /* f's and r's capacities */
+} HsBandMerge;
 
 typedef struct {
   PetscInt     rs, re, lo, hi;         /* rows, column span [lo, hi] of the local rows (global) */
@@ -56,13 +74,20 @@ typedef struct {
   PetscMPIInt  size, rank;
   PetscInt    *lo_all, *hi_all, *rs_all, *re_all; /* every rank's spans (size each) */
   PetscInt    *ifs, *ife, *ioff, nred;            /* interface block r (between r-1 and r): [ifs, ife), at ioff */
-  PetscScalar *red;                               /* rank 0: the factored reduced matrix (nred^2) */
-  PetscBLASInt *redpiv;
   PetscInt     *nleft_all;
+  HsBandMerge  *lev;                              /* the reduced system's levels (bandreduce.c), nlev of them */
+  PetscInt      nlev, sendlev;                    /* ... and the level where this rank sends (nlev: rank 0) */
+  HsBandGroup   cur, send;                        /* the current group; the group sent (its sizes) */
+  PetscScalar  *g0;                               /* the leaf group's rows (this rank's left-over rows) */
+  PetscInt     *g0ids, g0cap;
+  PetscScalar  *xab, *xtmp;                       /* a solve's boundary values [x_A; x_B], and work */
   PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
-  PetscScalar  *t, *xr;                           /* a solve's right-hand side (nrow), the interface values */
+  PetscScalar  *t;                                /* a solve's right-hand side (nrow) */
   PetscInt     *act;                              /* the active window rows of an elimination (R) */
   PetscInt     *ext;                              /* each window row's last column that may be nonzero (R) */
+  char         *spk;                              /* each window row's spike has a nonzero (R) */
+  char         *uspk;                             /* step c's U row has a nonzero spike (nI) */
+  PetscReal     spike_tol;                        /* -pc_hsband_spike_threshold (PivotSpike) */
   Vec           r, d;                             /* refinement's residual and correction */
   PetscInt      refine;                           /* -pc_hsband_refine (PETSC_DECIDE: by the band, RefineSteps) */
   PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
@@ -92,9 +117,15 @@ PetscErrorCode HsBandEliminateDefault(PC_HsBand *b, Mat A, PetscBool inplace, Pe
 #if defined(HS_BAND_AVX2)
 PetscErrorCode HsBandEliminateAVX2(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero);
 #endif
-PetscErrorCode HsBandFactorReduced(PC pc, PC_HsBand *b, PetscBool *fail);
 PetscErrorCode HsBandDeterminant(PC pc, PC_HsBand *b);
 PetscErrorCode HsBandLoadRHS(PC_HsBand *b, Vec xv);
 PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv);
+
+/* bandreduce.c: the reduced system, by cyclic reduction over the ranks */
+PetscErrorCode HsBandFactorReduced(PC pc, PC_HsBand *b, PetscBool *fail);
+PetscErrorCode HsBandReducedSolve(PC pc, PC_HsBand *b, const PetscScalar *t);
+PetscErrorCode HsBandReducedDeterminant(PC pc, PC_HsBand *b, PetscReal *m, PetscInt *e, PetscInt *odd);
+PetscErrorCode HsBandReducedFree(PC_HsBand *b);
+PetscErrorCode HsBandReducedRegisterEvents(void);
 
 #endif

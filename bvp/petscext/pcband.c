@@ -13,9 +13,10 @@
  *   cannot break down, and it is as stable as GEPP. It picks one pivot row per interior column; the
  *   re - rs - (ie - is) rows left over, reduced, hold only interface columns. Together, the ranks'
  *   left-over rows form the reduced system on the interface columns (square: as many rows as
- *   interface columns), assembled on rank 0 and factored by LAPACK's dense LU (getrf). A solve:
- *   forward elimination of b on every rank, the reduced solve on rank 0, the interface values to
- *   every rank, back substitution.
+ *   interface columns), a chain over the ranks, factored by block cyclic reduction in ceil(log2 P)
+ *   levels of pairwise merges with LAPACK/BLAS-3 on small dense blocks (bandreduce.c, issue 44). A
+ *   solve: forward elimination of b on every rank, the reduced system's up- and down-sweeps, which
+ *   leave each rank its interface values, back substitution.
  *
  * Staircase order: the local rows are taken in the order of their first column (the transcription's
  * costate rows of node k start a node left of its state rows), and a row joins the elimination at its
@@ -37,10 +38,13 @@
  * The last
  * rank (of several) eliminates bottom-up, on its rows and columns reversed: its left interface becomes
  * a right one, so with 2 ranks neither has a spike, and with more only the middle ones
- * (-pc_hsband_reverse_last). Memory per rank is O((re - rs) (W + nL)), work O((re - rs) (W + nL) W):
- * linear in N / P. The reduced system has about 2 (kl + ku) P unknowns: dense on rank 0 is right for
- * few ranks and moderate bands (measured in bench/). The layout (spans, order, interfaces) is kept
- * while the matrix' nonzero pattern is.
+ * (-pc_hsband_reverse_last). A middle rank pivots on rows without spike where their entry is at least
+ * -pc_hsband_spike_threshold (0.1) times the column's largest (threshold pivoting, bandelim.c's PivotSpike):
+ * the spike's fill then stays in the rows that touch the left interface and the updates skip it (a middle rank
+ * of kepler did 2.9x rank 0's flops with partial pivoting). Memory per rank is O((re - rs) (W + nL)), work
+ * O((re - rs) (W + nL) W): linear in N / P. The reduced system has about 2 (kl + ku) P unknowns; its cyclic
+ * reduction costs O((kl + ku)^3 log2 P) flops on the busiest rank and 2 log2 P messages of O((kl + ku)^2)
+ * values (measured in bench/). The layout (spans, order, interfaces) is kept while the matrix' nonzero pattern is.
  *
  * Limits: each rank needs more rows than the band is wide (a rank's rows may touch only its two
  * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row
@@ -61,8 +65,9 @@ static PetscErrorCode FinalizeEvents(void)
 }
 
 /* -log_view: HsBandLayout (the pattern's layout, once per pattern), HsBandElim (the ranks' eliminations,
- * the rows loaded as they join), HsBandReduced (the interface system: gathered, factored),
- * HsBandSolve (the solves with the factors, refinement's included). */
+ * the rows loaded as they join), HsBandReduced (the interface system's whole stage of a factorization: the wait for
+ * every rank's elimination, the cyclic reduction's merges), HsBandSolve (the solves with the factors, refinement's
+ * included), and bandreduce.c's finer HsBandRedFactor and HsBandRedSolve. Each logs its flops. */
 static PetscErrorCode RegisterEvents(void)
 {
   PetscFunctionBeginUser;
@@ -72,6 +77,7 @@ static PetscErrorCode RegisterEvents(void)
   PetscCall(PetscLogEventRegister("HsBandElim", PC_CLASSID, &HS_BAND_ELIM));
   PetscCall(PetscLogEventRegister("HsBandReduced", PC_CLASSID, &HS_BAND_REDUCED));
   PetscCall(PetscLogEventRegister("HsBandSolve", PC_CLASSID, &HS_BAND_SOLVE));
+  PetscCall(HsBandReducedRegisterEvents());
   PetscCall(PetscRegisterFinalize(FinalizeEvents));
   hs_band_events = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -266,6 +272,7 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
     for (PetscInt m = b->mstart[c]; m < b->mstart[c + 1]; m++)
       t[b->mrow[m]] -= b->mval[m] * tp;
   }
+  PetscCall(PetscLogFlops(2.0 * b->mstart[b->nI]));
   PetscCall(HsBandComplete(pc, b, yv));
   PetscFunctionReturn(0);
 }
@@ -339,6 +346,11 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsInt("-pc_hsband_refine", "steps of iterative refinement after each solve (each: a product "
                             "with the matrix and a solve with the factors; -1: one where the band is more than half "
                             "the matrix, a free T's, none in a narrow band)", "PCHSBAND", b->refine, &b->refine, NULL));
+  PetscCall(PetscOptionsReal("-pc_hsband_spike_threshold", "a rank with a left interface pivots on a row without "
+                             "spike if its entry is at least this times the column's largest (1: partial pivoting)",
+                             "PCHSBAND", b->spike_tol, &b->spike_tol, NULL));
+  PetscCheck(b->spike_tol > 0 && b->spike_tol <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_hsband_spike_threshold %g: must be in (0, 1]", (double)b->spike_tol);
   PetscCall(PetscOptionsBool("-pc_hsband_reverse_last", "the last rank eliminates bottom-up (no spike: with 2 ranks "
                              "neither rank has one)", "PCHSBAND", b->reverse, &b->reverse, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_defer", "factor at the first solve, its right-hand side eliminated along and "
@@ -470,6 +482,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   b->refine               = PETSC_DECIDE; /* by the band's width (RefineSteps) */
   b->fallback             = PETSC_TRUE;
   b->reverse              = PETSC_TRUE;
+  b->spike_tol            = HS_BAND_SPIKE_THRESHOLD;
   b->defer                = PETSC_TRUE;
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
