@@ -321,12 +321,36 @@ def tables(data):
     return "\n".join(out) + "\n"
 
 
+def reparse(d):
+    """DIR/results.json from the logs alone (named EXP_PROBLEM_BVP_NN_PP_rR.log, the command on their first
+    line: what bench/device_scaling.sh writes without python): no process times, binding from the command."""
+    runs, cores = [], os.cpu_count()
+    try:  # the node's cores: bench/device_scaling.sh's machine.txt has nproc on its third line
+        cores = int(open(os.path.join(d, "machine.txt")).read().split("\n")[2])
+    except (OSError, ValueError, IndexError):
+        pass
+    for f in sorted(os.listdir(os.path.join(d, "logs"))):
+        m = re.match(r"^(\w+?)_(\w+?)_(transcription|shooting)_N(\d+)_P(\d+)_r(\d+)\.log$", f)
+        if not m:
+            continue
+        text = open(os.path.join(d, "logs", f)).read()
+        cmd, N, P = text.split("\n", 1)[0].split(), int(m.group(4)), int(m.group(5))
+        seg = cmd[cmd.index("-hs_shoot_segments") + 1] if "-hs_shoot_segments" in cmd else None
+        r = dict(name=f[:-4], experiment=m.group(1), problem=m.group(2), bvp=m.group(3), N=N, ranks=P,
+                 repeat=int(m.group(6)), segments=int(seg) if seg else None, oversubscribed=P > cores,
+                 bind=cmd[cmd.index("--bind-to") + 1] if "--bind-to" in cmd else "-", rc=None, killed=False,
+                 process_s=0.0, command=cmd, events=bound_totals(parse_events(text), P))
+        r.update(parse_stdout(text))
+        runs.append(r)
+    json.dump(dict(meta=dict(reparsed=True), runs=runs), open(os.path.join(d, "results.json"), "w"), indent=1)
+
+
 def experiments(a):
     """[(experiment, problem, bvp, N, ranks)] in the order given: strong, then weak."""
     todo = []
     for prob in a.problems.split(","):
         for bvp in a.bvp.split(","):
-            for N in [int(float(x)) for x in a.N.split(",")]:
+            for N in [int(float(x)) for x in a.N.split(",") if x and float(x) > 0]:  # --N 0: none
                 ranks = a.shoot_ranks_list if bvp == "shooting" and a.shoot_ranks_list else a.ranks_list
                 todo.append([(a.tag, prob, bvp, N, P) for P in ranks])
     if a.weak_per_rank:
@@ -362,9 +386,13 @@ def main():
     ap.add_argument("--run-dir", default="", help="where hamshoot writes -o (as it sees it; default a temp dir)")
     ap.add_argument("--run-dir-outside", default="", help="--run-dir as seen here (chroot)")
     ap.add_argument("--tables", metavar="DIR", help="only print DIR/results.json's tables")
+    ap.add_argument("--reparse", metavar="DIR", help="rebuild DIR/results.json from DIR/logs/*.log, print the tables")
+    ap.add_argument("--no-tables", action="store_true", help="print the runs only, not the tables at the end")
     a = ap.parse_args()
-    if a.tables:
-        print(tables(json.load(open(os.path.join(a.tables, "results.json")))), end="")
+    if a.reparse:
+        reparse(a.reparse)
+    if a.tables or a.reparse:
+        print(tables(json.load(open(os.path.join(a.tables or a.reparse, "results.json")))), end="")
         return
     a.ranks_list = [int(x) for x in a.ranks.split(",")]
     a.shoot_ranks_list = [int(x) for x in a.shoot_ranks.split(",")] if a.shoot_ranks else []
@@ -379,7 +407,8 @@ def main():
         for rep in range(a.repeat):
             for e in group:
                 R.run(*e, rep)
-    print(tables(R.data), end="")
+    if not a.no_tables:
+        print(tables(R.data), end="")
     if tmp:
         tmp.cleanup()
 
