@@ -30,7 +30,9 @@ TOP=$(pwd)
 OUT=${OUT:-$TOP/scaling-out}
 BUDGET=${BUDGET:-480}
 HS_ROOT=${HS_ROOT:-/tmp/hsroot-scaling}
-export HS_ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
+export HS_ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# one node: shared memory only (no UCX or network probing), no single-copy (CMA fails in many containers)
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 T0=$(date +%s)
 
 if [ "${1:-}" = "--prepare" ]; then
@@ -63,9 +65,9 @@ echo "device_scaling: $MODE, $(nproc) cores, python '${PY:-none}', set-up $(( $(
 DEADLINE=$((T0 + BUDGET))
 
 if [ "${QUICK:-0}" = 1 ]; then
-  RANKS=${RANKS:-1,2,4} NS=10000 NF=10000 WEAK=5000 FLOPRANKS=2,4,8 SHOOTRANKS=1,4 SUMMARY=json
+  RANKS=${RANKS:-1,2,4} NS=10000 NF=10000 WEAK=5000 FLOPRANKS=2,4,8 SHOOTRANKS=1,4 SUMMARY=${SUMMARY:-json}
 else
-  RANKS=${RANKS:-1,2,4,8,16} NS=1000000 NF=100000 WEAK=250000 FLOPRANKS=4,8,16,32 SHOOTRANKS=1,16 SUMMARY=stdout
+  RANKS=${RANKS:-1,2,4,8,16} NS=1000000 NF=100000 WEAK=250000 FLOPRANKS=4,8,16,32 SHOOTRANKS=1,16 SUMMARY=${SUMMARY:-stdout}
 fi
 
 if [ -z "$PY" ]; then  # no python: the strong runs and their logs only, named as strong_weak.py names them
@@ -74,7 +76,7 @@ if [ -z "$PY" ]; then  # no python: the strong runs and their logs only, named a
     for P in $(echo "$RANKS" | tr , ' '); do
       left=$((DEADLINE - $(date +%s))); [ "$left" -gt 3 ] || break 2
       name=strong_${prob}_transcription_N${NS}_P${P}_r0
-      cmd="$MPIEXEC -n $P --bind-to core --oversubscribe $HAMSHOOT -problem $prob -N $NS -quiet -hs_check_extremal no -log_view"
+      cmd="$MPIEXEC -n $P --bind-to none --oversubscribe $HAMSHOOT -problem $prob -N $NS -quiet -hs_check_extremal no -log_view"
       { echo "$cmd"; timeout -s KILL "$left" $cmd 2>&1; } > "$OUT/logs/$name.log"
     done
   done

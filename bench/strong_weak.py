@@ -37,8 +37,9 @@ Inside the chroot bundle of ../shared/tools/chroot-bundle.sh (bench/device_scali
 import argparse, json, math, os, re, shlex, shutil, signal, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-           OMPI_MCA_mpi_yield_when_idle="1")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+BINDINGS = {"core": ["--bind-to", "core"], "hwthread": ["--bind-to", "hwthread", "--use-hwthread-cpus"],
+            "none": ["--bind-to", "none", "--oversubscribe"]}  # tried in this order by --bind core
 PHASES = ("HsBandLayout", "HsBandElim", "HsBandReduced", "HsBandSolve", "SNESFunctionEval", "SNESJacobianEval")
 START_MARGIN = 3.0  # seconds: no run starts with less budget left than this
 ESTIMATE_SLACK = 1.25  # a run starts only if 1.25 x its estimate fits in what is left
@@ -105,7 +106,8 @@ class Runner:
         self.results = os.path.join(self.out, "results.json")
         self.data = json.load(open(self.results)) if a.append and os.path.exists(self.results) else \
             dict(meta={}, runs=[])
-        self.bind = self.check_binding() if a.bind == "core" else a.bind
+        known = self.data["meta"].get("bind") if self.data["meta"].get("cores") == self.cores else None
+        self.bind = known or self.check_binding() if a.bind == "core" else a.bind  # --append: checked once
         self.data["meta"].update(cores=self.cores, bind=self.bind, mpiexec=a.mpiexec, hamshoot=a.hamshoot,
                                  host=os.uname().nodename)
 
@@ -113,22 +115,24 @@ class Runner:
         return self.deadline - time.time()
 
     def check_binding(self):
-        """'core' if mpiexec can bind min(cores, max ranks) ranks to cores (a run of `true`), else 'none'."""
+        """The first of BINDINGS with which mpiexec starts min(cores, max ranks) copies of `true` (Open MPI
+        refuses to bind to cores where it counts fewer cores than ranks: hardware threads, a cpuset)."""
         n = min(self.cores, max(self.a.ranks_list))
-        try:
-            p = subprocess.run(self.mpiexec + ["-n", str(n), "--bind-to", "core", "true"], env=ENV, timeout=60,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            ok = p.returncode == 0
-        except subprocess.TimeoutExpired:
-            ok = False
-        if not ok:
-            print("strong_weak: mpiexec cannot bind %d ranks to cores here; runs with --bind-to none" % n, flush=True)
-        return "core" if ok else "none"
+        for bind in BINDINGS:
+            try:
+                p = subprocess.run(self.mpiexec + ["-n", str(n)] + BINDINGS[bind] + ["true"], env=ENV, timeout=60,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                if p.returncode == 0:
+                    break
+            except subprocess.TimeoutExpired:
+                pass
+            print("strong_weak: mpiexec cannot start %d ranks with %s here" % (n, " ".join(BINDINGS[bind])), flush=True)
+        return bind
 
     def launch_args(self, ranks):
         over = ranks > self.cores
         bind = "none" if over else self.bind
-        return ["-n", str(ranks), "--bind-to", bind] + (["--oversubscribe"] if over else []), over, bind
+        return ["-n", str(ranks)] + BINDINGS[bind], over, bind
 
     def estimate(self, problem, bvp, N, ranks):
         """The run's process time scaled from the closest earlier run of the same problem and bvp by N / P, or 0."""
@@ -148,10 +152,11 @@ class Runner:
             cmd += ["-o", rundir]
         return cmd + shlex.split(self.a.extra), over, bind
 
-    def execute(self, cmd, timeout):
+    def execute(self, cmd, timeout, over):
         """Runs cmd in its own process group; kills the group at the timeout. (stdout, rc, seconds, killed)."""
         t0 = time.time()
-        p = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env = dict(ENV, OMPI_MCA_mpi_yield_when_idle="1") if over else ENV  # oversubscribed: ranks take turns
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)
         try:
             text, killed = p.communicate(timeout=timeout)[0], False
@@ -171,7 +176,7 @@ class Runner:
             return None
         inside = os.path.join(self.a.run_dir, name)
         cmd, over, bind = self.command(problem, bvp, N, ranks, inside)
-        text, rc, secs, killed = self.execute(cmd, min(self.a.timeout, left))
+        text, rc, secs, killed = self.execute(cmd, min(self.a.timeout, left), over)
         open(os.path.join(self.out, "logs", name + ".log"), "w").write(" ".join(cmd) + "\n" + text)
         r = dict(name=name, experiment=exp, problem=problem, bvp=bvp, N=N, ranks=ranks, repeat=rep,
                  segments=max(1, N // self.a.segments_per) if bvp == "shooting" else None, oversubscribed=over,
