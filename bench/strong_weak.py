@@ -22,7 +22,7 @@ are written after every run, so an interrupted script leaves what it finished.
 Output folder (--out): results.json (every run, its command and parsed events; --append adds to an
 existing one, so several invocations can share a folder and a deadline), tables.md (the tables printed:
 time, speed-up and efficiency per rank count; weak scaling; the per-phase times and flops), logs/
-(each run's stdout with -log_view). bench/scaling_model.py fits the cost model to results.json.
+(each run's stdout with -log_view; --logs puts them elsewhere). bench/scaling_model.py fits the cost model to results.json.
 
 Inside the chroot bundle of ../shared/tools/chroot-bundle.sh (bench/device_scaling.sh does this):
   --mpiexec "sh /path/chroot-run.sh B.tar.xz -- mpirun" --hamshoot /hs/hamshoot
@@ -102,7 +102,8 @@ class Runner:
         self.cores = a.cores or len(os.sched_getaffinity(0))
         self.deadline = a.deadline or (time.time() + a.max_seconds if a.max_seconds else float("inf"))
         self.out = os.path.abspath(a.out)
-        os.makedirs(os.path.join(self.out, "logs"), exist_ok=True)
+        self.logs = os.path.abspath(a.logs or os.path.join(self.out, "logs"))
+        os.makedirs(self.logs, exist_ok=True)
         self.results = os.path.join(self.out, "results.json")
         self.data = json.load(open(self.results)) if a.append and os.path.exists(self.results) else \
             dict(meta={}, runs=[])
@@ -177,7 +178,7 @@ class Runner:
         inside = os.path.join(self.a.run_dir, name)
         cmd, over, bind = self.command(problem, bvp, N, ranks, inside)
         text, rc, secs, killed = self.execute(cmd, min(self.a.timeout, left), over)
-        open(os.path.join(self.out, "logs", name + ".log"), "w").write(" ".join(cmd) + "\n" + text)
+        open(os.path.join(self.logs, name + ".log"), "w").write(" ".join(cmd) + "\n" + text)
         r = dict(name=name, experiment=exp, problem=problem, bvp=bvp, N=N, ranks=ranks, repeat=rep,
                  segments=max(1, N // self.a.segments_per) if bvp == "shooting" else None, oversubscribed=over,
                  bind=bind, rc=rc, killed=killed, process_s=secs, command=cmd, events=bound_totals(parse_events(text), ranks))
@@ -387,6 +388,7 @@ def main():
                     help="json: -o and summary.json; stdout: hamshoot's wall time line, no output files")
     ap.add_argument("--extra", default="", help="more hamshoot options")
     ap.add_argument("--out", default="scaling-out")
+    ap.add_argument("--logs", default="", help="folder of the runs' logs (default OUT/logs)")
     ap.add_argument("--append", action="store_true", help="add to --out's results.json")
     ap.add_argument("--run-dir", default="", help="where hamshoot writes -o (as it sees it; default a temp dir)")
     ap.add_argument("--run-dir-outside", default="", help="--run-dir as seen here (chroot)")
