@@ -38,7 +38,7 @@ OUT=${OUT:-$TOP/scaling-out}
 WORK=${WORK:-/tmp/hs-scaling-work}
 BUDGET=${BUDGET:-480}
 HS_ROOT=${HS_ROOT:-/tmp/hsroot-scaling}
-export HS_ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERED=1
+export PATH="$PATH:/usr/sbin:/sbin" HS_ROOT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERED=1
 # one node: shared memory only (no UCX or network probing), no single copy (CMA fails in many containers)
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 T0=$(date +%s)

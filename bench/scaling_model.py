@@ -153,8 +153,9 @@ def flops_report(runs):
         for P in sorted(g):
             e = g[P]
             per = "%.3g" % (e["flops_max"] / math.log2(P)) if P > 1 else "-"
-            out.append("| %s | %s | %d | %s | %d | %.3g | %.1f | %.3g s | %s |" % (
-                prob, bvp, N, name, P, e["flops_max"], e["flops_ratio"], e["time_max"], per))
+            ratio = "inf" if e["flops_max"] and not e["flops_ratio"] else "%.1f" % e["flops_ratio"]
+            out.append("| %s | %s | %d | %s | %d | %.3g | %s | %.3g s | %s |" % (
+                prob, bvp, N, name, P, e["flops_max"], ratio, e["time_max"], per))
     return out + ["", "flops / log2 P flat or falling from one P to the next: the busiest rank's reduced work "
                   "grows no faster than log P (issue 44's target).", ""]
 

@@ -48,17 +48,19 @@ ESTIMATE_SLACK = 1.25  # a run starts only if 1.25 x its estimate fits in what i
 def parse_events(text):
     """-log_view's event lines: {name: {count, time_max, time_ratio, flops_max, flops_ratio, flops_total}},
     summed over stages (ratios: the largest). A line is name, count, ratio, time, ratio, flops, ratio, 3
-    message columns, 10 percentages, Total Mflop/s (PETSc 3.18's layout, 21 fields)."""
+    message columns, 10 percentages, Total Mflop/s (PETSc 3.18's layout, 21 fields; a GPU build's further columns
+    are ignored). A flops ratio of 0 with flops on the busiest rank means a rank with none (PETSc prints 0 where
+    the least is 0)."""
     ev, inside = {}, False
     for line in text.splitlines():
         if line.startswith("Event ") and "Count" in line:
             inside = True
             continue
         f = line.split()
-        if not inside or len(f) != 21 or not re.match(r"^[A-Za-z]\w*$", f[0]):
+        if not inside or len(f) < 21 or not re.match(r"^[A-Za-z]\w*$", f[0]) or not f[1].isdigit():
             continue
         try:
-            v = [float(x) for x in f[1:]]
+            v = [float(x) for x in f[1:21]]
         except ValueError:
             continue
         e = ev.setdefault(f[0], dict(count=0, time_max=0.0, time_ratio=0.0, flops_max=0.0, flops_ratio=0.0,
@@ -76,8 +78,8 @@ def bound_totals(ev, ranks):
     """The total flops from Mflop/s x time are rounded (Mflop/s is printed as an integer): keep them within
     what max and max/min allow, max + (P - 1) max / ratio <= total <= P max."""
     for e in ev.values():
-        if e["flops_max"] and e["flops_ratio"]:
-            lo = e["flops_max"] * (1 + (ranks - 1) / e["flops_ratio"])
+        if e["flops_max"]:  # a ratio of 0: some rank logged none
+            lo = e["flops_max"] * (1 + (ranks - 1) / e["flops_ratio"]) if e["flops_ratio"] else e["flops_max"]
             e["flops_total"] = min(max(e["flops_total"], lo), ranks * e["flops_max"])
     return ev
 
@@ -218,6 +220,11 @@ def fmt_flops(x):
     return "0" if not x else "%.3g" % x
 
 
+def fmt_ratio(e):
+    """An event's flops max/min: 'inf' where some rank logged none (PETSc prints 0)."""
+    return "inf" if e["flops_max"] and not e["flops_ratio"] else "%.1f" % e["flops_ratio"]
+
+
 def strong_tables(best):
     """Markdown: per (experiment, problem, bvp, N) the solve time, speed-up and efficiency per rank count."""
     out, groups = [], {}
@@ -302,7 +309,7 @@ def phase_tables(best):
             cell = lambda x: "%.3g s [%.1f]" % (x["time_max"], x["time_ratio"]) if x else "-"
             out.append("| %s | " % e + " | ".join(cell(rows[P]["events"].get(e)) for P in Ps) + " |")
         for e in [e for e in names if any(rows[P]["events"].get(e, {}).get("flops_max") for P in Ps)]:
-            cell = lambda x: "%s [%.1f] / %s" % (fmt_flops(x["flops_max"]), x["flops_ratio"],
+            cell = lambda x: "%s [%s] / %s" % (fmt_flops(x["flops_max"]), fmt_ratio(x),
                                                 fmt_flops(x["flops_total"])) if x else "-"
             out.append("| %s flops: busiest rank [max/min] / total | " % e + " | ".join(cell(rows[P]["events"].get(e))
                                                                            for P in Ps) + " |")
