@@ -2,13 +2,14 @@
 """Strong and weak scaling over MPI ranks, with -log_view's per-phase times and flops (issue 44; bench/README.md).
 
 Runs hamshoot under mpiexec on the rank counts given (any node: `--ranks 1,2,4,8,16`), one rank per core with
-`--bind-to core` where the rank count fits the cores (checked once with a trivial mpiexec run; `--bind-to none`
-if binding fails) and `--oversubscribe` beyond (those rows show flops and that the distribution works, not
+`--bind-to core` where the rank count fits the cores (checked once with a trivial mpiexec run; hardware threads,
+then no binding, if Open MPI refuses) and `--oversubscribe` beyond (those rows show flops and that the distribution works, not
 speed). Per run it keeps the solve time (`wall_time_s`: from summary.json with --summary json, or the same
 number, to the millisecond, from hamshoot's "wall time" line with --summary stdout, which needs no -o and
 so writes no CSV), the Newton iterations and, per -log_view event, the time on the slowest rank, the
 max/min time ratio over ranks, the flops on the busiest rank and their max/min ratio, and the total flops
-(from the event's "Total Mflop/s" column times its max time: approximate, 0 where PETSc prints 0).
+(the event's "Total Mflop/s" column times its max time, kept within what max and max/min allow: approximate;
+0 where the event logs no flops, as the band solver's events do until they call PetscLogFlops).
 
 Experiments: strong scaling of each --problems x --bvp at each --N over --ranks (shooting with M = N /
 --segments-per segments, on --shoot-ranks); with --weak-per-rank W, weak scaling of --weak-problems
@@ -22,7 +23,8 @@ are written after every run, so an interrupted script leaves what it finished.
 Output folder (--out): results.json (every run, its command and parsed events; --append adds to an
 existing one, so several invocations can share a folder and a deadline), tables.md (the tables printed:
 time, speed-up and efficiency per rank count; weak scaling; the per-phase times and flops), logs/
-(each run's stdout with -log_view; --logs puts them elsewhere). bench/scaling_model.py fits the cost model to results.json.
+(each run's stdout with -log_view; --logs puts them elsewhere). bench/scaling_model.py fits the cost model
+to results.json.
 
 Inside the chroot bundle of ../shared/tools/chroot-bundle.sh (bench/device_scaling.sh does this):
   --mpiexec "sh /path/chroot-run.sh B.tar.xz -- mpirun" --hamshoot /hs/hamshoot
