@@ -326,19 +326,20 @@ PetscErrorCode HsBandBorderSolve(PC pc, PC_HsBand *b, Vec xv, Vec yv)
 
 /* det A = det_m 2^det_e (every rank): the permutations' sign (each border row and column moved behind the
  * others after it), det B (the inner band's, m 2^e) and det S (its LU's diagonal and row interchanges).
- * *known false where B's is not known. Collective. */
+ * *known: whether it is known (after a set-up that factored by the border). Collective. */
 PetscErrorCode HsBandBorderDeterminant(PC pc, PC_HsBand *b, PetscBool *known)
 {
   HsBandBorder bd = b->bd;
+  PC_HsBand   *ib = (PC_HsBand *)bd->band->data;
   PetscReal    m;
   PetscInt     e, odd = 0, n = b->nglob, k = bd->k;
   int          x;
 
   PetscFunctionBeginUser;
   (void)pc;
-  PetscCall(HsPCGetDeterminant(bd->band, &m, &e, known));
-  if (!*known)
-    PetscFunctionReturn(0);
+  *known = PETSC_TRUE;
+  PetscCall(HsBandDeterminant(bd->band, ib)); /* det B, from the inner band's factors (quietly: not its -info line) */
+  m = ib->det_m, e = ib->det_e;
   for (PetscInt i = 0; i < k; i++) {
     odd += (n - k + i - bd->row[i]) + (n - k + i - bd->col[i]); /* moves past the non-border lines after it */
     odd += bd->piv[i] != i + 1;
