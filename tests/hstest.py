@@ -16,6 +16,7 @@ tests/CMakeLists.txt.
 """
 import sys
 
+import hs_border
 import hs_bounded
 import hs_constrained
 import hs_drivers
@@ -42,6 +43,7 @@ MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep 
 
 MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
 MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
+MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 
 
 def tests():
