@@ -44,7 +44,8 @@
  *
  * Limits: each rank needs more rows than the band is wide (a rank's rows may touch only its two
  * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row
- * and column make it the whole matrix). Outside them the PC factors by MUMPS LU instead (inner PC,
+ * and column make it the whole matrix: by default taken out of the band as a border and solved by block
+ * elimination around it, bandborder.c). Outside them the PC factors by MUMPS LU instead (inner PC,
  * said by -ksp_view and -info), or with -pc_hsband_fallback false stops with an error naming the limit.
  */
 #include "bandimpl.h"
