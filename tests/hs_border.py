@@ -15,8 +15,9 @@ PF = os.path.join(HERE, "data", "pendulum_free_T.ocp")
 
 
 def compare(args, r, tol, floor_ok):
-    """hsband (bordered) against MUMPS on the same run: (ok, message). The same Newton iterations (one more or less
-    where either stops at the noise floor and floor_ok), J^d and T to 1e-12, every state, costate and control to tol
+    """hsband (bordered) against MUMPS on the same run: (ok, message). The same Newton iterations (two more or less
+    where either stops at the noise floor and floor_ok: MUMPS itself took 15 and 16 in two runs of the same 2-rank
+    case), J^d and T to 1e-12, every state, costate and control to tol
     relative to the largest; -ksp_view says the border was used, not the fallback."""
     args = args + ["-hs_check_extremal", "no", "-hs_strategy", "newton"]
     m, _, _ = run(args + ["-hs_linear_solver", "mumps"], ranks=r)
@@ -34,7 +35,7 @@ def compare(args, r, tol, floor_ok):
               len(vals), used))
     print(msg)
     ok = (m["converged"] and b["converged"] and b["linear_solver"] == "preonly+hsband" and used
-          and abs(m["newton_iterations"] - b["newton_iterations"]) <= (1 if floor else 0)
+          and abs(m["newton_iterations"] - b["newton_iterations"]) <= (2 if floor else 0)
           and abs(m["J"] - b["J"]) <= 1e-12 * abs(m["J"]) and abs(m["T"] - b["T"]) <= 1e-12 * abs(m["T"]) * (100 if floor else 1)
           and diff <= tol and len(vals) > 1000)
     return ok, msg
@@ -46,9 +47,11 @@ def t_border():
     back to MUMPS) by the transcription, and by shooting with 1200 segments (N = 12000, 4805 unknowns), on 1, 2 and 3
     ranks, against MUMPS: the same Newton iterations, J^d and T to 1e-12, every value to 1e-10 (measured: 1e-15, the
     problem converges to |F| ~ 1e-12). The pendulum with a free T (nonlinear; N = 2000) stops at its noise floor
-    (|F| ~ 1e-8, -hs_snes_noise) where the two solvers' last iterations are round-off: one iteration more or less,
+    (|F| ~ 1e-8, -hs_snes_noise) where the two solvers' last iterations are round-off: two iterations more or less,
     J^d to 1e-12, T to 1e-10 and the values to 2e-8 (measured 1e-9 to 1e-8, as MUMPS on 1 against 2 ranks). With
-    -pc_hsband_border false the band is too wide and MUMPS is used, as before (-ksp_view says why)."""
+    -pc_hsband_border false the band is too wide and MUMPS is used, as before (-ksp_view says why); where B, the band
+    without its border, is outside the band's limits (too few rows per rank), MUMPS factors the whole matrix, with the
+    same iterations and J^d as MUMPS, and -ksp_view says why."""
     for args, ranks, tol, floor_ok in (([ "-problem", DI, "-N", "2000"], (1, 2, 3), 1e-10, False),
                                        (["-problem", DI, "-N", "12000", "-hs_bvp_type", "shooting", "-hs_shoot_segments",
                                          "1200"], (1, 2, 3), 1e-10, False),
@@ -56,6 +59,14 @@ def t_border():
         for r in ranks:
             ok, msg = compare(args, r, tol, floor_ok)
             check(ok, "bordered hsband against MUMPS: " + msg)
+    # B outside the band's limits (10 shooting segments on 6 ranks: 8 rows of B on a rank, a band 15 wide): MUMPS
+    # factors A, as before, and -ksp_view says why
+    args = ["-problem", DI, "-N", "400", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "10", "-hs_check_extremal", "no"]
+    m, _, _ = run(args + ["-hs_linear_solver", "mumps"], ranks=6)
+    b, out, _ = run(args + ["-pc_type", "hsband", "-ksp_view"], ranks=6)
+    why = re.search(r"not used: the band without its border of 1: rank \d+ has \d+ rows, too few for the band", out)
+    check(m and b and why and b["converged"] and b["newton_iterations"] == m["newton_iterations"]
+          and abs(b["J"] - m["J"]) <= 1e-12 * abs(m["J"]), "B outside the band's limits: %r" % out[-300:])
     _, out, _ = run(["-problem", DI, "-N", "2000", "-pc_type", "hsband", "-pc_hsband_border", "false", "-ksp_view",
                      "-hs_check_extremal", "no"])
     check(re.search(r"not used: the band is 800\d wide, more than 4096", out), "-pc_hsband_border false: %r" % out[-300:])
