@@ -13,7 +13,9 @@
  * diagonal. A row with more than HS_BAND_MAX_BORDER far entries is a border row; a column with a far entry in a
  * row that is not is a border column. The border is used if there are as many border rows as columns (B
  * square), 1 to HS_BAND_MAX_BORDER of them; else the plain band (HsBandLayout) as before. If B is outside the
- * band's limits or meets a zero pivot, the PC factors A by MUMPS instead, saying why (pcband.c). */
+ * band's limits, meets a zero pivot or gives a B^-1 C that is not finite (singular to working precision), the PC
+ * factors A by MUMPS instead, saying why (pcband.c). An ill-conditioned B with a finite B^-1 C is not detected:
+ * for a free T, B is the fixed-T Jacobian. */
 #include "bandimpl.h"
 
 struct _HsBandBorder {
@@ -266,8 +268,18 @@ PetscErrorCode HsBandBorderSetUp(PC pc, PC_HsBand *b, PetscBool *ok)
     PetscFunctionReturn(0);
   }
   PetscCall(Blocks(pc->pmat, bd));
-  for (PetscInt j = 0; j < bd->k; j++)
+  for (PetscInt j = 0; j < bd->k; j++) {
+    PetscReal nz;
     PetscCall(PCApply(bd->band, bd->C[j], bd->Z[j]));
+    PetscCall(VecNorm(bd->Z[j], NORM_INFINITY, &nz));
+    if (!PetscIsNormalReal(nz) && nz != 0) { /* B singular to working precision (no exact zero pivot): A may not be */
+      PetscCall(PetscSNPrintf(b->why, sizeof b->why,
+                              "the band without its border of %" PetscInt_FMT " is singular to "
+                              "working precision (B^-1 C is %g)",
+                              bd->k, (double)nz));
+      PetscFunctionReturn(0);
+    }
+  }
   for (PetscInt i = 0; i < bd->k; i++) { /* row i of S: D_i - R_i Z */
     PetscCall(VecMDot(bd->R[i], bd->k, bd->Z, bd->g));
     for (PetscInt j = 0; j < bd->k; j++)
