@@ -296,7 +296,8 @@ def t_band():
         check(got[0] and got[1] and len(got[0]) == len(got[1]) == 1 and abs(got[0][0] - got[1][0]) < 1e-8 * got[0][0],
               "branch points on %d ranks: %s" % (r, got))
     # outside its limits hsband factors by MUMPS (-pc_hsband_fallback, default), or stops with an error
-    for args, word in ((["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "2000"], "wide"),
+    for args, word in ((["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "2000", "-pc_hsband_border", "false"],
+                        "wide"), # (with its border taken out, the default, the band is used: tests/hs_border.py)
                        (["-problem", "pendulum", "-N", "400", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "2"], "too few")):
         for r in ((1, 2) if "shooting" in args else (1,)):
             if "shooting" in args and r == 1:

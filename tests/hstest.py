@@ -17,6 +17,7 @@ tests/CMakeLists.txt.
 import sys
 
 import hs_bench
+import hs_border
 import hs_bounded
 import hs_constrained
 import hs_drivers
@@ -44,6 +45,7 @@ MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep 
 MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
 MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
 MODULES += (hs_bench,)  # issue 44: the scaling benchmark's scripts
+MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 
 
 def tests():
