@@ -46,8 +46,11 @@ T0=$(date +%s)
 if [ "${1:-}" = "--prepare" ]; then
   tools=${HS_TOOLS:-$TOP/../shared/tools}
   [ -x build/hamshoot ] || { echo "device_scaling: build first (build/hamshoot)" >&2; exit 1; }
+  # HS_OLD=path/to/an/older/hamshoot: packed along as /hs/hamshoot_old, run beside this one (OLD_RANKS below)
+  [ -n "${HS_OLD:-}" ] && { cp "$HS_OLD" build/bench/hamshoot_old || exit 1; }
   mkdir -p bundle && sh "$tools/chroot-bundle.sh" build bundle/hamshoot.tar.xz && cp "$tools/chroot-run.sh" bundle/
-  exit $?
+  rc=$?; rm -f build/bench/hamshoot_old
+  exit $rc
 fi
 
 mkdir -p "$OUT" "$WORK/logs"
@@ -112,9 +115,27 @@ sw() {  # one strong_weak.py invocation sharing the results and the deadline
     2>&1 | tee -a "$OUT/progress.txt"
 }
 sw --ranks "$RANKS" --problems pendulum,kepler --N "$NS"
+# the memory bandwidth P ranks get together (bench/stream_bench.c): a bandwidth-bound phase cannot scale beyond it
+if [ "$MODE" = chroot ]; then SB=/hs/stream_bench OLDEXE=/hs/hamshoot_old OLDOUT=$HS_ROOT/hs/hamshoot_old
+else SB=$TOP/build/bench/stream_bench OLDEXE= OLDOUT=; fi
+for P in $(echo "$RANKS" | tr , ' '); do
+  [ $(( DEADLINE - $(date +%s) )) -gt 20 ] || break
+  { timeout 20 $MPIEXEC -n "$P" --bind-to core $SB 200 2>/dev/null || timeout 20 $MPIEXEC -n "$P" --bind-to none $SB 200; } 2>&1 |
+    grep stream_bench | tee -a "$OUT/machine.txt"
+done
+# the same runs by an older build (HS_OLD at --prepare), where the reduced system changed most: the comparison
+if [ -n "$OLDEXE" ] && [ -x "$OLDOUT" ]; then
+  "$PY" bench/strong_weak.py --mpiexec "$MPIEXEC" --hamshoot "$OLDEXE" --run-dir "$RUNDIR" --run-dir-outside "$OUTSIDE" \
+    --summary "$SUMMARY" --out "$OUT" --logs "$WORK/logs" --append --deadline "$DEADLINE" --no-tables \
+    --ranks "${OLD_RANKS:-4,8,16}" --problems kepler,pendulum --N "$NS" --tag old 2>&1 | tee -a "$OUT/progress.txt"
+fi
 sw --ranks "$FLOPRANKS" --problems pendulum --N "$NF" --tag flops
 sw --ranks "$RANKS" --problems pendulum --N 0 --weak-per-rank "$WEAK" --weak-problems pendulum
 sw --ranks "$SHOOTRANKS" --problems pendulum --N "$NS" --bvp shooting
+# many bodies: ncar with 64 cars (4n = 256 unknowns a node), N = 4000, the default linear solver (issue 44, item 4)
+if [ "${QUICK:-0}" = 1 ]; then NCN=400 NCK=16; else NCN=4000 NCK=64; fi
+sw --ranks 2,16 --problems ncar --N "$NCN" --extra "-p_cars $NCK" --tag ncar
+sw --ranks 4,8 --problems ncar --N "$NCN" --extra "-p_cars $NCK" --tag ncar
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" logs
 "$PY" bench/scaling_model.py "$OUT/results.json" > "$OUT/model.md" 2>&1
 cat "$OUT/tables.md" "$OUT/model.md"

@@ -214,7 +214,7 @@ PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
-    LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node
+    LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node, a free T by its bordered step; for larger node
     blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
     bvp/petscext/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
 typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP } HsLinearSolver;
