@@ -1,0 +1,518 @@
+/* hamshoot: trajectory.h5, the solution written by every rank into one HDF5 file (-hs_output_format hdf5,
+ * docs/output-format.md), and read back by -hs_init.
+ *
+ * Each rank computes the rows of the nodes it owns in Xnodes (the states, E_k - W_k, and for the intervals that
+ * begin there the controls, the costates, H^d) from its own part and the first state of the next rank's part (one
+ * row, a VecScatter), and writes them with VecView of distributed Vecs through PETSc's HDF5 viewer (collective):
+ * no rank holds more than its part of the trajectory. W_k, the discrete work before node k, is the rank's own sum
+ * plus MPI_Exscan of the ranks before it. */
+#include "hsbvpimpl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(PETSC_HAVE_HDF5) && defined(HS_HAVE_HDF5)
+#include <petscviewerhdf5.h>
+
+#define HS_H5_FORMAT "hamshoot trajectory 1" /* the attribute "format" on "/": what -hs_init knows the file by */
+
+/* The datasets of trajectory.h5 and their columns (the CSV's names): node quantities N + 1 rows, interval ones N. */
+enum { DS_T, DS_STATES, DS_EW, DS_NU, DS_TMID, DS_CONTROLS, DS_COSTATES, DS_H, DS_GAMMA, DS_COUNT };
+static const char *const DsName[DS_COUNT] = {"t",        "states",   "E_minus_W", "nu",   "t_mid",
+                                             "controls", "costates", "H",         "gamma"};
+
+/* The nodes this rank owns in Xnodes: k0 .. k0 + nn - 1; *ni the intervals that begin there (not node N). */
+static PetscErrorCode OwnedNodes(HsSolver s, PetscInt *k0, PetscInt *nn, PetscInt *ni)
+{
+  PetscInt lo, hi, w = 4 * s->prob->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(s->Xnodes, &lo, &hi));
+  *k0 = lo / w, *nn = (hi - lo) / w;
+  *ni = *nn - (*nn && *k0 + *nn == s->N + 1 ? 1 : 0);
+  PetscFunctionReturn(0);
+}
+
+/* The states of node k0 + nn (the next rank's first: x_{k+1} of this rank's last interval) into *next, a sequential
+ * Vec of 2n values (empty on the rank that owns node N). Collective. */
+static PetscErrorCode NextNodeStates(HsSolver s, PetscInt k0, PetscInt nn, Vec *next)
+{
+  PetscInt   dim = 2 * s->prob->n, want = k0 + nn <= s->N ? dim : 0;
+  IS         is;
+  VecScatter sc;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, want, next));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, want, (k0 + nn) * 2 * dim, 1, &is));
+  PetscCall(VecScatterCreate(s->Xnodes, is, *next, NULL, &sc));
+  PetscCall(VecScatterBegin(sc, s->Xnodes, *next, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, s->Xnodes, *next, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(ISDestroy(&is));
+  PetscFunctionReturn(0);
+}
+
+/* The controls of the owned intervals into U (ni x m, a distributed Vec): from s->U0 where the formulation has its
+ * own controls (ipopt: on rank 0, where they are; sent to their owners by VecSetValues), else nothing. */
+static PetscErrorCode OwnControls(HsSolver s, Vec U, PetscBool *own)
+{
+  PetscMPIInt rank;
+  PetscInt    m = s->prob->m, have = s->U0 ? 1 : 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  PetscCallMPI(MPI_Bcast(&have, 1, MPIU_INT, 0, PetscObjectComm((PetscObject)s)));
+  *own = (PetscBool)(have != 0);
+  if (!have || !U)
+    PetscFunctionReturn(0);
+  if (!rank)
+    for (PetscInt k = 0; k < s->N; k++)
+      PetscCall(VecSetValuesBlocked(U, 1, &k, s->U0 + k * m, INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(U));
+  PetscCall(VecAssemblyEnd(U));
+  PetscFunctionReturn(0);
+}
+
+/* The quantities of interval k (nodes xk, xk1, costates lk; u: the formulation's controls, at uo, or NULL) into uo (m),
+ * *H and *w (its work); NaN where an evaluation leaves the domain (the CSV's values are undefined there too). */
+static void IntervalValues(HsSolver s, PetscInt k, const PetscScalar *xk, const PetscScalar *xk1, const PetscScalar *lk,
+                           PetscBool own, PetscScalar *uo, PetscScalar *H, PetscReal *w)
+{
+  int st;
+
+  if (own)
+    st = HsDiscHamiltonianU(s->disc, (int)k, xk, xk1, lk, uo, H) || HsDiscWorkU(s->disc, xk, xk1, uo, w);
+  else
+    st = HsDiscControl(s->disc, xk, xk1, lk, uo) || HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, H) ||
+         HsDiscWork(s->disc, xk, xk1, lk, w);
+  if (st) {
+    *H = NAN, *w = NAN;
+    for (PetscInt i = 0; i < s->prob->m && !own; i++)
+      uo[i] = NAN;
+  }
+}
+
+/* The datasets' Vecs v[] (created here; NULL for those of no columns: nu and gamma without constraints) laid out as
+ * the nodes of Xnodes (the intervals: those beginning at the owned nodes). */
+static PetscErrorCode CreateDatasets(HsSolver s, PetscInt nn, PetscInt ni, Vec *v)
+{
+  PetscInt       dim = 2 * s->prob->n, m = s->prob->m, nc = s->Xmult ? s->prob->nc : 0;
+  const PetscInt bs[DS_COUNT] = {1, dim, 1, nc, 1, m, dim, 1, nc};
+
+  PetscFunctionBeginUser;
+  for (int d = 0; d < DS_COUNT; d++) {
+    PetscInt rows = d < DS_TMID ? nn : ni, all = d < DS_TMID ? s->N + 1 : s->N;
+    v[d] = NULL;
+    if (!bs[d])
+      continue;
+    PetscCall(VecCreate(PetscObjectComm((PetscObject)s), &v[d]));
+    PetscCall(VecSetSizes(v[d], rows * bs[d], all * bs[d]));
+    PetscCall(VecSetBlockSize(v[d], bs[d]));
+    PetscCall(VecSetType(v[d], VECMPI));
+    PetscCall(PetscObjectSetName((PetscObject)v[d], DsName[d]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The rows of the owned nodes and intervals from Xnodes (and Xmult) into the datasets' Vecs v[] (CreateDatasets). */
+static PetscErrorCode FillDatasets(HsSolver s, Vec *v)
+{
+  PetscInt           dim = 2 * s->prob->n, m = s->prob->m, nc = s->Xmult ? s->prob->nc : 0, k0 = 0, nn = 0, ni = 0;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)s);
+  const PetscScalar *x, *nx, *y = NULL;
+  PetscScalar       *a[DS_COUNT] = {NULL};
+  PetscReal          Wloc = 0, W0 = 0, E, w;
+  PetscMPIInt        rank;
+  PetscBool          own = PETSC_FALSE;
+  Vec                next;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(OwnedNodes(s, &k0, &nn, &ni));
+  PetscCall(CreateDatasets(s, nn, ni, v));
+  PetscCall(OwnControls(s, v[DS_CONTROLS], &own));
+  PetscCall(NextNodeStates(s, k0, nn, &next));
+  PetscCall(VecGetArrayRead(s->Xnodes, &x));
+  PetscCall(VecGetArrayRead(next, &nx));
+  if (s->Xmult)
+    PetscCall(VecGetArrayRead(s->Xmult, &y));
+  for (int d = 0; d < DS_COUNT; d++)
+    if (v[d])
+      PetscCall(VecGetArray(v[d], &a[d]));
+  for (PetscInt j = 0; j < ni; j++) { /* the intervals; a[DS_EW][j] holds the work before node k0 + j for now */
+    const PetscScalar *xk = x + j * 2 * dim, *xk1 = j + 1 < nn ? xk + 2 * dim : nx;
+    IntervalValues(s, k0 + j, xk, xk1, xk + dim, own, a[DS_CONTROLS] + j * m, &a[DS_H][j], &w);
+    a[DS_TMID][j] = s->res.T * (k0 + j + 0.5) / s->N;
+    PetscCall(PetscArraycpy(a[DS_COSTATES] + j * dim, xk + dim, dim));
+    for (PetscInt i = 0; i < nc; i++)
+      a[DS_GAMMA][j * nc + i] = y[j * 2 * nc + nc + i];
+    a[DS_EW][j] = Wloc;
+    Wloc += w;
+  }
+  if (ni < nn)
+    a[DS_EW][ni] = Wloc;
+  PetscCallMPI(MPI_Exscan(&Wloc, &W0, 1, MPIU_REAL, MPIU_SUM, comm)); /* the work before this rank's first node */
+  if (!rank)
+    W0 = 0; /* MPI_Exscan leaves rank 0's undefined */
+  for (PetscInt j = 0; j < nn; j++) {
+    const PetscScalar *xk = x + j * 2 * dim;
+    a[DS_T][j]            = s->res.T * (PetscReal)(k0 + j) / s->N;
+    a[DS_EW][j]           = HsDiscEnergy(s->disc, xk, &E) ? NAN : E - (W0 + a[DS_EW][j]);
+    PetscCall(PetscArraycpy(a[DS_STATES] + j * dim, xk, dim));
+    for (PetscInt i = 0; i < nc; i++)
+      a[DS_NU][j * nc + i] = y[j * 2 * nc + i];
+  }
+  for (int d = 0; d < DS_COUNT; d++)
+    if (v[d])
+      PetscCall(VecRestoreArray(v[d], &a[d]));
+  if (s->Xmult)
+    PetscCall(VecRestoreArrayRead(s->Xmult, &y));
+  PetscCall(VecRestoreArrayRead(next, &nx));
+  PetscCall(VecRestoreArrayRead(s->Xnodes, &x));
+  PetscCall(VecDestroy(&next));
+  PetscFunctionReturn(0);
+}
+
+/* The column names of dataset d, comma-separated (the CSV's), into buf[len]. */
+static void Columns(HsSolver s, int d, char *buf, size_t len)
+{
+  const HsProblem *P = s->prob;
+  char             name[HS_NAME_LEN + 16];
+  int              cols = d == DS_STATES || d == DS_COSTATES ? 2 * P->n : d == DS_CONTROLS ? P->m : P->nc;
+
+  buf[0] = 0;
+  if (d == DS_T || d == DS_EW || d == DS_TMID || d == DS_H) {
+    snprintf(buf, len, "%s", DsName[d]);
+    return;
+  }
+  for (int i = 0; i < cols; i++) {
+    if (d == DS_STATES || d == DS_COSTATES)
+      HsColumnName(P, d == DS_COSTATES, i, 0, name, sizeof name);
+    else
+      snprintf(name, sizeof name, "%s%d", d == DS_CONTROLS ? "u" : DsName[d], i + 1);
+    if (i)
+      HsStrAppend(buf, len, ",");
+    HsStrAppend(buf, len, name);
+  }
+}
+
+/* The file's own attributes on "/": what it is, the problem, N, T, n, m and the constraints' count. */
+static PetscErrorCode WriteRootAttributes(HsSolver s, PetscViewer v)
+{
+  PetscInt  N = s->N, n = s->prob->n, m = s->prob->m, nc = s->Xmult ? s->prob->nc : 0;
+  PetscReal T = s->res.T;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "format", PETSC_STRING, HS_H5_FORMAT));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "problem", PETSC_STRING, s->prob->name));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "N", PETSC_INT, &N));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "n", PETSC_INT, &n));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "m", PETSC_INT, &m));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "nc", PETSC_INT, &nc));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "/", "T", PETSC_REAL, &T));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverWriteTrajectoryHDF5 - the last solve's trajectory into the HDF5 file at path (created or truncated), each
+    rank writing the rows of the nodes it owns (bvp/ internal; output.c makes the temporary name and renames it).
+
+  Collective. Datasets (docs/output-format.md): t, states ((N+1) x 2n), E_minus_W, nu ((N+1) x nc) per node; t_mid,
+  controls (N x m), costates (N x 2n), H, gamma (N x nc) per interval; each with an attribute "columns" (the CSV's
+  names, comma-separated); on "/" the attributes format, problem, N, n, m, nc, T.
+@*/
+PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[])
+{
+  PetscViewer v;
+  Vec         ds[DS_COUNT];
+  char       *cols, dset[64];
+  size_t      len = (size_t)(2 * s->prob->n + s->prob->m + s->prob->nc + 2) * (HS_NAME_LEN + 16);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(len, &cols));
+  PetscCall(FillDatasets(s, ds));
+  PetscCall(PetscViewerHDF5Open(PetscObjectComm((PetscObject)s), path, FILE_MODE_WRITE, &v));
+  PetscCall(WriteRootAttributes(s, v));
+  for (int d = 0; d < DS_COUNT; d++) {
+    if (!ds[d])
+      continue;
+    PetscCall(PetscViewerHDF5SetBaseDimension2(
+        v, (PetscBool)(d == DS_STATES || d == DS_COSTATES || d == DS_CONTROLS || d == DS_NU || d == DS_GAMMA)));
+    PetscCall(VecView(ds[d], v));
+    Columns(s, d, cols, len);
+    PetscCall(PetscSNPrintf(dset, sizeof dset, "/%s", DsName[d]));
+    PetscCall(PetscViewerHDF5WriteAttribute(v, dset, "columns", PETSC_STRING, cols));
+    PetscCall(VecDestroy(&ds[d]));
+  }
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCall(PetscFree(cols));
+  PetscFunctionReturn(0);
+}
+/* The string attribute name of the object obj into buf[len]; 1 if absent, not a fixed-length string, or too long. */
+static int StringAttribute(hid_t obj, const char *name, char *buf, size_t len)
+{
+  hid_t  a, ft, mt;
+  size_t sz;
+  int    bad = 1;
+
+  if (H5Aexists(obj, name) <= 0 || (a = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+    return 1;
+  if ((ft = H5Aget_type(a)) >= 0) {
+    sz = H5Tget_size(ft);
+    if (H5Tget_class(ft) == H5T_STRING && !H5Tis_variable_str(ft) && sz > 0 && sz < len &&
+        (mt = H5Tcopy(H5T_C_S1)) >= 0) {
+      bad     = H5Tset_size(mt, sz) < 0 || H5Aread(a, mt, buf) < 0;
+      buf[sz] = 0;
+      H5Tclose(mt);
+    }
+    H5Tclose(ft);
+  }
+  H5Aclose(a);
+  return bad;
+}
+
+/* The numeric attribute name of obj (converted to double); 1 if absent or not a number. */
+static int NumberAttribute(hid_t obj, const char *name, double *x)
+{
+  hid_t a, sp;
+  int   bad = 1;
+
+  if (H5Aexists(obj, name) <= 0 || (a = H5Aopen(obj, name, H5P_DEFAULT)) < 0)
+    return 1;
+  if ((sp = H5Aget_space(a)) >= 0) {
+    hid_t ft = H5Aget_type(a);
+    bad      = H5Sget_simple_extent_npoints(sp) != 1 || ft < 0 ||
+          (H5Tget_class(ft) != H5T_INTEGER && H5Tget_class(ft) != H5T_FLOAT) || H5Aread(a, H5T_NATIVE_DOUBLE, x) < 0;
+    if (ft >= 0)
+      H5Tclose(ft);
+    H5Sclose(sp);
+  }
+  H5Aclose(a);
+  return bad || !isfinite(*x);
+}
+
+/* Dataset name of the file fid: a 2-D array rows x cols of floating-point numbers with the attribute "columns" naming
+ * the columns of kind (0 states, 1 costates) of this problem (named or generic, as the CSV reader accepts them).
+ * Returns 0, or 1 with a message. */
+static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const char *name, int kind, long long rows,
+                        char *msg, size_t len)
+{
+  hid_t   d, sp, ty;
+  hsize_t dims[3] = {0, 0, 0};
+  int     nd = -1, cls = -1, dim = 2 * P->n;
+  char   *cols, want[2][HS_NAME_LEN + 16];
+
+  if (H5Lexists(fid, name, H5P_DEFAULT) <= 0 || (d = H5Dopen2(fid, name, H5P_DEFAULT)) < 0)
+    return snprintf(msg, len, "-hs_init %s: no dataset '%s' (not a trajectory.h5 written by hamshoot)", path, name), 1;
+  if ((sp = H5Dget_space(d)) >= 0) {
+    nd = H5Sget_simple_extent_ndims(sp);
+    if (nd >= 1 && nd <= 3)
+      H5Sget_simple_extent_dims(sp, dims, NULL);
+    H5Sclose(sp);
+  }
+  if ((ty = H5Dget_type(d)) >= 0)
+    cls = H5Tget_class(ty), H5Tclose(ty);
+  if (nd != 2 || cls != H5T_FLOAT || (long long)dims[0] != rows || (long long)dims[1] != dim) {
+    snprintf(msg, len, "-hs_init %s: dataset '%s' is %s%d-D %llu x %llu, expected %lld x %d numbers (N = %lld, n = %d)",
+             path, name, cls == H5T_FLOAT ? "" : "not floating point, ", nd, (unsigned long long)dims[0],
+             (unsigned long long)dims[1], rows, dim, kind ? rows : rows - 1, P->n);
+    H5Dclose(d);
+    return 1;
+  }
+  cols = malloc((size_t)dim * (HS_NAME_LEN + 16) + 1);
+  if (!cols || StringAttribute(d, "columns", cols, (size_t)dim * (HS_NAME_LEN + 16) + 1))
+    snprintf(msg, len, "-hs_init %s: dataset '%s' has no attribute 'columns'", path, name);
+  for (int i = 0, at = 0; i < dim && !msg[0]; i++) { /* the names, in order */
+    size_t l = strcspn(cols + at, ",");
+    HsColumnName(P, kind, i, 0, want[0], sizeof want[0]);
+    HsColumnName(P, kind, i, 1, want[1], sizeof want[1]);
+    if ((strlen(want[0]) != l || strncmp(cols + at, want[0], l)) &&
+        (strlen(want[1]) != l || strncmp(cols + at, want[1], l)))
+      snprintf(msg, len,
+               "-hs_init %s: column %d of '%s' is '%.*s', this problem's is %s (a trajectory of another problem)", path,
+               i + 1, name, (int)(l < 64 ? l : 64), cols + at, want[0]);
+    at += (int)l + (cols[at + l] == ',');
+  }
+  free(cols);
+  H5Dclose(d);
+  return msg[0] != 0;
+}
+
+/* Rank 0: the file's structure checked with the HDF5 library itself, its own error printing off (a message of ours
+ * instead): an HDF5 file, the format attribute, N, n and T, the datasets' dimensions and columns. *Nsrc, *T the
+ * file's. */
+static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, PetscReal *T, char *msg, size_t len)
+{
+  H5E_auto2_t fn;
+  void       *data;
+  hid_t       fid;
+  char        fmt[64] = "", prob[HS_NAME_LEN + 1] = "";
+  double      N = -1, n = -1, t = 0;
+
+  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if ((fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+    snprintf(msg, len, "-hs_init %s: not a readable HDF5 file (not HDF5, or truncated or damaged)", path);
+  else if (StringAttribute(fid, "format", fmt, sizeof fmt) || strcmp(fmt, HS_H5_FORMAT))
+    snprintf(msg, len,
+             "-hs_init %s: an HDF5 file, but not a trajectory.h5 written by hamshoot (no attribute format = '%s')",
+             path, HS_H5_FORMAT);
+  else if (NumberAttribute(fid, "N", &N) || NumberAttribute(fid, "n", &n) || NumberAttribute(fid, "T", &t) || N < 1 ||
+           N != floor(N) || N > PETSC_MAX_INT / 8 || !(t > 0))
+    snprintf(msg, len, "-hs_init %s: the attributes N, n, T are missing or wrong (N = %g, T = %g)", path, N, t);
+  else if (n != P->n)
+    snprintf(msg, len, "-hs_init %s: written for n = %g coordinates, this problem has n = %d", path, n, P->n);
+  else if (!P->free_T && PetscAbsReal(t - P->T) > 1e-9 * PetscMax(1, PetscAbsReal(P->T)))
+    snprintf(msg, len,
+             "-hs_init %s: its final time is T = %.17g, but this problem's is T = %.17g (a trajectory of another T "
+             "or another problem)",
+             path, t, (double)P->T);
+  else if (!CheckDataset(fid, path, P, "states", 0, (long long)N + 1, msg, len))
+    CheckDataset(fid, path, P, "costates", 1, (long long)N, msg, len);
+  if (!msg[0] && !StringAttribute(fid, "problem", prob, sizeof prob) && strcmp(prob, P->name))
+    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
+                path, prob, P->name);
+  if (fid >= 0)
+    H5Fclose(fid);
+  H5Eset_auto2(H5E_DEFAULT, fn, data);
+  *Nsrc = msg[0] ? 0 : (PetscInt)N, *T = t;
+}
+
+/* Dataset name (rows x bs) into a new distributed Vec *x on every rank: each rank reads its part; then all of it into
+ * the sequential *all (VecScatterCreateToAll). */
+static PetscErrorCode LoadAll(MPI_Comm comm, PetscViewer v, const char *name, PetscInt rows, PetscInt bs, Vec *all)
+{
+  Vec        x;
+  VecScatter sc;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCreate(comm, &x));
+  PetscCall(VecSetSizes(x, PETSC_DECIDE, rows * bs));
+  PetscCall(VecSetBlockSize(x, bs));
+  PetscCall(VecSetType(x, VECMPI));
+  PetscCall(PetscObjectSetName((PetscObject)x, name));
+  PetscCall(VecLoad(x, v));
+  PetscCall(VecScatterCreateToAll(x, &sc, all));
+  PetscCall(VecScatterBegin(sc, x, *all, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, x, *all, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverReadTrajectoryHDF5 - the initial guess of -hs_init from a trajectory.h5 (HsSolverWriteTrajectoryHDF5):
+    *Nsrc intervals, nodes ((Nsrc + 1) rows (x_k, lambda_{k+1/2}) of 4n values, PetscMalloc'd, the same on every
+    rank, as HsSolverSetInitialGuess keeps them) and the file's final time *T (bvp/ internal).
+
+  Collective. Rank 0 checks the file's structure first (CheckFile: a file that is not HDF5, a truncated one, another
+  problem's, other dimensions are errors naming it); then each rank reads its part of the states and costates
+  (VecLoad), shared with all ranks.
+@*/
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
+                                          PetscReal *T)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)s);
+  PetscInt           dim  = 2 * s->prob->n, N;
+  PetscMPIInt        rank;
+  char               msg[PETSC_MAX_PATH_LEN + 256] = "";
+  PetscViewer        v;
+  Vec                X, L;
+  const PetscScalar *x, *l;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank)
+    CheckFile(path, s->prob, Nsrc, T, msg, sizeof msg);
+  PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
+  PetscCheck(!msg[0], comm, PETSC_ERR_FILE_READ, "%s", msg);
+  PetscCallMPI(MPI_Bcast(Nsrc, 1, MPIU_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(T, 1, MPIU_REAL, 0, comm));
+  N = *Nsrc;
+  PetscCall(PetscViewerHDF5Open(comm, path, FILE_MODE_READ, &v));
+  PetscCall(LoadAll(comm, v, "states", N + 1, dim, &X));
+  PetscCall(LoadAll(comm, v, "costates", N, dim, &L));
+  PetscCall(PetscViewerDestroy(&v));
+  PetscCall(PetscCalloc1((N + 1) * 2 * dim, nodes));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArrayRead(L, &l));
+  for (PetscInt k = 0; k <= N; k++)
+    for (PetscInt i = 0; i < dim; i++) {
+      (*nodes)[k * 2 * dim + i] = x[k * dim + i];
+      if (k < N)
+        (*nodes)[k * 2 * dim + dim + i] = l[k * dim + i];
+    }
+  PetscCall(VecRestoreArrayRead(L, &l));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecDestroy(&X));
+  PetscCall(VecDestroy(&L));
+  PetscFunctionReturn(0);
+}
+#else
+/*@ HsSolverWriteTrajectoryHDF5 - (this build: PETSc without HDF5) an error. Collective. @*/
+PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[])
+{
+  PetscFunctionBeginUser;
+  SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+          "-hs_output_format hdf5 (%s): this PETSc was built without HDF5; use -hs_output_format csv", path);
+}
+
+/*@ HsSolverReadTrajectoryHDF5 - (this build: PETSc without HDF5) an error. Collective. @*/
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
+                                          PetscReal *T)
+{
+  PetscFunctionBeginUser;
+  *Nsrc = 0, *nodes = NULL, *T = 0;
+  SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+          "-hs_init %s: an HDF5 file, but this PETSc was built without HDF5", path);
+}
+#endif
+
+/*@ HsSolverSetOutputFormat - sets the format of the trajectory that HsSolverWriteOutput() writes.
+
+  Not collective.
+
+  Input Parameters:
++ s      - the solver
+- format - HS_OUTPUT_FORMAT_CSV (trajectory.csv and intervals.csv, written by rank 0 from the gathered solution;
+           the default), HS_OUTPUT_FORMAT_HDF5 (trajectory.h5, each rank writing its own nodes; needs PETSc with
+           HDF5) or HS_OUTPUT_FORMAT_AUTO (hdf5 from HS_OUTPUT_HDF5_AUTO_N intervals on where PETSc has HDF5, csv
+           otherwise)
+
+  Options Database Key:
+. -hs_output_format <csv|hdf5|auto> - the same
+
+.seealso: HsSolverGetOutputFormat(), HsSolverWriteOutput(), HsSolverSetInitialGuessFromFile()
+@*/
+PetscErrorCode HsSolverSetOutputFormat(HsSolver s, HsOutputFormat format)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->out_format = format;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetOutputFormat - gets the format of the trajectory that HsSolverWriteOutput() writes, with auto
+    resolved for the solver's N (HS_OUTPUT_FORMAT_CSV or HS_OUTPUT_FORMAT_HDF5).
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. format - the format the next output uses
+
+.seealso: HsSolverSetOutputFormat()
+@*/
+PetscErrorCode HsSolverGetOutputFormat(HsSolver s, HsOutputFormat *format)
+{
+  PetscFunctionBeginUser;
+  *format = s->out_format;
+  if (*format == HS_OUTPUT_FORMAT_AUTO)
+#if defined(PETSC_HAVE_HDF5) && defined(HS_HAVE_HDF5)
+    *format = s->N >= HS_OUTPUT_HDF5_AUTO_N ? HS_OUTPUT_FORMAT_HDF5 : HS_OUTPUT_FORMAT_CSV;
+#else
+    *format = HS_OUTPUT_FORMAT_CSV;
+#endif
+  PetscFunctionReturn(0);
+}
