@@ -93,84 +93,87 @@ static void IntervalValues(HsSolver s, PetscInt k, const PetscScalar *xk, const 
   }
 }
 
-/* The datasets' Vecs v[] (created here; NULL for those of no columns: nu and gamma without constraints) laid out as
- * the nodes of Xnodes (the intervals: those beginning at the owned nodes). */
-static PetscErrorCode CreateDatasets(HsSolver s, PetscInt nn, PetscInt ni, Vec *v)
+/* What every dataset is filled from: this rank's nodes k0 .. k0 + nn - 1 (ni intervals) in x (Xnodes) and y (Xmult,
+ * or NULL), the next rank's first states nx, the formulation's controls U (or NULL: from the costates), and W0, the
+ * discrete work before node k0. */
+typedef struct {
+  PetscInt           k0, nn, ni;
+  const PetscScalar *x, *nx, *y;
+  Vec                U;
+  PetscReal          W0;
+} Part;
+
+/* Dataset d as a new distributed Vec *v (rows x bs: the owned nodes, or the intervals that begin there), named. */
+static PetscErrorCode CreateDataset(HsSolver s, const Part *p, int d, Vec *v)
 {
-  PetscInt       dim = 2 * s->prob->n, m = s->prob->m, nc = s->Xmult ? s->prob->nc : 0;
-  const PetscInt bs[DS_COUNT] = {1, dim, 1, nc, 1, m, dim, 1, nc};
+  PetscInt       dim = 2 * s->prob->n, nc = s->Xmult ? s->prob->nc : 0;
+  const PetscInt bs[DS_COUNT] = {1, dim, 1, nc, 1, s->prob->m, dim, 1, nc};
+  PetscInt       rows = d < DS_TMID ? p->nn : p->ni, all = d < DS_TMID ? s->N + 1 : s->N;
 
   PetscFunctionBeginUser;
-  for (int d = 0; d < DS_COUNT; d++) {
-    PetscInt rows = d < DS_TMID ? nn : ni, all = d < DS_TMID ? s->N + 1 : s->N;
-    v[d] = NULL;
-    if (!bs[d])
-      continue;
-    PetscCall(VecCreate(PetscObjectComm((PetscObject)s), &v[d]));
-    PetscCall(VecSetSizes(v[d], rows * bs[d], all * bs[d]));
-    PetscCall(VecSetBlockSize(v[d], bs[d]));
-    PetscCall(VecSetType(v[d], VECMPI));
-    PetscCall(PetscObjectSetName((PetscObject)v[d], DsName[d]));
-  }
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)s), v));
+  PetscCall(VecSetSizes(*v, rows * bs[d], all * bs[d]));
+  PetscCall(VecSetBlockSize(*v, bs[d]));
+  PetscCall(VecSetType(*v, VECMPI));
+  PetscCall(PetscObjectSetName((PetscObject)*v, DsName[d]));
   PetscFunctionReturn(0);
 }
 
-/* The rows of the owned nodes and intervals from Xnodes (and Xmult) into the datasets' Vecs v[] (CreateDatasets). */
-static PetscErrorCode FillDatasets(HsSolver s, Vec *v)
+/* The work of this rank's intervals summed (*W), with the formulation's controls u (NULL: from the costates). */
+static PetscErrorCode LocalWork(HsSolver s, const Part *p, const PetscScalar *u, PetscReal *W)
 {
-  PetscInt           dim = 2 * s->prob->n, m = s->prob->m, nc = s->Xmult ? s->prob->nc : 0, k0 = 0, nn = 0, ni = 0;
-  MPI_Comm           comm = PetscObjectComm((PetscObject)s);
-  const PetscScalar *x, *nx, *y = NULL;
-  PetscScalar       *a[DS_COUNT] = {NULL};
-  PetscReal          Wloc = 0, W0 = 0, E, w;
-  PetscMPIInt        rank;
-  PetscBool          own = PETSC_FALSE;
-  Vec                next;
+  PetscInt     dim = 2 * s->prob->n, m = s->prob->m;
+  PetscScalar *uo, H;
+  PetscReal    w;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(OwnedNodes(s, &k0, &nn, &ni));
-  PetscCall(CreateDatasets(s, nn, ni, v));
-  PetscCall(OwnControls(s, v[DS_CONTROLS], &own));
-  PetscCall(NextNodeStates(s, k0, nn, &next));
-  PetscCall(VecGetArrayRead(s->Xnodes, &x));
-  PetscCall(VecGetArrayRead(next, &nx));
-  if (s->Xmult)
-    PetscCall(VecGetArrayRead(s->Xmult, &y));
-  for (int d = 0; d < DS_COUNT; d++)
-    if (v[d])
-      PetscCall(VecGetArray(v[d], &a[d]));
-  for (PetscInt j = 0; j < ni; j++) { /* the intervals; a[DS_EW][j] holds the work before node k0 + j for now */
-    const PetscScalar *xk = x + j * 2 * dim, *xk1 = j + 1 < nn ? xk + 2 * dim : nx;
-    IntervalValues(s, k0 + j, xk, xk1, xk + dim, own, a[DS_CONTROLS] + j * m, &a[DS_H][j], &w);
-    a[DS_TMID][j] = s->res.T * (k0 + j + 0.5) / s->N;
-    PetscCall(PetscArraycpy(a[DS_COSTATES] + j * dim, xk + dim, dim));
-    for (PetscInt i = 0; i < nc; i++)
-      a[DS_GAMMA][j * nc + i] = y[j * 2 * nc + nc + i];
-    a[DS_EW][j] = Wloc;
-    Wloc += w;
+  PetscCall(PetscMalloc1(m, &uo));
+  *W = 0;
+  for (PetscInt j = 0; j < p->ni; j++) {
+    const PetscScalar *xk = p->x + j * 2 * dim, *xk1 = j + 1 < p->nn ? xk + 2 * dim : p->nx;
+    if (u)
+      PetscCall(PetscArraycpy(uo, u + j * m, m));
+    IntervalValues(s, p->k0 + j, xk, xk1, xk + dim, (PetscBool)(u != NULL), uo, &H, &w);
+    *W += w;
   }
-  if (ni < nn)
-    a[DS_EW][ni] = Wloc;
-  PetscCallMPI(MPI_Exscan(&Wloc, &W0, 1, MPIU_REAL, MPIU_SUM, comm)); /* the work before this rank's first node */
-  if (!rank)
-    W0 = 0; /* MPI_Exscan leaves rank 0's undefined */
-  for (PetscInt j = 0; j < nn; j++) {
-    const PetscScalar *xk = x + j * 2 * dim;
-    a[DS_T][j]            = s->res.T * (PetscReal)(k0 + j) / s->N;
-    a[DS_EW][j]           = HsDiscEnergy(s->disc, xk, &E) ? NAN : E - (W0 + a[DS_EW][j]);
-    PetscCall(PetscArraycpy(a[DS_STATES] + j * dim, xk, dim));
-    for (PetscInt i = 0; i < nc; i++)
-      a[DS_NU][j * nc + i] = y[j * 2 * nc + i];
+  PetscCall(PetscFree(uo));
+  PetscFunctionReturn(0);
+}
+
+/* The rows of dataset d of this rank into a (CreateDataset's layout); u the formulation's controls or NULL. */
+static PetscErrorCode FillDataset(HsSolver s, const Part *p, int d, const PetscScalar *u, PetscScalar *a)
+{
+  PetscInt     dim = 2 * s->prob->n, m = s->prob->m, nc = s->Xmult ? s->prob->nc : 0;
+  PetscScalar *uo, H;
+  PetscReal    W = p->W0, w, E;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(m, &uo));
+  for (PetscInt j = 0; j < (d < DS_TMID ? p->nn : p->ni); j++) {
+    const PetscScalar *xk = p->x + j * 2 * dim, *xk1 = j + 1 < p->nn ? xk + 2 * dim : p->nx;
+    if (d == DS_T)
+      a[j] = s->res.T * (PetscReal)(p->k0 + j) / s->N;
+    else if (d == DS_STATES || d == DS_COSTATES)
+      PetscCall(PetscArraycpy(a + j * dim, xk + (d == DS_COSTATES ? dim : 0), dim));
+    else if (d == DS_NU || d == DS_GAMMA)
+      for (PetscInt i = 0; i < nc; i++)
+        a[j * nc + i] = p->y[j * 2 * nc + (d == DS_GAMMA ? nc : 0) + i];
+    else if (d == DS_TMID)
+      a[j] = s->res.T * (p->k0 + j + 0.5) / s->N;
+    else if (d == DS_EW) /* E_k - W_k, W_k the work of the intervals before node k */
+      a[j] = HsDiscEnergy(s->disc, xk, &E) ? NAN : E - W;
+    if (d == DS_EW ? j < p->ni : d == DS_CONTROLS || d == DS_H) {
+      if (u)
+        PetscCall(PetscArraycpy(uo, u + j * m, m));
+      IntervalValues(s, p->k0 + j, xk, xk1, xk + dim, (PetscBool)(u != NULL), uo, &H, &w);
+      if (d == DS_CONTROLS)
+        PetscCall(PetscArraycpy(a + j * m, uo, m));
+      else if (d == DS_H)
+        a[j] = H;
+      W += w;
+    }
   }
-  for (int d = 0; d < DS_COUNT; d++)
-    if (v[d])
-      PetscCall(VecRestoreArray(v[d], &a[d]));
-  if (s->Xmult)
-    PetscCall(VecRestoreArrayRead(s->Xmult, &y));
-  PetscCall(VecRestoreArrayRead(next, &nx));
-  PetscCall(VecRestoreArrayRead(s->Xnodes, &x));
-  PetscCall(VecDestroy(&next));
+  PetscCall(PetscFree(uo));
   PetscFunctionReturn(0);
 }
 
@@ -214,40 +217,98 @@ static PetscErrorCode WriteRootAttributes(HsSolver s, PetscViewer v)
   PetscFunctionReturn(0);
 }
 
+/* Dataset d written through v (VecView of a distributed Vec, collective), with its attribute "columns" (cols, len). */
+static PetscErrorCode WriteDataset(HsSolver s, const Part *p, int d, PetscViewer v, char *cols, size_t len)
+{
+  Vec                D = NULL;
+  PetscScalar       *a;
+  const PetscScalar *u = NULL;
+  char               dset[64];
+
+  PetscFunctionBeginUser;
+  if (d == DS_CONTROLS && p->U) /* the formulation's own: written as they are */
+    D = p->U;
+  else {
+    PetscCall(CreateDataset(s, p, d, &D));
+    if (p->U)
+      PetscCall(VecGetArrayRead(p->U, &u));
+    PetscCall(VecGetArray(D, &a));
+    PetscCall(FillDataset(s, p, d, u, a));
+    PetscCall(VecRestoreArray(D, &a));
+    if (p->U)
+      PetscCall(VecRestoreArrayRead(p->U, &u));
+  }
+  PetscCall(PetscViewerHDF5SetBaseDimension2(
+      v, (PetscBool)(d == DS_STATES || d == DS_COSTATES || d == DS_CONTROLS || d == DS_NU || d == DS_GAMMA)));
+  PetscCall(VecView(D, v));
+  Columns(s, d, cols, len);
+  PetscCall(PetscSNPrintf(dset, sizeof dset, "/%s", DsName[d]));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, dset, "columns", PETSC_STRING, cols));
+  if (D != p->U)
+    PetscCall(VecDestroy(&D));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverWriteTrajectoryHDF5 - the last solve's trajectory into the HDF5 file at path (created or truncated), each
     rank writing the rows of the nodes it owns (bvp/ internal; output.c makes the temporary name and renames it).
 
   Collective. Datasets (docs/output-format.md): t, states ((N+1) x 2n), E_minus_W, nu ((N+1) x nc) per node; t_mid,
   controls (N x m), costates (N x 2n), H, gamma (N x nc) per interval; each with an attribute "columns" (the CSV's
-  names, comma-separated); on "/" the attributes format, problem, N, n, m, nc, T.
+  names, comma-separated); on "/" the attributes format, problem, N, n, m, nc, T. One dataset at a time: beside the
+  solution, a rank holds one dataset's part of its rows (and the formulation's own controls, for ipopt).
 @*/
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[])
 {
-  PetscViewer v;
-  Vec         ds[DS_COUNT];
-  char       *cols, dset[64];
-  size_t      len = (size_t)(2 * s->prob->n + s->prob->m + s->prob->nc + 2) * (HS_NAME_LEN + 16);
+  MPI_Comm           comm = PetscObjectComm((PetscObject)s);
+  Part               p    = {0, 0, 0, NULL, NULL, NULL, NULL, 0};
+  PetscViewer        v;
+  Vec                next;
+  PetscBool          own = PETSC_FALSE;
+  PetscMPIInt        rank;
+  PetscReal          W;
+  const PetscScalar *u = NULL;
+  char              *cols;
+  size_t             len = (size_t)(2 * s->prob->n + s->prob->m + s->prob->nc + 2) * (HS_NAME_LEN + 16);
 
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(len, &cols));
-  PetscCall(FillDatasets(s, ds));
-  PetscCall(PetscViewerHDF5Open(PetscObjectComm((PetscObject)s), path, FILE_MODE_WRITE, &v));
+  PetscCall(OwnedNodes(s, &p.k0, &p.nn, &p.ni));
+  if (s->prob->m) /* the formulation's own controls (ipopt), if it has them */
+    PetscCall(CreateDataset(s, &p, DS_CONTROLS, &p.U));
+  PetscCall(OwnControls(s, p.U, &own));
+  if (!own)
+    PetscCall(VecDestroy(&p.U));
+  PetscCall(NextNodeStates(s, p.k0, p.nn, &next));
+  PetscCall(VecGetArrayRead(s->Xnodes, &p.x));
+  PetscCall(VecGetArrayRead(next, &p.nx));
+  if (s->Xmult)
+    PetscCall(VecGetArrayRead(s->Xmult, &p.y));
+  if (p.U)
+    PetscCall(VecGetArrayRead(p.U, &u));
+  PetscCall(LocalWork(s, &p, u, &W));
+  if (p.U)
+    PetscCall(VecRestoreArrayRead(p.U, &u));
+  PetscCallMPI(MPI_Exscan(&W, &p.W0, 1, MPIU_REAL, MPIU_SUM, comm)); /* the work before this rank's first node */
+  if (!rank)
+    p.W0 = 0; /* MPI_Exscan leaves rank 0's undefined */
+  PetscCall(PetscViewerHDF5Open(comm, path, FILE_MODE_WRITE, &v));
   PetscCall(WriteRootAttributes(s, v));
-  for (int d = 0; d < DS_COUNT; d++) {
-    if (!ds[d])
-      continue;
-    PetscCall(PetscViewerHDF5SetBaseDimension2(
-        v, (PetscBool)(d == DS_STATES || d == DS_COSTATES || d == DS_CONTROLS || d == DS_NU || d == DS_GAMMA)));
-    PetscCall(VecView(ds[d], v));
-    Columns(s, d, cols, len);
-    PetscCall(PetscSNPrintf(dset, sizeof dset, "/%s", DsName[d]));
-    PetscCall(PetscViewerHDF5WriteAttribute(v, dset, "columns", PETSC_STRING, cols));
-    PetscCall(VecDestroy(&ds[d]));
-  }
+  for (int d = 0; d < DS_COUNT; d++)
+    if ((d != DS_NU && d != DS_GAMMA && d != DS_CONTROLS) || (d == DS_CONTROLS && s->prob->m) ||
+        (s->Xmult && s->prob->nc))
+      PetscCall(WriteDataset(s, &p, d, v, cols, len));
   PetscCall(PetscViewerDestroy(&v));
+  if (s->Xmult)
+    PetscCall(VecRestoreArrayRead(s->Xmult, &p.y));
+  PetscCall(VecRestoreArrayRead(next, &p.nx));
+  PetscCall(VecRestoreArrayRead(s->Xnodes, &p.x));
+  PetscCall(VecDestroy(&next));
+  PetscCall(VecDestroy(&p.U));
   PetscCall(PetscFree(cols));
   PetscFunctionReturn(0);
 }
+
 /* The string attribute name of the object obj into buf[len]; 1 if absent, not a fixed-length string, or too long. */
 static int StringAttribute(hid_t obj, const char *name, char *buf, size_t len)
 {
