@@ -71,6 +71,10 @@ def compare(h5tocsv, h5dir, csvdir, what, tol=1e-12, conserving=True):
     node = {"t": ["t"], "states": th[1:th.index("E_minus_W")], "E_minus_W": ["E_minus_W"]}
     inter = {"t_mid": ["t_mid"], "controls": [c for c in ih if c.startswith("u")],
              "costates": [c for c in ih if c.startswith("lambda")], "H": ["H"]}
+    if any(c.startswith("nu") for c in th):  # a constrained system's multipliers
+        node["nu"] = [c for c in th if c.startswith("nu")]
+        inter["gamma"] = [c for c in ih if c.startswith("gamma")]
+    check(sorted(sets) == sorted(list(node) + list(inter)), "%s: datasets %s" % (what, sorted(sets)))
     for table, (hdr, rows) in ((node, (th, tr)), (inter, (ih, ir))):
         for ds, names in table.items():
             cols, data = sets.get(ds, ([], []))
@@ -189,3 +193,37 @@ def t_hdf5_errors(h5tocsv):
         check(rc != 0 and "trajectory.h5" in out and open(tmp + "/mine/trajectory.h5").read() == "my results\n",
               "the user's trajectory.h5 in -o: exit %d\n%s" % (rc, out[-400:]))
         shutil.rmtree(tmp + "/x", ignore_errors=True)
+
+
+def t_hdf5_diagnostics(h5tocsv):
+    """With -hs_output_format hdf5 the diagnostics are computed by every rank on its own nodes (no gather,
+    bvp/interface/diagdist.c): summary.json's J^d, H^d mean/min/max, the H^d balance (a running cost that depends on t:
+    pendulum_tracking.ocp, H^d not constant), E - W and the suspect intervals as rank 0 computes them from the gathered
+    solution (the CSV run), to round-off, on 1 to 3 ranks, for a constrained system too."""
+    import json
+    if h5tocsv == "none":
+        return
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    probs = [["-problem", os.path.join(data, "pendulum_tracking.ocp"), "-N", "60"],
+             ["-problem", os.path.join(data, "..", "..", "problems", "double_pendulum_cartesian.ocp"), "-N", "24"]]
+    with tempfile.TemporaryDirectory() as tmp:
+        for pi, prob in enumerate(probs):
+            for ranks in (1, 2, 3):
+                s = {}
+                for f in ("csv", "hdf5"):
+                    d = "%s/p%d_%d_%s" % (tmp, pi, ranks, f)
+                    rc, out = hs(prob + ["-hs_output_format", f, "-o", d], ranks)
+                    s[f] = json.load(open(d + "/summary.json")) if rc == 0 else {}
+                    check(rc == 0, "%s %s on %d ranks: exit %d\n%s" % (prob[1], f, ranks, rc, out[-400:]))
+                a, b = s["hdf5"], s["csv"]
+                what = "%s on %d ranks" % (os.path.basename(prob[1]), ranks)
+                for key in ("J", "H_mean", "H_min", "H_max"):
+                    check(key in a and abs(a[key] - b[key]) <= 1e-12 * max(1, abs(b[key])),
+                          "%s: %s %s (hdf5) vs %s (csv)" % (what, key, a.get(key), b.get(key)))
+                for key in ("H_balance", "energy_work_spread"):  # round-off in both (conserving, energy-consistent)
+                    check(key in a and a[key] <= 1e-10 and b[key] <= 1e-10,
+                          "%s: %s %s (hdf5) vs %s (csv)" % (what, key, a.get(key), b.get(key)))
+                check(a.get("suspect_intervals", 0) == b.get("suspect_intervals", 0) and
+                      a.get("converged") is True and a.get("newton_iterations") == b.get("newton_iterations"),
+                      "%s: hdf5 %s, csv %s" % (what, {k: a.get(k) for k in ("converged", "newton_iterations")},
+                                                {k: b.get(k) for k in ("converged", "newton_iterations")}))

@@ -607,13 +607,13 @@ static int WriteBoth(HsSolver s, const char *dir, int size, const char *h5tmp, c
     close(dfd);
     return 1;
   }
-  if (VecGetArrayRead(s->X0, &x)) {
+  if (!h5tmp && VecGetArrayRead(s->X0, &x)) { /* hdf5: no gathered solution (diagdist.c) */
     close(dfd);
     return snprintf(err, errlen, "cannot read the solution"), 1;
   }
-  o.x = x;
+  o.x = h5tmp ? NULL : x;
   for (int i = 0; i < NT && !bad; i++) {
-    if (i == TE) /* the solution's array is given back after the two files that read it */
+    if (i == TE && o.x) /* the solution's array is given back after the two files that read it */
       VecRestoreArrayRead(s->X0, &x), o.x = NULL;
     if ((i == TE && !s->res.extrap.done) || (h5tmp && (i == TT || i == TI)))
       continue;
