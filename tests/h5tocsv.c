@@ -4,7 +4,7 @@
  * Output: one line "@NAME=VALUE" per attribute of "/" (strings, integers, reals with %.17g), then for each dataset
  * of "/" (in the library's order) a line "#NAME ROWS COLS COLUMNS" (COLUMNS: its attribute "columns", "-" if none;
  * COLS 1 for a 1-D dataset) and its rows, values comma-separated with %.17g. Exit 1 (a message on stderr) if the file
- * cannot be read. */
+ * cannot be read. h5tocsv --set-N FILE N rewrites the attribute N (SetN). */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,13 +79,33 @@ static herr_t Dataset(hid_t g, const char *name, const H5L_info_t *info, void *c
   return 0;
 }
 
+/* h5tocsv --set-N FILE N: the attribute N of "/" rewritten (a file whose datasets disagree with it, for the reader's
+ * test of wrong dimensions). */
+static int SetN(const char *path, const char *value)
+{
+  hid_t     f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT), a;
+  long long N = atoll(value);
+  int       bad;
+
+  if (f < 0)
+    return fprintf(stderr, "h5tocsv: cannot open %s\n", path), 1;
+  a   = H5Aopen(f, "N", H5P_DEFAULT);
+  bad = a < 0 || H5Awrite(a, H5T_NATIVE_LLONG, &N) < 0;
+  if (a >= 0)
+    H5Aclose(a);
+  H5Fclose(f);
+  return bad;
+}
+
 int main(int argc, char **argv)
 {
   hid_t f;
   int   bad;
 
+  if (argc == 4 && !strcmp(argv[1], "--set-N"))
+    return SetN(argv[2], argv[3]);
   if (argc != 2)
-    return fprintf(stderr, "usage: h5tocsv FILE\n"), 1;
+    return fprintf(stderr, "usage: h5tocsv FILE | h5tocsv --set-N FILE N\n"), 1;
   if ((f = H5Fopen(argv[1], H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
     return fprintf(stderr, "h5tocsv: cannot open %s\n", argv[1]), 1;
   bad = H5Aiterate2(f, H5_INDEX_NAME, H5_ITER_INC, NULL, RootAttribute, NULL) < 0 ||

@@ -160,7 +160,7 @@ def t_hdf5_restart(h5tocsv):
 
 def t_hdf5_errors(h5tocsv):
     """Bad -hs_init files exit non-zero with a message naming the file and the fault: text named .h5, a truncated
-    .h5, the .h5 of a problem of another n, of another T; the user's file at trajectory.h5 in -o is refused before
+    .h5, one whose datasets disagree with its N, the .h5 of a problem of another n, of another T; the user's file at trajectory.h5 in -o is refused before
     the solve (HsCheckOutputFiles) and left as it was."""
     if h5tocsv == "none":
         return
@@ -177,7 +177,10 @@ def t_hdf5_errors(h5tocsv):
         rc, _ = hs(["-problem", "kepler", "-N", "20", "-hs_output_format", "hdf5", "-o", tmp + "/kep"])
         with open(tmp + "/t4.ocp", "w") as f:
             f.write((PENDULUM_OCP % "t4").replace("T: 3", "T: 4"))
+        shutil.copy(good, tmp + "/bigN.h5")
+        subprocess.run([h5tocsv, "--set-N", tmp + "/bigN.h5", "21"], check=True)  # the datasets have 20 intervals
         cases = [(tmp + "/text.h5", pend, "not a readable HDF5 file"),
+                 (tmp + "/bigN.h5", pend, "dataset 'states' is 2-D 21 x 2, expected 22 x 2"),
                  (tmp + "/trunc.h5", pend, "not a readable HDF5 file"),
                  (tmp + "/kep/trajectory.h5", pend, "n = 3 coordinates"),
                  (good, ["-problem", tmp + "/t4.ocp"], "its final time is T = 3")]
