@@ -116,11 +116,18 @@ PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m)
   PetscInt               ns = s->res.suspect_intervals, fs = s->res.first_suspect, len;
   Vec                    X0;
   const PetscScalar     *x;
+  HsOutputFormat         fmt;
 
   PetscFunctionBeginUser;
   *m = -1;
   if (!cs->conserving && !ss->energy_consistent)
     PetscFunctionReturn(0);
+  PetscCall(HsSolverGetOutputFormat(s, &fmt));
+  if (fmt == HS_OUTPUT_FORMAT_HDF5) { /* no gather (diagdist.c); the Newton formulations only come here */
+    PetscCall(HsSolverDiagnosticsDistributed(s, X, buf));
+    *m = buf[7] != 0 ? -1 : cs->conserving ? buf[5] / PetscMax(1, buf[10]) : buf[4] / PetscMax(1, buf[9]);
+    PetscFunctionReturn(0);
+  }
   PetscCall(HsGatherToZero(X, &X0));
   PetscCall(VecGetLocalSize(X0, &len));
   if (len) {
