@@ -120,6 +120,9 @@ def t_hdf5_equals_csv(h5tocsv):
             check(rc1 == 0 and rc2 == 0, "ipopt: exit %d, %d\n%s" % (rc1, rc2, out[-400:]))
             if rc1 == 0 and rc2 == 0:
                 compare(h5tocsv, tmp + "/iph5", tmp + "/ipcsv", "ipopt, 2 ranks", conserving=False)
+        rc, _ = hs(["-problem", "pendulum", "-N", "20", "-hs_output_format", "auto", "-o", tmp + "/auto"])
+        check(rc == 0 and sorted(os.listdir(tmp + "/auto")) == ["intervals.csv", "summary.json", "trajectory.csv"],
+              "auto at N = 20 (below 1e6): CSV")
         d = os.path.join(tmp, "switch")
         hs(["-problem", "pendulum", "-N", "20", "-o", d])
         hs(["-problem", "pendulum", "-N", "20", "-hs_output_format", "hdf5", "-o", d], 2)
@@ -156,6 +159,17 @@ def t_hdf5_restart(h5tocsv):
               abs(a["J"] - b["J"]) <= 1e-10 * max(1, abs(b["J"])),
               "N = 120 from the .h5 (%s its., J %s) and from the CSV (%s its., J %s)" %
               (a.get("newton_iterations"), a.get("J"), b.get("newton_iterations"), b.get("J")))
+        # a free final time: the .h5's T attribute starts the restart, as the summary.json beside a CSV does
+        ft = ["-problem", os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "pendulum_free_T.ocp")]
+        for f in ("csv", "hdf5"):
+            hs(ft + ["-hs_output_format", f, "-o", tmp + "/ft" + f], 2)
+            rc, out = hs(ft + ["-hs_init", tmp + "/ft" + f, "-o", tmp + "/ftr" + f], 1)
+            res[f] = json.load(open(tmp + "/ftr%s/summary.json" % f)) if rc == 0 else {}
+        a, b = res["hdf5"], res["csv"]
+        check(a.get("converged") and a.get("newton_iterations") == b.get("newton_iterations") and
+              abs(a["T"] - b["T"]) <= 1e-10 * b["T"],
+              "free T restarted from the .h5 (%s its., T %s) and from the CSV (%s its., T %s)" %
+              (a.get("newton_iterations"), a.get("T"), b.get("newton_iterations"), b.get("T")))
 
 
 def t_hdf5_errors(h5tocsv):
