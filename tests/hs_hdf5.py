@@ -173,7 +173,7 @@ def t_hdf5_restart(h5tocsv):
 
 
 def t_hdf5_errors(h5tocsv):
-    """Bad -hs_init files exit non-zero with a message naming the file and the fault: text named .h5, a truncated
+    """Bad -hs_init files exit non-zero with a message naming the file and the fault: text named .h5, a FIFO, a truncated
     .h5, one whose datasets disagree with its N, the .h5 of a problem of another n, of another T; the user's file at trajectory.h5 in -o is refused before
     the solve (HsCheckOutputFiles) and left as it was."""
     if h5tocsv == "none":
@@ -193,7 +193,8 @@ def t_hdf5_errors(h5tocsv):
             f.write((PENDULUM_OCP % "t4").replace("T: 3", "T: 4"))
         shutil.copy(good, tmp + "/bigN.h5")
         subprocess.run([h5tocsv, "--set-N", tmp + "/bigN.h5", "21"], check=True)  # the datasets have 20 intervals
-        cases = [(tmp + "/text.h5", pend, "not a readable HDF5 file"),
+        os.mkfifo(tmp + "/fifo.h5")  # would block the HDF5 library's open for ever
+        cases = [(tmp + "/text.h5", pend, "not a readable HDF5 file"), (tmp + "/fifo.h5", pend, "not a regular file"),
                  (tmp + "/bigN.h5", pend, "dataset 'states' is 2-D 21 x 2, expected 22 x 2"),
                  (tmp + "/trunc.h5", pend, "not a readable HDF5 file"),
                  (tmp + "/kep/trajectory.h5", pend, "n = 3 coordinates"),

@@ -454,9 +454,13 @@ static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, Pets
   H5E_auto2_t fn;
   void       *data;
   hid_t       fid;
+  FILE       *f;
   char        fmt[64] = "", prob[HS_NAME_LEN + 1] = "";
   double      N = -1, n = -1, t = 0;
 
+  if (!(f = HsFileOpenRegular(path, "-hs_init", HS_INIT_MAX_BYTES, msg, len))) /* no FIFO, device, directory */
+    return;
+  fclose(f);
   H5Eget_auto2(H5E_DEFAULT, &fn, &data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if ((fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
