@@ -3,9 +3,11 @@
  *
  * Each rank computes the rows of the nodes it owns in Xnodes (the states, E_k - W_k, and for the intervals that
  * begin there the controls, the costates, H^d) from its own part and the first state of the next rank's part (one
- * row, a VecScatter), and writes them with VecView of distributed Vecs through PETSc's HDF5 viewer (collective):
- * no rank holds more than its part of the trajectory. W_k, the discrete work before node k, is the rank's own sum
- * plus MPI_Exscan of the ranks before it. */
+ * row, a VecScatter), into distributed Vecs, one dataset at a time, written into the file of PETSc's HDF5 viewer by
+ * hyperslab (WriteContiguous: collective; not VecView, whose one chunk of the whole dataset HDF5 allocates on every
+ * rank): no rank holds more than its part of the trajectory. W_k, the discrete work before node k, is the rank's own
+ * sum plus MPI_Exscan of the ranks before it. -hs_init: rank 0 checks the file with the HDF5 library, then every rank
+ * reads its part (VecLoad). */
 #include "hsbvpimpl.h"
 
 #include <math.h>
