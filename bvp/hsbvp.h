@@ -249,6 +249,12 @@ PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X);
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X);
 PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer);
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir);
+/** The trajectory's format in the output (HsSolverSetOutputFormat, -hs_output_format): csv (rank 0), hdf5 (one
+    trajectory.h5 written by every rank, bvp/interface/outputh5.c), auto (hdf5 from HS_OUTPUT_HDF5_AUTO_N on). */
+typedef enum { HS_OUTPUT_FORMAT_CSV, HS_OUTPUT_FORMAT_HDF5, HS_OUTPUT_FORMAT_AUTO } HsOutputFormat;
+#define HS_OUTPUT_HDF5_AUTO_N 1000000 /* -hs_output_format auto: hdf5 from this many intervals on */
+PetscErrorCode HsSolverSetOutputFormat(HsSolver s, HsOutputFormat format);
+PetscErrorCode HsSolverGetOutputFormat(HsSolver s, HsOutputFormat *format);
 PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged);
 
 /* Multiple shooting (type HSSOLVERSHOOTING; errors for other types). */
