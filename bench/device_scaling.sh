@@ -22,7 +22,7 @@
 #
 # Environment: OUT (default ./scaling-out), WORK (default /tmp/hs-scaling-work), BUDGET (seconds from the
 # start to the last run's end, default 480: no run starts that its estimate says would not fit, a run at
-# the end is killed), QUICK=1 (small sizes), RANKS (default 1,2,4,8,16), HS_ROOT, BUNDLE=1 (the bundle
+# the end is killed), QUICK=1 (small sizes), ONLY=ncar (the many-body runs alone), NCAR=0 (without them), RANKS (default 1,2,4,8,16), HS_ROOT, BUNDLE=1 (the bundle
 # even where build/hamshoot runs). The order is by importance, with the process times estimated from
 # ../shared/PERFORMANCE.md's 16-core node (solve + ~2 s of start-up and set-up a run):
 #   1. strong, transcription, N = 1e6, P = 1..16: pendulum ~25 s (solves 6.1 + 3.8 + 2.7 + 1.7 + 1.0),
@@ -114,6 +114,7 @@ sw() {  # one strong_weak.py invocation sharing the results and the deadline
     "$OUTSIDE" --summary "$SUMMARY" --out "$OUT" --logs "$WORK/logs" --append --deadline "$DEADLINE" --no-tables "$@" \
     2>&1 | tee -a "$OUT/progress.txt"
 }
+if [ "${ONLY:-}" != ncar ]; then  # ONLY=ncar: the many-body runs alone; NCAR=0: without them
 sw --ranks "$RANKS" --problems pendulum,kepler --N "$NS"
 # the memory bandwidth P ranks get together (bench/stream_bench.c): a bandwidth-bound phase cannot scale beyond it
 if [ "$MODE" = chroot ]; then SB=/hs/stream_bench OLDEXE=/hs/hamshoot_old OLDOUT=$HS_ROOT/hs/hamshoot_old
@@ -132,10 +133,13 @@ fi
 sw --ranks "$FLOPRANKS" --problems pendulum --N "$NF" --tag flops
 sw --ranks "$RANKS" --problems pendulum --N 0 --weak-per-rank "$WEAK" --weak-problems pendulum
 sw --ranks "$SHOOTRANKS" --problems pendulum --N "$NS" --bvp shooting
+fi
+if [ "${NCAR:-1}" = 1 ]; then
 # many bodies: ncar with 64 cars (4n = 256 unknowns a node), N = 4000, the default linear solver (issue 44, item 4)
 if [ "${QUICK:-0}" = 1 ]; then NCN=400 NCK=16; else NCN=4000 NCK=64; fi
 sw --ranks 2,16 --problems ncar --N "$NCN" --extra "-p_cars $NCK" --tag ncar
 sw --ranks 4,8 --problems ncar --N "$NCN" --extra "-p_cars $NCK" --tag ncar
+fi
 tar -C "$WORK" -czf "$OUT/logs.tar.gz" logs
 "$PY" bench/scaling_model.py "$OUT/results.json" > "$OUT/model.md" 2>&1
 cat "$OUT/tables.md" "$OUT/model.md"
