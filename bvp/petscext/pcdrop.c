@@ -34,19 +34,23 @@
 #include <petsc/private/pcimpl.h>
 
 typedef struct {
-  PC               inner;             /* the factorization of P */
-  Mat              P, src;            /* P, and the operator (and its nonzero state) P is of */
+  PC               inner;  /* the factorization of P */
+  Mat              P, src; /* P, and the operator (and its nonzero state) P is of */
   PetscObjectState src_state;
-  char            *keep;              /* keep[e]: the e-th stored entry of the local rows (MatGetRow's order) is in P */
-  PetscInt         nstored, nkeep;    /* local entries stored, and kept (the ones in keep) */
-  PetscInt        *kstart;            /* local row i's kept entries: kcol/kval[kstart[i] .. kstart[i+1]) */
-  PetscInt        *kcol, kcap;        /* kcol and kval have room for kcap entries */
+  char            *keep;           /* keep[e]: the e-th stored entry of the local rows (MatGetRow's order) is in P */
+  PetscInt         nstored, nkeep; /* local entries stored, and kept (the ones in keep) */
+  PetscInt        *kstart;         /* local row i's kept entries: kcol/kval[kstart[i] .. kstart[i+1]) */
+  PetscInt        *kcol, kcap;     /* kcol and kval have room for kcap entries */
   PetscScalar     *kval;
-  PetscReal        tol;               /* -pc_hsdrop_tol */
-  PetscInt         icntl14;           /* MUMPS' workspace relaxation in use */
-  PetscInt         kept, total;       /* entries kept and stored, all ranks (at the last new pattern) */
-  PetscInt         patterns;          /* P's patterns so far */
-  PetscInt         regrow, maxits;    /* -pc_hsdrop_regrow; the most Krylov iterations of a solve since the set-up */
+  PetscReal        tol;              /* -pc_hsdrop_tol */
+  PetscInt         icntl14;          /* MUMPS' workspace relaxation in use */
+  PetscInt         kept, total;      /* entries kept and stored, all ranks (at the last new pattern) */
+  PetscInt         patterns;         /* P's patterns so far */
+  PetscInt         regrow, maxits;   /* -pc_hsdrop_regrow; the most Krylov iterations of a solve since the set-up */
+  PetscBool        match, match_set; /* -pc_hsdrop_match (unset: on for more than one rank) */
+  PetscInt        *colrow, sign;     /* the matching (dropmatch.c): column j of P is column colrow[j] of P Q; sign(Q) */
+  VecScatter       unperm;           /* y[j] = z[colrow[j]] */
+  Vec              z;
 } PC_HsDrop;
 
 static PetscErrorCode Forget(PC_HsDrop *d)
@@ -56,7 +60,10 @@ static PetscErrorCode Forget(PC_HsDrop *d)
   PetscCall(MatDestroy(&d->src));
   PetscCall(PetscFree2(d->keep, d->kstart));
   PetscCall(PetscFree2(d->kcol, d->kval));
-  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0;
+  PetscCall(PetscFree(d->colrow));
+  PetscCall(VecScatterDestroy(&d->unperm));
+  PetscCall(VecDestroy(&d->z));
+  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0, d->sign = 1;
   PetscFunctionReturn(0);
 }
 
@@ -131,6 +138,52 @@ static PetscErrorCode Gather(PC_HsDrop *d, Mat A)
   PetscFunctionReturn(0);
 }
 
+/* P's columns relabelled by the matching (if any): j -> colrow[j], each row sorted again. */
+static PetscErrorCode Relabel(PC_HsDrop *d, PetscInt m)
+{
+  PetscFunctionBeginUser;
+  if (!d->colrow)
+    PetscFunctionReturn(0);
+  for (PetscInt e = 0; e < d->kstart[m]; e++)
+    d->kcol[e] = d->colrow[d->kcol[e]];
+  for (PetscInt i = 0; i < m; i++)
+    PetscCall(
+        PetscSortIntWithScalarArray(d->kstart[i + 1] - d->kstart[i], d->kcol + d->kstart[i], d->kval + d->kstart[i]));
+  PetscFunctionReturn(0);
+}
+
+/* A new pattern: the matching of its kept entries (dropmatch.c) and the scatter y[j] = z[colrow[j]] of the apply,
+   if -pc_hsdrop_match (by default: on more than one rank). Collective. */
+static PetscErrorCode Match(PC pc, PC_HsDrop *d, Mat A)
+{
+  PetscInt    rs, re, M;
+  PetscMPIInt size;
+  IS          from, to;
+  Vec         y;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(d->colrow));
+  PetscCall(VecScatterDestroy(&d->unperm));
+  PetscCall(VecDestroy(&d->z));
+  d->sign = 1;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!(d->match_set ? d->match : size > 1))
+    PetscFunctionReturn(0);
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(PetscMalloc1(M, &d->colrow));
+  PetscCall(HsDropMatch(PetscObjectComm((PetscObject)A), M, re - rs, d->kstart, d->kcol, d->kval, d->colrow, &d->sign));
+  PetscCall(MatCreateVecs(A, &d->z, &y));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, re - rs, d->colrow + rs, PETSC_COPY_VALUES, &from));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, re - rs, rs, 1, &to));
+  PetscCall(VecScatterCreate(d->z, from, y, to, &d->unperm));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  PetscCall(VecDestroy(&y));
+  PetscCall(PetscInfo(pc, "hsdrop: rows matched to columns (-pc_hsdrop_match)\n"));
+  PetscFunctionReturn(0);
+}
+
 /* P from the gathered CSR: a new matrix when the pattern grew (the inner PC starts over: a new
  * analysis), else the values into the same one. Collective. */
 static PetscErrorCode Fill(PC_HsDrop *d, Mat A, PetscBool grew)
@@ -178,6 +231,7 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
       PetscCall(HsMumpsConfigure(F, d->icntl14));
 #if defined(PETSC_HAVE_MUMPS)
       PetscCall(MatMumpsSetIcntl(F, 33, 1));
+      PetscCall(MatMumpsSetIcntl(F, 7, HS_DROP_MUMPS_ORDERING)); /* -mat_mumps_icntl_7 overrides */
 #endif
     }
     PetscCall(PCSetUp(d->inner));
@@ -188,8 +242,9 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
 #endif
     if (!HsMumpsWorkspaceShort(info, d->icntl14, &next) || attempt >= HS_MUMPS_RETRIES)
       break;
-    PetscCall(PetscInfo(pc, "hsdrop: MUMPS INFOG(1) = %" PetscInt_FMT ": ICNTL(14) %" PetscInt_FMT " -> %" PetscInt_FMT "\n",
-                        info, d->icntl14, next));
+    PetscCall(
+        PetscInfo(pc, "hsdrop: MUMPS INFOG(1) = %" PetscInt_FMT ": ICNTL(14) %" PetscInt_FMT " -> %" PetscInt_FMT "\n",
+                  info, d->icntl14, next));
     d->icntl14 = next;
     PetscCall(PCReset(d->inner));
     PetscCall(PCSetOperators(d->inner, d->P, d->P));
@@ -204,6 +259,7 @@ static PetscErrorCode PCSetUp_HsDrop(PC pc)
   PC_HsDrop       *d = pc->data;
   PetscObjectState state;
   PetscBool        grew;
+  PetscInt         mloc;
 
   PetscFunctionBeginUser;
   pc->failedreason = PC_NOERROR;
@@ -214,10 +270,15 @@ static PetscErrorCode PCSetUp_HsDrop(PC pc)
   PetscCall(Gather(d, pc->pmat));
   grew      = (PetscBool)(grew || !d->P);
   d->maxits = 0;
+  if (grew)
+    PetscCall(Match(pc, d, pc->pmat));
+  PetscCall(MatGetLocalSize(pc->pmat, &mloc, NULL));
+  PetscCall(Relabel(d, mloc));
   PetscCall(Fill(d, pc->pmat, grew));
   if (grew) {
-    PetscCall(PetscInfo(pc, "hsdrop: pattern %" PetscInt_FMT ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (tol %g)\n",
-                        d->patterns, d->kept, d->total, (double)d->tol));
+    PetscCall(PetscInfo(
+        pc, "hsdrop: pattern %" PetscInt_FMT ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (tol %g)\n",
+        d->patterns, d->kept, d->total, (double)d->tol));
     PetscCall(PCReset(d->inner)); /* a new P: a new analysis */
     PetscCall(PCSetOperators(d->inner, d->P, d->P));
   }
@@ -244,7 +305,13 @@ static PetscErrorCode PCApply_HsDrop(PC pc, Vec x, Vec y)
   PC_HsDrop *d = pc->data;
 
   PetscFunctionBeginUser;
-  PetscCall(PCApply(d->inner, x, y));
+  if (!d->colrow) {
+    PetscCall(PCApply(d->inner, x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PCApply(d->inner, x, d->z)); /* P Q z = x, y = Q z */
+  PetscCall(VecScatterBegin(d->unperm, d->z, y, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(d->unperm, d->z, y, INSERT_VALUES, SCATTER_FORWARD));
   PetscFunctionReturn(0);
 }
 
@@ -255,16 +322,23 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
 
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Dropped-entry LU (hsdrop, bvp/petscext/pcdrop.c)");
-  PetscCall(PetscOptionsReal("-pc_hsdrop_tol", "entries |a_ij| <= tol max_j |a_ij| are left out of the factored "
+  PetscCall(PetscOptionsReal("-pc_hsdrop_tol",
+                             "entries |a_ij| <= tol max_j |a_ij| are left out of the factored "
                              "matrix (the Krylov method iterates on the whole operator)",
                              "PCHsDrop", d->tol, &d->tol, NULL));
-  PetscCall(PetscOptionsInt("-pc_hsdrop_regrow", "after a Krylov solve of more iterations, the next set-up adds the "
+  PetscCall(PetscOptionsInt("-pc_hsdrop_regrow",
+                            "after a Krylov solve of more iterations, the next set-up adds the "
                             "entries now above tol to the factored matrix (a new analysis)",
                             "PCHsDrop", d->regrow, &d->regrow, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsdrop_match",
+                             "permute the factored matrix' columns by a row-to-column matching "
+                             "(dropmatch.c; default: on more than one rank, where MUMPS' ICNTL(6) is not applied)",
+                             "PCHsDrop", d->match, &d->match, &d->match_set));
   PetscOptionsHeadEnd();
   PetscCheck(d->tol >= 0 && d->tol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-pc_hsdrop_tol %g: must be in [0, 1)", (double)d->tol);
-  PetscCall(PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
+  PetscCall(
+      PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
   PetscCall(PCSetOptionsPrefix(d->inner, prefix));
   PetscCall(PCAppendOptionsPrefix(d->inner, "hsdrop_"));
   PetscCall(PCSetFromOptions(d->inner));
@@ -282,9 +356,13 @@ static PetscErrorCode PCView_HsDrop(PC pc, PetscViewer viewer)
     PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  drops |a_ij| <= %g max_j |a_ij|", (double)d->tol));
   if (d->P)
-    PetscCall(PetscViewerASCIIPrintf(viewer, ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (%.3g%%; pattern %" PetscInt_FMT ")",
-                                     d->kept, d->total, 100.0 * (double)d->kept / (double)d->total, d->patterns));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "\n  factored by:\n"));
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (%.3g%%; pattern %" PetscInt_FMT ")", d->kept,
+        d->total, 100.0 * (double)d->kept / (double)d->total, d->patterns));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  if (d->colrow)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  columns permuted by a row-to-column matching (-pc_hsdrop_match)\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  factored by:\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PCView(d->inner, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -343,6 +421,7 @@ static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool
 {
   PetscFunctionBeginUser;
   PetscCall(HsPCGetDeterminant(((PC_HsDrop *)pc->data)->inner, m, e, known));
+  *m *= (PetscReal)((PC_HsDrop *)pc->data)->sign; /* det P = det(P Q) sign(Q) */
   PetscFunctionReturn(0);
 }
 
@@ -368,7 +447,8 @@ PetscErrorCode PCCreate_HsDrop(PC pc)
   d->tol     = HS_DROP_TOL_DEFAULT;
   d->icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   d->regrow  = HS_DROP_REGROW_DEFAULT;
-  pc->data = d;
+  d->sign    = 1;
+  pc->data   = d;
   PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &d->inner));
   PetscCall(PCSetType(d->inner, PCLU));
 #if defined(PETSC_HAVE_MUMPS)
