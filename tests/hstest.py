@@ -24,6 +24,7 @@ import hs_extremal2
 import hs_formulations
 import hs_free_time
 import hs_guard
+import hs_manybody
 import hs_models
 import hs_orders
 import hs_problems
@@ -42,6 +43,7 @@ MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep 
 
 MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
 MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
+MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 
 
 def tests():

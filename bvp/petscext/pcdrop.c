@@ -416,12 +416,22 @@ static PetscErrorCode GetDropped(PC pc, PC *inner, PetscInt *kept, PetscInt *sto
 }
 
 /* HsPCGetDeterminant for hsdrop ("HsPCGetDeterminant_C"): its LU's (that of J less its dropped entries, asked for
-   always). Collective. */
+   always), times the sign of the matching's column permutation (-pc_hsdrop_match). Collective. */
 static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known)
 {
+  PC_HsDrop *d = pc->data;
+  Mat        F;
+
   PetscFunctionBeginUser;
-  PetscCall(HsPCGetDeterminant(((PC_HsDrop *)pc->data)->inner, m, e, known));
-  *m *= (PetscReal)((PC_HsDrop *)pc->data)->sign; /* det P = det(P Q) sign(Q) */
+  PetscCall(HsPCGetMumpsFactor(d->inner, &F));
+  if (!F || d->sign == 1) {
+    PetscCall(HsPCGetDeterminant(d->inner, m, e, known));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(HsMumpsDeterminant(F, m, e, known)); /* of P Q: det P = det(P Q) sign(Q) */
+  *m = -*m;
+  if (*known)
+    PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsdrop)\n", (double)*m, *e));
   PetscFunctionReturn(0);
 }
 
