@@ -70,3 +70,21 @@ def t_manybody_pivots():
     print("beta 1e-9, 2 ranks: Newton %s / %s, max diff %.1e" % (m and m["newton_iterations"], d and d["newton_iterations"], diff))
     check(ok and abs(m["newton_iterations"] - d["newton_iterations"]) <= 1 and diff <= 1e-7,
           "beta 1e-9 on 2 ranks: hsdrop with the matching against MUMPS")
+
+
+def t_manybody_det():
+    """The branch-point test's determinant through the matching: on 2 ranks hsdrop factors P Q (Q the matching's
+    column permutation) and reports det P = det(P Q) sign(Q). For the pendulum (N = 41) that sign is -1 (the line
+    says '(hsdrop)'; for ncar it is +1, the case of the test 'drop'). The determinants equal those of MUMPS' LU of
+    the whole Jacobian to 1e-9 along an arclength continuation."""
+    prob = ["-problem", "pendulum", "-p_g", "9", "-hs_continue", "g", "-hs_continue_from", "9.5"]
+    dets = {}
+    for ls in ("drop", "mumps"):
+        _, out, _ = run(prob + ["-N", "41", "-hs_continue_steps", "2", "-hs_continue_type", "arclength",
+                                "-hs_check_extremal", "no", "-hs_linear_solver", ls, "-info"], ranks=2)
+        dets[ls] = [(float(m) * 2.0 ** int(e), src) for m, e, src in re.findall(r"det J = ([0-9.e+-]+) 2\^(-?\d+) \((\w+)\)", out)]
+    print("pendulum: determinants by hsdrop %s, by MUMPS %s" % (dets["drop"][:2], dets["mumps"][:2]))
+    check(dets["drop"] and len(dets["drop"]) == len(dets["mumps"])
+          and all(abs(a - b) <= 1e-9 * abs(b) for (a, _), (b, _) in zip(dets["drop"], dets["mumps"]))
+          and all(src == "hsdrop" for _, src in dets["drop"]),
+          "pendulum: hsdrop's determinants (through the matching, sign -1) equal MUMPS'")
