@@ -87,54 +87,53 @@ static PetscErrorCode Layout(PC_HsDrop *d, Mat A)
   PetscFunctionReturn(0);
 }
 
-/* If allowed, one pass over A's local rows in which an entry above tol times its row's largest (or on
- * the diagonal) joins the kept ones (which stay kept: P's pattern only grows, so it cannot flip between
- * two); *grew: on some rank an entry joined. Collective. */
-static PetscErrorCode Mark(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool *grew)
+/* Room in kcol and kval for need entries, the first nz kept. */
+static PetscErrorCode Grow(PC_HsDrop *d, PetscInt nz, PetscInt need)
 {
-  PetscInt           rs, re, ncols, e = 0;
+  PetscInt    *c;
+  PetscScalar *v;
+
+  PetscFunctionBeginUser;
+  if (need <= d->kcap)
+    PetscFunctionReturn(0);
+  need = PetscMax(need, 2 * d->kcap);
+  PetscCall(PetscMalloc2(need, &c, need, &v));
+  PetscCall(PetscArraycpy(c, d->kcol, nz));
+  PetscCall(PetscArraycpy(v, d->kval, nz));
+  PetscCall(PetscFree2(d->kcol, d->kval));
+  d->kcol = c, d->kval = v, d->kcap = need;
+  PetscFunctionReturn(0);
+}
+
+/* One pass over A's local rows: if allowed, an entry above tol times its row's largest (or on the diagonal)
+ * joins the kept ones (which stay kept: P's pattern only grows, so it cannot flip between two); then the row's
+ * kept entries are copied, as CSR of the local rows (kstart, kcol, kval; global columns). *grew: on some rank an
+ * entry joined. Collective. */
+static PetscErrorCode MarkGather(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool *grew)
+{
+  PetscInt           rs, re, ncols, e = 0, nz = 0;
   const PetscInt    *cols;
   const PetscScalar *vals;
   PetscBool          g = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  for (PetscInt r = rs; r < re && allow; r++) {
+  for (PetscInt r = rs; r < re; r++) {
     PetscReal big = 0;
     PetscCall(MatGetRow(A, r, &ncols, &cols, &vals));
-    for (PetscInt j = 0; j < ncols; j++)
+    for (PetscInt j = 0; j < ncols && allow; j++)
       big = PetscMax(big, PetscAbsScalar(vals[j]));
-    for (PetscInt j = 0; j < ncols; j++, e++)
-      if (!d->keep[e] && (cols[j] == r || PetscAbsScalar(vals[j]) > d->tol * big))
-        d->keep[e] = 1, d->nkeep++, g = PETSC_TRUE;
-    PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
-  }
-  PetscCallMPI(MPIU_Allreduce(&g, grew, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-  PetscFunctionReturn(0);
-}
-
-/* The kept entries' columns and values, as CSR of the local rows (kstart, kcol, kval; global columns). */
-static PetscErrorCode Gather(PC_HsDrop *d, Mat A)
-{
-  PetscInt           rs, re, ncols, e = 0, nz = 0;
-  const PetscInt    *cols;
-  const PetscScalar *vals;
-
-  PetscFunctionBeginUser;
-  if (d->nkeep > d->kcap) {
-    PetscCall(PetscFree2(d->kcol, d->kval));
-    PetscCall(PetscMalloc2(d->nkeep, &d->kcol, d->nkeep, &d->kval));
-    d->kcap = d->nkeep;
-  }
-  PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  for (PetscInt r = rs; r < re; r++) {
-    PetscCall(MatGetRow(A, r, &ncols, &cols, &vals));
+    for (PetscInt j = 0; j < ncols && allow; j++)
+      if (!d->keep[e + j] && (cols[j] == r || PetscAbsScalar(vals[j]) > d->tol * big))
+        d->keep[e + j] = 1, d->nkeep++, g = PETSC_TRUE;
+    PetscCall(Grow(d, nz, nz + ncols));
     for (PetscInt j = 0; j < ncols; j++, e++)
       if (d->keep[e])
         d->kcol[nz] = cols[j], d->kval[nz++] = vals[j];
     PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
     d->kstart[r - rs + 1] = nz;
   }
+  PetscCallMPI(MPIU_Allreduce(&g, grew, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   PetscFunctionReturn(0);
 }
 
@@ -266,8 +265,7 @@ static PetscErrorCode PCSetUp_HsDrop(PC pc)
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (d->src != pc->pmat || d->src_state != state)
     PetscCall(Layout(d, pc->pmat));
-  PetscCall(Mark(d, pc->pmat, (PetscBool)(!d->P || d->maxits > d->regrow), &grew));
-  PetscCall(Gather(d, pc->pmat));
+  PetscCall(MarkGather(d, pc->pmat, (PetscBool)(!d->P || d->maxits > d->regrow), &grew));
   grew      = (PetscBool)(grew || !d->P);
   d->maxits = 0;
   if (grew)
