@@ -28,6 +28,11 @@
  * first iterate, lambda = 0, the Gonzalez terms of a nonlinear problem vanish; chain2d's pattern grows
  * from 3 % to 27 % of the stored entries once they appear.) Each set-up scans the stored entries once.
  * Memory: one byte per stored entry, and P (with a copy of its CSR arrays).
+ *
+ * On more than one rank (-pc_hsdrop_match) P's columns are permuted by a row-to-column matching
+ * (dropmatch.c) for each new pattern: MUMPS applies its own (ICNTL(6)) only to a matrix held on one
+ * rank, and without it its threshold pivoting delayed thousands of pivots on the chain (issue 44).
+ * The inner MUMPS LU is asked for the AMF ordering (HS_DROP_MUMPS_ORDERING).
  */
 #include "hspetscext.h"
 
