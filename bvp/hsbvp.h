@@ -223,6 +223,7 @@ typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MU
 #define HS_DROP_KSP_RTOL 1e-12   /* GMRES around hsdrop: -ksp_rtol, -ksp_max_it */
 #define HS_DROP_KSP_MAXIT 100
 #define HS_DROP_REGROW_DEFAULT 5 /* -pc_hsdrop_regrow */
+#define HS_DROP_MUMPS_ORDERING 2 /* MUMPS' ICNTL(7) for hsdrop: AMF (fewer flops than PORD for ncar; issue 44) */
 PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
 PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
 PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg);

@@ -27,6 +27,7 @@ import hs_formulations
 import hs_free_time
 import hs_guard
 import hs_hdf5
+import hs_manybody
 import hs_models
 import hs_orders
 import hs_problems
@@ -48,6 +49,7 @@ MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
 MODULES += (hs_bench,)  # issue 44: the scaling benchmark's scripts
 MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5
+MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 
 
 def tests():
