@@ -22,7 +22,7 @@
 #
 # Environment: OUT (default ./scaling-out), WORK (default /tmp/hs-scaling-work), BUDGET (seconds from the
 # start to the last run's end, default 480: no run starts that its estimate says would not fit, a run at
-# the end is killed), QUICK=1 (small sizes), ONLY=ncar (the many-body runs alone), NCAR=0 (without them), RANKS (default 1,2,4,8,16), HS_ROOT, BUNDLE=1 (the bundle
+# the end is killed), QUICK=1 (small sizes), ONLY=ncar (the many-body runs alone), NCAR=0 (without them), STRONG_ONLY=1, RANKS (default 1,2,4,8,16), HS_ROOT, BUNDLE=1 (the bundle
 # even where build/hamshoot runs). The order is by importance, with the process times estimated from
 # ../shared/PERFORMANCE.md's 16-core node (solve + ~2 s of start-up and set-up a run):
 #   1. strong, transcription, N = 1e6, P = 1..16: pendulum ~25 s (solves 6.1 + 3.8 + 2.7 + 1.7 + 1.0),
@@ -130,9 +130,11 @@ if [ -n "$OLDEXE" ] && [ -x "$OLDOUT" ]; then
     --summary "$SUMMARY" --out "$OUT" --logs "$WORK/logs" --append --deadline "$DEADLINE" --no-tables \
     --ranks "${OLD_RANKS:-4,8,16}" --problems kepler,pendulum --N "$NS" --tag old 2>&1 | tee -a "$OUT/progress.txt"
 fi
+if [ "${STRONG_ONLY:-0}" != 1 ]; then  # STRONG_ONLY=1: the strong runs (and the many-body ones) alone
 sw --ranks "$FLOPRANKS" --problems pendulum --N "$NF" --tag flops
 sw --ranks "$RANKS" --problems pendulum --N 0 --weak-per-rank "$WEAK" --weak-problems pendulum
 sw --ranks "$SHOOTRANKS" --problems pendulum --N "$NS" --bvp shooting
+fi
 fi
 if [ "${NCAR:-1}" = 1 ]; then
 # many bodies: ncar with 64 cars (4n = 256 unknowns a node), N = 4000, the default linear solver (issue 44, item 4)
