@@ -9,9 +9,21 @@ repeated runs the fastest, as in strong_weak.py's tables):
 
   a  interior work per node: SNESFunctionEval + SNESJacobianEval + HsBandLayout + HsBandElim + HsBandSolve,
      fitted (least squares through 0) against N / P; the slowest rank's time, so imbalance raises it;
-  b  one level of the reduced system: HsBandReduced against log2 P (least squares through 0, P > 1), the cost
-     of block cyclic reduction's levels (a neighbour exchange and a few dense block operations each);
+  b  one level of the reduced system: its own work, HsBandRedFactor + HsBandRedSolve (the merges and the solves'
+     sweeps; HsBandReduced where a build has no finer events) against log2 P (least squares through 0, P > 1),
+     the cost of block cyclic reduction's levels (a neighbour exchange and a few dense block operations each);
+     the rest of HsBandReduced is the fast ranks' wait for the slowest elimination (imbalance, shown as "wait",
+     not fitted: it is part of the slowest rank's interior time already);
   c  the rest (wall_time_s less the phases: line search, norms, convergence test, latency), its mean.
+
+A node-saturated prediction beside it: a fitted through the origin mixes one rank's per-node cost with 16 ranks'
+(which share the node's memory bandwidth: bench/stream_bench), and c is not constant (it holds N / P work: norms,
+the line search's vector operations). For P beyond the largest measured P (a full node, P_node ranks) the whole
+iteration's per-node cost there, a_node = (wall / it - reduced) / (N / P), is used, each further node bringing its
+own bandwidth, plus --latency seconds per message (4 a level and Newton iteration: the factorization's rows and ids
+up, the solve's right-hand side up and values down; 2 us default, an inter-node MPI latency):
+T(P) = a_node N / P + (b + 4 latency) log2 P; its efficiency against one rank (a_1 N, a_1 the 1-rank run's wall per
+node) and against one full node (T(P_node) P_node / (P T(P))): what more nodes add beyond the node's own limit.
 
 Each is fitted to its own phase; the sum is checked against the measured wall time per iteration at every
 run (the residuals), and a joint least-squares fit of the three to the wall time alone is printed beside it.
@@ -51,9 +63,14 @@ def points(runs, problem):
             continue
         k, e = r["newton_iterations"], r["events"]
         t = lambda n: e.get(n, {}).get("time_max", 0.0) / k
-        interior, reduced, total = sum(t(n) for n in INTERIOR), t("HsBandReduced"), r["wall_time_s"] / k
+        interior, total = sum(t(n) for n in INTERIOR), r["wall_time_s"] / k
+        if "HsBandRedFactor" in e:  # the cyclic reduction's own work; the rest of HsBandReduced is waiting
+            reduced = t("HsBandRedFactor") + t("HsBandRedSolve")
+            wait = max(t("HsBandReduced") - t("HsBandRedFactor"), 0.0)
+        else:
+            reduced, wait = t("HsBandReduced"), 0.0
         pts.append(dict(P=r["ranks"], N=r["N"], name=r["name"], interior=interior, reduced=reduced, total=total,
-                        other=total - interior - reduced))
+                        wait=wait, other=total - interior - reduced))
     return pts
 
 
@@ -102,7 +119,7 @@ def model(a, b, c, N, P):
     return a * N / P + b * math.log2(P) + c
 
 
-def report(problem, pts, Ns):
+def report(problem, pts, Ns, latency=2e-6):
     """The fit, its residuals and the predictions for one problem, markdown lines."""
     a, b, c, power, joint = fit(pts)
     out = ["## %s (transcription; seconds per Newton iteration)\n" % problem,
@@ -113,13 +130,13 @@ def report(problem, pts, Ns):
     if power:
         out.append("reduced phase as r P^k: r = %.4g s, k = %.2f (k near 0 with a log2 P growth; 3 for a dense "
                    "gathered LU of P blocks)" % power)
-    out += ["", "| run | P | N | interior (fit) | reduced (fit) | other | wall / it | model | residual |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    out += ["", "| run | P | N | interior (fit) | reduced (fit) | wait | other | wall / it | model | residual |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for p in sorted(pts, key=lambda p: (p["N"], p["P"])):
         m = model(a, b, c, p["N"], p["P"])
-        out.append("| %s | %d | %d | %.4g (%.4g) | %.4g (%.4g) | %.4g | %.4g | %.4g | %+.0f %% |" % (
+        out.append("| %s | %d | %d | %.4g (%.4g) | %.4g (%.4g) | %.4g | %.4g | %.4g | %.4g | %+.0f %% |" % (
             p["name"], p["P"], p["N"], p["interior"], a * p["N"] / p["P"], p["reduced"], b * math.log2(p["P"]),
-            p["other"], p["total"], m, 100 * (m - p["total"]) / p["total"]))
+            p["wait"], p["other"], p["total"], m, 100 * (m - p["total"]) / p["total"]))
     out += ["", "Predicted (per Newton iteration; efficiency T(1) / (P T(P)), T(1) = a N + c):", "",
             "| N | P | T(P) log2 model | efficiency | T(P) reduced as r P^k | efficiency |", "|---|---|---|---|---|---|"]
     for N in Ns:
@@ -130,6 +147,20 @@ def report(problem, pts, Ns):
             out.append("| %.0e | %d | %.4g s | %.0f %% | %s | %s |" % (
                 N, P, t, 100 * t1 / (P * t), "%.4g s" % tp if tp else "-", "%.1f %%" % (100 * t1 / (P * tp))
                 if tp else "-"))
+    node = max(pts, key=lambda p: (p["P"], p["N"]))
+    ones = [p for p in pts if p["P"] == 1]
+    a_node = (node["total"] - node["reduced"]) / (node["N"] / node["P"])
+    a_1 = ones[0]["total"] / ones[0]["N"] if ones else a_node
+    lev = b + 4 * latency
+    out += ["", "Node-saturated: a_node = %.4g s a node at P_node = %d (%.2fx one rank's %.4g), b + 4 latency = %.3g s a "
+            "level:" % (a_node, node["P"], a_node / a_1, a_1, lev), "",
+            "| N | P | T(P) | efficiency against 1 rank | against 1 node | reduced levels |", "|---|---|---|---|---|---|"]
+    for N in Ns:
+        tn = a_node * N / node["P"] + lev * math.log2(node["P"])
+        for P in PREDICT_P:
+            t = a_node * N / P + lev * math.log2(P)
+            out.append("| %.0e | %d | %.4g s | %.0f %% | %.0f %% | %.2g s |" % (
+                N, P, t, 100 * a_1 * N / (P * t), 100 * tn * node["P"] / (P * t), lev * math.log2(P)))
     return out + [""]
 
 
@@ -165,6 +196,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--problems", default="", help="default: every problem with transcription runs")
     ap.add_argument("--N", default="1e6,1e8", help="the N of the predictions")
+    ap.add_argument("--latency", type=float, default=2e-6, help="seconds a message between nodes (node-saturated model)")
     a = ap.parse_args()
     runs = json.load(open(a.results))["runs"]
     probs = a.problems.split(",") if a.problems else sorted({r["problem"] for r in runs})
@@ -174,7 +206,7 @@ def main():
         if len({p["P"] for p in pts}) < 2:
             out.append("## %s: fewer than 2 rank counts measured (not oversubscribed, transcription): no fit\n" % prob)
             continue
-        out += report(prob, pts, [float(x) for x in a.N.split(",")])
+        out += report(prob, pts, [float(x) for x in a.N.split(",")], a.latency)
     out += flops_report(runs)
     print("\n".join(out))
 
