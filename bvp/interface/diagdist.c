@@ -8,6 +8,33 @@
  * the values differ from the gathered path's by round-off. */
 #include "hsbvpimpl.h"
 
+/*@ HsIntervalSuspect - whether interval k (nodes a, b: 2n states each) may cross a singularity of the problem's data (a
+ * pole of the potential that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the
+ * midpoint rule grad E((a + b)/2) . (b - a) agree to O(h^3) for a smooth E, and a pole crossed between the nodes makes
+ * them differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
+ * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). bvp/ internal
+ * (diagnostics.c, diagdist.c); not collective. @*/
+PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
+                            PetscReal *xm, PetscReal *g)
+{
+  PetscInt  dim = 2 * P->n;
+  PetscReal lin = 0, dE = Eb - Ea, diff;
+
+  if (!P->E.grad)
+    return PETSC_FALSE;
+  for (PetscInt i = 0; i < dim; i++)
+    xm[i] = 0.5 * (a[i] + b[i]);
+  if (P->E.grad(xm, g, P->ctx))
+    return PETSC_TRUE;
+  for (PetscInt i = 0; i < dim; i++)
+    lin += g[i] * (b[i] - a[i]);
+  if (PetscIsInfOrNanReal(lin))
+    return PETSC_TRUE;
+  diff = PetscAbsReal(dE - lin);
+  return (PetscBool)(diff > 0.5 * PetscMax(PetscAbsReal(dE), PetscAbsReal(lin)) &&
+                     diff > 1e-2 * (1 + PetscAbsReal(Ea) + PetscAbsReal(Eb)));
+}
+
 /* The ghosts of the nodes k0 .. k0 + nn - 1 of X (node layout, N + 1 nodes): the whole row of node k0 - 1 (4n values,
  * if k0 > 0) and the states of node k0 + nn (2n, if k0 + nn <= N), in this order, into the sequential *g. */
 static PetscErrorCode Ghosts(HsSolver s, Vec X, PetscInt k0, PetscInt nn, Vec *g)

@@ -4,33 +4,6 @@
  * the number of ranks beyond the solution's own round-off. */
 #include "hsbvpimpl.h"
 
-/*@ HsIntervalSuspect - whether interval k (nodes a, b: 2n states each) may cross a singularity of the problem's data (a
- * pole of the potential that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the
- * midpoint rule grad E((a + b)/2) . (b - a) agree to O(h^3) for a smooth E, and a pole crossed between the nodes makes
- * them differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
- * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). bvp/ internal
- * (diagnostics.c, diagdist.c); not collective. @*/
-PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
-                            PetscReal *xm, PetscReal *g)
-{
-  PetscInt  dim = 2 * P->n;
-  PetscReal lin = 0, dE = Eb - Ea, diff;
-
-  if (!P->E.grad)
-    return PETSC_FALSE;
-  for (PetscInt i = 0; i < dim; i++)
-    xm[i] = 0.5 * (a[i] + b[i]);
-  if (P->E.grad(xm, g, P->ctx))
-    return PETSC_TRUE;
-  for (PetscInt i = 0; i < dim; i++)
-    lin += g[i] * (b[i] - a[i]);
-  if (PetscIsInfOrNanReal(lin))
-    return PETSC_TRUE;
-  diff = PetscAbsReal(dE - lin);
-  return (PetscBool)(diff > 0.5 * PetscMax(PetscAbsReal(dE), PetscAbsReal(lin)) &&
-                     diff > 1e-2 * (1 + PetscAbsReal(Ea) + PetscAbsReal(Eb)));
-}
-
 /* Sums over the gathered node array x on rank 0 into out[0..6] = J^d, mean H^d, min H^d, max H^d,
  * E - W spread, H balance, and out[7] = 1 if an evaluation left the domain; out[9], out[10]: the sizes of the terms
  * of E - W (max |E_k| + max |W_k|) and of H^d (max over intervals of |L^d| + |lambda| |x_{k+1} - x_k| / h, the size
