@@ -217,10 +217,11 @@ static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure
  * together (a clean exit 1). Collective: every rank has the same options. */
 static PetscErrorCode ErrorTimeoutOption(void)
 {
-  char        buf[64], *end;
+  char        buf[64];
   const char *raw = NULL;
   PetscBool   set;
-  double      v;
+  double      v = 0;
+  int         why;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_error_timeout", buf, sizeof buf, &set));
@@ -231,9 +232,8 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "option -hs_error_timeout: its value has %zu characters, more than the %zu it may have", strlen(raw),
              sizeof buf - 1);
-  v = strtod(buf, &end);
-  PetscCheck(end != buf && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s: expected a number",
-             buf);
+  why = HsParseReal(buf, &v); /* decimal only (no 0x10, nan, inf) */
+  PetscCheck(!why, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s %s", buf, HsParseRealWhy(why));
   PetscCheck(v > 0 && v <= 86400, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_error_timeout %s must lie in (0, 86400] seconds (a rank that failed alone waits that long for the "
              "others before it aborts the job)",

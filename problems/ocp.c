@@ -827,6 +827,26 @@ static int OcpNew(int n, int npar, Ocp **op)
   return HS_SUCCESS;
 }
 
+/* One end of a parameter's range at b (spaces first): a decimal number, inf, +inf or -inf, into *v; the text after it,
+ * or NULL (strtod had also taken hexadecimal, nan, infinity). */
+static char *RangeEnd(char *b, double *v)
+{
+  size_t n;
+  char   num[64];
+
+  b += strspn(b, " \t");
+  n = strcspn(b, " \t,])");
+  if ((n == 3 && !strncmp(b, "inf", 3)) || (n == 4 && (!strncmp(b, "+inf", 4) || !strncmp(b, "-inf", 4)))) {
+    *v = b[0] == '-' ? -INFINITY : INFINITY;
+    return b + n;
+  }
+  if (HsDecimalLength(b, 1) != n || n >= sizeof num)
+    return NULL;
+  memcpy(num, b, n), num[n] = 0;
+  *v = strtod(num, NULL);
+  return isfinite(*v) ? b + n : NULL;
+}
+
 /* The range of 'param NAME: expr in [a, b]' (or '(a, b)', '[a, b)', '(a, b]'; a, b numbers, inf or
  * -inf): cut off the value text at " in " (*val ends there), the closed range in *lo, *hi (an open
  * end is the next double inside), and its text. No range: [-1e300, 1e300], help NULL. */
@@ -845,16 +865,14 @@ static int OcpRange(Src *s, char *val, int vcol, double *lo, double *hi, char **
   if (!r)
     return 0;
   {
-    const char *b = r + 2, *bad = "expected 'in [low, high]' with low <= high (numbers, inf or -inf), got '%s'";
-    int         col = vcol + (int)(r - val);
-    char        close;
+    char *b = r + 2, *bad = "expected 'in [low, high]' with low <= high (decimal numbers, inf or -inf), got '%s'";
+    int   col = vcol + (int)(r - val);
+    char  close;
     while (isspace((unsigned char)*b))
       b++;
-    *lo = strtod(b + 1, &end);
-    if (end == b + 1 || *(end += strspn(end, " \t")) != ',')
+    if (!(end = RangeEnd(b + 1, lo)) || *(end += strspn(end, " \t")) != ',')
       return Fail(s, col, bad, r);
-    *hi = strtod(end + 1, &end2);
-    if (end2 == end + 1)
+    if (!(end2 = RangeEnd(end + 1, hi)))
       return Fail(s, col, bad, r);
     end2 += strspn(end2, " \t");
     close = *end2;

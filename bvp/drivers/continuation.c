@@ -383,6 +383,8 @@ static PetscErrorCode StartsAndSteps(PetscOptionItems *PetscOptionsObject, Petsc
   PetscCall(PetscMalloc1(*ns + 1, steps));
   for (PetscInt k = 0; k <= *ns; k++)
     (*steps)[k] = HS_CONTINUATION_STEPS_DEFAULT;
+  PetscCall(HsOptionsCheckRealList(PetscOptionsObject->comm, PetscOptionsObject->options, PetscOptionsObject->prefix,
+                                   "-hs_continue_from"));
   PetscCall(PetscOptionsRealArray("-hs_continue_from", "start values of the -hs_continue names",
                                   "HsContinuationAddStage", *from, nf, fset));
   PetscCall(PetscOptionsIntArray("-hs_continue_steps", "steps per name (one value: the same for all; default 10)",

@@ -82,7 +82,7 @@ static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, 
 /* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
 static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
-  char      buf[PETSC_MAX_PATH_LEN], *end;
+  char      buf[PETSC_MAX_PATH_LEN];
   PetscBool flg;
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
@@ -98,8 +98,15 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
                             "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
                             "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
   if (flg) {
-    double v = strtod(buf, &end);
-    PetscCheck(end != buf && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
+    size_t n   = HsDecimalLength(buf, 1); /* decimal only: strtod took 0x10 as 16 */
+    double v   = -1;
+    char  *end = buf + n;
+    if (n && n < 64) {
+      char num[64];
+      memcpy(num, buf, n), num[n] = 0;
+      v = strtod(num, NULL);
+    }
+    PetscCheck(n && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
                PETSC_ERR_ARG_WRONG,
                "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", buf);
     PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
@@ -273,14 +280,17 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(buf, s->strategy_continue, sizeof buf));
   for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    char     *eq = strchr(tok, '='), *end;
+    char     *eq = strchr(tok, '=');
+    double    d  = 0;
+    int       why;
     PetscReal v;
     PetscBool known = PETSC_FALSE;
     PetscCheck(eq, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: '%s' is not NAME=FROM", tok);
     *eq = 0;
-    v   = strtod(eq + 1, &end);
-    PetscCheck(end != eq + 1 && !*end && !PetscIsInfOrNanReal(v), comm, PETSC_ERR_ARG_WRONG,
-               "-hs_strategy_continue: the start of %s, '%s', is not a number", tok, eq + 1);
+    why = HsParseReal(eq + 1, &d); /* decimal only (no 0x1p3, nan, inf) */
+    v   = (PetscReal)d;
+    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: the start of %s, '%s', %s", tok, eq + 1,
+               HsParseRealWhy(why));
     for (int i = 0; s->prob && i < s->prob->nparams; i++)
       known = (PetscBool)(known || !strcmp(s->prob->params[i].name, tok));
     PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: problem '%s' has no parameter '%s'",
