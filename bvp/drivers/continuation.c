@@ -763,10 +763,15 @@ static PetscErrorCode RunStages(HsContinuation c)
                           "continuation %s = %-10.6g %s after %" PetscInt_FMT " Newton iterations\n", t0->name,
                           (double)v0, r.converged ? "converged" : "NOT converged", r.newton_iterations));
   if (!r.converged) {
-    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                            "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
-                            "problem",
-                            t0->name, (double)v0, r.status));
+    PetscCall(HsSolverBudgetSpent(s, &stop)); /* its fallbacks cut short by the budget: not a hard start */
+    stop = (PetscBool)(stop && s->strategy == HS_STRATEGY_AUTO);
+    PetscCall(
+        PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                      stop ? "continuation: the first solve (%s = %g) did not converge (%s) before -hs_strategy_time "
+                             "(%g s) was spent in its fallbacks; give it more time (or 0: no budget)"
+                           : "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
+                             "problem",
+                      t0->name, (double)v0, r.status, (double)s->strategy_time));
     PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "continuation: its first solve (%s = %g) failed", t0->name,
                             (double)v0));
     PetscFunctionReturn(0);
