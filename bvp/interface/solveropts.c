@@ -121,6 +121,46 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
   PetscFunctionReturn(0);
 }
 
+/* A formulation with a solve of its own (IPOPT) has no Newton solve: the keys only Newton reads do nothing there. The
+ * main solver's (no prefix; a sub-solver's keys are deferred, HsOptionsWarnUnused) hamshoot keys among them are an
+ * error, as any key the chosen formulation does not use (docs/reliability.md); PETSc's -snes_, -ksp_ and -pc_ keys (a
+ * pseudo-arclength continuation solves its bordered systems with the KSP: -ksp_, -pc_ then count) get a warning. */
+static PetscErrorCode CheckNewtonKeys(HsSolver s)
+{
+  static const char *const ours[] = {"-hs_snes_noise", "-hs_snes_polish", "-hs_linear_solver",
+                                     "-hs_in_place",   "-hs_strategy",    "-hs_strategy_continue"};
+  const char              *prefix, *type;
+  char                    *all, *save = NULL, arclength[32] = "";
+  PetscBool                has, help;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)s, &prefix));
+  PetscCall(PetscOptionsHasHelp(((PetscObject)s)->options, &help));
+  if (!s->ops->solve || (prefix && prefix[0]) || help)
+    PetscFunctionReturn(0);
+  type = ((PetscObject)s)->type_name;
+  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+    PetscCall(PetscOptionsHasName(((PetscObject)s)->options, NULL, ours[i], &has));
+    PetscCheck(!has, comm, PETSC_ERR_ARG_WRONG,
+               "option %s does nothing with -hs_bvp_type %s: it has no Newton solve (its own keys are -hs_%s_*); leave "
+               "it out",
+               ours[i], type, type);
+  }
+  PetscCall(
+      PetscOptionsGetString(((PetscObject)s)->options, NULL, "-hs_continue_type", arclength, sizeof arclength, NULL));
+  PetscCall(PetscOptionsGetAll(((PetscObject)s)->options, &all));
+  for (char *tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+    if (!strncmp(tok, "-snes_", 6) ||
+        (strcmp(arclength, "arclength") && (!strncmp(tok, "-ksp_", 5) || !strncmp(tok, "-pc_", 4))))
+      PetscCall(PetscPrintf(comm,
+                            "hamshoot: warning: option %s does nothing with -hs_bvp_type %s (no Newton solve: its keys "
+                            "are -hs_%s_*)\n",
+                            tok, type, type));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
 /* -help: the keys of every registered formulation other than s's, each in its own section. */
 static PetscErrorCode HelpOtherTypes(HsSolver s)
 {
@@ -428,6 +468,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   HsOptionsCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
   PetscOptionsEnd();
   PetscCall(HelpOtherTypes(s));
+  PetscCall(CheckNewtonKeys(s));
   s->setfromoptionscalled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
