@@ -99,7 +99,8 @@ PetscErrorCode HsContinuationDestroy(HsContinuation *c)
 . name  - a parameter of the problem, "reach" (0 <= from <= 1: the fixed terminal states x0 + reach (xT - x0)) or
           "log_weight" (R is 10^log_weight times the problem's, target 0; |from| <= HS_LOG_WEIGHT_MAX)
 . from  - the start value
-- steps - the number of steps, steps >= 1 (HS_CONTINUATION_STEPS_DEFAULT = 10 in -hs_continue_steps)
+- steps - the number of steps, 1 <= steps <= HS_CONTINUATION_STEPS_MAX (1e7; HS_CONTINUATION_STEPS_DEFAULT = 10 in
+          -hs_continue_steps)
 
   Options Database Keys:
 + -hs_continue <NAME[,NAME...]> - the stages' names
@@ -120,7 +121,8 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
-  PetscCheck(steps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_continue_steps %" PetscInt_FMT " must be >= 1", steps);
+  PetscCheck(steps >= 1 && steps <= HS_CONTINUATION_STEPS_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_continue_steps %" PetscInt_FMT " must lie in [1, %d]", steps, HS_CONTINUATION_STEPS_MAX);
   PetscCall(PetscRealloc(sizeof(Stage) * (size_t)(c->nstages + 1), &c->stage));
   t = &c->stage[c->nstages];
   PetscCall(PetscMemzero(t, sizeof *t));
