@@ -666,8 +666,9 @@ static int Found(Parser *P, const char **s)
   if (isalnum((unsigned char)*t) || *t == '_' || *t == '.')
     while (isalnum((unsigned char)t[k]) || t[k] == '_' || t[k] == '.')
       k++;
-  else
-    k = 1;
+  else /* one character: a UTF-8 sequence whole (a Unicode minus had been cut to its first byte, printed alone) */
+    for (k = 1; k < 4 && ((unsigned char)t[k] & 0xC0) == 0x80;)
+      k++;
   *s = t;
   return k;
 }

@@ -1804,6 +1804,30 @@ int HsProblemReadFile(const char *path, char **text, size_t *len, char *msg, int
   return HS_SUCCESS;
 }
 
+/* The bytes of a problem file before they are read: a NUL byte, or a CR that ends no CRLF (old Mac line ends read as
+ * one line, or text overprinted on a terminal), is an error; a UTF-8 byte-order mark (Windows editors) is skipped. */
+static int CheckText(Src *s, const char **text, size_t *len)
+{
+  const char *t = *text, *nul = memchr(t, 0, *len);
+
+  if (nul) {
+    s->line = 1;
+    for (const char *c = t; c < nul; c++)
+      s->line += *c == '\n';
+    return Fail(s, 1, "a NUL byte: a problem file is text");
+  }
+  if (*len >= 3 && !memcmp(t, "\xef\xbb\xbf", 3))
+    *text += 3, *len -= 3, t += 3;
+  for (size_t i = 0; i < *len; i++)
+    if (t[i] == '\r' && (i + 1 == *len || t[i + 1] != '\n')) {
+      s->line = 1;
+      for (size_t j = 0; j < i; j++)
+        s->line += t[j] == '\n';
+      return Fail(s, 1, "a carriage return that ends no CRLF line: lines end in LF or CRLF");
+    }
+  return 0;
+}
+
 /*@ HsProblemCreateFromText - a problem from the bytes of a problem file (docs/problem-format.md),
     as HsProblemCreateFromFile does.
 
@@ -1822,16 +1846,11 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   Ocp       *o    = NULL;
   HsProblem *p    = NULL;
   int       *node = NULL, kin = -1, n, npar, nlet, const_mass = 0, ret, over;
-  const char *nul = memchr(text, 0, len);
 
   *prob = NULL;
   memset(&K, 0, sizeof K);
-  if (nul) {
-    s.line = 1;
-    for (const char *c = text; c < nul; c++)
-      s.line += *c == '\n';
-    return Fail(&s, 1, "a NUL byte: a problem file is text");
-  }
+  if ((ret = CheckText(&s, &text, &len)))
+    return ret;
   if (!len) {
     snprintf(msg, (size_t)msglen, "%s: the problem file is empty", path);
     return HS_EPARSE;
