@@ -32,7 +32,8 @@ static void OnSignal(int sig) { hs_signal = sig; }
 
 /*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT asks every solve to stop after its
     current Newton iteration and write a checkpoint (HsSolverSetCheckpoint); a second one ends the
-    process as usual. Call after PetscInitialize() (PETSc installs handlers of its own).
+    process as usual; SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc
+    installs handlers of its own).
     Not collective.
 @*/
 PetscErrorCode HsInstallInterruptHandlers(void)
@@ -46,6 +47,10 @@ PetscErrorCode HsInstallInterruptHandlers(void)
   sigemptyset(&sa.sa_mask);
   PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS,
              "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* a reader of stdout that went away ('hamshoot | head -1'): its writes fail (EPIPE), the run goes on to write -o
+     (PETSc's handler had aborted the job on SIGPIPE, the results lost) */
+  PetscCheck(signal(SIGPIPE, SIG_IGN) != SIG_ERR, PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot ignore SIGPIPE: %s",
+             strerror(errno));
   PetscFunctionReturn(0);
 }
 
