@@ -292,9 +292,10 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(HsSolverSetProblem(*solver, *prob));
   PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &x));
   PetscCall(HsSolverSetMonitor(*solver, (PetscBool)!quiet));
-  if (out[0] && !x.compare) { /* checkpoints go next to the output they will become */
+  if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
+                                            default directory; -hs_compare's had gone to ./hamshoot-checkpoint) */
     char dir[PETSC_MAX_PATH_LEN];
-    PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out));
+    PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out[0] ? out : x.compare ? "compare" : "study"));
     PetscCall(HsSolverSetCheckpoint(*solver, dir, 0, 0));
   }
   PetscCall(HsSolverSetFromOptions(*solver));
