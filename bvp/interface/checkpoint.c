@@ -30,7 +30,8 @@ static volatile sig_atomic_t hs_signal = 0;
 
 static void OnSignal(int sig) { hs_signal = sig; }
 
-/*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT asks every solve to stop after its
+/*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
+    warning) asks every solve to stop after its
     current Newton iteration and write a checkpoint (HsSolverSetCheckpoint); a second one ends the
     process as usual; SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc
     installs handlers of its own).
@@ -45,8 +46,12 @@ PetscErrorCode HsInstallInterruptHandlers(void)
   sa.sa_handler = OnSignal;
   sa.sa_flags   = SA_RESETHAND | SA_RESTART; /* the second signal: default action */
   sigemptyset(&sa.sa_mask);
-  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS,
-             "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* also the signals a scheduler or a session sends before it ends a job (Slurm's --signal=USR1@T, LSF's warning
+     action, a CPU-time limit's SIGXCPU, the hang-up of a closed terminal): they had ended the run without a checkpoint
+     (USR1, USR2, XCPU: their default action) or by PETSc's handler ('Caught signal number 1 Hang up', MPI_ABORT) */
+  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL) &&
+                 !sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
+             PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
   /* a reader of stdout that went away ('hamshoot | head -1'): its writes fail (EPIPE), the run goes on to write -o
      (PETSc's handler had aborted the job on SIGPIPE, the results lost) */
   PetscCheck(signal(SIGPIPE, SIG_IGN) != SIG_ERR, PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot ignore SIGPIPE: %s",
