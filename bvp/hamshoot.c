@@ -164,6 +164,10 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   if (!reached && why[0]) /* the solver holds the last converged step (or the failed first solve) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: %s\n", why));
   PetscCall(HsSolverGetResults(solver, &res));
+  if (out[0] && res.converged && (reached || !why[0]) && (CheckExtremal(solver, x) || x->extrapolate))
+    PetscCall(HsSolverWriteOutput(solver, out)); /* now, and again after: IPOPT's set-up in the extremal check does not
+                                                    poll for a signal (98 s at kepler N = 40000), and a scheduler's
+                                                    SIGKILL after its grace time had lost the converged solution */
   if (res.converged && (reached || !why[0]) && CheckExtremal(solver, x))
     PetscCall(HsSolverCheckExtremal(solver));
   if (x->extrapolate && res.converged && (reached || !why[0]))
