@@ -996,7 +996,7 @@ def case_thirteenth_round(tmp):
     check(rc == 0 and rc2 == 0 and jb is not None and jb == jp, "a byte-order mark: exit %d, J %s vs %s\n%s" %
           (rc, jb, jp, text[-300:]))
     rows = open(os.path.join(d, "plain", "trajectory.csv")).read().split("\n")
-    for name, edit in (("hx", lambda r: r.replace(",", ",0x0p0+", 1) if r and r[0].isdigit() else r),
+    for name, edit in (("hx", lambda r: ",".join([r.split(",")[0], "0x0p0"] + r.split(",")[2:])),  # q1(0) = 0 exactly
                        ("sp", lambda r: r.replace(",", " , \t") if r and r[0].isdigit() else r)):
         os.makedirs(os.path.join(d, name))
         for f in ("summary.json", "intervals.csv"):
@@ -1005,12 +1005,22 @@ def case_thirteenth_round(tmp):
             fh.write("\n".join([rows[0]] + [edit(r) for r in rows[1:2]] + rows[2:]) if name == "hx" else
                      "\n".join([rows[0]] + [edit(r) for r in rows[1:]]))
     rc, text = run_in(["-problem", "plain.ocp", "-N", "20", "-hs_init", "hx/trajectory.csv"], cwd=d)
-    check(rc == 1 and "hx/trajectory.csv:2: value 2 ('0x0p0+" in text and "is not a decimal number" in text,
+    check(rc == 1 and "hx/trajectory.csv:2: value 2 ('0x0p0') is not a decimal number" in text,
           "-hs_init with a hexadecimal field: exit %d\n%s" % (rc, text[-300:]))
     rc, text = run_in(["-problem", "plain.ocp", "-N", "20", "-hs_init", "sp/trajectory.csv", "-o", "spo"], cwd=d)
     check(rc == 0 and summary_of(os.path.join(d, "spo")).get("newton_iterations") == 0,  # the solution read exactly
           "-hs_init with spaces around its fields: exit %d, %s Newton iterations\n%s" %
           (rc, summary_of(os.path.join(d, "spo")).get("newton_iterations"), text[-300:]))
+    # a checkpoint's parameter written in hexadecimal (9.81 exactly): not a value hamshoot writes, refused
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
+    cj = os.path.join(d, "ck", "checkpoint.json")
+    with open(cj) as fh:
+        meta = fh.read()
+    with open(cj, "w") as fh:
+        fh.write(meta.replace('"g": 9.81', '"g": %s' % (9.81).hex()))
+    rc2, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ck"], cwd=d)
+    check(rc == 0 and '"g": 9.81' in meta and rc2 == 1 and "the checkpoint has parameter g = nan" in text,
+          "a checkpoint's parameter in hexadecimal: exit %d\n%s" % (rc2, text[-300:]))
     # a continuation's first solve cut short by -hs_strategy_time: the budget is named, not a hard start
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_continue", "g", "-hs_continue_from", "9.81", "-p_g", "20",
                        "-snes_max_it", "1", "-hs_strategy_time", "1e-6", "-hs_check_extremal", "no"], cwd=d)

@@ -775,8 +775,13 @@ static PetscErrorCode CheckParameters(HsSolver s, const char *dir, const char *j
     double      v = NAN;
     snprintf(key, sizeof key, "\"%s\": ", s->prob->params[i].name);
     p = strstr(obj, key);
-    if (p && end && p < end)
-      v = strtod(p + strlen(key), NULL);
+    if (p && end && p < end) { /* decimal only, as written: strtod also reads 0x1p3 */
+      char *e;
+      p += strlen(key);
+      v = strtod(p, &e);
+      if ((size_t)(e - p) != HsDecimalLength(p, 1))
+        v = NAN;
+    }
     PetscCheck(v == *s->prob->params[i].value, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
                "-hs_restart %s: the checkpoint has parameter %s = %.15g, this run %.15g (resume with the options of the "
                "interrupted run)", dir, s->prob->params[i].name, v, *s->prob->params[i].value);
@@ -912,7 +917,8 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
     *value         = pv ? (PetscReal)strtod(pv, &e2) : NAN;
     *step          = pd ? (PetscReal)strtod(pd, &e3) : NAN;
     *stage         = (PetscInt)k; /* numbers only, the stage in range (checked below) */
-    if (!ps || e1 == ps || !pv || e2 == pv || !pd || e3 == pd || k > PETSC_MAX_INT)
+    if (!ps || e1 == ps || !pv || e2 == pv || !pd || e3 == pd || k > PETSC_MAX_INT ||
+        (size_t)(e2 - pv) != HsDecimalLength(pv, 1) || (size_t)(e3 - pd) != HsDecimalLength(pd, 1)) /* decimal only */
       *stage = -1;
   }
   (void)p;
