@@ -296,6 +296,10 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(HsSolverSetProblem(*solver, *prob));
   PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &x));
   PetscCall(HsSolverSetMonitor(*solver, (PetscBool)!quiet));
+  for (const char *c = out; *c; c++) /* before the default checkpoint OUT/checkpoint is made of it */
+    PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "output directory: its name holds a control character (byte %d at %d): give a plain name",
+               (int)(unsigned char)*c, (int)(c - out) + 1);
   if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
                                             default directory; -hs_compare's had gone to ./hamshoot-checkpoint) */
     char dir[PETSC_MAX_PATH_LEN];

@@ -1021,6 +1021,20 @@ def case_thirteenth_round(tmp):
     rc2, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ck"], cwd=d)
     check(rc == 0 and '"g": 9.81' in meta and rc2 == 1 and "the checkpoint has parameter g = nan" in text,
           "a checkpoint's parameter in hexadecimal: exit %d\n%s" % (rc2, text[-300:]))
+    # -o / (a script's '$OUT/' with OUT unset) and names with control characters (a newline from '$(...)')
+    names = ("summary.json", "trajectory.csv", "intervals.csv")
+    there = [f for f in names if os.path.lexists(os.path.join("/", f))]
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", "/"], cwd=d)
+    if rc == 0:  # the defect: as root the output went into /; remove what this run put there
+        for f in set(names) - set(there):
+            os.remove(os.path.join("/", f))
+    check(rc == 1 and "output directory '/' is the root directory" in text, "-o /: exit %d\n%s" % (rc, text[-300:]))
+    for args, want in ((["-o", "x\ny"], "output directory: its name holds a control character (byte 10 at 2)"),
+                       (["-hs_checkpoint", "c\nk", "-hs_checkpoint_every", "1"],
+                        "-hs_checkpoint: the directory's name holds a control character (byte 10 at 2)")):
+        rc, text = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d)
+        check(rc == 1 and want in text and not [f for f in os.listdir(d) if "\n" in f],
+              "%r: exit %d, %s\n%s" % (args, rc, os.listdir(d), text[-300:]))
     # a continuation's first solve cut short by -hs_strategy_time: the budget is named, not a hard start
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_continue", "g", "-hs_continue_from", "9.81", "-p_g", "20",
                        "-snes_max_it", "1", "-hs_strategy_time", "1e-6", "-hs_check_extremal", "no"], cwd=d)

@@ -86,6 +86,10 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
     size_t n;
     PetscCheck(dir[0] && strlen(dir) < sizeof s->ckpt_dir - 16, comm, PETSC_ERR_ARG_WRONG,
                "-hs_checkpoint: a directory name of 1 to %d characters", (int)sizeof s->ckpt_dir - 17);
+    for (const char *c = dir; *c; c++) /* as -o's (HsCheckOutputDirectory): a newline from a script's $(...) */
+      PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, comm, PETSC_ERR_ARG_WRONG,
+                 "-hs_checkpoint: the directory's name holds a control character (byte %d at %d): give a plain name",
+                 (int)(unsigned char)*c, (int)(c - dir) + 1);
     PetscCall(PetscStrncpy(s->ckpt_dir, dir, sizeof s->ckpt_dir));
     /* 'ck/' and 'ck/.' name ck: without the tail, DIR.tmp and DIR.old are beside it, not inside it */
     while ((n = strlen(s->ckpt_dir)) > 1 && (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
