@@ -48,6 +48,12 @@ assertion failed on the code before these defences:
                -hs_snes_noise and -hs_snes_roundoff out of their ranges are errors
   drivers' files  -hs_study's and -hs_compare's own files (study.json, series.csv) of the user's in -o, or a
                directory at one of their names, are refused before the solve (they had been replaced)
+  round 13     numbers are decimal (0x1p3, 9.81e, nan refused in options, problem files, -hs_init fields and
+               checkpoints; spaces around an -hs_init field read exactly); Newton-only keys with -hs_bvp_type ipopt
+               refused (PETSc's warned about); -hs_continue_steps 2147483647 refused; a continuation's first solve out
+               of -hs_strategy_time says so; a byte-order mark skipped, a lone CR refused; -o / and names with control
+               characters refused; stdout closed early (one rank) and SIGUSR1, SIGHUP keep the results or a checkpoint;
+               -hs_compare's checkpoint in -o; the solution written before the extremal check
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
