@@ -1017,6 +1017,9 @@ def case_thirteenth_round(tmp):
     check(rc == 0 and summary_of(os.path.join(d, "spo")).get("newton_iterations") == 0,  # the solution read exactly
           "-hs_init with spaces around its fields: exit %d, %s Newton iterations\n%s" %
           (rc, summary_of(os.path.join(d, "spo")).get("newton_iterations"), text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20 ", "-p_g", " 9.81\t", "-hs_check_extremal", "no"], cwd=d)
+    check(rc == 0 and "N = 20," in text, "-N '20 ' -p_g ' 9.81<tab>' (spaces around numbers): exit %d\n%s" %
+          (rc, text[-300:]))
     # a checkpoint's parameter written in hexadecimal (9.81 exactly): not a value hamshoot writes, refused
     rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
     cj = os.path.join(d, "ck", "checkpoint.json")

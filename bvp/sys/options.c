@@ -263,6 +263,8 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
   errno = 0;
   v     = strtoll(buf, &end, 10);
+  if (end != buf) /* spaces around it, as around a real (HsParseReal); strtoll skipped those before it */
+    end += strspn(end, " \t");
   PetscCheck(end != buf && !*end, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a whole number", key, buf);
   PetscCheck(errno != ERANGE && v >= lo && v <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "%s %s is out of range: it must lie in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, buf, lo, hi);
