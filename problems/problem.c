@@ -369,10 +369,10 @@ int HsParseReal(const char *s, double *v)
   return 0;
 }
 
-/*@ HsParseRealWhy - what HsParseReal's code means, for a message "VALUE: WHY". Not collective. @*/
+/*@ HsParseRealWhy - what HsParseReal's code means, for a message "VALUE WHY". Not collective. @*/
 const char *HsParseRealWhy(int code)
 {
   return code == HS_NUMBER_NONFINITE ? "is not a finite number (nan, inf and values beyond 1.8e308 are refused)"
-                                     : "is not a decimal number (digits, an optional point and exponent: no "
+                                     : "is not a number (decimal digits, an optional point and exponent: no "
                                        "hexadecimal, no other characters)";
 }
