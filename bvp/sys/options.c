@@ -404,6 +404,8 @@ PetscErrorCode HsOptionsCheckRealList(MPI_Comm comm, PetscOptions options, const
     int    why = len < sizeof num ? (memcpy(num, val, len), num[len] = 0, HsParseReal(num, &v)) : HS_NUMBER_SYNTAX;
     PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "option %s: value %" PetscInt_FMT " ('%.*s') %s", key, k,
                (int)(len < 40 ? len : 40), val, HsParseRealWhy(why));
+    PetscCheck(strcspn(num, " \t") == len, comm, PETSC_ERR_ARG_WRONG, /* PETSc's list reader takes none */
+               "option %s: value %" PetscInt_FMT " ('%s') has spaces: write the list as A,B,C", key, k, num);
     if (!val[len])
       break;
     val += len + 1;
