@@ -236,7 +236,9 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "option -hs_error_timeout: its value has %zu characters, more than the %zu it may have", strlen(raw),
              sizeof buf - 1);
-  why = HsParseReal(buf, &v); /* decimal only (no 0x10, nan, inf) */
+  why = HsParseReal(buf, &v); /* decimal only (no 0x10); nan, inf: outside the range below */
+  if (why == HS_NUMBER_NONFINITE)
+    v = NAN, why = 0;
   PetscCheck(!why, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s %s", buf, HsParseRealWhy(why));
   PetscCheck(v > 0 && v <= 86400, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_error_timeout %s must lie in (0, 86400] seconds (a rank that failed alone waits that long for the "
