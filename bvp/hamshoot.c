@@ -167,6 +167,10 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   if (!reached && why[0]) /* the solver holds the last converged step (or the failed first solve) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: %s\n", why));
   PetscCall(HsSolverGetResults(solver, &res));
+  if (out[0] && res.converged && (reached || !why[0]) && (CheckExtremal(solver, x) || x->extrapolate))
+    PetscCall(HsSolverWriteOutput(solver, out)); /* now, and again after: IPOPT's set-up in the extremal check does not
+                                                    poll for a signal (98 s at kepler N = 40000), and a scheduler's
+                                                    SIGKILL after its grace time had lost the converged solution */
   if (res.converged && (reached || !why[0]) && CheckExtremal(solver, x))
     PetscCall(HsSolverCheckExtremal(solver));
   if (x->extrapolate && res.converged && (reached || !why[0]))
@@ -223,10 +227,11 @@ static PetscReal hs_error_timeout = 10; /* -hs_error_timeout: see AgreeOnFailure
  * together (a clean exit 1). Collective: every rank has the same options. */
 static PetscErrorCode ErrorTimeoutOption(void)
 {
-  char        buf[64], *end;
+  char        buf[64];
   const char *raw = NULL;
   PetscBool   set;
-  double      v;
+  double      v = 0;
+  int         why;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_error_timeout", buf, sizeof buf, &set));
@@ -237,9 +242,10 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "option -hs_error_timeout: its value has %zu characters, more than the %zu it may have", strlen(raw),
              sizeof buf - 1);
-  v = strtod(buf, &end);
-  PetscCheck(end != buf && !*end, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s: expected a number",
-             buf);
+  why = HsParseReal(buf, &v); /* decimal only (no 0x10); nan, inf: outside the range below */
+  if (why == HS_NUMBER_NONFINITE)
+    v = NAN, why = 0;
+  PetscCheck(!why, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-hs_error_timeout %s %s", buf, HsParseRealWhy(why));
   PetscCheck(v > 0 && v <= 86400, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-hs_error_timeout %s must lie in (0, 86400] seconds (a rank that failed alone waits that long for the "
              "others before it aborts the job)",
@@ -298,9 +304,14 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(HsSolverSetProblem(*solver, *prob));
   PetscCall(DriverOptions(*solver, out, sizeof out, &quiet, &x));
   PetscCall(HsSolverSetMonitor(*solver, (PetscBool)!quiet));
-  if (out[0] && !x.compare) { /* checkpoints go next to the output they will become */
+  for (const char *c = out; *c; c++) /* before the default checkpoint OUT/checkpoint is made of it */
+    PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
+               "output directory: its name holds a control character (byte %d at %d): give a plain name",
+               (int)(unsigned char)*c, (int)(c - out) + 1);
+  if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
+                                            default directory; -hs_compare's had gone to ./hamshoot-checkpoint) */
     char dir[PETSC_MAX_PATH_LEN];
-    PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out));
+    PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out[0] ? out : x.compare ? "compare" : "study"));
     PetscCall(HsSolverSetCheckpoint(*solver, dir, 0, 0));
   }
   PetscCall(HsSolverSetFromOptions(*solver));

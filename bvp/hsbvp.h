@@ -326,6 +326,7 @@ extern PetscClassId               HS_CONTINUATION_CLASSID;
 #define HS_CONTINUATION_MAX_HALVINGS_DEFAULT 6
 #define HS_CONTINUATION_STEPS_DEFAULT 10
 #define HS_CONTINUATION_MAX_SOLVES(steps) (8 * (steps) + 40) /* a natural stage stops after this many solves */
+#define HS_CONTINUATION_STEPS_MAX 10000000 /* most -hs_continue_steps (8 and 20 solves a step fit an int) */
 #define HS_LOG_WEIGHT_MAX 16 /* |-hs_continue_from| of the pseudo-parameter log_weight (R times 10^log_weight) */
 PetscErrorCode HsContinuationCreate(HsSolver s, HsContinuation *c);
 PetscErrorCode HsContinuationDestroy(HsContinuation *c);

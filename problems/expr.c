@@ -666,8 +666,9 @@ static int Found(Parser *P, const char **s)
   if (isalnum((unsigned char)*t) || *t == '_' || *t == '.')
     while (isalnum((unsigned char)t[k]) || t[k] == '_' || t[k] == '.')
       k++;
-  else
-    k = 1;
+  else /* one character: a UTF-8 sequence whole (a Unicode minus had been cut to its first byte, printed alone) */
+    for (k = 1; k < 4 && ((unsigned char)t[k] & 0xC0) == 0x80;)
+      k++;
   *s = t;
   return k;
 }
@@ -700,6 +701,26 @@ static int Expect(Parser *P, char c, const char *what)
   return -1;
 }
 
+/* The decimal number at t (position start) into *v, the position moved past it; -1 after PFail. Decimal only: strtod
+ * would read 0x1p3 as 8. */
+static int Number(Parser *P, const char *t, int start, double *v)
+{
+  size_t      n   = HsDecimalLength(t, 0);
+  const char *end = t + n;
+  char        num[512];
+
+  if (isalpha((unsigned char)*end) || *end == '_')
+    return PFail(P, HS_EPARSE, (int)(end - P->s), "unexpected '%.*s' after a number (numbers are decimal)", end, 1);
+  if (n >= sizeof num)
+    return PFail(P, HS_EPARSE, start, "a number of more than 511 characters%.*s", "", 0);
+  memcpy(num, t, n), num[n] = 0;
+  *v = strtod(num, NULL);
+  if (!isfinite(*v))
+    return PFail(P, HS_EPARSE, start, "the number '%.*s' is beyond the doubles", t, (int)(n < 40 ? n : 40));
+  P->pos += (int)n;
+  return 0;
+}
+
 static int Primary(Parser *P)
 {
   const char *t;
@@ -710,11 +731,9 @@ static int Primary(Parser *P)
   if (++P->depth > 200)
     return PFail(P, HS_EPARSE, start, "expression nested too deeply%.*s", "", 0);
   if (isdigit((unsigned char)*t) || (*t == '.' && isdigit((unsigned char)t[1]))) {
-    char  *end;
-    double v = strtod(t, &end);
-    if (isalpha((unsigned char)*end) || *end == '_')
-      return PFail(P, HS_EPARSE, (int)(end - P->s), "unexpected '%.*s' after a number", end, 1);
-    P->pos += (int)(end - t);
+    double v;
+    if (Number(P, t, start, &v))
+      return -1;
     P->depth--;
     return HsExprConstant(P->ex, v);
   }

@@ -39,6 +39,16 @@ enum {
 const char *HsStatusString(int status);
 /* A regular file of at most max_bytes (0: any) opened for reading, never blocking; NULL with a message otherwise. */
 FILE *HsFileOpenRegular(const char *path, const char *what, long long max_bytes, char *msg, size_t msglen);
+/* Numbers in inputs (options, problem files, -hs_init): decimal only (docs/reliability.md). HsDecimalLength: the length
+   of the decimal number at s ([sign] digits [. digits] [e|E [sign] digits]; with sign 0 no leading sign), 0 if none;
+   HsParseReal: the whole text (spaces and tabs around it allowed) as a finite decimal number into *v: 0, or
+   HS_NUMBER_SYNTAX (not a decimal number: hexadecimal, "1e", trailing junk, empty), HS_NUMBER_NONFINITE (nan, inf, a
+   value beyond the doubles); HsParseRealWhy: that code in words, for a message "VALUE: WHY". */
+#define HS_NUMBER_SYNTAX 1
+#define HS_NUMBER_NONFINITE 2
+size_t      HsDecimalLength(const char *s, int sign);
+int         HsParseReal(const char *s, double *v);
+const char *HsParseRealWhy(int code);
 
 /** f(x): value of a smooth scalar function of x in R^dim. */
 typedef int (*HsValueFn)(const double *x, double *f, void *ctx);

@@ -827,6 +827,26 @@ static int OcpNew(int n, int npar, Ocp **op)
   return HS_SUCCESS;
 }
 
+/* One end of a parameter's range at b (spaces first): a decimal number, inf, +inf or -inf, into *v; the text after it,
+ * or NULL (strtod had also taken hexadecimal, nan, infinity). */
+static char *RangeEnd(char *b, double *v)
+{
+  size_t n;
+  char   num[64];
+
+  b += strspn(b, " \t");
+  n = strcspn(b, " \t,])");
+  if ((n == 3 && !strncmp(b, "inf", 3)) || (n == 4 && (!strncmp(b, "+inf", 4) || !strncmp(b, "-inf", 4)))) {
+    *v = b[0] == '-' ? -INFINITY : INFINITY;
+    return b + n;
+  }
+  if (HsDecimalLength(b, 1) != n || n >= sizeof num)
+    return NULL;
+  memcpy(num, b, n), num[n] = 0;
+  *v = strtod(num, NULL);
+  return isfinite(*v) ? b + n : NULL;
+}
+
 /* The range of 'param NAME: expr in [a, b]' (or '(a, b)', '[a, b)', '(a, b]'; a, b numbers, inf or
  * -inf): cut off the value text at " in " (*val ends there), the closed range in *lo, *hi (an open
  * end is the next double inside), and its text. No range: [-1e300, 1e300], help NULL. */
@@ -845,16 +865,14 @@ static int OcpRange(Src *s, char *val, int vcol, double *lo, double *hi, char **
   if (!r)
     return 0;
   {
-    const char *b = r + 2, *bad = "expected 'in [low, high]' with low <= high (numbers, inf or -inf), got '%s'";
-    int         col = vcol + (int)(r - val);
-    char        close;
+    char *b = r + 2, *bad = "expected 'in [low, high]' with low <= high (decimal numbers, inf or -inf), got '%s'";
+    int   col = vcol + (int)(r - val);
+    char  close;
     while (isspace((unsigned char)*b))
       b++;
-    *lo = strtod(b + 1, &end);
-    if (end == b + 1 || *(end += strspn(end, " \t")) != ',')
+    if (!(end = RangeEnd(b + 1, lo)) || *(end += strspn(end, " \t")) != ',')
       return Fail(s, col, bad, r);
-    *hi = strtod(end + 1, &end2);
-    if (end2 == end + 1)
+    if (!(end2 = RangeEnd(end + 1, hi)))
       return Fail(s, col, bad, r);
     end2 += strspn(end2, " \t");
     close = *end2;
@@ -1786,6 +1804,30 @@ int HsProblemReadFile(const char *path, char **text, size_t *len, char *msg, int
   return HS_SUCCESS;
 }
 
+/* The bytes of a problem file before they are read: a NUL byte, or a CR that ends no CRLF (old Mac line ends read as
+ * one line, or text overprinted on a terminal), is an error; a UTF-8 byte-order mark (Windows editors) is skipped. */
+static int CheckText(Src *s, const char **text, size_t *len)
+{
+  const char *t = *text, *nul = memchr(t, 0, *len);
+
+  if (nul) {
+    s->line = 1;
+    for (const char *c = t; c < nul; c++)
+      s->line += *c == '\n';
+    return Fail(s, 1, "a NUL byte: a problem file is text");
+  }
+  if (*len >= 3 && !memcmp(t, "\xef\xbb\xbf", 3))
+    *text += 3, *len -= 3, t += 3;
+  for (size_t i = 0; i < *len; i++)
+    if (t[i] == '\r' && (i + 1 == *len || t[i + 1] != '\n')) {
+      s->line = 1;
+      for (size_t j = 0; j < i; j++)
+        s->line += t[j] == '\n';
+      return Fail(s, 1, "a carriage return that ends no CRLF line: lines end in LF or CRLF");
+    }
+  return 0;
+}
+
 /*@ HsProblemCreateFromText - a problem from the bytes of a problem file (docs/problem-format.md),
     as HsProblemCreateFromFile does.
 
@@ -1804,16 +1846,11 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   Ocp       *o    = NULL;
   HsProblem *p    = NULL;
   int       *node = NULL, kin = -1, n, npar, nlet, const_mass = 0, ret, over;
-  const char *nul = memchr(text, 0, len);
 
   *prob = NULL;
   memset(&K, 0, sizeof K);
-  if (nul) {
-    s.line = 1;
-    for (const char *c = text; c < nul; c++)
-      s.line += *c == '\n';
-    return Fail(&s, 1, "a NUL byte: a problem file is text");
-  }
+  if ((ret = CheckText(&s, &text, &len)))
+    return ret;
   if (!len) {
     snprintf(msg, (size_t)msglen, "%s: the problem file is empty", path);
     return HS_EPARSE;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -312,4 +313,66 @@ int HsProblemSetParam(HsProblem *prob, const char *name, double value)
       return HS_SUCCESS;
     }
   return HS_EUNKNOWN;
+}
+
+/*@ HsDecimalLength - the length of the decimal number at s: [sign] digits [. digits] or [sign] . digits, then an
+    optional exponent e|E [sign] digits (taken only when digits follow it, so "1e" is 1 followed by "e"); 0 if s does
+    not begin with one. sign 0: no leading sign (an expression's numbers, whose sign is an operator). No hexadecimal,
+    no inf or nan, no leading whitespace: strtod's extensions, which no input of hamshoot's takes (docs/reliability.md).
+    Not collective. @*/
+size_t HsDecimalLength(const char *s, int sign)
+{
+  size_t i = 0, d = 0;
+
+  if (sign && (s[i] == '+' || s[i] == '-'))
+    i++;
+  while (s[i] >= '0' && s[i] <= '9')
+    i++, d++;
+  if (s[i] == '.')
+    for (i++; s[i] >= '0' && s[i] <= '9';)
+      i++, d++;
+  if (!d)
+    return 0;
+  if (s[i] == 'e' || s[i] == 'E') {
+    size_t j = i + 1;
+    if (s[j] == '+' || s[j] == '-')
+      j++;
+    if (s[j] >= '0' && s[j] <= '9') {
+      while (s[j] >= '0' && s[j] <= '9')
+        j++;
+      i = j;
+    }
+  }
+  return i;
+}
+
+/*@ HsParseReal - the whole text s as a finite decimal number (HsDecimalLength), spaces and tabs around it allowed.
+    Not collective. Output: v. Returns 0, HS_NUMBER_SYNTAX (hexadecimal "0x1p3", "1e", "1.5x", empty) or
+    HS_NUMBER_NONFINITE ("nan", "inf", "1e400"); *v is left as it was unless 0 is returned. @*/
+int HsParseReal(const char *s, double *v)
+{
+  size_t n;
+  double x;
+
+  s += strspn(s, " \t");
+  n = HsDecimalLength(s, 1);
+  if (!n) {
+    const char *w = s + (*s == '+' || *s == '-');
+    return !strncasecmp(w, "nan", 3) || !strncasecmp(w, "inf", 3) ? HS_NUMBER_NONFINITE : HS_NUMBER_SYNTAX;
+  }
+  if (s[n + strspn(s + n, " \t")])
+    return HS_NUMBER_SYNTAX;
+  x = strtod(s, NULL); /* the decimal prefix is all strtod reads: it stops where HsDecimalLength did */
+  if (!isfinite(x))
+    return HS_NUMBER_NONFINITE;
+  *v = x;
+  return 0;
+}
+
+/*@ HsParseRealWhy - what HsParseReal's code means, for a message "VALUE WHY". Not collective. @*/
+const char *HsParseRealWhy(int code)
+{
+  return code == HS_NUMBER_NONFINITE ? "is not a finite number (nan, inf and values beyond 1.8e308 are refused)"
+                                     : "is not a number (decimal digits, an optional point and exponent: no "
+                                       "hexadecimal, no other characters)";
 }

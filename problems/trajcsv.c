@@ -73,20 +73,20 @@ static void Header(const char *line, const HsProblem *P, int kind, int *col, int
 /* The comma-separated fields of a data line into v (at most ncol), empty[j] whether field j was empty. Returns
  * the number of fields, or -(field + 1) for a field that is neither empty nor a finite number (its text at *bad,
  * *badlen characters). */
-static int Row(const char *line, int ncol, double *v, char *empty, const char **bad, size_t *badlen)
+static int Row(const char *line, int ncol, double *v, char *empty, const char **bad, size_t *badlen, int *why)
 {
   const char *p  = line;
   int         nv = 0, more = 0;
 
   while (nv < ncol) {
-    char  *end;
-    size_t len = strcspn(p, ",\n\r");
-    v[nv]      = strtod(p, &end);
-    empty[nv]  = (char)(len == 0);
-    if (len == 0)
-      v[nv] = 0;
-    else if (end != p + len || !isfinite(v[nv])) {
-      *bad = p, *badlen = len;
+    char   field[2 * HS_TRAJ_MAX_FIELD];
+    size_t len = strcspn(p, ",\n\r"), sp = strspn(p, " \t");
+    empty[nv] = (char)(sp == len); /* nothing, or only spaces */
+    v[nv]     = 0;
+    if (sp < len &&
+        (len >= sizeof field || (memcpy(field, p, len), field[len] = 0, *why = HsParseReal(field, v + nv)))) {
+      *bad = p, *badlen = len; /* decimal only: strtod had read 0x1p3 as 8 */
+      *why = len >= sizeof field ? HS_NUMBER_SYNTAX : *why;
       return -(nv + 1);
     }
     nv++;
@@ -214,7 +214,7 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
   if (have && !msg[0] && (!(v = malloc((size_t)ncol * sizeof *v)) || !(empty = malloc((size_t)ncol))))
     st = HS_ENOMEM;
   while (have && !msg[0] && !st) {
-    int nv, r = Line(f, &line, &cap, (size_t)ncol * HS_TRAJ_MAX_FIELD + 64);
+    int nv, why = 0, r = Line(f, &line, &cap, (size_t)ncol * HS_TRAJ_MAX_FIELD + 64);
     lineno++;
     if (r == 0)
       break;
@@ -233,9 +233,9 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
     if (pending) /* the row before had an empty field: it was not the last */
       snprintf(msg, msglen, "-hs_init %s:%d: field %d is empty (only the last row's costates may be)", path, pline,
                pending);
-    else if ((nv = Row(line, ncol, v, empty, &bad, &badlen)) < 0)
-      snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') is not a finite number", path, lineno, -nv,
-               (int)(badlen < 40 ? badlen : 40), bad);
+    else if ((nv = Row(line, ncol, v, empty, &bad, &badlen, &why)) < 0)
+      snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') %s", path, lineno, -nv, (int)(badlen < 40 ? badlen : 40),
+               bad, HsParseRealWhy(why));
     else if (nv != ncol)
       snprintf(msg, msglen, "-hs_init %s:%d: expected %d comma-separated values, found %d", path, lineno, ncol, nv);
     else if ((pending = EmptyWanted(empty, col, w)) && kind == 0)

@@ -48,6 +48,12 @@ assertion failed on the code before these defences:
                -hs_snes_noise and -hs_snes_roundoff out of their ranges are errors
   drivers' files  -hs_study's and -hs_compare's own files (study.json, series.csv) of the user's in -o, or a
                directory at one of their names, are refused before the solve (they had been replaced)
+  round 13     numbers are decimal (0x1p3, 9.81e, nan refused in options, problem files, -hs_init fields and
+               checkpoints; spaces around an -hs_init field read exactly); Newton-only keys with -hs_bvp_type ipopt
+               refused (PETSc's warned about); -hs_continue_steps 2147483647 refused; a continuation's first solve out
+               of -hs_strategy_time says so; a byte-order mark skipped, a lone CR refused; -o / and names with control
+               characters refused; stdout closed early (one rank) and SIGUSR1, SIGHUP keep the results or a checkpoint;
+               -hs_compare's checkpoint in -o; the solution written before the extremal check
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -928,13 +934,178 @@ def case_twelfth_round(tmp):
               "-hs_compare with the user's cmp/series.csv: exit %d\n%s" % (rc, text[-300:]))
 
 
+def signal_ranks(args, d, sig, trigger="Newton  1"):
+    """hamshoot on 2 ranks in d; at the first line holding trigger, sig goes to every rank. (exit status, output)."""
+    import signal as _signal
+    from hs_reliability import rank_pids
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args, env=ENV, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    out, sent = [], False
+    try:
+        for line in p.stdout:
+            out.append(line)
+            if not sent and trigger in line:
+                for pid in rank_pids(p.pid):
+                    os.kill(pid, sig)
+                sent = True
+        p.wait(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, "".join(out)
+
+
+def case_thirteenth_round(tmp):
+    """the thirteenth round (each failed before its fix): hexadecimal numbers (0x1p3 read as 8), 'nan' and trailing junk
+    in real options, problem files (expressions, parameter ranges) and -hs_init fields; a continuation whose first solve
+    failed because -hs_strategy_time ran out advised 'start closer to an easy problem'; -hs_snes_noise and other
+    Newton-only keys accepted silently with -hs_bvp_type ipopt; -hs_continue_steps 2147483647 overflowed the stage's solve
+    cap; a byte-order mark made a problem file's first key unknown, a lone CR read the file as one line; 'hamshoot | head
+    -1' was aborted by SIGPIPE before -o was written; SIGHUP and SIGUSR1 (a closed terminal, a scheduler's warning) ended
+    the run with no checkpoint; an interrupted -hs_compare -o put its checkpoint in ./hamshoot-checkpoint; the converged
+    solution was written only after the extremal check, whose IPOPT set-up does not see a signal for minutes."""
+    import signal
+    import threading
+    import time
+    d = tempfile.mkdtemp(dir=tmp)
+    base = PENDULUM_OCP % "pend"
+    sanitized = bool(os.environ.get("HS_SANITIZED"))
+
+    def ocp(name, text):
+        with open(os.path.join(d, name), "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        return name
+    # numbers are decimal: options, problem files (expressions and ranges), -hs_init fields
+    for args, want in ((["-p_g", "0x1p3"], "-p_g 0x1p3 is not a number"),
+                       (["-p_g", "9.81e"], "-p_g 9.81e is not a number"),
+                       (["-p_g", "nan"], "-p_g nan is not a finite number"),
+                       (["-hs_error_timeout", "0x10"], "-hs_error_timeout 0x10 is not a number"),
+                       (["-hs_checkpoint_every", "0x10"], "-hs_checkpoint_every 0x10: expected K"),
+                       (["-hs_strategy_continue", "g=0x1p2"], "the start of g, '0x1p2', is not a number"),
+                       (["-hs_continue", "g", "-hs_continue_from", "5,0x1p3"],
+                        "option -hs_continue_from: value 2 ('0x1p3') is not a number"),
+                       (["-hs_continue", "g", "-hs_continue_from", "5 "], "-hs_continue_from: value 1 ('5 ') has spaces"),
+                       (["-problem", ocp("hex.ocp", base.replace("param g: 9.81", "param g: 0x1p3"))],
+                        "hex.ocp:4:11: param g: cannot parse '0x1p3': unexpected 'x' after a number"),
+                       (["-problem", ocp("range.ocp", base.replace("param g: 9.81", "param g: 9.81 in [0x0, 20]"))],
+                        "range.ocp:4:15: expected 'in [low, high]'"),
+                       (["-problem", ocp("huge.ocp", base.replace("param g: 9.81", "param g: 1e999"))],
+                        "the number '1e999' is beyond the doubles"),
+                       (["-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_steps", "2147483647"],
+                        "-hs_continue_steps 2147483647 must lie in [1, 10000000]"),
+                       (["-problem", ocp("cr.ocp", base.replace("\n", "\r"))], "cr.ocp:1:1: a carriage return"),
+                       (["-problem", ocp("minus.ocp", base.replace("T: 3", "T: \u22123"))], "found '\u2212'")):
+        rc, text = run_in(["-N", "20"] + args, cwd=d)
+        check(rc == 1 and want in text and "converged" not in text, "%s: exit %d\n%s" % (args, rc, text[-300:]))
+    rc, text = run_in(["-problem", ocp("bom.ocp", "\ufeff" + base), "-N", "20", "-o", "bom"], cwd=d)
+    rc2, _ = run_in(["-problem", ocp("plain.ocp", base), "-N", "20", "-o", "plain"], cwd=d)
+    jb, jp = summary_of(os.path.join(d, "bom")).get("J"), summary_of(os.path.join(d, "plain")).get("J")
+    check(rc == 0 and rc2 == 0 and jb is not None and jb == jp, "a byte-order mark: exit %d, J %s vs %s\n%s" %
+          (rc, jb, jp, text[-300:]))
+    rows = open(os.path.join(d, "plain", "trajectory.csv")).read().split("\n")
+    for name, edit in (("hx", lambda r: ",".join([r.split(",")[0], "0x0p0"] + r.split(",")[2:])),  # q1(0) = 0 exactly
+                       ("sp", lambda r: r.replace(",", " , \t") if r and r[0].isdigit() else r)):
+        os.makedirs(os.path.join(d, name))
+        for f in ("summary.json", "intervals.csv"):
+            shutil.copy(os.path.join(d, "plain", f), os.path.join(d, name))
+        with open(os.path.join(d, name, "trajectory.csv"), "w") as fh:
+            fh.write("\n".join([rows[0]] + [edit(r) for r in rows[1:2]] + rows[2:]) if name == "hx" else
+                     "\n".join([rows[0]] + [edit(r) for r in rows[1:]]))
+    rc, text = run_in(["-problem", "plain.ocp", "-N", "20", "-hs_init", "hx/trajectory.csv"], cwd=d)
+    check(rc == 1 and "hx/trajectory.csv:2: value 2 ('0x0p0') is not a number" in text,
+          "-hs_init with a hexadecimal field: exit %d\n%s" % (rc, text[-300:]))
+    rc, text = run_in(["-problem", "plain.ocp", "-N", "20", "-hs_init", "sp/trajectory.csv", "-o", "spo"], cwd=d)
+    check(rc == 0 and summary_of(os.path.join(d, "spo")).get("newton_iterations") == 0,  # the solution read exactly
+          "-hs_init with spaces around its fields: exit %d, %s Newton iterations\n%s" %
+          (rc, summary_of(os.path.join(d, "spo")).get("newton_iterations"), text[-300:]))
+    rc, text = run_in(["-problem", "pendulum", "-N", "20 ", "-p_g", " 9.81\t", "-hs_check_extremal", "no"], cwd=d)
+    check(rc == 0 and "N = 20," in text, "-N '20 ' -p_g ' 9.81<tab>' (spaces around numbers): exit %d\n%s" %
+          (rc, text[-300:]))
+    # a checkpoint's parameter written in hexadecimal (9.81 exactly): not a value hamshoot writes, refused
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1"], cwd=d)
+    cj = os.path.join(d, "ck", "checkpoint.json")
+    with open(cj) as fh:
+        meta = fh.read()
+    with open(cj, "w") as fh:
+        fh.write(meta.replace('"g": 9.81', '"g": %s' % (9.81).hex()))
+    rc2, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ck"], cwd=d)
+    check(rc == 0 and '"g": 9.81' in meta and rc2 == 1 and "the checkpoint has parameter g = nan" in text,
+          "a checkpoint's parameter in hexadecimal: exit %d\n%s" % (rc2, text[-300:]))
+    # -o / (a script's '$OUT/' with OUT unset) and names with control characters (a newline from '$(...)')
+    names = ("summary.json", "trajectory.csv", "intervals.csv")
+    there = [f for f in names if os.path.lexists(os.path.join("/", f))]
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-o", "/"], cwd=d)
+    if rc == 0:  # the defect: as root the output went into /; remove what this run put there
+        for f in set(names) - set(there):
+            os.remove(os.path.join("/", f))
+    check(rc == 1 and "output directory '/' is the root directory" in text, "-o /: exit %d\n%s" % (rc, text[-300:]))
+    for args, want in ((["-o", "x\ny"], "output directory: its name holds a control character (byte 10 at 2)"),
+                       (["-hs_checkpoint", "c\nk", "-hs_checkpoint_every", "1"],
+                        "-hs_checkpoint: the directory's name holds a control character (byte 10 at 2)")):
+        rc, text = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d)
+        check(rc == 1 and want in text and not [f for f in os.listdir(d) if "\n" in f],
+              "%r: exit %d, %s\n%s" % (args, rc, os.listdir(d), text[-300:]))
+    # a continuation's first solve cut short by -hs_strategy_time: the budget is named, not a hard start
+    rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_continue", "g", "-hs_continue_from", "9.81", "-p_g", "20",
+                       "-snes_max_it", "1", "-hs_strategy_time", "1e-6", "-hs_check_extremal", "no"], cwd=d)
+    check(rc == 2 and "before -hs_strategy_time (1e-06 s) was spent in its fallbacks" in text and
+          "start closer" not in text, "a first continuation solve out of time: exit %d\n%s" % (rc, text[-400:]))
+    if not sanitized:  # IPOPT: the keys only Newton reads are refused, PETSc's Newton keys warned about
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_bvp_type", "ipopt", "-hs_snes_noise", "1e-10"], cwd=d)
+        check(rc == 1 and "option -hs_snes_noise does nothing with -hs_bvp_type ipopt" in text,
+              "-hs_snes_noise with ipopt: exit %d\n%s" % (rc, text[-300:]))
+        rc, text = run_in(["-problem", "pendulum", "-N", "20", "-hs_bvp_type", "ipopt", "-snes_atol", "1e10",
+                           "-hs_check_extremal", "no"], cwd=d)
+        check(rc == 0 and "warning: option -snes_atol does nothing with -hs_bvp_type ipopt" in text,
+              "-snes_atol with ipopt: exit %d\n%s" % (rc, text[-300:]))
+    # a reader of stdout that goes away: the run still writes -o (one rank: PETSc's SIGPIPE handler had aborted it)
+    p = subprocess.Popen([HAMSHOOT, "-problem", "pendulum", "-N", "2000", "-o", "piped", "-hs_check_extremal", "no"],
+                         env=ENV, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    p.stdout.readline()
+    p.stdout.close()
+    rc = p.wait(timeout=120)
+    check(rc == 0 and summary_of(os.path.join(d, "piped")).get("converged") is True,
+          "stdout closed after its first line: exit %d, %s" % (rc, os.listdir(os.path.join(d, "piped"))
+                                                               if os.path.isdir(os.path.join(d, "piped")) else None))
+    # a scheduler's warning signal, a hang-up: a checkpoint and status 3, as SIGTERM
+    for sig in (signal.SIGUSR1, signal.SIGHUP):
+        out = "sig%d" % sig
+        rc, text = signal_ranks(["-problem", "kepler", "-N", "20000", "-o", out], d, sig)
+        check(rc == 3 and os.path.isfile(os.path.join(d, out, "checkpoint", "iterate.bin")),
+              "signal %d during Newton: exit %d\n%s" % (sig, rc, text[-300:]))
+    if sanitized:
+        return
+    # -hs_compare -o cmp interrupted: its checkpoint in cmp/checkpoint, nothing in the working directory
+    rc, text = signal_ranks(["-problem", "pendulum", "-N", "40000", "-hs_compare", "-o", "cmp"], d, signal.SIGTERM)
+    check(rc == 3 and os.path.isfile(os.path.join(d, "cmp", "checkpoint", "iterate.bin")) and
+          not os.path.exists(os.path.join(d, "hamshoot-checkpoint")),
+          "SIGTERM during -hs_compare -o cmp: exit %d, cmp holds %s\n%s" % (rc, os.listdir(os.path.join(d, "cmp")),
+                                                                         text[-300:]))
+    # the converged solution is on disk while the extremal check runs (its IPOPT set-up at kepler N = 40000 takes
+    # about 100 s and sees no signal: a SIGKILL after a scheduler's grace time had found -o empty)
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT, "-problem", "kepler", "-N", "40000",
+                          "-hs_check_extremal", "yes", "-o", "ext"], env=ENV, cwd=d, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    t0, summary = time.time(), os.path.join(d, "ext", "summary.json")
+    while time.time() - t0 < 60 and p.poll() is None and not os.path.exists(summary):
+        time.sleep(0.2)
+    seen = os.path.exists(summary)
+    from hs_reliability import rank_pids
+    for pid in rank_pids(p.pid):
+        os.kill(pid, signal.SIGKILL)
+    p.wait(timeout=60)
+    check(seen and summary_of(os.path.join(d, "ext")).get("converged") is True,
+          "kepler N = 40000 with the extremal check: no converged summary.json within %.0f s" % (time.time() - t0))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
         for t in (case_injection, case_symlinks, case_user_checkpoint_dir, case_lock, case_readers, case_checkpoint_failure,
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
-                  case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_pole,
+                  case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_thirteenth_round,
+                  case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
             t(tmp)

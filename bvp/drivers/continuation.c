@@ -99,7 +99,8 @@ PetscErrorCode HsContinuationDestroy(HsContinuation *c)
 . name  - a parameter of the problem, "reach" (0 <= from <= 1: the fixed terminal states x0 + reach (xT - x0)) or
           "log_weight" (R is 10^log_weight times the problem's, target 0; |from| <= HS_LOG_WEIGHT_MAX)
 . from  - the start value
-- steps - the number of steps, steps >= 1 (HS_CONTINUATION_STEPS_DEFAULT = 10 in -hs_continue_steps)
+- steps - the number of steps, 1 <= steps <= HS_CONTINUATION_STEPS_MAX (1e7; HS_CONTINUATION_STEPS_DEFAULT = 10 in
+          -hs_continue_steps)
 
   Options Database Keys:
 + -hs_continue <NAME[,NAME...]> - the stages' names
@@ -120,7 +121,8 @@ PetscErrorCode HsContinuationAddStage(HsContinuation c, const char *name, PetscR
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(c, HS_CONTINUATION_CLASSID, 1);
-  PetscCheck(steps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_continue_steps %" PetscInt_FMT " must be >= 1", steps);
+  PetscCheck(steps >= 1 && steps <= HS_CONTINUATION_STEPS_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_continue_steps %" PetscInt_FMT " must lie in [1, %d]", steps, HS_CONTINUATION_STEPS_MAX);
   PetscCall(PetscRealloc(sizeof(Stage) * (size_t)(c->nstages + 1), &c->stage));
   t = &c->stage[c->nstages];
   PetscCall(PetscMemzero(t, sizeof *t));
@@ -383,6 +385,8 @@ static PetscErrorCode StartsAndSteps(PetscOptionItems *PetscOptionsObject, Petsc
   PetscCall(PetscMalloc1(*ns + 1, steps));
   for (PetscInt k = 0; k <= *ns; k++)
     (*steps)[k] = HS_CONTINUATION_STEPS_DEFAULT;
+  PetscCall(HsOptionsCheckRealList(PetscOptionsObject->comm, PetscOptionsObject->options, PetscOptionsObject->prefix,
+                                   "-hs_continue_from"));
   PetscCall(PetscOptionsRealArray("-hs_continue_from", "start values of the -hs_continue names",
                                   "HsContinuationAddStage", *from, nf, fset));
   PetscCall(PetscOptionsIntArray("-hs_continue_steps", "steps per name (one value: the same for all; default 10)",
@@ -761,10 +765,15 @@ static PetscErrorCode RunStages(HsContinuation c)
                           "continuation %s = %-10.6g %s after %" PetscInt_FMT " Newton iterations\n", t0->name,
                           (double)v0, r.converged ? "converged" : "NOT converged", r.newton_iterations));
   if (!r.converged) {
-    PetscCall(PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
-                            "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
-                            "problem",
-                            t0->name, (double)v0, r.status));
+    PetscCall(HsSolverBudgetSpent(s, &stop)); /* its fallbacks cut short by the budget: not a hard start */
+    stop = (PetscBool)(stop && s->strategy == HS_STRATEGY_AUTO);
+    PetscCall(
+        PetscSNPrintf(c->diagnosis, sizeof c->diagnosis,
+                      stop ? "continuation: the first solve (%s = %g) did not converge (%s) before -hs_strategy_time "
+                             "(%g s) was spent in its fallbacks; give it more time (or 0: no budget)"
+                           : "continuation: the first solve (%s = %g) did not converge (%s); start closer to an easy "
+                             "problem",
+                      t0->name, (double)v0, r.status, (double)s->strategy_time));
     PetscCall(PetscSNPrintf(s->reached, sizeof s->reached, "continuation: its first solve (%s = %g) failed", t0->name,
                             (double)v0));
     PetscFunctionReturn(0);

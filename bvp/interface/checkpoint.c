@@ -30,9 +30,11 @@ static volatile sig_atomic_t hs_signal = 0;
 
 static void OnSignal(int sig) { hs_signal = sig; }
 
-/*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT asks every solve to stop after its
+/*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
+    warning) asks every solve to stop after its
     current Newton iteration and write a checkpoint (HsSolverSetCheckpoint); a second one ends the
-    process as usual. Call after PetscInitialize() (PETSc installs handlers of its own).
+    process as usual; SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc
+    installs handlers of its own).
     Not collective.
 @*/
 PetscErrorCode HsInstallInterruptHandlers(void)
@@ -44,8 +46,16 @@ PetscErrorCode HsInstallInterruptHandlers(void)
   sa.sa_handler = OnSignal;
   sa.sa_flags   = SA_RESETHAND | SA_RESTART; /* the second signal: default action */
   sigemptyset(&sa.sa_mask);
-  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS,
-             "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* also the signals a scheduler or a session sends before it ends a job (Slurm's --signal=USR1@T, LSF's warning
+     action, a CPU-time limit's SIGXCPU, the hang-up of a closed terminal): they had ended the run without a checkpoint
+     (USR1, USR2, XCPU: their default action) or by PETSc's handler ('Caught signal number 1 Hang up', MPI_ABORT) */
+  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL) &&
+                 !sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
+             PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* a reader of stdout that went away ('hamshoot | head -1'): its writes fail (EPIPE), the run goes on to write -o
+     (PETSc's handler had aborted the job on SIGPIPE, the results lost) */
+  PetscCheck(signal(SIGPIPE, SIG_IGN) != SIG_ERR, PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot ignore SIGPIPE: %s",
+             strerror(errno));
   PetscFunctionReturn(0);
 }
 
@@ -76,6 +86,10 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
     size_t n;
     PetscCheck(dir[0] && strlen(dir) < sizeof s->ckpt_dir - 16, comm, PETSC_ERR_ARG_WRONG,
                "-hs_checkpoint: a directory name of 1 to %d characters", (int)sizeof s->ckpt_dir - 17);
+    for (const char *c = dir; *c; c++) /* as -o's (HsCheckOutputDirectory): a newline from a script's $(...) */
+      PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, comm, PETSC_ERR_ARG_WRONG,
+                 "-hs_checkpoint: the directory's name holds a control character (byte %d at %d): give a plain name",
+                 (int)(unsigned char)*c, (int)(c - dir) + 1);
     PetscCall(PetscStrncpy(s->ckpt_dir, dir, sizeof s->ckpt_dir));
     /* 'ck/' and 'ck/.' name ck: without the tail, DIR.tmp and DIR.old are beside it, not inside it */
     while ((n = strlen(s->ckpt_dir)) > 1 && (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
@@ -765,8 +779,13 @@ static PetscErrorCode CheckParameters(HsSolver s, const char *dir, const char *j
     double      v = NAN;
     snprintf(key, sizeof key, "\"%s\": ", s->prob->params[i].name);
     p = strstr(obj, key);
-    if (p && end && p < end)
-      v = strtod(p + strlen(key), NULL);
+    if (p && end && p < end) { /* decimal only, as written: strtod also reads 0x1p3 */
+      char *e;
+      p += strlen(key);
+      v = strtod(p, &e);
+      if ((size_t)(e - p) != HsDecimalLength(p, 1))
+        v = NAN;
+    }
     PetscCheck(v == *s->prob->params[i].value, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
                "-hs_restart %s: the checkpoint has parameter %s = %.15g, this run %.15g (resume with the options of the "
                "interrupted run)", dir, s->prob->params[i].name, v, *s->prob->params[i].value);
@@ -902,7 +921,8 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
     *value         = pv ? (PetscReal)strtod(pv, &e2) : NAN;
     *step          = pd ? (PetscReal)strtod(pd, &e3) : NAN;
     *stage         = (PetscInt)k; /* numbers only, the stage in range (checked below) */
-    if (!ps || e1 == ps || !pv || e2 == pv || !pd || e3 == pd || k > PETSC_MAX_INT)
+    if (!ps || e1 == ps || !pv || e2 == pv || !pd || e3 == pd || k > PETSC_MAX_INT ||
+        (size_t)(e2 - pv) != HsDecimalLength(pv, 1) || (size_t)(e3 - pd) != HsDecimalLength(pd, 1)) /* decimal only */
       *stage = -1;
   }
   (void)p;

@@ -195,9 +195,12 @@ static PetscReal ReadSummaryT(const char *traj)
   if (!(f = HsFileOpenRegular(path, "-hs_init", 1 << 20, line, sizeof line)))
     return 0;
   while (fgets(line, sizeof line, f)) {
-    char *e, *p = strstr(line, "\"T\":");
-    if (p && (T = strtod(p + 4, &e)) > 0 && e != p + 4)
-      break;
+    char *p = strstr(line, "\"T\":"), num[64];
+    if (p) { /* decimal only, as hamshoot writes it */
+      size_t n = HsDecimalLength(p += 4 + strspn(p + 4, " "), 1);
+      if (n && n < sizeof num && (memcpy(num, p, n), num[n] = 0, T = strtod(num, NULL)) > 0)
+        break;
+    }
     T = 0;
   }
   fclose(f);

@@ -533,7 +533,16 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (!rank && (HsIsCheckpointDir(dir) == 1 || (realpath(dir, real) && HsIsCheckpointDir(real) == 1))) /* also
+  for (const char *c = dir; *c; c++) /* a newline from a script's $(...), an escape sequence: printed, and made */
+    PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, comm, PETSC_ERR_ARG_WRONG,
+               "output directory: its name holds a control character (byte %d at %d): give a plain name",
+               (int)(unsigned char)*c, (int)(c - dir) + 1);
+  if (!rank && realpath(dir, real) && !strcmp(real, "/")) /* '-o $OUT/' with OUT unset: files had gone into / */
+    bad = 1, snprintf(err, sizeof err,
+                      "output directory '%s' is the root directory (an empty variable in '$DIR/'?): "
+                      "give a directory of its own",
+                      dir);
+  else if (!rank && (HsIsCheckpointDir(dir) == 1 || (realpath(dir, real) && HsIsCheckpointDir(real) == 1))) /* also
          through a link: a run's checkpoint is not an output directory */
     bad = 1, snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o",
                       dir);

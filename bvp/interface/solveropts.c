@@ -103,7 +103,7 @@ static PetscErrorCode OutputFormatOption(PetscOptionItems *PetscOptionsObject, H
 /* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
 static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
-  char      buf[PETSC_MAX_PATH_LEN], *end;
+  char      buf[PETSC_MAX_PATH_LEN];
   PetscBool flg;
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
@@ -119,8 +119,15 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
                             "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
                             "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
   if (flg) {
-    double v = strtod(buf, &end);
-    PetscCheck(end != buf && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
+    size_t n   = HsDecimalLength(buf, 1); /* decimal only: strtod took 0x10 as 16 */
+    double v   = -1;
+    char  *end = buf + n;
+    if (n && n < 64) {
+      char num[64];
+      memcpy(num, buf, n), num[n] = 0;
+      v = strtod(num, NULL);
+    }
+    PetscCheck(n && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
                PETSC_ERR_ARG_WRONG,
                "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", buf);
     PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
@@ -132,6 +139,46 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
     PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "-hs_restart needs a checkpoint directory");
     PetscCall(PetscStrncpy(s->restart_dir, buf, sizeof s->restart_dir));
   }
+  PetscFunctionReturn(0);
+}
+
+/* A formulation with a solve of its own (IPOPT) has no Newton solve: the keys only Newton reads do nothing there. The
+ * main solver's (no prefix; a sub-solver's keys are deferred, HsOptionsWarnUnused) hamshoot keys among them are an
+ * error, as any key the chosen formulation does not use (docs/reliability.md); PETSc's -snes_, -ksp_ and -pc_ keys (a
+ * pseudo-arclength continuation solves its bordered systems with the KSP: -ksp_, -pc_ then count) get a warning. */
+static PetscErrorCode CheckNewtonKeys(HsSolver s)
+{
+  static const char *const ours[] = {"-hs_snes_noise", "-hs_snes_polish", "-hs_linear_solver",
+                                     "-hs_in_place",   "-hs_strategy",    "-hs_strategy_continue"};
+  const char              *prefix, *type;
+  char                    *all, *save = NULL, arclength[32] = "";
+  PetscBool                has, help;
+  MPI_Comm                 comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)s, &prefix));
+  PetscCall(PetscOptionsHasHelp(((PetscObject)s)->options, &help));
+  if (!s->ops->solve || (prefix && prefix[0]) || help)
+    PetscFunctionReturn(0);
+  type = ((PetscObject)s)->type_name;
+  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
+    PetscCall(PetscOptionsHasName(((PetscObject)s)->options, NULL, ours[i], &has));
+    PetscCheck(!has, comm, PETSC_ERR_ARG_WRONG,
+               "option %s does nothing with -hs_bvp_type %s: it has no Newton solve (its own keys are -hs_%s_*); leave "
+               "it out",
+               ours[i], type, type);
+  }
+  PetscCall(
+      PetscOptionsGetString(((PetscObject)s)->options, NULL, "-hs_continue_type", arclength, sizeof arclength, NULL));
+  PetscCall(PetscOptionsGetAll(((PetscObject)s)->options, &all));
+  for (char *tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+    if (!strncmp(tok, "-snes_", 6) ||
+        (strcmp(arclength, "arclength") && (!strncmp(tok, "-ksp_", 5) || !strncmp(tok, "-pc_", 4))))
+      PetscCall(PetscPrintf(comm,
+                            "hamshoot: warning: option %s does nothing with -hs_bvp_type %s (no Newton solve: its keys "
+                            "are -hs_%s_*)\n",
+                            tok, type, type));
+  PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
 }
 
@@ -294,14 +341,17 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(buf, s->strategy_continue, sizeof buf));
   for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    char     *eq = strchr(tok, '='), *end;
+    char     *eq = strchr(tok, '=');
+    double    d  = 0;
+    int       why;
     PetscReal v;
     PetscBool known = PETSC_FALSE;
     PetscCheck(eq, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: '%s' is not NAME=FROM", tok);
     *eq = 0;
-    v   = strtod(eq + 1, &end);
-    PetscCheck(end != eq + 1 && !*end && !PetscIsInfOrNanReal(v), comm, PETSC_ERR_ARG_WRONG,
-               "-hs_strategy_continue: the start of %s, '%s', is not a number", tok, eq + 1);
+    why = HsParseReal(eq + 1, &d); /* decimal only (no 0x1p3, nan, inf) */
+    v   = (PetscReal)d;
+    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: the start of %s, '%s', %s", tok, eq + 1,
+               HsParseRealWhy(why));
     for (int i = 0; s->prob && i < s->prob->nparams; i++)
       known = (PetscBool)(known || !strcmp(s->prob->params[i].name, tok));
     PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: problem '%s' has no parameter '%s'",
@@ -442,6 +492,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   HsOptionsCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
   PetscOptionsEnd();
   PetscCall(HelpOtherTypes(s));
+  PetscCall(CheckNewtonKeys(s));
   s->setfromoptionscalled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }

@@ -277,6 +277,11 @@ static void GnuplotChild(int dfd, const char *exe, const char *script)
 
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGUSR1, SIG_DFL);
+  signal(SIGUSR2, SIG_DFL);
+  signal(SIGXCPU, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
   if (fchdir(dfd))
     _exit(126);
   fd = openat(dfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);

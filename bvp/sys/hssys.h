@@ -40,5 +40,6 @@ char *HsGnuplotString(const char *in, char *out, size_t len);
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
+PetscErrorCode HsOptionsCheckRealList(MPI_Comm comm, PetscOptions options, const char prefix[], const char key[]);
 
 #endif

@@ -263,6 +263,8 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
   errno = 0;
   v     = strtoll(buf, &end, 10);
+  if (end != buf) /* spaces around it, as around a real (HsParseReal); strtoll skipped those before it */
+    end += strspn(end, " \t");
   PetscCheck(end != buf && !*end, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a whole number", key, buf);
   PetscCheck(errno != ERANGE && v >= lo && v <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "%s %s is out of range: it must lie in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, buf, lo, hi);
@@ -273,12 +275,14 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
 }
 
 /*@ HsOptionsReal - a real option (bvp/ internal; as PetscOptionsReal): the whole value must be a
-    finite number; "abc", "1e400", "nan" and a missing value are errors naming the key. @*/
+    finite decimal number (HsParseReal); "abc", "0x1p3", "1e", "1e400", "nan" and a missing value are errors naming
+    the key. @*/
 PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
                              const char man[], PetscReal cur, PetscReal *val, PetscBool *set)
 {
-  char      buf[256], dflt[32], *end;
-  double    v;
+  char      buf[256], dflt[32];
+  double    v = 0;
+  int       why;
   PetscBool flg;
   MPI_Comm  comm = PetscOptionsObject->comm;
 
@@ -290,9 +294,9 @@ PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char ke
   if (!flg)
     PetscFunctionReturn(0);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
-  v = strtod(buf, &end);
-  PetscCheck(end != buf && !*end, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a number", key, buf);
-  PetscCheck(isfinite(v), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %s is not a finite number", key, buf);
+  why = HsParseReal(buf, &v); /* decimal only: strtod's hexadecimal (0x1p3), inf and nan are refused */
+  PetscCheck(!why, comm, why == HS_NUMBER_SYNTAX ? PETSC_ERR_ARG_WRONG : PETSC_ERR_ARG_OUTOFRANGE, "%s %s %s", key, buf,
+             HsParseRealWhy(why));
   *val = (PetscReal)v;
   if (set)
     *set = PETSC_TRUE;
@@ -377,6 +381,34 @@ PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], co
     if (!e[len])
       break;
     e += len + 1;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckRealList - every comma-separated value of the list option key is a finite decimal number
+    (HsParseReal), else an error naming the key and the value (bvp/ internal; before PetscOptionsRealArray, whose
+    strtod takes 0x1p3 as 8 and nan or inf as numbers). Nothing if the key is not given. @*/
+PetscErrorCode HsOptionsCheckRealList(MPI_Comm comm, PetscOptions options, const char prefix[], const char key[])
+{
+  const char *val = NULL;
+  PetscBool   flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
+  if (!flg || !val)
+    PetscFunctionReturn(0);
+  for (PetscInt k = 1;; k++) {
+    size_t len = strcspn(val, ",");
+    char   num[256];
+    double v;
+    int    why = len < sizeof num ? (memcpy(num, val, len), num[len] = 0, HsParseReal(num, &v)) : HS_NUMBER_SYNTAX;
+    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "option %s: value %" PetscInt_FMT " ('%.*s') %s", key, k,
+               (int)(len < 40 ? len : 40), val, HsParseRealWhy(why));
+    PetscCheck(strcspn(num, " \t") == len, comm, PETSC_ERR_ARG_WRONG, /* PETSc's list reader takes none */
+               "option %s: value %" PetscInt_FMT " ('%s') has spaces: write the list as A,B,C", key, k, num);
+    if (!val[len])
+      break;
+    val += len + 1;
   }
   PetscFunctionReturn(0);
 }
