@@ -1,0 +1,444 @@
+/* hamshoot: the transcription of the fourth-order conserving scheme (-hs_scheme conserving4, docs/theory.md
+ * section 8; costate/hsorder4.h): the triple jump of the Gonzalez discrete gradient method for the whole Pontryagin
+ * system z' = S grad H(z), z = (x, lambda). A 1-D DMDA of N+1 time points with D = 12n unknowns each: point k holds
+ * z_k (4n: x_k and the node costate lambda_k) and the stage nodes z_{k,1}, z_{k,2} of interval k (4n each; dummies,
+ * fixed to 0, at point N). Interval k's three substeps z_k -> z_{k,1} -> z_{k,2} -> z_{k+1} (fractions gamma1,
+ * gamma2, gamma1 of h) give 12n equations; with the 2n initial and 2n terminal conditions they are spread so that
+ * every point has D rows and the Jacobian couples only neighbouring points (stencil width 1, banded per point):
+ *   rows [0, 2n)    k = 0: x_0 - x0;  k > 0: the lambda-part of substep 3 of interval k-1 (z_{k-1,2}, z_k)
+ *   rows [2n, 6n)   k < N: substep 1;  k = N: rows [2n, 4n) the terminal conditions, the rest 0 = z_{N,1}, z_{N,2}
+ *   rows [6n, 10n)  k < N: substep 2
+ *   rows [10n, 12n) k < N: the x-part of substep 3 (z_{k,2}, z_{k+1})
+ * Xnodes holds (x_k, lambda_k): node costates, not the interval costates of the second-order schemes. The
+ * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
+ * postsolve gathers. Fixed T, no constraints, constant B, autonomous ell (HsO4Create says what it refuses). */
+#include "../../costate/hsorder4.h"
+#include "../interface/hsbvpimpl.h"
+
+#define O4_VALS 5 /* per point: H(z_k), H(z_{k,1}), H(z_{k,2}), interval k's part of J^d and of the work */
+
+typedef struct {
+  DM        da;
+  PetscInt  D; /* 12n */
+  HsO4     *o4;
+  Vec       vals;  /* O4_VALS per point, the DMDA's points per rank */
+  Vec       vals0; /* ... gathered on rank 0 by the postsolve */
+  PetscReal Hmax;  /* max |H| over the nodes and stage nodes (the scale of its spread) */
+} HsOrder4;
+
+/* Point k's D equations into f and (J not NULL: 3 blocks D x D, the columns of points k-1, k, k+1, zeroed by the
+ * caller) their Jacobian. w: 2 D^2 / 4 + 4n scratch (two 4n x 4n blocks and a 4n residual). */
+static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J[3],
+                          PetscReal *w)
+{
+  HsOrder4  *o = s->data;
+  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
+  PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q;
+
+  /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, fraction} */
+  struct {
+    PetscInt r0, i0, nr, pa, oa, pb, ob;
+    double   c;
+  } sub[4];
+  int ns = 0;
+  if (k > 0)
+    sub[ns++] = (typeof(sub[0])){0, 2 * n, 2 * n, k - 1, 2 * q, k, 0, HsO4Fraction(2)};
+  if (k < N) {
+    sub[ns++] = (typeof(sub[0])){2 * n, 0, q, k, 0, k, q, HsO4Fraction(0)};
+    sub[ns++] = (typeof(sub[0])){6 * n, 0, q, k, q, k, 2 * q, HsO4Fraction(1)};
+    sub[ns++] = (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, HsO4Fraction(2)};
+  }
+  for (int j = 0; j < ns; j++) {
+    int st = HsO4Substep(o->o4, sub[j].c, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob, F, J ? Fa : NULL,
+                         J ? Fb : NULL);
+    if (st)
+      return st;
+    for (PetscInt r = 0; r < sub[j].nr; r++) {
+      PetscInt row = sub[j].r0 + r, i = sub[j].i0 + r;
+      f[row] = F[i];
+      for (PetscInt c = 0; J && c < q; c++) {
+        J[sub[j].pa - k + 1][row * D + sub[j].oa + c] += Fa[i * q + c];
+        J[sub[j].pb - k + 1][row * D + sub[j].ob + c] += Fb[i * q + c];
+      }
+    }
+  }
+  if (k == 0)
+    for (PetscInt i = 0; i < 2 * n; i++) {
+      f[i] = x[0][i] - s->prob->x0[i];
+      if (J)
+        J[1][i * D + i] = 1;
+    }
+  if (k == N) {
+    int st = HsO4Terminal(o->o4, x[N], F, J ? Fa : NULL);
+    if (st)
+      return st;
+    for (PetscInt r = 0; r < 2 * n; r++) {
+      f[2 * n + r] = F[r];
+      for (PetscInt c = 0; J && c < q; c++)
+        J[1][(2 * n + r) * D + c] = Fa[r * q + c];
+    }
+    for (PetscInt i = q; i < D; i++) {
+      f[i] = x[N][i];
+      if (J)
+        J[1][i * D + i] = 1;
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* F(X) (HsResidualFn). Collective. */
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
+{
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar       **f;
+  PetscInt            xs, xm, q = 4 * s->prob->n;
+  PetscReal          *w;
+  PetscBool           dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * q * q + q, &w));
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm && !dom; k++)
+    HsCallStep(PointEquations(s, x, k, f[k], NULL, w), &dom, "conserving4 equations", k);
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
+  PetscCall(PetscFree(w));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  *domp = dom;
+  PetscFunctionReturn(0);
+}
+
+/* Point k's rows written in place into J's CSR parts (DMCreateMatrix's pattern: whole D x D blocks of the points
+ * k-1..k+1 that exist, the owned points' columns in part 0, the others' in part 1, each ascending). */
+static PetscErrorCode WriteRows(HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt N, PetscInt D,
+                                PetscScalar *const J[3])
+{
+  PetscInt b0 = k > 0 ? 0 : 1, b1 = k < N ? 3 : 2;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < D; i++) {
+    PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
+    PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
+    for (PetscInt b = b0; b < b1; b++) {
+      PetscInt  pt  = k - 1 + b;
+      PetscBool own = (PetscBool)(pt >= xs && pt < xe);
+      PetscCall(PetscArraycpy(own ? d + nd : o + no, J[b] + i * D, D));
+      *(own ? &nd : &no) += D;
+    }
+    PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
+               PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the "
+               "Jacobian's pattern",
+               i, k);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The analytic Jacobian, point by point, written in place (every entry of the pattern: no assembly). */
+static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
+{
+  HsSolver            s = ctx;
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscInt            xs, xm, D = o->D, q = 4 * s->prob->n;
+  PetscScalar        *blk, *J[3], *f, *w;
+  PetscBool           dom = PETSC_FALSE;
+  HsAIJParts          P;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSetUnfactored(Pm));
+  PetscCall(PetscMalloc3(3 * D * D, &blk, D, &f, 2 * q * q + q, &w));
+  for (PetscInt b = 0; b < 3; b++)
+    J[b] = blk + b * D * D;
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
+  PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
+  for (PetscInt k = xs; k < xs + xm && !dom; k++) {
+    PetscCall(PetscArrayzero(blk, 3 * D * D));
+    HsCallStep(PointEquations(s, x, k, f, J, w), &dom, "conserving4 Jacobian", k);
+    if (!dom)
+      PetscCall(WriteRows(&P, k, xs, xs + xm, s->N, D, J));
+  }
+  if (dom) /* rows left unset: zero rows, which every factorization finds singular */
+    for (PetscInt qq = 0; qq < 2 && P.part[qq]; qq++)
+      PetscCall(PetscArrayzero(P.wa[qq], P.ia[qq][xm * D]));
+  PetscCall(HsAIJPartsRestore(&P));
+  PetscCall(PetscObjectStateIncrease((PetscObject)Pm));
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
+  PetscCall(PetscFree3(blk, f, w));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (dom)
+    PetscCall(SNESSetJacobianDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* The guess: z_k from the node rows of HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k), the stage nodes on the
+ * line through rows k and k+1 at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h. Collective. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
+{
+  HsOrder4     *o = s->data;
+  PetscScalar **x;
+  PetscInt      xs, xm, q = 4 * s->prob->n, N = s->N;
+  PetscReal    *row, *nxt, t1 = HS_O4_GAMMA1, t2 = 1 - HS_O4_GAMMA1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(q, &row, q, &nxt));
+  PetscCall(DMDAVecGetArrayDOF(o->da, X, &x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm; k++) {
+    PetscCall(HsSolverGuessRow(s, k, row));
+    PetscCall(HsSolverGuessRow(s, PetscMin(k + 1, N), nxt));
+    PetscCall(PetscArrayzero(x[k], o->D));
+    PetscCall(PetscArraycpy(x[k], row, q));
+    for (PetscInt i = 0; i < q && k < N; i++) {
+      x[k][q + i]     = row[i] + t1 * (nxt[i] - row[i]);
+      x[k][2 * q + i] = row[i] + t2 * (nxt[i] - row[i]);
+    }
+  }
+  PetscCall(DMDAVecRestoreArrayDOF(o->da, X, &x));
+  PetscCall(PetscFree2(row, nxt));
+  PetscFunctionReturn(0);
+}
+
+/* The scheme on this solve's discretization. Collective. */
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  HsOrder4 *o = s->data;
+  char      msg[512];
+  int       st;
+
+  PetscFunctionBeginUser;
+  HsO4Destroy(&o->o4);
+  st = HsO4Create(s->disc, &o->o4, msg, sizeof msg);
+  PetscCheck(!st, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_SUP, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+/* Xnodes (x_k, lambda_k) and the per-point values (O4_VALS) from the solution, the latter gathered on rank 0 for
+ * Diagnostics. Collective. */
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar        *y, *v;
+  PetscInt            xs, xm, q = 4 * s->prob->n, N = s->N;
+  int                 st = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsDMGetGhosted(o->da, s->X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecGetArray(s->Xnodes, &y));
+  PetscCall(VecGetArray(o->vals, &v));
+  for (PetscInt k = xs; k < xs + xm; k++) {
+    PetscScalar *vk = v + (k - xs) * O4_VALS;
+    PetscCall(PetscArraycpy(y + (k - xs) * q, x[k], q));
+    for (int j = 0; j < O4_VALS; j++)
+      vk[j] = 0;
+    for (int j = 0; j < (k < N ? 3 : 1) && !st; j++)
+      st = HsO4Hamiltonian(o->o4, x[k] + j * q, &vk[j]);
+    for (int j = 0; j < 3 && k < N && !st; j++) {
+      PetscReal L, W;
+      st = HsO4SubstepCost(o->o4, HsO4Fraction(j), x[k] + j * q, j < 2 ? x[k] + (j + 1) * q : x[k + 1], &L, &W);
+      vk[3] += L, vk[4] += W;
+    }
+    if (st)
+      for (int j = 0; j < O4_VALS; j++)
+        vk[j] = NAN;
+  }
+  PetscCall(VecRestoreArray(o->vals, &v));
+  PetscCall(VecRestoreArray(s->Xnodes, &y));
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(HsDMRestoreGhosted(o->da, s->X, &Xl));
+  PetscCall(VecDestroy(&o->vals0));
+  PetscCall(HsGatherToZero(o->vals, &o->vals0));
+  PetscFunctionReturn(0);
+}
+
+/* The diagnostics op (rank 0; x: the gathered Xnodes): out[0..10] as SumDiagnostics (bvp/interface/diagnostics.c)
+ * fills them: J^d = sum of the substeps' c h L(zbar) + phi(x_N); the mean, min and max of H over the nodes and stage
+ * nodes (H_min, H_max: the conserved quantity's spread), out[5] the same spread (H_balance); E - W with W the
+ * substeps' work; s->H[k] = H(z_k), s->EW[k] = E(x_k) - W_k. */
+static PetscErrorCode Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
+{
+  HsOrder4          *o = s->data;
+  const PetscScalar *v;
+  PetscInt           N = s->N, q = 4 * s->prob->n, cnt = 0;
+  PetscReal J = 0, Hs = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, W = 0, E, phi = 0, EWmin = PETSC_MAX_REAL,
+            EWmax = -PETSC_MAX_REAL, big = 0;
+  int st = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(o->vals0, &v));
+  for (PetscInt k = 0; k <= N && !st; k++) {
+    const PetscScalar *vk = v + k * O4_VALS;
+    for (int j = 0; j < (k < N ? 3 : 1); j++, cnt++)
+      Hs += vk[j], Hmin = PetscMin(Hmin, vk[j]), Hmax = PetscMax(Hmax, vk[j]);
+    st       = HsDiscEnergy(s->disc, x + k * q, &E);
+    s->EW[k] = E - W;
+    EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
+    big = PetscMax(big, PetscAbsReal(E) + PetscAbsReal(W));
+    if (k < N)
+      s->H[k] = vk[0], J += vk[3], W += vk[4];
+    if (PetscIsInfOrNanReal(vk[0]))
+      st = 1;
+  }
+  PetscCall(VecRestoreArrayRead(o->vals0, &v));
+  if (!st)
+    st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
+  out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = Hmax - Hmin;
+  out[6] = 0, out[7] = st ? 1 : 0, out[9] = big, out[10] = PetscMax(PetscAbsReal(Hmin), PetscAbsReal(Hmax));
+  if (st)
+    for (int i = 0; i < 6; i++)
+      out[i] = NAN;
+  s->res.suspect_intervals = 0, s->res.first_suspect = -1;
+  PetscFunctionReturn(0);
+}
+
+/* The conserved op: (max - min) of H over the nodes and stage nodes of X over max(1, max |H|); -1 outside the domain.
+ * Collective. */
+static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
+{
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscInt            xs, xm, q = 4 * s->prob->n;
+  PetscReal           v[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, 0}, H; /* max H, max -H, a domain error */
+
+  PetscFunctionBeginUser;
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm && !v[2]; k++)
+    for (int j = 0; j < (k < s->N ? 3 : 1) && !v[2]; j++) {
+      if (HsO4Hamiltonian(o->o4, x[k] + j * q, &H) || PetscIsInfOrNanReal(H))
+        v[2] = 1;
+      v[0] = PetscMax(v[0], H), v[1] = PetscMax(v[1], -H);
+    }
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  *m = v[2] ? -1 : (v[0] + v[1]) / PetscMax(1, PetscMax(PetscAbsReal(v[0]), PetscAbsReal(v[1])));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  PetscFunctionBeginUser;
+  (void)s;
+  PetscCall(PetscStrncpy(buf, "transcription, conserving4 (triple jump of the Gonzalez discrete gradient of H)", len));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode View(HsSolver s, PetscViewer v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(v,
+                                   "  conserving4        H^d above is the maximized Hamiltonian H(x, lambda) at the "
+                                   "%" PetscInt_FMT " nodes and stage nodes; E - W is O(h^4), not exact\n",
+                                   3 * s->N + 1));
+  PetscFunctionReturn(0);
+}
+
+/* summary.json's "conserving4" member: what H_min, H_max, H_spread and H_balance measure (rank 0). */
+static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
+{
+  PetscFunctionBeginUser;
+  fprintf(fp,
+          "  \"conserving4\": {\"order\": 4, \"conserved\": \"the maximized Hamiltonian H(x, lambda) at the nodes "
+          "and the stage nodes\", \"points\": %lld, \"costates\": \"lambda_k at the nodes\", \"energy_work\": "
+          "\"O(h^4), not exact\"},\n",
+          (long long)(3 * s->N + 1));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsOrder4 *o = s->data;
+
+  PetscFunctionBeginUser;
+  HsO4Destroy(&o->o4);
+  PetscCall(DMDestroy(&o->da));
+  PetscCall(VecDestroy(&o->vals));
+  PetscCall(VecDestroy(&o->vals0));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/* The DMDA, X, F, Xnodes, the Jacobian (DMCreateMatrix's pattern), SNES and the default linear solver. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsOrder4   *o = s->data;
+  PetscInt    xs, xm, n = s->prob->n;
+  PetscMPIInt size;
+  KSP         ksp;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(s->N + 1 >= size, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks", s->N,
+             s->N + 1, size);
+  PetscCheck(!s->state_scheme[0] && !s->costate_scheme[0] && !s->prob->free_T, comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4 has its own scheme (no -hs_state_scheme, -hs_costate_scheme) and a fixed T only");
+  o->D = 12 * n;
+  PetscCall(DMDACreate1d(comm, DM_BOUNDARY_NONE, s->N + 1, o->D, 1, NULL, &o->da));
+  PetscCall(DMSetUp(o->da));
+  PetscCall(DMSetMatType(o->da, MATAIJ));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecCreateMPI(comm, xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
+  PetscCall(VecCreateMPI(comm, xm * O4_VALS, (s->N + 1) * O4_VALS, &o->vals));
+  PetscCall(DMCreateGlobalVector(o->da, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(DMCreateMatrix(o->da, &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(PreSolve(s));
+  s->res.segments = s->N;
+  PetscCall(SNESSetDM(s->snes, o->da));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOrder4SetUp - makes s, a transcription with -hs_scheme conserving4, the transcription of the fourth-order
+    conserving scheme (docs/theory.md section 8) and sets it up (bvp/impls internal; the transcription's set-up calls
+    it). Frees the formulation's data, takes its own and fills the operations. Collective. @*/
+PetscErrorCode HsOrder4SetUp(HsSolver s)
+{
+  HsOrder4 *o;
+
+  PetscFunctionBeginUser;
+  PetscCall((*s->ops->destroy)(s));
+  PetscCall(PetscNew(&o));
+  s->data              = o;
+  s->ops->setup        = SetUp;
+  s->ops->guess        = Guess;
+  s->ops->presolve     = PreSolve;
+  s->ops->postsolve    = PostSolve;
+  s->ops->describe     = Describe;
+  s->ops->view         = View;
+  s->ops->writesummary = WriteSummary;
+  s->ops->destroy      = Destroy;
+  s->ops->residual     = Residual;
+  s->ops->diagnostics  = Diagnostics;
+  s->ops->conserved    = Conserved;
+  PetscCall(SetUp(s));
+  PetscFunctionReturn(0);
+}
