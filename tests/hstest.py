@@ -25,6 +25,7 @@ import hs_formulations
 import hs_free_time
 import hs_guard
 import hs_models
+import hs_order4
 import hs_orders
 import hs_problems
 import hs_reliability
@@ -42,6 +43,7 @@ MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep 
 
 MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
 MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
+MODULES += (hs_order4,)  # issue 43: -hs_scheme conserving4
 
 
 def tests():

@@ -176,6 +176,8 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "-hs_scheme conserving4 is implemented for -hs_bvp_type transcription only, not %s yet",
                ((PetscObject)s)->type_name);
+    PetscCheck(!s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet", s->prob->name);
   }
   PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
   if (s->prob->free_T) { /* docs/free-final-time.md */
