@@ -96,6 +96,40 @@ def t_order4_kepler():
     check(all(3.8 <= o <= 6.5 for o in ords) and errs[-1] < 3e-12, "kepler: orders %s, errors %s" % (ords, errs))
 
 
+def warm_chain(prob, Ns, scheme4=True, start=None, d=None):
+    """Solves prob at each N of Ns, each from the last solution (-hs_init; start: the first one's); returns the
+    summaries and the last output directory."""
+    out, prev, sols = None, start, []
+    for N in Ns:
+        out = os.path.join(d, "%s_%d_%d" % (os.path.basename(prob), N, scheme4))
+        s, txt, _ = run(["-problem", prob, "-N", str(N)] + (["-hs_scheme", "conserving4"] if scheme4 else []) + QUIET +
+                        (["-hs_init", prev] if prev else []), outdir=out)
+        check(s and s["converged"], "%s N=%d (conserving4 %s): %s" % (prob, N, scheme4, txt[-300:]))
+        sols.append(s)
+        prev = out
+    return sols, prev
+
+
+def t_order4_arm():
+    """the 3-link arm (manipulator3, M(q) configuration-dependent, J ~ 4e6): J at order 4.0 +- 0.2 for N = 80..320
+    against the second-order scheme's Richardson limit (N = 1280, 2560, 5120, warm-started from conserving4's N = 320),
+    H's spread < 1e-12 relative for every N (N = 40 from the default guess: -hs_strategy auto's l2 line search)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        s4, last = warm_chain("manipulator3", (40, 80, 160, 320), d=d)
+        s2, _ = warm_chain("manipulator3", (1280, 2560, 5120), scheme4=False, start=last, d=d)
+    if not all(s4) or not all(s2):
+        return
+    jinf = richardson2([s["J"] for s in s2])
+    errs = [abs(s["J"] - jinf) for s in s4]
+    ords = [order(errs[i], errs[i + 1]) for i in range(len(errs) - 1)]
+    for N, s, e in zip((40, 80, 160, 320), s4, errs):
+        print("manipulator3 conserving4 N=%4d  J %.6f  |J - J_inf| %.3e  H spread rel %.1e"
+              % (N, s["J"], e, spread_ok("manipulator3", N, s)))
+    print("J_inf %.6f (second order, Richardson); orders %s" % (jinf, ["%.3f" % o for o in ords]))
+    check(all(abs(o - 4) <= 0.2 for o in ords[1:]), "manipulator3: orders %s" % ords)
+
+
 def t_order4_free_end():
     """a free end with a terminal cost (tests/data/pendulum_free.ocp; lambda(T) = -grad phi): J at order 4 +- 0.2
     against the second-order scheme's Richardson limit on the same branch (each grid warm-started from the coarser
