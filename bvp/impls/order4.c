@@ -114,28 +114,119 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscFunctionReturn(0);
 }
 
-/* Point k's rows written in place into J's CSR parts (DMCreateMatrix's pattern: whole D x D blocks of the points
- * k-1..k+1 that exist, the owned points' columns in part 0, the others' in part 1, each ascending). */
-static PetscErrorCode WriteRows(HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt N, PetscInt D,
+/* The columns of row i of point k: at most 2 segments {point, first component, count}, ascending (the file head's
+ * rows: a substep couples two 4n blocks, the boundary rows one, the dummies their own column). */
+static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscInt seg[2][3])
+{
+  PetscInt q = 4 * n;
+#define SEG(j, p, c, m) (seg[j][0] = (p), seg[j][1] = (c), seg[j][2] = (m))
+  if (i < 2 * n && k == 0)
+    return SEG(0, 0, 0, q), 1;
+  if (i < 2 * n)
+    return SEG(0, k - 1, 2 * q, q), SEG(1, k, 0, q), 2;
+  if (k == N)
+    return i < q ? (SEG(0, N, 0, q), 1) : (SEG(0, N, i, 1), 1);
+  if (i < 6 * n)
+    return SEG(0, k, 0, 2 * q), 1;
+  if (i < 10 * n)
+    return SEG(0, k, q, 2 * q), 1;
+  return SEG(0, k, 2 * q, q), SEG(1, k + 1, 0, q), 2;
+#undef SEG
+}
+
+/* Gives the array p to J: freed when J is destroyed (J uses it without a copy). */
+static PetscErrorCode Own(Mat J, const char *name, void *p)
+{
+  PetscContainer c;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)J), &c));
+  PetscCall(PetscContainerSetPointer(c, p));
+  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(PetscObjectCompose((PetscObject)J, name, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(0);
+}
+
+/* The Jacobian with exactly the rows' segments (Segments; the DMDA's whole D x 3D blocks would widen the band the
+ * banded LU factors about fivefold each way), zero: the local rows' CSR arrays split into the owned columns' part
+ * (local indices) and the others' (global), J owning them. Collective. */
+static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
+{
+  PetscInt     xs, xm, m, cs, seg[2][3], ns, *ia, *ja, *oi, *oj;
+  PetscScalar *a, *oa;
+  PetscMPIInt  size;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)da);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  m = xm * D, cs = xs * D;
+  PetscCall(PetscCalloc1(m + 1, &ia));
+  PetscCall(PetscCalloc1(m + 1, &oi));
+  for (PetscInt pass = 0; pass < 2; pass++) { /* the rows' lengths, then their columns */
+    if (pass) {
+      PetscCall(PetscMalloc1(ia[m] + 1, &ja));
+      PetscCall(PetscMalloc1(oi[m] + 1, &oj));
+    }
+    for (PetscInt k = xs, r = 0; k < xs + xm; k++)
+      for (PetscInt i = 0; i < D; i++, r++) {
+        PetscInt d = 0, o = 0;
+        ns = Segments(s->N, s->prob->n, k, i, seg);
+        for (PetscInt g = 0; g < ns; g++)
+          for (PetscInt e = 0; e < seg[g][2]; e++) {
+            PetscInt col = seg[g][0] * D + seg[g][1] + e;
+            if (seg[g][0] >= xs && seg[g][0] < xs + xm) {
+              if (pass)
+                ja[ia[r] + d] = col - cs;
+              d++;
+            } else {
+              if (pass)
+                oj[oi[r] + o] = col;
+              o++;
+            }
+          }
+        if (!pass)
+          ia[r + 1] = d, oi[r + 1] = o;
+      }
+    for (PetscInt r = 0; !pass && r < m; r++) /* lengths to offsets */
+      ia[r + 1] += ia[r], oi[r + 1] += oi[r];
+  }
+  PetscCall(PetscCalloc1(ia[m] + 1, &a));
+  PetscCall(PetscCalloc1(oi[m] + 1, &oa));
+  if (size == 1)
+    PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, ia, ja, a, J));
+  else
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, ia, ja, a, oi, oj, oa, J));
+  PetscCall(Own(*J, "hs_ia", ia));
+  PetscCall(Own(*J, "hs_ja", ja));
+  PetscCall(Own(*J, "hs_a", a));
+  PetscCall(Own(*J, "hs_oi", oi));
+  PetscCall(Own(*J, "hs_oj", oj));
+  PetscCall(Own(*J, "hs_oa", oa));
+  PetscFunctionReturn(0);
+}
+
+/* Point k's rows written in place into J's CSR parts (CreateJacobian's pattern), from the blocks J[3] (the columns of
+ * points k-1, k, k+1). */
+static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
                                 PetscScalar *const J[3])
 {
-  PetscInt b0 = k > 0 ? 0 : 1, b1 = k < N ? 3 : 2;
+  PetscInt seg[2][3], ns;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < D; i++) {
     PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
     PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
-    for (PetscInt b = b0; b < b1; b++) {
-      PetscInt  pt  = k - 1 + b;
-      PetscBool own = (PetscBool)(pt >= xs && pt < xe);
-      PetscCall(PetscArraycpy(own ? d + nd : o + no, J[b] + i * D, D));
-      *(own ? &nd : &no) += D;
+    ns = Segments(s->N, s->prob->n, k, i, seg);
+    for (PetscInt g = 0; g < ns; g++) {
+      PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
+      PetscCall(PetscArraycpy(own ? d + nd : o + no, J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+      *(own ? &nd : &no) += seg[g][2];
     }
     PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
                PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the "
-               "Jacobian's pattern",
-               i, k);
+               "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the Jacobian's pattern", i, k);
   }
   PetscFunctionReturn(0);
 }
@@ -166,7 +257,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(PetscArrayzero(blk, 3 * D * D));
     HsCallStep(PointEquations(s, x, k, f, J, w), &dom, "conserving4 Jacobian", k);
     if (!dom)
-      PetscCall(WriteRows(&P, k, xs, xs + xm, s->N, D, J));
+      PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J));
   }
   if (dom) /* rows left unset: zero rows, which every factorization finds singular */
     for (PetscInt qq = 0; qq < 2 && P.part[qq]; qq++)
@@ -380,7 +471,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* The DMDA, X, F, Xnodes, the Jacobian (DMCreateMatrix's pattern), SNES and the default linear solver. */
+/* The DMDA, X, F, Xnodes, the Jacobian (its exact pattern), SNES and the default linear solver. */
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsOrder4   *o = s->data;
@@ -405,7 +496,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(VecCreateMPI(comm, xm * O4_VALS, (s->N + 1) * O4_VALS, &o->vals));
   PetscCall(DMCreateGlobalVector(o->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(DMCreateMatrix(o->da, &s->Jac));
+  PetscCall(CreateJacobian(s, o->da, o->D, &s->Jac)); /* its exact pattern */
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PreSolve(s));
   s->res.segments = s->N;
