@@ -13,7 +13,32 @@ struct HsO4_s {
   double *w2[4];     /* dim x dim each */
   double *wd3;       /* dim + 2 dim^2: HsFunctionD3's scratch */
   double *pool;
+  /* a configuration-dependent B(q) (GainAt): B (n x m), dB, d2B (the callback's layout), v = B^T lambda_p,
+     y = R^{-1} v (the control), W (n x m: row l = dB_l^T lambda_p), RW (row l = R^{-1} W_l) */
+  double *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
 };
+
+/* B(q) and the vectors of a configuration-dependent B at (q, lambda_p) (order 0: B, v, y; 1: also W, RW; 2: also
+ * d2B). Uses R^{-1} of the discretization (costate/gain.c). */
+static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
+{
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, m = P->m;
+
+  HS_CB(P->Bq(q, o->B, order > 0 ? o->dB : NULL, order > 1 ? o->d2B : NULL, P->ctx));
+  HsMatTVec(n, m, o->B, lp, o->v_);
+  HsMatVec(m, m, o->d->Rinv, o->v_, o->y);
+  for (int l = 0; l < n && order > 0; l++) {
+    for (int j = 0; j < m; j++) {
+      double s = 0;
+      for (int i = 0; i < n; i++)
+        s += o->dB[(i * m + j) * n + l] * lp[i];
+      o->W[l * m + j] = s;
+    }
+    HsMatVec(m, m, o->d->Rinv, o->W + l * m, o->RW + l * m);
+  }
+  return HS_SUCCESS;
+}
 
 double HsO4Fraction(int j) { return j == 1 ? HS_O4_GAMMA2 : HS_O4_GAMMA1; }
 
@@ -23,7 +48,6 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   HsO4            *o;
   int              dim = d->dim, D = 2 * dim;
   const char      *why = P->nc                                 ? "holonomic constraints"
-                         : P->Bq                               ? "a configuration-dependent B(q)"
                          : (P->ell.f && P->ell.time_dependent) ? "a time-dependent running cost"
                          : P->data_T                           ? "T in the problem's data"
                                                                : NULL;
@@ -56,6 +80,21 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
       o->w2[i] = p, p += dim * dim;
     o->wd3 = p;
   }
+  if (P->Bq) {
+    int     n = P->n, m = P->m;
+    double *p = o->bq = malloc(sizeof(double) * (size_t)(n * m * (2 + n + n * n) + 4 * m + 2 * n * m));
+    if (!p) {
+      HsO4Destroy(&o);
+      return HS_ENOMEM;
+    }
+    o->B   = p, p += n * m;
+    o->dB  = p, p += n * m * n;
+    o->d2B = p, p += n * m * n * n;
+    o->v_  = p, p += 2 * m;
+    o->y   = p, p += 2 * m;
+    o->W   = p, p += n * m;
+    o->RW  = p;
+  }
   *o4 = o;
   return HS_SUCCESS;
 }
@@ -65,6 +104,7 @@ void HsO4Destroy(HsO4 **o4)
   if (!*o4)
     return;
   free((*o4)->pool);
+  free((*o4)->bq);
   free(*o4);
   *o4 = NULL;
 }
@@ -79,7 +119,12 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg;
 
   HS_CB(P->E.grad(x, gE, P->ctx));
-  HsMatVec(dim, dim, o->d->GK, l, Pl);
+  if (P->Bq) { /* G(q) u = (0, B(q) y) */
+    HS_CHK(GainAt(o, x, l + o->n, g ? 1 : 0));
+    HsZero(o->n, Pl);
+    HsMatVec(o->n, P->m, o->B, o->y, Pl + o->n);
+  } else
+    HsMatVec(dim, dim, o->d->GK, l, Pl);
   HsApplyJ(dim, gE, Jl);
   Jg = HsDot(dim, l, Jl);
   if (P->ell.f)
@@ -100,6 +145,43 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
     for (int i = 0; i < dim; i++)
       g[i] -= Pl[i];
   }
+  for (int q = 0; P->Bq && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
+    g[q] += HsDot(P->m, o->W + q * P->m, o->y);
+  return HS_SUCCESS;
+}
+
+/* A configuration-dependent B(q): the terms of 1/2 lambda_p^T K(q) lambda_p, K = B R^{-1} B^T, in the Hessian Hm
+ * (D x D; its lambda_p lambda_p block set here, the others added): lambda_p lambda_p: K; q_l lambda_p,i:
+ * (dB_l y)_i + (B R^{-1} W_l)_i; q_l q_r: (d2B_lr^T lambda_p) . y + W_l . R^{-1} W_r. */
+static int GainHess(HsO4 *o, const double *z, double *Hm)
+{
+  int           n = o->n, m = o->d->prob->m, dim = o->dim, D = o->D;
+  const double *lp = z + dim + n;
+
+  HS_CHK(GainAt(o, z, lp, 2));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int c = 0; c < m; c++)
+        for (int e = 0; e < m; e++)
+          s += o->B[i * m + c] * o->d->Rinv[c * m + e] * o->B[j * m + e];
+      Hm[(dim + n + i) * D + dim + n + j] = s;
+    }
+  for (int l = 0; l < n; l++)
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int j = 0; j < m; j++)
+        s += o->dB[(i * m + j) * n + l] * o->y[j] + o->B[i * m + j] * o->RW[l * m + j];
+      Hm[l * D + dim + n + i] += s, Hm[(dim + n + i) * D + l] += s;
+    }
+  for (int l = 0; l < n; l++)
+    for (int r = 0; r < n; r++) {
+      double s = HsDot(m, o->W + l * m, o->RW + r * m);
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+          s += o->d2B[((i * m + j) * n + l) * n + r] * lp[i] * o->y[j];
+      Hm[l * D + r] += s;
+    }
   return HS_SUCCESS;
 }
 
@@ -128,8 +210,10 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
       Hm[i * D + j]               = T[i * dim + j] - (P->ell.f ? Hl[i * dim + j] : 0);
       Hm[i * D + dim + j]         = -HJ;
       Hm[(dim + i) * D + j]       = JH;
-      Hm[(dim + i) * D + dim + j] = o->d->GK[i * dim + j];
+      Hm[(dim + i) * D + dim + j] = P->Bq ? 0 : o->d->GK[i * dim + j];
     }
+  if (P->Bq)
+    HS_CHK(GainHess(o, z, Hm));
   return HS_SUCCESS;
 }
 
@@ -203,8 +287,13 @@ int HsO4SubstepCost(HsO4 *o, double c, const double *a, const double *b, double 
 
   for (int i = 0; i < 2 * dim; i++)
     m[i] = 0.5 * (a[i] + b[i]);
-  HsMatVec(dim, dim, o->d->GK, m + dim,
-           Pl); /* G u, u = R^{-1} G^T lambdabar: 1/2 u^T R u = 1/2 lambdabar^T P lambdabar */
+  /* G u, u = R^{-1} G^T lambdabar: 1/2 u^T R u = 1/2 lambdabar^T G R^{-1} G^T lambdabar; B at qbar for a B(q) */
+  if (P->Bq) {
+    HS_CHK(GainAt(o, m, m + dim + n, 0));
+    HsZero(n, Pl);
+    HsMatVec(n, P->m, o->B, o->y, Pl + n);
+  } else
+    HsMatVec(dim, dim, o->d->GK, m + dim, Pl);
   if (P->ell.f)
     HS_CB(P->ell.f(0, m, &e, P->ctx));
   *L = c * o->d->h * (0.5 * HsDot(dim, m + dim, Pl) + e);

@@ -196,11 +196,10 @@ def t_order4_jacobian():
 
 def t_order4_errors():
     """what conserving4 does not support yet is refused with a message, not solved wrongly: shooting, explicit
-    state/costate schemes, a constrained system, a configuration-dependent B(q), a time-dependent running cost."""
+    state/costate schemes, a constrained system, a time-dependent running cost."""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "shooting"], "transcription only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
              (["-problem", os.path.join(DATA, "..", "..", "problems", "fourbar.ocp")], "holonomic constraints"),
-             (["-problem", os.path.join(DATA, "pendulum_bq.ocp")], "configuration-dependent B(q)"),
              (["-problem", "ncar"], "time-dependent running cost")]
     for args, want in cases:
         _, out, rc = run(args + ["-hs_scheme", "conserving4"] + QUIET, expect_rc=None)
@@ -239,3 +238,42 @@ def t_order4_extrapolate():
         print("study %-13s %s" % (key, ["%.3f" % x for x in o]))
         check(o and all(abs(x - 4) <= 0.2 for x in o), "study %s: %s" % (key, o))
     check(not st["pre_asymptotic"], "study pre-asymptotic")
+
+
+def t_order4_bq():
+    """a configuration-dependent B(q) (docs/configuration-dependent-forces.md; H gains 1/2 lambda_p^T B R^-1 B^T
+    lambda_p): tests/data/pendulum_bq.ocp is the pendulum in the coordinate s with theta = s + c s^2, so its J_inf is
+    the pendulum's: order 4 +- 0.2 for N = 40..320; tests/data/bq2.ocp (2 DOF, B(q) 2 x 2, R not diagonal, ell with
+    p, a terminal cost, free end momenta): the Jacobian against finite differences, order 4 +- 0.3 against the
+    second-order scheme's Richardson limit; H's spread < 1e-12 relative throughout."""
+    import tempfile
+    f = os.path.join(DATA, "pendulum_bq.ocp")
+    errs = []
+    for N in (20, 40, 80, 160, 320):
+        s = solve4(f, N)
+        if not s:
+            return
+        spread_ok("pendulum_bq", N, s)
+        errs.append(abs(s["J"] - PENDULUM_JINF))
+    ords = [order(errs[i], errs[i + 1]) for i in range(len(errs) - 1)]
+    print("pendulum_bq: |J - J_inf| %s, orders %s" % (["%.2e" % e for e in errs], ["%.3f" % o for o in ords]))
+    check(all(abs(o - 4) <= 0.2 for o in ords[1:]), "pendulum_bq orders %s" % ords)
+    b2 = os.path.join(DATA, "bq2.ocp")
+    _, out, _ = run(["-problem", b2, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian", "-snes_max_it", "3"]
+                    + QUIET, expect_rc=None)
+    r = jacobian_ratios(out)
+    print("bq2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (len(r), max(r) if r else -1))
+    check(len(r) >= 2 and max(r) <= 1e-6, "bq2 Jacobian %s" % r)
+    with tempfile.TemporaryDirectory() as d:
+        s4, last = warm_chain(b2, (20, 40, 80, 160), d=d)
+        s2, _ = warm_chain(b2, (1280, 2560, 5120), scheme4=False, start=last, d=d)
+    if not all(s4) or not all(s2):
+        return
+    jinf = richardson2([s["J"] for s in s2])
+    errs = [abs(s["J"] - jinf) for s in s4]
+    ords = [order(errs[i], errs[i + 1]) for i in range(len(errs) - 1)]
+    for N, s in zip((20, 40, 80, 160), s4):
+        spread_ok("bq2", N, s)
+    print("bq2: J_inf %.13f (second order, Richardson), errors %s, orders %s"
+          % (jinf, ["%.2e" % e for e in errs], ["%.3f" % o for o in ords]))
+    check(all(abs(o - 4) <= 0.3 for o in ords[1:]), "bq2 orders %s" % ords)
