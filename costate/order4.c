@@ -8,7 +8,7 @@
 struct HsO4_s {
   HsDisc *d;
   int     n, dim, D; /* D = 4n = 2 dim */
-  double *v[10];     /* D each */
+  double *v[11];     /* D each */
   double *M[4];      /* D x D each */
   double *w2[4];     /* dim x dim each */
   double *wd3;       /* dim + 2 dim^2: HsFunctionD3's scratch */
@@ -16,7 +16,37 @@ struct HsO4_s {
   /* a configuration-dependent B(q) (GainAt): B (n x m), dB, d2B (the callback's layout), v = B^T lambda_p,
      y = R^{-1} v (the control), W (n x m: row l = dB_l^T lambda_p), RW (row l = R^{-1} W_l) */
   double *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
+  double  ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
+  double *eg, *eH; /* dim, dim x dim: EllMean's scratch */
 };
+
+/* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
+ * NULL) and Hessian (Hm not NULL); 0 without ell. */
+static int EllMean(HsO4 *o, const double *x, double *e, double *g, double *Hm)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim, two = P->ell.time_dependent && o->ta != o->tb;
+  double           t[2] = {o->ta, o->tb}, w = two ? 0.5 : 1, v;
+
+  *e = 0;
+  if (g)
+    HsZero(dim, g);
+  if (Hm)
+    HsZero(dim * dim, Hm);
+  for (int s = 0; P->ell.f && s < 1 + two; s++) {
+    HS_CB(P->ell.f(t[s], x, &v, P->ctx));
+    *e += w * v;
+    if (g) {
+      HS_CB(P->ell.grad(t[s], x, o->eg, P->ctx));
+      HsAXPBY(dim, w, o->eg, 1, g);
+    }
+    if (Hm) {
+      HS_CB(P->ell.hess(t[s], x, o->eH, P->ctx));
+      HsAXPBY(dim * dim, w, o->eH, 1, Hm);
+    }
+  }
+  return HS_SUCCESS;
+}
 
 /* B(q) and the vectors of a configuration-dependent B at (q, lambda_p) (order 0: B, v, y; 1: also W, RW; 2: also
  * d2B). Uses R^{-1} of the discretization (costate/gain.c). */
@@ -47,10 +77,7 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   const HsProblem *P = d->prob;
   HsO4            *o;
   int              dim = d->dim, D = 2 * dim;
-  const char      *why = P->nc                                 ? "holonomic constraints"
-                         : (P->ell.f && P->ell.time_dependent) ? "a time-dependent running cost"
-                         : P->data_T                           ? "T in the problem's data"
-                                                               : NULL;
+  const char      *why = P->nc ? "holonomic constraints" : P->data_T ? "T in the problem's data" : NULL;
 
   *o4 = NULL;
   if (why) {
@@ -65,20 +92,23 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   if (!o)
     return HS_ENOMEM;
   o->d = d, o->n = P->n, o->dim = dim, o->D = D;
-  o->pool = malloc(sizeof(double) * (size_t)(10 * D + 4 * D * D + 4 * dim * dim + dim + 2 * dim * dim));
+  o->pool =
+      malloc(sizeof(double) * (size_t)(11 * D + 4 * D * D + 4 * dim * dim + dim + 2 * dim * dim + dim + dim * dim));
   if (!o->pool) {
     free(o);
     return HS_ENOMEM;
   }
   {
     double *p = o->pool;
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 11; i++)
       o->v[i] = p, p += D;
     for (int i = 0; i < 4; i++)
       o->M[i] = p, p += D * D;
     for (int i = 0; i < 4; i++)
       o->w2[i] = p, p += dim * dim;
-    o->wd3 = p;
+    o->wd3 = p, p += dim + 2 * dim * dim;
+    o->eg  = p, p += dim;
+    o->eH  = p;
   }
   if (P->Bq) {
     int     n = P->n, m = P->m;
@@ -127,8 +157,7 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
     HsMatVec(dim, dim, o->d->GK, l, Pl);
   HsApplyJ(dim, gE, Jl);
   Jg = HsDot(dim, l, Jl);
-  if (P->ell.f)
-    HS_CB(P->ell.f(0, x, &e, P->ctx));
+  HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient */
   if (H)
     *H = 0.5 * HsDot(dim, l, Pl) - e + Jg;
   if (!g)
@@ -140,11 +169,8 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   HsMatVec(dim, dim, HE, Jl, g);
   for (int i = 0; i < dim; i++)
     g[i] = -g[i];
-  if (P->ell.f) {
-    HS_CB(P->ell.grad(0, x, Pl, P->ctx));
-    for (int i = 0; i < dim; i++)
-      g[i] -= Pl[i];
-  }
+  for (int i = 0; P->ell.f && i < dim; i++)
+    g[i] -= o->v[10][i];
   for (int q = 0; P->Bq && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
     g[q] += HsDot(P->m, o->W + q * P->m, o->y);
   return HS_SUCCESS;
@@ -199,8 +225,10 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
     w[i] = -w[i]; /* JJ^T lambda */
   HS_CB(P->E.hess(x, HE, P->ctx));
   HS_CHK(HsFunctionD3(&P->E, dim, P->ctx, x, w, T, o->wd3));
-  if (P->ell.f)
-    HS_CB(P->ell.hess(0, x, Hl, P->ctx));
+  if (P->ell.f) {
+    double e;
+    HS_CHK(EllMean(o, x, &e, NULL, Hl));
+  }
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < dim; j++) {
       /* (HE JJ)_{ij} = sum_k HE_ik JJ_kj: JJ_kj = 1 for j = k + n, -1 for j = k - n */
@@ -217,7 +245,11 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
   return HS_SUCCESS;
 }
 
-int HsO4Hamiltonian(HsO4 *o, const double *z, double *H) { return HValGrad(o, z, H, NULL); }
+int HsO4Hamiltonian(HsO4 *o, double t, const double *z, double *H)
+{
+  o->ta = o->tb = t;
+  return HValGrad(o, z, H, NULL);
+}
 
 /* The Gonzalez discrete gradient g of H (D) and, with Da, Db, its Jacobian (docs/theory.md section 2.1's formulas
  * in dimension 4n): Da = 1/2 Hm - c I + Delta c_a^T, Db = 1/2 Hm + c I + Delta c_b^T. Uses v[3..9], M[0]. */
@@ -259,10 +291,12 @@ static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, doubl
   return HS_SUCCESS;
 }
 
-int HsO4Substep(HsO4 *o, double c, const double *a, const double *b, double *F, double *Fa, double *Fb)
+int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb)
 {
   int     D = o->D, dim = o->dim;
   double *g = o->M[3], *Da = o->M[1], *Db = o->M[2], ch = c * o->d->h; /* g: D values of M[3] */
+
+  o->ta = ta, o->tb = ta + ch; /* H's running cost: the mean of ell at the substep's two times */
 
   HS_CHK(GonzalezH(o, a, b, g, Fa ? Da : NULL, Fb ? Db : NULL));
   for (int i = 0; i < D; i++) /* S g = (g_lambda, -g_x) */
@@ -279,11 +313,20 @@ int HsO4Substep(HsO4 *o, double c, const double *a, const double *b, double *F, 
   return HS_SUCCESS;
 }
 
-int HsO4SubstepCost(HsO4 *o, double c, const double *a, const double *b, double *L, double *W)
+int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double *b, double *L, double *W, double *Dt)
 {
   const HsProblem *P   = o->d->prob;
   int              dim = o->dim, n = o->n;
-  double          *m = o->v[0], *Pl = o->v[1], e = 0;
+  double          *m = o->v[0], *Pl = o->v[1], e = 0, tb = ta + c * o->d->h, f[4];
+
+  *Dt = 0;
+  if (P->ell.f && P->ell.time_dependent) { /* -1/2 [ell(x_a, tb) - ell(x_a, ta) + ell(x_b, tb) - ell(x_b, ta)] */
+    HS_CB(P->ell.f(tb, a, &f[0], P->ctx));
+    HS_CB(P->ell.f(ta, a, &f[1], P->ctx));
+    HS_CB(P->ell.f(tb, b, &f[2], P->ctx));
+    HS_CB(P->ell.f(ta, b, &f[3], P->ctx));
+    *Dt = -0.5 * (f[0] - f[1] + f[2] - f[3]);
+  }
 
   for (int i = 0; i < 2 * dim; i++)
     m[i] = 0.5 * (a[i] + b[i]);
@@ -295,7 +338,7 @@ int HsO4SubstepCost(HsO4 *o, double c, const double *a, const double *b, double 
   } else
     HsMatVec(dim, dim, o->d->GK, m + dim, Pl);
   if (P->ell.f)
-    HS_CB(P->ell.f(0, m, &e, P->ctx));
+    HS_CB(P->ell.f(ta + 0.5 * c * o->d->h, m, &e, P->ctx)); /* at the substep's midpoint time */
   *L = c * o->d->h * (0.5 * HsDot(dim, m + dim, Pl) + e);
   *W = 0;
   for (int i = 0; i < n; i++) /* (q_b - q_a)^T B u: B u is the p-part of G u */

@@ -15,7 +15,16 @@
 #include "../../costate/hsorder4.h"
 #include "../interface/hsbvpimpl.h"
 
-#define O4_VALS 5 /* per point: H(z_k), H(z_{k,1}), H(z_{k,2}), interval k's part of J^d and of the work */
+#define O4_VALS                                                                                                        \
+  8 /* per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact                      \
+       changes Dt of H over its three substeps (HsO4SubstepCost; 0 for an autonomous ell) */
+
+/* The time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h (T/N exactly at N). */
+static PetscReal StageTime(HsSolver s, PetscInt k, int j)
+{
+  PetscReal off = j == 0 ? 0 : j == 1 ? HS_O4_GAMMA1 : 1 - HS_O4_GAMMA1;
+  return s->prob->T * ((PetscReal)k + off) / (PetscReal)s->N;
+}
 
 typedef struct {
   DM        da;
@@ -35,22 +44,23 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
   PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
   PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q;
 
-  /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, fraction} */
+  /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, fraction, a's time}
+   */
   struct {
     PetscInt r0, i0, nr, pa, oa, pb, ob;
-    double   c;
+    double   c, ta;
   } sub[4];
   int ns = 0;
   if (k > 0)
-    sub[ns++] = (typeof(sub[0])){0, 2 * n, 2 * n, k - 1, 2 * q, k, 0, HsO4Fraction(2)};
+    sub[ns++] = (typeof(sub[0])){0, 2 * n, 2 * n, k - 1, 2 * q, k, 0, HsO4Fraction(2), StageTime(s, k - 1, 2)};
   if (k < N) {
-    sub[ns++] = (typeof(sub[0])){2 * n, 0, q, k, 0, k, q, HsO4Fraction(0)};
-    sub[ns++] = (typeof(sub[0])){6 * n, 0, q, k, q, k, 2 * q, HsO4Fraction(1)};
-    sub[ns++] = (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, HsO4Fraction(2)};
+    sub[ns++] = (typeof(sub[0])){2 * n, 0, q, k, 0, k, q, HsO4Fraction(0), StageTime(s, k, 0)};
+    sub[ns++] = (typeof(sub[0])){6 * n, 0, q, k, q, k, 2 * q, HsO4Fraction(1), StageTime(s, k, 1)};
+    sub[ns++] = (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, HsO4Fraction(2), StageTime(s, k, 2)};
   }
   for (int j = 0; j < ns; j++) {
-    int st = HsO4Substep(o->o4, sub[j].c, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob, F, J ? Fa : NULL,
-                         J ? Fb : NULL);
+    int st = HsO4Substep(o->o4, sub[j].c, sub[j].ta, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob, F,
+                         J ? Fa : NULL, J ? Fb : NULL);
     if (st)
       return st;
     for (PetscInt r = 0; r < sub[j].nr; r++) {
@@ -342,10 +352,11 @@ static PetscErrorCode PostSolve(HsSolver s)
     for (int j = 0; j < O4_VALS; j++)
       vk[j] = 0;
     for (int j = 0; j < (k < N ? 3 : 1) && !st; j++)
-      st = HsO4Hamiltonian(o->o4, x[k] + j * q, &vk[j]);
+      st = HsO4Hamiltonian(o->o4, StageTime(s, k, j), x[k] + j * q, &vk[j]);
     for (int j = 0; j < 3 && k < N && !st; j++) {
       PetscReal L, W;
-      st = HsO4SubstepCost(o->o4, HsO4Fraction(j), x[k] + j * q, j < 2 ? x[k] + (j + 1) * q : x[k + 1], &L, &W);
+      st = HsO4SubstepCost(o->o4, HsO4Fraction(j), StageTime(s, k, j), x[k] + j * q,
+                           j < 2 ? x[k] + (j + 1) * q : x[k + 1], &L, &W, &vk[5 + j]);
       vk[3] += L, vk[4] += W;
     }
     if (st)
@@ -363,23 +374,27 @@ static PetscErrorCode PostSolve(HsSolver s)
 
 /* The diagnostics op (rank 0; x: the gathered Xnodes): out[0..10] as SumDiagnostics (bvp/interface/diagnostics.c)
  * fills them: J^d = sum of the substeps' c h L(zbar) + phi(x_N); the mean, min and max of H over the nodes and stage
- * nodes (H_min, H_max: the conserved quantity's spread), out[5] the same spread (H_balance); E - W with W the
- * substeps' work; s->H[k] = H(z_k), s->EW[k] = E(x_k) - W_k. */
+ * nodes (H_min, H_max: the conserved quantity's spread for an autonomous problem), out[5] (H_balance) the largest
+ * defect |H(b, tb) - H(a, ta) - Dt| of a substep (as the second-order schemes' balance, step by step: round-off for
+ * a time-dependent ell too); E - W with W the substeps' work; s->H[k] = H(z_k), s->EW[k] = E(x_k) - W_k. */
 static PetscErrorCode Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
 {
   HsOrder4          *o = s->data;
   const PetscScalar *v;
   PetscInt           N = s->N, q = 4 * s->prob->n, cnt = 0;
   PetscReal J = 0, Hs = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, W = 0, E, phi = 0, EWmin = PETSC_MAX_REAL,
-            EWmax = -PETSC_MAX_REAL, big = 0;
+            EWmax = -PETSC_MAX_REAL, big = 0, bal = 0;
   int st = 0;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(o->vals0, &v));
   for (PetscInt k = 0; k <= N && !st; k++) {
     const PetscScalar *vk = v + k * O4_VALS;
-    for (int j = 0; j < (k < N ? 3 : 1); j++, cnt++)
+    for (int j = 0; j < (k < N ? 3 : 1); j++, cnt++) {
       Hs += vk[j], Hmin = PetscMin(Hmin, vk[j]), Hmax = PetscMax(Hmax, vk[j]);
+      if (k < N) /* substep j: from stage j to the next stage (j < 2) or node */
+        bal = PetscMax(bal, PetscAbsReal((j < 2 ? vk[j + 1] : vk[O4_VALS]) - vk[j] - vk[5 + j]));
+    }
     st       = HsDiscEnergy(s->disc, x + k * q, &E);
     s->EW[k] = E - W;
     EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
@@ -392,7 +407,7 @@ static PetscErrorCode Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *o
   PetscCall(VecRestoreArrayRead(o->vals0, &v));
   if (!st)
     st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
-  out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = Hmax - Hmin;
+  out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;
   out[6] = 0, out[7] = st ? 1 : 0, out[9] = big, out[10] = PetscMax(PetscAbsReal(Hmin), PetscAbsReal(Hmax));
   if (st)
     for (int i = 0; i < 6; i++)
@@ -401,30 +416,36 @@ static PetscErrorCode Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *o
   PetscFunctionReturn(0);
 }
 
-/* The conserved op: (max - min) of H over the nodes and stage nodes of X over max(1, max |H|); -1 outside the domain.
- * Collective. */
+/* The conserved op: the largest defect |H(b, tb) - H(a, ta) - Dt| of a substep of X (0 at a solution, up to Newton's
+ * residual) over max(1, max |H|); -1 outside the domain. Collective. */
 static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
 {
   HsOrder4           *o = s->data;
   Vec                 Xl;
   const PetscScalar **x;
   PetscInt            xs, xm, q = 4 * s->prob->n;
-  PetscReal           v[3] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL, 0}, H; /* max H, max -H, a domain error */
+  PetscReal           v[3] = {0, 0, 0}, Ha, Hb, L, W, Dt; /* max defect, max |H|, a domain error */
 
   PetscFunctionBeginUser;
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
-  for (PetscInt k = xs; k < xs + xm && !v[2]; k++)
-    for (int j = 0; j < (k < s->N ? 3 : 1) && !v[2]; j++) {
-      if (HsO4Hamiltonian(o->o4, x[k] + j * q, &H) || PetscIsInfOrNanReal(H))
+  for (PetscInt k = xs; k < PetscMin(xs + xm, s->N) && !v[2]; k++)
+    for (int j = 0; j < 3 && !v[2]; j++) {
+      const PetscScalar *a = x[k] + j * q, *b = j < 2 ? x[k] + (j + 1) * q : x[k + 1];
+      if (HsO4Hamiltonian(o->o4, StageTime(s, k, j), a, &Ha) ||
+          HsO4Hamiltonian(o->o4, j < 2 ? StageTime(s, k, j + 1) : StageTime(s, k + 1, 0), b, &Hb) ||
+          HsO4SubstepCost(o->o4, HsO4Fraction(j), StageTime(s, k, j), a, b, &L, &W, &Dt) ||
+          PetscIsInfOrNanReal(Ha + Hb + Dt))
         v[2] = 1;
-      v[0] = PetscMax(v[0], H), v[1] = PetscMax(v[1], -H);
+      else
+        v[0] = PetscMax(v[0], PetscAbsReal(Hb - Ha - Dt)),
+        v[1] = PetscMax(v[1], PetscMax(PetscAbsReal(Ha), PetscAbsReal(Hb)));
     }
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
-  *m = v[2] ? -1 : (v[0] + v[1]) / PetscMax(1, PetscMax(PetscAbsReal(v[0]), PetscAbsReal(v[1])));
+  *m = v[2] ? -1 : v[0] / PetscMax(1, v[1]);
   PetscFunctionReturn(0);
 }
 
@@ -441,7 +462,8 @@ static PetscErrorCode View(HsSolver s, PetscViewer v)
   PetscFunctionBeginUser;
   PetscCall(PetscViewerASCIIPrintf(v,
                                    "  conserving4        H^d above is the maximized Hamiltonian H(x, lambda) at the "
-                                   "%" PetscInt_FMT " nodes and stage nodes; E - W is O(h^4), not exact\n",
+                                   "%" PetscInt_FMT " nodes and stage nodes, its balance substep by substep; E - W is "
+                                   "O(h^4), not exact\n",
                                    3 * s->N + 1));
   PetscFunctionReturn(0);
 }
@@ -450,11 +472,13 @@ static PetscErrorCode View(HsSolver s, PetscViewer v)
 static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
 {
   PetscFunctionBeginUser;
-  fprintf(fp,
-          "  \"conserving4\": {\"order\": 4, \"conserved\": \"the maximized Hamiltonian H(x, lambda) at the nodes "
-          "and the stage nodes\", \"points\": %lld, \"costates\": \"lambda_k at the nodes\", \"energy_work\": "
-          "\"O(h^4), not exact\"},\n",
-          (long long)(3 * s->N + 1));
+  fprintf(
+      fp,
+      "  \"conserving4\": {\"order\": 4, \"conserved\": \"the maximized Hamiltonian H(x, lambda) at the nodes "
+      "and the stage nodes (H_min, H_max, H_spread)\", \"balance\": \"H_balance: the largest |H(b, t_b) - H(a, t_a) - "
+      "Dt| of a substep (Dt: the exact change a time-dependent ell makes)\", \"points\": %lld, \"costates\": "
+      "\"lambda_k at the nodes\", \"energy_work\": \"O(h^4), not exact (exact for a quadratic E)\"},\n",
+      (long long)(3 * s->N + 1));
   PetscFunctionReturn(0);
 }
 
