@@ -186,7 +186,7 @@ def t_order4_jacobian():
                          "-snes_max_it", "4"] + QUIET, expect_rc=None)
         r = jacobian_ratios(out)
         print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (os.path.basename(prob), len(r), max(r) if r else -1))
-        check(len(r) >= 3 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (prob, r))
+        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (prob, r))  # ncar: linear, 2 Newton steps
     import re
     _, out, _ = run(["-problem", "pendulum", "-N", "80", "-hs_scheme", "conserving4", "-hs_monitor"] + QUIET)
     f = [float(x) for x in re.findall(r"Newton +\d+ +\|F\| = ([0-9.eE+-]+)", out)]
