@@ -26,8 +26,9 @@ int  HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len);
 void HsO4Destroy(HsO4 **o4);
 /** The fraction of h of substep j (0, 1, 2). */
 double HsO4Fraction(int j);
-/** H(z, t), z = (x, lambda) (4n values). */
+/** H(z, t), z = (x, lambda) (4n values), and (g not NULL) its gradient in z (4n). */
 int HsO4Hamiltonian(HsO4 *o, double t, const double *z, double *H);
+int HsO4HamiltonianGradient(HsO4 *o, double t, const double *z, double *H, double *g);
 /** The residual of a substep of fraction c from a at time ta to b at ta + c h (4n each), and (if Fa, Fb are not NULL)
  *  its Jacobian blocks dF/da, dF/db (4n x 4n, row-major). A time-dependent ell enters gbar as the Gonzalez
  *  gradient of 1/2 (H(., ta) + H(., tb)). */

@@ -251,6 +251,12 @@ int HsO4Hamiltonian(HsO4 *o, double t, const double *z, double *H)
   return HValGrad(o, z, H, NULL);
 }
 
+int HsO4HamiltonianGradient(HsO4 *o, double t, const double *z, double *H, double *g)
+{
+  o->ta = o->tb = t;
+  return HValGrad(o, z, H, g);
+}
+
 /* The Gonzalez discrete gradient g of H (D) and, with Da, Db, its Jacobian (docs/theory.md section 2.1's formulas
  * in dimension 4n): Da = 1/2 Hm - c I + Delta c_a^T, Db = 1/2 Hm + c I + Delta c_b^T. Uses v[3..9], M[0]. */
 static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, double *Da, double *Db)

@@ -197,11 +197,11 @@ def t_order4_jacobian():
 
 def t_order4_errors():
     """what conserving4 does not support yet is refused with a message, not solved wrongly: shooting, explicit
-    state/costate schemes, a constrained system, a free final time."""
+    state/costate schemes, a constrained system."""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "shooting"], "transcription only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
              (["-problem", os.path.join(DATA, "..", "..", "problems", "fourbar.ocp")], "holonomic constraints"),
-             (["-problem", os.path.join(DATA, "pendulum_free_T.ocp")], "fixed T only")]
+             ]
     for args, want in cases:
         _, out, rc = run(args + ["-hs_scheme", "conserving4"] + QUIET, expect_rc=None)
         print("%s: rc %d, %s" % (" ".join(args[1:]), rc, want in out))
@@ -305,3 +305,41 @@ def t_order4_time():
     ords = [order(errs[i], errs[i + 1]) for i in range(len(errs) - 1)]
     print("ncar: J_inf %.15f (second order, Richardson), orders %s" % (jinf, ["%.3f" % o for o in ords]))
     check(all(abs(o - 4) <= 0.2 for o in ords), "ncar orders %s" % ords)
+
+
+def t_order4_free_time():
+    """a free final time (tests/data/pendulum_free_T.ocp: cost int 1/2 u^2 + c, T free; docs/free-final-time.md):
+    the condition H(z_N) = d phi/dT (= 0 here) at the last node, H constant to round-off at its value 0; J and T at
+    order 4 +- 0.2 against the second-order scheme's Richardson limits (N = 1280, 2560, 5120); the Jacobian with T's
+    column and row against finite differences; 2 ranks (MUMPS) as 1."""
+    f = os.path.join(DATA, "pendulum_free_T.ocp")
+    s2 = []
+    for N in (1280, 2560, 5120):
+        s, _, _ = run(["-problem", f, "-N", str(N)] + QUIET)
+        check(s and s["converged"], "pendulum_free_T second order N=%d" % N)
+        s2.append(s)
+    if not all(s2):
+        return
+    jinf, tinf = richardson2([s["J"] for s in s2]), richardson2([s["T"] for s in s2])
+    eJ, eT = [], []
+    for N in (20, 40, 80, 160):
+        s = solve4(f, N)
+        if not s:
+            return
+        spread_ok("pendulum_free_T", N, s)
+        check(abs(s["H_mean"]) <= 1e-12, "pendulum_free_T N=%d: H = %.2e, not d phi/dT = 0" % (N, s["H_mean"]))
+        eJ.append(abs(s["J"] - jinf)), eT.append(abs(s["T"] - tinf))
+    oJ = [order(eJ[i], eJ[i + 1]) for i in range(3)]
+    oT = [order(eT[i], eT[i + 1]) for i in range(3)]
+    print("pendulum_free_T: J_inf %.12f, T_inf %.12f; orders of J %s, of T %s"
+          % (jinf, tinf, ["%.3f" % o for o in oJ], ["%.3f" % o for o in oT]))
+    check(all(abs(o - 4) <= 0.2 for o in oJ[1:] + oT[1:]), "pendulum_free_T orders %s %s" % (oJ, oT))
+    _, out, _ = run(["-problem", f, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian", "-snes_max_it", "4",
+                     "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+    r = jacobian_ratios(out)
+    print("pendulum_free_T: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (len(r), max(r) if r else -1))
+    check(len(r) >= 3 and max(r) <= 1e-6, "pendulum_free_T Jacobian %s" % r)
+    a, b = solve4(f, 40), solve4(f, 40, ranks=2)
+    if a and b:
+        print("pendulum_free_T N=40: 1 rank T %.15f, 2 ranks %.15f" % (a["T"], b["T"]))
+        check(abs(a["T"] - b["T"]) <= 1e-12 and abs(a["J"] - b["J"]) <= 1e-12, "free T: 1 vs 2 ranks")

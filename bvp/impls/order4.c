@@ -35,14 +35,55 @@ typedef struct {
   PetscReal Hmax;  /* max |H| over the nodes and stage nodes (the scale of its spread) */
 } HsOrder4;
 
+/* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
+ * constant (the condition (1/N) sum H^d = d phi/dT of the second-order transcription, here at one node), or T = T_hold
+ * while a cold start holds it; with J (block of point N) its gradient in z_N and T. Tc: d/dT of the free terminal
+ * rows (d grad phi/dT). g: 4n scratch. */
+static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, PetscScalar *J, PetscScalar *Tc,
+                         PetscReal *g)
+{
+  HsOrder4 *o = s->data;
+  PetscInt  n = s->prob->n, q = 4 * n, D = o->D;
+  PetscReal H, fT, fTT, *gT = g + 2 * n;
+  int       st;
+
+  if (s->hold_T) {
+    f[q] = xN[q] - s->T_hold;
+    if (J)
+      J[q * D + q] = 1;
+    return HS_SUCCESS;
+  }
+  if ((st = HsO4HamiltonianGradient(o->o4, s->prob->T, xN, &H, g)))
+    return st;
+  if ((st = HsDiscTerminalCostT(s->disc, xN, &fT, NULL, NULL)))
+    return st;
+  f[q] = H - fT;
+  if (!J)
+    return HS_SUCCESS;
+  for (PetscInt c = 0; c < q; c++)
+    J[q * D + c] = g[c];
+  if ((st = HsDiscTerminalCostT(s->disc, xN, &fT, gT, &fTT))) /* after H's gradient: gT overlaps its lambda part */
+    return st;
+  for (PetscInt c = 0; c < 2 * n; c++)
+    J[q * D + c] -= gT[c];
+  J[q * D + q] = -fTT;
+  for (PetscInt r = 0; r < 2 * n && Tc; r++) /* free terminal rows lambda_i + d phi/dx_i: d/dT is d^2 phi/dx_i dT */
+    Tc[2 * n + r] = s->prob->xT_fixed[r] ? 0 : gT[r];
+  return HS_SUCCESS;
+}
+
 /* Point k's D equations into f and (J not NULL: 3 blocks D x D, the columns of points k-1, k, k+1, zeroed by the
- * caller) their Jacobian. w: 2 D^2 / 4 + 4n scratch (two 4n x 4n blocks and a 4n residual). */
+ * caller) their Jacobian; with a free T (Tc not NULL) the rows' derivatives in T (Tc, D values): a substep
+ * b - a - c (T/N) S gbar gives (F - (b - a)) / T. w: 2 D^2 / 4 + 4n scratch (two 4n x 4n blocks and a 4n residual). */
 static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J[3],
-                          PetscReal *w)
+                          PetscScalar *Tc, PetscReal *w)
 {
   HsOrder4  *o = s->data;
   PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
   PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q;
+
+  if (Tc)
+    PetscArrayzero(Tc, D);
 
   /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, fraction, a's time}
    */
@@ -66,6 +107,8 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     for (PetscInt r = 0; r < sub[j].nr; r++) {
       PetscInt row = sub[j].r0 + r, i = sub[j].i0 + r;
       f[row] = F[i];
+      if (Tc)
+        Tc[row] = (F[i] - (x[sub[j].pb][sub[j].ob + i] - x[sub[j].pa][sub[j].oa + i])) / s->prob->T;
       for (PetscInt c = 0; J && c < q; c++) {
         J[sub[j].pa - k + 1][row * D + sub[j].oa + c] += Fa[i * q + c];
         J[sub[j].pb - k + 1][row * D + sub[j].ob + c] += Fb[i * q + c];
@@ -92,8 +135,31 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
       if (J)
         J[1][i * D + i] = 1;
     }
+    if (s->prob->free_T) { /* the T slot's row replaces its identity */
+      if (J)
+        J[1][q * D + q] = 0;
+      st = FinalTimeRows(s, x[N], f, J ? J[1] : NULL, Tc, F);
+      if (st)
+        return st;
+    }
   }
   return HS_SUCCESS;
+}
+
+/* A free T: the value in the T slot of point N (on the last rank) to every rank, the problem and the discretization
+ * (HsSolverShareFinalTime); *dom for a T outside its range. Collective. */
+static PetscErrorCode ShareT(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscBool *dom)
+{
+  PetscMPIInt size;
+  PetscBool   bad;
+
+  PetscFunctionBeginUser;
+  if (!s->prob->free_T)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  PetscCall(HsSolverShareFinalTime(s, size - 1, xs + xm == s->N + 1 ? x[s->N][4 * s->prob->n] : 0, &bad));
+  *dom = (PetscBool)(*dom || bad);
+  PetscFunctionReturn(0);
 }
 
 /* F(X) (HsResidualFn). Collective. */
@@ -113,8 +179,9 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(ShareT(s, x, xs, xm, &dom));
   for (PetscInt k = xs; k < xs + xm && !dom; k++)
-    HsCallStep(PointEquations(s, x, k, f[k], NULL, w), &dom, "conserving4 equations", k);
+    HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
@@ -126,7 +193,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 
 /* The columns of row i of point k: at most 2 segments {point, first component, count}, ascending (the file head's
  * rows: a substep couples two 4n blocks, the boundary rows one, the dummies their own column). */
-static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscInt seg[2][3])
+static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBool freeT, PetscInt seg[3][3])
 {
   PetscInt q = 4 * n;
 #define SEG(j, p, c, m) (seg[j][0] = (p), seg[j][1] = (c), seg[j][2] = (m))
@@ -134,6 +201,8 @@ static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscIn
     return SEG(0, 0, 0, q), 1;
   if (i < 2 * n)
     return SEG(0, k - 1, 2 * q, q), SEG(1, k, 0, q), 2;
+  if (k == N && freeT && i == q) /* T's row: z_N and T (the next column) */
+    return SEG(0, N, 0, q + 1), 1;
   if (k == N)
     return i < q ? (SEG(0, N, 0, q), 1) : (SEG(0, N, i, 1), 1);
   if (i < 6 * n)
@@ -142,6 +211,16 @@ static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscIn
     return SEG(0, k, q, 2 * q), 1;
   return SEG(0, k, 2 * q, q), SEG(1, k + 1, 0, q), 2;
 #undef SEG
+}
+
+/* ... and with a free T its column (point N, component 4n: after every other column of these rows) where the row
+ * depends on T: the substeps' rows and the terminal rows. */
+static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBool freeT, PetscInt seg[3][3])
+{
+  PetscInt ns = Segments0(N, n, k, i, freeT, seg);
+  if (freeT && !(k == 0 && i < 2 * n) && !(k == N && i >= 4 * n))
+    seg[ns][0] = N, seg[ns][1] = 4 * n, seg[ns][2] = 1, ns++;
+  return ns;
 }
 
 /* Gives the array p to J: freed when J is destroyed (J uses it without a copy). */
@@ -163,7 +242,7 @@ static PetscErrorCode Own(Mat J, const char *name, void *p)
  * (local indices) and the others' (global), J owning them. Collective. */
 static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 {
-  PetscInt     xs, xm, m, cs, seg[2][3], ns, *ia, *ja, *oi, *oj;
+  PetscInt     xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
   PetscScalar *a, *oa;
   PetscMPIInt  size;
   MPI_Comm     comm = PetscObjectComm((PetscObject)da);
@@ -182,7 +261,7 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
     for (PetscInt k = xs, r = 0; k < xs + xm; k++)
       for (PetscInt i = 0; i < D; i++, r++) {
         PetscInt d = 0, o = 0;
-        ns = Segments(s->N, s->prob->n, k, i, seg);
+        ns = Segments(s->N, s->prob->n, k, i, (PetscBool)s->prob->free_T, seg);
         for (PetscInt g = 0; g < ns; g++)
           for (PetscInt e = 0; e < seg[g][2]; e++) {
             PetscInt col = seg[g][0] * D + seg[g][1] + e;
@@ -218,20 +297,23 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 }
 
 /* Point k's rows written in place into J's CSR parts (CreateJacobian's pattern), from the blocks J[3] (the columns of
- * points k-1, k, k+1). */
+ * points k-1, k, k+1) and a free T's column Tc. */
 static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
-                                PetscScalar *const J[3])
+                                PetscScalar *const J[3], const PetscScalar *Tc)
 {
-  PetscInt seg[2][3], ns;
+  PetscInt seg[3][3], ns;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < D; i++) {
     PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
     PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
-    ns = Segments(s->N, s->prob->n, k, i, seg);
+    ns = Segments(s->N, s->prob->n, k, i, (PetscBool)s->prob->free_T, seg);
     for (PetscInt g = 0; g < ns; g++) {
       PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
-      PetscCall(PetscArraycpy(own ? d + nd : o + no, J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+      if (s->prob->free_T && g == ns - 1 && seg[g][1] == 4 * s->prob->n && seg[g][2] == 1) /* T's column */
+        (own ? d : o)[own ? nd : no] = Tc[i];
+      else
+        PetscCall(PetscArraycpy(own ? d + nd : o + no, J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
       *(own ? &nd : &no) += seg[g][2];
     }
     PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
@@ -249,13 +331,13 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   Vec                 Xl;
   const PetscScalar **x;
   PetscInt            xs, xm, D = o->D, q = 4 * s->prob->n;
-  PetscScalar        *blk, *J[3], *f, *w;
+  PetscScalar        *blk, *J[3], *f, *w, *Tc;
   PetscBool           dom = PETSC_FALSE;
   HsAIJParts          P;
 
   PetscFunctionBeginUser;
   PetscCall(MatSetUnfactored(Pm));
-  PetscCall(PetscMalloc3(3 * D * D, &blk, D, &f, 2 * q * q + q, &w));
+  PetscCall(PetscMalloc4(3 * D * D, &blk, D, &f, 2 * q * q + q, &w, D, &Tc));
   for (PetscInt b = 0; b < 3; b++)
     J[b] = blk + b * D * D;
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
@@ -263,11 +345,12 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
   PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
+  PetscCall(ShareT(s, x, xs, xm, &dom));
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     PetscCall(PetscArrayzero(blk, 3 * D * D));
-    HsCallStep(PointEquations(s, x, k, f, J, w), &dom, "conserving4 Jacobian", k);
+    HsCallStep(PointEquations(s, x, k, f, J, s->prob->free_T ? Tc : NULL, w), &dom, "conserving4 Jacobian", k);
     if (!dom)
-      PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J));
+      PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc));
   }
   if (dom) /* rows left unset: zero rows, which every factorization finds singular */
     for (PetscInt qq = 0; qq < 2 && P.part[qq]; qq++)
@@ -276,7 +359,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(PetscObjectStateIncrease((PetscObject)Pm));
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
-  PetscCall(PetscFree3(blk, f, w));
+  PetscCall(PetscFree4(blk, f, w, Tc));
   if (Jm != Pm) {
     PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
@@ -287,8 +370,26 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The guess: z_k from the node rows of HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k), the stage nodes on the
- * line through rows k and k+1 at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h. Collective. */
+/* Node k's guess z_k = (x_k, lambda_k) from HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k); with a free T row
+ * N's lambda slot holds T's start, so lambda_N is row N - 1's. */
+static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
+{
+  PetscInt   dim = 2 * s->prob->n;
+  PetscReal *tmp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGuessRow(s, k, z));
+  if (s->prob->free_T && k == s->N && k > 0) {
+    PetscCall(PetscMalloc1(2 * dim, &tmp));
+    PetscCall(HsSolverGuessRow(s, k - 1, tmp));
+    PetscCall(PetscArraycpy(z + dim, tmp + dim, dim));
+    PetscCall(PetscFree(tmp));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The guess: z_k from GuessNode, the stage nodes on the line through z_k and z_{k+1} at the substeps' times
+ * t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
 static PetscErrorCode Guess(HsSolver s, Vec X)
 {
   HsOrder4     *o = s->data;
@@ -301,14 +402,16 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscCall(DMDAVecGetArrayDOF(o->da, X, &x));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   for (PetscInt k = xs; k < xs + xm; k++) {
-    PetscCall(HsSolverGuessRow(s, k, row));
-    PetscCall(HsSolverGuessRow(s, PetscMin(k + 1, N), nxt));
+    PetscCall(GuessNode(s, k, row));
+    PetscCall(GuessNode(s, PetscMin(k + 1, N), nxt));
     PetscCall(PetscArrayzero(x[k], o->D));
     PetscCall(PetscArraycpy(x[k], row, q));
     for (PetscInt i = 0; i < q && k < N; i++) {
       x[k][q + i]     = row[i] + t1 * (nxt[i] - row[i]);
       x[k][2 * q + i] = row[i] + t2 * (nxt[i] - row[i]);
     }
+    if (k == N && s->prob->free_T)
+      x[N][q] = HsSolverStartT(s);
   }
   PetscCall(DMDAVecRestoreArrayDOF(o->da, X, &x));
   PetscCall(PetscFree2(row, nxt));
@@ -509,8 +612,10 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCheck(s->N + 1 >= size, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks", s->N,
              s->N + 1, size);
-  PetscCheck(!s->state_scheme[0] && !s->costate_scheme[0] && !s->prob->free_T, comm, PETSC_ERR_SUP,
-             "-hs_scheme conserving4 has its own scheme (no -hs_state_scheme, -hs_costate_scheme) and a fixed T only");
+  PetscCheck(!s->state_scheme[0] && !s->costate_scheme[0], comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4 has its own scheme (no -hs_state_scheme, -hs_costate_scheme)");
+  PetscCheck(!s->prob->free_T || !s->prob->xT_T, comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4: a free final time with a terminal state that moves with T is not supported yet");
   o->D = 12 * n;
   PetscCall(DMDACreate1d(comm, DM_BOUNDARY_NONE, s->N + 1, o->D, 1, NULL, &o->da));
   PetscCall(DMSetUp(o->da));
@@ -521,6 +626,8 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(DMCreateGlobalVector(o->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   PetscCall(CreateJacobian(s, o->da, o->D, &s->Jac)); /* its exact pattern */
+  if (s->prob->free_T) /* T in point N's first stage slot (the noise estimate holds it) */
+    s->iT = s->N * o->D + 4 * n;
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(PreSolve(s));
   s->res.segments = s->N;
