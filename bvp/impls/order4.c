@@ -11,13 +11,14 @@
  *   rows [10n, 12n) k < N: the x-part of substep 3 (z_{k,2}, z_{k+1})
  * Xnodes holds (x_k, lambda_k): node costates, not the interval costates of the second-order schemes. The
  * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
- * postsolve gathers. Fixed T, no constraints, constant B, autonomous ell (HsO4Create says what it refuses). */
+ * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
+ * No constraints (HsO4Create and the set-up say what they refuse). */
 #include "../../costate/hsorder4.h"
 #include "../interface/hsbvpimpl.h"
 
-#define O4_VALS                                                                                                        \
-  8 /* per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact                      \
-       changes Dt of H over its three substeps (HsO4SubstepCost; 0 for an autonomous ell) */
+/* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
+   over its three substeps (HsO4SubstepCost; 0 for an autonomous ell). */
+#define O4_VALS 8
 
 /* The time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h (T/N exactly at N). */
 static PetscReal StageTime(HsSolver s, PetscInt k, int j)
@@ -27,12 +28,11 @@ static PetscReal StageTime(HsSolver s, PetscInt k, int j)
 }
 
 typedef struct {
-  DM        da;
-  PetscInt  D; /* 12n */
-  HsO4     *o4;
-  Vec       vals;  /* O4_VALS per point, the DMDA's points per rank */
-  Vec       vals0; /* ... gathered on rank 0 by the postsolve */
-  PetscReal Hmax;  /* max |H| over the nodes and stage nodes (the scale of its spread) */
+  DM       da;
+  PetscInt D; /* 12n */
+  HsO4    *o4;
+  Vec      vals;  /* O4_VALS per point, the DMDA's points per rank */
+  Vec      vals0; /* ... gathered on rank 0 by the postsolve */
 } HsOrder4;
 
 /* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
