@@ -19,6 +19,8 @@
 /* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
    over its three substeps (HsO4SubstepCost; 0 for an autonomous ell). */
 #define O4_VALS 8
+#define O4_W1(q) (2 * (q) * (q) + (q)) /* a substep's Jacobian blocks and residual */
+#define O4_W(q) (2 * O4_W1(q) + 1)     /* PointEquations' scratch: those, a copy of them, its tag */
 
 /* The time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h (T/N exactly at N). */
 static PetscReal StageTime(HsSolver s, PetscInt k, int j)
@@ -74,13 +76,15 @@ static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Pets
 
 /* Point k's D equations into f and (J not NULL: 3 blocks D x D, the columns of points k-1, k, k+1, zeroed by the
  * caller) their Jacobian; with a free T (Tc not NULL) the rows' derivatives in T (Tc, D values): a substep
- * b - a - c (T/N) S gbar gives (F - (b - a)) / T. w: 2 D^2 / 4 + 4n scratch (two 4n x 4n blocks and a 4n residual). */
+ * b - a - c (T/N) S gbar gives (F - (b - a)) / T. w: O4_W(4n) scratch, the caller's for the points in ascending order,
+ * its last value -1 at the first: a substep's Jacobian blocks and residual, and a copy of interval k's last substep,
+ * which point k + 1 needs (its first 2n rows) and so does not evaluate again. */
 static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J[3],
                           PetscScalar *Tc, PetscReal *w)
 {
   HsOrder4  *o = s->data;
   PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
-  PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q;
+  PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q, *C = w + O4_W1(q), *tag = w + 2 * O4_W1(q);
 
   if (Tc)
     PetscArrayzero(Tc, D);
@@ -100,10 +104,17 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     sub[ns++] = (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, HsO4Fraction(2), StageTime(s, k, 2)};
   }
   for (int j = 0; j < ns; j++) {
-    int st = HsO4Substep(o->o4, sub[j].c, sub[j].ta, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob, F,
-                         J ? Fa : NULL, J ? Fb : NULL);
+    PetscBool cached = (PetscBool)(j == 0 && k > 0 && *tag == (PetscReal)k); /* point k - 1's last substep */
+    int       st     = cached ? 0
+                              : HsO4Substep(o->o4, sub[j].c, sub[j].ta, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob,
+                                            w + 2 * q * q, J ? w : NULL, J ? w + q * q : NULL);
     if (st)
       return st;
+    Fa = cached ? C : w, Fb = Fa + q * q, F = Fa + 2 * q * q;
+    if (j == ns - 1 && k < N) { /* interval k's last substep: point k + 1's first (w is the caller's for all points) */
+      PetscArraycpy(C, w, O4_W1(q));
+      *tag = (PetscReal)(k + 1);
+    }
     for (PetscInt r = 0; r < sub[j].nr; r++) {
       PetscInt row = sub[j].r0 + r, i = sub[j].i0 + r;
       f[row] = F[i];
@@ -174,7 +185,8 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscBool           dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(2 * q * q + q, &w));
+  PetscCall(PetscMalloc1(O4_W(q), &w));
+  w[O4_W(q) - 1] = -1; /* PointEquations' copy of a substep: none yet */
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
@@ -337,7 +349,8 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(MatSetUnfactored(Pm));
-  PetscCall(PetscMalloc4(3 * D * D, &blk, D, &f, 2 * q * q + q, &w, D, &Tc));
+  PetscCall(PetscMalloc4(3 * D * D, &blk, D, &f, O4_W(q), &w, D, &Tc));
+  w[O4_W(q) - 1] = -1; /* PointEquations' copy of a substep: none yet */
   for (PetscInt b = 0; b < 3; b++)
     J[b] = blk + b * D * D;
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
