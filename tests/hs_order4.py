@@ -39,6 +39,18 @@ def node_errors(rows, ref, key):
     return max(abs(float(r[key]) - float(ref[k * step][key])) for k, r in enumerate(rows) if r[key] != "")
 
 
+def check_node_orders(name, sols, ref, tol=0.2):
+    """The states and costates at the nodes of each summary in sols (coarse to fine, N doubling) against ref's rows
+    at the same times: orders within 4 +- tol for every column q*, p*, lambda*."""
+    keys = [k for k in ref[0] if k.startswith(("q", "p", "lambda"))]
+    check(keys, "%s: no state or costate columns" % name)
+    for key in keys:
+        e = [node_errors(s["_rows"], ref, key) for s in sols]
+        o = [order(e[i], e[i + 1]) for i in range(len(e) - 1)]
+        print("%s node %-8s errors %s, orders %s" % (name, key, ["%.2e" % x for x in e], ["%.2f" % x for x in o]))
+        check(all(abs(x - 4) <= tol for x in o), "%s: order of %s at the nodes %s" % (name, key, o))
+
+
 def t_order4_pendulum():
     """the pendulum: J at order 4.0 +- 0.2 against J_inf for N = 40..320, the node states and costates at order
     4 +- 0.3 against N = 1280, H's spread < 1e-12 relative for every N, E - W at order 4 (not conserved)."""
@@ -73,7 +85,8 @@ def t_order4_kepler():
     """kepler: J converges to the second-order scheme's Richardson limit (N = 1280, 2560, 5120; it agrees with the
     continuous J* = 0.734302799278 of docs/theory.md 4.2) at order >= 3.8 for every doubling from N = 20 to 320 (the
     observed orders fall from ~6 towards 4: 5.9, 5.5, 4.9, 4.3; the errors reach 1e-12 at N = 320, so the asymptotic
-    4 is not resolved above round-off), and H's spread is < 1e-12 relative for every N."""
+    4 is not resolved above round-off), the node states and costates at order 4 +- 0.2 (N = 20..160 against N = 640),
+    and H's spread is < 1e-12 relative for every N."""
     J2 = []
     for N in (1280, 2560, 5120):
         s, _, _ = run(["-problem", "kepler", "-N", str(N)] + QUIET)
@@ -94,6 +107,10 @@ def t_order4_kepler():
     ords = [order(errs[i], errs[i + 1]) for i in range(len(Ns) - 1)]
     print("observed orders of J: %s" % ["%.3f" % o for o in ords])
     check(all(3.8 <= o <= 6.5 for o in ords) and errs[-1] < 3e-12, "kepler: orders %s, errors %s" % (ords, errs))
+    ref = solve4("kepler", 640)  # the node states and costates: order 4 from N = 20 on (J's orders are higher there)
+    sols = [solve4("kepler", N) for N in (20, 40, 80, 160)]
+    if ref and all(sols):
+        check_node_orders("kepler", sols, ref["_rows"])
 
 
 def warm_chain(prob, Ns, scheme4=True, start=None, d=None):
@@ -113,13 +130,17 @@ def warm_chain(prob, Ns, scheme4=True, start=None, d=None):
 def t_order4_arm():
     """the 3-link arm (manipulator3, M(q) configuration-dependent, J ~ 4e6): J at order 4.0 +- 0.2 for N = 80..320
     against the second-order scheme's Richardson limit (N = 1280, 2560, 5120, warm-started from conserving4's N = 320),
-    H's spread < 1e-12 relative for every N (N = 40 from the default guess: -hs_strategy auto's l2 line search)."""
+    the node states and costates at order 4 +- 0.2 (N = 80, 160, 320 against conserving4's N = 1280), H's spread
+    < 1e-12 relative for every N (N = 40 from the default guess: -hs_strategy auto's l2 line search)."""
     import tempfile
     with tempfile.TemporaryDirectory() as d:
         s4, last = warm_chain("manipulator3", (40, 80, 160, 320), d=d)
         s2, _ = warm_chain("manipulator3", (1280, 2560, 5120), scheme4=False, start=last, d=d)
+        ref, _ = warm_chain("manipulator3", (1280,), start=last, d=d)
     if not all(s4) or not all(s2):
         return
+    if ref[0]:
+        check_node_orders("manipulator3", s4[1:], ref[0]["_rows"])
     jinf = richardson2([s["J"] for s in s2])
     errs = [abs(s["J"] - jinf) for s in s4]
     ords = [order(errs[i], errs[i + 1]) for i in range(len(errs) - 1)]
