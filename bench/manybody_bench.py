@@ -7,14 +7,16 @@ mumps) and the banded LU (-hs_linear_solver band, the default for n <= 32), side
     python3 bench/manybody_bench.py [--hamshoot build/hamshoot] [--cars 16,32,64] [--N 400,4000]
                                     [--ranks 2] [--solvers drop,mumps,band] [--max-mumps-work 2e8]
                                     [--max-band-work 1.1e9]
-                                    [--problem ncar] [--extra "-p_beta 1e-9"]
+                                    [--problem ncar] [--extra "-p_beta 1e-9"] [--blas DIR]
 
 Each row solves from the default guess (-quiet -hs_check_extremal no) and reads summary.json: Newton and
 Krylov iterations, wall_time_s (the whole solve), the process time (what `time mpirun ...` sees:
 start-up and output too), the largest peak resident memory of a rank, and J^d (which the solvers must
 agree on). MUMPS and the band factor the stored 4n x 4n node blocks whole: O(N n^3) work, about 8 s
 for 64 cars at N = 400 on 2 ranks here (MUMPS), so rows where N n^3 exceeds --max-mumps-work
-(--max-band-work for the band) are skipped for them ("-"). The issue's target: 64 cars, N = 4000, 2 ranks, in under a minute.
+(--max-band-work for the band) are skipped for them ("-"). The issue's target: 64 cars, N = 4000, 2 ranks, in under a minute
+(issue 11), under 10 s (issue 44). --blas DIR puts DIR first on LD_LIBRARY_PATH of every rank (e.g. an unpacked
+libopenblas0-serial's lib/x86_64-linux-gnu/openblas-serial, to compare BLAS without update-alternatives).
 """
 import argparse
 import json
@@ -33,15 +35,18 @@ ap.add_argument("--solvers", default="drop,mumps,band")
 ap.add_argument("--max-mumps-work", type=float, default=2e8)
 ap.add_argument("--max-band-work", type=float, default=1.1e9)
 ap.add_argument("--extra", default="")
+ap.add_argument("--blas", default="")
 a = ap.parse_args()
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+if a.blas:
+    env["LD_LIBRARY_PATH"] = a.blas + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
 
 
 def run(args, P):
     with tempfile.TemporaryDirectory() as d:
         cmd = [a.hamshoot, "-problem", a.problem, "-quiet", "-hs_check_extremal", "no", "-o", d] + args + a.extra.split()
         if P > 1:
-            cmd = ["mpirun", "--oversubscribe", "-n", str(P)] + cmd
+            cmd = ["mpirun", "--oversubscribe", "-n", str(P)] + (["-x", "LD_LIBRARY_PATH"] if a.blas else []) + cmd
         t0 = time.time()
         subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         t = time.time() - t0
@@ -52,6 +57,7 @@ def run(args, P):
         return s
 
 
+print("BLAS: %s" % (a.blas or "the system's"))
 print("problem %s %s; the whole solve per linear solver (drop: GMRES + hsdrop; mumps: LU of the stored blocks; "
       "band: hsband)" % (a.problem, a.extra))
 print("%5s %6s %6s %-6s %7s %7s %10s %11s %9s %16s" % ("cars", "N", "ranks", "solver", "Newton", "Krylov", "solve [s]",

@@ -78,8 +78,11 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                          "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     HsOptionsCall(HsSolverSetNumIntervals(s, N));
-  HsOptionsCall(PetscOptionsString("-o", "write DIR/summary.json, DIR/trajectory.csv (nodes) and DIR/intervals.csv (intervals) (atomically)",
-                               "HsSolverWriteOutput", out, out, len, &flg));
+  HsOptionsCall(PetscOptionsString(
+      "-o",
+      "write DIR/summary.json, DIR/trajectory.csv (nodes) and DIR/intervals.csv (intervals) (atomically; "
+      "-hs_output_format hdf5: DIR/trajectory.h5)",
+      "HsSolverWriteOutput", out, out, len, &flg));
   HsOptionsCheck(!flg || out[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-o needs a directory name");
   HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-quiet", "no per-iteration progress lines (-hs_monitor false)",
                               "HsSolverSetMonitor", *quiet, quiet, NULL));
@@ -171,10 +174,13 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
     PetscBool lower;
+    HsOutputFormat fmt;
     PetscCall(HsSolverWriteOutput(solver, out));
     PetscCall(HsSolverWriteLowerExtremal(solver, out, &lower)); /* the extremal check's lower minimum, if any */
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, trajectory.csv, intervals.csv%s\n",
-                          out, lower ? ", lower_extremal.csv" : ""));
+    PetscCall(HsSolverGetOutputFormat(solver, &fmt));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  output             %s/summary.json, %s%s\n", out,
+                          fmt == HS_OUTPUT_FORMAT_HDF5 ? "trajectory.h5" : "trajectory.csv, intervals.csv",
+                          lower ? ", lower_extremal.csv" : ""));
   }
   *code = res.converged && (reached || !why[0]) ? 0 : 2;
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));

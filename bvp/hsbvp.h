@@ -214,7 +214,7 @@ PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);
 PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
-    LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node and a fixed T; for larger node
+    LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node, a free T by its bordered step; for larger node
     blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
     bvp/petscext/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
 typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP } HsLinearSolver;
@@ -223,6 +223,7 @@ typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MU
 #define HS_DROP_KSP_RTOL 1e-12   /* GMRES around hsdrop: -ksp_rtol, -ksp_max_it */
 #define HS_DROP_KSP_MAXIT 100
 #define HS_DROP_REGROW_DEFAULT 5 /* -pc_hsdrop_regrow */
+#define HS_DROP_MUMPS_ORDERING 2 /* MUMPS' ICNTL(7) for hsdrop: AMF (fewer flops than PORD for ncar; issue 44) */
 PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
 PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
 PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg);
@@ -249,6 +250,12 @@ PetscErrorCode HsSolverSetIterate(HsSolver s, Vec X);
 PetscErrorCode HsSolverGetSolution(HsSolver s, Vec *X);
 PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer);
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir);
+/** The trajectory's format in the output (HsSolverSetOutputFormat, -hs_output_format): csv (rank 0), hdf5 (one
+    trajectory.h5 written by every rank, bvp/interface/outputh5.c), auto (hdf5 from HS_OUTPUT_HDF5_AUTO_N on). */
+typedef enum { HS_OUTPUT_FORMAT_CSV, HS_OUTPUT_FORMAT_HDF5, HS_OUTPUT_FORMAT_AUTO } HsOutputFormat;
+#define HS_OUTPUT_HDF5_AUTO_N 1000000 /* -hs_output_format auto: hdf5 from this many intervals on */
+PetscErrorCode HsSolverSetOutputFormat(HsSolver s, HsOutputFormat format);
+PetscErrorCode HsSolverGetOutputFormat(HsSolver s, HsOutputFormat *format);
 PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged);
 
 /* Multiple shooting (type HSSOLVERSHOOTING; errors for other types). */

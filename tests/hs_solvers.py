@@ -171,7 +171,7 @@ def t_band():
     MUMPS instead (same iterations and J as MUMPS, -ksp_view says why), or with -pc_hsband_fallback
     false stops with an error naming the limit. (A solve that stops at the noise floor, the free T here, may stop one iteration
     earlier or later: measured 10 against 11, both at |F| ~ 1e-11.) The default (-hs_linear_solver
-    auto) is hsband for n <= 32 and a fixed T, hsdrop for 33 cars (t_drop), MUMPS for a free T, or a
+    auto) is hsband for n <= 32 and a fixed T, hsdrop for 33 cars (t_drop), hsband for a free T too (its bordered step, issue 44), MUMPS for a
     -pc_factor_mat_solver_type given; the determinant hsband computes for the branch-point test gives the same branch point as
     MUMPS' (pitchfork.ocp, 1 to 3 ranks). The rows are factored in staircase order (by their first
     column) and the last rank eliminates bottom-up; kepler on 2 and 3 ranks is also solved with
@@ -279,7 +279,7 @@ def t_band():
     for args, want in ((["-problem", "pendulum", "-N", "40"], "preonly+hsband"),
                        (["-problem", "pendulum", "-N", "40", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], "preonly+hsband"),
                        (["-problem", "ncar", "-p_cars", "32", "-N", "40"], "preonly+hsband"),
-                       (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "preonly+lu(mumps)"),
+                       (["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "40"], "preonly+hsband"),
                        (["-problem", "pendulum", "-N", "40", "-pc_factor_mat_solver_type", "mumps"], "preonly+lu(mumps)"),
                        (["-problem", "pendulum", "-N", "40", "-hs_linear_solver", "mumps"], "preonly+lu(mumps)")):
         s, _, _ = run(args + ["-hs_check_extremal", "no"])
@@ -296,7 +296,8 @@ def t_band():
         check(got[0] and got[1] and len(got[0]) == len(got[1]) == 1 and abs(got[0][0] - got[1][0]) < 1e-8 * got[0][0],
               "branch points on %d ranks: %s" % (r, got))
     # outside its limits hsband factors by MUMPS (-pc_hsband_fallback, default), or stops with an error
-    for args, word in ((["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "2000"], "wide"),
+    for args, word in ((["-problem", os.path.join(ddir, "pendulum_free_T.ocp"), "-N", "2000", "-pc_hsband_border", "false"],
+                        "wide"), # (with its border taken out, the default, the band is used: tests/hs_border.py)
                        (["-problem", "pendulum", "-N", "400", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "2"], "too few")):
         for r in ((1, 2) if "shooting" in args else (1,)):
             if "shooting" in args and r == 1:

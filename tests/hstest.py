@@ -16,6 +16,8 @@ tests/CMakeLists.txt.
 """
 import sys
 
+import hs_bench
+import hs_border
 import hs_bounded
 import hs_constrained
 import hs_drivers
@@ -24,6 +26,8 @@ import hs_extremal2
 import hs_formulations
 import hs_free_time
 import hs_guard
+import hs_hdf5
+import hs_manybody
 import hs_models
 import hs_order4
 import hs_orders
@@ -44,6 +48,10 @@ MODULES += (hs_study_report,)  # issue 42: studies and extrapolations that keep 
 MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control weight, bounded controls by IPOPT
 MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
 MODULES += (hs_order4,)  # issue 43: -hs_scheme conserving4
+MODULES += (hs_bench,)  # issue 44: the scaling benchmark's scripts
+MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
+MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5
+MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 
 
 def tests():

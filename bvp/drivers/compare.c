@@ -257,6 +257,8 @@ PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged
   PetscCall(HsSolverWriteOutput(s, path));
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/direct", dir));
   PetscCall(HsSolverWriteOutput(c.dir, path));
+  PetscCall(HsSolverGatherSolution(s, NULL)); /* -hs_output_format hdf5 did not gather them */
+  PetscCall(HsSolverGatherSolution(c.dir, NULL));
   if (rank == 0)
     bad = WriteFiles(&c, dir, &plots, err, sizeof err, warn, sizeof warn);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));

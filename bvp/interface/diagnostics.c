@@ -4,13 +4,14 @@
  * the number of ranks beyond the solution's own round-off. */
 #include "hsbvpimpl.h"
 
-/* Whether interval k (nodes a, b: 2n states each) may cross a singularity of the problem's data (a pole of the
- * potential that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the midpoint
- * rule grad E((a + b)/2) . (b - a) agree to O(h^3) for a smooth E, and a pole crossed between the nodes makes them
- * differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
- * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). */
-static PetscBool Suspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
-                         PetscReal *xm, PetscReal *g)
+/*@ HsIntervalSuspect - whether interval k (nodes a, b: 2n states each) may cross a singularity of the problem's data (a
+ * pole of the potential that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the
+ * midpoint rule grad E((a + b)/2) . (b - a) agree to O(h^3) for a smooth E, and a pole crossed between the nodes makes
+ * them differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
+ * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). bvp/ internal
+ * (diagnostics.c, diagdist.c); not collective. @*/
+PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
+                            PetscReal *xm, PetscReal *g)
 {
   PetscInt  dim = 2 * P->n;
   PetscReal lin = 0, dE = Eb - Ea, diff;
@@ -49,7 +50,7 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
     const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
     const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
     st       = HsDiscEnergy(s->disc, xk, &E);
-    if (k > 0 && !st && Suspect(s->prob, xk - 2 * dim, xk, Eprev, E, xm, g)) { /* interval k - 1 */
+    if (k > 0 && !st && HsIntervalSuspect(s->prob, xk - 2 * dim, xk, Eprev, E, xm, g)) { /* interval k - 1 */
       if (!s->res.suspect_intervals++)
         s->res.first_suspect = k - 1;
     }
@@ -115,6 +116,7 @@ PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m)
   PetscInt               ns = s->res.suspect_intervals, fs = s->res.first_suspect, len;
   Vec                    X0;
   const PetscScalar     *x;
+  HsOutputFormat         fmt;
 
   PetscFunctionBeginUser;
   *m = -1;
@@ -124,6 +126,12 @@ PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m)
   }
   if ((!cs->conserving && !ss->energy_consistent) || s->ops->diagnostics)
     PetscFunctionReturn(0);
+  PetscCall(HsSolverGetOutputFormat(s, &fmt));
+  if (fmt == HS_OUTPUT_FORMAT_HDF5) { /* no gather (diagdist.c); the Newton formulations only come here */
+    PetscCall(HsSolverDiagnosticsDistributed(s, X, buf));
+    *m = buf[7] != 0 ? -1 : cs->conserving ? buf[5] / PetscMax(1, buf[10]) : buf[4] / PetscMax(1, buf[9]);
+    PetscFunctionReturn(0);
+  }
   PetscCall(HsGatherToZero(X, &X0));
   PetscCall(VecGetLocalSize(X0, &len));
   if (len) {
@@ -176,6 +184,39 @@ static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew, PetscReal hter
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverGatherSolution - the last solve's solution gathered on rank 0 into s->X0 (and s->Xmult0), with H^d and
+    E_k - W_k in s->H, s->EW (SumDiagnostics; its sums into buf[0..10] on rank 0), unless they are there already: after
+    diagnostics computed without the gather (-hs_output_format hdf5, diagdist.c) for the drivers that read them (the
+    comparison, the rows shared with all ranks). bvp/ internal; collective. The results are left as they are when
+    buf is NULL.
+@*/
+PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf)
+{
+  const PetscScalar *x;
+  PetscInt           len, ns = s->res.suspect_intervals, fs = s->res.first_suspect;
+  PetscReal          tmp[11];
+
+  PetscFunctionBeginUser;
+  if (s->X0)
+    PetscFunctionReturn(0);
+  PetscCall(HsGatherToZero(s->Xnodes, &s->X0));
+  if (s->Xmult)
+    PetscCall(HsGatherToZero(s->Xmult, &s->Xmult0));
+  PetscCall(VecGetLocalSize(s->X0, &len));
+  if (len) {
+    PetscCall(PetscMalloc2(s->N, &s->H, s->N + 1, &s->EW));
+    PetscCall(VecGetArrayRead(s->X0, &x));
+    if (s->ops->diagnostics) /* the formulation's own (conserving4: H at the stage nodes, J^d of the substeps) */
+      PetscCall((*s->ops->diagnostics)(s, x, buf ? buf : tmp));
+    else
+      PetscCall(SumDiagnostics(s, x, buf ? buf : tmp));
+    PetscCall(VecRestoreArrayRead(s->X0, &x));
+  }
+  if (!buf)
+    s->res.suspect_intervals = ns, s->res.first_suspect = fs;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverComputeDiagnostics - J^d, H^d, E - W and the H^d balance of the solution in Xnodes
     into the results (bvp/ internal); keeps the gathered solution in s->X0 for the output.
 
@@ -184,31 +225,24 @@ static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew, PetscReal hter
 @*/
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
 {
-  const PetscScalar *x;
-  PetscInt           len;
-  PetscReal          buf[11] = {0};
+  PetscReal      buf[11] = {0};
+  HsOutputFormat fmt;
+  PetscBool      nlp;
 
   PetscFunctionBeginUser;
   s->res.T = s->prob->T; /* a free T: this solve's (the problem may be shared with another solver) */
-  /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
   PetscCall(VecDestroy(&s->X0));
-  PetscCall(HsGatherToZero(s->Xnodes, &s->X0));
   PetscCall(VecDestroy(&s->Xmult0));
-  if (s->Xmult)
-    PetscCall(HsGatherToZero(s->Xmult, &s->Xmult0));
-  PetscCall(VecGetLocalSize(s->X0, &len));
-  if (len) {
-    PetscCall(PetscFree2(s->H, s->EW));
-    PetscCall(PetscMalloc2(s->N, &s->H, s->N + 1, &s->EW));
-    PetscCall(VecGetArrayRead(s->X0, &x));
-    if (s->ops->diagnostics) /* the formulation's own (conserving4: H at the stage nodes, J^d of the substeps) */
-      PetscCall((*s->ops->diagnostics)(s, x, buf));
-    else
-      PetscCall(SumDiagnostics(s, x, buf));
-    PetscCall(VecRestoreArrayRead(s->X0, &x));
+  PetscCall(PetscFree2(s->H, s->EW));
+  PetscCall(HsSolverGetOutputFormat(s, &fmt));
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp)); /* its controls: on rank 0 */
+  if (fmt == HS_OUTPUT_FORMAT_HDF5 && !nlp && !s->ops->diagnostics) /* no gather: each rank its own nodes (diagdist.c) */
+    PetscCall(HsSolverDiagnosticsDistributed(s, s->Xnodes, buf));
+  else { /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
+    PetscCall(HsSolverGatherSolution(s, buf));
+    buf[6] = (PetscReal)s->res.suspect_intervals, buf[8] = (PetscReal)s->res.first_suspect;
+    PetscCallMPI(MPI_Bcast(buf, 11, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   }
-  buf[6] = (PetscReal)s->res.suspect_intervals, buf[8] = (PetscReal)s->res.first_suspect;
-  PetscCallMPI(MPI_Bcast(buf, 11, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
   s->res.suspect_intervals = (PetscInt)buf[6], s->res.first_suspect = (PetscInt)buf[8];
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
   s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4], s->res.H_balance = buf[5];
@@ -249,6 +283,7 @@ PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows)
   const PetscScalar *x0;
 
   PetscFunctionBeginUser;
+  PetscCall(HsSolverGatherSolution(s, NULL)); /* gathered now if the diagnostics did not (diagdist.c) */
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (rank == 0) {
     PetscCall(VecGetArrayRead(s->X0, &x0));

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Value of component c of the guess at (source) grid position pos in [0, Nsrc]
  * for states (lam = 0: rows 0..Nsrc) or at midpoint position pos for costates
@@ -285,19 +286,47 @@ static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, Petsc
   PetscFunctionReturn(0);
 }
 
+/* Rank 0: whether -hs_init path names a trajectory.h5 (-hs_output_format hdf5), its path then in h5: a directory
+ * with trajectory.h5 and no trajectory.csv, or a file named *.h5 or beginning with HDF5's signature. */
+static int HDF5Path(const char *path, char *h5, size_t len)
+{
+  char        buf[8] = "", msg[8];
+  size_t      l      = strlen(path);
+  struct stat st;
+  FILE       *f;
+
+  if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+    snprintf(h5, len, "%s/trajectory.csv", path);
+    if (!lstat(h5, &st))
+      return 0;
+    snprintf(h5, len, "%s/trajectory.h5", path);
+    return !lstat(h5, &st);
+  }
+  snprintf(h5, len, "%s", path);
+  if (l > 3 && !strcmp(path + l - 3, ".h5"))
+    return 1;
+  if (!(f = HsFileOpenRegular(path, "-hs_init", 0, msg, sizeof msg)))
+    return 0; /* the CSV reader says why */
+  l = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  return l == sizeof buf && !memcmp(buf, "\x89HDF\r\n\x1a\n", sizeof buf);
+}
+
 /*@ HsSolverSetInitialGuessFromFile - HsSolverSetInitialGuess from a trajectory.csv written by hamshoot -o.
 
   Collective.
 
   Input Parameters:
 + s    - the solver
-- path - the trajectory.csv (columns found by name; any N: the trajectory is interpolated)
+- path - the trajectory.csv (columns found by name; any N: the trajectory is interpolated), a trajectory.h5
+         (-hs_output_format hdf5: each rank reads its part), or the output directory holding either
 
   Options Database Key:
 . -hs_init <file> - the same
 
   Notes:
-  Rank 0 reads the file.
+  Rank 0 reads a CSV file; every rank reads its part of an HDF5 one. Either way every rank then keeps the whole
+  guess (HsSolverSetInitialGuess).
 
 .seealso: HsSolverSetInitialGuess(), HsSolverGetInitialGuess(), HsSolverWriteOutput()
 @*/
@@ -306,12 +335,25 @@ PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
   PetscMPIInt rank;
   PetscReal  *nodes                         = NULL, T = 0;
   PetscInt    Nsrc                          = 0, w;
-  char        msg[PETSC_MAX_PATH_LEN + 256] = "";
+  char        msg[PETSC_MAX_PATH_LEN + 256] = "", h5path[PETSC_MAX_PATH_LEN + 16];
+  int         h5                            = 0;
 
   PetscFunctionBeginUser;
   PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuessFromFile() needs the problem first");
   w = 4 * s->prob->n;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  if (rank == 0)
+    h5 = HDF5Path(path, h5path, sizeof h5path);
+  PetscCallMPI(MPI_Bcast(&h5, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
+  if (h5) { /* each rank reads its part (bvp/interface/outputh5.c) */
+    PetscCallMPI(MPI_Bcast(h5path, sizeof h5path, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
+    PetscCall(HsSolverReadTrajectoryHDF5(s, h5path, &Nsrc, &nodes, &T));
+    PetscCall(HsSolverSetInitialGuess(s, Nsrc, nodes));
+    s->guess_T = s->prob->free_T ? T : 0;
+    PetscCall(PetscSNPrintf(s->guess_source, sizeof s->guess_source, "-hs_init %s", path));
+    PetscCall(PetscFree(nodes));
+    PetscFunctionReturn(0);
+  }
   if (rank == 0)
     PetscCall(ReadTrajectory(path, s->prob, &nodes, &Nsrc, &T, msg, sizeof msg));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));

@@ -133,6 +133,7 @@ struct _p_HsSolver {
   Vec        Xmult0; /* ... gathered on rank 0 with X0 */
   PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
   PetscReal *Xext;   /* every rank: the extrapolated states at the nodes of N/2 ((N/2 + 1) x 2n; HsSolverExtrapolate) */
+  HsOutputFormat out_format; /* -hs_output_format (outputh5.c) */
   PetscReal *U0;     /* rank 0: the controls of the last solve (N x m) where the formulation has them as
                         unknowns (ipopt; bounded controls are not R^{-1} G^T lambda); NULL: from lambda */
   /* the current solve */
@@ -203,6 +204,13 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
                                     PetscBool *evaluated);
 PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
 int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
+/* outputh5.c: trajectory.h5 (-hs_output_format hdf5) written and read back (-hs_init) by every rank */
+PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[]);
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes, PetscReal *T);
+PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
+PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
+PetscBool      HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
+                                 PetscReal *xm, PetscReal *g);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);

@@ -402,6 +402,7 @@ static const struct {
 } OutputFiles[] = {
     {"summary.json", "{\n  \"problem\": ", HS_OUTPUT_SOLVE},
     {"trajectory.csv", "t,", HS_OUTPUT_SOLVE},
+    {"trajectory.h5", "\x89HDF\r\n\x1a\n", HS_OUTPUT_SOLVE}, /* HDF5's signature (no user block) */
     {"intervals.csv", "k,t_mid,", HS_OUTPUT_SOLVE},
     {"extrapolated.csv", "t,", HS_OUTPUT_SOLVE},
     {"lower_extremal.csv", "t,", HS_OUTPUT_SOLVE},
@@ -584,16 +585,20 @@ static void RemoveTemps(int dfd, char (*t)[PETSC_MAX_PATH_LEN], int n)
  * complete, and a summary is never next to a trajectory that is not its own. Everything is made, renamed
  * and removed through one descriptor of dir (HsDirOpen: for the locked output directory and the
  * directories inside it, that of the lock), never through its path. */
-static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t errlen)
+static int WriteBoth(HsSolver s, const char *dir, int size, const char *h5tmp, char *err, size_t errlen)
 {
   enum { TT, TI, TE, TS, NT };
-  static const char *const names[NT]  = {"trajectory.csv", "intervals.csv", "extrapolated.csv", "summary.json"};
+  const char *names[NT] = {h5tmp ? "trajectory.h5" : "trajectory.csv", "intervals.csv", "extrapolated.csv",
+                           "summary.json"};
+  const char *other     = h5tmp ? "trajectory.csv" : "trajectory.h5"; /* the other format's, removed */
   int (*const cb[NT])(FILE *, void *) = {TrajectoryCB, IntervalsCB, ExtrapolatedCB, SummaryCB};
   char               t[NT][PETSC_MAX_PATH_LEN] = {"", "", "", ""};
   const PetscScalar *x;
   OutCtx             o = {s, NULL, size};
   int                dfd, bad = 0, at = TS;
 
+  if (h5tmp) /* written by every rank already (HsSolverWriteTrajectoryHDF5) */
+    snprintf(t[TT], sizeof t[TT], "%s", h5tmp);
   if (HsDirOpen(dir, 1, &dfd, err, errlen))
     return 1;
   if (HsLockedDirectoryReplaced(dir)) {
@@ -602,15 +607,15 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     close(dfd);
     return 1;
   }
-  if (VecGetArrayRead(s->X0, &x)) {
+  if (!h5tmp && VecGetArrayRead(s->X0, &x)) { /* hdf5: no gathered solution (diagdist.c) */
     close(dfd);
     return snprintf(err, errlen, "cannot read the solution"), 1;
   }
-  o.x = x;
+  o.x = h5tmp ? NULL : x;
   for (int i = 0; i < NT && !bad; i++) {
-    if (i == TE) /* the solution's array is given back after the two files that read it */
+    if (i == TE && o.x) /* the solution's array is given back after the two files that read it */
       VecRestoreArrayRead(s->X0, &x), o.x = NULL;
-    if (i == TE && !s->res.extrap.done)
+    if ((i == TE && !s->res.extrap.done) || (h5tmp && (i == TT || i == TI)))
       continue;
     bad = HsWriteFileTempAt(dfd, dir, names[i], cb[i], i == TE ? (void *)s : (void *)&o, t[i], err, errlen);
   }
@@ -629,8 +634,10 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
     bad = 1, at = TS;
   if (!bad && renameat(dfd, t[TT], dfd, names[TT]))
     bad = 1, at = TT;
-  if (!bad && renameat(dfd, t[TI], dfd, names[TI]))
+  if (!bad && (h5tmp ? unlinkat(dfd, names[TI], 0) && errno != ENOENT : renameat(dfd, t[TI], dfd, names[TI])))
     bad = 1, at = TI;
+  if (!bad && unlinkat(dfd, other, 0) && errno != ENOENT) /* no trajectory of another run beside this summary */
+    bad = 1, at = TT, names[TT] = other;
   if (!bad && (t[TE][0] ? renameat(dfd, t[TE], dfd, names[TE])
                         : unlinkat(dfd, names[TE], 0) && errno != ENOENT)) /* this run's, or none */
     bad = 1, at = TE;
@@ -642,6 +649,60 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
   }
   close(dfd);
   return bad;
+}
+
+/* Rank 0: a new temporary file for trajectory.h5 in dir (HsCreateUniqueAt: O_EXCL, no link followed), its name in
+ * tmp (relative to dir). Returns 0, or 1 with err. */
+static int MakeH5Temp(const char *dir, char *tmp, char *err, size_t errlen)
+{
+  int dfd, fd;
+
+  if (HsDirOpen(dir, 1, &dfd, err, errlen))
+    return 1;
+  snprintf(tmp, PETSC_MAX_PATH_LEN, ".trajectory.h5.tmp.XXXXXX");
+  if (HsLockedDirectoryReplaced(dir))
+    snprintf(err, errlen, "output directory '%s' was replaced during the run: nothing written", dir);
+  else if ((fd = HsCreateUniqueAt(dfd, tmp, 0)) < 0)
+    snprintf(err, errlen, "cannot create a temporary file for %s/trajectory.h5: %s", dir, strerror(errno));
+  else
+    close(fd);
+  close(dfd);
+  if (err[0])
+    tmp[0] = 0;
+  return err[0] != 0;
+}
+
+/* trajectory.h5 written by every rank into a new temporary file of dir (MakeH5Temp on rank 0), flushed to disk; its
+ * name (relative to dir) in tmp on rank 0, for WriteBoth to rename; removed again if the writing fails. Collective. */
+static PetscErrorCode WriteHDF5Temp(HsSolver s, const char *dir, char *tmp)
+{
+  MPI_Comm       comm                          = PetscObjectComm((PetscObject)s);
+  char           err[PETSC_MAX_PATH_LEN + 128] = "", path[2 * PETSC_MAX_PATH_LEN];
+  PetscMPIInt    rank;
+  PetscErrorCode ierr;
+  int            dfd = -1, fd;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank)
+    MakeH5Temp(dir, tmp, err, sizeof err);
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!err[0], comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscCallMPI(MPI_Bcast(tmp, PETSC_MAX_PATH_LEN, MPI_CHAR, 0, comm));
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s", dir, tmp));
+  ierr = HsSolverWriteTrajectoryHDF5(s, path); /* collective; an error leaves no temporary file behind */
+  if (!rank && !HsDirOpen(dir, 0, &dfd, err, sizeof err)) {
+    if (!ierr && (fd = openat(dfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+      ierr = fsync(fd) ? PETSC_ERR_FILE_WRITE : 0; /* on the disk before it is renamed into place */
+      close(fd);
+    }
+    if (ierr)
+      unlinkat(dfd, tmp, 0);
+    close(dfd);
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ierr, 1, MPI_INT, MPI_MAX, comm));
+  PetscCheck(!ierr, comm, PETSC_ERR_FILE_WRITE, "cannot write %s/trajectory.h5 (error %d above)", dir, (int)ierr);
+  PetscFunctionReturn(0);
 }
 
 /*@ HsSolverWriteOutput - writes summary.json, trajectory.csv and intervals.csv of the last solve into dir.
@@ -666,15 +727,19 @@ static int WriteBoth(HsSolver s, const char *dir, int size, char *err, size_t er
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
 {
   PetscMPIInt        rank, size;
-  char               err[PETSC_MAX_PATH_LEN + 128] = "";
+  char               err[PETSC_MAX_PATH_LEN + 128] = "", h5tmp[PETSC_MAX_PATH_LEN] = "";
   int                bad                           = 0;
+  HsOutputFormat     fmt;
 
   PetscFunctionBeginUser;
   PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  PetscCall(HsSolverGetOutputFormat(s, &fmt));
+  if (fmt == HS_OUTPUT_FORMAT_HDF5)
+    PetscCall(WriteHDF5Temp(s, dir, h5tmp));
   if (rank == 0) /* the solution gathered by the diagnostics of the last solve */
-    bad = WriteBoth(s, dir, size, err, sizeof err);
+    bad = WriteBoth(s, dir, size, h5tmp[0] ? h5tmp : NULL, err, sizeof err);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, PetscObjectComm((PetscObject)s)));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, PetscObjectComm((PetscObject)s)));
   PetscCheck(!bad, PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_WRITE, "%s", err);

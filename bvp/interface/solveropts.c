@@ -80,6 +80,27 @@ static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, 
   PetscFunctionReturn(0);
 }
 
+/* -hs_output_format <csv|hdf5|auto> [HsSolverSetOutputFormat]: without HDF5 in PETSc, hdf5 is an error here. */
+static PetscErrorCode OutputFormatOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  static const char *const of[] = {"csv", "hdf5", "auto"};
+  PetscInt                 idx  = (PetscInt)s->out_format;
+  PetscBool                flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_output_format",
+                            "the trajectory in -o: csv (trajectory.csv + intervals.csv, rank 0), hdf5 (trajectory.h5, "
+                            "every rank its nodes) or auto (hdf5 from 1e6 intervals on, if PETSc has HDF5)",
+                            "HsSolverSetOutputFormat", of, 3, &idx, &flg));
+#if !defined(PETSC_HAVE_HDF5) || !defined(HS_HAVE_HDF5)
+  PetscCheck(!flg || idx != HS_OUTPUT_FORMAT_HDF5, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "-hs_output_format hdf5: this PETSc was built without HDF5; use csv");
+#endif
+  if (flg)
+    PetscCall(HsSolverSetOutputFormat(s, (HsOutputFormat)idx));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_checkpoint DIR, -hs_checkpoint_every K|Ss, -hs_restart DIR */
 static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -316,7 +337,8 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
   [HsSolverSetStrategy]
 . -hs_strategy_time <seconds> - a time budget for it [HsSolverSetStrategyTime]
-. -hs_init <file> - initial guess from a trajectory.csv [HsSolverSetInitialGuessFromFile]
+. -hs_init <file> - initial guess from a trajectory.csv or trajectory.h5 [HsSolverSetInitialGuessFromFile]
+. -hs_output_format <csv|hdf5|auto> - the trajectory's format in -o [HsSolverSetOutputFormat]
 . -hs_checkpoint <dir>, -hs_checkpoint_every <K|Ss> - [HsSolverSetCheckpoint]
 . -hs_restart <dir> - start from a checkpoint, loaded by HsSolverSetUp() [HsSolverSetRestart]
 - the formulation's keys (shooting: -hs_shoot_*, -hs_step_*; see HsSolverCreate_Shooting)
@@ -404,15 +426,17 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                               "HsSolverSetMonitor", s->monitor, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetMonitor(s, b));
-  HsOptionsCall(HsOptionsString(PetscOptionsObject, "-hs_init",
-                                "initial guess from a trajectory.csv written by -o (any N: interpolated in time; "
-                                "default: boundary states interpolated, lambda = 0)",
-                                "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
+  HsOptionsCall(
+      HsOptionsString(PetscOptionsObject, "-hs_init",
+                      "initial guess from a trajectory.csv or .h5 written by -o (any N: interpolated in time; "
+                      "default: boundary states interpolated, lambda = 0)",
+                      "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
   if (flg) {
     HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
     HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
   }
   HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));
+  HsOptionsCall(OutputFormatOption(PetscOptionsObject, s));
   HsOptionsCall(StrategyOptions(PetscOptionsObject, s));
   if (s->ops->setfromoptions)
     HsOptionsCall((*s->ops->setfromoptions)(s, PetscOptionsObject));

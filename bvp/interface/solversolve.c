@@ -50,7 +50,7 @@ PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
     PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_type", &user1));
     PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_factor_mat_solver_type", &user2));
     ls = HS_LINEAR_SOLVER_MUMPS;
-    if (!user1 && !user2 && small && !s->prob->free_T)
+    if (!user1 && !user2 && small) /* a free T's dense row and column: hsband's bordered step (bandborder.c) */
       ls = HS_LINEAR_SOLVER_BAND;
     else if (!user1 && !user2 && !small && drop_ok)
       ls = HS_LINEAR_SOLVER_DROP;

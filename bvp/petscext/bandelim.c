@@ -336,7 +336,15 @@ static inline PetscScalar *URow(const PC_HsBand *b, PetscInt c, PetscCount off, 
   return b->rev ? b->ua + b->uan - off - n : b->ua + off;
 }
 
-/* Window row w's U row of step c (column j, slot s; length len) to the U store at *off, then its spike; in the
+/* Step c's U row's entries in the U store: its len, and the spike's nL if it has a nonzero spike (else none: a
+ * middle rank's U rows are then as long as an end rank's, and the solve streams no zeros; kepler, 16 ranks on a
+ * 16-core node: the middle ranks' elimination had taken 2.1x an end rank's time for 1.5x its flops) */
+static inline PetscInt ULen(const PC_HsBand *b, PetscInt c)
+{
+  return b->ulen[c] + (b->uspk[c] ? b->nL : 0);
+}
+
+/* Window row w's U row of step c (column j, slot s; length len) to the U store at *off, then its spike if nonzero; in the
  * pivot's place its reciprocal pinv, which the elimination's multipliers and the back substitution multiply by (as
  * LAPACK's getf2 scales by it): one division per step instead of one per multiplier and per solved unknown, whose
  * latency the short rows waited on (factor_bench, 15 factorizations and solves: kepler N = 1e5 factorization
@@ -346,16 +354,17 @@ static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, Pets
 {
   PetscInt           W = b->W, n1 = PetscMin(len, W - s);
   const PetscScalar *p = b->win + w * W;
-  PetscScalar       *u = URow(b, c, *off, len + b->nL);
+  PetscInt           nL = b->spk[w] ? b->nL : 0;
+  PetscScalar       *u  = URow(b, c, *off, len + nL);
 
   for (PetscInt q = 0; q < n1; q++) /* columns j ..: slots s .., then wrapped 0 .. */
     u[q] = p[s + q];
   for (PetscInt q = n1; q < len; q++)
     u[q] = p[q - n1];
-  for (PetscInt q = 0; q < b->nL; q++)
+  for (PetscInt q = 0; q < nL; q++)
     u[len + q] = b->wleft[w * b->nL + q];
   u[0] = pinv;
-  b->ulen[c] = len, b->uspk[c] = b->spk[w], *off += len + b->nL;
+  b->ulen[c] = len, b->uspk[c] = b->spk[w], *off += len + nL;
 }
 
 /* Partial pivoting: the first of the active rows act[0 .. na) with the largest |col[act[a] W]| > 0, or -1. Two
@@ -509,7 +518,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       }
     }
     { /* in place if it stays behind (bottom-up: ahead of) the values of the rows not joined */
-      PetscCount end = off[1] + len + nL;
+      PetscCount end = off[1] + len + (b->spk[pw] ? nL : 0);
       b->uin[c]      = (char)(inplace && (b->rev ? b->uan - end >= rp.ia[0][hi + 1] : end <= rp.ia[0][lo]));
     }
     StoreU(b, c, pw, s, len, pinv, &off[(int)b->uin[c]]);
@@ -614,7 +623,7 @@ PetscErrorCode HsBandDeterminant(PC pc, PC_HsBand *b)
   if (b->rev) /* its interior columns eliminated last to first: a reversal, nI (nI - 1) / 2 transpositions */
     odd ^= ((b->nI * (b->nI - 1)) / 2) & 1;
   for (PetscInt c = 0; c < b->nI; c++) { /* the pivots: U's diagonal */
-    PetscInt n = b->ulen[c] + b->nL;
+    PetscInt n = ULen(b, c);
     MulDet(&m, &e, 1 / *URow(b, c, off[(int)b->uin[c]], n));
     off[(int)b->uin[c]] += n;
   }
@@ -669,24 +678,22 @@ PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv)
 {
   PetscScalar *ya, *t = b->t;
   PetscCount   off[2] = {b->utot - b->unin, b->unin}; /* uval's, in place */
-  PetscInt     nspk   = 0;                             /* U rows with a spike */
 
   PetscFunctionBeginUser;
   if (b->nred) /* the interface values, by the reduced system's cyclic reduction (bandreduce.c) */
     PetscCall(HsBandReducedSolve(pc, b, t));
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with U, streamed backwards */
-    PetscInt           j = b->is + c, len = b->ulen[c], n = len + b->nL;
+    PetscInt           j = b->is + c, len = b->ulen[c], n = ULen(b, c);
     const PetscScalar *u = URow(b, c, off[(int)b->uin[c]] -= n, n), *xj = b->x + j - b->olo;
     PetscScalar        v = t[b->piv[c]]; /* in column order, as one sum: four partial sums took 10 % off this loop
                                             but moved a free T's residual at the noise floor 7x (test band) */
     for (PetscInt q = 1; q < len; q++)
       v -= u[q] * xj[q];
-    nspk += b->uspk[c];
-    for (PetscInt q = 0; b->uspk[c] && q < b->nL; q++) /* (a zero spike skipped: PivotSpike) */
+    for (PetscInt q = 0; b->uspk[c] && q < b->nL; q++) /* (a zero spike is not stored: PivotSpike, ULen) */
       v -= u[len + q] * b->x[q];
     b->x[j - b->olo] = v * u[0];
   }
-  PetscCall(PetscLogFlops(2.0 * (b->utot - (b->nI - nspk) * b->nL) - b->nI)); /* 2 per U entry used, the pivot's 1 */
+  PetscCall(PetscLogFlops(2.0 * b->utot - b->nI)); /* 2 per U entry (a zero spike is not stored), the pivot's 1 */
   PetscCall(VecGetArray(yv, &ya));
   for (PetscInt i = 0; i < b->nrow; i++)
     ya[i] = b->x[Or(b, b->rs + i) - b->olo];

@@ -12,6 +12,9 @@
 #define HS_BAND_MAX_WIDTH 4096
 #define HS_BAND_PREFETCH 8       /* LoadRow asks for the CSR row this many rows ahead (see there) */
 #define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
+#define HS_BAND_MAX_BORDER 8      /* dense border rows (and columns) taken out of the band (bandborder.c) */
+#define HS_BAND_BORDER_REACH 1024 /* ... an entry farther than this (or N / 4) from the diagonal is far */
+typedef struct _HsBandBorder *HsBandBorder;
 
 /* The elimination compiled twice (EliminateAVX2), where gcc targets x86-64: also for AVX2, used where the
  * processor has it and the rows are long enough (UseAVX2). Its loops are elementwise (r -= l p, copies), so 4
@@ -105,6 +108,8 @@ typedef struct {
   PetscBool     det_none;                         /* no determinant (the fallback without MUMPS) */
   PetscReal     det_m;                            /* det A = det_m 2^det_e (every rank; 0 if singular) */
   PetscInt      det_e;
+  PetscBool     border;                           /* -pc_hsband_border: look for a dense border (bandborder.c) */
+  HsBandBorder  bd;                               /* the border found in this pattern (NULL: none) */
 } PC_HsBand;
 
 /* bandelim.c: the kernel, called by the PC glue of pcband.c */
@@ -127,5 +132,12 @@ PetscErrorCode HsBandReducedSolve(PC pc, PC_HsBand *b, const PetscScalar *t);
 PetscErrorCode HsBandReducedDeterminant(PC pc, PC_HsBand *b, PetscReal *m, PetscInt *e, PetscInt *odd);
 PetscErrorCode HsBandReducedFree(PC_HsBand *b);
 PetscErrorCode HsBandReducedRegisterEvents(void);
+/* bandborder.c: the bordered step (a free T's dense row and column) */
+PetscErrorCode HsBandBorderDetect(PC pc, PC_HsBand *b, Mat A);
+PetscErrorCode HsBandBorderSetUp(PC pc, PC_HsBand *b, PetscBool *ok);
+PetscErrorCode HsBandBorderSolve(PC pc, PC_HsBand *b, Vec xv, Vec yv);
+PetscErrorCode HsBandBorderDeterminant(PC pc, PC_HsBand *b, PetscBool *known);
+PetscErrorCode HsBandBorderView(PC_HsBand *b, PetscViewer viewer);
+PetscErrorCode HsBandBorderDestroy(PC_HsBand *b);
 
 #endif

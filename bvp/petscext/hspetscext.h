@@ -40,6 +40,8 @@ PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *k
 #define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */
 PetscErrorCode PCCreate_HsBand(PC pc);
 PetscErrorCode PCCreate_HsDrop(PC pc);
+PetscErrorCode HsDropMatch(MPI_Comm comm, PetscInt M, PetscInt m, const PetscInt *kstart, const PetscInt *kcol,
+                           const PetscScalar *kval, PetscInt *colrow, PetscInt *sign);
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search */
 PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);
 PetscErrorCode HsSNESExactDirection(SNES snes, PetscBool *exact);

@@ -48,7 +48,8 @@
  *
  * Limits: each rank needs more rows than the band is wide (a rank's rows may touch only its two
  * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row
- * and column make it the whole matrix). Outside them the PC factors by MUMPS LU instead (inner PC,
+ * and column make it the whole matrix: by default taken out of the band as a border and solved by block
+ * elimination around it, bandborder.c). Outside them the PC factors by MUMPS LU instead (inner PC,
  * said by -ksp_view and -info), or with -pc_hsband_fallback false stops with an error naming the limit.
  */
 #include "bandimpl.h"
@@ -164,7 +165,11 @@ static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool
     if (b->failed)
       PetscFunctionReturn(0);
   }
-  if (!b->det_done && !b->inner)
+  if (!b->det_done && !b->inner && b->bd) { /* bordered: det B det S */
+    PetscCall(HsBandBorderDeterminant(pc, b, known));
+    if (!*known)
+      PetscFunctionReturn(0);
+  } else if (!b->det_done && !b->inner)
     PetscCall(HsBandDeterminant(pc, b));
   b->det_done = PETSC_TRUE;
   *m = b->det_m, *e = b->det_e, *known = PETSC_TRUE;
@@ -237,11 +242,20 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (b->laid != pc->pmat || b->laid_state != state) { /* a new pattern: a new layout (else the last one's) */
     PetscCall(HsBandFree(b, PETSC_FALSE));
+    PetscCall(HsBandBorderDestroy(b));
     PetscCall(PetscLogEventBegin(HS_BAND_LAYOUT, pc, 0, 0, 0));
-    PetscCall(HsBandLayout(pc, b, pc->pmat));
+    if (b->border) /* a dense border (bandborder.c): B, the band without it, is laid out by its own hsband */
+      PetscCall(HsBandBorderDetect(pc, b, pc->pmat));
+    b->ok = PETSC_TRUE;
+    if (!b->bd)
+      PetscCall(HsBandLayout(pc, b, pc->pmat));
     PetscCall(PetscLogEventEnd(HS_BAND_LAYOUT, pc, 0, 0, 0));
     PetscCall(PetscObjectReference((PetscObject)pc->pmat));
     b->laid = pc->pmat, b->laid_state = state;
+  }
+  if (b->bd) {
+    PetscCall(HsBandBorderSetUp(pc, b, &b->ok));
+    b->have_l = PETSC_TRUE; /* nothing deferred: B's factors keep their multipliers */
   }
   if (!b->ok) {
     PetscCheck(b->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
@@ -251,6 +265,8 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
     PetscFunctionReturn(0);
   }
   PetscCall(PCDestroy(&b->inner));
+  if (b->bd)
+    PetscFunctionReturn(0);
   PetscCall(HsBandAllocate(b));
   PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &b->fstate));
   b->pending = Defers(pc, b);
@@ -274,6 +290,19 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
   }
   PetscCall(PetscLogFlops(2.0 * b->mstart[b->nI]));
   PetscCall(HsBandComplete(pc, b, yv));
+  PetscFunctionReturn(0);
+}
+
+/* y = A^{-1} x by the factors: the band's, or the bordered step's (bandborder.c) */
+static PetscErrorCode Solve(PC pc, Vec xv, Vec yv)
+{
+  PC_HsBand *b = (PC_HsBand *)pc->data;
+
+  PetscFunctionBeginUser;
+  if (b->bd)
+    PetscCall(HsBandBorderSolve(pc, b, xv, yv));
+  else
+    PetscCall(SolveFactored(pc, xv, yv));
   PetscFunctionReturn(0);
 }
 
@@ -316,7 +345,7 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
-  PetscCall(SolveFactored(pc, xv, yv));
+  PetscCall(Solve(pc, xv, yv));
   PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
   if (!HsBandRefineSteps(b))
     PetscFunctionReturn(0);
@@ -329,7 +358,7 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
     PetscCall(MatMult(pc->pmat, yv, r));
     PetscCall(VecAYPX(r, -1, xv));
     PetscCall(PetscLogEventBegin(HS_BAND_SOLVE, pc, 0, 0, 0));
-    PetscCall(SolveFactored(pc, r, d));
+    PetscCall(Solve(pc, r, d));
     PetscCall(PetscLogEventEnd(HS_BAND_SOLVE, pc, 0, 0, 0));
     PetscCall(VecAXPY(yv, 1, d));
   }
@@ -360,6 +389,9 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsBool("-pc_hsband_avx2", "the elimination's AVX2 version where built and the processor has "
                              "AVX2 (the same results to the bit; default: for rows at least 24 columns wide)", "PCHSBAND",
                              b->avx2, &b->avx2, &b->avx2_set));
+  PetscCall(PetscOptionsBool("-pc_hsband_border", "take up to 8 dense rows and columns (a free T's) out of the band "
+                             "and solve by block elimination around it (a Schur complement)", "PCHSBAND", b->border,
+                             &b->border, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
                              "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
@@ -378,6 +410,8 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PCView(b->inner, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
+  } else if (ascii && b->bd) {
+    PetscCall(HsBandBorderView(b, viewer));
   } else if (ascii) {
     const char *mult = Defers(pc, b) ? "factored at the first solve, its right-hand side along (multipliers not kept)"
                                      : "multipliers kept";
@@ -406,6 +440,7 @@ static PetscErrorCode PCReset_HsBand(PC pc)
 
   PetscFunctionBeginUser;
   PetscCall(PCDestroy(&b->inner));
+  PetscCall(HsBandBorderDestroy(b));
   PetscCall(HsBandFree(b, PETSC_FALSE)); /* the layout: made again from the matrix */
   PetscFunctionReturn(0);
 }
@@ -415,6 +450,7 @@ static PetscErrorCode PCDestroy_HsBand(PC pc)
   PetscFunctionBeginUser;
   PetscCall(Compose(pc, PETSC_FALSE));
   PetscCall(PCDestroy(&((PC_HsBand *)pc->data)->inner));
+  PetscCall(HsBandBorderDestroy((PC_HsBand *)pc->data));
   PetscCall(HsBandFree((PC_HsBand *)pc->data, PETSC_TRUE));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(0);
@@ -484,6 +520,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   b->reverse              = PETSC_TRUE;
   b->spike_tol            = HS_BAND_SPIKE_THRESHOLD;
   b->defer                = PETSC_TRUE;
+  b->border               = PETSC_TRUE;
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;

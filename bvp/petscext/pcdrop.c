@@ -28,25 +28,34 @@
  * first iterate, lambda = 0, the Gonzalez terms of a nonlinear problem vanish; chain2d's pattern grows
  * from 3 % to 27 % of the stored entries once they appear.) Each set-up scans the stored entries once.
  * Memory: one byte per stored entry, and P (with a copy of its CSR arrays).
+ *
+ * On more than one rank (-pc_hsdrop_match) P's columns are permuted by a row-to-column matching
+ * (dropmatch.c) for each new pattern: MUMPS applies its own (ICNTL(6)) only to a matrix held on one
+ * rank, and without it its threshold pivoting delayed thousands of pivots on the chain (issue 44).
+ * The inner MUMPS LU is asked for the AMF ordering (HS_DROP_MUMPS_ORDERING).
  */
 #include "hspetscext.h"
 
 #include <petsc/private/pcimpl.h>
 
 typedef struct {
-  PC               inner;             /* the factorization of P */
-  Mat              P, src;            /* P, and the operator (and its nonzero state) P is of */
+  PC               inner;  /* the factorization of P */
+  Mat              P, src; /* P, and the operator (and its nonzero state) P is of */
   PetscObjectState src_state;
-  char            *keep;              /* keep[e]: the e-th stored entry of the local rows (MatGetRow's order) is in P */
-  PetscInt         nstored, nkeep;    /* local entries stored, and kept (the ones in keep) */
-  PetscInt        *kstart;            /* local row i's kept entries: kcol/kval[kstart[i] .. kstart[i+1]) */
-  PetscInt        *kcol, kcap;        /* kcol and kval have room for kcap entries */
+  char            *keep;           /* keep[e]: the e-th stored entry of the local rows (MatGetRow's order) is in P */
+  PetscInt         nstored, nkeep; /* local entries stored, and kept (the ones in keep) */
+  PetscInt        *kstart;         /* local row i's kept entries: kcol/kval[kstart[i] .. kstart[i+1]) */
+  PetscInt        *kcol, kcap;     /* kcol and kval have room for kcap entries */
   PetscScalar     *kval;
-  PetscReal        tol;               /* -pc_hsdrop_tol */
-  PetscInt         icntl14;           /* MUMPS' workspace relaxation in use */
-  PetscInt         kept, total;       /* entries kept and stored, all ranks (at the last new pattern) */
-  PetscInt         patterns;          /* P's patterns so far */
-  PetscInt         regrow, maxits;    /* -pc_hsdrop_regrow; the most Krylov iterations of a solve since the set-up */
+  PetscReal        tol;              /* -pc_hsdrop_tol */
+  PetscInt         icntl14;          /* MUMPS' workspace relaxation in use */
+  PetscInt         kept, total;      /* entries kept and stored, all ranks (at the last new pattern) */
+  PetscInt         patterns;         /* P's patterns so far */
+  PetscInt         regrow, maxits;   /* -pc_hsdrop_regrow; the most Krylov iterations of a solve since the set-up */
+  PetscBool        match, match_set; /* -pc_hsdrop_match (unset: on for more than one rank) */
+  PetscInt        *colrow, sign;     /* the matching (dropmatch.c): column j of P is column colrow[j] of P Q; sign(Q) */
+  VecScatter       unperm;           /* y[j] = z[colrow[j]] */
+  Vec              z;
 } PC_HsDrop;
 
 static PetscErrorCode Forget(PC_HsDrop *d)
@@ -56,7 +65,10 @@ static PetscErrorCode Forget(PC_HsDrop *d)
   PetscCall(MatDestroy(&d->src));
   PetscCall(PetscFree2(d->keep, d->kstart));
   PetscCall(PetscFree2(d->kcol, d->kval));
-  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0;
+  PetscCall(PetscFree(d->colrow));
+  PetscCall(VecScatterDestroy(&d->unperm));
+  PetscCall(VecDestroy(&d->z));
+  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0, d->sign = 1;
   PetscFunctionReturn(0);
 }
 
@@ -80,54 +92,99 @@ static PetscErrorCode Layout(PC_HsDrop *d, Mat A)
   PetscFunctionReturn(0);
 }
 
-/* If allowed, one pass over A's local rows in which an entry above tol times its row's largest (or on
- * the diagonal) joins the kept ones (which stay kept: P's pattern only grows, so it cannot flip between
- * two); *grew: on some rank an entry joined. Collective. */
-static PetscErrorCode Mark(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool *grew)
+/* Room in kcol and kval for need entries, the first nz kept. */
+static PetscErrorCode Grow(PC_HsDrop *d, PetscInt nz, PetscInt need)
 {
-  PetscInt           rs, re, ncols, e = 0;
+  PetscInt    *c;
+  PetscScalar *v;
+
+  PetscFunctionBeginUser;
+  if (need <= d->kcap)
+    PetscFunctionReturn(0);
+  need = PetscMax(need, 2 * d->kcap);
+  PetscCall(PetscMalloc2(need, &c, need, &v));
+  PetscCall(PetscArraycpy(c, d->kcol, nz));
+  PetscCall(PetscArraycpy(v, d->kval, nz));
+  PetscCall(PetscFree2(d->kcol, d->kval));
+  d->kcol = c, d->kval = v, d->kcap = need;
+  PetscFunctionReturn(0);
+}
+
+/* One pass over A's local rows: if allowed, an entry above tol times its row's largest (or on the diagonal)
+ * joins the kept ones (which stay kept: P's pattern only grows, so it cannot flip between two); then the row's
+ * kept entries are copied, as CSR of the local rows (kstart, kcol, kval; global columns). *grew: on some rank an
+ * entry joined. Collective. */
+static PetscErrorCode MarkGather(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool *grew)
+{
+  PetscInt           rs, re, ncols, e = 0, nz = 0;
   const PetscInt    *cols;
   const PetscScalar *vals;
   PetscBool          g = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  for (PetscInt r = rs; r < re && allow; r++) {
+  for (PetscInt r = rs; r < re; r++) {
     PetscReal big = 0;
     PetscCall(MatGetRow(A, r, &ncols, &cols, &vals));
-    for (PetscInt j = 0; j < ncols; j++)
+    for (PetscInt j = 0; j < ncols && allow; j++)
       big = PetscMax(big, PetscAbsScalar(vals[j]));
-    for (PetscInt j = 0; j < ncols; j++, e++)
-      if (!d->keep[e] && (cols[j] == r || PetscAbsScalar(vals[j]) > d->tol * big))
-        d->keep[e] = 1, d->nkeep++, g = PETSC_TRUE;
-    PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
-  }
-  PetscCallMPI(MPIU_Allreduce(&g, grew, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-  PetscFunctionReturn(0);
-}
-
-/* The kept entries' columns and values, as CSR of the local rows (kstart, kcol, kval; global columns). */
-static PetscErrorCode Gather(PC_HsDrop *d, Mat A)
-{
-  PetscInt           rs, re, ncols, e = 0, nz = 0;
-  const PetscInt    *cols;
-  const PetscScalar *vals;
-
-  PetscFunctionBeginUser;
-  if (d->nkeep > d->kcap) {
-    PetscCall(PetscFree2(d->kcol, d->kval));
-    PetscCall(PetscMalloc2(d->nkeep, &d->kcol, d->nkeep, &d->kval));
-    d->kcap = d->nkeep;
-  }
-  PetscCall(MatGetOwnershipRange(A, &rs, &re));
-  for (PetscInt r = rs; r < re; r++) {
-    PetscCall(MatGetRow(A, r, &ncols, &cols, &vals));
+    for (PetscInt j = 0; j < ncols && allow; j++)
+      if (!d->keep[e + j] && (cols[j] == r || PetscAbsScalar(vals[j]) > d->tol * big))
+        d->keep[e + j] = 1, d->nkeep++, g = PETSC_TRUE;
+    PetscCall(Grow(d, nz, nz + ncols));
     for (PetscInt j = 0; j < ncols; j++, e++)
       if (d->keep[e])
         d->kcol[nz] = cols[j], d->kval[nz++] = vals[j];
     PetscCall(MatRestoreRow(A, r, &ncols, &cols, &vals));
     d->kstart[r - rs + 1] = nz;
   }
+  PetscCallMPI(MPIU_Allreduce(&g, grew, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(0);
+}
+
+/* P's columns relabelled by the matching (if any): j -> colrow[j], each row sorted again. */
+static PetscErrorCode Relabel(PC_HsDrop *d, PetscInt m)
+{
+  PetscFunctionBeginUser;
+  if (!d->colrow)
+    PetscFunctionReturn(0);
+  for (PetscInt e = 0; e < d->kstart[m]; e++)
+    d->kcol[e] = d->colrow[d->kcol[e]];
+  for (PetscInt i = 0; i < m; i++)
+    PetscCall(
+        PetscSortIntWithScalarArray(d->kstart[i + 1] - d->kstart[i], d->kcol + d->kstart[i], d->kval + d->kstart[i]));
+  PetscFunctionReturn(0);
+}
+
+/* A new pattern: the matching of its kept entries (dropmatch.c) and the scatter y[j] = z[colrow[j]] of the apply,
+   if -pc_hsdrop_match (by default: on more than one rank). Collective. */
+static PetscErrorCode Match(PC pc, PC_HsDrop *d, Mat A)
+{
+  PetscInt    rs, re, M;
+  PetscMPIInt size;
+  IS          from, to;
+  Vec         y;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(d->colrow));
+  PetscCall(VecScatterDestroy(&d->unperm));
+  PetscCall(VecDestroy(&d->z));
+  d->sign = 1;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (!(d->match_set ? d->match : size > 1))
+    PetscFunctionReturn(0);
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(PetscMalloc1(M, &d->colrow));
+  PetscCall(HsDropMatch(PetscObjectComm((PetscObject)A), M, re - rs, d->kstart, d->kcol, d->kval, d->colrow, &d->sign));
+  PetscCall(MatCreateVecs(A, &d->z, &y));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, re - rs, d->colrow + rs, PETSC_COPY_VALUES, &from));
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, re - rs, rs, 1, &to));
+  PetscCall(VecScatterCreate(d->z, from, y, to, &d->unperm));
+  PetscCall(ISDestroy(&from));
+  PetscCall(ISDestroy(&to));
+  PetscCall(VecDestroy(&y));
+  PetscCall(PetscInfo(pc, "hsdrop: rows matched to columns (-pc_hsdrop_match)\n"));
   PetscFunctionReturn(0);
 }
 
@@ -178,6 +235,7 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
       PetscCall(HsMumpsConfigure(F, d->icntl14));
 #if defined(PETSC_HAVE_MUMPS)
       PetscCall(MatMumpsSetIcntl(F, 33, 1));
+      PetscCall(MatMumpsSetIcntl(F, 7, HS_DROP_MUMPS_ORDERING)); /* -mat_mumps_icntl_7 overrides */
 #endif
     }
     PetscCall(PCSetUp(d->inner));
@@ -188,8 +246,9 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
 #endif
     if (!HsMumpsWorkspaceShort(info, d->icntl14, &next) || attempt >= HS_MUMPS_RETRIES)
       break;
-    PetscCall(PetscInfo(pc, "hsdrop: MUMPS INFOG(1) = %" PetscInt_FMT ": ICNTL(14) %" PetscInt_FMT " -> %" PetscInt_FMT "\n",
-                        info, d->icntl14, next));
+    PetscCall(
+        PetscInfo(pc, "hsdrop: MUMPS INFOG(1) = %" PetscInt_FMT ": ICNTL(14) %" PetscInt_FMT " -> %" PetscInt_FMT "\n",
+                  info, d->icntl14, next));
     d->icntl14 = next;
     PetscCall(PCReset(d->inner));
     PetscCall(PCSetOperators(d->inner, d->P, d->P));
@@ -204,20 +263,25 @@ static PetscErrorCode PCSetUp_HsDrop(PC pc)
   PC_HsDrop       *d = pc->data;
   PetscObjectState state;
   PetscBool        grew;
+  PetscInt         mloc;
 
   PetscFunctionBeginUser;
   pc->failedreason = PC_NOERROR;
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (d->src != pc->pmat || d->src_state != state)
     PetscCall(Layout(d, pc->pmat));
-  PetscCall(Mark(d, pc->pmat, (PetscBool)(!d->P || d->maxits > d->regrow), &grew));
-  PetscCall(Gather(d, pc->pmat));
+  PetscCall(MarkGather(d, pc->pmat, (PetscBool)(!d->P || d->maxits > d->regrow), &grew));
   grew      = (PetscBool)(grew || !d->P);
   d->maxits = 0;
+  if (grew)
+    PetscCall(Match(pc, d, pc->pmat));
+  PetscCall(MatGetLocalSize(pc->pmat, &mloc, NULL));
+  PetscCall(Relabel(d, mloc));
   PetscCall(Fill(d, pc->pmat, grew));
   if (grew) {
-    PetscCall(PetscInfo(pc, "hsdrop: pattern %" PetscInt_FMT ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (tol %g)\n",
-                        d->patterns, d->kept, d->total, (double)d->tol));
+    PetscCall(PetscInfo(
+        pc, "hsdrop: pattern %" PetscInt_FMT ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (tol %g)\n",
+        d->patterns, d->kept, d->total, (double)d->tol));
     PetscCall(PCReset(d->inner)); /* a new P: a new analysis */
     PetscCall(PCSetOperators(d->inner, d->P, d->P));
   }
@@ -244,7 +308,13 @@ static PetscErrorCode PCApply_HsDrop(PC pc, Vec x, Vec y)
   PC_HsDrop *d = pc->data;
 
   PetscFunctionBeginUser;
-  PetscCall(PCApply(d->inner, x, y));
+  if (!d->colrow) {
+    PetscCall(PCApply(d->inner, x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PCApply(d->inner, x, d->z)); /* P Q z = x, y = Q z */
+  PetscCall(VecScatterBegin(d->unperm, d->z, y, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(d->unperm, d->z, y, INSERT_VALUES, SCATTER_FORWARD));
   PetscFunctionReturn(0);
 }
 
@@ -255,16 +325,23 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
 
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Dropped-entry LU (hsdrop, bvp/petscext/pcdrop.c)");
-  PetscCall(PetscOptionsReal("-pc_hsdrop_tol", "entries |a_ij| <= tol max_j |a_ij| are left out of the factored "
+  PetscCall(PetscOptionsReal("-pc_hsdrop_tol",
+                             "entries |a_ij| <= tol max_j |a_ij| are left out of the factored "
                              "matrix (the Krylov method iterates on the whole operator)",
                              "PCHsDrop", d->tol, &d->tol, NULL));
-  PetscCall(PetscOptionsInt("-pc_hsdrop_regrow", "after a Krylov solve of more iterations, the next set-up adds the "
+  PetscCall(PetscOptionsInt("-pc_hsdrop_regrow",
+                            "after a Krylov solve of more iterations, the next set-up adds the "
                             "entries now above tol to the factored matrix (a new analysis)",
                             "PCHsDrop", d->regrow, &d->regrow, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsdrop_match",
+                             "permute the factored matrix' columns by a row-to-column matching "
+                             "(dropmatch.c; default: on more than one rank, where MUMPS' ICNTL(6) is not applied)",
+                             "PCHsDrop", d->match, &d->match, &d->match_set));
   PetscOptionsHeadEnd();
   PetscCheck(d->tol >= 0 && d->tol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-pc_hsdrop_tol %g: must be in [0, 1)", (double)d->tol);
-  PetscCall(PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
+  PetscCall(
+      PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
   PetscCall(PCSetOptionsPrefix(d->inner, prefix));
   PetscCall(PCAppendOptionsPrefix(d->inner, "hsdrop_"));
   PetscCall(PCSetFromOptions(d->inner));
@@ -282,9 +359,13 @@ static PetscErrorCode PCView_HsDrop(PC pc, PetscViewer viewer)
     PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  drops |a_ij| <= %g max_j |a_ij|", (double)d->tol));
   if (d->P)
-    PetscCall(PetscViewerASCIIPrintf(viewer, ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (%.3g%%; pattern %" PetscInt_FMT ")",
-                                     d->kept, d->total, 100.0 * (double)d->kept / (double)d->total, d->patterns));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "\n  factored by:\n"));
+    PetscCall(PetscViewerASCIIPrintf(
+        viewer, ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (%.3g%%; pattern %" PetscInt_FMT ")", d->kept,
+        d->total, 100.0 * (double)d->kept / (double)d->total, d->patterns));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  if (d->colrow)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  columns permuted by a row-to-column matching (-pc_hsdrop_match)\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  factored by:\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PCView(d->inner, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -338,11 +419,22 @@ static PetscErrorCode GetDropped(PC pc, PC *inner, PetscInt *kept, PetscInt *sto
 }
 
 /* HsPCGetDeterminant for hsdrop ("HsPCGetDeterminant_C"): its LU's (that of J less its dropped entries, asked for
-   always). Collective. */
+   always), times the sign of the matching's column permutation (-pc_hsdrop_match). Collective. */
 static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known)
 {
+  PC_HsDrop *d = pc->data;
+  Mat        F;
+
   PetscFunctionBeginUser;
-  PetscCall(HsPCGetDeterminant(((PC_HsDrop *)pc->data)->inner, m, e, known));
+  PetscCall(HsPCGetMumpsFactor(d->inner, &F));
+  if (!F || d->sign == 1) {
+    PetscCall(HsPCGetDeterminant(d->inner, m, e, known));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(HsMumpsDeterminant(F, m, e, known)); /* of P Q: det P = det(P Q) sign(Q) */
+  *m = -*m;
+  if (*known)
+    PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsdrop)\n", (double)*m, *e));
   PetscFunctionReturn(0);
 }
 
@@ -368,7 +460,8 @@ PetscErrorCode PCCreate_HsDrop(PC pc)
   d->tol     = HS_DROP_TOL_DEFAULT;
   d->icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   d->regrow  = HS_DROP_REGROW_DEFAULT;
-  pc->data = d;
+  d->sign    = 1;
+  pc->data   = d;
   PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &d->inner));
   PetscCall(PCSetType(d->inner, PCLU));
 #if defined(PETSC_HAVE_MUMPS)
