@@ -627,6 +627,9 @@ static PetscErrorCode SetUp(HsSolver s)
              s->N + 1, size);
   PetscCheck(!s->state_scheme[0] && !s->costate_scheme[0], comm, PETSC_ERR_SUP,
              "-hs_scheme conserving4 has its own scheme (no -hs_state_scheme, -hs_costate_scheme)");
+  PetscCheck(s->out_format != HS_OUTPUT_FORMAT_HDF5, comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4 writes trajectory.csv and intervals.csv only (-hs_output_format csv): "
+             "trajectory.h5's H, E - W and controls are the second-order schemes' formulas");
   PetscCheck(!s->prob->free_T || !s->prob->xT_T, comm, PETSC_ERR_SUP,
              "-hs_scheme conserving4: a free final time with a terminal state that moves with T is not supported yet");
   o->D = 12 * n;
