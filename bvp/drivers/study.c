@@ -14,6 +14,8 @@
  *
  *   R(N) = (4 Q_N - Q_{N/2}) / 3             = Q + O(h^4)     (two grids)
  *   err  = |R(N) - R(N/2)| / 15                                (three grids: the h^4 term of R(N))
+ * and for the fourth-order -hs_scheme conserving4 (Q + c4 h^4 + c6 h^6 + ...) the same with 16 and 63, its
+ * observed orders compared with 4 (SchemeOrder); its costates and controls are node values, compared at shared nodes.
  *   p    = log2(|Q_{N/4} - Q_{N/2}| / |Q_{N/2} - Q_N|)          (observed order; 2 in the asymptotic range)
  *
  * for J^d, the mean of H^d, a free T, and the states at the nodes shared by N and N/2 (t = k T/(N/2);
@@ -84,7 +86,10 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
   PetscCall(HsSolverSetProblem(*t, s->prob));
   PetscCall(HsSolverSetNumIntervals(*t, N));
-  PetscCall(HsSolverSetSchemes(*t, s->ss, s->cs));
+  if (s->scheme == HS_SCHEME_CONSERVING4) /* its own scheme, not a pair */
+    PetscCall(HsSolverSetScheme(*t, "conserving4"));
+  else
+    PetscCall(HsSolverSetSchemes(*t, s->ss, s->cs));
   PetscCall(HsSolverSetDGTolerance(*t, s->dg_tol));
   PetscCall(HsSolverSetRoundoffFactor(*t, s->roundoff));
   PetscCall(HsSolverSetNoiseFactor(*t, s->noise_factor));
@@ -162,6 +167,12 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
 #define HS_ORDER_SCHEME 2.0
 #define HS_ORDER_TOLERANCE 0.5
 
+/* The scheme's order p (HS_ORDER_SCHEME; 4 for -hs_scheme conserving4, docs/theory.md section 8): Richardson weighs
+   with W = 2^p, R = (W Q_N - Q_{N/2}) / (W - 1), and its error estimate divides by 4 W - 1 (symmetric schemes:
+   the next term is h^{p+2}). */
+static PetscReal SchemeOrder(HsSolver s) { return s->scheme == HS_SCHEME_CONSERVING4 ? 4.0 : HS_ORDER_SCHEME; }
+#define HS_RICH_W(s) PetscPowReal(2.0, SchemeOrder(s))
+
 /* Whether a difference d of a quantity of size q is at its round-off. */
 static PetscBool AtRoundoff(PetscReal d, PetscReal q)
 {
@@ -169,17 +180,17 @@ static PetscBool AtRoundoff(PetscReal d, PetscReal q)
 }
 
 /* Whether an order p (not at round-off) is far from the schemes'. */
-static PetscBool Far(PetscReal p) { return (PetscBool)(PetscAbsReal(p - HS_ORDER_SCHEME) > HS_ORDER_TOLERANCE); }
+static PetscBool Far(PetscReal p, PetscReal ps) { return (PetscBool)(PetscAbsReal(p - ps) > HS_ORDER_TOLERANCE); }
 
 /* Richardson on three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): value, error estimate, observed order (0 and *rnd
    when a difference is at round-off). */
-static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, PetscReal *p, PetscBool *rnd)
+static void Richardson3(const PetscReal Q[3], PetscReal W, PetscReal *R, PetscReal *err, PetscReal *p, PetscBool *rnd)
 {
-  PetscReal R1 = (4 * Q[2] - Q[1]) / 3, R0 = (4 * Q[1] - Q[0]) / 3, d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
+  PetscReal R1 = (W * Q[2] - Q[1]) / (W - 1), R0 = (W * Q[1] - Q[0]) / (W - 1), d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
   PetscReal q = PetscMax(PetscAbsReal(Q[0]), PetscMax(PetscAbsReal(Q[1]), PetscAbsReal(Q[2])));
 
   *R   = R1;
-  *err = PetscAbsReal(R1 - R0) / 15;
+  *err = PetscAbsReal(R1 - R0) / (4 * W - 1);
   *rnd = (PetscBool)(AtRoundoff(d0, q) || AtRoundoff(d1, q));
   *p   = !*rnd ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
 }
@@ -196,7 +207,8 @@ static void Richardson3(const PetscReal Q[3], PetscReal *R, PetscReal *err, Pets
 
   Notes:
   Solves the problem at N/2 and N/4 (transcription, the same schemes, from this solution), then
-  R = (4 Q_N - Q_{N/2})/3 with the error estimate |R(N) - R(N/2)|/15 and the observed order for J^d, the mean of
+  R = (4 Q_N - Q_{N/2})/3 (conserving4: (16 Q_N - Q_{N/2})/15) with the error estimate |R(N) - R(N/2)|/15 (/63)
+  and the observed order for J^d, the mean of
   H^d and a free T, and the states at the nodes of N/2 (with their largest error estimate over the nodes of N/4).
   The results are in HsResults.extrap; HsSolverView prints them, HsSolverWriteOutput adds them to summary.json and
   writes extrapolated.csv (the states).
@@ -210,7 +222,7 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
 {
   Level     L[3];
   PetscInt  N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
-  PetscReal Q[3], xerr = 0, t0;
+  PetscReal Q[3], xerr = 0, t0, W = HS_RICH_W(s), ps = SchemeOrder(s);
   HsExtrap *e    = &s->res.extrap;
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
@@ -240,29 +252,29 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   e->done = PETSC_TRUE;
   for (int i = 0; i < 3; i++)
     e->N[i] = L[i].N, Q[i] = L[i].r.J;
-  Richardson3(Q, &e->J, &e->J_error, &e->J_order, &e->J_roundoff);
+  Richardson3(Q, W, &e->J, &e->J_error, &e->J_order, &e->J_roundoff);
   for (int i = 0; i < 3; i++)
     Q[i] = L[i].r.H_mean;
-  Richardson3(Q, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff);
+  Richardson3(Q, W, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff);
   for (int i = 0; i < 3; i++)
     Q[i] = L[i].r.T;
   if (s->prob->free_T)
-    Richardson3(Q, &e->T, &e->T_error, &e->T_order, &e->T_roundoff);
+    Richardson3(Q, W, &e->T, &e->T_error, &e->T_order, &e->T_roundoff);
   else
     e->T = s->res.T;
   e->pre_asymptotic =
-      (PetscBool)((!e->J_roundoff && Far(e->J_order)) || (!e->H_mean_roundoff && Far(e->H_mean_order)) ||
-                  (s->prob->free_T && !e->T_roundoff && Far(e->T_order)));
+      (PetscBool)((!e->J_roundoff && Far(e->J_order, ps)) || (!e->H_mean_roundoff && Far(e->H_mean_order, ps)) ||
+                  (s->prob->free_T && !e->T_roundoff && Far(e->T_order, ps)));
   /* the states at the nodes of N/2; the error estimate at those of N/4 */
   PetscCall(PetscFree(s->Xext));
   PetscCall(PetscMalloc1((Nh + 1) * dim, &s->Xext));
   for (PetscInt k = 0; k <= Nh; k++)
     for (PetscInt i = 0; i < dim; i++)
-      s->Xext[k * dim + i] = (4 * L[2].x[2 * k * w + i] - L[1].x[k * w + i]) / 3;
+      s->Xext[k * dim + i] = (W * L[2].x[2 * k * w + i] - L[1].x[k * w + i]) / (W - 1);
   for (PetscInt k = 0; k <= N / 4; k++)
     for (PetscInt i = 0; i < dim; i++) {
-      PetscReal R0 = (4 * L[1].x[2 * k * w + i] - L[0].x[k * w + i]) / 3;
-      xerr         = PetscMax(xerr, PetscAbsReal(s->Xext[2 * k * dim + i] - R0) / 15);
+      PetscReal R0 = (W * L[1].x[2 * k * w + i] - L[0].x[k * w + i]) / (W - 1);
+      xerr         = PetscMax(xerr, PetscAbsReal(s->Xext[2 * k * dim + i] - R0) / (4 * W - 1));
     }
   e->states_error = xerr;
   for (int i = 0; i < 3; i++)
@@ -297,17 +309,18 @@ static void Differences(Study *st, PetscInt i)
 {
   const Level *a = &st->L[i], *b = &st->L[i + 1];
   PetscInt     n = st->s->prob->n, m = st->s->prob->m, w = 4 * n, dim = 2 * n;
-  PetscReal    dx = 0, du = 0, dl = 0;
+  PetscReal    dx = 0, du = 0, dl = 0, c = st->s->scheme == HS_SCHEME_CONSERVING4 ? 0 : 0.5; /* conserving4: nodes */
 
   for (PetscInt k = 0; k <= a->N; k++)
     for (PetscInt j = 0; j < dim; j++)
       dx = PetscMax(dx, PetscAbsReal(a->x[k * w + j] - b->x[2 * k * w + j]));
   for (PetscInt k = 0; k < a->N; k++) {
     for (PetscInt j = 0; j < dim; j++)
-      dl = PetscMax(
-          dl, PetscAbsReal(a->x[k * w + dim + j] - (b->x[2 * k * w + dim + j] + b->x[(2 * k + 1) * w + dim + j]) / 2));
+      dl = PetscMax(dl, PetscAbsReal(a->x[k * w + dim + j] -
+                                     ((1 - c) * b->x[2 * k * w + dim + j] + c * b->x[(2 * k + 1) * w + dim + j])));
     for (PetscInt j = 0; j < m; j++)
-      du = PetscMax(du, PetscAbsReal(a->u[k * m + j] - (b->u[2 * k * m + j] + b->u[(2 * k + 1) * m + j]) / 2));
+      du =
+          PetscMax(du, PetscAbsReal(a->u[k * m + j] - ((1 - c) * b->u[2 * k * m + j] + c * b->u[(2 * k + 1) * m + j])));
   }
   st->dx[i] = dx, st->du[i] = du, st->dl[i] = dl;
 }
@@ -361,12 +374,14 @@ static void Analyse(Study *st)
   if (levels >= 3) { /* the orders of the three finest grids, those of Richardson's value */
     PetscInt i = levels - 2;
     for (int j = 0; j < 2; j++)
-      st->pre_asymptotic = (PetscBool)(st->pre_asymptotic || (!st->rnd[i][j] && Far(st->ord[i][j])));
+      st->pre_asymptotic =
+          (PetscBool)(st->pre_asymptotic || (!st->rnd[i][j] && Far(st->ord[i][j], SchemeOrder(st->s))));
   }
   if (levels >= 2) {
-    st->JR = (4 * st->L[levels - 1].r.J - st->L[levels - 2].r.J) / 3;
-    st->HR = (4 * st->L[levels - 1].r.H_mean - st->L[levels - 2].r.H_mean) / 3;
-    st->TR = (4 * st->L[levels - 1].r.T - st->L[levels - 2].r.T) / 3;
+    PetscReal W = HS_RICH_W(st->s);
+    st->JR      = (W * st->L[levels - 1].r.J - st->L[levels - 2].r.J) / (W - 1);
+    st->HR      = (W * st->L[levels - 1].r.H_mean - st->L[levels - 2].r.H_mean) / (W - 1);
+    st->TR      = (W * st->L[levels - 1].r.T - st->L[levels - 2].r.T) / (W - 1);
   } else /* one grid: no extrapolation */
     st->JR = st->L[0].r.J, st->HR = st->L[0].r.H_mean, st->TR = st->L[0].r.T;
 }
@@ -403,9 +418,12 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "  \"J_extrapolated\": %.17g,\n  \"H_mean_extrapolated\": %.17g,\n", (double)st->JR, (double)st->HR);
   if (s->prob->free_T)
     fprintf(f, "  \"T_extrapolated\": %.17g,\n", (double)st->TR);
-  fprintf(f, "  \"note\": \"J_error, H_error: against the Richardson extrapolation (4 Q_N - Q_N/2)/3 of the two finest "
-             "grids; dx, du, dlambda: largest difference to the next finer grid (states at shared nodes; controls "
-             "and costates against the mean of the two fine intervals); order_*: log2 of successive ratios\",\n");
+  fprintf(f, "  \"scheme_order\": %g,\n", (double)SchemeOrder(s));
+  fprintf(f,
+          "  \"note\": \"J_error, H_error: against the Richardson extrapolation (2^p Q_N - Q_N/2)/(2^p - 1) of the two "
+          "finest grids, p = scheme_order; dx, du, dlambda: largest difference to the next finer grid (states at "
+          "shared nodes; controls and costates against the mean of the two fine intervals, at shared nodes for "
+          "conserving4); order_*: log2 of successive ratios\",\n");
   fprintf(f, "  \"levels\": [\n");
   for (PetscInt i = 0; i < st->nl; i++) {
     const HsResults *r = &st->L[i].r;
@@ -475,8 +493,11 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
   MPI_Comm comm = PetscObjectComm((PetscObject)st->s);
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(comm, "hamshoot convergence study: %s, %s states + %s costates\n", st->s->prob->name, st->s->ss,
-                        st->s->cs));
+  if (st->s->scheme == HS_SCHEME_CONSERVING4)
+    PetscCall(PetscPrintf(comm, "hamshoot convergence study: %s, conserving4 (order 4)\n", st->s->prob->name));
+  else
+    PetscCall(PetscPrintf(comm, "hamshoot convergence study: %s, %s states + %s costates\n", st->s->prob->name,
+                          st->s->ss, st->s->cs));
   PetscCall(PetscPrintf(comm, "  %7s  %19s  %9s %5s  %9s %5s  %9s %5s  %9s %5s  %9s %5s\n", "N", "J^d", "J - J_R",
                         "order", "H - H_R", "order", "max|dx|", "order", "max|du|", "order", "max|dlam|", "order"));
   for (PetscInt i = 0; i < st->nl; i++) {
@@ -503,8 +524,9 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
                           (double)r->J, (double)(r->J - st->JR), ord[0], (double)(r->H_mean - st->HR), ord[1], dif[0],
                           ord[2], dif[1], ord[3], dif[2], ord[4]));
   }
-  PetscCall(PetscPrintf(comm, "  J_R = %.13g, H_R = %.13g: Richardson (4 Q_N - Q_N/2)/3 of the two finest grids\n",
-                        (double)st->JR, (double)st->HR));
+  PetscCall(PetscPrintf(comm,
+                        "  J_R = %.13g, H_R = %.13g: Richardson (%.0f Q_N - Q_N/2)/%.0f of the two finest grids\n",
+                        (double)st->JR, (double)st->HR, (double)HS_RICH_W(st->s), (double)(HS_RICH_W(st->s) - 1)));
   PetscCall(PetscPrintf(comm, "  max|d*|: largest difference to the next grid (states at shared nodes; controls and "
                               "costates against the mean of the two fine intervals)\n"));
   for (PetscInt i = 1; i + 1 < st->nl; i++) {
@@ -527,8 +549,9 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
   if (st->pre_asymptotic)
     PetscCall(PetscPrintf(comm,
                           "  warning: pre-asymptotic: the observed order of J^d or H^d on the finest grids is far from "
-                          "the schemes' 2 (errors not falling 4x per doubling); J_R, H_R and the errors against "
-                          "them are unreliable: refine further\n"));
+                          "the scheme's %g (errors not falling %gx per doubling); J_R, H_R and the errors against "
+                          "them are unreliable: refine further\n",
+                          (double)SchemeOrder(st->s), (double)HS_RICH_W(st->s)));
   if (st->failed_N)
     PetscCall(PetscPrintf(comm,
                           "  N = %-7" PetscInt_FMT " NOT converged%s (%s): the study ends before it; the table has "

@@ -566,6 +566,10 @@ static PetscErrorCode SetUp(HsSolver s)
   KSP              ksp;
 
   PetscFunctionBeginUser;
+  if (s->scheme == HS_SCHEME_CONSERVING4) { /* the fourth-order conserving scheme's transcription takes over */
+    PetscCall(HsOrder4SetUp(s));
+    PetscFunctionReturn(0);
+  }
   if (s->prob->nc) { /* holonomic constraints: the constrained scheme's transcription takes over */
     PetscCall(HsConstrainedSetUp(s, sizeof(HsConstrained)));
     PetscFunctionReturn(0);

@@ -13,5 +13,6 @@ typedef struct {
 
 PetscErrorCode HsTranscriptionSetOps(HsSolver s);
 PetscErrorCode HsTranscriptionDestroy(HsSolver s);
+PetscErrorCode HsOrder4SetUp(HsSolver s); /* -hs_scheme conserving4 (order4.c) */
 
 #endif

@@ -373,14 +373,16 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
 #define HS_POLISH_FROM 10.0
 
 /* At a stop (iteration it, ||F|| = fnorm) at the round-off level or the floor: the polish starts (*reason iterating)
-   where the formulation's unknowns are the node layout (transcription) with the problem's own costate scheme (not in
-   a homotopy, not while a free T is held). */
+   where the formulation's unknowns are the node layout (transcription) or it measures its own (conserving4, also
+   below the absolute tolerance), with the problem's own costate scheme (not in a homotopy, not while a free T is
+   held). */
 static PetscErrorCode PolishStart(HsSolver s, Vec X, PetscInt it, PetscReal fnorm, SNESConvergedReason *reason)
 {
   PetscReal m;
 
   PetscFunctionBeginUser;
-  if (!s->polish_max || X != s->Xnodes || s->hom_theta < 1 || s->hold_T || fnorm <= HS_SNES_ATOL_DEFAULT)
+  if (!s->polish_max || (X != s->Xnodes && !s->ops->conserved) || s->hom_theta < 1 || s->hold_T ||
+      (fnorm <= HS_SNES_ATOL_DEFAULT && !s->ops->conserved)) /* conserving4: its H spread is Newton's residual's sum */
     PetscFunctionReturn(0);
   PetscCall(HsSolverConservedMeasure(s, X, &m));
   if (!(m > HS_POLISH_FROM * PETSC_MACHINE_EPSILON))
@@ -478,6 +480,10 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
     PetscCall(PolishStep(s, X, it, fnorm, reason));
     s->fnorm_prev = fnorm;
     PetscFunctionReturn(0);
+  }
+  if (*reason == SNES_CONVERGED_FNORM_ABS && s->ops->conserved && it > 0) { /* conserving4: also below atol */
+    PetscCall(SNESGetSolution(snes, &X));
+    PetscCall(PolishStart(s, X, it, fnorm, reason));
   }
   if (*reason != SNES_CONVERGED_ITERATING || it == 0) {
     s->fnorm_prev = fnorm;

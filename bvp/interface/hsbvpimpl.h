@@ -22,6 +22,10 @@
  *   writesummary    extra members of summary.json (rank 0, FILE already open)
  *   destroy         frees data and un-composes the type's functions
  *   residual        F(X) without SNES (Newton formulations; the noise-floor estimate calls it)
+ *   diagnostics     rank 0: J^d, H, E - W from the gathered Xnodes and the formulation's own data, instead of
+ *                   the node formulas (diagnostics.c's SumDiagnostics; -hs_scheme conserving4), or NULL
+ *   conserved       the conserved quantity's violation at X, relative (HsSolverConservedMeasure), where X is not
+ *                   the node layout (conserving4), or NULL
  */
 #ifndef HSBVPIMPL_H
 #define HSBVPIMPL_H
@@ -52,9 +56,11 @@ struct _HsSolverOps {
   PetscErrorCode (*writesummary)(HsSolver, FILE *);
   PetscErrorCode (*destroy)(HsSolver);
   HsResidualFn residual; /* the SNES function's residual (Newton formulations), for the noise estimate */
+  PetscErrorCode (*diagnostics)(HsSolver, const PetscScalar *, PetscReal *);
+  PetscErrorCode (*conserved)(HsSolver, Vec, PetscReal *);
 };
 
-typedef enum { HS_SCHEME_CONSERVING, HS_SCHEME_DIRECT } HsSchemeKind;
+typedef enum { HS_SCHEME_CONSERVING, HS_SCHEME_DIRECT, HS_SCHEME_CONSERVING4 } HsSchemeKind;
 
 struct _p_HsSolver {
   PETSCHEADER(struct _HsSolverOps);

@@ -350,7 +350,7 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
   for (PetscInt k = 0; k < s->N; k++) {
     const PetscScalar *xk = x + k * 2 * dim;
     char              *p  = line + snprintf(line, HS_NUMBER_LEN, "%" PetscInt_FMT, k);
-    p                     = Number(p, (double)(s->res.T * (k + 0.5) / s->N));
+    p = Number(p, (double)(s->res.T * (k + (s->scheme == HS_SCHEME_CONSERVING4 ? 0 : 0.5)) / s->N)); /* node costates */
     if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
       memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
     else

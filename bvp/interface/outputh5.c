@@ -622,7 +622,9 @@ PetscErrorCode HsSolverGetOutputFormat(HsSolver s, HsOutputFormat *format)
 {
   PetscFunctionBeginUser;
   *format = s->out_format;
-  if (*format == HS_OUTPUT_FORMAT_AUTO)
+  if (*format == HS_OUTPUT_FORMAT_AUTO && s->scheme == HS_SCHEME_CONSERVING4) /* trajectory.h5's H, E - W, controls */
+    *format = HS_OUTPUT_FORMAT_CSV; /* are the second-order schemes' formulas (bvp/impls/order4.c refuses hdf5) */
+  else if (*format == HS_OUTPUT_FORMAT_AUTO)
 #if defined(PETSC_HAVE_HDF5) && defined(HS_HAVE_HDF5)
     *format = s->N >= HS_OUTPUT_HDF5_AUTO_N ? HS_OUTPUT_FORMAT_HDF5 : HS_OUTPUT_FORMAT_CSV;
 #else

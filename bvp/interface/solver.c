@@ -330,10 +330,11 @@ PetscErrorCode HsSolverGetNumIntervals(HsSolver s, PetscInt *N)
 + s      - the solver
 - scheme - "conserving": the problem's energy-consistent pair (greenspan + conserving_1dof for a 1-DOF
            E = p^2/2m + V(q), gonzalez + conserving otherwise); "direct": midpoint + trapezoidal, the exact KKT
-           conditions of a direct transcription
+           conditions of a direct transcription; "conserving4": the fourth-order scheme that conserves the maximized
+           Hamiltonian (docs/theory.md section 8; the transcription only)
 
   Options Database Key:
-. -hs_scheme <conserving|direct> - the same
+. -hs_scheme <conserving|conserving4|direct> - the same
 
   Notes:
   Call it before HsSolverSetUp(). Clears state and costate schemes set by HsSolverSetSchemes().
@@ -342,7 +343,7 @@ PetscErrorCode HsSolverGetNumIntervals(HsSolver s, PetscInt *N)
 @*/
 PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme)
 {
-  PetscBool cons, direct;
+  PetscBool cons, direct, cons4;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
@@ -350,9 +351,10 @@ PetscErrorCode HsSolverSetScheme(HsSolver s, const char *scheme)
              "HsSolverSetScheme() after HsSolverSetUp()");
   PetscCall(PetscStrcmp(scheme, "conserving", &cons));
   PetscCall(PetscStrcmp(scheme, "direct", &direct));
-  PetscCheck(cons || direct, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
-             "unknown -hs_scheme '%s' (choose conserving or direct)", scheme);
-  s->scheme            = cons ? HS_SCHEME_CONSERVING : HS_SCHEME_DIRECT;
+  PetscCall(PetscStrcmp(scheme, "conserving4", &cons4));
+  PetscCheck(cons || direct || cons4, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_UNKNOWN_TYPE,
+             "unknown -hs_scheme '%s' (choose conserving, conserving4 or direct)", scheme);
+  s->scheme            = cons ? HS_SCHEME_CONSERVING : cons4 ? HS_SCHEME_CONSERVING4 : HS_SCHEME_DIRECT;
   s->state_scheme[0]   = 0;
   s->costate_scheme[0] = 0;
   PetscFunctionReturn(0);
@@ -376,6 +378,7 @@ PetscErrorCode HsSolverGetScheme(HsSolver s, const char **scheme)
   PetscFunctionBeginUser;
   *scheme = (s->state_scheme[0] || s->costate_scheme[0]) ? "custom"
             : s->scheme == HS_SCHEME_CONSERVING          ? "conserving"
+            : s->scheme == HS_SCHEME_CONSERVING4         ? "conserving4"
                                                          : "direct";
   PetscFunctionReturn(0);
 }
@@ -447,6 +450,8 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
     ss = "bem", cs = "constrained_kkt";
   else if (s->scheme == HS_SCHEME_DIRECT)
     ss = "midpoint", cs = "trapezoidal";
+  else if (s->scheme == HS_SCHEME_CONSERVING4) /* its discretization's helpers (h, G R^{-1} G^T, E, phi) */
+    ss = "gonzalez", cs = "conserving";
   else if (s->prob)
     ss = s->prob->default_state_scheme, cs = s->prob->default_costate_scheme;
   if (s->state_scheme[0])

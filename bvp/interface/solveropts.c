@@ -19,7 +19,8 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscCall(HsSolverGetScheme(s, &kind));
   PetscCall(
       HsOptionsString(PetscOptionsObject, "-hs_scheme",
-                      "conserving (energy-consistent states + conserving costates) or direct (midpoint + trapezoidal)",
+                      "conserving (energy-consistent states + conserving costates), conserving4 (order 4, H conserved) or direct "
+                      "(midpoint + trapezoidal)",
                       "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
   if (flg)
     PetscCall(HsSolverSetScheme(s, buf));
@@ -374,7 +375,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_direct_solver <kkt|ipopt> - who solves a direct problem [HsSolverSetDirectSolver]
 . -hs_initial_guess <default|direct> - [HsSolverSetInitialGuessType]
 . -hs_num_intervals <N> - uniform intervals [HsSolverSetNumIntervals]
-. -hs_scheme <conserving|direct> - [HsSolverSetScheme]
+. -hs_scheme <conserving|conserving4|direct> - [HsSolverSetScheme]
 . -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
 . -hs_dg_tol <tol> - [HsSolverSetDGTolerance]
 . -hs_snes_roundoff <c> - [HsSolverSetRoundoffFactor]

@@ -170,6 +170,15 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
+  if (s->scheme == HS_SCHEME_CONSERVING4) { /* docs/theory.md section 8: the transcription only, so far */
+    PetscBool tr;
+    PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
+    PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "-hs_scheme conserving4 is implemented for -hs_bvp_type transcription only, not %s yet",
+               ((PetscObject)s)->type_name);
+    PetscCheck(!s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet", s->prob->name);
+  }
   PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
   if (s->prob->free_T) { /* docs/free-final-time.md */
     PetscBool ok;

@@ -85,9 +85,11 @@ static PetscErrorCode ViewExtrapolation(HsSolver s, PetscViewer viewer)
                                    (double)e->states_error));
   if (e->pre_asymptotic)
     PetscCall(PetscViewerASCIIPrintf(
-        viewer, "  warning            pre-asymptotic: an observed order is far from the schemes' 2 "
-                "(errors not falling 4x per doubling); the extrapolation and its error "
-                "estimate are unreliable: use finer grids\n"));
+        viewer,
+        "  warning            pre-asymptotic: an observed order is far from the scheme's %d "
+        "(errors not falling %dx per doubling); the extrapolation and its error "
+        "estimate are unreliable: use finer grids\n",
+        s->scheme == HS_SCHEME_CONSERVING4 ? 4 : 2, s->scheme == HS_SCHEME_CONSERVING4 ? 16 : 4));
   PetscFunctionReturn(0);
 }
 
@@ -123,7 +125,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall((*s->ops->describe)(s, form, sizeof form));
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
-      s->N, T, s->ss, s->cs, form, size, size > 1 ? "s" : ""));
+      s->N, T, s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->ss, /* conserving4: its own (s->ss: its helpers') */
+      s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->cs, form, size, size > 1 ? "s" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
                                    r->converged ? "yes" : "NO", r->status, r->newton_iterations,

@@ -1,0 +1,682 @@
+/* hamshoot: the transcription of the fourth-order conserving scheme (-hs_scheme conserving4, docs/theory.md
+ * section 8; costate/hsorder4.h): the triple jump of the Gonzalez discrete gradient method for the whole Pontryagin
+ * system z' = S grad H(z), z = (x, lambda). A 1-D DMDA of N+1 time points with D = 12n unknowns each: point k holds
+ * z_k (4n: x_k and the node costate lambda_k) and the stage nodes z_{k,1}, z_{k,2} of interval k (4n each; dummies,
+ * fixed to 0, at point N). Interval k's three substeps z_k -> z_{k,1} -> z_{k,2} -> z_{k+1} (fractions gamma1,
+ * gamma2, gamma1 of h) give 12n equations; with the 2n initial and 2n terminal conditions they are spread so that
+ * every point has D rows and the Jacobian couples only neighbouring points (stencil width 1, banded per point):
+ *   rows [0, 2n)    k = 0: x_0 - x0;  k > 0: the lambda-part of substep 3 of interval k-1 (z_{k-1,2}, z_k)
+ *   rows [2n, 6n)   k < N: substep 1;  k = N: rows [2n, 4n) the terminal conditions, the rest 0 = z_{N,1}, z_{N,2}
+ *   rows [6n, 10n)  k < N: substep 2
+ *   rows [10n, 12n) k < N: the x-part of substep 3 (z_{k,2}, z_{k+1})
+ * Xnodes holds (x_k, lambda_k): node costates, not the interval costates of the second-order schemes. The
+ * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
+ * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
+ * No constraints (HsO4Create and the set-up say what they refuse). */
+#include "../../costate/hsorder4.h"
+#include "../interface/hsbvpimpl.h"
+
+/* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
+   over its three substeps (HsO4SubstepCost; 0 for an autonomous ell). */
+#define O4_VALS 8
+#define O4_W1(q) (2 * (q) * (q) + (q)) /* a substep's Jacobian blocks and residual */
+#define O4_W(q) (2 * O4_W1(q) + 1)     /* PointEquations' scratch: those, a copy of them, its tag */
+
+/* The time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h (T/N exactly at N). */
+static PetscReal StageTime(HsSolver s, PetscInt k, int j)
+{
+  PetscReal off = j == 0 ? 0 : j == 1 ? HS_O4_GAMMA1 : 1 - HS_O4_GAMMA1;
+  return s->prob->T * ((PetscReal)k + off) / (PetscReal)s->N;
+}
+
+typedef struct {
+  DM       da;
+  PetscInt D; /* 12n */
+  HsO4    *o4;
+  Vec      vals;  /* O4_VALS per point, the DMDA's points per rank */
+  Vec      vals0; /* ... gathered on rank 0 by the postsolve */
+} HsOrder4;
+
+/* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
+ * constant (the condition (1/N) sum H^d = d phi/dT of the second-order transcription, here at one node), or T = T_hold
+ * while a cold start holds it; with J (block of point N) its gradient in z_N and T. Tc: d/dT of the free terminal
+ * rows (d grad phi/dT). g: 4n scratch. */
+static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, PetscScalar *J, PetscScalar *Tc,
+                         PetscReal *g)
+{
+  HsOrder4 *o = s->data;
+  PetscInt  n = s->prob->n, q = 4 * n, D = o->D;
+  PetscReal H, fT, fTT, *gT = g + 2 * n;
+  int       st;
+
+  if (s->hold_T) {
+    f[q] = xN[q] - s->T_hold;
+    if (J)
+      J[q * D + q] = 1;
+    return HS_SUCCESS;
+  }
+  if ((st = HsO4HamiltonianGradient(o->o4, s->prob->T, xN, &H, g)))
+    return st;
+  if ((st = HsDiscTerminalCostT(s->disc, xN, &fT, NULL, NULL)))
+    return st;
+  f[q] = H - fT;
+  if (!J)
+    return HS_SUCCESS;
+  for (PetscInt c = 0; c < q; c++)
+    J[q * D + c] = g[c];
+  if ((st = HsDiscTerminalCostT(s->disc, xN, &fT, gT, &fTT))) /* after H's gradient: gT overlaps its lambda part */
+    return st;
+  for (PetscInt c = 0; c < 2 * n; c++)
+    J[q * D + c] -= gT[c];
+  J[q * D + q] = -fTT;
+  for (PetscInt r = 0; r < 2 * n && Tc; r++) /* free terminal rows lambda_i + d phi/dx_i: d/dT is d^2 phi/dx_i dT */
+    Tc[2 * n + r] = s->prob->xT_fixed[r] ? 0 : gT[r];
+  return HS_SUCCESS;
+}
+
+/* Point k's D equations into f and (J not NULL: 3 blocks D x D, the columns of points k-1, k, k+1, zeroed by the
+ * caller) their Jacobian; with a free T (Tc not NULL) the rows' derivatives in T (Tc, D values): a substep
+ * b - a - c (T/N) S gbar gives (F - (b - a)) / T. w: O4_W(4n) scratch, the caller's for the points in ascending order,
+ * its last value -1 at the first: a substep's Jacobian blocks and residual, and a copy of interval k's last substep,
+ * which point k + 1 needs (its first 2n rows) and so does not evaluate again. */
+static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J[3],
+                          PetscScalar *Tc, PetscReal *w)
+{
+  HsOrder4  *o = s->data;
+  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
+  PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q, *C = w + O4_W1(q), *tag = w + 2 * O4_W1(q);
+
+  if (Tc)
+    PetscArrayzero(Tc, D);
+
+  /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, fraction, a's time}
+   */
+  struct {
+    PetscInt r0, i0, nr, pa, oa, pb, ob;
+    double   c, ta;
+  } sub[4];
+  int ns = 0;
+  if (k > 0)
+    sub[ns++] = (typeof(sub[0])){0, 2 * n, 2 * n, k - 1, 2 * q, k, 0, HsO4Fraction(2), StageTime(s, k - 1, 2)};
+  if (k < N) {
+    sub[ns++] = (typeof(sub[0])){2 * n, 0, q, k, 0, k, q, HsO4Fraction(0), StageTime(s, k, 0)};
+    sub[ns++] = (typeof(sub[0])){6 * n, 0, q, k, q, k, 2 * q, HsO4Fraction(1), StageTime(s, k, 1)};
+    sub[ns++] = (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, HsO4Fraction(2), StageTime(s, k, 2)};
+  }
+  for (int j = 0; j < ns; j++) {
+    PetscBool cached = (PetscBool)(j == 0 && k > 0 && *tag == (PetscReal)k); /* point k - 1's last substep */
+    int       st     = cached ? 0
+                              : HsO4Substep(o->o4, sub[j].c, sub[j].ta, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob,
+                                            w + 2 * q * q, J ? w : NULL, J ? w + q * q : NULL);
+    if (st)
+      return st;
+    Fa = cached ? C : w, Fb = Fa + q * q, F = Fa + 2 * q * q;
+    if (j == ns - 1 && k < N) { /* interval k's last substep: point k + 1's first (w is the caller's for all points) */
+      PetscArraycpy(C, w, O4_W1(q));
+      *tag = (PetscReal)(k + 1);
+    }
+    for (PetscInt r = 0; r < sub[j].nr; r++) {
+      PetscInt row = sub[j].r0 + r, i = sub[j].i0 + r;
+      f[row] = F[i];
+      if (Tc)
+        Tc[row] = (F[i] - (x[sub[j].pb][sub[j].ob + i] - x[sub[j].pa][sub[j].oa + i])) / s->prob->T;
+      for (PetscInt c = 0; J && c < q; c++) {
+        J[sub[j].pa - k + 1][row * D + sub[j].oa + c] += Fa[i * q + c];
+        J[sub[j].pb - k + 1][row * D + sub[j].ob + c] += Fb[i * q + c];
+      }
+    }
+  }
+  if (k == 0)
+    for (PetscInt i = 0; i < 2 * n; i++) {
+      f[i] = x[0][i] - s->prob->x0[i];
+      if (J)
+        J[1][i * D + i] = 1;
+    }
+  if (k == N) {
+    int st = HsO4Terminal(o->o4, x[N], F, J ? Fa : NULL);
+    if (st)
+      return st;
+    for (PetscInt r = 0; r < 2 * n; r++) {
+      f[2 * n + r] = F[r];
+      for (PetscInt c = 0; J && c < q; c++)
+        J[1][(2 * n + r) * D + c] = Fa[r * q + c];
+    }
+    for (PetscInt i = q; i < D; i++) {
+      f[i] = x[N][i];
+      if (J)
+        J[1][i * D + i] = 1;
+    }
+    if (s->prob->free_T) { /* the T slot's row replaces its identity */
+      if (J)
+        J[1][q * D + q] = 0;
+      st = FinalTimeRows(s, x[N], f, J ? J[1] : NULL, Tc, F);
+      if (st)
+        return st;
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* A free T: the value in the T slot of point N (on the last rank) to every rank, the problem and the discretization
+ * (HsSolverShareFinalTime); *dom for a T outside its range. Collective. */
+static PetscErrorCode ShareT(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscBool *dom)
+{
+  PetscMPIInt size;
+  PetscBool   bad;
+
+  PetscFunctionBeginUser;
+  if (!s->prob->free_T)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  PetscCall(HsSolverShareFinalTime(s, size - 1, xs + xm == s->N + 1 ? x[s->N][4 * s->prob->n] : 0, &bad));
+  *dom = (PetscBool)(*dom || bad);
+  PetscFunctionReturn(0);
+}
+
+/* F(X) (HsResidualFn). Collective. */
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
+{
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar       **f;
+  PetscInt            xs, xm, q = 4 * s->prob->n;
+  PetscReal          *w;
+  PetscBool           dom = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(O4_W(q), &w));
+  w[O4_W(q) - 1] = -1; /* PointEquations' copy of a substep: none yet */
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(ShareT(s, x, xs, xm, &dom));
+  for (PetscInt k = xs; k < xs + xm && !dom; k++)
+    HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
+  PetscCall(PetscFree(w));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  *domp = dom;
+  PetscFunctionReturn(0);
+}
+
+/* The columns of row i of point k: at most 2 segments {point, first component, count}, ascending (the file head's
+ * rows: a substep couples two 4n blocks, the boundary rows one, the dummies their own column). */
+static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBool freeT, PetscInt seg[3][3])
+{
+  PetscInt q = 4 * n;
+#define SEG(j, p, c, m) (seg[j][0] = (p), seg[j][1] = (c), seg[j][2] = (m))
+  if (i < 2 * n && k == 0)
+    return SEG(0, 0, 0, q), 1;
+  if (i < 2 * n)
+    return SEG(0, k - 1, 2 * q, q), SEG(1, k, 0, q), 2;
+  if (k == N && freeT && i == q) /* T's row: z_N and T (the next column) */
+    return SEG(0, N, 0, q + 1), 1;
+  if (k == N)
+    return i < q ? (SEG(0, N, 0, q), 1) : (SEG(0, N, i, 1), 1);
+  if (i < 6 * n)
+    return SEG(0, k, 0, 2 * q), 1;
+  if (i < 10 * n)
+    return SEG(0, k, q, 2 * q), 1;
+  return SEG(0, k, 2 * q, q), SEG(1, k + 1, 0, q), 2;
+#undef SEG
+}
+
+/* ... and with a free T its column (point N, component 4n: after every other column of these rows) where the row
+ * depends on T: the substeps' rows and the terminal rows. */
+static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBool freeT, PetscInt seg[3][3])
+{
+  PetscInt ns = Segments0(N, n, k, i, freeT, seg);
+  if (freeT && !(k == 0 && i < 2 * n) && !(k == N && i >= 4 * n))
+    seg[ns][0] = N, seg[ns][1] = 4 * n, seg[ns][2] = 1, ns++;
+  return ns;
+}
+
+/* Gives the array p to J: freed when J is destroyed (J uses it without a copy). */
+static PetscErrorCode Own(Mat J, const char *name, void *p)
+{
+  PetscContainer c;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)J), &c));
+  PetscCall(PetscContainerSetPointer(c, p));
+  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(PetscObjectCompose((PetscObject)J, name, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(0);
+}
+
+/* The Jacobian with exactly the rows' segments (Segments; the DMDA's whole D x 3D blocks would widen the band the
+ * banded LU factors about fivefold each way), zero: the local rows' CSR arrays split into the owned columns' part
+ * (local indices) and the others' (global), J owning them. Collective. */
+static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
+{
+  PetscInt     xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
+  PetscScalar *a, *oa;
+  PetscMPIInt  size;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)da);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
+  m = xm * D, cs = xs * D;
+  PetscCall(PetscCalloc1(m + 1, &ia));
+  PetscCall(PetscCalloc1(m + 1, &oi));
+  for (PetscInt pass = 0; pass < 2; pass++) { /* the rows' lengths, then their columns */
+    if (pass) {
+      PetscCall(PetscMalloc1(ia[m] + 1, &ja));
+      PetscCall(PetscMalloc1(oi[m] + 1, &oj));
+    }
+    for (PetscInt k = xs, r = 0; k < xs + xm; k++)
+      for (PetscInt i = 0; i < D; i++, r++) {
+        PetscInt d = 0, o = 0;
+        ns = Segments(s->N, s->prob->n, k, i, (PetscBool)s->prob->free_T, seg);
+        for (PetscInt g = 0; g < ns; g++)
+          for (PetscInt e = 0; e < seg[g][2]; e++) {
+            PetscInt col = seg[g][0] * D + seg[g][1] + e;
+            if (seg[g][0] >= xs && seg[g][0] < xs + xm) {
+              if (pass)
+                ja[ia[r] + d] = col - cs;
+              d++;
+            } else {
+              if (pass)
+                oj[oi[r] + o] = col;
+              o++;
+            }
+          }
+        if (!pass)
+          ia[r + 1] = d, oi[r + 1] = o;
+      }
+    for (PetscInt r = 0; !pass && r < m; r++) /* lengths to offsets */
+      ia[r + 1] += ia[r], oi[r + 1] += oi[r];
+  }
+  PetscCall(PetscCalloc1(ia[m] + 1, &a));
+  PetscCall(PetscCalloc1(oi[m] + 1, &oa));
+  if (size == 1)
+    PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, ia, ja, a, J));
+  else
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, ia, ja, a, oi, oj, oa, J));
+  PetscCall(Own(*J, "hs_ia", ia));
+  PetscCall(Own(*J, "hs_ja", ja));
+  PetscCall(Own(*J, "hs_a", a));
+  PetscCall(Own(*J, "hs_oi", oi));
+  PetscCall(Own(*J, "hs_oj", oj));
+  PetscCall(Own(*J, "hs_oa", oa));
+  PetscFunctionReturn(0);
+}
+
+/* Point k's rows written in place into J's CSR parts (CreateJacobian's pattern), from the blocks J[3] (the columns of
+ * points k-1, k, k+1) and a free T's column Tc. */
+static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
+                                PetscScalar *const J[3], const PetscScalar *Tc)
+{
+  PetscInt seg[3][3], ns;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < D; i++) {
+    PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
+    PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
+    ns = Segments(s->N, s->prob->n, k, i, (PetscBool)s->prob->free_T, seg);
+    for (PetscInt g = 0; g < ns; g++) {
+      PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
+      if (s->prob->free_T && g == ns - 1 && seg[g][1] == 4 * s->prob->n && seg[g][2] == 1) /* T's column */
+        (own ? d : o)[own ? nd : no] = Tc[i];
+      else
+        PetscCall(PetscArraycpy(own ? d + nd : o + no, J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+      *(own ? &nd : &no) += seg[g][2];
+    }
+    PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
+               PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the Jacobian's pattern", i, k);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The analytic Jacobian, point by point, written in place (every entry of the pattern: no assembly). */
+static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
+{
+  HsSolver            s = ctx;
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscInt            xs, xm, D = o->D, q = 4 * s->prob->n;
+  PetscScalar        *blk, *J[3], *f, *w, *Tc;
+  PetscBool           dom = PETSC_FALSE;
+  HsAIJParts          P;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSetUnfactored(Pm));
+  PetscCall(PetscMalloc4(3 * D * D, &blk, D, &f, O4_W(q), &w, D, &Tc));
+  w[O4_W(q) - 1] = -1; /* PointEquations' copy of a substep: none yet */
+  for (PetscInt b = 0; b < 3; b++)
+    J[b] = blk + b * D * D;
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
+  PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
+  PetscCall(ShareT(s, x, xs, xm, &dom));
+  for (PetscInt k = xs; k < xs + xm && !dom; k++) {
+    PetscCall(PetscArrayzero(blk, 3 * D * D));
+    HsCallStep(PointEquations(s, x, k, f, J, s->prob->free_T ? Tc : NULL, w), &dom, "conserving4 Jacobian", k);
+    if (!dom)
+      PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc));
+  }
+  if (dom) /* rows left unset: zero rows, which every factorization finds singular */
+    for (PetscInt qq = 0; qq < 2 && P.part[qq]; qq++)
+      PetscCall(PetscArrayzero(P.wa[qq], P.ia[qq][xm * D]));
+  PetscCall(HsAIJPartsRestore(&P));
+  PetscCall(PetscObjectStateIncrease((PetscObject)Pm));
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
+  PetscCall(PetscFree4(blk, f, w, Tc));
+  if (Jm != Pm) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (dom)
+    PetscCall(SNESSetJacobianDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* Node k's guess z_k = (x_k, lambda_k) from HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k); with a free T row
+ * N's lambda slot holds T's start, so lambda_N is row N - 1's. */
+static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
+{
+  PetscInt   dim = 2 * s->prob->n;
+  PetscReal *tmp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGuessRow(s, k, z));
+  if (s->prob->free_T && k == s->N && k > 0) {
+    PetscCall(PetscMalloc1(2 * dim, &tmp));
+    PetscCall(HsSolverGuessRow(s, k - 1, tmp));
+    PetscCall(PetscArraycpy(z + dim, tmp + dim, dim));
+    PetscCall(PetscFree(tmp));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The guess: z_k from GuessNode, the stage nodes on the line through z_k and z_{k+1} at the substeps' times
+ * t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
+{
+  HsOrder4     *o = s->data;
+  PetscScalar **x;
+  PetscInt      xs, xm, q = 4 * s->prob->n, N = s->N;
+  PetscReal    *row, *nxt, t1 = HS_O4_GAMMA1, t2 = 1 - HS_O4_GAMMA1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(q, &row, q, &nxt));
+  PetscCall(DMDAVecGetArrayDOF(o->da, X, &x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < xs + xm; k++) {
+    PetscCall(GuessNode(s, k, row));
+    PetscCall(GuessNode(s, PetscMin(k + 1, N), nxt));
+    PetscCall(PetscArrayzero(x[k], o->D));
+    PetscCall(PetscArraycpy(x[k], row, q));
+    for (PetscInt i = 0; i < q && k < N; i++) {
+      x[k][q + i]     = row[i] + t1 * (nxt[i] - row[i]);
+      x[k][2 * q + i] = row[i] + t2 * (nxt[i] - row[i]);
+    }
+    if (k == N && s->prob->free_T)
+      x[N][q] = HsSolverStartT(s);
+  }
+  PetscCall(DMDAVecRestoreArrayDOF(o->da, X, &x));
+  PetscCall(PetscFree2(row, nxt));
+  PetscFunctionReturn(0);
+}
+
+/* The scheme on this solve's discretization. Collective. */
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  HsOrder4 *o = s->data;
+  char      msg[512];
+  int       st;
+
+  PetscFunctionBeginUser;
+  HsO4Destroy(&o->o4);
+  st = HsO4Create(s->disc, &o->o4, msg, sizeof msg);
+  PetscCheck(!st, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_SUP, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+/* Xnodes (x_k, lambda_k) and the per-point values (O4_VALS) from the solution, the latter gathered on rank 0 for
+ * Diagnostics. Collective. */
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscScalar        *y, *v;
+  PetscInt            xs, xm, q = 4 * s->prob->n, N = s->N;
+  int                 st = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsDMGetGhosted(o->da, s->X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecGetArray(s->Xnodes, &y));
+  PetscCall(VecGetArray(o->vals, &v));
+  for (PetscInt k = xs; k < xs + xm; k++) {
+    PetscScalar *vk = v + (k - xs) * O4_VALS;
+    PetscCall(PetscArraycpy(y + (k - xs) * q, x[k], q));
+    for (int j = 0; j < O4_VALS; j++)
+      vk[j] = 0;
+    for (int j = 0; j < (k < N ? 3 : 1) && !st; j++)
+      st = HsO4Hamiltonian(o->o4, StageTime(s, k, j), x[k] + j * q, &vk[j]);
+    for (int j = 0; j < 3 && k < N && !st; j++) {
+      PetscReal L, W;
+      st = HsO4SubstepCost(o->o4, HsO4Fraction(j), StageTime(s, k, j), x[k] + j * q,
+                           j < 2 ? x[k] + (j + 1) * q : x[k + 1], &L, &W, &vk[5 + j]);
+      vk[3] += L, vk[4] += W;
+    }
+    if (st)
+      for (int j = 0; j < O4_VALS; j++)
+        vk[j] = NAN;
+  }
+  PetscCall(VecRestoreArray(o->vals, &v));
+  PetscCall(VecRestoreArray(s->Xnodes, &y));
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(HsDMRestoreGhosted(o->da, s->X, &Xl));
+  PetscCall(VecDestroy(&o->vals0));
+  PetscCall(HsGatherToZero(o->vals, &o->vals0));
+  PetscFunctionReturn(0);
+}
+
+/* The diagnostics op (rank 0; x: the gathered Xnodes): out[0..10] as SumDiagnostics (bvp/interface/diagnostics.c)
+ * fills them: J^d = sum of the substeps' c h L(zbar) + phi(x_N); the mean, min and max of H over the nodes and stage
+ * nodes (H_min, H_max: the conserved quantity's spread for an autonomous problem), out[5] (H_balance) the largest
+ * defect |H(b, tb) - H(a, ta) - Dt| of a substep (as the second-order schemes' balance, step by step: round-off for
+ * a time-dependent ell too); E - W with W the substeps' work; s->H[k] = H(z_k), s->EW[k] = E(x_k) - W_k. */
+static PetscErrorCode Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
+{
+  HsOrder4          *o = s->data;
+  const PetscScalar *v;
+  PetscInt           N = s->N, q = 4 * s->prob->n, cnt = 0;
+  PetscReal J = 0, Hs = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, W = 0, E, phi = 0, EWmin = PETSC_MAX_REAL,
+            EWmax = -PETSC_MAX_REAL, big = 0, bal = 0;
+  int st = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(o->vals0, &v));
+  for (PetscInt k = 0; k <= N && !st; k++) {
+    const PetscScalar *vk = v + k * O4_VALS;
+    for (int j = 0; j < (k < N ? 3 : 1); j++, cnt++) {
+      Hs += vk[j], Hmin = PetscMin(Hmin, vk[j]), Hmax = PetscMax(Hmax, vk[j]);
+      if (k < N) /* substep j: from stage j to the next stage (j < 2) or node */
+        bal = PetscMax(bal, PetscAbsReal((j < 2 ? vk[j + 1] : vk[O4_VALS]) - vk[j] - vk[5 + j]));
+    }
+    st       = HsDiscEnergy(s->disc, x + k * q, &E);
+    s->EW[k] = E - W;
+    EWmin = PetscMin(EWmin, s->EW[k]), EWmax = PetscMax(EWmax, s->EW[k]);
+    big = PetscMax(big, PetscAbsReal(E) + PetscAbsReal(W));
+    if (k < N)
+      s->H[k] = vk[0], J += vk[3], W += vk[4];
+    if (PetscIsInfOrNanReal(vk[0]))
+      st = 1;
+  }
+  PetscCall(VecRestoreArrayRead(o->vals0, &v));
+  if (!st)
+    st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
+  out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;
+  out[6] = 0, out[7] = st ? 1 : 0, out[9] = big, out[10] = PetscMax(PetscAbsReal(Hmin), PetscAbsReal(Hmax));
+  if (st)
+    for (int i = 0; i < 6; i++)
+      out[i] = NAN;
+  s->res.suspect_intervals = 0, s->res.first_suspect = -1;
+  PetscFunctionReturn(0);
+}
+
+/* The conserved op: the largest defect |H(b, tb) - H(a, ta) - Dt| of a substep of X (0 at a solution, up to Newton's
+ * residual) over max(1, max |H|); -1 outside the domain. Collective. */
+static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
+{
+  HsOrder4           *o = s->data;
+  Vec                 Xl;
+  const PetscScalar **x;
+  PetscInt            xs, xm, q = 4 * s->prob->n;
+  PetscReal           v[3] = {0, 0, 0}, Ha, Hb, L, W, Dt; /* max defect, max |H|, a domain error */
+
+  PetscFunctionBeginUser;
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
+  PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  for (PetscInt k = xs; k < PetscMin(xs + xm, s->N) && !v[2]; k++)
+    for (int j = 0; j < 3 && !v[2]; j++) {
+      const PetscScalar *a = x[k] + j * q, *b = j < 2 ? x[k] + (j + 1) * q : x[k + 1];
+      if (HsO4Hamiltonian(o->o4, StageTime(s, k, j), a, &Ha) ||
+          HsO4Hamiltonian(o->o4, j < 2 ? StageTime(s, k, j + 1) : StageTime(s, k + 1, 0), b, &Hb) ||
+          HsO4SubstepCost(o->o4, HsO4Fraction(j), StageTime(s, k, j), a, b, &L, &W, &Dt) ||
+          PetscIsInfOrNanReal(Ha + Hb + Dt))
+        v[2] = 1;
+      else
+        v[0] = PetscMax(v[0], PetscAbsReal(Hb - Ha - Dt)),
+        v[1] = PetscMax(v[1], PetscMax(PetscAbsReal(Ha), PetscAbsReal(Hb)));
+    }
+  PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  *m = v[2] ? -1 : v[0] / PetscMax(1, v[1]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  PetscFunctionBeginUser;
+  (void)s;
+  PetscCall(PetscStrncpy(buf, "transcription, conserving4 (triple jump of the Gonzalez discrete gradient of H)", len));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode View(HsSolver s, PetscViewer v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(v,
+                                   "  conserving4        H^d above is the maximized Hamiltonian H(x, lambda) at the "
+                                   "%" PetscInt_FMT " nodes and stage nodes, its balance substep by substep; E - W is "
+                                   "O(h^4), not exact\n",
+                                   3 * s->N + 1));
+  PetscFunctionReturn(0);
+}
+
+/* summary.json's "conserving4" member: what H_min, H_max, H_spread and H_balance measure (rank 0). */
+static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
+{
+  PetscFunctionBeginUser;
+  fprintf(
+      fp,
+      "  \"conserving4\": {\"order\": 4, \"conserved\": \"the maximized Hamiltonian H(x, lambda) at the nodes "
+      "and the stage nodes (H_min, H_max, H_spread)\", \"balance\": \"H_balance: the largest |H(b, t_b) - H(a, t_a) - "
+      "Dt| of a substep (Dt: the exact change a time-dependent ell makes)\", \"points\": %lld, \"costates\": "
+      "\"lambda_k at the nodes\", \"energy_work\": \"O(h^4), not exact (exact for a quadratic E)\"},\n",
+      (long long)(3 * s->N + 1));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsOrder4 *o = s->data;
+
+  PetscFunctionBeginUser;
+  HsO4Destroy(&o->o4);
+  PetscCall(DMDestroy(&o->da));
+  PetscCall(VecDestroy(&o->vals));
+  PetscCall(VecDestroy(&o->vals0));
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/* The DMDA, X, F, Xnodes, the Jacobian (its exact pattern), SNES and the default linear solver. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsOrder4   *o = s->data;
+  PetscInt    xs, xm, n = s->prob->n;
+  PetscMPIInt size;
+  KSP         ksp;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCheck(s->N + 1 >= size, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "N = %" PetscInt_FMT " intervals give %" PetscInt_FMT " time points, fewer than the %d MPI ranks", s->N,
+             s->N + 1, size);
+  PetscCheck(!s->state_scheme[0] && !s->costate_scheme[0], comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4 has its own scheme (no -hs_state_scheme, -hs_costate_scheme)");
+  PetscCheck(s->out_format != HS_OUTPUT_FORMAT_HDF5, comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4 writes trajectory.csv and intervals.csv only (-hs_output_format csv): "
+             "trajectory.h5's H, E - W and controls are the second-order schemes' formulas");
+  PetscCheck(!s->prob->free_T || !s->prob->xT_T, comm, PETSC_ERR_SUP,
+             "-hs_scheme conserving4: a free final time with a terminal state that moves with T is not supported yet");
+  o->D = 12 * n;
+  PetscCall(DMDACreate1d(comm, DM_BOUNDARY_NONE, s->N + 1, o->D, 1, NULL, &o->da));
+  PetscCall(DMSetUp(o->da));
+  PetscCall(DMSetMatType(o->da, MATAIJ));
+  PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
+  PetscCall(VecCreateMPI(comm, xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
+  PetscCall(VecCreateMPI(comm, xm * O4_VALS, (s->N + 1) * O4_VALS, &o->vals));
+  PetscCall(DMCreateGlobalVector(o->da, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(CreateJacobian(s, o->da, o->D, &s->Jac)); /* its exact pattern */
+  if (s->prob->free_T) /* T in point N's first stage slot (the noise estimate holds it) */
+    s->iT = s->N * o->D + 4 * n;
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+  PetscCall(PreSolve(s));
+  s->res.segments = s->N;
+  PetscCall(SNESSetDM(s->snes, o->da));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOrder4SetUp - makes s, a transcription with -hs_scheme conserving4, the transcription of the fourth-order
+    conserving scheme (docs/theory.md section 8) and sets it up (bvp/impls internal; the transcription's set-up calls
+    it). Frees the formulation's data, takes its own and fills the operations. Collective. @*/
+PetscErrorCode HsOrder4SetUp(HsSolver s)
+{
+  HsOrder4 *o;
+
+  PetscFunctionBeginUser;
+  PetscCall((*s->ops->destroy)(s));
+  PetscCall(PetscNew(&o));
+  s->data              = o;
+  s->ops->setup        = SetUp;
+  s->ops->guess        = Guess;
+  s->ops->presolve     = PreSolve;
+  s->ops->postsolve    = PostSolve;
+  s->ops->describe     = Describe;
+  s->ops->view         = View;
+  s->ops->writesummary = WriteSummary;
+  s->ops->destroy      = Destroy;
+  s->ops->residual     = Residual;
+  s->ops->diagnostics  = Diagnostics;
+  s->ops->conserved    = Conserved;
+  PetscCall(SetUp(s));
+  PetscFunctionReturn(0);
+}

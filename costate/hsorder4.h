@@ -1,0 +1,48 @@
+/* hamshoot: the fourth-order conserving scheme (docs/theory.md section 8): the Suzuki/Yoshida triple jump of the
+ * Gonzalez discrete gradient method for the whole Pontryagin system z' = S grad H(z), z = (x, lambda) in R^{4n},
+ * S = [[0, I], [-I, 0]], with u eliminated and H the maximized Hamiltonian
+ *   H(x, lambda) = 1/2 lambda^T G R^{-1} G^T lambda - ell(x) + lambda^T JJ grad E(x).
+ * Serial C on GSL (no PETSc/MPI). Every residual is times 1 (O(1) Jacobian blocks as h -> 0):
+ *   substep j of interval k (fraction c_j of h: gamma1, gamma2, gamma1):
+ *     F = b - a - c_j h S gbar(a, b),  gbar the Gonzalez discrete gradient of H, gbar.(b - a) = H(b) - H(a). */
+#ifndef HSORDER4_H
+#define HSORDER4_H
+
+#include "hscostate.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The triple jump's fractions: gamma1 = 1/(2 - 2^(1/3)) (twice), gamma2 = 1 - 2 gamma1 (< 0) between. */
+#define HS_O4_GAMMA1 1.3512071919596576340476878
+#define HS_O4_GAMMA2 (-1.7024143839193152680953756)
+
+typedef struct HsO4_s HsO4;
+
+/** The scheme on the discretization d (its problem, h, dg_tol, G R^{-1} G^T or R^{-1}); d must outlive it. Fails
+ *  with a message for what it does not support yet: holonomic constraints, T in the problem's data. */
+int  HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len);
+void HsO4Destroy(HsO4 **o4);
+/** The fraction of h of substep j (0, 1, 2). */
+double HsO4Fraction(int j);
+/** H(z, t), z = (x, lambda) (4n values), and (g not NULL) its gradient in z (4n). */
+int HsO4Hamiltonian(HsO4 *o, double t, const double *z, double *H);
+int HsO4HamiltonianGradient(HsO4 *o, double t, const double *z, double *H, double *g);
+/** The residual of a substep of fraction c from a at time ta to b at ta + c h (4n each), and (if Fa, Fb are not NULL)
+ *  its Jacobian blocks dF/da, dF/db (4n x 4n, row-major). A time-dependent ell enters gbar as the Gonzalez
+ *  gradient of 1/2 (H(., ta) + H(., tb)). */
+int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb);
+/** A substep's part of J^d, c h L(zbar, tbar) with zbar = (a + b)/2, tbar = ta + c h/2, L = 1/2 u^T R u + ell(xbar,
+ * tbar), u = R^{-1} G^T lambdabar; its part of the discrete work, (q_b - q_a)^T B u; and Dt, the exact change of H over
+ * it: H(b, tb) - H(a, ta) = Dt = -1/2 [ell(x_a, tb) - ell(x_a, ta) + ell(x_b, tb) - ell(x_b, ta)] (0 if ell ignores t).
+ */
+int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double *b, double *L, double *W, double *Dt);
+/** The 2n terminal rows at z_N: a fixed component i, x_i - x_T,i; a free one, lambda_i + d phi/dx_i (the maximum
+ *  principle's lambda(T) = -grad phi with H = -L + ...); with Rz (2n x 4n) their Jacobian. */
+int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

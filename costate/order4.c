@@ -1,0 +1,386 @@
+/* hamshoot: the fourth-order conserving scheme's substeps (costate/hsorder4.h, docs/theory.md section 8). */
+#include "hsdiscimpl.h"
+#include "hsorder4.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct HsO4_s {
+  HsDisc *d;
+  int     n, dim, D; /* D = 4n = 2 dim */
+  double *v[11];     /* D each */
+  double *M[4];      /* D x D each */
+  double *w2[4];     /* dim x dim each */
+  double *wd3;       /* dim + 2 dim^2: HsFunctionD3's scratch */
+  double *pool;
+  /* a configuration-dependent B(q) (GainAt): B (n x m), dB, d2B (the callback's layout), v = B^T lambda_p,
+     y = R^{-1} v (the control), W (n x m: row l = dB_l^T lambda_p), RW (row l = R^{-1} W_l) */
+  double *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
+  double  ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
+  double *eg, *eH; /* dim, dim x dim: EllMean's scratch */
+};
+
+/* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
+ * NULL) and Hessian (Hm not NULL); 0 without ell. */
+static int EllMean(HsO4 *o, const double *x, double *e, double *g, double *Hm)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim, two = P->ell.time_dependent && o->ta != o->tb;
+  double           t[2] = {o->ta, o->tb}, w = two ? 0.5 : 1, v;
+
+  *e = 0;
+  if (g)
+    HsZero(dim, g);
+  if (Hm)
+    HsZero(dim * dim, Hm);
+  for (int s = 0; P->ell.f && s < 1 + two; s++) {
+    HS_CB(P->ell.f(t[s], x, &v, P->ctx));
+    *e += w * v;
+    if (g) {
+      HS_CB(P->ell.grad(t[s], x, o->eg, P->ctx));
+      HsAXPBY(dim, w, o->eg, 1, g);
+    }
+    if (Hm) {
+      HS_CB(P->ell.hess(t[s], x, o->eH, P->ctx));
+      HsAXPBY(dim * dim, w, o->eH, 1, Hm);
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* B(q) and the vectors of a configuration-dependent B at (q, lambda_p) (order 0: B, v, y; 1: also W, RW; 2: also
+ * d2B). Uses R^{-1} of the discretization (costate/gain.c). */
+static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
+{
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, m = P->m;
+
+  HS_CB(P->Bq(q, o->B, order > 0 ? o->dB : NULL, order > 1 ? o->d2B : NULL, P->ctx));
+  HsMatTVec(n, m, o->B, lp, o->v_);
+  HsMatVec(m, m, o->d->Rinv, o->v_, o->y);
+  for (int l = 0; l < n && order > 0; l++) {
+    for (int j = 0; j < m; j++) {
+      double s = 0;
+      for (int i = 0; i < n; i++)
+        s += o->dB[(i * m + j) * n + l] * lp[i];
+      o->W[l * m + j] = s;
+    }
+    HsMatVec(m, m, o->d->Rinv, o->W + l * m, o->RW + l * m);
+  }
+  return HS_SUCCESS;
+}
+
+double HsO4Fraction(int j) { return j == 1 ? HS_O4_GAMMA2 : HS_O4_GAMMA1; }
+
+int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
+{
+  const HsProblem *P = d->prob;
+  HsO4            *o;
+  int              dim = d->dim, D = 2 * dim;
+  const char      *why = P->nc ? "holonomic constraints" : P->data_T ? "T in the problem's data" : NULL;
+
+  *o4 = NULL;
+  if (why) {
+    if (msg)
+      snprintf(msg, (size_t)msg_len,
+               "problem '%s' has %s: -hs_scheme conserving4 does not support it yet (docs/theory.md "
+               "section 8)",
+               P->name, why);
+    return HS_EFAILED;
+  }
+  o = calloc(1, sizeof *o);
+  if (!o)
+    return HS_ENOMEM;
+  o->d = d, o->n = P->n, o->dim = dim, o->D = D;
+  o->pool =
+      malloc(sizeof(double) * (size_t)(11 * D + 4 * D * D + 4 * dim * dim + dim + 2 * dim * dim + dim + dim * dim));
+  if (!o->pool) {
+    free(o);
+    return HS_ENOMEM;
+  }
+  {
+    double *p = o->pool;
+    for (int i = 0; i < 11; i++)
+      o->v[i] = p, p += D;
+    for (int i = 0; i < 4; i++)
+      o->M[i] = p, p += D * D;
+    for (int i = 0; i < 4; i++)
+      o->w2[i] = p, p += dim * dim;
+    o->wd3 = p, p += dim + 2 * dim * dim;
+    o->eg  = p, p += dim;
+    o->eH  = p;
+  }
+  if (P->Bq) {
+    int     n = P->n, m = P->m;
+    double *p = o->bq = malloc(sizeof(double) * (size_t)(n * m * (2 + n + n * n) + 4 * m + 2 * n * m));
+    if (!p) {
+      HsO4Destroy(&o);
+      return HS_ENOMEM;
+    }
+    o->B   = p, p += n * m;
+    o->dB  = p, p += n * m * n;
+    o->d2B = p, p += n * m * n * n;
+    o->v_  = p, p += 2 * m;
+    o->y   = p, p += 2 * m;
+    o->W   = p, p += n * m;
+    o->RW  = p;
+  }
+  *o4 = o;
+  return HS_SUCCESS;
+}
+
+void HsO4Destroy(HsO4 **o4)
+{
+  if (!*o4)
+    return;
+  free((*o4)->pool);
+  free((*o4)->bq);
+  free(*o4);
+  *o4 = NULL;
+}
+
+/* H(z), and (g not NULL) its gradient: grad_x H = -grad ell - Hess E JJ lambda, grad_lambda H = P lambda + JJ grad E
+ * (P = G R^{-1} G^T, the discretization's GK). Uses v[0..2], w2[0]. */
+static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim;
+  const double    *x = z, *l = z + dim;
+  double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg;
+
+  HS_CB(P->E.grad(x, gE, P->ctx));
+  if (P->Bq) { /* G(q) u = (0, B(q) y) */
+    HS_CHK(GainAt(o, x, l + o->n, g ? 1 : 0));
+    HsZero(o->n, Pl);
+    HsMatVec(o->n, P->m, o->B, o->y, Pl + o->n);
+  } else
+    HsMatVec(dim, dim, o->d->GK, l, Pl);
+  HsApplyJ(dim, gE, Jl);
+  Jg = HsDot(dim, l, Jl);
+  HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient */
+  if (H)
+    *H = 0.5 * HsDot(dim, l, Pl) - e + Jg;
+  if (!g)
+    return HS_SUCCESS;
+  for (int i = 0; i < dim; i++)
+    g[dim + i] = Pl[i] + Jl[i];
+  HS_CB(P->E.hess(x, HE, P->ctx));
+  HsApplyJ(dim, l, Jl); /* JJ lambda */
+  HsMatVec(dim, dim, HE, Jl, g);
+  for (int i = 0; i < dim; i++)
+    g[i] = -g[i];
+  for (int i = 0; P->ell.f && i < dim; i++)
+    g[i] -= o->v[10][i];
+  for (int q = 0; P->Bq && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
+    g[q] += HsDot(P->m, o->W + q * P->m, o->y);
+  return HS_SUCCESS;
+}
+
+/* A configuration-dependent B(q): the terms of 1/2 lambda_p^T K(q) lambda_p, K = B R^{-1} B^T, in the Hessian Hm
+ * (D x D; its lambda_p lambda_p block set here, the others added): lambda_p lambda_p: K; q_l lambda_p,i:
+ * (dB_l y)_i + (B R^{-1} W_l)_i; q_l q_r: (d2B_lr^T lambda_p) . y + W_l . R^{-1} W_r. */
+static int GainHess(HsO4 *o, const double *z, double *Hm)
+{
+  int           n = o->n, m = o->d->prob->m, dim = o->dim, D = o->D;
+  const double *lp = z + dim + n;
+
+  HS_CHK(GainAt(o, z, lp, 2));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int c = 0; c < m; c++)
+        for (int e = 0; e < m; e++)
+          s += o->B[i * m + c] * o->d->Rinv[c * m + e] * o->B[j * m + e];
+      Hm[(dim + n + i) * D + dim + n + j] = s;
+    }
+  for (int l = 0; l < n; l++)
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int j = 0; j < m; j++)
+        s += o->dB[(i * m + j) * n + l] * o->y[j] + o->B[i * m + j] * o->RW[l * m + j];
+      Hm[l * D + dim + n + i] += s, Hm[(dim + n + i) * D + l] += s;
+    }
+  for (int l = 0; l < n; l++)
+    for (int r = 0; r < n; r++) {
+      double s = HsDot(m, o->W + l * m, o->RW + r * m);
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+          s += o->d2B[((i * m + j) * n + l) * n + r] * lp[i] * o->y[j];
+      Hm[l * D + r] += s;
+    }
+  return HS_SUCCESS;
+}
+
+/* The Hessian of H at z (D x D): xx: -Hess ell + D(Hess E)(x)[JJ^T lambda]; x lambda: -Hess E JJ; lambda x: JJ Hess E;
+ * lambda lambda: P. Uses v[2], w2[0..2], wd3. */
+static int HHess(HsO4 *o, const double *z, double *Hm)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim, D = o->D, n = o->n;
+  const double    *x = z, *l = z + dim;
+  double          *w = o->v[2], *HE = o->w2[0], *T = o->w2[1], *Hl = o->w2[2];
+
+  HsApplyJ(dim, l, w);
+  for (int i = 0; i < dim; i++)
+    w[i] = -w[i]; /* JJ^T lambda */
+  HS_CB(P->E.hess(x, HE, P->ctx));
+  HS_CHK(HsFunctionD3(&P->E, dim, P->ctx, x, w, T, o->wd3));
+  if (P->ell.f) {
+    double e;
+    HS_CHK(EllMean(o, x, &e, NULL, Hl));
+  }
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) {
+      /* (HE JJ)_{ij} = sum_k HE_ik JJ_kj: JJ_kj = 1 for j = k + n, -1 for j = k - n */
+      double HJ = j >= n ? HE[i * dim + j - n] : -HE[i * dim + j + n];
+      /* (JJ HE)_{ij}: row i of JJ picks row i + n (i < n) or minus row i - n */
+      double JH                   = i < n ? HE[(i + n) * dim + j] : -HE[(i - n) * dim + j];
+      Hm[i * D + j]               = T[i * dim + j] - (P->ell.f ? Hl[i * dim + j] : 0);
+      Hm[i * D + dim + j]         = -HJ;
+      Hm[(dim + i) * D + j]       = JH;
+      Hm[(dim + i) * D + dim + j] = P->Bq ? 0 : o->d->GK[i * dim + j];
+    }
+  if (P->Bq)
+    HS_CHK(GainHess(o, z, Hm));
+  return HS_SUCCESS;
+}
+
+int HsO4Hamiltonian(HsO4 *o, double t, const double *z, double *H)
+{
+  o->ta = o->tb = t;
+  return HValGrad(o, z, H, NULL);
+}
+
+int HsO4HamiltonianGradient(HsO4 *o, double t, const double *z, double *H, double *g)
+{
+  o->ta = o->tb = t;
+  return HValGrad(o, z, H, g);
+}
+
+/* The Gonzalez discrete gradient g of H (D) and, with Da, Db, its Jacobian (docs/theory.md section 2.1's formulas
+ * in dimension 4n): Da = 1/2 Hm - c I + Delta c_a^T, Db = 1/2 Hm + c I + Delta c_b^T. Uses v[3..9], M[0]. */
+static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, double *Da, double *Db)
+{
+  int     D   = o->D;
+  double *mid = o->v[3], *del = o->v[4], *ga = o->v[5], *gb = o->v[6], *ca = o->v[7], *cb = o->v[8], *Hd = o->v[9];
+  double *Hm = o->M[0], Ha, Hb, Hmid, c, DD;
+
+  for (int i = 0; i < D; i++)
+    mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
+  HS_CHK(HValGrad(o, mid, &Hmid, g));
+  if (Da)
+    HS_CHK(HHess(o, mid, Hm));
+  if (HsNorm(D, del) <= o->d->dg_tol * (1 + HsNorm(D, mid))) { /* the midpoint gradient (O(|Delta|^3) defect) */
+    for (int i = 0; Da && i < D * D; i++)
+      Da[i] = Db[i] = 0.5 * Hm[i];
+    return HS_SUCCESS;
+  }
+  HS_CHK(HValGrad(o, a, &Ha, Da ? ga : NULL));
+  HS_CHK(HValGrad(o, b, &Hb, Db ? gb : NULL));
+  DD = HsDot(D, del, del);
+  c  = (Hb - Ha - HsDot(D, g, del)) / DD;
+  if (Da) {
+    HsMatVec(D, D, Hm, del, Hd);
+    for (int i = 0; i < D; i++) {
+      ca[i] = (-ga[i] + g[i] - 0.5 * Hd[i] + 2 * c * del[i]) / DD;
+      cb[i] = (gb[i] - g[i] - 0.5 * Hd[i] - 2 * c * del[i]) / DD;
+    }
+    for (int i = 0; i < D * D; i++)
+      Da[i] = Db[i] = 0.5 * Hm[i];
+    HsAddDiag(D, -c, Da);
+    HsAddDiag(D, c, Db);
+    HsRank1(D, 1, del, ca, Da);
+    HsRank1(D, 1, del, cb, Db);
+  }
+  for (int i = 0; i < D; i++)
+    g[i] += c * del[i];
+  return HS_SUCCESS;
+}
+
+int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb)
+{
+  int     D = o->D, dim = o->dim;
+  double *g = o->M[3], *Da = o->M[1], *Db = o->M[2], ch = c * o->d->h; /* g: D values of M[3] */
+
+  o->ta = ta, o->tb = ta + ch; /* H's running cost: the mean of ell at the substep's two times */
+
+  HS_CHK(GonzalezH(o, a, b, g, Fa ? Da : NULL, Fb ? Db : NULL));
+  for (int i = 0; i < D; i++) /* S g = (g_lambda, -g_x) */
+    F[i] = b[i] - a[i] - ch * (i < dim ? g[dim + i] : -g[i - dim]);
+  if (!Fa)
+    return HS_SUCCESS;
+  for (int i = 0; i < D; i++)
+    for (int j = 0; j < D; j++) {
+      double sa     = i < dim ? Da[(dim + i) * D + j] : -Da[(i - dim) * D + j];
+      double sb     = i < dim ? Db[(dim + i) * D + j] : -Db[(i - dim) * D + j];
+      Fa[i * D + j] = -(i == j) - ch * sa;
+      Fb[i * D + j] = (i == j) - ch * sb;
+    }
+  return HS_SUCCESS;
+}
+
+int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double *b, double *L, double *W, double *Dt)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim, n = o->n;
+  double          *m = o->v[0], *Pl = o->v[1], e = 0, tb = ta + c * o->d->h, f[4];
+
+  *Dt = 0;
+  if (P->ell.f && P->ell.time_dependent) { /* -1/2 [ell(x_a, tb) - ell(x_a, ta) + ell(x_b, tb) - ell(x_b, ta)] */
+    HS_CB(P->ell.f(tb, a, &f[0], P->ctx));
+    HS_CB(P->ell.f(ta, a, &f[1], P->ctx));
+    HS_CB(P->ell.f(tb, b, &f[2], P->ctx));
+    HS_CB(P->ell.f(ta, b, &f[3], P->ctx));
+    *Dt = -0.5 * (f[0] - f[1] + f[2] - f[3]);
+  }
+
+  for (int i = 0; i < 2 * dim; i++)
+    m[i] = 0.5 * (a[i] + b[i]);
+  /* G u, u = R^{-1} G^T lambdabar: 1/2 u^T R u = 1/2 lambdabar^T G R^{-1} G^T lambdabar; B at qbar for a B(q) */
+  if (P->Bq) {
+    HS_CHK(GainAt(o, m, m + dim + n, 0));
+    HsZero(n, Pl);
+    HsMatVec(n, P->m, o->B, o->y, Pl + n);
+  } else
+    HsMatVec(dim, dim, o->d->GK, m + dim, Pl);
+  if (P->ell.f)
+    HS_CB(P->ell.f(ta + 0.5 * c * o->d->h, m, &e, P->ctx)); /* at the substep's midpoint time */
+  *L = c * o->d->h * (0.5 * HsDot(dim, m + dim, Pl) + e);
+  *W = 0;
+  for (int i = 0; i < n; i++) /* (q_b - q_a)^T B u: B u is the p-part of G u */
+    *W += (b[i] - a[i]) * Pl[n + i];
+  return HS_SUCCESS;
+}
+
+int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim, D = o->D;
+  double          *gp = o->v[0], *Hp = o->w2[0];
+
+  if (P->phi.f) {
+    HS_CB(P->phi.grad(zN, gp, P->ctx));
+    if (Rz)
+      HS_CB(P->phi.hess(zN, Hp, P->ctx));
+  } else {
+    HsZero(dim, gp);
+    HsZero(dim * dim, Hp);
+  }
+  if (Rz)
+    HsZero(dim * D, Rz);
+  for (int i = 0; i < dim; i++) {
+    if (P->xT_fixed[i]) {
+      R[i] = zN[i] - P->xT[i];
+      if (Rz)
+        Rz[i * D + i] = 1;
+      continue;
+    }
+    R[i] = zN[dim + i] + gp[i];
+    if (!Rz)
+      continue;
+    Rz[i * D + dim + i] = 1;
+    for (int j = 0; j < dim && P->phi.f; j++)
+      Rz[i * D + j] = Hp[i * dim + j];
+  }
+  return HS_SUCCESS;
+}
