@@ -235,32 +235,15 @@ static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBo
   return ns;
 }
 
-/* Gives the array p to J: freed when J is destroyed (J uses it without a copy). */
-static PetscErrorCode Own(Mat J, const char *name, void *p)
-{
-  PetscContainer c;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)J), &c));
-  PetscCall(PetscContainerSetPointer(c, p));
-  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
-  PetscCall(PetscObjectCompose((PetscObject)J, name, (PetscObject)c));
-  PetscCall(PetscContainerDestroy(&c));
-  PetscFunctionReturn(0);
-}
-
 /* The Jacobian with exactly the rows' segments (Segments; the DMDA's whole D x 3D blocks would widen the band the
  * banded LU factors about fivefold each way), zero: the local rows' CSR arrays split into the owned columns' part
  * (local indices) and the others' (global), J owning them. Collective. */
 static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 {
   PetscInt     xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
-  PetscScalar *a, *oa;
-  PetscMPIInt  size;
   MPI_Comm     comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
   m = xm * D, cs = xs * D;
   PetscCall(PetscCalloc1(m + 1, &ia));
@@ -293,18 +276,7 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
     for (PetscInt r = 0; !pass && r < m; r++) /* lengths to offsets */
       ia[r + 1] += ia[r], oi[r + 1] += oi[r];
   }
-  PetscCall(PetscCalloc1(ia[m] + 1, &a));
-  PetscCall(PetscCalloc1(oi[m] + 1, &oa));
-  if (size == 1)
-    PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, ia, ja, a, J));
-  else
-    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, ia, ja, a, oi, oj, oa, J));
-  PetscCall(Own(*J, "hs_ia", ia));
-  PetscCall(Own(*J, "hs_ja", ja));
-  PetscCall(Own(*J, "hs_a", a));
-  PetscCall(Own(*J, "hs_oi", oi));
-  PetscCall(Own(*J, "hs_oj", oj));
-  PetscCall(Own(*J, "hs_oa", oa));
+  PetscCall(HsAIJCreateFromParts(comm, m, ia, ja, oi, oj, J)); /* J owns the arrays */
   PetscFunctionReturn(0);
 }
 

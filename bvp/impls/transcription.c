@@ -354,20 +354,6 @@ static void RowPattern(HsSolver s, PetscInt k, PetscInt c, PetscInt *cols, Petsc
     cols[(*nc)++] = N * dof + dim;
 }
 
-/* Gives the array p to J: freed when J is destroyed (J uses it without a copy). */
-static PetscErrorCode Own(Mat J, const char *name, void *p)
-{
-  PetscContainer c;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)J), &c));
-  PetscCall(PetscContainerSetPointer(c, p));
-  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
-  PetscCall(PetscObjectCompose((PetscObject)J, name, (PetscObject)c));
-  PetscCall(PetscContainerDestroy(&c));
-  PetscFunctionReturn(0);
-}
-
 /* Column col of a row: to the owned columns' part (local index) or the others' (global); counted, and
  * stored where jd, jo are given. */
 static void Put(PetscInt col, PetscInt cs, PetscInt ce, PetscInt *jd, PetscInt *d, PetscInt *jo, PetscInt *o)
@@ -392,12 +378,9 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, Mat *J)
 {
   PetscInt     xs, xm, dim = 2 * s->prob->n, dof = 2 * dim, N = s->N, nall = (N + 1) * dof, m, cs, ce, nc;
   PetscInt    *ia, *ja, *oi, *oj, *cols;
-  PetscScalar *a, *oa;
-  PetscMPIInt  size;
   MPI_Comm     comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
   m = xm * dof, cs = xs * dof, ce = cs + m;
   PetscCall(PetscMalloc1(3 * dof + 1, &cols));
@@ -426,18 +409,7 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, Mat *J)
       ia[i + 1] += ia[i], oi[i + 1] += oi[i];
   }
   PetscCall(PetscFree(cols));
-  PetscCall(PetscCalloc1(ia[m] + 1, &a));
-  PetscCall(PetscCalloc1(oi[m] + 1, &oa));
-  if (size == 1)
-    PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, ia, ja, a, J));
-  else
-    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, ia, ja, a, oi, oj, oa, J));
-  PetscCall(Own(*J, "hs_ia", ia));
-  PetscCall(Own(*J, "hs_ja", ja));
-  PetscCall(Own(*J, "hs_a", a));
-  PetscCall(Own(*J, "hs_oi", oi));
-  PetscCall(Own(*J, "hs_oj", oj));
-  PetscCall(Own(*J, "hs_oa", oa));
+  PetscCall(HsAIJCreateFromParts(comm, m, ia, ja, oi, oj, J)); /* J owns the arrays */
   PetscFunctionReturn(0);
 }
 

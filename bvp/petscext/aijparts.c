@@ -58,3 +58,45 @@ PetscErrorCode HsAIJPartsRestore(HsAIJParts *p)
   PetscCall(PetscMemzero(p, sizeof *p));
   PetscFunctionReturn(0);
 }
+
+/* A composed container that frees p with A (PetscFree) */
+static PetscErrorCode Own(Mat A, const char *name, void *p)
+{
+  PetscContainer c;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)A), &c));
+  PetscCall(PetscContainerSetPointer(c, p));
+  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(PetscObjectCompose((PetscObject)A, name, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsAIJCreateFromParts - a square AIJ matrix of m local rows on comm from CSR arrays in the file head's form: ia, ja
+    (the owned columns' part, local indices) and oi, oj (the others', global indices; empty on one rank), all
+    PetscMalloc'd; the values are allocated zeroed. *J takes the six arrays over and frees them when it
+    is destroyed (the transcriptions' Jacobians: their patterns, laid out once, filled in place by HsAIJPartsGet).
+    Collective. @*/
+PetscErrorCode HsAIJCreateFromParts(MPI_Comm comm, PetscInt m, PetscInt *ia, PetscInt *ja, PetscInt *oi, PetscInt *oj,
+                                    Mat *J)
+{
+  PetscMPIInt  size;
+  PetscScalar *a, *oa;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscCalloc1(ia[m] + 1, &a));
+  PetscCall(PetscCalloc1(oi[m] + 1, &oa));
+  if (size == 1)
+    PetscCall(MatCreateSeqAIJWithArrays(comm, m, m, ia, ja, a, J));
+  else
+    PetscCall(MatCreateMPIAIJWithSplitArrays(comm, m, m, PETSC_DETERMINE, PETSC_DETERMINE, ia, ja, a, oi, oj, oa, J));
+  PetscCall(Own(*J, "hs_ia", ia));
+  PetscCall(Own(*J, "hs_ja", ja));
+  PetscCall(Own(*J, "hs_a", a));
+  PetscCall(Own(*J, "hs_oi", oi));
+  PetscCall(Own(*J, "hs_oj", oj));
+  PetscCall(Own(*J, "hs_oa", oa));
+  PetscFunctionReturn(0);
+}

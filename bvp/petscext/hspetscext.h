@@ -28,6 +28,7 @@ PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
 PetscErrorCode HsDMGetGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsDMRestoreGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
+PetscErrorCode HsAIJCreateFromParts(MPI_Comm comm, PetscInt m, PetscInt *ia, PetscInt *ja, PetscInt *oi, PetscInt *oj, Mat *J);
 
 /* mumps.c */
 PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
