@@ -26,7 +26,9 @@
 /* A deterministic pseudo-random number in [-1, 1] of (i, j, seed). */
 static PetscReal Rand(PetscInt i, PetscInt j, PetscInt seed)
 {
-  unsigned long long z = (unsigned long long)(i * 1000003 + j * 7919 + seed * 104729) + 0x9E3779B97F4A7C15ull;
+  unsigned long long u = (unsigned long long)i, v = (unsigned long long)j, w = (unsigned long long)seed;
+  /* unsigned: in int, i * 1000003 overflowed for i up to NB = 3000 (UBSan) */
+  unsigned long long z = u * 1000003ull + v * 7919ull + w * 104729ull + 0x9E3779B97F4A7C15ull;
   z                    = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z                    = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
