@@ -401,18 +401,38 @@ static int NumberAttribute(hid_t obj, const char *name, double *x)
   return bad || !isfinite(*x);
 }
 
+/* 0 if dataset d keeps its data in this file, as hamshoot writes it: no external storage, not virtual, and at least
+ * count values' bytes allocated (not sparse, not compressed), so that reading it cannot open another file (a FIFO
+ * there hangs) nor need more memory than the file's size. */
+static int StoredHere(hid_t d, long long count)
+{
+  hid_t dcpl = H5Dget_create_plist(d), ty = H5Dget_type(d);
+  int   bad = dcpl < 0 || ty < 0;
+
+  if (!bad)
+    bad = H5Pget_external_count(dcpl) != 0 || H5Pget_layout(dcpl) == H5D_VIRTUAL ||
+          (long long)H5Dget_storage_size(d) < count * (long long)H5Tget_size(ty);
+  if (ty >= 0)
+    H5Tclose(ty);
+  if (dcpl >= 0)
+    H5Pclose(dcpl);
+  return bad;
+}
+
 /* Dataset name of the file fid: a 2-D array rows x cols of floating-point numbers with the attribute "columns" naming
  * the columns of kind (0 states, 1 costates) of this problem (named or generic, as the CSV reader accepts them).
  * Returns 0, or 1 with a message. */
 static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const char *name, int kind, long long rows,
                         char *msg, size_t len)
 {
-  hid_t   d, sp, ty;
-  hsize_t dims[3] = {0, 0, 0};
-  int     nd = -1, cls = -1, dim = 2 * P->n;
-  char   *cols, want[2][HS_NAME_LEN + 16];
+  hid_t      d, sp, ty;
+  H5L_info_t li;
+  hsize_t    dims[3] = {0, 0, 0};
+  int        nd = -1, cls = -1, dim = 2 * P->n;
+  char      *cols, want[2][HS_NAME_LEN + 16];
 
-  if (H5Lexists(fid, name, H5P_DEFAULT) <= 0 || (d = H5Dopen2(fid, name, H5P_DEFAULT)) < 0)
+  if (H5Lexists(fid, name, H5P_DEFAULT) <= 0 || H5Lget_info(fid, name, &li, H5P_DEFAULT) < 0 ||
+      li.type != H5L_TYPE_HARD || (d = H5Dopen2(fid, name, H5P_DEFAULT)) < 0)
     return snprintf(msg, len, "-hs_init %s: no dataset '%s' (not a trajectory.h5 written by hamshoot)", path, name), 1;
   if ((sp = H5Dget_space(d)) >= 0) {
     nd = H5Sget_simple_extent_ndims(sp);
@@ -428,6 +448,14 @@ static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const c
              (unsigned long long)dims[1], rows, dim, kind ? rows : rows - 1, P->n);
     H5Dclose(d);
     return 1;
+  }
+  if (StoredHere(d, rows * dim)) {
+    H5Dclose(d);
+    return snprintf(msg, len,
+                    "-hs_init %s: dataset '%s' is not stored whole in the file (external, virtual, sparse or "
+                    "compressed: hamshoot reads only what it writes)",
+                    path, name),
+           1;
   }
   cols = malloc((size_t)dim * (HS_NAME_LEN + 16) + 1);
   if (!cols || StringAttribute(d, "columns", cols, (size_t)dim * (HS_NAME_LEN + 16) + 1))
