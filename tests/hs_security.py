@@ -54,6 +54,9 @@ assertion failed on the code before these defences:
                of -hs_strategy_time says so; a byte-order mark skipped, a lone CR refused; -o / and names with control
                characters refused; stdout closed early (one rank) and SIGUSR1, SIGHUP keep the results or a checkpoint;
                -hs_compare's checkpoint in -o; the solution written before the extremal check
+  round 14     -hs_init FILE.h5 with external, virtual, sparse or compressed datasets or linked ones refused (a FIFO behind
+               them had hung, a sparse 2 KB file asked for gigabytes); the extremal check's and -hs_extrapolate's coarser
+               grids on more ranks than their points (a converged run had ended with exit 1)
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1098,6 +1101,30 @@ def case_thirteenth_round(tmp):
           "kepler N = 40000 with the extremal check: no converged summary.json within %.0f s" % (time.time() - t0))
 
 
+def case_fourteenth_round(tmp):
+    """the fourteenth round (each failed before its fix): -hs_init FILE.h5 whose datasets are stored elsewhere or not at
+    all (tests/data/hostile_h5: external storage naming FIFOs, an external link to a FIFO: hung until killed; a 2 KB file
+    of N = 1e8 whose chunks were never written: 'out of memory'); 8 ranks at N = 8 (9 points, a converged solve: the
+    extremal check's grids at N/2 = 4 ended the run with exit 1) and -hs_extrapolate there (solved, then exit 1 at
+    N/4)."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
+    d = tempfile.mkdtemp(dir=tmp)
+    for name in ("sparse.h5", "external.h5", "extlink.h5"):
+        shutil.copy(os.path.join(here, name), d)
+    for fifo in ("fifo_s", "fifo_c", "fifo.h5"):  # what external.h5's storage and extlink.h5's link name
+        os.mkfifo(os.path.join(d, fifo))
+    for name, want in (("sparse.h5", "not stored whole"), ("external.h5", "not stored whole"),
+                       ("extlink.h5", "no dataset 'states'")):
+        rc, out = run_in(["-problem", "pendulum", "-hs_init", name], cwd=d, timeout=30)
+        check(rc == 1 and want in out, "-hs_init %s: exit %d, expected 1 with '%s':\n%s" % (name, rc, want, out[-600:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "8", "-o", "o8"], ranks=8, cwd=d, timeout=60)
+    check(rc == 0 and summary_of(os.path.join(d, "o8")).get("converged") is True,
+          "8 ranks, N = 8: exit %d, expected 0 and converged:\n%s" % (rc, out[-600:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "8", "-hs_extrapolate"], ranks=8, cwd=d, timeout=60)
+    check(rc == 1 and "use N >= 28" in out and "converged" not in out,
+          "8 ranks, N = 8, -hs_extrapolate: exit %d, expected 1 before the solve:\n%s" % (rc, out[-600:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -1105,6 +1132,7 @@ def t_security():
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
                   case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_thirteenth_round,
+                  case_fourteenth_round,
                   case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
