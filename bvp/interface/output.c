@@ -433,6 +433,16 @@ static int BeginsWith(int fd, const char *name, const char *head)
   return got == (ssize_t)want && !memcmp(buf, head, want);
 }
 
+/* Whether the HDF5 file open as fd is a trajectory.h5 of hamshoot's (HsIsTrajectoryH5, read through fd's /proc
+ * entry: the file checked is the one opened without following a link). */
+static int OwnH5(int fd)
+{
+  char path[64];
+
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  return HsIsTrajectoryH5(path);
+}
+
 /*@ HsIsOutputFileName - whether name is the name of a file or directory that an output writes into its directory (the
     solve's files, -hs_study's and -hs_compare's, gnuplot.log, the sides indirect and direct): a -hs_checkpoint there
     would take its place. Not collective. @*/
@@ -469,7 +479,8 @@ int HsCheckOutputFiles(const char *dir, int which, char *err, size_t len)
     if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
       bad = 2;
     else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-      bad = !BeginsWith(fd, OutputFiles[i].name, OutputFiles[i].head);
+      bad = !BeginsWith(fd, OutputFiles[i].name, OutputFiles[i].head) ||
+            (!strcmp(OutputFiles[i].name, "trajectory.h5") && !OwnH5(fd)); /* any HDF5 file begins so */
     close(fd);
     if (bad)
       snprintf(err, len,

@@ -520,6 +520,27 @@ static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, Pets
   *Nsrc = msg[0] ? 0 : (PetscInt)N, *T = t;
 }
 
+/*@ HsIsTrajectoryH5 - whether the file at path is a trajectory.h5 that hamshoot wrote: an HDF5 file with the attribute
+    format = HS_H5_FORMAT on "/" (HDF5's own error printing off). Another program's HDF5 file at that name is not, and
+    an output does not replace it (HsCheckOutputFiles). Not collective; bvp/ internal. @*/
+int HsIsTrajectoryH5(const char *path)
+{
+  H5E_auto2_t fn;
+  void       *data;
+  hid_t       fid;
+  char        fmt[64] = "";
+  int         ours    = 0;
+
+  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if ((fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0) {
+    ours = !StringAttribute(fid, "format", fmt, sizeof fmt) && !strcmp(fmt, HS_H5_FORMAT);
+    H5Fclose(fid);
+  }
+  H5Eset_auto2(H5E_DEFAULT, fn, data);
+  return ours;
+}
+
 /* Dataset name (rows x bs) into a new distributed Vec *x on every rank: each rank reads its part; then all of it into
  * the sequential *all (VecScatterCreateToAll). */
 static PetscErrorCode LoadAll(MPI_Comm comm, PetscViewer v, const char *name, PetscInt rows, PetscInt bs, Vec *all)
@@ -590,6 +611,14 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
   PetscFunctionReturn(0);
 }
 #else
+/*@ HsIsTrajectoryH5 - (this build: without HDF5) 0: no trajectory.h5 can be recognized as hamshoot's, none is replaced.
+    Not collective. @*/
+int HsIsTrajectoryH5(const char *path)
+{
+  (void)path;
+  return 0;
+}
+
 /*@ HsSolverWriteTrajectoryHDF5 - (this build: PETSc without HDF5) an error. Collective. @*/
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[])
 {
