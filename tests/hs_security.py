@@ -56,7 +56,8 @@ assertion failed on the code before these defences:
                -hs_compare's checkpoint in -o; the solution written before the extremal check
   round 14     -hs_init FILE.h5 with external, virtual, sparse or compressed datasets or linked ones refused (a FIFO behind
                them had hung, a sparse 2 KB file asked for gigabytes); the extremal check's and -hs_extrapolate's coarser
-               grids on more ranks than their points (a converged run had ended with exit 1)
+               grids on more ranks than their points (a converged run had ended with exit 1); another program's HDF5
+               file at trajectory.h5 refused (it had been replaced or deleted)
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1106,7 +1107,7 @@ def case_fourteenth_round(tmp):
     all (tests/data/hostile_h5: external storage naming FIFOs, an external link to a FIFO: hung until killed; a 2 KB file
     of N = 1e8 whose chunks were never written: 'out of memory'); 8 ranks at N = 8 (9 points, a converged solve: the
     extremal check's grids at N/2 = 4 ended the run with exit 1) and -hs_extrapolate there (solved, then exit 1 at
-    N/4)."""
+    N/4); another program's HDF5 file at -o's trajectory.h5 (replaced by -hs_output_format hdf5, deleted by csv)."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
     d = tempfile.mkdtemp(dir=tmp)
     for name in ("sparse.h5", "external.h5", "extlink.h5"):
@@ -1123,6 +1124,19 @@ def case_fourteenth_round(tmp):
     rc, out = run_in(["-problem", "pendulum", "-N", "8", "-hs_extrapolate"], ranks=8, cwd=d, timeout=60)
     check(rc == 1 and "use N >= 28" in out and "converged" not in out,
           "8 ranks, N = 8, -hs_extrapolate: exit %d, expected 1 before the solve:\n%s" % (rc, out[-600:]))
+    with open(os.path.join(here, "foreign.h5"), "rb") as fh:  # another program's HDF5 file at trajectory.h5
+        foreign = fh.read()
+    check(foreign[:8] == b"\x89HDF\r\n\x1a\n", "foreign.h5 is not an HDF5 file")
+    for fmt in ("hdf5", "csv"):
+        o = os.path.join(d, "f_" + fmt)
+        os.mkdir(o)
+        shutil.copy(os.path.join(here, "foreign.h5"), os.path.join(o, "trajectory.h5"))
+        rc, out = run_in(["-problem", "pendulum", "-hs_output_format", fmt, "-o", o], cwd=d, timeout=60)
+        with open(os.path.join(o, "trajectory.h5"), "rb") as fh:
+            kept = fh.read() == foreign
+        check(rc == 1 and kept and "trajectory.h5" in out,
+              "another program's trajectory.h5, -hs_output_format %s: exit %d, file kept %s:\n%s" % (fmt, rc, kept,
+                                                                                                   out[-400:]))
 
 
 def t_security():
