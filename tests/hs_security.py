@@ -57,7 +57,7 @@ assertion failed on the code before these defences:
   round 14     -hs_init FILE.h5 with external, virtual, sparse or compressed datasets or linked ones refused (a FIFO behind
                them had hung, a sparse 2 KB file asked for gigabytes); the extremal check's and -hs_extrapolate's coarser
                grids on more ranks than their points (a converged run had ended with exit 1); another program's HDF5
-               file at trajectory.h5 refused (it had been replaced or deleted)
+               file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1107,7 +1107,8 @@ def case_fourteenth_round(tmp):
     all (tests/data/hostile_h5: external storage naming FIFOs, an external link to a FIFO: hung until killed; a 2 KB file
     of N = 1e8 whose chunks were never written: 'out of memory'); 8 ranks at N = 8 (9 points, a converged solve: the
     extremal check's grids at N/2 = 4 ended the run with exit 1) and -hs_extrapolate there (solved, then exit 1 at
-    N/4); another program's HDF5 file at -o's trajectory.h5 (replaced by -hs_output_format hdf5, deleted by csv)."""
+    N/4); another program's HDF5 file at -o's trajectory.h5 (replaced by -hs_output_format hdf5, deleted by csv); the
+    temporaries of killed runs stayed in -o forever."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
     d = tempfile.mkdtemp(dir=tmp)
     for name in ("sparse.h5", "external.h5", "extlink.h5"):
@@ -1137,6 +1138,23 @@ def case_fourteenth_round(tmp):
         check(rc == 1 and kept and "trajectory.h5" in out,
               "another program's trajectory.h5, -hs_output_format %s: exit %d, file kept %s:\n%s" % (fmt, rc, kept,
                                                                                                    out[-400:]))
+    # what a SIGKILL during a write leaves (a temporary of trajectory.h5's size each time) is removed by the next run on
+    # that -o; a link at such a name and the user's other files are not followed or touched
+    o = os.path.join(d, "stale")
+    os.mkdir(o)
+    victim = os.path.join(d, "victim.txt")
+    with open(victim, "w") as fh:
+        fh.write("victim\n")
+    for name in (".trajectory.h5.tmp.Ab12Cd", ".summary.json.tmp.x1Y2z3", "mine.tmp", ".trajectory.h5.tmp.toolong"):
+        with open(os.path.join(o, name), "wb") as fh:
+            fh.write(b"\0" * 4096)
+    os.symlink(victim, os.path.join(o, ".intervals.csv.tmp.Lk9Lk9"))
+    rc, out = run_in(["-problem", "pendulum", "-o", o], cwd=d, timeout=60)
+    left = sorted(n for n in os.listdir(o) if n.startswith(".") or n.endswith(".tmp"))
+    with open(victim) as fh:
+        v = fh.read()
+    check(rc == 0 and left == [".intervals.csv.tmp.Lk9Lk9", ".trajectory.h5.tmp.toolong", "mine.tmp"] and v == "victim\n",
+          "stale temporaries in -o: exit %d, left %s, victim %r:\n%s" % (rc, left, v, out[-400:]))
 
 
 def t_security():
