@@ -473,6 +473,7 @@ static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const c
   }
   free(cols);
   H5Dclose(d);
+  HsPrintable(msg); /* the file's column name in it */
   return msg[0] != 0;
 }
 
@@ -513,7 +514,7 @@ static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, Pets
     CheckDataset(fid, path, P, "costates", 1, (long long)N, msg, len);
   if (!msg[0] && !StringAttribute(fid, "problem", prob, sizeof prob) && strcmp(prob, P->name))
     PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
-                path, prob, P->name);
+                path, HsPrintable(prob), P->name);
   if (fid >= 0)
     H5Fclose(fid);
   H5Eset_auto2(H5E_DEFAULT, fn, data);
