@@ -57,7 +57,8 @@ assertion failed on the code before these defences:
   round 14     -hs_init FILE.h5 with external, virtual, sparse or compressed datasets or linked ones refused (a FIFO behind
                them had hung, a sparse 2 KB file asked for gigabytes); the extremal check's and -hs_extrapolate's coarser
                grids on more ranks than their points (a converged run had ended with exit 1); another program's HDF5
-               file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed
+               file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed;
+               control characters of names read from -hs_init files shown as '?'
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1108,7 +1109,8 @@ def case_fourteenth_round(tmp):
     of N = 1e8 whose chunks were never written: 'out of memory'); 8 ranks at N = 8 (9 points, a converged solve: the
     extremal check's grids at N/2 = 4 ended the run with exit 1) and -hs_extrapolate there (solved, then exit 1 at
     N/4); another program's HDF5 file at -o's trajectory.h5 (replaced by -hs_output_format hdf5, deleted by csv); the
-    temporaries of killed runs stayed in -o forever."""
+    temporaries of killed runs stayed in -o forever; an escape sequence in the problem name of an -hs_init file reached
+    the terminal."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
     d = tempfile.mkdtemp(dir=tmp)
     for name in ("sparse.h5", "external.h5", "extlink.h5"):
@@ -1155,6 +1157,15 @@ def case_fourteenth_round(tmp):
         v = fh.read()
     check(rc == 0 and left == [".intervals.csv.tmp.Lk9Lk9", ".trajectory.h5.tmp.toolong", "mine.tmp"] and v == "victim\n",
           "stale temporaries in -o: exit %d, left %s, victim %r:\n%s" % (rc, left, v, out[-400:]))
+    # a problem name with terminal escape sequences in the summary.json beside an -hs_init trajectory: shown as '?'
+    sj = os.path.join(o, "summary.json")
+    with open(sj) as fh:
+        text = fh.read()
+    with open(sj, "w") as fh:
+        fh.write(text.replace('"problem": "pendulum"', '"problem": "\x1b]0;owned\x07\x1b[2Jx"', 1))
+    rc, out = run_in(["-problem", "pendulum", "-hs_init", o], cwd=d, timeout=60)
+    check(rc == 0 and "\x1b" not in out and "\x07" not in out and "problem '?]0;owned??[2Jx'" in out,
+          "an escape sequence in the summary.json beside -hs_init: exit %d:\n%r" % (rc, out[-400:]))
 
 
 def t_security():
