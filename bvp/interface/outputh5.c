@@ -576,7 +576,7 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
                                           PetscReal *T)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)s);
-  PetscInt           dim  = 2 * s->prob->n, N;
+  PetscInt           dim = 2 * s->prob->n, N, bad[3] = {0, 0, 0};
   PetscMPIInt        rank;
   char               msg[PETSC_MAX_PATH_LEN + 256] = "";
   PetscViewer        v;
@@ -599,16 +599,25 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
   PetscCall(PetscCalloc1((N + 1) * 2 * dim, nodes));
   PetscCall(VecGetArrayRead(X, &x));
   PetscCall(VecGetArrayRead(L, &l));
-  for (PetscInt k = 0; k <= N; k++)
+  for (PetscInt k = 0; k <= N && !bad[0]; k++)
     for (PetscInt i = 0; i < dim; i++) {
       (*nodes)[k * 2 * dim + i] = x[k * dim + i];
       if (k < N)
         (*nodes)[k * 2 * dim + dim + i] = l[k * dim + i];
+      if (PetscIsInfOrNanReal(x[k * dim + i]) || (k < N && PetscIsInfOrNanReal(l[k * dim + i]))) {
+        bad[0] = PetscIsInfOrNanReal(x[k * dim + i]) ? 1 : 2, bad[1] = k + 1, bad[2] = i + 1;
+        break;
+      }
     }
   PetscCall(VecRestoreArrayRead(L, &l));
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(VecDestroy(&X));
   PetscCall(VecDestroy(&L));
+  if (bad[0]) /* the same on every rank (the whole datasets are) */
+    PetscCall(PetscFree(*nodes));
+  PetscCheck(!bad[0], comm, PETSC_ERR_FILE_READ,
+             "-hs_init %s: dataset '%s', row %" PetscInt_FMT " column %" PetscInt_FMT ": not a finite number", path,
+             bad[0] == 1 ? "states" : "costates", bad[1], bad[2]);
   PetscFunctionReturn(0);
 }
 #else
