@@ -1113,12 +1113,13 @@ def case_fourteenth_round(tmp):
     the terminal."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
     d = tempfile.mkdtemp(dir=tmp)
-    for name in ("sparse.h5", "external.h5", "extlink.h5"):
+    for name in ("sparse.h5", "external.h5", "extlink.h5", "nan.h5"):
         shutil.copy(os.path.join(here, name), d)
     for fifo in ("fifo_s", "fifo_c", "fifo.h5"):  # what external.h5's storage and extlink.h5's link name
         os.mkfifo(os.path.join(d, fifo))
     for name, want in (("sparse.h5", "not stored whole"), ("external.h5", "not stored whole"),
-                       ("extlink.h5", "no dataset 'states'")):
+                       ("extlink.h5", "no dataset 'states'"),
+                       ("nan.h5", "nan.h5: dataset 'states', row 4 column 2: not a finite number")):
         rc, out = run_in(["-problem", "pendulum", "-hs_init", name], cwd=d, timeout=30)
         check(rc == 1 and want in out, "-hs_init %s: exit %d, expected 1 with '%s':\n%s" % (name, rc, want, out[-600:]))
     rc, out = run_in(["-problem", "pendulum", "-N", "8", "-o", "o8"], ranks=8, cwd=d, timeout=60)
