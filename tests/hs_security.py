@@ -58,7 +58,8 @@ assertion failed on the code before these defences:
                them had hung, a sparse 2 KB file asked for gigabytes); the extremal check's and -hs_extrapolate's coarser
                grids on more ranks than their points (a converged run had ended with exit 1); another program's HDF5
                file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed;
-               control characters of names read from -hs_init files shown as '?'
+               control characters of names read from -hs_init files shown as '?'; -pc_hsband_refine and
+               -pc_hsdrop_regrow out of range refused; a NaN in trajectory.h5 named with its file, row and column
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1109,7 +1110,8 @@ def case_fourteenth_round(tmp):
     of N = 1e8 whose chunks were never written: 'out of memory'); 8 ranks at N = 8 (9 points, a converged solve: the
     extremal check's grids at N/2 = 4 ended the run with exit 1) and -hs_extrapolate there (solved, then exit 1 at
     N/4); another program's HDF5 file at -o's trajectory.h5 (replaced by -hs_output_format hdf5, deleted by csv); the
-    temporaries of killed runs stayed in -o forever; an escape sequence in the problem name of an -hs_init file reached
+    temporaries of killed runs stayed in -o forever; -pc_hsband_refine 1000000 ran for minutes, -pc_hsdrop_regrow -5 was
+    taken; a NaN in trajectory.h5 was reported without the file; an escape sequence in the problem name of an -hs_init file reached
     the terminal."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
     d = tempfile.mkdtemp(dir=tmp)
@@ -1128,6 +1130,11 @@ def case_fourteenth_round(tmp):
     rc, out = run_in(["-problem", "pendulum", "-N", "8", "-hs_extrapolate"], ranks=8, cwd=d, timeout=60)
     check(rc == 1 and "use N >= 28" in out and "converged" not in out,
           "8 ranks, N = 8, -hs_extrapolate: exit %d, expected 1 before the solve:\n%s" % (rc, out[-600:]))
+    for key, value, want in (("-pc_hsband_refine", "1000000", "must be in [-1, 10]"),
+                             ("-pc_hsdrop_regrow", "-5", "must be at least 0")):  # 10^6: past 90 s; -5: taken
+        pc = key.split("_")[1]
+        rc, out = run_in(["-problem", "kepler", "-N", "200", "-pc_type", pc, key, value], cwd=d, timeout=30)
+        check(rc == 1 and want in out, "%s %s: exit %d, expected 1 with '%s':\n%s" % (key, value, rc, want, out[-400:]))
     with open(os.path.join(here, "foreign.h5"), "rb") as fh:  # another program's HDF5 file at trajectory.h5
         foreign = fh.read()
     check(foreign[:8] == b"\x89HDF\r\n\x1a\n", "foreign.h5 is not an HDF5 file")
