@@ -281,6 +281,32 @@ static int CheckpointAtOutputName(const char *out, const char *ck)
   return HsIsOutputFileName(base) && realpath(out, a) && realpath(parent, b) && !strcmp(a, b);
 }
 
+/* -hs_extrapolate's and -hs_study's grids, refused before the solve rather than after it: N a multiple of 4 and at
+ * least 8, N/4 + 1 points at least the ranks (a grid that cannot be distributed), not IPOPT. */
+static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
+{
+  PetscInt     N;
+  PetscMPIInt  size;
+  HsSolverType type;
+
+  PetscFunctionBeginUser;
+  if (!x->extrapolate && !x->study)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(HsSolverGetNumIntervals(solver, &N));
+  PetscCall(HsSolverGetType(solver, &type));
+  PetscCheck(!x->extrapolate || (N % 4 == 0 && N >= 8), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
+  PetscCheck(!x->extrapolate || N / 4 + 1 >= size, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate solves at N/4 = %" PetscInt_FMT " intervals, %" PetscInt_FMT
+             " time points, fewer than the %d MPI ranks: use N >= %d or fewer ranks",
+             N / 4, N / 4 + 1, size, 4 * (size - 1));
+  PetscCheck(strcmp(type, HSSOLVERIPOPT), PETSC_COMM_WORLD, PETSC_ERR_SUP,
+             "-hs_extrapolate and -hs_study solve the other grids by Newton on the transcription, which does not "
+             "reach what only IPOPT solves (control bounds, T on a bound): use -hs_direct_solver kkt");
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
@@ -362,17 +388,7 @@ static PetscErrorCode Run(Objects *o, int *code)
                  "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
                  "default is %s/checkpoint)", ck, out, out);
     }
-    if (x.extrapolate || x.study) { /* refused now rather than after the solve */
-      PetscInt     N;
-      HsSolverType type;
-      PetscCall(HsSolverGetNumIntervals(*solver, &N));
-      PetscCall(HsSolverGetType(*solver, &type));
-      PetscCheck(!x.extrapolate || (N % 4 == 0 && N >= 8), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-                 "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
-      PetscCheck(strcmp(type, HSSOLVERIPOPT), PETSC_COMM_WORLD, PETSC_ERR_SUP,
-                 "-hs_extrapolate and -hs_study solve the other grids by Newton on the transcription, which does not "
-                 "reach what only IPOPT solves (control bounds, T on a bound): use -hs_direct_solver kkt");
-    }
+    PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
     PetscCall(InjectError());
     PetscCall(Solve(*solver, *cont, out, &x, code));
     if (*code != 3) /* a deferred key (-hs_direct_*, -hs_grid_*) that nothing read: a typo */

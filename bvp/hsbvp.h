@@ -114,7 +114,7 @@ typedef struct {
   PetscInt  lowest;                              /* the start of the lowest minimum reached; -1: none */
   PetscReal T_lowest;                            /* its final time */
   /* grid sequencing: Newton (this scheme) at N/2 from this solution restricted (N even, N >= 4) */
-  PetscInt  N_coarse;                  /* N/2; 0: not made (N odd or < 4) */
+  PetscInt  N_coarse;                  /* N/2; 0: not made (N odd, < 4 or N/2 + 1 < ranks) */
   PetscBool coarse_converged;          /* Newton converged there */
   PetscReal J_coarse, coarse_distance; /* its J^d; max |x_coarse,k - x_2k| / max(1, max |x|) */
   PetscBool spurious;                  /* no counterpart at N/2: Newton converged there, coarse_distance >

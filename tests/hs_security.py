@@ -54,6 +54,12 @@ assertion failed on the code before these defences:
                of -hs_strategy_time says so; a byte-order mark skipped, a lone CR refused; -o / and names with control
                characters refused; stdout closed early (one rank) and SIGUSR1, SIGHUP keep the results or a checkpoint;
                -hs_compare's checkpoint in -o; the solution written before the extremal check
+  round 14     -hs_init FILE.h5 with external, virtual, sparse or compressed datasets or linked ones refused (a FIFO behind
+               them had hung, a sparse 2 KB file asked for gigabytes); the extremal check's and -hs_extrapolate's coarser
+               grids on more ranks than their points (a converged run had ended with exit 1); another program's HDF5
+               file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed;
+               control characters of names read from -hs_init files shown as '?'; -pc_hsband_refine and
+               -pc_hsdrop_regrow out of range refused; a NaN in trajectory.h5 named with its file, row and column
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1098,6 +1104,78 @@ def case_thirteenth_round(tmp):
           "kepler N = 40000 with the extremal check: no converged summary.json within %.0f s" % (time.time() - t0))
 
 
+def case_fourteenth_round(tmp):
+    """the fourteenth round (each failed before its fix): -hs_init FILE.h5 whose datasets are stored elsewhere or not at
+    all (tests/data/hostile_h5: external storage naming FIFOs, an external link to a FIFO: hung until killed; a 2 KB file
+    of N = 1e8 whose chunks were never written: 'out of memory'); 8 ranks at N = 8 (9 points, a converged solve: the
+    extremal check's grids at N/2 = 4 ended the run with exit 1) and -hs_extrapolate there (solved, then exit 1 at
+    N/4); another program's HDF5 file at -o's trajectory.h5 (replaced by -hs_output_format hdf5, deleted by csv); the
+    temporaries of killed runs stayed in -o forever; -pc_hsband_refine 1000000 ran for minutes, -pc_hsdrop_regrow -5 was
+    taken; a NaN in trajectory.h5 was reported without the file; an escape sequence in the problem name of an -hs_init file reached
+    the terminal."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5")
+    d = tempfile.mkdtemp(dir=tmp)
+    for name in ("sparse.h5", "external.h5", "extlink.h5", "nan.h5"):
+        shutil.copy(os.path.join(here, name), d)
+    for fifo in ("fifo_s", "fifo_c", "fifo.h5"):  # what external.h5's storage and extlink.h5's link name
+        os.mkfifo(os.path.join(d, fifo))
+    for name, want in (("sparse.h5", "not stored whole"), ("external.h5", "not stored whole"),
+                       ("extlink.h5", "no dataset 'states'"),
+                       ("nan.h5", "nan.h5: dataset 'states', row 4 column 2: not a finite number")):
+        rc, out = run_in(["-problem", "pendulum", "-hs_init", name], cwd=d, timeout=30)
+        check(rc == 1 and want in out, "-hs_init %s: exit %d, expected 1 with '%s':\n%s" % (name, rc, want, out[-600:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "8", "-o", "o8"], ranks=8, cwd=d, timeout=60)
+    check(rc == 0 and summary_of(os.path.join(d, "o8")).get("converged") is True,
+          "8 ranks, N = 8: exit %d, expected 0 and converged:\n%s" % (rc, out[-600:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "8", "-hs_extrapolate"], ranks=8, cwd=d, timeout=60)
+    check(rc == 1 and "use N >= 28" in out and "converged" not in out,
+          "8 ranks, N = 8, -hs_extrapolate: exit %d, expected 1 before the solve:\n%s" % (rc, out[-600:]))
+    for key, value, want in (("-pc_hsband_refine", "1000000", "must be in [-1, 10]"),
+                             ("-pc_hsdrop_regrow", "-5", "must be at least 0")):  # 10^6: past 90 s; -5: taken
+        pc = key.split("_")[1]
+        rc, out = run_in(["-problem", "kepler", "-N", "200", "-pc_type", pc, key, value], cwd=d, timeout=30)
+        check(rc == 1 and want in out, "%s %s: exit %d, expected 1 with '%s':\n%s" % (key, value, rc, want, out[-400:]))
+    with open(os.path.join(here, "foreign.h5"), "rb") as fh:  # another program's HDF5 file at trajectory.h5
+        foreign = fh.read()
+    check(foreign[:8] == b"\x89HDF\r\n\x1a\n", "foreign.h5 is not an HDF5 file")
+    for fmt in ("hdf5", "csv"):
+        o = os.path.join(d, "f_" + fmt)
+        os.mkdir(o)
+        shutil.copy(os.path.join(here, "foreign.h5"), os.path.join(o, "trajectory.h5"))
+        rc, out = run_in(["-problem", "pendulum", "-hs_output_format", fmt, "-o", o], cwd=d, timeout=60)
+        with open(os.path.join(o, "trajectory.h5"), "rb") as fh:
+            kept = fh.read() == foreign
+        check(rc == 1 and kept and "trajectory.h5" in out,
+              "another program's trajectory.h5, -hs_output_format %s: exit %d, file kept %s:\n%s" % (fmt, rc, kept,
+                                                                                                   out[-400:]))
+    # what a SIGKILL during a write leaves (a temporary of trajectory.h5's size each time) is removed by the next run on
+    # that -o; a link at such a name and the user's other files are not followed or touched
+    o = os.path.join(d, "stale")
+    os.mkdir(o)
+    victim = os.path.join(d, "victim.txt")
+    with open(victim, "w") as fh:
+        fh.write("victim\n")
+    for name in (".trajectory.h5.tmp.Ab12Cd", ".summary.json.tmp.x1Y2z3", "mine.tmp", ".trajectory.h5.tmp.toolong"):
+        with open(os.path.join(o, name), "wb") as fh:
+            fh.write(b"\0" * 4096)
+    os.symlink(victim, os.path.join(o, ".intervals.csv.tmp.Lk9Lk9"))
+    rc, out = run_in(["-problem", "pendulum", "-o", o], cwd=d, timeout=60)
+    left = sorted(n for n in os.listdir(o) if n.startswith(".") or n.endswith(".tmp"))
+    with open(victim) as fh:
+        v = fh.read()
+    check(rc == 0 and left == [".intervals.csv.tmp.Lk9Lk9", ".trajectory.h5.tmp.toolong", "mine.tmp"] and v == "victim\n",
+          "stale temporaries in -o: exit %d, left %s, victim %r:\n%s" % (rc, left, v, out[-400:]))
+    # a problem name with terminal escape sequences in the summary.json beside an -hs_init trajectory: shown as '?'
+    sj = os.path.join(o, "summary.json")
+    with open(sj) as fh:
+        text = fh.read()
+    with open(sj, "w") as fh:
+        fh.write(text.replace('"problem": "pendulum"', '"problem": "\x1b]0;owned\x07\x1b[2Jx"', 1))
+    rc, out = run_in(["-problem", "pendulum", "-hs_init", o], cwd=d, timeout=60)
+    check(rc == 0 and "\x1b" not in out and "\x07" not in out and "problem '?]0;owned??[2Jx'" in out,
+          "an escape sequence in the summary.json beside -hs_init: exit %d:\n%r" % (rc, out[-400:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -1105,6 +1183,7 @@ def t_security():
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
                   case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_thirteenth_round,
+                  case_fourteenth_round,
                   case_pole,
                   case_study_interrupted):
             print("--", t.__name__)

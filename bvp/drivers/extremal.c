@@ -198,18 +198,21 @@ static PetscErrorCode SolveOnGrid(HsSolver s, PetscInt Nc, PetscInt Nsrc, const 
 
 /* The wider search: IPOPT on this grid from each of the HS_EXTREMAL_STARTS starts in order (the coarse grid's: IPOPT at
  * N/2 from the default guess, its minimum interpolated to N). The budget: HS_EXTREMAL_BUDGET times the default guess's
- * solve, at least HS_EXTREMAL_BUDGET_MIN_S s (rank 0's clock). Each start after the first gets at most
+ * solve, at least HS_EXTREMAL_BUDGET_MIN_S s (rank 0's clock). The coarse grid has at least a point a rank (N/2 + 1
+ * points fewer than the ranks: ranks - 1 intervals). Each start after the first gets at most
  * HS_EXTREMAL_IT_FACTOR times the default guess's IPOPT iterations, within [HS_EXTREMAL_START_MIN_IT,
  * HS_EXTREMAL_START_MAX_IT], and no more than the budget has left at the default guess's pace; the starts end when
  * that is below HS_EXTREMAL_START_MIN_IT. e's start fields, default_*, lowest (the first within HS_EXTREMAL_RTOL). */
 static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *e)
 {
-  HsResults r;
-  PetscBool req;
-  PetscInt  cap = HS_EXTREMAL_START_MAX_IT;
-  double    t0 = MPI_Wtime(), tdef = 0;
+  HsResults   r;
+  PetscBool   req;
+  PetscInt    cap = HS_EXTREMAL_START_MAX_IT;
+  double      t0 = MPI_Wtime(), tdef = 0;
+  PetscMPIInt size;
 
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
   e->lowest = -1;
   for (PetscInt i = 0; i < HS_EXTREMAL_STARTS; i++) {
     PetscReal *start = NULL, *sol = NULL;
@@ -225,8 +228,8 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
     if (req || (i > 1 && cap < HS_EXTREMAL_START_MIN_IT))
       break;
     PetscCall(StartRows(s, i, rows, &start));
-    if (i == 1) { /* the coarse grid's minimum, from the default guess (at least 2 intervals) */
-      Nsrc = PetscMax(2, s->N / 2);
+    if (i == 1) { /* the coarse grid's minimum, from the default guess (at least 2 intervals, and a point a rank) */
+      Nsrc = PetscMin(s->N, PetscMax(PetscMax(2, s->N / 2), size - 1));
       PetscCall(SolveOnGrid(s, Nsrc, 0, NULL, cap, t0 + spent + left, &r, &start));
     }
     PetscCall(SolveOnGrid(s, s->N, Nsrc, start, i ? cap : 0, i ? t0 + spent + left : 0, &r, &sol));
@@ -252,16 +255,19 @@ static PetscErrorCode FromStarts(HsSolver s, const PetscReal *rows, HsExtremal *
  * N >= 4): a genuine extremal, minimum or not, has a counterpart there, O(h^2) away, to which Newton converges; from
  * a spurious discrete one (an artefact of the grid) Newton converges farther than HS_EXTREMAL_COARSE_FAR (relative,
  * states): flagged. Newton not converging is inconclusive (the crane's genuine 83281.23 at N = 320: not at 160, its
- * last iterate 0.04 away), not flagged. e's coarse fields. */
+ * last iterate 0.04 away), not flagged. Not made when N/2 + 1 points are fewer than the ranks (the grid cannot be
+ * distributed: the check is left out, not the run failed). e's coarse fields. */
 static PetscErrorCode Counterpart(HsSolver s, const PetscReal *rows, PetscReal scale, HsExtremal *e)
 {
-  HsSolver   t;
-  HsResults  r;
-  PetscReal *sol, diff = 0;
-  PetscInt   w = 4 * s->prob->n, dim = 2 * s->prob->n;
+  HsSolver    t;
+  HsResults   r;
+  PetscReal  *sol, diff = 0;
+  PetscInt    w = 4 * s->prob->n, dim = 2 * s->prob->n;
+  PetscMPIInt size;
 
   PetscFunctionBeginUser;
-  if (s->N % 2 || s->N < 4)
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  if (s->N % 2 || s->N < 4 || s->N / 2 + 1 < size)
     PetscFunctionReturn(0);
   e->N_coarse = s->N / 2;
   PetscCall(HsSolverCreateGrid(s, e->N_coarse, &t));

@@ -236,7 +236,8 @@ static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, 
     snprintf(msg, msglen, "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)",
              traj, (int)n, N);
   else if (name[0] && strcmp(name, P->name))
-    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n", traj, name, P->name);
+    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n", traj,
+                HsPrintable(name), P->name);
 }
 
 /* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states

@@ -207,6 +207,7 @@ int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 /* outputh5.c: trajectory.h5 (-hs_output_format hdf5) written and read back (-hs_init) by every rank */
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[]);
 PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes, PetscReal *T);
+int            HsIsTrajectoryH5(const char *path);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
 PetscBool      HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,

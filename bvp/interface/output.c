@@ -5,6 +5,7 @@
  * interrupted run never leaves a half-written file. */
 #include "hsbvpimpl.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -433,6 +434,16 @@ static int BeginsWith(int fd, const char *name, const char *head)
   return got == (ssize_t)want && !memcmp(buf, head, want);
 }
 
+/* Whether the HDF5 file open as fd is a trajectory.h5 of hamshoot's (HsIsTrajectoryH5, read through fd's /proc
+ * entry: the file checked is the one opened without following a link). */
+static int OwnH5(int fd)
+{
+  char path[64];
+
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  return HsIsTrajectoryH5(path);
+}
+
 /*@ HsIsOutputFileName - whether name is the name of a file or directory that an output writes into its directory (the
     solve's files, -hs_study's and -hs_compare's, gnuplot.log, the sides indirect and direct): a -hs_checkpoint there
     would take its place. Not collective. @*/
@@ -469,7 +480,8 @@ int HsCheckOutputFiles(const char *dir, int which, char *err, size_t len)
     if (!fstat(fd, &st) && S_ISDIR(st.st_mode))
       bad = 2;
     else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
-      bad = !BeginsWith(fd, OutputFiles[i].name, OutputFiles[i].head);
+      bad = !BeginsWith(fd, OutputFiles[i].name, OutputFiles[i].head) ||
+            (!strcmp(OutputFiles[i].name, "trajectory.h5") && !OwnH5(fd)); /* any HDF5 file begins so */
     close(fd);
     if (bad)
       snprintf(err, len,
@@ -512,6 +524,36 @@ PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool st
   PetscFunctionReturn(0);
 }
 
+/* Rank 0, dir locked by this run: the temporary files a killed run left there (.NAME.tmp.XXXXXX of an output's
+ * NAME, .hamshoot-probe.XXXXXX; regular files only) are removed: no running hamshoot writes them (it would hold the
+ * lock), and a SIGKILL during each write of a large trajectory.h5 had left one of its size there every time. */
+static void RemoveStaleTemps(const char *dir)
+{
+  char           err[64], pre[64];
+  int            dfd, fd;
+  DIR           *d;
+  struct dirent *e;
+  struct stat    st;
+
+  if (HsDirOpen(dir, 0, &dfd, err, sizeof err))
+    return;
+  if ((fd = dup(dfd)) >= 0 && (d = fdopendir(fd))) {
+    while ((e = readdir(d)))
+      for (int i = -1; i < (int)(sizeof OutputFiles / sizeof OutputFiles[0]); i++) {
+        size_t l = (size_t)snprintf(pre, sizeof pre, i < 0 ? ".hamshoot-probe.%s" : ".%s.tmp.",
+                                    i < 0 ? "" : OutputFiles[i].name);
+        if (strlen(e->d_name) == l + 6 && !strncmp(e->d_name, pre, l) &&
+            !fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode)) {
+          unlinkat(dfd, e->d_name, 0);
+          break;
+        }
+      }
+    closedir(d);
+  } else if (fd >= 0)
+    close(fd);
+  close(dfd);
+}
+
 /*@ HsCheckOutputDirectory - creates dir (with its parents), takes it for this run and tries writing a file in it, so
     that an output directory that cannot be written, or that another hamshoot run is writing to, is an error before a
     solve rather than after it.
@@ -552,6 +594,8 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
     bad = HsLockDirectory(dir, err, sizeof err);
   if (!rank && !bad) /* the user's own files at the output's names are not taken over */
     bad = HsCheckOutputFiles(dir, HS_OUTPUT_SOLVE, err, sizeof err);
+  if (!rank && !bad)
+    RemoveStaleTemps(dir);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);

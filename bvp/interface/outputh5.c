@@ -401,18 +401,38 @@ static int NumberAttribute(hid_t obj, const char *name, double *x)
   return bad || !isfinite(*x);
 }
 
+/* 0 if dataset d keeps its data in this file, as hamshoot writes it: no external storage, not virtual, and at least
+ * count values' bytes allocated (not sparse, not compressed), so that reading it cannot open another file (a FIFO
+ * there hangs) nor need more memory than the file's size. */
+static int StoredHere(hid_t d, long long count)
+{
+  hid_t dcpl = H5Dget_create_plist(d), ty = H5Dget_type(d);
+  int   bad = dcpl < 0 || ty < 0;
+
+  if (!bad)
+    bad = H5Pget_external_count(dcpl) != 0 || H5Pget_layout(dcpl) == H5D_VIRTUAL ||
+          (long long)H5Dget_storage_size(d) < count * (long long)H5Tget_size(ty);
+  if (ty >= 0)
+    H5Tclose(ty);
+  if (dcpl >= 0)
+    H5Pclose(dcpl);
+  return bad;
+}
+
 /* Dataset name of the file fid: a 2-D array rows x cols of floating-point numbers with the attribute "columns" naming
  * the columns of kind (0 states, 1 costates) of this problem (named or generic, as the CSV reader accepts them).
  * Returns 0, or 1 with a message. */
 static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const char *name, int kind, long long rows,
                         char *msg, size_t len)
 {
-  hid_t   d, sp, ty;
-  hsize_t dims[3] = {0, 0, 0};
-  int     nd = -1, cls = -1, dim = 2 * P->n;
-  char   *cols, want[2][HS_NAME_LEN + 16];
+  hid_t      d, sp, ty;
+  H5L_info_t li;
+  hsize_t    dims[3] = {0, 0, 0};
+  int        nd = -1, cls = -1, dim = 2 * P->n;
+  char      *cols, want[2][HS_NAME_LEN + 16];
 
-  if (H5Lexists(fid, name, H5P_DEFAULT) <= 0 || (d = H5Dopen2(fid, name, H5P_DEFAULT)) < 0)
+  if (H5Lexists(fid, name, H5P_DEFAULT) <= 0 || H5Lget_info(fid, name, &li, H5P_DEFAULT) < 0 ||
+      li.type != H5L_TYPE_HARD || (d = H5Dopen2(fid, name, H5P_DEFAULT)) < 0)
     return snprintf(msg, len, "-hs_init %s: no dataset '%s' (not a trajectory.h5 written by hamshoot)", path, name), 1;
   if ((sp = H5Dget_space(d)) >= 0) {
     nd = H5Sget_simple_extent_ndims(sp);
@@ -428,6 +448,14 @@ static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const c
              (unsigned long long)dims[1], rows, dim, kind ? rows : rows - 1, P->n);
     H5Dclose(d);
     return 1;
+  }
+  if (StoredHere(d, rows * dim)) {
+    H5Dclose(d);
+    return snprintf(msg, len,
+                    "-hs_init %s: dataset '%s' is not stored whole in the file (external, virtual, sparse or "
+                    "compressed: hamshoot reads only what it writes)",
+                    path, name),
+           1;
   }
   cols = malloc((size_t)dim * (HS_NAME_LEN + 16) + 1);
   if (!cols || StringAttribute(d, "columns", cols, (size_t)dim * (HS_NAME_LEN + 16) + 1))
@@ -445,6 +473,7 @@ static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const c
   }
   free(cols);
   H5Dclose(d);
+  HsPrintable(msg); /* the file's column name in it */
   return msg[0] != 0;
 }
 
@@ -485,11 +514,32 @@ static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, Pets
     CheckDataset(fid, path, P, "costates", 1, (long long)N, msg, len);
   if (!msg[0] && !StringAttribute(fid, "problem", prob, sizeof prob) && strcmp(prob, P->name))
     PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
-                path, prob, P->name);
+                path, HsPrintable(prob), P->name);
   if (fid >= 0)
     H5Fclose(fid);
   H5Eset_auto2(H5E_DEFAULT, fn, data);
   *Nsrc = msg[0] ? 0 : (PetscInt)N, *T = t;
+}
+
+/*@ HsIsTrajectoryH5 - whether the file at path is a trajectory.h5 that hamshoot wrote: an HDF5 file with the attribute
+    format = HS_H5_FORMAT on "/" (HDF5's own error printing off). Another program's HDF5 file at that name is not, and
+    an output does not replace it (HsCheckOutputFiles). Not collective; bvp/ internal. @*/
+int HsIsTrajectoryH5(const char *path)
+{
+  H5E_auto2_t fn;
+  void       *data;
+  hid_t       fid;
+  char        fmt[64] = "";
+  int         ours    = 0;
+
+  H5Eget_auto2(H5E_DEFAULT, &fn, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if ((fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0) {
+    ours = !StringAttribute(fid, "format", fmt, sizeof fmt) && !strcmp(fmt, HS_H5_FORMAT);
+    H5Fclose(fid);
+  }
+  H5Eset_auto2(H5E_DEFAULT, fn, data);
+  return ours;
 }
 
 /* Dataset name (rows x bs) into a new distributed Vec *x on every rank: each rank reads its part; then all of it into
@@ -526,7 +576,7 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
                                           PetscReal *T)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)s);
-  PetscInt           dim  = 2 * s->prob->n, N;
+  PetscInt           dim = 2 * s->prob->n, N, bad[3] = {0, 0, 0};
   PetscMPIInt        rank;
   char               msg[PETSC_MAX_PATH_LEN + 256] = "";
   PetscViewer        v;
@@ -549,19 +599,36 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
   PetscCall(PetscCalloc1((N + 1) * 2 * dim, nodes));
   PetscCall(VecGetArrayRead(X, &x));
   PetscCall(VecGetArrayRead(L, &l));
-  for (PetscInt k = 0; k <= N; k++)
+  for (PetscInt k = 0; k <= N && !bad[0]; k++)
     for (PetscInt i = 0; i < dim; i++) {
       (*nodes)[k * 2 * dim + i] = x[k * dim + i];
       if (k < N)
         (*nodes)[k * 2 * dim + dim + i] = l[k * dim + i];
+      if (PetscIsInfOrNanReal(x[k * dim + i]) || (k < N && PetscIsInfOrNanReal(l[k * dim + i]))) {
+        bad[0] = PetscIsInfOrNanReal(x[k * dim + i]) ? 1 : 2, bad[1] = k + 1, bad[2] = i + 1;
+        break;
+      }
     }
   PetscCall(VecRestoreArrayRead(L, &l));
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(VecDestroy(&X));
   PetscCall(VecDestroy(&L));
+  if (bad[0]) /* the same on every rank (the whole datasets are) */
+    PetscCall(PetscFree(*nodes));
+  PetscCheck(!bad[0], comm, PETSC_ERR_FILE_READ,
+             "-hs_init %s: dataset '%s', row %" PetscInt_FMT " column %" PetscInt_FMT ": not a finite number", path,
+             bad[0] == 1 ? "states" : "costates", bad[1], bad[2]);
   PetscFunctionReturn(0);
 }
 #else
+/*@ HsIsTrajectoryH5 - (this build: without HDF5) 0: no trajectory.h5 can be recognized as hamshoot's, none is replaced.
+    Not collective. @*/
+int HsIsTrajectoryH5(const char *path)
+{
+  (void)path;
+  return 0;
+}
+
 /*@ HsSolverWriteTrajectoryHDF5 - (this build: PETSc without HDF5) an error. Collective. @*/
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[])
 {

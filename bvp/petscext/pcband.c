@@ -366,6 +366,10 @@ static PetscErrorCode PCApply_HsBand(PC pc, Vec xv, Vec yv)
   PetscFunctionReturn(0);
 }
 
+/* The most steps of iterative refinement -pc_hsband_refine takes: one step reaches MUMPS' residual where any is
+ * needed (HsBandRefineSteps); 10**6 had made each solve a million products and solves (a run that looked hung). */
+#define HS_BAND_REFINE_MAX 10
+
 static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOptionsObject)
 {
   PC_HsBand *b = (PC_HsBand *)pc->data;
@@ -375,6 +379,9 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PetscCall(PetscOptionsInt("-pc_hsband_refine", "steps of iterative refinement after each solve (each: a product "
                             "with the matrix and a solve with the factors; -1: one where the band is more than half "
                             "the matrix, a free T's, none in a narrow band)", "PCHSBAND", b->refine, &b->refine, NULL));
+  PetscCheck(b->refine >= -1 && b->refine <= HS_BAND_REFINE_MAX, PetscObjectComm((PetscObject)pc),
+             PETSC_ERR_ARG_OUTOFRANGE, "-pc_hsband_refine %" PetscInt_FMT ": must be in [-1, %d]", b->refine,
+             HS_BAND_REFINE_MAX);
   PetscCall(PetscOptionsReal("-pc_hsband_spike_threshold", "a rank with a left interface pivots on a row without "
                              "spike if its entry is at least this times the column's largest (1: partial pivoting)",
                              "PCHSBAND", b->spike_tol, &b->spike_tol, NULL));

@@ -340,6 +340,8 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
   PetscOptionsHeadEnd();
   PetscCheck(d->tol >= 0 && d->tol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-pc_hsdrop_tol %g: must be in [0, 1)", (double)d->tol);
+  PetscCheck(d->regrow >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_hsdrop_regrow %" PetscInt_FMT ": must be at least 0 (Krylov iterations)", d->regrow);
   PetscCall(
       PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
   PetscCall(PCSetOptionsPrefix(d->inner, prefix));

@@ -511,6 +511,17 @@ static int Utf8Length(const unsigned char *p)
   return n;
 }
 
+/*@ HsPrintable - s with each control character (bytes below 0x20, 0x7f) replaced by '?', in place; returns s. For a
+    string read from a file that a message shows (a problem name, a column name): an escape sequence in it would
+    otherwise reach the terminal (retitle it, clear it, print a fake line). bvp/ internal. @*/
+char *HsPrintable(char *s)
+{
+  for (unsigned char *p = (unsigned char *)s; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return s;
+}
+
 /*@ HsJsonString - writes v as a JSON string (bvp/ internal): quotes, backslashes and control characters escaped,
     bytes that are not UTF-8 replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. @*/
 void HsJsonString(FILE *f, const char *v)

@@ -34,6 +34,7 @@ int  HsLockDirectory(const char *dir, char *err, size_t len);
 #define HS_GNUPLOT_LOG_HEAD "# gnuplot's messages, run by hamshoot\n"
 int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);
+char *HsPrintable(char *s);
 char *HsGnuplotString(const char *in, char *out, size_t len);
 
 /* options.c */
