@@ -461,7 +461,8 @@ static int HeldByOther(int pfd, const char *base, int hold)
     return 0;
   if (hold >= 0 && !fstat(fd, &a) && !fstat(hold, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
     busy = 0;
-  else if (flock(fd, LOCK_EX | LOCK_NB))
+  else if (flock(fd, LOCK_SH | LOCK_NB)) /* shared: fails only against the holder's exclusive lock, not another
+                                             run's probe (HsDirectoryInUse) */
     busy = errno == EWOULDBLOCK;
   else
     flock(fd, LOCK_UN);

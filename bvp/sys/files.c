@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -402,6 +403,23 @@ int HsLockedDirectoryReplaced(const char *dir)
   return lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_dev != hs_locked.dev || st.st_ino != hs_locked.ino;
 }
 
+#define HS_LOCK_RETRY_MS 100 /* LockExclusive: 1 ms waits at most */
+
+/* flock(fd, LOCK_EX | LOCK_NB), tried again for up to HS_LOCK_RETRY_MS while it is refused: another run's probe
+ * (HsDirectoryInUse: a shared lock, held for microseconds while that run checks its own directory's ancestors)
+ * would otherwise read as a run holding this directory. */
+static int LockExclusive(int fd)
+{
+  for (int t = 0;; t++) {
+    struct timespec ms = {0, 1000000};
+    if (!flock(fd, LOCK_EX | LOCK_NB))
+      return 0;
+    if (errno != EWOULDBLOCK || t >= HS_LOCK_RETRY_MS)
+      return -1;
+    nanosleep(&ms, NULL);
+  }
+}
+
 /*@ HsLockDirectory - creates dir (mkdir -p), opens it (O_DIRECTORY | O_NOFOLLOW: the directory itself, not a link
     there) and takes an exclusive lock on it for the rest of the process (flock on the directory itself: no lock file is
     left behind, and the lock ends with the process, however it ends); the descriptor stays open, and every later write
@@ -429,7 +447,7 @@ int HsLockDirectory(const char *dir, char *err, size_t len)
       snprintf(err, len, "cannot open output directory '%s': %s", dir, strerror(e));
     return 1;
   }
-  if (flock(fd, LOCK_EX | LOCK_NB)) {
+  if (LockExclusive(fd)) {
     e = errno;
     close(fd);
     if (e == EWOULDBLOCK)
@@ -485,15 +503,18 @@ int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
 }
 
 /*@ HsDirectoryInUse - whether another process holds the lock of HsLockDirectory on dir (an existing directory;
-    bvp/ internal; one process). The probe takes and drops the lock at once; never call it on a directory this
-    process has locked itself (flock's locks belong to an open file, so that would read as in use). @*/
+    bvp/ internal; one process). The probe takes and drops a shared lock at once: it fails only against an exclusive
+    one (a run's output directory), never against another run's probe (an exclusive probe had made two runs that
+    checked a common ancestor, /tmp, at the same instant see each other as holding it: a CI test failed so); never
+    call it on a directory this process has locked itself (flock's locks belong to an open file, so that would read
+    as in use). @*/
 int HsDirectoryInUse(const char *dir)
 {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), busy = 0;
 
   if (fd < 0)
     return 0;
-  if (flock(fd, LOCK_EX | LOCK_NB))
+  if (flock(fd, LOCK_SH | LOCK_NB))
     busy = errno == EWOULDBLOCK;
   else
     flock(fd, LOCK_UN);
