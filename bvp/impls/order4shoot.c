@@ -39,6 +39,10 @@ typedef struct {
   PetscReal       *Send;      /* per local segment: z_end (q), dz_end/dw (q x q; segment 0: all 4n columns) */
   PetscReal       *perron;    /* per local segment: the scaling of its last growth check (q) */
   PetscReal       *F, *Fa, *Fb, *db, *aold, *bold;
+  PetscObjectId    xid; /* the X whose march traj holds (cached: a residual's march serves the Jacobian) */
+  PetscObjectState xstate;
+  PetscBool        cached;
+  PetscInt         its[3][3]; /* per substep j (1, 2, 3) of the marches: count, Newton updates summed, most (-info) */
   gsl_permutation *perm;
   Vec              Xfull; /* the whole trajectory on the transcription's DMDA (output, diagnostics) */
 } HsO4Shoot;
@@ -129,9 +133,26 @@ static int SubstepStart(HsO4Shoot *sh, double c, double h, double ta, const doub
   return HS_SUCCESS;
 }
 
-/* Marches local segment i from its outer unknowns w; the end z and (sens) dz_end/dz_start into Send. A failure sets
- * *failed and is the diagnosis (segment, interval, substep, why). */
-static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const double *w, int sens, PetscBool *failed)
+/* Fa, Fb of the substep at its solution (a, b), Fb factored (a march's trajectory reused for its sensitivities). */
+static int SubstepFactor(HsO4Shoot *sh, double c, double ta, const double *a, const double *b)
+{
+  int             q  = (int)sh->q, st, sgn;
+  gsl_matrix_view Fb = gsl_matrix_view_array(sh->Fb, (size_t)q, (size_t)q);
+
+  if ((st = HsO4Substep(sh->o.o4, c, ta, a, b, sh->F, sh->Fa, sh->Fb)))
+    return st;
+  gsl_linalg_LU_decomp(&Fb.matrix, sh->perm, &sgn);
+  for (int i = 0; i < q; i++)
+    if (!(fabs(sh->Fb[i * q + i]) > 1e-300))
+      return HS_ESINGULAR;
+  return HS_SUCCESS;
+}
+
+/* Marches local segment i from its outer unknowns w (reuse: its stored trajectory is already w's march, only the
+ * sensitivities are wanted); the end z and (sens) dz_end/dz_start into Send. A failure sets *failed and is the
+ * diagnosis (segment, interval, substep, why). */
+static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const double *w, int sens, int reuse,
+                                   PetscBool *failed)
 {
   PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
   int      n = (int)sh->n, q = (int)sh->q, st = 0, its = 0, warm = sh->have_traj[i];
@@ -152,9 +173,15 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
     for (int j = 0; j < 3 && !st; j++) {
       double *a = Point(sh, i, k) + j * q, *b = j < 2 ? a + q : Point(sh, i, k + 1), c = HsO4Fraction(j),
              ta = HsOrder4StageTime(s, k, j);
+      if (reuse) {
+        if (!(st = SubstepFactor(sh, c, ta, a, b)))
+          ChainSubstep(sh);
+        continue;
+      }
       memcpy(sh->bold, b, sizeof(double) * (size_t)q);
       if (!(st = SubstepStart(sh, c, h, ta, a, b, warm)) && !(st = SubstepSolve(sh, c, ta, a, b, &its)) && sens)
         ChainSubstep(sh);
+      sh->its[j][0]++, sh->its[j][1] += its, sh->its[j][2] = PetscMax(sh->its[j][2], its);
       memcpy(sh->aold, sh->bold, sizeof(double) * (size_t)q);
       if (st)
         PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "segment %d, interval %d, substep %d (fraction %.4f of h%s): %s",
@@ -173,22 +200,34 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
   PetscFunctionReturn(0);
 }
 
-/* The local segments marched from X (with their sensitivities if sens); *dom if a substep failed on some rank.
- * Collective. */
+/* The local segments marched from X (with their sensitivities if sens); *dom if a substep failed on some rank. The
+ * march of the same X (its id and state) is not repeated: without sens nothing is done, with sens only the substeps'
+ * Jacobians along the stored trajectory are evaluated and chained. Collective. */
 static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *domp)
 {
   HsO4Shoot         *sh = s->data;
   const PetscScalar *x;
-  PetscBool          dom = PETSC_FALSE;
+  PetscBool          dom = PETSC_FALSE, same;
+  PetscObjectId      id;
+  PetscObjectState   state;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscObjectGetId((PetscObject)X, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  same = (PetscBool)(sh->cached && id == sh->xid && state == sh->xstate);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)s)));
+  *domp = PETSC_FALSE;
+  if (same && !sens)
+    PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
   PetscCall(VecGetArrayRead(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
-    PetscCall(MarchSegment(s, sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens, &dom));
+    PetscCall(
+        MarchSegment(s, sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens, (int)same, &dom));
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(PetscLogEventEnd(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  sh->cached = (PetscBool)!dom, sh->xid = id, sh->xstate = state;
   *domp = dom;
   PetscFunctionReturn(0);
 }
@@ -419,6 +458,7 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
     PetscCall(PetscArraycpy(x + o, g + k0 * 3 * q + (t ? 0 : 2 * n), BlockSize(sh, t)));
     sh->have_traj[i] = PETSC_TRUE;
   }
+  sh->cached = PETSC_FALSE;
   PetscCall(VecRestoreArray(X, &x));
   PetscCall(VecRestoreArrayRead(All, &g));
   PetscCall(VecScatterDestroy(&sc));
@@ -452,6 +492,21 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscCall(VecAssemblyBegin(sh->Xfull));
   PetscCall(VecAssemblyEnd(sh->Xfull));
   PetscCall(HsOrder4PostSolveFrom(s, sh->Xfull));
+  for (int j = 0; j < 3; j++)
+    PetscCall(PetscInfo(s->snes,
+                        "substep %d (fraction %.4f): %" PetscInt_FMT
+                        " solves, %.2f Newton updates each, at most %" PetscInt_FMT "\n",
+                        j + 1, (double)HsO4Fraction(j), sh->its[j][0],
+                        sh->its[j][0] ? (double)sh->its[j][1] / (double)sh->its[j][0] : 0.0, sh->its[j][2]));
+  PetscFunctionReturn(0);
+}
+
+/* The scheme on this solve's discretization (order4.c); the stored march no longer belongs to it. Collective. */
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  ((HsO4Shoot *)s->data)->cached = PETSC_FALSE;
+  PetscCall(HsOrder4PreSolve(s));
   PetscFunctionReturn(0);
 }
 
@@ -593,7 +648,7 @@ PetscErrorCode HsO4ShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots, Pet
   s->ops->resetiterate   = NULL;
   s->ops->setup          = SetUp;
   s->ops->guess          = Guess;
-  s->ops->presolve       = HsOrder4PreSolve;
+  s->ops->presolve       = PreSolve;
   s->ops->postsolve      = PostSolve;
   s->ops->describe       = Describe;
   s->ops->view           = View;
