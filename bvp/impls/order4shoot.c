@@ -537,7 +537,8 @@ static PetscErrorCode View(HsSolver s, PetscViewer v)
   PetscFunctionReturn(0);
 }
 
-/* summary.json: the transcription's "conserving4" member, "segments", "sensitivity_growth", "sensitivity_entry_max" */
+/* summary.json: the transcription's "conserving4" member, "sensitivity_growth", "sensitivity_entry_max" ("segments":
+ * output.c's) */
 static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 {
   HsO4Shoot *sh = s->data;
@@ -545,7 +546,6 @@ static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4WriteSummary(s, f));
-  fprintf(f, "  \"segments\": %d,\n", (int)sh->M);
   if (g > 0 && isfinite(g) && isfinite(e))
     fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
   else
