@@ -68,6 +68,35 @@ def t_order4shoot_equal():
                 check(s["segments"] == M and s["bvp_type"] == "shooting", "%s: summary %s" % (prob, s["segments"]))
 
 
+def t_order4shoot_free_time():
+    """a free final time (tests/data/pendulum_free_T.ocp, running cost 1/2 u^2 + c: T the last unknown, its row
+    H(z_N) = d phi/dT = 0): shooting with 1, 4 and N segments on 1 and 2 ranks equals the transcription, J and T to
+    1e-12 relative, the trajectory to 1e-10, H's spread at round-off; the Jacobian with T's column and row against
+    finite differences (1 and 3 segments, while T is held and after) below 1e-5."""
+    f = os.path.join(DATA, "pendulum_free_T.ocp")
+    N = 40
+    tr = solve(f, N)
+    for M in (1, 4, N):
+        for ranks in (1, 2):
+            s = solve(f, N, M, ranks)
+            if not (s and tr):
+                continue
+            dx, _ = traj_diff(s, tr)
+            print("free T N=%d M=%d ranks=%d: J %.13f T %.13f (transcription %.13f, %.13f), trajectory %.1e, H spread %.1e"
+                  % (N, M, ranks, s["J"], s["T"], tr["J"], tr["T"], dx, rel_spread(s)))
+            check(abs(s["J"] - tr["J"]) <= 1e-12 * abs(tr["J"]) and abs(s["T"] - tr["T"]) <= 1e-12 * tr["T"],
+                  "free T M=%d ranks=%d: J %.15g T %.15g" % (M, ranks, s["J"], s["T"]))
+            check(dx <= 1e-10 and rel_spread(s) <= 1e-12, "free T M=%d: trajectory %.1e, spread %.1e" % (M, dx,
+                                                                                                       rel_spread(s)))
+    for M in (1, 3):
+        _, out, _ = run(["-problem", f, "-N", "16", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                         "-hs_shoot_segments", str(M), "-snes_test_jacobian", "-snes_max_it", "3", "-hs_strategy",
+                         "newton"] + QUIET, expect_rc=None)
+        ratios = jacobian_ratios(out)
+        print("free T M=%d: ||J - Jfd||/||J|| %s" % (M, ["%.1e" % x for x in ratios]))
+        check(len(ratios) >= 4 and max(ratios) < 1e-5, "free T M=%d Jacobian: %s" % (M, ratios))
+
+
 def t_order4shoot_spread():
     """the maximized Hamiltonian is one constant at all 3N + 1 nodes and stage nodes in shooting too, across the
     segment boundaries (where only Newton's matching residual separates them): the pendulum at N = 1280 (3840
@@ -147,12 +176,10 @@ def t_order4shoot_jacobian():
 
 
 def t_order4shoot_failures():
-    """what conserving4 shooting does not do is refused, and a failing march is named: a free final time (refused
-    with a message), -hs_shoot_mf; kepler on a grid too coarse for the substeps' Newton (N = 8, 3 segments) ends
+    """what conserving4 shooting does not do is refused, and a failing march is named: -hs_shoot_mf; kepler on a grid too coarse for the substeps' Newton (N = 8, 3 segments) ends
     unconverged with the segment, interval and substep in the diagnosis; -hs_shoot_max_growth 1.5 below a segment's
     growth (the pendulum single shooting, about 3) stops with the growth diagnosis."""
-    for args, want in (([os.path.join(DATA, "pendulum_free_T.ocp")], "free final time"),
-                       (["pendulum", "-hs_shoot_mf"], "no -hs_shoot_mf")):
+    for args, want in ((["pendulum", "-hs_shoot_mf"], "no -hs_shoot_mf"),):
         _, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-hs_bvp_type", "shooting"] + QUIET,
                          expect_rc=None)
         print("%s: rc %d, message %s" % (" ".join(args), rc, want in out))

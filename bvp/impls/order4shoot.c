@@ -12,7 +12,8 @@
  * that marches them; the outer matrix is factored by MUMPS. After the solve the marched trajectory (with its stage
  * nodes) is put on the transcription's layout, whose diagnostics (H at every node and stage node, J^d, E - W) it
  * shares. The growth of each segment's transition map is checked as in the second-order shooting (shootingjac.c).
- * A free final time is refused. */
+ * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
+ * (h = T/N in every substep), and T's row is the transcription's H(z_N) = d phi/dT. */
 #include "order4impl.h"
 #include "shootimpl.h"
 
@@ -30,15 +31,17 @@ typedef struct {
   PetscInt         M, *knots;
   HsSegmentLayout *layout;
   PetscInt         n, q, s0, s1; /* q = 4n */
+  PetscInt         ft, ws;       /* a free T: 1, and the sensitivities' columns ws = q + ft (the last: d/dT) */
+  PetscMPIInt      Towner;       /* a free T: the last unknown, on the owner of segment M - 1 */
   PetscReal        atol, stol, max_growth, egrowth;
   PetscInt         max_it;
   PetscReal       *traj;      /* per local segment: points k_t .. k_{t+1}, 12n each (z_k, z_{k,1}, z_{k,2}) */
   PetscInt        *toff;      /* first point of local segment i in traj (in points) */
   PetscBool       *have_traj; /* per local segment: traj holds its last march (warm starts) */
-  PetscReal       *S, *S2;    /* the sensitivity dz/dw (q x q), scratch */
-  PetscReal       *Send;      /* per local segment: z_end (q), dz_end/dw (q x q; segment 0: all 4n columns) */
+  PetscReal       *S, *S2;    /* the sensitivity dz/d(w, T) (q x ws), scratch */
+  PetscReal       *Send;      /* per local segment: z_end (q), dz_end/d(w, T) (q x ws; segment 0: all 4n columns) */
   PetscReal       *perron;    /* per local segment: the scaling of its last growth check (q) */
-  PetscReal       *F, *Fa, *Fb, *db, *aold, *bold;
+  PetscReal       *F, *Fa, *Fb, *db, *aold, *bold, *tg, *tc; /* scratch; tg, tc: a free T's row (q + 1, 2n) */
   PetscObjectId    xid; /* the X whose march traj holds (cached: a residual's march serves the Jacobian) */
   PetscObjectState xstate;
   PetscBool        cached;
@@ -93,25 +96,26 @@ static int SubstepSolve(HsO4Shoot *sh, double c, double ta, const double *a, dou
   }
 }
 
-/* S <- db/da S = -Fb^{-1} Fa S (Fb factored, Fa at the converged b; S is q x q). */
-static void ChainSubstep(HsO4Shoot *sh)
+/* S <- db/da S = -Fb^{-1} Fa S (Fb factored, Fa and F at the converged b; S is q x ws); with a free T its last
+ * column also takes b's own dependence on T through h = T/N, dF/dT = (F - (b - a))/T. */
+static void ChainSubstep(HsO4Shoot *sh, const double *a, const double *b, double T)
 {
-  int             q  = (int)sh->q;
+  int             q = (int)sh->q, ws = (int)sh->ws;
   gsl_matrix_view Fb = gsl_matrix_view_array(sh->Fb, (size_t)q, (size_t)q);
 
-  for (int col = 0; col < q; col++) {
+  for (int col = 0; col < ws; col++) {
     gsl_vector_view v = gsl_vector_view_array(sh->db, (size_t)q);
     for (int i = 0; i < q; i++) {
-      double s = 0;
+      double s = col == q ? (sh->F[i] - (b[i] - a[i])) / T : 0;
       for (int j = 0; j < q; j++)
-        s += sh->Fa[i * q + j] * sh->S[j * q + col];
+        s += sh->Fa[i * q + j] * sh->S[j * ws + col];
       sh->db[i] = -s;
     }
     gsl_linalg_LU_svx(&Fb.matrix, sh->perm, &v.vector);
     for (int i = 0; i < q; i++)
-      sh->S2[i * q + col] = sh->db[i];
+      sh->S2[i * ws + col] = sh->db[i];
   }
-  memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(q * q));
+  memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(q * ws));
 }
 
 /* b's start: a plus the increment of the last march's substep (aold -> bold) if there was one, else the explicit
@@ -156,7 +160,7 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
 {
   PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
   int      n = (int)sh->n, q = (int)sh->q, st = 0, its = 0, warm = sh->have_traj[i];
-  double  *end = sh->Send + i * (q + q * q), h = s->prob->T / (double)s->N, *z0 = Point(sh, i, k0);
+  double  *end = sh->Send + i * (q + q * sh->ws), h = s->prob->T / (double)s->N, *z0 = Point(sh, i, k0);
 
   PetscFunctionBeginUser;
   memcpy(sh->aold, z0, sizeof(double) * (size_t)q);
@@ -165,9 +169,9 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
   else
     memcpy(z0, w, sizeof(double) * (size_t)q);
   if (sens) {
-    memset(sh->S, 0, sizeof(double) * (size_t)(q * q));
+    memset(sh->S, 0, sizeof(double) * (size_t)(q * sh->ws));
     for (int j = 0; j < q; j++)
-      sh->S[j * q + j] = 1;
+      sh->S[j * sh->ws + j] = 1;
   }
   for (PetscInt k = k0; k < k1 && !st; k++)
     for (int j = 0; j < 3 && !st; j++) {
@@ -175,12 +179,12 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
              ta = HsOrder4StageTime(s, k, j);
       if (reuse) {
         if (!(st = SubstepFactor(sh, c, ta, a, b)))
-          ChainSubstep(sh);
+          ChainSubstep(sh, a, b, s->prob->T);
         continue;
       }
       memcpy(sh->bold, b, sizeof(double) * (size_t)q);
       if (!(st = SubstepStart(sh, c, h, ta, a, b, warm)) && !(st = SubstepSolve(sh, c, ta, a, b, &its)) && sens)
-        ChainSubstep(sh);
+        ChainSubstep(sh, a, b, s->prob->T);
       sh->its[j][0]++, sh->its[j][1] += its, sh->its[j][2] = PetscMax(sh->its[j][2], its);
       memcpy(sh->aold, sh->bold, sizeof(double) * (size_t)q);
       if (st)
@@ -196,8 +200,58 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
   if (!st)
     PetscCall(PetscArraycpy(end, Point(sh, i, k1), q));
   if (!st && sens)
-    PetscCall(PetscArraycpy(end + q, sh->S, q * q));
+    PetscCall(PetscArraycpy(end + q, sh->S, q * sh->ws));
   PetscFunctionReturn(0);
+}
+
+/* A free T: its value (X's last entry, on the owner of segment M - 1) to every rank, the problem and the
+ * discretization (HsSolverShareFinalTime); *bad for a T outside its range. Collective. */
+static PetscErrorCode ShareT(HsSolver s, HsO4Shoot *sh, Vec X, PetscBool *bad)
+{
+  PetscMPIInt        rank;
+  PetscInt           nl;
+  const PetscScalar *x;
+  PetscReal          T = 0;
+
+  PetscFunctionBeginUser;
+  if (!sh->ft)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  PetscCall(VecGetLocalSize(X, &nl));
+  PetscCall(VecGetArrayRead(X, &x));
+  if (rank == sh->Towner)
+    T = x[nl - 1];
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(HsSolverShareFinalTime(s, sh->Towner, T, bad));
+  PetscFunctionReturn(0);
+}
+
+/* A free T's row at z_N (the last segment's end) and its direct derivatives g (q + 1: in z_N, in T), Tc the terminal
+ * rows' direct derivatives in T (2n): H(z_N) = d phi/dT, the transcription's condition (order4.c), or T = T_hold while
+ * a cold start holds it. gT: 2n + 1 scratch. */
+static int FinalTimeRow(HsSolver s, HsO4Shoot *sh, const double *zN, double T, double *f, double *g, double *Tc)
+{
+  PetscInt n = sh->n, q = sh->q;
+  double   H, fT, fTT, *gT = Tc;
+  int      st;
+
+  for (PetscInt j = 0; j <= q; j++)
+    g[j] = 0;
+  if (s->hold_T) {
+    *f = T - s->T_hold, g[q] = 1;
+    for (PetscInt r = 0; r < 2 * n; r++)
+      Tc[r] = 0;
+  } else {
+    if ((st = HsO4HamiltonianGradient(sh->o.o4, s->prob->T, zN, &H, g)) ||
+        (st = HsDiscTerminalCostT(s->disc, zN, &fT, gT, &fTT)))
+      return st;
+    *f = H - fT, g[q] = -fTT;
+    for (PetscInt r = 0; r < 2 * n; r++)
+      g[r] -= gT[r];
+  }
+  for (PetscInt r = 0; r < 2 * n; r++) /* the free terminal rows lambda_r + d phi/dx_r: d^2 phi/dx_r dT */
+    Tc[r] = s->prob->xT_fixed[r] || s->hold_T ? 0 : Tc[r];
+  return HS_SUCCESS;
 }
 
 /* The local segments marched from X (with their sensitivities if sens); *dom if a substep failed on some rank. The
@@ -212,11 +266,16 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   PetscObjectState   state;
 
   PetscFunctionBeginUser;
+  *domp = PETSC_FALSE;
+  PetscCall(ShareT(s, sh, X, domp));
+  if (*domp) {
+    sh->cached = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscObjectGetId((PetscObject)X, &id));
   PetscCall(PetscObjectStateGet((PetscObject)X, &state));
   same = (PetscBool)(sh->cached && id == sh->xid && state == sh->xstate);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)s)));
-  *domp = PETSC_FALSE;
   if (same && !sens)
     PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
@@ -250,7 +309,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(VecGetArrayRead(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
     PetscInt      t = sh->s0 + i, o = BlockOffset(sh, t);
-    const double *end = sh->Send + i * (q + q * q);
+    const double *end = sh->Send + i * (q + q * sh->ws);
     if (t) { /* - w_t */
       for (PetscInt j = 0; j < q; j++)
         idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
@@ -265,6 +324,13 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
       for (PetscInt j = 0; j < 2 * n; j++)
         idx[j] = j;
       PetscCall(VecSetValues(F, 2 * n, idx, v, ADD_VALUES));
+      if (sh->ft) { /* T's row (the last unknown, here) */
+        PetscInt nl;
+        PetscCall(VecGetLocalSize(X, &nl));
+        HsCallStep(FinalTimeRow(s, sh, end, x[nl - 1], v, sh->tg, sh->tc), domp, "conserving4 free final time row",
+                   s->N);
+        PetscCall(VecSetValue(F, s->iT, v[0], ADD_VALUES));
+      }
     }
   }
   PetscCall(VecRestoreArrayRead(X, &x));
@@ -289,10 +355,10 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_larg
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(q * q, &P, q, &u));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    const PetscReal *S = sh->Send + i * (q + q * q) + q;
+    const PetscReal *S = sh->Send + i * (q + q * sh->ws) + q;
     rho                = PETSC_MAX_REAL;
-    for (PetscInt j = 0; j < q * q; j++)
-      P[j] = PetscAbsReal(S[j]), emax = PetscMax(emax, P[j]);
+    for (PetscInt j = 0; j < q * q; j++) /* the z columns (not a free T's) */
+      P[j] = PetscAbsReal(S[(j / q) * sh->ws + j % q]), emax = PetscMax(emax, P[j]);
     if (!PetscIsInfOrNanReal(emax))
       PetscCall(HsShootPerronGrowth(q, P, sh->perron + i * q, u, sh->max_growth, &rho));
     if (rho > g.v || PetscIsInfOrNanReal(rho))
@@ -308,40 +374,46 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_larg
   PetscFunctionReturn(0);
 }
 
-/* Local segment i's entries of the outer Jacobian: -I on its own block (t >= 1), dz_end/dw_t (the columns of block
- * t: segment 0's lambda_0 only) in block t + 1's rows, or for the last segment the terminal rows' dR/dz_N dz_N/dw_t
- * in block 0's rows. idx, rows: q each; prod: q x q scratch. */
-static PetscErrorCode SegmentJacobian(HsO4Shoot *sh, Mat P, PetscInt i, PetscInt *idx, PetscInt *rows, PetscReal *prod)
+/* Local segment i's entries of the outer Jacobian: -I on its own block (t >= 1); dz_end/dw_t (the columns of block
+ * t: segment 0's lambda_0 only) and, with a free T, dz_end/dT in block t + 1's rows; for the last segment the
+ * terminal rows' dR/dz_N dz_N/d(w_t, T) (plus their direct d/dT) in block 0's rows, and T's row. idx, rows: q + 1
+ * each; prod: 3 q (q + 1) scratch. */
+static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt i, PetscInt *idx, PetscInt *rows,
+                                      PetscReal *prod)
 {
-  PetscInt      t = sh->s0 + i, q = sh->q, n = sh->n, wt = BlockSize(sh, t), o = BlockOffset(sh, t), c0 = q - wt;
-  const double *end = sh->Send + i * (q + q * q), *S = end + q;
-  double       *Rz = prod + q * q, *R = prod + 2 * q * q; /* the terminal rows and their Jacobian (after prod's) */
+  PetscInt t = sh->s0 + i, q = sh->q, n = sh->n, ws = sh->ws, wt = BlockSize(sh, t), o = BlockOffset(sh, t),
+           c0 = q - wt, nc = wt + sh->ft;
+  const double *end = sh->Send + i * (q + q * ws), *S = end + q;
+  double       *Rz = prod + q * (q + 1), *R = Rz + q * q, f; /* the terminal rows and their Jacobian (after prod's) */
 
   PetscFunctionBeginUser;
   for (PetscInt j = 0; t && j < wt; j++)
     PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
-  for (PetscInt j = 0; j < wt; j++)
-    idx[j] = o + j;
+  for (PetscInt j = 0; j < nc; j++) /* w_t's columns, then T's */
+    idx[j] = j < wt ? o + j : s->iT;
   if (t < sh->M - 1) {
     for (PetscInt r = 0; r < q; r++) {
       rows[r] = BlockOffset(sh, t + 1) + r;
-      for (PetscInt j = 0; j < wt; j++)
-        prod[r * wt + j] = S[r * q + c0 + j];
+      for (PetscInt j = 0; j < nc; j++)
+        prod[r * nc + j] = S[r * ws + (j < wt ? c0 + j : q)];
     }
-    PetscCall(MatSetValues(P, q, rows, wt, idx, prod, ADD_VALUES));
+    PetscCall(MatSetValues(P, q, rows, nc, idx, prod, ADD_VALUES));
     PetscFunctionReturn(0);
   }
   PetscCheck(!HsO4Terminal(sh->o.o4, end, R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB, "the terminal rows failed");
-  for (PetscInt r = 0; r < 2 * n; r++) {
-    rows[r] = r;
-    for (PetscInt j = 0; j < wt; j++) {
-      double v = 0;
+  PetscCheck(!sh->ft || !FinalTimeRow(s, sh, end, s->prob->T, &f, sh->tg, sh->tc), PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "the free final time's row failed");
+  for (PetscInt r = 0; r < 2 * n + sh->ft; r++) { /* the terminal rows, then T's */
+    const double *dz = r < 2 * n ? Rz + r * q : sh->tg;
+    rows[r]          = r < 2 * n ? r : s->iT;
+    for (PetscInt j = 0; j < nc; j++) {
+      double v = j < wt ? 0 : r < 2 * n ? sh->tc[r] : sh->tg[q]; /* the direct d/dT */
       for (PetscInt l = 0; l < q; l++)
-        v += Rz[r * q + l] * S[l * q + c0 + j];
-      prod[r * wt + j] = v;
+        v += dz[l] * S[l * ws + (j < wt ? c0 + j : q)];
+      prod[r * nc + j] = v;
     }
   }
-  PetscCall(MatSetValues(P, 2 * n, rows, wt, idx, prod, ADD_VALUES));
+  PetscCall(MatSetValues(P, 2 * n + sh->ft, rows, nc, idx, prod, ADD_VALUES));
   PetscFunctionReturn(0);
 }
 
@@ -362,9 +434,9 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
   PetscCall(MatZeroEntries(P));
   if (!dom) {
     PetscCall(PetscLogEventBegin(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
-    PetscCall(PetscMalloc3(q, &idx, q, &rows, 2 * q * q + q, &prod));
+    PetscCall(PetscMalloc3(q + 1, &idx, q + 1, &rows, 3 * q * (q + 1), &prod));
     for (PetscInt i = 0; i < sh->s1 - sh->s0; i++)
-      PetscCall(SegmentJacobian(sh, P, i, idx, rows, prod));
+      PetscCall(SegmentJacobian(s, sh, P, i, idx, rows, prod));
     PetscCall(PetscFree3(idx, rows, prod));
     PetscCall(PetscLogEventEnd(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
   }
@@ -458,6 +530,8 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
     PetscCall(PetscArraycpy(x + o, g + k0 * 3 * q + (t ? 0 : 2 * n), BlockSize(sh, t)));
     sh->have_traj[i] = PETSC_TRUE;
   }
+  if (sh->ft && sh->s0 < sh->M && sh->s1 == sh->M) /* a free T's start (the owner of segment M - 1) */
+    x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0)] = HsSolverStartT(s);
   sh->cached = PETSC_FALSE;
   PetscCall(VecRestoreArray(X, &x));
   PetscCall(VecRestoreArrayRead(All, &g));
@@ -565,6 +639,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree3(sh->traj, sh->toff, sh->have_traj));
   PetscCall(PetscFree4(sh->S, sh->S2, sh->Send, sh->perron));
   PetscCall(PetscFree6(sh->F, sh->Fa, sh->Fb, sh->db, sh->aold, sh->bold));
+  PetscCall(PetscFree2(sh->tg, sh->tc));
   if (sh->perm)
     gsl_permutation_free(sh->perm);
   PetscCall(PetscFree(s->data));
@@ -582,8 +657,10 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
   PetscCall(PetscCalloc3(pts * 3 * q + 1, &sh->traj, nloc + 1, &sh->toff, nloc + 1, &sh->have_traj));
   for (PetscInt i = 0; i < nloc; i++)
     sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1;
-  PetscCall(PetscCalloc4(q * q, &sh->S, q * q, &sh->S2, nloc * (q + q * q) + 1, &sh->Send, nloc * q + 1, &sh->perron));
+  PetscCall(PetscCalloc4(q * sh->ws, &sh->S, q * sh->ws, &sh->S2, nloc * (q + q * sh->ws) + 1, &sh->Send, nloc * q + 1,
+                         &sh->perron));
   PetscCall(PetscCalloc6(q, &sh->F, q * q, &sh->Fa, q * q, &sh->Fb, q, &sh->db, q, &sh->aold, q, &sh->bold));
+  PetscCall(PetscCalloc2(q + 1, &sh->tg, q / 2 + 1, &sh->tc));
   sh->perm = gsl_permutation_alloc((size_t)q);
   PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
   PetscFunctionReturn(0);
@@ -598,22 +675,22 @@ static PetscErrorCode SetUp(HsSolver s)
   KSP        ksp;
 
   PetscFunctionBeginUser;
-  PetscCheck(!s->prob->free_T, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' has a free final time (T: free): -hs_scheme conserving4 solves it by the transcription "
-             "(-hs_bvp_type transcription), not yet by multiple shooting",
-             s->prob->name);
-  PetscCall(HsOrder4CreateLayout(s));
-  sh->n = s->prob->n, sh->q = 4 * s->prob->n;
+  PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
+  sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->ws = sh->q + sh->ft;
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
   PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
+  PetscCall(HsSegmentLayoutOwner(sh->layout, sh->M - 1, &sh->Towner));
   sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
   PetscCall(Allocate(sh));
   for (PetscInt t = sh->s0; t < sh->s1; t++)
     nl += BlockSize(sh, t);
+  nl += sh->ft && sh->s0 < sh->M && sh->s1 == sh->M ? 1 : 0; /* a free T: the last unknown, with segment M - 1 */
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, 2 * sh->q, NULL,
-                         2 * sh->q, NULL, &s->Jac));
+  if (sh->ft)
+    s->iT = BlockOffset(sh, sh->M);
+  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, 2 * sh->q + sh->ft,
+                         NULL, 2 * sh->q + sh->ft, NULL, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(HsOrder4PreSolve(s));
   s->res.segments = sh->M;
