@@ -57,12 +57,11 @@ static PetscReal *Point(HsO4Shoot *sh, PetscInt i, PetscInt k) /* point k of loc
   return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i]) * 3 * sh->q;
 }
 
-/* The substep of fraction c from a (time ta) to b: b solved by Newton from its value in b, at least one update (a
- * residual just below atol would leave H's change, the sum of the residuals' shares, above round-off; converged: an
- * update below max(stol, HS_O4SHOOT_QUAD) (1 + |b|), then one more evaluation; or after an update a residual below
- * atol (1 + |b|); or the noise floor), Fb left
- * factored at b, Fa evaluated there; *its the updates taken. HS_ENOCONV after max_it updates, HS_EDOM for a non-finite
- * iterate. */
+/* The substep of fraction c from a (time ta) to b: b solved by Newton from its value in b with at least one update (a
+ * residual just below atol on each substep would add up in H's change). Converged: an update below max(stol,
+ * HS_O4SHOOT_QUAD) (1 + |b|), then one more evaluation; or after an update a residual below atol (1 + |b|); or the
+ * noise floor. F, Fa, Fb are left evaluated at b, Fb factored; *its the updates taken. HS_ENOCONV after max_it
+ * updates, HS_EDOM for a non-finite iterate, HS_ESINGULAR for a zero pivot. */
 static int SubstepSolve(HsO4Shoot *sh, double c, double ta, const double *a, double *b, int *its)
 {
   int             q = (int)sh->q, st, last = 0, slow = 0, sgn;
@@ -549,9 +548,10 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscBool  dom;
 
   PetscFunctionBeginUser;
-  PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself (not of a line search's trial) */
+  PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself (not of a line search's trial; a
+                                                      march that fails leaves what it reached) */
   PetscCall(PetscMalloc1(D, &idx));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++) {
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
     PetscInt t = sh->s0 + i, last = t == sh->M - 1 ? sh->knots[t + 1] : sh->knots[t + 1] - 1;
     for (PetscInt k = sh->knots[t]; k <= last; k++) {
       PetscScalar *z = Point(sh, i, k);
