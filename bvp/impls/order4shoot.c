@@ -693,6 +693,10 @@ static PetscErrorCode SetUp(HsSolver s)
                          NULL, 2 * sh->q + sh->ft, NULL, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(HsOrder4PreSolve(s));
+  /* substeps looser than the defaults make the residual's evaluation error as large as the user allows: a noise floor
+     then vouches for nothing (as for the second-order march, shooting.c) */
+  s->noise_vouch  = (PetscBool)(sh->atol <= HS_MARCH_ATOL_DEFAULT && sh->stol <= HS_MARCH_STOL_DEFAULT &&
+                               sh->max_it >= HS_MARCH_MAX_IT_DEFAULT);
   s->res.segments = sh->M;
   PetscCall(HsSolverSetCheckpointLayout(s, sh->M + 1, sh->knots));
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
