@@ -234,8 +234,8 @@ static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBo
  * (local indices) and the others' (global), J owning them. Collective. */
 static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 {
-  PetscInt xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
-  MPI_Comm comm = PetscObjectComm((PetscObject)da);
+  PetscInt     xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
