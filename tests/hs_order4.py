@@ -217,9 +217,9 @@ def t_order4_jacobian():
 
 
 def t_order4_errors():
-    """what conserving4 does not support yet is refused with a message, not solved wrongly: shooting, explicit
+    """what conserving4 does not support yet is refused with a message, not solved wrongly: IPOPT, explicit
     state/costate schemes, a constrained system."""
-    cases = [(["-problem", "pendulum", "-hs_bvp_type", "shooting"], "transcription only"),
+    cases = [(["-problem", "pendulum", "-hs_bvp_type", "ipopt"], "transcription and shooting only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
              (["-problem", os.path.join(DATA, "..", "..", "problems", "fourbar.ocp")], "holonomic constraints"),
              ]

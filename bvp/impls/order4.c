@@ -13,8 +13,7 @@
  * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
  * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
  * No constraints (HsO4Create and the set-up say what they refuse). */
-#include "../../costate/hsorder4.h"
-#include "../interface/hsbvpimpl.h"
+#include "order4impl.h"
 
 /* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
    over its three substeps (HsO4SubstepCost; 0 for an autonomous ell). */
@@ -22,20 +21,15 @@
 #define O4_W1(q) (2 * (q) * (q) + (q)) /* a substep's Jacobian blocks and residual */
 #define O4_W(q) (2 * O4_W1(q) + 1)     /* PointEquations' scratch: those, a copy of them, its tag */
 
-/* The time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h (T/N exactly at N). */
-static PetscReal StageTime(HsSolver s, PetscInt k, int j)
+/** HsOrder4StageTime - the time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h
+ *  (T/N exactly at N). */
+PetscReal HsOrder4StageTime(HsSolver s, PetscInt k, int j)
 {
   PetscReal off = j == 0 ? 0 : j == 1 ? HS_O4_GAMMA1 : 1 - HS_O4_GAMMA1;
   return s->prob->T * ((PetscReal)k + off) / (PetscReal)s->N;
 }
 
-typedef struct {
-  DM       da;
-  PetscInt D; /* 12n */
-  HsO4    *o4;
-  Vec      vals;  /* O4_VALS per point, the DMDA's points per rank */
-  Vec      vals0; /* ... gathered on rank 0 by the postsolve */
-} HsOrder4;
+#define StageTime HsOrder4StageTime
 
 /* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
  * constant (the condition (1/N) sum H^d = d phi/dT of the second-order transcription, here at one node), or T = T_hold
@@ -373,9 +367,9 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
   PetscFunctionReturn(0);
 }
 
-/* The guess: z_k from GuessNode, the stage nodes on the line through z_k and z_{k+1} at the substeps' times
- * t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
-static PetscErrorCode Guess(HsSolver s, Vec X)
+/** HsOrder4Guess - the guess on the DMDA layout: z_k from GuessNode, the stage nodes on the line through z_k and
+ *  z_{k+1} at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
+PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
 {
   HsOrder4     *o = s->data;
   PetscScalar **x;
@@ -403,8 +397,8 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscFunctionReturn(0);
 }
 
-/* The scheme on this solve's discretization. Collective. */
-static PetscErrorCode PreSolve(HsSolver s)
+/** HsOrder4PreSolve - the scheme on this solve's discretization. Collective. */
+PetscErrorCode HsOrder4PreSolve(HsSolver s)
 {
   HsOrder4 *o = s->data;
   char      msg[512];
@@ -417,9 +411,9 @@ static PetscErrorCode PreSolve(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* Xnodes (x_k, lambda_k) and the per-point values (O4_VALS) from the solution, the latter gathered on rank 0 for
- * Diagnostics. Collective. */
-static PetscErrorCode PostSolve(HsSolver s)
+/** HsOrder4PostSolveFrom - Xnodes (x_k, lambda_k) and the per-point values (O4_VALS) from a solution X on the DMDA
+ *  layout, the latter gathered on rank 0 for the diagnostics. Collective. */
+PetscErrorCode HsOrder4PostSolveFrom(HsSolver s, Vec X)
 {
   HsOrder4           *o = s->data;
   Vec                 Xl;
@@ -429,7 +423,7 @@ static PetscErrorCode PostSolve(HsSolver s)
   int                 st = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(HsDMGetGhosted(o->da, s->X, &Xl));
+  PetscCall(HsDMGetGhosted(o->da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecGetArray(s->Xnodes, &y));
@@ -454,18 +448,19 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscCall(VecRestoreArray(o->vals, &v));
   PetscCall(VecRestoreArray(s->Xnodes, &y));
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
-  PetscCall(HsDMRestoreGhosted(o->da, s->X, &Xl));
+  PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
   PetscCall(VecDestroy(&o->vals0));
   PetscCall(HsGatherToZero(o->vals, &o->vals0));
   PetscFunctionReturn(0);
 }
 
-/* The diagnostics op (rank 0; x: the gathered Xnodes): out[0..10] as SumDiagnostics (bvp/interface/diagnostics.c)
- * fills them: J^d = sum of the substeps' c h L(zbar) + phi(x_N); the mean, min and max of H over the nodes and stage
- * nodes (H_min, H_max: the conserved quantity's spread for an autonomous problem), out[5] (H_balance) the largest
- * defect |H(b, tb) - H(a, ta) - Dt| of a substep (as the second-order schemes' balance, step by step: round-off for
- * a time-dependent ell too); E - W with W the substeps' work; s->H[k] = H(z_k), s->EW[k] = E(x_k) - W_k. */
-static PetscErrorCode Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
+/** HsOrder4Diagnostics - the diagnostics op (rank 0; x: the gathered Xnodes): out[0..10] as SumDiagnostics
+ * (bvp/interface/diagnostics.c) fills them: J^d = sum of the substeps' c h L(zbar) + phi(x_N); the mean, min and max of
+ * H over the nodes and stage nodes (H_min, H_max: the conserved quantity's spread for an autonomous problem), out[5]
+ * (H_balance) the largest defect |H(b, tb) - H(a, ta) - Dt| of a substep (as the second-order schemes' balance, step by
+ * step: round-off for a time-dependent ell too); E - W with W the substeps' work; s->H[k] = H(z_k), s->EW[k] = E(x_k) -
+ * W_k. */
+PetscErrorCode HsOrder4Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
 {
   HsOrder4          *o = s->data;
   const PetscScalar *v;
@@ -545,7 +540,8 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode View(HsSolver s, PetscViewer v)
+/** HsOrder4View - what H^d and E - W mean for conserving4 (the view op). */
+PetscErrorCode HsOrder4View(HsSolver s, PetscViewer v)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscViewerASCIIPrintf(v,
@@ -556,8 +552,9 @@ static PetscErrorCode View(HsSolver s, PetscViewer v)
   PetscFunctionReturn(0);
 }
 
-/* summary.json's "conserving4" member: what H_min, H_max, H_spread and H_balance measure (rank 0). */
-static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
+/** HsOrder4WriteSummary - summary.json's "conserving4" member: what H_min, H_max, H_spread and H_balance measure
+ *  (rank 0). */
+PetscErrorCode HsOrder4WriteSummary(HsSolver s, FILE *fp)
 {
   PetscFunctionBeginUser;
   fprintf(
@@ -570,26 +567,39 @@ static PetscErrorCode WriteSummary(HsSolver s, FILE *fp)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode Destroy(HsSolver s)
+/** HsOrder4DestroyData - frees what HsOrder4CreateLayout and HsOrder4PreSolve made (not o itself). */
+PetscErrorCode HsOrder4DestroyData(HsOrder4 *o)
 {
-  HsOrder4 *o = s->data;
-
   PetscFunctionBeginUser;
   HsO4Destroy(&o->o4);
   PetscCall(DMDestroy(&o->da));
   PetscCall(VecDestroy(&o->vals));
   PetscCall(VecDestroy(&o->vals0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4DestroyData(s->data));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
 }
 
-/* The DMDA, X, F, Xnodes, the Jacobian (its exact pattern), SNES and the default linear solver. */
-static PetscErrorCode SetUp(HsSolver s)
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4PostSolveFrom(s, s->X));
+  PetscFunctionReturn(0);
+}
+
+/** HsOrder4CreateLayout - what the conserving4 formulations refuse, the DMDA of the solution (N+1 points, 12n
+ *  each), Xnodes and the per-point values. Collective. */
+PetscErrorCode HsOrder4CreateLayout(HsSolver s)
 {
   HsOrder4   *o = s->data;
   PetscInt    xs, xm, n = s->prob->n;
   PetscMPIInt size;
-  KSP         ksp;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
@@ -611,13 +621,25 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecCreateMPI(comm, xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
   PetscCall(VecCreateMPI(comm, xm * O4_VALS, (s->N + 1) * O4_VALS, &o->vals));
+  PetscFunctionReturn(0);
+}
+
+/* The DMDA, X, F, Xnodes, the Jacobian (its exact pattern), SNES and the default linear solver. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsOrder4 *o = s->data;
+  PetscInt  n = s->prob->n;
+  KSP       ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4CreateLayout(s));
   PetscCall(DMCreateGlobalVector(o->da, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   PetscCall(CreateJacobian(s, o->da, o->D, &s->Jac)); /* its exact pattern */
   if (s->prob->free_T) /* T in point N's first stage slot (the noise estimate holds it) */
     s->iT = s->N * o->D + 4 * n;
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscCall(PreSolve(s));
+  PetscCall(HsOrder4PreSolve(s));
   s->res.segments = s->N;
   PetscCall(SNESSetDM(s->snes, o->da));
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
@@ -639,15 +661,15 @@ PetscErrorCode HsOrder4SetUp(HsSolver s)
   PetscCall(PetscNew(&o));
   s->data              = o;
   s->ops->setup        = SetUp;
-  s->ops->guess        = Guess;
-  s->ops->presolve     = PreSolve;
+  s->ops->guess        = HsOrder4Guess;
+  s->ops->presolve     = HsOrder4PreSolve;
   s->ops->postsolve    = PostSolve;
   s->ops->describe     = Describe;
-  s->ops->view         = View;
-  s->ops->writesummary = WriteSummary;
+  s->ops->view         = HsOrder4View;
+  s->ops->writesummary = HsOrder4WriteSummary;
   s->ops->destroy      = Destroy;
   s->ops->residual     = Residual;
-  s->ops->diagnostics  = Diagnostics;
+  s->ops->diagnostics  = HsOrder4Diagnostics;
   s->ops->conserved    = Conserved;
   PetscCall(SetUp(s));
   PetscFunctionReturn(0);

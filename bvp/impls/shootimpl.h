@@ -59,5 +59,10 @@ PetscErrorCode HsShootAssemblePattern(HsSolver s, Mat J);
 PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J);
 PetscErrorCode HsShootPackNodes(HsSolver s);
 PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X, PetscReal T);
+/* the growth check, shared with conserving4's shooting (order4shoot.c) */
+PetscErrorCode HsShootPerronGrowth(PetscInt m, PetscReal *P, PetscReal *v, PetscReal *u, PetscReal max_growth,
+                                   PetscReal *g);
+PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
+                                      double g);
 
 #endif

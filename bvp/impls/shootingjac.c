@@ -567,12 +567,9 @@ static void PerronBounds(PetscInt m, const PetscReal *A, PetscReal *v, PetscReal
  * PETSC_MAX_REAL if Phi is not finite. P: scratch 2 dim x 2 dim, u: 2 dim. */
 static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, PetscReal *P, PetscReal *u, PetscReal *g)
 {
-  PetscInt                     ws = 2 * dim + sh->ft, m = 2 * dim;
-  const PetscReal             *S = sh->sens + li * 4 * dim * ws, *Sl = S + 2 * dim * ws, *Sx = S + 3 * dim * ws;
-  PetscReal                   *v  = sh->perron + li * m, lo, hi;
-  gsl_matrix_view              Pv = gsl_matrix_view_array(P, (size_t)m, (size_t)m);
-  gsl_vector_complex          *ev;
-  gsl_eigen_nonsymm_workspace *wk;
+  PetscInt         ws = 2 * dim + sh->ft, m = 2 * dim;
+  const PetscReal *S = sh->sens + li * 4 * dim * ws, *Sl = S + 2 * dim * ws, *Sx = S + 3 * dim * ws;
+  PetscReal       *v = sh->perron + li * m;
 
   PetscFunctionBeginUser;
   *g = PETSC_MAX_REAL; /* an entry that overflowed: no digits left */
@@ -582,13 +579,31 @@ static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, Pets
         PetscFunctionReturn(0);
       P[i * m + j] = PetscAbsReal(Sx[i * ws + j]), P[(dim + i) * m + j] = PetscAbsReal(Sl[i * ws + j]);
     }
+  PetscCall(HsShootPerronGrowth(m, P, v, u, sh->max_growth, g));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootPerronGrowth - the growth rho(|Phi|) of a transition map (docs/shooting.md, "What the growth measures";
+    bvp/impls internal, also conserving4's shooting): from P = |Phi| (m x m, overwritten), the upper bound of
+    PerronBounds warm-started from the scaling v (m; 0 in v[0]: none yet; updated), if converged or within
+    HS_SHOOT_GROWTH_LOOSE of the lower bound and on the same side of max_growth; else rho from the eigenvalues (GSL,
+    balanced). u: scratch, m. Not collective. @*/
+PetscErrorCode HsShootPerronGrowth(PetscInt m, PetscReal *P, PetscReal *v, PetscReal *u, PetscReal max_growth,
+                                   PetscReal *g)
+{
+  PetscReal                    lo, hi;
+  gsl_matrix_view              Pv = gsl_matrix_view_array(P, (size_t)m, (size_t)m);
+  gsl_vector_complex          *ev;
+  gsl_eigen_nonsymm_workspace *wk;
+
+  PetscFunctionBeginUser;
   if (!(v[0] > 0))
     for (PetscInt i = 0; i < m; i++)
       v[i] = 1;
   PerronBounds(m, P, v, u, &lo, &hi);
   *g = hi; /* converged, or within HS_SHOOT_GROWTH_LOOSE and the decision the same for every value in [lo, hi] */
   if (hi <= (1 + HS_SHOOT_GROWTH_RTOL) * lo ||
-      (hi <= HS_SHOOT_GROWTH_LOOSE * lo && (hi <= sh->max_growth || lo > sh->max_growth)))
+      (hi <= HS_SHOOT_GROWTH_LOOSE * lo && (hi <= max_growth || lo > max_growth)))
     PetscFunctionReturn(0);
   ev = gsl_vector_complex_alloc((size_t)m), wk = gsl_eigen_nonsymm_alloc((size_t)m);
   PetscCheck(ev && wk, PETSC_COMM_SELF, PETSC_ERR_MEM, "GSL workspace of the growth check");
@@ -608,14 +623,25 @@ static PetscErrorCode SegmentGrowth(HsShoot *sh, PetscInt dim, PetscInt li, Pets
  * transcription. */
 static PetscErrorCode GrowthDiagnosis(HsSolver s, HsShoot *sh, int seg, double g)
 {
-  PetscInt  L = sh->knots[seg + 1] - sh->knots[seg], N = s->prob->N, Lmax, Msug;
-  PetscReal r = 2 * PetscLogReal(g) / PetscLogReal(sh->max_growth); /* > 2: length factor to a growth sqrt(max) */
+  PetscFunctionBeginUser;
+  PetscCall(HsShootGrowthDiagnosis(s, sh->knots, sh->Mset, sh->max_growth, seg, g));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsShootGrowthDiagnosis - the diagnosis of a growth g beyond max_growth in segment seg of M (knots: M + 1 nodes):
+    more segments, or for a single interval a finer grid or the transcription (bvp/impls internal, also conserving4's
+    shooting). Not collective. @*/
+PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
+                                      double g)
+{
+  PetscInt  L = knots[seg + 1] - knots[seg], N = s->prob->N, Lmax, Msug;
+  PetscReal r = 2 * PetscLogReal(g) / PetscLogReal(max_growth); /* > 2: length factor to a growth sqrt(max) */
   char      advice[320];
 
   PetscFunctionBeginUser;
   if (L > 1) {
     Lmax = PetscMax(1, (PetscInt)(L / r));
-    Msug = PetscMin(N, PetscMax(sh->Mset + 1, (N + Lmax - 1) / Lmax));
+    Msug = PetscMin(N, PetscMax(M + 1, (N + Lmax - 1) / Lmax));
     PetscCall(PetscSNPrintf(advice, sizeof advice,
                             "use more segments (-hs_shoot_segments %d or more: segments of at most %d intervals)",
                             (int)Msug, (int)Lmax));
@@ -630,7 +656,7 @@ static PetscErrorCode GrowthDiagnosis(HsSolver s, HsShoot *sh, int seg, double g
       "segment %d (nodes %d..%d): sensitivity growth %.1e (in the best scaling of the unknowns) exceeds "
       "-hs_shoot_max_growth %.3g; double precision carries about 16 digits, so the shooting residual cannot be "
       "resolved: %s",
-      seg, (int)sh->knots[seg], (int)sh->knots[seg + 1], g, (double)sh->max_growth, advice));
+      seg, (int)knots[seg], (int)knots[seg + 1], g, (double)max_growth, advice));
   PetscFunctionReturn(0);
 }
 

@@ -331,7 +331,7 @@ PetscErrorCode HsSolverGetNumIntervals(HsSolver s, PetscInt *N)
 - scheme - "conserving": the problem's energy-consistent pair (greenspan + conserving_1dof for a 1-DOF
            E = p^2/2m + V(q), gonzalez + conserving otherwise); "direct": midpoint + trapezoidal, the exact KKT
            conditions of a direct transcription; "conserving4": the fourth-order scheme that conserves the maximized
-           Hamiltonian (docs/theory.md section 8; the transcription only)
+           Hamiltonian (docs/theory.md section 8; the transcription and multiple shooting)
 
   Options Database Key:
 . -hs_scheme <conserving|conserving4|direct> - the same

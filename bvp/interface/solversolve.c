@@ -170,11 +170,11 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (!((PetscObject)s)->type_name)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
-  if (s->scheme == HS_SCHEME_CONSERVING4) { /* docs/theory.md section 8: the transcription only, so far */
+  if (s->scheme == HS_SCHEME_CONSERVING4) { /* docs/theory.md section 8: the transcription and multiple shooting */
     PetscBool tr;
-    PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &tr, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, ""));
     PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "-hs_scheme conserving4 is implemented for -hs_bvp_type transcription only, not %s yet",
+               "-hs_scheme conserving4 is implemented for -hs_bvp_type transcription and shooting only, not %s",
                ((PetscObject)s)->type_name);
     PetscCheck(!s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet", s->prob->name);

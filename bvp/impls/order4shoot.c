@@ -1,0 +1,743 @@
+/* hamshoot: multiple shooting of the fourth-order conserving scheme (-hs_bvp_type shooting -hs_scheme conserving4,
+ * docs/theory.md section 8, "Multiple shooting"): the transcription's equations (order4.c) marched substep by substep.
+ *
+ * Segment t (nodes k_t .. k_{t+1}) owns the outer unknowns w_t = z_{k_t} = (x, lambda) (4n); segment 0 only
+ * lambda_0 (2n), x_0 being given. Its march applies, interval by interval, the three substeps z_k -> z_{k,1} ->
+ * z_{k,2} -> z_{k+1} (fractions gamma1, gamma2 < 0, gamma1 of h), each a 4n nonlinear solve F(a, b) = b - a - c h S
+ * gbar(a, b) = 0 for b by a small dense Newton (GSL LU), started from the last march's increment b - a (or from an
+ * explicit Euler step), and chains the sensitivities db/da = -Fb^{-1} Fa (implicit function theorem, with the LU at
+ * the converged b). Outer equations: block t >= 1, the continuity z_end(t - 1) - w_t (4n); block 0, the terminal
+ * rows HsO4Terminal at z_N (2n). Both are the transcription's rows, so shooting solves the same discrete equations.
+ * The Jacobian is exact. Segments are distributed over the ranks in contiguous blocks, entries added by the rank
+ * that marches them; the outer matrix is factored by MUMPS. After the solve the marched trajectory (with its stage
+ * nodes) is put on the transcription's layout, whose diagnostics (H at every node and stage node, J^d, E - W) it
+ * shares. The growth of each segment's transition map is checked as in the second-order shooting (shootingjac.c).
+ * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
+ * (h = T/N in every substep), and T's row is the transcription's H(z_N) = d phi/dT. */
+#include "order4impl.h"
+#include "shootimpl.h"
+
+#include <gsl/gsl_linalg.h>
+
+#define HS_O4SHOOT_QUAD                                                                                                \
+  1e-9 /* an update below this (relative to 1 + |b|) leaves a residual at round-off (Newton is                         \
+          quadratic with a constant O(c h)): one more evaluation, then the substep is done */
+#define HS_O4SHOOT_NOISE                                                                                               \
+  1e-8 /* a substep's Newton also stops when its update stays above half the last for three                            \
+          updates below this (relative to 1 + |b|): its noise floor */
+
+typedef struct {
+  HsOrder4         o; /* first: the transcription's layout, scheme and diagnostics (order4.c) */
+  PetscInt         M, *knots;
+  HsSegmentLayout *layout;
+  PetscInt         n, q, s0, s1; /* q = 4n */
+  PetscInt         ft, ws;       /* a free T: 1, and the sensitivities' columns ws = q + ft (the last: d/dT) */
+  PetscMPIInt      Towner;       /* a free T: the last unknown, on the owner of segment M - 1 */
+  PetscReal        atol, stol, max_growth, egrowth;
+  PetscInt         max_it;
+  PetscReal       *traj;      /* per local segment: points k_t .. k_{t+1}, 12n each (z_k, z_{k,1}, z_{k,2}) */
+  PetscInt        *toff;      /* first point of local segment i in traj (in points) */
+  PetscBool       *have_traj; /* per local segment: traj holds its last march (warm starts) */
+  PetscReal       *S, *S2;    /* the sensitivity dz/d(w, T) (q x ws), scratch */
+  PetscReal       *Send;      /* per local segment: z_end (q), dz_end/d(w, T) (q x ws; segment 0: all 4n columns) */
+  PetscReal       *perron;    /* per local segment: the scaling of its last growth check (q) */
+  PetscReal       *F, *Fa, *Fb, *db, *aold, *bold, *tg, *tc; /* scratch; tg, tc: a free T's row (q + 1, 2n) */
+  PetscObjectId    xid; /* the X whose march traj holds (cached: a residual's march serves the Jacobian) */
+  PetscObjectState xstate;
+  PetscBool        cached;
+  PetscInt         its[3][3]; /* per substep j (1, 2, 3) of the marches: count, Newton updates summed, most (-info) */
+  gsl_permutation *perm;
+  Vec              Xfull; /* the whole trajectory on the transcription's DMDA (output, diagnostics) */
+} HsO4Shoot;
+
+static PetscInt   BlockSize(const HsO4Shoot *sh, PetscInt t) { return t ? sh->q : 2 * sh->n; }
+static PetscInt   BlockOffset(const HsO4Shoot *sh, PetscInt t) { return t ? 2 * sh->n + (t - 1) * sh->q : 0; }
+static PetscReal *Point(HsO4Shoot *sh, PetscInt i, PetscInt k) /* point k of local segment i */
+{
+  return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i]) * 3 * sh->q;
+}
+
+/* The substep of fraction c from a (time ta) to b: b solved by Newton from its value in b with at least one update (a
+ * residual just below atol on each substep would add up in H's change). Converged: an update below max(stol,
+ * HS_O4SHOOT_QUAD) (1 + |b|), then one more evaluation; or after an update a residual below atol (1 + |b|); or the
+ * noise floor. F, Fa, Fb are left evaluated at b, Fb factored; *its the updates taken. HS_ENOCONV after max_it
+ * updates, HS_EDOM for a non-finite iterate, HS_ESINGULAR for a zero pivot. */
+static int SubstepSolve(HsO4Shoot *sh, double c, double ta, const double *a, double *b, int *its)
+{
+  int             q = (int)sh->q, st, last = 0, slow = 0, sgn;
+  double          prev = INFINITY;
+  gsl_matrix_view Fb   = gsl_matrix_view_array(sh->Fb, (size_t)q, (size_t)q);
+  gsl_vector_view F = gsl_vector_view_array(sh->F, (size_t)q), d = gsl_vector_view_array(sh->db, (size_t)q);
+
+  for (int it = 0;; it++) {
+    double rn = 0, bn = 0, dn = 0;
+    if ((st = HsO4Substep(sh->o.o4, c, ta, a, b, sh->F, sh->Fa, sh->Fb))) /* Fb needs Fa */
+      return st;
+    for (int i = 0; i < q; i++)
+      rn = fmax(rn, fabs(sh->F[i])), bn = fmax(bn, fabs(b[i]));
+    if (!isfinite(rn) || !isfinite(bn))
+      return HS_EDOM;
+    *its = it;
+    gsl_linalg_LU_decomp(&Fb.matrix, sh->perm, &sgn);
+    for (int i = 0; i < q; i++)
+      if (!(fabs(sh->Fb[i * q + i]) > 1e-300))
+        return HS_ESINGULAR;
+    if (last || (it > 0 && rn <= sh->atol * (1 + bn)))
+      return HS_SUCCESS;
+    if (it >= sh->max_it)
+      return HS_ENOCONV;
+    gsl_linalg_LU_solve(&Fb.matrix, sh->perm, &F.vector, &d.vector);
+    for (int i = 0; i < q; i++)
+      b[i] -= sh->db[i], dn = fmax(dn, fabs(sh->db[i]));
+    slow = dn <= HS_O4SHOOT_NOISE * (1 + bn) && dn > 0.5 * prev ? slow + 1 : 0;
+    last = dn <= PetscMax(sh->stol, HS_O4SHOOT_QUAD) * (1 + bn) || slow >= 3;
+    prev = dn;
+  }
+}
+
+/* S <- db/da S = -Fb^{-1} Fa S (Fb factored, Fa and F at the converged b; S is q x ws); with a free T its last
+ * column also takes b's own dependence on T through h = T/N, dF/dT = (F - (b - a))/T. */
+static void ChainSubstep(HsO4Shoot *sh, const double *a, const double *b, double T)
+{
+  int             q = (int)sh->q, ws = (int)sh->ws;
+  gsl_matrix_view Fb = gsl_matrix_view_array(sh->Fb, (size_t)q, (size_t)q);
+
+  for (int col = 0; col < ws; col++) {
+    gsl_vector_view v = gsl_vector_view_array(sh->db, (size_t)q);
+    for (int i = 0; i < q; i++) {
+      double s = col == q ? (sh->F[i] - (b[i] - a[i])) / T : 0;
+      for (int j = 0; j < q; j++)
+        s += sh->Fa[i * q + j] * sh->S[j * ws + col];
+      sh->db[i] = -s;
+    }
+    gsl_linalg_LU_svx(&Fb.matrix, sh->perm, &v.vector);
+    for (int i = 0; i < q; i++)
+      sh->S2[i * ws + col] = sh->db[i];
+  }
+  memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(q * ws));
+}
+
+/* b's start: a plus the increment of the last march's substep (aold -> bold) if there was one, else the explicit
+ * Euler step a + c h S grad H(a, ta). */
+static int SubstepStart(HsO4Shoot *sh, double c, double h, double ta, const double *a, double *b, int warm)
+{
+  int    n = (int)sh->n, q = (int)sh->q, st;
+  double H;
+
+  if (warm) {
+    for (int i = 0; i < q; i++)
+      b[i] = a[i] + sh->bold[i] - sh->aold[i];
+    return HS_SUCCESS;
+  }
+  if ((st = HsO4HamiltonianGradient(sh->o.o4, ta, a, &H, sh->db)))
+    return st;
+  for (int i = 0; i < 2 * n; i++) /* S grad H = (dH/dlambda, -dH/dx) */
+    b[i] = a[i] + c * h * sh->db[2 * n + i], b[2 * n + i] = a[2 * n + i] - c * h * sh->db[i];
+  return HS_SUCCESS;
+}
+
+/* Fa, Fb of the substep at its solution (a, b), Fb factored (a march's trajectory reused for its sensitivities). */
+static int SubstepFactor(HsO4Shoot *sh, double c, double ta, const double *a, const double *b)
+{
+  int             q  = (int)sh->q, st, sgn;
+  gsl_matrix_view Fb = gsl_matrix_view_array(sh->Fb, (size_t)q, (size_t)q);
+
+  if ((st = HsO4Substep(sh->o.o4, c, ta, a, b, sh->F, sh->Fa, sh->Fb)))
+    return st;
+  gsl_linalg_LU_decomp(&Fb.matrix, sh->perm, &sgn);
+  for (int i = 0; i < q; i++)
+    if (!(fabs(sh->Fb[i * q + i]) > 1e-300))
+      return HS_ESINGULAR;
+  return HS_SUCCESS;
+}
+
+/* Marches local segment i from its outer unknowns w (reuse: its stored trajectory is already w's march, only the
+ * sensitivities are wanted); the end z and (sens) dz_end/dz_start into Send. A failure sets *failed and is the
+ * diagnosis (segment, interval, substep, why). */
+static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const double *w, int sens, int reuse,
+                                   PetscBool *failed)
+{
+  PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
+  int      n = (int)sh->n, q = (int)sh->q, st = 0, its = 0, warm = sh->have_traj[i];
+  double  *end = sh->Send + i * (q + q * sh->ws), h = s->prob->T / (double)s->N, *z0 = Point(sh, i, k0);
+
+  PetscFunctionBeginUser;
+  memcpy(sh->aold, z0, sizeof(double) * (size_t)q);
+  if (!t) /* (x0, lambda_0) */
+    memcpy(z0, s->prob->x0, sizeof(double) * (size_t)(2 * n)), memcpy(z0 + 2 * n, w, sizeof(double) * (size_t)(2 * n));
+  else
+    memcpy(z0, w, sizeof(double) * (size_t)q);
+  if (sens) {
+    memset(sh->S, 0, sizeof(double) * (size_t)(q * sh->ws));
+    for (int j = 0; j < q; j++)
+      sh->S[j * sh->ws + j] = 1;
+  }
+  for (PetscInt k = k0; k < k1 && !st; k++)
+    for (int j = 0; j < 3 && !st; j++) {
+      double *a = Point(sh, i, k) + j * q, *b = j < 2 ? a + q : Point(sh, i, k + 1), c = HsO4Fraction(j),
+             ta = HsOrder4StageTime(s, k, j);
+      if (reuse) {
+        if (!(st = SubstepFactor(sh, c, ta, a, b)))
+          ChainSubstep(sh, a, b, s->prob->T);
+        continue;
+      }
+      memcpy(sh->bold, b, sizeof(double) * (size_t)q);
+      if (!(st = SubstepStart(sh, c, h, ta, a, b, warm)) && !(st = SubstepSolve(sh, c, ta, a, b, &its)) && sens)
+        ChainSubstep(sh, a, b, s->prob->T);
+      sh->its[j][0]++, sh->its[j][1] += its, sh->its[j][2] = PetscMax(sh->its[j][2], its);
+      memcpy(sh->aold, sh->bold, sizeof(double) * (size_t)q);
+      if (st)
+        PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "segment %d, interval %d, substep %d (fraction %.4f of h%s): %s",
+                                       (int)t, (int)k, j + 1, c, c < 0 ? ", backwards" : "",
+                                       st == HS_ENOCONV     ? "its Newton did not converge; see -hs_step_max_it, "
+                                                              "-hs_step_atol, -hs_step_stol"
+                                       : st == HS_ESINGULAR ? "its Newton matrix is singular"
+                                                            : "it left the problem's domain"));
+    }
+  sh->have_traj[i] = (PetscBool)!st;
+  *failed          = (PetscBool)(st != 0);
+  if (!st)
+    PetscCall(PetscArraycpy(end, Point(sh, i, k1), q));
+  if (!st && sens)
+    PetscCall(PetscArraycpy(end + q, sh->S, q * sh->ws));
+  PetscFunctionReturn(0);
+}
+
+/* A free T: its value (X's last entry, on the owner of segment M - 1) to every rank, the problem and the
+ * discretization (HsSolverShareFinalTime); *bad for a T outside its range. Collective. */
+static PetscErrorCode ShareT(HsSolver s, HsO4Shoot *sh, Vec X, PetscBool *bad)
+{
+  PetscMPIInt        rank;
+  PetscInt           nl;
+  const PetscScalar *x;
+  PetscReal          T = 0;
+
+  PetscFunctionBeginUser;
+  if (!sh->ft)
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
+  PetscCall(VecGetLocalSize(X, &nl));
+  PetscCall(VecGetArrayRead(X, &x));
+  if (rank == sh->Towner)
+    T = x[nl - 1];
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(HsSolverShareFinalTime(s, sh->Towner, T, bad));
+  PetscFunctionReturn(0);
+}
+
+/* A free T's row at z_N (the last segment's end) and its direct derivatives g (q + 1: in z_N, in T), Tc the terminal
+ * rows' direct derivatives in T (2n): H(z_N) = d phi/dT, the transcription's condition (order4.c), or T = T_hold while
+ * a cold start holds it. gT: 2n + 1 scratch. */
+static int FinalTimeRow(HsSolver s, HsO4Shoot *sh, const double *zN, double T, double *f, double *g, double *Tc)
+{
+  PetscInt n = sh->n, q = sh->q;
+  double   H, fT, fTT, *gT = Tc;
+  int      st;
+
+  for (PetscInt j = 0; j <= q; j++)
+    g[j] = 0;
+  if (s->hold_T) {
+    *f = T - s->T_hold, g[q] = 1;
+    for (PetscInt r = 0; r < 2 * n; r++)
+      Tc[r] = 0;
+  } else {
+    if ((st = HsO4HamiltonianGradient(sh->o.o4, s->prob->T, zN, &H, g)) ||
+        (st = HsDiscTerminalCostT(s->disc, zN, &fT, gT, &fTT)))
+      return st;
+    *f = H - fT, g[q] = -fTT;
+    for (PetscInt r = 0; r < 2 * n; r++)
+      g[r] -= gT[r];
+  }
+  for (PetscInt r = 0; r < 2 * n; r++) /* the free terminal rows lambda_r + d phi/dx_r: d^2 phi/dx_r dT */
+    Tc[r] = s->prob->xT_fixed[r] || s->hold_T ? 0 : Tc[r];
+  return HS_SUCCESS;
+}
+
+/* The local segments marched from X (with their sensitivities if sens); *dom if a substep failed on some rank. The
+ * march of the same X (its id and state) is not repeated: without sens nothing is done, with sens only the substeps'
+ * Jacobians along the stored trajectory are evaluated and chained. Collective. */
+static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *domp)
+{
+  HsO4Shoot         *sh = s->data;
+  const PetscScalar *x;
+  PetscBool          dom = PETSC_FALSE, same;
+  PetscObjectId      id;
+  PetscObjectState   state;
+
+  PetscFunctionBeginUser;
+  *domp = PETSC_FALSE;
+  PetscCall(ShareT(s, sh, X, domp));
+  if (*domp) {
+    sh->cached = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectGetId((PetscObject)X, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  same = (PetscBool)(sh->cached && id == sh->xid && state == sh->xstate);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)s)));
+  if (same && !sens)
+    PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(X, &x));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
+    PetscCall(
+        MarchSegment(s, sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens, (int)same, &dom));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(PetscLogEventEnd(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  sh->cached = (PetscBool)!dom, sh->xid = id, sh->xstate = state;
+  *domp = dom;
+  PetscFunctionReturn(0);
+}
+
+/* F(X) (HsResidualFn): block t >= 1 the continuity z_end(t - 1) - w_t, block 0 the terminal rows at z_N, added by the
+ * ranks that march the segments. Collective. */
+static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
+{
+  HsO4Shoot         *sh = s->data;
+  PetscInt           q = sh->q, n = sh->n, *idx;
+  PetscScalar       *v;
+  const PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  PetscCall(MarchAll(s, X, PETSC_FALSE, domp));
+  if (*domp)
+    PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(q, &idx, q, &v));
+  PetscCall(VecSet(F, 0));
+  PetscCall(VecGetArrayRead(X, &x));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt      t = sh->s0 + i, o = BlockOffset(sh, t);
+    const double *end = sh->Send + i * (q + q * sh->ws);
+    if (t) { /* - w_t */
+      for (PetscInt j = 0; j < q; j++)
+        idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
+      PetscCall(VecSetValues(F, q, idx, v, ADD_VALUES));
+    }
+    if (t < sh->M - 1) { /* + z_end into block t + 1 */
+      for (PetscInt j = 0; j < q; j++)
+        idx[j] = BlockOffset(sh, t + 1) + j;
+      PetscCall(VecSetValues(F, q, idx, (PetscScalar *)end, ADD_VALUES));
+    } else {
+      HsCallStep(HsO4Terminal(sh->o.o4, end, v, NULL), domp, "conserving4 terminal rows", s->N);
+      for (PetscInt j = 0; j < 2 * n; j++)
+        idx[j] = j;
+      PetscCall(VecSetValues(F, 2 * n, idx, v, ADD_VALUES));
+      if (sh->ft) { /* T's row (the last unknown, here) */
+        PetscInt nl;
+        PetscCall(VecGetLocalSize(X, &nl));
+        HsCallStep(FinalTimeRow(s, sh, end, x[nl - 1], v, sh->tg, sh->tc), domp, "conserving4 free final time row",
+                   s->N);
+        PetscCall(VecSetValue(F, s->iT, v[0], ADD_VALUES));
+      }
+    }
+  }
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecAssemblyBegin(F));
+  PetscCall(VecAssemblyEnd(F));
+  PetscCall(PetscFree2(idx, v));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, domp, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  PetscFunctionReturn(0);
+}
+
+/* The largest growth rho(|dz_end/dz_start|) over the segments (HsShootPerronGrowth) into the results, the largest
+ * entry into egrowth; beyond max_growth a diagnosis (HsShootGrowthDiagnosis) and *too_large. Collective. */
+static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_large)
+{
+  PetscInt   q = sh->q;
+  PetscReal *P, *u, rho, emax = 1;
+  struct {
+    double v;
+    int    seg;
+  } g = {1, -1}, gmax;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(q * q, &P, q, &u));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    const PetscReal *S = sh->Send + i * (q + q * sh->ws) + q;
+    rho                = PETSC_MAX_REAL;
+    for (PetscInt j = 0; j < q * q; j++) /* the z columns (not a free T's) */
+      P[j] = PetscAbsReal(S[(j / q) * sh->ws + j % q]), emax = PetscMax(emax, P[j]);
+    if (!PetscIsInfOrNanReal(emax))
+      PetscCall(HsShootPerronGrowth(q, P, sh->perron + i * q, u, sh->max_growth, &rho));
+    if (rho > g.v || PetscIsInfOrNanReal(rho))
+      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)(sh->s0 + i);
+  }
+  PetscCall(PetscFree2(P, u));
+  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
+  s->res.sensitivity_growth = gmax.v;
+  *too_large                = (PetscBool)(gmax.v > sh->max_growth);
+  if (*too_large)
+    PetscCall(HsShootGrowthDiagnosis(s, sh->knots, sh->M, sh->max_growth, gmax.seg, gmax.v));
+  PetscFunctionReturn(0);
+}
+
+/* Local segment i's entries of the outer Jacobian: -I on its own block (t >= 1); dz_end/dw_t (the columns of block
+ * t: segment 0's lambda_0 only) and, with a free T, dz_end/dT in block t + 1's rows; for the last segment the
+ * terminal rows' dR/dz_N dz_N/d(w_t, T) (plus their direct d/dT) in block 0's rows, and T's row. idx, rows: q + 1
+ * each; prod: 3 q (q + 1) scratch. */
+static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt i, PetscInt *idx, PetscInt *rows,
+                                      PetscReal *prod)
+{
+  PetscInt t = sh->s0 + i, q = sh->q, n = sh->n, ws = sh->ws, wt = BlockSize(sh, t), o = BlockOffset(sh, t),
+           c0 = q - wt, nc = wt + sh->ft;
+  const double *end = sh->Send + i * (q + q * ws), *S = end + q;
+  double       *Rz = prod + q * (q + 1), *R = Rz + q * q, f; /* the terminal rows and their Jacobian (after prod's) */
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; t && j < wt; j++)
+    PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
+  for (PetscInt j = 0; j < nc; j++) /* w_t's columns, then T's */
+    idx[j] = j < wt ? o + j : s->iT;
+  if (t < sh->M - 1) {
+    for (PetscInt r = 0; r < q; r++) {
+      rows[r] = BlockOffset(sh, t + 1) + r;
+      for (PetscInt j = 0; j < nc; j++)
+        prod[r * nc + j] = S[r * ws + (j < wt ? c0 + j : q)];
+    }
+    PetscCall(MatSetValues(P, q, rows, nc, idx, prod, ADD_VALUES));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(!HsO4Terminal(sh->o.o4, end, R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB, "the terminal rows failed");
+  PetscCheck(!sh->ft || !FinalTimeRow(s, sh, end, s->prob->T, &f, sh->tg, sh->tc), PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "the free final time's row failed");
+  for (PetscInt r = 0; r < 2 * n + sh->ft; r++) { /* the terminal rows, then T's */
+    const double *dz = r < 2 * n ? Rz + r * q : sh->tg;
+    rows[r]          = r < 2 * n ? r : s->iT;
+    for (PetscInt j = 0; j < nc; j++) {
+      double v = j < wt ? 0 : r < 2 * n ? sh->tc[r] : sh->tg[q]; /* the direct d/dT */
+      for (PetscInt l = 0; l < q; l++)
+        v += dz[l] * S[l * ws + (j < wt ? c0 + j : q)];
+      prod[r * nc + j] = v;
+    }
+  }
+  PetscCall(MatSetValues(P, 2 * n + sh->ft, rows, nc, idx, prod, ADD_VALUES));
+  PetscFunctionReturn(0);
+}
+
+/* The exact outer Jacobian from the segments' sensitivities; a failed march or a growth beyond -hs_shoot_max_growth
+ * is a Jacobian domain error. Collective. */
+static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
+{
+  HsSolver   s  = ctx;
+  HsO4Shoot *sh = s->data;
+  PetscInt   q  = sh->q, *idx, *rows;
+  PetscReal *prod;
+  PetscBool  dom;
+
+  PetscFunctionBeginUser;
+  PetscCall(MarchAll(s, X, PETSC_TRUE, &dom));
+  if (!dom)
+    PetscCall(GrowthCheck(s, sh, &dom));
+  PetscCall(MatZeroEntries(P));
+  if (!dom) {
+    PetscCall(PetscLogEventBegin(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
+    PetscCall(PetscMalloc3(q + 1, &idx, q + 1, &rows, 3 * q * (q + 1), &prod));
+    for (PetscInt i = 0; i < sh->s1 - sh->s0; i++)
+      PetscCall(SegmentJacobian(s, sh, P, i, idx, rows, prod));
+    PetscCall(PetscFree3(idx, rows, prod));
+    PetscCall(PetscLogEventEnd(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
+  }
+  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  if (Jm != P) {
+    PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
+  }
+  if (dom)
+    PetscCall(SNESSetJacobianDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* Local segment i's largest substep defect |H(b, tb) - H(a, ta) - Dt| (v[0]) and |H| (v[1]) from its stored march,
+ * H at its start and end into Hse (2 values per segment). */
+static int SegmentDefects(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscReal *v, PetscReal *Hse)
+{
+  PetscInt t = sh->s0 + i, q = sh->q;
+  double   Ha, Hb, L, W, Dt;
+  int      st;
+
+  for (PetscInt k = sh->knots[t]; k < sh->knots[t + 1]; k++)
+    for (int j = 0; j < 3; j++) {
+      const double *a = Point(sh, i, k) + j * q, *b = j < 2 ? a + q : Point(sh, i, k + 1);
+      if ((st = HsO4Hamiltonian(sh->o.o4, HsOrder4StageTime(s, k, j), a, &Ha)) ||
+          (st = HsO4Hamiltonian(sh->o.o4, j < 2 ? HsOrder4StageTime(s, k, j + 1) : HsOrder4StageTime(s, k + 1, 0), b,
+                                &Hb)) ||
+          (st = HsO4SubstepCost(sh->o.o4, HsO4Fraction(j), HsOrder4StageTime(s, k, j), a, b, &L, &W, &Dt)))
+        return st;
+      v[0] = PetscMax(v[0], PetscAbsReal(Hb - Ha - Dt)),
+      v[1] = PetscMax(v[1], PetscMax(PetscAbsReal(Ha), PetscAbsReal(Hb)));
+      if (k == sh->knots[t] && !j)
+        Hse[2 * t] = Ha;
+      if (k == sh->knots[t + 1] - 1 && j == 2)
+        Hse[2 * t + 1] = Hb;
+    }
+  return PetscIsInfOrNanReal(v[0] + v[1]) ? HS_EDOM : HS_SUCCESS;
+}
+
+/* The conserved op: the largest defect of H over the substeps of the march from X and over the segment boundaries
+ * (|H(z_end(t)) - H(w_{t+1})|: the matching residual's share), over max(1, max |H|); -1 if a march fails. Collective.
+ */
+static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
+{
+  HsO4Shoot *sh   = s->data;
+  PetscReal  v[3] = {0, 0, 0}, *Hse;
+  PetscBool  dom;
+
+  PetscFunctionBeginUser;
+  *m = -1;
+  PetscCall(MarchAll(s, X, PETSC_FALSE, &dom));
+  if (dom)
+    PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(2 * sh->M, &Hse));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !v[2]; i++)
+    v[2] = SegmentDefects(s, sh, i, v, Hse) ? 1 : 0;
+  PetscCallMPI(
+      MPI_Allreduce(MPI_IN_PLACE, Hse, (PetscMPIInt)(2 * sh->M), MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  for (PetscInt t = 0; t + 1 < sh->M; t++) /* the same on every rank */
+    v[0] = PetscMax(v[0], PetscAbsReal(Hse[2 * t + 1] - Hse[2 * t + 2]));
+  PetscCall(PetscFree(Hse));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  if (!v[2])
+    *m = v[0] / PetscMax(1, v[1]);
+  PetscFunctionReturn(0);
+}
+
+/* The guess: the transcription's (order4.c, on its DMDA), gathered on every rank; the local segments' stored
+ * trajectories (the substeps' first Newton iterates come from its increments) and their outer unknowns from it.
+ * Collective. */
+static PetscErrorCode Guess(HsSolver s, Vec X)
+{
+  HsO4Shoot         *sh = s->data;
+  VecScatter         sc;
+  Vec                All;
+  const PetscScalar *g;
+  PetscScalar       *x;
+  PetscInt           n = sh->n, q = sh->q;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4Guess(s, sh->Xfull));
+  PetscCall(VecScatterCreateToAll(sh->Xfull, &sc, &All));
+  PetscCall(VecScatterBegin(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecGetArrayRead(All, &g));
+  PetscCall(VecGetArray(X, &x));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0);
+    PetscCall(PetscArraycpy(Point(sh, i, k0), g + k0 * 3 * q, (sh->knots[t + 1] - k0 + 1) * 3 * q));
+    PetscCall(PetscArraycpy(x + o, g + k0 * 3 * q + (t ? 0 : 2 * n), BlockSize(sh, t)));
+    sh->have_traj[i] = PETSC_TRUE;
+  }
+  if (sh->ft && sh->s0 < sh->M && sh->s1 == sh->M) /* a free T's start (the owner of segment M - 1) */
+    x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0)] = HsSolverStartT(s);
+  sh->cached = PETSC_FALSE;
+  PetscCall(VecRestoreArray(X, &x));
+  PetscCall(VecRestoreArrayRead(All, &g));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&All));
+  PetscFunctionReturn(0);
+}
+
+/* The whole trajectory of a march at the solution on the DMDA (point k_t: w_t; point N: the last segment's end, its
+ * stage slots 0), then the transcription's node layout and per-point values. Collective. */
+static PetscErrorCode PostSolve(HsSolver s)
+{
+  HsO4Shoot *sh = s->data;
+  PetscInt   D  = 3 * sh->q, *idx;
+  PetscBool  dom;
+
+  PetscFunctionBeginUser;
+  PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself (not of a line search's trial; a
+                                                      march that fails leaves what it reached) */
+  PetscCall(PetscMalloc1(D, &idx));
+  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+    PetscInt t = sh->s0 + i, last = t == sh->M - 1 ? sh->knots[t + 1] : sh->knots[t + 1] - 1;
+    for (PetscInt k = sh->knots[t]; k <= last; k++) {
+      PetscScalar *z = Point(sh, i, k);
+      if (k == s->N)
+        PetscCall(PetscArrayzero(z + sh->q, 2 * sh->q));
+      for (PetscInt j = 0; j < D; j++)
+        idx[j] = k * D + j;
+      PetscCall(VecSetValues(sh->Xfull, D, idx, z, INSERT_VALUES));
+    }
+  }
+  PetscCall(PetscFree(idx));
+  PetscCall(VecAssemblyBegin(sh->Xfull));
+  PetscCall(VecAssemblyEnd(sh->Xfull));
+  PetscCall(HsOrder4PostSolveFrom(s, sh->Xfull));
+  for (int j = 0; j < 3; j++)
+    PetscCall(PetscInfo(s->snes,
+                        "substep %d (fraction %.4f): %" PetscInt_FMT
+                        " solves, %.2f Newton updates each, at most %" PetscInt_FMT "\n",
+                        j + 1, (double)HsO4Fraction(j), sh->its[j][0],
+                        sh->its[j][0] ? (double)sh->its[j][1] / (double)sh->its[j][0] : 0.0, sh->its[j][2]));
+  PetscFunctionReturn(0);
+}
+
+/* The scheme on this solve's discretization (order4.c); the stored march no longer belongs to it. Collective. */
+static PetscErrorCode PreSolve(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  ((HsO4Shoot *)s->data)->cached = PETSC_FALSE;
+  PetscCall(HsOrder4PreSolve(s));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
+{
+  HsO4Shoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(buf, len,
+                          "multiple shooting with %" PetscInt_FMT
+                          " segment%s, conserving4 (triple jump of the Gonzalez "
+                          "discrete gradient of H)",
+                          sh->M, sh->M > 1 ? "s" : ""));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode View(HsSolver s, PetscViewer v)
+{
+  HsO4Shoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4View(s, v));
+  if (s->res.sensitivity_growth > 0)
+    PetscCall(PetscViewerASCIIPrintf(v,
+                                     "  sensitivity growth %.3e   (largest segment map dz_end/dz_start in the best "
+                                     "scaling of the unknowns; largest entry %.1e)\n",
+                                     (double)s->res.sensitivity_growth, (double)sh->egrowth));
+  PetscFunctionReturn(0);
+}
+
+/* summary.json: the transcription's "conserving4" member, "sensitivity_growth", "sensitivity_entry_max" ("segments":
+ * output.c's) */
+static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
+{
+  HsO4Shoot *sh = s->data;
+  PetscReal  g = s->res.sensitivity_growth, e = sh->egrowth;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4WriteSummary(s, f));
+  if (g > 0 && isfinite(g) && isfinite(e))
+    fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
+  else
+    fprintf(f, "  \"sensitivity_growth\": null,\n  \"sensitivity_entry_max\": null,\n");
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Destroy(HsSolver s)
+{
+  HsO4Shoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4DestroyData(&sh->o));
+  PetscCall(VecDestroy(&sh->Xfull));
+  PetscCall(HsSegmentLayoutDestroy(&sh->layout));
+  PetscCall(PetscFree(sh->knots));
+  PetscCall(PetscFree3(sh->traj, sh->toff, sh->have_traj));
+  PetscCall(PetscFree4(sh->S, sh->S2, sh->Send, sh->perron));
+  PetscCall(PetscFree6(sh->F, sh->Fa, sh->Fb, sh->db, sh->aold, sh->bold));
+  PetscCall(PetscFree2(sh->tg, sh->tc));
+  if (sh->perm)
+    gsl_permutation_free(sh->perm);
+  PetscCall(PetscFree(s->data));
+  PetscFunctionReturn(0);
+}
+
+/* Storage of the local segments and the substeps' scratch. */
+static PetscErrorCode Allocate(HsO4Shoot *sh)
+{
+  PetscInt q = sh->q, nloc = sh->s1 - sh->s0, pts = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nloc; i++)
+    pts += sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1;
+  PetscCall(PetscCalloc3(pts * 3 * q + 1, &sh->traj, nloc + 1, &sh->toff, nloc + 1, &sh->have_traj));
+  for (PetscInt i = 0; i < nloc; i++)
+    sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1;
+  PetscCall(PetscCalloc4(q * sh->ws, &sh->S, q * sh->ws, &sh->S2, nloc * (q + q * sh->ws) + 1, &sh->Send, nloc * q + 1,
+                         &sh->perron));
+  PetscCall(PetscCalloc6(q, &sh->F, q * q, &sh->Fa, q * q, &sh->Fb, q, &sh->db, q, &sh->aold, q, &sh->bold));
+  PetscCall(PetscCalloc2(q + 1, &sh->tg, q / 2 + 1, &sh->tc));
+  sh->perm = gsl_permutation_alloc((size_t)q);
+  PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+  PetscFunctionReturn(0);
+}
+
+/* The transcription's layout (DMDA, Xnodes, per-point values) for the output, the segments over the ranks, X, F, the
+ * outer Jacobian (entries added from any rank) and its LU by MUMPS. Collective. */
+static PetscErrorCode SetUp(HsSolver s)
+{
+  HsO4Shoot *sh = s->data;
+  PetscInt   nl = 0;
+  KSP        ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
+  sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->ws = sh->q + sh->ft;
+  PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
+  PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
+  PetscCall(HsSegmentLayoutOwner(sh->layout, sh->M - 1, &sh->Towner));
+  sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
+  PetscCall(Allocate(sh));
+  for (PetscInt t = sh->s0; t < sh->s1; t++)
+    nl += BlockSize(sh, t);
+  nl += sh->ft && sh->s0 < sh->M && sh->s1 == sh->M ? 1 : 0; /* a free T: the last unknown, with segment M - 1 */
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  if (sh->ft)
+    s->iT = BlockOffset(sh, sh->M);
+  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, 2 * sh->q + sh->ft,
+                         NULL, 2 * sh->q + sh->ft, NULL, &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(HsOrder4PreSolve(s));
+  /* substeps looser than the defaults make the residual's evaluation error as large as the user allows: a noise floor
+     then vouches for nothing (as for the second-order march, shooting.c) */
+  s->noise_vouch  = (PetscBool)(sh->atol <= HS_MARCH_ATOL_DEFAULT && sh->stol <= HS_MARCH_STOL_DEFAULT &&
+                               sh->max_it >= HS_MARCH_MAX_IT_DEFAULT);
+  s->res.segments = sh->M;
+  PetscCall(HsSolverSetCheckpointLayout(s, sh->M + 1, sh->knots));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsO4ShootSetUp - makes s, a shooting solver with -hs_scheme conserving4, the multiple shooting of the fourth-order
+    conserving scheme (this file's head; docs/theory.md section 8) on M segments between knots (M + 1 nodes, copied),
+    its substeps' Newton stopping on atol, stol, max_it (-hs_step_*), a segment's growth limited by max_growth
+    (-hs_shoot_max_growth), and sets it up (bvp/impls internal; the shooting formulation's set-up calls it). Frees the
+    shooting's data, takes its own and fills the operations. Collective. @*/
+PetscErrorCode HsO4ShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots, PetscReal atol, PetscReal stol,
+                              PetscInt max_it, PetscReal max_growth)
+{
+  HsO4Shoot *sh;
+  PetscInt  *kn;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(M + 1, &kn));
+  PetscCall(PetscArraycpy(kn, knots, M + 1));
+  PetscCall((*s->ops->destroy)(s));
+  PetscCall(PetscNew(&sh));
+  sh->M = M, sh->knots = kn, sh->atol = atol, sh->stol = stol, sh->max_it = max_it, sh->max_growth = max_growth;
+  s->data                = sh;
+  s->ops->setfromoptions = NULL; /* the shooting's keys were read; its data are gone */
+  s->ops->setupksp       = NULL;
+  s->ops->resetiterate   = NULL;
+  s->ops->setup          = SetUp;
+  s->ops->guess          = Guess;
+  s->ops->presolve       = PreSolve;
+  s->ops->postsolve      = PostSolve;
+  s->ops->describe       = Describe;
+  s->ops->view           = View;
+  s->ops->writesummary   = WriteSummary;
+  s->ops->destroy        = Destroy;
+  s->ops->residual       = Residual;
+  s->ops->diagnostics    = HsOrder4Diagnostics;
+  s->ops->conserved      = Conserved;
+  PetscCall(SetUp(s));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,193 @@
+"""hamshoot system tests of -hs_scheme conserving4 in multiple shooting (issue 43, docs/theory.md section 8, "Multiple
+shooting"): the march of the triple jump substep by substep solves the transcription's discrete equations, so J and
+the trajectory equal the transcription's to solver tolerance (1 and 2 ranks, single shooting, a few segments, one
+interval each); the maximized Hamiltonian stays constant to round-off across the segments; Newton is quadratic; J
+converges at order 4 to the pendulum's independent J_inf; the exact Jacobian passes -snes_test_jacobian; what it
+does not do is refused or diagnosed.
+"""
+import math
+import os
+
+from hs_util import check, jacobian_ratios, run
+
+PENDULUM_JINF = 6.436944438855  # docs/theory.md section 4.1 (independent: tests/crosscheck)
+QUIET = ["-hs_check_extremal", "no"]
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+KEYS = ("q", "p", "lambda", "u")
+
+
+def solve(prob, N, M=None, ranks=1, extra=()):
+    """conserving4 on prob with N intervals: the transcription (M None) or shooting with M segments."""
+    args = ["-problem", prob, "-N", str(N), "-hs_scheme", "conserving4"] + QUIET + list(extra)
+    if M is not None:
+        args += ["-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M)]
+    s, out, _ = run(args, ranks=ranks)
+    check(s and s["converged"], "%s N=%d M=%s ranks=%d did not converge: %s" % (prob, N, M, ranks, out[-300:]))
+    return s if s and s["converged"] else None
+
+
+def traj_diff(a, b):
+    """max over the nodes and the columns q*, p*, lambda*, u* of |a - b| / max(1, |b|)."""
+    keys = [k for k in b["_rows"][0] if k.startswith(KEYS)]
+    d = 0.0
+    for ra, rb in zip(a["_rows"], b["_rows"]):
+        for k in keys:
+            if rb[k] != "":
+                d = max(d, abs(float(ra[k]) - float(rb[k])) / max(1.0, abs(float(rb[k]))))
+    return d, len(keys)
+
+
+def rel_spread(s):
+    return s["H_spread"] / max(1.0, abs(s["H_mean"]))
+
+
+def t_order4shoot_equal():
+    """shooting equals the transcription (the same discrete equations): the pendulum and kepler at N = 40, M = 1, 4
+    and N segments, 1 and 2 ranks: |J - J_tr| <= 1e-12 |J|, every node's states, costates and controls within 1e-10
+    (relative to max(1, |value|)), the same number of time points; H's spread at round-off (<= 1e-12 relative)."""
+    for prob in ("pendulum", "kepler"):
+        N = 40
+        tr = solve(prob, N)
+        if not tr:
+            continue
+        for M in (1, 4, N):
+            for ranks in (1, 2):
+                s = solve(prob, N, M, ranks)
+                if not s:
+                    continue
+                dJ = abs(s["J"] - tr["J"])
+                dx, nk = traj_diff(s, tr)
+                print("%s N=%d M=%d ranks=%d: J %.13f (transcription %.13f, |dJ| %.1e), trajectory %.1e over %d columns, "
+                      "H spread %.1e, Newton %d (transcription %d)"
+                      % (prob, N, M, ranks, s["J"], tr["J"], dJ, dx, nk, rel_spread(s), s["newton_iterations"],
+                         tr["newton_iterations"]))
+                check(len(s["_rows"]) == len(tr["_rows"]) == N + 1 and nk >= 3, "%s M=%d: rows or columns" % (prob, M))
+                check(dJ <= 1e-12 * abs(tr["J"]), "%s M=%d ranks=%d: J differs by %.2e" % (prob, M, ranks, dJ))
+                check(dx <= 1e-10, "%s M=%d ranks=%d: trajectory differs by %.2e" % (prob, M, ranks, dx))
+                check(rel_spread(s) <= 1e-12, "%s M=%d ranks=%d: H spread %.2e" % (prob, M, ranks, rel_spread(s)))
+                check(s["segments"] == M and s["bvp_type"] == "shooting", "%s: summary %s" % (prob, s["segments"]))
+
+
+def t_order4shoot_free_time():
+    """a free final time (tests/data/pendulum_free_T.ocp, running cost 1/2 u^2 + c: T the last unknown, its row
+    H(z_N) = d phi/dT = 0): shooting with 1, 4 and N segments on 1 and 2 ranks equals the transcription, J and T to
+    1e-12 relative, the trajectory to 1e-10, H's spread at round-off; the Jacobian with T's column and row against
+    finite differences (1 and 3 segments, while T is held and after) below 1e-5."""
+    f = os.path.join(DATA, "pendulum_free_T.ocp")
+    N = 40
+    tr = solve(f, N)
+    for M in (1, 4, N):
+        for ranks in (1, 2):
+            s = solve(f, N, M, ranks)
+            if not (s and tr):
+                continue
+            dx, _ = traj_diff(s, tr)
+            print("free T N=%d M=%d ranks=%d: J %.13f T %.13f (transcription %.13f, %.13f), trajectory %.1e, H spread %.1e"
+                  % (N, M, ranks, s["J"], s["T"], tr["J"], tr["T"], dx, rel_spread(s)))
+            check(abs(s["J"] - tr["J"]) <= 1e-12 * abs(tr["J"]) and abs(s["T"] - tr["T"]) <= 1e-12 * tr["T"],
+                  "free T M=%d ranks=%d: J %.15g T %.15g" % (M, ranks, s["J"], s["T"]))
+            check(dx <= 1e-10 and rel_spread(s) <= 1e-12, "free T M=%d: trajectory %.1e, spread %.1e" % (M, dx,
+                                                                                                       rel_spread(s)))
+    for M in (1, 3):
+        _, out, _ = run(["-problem", f, "-N", "16", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                         "-hs_shoot_segments", str(M), "-snes_test_jacobian", "-snes_max_it", "3", "-hs_strategy",
+                         "newton"] + QUIET, expect_rc=None)
+        ratios = jacobian_ratios(out)
+        print("free T M=%d: ||J - Jfd||/||J|| %s" % (M, ["%.1e" % x for x in ratios]))
+        check(len(ratios) >= 4 and max(ratios) < 1e-5, "free T M=%d Jacobian: %s" % (M, ratios))
+
+
+def t_order4shoot_spread():
+    """the maximized Hamiltonian is one constant at all 3N + 1 nodes and stage nodes in shooting too, across the
+    segment boundaries (where only Newton's matching residual separates them): the pendulum at N = 1280 (3840
+    substeps) with 1, 16 and 1280 segments and kepler at N = 320 with 1 and 32, spread <= 1e-12 relative; H's
+    value the transcription's to 1e-12."""
+    for prob, N, Ms in (("pendulum", 1280, (1, 16, 1280)), ("kepler", 320, (1, 32))):
+        tr = solve(prob, N)
+        for M in Ms:
+            s = solve(prob, N, M)
+            if not (s and tr):
+                continue
+            print("%s N=%d M=%d: H %.15f (transcription %.15f), spread %.1e relative, balance %.1e"
+                  % (prob, N, M, s["H_mean"], tr["H_mean"], rel_spread(s), s["H_balance"]))
+            check(rel_spread(s) <= 1e-12, "%s N=%d M=%d: H spread %.2e" % (prob, N, M, rel_spread(s)))
+            check(abs(s["H_mean"] - tr["H_mean"]) <= 1e-12 * max(1, abs(tr["H_mean"])), "%s M=%d: H differs" % (prob, M))
+
+
+def newton_norms(out):
+    return [float(x) for x in __import__("re").findall(r"Newton +\d+ +\|F\| = ([0-9.eE+-]+)", out)]
+
+
+def t_order4shoot_newton():
+    """Newton is quadratic (the exact Jacobian): in the pendulum's and kepler's residual histories (N = 160) every
+    step from |F| in (1e-6, 1e-1) (whose square is above round-off) to the next above 1e-13 has log|F_next| / log|F|
+    >= 1.6 (2 for a quadratic rate; measured 2.0-3.1), and there is such a step; the iteration count equals the transcription's within 2 with 4 and N segments
+    and is at most 10 in single shooting (its more nonlinear equations: measured 9-10 against 5-7)."""
+    for prob in ("pendulum", "kepler"):
+        N = 160
+        tr = solve(prob, N)
+        for M in (1, 4, N):
+            args = ["-problem", prob, "-N", str(N), "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                    "-hs_shoot_segments", str(M), "-hs_monitor"] + QUIET
+            s, out, _ = run(args)
+            r = newton_norms(out)
+            if not (s and s["converged"] and tr and len(r) >= 3):
+                check(False, "%s M=%d: no converged run with a residual history: %s" % (prob, M, out[-300:]))
+                continue
+            rates = [math.log(r[i + 1]) / math.log(r[i]) for i in range(len(r) - 1)
+                     if 1e-6 < r[i] < 1e-1 and r[i + 1] > 1e-13]
+            its, its_tr = s["newton_iterations"], tr["newton_iterations"]
+            print("%s N=%d M=%d: |F| %s, rates %s, Newton %d (transcription %d)"
+                  % (prob, N, M, ["%.1e" % x for x in r], ["%.2f" % x for x in rates], its, its_tr))
+            check(rates and min(rates) >= 1.6, "%s M=%d: not quadratic: %s" % (prob, M, rates))
+            check(its <= 10 if M == 1 else abs(its - its_tr) <= 2, "%s M=%d: %d Newton iterations (transcription %d)"
+                  % (prob, M, its, its_tr))
+
+
+def t_order4shoot_order():
+    """observed order 4 in J in shooting: the pendulum with 4 segments at N = 40, 80, 160, 320 against its
+    independent J_inf (docs/theory.md section 4.1): orders 4.0 +- 0.2."""
+    Ns = (40, 80, 160, 320)
+    e = []
+    for N in Ns:
+        s = solve("pendulum", N, 4)
+        if not s:
+            return
+        e.append(abs(s["J"] - PENDULUM_JINF))
+    o = [math.log2(e[i] / e[i + 1]) for i in range(len(e) - 1)]
+    print("pendulum shooting M=4: |J - J_inf| %s, orders %s" % (["%.2e" % x for x in e], ["%.2f" % x for x in o]))
+    check(all(abs(x - 4) <= 0.2 for x in o), "orders of J %s" % o)
+
+
+def t_order4shoot_jacobian():
+    """the exact outer Jacobian (the march's sensitivities chained by the implicit function theorem, the terminal
+    rows' derivatives) against PETSc's finite differences (-snes_test_jacobian): the pendulum with 1 and 3
+    segments, kepler single shooting, the free end with a terminal cost (tests/data/pendulum_free.ocp) with 3
+    segments on 2 ranks: ||J - Jfd|| / ||J|| < 1e-5 (measured 5e-8 to 2e-7, the differences' noise)."""
+    cases = (("pendulum", 1, 1), ("pendulum", 3, 1), ("kepler", 1, 1), (os.path.join(DATA, "pendulum_free.ocp"), 3, 2))
+    for prob, M, ranks in cases:
+        _, out, _ = run(["-problem", prob, "-N", "16", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                         "-hs_shoot_segments", str(M), "-snes_test_jacobian", "-snes_max_it", "2", "-hs_strategy",
+                         "newton"] + QUIET, ranks=ranks, expect_rc=None)
+        ratios = jacobian_ratios(out)
+        print("%s M=%d ranks=%d: ||J - Jfd||/||J|| %s" % (os.path.basename(prob), M, ranks,
+                                                          ["%.1e" % x for x in ratios]))
+        check(ratios and max(ratios) < 1e-5, "%s M=%d Jacobian: %s" % (prob, M, ratios))
+
+
+def t_order4shoot_failures():
+    """what conserving4 shooting does not do is refused, and a failing march is named: -hs_shoot_mf; kepler on a grid too coarse for the substeps' Newton (N = 8, 3 segments) ends
+    unconverged with the segment, interval and substep in the diagnosis; -hs_shoot_max_growth 1.5 below a segment's
+    growth (the pendulum single shooting, about 3) stops with the growth diagnosis."""
+    for args, want in ((["pendulum", "-hs_shoot_mf"], "no -hs_shoot_mf"),):
+        _, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-hs_bvp_type", "shooting"] + QUIET,
+                         expect_rc=None)
+        print("%s: rc %d, message %s" % (" ".join(args), rc, want in out))
+        check(rc != 0 and want in out, "%s: rc %d, %s" % (args, rc, out[-300:]))
+    for args, want in ((["kepler", "-N", "8", "-hs_shoot_segments", "3"], "substep"),
+                       (["pendulum", "-N", "40", "-hs_shoot_max_growth", "1.5"], "sensitivity growth")):
+        s, out, _ = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                                               "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+        diag = (s or {}).get("diagnosis", "")
+        print("%s: converged %s, diagnosis '%s'" % (" ".join(args), s and s["converged"], diag[:160]))
+        check(s and not s["converged"] and want in diag and "segment" in diag, "%s: %s" % (args, diag or out[-300:]))
