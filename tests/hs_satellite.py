@@ -15,6 +15,7 @@ EULER = os.path.join(ROOT, "problems", "satellite_euler.ocp")
 NATURAL = os.path.join(ROOT, "problems", "satellite.ocp")
 TWIN = os.path.join(HERE, "data", "satellite_euler_spin.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
+TIGHT = ["-hs_snes_roundoff", "1", "-snes_atol", "1e-16"]  # Newton to its round-off level (as hs_constrained.py)
 # The satellite's data (thesis Table 4.1).
 MB, EB, MR, ES, ET, LR = 1005.3096, (89.3609, 201.0619, 357.4434), 424.1150, 8.8357, 106.0288, (0.9167, 1.25, 1.5833)
 CYC = ((1, 2), (2, 0), (0, 1))  # rotor k spins about d_k; (i, j): d_i x d_j = d_k
@@ -187,7 +188,7 @@ def t_satellite_natural():
         lim = (4 * Jt[640] - Jt[320]) / 3
         J = {}
         for N, ranks, guess in ((640, 2, "guess"), (1280, 1, "o640")):
-            s, _, _ = run(["-problem", NATURAL, "-N", str(N), "-hs_init", os.path.join(d, guess)] + NO_EXTRA,
+            s, _, _ = run(["-problem", NATURAL, "-N", str(N), "-hs_init", os.path.join(d, guess)] + NO_EXTRA + TIGHT,
                           ranks=ranks, outdir=os.path.join(d, "o%d" % N))
             if not s or not s["converged"]:
                 return check(False, "satellite N = %d on %d ranks: not converged" % (N, ranks))
