@@ -138,7 +138,7 @@ def _angular_momentum(s):
 
 def _conserved(s, what, tol):
     check(s["H_spread_relative"] <= tol, "%s: H^d spread %.3g relative" % (what, s["H_spread_relative"]))
-    check(abs(s["energy_work_spread"]) <= 1e-12 * max(1.0, abs(s["H_mean"])) * 100,
+    check(abs(s["energy_work_spread"]) <= 1e-8,  # E up to 1e4 along these manoeuvres: 1e-12 relative
           "%s: E - W spread %.3g" % (what, s["energy_work_spread"]))
 
 
