@@ -31,6 +31,7 @@ import hs_manybody
 import hs_models
 import hs_order4
 import hs_order4shoot
+import hs_satellite
 import hs_orders
 import hs_problems
 import hs_reliability
@@ -54,6 +55,7 @@ MODULES += (hs_bench,)  # issue 44: the scaling benchmark's scripts
 MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5
 MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
+MODULES += (hs_satellite,)  # issue 40: the satellite with three rotors, Euler angles and directors
 
 
 def tests():
