@@ -1,5 +1,6 @@
 /* hamshoot: the fourth-order conserving scheme's substeps (costate/hsorder4.h, docs/theory.md section 8). */
 #include "hsdiscimpl.h"
+#include "hso4ctrl.h"
 #include "hsorder4.h"
 
 #include <stdio.h>
@@ -18,6 +19,8 @@ struct HsO4_s {
   double *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
   double  ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
   double *eg, *eH; /* dim, dim x dim: EllMean's scratch */
+  HsO4Ctrl *ctrl;  /* controls that enter nonlinearly or a general control cost (P->ctrl; costate/hso4ctrl.h), or NULL */
+  double   *cq;    /* n + 3 n^2: its dPsi/dq and Hessian blocks */
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -125,9 +128,15 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     o->W   = p, p += n * m;
     o->RW  = p;
   }
+  if (P->ctrl && (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = malloc(sizeof(double) * (size_t)(P->n + 3 * P->n * P->n))))) {
+    HsO4Destroy(&o);
+    return HS_ENOMEM;
+  }
   *o4 = o;
   return HS_SUCCESS;
 }
+
+const char *HsO4Why(const HsO4 *o) { return o->ctrl ? HsO4CtrlWhy(o->ctrl) : ""; }
 
 void HsO4Destroy(HsO4 **o4)
 {
@@ -135,6 +144,8 @@ void HsO4Destroy(HsO4 **o4)
     return;
   free((*o4)->pool);
   free((*o4)->bq);
+  HsO4CtrlDestroy(&(*o4)->ctrl);
+  free((*o4)->cq);
   free(*o4);
   *o4 = NULL;
 }
@@ -146,10 +157,14 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   const HsProblem *P   = o->d->prob;
   int              dim = o->dim;
   const double    *x = z, *l = z + dim;
-  double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg;
+  double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg, psi = 0;
 
   HS_CB(P->E.grad(x, gE, P->ctx));
-  if (P->Bq) { /* G(q) u = (0, B(q) y) */
+  if (o->ctrl) { /* G u becomes (0, f(q, u*)); the control term Psi (costate/hso4ctrl.h) */
+    HS_CHK(HsO4CtrlEval(o->ctrl, x, l + o->n, g ? 1 : 0, &psi, o->cq, Pl + o->n, NULL, NULL, NULL));
+    HsZero(o->n, Pl);
+    HsCopy(o->n, HsO4CtrlForce(o->ctrl), Pl + o->n);
+  } else if (P->Bq) { /* G(q) u = (0, B(q) y) */
     HS_CHK(GainAt(o, x, l + o->n, g ? 1 : 0));
     HsZero(o->n, Pl);
     HsMatVec(o->n, P->m, o->B, o->y, Pl + o->n);
@@ -159,7 +174,7 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   Jg = HsDot(dim, l, Jl);
   HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient */
   if (H)
-    *H = 0.5 * HsDot(dim, l, Pl) - e + Jg;
+    *H = (o->ctrl ? psi : 0.5 * HsDot(dim, l, Pl)) - e + Jg;
   if (!g)
     return HS_SUCCESS;
   for (int i = 0; i < dim; i++)
@@ -171,8 +186,10 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
     g[i] = -g[i];
   for (int i = 0; P->ell.f && i < dim; i++)
     g[i] -= o->v[10][i];
-  for (int q = 0; P->Bq && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
+  for (int q = 0; P->Bq && !o->ctrl && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
     g[q] += HsDot(P->m, o->W + q * P->m, o->y);
+  for (int q = 0; o->ctrl && q < o->n; q++) /* the envelope theorem: dPsi/dq at u* */
+    g[q] += o->cq[q];
   return HS_SUCCESS;
 }
 
@@ -211,6 +228,24 @@ static int GainHess(HsO4 *o, const double *z, double *Hm)
   return HS_SUCCESS;
 }
 
+/* The control term Psi(q, lambda_p) of controls that enter nonlinearly in the Hessian Hm (D x D; added to the q q,
+ * q lambda_p, lambda_p q and lambda_p lambda_p blocks; costate/hso4ctrl.h: implicit differentiation at u*). */
+static int CtrlHess(HsO4 *o, const double *z, double *Hm)
+{
+  int     n = o->n, dim = o->dim, D = o->D;
+  double *Hqq = o->cq + n, *Hql = Hqq + n * n, *Hll = Hql + n * n, psi;
+
+  HS_CHK(HsO4CtrlEval(o->ctrl, z, z + dim + n, 2, &psi, o->cq, o->v[10], Hqq, Hql, Hll));
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      Hm[a * D + b] += Hqq[a * n + b];
+      Hm[a * D + dim + n + b] += Hql[a * n + b];
+      Hm[(dim + n + b) * D + a] += Hql[a * n + b];
+      Hm[(dim + n + a) * D + dim + n + b] += Hll[a * n + b];
+    }
+  return HS_SUCCESS;
+}
+
 /* The Hessian of H at z (D x D): xx: -Hess ell + D(Hess E)(x)[JJ^T lambda]; x lambda: -Hess E JJ; lambda x: JJ Hess E;
  * lambda lambda: P. Uses v[2], w2[0..2], wd3. */
 static int HHess(HsO4 *o, const double *z, double *Hm)
@@ -238,9 +273,11 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
       Hm[i * D + j]               = T[i * dim + j] - (P->ell.f ? Hl[i * dim + j] : 0);
       Hm[i * D + dim + j]         = -HJ;
       Hm[(dim + i) * D + j]       = JH;
-      Hm[(dim + i) * D + dim + j] = P->Bq ? 0 : o->d->GK[i * dim + j];
+      Hm[(dim + i) * D + dim + j] = P->Bq || o->ctrl ? 0 : o->d->GK[i * dim + j];
     }
-  if (P->Bq)
+  if (o->ctrl)
+    HS_CHK(CtrlHess(o, z, Hm));
+  else if (P->Bq)
     HS_CHK(GainHess(o, z, Hm));
   return HS_SUCCESS;
 }
@@ -337,15 +374,24 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
   for (int i = 0; i < 2 * dim; i++)
     m[i] = 0.5 * (a[i] + b[i]);
   /* G u, u = R^{-1} G^T lambdabar: 1/2 u^T R u = 1/2 lambdabar^T G R^{-1} G^T lambdabar; B at qbar for a B(q) */
-  if (P->Bq) {
+  if (o->ctrl) { /* u* at the midpoint: L = c(u*, qbar) + ell = lambda_p . f - Psi + ell, G u = (0, f(qbar, u*)) */
+    double psi;
+    HS_CHK(HsO4CtrlEval(o->ctrl, m, m + dim + n, 0, &psi, NULL, NULL, NULL, NULL, NULL));
+    HsZero(n, Pl);
+    HsCopy(n, HsO4CtrlForce(o->ctrl), Pl + n);
+    e = HsDot(n, m + dim + n, Pl + n) - psi;
+  } else if (P->Bq) {
     HS_CHK(GainAt(o, m, m + dim + n, 0));
     HsZero(n, Pl);
     HsMatVec(n, P->m, o->B, o->y, Pl + n);
   } else
     HsMatVec(dim, dim, o->d->GK, m + dim, Pl);
-  if (P->ell.f)
-    HS_CB(P->ell.f(ta + 0.5 * c * o->d->h, m, &e, P->ctx)); /* at the substep's midpoint time */
-  *L = c * o->d->h * (0.5 * HsDot(dim, m + dim, Pl) + e);
+  if (P->ell.f) {
+    double el;
+    HS_CB(P->ell.f(ta + 0.5 * c * o->d->h, m, &el, P->ctx)); /* at the substep's midpoint time */
+    e += el;
+  }
+  *L = c * o->d->h * ((o->ctrl ? 0 : 0.5 * HsDot(dim, m + dim, Pl)) + e);
   *W = 0;
   for (int i = 0; i < n; i++) /* (q_b - q_a)^T B u: B u is the p-part of G u */
     *W += (b[i] - a[i]) * Pl[n + i];

@@ -192,8 +192,12 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(ShareT(s, x, xs, xm, &dom));
-  for (PetscInt k = xs; k < xs + xm && !dom; k++)
+  for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
+    if (dom && HsO4Why(o->o4)[0]) /* controls that enter nonlinearly: no maximum of H in u (docs/controls.md) */
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "conserving4: near t = %g (interval %" PetscInt_FMT "): %s "
+                                     "(docs/controls.md)", (double)StageTime(s, PetscMin(k, s->N), 0), k, HsO4Why(o->o4)));
+  }
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));

@@ -179,6 +179,9 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCheck(!s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet", s->prob->name);
   }
+  PetscCheck(s->scheme == HS_SCHEME_CONSERVING4 || !s->prob->ctrl, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' has a force or a control cost (force:, control_cost:): only -hs_scheme conserving4 solves it "
+             "(docs/controls.md)", s->prob->name);
   PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
   if (s->prob->free_T) { /* docs/free-final-time.md */
     PetscBool ok;
