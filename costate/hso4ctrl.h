@@ -32,6 +32,8 @@ int HsO4CtrlEval(HsO4Ctrl *c, const double *q, const double *lp, int order, doub
 /** The maximizer u* (m) of the last successful HsO4CtrlEval, and the force f(q, u*) there (n). */
 const double *HsO4CtrlControl(const HsO4Ctrl *c);
 const double *HsO4CtrlForce(const HsO4Ctrl *c);
+/** Adds eps/2 |u|^2 to the control cost (0: none; the continuation of a cold start, bvp/impls/order4.c). */
+void HsO4CtrlSetRegularization(HsO4Ctrl *c, double eps);
 /** Why the last HsO4CtrlEval failed ("" if it did not). */
 const char *HsO4CtrlWhy(const HsO4Ctrl *c);
 

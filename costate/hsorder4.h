@@ -44,6 +44,12 @@ int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
 /** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
  *  condition; costate/hso4ctrl.h), "" otherwise. */
 const char *HsO4Why(const HsO4 *o);
+/** The maximizing control u* (m) of the last evaluation of H where controls enter nonlinearly (costate/hso4ctrl.h),
+ *  NULL otherwise (u = R^{-1} G^T lambda). */
+const double *HsO4Control(const HsO4 *o);
+/** Adds eps/2 |u|^2 to a general control cost (controls that enter nonlinearly; no-op otherwise): the regularized
+ *  problems of a cold start's continuation (docs/controls.md). */
+void HsO4SetControlRegularization(HsO4 *o, double eps);
 
 #ifdef __cplusplus
 }

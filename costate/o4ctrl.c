@@ -11,6 +11,7 @@ struct HsO4Ctrl_s {
   const HsProblem *P;
   int              n, m, w;
   double          *u, *ut, *out, *hu, *A, *L, *d, *Z, *X, *f; /* m, m, (n+1)(1+w+w^2), m, m^2, m^2, m, 2n m, 2n m, n */
+  double           eps; /* the regularization eps/2 |u|^2 added to the control cost (HsO4CtrlSetRegularization) */
   char             why[256];
 };
 
@@ -54,6 +55,7 @@ void HsO4CtrlDestroy(HsO4Ctrl **c)
 const double *HsO4CtrlControl(const HsO4Ctrl *c) { return c->u; }
 const double *HsO4CtrlForce(const HsO4Ctrl *c) { return c->f; }
 const char   *HsO4CtrlWhy(const HsO4Ctrl *c) { return c->why; }
+void          HsO4CtrlSetRegularization(HsO4Ctrl *c, double eps) { c->eps = eps; }
 
 /* The Cholesky factor L of A + mu I (m x m, lower, row-major); 0, or 1 if a pivot is not above tol. */
 static int Chol(int m, const double *A, double mu, double tol, double *L)
@@ -99,6 +101,8 @@ static int Eval(HsO4Ctrl *c, const double *q, const double *lp, const double *u,
   *h = -c->out[n];
   for (int i = 0; i < n; i++)
     *h += lp[i] * c->out[i];
+  for (int j = 0; j < m && c->eps; j++)
+    *h -= 0.5 * c->eps * u[j] * u[j];
   if (order < 2)
     return isfinite(*h) ? 0 : 1;
   *scale = 1;
@@ -112,8 +116,9 @@ static int Eval(HsO4Ctrl *c, const double *q, const double *lp, const double *u,
       double a = H[(n * w + n + j) * w + n + k];
       for (int i = 0; i < n; i++)
         a -= lp[i] * H[(i * w + n + j) * w + n + k];
-      c->A[j * m + k] = a;
+      c->A[j * m + k] = a + (j == k ? c->eps : 0);
     }
+    c->hu[j] -= c->eps * u[j];
   }
   return 0;
 }

@@ -137,6 +137,12 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
 }
 
 const char *HsO4Why(const HsO4 *o) { return o->ctrl ? HsO4CtrlWhy(o->ctrl) : ""; }
+const double *HsO4Control(const HsO4 *o) { return o->ctrl ? HsO4CtrlControl(o->ctrl) : NULL; }
+void HsO4SetControlRegularization(HsO4 *o, double eps)
+{
+  if (o->ctrl)
+    HsO4CtrlSetRegularization(o->ctrl, eps);
+}
 
 void HsO4Destroy(HsO4 **o4)
 {
