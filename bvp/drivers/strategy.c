@@ -326,11 +326,16 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
     break;
   case 2:
     PetscCall(PetscStrncpy(name, "direct guess", len));
-    *tried = (PetscBool)(s->guess_type != HS_GUESS_DIRECT); /* the first attempt was this one */
+    *tried = (PetscBool)(s->guess_type != HS_GUESS_DIRECT && !s->prob->ctrl); /* the first attempt was this one; the
+                                                                 direct problem has no force f(q, u) (docs/controls.md) */
     if (*tried)
       PetscCall(TryDirect(s));
     break;
   default:
+    if (s->prob->ctrl) { /* the continuations start from the direct problem or scale R, which a force f(q, u) lacks */
+      *tried = PETSC_FALSE;
+      break;
+    }
     PetscCall(TryContinuation(s, (PetscBool)(i == 4), name, len, tried));
   }
   PetscFunctionReturn(0);

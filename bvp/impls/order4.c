@@ -37,7 +37,8 @@ typedef struct {
   Vec      vals0; /* ... gathered on rank 0 by the postsolve */
 } HsOrder4;
 
-/* A cold start of controls that enter nonlinearly from the default guess (lambda = 0, where H may be flat in u) solves
+/* A cold start of controls that enter nonlinearly from the default guess (lambda = 0), where H has no strict maximum
+   in u at a node (no control cost, or one not strictly convex), solves
    with eps/2 |u|^2 added to the control cost for eps = HS_O4_REG0, HS_O4_REG0 HS_O4_REG_FACTOR, ... down to
    HS_O4_REG_LAST (RegularizedStart), then with eps = 0 (docs/controls.md). */
 #define HS_O4_REG0       1.0
@@ -384,7 +385,8 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
   PetscFunctionReturn(0);
 }
 
-/* A cold start of controls that enter nonlinearly from the default guess: X through the regularized problems (eps/2
+/* A cold start of controls that enter nonlinearly from the default guess where H has no strict maximum in u at some
+ * node (lambda = 0 with no control cost): X through the regularized problems (eps/2
  * |u|^2 added to the control cost; a free T held in the first of them, as HsSolverSolveNewton holds it), each from the
  * last; the solve at eps = 0 follows (without holding T). A failure stands with eps said. Collective. */
 static PetscErrorCode RegularizedStart(HsSolver s)
@@ -400,9 +402,10 @@ static PetscErrorCode RegularizedStart(HsSolver s)
     PetscCall(PetscInfo(s->snes, "conserving4: control regularization eps = %g: %s after %" PetscInt_FMT
                         " Newton iterations\n", (double)eps, SNESConvergedReasons[s->res.reason], s->res.newton_iterations));
     if (s->res.reason <= 0) {
-      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "conserving4: the continuation of the control regularization "
-                                     "from the default guess failed at eps = %g (docs/controls.md)%s%s", (double)eps,
-                                     s->res.diagnosis[0] ? ": " : "", s->res.diagnosis));
+      char why[sizeof s->res.diagnosis];
+      PetscCall(PetscStrncpy(why, s->res.diagnosis, sizeof why));
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the continuation of the control regularization from the default "
+                                     "guess failed at eps = %g%s%s", (double)eps, why[0] ? ": " : "", why));
       break;
     }
   }
@@ -421,7 +424,8 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   HsOrder4     *o = s->data;
   PetscScalar **x;
   PetscInt      xs, xm, q = 4 * s->prob->n, N = s->N;
-  PetscReal    *row, *nxt, t1 = HS_O4_GAMMA1, t2 = 1 - HS_O4_GAMMA1;
+  PetscReal    *row, *nxt, t1 = HS_O4_GAMMA1, t2 = 1 - HS_O4_GAMMA1, H;
+  PetscBool     flat = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(q, &row, q, &nxt));
@@ -440,9 +444,12 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
       x[N][q] = HsSolverStartT(s);
   }
 
+  for (PetscInt k = xs; k < xs + xm && s->prob->ctrl && !s->guess && !flat; k++) /* H at lambda = 0 may be flat in u */
+    flat = (PetscBool)(HsO4Hamiltonian(o->o4, StageTime(s, k, 0), x[k], &H) != 0);
   PetscCall(DMDAVecRestoreArrayDOF(o->da, X, &x));
   PetscCall(PetscFree2(row, nxt));
-  if (s->prob->ctrl && !s->guess && X == s->X) /* lambda = 0, where H may be flat in u: a regularized start */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &flat, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (flat && X == s->X) /* no maximum of H in u at the default guess: a regularized start */
     PetscCall(RegularizedStart(s));
   PetscFunctionReturn(0);
 }
