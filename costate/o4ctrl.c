@@ -24,22 +24,22 @@ HsO4Ctrl *HsO4CtrlCreate(const HsProblem *P)
   if (!c)
     return NULL;
   c->P = P, c->n = n, c->m = m, c->w = w;
-  p    = malloc(sizeof(double) * (size_t)(2 * m + (n + 1) * (1 + w + w * w) + m + 2 * m * m + m + 4 * n * m + n));
+  p = malloc(sizeof(double) * (size_t)(2 * m + (n + 1) * (1 + w + w * w) + m + 2 * m * m + m + 4 * n * m + n));
   if (!p) {
     free(c);
     return NULL;
   }
   c->u = p, p += m; /* the warm start: 0 at first */
   memset(c->u, 0, sizeof(double) * (size_t)m);
-  c->ut = p, p += m;
+  c->ut  = p, p += m;
   c->out = p, p += (n + 1) * (1 + w + w * w);
-  c->hu = p, p += m;
-  c->A = p, p += m * m;
-  c->L = p, p += m * m;
-  c->d = p, p += m;
-  c->Z = p, p += 2 * n * m;
-  c->X = p, p += 2 * n * m;
-  c->f = p;
+  c->hu  = p, p += m;
+  c->A   = p, p += m * m;
+  c->L   = p, p += m * m;
+  c->d   = p, p += m;
+  c->Z   = p, p += 2 * n * m;
+  c->X   = p, p += 2 * n * m;
+  c->f   = p;
   return c;
 }
 
@@ -137,7 +137,7 @@ static double MaxAbs(int m, const double *A)
  * the Newton regime). 0: a step taken; 1: none found; < 0 on failure. */
 static int Step(HsO4Ctrl *c, const double *q, const double *lp, double h, int newton)
 {
-  int    m = c->m, st;
+  int    m  = c->m, st;
   double mu = 0, big = MaxAbs(m, c->A), slope, t = 1, ht;
 
   while (Chol(m, c->A, mu, HS_O4_LC_TOL * (1 + big), c->L)) {
@@ -179,7 +179,7 @@ static int Maximize(HsO4Ctrl *c, const double *q, const double *lp, double *psi)
       gn = fmax(gn, fabs(c->hu[j]));
     pd = !Chol(m, c->A, 0, HS_O4_LC_TOL * (1 + MaxAbs(m, c->A)), c->L);
     if (pd && gn <= HS_O4_CTRL_TOL * scale) {
-      *psi = h;
+      *psi      = h;
       c->why[0] = 0;
       return 0;
     }

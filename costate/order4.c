@@ -16,11 +16,11 @@ struct HsO4_s {
   double *pool;
   /* a configuration-dependent B(q) (GainAt): B (n x m), dB, d2B (the callback's layout), v = B^T lambda_p,
      y = R^{-1} v (the control), W (n x m: row l = dB_l^T lambda_p), RW (row l = R^{-1} W_l) */
-  double *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
-  double  ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
-  double *eg, *eH; /* dim, dim x dim: EllMean's scratch */
-  HsO4Ctrl *ctrl;  /* controls that enter nonlinearly or a general control cost (P->ctrl; costate/hso4ctrl.h), or NULL */
-  double   *cq;    /* n + 3 n^2: its dPsi/dq and Hessian blocks */
+  double   *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
+  double    ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
+  double   *eg, *eH; /* dim, dim x dim: EllMean's scratch */
+  HsO4Ctrl *ctrl; /* controls that enter nonlinearly or a general control cost (P->ctrl; costate/hso4ctrl.h), or NULL */
+  double   *cq;   /* n + 3 n^2: its dPsi/dq and Hessian blocks */
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -128,7 +128,8 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     o->W   = p, p += n * m;
     o->RW  = p;
   }
-  if (P->ctrl && (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = malloc(sizeof(double) * (size_t)(P->n + 3 * P->n * P->n))))) {
+  if (P->ctrl &&
+      (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = malloc(sizeof(double) * (size_t)(P->n + 3 * P->n * P->n))))) {
     HsO4Destroy(&o);
     return HS_ENOMEM;
   }
@@ -136,9 +137,9 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   return HS_SUCCESS;
 }
 
-const char *HsO4Why(const HsO4 *o) { return o->ctrl ? HsO4CtrlWhy(o->ctrl) : ""; }
+const char   *HsO4Why(const HsO4 *o) { return o->ctrl ? HsO4CtrlWhy(o->ctrl) : ""; }
 const double *HsO4Control(const HsO4 *o) { return o->ctrl ? HsO4CtrlControl(o->ctrl) : NULL; }
-void HsO4SetControlRegularization(HsO4 *o, double eps)
+void          HsO4SetControlRegularization(HsO4 *o, double eps)
 {
   if (o->ctrl)
     HsO4CtrlSetRegularization(o->ctrl, eps);

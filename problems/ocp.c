@@ -1533,12 +1533,11 @@ static int OcpControlKeys(Src *s, Keys *K)
   return 0;
 }
 
-/* The force f(q, u) (n entries) and the control cost c(u, q) (0 without 'control_cost') and
- * their derivatives to order 2 in (q, u): programs P_CTRL + k of [f, c], [grad f, grad c], [Hess f, Hess c]
- * (cumulative), p->ctrl. The controls are named by control_names (default u, or u1 ... um). */
-static int OcpBuildControls(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+/* The names of the controls of force and control_cost (variables uvar ...): control_names, default u (m = 1) or
+ * u1 ... um. Before the other expressions, so that a control where it is not allowed is named as such. */
+static int OcpControlNames(Src *s, Ocp *o, const Keys *K)
 {
-  int    n = o->n, m = o->mu, w = n + m, nf = n + 1, *nd, ret = 0, k, *c = NULL;
+  int    m = o->mu, ret = 0, k, *c = NULL;
   char **items = NULL, name[32];
 
   if (!m || (!K->text[K_FORCE] && !K->text[K_CCOST]))
@@ -1558,8 +1557,20 @@ static int OcpBuildControls(Src *s, Ocp *o, const Keys *K, HsProblem *p)
       s->line = K->lines[K->text[K_FORCE] ? K_FORCE : K_CCOST];
       ret     = Name(s, o, name, 1, o->uvar + j, "the control names (control_names: to choose others)");
     }
-  if (ret || !(nd = malloc(sizeof(int) * (size_t)(nf * (1 + w + w * w)))))
-    return ret ? ret : HS_ENOMEM;
+  return ret;
+}
+
+/* The force f(q, u) (n entries) and the control cost c(u, q) (0 without 'control_cost') and
+ * their derivatives to order 2 in (q, u): programs P_CTRL + k of [f, c], [grad f, grad c], [Hess f, Hess c]
+ * (cumulative), p->ctrl. */
+static int OcpBuildControls(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+{
+  int n = o->n, m = o->mu, w = n + m, nf = n + 1, *nd, ret = 0;
+
+  if (!m || (!K->text[K_FORCE] && !K->text[K_CCOST]))
+    return 0;
+  if (!(nd = malloc(sizeof(int) * (size_t)(nf * (1 + w + w * w)))))
+    return HS_ENOMEM;
   ret = OcpControlNodes(s, o, K, nd);
   for (int f = 0; !ret && f < nf; f++)
     for (int i = 0; !ret && i < w; i++) {
@@ -2007,6 +2018,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpControlKeys(&s, &K);
   if (!ret)
     ret = OcpCheckMissing(&s, &K);
+  if (!ret)
+    ret = OcpControlNames(&s, o, &K);
   if (!ret && (!(node = calloc((size_t)(n * n + 1), sizeof(int))) ||
                HsProblemAllocate(K.name[0] ? K.name : path, n, K.m, &p)))
     ret = HS_ENOMEM;

@@ -413,8 +413,10 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     PetscFunctionReturn(0);
   }
   if (s->prob->ctrl) { /* the direct NLP knows B u and 1/2 u^T R u only */
-    PetscCall(PetscStrncpy(e->not_made, "the direct NLP of a force f(q, u) or a control cost is not implemented yet "
-                           "(docs/controls.md)", sizeof e->not_made));
+    PetscCall(PetscStrncpy(e->not_made,
+                           "the direct NLP of a force f(q, u) or a control cost is not implemented yet "
+                           "(docs/controls.md)",
+                           sizeof e->not_made));
     e->done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }

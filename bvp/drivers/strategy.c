@@ -326,8 +326,9 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
     break;
   case 2:
     PetscCall(PetscStrncpy(name, "direct guess", len));
-    *tried = (PetscBool)(s->guess_type != HS_GUESS_DIRECT && !s->prob->ctrl); /* the first attempt was this one; the
-                                                                 direct problem has no force f(q, u) (docs/controls.md) */
+    *tried =
+        (PetscBool)(s->guess_type != HS_GUESS_DIRECT && !s->prob->ctrl); /* the first attempt was this one; the
+                                                            direct problem has no force f(q, u) (docs/controls.md) */
     if (*tried)
       PetscCall(TryDirect(s));
     break;

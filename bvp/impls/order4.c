@@ -41,9 +41,9 @@ typedef struct {
    in u at a node (no control cost, or one not strictly convex), solves
    with eps/2 |u|^2 added to the control cost for eps = HS_O4_REG0, HS_O4_REG0 HS_O4_REG_FACTOR, ... down to
    HS_O4_REG_LAST (RegularizedStart), then with eps = 0 (docs/controls.md). */
-#define HS_O4_REG0       1.0
+#define HS_O4_REG0 1.0
 #define HS_O4_REG_FACTOR 0.1
-#define HS_O4_REG_LAST   1e-4
+#define HS_O4_REG_LAST 1e-4
 
 /* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
  * constant (the condition (1/N) sum H^d = d phi/dT of the second-order transcription, here at one node), or T = T_hold
@@ -203,8 +203,10 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
     if (dom && HsO4Why(o->o4)[0]) /* controls that enter nonlinearly: no maximum of H in u (docs/controls.md) */
-      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "conserving4: near t = %g (interval %" PetscInt_FMT "): %s "
-                                     "(docs/controls.md)", (double)StageTime(s, PetscMin(k, s->N), 0), k, HsO4Why(o->o4)));
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE,
+                                     "conserving4: near t = %g (interval %" PetscInt_FMT "): %s "
+                                     "(docs/controls.md)",
+                                     (double)StageTime(s, PetscMin(k, s->N), 0), k, HsO4Why(o->o4)));
   }
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
@@ -391,7 +393,7 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
  * last; the solve at eps = 0 follows (without holding T). A failure stands with eps said. Collective. */
 static PetscErrorCode RegularizedStart(HsSolver s)
 {
-  HsOrder4 *o = s->data;
+  HsOrder4 *o   = s->data;
   PetscInt  its = 0;
 
   PetscFunctionBeginUser;
@@ -399,19 +401,23 @@ static PetscErrorCode RegularizedStart(HsSolver s)
     HsO4SetControlRegularization(o->o4, eps);
     PetscCall(HsSolverSolveNewton(s));
     its += s->res.newton_iterations;
-    PetscCall(PetscInfo(s->snes, "conserving4: control regularization eps = %g: %s after %" PetscInt_FMT
-                        " Newton iterations\n", (double)eps, SNESConvergedReasons[s->res.reason], s->res.newton_iterations));
+    PetscCall(PetscInfo(s->snes,
+                        "conserving4: control regularization eps = %g: %s after %" PetscInt_FMT " Newton iterations\n",
+                        (double)eps, SNESConvergedReasons[s->res.reason], s->res.newton_iterations));
     if (s->res.reason <= 0) {
       char why[sizeof s->res.diagnosis];
       PetscCall(PetscStrncpy(why, s->res.diagnosis, sizeof why));
-      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the continuation of the control regularization from the default "
-                                     "guess failed at eps = %g%s%s", (double)eps, why[0] ? ": " : "", why));
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                     "the continuation of the control regularization from the default "
+                                     "guess failed at eps = %g%s%s",
+                                     (double)eps, why[0] ? ": " : "", why));
       break;
     }
   }
   HsO4SetControlRegularization(o->o4, 0);
   s->hold_T = PETSC_FALSE; /* summary.json's initial_guess says how the start was made */
-  PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info, "the default guess, then the control regularization "
+  PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
+                          "the default guess, then the control regularization "
                           "eps/2 |u|^2, eps = %g down to %g (%" PetscInt_FMT " Newton iterations; docs/controls.md)",
                           HS_O4_REG0, HS_O4_REG_LAST, its));
   PetscFunctionReturn(0);
