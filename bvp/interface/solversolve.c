@@ -2,6 +2,7 @@
  * formulation's set-up, the SNES/KSP defaults and their options, the MUMPS
  * settings and workspace retry (docs/theory.md section 3). The convergence test:
  * bvp/interface/convergence.c. */
+#include "../../costate/hscontrol.h"
 #include "hsbvpimpl.h"
 
 #include <sys/resource.h>
@@ -134,9 +135,11 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
              "(-hs_bvp_type transcription or shooting, docs/constrained.md), or as the direct NLP by IPOPT "
              "(-hs_bvp_type ipopt); -hs_bvp_type %s does not support constraints yet",
              s->prob->name, ((PetscObject)s)->type_name);
-  PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
-             "solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
+  PetscCheck(nlp || !HsControlLawActive(s->prob) || s->scheme != HS_SCHEME_CONSERVING4, PetscObjectComm((PetscObject)s),
+             PETSC_ERR_SUP,
+             "problem '%s' bounds its controls (u_min/u_max, or R: 0): the indirect solvers take bounds in the "
+             "second-order schemes (docs/controls.md), not with -hs_scheme conserving4 yet; solve it with -hs_scheme "
+             "conserving or direct, or as a direct NLP with -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
              s->prob->name);
   PetscFunctionReturn(0);
 }
@@ -621,9 +624,12 @@ PetscErrorCode HsSolverSolve(HsSolver s)
     if (!s->guess_info[0] && s->guess) /* summary.json's initial_guess: where the stored guess came from */
       PetscCall(PetscStrncpy(s->guess_info, s->guess_source, sizeof s->guess_info));
   }
-  s->restart_pending = PETSC_FALSE;
+  s->restart_pending   = PETSC_FALSE;
+  s->res.bounds.active = (PetscBool)(!s->ops->solve && HsDiscIsBounded(s->disc)); /* docs/controls.md */
   if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
+  else if (s->res.bounds.active)
+    PetscCall(HsSolverSolveBounded(s));
   else
     PetscCall(HsSolverSolveNewton(s));
   if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold) {
