@@ -157,10 +157,12 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s)
     its += s->res.newton_iterations, steps++;
     PetscCall(PetscInfo(s, "bounded controls: eps = %g, %s after %" PetscInt_FMT " Newton iterations\n",
                         (double)(e * scale), s->res.status, s->res.newton_iterations));
-    if (!s->res.converged || s->interrupted)
+    /* an intermediate smoothing needs no vouching: a start for the next one (converged to the tolerance will do) */
+    if ((!s->res.converged && !(e > 0 && s->res.tolerance_only && !(bang && e <= s->bnd_eps_min))) || s->interrupted)
       break;
     PetscCall(VecCopy(s->X, Xbest));
     best = e;
+    s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE; /* an accepted step's remarks are not the solve's */
     if (e == 0 || (bang && e <= s->bnd_eps_min))
       break;
     e *= s->bnd_factor;
