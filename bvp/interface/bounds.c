@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#define HS_BOUNDS_EPS_SLACK 1e-6 /* a smoothing within this (relative) of eps_min is eps_min */
+
 /* 1 if a control has R_jj = 0 (the bang-bang law: its eps stays > 0) */
 static PetscBool BangBang(const HsProblem *P)
 {
@@ -132,12 +134,17 @@ static PetscErrorCode KeepSmoothed(HsSolver s, Vec Xbest, PetscReal e, PetscReal
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverBoundsFinalEps - the smoothing of the bounded law as posed: 0 (the exact projection), or eps_min (times
+    the scale, HsSolverSetBoundsSmoothing) with a bang-bang control. bvp/ internal. @*/
+PetscReal HsSolverBoundsFinalEps(HsSolver s) { return BangBang(s->prob) ? s->bnd_eps_min * BoundsScale(s->prob) : 0; }
+
 /*@ HsSolverSolveBounded - Newton for a problem with bounded controls (docs/controls.md): the eps-continuation of
     HsSolverSetBoundsSmoothing, each step warm from the last, then the exact projection (eps = 0, a semismooth
-    Newton: the law's generalized derivative). A failed first step says that the bounds may make the terminal state
+    Newton: the law's generalized derivative); from_solution (a warm start, the direct guess): the law as posed at
+    once. A failed first step says that the bounds may make the terminal state
     unreachable; a failed later step keeps the last converged smoothing, reported not converged (SMOOTHED_ONLY).
     bvp/ internal; collective. @*/
-PetscErrorCode HsSolverSolveBounded(HsSolver s)
+PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
 {
   PetscReal scale = BoundsScale(s->prob), e = s->bnd_eps0, best = -1;
   PetscBool bang = BangBang(s->prob);
@@ -145,6 +152,8 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s)
   Vec       Xbest;
 
   PetscFunctionBeginUser;
+  if (from_solution)
+    e = bang ? s->bnd_eps_min : 0;
   if (bang)
     e = PetscMax(e, s->bnd_eps_min);
   else if (e > 0 && e < s->bnd_eps_min)
@@ -166,7 +175,7 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s)
     if (e == 0 || (bang && e <= s->bnd_eps_min))
       break;
     e *= s->bnd_factor;
-    if (e < s->bnd_eps_min)
+    if (e < s->bnd_eps_min * (1 + HS_BOUNDS_EPS_SLACK)) /* eps0 factor^k may miss eps_min by round-off */
       e = bang ? s->bnd_eps_min : 0;
   }
   s->res.bounds.eps        = e * scale;

@@ -218,7 +218,8 @@ PetscBool      HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const
                                  PetscReal *xm, PetscReal *g);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 /* bounds.c: bounded controls (docs/controls.md) */
-PetscErrorCode HsSolverSolveBounded(HsSolver s);
+PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution);
+PetscReal      HsSolverBoundsFinalEps(HsSolver s);
 PetscErrorCode HsSolverBoundsOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
 PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x);
 PetscErrorCode HsSolverBoundsView(HsSolver s, PetscViewer v);

@@ -102,6 +102,8 @@ PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
   st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &disc, msg, sizeof msg);
   PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
              msg);
+  if (HsDiscIsBounded(disc)) /* the law as posed (docs/controls.md); HsSolverSolveBounded smooths it on the way */
+    PetscCheck(HsDiscSetControlSmoothing(disc, HsSolverBoundsFinalEps(s)) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "eps");
   if (s->hom_theta < 1) /* -hs_initial_guess direct: from the direct costate equation (theta = 0) to ours */
     PetscCheck(HsDiscSetCostateHomotopy(disc, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal", s->hom_theta) == 0,
                PETSC_COMM_SELF, PETSC_ERR_PLIB, "costate homotopy at theta = %g", (double)s->hom_theta);
@@ -628,8 +630,8 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->res.bounds.active = (PetscBool)(!s->ops->solve && HsDiscIsBounded(s->disc)); /* docs/controls.md */
   if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
-  else if (s->res.bounds.active)
-    PetscCall(HsSolverSolveBounded(s));
+  else if (s->res.bounds.active) /* from a solution of the bounded problem (warm, direct guess): no smoothing */
+    PetscCall(HsSolverSolveBounded(s, (PetscBool)(!cold || s->guess_type == HS_GUESS_DIRECT)));
   else
     PetscCall(HsSolverSolveNewton(s));
   if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold) {
@@ -641,6 +643,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(HsSolverGetHook(HS_HOOK_STRATEGY, (PetscVoidFunction *)&strategy));
   if (strategy)
     PetscCall((*strategy)(s, cold, s->t_start)); /* -hs_strategy auto: the fallbacks */
+  if (s->res.bounds.active) { /* the law the solution satisfies (a fallback solves the law as posed) */
+    s->res.bounds.eps   = HsDiscGetControlSmoothing(s->disc);
+    s->res.bounds.exact = (PetscBool)(s->res.converged && s->res.bounds.eps == 0);
+  }
   if (s->ops->postsolve)
     PetscCall((*s->ops->postsolve)(s));
   PetscCall(PetscStrncpy(s->res.initial_guess, s->guess_info, sizeof s->res.initial_guess));
