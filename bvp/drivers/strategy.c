@@ -147,7 +147,7 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
     PetscFunctionReturn(0);
   PetscCall(ColdStart(s));
   PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
-  PetscCall(HsSolverSolveNewton(s));
+  PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s)); /* cold */
   PetscCall(SNESLineSearchSetType(ls, old));
   PetscFunctionReturn(0);
 }
@@ -361,7 +361,8 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     PetscFunctionReturn(0);
   PetscCall(Record(s, a, &na, s->guess_type == HS_GUESS_DIRECT ? "direct guess" : "newton", t0));
   if (!s->res.converged && !s->interrupted && !s->res.tolerance_only && cold && s->strategy == HS_STRATEGY_AUTO &&
-      !s->ops->solve) { /* tolerance_only: the user's tolerance stops every fallback as well */
+      !s->ops->solve && strcmp(s->res.status, "SMOOTHED_ONLY")) { /* tolerance_only: the user's tolerance stops every
+                   fallback as well; SMOOTHED_ONLY: the bounded law's continuation came close, its solution is kept */
     first = s->res;
     PetscCall(PetscStrncpy(first_info, s->guess_info, sizeof first_info));
     if (s->monitor)
