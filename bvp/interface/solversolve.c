@@ -137,12 +137,7 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
              "(-hs_bvp_type transcription or shooting, docs/constrained.md), or as the direct NLP by IPOPT "
              "(-hs_bvp_type ipopt); -hs_bvp_type %s does not support constraints yet",
              s->prob->name, ((PetscObject)s)->type_name);
-  PetscCheck(nlp || !HsControlLawActive(s->prob) || s->scheme != HS_SCHEME_CONSERVING4, PetscObjectComm((PetscObject)s),
-             PETSC_ERR_SUP,
-             "problem '%s' bounds its controls (u_min/u_max, or R: 0): the indirect solvers take bounds in the "
-             "second-order schemes (docs/controls.md), not with -hs_scheme conserving4 yet; solve it with -hs_scheme "
-             "conserving or direct, or as a direct NLP with -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
-             s->prob->name);
+  /* bounded controls: the second-order schemes and conserving4 (its maximized Hamiltonian's control term psi) */
   PetscFunctionReturn(0);
 }
 
