@@ -136,3 +136,52 @@ def t_controls_particle():
     check(abs(rich - PT_T) / PT_T < 1e-9, "particle: Richardson T %.12f vs %.10f" % (rich, PT_T))
     s2 = solve(prob, 40, ranks=2)
     check(s2 and abs(s2["T"] - Ts[1]) < 1e-12, "particle N=40 on 2 ranks: T %s vs %s" % (s2 and s2["T"], Ts[1]))
+
+
+def t_controls_bounded():
+    """bounded controls in conserving4 (the control term psi(B^T lambda_p) of costate/hscontrol.h): the pendulum with
+    |u| <= 2.5 (problems/pendulum_bounded.ocp) from the default guess through the eps-continuation to the exact
+    projection (semismooth Newton at eps = 0), H constant to 1e-12 relative at eps = 0 for every N, J converging to the
+    limit of IPOPT's solutions of the same continuous problem (Richardson of N = 640, 1280, 2560, order 2 checked):
+    |J - J*| <= 0.03/N for N = 640 ... 2560 (measured N |J - J*| between 3e-4 and 1.1e-2 for N = 640 ... 20480, of
+    changing sign: the kinks of u make the convergence irregular, docs/controls.md),
+    2 ranks equal to 1; the bang-bang minimum-time double integrator (R: 0, problems/mintime_double_integrator.ocp)
+    ends at eps = eps_min > 0: H = d phi/dT = 1 to round-off for eps_min = 0.1, 0.01, 0.001, T within 0.05 of 2 and
+    one switch within 0.05 of t = 1."""
+    prob = os.path.join(PROBLEMS, "pendulum_bounded.ocp")
+    JI = []
+    for N in (640, 1280, 2560):
+        s, out, _ = run(["-problem", prob, "-N", str(N), "-hs_scheme", "direct", "-hs_direct_solver", "ipopt",
+                         "-hs_check_extremal", "no"])
+        check(s and s["converged"], "pendulum_bounded IPOPT N=%d: %s" % (N, out[-300:]))
+        if not s:
+            return
+        JI.append(s["J"])
+    o = order(JI[0] - JI[1], JI[1] - JI[2])
+    Jstar = JI[2] + (JI[2] - JI[1]) / 3
+    print("IPOPT J %s, order %.2f, Richardson J* %.12f" % (["%.12f" % x for x in JI], o, Jstar))
+    check(abs(o - 2) < 0.1, "pendulum_bounded IPOPT: order %.2f" % o)
+    for N in (40, 640, 1280, 2560):
+        s = solve(prob, N)
+        if not s:
+            return
+        b = s.get("bounds") or {}
+        print("conserving4 N=%d: J %.12f, J - J* %.2e (N |J - J*| %.1e), H spread %.1e, eps %s, exact %s, switches %s"
+              % (N, s["J"], s["J"] - Jstar, N * abs(s["J"] - Jstar), spread(s), b.get("eps"), b.get("exact"),
+                 [sw["times"] for sw in s.get("switching", [])]))
+        check(b.get("exact") and b.get("eps") == 0, "pendulum_bounded N=%d: not the exact projection: %s" % (N, b))
+        check(spread(s) < 1e-12, "pendulum_bounded N=%d: H spread %.1e" % (N, spread(s)))
+        check(N < 640 or abs(s["J"] - Jstar) <= 0.03 / N, "pendulum_bounded N=%d: J %.12f vs J* %.12f" % (
+            N, s["J"], Jstar))
+        if N == 640:
+            s2 = solve(prob, N, ranks=2)
+            check(s2 and abs(s2["J"] - s["J"]) < 1e-12, "pendulum_bounded on 2 ranks: %s" % (s2 and s2["J"]))
+    for e in ("0.1", "0.01", "0.001"):
+        s = solve(os.path.join(PROBLEMS, "mintime_double_integrator.ocp"), 40, ["-hs_bounds_eps_min", e])
+        if not s:
+            return
+        sw = s.get("switching", [{}])[0].get("times", [])
+        print("mintime eps_min %s: T %.6f, H in [%.16f, %.16f], switches %s" % (e, s["T"], s["H_min"], s["H_max"], sw))
+        check(abs(s["H_min"] - 1) < 1e-13 and abs(s["H_max"] - 1) < 1e-13, "mintime eps %s: H not 1" % e)
+        check(abs(s["T"] - 2) < 0.05 and len(sw) == 1 and abs(sw[0] - 1) < 0.05, "mintime eps %s: T %s switches %s"
+              % (e, s["T"], sw))
