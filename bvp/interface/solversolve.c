@@ -137,6 +137,10 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
              "(-hs_bvp_type transcription or shooting, docs/constrained.md), or as the direct NLP by IPOPT "
              "(-hs_bvp_type ipopt); -hs_bvp_type %s does not support constraints yet",
              s->prob->name, ((PetscObject)s)->type_name);
+  if (!nlp && HsControlLawActive(s->prob)) { /* bounds in the indirect solvers (docs/controls.md) */
+    char msg[512];
+    PetscCheck(!HsDiscCheckBounded(s->prob, msg, sizeof msg), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "%s", msg);
+  }
   PetscCheck(nlp || !HsControlLawActive(s->prob) || s->scheme != HS_SCHEME_CONSERVING4, PetscObjectComm((PetscObject)s),
              PETSC_ERR_SUP,
              "problem '%s' bounds its controls (u_min/u_max, or R: 0): the indirect solvers take bounds in the "
