@@ -120,9 +120,12 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
   return HS_SUCCESS;
 }
 
-/* Bounded controls (docs/controls.md): the law's conditions (HsControlLawCheck) and what the bounded
- * discretization does not cover yet: a B(q), data depending on a free T, holonomic constraints. */
-static int BoundsCheck(const HsProblem *prob, char *msg, int msg_len)
+/*@ HsDiscCheckBounded - whether the indirect solvers take prob's bounded controls (docs/controls.md): the law's
+    conditions (HsControlLawCheck: a diagonal R, R_jj = 0 only with both bounds finite) and none of what the bounded
+    discretization does not cover yet (a B(q), data depending on a free T, holonomic constraints). HS_SUCCESS also
+    for a problem without bounds. Not collective. Returns HS_SUCCESS or HS_EINVAL with a message in msg (may be NULL).
+@*/
+int HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len)
 {
   const char *what = prob->Bq       ? "a configuration-dependent B(q)"
                      : prob->data_T ? "dynamics, costs or B, R depending on a free T"
@@ -256,8 +259,6 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   *disc = NULL;
   gsl_set_error_handler_off();
   st = DiscCheck(prob, ss, cs, state_scheme, costate_scheme, N, dg_tol, msg, msg_len);
-  if (!st)
-    st = BoundsCheck(prob, msg, msg_len);
   if (st)
     return st;
   d = calloc(1, sizeof(*d));
@@ -269,7 +270,8 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
     return HS_ENOMEM;
   }
   d->ss = ss, d->cs = cs, d->mid = &HsStateMidpoint;
-  if (HsControlLawActive(prob)) { /* bounded controls (docs/controls.md) */
+  if (HsControlLawActive(prob) && !HsDiscCheckBounded(prob, NULL, 0)) { /* bounded controls (docs/controls.md); else
+                                the direct NLP's own u only (the indirect solvers refuse it: HsDiscCheckBounded) */
     d->bounded = 1;
     if (!(d->ws = calloc(2 * (size_t)d->m, sizeof(double)))) {
       if (msg)

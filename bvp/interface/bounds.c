@@ -170,7 +170,7 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
     if ((!s->res.converged && !(e > 0 && s->res.tolerance_only && !(bang && e <= s->bnd_eps_min))) || s->interrupted)
       break;
     PetscCall(VecCopy(s->X, Xbest));
-    best = e;
+    best                = e;
     s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE; /* an accepted step's remarks are not the solve's */
     if (e == 0 || (bang && e <= s->bnd_eps_min))
       break;

@@ -137,7 +137,10 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
              "(-hs_bvp_type transcription or shooting, docs/constrained.md), or as the direct NLP by IPOPT "
              "(-hs_bvp_type ipopt); -hs_bvp_type %s does not support constraints yet",
              s->prob->name, ((PetscObject)s)->type_name);
-  /* bounded controls: the second-order schemes and conserving4 (its maximized Hamiltonian's control term psi) */
+  if (!nlp && HsControlLawActive(s->prob)) { /* bounds in the indirect solvers (docs/controls.md) */
+    char msg[512];
+    PetscCheck(!HsDiscCheckBounded(s->prob, msg, sizeof msg), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "%s", msg);
+  }
   PetscFunctionReturn(0);
 }
 
