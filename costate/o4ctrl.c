@@ -7,6 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The inner Newton's globalization (Step): Armijo's fraction of the predicted increase of h; the first shift of a
+   Levenberg step, relative to 1 + max |h_uu| (multiplied by 10 until -h_uu + shift I is positive definite, at most up
+   to HS_O4_CTRL_SHIFT_MAX); the line search's halvings; the Newton regime, |h_u| below this times the scale, where the
+   full step is taken without the line search (round-off would stall Armijo's test); |h_u| within this factor of the
+   stopping test counts as stationary in the failure message (Legendre-Clebsch rather than no maximum). */
+#define HS_O4_CTRL_ARMIJO 1e-4
+#define HS_O4_CTRL_SHIFT0 1e-6
+#define HS_O4_CTRL_SHIFT_MAX 1e30
+#define HS_O4_CTRL_HALVINGS 60
+#define HS_O4_CTRL_NEWTON 1e-6
+#define HS_O4_CTRL_STATIONARY 1e3
+
 struct HsO4Ctrl_s {
   const HsProblem *P;
   int              n, m, w;
@@ -141,8 +153,8 @@ static int Step(HsO4Ctrl *c, const double *q, const double *lp, double h, int ne
   double mu = 0, big = MaxAbs(m, c->A), slope, t = 1, ht;
 
   while (Chol(m, c->A, mu, HS_O4_LC_TOL * (1 + big), c->L)) {
-    mu = mu ? 10 * mu : 1e-6 * (1 + big);
-    if (mu > 1e30)
+    mu = mu ? 10 * mu : HS_O4_CTRL_SHIFT0 * (1 + big);
+    if (mu > HS_O4_CTRL_SHIFT_MAX)
       return 1;
   }
   memcpy(c->d, c->hu, sizeof(double) * (size_t)m);
@@ -150,13 +162,13 @@ static int Step(HsO4Ctrl *c, const double *q, const double *lp, double h, int ne
   slope = 0;
   for (int j = 0; j < m; j++)
     slope += c->hu[j] * c->d[j];
-  for (int k = 0; k < 60; k++, t *= 0.5) {
+  for (int k = 0; k < HS_O4_CTRL_HALVINGS; k++, t *= 0.5) {
     for (int j = 0; j < m; j++)
       c->ut[j] = c->u[j] + t * c->d[j];
     st = Eval(c, q, lp, c->ut, 0, &ht, NULL);
     if (st < 0)
       return st;
-    if (!st && (ht >= h + 1e-4 * t * slope || (newton && mu == 0 && k == 0))) {
+    if (!st && (ht >= h + HS_O4_CTRL_ARMIJO * t * slope || (newton && mu == 0 && k == 0))) {
       memcpy(c->u, c->ut, sizeof(double) * (size_t)m);
       return 0;
     }
@@ -183,7 +195,7 @@ static int Maximize(HsO4Ctrl *c, const double *q, const double *lp, double *psi)
       c->why[0] = 0;
       return 0;
     }
-    if (it == HS_O4_CTRL_MAXIT || (st = Step(c, q, lp, h, pd && gn <= 1e-6 * scale)))
+    if (it == HS_O4_CTRL_MAXIT || (st = Step(c, q, lp, h, pd && gn <= HS_O4_CTRL_NEWTON * scale)))
       break;
   }
   if (st < 0)
@@ -192,7 +204,7 @@ static int Maximize(HsO4Ctrl *c, const double *q, const double *lp, double *psi)
     c->u[j] = 0; /* the next evaluation starts afresh */
   snprintf(c->why, sizeof c->why,
            st == 1 && it == 0 ? "the control cost or the force is not finite there"
-           : gn <= 1e3 * HS_O4_CTRL_TOL * scale
+           : gn <= HS_O4_CTRL_STATIONARY * HS_O4_CTRL_TOL * scale
                ? "the Legendre-Clebsch condition fails: H is not strictly concave in u at its stationary point (-H_uu "
                  "not positive definite)"
                : "no maximum of H in u found (|H_u| = %.3g after %d Newton steps: H may be unbounded above in u, or "
