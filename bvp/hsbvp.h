@@ -138,6 +138,21 @@ typedef struct {
   char      reached[128]; /* a failed attempt's furthest point ("homotopy reached theta = 0.25 of 1"), or "" */
 } HsAttempt;
 
+/** Bounded controls in the indirect solvers (docs/controls.md): the eps-continuation (HsSolverSetBoundsSmoothing)
+    and the solution's switching structure. */
+#define HS_BOUNDS_EPS0 0.1        /* -hs_bounds_eps0: the first smoothing, relative to hi - lo */
+#define HS_BOUNDS_EPS_FACTOR 0.1  /* -hs_bounds_eps_factor: its reduction per step */
+#define HS_BOUNDS_EPS_MIN 1e-4    /* -hs_bounds_eps_min: the smallest before eps = 0 (bang-bang: the final eps) */
+typedef struct {
+  PetscBool active;      /* the problem's controls follow the bounded law (u_min/u_max, or R_jj = 0) */
+  PetscReal eps;         /* the law's smoothing at the solution returned (0: the exact projection) */
+  PetscBool exact;       /* converged with eps = 0 */
+  PetscInt  steps;       /* Newton solves of the continuation */
+  PetscInt  switches;    /* switching nodes: a control changes arc (free, lower, upper) between their intervals */
+  PetscReal arc_balance; /* max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2| over the nodes inside arcs */
+  PetscReal switch_jump; /* the same over the switching nodes */
+} HsBounds;
+
 /** Results of a solve; identical on every rank after HsSolverSolve. */
 typedef struct {
   PetscBool           converged;
@@ -176,6 +191,7 @@ typedef struct {
   HsExtremal extremal; /* HsSolverCheckExtremal after the solve; extremal.done = false otherwise */
   PetscInt  nattempts; /* the solve strategy's attempts, in order; the last converged if any did */
   HsAttempt attempts[HS_STRATEGY_MAX_ATTEMPTS];
+  HsBounds  bounds; /* bounded controls (docs/controls.md); bounds.active = false otherwise */
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;
@@ -204,6 +220,8 @@ PetscErrorCode HsSolverSetSchemes(HsSolver s, const char *state_scheme, const ch
 PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const char **costate_scheme);
 PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol);
 PetscErrorCode HsSolverGetDGTolerance(HsSolver s, PetscReal *tol);
+PetscErrorCode HsSolverSetBoundsSmoothing(HsSolver s, PetscReal eps0, PetscReal factor, PetscReal eps_min);
+PetscErrorCode HsSolverGetBoundsSmoothing(HsSolver s, PetscReal *eps0, PetscReal *factor, PetscReal *eps_min);
 PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);

@@ -1,5 +1,6 @@
 /* hamshoot: HsDisc, the discretization object of costate/ (docs/theory.md section 2):
  * scheme selection, state residual and Jacobian, control, diagnostics. */
+#include "hscontrol.h"
 #include "hsdiscimpl.h"
 
 #include <gsl/gsl_errno.h>
@@ -11,6 +12,7 @@
 static int StateResidualAtGain(HsDisc *d, const double *xk, const double *xk1, const double *u, double *F);
 static int HamiltonianAtGain(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, const double *u,
                              double *H);
+static int BoundedLaw(HsDisc *d, const double *lam, double *u, double *psi);
 
 static const HsStateScheme   *state_schemes[]   = {&HsStateMidpoint, &HsStateGreenspan, &HsStateGonzalez, &HsStateBEM};
 static const HsCostateScheme *costate_schemes[] = {&HsCostateConserving, &HsCostateConserving1, &HsCostateTrapezoidal,
@@ -118,6 +120,31 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
   return HS_SUCCESS;
 }
 
+/*@ HsDiscCheckBounded - whether the indirect solvers take prob's bounded controls (docs/controls.md): the law's
+    conditions (HsControlLawCheck: a diagonal R, R_jj = 0 only with both bounds finite) and none of what the bounded
+    discretization does not cover yet (a B(q), data depending on a free T, holonomic constraints). HS_SUCCESS also
+    for a problem without bounds. Not collective. Returns HS_SUCCESS or HS_EINVAL with a message in msg (may be NULL).
+@*/
+int HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len)
+{
+  const char *what = prob->Bq       ? "a configuration-dependent B(q)"
+                     : prob->data_T ? "dynamics, costs or B, R depending on a free T"
+                     : prob->nc     ? "holonomic constraints"
+                                    : NULL;
+
+  if (!HsControlLawActive(prob))
+    return HS_SUCCESS;
+  if (what) {
+    if (msg)
+      snprintf(msg, (size_t)msg_len,
+               "problem '%s' bounds its controls and has %s: the indirect solvers do not support that combination yet "
+               "(docs/controls.md); solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt",
+               prob->name, what);
+    return HS_EINVAL;
+  }
+  return HsControlLawCheck(prob, msg, msg_len);
+}
+
 /* All workspace of d in one pool: the per-level scratch vectors and matrices (hsdiscimpl.h), the
  * scratch of the third-derivative differences, K (m x dim) and GK (dim x dim). */
 static int DiscAllocate(HsDisc *d)
@@ -166,6 +193,17 @@ static int DiscControlGain(HsDisc *d)
     gsl_matrix_free(Rc), gsl_vector_free(col);
     return GSL_ENOMEM;
   }
+  if (d->bounded) { /* a diagonal R, maybe with zeros (HsControlLawCheck): K = R^{-1} G^T where R_jj > 0, else 0 */
+    for (i = 0; i < d->m; i++)
+      for (j = 0; j < d->n; j++) {
+        double r                 = prob->R[i * d->m + i];
+        d->K[i * dim + d->n + j] = r > 0 ? prob->B[j * d->m + i] / r : 0;
+      }
+    st = 0;
+    if (!d->wT_Rc)
+      gsl_matrix_free(Rc), gsl_vector_free(col);
+    goto gk;
+  }
   for (i = 0; i < d->m; i++)
     for (j = 0; j < d->m; j++)
       gsl_matrix_set(Rc, (size_t)i, (size_t)j, prob->R[i * d->m + j]);
@@ -184,6 +222,7 @@ static int DiscControlGain(HsDisc *d)
             0.5 * (gsl_matrix_get(Rc, (size_t)i, (size_t)j) + gsl_matrix_get(Rc, (size_t)j, (size_t)i));
   if (!d->wT_Rc) /* T in the data keeps them for the next HsDiscSetHorizon */
     gsl_matrix_free(Rc), gsl_vector_free(col);
+gk:
   for (i = 0; !st && i < d->n; i++)
     for (j = 0; j < dim; j++) {
       double s = 0;
@@ -231,6 +270,20 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
     return HS_ENOMEM;
   }
   d->ss = ss, d->cs = cs, d->mid = &HsStateMidpoint;
+  if (HsControlLawActive(prob) && !HsDiscCheckBounded(prob, NULL, 0)) { /* bounded controls (docs/controls.md); else
+                                the direct NLP's own u only (the indirect solvers refuse it: HsDiscCheckBounded) */
+    d->bounded = 1;
+    if (!(d->ws = calloc(2 * (size_t)d->m, sizeof(double)))) {
+      if (msg)
+        snprintf(msg, (size_t)msg_len, "out of memory");
+      HsDiscDestroy(&d);
+      return HS_ENOMEM;
+    }
+    d->wdu = d->ws + d->m;
+    for (int j = 0; j < d->m; j++)
+      if (prob->R[j * d->m + j] == 0)
+        d->ueps = HS_BOUNDS_BANG_EPS_DEFAULT; /* bang-bang needs eps > 0 (HsDiscSetControlSmoothing) */
+  }
   d->ell_at.prob = prob;
   d->N = N, d->h = prob->T / N, d->dg_tol = dg_tol;
   if (prob->data_T) { /* HsDiscDataTU, HsDiscFreeTimeTerm */
@@ -264,6 +317,7 @@ void HsDiscDestroy(HsDisc **disc)
     return;
   free((*disc)->pool);
   free((*disc)->wT_B);
+  free((*disc)->ws);
   if ((*disc)->wT_Rc)
     gsl_matrix_free((*disc)->wT_Rc);
   if ((*disc)->wT_col)
@@ -338,6 +392,8 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
 
   HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->jac(d, xk, xk1, Da, Db));
+  if (d->bounded && lam)
+    HS_CHK(BoundedLaw(d, lam, d->wu, NULL));
   /* (JJ A) rows: first n rows = rows n..2n-1 of A, last n rows = -(rows 0..n-1). */
   for (i = 0; i < dim; i++)
     for (j = 0; j < dim; j++) {
@@ -346,6 +402,12 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
       Fxk[i * dim + j]  = -d->h * ja - (i == j);
       Fxk1[i * dim + j] = -d->h * jb + (i == j);
       Flam[i * dim + j] = -d->h * d->GK[i * dim + j];
+      if (d->bounded && lam && i >= n && j >= n) { /* -h G diag(du/ds) G^T (docs/controls.md) */
+        double a = 0;
+        for (int c = 0; c < d->m; c++)
+          a += d->Bbar[(i - n) * d->m + c] * d->wdu[c] * d->Bbar[(j - n) * d->m + c];
+        Flam[i * dim + j] = -d->h * a;
+      }
     }
   return lam ? HsDiscGainStateJacobian(d, xk, xk1, lam, Fxk, Fxk1) : HS_SUCCESS;
 }
@@ -408,13 +470,62 @@ int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, 
   return HS_SUCCESS;
 }
 
+/* The bounded law at lambda with Bbar set: u (m), psi (may be NULL), and s, du/ds kept in d->ws, d->wdu. */
+static int BoundedLaw(HsDisc *d, const double *lam, double *u, double *psi)
+{
+  for (int j = 0; j < d->m; j++) {
+    d->ws[j] = 0;
+    for (int i = 0; i < d->n; i++)
+      d->ws[j] += d->Bbar[i * d->m + j] * lam[d->n + i];
+  }
+  return HsControlLawEval(d->prob, d->ueps, d->ws, u, psi, d->wdu) ? HS_EDOM : HS_SUCCESS;
+}
+
 /*@ HsDiscControl - the control of interval (x_k, x_{k+1}) from the stationarity condition (docs/theory.md
     section 1), u = R^{-1} Bbar^T lambda^p (m values), Bbar = B((q_k + q_{k+1})/2) for a B(q)
     (docs/configuration-dependent-forces.md). Not collective. Returns HS_SUCCESS or HS_EDOM. @*/
 int HsDiscControl(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *u)
 {
   HS_CHK(HsDiscGainSet(d, xk, xk1));
+  if (d->bounded)
+    return BoundedLaw(d, lam, u, NULL);
   HsMatVec(d->m, d->dim, d->K, lam, u);
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscIsBounded - 1 if d's controls follow the bounded law of costate/hscontrol.h (a finite bound or a
+    control with R_jj = 0; docs/controls.md), 0 otherwise. Not collective. @*/
+int HsDiscIsBounded(const HsDisc *d) { return d->bounded; }
+
+/*@ HsDiscSetControlSmoothing - the smoothing eps of the bounded control law (costate/hscontrol.h): eps = 0 the
+    exact projection (refused, HS_EINVAL, if a control has R_jj = 0: the bang-bang law needs eps > 0), eps > 0 the
+    smoothed law; units of u for the box law, of s = B^T lambda^p for the bang-bang law. No effect on an
+    unbounded problem. Not collective. Returns HS_SUCCESS or HS_EINVAL. @*/
+int HsDiscSetControlSmoothing(HsDisc *d, double eps)
+{
+  if (!(eps >= 0) || !isfinite(eps))
+    return HS_EINVAL;
+  for (int j = 0; d->bounded && eps == 0 && j < d->m; j++)
+    if (d->prob->R[j * d->m + j] == 0)
+      return HS_EINVAL;
+  d->ueps = eps;
+  return HS_SUCCESS;
+}
+
+/*@ HsDiscGetControlSmoothing - the smoothing eps of the bounded control law (0 without bounds). Not collective. @*/
+double HsDiscGetControlSmoothing(const HsDisc *d) { return d->ueps; }
+
+/*@ HsDiscSwitchingInput - the switching input s = Bbar^T lambda^p of interval (x_k, x_{k+1}) (m values): the
+    argument of the bounded control law, u_j = clamp(s_j / R_jj, lo_j, hi_j) exactly (docs/controls.md).
+    Not collective. Returns HS_SUCCESS or HS_EDOM. @*/
+int HsDiscSwitchingInput(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *s)
+{
+  HS_CHK(HsDiscGainSet(d, xk, xk1));
+  for (int j = 0; j < d->m; j++) {
+    s[j] = 0;
+    for (int i = 0; i < d->n; i++)
+      s[j] += d->Bbar[i * d->m + j] * lam[d->n + i];
+  }
   return HS_SUCCESS;
 }
 
@@ -448,9 +559,19 @@ int HsDiscRunningCostU(HsDisc *d, int k, const double *xk, const double *xk1, co
     autonomous problem. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EFAILED. @*/
 int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, const double *lam, double *H)
 {
-  double *u = d->wu;
+  double *u = d->wu, psi, su = 0;
+
   HS_CHK(HsDiscControl(d, xk, xk1, lam, u));
-  return HamiltonianAtGain(d, k, xk, xk1, lam, u, H);
+  HS_CHK(HamiltonianAtGain(d, k, xk, xk1, lam, u, H));
+  if (!d->bounded)
+    return HS_SUCCESS;
+  /* bounded (docs/controls.md): the control part s^T u - 1/2 u^T R u becomes psi(s), the maximized control term
+     (equal at eps = 0; for eps > 0 the smoothed problem's, whose running cost in u is the Legendre transform of psi) */
+  HS_CHK(BoundedLaw(d, lam, u, &psi));
+  for (int j = 0; j < d->m; j++)
+    su += d->ws[j] * u[j] - 0.5 * d->prob->R[j * d->m + j] * u[j] * u[j];
+  *H += psi - su;
+  return HS_SUCCESS;
 }
 
 /*@ HsDiscHamiltonianU - H^d = -L^d + lambda^T (JJ gbar + G u) with the control u given (m values):
@@ -672,8 +793,13 @@ int HsDiscHamiltonianGradient(HsDisc *d, int k, const double *xk, const double *
   HS_CHK(HsDiscGainSet(d, xk, xk1));
   HS_CHK(d->ss->grad(d, xk, xk1, g));
   HsApplyJ(dim, g, glam);
-  for (int i = 0; i < dim; i++)
-    glam[i] += HsDot(dim, d->GK + i * dim, lam);
+  if (d->bounded) { /* d psi(s)/dlambda = G u (docs/controls.md) */
+    HS_CHK(BoundedLaw(d, lam, d->wu, NULL));
+    for (int i = 0; i < d->n; i++)
+      glam[d->n + i] += HsDot(d->m, d->Bbar + i * d->m, d->wu);
+  } else
+    for (int i = 0; i < dim; i++)
+      glam[i] += HsDot(dim, d->GK + i * dim, lam);
   HS_CHK(d->ss->jac(d, xk, xk1, Da, Db));
   HsApplyJ(dim, lam, Jl);
   HsMatTVec(dim, dim, Da, Jl, gxk);

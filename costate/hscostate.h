@@ -133,6 +133,22 @@ int HsDiscRunningCost(HsDisc *d, int k, const double *xk, const double *xk1, con
  *  scheme H^d_{k+1/2} - H^d_{k-1/2} = -Dt_k / 2 exactly (the discrete
  *  dH/dt = -d ell/dt). */
 int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, double *Dt);
+/* Bounded controls (docs/controls.md): u_{k+1/2} = the law of costate/hscontrol.h at s = Bbar^T lambda^p, with
+ * smoothing eps, wherever the discretization computes or differentiates u; H^d then holds psi(s) in place of
+ * 1/2 u^T R u + lambda^T G u - u^T R u. */
+/** The initial smoothing of a discretization with a bang-bang control (units of s; the solver's continuation
+ *  sets its own, docs/controls.md). */
+#define HS_BOUNDS_BANG_EPS_DEFAULT 1e-2
+/** HS_SUCCESS if the indirect solvers take prob's bounded controls (or it has none); else HS_EINVAL and why. */
+int    HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len);
+/** 1 if d's controls follow the bounded law (bounds or R_jj = 0), 0 otherwise. */
+int HsDiscIsBounded(const HsDisc *d);
+/** Sets the smoothing eps >= 0 of the bounded law (eps = 0: the exact projection; > 0 needed with R_jj = 0);
+ *  HS_EINVAL otherwise. */
+int    HsDiscSetControlSmoothing(HsDisc *d, double eps);
+double HsDiscGetControlSmoothing(const HsDisc *d);
+/** The switching input s = Bbar^T lambda^p of interval (x_k, x_{k+1}) (m values). */
+int HsDiscSwitchingInput(HsDisc *d, const double *xk, const double *xk1, const double *lam, double *s);
 /** E(x). */
 int HsDiscEnergy(HsDisc *d, const double *x, double *E);
 /** Discrete work of one interval: (q_{k+1} - q_k)^T Bbar u_{k+1/2}. */

@@ -61,6 +61,11 @@ struct HsDisc_s {
   double *wT_B, *wT_R, *wT_q, *wT_u, *wT_g, *wT_z;
   gsl_matrix *wT_Rc; /* ... R's factor (DiscControlGain at every HsDiscSetHorizon: no allocation there) */
   gsl_vector *wT_col;
+  /* Bounded controls (costate/hscontrol.h, docs/controls.md): bounded = 1 when the problem's controls need the
+     bounded law, ueps its smoothing; ws, wdu (m each): s = Bbar^T lambda^p and du/ds of the last evaluation. */
+  int     bounded;
+  double  ueps;
+  double *ws, *wdu;
 };
 
 /* Node time t_k = k h (uniform grid). */

@@ -41,6 +41,15 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
 /** The 2n terminal rows at z_N: a fixed component i, x_i - x_T,i; a free one, lambda_i + d phi/dx_i (the maximum
  *  principle's lambda(T) = -grad phi with H = -L + ...); with Rz (2n x 4n) their Jacobian. */
 int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
+/** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
+ *  condition; costate/hso4ctrl.h), "" otherwise. */
+const char *HsO4Why(const HsO4 *o);
+/** The maximizing control u* (m) of the last evaluation of H where controls enter nonlinearly (costate/hso4ctrl.h),
+ *  NULL otherwise (u = R^{-1} G^T lambda). */
+const double *HsO4Control(const HsO4 *o);
+/** Adds eps/2 |u|^2 to a general control cost (controls that enter nonlinearly; no-op otherwise): the regularized
+ *  problems of a cold start's continuation (docs/controls.md). */
+void HsO4SetControlRegularization(HsO4 *o, double eps);
 
 #ifdef __cplusplus
 }

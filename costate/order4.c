@@ -1,5 +1,7 @@
 /* hamshoot: the fourth-order conserving scheme's substeps (costate/hsorder4.h, docs/theory.md section 8). */
+#include "hscontrol.h"
 #include "hsdiscimpl.h"
+#include "hso4ctrl.h"
 #include "hsorder4.h"
 
 #include <stdio.h>
@@ -15,9 +17,15 @@ struct HsO4_s {
   double *pool;
   /* a configuration-dependent B(q) (GainAt): B (n x m), dB, d2B (the callback's layout), v = B^T lambda_p,
      y = R^{-1} v (the control), W (n x m: row l = dB_l^T lambda_p), RW (row l = R^{-1} W_l) */
-  double *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
-  double  ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
-  double *eg, *eH; /* dim, dim x dim: EllMean's scratch */
+  double   *B, *dB, *d2B, *v_, *y, *W, *RW, *bq;
+  double    ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
+  double   *eg, *eH; /* dim, dim x dim: EllMean's scratch */
+  HsO4Ctrl *ctrl; /* controls that enter nonlinearly or a general control cost (P->ctrl; costate/hso4ctrl.h), or NULL */
+  double   *cq;   /* n + 3 n^2: its dPsi/dq and Hessian blocks */
+  int       law;  /* bounded controls (HsDisc's bounded): y = u of the law of costate/hscontrol.h at d->ueps, RW_l =
+                     U W_l with U = diag(du/ds) instead of R^{-1}, the control term psi (docs/controls.md) */
+  int    gen;     /* the gain path (GainAt): a B(q) or the law */
+  double psi, *du; /* the law's psi and du/ds (m) at the last GainAt */
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -55,9 +63,13 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
   const HsProblem *P = o->d->prob;
   int              n = o->n, m = P->m;
 
-  HS_CB(P->Bq(q, o->B, order > 0 ? o->dB : NULL, order > 1 ? o->d2B : NULL, P->ctx));
+  if (P->Bq)
+    HS_CB(P->Bq(q, o->B, order > 0 ? o->dB : NULL, order > 1 ? o->d2B : NULL, P->ctx));
   HsMatTVec(n, m, o->B, lp, o->v_);
-  HsMatVec(m, m, o->d->Rinv, o->v_, o->y);
+  if (o->law) /* bounded: u = the law at s = B^T lambda_p, psi, U = du/ds */
+    HS_CHK(HsControlLawEval(P, o->d->ueps, o->v_, o->y, &o->psi, o->du));
+  else
+    HsMatVec(m, m, o->d->Rinv, o->v_, o->y);
   for (int l = 0; l < n && order > 0; l++) {
     for (int j = 0; j < m; j++) {
       double s = 0;
@@ -65,7 +77,11 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
         s += o->dB[(i * m + j) * n + l] * lp[i];
       o->W[l * m + j] = s;
     }
-    HsMatVec(m, m, o->d->Rinv, o->W + l * m, o->RW + l * m);
+    if (o->law)
+      for (int j = 0; j < m; j++)
+        o->RW[l * m + j] = o->du[j] * o->W[l * m + j];
+    else
+      HsMatVec(m, m, o->d->Rinv, o->W + l * m, o->RW + l * m);
   }
   return HS_SUCCESS;
 }
@@ -77,7 +93,10 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   const HsProblem *P = d->prob;
   HsO4            *o;
   int              dim = d->dim, D = 2 * dim;
-  const char      *why = P->nc ? "holonomic constraints" : P->data_T ? "T in the problem's data" : NULL;
+  const char      *why = P->nc                   ? "holonomic constraints"
+                         : P->data_T             ? "T in the problem's data"
+                         : P->ctrl && d->bounded ? "both a force f(q, u) and control bounds"
+                                                 : NULL;
 
   *o4 = NULL;
   if (why) {
@@ -110,9 +129,10 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     o->eg  = p, p += dim;
     o->eH  = p;
   }
-  if (P->Bq) {
+  o->law = d->bounded, o->gen = P->Bq || o->law;
+  if (o->gen) {
     int     n = P->n, m = P->m;
-    double *p = o->bq = malloc(sizeof(double) * (size_t)(n * m * (2 + n + n * n) + 4 * m + 2 * n * m));
+    double *p = o->bq = calloc((size_t)(n * m * (2 + n + n * n) + 5 * m + 2 * n * m), sizeof(double));
     if (!p) {
       HsO4Destroy(&o);
       return HS_ENOMEM;
@@ -123,10 +143,26 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     o->v_  = p, p += 2 * m;
     o->y   = p, p += 2 * m;
     o->W   = p, p += n * m;
-    o->RW  = p;
+    o->RW  = p, p += n * m;
+    o->du  = p;
+    if (!P->Bq) /* a constant B: dB, d2B stay 0 */
+      HsCopy(n * m, P->B, o->B);
+  }
+  if (P->ctrl &&
+      (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = malloc(sizeof(double) * (size_t)(P->n + 3 * P->n * P->n))))) {
+    HsO4Destroy(&o);
+    return HS_ENOMEM;
   }
   *o4 = o;
   return HS_SUCCESS;
+}
+
+const char   *HsO4Why(const HsO4 *o) { return o->ctrl ? HsO4CtrlWhy(o->ctrl) : ""; }
+const double *HsO4Control(const HsO4 *o) { return o->ctrl ? HsO4CtrlControl(o->ctrl) : NULL; }
+void          HsO4SetControlRegularization(HsO4 *o, double eps)
+{
+  if (o->ctrl)
+    HsO4CtrlSetRegularization(o->ctrl, eps);
 }
 
 void HsO4Destroy(HsO4 **o4)
@@ -135,6 +171,8 @@ void HsO4Destroy(HsO4 **o4)
     return;
   free((*o4)->pool);
   free((*o4)->bq);
+  HsO4CtrlDestroy(&(*o4)->ctrl);
+  free((*o4)->cq);
   free(*o4);
   *o4 = NULL;
 }
@@ -146,10 +184,14 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   const HsProblem *P   = o->d->prob;
   int              dim = o->dim;
   const double    *x = z, *l = z + dim;
-  double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg;
+  double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg, psi = 0;
 
   HS_CB(P->E.grad(x, gE, P->ctx));
-  if (P->Bq) { /* G(q) u = (0, B(q) y) */
+  if (o->ctrl) { /* G u becomes (0, f(q, u*)); the control term Psi (costate/hso4ctrl.h) */
+    HS_CHK(HsO4CtrlEval(o->ctrl, x, l + o->n, g ? 1 : 0, &psi, o->cq, Pl + o->n, NULL, NULL, NULL));
+    HsZero(o->n, Pl);
+    HsCopy(o->n, HsO4CtrlForce(o->ctrl), Pl + o->n);
+  } else if (o->gen) { /* G(q) u = (0, B(q) y) */
     HS_CHK(GainAt(o, x, l + o->n, g ? 1 : 0));
     HsZero(o->n, Pl);
     HsMatVec(o->n, P->m, o->B, o->y, Pl + o->n);
@@ -159,7 +201,7 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   Jg = HsDot(dim, l, Jl);
   HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient */
   if (H)
-    *H = 0.5 * HsDot(dim, l, Pl) - e + Jg;
+    *H = (o->ctrl ? psi : o->law ? o->psi : 0.5 * HsDot(dim, l, Pl)) - e + Jg;
   if (!g)
     return HS_SUCCESS;
   for (int i = 0; i < dim; i++)
@@ -171,14 +213,17 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
     g[i] = -g[i];
   for (int i = 0; P->ell.f && i < dim; i++)
     g[i] -= o->v[10][i];
-  for (int q = 0; P->Bq && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
+  for (int q = 0; P->Bq && !o->ctrl && q < o->n; q++) /* d/dq_l of 1/2 lambda_p^T B R^{-1} B^T lambda_p = W_l . y */
     g[q] += HsDot(P->m, o->W + q * P->m, o->y);
+  for (int q = 0; o->ctrl && q < o->n; q++) /* the envelope theorem: dPsi/dq at u* */
+    g[q] += o->cq[q];
   return HS_SUCCESS;
 }
 
 /* A configuration-dependent B(q): the terms of 1/2 lambda_p^T K(q) lambda_p, K = B R^{-1} B^T, in the Hessian Hm
  * (D x D; its lambda_p lambda_p block set here, the others added): lambda_p lambda_p: K; q_l lambda_p,i:
- * (dB_l y)_i + (B R^{-1} W_l)_i; q_l q_r: (d2B_lr^T lambda_p) . y + W_l . R^{-1} W_r. */
+ * (dB_l y)_i + (B R^{-1} W_l)_i; q_l q_r: (d2B_lr^T lambda_p) . y + W_l . R^{-1} W_r. Bounded controls (o->law):
+ * the same for psi(B^T lambda_p) with U = diag(du/ds) for R^{-1} and y = u (a constant B: dB = d2B = 0). */
 static int GainHess(HsO4 *o, const double *z, double *Hm)
 {
   int           n = o->n, m = o->d->prob->m, dim = o->dim, D = o->D;
@@ -190,7 +235,7 @@ static int GainHess(HsO4 *o, const double *z, double *Hm)
       double s = 0;
       for (int c = 0; c < m; c++)
         for (int e = 0; e < m; e++)
-          s += o->B[i * m + c] * o->d->Rinv[c * m + e] * o->B[j * m + e];
+          s += o->B[i * m + c] * (o->law ? (c == e) * o->du[c] : o->d->Rinv[c * m + e]) * o->B[j * m + e];
       Hm[(dim + n + i) * D + dim + n + j] = s;
     }
   for (int l = 0; l < n; l++)
@@ -207,6 +252,24 @@ static int GainHess(HsO4 *o, const double *z, double *Hm)
         for (int j = 0; j < m; j++)
           s += o->d2B[((i * m + j) * n + l) * n + r] * lp[i] * o->y[j];
       Hm[l * D + r] += s;
+    }
+  return HS_SUCCESS;
+}
+
+/* The control term Psi(q, lambda_p) of controls that enter nonlinearly in the Hessian Hm (D x D; added to the q q,
+ * q lambda_p, lambda_p q and lambda_p lambda_p blocks; costate/hso4ctrl.h: implicit differentiation at u*). */
+static int CtrlHess(HsO4 *o, const double *z, double *Hm)
+{
+  int     n = o->n, dim = o->dim, D = o->D;
+  double *Hqq = o->cq + n, *Hql = Hqq + n * n, *Hll = Hql + n * n, psi;
+
+  HS_CHK(HsO4CtrlEval(o->ctrl, z, z + dim + n, 2, &psi, o->cq, o->v[10], Hqq, Hql, Hll));
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < n; b++) {
+      Hm[a * D + b] += Hqq[a * n + b];
+      Hm[a * D + dim + n + b] += Hql[a * n + b];
+      Hm[(dim + n + b) * D + a] += Hql[a * n + b];
+      Hm[(dim + n + a) * D + dim + n + b] += Hll[a * n + b];
     }
   return HS_SUCCESS;
 }
@@ -238,9 +301,11 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
       Hm[i * D + j]               = T[i * dim + j] - (P->ell.f ? Hl[i * dim + j] : 0);
       Hm[i * D + dim + j]         = -HJ;
       Hm[(dim + i) * D + j]       = JH;
-      Hm[(dim + i) * D + dim + j] = P->Bq ? 0 : o->d->GK[i * dim + j];
+      Hm[(dim + i) * D + dim + j] = o->gen || o->ctrl ? 0 : o->d->GK[i * dim + j];
     }
-  if (P->Bq)
+  if (o->ctrl)
+    HS_CHK(CtrlHess(o, z, Hm));
+  else if (o->gen)
     HS_CHK(GainHess(o, z, Hm));
   return HS_SUCCESS;
 }
@@ -337,15 +402,26 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
   for (int i = 0; i < 2 * dim; i++)
     m[i] = 0.5 * (a[i] + b[i]);
   /* G u, u = R^{-1} G^T lambdabar: 1/2 u^T R u = 1/2 lambdabar^T G R^{-1} G^T lambdabar; B at qbar for a B(q) */
-  if (P->Bq) {
+  if (o->ctrl) { /* u* at the midpoint: L = c(u*, qbar) + ell = lambda_p . f - Psi + ell, G u = (0, f(qbar, u*)) */
+    double psi;
+    HS_CHK(HsO4CtrlEval(o->ctrl, m, m + dim + n, 0, &psi, NULL, NULL, NULL, NULL, NULL));
+    HsZero(n, Pl);
+    HsCopy(n, HsO4CtrlForce(o->ctrl), Pl + n);
+    e = HsDot(n, m + dim + n, Pl + n) - psi;
+  } else if (o->gen) { /* the law: the problem's cost 1/2 u^T R u of the bounded u (R diagonal) */
     HS_CHK(GainAt(o, m, m + dim + n, 0));
     HsZero(n, Pl);
     HsMatVec(n, P->m, o->B, o->y, Pl + n);
+    for (int j = 0; o->law && j < P->m; j++)
+      e += 0.5 * P->R[j * P->m + j] * o->y[j] * o->y[j];
   } else
     HsMatVec(dim, dim, o->d->GK, m + dim, Pl);
-  if (P->ell.f)
-    HS_CB(P->ell.f(ta + 0.5 * c * o->d->h, m, &e, P->ctx)); /* at the substep's midpoint time */
-  *L = c * o->d->h * (0.5 * HsDot(dim, m + dim, Pl) + e);
+  if (P->ell.f) {
+    double el;
+    HS_CB(P->ell.f(ta + 0.5 * c * o->d->h, m, &el, P->ctx)); /* at the substep's midpoint time */
+    e += el;
+  }
+  *L = c * o->d->h * ((o->ctrl || o->law ? 0 : 0.5 * HsDot(dim, m + dim, Pl)) + e);
   *W = 0;
   for (int i = 0; i < n; i++) /* (q_b - q_a)^T B u: B u is the p-part of G u */
     *W += (b[i] - a[i]) * Pl[n + i];

@@ -166,6 +166,12 @@ typedef struct HsProblem_s {
    *  d2B[((i m + j) n + l) n + r] = d2B_ij/dq_l dq_r. The discretization evaluates it at
    *  each interval's midpoint configuration (costate/gain.c). Returns 0, or 1 if a value is not finite. */
   int (*Bq)(const double *q, double *B, double *dB, double *d2B, void *ctx);
+  /** Controls that enter nonlinearly and a general control cost (docs/controls.md; a problem file's force and
+   *  control_cost), or NULL (B u and 1/2 u^T R u). At (q, u), w = n + m: out[0..n] the values of the force f(q, u)
+   *  (n, replacing B u) and of the control cost c(u, q) (replacing 1/2 u^T R u); order >= 1: then their gradients in
+   *  (q, u) ((n + 1) w, function by function); order 2: then their Hessians ((n + 1) w^2). B and R are then 0 and I,
+   *  unused. Only -hs_scheme conserving4 solves such a problem. Returns 0, or 1 if a value is not finite. */
+  int (*ctrl)(const double *q, const double *u, int order, double *out, void *ctx);
   /* Free final time (docs/free-final-time.md): T is an unknown of the boundary-value problem, T above
      its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only
      for autonomous problems (ell does not depend on t); the terminal cost may depend on T. */

@@ -57,11 +57,13 @@ enum {
   P_DTBR      = 29, /* ... in B or R: B_T, R_T (OcpBRT) */
   P_DTX0      = 30, /* ... in x0: x0_T (OcpSetFinalTime) */
   P_CONS      = 31, /* holonomic constraints: Phi, G = dPhi/dq, the Hessians (OcpConstraints) */
-  P_COUNT     = 32
+  P_CTRL      = 32, /* force(q, u) and control_cost(u, q): orders 0, 0..1, 0..2 (OcpCtrl) */
+  P_COUNT     = 35
 };
 
 typedef struct {
-  int            n, npar, maxpar, nvars, tvar, vel, Tvar, par; /* tvar = 2n, vel = 2n + 1, Tvar = 3n + 1, par = 3n + 2 */
+  int            n, npar, maxpar, nvars, tvar, vel, Tvar, par; /* tvar = 2n, vel = 2n + 1, Tvar = 3n + 1 + mu, par = Tvar + 1 */
+  int            uvar, mu; /* the controls of force/control_cost at uvar = 3n + 1 (mu of them; 0: neither key) */
   char           ss[32], cs[32];
   char         **names; /* nvars: the variables' names (NULL: none yet) */
   double        *vars;  /* nvars: the variables' values (parameters: their current values) */
@@ -209,6 +211,17 @@ static int OcpConstraints(const double *q, double *Phi, double *G, double *Hphi,
 
   OcpSetState(o, q, 0);
   return HsExprProgramEvalParts(o->prog[P_CONS], o->vars, 3, sz, dst) ? 1 : 0;
+}
+
+/* force(q, u) (n) and control_cost(u, q): values, (order >= 1) gradients in (q, u), (order >= 2) Hessians (hsproblem.h's
+ * ctrl layout); 1 if a value is not finite. */
+static int OcpCtrl(const double *q, const double *u, int order, double *out, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+
+  OcpSetState(o, q, 0);
+  memcpy(o->vars + o->uvar, u, sizeof(double) * (size_t)o->mu);
+  return HsExprProgramEval(o->prog[P_CTRL + order], o->vars, out) ? 1 : 0;
 }
 
 /* The constants B, R, x0, xT, ... into cst_val at the current parameters and T (their program's
@@ -496,7 +509,8 @@ enum {
   ALLOW_P     = 2,
   ALLOW_T     = 4,  /* the time t */
   ALLOW_V     = 8,  /* the velocities of kinetic_energy */
-  ALLOW_BIGT  = 16  /* the final time T (fixed or free) */
+  ALLOW_BIGT  = 16, /* the final time T (fixed or free) */
+  ALLOW_U     = 32  /* the controls (force, control_cost) */
 };
 
 typedef struct {
@@ -508,8 +522,9 @@ typedef struct {
 /* The first variable of a kind (ALLOW_Q, ALLOW_P, ALLOW_T, ALLOW_V) that node depends on, or -1. */
 static int UsesKind(const Ocp *o, int node, int kind)
 {
-  for (int i = 0; i < o->n || ((kind == ALLOW_T || kind == ALLOW_BIGT) && i == 0); i++) {
-    int v = kind == ALLOW_Q   ? i
+  for (int i = 0; i < (kind == ALLOW_U ? o->mu : o->n) || ((kind == ALLOW_T || kind == ALLOW_BIGT) && i == 0); i++) {
+    int v = kind == ALLOW_U   ? o->uvar + i
+            : kind == ALLOW_Q ? i
             : kind == ALLOW_P ? o->n + i
             : kind == ALLOW_V ? o->vel + i
             : kind == ALLOW_T ? o->tvar
@@ -529,11 +544,14 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
       int kind = j < o->n       ? ALLOW_Q
                  : j < 2 * o->n   ? ALLOW_P
                  : j == o->tvar   ? ALLOW_T
+                 : j >= o->uvar && j < o->Tvar ? ALLOW_U
                  : j < o->Tvar    ? ALLOW_V
                  : j == o->Tvar   ? ALLOW_BIGT
                                   : 0;
       if (kind && !(L->allow & kind)) {
-        if (kind == ALLOW_V)
+        if (kind == ALLOW_U)
+          snprintf(L->why, sizeof L->why, "the control '%.*s' is allowed only in force and control_cost", len, name);
+        else if (kind == ALLOW_V)
           snprintf(L->why, sizeof L->why, "the velocity '%.*s' is allowed only in kinetic_energy", len, name);
         else if (kind == ALLOW_P)
           snprintf(L->why, sizeof L->why, "momenta are not allowed here ('%.*s'; M and V depend on q only)", len, name);
@@ -753,10 +771,11 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
 
 /* ------------------------------------------------------------ the reader ---- */
 
-enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_CONS, K_COUNT };
+enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_CONS, K_FORCE,
+       K_CCOST, K_CNAMES, K_COUNT };
 static const char *const keys[K_COUNT] = {"mass",  "potential", "B",     "R",     "x0",   "xT",   "running_cost",
                                           "T",     "terminal_cost", "kinetic_energy", "u_min", "u_max", "T_min", "T_max",
-                                          "constraints"};
+                                          "constraints", "force", "control_cost", "control_names"};
 
 /* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
  * scalar keys. */
@@ -769,10 +788,11 @@ typedef struct {
 
 /* The sizes the expression graph needs: n from the first 'coordinates' line, and the number of
  * 'param' lines. The file is rewound. */
-static void OcpPrescan(FILE *fp, int *n, int *npar, int *nlet)
+static void OcpPrescan(FILE *fp, int *n, int *npar, int *nlet, int *mu)
 {
   char  *line = NULL;
   size_t cap  = 0;
+  int    m = 0, ctrl = 0;
 
   *n = 0, *npar = 0, *nlet = 0;
   while (getline(&line, &cap, fp) > 0) {
@@ -787,6 +807,10 @@ static void OcpPrescan(FILE *fp, int *n, int *npar, int *nlet)
       (*npar)++;
     else if (!strncmp(key, "let ", 4))
       (*nlet)++;
+    else if (!strcmp(key, "controls") && !m) /* the controls' variables (only with force or control_cost) */
+      m = (int)strtol(colon + 1, NULL, 10);
+    else if (!strcmp(key, "force") || !strcmp(key, "control_cost"))
+      ctrl = 1;
     else if (!strcmp(key, "coordinates") && !*n) {
       *n = 1;
       for (const char *c = colon + 1; *c; c++)
@@ -795,20 +819,22 @@ static void OcpPrescan(FILE *fp, int *n, int *npar, int *nlet)
   }
   free(line);
   rewind(fp);
+  *mu = ctrl && m > 0 && m <= HS_OCP_MAX_CONTROLS ? m : 0;
 }
 
 /* A new Ocp for n coordinates and up to npar parameters, with its expression graph. */
-static int OcpNew(int n, int npar, Ocp **op)
+static int OcpNew(int n, int npar, int mu, Ocp **op)
 {
   Ocp *o = calloc(1, sizeof(*o));
 
   *op = NULL;
   if (!o)
     return HS_ENOMEM;
-  o->n = n, o->maxpar = npar, o->tvar = 2 * n, o->vel = 2 * n + 1, o->Tvar = 3 * n + 1, o->par = 3 * n + 2;
+  o->n = n, o->maxpar = npar, o->tvar = 2 * n, o->vel = 2 * n + 1, o->uvar = 3 * n + 1, o->mu = mu;
+  o->Tvar = 3 * n + 1 + mu, o->par = o->Tvar + 1;
   o->nvars    = o->par;
   o->names    = calloc((size_t)(o->par + npar), sizeof(char *));
-  o->vars     = calloc((size_t)(o->par + npar + 5 + 4 * n), sizeof(double)); /* + scratch of OcpPhiT */
+  o->vars     = calloc((size_t)(o->par + npar + 5 + 4 * n + mu), sizeof(double)); /* + scratch of OcpPhiT */
   o->pmin     = calloc((size_t)npar + 1, sizeof(double));
   o->pmax     = calloc((size_t)npar + 1, sizeof(double));
   o->phelp    = calloc((size_t)npar + 1, sizeof(char *));
@@ -1039,7 +1065,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
                 "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, constraints, state_scheme, "
-                "costate_scheme)",
+                "costate_scheme, force, control_cost, control_names)",
                 key);
   return 0;
 }
@@ -1448,6 +1474,122 @@ static int OcpBuildBq(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   return ret;
 }
 
+/* The nodes of f (n) and c (0 without 'control_cost') into nd[0..n]. */
+static int OcpControlNodes(Src *s, Ocp *o, const Keys *K, int *nd)
+{
+  int    n = o->n, ret = 0, k, *c;
+  char **items;
+
+  {
+    s->line = K->lines[K_FORCE];
+    if ((k = SplitList(K->text[K_FORCE], K->cols[K_FORCE], &items, &c)) < 0)
+      return HS_ENOMEM;
+    if (k != n)
+      ret = Fail(s, K->cols[K_FORCE], "force: expected %d expressions (one per coordinate), found %d", n, k);
+    for (int i = 0; !ret && i < n; i++)
+      ret = MakeExpr(s, o, items[i], c[i], "force", ALLOW_Q | ALLOW_U, &nd[i]);
+    free(items), free(c);
+  }
+  if (!ret && K->text[K_CCOST]) {
+    s->line = K->lines[K_CCOST];
+    ret     = MakeExpr(s, o, K->text[K_CCOST], K->cols[K_CCOST], "control_cost", ALLOW_Q | ALLOW_U, &nd[n]);
+  } else if (!ret && (nd[n] = HsExprConstant(o->ex, 0)) < 0)
+    ret = HS_ENOMEM;
+  return ret;
+}
+/* force and control_cost (docs/controls.md): with force, B and R do not apply (B = 0 and R = I stand in for them);
+ * control_cost needs force. */
+static int OcpControlKeys(Src *s, Keys *K)
+{
+  int   m = K->m, ctrl = K->text[K_FORCE] || K->text[K_CCOST];
+  char *t;
+
+  if (K->text[K_CNAMES] && !ctrl) {
+    s->line = K->lines[K_CNAMES];
+    return Fail(s, K->cols[K_CNAMES], "control_names: names the controls of force and control_cost, given neither");
+  }
+  if (!ctrl || m < 1)
+    return 0;
+  if (!K->text[K_FORCE]) {
+    s->line = K->lines[K_CCOST];
+    return Fail(s, K->cols[K_CCOST], "control_cost: needs force (write B u as force: one expression per coordinate)");
+  }
+  for (int k = K_B; k <= K_R; k++)
+    if (K->text[k]) {
+      s->line = K->lines[k];
+      return Fail(s, K->cols[k], "%s: does not apply with force (the force replaces B u, control_cost replaces "
+                  "1/2 u^T R u; docs/controls.md)", keys[k]);
+    }
+  for (int k = K_B; k <= K_R; k++) {
+    int cnt = k == K_B ? K->n * m : m * m;
+    if (K->text[k])
+      continue;
+    if (!(t = K->text[k] = malloc((size_t)cnt * 3 + 1)))
+      return HS_ENOMEM;
+    for (int i = 0; i < cnt; i++)
+      t += sprintf(t, "%s%d", i ? ", " : "", k == K_R && i / m == i % m);
+    K->lines[k] = s->line, K->cols[k] = 1;
+  }
+  return 0;
+}
+
+/* The names of the controls of force and control_cost (variables uvar ...): control_names, default u (m = 1) or
+ * u1 ... um. Before the other expressions, so that a control where it is not allowed is named as such. */
+static int OcpControlNames(Src *s, Ocp *o, const Keys *K)
+{
+  int    m = o->mu, ret = 0, k, *c = NULL;
+  char **items = NULL, name[32];
+
+  if (!m || (!K->text[K_FORCE] && !K->text[K_CCOST]))
+    return 0;
+  if (K->text[K_CNAMES]) {
+    s->line = K->lines[K_CNAMES];
+    if ((k = SplitList(K->text[K_CNAMES], K->cols[K_CNAMES], &items, &c)) < 0)
+      return HS_ENOMEM;
+    if (k != m)
+      ret = Fail(s, K->cols[K_CNAMES], "control_names: expected %d names, found %d", m, k);
+    for (int j = 0; !ret && j < m; j++)
+      ret = Name(s, o, items[j], c[j], o->uvar + j, "control_names");
+    free(items), free(c);
+  } else
+    for (int j = 0; !ret && j < m; j++) {
+      snprintf(name, sizeof name, m == 1 ? "u" : "u%d", j + 1);
+      s->line = K->lines[K->text[K_FORCE] ? K_FORCE : K_CCOST];
+      ret     = Name(s, o, name, 1, o->uvar + j, "the control names (control_names: to choose others)");
+    }
+  return ret;
+}
+
+/* The force f(q, u) (n entries) and the control cost c(u, q) (0 without 'control_cost') and
+ * their derivatives to order 2 in (q, u): programs P_CTRL + k of [f, c], [grad f, grad c], [Hess f, Hess c]
+ * (cumulative), p->ctrl. */
+static int OcpBuildControls(Src *s, Ocp *o, const Keys *K, HsProblem *p)
+{
+  int n = o->n, m = o->mu, w = n + m, nf = n + 1, *nd, ret = 0;
+
+  if (!m || (!K->text[K_FORCE] && !K->text[K_CCOST]))
+    return 0;
+  if (!(nd = malloc(sizeof(int) * (size_t)(nf * (1 + w + w * w)))))
+    return HS_ENOMEM;
+  ret = OcpControlNodes(s, o, K, nd);
+  for (int f = 0; !ret && f < nf; f++)
+    for (int i = 0; !ret && i < w; i++) {
+      int *g = nd + nf + f * w, *H = nd + nf * (1 + w) + f * w * w, vi = i < n ? i : o->uvar + i - n;
+      if ((g[i] = HsExprDiff(o->ex, nd[f], vi)) < 0)
+        ret = HS_ENOMEM;
+      for (int j = 0; !ret && j <= i; j++)
+        if ((H[i * w + j] = H[j * w + i] = HsExprDiff(o->ex, g[j], vi)) < 0)
+          ret = HS_ENOMEM;
+    }
+  for (int r = 0; !ret && r < 3; r++)
+    if (Program(o, r == 0 ? nf : r == 1 ? nf * (1 + w) : nf * (1 + w + w * w), nd, &o->prog[P_CTRL + r]))
+      ret = HS_ENOMEM;
+  free(nd);
+  if (!ret)
+    p->ctrl = OcpCtrl;
+  return ret;
+}
+
 /* 1 if every second derivative of node in the coordinates is constant (node is at most quadratic in q); -1 without
  * memory. */
 static int Quadratic(Ocp *o, int node)
@@ -1845,7 +1987,7 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   Keys       K;
   Ocp       *o    = NULL;
   HsProblem *p    = NULL;
-  int       *node = NULL, kin = -1, n, npar, nlet, const_mass = 0, ret, over;
+  int       *node = NULL, kin = -1, n, npar, nlet, mu, const_mass = 0, ret, over;
 
   *prob = NULL;
   memset(&K, 0, sizeof K);
@@ -1857,7 +1999,7 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   }
   if (!(fp = fmemopen((void *)text, len, "r")))
     return HS_ENOMEM;
-  OcpPrescan(fp, &n, &npar, &nlet);
+  OcpPrescan(fp, &n, &npar, &nlet, &mu);
   if (n > HS_OCP_MAX_COORDINATES || npar > HS_OCP_MAX_NAMES || nlet > HS_OCP_MAX_NAMES) {
     fclose(fp);
     if (n > HS_OCP_MAX_COORDINATES)
@@ -1868,12 +2010,16 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
                npar > HS_OCP_MAX_NAMES ? "param" : "let", HS_OCP_MAX_NAMES);
     return HS_EPARSE;
   }
-  ret = OcpNew(n, npar, &o);
+  ret = OcpNew(n, npar, mu, &o);
   if (!ret)
     ret = OcpReadKeys(fp, &s, o, &K);
   fclose(fp);
   if (!ret)
+    ret = OcpControlKeys(&s, &K);
+  if (!ret)
     ret = OcpCheckMissing(&s, &K);
+  if (!ret)
+    ret = OcpControlNames(&s, o, &K);
   if (!ret && (!(node = calloc((size_t)(n * n + 1), sizeof(int))) ||
                HsProblemAllocate(K.name[0] ? K.name : path, n, K.m, &p)))
     ret = HS_ENOMEM;
@@ -1898,6 +2044,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpBuildDerived(o);
   if (!ret)
     ret = OcpBuildBq(&s, o, &K, p);
+  if (!ret)
+    ret = OcpBuildControls(&s, o, &K, p);
   if (!ret)
     ret = OcpBuildXTT(o, p);
   if (!ret)

@@ -19,7 +19,9 @@ import sys
 import hs_bench
 import hs_border
 import hs_bounded
+import hs_bounds
 import hs_constrained
+import hs_controls
 import hs_drivers
 import hs_examples
 import hs_extremal2
@@ -56,6 +58,8 @@ MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5
 MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 MODULES += (hs_satellite,)  # issue 40: the satellite with three rotors, Euler angles and directors
+MODULES += (hs_bounds,)  # issue 41: bounded controls and minimum time in the indirect solvers
+MODULES += (hs_controls,)  # issue 41: controls beyond 1/2 u^T R u in conserving4
 
 
 def tests():

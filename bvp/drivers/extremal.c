@@ -412,6 +412,14 @@ PetscErrorCode HsSolverCheckExtremal(HsSolver s)
     e->done = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
+  if (s->prob->ctrl) { /* the direct NLP knows B u and 1/2 u^T R u only */
+    PetscCall(PetscStrncpy(e->not_made,
+                           "the direct NLP of a force f(q, u) or a control cost is not implemented yet "
+                           "(docs/controls.md)",
+                           sizeof e->not_made));
+    e->done = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   if (s->prob->cons_extended) { /* the direct BEM transcription is the closed-form class's (docs/constrained.md) */
     PetscCall(PetscStrncpy(e->not_made,
                            "the direct NLP of a constrained system outside the exact class is not "

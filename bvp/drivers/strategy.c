@@ -147,7 +147,7 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
     PetscFunctionReturn(0);
   PetscCall(ColdStart(s));
   PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
-  PetscCall(HsSolverSolveNewton(s));
+  PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s)); /* cold */
   PetscCall(SNESLineSearchSetType(ls, old));
   PetscFunctionReturn(0);
 }
@@ -326,11 +326,17 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
     break;
   case 2:
     PetscCall(PetscStrncpy(name, "direct guess", len));
-    *tried = (PetscBool)(s->guess_type != HS_GUESS_DIRECT); /* the first attempt was this one */
+    *tried =
+        (PetscBool)(s->guess_type != HS_GUESS_DIRECT && !s->prob->ctrl); /* the first attempt was this one; the
+                                                            direct problem has no force f(q, u) (docs/controls.md) */
     if (*tried)
       PetscCall(TryDirect(s));
     break;
   default:
+    if (s->prob->ctrl) { /* the continuations start from the direct problem or scale R, which a force f(q, u) lacks */
+      *tried = PETSC_FALSE;
+      break;
+    }
     PetscCall(TryContinuation(s, (PetscBool)(i == 4), name, len, tried));
   }
   PetscFunctionReturn(0);
@@ -355,7 +361,8 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
     PetscFunctionReturn(0);
   PetscCall(Record(s, a, &na, s->guess_type == HS_GUESS_DIRECT ? "direct guess" : "newton", t0));
   if (!s->res.converged && !s->interrupted && !s->res.tolerance_only && cold && s->strategy == HS_STRATEGY_AUTO &&
-      !s->ops->solve) { /* tolerance_only: the user's tolerance stops every fallback as well */
+      !s->ops->solve && strcmp(s->res.status, "SMOOTHED_ONLY")) { /* tolerance_only: the user's tolerance stops every
+                   fallback as well; SMOOTHED_ONLY: the bounded law's continuation came close, its solution is kept */
     first = s->res;
     PetscCall(PetscStrncpy(first_info, s->guess_info, sizeof first_info));
     if (s->monitor)

@@ -31,6 +31,14 @@ PetscReal HsOrder4StageTime(HsSolver s, PetscInt k, int j)
 
 #define StageTime HsOrder4StageTime
 
+/* A cold start of controls that enter nonlinearly from the default guess (lambda = 0), where H has no strict maximum
+   in u at a node (no control cost, or one not strictly convex), solves
+   with eps/2 |u|^2 added to the control cost for eps = HS_O4_REG0, HS_O4_REG0 HS_O4_REG_FACTOR, ... down to
+   HS_O4_REG_LAST (RegularizedStart), then with eps = 0 (docs/controls.md). */
+#define HS_O4_REG0 1.0
+#define HS_O4_REG_FACTOR 0.1
+#define HS_O4_REG_LAST 1e-4
+
 /* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
  * constant (the condition (1/N) sum H^d = d phi/dT of the second-order transcription, here at one node), or T = T_hold
  * while a cold start holds it; with J (block of point N) its gradient in z_N and T. Tc: d/dT of the free terminal
@@ -186,8 +194,14 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(ShareT(s, x, xs, xm, &dom));
-  for (PetscInt k = xs; k < xs + xm && !dom; k++)
+  for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
+    if (dom && HsO4Why(o->o4)[0]) /* controls that enter nonlinearly: no maximum of H in u (docs/controls.md) */
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE,
+                                     "conserving4: near t = %g (interval %" PetscInt_FMT "): %s "
+                                     "(docs/controls.md)",
+                                     (double)StageTime(s, PetscMin(k, s->N), 0), k, HsO4Why(o->o4)));
+  }
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
@@ -367,6 +381,42 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
   PetscFunctionReturn(0);
 }
 
+/* A cold start of controls that enter nonlinearly from the default guess where H has no strict maximum in u at some
+ * node (lambda = 0 with no control cost): X through the regularized problems (eps/2
+ * |u|^2 added to the control cost; a free T held in the first of them, as HsSolverSolveNewton holds it), each from the
+ * last; the solve at eps = 0 follows (without holding T). A failure stands with eps said. Collective. */
+static PetscErrorCode RegularizedStart(HsSolver s)
+{
+  HsOrder4 *o   = s->data;
+  PetscInt  its = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscReal eps = HS_O4_REG0; eps >= HS_O4_REG_LAST * (1 - 1e-9); eps *= HS_O4_REG_FACTOR) {
+    HsO4SetControlRegularization(o->o4, eps);
+    PetscCall(HsSolverSolveNewton(s));
+    its += s->res.newton_iterations;
+    PetscCall(PetscInfo(s->snes,
+                        "conserving4: control regularization eps = %g: %s after %" PetscInt_FMT " Newton iterations\n",
+                        (double)eps, SNESConvergedReasons[s->res.reason], s->res.newton_iterations));
+    if (s->res.reason <= 0) {
+      char why[sizeof s->res.diagnosis];
+      PetscCall(PetscStrncpy(why, s->res.diagnosis, sizeof why));
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                     "the continuation of the control regularization from the default "
+                                     "guess failed at eps = %g%s%s",
+                                     (double)eps, why[0] ? ": " : "", why));
+      break;
+    }
+  }
+  HsO4SetControlRegularization(o->o4, 0);
+  s->hold_T = PETSC_FALSE; /* summary.json's initial_guess says how the start was made */
+  PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
+                          "the default guess, then the control regularization "
+                          "eps/2 |u|^2, eps = %g down to %g (%" PetscInt_FMT " Newton iterations; docs/controls.md)",
+                          HS_O4_REG0, HS_O4_REG_LAST, its));
+  PetscFunctionReturn(0);
+}
+
 /** HsOrder4Guess - the guess on the DMDA layout: z_k from GuessNode, the stage nodes on the line through z_k and
  *  z_{k+1} at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
 PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
@@ -374,7 +424,8 @@ PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
   HsOrder4     *o = s->data;
   PetscScalar **x;
   PetscInt      xs, xm, q = 4 * s->prob->n, N = s->N;
-  PetscReal    *row, *nxt, t1 = HS_O4_GAMMA1, t2 = 1 - HS_O4_GAMMA1;
+  PetscReal    *row, *nxt, t1 = HS_O4_GAMMA1, t2 = 1 - HS_O4_GAMMA1, H;
+  PetscBool     flat = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(q, &row, q, &nxt));
@@ -392,8 +443,14 @@ PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
     if (k == N && s->prob->free_T)
       x[N][q] = HsSolverStartT(s);
   }
+
+  for (PetscInt k = xs; k < xs + xm && s->prob->ctrl && !s->guess && !flat; k++) /* H at lambda = 0 may be flat in u */
+    flat = (PetscBool)(HsO4Hamiltonian(o->o4, StageTime(s, k, 0), x[k], &H) != 0);
   PetscCall(DMDAVecRestoreArrayDOF(o->da, X, &x));
   PetscCall(PetscFree2(row, nxt));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &flat, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+  if (flat && X == s->X) /* no maximum of H in u at the default guess: a regularized start */
+    PetscCall(RegularizedStart(s));
   PetscFunctionReturn(0);
 }
 
@@ -454,6 +511,23 @@ PetscErrorCode HsOrder4PostSolveFrom(HsSolver s, Vec X)
   PetscFunctionReturn(0);
 }
 
+/* Controls that enter nonlinearly: s->U0 (rank 0, N x m) = u*(z_k), the maximizer at node k (costate/hso4ctrl.h);
+ * *st a status. */
+static PetscErrorCode NodeControls(HsSolver s, const PetscScalar *x, int *st)
+{
+  HsOrder4 *o = s->data;
+  PetscInt  m = s->prob->m, q = 4 * s->prob->n;
+  PetscReal H;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->U0));
+  PetscCall(PetscMalloc1(s->N * m, &s->U0));
+  for (PetscInt k = 0; k < s->N && !*st; k++)
+    if (!(*st = HsO4Hamiltonian(o->o4, StageTime(s, k, 0), x + k * q, &H)))
+      PetscCall(PetscArraycpy(s->U0 + k * m, HsO4Control(o->o4), m));
+  PetscFunctionReturn(0);
+}
+
 /** HsOrder4Diagnostics - the diagnostics op (rank 0; x: the gathered Xnodes): out[0..10] as SumDiagnostics
  * (bvp/interface/diagnostics.c) fills them: J^d = sum of the substeps' c h L(zbar) + phi(x_N); the mean, min and max of
  * H over the nodes and stage nodes (H_min, H_max: the conserved quantity's spread for an autonomous problem), out[5]
@@ -490,6 +564,8 @@ PetscErrorCode HsOrder4Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *
   PetscCall(VecRestoreArrayRead(o->vals0, &v));
   if (!st)
     st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
+  if (!st && s->prob->ctrl) /* controls that enter nonlinearly: u*(z_k) at the nodes for intervals.csv */
+    PetscCall(NodeControls(s, x, &st));
   out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;
   out[6] = 0, out[7] = st ? 1 : 0, out[9] = big, out[10] = PetscMax(PetscAbsReal(Hmin), PetscAbsReal(Hmax));
   if (st)

@@ -140,7 +140,10 @@ static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew, PetscReal hter
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp)); /* the same on every rank (s->U0 is not) */
   if (!s->res.converged || nlp || s->hom_theta < 1)
     PetscFunctionReturn(0);
-  badH = (PetscBool)(cs->conserving && s->res.H_balance > HS_CONSERVATION_VOUCH * Hs);
+  /* bounded controls (docs/controls.md section 3): H^d is exact inside the arcs of the exact projection only */
+  badH = (PetscBool)(cs->conserving && !s->res.bounds.active && s->res.H_balance > HS_CONSERVATION_VOUCH * Hs);
+  if (cs->conserving && s->res.bounds.active && s->res.bounds.exact)
+    badH = (PetscBool)(s->res.bounds.arc_balance > HS_CONSERVATION_VOUCH * Hs);
   badE = (PetscBool)(ss->energy_consistent && !s->ops->diagnostics /* conserving4: E - W is O(h^4) */ &&
                      s->res.energy_work_spread > HS_CONSERVATION_VOUCH * PetscMax(1, ew));
   if (!badH && !badE)
@@ -152,8 +155,28 @@ static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew, PetscReal hter
                                  "scheme keeps it constant to round-off: an unknown far larger than the others (a "
                                  "badly scaled problem) makes |F| a poor measure; rescale, or tighten -snes_atol",
                                  (double)s->res.residual_norm, badH ? "H^d" : "E - W",
-                                 (double)(badH ? s->res.H_balance : s->res.energy_work_spread),
+                                 (double)(badH ? PetscMax(s->res.H_balance * !s->res.bounds.active,
+                                                          s->res.bounds.arc_balance)
+                                               : s->res.energy_work_spread),
                                  (double)(badH ? s->res.H_balance / Hs : s->res.energy_work_spread / PetscMax(1, ew))));
+  PetscFunctionReturn(0);
+}
+
+/* The switching structure of the gathered solution on rank 0 (HsSolverBoundsStructure) into out[0..2]: switching
+   nodes, the H^d balance inside the arcs and across the switches. */
+static PetscErrorCode BoundsStructure(HsSolver s, PetscReal *out)
+{
+  const PetscScalar *x;
+  PetscInt           len;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(s->X0, &len));
+  if (!len || !s->H)
+    PetscFunctionReturn(0);
+  PetscCall(VecGetArrayRead(s->X0, &x));
+  PetscCall(HsSolverBoundsStructure(s, x));
+  PetscCall(VecRestoreArrayRead(s->X0, &x));
+  out[0] = (PetscReal)s->res.bounds.switches, out[1] = s->res.bounds.arc_balance, out[2] = s->res.bounds.switch_jump;
   PetscFunctionReturn(0);
 }
 
@@ -198,7 +221,7 @@ PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf)
 @*/
 PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
 {
-  PetscReal      buf[11] = {0};
+  PetscReal      buf[14] = {0};
   HsOutputFormat fmt;
   PetscBool      nlp;
 
@@ -209,12 +232,17 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   PetscCall(PetscFree2(s->H, s->EW));
   PetscCall(HsSolverGetOutputFormat(s, &fmt));
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp)); /* its controls: on rank 0 */
-  if (fmt == HS_OUTPUT_FORMAT_HDF5 && !nlp && !s->ops->diagnostics) /* no gather: each rank its own nodes (diagdist.c) */
+  if (fmt == HS_OUTPUT_FORMAT_HDF5 && !nlp && !s->ops->diagnostics && !s->res.bounds.active) /* no gather: each
+                                                                        rank its own nodes (diagdist.c) */
     PetscCall(HsSolverDiagnosticsDistributed(s, s->Xnodes, buf));
   else { /* kept in s->X0 for HsSolverWriteOutput: one gather per solve */
     PetscCall(HsSolverGatherSolution(s, buf));
+    if (s->res.bounds.active) /* the switching structure (bounds.c), rank 0's into buf[11..13] */
+      PetscCall(BoundsStructure(s, buf + 11));
     buf[6] = (PetscReal)s->res.suspect_intervals, buf[8] = (PetscReal)s->res.first_suspect;
-    PetscCallMPI(MPI_Bcast(buf, 11, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+    PetscCallMPI(MPI_Bcast(buf, 14, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
+    if (s->res.bounds.active)
+      s->res.bounds.switches = (PetscInt)buf[11], s->res.bounds.arc_balance = buf[12], s->res.bounds.switch_jump = buf[13];
   }
   s->res.suspect_intervals = (PetscInt)buf[6], s->res.first_suspect = (PetscInt)buf[8];
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];

@@ -72,6 +72,10 @@ struct _p_HsSolver {
   char         costate_scheme[64];  /* explicit -hs_costate_scheme */
   char         ss[64], cs[64];      /* the resolved pair (HsSolverGetSchemes, SetUp) */
   PetscReal    dg_tol;              /* -hs_dg_tol */
+  PetscReal    bnd_eps0, bnd_factor, bnd_eps_min; /* bounded controls: -hs_bounds_eps0, _eps_factor, _eps_min (bounds.c) */
+  PetscReal   *bnd_sw;  /* rank 0: bnd_nsw switches (control, bound -1/+1, time) of the last solution (bounds.c) */
+  PetscInt    *bnd_at;  /* rank 0: per control the intervals at the lower and at the upper bound */
+  PetscInt     bnd_nsw;
   PetscReal    roundoff;            /* -hs_snes_roundoff */
   PetscReal    noise_factor;        /* -hs_snes_noise */
   PetscInt     polish_max;          /* -hs_snes_polish: at most this many polish steps (0: none) */
@@ -213,6 +217,13 @@ PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
 PetscBool      HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
                                  PetscReal *xm, PetscReal *g);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
+/* bounds.c: bounded controls (docs/controls.md) */
+PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution);
+PetscReal      HsSolverBoundsFinalEps(HsSolver s);
+PetscErrorCode HsSolverBoundsOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
+PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x);
+PetscErrorCode HsSolverBoundsView(HsSolver s, PetscViewer v);
+void           HsSolverBoundsJSON(HsSolver s, FILE *f);
 PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
 void                 HsSolverCloseCheckpointDir(HsSolver s);

@@ -209,6 +209,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
+  HsSolverBoundsJSON(s, f);
   if (r->suspect_intervals) /* intervals that may cross a singularity of the data (diagnostics.c) */
     fprintf(f, "  \"suspect_intervals\": %d,\n  \"first_suspect_interval\": %d,\n", (int)r->suspect_intervals,
             (int)r->first_suspect);

@@ -270,7 +270,7 @@ PetscErrorCode HsSolverCheckBoundaryRank(HsSolver s)
   char      msg[sizeof s->res.diagnosis];
 
   PetscFunctionBeginUser;
-  if (!s->check_boundary)
+  if (!s->check_boundary || s->prob->ctrl) /* a force f(q, u): G = [0; B] does not describe it (docs/controls.md) */
     PetscFunctionReturn(0);
   PetscCall(HsProblemBoundaryDependencies(s->prob, &d, &bad, msg, sizeof msg));
   PetscCheck(!d, PetscObjectComm((PetscObject)s), bad ? PETSC_ERR_ARG_OUTOFRANGE : PETSC_ERR_ARG_INCOMP, "%s", msg);

@@ -78,8 +78,9 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   PetscCall(HsInitializePackage());
   PetscCall(PetscHeaderCreate(s, HS_SOLVER_CLASSID, "HsSolver", "hamshoot solver", "HsSolver", comm, HsSolverDestroy,
                               HsSolverView));
-  s->scheme         = HS_SCHEME_CONSERVING;
-  s->dg_tol         = HS_DG_TOL_DEFAULT;
+  s->scheme   = HS_SCHEME_CONSERVING;
+  s->dg_tol   = HS_DG_TOL_DEFAULT;
+  s->bnd_eps0 = HS_BOUNDS_EPS0, s->bnd_factor = HS_BOUNDS_EPS_FACTOR, s->bnd_eps_min = HS_BOUNDS_EPS_MIN;
   s->roundoff       = HS_ROUNDOFF_FACTOR_DEFAULT;
   s->hom_theta      = 1;
   s->mumps_icntl14  = HS_MUMPS_ICNTL14_DEFAULT;
@@ -133,6 +134,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   for (int i = 0; i < 3; i++)
     PetscCall(VecDestroy(&s->noise_work[i]));
   PetscCall(VecDestroy(&s->polish_X));
+  PetscCall(PetscFree2(s->bnd_sw, s->bnd_at));
   PetscCall(VecDestroy(&s->Xnodes));
   PetscCall(VecDestroy(&s->X0));
   PetscCall(VecDestroy(&s->Xmult));

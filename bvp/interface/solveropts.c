@@ -378,6 +378,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_scheme <conserving|conserving4|direct> - [HsSolverSetScheme]
 . -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
 . -hs_dg_tol <tol> - [HsSolverSetDGTolerance]
+. -hs_bounds_eps0, -hs_bounds_eps_factor, -hs_bounds_eps_min - bounded controls [HsSolverSetBoundsSmoothing]
 . -hs_snes_roundoff <c> - [HsSolverSetRoundoffFactor]
 . -hs_snes_noise <c> - [HsSolverSetNoiseFactor]
 . -hs_snes_polish <k> - [HsSolverSetPolish]
@@ -453,6 +454,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   if (flg)
     HsOptionsCall(HsSolverSetDGTolerance(s, r));
   HsOptionsCall(NewtonStopOptions(PetscOptionsObject, s));
+  HsOptionsCall(HsSolverBoundsOptions(PetscOptionsObject, s));
   {
     static const char *const ls[] = {"auto", "band", "mumps", "drop"};
     PetscInt                 idx  = (PetscInt)s->linear_solver;

@@ -2,6 +2,7 @@
  * formulation's set-up, the SNES/KSP defaults and their options, the MUMPS
  * settings and workspace retry (docs/theory.md section 3). The convergence test:
  * bvp/interface/convergence.c. */
+#include "../../costate/hscontrol.h"
 #include "hsbvpimpl.h"
 
 #include <sys/resource.h>
@@ -101,6 +102,8 @@ PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
   st = HsDiscCreate(s->prob, s->ss, s->cs, (int)s->N, s->dg_tol, &disc, msg, sizeof msg);
   PetscCheck(st == 0, PetscObjectComm((PetscObject)s), st == HS_ENOMEM ? PETSC_ERR_MEM : PETSC_ERR_ARG_WRONG, "%s",
              msg);
+  if (HsDiscIsBounded(disc)) /* the law as posed (docs/controls.md); HsSolverSolveBounded smooths it on the way */
+    PetscCheck(HsDiscSetControlSmoothing(disc, HsSolverBoundsFinalEps(s)) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "eps");
   if (s->hom_theta < 1) /* -hs_initial_guess direct: from the direct costate equation (theta = 0) to ours */
     PetscCheck(HsDiscSetCostateHomotopy(disc, strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal", s->hom_theta) == 0,
                PETSC_COMM_SELF, PETSC_ERR_PLIB, "costate homotopy at theta = %g", (double)s->hom_theta);
@@ -134,10 +137,10 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
              "(-hs_bvp_type transcription or shooting, docs/constrained.md), or as the direct NLP by IPOPT "
              "(-hs_bvp_type ipopt); -hs_bvp_type %s does not support constraints yet",
              s->prob->name, ((PetscObject)s)->type_name);
-  PetscCheck(nlp || (!s->prob->u_min && !s->prob->u_max), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' bounds its controls (u_min/u_max): the indirect solvers do not support control bounds yet; "
-             "solve it as a direct NLP with -hs_scheme direct -hs_direct_solver ipopt (or -hs_bvp_type ipopt)",
-             s->prob->name);
+  if (!nlp && HsControlLawActive(s->prob)) { /* bounds in the indirect solvers (docs/controls.md) */
+    char msg[512];
+    PetscCheck(!HsDiscCheckBounded(s->prob, msg, sizeof msg), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "%s", msg);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -179,6 +182,9 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCheck(!s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet", s->prob->name);
   }
+  PetscCheck(s->scheme == HS_SCHEME_CONSERVING4 || !s->prob->ctrl, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' has a force or a control cost (force:, control_cost:): only -hs_scheme conserving4 solves it "
+             "(docs/controls.md)", s->prob->name);
   PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
   if (s->prob->free_T) { /* docs/free-final-time.md */
     PetscBool ok;
@@ -621,9 +627,12 @@ PetscErrorCode HsSolverSolve(HsSolver s)
     if (!s->guess_info[0] && s->guess) /* summary.json's initial_guess: where the stored guess came from */
       PetscCall(PetscStrncpy(s->guess_info, s->guess_source, sizeof s->guess_info));
   }
-  s->restart_pending = PETSC_FALSE;
+  s->restart_pending   = PETSC_FALSE;
+  s->res.bounds.active = (PetscBool)(!s->ops->solve && HsDiscIsBounded(s->disc)); /* docs/controls.md */
   if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
+  else if (s->res.bounds.active) /* from a solution of the bounded problem (warm, direct guess): no smoothing */
+    PetscCall(HsSolverSolveBounded(s, (PetscBool)(!cold || s->guess_type == HS_GUESS_DIRECT)));
   else
     PetscCall(HsSolverSolveNewton(s));
   if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold) {
@@ -635,6 +644,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(HsSolverGetHook(HS_HOOK_STRATEGY, (PetscVoidFunction *)&strategy));
   if (strategy)
     PetscCall((*strategy)(s, cold, s->t_start)); /* -hs_strategy auto: the fallbacks */
+  if (s->res.bounds.active) { /* the law the solution satisfies (a fallback solves the law as posed) */
+    s->res.bounds.eps   = HsDiscGetControlSmoothing(s->disc);
+    s->res.bounds.exact = (PetscBool)(s->res.converged && s->res.bounds.eps == 0);
+  }
   if (s->ops->postsolve)
     PetscCall((*s->ops->postsolve)(s));
   PetscCall(PetscStrncpy(s->res.initial_guess, s->guess_info, sizeof s->res.initial_guess));

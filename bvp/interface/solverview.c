@@ -159,6 +159,7 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
       (double)r->energy_work_spread));
+  PetscCall(HsSolverBoundsView(s, viewer));
   if (r->suspect_intervals)
     PetscCall(PetscViewerASCIIPrintf(
         viewer,

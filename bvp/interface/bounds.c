@@ -1,0 +1,342 @@
+/* hamshoot: bounded controls in the indirect solvers (docs/controls.md): the eps-continuation of the control law
+ * (costate/hscontrol.h) down to the exact projection, finished by a semismooth Newton, and the switching structure
+ * of a solution (the intervals at a bound, the switching times, H^d within the arcs and across the switches). */
+#include "../../costate/hscontrol.h"
+#include "hsbvpimpl.h"
+
+#include <math.h>
+
+#define HS_BOUNDS_EPS_SLACK 1e-6 /* a smoothing within this (relative) of eps_min is eps_min */
+
+/* 1 if a control has R_jj = 0 (the bang-bang law: its eps stays > 0) */
+static PetscBool BangBang(const HsProblem *P)
+{
+  for (int j = 0; j < P->m; j++)
+    if (P->R[j * P->m + j] == 0)
+      return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* The unit of the continuation's eps: the smallest hi - lo of a control bounded on both sides (or max(1, |bound|)
+   of one bounded on one side); 1 (units of s = B^T lambda^p) with a bang-bang control. */
+static PetscReal BoundsScale(const HsProblem *P)
+{
+  PetscReal sc = PETSC_MAX_REAL;
+
+  if (BangBang(P))
+    return 1;
+  for (int j = 0; j < P->m; j++) {
+    PetscReal lo = P->u_min ? P->u_min[j] : -INFINITY, hi = P->u_max ? P->u_max[j] : INFINITY;
+    if (isfinite(lo) && isfinite(hi) && hi > lo)
+      sc = PetscMin(sc, hi - lo);
+    else if (isfinite(lo) || isfinite(hi))
+      sc = PetscMin(sc, PetscMax(1, PetscAbsReal(isfinite(lo) ? lo : hi)));
+  }
+  return sc < PETSC_MAX_REAL ? sc : 1;
+}
+
+/*@ HsSolverSetBoundsSmoothing - the eps-continuation of bounded controls (docs/controls.md): the control law of
+    costate/hscontrol.h is smoothed by eps = e * scale, e = eps0, eps0 * factor, ... while e >= eps_min, then
+    e = 0 (the exact projection, by semismooth Newton); a bang-bang control (R_jj = 0) ends at e = eps_min instead.
+    scale: the smallest hi - lo of the controls (max(1, |bound|) for a one-sided bound); 1, in units of
+    s = B^T lambda^p, with a bang-bang control.
+
+  Logically collective.
+
+  Input Parameters:
++ s       - the solver
+. eps0    - the first smoothing, >= 0 (0: the exact projection at once); default HS_BOUNDS_EPS0 = 0.1
+. factor  - the reduction per step, in (0, 1); default HS_BOUNDS_EPS_FACTOR = 0.1
+- eps_min - the smallest smoothing, > 0; default HS_BOUNDS_EPS_MIN = 1e-4
+
+  Options Database Keys:
++ -hs_bounds_eps0 <e> - eps0
+. -hs_bounds_eps_factor <f> - factor
+- -hs_bounds_eps_min <e> - eps_min
+
+.seealso: HsSolverGetBoundsSmoothing(), HsSolverSolve()
+@*/
+PetscErrorCode HsSolverSetBoundsSmoothing(HsSolver s, PetscReal eps0, PetscReal factor, PetscReal eps_min)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(eps0 >= 0 && eps0 <= 1e6 && factor > 0 && factor < 1 && eps_min > 0 && eps_min <= 1,
+             PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_bounds_eps0 %g must lie in [0, 1e6], -hs_bounds_eps_factor %g in (0, 1), -hs_bounds_eps_min %g in "
+             "(0, 1]",
+             (double)eps0, (double)factor, (double)eps_min);
+  s->bnd_eps0 = eps0, s->bnd_factor = factor, s->bnd_eps_min = eps_min;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetBoundsSmoothing - the eps-continuation's settings (HsSolverSetBoundsSmoothing); any output may be
+    NULL. Not collective. @*/
+PetscErrorCode HsSolverGetBoundsSmoothing(HsSolver s, PetscReal *eps0, PetscReal *factor, PetscReal *eps_min)
+{
+  PetscFunctionBeginUser;
+  if (eps0)
+    *eps0 = s->bnd_eps0;
+  if (factor)
+    *factor = s->bnd_factor;
+  if (eps_min)
+    *eps_min = s->bnd_eps_min;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBoundsOptions - -hs_bounds_eps0, -hs_bounds_eps_factor, -hs_bounds_eps_min (HsSolverSetBoundsSmoothing);
+    bvp/ internal, called by HsSolverSetFromOptions. @*/
+PetscErrorCode HsSolverBoundsOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscReal e0 = s->bnd_eps0, f = s->bnd_factor, em = s->bnd_eps_min;
+  PetscBool a, b, c;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_bounds_eps0",
+                          "bounded controls: the first smoothing of the control law, relative to hi - lo (0: the exact "
+                          "projection at once; docs/controls.md)",
+                          "HsSolverSetBoundsSmoothing", e0, &e0, &a));
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_bounds_eps_factor",
+                          "bounded controls: the smoothing's reduction per continuation step",
+                          "HsSolverSetBoundsSmoothing", f, &f, &b));
+  PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_bounds_eps_min",
+                          "bounded controls: the smallest smoothing before the exact projection (bang-bang: the final "
+                          "one)",
+                          "HsSolverSetBoundsSmoothing", em, &em, &c));
+  if (a || b || c)
+    PetscCall(HsSolverSetBoundsSmoothing(s, e0, f, em));
+  PetscFunctionReturn(0);
+}
+
+/* After a failed step of the continuation: back to the last converged smoothing e (X from Xbest), re-evaluated
+   there, reported not converged for the problem as posed. */
+static PetscErrorCode KeepSmoothed(HsSolver s, Vec Xbest, PetscReal e, PetscReal scale, PetscReal enext)
+{
+  char     why[sizeof s->res.status];
+  PetscInt its = s->res.newton_iterations;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(why, s->res.status, sizeof why));
+  PetscCall(VecCopy(Xbest, s->X));
+  PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing");
+  PetscCall(HsSolverSolveNewton(s));
+  s->res.newton_iterations += its;
+  s->res.bounds.eps = e * scale;
+  if (!s->res.converged)
+    PetscFunctionReturn(0);
+  s->res.converged = PETSC_FALSE;
+  PetscCall(PetscStrncpy(s->res.status, "SMOOTHED_ONLY", sizeof s->res.status));
+  PetscCall(
+      HsSolverSetDiagnosis(s, PETSC_TRUE,
+                           "bounded controls: Newton converged with the control law smoothed by eps = %.3g but "
+                           "not at eps = %.3g (%s); the solution kept is the smoothed problem's (eps = %.3g), not "
+                           "the exact bounded one (docs/controls.md: -hs_bounds_eps_factor closer to 1)",
+                           (double)(e * scale), (double)(enext * scale), why, (double)(e * scale)));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBoundsFinalEps - the smoothing of the bounded law as posed: 0 (the exact projection), or eps_min (times
+    the scale, HsSolverSetBoundsSmoothing) with a bang-bang control. bvp/ internal. @*/
+PetscReal HsSolverBoundsFinalEps(HsSolver s) { return BangBang(s->prob) ? s->bnd_eps_min * BoundsScale(s->prob) : 0; }
+
+/*@ HsSolverSolveBounded - Newton for a problem with bounded controls (docs/controls.md): the eps-continuation of
+    HsSolverSetBoundsSmoothing, each step warm from the last, then the exact projection (eps = 0, a semismooth
+    Newton: the law's generalized derivative); from_solution (a warm start, the direct guess): the law as posed at
+    once. A failed first step says that the bounds may make the terminal state
+    unreachable; a failed later step keeps the last converged smoothing, reported not converged (SMOOTHED_ONLY).
+    bvp/ internal; collective. @*/
+PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
+{
+  PetscReal scale = BoundsScale(s->prob), e = s->bnd_eps0, best = -1;
+  PetscBool bang = BangBang(s->prob);
+  PetscInt  its = 0, steps = 0;
+  Vec       Xbest;
+
+  PetscFunctionBeginUser;
+  if (from_solution)
+    e = bang ? s->bnd_eps_min : 0;
+  if (bang)
+    e = PetscMax(e, s->bnd_eps_min);
+  else if (e > 0 && e < s->bnd_eps_min)
+    e = 0;
+  PetscCall(VecDuplicate(s->X, &Xbest));
+  for (;;) {
+    PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing %g",
+               (double)(e * scale));
+    PetscCall(HsSolverSolveNewton(s));
+    its += s->res.newton_iterations, steps++;
+    PetscCall(PetscInfo(s, "bounded controls: eps = %g, %s after %" PetscInt_FMT " Newton iterations\n",
+                        (double)(e * scale), s->res.status, s->res.newton_iterations));
+    /* an intermediate smoothing needs no vouching: a start for the next one (converged to the tolerance will do) */
+    if ((!s->res.converged && !(e > 0 && s->res.tolerance_only && !(bang && e <= s->bnd_eps_min))) || s->interrupted)
+      break;
+    PetscCall(VecCopy(s->X, Xbest));
+    best                = e;
+    s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE; /* an accepted step's remarks are not the solve's */
+    if (e == 0 || (bang && e <= s->bnd_eps_min))
+      break;
+    e *= s->bnd_factor;
+    if (e < s->bnd_eps_min * (1 + HS_BOUNDS_EPS_SLACK)) /* eps0 factor^k may miss eps_min by round-off */
+      e = bang ? s->bnd_eps_min : 0;
+  }
+  s->res.bounds.eps        = e * scale;
+  s->res.newton_iterations = its;
+  if (!s->res.converged && !s->interrupted && best >= 0) {
+    s->res.newton_iterations = 0;
+    PetscCall(KeepSmoothed(s, Xbest, best, scale, e));
+    s->res.newton_iterations += its;
+  } else if (!s->res.converged && !s->interrupted) {
+    char prev[sizeof s->res.diagnosis];
+    PetscCall(PetscStrncpy(prev, s->res.diagnosis, sizeof prev));
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "bounded controls: Newton did not converge even with the control law smoothed "
+                                   "(eps = %.3g): the bounds u_min/u_max may make the terminal state unreachable in "
+                                   "time T (the bounded control cannot do the work needed); check the bounds and T, "
+                                   "or compare the direct solver (-hs_scheme direct -hs_direct_solver ipopt)%s%s",
+                                   (double)(e * scale), prev[0] ? "; Newton: " : "", prev));
+  }
+  s->res.bounds.steps = steps + (best >= 0 && !s->res.converged ? 1 : 0);
+  s->res.bounds.exact = (PetscBool)(s->res.converged && e == 0);
+  PetscCall(VecDestroy(&Xbest));
+  PetscFunctionReturn(0);
+}
+
+/* The arc of control j on one interval: -1 at the lower bound, +1 at the upper, 0 free (the exact law's
+   classification by w = s/r; bang-bang: the sign of s); *w the value compared (w, or s for bang-bang). */
+static int ArcOf(const HsProblem *P, int j, PetscReal s, PetscReal *w)
+{
+  PetscReal r = P->R[j * P->m + j], lo = P->u_min ? P->u_min[j] : -INFINITY, hi = P->u_max ? P->u_max[j] : INFINITY;
+
+  if (r == 0) {
+    *w = s;
+    return s < 0 ? -1 : 1;
+  }
+  *w = s / r;
+  return *w <= lo ? -1 : (*w >= hi ? 1 : 0);
+}
+
+/* The switch of control j between intervals k-1 and k (arcs a -> b, values wa -> wb): the crossing of the bound
+   (bang-bang: of s = 0) by linear interpolation between the interval midpoints, t = (k - 1/2 + theta) h. */
+static PetscReal SwitchTime(const HsProblem *P, int j, PetscInt k, PetscReal h, int a, int b, PetscReal wa,
+                            PetscReal wb)
+{
+  PetscReal c, th;
+
+  if (P->R[j * P->m + j] == 0)
+    c = 0;
+  else
+    c = (a == 1 || b == 1) ? P->u_max[j] : P->u_min[j];
+  th = wb != wa ? (c - wa) / (wb - wa) : 0.5;
+  th = PetscMin(1, PetscMax(0, th));
+  return (k - 0.5 + th) * h;
+}
+
+/*@ HsSolverBoundsStructure - the switching structure of the gathered solution x (rank 0, N + 1 rows of 4n, H^d in
+    s->H): per control the intervals at each bound and the switching times (O(h), SwitchTime), and the largest H^d
+    balance inside the arcs and across the switching nodes (docs/controls.md section 3), into s->res.bounds and
+    s->bnd_sw / s->bnd_at (rank 0). bvp/ internal; not collective. @*/
+PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x)
+{
+  const HsProblem *P = s->prob;
+  PetscInt         N = s->N, dim = 2 * P->n, m = P->m;
+  PetscReal        h = HsDiscGetStep(s->disc), *sv, *wprev, w, Dt, d;
+  int             *aprev, a, sw;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(s->bnd_sw, s->bnd_at));
+  PetscCall(PetscMalloc2(3 * (2 * N * m + 1), &s->bnd_sw, 2 * m, &s->bnd_at));
+  PetscCall(PetscCalloc3(m, &sv, m, &wprev, m, &aprev));
+  PetscCall(PetscArrayzero(s->bnd_at, 2 * m));
+  s->bnd_nsw = 0, s->res.bounds.switches = 0, s->res.bounds.arc_balance = 0, s->res.bounds.switch_jump = 0;
+  for (PetscInt k = 0; k < N; k++) {
+    const PetscScalar *xk = x + k * 2 * dim;
+    PetscCheck(HsDiscSwitchingInput(s->disc, xk, xk + 2 * dim, xk + dim, sv) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "switching input");
+    sw = 0;
+    for (int j = 0; j < m; j++) {
+      a = ArcOf(P, j, sv[j], &w);
+      if (a)
+        s->bnd_at[2 * j + (a > 0)]++;
+      if (k > 0 && a != aprev[j]) {
+        PetscReal *e = s->bnd_sw + 3 * s->bnd_nsw++;
+        e[0] = j, e[1] = (a == 1 || aprev[j] == 1) ? 1 : -1, e[2] = SwitchTime(P, j, k, h, aprev[j], a, wprev[j], w);
+        sw = 1;
+      }
+      aprev[j] = a, wprev[j] = w;
+    }
+    if (k > 0 && s->H) { /* node k between intervals k-1 and k */
+      PetscCheck(HsDiscEllTimeChange(s->disc, (int)k, xk - 2 * dim, xk + 2 * dim, &Dt) == 0, PETSC_COMM_SELF,
+                 PETSC_ERR_PLIB, "ell");
+      d = PetscAbsReal(s->H[k] - s->H[k - 1] + 0.5 * Dt);
+      if (sw)
+        s->res.bounds.switches++, s->res.bounds.switch_jump = PetscMax(s->res.bounds.switch_jump, d);
+      else
+        s->res.bounds.arc_balance = PetscMax(s->res.bounds.arc_balance, d);
+    }
+  }
+  PetscCall(PetscFree3(sv, wprev, aprev));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverBoundsJSON - summary.json's "bounds" and "switching" members (docs/output-format.md; rank 0, after
+    HsSolverBoundsStructure). bvp/ internal. @*/
+void HsSolverBoundsJSON(HsSolver s, FILE *f)
+{
+  const HsBounds *b = &s->res.bounds;
+
+  if (!b->active)
+    return;
+  fprintf(f,
+          "  \"bounds\": {\"eps\": %.6g, \"exact\": %s, \"steps\": %d, \"switching_nodes\": %d, \"arc_balance\": %.6g, "
+          "\"switch_jump\": %.6g},\n",
+          (double)b->eps, b->exact ? "true" : "false", (int)b->steps, (int)b->switches, (double)b->arc_balance,
+          (double)b->switch_jump);
+  fprintf(f, "  \"switching\": [");
+  for (int j = 0; j < s->prob->m && s->bnd_at; j++) {
+    int first = 1;
+    fprintf(f, "%s{\"control\": %d, \"at_lower\": %d, \"at_upper\": %d, \"times\": [", j ? ", " : "", j + 1,
+            (int)s->bnd_at[2 * j], (int)s->bnd_at[2 * j + 1]);
+    for (PetscInt i = 0; i < s->bnd_nsw; i++)
+      if ((int)s->bnd_sw[3 * i] == j)
+        fprintf(f, "%s%.10g", first ? "" : ", ", (double)s->bnd_sw[3 * i + 2]), first = 0;
+    fprintf(f, "], \"bound\": [");
+    first = 1;
+    for (PetscInt i = 0; i < s->bnd_nsw; i++)
+      if ((int)s->bnd_sw[3 * i] == j)
+        fprintf(f, "%s\"%s\"", first ? "" : ", ", s->bnd_sw[3 * i + 1] > 0 ? "upper" : "lower"), first = 0;
+    fprintf(f, "]}");
+  }
+  fprintf(f, "],\n");
+}
+
+/*@ HsSolverBoundsView - the switching structure on screen (after the solve's summary). bvp/ internal; collective
+    on the viewer (rank 0 prints). @*/
+PetscErrorCode HsSolverBoundsView(HsSolver s, PetscViewer v)
+{
+  const HsBounds *b = &s->res.bounds;
+
+  PetscFunctionBeginUser;
+  if (!b->active)
+    PetscFunctionReturn(0);
+  PetscCall(PetscViewerASCIIPrintf(v, "  control law        %s, eps = %.3g after %d continuation step(s)%s\n",
+                                   b->exact ? "exact projection" : "smoothed", (double)b->eps, (int)b->steps,
+                                   b->exact ? " (semismooth Newton)" : ""));
+  PetscCall(PetscViewerASCIIPrintf(v,
+                                   "  H^d on the arcs    balance %.3e inside the arcs, %.3e across %d switching "
+                                   "node(s)\n",
+                                   (double)b->arc_balance, (double)b->switch_jump, (int)b->switches));
+  for (int j = 0; j < s->prob->m && s->bnd_at; j++) {
+    char     line[256] = "";
+    size_t   len       = 0;
+    PetscInt c         = 0;
+    for (PetscInt i = 0; i < s->bnd_nsw && len < sizeof line - 40; i++)
+      if ((int)s->bnd_sw[3 * i] == j && c++ < 8)
+        len += (size_t)snprintf(line + len, sizeof line - len, " %.4g (%s)", (double)s->bnd_sw[3 * i + 2],
+                                s->bnd_sw[3 * i + 1] > 0 ? "upper" : "lower");
+    PetscCall(PetscViewerASCIIPrintf(v,
+                                     "  control %d          %d intervals at the lower bound, %d at the upper; %d "
+                                     "switch(es)%s%s%s\n",
+                                     j + 1, (int)s->bnd_at[2 * j], (int)s->bnd_at[2 * j + 1], (int)c,
+                                     c ? " at t =" : "", line, c > 8 ? " ..." : ""));
+  }
+  PetscFunctionReturn(0);
+}
