@@ -191,3 +191,29 @@ def t_order4shoot_failures():
         diag = (s or {}).get("diagnosis", "")
         print("%s: converged %s, diagnosis '%s'" % (" ".join(args), s and s["converged"], diag[:160]))
         check(s and not s["converged"] and want in diag and "segment" in diag, "%s: %s" % (args, diag or out[-300:]))
+
+
+def t_order4shoot_controls():
+    """conserving4 shooting with controls beyond 1/2 u^T R u (docs/controls.md) equals the transcription: the bounded
+    pendulum (problems/pendulum_bounded.ocp, the eps-continuation down to the exact projection: every step of it
+    changes the equations at the same unknowns, so a march stored from the last step must not serve the next) on 2
+    ranks, M = 4 and N; the particle transfer (a force nonlinear in the control, T free) on 2 ranks, M = 4: J (and T)
+    within 1e-10 relative, H's spread at round-off."""
+    root = os.path.dirname(DATA)
+    bounded = os.path.join(os.path.dirname(root), "problems", "pendulum_bounded.ocp")
+    tr = solve(bounded, 40)
+    for M in (4, 40):
+        s = solve(bounded, 40, M, 2) if tr else None
+        if s:
+            print("pendulum_bounded M=%d: J %.13f (transcription %.13f), H spread %.1e" % (M, s["J"], tr["J"],
+                                                                                           rel_spread(s)))
+            check(abs(s["J"] - tr["J"]) <= 1e-10 * abs(tr["J"]), "bounded M=%d: J %.15g vs transcription %.15g"
+                  % (M, s["J"], tr["J"]))
+            check(rel_spread(s) <= 1e-12, "bounded M=%d: H spread %.2e" % (M, rel_spread(s)))
+    particle = os.path.join(os.path.dirname(root), "problems", "particle_transfer.ocp")
+    tr = solve(particle, 40)
+    s = solve(particle, 40, 4, 2) if tr else None
+    if s:
+        print("particle M=4: T %.13f (transcription %.13f)" % (s["T"], tr["T"]))
+        check(abs(s["T"] - tr["T"]) <= 1e-10 * tr["T"] and abs(s["J"] - tr["J"]) <= 1e-10 * abs(tr["J"]),
+              "particle M=4: T %.15g J %.15g vs transcription T %.15g J %.15g" % (s["T"], s["J"], tr["T"], tr["J"]))

@@ -248,8 +248,8 @@ static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBo
  * (local indices) and the others' (global), J owning them. Collective. */
 static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 {
-  PetscInt     xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
-  MPI_Comm     comm = PetscObjectComm((PetscObject)da);
+  PetscInt xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
+  MPI_Comm comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
   PetscCall(DMDAGetCorners(da, &xs, NULL, NULL, &xm, NULL, NULL));
@@ -384,13 +384,18 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
 /* A cold start of controls that enter nonlinearly from the default guess where H has no strict maximum in u at some
  * node (lambda = 0 with no control cost): X through the regularized problems (eps/2
  * |u|^2 added to the control cost; a free T held in the first of them, as HsSolverSolveNewton holds it), each from the
- * last; the solve at eps = 0 follows (without holding T). A failure stands with eps said. Collective. */
+ * last; the solve at eps = 0 follows (without holding T), from the last eps that converged if a later one failed
+ * (initial_guess in summary.json says so). Collective. */
 static PetscErrorCode RegularizedStart(HsSolver s)
 {
-  HsOrder4 *o   = s->data;
-  PetscInt  its = 0;
+  HsOrder4 *o    = s->data;
+  PetscInt  its  = 0;
+  PetscReal last = 0, failed = 0;
+  Vec       Xbest;
 
   PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(s->X, &Xbest));
+  PetscCall(VecCopy(s->X, Xbest));
   for (PetscReal eps = HS_O4_REG0; eps >= HS_O4_REG_LAST * (1 - 1e-9); eps *= HS_O4_REG_FACTOR) {
     HsO4SetControlRegularization(o->o4, eps);
     PetscCall(HsSolverSolveNewton(s));
@@ -398,22 +403,30 @@ static PetscErrorCode RegularizedStart(HsSolver s)
     PetscCall(PetscInfo(s->snes,
                         "conserving4: control regularization eps = %g: %s after %" PetscInt_FMT " Newton iterations\n",
                         (double)eps, SNESConvergedReasons[s->res.reason], s->res.newton_iterations));
-    if (s->res.reason <= 0) {
-      char why[sizeof s->res.diagnosis];
-      PetscCall(PetscStrncpy(why, s->res.diagnosis, sizeof why));
-      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                     "the continuation of the control regularization from the default "
-                                     "guess failed at eps = %g%s%s",
-                                     (double)eps, why[0] ? ": " : "", why));
+    if (s->res.reason <= 0 || s->res.tolerance_only) { /* back to the last converged eps; the solve at eps = 0 goes on
+                                                          from there and speaks for itself */
+      failed = eps;
+      PetscCall(VecCopy(Xbest, s->X));
+      s->res.diagnosis[0] = 0, s->res.tolerance_only = PETSC_FALSE;
       break;
     }
+    PetscCall(VecCopy(s->X, Xbest));
+    last = eps;
   }
+  PetscCall(VecDestroy(&Xbest));
   HsO4SetControlRegularization(o->o4, 0);
   s->hold_T = PETSC_FALSE; /* summary.json's initial_guess says how the start was made */
-  PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
-                          "the default guess, then the control regularization "
-                          "eps/2 |u|^2, eps = %g down to %g (%" PetscInt_FMT " Newton iterations; docs/controls.md)",
-                          HS_O4_REG0, HS_O4_REG_LAST, its));
+  if (failed > 0)
+    PetscCall(
+        PetscSNPrintf(s->guess_info, sizeof s->guess_info,
+                      "the default guess, then the control regularization eps/2 |u|^2, eps = %g down to %g (Newton "
+                      "failed at eps = %g; %" PetscInt_FMT " Newton iterations; docs/controls.md)",
+                      HS_O4_REG0, (double)last, (double)failed, its));
+  else
+    PetscCall(PetscSNPrintf(s->guess_info, sizeof s->guess_info,
+                            "the default guess, then the control regularization "
+                            "eps/2 |u|^2, eps = %g down to %g (%" PetscInt_FMT " Newton iterations; docs/controls.md)",
+                            HS_O4_REG0, HS_O4_REG_LAST, its));
   PetscFunctionReturn(0);
 }
 

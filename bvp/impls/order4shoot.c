@@ -273,10 +273,10 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   }
   PetscCall(PetscObjectGetId((PetscObject)X, &id));
   PetscCall(PetscObjectStateGet((PetscObject)X, &state));
-  same = (PetscBool)(sh->cached && id == sh->xid && state == sh->xstate);
+  /* only a Jacobian reuses the march of the residual at the same X: a residual always marches, since the data may
+     have changed at the same X (a bounded law's smoothing, a parameter of a continuation) */
+  same = (PetscBool)(sens && sh->cached && id == sh->xid && state == sh->xstate);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)s)));
-  if (same && !sens)
-    PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
   PetscCall(VecGetArrayRead(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
