@@ -230,3 +230,27 @@ def t_bounds_refusals():
     for bad in (["-hs_bounds_eps_factor", "1"], ["-hs_bounds_eps0", "-1"], ["-hs_bounds_eps_min", "0"]):
         s, out, _ = run(["-problem", PENDULUM] + bad, expect_rc=1)
         check("-hs_bounds_eps_factor" in out and "must lie" in out, "%s: %s" % (" ".join(bad), out[-300:]))
+
+
+def t_bounds_compare():
+    """-hs_compare on pendulum_bounded (indirect conserving against IPOPT): compare.gp draws both bounds (+-2.5) and a
+    dotted line at each switching time of the indirect solution (the times of indirect/summary.json, which equal
+    those recomputed from lambda_p in bounds_arcs), and compare.json reports the two solutions close (max |du| below
+    0.1: the same bounded extremal, O(h^2) apart)."""
+    import json
+    import re
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "cmp")
+        _, out, _ = run(["-problem", PENDULUM, "-hs_compare"], outdir=d)
+        gp = open(os.path.join(d, "compare.gp")).read() if os.path.exists(os.path.join(d, "compare.gp")) else ""
+        ind = json.load(open(os.path.join(d, "indirect", "summary.json"))) if gp else {}
+        cmpj = json.load(open(os.path.join(d, "compare.json"))) if gp else {}
+    levels = [float(x) for x in re.findall(r"set arrow from graph 0, first ([-0-9.eE+]+) to graph 1", gp)]
+    times = [float(x) for x in re.findall(r"set arrow from ([-0-9.eE+]+), graph 0 to", gp)]
+    sw = ind.get("switching", [{}])[0].get("times", [])
+    print("compare.gp: bounds %s, switching times %s; indirect summary %s; max |du| %s" % (
+        levels, times, sw, cmpj.get("max_abs_du")))
+    check(sorted(levels) == [-2.5, 2.5] and len(times) == len(sw) >= 2 and
+          max(abs(a - b) for a, b in zip(times, sw)) < 1e-9 and cmpj.get("max_abs_du", 1) < 0.1,
+          "compare: bounds %s, times %s vs %s, |du| %s" % (levels, times, sw, cmpj.get("max_abs_du")))
