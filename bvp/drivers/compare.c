@@ -111,8 +111,8 @@ static void BoundsMarks(FILE *f, HsSolver s)
     double lo = P->u_min ? P->u_min[j] : -INFINITY, hi = P->u_max ? P->u_max[j] : INFINITY;
     for (int b = 0; b < 2; b++)
       if (isfinite(b ? hi : lo))
-        fprintf(f, "set arrow from graph 0, first %.17g to graph 1, first %.17g nohead lw 1 dt 2 lc %d\n",
-                b ? hi : lo, b ? hi : lo, j + 1);
+        fprintf(f, "set arrow from graph 0, first %.17g to graph 1, first %.17g nohead lw 1 dt 2 lc %d\n", b ? hi : lo,
+                b ? hi : lo, j + 1);
     for (PetscInt i = 0; s->bnd_sw && i < s->bnd_nsw; i++)
       if ((int)s->bnd_sw[3 * i] == j)
         fprintf(f, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 1 dt 3 lc %d\n",
@@ -145,7 +145,8 @@ static int WriteScript(FILE *f, void *ctx)
     fprintf(f, "  IU using ($2-h/2):%d:(h):(0) with vectors nohead lw 4 lc %d title 'u%d indirect', \\\n"
                "  DU using ($2-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
             (int)j + 3, (int)j + 1, (int)j + 1, (int)j + 3, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
-  fprintf(f, "unset arrow\nset output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
+  fprintf(f,
+          "unset arrow\nset output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
           name);
   for (PetscInt i = 0; i < n; i++)
     fprintf(f, "  I using 1:%d with lines lw 4 lc %d title 'q%d indirect', \\\n"
