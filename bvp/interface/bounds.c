@@ -184,7 +184,7 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
     s->res.newton_iterations = 0;
     PetscCall(KeepSmoothed(s, Xbest, best, scale, e));
     s->res.newton_iterations += its;
-  } else if (!s->res.converged && !s->interrupted) {
+  } else if (!s->res.converged && !s->interrupted && !from_solution) {
     char prev[sizeof s->res.diagnosis];
     PetscCall(PetscStrncpy(prev, s->res.diagnosis, sizeof prev));
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
