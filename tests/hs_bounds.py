@@ -254,3 +254,25 @@ def t_bounds_compare():
     check(sorted(levels) == [-2.5, 2.5] and len(times) == len(sw) >= 2 and
           max(abs(a - b) for a, b in zip(times, sw)) < 1e-9 and cmpj.get("max_abs_du", 1) < 0.1,
           "compare: bounds %s, times %s vs %s, |du| %s" % (levels, times, sw, cmpj.get("max_abs_du")))
+
+
+def t_bounds_jacobian():
+    """The analytic Jacobians with the bounded law against -snes_test_jacobian at every Newton iterate of the
+    continuation: the state blocks -h G diag(du/ds) G^T (swingup_bounded, N = 20, eps from 0.5 down by 0.8 to the
+    exact projection), the free-T row dH^d/dlambda = JJ gbar + G u with the bang-bang law (mintime, N = 8, eps down to
+    0.01), transcription on 1 rank and 3-segment shooting on 2 (the march's sensitivities). A wrong block gives
+    ratios >= 1e-3; the finite difference's own error stays below 1e-4 (measured 3e-5 at worst, far from the
+    solution; 2e-7 near it, 2e-6 through the march)."""
+    for extra, ranks in (([], 1), (["-hs_bvp_type", "shooting", "-hs_shoot_segments", "3"], 2)):
+        for prob, args in ((SWINGUP, ["-N", "20", "-hs_bounds_eps0", "0.5", "-hs_bounds_eps_factor", "0.8",
+                                      "-hs_bounds_eps_min", "0.3"]),
+                           (MINTIME, ["-N", "8", "-hs_bounds_eps_min", "0.01"])):
+            _, out, _ = run(["-problem", prob, "-snes_test_jacobian", "-hs_linear_solver", "mumps", "-hs_strategy",
+                             "newton"] + NOEXT + args + extra, ranks=ranks, expect_rc=None)
+            ratios = [float(x) for x in __import__("re").findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+            print("%s %s, %d rank(s): %d Jacobians, max ratio %.1e, last %.1e" % (
+                os.path.basename(prob), " ".join(extra), ranks, len(ratios), max(ratios) if ratios else -1,
+                ratios[-1] if ratios else -1))
+            # the march's sensitivities amplify the difference's own error (hs_orders' jacobian: 1e-5 for shooting)
+            check(len(ratios) >= 5 and max(ratios) < 1e-4 and ratios[-1] < (1e-5 if extra else 1e-6),
+                  "%s %s: Jacobian ratios %s" % (os.path.basename(prob), " ".join(extra), ratios))
