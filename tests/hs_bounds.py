@@ -276,3 +276,25 @@ def t_bounds_jacobian():
             # the march's sensitivities amplify the difference's own error (hs_orders' jacobian: 1e-5 for shooting)
             check(len(ratios) >= 5 and max(ratios) < 1e-4 and ratios[-1] < (1e-5 if extra else 1e-6),
                   "%s %s: Jacobian ratios %s" % (os.path.basename(prob), " ".join(extra), ratios))
+
+
+def t_bounds_smoothed_only():
+    """A continuation whose last step fails keeps its last converged smoothing and says so, never "converged":
+    swingup_bounded by 1-segment shooting with -hs_bounds_eps_factor 0.001 (eps0 = 0.5 (hi - lo) = 3, then at once
+    the exact projection, where Newton's line search fails): exit 2, converged false, status SMOOTHED_ONLY,
+    bounds.eps = 3, exact false, the diagnosis names both eps, no fallback tried (the strategy's one attempt), and the
+    solution kept satisfies the smoothed law u = sigma_3(lambda_p) (recomputed here) and the state equations."""
+    s, out, _ = run(["-problem", SWINGUP, "-hs_bvp_type", "shooting", "-hs_bounds_eps0", "0.5", "-hs_bounds_eps_factor",
+                     "0.001", "-hs_bounds_eps_min", "0.05"] + NOEXT, expect_rc=2)
+    check(s and not s["converged"] and s["solver_status"] == "SMOOTHED_ONLY" and s["bounds"]["eps"] == 3 and
+          not s["bounds"]["exact"] and "eps = 3" in s["diagnosis"] and "not at eps = 0" in s["diagnosis"] and
+          len(s["strategy"]["attempts"]) == 1, "smoothed only: %s" % (s and {k: s[k] for k in ("solver_status", "bounds",
+                                                                                        "diagnosis")}))
+    if not s:
+        return
+    e, lo, hi, worst = 3.0, -3.0, 3.0, 0.0
+    sp = lambda t: 0.5 * (t + math.sqrt(t * t + e * e))
+    for u, lp in zip(col(s, "u1"), col(s, "lambda_p_q")):
+        worst = max(worst, abs(u - (lp + sp(lo - lp) - sp(lp - hi))))
+    print("SMOOTHED_ONLY kept: J^d %.10g, u vs sigma_3(lambda_p) %.1e" % (s["J"], worst))
+    check(worst < 1e-10, "the kept solution does not satisfy the smoothed law: %.1e" % worst)
