@@ -140,9 +140,9 @@ typedef struct {
 
 /** Bounded controls in the indirect solvers (docs/controls.md): the eps-continuation (HsSolverSetBoundsSmoothing)
     and the solution's switching structure. */
-#define HS_BOUNDS_EPS0 0.1        /* -hs_bounds_eps0: the first smoothing, relative to hi - lo */
-#define HS_BOUNDS_EPS_FACTOR 0.1  /* -hs_bounds_eps_factor: its reduction per step */
-#define HS_BOUNDS_EPS_MIN 1e-4    /* -hs_bounds_eps_min: the smallest before eps = 0 (bang-bang: the final eps) */
+#define HS_BOUNDS_EPS0 0.1       /* -hs_bounds_eps0: the first smoothing, relative to hi - lo */
+#define HS_BOUNDS_EPS_FACTOR 0.1 /* -hs_bounds_eps_factor: its reduction per step */
+#define HS_BOUNDS_EPS_MIN 1e-4   /* -hs_bounds_eps_min: the smallest before eps = 0 (bang-bang: the final eps) */
 typedef struct {
   PetscBool active;      /* the problem's controls follow the bounded law (u_min/u_max, or R_jj = 0) */
   PetscReal eps;         /* the law's smoothing at the solution returned (0: the exact projection) */
@@ -191,7 +191,7 @@ typedef struct {
   HsExtremal extremal; /* HsSolverCheckExtremal after the solve; extremal.done = false otherwise */
   PetscInt  nattempts; /* the solve strategy's attempts, in order; the last converged if any did */
   HsAttempt attempts[HS_STRATEGY_MAX_ATTEMPTS];
-  HsBounds  bounds; /* bounded controls (docs/controls.md); bounds.active = false otherwise */
+  HsBounds   bounds; /* bounded controls (docs/controls.md); bounds.active = false otherwise */
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;

@@ -3,9 +3,10 @@
  * Every piece is evaluated in a form free of cancellation: with sm(t) = sp(-|t|) (small, >= 0),
  *   sp(t) = max(t, 0) + sm(t),   sp'(t) = [t > 0] + sign(-t) q(|t|),   q(a) = sp'(-a) = eps^2 / (2 S (S + a)),
  *   Sp(t) = max(t, 0)^2 / 2 + sign(-t) D(|t|),  D(a) = Sp(-a) = -eps^2/4 (a / (a + S) + asinh(a / eps)),
- * S = sqrt(a^2 + eps^2) (from sp(t) - sp(-t) = t and Sp(t) - Sp(-t) = t^2/2 - ... checked in
- * tests/test_control.c), so that u = clamp(w) + sm(lo - w) - sm(w - hi) and
- * psi = s uc - r uc^2/2 - r [C(lo - w) + C(w - hi)], uc = clamp(w, lo, hi), C(t) = Sp(t) - max(t, 0)^2/2.
+ * S = sqrt(a^2 + eps^2) (from sp(t) - sp(-t) = t and, for t > 0, Sp(t) = t^2/2 - Sp(-t); the forms are checked
+ * against central differences and the exact projection in tests/test_control.c), so that u = clamp(w) + sm(lo - w) -
+ * sm(w - hi) and psi = s uc - r uc^2/2 - r [C(lo - w) + C(w - hi)], uc = clamp(w, lo, hi), C(t) = Sp(t) - max(t,
+ * 0)^2/2.
  */
 #include "hscontrol.h"
 

@@ -140,7 +140,7 @@ int HsDiscEllTimeChange(HsDisc *d, int k, const double *xm, const double *xp, do
  *  sets its own, docs/controls.md). */
 #define HS_BOUNDS_BANG_EPS_DEFAULT 1e-2
 /** HS_SUCCESS if the indirect solvers take prob's bounded controls (or it has none); else HS_EINVAL and why. */
-int    HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len);
+int HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len);
 /** 1 if d's controls follow the bounded law (bounds or R_jj = 0), 0 otherwise. */
 int HsDiscIsBounded(const HsDisc *d);
 /** Sets the smoothing eps >= 0 of the bounded law (eps = 0: the exact projection; > 0 needed with R_jj = 0);

@@ -143,8 +143,8 @@ typedef struct HsProblem_s {
   double       *x0;                     /* 2n: initial state (always fixed) */
   double       *xT;                     /* 2n: terminal state values for fixed components */
   int          *xT_fixed;               /* 2n: 1 fixed, 0 free */
-  double       *u_min, *u_max;          /* m each: control bounds, or NULL (unbounded); only the direct NLP
-                                           (IPOPT) solves a problem with bounds */
+  double       *u_min, *u_max;          /* m each: control bounds, or NULL (unbounded); the direct NLP (IPOPT)
+                                           and the second-order indirect schemes (docs/controls.md) solve them */
   const char   *default_state_scheme;   /* for -hs_scheme conserving */
   const char   *default_costate_scheme; /* for -hs_scheme conserving */
   void         *ctx;                    /* passed to the callbacks */

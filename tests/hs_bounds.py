@@ -182,7 +182,15 @@ def t_bounds_swingup():
     transcription and shooting, each on 1 and 2 ranks, converged with the exact projection; the law and the state
     equations recomputed; the bound active on 35-65% of the intervals (measured: 53 of 100); H^d constant within
     each arc to 1e-10; 1 and 2 ranks give the same J^d (the swing-up has several local minima: transcription and
-    shooting may reach different ones, each checked)."""
+    shooting may reach different ones, each checked). Against IPOPT on the same grid: the extremal check's IPOPT
+    solve of the direct NLP (greenspan + kkt) from the transcription's solution ends at a strict local minimum
+    0.012 away (measured) with J^d within 1e-4 relative (the O(h^2) offset of the two schemes)."""
+    s, _, _ = run(["-problem", SWINGUP])
+    e = (s or {}).get("extremal_check", {})
+    print("extremal check: J^d %.10g, IPOPT from it %.10g, %s away, local minimum %s" % (
+        s["J"] if s else -1, e.get("J_near", -1), e.get("distance"), e.get("local_minimum")))
+    check(s and s["converged"] and e.get("near_converged") and e.get("local_minimum") and e.get("distance", 1) < 0.05 and
+          rel(e.get("J_near", 0), s["J"]) < 1e-4, "the conserving swing-up against IPOPT: %s" % e)
     for bvp in ("transcription", "shooting"):
         J1 = None
         for ranks in (1, 2):
@@ -229,3 +237,71 @@ def t_bounds_refusals():
     for bad in (["-hs_bounds_eps_factor", "1"], ["-hs_bounds_eps0", "-1"], ["-hs_bounds_eps_min", "0"]):
         s, out, _ = run(["-problem", PENDULUM] + bad, expect_rc=1)
         check("-hs_bounds_eps_factor" in out and "must lie" in out, "%s: %s" % (" ".join(bad), out[-300:]))
+
+
+def t_bounds_compare():
+    """-hs_compare on pendulum_bounded (indirect conserving against IPOPT): compare.gp draws both bounds (+-2.5) and a
+    dotted line at each switching time of the indirect solution (the times of indirect/summary.json, which equal
+    those recomputed from lambda_p in bounds_arcs), and compare.json reports the two solutions close (max |du| below
+    0.1: the same bounded extremal, O(h^2) apart)."""
+    import json
+    import re
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "cmp")
+        _, out, _ = run(["-problem", PENDULUM, "-hs_compare"], outdir=d)
+        gp = open(os.path.join(d, "compare.gp")).read() if os.path.exists(os.path.join(d, "compare.gp")) else ""
+        ind = json.load(open(os.path.join(d, "indirect", "summary.json"))) if gp else {}
+        cmpj = json.load(open(os.path.join(d, "compare.json"))) if gp else {}
+    levels = [float(x) for x in re.findall(r"set arrow from graph 0, first ([-0-9.eE+]+) to graph 1", gp)]
+    times = [float(x) for x in re.findall(r"set arrow from ([-0-9.eE+]+), graph 0 to", gp)]
+    sw = ind.get("switching", [{}])[0].get("times", [])
+    print("compare.gp: bounds %s, switching times %s; indirect summary %s; max |du| %s" % (
+        levels, times, sw, cmpj.get("max_abs_du")))
+    check(sorted(levels) == [-2.5, 2.5] and len(times) == len(sw) >= 2 and
+          max(abs(a - b) for a, b in zip(times, sw)) < 1e-9 and cmpj.get("max_abs_du", 1) < 0.1,
+          "compare: bounds %s, times %s vs %s, |du| %s" % (levels, times, sw, cmpj.get("max_abs_du")))
+
+
+def t_bounds_jacobian():
+    """The analytic Jacobians with the bounded law against -snes_test_jacobian at every Newton iterate of the
+    continuation: the state blocks -h G diag(du/ds) G^T (swingup_bounded, N = 20, eps from 0.5 down by 0.8 to the
+    exact projection), the free-T row dH^d/dlambda = JJ gbar + G u with the bang-bang law (mintime, N = 8, eps down to
+    0.01), transcription on 1 rank and 3-segment shooting on 2 (the march's sensitivities). A wrong block gives
+    ratios >= 1e-3; the finite difference's own error stays below 1e-4 (measured 3e-5 at worst, far from the
+    solution; 2e-7 near it, 2e-6 through the march)."""
+    for extra, ranks in (([], 1), (["-hs_bvp_type", "shooting", "-hs_shoot_segments", "3"], 2)):
+        for prob, args in ((SWINGUP, ["-N", "20", "-hs_bounds_eps0", "0.5", "-hs_bounds_eps_factor", "0.8",
+                                      "-hs_bounds_eps_min", "0.3"]),
+                           (MINTIME, ["-N", "8", "-hs_bounds_eps_min", "0.01"])):
+            _, out, _ = run(["-problem", prob, "-snes_test_jacobian", "-hs_linear_solver", "mumps", "-hs_strategy",
+                             "newton"] + NOEXT + args + extra, ranks=ranks, expect_rc=None)
+            ratios = [float(x) for x in __import__("re").findall(r"\|\|J - Jfd\|\|_F/\|\|J\|\|_F = ([0-9.eE+-]+)", out)]
+            print("%s %s, %d rank(s): %d Jacobians, max ratio %.1e, last %.1e" % (
+                os.path.basename(prob), " ".join(extra), ranks, len(ratios), max(ratios) if ratios else -1,
+                ratios[-1] if ratios else -1))
+            # the march's sensitivities amplify the difference's own error (hs_orders' jacobian: 1e-5 for shooting)
+            check(len(ratios) >= 5 and max(ratios) < 1e-4 and ratios[-1] < (1e-5 if extra else 1e-6),
+                  "%s %s: Jacobian ratios %s" % (os.path.basename(prob), " ".join(extra), ratios))
+
+
+def t_bounds_smoothed_only():
+    """A continuation whose last step fails keeps its last converged smoothing and says so, never "converged":
+    swingup_bounded by 1-segment shooting with -hs_bounds_eps_factor 0.001 (eps0 = 0.5 (hi - lo) = 3, then at once
+    the exact projection, where Newton's line search fails): exit 2, converged false, status SMOOTHED_ONLY,
+    bounds.eps = 3, exact false, the diagnosis names both eps, no fallback tried (the strategy's one attempt), and the
+    solution kept satisfies the smoothed law u = sigma_3(lambda_p) (recomputed here) and the state equations."""
+    s, out, _ = run(["-problem", SWINGUP, "-hs_bvp_type", "shooting", "-hs_bounds_eps0", "0.5", "-hs_bounds_eps_factor",
+                     "0.001", "-hs_bounds_eps_min", "0.05"] + NOEXT, expect_rc=2)
+    check(s and not s["converged"] and s["solver_status"] == "SMOOTHED_ONLY" and s["bounds"]["eps"] == 3 and
+          not s["bounds"]["exact"] and "eps = 3" in s["diagnosis"] and "not at eps = 0" in s["diagnosis"] and
+          len(s["strategy"]["attempts"]) == 1, "smoothed only: %s" % (s and {k: s[k] for k in ("solver_status", "bounds",
+                                                                                        "diagnosis")}))
+    if not s:
+        return
+    e, lo, hi, worst = 3.0, -3.0, 3.0, 0.0
+    sp = lambda t: 0.5 * (t + math.sqrt(t * t + e * e))
+    for u, lp in zip(col(s, "u1"), col(s, "lambda_p_q")):
+        worst = max(worst, abs(u - (lp + sp(lo - lp) - sp(lp - hi))))
+    print("SMOOTHED_ONLY kept: J^d %.10g, u vs sigma_3(lambda_p) %.1e" % (s["J"], worst))
+    check(worst < 1e-10, "the kept solution does not satisfy the smoothed law: %.1e" % worst)

@@ -200,8 +200,8 @@ def t_ipopt():
     same state scheme (J, states, controls, costates to 1e-8 relative) on pendulum, kepler and the
     3-link arm; the mapped multipliers satisfy the kkt costate equations (|F| of the transcription's
     residual at IPOPT's solution, at round-off); 2 ranks give the same answer (IPOPT runs on rank 0);
-    a bounded pendulum is solved with the bound active on some intervals and refused by the indirect
-    solver; -hs_direct_solver ipopt with shooting, bad IPOPT options are clear errors."""
+    a bounded pendulum is solved with the bound active on some intervals (the indirect solvers take it too:
+    tests/hs_bounds.py); -hs_direct_solver ipopt with shooting, bad IPOPT options are clear errors."""
     pdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems")
     cases = [("pendulum", ["-N", "40", "-hs_scheme", "direct"]),
              ("pendulum", ["-N", "40", "-hs_state_scheme", "greenspan", "-hs_costate_scheme", "kkt"]),
@@ -248,7 +248,7 @@ def t_ipopt():
     b, _, _ = run(["-problem", "kepler", "-N", "40", "-hs_bvp_type", "ipopt"], ranks=2)
     check(a and b and b["ranks"] == 2 and rel(a["J"], b["J"]) < 1e-13 and
           max_rel_rows(a["_rows"], b["_rows"], ["q1", "lambda1", "u1"]) < 1e-12, "ipopt on 2 ranks differs from 1 rank")
-    # control bounds: active on some intervals, u within them, refused by the indirect solver
+    # control bounds: active on some intervals, u within them
     bfile = os.path.join(pdir, "pendulum_bounded.ocp")
     for ranks in (1, 2):
         s, out, _ = run(["-problem", bfile, "-hs_scheme", "direct", "-hs_direct_solver", "ipopt"], ranks=ranks)
@@ -261,9 +261,7 @@ def t_ipopt():
     un, _, _ = run(["-problem", "pendulum", "-N", "40", "-hs_scheme", "direct"])
     check(un and max(abs(float(r["u1"])) for r in un["_rows"] if r["u1"] != "") > 2.6, "the unbounded optimum must exceed the bound")
     check(s and un and s["J"] > un["J"], "the bounded optimum must cost more than the unbounded one")
-    for args, msg in [([ "-problem", bfile], "do not support control bounds"),
-                      (["-problem", bfile, "-hs_scheme", "direct"], "do not support control bounds"),
-                      (["-problem", "kepler", "-hs_scheme", "direct", "-hs_direct_solver", "ipopt", "-hs_bvp_type", "shooting"], "cannot be combined"),
+    for args, msg in [(["-problem", "kepler", "-hs_scheme", "direct", "-hs_direct_solver", "ipopt", "-hs_bvp_type", "shooting"], "cannot be combined"),
                       (["-problem", "kepler", "-hs_bvp_type", "ipopt", "-hs_ipopt_ordering", "foo"], "unknown -hs_ipopt_ordering"),
                       (["-problem", "kepler", "-hs_bvp_type", "ipopt", "-hs_costate_scheme", "conserving"], "KKT conditions"),
                       (["-problem", bfile, "-hs_bvp_type", "ipopt", "-p_umax", "1"], None)]:

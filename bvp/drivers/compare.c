@@ -101,6 +101,25 @@ static int WriteSeries(FILE *f, void *ctx)
   return ferror(f);
 }
 
+/* Bounded controls (docs/controls.md): on the controls' page each finite bound as a thin horizontal line and the
+   indirect solution's switching times as dotted vertical ones, in the control's colour (rank 0). */
+static void BoundsMarks(FILE *f, HsSolver s)
+{
+  const HsProblem *P = s->prob;
+
+  for (int j = 0; j < P->m && s->res.bounds.active; j++) {
+    double lo = P->u_min ? P->u_min[j] : -INFINITY, hi = P->u_max ? P->u_max[j] : INFINITY;
+    for (int b = 0; b < 2; b++)
+      if (isfinite(b ? hi : lo))
+        fprintf(f, "set arrow from graph 0, first %.17g to graph 1, first %.17g nohead lw 1 dt 2 lc %d\n", b ? hi : lo,
+                b ? hi : lo, j + 1);
+    for (PetscInt i = 0; s->bnd_sw && i < s->bnd_nsw; i++)
+      if ((int)s->bnd_sw[3 * i] == j)
+        fprintf(f, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead lw 1 dt 3 lc %d\n",
+                (double)s->bnd_sw[3 * i + 2], (double)s->bnd_sw[3 * i + 2], j + 1);
+  }
+}
+
 /* One page per quantity: indirect solid, direct dashed, one colour per coordinate or control. */
 static int WriteScript(FILE *f, void *ctx)
 {
@@ -118,13 +137,17 @@ static int WriteScript(FILE *f, void *ctx)
              "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\n"
              "IU = 'indirect/intervals.csv'\nDU = 'direct/intervals.csv'\nh = %.17g\n",
           (double)(c->ind->res.T / c->ind->N));
-  fprintf(f, "set output 'controls.png'\nset title '%s: controls u(t) on the intervals'\nset ylabel 'u'\nplot \\\n",
-          name);
+  fprintf(f, "set output 'controls.png'\nset title '%s: controls u(t) on the intervals%s'\nset ylabel 'u'\n", name,
+          c->ind->res.bounds.active ? " (bounds dashed, switching times dotted)" : "");
+  BoundsMarks(f, c->ind);
+  fprintf(f, "plot \\\n");
   for (PetscInt j = 0; j < m; j++)
     fprintf(f, "  IU using ($2-h/2):%d:(h):(0) with vectors nohead lw 4 lc %d title 'u%d indirect', \\\n"
                "  DU using ($2-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
             (int)j + 3, (int)j + 1, (int)j + 1, (int)j + 3, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
-  fprintf(f, "set output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n", name);
+  fprintf(f,
+          "unset arrow\nset output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
+          name);
   for (PetscInt i = 0; i < n; i++)
     fprintf(f, "  I using 1:%d with lines lw 4 lc %d title 'q%d indirect', \\\n"
                "  D using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",

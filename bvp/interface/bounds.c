@@ -184,14 +184,15 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
     s->res.newton_iterations = 0;
     PetscCall(KeepSmoothed(s, Xbest, best, scale, e));
     s->res.newton_iterations += its;
-  } else if (!s->res.converged && !s->interrupted) {
+  } else if (!s->res.converged && !s->interrupted && !from_solution) {
     char prev[sizeof s->res.diagnosis];
     PetscCall(PetscStrncpy(prev, s->res.diagnosis, sizeof prev));
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
                                    "bounded controls: Newton did not converge even with the control law smoothed "
                                    "(eps = %.3g): the bounds u_min/u_max may make the terminal state unreachable in "
-                                   "time T (the bounded control cannot do the work needed); check the bounds and T, "
-                                   "or compare the direct solver (-hs_scheme direct -hs_direct_solver ipopt)%s%s",
+                                   "time T (the bounded control cannot do the work needed), or the start is too far "
+                                   "(-hs_strategy auto tries others); check the bounds and T, or compare the direct "
+                                   "solver (-hs_scheme direct -hs_direct_solver ipopt)%s%s",
                                    (double)(e * scale), prev[0] ? "; Newton: " : "", prev));
   }
   s->res.bounds.steps = steps + (best >= 0 && !s->res.converged ? 1 : 0);

@@ -150,15 +150,15 @@ static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew, PetscReal hter
     PetscFunctionReturn(0);
   s->res.converged = PETSC_FALSE;
   PetscCall(PetscStrncpy(s->res.status, "CONSERVATION_VIOLATED", sizeof s->res.status));
-  PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                 "the residual |F| = %.3e looked converged, but %s varies by %.3g (%.3g relative) where the "
-                                 "scheme keeps it constant to round-off: an unknown far larger than the others (a "
-                                 "badly scaled problem) makes |F| a poor measure; rescale, or tighten -snes_atol",
-                                 (double)s->res.residual_norm, badH ? "H^d" : "E - W",
-                                 (double)(badH ? PetscMax(s->res.H_balance * !s->res.bounds.active,
-                                                          s->res.bounds.arc_balance)
-                                               : s->res.energy_work_spread),
-                                 (double)(badH ? s->res.H_balance / Hs : s->res.energy_work_spread / PetscMax(1, ew))));
+  PetscCall(
+      HsSolverSetDiagnosis(s, PETSC_TRUE,
+                           "the residual |F| = %.3e looked converged, but %s varies by %.3g (%.3g relative) where the "
+                           "scheme keeps it constant to round-off: an unknown far larger than the others (a "
+                           "badly scaled problem) makes |F| a poor measure; rescale, or tighten -snes_atol",
+                           (double)s->res.residual_norm, badH ? "H^d" : "E - W",
+                           (double)(badH ? PetscMax(s->res.H_balance * !s->res.bounds.active, s->res.bounds.arc_balance)
+                                         : s->res.energy_work_spread),
+                           (double)(badH ? s->res.H_balance / Hs : s->res.energy_work_spread / PetscMax(1, ew))));
   PetscFunctionReturn(0);
 }
 
@@ -242,7 +242,8 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     buf[6] = (PetscReal)s->res.suspect_intervals, buf[8] = (PetscReal)s->res.first_suspect;
     PetscCallMPI(MPI_Bcast(buf, 14, MPIU_REAL, 0, PetscObjectComm((PetscObject)s)));
     if (s->res.bounds.active)
-      s->res.bounds.switches = (PetscInt)buf[11], s->res.bounds.arc_balance = buf[12], s->res.bounds.switch_jump = buf[13];
+      s->res.bounds.switches = (PetscInt)buf[11], s->res.bounds.arc_balance = buf[12],
+      s->res.bounds.switch_jump = buf[13];
   }
   s->res.suspect_intervals = (PetscInt)buf[6], s->res.first_suspect = (PetscInt)buf[8];
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];

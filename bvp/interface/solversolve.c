@@ -139,7 +139,8 @@ static PetscErrorCode ChooseDirectSolver(HsSolver s)
              s->prob->name, ((PetscObject)s)->type_name);
   if (!nlp && HsControlLawActive(s->prob)) { /* bounds in the indirect solvers (docs/controls.md) */
     char msg[512];
-    PetscCheck(!HsDiscCheckBounded(s->prob, msg, sizeof msg), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "%s", msg);
+    PetscCheck(!HsDiscCheckBounded(s->prob, msg, sizeof msg), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "%s",
+               msg);
   }
   PetscFunctionReturn(0);
 }

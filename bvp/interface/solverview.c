@@ -149,9 +149,10 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  H^d spread         %.3e   (%.1e of max(1, |H^d|); max - min over intervals; %s)\n",
       (double)r->H_spread, (double)(r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean))),
-      !r->autonomous ? "ell depends on t: see H^d balance"
-      : r->at_floor  ? "conserving: as far as the noise floor lets Newton go"
-                     : "round-off for conserving"));
+      !r->autonomous     ? "ell depends on t: see H^d balance"
+      : r->bounds.active ? "bounded controls: conserving within the arcs, see H^d on the arcs"
+      : r->at_floor      ? "conserving: as far as the noise floor lets Newton go"
+                         : "round-off for conserving"));
   if (!r->autonomous)
     PetscCall(PetscViewerASCIIPrintf(
         viewer, "  H^d balance        %.3e   (max |H^d_{k+1/2} - H^d_{k-1/2} + Dt_k/2|; round-off for conserving)\n",
