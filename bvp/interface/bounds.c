@@ -1,15 +1,13 @@
 /* hamshoot: bounded controls in the indirect solvers (docs/controls.md): the eps-continuation of the control law
- * (costate/hscontrol.h) down to the exact projection, finished by a semismooth Newton, and the switching structure
- * of a solution (the intervals at a bound, the switching times, H^d within the arcs and across the switches). */
+ * (costate/hscontrol.h): its settings and options, and the switching structure of a solution (the intervals at a bound,
+ * the switching times, H^d within the arcs and across the switches). */
 #include "../../costate/hscontrol.h"
 #include "hsbvpimpl.h"
 
 #include <math.h>
 
-#define HS_BOUNDS_EPS_SLACK 1e-6 /* a smoothing within this (relative) of eps_min is eps_min */
-
-/* 1 if a control has R_jj = 0 (the bang-bang law: its eps stays > 0) */
-static PetscBool BangBang(const HsProblem *P)
+/*@ HsProblemBangBang - whether a control of P has R_jj = 0 (the bang-bang law: its eps stays > 0). bvp/ internal. @*/
+PetscBool HsProblemBangBang(const HsProblem *P)
 {
   for (int j = 0; j < P->m; j++)
     if (P->R[j * P->m + j] == 0)
@@ -17,13 +15,14 @@ static PetscBool BangBang(const HsProblem *P)
   return PETSC_FALSE;
 }
 
-/* The unit of the continuation's eps: the smallest hi - lo of a control bounded on both sides (or max(1, |bound|)
-   of one bounded on one side); 1 (units of s = B^T lambda^p) with a bang-bang control. */
-static PetscReal BoundsScale(const HsProblem *P)
+/*@ HsProblemBoundsScale - the unit of the continuation's eps: the smallest hi - lo of a control bounded on both sides
+    (or max(1, |bound|) of one bounded on one side); 1 (units of s = B^T lambda^p) with a bang-bang control. bvp/
+    internal. @*/
+PetscReal HsProblemBoundsScale(const HsProblem *P)
 {
   PetscReal sc = PETSC_MAX_REAL;
 
-  if (BangBang(P))
+  if (HsProblemBangBang(P))
     return 1;
   for (int j = 0; j < P->m; j++) {
     PetscReal lo = P->u_min ? P->u_min[j] : -INFINITY, hi = P->u_max ? P->u_max[j] : INFINITY;
@@ -107,98 +106,11 @@ PetscErrorCode HsSolverBoundsOptions(PetscOptionItems *PetscOptionsObject, HsSol
   PetscFunctionReturn(0);
 }
 
-/* After a failed step of the continuation: back to the last converged smoothing e (X from Xbest), re-evaluated
-   there, reported not converged for the problem as posed. */
-static PetscErrorCode KeepSmoothed(HsSolver s, Vec Xbest, PetscReal e, PetscReal scale, PetscReal enext)
-{
-  char     why[sizeof s->res.status];
-  PetscInt its = s->res.newton_iterations;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscStrncpy(why, s->res.status, sizeof why));
-  PetscCall(VecCopy(Xbest, s->X));
-  PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing");
-  PetscCall(HsSolverSolveNewton(s));
-  s->res.newton_iterations += its;
-  s->res.bounds.eps = e * scale;
-  if (!s->res.converged)
-    PetscFunctionReturn(0);
-  s->res.converged = PETSC_FALSE;
-  PetscCall(PetscStrncpy(s->res.status, "SMOOTHED_ONLY", sizeof s->res.status));
-  PetscCall(
-      HsSolverSetDiagnosis(s, PETSC_TRUE,
-                           "bounded controls: Newton converged with the control law smoothed by eps = %.3g but "
-                           "not at eps = %.3g (%s); the solution kept is the smoothed problem's (eps = %.3g), not "
-                           "the exact bounded one (docs/controls.md: -hs_bounds_eps_factor closer to 1)",
-                           (double)(e * scale), (double)(enext * scale), why, (double)(e * scale)));
-  PetscFunctionReturn(0);
-}
-
 /*@ HsSolverBoundsFinalEps - the smoothing of the bounded law as posed: 0 (the exact projection), or eps_min (times
     the scale, HsSolverSetBoundsSmoothing) with a bang-bang control. bvp/ internal. @*/
-PetscReal HsSolverBoundsFinalEps(HsSolver s) { return BangBang(s->prob) ? s->bnd_eps_min * BoundsScale(s->prob) : 0; }
-
-/*@ HsSolverSolveBounded - Newton for a problem with bounded controls (docs/controls.md): the eps-continuation of
-    HsSolverSetBoundsSmoothing, each step warm from the last, then the exact projection (eps = 0, a semismooth
-    Newton: the law's generalized derivative); from_solution (a warm start, the direct guess): the law as posed at
-    once. A failed first step says that the bounds may make the terminal state
-    unreachable; a failed later step keeps the last converged smoothing, reported not converged (SMOOTHED_ONLY).
-    bvp/ internal; collective. @*/
-PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
+PetscReal HsSolverBoundsFinalEps(HsSolver s)
 {
-  PetscReal scale = BoundsScale(s->prob), e = s->bnd_eps0, best = -1;
-  PetscBool bang = BangBang(s->prob);
-  PetscInt  its = 0, steps = 0;
-  Vec       Xbest;
-
-  PetscFunctionBeginUser;
-  if (from_solution)
-    e = bang ? s->bnd_eps_min : 0;
-  if (bang)
-    e = PetscMax(e, s->bnd_eps_min);
-  else if (e > 0 && e < s->bnd_eps_min)
-    e = 0;
-  PetscCall(VecDuplicate(s->X, &Xbest));
-  for (;;) {
-    PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing %g",
-               (double)(e * scale));
-    PetscCall(HsSolverSolveNewton(s));
-    its += s->res.newton_iterations, steps++;
-    PetscCall(PetscInfo(s, "bounded controls: eps = %g, %s after %" PetscInt_FMT " Newton iterations\n",
-                        (double)(e * scale), s->res.status, s->res.newton_iterations));
-    /* an intermediate smoothing needs no vouching: a start for the next one (converged to the tolerance will do) */
-    if ((!s->res.converged && !(e > 0 && s->res.tolerance_only && !(bang && e <= s->bnd_eps_min))) || s->interrupted)
-      break;
-    PetscCall(VecCopy(s->X, Xbest));
-    best                = e;
-    s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE; /* an accepted step's remarks are not the solve's */
-    if (e == 0 || (bang && e <= s->bnd_eps_min))
-      break;
-    e *= s->bnd_factor;
-    if (e < s->bnd_eps_min * (1 + HS_BOUNDS_EPS_SLACK)) /* eps0 factor^k may miss eps_min by round-off */
-      e = bang ? s->bnd_eps_min : 0;
-  }
-  s->res.bounds.eps        = e * scale;
-  s->res.newton_iterations = its;
-  if (!s->res.converged && !s->interrupted && best >= 0) {
-    s->res.newton_iterations = 0;
-    PetscCall(KeepSmoothed(s, Xbest, best, scale, e));
-    s->res.newton_iterations += its;
-  } else if (!s->res.converged && !s->interrupted && !from_solution) {
-    char prev[sizeof s->res.diagnosis];
-    PetscCall(PetscStrncpy(prev, s->res.diagnosis, sizeof prev));
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "bounded controls: Newton did not converge even with the control law smoothed "
-                                   "(eps = %.3g): the bounds u_min/u_max may make the terminal state unreachable in "
-                                   "time T (the bounded control cannot do the work needed), or the start is too far "
-                                   "(-hs_strategy auto tries others); check the bounds and T, or compare the direct "
-                                   "solver (-hs_scheme direct -hs_direct_solver ipopt)%s%s",
-                                   (double)(e * scale), prev[0] ? "; Newton: " : "", prev));
-  }
-  s->res.bounds.steps = steps + (best >= 0 && !s->res.converged ? 1 : 0);
-  s->res.bounds.exact = (PetscBool)(s->res.converged && e == 0);
-  PetscCall(VecDestroy(&Xbest));
-  PetscFunctionReturn(0);
+  return HsProblemBangBang(s->prob) ? s->bnd_eps_min * HsProblemBoundsScale(s->prob) : 0;
 }
 
 /* The arc of control j on one interval: -1 at the lower bound, +1 at the upper, 0 free (the exact law's

@@ -66,39 +66,39 @@ struct _p_HsSolver {
   PETSCHEADER(struct _HsSolverOps);
   /* settings (setters) */
   HsProblem   *prob;
-  PetscInt     N;                   /* 0: the problem's default */
-  HsSchemeKind scheme;              /* -hs_scheme */
-  char         state_scheme[64];    /* explicit -hs_state_scheme ("" = from scheme) */
-  char         costate_scheme[64];  /* explicit -hs_costate_scheme */
-  char         ss[64], cs[64];      /* the resolved pair (HsSolverGetSchemes, SetUp) */
-  PetscReal    dg_tol;              /* -hs_dg_tol */
-  PetscReal    bnd_eps0, bnd_factor, bnd_eps_min; /* bounded controls: -hs_bounds_eps0, _eps_factor, _eps_min (bounds.c) */
-  PetscReal   *bnd_sw;  /* rank 0: bnd_nsw switches (control, bound -1/+1, time) of the last solution (bounds.c) */
-  PetscInt    *bnd_at;  /* rank 0: per control the intervals at the lower and at the upper bound */
-  PetscInt     bnd_nsw;
-  PetscReal    roundoff;            /* -hs_snes_roundoff */
-  PetscReal    noise_factor;        /* -hs_snes_noise */
-  PetscInt     polish_max;          /* -hs_snes_polish: at most this many polish steps (0: none) */
-  HsLinearSolver linear_solver;     /* -hs_linear_solver */
-  PetscBool    monitor;             /* -hs_monitor */
-  PetscBool    warm;                /* HsSolverSetWarmStart */
-  PetscReal   *guess;               /* initial guess: guess_N+1 rows of 4n, on every rank */
-  PetscInt     guess_N;
-  PetscReal    guess_T;             /* a free final time read with -hs_init (summary.json beside it); 0: none */
-  PetscBool    setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
-  PetscInt     mumps_icntl14;       /* MUMPS workspace relaxation in use (doubled by a retry) */
-  HsDirectSolver direct_solver;     /* -hs_direct_solver */
-  HsGuessType  guess_type;          /* -hs_initial_guess */
-  PetscReal    hom_theta;           /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
-  char         guess_info[256];     /* how the initial guess was made (-hs_initial_guess direct) */
-  char         guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */
-  HsStrategy   strategy;            /* -hs_strategy (bvp/drivers/strategy.c) */
-  char         strategy_continue[256]; /* -hs_strategy_continue NAME=FROM,... */
-  PetscBool    in_strategy;         /* a fallback of the strategy is running (its solves make no attempts of their own) */
-  PetscReal    strategy_time;       /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
-  PetscReal    deadline;            /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
-  char         reached[128];        /* the furthest point the last bounded loop reached, or "" */
-  PetscReal   *lower_rows;          /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
+  PetscInt     N;                              /* 0: the problem's default */
+  HsSchemeKind scheme;                         /* -hs_scheme */
+  char         state_scheme[64];               /* explicit -hs_state_scheme ("" = from scheme) */
+  char         costate_scheme[64];             /* explicit -hs_costate_scheme */
+  char         ss[64], cs[64];                 /* the resolved pair (HsSolverGetSchemes, SetUp) */
+  PetscReal    dg_tol;                         /* -hs_dg_tol */
+  PetscReal bnd_eps0, bnd_factor, bnd_eps_min; /* bounded controls: -hs_bounds_eps0, _eps_factor, _eps_min (bounds.c) */
+  PetscReal     *bnd_sw; /* rank 0: bnd_nsw switches (control, bound -1/+1, time) of the last solution (bounds.c) */
+  PetscInt      *bnd_at; /* rank 0: per control the intervals at the lower and at the upper bound */
+  PetscInt       bnd_nsw;
+  PetscReal      roundoff;      /* -hs_snes_roundoff */
+  PetscReal      noise_factor;  /* -hs_snes_noise */
+  PetscInt       polish_max;    /* -hs_snes_polish: at most this many polish steps (0: none) */
+  HsLinearSolver linear_solver; /* -hs_linear_solver */
+  PetscBool      monitor;       /* -hs_monitor */
+  PetscBool      warm;          /* HsSolverSetWarmStart */
+  PetscReal     *guess;         /* initial guess: guess_N+1 rows of 4n, on every rank */
+  PetscInt       guess_N;
+  PetscReal      guess_T;              /* a free final time read with -hs_init (summary.json beside it); 0: none */
+  PetscBool      setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
+  PetscInt       mumps_icntl14;        /* MUMPS workspace relaxation in use (doubled by a retry) */
+  HsDirectSolver direct_solver;        /* -hs_direct_solver */
+  HsGuessType    guess_type;           /* -hs_initial_guess */
+  PetscReal      hom_theta;            /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
+  char           guess_info[256];      /* how the initial guess was made (-hs_initial_guess direct) */
+  char           guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */
+  HsStrategy     strategy;                              /* -hs_strategy (bvp/drivers/strategy.c) */
+  char           strategy_continue[256];                /* -hs_strategy_continue NAME=FROM,... */
+  PetscBool      in_strategy;   /* a fallback of the strategy is running (its solves make no attempts of their own) */
+  PetscReal      strategy_time; /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
+  PetscReal      deadline;      /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
+  char           reached[128];  /* the furthest point the last bounded loop reached, or "" */
+  PetscReal     *lower_rows; /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
   /* checkpoints and restart (bvp/interface/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
@@ -115,50 +115,50 @@ struct _p_HsSolver {
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
   char      restart_cont[256];               /* its continuation state ("" if none) */
   /* set up */
-  PetscBool  setupcalled, solved;
-  PetscBool  has_free; /* some terminal components are free (transversality rows) */
-  PetscBool  hold_T;   /* a free final time held at T_hold (the first phase of a cold start) */
-  PetscReal  T_hold;
-  PetscReal  T_left;   /* a trial final time outside [T_min, T_max] in this solve (0: none) */
-  PetscReal  T_baddata; /* T in the data: a trial T where R is not positive definite or B, R, x0 not finite (0: none) */
-  PetscInt   n, m;     /* the problem's dimensions at set-up */
-  HsDisc    *disc;     /* one per rank: serial step residuals of costate/ */
-  SNES       snes;
-  Vec        X, F;
-  Mat        Jac;
+  PetscBool setupcalled, solved;
+  PetscBool has_free; /* some terminal components are free (transversality rows) */
+  PetscBool hold_T;   /* a free final time held at T_hold (the first phase of a cold start) */
+  PetscReal T_hold;
+  PetscReal T_left;    /* a trial final time outside [T_min, T_max] in this solve (0: none) */
+  PetscReal T_baddata; /* T in the data: a trial T where R is not positive definite or B, R, x0 not finite (0: none) */
+  PetscInt  n, m;      /* the problem's dimensions at set-up */
+  HsDisc   *disc;      /* one per rank: serial step residuals of costate/ */
+  SNES      snes;
+  Vec       X, F;
+  Mat       Jac;
   PetscErrorCode (*jac_refill)(SNES, Vec, Mat, Mat, void *); /* the formulation's Jacobian evaluation if it fills
                                                              every value again after MatSetUnfactored (in place) */
-  PetscBool  in_place;  /* -hs_in_place */
-  PetscBool  check_boundary; /* -hs_check_boundary (singular.c) */
-  Vec        Xnodes; /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
-  Vec        X0;     /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
-  Vec        Xmult;  /* a constrained system's multipliers in the node layout, (nu_k, gamma_{k+1/2}) of nc each (the
+  PetscBool in_place;                                        /* -hs_in_place */
+  PetscBool check_boundary;                                  /* -hs_check_boundary (singular.c) */
+  Vec       Xnodes;  /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
+  Vec       X0;      /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */
+  Vec       Xmult;   /* a constrained system's multipliers in the node layout, (nu_k, gamma_{k+1/2}) of nc each (the
                         formulation's postsolve fills it; NULL without constraints) */
   Vec        Xmult0; /* ... gathered on rank 0 with X0 */
   PetscReal *H, *EW; /* rank 0: H^d per interval, E_k - W_k per node */
   PetscReal *Xext;   /* every rank: the extrapolated states at the nodes of N/2 ((N/2 + 1) x 2n; HsSolverExtrapolate) */
   HsOutputFormat out_format; /* -hs_output_format (outputh5.c) */
-  PetscReal *U0;     /* rank 0: the controls of the last solve (N x m) where the formulation has them as
-                        unknowns (ipopt; bounded controls are not R^{-1} G^T lambda); NULL: from lambda */
+  PetscReal     *U0;         /* rank 0: the controls of the last solve (N x m) where the formulation has them as
+                                unknowns (ipopt; bounded controls are not R^{-1} G^T lambda); NULL: from lambda */
   /* the current solve */
   HsResults res;
   PetscReal t_start;
-  PetscReal fnorm_prev;    /* Newton history for the noise-floor test (bvp/interface/convergence.c) */
-  PetscReal fnorm0;        /* ||F|| at the start of the last SNESSolve (HsSolverVerifyConvergence) */
-  PetscBool noise_vouch;   /* the noise floor may vouch for convergence (not with a march looser than its defaults) */
-  PetscReal noise_xinf;    /* ||X||_inf where res.noise_floor was estimated */
-  PetscInt  noise_it;      /* the Newton iteration it was estimated at by the convergence test (-1: none) */
-  PetscInt  iT;            /* a free T's global index in X (the noise estimate holds it); -1: none */
-  Vec       noise_work[3]; /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
-                              vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
-                              each estimate cost their pages' first touch again */
-  PetscInt  polish_it;     /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
-  PetscInt  polish_n;      /* ... its steps */
-  PetscInt  polish_miss;   /* ... the steps since the conserved quantity's violation last fell */
-  PetscReal polish_best;   /* ... the smallest violation */
-  PetscReal polish_fstop;  /* ... ||F|| at the stop */
-  PetscBool polish_floor;  /* ... the stop was at the noise floor (res.at_floor), restored at the end */
-  Vec       polish_X;      /* ... the best iterate */
+  PetscReal fnorm_prev;     /* Newton history for the noise-floor test (bvp/interface/convergence.c) */
+  PetscReal fnorm0;         /* ||F|| at the start of the last SNESSolve (HsSolverVerifyConvergence) */
+  PetscBool noise_vouch;    /* the noise floor may vouch for convergence (not with a march looser than its defaults) */
+  PetscReal noise_xinf;     /* ||X||_inf where res.noise_floor was estimated */
+  PetscInt  noise_it;       /* the Newton iteration it was estimated at by the convergence test (-1: none) */
+  PetscInt  iT;             /* a free T's global index in X (the noise estimate holds it); -1: none */
+  Vec       noise_work[3];  /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
+                               vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
+                               each estimate cost their pages' first touch again */
+  PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
+  PetscInt  polish_n;       /* ... its steps */
+  PetscInt  polish_miss;    /* ... the steps since the conserved quantity's violation last fell */
+  PetscReal polish_best;    /* ... the smallest violation */
+  PetscReal polish_fstop;   /* ... ||F|| at the stop */
+  PetscBool polish_floor;   /* ... the stop was at the noise floor (res.at_floor), restored at the end */
+  Vec       polish_X;       /* ... the best iterate */
   PetscBool diagnosis_keep; /* the diagnosis stands even if the final evaluation succeeds */
   void     *data;           /* the formulation's */
 };
@@ -170,16 +170,17 @@ struct _p_HsSolver {
  * the strategy works on, and a sub-solver created by a driver is cold-started with -hs_strategy newton
  * or warm, so the strategy hook returns at once there (PETSc's SNESSolve -> PetscConvEst -> SNESSolve
  * guards itself the same way). */
-typedef PetscErrorCode (*HsSolverDirectGuessFn)(HsSolver s, PetscBool *ok);              /* the direct solution as the guess */
-typedef PetscErrorCode (*HsSolverHomotopyFn)(HsSolver s);                                /* direct -> own costate scheme */
+typedef PetscErrorCode (*HsSolverDirectGuessFn)(HsSolver s, PetscBool *ok); /* the direct solution as the guess */
+typedef PetscErrorCode (*HsSolverHomotopyFn)(HsSolver s);                   /* direct -> own costate scheme */
 typedef PetscErrorCode (*HsSolverStrategyFn)(HsSolver s, PetscBool cold, PetscReal t0); /* -hs_strategy auto */
 #define HS_HOOK_DIRECT_GUESS "direct_guess"
-#define HS_HOOK_HOMOTOPY     "homotopy"
-#define HS_HOOK_STRATEGY     "strategy"
+#define HS_HOOK_HOMOTOPY "homotopy"
+#define HS_HOOK_STRATEGY "strategy"
 extern PetscFunctionList HsSolverHookList; /* the drivers' hooks by name (HsSolverRegisterHook) */
-PetscErrorCode HsSolverRegisterHook(const char name[], PetscVoidFunction fn);
-PetscErrorCode HsSolverGetHook(const char name[], PetscVoidFunction *fn);
-PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(void *, const char *, PetscReal), void *ctx);
+PetscErrorCode           HsSolverRegisterHook(const char name[], PetscVoidFunction fn);
+PetscErrorCode           HsSolverGetHook(const char name[], PetscVoidFunction *fn);
+PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(void *, const char *, PetscReal),
+                                               void    *ctx);
 
 /* bvp/ internal */
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
@@ -189,52 +190,55 @@ void           HsSolverRestoreFinalTime(HsSolver s);
 PetscErrorCode HsSolverFinalTimeColumn(HsSolver s, Vec X, PetscInt iT, HsResidualFn res, Vec C, PetscBool *dom);
 PetscErrorCode HsSolverSetDiagnosis(HsSolver s, PetscBool keep, const char *fmt, ...);
 /* singular.c: the rank tests of the boundary rows (before a solve) and of a failed solve's Jacobian */
-PetscErrorCode HsSolverCheckBoundaryRank(HsSolver s);
-PetscErrorCode HsSolverJacobianRankTest(HsSolver s);
-PetscErrorCode HsSolverComputeDiagnostics(HsSolver s);
-PetscErrorCode HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
-PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc);
-PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok);
-PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
-                                       SNESConvergedReason *reason, void *ctx);
-PetscErrorCode HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
+PetscErrorCode       HsSolverCheckBoundaryRank(HsSolver s);
+PetscErrorCode       HsSolverJacobianRankTest(HsSolver s);
+PetscErrorCode       HsSolverComputeDiagnostics(HsSolver s);
+PetscErrorCode       HsSolverShareSolutionRows(HsSolver s, PetscReal *rows);
+PetscErrorCode       HsSolverConfigureFactorization(HsSolver s, PC pc);
+PetscErrorCode       HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok);
+PetscErrorCode       HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm,
+                                             SNESConvergedReason *reason, void *ctx);
+PetscErrorCode       HsSolverMonitor(SNES snes, PetscInt it, PetscReal fnorm, void *ctx);
 extern PetscLogEvent HS_NOISE_ESTIMATE; /* -log_view: HsNoiseEstimate (bvp/interface/convergence.c) */
-PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it);
-PetscErrorCode HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool *ok);
-PetscErrorCode HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots);
-PetscErrorCode HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m);
-PetscErrorCode HsSolverPolishEnd(HsSolver s);
-PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
-                                    PetscBool *evaluated);
-PetscErrorCode HsSolverSetUpDiscretization(HsSolver s);
-int            HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
+PetscErrorCode       HsSolverVerifyConvergence(HsSolver s, PetscInt it);
+PetscErrorCode       HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool *ok);
+PetscErrorCode       HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots);
+PetscErrorCode       HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m);
+PetscErrorCode       HsSolverPolishEnd(HsSolver s);
+PetscErrorCode       HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
+                                          PetscBool *evaluated);
+PetscErrorCode       HsSolverSetUpDiscretization(HsSolver s);
+int                  HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 /* outputh5.c: trajectory.h5 (-hs_output_format hdf5) written and read back (-hs_init) by every rank */
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[]);
-PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes, PetscReal *T);
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
+                                          PetscReal *T);
 int            HsIsTrajectoryH5(const char *path);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
-PetscBool      HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
-                                 PetscReal *xm, PetscReal *g);
+PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
+                            PetscReal *xm, PetscReal *g);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
-/* bounds.c: bounded controls (docs/controls.md) */
+/* bounded controls (docs/controls.md): bounds.c; HsSolverSolveBounded, the eps-continuation, in solversolve.c */
 PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution);
 PetscReal      HsSolverBoundsFinalEps(HsSolver s);
+PetscBool      HsProblemBangBang(const HsProblem *P);
+PetscReal      HsProblemBoundsScale(const HsProblem *P);
 PetscErrorCode HsSolverBoundsOptions(PetscOptionItems *PetscOptionsObject, HsSolver s);
 PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x);
 PetscErrorCode HsSolverBoundsView(HsSolver s, PetscViewer v);
 void           HsSolverBoundsJSON(HsSolver s, FILE *f);
 PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
-void                 HsSolverCloseCheckpointDir(HsSolver s);
+void           HsSolverCloseCheckpointDir(HsSolver s);
 #define HS_OUTPUT_SOLVE 1   /* HsCheckOutputFiles: the solve's files */
 #define HS_OUTPUT_STUDY 2   /* -hs_study's */
 #define HS_OUTPUT_COMPARE 4 /* -hs_compare's */
-int                  HsCheckOutputFiles(const char *dir, int which, char *err, size_t len);
+int            HsCheckOutputFiles(const char *dir, int which, char *err, size_t len);
 int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
-PetscErrorCode       HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
+PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
 PetscBool      HsInterruptPending(void);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,

@@ -95,7 +95,8 @@ PetscErrorCode HsSolverSetUpDiscretization(HsSolver s)
     PetscCall(HsSolverSetNumIntervals(s, s->prob->N));
   PetscCheck(((long long)s->N + 1) * 4 * s->prob->n <= PETSC_MAX_INT, PetscObjectComm((PetscObject)s),
              PETSC_ERR_ARG_OUTOFRANGE,
-             "N = %" PetscInt_FMT " intervals with 4n = %d unknowns per node make %lld unknowns, more than this PETSc's "
+             "N = %" PetscInt_FMT
+             " intervals with 4n = %d unknowns per node make %lld unknowns, more than this PETSc's "
              "%d-bit indices allow (%lld)",
              s->N, 4 * s->prob->n, ((long long)s->N + 1) * 4 * s->prob->n, (int)(8 * sizeof(PetscInt)),
              (long long)PETSC_MAX_INT);
@@ -181,15 +182,19 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
                "-hs_scheme conserving4 is implemented for -hs_bvp_type transcription and shooting only, not %s",
                ((PetscObject)s)->type_name);
     PetscCheck(!s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet", s->prob->name);
+               "problem '%s' has holonomic constraints: -hs_scheme conserving4 does not support them yet",
+               s->prob->name);
   }
-  PetscCheck(s->scheme == HS_SCHEME_CONSERVING4 || !s->prob->ctrl, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' has a force or a control cost (force:, control_cost:): only -hs_scheme conserving4 solves it "
-             "(docs/controls.md)", s->prob->name);
+  PetscCheck(
+      s->scheme == HS_SCHEME_CONSERVING4 || !s->prob->ctrl, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+      "problem '%s' has a force or a control cost (force:, control_cost:): only -hs_scheme conserving4 solves it "
+      "(docs/controls.md)",
+      s->prob->name);
   PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
-  if (s->prob->free_T) { /* docs/free-final-time.md */
+  if (s->prob->free_T) {                   /* docs/free-final-time.md */
     PetscBool ok;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, HSSOLVERIPOPT, ""));
+    PetscCall(
+        PetscObjectTypeCompareAny((PetscObject)s, &ok, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, HSSOLVERIPOPT, ""));
     PetscCheck(ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has a free final time (T: free): -hs_bvp_type %s does not solve it", s->prob->name,
                ((PetscObject)s)->type_name);
@@ -329,7 +334,7 @@ static PetscErrorCode SetInPlace(HsSolver s)
   KSP            ksp;
   PC             pc;
   SNESLineSearch ls;
-  PetscBool      on = s->in_place, band, has, reads;
+  PetscBool      on                                                    = s->in_place, band, has, reads;
   PetscErrorCode (*fn)(SNES, Vec, Mat, Mat, void *)                    = NULL;
   PetscErrorCode (*pre)(SNESLineSearch, Vec, Vec, PetscBool *, void *) = NULL;
 
@@ -356,9 +361,9 @@ static PetscErrorCode SetInPlace(HsSolver s)
 PetscErrorCode HsSolverSolveNewton(HsSolver s)
 {
   char                trial[sizeof s->res.diagnosis] = "";
-  PetscBool           retry = PETSC_TRUE, final;
+  PetscBool           retry                          = PETSC_TRUE, final;
   SNESConvergedReason last;
-  PetscInt  held  = 0;
+  PetscInt            held = 0;
 
   PetscFunctionBeginUser;
   s->res.mumps_retries = 0;
@@ -372,7 +377,8 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESSolve(s->snes, NULL, s->X));
     PetscCall(SNESGetIterationNumber(s->snes, &held));
     s->hold_T = PETSC_FALSE;
-    PetscCall(PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", held, (double)s->T_hold));
+    PetscCall(
+        PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", held, (double)s->T_hold));
     s->res.hold_iterations = held;
   }
   while (retry) {
@@ -406,7 +412,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
       PetscCall(SNESComputeFunction(s->snes, s->X, s->F)); /* the formulation's data at X again */
   }
   PetscCall(PetscStrncpy(s->res.status,
-                         s->interrupted  ? "INTERRUPTED"
+                         s->interrupted    ? "INTERRUPTED"
                          : s->res.at_floor ? "CONVERGED_NOISE_FLOOR"
                                            : SNESConvergedReasons[s->res.reason],
                          sizeof s->res.status));
@@ -418,10 +424,12 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
   }
   if (s->res.reason == SNES_DIVERGED_LINEAR_SOLVE && !s->interrupted)
     PetscCall(HsSolverJacobianRankTest(s)); /* names the null space (singular.c) */
-  final = (PetscBool)(s->res.diagnosis[0] != 0); /* on some rank: that one is the diagnosis, whatever the others tried */
+  final =
+      (PetscBool)(s->res.diagnosis[0] != 0); /* on some rank: that one is the diagnosis, whatever the others tried */
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &final, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
   if (!s->res.converged && !s->interrupted && !final && trial[0])
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "Newton stopped after a failed evaluation (a line-search trial point, or the "
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "Newton stopped after a failed evaluation (a line-search trial point, or the "
                                    "sensitivities at the iterate): %s",
                                    trial));
   if (!s->res.converged && s->T_baddata != 0 && !s->res.diagnosis[0])
@@ -430,11 +438,12 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
                                    "positive definite, or B, R or x0 not finite there)",
                                    (double)s->T_baddata));
   if (!s->res.converged && s->T_left != 0 && !s->res.diagnosis[0])
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
-                                   "Newton tried the final time T = %g outside [T_min, T_max] = [%g, %g]; an optimum on "
-                                   "a bound of T satisfies no condition on H^d: only the direct NLP (-hs_bvp_type "
-                                   "ipopt) reaches it",
-                                   (double)s->T_left, (double)s->prob->T_min, (double)s->prob->T_max));
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "Newton tried the final time T = %g outside [T_min, T_max] = [%g, %g]; an optimum on "
+                             "a bound of T satisfies no condition on H^d: only the direct NLP (-hs_bvp_type "
+                             "ipopt) reaches it",
+                             (double)s->T_left, (double)s->prob->T_min, (double)s->prob->T_max));
   PetscFunctionReturn(0);
 }
 
@@ -446,7 +455,7 @@ PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T
 {
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Bcast(&T, 1, MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
-  *bad = (PetscBool)!(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max);
+  *bad = (PetscBool) !(T > 0 && T >= s->prob->T_min && T <= s->prob->T_max);
   if (*bad) {
     s->T_left = T; /* HsSolverSolveNewton says so if the solve fails */
     PetscFunctionReturn(0);
@@ -552,6 +561,98 @@ static PetscErrorCode DirectGuess(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+#define HS_BOUNDS_EPS_SLACK 1e-6 /* a smoothing within this (relative) of eps_min is eps_min */
+
+/* After a failed step of the continuation: back to the last converged smoothing e (X from Xbest), re-evaluated
+   there, reported not converged for the problem as posed. */
+static PetscErrorCode KeepSmoothed(HsSolver s, Vec Xbest, PetscReal e, PetscReal scale, PetscReal enext)
+{
+  char     why[sizeof s->res.status];
+  PetscInt its = s->res.newton_iterations;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(why, s->res.status, sizeof why));
+  PetscCall(VecCopy(Xbest, s->X));
+  PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing");
+  PetscCall(HsSolverSolveNewton(s));
+  s->res.newton_iterations += its;
+  s->res.bounds.eps = e * scale;
+  if (!s->res.converged)
+    PetscFunctionReturn(0);
+  s->res.converged = PETSC_FALSE;
+  PetscCall(PetscStrncpy(s->res.status, "SMOOTHED_ONLY", sizeof s->res.status));
+  PetscCall(
+      HsSolverSetDiagnosis(s, PETSC_TRUE,
+                           "bounded controls: Newton converged with the control law smoothed by eps = %.3g but "
+                           "not at eps = %.3g (%s); the solution kept is the smoothed problem's (eps = %.3g), not "
+                           "the exact bounded one (docs/controls.md: -hs_bounds_eps_factor closer to 1)",
+                           (double)(e * scale), (double)(enext * scale), why, (double)(e * scale)));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolveBounded - Newton for a problem with bounded controls (docs/controls.md): the eps-continuation of
+    HsSolverSetBoundsSmoothing, each step warm from the last, then the exact projection (eps = 0, a semismooth
+    Newton: the law's generalized derivative); from_solution (a warm start, the direct guess): the law as posed at
+    once. A failed first step says that the bounds may make the terminal state
+    unreachable; a failed later step keeps the last converged smoothing, reported not converged (SMOOTHED_ONLY).
+    bvp/ internal; collective. @*/
+PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
+{
+  PetscReal scale = HsProblemBoundsScale(s->prob), e = s->bnd_eps0, best = -1;
+  PetscBool bang = HsProblemBangBang(s->prob);
+  PetscInt  its = 0, steps = 0;
+  Vec       Xbest;
+
+  PetscFunctionBeginUser;
+  if (from_solution)
+    e = bang ? s->bnd_eps_min : 0;
+  if (bang)
+    e = PetscMax(e, s->bnd_eps_min);
+  else if (e > 0 && e < s->bnd_eps_min)
+    e = 0;
+  PetscCall(VecDuplicate(s->X, &Xbest));
+  for (;;) {
+    PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing %g",
+               (double)(e * scale));
+    PetscCall(HsSolverSolveNewton(s));
+    its += s->res.newton_iterations, steps++;
+    PetscCall(PetscInfo(s, "bounded controls: eps = %g, %s after %" PetscInt_FMT " Newton iterations\n",
+                        (double)(e * scale), s->res.status, s->res.newton_iterations));
+    /* an intermediate smoothing needs no vouching: a start for the next one (converged to the tolerance will do) */
+    if ((!s->res.converged && !(e > 0 && s->res.tolerance_only && !(bang && e <= s->bnd_eps_min))) || s->interrupted)
+      break;
+    PetscCall(VecCopy(s->X, Xbest));
+    best                = e;
+    s->res.diagnosis[0] = 0, s->diagnosis_keep = PETSC_FALSE; /* an accepted step's remarks are not the solve's */
+    if (e == 0 || (bang && e <= s->bnd_eps_min))
+      break;
+    e *= s->bnd_factor;
+    if (e < s->bnd_eps_min * (1 + HS_BOUNDS_EPS_SLACK)) /* eps0 factor^k may miss eps_min by round-off */
+      e = bang ? s->bnd_eps_min : 0;
+  }
+  s->res.bounds.eps        = e * scale;
+  s->res.newton_iterations = its;
+  if (!s->res.converged && !s->interrupted && best >= 0) {
+    s->res.newton_iterations = 0;
+    PetscCall(KeepSmoothed(s, Xbest, best, scale, e));
+    s->res.newton_iterations += its;
+  } else if (!s->res.converged && !s->interrupted && !from_solution) {
+    char prev[sizeof s->res.diagnosis];
+    PetscCall(PetscStrncpy(prev, s->res.diagnosis, sizeof prev));
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "bounded controls: Newton did not converge even with the control law smoothed "
+                                   "(eps = %.3g): the bounds u_min/u_max may make the terminal state unreachable in "
+                                   "time T (the bounded control cannot do the work needed), or the start is too far "
+                                   "(-hs_strategy auto tries others); check the bounds and T, or compare the direct "
+                                   "solver (-hs_scheme direct -hs_direct_solver ipopt)%s%s",
+                                   (double)(e * scale), prev[0] ? "; Newton: " : "", prev));
+  }
+  s->res.bounds.steps = steps + (best >= 0 && !s->res.converged ? 1 : 0);
+  s->res.bounds.exact = (PetscBool)(s->res.converged && e == 0);
+  PetscCall(VecDestroy(&Xbest));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSolve - solves the discrete necessary conditions by Newton's method (the formulation's own
   solver for ipopt), then, for a cold start that failed, the fallbacks reached through the drivers' hooks.
 
@@ -590,16 +691,16 @@ PetscErrorCode HsSolverSolve(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverSetUp(s));
-  s->t_start                   = MPI_Wtime();
-  s->res.diagnosis[0]          = 0;
-  s->diagnosis_keep            = PETSC_FALSE;
-  s->res.noise_floor           = 0;
-  s->res.extrap.done           = PETSC_FALSE;
-  s->res.at_floor              = PETSC_FALSE;
-  s->res.tolerance_only        = PETSC_FALSE;
-  s->res.sensitivity_growth    = 0;
-  s->res.regularization        = -1;
-  s->res.extremal.done         = PETSC_FALSE;
+  s->t_start                = MPI_Wtime();
+  s->res.diagnosis[0]       = 0;
+  s->diagnosis_keep         = PETSC_FALSE;
+  s->res.noise_floor        = 0;
+  s->res.extrap.done        = PETSC_FALSE;
+  s->res.at_floor           = PETSC_FALSE;
+  s->res.tolerance_only     = PETSC_FALSE;
+  s->res.sensitivity_growth = 0;
+  s->res.regularization     = -1;
+  s->res.extremal.done      = PETSC_FALSE;
   if (!(s->warm && s->solved))
     s->guess_info[0] = 0;
   PetscCheck(s->prob->n == s->n && s->prob->m == s->m, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONGSTATE,
@@ -618,7 +719,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   /* a free T is held first only from the default guess (lambda = 0, where the Jacobian is singular) */
   s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved) && !s->guess &&
                           s->guess_type != HS_GUESS_DIRECT);
-  cold = (PetscBool)(!(s->warm && s->solved) && !s->restart_pending);
+  cold      = (PetscBool)(!(s->warm && s->solved) && !s->restart_pending);
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
