@@ -34,6 +34,8 @@ const double *HsO4CtrlControl(const HsO4Ctrl *c);
 const double *HsO4CtrlForce(const HsO4Ctrl *c);
 /** Adds eps/2 |u|^2 to the control cost (0: none; the continuation of a cold start, bvp/impls/order4.c). */
 void HsO4CtrlSetRegularization(HsO4Ctrl *c, double eps);
+/** The time t of the force and the control cost in the next evaluations (a time-dependent f or c; 0 at first). */
+void HsO4CtrlSetTime(HsO4Ctrl *c, double t);
 /** Why the last HsO4CtrlEval failed ("" if it did not). */
 const char *HsO4CtrlWhy(const HsO4Ctrl *c);
 

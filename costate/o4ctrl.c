@@ -23,6 +23,7 @@ struct HsO4Ctrl_s {
   const HsProblem *P;
   int              n, m, w;
   double          *u, *ut, *out, *hu, *A, *L, *d, *Z, *X, *f; /* m, m, (n+1)(1+w+w^2), m, m^2, m^2, m, 2n m, 2n m, n */
+  double           t;   /* the time at which f and c are evaluated (HsO4CtrlSetTime) */
   double           eps; /* the regularization eps/2 |u|^2 added to the control cost (HsO4CtrlSetRegularization) */
   char             why[256];
 };
@@ -68,6 +69,7 @@ const double *HsO4CtrlControl(const HsO4Ctrl *c) { return c->u; }
 const double *HsO4CtrlForce(const HsO4Ctrl *c) { return c->f; }
 const char   *HsO4CtrlWhy(const HsO4Ctrl *c) { return c->why; }
 void          HsO4CtrlSetRegularization(HsO4Ctrl *c, double eps) { c->eps = eps; }
+void          HsO4CtrlSetTime(HsO4Ctrl *c, double t) { c->t = t; }
 
 /* The Cholesky factor L of A + mu I (m x m, lower, row-major); 0, or 1 if a pivot is not above tol. */
 static int Chol(int m, const double *A, double mu, double tol, double *L)
@@ -105,7 +107,7 @@ static void CholSolve(int m, const double *L, double *x)
 /* h = -c + lp . f at (q, u) and (order 2) h_u, A = -h_uu and the stopping scale; 1 if not finite, < 0 on failure. */
 static int Eval(HsO4Ctrl *c, const double *q, const double *lp, const double *u, int order, double *h, double *scale)
 {
-  int     n = c->n, m = c->m, w = c->w, nf = n + 1, st = c->P->ctrl(q, u, order, c->out, c->P->ctx);
+  int     n = c->n, m = c->m, w = c->w, nf = n + 1, st = c->P->ctrl(c->t, q, u, order, c->out, c->P->ctx);
   double *g = c->out + nf, *H = g + nf * w;
 
   if (st)

@@ -21,7 +21,7 @@ struct HsO4_s {
   double    ta, tb;  /* a time-dependent ell enters H as the mean of ell(., ta) and ell(., tb) (EllMean) */
   double   *eg, *eH; /* dim, dim x dim: EllMean's scratch */
   HsO4Ctrl *ctrl; /* controls that enter nonlinearly or a general control cost (P->ctrl; costate/hso4ctrl.h), or NULL */
-  double   *cq;   /* n + 3 n^2: its dPsi/dq and Hessian blocks */
+  double   *cq;   /* 2 (2n + 3n^2): dPsi/dq, the Hessian blocks Hqq, Hql, Hll and f(q, u*), twice (CtrlMean) */
   int       law;  /* bounded controls (HsDisc's bounded): y = u of the law of costate/hscontrol.h at d->ueps, RW_l =
                      U W_l with U = diag(du/ds) instead of R^{-1}, the control term psi (docs/controls.md) */
   int    gen;     /* the gain path (GainAt): a B(q) or the law */
@@ -53,6 +53,26 @@ static int EllMean(HsO4 *o, const double *x, double *e, double *g, double *Hm)
       HsAXPBY(dim * dim, w, o->eH, 1, Hm);
     }
   }
+  return HS_SUCCESS;
+}
+
+/* The control term Psi of a force f(q, u) (costate/hso4ctrl.h) at (q, lp) into psi and o->cq: dPsi/dq (n), (order 2)
+ * the Hessian blocks Hqq, Hql, Hll (n^2 each), then f(q, u*) (n); for a time-dependent force or control cost the mean
+ * of Psi(., ta) and Psi(., tb) (two maximizations; as EllMean, docs/controls.md). */
+static int CtrlMean(HsO4 *o, const double *q, const double *lp, int order, double *psi)
+{
+  int    n = o->n, sz = 2 * n + 3 * n * n, two = o->d->prob->ctrl_time_dependent && o->ta != o->tb;
+  double t[2] = {o->ta, o->tb}, p[2];
+
+  for (int s = 0; s < 1 + two; s++) {
+    double *c = o->cq + s * sz, *Hqq = c + n;
+    HsO4CtrlSetTime(o->ctrl, t[s]);
+    HS_CHK(HsO4CtrlEval(o->ctrl, q, lp, order, &p[s], c, Hqq + 3 * n * n, Hqq, Hqq + n * n, Hqq + 2 * n * n));
+    HsCopy(n, HsO4CtrlForce(o->ctrl), Hqq + 3 * n * n);
+  }
+  *psi = two ? 0.5 * (p[0] + p[1]) : p[0];
+  for (int i = 0; two && i < sz; i++)
+    o->cq[i] = 0.5 * (o->cq[i] + o->cq[sz + i]);
   return HS_SUCCESS;
 }
 
@@ -149,7 +169,7 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
       HsCopy(n * m, P->B, o->B);
   }
   if (P->ctrl &&
-      (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = malloc(sizeof(double) * (size_t)(P->n + 3 * P->n * P->n))))) {
+      (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = calloc((size_t)(4 * P->n + 6 * P->n * P->n), sizeof(double))))) {
     HsO4Destroy(&o);
     return HS_ENOMEM;
   }
@@ -188,9 +208,9 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
 
   HS_CB(P->E.grad(x, gE, P->ctx));
   if (o->ctrl) { /* G u becomes (0, f(q, u*)); the control term Psi (costate/hso4ctrl.h) */
-    HS_CHK(HsO4CtrlEval(o->ctrl, x, l + o->n, g ? 1 : 0, &psi, o->cq, Pl + o->n, NULL, NULL, NULL));
+    HS_CHK(CtrlMean(o, x, l + o->n, g ? 1 : 0, &psi));
     HsZero(o->n, Pl);
-    HsCopy(o->n, HsO4CtrlForce(o->ctrl), Pl + o->n);
+    HsCopy(o->n, o->cq + o->n + 3 * o->n * o->n, Pl + o->n);
   } else if (o->gen) { /* G(q) u = (0, B(q) y) */
     HS_CHK(GainAt(o, x, l + o->n, g ? 1 : 0));
     HsZero(o->n, Pl);
@@ -263,7 +283,7 @@ static int CtrlHess(HsO4 *o, const double *z, double *Hm)
   int     n = o->n, dim = o->dim, D = o->D;
   double *Hqq = o->cq + n, *Hql = Hqq + n * n, *Hll = Hql + n * n, psi;
 
-  HS_CHK(HsO4CtrlEval(o->ctrl, z, z + dim + n, 2, &psi, o->cq, o->v[10], Hqq, Hql, Hll));
+  HS_CHK(CtrlMean(o, z, z + dim + n, 2, &psi));
   for (int a = 0; a < n; a++)
     for (int b = 0; b < n; b++) {
       Hm[a * D + b] += Hqq[a * n + b];
@@ -384,6 +404,23 @@ int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, 
   return HS_SUCCESS;
 }
 
+/* A time-dependent force or control cost: the control term's part of the exact change of H over a substep,
+ * Dt += 1/2 [Psi(a, tb) - Psi(a, ta) + Psi(b, tb) - Psi(b, ta)] (docs/controls.md). */
+static int CtrlDt(HsO4 *o, double ta, double tb, const double *a, const double *b, double *Dt)
+{
+  int           n = o->n, dim = o->dim;
+  double        t[2] = {ta, tb}, psi;
+  const double *z[2] = {a, b};
+
+  for (int k = 0; k < 2; k++)
+    for (int s = 0; s < 2; s++) {
+      HsO4CtrlSetTime(o->ctrl, t[s]);
+      HS_CHK(HsO4CtrlEval(o->ctrl, z[k], z[k] + dim + n, 0, &psi, NULL, NULL, NULL, NULL, NULL));
+      *Dt += (s ? 0.5 : -0.5) * psi;
+    }
+  return HS_SUCCESS;
+}
+
 int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double *b, double *L, double *W, double *Dt)
 {
   const HsProblem *P   = o->d->prob;
@@ -398,12 +435,15 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
     HS_CB(P->ell.f(ta, b, &f[3], P->ctx));
     *Dt = -0.5 * (f[0] - f[1] + f[2] - f[3]);
   }
+  if (o->ctrl && P->ctrl_time_dependent) /* + 1/2 [Psi(a, tb) - Psi(a, ta) + Psi(b, tb) - Psi(b, ta)] */
+    HS_CHK(CtrlDt(o, ta, tb, a, b, Dt));
 
   for (int i = 0; i < 2 * dim; i++)
     m[i] = 0.5 * (a[i] + b[i]);
   /* G u, u = R^{-1} G^T lambdabar: 1/2 u^T R u = 1/2 lambdabar^T G R^{-1} G^T lambdabar; B at qbar for a B(q) */
   if (o->ctrl) { /* u* at the midpoint: L = c(u*, qbar) + ell = lambda_p . f - Psi + ell, G u = (0, f(qbar, u*)) */
     double psi;
+    HsO4CtrlSetTime(o->ctrl, ta + 0.5 * c * o->d->h); /* at the substep's midpoint time */
     HS_CHK(HsO4CtrlEval(o->ctrl, m, m + dim + n, 0, &psi, NULL, NULL, NULL, NULL, NULL));
     HsZero(n, Pl);
     HsCopy(n, HsO4CtrlForce(o->ctrl), Pl + n);

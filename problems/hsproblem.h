@@ -170,8 +170,10 @@ typedef struct HsProblem_s {
    *  control_cost), or NULL (B u and 1/2 u^T R u). At (q, u), w = n + m: out[0..n] the values of the force f(q, u)
    *  (n, replacing B u) and of the control cost c(u, q) (replacing 1/2 u^T R u); order >= 1: then their gradients in
    *  (q, u) ((n + 1) w, function by function); order 2: then their Hessians ((n + 1) w^2). B and R are then 0 and I,
-   *  unused. Only -hs_scheme conserving4 solves such a problem. Returns 0, or 1 if a value is not finite. */
-  int (*ctrl)(const double *q, const double *u, int order, double *out, void *ctx);
+   *  unused. Only -hs_scheme conserving4 solves such a problem. f and c may depend on the time t (ctrl_time_dependent;
+   *  derivatives are in (q, u) only). Returns 0, or 1 if a value is not finite. */
+  int (*ctrl)(double t, const double *q, const double *u, int order, double *out, void *ctx);
+  int ctrl_time_dependent; /* 1 if the force or the control cost depends on t (ctrl) */
   /* Free final time (docs/free-final-time.md): T is an unknown of the boundary-value problem, T above
      its initial guess and, during and after a solve, its current value (HsProblemSetFinalTime). Only
      for autonomous problems (ell does not depend on t); the terminal cost may depend on T. */

@@ -215,11 +215,12 @@ static int OcpConstraints(const double *q, double *Phi, double *G, double *Hphi,
 
 /* force(q, u) (n) and control_cost(u, q): values, (order >= 1) gradients in (q, u), (order >= 2) Hessians (hsproblem.h's
  * ctrl layout); 1 if a value is not finite. */
-static int OcpCtrl(const double *q, const double *u, int order, double *out, void *ctx)
+static int OcpCtrl(double t, const double *q, const double *u, int order, double *out, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
 
   OcpSetState(o, q, 0);
+  o->vars[o->tvar] = t;
   memcpy(o->vars + o->uvar, u, sizeof(double) * (size_t)o->mu);
   return HsExprProgramEval(o->prog[P_CTRL + order], o->vars, out) ? 1 : 0;
 }
@@ -556,7 +557,8 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
         else if (kind == ALLOW_P)
           snprintf(L->why, sizeof L->why, "momenta are not allowed here ('%.*s'; M and V depend on q only)", len, name);
         else if (kind == ALLOW_T)
-          snprintf(L->why, sizeof L->why, "the time t is allowed only in running_cost and terminal_cost");
+          snprintf(L->why, sizeof L->why,
+                   "the time t is allowed only in running_cost, terminal_cost, force and control_cost");
         else if (kind == ALLOW_BIGT)
           snprintf(L->why, sizeof L->why,
                    "the final time T is not allowed here (not in T itself, T_min, T_max or a parameter's value; "
@@ -1487,12 +1489,12 @@ static int OcpControlNodes(Src *s, Ocp *o, const Keys *K, int *nd)
     if (k != n)
       ret = Fail(s, K->cols[K_FORCE], "force: expected %d expressions (one per coordinate), found %d", n, k);
     for (int i = 0; !ret && i < n; i++)
-      ret = MakeExpr(s, o, items[i], c[i], "force", ALLOW_Q | ALLOW_U, &nd[i]);
+      ret = MakeExpr(s, o, items[i], c[i], "force", ALLOW_Q | ALLOW_T | ALLOW_U, &nd[i]);
     free(items), free(c);
   }
   if (!ret && K->text[K_CCOST]) {
     s->line = K->lines[K_CCOST];
-    ret     = MakeExpr(s, o, K->text[K_CCOST], K->cols[K_CCOST], "control_cost", ALLOW_Q | ALLOW_U, &nd[n]);
+    ret     = MakeExpr(s, o, K->text[K_CCOST], K->cols[K_CCOST], "control_cost", ALLOW_Q | ALLOW_T | ALLOW_U, &nd[n]);
   } else if (!ret && (nd[n] = HsExprConstant(o->ex, 0)) < 0)
     ret = HS_ENOMEM;
   return ret;
@@ -1572,6 +1574,14 @@ static int OcpBuildControls(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   if (!(nd = malloc(sizeof(int) * (size_t)(nf * (1 + w + w * w)))))
     return HS_ENOMEM;
   ret = OcpControlNodes(s, o, K, nd);
+  for (int f = 0; !ret && f < nf; f++)
+    p->ctrl_time_dependent |= HsExprDependsOn(o->ex, nd[f], o->tvar);
+  if (!ret && o->T_free && p->ctrl_time_dependent) {
+    s->line = K->lines[K_FORCE];
+    ret     = Fail(s, K->cols[K_FORCE],
+                   "force or control_cost: depends on the time t, but the final time is free: a "
+                       "free T needs an autonomous problem (docs/free-final-time.md)");
+  }
   for (int f = 0; !ret && f < nf; f++)
     for (int i = 0; !ret && i < w; i++) {
       int *g = nd + nf + f * w, *H = nd + nf * (1 + w) + f * w * w, vi = i < n ? i : o->uvar + i - n;

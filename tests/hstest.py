@@ -22,6 +22,7 @@ import hs_bounded
 import hs_bounds
 import hs_constrained
 import hs_controls
+import hs_controls2
 import hs_drivers
 import hs_examples
 import hs_extremal2
@@ -60,6 +61,7 @@ MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 MODULES += (hs_satellite,)  # issue 40: the satellite with three rotors, Euler angles and directors
 MODULES += (hs_bounds,)  # issue 41: bounded controls and minimum time in the indirect solvers
 MODULES += (hs_controls,)  # issue 41: controls beyond 1/2 u^T R u in conserving4
+MODULES += (hs_controls2,)  # issue 41: time in the controls, conserving4's switches, the Done-when matrix
 
 
 def tests():

@@ -22,7 +22,7 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
   for (PetscInt k = 0; k <= N && !st; k++) {
     const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
     const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
-    st       = HsDiscEnergy(s->disc, xk, &E);
+    st                    = HsDiscEnergy(s->disc, xk, &E);
     if (k > 0 && !st && HsIntervalSuspect(s->prob, xk - 2 * dim, xk, Eprev, E, xm, g)) { /* interval k - 1 */
       if (!s->res.suspect_intervals++)
         s->res.first_suspect = k - 1;
@@ -133,8 +133,8 @@ static PetscErrorCode VouchConservation(HsSolver s, PetscReal ew, PetscReal hter
 {
   const HsCostateScheme *cs = HsDiscGetCostateScheme(s->disc);
   const HsStateScheme   *ss = HsDiscGetStateScheme(s->disc);
-  PetscReal              Hs = PetscMax(1, PetscMax(hterms, PetscMax(PetscAbsReal(s->res.H_min), PetscAbsReal(s->res.H_max))));
-  PetscBool              badH, badE, nlp;
+  PetscReal Hs = PetscMax(1, PetscMax(hterms, PetscMax(PetscAbsReal(s->res.H_min), PetscAbsReal(s->res.H_max))));
+  PetscBool badH, badE, nlp;
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERIPOPT, &nlp)); /* the same on every rank (s->U0 is not) */
@@ -248,7 +248,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
   s->res.suspect_intervals = (PetscInt)buf[6], s->res.first_suspect = (PetscInt)buf[8];
   s->res.J = buf[0], s->res.H_mean = buf[1], s->res.H_min = buf[2], s->res.H_max = buf[3];
   s->res.H_spread = buf[3] - buf[2], s->res.energy_work_spread = buf[4], s->res.H_balance = buf[5];
-  s->res.autonomous = (PetscBool) !(s->prob->ell.f && s->prob->ell.time_dependent);
+  s->res.autonomous = (PetscBool) !((s->prob->ell.f && s->prob->ell.time_dependent) || s->prob->ctrl_time_dependent);
   if (buf[7] != 0)
     s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
   else

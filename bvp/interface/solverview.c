@@ -125,7 +125,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall((*s->ops->describe)(s, form, sizeof form));
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
-      s->N, T, s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->ss, /* conserving4: its own (s->ss: its helpers') */
+      s->N, T,
+      s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->ss, /* conserving4: its own (s->ss: its helpers') */
       s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->cs, form, size, size > 1 ? "s" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
@@ -149,7 +150,7 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  H^d spread         %.3e   (%.1e of max(1, |H^d|); max - min over intervals; %s)\n",
       (double)r->H_spread, (double)(r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean))),
-      !r->autonomous     ? "ell depends on t: see H^d balance"
+      !r->autonomous     ? "the problem depends on t: see H^d balance"
       : r->bounds.active ? "bounded controls: conserving within the arcs, see H^d on the arcs"
       : r->at_floor      ? "conserving: as far as the noise floor lets Newton go"
                          : "round-off for conserving"));
