@@ -127,10 +127,11 @@ static int ArcOf(const HsProblem *P, int j, PetscReal s, PetscReal *w)
   return *w <= lo ? -1 : (*w >= hi ? 1 : 0);
 }
 
-/* The switch of control j between intervals k-1 and k (arcs a -> b, values wa -> wb): the crossing of the bound
-   (bang-bang: of s = 0) by linear interpolation between the interval midpoints, t = (k - 1/2 + theta) h. */
-static PetscReal SwitchTime(const HsProblem *P, int j, PetscInt k, PetscReal h, int a, int b, PetscReal wa,
-                            PetscReal wb)
+/* The switch of control j between rows k-1 and k (arcs a -> b, values wa -> wb): the crossing of the bound
+   (bang-bang: of s = 0) by linear interpolation between the rows' times, t = (k - off + theta) h: off = 1/2 for the
+   interval costates of the second-order schemes (at the interval midpoints), 1 for conserving4's node costates. */
+static PetscReal SwitchTime(const HsProblem *P, int j, PetscInt k, PetscReal h, PetscReal off, int a, int b,
+                            PetscReal wa, PetscReal wb)
 {
   PetscReal c, th;
 
@@ -140,18 +141,20 @@ static PetscReal SwitchTime(const HsProblem *P, int j, PetscInt k, PetscReal h, 
     c = (a == 1 || b == 1) ? P->u_max[j] : P->u_min[j];
   th = wb != wa ? (c - wa) / (wb - wa) : 0.5;
   th = PetscMin(1, PetscMax(0, th));
-  return (k - 0.5 + th) * h;
+  return (k - off + th) * h;
 }
 
 /*@ HsSolverBoundsStructure - the switching structure of the gathered solution x (rank 0, N + 1 rows of 4n, H^d in
-    s->H): per control the intervals at each bound and the switching times (O(h), SwitchTime), and the largest H^d
+    s->H): per control the intervals at each bound (conserving4: by its node costates) and the switching times
+    (SwitchTime), and the largest H^d
     balance inside the arcs and across the switching nodes (docs/controls.md section 3), into s->res.bounds and
     s->bnd_sw / s->bnd_at (rank 0). bvp/ internal; not collective. @*/
 PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x)
 {
   const HsProblem *P = s->prob;
   PetscInt         N = s->N, dim = 2 * P->n, m = P->m;
-  PetscReal        h = HsDiscGetStep(s->disc), *sv, *wprev, w, Dt, d;
+  PetscReal        h   = HsDiscGetStep(s->disc), *sv, *wprev, w, Dt, d;
+  PetscReal        off = s->scheme == HS_SCHEME_CONSERVING4 ? 1 : 0.5; /* node or interval costates (SwitchTime) */
   int             *aprev, a, sw;
 
   PetscFunctionBeginUser;
@@ -171,8 +174,9 @@ PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x)
         s->bnd_at[2 * j + (a > 0)]++;
       if (k > 0 && a != aprev[j]) {
         PetscReal *e = s->bnd_sw + 3 * s->bnd_nsw++;
-        e[0] = j, e[1] = (a == 1 || aprev[j] == 1) ? 1 : -1, e[2] = SwitchTime(P, j, k, h, aprev[j], a, wprev[j], w);
-        sw = 1;
+        e[0] = j, e[1] = (a == 1 || aprev[j] == 1) ? 1 : -1,
+        e[2] = SwitchTime(P, j, k, h, off, aprev[j], a, wprev[j], w);
+        sw   = 1;
       }
       aprev[j] = a, wprev[j] = w;
     }
