@@ -96,3 +96,77 @@ def t_controls_switching():
                      "-hs_check_extremal", "no"], expect_rc=None)
     check(s and not s["converged"] and "SMOOTHED_ONLY" in out,
           "conserving4 shooting on the bang-bang problem: expected the documented SMOOTHED_ONLY: %s" % out[-300:])
+
+
+# problems/particle_transfer.ocp: the exact linear-tangent solution (Bryson & Ho; Bottasso & Croce 2004, section 5.1)
+PT_T, PT_XT, PT_VH = 20.0588756142, 122.4594356245, 8.5963002053
+
+
+def t_controls_done():
+    """Issue 41's "Done when" matrix: the three reference problems from the default guess with no option beyond -N
+    (and -hs_scheme conserving4 for the particle transfer, whose force is nonlinear in u), on 1 and 2 ranks, in
+    transcription and in shooting, all converged, against independent values:
+    - particle transfer (N = 20, 40): the Richardson limit (h^4) of T within 1e-8 relative of the exact T, x(T) and
+      v(T/2) at N = 40 within 3e-5 of the exact values (errors 1.3e-5: order 4, docs/controls.md), H = 1 to 1e-13;
+    - minimum-time double integrator (N = 21, the switch inside an interval): |T - 2| <= 0.3 h^2, |switch - 1| <=
+      0.2 h^2;
+    - bounded swing-up (N = 50): six switches, the bound active on 40-65 % of the intervals, 1 and 2 ranks equal; the
+      transcription's J within 5e-4 of IPOPT's on the same grid (the two schemes' O(h^2) difference); the shooting
+      reaches a neighbouring local minimum (docs/controls.md section 5), within 5e-2, and IPOPT started from it
+      returns to the same IPOPT minimum as from the default guess."""
+    pt = os.path.join(PROBLEMS, "particle_transfer.ocp")
+    sw = os.path.join(PROBLEMS, "swingup_bounded.ocp")
+    s, out, _ = run(["-problem", sw, "-N", "50", "-hs_bvp_type", "ipopt"])
+    Jip = s["J"] if s and s["converged"] else None
+    check(Jip is not None, "swingup IPOPT N=50 did not converge: %s" % out[-300:])
+    for bvp in ("transcription", "shooting"):
+        Jsw = {}
+        for ranks in (1, 2):
+            tag = "%s, %d rank(s)" % (bvp, ranks)
+            Ts = []
+            for N in (20, 40):
+                s, out, _ = run(["-problem", pt, "-N", str(N), "-hs_scheme", "conserving4", "-hs_bvp_type", bvp],
+                                ranks=ranks)
+                check(s and s["converged"], "particle N=%d %s: not converged: %s" % (N, tag, out[-300:]))
+                if not s or not s["converged"]:
+                    break
+                Ts.append(s["T"])
+                check(abs(s["H_min"] - 1) < 1e-13 and abs(s["H_max"] - 1) < 1e-13, "particle %s: H not 1" % tag)
+            if len(Ts) == 2:
+                rows = s["_rows"]
+                exT, evh = abs(float(rows[-1]["q_x"]) - PT_XT), abs(float(rows[20]["p_y"]) - PT_VH)
+                rich = Ts[1] + (Ts[1] - Ts[0]) / 15
+                print("particle %s: T %.12f (N=40), Richardson %.12f (relative error %.1e), x(T) error %.1e, v(T/2) "
+                      "error %.1e" % (tag, Ts[1], rich, abs(rich - PT_T) / PT_T, exT, evh))
+                check(abs(rich - PT_T) / PT_T < 1e-8 and exT < 3e-5 and evh < 3e-5,
+                      "particle %s: Richardson T %.12f, x(T) error %.1e, v(T/2) error %.1e" % (tag, rich, exT, evh))
+            N, h = 21, 2.0 / 21
+            s, out, _ = run(["-problem", MT, "-N", str(N), "-hs_bvp_type", bvp], ranks=ranks)
+            ok = s and s["converged"] and len(switch_of(s)) == 1
+            check(ok, "mintime %s: not converged with one switch: %s" % (tag, out[-300:]))
+            if ok:
+                ts = switch_of(s)[0]
+                print("mintime %s: T - 2 = %.2e, switch - 1 = %.2e (h^2 = %.2e)" % (tag, s["T"] - 2, ts - 1, h * h))
+                check(abs(s["T"] - 2) <= 0.3 * h * h and abs(ts - 1) <= 0.2 * h * h,
+                      "mintime %s: T %.9f, switch %.9f" % (tag, s["T"], ts))
+            with tempfile.TemporaryDirectory() as d:
+                s, out, _ = run(["-problem", sw, "-N", "50", "-hs_bvp_type", bvp], ranks=ranks, outdir=d + "/o")
+                ok = s and s["converged"]
+                check(ok, "swingup %s: not converged: %s" % (tag, out[-300:]))
+                if not ok:
+                    continue
+                b = s["switching"][0]
+                frac = (b["at_lower"] + b["at_upper"]) / 50.0
+                Jsw[ranks] = s["J"]
+                print("swingup %s: J %.10f (IPOPT %.10f, difference %.1e), %d switches, bound active on %.0f %%"
+                      % (tag, s["J"], Jip or 0, s["J"] - (Jip or 0), len(b["times"]), 100 * frac))
+                check(len(b["times"]) == 6 and 0.4 <= frac <= 0.65, "swingup %s: switching %s" % (tag, b))
+                if Jip is not None:
+                    tol = 5e-4 if bvp == "transcription" else 5e-2
+                    check(abs(s["J"] - Jip) < tol, "swingup %s: J %.8f vs IPOPT %.8f" % (tag, s["J"], Jip))
+                if Jip is not None and ranks == 1 and bvp == "shooting":
+                    s2, out, _ = run(["-problem", sw, "-N", "50", "-hs_bvp_type", "ipopt", "-hs_init", d + "/o"])
+                    check(s2 and abs(s2["J"] - Jip) < 1e-7, "swingup: IPOPT from the shooting solution: %s vs %s"
+                          % (s2 and s2["J"], Jip))
+        if len(Jsw) == 2:
+            check(abs(Jsw[1] - Jsw[2]) < 1e-9, "swingup %s: 1 and 2 ranks differ: %s" % (bvp, Jsw))
