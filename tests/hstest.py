@@ -17,6 +17,7 @@ tests/CMakeLists.txt.
 import sys
 
 import hs_bench
+import hs_bodies
 import hs_border
 import hs_bounded
 import hs_constrained
@@ -56,6 +57,7 @@ MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5
 MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 MODULES += (hs_satellite,)  # issue 40: the satellite with three rotors, Euler angles and directors
+MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem files
 
 
 def tests():

@@ -1,0 +1,162 @@
+"""hamshoot system tests of issue 40, item 1: rigid bodies and joints as building blocks of a problem file
+(problems/bodies.c, docs/multibody.md). Standard library only."""
+import os
+import subprocess
+import tempfile
+
+from hs_util import ENV, HAMSHOOT, check, rel, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ARM_NATURAL = os.path.join(ROOT, "problems", "manipulator3_natural.ocp")
+ARM_BODIES = os.path.join(ROOT, "problems", "manipulator3_bodies.ocp")
+BOOM = os.path.join(ROOT, "problems", "boom_spatial.ocp")
+BOOM_ANGLES = os.path.join(HERE, "data", "boom_angles.ocp")
+NO_EXTRA = ["-hs_check_extremal", "no"]
+
+
+def _states(s):
+    """The trajectory's q and p columns, in their order (the names differ between the two files)."""
+    rows = s["_rows"]
+    keys = [k for k in rows[0] if k.startswith("q_") or k.startswith("p_")]
+    return [[float(r[k]) for k in keys] for r in rows], keys
+
+
+def t_bodies_arm():
+    """The 3-link arm from bodies and joints (problems/manipulator3_bodies.ocp) against the hand-written natural
+    coordinates (problems/manipulator3_natural.ocp): the generated coordinates come in the hand-written order, and the
+    solutions agree to round-off (J to 1e-12 relative, every state at every node to 1e-9 absolute, the states being
+    O(10)) on 1 and 2 ranks; -problem_print_expanded prints the generated coordinates and the hand-written B."""
+    ref, _, _ = run(["-problem", ARM_NATURAL] + NO_EXTRA)
+    if not ref or not ref["converged"]:
+        return check(False, "manipulator3_natural: not converged")
+    xr, kr = _states(ref)
+    for ranks in (1, 2):
+        s, _, _ = run(["-problem", ARM_BODIES] + NO_EXTRA, ranks=ranks)
+        if not s or not s["converged"]:
+            check(False, "manipulator3_bodies on %d ranks: not converged" % ranks)
+            continue
+        x, k = _states(s)
+        check(len(k) == len(kr) == 36 and k[0] == "q_arm1_x" and k[17] == "q_arm3_2y",
+              "manipulator3_bodies: columns %s" % k[:3])
+        check(abs(s["J"] - ref["J"]) <= 1e-12 * abs(ref["J"]),
+              "manipulator3_bodies on %d ranks: J = %.17g, the natural file's %.17g" % (ranks, s["J"], ref["J"]))
+        dev = max(abs(a - b) for ra, rb in zip(x, xr) for a, b in zip(ra, rb))
+        check(len(x) == len(xr) and dev <= 1e-9, "manipulator3_bodies on %d ranks: states differ by %.3g" % (ranks, dev))
+        check(s["constraints"]["count"] == 15 and s["constraints"]["max_phi"] < 1e-13,
+              "manipulator3_bodies: constraints %s" % s["constraints"])
+    p = subprocess.run([HAMSHOOT, "-problem", ARM_BODIES, "-problem_print_expanded", "-quiet"] + NO_EXTRA,
+                       env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    with open(ARM_NATURAL) as f:
+        B = [ln for ln in f if ln.startswith("B:")][0].split(":", 1)[1].split(",")
+    want = ["-0.5*ay1", "0.5*ay1", "0", "0.5*ax1"]  # the hand-written B's row ax1, then ay1's first entry
+    got = [ln for ln in p.stdout.splitlines() if ln.startswith("B:")]
+    check(p.returncode == 0 and "coordinates: arm1_x, arm1_y, arm1_1x, arm1_1y, arm1_2x, arm1_2y, arm2_x" in p.stdout,
+          "-problem_print_expanded: rc %d, no generated coordinates" % p.returncode)
+    check([b.strip() for b in B[6:10]] == want and len(got) == 1 and
+          [e.strip().replace("arm1_1", "a").replace("arm1_2", "b") for e in got[0][2:].split(",")][6:10] ==
+          ["-0.5*ay", "0.5*ay", "0", "0.5*ax"], "-problem_print_expanded: B is not the hand-written one: %s" % got[:1])
+
+
+def t_bodies_spatial():
+    """A spatial arm from bodies and revolute joints (problems/boom_spatial.ocp: a column yawing about the vertical, a
+    boom pitching about the column's director d1; 24 coordinates, 22 constraints): converges from the default guess
+    on 1 and 2 ranks (the same J), H^d spread, E - W and max|Phi| at round-off; and its J converges at order 2 to the
+    limit of the same problem in generalized coordinates (tests/data/boom_angles.ocp, its kinetic energy derived by
+    hand): the Richardson limits of N = 40, 80 agree to 1e-5 relative (measured 7e-7; each form's own O(h^2) error
+    at N = 80 is 3e-4)."""
+    J = {}
+    for ranks in (1, 2):
+        s, _, _ = run(["-problem", BOOM] + NO_EXTRA, ranks=ranks)
+        if not s or not s["converged"]:
+            return check(False, "boom_spatial on %d ranks: not converged" % ranks)
+        J[ranks] = s["J"]
+        check(s["H_spread_relative"] < 1e-12, "boom_spatial: H^d spread %.3g relative" % s["H_spread_relative"])
+        check(s["energy_work_spread"] < 1e-10, "boom_spatial: E - W spread %.3g" % s["energy_work_spread"])
+        c = s["constraints"]
+        check(c["count"] == 22 and c["class"] == "exact" and c["max_phi"] < 1e-13, "boom_spatial: constraints %s" % c)
+    check(rel(J[2], J[1]) < 1e-12, "boom_spatial: J on 2 ranks %.17g, on 1 %.17g" % (J[2], J[1]))
+    lim = {}
+    for f in (BOOM, BOOM_ANGLES):
+        Jn = {}
+        for N in (20, 40, 80):
+            s, _, _ = run(["-problem", f, "-N", str(N)] + NO_EXTRA)
+            if not s or not s["converged"]:
+                return check(False, "%s N = %d: not converged" % (f, N))
+            Jn[N] = s["J"]
+        ratio = (Jn[20] - Jn[40]) / (Jn[40] - Jn[80])
+        check(3.5 < ratio < 4.5, "%s: J error ratio %.3g, expected 4 (order 2)" % (os.path.basename(f), ratio))
+        lim[f] = (4 * Jn[80] - Jn[40]) / 3
+    check(abs(lim[BOOM] - lim[BOOM_ANGLES]) < 1e-5 * abs(lim[BOOM_ANGLES]),
+          "boom: Richardson limit %.10g in directors, %.10g in angles" % (lim[BOOM], lim[BOOM_ANGLES]))
+
+
+BASE = """param m: 1
+body a: planar, m, 1, 2
+body b: planar, m, 1, 2
+point O: ground, 0, 0
+point pa: a, 0, -1
+point ta: a, 0, 1
+point pb: b, 0, -1
+joint j1: revolute, O, pa
+joint j2: revolute, ta, pb
+torque u1: j1
+torque u2: j2
+gravity: 0, -1
+R: 1, 0, 0, 1
+T: 1
+x0: 0, 1, 1, 0, 0, 1, 0, 3, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+xT: 0, 1, 1, 0, 0, 1, 0, 3, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+"""
+# (line to replace (1-based; 0: append), its new text, the line the message names, words the message holds)
+BAD = [
+    (3, "body a: planar, m, 1, 2", 3, "duplicate body 'a'"),
+    (5, "point pa: c, 0, -1", 5, "unknown body 'c'"),
+    (9, "joint j2: revolute, ta, pc", 9, "unknown point 'pc'"),
+    (3, "body b: spatial, m, 1, 2, 3", 3, "all bodies of a file are planar or all spatial"),
+    (2, "body a: planar, m, 1", 2, "mass and 2 Euler-tensor values"),
+    (9, "joint j2: revolute, ta, pa", 9, "on the same body a"),
+    (9, "joint j2: spherical, ta, pb", 9, "planar bodies join by 'revolute"),
+    (11, "torque u2: j3", 11, "expected the name of a joint declared above"),
+    (11, "torque u2: j1", 11, "already has torque u1"),
+    (12, "gravity: 0, -1, 0", 12, "gravity: 3 components for planar bodies"),
+    (0, "coordinates: x", 17, "generated from the body, point and joint lines"),
+    (0, "B: 1, 0", 17, "generated from the torque lines"),
+    (4, "point O: a b, 0, 0", 4, "unknown body 'a b'"),
+    (2, "body 2a: planar, m, 1, 2", 2, "is not a name"),
+    (2, "body a: planar, mm, 1, 2", 2, "in the 'mass' generated from the bodies"),
+    (12, "gravity: 0, -gg", 12, "in the 'potential' generated from the bodies"),
+]
+SPATIAL_BAD = [
+    ("joint j: revolute, O, p", "needs 'axis I J'"),
+    ("joint j: spherical, O, p\ntorque u: j", "a torque acts about a revolute joint's axis"),
+]
+
+
+def t_bodies_errors():
+    """Bad body, point, joint, torque and gravity lines: exit status 1 and a message naming the file's line and the
+    defect (unknown body or point, duplicate name, planar/spatial mix, a joint on one body, a torque on a missing or
+    spherical joint or twice, a key the bodies generate given by hand, an error in an expression of a body line
+    reported at that line); the base file itself solves (so that each failure is the one line's)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "b.ocp")
+        with open(path, "w") as f:
+            f.write(BASE)
+        s, _, _ = run(["-problem", path, "-N", "4"] + NO_EXTRA)
+        check(s is not None and s["converged"], "bodies_errors: the base file does not solve")
+        for line, text, at, words in BAD:
+            lines = BASE.splitlines()
+            if line:
+                lines[line - 1] = text
+            else:
+                lines.append(text)
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            _, out, rc = run(["-problem", path], expect_rc=1)
+            check("%s:%d:" % (path, at) in out and words in out,
+                  "bodies_errors: '%s' -> expected line %d and '%s', got: %s" % (text, at, words, out.strip()[-300:]))
+        for text, words in SPATIAL_BAD:
+            with open(path, "w") as f:
+                f.write("body a: spatial, 1, 1, 1, 1\npoint p: a, 0, 0, 1\npoint O: ground, 0, 0, 0\n%s\n" % text)
+            _, out, rc = run(["-problem", path], expect_rc=1)
+            check(words in out and "%s:%d:" % (path, 3 + len(text.splitlines())) in out, "bodies_errors: '%s' -> %s" % (text, out.strip()[-300:]))
