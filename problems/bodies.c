@@ -6,7 +6,11 @@
  *   point NAME: BODY|ground, C1, C2[, C3]            phi + sum C_i d_i (ground: the fixed point C)
  *   joint NAME: revolute|spherical, P1, P2[, axis I J]  P1 = P2; spatial revolute: director I of P1's body
  *                                                    parallel to director J of P2's body
- *   torque NAME: JOINT                               a control: the joint's torque on P2's body (minus on P1's)
+  *   rotor NAME: BODY, I, L, MASS, E_AXIAL, E_ACROSS  a rotor spinning about director I of a spatial body, its
+ *                                                    centre at phi + L d_I: two directors of its own
+ *   torque NAME: JOINT|ROTOR                         a control: the joint's torque on P2's body (minus on P1's),
+ *                                                    or the motor torque on the rotor (minus on its body)
+
  *   gravity: G1, G2[, G3]                            V = -sum m g.phi
  *
  * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B,
@@ -42,8 +46,13 @@ typedef struct {
 } Joint;
 
 typedef struct {
+  char *name, *l, *m, *Ea, *Et;
+  int   line, body, axis, base; /* axis 1..3; base: its first coordinate (its directors e1, e2) */
+} Rotor;
+
+typedef struct {
   char *name;
-  int   line, joint;
+  int   line, joint, rotor; /* one of them -1 */
 } Torque;
 
 typedef struct {
@@ -51,7 +60,8 @@ typedef struct {
   Point       point[HS_BODIES_MAX];
   Joint       joint[HS_BODIES_MAX];
   Torque      torque[HS_BODIES_MAX];
-  int         nb, np, nj, nt, dim, n;
+  Rotor       rotor[HS_BODIES_MAX];
+  int         nb, np, nj, nt, nr, dim, n, nbc; /* nbc: the bodies' coordinates (the rotors' follow) */
   char       *g[3];
   int         ng, gline;
   int         pot_line, key_line[G_COUNT]; /* the file's 'potential' line; lines of keys the bodies generate */
@@ -125,14 +135,15 @@ static int IsName(const char *t)
   return 1;
 }
 
-/* The kind of a key: 1 body, 2 point, 3 joint, 4 torque, 5 gravity, 0 another key; *name: the NAME after the word. */
+/* The kind of a key: 1 body, 2 point, 3 joint, 4 torque, 5 rotor, 6 gravity, 0 another key; *name: the NAME after
+ * the word. */
 static int BodyKey(char *key, char **name)
 {
-  static const char *words[] = {"body", "point", "joint", "torque"};
+  static const char *words[] = {"body", "point", "joint", "torque", "rotor"};
   *name                      = NULL;
   if (!strcmp(key, "gravity"))
-    return 5;
-  for (int k = 0; k < 4; k++) {
+    return 6;
+  for (int k = 0; k < 5; k++) {
     size_t l = strlen(words[k]);
     if (!strncmp(key, words[k], l) && (!key[l] || isspace((unsigned char)key[l]))) {
       *name = Trim(key + l);
@@ -264,12 +275,36 @@ static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
   return Dup(&j->name, name);
 }
 
-/* 'torque NAME: JOINT' and 'gravity: G1, G2[, G3]' */
+/* 'rotor NAME: BODY, I, L, MASS, E_AXIAL, E_ACROSS' */
+static int ParseRotor(Model *M, const char *name, char **it, int ni, int col)
+{
+  Rotor *r = &M->rotor[M->nr];
+  char   end;
+  int    ret;
+
+  if (ni != 6)
+    return Fail(M, col, "rotor %s: expected 'BODY, I, L, MASS, E_AXIAL, E_ACROSS' (6 items), found %d", name, ni);
+  if ((r->body = FIND(M->body, M->nb, it[0])) < 0 || M->body[r->body].dim != 3)
+    return Fail(M, col, "rotor %s: '%s' is not a spatial body declared above", name, it[0]);
+  if (sscanf(it[1], "%d%c", &r->axis, &end) != 1 || r->axis < 1 || r->axis > 3)
+    return Fail(M, col, "rotor %s: its axis '%s' is not a director's number 1, 2 or 3", name, it[1]);
+  for (int i = 2; i < 6; i++)
+    if (!*it[i])
+      return Fail(M, col, "rotor %s: item %d is empty", name, i + 1);
+  r->line = M->line;
+  if ((ret = Dup(&r->name, name)) || (ret = Dup(&r->l, it[2])) || (ret = Dup(&r->m, it[3])) ||
+      (ret = Dup(&r->Ea, it[4])) || (ret = Dup(&r->Et, it[5])))
+    return ret;
+  M->nr++;
+  return 0;
+}
+
+/* 'torque NAME: JOINT|ROTOR' and 'gravity: G1, G2[, G3]' */
 static int ParseTorqueGravity(Model *M, int kind, const char *name, char **it, int ni, int col)
 {
   Torque *t = &M->torque[M->nt];
 
-  if (kind == 5) {
+  if (kind == 6) {
     if (M->gline)
       return Fail(M, col, "gravity given twice (line %d)", M->gline);
     if (ni < 2 || ni > 3)
@@ -280,43 +315,45 @@ static int ParseTorqueGravity(Model *M, int kind, const char *name, char **it, i
         return HS_ENOMEM;
     return 0;
   }
-  if (ni != 1 || (t->joint = FIND(M->joint, M->nj, it[0])) < 0)
-    return Fail(M, col, "torque %s: expected the name of a joint declared above, found '%s'", name, it[0]);
-  if (M->joint[t->joint].kind == J_SPHERICAL)
+  t->joint = ni == 1 ? FIND(M->joint, M->nj, it[0]) : -1;
+  t->rotor = ni == 1 ? FIND(M->rotor, M->nr, it[0]) : -1;
+  if (t->joint < 0 && t->rotor < 0)
+    return Fail(M, col, "torque %s: expected the name of a joint or rotor declared above, found '%s'", name, it[0]);
+  if (t->joint >= 0 && M->joint[t->joint].kind == J_SPHERICAL)
     return Fail(M, col, "torque %s: joint %s is spherical: a torque acts about a revolute joint's axis", name, it[0]);
   for (int i = 0; i < M->nt; i++)
-    if (M->torque[i].joint == t->joint)
-      return Fail(M, col, "torque %s: joint %s already has torque %s (line %d)", name, it[0], M->torque[i].name,
+    if (t->joint >= 0 ? M->torque[i].joint == t->joint : M->torque[i].rotor == t->rotor)
+      return Fail(M, col, "torque %s: %s already has torque %s (line %d)", name, it[0], M->torque[i].name,
                   M->torque[i].line);
   t->line = M->line;
   M->nt++;
   return Dup(&t->name, name);
 }
 
-/* One body line (kind 1..5 of BodyKey): the name checked, the value split, then the parser of its kind. */
+/* One body line (kind 1..6 of BodyKey): the name checked, the value split, then the parser of its kind. */
 static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
 {
-  static const char *what[] = {"", "body", "point", "joint", "torque"};
+  static const char *what[] = {"", "body", "point", "joint", "torque", "rotor", "gravity"};
   char              *it[8];
-  int                ni, cnt[] = {0, M->nb, M->np, M->nj, M->nt}, prev = -1;
+  int                ni, cnt[] = {0, M->nb, M->np, M->nj, M->nt, M->nr}, prev = -1;
 
-  if (kind < 5 && (!IsName(name) || !strcmp(name, "ground")))
+  if (kind < 6 && (!IsName(name) || !strcmp(name, "ground")))
     return Fail(M, 1, "%s: '%s' is not a name (a letter or '_', then letters, digits, '_'; not 'ground')", what[kind],
                 name);
   if (kind == 1)
-    prev = FIND(M->body, M->nb, name);
+    prev = FIND(M->body, M->nb, name) >= 0 ? 1 : -1;
   else if (kind == 2)
-    prev = FIND(M->point, M->np, name);
-  else if (kind == 3)
-    prev = FIND(M->joint, M->nj, name);
+    prev = FIND(M->point, M->np, name) >= 0 ? 2 : -1;
+  else if (kind == 3 || kind == 5) /* joints and rotors: one namespace (a torque names either) */
+    prev = FIND(M->joint, M->nj, name) >= 0 ? 3 : FIND(M->rotor, M->nr, name) >= 0 ? 5 : -1;
   else if (kind == 4)
-    prev = FIND(M->torque, M->nt, name);
-  if (prev >= 0)
-    return Fail(M, 1, "duplicate %s '%s'", what[kind], name);
-  if (kind < 5 && cnt[kind] == HS_BODIES_MAX)
+    prev = FIND(M->torque, M->nt, name) >= 0 ? 4 : -1;
+  if (prev >= 0) /* the kind of the name's first declaration */
+    return Fail(M, 1, "duplicate %s name '%s'", what[prev], name);
+  if (kind < 6 && cnt[kind] == HS_BODIES_MAX)
     return Fail(M, 1, "more than %d %s lines (HS_BODIES_MAX)", HS_BODIES_MAX, what[kind]);
   if ((ni = Split(val, it, 8)) > 7 || !*val)
-    return Fail(M, col, "%s: %s", kind < 5 ? what[kind] : "gravity", *val ? "too many items" : "no value");
+    return Fail(M, col, "%s: %s", what[kind], *val ? "too many items" : "no value");
   switch (kind) {
   case 1:
     return ParseBody(M, name, it, ni, col);
@@ -324,6 +361,8 @@ static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
     return ParsePoint(M, name, it, ni, col);
   case 3:
     return ParseJoint(M, name, it, ni, col);
+  case 5:
+    return ParseRotor(M, name, it, ni, col);
   default:
     return ParseTorqueGravity(M, kind, name, it, ni, col);
   }
@@ -336,6 +375,12 @@ static void Coord(char *dst, size_t len, const Body *b, int dir, int k)
     snprintf(dst, len, "%s_%d%c", b->name, dir, "xyz"[k]);
   else
     snprintf(dst, len, "%s_%c", b->name, "xyz"[k]);
+}
+
+/* Coordinate names of rotor k's transverse director dir (1, 2), component c. */
+static void RotorCoord(char *dst, size_t len, const Rotor *R, int dir, int c)
+{
+  snprintf(dst, len, "%s_%d%c", R->name, dir, "xyz"[c]);
 }
 
 /* Component k of point p: phi + sum_i c_i d_i, or the ground point's constant. */
@@ -400,6 +445,27 @@ static void PutConstraints(Buf *o, const Model *M)
       for (int j = i + 1; j <= M->dim; j++)
         Put(o, ", "), PutDot(o, M, b, i, b, j);
   }
+  for (int k = 0; k < M->nr; k++) { /* |e1| = |e2| = 1, e1.e2 = 0, e1.d_i = e2.d_i = 0 */
+    const Rotor *R = &M->rotor[k];
+    char         y[160];
+    for (int i = 1; i <= 2; i++) {
+      Put(o, ", 0.5*(");
+      for (int c = 0; c < 3; c++)
+        RotorCoord(x, sizeof x, R, i, c), Put(o, "%s%s^2", c ? " + " : "", x);
+      Put(o, " - 1)");
+    }
+    for (int i = 0; i <= 2; i++) {
+      Put(o, ", ");
+      for (int c = 0; c < 3; c++) {
+        RotorCoord(x, sizeof x, R, i ? i : 1, c);
+        if (i)
+          Coord(y, sizeof y, &M->body[R->body], R->axis, c);
+        else
+          RotorCoord(y, sizeof y, R, 2, c);
+        Put(o, "%s%s*%s", c ? " + " : "", x, y);
+      }
+    }
+  }
   for (int jn = 0; jn < M->nj; jn++) {
     const Joint *J  = &M->joint[jn];
     int          b1 = M->point[J->p1].body, b2 = M->point[J->p2].body;
@@ -416,18 +482,47 @@ static void PutConstraints(Buf *o, const Model *M)
 }
 
 /* 'mass:' diag(m I, E1 I, E2 I[, E3 I]) for each body. */
+/* Entry (r, c) of the mass matrix (PutMass). */
+static void PutMassEntry(Buf *o, const Model *M, int r, int c)
+{
+  int    b = 0, dim = M->dim, dr, dc;
+  size_t n0 = o->len;
+
+  if (r >= M->nbc || c >= M->nbc) { /* a rotor's transverse directors: E_across each */
+    if (r == c)
+      Put(o, "%s", M->rotor[(r - M->nbc) / 6].Et);
+  } else {
+    while (b + 1 < M->nb && M->body[b + 1].base <= r)
+      b++;
+    dr = (r - M->body[b].base) / dim, dc = (c - M->body[b].base) / dim;
+    if (c >= M->body[b].base && c < M->body[b].base + dim * (dim + 1) && (r - c) % dim == 0) {
+      if (dr == dc)
+        Put(o, "%s", dr ? M->body[b].E[dr - 1] : M->body[b].mass);
+      for (int k = 0; k < M->nr; k++) { /* a rotor at phi + l d_i: m |phi' + l d_i'|^2 + E_axial |d_i'|^2 */
+        const Rotor *R = &M->rotor[k];
+        if (R->body != b)
+          continue;
+        if (dr == dc && !dr)
+          Put(o, " + (%s)", R->m);
+        else if (dr == dc && dr == R->axis)
+          Put(o, " + (%s)*(%s)^2 + (%s)", R->m, R->l, R->Ea);
+        else if ((!dr && dc == R->axis) || (!dc && dr == R->axis))
+          Put(o, "%s(%s)*(%s)", o->len > n0 ? " + " : "", R->m, R->l);
+      }
+    }
+  }
+  if (o->len == n0)
+    Put(o, "0");
+}
+
+/* 'mass:' diag(m I, E1 I, E2 I[, E3 I]) for each body, with its rotors' mass and axial Euler value on its centre and
+ * axis director (and their coupling m l), then E_across I for each rotor director. */
 static void PutMass(Buf *o, const Model *M)
 {
   Put(o, "mass: ");
-  for (int b = 0; b < M->nb; b++) {
-    const Body *B = &M->body[b];
-    for (int r = 0; r < B->dim * (B->dim + 1); r++)
-      for (int c = 0; c < M->n; c++)
-        Put(o, "%s%s", B->base + r || c ? ", " : "",
-            c != B->base + r ? "0"
-            : r < B->dim     ? B->mass
-                             : B->E[r / B->dim - 1]);
-  }
+  for (int r = 0; r < M->n; r++)
+    for (int c = 0; c < M->n; c++)
+      Put(o, "%s", r || c ? ", " : ""), PutMassEntry(o, M, r, c);
   Put(o, "\n");
 }
 
@@ -442,6 +537,10 @@ static void PutCoordsPotential(Buf *o, const Model *M, int which, const char *us
       for (int d = 0; d <= M->dim; d++)
         for (int k = 0; k < M->dim; k++)
           Coord(x, sizeof x, &M->body[b], d, k), Put(o, "%s%s", b || d || k ? ", " : "", x);
+    for (int r = 0; r < M->nr; r++)
+      for (int d = 1; d <= 2; d++)
+        for (int k = 0; k < 3; k++)
+          RotorCoord(x, sizeof x, &M->rotor[r], d, k), Put(o, ", %s", x);
     Put(o, "\n");
     return;
   }
@@ -457,6 +556,16 @@ static void PutCoordsPotential(Buf *o, const Model *M, int which, const char *us
         Coord(x, sizeof x, &M->body[b], 0, k), Put(o, "%s(%s)*%s", k ? " + " : "", M->g[k], x);
       Put(o, ")");
     }
+    for (int r = 0; r < M->nr; r++) { /* a rotor's centre phi + l d_i */
+      const Rotor *R = &M->rotor[r];
+      char         y[160];
+      Put(o, " + (%s)*(", R->m);
+      for (int k = 0; k < 3; k++) {
+        Coord(x, sizeof x, &M->body[R->body], 0, k), Coord(y, sizeof y, &M->body[R->body], R->axis, k);
+        Put(o, "%s(%s)*(%s + (%s)*%s)", k ? " + " : "", M->g[k], x, R->l, y);
+      }
+      Put(o, ")");
+    }
     Put(o, ")");
   }
   Put(o, "\n");
@@ -467,14 +576,29 @@ static void PutCoordsPotential(Buf *o, const Model *M, int which, const char *us
  * (i, j, k) cyclic (planar: 1/2 (d_1 x d_1' + d_2 x d_2')), linear in the directors. */
 static void PutB(Buf *o, const Model *M, int r, int t)
 {
-  const Joint *J   = &M->joint[M->torque[t].joint];
-  int          dim = M->dim, b = 0, dir, comp, s, axis, i, j, from, pc;
-  char         x[160];
+  const Torque *T   = &M->torque[t];
+  const Joint  *J   = T->joint >= 0 ? &M->joint[T->joint] : NULL;
+  const Rotor  *Rt  = T->rotor >= 0 ? &M->rotor[T->rotor] : NULL;
+  int           dim = M->dim, b = 0, dir, comp, s, axis, i, j, from, pc;
+  char          x[160];
 
+  if (r >= M->nbc) { /* a rotor's director e1 or e2: its spin rate 1/2 (e2.e1' - e1.e2') */
+    if (!Rt || (r - M->nbc) / 6 != T->rotor) {
+      Put(o, "0");
+      return;
+    }
+    dir = (r - M->nbc) % 6 / 3 + 1, comp = (r - M->nbc) % 3;
+    RotorCoord(x, sizeof x, Rt, 3 - dir, comp);
+    Put(o, "%s0.5*%s", dir == 1 ? "" : "-", x);
+    return;
+  }
   while (b + 1 < M->nb && M->body[b + 1].base <= r)
     b++;
   dir = (r - M->body[b].base) / dim, comp = (r - M->body[b].base) % dim;
-  s = b == M->point[J->p2].body ? 1 : b == M->point[J->p1].body ? -1 : 0;
+  if (Rt)
+    s = b == Rt->body ? -1 : 0;
+  else
+    s = b == M->point[J->p2].body ? 1 : b == M->point[J->p1].body ? -1 : 0;
   if (!dir || !s) {
     Put(o, "0");
     return;
@@ -484,7 +608,7 @@ static void PutB(Buf *o, const Model *M, int r, int t)
     Put(o, "%s0.5*%s", (comp ? s : -s) < 0 ? "-" : "", x);
     return;
   }
-  axis = s > 0 ? J->ax2 : J->ax1, i = axis % 3 + 1, j = (axis + 1) % 3 + 1;
+  axis = Rt ? Rt->axis : s > 0 ? J->ax2 : J->ax1, i = axis % 3 + 1, j = (axis + 1) % 3 + 1;
   if (dir == axis) {
     Put(o, "0");
     return;
@@ -578,6 +702,9 @@ static int CheckModel(Model *M)
       return Fail(M, 1, "%s: generated from the torque lines (line %d): remove it", g == G_B ? "B" : "controls",
                   M->torque[0].line);
     }
+  M->nbc = M->n;
+  for (int r = 0; r < M->nr; r++)
+    M->rotor[r].base = M->n, M->n += 6;
   if (M->n > HS_OCP_MAX_COORDINATES_MASS) {
     M->line = M->body[M->nb - 1].line;
     return Fail(M, 1, "the bodies have %d coordinates, at most %d for a constrained problem", M->n,
@@ -637,6 +764,8 @@ static void ModelFree(Model *M)
     free(M->joint[j].name);
   for (int t = 0; t < M->nt; t++)
     free(M->torque[t].name);
+  for (int r = 0; r < M->nr; r++)
+    free(M->rotor[r].name), free(M->rotor[r].l), free(M->rotor[r].m), free(M->rotor[r].Ea), free(M->rotor[r].Et);
   free(M->g[0]), free(M->g[1]), free(M->g[2]), free(M->is_body);
   free(M);
 }

@@ -1,6 +1,7 @@
 """hamshoot system tests of issue 40, item 1: rigid bodies and joints as building blocks of a problem file
 (problems/bodies.c, docs/multibody.md). Standard library only."""
 import os
+import random
 import subprocess
 import tempfile
 
@@ -13,6 +14,8 @@ ARM_BODIES = os.path.join(ROOT, "problems", "manipulator3_bodies.ocp")
 BOOM = os.path.join(ROOT, "problems", "boom_spatial.ocp")
 BOOM_ANGLES = os.path.join(HERE, "data", "boom_angles.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
+SATELLITE = os.path.join(ROOT, "problems", "satellite.ocp")
+SAT_BODIES = os.path.join(HERE, "data", "satellite_bodies.ocp")
 
 
 def _states(s):
@@ -110,14 +113,14 @@ xT: 0, 1, 1, 0, 0, 1, 0, 3, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 """
 # (line to replace (1-based; 0: append), its new text, the line the message names, words the message holds)
 BAD = [
-    (3, "body a: planar, m, 1, 2", 3, "duplicate body 'a'"),
+    (3, "body a: planar, m, 1, 2", 3, "duplicate body name 'a'"),
     (5, "point pa: c, 0, -1", 5, "unknown body 'c'"),
     (9, "joint j2: revolute, ta, pc", 9, "unknown point 'pc'"),
     (3, "body b: spatial, m, 1, 2, 3", 3, "all bodies of a file are planar or all spatial"),
     (2, "body a: planar, m, 1", 2, "mass and 2 Euler-tensor values"),
     (9, "joint j2: revolute, ta, pa", 9, "on the same body a"),
     (9, "joint j2: spherical, ta, pb", 9, "planar bodies join by 'revolute"),
-    (11, "torque u2: j3", 11, "expected the name of a joint declared above"),
+    (11, "torque u2: j3", 11, "expected the name of a joint or rotor declared above"),
     (11, "torque u2: j1", 11, "already has torque u1"),
     (12, "gravity: 0, -1, 0", 12, "gravity: 3 components for planar bodies"),
     (0, "coordinates: x", 17, "generated from the body, point and joint lines"),
@@ -129,6 +132,11 @@ BAD = [
 ]
 SPATIAL_BAD = [
     ("joint j: revolute, O, p", "needs 'axis I J'"),
+    ("rotor w: a, 4, 1, 1, 1, 1", "is not a director's number"),
+    ("rotor w: b, 1, 1, 1, 1, 1", "'b' is not a spatial body declared above"),
+    ("rotor w: a, 1, 1, 1, 1", "(6 items), found 5"),
+    ("joint w: spherical, O, p\nrotor w: a, 1, 1, 1, 1, 1", "duplicate joint name 'w'"),
+    ("rotor w: a, 1, 1, 1, 1, 1\ntorque u: w\ntorque v: w", "w already has torque u"),
     ("joint j: spherical, O, p\ntorque u: j", "a torque acts about a revolute joint's axis"),
 ]
 
@@ -160,3 +168,67 @@ def t_bodies_errors():
                 f.write("body a: spatial, 1, 1, 1, 1\npoint p: a, 0, 0, 1\npoint O: ground, 0, 0, 0\n%s\n" % text)
             _, out, rc = run(["-problem", path], expect_rc=1)
             check(words in out and "%s:%d:" % (path, 3 + len(text.splitlines())) in out, "bodies_errors: '%s' -> %s" % (text, out.strip()[-300:]))
+
+
+def _keys(text):
+    out = {}
+    for ln in text.splitlines():
+        ln = ln.split("#")[0]
+        if ":" in ln:
+            k, v = ln.split(":", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def _items(v):
+    """A list value split at the commas outside parentheses."""
+    res, depth, cur = [], 0, ""
+    for ch in v:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            res.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return res + [cur.strip()]
+
+
+def _ev(e, env):
+    return eval(e.replace("^", "**"), {"__builtins__": {}}, env)  # numbers, names, + - * / ^ ( ) only
+
+
+def t_bodies_rotors():
+    """The satellite from a body and three rotors (tests/data/satellite_bodies.ocp, 30 coordinates: the main body's
+    centre kept) against the hand-written problems/satellite.ocp (27: the centre eliminated by the centre of mass at
+    the origin, phi = -sum_k m_k l_k d_k / m_total), at random coordinates: the generated mass matrix reduced by that
+    elimination (T^T M T) equals the hand-written one to 1e-14 relative, and the generated 21 constraints and B
+    (director rows; the centre's rows 0) equal the hand-written ones exactly (the same expressions)."""
+    p = subprocess.run([HAMSHOOT, "-problem", SAT_BODIES, "-problem_print_expanded", "-quiet"] + NO_EXTRA, env=ENV,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    check(p.returncode == 0, "satellite_bodies: exit %d" % p.returncode)
+    gen = _keys(p.stdout)
+    with open(SATELLITE) as f:
+        hand = _keys(f.read())
+    if not all(k in gen for k in ("coordinates", "mass", "constraints", "B")):
+        return check(False, "satellite_bodies: no generated keys in: %s" % p.stdout[-300:])
+    cg, ch = _items(gen["coordinates"]), _items(hand["coordinates"])
+    n, nh = len(cg), len(ch)
+    check(n == 30 and nh == 27, "satellite_bodies: %d and %d coordinates" % (n, nh))
+    rnd = random.Random(1)
+    vals = [rnd.uniform(-1, 1) for _ in range(nh)]
+    envh, envg = dict(zip(ch, vals)), dict(zip(cg, [0.0] * 3 + vals))
+    Mg, Mh = [_ev(e, envg) for e in _items(gen["mass"])], [_ev(e, envh) for e in _items(hand["mass"])]
+    mr, ls, mtot = 424.1150, (0.9167, 1.25, 1.5833), 1005.3096 + 3 * 424.1150  # thesis Table 4.1
+    T = [[0.0] * nh for _ in range(n)]
+    for i in range(nh):
+        T[3 + i][i] = 1.0
+    for k in range(3):
+        for c in range(3):
+            T[c][3 * k + c] = -mr * ls[k] / mtot
+    MT = [[sum(Mg[a * n + b] * T[b][j] for b in range(n)) for j in range(nh)] for a in range(n)]
+    dev = max(abs(sum(T[a][i] * MT[a][j] for a in range(n)) - Mh[i * nh + j]) for i in range(nh) for j in range(nh))
+    check(dev <= 1e-14 * max(abs(x) for x in Mh), "satellite_bodies: reduced mass matrix off by %.3g" % dev)
+    pg, ph = [_ev(e, envg) for e in _items(gen["constraints"])], [_ev(e, envh) for e in _items(hand["constraints"])]
+    check(len(pg) == len(ph) == 21 and pg == ph, "satellite_bodies: constraints differ")
+    Bg, Bh = [_ev(e, envg) for e in _items(gen["B"])], [_ev(e, envh) for e in _items(hand["B"])]
+    check(len(Bg) == 90 and Bg[:9] == [0] * 9 and Bg[9:] == Bh, "satellite_bodies: B differs")
