@@ -153,14 +153,17 @@ static int BodyKey(char *key, char **name)
   return 0;
 }
 
-/* Splits val at the commas outside parentheses (in place): up to max items, trimmed; their count, or max + 1. */
+/* Splits val at the commas outside parentheses (in place): up to max items, trimmed; their count, max + 1 for more,
+ * or -1 if the parentheses do not balance (an item is then no expression on its own). */
 static int Split(char *val, char **item, int max)
 {
   int n = 0, depth = 0;
   item[n++] = val;
   for (char *c = val; *c; c++) {
     depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
-    if (*c == ',' && depth <= 0) {
+    if (depth < 0)
+      return -1;
+    if (*c == ',' && !depth) {
       *c = 0;
       if (n == max)
         return max + 1;
@@ -169,7 +172,7 @@ static int Split(char *val, char **item, int max)
   }
   for (int i = 0; i < n; i++)
     item[i] = Trim(item[i]);
-  return n;
+  return depth ? -1 : n;
 }
 
 static int FindName(char *const *names, size_t stride, int cnt, const char *name)
@@ -337,6 +340,8 @@ static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
   char              *it[8];
   int                ni, cnt[] = {0, M->nb, M->np, M->nj, M->nt, M->nr}, prev = -1;
 
+  if (kind < 6 && strlen(name) > HS_BODIES_NAME_MAX)
+    return Fail(M, 1, "%s: a name of at most %d characters", what[kind], HS_BODIES_NAME_MAX);
   if (kind < 6 && (!IsName(name) || !strcmp(name, "ground")))
     return Fail(M, 1, "%s: '%s' is not a name (a letter or '_', then letters, digits, '_'; not 'ground')", what[kind],
                 name);
@@ -352,8 +357,11 @@ static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
     return Fail(M, 1, "duplicate %s name '%s'", what[prev], name);
   if (kind < 6 && cnt[kind] == HS_BODIES_MAX)
     return Fail(M, 1, "more than %d %s lines (HS_BODIES_MAX)", HS_BODIES_MAX, what[kind]);
-  if ((ni = Split(val, it, 8)) > 7 || !*val)
-    return Fail(M, col, "%s: %s", what[kind], *val ? "too many items" : "no value");
+  if ((ni = Split(val, it, 8)) > 7 || ni < 0 || !*val)
+    return Fail(M, col, "%s: %s", what[kind],
+                !*val    ? "no value"
+                : ni < 0 ? "unbalanced parentheses"
+                         : "too many items");
   switch (kind) {
   case 1:
     return ParseBody(M, name, it, ni, col);

@@ -14,6 +14,8 @@ extern "C" {
 
 /** At most this many bodies, points, joints and torques each in a file. */
 #define HS_BODIES_MAX 200
+/** Names of bodies, points, joints, rotors and torques: at most this many characters (the coordinates' names add 3). */
+#define HS_BODIES_NAME_MAX 60
 
 /** 1 if the text has a body, point, joint, torque or gravity line (then HsBodiesCreate reads it), else 0. */
 int HsBodiesPresent(const char *text, size_t len);

@@ -129,6 +129,9 @@ BAD = [
     (2, "body 2a: planar, m, 1, 2", 2, "is not a name"),
     (2, "body a: planar, mm, 1, 2", 2, "in the 'mass' generated from the bodies"),
     (12, "gravity: 0, -gg", 12, "in the 'potential' generated from the bodies"),
+    (5, "point pa: a, 0, -(1", 5, "unbalanced parentheses"),
+    (2, "body %s: planar, m, 1, 2" % ("a" * 61), 2, "a name of at most 60 characters"),
+    (0, "rotor w: a, 1, 1, 1, 1, 1", 17, "'a' is not a spatial body"),
 ]
 SPATIAL_BAD = [
     ("joint j: revolute, O, p", "needs 'axis I J'"),
