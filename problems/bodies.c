@@ -6,11 +6,12 @@
  *   point NAME: BODY|ground, C1, C2[, C3]            phi + sum C_i d_i (ground: the fixed point C)
  *   joint NAME: revolute|spherical, P1, P2[, axis I J]  P1 = P2; spatial revolute: director I of P1's body
  *                                                    parallel to director J of P2's body
-  *   rotor NAME: BODY, I, L, MASS, E_AXIAL, E_ACROSS  a rotor spinning about director I of a spatial body, its
+ *   joint NAME: prismatic, P1, P2, axis I            P2 slides along director I of P1's body, directors locked
+ *   rotor NAME: BODY, I, L, MASS, E_AXIAL, E_ACROSS  a rotor spinning about director I of a spatial body, its
  *                                                    centre at phi + L d_I: two directors of its own
- *   torque NAME: JOINT|ROTOR                         a control: the joint's torque on P2's body (minus on P1's),
- *                                                    or the motor torque on the rotor (minus on its body)
-
+ *   torque NAME: JOINT|ROTOR                         a control: the joint's torque (prismatic: force) on P2's
+ *                                                    body (minus on P1's), or the rotor's motor torque (minus on
+ *                                                    its body)
  *   gravity: G1, G2[, G3]                            V = -sum m g.phi
  *
  * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B,
@@ -27,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { J_REVOLUTE, J_SPHERICAL };
+enum { J_REVOLUTE, J_SPHERICAL, J_PRISMATIC };
 enum { G_COORD, G_MASS, G_CONS, G_POT, G_CONTROLS, G_B, G_COUNT };
 
 typedef struct {
@@ -248,10 +249,11 @@ static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
 {
   Joint *j = &M->joint[M->nj];
   int    b1, b2;
+  char   extra;
 
-  if (ni < 3 || (strcmp(it[0], "revolute") && strcmp(it[0], "spherical")))
-    return Fail(M, col, "joint %s: expected 'revolute' or 'spherical', then two points", name);
-  j->kind = it[0][0] == 'r' ? J_REVOLUTE : J_SPHERICAL;
+  if (ni < 3 || (strcmp(it[0], "revolute") && strcmp(it[0], "spherical") && strcmp(it[0], "prismatic")))
+    return Fail(M, col, "joint %s: expected 'revolute', 'spherical' or 'prismatic', then two points", name);
+  j->kind = it[0][0] == 'r' ? J_REVOLUTE : it[0][0] == 's' ? J_SPHERICAL : J_PRISMATIC;
   for (int k = 0; k < 2; k++)
     if ((*(k ? &j->p2 : &j->p1) = FIND(M->point, M->np, it[1 + k])) < 0)
       return Fail(M, col, "joint %s: unknown point '%s' (a point must be declared above its joints)", name, it[1 + k]);
@@ -259,7 +261,13 @@ static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
   if (b1 == b2)
     return Fail(M, col, "joint %s: points %s and %s are on the same %s%s", name, it[1], it[2],
                 b1 < 0 ? "ground" : "body ", b1 < 0 ? "" : M->body[b1].name);
-  if (M->dim == 2 && (j->kind == J_SPHERICAL || ni != 3))
+  if (j->kind == J_PRISMATIC &&
+      (ni != 4 || sscanf(it[3], "axis %d %c", &j->ax1, &extra) != 1 || j->ax1 < 1 || j->ax1 > M->dim))
+    return Fail(M, col,
+                "joint %s: a prismatic joint needs 'axis I' (I in 1..%d: %s slides along director I of %s's "
+                "body) as its fourth item",
+                name, M->dim, it[2], it[1]);
+  if (M->dim == 2 && (j->kind == J_SPHERICAL || (j->kind == J_REVOLUTE && ni != 3)))
     return Fail(M, col,
                 "joint %s: planar bodies join by 'revolute, P1, P2' (no axis: every planar axis is normal "
                 "to the plane)",
@@ -433,6 +441,32 @@ static void PutDot(Buf *o, const Model *M, int a, int i, int b, int j)
   }
 }
 
+/* A prismatic joint's constraints: the two bodies' directors locked together (d1.e2 = 0 planar; d1.e2, d1.e3, d2.e3
+ * spatial, d of P1's body, e of P2's), and P2 - P1 normal to the directors of P1's body other than the axis I. */
+static void PutPrismatic(Buf *o, const Model *M, const Joint *J)
+{
+  int  b1 = M->point[J->p1].body, b2 = M->point[J->p2].body;
+  char x[160];
+
+  for (int i = 1; i <= M->dim; i++)
+    for (int j = i + 1; j <= M->dim; j++)
+      if (i == 1 || j == 3)
+        Put(o, ", "), PutDot(o, M, b1, i, b2, j);
+  for (int k = 1; k <= M->dim; k++) {
+    if (k == J->ax1)
+      continue;
+    Put(o, ", ");
+    for (int c = 0; c < M->dim; c++) {
+      if (b1 < 0 && c != k - 1)
+        continue;
+      Put(o, "%s(", b1 < 0 || !c ? "" : " + "), PutPoint(o, M, &M->point[J->p2], c), Put(o, " - (");
+      PutPoint(o, M, &M->point[J->p1], c), Put(o, "))");
+      if (b1 >= 0)
+        Coord(x, sizeof x, &M->body[b1], k, c), Put(o, "*%s", x);
+    }
+  }
+}
+
 /* 'constraints:' each body's directors orthonormal (norms, then the products), then each joint: P1 - P2 = 0 and, for
  * a spatial revolute joint, director I of P1's body normal to the two directors of P2's body other than J (of P1's
  * other two and ground's J when P2 is on the ground). */
@@ -477,10 +511,14 @@ static void PutConstraints(Buf *o, const Model *M)
   for (int jn = 0; jn < M->nj; jn++) {
     const Joint *J  = &M->joint[jn];
     int          b1 = M->point[J->p1].body, b2 = M->point[J->p2].body;
+    if (J->kind == J_PRISMATIC) {
+      PutPrismatic(o, M, J);
+      continue;
+    }
     for (int k = 0; k < M->dim; k++)
       Put(o, ", "), PutPoint(o, M, &M->point[J->p1], k), Put(o, " - ("), PutPoint(o, M, &M->point[J->p2], k),
           Put(o, ")");
-    for (int k = 1; J->ax1 && k <= 3; k++)
+    for (int k = 1; J->kind == J_REVOLUTE && J->ax1 && k <= 3; k++)
       if (b2 >= 0 && k != J->ax2)
         Put(o, ", "), PutDot(o, M, b1, J->ax1, b2, k);
       else if (b2 < 0 && k != J->ax1)
@@ -607,6 +645,18 @@ static void PutB(Buf *o, const Model *M, int r, int t)
     s = b == Rt->body ? -1 : 0;
   else
     s = b == M->point[J->p2].body ? 1 : b == M->point[J->p1].body ? -1 : 0;
+  if (s && J && J->kind == J_PRISMATIC) { /* the force f d_I at P2 (-f d_I at P1): f d_I . (P2 - P1)' */
+    const Point *P  = &M->point[s > 0 ? J->p2 : J->p1];
+    int          b1 = M->point[J->p1].body;
+    if (b1 < 0 && comp != J->ax1 - 1)
+      Put(o, "0");
+    else if (b1 < 0)
+      Put(o, "%s(%s)", s < 0 ? "-" : "", dir ? P->c[dir - 1] : "1");
+    else
+      Coord(x, sizeof x, &M->body[b1], J->ax1, comp),
+          Put(o, "%s(%s)*%s", s < 0 ? "-" : "", dir ? P->c[dir - 1] : "1", x);
+    return;
+  }
   if (!dir || !s) {
     Put(o, "0");
     return;
