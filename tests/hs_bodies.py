@@ -15,6 +15,7 @@ BOOM = os.path.join(ROOT, "problems", "boom_spatial.ocp")
 BOOM_ANGLES = os.path.join(HERE, "data", "boom_angles.ocp")
 CART = os.path.join(ROOT, "problems", "cart_pendulum_bodies.ocp")
 CART_ANGLES = os.path.join(HERE, "data", "cart_pendulum_angles.ocp")
+CART_SPATIAL = os.path.join(HERE, "data", "cart_pendulum_spatial.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
 SATELLITE = os.path.join(ROOT, "problems", "satellite.ocp")
 SAT_BODIES = os.path.join(HERE, "data", "satellite_bodies.ocp")
@@ -85,18 +86,26 @@ def t_bodies_prismatic():
     and a torque at the hinge (problems/cart_pendulum_bodies.ocp, 12 coordinates, 10 constraints): converges on 1 and
     2 ranks (the same J), H^d spread, E - W and max|Phi| at round-off, and its J converges at order 2 to the limit of
     the same problem in (x, theta) with the kinetic energy written by hand (tests/data/cart_pendulum_angles.ocp): the
-    Richardson limits of N = 40, 80 agree to 1e-5 relative (measured 1.8e-6; each form's error at N = 80: 6e-4)."""
-    J = {}
-    for ranks in (1, 2):
-        s, _, _ = run(["-problem", CART] + NO_EXTRA, ranks=ranks)
+    Richardson limits of N = 40, 80 agree to 1e-5 relative (measured 1.8e-6; each form's error at N = 80: 6e-4).
+    The same system from spatial bodies in the x-z plane (tests/data/cart_pendulum_spatial.ocp: a spatial prismatic
+    and a spatial revolute joint, 24 coordinates, 22 constraints) gives the planar J to 1e-12 relative and the rod's
+    centre (x, z) = the planar (x, y) at every node to 1e-9."""
+    J, rod = {}, {}
+    for ranks, f in ((1, CART), (2, CART), (1, CART_SPATIAL)):
+        s, _, _ = run(["-problem", f] + NO_EXTRA, ranks=ranks)
         if not s or not s["converged"]:
-            return check(False, "cart_pendulum_bodies on %d ranks: not converged" % ranks)
-        J[ranks] = s["J"]
+            return check(False, "%s on %d ranks: not converged" % (os.path.basename(f), ranks))
+        J[ranks if f == CART else 3] = s["J"]
+        ycol = "q_rod_y" if f == CART else "q_rod_z"
+        rod[f] = [(float(r["q_rod_x"]), float(r[ycol])) for r in s["_rows"]]
         check(s["H_spread_relative"] < 1e-11, "cart_pendulum: H^d spread %.3g relative" % s["H_spread_relative"])
         check(s["energy_work_spread"] < 1e-10, "cart_pendulum: E - W spread %.3g" % s["energy_work_spread"])
         c = s["constraints"]
-        check(c["count"] == 10 and c["class"] == "exact" and c["max_phi"] < 1e-12, "cart_pendulum: constraints %s" % c)
+        check(c["count"] == (10 if f == CART else 22) and c["class"] == "exact" and c["max_phi"] < 1e-12, "cart_pendulum: constraints %s" % c)
     check(rel(J[2], J[1]) < 1e-12, "cart_pendulum: J on 2 ranks %.17g, on 1 %.17g" % (J[2], J[1]))
+    check(abs(J[3] - J[1]) < 1e-12 * J[1], "cart_pendulum_spatial: J %.17g, planar %.17g" % (J[3], J[1]))
+    dev = max(abs(a - b) for pa, pb in zip(rod[CART], rod[CART_SPATIAL]) for a, b in zip(pa, pb))
+    check(len(rod[CART]) == len(rod[CART_SPATIAL]) and dev < 1e-9, "cart_pendulum_spatial: rod centre off by %.3g" % dev)
     lim = _limits((CART, CART_ANGLES))
     if lim:
         check(abs(lim[CART] - lim[CART_ANGLES]) < 1e-5 * abs(lim[CART_ANGLES]),
