@@ -13,6 +13,8 @@
  *                                                    body (minus on P1's), or the rotor's motor torque (minus on
  *                                                    its body)
  *   gravity: G1, G2[, G3]                            V = -sum m g.phi
+ *   start|end NAME: PX, PY, ANGLE | PX, PY, PZ, W, X, Y, Z | ANGLE   x0 | xT at rest: a body's centre and angle
+ *                                                    (planar) or quaternion (spatial), a rotor's angle
  *
  * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B,
  * written as text after the file's last line (the body lines become blank lines, so every other line keeps its
@@ -29,11 +31,13 @@
 #include <string.h>
 
 enum { J_REVOLUTE, J_SPHERICAL, J_PRISMATIC };
-enum { G_COORD, G_MASS, G_CONS, G_POT, G_CONTROLS, G_B, G_COUNT };
+enum { G_COORD, G_MASS, G_CONS, G_POT, G_CONTROLS, G_B, G_X0, G_XT, G_COUNT };
 
 typedef struct {
   char *name, *mass, *E[3];
   int   line, dim, base;
+  char *pose[2][7]; /* 'start' and 'end': the centre and the angle (planar) or quaternion (spatial) */
+  int   pose_line[2];
 } Body;
 
 typedef struct {
@@ -49,6 +53,8 @@ typedef struct {
 typedef struct {
   char *name, *l, *m, *Ea, *Et;
   int   line, body, axis, base; /* axis 1..3; base: its first coordinate (its directors e1, e2) */
+  char *pose[2][1];             /* 'start' and 'end': its angle */
+  int   pose_line[2];
 } Rotor;
 
 typedef struct {
@@ -136,15 +142,15 @@ static int IsName(const char *t)
   return 1;
 }
 
-/* The kind of a key: 1 body, 2 point, 3 joint, 4 torque, 5 rotor, 6 gravity, 0 another key; *name: the NAME after
- * the word. */
+/* The kind of a key: 1 body, 2 point, 3 joint, 4 torque, 5 rotor, 6 gravity, 7 start, 8 end, 0 another key; *name:
+ * the NAME after the word. */
 static int BodyKey(char *key, char **name)
 {
-  static const char *words[] = {"body", "point", "joint", "torque", "rotor"};
+  static const char *words[] = {"body", "point", "joint", "torque", "rotor", "\n", "start", "end"};
   *name                      = NULL;
   if (!strcmp(key, "gravity"))
     return 6;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 8; k++) {
     size_t l = strlen(words[k]);
     if (!strncmp(key, words[k], l) && (!key[l] || isspace((unsigned char)key[l]))) {
       *name = Trim(key + l);
@@ -341,10 +347,40 @@ static int ParseTorqueGravity(Model *M, int kind, const char *name, char **it, i
   return Dup(&t->name, name);
 }
 
-/* One body line (kind 1..6 of BodyKey): the name checked, the value split, then the parser of its kind. */
+/* 'start NAME: ...' (e = 0) or 'end NAME: ...' (e = 1): a body's centre and its angle (planar) or the quaternion of
+ * its rotation (spatial), or a rotor's angle. */
+static int ParsePose(Model *M, int e, const char *name, char **it, int ni, int col)
+{
+  static const char *word[] = {"start", "end"};
+  int                b = FIND(M->body, M->nb, name), r = b < 0 ? FIND(M->rotor, M->nr, name) : -1, want, *line;
+  char             **pose;
+
+  if (b < 0 && r < 0)
+    return Fail(M, 1, "%s %s: no body or rotor of that name above", word[e], name);
+  want = r >= 0 ? 1 : M->body[b].dim == 2 ? 3 : 7;
+  line = r >= 0 ? &M->rotor[r].pose_line[e] : &M->body[b].pose_line[e];
+  pose = r >= 0 ? M->rotor[r].pose[e] : M->body[b].pose[e];
+  if (*line)
+    return Fail(M, 1, "%s %s: given twice (line %d)", word[e], name, *line);
+  if (ni != want)
+    return Fail(M, col, "%s %s: expected %s, found %d items", word[e], name,
+                r >= 0      ? "the rotor's angle"
+                : want == 3 ? "the centre and the angle of d1 from e1 (3 items)"
+                            : "the centre and a quaternion w, x, y, z of the rotation (7 items)",
+                ni);
+  for (int i = 0; i < ni; i++)
+    if (!*it[i])
+      return Fail(M, col, "%s %s: item %d is empty", word[e], name, i + 1);
+    else if (Dup(&pose[i], it[i]))
+      return HS_ENOMEM;
+  *line = M->line;
+  return 0;
+}
+
+/* One body line (kind 1..8 of BodyKey): the name checked, the value split, then the parser of its kind. */
 static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
 {
-  static const char *what[] = {"", "body", "point", "joint", "torque", "rotor", "gravity"};
+  static const char *what[] = {"", "body", "point", "joint", "torque", "rotor", "gravity", "start", "end"};
   char              *it[8];
   int                ni, cnt[] = {0, M->nb, M->np, M->nj, M->nt, M->nr}, prev = -1;
 
@@ -353,11 +389,11 @@ static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
   if (kind < 6 && (!IsName(name) || !strcmp(name, "ground")))
     return Fail(M, 1, "%s: '%s' is not a name (a letter or '_', then letters, digits, '_'; not 'ground')", what[kind],
                 name);
-  if (kind == 1)
-    prev = FIND(M->body, M->nb, name) >= 0 ? 1 : -1;
+  if (kind == 1 || kind == 5) /* bodies and rotors: one namespace (a pose names either) */
+    prev = FIND(M->body, M->nb, name) >= 0 ? 1 : FIND(M->rotor, M->nr, name) >= 0 ? 5 : -1;
   else if (kind == 2)
     prev = FIND(M->point, M->np, name) >= 0 ? 2 : -1;
-  else if (kind == 3 || kind == 5) /* joints and rotors: one namespace (a torque names either) */
+  if (prev < 0 && (kind == 3 || kind == 5)) /* joints and rotors: one namespace (a torque names either) */
     prev = FIND(M->joint, M->nj, name) >= 0 ? 3 : FIND(M->rotor, M->nr, name) >= 0 ? 5 : -1;
   else if (kind == 4)
     prev = FIND(M->torque, M->nt, name) >= 0 ? 4 : -1;
@@ -370,6 +406,8 @@ static int ParseLine(Model *M, int kind, const char *name, char *val, int col)
                 !*val    ? "no value"
                 : ni < 0 ? "unbalanced parentheses"
                          : "too many items");
+  if (kind >= 7)
+    return ParsePose(M, kind - 7, name, it, ni, col);
   switch (kind) {
   case 1:
     return ParseBody(M, name, it, ni, col);
@@ -676,6 +714,63 @@ static void PutB(Buf *o, const Model *M, int r, int t)
   Put(o, "%s0.5*%s", pc < 0 ? "-" : "", x);
 }
 
+/* The quaternion template t (in w, x, y, z) with the pose's items q[3..6] put in. */
+static void PutQuat(Buf *o, const char *t, char *const *q)
+{
+  for (; *t; t++) {
+    const char *c = strchr("wxyz", *t);
+    if (c)
+      Put(o, "(%s)", q[3 + (c - "wxyz")]);
+    else
+      Put(o, "%c", *t);
+  }
+}
+
+/* Component c of director k (1..dim) of body b in pose e: planar d1 = (cos a, sin a), d2 = (-sin a, cos a); spatial
+ * the column k of the rotation of the quaternion (w, x, y, z), normalized by its square norm. */
+static void PutDirector(Buf *o, const Body *B, int e, int k, int c)
+{
+  static const char *rot[3][3] = {{"w^2 + x^2 - y^2 - z^2", "2*(x*y - w*z)", "2*(x*z + w*y)"},
+                                  {"2*(x*y + w*z)", "w^2 - x^2 + y^2 - z^2", "2*(y*z - w*x)"},
+                                  {"2*(x*z - w*y)", "2*(y*z + w*x)", "w^2 - x^2 - y^2 + z^2"}};
+  if (B->dim == 2) {
+    Put(o, "%s%s(%s)", k == 2 && !c ? "-" : "", (k == 1) == (c == 0) ? "cos" : "sin", B->pose[e][2]);
+    return;
+  }
+  Put(o, "("), PutQuat(o, rot[c][k - 1], B->pose[e]), Put(o, ")/("), PutQuat(o, "w^2 + x^2 + y^2 + z^2", B->pose[e]);
+  Put(o, ")");
+}
+
+/* 'x0:' (e = 0) or 'xT:' (e = 1) from the start or end lines: the bodies' centres and directors, the rotors'
+ * directors e1 = cos(a) b1 + sin(a) b2, e2 = -sin(a) b1 + cos(a) b2 with (b1, b2, d_I) the body's directors in cyclic
+ * order, then the momenta 0 (rest). */
+static void PutPose(Buf *o, const Model *M, int e)
+{
+  Put(o, "%s: ", e ? "xT" : "x0");
+  for (int b = 0; b < M->nb; b++)
+    for (int d = 0; d <= M->dim; d++)
+      for (int c = 0; c < M->dim; c++) {
+        Put(o, "%s", b || d || c ? ", " : "");
+        if (d)
+          PutDirector(o, &M->body[b], e, d, c);
+        else
+          Put(o, "%s", M->body[b].pose[e][c]);
+      }
+  for (int r = 0; r < M->nr; r++) {
+    const Rotor *R = &M->rotor[r];
+    const Body  *B = &M->body[R->body];
+    for (int d = 1; d <= 2; d++)
+      for (int c = 0; c < 3; c++) {
+        Put(o, ", %s%s(%s)*(", d == 2 ? "-" : "", d == 1 ? "cos" : "sin", R->pose[e][0]);
+        PutDirector(o, B, e, R->axis % 3 + 1, c), Put(o, ") + %s(%s)*(", d == 1 ? "sin" : "cos", R->pose[e][0]);
+        PutDirector(o, B, e, (R->axis + 1) % 3 + 1, c), Put(o, ")");
+      }
+  }
+  for (int i = 0; i < M->n; i++)
+    Put(o, ", 0");
+  Put(o, "\n");
+}
+
 /* 'controls:' and 'B:' from the torque lines. */
 static void PutControls(Buf *o, const Model *M)
 {
@@ -703,6 +798,8 @@ static int KeyConflict(Model *M, const char *key, int col)
     M->key_line[G_B] = M->line;
   if (!strcmp(key, "potential"))
     M->pot_line = M->line;
+  if (!strcmp(key, "x0") || !strcmp(key, "xT"))
+    M->key_line[key[1] == '0' ? G_X0 : G_XT] = M->line;
   return 0;
 }
 
@@ -743,9 +840,42 @@ static int ParseAll(Model *M, char *text)
   return ret;
 }
 
+/* 'start' (e = 0) or 'end' lines: none, or one for every body and rotor, and then no 'x0' ('xT') of the file. */
+static int CheckPoses(Model *M, int e)
+{
+  static const char *word[] = {"start", "end"}, *key[] = {"x0", "xT"};
+  int                first = 0, missing = -1, mrot = 0;
+
+  for (int b = 0; b < M->nb; b++)
+    if (M->body[b].pose_line[e])
+      first = first && first < M->body[b].pose_line[e] ? first : M->body[b].pose_line[e];
+    else if (missing < 0)
+      missing = b;
+  for (int r = 0; r < M->nr; r++)
+    if (M->rotor[r].pose_line[e])
+      first = first && first < M->rotor[r].pose_line[e] ? first : M->rotor[r].pose_line[e];
+    else if (missing < 0)
+      missing = r, mrot = 1;
+  if (!first)
+    return 0;
+  M->line = first;
+  if (missing >= 0)
+    return Fail(M, 1, "%s lines give the %s state: one for every body and rotor, and %s '%s' has none", word[e],
+                e ? "terminal" : "initial", mrot ? "rotor" : "body",
+                mrot ? M->rotor[missing].name : M->body[missing].name);
+  if (M->key_line[G_X0 + e]) {
+    M->line = M->key_line[G_X0 + e];
+    return Fail(M, 1, "%s: the %s lines (line %d) give it: remove one or the other", key[e], word[e], first);
+  }
+  M->origin[G_X0 + e] = first;
+  return 0;
+}
+
 /* After pass 1: at least one body; gravity of the bodies' dimension; no 'controls' or 'B' with torques. */
 static int CheckModel(Model *M)
 {
+  int ret;
+
   if (!M->nb) {
     M->line = M->np ? M->point[0].line : M->nj ? M->joint[0].line : M->nt ? M->torque[0].line : M->gline;
     return Fail(M, 1, "body lines without a body: declare one ('body NAME: planar|spatial, MASS, E1, E2[, E3]')");
@@ -760,6 +890,9 @@ static int CheckModel(Model *M)
       return Fail(M, 1, "%s: generated from the torque lines (line %d): remove it", g == G_B ? "B" : "controls",
                   M->torque[0].line);
     }
+  for (int e = 0; e < 2; e++)
+    if ((ret = CheckPoses(M, e)))
+      return ret;
   M->nbc = M->n;
   for (int r = 0; r < M->nr; r++)
     M->rotor[r].base = M->n, M->n += 6;
@@ -808,6 +941,9 @@ static void Emit(Buf *o, Model *M, const char *text, size_t len)
     M->gen_line[G_POT] = at++, PutCoordsPotential(o, M, G_POT, NULL);
   if (M->nt)
     M->gen_line[G_CONTROLS] = at++, M->gen_line[G_B] = at++, PutControls(o, M);
+  for (int e = 0; e < 2; e++)
+    if (M->origin[G_X0 + e])
+      M->gen_line[G_X0 + e] = at++, PutPose(o, M, e);
 }
 
 static void ModelFree(Model *M)
@@ -823,7 +959,12 @@ static void ModelFree(Model *M)
   for (int t = 0; t < M->nt; t++)
     free(M->torque[t].name);
   for (int r = 0; r < M->nr; r++)
-    free(M->rotor[r].name), free(M->rotor[r].l), free(M->rotor[r].m), free(M->rotor[r].Ea), free(M->rotor[r].Et);
+    free(M->rotor[r].name), free(M->rotor[r].l), free(M->rotor[r].m), free(M->rotor[r].Ea), free(M->rotor[r].Et),
+        free(M->rotor[r].pose[0][0]), free(M->rotor[r].pose[1][0]);
+  for (int b = 0; b < M->nb; b++)
+    for (int e = 0; e < 2; e++)
+      for (int i = 0; i < 7; i++)
+        free(M->body[b].pose[e][i]);
   free(M->g[0]), free(M->g[1]), free(M->g[2]), free(M->is_body);
   free(M);
 }
@@ -905,7 +1046,7 @@ int HsBodiesExpand(const char *path, const char *text, size_t len, char **out, c
 /* A message "path:L:C: what" about a generated line L: reported at the body line it comes from. */
 static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
 {
-  static const char *keys[] = {"coordinates", "mass", "constraints", "potential", "controls", "B"};
+  static const char *keys[] = {"coordinates", "mass", "constraints", "potential", "controls", "B", "x0", "xT"};
   size_t             pl     = strlen(path);
   int                L, C, used;
   char              *rest;

@@ -1,5 +1,6 @@
 """hamshoot system tests of issue 40, item 1: rigid bodies and joints as building blocks of a problem file
 (problems/bodies.c, docs/multibody.md). Standard library only."""
+import math
 import os
 import random
 import subprocess
@@ -13,6 +14,8 @@ ARM_NATURAL = os.path.join(ROOT, "problems", "manipulator3_natural.ocp")
 ARM_BODIES = os.path.join(ROOT, "problems", "manipulator3_bodies.ocp")
 BOOM = os.path.join(ROOT, "problems", "boom_spatial.ocp")
 BOOM_ANGLES = os.path.join(HERE, "data", "boom_angles.ocp")
+BOOM_NUMERIC = os.path.join(HERE, "data", "boom_numeric.ocp")
+ARM_POSES = os.path.join(HERE, "data", "manipulator3_poses.ocp")
 CART = os.path.join(ROOT, "problems", "cart_pendulum_bodies.ocp")
 CART_ANGLES = os.path.join(HERE, "data", "cart_pendulum_angles.ocp")
 CART_SPATIAL = os.path.join(HERE, "data", "cart_pendulum_spatial.ocp")
@@ -32,7 +35,9 @@ def t_bodies_arm():
     """The 3-link arm from bodies and joints (problems/manipulator3_bodies.ocp) against the hand-written natural
     coordinates (problems/manipulator3_natural.ocp): the generated coordinates come in the hand-written order, and the
     solutions agree to round-off (J to 1e-12 relative, every state at every node to 1e-9 absolute, the states being
-    O(10)) on 1 and 2 ranks; -problem_print_expanded prints the generated coordinates and the hand-written B."""
+    O(10)) on 1 and 2 ranks; -problem_print_expanded prints the generated coordinates and the hand-written B. The
+    same arm with its end states from start and end lines (tests/data/manipulator3_poses.ocp: centres and angles)
+    gives the same J to 1e-12."""
     ref, _, _ = run(["-problem", ARM_NATURAL] + NO_EXTRA)
     if not ref or not ref["converged"]:
         return check(False, "manipulator3_natural: not converged")
@@ -51,6 +56,9 @@ def t_bodies_arm():
         check(len(x) == len(xr) and dev <= 1e-9, "manipulator3_bodies on %d ranks: states differ by %.3g" % (ranks, dev))
         check(s["constraints"]["count"] == 15 and s["constraints"]["max_phi"] < 1e-13,
               "manipulator3_bodies: constraints %s" % s["constraints"])
+    s, _, _ = run(["-problem", ARM_POSES] + NO_EXTRA)
+    check(s is not None and s["converged"] and abs(s["J"] - ref["J"]) <= 1e-12 * abs(ref["J"]),
+          "manipulator3_poses: J %s, the natural file's %.17g" % (s and s["J"], ref["J"]))
     p = subprocess.run([HAMSHOOT, "-problem", ARM_BODIES, "-problem_print_expanded", "-quiet"] + NO_EXTRA,
                        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     with open(ARM_NATURAL) as f:
@@ -118,7 +126,8 @@ def t_bodies_spatial():
     on 1 and 2 ranks (the same J), H^d spread, E - W and max|Phi| at round-off; and its J converges at order 2 to the
     limit of the same problem in generalized coordinates (tests/data/boom_angles.ocp, its kinetic energy derived by
     hand): the Richardson limits of N = 40, 80 agree to 1e-5 relative (measured 7e-7; each form's own O(h^2) error
-    at N = 80 is 3e-4)."""
+    at N = 80 is 3e-4). Its start and end lines (centres and quaternions) give the same J (1e-12) as the numbers
+    computed independently with rotation matrices (tests/data/boom_numeric.ocp)."""
     J = {}
     for ranks in (1, 2):
         s, _, _ = run(["-problem", BOOM] + NO_EXTRA, ranks=ranks)
@@ -130,6 +139,9 @@ def t_bodies_spatial():
         c = s["constraints"]
         check(c["count"] == 22 and c["class"] == "exact" and c["max_phi"] < 1e-13, "boom_spatial: constraints %s" % c)
     check(rel(J[2], J[1]) < 1e-12, "boom_spatial: J on 2 ranks %.17g, on 1 %.17g" % (J[2], J[1]))
+    s, _, _ = run(["-problem", BOOM_NUMERIC] + NO_EXTRA)
+    check(s is not None and s["converged"] and abs(s["J"] - J[1]) < 1e-12 * J[1],
+          "boom_numeric: J %s, from the poses %.17g" % (s and s["J"], J[1]))
     lim = _limits((BOOM, BOOM_ANGLES))
     check(lim and abs(lim[BOOM] - lim[BOOM_ANGLES]) < 1e-5 * abs(lim[BOOM_ANGLES]),
           "boom: Richardson limits %s" % lim)
@@ -173,8 +185,14 @@ BAD = [
     (5, "point pa: a, 0, -(1", 5, "unbalanced parentheses"),
     (2, "body %s: planar, m, 1, 2" % ("a" * 61), 2, "a name of at most 60 characters"),
     (0, "rotor w: a, 1, 1, 1, 1, 1", 17, "'a' is not a spatial body"),
+    (0, "start a: 0, 1, 0\nstart b: 0, 3, 0", 15, "x0: the start lines (line 17) give it"),
+    (0, "start a: 0, 1, 0", 17, "body 'b' has none"),
+    (0, "start c: 0, 1, 0", 17, "start c: no body or rotor of that name"),
+    (0, "end a: 0, 1", 17, "expected the centre and the angle of d1 from e1"),
+    (0, "end a: 0, 1, 0\nend a: 0, 1, 0", 18, "end a: given twice (line 17)"),
 ]
 SPATIAL_BAD = [
+    ("rotor w: a, 1, 1, 1, 1, 1\nstart a: 0, 0, 0, 1, 0, 0, 0", "rotor 'w' has none"),
     ("joint j: revolute, O, p", "needs 'axis I J'"),
     ("rotor w: a, 4, 1, 1, 1, 1", "is not a director's number"),
     ("joint j: prismatic, O, p", "a prismatic joint needs 'axis I'"),
@@ -203,7 +221,7 @@ def t_bodies_errors():
             if line:
                 lines[line - 1] = text
             else:
-                lines.append(text)
+                lines += text.split("\n")
             with open(path, "w") as f:
                 f.write("\n".join(lines) + "\n")
             _, out, rc = run(["-problem", path], expect_rc=1)
@@ -240,7 +258,7 @@ def _items(v):
 
 
 def _ev(e, env):
-    return eval(e.replace("^", "**"), {"__builtins__": {}}, env)  # numbers, names, + - * / ^ ( ) only
+    return eval(e.replace("^", "**"), {"__builtins__": {}}, env)  # numbers, names (env), + - * / ^ ( ), calls in env
 
 
 def t_bodies_rotors():
@@ -278,3 +296,41 @@ def t_bodies_rotors():
     check(len(pg) == len(ph) == 21 and pg == ph, "satellite_bodies: constraints differ")
     Bg, Bh = [_ev(e, envg) for e in _items(gen["B"])], [_ev(e, envh) for e in _items(hand["B"])]
     check(len(Bg) == 90 and Bg[:9] == [0] * 9 and Bg[9:] == Bh, "satellite_bodies: B differs")
+
+
+def t_bodies_poses():
+    """Start and end lines of a spatial body and its rotors against numbers computed elsewhere: the satellite's
+    main body at rest at the identity and, at the end, rotated by pi about (1, 2, 3)/sqrt(14) (the quaternion
+    0, 1, 2, 3, left unnormalized: hamshoot normalizes it), each rotor at angle 0 and at the end at the angle (here
+    from atan2) of problems/satellite.ocp's final rotor directors; the generated x0 and xT (their directors) equal
+    problems/satellite.ocp's (written by tests/crosscheck/satellite_natural.py from rotation matrices) to 1e-12."""
+    with open(SAT_BODIES) as f:
+        src = f.read()
+    with open(SATELLITE) as f:
+        hand = _keys(f.read())
+    x0 = [float(v) for v in _keys(src)["x0"].split(",")]
+    hx0 = [float(v) for v in _items(hand["x0"])[:27]]
+    hxT = [float(v) for v in _items(hand["xT"])[:27]]
+    d = [hxT[0:3], hxT[3:6], hxT[6:9]]
+    lines = ["start main: %r, %r, %r, 1, 0, 0, 0" % tuple(x0[:3]), "end main: %r, %r, %r, 0, 1, 2, 3" % tuple(x0[:3])]
+    for k in range(3):
+        e1, b1, b2 = hxT[9 + 6 * k:12 + 6 * k], d[(k + 1) % 3], d[(k + 2) % 3]
+        a = math.atan2(sum(x * y for x, y in zip(e1, b2)), sum(x * y for x, y in zip(e1, b1)))
+        lines += ["start r%d: 0" % (k + 1), "end r%d: %r" % (k + 1, a)]
+    text = "".join(ln + "\n" for ln in src.splitlines() if not ln.startswith(("x0:", "xT:"))) + "\n".join(lines) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "poses.ocp")
+        with open(path, "w") as f:
+            f.write(text)
+        p = subprocess.run([HAMSHOOT, "-problem", path, "-problem_print_expanded", "-snes_max_it", "1", "-quiet"]
+                           + NO_EXTRA, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    gen = _keys(p.stdout)
+    if "x0" not in gen or "xT" not in gen:
+        return check(False, "poses: no generated x0, xT: %s" % p.stdout[-300:])
+    env = {"cos": math.cos, "sin": math.sin, "pi": math.pi}
+    gx0 = [_ev(e, env) for e in _items(gen["x0"])]
+    gxT = [_ev(e, env) for e in _items(gen["xT"])]
+    check(len(gx0) == len(gxT) == 60 and gx0[30:] == [0] * 30 and gxT[30:] == [0] * 30,
+          "poses: %d and %d entries, momenta not 0" % (len(gx0), len(gxT)))
+    dev = max(abs(a - b) for a, b in zip(gx0[3:30] + gxT[3:30], hx0 + hxT))
+    check(dev < 1e-12, "poses: the generated directors differ from problems/satellite.ocp's by %.3g" % dev)
