@@ -18,8 +18,8 @@ static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(nam
 static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, PetscBool print, HsProblem **prob)
 {
   char        msg[1024] = "", *text = NULL;
-  size_t      len    = 0;
-  long long   hdr[2] = {0, 0}; /* status, length */
+  size_t      len       = 0;
+  long long   hdr[2]    = {0, 0}; /* status, length */
   int         st, worst;
   PetscMPIInt rank;
 
@@ -170,12 +170,12 @@ PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsPro
     PetscBool      set;
     HsOptionsCall(PetscSNPrintf(key, sizeof key, "-p_%s", p->name));
     HsOptionsCall(PetscSNPrintf(help, sizeof help, "%s, in [%g, %g]%s", p->help, p->min, p->max,
-                                p->integer ? ", a whole number" : ""));
+                            p->integer ? ", a whole number" : ""));
     HsOptionsCall(HsOptionsReal(PetscOptionsObject, key, help, "HsProblemSetParam", *p->value, &v, &set));
     if (!set)
       continue;
     HsOptionsCheck(!(p->integer && v != PetscFloorReal(v)), comm, PETSC_ERR_ARG_OUTOFRANGE,
-                   "%s %g must be a whole number (%s)", key, (double)v, p->help);
+               "%s %g must be a whole number (%s)", key, (double)v, p->help);
     HsOptionsCall(SetParam(comm, prob, i, key, v));
   }
   PetscOptionsEnd();
