@@ -22,6 +22,7 @@
  * (OcpBuildMass, OcpBuildConstants, OcpCheckAtX0, OcpBuildPrograms,
  * OcpBuildCosts, OcpInstall); every error is "file:line:column: what".
  */
+#include "hsbodies.h"
 #include "hsexpr.h"
 #include "hsmechanical.h"
 #include "hsocp.h"
@@ -2007,6 +2008,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     snprintf(msg, (size_t)msglen, "%s: the problem file is empty", path);
     return HS_EPARSE;
   }
+  if (HsBodiesPresent(text, len)) /* rigid bodies and joints: expanded into the keys below (problems/bodies.c) */
+    return HsBodiesCreate(path, text, len, prob, msg, msglen);
   if (!(fp = fmemopen((void *)text, len, "r")))
     return HS_ENOMEM;
   OcpPrescan(fp, &n, &npar, &nlet, &mu);

@@ -20,7 +20,7 @@ import re
 import sys
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else "."
-HEADERS = ["problems/hsproblem.h", "problems/hsmechanical.h", "problems/hsocp.h", "problems/hsexpr.h", "problems/hstrajcsv.h",
+HEADERS = ["problems/hsproblem.h", "problems/hsmechanical.h", "problems/hsocp.h", "problems/hsbodies.h", "problems/hsexpr.h", "problems/hstrajcsv.h",
            "costate/hscostate.h", "costate/hsmarch.h", "mpi/hsmpi.h", "bvp/hsbvp.h"]
 LIB_DIRS = ["problems", "costate", "mpi", "bvp", "bvp/sys", "bvp/petscext", "bvp/interface", "bvp/impls", "bvp/drivers"]
 FLOORS = ["bvp/sys", "bvp/petscext", "bvp/interface", "bvp/impls", "bvp/drivers", "bvp/register.c"]

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../problems/hsbodies.h"
 #include "../../problems/hsocp.h"
 
 /* A name names a problem file if it contains ".ocp" or a '/'. */
@@ -14,7 +15,7 @@ static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(nam
 /* A problem file read by rank 0 and sent to every rank (a file that only some nodes can see, or that
  * a network file system shows late, must not make the ranks disagree); each rank parses the same
  * bytes, and a rank that cannot (out of memory) makes every rank fail. */
-static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, HsProblem **prob)
+static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, PetscBool print, HsProblem **prob)
 {
   char        msg[1024] = "", *text = NULL;
   size_t      len       = 0;
@@ -38,6 +39,14 @@ static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, HsProblem 
   PetscCallMPI(MPI_Allreduce(&st, &worst, 1, MPI_INT, MPI_MIN, comm));
   if (worst == 0)
     PetscCallMPI(MPI_Bcast(text, (int)hdr[1], MPI_CHAR, 0, comm)); /* at most HS_OCP_MAX_BYTES */
+  if (worst == 0 && print) { /* -problem_print_expanded: the text the parser reads (docs/multibody.md) */
+    char *out = NULL;
+    if (HsBodiesPresent(text, (size_t)hdr[1]) && !HsBodiesExpand(name, text, (size_t)hdr[1], &out, msg, sizeof msg))
+      PetscCall(PetscPrintf(comm, "%s", out));
+    else if (!HsBodiesPresent(text, (size_t)hdr[1]))
+      PetscCall(PetscPrintf(comm, "%.*s", (int)hdr[1], text));
+    free(out);
+  }
   if (worst == 0)
     st = HsProblemCreateFromText(name, text, (size_t)hdr[1], prob, msg, sizeof msg);
   free(text);
@@ -62,8 +71,9 @@ static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, HsProblem 
 @*/
 PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob)
 {
-  char name[PETSC_MAX_PATH_LEN] = "pendulum", help[512];
-  int  st;
+  char      name[PETSC_MAX_PATH_LEN] = "pendulum", help[512];
+  int       st;
+  PetscBool print = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   *prob = NULL;
@@ -71,9 +81,12 @@ PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], Hs
   PetscOptionsBegin(comm, prefix, "hamshoot problem", "HsProblem");
   HsOptionsCall(HsOptionsString(PetscOptionsObject, "-problem", help, "HsProblemCreateFromOptions", name, name,
                                 sizeof name, NULL));
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-problem_print_expanded",
+                              "print the problem file as the parser reads it (bodies and joints expanded)",
+                              "HsProblemCreateFromOptions", print, &print, NULL));
   PetscOptionsEnd();
   if (IsProblemFile(name)) {
-    PetscCall(CreateFromFile(comm, name, prob));
+    PetscCall(CreateFromFile(comm, name, print, prob));
   } else {
     st = HsProblemCreateByName(name, prob);
     PetscCheck(st != HS_EUNKNOWN, comm, PETSC_ERR_ARG_UNKNOWN_TYPE,
