@@ -1981,6 +1981,25 @@ static int CheckText(Src *s, const char **text, size_t *len)
   return 0;
 }
 
+/* The prescan of fp (OcpPrescan: n, the parameters, mu) and its limits: HS_EPARSE with a message in msg if a count is
+ * beyond them (n: the potential's third derivatives have n^3 entries; each name is checked against the earlier ones,
+ * and every parameter widens every node's dependency set). */
+static int OcpPrescanLimits(FILE *fp, const char *path, int *n, int *npar, int *mu, char *msg, int msglen)
+{
+  int nlet;
+
+  OcpPrescan(fp, n, npar, &nlet, mu);
+  if (*n > HS_OCP_MAX_COORDINATES)
+    snprintf(msg, (size_t)msglen, "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 "
+             "entries)", path, *n, HS_OCP_MAX_COORDINATES);
+  else if (*npar > HS_OCP_MAX_NAMES || nlet > HS_OCP_MAX_NAMES)
+    snprintf(msg, (size_t)msglen, "%s: %d '%s' lines, at most %d", path, *npar > HS_OCP_MAX_NAMES ? *npar : nlet,
+             *npar > HS_OCP_MAX_NAMES ? "param" : "let", HS_OCP_MAX_NAMES);
+  else
+    return HS_SUCCESS;
+  return HS_EPARSE;
+}
+
 /*@ HsProblemCreateFromText - a problem from the bytes of a problem file (docs/problem-format.md),
     as HsProblemCreateFromFile does.
 
@@ -1998,7 +2017,7 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
   Keys       K;
   Ocp       *o    = NULL;
   HsProblem *p    = NULL;
-  int       *node = NULL, kin = -1, n, npar, nlet, mu, const_mass = 0, ret, over;
+  int       *node = NULL, kin = -1, n, npar, mu, const_mass = 0, ret, over;
 
   *prob = NULL;
   memset(&K, 0, sizeof K);
@@ -2012,16 +2031,9 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     return HsBodiesCreate(path, text, len, prob, msg, msglen);
   if (!(fp = fmemopen((void *)text, len, "r")))
     return HS_ENOMEM;
-  OcpPrescan(fp, &n, &npar, &nlet, &mu);
-  if (n > HS_OCP_MAX_COORDINATES || npar > HS_OCP_MAX_NAMES || nlet > HS_OCP_MAX_NAMES) {
+  if ((ret = OcpPrescanLimits(fp, path, &n, &npar, &mu, msg, msglen))) {
     fclose(fp);
-    if (n > HS_OCP_MAX_COORDINATES)
-      snprintf(msg, (size_t)msglen, "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 "
-               "entries)", path, n, HS_OCP_MAX_COORDINATES);
-    else /* each name is checked against the earlier ones, and every parameter widens every node's dependency set */
-      snprintf(msg, (size_t)msglen, "%s: %d '%s' lines, at most %d", path, npar > HS_OCP_MAX_NAMES ? npar : nlet,
-               npar > HS_OCP_MAX_NAMES ? "param" : "let", HS_OCP_MAX_NAMES);
-    return HS_EPARSE;
+    return ret;
   }
   ret = OcpNew(n, npar, mu, &o);
   if (!ret)
