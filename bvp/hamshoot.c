@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hsbvp.h"
+#include "sys/hssys.h"
 
 static const char help[] = "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
                            "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
@@ -47,6 +48,7 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
       snprintf(hs_errmsg, sizeof hs_errmsg, "%s", mess);
     else
       snprintf(hs_errmsg, sizeof hs_errmsg, "PETSc error %d in %s", (int)n, fun);
+    HsPrintable(hs_errmsg); /* an argument's escape sequence or newline quoted in it must not reach the terminal */
   }
   return n;
 }
@@ -334,6 +336,11 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
                "output directory: its name holds a control character (byte %d at %d): give a plain name",
                (int)(unsigned char)*c, (int)(c - out) + 1);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_output_format", &help_only));
+  PetscCheck(
+      !help_only || out[0] || x.compare, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+      "-hs_output_format chooses how the trajectory is written into -o DIR (or -hs_compare's sides), and this run "
+      "writes none: give -o DIR, or leave the option out");
   if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
                                             default directory; -hs_compare's had gone to ./hamshoot-checkpoint) */
     char dir[PETSC_MAX_PATH_LEN];

@@ -1045,9 +1045,9 @@ def case_thirteenth_round(tmp):
         for f in set(names) - set(there):
             os.remove(os.path.join("/", f))
     check(rc == 1 and "output directory '/' is the root directory" in text, "-o /: exit %d\n%s" % (rc, text[-300:]))
-    for args, want in ((["-o", "x\ny"], "output directory: its name holds a control character (byte 10 at 2)"),
+    for args, want in ((["-o", "x\ny"], "option -o: a control character"),
                        (["-hs_checkpoint", "c\nk", "-hs_checkpoint_every", "1"],
-                        "-hs_checkpoint: the directory's name holds a control character (byte 10 at 2)")):
+                        "option -hs_checkpoint: a control character")):  # round 15: every option's value
         rc, text = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d)
         check(rc == 1 and want in text and not [f for f in os.listdir(d) if "\n" in f],
               "%r: exit %d, %s\n%s" % (args, rc, os.listdir(d), text[-300:]))
@@ -1176,6 +1176,85 @@ def case_fourteenth_round(tmp):
           "an escape sequence in the summary.json beside -hs_init: exit %d:\n%r" % (rc, out[-400:]))
 
 
+def case_fifteenth_round(tmp):
+    """the fifteenth round (each failed before its fix): a second run without -o in the working directory of a running one
+    (both used ./hamshoot-checkpoint: the second ran, and their checkpoints replaced or dropped each other's) is refused,
+    and the first keeps its checkpoint; -hs_output_format without any output (silently nothing) is refused; control
+    characters in arguments (an escape sequence in -problem, a newline in -hs_init's value, which PETSc cut there) are
+    refused, shown as '?' (they had reached the terminal raw); an -o that another run holds is said to be in use (not
+    "'X' is inside 'X'"); hexadecimal numbers in PETSc's keys (-snes_atol 0x1p3 read as 8) refused as in hamshoot's;
+    a trajectory.h5 of hamshoot's in -o recognised without /proc (it had been refused as another program's)."""
+    import signal as _signal
+    from hs_reliability import rank_pids
+    d = tempfile.mkdtemp(dir=tmp)
+    # (a) a long continuation without -o holds ./hamshoot-checkpoint from its set-up; a second run there is refused
+    cont = ["-problem", "pendulum", "-N", "2000", "-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_steps",
+            "5000", "-hs_check_extremal", "no"]
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + cont, env=ENV, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    try:
+        head = []
+        for line in p.stdout:
+            head.append(line)
+            if "continuation g" in line:
+                break
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"], cwd=d, timeout=60)
+        check(rc == 1 and "checkpoint directory 'hamshoot-checkpoint' is in use by another hamshoot run" in out,
+              "a second run without -o beside a running one: exit %d, expected 1, refused:\n%s" % (rc, out[-400:]))
+        for pid in rank_pids(p.pid):
+            os.kill(pid, _signal.SIGTERM)
+        rest = p.communicate(timeout=120)[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    ck = os.path.join(d, "hamshoot-checkpoint", "checkpoint.json")
+    check(p.returncode == 3 and os.path.exists(ck) and not os.path.exists(ck.replace("/checkpoint.json", ".lock")),
+          "the first run, SIGTERM: exit %s, checkpoint %s, lock file left %s:\n%s" % (
+              p.returncode, os.path.exists(ck), os.path.exists(os.path.join(d, "hamshoot-checkpoint.lock")),
+              ("".join(head) + rest)[-400:]))
+    # (b)-(e): refused at once, with every control character shown as '?'
+    x = os.path.join(d, "held")
+    os.mkdir(x)
+    fd = os.open(x, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another run's output directory
+    try:
+        for args, want in ((["-hs_output_format", "hdf5"], "-hs_output_format chooses how the trajectory is written"),
+                           (["-problem", "a\x1b[2Jb"], "option -problem: a control character"),
+                           (["-hs_init", "f\nhamshoot: converged yes"], "option -hs_init: a control character"),
+                           (["-hs_direct_x\x1b", "1"], "option -hs_direct_x?: a control character"),
+                           (["-ksp_type", "gm\rres"], "option -ksp_type: a control character"),
+                           (["-hs_continue", "g\u202e"], "option -hs_continue: a control character"),
+                           (["-snes_atol", "0x1p3"], "option -snes_atol 0x1p3: a hexadecimal number"),
+                           (["-pc_type", "hsdrop", "-pc_hsdrop_tol", "-0X1p-3"], "option -pc_hsdrop_tol -0X1p-3: a hex"),
+                           (["-o", "held"], "'held' is in use by another hamshoot run")):
+            rc, out = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d, timeout=60)
+            raw = [c for c in out if ord(c) < 32 and c != "\n" or c in "\x7f\u202e"]
+            check(rc == 1 and want in out and not raw and "inside" not in out,
+                  "%r: exit %d, expected 1 with %r, raw %r:\n%r" % (args, rc, want, raw, out[-300:]))
+    finally:
+        os.close(fd)
+    # (f) without /proc (a mount namespace with an empty /proc; root only): the second hdf5 run on one -o replaces the
+    # first's trajectory.h5, and another program's HDF5 file there is still refused
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        def no_proc(args):
+            cmd = "mount -t tmpfs none /proc && exec %s -quiet -problem pendulum -N 20 -hs_output_format hdf5 %s" % (
+                HAMSHOOT, " ".join(args))
+            r = subprocess.run(["unshare", "-m", "sh", "-c", cmd], env=ENV, cwd=d, capture_output=True, text=True,
+                               timeout=60)
+            return r.returncode, r.stdout + r.stderr
+        rc, out = no_proc(["-o", "h5"])
+        if rc == 0:
+            rc, out = no_proc(["-o", "h5"])
+            check(rc == 0, "without /proc, a second hdf5 run on one -o: exit %d:\n%s" % (rc, out[-400:]))
+            here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5", "foreign.h5")
+            shutil.copy(here, os.path.join(d, "h5", "trajectory.h5"))
+            rc, out = no_proc(["-o", "h5"])
+            check(rc == 1 and "trajectory.h5" in out, "without /proc, another program's trajectory.h5: exit %d:\n%s"
+                  % (rc, out[-400:]))
+        else:
+            print("(no mount namespace here: the check without /proc is skipped: %s)" % out.strip()[-200:])
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -1183,7 +1262,7 @@ def t_security():
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
                   case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_thirteenth_round,
-                  case_fourteenth_round,
+                  case_fourteenth_round, case_fifteenth_round,
                   case_pole,
                   case_study_interrupted):
             print("--", t.__name__)
