@@ -60,6 +60,9 @@ assertion failed on the code before these defences:
                file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed;
                control characters of names read from -hs_init files shown as '?'; -pc_hsband_refine and
                -pc_hsdrop_regrow out of range refused; a NaN in trajectory.h5 named with its file, row and column
+  round 15     a second run without -o in a running one's directory refused (DIR.lock); -hs_output_format without an
+               output refused; control characters in any argument refused, error messages shown with '?'; hexadecimal
+               numbers in PETSc's keys refused; 'X' in use (not 'inside X'); trajectory.h5 recognised without /proc
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl

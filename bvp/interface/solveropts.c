@@ -90,7 +90,7 @@ static PetscErrorCode OutputFormatOption(PetscOptionItems *PetscOptionsObject, H
   PetscFunctionBeginUser;
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_output_format",
                             "the trajectory in -o: csv (trajectory.csv + intervals.csv, rank 0), hdf5 (trajectory.h5, "
-                            "every rank its nodes) or auto (hdf5 from 1e6 intervals on, if PETSc has HDF5)",
+                            "every rank its nodes) or auto (hdf5 from 1e6 intervals on, if PETSc has HDF5); needs -o",
                             "HsSolverSetOutputFormat", of, 3, &idx, &flg));
 #if !defined(PETSC_HAVE_HDF5) || !defined(HS_HAVE_HDF5)
   PetscCheck(!flg || idx != HS_OUTPUT_FORMAT_HDF5, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
