@@ -870,8 +870,8 @@ def case_eleventh_round(tmp):
     rc, text, before = run_swapped(d, ["-problem", "kepler", "-N", "20000", "-hs_checkpoint", "par/ck"], "Newton  1",
                                    term=True, swap="par")
     ck = os.path.join(d, "par.moved", "ck")
-    check(before == [] and rc == 3 and not os.listdir(os.path.join(d, "victim")) and
-          os.path.isfile(os.path.join(ck, "iterate.bin")),
+    check(before in ([], ["ck.lock"]) and rc == 3 and not os.listdir(os.path.join(d, "victim")) and  # round 15: the
+          os.path.isfile(os.path.join(ck, "iterate.bin")),  # lock file ck.lock is held in par from the set-up
           "-hs_checkpoint par/ck, par swapped for a link: exit %d, the victim holds %s, par.moved %s\n%s" %
           (rc, os.listdir(os.path.join(d, "victim")), os.listdir(os.path.join(d, "par.moved")), text[-400:]))
 
@@ -1236,6 +1236,27 @@ def case_fifteenth_round(tmp):
                   "%r: exit %d, expected 1 with %r, raw %r:\n%r" % (args, rc, want, raw, out[-300:]))
     finally:
         os.close(fd)
+    # round 15's own finds: -hs_strategy_continue naming a parameter twice, or with -hs_strategy newton (where it does
+    # nothing), both taken silently; -hs_restart from a checkpoint that a running hamshoot holds (it replaces it at any
+    # time: checkpoint.json and iterate.bin could be read from two checkpoints), taken
+    for args, want in ((["-hs_strategy_continue", "g=1,l=0.5,g=2"], "parameter 'g' is given twice"),
+                       (["-hs_strategy", "newton", "-hs_strategy_continue", "g=1"], "does nothing with -hs_strategy newton")):
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d, timeout=60)
+        check(rc == 1 and want in out, "%r: exit %d, expected 1 with %r:\n%s" % (args, rc, want, out[-300:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", "ckA", "-hs_checkpoint_every", "1"], cwd=d,
+                     timeout=60)
+    fd = os.open(os.path.join(d, "ckA"), os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # what a running hamshoot holds on the checkpoint it wrote last
+    try:
+        rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ckA"], cwd=d, timeout=60)
+    finally:
+        os.close(fd)
+    check(rc == 1 and "the checkpoint of a hamshoot run that is still running" in out,
+          "-hs_restart from a held checkpoint: exit %d:\n%s" % (rc, out[-300:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ckA"], cwd=d, timeout=60)
+    check(rc == 0 and not os.path.exists(os.path.join(d, "ckA.lock")),
+          "-hs_restart once nobody holds it: exit %d, ckA.lock left %s:\n%s" % (
+              rc, os.path.exists(os.path.join(d, "ckA.lock")), out[-300:]))
     # (f) without /proc (a mount namespace with an empty /proc; root only): the second hdf5 run on one -o replaces the
     # first's trajectory.h5, and another program's HDF5 file there is still refused
     if os.geteuid() == 0 and shutil.which("unshare"):
@@ -1256,6 +1277,14 @@ def case_fifteenth_round(tmp):
                   % (rc, out[-400:]))
         else:
             print("(no mount namespace here: the check without /proc is skipped: %s)" % out.strip()[-200:])
+        # a run without -o in a read-only working directory goes on (its DIR.lock cannot be made there, nor a checkpoint)
+        ro = os.path.join(d, "ro")
+        os.mkdir(ro)
+        r = subprocess.run(["unshare", "-m", "sh", "-c", "(mount --bind %s %s && mount -o remount,ro,bind %s) || exit 99; "
+                            "cd %s && exec %s -quiet -problem pendulum -N 20" % (ro, ro, ro, ro, HAMSHOOT)], env=ENV,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode in (0, 99), "a run without -o in a read-only directory: exit %d:\n%s" % (
+            r.returncode, (r.stdout + r.stderr)[-300:]))
 
 
 def t_security():

@@ -17,6 +17,10 @@ tests/CMakeLists.txt.
 import os
 import sys
 
+# paths given relative to where hstest.py was started stay valid in the test's own working directory (below)
+sys.argv[1:] = [os.path.abspath(a) if i != 3 and a[:2] != "--" and os.path.exists(a) else a
+                for i, a in enumerate(sys.argv[1:], 1)]
+
 import hs_bench
 import hs_border
 import hs_bounded

@@ -366,7 +366,9 @@ static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
     int     made = 1, fd = openat(s->ckpt_pfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     ssize_t n = 0;
     if (fd < 0 && errno == EEXIST)
-      made = 0, fd = openat(s->ckpt_pfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      made = 0, fd = openat(s->ckpt_pfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    else if (fd < 0 && !s->ckpt_explicit && errno != ELOOP) /* the default's directory is read-only (or full): no */
+      return 0; /* checkpoint can be written there either, nothing to guard (runs from a read-only directory go on) */
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
       snprintf(err, len, "checkpoint directory '%s': cannot use its lock file '%s' beside it: %s", s->ckpt_dir, name,
                fd < 0 ? strerror(errno) : "not a regular file");
@@ -933,6 +935,19 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
 
   PetscFunctionBeginUser;
   PetscCheck(s->setupcalled, comm, PETSC_ERR_ORDER, "HsSolverSetRestart() needs HsSolverSetUp() first");
+  { /* a checkpoint that a running hamshoot holds (its flock) is replaced by that run at any time: read while it is,
+       checkpoint.json and iterate.bin could come from two different checkpoints */
+    PetscMPIInt rank;
+    int         busy = 0;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (!rank)
+      busy = HeldByOther(AT_FDCWD, dir, s->ckpt_hold);
+    PetscCallMPI(MPI_Bcast(&busy, 1, MPI_INT, 0, comm));
+    PetscCheck(!busy, comm, PETSC_ERR_FILE_OPEN,
+               "-hs_restart %s: the checkpoint of a hamshoot run that is still running (it holds a lock on it, and "
+               "replaces it at its next checkpoint): wait for that run to end, or stop it (SIGTERM) first",
+               dir);
+  }
   PetscCall(ReadJSON(comm, dir, j, sizeof j));
   type = ((PetscObject)s)->type_name;
   PetscCall(VecGetSize(s->X, &size));

@@ -126,7 +126,8 @@ static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscB
   PetscFunctionReturn(0);
 }
 
-/* Whether s holds a character that HsPrintable replaces (a control character). */
+/* Whether s holds a character that HsPrintable replaces (a control character), a tab aside (white space around a
+ * number is allowed, and a tab moves no cursor but to the next stop). */
 static PetscBool HasControl(const char *s)
 {
   char     *c = strdup(s);
@@ -134,7 +135,12 @@ static PetscBool HasControl(const char *s)
 
   if (!c)
     return PETSC_FALSE;
-  has = (PetscBool)(strcmp(HsPrintable(c), s) != 0);
+  for (char *t = c; *t; t++)
+    *t = *t == '\t' ? ' ' : *t;
+  HsPrintable(c);
+  has = PETSC_FALSE;
+  for (size_t i = 0; s[i]; i++)
+    has = (PetscBool)(has || (s[i] != c[i] && s[i] != '\t'));
   free(c);
   return has;
 }
