@@ -1257,6 +1257,20 @@ def case_fifteenth_round(tmp):
     check(rc == 0 and not os.path.exists(os.path.join(d, "ckA.lock")),
           "-hs_restart once nobody holds it: exit %d, ckA.lock left %s:\n%s" % (
               rc, os.path.exists(os.path.join(d, "ckA.lock")), out[-300:]))
+    # -hs_compare -o cmp while another run holds cmp/indirect as its -o (it started first): the comparison's indirect side
+    # had replaced that run's files (exit 0); now refused before the solves
+    if not os.environ.get("HS_SANITIZED"):  # -hs_compare needs IPOPT
+        side = os.path.join(d, "cmpx", "indirect")
+        os.makedirs(side)
+        fd = os.open(side, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_compare", "-o", "cmpx"], cwd=d, timeout=60)
+        finally:
+            os.close(fd)
+        check(rc == 1 and "cmpx/indirect is in use by another hamshoot run" in out and not os.listdir(side),
+              "-hs_compare into a side another run holds: exit %d, the side holds %s:\n%s" % (rc, os.listdir(side),
+                                                                                             out[-300:]))
     # (f) without /proc (a mount namespace with an empty /proc; root only): the second hdf5 run on one -o replaces the
     # first's trajectory.h5, and another program's HDF5 file there is still refused
     if os.geteuid() == 0 and shutil.which("unshare"):

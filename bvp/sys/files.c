@@ -476,7 +476,8 @@ int HsLockDirectory(const char *dir, char *err, size_t len)
 }
 
 /*@ HsCheckSubdir - whether dir/name, a directory hamshoot makes inside its output (the sides of -hs_compare), is
-    absent or a directory of its own: a symbolic link there (to a directory outside the output) or a file is refused,
+    absent or a directory of its own: a symbolic link there (to a directory outside the output), a file, or a directory
+    that another running hamshoot holds as its output (started before this run locked dir) is refused,
     so that nothing is written through it (bvp/ internal; one process). Looked at through the locked directory's
     descriptor where dir is it (HsDirOpen). Returns 0, or 1 with a message in err. @*/
 int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
@@ -492,6 +493,13 @@ int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
     int e;
     r = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
     e = errno, close(dfd), errno = e;
+  }
+  if (!r && S_ISDIR(st.st_mode) && HsDirectoryInUse(path)) { /* another run's -o: both would write the same files */
+    snprintf(err, len,
+             "%s is in use by another hamshoot run (its output directory, locked): wait for that run to end, "
+             "or give another -o",
+             path);
+    return 1;
   }
   if (r ? errno == ENOENT : S_ISDIR(st.st_mode))
     return 0;
