@@ -284,9 +284,11 @@ static int CheckpointAtOutputName(const char *out, const char *ck)
 }
 
 /* -hs_extrapolate's and -hs_study's grids, refused before the solve rather than after it: N a multiple of 4 and at
- * least 8, N/4 + 1 points at least the ranks (a grid that cannot be distributed), not IPOPT. */
+ * least 8, N/4 + 1 points at least the ranks (a grid that cannot be distributed), the study's finest grid within
+ * 32-bit indices (it had been refused after the first solve, exit 1), not IPOPT. */
 static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
 {
+  HsProblem   *P;
   PetscInt     N;
   PetscMPIInt  size;
   HsSolverType type;
@@ -303,6 +305,12 @@ static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
              "-hs_extrapolate solves at N/4 = %" PetscInt_FMT " intervals, %" PetscInt_FMT
              " time points, fewer than the %d MPI ranks: use N >= %d or fewer ranks",
              N / 4, N / 4 + 1, size, 4 * (size - 1));
+  PetscCall(HsSolverGetProblem(solver, &P)); /* as HsSolverConvergenceStudy checks it, but before the first solve */
+  PetscCheck(!x->study || ((long long)N << (x->study - 1)) * 4 * P->n <= PETSC_MAX_INT, PETSC_COMM_WORLD,
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_study %" PetscInt_FMT " from N = %" PetscInt_FMT ": the finest grid, N = %lld, is too large for this "
+             "PETSc's 32-bit indices: use fewer grids or a smaller N",
+             x->study, N, (long long)N << (x->study - 1));
   PetscCheck(strcmp(type, HSSOLVERIPOPT), PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "-hs_extrapolate and -hs_study solve the other grids by Newton on the transcription, which does not "
              "reach what only IPOPT solves (control bounds, T on a bound): use -hs_direct_solver kkt");

@@ -1257,6 +1257,11 @@ def case_fifteenth_round(tmp):
     check(rc == 0 and not os.path.exists(os.path.join(d, "ckA.lock")),
           "-hs_restart once nobody holds it: exit %d, ckA.lock left %s:\n%s" % (
               rc, os.path.exists(os.path.join(d, "ckA.lock")), out[-300:]))
+    # -hs_study 20 from N = 20000 (a finest grid of 1e10 intervals): refused before the first solve (it had solved, then
+    # ended with exit 1)
+    rc, out = run_in(["-problem", "pendulum", "-N", "20000", "-hs_study", "20", "-o", "s20"], cwd=d, timeout=60)
+    check(rc == 1 and "the finest grid, N = 10485760000, is too large" in out and "converged" not in out,
+          "-hs_study 20 from N = 20000: exit %d:\n%s" % (rc, out[-300:]))
     # -hs_compare -o cmp while another run holds cmp/indirect as its -o (it started first): the comparison's indirect side
     # had replaced that run's files (exit 0); now refused before the solves
     if not os.environ.get("HS_SANITIZED"):  # -hs_compare needs IPOPT
