@@ -1215,6 +1215,17 @@ def case_fifteenth_round(tmp):
           "the first run, SIGTERM: exit %s, checkpoint %s, lock file left %s:\n%s" % (
               p.returncode, os.path.exists(ck), os.path.exists(os.path.join(d, "hamshoot-checkpoint.lock")),
               ("".join(head) + rest)[-400:]))
+    # DIR.lock is never followed, taken or removed when it is not hamshoot's: a link, a file of the user's, a FIFO
+    lock = os.path.join(d, "hamshoot-checkpoint.lock")
+    for what, make in (("a link", lambda: os.symlink("victim", lock)),
+                       ("a file of the user's", lambda: open(lock, "w").write("mine\n")),
+                       ("a FIFO", lambda: os.mkfifo(lock))):
+        make()
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"], cwd=d, timeout=30)
+        kept = os.path.islink(lock) or (os.path.isfile(lock) and open(lock).read() == "mine\n") or what == "a FIFO"
+        check(rc == 1 and "hamshoot-checkpoint.lock" in out and kept and not os.path.exists(os.path.join(d, "victim")),
+              "%s at hamshoot-checkpoint.lock: exit %d, kept %s:\n%s" % (what, rc, kept, out[-300:]))
+        os.remove(lock)
     # (b)-(e): refused at once, with every control character shown as '?'
     x = os.path.join(d, "held")
     os.mkdir(x)

@@ -367,8 +367,15 @@ static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
     ssize_t n = 0;
     if (fd < 0 && errno == EEXIST)
       made = 0, fd = openat(s->ckpt_pfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    else if (fd < 0 && !s->ckpt_explicit && errno != ELOOP) /* the default's directory is read-only (or full): no */
-      return 0; /* checkpoint can be written there either, nothing to guard (runs from a read-only directory go on) */
+    else if (fd < 0 && !s->ckpt_explicit) /* the default's directory is read-only (or full): no checkpoint can be */
+      return 0; /* written there either, nothing to guard (runs from such a directory go on) */
+    else if (fd < 0) {
+      snprintf(err, len,
+               "-hs_checkpoint %s: cannot create its lock file '%s' beside it: %s (no checkpoint could be "
+               "written there)",
+               s->ckpt_dir, name, strerror(errno));
+      return 1;
+    }
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
       snprintf(err, len, "checkpoint directory '%s': cannot use its lock file '%s' beside it: %s", s->ckpt_dir, name,
                fd < 0 ? strerror(errno) : "not a regular file");
