@@ -62,7 +62,9 @@ assertion failed on the code before these defences:
                -pc_hsdrop_regrow out of range refused; a NaN in trajectory.h5 named with its file, row and column
   round 15     a second run without -o in a running one's directory refused (DIR.lock); -hs_output_format without an
                output refused; control characters in any argument refused, error messages shown with '?'; hexadecimal
-               numbers in PETSc's keys refused; 'X' in use (not 'inside X'); trajectory.h5 recognised without /proc
+               numbers in PETSc's keys refused; 'X' in use (not 'inside X'); trajectory.h5 recognised without /proc;
+               -hs_strategy_continue with a name twice or with -hs_strategy newton, -hs_restart from a held checkpoint,
+               -hs_compare into a side another run holds, -hs_study beyond 32-bit indices: refused before the solve
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
