@@ -1188,7 +1188,10 @@ def case_fifteenth_round(tmp):
     characters in arguments (an escape sequence in -problem, a newline in -hs_init's value, which PETSc cut there) are
     refused, shown as '?' (they had reached the terminal raw); an -o that another run holds is said to be in use (not
     "'X' is inside 'X'"); hexadecimal numbers in PETSc's keys (-snes_atol 0x1p3 read as 8) refused as in hamshoot's;
-    a trajectory.h5 of hamshoot's in -o recognised without /proc (it had been refused as another program's)."""
+    a trajectory.h5 of hamshoot's in -o recognised without /proc (it had been refused as another program's). Found in the
+    round: -hs_strategy_continue with a parameter twice or with -hs_strategy newton (ignored); -hs_restart from a checkpoint
+    a running hamshoot holds (read while it could be replaced); -hs_compare -o cmp while another run holds cmp/indirect
+    (its files replaced); -hs_study 20 from N = 20000 (refused only after the first solve)."""
     import signal as _signal
     from hs_reliability import rank_pids
     d = tempfile.mkdtemp(dir=tmp)
