@@ -1181,6 +1181,13 @@ def case_fourteenth_round(tmp):
           "an escape sequence in the summary.json beside -hs_init: exit %d:\n%r" % (rc, out[-400:]))
 
 
+def run_alone(args, cwd):
+    """hamshoot as one process without mpiexec (a check of the arguments that every rank makes alike: 0.1 s, where
+    mpiexec takes a second or two to start and end); (exit status, stdout + stderr)."""
+    p = subprocess.run([HAMSHOOT, "-quiet"] + args, env=ENV, cwd=cwd, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
 def case_fifteenth_round(tmp):
     """the fifteenth round (each failed before its fix): a second run without -o in the working directory of a running one
     (both used ./hamshoot-checkpoint: the second ran, and their checkpoints replaced or dropped each other's) is refused,
@@ -1226,7 +1233,7 @@ def case_fifteenth_round(tmp):
                        ("a file of the user's", lambda: open(lock, "w").write("mine\n")),
                        ("a FIFO", lambda: os.mkfifo(lock))):
         make()
-        rc, out = run_in(["-problem", "pendulum", "-N", "20"], cwd=d, timeout=30)
+        rc, out = run_alone(["-problem", "pendulum", "-N", "20"], d)
         kept = os.path.islink(lock) or (os.path.isfile(lock) and open(lock).read() == "mine\n") or what == "a FIFO"
         check(rc == 1 and "hamshoot-checkpoint.lock" in out and kept and not os.path.exists(os.path.join(d, "victim")),
               "%s at hamshoot-checkpoint.lock: exit %d, kept %s:\n%s" % (what, rc, kept, out[-300:]))
@@ -1246,10 +1253,13 @@ def case_fifteenth_round(tmp):
                            (["-snes_atol", "0x1p3"], "option -snes_atol 0x1p3: a hexadecimal number"),
                            (["-pc_type", "hsdrop", "-pc_hsdrop_tol", "-0X1p-3"], "option -pc_hsdrop_tol -0X1p-3: a hex"),
                            (["-o", "held"], "'held' is in use by another hamshoot run")):
-            rc, out = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d, timeout=60)
+            rc, out = run_alone(["-problem", "pendulum", "-N", "20"] + args, d)  # refused alike on all ranks
             raw = [c for c in out if ord(c) < 32 and c != "\n" or c in "\x7f\u202e"]
             check(rc == 1 and want in out and not raw and "inside" not in out,
                   "%r: exit %d, expected 1 with %r, raw %r:\n%r" % (args, rc, want, raw, out[-300:]))
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"], cwd=x, timeout=60)  # no -o, in another run's output
+        want = "checkpoint directory 'hamshoot-checkpoint': '.' is in use by another hamshoot run"
+        check(rc == 1 and want in out, "no -o in a held directory: exit %d, expected %r:\n%s" % (rc, want, out[-300:]))
     finally:
         os.close(fd)
     # round 15's own finds: -hs_strategy_continue naming a parameter twice, or with -hs_strategy newton (where it does

@@ -489,7 +489,8 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
     char parent[PETSC_MAX_PATH_LEN];
     snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
     (void)SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
-    if (HsInsideTaken(parent, PETSC_TRUE, err, sizeof err)) /* another run's output or a checkpoint holds it */
+    size_t n = (size_t)snprintf(err, sizeof err, "checkpoint directory '%s': ", s->ckpt_dir); /* '.' said alone */
+    if (HsInsideTaken(parent, PETSC_TRUE, err + n, sizeof err - n)) /* another run's output or a checkpoint holds it */
       bad = 1;
     else if ((e = Unreadable(s->ckpt_dir)) || (e = Unreadable(old)))
       bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': cannot look at '%s': %s", s->ckpt_dir,
