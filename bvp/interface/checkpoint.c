@@ -455,9 +455,6 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
       return 1;
     }
   }
-  if (s->ckpt_lock < 0 && s->ckpt_pfd >= 0 && (s->ckpt_explicit || !strcmp(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT)) &&
-      LockCheckpointPlace(s, err, len)) /* the default OUT/checkpoint: -o's lock covers it */
-    return 1;
   if (s->ckpt_explicit && s->ckpt_pfd >= 0 && s->ckpt_hold < 0) { /* a directory can be made there, now */
     char probe[64] = ".hamshoot-probe.XXXXXX";
     if (HsCreateUniqueAt(s->ckpt_pfd, probe, 1) < 0) {
@@ -468,6 +465,9 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
     }
     unlinkat(s->ckpt_pfd, probe, AT_REMOVEDIR);
   }
+  if (s->ckpt_lock < 0 && s->ckpt_pfd >= 0 && (s->ckpt_explicit || !strcmp(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT)) &&
+      LockCheckpointPlace(s, err, len)) /* the default OUT/checkpoint: -o's lock covers it */
+    return 1;
   return 0;
 }
 
