@@ -320,7 +320,7 @@ static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only;
+  PetscBool      quiet, help_only, fmt_given;
   Extras         x;
   PetscInt       stages;
   HsGuessType    guess;
@@ -344,9 +344,9 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
                "output directory: its name holds a control character (byte %d at %d): give a plain name",
                (int)(unsigned char)*c, (int)(c - out) + 1);
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_output_format", &help_only));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_output_format", &fmt_given));
   PetscCheck(
-      !help_only || out[0] || x.compare, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+      !fmt_given || out[0] || x.compare, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
       "-hs_output_format chooses how the trajectory is written into -o DIR (or -hs_compare's sides), and this run "
       "writes none: give -o DIR, or leave the option out");
   if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
