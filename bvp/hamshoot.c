@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hsbvp.h"
+#include "sys/hssys.h"
 
 static const char help[] = "hamshoot: indirect optimal control of mechanical systems with Hamiltonian-conserving\n"
                            "discrete necessary conditions, solved as a distributed boundary-value problem.\n\n"
@@ -47,6 +48,7 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
       snprintf(hs_errmsg, sizeof hs_errmsg, "%s", mess);
     else
       snprintf(hs_errmsg, sizeof hs_errmsg, "PETSc error %d in %s", (int)n, fun);
+    HsPrintable(hs_errmsg); /* an argument's escape sequence or newline quoted in it must not reach the terminal */
   }
   return n;
 }
@@ -282,9 +284,11 @@ static int CheckpointAtOutputName(const char *out, const char *ck)
 }
 
 /* -hs_extrapolate's and -hs_study's grids, refused before the solve rather than after it: N a multiple of 4 and at
- * least 8, N/4 + 1 points at least the ranks (a grid that cannot be distributed), not IPOPT. */
+ * least 8, N/4 + 1 points at least the ranks (a grid that cannot be distributed), the study's finest grid within
+ * 32-bit indices (it had been refused after the first solve, exit 1), not IPOPT. */
 static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
 {
+  HsProblem   *P;
   PetscInt     N;
   PetscMPIInt  size;
   HsSolverType type;
@@ -301,6 +305,12 @@ static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
              "-hs_extrapolate solves at N/4 = %" PetscInt_FMT " intervals, %" PetscInt_FMT
              " time points, fewer than the %d MPI ranks: use N >= %d or fewer ranks",
              N / 4, N / 4 + 1, size, 4 * (size - 1));
+  PetscCall(HsSolverGetProblem(solver, &P)); /* as HsSolverConvergenceStudy checks it, but before the first solve */
+  PetscCheck(!x->study || ((long long)N << (x->study - 1)) * 4 * P->n <= PETSC_MAX_INT, PETSC_COMM_WORLD,
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_study %" PetscInt_FMT " from N = %" PetscInt_FMT ": the finest grid, N = %lld, is too large for this "
+             "PETSc's 32-bit indices: use fewer grids or a smaller N",
+             x->study, N, (long long)N << (x->study - 1));
   PetscCheck(strcmp(type, HSSOLVERIPOPT), PETSC_COMM_WORLD, PETSC_ERR_SUP,
              "-hs_extrapolate and -hs_study solve the other grids by Newton on the transcription, which does not "
              "reach what only IPOPT solves (control bounds, T on a bound): use -hs_direct_solver kkt");
@@ -310,7 +320,7 @@ static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only;
+  PetscBool      quiet, help_only, fmt_given;
   Extras         x;
   PetscInt       stages;
   HsGuessType    guess;
@@ -334,6 +344,11 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG,
                "output directory: its name holds a control character (byte %d at %d): give a plain name",
                (int)(unsigned char)*c, (int)(c - out) + 1);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_output_format", &fmt_given));
+  PetscCheck(
+      !fmt_given || out[0] || x.compare, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+      "-hs_output_format chooses how the trajectory is written into -o DIR (or -hs_compare's sides), and this run "
+      "writes none: give -o DIR, or leave the option out");
   if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
                                             default directory; -hs_compare's had gone to ./hamshoot-checkpoint) */
     char dir[PETSC_MAX_PATH_LEN];

@@ -60,6 +60,11 @@ assertion failed on the code before these defences:
                file at trajectory.h5 refused (it had been replaced or deleted); killed runs' temporaries removed;
                control characters of names read from -hs_init files shown as '?'; -pc_hsband_refine and
                -pc_hsdrop_regrow out of range refused; a NaN in trajectory.h5 named with its file, row and column
+  round 15     a second run without -o in a running one's directory refused (DIR.lock); -hs_output_format without an
+               output refused; control characters in any argument refused, error messages shown with '?'; hexadecimal
+               numbers in PETSc's keys refused; 'X' in use (not 'inside X'); trajectory.h5 recognised without /proc;
+               -hs_strategy_continue with a name twice or with -hs_strategy newton, -hs_restart from a held checkpoint,
+               -hs_compare into a side another run holds, -hs_study beyond 32-bit indices: refused before the solve
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -867,8 +872,8 @@ def case_eleventh_round(tmp):
     rc, text, before = run_swapped(d, ["-problem", "kepler", "-N", "20000", "-hs_checkpoint", "par/ck"], "Newton  1",
                                    term=True, swap="par")
     ck = os.path.join(d, "par.moved", "ck")
-    check(before == [] and rc == 3 and not os.listdir(os.path.join(d, "victim")) and
-          os.path.isfile(os.path.join(ck, "iterate.bin")),
+    check(before in ([], ["ck.lock"]) and rc == 3 and not os.listdir(os.path.join(d, "victim")) and  # round 15: the
+          os.path.isfile(os.path.join(ck, "iterate.bin")),  # lock file ck.lock is held in par from the set-up
           "-hs_checkpoint par/ck, par swapped for a link: exit %d, the victim holds %s, par.moved %s\n%s" %
           (rc, os.listdir(os.path.join(d, "victim")), os.listdir(os.path.join(d, "par.moved")), text[-400:]))
 
@@ -1045,9 +1050,9 @@ def case_thirteenth_round(tmp):
         for f in set(names) - set(there):
             os.remove(os.path.join("/", f))
     check(rc == 1 and "output directory '/' is the root directory" in text, "-o /: exit %d\n%s" % (rc, text[-300:]))
-    for args, want in ((["-o", "x\ny"], "output directory: its name holds a control character (byte 10 at 2)"),
+    for args, want in ((["-o", "x\ny"], "option -o: a control character"),
                        (["-hs_checkpoint", "c\nk", "-hs_checkpoint_every", "1"],
-                        "-hs_checkpoint: the directory's name holds a control character (byte 10 at 2)")):
+                        "option -hs_checkpoint: a control character")):  # round 15: every option's value
         rc, text = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d)
         check(rc == 1 and want in text and not [f for f in os.listdir(d) if "\n" in f],
               "%r: exit %d, %s\n%s" % (args, rc, os.listdir(d), text[-300:]))
@@ -1176,6 +1181,157 @@ def case_fourteenth_round(tmp):
           "an escape sequence in the summary.json beside -hs_init: exit %d:\n%r" % (rc, out[-400:]))
 
 
+def run_alone(args, cwd):
+    """hamshoot as one process without mpiexec (a check of the arguments that every rank makes alike: 0.1 s, where
+    mpiexec takes a second or two to start and end); (exit status, stdout + stderr)."""
+    p = subprocess.run([HAMSHOOT, "-quiet"] + args, env=ENV, cwd=cwd, capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def case_fifteenth_round(tmp):
+    """the fifteenth round (each failed before its fix): a second run without -o in the working directory of a running one
+    (both used ./hamshoot-checkpoint: the second ran, and their checkpoints replaced or dropped each other's) is refused,
+    and the first keeps its checkpoint; -hs_output_format without any output (silently nothing) is refused; control
+    characters in arguments (an escape sequence in -problem, a newline in -hs_init's value, which PETSc cut there) are
+    refused, shown as '?' (they had reached the terminal raw); an -o that another run holds is said to be in use (not
+    "'X' is inside 'X'"); hexadecimal numbers in PETSc's keys (-snes_atol 0x1p3 read as 8) refused as in hamshoot's;
+    a trajectory.h5 of hamshoot's in -o recognised without /proc (it had been refused as another program's). Found in the
+    round: -hs_strategy_continue with a parameter twice or with -hs_strategy newton (ignored); -hs_restart from a checkpoint
+    a running hamshoot holds (read while it could be replaced); -hs_compare -o cmp while another run holds cmp/indirect
+    (its files replaced); -hs_study 20 from N = 20000 (refused only after the first solve)."""
+    import signal as _signal
+    from hs_reliability import rank_pids
+    d = tempfile.mkdtemp(dir=tmp)
+    # (a) a long continuation without -o holds ./hamshoot-checkpoint from its set-up; a second run there is refused
+    cont = ["-problem", "pendulum", "-N", "2000", "-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_steps",
+            "5000", "-hs_check_extremal", "no"]
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + cont, env=ENV, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    try:
+        head = []
+        for line in p.stdout:
+            head.append(line)
+            if "continuation g" in line:
+                break
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"], cwd=d, timeout=60)
+        check(rc == 1 and "checkpoint directory 'hamshoot-checkpoint' is in use by another hamshoot run" in out,
+              "a second run without -o beside a running one: exit %d, expected 1, refused:\n%s" % (rc, out[-400:]))
+        for pid in rank_pids(p.pid):
+            os.kill(pid, _signal.SIGTERM)
+        rest = p.communicate(timeout=120)[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    ck = os.path.join(d, "hamshoot-checkpoint", "checkpoint.json")
+    check(p.returncode == 3 and os.path.exists(ck) and not os.path.exists(ck.replace("/checkpoint.json", ".lock")),
+          "the first run, SIGTERM: exit %s, checkpoint %s, lock file left %s:\n%s" % (
+              p.returncode, os.path.exists(ck), os.path.exists(os.path.join(d, "hamshoot-checkpoint.lock")),
+              ("".join(head) + rest)[-400:]))
+    # DIR.lock is never followed, taken or removed when it is not hamshoot's: a link, a file of the user's, a FIFO
+    lock = os.path.join(d, "hamshoot-checkpoint.lock")
+    for what, make in (("a link", lambda: os.symlink("victim", lock)),
+                       ("a file of the user's", lambda: open(lock, "w").write("mine\n")),
+                       ("a FIFO", lambda: os.mkfifo(lock))):
+        make()
+        rc, out = run_alone(["-problem", "pendulum", "-N", "20"], d)
+        kept = os.path.islink(lock) or (os.path.isfile(lock) and open(lock).read() == "mine\n") or what == "a FIFO"
+        check(rc == 1 and "hamshoot-checkpoint.lock" in out and kept and not os.path.exists(os.path.join(d, "victim")),
+              "%s at hamshoot-checkpoint.lock: exit %d, kept %s:\n%s" % (what, rc, kept, out[-300:]))
+        os.remove(lock)
+    # (b)-(e): refused at once, with every control character shown as '?'
+    x = os.path.join(d, "held")
+    os.mkdir(x)
+    fd = os.open(x, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another run's output directory
+    try:
+        for args, want in ((["-hs_output_format", "hdf5"], "-hs_output_format chooses how the trajectory is written"),
+                           (["-problem", "a\x1b[2Jb"], "option -problem: a control character"),
+                           (["-hs_init", "f\nhamshoot: converged yes"], "option -hs_init: a control character"),
+                           (["-hs_direct_x\x1b", "1"], "option -hs_direct_x?: a control character"),
+                           (["-ksp_type", "gm\rres"], "option -ksp_type: a control character"),
+                           (["-hs_continue", "g\u202e"], "option -hs_continue: a control character"),
+                           (["-snes_atol", "0x1p3"], "option -snes_atol 0x1p3: a hexadecimal number"),
+                           (["-pc_type", "hsdrop", "-pc_hsdrop_tol", "-0X1p-3"], "option -pc_hsdrop_tol -0X1p-3: a hex"),
+                           (["-o", "held"], "'held' is in use by another hamshoot run")):
+            rc, out = run_alone(["-problem", "pendulum", "-N", "20"] + args, d)  # refused alike on all ranks
+            raw = [c for c in out if ord(c) < 32 and c != "\n" or c in "\x7f\u202e"]
+            check(rc == 1 and want in out and not raw and "inside" not in out,
+                  "%r: exit %d, expected 1 with %r, raw %r:\n%r" % (args, rc, want, raw, out[-300:]))
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"], cwd=x, timeout=60)  # no -o, in another run's output
+        want = "checkpoint directory 'hamshoot-checkpoint': '.' is in use by another hamshoot run"
+        check(rc == 1 and want in out, "no -o in a held directory: exit %d, expected %r:\n%s" % (rc, want, out[-300:]))
+    finally:
+        os.close(fd)
+    # round 15's own finds: -hs_strategy_continue naming a parameter twice, or with -hs_strategy newton (where it does
+    # nothing), both taken silently; -hs_restart from a checkpoint that a running hamshoot holds (it replaces it at any
+    # time: checkpoint.json and iterate.bin could be read from two checkpoints), taken
+    for args, want in ((["-hs_strategy_continue", "g=1,l=0.5,g=2"], "parameter 'g' is given twice"),
+                       (["-hs_strategy", "newton", "-hs_strategy_continue", "g=1"], "does nothing with -hs_strategy newton")):
+        rc, out = run_in(["-problem", "pendulum", "-N", "20"] + args, cwd=d, timeout=60)
+        check(rc == 1 and want in out, "%r: exit %d, expected 1 with %r:\n%s" % (args, rc, want, out[-300:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_checkpoint", "ckA", "-hs_checkpoint_every", "1"], cwd=d,
+                     timeout=60)
+    fd = os.open(os.path.join(d, "ckA"), os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # what a running hamshoot holds on the checkpoint it wrote last
+    try:
+        rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ckA"], cwd=d, timeout=60)
+    finally:
+        os.close(fd)
+    check(rc == 1 and "the checkpoint of a hamshoot run that is still running" in out,
+          "-hs_restart from a held checkpoint: exit %d:\n%s" % (rc, out[-300:]))
+    rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_restart", "ckA"], cwd=d, timeout=60)
+    check(rc == 0 and not os.path.exists(os.path.join(d, "ckA.lock")),
+          "-hs_restart once nobody holds it: exit %d, ckA.lock left %s:\n%s" % (
+              rc, os.path.exists(os.path.join(d, "ckA.lock")), out[-300:]))
+    # -hs_study 20 from N = 20000 (a finest grid of 1e10 intervals): refused before the first solve (it had solved, then
+    # ended with exit 1)
+    rc, out = run_in(["-problem", "pendulum", "-N", "20000", "-hs_study", "20", "-o", "s20"], cwd=d, timeout=60)
+    check(rc == 1 and "the finest grid, N = 10485760000, is too large" in out and "converged" not in out,
+          "-hs_study 20 from N = 20000: exit %d:\n%s" % (rc, out[-300:]))
+    # -hs_compare -o cmp while another run holds cmp/indirect as its -o (it started first): the comparison's indirect side
+    # had replaced that run's files (exit 0); now refused before the solves
+    if not os.environ.get("HS_SANITIZED"):  # -hs_compare needs IPOPT
+        side = os.path.join(d, "cmpx", "indirect")
+        os.makedirs(side)
+        fd = os.open(side, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            rc, out = run_in(["-problem", "pendulum", "-N", "20", "-hs_compare", "-o", "cmpx"], cwd=d, timeout=60)
+        finally:
+            os.close(fd)
+        check(rc == 1 and "cmpx/indirect is in use by another hamshoot run" in out and not os.listdir(side),
+              "-hs_compare into a side another run holds: exit %d, the side holds %s:\n%s" % (rc, os.listdir(side),
+                                                                                             out[-300:]))
+    # (f) without /proc (a mount namespace with an empty /proc; root only): the second hdf5 run on one -o replaces the
+    # first's trajectory.h5, and another program's HDF5 file there is still refused
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        def no_proc(args):
+            cmd = "mount -t tmpfs none /proc && exec %s -quiet -problem pendulum -N 20 -hs_output_format hdf5 %s" % (
+                HAMSHOOT, " ".join(args))
+            r = subprocess.run(["unshare", "-m", "sh", "-c", cmd], env=ENV, cwd=d, capture_output=True, text=True,
+                               timeout=60)
+            return r.returncode, r.stdout + r.stderr
+        rc, out = no_proc(["-o", "h5"])
+        if rc == 0:
+            rc, out = no_proc(["-o", "h5"])
+            check(rc == 0, "without /proc, a second hdf5 run on one -o: exit %d:\n%s" % (rc, out[-400:]))
+            here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hostile_h5", "foreign.h5")
+            shutil.copy(here, os.path.join(d, "h5", "trajectory.h5"))
+            rc, out = no_proc(["-o", "h5"])
+            check(rc == 1 and "trajectory.h5" in out, "without /proc, another program's trajectory.h5: exit %d:\n%s"
+                  % (rc, out[-400:]))
+        else:
+            print("(no mount namespace here: the check without /proc is skipped: %s)" % out.strip()[-200:])
+        # a run without -o in a read-only working directory goes on (its DIR.lock cannot be made there, nor a checkpoint)
+        ro = os.path.join(d, "ro")
+        os.mkdir(ro)
+        r = subprocess.run(["unshare", "-m", "sh", "-c", "(mount --bind %s %s && mount -o remount,ro,bind %s) || exit 99; "
+                            "cd %s && exec %s -quiet -problem pendulum -N 20" % (ro, ro, ro, ro, HAMSHOOT)], env=ENV,
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode in (0, 99), "a run without -o in a read-only directory: exit %d:\n%s" % (
+            r.returncode, (r.stdout + r.stderr)[-300:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -1183,7 +1339,7 @@ def t_security():
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
                   case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_thirteenth_round,
-                  case_fourteenth_round,
+                  case_fourteenth_round, case_fifteenth_round,
                   case_pole,
                   case_study_interrupted):
             print("--", t.__name__)

@@ -14,7 +14,12 @@ This file only dispatches: TEST runs the function t_TEST of one of the modules b
 share hs_util.py. Which tests run, with which arguments, is said in one place,
 tests/CMakeLists.txt.
 """
+import os
 import sys
+
+# paths given relative to where hstest.py was started stay valid in the test's own working directory (below)
+sys.argv[1:] = [os.path.abspath(a) if i != 3 and a[:2] != "--" and os.path.exists(a) else a
+                for i, a in enumerate(sys.argv[1:], 1)]
 
 import hs_bench
 import hs_bodies
@@ -100,6 +105,14 @@ if __name__ == "__main__":
     if len(sys.argv) < 4 or sys.argv[3] not in TESTS:
         sys.exit("hstest.py: no test %s; the tests: %s\nusage: hstest.py HAMSHOOT MPIEXEC TEST [args]"
                  % (repr(sys.argv[3]) if len(sys.argv) > 3 else "given", " ".join(sorted(TESTS))))
+    # each test in a working directory of its own: runs without -o share ./hamshoot-checkpoint, which one run holds
+    # (a second one in the same directory is refused), and ctest runs tests side by side
+    import shutil
+    import tempfile
+    WORK = tempfile.mkdtemp(prefix="hstest-")
+    os.chdir(WORK)
     TESTS[sys.argv[3]](*sys.argv[4:])
+    os.chdir("/")
+    shutil.rmtree(WORK, ignore_errors=True)
     print("%d passed, %d failed" % (PASSES[0], len(FAILS)))
     sys.exit(1 if FAILS else 0)

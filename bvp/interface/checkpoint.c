@@ -90,6 +90,7 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
       PetscCheck((unsigned char)*c >= 0x20 && *c != 0x7f, comm, PETSC_ERR_ARG_WRONG,
                  "-hs_checkpoint: the directory's name holds a control character (byte %d at %d): give a plain name",
                  (int)(unsigned char)*c, (int)(c - dir) + 1);
+    HsSolverCloseCheckpointDir(s); /* another directory: its parent opened (and DIR.lock taken) again at the set-up */
     PetscCall(PetscStrncpy(s->ckpt_dir, dir, sizeof s->ckpt_dir));
     /* 'ck/' and 'ck/.' name ck: without the tail, DIR.tmp and DIR.old are beside it, not inside it */
     while ((n = strlen(s->ckpt_dir)) > 1 && (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
@@ -99,7 +100,6 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
                    !(n > 2 && !strcmp(s->ckpt_dir + n - 3, "/..")),
                comm, PETSC_ERR_ARG_WRONG, "-hs_checkpoint %s: a checkpoint replaces its directory; name one of its own",
                dir);
-    HsSolverCloseCheckpointDir(s); /* another directory: its parent opened again at the set-up */
     s->ckpt_explicit = PETSC_FALSE; /* set by the -hs_checkpoint option */
   }
   s->ckpt_every_its = every_its, s->ckpt_every_s = every_s;
@@ -258,7 +258,7 @@ static void RemoveCheckpointDir(int dfd, const char *name, PetscBool ours)
     walk starts. Returns 0, or 1 with the reason in err. @*/
 int HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len)
 {
-  char path[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN], *slash;
+  char path[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN], start[PETSC_MAX_PATH_LEN], *slash;
   int  missing = 0;
 
   snprintf(path, sizeof path, "%s", dir);
@@ -274,7 +274,20 @@ int HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len)
     *slash = 0;
   else if (!self && !missing)
     return 0;
+  snprintf(start, sizeof start, "%s", self && !missing ? real : ""); /* dir itself: said so, not "X is inside X" */
   for (;;) {
+    if (!strcmp(real, start) && HsIsCheckpointDir(real) == 1) {
+      snprintf(err, len, "'%s' is a checkpoint directory, which each checkpoint moves away: use a place of its own",
+               dir);
+      return 1;
+    }
+    if (!strcmp(real, start) && HsDirectoryInUse(real)) {
+      snprintf(err, len,
+               "'%s' is in use by another hamshoot run (its output directory, locked): wait for that run to "
+               "end, or use a place of its own",
+               dir);
+      return 1;
+    }
     if (HsIsCheckpointDir(real) == 1) {
       snprintf(err, len, "'%s' is inside the checkpoint directory '%s', which each checkpoint moves away: use a "
                          "place of its own", dir, real);
@@ -304,15 +317,105 @@ static const char *SplitCheckpointDir(const char *ck, char *parent, size_t len)
   return slash ? slash + 1 : ck;
 }
 
+#define HS_CKPT_LOCK_MARK "hamshoot checkpoint lock\n" /* the content of DIR.lock: a file of hamshoot's */
+
+/* The name of the lock file beside the checkpoint directory (DIR.lock) into name. */
+static void LockName(HsSolver s, char *name, size_t len)
+{
+  char parent[PETSC_MAX_PATH_LEN];
+
+  snprintf(name, len, "%s.lock", SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent));
+}
+
 /*@ HsSolverCloseCheckpointDir - closes the checkpoint directory's parent and the lock on the last checkpoint that
-    s holds (rank 0; bvp/ internal: HsSolverDestroy, HsSolverSetCheckpoint). Not collective. @*/
+    s holds, and removes the lock file DIR.lock that s took at the set-up (rank 0; bvp/ internal: HsSolverDestroy,
+    HsSolverSetCheckpoint). Not collective. @*/
 void HsSolverCloseCheckpointDir(HsSolver s)
 {
+  struct stat a, b;
+  char        name[PETSC_MAX_PATH_LEN + 8];
+
+  if (s->ckpt_lock >= 0 && s->ckpt_pfd >= 0) { /* removed while held: a run that opened it meanwhile sees it gone */
+    LockName(s, name, sizeof name);
+    if (!fstat(s->ckpt_lock, &a) && !fstatat(s->ckpt_pfd, name, &b, AT_SYMLINK_NOFOLLOW) && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+      unlinkat(s->ckpt_pfd, name, 0);
+  }
+  if (s->ckpt_lock >= 0)
+    close(s->ckpt_lock);
   if (s->ckpt_pfd >= 0)
     close(s->ckpt_pfd);
   if (s->ckpt_hold >= 0)
     close(s->ckpt_hold);
-  s->ckpt_pfd = s->ckpt_hold = -1;
+  s->ckpt_pfd = s->ckpt_hold = s->ckpt_lock = -1;
+}
+
+/* Rank 0, at the set-up: an exclusive flock on DIR.lock beside the checkpoint directory (in the parent open as
+ * s->ckpt_pfd; made with hamshoot's mark if absent), held until the solver is destroyed, so that a second run on the
+ * same checkpoint (two runs without -o in one working directory, or on one -hs_checkpoint) is refused before its solve
+ * even while the first has no checkpoint yet (before, both ran and their checkpoints replaced or dropped each other's).
+ * A link, a directory or a file of the user's at that name is refused, never followed, locked or removed. 0, or 1 with
+ * err. */
+static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
+{
+  char        name[PETSC_MAX_PATH_LEN + 8], head[64];
+  struct stat st, at;
+
+  LockName(s, name, sizeof name);
+  for (int tries = 0; tries < 10; tries++) {
+    int     made = 1, fd = openat(s->ckpt_pfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    ssize_t n = 0;
+    if (fd < 0 && errno == EEXIST)
+      made = 0, fd = openat(s->ckpt_pfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    else if (fd < 0 && !s->ckpt_explicit) /* the default's directory is read-only (or full): no checkpoint can be */
+      return 0; /* written there either, nothing to guard (runs from such a directory go on) */
+    else if (fd < 0) {
+      snprintf(err, len,
+               "-hs_checkpoint %s: cannot create its lock file '%s' beside it: %s (no checkpoint could be "
+               "written there)",
+               s->ckpt_dir, name, strerror(errno));
+      return 1;
+    }
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+      snprintf(err, len, "checkpoint directory '%s': cannot use its lock file '%s' beside it: %s", s->ckpt_dir, name,
+               fd < 0 ? strerror(errno) : "not a regular file");
+      if (fd >= 0)
+        close(fd);
+      return 1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+      int e = errno;
+      close(fd);
+      if (e == EWOULDBLOCK)
+        snprintf(err, len,
+                 "checkpoint directory '%s' is in use by another hamshoot run (it holds a lock on '%s'): "
+                 "wait for that run to end, or give this run its own -o or -hs_checkpoint",
+                 s->ckpt_dir, name);
+      else
+        snprintf(err, len, "checkpoint directory '%s': cannot lock '%s': %s", s->ckpt_dir, name, strerror(e));
+      return 1;
+    }
+    if (fstatat(s->ckpt_pfd, name, &at, AT_SYMLINK_NOFOLLOW) || at.st_dev != st.st_dev || at.st_ino != st.st_ino) {
+      close(fd); /* its holder removed it between our open and our lock: the next one is tried */
+      continue;
+    }
+    if (made)
+      n = write(fd, HS_CKPT_LOCK_MARK, strlen(HS_CKPT_LOCK_MARK)) == (ssize_t)strlen(HS_CKPT_LOCK_MARK) ? 0 : -1;
+    else if ((n = pread(fd, head, sizeof head - 1, 0)) >= 0)
+      head[n] = 0, n = strcmp(head, HS_CKPT_LOCK_MARK) ? -1 : 0;
+    if (n) {
+      close(fd);
+      snprintf(err, len,
+               "checkpoint directory '%s': '%s' beside it is not hamshoot's lock file: move it away, or give "
+               "another -hs_checkpoint",
+               s->ckpt_dir, name);
+      return 1;
+    }
+    s->ckpt_lock = fd;
+    return 0;
+  }
+  snprintf(err, len, "checkpoint directory '%s': its lock file '%s' kept being replaced", s->ckpt_dir, name);
+  return 1;
 }
 
 /* The errno of looking at path (not following a link) when that is neither success nor "nothing there" (ENOENT, or
@@ -362,6 +465,9 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
     }
     unlinkat(s->ckpt_pfd, probe, AT_REMOVEDIR);
   }
+  if (s->ckpt_lock < 0 && s->ckpt_pfd >= 0 && (s->ckpt_explicit || !strcmp(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT)) &&
+      LockCheckpointPlace(s, err, len)) /* the default OUT/checkpoint: -o's lock covers it */
+    return 1;
   return 0;
 }
 
@@ -383,7 +489,8 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
     char parent[PETSC_MAX_PATH_LEN];
     snprintf(old, sizeof old, "%s.old", s->ckpt_dir);
     (void)SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
-    if (HsInsideTaken(parent, PETSC_TRUE, err, sizeof err)) /* another run's output or a checkpoint holds it */
+    size_t n = (size_t)snprintf(err, sizeof err, "checkpoint directory '%s': ", s->ckpt_dir); /* '.' said alone */
+    if (HsInsideTaken(parent, PETSC_TRUE, err + n, sizeof err - n)) /* another run's output or a checkpoint holds it */
       bad = 1;
     else if ((e = Unreadable(s->ckpt_dir)) || (e = Unreadable(old)))
       bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': cannot look at '%s': %s", s->ckpt_dir,
@@ -836,6 +943,19 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
 
   PetscFunctionBeginUser;
   PetscCheck(s->setupcalled, comm, PETSC_ERR_ORDER, "HsSolverSetRestart() needs HsSolverSetUp() first");
+  { /* a checkpoint that a running hamshoot holds (its flock) is replaced by that run at any time: read while it is,
+       checkpoint.json and iterate.bin could come from two different checkpoints */
+    PetscMPIInt rank;
+    int         busy = 0;
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (!rank)
+      busy = HeldByOther(AT_FDCWD, dir, s->ckpt_hold);
+    PetscCallMPI(MPI_Bcast(&busy, 1, MPI_INT, 0, comm));
+    PetscCheck(!busy, comm, PETSC_ERR_FILE_OPEN,
+               "-hs_restart %s: the checkpoint of a hamshoot run that is still running (it holds a lock on it, and "
+               "replaces it at its next checkpoint): wait for that run to end, or stop it (SIGTERM) first",
+               dir);
+  }
   PetscCall(ReadJSON(comm, dir, j, sizeof j));
   type = ((PetscObject)s)->type_name;
   PetscCall(VecGetSize(s->X, &size));

@@ -107,6 +107,7 @@ struct _p_HsSolver {
   char      ckpt_layout[64];              /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
   int       ckpt_pfd;                     /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
   int       ckpt_hold;                    /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
+  int       ckpt_lock;                    /* rank 0: DIR.lock beside it, held (flock) from the set-up, or -1 */
   PetscBool ckpt_explicit;                /* -hs_checkpoint given: its place is made and tried at the set-up */
   char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;                  /* the last solve was stopped by a signal */
@@ -211,9 +212,8 @@ PetscErrorCode       HsSolverSetUpDiscretization(HsSolver s);
 int                  HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 /* outputh5.c: trajectory.h5 (-hs_output_format hdf5) written and read back (-hs_init) by every rank */
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[]);
-PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
-                                          PetscReal *T);
-int            HsIsTrajectoryH5(const char *path);
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes, PetscReal *T);
+int            HsIsTrajectoryH5(const char *path, int fd);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
 PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,

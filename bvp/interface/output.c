@@ -435,14 +435,19 @@ static int BeginsWith(int fd, const char *name, const char *head)
   return got == (ssize_t)want && !memcmp(buf, head, want);
 }
 
-/* Whether the HDF5 file open as fd is a trajectory.h5 of hamshoot's (HsIsTrajectoryH5, read through fd's /proc
- * entry: the file checked is the one opened without following a link). */
-static int OwnH5(int fd)
+/* Whether the HDF5 file open as fd, dir/trajectory.h5, is a trajectory.h5 of hamshoot's (HsIsTrajectoryH5: the file
+ * HDF5 opens must be fd's). Read through fd's /proc entry (the file opened without following a link) where there is
+ * one; without /proc (a container, a chroot), by its path: a file that is not fd's there (a link or another file put
+ * there meanwhile) is not taken as hamshoot's, so it is refused rather than replaced (before, without /proc, every
+ * trajectory.h5 of hamshoot's was refused as another program's). */
+static int OwnH5(const char *dir, int fd)
 {
-  char path[64];
+  char path[PETSC_MAX_PATH_LEN + 32];
 
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  return HsIsTrajectoryH5(path);
+  if (access(path, R_OK))
+    snprintf(path, sizeof path, "%s/trajectory.h5", dir);
+  return HsIsTrajectoryH5(path, fd);
 }
 
 /*@ HsIsOutputFileName - whether name is the name of a file or directory that an output writes into its directory (the
@@ -482,7 +487,7 @@ int HsCheckOutputFiles(const char *dir, int which, char *err, size_t len)
       bad = 2;
     else if (!fstat(fd, &st) && S_ISREG(st.st_mode))
       bad = !BeginsWith(fd, OutputFiles[i].name, OutputFiles[i].head) ||
-            (!strcmp(OutputFiles[i].name, "trajectory.h5") && !OwnH5(fd)); /* any HDF5 file begins so */
+            (!strcmp(OutputFiles[i].name, "trajectory.h5") && !OwnH5(dir, fd)); /* any HDF5 file begins so */
     close(fd);
     if (bad)
       snprintf(err, len,

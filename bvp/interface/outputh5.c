@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #if defined(PETSC_HAVE_HDF5) && defined(HS_HAVE_HDF5)
 #include <petscviewerhdf5.h>
@@ -522,20 +523,26 @@ static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, Pets
 }
 
 /*@ HsIsTrajectoryH5 - whether the file at path is a trajectory.h5 that hamshoot wrote: an HDF5 file with the attribute
-    format = HS_H5_FORMAT on "/" (HDF5's own error printing off). Another program's HDF5 file at that name is not, and
-    an output does not replace it (HsCheckOutputFiles). Not collective; bvp/ internal. @*/
-int HsIsTrajectoryH5(const char *path)
+    format = HS_H5_FORMAT on "/" (HDF5's own error printing off); with fd >= 0, also the very file open as fd (the file
+    HDF5 opened by the path, H5Fget_vfd_handle, has fd's device and inode: a path that another file or a link took
+    since fd was opened is not). Another program's HDF5 file at that name is not, and an output does not replace it
+    (HsCheckOutputFiles). Not collective; bvp/ internal. @*/
+int HsIsTrajectoryH5(const char *path, int fd)
 {
   H5E_auto2_t fn;
-  void       *data;
+  void       *data, *handle = NULL;
   hid_t       fid;
   char        fmt[64] = "";
   int         ours    = 0;
+  struct stat a, b;
 
   H5Eget_auto2(H5E_DEFAULT, &fn, &data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if ((fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) >= 0) {
     ours = !StringAttribute(fid, "format", fmt, sizeof fmt) && !strcmp(fmt, HS_H5_FORMAT);
+    if (ours && fd >= 0) /* the default (sec2) driver's handle is its file descriptor */
+      ours = H5Fget_vfd_handle(fid, H5P_DEFAULT, &handle) >= 0 && handle && !fstat(*(int *)handle, &a) &&
+             !fstat(fd, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
     H5Fclose(fid);
   }
   H5Eset_auto2(H5E_DEFAULT, fn, data);
@@ -623,9 +630,9 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
 #else
 /*@ HsIsTrajectoryH5 - (this build: without HDF5) 0: no trajectory.h5 can be recognized as hamshoot's, none is replaced.
     Not collective. @*/
-int HsIsTrajectoryH5(const char *path)
+int HsIsTrajectoryH5(const char *path, int fd)
 {
-  (void)path;
+  (void)path, (void)fd;
   return 0;
 }
 

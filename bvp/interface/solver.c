@@ -92,7 +92,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->check_boundary = PETSC_TRUE;
   s->noise_vouch    = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
-  s->ckpt_pfd = s->ckpt_hold = -1;
+  s->ckpt_pfd = s->ckpt_hold = s->ckpt_lock = -1;
   PetscCall(SNESCreate(comm, &s->snes));
   PetscCall(SNESSetTolerances(s->snes, HS_SNES_ATOL_DEFAULT, HS_SNES_RTOL_DEFAULT, HS_SNES_STOL_DEFAULT,
                               HS_SNES_MAX_IT_DEFAULT, 10000));

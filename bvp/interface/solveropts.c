@@ -90,7 +90,7 @@ static PetscErrorCode OutputFormatOption(PetscOptionItems *PetscOptionsObject, H
   PetscFunctionBeginUser;
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_output_format",
                             "the trajectory in -o: csv (trajectory.csv + intervals.csv, rank 0), hdf5 (trajectory.h5, "
-                            "every rank its nodes) or auto (hdf5 from 1e6 intervals on, if PETSc has HDF5)",
+                            "every rank its nodes) or auto (hdf5 from 1e6 intervals on, if PETSc has HDF5); needs -o",
                             "HsSolverSetOutputFormat", of, 3, &idx, &flg));
 #if !defined(PETSC_HAVE_HDF5) || !defined(HS_HAVE_HDF5)
   PetscCheck(!flg || idx != HS_OUTPUT_FORMAT_HDF5, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
@@ -320,6 +320,9 @@ static PetscErrorCode StrategyOptions(PetscOptionItems *PetscOptionsObject, HsSo
   if (flg) {
     PetscCall(PetscStrncpy(s->strategy_continue, list, sizeof s->strategy_continue));
     PetscCall(HsSolverStrategyForEachContinue(s, NULL, NULL)); /* errors now, not after a failed solve */
+    PetscCheck(s->strategy != HS_STRATEGY_NEWTON, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
+               "-hs_strategy_continue does nothing with -hs_strategy newton (only the fallbacks of auto continue): "
+               "leave one of them out");
   }
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_strategy_time",
                           "seconds for the fallbacks, the direct guess's homotopy and a continuation (0: no budget)",
@@ -357,6 +360,9 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
       known = (PetscBool)(known || !strcmp(s->prob->params[i].name, tok));
     PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: problem '%s' has no parameter '%s'",
                s->prob ? s->prob->name : "?", tok);
+    for (const char *o = s->strategy_continue; (o = strstr(o, tok)) && o < s->strategy_continue + (tok - buf); o++)
+      PetscCheck(!((o == s->strategy_continue || o[-1] == ',') && o[strlen(tok)] == '='), comm, PETSC_ERR_ARG_WRONG,
+                 "-hs_strategy_continue: parameter '%s' is given twice", tok);
     if (fn)
       PetscCall((*fn)(ctx, tok, v));
   }

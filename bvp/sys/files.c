@@ -476,7 +476,8 @@ int HsLockDirectory(const char *dir, char *err, size_t len)
 }
 
 /*@ HsCheckSubdir - whether dir/name, a directory hamshoot makes inside its output (the sides of -hs_compare), is
-    absent or a directory of its own: a symbolic link there (to a directory outside the output) or a file is refused,
+    absent or a directory of its own: a symbolic link there (to a directory outside the output), a file, or a directory
+    that another running hamshoot holds as its output (started before this run locked dir) is refused,
     so that nothing is written through it (bvp/ internal; one process). Looked at through the locked directory's
     descriptor where dir is it (HsDirOpen). Returns 0, or 1 with a message in err. @*/
 int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
@@ -492,6 +493,13 @@ int HsCheckSubdir(const char *dir, const char *name, char *err, size_t len)
     int e;
     r = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
     e = errno, close(dfd), errno = e;
+  }
+  if (!r && S_ISDIR(st.st_mode) && HsDirectoryInUse(path)) { /* another run's -o: both would write the same files */
+    snprintf(err, len,
+             "%s is in use by another hamshoot run (its output directory, locked): wait for that run to end, "
+             "or give another -o",
+             path);
+    return 1;
   }
   if (r ? errno == ENOENT : S_ISDIR(st.st_mode))
     return 0;
@@ -532,14 +540,27 @@ static int Utf8Length(const unsigned char *p)
   return n;
 }
 
-/*@ HsPrintable - s with each control character (bytes below 0x20, 0x7f) replaced by '?', in place; returns s. For a
-    string read from a file that a message shows (a problem name, a column name): an escape sequence in it would
-    otherwise reach the terminal (retitle it, clear it, print a fake line). bvp/ internal. @*/
+/*@ HsPrintable - s with each control character replaced by '?', in place; returns s: bytes below 0x20 and 0x7f, the
+    C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an escape sequence's CSI) and the text-direction
+    overrides and isolates U+202A..U+202E, U+2066..U+2069 (each of their bytes). For a string read from a file or given
+    on the command line that a message shows (a problem name, a column name, an option's value, every error message):
+    an escape sequence in it would otherwise reach the terminal (retitle it, clear it, print a fake line). bvp/
+    internal. @*/
 char *HsPrintable(char *s)
 {
-  for (unsigned char *p = (unsigned char *)s; *p; p++)
+  for (unsigned char *p = (unsigned char *)s; *p; p++) {
+    int n = 0;
     if (*p < 0x20 || *p == 0x7f)
-      *p = '?';
+      n = 1;
+    else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+      n = 2;
+    else if (p[0] == 0xe2 && p[1] &&
+             ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+      n = 3;
+    for (int i = 0; i < n; i++)
+      p[i] = '?';
+    p += n ? n - 1 : 0;
+  }
   return s;
 }
 

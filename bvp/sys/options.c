@@ -126,9 +126,87 @@ static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscB
   PetscFunctionReturn(0);
 }
 
-/*@ HsOptionsCheckValues - every option of hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem,
-    after prefix) that is not a switch has a value: "-N" with nothing after it is an error naming
-    the key, not "the default". Collective; call it before the options are read.
+/* Whether s holds a character that HsPrintable replaces (a control character), a tab aside (white space around a
+ * number is allowed, and a tab moves no cursor but to the next stop). */
+static PetscBool HasControl(const char *s)
+{
+  char     *c = strdup(s);
+  PetscBool has;
+
+  if (!c)
+    return PETSC_FALSE;
+  for (char *t = c; *t; t++)
+    *t = *t == '\t' ? ' ' : *t;
+  HsPrintable(c);
+  has = PETSC_FALSE;
+  for (size_t i = 0; s[i]; i++)
+    has = (PetscBool)(has || (s[i] != c[i] && s[i] != '\t'));
+  free(c);
+  return has;
+}
+
+/* Whether the value tok is a hexadecimal number that strtod reads whole (0x10, -0x1p3, 0x1.8P+1): PETSc's parsers read
+ * one in its own real and integer keys, as hamshoot's never do (HsParseReal). */
+static PetscBool IsHex(const char *tok)
+{
+  const char *t = tok + (tok[0] == '-' || tok[0] == '+');
+  char       *end;
+
+  if (t[0] != '0' || (t[1] != 'x' && t[1] != 'X'))
+    return PETSC_FALSE;
+  (void)strtod(tok, &end);
+  return (PetscBool)(end != tok && !*end);
+}
+
+/* The first key of the command line (PETSc keeps argv) or of the options database (PETSC_OPTIONS too) whose name or
+ * value holds a control character, shown with HsPrintable, into bad (else ""). The command line is looked at as given:
+ * PETSc cuts a value at a newline ("-hs_init 'f<newline>x'" had been read as f). */
+static PetscErrorCode FindControl(char *bad, size_t len)
+{
+  int    argc;
+  char **argv, *all, *tok, *save = NULL, *key = NULL;
+
+  PetscFunctionBeginUser;
+  bad[0] = 0;
+  PetscCall(PetscGetArgs(&argc, &argv));
+  for (int i = 1; i < argc && !bad[0]; i++)
+    if (HasControl(argv[i]))
+      snprintf(bad, len, "%s", argv[i][0] == '-' || i == 1 ? argv[i] : argv[i - 1]);
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok && !bad[0]; tok = strtok_r(NULL, " ", &save)) {
+    key = IsValue(tok) ? key : tok;
+    if (HasControl(tok))
+      snprintf(bad, len, "%s", key ? key : tok);
+  }
+  PetscCall(PetscFree(all));
+  HsPrintable(bad);
+  PetscFunctionReturn(0);
+}
+
+/* The first option of the database whose value is a hexadecimal number (IsHex), "KEY VALUE" into bad (else ""). */
+static PetscErrorCode FindHex(char *bad, size_t len)
+{
+  char     *all, *tok, *save = NULL, *key = NULL;
+  PetscBool sw;
+
+  PetscFunctionBeginUser;
+  bad[0] = 0;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok && !bad[0]; tok = strtok_r(NULL, " ", &save)) {
+    if (!IsValue(tok))
+      key = tok;
+    else if (key && IsHex(tok) && !Ours(key + 1, &sw)) /* hamshoot's keys: their own parsers name the value */
+      snprintf(bad, len, "%s %s", key, tok);
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckValues - no option's name or value holds a control character (an escape sequence, a newline: it
+    would reach the terminal in a message, or be cut by PETSc), no option's value is a hexadecimal number (numbers are
+    decimal in PETSc's keys too: -snes_atol 0x1p3 had been read as 8 where -p_g 0x1p3 is an error), and every option of
+hamshoot's own namespace (-hs_*, -p_*, -N, -o, -problem, after prefix) that is not a switch has a value: "-N" with
+nothing after it is an error naming the key, not "the default". Collective; call it before the options are read.
 @*/
 PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
 {
@@ -136,6 +214,16 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
   int  why;
 
   PetscFunctionBeginUser;
+  PetscCall(FindControl(bad, sizeof bad));
+  PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
+             "option %s: a control character (an escape sequence, a newline, a carriage return, a text-direction "
+             "override; shown as '?') in its name or value: give plain text",
+             bad);
+  PetscCall(FindHex(bad, sizeof bad));
+  PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
+             "option %s: a hexadecimal number; numbers are decimal in every option, PETSc's included (digits, an "
+             "optional point and exponent)",
+             bad);
   PetscCall(FindBadKey(prefix, NULL, PETSC_FALSE, bad, sizeof bad, &why));
   PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG,
              "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
