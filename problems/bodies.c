@@ -23,6 +23,7 @@
  */
 #include "hsbodies.h"
 #include "hsocp.h"
+#include "hstext.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -115,21 +116,12 @@ static void Put(Buf *b, const char *fmt, ...)
 static int Fail(Model *M, int col, const char *fmt, ...)
 {
   va_list ap;
-  int     k = snprintf(M->msg, (size_t)M->msglen, "%s:%d:%d: ", M->path, M->line, col);
-  va_start(ap, fmt);
-  if (k >= 0 && k < M->msglen)
-    vsnprintf(M->msg + k, (size_t)(M->msglen - k), fmt, ap);
-  va_end(ap);
-  return HS_EPARSE;
-}
+  int     ret;
 
-static char *Trim(char *t)
-{
-  while (isspace((unsigned char)*t))
-    t++;
-  for (char *e = t + strlen(t); e > t && isspace((unsigned char)e[-1]);)
-    *--e = 0;
-  return t;
+  va_start(ap, fmt);
+  ret = HsTextFailV(M->msg, M->msglen, M->path, M->line, col, fmt, ap);
+  va_end(ap);
+  return ret;
 }
 
 static int IsName(const char *t)
@@ -153,7 +145,7 @@ static int BodyKey(char *key, char **name)
   for (int k = 0; k < 8; k++) {
     size_t l = strlen(words[k]);
     if (!strncmp(key, words[k], l) && (!key[l] || isspace((unsigned char)key[l]))) {
-      *name = Trim(key + l);
+      *name = HsTextTrim(key + l);
       return k + 1;
     }
   }
@@ -178,7 +170,7 @@ static int Split(char *val, char **item, int max)
     }
   }
   for (int i = 0; i < n; i++)
-    item[i] = Trim(item[i]);
+    item[i] = HsTextTrim(item[i]);
   return depth ? -1 : n;
 }
 
@@ -810,11 +802,11 @@ static int LineKey(char *line, char **key, char **val)
 
   if (hash)
     *hash = 0;
-  t = Trim(line);
+  t = HsTextTrim(line);
   if (!*t || !(colon = strchr(t, ':')))
     return 0;
   *colon = 0;
-  *key = Trim(t), *val = Trim(colon + 1);
+  *key = HsTextTrim(t), *val = HsTextTrim(colon + 1);
   return 1;
 }
 

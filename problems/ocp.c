@@ -26,6 +26,7 @@
 #include "hsexpr.h"
 #include "hsmechanical.h"
 #include "hsocp.h"
+#include "hstext.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -488,21 +489,12 @@ typedef struct {
 static int Fail(Src *s, int col, const char *fmt, ...)
 {
   va_list ap;
-  int     k = snprintf(s->msg, (size_t)s->msglen, "%s:%d:%d: ", s->path, s->line, col);
-  va_start(ap, fmt);
-  if (k >= 0 && k < s->msglen)
-    vsnprintf(s->msg + k, (size_t)(s->msglen - k), fmt, ap);
-  va_end(ap);
-  return HS_EPARSE;
-}
+  int     ret;
 
-static char *Trim(char *t)
-{
-  while (isspace((unsigned char)*t))
-    t++;
-  for (char *e = t + strlen(t); e > t && isspace((unsigned char)e[-1]);)
-    *--e = 0;
-  return t;
+  va_start(ap, fmt);
+  ret = HsTextFailV(s->msg, s->msglen, s->path, s->line, col, fmt, ap);
+  va_end(ap);
+  return ret;
 }
 
 /* Which variables an expression may use. */
@@ -637,7 +629,7 @@ static int SplitList(char *t, int base_col, char ***items, int **cols)
     char *c = strchr(p, ',');
     if (c)
       *c = 0;
-    (*items)[k] = Trim(p);
+    (*items)[k] = HsTextTrim(p);
     (*cols)[k]  = base_col + (int)((*items)[k] - t);
     k++;
     if (!c)
@@ -805,7 +797,7 @@ static void OcpPrescan(FILE *fp, int *n, int *npar, int *nlet, int *mu)
     if (!(colon = strchr(line, ':')))
       continue;
     *colon = 0;
-    key    = Trim(line);
+    key    = HsTextTrim(line);
     if (!strncmp(key, "param ", 6))
       (*npar)++;
     else if (!strncmp(key, "let ", 4))
@@ -905,7 +897,7 @@ static int OcpRange(Src *s, char *val, int vcol, double *lo, double *hi, char **
       return Fail(s, col, bad, r);
     end2 += strspn(end2, " \t");
     close = *end2;
-    if ((close != ']' && close != ')') || *Trim(end2 + 1) || !(*lo <= *hi))
+    if ((close != ']' && close != ')') || *HsTextTrim(end2 + 1) || !(*lo <= *hi))
       return Fail(s, col, bad, r);
     if (*b == '(')
       *lo = nextafter(*lo, INFINITY);
@@ -913,7 +905,7 @@ static int OcpRange(Src *s, char *val, int vcol, double *lo, double *hi, char **
       *hi = nextafter(*hi, -INFINITY);
     if (!(*help = malloc(strlen(r) + 32)))
       return HS_ENOMEM;
-    snprintf(*help, strlen(r) + 32, "file parameter %s", Trim(r));
+    snprintf(*help, strlen(r) + 32, "file parameter %s", HsTextTrim(r));
   }
   *r = 0;
   return 0;
@@ -923,7 +915,7 @@ static int OcpRange(Src *s, char *val, int vcol, double *lo, double *hi, char **
  * afterwards; its value must lie in its range (OcpRange), also when set with -p_NAME. */
 static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int vcol)
 {
-  char *pn = Trim(key + 6), what[96];
+  char *pn = HsTextTrim(key + 6), what[96];
   int   j  = o->par + o->npar, ret;
 
   snprintf(what, sizeof what, "param %s", pn);
@@ -931,7 +923,7 @@ static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int 
     return Fail(s, 1, "param %s: more parameters than the file's first reading counted", pn);
   ret = OcpRange(s, val, vcol, &o->pmin[o->npar], &o->pmax[o->npar], &o->phelp[o->npar]);
   if (!ret)
-    ret = Number(s, o, Trim(val), vcol, what, 0, &o->vars[j], &o->pnode[o->npar]);
+    ret = Number(s, o, HsTextTrim(val), vcol, what, 0, &o->vars[j], &o->pnode[o->npar]);
   if (!ret)
     for (int i = 0; i < o->npar && !o->pderived[o->npar]; i++)
       o->pderived[o->npar] = (char)HsExprDependsOn(o->ex, o->pnode[o->npar], o->par + i);
@@ -956,7 +948,7 @@ static int OcpParam(Src *s, Ocp *o, const char *line, char *key, char *val, int 
 /* 'let NAME: expr': a named subexpression in coordinates, momenta, t, parameters and earlier names. */
 static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
 {
-  char *ln = Trim(key + 4), what[96];
+  char *ln = HsTextTrim(key + 4), what[96];
   int   nd, ret;
 
   snprintf(what, sizeof what, "let %s", ln);
@@ -1002,7 +994,7 @@ static int OcpInteger(Src *s, const char *what, const char *val, int vcol, long 
   char *end;
   long  x = strtol(val, &end, 10);
 
-  if (end == val || *Trim(end) || x < lo || x > hi)
+  if (end == val || *HsTextTrim(end) || x < lo || x > hi)
     return Fail(s, vcol, "%s: expected an integer from %ld to %ld, got '%s'", what, lo, hi, val);
   *v = (int)x;
   return 0;
@@ -1085,7 +1077,7 @@ static int OcpReadKeys(FILE *fp, Src *s, Ocp *o, Keys *K)
     s->line++;
     if (hash)
       *hash = 0;
-    t = Trim(line);
+    t = HsTextTrim(line);
     if (!*t)
       continue;
     colon = strchr(t, ':');
@@ -1094,8 +1086,8 @@ static int OcpReadKeys(FILE *fp, Src *s, Ocp *o, Keys *K)
       break;
     }
     *colon = 0;
-    key    = Trim(t);
-    val    = Trim(colon + 1);
+    key    = HsTextTrim(t);
+    val    = HsTextTrim(colon + 1);
     ret    = OcpKeyLine(s, o, K, line, key, val, (int)(val - line) + 1);
   }
   free(line);
