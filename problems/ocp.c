@@ -59,7 +59,8 @@ enum {
   P_DTX0      = 30, /* ... in x0: x0_T (OcpSetFinalTime) */
   P_CONS      = 31, /* holonomic constraints: Phi, G = dPhi/dq, the Hessians (OcpConstraints) */
   P_CTRL      = 32, /* force(q, u) and control_cost(u, q): orders 0, 0..1, 0..2 (OcpCtrl) */
-  P_COUNT     = 35
+  P_INV       = 35, /* the monitored invariants' values ('invariant NAME: expr', OcpInvariants) */
+  P_COUNT     = 36
 };
 
 typedef struct {
@@ -93,6 +94,8 @@ typedef struct {
   char         **phelp;       /* maxpar: "file parameter in [a, b]" (NULL: no range given) */
   char         **texts; /* owned copies of names */
   int            ntexts;
+  char         **inv_name; /* 'invariant NAME: expr' lines (names in texts), their nodes */
+  int           *inv_node, ninv;
 } Ocp;
 
 /* q into variables 0..n-1 and (with_p) p into n..2n-1 */
@@ -147,6 +150,14 @@ static int CostEval(void *ctx, int base, int k, double t, const double *x, doubl
   OcpSetState(o, x, 1);
   o->vars[o->tvar] = t;
   return HsExprProgramEval(o->prog[base + k], o->vars, out) ? 1 : 0;
+}
+
+/* The monitored invariants at the state x (HsProblem.invariants). */
+static int OcpInvariants(const double *x, double *val, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  OcpSetState(o, x, 1);
+  return HsExprProgramEval(o->prog[P_INV], o->vars, val) ? 1 : 0;
 }
 
 static int OcpEll(double t, const double *x, double *f, void *ctx) { return CostEval(ctx, P_ELL, 0, t, x, f); }
@@ -472,7 +483,7 @@ static void OcpDestroy(void *ctx)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
-  free(o->cstnode), free(o->dtbuf);
+  free(o->cstnode), free(o->dtbuf), free(o->inv_name), free(o->inv_node);
   free(o);
 }
 
@@ -968,6 +979,34 @@ static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, 
   return ret;
 }
 
+/* 'invariant NAME: expr': a quantity in q, p and the parameters evaluated at every node of a solution and reported
+ * (docs/output-format.md); at most HS_MAX_INVARIANTS, names distinct among them (their own namespace). */
+static int OcpInvariant(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
+{
+  char *ln = Trim(key + 10), what[96];
+  int   nd, ret, col = (int)(ln - line) + 1;
+
+  snprintf(what, sizeof what, "invariant %s", ln);
+  if (o->ninv >= HS_MAX_INVARIANTS)
+    return Fail(s, col, "%s: at most %d invariants", what, HS_MAX_INVARIANTS);
+  if (!isalpha((unsigned char)ln[0]) && ln[0] != '_')
+    return Fail(s, col, "invariant: '%s' is not a name", ln);
+  for (const char *c = ln; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_')
+      return Fail(s, col, "invariant: '%s' is not a name (letters, digits and '_')", ln);
+  for (int k = 0; k < o->ninv; k++)
+    if (!strcmp(o->inv_name[k], ln))
+      return Fail(s, col, "invariant: the name '%s' is given twice", ln);
+  if ((ret = MakeExpr(s, o, val, vcol, what, ALLOW_Q | ALLOW_P, &nd)))
+    return ret;
+  if (Grow((void **)&o->texts, sizeof(char *), o->ntexts) || Grow((void **)&o->inv_name, sizeof(char *), o->ninv) ||
+      Grow((void **)&o->inv_node, sizeof(int), o->ninv) || !(o->texts[o->ntexts] = strdup(ln)))
+    return Fail(s, col, "%s: out of memory", what);
+  o->inv_name[o->ninv]   = o->texts[o->ntexts++];
+  o->inv_node[o->ninv++] = nd;
+  return 0;
+}
+
 /* 'coordinates: q1, q2, ...': the names q_i, p_<q_i> and <q_i>_dot. */
 static int OcpCoordinates(Src *s, Ocp *o, Keys *K, const char *line, const char *key, char *val, int vcol)
 {
@@ -1058,6 +1097,8 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return OcpParam(s, o, line, key, val, vcol);
   else if (!strncmp(key, "let ", 4))
     return OcpLet(s, o, line, key, val, vcol);
+  else if (!strncmp(key, "invariant ", 10))
+    return OcpInvariant(s, o, line, key, val, vcol);
   else if (!strcmp(key, "coordinates"))
     return OcpCoordinates(s, o, K, line, key, val, vcol);
   else if (!strcmp(key, "controls"))
@@ -1068,7 +1109,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
                 "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, constraints, state_scheme, "
-                "costate_scheme, force, control_cost, control_names)",
+                "costate_scheme, force, control_cost, control_names, invariant NAME)",
                 key);
   return 0;
 }
@@ -1440,6 +1481,11 @@ static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   }
   if (!ret && o->T_free)
     p->set_final_time = OcpSetFinalTime;
+  if (!ret && o->ninv) { /* the monitored invariants: one program for all */
+    if (Program(o, o->ninv, o->inv_node, &o->prog[P_INV]))
+      return HS_ENOMEM;
+    p->ninv = o->ninv, p->inv_names = (const char *const *)o->inv_name, p->invariants = OcpInvariants;
+  }
   return ret;
 }
 
