@@ -16,7 +16,8 @@
  *   start|end NAME: PX, PY, ANGLE | PX, PY, PZ, W, X, Y, Z | ANGLE   x0 | xT at rest: a body's centre and angle
  *                                                    (planar) or quaternion (spatial), a rotor's angle
  *
- * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B,
+ * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B (and
+ * for a free system, without gravity or a joint to the ground, its linear and angular momentum as 'invariant' lines),
  * written as text after the file's last line (the body lines become blank lines, so every other line keeps its
  * number), which the parser then reads like any problem file: everything downstream is unchanged. An error in
  * the generated text is reported at the body line it comes from (HsBodiesCreate).
@@ -781,6 +782,57 @@ static void PutControls(Buf *o, const Model *M)
   Put(o, "\n");
 }
 
+/* Name of the vector coordinate v (v < nb (dim + 1): body v / (dim + 1)'s centre or director; after them the rotors'
+ * directors), component k. */
+static void VecCoord(char *dst, size_t len, const Model *M, int v, int k)
+{
+  int nbv = M->nb * (M->dim + 1);
+  if (v < nbv)
+    Coord(dst, len, &M->body[v / (M->dim + 1)], v % (M->dim + 1), k);
+  else
+    RotorCoord(dst, len, &M->rotor[(v - nbv) / 2], (v - nbv) % 2 + 1, k);
+}
+
+/* 'invariant' lines of a free system (no joint to the ground, no gravity): the total linear momentum P = sum_b
+ * p_phi_b (the momenta of the centres) and the angular momentum about the origin L = sum_a q_a x p_a over every vector
+ * coordinate (centres and directors; planar: the scalar q_x p_y - q_y p_x), docs/multibody.md "Momentum". */
+static void PutInvariants(Buf *o, const Model *M)
+{
+  int  nv = M->nb * (M->dim + 1) + 2 * M->nr, nl = M->dim == 3 ? 3 : 1;
+  char a[160], b[160], c[160], d[160];
+
+  for (int k = 0; k < M->dim; k++) {
+    Put(o, "invariant P_%c: ", "xyz"[k]);
+    for (int bd = 0; bd < M->nb; bd++)
+      Coord(a, sizeof a, &M->body[bd], 0, k), Put(o, "%sp_%s", bd ? " + " : "", a);
+    Put(o, "\n");
+  }
+  for (int l = 0; l < nl; l++) { /* component l of L: (q x p)_l = q_i p_j - q_j p_i, (l, i, j) cyclic */
+    int i = M->dim == 3 ? (l + 1) % 3 : 0, j = M->dim == 3 ? (l + 2) % 3 : 1;
+    if (M->dim == 3)
+      Put(o, "invariant L_%c: ", "xyz"[l]);
+    else
+      Put(o, "invariant L: ");
+    for (int v = 0; v < nv; v++) {
+      VecCoord(a, sizeof a, M, v, i), VecCoord(b, sizeof b, M, v, j);
+      VecCoord(c, sizeof c, M, v, j), VecCoord(d, sizeof d, M, v, i);
+      Put(o, "%s%s*p_%s - %s*p_%s", v ? " + " : "", a, c, b, d);
+    }
+    Put(o, "\n");
+  }
+}
+
+/* Whether the system is free: no gravity and no joint to the ground (its momenta are then conserved). */
+static int Free(const Model *M)
+{
+  if (M->ng)
+    return 0;
+  for (int j = 0; j < M->nj; j++)
+    if (M->point[M->joint[j].p1].body < 0 || M->point[M->joint[j].p2].body < 0)
+      return 0;
+  return 1;
+}
+
 /* A key of the file that the bodies generate: its line into M->key_line (coordinates, mass and kinetic_energy, and
  * constraints are refused at once; controls and B when torques are given, MissingOrConflict). */
 static int KeyConflict(Model *M, const char *key, int col)
@@ -944,6 +996,8 @@ static void Emit(Buf *o, Model *M, const char *text, size_t len)
   for (int e = 0; e < 2; e++)
     if (M->origin[G_X0 + e])
       M->gen_line[G_X0 + e] = at++, PutPose(o, M, e);
+  if (Free(M)) /* the momenta as monitored invariants (their lines last: no message maps to them) */
+    PutInvariants(o, M);
 }
 
 static void ModelFree(Model *M)
