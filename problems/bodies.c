@@ -699,7 +699,7 @@ static void PutConsistent3(Buf *o, char f[3][3][160], char n[3][160], int i, int
  * of the child's director, the rotor's axis), and for a rotor torque on its axis director the rotor's part. */
 static void PutBConsistentBody(Buf *o, const Model *M, const Torque *T, int b, int dir, int comp, int s)
 {
-  const Joint *J = T->joint >= 0 ? &M->joint[T->joint] : NULL;
+  const Joint *J  = T->joint >= 0 ? &M->joint[T->joint] : NULL;
   const Rotor *Rt = T->rotor >= 0 ? &M->rotor[T->rotor] : NULL;
   char         f[3][3][160], n[3][160], x[160], y[4][160];
   int          terms = 0;
@@ -751,7 +751,10 @@ static void PutBConsistent(Buf *o, const Model *M, int r, int t)
   while (b + 1 < M->nb && M->body[b + 1].base <= r)
     b++;
   dir = (r - M->body[b].base) / M->dim, comp = (r - M->body[b].base) % M->dim;
-  s   = J ? (b == M->point[J->p2].body ? 1 : b == M->point[J->p1].body ? -1 : 0) : (b == M->rotor[T->rotor].body ? -1 : 0);
+  s = J ? (b == M->point[J->p2].body   ? 1
+           : b == M->point[J->p1].body ? -1
+                                       : 0)
+        : (b == M->rotor[T->rotor].body ? -1 : 0);
   if (!dir || (!s && (J || dir != M->rotor[T->rotor].axis)))
     Put(o, "0");
   else

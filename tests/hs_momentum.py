@@ -160,3 +160,123 @@ def t_momentum_errors():
                 f.write(base + extra)
             _, out, _ = run(["-problem", path], expect_rc=1)
             check(want in out, "invariant error %d: expected '%s' in: %s" % (i, want, out.strip()[:300]))
+
+
+ARM = os.path.join(HERE, "data", "arm_consistent.ocp")
+SAT_BODIES = os.path.join(HERE, "data", "satellite_bodies.ocp")
+
+
+def _arm_balance(s, consistent):
+    """The largest defect of the arm's discrete balance: L_{k+1} - L_k = h u1 (consistent torques: the moment of each
+    joint torque's B at the midpoint is exact), or h sum_j u_j 1/2 (|child's dbar|^2 - |parent's dbar|^2) (affine:
+    docs/multibody.md "Momentum"; the ground, the shoulder's parent, has none); relative to max |L|."""
+    rows, h = s["_rows"], s["T"] / s["N"]
+    links = ("arm1", "arm2", "arm3")
+    worst = 0.0
+    for k in range(s["N"]):
+        def sq(body):
+            return sum(sum((0.5 * (float(rows[k]["q_%s_%d%s" % (body, d, c)]) + float(rows[k + 1]["q_%s_%d%s" % (body, d, c)])))
+                           ** 2 for c in "xy") for d in (1, 2))
+        u = [float(rows[k]["u%d" % j]) for j in (1, 2, 3)]
+        if consistent:
+            dL = h * u[0]
+        else:
+            dL = h * 0.5 * (u[0] * sq("arm1") + u[1] * (sq("arm2") - sq("arm1")) + u[2] * (sq("arm3") - sq("arm2")))
+        worst = max(worst, abs(float(rows[k + 1]["inv_L"]) - float(rows[k]["inv_L"]) - dL))
+    return worst / max(abs(float(r["inv_L"])) for r in rows)
+
+
+def t_consistent_arm():
+    """Consistent torques in the plane (docs/consistent-torques.md): the 3-link arm without gravity,
+    tests/data/arm_consistent.ocp ('torque NAME: JOINT, consistent'), and its affine twin (', consistent' deleted).
+    The consistent one lies in the extended class (B rational in the directors) and is solved from the affine
+    solution: H^d spread and E - W at round-off; the discrete balance L_{k+1} - L_k = h u1 (the shoulder torque, the
+    only moment about the origin) holds to 1e-12 relative at N = 40 and 80, while the affine twin obeys its own
+    balance (the midpoint directors' moment, to 1e-12), so its L drifts from L_0 + h sum u1 by O(h^2) (ratio 3.5
+    to 4.5); the two J^d
+    differ by O(h^2) (the same continuous problem: ratio 3.5 to 4.5)."""
+    with tempfile.TemporaryDirectory() as d:
+        affine = os.path.join(d, "affine.ocp")
+        with open(ARM) as f, open(affine, "w") as g:
+            g.write(f.read().replace(", consistent\n", "\n"))
+        J, miss, guess = {}, {}, []
+        for N in (40, 80):
+            a, _, _ = run(["-problem", affine, "-N", str(N)] + guess + NO_EXTRA + TIGHT, outdir=os.path.join(d, "a%d" % N))
+            if not (a and a["converged"]):
+                return check(False, "arm affine N = %d: not converged" % N)
+            c, _, _ = run(["-problem", ARM, "-N", str(N), "-hs_init", os.path.join(d, "a%d" % N, "trajectory.csv")]
+                          + NO_EXTRA + TIGHT)
+            if not (c and c["converged"]):
+                return check(False, "arm consistent N = %d: not converged" % N)
+            guess = ["-hs_init", os.path.join(d, "a%d" % N, "trajectory.csv")]
+            check(c["constraints"].get("class") == "extended", "arm consistent: class %s" % c["constraints"].get("class"))
+            check(c["H_spread_relative"] <= 1e-11, "arm consistent N = %d: H^d spread %.3g" % (N, c["H_spread_relative"]))
+            check(abs(c["energy_work_spread"]) <= 1e-9, "arm consistent N = %d: E - W %.3g" % (N, c["energy_work_spread"]))
+            bc, ba = _arm_balance(c, True), _arm_balance(a, False)
+            check(bc <= 1e-12, "arm consistent N = %d: L's balance with h u1 off by %.3g relative" % (N, bc))
+            check(ba <= 1e-12, "arm affine N = %d: L's affine balance off by %.3g relative" % (N, ba))
+            a["N"] = N
+            rows, acc, miss[N] = a["_rows"], 0.0, 0.0  # the accumulated drift max_k |L_k - L_0 - h sum u1|: O(h^2)
+            for k in range(N):
+                acc += a["T"] / N * float(rows[k]["u1"])
+                miss[N] = max(miss[N], abs(float(rows[k + 1]["inv_L"]) - float(rows[0]["inv_L"]) - acc))
+            J[N] = (a["J"], c["J"])
+            print("arm N = %d: J^d affine %.10g consistent %.10g; balance defects %.3g (consistent), %.3g (affine, its "
+                  "own); the affine L drifts from L_0 + h sum u1 by %.3g" % (N, a["J"], c["J"], bc, ba, miss[N]))
+        r = (J[40][0] - J[40][1]) / (J[80][0] - J[80][1])
+        check(3.5 <= r <= 4.5, "arm: J^d differences %.4g, %.4g (N = 40, 80): ratio %.3f" % (J[40][0] - J[40][1],
+                                                                                             J[80][0] - J[80][1], r))
+        check(3.5 <= miss[40] / miss[80] <= 4.5, "arm affine: L drifts from L_0 + h sum u1 by %.3g, %.3g" % (miss[40], miss[80]))
+
+
+def t_consistent_rotor():
+    """Consistent torques in space (docs/consistent-torques.md): the satellite from bodies with 'torque uK: rK,
+    consistent' (tests/data/satellite_bodies.ocp edited), its generated B evaluated here: at orthonormal frames (a
+    random rotation, random rotor angles) it equals the affine B to 1e-13; at random coordinates (no frame
+    orthonormal) each column's moment sum_a q_a x B_a is 0 to 1e-13 (the rotor's +u and the body's -u about the same
+    axis d_k, each exact with the contravariant directors), where the affine B's is O(1)."""
+    import random
+    from hs_bodies import _ev, _items, _keys
+    src = open(SAT_BODIES).read()
+    gens = []
+    with tempfile.TemporaryDirectory() as d:
+        for text in (src, src.replace(": r1\n", ": r1, consistent\n").replace(": r2\n", ": r2, consistent\n")
+                     .replace(": r3\n", ": r3, consistent\n")):
+            path = os.path.join(d, "s.ocp")
+            with open(path, "w") as f:
+                f.write(text)
+            _, out, _ = run(["-problem", path, "-problem_print_expanded", "-hs_snes_max_it", "0"] + NO_EXTRA,
+                            expect_rc=None)
+            gens.append(_keys(out))
+    if not all("B" in g and "coordinates" in g for g in gens):
+        return check(False, "satellite_bodies: no generated B")
+    names = _items(gens[0]["coordinates"])
+    Ba, Bc = _items(gens[0]["B"]), _items(gens[1]["B"])
+    check(len(Ba) == len(Bc) == 90 and Ba != Bc, "satellite_bodies consistent: %d, %d entries of B" % (len(Ba), len(Bc)))
+    rnd = random.Random(2)
+    # an orthonormal configuration: a random rotation (Gram-Schmidt), rotor k's (e1, e2) at a random angle in (d_i, d_j)
+    v = [[rnd.uniform(-1, 1) for _ in range(3)] for _ in range(2)]
+    n0 = math.sqrt(sum(x * x for x in v[0]))
+    d1 = [x / n0 for x in v[0]]
+    w = [x - sum(a * b for a, b in zip(v[1], d1)) * y for x, y in zip(v[1], d1)]
+    nw = math.sqrt(sum(x * x for x in w))
+    d2 = [x / nw for x in w]
+    D = [d1, d2, _cross(d1, d2)]
+    q = [0.1, -0.2, 0.3] + sum(D, [])
+    for k in range(3):
+        a, bi, bj = rnd.uniform(0, 6.28), D[(k + 1) % 3], D[(k + 2) % 3]
+        q += [math.cos(a) * x + math.sin(a) * y for x, y in zip(bi, bj)] + [-math.sin(a) * x + math.cos(a) * y
+                                                                           for x, y in zip(bi, bj)]
+    env = dict(zip(names, q))
+    dev = max(abs(_ev(x, env) - _ev(y, env)) for x, y in zip(Ba, Bc))
+    check(dev <= 1e-13, "consistent rotor B at orthonormal frames: off the affine B by %.3g" % dev)
+    env = dict(zip(names, [rnd.uniform(-1, 1) for _ in names]))
+    for label, B, want in (("consistent", Bc, 0), ("affine", Ba, 1)):
+        for t in range(3):
+            col = [_ev(B[r * 3 + t], env) for r in range(30)]
+            mom = [0.0, 0.0, 0.0]
+            for a in range(10):
+                mom = [x + y for x, y in zip(mom, _cross([env[names[3 * a + c]] for c in range(3)], col[3 * a:3 * a + 3]))]
+            size = math.sqrt(sum(x * x for x in mom))
+            check(size <= 1e-13 if not want else size >= 1e-3,
+                  "%s rotor torque %d: moment %.3g at random coordinates" % (label, t + 1, size))
