@@ -186,6 +186,37 @@ def _arm_balance(s, consistent):
     return worst / max(abs(float(r["inv_L"])) for r in rows)
 
 
+def _arm_work(s):
+    """The consistent torques' discrete work against its closed form: per interval and joint, sum over the child's
+    and the parent's directors of F . (d_{k+1} - d_k), F = 1/2 tau dbar_2/D on d_1 and -1/2 tau dbar_1/D on d_2
+    (tau = +u on the child, -u on the parent), equals u (theta_child - theta_parent) with theta = 2 tan(dphi/2) the
+    Cayley angle of each link's step (dphi from its d_1 at the two nodes); the largest defect relative to max |work|."""
+    rows = s["_rows"]
+    chain = (None, "arm1", "arm2", "arm3")
+
+    def d(k, body, i):
+        return [float(rows[k]["q_%s_%d%s" % (body, i, c)]) for c in "xy"]
+
+    worst, size = 0.0, 0.0
+    for k in range(s["N"]):
+        for j in (1, 2, 3):
+            u, work, closed = float(rows[k]["u%d" % j]), 0.0, 0.0
+            for body, sgn in ((chain[j], 1), (chain[j - 1], -1)):
+                if body is None:
+                    continue
+                m1 = [0.5 * (x + y) for x, y in zip(d(k, body, 1), d(k + 1, body, 1))]
+                m2 = [0.5 * (x + y) for x, y in zip(d(k, body, 2), d(k + 1, body, 2))]
+                D = m1[0] * m2[1] - m1[1] * m2[0]
+                F1, F2 = [0.5 * sgn * u * x / D for x in m2], [-0.5 * sgn * u * x / D for x in m1]
+                work += sum(f * (y - x) for f, x, y in zip(F1, d(k, body, 1), d(k + 1, body, 1)))
+                work += sum(f * (y - x) for f, x, y in zip(F2, d(k, body, 2), d(k + 1, body, 2)))
+                a, b = d(k, body, 1), d(k + 1, body, 1)
+                dphi = math.atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1])
+                closed += sgn * u * 2 * math.tan(dphi / 2)
+            worst, size = max(worst, abs(work - closed)), max(size, abs(closed))
+    return worst / size
+
+
 def t_consistent_arm():
     """Consistent torques in the plane (docs/consistent-torques.md): the 3-link arm without gravity,
     tests/data/arm_consistent.ocp ('torque NAME: JOINT, consistent'), and its affine twin (', consistent' deleted).
@@ -194,7 +225,8 @@ def t_consistent_arm():
     only moment about the origin) holds to 1e-12 relative at N = 40 and 80, while the affine twin obeys its own
     balance (the midpoint directors' moment, to 1e-12), so its L drifts from L_0 + h sum u1 by O(h^2) (ratio 3.5
     to 4.5); the two J^d
-    differ by O(h^2) (the same continuous problem: ratio 3.5 to 4.5)."""
+    differ by O(h^2) (the same continuous problem: ratio 3.5 to 4.5). The consistent torques' discrete work equals
+    u (theta_child - theta_parent), theta the Cayley angle of each link's step, to 1e-12 relative (_arm_work)."""
     with tempfile.TemporaryDirectory() as d:
         affine = os.path.join(d, "affine.ocp")
         with open(ARM) as f, open(affine, "w") as g:
@@ -213,6 +245,9 @@ def t_consistent_arm():
             check(c["H_spread_relative"] <= 1e-11, "arm consistent N = %d: H^d spread %.3g" % (N, c["H_spread_relative"]))
             check(abs(c["energy_work_spread"]) <= 1e-9, "arm consistent N = %d: E - W %.3g" % (N, c["energy_work_spread"]))
             bc, ba = _arm_balance(c, True), _arm_balance(a, False)
+            wk = _arm_work(c)
+            print("arm N = %d: the consistent torques' work off u (theta_child - theta_parent) by %.3g relative" % (N, wk))
+            check(wk <= 1e-12, "arm consistent N = %d: the torques' work off u (theta_child - theta_parent) by %.3g" % (N, wk))
             check(bc <= 1e-12, "arm consistent N = %d: L's balance with h u1 off by %.3g relative" % (N, bc))
             check(ba <= 1e-12, "arm affine N = %d: L's affine balance off by %.3g relative" % (N, ba))
             a["N"] = N
