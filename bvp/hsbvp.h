@@ -192,6 +192,9 @@ typedef struct {
   PetscInt  nattempts; /* the solve strategy's attempts, in order; the last converged if any did */
   HsAttempt attempts[HS_STRATEGY_MAX_ATTEMPTS];
   HsBounds   bounds; /* bounded controls (docs/controls.md); bounds.active = false otherwise */
+  PetscInt   ninv;   /* the problem's monitored invariants (HsProblem.ninv; docs/output-format.md) */
+  PetscReal  inv_min[HS_MAX_INVARIANTS], inv_max[HS_MAX_INVARIANTS]; /* each one's min and max over the nodes
+                                                                        (NaN: an evaluation failed) */
 } HsResults;
 
 typedef struct _p_HsSolver *HsSolver;

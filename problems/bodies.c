@@ -16,7 +16,8 @@
  *   start|end NAME: PX, PY, ANGLE | PX, PY, PZ, W, X, Y, Z | ANGLE   x0 | xT at rest: a body's centre and angle
  *                                                    (planar) or quaternion (spatial), a rotor's angle
  *
- * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B,
+ * become the keys coordinates, mass, constraints, potential (added to a 'potential' of the file), controls and B (and
+ * for a free system, without gravity or a joint to the ground, its linear and angular momentum as 'invariant' lines),
  * written as text after the file's last line (the body lines become blank lines, so every other line keeps its
  * number), which the parser then reads like any problem file: everything downstream is unchanged. An error in
  * the generated text is reported at the body line it comes from (HsBodiesCreate).
@@ -61,6 +62,7 @@ typedef struct {
 typedef struct {
   char *name;
   int   line, joint, rotor; /* one of them -1 */
+  int   consistent;         /* 'consistent': B at the contravariant directors (docs/consistent-torques.md) */
 } Torque;
 
 typedef struct {
@@ -324,10 +326,17 @@ static int ParseTorqueGravity(Model *M, int kind, const char *name, char **it, i
         return HS_ENOMEM;
     return 0;
   }
-  t->joint = ni == 1 ? FIND(M->joint, M->nj, it[0]) : -1;
-  t->rotor = ni == 1 ? FIND(M->rotor, M->nr, it[0]) : -1;
+  t->consistent = ni == 2 && !strcmp(it[1], "consistent");
+  if (ni == 2 && !t->consistent)
+    return Fail(M, col, "torque %s: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found '%s' after it", name,
+                it[1]);
+  t->joint = ni == 1 + t->consistent ? FIND(M->joint, M->nj, it[0]) : -1;
+  t->rotor = ni == 1 + t->consistent ? FIND(M->rotor, M->nr, it[0]) : -1;
   if (t->joint < 0 && t->rotor < 0)
     return Fail(M, col, "torque %s: expected the name of a joint or rotor declared above, found '%s'", name, it[0]);
+  if (t->consistent && t->joint >= 0 && M->joint[t->joint].kind == J_PRISMATIC)
+    return Fail(M, col, "torque %s: 'consistent' applies to a torque (a revolute joint or a rotor), not to a force",
+                name);
   if (t->joint >= 0 && M->joint[t->joint].kind == J_SPHERICAL)
     return Fail(M, col, "torque %s: joint %s is spherical: a torque acts about a revolute joint's axis", name, it[0]);
   for (int i = 0; i < M->nt; i++)
@@ -650,6 +659,100 @@ static void PutCoordsPotential(Buf *o, const Model *M, int which, const char *us
 /* B's entry for coordinate r and torque t: the joint's torque acts on P2's body about its axis (+) and on P1's body
  * (-); the rate of a body's angle about its director k, on the constraints, is 1/2 (d_j.d_i' - d_i.d_j') with
  * (i, j, k) cyclic (planar: 1/2 (d_1 x d_1' + d_2 x d_2')), linear in the directors. */
+/* The three component names of a vector: body b's director dir (1..3), rotor k's director dir (1, 2), or the ground's
+ * unit vector e_dir (b = -1). */
+static void Vec3(char v[3][160], const Model *M, int b, int rotor, int dir)
+{
+  for (int c = 0; c < 3; c++) {
+    if (rotor >= 0)
+      RotorCoord(v[c], sizeof v[c], &M->rotor[rotor], dir, c);
+    else if (b >= 0)
+      Coord(v[c], sizeof v[c], &M->body[b], dir, c);
+    else
+      snprintf(v[c], sizeof v[c], "%d", c == dir - 1);
+  }
+}
+
+/* The consistent force of the torque s u n on a spatial frame f (three vectors) on its vector i (0..2), component c:
+ * 1/2 s (n x f^i)_c with the contravariant f^i = f_j x f_k / det f ((i, j, k) cyclic), i.e.
+ * 1/2 s (f_j,c (n.f_k) - f_k,c (n.f_j)) / (f_1.(f_2 x f_3)). */
+static void PutConsistent3(Buf *o, char f[3][3][160], char n[3][160], int i, int c, int s)
+{
+  int j = (i + 1) % 3, k = (i + 2) % 3;
+
+  Put(o, "%s0.5*(%s*(%s*%s + %s*%s + %s*%s) - %s*(%s*%s + %s*%s + %s*%s))/", s < 0 ? "-" : "", f[j][c], n[0], f[k][0],
+      n[1], f[k][1], n[2], f[k][2], f[k][c], n[0], f[j][0], n[1], f[j][1], n[2], f[j][2]);
+  Put(o, "(%s*(%s*%s - %s*%s) + %s*(%s*%s - %s*%s) + %s*(%s*%s - %s*%s))", f[0][0], f[1][1], f[2][2], f[1][2], f[2][1],
+      f[0][1], f[1][2], f[2][0], f[1][0], f[2][2], f[0][2], f[1][0], f[2][1], f[1][1], f[2][0]);
+}
+
+/* B's entry of a consistent torque (docs/consistent-torques.md) on body coordinate (b, dir, comp): the body's part
+ * (sign s; planar: 1/2 s d_2/D on d_1, -1/2 s d_1/D on d_2, D = d_1 x d_2; spatial: PutConsistent3 with the axis n
+ * of the child's director, the rotor's axis), and for a rotor torque on its axis director the rotor's part. */
+static void PutBConsistentBody(Buf *o, const Model *M, const Torque *T, int b, int dir, int comp, int s)
+{
+  const Joint *J  = T->joint >= 0 ? &M->joint[T->joint] : NULL;
+  const Rotor *Rt = T->rotor >= 0 ? &M->rotor[T->rotor] : NULL;
+  char         f[3][3][160], n[3][160], x[160], y[4][160];
+  int          terms = 0;
+
+  if (M->dim == 2 && s) {
+    Coord(x, sizeof x, &M->body[b], 3 - dir, comp);
+    for (int d = 0; d < 4; d++)
+      Coord(y[d], sizeof y[d], &M->body[b], d / 2 + 1, d % 2);
+    Put(o, "%s0.5*%s/(%s*%s - %s*%s)", (dir == 1 ? s : -s) < 0 ? "-" : "", x, y[0], y[3], y[1], y[2]);
+    return;
+  }
+  if (Rt)
+    Vec3(n, M, Rt->body, -1, Rt->axis);
+  else
+    Vec3(n, M, M->point[J->p2].body, -1, J->ax2);
+  if (s) {
+    for (int i = 0; i < 3; i++)
+      Vec3(f[i], M, b, -1, i + 1);
+    PutConsistent3(o, f, n, dir - 1, comp, s), terms++;
+  }
+  if (Rt && b == Rt->body && dir == Rt->axis) { /* the rotor's frame (e1, e2, d_I): its third vector */
+    Vec3(f[0], M, -1, T->rotor, 1), Vec3(f[1], M, -1, T->rotor, 2), Vec3(f[2], M, b, -1, dir);
+    Put(o, "%s", terms ? " + " : ""), PutConsistent3(o, f, n, 2, comp, 1), terms++;
+  }
+  if (!terms)
+    Put(o, "0");
+}
+
+/* B's entry for coordinate r and a consistent torque t: 0 on the centres; a rotor's own directors e1, e2 from its
+ * frame (e1, e2, d_I); the bodies' directors by PutBConsistentBody. */
+static void PutBConsistent(Buf *o, const Model *M, int r, int t)
+{
+  const Torque *T = &M->torque[t];
+  const Joint  *J = T->joint >= 0 ? &M->joint[T->joint] : NULL;
+  char          f[3][3][160], n[3][160];
+  int           b = 0, dir, comp, s;
+
+  if (r >= M->nbc) {
+    int k = (r - M->nbc) / 6;
+    if (T->rotor != k) {
+      Put(o, "0");
+      return;
+    }
+    Vec3(f[0], M, -1, k, 1), Vec3(f[1], M, -1, k, 2), Vec3(f[2], M, M->rotor[k].body, -1, M->rotor[k].axis);
+    memcpy(n, f[2], sizeof n);
+    PutConsistent3(o, f, n, (r - M->nbc) % 6 / 3, (r - M->nbc) % 3, 1);
+    return;
+  }
+  while (b + 1 < M->nb && M->body[b + 1].base <= r)
+    b++;
+  dir = (r - M->body[b].base) / M->dim, comp = (r - M->body[b].base) % M->dim;
+  s = J ? (b == M->point[J->p2].body   ? 1
+           : b == M->point[J->p1].body ? -1
+                                       : 0)
+        : (b == M->rotor[T->rotor].body ? -1 : 0);
+  if (!dir || (!s && (J || dir != M->rotor[T->rotor].axis)))
+    Put(o, "0");
+  else
+    PutBConsistentBody(o, M, T, b, dir, comp, s);
+}
+
 static void PutB(Buf *o, const Model *M, int r, int t)
 {
   const Torque *T   = &M->torque[t];
@@ -658,6 +761,10 @@ static void PutB(Buf *o, const Model *M, int r, int t)
   int           dim = M->dim, b = 0, dir, comp, s, axis, i, j, from, pc;
   char          x[160];
 
+  if (T->consistent) {
+    PutBConsistent(o, M, r, t);
+    return;
+  }
   if (r >= M->nbc) { /* a rotor's director e1 or e2: its spin rate 1/2 (e2.e1' - e1.e2') */
     if (!Rt || (r - M->nbc) / 6 != T->rotor) {
       Put(o, "0");
@@ -771,6 +878,57 @@ static void PutControls(Buf *o, const Model *M)
     for (int t = 0; t < M->nt; t++)
       Put(o, "%s", r || t ? ", " : ""), PutB(o, M, r, t);
   Put(o, "\n");
+}
+
+/* Name of the vector coordinate v (v < nb (dim + 1): body v / (dim + 1)'s centre or director; after them the rotors'
+ * directors), component k. */
+static void VecCoord(char *dst, size_t len, const Model *M, int v, int k)
+{
+  int nbv = M->nb * (M->dim + 1);
+  if (v < nbv)
+    Coord(dst, len, &M->body[v / (M->dim + 1)], v % (M->dim + 1), k);
+  else
+    RotorCoord(dst, len, &M->rotor[(v - nbv) / 2], (v - nbv) % 2 + 1, k);
+}
+
+/* 'invariant' lines of a free system (no joint to the ground, no gravity): the total linear momentum P = sum_b
+ * p_phi_b (the momenta of the centres) and the angular momentum about the origin L = sum_a q_a x p_a over every vector
+ * coordinate (centres and directors; planar: the scalar q_x p_y - q_y p_x), docs/multibody.md "Momentum". */
+static void PutInvariants(Buf *o, const Model *M)
+{
+  int  nv = M->nb * (M->dim + 1) + 2 * M->nr, nl = M->dim == 3 ? 3 : 1;
+  char a[160], b[160], c[160], d[160];
+
+  for (int k = 0; k < M->dim; k++) {
+    Put(o, "invariant P_%c: ", "xyz"[k]);
+    for (int bd = 0; bd < M->nb; bd++)
+      Coord(a, sizeof a, &M->body[bd], 0, k), Put(o, "%sp_%s", bd ? " + " : "", a);
+    Put(o, "\n");
+  }
+  for (int l = 0; l < nl; l++) { /* component l of L: (q x p)_l = q_i p_j - q_j p_i, (l, i, j) cyclic */
+    int i = M->dim == 3 ? (l + 1) % 3 : 0, j = M->dim == 3 ? (l + 2) % 3 : 1;
+    if (M->dim == 3)
+      Put(o, "invariant L_%c: ", "xyz"[l]);
+    else
+      Put(o, "invariant L: ");
+    for (int v = 0; v < nv; v++) {
+      VecCoord(a, sizeof a, M, v, i), VecCoord(b, sizeof b, M, v, j);
+      VecCoord(c, sizeof c, M, v, j), VecCoord(d, sizeof d, M, v, i);
+      Put(o, "%s%s*p_%s - %s*p_%s", v ? " + " : "", a, c, b, d);
+    }
+    Put(o, "\n");
+  }
+}
+
+/* Whether the system is free: no gravity and no joint to the ground (its momenta are then conserved). */
+static int Free(const Model *M)
+{
+  if (M->ng)
+    return 0;
+  for (int j = 0; j < M->nj; j++)
+    if (M->point[M->joint[j].p1].body < 0 || M->point[M->joint[j].p2].body < 0)
+      return 0;
+  return 1;
 }
 
 /* A key of the file that the bodies generate: its line into M->key_line (coordinates, mass and kinetic_energy, and
@@ -936,6 +1094,8 @@ static void Emit(Buf *o, Model *M, const char *text, size_t len)
   for (int e = 0; e < 2; e++)
     if (M->origin[G_X0 + e])
       M->gen_line[G_X0 + e] = at++, PutPose(o, M, e);
+  if (Free(M)) /* the momenta as monitored invariants (their lines last: no message maps to them) */
+    PutInvariants(o, M);
 }
 
 static void ModelFree(Model *M)

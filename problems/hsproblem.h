@@ -211,7 +211,17 @@ typedef struct HsProblem_s {
      quadratic Phi, linear V, affine B); otherwise what lies outside it (the extended scheme then applies,
      docs/constrained.md) */
   const char *cons_extended;
+  /* Monitored invariants (docs/output-format.md; a problem file's 'invariant NAME: expr' lines, the momenta that
+     problems/bodies.c generates): ninv (at most HS_MAX_INVARIANTS) named scalar functions of the state x = (q, p),
+     evaluated at every node of a solution; their spread is reported. invariants writes the ninv values at x into
+     val; returns 0, or 1 if a value is not finite. ninv = 0: none. */
+  int                ninv;
+  const char *const *inv_names;
+  int (*invariants)(const double *x, double *val, void *ctx);
 } HsProblem;
+
+/** At most this many monitored invariants a problem (HsProblem.ninv; fixed arrays in the solver's results). */
+#define HS_MAX_INVARIANTS 16
 
 int         HsProblemCreateByName(const char *name, HsProblem **prob);
 void        HsProblemDestroy(HsProblem **prob);

@@ -60,7 +60,8 @@ enum {
   P_DTX0      = 30, /* ... in x0: x0_T (OcpSetFinalTime) */
   P_CONS      = 31, /* holonomic constraints: Phi, G = dPhi/dq, the Hessians (OcpConstraints) */
   P_CTRL      = 32, /* force(q, u) and control_cost(u, q): orders 0, 0..1, 0..2 (OcpCtrl) */
-  P_COUNT     = 35
+  P_INV       = 35, /* the monitored invariants' values ('invariant NAME: expr', OcpInvariants) */
+  P_COUNT     = 36
 };
 
 typedef struct {
@@ -94,6 +95,8 @@ typedef struct {
   char         **phelp;       /* maxpar: "file parameter in [a, b]" (NULL: no range given) */
   char         **texts; /* owned copies of names */
   int            ntexts;
+  char         **inv_name, **inv_text; /* 'invariant NAME: expr' lines (in texts), their nodes, lines, columns */
+  int           *inv_node, *inv_line, *inv_col, ninv;
 } Ocp;
 
 /* q into variables 0..n-1 and (with_p) p into n..2n-1 */
@@ -148,6 +151,14 @@ static int CostEval(void *ctx, int base, int k, double t, const double *x, doubl
   OcpSetState(o, x, 1);
   o->vars[o->tvar] = t;
   return HsExprProgramEval(o->prog[base + k], o->vars, out) ? 1 : 0;
+}
+
+/* The monitored invariants at the state x (HsProblem.invariants). */
+static int OcpInvariants(const double *x, double *val, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+  OcpSetState(o, x, 1);
+  return HsExprProgramEval(o->prog[P_INV], o->vars, val) ? 1 : 0;
 }
 
 static int OcpEll(double t, const double *x, double *f, void *ctx) { return CostEval(ctx, P_ELL, 0, t, x, f); }
@@ -473,7 +484,8 @@ static void OcpDestroy(void *ctx)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
-  free(o->cstnode), free(o->dtbuf);
+  free(o->cstnode), free(o->dtbuf), free(o->inv_name), free(o->inv_text), free(o->inv_node);
+  free(o->inv_line), free(o->inv_col);
   free(o);
 }
 
@@ -960,6 +972,38 @@ static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, 
   return ret;
 }
 
+/* 'invariant NAME: expr': a quantity in q, p and the parameters evaluated at every node of a solution and reported
+ * (docs/output-format.md); at most HS_MAX_INVARIANTS, names distinct among them (their own namespace). The name is
+ * checked here, the expression kept as text and parsed by OcpBuildInvariants (after every line: it may come before
+ * 'coordinates', as in a file of bodies, whose coordinates are generated at its end). */
+static int OcpInvariant(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
+{
+  char *ln  = Trim(key + 10);
+  int   col = (int)(ln - line) + 1;
+
+  if (o->ninv >= HS_MAX_INVARIANTS)
+    return Fail(s, col, "invariant %s: at most %d invariants", ln, HS_MAX_INVARIANTS);
+  if (!isalpha((unsigned char)ln[0]) && ln[0] != '_')
+    return Fail(s, col, "invariant: '%s' is not a name", ln);
+  for (const char *c = ln; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_')
+      return Fail(s, col, "invariant: '%s' is not a name (letters, digits and '_')", ln);
+  for (int k = 0; k < o->ninv; k++)
+    if (!strcmp(o->inv_name[k], ln))
+      return Fail(s, col, "invariant: the name '%s' is given twice", ln);
+  if (Grow((void **)&o->texts, sizeof(char *), o->ntexts) || Grow((void **)&o->texts, sizeof(char *), o->ntexts + 1) ||
+      Grow((void **)&o->inv_name, sizeof(char *), o->ninv) || Grow((void **)&o->inv_text, sizeof(char *), o->ninv) ||
+      Grow((void **)&o->inv_node, sizeof(int), o->ninv) || Grow((void **)&o->inv_line, sizeof(int), o->ninv) ||
+      Grow((void **)&o->inv_col, sizeof(int), o->ninv) || !(o->texts[o->ntexts] = strdup(ln)))
+    return Fail(s, col, "invariant %s: out of memory", ln);
+  o->inv_name[o->ninv] = o->texts[o->ntexts++];
+  if (!(o->texts[o->ntexts] = strdup(val)))
+    return Fail(s, col, "invariant %s: out of memory", ln);
+  o->inv_text[o->ninv] = o->texts[o->ntexts++];
+  o->inv_line[o->ninv] = s->line, o->inv_col[o->ninv++] = vcol;
+  return 0;
+}
+
 /* 'coordinates: q1, q2, ...': the names q_i, p_<q_i> and <q_i>_dot. */
 static int OcpCoordinates(Src *s, Ocp *o, Keys *K, const char *line, const char *key, char *val, int vcol)
 {
@@ -1050,6 +1094,8 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return OcpParam(s, o, line, key, val, vcol);
   else if (!strncmp(key, "let ", 4))
     return OcpLet(s, o, line, key, val, vcol);
+  else if (!strncmp(key, "invariant ", 10))
+    return OcpInvariant(s, o, line, key, val, vcol);
   else if (!strcmp(key, "coordinates"))
     return OcpCoordinates(s, o, K, line, key, val, vcol);
   else if (!strcmp(key, "controls"))
@@ -1060,7 +1106,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
                 "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, constraints, state_scheme, "
-                "costate_scheme, force, control_cost, control_names)",
+                "costate_scheme, force, control_cost, control_names, invariant NAME)",
                 key);
   return 0;
 }
@@ -1397,6 +1443,26 @@ static int OcpBuildPhiT(Ocp *o, int phi)
   return ret;
 }
 
+/* The monitored invariants ('invariant' lines, OcpInvariant): expressions in q, p and the parameters, one program. */
+static int OcpBuildInvariants(Src *s, Ocp *o, HsProblem *p)
+{
+  char what[96];
+  int  ret;
+
+  for (int i = 0; i < o->ninv; i++) {
+    s->line = o->inv_line[i];
+    snprintf(what, sizeof what, "invariant %s", o->inv_name[i]);
+    if ((ret = MakeExpr(s, o, o->inv_text[i], o->inv_col[i], what, ALLOW_Q | ALLOW_P, &o->inv_node[i])))
+      return ret;
+  }
+  if (o->ninv) {
+    if (Program(o, o->ninv, o->inv_node, &o->prog[P_INV]))
+      return HS_ENOMEM;
+    p->ninv = o->ninv, p->inv_names = (const char *const *)o->inv_name, p->invariants = OcpInvariants;
+  }
+  return 0;
+}
+
 /* The running cost ell(q, p, t) and the terminal cost phi(q, p, t = T) with their gradients and
  * Hessians; with a free T, d phi/dT (OcpPhiT) and the check that ell does not depend on t. */
 static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
@@ -1432,7 +1498,7 @@ static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
   }
   if (!ret && o->T_free)
     p->set_final_time = OcpSetFinalTime;
-  return ret;
+  return ret ? ret : OcpBuildInvariants(s, o, p);
 }
 
 /* A B that depends on q: programs of B, dB (n blocks of n m) and d2B (n^2 blocks), OcpBq. At most

@@ -38,6 +38,7 @@ import hs_guard
 import hs_hdf5
 import hs_manybody
 import hs_models
+import hs_momentum
 import hs_order4
 import hs_order4shoot
 import hs_satellite
@@ -69,6 +70,7 @@ MODULES += (hs_bounds,)  # issue 41: bounded controls and minimum time in the in
 MODULES += (hs_controls,)  # issue 41: controls beyond 1/2 u^T R u in conserving4
 MODULES += (hs_controls2,)  # issue 41: time in the controls, conserving4's switches, the Done-when matrix
 MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem files
+MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored invariants in the outputs
 
 
 def tests():

@@ -213,6 +213,45 @@ PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf)
   PetscFunctionReturn(0);
 }
 
+/* The problem's monitored invariants (HsProblem.invariants) at every node of X (node layout), each rank on its own
+ * nodes, reduced over the ranks into res.inv_min, res.inv_max (NaN for both of an invariant whose evaluation failed
+ * somewhere). Collective. */
+static PetscErrorCode Invariants(HsSolver s, Vec X)
+{
+  const HsProblem   *P = s->prob;
+  PetscInt           w = 4 * P->n, lo, hi, ni = P->invariants ? P->ninv : 0;
+  PetscReal          mn[2 * HS_MAX_INVARIANTS + 1], mx[HS_MAX_INVARIANTS], v[HS_MAX_INVARIANTS];
+  const PetscScalar *x;
+
+  PetscFunctionBeginUser;
+  s->res.ninv = ni;
+  if (!ni)
+    PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < ni; i++)
+    mn[i] = PETSC_MAX_REAL, mx[i] = -PETSC_MAX_REAL;
+  mn[ni] = 0; /* minus the number of failed evaluations (a minimum over the ranks) */
+  PetscCall(VecGetOwnershipRange(X, &lo, &hi));
+  PetscCall(VecGetArrayRead(X, &x));
+  for (PetscInt k = 0; k < (hi - lo) / w; k++) {
+    if (P->invariants(x + k * w, v, P->ctx)) {
+      mn[ni] = -1;
+      continue;
+    }
+    for (PetscInt i = 0; i < ni; i++) {
+      if (PetscIsInfOrNanReal(v[i]))
+        mn[ni] = -1;
+      mn[i] = PetscMin(mn[i], v[i]), mx[i] = PetscMax(mx[i], v[i]);
+    }
+  }
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(
+      MPIU_Allreduce(MPI_IN_PLACE, mn, (PetscMPIInt)ni + 1, MPIU_REAL, MPIU_MIN, PetscObjectComm((PetscObject)s)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, mx, (PetscMPIInt)ni, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  for (PetscInt i = 0; i < ni; i++)
+    s->res.inv_min[i] = mn[ni] < 0 ? NAN : mn[i], s->res.inv_max[i] = mn[ni] < 0 ? NAN : mx[i];
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverComputeDiagnostics - J^d, H^d, E - W and the H^d balance of the solution in Xnodes
     into the results (bvp/ internal); keeps the gathered solution in s->X0 for the output.
 
@@ -253,6 +292,7 @@ PetscErrorCode HsSolverComputeDiagnostics(HsSolver s)
     s->res.converged = PETSC_FALSE; /* diagnostics undefined: solution outside the domain */
   else
     PetscCall(VouchConservation(s, buf[9], buf[10]));
+  PetscCall(Invariants(s, s->Xnodes));
   PetscFunctionReturn(0);
 }
 

@@ -161,6 +161,27 @@ static void JsonLinearSolver(FILE *f, HsSolver s)
   }
 }
 
+/* "invariants": each monitored invariant's min, max and spread over the nodes (docs/output-format.md); none: absent.
+ */
+static void JsonInvariants(FILE *f, const HsProblem *P, const HsResults *r)
+{
+  if (!r->ninv)
+    return;
+  fprintf(f, "  \"invariants\": {");
+  for (PetscInt i = 0; i < r->ninv; i++) {
+    fprintf(f, "%s", i ? ", " : "");
+    HsJsonString(f, P->inv_names[i]);
+    fprintf(f, ": {\"min\": ");
+    JsonFinite(f, r->inv_min[i]);
+    fprintf(f, ", \"max\": ");
+    JsonFinite(f, r->inv_max[i]);
+    fprintf(f, ", \"spread\": ");
+    JsonFinite(f, r->inv_max[i] - r->inv_min[i]);
+    fprintf(f, "}");
+  }
+  fprintf(f, "},\n");
+}
+
 /*@ HsSolverWriteSummaryJSON - the summary of the last solve as one JSON object on f (bvp/ internal;
     rank 0, after the diagnostics). Returns nonzero if writing failed. @*/
 int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
@@ -209,6 +230,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
+  JsonInvariants(f, s->prob, r);
   HsSolverBoundsJSON(s, f);
   if (r->suspect_intervals) /* intervals that may cross a singularity of the data (diagnostics.c) */
     fprintf(f, "  \"suspect_intervals\": %d,\n  \"first_suspect_interval\": %d,\n", (int)r->suspect_intervals,
@@ -287,13 +309,16 @@ static void RestoreMultipliers(HsSolver s, const PetscScalar **y)
 }
 
 /* trajectory.csv: the node quantities, one row per node k = 0..N: t_k, the states, E_k - W_k
- * (energy minus discrete work; constant for an energy-consistent state scheme), and for a constrained system its
- * node multipliers nu_k (nu1..; 0 at the ends: nu_N is the end condition's alpha, docs/constrained.md). */
+ * (energy minus discrete work; constant for an energy-consistent state scheme), for a constrained system its
+ * node multipliers nu_k (nu1..; 0 at the ends: nu_N is the end condition's alpha, docs/constrained.md), and the
+ * problem's monitored invariants (inv_NAME; NaN where an evaluation failed). */
 static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
-  PetscInt           dim = 2 * s->prob->n, nc = s->prob->nc;
+  const HsProblem   *P   = s->prob;
+  PetscInt           dim = 2 * P->n, nc = P->nc, ni = P->invariants ? P->ninv : 0;
   const PetscScalar *y   = Multipliers(s);
-  char               name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2 + nc));
+  char               name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2 + nc + ni));
+  double             v[HS_MAX_INVARIANTS];
 
   if (!line)
     return 1;
@@ -305,6 +330,8 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
   fprintf(f, ",E_minus_W");
   for (PetscInt i = 0; y && i < nc; i++)
     fprintf(f, ",nu%" PetscInt_FMT, i + 1);
+  for (PetscInt i = 0; i < ni; i++)
+    fprintf(f, ",inv_%s", P->inv_names[i]);
   fprintf(f, "\n");
   for (PetscInt k = 0; k <= s->N; k++) {
     char *p = line + HsFormatG17((double)(s->res.T * k / s->N), line);
@@ -313,6 +340,11 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
     p = Number(p, (double)s->EW[k]);
     for (PetscInt i = 0; y && i < nc; i++)
       p = Number(p, (double)y[k * 2 * nc + i]);
+    if (ni && P->invariants(x + k * 2 * dim, v, P->ctx))
+      for (PetscInt i = 0; i < ni; i++)
+        v[i] = NAN;
+    for (PetscInt i = 0; i < ni; i++)
+      p = Number(p, v[i]);
     *p++ = '\n';
     fwrite(line, 1, (size_t)(p - line), f);
   }

@@ -93,6 +93,17 @@ static PetscErrorCode ViewExtrapolation(HsSolver s, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* The monitored invariants' spreads (max - min over the nodes), one line each (docs/output-format.md). */
+static PetscErrorCode ViewInvariants(const HsProblem *P, const HsResults *r, PetscViewer viewer)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < r->ninv; i++)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  invariant %-8s %.3e   (max - min over the nodes; in [%.10g, %.10g])\n",
+                                     P->inv_names[i], (double)(r->inv_max[i] - r->inv_min[i]), (double)r->inv_min[i],
+                                     (double)r->inv_max[i]));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverView - prints the result summary of the last solve.
 
   Collective.
@@ -161,6 +172,7 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "  E - W spread       %.3e   (energy minus discrete work; round-off for greenspan/gonzalez)\n",
       (double)r->energy_work_spread));
+  PetscCall(ViewInvariants(s->prob, r, viewer));
   PetscCall(HsSolverBoundsView(s, viewer));
   if (r->suspect_intervals)
     PetscCall(PetscViewerASCIIPrintf(

@@ -117,6 +117,14 @@ SPIN_HEADER = """# The twin of problems/satellite.ocp (the satellite in director
 """
 
 
+# The spatial angular momentum L = C R313 K^-T p_body as monitored invariants (docs/satellite.md): with the 3-1-3
+# generators, L313.e_z = p_psi, L313.n = p_th (n = (cos psi, sin psi, 0), the line of nodes), L313.R e_z = p_ph, solved
+# for L313 (sympy agrees: momentum() below), and C = Rx(pi/2)^T maps (x, y, z) to (x, z, -y). The rotor angles are
+# relative to the main body: a rotation of everything leaves them unchanged, so they do not enter L.
+INVARIANTS = ["invariant L_x: p_th*cos(psi) + sin(psi)*(p_ph - p_psi*cos(th))/sin(th)", "invariant L_y: p_psi",
+              "invariant L_z: cos(psi)*(p_ph - p_psi*cos(th))/sin(th) - p_th*sin(psi)"]
+
+
 def write(path, spin=False):
     q, M = derive()
     x0, xT = boundary()
@@ -130,6 +138,7 @@ def write(path, spin=False):
              "T: %g" % T, "N: 20", "x0: " + ", ".join("%.17g" % x for x in x0), "xT: " + ", ".join(xT)]
     if spin:
         lines.append("terminal_cost: 0.5*w*(p_a1^2 + p_a2^2 + p_a3^2)")
+    lines += INVARIANTS
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -125,6 +125,19 @@ def terminal_cost():
     return "0.5*w*(" + " + ".join(s) + ")"
 
 
+def invariants(q):
+    """The spatial angular momentum L = sum_a q_a x p_a over the nine director vectors (docs/satellite.md: the kinetic
+    energy is 1/2 sum S_ab q_a'.q_b', invariant under a rotation of all of them, and L is its Noether momentum; it equals
+    sum_bodies m r x r' + sum E d x d' since every material point is linear in the directors)."""
+    vecs = [q[3 * a:3 * a + 3] for a in range(len(q) // 3)]
+    out = []
+    for l in range(3):
+        i, j = (l + 1) % 3, (l + 2) % 3
+        out.append("invariant L_%s: " % "xyz"[l] +
+                   " + ".join("%s*p_%s - %s*p_%s" % (v[i], v[j], v[j], v[i]) for v in vecs))
+    return out
+
+
 def write(path):
     q = names()
     M = mass()
@@ -137,7 +150,7 @@ def write(path):
              "constraints: " + ", ".join(constraints()), "B: " + ", ".join(x for row in B for x in row),
              "R: 1, 0, 0,  0, 1, 0,  0, 0, 1", "T: %g" % T, "N: 20", "x0: " + ", ".join(g(x) for x in x0),
              "xT: " + ", ".join(g(x) for x in xT[:27]) + ", " + ", ".join(["*"] * 27),
-             "terminal_cost: " + terminal_cost()]
+             "terminal_cost: " + terminal_cost()] + invariants(q)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
