@@ -978,7 +978,7 @@ static int OcpLet(Src *s, Ocp *o, const char *line, char *key, const char *val, 
  * 'coordinates', as in a file of bodies, whose coordinates are generated at its end). */
 static int OcpInvariant(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
 {
-  char *ln  = Trim(key + 10);
+  char *ln  = HsTextTrim(key + 10);
   int   col = (int)(ln - line) + 1;
 
   if (o->ninv >= HS_MAX_INVARIANTS)
