@@ -163,13 +163,15 @@ int HsControlLawCheck(const HsProblem *prob, char *msg, int msg_len)
 
   Not collective. Inputs: eps >= 0 (> 0 if a control has R_jj = 0), s (m values, (B^T lambda^p)_j).
   Outputs (each may be NULL): u (m), psi (the sum of the controls' psi), duds (m, the diagonal of du/ds).
-  R must be diagonal (HsControlLawCheck). Returns HS_SUCCESS or HS_EINVAL.
+  R must be diagonal (else HS_EINVAL: HsControlLawEvalFull takes a coupled R). Returns HS_SUCCESS or HS_EINVAL.
 @*/
 int HsControlLawEval(const HsProblem *prob, double eps, const double *s, double *u, double *psi, double *duds)
 {
   int    j, m    = prob->m, st;
   double pj, sum = 0;
 
+  if (!HsControlLawDiagonal(prob)) /* a coupled R: HsControlLawEvalFull (never the decoupled law by mistake) */
+    return HS_EINVAL;
   for (j = 0; j < m; j++) {
     st = HsControlScalar(prob->R[j * m + j], prob->u_min ? prob->u_min[j] : -INFINITY,
                          prob->u_max ? prob->u_max[j] : INFINITY, eps, s[j], u ? &u[j] : NULL, &pj,
