@@ -137,8 +137,8 @@ int HsControlLawCheck(const HsProblem *prob, char *msg, int msg_len)
                                            "solvers' coupled law takes at most %d (docs/controls.md); use the direct "
                                            "solver (-hs_scheme direct -hs_direct_solver ipopt)"
                                          : "problem '%s' bounds its controls with a non-diagonal R that is not "
-                                           "symmetric positive definite (%d controls, at most %d): the coupled law "
-                                           "needs a strictly concave maximum condition (docs/controls.md)",
+                                           "symmetric positive definite: the coupled law needs a strictly concave "
+                                           "maximum condition (docs/controls.md)",
                  prob->name, m, HS_CONTROL_QP_MAX_M);
       return HS_EINVAL;
     }
