@@ -433,14 +433,16 @@ static int QPSmoothed(const HsBoxQP *q, double eps, double *u, double *psi, doub
       if (p[a] > 0 && isfinite(q->hi[j]))
         alpha = fmin(alpha, HS_CONTROL_QP_TAU * (q->hi[j] - u[j]) / p[a]);
     }
-    for (int bt = 0; bt < 60; bt++, alpha /= 2) { /* Armijo on the concave f; a full step whose expected gain f
-                                                     cannot resolve (the last, quadratic ones) is taken */
+    for (int bt = 0; bt < HS_CONTROL_QP_BACKTRACKS;
+         bt++, alpha /= 2) { /* Armijo on the concave f; a full step whose expected gain f
+          cannot resolve (the last, quadratic ones) is taken */
       for (int j = 0; j < m; j++)
         ut[j] = u[j];
       for (int a = 0; a < nf; a++)
         ut[f[a]] += alpha * p[a];
       ft = QPBarrier(q, ut, NULL, NULL);
-      if (ft >= fu + 1e-4 * alpha * dec || (bt == 0 && alpha == 1 && dec <= 1e-12 * (1 + fabs(fu))))
+      if (ft >= fu + HS_CONTROL_QP_ARMIJO * alpha * dec ||
+          (bt == 0 && alpha == 1 && dec <= HS_CONTROL_QP_FLAT * (1 + fabs(fu))))
         break;
     }
     step = 0; /* the full Newton step's size: converged when it is at round-off and taken */

@@ -30,11 +30,16 @@ extern "C" {
 /* The coupled law (a non-diagonal R: the box QP of HsControlLawEvalFull, docs/controls.md section 1):
    HS_CONTROL_QP_MAX_M the most controls it takes; HS_CONTROL_QP_TOL the relative size of the last Newton step of the
    smoothed (barrier) law; HS_CONTROL_QP_MAXIT the most iterations of either method; HS_CONTROL_QP_TAU the
-   fraction-to-the-boundary factor of the barrier Newton. */
+   fraction-to-the-boundary factor of the barrier Newton; HS_CONTROL_QP_ARMIJO its sufficient-increase factor,
+   HS_CONTROL_QP_BACKTRACKS its most step halvings, HS_CONTROL_QP_FLAT the Newton decrement (relative to 1 + |f|)
+   below which a full step is taken without the line search (f cannot resolve the increase: the last steps). */
 #define HS_CONTROL_QP_MAX_M 16
 #define HS_CONTROL_QP_TOL 1e-14
 #define HS_CONTROL_QP_MAXIT 200
 #define HS_CONTROL_QP_TAU 0.995
+#define HS_CONTROL_QP_ARMIJO 1e-4
+#define HS_CONTROL_QP_BACKTRACKS 60
+#define HS_CONTROL_QP_FLAT 1e-12
 
 /** The law of one control: u, psi and du/ds at s (any output may be NULL). HS_EINVAL for r < 0, for r = 0
  *  without two finite bounds or with eps = 0, for eps < 0 or lo > hi. */
