@@ -121,9 +121,10 @@ static int DiscCheck(const HsProblem *prob, const HsStateScheme *ss, const HsCos
 }
 
 /*@ HsDiscCheckBounded - whether the indirect solvers take prob's bounded controls (docs/controls.md): the law's
-    conditions (HsControlLawCheck: a diagonal R, R_jj = 0 only with both bounds finite) and none of what the bounded
-    discretization does not cover yet (a B(q), data depending on a free T, holonomic constraints). HS_SUCCESS also
-    for a problem without bounds. Not collective. Returns HS_SUCCESS or HS_EINVAL with a message in msg (may be NULL).
+    conditions (HsControlLawCheck: R_jj = 0 only with both bounds finite, a non-diagonal R positive definite) and none
+of what the bounded discretization does not cover yet (a B(q), data depending on a free T, holonomic constraints).
+HS_SUCCESS also for a problem without bounds. Not collective. Returns HS_SUCCESS or HS_EINVAL with a message in msg (may
+be NULL).
 @*/
 int HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len)
 {
@@ -193,7 +194,7 @@ static int DiscControlGain(HsDisc *d)
     gsl_matrix_free(Rc), gsl_vector_free(col);
     return GSL_ENOMEM;
   }
-  if (d->bounded) { /* a diagonal R, maybe with zeros (HsControlLawCheck): K = R^{-1} G^T where R_jj > 0, else 0 */
+  if (d->bounded) { /* K = diag(R)^{-1} G^T where R_jj > 0, else 0: unused by the bounded law (HsDiscControl) */
     for (i = 0; i < d->m; i++)
       for (j = 0; j < d->n; j++) {
         double r                 = prob->R[i * d->m + i];
@@ -272,8 +273,8 @@ int HsDiscCreate(const HsProblem *prob, const char *state_scheme, const char *co
   d->ss = ss, d->cs = cs, d->mid = &HsStateMidpoint;
   if (HsControlLawActive(prob) && !HsDiscCheckBounded(prob, NULL, 0)) { /* bounded controls (docs/controls.md); else
                                 the direct NLP's own u only (the indirect solvers refuse it: HsDiscCheckBounded) */
-    d->bounded = 1;
-    if (!(d->ws = calloc(2 * (size_t)d->m, sizeof(double)))) {
+    d->bounded = 1, d->coupled = !HsControlLawDiagonal(prob);
+    if (!(d->ws = calloc((size_t)d->m * (1 + (size_t)d->m), sizeof(double)))) {
       if (msg)
         snprintf(msg, (size_t)msg_len, "out of memory");
       HsDiscDestroy(&d);
@@ -402,10 +403,13 @@ int HsDiscStateJacobian(HsDisc *d, const double *xk, const double *xk1, const do
       Fxk[i * dim + j]  = -d->h * ja - (i == j);
       Fxk1[i * dim + j] = -d->h * jb + (i == j);
       Flam[i * dim + j] = -d->h * d->GK[i * dim + j];
-      if (d->bounded && lam && i >= n && j >= n) { /* -h G diag(du/ds) G^T (docs/controls.md) */
+      if (d->bounded && lam && i >= n && j >= n) { /* -h G (du/ds) G^T (docs/controls.md) */
         double a = 0;
-        for (int c = 0; c < d->m; c++)
+        for (int c = 0; c < d->m && !d->coupled; c++)
           a += d->Bbar[(i - n) * d->m + c] * d->wdu[c] * d->Bbar[(j - n) * d->m + c];
+        for (int c = 0; c < d->m && d->coupled; c++)
+          for (int e = 0; e < d->m; e++)
+            a += d->Bbar[(i - n) * d->m + c] * d->wdu[c * d->m + e] * d->Bbar[(j - n) * d->m + e];
         Flam[i * dim + j] = -d->h * a;
       }
     }
@@ -470,7 +474,8 @@ int HsDiscCostateJacobian(HsDisc *d, int k, const double *xm, const double *x0, 
   return HS_SUCCESS;
 }
 
-/* The bounded law at lambda with Bbar set: u (m), psi (may be NULL), and s, du/ds kept in d->ws, d->wdu. */
+/* The bounded law at lambda with Bbar set: u (m), psi (may be NULL), and s, du/ds kept in d->ws, d->wdu (the full
+   m x m du/ds for a coupled R). */
 static int BoundedLaw(HsDisc *d, const double *lam, double *u, double *psi)
 {
   for (int j = 0; j < d->m; j++) {
@@ -478,6 +483,8 @@ static int BoundedLaw(HsDisc *d, const double *lam, double *u, double *psi)
     for (int i = 0; i < d->n; i++)
       d->ws[j] += d->Bbar[i * d->m + j] * lam[d->n + i];
   }
+  if (d->coupled)
+    return HsControlLawEvalFull(d->prob, d->ueps, d->ws, u, psi, d->wdu) ? HS_EDOM : HS_SUCCESS;
   return HsControlLawEval(d->prob, d->ueps, d->ws, u, psi, d->wdu) ? HS_EDOM : HS_SUCCESS;
 }
 
@@ -570,6 +577,9 @@ int HsDiscHamiltonian(HsDisc *d, int k, const double *xk, const double *xk1, con
   HS_CHK(BoundedLaw(d, lam, u, &psi));
   for (int j = 0; j < d->m; j++)
     su += d->ws[j] * u[j] - 0.5 * d->prob->R[j * d->m + j] * u[j] * u[j];
+  for (int i = 0; d->coupled && i < d->m; i++) /* the off-diagonal part of 1/2 u^T R u */
+    for (int j = 0; j < d->m; j++)
+      su -= i != j ? 0.5 * u[i] * d->prob->R[i * d->m + j] * u[j] : 0;
   *H += psi - su;
   return HS_SUCCESS;
 }

@@ -62,8 +62,10 @@ struct HsDisc_s {
   gsl_matrix *wT_Rc; /* ... R's factor (DiscControlGain at every HsDiscSetHorizon: no allocation there) */
   gsl_vector *wT_col;
   /* Bounded controls (costate/hscontrol.h, docs/controls.md): bounded = 1 when the problem's controls need the
-     bounded law, ueps its smoothing; ws, wdu (m each): s = Bbar^T lambda^p and du/ds of the last evaluation. */
-  int     bounded;
+     bounded law, ueps its smoothing; ws (m), wdu: s = Bbar^T lambda^p and du/ds of the last evaluation, wdu the
+     diagonal of du/ds (m) for a diagonal R, the full m x m du/ds (row-major) when coupled = 1 (a non-diagonal R: the
+     box QP of HsControlLawEvalFull). */
+  int     bounded, coupled;
   double  ueps;
   double *ws, *wdu;
 };

@@ -23,9 +23,11 @@ struct HsO4_s {
   HsO4Ctrl *ctrl; /* controls that enter nonlinearly or a general control cost (P->ctrl; costate/hso4ctrl.h), or NULL */
   double   *cq;   /* 2 (2n + 3n^2): dPsi/dq, the Hessian blocks Hqq, Hql, Hll and f(q, u*), twice (CtrlMean) */
   int       law;  /* bounded controls (HsDisc's bounded): y = u of the law of costate/hscontrol.h at d->ueps, RW_l =
-                     U W_l with U = diag(du/ds) instead of R^{-1}, the control term psi (docs/controls.md) */
-  int    gen;     /* the gain path (GainAt): a B(q) or the law */
-  double psi, *du; /* the law's psi and du/ds (m) at the last GainAt */
+                     U W_l with U = du/ds instead of R^{-1}, the control term psi (docs/controls.md); coupled = 1 (a
+                     non-diagonal R, HsControlLawEvalFull): U the full m x m du/ds, else its diagonal (m) */
+  int    coupled;
+  int    gen;      /* the gain path (GainAt): a B(q) or the law */
+  double psi, *du; /* the law's psi and du/ds (m, or m x m if coupled) at the last GainAt */
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -86,7 +88,9 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
   if (P->Bq)
     HS_CB(P->Bq(q, o->B, order > 0 ? o->dB : NULL, order > 1 ? o->d2B : NULL, P->ctx));
   HsMatTVec(n, m, o->B, lp, o->v_);
-  if (o->law) /* bounded: u = the law at s = B^T lambda_p, psi, U = du/ds */
+  if (o->law && o->coupled) /* bounded: u = the law at s = B^T lambda_p, psi, U = du/ds */
+    HS_CHK(HsControlLawEvalFull(P, o->d->ueps, o->v_, o->y, &o->psi, o->du));
+  else if (o->law)
     HS_CHK(HsControlLawEval(P, o->d->ueps, o->v_, o->y, &o->psi, o->du));
   else
     HsMatVec(m, m, o->d->Rinv, o->v_, o->y);
@@ -97,7 +101,9 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
         s += o->dB[(i * m + j) * n + l] * lp[i];
       o->W[l * m + j] = s;
     }
-    if (o->law)
+    if (o->law && o->coupled)
+      HsMatVec(m, m, o->du, o->W + l * m, o->RW + l * m);
+    else if (o->law)
       for (int j = 0; j < m; j++)
         o->RW[l * m + j] = o->du[j] * o->W[l * m + j];
     else
@@ -149,10 +155,10 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     o->eg  = p, p += dim;
     o->eH  = p;
   }
-  o->law = d->bounded, o->gen = P->Bq || o->law;
+  o->law = d->bounded, o->gen = P->Bq || o->law, o->coupled = o->law && !HsControlLawDiagonal(P);
   if (o->gen) {
     int     n = P->n, m = P->m;
-    double *p = o->bq = calloc((size_t)(n * m * (2 + n + n * n) + 5 * m + 2 * n * m), sizeof(double));
+    double *p = o->bq = calloc((size_t)(n * m * (2 + n + n * n) + 4 * m + m * m + 2 * n * m), sizeof(double));
     if (!p) {
       HsO4Destroy(&o);
       return HS_ENOMEM;
@@ -243,7 +249,7 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
 /* A configuration-dependent B(q): the terms of 1/2 lambda_p^T K(q) lambda_p, K = B R^{-1} B^T, in the Hessian Hm
  * (D x D; its lambda_p lambda_p block set here, the others added): lambda_p lambda_p: K; q_l lambda_p,i:
  * (dB_l y)_i + (B R^{-1} W_l)_i; q_l q_r: (d2B_lr^T lambda_p) . y + W_l . R^{-1} W_r. Bounded controls (o->law):
- * the same for psi(B^T lambda_p) with U = diag(du/ds) for R^{-1} and y = u (a constant B: dB = d2B = 0). */
+ * the same for psi(B^T lambda_p) with U = du/ds for R^{-1} and y = u (a constant B: dB = d2B = 0). */
 static int GainHess(HsO4 *o, const double *z, double *Hm)
 {
   int           n = o->n, m = o->d->prob->m, dim = o->dim, D = o->D;
@@ -255,7 +261,11 @@ static int GainHess(HsO4 *o, const double *z, double *Hm)
       double s = 0;
       for (int c = 0; c < m; c++)
         for (int e = 0; e < m; e++)
-          s += o->B[i * m + c] * (o->law ? (c == e) * o->du[c] : o->d->Rinv[c * m + e]) * o->B[j * m + e];
+          s += o->B[i * m + c] *
+               (o->coupled ? o->du[c * m + e]
+                : o->law   ? (c == e) * o->du[c]
+                           : o->d->Rinv[c * m + e]) *
+               o->B[j * m + e];
       Hm[(dim + n + i) * D + dim + n + j] = s;
     }
   for (int l = 0; l < n; l++)
@@ -448,12 +458,15 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
     HsZero(n, Pl);
     HsCopy(n, HsO4CtrlForce(o->ctrl), Pl + n);
     e = HsDot(n, m + dim + n, Pl + n) - psi;
-  } else if (o->gen) { /* the law: the problem's cost 1/2 u^T R u of the bounded u (R diagonal) */
+  } else if (o->gen) { /* the law: the problem's cost 1/2 u^T R u of the bounded u */
     HS_CHK(GainAt(o, m, m + dim + n, 0));
     HsZero(n, Pl);
     HsMatVec(n, P->m, o->B, o->y, Pl + n);
     for (int j = 0; o->law && j < P->m; j++)
       e += 0.5 * P->R[j * P->m + j] * o->y[j] * o->y[j];
+    for (int i = 0; o->coupled && i < P->m; i++) /* the off-diagonal part of 1/2 u^T R u */
+      for (int j = 0; j < P->m; j++)
+        e += i != j ? 0.5 * o->y[i] * P->R[i * P->m + j] * o->y[j] : 0;
   } else
     HsMatVec(dim, dim, o->d->GK, m + dim, Pl);
   if (P->ell.f) {

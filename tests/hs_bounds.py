@@ -224,13 +224,12 @@ def t_bounds_infeasible():
 
 def t_bounds_refusals():
     """What the indirect solvers do not take is refused with a message naming the problem: bounds with a non-diagonal
-    R (tests/data/arm2_bounded.ocp -p_rc 0.3; IPOPT still solves it), R: 0 without bounds
-    (tests/data/bang_unbounded.ocp); bad -hs_bounds_* values."""
+    R that is not positive definite (tests/data/arm2_bounded.ocp -p_rc 2; a positive definite one, -p_rc 0.3, is
+    solved since branch i41-qp: tests/hs_controlqp.py), R: 0 without bounds (tests/data/bang_unbounded.ocp); bad
+    -hs_bounds_* values."""
     arm = os.path.join(DATA, "arm2_bounded.ocp")
-    s, out, _ = run(["-problem", arm, "-p_rc", "0.3"] + NOEXT, expect_rc=1)
-    check("'arm2_bounded'" in out and "not diagonal" in out, "non-diagonal R: %s" % out[-400:])
-    s, out, _ = run(["-problem", arm, "-p_rc", "0.3", "-hs_bvp_type", "ipopt"] + NOEXT)
-    check(s and s["converged"], "IPOPT on the non-diagonal bounded arm: not converged")
+    s, out, _ = run(["-problem", arm, "-p_rc", "2"] + NOEXT, expect_rc=1)
+    check("'arm2_bounded'" in out and "not symmetric positive definite" in out, "indefinite R: %s" % out[-400:])
     s, out, _ = run(["-problem", os.path.join(DATA, "bang_unbounded.ocp")], expect_rc=1)
     check("'bang_unbounded'" in out and "needs both bounds" in out, "R: 0 unbounded: %s" % out[-400:])
     # bounds with -hs_scheme conserving4: solved since branch i41-nonlinear (tests/hs_controls.py, controls_bounded)

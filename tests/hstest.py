@@ -27,6 +27,7 @@ import hs_border
 import hs_bounded
 import hs_bounds
 import hs_constrained
+import hs_controlqp
 import hs_controls
 import hs_controls2
 import hs_drivers
@@ -69,6 +70,7 @@ MODULES += (hs_satellite,)  # issue 40: the satellite with three rotors, Euler a
 MODULES += (hs_bounds,)  # issue 41: bounded controls and minimum time in the indirect solvers
 MODULES += (hs_controls,)  # issue 41: controls beyond 1/2 u^T R u in conserving4
 MODULES += (hs_controls2,)  # issue 41: time in the controls, conserving4's switches, the Done-when matrix
+MODULES += (hs_controlqp,)  # issue 41: bounded controls with a non-diagonal R (the coupled law)
 MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem files
 MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored invariants in the outputs
 

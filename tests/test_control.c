@@ -1,7 +1,7 @@
 /* Unit tests of the bounded control law (costate/control.c, serial): psi' = u and u' = du/ds against central
  * differences for the smoothed box law and the bang-bang law; eps = 0 is the exact projection and psi the exact
  * maximum of s u - r u^2/2 over the box (brute force); the smoothed law tends to it as eps -> 0; every refusal
- * (non-diagonal R with bounds, R_jj = 0 without two finite bounds, eps = 0 for bang-bang) provoked. */
+ * (an indefinite non-diagonal R with bounds, R_jj = 0 without two finite bounds, eps = 0 for bang-bang) provoked. */
 #include "../costate/hscontrol.h"
 
 #include "hscheck.h"
@@ -94,8 +94,11 @@ int main(void)
     CHECK(!HsControlLawActive(P) && HsControlLawCheck(P, msg, sizeof msg) == HS_SUCCESS, "unbounded refused");
     P->u_min = (double[]){-1, -INFINITY}, P->u_max = (double[]){1, INFINITY};
     CHECK(HsControlLawActive(P), "bounded not active");
-    CHECK(HsControlLawCheck(P, msg, sizeof msg) == HS_EINVAL && strstr(msg, "'twoctl'") && strstr(msg, "not diagonal"),
-          "non-diagonal R: %s", msg);
+    CHECK(HsControlLawCheck(P, msg, sizeof msg) == HS_SUCCESS, "non-diagonal positive definite R refused: %s", msg);
+    P->R[1] = P->R[2] = 2; /* indefinite: the coupled law needs a strictly concave maximum condition */
+    CHECK(HsControlLawCheck(P, msg, sizeof msg) == HS_EINVAL && strstr(msg, "'twoctl'") &&
+              strstr(msg, "not symmetric positive definite"),
+          "indefinite R: %s", msg);
     P->R[1] = P->R[2] = 0;
     CHECK(HsControlLawCheck(P, msg, sizeof msg) == HS_SUCCESS, "diagonal R refused: %s", msg);
     CHECK(HsControlLawEval(P, 0, s, u, &psi, duds) == HS_SUCCESS, "eval");

@@ -114,8 +114,9 @@ PetscReal HsSolverBoundsFinalEps(HsSolver s)
 }
 
 /* The arc of control j on one interval: -1 at the lower bound, +1 at the upper, 0 free (the exact law's
-   classification by w = s/r; bang-bang: the sign of s); *w the value compared (w, or s for bang-bang). */
-static int ArcOf(const HsProblem *P, int j, PetscReal s, PetscReal *w)
+   classification by w = s/r; bang-bang: the sign of s; a coupled R: s is already HsControlLawArcInput's w); *w the
+   value compared (w, or s for bang-bang). */
+static int ArcOf(const HsProblem *P, int j, PetscBool coupled, PetscReal s, PetscReal *w)
 {
   PetscReal r = P->R[j * P->m + j], lo = P->u_min ? P->u_min[j] : -INFINITY, hi = P->u_max ? P->u_max[j] : INFINITY;
 
@@ -123,7 +124,7 @@ static int ArcOf(const HsProblem *P, int j, PetscReal s, PetscReal *w)
     *w = s;
     return s < 0 ? -1 : 1;
   }
-  *w = s / r;
+  *w = coupled ? s : s / r;
   return *w <= lo ? -1 : (*w >= hi ? 1 : 0);
 }
 
@@ -155,7 +156,7 @@ PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x)
   PetscInt         N = s->N, dim = 2 * P->n, m = P->m;
   PetscReal        h   = HsDiscGetStep(s->disc), *sv, *wprev, w, Dt, d;
   PetscReal        off = s->scheme == HS_SCHEME_CONSERVING4 ? 1 : 0.5; /* node or interval costates (SwitchTime) */
-  int             *aprev, a, sw;
+  int             *aprev, a, sw, diag = HsControlLawDiagonal(P);
 
   PetscFunctionBeginUser;
   PetscCall(PetscFree2(s->bnd_sw, s->bnd_at));
@@ -167,9 +168,10 @@ PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x)
     const PetscScalar *xk = x + k * 2 * dim;
     PetscCheck(HsDiscSwitchingInput(s->disc, xk, xk + 2 * dim, xk + dim, sv) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "switching input");
+    PetscCheck(diag || HsControlLawArcInput(P, sv, sv) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "coupled law");
     sw = 0;
     for (int j = 0; j < m; j++) {
-      a = ArcOf(P, j, sv[j], &w);
+      a = ArcOf(P, j, (PetscBool)!diag, sv[j], &w);
       if (a)
         s->bnd_at[2 * j + (a > 0)]++;
       if (k > 0 && a != aprev[j]) {
