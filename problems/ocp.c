@@ -1523,6 +1523,12 @@ static int OcpControlKeys(Src *s, Keys *K)
       return Fail(s, K->cols[k], "%s: does not apply with force (the force replaces B u, control_cost replaces "
                   "1/2 u^T R u; docs/controls.md)", keys[k]);
     }
+  if ((double)(K->n + 1) * (K->n + m) * (K->n + m) > HS_OCP_MAX_CTRL_ENTRIES) { /* before the m^2 of R's stand-in */
+    s->line = K->lines[K_FORCE];
+    return Fail(s, K->cols[K_FORCE], "force and control_cost: their second derivatives in (q, u) have (n + 1)(n + m)^2 "
+                "= %.0f entries, at most %.0f (HS_OCP_MAX_CTRL_ENTRIES)", (double)(K->n + 1) * (K->n + m) * (K->n + m),
+                (double)HS_OCP_MAX_CTRL_ENTRIES);
+  }
   for (int k = K_B; k <= K_R; k++) {
     int cnt = k == K_B ? K->n * m : m * m;
     if (K->text[k])
