@@ -399,10 +399,19 @@ static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
       close(fd); /* its holder removed it between our open and our lock: the next one is tried */
       continue;
     }
-    if (made)
-      n = write(fd, HS_CKPT_LOCK_MARK, strlen(HS_CKPT_LOCK_MARK)) == (ssize_t)strlen(HS_CKPT_LOCK_MARK) ? 0 : -1;
-    else if ((n = pread(fd, head, sizeof head - 1, 0)) >= 0)
+    if (!made && (n = pread(fd, head, sizeof head - 1, 0)) == 0)
+      made = 1; /* empty: one that a run left between making and marking it (killed, a full disk): ours to mark */
+    else if (!made && n > 0)
       head[n] = 0, n = strcmp(head, HS_CKPT_LOCK_MARK) ? -1 : 0;
+    if (made && pwrite(fd, HS_CKPT_LOCK_MARK, strlen(HS_CKPT_LOCK_MARK), 0) != (ssize_t)strlen(HS_CKPT_LOCK_MARK)) {
+      int e = errno; /* a full disk: no lock file is left behind (it had refused every later run as the user's) */
+      unlinkat(s->ckpt_pfd, name, 0), close(fd);
+      if (!s->ckpt_explicit) /* as in a read-only directory: no checkpoint can be written there either */
+        return 0;
+      snprintf(err, len, "-hs_checkpoint %s: cannot write its lock file '%s' beside it: %s", s->ckpt_dir, name,
+               strerror(e));
+      return 1;
+    }
     if (n) {
       close(fd);
       snprintf(err, len,
