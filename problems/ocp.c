@@ -407,6 +407,14 @@ static int OcpUpdateBody(HsProblem *p)
       snprintf(p->why, sizeof p->why, "u_min %g exceeds u_max %g (control %d)", p->u_min[j], p->u_max[j], j + 1);
       return HS_ERANGE; /* a parameter set u_min above u_max: HsProblemSetParam restores it */
     }
+    if (p->R[j * p->m + j] == 0 && !isfinite(p->u_max[j] - p->u_min[j]) && isfinite(p->u_min[j]) &&
+        isfinite(p->u_max[j])) { /* a bang-bang control: its law's half-width would overflow (|F| had been NaN) */
+      snprintf(p->why, sizeof p->why,
+               "u_min %g and u_max %g of control %d (R_jj = 0, bang-bang) lie further apart "
+               "than the largest number",
+               p->u_min[j], p->u_max[j], j + 1);
+      return HS_ERANGE;
+    }
   }
   for (int i = 0; i < k - 1; i++) /* T_max may be inf */
     if (!isfinite(o->cst_val[i])) {

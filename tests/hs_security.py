@@ -1362,6 +1362,15 @@ def case_sixteenth_round(tmp):
     for args in (["-hs_bounds_eps_factor", "0.9999999999"], ["-hs_bounds_eps_min", "4.9e-324"]):
         rc, out = run_alone(["-problem", bounded, "-hs_scheme", "conserving4"] + args, d)
         check(rc == 1 and "(HS_BOUNDS_MAX_STEPS)" in out, "%r: exit %d:\n%s" % (args, rc, out[-300:]))
+    # a bang-bang control whose bounds lie further apart than the largest double: refused (its |F| had been NaN, and
+    # the diagnosis blamed the bounds' reach); a box law (R > 0) with such bounds still solves
+    for r, want_rc in (("0", 1), ("1", 0)):
+        with open(os.path.join(d, "bb.ocp"), "w") as f:
+            f.write("problem: bb\ncoordinates: s\ncontrols: 1\nmass: 1\npotential: 1 - cos(s)\nB: 1\nR: %s\n"
+                    "u_min: -1e308\nu_max: 1e308\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n" % r)
+        rc, out = run_alone(["-problem", "bb.ocp", "-hs_scheme", "conserving4", "-hs_check_extremal", "no"], d)
+        check(rc == want_rc and (want_rc == 0 or "lie further apart than the largest number" in out),
+              "bounds +-1e308 with R = %s: exit %d, expected %d:\n%s" % (r, rc, want_rc, out[-300:]))
     # (c) axis numbers of joints and rotors read exactly
     def bodies(src, old, new):
         with open(os.path.join(problems, src)) as f:
