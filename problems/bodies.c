@@ -1063,7 +1063,8 @@ int HsBodiesExpand(const char *path, const char *text, size_t len, char **out, c
   return ret;
 }
 
-/* A message "path:L:C: what" about a generated line L: reported at the body line it comes from. */
+/* A message "path:L:C: what" about a generated line L: reported at the body line it comes from (the first generated
+ * line is the file's last when the file ends in a newline: it had been reported as line nlines, past the file). */
 static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
 {
   static const char *keys[] = {"coordinates", "mass", "constraints", "potential", "controls", "B", "x0", "xT"};
@@ -1071,7 +1072,7 @@ static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
   int                L, C, used;
   char              *rest;
 
-  if (strncmp(msg, path, pl) || sscanf(msg + pl, ":%d:%d:%n", &L, &C, &used) != 2 || L <= M->nlines)
+  if (strncmp(msg, path, pl) || sscanf(msg + pl, ":%d:%d:%n", &L, &C, &used) != 2 || L < M->gen_line[G_COORD])
     return;
   for (int g = 0; g < G_COUNT; g++)
     if (M->gen_line[g] == L && (rest = strdup(msg + pl + used))) {

@@ -1387,6 +1387,10 @@ def case_sixteenth_round(tmp):
              "its axis '4294967299' is not a director's number")):
         rc, out = bodies(src, old, new)
         check(rc == 1 and want in out, "%s with %r: exit %d:\n%s" % (src, new, rc, out[-300:]))
+    # an error in the generated coordinates line is reported at its body line (it had been at a line past the file)
+    rc, out = bodies("cart_pendulum_bodies.ocp", "param g: 9.81", "param g: 9.81\nparam cart_x: 1")
+    check(rc == 1 and "b.ocp:12:1: in the 'coordinates' generated from the bodies" in out,
+          "a parameter named as a generated coordinate: exit %d:\n%s" % (rc, out[-300:]))
     rc, out = bodies("cart_pendulum_bodies.ocp", "axis 1", "axis  1")  # blanks are still blanks (N = 4: may not converge)
     check(rc in (0, 2) and "error" not in out, "'axis  1': exit %d:\n%s" % (rc, out[-300:]))
     # (d) DIR.lock: an empty one is hamshoot's (taken and removed); one a full disk leaves unwritten is removed
