@@ -143,6 +143,7 @@ typedef struct {
 #define HS_BOUNDS_EPS0 0.1       /* -hs_bounds_eps0: the first smoothing, relative to hi - lo */
 #define HS_BOUNDS_EPS_FACTOR 0.1 /* -hs_bounds_eps_factor: its reduction per step */
 #define HS_BOUNDS_EPS_MIN 1e-4   /* -hs_bounds_eps_min: the smallest before eps = 0 (bang-bang: the final eps) */
+#define HS_BOUNDS_MAX_STEPS 100  /* at most this many smoothed solves from eps0 down to eps_min */
 typedef struct {
   PetscBool active;      /* the problem's controls follow the bounded law (u_min/u_max, or R_jj = 0) */
   PetscReal eps;         /* the law's smoothing at the solution returned (0: the exact projection) */

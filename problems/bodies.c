@@ -244,12 +244,34 @@ static int ParsePoint(Model *M, const char *name, char **it, int ni, int col)
   return 0;
 }
 
+/* Director numbers: text is exactly 'axis I' (count 1), 'axis I J' (count 2) or, without the word (word NULL), 'I';
+ * each a decimal 1..3 (blanks between items). 0 when so, with the numbers in a[]; -1 else (scanf's
+ * %d had read 'axis 4294967297' as 1 and 'axis 3 3.7' or 'axis 3 3 3' as 3 3). */
+static int DirectorNumbers(const char *text, const char *word, int count, int *a)
+{
+  const char *p = text;
+
+  if (word) {
+    if (strncmp(p, word, strlen(word)))
+      return -1;
+    p += strlen(word);
+  }
+  for (int k = 0; k < count; k++) {
+    if ((word || k) && *p != ' ' && *p != '\t')
+      return -1;
+    p += strspn(p, " \t");
+    if (*p < '1' || *p > '3')
+      return -1;
+    a[k] = *p++ - '0';
+  }
+  return p[strspn(p, " \t")] ? -1 : 0;
+}
+
 /* 'joint NAME: revolute|spherical, P1, P2[, axis I J]' */
 static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
 {
   Joint *j = &M->joint[M->nj];
-  int    b1, b2;
-  char   extra;
+  int    b1, b2, axes[2];
 
   if (ni < 3 || (strcmp(it[0], "revolute") && strcmp(it[0], "spherical") && strcmp(it[0], "prismatic")))
     return Fail(M, col, "joint %s: expected 'revolute', 'spherical' or 'prismatic', then two points", name);
@@ -261,8 +283,7 @@ static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
   if (b1 == b2)
     return Fail(M, col, "joint %s: points %s and %s are on the same %s%s", name, it[1], it[2],
                 b1 < 0 ? "ground" : "body ", b1 < 0 ? "" : M->body[b1].name);
-  if (j->kind == J_PRISMATIC &&
-      (ni != 4 || sscanf(it[3], "axis %d %c", &j->ax1, &extra) != 1 || j->ax1 < 1 || j->ax1 > M->dim))
+  if (j->kind == J_PRISMATIC && (ni != 4 || DirectorNumbers(it[3], "axis", 1, &j->ax1) || j->ax1 > M->dim))
     return Fail(M, col,
                 "joint %s: a prismatic joint needs 'axis I' (I in 1..%d: %s slides along director I of %s's "
                 "body) as its fourth item",
@@ -272,13 +293,13 @@ static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
                 "joint %s: planar bodies join by 'revolute, P1, P2' (no axis: every planar axis is normal "
                 "to the plane)",
                 name);
-  if (M->dim == 3 && j->kind == J_REVOLUTE &&
-      (ni != 4 || sscanf(it[3], "axis %d %d", &j->ax1, &j->ax2) != 2 || j->ax1 < 1 || j->ax1 > 3 || j->ax2 < 1 ||
-       j->ax2 > 3))
+  if (M->dim == 3 && j->kind == J_REVOLUTE && (ni != 4 || DirectorNumbers(it[3], "axis", 2, axes)))
     return Fail(M, col,
                 "joint %s: a spatial revolute joint needs 'axis I J' (I, J in 1..3: director I of %s's body "
                 "along director J of %s's body) as its fourth item",
                 name, it[1], it[2]);
+  if (M->dim == 3 && j->kind == J_REVOLUTE)
+    j->ax1 = axes[0], j->ax2 = axes[1];
   if (M->dim == 3 && j->kind == J_SPHERICAL && ni != 3)
     return Fail(M, col, "joint %s: a spherical joint takes two points only", name);
   j->line = M->line;
@@ -290,14 +311,13 @@ static int ParseJoint(Model *M, const char *name, char **it, int ni, int col)
 static int ParseRotor(Model *M, const char *name, char **it, int ni, int col)
 {
   Rotor *r = &M->rotor[M->nr];
-  char   end;
   int    ret;
 
   if (ni != 6)
     return Fail(M, col, "rotor %s: expected 'BODY, I, L, MASS, E_AXIAL, E_ACROSS' (6 items), found %d", name, ni);
   if ((r->body = FIND(M->body, M->nb, it[0])) < 0 || M->body[r->body].dim != 3)
     return Fail(M, col, "rotor %s: '%s' is not a spatial body declared above", name, it[0]);
-  if (sscanf(it[1], "%d%c", &r->axis, &end) != 1 || r->axis < 1 || r->axis > 3)
+  if (DirectorNumbers(it[1], NULL, 1, &r->axis))
     return Fail(M, col, "rotor %s: its axis '%s' is not a director's number 1, 2 or 3", name, it[1]);
   for (int i = 2; i < 6; i++)
     if (!*it[i])
@@ -1195,7 +1215,8 @@ int HsBodiesExpand(const char *path, const char *text, size_t len, char **out, c
   return ret;
 }
 
-/* A message "path:L:C: what" about a generated line L: reported at the body line it comes from. */
+/* A message "path:L:C: what" about a generated line L: reported at the body line it comes from (the first generated
+ * line is the file's last when the file ends in a newline: it had been reported as line nlines, past the file). */
 static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
 {
   static const char *keys[] = {"coordinates", "mass", "constraints", "potential", "controls", "B", "x0", "xT"};
@@ -1203,7 +1224,7 @@ static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
   int                L, C, used;
   char              *rest;
 
-  if (strncmp(msg, path, pl) || sscanf(msg + pl, ":%d:%d:%n", &L, &C, &used) != 2 || L <= M->nlines)
+  if (strncmp(msg, path, pl) || sscanf(msg + pl, ":%d:%d:%n", &L, &C, &used) != 2 || L < M->gen_line[G_COORD])
     return;
   for (int g = 0; g < G_COUNT; g++)
     if (M->gen_line[g] == L && (rest = strdup(msg + pl + used))) {

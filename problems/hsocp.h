@@ -25,6 +25,9 @@ int HsProblemCreateFromFile(const char *path, HsProblem **prob, char *msg, int m
 /** At most this many controls (R has m^2 entries), and a B(q)'s second derivatives at most this many entries. */
 #define HS_OCP_MAX_CONTROLS   10000
 #define HS_OCP_MAX_BQ_ENTRIES 1e7
+/** force(q, u) and control_cost: their second derivatives in (q, u), (n + 1)(n + m)^2 entries, at most this many
+ *  (10,000 controls and one coordinate, a 200 kB file, had taken 3.7 GB and a minute before the graph's cap). */
+#define HS_OCP_MAX_CTRL_ENTRIES 1e7
 #define HS_OCP_MAX_COORDINATES_MASS 60
 /** Problem files larger than this are refused (HsProblemReadFile). */
 #define HS_OCP_MAX_BYTES (16 << 20)

@@ -419,6 +419,14 @@ static int OcpUpdateBody(HsProblem *p)
       snprintf(p->why, sizeof p->why, "u_min %g exceeds u_max %g (control %d)", p->u_min[j], p->u_max[j], j + 1);
       return HS_ERANGE; /* a parameter set u_min above u_max: HsProblemSetParam restores it */
     }
+    if (p->R[j * p->m + j] == 0 && !isfinite(p->u_max[j] - p->u_min[j]) && isfinite(p->u_min[j]) &&
+        isfinite(p->u_max[j])) { /* a bang-bang control: its law's half-width would overflow (|F| had been NaN) */
+      snprintf(p->why, sizeof p->why,
+               "u_min %g and u_max %g of control %d (R_jj = 0, bang-bang) lie further apart "
+               "than the largest number",
+               p->u_min[j], p->u_max[j], j + 1);
+      return HS_ERANGE;
+    }
   }
   for (int i = 0; i < k - 1; i++) /* T_max may be inf */
     if (!isfinite(o->cst_val[i])) {
@@ -1581,6 +1589,12 @@ static int OcpControlKeys(Src *s, Keys *K)
       return Fail(s, K->cols[k], "%s: does not apply with force (the force replaces B u, control_cost replaces "
                   "1/2 u^T R u; docs/controls.md)", keys[k]);
     }
+  if ((double)(K->n + 1) * (K->n + m) * (K->n + m) > HS_OCP_MAX_CTRL_ENTRIES) { /* before the m^2 of R's stand-in */
+    s->line = K->lines[K_FORCE];
+    return Fail(s, K->cols[K_FORCE], "force and control_cost: their second derivatives in (q, u) have (n + 1)(n + m)^2 "
+                "= %.0f entries, at most %.0f (HS_OCP_MAX_CTRL_ENTRIES)", (double)(K->n + 1) * (K->n + m) * (K->n + m),
+                (double)HS_OCP_MAX_CTRL_ENTRIES);
+  }
   for (int k = K_B; k <= K_R; k++) {
     int cnt = k == K_B ? K->n * m : m * m;
     if (K->text[k])

@@ -65,6 +65,9 @@ assertion failed on the code before these defences:
                numbers in PETSc's keys refused; 'X' in use (not 'inside X'); trajectory.h5 recognised without /proc;
                -hs_strategy_continue with a name twice or with -hs_strategy newton, -hs_restart from a held checkpoint,
                -hs_compare into a side another run holds, -hs_study beyond 32-bit indices: refused before the solve
+  round 16     a force of 10,000 controls refused at once (HS_OCP_MAX_CTRL_ENTRIES); ε-continuation settings of more than
+               HS_BOUNDS_MAX_STEPS solves refused; a restart inside the ε-continuation goes on from its smoothing; body
+               axis numbers read exactly; a DIR.lock that a full disk left empty removed, an empty one taken
 
 All on 2 ranks, each in a directory of its own (stdlib only)."""
 import fcntl
@@ -1332,6 +1335,110 @@ def case_fifteenth_round(tmp):
             r.returncode, (r.stdout + r.stderr)[-300:]))
 
 
+def case_sixteenth_round(tmp):
+    """the sixteenth round (each failed before its fix): a force of 10,000 controls (a 200 kB file) is refused at once (it
+    took 3.7 GB and a minute before the expression graph's cap); -hs_bounds_eps_factor 0.9999999999 is refused (7e10
+    smoothed solves: a hang); joint and rotor axis numbers are read exactly ('axis 4294967297' had been read as 1,
+    'axis 3 3.7' and 'axis 3 3 3' as 3 3); an empty DIR.lock (a run killed between making and marking it) is taken, and a
+    lock file that a full disk left unwritten is removed (every later run had been refused, 'not hamshoot's lock file');
+    SIGTERM inside the eps-continuation of bounded controls: the restart goes on from the checkpoint's smoothing and ends
+    at the uninterrupted run's J (it had jumped to eps = 0: not converged), a hostile bounds_smoothing refused."""
+    import time
+    here = os.path.dirname(os.path.abspath(__file__))
+    problems = os.path.join(here, "..", "problems")
+    d = tempfile.mkdtemp(dir=tmp)
+    # (a) force and control_cost with (n + 1)(n + m)^2 second derivatives beyond HS_OCP_MAX_CTRL_ENTRIES
+    m = 10000
+    with open(os.path.join(d, "many.ocp"), "w") as f:
+        f.write("problem: many\ncoordinates: s\ncontrols: %d\nmass: 1\npotential: 1 - cos(s)\nforce: %s\n"
+                "control_cost: 0.5*(%s)\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n" % (
+                    m, " + ".join("sin(u%d)" % i for i in range(1, m + 1)), " + ".join("u%d^2" % i for i in range(1, m + 1))))
+    t0 = time.time()
+    rc, out = run_alone(["-problem", "many.ocp", "-hs_scheme", "conserving4"], d)
+    check(rc == 1 and "at most 10000000 (HS_OCP_MAX_CTRL_ENTRIES)" in out and time.time() - t0 < 20,
+          "force with 10,000 controls: exit %d after %.1f s:\n%s" % (rc, time.time() - t0, out[-300:]))
+    # (b) the eps-continuation's settings: at most HS_BOUNDS_MAX_STEPS smoothed solves
+    bounded = os.path.join(problems, "pendulum_bounded.ocp")
+    for args in (["-hs_bounds_eps_factor", "0.9999999999"], ["-hs_bounds_eps_min", "4.9e-324"]):
+        rc, out = run_alone(["-problem", bounded, "-hs_scheme", "conserving4"] + args, d)
+        check(rc == 1 and "(HS_BOUNDS_MAX_STEPS)" in out, "%r: exit %d:\n%s" % (args, rc, out[-300:]))
+    # a bang-bang control whose bounds lie further apart than the largest double: refused (its |F| had been NaN, and
+    # the diagnosis blamed the bounds' reach); a box law (R > 0) with such bounds still solves
+    for r, want_rc in (("0", 1), ("1", 0)):
+        with open(os.path.join(d, "bb.ocp"), "w") as f:
+            f.write("problem: bb\ncoordinates: s\ncontrols: 1\nmass: 1\npotential: 1 - cos(s)\nB: 1\nR: %s\n"
+                    "u_min: -1e308\nu_max: 1e308\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n" % r)
+        rc, out = run_alone(["-problem", "bb.ocp", "-hs_scheme", "conserving4", "-hs_check_extremal", "no"], d)
+        check(rc == want_rc and (want_rc == 0 or "lie further apart than the largest number" in out),
+              "bounds +-1e308 with R = %s: exit %d, expected %d:\n%s" % (r, rc, want_rc, out[-300:]))
+    # (c) axis numbers of joints and rotors read exactly
+    def bodies(src, old, new):
+        with open(os.path.join(problems, src)) as f:
+            text = f.read()
+        check(old in text, "%s has no %r" % (src, old))
+        with open(os.path.join(d, "b.ocp"), "w") as f:
+            f.write(text.replace(old, new))
+        return run_alone(["-problem", "b.ocp", "-N", "4", "-hs_check_extremal", "no"], d)
+    for src, old, new, want in (
+            ("cart_pendulum_bodies.ocp", "axis 1", "axis 4294967297", "a prismatic joint needs 'axis I'"),
+            ("boom_spatial.ocp", "axis 3 3", "axis 3 3.7", "a spatial revolute joint needs 'axis I J'"),
+            ("boom_spatial.ocp", "axis 3 3", "axis 3 3 3", "a spatial revolute joint needs 'axis I J'"),
+            ("boom_spatial.ocp", "torque u_pitch", "rotor w: boom, 4294967299, 0.1, 1, 0.01, 0.01\ntorque u_pitch",
+             "its axis '4294967299' is not a director's number")):
+        rc, out = bodies(src, old, new)
+        check(rc == 1 and want in out, "%s with %r: exit %d:\n%s" % (src, new, rc, out[-300:]))
+    # an error in the generated coordinates line is reported at its body line (it had been at a line past the file)
+    rc, out = bodies("cart_pendulum_bodies.ocp", "param g: 9.81", "param g: 9.81\nparam cart_x: 1")
+    check(rc == 1 and "b.ocp:12:1: in the 'coordinates' generated from the bodies" in out,
+          "a parameter named as a generated coordinate: exit %d:\n%s" % (rc, out[-300:]))
+    rc, out = bodies("cart_pendulum_bodies.ocp", "axis 1", "axis  1")  # blanks are still blanks (N = 4: may not converge)
+    check(rc in (0, 2) and "error" not in out, "'axis  1': exit %d:\n%s" % (rc, out[-300:]))
+    # (d) DIR.lock: an empty one is hamshoot's (taken and removed); one a full disk leaves unwritten is removed
+    lock = os.path.join(d, "hamshoot-checkpoint.lock")
+    open(lock, "w").close()
+    rc, out = run_alone(["-problem", "pendulum", "-N", "20"], d)
+    check(rc == 0 and not os.path.exists(lock), "an empty DIR.lock: exit %d, left %s:\n%s" % (
+        rc, os.path.exists(lock), out[-300:]))
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        full = os.path.join(d, "full")
+        os.mkdir(full)
+        cmd = ("mount -t tmpfs -o size=64k none %s || exit 99; cd %s && dd if=/dev/zero of=fill bs=4k count=100 "
+               "2>/dev/null; %s -quiet -problem pendulum -N 20; echo rc=$?; ls -a; %s -quiet -problem pendulum -N 20 "
+               "-hs_checkpoint ck; echo rc=$?; ls -a" % (full, full, HAMSHOOT, HAMSHOOT))
+        r = subprocess.run(["unshare", "-m", "sh", "-c", cmd], env=ENV, capture_output=True, text=True, timeout=60)
+        out = r.stdout + r.stderr
+        if r.returncode != 99:
+            check("rc=0" in out and "rc=1" in out and "\nhamshoot-checkpoint.lock\n" not in out
+                  and "cannot write its lock file 'ck.lock' beside it: No space left on device" in out
+                  and "\nck.lock\n" not in out, "a full disk: a run without -o goes on, -hs_checkpoint is refused, no lock "
+                  "file left:\n%s" % out[-800:])
+    # (e) SIGTERM inside the eps-continuation: the checkpoint's smoothing, and the restart goes on from it
+    import signal as _signal
+    swing = ["-problem", os.path.join(problems, "swingup_bounded.ocp"), "-hs_scheme", "conserving4", "-N", "200",
+             "-hs_check_extremal", "no"]
+    rc, out = signal_ranks(swing + ["-o", "a"], d, _signal.SIGTERM, trigger="Newton  1")
+    ck = os.path.join(d, "a", "checkpoint", "checkpoint.json")
+    text = open(ck).read() if os.path.exists(ck) else ""
+    import re
+    found = re.search(r'"bounds_smoothing": ([^,]*),', text)
+    check(rc == 3 and found and abs(float(found.group(1)) - 0.1) < 1e-15, "SIGTERM in the first smoothing: exit %d, checkpoint:\n%s\n%s"
+          % (rc, text, out[-300:]))
+    for bad in ("0x1p-1", "nan", "-1", "1e308"):
+        shutil.copytree(os.path.join(d, "a", "checkpoint"), os.path.join(d, "bad"))
+        with open(os.path.join(d, "bad", "checkpoint.json"), "w") as f:
+            f.write(text.replace(found.group(0), '"bounds_smoothing": %s,' % bad))
+        rc, out = run_alone(swing + ["-hs_restart", "bad"], d)
+        check(rc == 1 and "the checkpoint's bounds_smoothing is not one a run writes" in out,
+              "bounds_smoothing %s: exit %d:\n%s" % (bad, rc, out[-300:]))
+        shutil.rmtree(os.path.join(d, "bad"))
+    rc, out = run_in(swing + ["-o", "b", "-hs_restart", "a/checkpoint"], cwd=d)
+    rc2, out2 = run_in(swing + ["-o", "c"], cwd=d)
+    jb, jc = summary_of(os.path.join(d, "b")), summary_of(os.path.join(d, "c"))
+    check(rc == 0 and rc2 == 0 and jb.get("converged") is True and abs(jb["J"] - jc["J"]) <= 1e-10 * abs(jc["J"]),
+          "resumed inside the eps-continuation: exit %d (uninterrupted %d), J %s vs %s:\n%s" % (
+              rc, rc2, jb.get("J"), jc.get("J"), out[-400:]))
+
+
 def t_security():
     """each class of docs/reliability.md's "Security and data safety", in a temporary directory."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -1339,7 +1446,7 @@ def t_security():
                   case_init_reader, case_converged, case_unbounded, case_corrupt_checkpoint, case_second_round, case_third_round, case_fourth_round,
                   case_fifth_round, case_sixth_round, case_seventh_round, case_eighth_round,
                   case_ninth_round, case_tenth_round, case_eleventh_round, case_twelfth_round, case_thirteenth_round,
-                  case_fourteenth_round, case_fifteenth_round,
+                  case_fourteenth_round, case_fifteenth_round, case_sixteenth_round,
                   case_pole,
                   case_study_interrupted):
             print("--", t.__name__)

@@ -47,6 +47,7 @@ PetscReal HsProblemBoundsScale(const HsProblem *P)
 . eps0    - the first smoothing, >= 0 (0: the exact projection at once); default HS_BOUNDS_EPS0 = 0.1
 . factor  - the reduction per step, in (0, 1); default HS_BOUNDS_EPS_FACTOR = 0.1
 - eps_min - the smallest smoothing, > 0; default HS_BOUNDS_EPS_MIN = 1e-4
+  The three make at most HS_BOUNDS_MAX_STEPS = 100 smoothed solves (floor(log(eps0/eps_min)/log(1/factor)) + 1).
 
   Options Database Keys:
 + -hs_bounds_eps0 <e> - eps0
@@ -57,6 +58,8 @@ PetscReal HsProblemBoundsScale(const HsProblem *P)
 @*/
 PetscErrorCode HsSolverSetBoundsSmoothing(HsSolver s, PetscReal eps0, PetscReal factor, PetscReal eps_min)
 {
+  PetscReal steps;
+
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(eps0 >= 0 && eps0 <= 1e6 && factor > 0 && factor < 1 && eps_min > 0 && eps_min <= 1,
@@ -64,6 +67,12 @@ PetscErrorCode HsSolverSetBoundsSmoothing(HsSolver s, PetscReal eps0, PetscReal 
              "-hs_bounds_eps0 %g must lie in [0, 1e6], -hs_bounds_eps_factor %g in (0, 1), -hs_bounds_eps_min %g in "
              "(0, 1]",
              (double)eps0, (double)factor, (double)eps_min);
+  steps = eps0 > eps_min ? PetscFloorReal((PetscLogReal(eps0) - PetscLogReal(eps_min)) / -PetscLogReal(factor)) + 1 : 1;
+  PetscCheck(steps <= HS_BOUNDS_MAX_STEPS, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_bounds_eps0 %.12g, -hs_bounds_eps_factor %.12g and -hs_bounds_eps_min %.12g make %.0f smoothed "
+             "solves, at most "
+             "%d (HS_BOUNDS_MAX_STEPS)",
+             (double)eps0, (double)factor, (double)eps_min, (double)steps, HS_BOUNDS_MAX_STEPS);
   s->bnd_eps0 = eps0, s->bnd_factor = factor, s->bnd_eps_min = eps_min;
   PetscFunctionReturn(0);
 }

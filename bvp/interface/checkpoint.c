@@ -399,10 +399,19 @@ static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
       close(fd); /* its holder removed it between our open and our lock: the next one is tried */
       continue;
     }
-    if (made)
-      n = write(fd, HS_CKPT_LOCK_MARK, strlen(HS_CKPT_LOCK_MARK)) == (ssize_t)strlen(HS_CKPT_LOCK_MARK) ? 0 : -1;
-    else if ((n = pread(fd, head, sizeof head - 1, 0)) >= 0)
+    if (!made && (n = pread(fd, head, sizeof head - 1, 0)) == 0)
+      made = 1; /* empty: one that a run left between making and marking it (killed, a full disk): ours to mark */
+    else if (!made && n > 0)
       head[n] = 0, n = strcmp(head, HS_CKPT_LOCK_MARK) ? -1 : 0;
+    if (made && pwrite(fd, HS_CKPT_LOCK_MARK, strlen(HS_CKPT_LOCK_MARK), 0) != (ssize_t)strlen(HS_CKPT_LOCK_MARK)) {
+      int e = errno; /* a full disk: no lock file is left behind (it had refused every later run as the user's) */
+      unlinkat(s->ckpt_pfd, name, 0), close(fd);
+      if (!s->ckpt_explicit) /* as in a read-only directory: no checkpoint can be written there either */
+        return 0;
+      snprintf(err, len, "-hs_checkpoint %s: cannot write its lock file '%s' beside it: %s", s->ckpt_dir, name,
+               strerror(e));
+      return 1;
+    }
     if (n) {
       close(fd);
       snprintf(err, len,
@@ -528,6 +537,8 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "  \"unknowns\": %d,\n", (int)c->size);
   if (s->ckpt_layout[0])
     fprintf(f, "  \"layout\": \"%s\",\n", s->ckpt_layout);
+  if (s->bnd_e_now >= 0) /* in the eps-continuation of bounded controls: a restart goes on from this smoothing */
+    fprintf(f, "  \"bounds_smoothing\": %.17g,\n", (double)s->bnd_e_now);
   fprintf(f, "  \"newton_iteration\": %d,\n  \"parameters\": {", (int)c->it);
   for (int i = 0; i < s->prob->nparams; i++)
     fprintf(f, "%s\"%s\": %.17g", i ? ", " : "", s->prob->params[i].name, *s->prob->params[i].value);
@@ -915,6 +926,25 @@ PetscErrorCode HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscIn
   PetscFunctionReturn(0);
 }
 
+/* The checkpoint's bounds_smoothing (written inside the eps-continuation of bounded controls): the restart goes on
+ * from that smoothing (s->restart_bnd_e; -1 without one). A decimal in [0, 1e6], else an error naming the file. */
+static PetscErrorCode RestartSmoothing(HsSolver s, const char *dir, const char *j)
+{
+  const char *p   = Member(j, "bounds_smoothing");
+  char       *end = NULL;
+  double      e   = p ? strtod(p, &end) : -1;
+
+  PetscFunctionBeginUser;
+  s->restart_bnd_e = -1;
+  if (!p)
+    PetscFunctionReturn(0);
+  PetscCheck(end != p && (size_t)(end - p) == HsDecimalLength(p, 1) && e >= 0 && e <= 1e6,
+             PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
+             "-hs_restart %s: the checkpoint's bounds_smoothing is not one a run writes (a decimal in [0, 1e6])", dir);
+  s->restart_bnd_e = e;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
 
   Collective.
@@ -1013,6 +1043,7 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   }
   if (s->ops->resetiterate)
     PetscCall((*s->ops->resetiterate)(s));
+  PetscCall(RestartSmoothing(s, dir, j));
   s->restart_pending = PETSC_TRUE;
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')

@@ -73,6 +73,8 @@ struct _p_HsSolver {
   char         ss[64], cs[64];                 /* the resolved pair (HsSolverGetSchemes, SetUp) */
   PetscReal    dg_tol;                         /* -hs_dg_tol */
   PetscReal bnd_eps0, bnd_factor, bnd_eps_min; /* bounded controls: -hs_bounds_eps0, _eps_factor, _eps_min (bounds.c) */
+  PetscReal bnd_e_now;     /* the eps-continuation's smoothing now, relative (-1: outside it): bounds_smoothing */
+  PetscReal restart_bnd_e; /* -hs_restart: the smoothing its checkpoint was taken at, to go on from there (-1: none) */
   PetscReal     *bnd_sw; /* rank 0: bnd_nsw switches (control, bound -1/+1, time) of the last solution (bounds.c) */
   PetscInt      *bnd_at; /* rank 0: per control the intervals at the lower and at the upper bound */
   PetscInt       bnd_nsw;

@@ -81,6 +81,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->scheme   = HS_SCHEME_CONSERVING;
   s->dg_tol   = HS_DG_TOL_DEFAULT;
   s->bnd_eps0 = HS_BOUNDS_EPS0, s->bnd_factor = HS_BOUNDS_EPS_FACTOR, s->bnd_eps_min = HS_BOUNDS_EPS_MIN;
+  s->bnd_e_now = -1, s->restart_bnd_e = -1;
   s->roundoff       = HS_ROUNDOFF_FACTOR_DEFAULT;
   s->hom_theta      = 1;
   s->mumps_icntl14  = HS_MUMPS_ICNTL14_DEFAULT;

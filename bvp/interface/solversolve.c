@@ -606,6 +606,8 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
   PetscFunctionBeginUser;
   if (from_solution)
     e = bang ? s->bnd_eps_min : 0;
+  if (s->restart_bnd_e >= 0) /* -hs_restart from a checkpoint of the continuation: on from its smoothing */
+    e = s->restart_bnd_e, s->restart_bnd_e = -1;
   if (bang)
     e = PetscMax(e, s->bnd_eps_min);
   else if (e > 0 && e < s->bnd_eps_min)
@@ -614,6 +616,7 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
   for (;;) {
     PetscCheck(HsDiscSetControlSmoothing(s->disc, e * scale) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "smoothing %g",
                (double)(e * scale));
+    s->bnd_e_now = e; /* the checkpoints' bounds_smoothing */
     PetscCall(HsSolverSolveNewton(s));
     its += s->res.newton_iterations, steps++;
     PetscCall(PetscInfo(s, "bounded controls: eps = %g, %s after %" PetscInt_FMT " Newton iterations\n",
@@ -630,6 +633,7 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
     if (e < s->bnd_eps_min * (1 + HS_BOUNDS_EPS_SLACK)) /* eps0 factor^k may miss eps_min by round-off */
       e = bang ? s->bnd_eps_min : 0;
   }
+  s->bnd_e_now             = s->interrupted ? e : -1;
   s->res.bounds.eps        = e * scale;
   s->res.newton_iterations = its;
   if (!s->res.converged && !s->interrupted && best >= 0) {
