@@ -318,6 +318,42 @@ static const char *SplitCheckpointDir(const char *ck, char *parent, size_t len)
 }
 
 #define HS_CKPT_LOCK_MARK "hamshoot checkpoint lock\n" /* the content of DIR.lock: a file of hamshoot's */
+#define HS_CKPT_LOCKS_MAX 16                           /* DIR.lock files held by this process at once (its solvers') */
+
+/* The DIR.lock files this process holds: several solvers of one program on one checkpoint directory (two solvers
+ * without -o) share the flock of the first (dups of its open file description, which the lock belongs to), and the
+ * last to close removes the file. refs = 0: a free entry. */
+static struct {
+  dev_t dev;
+  ino_t ino;
+  int   fd, refs;
+} hs_ckpt_locks[HS_CKPT_LOCKS_MAX];
+
+/* The entry of the lock file with the stat st among this process's, or -1. */
+static int HeldHere(const struct stat *st)
+{
+  for (int i = 0; i < HS_CKPT_LOCKS_MAX; i++)
+    if (hs_ckpt_locks[i].refs > 0 && hs_ckpt_locks[i].dev == st->st_dev && hs_ckpt_locks[i].ino == st->st_ino)
+      return i;
+  return -1;
+}
+
+/* Records fd (locked, with the stat st) as this process's: 0, or -1 if the table is full (the lock is then not
+ * shared: a second solver of this process on it is refused as before). */
+static int RecordHeld(int fd, const struct stat *st)
+{
+  for (int i = 0; i < HS_CKPT_LOCKS_MAX; i++)
+    if (!hs_ckpt_locks[i].refs) {
+      int d = dup(fd);
+      if (d < 0)
+        return -1;
+      hs_ckpt_locks[i].dev = st->st_dev, hs_ckpt_locks[i].ino = st->st_ino, hs_ckpt_locks[i].fd = d;
+      hs_ckpt_locks[i].refs = 1;
+      return 0;
+    }
+  return -1;
+}
+
 
 /* The name of the lock file beside the checkpoint directory (DIR.lock) into name. */
 static void LockName(HsSolver s, char *name, size_t len)
@@ -335,12 +371,19 @@ void HsSolverCloseCheckpointDir(HsSolver s)
   struct stat a, b;
   char        name[PETSC_MAX_PATH_LEN + 8];
 
-  if (s->ckpt_lock >= 0 && s->ckpt_pfd >= 0) { /* removed while held: a run that opened it meanwhile sees it gone */
+  int e = -1;
+
+  if (s->ckpt_lock >= 0 && !fstat(s->ckpt_lock, &a) && (e = HeldHere(&a)) >= 0 && --hs_ckpt_locks[e].refs > 0)
+    e = -2; /* another solver of this process still holds it: neither removed nor released */
+  if (s->ckpt_lock >= 0 && s->ckpt_pfd >= 0 && e != -2) { /* removed while held: a run that opened it meanwhile sees
+                                                              it gone */
     LockName(s, name, sizeof name);
     if (!fstat(s->ckpt_lock, &a) && !fstatat(s->ckpt_pfd, name, &b, AT_SYMLINK_NOFOLLOW) && a.st_dev == b.st_dev &&
         a.st_ino == b.st_ino)
       unlinkat(s->ckpt_pfd, name, 0);
   }
+  if (e >= 0) /* the last: the process's own descriptor too (the flock goes with the last one) */
+    close(hs_ckpt_locks[e].fd), hs_ckpt_locks[e].refs = 0;
   if (s->ckpt_lock >= 0)
     close(s->ckpt_lock);
   if (s->ckpt_pfd >= 0)
@@ -383,6 +426,18 @@ static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
         close(fd);
       return 1;
     }
+    if (HeldHere(&st) >= 0) { /* another solver of this process holds it: shared (its open file description) */
+      int i = HeldHere(&st), d = dup(hs_ckpt_locks[i].fd);
+      close(fd);
+      if (d < 0) {
+        snprintf(err, len, "checkpoint directory '%s': cannot share its lock '%s': %s", s->ckpt_dir, name,
+                 strerror(errno));
+        return 1;
+      }
+      hs_ckpt_locks[i].refs++;
+      s->ckpt_lock = d;
+      return 0;
+    }
     if (flock(fd, LOCK_EX | LOCK_NB)) {
       int e = errno;
       close(fd);
@@ -421,6 +476,7 @@ static int LockCheckpointPlace(HsSolver s, char *err, size_t len)
       return 1;
     }
     s->ckpt_lock = fd;
+    RecordHeld(fd, &st);
     return 0;
   }
   snprintf(err, len, "checkpoint directory '%s': its lock file '%s' kept being replaced", s->ckpt_dir, name);
