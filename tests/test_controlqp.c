@@ -161,7 +161,9 @@ int main(void)
     printf("barrier law vs the diagonal sp-law (one bound each): %.2e\n", dev);
     CHECK(dev < 1e-12, "barrier vs diagonal law: %.2e", dev);
   }
-  /* refusals: a zero diagonal entry in a coupled R */
+  /* refusals: a zero diagonal entry in a coupled R (bounds of this scope: the block's are gone) */
+  double lo9[3] = {-1, -1, -1}, hi9[3] = {1, 1, 1};
+  P->u_min = lo9, P->u_max = hi9;
   P->R[0] = 0, P->R[1] = P->R[3] = 0.1;
   CHECK(HsControlLawCheck(P, msg, sizeof msg) == HS_EINVAL && strstr(msg, "positive definite"), "R_11 = 0: %s", msg);
   P->u_min = P->u_max = NULL;
