@@ -115,6 +115,10 @@ if __name__ == "__main__":
     import tempfile
     WORK = tempfile.mkdtemp(prefix="hstest-")
     os.chdir(WORK)
+    # and Open MPI's session directories there too: singletons of tests run side by side shared /tmp/ompi.*, and one
+    # ending removed what another was creating (MPI_Init: "session_dir.c ... No such file or directory")
+    import hs_util
+    hs_util.ENV["OMPI_MCA_orte_tmpdir_base"] = os.environ["OMPI_MCA_orte_tmpdir_base"] = WORK
     TESTS[sys.argv[3]](*sys.argv[4:])
     os.chdir("/")
     shutil.rmtree(WORK, ignore_errors=True)
