@@ -620,10 +620,7 @@ static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4WriteSummary(s, f));
-  if (g > 0 && isfinite(g) && isfinite(e))
-    fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
-  else
-    fprintf(f, "  \"sensitivity_growth\": null,\n  \"sensitivity_entry_max\": null,\n");
+  HsShootGrowthJSON(f, g, e);
   PetscFunctionReturn(0);
 }
 

@@ -62,6 +62,8 @@ PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X, PetscReal T);
 /* the growth check, shared with conserving4's shooting (order4shoot.c) */
 PetscErrorCode HsShootPerronGrowth(PetscInt m, PetscReal *P, PetscReal *v, PetscReal *u, PetscReal max_growth,
                                    PetscReal *g);
+/* summary.json's "sensitivity_growth" and "sensitivity_entry_max" members (null unless g > 0 and both finite). */
+void HsShootGrowthJSON(FILE *f, PetscReal g, PetscReal e);
 PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
                                       double g);
 

@@ -881,10 +881,7 @@ static PetscErrorCode WriteSummary(HsSolver s, FILE *f)
 
   PetscFunctionBeginUser;
   fprintf(f, "  \"segments\": %d,\n", (int)((HsShoot *)s->data)->Mset);
-  if (g > 0 && isfinite(g) && isfinite(e))
-    fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
-  else
-    fprintf(f, "  \"sensitivity_growth\": null,\n  \"sensitivity_entry_max\": null,\n");
+  HsShootGrowthJSON(f, g, e);
   PetscFunctionReturn(0);
 }
 

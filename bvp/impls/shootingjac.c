@@ -844,3 +844,14 @@ PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X, PetscReal T)
   PetscCall(VecRestoreArray(X, &z));
   PetscFunctionReturn(0);
 }
+
+/*@ HsShootGrowthJSON - summary.json's "sensitivity_growth" (the largest segment map's growth) and
+    "sensitivity_entry_max" (its largest entry) members, null unless g > 0 and both are finite; both shooting
+    formulations write them (bvp/ internal). @*/
+void HsShootGrowthJSON(FILE *f, PetscReal g, PetscReal e)
+{
+  if (g > 0 && isfinite(g) && isfinite(e))
+    fprintf(f, "  \"sensitivity_growth\": %.17g,\n  \"sensitivity_entry_max\": %.17g,\n", (double)g, (double)e);
+  else
+    fprintf(f, "  \"sensitivity_growth\": null,\n  \"sensitivity_entry_max\": null,\n");
+}
