@@ -23,3 +23,22 @@ PetscErrorCode HsGatherToZero(Vec X, Vec *X0)
   PetscCall(VecScatterDestroy(&sc));
   PetscFunctionReturn(0);
 }
+
+/*@ HsGatherToAll - all of a distributed vector on every rank.
+
+  Collective on X.
+
+  Input: X - the distributed vector.
+  Output: Xall - a sequential vector holding all of X on every rank; destroy it with VecDestroy().
+@*/
+PetscErrorCode HsGatherToAll(Vec X, Vec *Xall)
+{
+  VecScatter sc;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecScatterCreateToAll(X, &sc, Xall));
+  PetscCall(VecScatterBegin(sc, X, *Xall, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, X, *Xall, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterDestroy(&sc));
+  PetscFunctionReturn(0);
+}

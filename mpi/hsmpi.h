@@ -27,5 +27,6 @@ PetscErrorCode HsExchangeNeighbors(MPI_Comm comm, PetscMPIInt prev, PetscMPIInt 
                                    PetscInt n_next, PetscReal *from_prev, const PetscReal *to_prev, PetscInt n_prev,
                                    PetscReal *from_next);
 PetscErrorCode HsGatherToZero(Vec X, Vec *X0);
+PetscErrorCode HsGatherToAll(Vec X, Vec *Xall);
 
 #endif

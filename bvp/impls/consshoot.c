@@ -499,7 +499,6 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
 static PetscErrorCode Guess(HsSolver s, Vec X)
 {
   HsConsShoot       *sh = s->data;
-  VecScatter         sc;
   Vec                All;
   const PetscScalar *g;
   PetscScalar       *x;
@@ -507,9 +506,7 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
 
   PetscFunctionBeginUser;
   PetscCall(HsConstrainedGuess(s, sh->Xfull));
-  PetscCall(VecScatterCreateToAll(sh->Xfull, &sc, &All));
-  PetscCall(VecScatterBegin(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(HsGatherToAll(sh->Xfull, &All));
   PetscCall(VecGetArrayRead(All, &g));
   PetscCall(VecGetArray(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
@@ -528,7 +525,6 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   }
   PetscCall(VecRestoreArray(X, &x));
   PetscCall(VecRestoreArrayRead(All, &g));
-  PetscCall(VecScatterDestroy(&sc));
   PetscCall(VecDestroy(&All));
   sh->have_traj = PETSC_TRUE;
   PetscFunctionReturn(0);

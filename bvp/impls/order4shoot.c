@@ -510,7 +510,6 @@ static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
 static PetscErrorCode Guess(HsSolver s, Vec X)
 {
   HsO4Shoot         *sh = s->data;
-  VecScatter         sc;
   Vec                All;
   const PetscScalar *g;
   PetscScalar       *x;
@@ -518,9 +517,7 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4Guess(s, sh->Xfull));
-  PetscCall(VecScatterCreateToAll(sh->Xfull, &sc, &All));
-  PetscCall(VecScatterBegin(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(sc, sh->Xfull, All, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(HsGatherToAll(sh->Xfull, &All));
   PetscCall(VecGetArrayRead(All, &g));
   PetscCall(VecGetArray(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
@@ -534,7 +531,6 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   sh->cached = PETSC_FALSE;
   PetscCall(VecRestoreArray(X, &x));
   PetscCall(VecRestoreArrayRead(All, &g));
-  PetscCall(VecScatterDestroy(&sc));
   PetscCall(VecDestroy(&All));
   PetscFunctionReturn(0);
 }

@@ -550,11 +550,10 @@ int HsIsTrajectoryH5(const char *path, int fd)
 }
 
 /* Dataset name (rows x bs) into a new distributed Vec *x on every rank: each rank reads its part; then all of it into
- * the sequential *all (VecScatterCreateToAll). */
+ * the sequential *all (HsGatherToAll). */
 static PetscErrorCode LoadAll(MPI_Comm comm, PetscViewer v, const char *name, PetscInt rows, PetscInt bs, Vec *all)
 {
-  Vec        x;
-  VecScatter sc;
+  Vec x;
 
   PetscFunctionBeginUser;
   PetscCall(VecCreate(comm, &x));
@@ -563,10 +562,7 @@ static PetscErrorCode LoadAll(MPI_Comm comm, PetscViewer v, const char *name, Pe
   PetscCall(VecSetType(x, VECMPI));
   PetscCall(PetscObjectSetName((PetscObject)x, name));
   PetscCall(VecLoad(x, v));
-  PetscCall(VecScatterCreateToAll(x, &sc, all));
-  PetscCall(VecScatterBegin(sc, x, *all, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(sc, x, *all, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(HsGatherToAll(x, all));
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(0);
 }
