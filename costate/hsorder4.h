@@ -21,7 +21,8 @@ extern "C" {
 typedef struct HsO4_s HsO4;
 
 /** The scheme on the discretization d (its problem, h, dg_tol, G R^{-1} G^T or R^{-1}); d must outlive it. Fails
- *  with a message for what it does not support yet: holonomic constraints, T in the problem's data. */
+ *  with a message for what it does not support: T in the problem's data, constraints outside the closed-form class
+ *  (HsO4ConsCount). */
 int  HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len);
 void HsO4Destroy(HsO4 **o4);
 /** The fraction of h of substep j (0, 1, 2). */
@@ -41,6 +42,21 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
 /** The 2n terminal rows at z_N: a fixed component i, x_i - x_T,i; a free one, lambda_i + d phi/dx_i (the maximum
  *  principle's lambda(T) = -grad phi with H = -L + ...); with Rz (2n x 4n) their Jacobian. */
 int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
+/** Holonomic constraints (docs/theory.md section 8.6; the closed-form class of docs/constrained.md): nc, 0 without. */
+int HsO4ConsCount(const HsO4 *o);
+/** g(z) = (Phi(q), G(q) lambda_p) (2nc; g may be NULL) and (gz not NULL) its gradient in z (2nc x 4n). */
+int HsO4Cons(HsO4 *o, const double *z, double *g, double *gz);
+/** A substep's constraint forces: adds -c h S grad g(zbar)^T kappa (zbar = (a + b)/2, kappa: 2nc) to the residual F
+ *  of HsO4Substep and (Fa not NULL) 1/2 its derivative in zbar to Fa and Fb; Fk (not NULL: 4n x 2nc) its derivative
+ *  in kappa. */
+int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, const double *kappa, double *F,
+                         double *Fa, double *Fb, double *Fk);
+/** The 2nc rows at z_0: G(q_0) lambda_p = 0 and the costates' hidden constraint d/dt (G lambda_p) =
+ *  lambda_p^T Hphi_i M^{-1} p - G_i M^{-1} lambda_q = 0; rz (2nc x 4n) their Jacobian. */
+int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz);
+/** The 2n terminal rows with constraints: q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha: nc, the free normal part of
+ *  p_N); Rz (2n x 4n) and Ra (2n x nc) their Jacobian. */
+int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, double *Rz, double *Ra);
 /** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
  *  condition; costate/hso4ctrl.h), "" otherwise. */
 const char *HsO4Why(const HsO4 *o);

@@ -28,6 +28,11 @@ struct HsO4_s {
   int    coupled;
   int    gen;      /* the gain path (GainAt): a B(q) or the law */
   double psi, *du; /* the law's psi and du/ds (m, or m x m if coupled) at the last GainAt */
+  /* holonomic constraints (nc > 0; ConsAt): Phi (nc), G (nc x n), Hphi (nc n n), gz (2nc x D: the gradient of
+     g(z) = (Phi(q), G(q) lambda_p)), w = gz^T kappa (D), Hw = sum kappa_i Hess g_i (D x D), zbar (D), Mi (dim x dim:
+     Hess E, whose p p block is M^{-1}) */
+  int     nc;
+  double *cpool, *Phi, *Gc, *Hphi, *gz, *cw, *Hw, *zb, *Mi;
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -112,6 +117,68 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
   return HS_SUCCESS;
 }
 
+/* Why conserving4 refuses a constrained problem (docs/theory.md section 8.6), or NULL: it serves the closed-form class
+ * of docs/constrained.md (constant M, quadratic Phi, linear V, affine B: g(z) = (Phi(q), G(q) lambda_p) is quadratic,
+ * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T and all end states fixed. */
+static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
+{
+  int fixed = 1;
+
+  for (int i = 0; i < 2 * P->n; i++)
+    fixed = fixed && P->xT_fixed[i];
+  return P->cons_extended || !P->const_mass
+             ? "holonomic constraints outside the closed-form class of docs/constrained.md (constant M, quadratic Phi, "
+               "linear V, affine B), where the midpoint gradient of the constraints is no discrete gradient"
+         : !fixed || P->phi.f    ? "holonomic constraints with free end states or a terminal cost"
+         : P->ell.f              ? "holonomic constraints and a running cost ell"
+         : P->free_T             ? "holonomic constraints and a free final time"
+         : P->ctrl || d->bounded ? "holonomic constraints and bounded or nonlinearly entering controls"
+                                 : NULL;
+}
+
+/* The constraints' scratch (o->cpool). */
+static int ConsCreate(HsO4 *o)
+{
+  int     nc = o->d->prob->nc, n = o->n, D = o->D, dim = o->dim;
+  double *p = o->cpool =
+      calloc((size_t)(nc + nc * n + nc * n * n + 2 * nc * D + D + D * D + D + dim * dim), sizeof(double));
+
+  if (!p)
+    return HS_ENOMEM;
+  o->nc   = nc;
+  o->Phi  = p, p += nc;
+  o->Gc   = p, p += nc * n;
+  o->Hphi = p, p += nc * n * n;
+  o->gz   = p, p += 2 * nc * D;
+  o->cw   = p, p += D;
+  o->Hw   = p, p += D * D;
+  o->zb   = p, p += D;
+  o->Mi   = p;
+  return HS_SUCCESS;
+}
+
+/* Phi, G and Hphi at q, and (gz not NULL) the gradient of g(z) = (Phi(q), G(q) lambda_p) at z (2nc x D, row-major):
+ * row i: G_i in q; row nc + i: Hphi_i lambda_p in q, G_i in lambda_p. Returns g (2nc) in g if not NULL. */
+static int ConsAt(HsO4 *o, const double *z, double *g, double *gz)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, D = o->D;
+  const double    *lp = z + o->dim + n;
+
+  HS_CB(P->Phi(z, o->Phi, o->Gc, o->Hphi, P->ctx));
+  for (int i = 0; g && i < nc; i++)
+    g[i] = o->Phi[i], g[nc + i] = HsDot(n, o->Gc + i * n, lp);
+  if (!gz)
+    return HS_SUCCESS;
+  HsZero(2 * nc * D, gz);
+  for (int i = 0; i < nc; i++) {
+    HsCopy(n, o->Gc + i * n, gz + i * D);
+    HsMatVec(n, n, o->Hphi + i * n * n, lp, gz + (nc + i) * D);
+    HsCopy(n, o->Gc + i * n, gz + (nc + i) * D + o->dim + n);
+  }
+  return HS_SUCCESS;
+}
+
 double HsO4Fraction(int j) { return j == 1 ? HS_O4_GAMMA2 : HS_O4_GAMMA1; }
 
 int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
@@ -119,18 +186,18 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   const HsProblem *P = d->prob;
   HsO4            *o;
   int              dim = d->dim, D = 2 * dim;
-  const char      *why = P->nc                   ? "holonomic constraints"
-                         : P->data_T             ? "T in the problem's data"
+  const char      *why = P->data_T               ? "T in the problem's data"
                          : P->ctrl && d->bounded ? "both a force f(q, u) and control bounds"
+                         : P->nc                 ? ConsRefusal(P, d)
                                                  : NULL;
 
   *o4 = NULL;
   if (why) {
     if (msg)
       snprintf(msg, (size_t)msg_len,
-               "problem '%s' has %s: -hs_scheme conserving4 does not support it yet (docs/theory.md "
-               "section 8)",
-               P->name, why);
+               "problem '%s' has %s: -hs_scheme conserving4 does not support it%s (docs/theory.md "
+               "section 8%s)",
+               P->name, why, P->nc ? "" : " yet", P->nc ? ".6" : "");
     return HS_EFAILED;
   }
   o = calloc(1, sizeof *o);
@@ -174,8 +241,9 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     if (!P->Bq) /* a constant B: dB, d2B stay 0 */
       HsCopy(n * m, P->B, o->B);
   }
-  if (P->ctrl &&
-      (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = calloc((size_t)(4 * P->n + 6 * P->n * P->n), sizeof(double))))) {
+  if ((P->ctrl &&
+       (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = calloc((size_t)(4 * P->n + 6 * P->n * P->n), sizeof(double))))) ||
+      (P->nc && ConsCreate(o))) {
     HsO4Destroy(&o);
     return HS_ENOMEM;
   }
@@ -199,6 +267,7 @@ void HsO4Destroy(HsO4 **o4)
   free((*o4)->bq);
   HsO4CtrlDestroy(&(*o4)->ctrl);
   free((*o4)->cq);
+  free((*o4)->cpool);
   free(*o4);
   *o4 = NULL;
 }
@@ -511,5 +580,104 @@ int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz)
     for (int j = 0; j < dim && P->phi.f; j++)
       Rz[i * D + j] = Hp[i * dim + j];
   }
+  return HS_SUCCESS;
+}
+
+int HsO4ConsCount(const HsO4 *o) { return o->nc; }
+
+int HsO4Cons(HsO4 *o, const double *z, double *g, double *gz) { return ConsAt(o, z, g, gz); }
+
+int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, const double *kap, double *F, double *Fa,
+                         double *Fb, double *Fk)
+{
+  int     nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+  double *w = o->cw, *Hw = o->Hw, ch = c * o->d->h;
+
+  for (int i = 0; i < D; i++)
+    o->zb[i] = 0.5 * (a[i] + b[i]);
+  HS_CHK(ConsAt(o, o->zb, NULL, o->gz));
+  HsMatTVec(c2, D, o->gz, kap, w); /* w = grad g(zbar)^T kappa */
+  if (Fa) { /* Hw = sum_i kappa_i Hess g_i: q q from Phi_i, q lambda_p (both ways) from G_i(q) lambda_p */
+    HsZero(D * D, Hw);
+    for (int i = 0; i < nc; i++)
+      for (int l = 0; l < n; l++)
+        for (int r = 0; r < n; r++) {
+          double hp = o->Hphi[(i * n + l) * n + r];
+          Hw[l * D + r] += kap[i] * hp;
+          Hw[l * D + dim + n + r] += kap[nc + i] * hp;
+          Hw[(dim + n + r) * D + l] += kap[nc + i] * hp;
+        }
+  }
+  for (int i = 0; i < D; i++) { /* F -= c h S w, S w = (w_lambda, -w_x); the Jacobians likewise, 1/2 Hw each side */
+    int    src = i < dim ? dim + i : i - dim;
+    double sg  = i < dim ? -ch : ch;
+    F[i] += sg * w[src];
+    for (int j = 0; Fa && j < D; j++)
+      Fa[i * D + j] += 0.5 * sg * Hw[src * D + j], Fb[i * D + j] += 0.5 * sg * Hw[src * D + j];
+    for (int j = 0; Fk && j < c2; j++)
+      Fk[i * c2 + j] = sg * o->gz[j * D + src];
+  }
+  return HS_SUCCESS;
+}
+
+int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
+  const double    *p = z0 + n, *lq = z0 + dim, *lp = z0 + dim + n;
+  double          *Mi = o->Mi, *mp = o->cw, *ml = o->cw + n, *hl = o->cw + 2 * n, *mg = o->cw + 3 * n;
+
+  HS_CHK(ConsAt(o, z0, NULL, NULL));
+  HS_CB(P->E.hess(z0, Mi, P->ctx)); /* its p p block: M^{-1} */
+  for (int i = 0; i < n; i++) {
+    mp[i] = ml[i] = 0;
+    for (int j = 0; j < n; j++)
+      mp[i] += Mi[(n + i) * dim + n + j] * p[j], ml[i] += Mi[(n + i) * dim + n + j] * lq[j];
+  }
+  if (rz)
+    HsZero(2 * nc * D, rz);
+  for (int i = 0; i < nc; i++) {
+    const double *Gi = o->Gc + i * n, *Hi = o->Hphi + i * n * n;
+    HsMatVec(n, n, Hi, lp, hl); /* Hphi_i lambda_p */
+    r[i]      = HsDot(n, Gi, lp);
+    r[nc + i] = HsDot(n, hl, mp) - HsDot(n, Gi, ml);
+    if (!rz)
+      continue;
+    double *r1 = rz + i * D, *r2 = rz + (nc + i) * D;
+    HsCopy(n, hl, r1);
+    HsCopy(n, Gi, r1 + dim + n);
+    HsMatVec(n, n, Hi, ml, mg); /* d/dq of -G_i M^{-1} lambda_q */
+    for (int j = 0; j < n; j++) {
+      r2[j] = -mg[j];
+      for (int l = 0; l < n; l++) {
+        r2[n + j] += Mi[(n + l) * dim + n + j] * hl[l];   /* d/dp: M^{-1} Hphi_i lambda_p */
+        r2[dim + j] -= Gi[l] * Mi[(n + l) * dim + n + j]; /* d/dlambda_q: -M^{-1} G_i^T */
+      }
+    }
+    HsMatVec(n, n, Hi, mp, r2 + dim + n); /* d/dlambda_p: Hphi_i M^{-1} p */
+  }
+  return HS_SUCCESS;
+}
+
+int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, double *Rz, double *Ra)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
+
+  HS_CB(P->Phi(P->xT, o->Phi, o->Gc, NULL, P->ctx));
+  for (int i = 0; i < dim; i++)
+    R[i] = zN[i] - P->xT[i];
+  for (int l = 0; l < n; l++) /* p_N - p_T - G(q_T)^T alpha */
+    for (int i = 0; i < nc; i++)
+      R[n + l] -= o->Gc[i * n + l] * alpha[i];
+  if (!Rz)
+    return HS_SUCCESS;
+  HsZero(dim * D, Rz);
+  HsZero(dim * nc, Ra);
+  for (int i = 0; i < dim; i++)
+    Rz[i * D + i] = 1;
+  for (int l = 0; l < n; l++)
+    for (int i = 0; i < nc; i++)
+      Ra[(n + l) * nc + i] = -o->Gc[i * n + l];
   return HS_SUCCESS;
 }

@@ -18,8 +18,8 @@
 /* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
    over its three substeps (HsO4SubstepCost; 0 for an autonomous ell). */
 #define O4_VALS 8
-#define O4_W1(q) (2 * (q) * (q) + (q)) /* a substep's Jacobian blocks and residual */
-#define O4_W(q) (2 * O4_W1(q) + 1)     /* PointEquations' scratch: those, a copy of them, its tag */
+#define O4_W1(q, c2) (2 * (q) * (q) + (q) + (q) * (c2)) /* a substep's Jacobian blocks, residual, kappa block */
+#define O4_W(q, c2) (2 * O4_W1(q, c2) + 1)              /* PointEquations' scratch: those, a copy of them, its tag */
 
 /** HsOrder4StageTime - the time of stage j (0: the node) of interval k: t_k, t_k + gamma1 h, t_k + (1 - gamma1) h
  *  (T/N exactly at N). */
@@ -76,56 +76,114 @@ static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Pets
   return HS_SUCCESS;
 }
 
+/* Holonomic constraints (docs/theory.md section 8.6): point k's 2nc x 3 constraint rows at 12n.. (the file head's
+ * table) into f and (J not NULL) J1, the block of point k's columns: g(z_{k,1}), g(z_{k,2}), then g(z_k) (k = 0: the
+ * start rows HsO4ConsStart; k = N: G(q_N) lambda_p only, Phi(q_N) = 0 following from q_N = q_T, and an identity row).
+ * Point N's other stage slots are dummies (their identity rows are set by the caller). w: 2nc (1 + 4n) scratch. */
+static int ConsRows(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J1, PetscReal *w)
+{
+  HsOrder4  *o = s->data;
+  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, nc = s->prob->nc, c2 = 2 * nc, K0 = 3 * q, N = s->N;
+  PetscReal *g = w, *gz = w + c2;
+  int        st;
+
+  for (int j = k < N ? 0 : 2; j < 3; j++) { /* j = 0, 1: stage j + 1; j = 2: the node */
+    PetscInt zo = j < 2 ? (j + 1) * q : 0, r0 = K0 + j * c2;
+    st = k == 0 && j == 2 ? HsO4ConsStart(o->o4, x[0], g, gz) : HsO4Cons(o->o4, x[k] + zo, g, gz);
+    if (st)
+      return st;
+    for (PetscInt r = 0; r < c2; r++) {
+      PetscInt from = k == N ? (r < nc ? nc + r : -1) : r; /* point N: G lambda_p, then the identity of a dummy */
+      f[r0 + r]     = from >= 0 ? g[from] : x[k][r0 + r];
+      for (PetscInt c = 0; J1 && from >= 0 && c < q; c++)
+        J1[(r0 + r) * D + zo + c] = gz[from * q + c];
+      if (J1 && from < 0)
+        J1[(r0 + r) * D + r0 + r] = 1;
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* Point N's 2n terminal rows at 2n.. into f and (J1 not NULL) J1: HsO4Terminal, or with constraints HsO4ConsTerminal
+ * with alpha in point N's slots 12n + 4nc.. (the free normal part of p_N). w: O4_W1 scratch. */
+static int TerminalRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, PetscScalar *J1, PetscReal *w)
+{
+  HsOrder4  *o = s->data;
+  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, nc = s->prob->nc, ka = 3 * q + 4 * nc;
+  PetscReal *Rz = w, *Ra = w + q * q, *R = w + 2 * q * q;
+  int        st =
+      nc ? HsO4ConsTerminal(o->o4, xN, xN + ka, R, J1 ? Rz : NULL, Ra) : HsO4Terminal(o->o4, xN, R, J1 ? Rz : NULL);
+
+  if (st)
+    return st;
+  for (PetscInt r = 0; r < 2 * n; r++) {
+    f[2 * n + r] = R[r];
+    for (PetscInt c = 0; J1 && c < q; c++)
+      J1[(2 * n + r) * D + c] = Rz[r * q + c];
+    for (PetscInt c = 0; J1 && c < nc; c++)
+      J1[(2 * n + r) * D + ka + c] = Ra[r * nc + c];
+  }
+  return HS_SUCCESS;
+}
+
 /* Point k's D equations into f and (J not NULL: 3 blocks D x D, the columns of points k-1, k, k+1, zeroed by the
  * caller) their Jacobian; with a free T (Tc not NULL) the rows' derivatives in T (Tc, D values): a substep
- * b - a - c (T/N) S gbar gives (F - (b - a)) / T. w: O4_W(4n) scratch, the caller's for the points in ascending order,
- * its last value -1 at the first: a substep's Jacobian blocks and residual, and a copy of interval k's last substep,
- * which point k + 1 needs (its first 2n rows) and so does not evaluate again. */
+ * b - a - c (T/N) S gbar gives (F - (b - a)) / T. w: O4_W(4n, 2nc) scratch, the caller's for the points in ascending
+ * order, its last value -1 at the first: a substep's Jacobian blocks (and with constraints those in its kappa) and
+ * residual, and a copy of interval k's last substep, which point k + 1 needs (its first 2n rows) and so does not
+ * evaluate again. */
 static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *f, PetscScalar *J[3],
                           PetscScalar *Tc, PetscReal *w)
 {
   HsOrder4  *o = s->data;
-  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
-  PetscReal *Fa = w, *Fb = w + q * q, *F = w + 2 * q * q, *C = w + O4_W1(q), *tag = w + 2 * O4_W1(q);
+  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N, c2 = 2 * s->prob->nc, K0 = 3 * q, W1 = O4_W1(q, c2);
+  PetscReal *Fa = w, *Fb, *F, *Fk, *C = w + W1, *tag = w + 2 * W1;
 
   if (Tc)
     PetscArrayzero(Tc, D);
 
-  /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, fraction, a's time}
-   */
+  /* substeps: {rows of f, first row of the substep's residual, count, point and offset of a, of b, of kappa, fraction,
+   * a's time} */
   struct {
-    PetscInt r0, i0, nr, pa, oa, pb, ob;
+    PetscInt r0, i0, nr, pa, oa, pb, ob, pk, ok;
     double   c, ta;
   } sub[4];
   int ns = 0;
   if (k > 0)
-    sub[ns++] = (typeof(sub[0])){0, 2 * n, 2 * n, k - 1, 2 * q, k, 0, HsO4Fraction(2), StageTime(s, k - 1, 2)};
+    sub[ns++] = (typeof(sub[0])){
+        0, 2 * n, 2 * n, k - 1, 2 * q, k, 0, k - 1, K0 + 2 * c2, HsO4Fraction(2), StageTime(s, k - 1, 2)};
   if (k < N) {
-    sub[ns++] = (typeof(sub[0])){2 * n, 0, q, k, 0, k, q, HsO4Fraction(0), StageTime(s, k, 0)};
-    sub[ns++] = (typeof(sub[0])){6 * n, 0, q, k, q, k, 2 * q, HsO4Fraction(1), StageTime(s, k, 1)};
-    sub[ns++] = (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, HsO4Fraction(2), StageTime(s, k, 2)};
+    sub[ns++] = (typeof(sub[0])){2 * n, 0, q, k, 0, k, q, k, K0, HsO4Fraction(0), StageTime(s, k, 0)};
+    sub[ns++] = (typeof(sub[0])){6 * n, 0, q, k, q, k, 2 * q, k, K0 + c2, HsO4Fraction(1), StageTime(s, k, 1)};
+    sub[ns++] =
+        (typeof(sub[0])){10 * n, 0, 2 * n, k, 2 * q, k + 1, 0, k, K0 + 2 * c2, HsO4Fraction(2), StageTime(s, k, 2)};
   }
   for (int j = 0; j < ns; j++) {
-    PetscBool cached = (PetscBool)(j == 0 && k > 0 && *tag == (PetscReal)k); /* point k - 1's last substep */
-    int       st     = cached ? 0
-                              : HsO4Substep(o->o4, sub[j].c, sub[j].ta, x[sub[j].pa] + sub[j].oa, x[sub[j].pb] + sub[j].ob,
-                                            w + 2 * q * q, J ? w : NULL, J ? w + q * q : NULL);
+    PetscBool          cached = (PetscBool)(j == 0 && k > 0 && *tag == (PetscReal)k); /* point k - 1's last substep */
+    const PetscScalar *a = x[sub[j].pa] + sub[j].oa, *b = x[sub[j].pb] + sub[j].ob;
+    int                st =
+        cached ? 0 : HsO4Substep(o->o4, sub[j].c, sub[j].ta, a, b, w + 2 * q * q, J ? w : NULL, J ? w + q * q : NULL);
+    if (!st && !cached && c2)
+      st = HsO4SubstepConsTerms(o->o4, sub[j].c, a, b, x[sub[j].pk] + sub[j].ok, w + 2 * q * q, J ? w : NULL,
+                                J ? w + q * q : NULL, J ? w + 2 * q * q + q : NULL);
     if (st)
       return st;
-    Fa = cached ? C : w, Fb = Fa + q * q, F = Fa + 2 * q * q;
+    Fa = cached ? C : w, Fb = Fa + q * q, F = Fa + 2 * q * q, Fk = F + q;
     if (j == ns - 1 && k < N) { /* interval k's last substep: point k + 1's first (w is the caller's for all points) */
-      PetscArraycpy(C, w, O4_W1(q));
+      PetscArraycpy(C, w, W1);
       *tag = (PetscReal)(k + 1);
     }
     for (PetscInt r = 0; r < sub[j].nr; r++) {
       PetscInt row = sub[j].r0 + r, i = sub[j].i0 + r;
       f[row] = F[i];
       if (Tc)
-        Tc[row] = (F[i] - (x[sub[j].pb][sub[j].ob + i] - x[sub[j].pa][sub[j].oa + i])) / s->prob->T;
+        Tc[row] = (F[i] - (b[i] - a[i])) / s->prob->T;
       for (PetscInt c = 0; J && c < q; c++) {
         J[sub[j].pa - k + 1][row * D + sub[j].oa + c] += Fa[i * q + c];
         J[sub[j].pb - k + 1][row * D + sub[j].ob + c] += Fb[i * q + c];
       }
+      for (PetscInt c = 0; J && c < c2; c++)
+        J[sub[j].pk - k + 1][row * D + sub[j].ok + c] += Fk[i * c2 + c];
     }
   }
   if (k == 0)
@@ -134,16 +192,16 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
       if (J)
         J[1][i * D + i] = 1;
     }
-  if (k == N) {
-    int st = HsO4Terminal(o->o4, x[N], F, J ? Fa : NULL);
+  if (c2) {
+    int st = ConsRows(s, x, k, f, J ? J[1] : NULL, w);
     if (st)
       return st;
-    for (PetscInt r = 0; r < 2 * n; r++) {
-      f[2 * n + r] = F[r];
-      for (PetscInt c = 0; J && c < q; c++)
-        J[1][(2 * n + r) * D + c] = Fa[r * q + c];
-    }
-    for (PetscInt i = q; i < D; i++) {
+  }
+  if (k == N) {
+    int st = TerminalRows(s, x[N], f, J ? J[1] : NULL, w);
+    if (st)
+      return st;
+    for (PetscInt i = q; i < K0 + 2 * c2; i++) { /* the dummies: point N's stage and kappa slots (alpha after them) */
       f[i] = x[N][i];
       if (J)
         J[1][i * D + i] = 1;
@@ -151,7 +209,7 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     if (s->prob->free_T) { /* the T slot's row replaces its identity */
       if (J)
         J[1][q * D + q] = 0;
-      st = FinalTimeRows(s, x[N], f, J ? J[1] : NULL, Tc, F);
+      st = FinalTimeRows(s, x[N], f, J ? J[1] : NULL, Tc, w + 2 * q * q);
       if (st)
         return st;
     }
@@ -187,8 +245,8 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscBool           dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(O4_W(q), &w));
-  w[O4_W(q) - 1] = -1; /* PointEquations' copy of a substep: none yet */
+  PetscCall(PetscMalloc1(O4_W(q, 2 * s->prob->nc), &w));
+  w[O4_W(q, 2 * s->prob->nc) - 1] = -1; /* PointEquations' copy of a substep: none yet */
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
   PetscCall(DMDAVecGetArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
@@ -211,33 +269,49 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscFunctionReturn(0);
 }
 
-/* The columns of row i of point k: at most 2 segments {point, first component, count}, ascending (the file head's
- * rows: a substep couples two 4n blocks, the boundary rows one, the dummies their own column). */
-static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBool freeT, PetscInt seg[3][3])
+/* The columns of row i of point k: at most 3 segments {point, first component, count}, ascending (the file head's
+ * rows: a substep couples two 4n blocks and, with nc constraints, its 2nc multipliers; a constraint row its 4n block;
+ * the boundary rows one block (point N's terminal rows also alpha), the dummies their own column). */
+static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, PetscInt i, PetscBool freeT,
+                          PetscInt seg[4][3])
 {
-  PetscInt q = 4 * n;
-#define SEG(j, p, c, m) (seg[j][0] = (p), seg[j][1] = (c), seg[j][2] = (m))
+  PetscInt q = 4 * n, c2 = 2 * nc, K0 = 3 * q, ns = 0;
+#define SEG(p, c, m) (seg[ns][0] = (p), seg[ns][1] = (c), seg[ns][2] = (m), ns++)
   if (i < 2 * n && k == 0)
-    return SEG(0, 0, 0, q), 1;
-  if (i < 2 * n)
-    return SEG(0, k - 1, 2 * q, q), SEG(1, k, 0, q), 2;
+    return SEG(0, 0, q), ns;
+  if (i < 2 * n) {
+    SEG(k - 1, 2 * q, q);
+    if (nc)
+      SEG(k - 1, K0 + 2 * c2, c2);
+    return SEG(k, 0, q), ns;
+  }
   if (k == N && freeT && i == q) /* T's row: z_N and T (the next column) */
-    return SEG(0, N, 0, q + 1), 1;
+    return SEG(N, 0, q + 1), ns;
+  if (k == N && i < q) { /* the terminal rows (and alpha) */
+    SEG(N, 0, q);
+    if (nc)
+      SEG(N, K0 + 2 * c2, nc);
+    return ns;
+  }
   if (k == N)
-    return i < q ? (SEG(0, N, 0, q), 1) : (SEG(0, N, i, 1), 1);
-  if (i < 6 * n)
-    return SEG(0, k, 0, 2 * q), 1;
-  if (i < 10 * n)
-    return SEG(0, k, q, 2 * q), 1;
-  return SEG(0, k, 2 * q, q), SEG(1, k + 1, 0, q), 2;
+    return i >= K0 + 2 * c2 && i < K0 + 2 * c2 + nc ? SEG(N, 0, q) : SEG(N, i, 1), ns;
+  if (i >= K0) /* the constraint rows: g(z_{k,1}), g(z_{k,2}), g(z_k) */
+    return SEG(k, i < K0 + c2 ? q : i < K0 + 2 * c2 ? 2 * q : 0, q), ns;
+  SEG(k, i < 6 * n ? 0 : i < 10 * n ? q : 2 * q, i < 10 * n ? 2 * q : q);
+  if (nc)
+    SEG(k, i < 6 * n ? K0 : i < 10 * n ? K0 + c2 : K0 + 2 * c2, c2);
+  if (i >= 10 * n)
+    SEG(k + 1, 0, q);
+  return ns;
 #undef SEG
 }
 
 /* ... and with a free T its column (point N, component 4n: after every other column of these rows) where the row
  * depends on T: the substeps' rows and the terminal rows. */
-static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBool freeT, PetscInt seg[3][3])
+static PetscInt Segments(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, PetscInt i, PetscBool freeT,
+                         PetscInt seg[4][3])
 {
-  PetscInt ns = Segments0(N, n, k, i, freeT, seg);
+  PetscInt ns = Segments0(N, n, nc, k, i, freeT, seg);
   if (freeT && !(k == 0 && i < 2 * n) && !(k == N && i >= 4 * n))
     seg[ns][0] = N, seg[ns][1] = 4 * n, seg[ns][2] = 1, ns++;
   return ns;
@@ -248,7 +322,7 @@ static PetscInt Segments(PetscInt N, PetscInt n, PetscInt k, PetscInt i, PetscBo
  * (local indices) and the others' (global), J owning them. Collective. */
 static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 {
-  PetscInt xs, xm, m, cs, seg[3][3], ns, *ia, *ja, *oi, *oj;
+  PetscInt xs, xm, m, cs, seg[4][3], ns, *ia, *ja, *oi, *oj;
   MPI_Comm comm = PetscObjectComm((PetscObject)da);
 
   PetscFunctionBeginUser;
@@ -264,7 +338,7 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
     for (PetscInt k = xs, r = 0; k < xs + xm; k++)
       for (PetscInt i = 0; i < D; i++, r++) {
         PetscInt d = 0, o = 0;
-        ns = Segments(s->N, s->prob->n, k, i, (PetscBool)s->prob->free_T, seg);
+        ns = Segments(s->N, s->prob->n, s->prob->nc, k, i, (PetscBool)s->prob->free_T, seg);
         for (PetscInt g = 0; g < ns; g++)
           for (PetscInt e = 0; e < seg[g][2]; e++) {
             PetscInt col = seg[g][0] * D + seg[g][1] + e;
@@ -293,13 +367,13 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
                                 PetscScalar *const J[3], const PetscScalar *Tc)
 {
-  PetscInt seg[3][3], ns;
+  PetscInt seg[4][3], ns;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < D; i++) {
     PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
     PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
-    ns = Segments(s->N, s->prob->n, k, i, (PetscBool)s->prob->free_T, seg);
+    ns = Segments(s->N, s->prob->n, s->prob->nc, k, i, (PetscBool)s->prob->free_T, seg);
     for (PetscInt g = 0; g < ns; g++) {
       PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
       if (s->prob->free_T && g == ns - 1 && seg[g][1] == 4 * s->prob->n && seg[g][2] == 1) /* T's column */
@@ -329,8 +403,8 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 
   PetscFunctionBeginUser;
   PetscCall(MatSetUnfactored(Pm));
-  PetscCall(PetscMalloc4(3 * D * D, &blk, D, &f, O4_W(q), &w, D, &Tc));
-  w[O4_W(q) - 1] = -1; /* PointEquations' copy of a substep: none yet */
+  PetscCall(PetscMalloc4(3 * D * D, &blk, D, &f, O4_W(q, 2 * s->prob->nc), &w, D, &Tc));
+  w[O4_W(q, 2 * s->prob->nc) - 1] = -1; /* PointEquations' copy of a substep: none yet */
   for (PetscInt b = 0; b < 3; b++)
     J[b] = blk + b * D * D;
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
@@ -453,6 +527,8 @@ PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
       x[k][q + i]     = row[i] + t1 * (nxt[i] - row[i]);
       x[k][2 * q + i] = row[i] + t2 * (nxt[i] - row[i]);
     }
+    for (int j = 0; j < (k < N ? 3 : 1) && s->prob->nc; j++)    /* the states onto the constraints (kappa = 0) */
+      (void)HsProblemProjectConstraints(s->prob, x[k] + j * q); /* a failure keeps them as they were */
     if (k == N && s->prob->free_T)
       x[N][q] = HsSolverStartT(s);
   }
@@ -703,7 +779,7 @@ PetscErrorCode HsOrder4CreateLayout(HsSolver s)
              "trajectory.h5's H, E - W and controls are the second-order schemes' formulas");
   PetscCheck(!s->prob->free_T || !s->prob->xT_T, comm, PETSC_ERR_SUP,
              "-hs_scheme conserving4: a free final time with a terminal state that moves with T is not supported yet");
-  o->D = 12 * n;
+  o->D = 12 * n + 6 * s->prob->nc; /* with constraints the three substeps' multipliers kappa (2nc each) */
   PetscCall(DMDACreate1d(comm, DM_BOUNDARY_NONE, s->N + 1, o->D, 1, NULL, &o->da));
   PetscCall(DMSetUp(o->da));
   PetscCall(DMSetMatType(o->da, MATAIJ));

@@ -454,7 +454,7 @@ PetscErrorCode HsSolverGetSchemes(HsSolver s, const char **state_scheme, const c
   else if (s->scheme == HS_SCHEME_DIRECT)
     ss = "midpoint", cs = "trapezoidal";
   else if (s->scheme == HS_SCHEME_CONSERVING4) /* its discretization's helpers (h, G R^{-1} G^T, E, phi) */
-    ss = "gonzalez", cs = "conserving";
+    ss = s->prob && s->prob->nc ? "bem" : "gonzalez", cs = s->prob && s->prob->nc ? "constrained" : "conserving";
   else if (s->prob)
     ss = s->prob->default_state_scheme, cs = s->prob->default_costate_scheme;
   if (s->state_scheme[0])
