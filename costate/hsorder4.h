@@ -57,6 +57,9 @@ int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz);
 /** The 2n terminal rows with constraints: q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha: nc, the free normal part of
  *  p_N); Rz (2n x 4n) and Ra (2n x nc) their Jacobian. */
 int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, double *Rz, double *Ra);
+/** A start for a substep's multipliers from a to b: kappa_1 = 0 and kappa_2 the least-squares constraint force that
+ *  balances the potential at rest at the midpoint, G G^T kappa_2 = G grad V (HS_EFAILED where G G^T is singular). */
+int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa);
 /** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
  *  condition; costate/hso4ctrl.h), "" otherwise. */
 const char *HsO4Why(const HsO4 *o);

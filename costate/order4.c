@@ -4,6 +4,8 @@
 #include "hso4ctrl.h"
 #include "hsorder4.h"
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -680,4 +682,30 @@ int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, 
     for (int i = 0; i < nc; i++)
       Ra[(n + l) * nc + i] = -o->Gc[i * n + l];
   return HS_SUCCESS;
+}
+
+int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, st = HS_SUCCESS;
+  double          *xb = o->zb, *gE = o->cw, *A = o->Hw;
+
+  for (int i = 0; i < dim; i++)
+    xb[i] = i < n ? 0.5 * (a[i] + b[i]) : 0; /* at rest: grad_q E = grad V */
+  HS_CHK(ConsAt(o, xb, NULL, NULL));
+  HS_CB(P->E.grad(xb, gE, P->ctx));
+  for (int i = 0; i < nc; i++) { /* G G^T kappa_2 = G grad V, kappa_1 = 0 */
+    kappa[i] = 0, kappa[nc + i] = HsDot(n, o->Gc + i * n, gE);
+    for (int j = 0; j < nc; j++)
+      A[i * nc + j] = HsDot(n, o->Gc + i * n, o->Gc + j * n);
+  }
+  {
+    gsl_matrix_view      Av  = gsl_matrix_view_array(A, (size_t)nc, (size_t)nc);
+    gsl_vector_view      kv  = gsl_vector_view_array(kappa + nc, (size_t)nc);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    if (gsl_linalg_cholesky_decomp1(&Av.matrix) || gsl_linalg_cholesky_svx(&Av.matrix, &kv.vector))
+      st = HS_EFAILED;
+    gsl_set_error_handler(old);
+  }
+  return st;
 }
