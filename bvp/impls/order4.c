@@ -563,6 +563,48 @@ PetscErrorCode HsOrder4PreSolve(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* Holonomic constraints: o->cons over the local points' nodes and stage nodes of x, reduced; a solve is converged only
+ * with every one within HS_O4_CONS_VOUCH (1 + max |q|) of the constraints as a distance |Phi_i| / |G_i| (as the
+ * second-order constrained transcription's, bvp/impls/constrained.c). Collective. */
+#define HS_O4_CONS_VOUCH 1e-8
+static PetscErrorCode ConsDiagnostics(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm)
+{
+  HsOrder4  *o = s->data;
+  PetscInt   n = s->prob->n, nc = s->prob->nc, q = 4 * n;
+  PetscReal *g, *gz, v[4]                        = {0, 0, 0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(2 * nc, &g, 2 * nc * q, &gz));
+  for (PetscInt k = xs; k < xs + xm && v[0] < PETSC_INFINITY; k++)
+    for (int j = 0; j < (k < s->N ? 3 : 1); j++) {
+      if (HsO4Cons(o->o4, x[k] + j * q, g, gz)) {
+        v[0] = v[1] = v[2] = PETSC_INFINITY;
+        break;
+      }
+      for (PetscInt i = 0; i < nc; i++) {
+        PetscReal gn = 0;
+        for (PetscInt c = 0; c < n; c++)
+          gn += gz[i * q + c] * gz[i * q + c];
+        v[0] = PetscMax(v[0], PetscAbsReal(g[i])), v[1] = PetscMax(v[1], PetscAbsReal(g[nc + i]));
+        v[2] = PetscMax(v[2], gn > 0 ? PetscAbsReal(g[i]) / PetscSqrtReal(gn) : PETSC_INFINITY);
+      }
+      for (PetscInt c = 0; c < n; c++)
+        v[3] = PetscMax(v[3], PetscAbsReal(x[k][j * q + c]));
+    }
+  PetscCall(PetscFree2(g, gz));
+  PetscCallMPI(MPI_Allreduce(v, o->cons, 4, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  if (s->res.converged && !(o->cons[2] <= HS_O4_CONS_VOUCH * (1 + o->cons[3]))) {
+    s->res.converged = PETSC_FALSE;
+    PetscCall(PetscStrncpy(s->res.status, "CONSTRAINTS_VIOLATED", sizeof s->res.status));
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
+                                   "the residual |F| = %.3e looked converged, but a node lies %.3g off the constraints "
+                                   "(|Phi_i| / |G_i|; the positions' size %.3g): rescale the constraints or tighten "
+                                   "-snes_atol",
+                                   (double)s->res.residual_norm, (double)o->cons[2], (double)o->cons[3]));
+  }
+  PetscFunctionReturn(0);
+}
+
 /** HsOrder4PostSolveFrom - Xnodes (x_k, lambda_k) and the per-point values (O4_VALS) from a solution X on the DMDA
  *  layout, the latter gathered on rank 0 for the diagnostics. Collective. */
 PetscErrorCode HsOrder4PostSolveFrom(HsSolver s, Vec X)
@@ -599,6 +641,8 @@ PetscErrorCode HsOrder4PostSolveFrom(HsSolver s, Vec X)
   }
   PetscCall(VecRestoreArray(o->vals, &v));
   PetscCall(VecRestoreArray(s->Xnodes, &y));
+  if (s->prob->nc)
+    PetscCall(ConsDiagnostics(s, x, xs, xm));
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
   PetscCall(VecDestroy(&o->vals0));
@@ -714,12 +758,20 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 /** HsOrder4View - what H^d and E - W mean for conserving4 (the view op). */
 PetscErrorCode HsOrder4View(HsSolver s, PetscViewer v)
 {
+  HsOrder4 *o = s->data;
+
   PetscFunctionBeginUser;
   PetscCall(PetscViewerASCIIPrintf(v,
                                    "  conserving4        H^d above is the maximized Hamiltonian H(x, lambda) at the "
                                    "%" PetscInt_FMT " nodes and stage nodes, its balance substep by substep; E - W is "
                                    "O(h^4), not exact\n",
                                    3 * s->N + 1));
+  if (s->prob->nc)
+    PetscCall(
+        PetscViewerASCIIPrintf(v,
+                               "  constraints        max|Phi| %.2g, max|G lambda_p| %.2g over the nodes and stage "
+                               "nodes (round-off)\n",
+                               (double)o->cons[0], (double)o->cons[1]));
   PetscFunctionReturn(0);
 }
 
@@ -727,6 +779,8 @@ PetscErrorCode HsOrder4View(HsSolver s, PetscViewer v)
  *  (rank 0). */
 PetscErrorCode HsOrder4WriteSummary(HsSolver s, FILE *fp)
 {
+  HsOrder4 *o = s->data;
+
   PetscFunctionBeginUser;
   fprintf(
       fp,
@@ -735,6 +789,15 @@ PetscErrorCode HsOrder4WriteSummary(HsSolver s, FILE *fp)
       "Dt| of a substep (Dt: the exact change a time-dependent ell makes)\", \"points\": %lld, \"costates\": "
       "\"lambda_k at the nodes\", \"energy_work\": \"O(h^4), not exact (exact for a quadratic E)\"},\n",
       (long long)(3 * s->N + 1));
+  if (s->prob->nc) { /* as the second-order constrained formulations' member (bvp/impls/constrained.c) */
+    fprintf(fp, "  \"constraints\": {\"count\": %d, \"class\": \"exact\"", s->prob->nc);
+    for (int i = 0; i < 2; i++)
+      if (isfinite(o->cons[i]))
+        fprintf(fp, ", \"%s\": %.17g", i ? "adjoint" : "max_phi", (double)o->cons[i]);
+      else
+        fprintf(fp, ", \"%s\": null", i ? "adjoint" : "max_phi");
+    fprintf(fp, ", \"points\": \"the nodes and stage nodes\"},\n");
+  }
   PetscFunctionReturn(0);
 }
 
