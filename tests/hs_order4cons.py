@@ -1,0 +1,148 @@
+"""hamshoot system tests of -hs_scheme conserving4 on constrained systems (issue 43, docs/theory.md section 8.6): the
+triple jump of the constrained Gonzalez discrete-gradient substep, with the constraints g(z) = (Phi(q), G(q) lambda_p)
+at every node and stage node. Order 4 of J and of the node states against the same continuous problems in generalized
+coordinates (the pendulum's independent J_inf; the joint-angle 3-link arm), the maximized Hamiltonian constant and
+Phi = 0 to round-off for every N, the analytic Jacobian against finite differences, quadratic Newton, 1 and 2 ranks,
+and what it refuses.
+"""
+import math
+import os
+import re
+
+from hs_util import check, run, jacobian_ratios, order
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROBLEMS = os.path.join(os.path.dirname(HERE), "problems")
+DATA = os.path.join(HERE, "data")
+PENDULUM_JINF = 6.436944438855  # docs/theory.md section 4.1 (independent: tests/crosscheck)
+PENDULUM_HINF = 1.368255669166
+QUIET = ["-hs_check_extremal", "no"]
+
+
+def problem(name):
+    return os.path.join(PROBLEMS, name + ".ocp")
+
+
+def solve4(prob, N, extra=(), ranks=1):
+    s, out, _ = run(["-problem", prob, "-N", str(N), "-hs_scheme", "conserving4"] + QUIET + list(extra), ranks=ranks)
+    check(s and s["converged"], "%s N=%d conserving4 did not converge: %s" % (prob, N, out[-300:]))
+    return s
+
+
+def conserved_ok(name, N, s):
+    """H's spread and the constraints at round-off (Phi and G lambda_p over the nodes and stage nodes, as the summary
+    reports them, and Phi at the nodes of trajectory.csv recomputed here when phi is given)."""
+    rel = s["H_spread"] / max(1.0, abs(s["H_mean"]))
+    c = s.get("constraints", {})
+    check(rel < 1e-12, "%s N=%d: H spread %.2e relative, not round-off" % (name, N, rel))
+    check(c.get("max_phi", 1) < 1e-12 and c.get("adjoint", 1) < 1e-10,
+          "%s N=%d: constraints %s, not round-off" % (name, N, c))
+    return rel, c.get("max_phi", 1)
+
+
+def t_order4cons_pendulum():
+    """the Cartesian pendulum (problems/pendulum_cartesian.ocp): J and the conserved H at order 4.0 +- 0.2 against the
+    pendulum's J_inf and H_inf (docs/theory.md section 4.1: the same continuous problem in its angle) for N = 40..320;
+    the node positions and the angular momentum x p_y - y p_x at order 4 +- 0.3 against the angle form's conserving4
+    solution at N = 1280 (time reversed: pendulum.ocp runs from horizontal to hanging, theta = pi/2 - q(T - t)); H's
+    spread and Phi at round-off for every N, Phi recomputed at the nodes."""
+    Ns = (40, 80, 160, 320)
+    sols = {N: solve4(problem("pendulum_cartesian"), N) for N in Ns}
+    ref = solve4("pendulum", 1280)
+    if not all(sols.values()) or not ref:
+        return
+    for N in Ns:
+        conserved_ok("pendulum_cartesian", N, sols[N])
+        phi = max(abs(0.5 * (float(r["q_x"]) ** 2 + float(r["q_y"]) ** 2 - 1)) for r in sols[N]["_rows"])
+        check(phi < 1e-13, "pendulum_cartesian N=%d: |Phi| %.1e at a node of trajectory.csv" % (N, phi))
+    eJ = [sols[N]["J"] - PENDULUM_JINF for N in Ns]
+    eH = [sols[N]["H_mean"] - PENDULUM_HINF for N in Ns]
+    oJ = [order(eJ[i], eJ[i + 1]) for i in range(len(Ns) - 1)]
+    oH = [order(abs(eH[i]), abs(eH[i + 1])) for i in range(len(Ns) - 1)]
+    print("pendulum_cartesian: J - J_inf %s, orders %s; H - H_inf %s, orders %s" %
+          (["%.2e" % e for e in eJ], ["%.2f" % o for o in oJ], ["%.2e" % e for e in eH], ["%.2f" % o for o in oH]))
+    check(all(abs(o - 4) <= 0.2 for o in oJ), "pendulum_cartesian: orders of J %s" % oJ)
+    check(all(abs(o - 4) <= 0.2 for o in oH), "pendulum_cartesian: orders of H %s" % oH)
+    rows = ref["_rows"]
+
+    def errors(s):
+        N, e = s["N"], [0.0, 0.0, 0.0]
+        for k, r in enumerate(s["_rows"]):
+            a = rows[len(rows) - 1 - k * (1280 // N)]  # the angle form at T - t_k
+            q, pq = float(a["q1"]), float(a["p1"])
+            x, y, px, py = (float(r[c]) for c in ("q_x", "q_y", "p_x", "p_y"))
+            for i, (v, w) in enumerate(((x, math.cos(q)), (y, -math.sin(q)), (x * py - y * px, pq))):
+                e[i] = max(e[i], abs(v - w))
+        return e
+    E = [errors(sols[N]) for N in Ns[:3]]
+    for i, name in enumerate(("x", "y", "x p_y - y p_x")):
+        o = [order(E[j][i], E[j + 1][i]) for j in range(2)]
+        print("pendulum_cartesian node %s: errors %s, orders %s" % (name, ["%.2e" % e[i] for e in E], ["%.2f" % x for x in o]))
+        check(all(abs(x - 4) <= 0.3 for x in o), "pendulum_cartesian: order of %s at the nodes %s" % (name, o))
+
+
+def t_order4cons_arm():
+    """the 3-link arm in natural coordinates (problems/manipulator3_natural.ocp, 18 coordinates, 15 constraints)
+    against the joint-angle arm (manipulator3, the same continuous problem): J at order 4.0 +- 0.2 from N = 160 to
+    320 (above 4 before: 4.3 from N = 80) against the twin's conserving4 limit (Richardson with 2^4 of N = 320,
+    640), H's spread and the constraints at round-off for every N."""
+    twin = [solve4("manipulator3", N, ["-hs_strategy", "auto"]) for N in (320, 640)]
+    Ns = (80, 160, 320)
+    sols = {N: solve4(problem("manipulator3_natural"), N) for N in Ns}
+    if not all(twin) or not all(sols.values()):
+        return
+    lim = (16 * twin[1]["J"] - twin[0]["J"]) / 15
+    for N in Ns:
+        conserved_ok("manipulator3_natural", N, sols[N])
+    e = [sols[N]["J"] - lim for N in Ns]
+    o = [order(abs(e[i]), abs(e[i + 1])) for i in range(len(Ns) - 1)]
+    print("manipulator3_natural: twin's limit %.6f; J - limit %s, orders %s" % (lim, ["%.3e" % x for x in e],
+                                                                                   ["%.2f" % x for x in o]))
+    check(abs(o[-1] - 4) <= 0.2 and o[0] > 3.8, "manipulator3_natural: orders of J %s" % o)
+
+
+def t_order4cons_jacobian():
+    """the analytic Jacobian (the multipliers' columns, the constraint rows, the start and end rows) against
+    -snes_test_jacobian on the Cartesian pendulum, the double pendulum, the four-bar and the crane (N = 6), and
+    Newton's quadratic convergence on the Cartesian pendulum (|F_{k+1}| <= 10 |F_k|^2 once |F_k| < 0.5)."""
+    for name in ("pendulum_cartesian", "double_pendulum_cartesian", "fourbar", "crane_natural"):
+        _, out, _ = run(["-problem", problem(name), "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
+                         "-snes_max_it", "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+        r = jacobian_ratios(out)
+        print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
+        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
+    _, out, _ = run(["-problem", problem("pendulum_cartesian"), "-N", "80", "-hs_scheme", "conserving4",
+                     "-hs_monitor"] + QUIET)
+    f = [float(x) for x in re.findall(r"Newton +\d+ +\|F\| = ([0-9.eE+-]+)", out)]
+    q = [f[i + 1] / f[i] ** 2 for i in range(len(f) - 1) if f[i] < 0.5 and f[i + 1] > 1e-13]
+    print("pendulum_cartesian N=80 Newton |F|: %s; |F_k+1|/|F_k|^2 %s" % (["%.1e" % x for x in f], ["%.2g" % x for x in q]))
+    check(len(f) >= 4 and q and max(q) <= 10, "pendulum_cartesian conserving4 Newton not quadratic: %s" % f)
+
+
+def t_order4cons_solvers():
+    """the four-bar, the double pendulum and the crane (N = 40) on 1 and 2 ranks and with MUMPS for the band solver:
+    the same J to 1e-12 relative and the same node states and costates to 1e-9; H and the constraints at round-off."""
+    for name in ("fourbar", "double_pendulum_cartesian", "crane_natural"):
+        a = solve4(problem(name), 40)
+        if not a:
+            return
+        conserved_ok(name, 40, a)
+        for what, extra, ranks in (("2 ranks", [], 2), ("MUMPS", ["-hs_linear_solver", "mumps"], 1)):
+            b = solve4(problem(name), 40, extra, ranks)
+            if not b:
+                return
+            dj = abs(a["J"] - b["J"]) / max(1, abs(a["J"]))
+            dx = max(abs(float(r[k]) - float(t[k])) / max(1, abs(float(r[k]))) for r, t in zip(a["_rows"], b["_rows"])
+                     for k in r if k not in ("t",) and r[k] != "")
+            print("%s N=40: %s: |dJ| %.1e relative, max node difference %.1e" % (name, what, dj, dx))
+            check(dj <= 1e-12 and dx <= 1e-9, "%s: %s: %.1e %.1e" % (name, what, dj, dx))
+
+
+def t_order4cons_errors():
+    """what conserving4 does not do for constrained systems is refused with a message naming it: multiple shooting,
+    free end states with a terminal cost, a potential outside the closed-form class."""
+    for args, want in (([problem("pendulum_cartesian"), "-hs_bvp_type", "shooting"], "transcription only"),
+                       ([os.path.join(DATA, "pendulum_cartesian_free.ocp")], "free end states or a terminal cost"),
+                       ([os.path.join(DATA, "pendulum_spring_cartesian.ocp")], "outside the closed-form class")):
+        s, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-N", "10"] + QUIET, expect_rc=None)
+        check(rc != 0 and want in out, "%s: rc %d, no '%s' in: %s" % (args, rc, want, out[-400:]))
