@@ -42,7 +42,7 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
 /** The 2n terminal rows at z_N: a fixed component i, x_i - x_T,i; a free one, lambda_i + d phi/dx_i (the maximum
  *  principle's lambda(T) = -grad phi with H = -L + ...); with Rz (2n x 4n) their Jacobian. */
 int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
-/** Holonomic constraints (docs/theory.md section 8.6; the closed-form class of docs/constrained.md): nc, 0 without. */
+/** Holonomic constraints (docs/theory.md section 8.1; the closed-form class of docs/constrained.md): nc, 0 without. */
 int HsO4ConsCount(const HsO4 *o);
 /** g(z) = (Phi(q), G(q) lambda_p) (2nc; g may be NULL) and (gz not NULL) its gradient in z (2nc x 4n). */
 int HsO4Cons(HsO4 *o, const double *z, double *g, double *gz);

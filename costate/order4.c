@@ -119,7 +119,7 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
   return HS_SUCCESS;
 }
 
-/* Why conserving4 refuses a constrained problem (docs/theory.md section 8.6), or NULL: it serves the closed-form class
+/* Why conserving4 refuses a constrained problem (docs/theory.md section 8.1), or NULL: it serves the closed-form class
  * of docs/constrained.md (constant M, quadratic Phi, linear V, affine B: g(z) = (Phi(q), G(q) lambda_p) is quadratic,
  * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T and all end states fixed. */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
@@ -199,7 +199,7 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
       snprintf(msg, (size_t)msg_len,
                "problem '%s' has %s: -hs_scheme conserving4 does not support it%s (docs/theory.md "
                "section 8%s)",
-               P->name, why, P->nc ? "" : " yet", P->nc ? ".6" : "");
+               P->name, why, P->nc ? "" : " yet", P->nc ? ".1" : "");
     return HS_EFAILED;
   }
   o = calloc(1, sizeof *o);

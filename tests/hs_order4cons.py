@@ -1,4 +1,4 @@
-"""hamshoot system tests of -hs_scheme conserving4 on constrained systems (issue 43, docs/theory.md section 8.6): the
+"""hamshoot system tests of -hs_scheme conserving4 on constrained systems (issue 43, docs/theory.md section 8.1): the
 triple jump of the constrained Gonzalez discrete-gradient substep, with the constraints g(z) = (Phi(q), G(q) lambda_p)
 at every node and stage node. Order 4 of J and of the node states against the same continuous problems in generalized
 coordinates (the pendulum's independent J_inf; the joint-angle 3-link arm), the maximized Hamiltonian constant and

@@ -76,7 +76,7 @@ static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Pets
   return HS_SUCCESS;
 }
 
-/* Holonomic constraints (docs/theory.md section 8.6): point k's 2nc x 3 constraint rows at 12n.. (the file head's
+/* Holonomic constraints (docs/theory.md section 8.1): point k's 2nc x 3 constraint rows at 12n.. (the file head's
  * table) into f and (J not NULL) J1, the block of point k's columns: g(z_{k,1}), g(z_{k,2}), then g(z_k) (k = 0: the
  * start rows HsO4ConsStart; k = N: G(q_N) lambda_p only, Phi(q_N) = 0 following from q_N = q_T, and an identity row).
  * Point N's other stage slots are dummies (their identity rows are set by the caller). w: 2nc (1 + 4n) scratch. */

@@ -13,7 +13,7 @@ typedef struct {
   HsO4    *o4;
   Vec      vals;  /* O4_VALS per point, the DMDA's points per rank */
   Vec      vals0; /* ... gathered on rank 0 by the postsolve */
-  /* holonomic constraints (docs/theory.md section 8.6), over the nodes and stage nodes: max |Phi(q)|, max |G(q)
+  /* holonomic constraints (docs/theory.md section 8.1), over the nodes and stage nodes: max |Phi(q)|, max |G(q)
      lambda_p|, max |Phi_i| / |G_i| (a distance) and max |q| (the postsolve's ConsDiagnostics) */
   PetscReal cons[4];
 } HsOrder4;

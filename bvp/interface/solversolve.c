@@ -184,7 +184,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
                ((PetscObject)s)->type_name);
     PetscCheck(!s->prob->nc || !shoot, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has holonomic constraints: -hs_scheme conserving4 solves them by -hs_bvp_type "
-               "transcription only (docs/theory.md section 8.6)",
+               "transcription only (docs/theory.md section 8.1)",
                s->prob->name);
   }
   PetscCheck(
