@@ -60,6 +60,9 @@ int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, 
 /** A start for a substep's multipliers from a to b: kappa_1 = 0 and kappa_2 the least-squares constraint force that
  *  balances the potential at rest at the midpoint, G G^T kappa_2 = G grad V (HS_EFAILED where G G^T is singular). */
 int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa);
+/** The control at the node z (m values into u): R^{-1} B(q)^T lambda_p with B at this node's q (or the bounded law
+ *  there, or the maximizer u* of H where controls enter nonlinearly). */
+int HsO4NodeControl(HsO4 *o, double t, const double *z, double *u);
 /** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
  *  condition; costate/hso4ctrl.h), "" otherwise. */
 const char *HsO4Why(const HsO4 *o);

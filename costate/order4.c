@@ -709,3 +709,19 @@ int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa)
   }
   return st;
 }
+
+int HsO4NodeControl(HsO4 *o, double t, const double *z, double *u)
+{
+  const HsProblem *P = o->d->prob;
+  double           H;
+
+  if (o->ctrl) { /* the maximizer of H in u */
+    HS_CHK(HsO4Hamiltonian(o, t, z, &H));
+    HsCopy(P->m, HsO4CtrlControl(o->ctrl), u);
+  } else if (o->gen) { /* R^{-1} B(q)^T lambda_p, or the bounded law at B(q)^T lambda_p */
+    HS_CHK(GainAt(o, z, z + o->dim + o->n, 0));
+    HsCopy(P->m, o->y, u);
+  } else
+    HsMatVec(P->m, o->dim, o->d->K, z + o->dim, u);
+  return HS_SUCCESS;
+}

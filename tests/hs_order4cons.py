@@ -43,8 +43,8 @@ def conserved_ok(name, N, s):
 def t_order4cons_pendulum():
     """the Cartesian pendulum (problems/pendulum_cartesian.ocp): J and the conserved H at order 4.0 +- 0.2 against the
     pendulum's J_inf and H_inf (docs/theory.md section 4.1: the same continuous problem in its angle) for N = 40..320;
-    the node positions and the angular momentum x p_y - y p_x at order 4 +- 0.3 against the angle form's conserving4
-    solution at N = 1280 (time reversed: pendulum.ocp runs from horizontal to hanging, theta = pi/2 - q(T - t)); H's
+    the node positions, the angular momentum x p_y - y p_x and the node control at order 4 +- 0.3 against the angle
+    form's conserving4 solution at N = 1280 (time reversed: pendulum.ocp runs from horizontal to hanging, theta = pi/2 - q(T - t)); H's
     spread and Phi at round-off for every N, Phi recomputed at the nodes."""
     Ns = (40, 80, 160, 320)
     sols = {N: solve4(problem("pendulum_cartesian"), N) for N in Ns}
@@ -66,16 +66,18 @@ def t_order4cons_pendulum():
     rows = ref["_rows"]
 
     def errors(s):
-        N, e = s["N"], [0.0, 0.0, 0.0]
+        N, e = s["N"], [0.0, 0.0, 0.0, 0.0]
         for k, r in enumerate(s["_rows"]):
             a = rows[len(rows) - 1 - k * (1280 // N)]  # the angle form at T - t_k
             q, pq = float(a["q1"]), float(a["p1"])
             x, y, px, py = (float(r[c]) for c in ("q_x", "q_y", "p_x", "p_y"))
             for i, (v, w) in enumerate(((x, math.cos(q)), (y, -math.sin(q)), (x * py - y * px, pq))):
                 e[i] = max(e[i], abs(v - w))
+            if r["u1"] != "" and a["u1"] != "":  # the node control R^-1 B(q_k)^T lambda_p,k; reversed time: -u
+                e[3] = max(e[3], abs(float(r["u1"]) + float(a["u1"])))
         return e
     E = [errors(sols[N]) for N in Ns[:3]]
-    for i, name in enumerate(("x", "y", "x p_y - y p_x")):
+    for i, name in enumerate(("x", "y", "x p_y - y p_x", "u")):
         o = [order(E[j][i], E[j + 1][i]) for j in range(2)]
         print("pendulum_cartesian node %s: errors %s, orders %s" % (name, ["%.2e" % e[i] for e in E], ["%.2f" % x for x in o]))
         check(all(abs(x - 4) <= 0.3 for x in o), "pendulum_cartesian: order of %s at the nodes %s" % (name, o))

@@ -650,20 +650,19 @@ PetscErrorCode HsOrder4PostSolveFrom(HsSolver s, Vec X)
   PetscFunctionReturn(0);
 }
 
-/* Controls that enter nonlinearly: s->U0 (rank 0, N x m) = u*(z_k), the maximizer at node k (costate/hso4ctrl.h);
- * *st a status. */
+/* Controls that enter nonlinearly or a configuration-dependent B(q): s->U0 (rank 0, N x m) = the control at node k
+ * (HsO4NodeControl: u*(z_k), or R^{-1} B(q_k)^T lambda_p,k: the output's interval formula would take B at the
+ * interval's midpoint with the node costate, an O(h^2) error); *st a status. */
 static PetscErrorCode NodeControls(HsSolver s, const PetscScalar *x, int *st)
 {
   HsOrder4 *o = s->data;
   PetscInt  m = s->prob->m, q = 4 * s->prob->n;
-  PetscReal H;
 
   PetscFunctionBeginUser;
   PetscCall(PetscFree(s->U0));
   PetscCall(PetscMalloc1(s->N * m, &s->U0));
   for (PetscInt k = 0; k < s->N && !*st; k++)
-    if (!(*st = HsO4Hamiltonian(o->o4, StageTime(s, k, 0), x + k * q, &H)))
-      PetscCall(PetscArraycpy(s->U0 + k * m, HsO4Control(o->o4), m));
+    *st = HsO4NodeControl(o->o4, StageTime(s, k, 0), x + k * q, s->U0 + k * m);
   PetscFunctionReturn(0);
 }
 
@@ -703,7 +702,7 @@ PetscErrorCode HsOrder4Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *
   PetscCall(VecRestoreArrayRead(o->vals0, &v));
   if (!st)
     st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
-  if (!st && s->prob->ctrl) /* controls that enter nonlinearly: u*(z_k) at the nodes for intervals.csv */
+  if (!st && (s->prob->ctrl || s->prob->Bq)) /* the node controls for intervals.csv (u*(z_k), or B at q_k) */
     PetscCall(NodeControls(s, x, &st));
   out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;
   out[6] = 0, out[7] = st ? 1 : 0, out[9] = big, out[10] = PetscMax(PetscAbsReal(Hmin), PetscAbsReal(Hmax));
