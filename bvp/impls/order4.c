@@ -12,7 +12,13 @@
  * Xnodes holds (x_k, lambda_k): node costates, not the interval costates of the second-order schemes. The
  * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
  * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
- * No constraints (HsO4Create and the set-up say what they refuse). */
+ * Holonomic constraints (nc of them, docs/theory.md section 8.1) add 6nc unknowns a point, the multipliers kappa of
+ * interval k's three substeps (2nc each, from 12n; point N: alpha, the free normal part of p_N, at 12n + 4nc, the
+ * rest dummies), which enter the substep rows above, and 6nc rows:
+ *   rows [12n, 12n+4nc)      k < N: g(z_{k,1}), g(z_{k,2}), g(z) = (Phi(q), G(q) lambda_p);  k = N: 0 = dummies
+ *   rows [12n+4nc, 12n+6nc)  0 < k < N: g(z_k);  k = 0: G lambda_p and the costates' hidden constraint at z_0;
+ *                            k = N: G(q_N) lambda_p (Phi(q_N) = 0 follows from q_N = q_T), then 0 = a dummy
+ * and point N's terminal rows become q_N - q_T, p_N - p_T - G(q_T)^T alpha. HsO4Create says what it refuses. */
 #include "order4impl.h"
 
 /* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
