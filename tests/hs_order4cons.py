@@ -148,3 +148,23 @@ def t_order4cons_errors():
                        ([os.path.join(DATA, "pendulum_spring_cartesian.ocp")], "outside the closed-form class")):
         s, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-N", "10"] + QUIET, expect_rc=None)
         check(rc != 0 and want in out, "%s: rc %d, no '%s' in: %s" % (args, rc, want, out[-400:]))
+
+
+def t_order4cons_double():
+    """the Cartesian double pendulum (problems/double_pendulum_cartesian.ocp, two constraints, u_2 on the relative
+    angle) against the same system in its angles (tests/data/double_pendulum_angles.ocp, generalized coordinates):
+    J at order 4.0 +- 0.2 (N = 40, 80, 160) against the twin's conserving4 limit (Richardson with 2^4 of N = 320,
+    640), H's spread and the constraints at round-off."""
+    twin = [solve4(os.path.join(DATA, "double_pendulum_angles.ocp"), N) for N in (320, 640)]
+    Ns = (40, 80, 160)
+    sols = {N: solve4(problem("double_pendulum_cartesian"), N) for N in Ns}
+    if not all(twin) or not all(sols.values()):
+        return
+    lim = (16 * twin[1]["J"] - twin[0]["J"]) / 15
+    for N in Ns:
+        conserved_ok("double_pendulum_cartesian", N, sols[N])
+    e = [sols[N]["J"] - lim for N in Ns]
+    o = [order(abs(e[i]), abs(e[i + 1])) for i in range(len(Ns) - 1)]
+    print("double_pendulum_cartesian: twin's limit %.10f; J - limit %s, orders %s" %
+          (lim, ["%.3e" % x for x in e], ["%.2f" % x for x in o]))
+    check(all(abs(x - 4) <= 0.2 for x in o), "double_pendulum_cartesian: orders of J %s" % o)
