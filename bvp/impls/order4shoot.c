@@ -48,6 +48,13 @@ typedef struct {
   PetscInt         its[3][3]; /* per substep j (1, 2, 3) of the marches: count, Newton updates summed, most (-info) */
   gsl_permutation *perm;
   Vec              Xfull; /* the whole trajectory on the transcription's DMDA (output, diagnostics) */
+  /* holonomic constraints (docs/theory.md section 8.1): nc, c2 = 2nc; the substeps' multipliers kappa per local
+     segment (3 c2 per point, as traj); the augmented substep system A (r x r, r = q + c2, or q + nc for the last
+     substep, whose kappa_2 is an outer unknown beside alpha), its right side y, the kappa blocks Fk (q x c2), g(b) and
+     its gradient gz (c2 x q), and A's permutations (sizes q + c2, q + nc) */
+  PetscInt         nc, c2;
+  PetscReal       *kap, *A, *y, *Fk, *g, *gz;
+  gsl_permutation *permA[2];
 } HsO4Shoot;
 
 static PetscInt   BlockSize(const HsO4Shoot *sh, PetscInt t) { return t ? sh->q : 2 * sh->n; }
@@ -151,11 +158,129 @@ static int SubstepFactor(HsO4Shoot *sh, double c, double ta, const double *a, co
   return HS_SUCCESS;
 }
 
+static PetscReal *KapPoint(HsO4Shoot *sh, PetscInt i, PetscInt k) /* kappa of interval k of local segment i */
+{
+  return sh->kap + (sh->toff[i] + k - sh->knots[sh->s0 + i]) * 3 * sh->c2;
+}
+
+/* Constraints: the augmented system of the substep from a to b with multipliers kap evaluated and factored:
+ * A = [[Fb, Fk], [grad g(b), 0]], y = (F, g(b)); the last substep (last = 1) has q_N = q_T among the outer equations
+ * instead of Phi(b) = 0 and so kappa_2, Phi's partner, among the outer unknowns: its A takes the columns of kappa_1
+ * and the rows of G(q) lambda_p only (kappa_1's partner: with kappa_2 instead the block is singular at lambda_p = 0).
+ * *rn, *yn the largest |y| and |(b, kappa)|. HS_ESINGULAR for a zero pivot. */
+static int ConsBuild(HsO4Shoot *sh, double c, double ta, const double *a, const double *b, const double *kap, int last,
+                     double *rn, double *yn)
+{
+  int             q = (int)sh->q, nc = (int)sh->nc, c2 = (int)sh->c2, g0 = last ? nc : 0, r = q + c2 - g0, st, sgn;
+  gsl_matrix_view A = gsl_matrix_view_array(sh->A, (size_t)r, (size_t)r);
+
+  if ((st = HsO4Substep(sh->o.o4, c, ta, a, b, sh->F, sh->Fa, sh->Fb)) ||
+      (st = HsO4SubstepConsTerms(sh->o.o4, c, a, b, kap, sh->F, sh->Fa, sh->Fb, sh->Fk)) ||
+      (st = HsO4Cons(sh->o.o4, b, sh->g, sh->gz)))
+    return st;
+  *rn = 0, *yn = 0;
+  for (int i = 0; i < r; i++) {
+    for (int j = 0; j < r; j++)
+      sh->A[i * r + j] =
+          i < q ? (j < q ? sh->Fb[i * q + j] : sh->Fk[i * c2 + j - q]) : (j < q ? sh->gz[(g0 + i - q) * q + j] : 0);
+    sh->y[i] = i < q ? sh->F[i] : sh->g[g0 + i - q];
+    *rn = fmax(*rn, fabs(sh->y[i])), *yn = fmax(*yn, fabs(i < q ? b[i] : kap[i - q]));
+  }
+  if (!isfinite(*rn) || !isfinite(*yn))
+    return HS_EDOM;
+  gsl_linalg_LU_decomp(&A.matrix, sh->permA[last], &sgn);
+  for (int i = 0; i < r; i++)
+    if (!(fabs(sh->A[i * r + i]) > 1e-300))
+      return HS_ESINGULAR;
+  return HS_SUCCESS;
+}
+
+/* Constraints: the substep's Newton for (b, kappa) (kappa_1 only for the last substep), SubstepSolve's stopping rules
+ * on the augmented unknowns; ConsBuild's system left factored at the solution. */
+static int SubstepSolveCons(HsO4Shoot *sh, double c, double ta, const double *a, double *b, double *kap, int last,
+                            int *its)
+{
+  int             q = (int)sh->q, r = q + (int)sh->c2 - (last ? (int)sh->nc : 0), st, done = 0, slow = 0;
+  double          prev = INFINITY, rn, yn;
+  gsl_matrix_view A    = gsl_matrix_view_array(sh->A, (size_t)r, (size_t)r);
+  gsl_vector_view y    = gsl_vector_view_array(sh->y, (size_t)r);
+
+  for (int it = 0;; it++) {
+    double dn = 0;
+    if ((st = ConsBuild(sh, c, ta, a, b, kap, last, &rn, &yn)))
+      return st;
+    *its = it;
+    if (done || (it > 0 && rn <= sh->atol * (1 + yn)))
+      return HS_SUCCESS;
+    if (it >= sh->max_it)
+      return HS_ENOCONV;
+    gsl_linalg_LU_svx(&A.matrix, sh->permA[last], &y.vector);
+    for (int i = 0; i < r; i++) {
+      *(i < q ? b + i : kap + i - q) -= sh->y[i];
+      dn = fmax(dn, fabs(sh->y[i]));
+    }
+    slow = dn <= HS_O4SHOOT_NOISE * (1 + yn) && dn > 0.5 * prev ? slow + 1 : 0;
+    done = dn <= PetscMax(sh->stol, HS_O4SHOOT_QUAD) * (1 + yn) || slow >= 3;
+    prev = dn;
+  }
+}
+
+/* Constraints: S <- db/d(w, kappa_2) S by the factored augmented system: [db; dkappa] = -A^{-1} [Fa S (+ Fk_2 for the
+ * last substep's kappa_2 columns, q + ft ..); 0]. */
+static void ChainSubstepCons(HsO4Shoot *sh, int last)
+{
+  int             q = (int)sh->q, ws = (int)sh->ws, c2 = (int)sh->c2, k1 = q + (int)sh->ft;
+  int             r = q + c2 - (last ? (int)sh->nc : 0);
+  gsl_matrix_view A = gsl_matrix_view_array(sh->A, (size_t)r, (size_t)r);
+  gsl_vector_view v = gsl_vector_view_array(sh->y, (size_t)r);
+
+  for (int col = 0; col < ws; col++) {
+    for (int i = 0; i < r; i++) {
+      double s = i < q && last && col >= k1 ? sh->Fk[i * c2 + (int)sh->nc + col - k1] : 0;
+      for (int j = 0; i < q && j < q; j++)
+        s += sh->Fa[i * q + j] * sh->S[j * ws + col];
+      sh->y[i] = -s;
+    }
+    gsl_linalg_LU_svx(&A.matrix, sh->permA[last], &v.vector);
+    for (int i = 0; i < q; i++)
+      sh->S2[i * ws + col] = sh->y[i];
+  }
+  memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(q * ws));
+}
+
+/* Constraints: substep j of interval k of local segment i from a to b with its kappa (KapPoint), solved (or, reuse,
+ * only factored at the stored march) and chained (sens); the very last substep's kappa_2 is ext's (the outer
+ * unknowns alpha, kappa_2). b and kappa start from the last march (warm; b from its increment, SubstepStart) or from
+ * an explicit Euler step and the rest force (HsO4ConsRestGuess). */
+static int ConsSubstep(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscInt k, int j, const double *a, double *b,
+                       const double *ext, int sens, int reuse, int warm, int *its)
+{
+  int     q = (int)sh->q, nc = (int)sh->nc, st = 0, last = k == s->N - 1 && j == 2;
+  double *kap = KapPoint(sh, i, k) + j * sh->c2, c = HsO4Fraction(j), ta = HsOrder4StageTime(s, k, j), rn, yn;
+
+  if (last) /* kappa_2 of the last substep: an outer unknown */
+    memcpy(kap + nc, ext + nc, sizeof(double) * (size_t)nc);
+  if (reuse)
+    st = ConsBuild(sh, c, ta, a, b, kap, last, &rn, &yn);
+  else {
+    memcpy(sh->bold, b, sizeof(double) * (size_t)q);
+    st = SubstepStart(sh, c, s->prob->T / (double)s->N, ta, a, b, warm);
+    if (!st && !warm && HsO4ConsRestGuess(sh->o.o4, a, b, kap))
+      memset(kap, 0, sizeof(double) * (size_t)sh->c2);
+    if (!st && !warm && last)
+      memcpy(kap + nc, ext + nc, sizeof(double) * (size_t)nc);
+    st = st ? st : SubstepSolveCons(sh, c, ta, a, b, kap, last, its);
+  }
+  if (!st && sens)
+    ChainSubstepCons(sh, last);
+  return st;
+}
+
 /* Marches local segment i from its outer unknowns w (reuse: its stored trajectory is already w's march, only the
  * sensitivities are wanted); the end z and (sens) dz_end/dz_start into Send. A failure sets *failed and is the
  * diagnosis (segment, interval, substep, why). */
-static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const double *w, int sens, int reuse,
-                                   PetscBool *failed)
+static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const double *w, const double *ext, int sens,
+                                   int reuse, PetscBool *failed)
 {
   PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
   int      n = (int)sh->n, q = (int)sh->q, st = 0, its = 0, warm = sh->have_traj[i];
@@ -176,14 +301,19 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
     for (int j = 0; j < 3 && !st; j++) {
       double *a = Point(sh, i, k) + j * q, *b = j < 2 ? a + q : Point(sh, i, k + 1), c = HsO4Fraction(j),
              ta = HsOrder4StageTime(s, k, j);
-      if (reuse) {
+      if (sh->nc) { /* constraints: (b, kappa) together; the very last substep takes kappa_2 from ext */
+        st = ConsSubstep(s, sh, i, k, j, a, b, ext, sens, reuse, warm, &its);
+        if (reuse)
+          continue;
+      } else if (reuse) {
         if (!(st = SubstepFactor(sh, c, ta, a, b)))
           ChainSubstep(sh, a, b, s->prob->T);
         continue;
+      } else {
+        memcpy(sh->bold, b, sizeof(double) * (size_t)q);
+        if (!(st = SubstepStart(sh, c, h, ta, a, b, warm)) && !(st = SubstepSolve(sh, c, ta, a, b, &its)) && sens)
+          ChainSubstep(sh, a, b, s->prob->T);
       }
-      memcpy(sh->bold, b, sizeof(double) * (size_t)q);
-      if (!(st = SubstepStart(sh, c, h, ta, a, b, warm)) && !(st = SubstepSolve(sh, c, ta, a, b, &its)) && sens)
-        ChainSubstep(sh, a, b, s->prob->T);
       sh->its[j][0]++, sh->its[j][1] += its, sh->its[j][2] = PetscMax(sh->its[j][2], its);
       memcpy(sh->aold, sh->bold, sizeof(double) * (size_t)q);
       if (st)
@@ -280,8 +410,9 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
   PetscCall(VecGetArrayRead(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
-    PetscCall(
-        MarchSegment(s, sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens, (int)same, &dom));
+    PetscCall(MarchSegment(s, sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0),
+                           sh->s0 + i == sh->M - 1 ? x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0) : NULL,
+                           (int)sens, (int)same, &dom));
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(PetscLogEventEnd(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
@@ -314,12 +445,21 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
         idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
       PetscCall(VecSetValues(F, q, idx, v, ADD_VALUES));
     }
+    if (!t && sh->nc) { /* constraints: the start rows at z_0 (the last 2nc rows) */
+      HsCallStep(HsO4ConsStart(sh->o.o4, Point(sh, 0, 0), v, NULL), domp, "conserving4 start rows", 0);
+      for (PetscInt j = 0; j < sh->c2; j++)
+        idx[j] = BlockOffset(sh, sh->M) + j;
+      PetscCall(VecSetValues(F, sh->c2, idx, v, ADD_VALUES));
+    }
     if (t < sh->M - 1) { /* + z_end into block t + 1 */
       for (PetscInt j = 0; j < q; j++)
         idx[j] = BlockOffset(sh, t + 1) + j;
       PetscCall(VecSetValues(F, q, idx, (PetscScalar *)end, ADD_VALUES));
     } else {
-      HsCallStep(HsO4Terminal(sh->o.o4, end, v, NULL), domp, "conserving4 terminal rows", s->N);
+      HsCallStep(
+          sh->nc ? HsO4ConsTerminal(sh->o.o4, end, x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0), v, NULL, NULL)
+                 : HsO4Terminal(sh->o.o4, end, v, NULL),
+          domp, "conserving4 terminal rows", s->N);
       for (PetscInt j = 0; j < 2 * n; j++)
         idx[j] = j;
       PetscCall(VecSetValues(F, 2 * n, idx, v, ADD_VALUES));
@@ -399,6 +539,8 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
     PetscCall(MatSetValues(P, q, rows, nc, idx, prod, ADD_VALUES));
     PetscFunctionReturn(0);
   }
+  if (sh->nc) /* constraints: their terminal rows (ConsJacobianRows) */
+    PetscFunctionReturn(0);
   PetscCheck(!HsO4Terminal(sh->o.o4, end, R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB, "the terminal rows failed");
   PetscCheck(!sh->ft || !FinalTimeRow(s, sh, end, s->prob->T, &f, sh->tg, sh->tc), PETSC_COMM_SELF, PETSC_ERR_LIB,
              "the free final time's row failed");
@@ -413,6 +555,48 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
     }
   }
   PetscCall(MatSetValues(P, 2 * n + sh->ft, rows, nc, idx, prod, ADD_VALUES));
+  PetscFunctionReturn(0);
+}
+
+/* Constraints: local segment i's rows of the outer Jacobian beyond SegmentJacobian's: segment 0 the start rows at z_0
+ * (the last 2nc rows; columns lambda_0), the last segment the terminal rows q_N - q_T, p_N - p_T - G(q_T)^T alpha:
+ * dR/dz_N dz_N/d(w_t, kappa_2) and their direct dR/dalpha (ext: alpha, kappa_2). */
+static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const PetscScalar *ext)
+{
+  PetscInt      t = sh->s0 + i, q = sh->q, n = sh->n, nc = sh->nc, ws = sh->ws, wt = BlockSize(sh, t), c0 = q - wt;
+  PetscInt      e0 = BlockOffset(sh, sh->M), nco = wt + 2 * nc, *idx, *rows;
+  PetscReal    *R, *Rz, *Ra, *prod;
+  const double *end = sh->Send + i * (q + q * ws), *S = end + q;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc6(q, &R, q * q, &Rz, q * nc + 1, &Ra, 2 * n * nco + q * q, &prod, nco + q, &idx, q, &rows));
+  if (!t) { /* the start rows: z_0 = (x0, lambda_0), lambda_0 the columns 0 .. 2n */
+    PetscCheck(!HsO4ConsStart(sh->o.o4, Point(sh, 0, 0), R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB,
+               "the start rows failed");
+    for (PetscInt r = 0; r < sh->c2; r++) {
+      rows[r] = e0 + r;
+      for (PetscInt c = 0; c < 2 * n; c++)
+        prod[r * 2 * n + c] = Rz[r * q + 2 * n + c], idx[c] = c;
+    }
+    PetscCall(MatSetValues(P, sh->c2, rows, 2 * n, idx, prod, ADD_VALUES));
+  }
+  if (t == sh->M - 1) {
+    PetscCheck(!HsO4ConsTerminal(sh->o.o4, end, ext, R, Rz, Ra), PETSC_COMM_SELF, PETSC_ERR_LIB,
+               "the terminal rows failed");
+    for (PetscInt j = 0; j < nco; j++) /* w_t's columns, kappa_2's, alpha's */
+      idx[j] = j < wt ? BlockOffset(sh, t) + j : j < wt + nc ? e0 + nc + j - wt : e0 + j - wt - nc;
+    for (PetscInt r = 0; r < 2 * n; r++) {
+      rows[r] = r;
+      for (PetscInt j = 0; j < nco; j++) {
+        double v = j < wt + nc ? 0 : Ra[r * nc + j - wt - nc];
+        for (PetscInt l = 0; j < wt + nc && l < q; l++)
+          v += Rz[r * q + l] * S[l * ws + (j < wt ? c0 + j : q + sh->ft + j - wt)];
+        prod[r * nco + j] = v;
+      }
+    }
+    PetscCall(MatSetValues(P, 2 * n, rows, nco, idx, prod, ADD_VALUES));
+  }
+  PetscCall(PetscFree6(R, Rz, Ra, prod, idx, rows));
   PetscFunctionReturn(0);
 }
 
@@ -437,6 +621,13 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
     for (PetscInt i = 0; i < sh->s1 - sh->s0; i++)
       PetscCall(SegmentJacobian(s, sh, P, i, idx, rows, prod));
     PetscCall(PetscFree3(idx, rows, prod));
+    if (sh->nc) { /* constraints: the start and terminal rows (alpha and kappa_2: X's last 2nc, on the last owner) */
+      const PetscScalar *x;
+      PetscCall(VecGetArrayRead(X, &x));
+      for (PetscInt i = 0; i < sh->s1 - sh->s0; i++)
+        PetscCall(ConsJacobianRows(sh, P, i, x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0)));
+      PetscCall(VecRestoreArrayRead(X, &x));
+    }
     PetscCall(PetscLogEventEnd(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
   }
   PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
@@ -521,11 +712,21 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
   PetscCall(VecGetArrayRead(All, &g));
   PetscCall(VecGetArray(X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0);
-    PetscCall(PetscArraycpy(Point(sh, i, k0), g + k0 * 3 * q, (sh->knots[t + 1] - k0 + 1) * 3 * q));
-    PetscCall(PetscArraycpy(x + o, g + k0 * 3 * q + (t ? 0 : 2 * n), BlockSize(sh, t)));
+    PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0), D = sh->o.D;
+    for (PetscInt k = k0; k <= sh->knots[t + 1]; k++) { /* the stages (and with constraints the kappa) of each point */
+      PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, 3 * q));
+      if (sh->nc)
+        PetscCall(PetscArraycpy(KapPoint(sh, i, k), g + k * D + 3 * q, 3 * sh->c2));
+    }
+    PetscCall(PetscArraycpy(x + o, g + k0 * D + (t ? 0 : 2 * n), BlockSize(sh, t)));
     sh->have_traj[i] = PETSC_TRUE;
   }
+  if (sh->nc && sh->s1 == sh->M && sh->s0 < sh->M) /* alpha (point N's slot) and the last substep's kappa_2 */
+    for (PetscInt j = 0; j < sh->nc; j++) {
+      x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0) + j] = g[s->N * sh->o.D + 3 * q + 2 * sh->c2 + j];
+      x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0) + sh->nc + j] =
+          g[(s->N - 1) * sh->o.D + 3 * q + 2 * sh->c2 + sh->nc + j];
+    }
   if (sh->ft && sh->s0 < sh->M && sh->s1 == sh->M) /* a free T's start (the owner of segment M - 1) */
     x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0)] = HsSolverStartT(s);
   sh->cached = PETSC_FALSE;
@@ -539,26 +740,33 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
  * stage slots 0), then the transcription's node layout and per-point values. Collective. */
 static PetscErrorCode PostSolve(HsSolver s)
 {
-  HsO4Shoot *sh = s->data;
-  PetscInt   D  = 3 * sh->q, *idx;
-  PetscBool  dom;
+  HsO4Shoot         *sh = s->data;
+  PetscInt           D = sh->o.D, *idx, q = sh->q;
+  PetscScalar       *v;
+  const PetscScalar *x;
+  PetscBool          dom;
 
   PetscFunctionBeginUser;
   PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself (not of a line search's trial; a
                                                       march that fails leaves what it reached) */
-  PetscCall(PetscMalloc1(D, &idx));
+  PetscCall(PetscMalloc2(D, &idx, D, &v));
+  PetscCall(VecGetArrayRead(s->X, &x));
   for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
     PetscInt t = sh->s0 + i, last = t == sh->M - 1 ? sh->knots[t + 1] : sh->knots[t + 1] - 1;
     for (PetscInt k = sh->knots[t]; k <= last; k++) {
-      PetscScalar *z = Point(sh, i, k);
-      if (k == s->N)
-        PetscCall(PetscArrayzero(z + sh->q, 2 * sh->q));
+      PetscCall(PetscArrayzero(v, D));
+      PetscCall(PetscArraycpy(v, Point(sh, i, k), k == s->N ? q : 3 * q));
+      if (sh->nc && k < s->N) /* the substeps' kappa; point N: alpha */
+        PetscCall(PetscArraycpy(v + 3 * q, KapPoint(sh, i, k), 3 * sh->c2));
+      if (sh->nc && k == s->N)
+        PetscCall(PetscArraycpy(v + 3 * q + 2 * sh->c2, x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0), sh->nc));
       for (PetscInt j = 0; j < D; j++)
         idx[j] = k * D + j;
-      PetscCall(VecSetValues(sh->Xfull, D, idx, z, INSERT_VALUES));
+      PetscCall(VecSetValues(sh->Xfull, D, idx, v, INSERT_VALUES));
     }
   }
-  PetscCall(PetscFree(idx));
+  PetscCall(VecRestoreArrayRead(s->X, &x));
+  PetscCall(PetscFree2(idx, v));
   PetscCall(VecAssemblyBegin(sh->Xfull));
   PetscCall(VecAssemblyEnd(sh->Xfull));
   PetscCall(HsOrder4PostSolveFrom(s, sh->Xfull));
@@ -633,6 +841,10 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree4(sh->S, sh->S2, sh->Send, sh->perron));
   PetscCall(PetscFree6(sh->F, sh->Fa, sh->Fb, sh->db, sh->aold, sh->bold));
   PetscCall(PetscFree2(sh->tg, sh->tc));
+  PetscCall(PetscFree6(sh->kap, sh->A, sh->y, sh->Fk, sh->g, sh->gz));
+  for (int j = 0; j < 2; j++)
+    if (sh->permA[j])
+      gsl_permutation_free(sh->permA[j]);
   if (sh->perm)
     gsl_permutation_free(sh->perm);
   PetscCall(PetscFree(s->data));
@@ -656,6 +868,13 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
   PetscCall(PetscCalloc2(q + 1, &sh->tg, q / 2 + 1, &sh->tc));
   sh->perm = gsl_permutation_alloc((size_t)q);
   PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+  if (sh->nc) { /* constraints: the kappa of the stored marches and the augmented substep system */
+    PetscInt r = q + sh->c2;
+    PetscCall(PetscCalloc6(pts * 3 * sh->c2 + 1, &sh->kap, r * r, &sh->A, r, &sh->y, q * sh->c2, &sh->Fk, sh->c2,
+                           &sh->g, sh->c2 * q, &sh->gz));
+    sh->permA[0] = gsl_permutation_alloc((size_t)r), sh->permA[1] = gsl_permutation_alloc((size_t)(q + sh->nc));
+    PetscCheck(sh->permA[0] && sh->permA[1], PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+  }
   PetscFunctionReturn(0);
 }
 
@@ -669,7 +888,8 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
-  sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->ws = sh->q + sh->ft;
+  sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
+  sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
   PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
   PetscCall(HsSegmentLayoutOwner(sh->layout, sh->M - 1, &sh->Towner));
@@ -678,12 +898,13 @@ static PetscErrorCode SetUp(HsSolver s)
   for (PetscInt t = sh->s0; t < sh->s1; t++)
     nl += BlockSize(sh, t);
   nl += sh->ft && sh->s0 < sh->M && sh->s1 == sh->M ? 1 : 0; /* a free T: the last unknown, with segment M - 1 */
+  nl += sh->s0 < sh->M && sh->s1 == sh->M ? sh->c2 : 0;      /* constraints: alpha, kappa_2 of the last substep, last */
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   if (sh->ft)
     s->iT = BlockOffset(sh, sh->M);
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, 2 * sh->q + sh->ft,
-                         NULL, 2 * sh->q + sh->ft, NULL, &s->Jac));
+  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE,
+                         2 * sh->q + sh->ft + sh->c2, NULL, 2 * sh->q + sh->ft + sh->c2, NULL, &s->Jac));
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(HsOrder4PreSolve(s));
   /* substeps looser than the defaults make the residual's evaluation error as large as the user allows: a noise floor

@@ -646,20 +646,21 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(SetUpKnots(s, sh));
+  if (s->scheme == HS_SCHEME_CONSERVING4) { /* conserving4: its own march and matching (order4shoot.c), constrained
+                                               systems included (docs/theory.md section 8.1) */
+    PetscCheck(!sh->mf && sh->ksp == HS_SHOOT_KSP_DIRECT && sh->init == HS_SHOOT_INIT_LINEAR,
+               PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+               "-hs_scheme conserving4: its multiple shooting takes no -hs_shoot_mf, -hs_shoot_ksp or -hs_shoot_init "
+               "(an assembled Jacobian, LU by MUMPS, the linear guess; docs/theory.md section 8)");
+    PetscCall(HsO4ShootSetUp(s, sh->Mset, sh->knots, sh->step_atol, sh->step_stol, sh->step_max_it, sh->max_growth));
+    PetscFunctionReturn(0);
+  }
   if (s->prob->nc) { /* holonomic constraints: the constrained scheme's shooting takes over (consshoot.c) */
     PetscCheck(!sh->mf && sh->ksp == HS_SHOOT_KSP_DIRECT && sh->init == HS_SHOOT_INIT_LINEAR,
                PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has constraints: its multiple shooting takes no -hs_shoot_mf, -hs_shoot_ksp or -hs_shoot_init "
                "(an assembled Jacobian, LU by MUMPS, the transcription's guess; docs/constrained.md)", s->prob->name);
     PetscCall(HsConsShootSetUp(s, sh->Mset, sh->knots));
-    PetscFunctionReturn(0);
-  }
-  if (s->scheme == HS_SCHEME_CONSERVING4) { /* conserving4: its own march and matching (order4shoot.c) */
-    PetscCheck(!sh->mf && sh->ksp == HS_SHOOT_KSP_DIRECT && sh->init == HS_SHOOT_INIT_LINEAR,
-               PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "-hs_scheme conserving4: its multiple shooting takes no -hs_shoot_mf, -hs_shoot_ksp or -hs_shoot_init "
-               "(an assembled Jacobian, LU by MUMPS, the linear guess; docs/theory.md section 8)");
-    PetscCall(HsO4ShootSetUp(s, sh->Mset, sh->knots, sh->step_atol, sh->step_stol, sh->step_max_it, sh->max_growth));
     PetscFunctionReturn(0);
   }
   PetscCall(SetUpStorage(s, sh));

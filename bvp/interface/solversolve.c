@@ -176,16 +176,11 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     PetscCall(HsSolverSetType(s, HSSOLVERTRANSCRIPTION));
   PetscCall(ChooseDirectSolver(s));
   if (s->scheme == HS_SCHEME_CONSERVING4) { /* docs/theory.md section 8: the transcription and multiple shooting */
-    PetscBool tr, shoot;
+    PetscBool tr;
     PetscCall(PetscObjectTypeCompareAny((PetscObject)s, &tr, HSSOLVERTRANSCRIPTION, HSSOLVERSHOOTING, ""));
-    PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &shoot));
     PetscCheck(tr, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "-hs_scheme conserving4 is implemented for -hs_bvp_type transcription and shooting only, not %s",
                ((PetscObject)s)->type_name);
-    PetscCheck(!s->prob->nc || !shoot, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-               "problem '%s' has holonomic constraints: -hs_scheme conserving4 solves them by -hs_bvp_type "
-               "transcription only (docs/theory.md section 8.1)",
-               s->prob->name);
   }
   PetscCheck(
       s->scheme == HS_SCHEME_CONSERVING4 || !s->prob->ctrl, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
