@@ -218,11 +218,10 @@ def t_order4_jacobian():
 
 def t_order4_errors():
     """what conserving4 does not support yet is refused with a message, not solved wrongly: IPOPT, explicit
-    state/costate schemes, a constrained system in multiple shooting (the transcription solves it: hs_order4cons.py)."""
+    state/costate schemes, a constrained system outside what it serves (hs_order4cons.py)."""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "ipopt"], "transcription and shooting only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
-             (["-problem", os.path.join(DATA, "..", "..", "problems", "fourbar.ocp"), "-hs_bvp_type", "shooting"],
-              "holonomic constraints"),
+             (["-problem", os.path.join(DATA, "pendulum_spring_cartesian.ocp")], "holonomic constraints"),
              ]
     for args, want in cases:
         _, out, rc = run(args + ["-hs_scheme", "conserving4"] + QUIET, expect_rc=None)

@@ -141,10 +141,11 @@ def t_order4cons_solvers():
 
 
 def t_order4cons_errors():
-    """what conserving4 does not do for constrained systems is refused with a message naming it: multiple shooting,
-    free end states with a terminal cost, a potential outside the closed-form class."""
-    for args, want in (([problem("pendulum_cartesian"), "-hs_bvp_type", "shooting"], "transcription only"),
-                       ([os.path.join(DATA, "pendulum_cartesian_free.ocp")], "free end states or a terminal cost"),
+    """what conserving4 does not do for constrained systems is refused with a message naming it: free end states with
+    a terminal cost (transcription and shooting), a potential outside the closed-form class."""
+    free = os.path.join(DATA, "pendulum_cartesian_free.ocp")
+    for args, want in (([free], "free end states or a terminal cost"),
+                       ([free, "-hs_bvp_type", "shooting"], "free end states or a terminal cost"),
                        ([os.path.join(DATA, "pendulum_spring_cartesian.ocp")], "outside the closed-form class")):
         s, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-N", "10"] + QUIET, expect_rc=None)
         check(rc != 0 and want in out, "%s: rc %d, no '%s' in: %s" % (args, rc, want, out[-400:]))
@@ -168,3 +169,33 @@ def t_order4cons_double():
     print("double_pendulum_cartesian: twin's limit %.10f; J - limit %s, orders %s" %
           (lim, ["%.3e" % x for x in e], ["%.2f" % x for x in o]))
     check(all(abs(x - 4) <= 0.2 for x in o), "double_pendulum_cartesian: orders of J %s" % o)
+
+
+def t_order4cons_shoot():
+    """multiple shooting (-hs_bvp_type shooting) equals the transcription: the Cartesian pendulum (M = 1, 4, N) and the
+    double pendulum (M = 1, 4) on 1 and 2 ranks, the four-bar (M = 4, 2 ranks) and the crane (M = 4): J to 1e-12
+    relative, the node states, costates and controls to 1e-9 (relative to max(1, |value|)), H's spread and the
+    constraints at round-off; and its exact Jacobian against -snes_test_jacobian (the pendulum, M = 2, N = 6)."""
+    cases = [("pendulum_cartesian", M, r) for M in (1, 4, 40) for r in (1, 2)]
+    cases += [("double_pendulum_cartesian", M, r) for M in (1, 4) for r in (1, 2)]
+    cases += [("fourbar", 4, 2), ("crane_natural", 4, 1)]
+    ref = {}
+    for name, M, ranks in cases:
+        if name not in ref:
+            ref[name] = solve4(problem(name), 40)
+        s = solve4(problem(name), 40, ["-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M)], ranks)
+        a = ref[name]
+        if not a or not s:
+            return
+        conserved_ok("%s shooting M=%d" % (name, M), 40, s)
+        dj = abs(a["J"] - s["J"]) / max(1, abs(a["J"]))
+        dx = max(abs(float(r[k]) - float(t[k])) / max(1, abs(float(r[k]))) for r, t in zip(a["_rows"], s["_rows"])
+                 for k in r if k != "t" and r[k] != "")
+        print("%s N=40 shooting M=%d, %d rank(s): |dJ| %.1e relative, max node difference %.1e" % (name, M, ranks, dj, dx))
+        check(dj <= 1e-12 and dx <= 1e-9, "%s shooting M=%d ranks %d: %.1e %.1e" % (name, M, ranks, dj, dx))
+    _, out, _ = run(["-problem", problem("pendulum_cartesian"), "-N", "6", "-hs_scheme", "conserving4", "-hs_bvp_type",
+                     "shooting", "-hs_shoot_segments", "2", "-snes_test_jacobian", "-snes_max_it", "4", "-hs_strategy",
+                     "newton"] + QUIET, expect_rc=None)
+    r = jacobian_ratios(out)
+    print("pendulum_cartesian shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (len(r), max(r) if r else -1))
+    check(len(r) >= 2 and max(r) <= 1e-6, "pendulum_cartesian conserving4 shooting Jacobian: %s" % r)
