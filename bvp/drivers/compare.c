@@ -8,7 +8,7 @@
  *                        both wall times, the plots}
  *   series.csv           t_k, (E_k - W_k) - (E_0 - W_0) of both; t_{k+1/2}, H^d of both (interval k on row k)
  *   compare.gp           the gnuplot script (users may restyle it and rerun: gnuplot compare.gp)
- *   controls.png, configurations.png, energy_work.png, hamiltonian.png
+ *   controls.png, configurations.png, velocities.png (the discrete velocities), energy_work.png, hamiltonian.png
  * and prints a table. */
 #include "hsdrivers.h"
 
@@ -79,7 +79,8 @@ static int WriteCompareJSON(FILE *f, void *ctx)
           c->dq, c->dp, c->du, c->dl);
   fprintf(f, "\"wall_time_indirect_s\": %.6g,\n\"wall_time_direct_s\": %.6g,\n", (double)c->ind->res.wall_time_s,
           (double)c->dir->res.wall_time_s);
-  fprintf(f, "\"plots\": [\"controls.png\", \"configurations.png\", \"energy_work.png\", \"hamiltonian.png\"]\n}\n");
+  fprintf(f, "\"plots\": [\"controls.png\", \"configurations.png\", \"velocities.png\", \"energy_work.png\", "
+             "\"hamiltonian.png\"]\n}\n");
   return ferror(f);
 }
 
@@ -120,12 +121,56 @@ static void BoundsMarks(FILE *f, HsSolver s)
   }
 }
 
+/* Coordinate i's name in a plot's key (the problem file's, escaped for gnuplot; q1.. without names). */
+static void CoordLabel(const HsProblem *P, PetscInt i, char *buf, size_t len)
+{
+  if (P->coord_names)
+    HsGnuplotString(P->coord_names[i], buf, len);
+  else
+    snprintf(buf, len, "q%d", (int)i + 1);
+}
+
+/* The configurations' page and the velocities' page: q(t) at the nodes, and the discrete velocities
+   (q_{k+1} - q_k)/h as steps on the intervals (differences of consecutive rows of trajectory.csv, in gnuplot). */
+static void WriteCoordinatePages(FILE *f, Cmp *c, const char *name)
+{
+  const HsProblem *P = c->ind->prob;
+  PetscInt         n = P->n;
+  char             lab[256]; /* a coordinate's name, as data (HsGnuplotString) */
+
+  fprintf(f,
+          "unset arrow\nset output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
+          name);
+  for (PetscInt i = 0; i < n; i++) {
+    CoordLabel(P, i, lab, sizeof lab);
+    fprintf(f,
+            "  I using 1:%d with lines lw 4 lc %d title '%s indirect', \\\n"
+            "  D using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
+            (int)i + 2, (int)i + 1, lab, (int)i + 2, i ? "" : "direct (black, dashed)", i + 1 < n ? ", \\" : "");
+  }
+  fprintf(f,
+          "set output 'velocities.png'\nset title '%s: discrete velocities (q_{k+1} - q_k)/h on the intervals'\n"
+          "set ylabel 'dq/dt'\nset xrange [0:%.17g]\nplot \\\n",
+          name, (double)c->ind->res.T);
+  for (PetscInt i = 0; i < n; i++) {
+    CoordLabel(P, i, lab, sizeof lab);
+    fprintf(f,
+            "  x0 = NaN, I using ($1-h):(d = (column(%d)-x0)/h, x0 = column(%d), d):(h):(0) with vectors nohead lw 4 "
+            "lc %d title '%s indirect', \\\n"
+            "  x0 = NaN, D using ($1-h):(d = (column(%d)-x0)/h, x0 = column(%d), d):(h):(0) with vectors nohead lw 1.5 "
+            "dt (6,4) lc 'black' title '%s'%s\n",
+            (int)i + 2, (int)i + 2, (int)i + 1, lab, (int)i + 2, (int)i + 2, i ? "" : "direct (black, dashed)",
+            i + 1 < n ? ", \\" : "");
+  }
+  fprintf(f, "set autoscale x\n");
+}
+
 /* One page per quantity: indirect solid, direct dashed, one colour per coordinate or control. */
 static int WriteScript(FILE *f, void *ctx)
 {
   Cmp     *c = ctx;
   char     name[2 * sizeof c->ind->prob->name]; /* the problem's name, as data (HsGnuplotString) */
-  PetscInt n = c->ind->prob->n, m = c->ind->prob->m;
+  PetscInt m = c->ind->prob->m;
 
   HsGnuplotString(c->ind->prob->name, name, sizeof name);
 
@@ -145,13 +190,7 @@ static int WriteScript(FILE *f, void *ctx)
     fprintf(f, "  IU using ($2-h/2):%d:(h):(0) with vectors nohead lw 4 lc %d title 'u%d indirect', \\\n"
                "  DU using ($2-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
             (int)j + 3, (int)j + 1, (int)j + 1, (int)j + 3, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
-  fprintf(f,
-          "unset arrow\nset output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
-          name);
-  for (PetscInt i = 0; i < n; i++)
-    fprintf(f, "  I using 1:%d with lines lw 4 lc %d title 'q%d indirect', \\\n"
-               "  D using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
-            (int)i + 2, (int)i + 1, (int)i + 1, (int)i + 2, i ? "" : "direct (black, dashed)", i + 1 < n ? ", \\" : "");
+  WriteCoordinatePages(f, c, name);
   fprintf(f, "set output 'energy_work.png'\nset title '%s: drift of E_k - W_k (energy minus discrete work)'\n"
              "set format y '%%.1e'\nset ylabel '(E - W) - (E_0 - W_0)'\nplot 'series.csv' using 1:2 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
              "  '' using 1:3 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
@@ -186,7 +225,7 @@ static PetscErrorCode PrintTable(MPI_Comm comm, Cmp *c, const char *dir, int plo
   PetscCall(PetscPrintf(comm, "  max |dq| %.3e  |dp| %.3e  |du| %.3e  |dlambda| %.3e  (indirect - direct)\n",
                         c->dq, c->dp, c->du, c->dl));
   PetscCall(PetscPrintf(comm, "  written            %s/compare.json, series.csv, compare.gp%s, indirect/, direct/\n", dir,
-                        plots ? ", controls.png, configurations.png, energy_work.png, hamiltonian.png" : ""));
+                        plots ? ", controls.png, configurations.png, velocities.png, energy_work.png, hamiltonian.png" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -203,9 +242,10 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
   bad = HsWriteFileAtomicAt(dfd, dir, "series.csv", WriteSeries, c, err, len) ||
         HsWriteFileAtomicAt(dfd, dir, "compare.gp", WriteScript, c, err, len);
   if (!bad) {
-    static const char *const pngs[] = {"controls.png", "configurations.png", "energy_work.png", "hamiltonian.png"};
+    static const char *const pngs[] = {"controls.png", "configurations.png", "velocities.png", "energy_work.png",
+                                       "hamiltonian.png"};
 
-    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", pngs, 4, warn, wlen);
+    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", pngs, 5, warn, wlen);
     bad    = HsWriteFileAtomicAt(dfd, dir, "compare.json", WriteCompareJSON, c, err, len);
   }
   close(dfd);
@@ -230,7 +270,7 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
   Solves with s as configured, then the direct problem with s's state scheme on the same grid (its kkt costates;
   IPOPT unless HsSolverSetDirectSolver(s, HS_DIRECT_KKT); its options under -hs_direct_), writes dir/indirect/,
   dir/direct/, dir/compare.json (both summaries, max |dq|, |dp|, |du|, |dlambda|, both wall times),
-  dir/series.csv, the gnuplot script dir/compare.gp and its four PNGs, and prints a table.
+  dir/series.csv, the gnuplot script dir/compare.gp and its five PNGs, and prints a table.
 
   Rank 0 writes and runs gnuplot (Debian gnuplot-nox). Without gnuplot the script and data are written and a
   warning says so. Output errors are errors naming the path.

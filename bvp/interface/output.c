@@ -449,6 +449,7 @@ static const struct {
     {"compare.gp", "# hamshoot -hs_compare: ", HS_OUTPUT_COMPARE},
     {"controls.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"configurations.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"velocities.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"energy_work.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"hamiltonian.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"gnuplot.log", HS_GNUPLOT_LOG_HEAD, HS_OUTPUT_STUDY | HS_OUTPUT_COMPARE},
@@ -542,7 +543,7 @@ int HsCheckOutputFiles(const char *dir, int which, char *err, size_t len)
 + comm    - the communicator
 . dir     - the output directory
 . study   - check -hs_study's files (study.json, study.csv, study.gp, study.png, gnuplot.log)
-- compare - check -hs_compare's files (compare.json, series.csv, compare.gp, its four PNGs, gnuplot.log)
+- compare - check -hs_compare's files (compare.json, series.csv, compare.gp, its five PNGs, gnuplot.log)
 
 .seealso: HsCheckOutputDirectory(), HsSolverConvergenceStudy(), HsSolverCompare()
 @*/
