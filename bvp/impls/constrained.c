@@ -56,6 +56,9 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
   PetscInt N = s->N, r = HsConsBlockSize(cs) / 2;
   int      st;
 
+  if (k == N && HsConsRestEnd(cs)) /* both groups (docs/constrained.md, "Rest ends and conserved quantities") */
+    return HsConsEndRest(cs, x[k - 1], x[k], f, J ? J[0][0] : NULL, J ? J[0][1] : NULL, J ? J[1][0] : NULL,
+                         J ? J[1][1] : NULL);
   if (k < N)
     st = HsConsInterval(cs, x[k], x[k + 1], f, J ? J[0][1] : NULL, J ? J[0][2] : NULL);
   else
