@@ -43,6 +43,7 @@ import hs_momentum
 import hs_order4
 import hs_order4shoot
 import hs_satellite
+import hs_satellite_rest
 import hs_orders
 import hs_problems
 import hs_reliability
@@ -73,6 +74,7 @@ MODULES += (hs_controls2,)  # issue 41: time in the controls, conserving4's swit
 MODULES += (hs_controlqp,)  # issue 41: bounded controls with a non-diagonal R (the coupled law)
 MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem files
 MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored invariants in the outputs
+MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantities (the satellite in directors)
 
 
 def tests():
