@@ -1754,7 +1754,8 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
     return *key = K_XT, "more fixed terminal coordinates and constraints than coordinates";
   if ((pfix < n || K->text[K_PHI]) && *ext)
     return *key = pfix < n ? K_XT : K_PHI, "free terminal components or a terminal cost outside the exact class (the "
-                                           "extended scheme's end condition fixes every component)";
+                                           "extended scheme's end condition fixes every momentum, and every "
+                                           "coordinate unless the momenta are 0)";
   return K->text[K_ELL] ? (*key = K_ELL, "a running cost (the cost is 1/2 u^T R u)")
          : o->T_free      ? (*key = K_T, "a free final time")
          : K->text[K_UMIN] || K->text[K_UMAX] ? (*key = K->text[K_UMIN] ? K_UMIN : K_UMAX, "control bounds")
