@@ -3,6 +3,9 @@
 
     satellite_rest.py --write FILE     writes the problem file (problems/satellite.ocp)
     satellite_rest.py --check FILE     checks FILE's B: the affine B at orthonormal frames, zero moment at any q
+    satellite_rest.py --slerp-guess N OUT  an -hs_init directory built without a solution: the main body's slerp
+                                           about the target's axis, rotor rates that keep L = 0, and costates from
+                                           the control the guess's momenta imply (docs/satellite.md)
 
 The coordinates, M and the constraints are tests/crosscheck/satellite_natural.py's (27 coordinates, the centre of mass
 eliminated). B is the thesis' consistent one (docs/consistent-torques.md): the motor torque u_k n, n = d_k (the rotor's
@@ -120,8 +123,68 @@ def check(path):
     return dev, mom
 
 
+def slerp_states(N):
+    """States of the slerp guess at the N + 1 nodes: R(t) = exp(s(t) pi [n]x), s = 3 tau^2 - 2 tau^3 (rest at both
+    ends), n = (1, 2, 3)/sqrt(14); the body rate w = s' pi n and the rotor rates a' = -J_A w / J_s (the body-frame
+    angular momentum (J_A - J_s I) w + J_s (w + a') is then 0), a = -J_A pi n s / J_s; p = M q'."""
+    from satellite_euler import locked_inertia
+    JA, Js = locked_inertia()
+    n = np.array([1.0, 2.0, 3.0]) / np.sqrt(14)
+    K = np.array([[0, -n[2], n[1]], [n[2], 0, -n[0]], [-n[1], n[0], 0]])
+    M, X = mass(), []
+    for k in range(N + 1):
+        tau = k / N
+        s, sd = 3 * tau ** 2 - 2 * tau ** 3, (6 * tau - 6 * tau ** 2) / T
+        R = np.eye(3) + np.sin(s * np.pi) * K + (1 - np.cos(s * np.pi)) * K @ K
+        w, a = sd * np.pi * n, -(JA @ (np.pi * n * s)) / Js
+        ad = -(JA @ w) / Js
+        d, dd = [R[:, b] for b in range(3)], [R @ np.cross(w, np.eye(3)[b]) for b in range(3)]
+        v = list(np.concatenate(dd))
+        for k2, (i, j) in enumerate(CYC):
+            c, s_ = np.cos(a[k2]), np.sin(a[k2])
+            v += list(ad[k2] * (-s_ * d[i] + c * d[j]) + c * dd[i] + s_ * dd[j])
+            v += list(ad[k2] * (-c * d[i] - s_ * d[j]) - s_ * dd[i] + c * dd[j])
+        X.append(np.concatenate([end_configuration(R, a), M @ np.array(v)]))
+    return np.array(X)
+
+
+def slerp_guess(N, out):
+    """An -hs_init directory from slerp_states: per interval the control u and force gamma that the momentum equation
+    implies (least squares of [-G^T B] (gamma, u) = (p_{k+1} - p_k)/h at the midpoint), lambda^p the least-squares
+    solution of B^T lambda^p = u, G lambda^p = 0 (R = I), lambda^q = -M (lambda^p)' by differences."""
+    import os
+    q, S = symbols()
+    syms = [S[x] for x in q]
+    B, lets = consistent_b()
+    sub = {sp.Symbol(x): e for x, e in lets}
+    Bf = sp.lambdify(syms, sp.Matrix([[b.subs(sub) for b in row] for row in B]), "numpy")
+    Phi = sp.Matrix([sp.sympify(c.replace("^", "**"), locals=S) for c in constraints()])
+    Gf = sp.lambdify(syms, Phi.jacobian(syms), "numpy")
+    M, X, h = mass(), slerp_states(N), T / N
+    lp = []
+    for k in range(N):
+        qb = 0.5 * (X[k, :27] + X[k + 1, :27])
+        Bb, Gb = np.array(Bf(*qb), dtype=float), np.array(Gf(*qb), dtype=float)
+        u = np.linalg.lstsq(np.hstack([-Gb.T, Bb]), (X[k + 1, 27:] - X[k, 27:]) / h, rcond=None)[0][21:]
+        lp.append(np.linalg.lstsq(np.vstack([Bb.T, Gb]), np.concatenate([u, np.zeros(21)]), rcond=None)[0])
+    lp = np.array(lp)
+    lq = -(M @ np.gradient(lp, h, axis=0).T).T
+    os.makedirs(out, exist_ok=True)
+    with open(out + "/trajectory.csv", "w") as f:
+        f.write("t," + ",".join("q_" + x for x in q) + "," + ",".join("p_" + x for x in q) + "\n")
+        for k in range(N + 1):
+            f.write("%.17g," % (k * h) + ",".join("%.17g" % x for x in X[k]) + "\n")
+    with open(out + "/intervals.csv", "w") as f:
+        f.write("k,t_mid," + ",".join("lambda_q_" + x for x in q) + "," + ",".join("lambda_p_" + x for x in q) + "\n")
+        for k in range(N):
+            f.write("%d,%.17g," % (k, (k + 0.5) * h) + ",".join("%.17g" % x for x in np.concatenate([lq[k], lp[k]]))
+                    + "\n")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--write":
         write(sys.argv[2])
+    elif sys.argv[1] == "--slerp-guess":
+        slerp_guess(int(sys.argv[2]), sys.argv[3])
     else:
         check(sys.argv[2])
