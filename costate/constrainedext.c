@@ -298,3 +298,102 @@ int HsConsExtTerminal(HsCons *cs, const double *zm, const double *zN, double *F,
     }
   return HS_SUCCESS;
 }
+
+/*@ HsConsRestEnd - 1 if the problem's end condition is the extended class's rest end (HsConsEndRest): invariants
+    declared conserved, or free terminal coordinates with every momentum fixed at 0. Not collective. @*/
+int HsConsRestEnd(const HsCons *cs) { return !cs->exact && (cs->prob->ncinv > 0 || cs->prob->cons_end_moves); }
+
+/* The rest end's 2r rows (HsConsEndRest) at (zm, zN); w: scratch of RestScratch doubles. */
+static int RestRows(HsCons *cs, const double *zm, const double *zN, double *F, double *w)
+{
+  const HsProblem *P = cs->prob;
+  int              n = cs->n, c = cs->c, r = cs->r, o = 2 * n + c, ni = P->ncinv, qfree = 0;
+  const double    *lp = zm + o + n, *gam = zm + o + 2 * n, *al = zN + 2 * n, *be = zN + o, *nu = zN + o + 2 * n;
+  double          *R = w, *Ph = R + 2 * n, *G = Ph + c, *H = G + c * n, *g = H + c * n * n, *dg = g + ni * n;
+  const double    *qE;
+  double           h = cs->h;
+
+  for (int i = 0; i < n; i++)
+    qfree |= !P->xT_fixed[i];
+  qE = qfree ? zN : P->xT;
+  HS_CHK(HsDiscTerminalResidual(cs->disc, zm, zN, zm + o, R));
+  if (P->Phi(qE, Ph, G, H, P->ctx) || (ni && P->cinv_grad(qE, g, dg, P->ctx)))
+    return HS_EDOM;
+  for (int i = 0; i < n; i++) {
+    double fq = R[i], fp = zN[n + i] - P->xT[n + i];
+    for (int j = 0; j < c; j++) {
+      double hl = 0, hr = 0;
+      for (int l = 0; l < n; l++)
+        hl += H[(j * n + i) * n + l] * lp[l], hr += H[(j * n + i) * n + l] * R[n + l];
+      fq += 0.5 * h * gam[j] * hl + al[j] * hr + h * G[j * n + i] * nu[j];
+      fp -= G[j * n + i] * al[j];
+    }
+    for (int l = 0; l < ni; l++) {
+      double dr = 0;
+      for (int k = 0; k < n; k++)
+        dr += dg[(l * n + k) * n + i] * R[n + k];
+      fq += be[l] * dr, fp -= be[l] * g[l * n + i];
+    }
+    F[i] = P->xT_fixed[i] ? zN[i] - P->xT[i] : fq, F[n + i] = fp;
+  }
+  for (int j = 0; j < c; j++) {
+    double f = 0;
+    for (int l = 0; l < n; l++)
+      f += G[j * n + l] * R[n + l];
+    F[2 * n + j] = f;
+  }
+  for (int i = 0; i < r; i++) /* the second group: point N's slots */
+    F[r + i] = zN[o + i];
+  for (int l = 0; l < ni; l++) {
+    double f = 0;
+    for (int k = 0; k < n; k++)
+      f += g[l * n + k] * R[n + k];
+    F[r + l] = f;
+  }
+  for (int j = 0; j < c && qfree; j++)
+    if (!P->cons_end_moves || P->cons_end_moves[j])
+      F[r + 2 * n + j] = Ph[j];
+  return HS_SUCCESS;
+}
+
+#define RestScratch(n, c, ni) (2 * (n) + (c) + (c) * (n) + (c) * (n) * (n) + (ni) * (n) + (ni) * (n) * (n))
+
+/*@ HsConsEndRest - the end condition at rest of the extended class (docs/constrained.md, "Rest ends and conserved
+    quantities"), both groups of point N (2r rows F; r = 2n + nc). With q_E = q_N if some coordinate is free, else q_T,
+    R the discretization's terminal residual (its stationarity in x_N) and lambda, gamma of interval N - 1/2:
+
+      q rows:   q_N,i - q_T,i (fixed), or R_q,i + (h/2) sum_j gamma_j (H_j lp)_i + sum_j alpha_j (H_j R_p)_i
+                + sum_l beta_l (d_i grad_p I_l) . R_p + h (G(q_N)^T nu_N)_i (free);
+      p rows:   p_N - p_T - G(q_E)^T alpha - sum_l beta_l grad_p I_l(q_E);
+      nc rows:  G(q_E) R_p;
+      second group (point N's slots): beta (the first ncinv of the lq slot) by grad_p I_l(q_E) . R_p = 0, nu_N (the
+                gamma slot) by Phi_j(q_N) = 0 for each constraint that moves a free coordinate, the rest 0.
+
+    Blocks in z_{N-1} and z_N of each group (Jm0, JN0, Jm1, JN1; r x D; NULL: none) by central differences of these
+    rows, step HS_CONS_FD_STEP (1 + |z|). Not collective. HS_SUCCESS, HS_EDOM, HS_ENOMEM. @*/
+int HsConsEndRest(HsCons *cs, const double *zm, const double *zN, double *F, double *Jm0, double *JN0, double *Jm1,
+                  double *JN1)
+{
+  int     n = cs->n, c = cs->c, r = cs->r, D = cs->D, ni = cs->prob->ncinv, st;
+  double *w = malloc(sizeof(double) * (size_t)(RestScratch(n, c, ni) + 4 * r + 2 * D)), *fp, *fm, *z[2];
+
+  if (!w)
+    return HS_ENOMEM;
+  fp = w + RestScratch(n, c, ni), fm = fp + 2 * r, z[0] = fm + 2 * r, z[1] = z[0] + D;
+  st = RestRows(cs, zm, zN, F, w);
+  if (!st && Jm0) {
+    double *J[2][2] = {{Jm0, JN0}, {Jm1, JN1}};
+    memcpy(z[0], zm, sizeof(double) * (size_t)D), memcpy(z[1], zN, sizeof(double) * (size_t)D);
+    for (int b = 0; b < 2 && !st; b++)
+      for (int col = 0; col < D && !st; col++) {
+        double keep = z[b][col], e = HS_CONS_FD_STEP * (1 + fabs(keep));
+        z[b][col] = keep + e, st = RestRows(cs, z[0], z[1], fp, w);
+        z[b][col] = keep - e, st = st ? st : RestRows(cs, z[0], z[1], fm, w);
+        z[b][col] = keep;
+        for (int i = 0; i < 2 * r && !st; i++)
+          J[i / r][b][(i % r) * D + col] = (fp[i] - fm[i]) / (2 * e);
+      }
+  }
+  free(w);
+  return st;
+}

@@ -52,6 +52,12 @@ int HsConsTerminal(HsCons *cs, const double *zm, const double *zN, double *F, do
 /** Point 0's second group (q_0 - q0, p_0 - p0, nu_0) and point N's (its interval slots); J: the identity there. */
 int HsConsInitial(HsCons *cs, const double *z0, double *F, double *J);
 int HsConsEnd(HsCons *cs, const double *zN, double *F, double *J);
+/** 1 if point N's two groups are the extended class's end at rest (conserved invariants, or free terminal coordinates
+ *  with the momenta fixed at 0: docs/constrained.md): HsConsEndRest then gives both, with blocks in z_{N-1} and z_N
+ *  of each group (Jm0, JN0, Jm1, JN1; NULL: none). */
+int HsConsRestEnd(const HsCons *cs);
+int HsConsEndRest(HsCons *cs, const double *zm, const double *zN, double *F, double *Jm0, double *JN0, double *Jm1,
+                  double *JN1);
 
 /** Diagnostics of interval k: r[0] = max |G(qbar) M^{-1} pbar| (the interval's hidden constraint, exact at a
  *  solution), r[1] = max |G(qbar) lp| (the adjoint constraint). */

@@ -218,6 +218,15 @@ typedef struct HsProblem_s {
   int                ninv;
   const char *const *inv_names;
   int (*invariants)(const double *x, double *val, void *ctx);
+  /* A constrained problem's end condition at rest in the extended class (docs/constrained.md, "Rest ends and
+     conserved quantities"): ncinv invariants linear in p that the scheme conserves exactly ('conserved:' of a file),
+     whose directions grad_p I_l(q_N) join the end condition's free normal momenta, and which constraints move a free
+     terminal coordinate. cinv_grad gives
+     at q g (ncinv x n, grad_p I_l) and, if dg is not NULL, dg[(l n + r) n + i] = d(grad_p I_l)_r / dq_i; returns 0,
+     or 1 if a value is not finite. cons_end_moves: nc flags (NULL: every constraint moves one). */
+  int ncinv;
+  int (*cinv_grad)(const double *q, double *g, double *dg, void *ctx);
+  const int *cons_end_moves;
 } HsProblem;
 
 /** At most this many monitored invariants a problem (HsProblem.ninv; fixed arrays in the solver's results). */

@@ -61,7 +61,8 @@ enum {
   P_CONS      = 31, /* holonomic constraints: Phi, G = dPhi/dq, the Hessians (OcpConstraints) */
   P_CTRL      = 32, /* force(q, u) and control_cost(u, q): orders 0, 0..1, 0..2 (OcpCtrl) */
   P_INV       = 35, /* the monitored invariants' values ('invariant NAME: expr', OcpInvariants) */
-  P_COUNT     = 36
+  P_CINV      = 36, /* 'conserved:': grad_p of those invariants and its q-derivatives (OcpConservedGrad) */
+  P_COUNT     = 37
 };
 
 typedef struct {
@@ -97,6 +98,7 @@ typedef struct {
   int            ntexts;
   char         **inv_name, **inv_text; /* 'invariant NAME: expr' lines (in texts), their nodes, lines, columns */
   int           *inv_node, *inv_line, *inv_col, ninv;
+  int           *cons_moves, ncinv; /* nc flags: the constraint moves a free terminal coordinate; 'conserved:' count */
 } Ocp;
 
 /* q into variables 0..n-1 and (with_p) p into n..2n-1 */
@@ -213,6 +215,17 @@ static int OcpBq(const double *q, double *B, double *dB, double *d2B, void *ctx)
     if (out[k])
       st |= HsExprProgramEval(o->prog[P_BQ + k], o->vars, out[k]);
   return st ? 1 : 0;
+}
+
+/* grad_p of the 'conserved:' invariants at q and its q-derivatives (HsProblem.cinv_grad); 1 if not finite. */
+static int OcpConservedGrad(const double *q, double *g, double *dg, void *ctx)
+{
+  Ocp    *o      = HsMechanicalUserContext(ctx);
+  int     sz[2]  = {o->ncinv * o->n, o->ncinv * o->n * o->n};
+  double *dst[2] = {g, dg};
+
+  OcpSetState(o, q, 0);
+  return HsExprProgramEvalParts(o->prog[P_CINV], o->vars, dg ? 2 : 1, sz, dst) ? 1 : 0;
 }
 
 /* Holonomic constraints (hsproblem.h's layout): Phi, G, the Hessians; 1 if a value is not finite. */
@@ -492,7 +505,7 @@ static void OcpDestroy(void *ctx)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
-  free(o->cstnode), free(o->dtbuf), free(o->inv_name), free(o->inv_text), free(o->inv_node);
+  free(o->cstnode), free(o->dtbuf), free(o->inv_name), free(o->inv_text), free(o->inv_node), free(o->cons_moves);
   free(o->inv_line), free(o->inv_col);
   free(o);
 }
@@ -787,10 +800,10 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
 /* ------------------------------------------------------------ the reader ---- */
 
 enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_CONS, K_FORCE,
-       K_CCOST, K_CNAMES, K_COUNT };
+       K_CCOST, K_CNAMES, K_CINV, K_COUNT };
 static const char *const keys[K_COUNT] = {"mass",  "potential", "B",     "R",     "x0",   "xT",   "running_cost",
                                           "T",     "terminal_cost", "kinetic_energy", "u_min", "u_max", "T_min", "T_max",
-                                          "constraints", "force", "control_cost", "control_names"};
+                                          "constraints", "force", "control_cost", "control_names", "conserved"};
 
 /* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
  * scalar keys. */
@@ -1114,7 +1127,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
                 "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, constraints, state_scheme, "
-                "costate_scheme, force, control_cost, control_names, invariant NAME)",
+                "costate_scheme, force, control_cost, control_names, invariant NAME, conserved)",
                 key);
   return 0;
 }
@@ -1692,6 +1705,16 @@ static int Quadratic(Ocp *o, int node)
   return 1;
 }
 
+/* The extended class's end at rest (docs/constrained.md, "Rest ends and conserved quantities"): every terminal
+ * momentum fixed at 0 and some coordinate free. */
+static int OcpRestEnd(const Ocp *o, const HsProblem *p, const char *ext)
+{
+  int rest = ext != NULL, qfree = 0;
+  for (int i = 0; i < o->n; i++)
+    rest &= p->xT_fixed[o->n + i] && p->xT[o->n + i] == 0, qfree |= !p->xT_fixed[i];
+  return rest && qfree;
+}
+
 /* What of a constrained problem lies outside the class the conserving scheme covers exactly
  * (docs/constrained.md): a mass matrix that depends on q, a potential that is not linear in q, a B(q) that
  * is not affine, a running cost, a free T, a pattern of free terminal components the end conditions do not cover, or
@@ -1722,14 +1745,17 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
   if (pfix && pfix < n)
     return *key = K_XT, "momenta fixed in part (fix all terminal momenta, their normal part then free by the natural end "
                         "condition, or none)";
-  if (pfix && qfix < n)
+  int rest = OcpRestEnd(o, p, *ext); /* its count: OcpBuildConstraints */
+  if (pfix && qfix < n && !rest)
     return *key = K_XT, "free terminal coordinates with fixed momenta (the momenta's fixed tangential part would move "
-                        "with the coordinates: free the momenta too)";
-  if (qfix < n && qfix + nc > n)
+                        "with the coordinates: free the momenta too; in the extended class, momenta fixed at 0 are "
+                        "taken)";
+  if (qfix < n && qfix + nc > n && !rest)
     return *key = K_XT, "more fixed terminal coordinates and constraints than coordinates";
   if ((pfix < n || K->text[K_PHI]) && *ext)
     return *key = pfix < n ? K_XT : K_PHI, "free terminal components or a terminal cost outside the exact class (the "
-                                           "extended scheme's end condition fixes every component)";
+                                           "extended scheme's end condition fixes every momentum, and every "
+                                           "coordinate unless the momenta are 0)";
   return K->text[K_ELL] ? (*key = K_ELL, "a running cost (the cost is 1/2 u^T R u)")
          : o->T_free      ? (*key = K_T, "a free final time")
          : K->text[K_UMIN] || K->text[K_UMAX] ? (*key = K->text[K_UMIN] ? K_UMIN : K_UMAX, "control bounds")
@@ -1761,6 +1787,100 @@ static int OcpNonsmooth(Ocp *o, const Keys *K, int m, const int *node, const int
   return r;
 }
 
+/* Some terminal coordinates free: each constraint must move one (one of only fixed ones is implied by xT or violated,
+ * and its end rows dependent: a singular Jacobian) — except at the extended class's rest end (OcpRestEnd), whose end
+ * rows leave such constraints out (o->cons_moves, HsProblem.cons_end_moves); there the constraints must be quadratic
+ * (the end rows' Hessian terms) and the fixed coordinates and the moving constraints at most n. */
+static int OcpEndMoves(Src *s, Ocp *o, const Keys *K, HsProblem *p, const int *nd, int nc, const char *ext)
+{
+  int n = o->n, rest = OcpRestEnd(o, p, ext), count = 0, quad = 1;
+
+  if (rest && !(o->cons_moves = calloc((size_t)nc, sizeof(int))))
+    return HS_ENOMEM;
+  for (int l = 0; l < n; l++)
+    count += p->xT_fixed[l];
+  for (int i = 0, free_q = 0; i < nc; i++) {
+    int moves = 0;
+    for (int l = 0; l < n; l++)
+      free_q |= !p->xT_fixed[l], moves |= !p->xT_fixed[l] && HsExprDependsOn(o->ex, nd[i], l);
+    if (rest) {
+      int qd = Quadratic(o, nd[i]);
+      if (qd < 0)
+        return HS_ENOMEM;
+      o->cons_moves[i] = moves, count += moves, quad &= qd;
+    } else if (free_q && !moves) {
+      s->line = K->lines[K_XT];
+      return Fail(s, K->cols[K_XT],
+                  "xT: constraint %d involves only fixed terminal coordinates: it is implied by them "
+                  "or violated, and the end conditions are dependent; leave one of its coordinates free or fix all "
+                  "coordinates",
+                  i + 1);
+    }
+  }
+  s->line = K->lines[K_XT];
+  if (rest && !quad)
+    return Fail(s, K->cols[K_XT],
+                "xT: free terminal coordinates at rest in the extended class need quadratic "
+                "constraints (docs/constrained.md)");
+  if (rest && count > n)
+    return Fail(s, K->cols[K_XT],
+                "xT: %d fixed terminal coordinates and constraints that move a free one, more than "
+                "the %d coordinates",
+                count, n);
+  if (rest)
+    p->cons_end_moves = o->cons_moves;
+  return 0;
+}
+
+/* 'conserved: NAME, ...': invariants ('invariant' lines) linear in p that the extended scheme conserves exactly; the
+ * end condition at rest leaves their directions grad_p I(q_N) free (docs/constrained.md, "Rest ends and conserved
+ * quantities"). Program P_CINV: grad_p I_l (n each), then its q-derivatives (n^2 each). */
+static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const char *ext)
+{
+  char **items = NULL, *t = NULL;
+  int   *c = NULL, *nd = NULL, n = o->n, k, ret = 0, pfix = 0;
+
+  if (!K->text[K_CINV])
+    return 0;
+  s->line = K->lines[K_CINV];
+  for (int i = 0; i < n; i++)
+    pfix += p->xT_fixed[n + i];
+  if (!ext || pfix < n)
+    return Fail(s, K->cols[K_CINV],
+                "conserved: only for a constrained problem in the extended class with every "
+                "terminal momentum fixed (docs/constrained.md)");
+  if (!(t = strdup(K->text[K_CINV])) || (k = SplitList(t, K->cols[K_CINV], &items, &c)) < 0 ||
+      !(nd = malloc(sizeof(int) * (size_t)(k * n + k * n * n)))) {
+    free(t), free(items), free(c);
+    return HS_ENOMEM;
+  }
+  for (int l = 0; !ret && l < k; l++) {
+    int v = 0;
+    while (v < o->ninv && strcmp(o->inv_name[v], items[l]))
+      v++;
+    if (v == o->ninv) {
+      ret = Fail(s, c[l], "conserved: '%s' is not an invariant of the file ('invariant NAME: expr')", items[l]);
+      break;
+    }
+    for (int r = 0; !ret && r < n; r++) {
+      int g = nd[l * n + r] = HsExprDiff(o->ex, o->inv_node[v], n + r);
+      for (int i = 0; g >= 0 && i < n; i++)
+        if ((nd[k * n + (l * n + r) * n + i] = HsExprDiff(o->ex, g, i)) < 0 || HsExprDependsOn(o->ex, g, n + i))
+          ret = nd[k * n + (l * n + r) * n + i] < 0
+                    ? HS_ENOMEM
+                    : Fail(s, c[l], "conserved: '%s' is not linear in the momenta", items[l]);
+      if (g < 0)
+        ret = HS_ENOMEM;
+    }
+  }
+  if (!ret && Program(o, k * n + k * n * n, nd, &o->prog[P_CINV]))
+    ret = HS_ENOMEM;
+  if (!ret)
+    o->ncinv = p->ncinv = k, p->cinv_grad = OcpConservedGrad;
+  free(t), free(items), free(c), free(nd);
+  return ret;
+}
+
 static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int const_mass, const int *node)
 {
   int vnode = node[o->n * o->n], ns, which;
@@ -1769,7 +1889,7 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
   const char *why, *ext = NULL; /* what lies outside the exact class: the extended scheme then applies */
 
   if (!K->text[K_CONS])
-    return 0;
+    return OcpBuildConserved(s, o, K, p, NULL); /* refused without constraints */
   s->line = K->lines[K_CONS];
   if (n > HS_OCP_MAX_COORDINATES_MASS)
     return Fail(s, K->cols[K_CONS], "constraints: at most %d coordinates (here %d)", HS_OCP_MAX_COORDINATES_MASS, n);
@@ -1813,22 +1933,14 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) cannot have %s yet "
                    "(docs/constrained.md)", keys[key], K->lines[K_CONS], why);
   }
-  for (int i = 0, free_q = 0; !ret && i < nc; i++) { /* some terminal coordinates free: each constraint must move one
-       (one of only fixed ones is implied by xT or violated, and its end rows dependent: a singular Jacobian) */
-    int moves = 0;
-    for (int l = 0; l < n; l++)
-      free_q |= !p->xT_fixed[l], moves |= !p->xT_fixed[l] && HsExprDependsOn(o->ex, nd[i], l);
-    if (free_q && !moves) {
-      s->line = K->lines[K_XT];
-      ret     = Fail(s, K->cols[K_XT], "xT: constraint %d involves only fixed terminal coordinates: it is implied by them "
-                     "or violated, and the end conditions are dependent; leave one of its coordinates free or fix all "
-                     "coordinates", i + 1);
-    }
-  }
+  if (!ret)
+    ret = OcpEndMoves(s, o, K, p, nd, nc, ext);
   if (!ret && Program(o, nc + nc * n + nc * n * n, nd, &o->prog[P_CONS]))
     ret = HS_ENOMEM;
   if (!ret)
     HsExprProgramSetSlow(o->prog[P_CONS], o->vars);
+  if (!ret)
+    ret = OcpBuildConserved(s, o, K, p, ext);
   if (!ret) {
     o->nc = p->nc = nc, p->Phi = OcpConstraints, p->cons_extended = ext;
     snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : "bem");

@@ -196,6 +196,46 @@ static void CheckBlend(const char *dir, const char *file)
   HsProblemDestroy(&P);
 }
 
+/* The end at rest of the extended class (docs/constrained.md, "Rest ends and conserved quantities") as read from
+ * tests/data/wheel_rest_directors.ocp: one conserved invariant whose grad_p is the rotation (-a2, a1, -b2, b1) and its
+ * q-derivatives, the body's constraint (fixed coordinates only) left out at the end, the wheel's kept. */
+static void CheckRestEnd(const char *dir)
+{
+  char       path[512], msg[1024];
+  HsProblem *P    = NULL;
+  double     q[4] = {0.3, -0.7, 1.1, 0.2}, g[4], dg[16], want[4] = {0.7, 0.3, -0.2, 1.1};
+
+  snprintf(path, sizeof path, "%s/../tests/data/wheel_rest_directors.ocp", dir);
+  if (HsProblemCreateFromFile(path, &P, msg, sizeof msg)) {
+    CHECK(0, "%s", msg);
+    return;
+  }
+  CHECK(P->ncinv == 1 && P->cinv_grad && P->cons_end_moves && !P->cons_end_moves[0] && P->cons_end_moves[1],
+        "wheel_rest_directors: ncinv %d, moves %d %d", P->ncinv, P->cons_end_moves ? P->cons_end_moves[0] : -1,
+        P->cons_end_moves ? P->cons_end_moves[1] : -1);
+  if (P->cinv_grad && !P->cinv_grad(q, g, dg, P->ctx)) {
+    double e = 0;
+    for (int i = 0; i < 4; i++)
+      e = fmax(e, fabs(g[i] - want[i]));
+    CHECK(e < 1e-15 && dg[0 * 4 + 1] == -1 && dg[1 * 4 + 0] == 1 && dg[2 * 4 + 3] == -1 && dg[3 * 4 + 2] == 1,
+          "wheel_rest_directors: grad_p L off by %.3g, or its q-derivatives wrong", e);
+  }
+  HsProblemDestroy(&P);
+  CheckRefused(dir, "../tests/data/wheel_rest_directors.ocp", "conserved: L\n", "conserved: M", "not an invariant");
+  CheckRefused(dir, "../tests/data/wheel_rest_directors.ocp", "invariant L:", "invariant L: a1*p_a2^2",
+               "not linear in the momenta");
+  CheckRefused(dir, "../tests/data/wheel_rest_directors.ocp", "xT:",
+               "xT: 0.5403023058681398, 0.8414709848078965, *, *, "
+               "0, 0, 0.1, 0",
+               "free terminal coordinates with fixed momenta");
+  CheckRefused(dir, "../tests/data/wheel_rest_directors.ocp", "xT:",
+               "xT: 0.5403023058681398, 0.8414709848078965, *, *, "
+               "*, *, *, *",
+               "free terminal components or a terminal cost outside the exact class");
+  CheckRefused(dir, "pendulum_cartesian.ocp", "R:", "R: 1\ninvariant K: x*p_y\nconserved: K",
+               "conserved: only for a constrained problem in the extended class");
+}
+
 int main(int argc, char **argv)
 {
   const char *dir = argc > 1 ? argv[1] : "problems";
@@ -227,6 +267,7 @@ int main(int argc, char **argv)
   CheckRefused(dir, "pendulum_cartesian.ocp", "constraints:", "constraints: 0.5*(x^2 + y^2 - l^2), x, y",
                "leave no motion");
   CheckRefused(dir, "pendulum_cartesian.ocp", "R:", "R: 1\nrunning_cost: x^2", "running cost");
+  CheckRestEnd(dir);
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
 }

@@ -634,6 +634,10 @@ static PetscErrorCode SetUp(HsSolver s)
   KSP          ksp;
 
   PetscFunctionBeginUser;
+  PetscCheck(!s->prob->ncinv && !s->prob->cons_end_moves, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s': the end at rest of the extended class (conserved invariants or free coordinates with the "
+             "momenta fixed at 0, docs/constrained.md) is not implemented in multiple shooting; use the transcription",
+             s->prob->name);
   PetscCall(HsConstrainedCreateLayout(s));
   sh->n = s->prob->n, sh->c = c, sh->x0 = s->prob->x0, sh->gl = PETSC_TRUE;
   for (PetscInt i = 0; i < s->prob->n; i++) /* the terminal coordinates' pattern is the problem's, fixed */

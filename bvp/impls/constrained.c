@@ -18,7 +18,8 @@
 static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xe)
 {
   HsConstrained *cd = s->data;
-  PetscReal      r[3], v[6] = {0, 0, 0, 0, 0, 0};
+  PetscReal      r[3], v[7] = {0, 0, 0, 0, 0, 0, 0};
+  PetscInt       o = 2 * s->prob->n + s->prob->nc;
   PetscBool      dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
@@ -27,6 +28,8 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
     v[0] = PetscMax(v[0], r[0]), v[3] = PetscMax(v[3], r[1]), v[4] = PetscMax(v[4], r[2]);
     for (PetscInt i = 0; i < s->prob->n; i++)
       v[5] = PetscMax(v[5], PetscAbsReal(x[k][i]));
+    for (PetscInt l = 0; k == s->N && l < s->prob->ncinv; l++) /* beta of the end at rest: 0 if the invariants are */
+      v[6] = PetscMax(v[6], PetscAbsReal(x[k][o + l]));      /* conserved (docs/constrained.md) */
     if (k < s->N && !dom) {
       HsCallStep(HsConsIntervalResiduals(cd->cons, x[k], x[k + 1], r), &dom, "constraint residuals", k);
       v[1] = PetscMax(v[1], r[0]), v[2] = PetscMax(v[2], r[1]);
@@ -34,9 +37,9 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
   }
   if (dom)
     v[0] = v[1] = v[2] = v[3] = v[4] = PETSC_INFINITY;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 6, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
   PetscCall(PetscArraycpy(cd->diag, v, 4));
-  cd->dist = v[4];
+  cd->dist = v[4], cd->beta = v[6];
   if (s->res.converged && !(v[4] <= HS_CONS_VOUCH * (1 + v[5]))) { /* "converged" means on the constraints */
     s->res.converged = PETSC_FALSE;
     PetscCall(PetscStrncpy(s->res.status, "CONSTRAINTS_VIOLATED", sizeof s->res.status));
@@ -56,6 +59,9 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
   PetscInt N = s->N, r = HsConsBlockSize(cs) / 2;
   int      st;
 
+  if (k == N && HsConsRestEnd(cs)) /* both groups (docs/constrained.md, "Rest ends and conserved quantities") */
+    return HsConsEndRest(cs, x[k - 1], x[k], f, J ? J[0][0] : NULL, J ? J[0][1] : NULL, J ? J[1][0] : NULL,
+                         J ? J[1][1] : NULL);
   if (k < N)
     st = HsConsInterval(cs, x[k], x[k + 1], f, J ? J[0][1] : NULL, J ? J[0][2] : NULL);
   else
@@ -305,6 +311,8 @@ PetscErrorCode HsConstrainedWriteSummary(HsSolver s, FILE *fp)
       fprintf(fp, ", \"%s\": %.17g", name[i], (double)cd->diag[i]);
     else
       fprintf(fp, ", \"%s\": null", name[i]);
+  if (s->prob->ncinv)
+    fprintf(fp, ", \"conserved_beta\": %.17g", (double)cd->beta);
   fprintf(fp, "},\n");
   PetscFunctionReturn(0);
 }
