@@ -44,11 +44,8 @@ import hs_order4
 import hs_order4cons
 import hs_order4shoot
 import hs_satellite
-<<<<<<< HEAD
 import hs_satellite_ref
-=======
 import hs_satellite_rest
->>>>>>> i40-rest
 import hs_orders
 import hs_problems
 import hs_reliability
@@ -80,11 +77,8 @@ MODULES += (hs_controls2,)  # issue 41: time in the controls, conserving4's swit
 MODULES += (hs_controlqp,)  # issue 41: bounded controls with a non-diagonal R (the coupled law)
 MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem files
 MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored invariants in the outputs
-<<<<<<< HEAD
 MODULES += (hs_satellite_ref,)  # issue 40: the satellite against an independent continuous reference; -hs_compare
-=======
 MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantities (the satellite in directors)
->>>>>>> i40-rest
 
 
 def tests():
