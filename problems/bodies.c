@@ -87,9 +87,11 @@ typedef struct {
 typedef struct {
   char  *s;
   size_t len, cap;
-  int    err;
+  int    err; /* 1 out of memory, 2 longer than HS_OCP_MAX_BYTES */
 } Buf;
 
+/* Appends to b; the expansion is capped as a file is (HS_OCP_MAX_BYTES): an expression repeated by every joint that
+ * names its point had made 350 MB of text (and 1 GB of memory) from a 0.9 MB file. */
 static void Put(Buf *b, const char *fmt, ...)
 {
   va_list ap;
@@ -100,6 +102,10 @@ static void Put(Buf *b, const char *fmt, ...)
   va_start(ap, fmt);
   k = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  if (k < 0 || b->len + (size_t)k + 1 > HS_OCP_MAX_BYTES) {
+    b->err = 2;
+    return;
+  }
   if (b->len + (size_t)k + 1 > b->cap) {
     size_t cap = 2 * (b->len + (size_t)k + 1) + 256;
     char  *s   = realloc(b->s, cap);
@@ -1188,7 +1194,12 @@ static int Expand(const char *path, const char *text, size_t len, char **out, Mo
     ret = CheckModel(M);
   if (!ret)
     Emit(&o, M, text, len);
-  if (!ret && o.err)
+  if (!ret && o.err == 2)
+    ret = HS_EPARSE, snprintf(msg, (size_t)msglen,
+                              "%s: its bodies and joints expand to more than %d MiB of problem text (HS_OCP_MAX_BYTES, "
+                              "as a file): long expressions of points or bodies that many joints repeat",
+                              path, HS_OCP_MAX_BYTES >> 20);
+  else if (!ret && o.err)
     ret = HS_ENOMEM;
   if (ret)
     free(o.s);

@@ -47,6 +47,7 @@ import hs_orders
 import hs_problems
 import hs_reliability
 import hs_security
+import hs_security17
 import hs_singular
 import hs_solvers
 import hs_study_report
@@ -73,6 +74,7 @@ MODULES += (hs_controls2,)  # issue 41: time in the controls, conserving4's swit
 MODULES += (hs_controlqp,)  # issue 41: bounded controls with a non-diagonal R (the coupled law)
 MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem files
 MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored invariants in the outputs
+MODULES += (hs_security17,)  # issue 38: security round 17
 
 
 def tests():
