@@ -8,6 +8,10 @@ safety", the rows marked round 17). Each assertion failed on the code before its
   invariants   an 'invariant' that is NaN at the nodes (a monitored quantity: the solve converges): the output's
                trajectory.csv is read back by -hs_init (its column inv_NAME holds 'nan', and the reader had refused the
                whole file); a NaN in a column the reader uses is still refused
+  C1 controls  a problem name with the C1 control CSI (UTF-8 C2 9B, or the raw byte 0x9B that 8-bit terminals read as
+               CSI) is refused; a raw 0x9B in an option's value is refused; a column name of a trajectory.h5 with it is
+               shown as '?' (the header line, the messages had carried them to the terminal raw); a name with valid
+               UTF-8 (caf\u00e9\u011b, whose last byte is 0x9B) is taken
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -61,9 +65,50 @@ def case_invariant_nan(d):
           "a nan in a state column: exit %d:\n%s" % (rc, out[-300:]))
 
 
+def run_bytes(args, cwd):
+    """hamshoot as one process; (exit status, stdout + stderr as bytes: what reaches the terminal)."""
+    p = subprocess.run([HAMSHOOT, "-quiet"] + args, env=ENV, cwd=cwd, capture_output=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def raw_c1(out):
+    """whether out holds a C1 control as UTF-8 (C2 80..C2 9F) or as a raw byte 0x80..0x9F outside UTF-8."""
+    text = out.decode("utf-8", "surrogateescape")
+    return any(0x80 <= ord(c) <= 0x9f or 0xdc80 <= ord(c) <= 0xdc9f for c in text)
+
+
+def case_c1_controls(d):
+    """C1 controls (CSI) from a problem name, an option's value, an -hs_init column never reach the terminal."""
+    body = b"coordinates: q\ncontrols: 1\nmass: 1\npotential: 0\nB: 1\nR: 1\nT: 1\nN: 10\nx0: 0, 0\nxT: 1, 0\n"
+    for name, ok in ((b"a\xc2\x9b2Jb", False), (b"a\x9b2Jb", False), (b"caf\xc3\xa9\xc4\x9b", True)):
+        with open(os.path.join(d, "c.ocp"), "wb") as f:
+            f.write(b"problem: " + name + b"\n" + body)
+        rc, out = run_bytes(["-problem", "c.ocp", "-hs_check_extremal", "no"], d)
+        if ok:
+            check(rc == 0 and name in out, "problem name %r: exit %d: %r" % (name, rc, out[-300:]))
+        else:
+            check(rc == 1 and b"c.ocp:1:11: problem: a control character" in out and not raw_c1(out),
+                  "problem name %r: exit %d: %r" % (name, rc, out[-300:]))
+    rc, out = run_bytes(["-problem", "pendulum", "-hs_init", os.fsdecode(b"x\x9b2J.csv")], d)
+    check(rc == 1 and b"option -hs_init: a control character" in out and not raw_c1(out),
+          "-hs_init with a raw 0x9B: exit %d: %r" % (rc, out[-300:]))
+    rc, out = run_bytes(["-problem", "pendulum", "-N", "20", "-o", "h5", "-hs_output_format", "hdf5",
+                         "-hs_check_extremal", "no"], d)
+    if rc == 0:  # a build with HDF5
+        with open(os.path.join(d, "h5", "trajectory.h5"), "rb") as f:
+            data = f.read()
+        at = data.find(b"lambda1,lambda2")
+        check(at > 0, "no columns attribute found in trajectory.h5")
+        with open(os.path.join(d, "c1.h5"), "wb") as f:
+            f.write(data[:at] + b"la\x9bbda1" + data[at + 7:])
+        rc, out = run_bytes(["-problem", "pendulum", "-N", "20", "-hs_init", "c1.h5"], d)
+        check(rc == 1 and b"column 1 of 'costates' is 'la?bda1'" in out and not raw_c1(out),
+              "an h5 column with a raw 0x9B: exit %d: %r" % (rc, out[-300:]))
+
+
 def t_security17():
     """round 17's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_expansion, case_invariant_nan):
+        for case in (case_expansion, case_invariant_nan, case_c1_controls):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
