@@ -12,6 +12,10 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                CSI) is refused; a raw 0x9B in an option's value is refused; a column name of a trajectory.h5 with it is
                shown as '?' (the header line, the messages had carried them to the terminal raw); a name with valid
                UTF-8 (caf\u00e9\u011b, whose last byte is 0x9B) is taken
+  integers     integer lists (-hs_shoot_knots, -hs_continue_steps) and the PCs' integer keys (-pc_hsband_refine,
+               -pc_hsdrop_regrow) are read in full: 4294967301 had been read as 5 (modulo 2^32) and solved at knot 5,
+               -hs_continue_steps 4294967298 as 2 steps, an empty list entry ('5,,6', '5,') as nothing; PETSc's ranges
+               a-b stay
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -106,9 +110,30 @@ def case_c1_controls(d):
               "an h5 column with a raw 0x9B: exit %d: %r" % (rc, out[-300:]))
 
 
+def case_integers(d):
+    """integer options read in full: values beyond 32 bits and empty list entries refused, ranges a-b kept."""
+    base = ["-problem", "pendulum", "-N", "40", "-hs_check_extremal", "no"]
+    shoot = base + ["-hs_bvp_type", "shooting", "-hs_shoot_knots"]
+    for args, key in ((shoot + ["4294967301"], "-hs_shoot_knots"), (shoot + ["20,4294967306"], "-hs_shoot_knots"),
+                      (shoot + ["5,,6"], "-hs_shoot_knots"), (shoot + ["5,"], "-hs_shoot_knots"),
+                      (base + ["-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_steps", "4294967298"],
+                       "-hs_continue_steps")):
+        rc, out, _ = run_alone(args, d)
+        check(rc == 1 and ("option %s: value" % key) in out and "not a whole number within 32-bit integers" in out,
+              "%r: exit %d:\n%s" % (args[-2:], rc, out[-300:]))
+    for key, val in (("-pc_hsband_refine", "4294967297"), ("-pc_hsdrop_regrow", "4294967296")):
+        rc, out, _ = run_alone(base + [key, val], d)
+        check(rc == 1 and ("option %s %s is not a whole number" % (key, val)) in out,
+              "%s %s: exit %d:\n%s" % (key, val, rc, out[-300:]))
+    rc, out, _ = run_alone(shoot + ["1-3", "-o", "k"], d)  # PETSc's range: knots 1 and 2, three segments
+    with open(os.path.join(d, "k", "summary.json")) as f:
+        text = f.read()
+    check(rc == 0 and '"segments": 3' in text, "-hs_shoot_knots 1-3: exit %d, %s" % (rc, text[:300]))
+
+
 def t_security17():
     """round 17's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_expansion, case_invariant_nan, case_c1_controls):
+        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
