@@ -352,6 +352,8 @@ static int ParseTorqueGravity(Model *M, int kind, const char *name, char **it, i
         return HS_ENOMEM;
     return 0;
   }
+  if (ni > 2) /* 'JOINT, consistent, x': its items, not the joint's name, are wrong */
+    return Fail(M, col, "torque %s: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found %d items", name, ni);
   t->consistent = ni == 2 && !strcmp(it[1], "consistent");
   if (ni == 2 && !t->consistent)
     return Fail(M, col, "torque %s: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found '%s' after it", name,

@@ -16,6 +16,8 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                -pc_hsdrop_regrow) are read in full: 4294967301 had been read as 5 (modulo 2^32) and solved at knot 5,
                -hs_continue_steps 4294967298 as 2 steps, an empty list entry ('5,,6', '5,') as nothing; PETSc's ranges
                a-b stay
+  messages     'torque NAME: JOINT, consistent, consistent' is refused for its items (the message had said JOINT was no
+               joint declared above)
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -131,9 +133,21 @@ def case_integers(d):
     check(rc == 0 and '"segments": 3' in text, "-hs_shoot_knots 1-3: exit %d, %s" % (rc, text[:300]))
 
 
+def case_messages(d):
+    """an error names what is wrong: a torque line with three items."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "problems", "cart_pendulum_bodies.ocp")) as f:
+        text = f.read()
+    with open(os.path.join(d, "t.ocp"), "w") as f:
+        f.write(text.replace("torque moment: pivot", "torque moment: pivot, consistent, consistent"))
+    rc, out, _ = run_alone(["-problem", "t.ocp", "-N", "10"], d)
+    check(rc == 1 and "t.ocp:19:16: torque moment: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found 3 items"
+          in out, "a torque of three items: exit %d:\n%s" % (rc, out[-300:]))
+
+
 def t_security17():
     """round 17's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers):
+        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
