@@ -78,6 +78,7 @@ typedef struct {
   int         origin[G_COUNT];             /* generated key -> the body line it is reported at */
   char       *is_body;                     /* per line (1-based): a body line */
   int         nlines, gen_line[G_COUNT];   /* the file's lines; the generated keys' lines in the expanded text */
+  int         inv_line;                    /* the first generated 'invariant' line in the expanded text (0: none) */
   const char *path;
   int         line;
   char       *msg;
@@ -1122,8 +1123,8 @@ static void Emit(Buf *o, Model *M, const char *text, size_t len)
   for (int e = 0; e < 2; e++)
     if (M->origin[G_X0 + e])
       M->gen_line[G_X0 + e] = at++, PutPose(o, M, e);
-  if (Free(M)) /* the momenta as monitored invariants (their lines last: no message maps to them) */
-    PutInvariants(o, M);
+  if (Free(M)) /* the momenta as monitored invariants (their lines last; a message there maps to the first body) */
+    M->inv_line = at, PutInvariants(o, M);
 }
 
 static void ModelFree(Model *M)
@@ -1239,6 +1240,14 @@ static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
 
   if (strncmp(msg, path, pl) || sscanf(msg + pl, ":%d:%d:%n", &L, &C, &used) != 2 || L < M->gen_line[G_COORD])
     return;
+  if (M->inv_line && L >= M->inv_line && (rest = strdup(msg + pl + used))) { /* a name clash, more than 16 */
+    snprintf(msg, (size_t)msglen,
+             "%s:%d:1: in the 'invariant' lines of the momenta generated from the bodies (a free system; "
+             "-problem_print_expanded shows them):%s",
+             path, M->body[0].line, rest);
+    free(rest);
+    return;
+  }
   for (int g = 0; g < G_COUNT; g++)
     if (M->gen_line[g] == L && (rest = strdup(msg + pl + used))) {
       snprintf(msg, (size_t)msglen,

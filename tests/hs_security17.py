@@ -17,7 +17,9 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                -hs_continue_steps 4294967298 as 2 steps, an empty list entry ('5,,6', '5,') as nothing; PETSc's ranges
                a-b stay
   messages     'torque NAME: JOINT, consistent, consistent' is refused for its items (the message had said JOINT was no
-               joint declared above)
+               joint declared above); an error in the 'invariant' lines generated for a free system of bodies (a
+               user's invariant P_x, a 17th invariant) is reported at the first body line (it had been at a line past
+               the end of the file)
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -145,9 +147,26 @@ def case_messages(d):
           in out, "a torque of three items: exit %d:\n%s" % (rc, out[-300:]))
 
 
+def case_generated_invariants(d):
+    """errors in the invariants generated for a free system of bodies are reported at a line of the file."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "data", "momentum_planar.ocp")) as f:
+        text = f.read().rstrip("\n") + "\n"
+    lines = text.count("\n")
+    first = 1 + [l.startswith("body ") for l in text.split("\n")].index(True)
+    for extra, want in (("invariant P_x: 1\n", "the name 'P_x' is given twice"),
+                        ("".join("invariant i%d: 1\n" % i for i in range(14)), "at most 16 invariants")):
+        with open(os.path.join(d, "m.ocp"), "w") as f:
+            f.write(text + extra)
+        rc, out, _ = run_alone(["-problem", "m.ocp", "-N", "4"], d)
+        at = out.split("m.ocp:")[1].split(":")[0] if "m.ocp:" in out else "?"
+        check(rc == 1 and want in out and at == str(first) and first <= lines,
+              "%d lines, first body at %d; the message at line %s: exit %d:\n%s" % (lines, first, at, rc, out[-300:]))
+
+
 def t_security17():
     """round 17's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages):
+        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages, case_generated_invariants):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
