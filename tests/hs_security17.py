@@ -16,6 +16,9 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                -pc_hsdrop_regrow) are read in full: 4294967301 had been read as 5 (modulo 2^32) and solved at knot 5,
                -hs_continue_steps 4294967298 as 2 steps, an empty list entry ('5,,6', '5,') as nothing; PETSc's ranges
                a-b stay
+  undefined    a failed solve whose evaluation leaves the domain part-way (sqrt(0.5 - q) on the default guess) writes its
+               iterate with E_minus_W and H as the problem defines them or nan (they had held the heap's old bytes,
+               denormals such as 1.29e-312, for the nodes after the failure); so for conserving4's node controls
   messages     'torque NAME: JOINT, consistent, consistent' is refused for its items (the message had said JOINT was no
                joint declared above); an error in the 'invariant' lines generated for a free system of bodies (a
                user's invariant P_x, a 17th invariant) is reported at the first body line (it had been at a line past
@@ -164,9 +167,34 @@ def case_generated_invariants(d):
               "%d lines, first body at %d; the message at line %s: exit %d:\n%s" % (lines, first, at, rc, out[-300:]))
 
 
+def case_undefined(d):
+    """the outputs of a solve that left the domain: E - W and H are the problem's values or nan, never old memory."""
+    import math
+    with open(os.path.join(d, "dom.ocp"), "w") as f:
+        f.write("problem: dom\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: -9.81*sin(q) + sqrt(0.5 - q)\nB: 1\n"
+                "R: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n")
+    rc, out, _ = run_alone(["-problem", "dom.ocp", "-o", "out", "-hs_check_extremal", "no"], d)
+    check(rc == 2 and "DIVERGED_FUNCTION_DOMAIN" in out, "the domain error: exit %d:\n%s" % (rc, out[-300:]))
+    with open(os.path.join(d, "out", "trajectory.csv")) as f:
+        rows = [r.split(",") for r in f.read().splitlines()[1:]]
+    nan = 0
+    for r in rows:  # the default guess: p = 0, u = 0, so W = 0 and E - W = V(q) where it is defined
+        q, ew = float(r[1]), float(r[3])
+        if math.isnan(ew):
+            nan += 1
+            continue
+        want = -9.81 * math.sin(q) + math.sqrt(0.5 - q) if q <= 0.5 else float("nan")
+        check(abs(ew - want) <= 1e-12 * (1 + abs(want)), "node t = %s: E - W = %r, V(q) = %r" % (r[0], ew, want))
+    check(nan >= 9, "only %d nodes without E - W (q >= 0.5 on 10 of them)" % nan)
+    with open(os.path.join(d, "out", "intervals.csv")) as f:
+        hs = [float(r.split(",")[-1]) for r in f.read().splitlines()[1:]]
+    check(all(math.isnan(h) or h == 0 or abs(h) > 1e-300 for h in hs), "H of the intervals: %r" % hs)
+
+
 def t_security17():
     """round 17's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages, case_generated_invariants):
+        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages, case_generated_invariants,
+                     case_undefined):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

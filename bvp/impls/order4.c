@@ -535,6 +535,8 @@ static PetscErrorCode NodeControls(HsSolver s, const PetscScalar *x, int *st)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(s->U0));
   PetscCall(PetscMalloc1(s->N * m, &s->U0));
+  for (PetscInt i = 0; i < s->N * m; i++) /* nodes after a failed evaluation: undefined (NaN), not old heap bytes */
+    s->U0[i] = NAN;
   for (PetscInt k = 0; k < s->N && !*st; k++)
     if (!(*st = HsO4Hamiltonian(o->o4, StageTime(s, k, 0), x + k * q, &H)))
       PetscCall(PetscArraycpy(s->U0 + k * m, HsO4Control(o->o4), m));
