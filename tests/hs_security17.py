@@ -11,7 +11,8 @@ safety", the rows marked round 17). Each assertion failed on the code before its
   C1 controls  a problem name with the C1 control CSI (UTF-8 C2 9B, or the raw byte 0x9B that 8-bit terminals read as
                CSI) is refused; a raw 0x9B in an option's value is refused; a column name of a trajectory.h5 with it is
                shown as '?' (the header line, the messages had carried them to the terminal raw); a name with valid
-               UTF-8 (caf\u00e9\u011b, whose last byte is 0x9B) is taken
+               UTF-8 (caf\u00e9\u011b, whose last byte is 0x9B) is taken; -problem_print_expanded shows a comment's
+               escape sequence as '?' (it had printed the file's bytes raw)
   integers     integer lists (-hs_shoot_knots, -hs_continue_steps) and the PCs' integer keys (-pc_hsband_refine,
                -pc_hsdrop_regrow) are read in full: 4294967301 had been read as 5 (modulo 2^32) and solved at knot 5,
                -hs_continue_steps 4294967298 as 2 steps, an empty list entry ('5,,6', '5,') as nothing; PETSc's ranges
@@ -100,6 +101,11 @@ def case_c1_controls(d):
         else:
             check(rc == 1 and b"c.ocp:1:11: problem: a control character" in out and not raw_c1(out),
                   "problem name %r: exit %d: %r" % (name, rc, out[-300:]))
+    with open(os.path.join(d, "esc.ocp"), "wb") as f:
+        f.write(b"# \x1b]0;owned\x07\x1b[2J \xc2\x9b2J \x9b2J\r\nproblem: esc\r\n" + body.replace(b"\n", b"\r\n"))
+    rc, out = run_bytes(["-problem", "esc.ocp", "-problem_print_expanded", "-hs_check_extremal", "no"], d)
+    check(rc == 0 and b"# ?]0;owned??[2J ??2J ?2J\r\nproblem: esc\r\n" in out and b"\x1b" not in out and not raw_c1(out),
+          "-problem_print_expanded of a comment with escapes: exit %d: %r" % (rc, out[:300]))
     rc, out = run_bytes(["-problem", "pendulum", "-hs_init", os.fsdecode(b"x\x9b2J.csv")], d)
     check(rc == 1 and b"option -hs_init: a control character" in out and not raw_c1(out),
           "-hs_init with a raw 0x9B: exit %d: %r" % (rc, out[-300:]))
