@@ -25,13 +25,15 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                user's invariant P_x, a 17th invariant) is reported at the first body line (it had been at a line past
                the end of the file)
 
-stdlib only; each case in a temporary directory of its own."""
+Most cases are checks of what every rank reads alike (one process, no mpiexec); the outputs of a failed solve are
+also checked on 2 ranks (the solution gathered to rank 0). stdlib only; each case in a temporary directory of its
+own."""
 import os
 import subprocess
 import tempfile
 import time
 
-from hs_util import ENV, HAMSHOOT, check
+from hs_util import ENV, HAMSHOOT, MPIEXEC, check
 
 
 def run_alone(args, cwd, timeout=60):
@@ -179,22 +181,29 @@ def case_undefined(d):
     with open(os.path.join(d, "dom.ocp"), "w") as f:
         f.write("problem: dom\ncoordinates: q\ncontrols: 1\nmass: 1\npotential: -9.81*sin(q) + sqrt(0.5 - q)\nB: 1\n"
                 "R: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n")
-    rc, out, _ = run_alone(["-problem", "dom.ocp", "-o", "out", "-hs_check_extremal", "no"], d)
-    check(rc == 2 and "DIVERGED_FUNCTION_DOMAIN" in out, "the domain error: exit %d:\n%s" % (rc, out[-300:]))
-    with open(os.path.join(d, "out", "trajectory.csv")) as f:
-        rows = [r.split(",") for r in f.read().splitlines()[1:]]
-    nan = 0
-    for r in rows:  # the default guess: p = 0, u = 0, so W = 0 and E - W = V(q) where it is defined
-        q, ew = float(r[1]), float(r[3])
-        if math.isnan(ew):
-            nan += 1
-            continue
-        want = -9.81 * math.sin(q) + math.sqrt(0.5 - q) if q <= 0.5 else float("nan")
-        check(abs(ew - want) <= 1e-12 * (1 + abs(want)), "node t = %s: E - W = %r, V(q) = %r" % (r[0], ew, want))
-    check(nan >= 9, "only %d nodes without E - W (q >= 0.5 on 10 of them)" % nan)
-    with open(os.path.join(d, "out", "intervals.csv")) as f:
-        hs = [float(r.split(",")[-1]) for r in f.read().splitlines()[1:]]
-    check(all(math.isnan(h) or h == 0 or abs(h) > 1e-300 for h in hs), "H of the intervals: %r" % hs)
+    for ranks in (1, 2):  # 2 ranks: the solution gathered to rank 0 before the diagnostics
+        args = ["-problem", "dom.ocp", "-o", "out%d" % ranks, "-hs_check_extremal", "no"]
+        if ranks == 1:
+            rc, out, _ = run_alone(args, d)
+        else:
+            p = subprocess.run([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT, "-quiet"] + args, env=ENV, cwd=d,
+                               capture_output=True, text=True, timeout=120)
+            rc, out = p.returncode, p.stdout + p.stderr
+        check(rc == 2 and "DIVERGED_FUNCTION_DOMAIN" in out, "the domain error: exit %d:\n%s" % (rc, out[-300:]))
+        with open(os.path.join(d, "out%d" % ranks, "trajectory.csv")) as f:
+            rows = [r.split(",") for r in f.read().splitlines()[1:]]
+        nan = 0
+        for r in rows:  # the default guess: p = 0, u = 0, so W = 0 and E - W = V(q) where it is defined
+            q, ew = float(r[1]), float(r[3])
+            if math.isnan(ew):
+                nan += 1
+                continue
+            want = -9.81 * math.sin(q) + math.sqrt(0.5 - q) if q <= 0.5 else float("nan")
+            check(abs(ew - want) <= 1e-12 * (1 + abs(want)), "node t = %s: E - W = %r, V(q) = %r" % (r[0], ew, want))
+        check(nan >= 9, "%d ranks: only %d nodes without E - W (q >= 0.5 on 10 of them)" % (ranks, nan))
+        with open(os.path.join(d, "out%d" % ranks, "intervals.csv")) as f:
+            hs = [float(r.split(",")[-1]) for r in f.read().splitlines()[1:]]
+        check(all(math.isnan(h) or h == 0 or abs(h) > 1e-300 for h in hs), "H of the intervals: %r" % hs)
 
 
 def t_security17():
