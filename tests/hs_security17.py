@@ -21,7 +21,8 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                iterate with E_minus_W and H as the problem defines them or nan (they had held the heap's old bytes,
                denormals such as 1.29e-312, for the nodes after the failure); so for conserving4's node controls
   messages     'torque NAME: JOINT, consistent, consistent' is refused for its items (the message had said JOINT was no
-               joint declared above); an error in the 'invariant' lines generated for a free system of bodies (a
+               joint declared above); -hs_initial_guess direct with -hs_scheme conserving4 on a problem with a force
+               says the direct solve cannot (it had said 'only -hs_scheme conserving4 solves it'); an error in the 'invariant' lines generated for a free system of bodies (a
                user's invariant P_x, a 17th invariant) is reported at the first body line (it had been at a line past
                the end of the file)
 
@@ -156,6 +157,11 @@ def case_messages(d):
     rc, out, _ = run_alone(["-problem", "t.ocp", "-N", "10"], d)
     check(rc == 1 and "t.ocp:19:16: torque moment: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found 3 items"
           in out, "a torque of three items: exit %d:\n%s" % (rc, out[-300:]))
+    if not os.environ.get("HS_SANITIZED"):  # the direct guess needs IPOPT, which the sanitized build cannot load
+        rc, out, _ = run_alone(["-problem", os.path.join(here, "data", "pendulum_sinh.ocp"), "-hs_scheme", "conserving4",
+                                "-hs_initial_guess", "direct"], d)
+        check(rc == 1 and "not the direct solve that -hs_compare (its direct side) and -hs_initial_guess direct need"
+              in out, "a force with -hs_initial_guess direct: exit %d:\n%s" % (rc, out[-300:]))
 
 
 def case_generated_invariants(d):
