@@ -19,12 +19,12 @@ safety", the rows marked round 17). Each assertion failed on the code before its
                a-b stay
   undefined    a failed solve whose evaluation leaves the domain part-way (sqrt(0.5 - q) on the default guess) writes its
                iterate with E_minus_W and H as the problem defines them or nan (they had held the heap's old bytes,
-               denormals such as 1.29e-312, for the nodes after the failure); so for conserving4's node controls
+               denormals such as 1.29e-312, for the nodes after the failure), on 1 and 2 ranks
   messages     'torque NAME: JOINT, consistent, consistent' is refused for its items (the message had said JOINT was no
                joint declared above); -hs_initial_guess direct with -hs_scheme conserving4 on a problem with a force
-               says the direct solve cannot (it had said 'only -hs_scheme conserving4 solves it'); an error in the 'invariant' lines generated for a free system of bodies (a
-               user's invariant P_x, a 17th invariant) is reported at the first body line (it had been at a line past
-               the end of the file)
+               says the direct solve cannot (it had said 'only -hs_scheme conserving4 solves it'); an error in the
+               'invariant' lines generated for a free system of bodies (a user's invariant P_x, a 17th invariant) is
+               reported at the first body line (it had been at a line past the end of the file)
 
 Most cases are checks of what every rank reads alike (one process, no mpiexec); the outputs of a failed solve are
 also checked on 2 ranks (the solution gathered to rank 0). stdlib only; each case in a temporary directory of its
