@@ -215,7 +215,7 @@ def case_undefined(d):
 def t_security17():
     """round 17's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages, case_generated_invariants,
-                     case_undefined):
+        for case in (case_expansion, case_invariant_nan, case_c1_controls, case_integers, case_messages,
+                     case_generated_invariants, case_undefined):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
