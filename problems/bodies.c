@@ -78,6 +78,7 @@ typedef struct {
   int         origin[G_COUNT];             /* generated key -> the body line it is reported at */
   char       *is_body;                     /* per line (1-based): a body line */
   int         nlines, gen_line[G_COUNT];   /* the file's lines; the generated keys' lines in the expanded text */
+  int         inv_line;                    /* the first generated 'invariant' line in the expanded text (0: none) */
   const char *path;
   int         line;
   char       *msg;
@@ -87,9 +88,11 @@ typedef struct {
 typedef struct {
   char  *s;
   size_t len, cap;
-  int    err;
+  int    err; /* 1 out of memory, 2 longer than HS_OCP_MAX_BYTES */
 } Buf;
 
+/* Appends to b; the expansion is capped as a file is (HS_OCP_MAX_BYTES): an expression repeated by every joint that
+ * names its point had made 350 MB of text (and 1 GB of memory) from a 0.9 MB file. */
 static void Put(Buf *b, const char *fmt, ...)
 {
   va_list ap;
@@ -100,6 +103,10 @@ static void Put(Buf *b, const char *fmt, ...)
   va_start(ap, fmt);
   k = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  if (k < 0 || b->len + (size_t)k + 1 > HS_OCP_MAX_BYTES) {
+    b->err = 2;
+    return;
+  }
   if (b->len + (size_t)k + 1 > b->cap) {
     size_t cap = 2 * (b->len + (size_t)k + 1) + 256;
     char  *s   = realloc(b->s, cap);
@@ -346,6 +353,8 @@ static int ParseTorqueGravity(Model *M, int kind, const char *name, char **it, i
         return HS_ENOMEM;
     return 0;
   }
+  if (ni > 2) /* 'JOINT, consistent, x': its items, not the joint's name, are wrong */
+    return Fail(M, col, "torque %s: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found %d items", name, ni);
   t->consistent = ni == 2 && !strcmp(it[1], "consistent");
   if (ni == 2 && !t->consistent)
     return Fail(M, col, "torque %s: expected 'JOINT' or 'JOINT, consistent' (or a rotor), found '%s' after it", name,
@@ -1114,8 +1123,8 @@ static void Emit(Buf *o, Model *M, const char *text, size_t len)
   for (int e = 0; e < 2; e++)
     if (M->origin[G_X0 + e])
       M->gen_line[G_X0 + e] = at++, PutPose(o, M, e);
-  if (Free(M)) /* the momenta as monitored invariants (their lines last: no message maps to them) */
-    PutInvariants(o, M);
+  if (Free(M)) /* the momenta as monitored invariants (their lines last; a message there maps to the first body) */
+    M->inv_line = at, PutInvariants(o, M);
 }
 
 static void ModelFree(Model *M)
@@ -1188,7 +1197,12 @@ static int Expand(const char *path, const char *text, size_t len, char **out, Mo
     ret = CheckModel(M);
   if (!ret)
     Emit(&o, M, text, len);
-  if (!ret && o.err)
+  if (!ret && o.err == 2)
+    ret = HS_EPARSE, snprintf(msg, (size_t)msglen,
+                              "%s: its bodies and joints expand to more than %d MiB of problem text (HS_OCP_MAX_BYTES, "
+                              "as a file): long expressions of points or bodies that many joints repeat",
+                              path, HS_OCP_MAX_BYTES >> 20);
+  else if (!ret && o.err)
     ret = HS_ENOMEM;
   if (ret)
     free(o.s);
@@ -1226,6 +1240,14 @@ static void MapMessage(const Model *M, const char *path, char *msg, int msglen)
 
   if (strncmp(msg, path, pl) || sscanf(msg + pl, ":%d:%d:%n", &L, &C, &used) != 2 || L < M->gen_line[G_COORD])
     return;
+  if (M->inv_line && L >= M->inv_line && (rest = strdup(msg + pl + used))) { /* a name clash, more than 16 */
+    snprintf(msg, (size_t)msglen,
+             "%s:%d:1: in the 'invariant' lines of the momenta generated from the bodies (a free system; "
+             "-problem_print_expanded shows them):%s",
+             path, M->body[0].line, rest);
+    free(rest);
+    return;
+  }
   for (int g = 0; g < G_COUNT; g++)
     if (M->gen_line[g] == L && (rest = strdup(msg + pl + used))) {
       snprintf(msg, (size_t)msglen,

@@ -13,6 +13,11 @@ extern "C" {
 int HsTextFailV(char *msg, int msglen, const char *path, int line, int col, const char *fmt, va_list ap);
 /** t without its leading and trailing white space (the trailing part is cut in place). */
 char *HsTextTrim(char *t);
+/** Whether a terminal control starts at s (*len its bytes): a byte below 0x20 or 0x7f, a C1 control in UTF-8
+ *  (C2 80..C2 9F), a text-direction override or isolate (U+202A..U+202E, U+2066..U+2069), or a byte 0x80..0x9F that
+ *  is no part of a UTF-8 sequence (an 8-bit C1 control: 0x9B is CSI to a terminal in an 8-bit mode); else 0 and *len
+ *  the bytes of the character at s (a valid UTF-8 sequence, or 1). s must not be at its end. */
+int HsTextControl(const char *s, int *len);
 
 #ifdef __cplusplus
 }

@@ -1103,11 +1103,10 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
   if (!strcmp(key, "problem")) {
     if (!*val || strlen(val) >= sizeof K->name)
       return Fail(s, vcol, "problem: a name of 1 to %d characters", (int)sizeof K->name - 1);
-    for (const unsigned char *c = (const unsigned char *)val; *c; c++) /* the name is printed: no terminal controls */
-      if (*c < 0x20 || *c == 0x7f || (c[0] == 0xe2 && c[1] == 0x80 && c[2] >= 0xaa && c[2] <= 0xae) ||
-          (c[0] == 0xe2 && c[1] == 0x81 && c[2] >= 0xa6 && c[2] <= 0xa9))
-        return Fail(s, vcol + (int)(c - (const unsigned char *)val),
-                    "problem: a control character or a text-direction override in the name");
+    int n;
+    for (const char *c = val; *c; c += n) /* the name is printed: no terminal controls (C1 ones included) */
+      if (HsTextControl(c, &n))
+        return Fail(s, vcol + (int)(c - val), "problem: a control character or a text-direction override in the name");
     snprintf(K->name, sizeof K->name, "%s", val);
   } else if (!strcmp(key, "state_scheme") || !strcmp(key, "costate_scheme"))
     return OcpSchemeKey(s, K, key, val, vcol);

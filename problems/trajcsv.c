@@ -58,8 +58,8 @@ static void Header(const char *line, const HsProblem *P, int kind, int *col, int
       if (strcmp(tok, names[0]) && strcmp(tok, names[1]))
         continue;
       if (col[i] >= 0)
-        snprintf(msg, msglen, "-hs_init %s:1: the columns %d and %d both hold %s (a name given twice)", path, col[i] + 1,
-                 c + 1, tok);
+        snprintf(msg, msglen, "-hs_init %s:1: the columns %d and %d both hold %s (a name given twice)", path,
+                 col[i] + 1, c + 1, tok);
       col[i] = c;
     }
     p += len;
@@ -70,10 +70,27 @@ static void Header(const char *line, const HsProblem *P, int kind, int *col, int
   *ncol = c + 1;
 }
 
+/* Whether field (len characters, spaces around allowed) is a non-finite number as the outputs print it (%.17g: nan,
+ * -nan, inf, -inf): a monitored invariant's column (inv_NAME) may hold one in an output of a converged run. */
+static int NonFiniteWord(const char *field, size_t len)
+{
+  static const char *const words[] = {"nan", "-nan", "inf", "-inf"};
+  size_t                   sp      = strspn(field, " \t");
+
+  while (len > sp && (field[len - 1] == ' ' || field[len - 1] == '\t'))
+    len--;
+  for (int i = 0; i < 4; i++)
+    if (len - sp == strlen(words[i]) && !strncmp(field + sp, words[i], len - sp))
+      return 1;
+  return 0;
+}
+
 /* The comma-separated fields of a data line into v (at most ncol), empty[j] whether field j was empty. Returns
  * the number of fields, or -(field + 1) for a field that is neither empty nor a finite number (its text at *bad,
- * *badlen characters). */
-static int Row(const char *line, int ncol, double *v, char *empty, const char **bad, size_t *badlen, int *why)
+ * *badlen characters); a field of a column the reader does not use (want[j] 0) may also be a non-finite number as the
+ * outputs print it (read as 0: a NaN of an invariant's column had made the output of a converged run unreadable). */
+static int Row(const char *line, int ncol, const char *want, double *v, char *empty, const char **bad, size_t *badlen,
+               int *why)
 {
   const char *p  = line;
   int         nv = 0, more = 0;
@@ -84,11 +101,14 @@ static int Row(const char *line, int ncol, double *v, char *empty, const char **
     empty[nv] = (char)(sp == len); /* nothing, or only spaces */
     v[nv]     = 0;
     if (sp < len &&
-        (len >= sizeof field || (memcpy(field, p, len), field[len] = 0, *why = HsParseReal(field, v + nv)))) {
+        (len >= sizeof field || (memcpy(field, p, len), field[len] = 0, *why = HsParseReal(field, v + nv))) &&
+        (want[nv] || len >= sizeof field || !NonFiniteWord(field, len))) {
       *bad = p, *badlen = len; /* decimal only: strtod had read 0x1p3 as 8 */
       *why = len >= sizeof field ? HS_NUMBER_SYNTAX : *why;
       return -(nv + 1);
     }
+    if (sp < len && *why) /* a non-finite number in a column not read */
+      v[nv] = 0, *why = 0;
     nv++;
     p += len;
     if (!(more = *p == ','))
@@ -178,11 +198,11 @@ static int EmptyWanted(const char *empty, const int *col, int w)
 int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, int optional, double **a, double **t,
                      int *rows, char *msg, size_t msglen)
 {
-  char       *line = NULL, c0[HS_NAME_LEN + 16], c1[HS_NAME_LEN + 16], *empty = NULL;
-  size_t      cap  = 0;
-  int         w = 2 * P->n, ncol = 0, alloc = 0, tcol = -1, have = 1, st = HS_SUCCESS, pending = 0, lineno = 1, pline = 0;
-  int        *col = malloc((size_t)w * sizeof *col);
-  double     *v   = NULL;
+  char   *line = NULL, c0[HS_NAME_LEN + 16], c1[HS_NAME_LEN + 16], *empty = NULL, *want = NULL;
+  size_t  cap = 0;
+  int     w = 2 * P->n, ncol = 0, alloc = 0, tcol = -1, have = 1, st = HS_SUCCESS, pending = 0, lineno = 1, pline = 0;
+  int    *col = malloc((size_t)w * sizeof *col);
+  double *v   = NULL;
   const char *bad;
   size_t      badlen;
 
@@ -207,12 +227,20 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
   else if (!have && !optional) {
     HsColumnName(P, kind, 0, 0, c0, sizeof c0);
     HsColumnName(P, kind, w - 1, 0, c1, sizeof c1);
-    snprintf(msg, msglen, "-hs_init %s:1: the header lacks the columns %s..%s of this problem (%s written by hamshoot -o "
-                          "for a problem with n = %d)", path, c0, c1, kind ? "an intervals.csv" : "a trajectory.csv", P->n);
+    snprintf(msg, msglen,
+             "-hs_init %s:1: the header lacks the columns %s..%s of this problem (%s written by hamshoot -o "
+             "for a problem with n = %d)",
+             path, c0, c1, kind ? "an intervals.csv" : "a trajectory.csv", P->n);
   } else if (have && t && tcol < 0)
-    snprintf(msg, msglen, "-hs_init %s:1: the header has no column t (a trajectory.csv written by hamshoot -o has)", path);
-  if (have && !msg[0] && (!(v = malloc((size_t)ncol * sizeof *v)) || !(empty = malloc((size_t)ncol))))
+    snprintf(msg, msglen, "-hs_init %s:1: the header has no column t (a trajectory.csv written by hamshoot -o has)",
+             path);
+  if (have && !msg[0] &&
+      (!(v = malloc((size_t)ncol * sizeof *v)) || !(empty = malloc((size_t)ncol)) || !(want = calloc((size_t)ncol, 1))))
     st = HS_ENOMEM;
+  for (int i = 0; want && i < w; i++) /* the columns read: the components and t */
+    want[col[i]] = 1;
+  if (want && tcol >= 0)
+    want[tcol] = 1;
   while (have && !msg[0] && !st) {
     int nv, why = 0, r = Line(f, &line, &cap, (size_t)ncol * HS_TRAJ_MAX_FIELD + 64);
     lineno++;
@@ -233,7 +261,7 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
     if (pending) /* the row before had an empty field: it was not the last */
       snprintf(msg, msglen, "-hs_init %s:%d: field %d is empty (only the last row's costates may be)", path, pline,
                pending);
-    else if ((nv = Row(line, ncol, v, empty, &bad, &badlen, &why)) < 0)
+    else if ((nv = Row(line, ncol, want, v, empty, &bad, &badlen, &why)) < 0)
       snprintf(msg, msglen, "-hs_init %s:%d: value %d ('%.*s') %s", path, lineno, -nv, (int)(badlen < 40 ? badlen : 40),
                bad, HsParseRealWhy(why));
     else if (nv != ncol)
@@ -252,7 +280,7 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
       free(*t), *t = NULL;
     *rows = 0;
   }
-  free(v), free(empty), free(col), free(line);
+  free(v), free(empty), free(want), free(col), free(line);
   return st;
 }
 
@@ -277,8 +305,10 @@ int HsTrajectoryCheckTime(const char *path, const HsProblem *P, const double *t,
       return 1;
     }
   if (fabs(t[n - 1] - T) > tol) {
-    snprintf(msg, msglen, "-hs_init %s:%d: t ends at %.17g, but this problem's final time is T = %.17g (a trajectory of "
-                          "another T or another problem)", path, n + 1, t[n - 1], T);
+    snprintf(msg, msglen,
+             "-hs_init %s:%d: t ends at %.17g, but this problem's final time is T = %.17g (a trajectory of "
+             "another T or another problem)",
+             path, n + 1, t[n - 1], T);
     return 1;
   }
   return 0;

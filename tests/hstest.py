@@ -50,6 +50,7 @@ import hs_orders
 import hs_problems
 import hs_reliability
 import hs_security
+import hs_security17
 import hs_singular
 import hs_solvers
 import hs_study_report
@@ -79,6 +80,7 @@ MODULES += (hs_bodies,)  # issue 40, item 1: rigid bodies and joints in problem 
 MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored invariants in the outputs
 MODULES += (hs_satellite_ref,)  # issue 40: the satellite against an independent continuous reference; -hs_compare
 MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantities (the satellite in directors)
+MODULES += (hs_security17,)  # issue 38: security round 17
 
 
 def tests():

@@ -389,6 +389,8 @@ static PetscErrorCode StartsAndSteps(PetscOptionItems *PetscOptionsObject, Petsc
                                    "-hs_continue_from"));
   PetscCall(PetscOptionsRealArray("-hs_continue_from", "start values of the -hs_continue names",
                                   "HsContinuationAddStage", *from, nf, fset));
+  PetscCall(HsOptionsCheckIntList(PetscOptionsObject->comm, PetscOptionsObject->options, PetscOptionsObject->prefix,
+                                  "-hs_continue_steps"));
   PetscCall(PetscOptionsIntArray("-hs_continue_steps", "steps per name (one value: the same for all; default 10)",
                                  "HsContinuationAddStage", *steps, ns, sset));
   PetscFunctionReturn(0);

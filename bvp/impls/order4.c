@@ -667,6 +667,8 @@ static PetscErrorCode NodeControls(HsSolver s, const PetscScalar *x, int *st)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(s->U0));
   PetscCall(PetscMalloc1(s->N * m, &s->U0));
+  for (PetscInt i = 0; i < s->N * m; i++) /* nodes after a failed evaluation: undefined (NaN), not old heap bytes */
+    s->U0[i] = NAN;
   for (PetscInt k = 0; k < s->N && !*st; k++)
     *st = HsO4NodeControl(o->o4, StageTime(s, k, 0), x + k * q, s->U0 + k * m);
   PetscFunctionReturn(0);

@@ -459,6 +459,8 @@ static PetscErrorCode KnotsOption(PetscOptionItems *PetscOptionsObject, HsSolver
   PetscCall(PetscCalloc1(n + 1, &k)); /* the current knots, for -help */
   if (sh->nuser)
     PetscCall(PetscArraycpy(k, sh->user_knots, sh->nuser));
+  PetscCall(HsOptionsCheckIntList(PetscOptionsObject->comm, PetscOptionsObject->options, PetscOptionsObject->prefix,
+                                  "-hs_shoot_knots"));
   PetscCall(PetscOptionsIntArray("-hs_shoot_knots",
                                  "interior segment knots k_1,...,k_{M-1} (uneven split; overrides -hs_shoot_segments)",
                                  "HsSolverShootSetKnots", k, &n, &flg));

@@ -201,6 +201,8 @@ PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf)
   PetscCall(VecGetLocalSize(s->X0, &len));
   if (len) {
     PetscCall(PetscMalloc2(s->N, &s->H, s->N + 1, &s->EW));
+    for (PetscInt k = 0; k <= s->N; k++) /* what an evaluation outside the domain leaves undone is undefined, not */
+      s->EW[k] = NAN, s->H[k < s->N ? k : 0] = NAN; /* the heap's old bytes (trajectory.csv had shown them) */
     PetscCall(VecGetArrayRead(s->X0, &x));
     if (s->ops->diagnostics) /* the formulation's own (conserving4: H at the stage nodes, J^d of the substeps) */
       PetscCall((*s->ops->diagnostics)(s, x, buf ? buf : tmp));

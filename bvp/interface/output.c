@@ -387,8 +387,9 @@ static int WriteIntervals(HsSolver s, FILE *f, const PetscScalar *x)
     p = Number(p, (double)(s->res.T * (k + (s->scheme == HS_SCHEME_CONSERVING4 ? 0 : 0.5)) / s->N)); /* node costates */
     if (s->U0) /* the formulation's own controls (ipopt: possibly at their bounds) */
       memcpy(u, s->U0 + k * m, sizeof(double) * (size_t)m);
-    else
-      HsDiscControl(s->disc, xk, xk + 2 * dim, xk + dim, u); /* the solution was evaluated: no domain error */
+    else if (HsDiscControl(s->disc, xk, xk + 2 * dim, xk + dim, u)) /* outside the domain (a failed solve) */
+      for (PetscInt i = 0; i < m; i++)
+        u[i] = NAN;
     for (PetscInt i = 0; i < m; i++)
       p = Number(p, u[i]);
     for (PetscInt i = 0; i < dim; i++)

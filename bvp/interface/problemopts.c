@@ -8,9 +8,31 @@
 
 #include "../../problems/hsbodies.h"
 #include "../../problems/hsocp.h"
+#include "../../problems/hstext.h"
 
 /* A name names a problem file if it contains ".ocp" or a '/'. */
 static PetscBool IsProblemFile(const char *name) { return (PetscBool)(strstr(name, ".ocp") || strchr(name, '/')); }
+
+/* The text of a problem file on stdout (-problem_print_expanded) with each terminal control but the line ends (LF,
+ * CRLF) and tabs shown as '?' (HsTextControl): an escape sequence in a comment of a file from others had reached the
+ * terminal raw. */
+static PetscErrorCode PrintText(MPI_Comm comm, const char *text, size_t len)
+{
+  char *c = malloc(len + 1);
+
+  PetscFunctionBeginUser;
+  PetscCheck(c, comm, PETSC_ERR_MEM, "out of memory printing the problem file");
+  memcpy(c, text, len), c[len] = 0;
+  for (char *p = c; *p;) {
+    int n;
+    if (HsTextControl(p, &n) && *p != '\n' && *p != '\t' && !(*p == '\r' && p[1] == '\n'))
+      memset(p, '?', (size_t)n);
+    p += n;
+  }
+  PetscCall(PetscPrintf(comm, "%s", c));
+  free(c);
+  PetscFunctionReturn(0);
+}
 
 /* A problem file read by rank 0 and sent to every rank (a file that only some nodes can see, or that
  * a network file system shows late, must not make the ranks disagree); each rank parses the same
@@ -42,9 +64,9 @@ static PetscErrorCode CreateFromFile(MPI_Comm comm, const char *name, PetscBool 
   if (worst == 0 && print) { /* -problem_print_expanded: the text the parser reads (docs/multibody.md) */
     char *out = NULL;
     if (HsBodiesPresent(text, (size_t)hdr[1]) && !HsBodiesExpand(name, text, (size_t)hdr[1], &out, msg, sizeof msg))
-      PetscCall(PetscPrintf(comm, "%s", out));
+      PetscCall(PrintText(comm, out, strlen(out)));
     else if (!HsBodiesPresent(text, (size_t)hdr[1]))
-      PetscCall(PetscPrintf(comm, "%.*s", (int)hdr[1], text));
+      PetscCall(PrintText(comm, text, (size_t)hdr[1]));
     free(out);
   }
   if (worst == 0)

@@ -184,9 +184,13 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   }
   PetscCheck(
       s->scheme == HS_SCHEME_CONSERVING4 || !s->prob->ctrl, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-      "problem '%s' has a force or a control cost (force:, control_cost:): only -hs_scheme conserving4 solves it "
+      "problem '%s' has a force or a control cost (force:, control_cost:): only -hs_scheme conserving4 solves it%s "
       "(docs/controls.md)",
-      s->prob->name);
+      s->prob->name,
+      ((PetscObject)s)->prefix && strstr(((PetscObject)s)->prefix, "hs_direct_")
+          ? ", not the direct solve that -hs_compare (its direct side) and -hs_initial_guess direct need, with "
+            "-hs_scheme conserving4 too"
+          : "");
   PetscCall(HsSolverCheckBoundaryRank(s)); /* dependent terminal conditions (singular.c) */
   if (s->prob->free_T) {                   /* docs/free-final-time.md */
     PetscBool ok;

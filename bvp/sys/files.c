@@ -3,6 +3,7 @@
  * renameat, unlinkat: no path lookup of the locked directory after the lock), atomic writes (a temporary file renamed
  * into place when complete, so that a crash or an interrupted run never leaves a half-written file), running gnuplot
  * on a generated script in a directory entered by its descriptor, JSON strings. */
+#include "../../problems/hstext.h"
 #include "hssys.h"
 
 #include <errno.h>
@@ -540,26 +541,20 @@ static int Utf8Length(const unsigned char *p)
   return n;
 }
 
-/*@ HsPrintable - s with each control character replaced by '?', in place; returns s: bytes below 0x20 and 0x7f, the
-    C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an escape sequence's CSI) and the text-direction
-    overrides and isolates U+202A..U+202E, U+2066..U+2069 (each of their bytes). For a string read from a file or given
+/*@ HsPrintable - s with each terminal control replaced by '?' (each of its bytes), in place; returns s: bytes below
+    0x20 and 0x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an escape sequence's CSI), a
+    byte 0x80..0x9F that is no part of a UTF-8 sequence (an 8-bit C1 control, 0x9B CSI) and the text-direction
+    overrides and isolates U+202A..U+202E, U+2066..U+2069 (HsTextControl). For a string read from a file or given
     on the command line that a message shows (a problem name, a column name, an option's value, every error message):
     an escape sequence in it would otherwise reach the terminal (retitle it, clear it, print a fake line). bvp/
     internal. @*/
 char *HsPrintable(char *s)
 {
-  for (unsigned char *p = (unsigned char *)s; *p; p++) {
-    int n = 0;
-    if (*p < 0x20 || *p == 0x7f)
-      n = 1;
-    else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-      n = 2;
-    else if (p[0] == 0xe2 && p[1] &&
-             ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
-      n = 3;
-    for (int i = 0; i < n; i++)
-      p[i] = '?';
-    p += n ? n - 1 : 0;
+  for (char *p = s; *p;) {
+    int n;
+    if (HsTextControl(p, &n))
+      memset(p, '?', (size_t)n);
+    p += n;
   }
   return s;
 }

@@ -42,5 +42,6 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set);
 PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], const char key[], PetscInt *n);
 PetscErrorCode HsOptionsCheckRealList(MPI_Comm comm, PetscOptions options, const char prefix[], const char key[]);
+PetscErrorCode HsOptionsCheckIntList(MPI_Comm comm, PetscOptions options, const char prefix[], const char key[]);
 
 #endif

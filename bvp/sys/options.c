@@ -183,7 +183,37 @@ static PetscErrorCode FindControl(char *bad, size_t len)
   PetscFunctionReturn(0);
 }
 
-/* The first option of the database whose value is a hexadecimal number (IsHex), "KEY VALUE" into bad (else ""). */
+/* Whether e (len characters) is a whole decimal number ([+-] and digits) within PetscInt's range. */
+static PetscBool WholeNumber(const char *e, size_t len)
+{
+  size_t    i = len && (e[0] == '-' || e[0] == '+');
+  long long v = 0;
+
+  if (i == len)
+    return PETSC_FALSE;
+  for (; i < len; i++) {
+    if (e[i] < '0' || e[i] > '9' || v > ((long long)PETSC_MAX_INT + 1) / 10 + 1)
+      return PETSC_FALSE;
+    v = 10 * v + (e[i] - '0');
+  }
+  return (PetscBool)(e[0] == '-' ? -v >= PETSC_MIN_INT : v <= PETSC_MAX_INT);
+}
+
+/* Whether key (any prefix) is an integer option of hamshoot's own that PETSc's parser reads (PetscOptionsInt takes
+ * 4294967297 as 1, modulo 2^32): the PCs' -pc_hsband_refine and -pc_hsdrop_regrow, -hs_inject_error. */
+static PetscBool IntKey(const char *key)
+{
+  static const char *const ints[] = {"pc_hsband_refine", "pc_hsdrop_regrow", "-hs_inject_error"};
+  size_t                   kl     = strlen(key);
+
+  for (int i = 0; i < 3; i++)
+    if (kl >= strlen(ints[i]) && !strcmp(key + kl - strlen(ints[i]), ints[i]))
+      return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* The first option of the database whose value is a hexadecimal number (IsHex), "KEY VALUE" into bad (else ""), or
+ * of an integer key of hamshoot's (IntKey) that is no whole number in range, "KEY VALUE is not a whole number ...". */
 static PetscErrorCode FindHex(char *bad, size_t len)
 {
   char     *all, *tok, *save = NULL, *key = NULL;
@@ -197,6 +227,8 @@ static PetscErrorCode FindHex(char *bad, size_t len)
       key = tok;
     else if (key && IsHex(tok) && !Ours(key + 1, &sw)) /* hamshoot's keys: their own parsers name the value */
       snprintf(bad, len, "%s %s", key, tok);
+    else if (key && IntKey(key) && !WholeNumber(tok, strlen(tok))) /* PETSc would read 4294967297 as 1 */
+      snprintf(bad, len, "%s %s is not a whole number within %d-bit integers", key, tok, (int)(8 * sizeof(PetscInt)));
   }
   PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
@@ -220,6 +252,7 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
              "override; shown as '?') in its name or value: give plain text",
              bad);
   PetscCall(FindHex(bad, sizeof bad));
+  PetscCheck(!strstr(bad, " is not a whole number"), comm, PETSC_ERR_ARG_WRONG, "option %s", bad);
   PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
              "option %s: a hexadecimal number; numbers are decimal in every option, PETSc's included (digits, an "
              "optional point and exponent)",
@@ -469,6 +502,36 @@ PetscErrorCode HsOptionsListLength(PetscOptions options, const char prefix[], co
     if (!e[len])
       break;
     e += len + 1;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@ HsOptionsCheckIntList - every comma-separated value of the list option key is a whole decimal number within
+    PetscInt's range, or PETSc's range a-b or a-b:c of such numbers, else an error naming the key and the value
+    (bvp/ internal; before PetscOptionsIntArray, which reads 4294967301 as 5 (modulo 2^32) and an empty value as
+    nothing). Nothing if the key is not given. @*/
+PetscErrorCode HsOptionsCheckIntList(MPI_Comm comm, PetscOptions options, const char prefix[], const char key[])
+{
+  const char *val = NULL;
+  PetscBool   flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
+  if (!flg || !val)
+    PetscFunctionReturn(0);
+  for (PetscInt k = 1;; k++) {
+    size_t    len = strcspn(val, ","), a = len ? 1 + strcspn(val + 1, "-") : 0, b = a < len ? a + 1 : len;
+    size_t    c  = b + strcspn(val + b, ":");
+    PetscBool ok = (PetscBool)(len && WholeNumber(val, a < len ? a : len) &&
+                               (a >= len || (WholeNumber(val + b, (c < len ? c : len) - b) &&
+                                             (c >= len || WholeNumber(val + c + 1, len - c - 1)))));
+    PetscCheck(ok, comm, PETSC_ERR_ARG_WRONG,
+               "option %s: value %" PetscInt_FMT " ('%.*s') is not a whole number within %d-bit integers (decimal "
+               "digits; a range a-b)",
+               key, k, (int)(len < 40 ? len : 40), val, (int)(8 * sizeof(PetscInt)));
+    if (!val[len])
+      break;
+    val += len + 1;
   }
   PetscFunctionReturn(0);
 }
