@@ -117,7 +117,8 @@ static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStr
   PetscCall(HsSolverSetOptionsPrefix(t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(t, "hs_grid_"));
   PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
-  t->guess_T = s->prob->free_T ? from->r.T : 0;
+  t->guess_T     = s->prob->free_T ? from->r.T : 0;
+  t->guess_nodal = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4); /* its node costates: cubic (guess.c) */
   PetscCall(HsSolverSetUp(t));
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */

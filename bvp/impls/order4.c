@@ -363,8 +363,9 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Node k's guess z_k = (x_k, lambda_k) from HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k); with a free T row
- * N's lambda slot holds T's start, so lambda_N is row N - 1's. */
+/* Node k's guess z_k = (x_k, lambda_k) from HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k unless the guess has
+ * node costates); with a free T row N's lambda slot holds T's start, so lambda_N is row N - 1's (the interpolated
+ * lambda_N of a guess with node costates). */
 static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
 {
   PetscInt   dim = 2 * s->prob->n;
@@ -374,7 +375,10 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
   PetscCall(HsSolverGuessRow(s, k, z));
   if (s->prob->free_T && k == s->N && k > 0) {
     PetscCall(PetscMalloc1(2 * dim, &tmp));
-    PetscCall(HsSolverGuessRow(s, k - 1, tmp));
+    if (s->guess && s->guess_nodal)
+      PetscCall(HsSolverGuessRowAt(s, (PetscReal)k, tmp));
+    else
+      PetscCall(HsSolverGuessRow(s, k - 1, tmp));
     PetscCall(PetscArraycpy(z + dim, tmp + dim, dim));
     PetscCall(PetscFree(tmp));
   }
@@ -431,7 +435,9 @@ static PetscErrorCode RegularizedStart(HsSolver s)
 }
 
 /** HsOrder4Guess - the guess on the DMDA layout: z_k from GuessNode, the stage nodes on the line through z_k and
- *  z_{k+1} at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
+ *  z_{k+1} at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h (a guess with node costates, as grid
+ *  sequencing passes on: its cubic interpolant at those times, HsSolverGuessRowAt); a free T's start in its slot.
+ *  Collective. */
 PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
 {
   HsOrder4     *o = s->data;
@@ -452,6 +458,10 @@ PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
     for (PetscInt i = 0; i < q && k < N; i++) {
       x[k][q + i]     = row[i] + t1 * (nxt[i] - row[i]);
       x[k][2 * q + i] = row[i] + t2 * (nxt[i] - row[i]);
+    }
+    if (k < N && s->guess && s->guess_nodal) {
+      PetscCall(HsSolverGuessRowAt(s, (PetscReal)k + t1, x[k] + q));
+      PetscCall(HsSolverGuessRowAt(s, (PetscReal)k + t2, x[k] + 2 * q));
     }
     if (k == N && s->prob->free_T)
       x[N][q] = HsSolverStartT(s);
