@@ -41,6 +41,12 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
 /** The 2n terminal rows at z_N: a fixed component i, x_i - x_T,i; a free one, lambda_i + d phi/dx_i (the maximum
  *  principle's lambda(T) = -grad phi with H = -L + ...); with Rz (2n x 4n) their Jacobian. */
 int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
+/** Between HsO4CacheBegin and HsO4CacheEnd, H and its gradient at a substep's end point b are kept for the next
+ *  substep whose start a is the same point (a transcription's pass over the substeps in order): bit for bit the values
+ *  an evaluation gives. Call HsO4CacheEnd before anything changes H (the control regularization, the law's smoothing).
+ */
+void HsO4CacheBegin(HsO4 *o);
+void HsO4CacheEnd(HsO4 *o);
 /** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
  *  condition; costate/hso4ctrl.h), "" otherwise. */
 const char *HsO4Why(const HsO4 *o);

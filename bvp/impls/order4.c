@@ -194,6 +194,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(ShareT(s, x, xs, xm, &dom));
+  HsO4CacheBegin(o->o4); /* a substep's end point is the next one's start */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
     if (dom && HsO4Why(o->o4)[0]) /* controls that enter nonlinearly: no maximum of H in u (docs/controls.md) */
@@ -202,6 +203,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
                                      "(docs/controls.md)",
                                      (double)StageTime(s, PetscMin(k, s->N), 0), k, HsO4Why(o->o4)));
   }
+  HsO4CacheEnd(o->o4);
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
@@ -339,12 +341,14 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
   PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
   PetscCall(ShareT(s, x, xs, xm, &dom));
+  HsO4CacheBegin(o->o4); /* a substep's end point is the next one's start */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     PetscCall(PetscArrayzero(blk, 3 * D * D));
     HsCallStep(PointEquations(s, x, k, f, J, s->prob->free_T ? Tc : NULL, w), &dom, "conserving4 Jacobian", k);
     if (!dom)
       PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc));
   }
+  HsO4CacheEnd(o->o4);
   if (dom) /* rows left unset: zero rows, which every factorization finds singular */
     for (PetscInt qq = 0; qq < 2 && P.part[qq]; qq++)
       PetscCall(PetscArrayzero(P.wa[qq], P.ia[qq][xm * D]));
