@@ -27,7 +27,10 @@
  * The extra grids are solved by Newton on the transcription with the same schemes (the discrete
  * solution does not depend on the formulation that solves it), each from the solution of the
  * previous grid interpolated in time (grid sequencing: from the solution at N the coarser ones
- * converge in a few iterations, and a study's finer ones too).
+ * converge in a few iterations, and a study's finer ones too). HsSolverSolveExtrapolated (the
+ * executable's -hs_extrapolate) goes coarse first: N/4 from the start, N/2 and then the solve at N
+ * itself from the coarser solution, so that only the cheapest grid starts from the default guess
+ * (a conserving4 solution is passed on with its node costates, interpolated by cubics: guess.c).
  */
 #include "hsdrivers.h"
 
