@@ -291,7 +291,8 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 }
 
 /* Point k's rows written in place into J's CSR parts (CreateJacobian's pattern), from the blocks J[3] (the columns of
- * points k-1, k, k+1) and a free T's column Tc. */
+ * points k-1, k, k+1) and a free T's column Tc; the entries read are zeroed (PointEquations writes only entries of the
+ * pattern, so the blocks are zero again after). */
 static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
                                 PetscScalar *const J[3], const PetscScalar *Tc)
 {
@@ -306,8 +307,10 @@ static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt 
       PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
       if (s->prob->free_T && g == ns - 1 && seg[g][1] == 4 * s->prob->n && seg[g][2] == 1) /* T's column */
         (own ? d : o)[own ? nd : no] = Tc[i];
-      else
+      else { /* and the block entries zero again for the next point (FormJacobian zeroes them once) */
         PetscCall(PetscArraycpy(own ? d + nd : o + no, J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+        PetscCall(PetscArrayzero(J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+      }
       *(own ? &nd : &no) += seg[g][2];
     }
     PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
@@ -341,9 +344,9 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
   PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
   PetscCall(ShareT(s, x, xs, xm, &dom));
-  HsO4CacheBegin(o->o4); /* a substep's end point is the next one's start */
+  HsO4CacheBegin(o->o4);                     /* a substep's end point is the next one's start */
+  PetscCall(PetscArrayzero(blk, 3 * D * D)); /* once: WriteRows zeroes what it read */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
-    PetscCall(PetscArrayzero(blk, 3 * D * D));
     HsCallStep(PointEquations(s, x, k, f, J, s->prob->free_T ? Tc : NULL, w), &dom, "conserving4 Jacobian", k);
     if (!dom)
       PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc));
