@@ -56,6 +56,7 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 /* What the driver does besides the solve (-hs_compare, -hs_extrapolate, -hs_study). */
 typedef struct {
   PetscBool compare, extrapolate;
+  PetscBool coarse_first; /* -hs_extrapolate_coarse_first: HsSolverSolveExtrapolated */
   PetscInt  study;    /* grids of a convergence study; 0: none */
   PetscInt  extremal; /* -hs_check_extremal: 0 auto, 1 yes, 2 no */
 } Extras;
@@ -99,6 +100,11 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
                     "after the solve, also solve at N/2 and N/4: Richardson's extrapolation of the cost, the mean "
                     "Hamiltonian, T and the states, with error estimates (summary.json, extrapolated.csv)",
                     "HsSolverExtrapolate", x->extrapolate, &x->extrapolate, NULL));
+  x->coarse_first = PETSC_TRUE;
+  HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_extrapolate_coarse_first",
+                              "-hs_extrapolate solves N/4 first (from the start), N/2 from it, N from N/2 (grid "
+                              "sequencing; false: N first, then N/2 and N/4 from it)",
+                              "HsSolverSolveExtrapolated", x->coarse_first, &x->coarse_first, NULL));
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_study",
                              "after the solve at N, a convergence study on the grids N 2^i, i < LEVELS: table, "
                              "DIR (-o, default 'study')/study.json, study.csv, study.png; a grid Newton fails is "
@@ -145,6 +151,8 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   PetscBool   reached, interrupted;
   const char *why;
   HsResults   res;
+  PetscInt    stages;
+  PetscBool   seq;
 
   PetscFunctionBeginUser;
   if (x->compare) {
@@ -157,7 +165,12 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     }
     PetscFunctionReturn(0);
   }
-  PetscCall(HsContinuationSolve(cont));
+  PetscCall(HsContinuationGetNumStages(cont, &stages));
+  seq = (PetscBool)(x->extrapolate && x->coarse_first && !stages);
+  if (seq)
+    PetscCall(HsSolverSolveExtrapolated(solver)); /* the grids N/4, N/2, N in this order, and Richardson */
+  else
+    PetscCall(HsContinuationSolve(cont));
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
   if (interrupted) { /* SIGTERM/SIGINT: the checkpoint is written, the previous output left as it was (a
                         continuation's: its last converged step, written when it converged) */
@@ -166,6 +179,10 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscFunctionReturn(0);
   }
   PetscCall(HsContinuationGetResult(cont, &reached, &why));
+  if (seq) { /* no continuation ran */
+    PetscCall(HsSolverGetResults(solver, &res));
+    reached = res.converged, why = "";
+  }
   if (!reached && why[0]) /* the solver holds the last converged step (or the failed first solve) */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: %s\n", why));
   PetscCall(HsSolverGetResults(solver, &res));
@@ -175,7 +192,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
                                                     SIGKILL after its grace time had lost the converged solution */
   if (res.converged && (reached || !why[0]) && CheckExtremal(solver, x))
     PetscCall(HsSolverCheckExtremal(solver));
-  if (x->extrapolate && res.converged && (reached || !why[0]))
+  if (x->extrapolate && !seq && res.converged && (reached || !why[0])) /* seq: HsSolverSolveExtrapolated did it */
     PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {

@@ -231,6 +231,7 @@ PetscErrorCode HsSolverGetRoundoffFactor(HsSolver s, PetscReal *c);
 PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
+PetscErrorCode HsSolverSolveExtrapolated(HsSolver s);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);

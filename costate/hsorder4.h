@@ -63,6 +63,12 @@ int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa);
 /** The control at the node z (m values into u): R^{-1} B(q)^T lambda_p with B at this node's q (or the bounded law
  *  there, or the maximizer u* of H where controls enter nonlinearly). */
 int HsO4NodeControl(HsO4 *o, double t, const double *z, double *u);
+/** Between HsO4CacheBegin and HsO4CacheEnd, H and its gradient at a substep's end point b are kept for the next
+ *  substep whose start a is the same point (a transcription's pass over the substeps in order): bit for bit the values
+ *  an evaluation gives. Call HsO4CacheEnd before anything changes H (the control regularization, the law's smoothing).
+ */
+void HsO4CacheBegin(HsO4 *o);
+void HsO4CacheEnd(HsO4 *o);
 /** Why the last evaluation failed where controls enter nonlinearly (no maximum of H in u, the Legendre-Clebsch
  *  condition; costate/hso4ctrl.h), "" otherwise. */
 const char *HsO4Why(const HsO4 *o);

@@ -8,6 +8,7 @@
 #include <gsl/gsl_linalg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct HsO4_s {
   HsDisc *d;
@@ -35,6 +36,10 @@ struct HsO4_s {
      Hess E, whose p p block is M^{-1}) */
   int     nc;
   double *cpool, *Phi, *Gc, *Hphi, *gz, *cw, *Hw, *zb, *Mi;
+  /* HsO4CacheBegin .. HsO4CacheEnd: H (and its gradient, cache == 2) at the end point b of the last substep, which is
+     the next substep's a (CachedHValGrad); ct: its times (ta, tb), part of the key where H depends on them */
+  int     cache, cache_on, tdep;
+  double *cz, *cg, cH, ct[2];
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -206,8 +211,8 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   if (!o)
     return HS_ENOMEM;
   o->d = d, o->n = P->n, o->dim = dim, o->D = D;
-  o->pool =
-      malloc(sizeof(double) * (size_t)(11 * D + 4 * D * D + 4 * dim * dim + dim + 2 * dim * dim + dim + dim * dim));
+  o->pool = malloc(sizeof(double) *
+                   (size_t)(11 * D + 4 * D * D + 4 * dim * dim + dim + 2 * dim * dim + dim + dim * dim + 2 * D));
   if (!o->pool) {
     free(o);
     return HS_ENOMEM;
@@ -222,8 +227,11 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
       o->w2[i] = p, p += dim * dim;
     o->wd3 = p, p += dim + 2 * dim * dim;
     o->eg  = p, p += dim;
-    o->eH  = p;
+    o->eH  = p, p += dim * dim;
+    o->cz  = p, p += D;
+    o->cg  = p;
   }
+  o->tdep = (P->ell.f && P->ell.time_dependent) || (P->ctrl && P->ctrl_time_dependent);
   o->law = d->bounded, o->gen = P->Bq || o->law, o->coupled = o->law && !HsControlLawDiagonal(P);
   if (o->gen) {
     int     n = P->n, m = P->m;
@@ -411,6 +419,34 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
   return HS_SUCCESS;
 }
 
+void HsO4CacheBegin(HsO4 *o) { o->cache_on = 1, o->cache = 0; }
+void HsO4CacheEnd(HsO4 *o) { o->cache_on = 0, o->cache = 0; }
+
+/* HValGrad at a substep's end point z (GonzalezH's a and b): from the cache where z (and, for an H that depends on
+ * them, the substep's times) is the last call's with what it asks for (g: the gradient too), else evaluated and kept.
+ * The same function of the same arguments, so the same bits. */
+static int CachedHValGrad(HsO4 *o, const double *z, double *H, double *g)
+{
+  int D = o->D;
+
+  if (o->cache_on && o->cache >= (g ? 2 : 1) && !memcmp(z, o->cz, sizeof(double) * (size_t)D) &&
+      (!o->tdep || (o->ct[0] == o->ta && o->ct[1] == o->tb))) {
+    *H = o->cH;
+    if (g)
+      HsCopy(D, o->cg, g);
+    return HS_SUCCESS;
+  }
+  o->cache = 0;
+  HS_CHK(HValGrad(o, z, H, g));
+  if (o->cache_on) {
+    HsCopy(D, z, o->cz);
+    if (g)
+      HsCopy(D, g, o->cg);
+    o->cH = *H, o->ct[0] = o->ta, o->ct[1] = o->tb, o->cache = g ? 2 : 1;
+  }
+  return HS_SUCCESS;
+}
+
 int HsO4Hamiltonian(HsO4 *o, double t, const double *z, double *H)
 {
   o->ta = o->tb = t;
@@ -441,8 +477,8 @@ static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, doubl
       Da[i] = Db[i] = 0.5 * Hm[i];
     return HS_SUCCESS;
   }
-  HS_CHK(HValGrad(o, a, &Ha, Da ? ga : NULL));
-  HS_CHK(HValGrad(o, b, &Hb, Db ? gb : NULL));
+  HS_CHK(CachedHValGrad(o, a, &Ha, Da ? ga : NULL));
+  HS_CHK(CachedHValGrad(o, b, &Hb, Db ? gb : NULL));
   DD = HsDot(D, del, del);
   c  = (Hb - Ha - HsDot(D, g, del)) / DD;
   if (Da) {

@@ -207,7 +207,9 @@ def t_order4_jacobian():
                          "-snes_max_it", "4"] + QUIET, expect_rc=None)
         r = jacobian_ratios(out)
         print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (os.path.basename(prob), len(r), max(r) if r else -1))
-        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (prob, r))  # ncar: linear, 2 Newton steps
+        # ncar is linear: one Newton step; the second was a polish, which a stop whose violation is at round-off no
+        # longer takes (HS_POLISH_FROM_ATOL, issue 43)
+        check(len(r) >= (1 if prob == "ncar" else 2) and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (prob, r))
     import re
     _, out, _ = run(["-problem", "pendulum", "-N", "80", "-hs_scheme", "conserving4", "-hs_monitor"] + QUIET)
     f = [float(x) for x in re.findall(r"Newton +\d+ +\|F\| = ([0-9.eE+-]+)", out)]

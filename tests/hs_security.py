@@ -916,8 +916,9 @@ def case_twelfth_round(tmp):
     check(rc == 1 and "takes the place of a file the output writes in co" in text and "converged" not in text,
           "-hs_checkpoint co/trajectory.csv with -o co: exit %d\n%s" % (rc, text[-300:]))
     # SIGTERM during -hs_extrapolate's coarser solves (after N/2, in N/4): status 3, the converged solution written
-    # (before: a warning "did not converge (INTERRUPTED)" and exit 0)
-    text, rc = run_killed(["-problem", "kepler", "-N", "80000", "-hs_extrapolate", "-hs_check_extremal", "no"], 2,
+    # (before: a warning "did not converge (INTERRUPTED)" and exit 0); N first, as before issue 43's coarse-first order
+    text, rc = run_killed(["-problem", "kepler", "-N", "80000", "-hs_extrapolate", "-hs_extrapolate_coarse_first",
+                           "false", "-hs_check_extremal", "no"], 2,
                           "N = 40000", outdir=os.path.join(d, "kx"))
     check(rc == 3 and "interrupted: signal received during -hs_extrapolate" in text and
           summary_of(os.path.join(d, "kx")).get("converged"),

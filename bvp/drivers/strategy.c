@@ -77,6 +77,7 @@ typedef struct {
   PetscReal *rows;
   PetscInt   N;
   PetscReal  T;
+  PetscBool  nodal;                           /* its costates at the nodes (guess_nodal) */
   char       source[PETSC_MAX_PATH_LEN + 16]; /* where it came from (summary.json's initial_guess) */
 } SavedGuess;
 
@@ -85,7 +86,7 @@ static PetscErrorCode SaveGuess(HsSolver s, SavedGuess *g)
   PetscInt len = s->guess ? (s->guess_N + 1) * 4 * s->prob->n : 0;
 
   PetscFunctionBeginUser;
-  g->rows = NULL, g->N = s->guess_N, g->T = s->guess_T;
+  g->rows = NULL, g->N = s->guess_N, g->T = s->guess_T, g->nodal = s->guess_nodal;
   PetscCall(PetscStrncpy(g->source, s->guess_source, sizeof g->source));
   if (len) {
     PetscCall(PetscMalloc1(len, &g->rows));
@@ -100,7 +101,7 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
   PetscFunctionBeginUser;
   if (restore) {
     PetscCall(PetscFree(s->guess));
-    s->guess = g->rows, s->guess_N = g->N, s->guess_T = g->T, g->rows = NULL;
+    s->guess = g->rows, s->guess_N = g->N, s->guess_T = g->T, s->guess_nodal = g->nodal, g->rows = NULL;
     PetscCall(PetscStrncpy(s->guess_source, g->source, sizeof s->guess_source));
   }
   PetscCall(PetscFree(g->rows));
@@ -174,7 +175,7 @@ static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, Pets
     PetscCall(HsSolverCreateGrid(s, s->N >> l, &t));
     if (rows) {
       PetscCall(HsSolverSetInitialGuess(t, Nprev, rows));
-      t->guess_T = Tprev;
+      t->guess_T = Tprev, t->guess_nodal = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4); /* its node costates */
     }
     PetscCall(HsSolverSolve(t));
     PetscCall(HsSolverGetResults(t, &r));
@@ -194,7 +195,7 @@ static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, Pets
   }
   PetscCall(SaveGuess(s, &g));
   PetscCall(HsSolverSetInitialGuess(s, Nprev, rows));
-  s->guess_T = Tprev;
+  s->guess_T = Tprev, s->guess_nodal = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4);
   PetscCall(ColdStart(s));
   PetscCall(HsSolverSolveNewton(s));
   PetscCall(EndGuess(s, &g, PETSC_TRUE));

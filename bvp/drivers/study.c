@@ -27,7 +27,10 @@
  * The extra grids are solved by Newton on the transcription with the same schemes (the discrete
  * solution does not depend on the formulation that solves it), each from the solution of the
  * previous grid interpolated in time (grid sequencing: from the solution at N the coarser ones
- * converge in a few iterations, and a study's finer ones too).
+ * converge in a few iterations, and a study's finer ones too). HsSolverSolveExtrapolated (the
+ * executable's -hs_extrapolate) goes coarse first: N/4 from the start, N/2 and then the solve at N
+ * itself from the coarser solution, so that only the cheapest grid starts from the default guess
+ * (a conserving4 solution is passed on with its node costates, interpolated by cubics: guess.c).
  */
 #include "hsdrivers.h"
 
@@ -41,6 +44,7 @@ typedef struct {
   PetscReal *x;       /* (N + 1) x 4n */
   PetscReal *u;       /* N x m */
   PetscBool  retried; /* Newton from the coarser grid failed; the strategy solved it again (r: the retry's) */
+  PetscBool  nodal;   /* x's costates are node values (conserving4's; guess.c interpolates them by cubics) */
 } Level;
 
 /* The solution of a solved solver t on every rank (its diagnostics gathered it on rank 0). */
@@ -51,7 +55,7 @@ static PetscErrorCode TakeLevel(HsSolver t, Level *L)
   MPI_Comm    comm = PetscObjectComm((PetscObject)t);
 
   PetscFunctionBeginUser;
-  L->N = t->N;
+  L->N = t->N, L->nodal = (PetscBool)(t->scheme == HS_SCHEME_CONSERVING4);
   PetscCall(HsSolverGetResults(t, &L->r));
   PetscCall(PetscMalloc2(len, &L->x, t->N * m, &L->u));
   PetscCall(HsSolverShareSolutionRows(t, L->x));
@@ -102,13 +106,15 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscFunctionReturn(0);
 }
 
-/* The problem of s at N intervals by Newton from the solution `from` interpolated in time (strategy: newton, or auto
- * for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its solution. */
+/* The problem of s at N intervals by Newton from the solution `from` interpolated in time (NULL: the default guess;
+ * strategy: newton, or auto for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its
+ * solution. */
 static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, Level *L)
 {
   HsSolver    t;
   SNES        snes;
   const char *prefix;
+  PetscReal   T0 = s->prob->T;
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverCreateGrid(s, N, &t));
@@ -116,15 +122,24 @@ static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStr
   PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
   PetscCall(HsSolverSetOptionsPrefix(t, prefix));
   PetscCall(HsSolverAppendOptionsPrefix(t, "hs_grid_"));
-  PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
-  t->guess_T = s->prob->free_T ? from->r.T : 0;
+  if (from) {
+    PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
+    t->guess_T = s->prob->free_T ? from->r.T : 0, t->guess_nodal = from->nodal; /* node costates: cubics (guess.c) */
+  }
   PetscCall(HsSolverSetUp(t));
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscCall(HsSolverDestroy(&t));
-  HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
+  if (s->solved)
+    HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
+  else if (s->prob->free_T) {
+    /* coarse first (HsSolverSolveExtrapolated): the problem's T as it was */
+    HsProblemSetFinalTime(s->prob, T0);
+    if (s->disc)
+      (void)HsDiscSetHorizon(s->disc);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -195,6 +210,8 @@ static void Richardson3(const PetscReal Q[3], PetscReal W, PetscReal *R, PetscRe
   *p   = !*rnd ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
 }
 
+static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0);
+
 /*@ HsSolverExtrapolate - Richardson's extrapolation of the last solve (file head).
 
   Collective.
@@ -221,8 +238,8 @@ static void Richardson3(const PetscReal Q[3], PetscReal W, PetscReal *R, PetscRe
 PetscErrorCode HsSolverExtrapolate(HsSolver s)
 {
   Level     L[3];
-  PetscInt  N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
-  PetscReal Q[3], xerr = 0, t0, W = HS_RICH_W(s), ps = SchemeOrder(s);
+  PetscInt  N = s->N;
+  PetscReal t0;
   HsExtrap *e    = &s->res.extrap;
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
@@ -249,6 +266,20 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
   }
+  PetscCall(ExtrapolateLevels(s, L, t0));
+  PetscFunctionReturn(0);
+}
+
+/* Richardson of the solved grids L (N/4, N/2, N) into s->res.extrap and s->Xext (HsSolverExtrapolate's notes); frees
+ * the levels; the extrapolation's wall time counts from t0 on. */
+static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0)
+{
+  PetscInt  N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
+  PetscReal Q[3], xerr = 0, W = HS_RICH_W(s), ps = SchemeOrder(s);
+  HsExtrap *e    = &s->res.extrap;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
   e->done = PETSC_TRUE;
   for (int i = 0; i < 3; i++)
     e->N[i] = L[i].N, Q[i] = L[i].r.J;
@@ -281,6 +312,125 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
     PetscCall(FreeLevel(&L[i]));
   e->wall_time_s = MPI_Wtime() - t0;
   PetscCallMPI(MPI_Bcast(&e->wall_time_s, 1, MPIU_REAL, 0, comm));
+  PetscFunctionReturn(0);
+}
+
+/* The stored guess of s as a level to start from (NULL: none, the default guess), or s's own after a coarse-first
+ * sequence swapped it (SolveExtrapolated). */
+typedef struct {
+  Level      L;
+  PetscBool  has;
+  char       source[PETSC_MAX_PATH_LEN + 16];
+  PetscReal *rows;
+} Stored;
+
+static void TakeStored(HsSolver s, Stored *g)
+{
+  g->has = (PetscBool)(s->guess != NULL), g->rows = s->guess, s->guess = NULL;
+  g->L.N = s->guess_N, g->L.x = g->rows, g->L.r.T = s->guess_T, g->L.nodal = s->guess_nodal;
+  (void)PetscStrncpy(g->source, s->guess_source, sizeof g->source);
+}
+
+static PetscErrorCode PutStored(HsSolver s, Stored *g)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(s->guess));
+  s->guess = g->rows, s->guess_N = g->L.N, s->guess_T = g->L.r.T, s->guess_nodal = g->L.nodal, g->rows = NULL;
+  PetscCall(PetscStrncpy(s->guess_source, g->source, sizeof s->guess_source));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSolveExtrapolated - the solve and Richardson's extrapolation of HsSolverExtrapolate(), its grids solved
+    from the coarsest up (grid sequencing): N/4 from the solver's start, N/2 from that solution, then HsSolverSolve()
+    at N from N/2's.
+
+  Collective.
+
+  Input Parameter:
+. s - the solver (N a multiple of 4, at least 8)
+
+  Options Database Key:
+. -hs_extrapolate_coarse_first <true> - the hamshoot executable's -hs_extrapolate does this (false: the solve at N
+  first, then HsSolverExtrapolate())
+
+  Notes:
+  The solutions are those of HsSolverSolve() and HsSolverExtrapolate() to Newton's tolerance (the discrete solution
+  does not depend on its start); only the Newton iterations differ: from the interpolated coarser solution (cubics for
+  conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart, a warm start,
+  -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not converge, it is HsSolverSolve() followed
+  by HsSolverExtrapolate(). The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
+  of s is its own again after the solve.
+
+.seealso: HsSolverExtrapolate(), HsSolverSolve(), HsSolverSetInitialGuess()
+@*/
+PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
+{
+  Level     L[3];
+  Stored    g;
+  PetscInt  N;
+  PetscReal t0, tc;
+  HsResults r;
+
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCall(HsSolverSetUp(s));
+  N = s->N;
+  if (N % 4 || N < 8 || s->restart_pending || (s->warm && s->solved) || s->guess_type == HS_GUESS_DIRECT) {
+    PetscCall(HsSolverSolve(s));
+    PetscCall(HsSolverGetResults(s, &r));
+    if (r.converged)
+      PetscCall(HsSolverExtrapolate(s));
+    PetscFunctionReturn(0);
+  }
+  t0    = MPI_Wtime();
+  g.has = (PetscBool)(s->guess != NULL);
+  g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
+  PetscCall(SolveGrid(s, N / 4, g.has ? &g.L : NULL, s->strategy, &L[0]));
+  if (L[0].r.converged)
+    PetscCall(SolveGrid(s, N / 2, &L[0], s->strategy, &L[1]));
+  if (!strcmp(L[0].r.status, "INTERRUPTED") || (L[0].r.converged && !strcmp(L[1].r.status, "INTERRUPTED"))) {
+    s->interrupted = PETSC_TRUE; /* the caller exits with status 3 */
+    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                            "signal received during -hs_extrapolate's coarse grids (nothing solved at N)"));
+    for (int i = L[0].r.converged ? 1 : 0; i >= 0; i--)
+      PetscCall(FreeLevel(&L[i]));
+    PetscFunctionReturn(0);
+  }
+  if (!L[0].r.converged || !L[1].r.converged) { /* the solve at N first, then the coarse grids from it */
+    PetscCall(PetscInfo(s, "-hs_extrapolate: N = %" PetscInt_FMT " did not converge from the coarse start; N first\n",
+                        L[0].r.converged ? N / 2 : N / 4));
+    for (int i = L[0].r.converged ? 1 : 0; i >= 0; i--)
+      PetscCall(FreeLevel(&L[i]));
+    PetscCall(HsSolverSolve(s));
+    PetscCall(HsSolverGetResults(s, &r));
+    if (r.converged && !s->interrupted)
+      PetscCall(HsSolverExtrapolate(s));
+    PetscFunctionReturn(0);
+  }
+  if (s->monitor)
+    for (int i = 0; i < 2; i++)
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                            "  -hs_extrapolate (coarse first): N = %-7" PetscInt_FMT " J^d = %.12g  (%" PetscInt_FMT
+                            " Newton iterations)\n",
+                            L[i].N, (double)L[i].r.J, L[i].r.newton_iterations));
+  TakeStored(s, &g); /* s starts from N/2's solution; its own guess back after */
+  PetscCall(HsSolverSetInitialGuess(s, N / 2, L[1].x));
+  s->guess_T = s->prob->free_T ? L[1].r.T : 0, s->guess_nodal = L[1].nodal;
+  PetscCall(PetscSNPrintf(s->guess_source, sizeof s->guess_source,
+                          "grid sequencing (-hs_extrapolate): the solution at N/2 = %" PetscInt_FMT
+                          ", from N/4 = %" PetscInt_FMT,
+                          N / 2, N / 4));
+  tc = MPI_Wtime() - t0;
+  PetscCall(HsSolverSolve(s));
+  PetscCall(PutStored(s, &g));
+  PetscCall(HsSolverGetResults(s, &r));
+  if (!r.converged || s->interrupted) {
+    for (int i = 1; i >= 0; i--)
+      PetscCall(FreeLevel(&L[i]));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(TakeLevel(s, &L[2]));
+  PetscCall(ExtrapolateLevels(s, L, MPI_Wtime() - tc));
   PetscFunctionReturn(0);
 }
 

@@ -258,6 +258,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(ShareT(s, x, xs, xm, &dom));
+  HsO4CacheBegin(o->o4); /* a substep's end point is the next one's start */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, w), &dom, "conserving4 equations", k);
     if (dom && HsO4Why(o->o4)[0]) /* controls that enter nonlinearly: no maximum of H in u (docs/controls.md) */
@@ -266,6 +267,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
                                      "(docs/controls.md)",
                                      (double)StageTime(s, PetscMin(k, s->N), 0), k, HsO4Why(o->o4)));
   }
+  HsO4CacheEnd(o->o4);
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(DMDAVecRestoreArrayDOF(o->da, F, &f));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
@@ -369,7 +371,8 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
 }
 
 /* Point k's rows written in place into J's CSR parts (CreateJacobian's pattern), from the blocks J[3] (the columns of
- * points k-1, k, k+1) and a free T's column Tc. */
+ * points k-1, k, k+1) and a free T's column Tc; the entries read are zeroed (PointEquations writes only entries of the
+ * pattern, so the blocks are zero again after). */
 static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
                                 PetscScalar *const J[3], const PetscScalar *Tc)
 {
@@ -384,8 +387,10 @@ static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt 
       PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
       if (s->prob->free_T && g == ns - 1 && seg[g][1] == 4 * s->prob->n && seg[g][2] == 1) /* T's column */
         (own ? d : o)[own ? nd : no] = Tc[i];
-      else
+      else { /* and the block entries zero again for the next point (FormJacobian zeroes them once) */
         PetscCall(PetscArraycpy(own ? d + nd : o + no, J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+        PetscCall(PetscArrayzero(J[seg[g][0] - k + 1] + i * D + seg[g][1], seg[g][2]));
+      }
       *(own ? &nd : &no) += seg[g][2];
     }
     PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
@@ -419,12 +424,14 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
   PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
   PetscCall(ShareT(s, x, xs, xm, &dom));
+  HsO4CacheBegin(o->o4);                     /* a substep's end point is the next one's start */
+  PetscCall(PetscArrayzero(blk, 3 * D * D)); /* once: WriteRows zeroes what it read */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
-    PetscCall(PetscArrayzero(blk, 3 * D * D));
     HsCallStep(PointEquations(s, x, k, f, J, s->prob->free_T ? Tc : NULL, w), &dom, "conserving4 Jacobian", k);
     if (!dom)
       PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc));
   }
+  HsO4CacheEnd(o->o4);
   if (dom) /* rows left unset: zero rows, which every factorization finds singular */
     for (PetscInt qq = 0; qq < 2 && P.part[qq]; qq++)
       PetscCall(PetscArrayzero(P.wa[qq], P.ia[qq][xm * D]));
@@ -443,8 +450,9 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Node k's guess z_k = (x_k, lambda_k) from HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k); with a free T row
- * N's lambda slot holds T's start, so lambda_N is row N - 1's. */
+/* Node k's guess z_k = (x_k, lambda_k) from HsSolverGuessRow (lambda_{k+1/2} taken as lambda_k unless the guess has
+ * node costates); with a free T row N's lambda slot holds T's start, so lambda_N is row N - 1's (the interpolated
+ * lambda_N of a guess with node costates). */
 static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
 {
   PetscInt   dim = 2 * s->prob->n;
@@ -454,7 +462,10 @@ static PetscErrorCode GuessNode(HsSolver s, PetscInt k, PetscReal *z)
   PetscCall(HsSolverGuessRow(s, k, z));
   if (s->prob->free_T && k == s->N && k > 0) {
     PetscCall(PetscMalloc1(2 * dim, &tmp));
-    PetscCall(HsSolverGuessRow(s, k - 1, tmp));
+    if (s->guess && s->guess_nodal)
+      PetscCall(HsSolverGuessRowAt(s, (PetscReal)k, tmp));
+    else
+      PetscCall(HsSolverGuessRow(s, k - 1, tmp));
     PetscCall(PetscArraycpy(z + dim, tmp + dim, dim));
     PetscCall(PetscFree(tmp));
   }
@@ -511,7 +522,9 @@ static PetscErrorCode RegularizedStart(HsSolver s)
 }
 
 /** HsOrder4Guess - the guess on the DMDA layout: z_k from GuessNode, the stage nodes on the line through z_k and
- *  z_{k+1} at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h; a free T's start in its slot. Collective. */
+ *  z_{k+1} at the substeps' times t_k + gamma1 h and t_k + (1 - gamma1) h (a guess with node costates, as grid
+ *  sequencing passes on: its cubic interpolant at those times, HsSolverGuessRowAt); a free T's start in its slot.
+ *  Collective. */
 PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
 {
   HsOrder4     *o = s->data;
@@ -532,6 +545,10 @@ PetscErrorCode HsOrder4Guess(HsSolver s, Vec X)
     for (PetscInt i = 0; i < q && k < N; i++) {
       x[k][q + i]     = row[i] + t1 * (nxt[i] - row[i]);
       x[k][2 * q + i] = row[i] + t2 * (nxt[i] - row[i]);
+    }
+    if (k < N && s->guess && s->guess_nodal) {
+      PetscCall(HsSolverGuessRowAt(s, (PetscReal)k + t1, x[k] + q));
+      PetscCall(HsSolverGuessRowAt(s, (PetscReal)k + t2, x[k] + 2 * q));
     }
     for (int j = 0; j < (k < N ? 3 : 1) && s->prob->nc; j++)    /* the states onto the constraints */
       (void)HsProblemProjectConstraints(s->prob, x[k] + j * q); /* a failure keeps them as they were */

@@ -367,10 +367,14 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
    the violation below HS_POLISH_FALL times the smallest before it, with ||F|| at most the stop's; the polish ends after
    HS_POLISH_PATIENCE steps in a row that do not (the violation is noisy: arm2, N = 1280, from the stop on 4.0, 3.6,
    2.7, 3.1, 2.1, 1.4, 1.4, 1.5e-8, then 1.3e-8 for good) or after -hs_snes_polish steps (HS_POLISH_MAX_DEFAULT), at the
-   iterate of the smallest violation. Only where the violation is above HS_POLISH_FROM eps of its terms' size. */
+   iterate of the smallest violation. Only where the violation is above HS_POLISH_FROM eps of its terms' size, and for
+   a stop below the absolute tolerance (conserving4) above HS_POLISH_FROM_ATOL eps: Newton's residual is at round-off
+   there, and a substep's H difference at its own (5.8e-15 to 1.0e-14 after the polish on the pendulum, N = 159 to
+   636, from 8.4e-15 to 8.1e-14 at the stop), which a polish step only stirs. */
 #define HS_POLISH_FALL 0.9
 #define HS_POLISH_PATIENCE 2
 #define HS_POLISH_FROM 10.0
+#define HS_POLISH_FROM_ATOL 100.0
 
 /* At a stop (iteration it, ||F|| = fnorm) at the round-off level or the floor: the polish starts (*reason iterating)
    where the formulation's unknowns are the node layout (transcription) or it measures its own (conserving4, also
@@ -385,7 +389,7 @@ static PetscErrorCode PolishStart(HsSolver s, Vec X, PetscInt it, PetscReal fnor
       (fnorm <= HS_SNES_ATOL_DEFAULT && !s->ops->conserved)) /* conserving4: its H spread is Newton's residual's sum */
     PetscFunctionReturn(0);
   PetscCall(HsSolverConservedMeasure(s, X, &m));
-  if (!(m > HS_POLISH_FROM * PETSC_MACHINE_EPSILON))
+  if (!(m > (fnorm <= HS_SNES_ATOL_DEFAULT ? HS_POLISH_FROM_ATOL : HS_POLISH_FROM) * PETSC_MACHINE_EPSILON))
     PetscFunctionReturn(0);
   if (!s->polish_X)
     PetscCall(VecDuplicate(X, &s->polish_X));

@@ -7,6 +7,12 @@
  * x_k at t_k = k T / N from the nodes j T / Nsrc, lambda_{k+1/2} at the interval
  * midpoints (k + 1/2) T / N from (j + 1/2) T / Nsrc (constant beyond the first
  * and the last midpoint). With Nsrc = N that is the array itself.
+ *
+ * A guess whose costates are node values (guess_nodal: the solution of -hs_scheme conserving4, whose
+ * grids -hs_extrapolate and -hs_study sequence) is interpolated at the nodes, states and costates alike,
+ * by the cubic through the four nearest source nodes (Nsrc >= 3): an error O(h^4) where linear
+ * interpolation leaves O(h^2), and no half-interval shift of the costates. HsSolverGuessRowAt
+ * evaluates it between the nodes too (conserving4's stage nodes).
  */
 #include "hsbvpimpl.h"
 
@@ -31,12 +37,27 @@ static PetscReal Interp(const PetscReal *g, PetscInt Nsrc, PetscInt w, PetscInt 
   return (1 - a) * g[j * w + c] + a * g[(j + 1) * w + c];
 }
 
+/* The cubic through source nodes j-1 .. j+2 (j clamped to [1, Nsrc-2], so it extrapolates a little beyond the
+ * ends) at source position pos, every one of the w components into row. */
+static void InterpCubic(const PetscReal *g, PetscInt Nsrc, PetscInt w, PetscReal pos, PetscReal *row)
+{
+  PetscInt  j = PetscMin(PetscMax((PetscInt)PetscFloorReal(pos), 1), Nsrc - 2);
+  PetscReal a = pos - (PetscReal)j, c[4];
+
+  c[0] = -a * (a - 1) * (a - 2) / 6, c[1] = (a + 1) * (a - 1) * (a - 2) / 2;
+  c[2] = -(a + 1) * a * (a - 2) / 2, c[3] = (a + 1) * a * (a - 1) / 6;
+  for (PetscInt i = 0; i < w; i++)
+    row[i] = c[0] * g[(j - 1) * w + i] + c[1] * g[j * w + i] + c[2] * g[(j + 1) * w + i] + c[3] * g[(j + 2) * w + i];
+}
+
 /* Row k of the stored guess, interpolated to the solver's grid; the given boundary data win. */
 static void InterpolatedRow(HsSolver s, PetscInt k, PetscReal *row)
 {
   PetscInt  dim = 2 * s->prob->n, w = 2 * dim, Nsrc = s->guess_N;
   PetscReal r = (PetscReal)Nsrc / (PetscReal)s->N;
-  for (PetscInt i = 0; i < dim; i++) {
+  if (s->guess_nodal && Nsrc >= 3)
+    InterpCubic(s->guess, Nsrc, w, k * r, row);
+  for (PetscInt i = 0; i < dim && !(s->guess_nodal && Nsrc >= 3); i++) {
     row[i]       = Interp(s->guess, Nsrc, w, i, k * r, PETSC_FALSE);
     row[dim + i] = k < s->N ? Interp(s->guess, Nsrc, w, dim + i, (k + 0.5) * r - 0.5, PETSC_TRUE) : 0;
   }
@@ -73,6 +94,24 @@ PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
     }
   if (k == s->N && P->free_T) /* the slot of a free final time: where a cold start begins */
     row[dim] = HsSolverStartT(s);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGuessRowAt - the stored guess (HsSolverSetInitialGuess(), costates at the nodes: guess_nodal) at the
+    fractional grid position pos (time pos T / N), interpolated as HsSolverGuessRow does, without the boundary data
+    (bvp/ internal; conserving4's stage nodes). Not collective. @*/
+PetscErrorCode HsSolverGuessRowAt(HsSolver s, PetscReal pos, PetscReal *row)
+{
+  PetscInt  w = 4 * s->prob->n, Nsrc = s->guess_N;
+  PetscReal p = pos * (PetscReal)Nsrc / (PetscReal)s->N;
+
+  PetscFunctionBeginUser;
+  PetscCheck(s->guess && s->guess_nodal, PETSC_COMM_SELF, PETSC_ERR_PLIB, "no guess with node costates");
+  if (Nsrc >= 3)
+    InterpCubic(s->guess, Nsrc, w, p, row);
+  else
+    for (PetscInt i = 0; i < w; i++)
+      row[i] = Interp(s->guess, Nsrc, w, i, p, PETSC_FALSE);
   PetscFunctionReturn(0);
 }
 
@@ -116,6 +155,7 @@ PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscRea
   PetscCall(PetscMalloc1((Nsrc + 1) * w, &s->guess));
   PetscCall(PetscArraycpy(s->guess, nodes, (Nsrc + 1) * w));
   s->guess_N = Nsrc;
+  s->guess_nodal = PETSC_FALSE; /* costates on the interval midpoints unless the caller says otherwise */
   s->guess_T = 0; /* a free final time starts from the problem's guess unless the caller says otherwise */
   PetscCall(PetscStrncpy(s->guess_source, "a trajectory given by HsSolverSetInitialGuess", sizeof s->guess_source));
   PetscFunctionReturn(0);

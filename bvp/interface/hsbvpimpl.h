@@ -86,6 +86,7 @@ struct _p_HsSolver {
   PetscBool      warm;          /* HsSolverSetWarmStart */
   PetscReal     *guess;         /* initial guess: guess_N+1 rows of 4n, on every rank */
   PetscInt       guess_N;
+  PetscBool      guess_nodal;          /* its costates at the nodes (conserving4's): cubic interpolation, guess.c */
   PetscReal      guess_T;              /* a free final time read with -hs_init (summary.json beside it); 0: none */
   PetscBool      setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
   PetscInt       mumps_icntl14;        /* MUMPS workspace relaxation in use (doubled by a retry) */
@@ -187,6 +188,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 
 /* bvp/ internal */
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
+PetscErrorCode HsSolverGuessRowAt(HsSolver s, PetscReal pos, PetscReal *row);
 PetscReal      HsSolverStartT(HsSolver s);
 PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);
 void           HsSolverRestoreFinalTime(HsSolver s);
