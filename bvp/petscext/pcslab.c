@@ -368,11 +368,14 @@ static PetscErrorCode Layout(PC pc, PC_HsSlab *s, Mat A)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &code, 1, MPIU_INT, MPI_MAX, comm));
   if (code == 1)
     PetscCall(PetscSNPrintf(s->why, sizeof s->why, "a rank's rows touch columns beyond its neighbour ranks'"));
-  else if (code == 2)
+  else if (code == 2) {
+    PetscInt fewest = s->n;
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &fewest, 1, MPIU_INT, MPI_MIN, comm));
     PetscCall(PetscSNPrintf(s->why, sizeof s->why,
                             "a rank's slab is too thin: an unknown couples to both neighbour ranks or no interior is "
-                            "left (%" PetscInt_FMT " rows on rank %d)",
-                            s->n, rank));
+                            "left (the fewest rows on a rank: %" PetscInt_FMT ")",
+                            fewest));
+  }
   if (!code) {
     PetscCall(Interface(s, comm, rs, side, &gl, &gr));
     PetscCall(Couplings(s, A, gl, gr));
