@@ -44,8 +44,7 @@ static void JsonStr(FILE *f, const char *key, const char *v)
 /* "strategy": the attempts of the solve strategy (bvp/drivers/strategy.c) and the one that converged (null: none). */
 static void JsonStrategy(FILE *f, const HsResults *r)
 {
-  const HsAttempt *used =
-      r->nattempts && r->attempts[r->nattempts - 1].converged ? &r->attempts[r->nattempts - 1] : NULL;
+  const HsAttempt *used = r->nattempts && r->attempts[r->nattempts - 1].converged ? &r->attempts[r->nattempts - 1] : NULL;
 
   fprintf(f, "  \"strategy\": {\"used\": ");
   if (used)
@@ -159,9 +158,7 @@ static void JsonLinearSolver(FILE *f, HsSolver s)
     snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
     JsonStr(f, "linear_solver", name);
     if (inner != pc && stored) /* named by the PC's type: "hsdrop" */
-      fprintf(f,
-              "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT
-              "},\n",
+      fprintf(f, "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT "},\n",
               pt, kept, stored, patterns);
   }
 }
@@ -191,7 +188,7 @@ static void JsonInvariants(FILE *f, const HsProblem *P, const HsResults *r)
     rank 0, after the diagnostics). Returns nonzero if writing failed. @*/
 int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
 {
-  HsResults   *r = &s->res;
+  HsResults  *r = &s->res;
   HsSolverType type;
 
   HsSolverGetType(s, &type);
@@ -232,8 +229,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_min", r->H_min, 0);
   JsonNum(f, "H_max", r->H_max, 0);
   JsonNum(f, "H_spread", r->H_spread, 0);
-  JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)),
-          0); /* the scale of the conservation tests */
+  JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   JsonInvariants(f, s->prob, r);
@@ -256,8 +252,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     }
     fprintf(f, " \"pre_asymptotic\": %s, \"reliable\": %s, ", e->pre_asymptotic ? "true" : "false",
             e->pre_asymptotic ? "false" : "true");
-    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n",
-            (double)e->states_error, (double)e->wall_time_s);
+    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n", (double)e->states_error,
+            (double)e->wall_time_s);
   }
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
   JsonStrategy(f, r);
@@ -322,7 +318,7 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
   const HsProblem   *P   = s->prob;
   PetscInt           dim = 2 * P->n, nc = P->nc, ni = P->invariants ? P->ninv : 0;
-  const PetscScalar *y = Multipliers(s);
+  const PetscScalar *y   = Multipliers(s);
   char               name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2 + nc + ni));
   double             v[HS_MAX_INVARIANTS];
 
@@ -614,7 +610,7 @@ static void RemoveStaleTemps(const char *dir)
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 {
   char        err[PETSC_MAX_PATH_LEN + 256] = "", real[PETSC_MAX_PATH_LEN];
-  int         bad                           = 0;
+  int         bad                            = 0;
   PetscMPIInt rank;
 
   PetscFunctionBeginUser;
@@ -630,8 +626,8 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
                       dir);
   else if (!rank && (HsIsCheckpointDir(dir) == 1 || (realpath(dir, real) && HsIsCheckpointDir(real) == 1))) /* also
          through a link: a run's checkpoint is not an output directory */
-    bad = 1,
-    snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o", dir);
+    bad = 1, snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o",
+                      dir);
   else if (!rank) /* inside a checkpoint or another run's output (its lock): refused before anything is made there */
     bad = HsInsideTaken(dir, PETSC_FALSE, err, sizeof err);
   if (!rank && !bad)
@@ -649,9 +645,9 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 /* extrapolated.csv: t and the states of Richardson's extrapolation at the nodes of N/2. */
 static int ExtrapolatedCB(FILE *f, void *ctx)
 {
-  HsSolver s   = ctx;
-  PetscInt dim = 2 * s->prob->n, Nh = s->N / 2;
-  char     name[96];
+  HsSolver  s = ctx;
+  PetscInt  dim = 2 * s->prob->n, Nh = s->N / 2;
+  char      name[96];
 
   fprintf(f, "t");
   for (PetscInt i = 0; i < dim; i++) {
@@ -688,7 +684,7 @@ static int WriteBoth(HsSolver s, const char *dir, int size, const char *h5tmp, c
   const char *names[NT] = {h5tmp ? "trajectory.h5" : "trajectory.csv", "intervals.csv", "extrapolated.csv",
                            "summary.json"};
   const char *other     = h5tmp ? "trajectory.csv" : "trajectory.h5"; /* the other format's, removed */
-  int (*const cb[NT])(FILE *, void *)          = {TrajectoryCB, IntervalsCB, ExtrapolatedCB, SummaryCB};
+  int (*const cb[NT])(FILE *, void *) = {TrajectoryCB, IntervalsCB, ExtrapolatedCB, SummaryCB};
   char               t[NT][PETSC_MAX_PATH_LEN] = {"", "", "", ""};
   const PetscScalar *x;
   OutCtx             o = {s, NULL, size};
@@ -699,10 +695,8 @@ static int WriteBoth(HsSolver s, const char *dir, int size, const char *h5tmp, c
   if (HsDirOpen(dir, 1, &dfd, err, errlen))
     return 1;
   if (HsLockedDirectoryReplaced(dir)) {
-    snprintf(err, errlen,
-             "output directory '%s' was replaced during the run (moved away, something else put at its "
-             "path): nothing written",
-             dir);
+    snprintf(err, errlen, "output directory '%s' was replaced during the run (moved away, something else put at its "
+                          "path): nothing written", dir);
     close(dfd);
     return 1;
   }
@@ -825,14 +819,13 @@ static PetscErrorCode WriteHDF5Temp(HsSolver s, const char *dir, char *tmp)
 @*/
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
 {
-  PetscMPIInt    rank, size;
-  char           err[PETSC_MAX_PATH_LEN + 128] = "", h5tmp[PETSC_MAX_PATH_LEN] = "";
-  int            bad = 0;
-  HsOutputFormat fmt;
+  PetscMPIInt        rank, size;
+  char               err[PETSC_MAX_PATH_LEN + 128] = "", h5tmp[PETSC_MAX_PATH_LEN] = "";
+  int                bad                           = 0;
+  HsOutputFormat     fmt;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
-             "HsSolverWriteOutput() before HsSolverSolve()");
+  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
   PetscCall(HsSolverGetOutputFormat(s, &fmt));

@@ -17,11 +17,11 @@ static PetscErrorCode SchemeOptions(PetscOptionItems *PetscOptionsObject, HsSolv
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetScheme(s, &kind));
-  PetscCall(HsOptionsString(
-      PetscOptionsObject, "-hs_scheme",
-      "conserving (energy-consistent states + conserving costates), conserving4 (order 4, H conserved) or direct "
-      "(midpoint + trapezoidal)",
-      "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
+  PetscCall(
+      HsOptionsString(PetscOptionsObject, "-hs_scheme",
+                      "conserving (energy-consistent states + conserving costates), conserving4 (order 4, H conserved) or direct "
+                      "(midpoint + trapezoidal)",
+                      "HsSolverSetScheme", kind, buf, sizeof buf, &flg));
   if (flg)
     PetscCall(HsSolverSetScheme(s, buf));
   PetscCall(HsSolverGetSchemes(s, &ss, &cs));

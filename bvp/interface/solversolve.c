@@ -34,9 +34,9 @@ PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
 
 /*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on ksp (bvp/ internal; see
     HsSolverSetLinearSolver): preonly with PC hsband or LU by MUMPS, or (drop_ok: the transcription, whose
-    node blocks are stored whole) GMRES with PC hsdrop, its matrix factored by PC hsslab on more than one rank. With
-   auto, a -pc_type or -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they refine.
-   @*/
+    node blocks are stored whole) GMRES with PC hsdrop, its matrix factored by PC hsslab on more than one rank.
+    With auto, a -pc_type or -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they
+    refine. @*/
 PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
 {
   HsLinearSolver ls = s->linear_solver;

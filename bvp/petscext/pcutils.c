@@ -155,8 +155,7 @@ PetscErrorCode HsPCGetDropped(PC pc, PC *inner, PetscInt *kept, PetscInt *stored
 {
   PetscFunctionBeginUser;
   *inner = NULL, *kept = *stored = *patterns = 0;
-  PetscTryMethod(pc, "HsPCGetDropped_C", (PC, PC *, PetscInt *, PetscInt *, PetscInt *),
-                 (pc, inner, kept, stored, patterns));
+  PetscTryMethod(pc, "HsPCGetDropped_C", (PC, PC *, PetscInt *, PetscInt *, PetscInt *), (pc, inner, kept, stored, patterns));
   PetscFunctionReturn(0);
 }
 
