@@ -84,3 +84,26 @@ def t_slab_stiff():
     check(s and not s["converged"] and s["snes_reason"] == "DIVERGED_LINEAR_SOLVE"
           and "the Jacobian is singular" in s["diagnosis"] and "dependent equations" in s["diagnosis"],
           "singular Jacobian: the failed linear solve and the diagnosis (%s)" % (s and s.get("diagnosis")))
+
+
+def t_slab_det():
+    """The branch-point test's determinant from hsslab: det A = prod_r det K_II^r det R (MUMPS' ICNTL(33) of each
+    slab's interior, the interface system's from the cyclic reduction's pivots and permutations), times the sign of
+    hsdrop's matching. Along arclength continuations (the pendulum, N = 41, whose matching is odd; ncar with 33 cars)
+    on 2 and 3 ranks it equals MUMPS' LU of the whole Jacobian to 1e-9, on every step."""
+    import re
+    cases = ((["-problem", "pendulum", "-p_g", "9", "-hs_continue", "g", "-hs_continue_from", "9.5", "-N", "41",
+               "-hs_continue_steps", "2"], (2, 3)),
+             (["-problem", "ncar", "-p_cars", "33", "-N", "40", "-p_beta", "0.01", "-hs_continue", "beta",
+               "-hs_continue_from", "1", "-hs_continue_steps", "3"], (2,)))
+    for args, ranks in cases:
+        for r in ranks:
+            dets = {}
+            for ls in ("slab", "mumps"):
+                _, out, _ = run(args + ["-hs_continue_type", "arclength", "-hs_check_extremal", "no", "-hs_linear_solver",
+                                        ls, "-info", ":pc"], ranks=r)
+                dets[ls] = [float(m) * 2.0 ** int(e) for m, e in re.findall(r"det J = ([0-9.e+-]+) 2\^(-?\d+)", out)]
+            print("%s, %d ranks: determinants by hsslab %s, by MUMPS %s" % (args[1], r, dets["slab"][:2], dets["mumps"][:2]))
+            check(len(dets["slab"]) >= 2 and len(dets["slab"]) == len(dets["mumps"])
+                  and all(abs(a - b) <= 1e-9 * abs(b) for a, b in zip(dets["slab"], dets["mumps"])),
+                  "%s, %d ranks: hsslab's determinants equal MUMPS'" % (args[1], r))

@@ -40,6 +40,8 @@
 #define CNTL(I) cntl[(I)-1]
 #define INFO(I) info[(I)-1]
 #define RINFO(I) rinfo[(I)-1]
+#define RINFOG(I) rinfog[(I)-1]
+#define INFOG(I) infog[(I)-1]
 #define HS_SLAB_TAG_N 4411   /* a neighbour's count of indices */
 #define HS_SLAB_TAG_IDX 4412 /* ... and the indices */
 
@@ -117,7 +119,7 @@ static PetscErrorCode Forget(PC_HsSlab *s)
   PetscCall(PetscFree3(s->orow, s->ocol, s->oidx));
   PetscCall(PetscFree2(s->leaf, s->leafids));
   PetscCall(HsBandReducedFree(&s->red));
-  PetscCall(PetscFree4(s->red.nleft_all, s->red.ifs, s->red.ife, s->red.leftover));
+  PetscCall(PetscFree5(s->red.nleft_all, s->red.ifs, s->red.ife, s->red.ioff, s->red.leftover));
   s->nG = s->nGL = s->no = 0;
   PetscFunctionReturn(0);
 }
@@ -279,12 +281,14 @@ static PetscErrorCode ReducedShape(PC_HsSlab *s, MPI_Comm comm)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   b->size = size, b->rank = rank, b->nleft = s->nG;
-  PetscCall(PetscMalloc4(size + 1, &b->nleft_all, size + 2, &b->ifs, size + 2, &b->ife, s->nG + 1, &b->leftover));
+  PetscCall(PetscMalloc5(size + 1, &b->nleft_all, size + 2, &b->ifs, size + 2, &b->ife, size + 2, &b->ioff, s->nG + 1,
+                         &b->leftover));
   PetscCall(PetscMalloc1(2 * size + 2, &all));
   PetscCallMPI(MPI_Allgather(mine, 2, MPIU_INT, all, 2, MPIU_INT, comm));
   b->nred = 0;
   for (PetscMPIInt r = 0; r <= size; r++) {
     b->ifs[r] = 0, b->ife[r] = (r ? all[2 * (r - 1) + 1] : 0) + (r < size ? all[2 * r] : 0);
+    b->ioff[r] = r ? b->ioff[r - 1] + b->ife[r - 1] : 0; /* block r's first column (the determinant's ids) */
     if (r < size)
       b->nleft_all[r] = all[2 * r] + all[2 * r + 1], b->nred += b->nleft_all[r];
   }
@@ -323,7 +327,8 @@ static PetscErrorCode Analyse(PC_HsSlab *s, Mat A, PetscBool *bad)
   s->live        = PETSC_TRUE;
   s->id.ICNTL(1) = s->id.ICNTL(2) = s->id.ICNTL(3) = -1, s->id.ICNTL(4) = 0; /* no printing */
   s->id.ICNTL(7) = (MUMPS_INT)s->ordering, s->id.ICNTL(14) = (MUMPS_INT)s->icntl14;
-  s->id.CNTL(1) = HS_MUMPS_CNTL1_DEFAULT;
+  s->id.CNTL(1)   = HS_MUMPS_CNTL1_DEFAULT;
+  s->id.ICNTL(33) = 1; /* the determinant (of K_II where a Schur complement is asked: MUMPS leaves it out) */
   s->id.n = (MUMPS_INT)s->n, s->id.nnz = s->nnz, s->id.irn = s->irn, s->id.jcn = s->jcn, s->id.a = s->a;
   if (s->nG) {
     s->id.ICNTL(19)  = 1; /* centralized, by rows */
@@ -480,6 +485,10 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsSlab *s)
   PetscCall(HsPCGetMumpsFactor(s->inner, &F));
   if (F)
     PetscCall(HsMumpsConfigure(F, s->icntl14));
+#if defined(PETSC_HAVE_MUMPS)
+  if (F)
+    PetscCall(MatMumpsSetIcntl(F, 33, 1)); /* the determinant, as the slabs' */
+#endif
   PetscCall(PCSetUp(s->inner));
   PetscCall(PCGetFailedReason(s->inner, &fr));
   if (fr)
@@ -631,9 +640,52 @@ static PetscErrorCode PCReset_HsSlab(PC pc)
   PetscFunctionReturn(0);
 }
 
+/* HsPCGetDeterminant for hsslab ("HsPCGetDeterminant_C"): with the interiors first and the interfaces after (a
+ * symmetric permutation: the same determinant), det A = prod_r det K_II^r det R, R the interface system in its
+ * natural order (rows and columns the ranks' interfaces in rank order, hsslab's leaf order): each slab's from MUMPS
+ * (ICNTL(33); RINFOG(12) 2^INFOG(34)), R's from the cyclic reduction's pivots and their permutations' parity
+ * (bandreduce.c); the fallback's from its MUMPS LU. Silent (hsdrop says "det J = ... (hsdrop)"). Collective. */
+static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *known)
+{
+  PC_HsSlab  *s = pc->data;
+  PetscReal   mine[2], *all;
+  PetscInt    odd = 0;
+  PetscMPIInt size;
+  int         x;
+
+  PetscFunctionBeginUser;
+  *known = PETSC_FALSE, *m = 0, *e = 0;
+  if (!s->laid || pc->failedreason)
+    PetscFunctionReturn(0);
+  if (!s->ok) {
+    Mat F;
+    PetscCall(HsPCGetMumpsFactor(s->inner, &F));
+    if (F)
+      PetscCall(HsMumpsDeterminant(F, m, e, known));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  *m = s->id.RINFOG(12), *e = s->id.INFOG(34);
+  if (s->red.nred)
+    PetscCall(HsBandReducedDeterminant(pc, &s->red, m, e, &odd));
+  *m = frexp(*m, &x), mine[0] = *m, mine[1] = (PetscReal)(*e + x);
+  PetscCall(PetscMalloc1(2 * size, &all));
+  PetscCallMPI(MPI_Allgather(mine, 2, MPIU_REAL, all, 2, MPIU_REAL, PetscObjectComm((PetscObject)pc)));
+  PetscCallMPI(MPI_Bcast(&odd, 1, MPIU_INT, 0, PetscObjectComm((PetscObject)pc)));
+  *m = odd ? -1 : 1, *e = 0;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    *m = frexp(*m * all[2 * r], &x);
+    *e += x + (PetscInt)all[2 * r + 1];
+  }
+  PetscCall(PetscFree(all));
+  *known = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCDestroy_HsSlab(PC pc)
 {
   PetscFunctionBeginUser;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetDeterminant_C", NULL));
   PetscCall(PCReset_HsSlab(pc));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(0);
@@ -659,5 +711,6 @@ PetscErrorCode PCCreate_HsSlab(PC pc)
   pc->ops->view           = PCView_HsSlab;
   pc->ops->reset          = PCReset_HsSlab;
   pc->ops->destroy        = PCDestroy_HsSlab;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetDeterminant_C", GetDeterminant));
   PetscFunctionReturn(0);
 }
