@@ -64,7 +64,7 @@ print("ncar, %d cars, N = %d (4n = %d unknowns a node); part 1: solve times" % (
 print("| solver | ranks | Newton | Krylov | solve [s] | process [s] | peak MB | J^d |")
 print("|---|---:|---:|---:|---:|---:|---:|---|")
 for rep in range(a.repeat):
-    for P in [int(x) for x in a.ranks.split(",")]:
+    for P in [int(x) for x in a.ranks.split(",") if x]:
         for sol in a.solvers.split(","):
             s = run(["-N", str(a.N), "-hs_linear_solver", sol], P)
             if not s:
@@ -78,7 +78,7 @@ if a.flops_ranks:
     print("\npart 2: slab's flops per rank from -log_view, N = %d (max over ranks, max/min ratio)" % a.flops_N)
     print("| ranks | HsSlabFactor max flops | ratio | HsBandRedFactor max flops | ratio | HsSlabSolve max flops | J^d |")
     print("|---:|---:|---:|---:|---:|---:|---|")
-    for P in [int(x) for x in a.flops_ranks.split(",")]:
+    for P in [int(x) for x in a.flops_ranks.split(",") if x]:
         s = run(["-N", str(a.flops_N), "-hs_linear_solver", "slab", "-log_view"], P)
         if not s:
             print("| %d | failed |" % P)
