@@ -240,7 +240,7 @@ PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
     blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
     bvp/petscext/pcdrop.c, slab by slab on more than one rank, bvp/petscext/pcslab.c; MUMPS LU otherwise), band,
     mumps, drop or slab; -pc_type overrides. */
-typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP, HS_LINEAR_SOLVER_SLAB } HsLinearSolver; /* SLAB: DROP with its matrix factored by PC hsslab */
+typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP, HS_LINEAR_SOLVER_SLAB } HsLinearSolver;
 #define HS_BAND_AUTO_MAX_UNKNOWNS 128 /* n <= 32 */
 #define HS_SLAB_AUTO_MIN_RANKS 2 /* auto: slab instead of drop from this many ranks (bench/README.md, issue 44) */
 #define HS_DROP_TOL_DEFAULT 1e-14 /* -pc_hsdrop_tol: below the LU's own backward error (bvp/petscext/pcdrop.c) */

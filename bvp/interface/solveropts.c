@@ -467,7 +467,8 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     HsOptionsCall(PetscOptionsEList(
         "-hs_linear_solver",
         "linear solver of the Newton solves: auto (band when n <= 32 and T is fixed; drop "
-        "for the transcription when n > 32; else mumps), band (-pc_type hsband, bvp/petscext/pcband.c), "
+        "for the transcription when n > 32, slab there from 2 ranks; else mumps), band (-pc_type hsband, "
+        "bvp/petscext/pcband.c), "
         "mumps (LU), drop (GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c) or slab (drop, its matrix factored by "
         "-pc_type hsslab, bvp/petscext/pcslab.c); -pc_type overrides",
         "HsSolverSetLinearSolver", ls, 5, ls[idx], &idx, &flg));

@@ -336,6 +336,10 @@ static PetscErrorCode Analyse(PC_HsSlab *s, Mat A, PetscBool *bad)
     s->id.schur_lld = (MUMPS_INT)s->nG;
   }
   PetscCall(Mumps(s, 1));
+  PetscCall(PetscInfo(NULL,
+                      "hsslab: slab of %" PetscInt_FMT " unknowns, interface %" PetscInt_FMT
+                      ": MUMPS' ordering INFOG(7) = %d, estimated flops %g\n",
+                      s->n, s->nG, (int)s->id.INFOG(7), (double)s->id.RINFO(1)));
   *bad        = (PetscBool)(s->id.INFO(1) < 0);
   s->analysed = (PetscBool) !*bad;
   PetscFunctionReturn(0);
@@ -590,9 +594,11 @@ static PetscErrorCode PCSetFromOptions_HsSlab(PC pc, PetscOptionItems *PetscOpti
 
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Slab Schur LU (hsslab, bvp/petscext/pcslab.c)");
-  PetscCall(PetscOptionsInt("-pc_hsslab_ordering",
-                            "MUMPS' ICNTL(7) for each rank's slab: 0 AMD, 2 AMF, 4 PORD, 6 QAMD, 7 automatic",
-                            "PCHSSLAB", s->ordering, &s->ordering, NULL));
+  PetscCall(
+      PetscOptionsInt("-pc_hsslab_ordering",
+                      "MUMPS' ICNTL(7) for a slab without an interface (one rank); MUMPS 5.5 orders a slab with an "
+                      "interface by AMD whatever is asked (INFOG(7) in -info)",
+                      "PCHSSLAB", s->ordering, &s->ordering, NULL));
   PetscCall(PetscOptionsBool("-pc_hsslab_fallback",
                              "MUMPS LU of the whole matrix when the ranks' slabs do not form a chain or one is too "
                              "thin (else an error)",
