@@ -7,7 +7,8 @@ whole dropped matrix, on the many-body problem ncar, side by side in one run.
 
 Part 1 (--ranks, --solvers): each solve from the default guess (-quiet -hs_check_extremal no), solvers and rank
 counts interleaved; from summary.json the Newton and Krylov iterations, wall_time_s (the solve), the process time
-(start-up and output too), the largest rank's peak memory and J^d (the solvers must agree). "drop" is
+(start-up and output too), the CPU time of all ranks (user + system, getrusage of the children: less sensitive than
+wall time to a shared machine), the largest rank's peak memory and J^d (the solvers must agree). "drop" is
 -hs_linear_solver drop (the default before hsslab: GMRES + hsdrop, MUMPS LU of the dropped matrix on all ranks,
 its analysis on rank 0), "slab" -hs_linear_solver slab (the same GMRES and hsdrop, the dropped matrix factored slab
 by slab). Part 2 (--flops-ranks, oversubscribed with --oversubscribe): slab's -log_view at --flops-N, the largest
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import tempfile
 import time
@@ -44,13 +46,14 @@ def run(args, P):
         cmd = [a.hamshoot] + BASE + ["-o", d] + args
         if P > 1:
             cmd = ["mpirun", "--oversubscribe", "-n", str(P)] + cmd
-        t0 = time.time()
+        t0, r0 = time.time(), resource.getrusage(resource.RUSAGE_CHILDREN)
         p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        t = time.time() - t0
+        t, r1 = time.time() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
         f = os.path.join(d, "summary.json")
         s = json.load(open(f)) if os.path.exists(f) else None
         if s:
             s["_process"], s["_out"] = t, p.stdout
+            s["_cpu"] = r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime
         return s
 
 
@@ -61,8 +64,8 @@ def event(out, name):
 
 
 print("ncar, %d cars, N = %d (4n = %d unknowns a node); part 1: solve times" % (a.cars, a.N, 4 * a.cars))
-print("| solver | ranks | Newton | Krylov | solve [s] | process [s] | peak MB | J^d |")
-print("|---|---:|---:|---:|---:|---:|---:|---|")
+print("| solver | ranks | Newton | Krylov | solve [s] | process [s] | CPU [s] | peak MB | J^d |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 for rep in range(a.repeat):
     for P in [int(x) for x in a.ranks.split(",") if x]:
         for sol in a.solvers.split(","):
@@ -70,8 +73,8 @@ for rep in range(a.repeat):
             if not s:
                 print("| %s | %d | failed |" % (sol, P))
                 continue
-            print("| %s | %d | %d | %d | %.2f | %.2f | %.0f | %.12g |"
-                  % (sol, P, s["newton_iterations"], s["ksp_iterations"], s["wall_time_s"], s["_process"],
+            print("| %s | %d | %d | %d | %.2f | %.2f | %.1f | %.0f | %.12g |"
+                  % (sol, P, s["newton_iterations"], s["ksp_iterations"], s["wall_time_s"], s["_process"], s["_cpu"],
                      s["peak_memory_mb"]["max"], s["J"]), flush=True)
 
 if a.flops_ranks:
