@@ -12,7 +12,8 @@ wall time to a shared machine), the largest rank's peak memory and J^d (the solv
 -hs_linear_solver drop (the default before hsslab: GMRES + hsdrop, MUMPS LU of the dropped matrix on all ranks,
 its analysis on rank 0), "slab" -hs_linear_solver slab (the same GMRES and hsdrop, the dropped matrix factored slab
 by slab). Part 2 (--flops-ranks, oversubscribed with --oversubscribe): slab's -log_view at --flops-N, the largest
-and smallest rank's flops of its phases: HsSlabFactor (each rank's sequential MUMPS factorization with its Schur
+rank's flops of its phases (and HsSlabFactor's total over the ranks, from -log_view's Mflop/s times its time), beside
+drop's MUMPS factorization flops (RINFOG(3) of -ksp_view, all ranks): HsSlabFactor (each rank's sequential MUMPS factorization with its Schur
 complement: O(N/P) per rank), HsBandRedFactor (the interface system's cyclic reduction: its busiest rank does
 log2 P merges of blocks whose size does not depend on N or P), HsSlabSolve. Flops, not times: the ranks share
 the cores.
@@ -58,9 +59,9 @@ def run(args, P):
 
 
 def event(out, name):
-    """-log_view's line of event name: (max time, max flops, flops ratio max/min)"""
-    m = re.search(r"^%s\s+(\d+)\s+[\d.]+\s+([\d.e+-]+)\s+([\d.]+)\s+([\d.e+-]+)\s+([\d.]+)" % name, out, re.M)
-    return (float(m.group(2)), float(m.group(4)), float(m.group(5))) if m else None
+    """-log_view's line of event name: (max time, max flops, flops ratio max/min, total flops over the ranks)"""
+    m = re.search(r"^%s\s+(\d+)\s+[\d.]+\s+([\d.e+-]+)\s+([\d.]+)\s+([\d.e+-]+)\s+([\d.]+)\s.*\s(\d+)$" % name, out, re.M)
+    return (float(m.group(2)), float(m.group(4)), float(m.group(5)), float(m.group(6)) * 1e6 * float(m.group(2))) if m else None
 
 
 print("ncar, %d cars, N = %d (4n = %d unknowns a node); part 1: solve times" % (a.cars, a.N, 4 * a.cars))
@@ -78,14 +79,17 @@ for rep in range(a.repeat):
                      s["peak_memory_mb"]["max"], s["J"]), flush=True)
 
 if a.flops_ranks:
-    print("\npart 2: slab's flops per rank from -log_view, N = %d (max over ranks, max/min ratio)" % a.flops_N)
-    print("| ranks | HsSlabFactor max flops | ratio | HsBandRedFactor max flops | ratio | HsSlabSolve max flops | J^d |")
+    print("\npart 2: flops per rank, N = %d: slab's from -log_view (the largest rank's; the ranks' total), drop's MUMPS "
+          "factorization from -ksp_view (RINFOG(3), all ranks)" % a.flops_N)
+    print("| ranks | slab HsSlabFactor max | total | HsBandRedFactor max | HsSlabSolve max | drop MUMPS RINFOG(3) | J^d slab / drop |")
     print("|---:|---:|---:|---:|---:|---:|---|")
     for P in [int(x) for x in a.flops_ranks.split(",") if x]:
         s = run(["-N", str(a.flops_N), "-hs_linear_solver", "slab", "-log_view"], P)
-        if not s:
+        d = run(["-N", str(a.flops_N), "-hs_linear_solver", "drop", "-ksp_view"], P)
+        if not (s and d):
             print("| %d | failed |" % P)
             continue
         f, r, v = (event(s["_out"], e) for e in ("HsSlabFactor", "HsBandRedFactor", "HsSlabSolve"))
-        print("| %d | %.3g | %.2f | %.3g | %.2f | %.3g | %.12g |"
-              % (P, f[1], f[2], r[1] if r else 0, r[2] if r else 0, v[1], s["J"]), flush=True)
+        g = re.findall(r"RINFOG\(3\) \(global estimated flops for the elimination after factorization\): ([0-9.e+-]+)", d["_out"])
+        print("| %d | %.3g | %.3g | %.3g | %.3g | %s | %.12g / %.12g |"
+              % (P, f[1], f[3], r[1] if r else 0, v[1], g[-1] if g else "-", s["J"], d["J"]), flush=True)
