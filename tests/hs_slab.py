@@ -36,10 +36,10 @@ def _against_mumps(args, ranks, tol, its=0):
 
 
 def t_slab_mumps():
-    """ncar with 16 cars, N = 100 (an LQ problem: one Newton step), and chain2d (20 masses, nonlinear springs:
-    several Newton steps, hsdrop's pattern growing once the Gonzalez terms appear, so hsslab analyses a second
-    pattern) on 1, 2 and 3 ranks: -hs_linear_solver slab against MUMPS' LU of the whole Jacobian, the same Newton
-    iterations, J^d to 1e-12 and every state, costate and control to 1e-10 of the largest (the band test's). The
+    """ncar with 16 cars, N = 100 (an LQ problem: one Newton step) on 1, 2 and 3 ranks, and chain2d (20 masses,
+    nonlinear springs: several Newton steps, hsdrop's pattern growing once the Gonzalez terms appear, so hsslab
+    analyses a second pattern) on 2 and 3: -hs_linear_solver slab against MUMPS' LU of the whole Jacobian, the same
+    Newton iterations, J^d to 1e-12 and every state, costate and control to 1e-10 of the largest (the band test's). The
     default on 2 ranks for 33 cars (n > 32) is slab, on 1 rank drop."""
     import os
     chain = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems", "chain2d.ocp")
