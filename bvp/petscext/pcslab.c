@@ -8,7 +8,8 @@
  *   Rank r owns rows and columns [rs, re): its diagonal block K_r (the local part of an MPIAIJ matrix). Its
  *   interface Gamma_r: the local indices i whose row has an entry in a neighbour's columns or whose column is
  *   touched by a neighbour's rows, split into Gamma_r^L (coupled to rank r - 1) and Gamma_r^R (to r + 1). K_r is
- *   factored by MUMPS on PETSC_COMM_SELF (its own analysis, the fill-reducing ordering -pc_hsslab_ordering) with
+ *   factored by MUMPS on PETSC_COMM_SELF (its own analysis and fill-reducing ordering: AMD, which MUMPS 5.5 uses
+ *   with a Schur complement whatever ICNTL(7) says; -pc_hsslab_ordering applies without one, on one rank) with
  *   the Schur complement on Gamma_r (ICNTL(19)): S_r = K_GG - K_GI K_II^-1 K_IG, dense. The interface system on
  *   all Gamma is then a chain: rank r's rows Gamma_r touch the blocks J_r = [Gamma_{r-1}^R, Gamma_r^L] and J_{r+1}
  *   = [Gamma_r^R, Gamma_{r+1}^L] only (by S_r and the off-rank entries), which is the shape hsband's reduced
@@ -30,7 +31,7 @@
  * interface to the right, and an interior. Outside them (a rank with too few rows) the PC factors by MUMPS LU
  * of the whole matrix instead (an inner PC, said by -ksp_view), or with -pc_hsslab_fallback false stops.
  *
- * Used as the inner PC of hsdrop (-hs_linear_solver slab: GMRES on the Jacobian, hsdrop's dropped matrix
+ * The determinant (the branch-point test): GetDeterminant below. Used as the inner PC of hsdrop (-hs_linear_solver slab: GMRES on the Jacobian, hsdrop's dropped matrix
  * factored by this PC). */
 #include "bandimpl.h"
 
