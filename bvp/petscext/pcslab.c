@@ -31,8 +31,8 @@
  * interface to the right, and an interior. Outside them (a rank with too few rows) the PC factors by MUMPS LU
  * of the whole matrix instead (an inner PC, said by -ksp_view), or with -pc_hsslab_fallback false stops.
  *
- * The determinant (the branch-point test): GetDeterminant below. Used as the inner PC of hsdrop (-hs_linear_solver slab: GMRES on the Jacobian, hsdrop's dropped matrix
- * factored by this PC). */
+ * The determinant (the branch-point test): GetDeterminant below. Used as the inner PC of hsdrop (-hs_linear_solver
+ * slab: GMRES on the Jacobian, hsdrop's dropped matrix factored by this PC). */
 #include "bandimpl.h"
 
 #include <dmumps_c.h>
