@@ -239,9 +239,11 @@ PetscErrorCode HsSolverGetNoiseFactor(HsSolver s, PetscReal *c);
 /** The linear solver of the Newton formulations (HsSolverSetLinearSolver, -hs_linear_solver): auto (the banded
     LU of bvp/petscext/pcband.c when at most HS_BAND_AUTO_MAX_UNKNOWNS unknowns per node, a free T by its bordered step; for larger node
     blocks GMRES on the transcription's Jacobian preconditioned by the LU of its non-negligible entries,
-    bvp/petscext/pcdrop.c; MUMPS LU otherwise), band, mumps, or drop; -pc_type overrides. */
-typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP } HsLinearSolver;
+    bvp/petscext/pcdrop.c, slab by slab on more than one rank, bvp/petscext/pcslab.c; MUMPS LU otherwise), band,
+    mumps, drop or slab; -pc_type overrides. */
+typedef enum { HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP, HS_LINEAR_SOLVER_SLAB } HsLinearSolver;
 #define HS_BAND_AUTO_MAX_UNKNOWNS 128 /* n <= 32 */
+#define HS_SLAB_AUTO_MIN_RANKS 2 /* auto: slab instead of drop from this many ranks (bench/README.md, issue 44) */
 #define HS_DROP_TOL_DEFAULT 1e-14 /* -pc_hsdrop_tol: below the LU's own backward error (bvp/petscext/pcdrop.c) */
 #define HS_DROP_KSP_RTOL 1e-12   /* GMRES around hsdrop: -ksp_rtol, -ksp_max_it */
 #define HS_DROP_KSP_MAXIT 100

@@ -59,6 +59,7 @@ PetscErrorCode HsInitializePackage(void)
   PetscCall(PetscLogEventRegister("HsNoiseEstimate", HS_SOLVER_CLASSID, &HS_NOISE_ESTIMATE));
   PetscCall(PCRegister(PCHSBAND, PCCreate_HsBand)); /* petscext/pcband.c */
   PetscCall(PCRegister(PCHSDROP, PCCreate_HsDrop)); /* petscext/pcdrop.c */
+  PetscCall(PCRegister(PCHSSLAB, PCCreate_HsSlab)); /* petscext/pcslab.c */
   PetscCall(SNESLineSearchRegister(SNESLINESEARCHHSBT, SNESLineSearchCreate_HsBT)); /* petscext/linesearch.c */
   PetscCall(RegisterFormulations());
   PetscCall(RegisterHooks());

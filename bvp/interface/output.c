@@ -153,6 +153,8 @@ static void JsonLinearSolver(FILE *f, HsSolver s)
       inner = pc;
     if (!PetscObjectTypeCompare((PetscObject)inner, PCLU, &lu) && lu && PCFactorGetMatSolverType(inner, &mt))
       mt = NULL;
+    if (inner != pc && !lu && PCGetType(inner, &mt)) /* not an LU: its type ("gmres+hsdrop(hsslab)") */
+      mt = NULL;
     snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
     JsonStr(f, "linear_solver", name);
     if (inner != pc && stored) /* named by the PC's type: "hsdrop" */

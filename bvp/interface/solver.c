@@ -675,20 +675,22 @@ PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k)
 
   Input Parameters:
 + s  - the solver
-- ls - HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS or HS_LINEAR_SOLVER_DROP
-       (HsLinearSolver)
+- ls - HS_LINEAR_SOLVER_AUTO, HS_LINEAR_SOLVER_BAND, HS_LINEAR_SOLVER_MUMPS, HS_LINEAR_SOLVER_DROP or
+       HS_LINEAR_SOLVER_SLAB (HsLinearSolver)
 
   Options Database Key:
-. -hs_linear_solver <auto|band|mumps|drop> - the same
+. -hs_linear_solver <auto|band|mumps|drop|slab> - the same
 
   Notes:
   auto, the default: the banded LU (-pc_type hsband, bvp/petscext/pcband.c) when a node has at most
   HS_BAND_AUTO_MAX_UNKNOWNS = 128 unknowns (n <= 32), a free T's dense row and column by its bordered step
   (bvp/petscext/bandborder.c; before, MUMPS: pendulum N = 1e5, 1 rank, 20.8 s against 7.9 s, bench/README.md); for
   larger nodes (the many-body regime, where the band is wide and the stored blocks mostly negligible) the
-  transcription's drop, shooting's MUMPS LU; MUMPS LU otherwise. drop (transcription only): GMRES on the
-  Jacobian, preconditioned by the LU of its entries above -pc_hsdrop_tol of their row's largest (-pc_type hsdrop,
-  bvp/petscext/pcdrop.c). -pc_type and -pc_factor_mat_solver_type override it. Call it before HsSolverSetUp().
+  transcription's drop (slab from HS_SLAB_AUTO_MIN_RANKS = 2 ranks), shooting's MUMPS LU; MUMPS LU otherwise. drop
+  (transcription only): GMRES on the Jacobian, preconditioned by the LU of its entries above -pc_hsdrop_tol of their
+  row's largest (-pc_type hsdrop, bvp/petscext/pcdrop.c). slab (transcription only): drop with that LU done slab
+  by slab, each rank's by sequential MUMPS, the interface by cyclic reduction over the ranks (-pc_type hsslab,
+  bvp/petscext/pcslab.c). -pc_type and -pc_factor_mat_solver_type override it. Call it before HsSolverSetUp().
 
 .seealso: HsSolverGetLinearSolver(), HsSolverSetInPlace(), HsSolverGetSNES()
 @*/

@@ -388,7 +388,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 . -hs_snes_roundoff <c> - [HsSolverSetRoundoffFactor]
 . -hs_snes_noise <c> - [HsSolverSetNoiseFactor]
 . -hs_snes_polish <k> - [HsSolverSetPolish]
-. -hs_linear_solver <auto|band|mumps|drop> - [HsSolverSetLinearSolver]
+. -hs_linear_solver <auto|band|mumps|drop|slab> - [HsSolverSetLinearSolver]
 . -hs_in_place <bool> - [HsSolverSetInPlace]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
@@ -462,14 +462,16 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   HsOptionsCall(NewtonStopOptions(PetscOptionsObject, s));
   HsOptionsCall(HsSolverBoundsOptions(PetscOptionsObject, s));
   {
-    static const char *const ls[] = {"auto", "band", "mumps", "drop"};
+    static const char *const ls[] = {"auto", "band", "mumps", "drop", "slab"};
     PetscInt                 idx  = (PetscInt)s->linear_solver;
     HsOptionsCall(PetscOptionsEList(
         "-hs_linear_solver",
         "linear solver of the Newton solves: auto (band when n <= 32 and T is fixed; drop "
-        "for the transcription when n > 32; else mumps), band (-pc_type hsband, bvp/petscext/pcband.c), "
-        "mumps (LU) or drop (GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c); -pc_type overrides",
-        "HsSolverSetLinearSolver", ls, 4, ls[idx], &idx, &flg));
+        "for the transcription when n > 32, slab there from 2 ranks; else mumps), band (-pc_type hsband, "
+        "bvp/petscext/pcband.c), "
+        "mumps (LU), drop (GMRES + -pc_type hsdrop, bvp/petscext/pcdrop.c) or slab (drop, its matrix factored by "
+        "-pc_type hsslab, bvp/petscext/pcslab.c); -pc_type overrides",
+        "HsSolverSetLinearSolver", ls, 5, ls[idx], &idx, &flg));
     if (flg)
       HsOptionsCall(HsSolverSetLinearSolver(s, (HsLinearSolver)idx));
   }

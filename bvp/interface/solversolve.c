@@ -34,8 +34,9 @@ PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
 
 /*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on ksp (bvp/ internal; see
     HsSolverSetLinearSolver): preonly with PC hsband or LU by MUMPS, or (drop_ok: the transcription, whose
-    node blocks are stored whole) GMRES with PC hsdrop. With auto, a -pc_type or
-    -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they refine. @*/
+    node blocks are stored whole) GMRES with PC hsdrop, its matrix factored by PC hsslab on more than one rank.
+    With auto, a -pc_type or -pc_factor_mat_solver_type in the options (the solver's prefix) keeps the LU base they
+    refine. @*/
 PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
 {
   HsLinearSolver ls = s->linear_solver;
@@ -53,11 +54,16 @@ PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
     ls = HS_LINEAR_SOLVER_MUMPS;
     if (!user1 && !user2 && small) /* a free T's dense row and column: hsband's bordered step (bandborder.c) */
       ls = HS_LINEAR_SOLVER_BAND;
-    else if (!user1 && !user2 && !small && drop_ok)
-      ls = HS_LINEAR_SOLVER_DROP;
+    else if (!user1 && !user2 && !small && drop_ok) {
+      PetscMPIInt size;
+      PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+      ls = size >= HS_SLAB_AUTO_MIN_RANKS ? HS_LINEAR_SOLVER_SLAB : HS_LINEAR_SOLVER_DROP; /* bench/README.md */
+    }
   }
-  PetscCheck(ls != HS_LINEAR_SOLVER_DROP || drop_ok, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "-hs_linear_solver drop is the transcription's (-hs_bvp_type transcription); use band or mumps");
+  PetscCheck((ls != HS_LINEAR_SOLVER_DROP && ls != HS_LINEAR_SOLVER_SLAB) || drop_ok, PetscObjectComm((PetscObject)s),
+             PETSC_ERR_SUP,
+             "-hs_linear_solver drop and slab are the transcription's (-hs_bvp_type transcription); use band "
+             "or mumps");
   PetscCall(HsKSPSetLinearSolver(ksp, ls));
   PetscFunctionReturn(0);
 }

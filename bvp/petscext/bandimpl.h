@@ -129,6 +129,8 @@ PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv);
 /* bandreduce.c: the reduced system, by cyclic reduction over the ranks */
 PetscErrorCode HsBandFactorReduced(PC pc, PC_HsBand *b, PetscBool *fail);
 PetscErrorCode HsBandReducedSolve(PC pc, PC_HsBand *b, const PetscScalar *t);
+PetscErrorCode HsBandFactorReducedLeaf(PC pc, PC_HsBand *b, PetscBool *fail); /* hsslab: a leaf of its own */
+PetscErrorCode HsBandReducedSweeps(PC pc, PC_HsBand *b, const PetscScalar *t);
 PetscErrorCode HsBandReducedDeterminant(PC pc, PC_HsBand *b, PetscReal *m, PetscInt *e, PetscInt *odd);
 PetscErrorCode HsBandReducedFree(PC_HsBand *b);
 PetscErrorCode HsBandReducedRegisterEvents(void);

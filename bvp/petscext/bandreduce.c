@@ -207,17 +207,29 @@ static PetscErrorCode Levels(PC_HsBand *b)
  * singular one (every rank). Collective. */
 PetscErrorCode HsBandFactorReduced(PC pc, PC_HsBand *b, PetscBool *fail)
 {
+  PetscFunctionBeginUser;
+  *fail = PETSC_FALSE;
+  PetscCallMPI(MPI_Allgather(&b->nleft, 1, MPIU_INT, b->nleft_all, 1, MPIU_INT, PetscObjectComm((PetscObject)pc)));
+  if (!b->nred)
+    PetscFunctionReturn(0);
+  PetscCall(Levels(b));
+  PetscCall(Leaf(b));
+  PetscCall(HsBandFactorReducedLeaf(pc, b, fail));
+  PetscFunctionReturn(0);
+}
+
+/* The merges of a factorization from the leaf group in b->cur (Leaf's for hsband; PC hsslab, pcslab.c, builds its
+ * own: its interface rows over [block rank | block rank + 1], ids, and b->nleft_all, b->nred, the blocks' sizes
+ * b->ife - b->ifs set); *fail on a singular reduced system (every rank). Collective. */
+PetscErrorCode HsBandFactorReducedLeaf(PC pc, PC_HsBand *b, PetscBool *fail)
+{
   MPI_Comm  comm = PetscObjectComm((PetscObject)pc);
   PetscBool bad  = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   *fail = PETSC_FALSE;
-  PetscCallMPI(MPI_Allgather(&b->nleft, 1, MPIU_INT, b->nleft_all, 1, MPIU_INT, comm));
-  if (!b->nred)
-    PetscFunctionReturn(0);
-  PetscCall(PetscLogEventBegin(HS_BAND_RED_FACTOR, pc, 0, 0, 0));
   PetscCall(Levels(b));
-  PetscCall(Leaf(b));
+  PetscCall(PetscLogEventBegin(HS_BAND_RED_FACTOR, pc, 0, 0, 0));
   b->sendlev = b->nlev;
   for (PetscInt l = 0; l < b->nlev; l++) {
     HsBandMerge *g = &b->lev[l];
@@ -343,18 +355,28 @@ static PetscErrorCode DownSweep(PC_HsBand *b, MPI_Comm comm)
   PetscFunctionReturn(0);
 }
 
-/* The interface values of this rank's spike and right columns (b->x) from the reduced system, the right-hand
- * side t of the left-over rows forward-eliminated. Collective. */
-PetscErrorCode HsBandReducedSolve(PC pc, PC_HsBand *b, const PetscScalar *t)
+/* A solve's up- and down-sweeps: t[b->leftover[i]] the leaf rows' right-hand side; b->xab ends with this rank's
+ * boundaries' values [block rank; block rank + 1] (used directly by PC hsslab). Collective. */
+PetscErrorCode HsBandReducedSweeps(PC pc, PC_HsBand *b, const PetscScalar *t)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)pc);
-  PetscInt sA   = BlockSize(b, b->rank);
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogEventBegin(HS_BAND_RED_SOLVE, pc, 0, 0, 0));
   PetscCall(UpSweep(b, comm, t));
   PetscCall(DownSweep(b, comm));
   PetscCall(PetscLogEventEnd(HS_BAND_RED_SOLVE, pc, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* The interface values of this rank's spike and right columns (b->x) from the reduced system, the right-hand
+ * side t of the left-over rows forward-eliminated. Collective. */
+PetscErrorCode HsBandReducedSolve(PC pc, PC_HsBand *b, const PetscScalar *t)
+{
+  PetscInt sA = BlockSize(b, b->rank);
+
+  PetscFunctionBeginUser;
+  PetscCall(HsBandReducedSweeps(pc, b, t));
   for (PetscInt part = 0; part < 2; part++) /* the spike's columns olo .. is - 1, the right interface's ie .. ohi */
     for (PetscInt col = part ? b->ie : b->olo; col <= (part ? b->ohi : b->is - 1); col++) {
       PetscInt g         = b->rev ? b->nglob - 1 - col : col;

@@ -41,6 +41,9 @@ PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *k
 #define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */
 PetscErrorCode PCCreate_HsBand(PC pc);
 PetscErrorCode PCCreate_HsDrop(PC pc);
+#define PCHSSLAB "hsslab" /* -pc_type hsslab: slabs by sequential MUMPS, their interface by cyclic reduction (pcslab.c) */
+#define HS_SLAB_ORDERING_DEFAULT 2 /* -pc_hsslab_ordering: MUMPS ICNTL(7) of a slab without interface (AMF) */
+PetscErrorCode PCCreate_HsSlab(PC pc);
 PetscErrorCode HsDropMatch(MPI_Comm comm, PetscInt M, PetscInt m, const PetscInt *kstart, const PetscInt *kcol,
                            const PetscScalar *kval, PetscInt *colrow, PetscInt *sign);
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search */

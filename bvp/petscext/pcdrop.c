@@ -429,12 +429,16 @@ static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool
 
   PetscFunctionBeginUser;
   PetscCall(HsPCGetMumpsFactor(d->inner, &F));
-  if (!F || d->sign == 1) {
+  if (F && d->sign == 1) {
     PetscCall(HsPCGetDeterminant(d->inner, m, e, known));
     PetscFunctionReturn(0);
   }
-  PetscCall(HsMumpsDeterminant(F, m, e, known)); /* of P Q: det P = det(P Q) sign(Q) */
-  *m = -*m;
+  if (F)
+    PetscCall(HsMumpsDeterminant(F, m, e, known)); /* of P Q: det P = det(P Q) sign(Q) */
+  else
+    PetscCall(HsPCGetDeterminant(d->inner, m, e, known)); /* another inner PC (hsslab: pcslab.c) */
+  if (d->sign != 1)
+    *m = -*m;
   if (*known)
     PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsdrop)\n", (double)*m, *e));
   PetscFunctionReturn(0);

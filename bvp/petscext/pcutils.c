@@ -161,14 +161,15 @@ PetscErrorCode HsPCGetDropped(PC pc, PC *inner, PetscInt *kept, PetscInt *stored
 
 /*@ HsKSPSetLinearSolver - configures ksp as the linear solver ls of a Newton formulation (not AUTO: the caller
     resolves it, HsSolverSetDefaultPC): BAND, preonly with PC hsband; MUMPS, preonly with an LU by MUMPS; DROP,
-    right-preconditioned GMRES with PC hsdrop. Logically collective. @*/
+    right-preconditioned GMRES with PC hsdrop; SLAB, DROP with hsdrop's inner PC hsslab. Logically collective. @*/
 PetscErrorCode HsKSPSetLinearSolver(KSP ksp, HsLinearSolver ls)
 {
   PC pc;
 
   PetscFunctionBeginUser;
   PetscCall(KSPGetPC(ksp, &pc));
-  if (ls == HS_LINEAR_SOLVER_DROP) { /* iterates on the exact operator: what is dropped costs iterations only */
+  if (ls == HS_LINEAR_SOLVER_DROP || ls == HS_LINEAR_SOLVER_SLAB) { /* iterates on the exact operator: what is
+                                                                        dropped costs iterations only */
     PetscCall(KSPSetType(ksp, KSPGMRES));
     /* right preconditioning: the test is on the true residual ||b - J x||, not on P^-1 times it, which a
        P made singular or ill-conditioned by what it drops makes small for a wrong x (measured: ncar with
@@ -176,6 +177,11 @@ PetscErrorCode HsKSPSetLinearSolver(KSP ksp, HsLinearSolver ls)
     PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
     PetscCall(KSPSetTolerances(ksp, HS_DROP_KSP_RTOL, 1e-300, PETSC_DEFAULT, HS_DROP_KSP_MAXIT));
     PetscCall(PCSetType(pc, PCHSDROP));
+    if (ls == HS_LINEAR_SOLVER_SLAB) { /* the dropped matrix factored slab by slab (pcslab.c) */
+      PC inner;
+      PetscCall(HsPCGetInner(pc, &inner));
+      PetscCall(PCSetType(inner, PCHSSLAB));
+    }
     PetscFunctionReturn(0);
   }
   PetscCall(KSPSetType(ksp, KSPPREONLY));
