@@ -14,7 +14,7 @@ struct HsO4_s {
   HsDisc *d;
   int     n, dim, D; /* D = 4n = 2 dim */
   double *v[11];     /* D each */
-  double *M[4];      /* D x D each */
+  double *M[2];      /* D x D each: H's Hessian (GonzalezH), a substep's g (D of M[1]) */
   double *w2[4];     /* dim x dim each */
   double *wd3;       /* dim + 2 dim^2: HsFunctionD3's scratch */
   double *pool;
@@ -212,7 +212,7 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     return HS_ENOMEM;
   o->d = d, o->n = P->n, o->dim = dim, o->D = D;
   o->pool = malloc(sizeof(double) *
-                   (size_t)(11 * D + 4 * D * D + 4 * dim * dim + dim + 2 * dim * dim + dim + dim * dim + 2 * D));
+                   (size_t)(11 * D + 2 * D * D + 4 * dim * dim + dim + 2 * dim * dim + dim + dim * dim + 2 * D));
   if (!o->pool) {
     free(o);
     return HS_ENOMEM;
@@ -221,7 +221,7 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     double *p = o->pool;
     for (int i = 0; i < 11; i++)
       o->v[i] = p, p += D;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 2; i++)
       o->M[i] = p, p += D * D;
     for (int i = 0; i < 4; i++)
       o->w2[i] = p, p += dim * dim;
@@ -459,9 +459,11 @@ int HsO4HamiltonianGradient(HsO4 *o, double t, const double *z, double *H, doubl
   return HValGrad(o, z, H, g);
 }
 
-/* The Gonzalez discrete gradient g of H (D) and, with Da, Db, its Jacobian (docs/theory.md section 2.1's formulas
- * in dimension 4n): Da = 1/2 Hm - c I + Delta c_a^T, Db = 1/2 Hm + c I + Delta c_b^T. Uses v[3..9], M[0]. */
-static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, double *Da, double *Db)
+/* The Gonzalez discrete gradient g of H (D) and, with jac, the factors of its Jacobian (docs/theory.md section 2.1's
+ * formulas in dimension 4n): Da = 1/2 Hm - c I + Delta c_a^T, Db = 1/2 Hm + c I + Delta c_b^T, left as Hm (M[0]),
+ * *cp = c, Delta (v[4]), c_a (v[7]), c_b (v[8]) for HsO4Substep to form S Da and S Db in one pass (the midpoint
+ * gradient, *midpt: Da = Db = 1/2 Hm). Uses v[3..9], M[0]. */
+static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, int jac, double *cp, int *midpt)
 {
   int     D   = o->D;
   double *mid = o->v[3], *del = o->v[4], *ga = o->v[5], *gb = o->v[6], *ca = o->v[7], *cb = o->v[8], *Hd = o->v[9];
@@ -470,54 +472,72 @@ static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, doubl
   for (int i = 0; i < D; i++)
     mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
   HS_CHK(HValGrad(o, mid, &Hmid, g));
-  if (Da)
+  if (jac)
     HS_CHK(HHess(o, mid, Hm));
-  if (HsNorm(D, del) <= o->d->dg_tol * (1 + HsNorm(D, mid))) { /* the midpoint gradient (O(|Delta|^3) defect) */
-    for (int i = 0; Da && i < D * D; i++)
-      Da[i] = Db[i] = 0.5 * Hm[i];
+  *midpt = HsNorm(D, del) <= o->d->dg_tol * (1 + HsNorm(D, mid)); /* the midpoint gradient (O(|Delta|^3) defect) */
+  if (*midpt)
     return HS_SUCCESS;
-  }
-  HS_CHK(CachedHValGrad(o, a, &Ha, Da ? ga : NULL));
-  HS_CHK(CachedHValGrad(o, b, &Hb, Db ? gb : NULL));
-  DD = HsDot(D, del, del);
-  c  = (Hb - Ha - HsDot(D, g, del)) / DD;
-  if (Da) {
+  HS_CHK(CachedHValGrad(o, a, &Ha, jac ? ga : NULL));
+  HS_CHK(CachedHValGrad(o, b, &Hb, jac ? gb : NULL));
+  DD  = HsDot(D, del, del);
+  c   = (Hb - Ha - HsDot(D, g, del)) / DD;
+  *cp = c;
+  if (jac) {
     HsMatVec(D, D, Hm, del, Hd);
     for (int i = 0; i < D; i++) {
       ca[i] = (-ga[i] + g[i] - 0.5 * Hd[i] + 2 * c * del[i]) / DD;
       cb[i] = (gb[i] - g[i] - 0.5 * Hd[i] - 2 * c * del[i]) / DD;
     }
-    for (int i = 0; i < D * D; i++)
-      Da[i] = Db[i] = 0.5 * Hm[i];
-    HsAddDiag(D, -c, Da);
-    HsAddDiag(D, c, Db);
-    HsRank1(D, 1, del, ca, Da);
-    HsRank1(D, 1, del, cb, Db);
   }
   for (int i = 0; i < D; i++)
     g[i] += c * del[i];
   return HS_SUCCESS;
 }
 
+/* Row i of the substep's Fa = -I - ch S Da and Fb = I - ch S Db, from GonzalezH's factors (Da = 1/2 Hm - c I + Delta
+ * c_a^T, Db = 1/2 Hm + c I + Delta c_b^T; only 1/2 Hm for the midpoint gradient, mid): S's row i is row r of D_a, D_b,
+ * negated (neg) for the costate rows. In one pass, each entry's operations in the order of forming Da (1/2 Hm, then
+ * the diagonal, then the rank one term) and then Fa (0.0 - ch sa, -1.0 or 1.0 on the diagonal; r != i): the same
+ * bits as forming Da, Db whole first (before issue 43's iteration work), 2 instead of 6 passes over D x D values. */
+static void JacobianRow(int D, int i, int r, int neg, int mid, double ch, double c, const double *restrict Hm,
+                        const double *restrict del, const double *restrict ca, const double *restrict cb,
+                        double *restrict fa, double *restrict fb)
+{
+  const double *h = Hm + r * D, dr = del[r];
+  double        da, db;
+
+  for (int j = 0; j < D; j++) {
+    da = db = 0.5 * h[j];
+    if (!mid)
+      da += dr * ca[j], db += dr * cb[j];
+    if (neg)
+      da = -da, db = -db;
+    fa[j] = 0.0 - ch * da, fb[j] = 0.0 - ch * db;
+  }
+  da = db = 0.5 * h[r]; /* the diagonal of Da, Db: c before the rank one term */
+  if (!mid)
+    da = (da + -c) + dr * ca[r], db = (db + c) + dr * cb[r];
+  if (neg)
+    da = -da, db = -db;
+  fa[r] = 0.0 - ch * da, fb[r] = 0.0 - ch * db;
+  fa[i] += -1.0, fb[i] += 1.0; /* = -1.0 - ch sa, 1.0 - ch sb exactly: 0.0 - x is -x but for zero's sign */
+}
+
 int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb)
 {
-  int     D = o->D, dim = o->dim;
-  double *g = o->M[3], *Da = o->M[1], *Db = o->M[2], ch = c * o->d->h; /* g: D values of M[3] */
+  int           D = o->D, dim = o->dim, mid = 0;
+  double       *g = o->M[1], ch = c * o->d->h, cg = 0; /* g: D values of M[1] */
+  const double *Hm = o->M[0], *del = o->v[4], *ca = o->v[7], *cb = o->v[8];
 
   o->ta = ta, o->tb = ta + ch; /* H's running cost: the mean of ell at the substep's two times */
 
-  HS_CHK(GonzalezH(o, a, b, g, Fa ? Da : NULL, Fb ? Db : NULL));
+  HS_CHK(GonzalezH(o, a, b, g, Fa != NULL, &cg, &mid));
   for (int i = 0; i < D; i++) /* S g = (g_lambda, -g_x) */
     F[i] = b[i] - a[i] - ch * (i < dim ? g[dim + i] : -g[i - dim]);
   if (!Fa)
     return HS_SUCCESS;
-  for (int i = 0; i < D; i++)
-    for (int j = 0; j < D; j++) {
-      double sa     = i < dim ? Da[(dim + i) * D + j] : -Da[(i - dim) * D + j];
-      double sb     = i < dim ? Db[(dim + i) * D + j] : -Db[(i - dim) * D + j];
-      Fa[i * D + j] = -(i == j) - ch * sa;
-      Fb[i * D + j] = (i == j) - ch * sb;
-    }
+  for (int i = 0; i < D; i++) /* S Da and S Db: row i from GonzalezH's factors' row r = i +- dim */
+    JacobianRow(D, i, i < dim ? dim + i : i - dim, i >= dim, mid, ch, cg, Hm, del, ca, cb, Fa + i * D, Fb + i * D);
   return HS_SUCCESS;
 }
 
