@@ -31,44 +31,89 @@ struct _HsBandBorder {
   PetscBool     bad; /* B is outside the band's limits (its pattern: until a new one) */
 };
 
+/* c into the sorted, unique cols (*nc of them), unless there or *nc > HS_BAND_MAX_BORDER already */
+static inline void InsertColumn(PetscInt c, PetscInt *nc, PetscInt *cols)
+{
+  PetscInt j = 0;
+
+  if (*nc > HS_BAND_MAX_BORDER)
+    return;
+  while (j < *nc && cols[j] < c)
+    j++;
+  if (j < *nc && cols[j] == c)
+    return;
+  for (PetscInt m = *nc; m > j; m--)
+    cols[m] = cols[m - 1];
+  cols[j] = c, (*nc)++;
+}
+
+/* Local row i's global columns, into cs (from the CSR parts read in place, else MatGetRow's, copied): *ncols of them,
+ * cs of capacity *cap, grown as needed */
+static PetscErrorCode RowColumns(Mat A, const HsAIJParts *p, PetscInt rs, PetscInt i, PetscInt *ncols, PetscInt **cs,
+                                 PetscInt *cap)
+{
+  PetscInt        n    = 0;
+  const PetscInt *cols = NULL;
+
+  PetscFunctionBeginUser;
+  if (p->ok)
+    for (PetscInt q = 0; q < 2 && p->part[q]; q++)
+      n += p->ia[q][i + 1] - p->ia[q][i];
+  else
+    PetscCall(MatGetRow(A, rs + i, &n, &cols, NULL));
+  if (n > *cap) {
+    PetscCall(PetscFree(*cs));
+    *cap = PetscMax(n, 2 * *cap);
+    PetscCall(PetscMalloc1(*cap, cs));
+  }
+  if (p->ok) {
+    n = 0;
+    for (PetscInt q = 0; q < 2 && p->part[q]; q++)
+      for (PetscInt k = p->ia[q][i]; k < p->ia[q][i + 1]; k++)
+        (*cs)[n++] = q ? p->colmap[p->ja[q][k]] : p->cstart + p->ja[q][k];
+  } else {
+    PetscCall(PetscArraycpy(*cs, cols, n));
+    PetscCall(MatRestoreRow(A, rs + i, &n, &cols, NULL));
+  }
+  *ncols = n;
+  PetscFunctionReturn(0);
+}
+
 /* The far entries of the local rows: the border rows (more than HS_BAND_MAX_BORDER far entries), the columns of
  * the far entries of the others (sorted, unique; *nc of them, at most HS_BAND_MAX_BORDER + 1 kept), and the
- * band kl, ku of the whole matrix (local). */
+ * band kl, ku of the whole matrix (local). The rows from the CSR parts in place (HsAIJPartsGet): MatGetRow per row
+ * was 4 % of a kepler conserving4 solve's instructions (N = 124; bench/README.md, issue 43's iteration work). */
 static PetscErrorCode FarEntries(Mat A, PetscInt reach, PetscInt *nr, PetscInt *rows, PetscInt *nc, PetscInt *cols,
                                  PetscInt band[2])
 {
-  PetscInt        rs, re, ncols, nfar;
-  const PetscInt *cs;
+  PetscInt   rs, re, ncols = 0, nfar, *cs = NULL, cap = 0;
+  HsAIJParts p;
 
   PetscFunctionBeginUser;
   *nr = 0, *nc = 0;
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  PetscCall(HsAIJPartsGet(A, PETSC_FALSE, &p));
   for (PetscInt r = rs; r < re; r++) {
-    PetscCall(MatGetRow(A, r, &ncols, &cs, NULL));
+    PetscInt lo = PETSC_MAX_INT, hi = PETSC_MIN_INT;
+    PetscCall(RowColumns(A, &p, rs, r - rs, &ncols, &cs, &cap));
     nfar = 0;
-    for (PetscInt q = 0; q < ncols; q++) {
-      band[0] = PetscMax(band[0], r - cs[q]), band[1] = PetscMax(band[1], cs[q] - r);
-      nfar += PetscAbsInt(cs[q] - r) > reach;
+    for (PetscInt q = 0; q < ncols; q++) { /* in locals: band[] may alias cs to the compiler */
+      PetscInt c = cs[q];
+      lo = PetscMin(lo, c), hi = PetscMax(hi, c), nfar += PetscAbsInt(c - r) > reach;
     }
+    if (ncols)
+      band[0] = PetscMax(band[0], r - lo), band[1] = PetscMax(band[1], hi - r);
     if (nfar > HS_BAND_MAX_BORDER && *nr <= HS_BAND_MAX_BORDER)
       rows[(*nr)++] = r;
     else if (nfar > HS_BAND_MAX_BORDER)
       (*nr)++;
     else
-      for (PetscInt q = 0; q < ncols && *nc <= HS_BAND_MAX_BORDER; q++) {
-        PetscInt j = 0;
-        if (PetscAbsInt(cs[q] - r) <= reach)
-          continue;
-        while (j < *nc && cols[j] < cs[q])
-          j++;
-        if (j < *nc && cols[j] == cs[q])
-          continue;
-        for (PetscInt m = *nc; m > j; m--)
-          cols[m] = cols[m - 1];
-        cols[j] = cs[q], (*nc)++;
-      }
-    PetscCall(MatRestoreRow(A, r, &ncols, &cs, NULL));
+      for (PetscInt q = 0; q < ncols && nfar; q++)
+        if (PetscAbsInt(cs[q] - r) > reach)
+          InsertColumn(cs[q], nc, cols);
   }
+  PetscCall(HsAIJPartsRestore(&p));
+  PetscCall(PetscFree(cs));
   PetscFunctionReturn(0);
 }
 
