@@ -746,7 +746,8 @@ static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
   Vec                 Xl;
   const PetscScalar **x;
   PetscInt            xs, xm, q = 4 * s->prob->n;
-  PetscReal           v[3] = {0, 0, 0}, Ha, Hb, L, W, Dt; /* max defect, max |H|, a domain error */
+  PetscReal           v[3] = {0, 0, 0}, Ha, Hb = 0, L, W, Dt; /* max defect, max |H|, a domain error */
+  PetscBool           fresh = (PetscBool)(HsO4Control(o->o4) != NULL);
 
   PetscFunctionBeginUser;
   PetscCall(HsDMGetGhosted(o->da, X, &Xl));
@@ -755,7 +756,9 @@ static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
   for (PetscInt k = xs; k < PetscMin(xs + xm, s->N) && !v[2]; k++)
     for (int j = 0; j < 3 && !v[2]; j++) {
       const PetscScalar *a = x[k] + j * q, *b = j < 2 ? x[k] + (j + 1) * q : x[k + 1];
-      if (HsO4Hamiltonian(o->o4, StageTime(s, k, j), a, &Ha) ||
+      /* H at a: the last substep's Hb (the same call: the same point and time), except at the rank's first and for
+         controls that enter nonlinearly (their inner Newton starts from the last call's u*) */
+      if (((k == xs && j == 0) || fresh ? HsO4Hamiltonian(o->o4, StageTime(s, k, j), a, &Ha) : (Ha = Hb, 0)) ||
           HsO4Hamiltonian(o->o4, j < 2 ? StageTime(s, k, j + 1) : StageTime(s, k + 1, 0), b, &Hb) ||
           HsO4SubstepCost(o->o4, HsO4Fraction(j), StageTime(s, k, j), a, b, &L, &W, &Dt) ||
           PetscIsInfOrNanReal(Ha + Hb + Dt))
