@@ -8,7 +8,7 @@ assertion failed on the code before its fix:
                 and nothing to resume from)
   integers      PETSc's integer keys that hamshoot relies on are read in full and in range, under any prefix:
                 -snes_max_it 4294967297 had been read as 1 (DIVERGED_MAX_IT after 1 iteration), -hs_grid_snes_max_it
-                likewise, -mat_mumps_icntl_14 4294967316 as 20, -snes_max_it -1 had ended in PETSc's "Internal error,
+                likewise, -mat_mumps_icntl_14 4294967316 as 20, the new PC's -pc_hsslab_ordering 4294967298 as 2, -snes_max_it -1 had ended in PETSc's "Internal error,
                 solver returned without setting converged reason"; the values PETSc documents (-snes_lag_jacobian -2,
                 -snes_max_funcs -1) and real-valued keys with long digit strings (-snes_atol 10000000000) stay
 
@@ -69,7 +69,8 @@ def case_integers(d):
                              ("-hs_grid_snes_max_it", "4294967297", "[0, 2147483647]"),
                              ("-ksp_max_it", "DEFAULT", "[0, 2147483647]"),
                              ("-snes_lag_jacobian", "-3", "[-2, 2147483647]"),
-                             ("-mat_mumps_icntl_14", "4294967316", "within 32-bit integers")):
+                             ("-mat_mumps_icntl_14", "4294967316", "within 32-bit integers"),
+                             ("-pc_hsslab_ordering", "4294967298", "within 32-bit integers")):
         p = subprocess.run([HAMSHOOT] + pend + [key, value], env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
         out = p.stdout + p.stderr
         check(p.returncode == 1 and "option %s %s is not a whole number" % (key, value) in out and want in out,

@@ -201,7 +201,8 @@ static PetscBool WholeNumber(const char *e, size_t len)
 
 /* The integer keys PETSc's parser reads (PetscOptionsInt takes 4294967297 as 1, modulo 2^32, and -5 as a count), by the
  * end of their name (any prefix: -hs_grid_snes_max_it), with their least value: hamshoot's own (the PCs'
- * -pc_hsband_refine and -pc_hsdrop_regrow, -hs_inject_error; their ranges checked where read) and PETSc's that
+ * -pc_hsband_refine, -pc_hsdrop_regrow and -pc_hsslab_ordering (round 18: 4294967298 had been ordering 2),
+ * -hs_inject_error; their ranges checked where read) and PETSc's that
  * hamshoot sets or relies on (round 18: -snes_max_it 4294967297 had been read as 1, -snes_max_it -1 ended with PETSc's
  * "Internal error, solver returned without setting converged reason"). */
 static const struct {
@@ -210,6 +211,7 @@ static const struct {
 } hs_int_keys[] = {
     {"pc_hsband_refine", PETSC_MIN_INT},
     {"pc_hsdrop_regrow", PETSC_MIN_INT},
+    {"pc_hsslab_ordering", PETSC_MIN_INT},
     {"-hs_inject_error", PETSC_MIN_INT},
     {"snes_max_it", 0},
     {"snes_max_funcs", -1}, /* -1: no limit */
