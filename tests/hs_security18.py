@@ -11,6 +11,10 @@ assertion failed on the code before its fix:
                 likewise, -mat_mumps_icntl_14 4294967316 as 20, the new PC's -pc_hsslab_ordering 4294967298 as 2, -snes_max_it -1 had ended in PETSc's "Internal error,
                 solver returned without setting converged reason"; the values PETSc documents (-snes_lag_jacobian -2,
                 -snes_max_funcs -1) and real-valued keys with long digit strings (-snes_atol 10000000000) stay
+  solvers       -hs_linear_solver slab or drop with conserving4's or the constrained scheme's multiple shooting is
+                refused before the solve (it had been ignored, the solve converged, and the extremal check's sub-solve
+                failed after it: exit 1); the message names the run's formulation (it had sent a conserving4 or
+                constrained transcription to "-hs_bvp_type transcription", which it had)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -83,9 +87,28 @@ def case_integers(d):
               "%s %s: exit %d\n%s" % (key, value, p.returncode, (p.stdout + p.stderr)[-300:]))
 
 
+def case_linear_solver(d):
+    """-hs_linear_solver drop or slab where the formulation has neither: refused before the solve, naming it."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems")
+    for args, what in ((["-problem", "kepler", "-hs_bvp_type", "shooting", "-hs_scheme", "conserving4",
+                         "-hs_linear_solver", "slab"], "slab: only the transcription of a problem without constraints "
+                        "by a scheme pair has it (this run: multiple shooting)"),
+                       (["-problem", os.path.join(here, "crane_natural.ocp"), "-hs_bvp_type", "shooting",
+                         "-hs_linear_solver", "drop"], "(this run: multiple shooting)"),
+                       (["-problem", os.path.join(here, "crane_natural.ocp"), "-hs_linear_solver", "slab"],
+                        "(this run: the transcription of a constrained problem)"),
+                       (["-problem", "pendulum", "-hs_scheme", "conserving4", "-hs_linear_solver", "drop"],
+                        "(this run: the transcription by -hs_scheme conserving4)")):
+        p = subprocess.run([HAMSHOOT, "-N", "20", "-hs_monitor"] + args, env=ENV, cwd=d, capture_output=True, text=True,
+                           timeout=60)
+        out = p.stdout + p.stderr
+        check(p.returncode == 1 and "-hs_linear_solver %s: only the transcription" % args[-1] in out and what in out and
+              "Newton" not in out, "%s: exit %d\n%s" % (" ".join(args[-4:]), p.returncode, out[-400:]))
+
+
 def t_security18():
     """round 18's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_integers, case_coarse_grids):
+        for case in (case_integers, case_linear_solver, case_coarse_grids):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
