@@ -15,6 +15,9 @@ assertion failed on the code before its fix:
                 refused before the solve (it had been ignored, the solve converged, and the extremal check's sub-solve
                 failed after it: exit 1); the message names the run's formulation (it had sent a conserving4 or
                 constrained transcription to "-hs_bvp_type transcription", which it had)
+  conserved     an invariant named in 'conserved:' that the scheme does not conserve (the wheel with a potential): the
+                end at rest is missed (max |beta| 0.24) and the solve is not converged, END_CONDITION_VIOLATED, exit 2
+                (it had been "converged", exit 0, with beta only in summary.json)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -106,9 +109,33 @@ def case_linear_solver(d):
               "Newton" not in out, "%s: exit %d\n%s" % (" ".join(args[-4:]), p.returncode, out[-400:]))
 
 
+def case_conserved(d):
+    """'conserved:' naming an invariant that the scheme does not conserve (the wheel of tests/data with a potential
+    that breaks the rotation invariance): not converged, exit 2, naming beta; the wheel as shipped converges."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "wheel_rest_directors.ocp")
+    with open(here) as f:
+        text = f.read()
+    with open(os.path.join(d, "w.ocp"), "w") as f:
+        f.write(text.replace("potential: 0\n", "potential: 0.3*a2\n"))
+    for name, rc_want in ((here, 0), ("w.ocp", 2)):
+        p = subprocess.run([HAMSHOOT, "-problem", name, "-o", "o", "-hs_check_extremal", "no", "-quiet"], env=ENV,
+                           cwd=d, capture_output=True, text=True, timeout=120)
+        s = summary(os.path.join(d, "o"))
+        beta = s["constraints"]["conserved_beta"]
+        out = p.stdout + p.stderr
+        if rc_want:
+            check(p.returncode == 2 and not s["converged"] and s["solver_status"] == "END_CONDITION_VIOLATED" and
+                  beta > 0.1 and "the end at rest is missed: max |beta| =" in out,
+                  "a 'conserved:' invariant not conserved: exit %d, converged %r, beta %r\n%s"
+                  % (p.returncode, s["converged"], beta, out[-400:]))
+        else:
+            check(p.returncode == 0 and s["converged"] and beta < 1e-12, "the wheel: exit %d, beta %r\n%s"
+                  % (p.returncode, beta, out[-400:]))
+
+
 def t_security18():
     """round 18's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_integers, case_linear_solver, case_coarse_grids):
+        for case in (case_integers, case_linear_solver, case_conserved, case_coarse_grids):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
