@@ -53,12 +53,14 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
   if (s->res.converged && !(v[6] * (1 + v[5]) <= HS_CONS_VOUCH * (1 + v[7]))) { /* and at the end the file asked for */
     s->res.converged = PETSC_FALSE;
     PetscCall(PetscStrncpy(s->res.status, "END_CONDITION_VIOLATED", sizeof s->res.status));
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the residual |F| = %.3e looked converged, but the end at rest is "
-                                   "missed: max |beta| = %.3g (0 when the invariants named in 'conserved:' are conserved; "
-                                   "the momenta's size %.3g): an invariant named there is not conserved by the scheme "
-                                   "for every control, and the solution is that of another end condition; leave it out "
-                                   "of 'conserved:' (docs/constrained.md)",
-                                   (double)s->res.residual_norm, (double)v[6], (double)v[7]));
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "the residual |F| = %.3e looked converged, but the end at rest is "
+                             "missed: max |beta| = %.3g (0 when the invariants named in 'conserved:' are conserved; "
+                             "the momenta's size %.3g): an invariant named there is not conserved by the scheme "
+                             "for every control, and the solution is that of another end condition; leave it out "
+                             "of 'conserved:' (docs/constrained.md)",
+                             (double)s->res.residual_norm, (double)v[6], (double)v[7]));
   }
   PetscFunctionReturn(0);
 }
