@@ -17,7 +17,8 @@ assertion failed on the code before its fix:
                 constrained transcription to "-hs_bvp_type transcription", which it had)
   conserved     an invariant named in 'conserved:' that the scheme does not conserve (the wheel with a potential): the
                 end at rest is missed (max |beta| 0.24) and the solve is not converged, END_CONDITION_VIOLATED, exit 2
-                (it had been "converged", exit 0, with beta only in summary.json)
+                (it had been "converged", exit 0, with beta only in summary.json); 'conserved: L, L' is refused at its
+                line (it had been taken, the end condition singular: DIVERGED_LINEAR_SOLVE after every fallback)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -117,6 +118,12 @@ def case_conserved(d):
         text = f.read()
     with open(os.path.join(d, "w.ocp"), "w") as f:
         f.write(text.replace("potential: 0\n", "potential: 0.3*a2\n"))
+    with open(os.path.join(d, "w2.ocp"), "w") as f:
+        f.write(text.replace("conserved: L\n", "conserved: L, L\n"))
+    p = subprocess.run([HAMSHOOT, "-problem", "w2.ocp", "-quiet"], env=ENV, cwd=d, capture_output=True, text=True,
+                       timeout=120)
+    check(p.returncode == 1 and "w2.ocp:18:15: conserved: 'L' is named twice" in p.stdout + p.stderr,
+          "conserved: L, L: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-400:]))
     for name, rc_want in ((here, 0), ("w.ocp", 2)):
         p = subprocess.run([HAMSHOOT, "-problem", name, "-o", "o", "-hs_check_extremal", "no", "-quiet"], env=ENV,
                            cwd=d, capture_output=True, text=True, timeout=120)
