@@ -399,7 +399,8 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
   conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart, a warm start,
   -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not converge, it is HsSolverSolve() followed
   by HsSolverExtrapolate(). The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
-  of s is its own again after the solve.
+  of s is its own again after the solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped
+  grid's iterate interpolated (HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes.
 
 .seealso: HsSolverExtrapolate(), HsSolverSolve(), HsSolverSetInitialGuess()
 @*/
