@@ -1861,6 +1861,15 @@ static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const 
       ret = Fail(s, c[l], "conserved: '%s' is not an invariant of the file ('invariant NAME: expr')", items[l]);
       break;
     }
+    for (int j = 0; j < l && !ret; j++) /* round 18: a name given twice made the end condition singular (its
+                                          direction counted twice), and Newton failed with DIVERGED_LINEAR_SOLVE */
+      if (!strcmp(items[j], items[l]))
+        ret = Fail(s, c[l], "conserved: '%s' is named twice (the directions grad_p I must be independent)", items[l]);
+    if (!ret && l == n)
+      ret = Fail(s, c[l], "conserved: %d names, more than the %d momenta (the directions grad_p I must be independent)",
+                 k, n);
+    if (ret)
+      break;
     for (int r = 0; !ret && r < n; r++) {
       int g = nd[l * n + r] = HsExprDiff(o->ex, o->inv_node[v], n + r);
       for (int i = 0; g >= 0 && i < n; i++)

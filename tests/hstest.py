@@ -54,6 +54,7 @@ import hs_problems
 import hs_reliability
 import hs_security
 import hs_security17
+import hs_security18
 import hs_singular
 import hs_solvers
 import hs_study_report
@@ -87,6 +88,7 @@ MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored inva
 MODULES += (hs_satellite_ref,)  # issue 40: the satellite against an independent continuous reference; -hs_compare
 MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantities (the satellite in directors)
 MODULES += (hs_security17,)  # issue 38: security round 17
+MODULES += (hs_security18,)  # issue 38: security round 18
 
 
 def tests():

@@ -45,6 +45,7 @@ typedef struct {
   PetscReal *u;       /* N x m */
   PetscBool  retried; /* Newton from the coarser grid failed; the strategy solved it again (r: the retry's) */
   PetscBool  nodal;   /* x's costates are node values (conserving4's; guess.c interpolates them by cubics) */
+  PetscReal  bnd_e;   /* the eps-continuation's smoothing of an interrupted solve (-1: outside it; bnd_e_now) */
 } Level;
 
 /* The solution of a solved solver t on every rank (its diagnostics gathered it on rank 0). */
@@ -55,7 +56,7 @@ static PetscErrorCode TakeLevel(HsSolver t, Level *L)
   MPI_Comm    comm = PetscObjectComm((PetscObject)t);
 
   PetscFunctionBeginUser;
-  L->N = t->N, L->nodal = (PetscBool)(t->scheme == HS_SCHEME_CONSERVING4);
+  L->N = t->N, L->nodal = (PetscBool)(t->scheme == HS_SCHEME_CONSERVING4), L->bnd_e = t->bnd_e_now;
   PetscCall(HsSolverGetResults(t, &L->r));
   PetscCall(PetscMalloc2(len, &L->x, t->N * m, &L->u));
   PetscCall(HsSolverShareSolutionRows(t, L->x));
@@ -340,6 +341,45 @@ static PetscErrorCode PutStored(HsSolver s, Stored *g)
   PetscFunctionReturn(0);
 }
 
+/* SIGTERM during HsSolverSolveExtrapolated's coarse grid L (done: the grid before it, converged, or 0): the checkpoint
+ * of s at N is L's iterate at the signal interpolated to N (as the solve at N starts from N/2's solution), at L's
+ * smoothing of bounded controls, so that -hs_restart resumes at N with that work kept (round 18: it had exited 3 with
+ * no checkpoint, the coarse grids lost). Marks s interrupted. Collective. */
+static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done)
+{
+  Stored    g;
+  PetscBool failed                            = PETSC_TRUE;
+  char      err[2 * PETSC_MAX_PATH_LEN + 128] = "", fin[64] = "";
+  PetscReal e = s->bnd_e_now;
+
+  PetscFunctionBeginUser;
+  if (done)
+    PetscCall(PetscSNPrintf(fin, sizeof fin, "N = %" PetscInt_FMT " converged, ", done));
+  if (s->ckpt_dir[0]) {
+    TakeStored(s, &g); /* s's own guess back after */
+    PetscCall(HsSolverSetInitialGuess(s, L->N, L->x));
+    s->guess_T = s->prob->free_T ? L->r.T : 0, s->guess_nodal = L->nodal;
+    PetscCall((*s->ops->guess)(s, s->X));
+    PetscCall(PutStored(s, &g));
+    s->bnd_e_now = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
+    PetscCall(HsSolverWriteCheckpoint(s, s->X, 0, &failed, err, sizeof err));
+    s->bnd_e_now = e;
+  }
+  s->interrupted = PETSC_TRUE;
+  if (failed)
+    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                            "signal received during -hs_extrapolate's coarse grids (%sN = %" PetscInt_FMT
+                            " stopped; nothing solved at N = %" PetscInt_FMT "), no checkpoint%s%s",
+                            fin, L->N, s->N, err[0] ? ": " : " (none is written: a sub-solve)", err));
+  else
+    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
+                            "signal received during -hs_extrapolate's coarse grids (%sN = %" PetscInt_FMT
+                            " stopped), checkpoint in %s: its iterate interpolated to N = %" PetscInt_FMT
+                            " (resume: the same command with -hs_restart %s)",
+                            fin, L->N, s->ckpt_dir, s->N, s->ckpt_dir));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSolveExtrapolated - the solve and Richardson's extrapolation of HsSolverExtrapolate(), its grids solved
     from the coarsest up (grid sequencing): N/4 from the solver's start, N/2 from that solution, then HsSolverSolve()
     at N from N/2's.
@@ -359,7 +399,8 @@ static PetscErrorCode PutStored(HsSolver s, Stored *g)
   conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart, a warm start,
   -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not converge, it is HsSolverSolve() followed
   by HsSolverExtrapolate(). The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
-  of s is its own again after the solve.
+  of s is its own again after the solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped
+  grid's iterate interpolated (HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes.
 
 .seealso: HsSolverExtrapolate(), HsSolverSolve(), HsSolverSetInitialGuess()
 @*/
@@ -389,10 +430,9 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   if (L[0].r.converged)
     PetscCall(SolveGrid(s, N / 2, &L[0], s->strategy, &L[1]));
   if (!strcmp(L[0].r.status, "INTERRUPTED") || (L[0].r.converged && !strcmp(L[1].r.status, "INTERRUPTED"))) {
-    s->interrupted = PETSC_TRUE; /* the caller exits with status 3 */
-    PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
-                            "signal received during -hs_extrapolate's coarse grids (nothing solved at N)"));
-    for (int i = L[0].r.converged ? 1 : 0; i >= 0; i--)
+    PetscInt i = L[0].r.converged ? 1 : 0;                 /* the grid the signal stopped */
+    PetscCall(CheckpointCoarse(s, &L[i], i ? L[0].N : 0)); /* the caller exits with status 3 */
+    for (; i >= 0; i--)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
   }

@@ -13,12 +13,14 @@
  * constraint, the adjoint constraint, the nodal hidden constraint (docs/constrained.md); and the vouch: a solve is
  * converged only with every node within HS_CONS_VOUCH (1 + max |q|) of the constraints as a distance |Phi_i| / |G_i|
  * (a constraint scaled by 1e-12 had made |F| = 2.9 "converged" with the rod 43 % too long: the seventh security
- * review). Collective. */
+ * review); and, with an end at rest, with max |beta| (1 + max |q|) within HS_CONS_VOUCH (1 + max |p|) (round 18: a
+ * 'conserved:' invariant the scheme does not conserve had ended "converged", exit 0, with the terminal momenta missed
+ * by beta c_l(q_E); max |beta| 0.24 on the wheel with a potential). Collective. */
 #define HS_CONS_VOUCH 1e-8
 static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xe)
 {
   HsConstrained *cd = s->data;
-  PetscReal      r[3], v[7] = {0, 0, 0, 0, 0, 0, 0};
+  PetscReal      r[3], v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   PetscInt       o = 2 * s->prob->n + s->prob->nc;
   PetscBool      dom = PETSC_FALSE;
 
@@ -27,7 +29,7 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
     HsCallStep(HsConsNodeResiduals(cd->cons, x[k], r), &dom, "constraint residuals", k);
     v[0] = PetscMax(v[0], r[0]), v[3] = PetscMax(v[3], r[1]), v[4] = PetscMax(v[4], r[2]);
     for (PetscInt i = 0; i < s->prob->n; i++)
-      v[5] = PetscMax(v[5], PetscAbsReal(x[k][i]));
+      v[5] = PetscMax(v[5], PetscAbsReal(x[k][i])), v[7] = PetscMax(v[7], PetscAbsReal(x[k][s->prob->n + i]));
     for (PetscInt l = 0; k == s->N && l < s->prob->ncinv; l++) /* beta of the end at rest: 0 if the invariants are */
       v[6] = PetscMax(v[6], PetscAbsReal(x[k][o + l]));      /* conserved (docs/constrained.md) */
     if (k < s->N && !dom) {
@@ -37,7 +39,7 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
   }
   if (dom)
     v[0] = v[1] = v[2] = v[3] = v[4] = PETSC_INFINITY;
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 8, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
   PetscCall(PetscArraycpy(cd->diag, v, 4));
   cd->dist = v[4], cd->beta = v[6];
   if (s->res.converged && !(v[4] <= HS_CONS_VOUCH * (1 + v[5]))) { /* "converged" means on the constraints */
@@ -47,6 +49,18 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
                                    "constraints (|Phi_i| / |G_i|; the positions' size %.3g): the constraints' scaling "
                                    "makes |F| a poor measure; rescale them (e.g. 1/2 (|r|^2 - L^2)) or tighten -snes_atol",
                                    (double)s->res.residual_norm, (double)v[4], (double)v[5]));
+  }
+  if (s->res.converged && !(v[6] * (1 + v[5]) <= HS_CONS_VOUCH * (1 + v[7]))) { /* and at the end the file asked for */
+    s->res.converged = PETSC_FALSE;
+    PetscCall(PetscStrncpy(s->res.status, "END_CONDITION_VIOLATED", sizeof s->res.status));
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "the residual |F| = %.3e looked converged, but the end at rest is "
+                             "missed: max |beta| = %.3g (0 when the invariants named in 'conserved:' are conserved; "
+                             "the momenta's size %.3g): an invariant named there is not conserved by the scheme "
+                             "for every control, and the solution is that of another end condition; leave it out "
+                             "of 'conserved:' (docs/constrained.md)",
+                             (double)s->res.residual_norm, (double)v[6], (double)v[7]));
   }
   PetscFunctionReturn(0);
 }

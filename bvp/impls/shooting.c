@@ -647,6 +647,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscInt w = 4 * s->prob->n, nloc, nodes;
 
   PetscFunctionBeginUser;
+  PetscCall(HsSolverCheckLinearSolver(s, s->linear_solver)); /* before the solve, for every branch below */
   PetscCall(SetUpKnots(s, sh));
   if (s->scheme == HS_SCHEME_CONSERVING4) { /* conserving4: its own march and matching (order4shoot.c), constrained
                                                systems included (docs/theory.md section 8.1) */

@@ -746,9 +746,9 @@ static int MakeTempCheckpoint(HsSolver s, int *pfd, char *tmp, size_t tlen, int 
     written into a fresh directory DIR.tmp.XXXXXX (never a directory or link planted there) and renamed into place, all
     through a descriptor of DIR's parent (for the default OUT/checkpoint, that of the locked -o: HsDirOpen), never its
     path. A write that fails (a full disk, a directory taken away) leaves the previous checkpoint as it was, removes the
-    partial one and returns *bad with the reason in err: the caller warns and the solve goes on. Only rank 0 writes.
-    Collective. @*/
-static PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool *failed, char *err, size_t len)
+    partial one and returns *failed with the reason in err: the caller warns and the solve goes on. Only rank 0 writes.
+    Also a driver's, for an iterate of its own in X (HsSolverSolveExtrapolated's coarse grids). Collective. @*/
+PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool *failed, char *err, size_t len)
 {
   char           parent[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 16], tdir[2 * PETSC_MAX_PATH_LEN + 64] = "";
   const char    *base = SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);

@@ -245,6 +245,8 @@ PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
 PetscBool      HsInterruptPending(void);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
+PetscErrorCode HsSolverCheckLinearSolver(HsSolver s, HsLinearSolver ls);
+PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool *failed, char *err, size_t len);
 PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, PetscReal *value, PetscReal *step,
                                               PetscBool *has);
 

@@ -32,6 +32,27 @@ PetscErrorCode HsSolverConfigureFactorization(HsSolver s, PC pc)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverCheckLinearSolver - an error, naming the run's formulation, if ls is drop or slab, which only the
+    transcription of a problem without constraints by a scheme pair has (bvp/ internal; the other formulations' set-up
+    calls it before anything is solved: conserving4's and the constrained scheme's multiple shooting, which keep their
+    own LU, had run on and failed in a sub-solve after the solve, the extremal check's, with exit 1; round 18).
+    Collective. @*/
+PetscErrorCode HsSolverCheckLinearSolver(HsSolver s, HsLinearSolver ls)
+{
+  PetscBool sh;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERSHOOTING, &sh));
+  PetscCheck(ls != HS_LINEAR_SOLVER_DROP && ls != HS_LINEAR_SOLVER_SLAB, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "-hs_linear_solver %s: only the transcription of a problem without constraints by a scheme pair has it "
+             "(this run: %s); use band or mumps",
+             ls == HS_LINEAR_SOLVER_DROP ? "drop" : "slab",
+             sh            ? "multiple shooting"
+             : s->prob->nc ? "the transcription of a constrained problem"
+                           : "the transcription by -hs_scheme conserving4");
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetDefaultPC - the default linear solver of a Newton formulation on ksp (bvp/ internal; see
     HsSolverSetLinearSolver): preonly with PC hsband or LU by MUMPS, or (drop_ok: the transcription, whose
     node blocks are stored whole) GMRES with PC hsdrop, its matrix factored by PC hsslab on more than one rank.
@@ -60,10 +81,8 @@ PetscErrorCode HsSolverSetDefaultPC(HsSolver s, KSP ksp, PetscBool drop_ok)
       ls = size >= HS_SLAB_AUTO_MIN_RANKS ? HS_LINEAR_SOLVER_SLAB : HS_LINEAR_SOLVER_DROP; /* bench/README.md */
     }
   }
-  PetscCheck((ls != HS_LINEAR_SOLVER_DROP && ls != HS_LINEAR_SOLVER_SLAB) || drop_ok, PetscObjectComm((PetscObject)s),
-             PETSC_ERR_SUP,
-             "-hs_linear_solver drop and slab are the transcription's (-hs_bvp_type transcription); use band "
-             "or mumps");
+  if (!drop_ok)
+    PetscCall(HsSolverCheckLinearSolver(s, ls));
   PetscCall(HsKSPSetLinearSolver(ksp, ls));
   PetscFunctionReturn(0);
 }

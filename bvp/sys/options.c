@@ -199,16 +199,49 @@ static PetscBool WholeNumber(const char *e, size_t len)
   return (PetscBool)(e[0] == '-' ? -v >= PETSC_MIN_INT : v <= PETSC_MAX_INT);
 }
 
-/* Whether key (any prefix) is an integer option of hamshoot's own that PETSc's parser reads (PetscOptionsInt takes
- * 4294967297 as 1, modulo 2^32): the PCs' -pc_hsband_refine and -pc_hsdrop_regrow, -hs_inject_error. */
-static PetscBool IntKey(const char *key)
-{
-  static const char *const ints[] = {"pc_hsband_refine", "pc_hsdrop_regrow", "-hs_inject_error"};
-  size_t                   kl     = strlen(key);
+/* The integer keys PETSc's parser reads (PetscOptionsInt takes 4294967297 as 1, modulo 2^32, and -5 as a count), by the
+ * end of their name (any prefix: -hs_grid_snes_max_it), with their least value: hamshoot's own (the PCs'
+ * -pc_hsband_refine, -pc_hsdrop_regrow and -pc_hsslab_ordering (round 18: 4294967298 had been ordering 2),
+ * -hs_inject_error; their ranges checked where read) and PETSc's that
+ * hamshoot sets or relies on (round 18: -snes_max_it 4294967297 had been read as 1, -snes_max_it -1 ended with PETSc's
+ * "Internal error, solver returned without setting converged reason"). */
+static const struct {
+  const char *end;
+  long long   min;
+} hs_int_keys[] = {
+    {"pc_hsband_refine", PETSC_MIN_INT},
+    {"pc_hsdrop_regrow", PETSC_MIN_INT},
+    {"pc_hsslab_ordering", PETSC_MIN_INT},
+    {"-hs_inject_error", PETSC_MIN_INT},
+    {"snes_max_it", 0},
+    {"snes_max_funcs", -1}, /* -1: no limit */
+    {"snes_max_fail", 0},
+    {"snes_max_linear_solve_fail", 0},
+    {"snes_lag_jacobian", -2}, /* -2: at the next iteration only, -1: never again */
+    {"snes_lag_preconditioner", -2},
+    {"snes_linesearch_max_it", 0},
+    {"snes_grid_sequence", 0},
+    {"ksp_max_it", 0},
+    {"ksp_gmres_restart", 1},
+    {"pc_factor_levels", 0},
+};
 
-  for (int i = 0; i < 3; i++)
-    if (kl >= strlen(ints[i]) && !strcmp(key + kl - strlen(ints[i]), ints[i]))
+/* Whether key (any prefix) is an integer key of hs_int_keys (or -mat_mumps_icntl_K); *min its least value. */
+static PetscBool IntKey(const char *key, long long *min)
+{
+  size_t kl = strlen(key);
+
+  *min = PETSC_MIN_INT;
+  if (strstr(key, "mat_mumps_icntl_")) /* MUMPS' integer controls: any int */
+    return PETSC_TRUE;
+  for (size_t i = 0; i < sizeof hs_int_keys / sizeof hs_int_keys[0]; i++) {
+    size_t el = strlen(hs_int_keys[i].end);
+    if (kl >= el && !strcmp(key + kl - el, hs_int_keys[i].end) &&
+        (kl == el || key[kl - el - 1] == '_' || key[kl - el - 1] == '-' || hs_int_keys[i].end[0] == '-')) {
+      *min = hs_int_keys[i].min;
       return PETSC_TRUE;
+    }
+  }
   return PETSC_FALSE;
 }
 
@@ -218,6 +251,7 @@ static PetscErrorCode FindHex(char *bad, size_t len)
 {
   char     *all, *tok, *save = NULL, *key = NULL;
   PetscBool sw;
+  long long min;
 
   PetscFunctionBeginUser;
   bad[0] = 0;
@@ -227,8 +261,12 @@ static PetscErrorCode FindHex(char *bad, size_t len)
       key = tok;
     else if (key && IsHex(tok) && !Ours(key + 1, &sw)) /* hamshoot's keys: their own parsers name the value */
       snprintf(bad, len, "%s %s", key, tok);
-    else if (key && IntKey(key) && !WholeNumber(tok, strlen(tok))) /* PETSc would read 4294967297 as 1 */
-      snprintf(bad, len, "%s %s is not a whole number within %d-bit integers", key, tok, (int)(8 * sizeof(PetscInt)));
+    else if (key && IntKey(key, &min) && (!WholeNumber(tok, strlen(tok)) || strtoll(tok, NULL, 10) < min)) {
+      if (min == PETSC_MIN_INT) /* PETSc would read 4294967297 as 1 */
+        snprintf(bad, len, "%s %s is not a whole number within %d-bit integers", key, tok, (int)(8 * sizeof(PetscInt)));
+      else
+        snprintf(bad, len, "%s %s is not a whole number in [%lld, %lld]", key, tok, min, (long long)PETSC_MAX_INT);
+    }
   }
   PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
