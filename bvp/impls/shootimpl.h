@@ -12,6 +12,49 @@
 #include "../../costate/hsmarch.h"
 #include "../interface/hsbvpimpl.h"
 
+/* The segment layout shared by the three multiple-shooting formulations (shooting.c, consshoot.c, order4shoot.c;
+ * seglayout.c): M segments between the knots k_0 = 0 < ... < k_M = N, distributed over the ranks (this rank's
+ * [s0, s1)); segment t's block of outer unknowns, w0 wide for t = 0 and w for t >= 1, at BlockOffset(t), and, on the
+ * owner of segment M - 1, `extra` unknowns after the last block (a free T, multipliers); the stored trajectory of
+ * local segment i, points k_t - pre .. k_{t+1} of `stride` values each, from point toff[i]. */
+typedef struct {
+  PetscInt         M, *knots; /* M segments, M + 1 knots */
+  HsSegmentLayout *ranks;     /* the segments over the ranks */
+  PetscInt         s0, s1;    /* this rank's segments */
+  PetscMPIInt      last;      /* the owner of segment M - 1 */
+  PetscBool        owns_last; /* this rank owns segment M - 1 */
+  PetscInt         w0, w, extra, pre, stride;
+  PetscInt        *toff; /* first point of local segment i in the trajectory (in points); nloc + 1 entries */
+} HsSegLayout;
+
+/* One local segment's march from its block w (HsSegLayoutMarchAll); *failed on a failure (the diagnosis set). */
+typedef PetscErrorCode (*HsSegMarchFn)(HsSolver s, PetscInt i, const PetscScalar *w, PetscBool sens, void *ctx,
+                                       PetscBool *failed);
+/* Local segment i's part of the whole guess g: its stored trajectory, its block of x (HsSegLayoutScatterGuess). */
+typedef PetscErrorCode (*HsSegGuessFn)(HsSolver s, PetscInt i, const PetscScalar *g, PetscScalar *x, void *ctx);
+/* The values of point k of local segment i on the transcription's layout (HsSegLayoutPutPoints). */
+typedef PetscErrorCode (*HsSegPointFn)(HsSolver s, PetscInt i, PetscInt k, PetscScalar *v, void *ctx);
+
+PetscErrorCode HsSegLayoutCreate(MPI_Comm comm, PetscInt M, const PetscInt *knots, HsSegLayout **L);
+PetscErrorCode HsSegLayoutSetBlocks(HsSegLayout *L, PetscInt w0, PetscInt w, PetscInt extra, PetscInt pre,
+                                    PetscInt stride);
+PetscErrorCode HsSegLayoutDestroy(HsSegLayout **L);
+PetscInt       HsSegLayoutBlockSize(const HsSegLayout *L, PetscInt t);
+PetscInt       HsSegLayoutBlockOffset(const HsSegLayout *L, PetscInt t);
+PetscInt       HsSegLayoutLocalOffset(const HsSegLayout *L, PetscInt t);
+PetscInt       HsSegLayoutLocalSize(const HsSegLayout *L);
+PetscReal     *HsSegLayoutPoint(const HsSegLayout *L, PetscReal *traj, PetscInt i, PetscInt k);
+PetscErrorCode HsSegLayoutMarchAll(const HsSegLayout *L, HsSolver s, const PetscScalar *x, PetscBool sens,
+                                   HsSegMarchFn march, void *ctx, PetscBool *failed);
+PetscErrorCode HsSegLayoutAddMatching(const HsSegLayout *L, Vec F, PetscInt t, const PetscScalar *x,
+                                      const PetscScalar *end, PetscInt *idx, PetscScalar *v);
+PetscErrorCode HsSegLayoutAddMatchingJacobian(const HsSegLayout *L, Mat P, PetscInt t, PetscInt nc,
+                                              const PetscInt *cols, const PetscScalar *blk, PetscInt *rows);
+PetscErrorCode HsSegLayoutScatterGuess(const HsSegLayout *L, HsSolver s, Vec Xfull, Vec X, HsSegGuessFn guess,
+                                       void *ctx);
+PetscErrorCode HsSegLayoutPutPoints(const HsSegLayout *L, HsSolver s, Vec Xfull, PetscInt D, HsSegPointFn point,
+                                    void *ctx);
+
 typedef struct {
   /* settings */
   PetscInt        M;           /* -hs_shoot_segments (default 1) */

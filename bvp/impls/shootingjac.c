@@ -26,8 +26,6 @@
 #include <gsl/gsl_complex_math.h>
 #include <gsl/gsl_eigen.h>
 
-PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY; /* registered by HsSolverCreate_Shooting */
-
 #define HS_SHOOT_GROWTH_IT 10     /* power iterations of a segment's growth per Jacobian (warm-started from the last) */
 #define HS_SHOOT_GROWTH_RTOL 1e-2 /* ... or until its Collatz-Wielandt bounds agree to 1% */
 #define HS_SHOOT_GROWTH_LOOSE 1.25 /* bounds further apart than this: the eigenvalues (GSL) instead */
