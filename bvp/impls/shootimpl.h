@@ -70,11 +70,9 @@ typedef struct {
   /* set up */
   PetscInt         Mset;      /* the number of segments in use */
   PetscInt        *knots;     /* Mset+1 node indices */
-  HsSegmentLayout *layout;    /* this rank's segments [s0, s1) */
-  PetscInt         s0, s1;
+  HsSegLayout     *seg;       /* the segments: blocks 2 dim; points k_s .. k_{s+1}, 2 dim values each; a free T */
   HsMarch         *march;
   PetscReal       *traj;      /* marched trajectories of the local segments: rows (x_k, lambda_{k+1/2}) */
-  PetscInt        *traj_off;  /* offset of each local segment's trajectory in traj */
   PetscReal       *sens;      /* per local segment: S(x_{k_s+1}), S(x_{b-1}), S(lambda_{b-1/2}), S(x_b) */
   PetscReal       *growth;    /* per local segment: max |sensitivity| of its last march with sensitivities */
   PetscBool       *marched;   /* per local segment: its last march succeeded (a warm start for the next) */
@@ -86,7 +84,6 @@ typedef struct {
   PetscReal       *Bk, *G, *R; /* scratch: 8 blocks dim x dim; dim x (2 dim + 1); dim */
   /* a free final time (docs/free-final-time.md): T is the last unknown, on the owner of segment M-1 */
   PetscInt         ft;        /* 1 with a free T (the sensitivities then have ws = 2 dim + 1 columns), else 0 */
-  PetscMPIInt      Towner;
   PetscReal       *hsum;      /* per local segment: sum of H^d over its intervals */
   PetscReal       *hgrad;     /* per local segment: its gradient in z (2 dim) and h (1) */
   PetscReal       *jT;        /* per local segment: d(row block)/dT (2 dim) */
