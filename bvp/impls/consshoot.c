@@ -617,8 +617,7 @@ static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsConsShoot *sh = s->data;
-  PetscInt     nl, c = s->prob->nc;
-  KSP          ksp;
+  PetscInt     c  = s->prob->nc;
 
   PetscFunctionBeginUser;
   PetscCheck(!s->prob->ncinv && !s->prob->cons_end_moves, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
@@ -632,19 +631,8 @@ static PetscErrorCode SetUp(HsSolver s)
   sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n + c + (sh->gl ? c : 0);
   PetscCall(DMCreateGlobalVector(sh->cd.da, &sh->Xfull));
   PetscCall(Allocate(s, sh));
-  nl = HsSegLayoutLocalSize(sh->seg);
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
-  PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, sh->W + c + 1, NULL,
-                         sh->W + c + 1, NULL, &s->Jac));
-  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PreSolve(s));
-  s->res.segments = sh->seg->M;
-  PetscCall(HsSolverSetCheckpointLayout(s, sh->seg->M + 1, sh->seg->knots));
-  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
-  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
-  PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  PetscCall(HsSegLayoutSetUpSolver(sh->seg, s, sh->W + c + 1, Jacobian));
   if (!s->prob->cons_extended) { /* the closed form: the secant line search, as the transcription's (from the default
        guess of the Cartesian pendulum, 4 segments: 15 Newton iterations; hsbt failed after 18) */
     SNESLineSearch ls;

@@ -884,34 +884,21 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsO4Shoot *sh = s->data;
-  PetscInt   nl;
-  KSP        ksp;
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
   sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
   sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
-  PetscCall(Allocate(sh));
-  nl = HsSegLayoutLocalSize(sh->seg); /* a free T, alpha, kappa_2: the last unknowns, with segment M - 1 */
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
-  PetscCall(VecDuplicate(s->X, &s->F));
-  if (sh->ft)
-    s->iT = HsSegLayoutBlockOffset(sh->seg, sh->seg->M);
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE,
-                         2 * sh->q + sh->ft + sh->c2, NULL, 2 * sh->q + sh->ft + sh->c2, NULL, &s->Jac));
-  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(Allocate(sh)); /* the layout: a free T, alpha, kappa_2 the last unknowns, with segment M - 1 */
   PetscCall(HsOrder4PreSolve(s));
   /* substeps looser than the defaults make the residual's evaluation error as large as the user allows: a noise floor
      then vouches for nothing (as for the second-order march, shooting.c) */
-  s->noise_vouch  = (PetscBool)(sh->atol <= HS_MARCH_ATOL_DEFAULT && sh->stol <= HS_MARCH_STOL_DEFAULT &&
+  s->noise_vouch = (PetscBool)(sh->atol <= HS_MARCH_ATOL_DEFAULT && sh->stol <= HS_MARCH_STOL_DEFAULT &&
                                sh->max_it >= HS_MARCH_MAX_IT_DEFAULT);
-  s->res.segments = sh->seg->M;
-  PetscCall(HsSolverSetCheckpointLayout(s, sh->seg->M + 1, sh->seg->knots));
-  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
-  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
-  PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  if (sh->ft)
+    s->iT = HsSegLayoutBlockOffset(sh->seg, sh->seg->M);
+  PetscCall(HsSegLayoutSetUpSolver(sh->seg, s, 2 * sh->q + sh->ft + sh->c2, Jacobian));
   PetscFunctionReturn(0);
 }
 

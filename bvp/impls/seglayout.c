@@ -193,3 +193,28 @@ PetscErrorCode HsSegLayoutScatterGuess(const HsSegLayout *L, HsSolver s, Vec Xfu
   PetscCall(VecDestroy(&All));
   PetscFunctionReturn(0);
 }
+
+/*@ HsSegLayoutSetUpSolver - the outer system of an assembled multiple shooting on this layout: X and F
+    (HsSegLayoutLocalSize() entries a rank), the Jacobian (AIJ, nz entries a row preallocated in the diagonal and in the
+    off-diagonal part; entries added from any rank) with jacobian as the SNES Jacobian and LU by MUMPS, the segments
+    in the results and the checkpoints at the knots. Collective. @*/
+PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt nz,
+                                      PetscErrorCode (*jacobian)(SNES, Vec, Mat, Mat, void *))
+{
+  PetscInt nl = HsSegLayoutLocalSize(L);
+  KSP      ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
+  PetscCall(VecDuplicate(s->X, &s->F));
+  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, nz, NULL, nz, NULL,
+                         &s->Jac));
+  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  s->res.segments = L->M;
+  PetscCall(HsSolverSetCheckpointLayout(s, L->M + 1, L->knots));
+  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
+  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, jacobian, s));
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  PetscFunctionReturn(0);
+}

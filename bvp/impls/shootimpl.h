@@ -52,6 +52,8 @@ PetscErrorCode HsSegLayoutAddMatchingJacobian(const HsSegLayout *L, Mat P, Petsc
                                               const PetscInt *cols, const PetscScalar *blk, PetscInt *rows);
 PetscErrorCode HsSegLayoutScatterGuess(const HsSegLayout *L, HsSolver s, Vec Xfull, Vec X, HsSegGuessFn guess,
                                        void *ctx);
+PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt nz,
+                                      PetscErrorCode (*jacobian)(SNES, Vec, Mat, Mat, void *));
 PetscErrorCode HsSegLayoutPutPoints(const HsSegLayout *L, HsSolver s, Vec Xfull, PetscInt D, HsSegPointFn point,
                                     void *ctx);
 
