@@ -488,15 +488,13 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 }
 
 /* The largest growth rho(|dz_end/dz_start|) over the segments (HsShootPerronGrowth) into the results, the largest
- * entry into egrowth; beyond max_growth a diagnosis (HsShootGrowthDiagnosis) and *too_large. Collective. */
+ * entry into egrowth; beyond max_growth a diagnosis and *too_large (HsShootGrowthReduce). Collective. */
 static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_large)
 {
   PetscInt   q = sh->q;
   PetscReal *P, *u, rho, emax = 1;
-  struct {
-    double v;
-    int    seg;
-  } g = {1, -1}, gmax;
+  double     g   = 1;
+  int        seg = -1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(q * q, &P, q, &u));
@@ -507,16 +505,11 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_larg
       P[j] = PetscAbsReal(S[(j / q) * sh->ws + j % q]), emax = PetscMax(emax, P[j]);
     if (!PetscIsInfOrNanReal(emax))
       PetscCall(HsShootPerronGrowth(q, P, sh->perron + i * q, u, sh->max_growth, &rho));
-    if (rho > g.v || PetscIsInfOrNanReal(rho))
-      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)(sh->seg->s0 + i);
+    if (rho > g || PetscIsInfOrNanReal(rho))
+      g = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, seg = (int)(sh->seg->s0 + i);
   }
   PetscCall(PetscFree2(P, u));
-  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
-  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
-  s->res.sensitivity_growth = gmax.v;
-  *too_large                = (PetscBool)(gmax.v > sh->max_growth);
-  if (*too_large)
-    PetscCall(HsShootGrowthDiagnosis(s, sh->seg->knots, sh->seg->M, sh->max_growth, gmax.seg, gmax.v));
+  PetscCall(HsShootGrowthReduce(s, sh->seg->knots, sh->seg->M, sh->max_growth, g, seg, emax, &sh->egrowth, too_large));
   PetscFunctionReturn(0);
 }
 

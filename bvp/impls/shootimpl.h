@@ -106,7 +106,7 @@ PetscErrorCode HsShootPerronGrowth(PetscInt m, PetscReal *P, PetscReal *v, Petsc
                                    PetscReal *g);
 /* summary.json's "sensitivity_growth" and "sensitivity_entry_max" members (null unless g > 0 and both finite). */
 void HsShootGrowthJSON(FILE *f, PetscReal g, PetscReal e);
-PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
-                                      double g);
+PetscErrorCode HsShootGrowthReduce(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, double g,
+                                   int seg, PetscReal emax, PetscReal *egrowth, PetscBool *too_large);
 
 #endif

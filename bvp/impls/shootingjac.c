@@ -609,21 +609,11 @@ PetscErrorCode HsShootPerronGrowth(PetscInt m, PetscReal *P, PetscReal *v, Petsc
   PetscFunctionReturn(0);
 }
 
-/* The diagnosis of a growth g beyond -hs_shoot_max_growth in segment seg: advice that can be followed. A segment of
- * several intervals grows like e^{rate length}: segments short enough for a growth of sqrt(max_growth) each. A single
- * interval's growth is the scheme's own step (h rate), which more segments cannot split: a finer grid or the
- * transcription. */
-static PetscErrorCode GrowthDiagnosis(HsSolver s, HsShoot *sh, int seg, double g)
-{
-  PetscFunctionBeginUser;
-  PetscCall(HsShootGrowthDiagnosis(s, sh->knots, sh->Mset, sh->max_growth, seg, g));
-  PetscFunctionReturn(0);
-}
-
-/*@ HsShootGrowthDiagnosis - the diagnosis of a growth g beyond max_growth in segment seg of M (knots: M + 1 nodes):
-    more segments, or for a single interval a finer grid or the transcription (bvp/impls internal, also conserving4's
-    shooting). Not collective. @*/
-PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
+/* The diagnosis of a growth g beyond max_growth (-hs_shoot_max_growth) in segment seg of M (knots: M + 1 nodes): advice
+ * that can be followed. A segment of several intervals grows like e^{rate length}: segments short enough for a growth
+ * of sqrt(max_growth) each. A single interval's growth is the scheme's own step (h rate), which more segments cannot
+ * split: a finer grid or the transcription. */
+static PetscErrorCode GrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
                                       double g)
 {
   PetscInt  L = knots[seg + 1] - knots[seg], N = s->prob->N, Lmax, Msug;
@@ -652,6 +642,29 @@ PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscIn
   PetscFunctionReturn(0);
 }
 
+/*@ HsShootGrowthReduce - the largest growth over all segments of M (knots: M + 1 nodes) from this rank's largest g
+    (in its segment seg; -1: none) into the results, the largest sensitivity entry over the ranks from this rank's emax
+    into *egrowth; beyond max_growth a diagnosis (more segments, or for a single interval a finer grid or the
+    transcription) and *too_large (bvp/impls internal: both growth checks, the second-order and conserving4's).
+    Collective. @*/
+PetscErrorCode HsShootGrowthReduce(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, double g,
+                                   int seg, PetscReal emax, PetscReal *egrowth, PetscBool *too_large)
+{
+  struct {
+    double v;
+    int    seg;
+  } gl = {g, seg}, gmax;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&gl, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(&emax, egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
+  s->res.sensitivity_growth = gmax.v;
+  *too_large                = (PetscBool)(gmax.v > max_growth);
+  if (*too_large)
+    PetscCall(GrowthDiagnosis(s, knots, M, max_growth, gmax.seg, gmax.v));
+  PetscFunctionReturn(0);
+}
+
 /* The largest scale-invariant growth over all segments (SegmentGrowth), and the largest raw entry of the
  * sensitivities (sh->egrowth, reported only); beyond max_growth the march cannot carry the digits Newton needs:
  * a diagnosis, and *too_large. */
@@ -659,26 +672,19 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsShoot *sh, PetscBool *too_large)
 {
   PetscInt   dim = 2 * s->prob->n;
   PetscReal *P, *u, rho, emax = 1;
-  struct {
-    double v;
-    int    seg;
-  } g = {1, -1}, gmax;
+  double     g   = 1;
+  int        seg = -1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(4 * dim * dim, &P, 2 * dim, &u));
   for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
     PetscCall(SegmentGrowth(sh, dim, t - sh->seg->s0, P, u, &rho));
     emax = PetscMax(emax, sh->growth[t - sh->seg->s0]);
-    if (rho > g.v || PetscIsInfOrNanReal(rho))
-      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)t;
+    if (rho > g || PetscIsInfOrNanReal(rho))
+      g = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, seg = (int)t;
   }
   PetscCall(PetscFree2(P, u));
-  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
-  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
-  s->res.sensitivity_growth = gmax.v;
-  *too_large                = (PetscBool)(gmax.v > sh->max_growth);
-  if (*too_large)
-    PetscCall(GrowthDiagnosis(s, sh, gmax.seg, gmax.v));
+  PetscCall(HsShootGrowthReduce(s, sh->knots, sh->Mset, sh->max_growth, g, seg, emax, &sh->egrowth, too_large));
   PetscFunctionReturn(0);
 }
 
