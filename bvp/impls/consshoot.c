@@ -22,6 +22,7 @@
  * Jacobian is exact: each step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed
  * over the ranks in contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
 #include "constrainedimpl.h"
+#include "shootimpl.h"
 
 #include <gsl/gsl_linalg.h>
 
@@ -29,13 +30,11 @@
 
 typedef struct {
   HsConstrained    cd; /* first: the transcription's layout, scheme and diagnostics (constrained.c) */
-  PetscInt         M, *knots;
-  HsSegmentLayout *layout;
-  PetscInt         n, c, s0, s1, D, W, W0; /* W = D + 2n (carried data), W0 = 2n + nc (+ nc with gl: block 0) */
+  HsSegLayout     *seg; /* the segments (shootimpl.h): blocks W0, W; points k_t - 1 .. k_{t+1}, D values each */
+  PetscInt         n, c, D, W, W0;         /* W = D + 2n (carried data), W0 = 2n + nc (+ nc with gl: block 0) */
   const PetscReal *x0;                     /* the initial state */
   PetscReal       *traj;      /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
   PetscBool        have_traj; /* traj holds a guess or an earlier march (else: a restart; steps extrapolate) */
-  PetscInt        *toff;      /* first point of local segment i in traj (in points) */
   PetscReal       *S, *S2;    /* the carried data's sensitivity (W x W), scratch */
   PetscReal       *Send;      /* per local segment: C_end (W), dC_end/dw_t (W x W), dC_end/dgamma_{N-1/2} (W x nc) */
   PetscReal       *a0, *da0;  /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
@@ -47,11 +46,9 @@ typedef struct {
   Vec              Xfull; /* the whole trajectory on the transcription's DMDA (output, diagnostics) */
 } HsConsShoot;
 
-static PetscInt   BlockSize(const HsConsShoot *sh, PetscInt t) { return t ? sh->W : sh->W0; }
-static PetscInt   BlockOffset(const HsConsShoot *sh, PetscInt t) { return t ? sh->W0 + (t - 1) * sh->W : 0; }
 static PetscReal *Point(HsConsShoot *sh, PetscInt i, PetscInt k) /* point k of local segment i */
 {
-  return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i] + 1) * sh->D;
+  return HsSegLayoutPoint(sh->seg, sh->traj, i, k);
 }
 
 /* A step's kind: the first (k = 0: gamma_{1/2}, q_1, p_1), an interior one (nu_k, lambda, gamma, q_{k+1}, p_{k+1}), or
@@ -264,8 +261,8 @@ static int FirstStep(HsConsShoot *sh, double *z0, double *z1, int sens)
  * into Send. A step that fails from the stored trajectory is tried again from the previous point's values. */
 static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
 {
-  PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
-  int      n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, wt = (int)BlockSize(sh, t), st;
+  PetscInt t = sh->seg->s0 + i, k0 = sh->seg->knots[t], k1 = sh->seg->knots[t + 1];
+  int      n = (int)sh->n, c = (int)sh->c, D = sh->D, W = sh->W, wt = (int)HsSegLayoutBlockSize(sh->seg, t), st;
   double  *end = sh->Send + i * (W + W * W + W * c);
 
   if (!t) {
@@ -290,7 +287,7 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
   }
   for (PetscInt k = t ? k0 : 1; k < k1; k++) {
     double *zm = Point(sh, i, k - 1), *z0 = Point(sh, i, k), *zp = Point(sh, i, k + 1);
-    int     mode = sh->gl && k == sh->knots[sh->M] - 1 ? STEP_LAST : STEP_INTERIOR;
+    int     mode = sh->gl && k == sh->seg->knots[sh->seg->M] - 1 ? STEP_LAST : STEP_INTERIOR;
     if (mode == STEP_LAST) /* gamma_{N-1/2}: block 0's */
       memcpy(z0 + 4 * n + c, sh->alpha + c, sizeof(double) * (size_t)c);
     if (!sh->have_traj || (st = StepSolve(sh, (int)k, mode, zm, z0, zp))) { /* (again) from the previous point's
@@ -337,6 +334,18 @@ static int EndRows(HsConsShoot *sh, const double *end, const double *alpha, doub
   return HS_SUCCESS;
 }
 
+/* MarchSegment as an HsSegMarchFn: a failed step (status > 0) sets *failed. */
+static PetscErrorCode MarchLocal(HsSolver s, PetscInt i, const PetscScalar *w, PetscBool sens, void *ctx,
+                                 PetscBool *failed)
+{
+  HsConsShoot *sh = s->data;
+
+  PetscFunctionBeginUser;
+  (void)ctx;
+  HsCallStep(MarchSegment(sh, i, w, (int)sens), failed, "constrained shooting march", sh->seg->knots[sh->seg->s0 + i]);
+  PetscFunctionReturn(0);
+}
+
 /* The local segments marched from X (with their sensitivities if sens); *dom if a step failed on some rank. alpha
  * (block 0's, on segment 0's owner) is sent to every rank for the end condition. Collective. */
 static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *domp)
@@ -344,23 +353,18 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   HsConsShoot       *sh = s->data;
   const PetscScalar *x;
   PetscMPIInt        owner, rank;
-  PetscBool          dom = PETSC_FALSE;
-  PetscInt           n   = s->prob->n;
+  PetscInt           n = s->prob->n;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  PetscCall(HsSegmentLayoutOwner(sh->layout, 0, &owner));
+  PetscCall(HsSegmentLayoutOwner(sh->seg->ranks, 0, &owner));
   PetscCall(VecGetArrayRead(X, &x));
   if (rank == owner) /* alpha (and gamma_{N-1/2}) */
     PetscCall(PetscArraycpy(sh->alpha, x + 2 * n, sh->W0 - 2 * n));
   PetscCallMPI(MPI_Bcast(sh->alpha, (PetscMPIInt)(sh->W0 - 2 * n), MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
-    HsCallStep(MarchSegment(sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0), (int)sens), &dom,
-               "constrained shooting march", sh->knots[sh->s0 + i]);
+  PetscCall(HsSegLayoutMarchAll(sh->seg, s, x, sens, MarchLocal, NULL, domp));
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
-  sh->have_traj = (PetscBool)(sh->have_traj || !dom);
-  *domp         = dom;
+  sh->have_traj = (PetscBool)(sh->have_traj || !*domp);
   PetscFunctionReturn(0);
 }
 
@@ -385,19 +389,11 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(PetscMalloc2(W, &idx, W, &v));
   PetscCall(VecSet(F, 0));
   PetscCall(VecGetArrayRead(X, &x));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt      t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++) {
+    PetscInt      t   = sh->seg->s0 + i;
     const double *end = sh->Send + i * (W + W * W + W * c);
-    if (t) { /* - w_t */
-      for (PetscInt j = 0; j < wt; j++)
-        idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
-      PetscCall(VecSetValues(F, wt, idx, v, ADD_VALUES));
-    }
-    if (t < sh->M - 1) { /* + C_end into block t + 1 */
-      for (PetscInt j = 0; j < W; j++)
-        idx[j] = BlockOffset(sh, t + 1) + j;
-      PetscCall(VecSetValues(F, W, idx, end, ADD_VALUES));
-    } else {
+    PetscCall(HsSegLayoutAddMatching(sh->seg, F, t, x, end, idx, v)); /* - w_t, + C_end into block t + 1 */
+    if (t == sh->seg->M - 1) {                                        /* the end condition */
       PetscCheck(!EndRows(sh, end, sh->alpha, v, NULL, NULL), PETSC_COMM_SELF, PETSC_ERR_LIB,
                  "the end condition failed");
       for (PetscInt j = 0; j < EndCount(sh); j++)
@@ -462,19 +458,13 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
   }
   PetscCall(MatZeroEntries(P));
   PetscCall(PetscMalloc2(W + c, &idx, W, &rows));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt      t = sh->s0 + i, wt = BlockSize(sh, t), o = BlockOffset(sh, t);
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++) {
+    PetscInt      t = sh->seg->s0 + i, wt = HsSegLayoutBlockSize(sh->seg, t), o = HsSegLayoutBlockOffset(sh->seg, t);
     const double *end = sh->Send + i * (W + W * W + W * c);
-    if (t)
-      for (PetscInt j = 0; j < wt; j++)
-        PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
     for (PetscInt j = 0; j < wt; j++)
       idx[j] = o + j;
-    if (t < sh->M - 1) {
-      for (PetscInt j = 0; j < W; j++)
-        rows[j] = BlockOffset(sh, t + 1) + j;
-      PetscCall(MatSetValues(P, W, rows, wt, idx, end + W, ADD_VALUES));
-    } else
+    PetscCall(HsSegLayoutAddMatchingJacobian(sh->seg, P, t, wt, idx, end + W, rows)); /* -I, dC_end/dw_t */
+    if (t == sh->seg->M - 1)
       PetscCall(EndJacobian(sh, P, end, wt, o, idx));
     if (!t) {
       for (PetscInt j = 0; j < c; j++)
@@ -494,38 +484,39 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The guess: the constrained transcription's (on its DMDA), gathered on every rank; the local segments' stored
- * trajectories (the steps' first Newton iterates) and their outer unknowns from it, alpha = 0. Collective. */
+/* Local segment i's part of the guess g (the whole transcription guess): its stored trajectory (the steps' first
+ * Newton iterates) and its outer unknowns in x (this rank's part of X), alpha = 0 (HsSegGuessFn). */
+static PetscErrorCode GuessSegment(HsSolver s, PetscInt i, const PetscScalar *g, PetscScalar *x, void *ctx)
+{
+  HsConsShoot *sh = s->data;
+  PetscInt     n = s->prob->n, c = s->prob->nc, D = sh->D, t = sh->seg->s0 + i, k0 = sh->seg->knots[t];
+  PetscInt     o = HsSegLayoutLocalOffset(sh->seg, t);
+
+  PetscFunctionBeginUser;
+  (void)ctx;
+  for (PetscInt k = PetscMax(k0 - 1, 0); k <= sh->seg->knots[t + 1]; k++)
+    PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, D));
+  if (!t) { /* lambda_{1/2}, alpha = 0, gamma_{N-1/2} */
+    PetscCall(PetscArraycpy(x, g + 2 * n + c, 2 * n));
+    PetscCall(PetscArrayzero(x + 2 * n, c));
+    if (sh->gl)
+      PetscCall(PetscArraycpy(x + 2 * n + c, g + (s->N - 1) * D + 4 * n + c, c));
+  } else {
+    PetscCall(PetscArraycpy(x + o, g + (k0 - 1) * D, D));
+    PetscCall(PetscArraycpy(x + o + D, g + k0 * D, 2 * n));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The guess: the constrained transcription's (on its DMDA), spread over the local segments (GuessSegment).
+ * Collective. */
 static PetscErrorCode Guess(HsSolver s, Vec X)
 {
-  HsConsShoot       *sh = s->data;
-  Vec                All;
-  const PetscScalar *g;
-  PetscScalar       *x;
-  PetscInt           n = s->prob->n, c = s->prob->nc, D = sh->D;
+  HsConsShoot *sh = s->data;
 
   PetscFunctionBeginUser;
   PetscCall(HsConstrainedGuess(s, sh->Xfull));
-  PetscCall(HsGatherToAll(sh->Xfull, &All));
-  PetscCall(VecGetArrayRead(All, &g));
-  PetscCall(VecGetArray(X, &x));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0);
-    for (PetscInt k = PetscMax(k0 - 1, 0); k <= sh->knots[t + 1]; k++)
-      PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, D));
-    if (!t) { /* lambda_{1/2}, alpha = 0, gamma_{N-1/2} */
-      PetscCall(PetscArraycpy(x, g + 2 * n + c, 2 * n));
-      PetscCall(PetscArrayzero(x + 2 * n, c));
-      if (sh->gl)
-        PetscCall(PetscArraycpy(x + 2 * n + c, g + (s->N - 1) * D + 4 * n + c, c));
-    } else {
-      PetscCall(PetscArraycpy(x + o, g + (k0 - 1) * D, D));
-      PetscCall(PetscArraycpy(x + o + D, g + k0 * D, 2 * n));
-    }
-  }
-  PetscCall(VecRestoreArray(X, &x));
-  PetscCall(VecRestoreArrayRead(All, &g));
-  PetscCall(VecDestroy(&All));
+  PetscCall(HsSegLayoutScatterGuess(sh->seg, s, sh->Xfull, X, GuessSegment, NULL));
   sh->have_traj = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -541,31 +532,32 @@ static PetscErrorCode PreSolve(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* The whole trajectory of the last evaluation on the DMDA (point N: alpha in its nu slot), then the constrained
- * transcription's node layout and diagnostics. Collective. */
+/* Point k of local segment i on the DMDA (HsSegPointFn); point N takes alpha in its nu slot and zeros in the
+ * dummies. */
+static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScalar *v, void *ctx)
+{
+  HsConsShoot *sh = s->data;
+  PetscInt     n = s->prob->n, c = s->prob->nc;
+  PetscScalar *z = Point(sh, i, k);
+
+  PetscFunctionBeginUser;
+  (void)ctx;
+  if (k == s->N) { /* alpha and the dummies of point N */
+    PetscCall(PetscArraycpy(z + 2 * n, sh->alpha, c));
+    PetscCall(PetscArrayzero(z + 2 * n + c, 2 * n + c));
+  }
+  PetscCall(PetscArraycpy(v, z, sh->D));
+  PetscFunctionReturn(0);
+}
+
+/* The whole trajectory of the last evaluation on the DMDA, then the constrained transcription's node layout and
+ * diagnostics. Collective. */
 static PetscErrorCode PostSolve(HsSolver s)
 {
   HsConsShoot *sh = s->data;
-  PetscInt     D = sh->D, n = s->prob->n, c = s->prob->nc, *idx;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(D, &idx));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt t = sh->s0 + i, last = t == sh->M - 1 ? sh->knots[t + 1] : sh->knots[t + 1] - 1;
-    for (PetscInt k = sh->knots[t]; k <= last; k++) {
-      PetscScalar *z = Point(sh, i, k);
-      if (k == s->N) { /* alpha and the dummies of point N */
-        PetscCall(PetscArraycpy(z + 2 * n, sh->alpha, c));
-        PetscCall(PetscArrayzero(z + 2 * n + c, 2 * n + c));
-      }
-      for (PetscInt j = 0; j < D; j++)
-        idx[j] = k * D + j;
-      PetscCall(VecSetValues(sh->Xfull, D, idx, z, INSERT_VALUES));
-    }
-  }
-  PetscCall(PetscFree(idx));
-  PetscCall(VecAssemblyBegin(sh->Xfull));
-  PetscCall(VecAssemblyEnd(sh->Xfull));
+  PetscCall(HsSegLayoutPutPoints(sh->seg, s, sh->Xfull, sh->D, PointValues, NULL));
   PetscCall(HsConstrainedPostSolveFrom(s, sh->Xfull));
   PetscFunctionReturn(0);
 }
@@ -576,7 +568,7 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(buf, len, "multiple shooting with %" PetscInt_FMT " segment%s, %d holonomic constraint%s%s%s",
-                          sh->M, sh->M > 1 ? "s" : "", s->prob->nc, s->prob->nc > 1 ? "s" : "",
+                          sh->seg->M, sh->seg->M > 1 ? "s" : "", s->prob->nc, s->prob->nc > 1 ? "s" : "",
                           s->prob->cons_extended ? ", extended scheme: " : "",
                           s->prob->cons_extended ? s->prob->cons_extended : ""));
   PetscFunctionReturn(0);
@@ -590,9 +582,8 @@ static PetscErrorCode Destroy(HsSolver s)
   HsConsDestroy(&sh->cd.cons);
   PetscCall(DMDestroy(&sh->cd.da));
   PetscCall(VecDestroy(&sh->Xfull));
-  PetscCall(HsSegmentLayoutDestroy(&sh->layout));
-  PetscCall(PetscFree(sh->knots));
-  PetscCall(PetscFree2(sh->traj, sh->toff));
+  PetscCall(HsSegLayoutDestroy(&sh->seg));
+  PetscCall(PetscFree(sh->traj));
   PetscCall(PetscFree5(sh->S, sh->S2, sh->Send, sh->a0, sh->da0));
   PetscCall(PetscFree4(sh->alpha, sh->Fi, sh->Fn, sh->Phi));
   PetscCall(PetscFree5(sh->Gp, sh->J, sh->E, sh->A, sh->EC));
@@ -606,15 +597,11 @@ static PetscErrorCode Destroy(HsSolver s)
 /* Storage of the local segments and the steps' scratch. */
 static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
 {
-  PetscInt n = s->prob->n, c = s->prob->nc, D = sh->D, W = sh->W, r = 2 * n + c, nloc = sh->s1 - sh->s0, pts = 0;
+  PetscInt n = s->prob->n, c = s->prob->nc, D = sh->D, W = sh->W, r = 2 * n + c, nloc = sh->seg->s1 - sh->seg->s0;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nloc; i++)
-    pts += sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 2;
-  PetscCall(PetscMalloc2(pts * D + 1, &sh->traj, nloc + 1, &sh->toff));
-  sh->toff[0] = 0;
-  for (PetscInt i = 0; i < nloc; i++)
-    sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 2;
+  PetscCall(HsSegLayoutSetBlocks(sh->seg, sh->W0, W, 0, 1, D)); /* points k_t - 1 .. k_{t+1} */
+  PetscCall(PetscMalloc1(sh->seg->toff[nloc] * D + 1, &sh->traj));
   PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W + W * c) + 1, &sh->Send, c, &sh->a0,
                          c * 2 * n, &sh->da0));
   PetscCall(PetscCalloc4(2 * c, &sh->alpha, r, &sh->Fi, r, &sh->Fn, c, &sh->Phi));
@@ -630,8 +617,7 @@ static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsConsShoot *sh = s->data;
-  PetscInt     nl = 0, c = s->prob->nc;
-  KSP          ksp;
+  PetscInt     c  = s->prob->nc;
 
   PetscFunctionBeginUser;
   PetscCheck(!s->prob->ncinv && !s->prob->cons_end_moves, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
@@ -644,23 +630,9 @@ static PetscErrorCode SetUp(HsSolver s)
     sh->gl = (PetscBool)(sh->gl && s->prob->xT_fixed[i]);
   sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n + c + (sh->gl ? c : 0);
   PetscCall(DMCreateGlobalVector(sh->cd.da, &sh->Xfull));
-  PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
-  sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
   PetscCall(Allocate(s, sh));
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    nl += BlockSize(sh, t);
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
-  PetscCall(VecDuplicate(s->X, &s->F));
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE, sh->W + c + 1, NULL,
-                         sh->W + c + 1, NULL, &s->Jac));
-  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(PreSolve(s));
-  s->res.segments = sh->M;
-  PetscCall(HsSolverSetCheckpointLayout(s, sh->M + 1, sh->knots));
-  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
-  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
-  PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  PetscCall(HsSegLayoutSetUpSolver(sh->seg, s, sh->W + c + 1, Jacobian));
   if (!s->prob->cons_extended) { /* the closed form: the secant line search, as the transcription's (from the default
        guess of the Cartesian pendulum, 4 segments: 15 Newton iterations; hsbt failed after 18) */
     SNESLineSearch ls;
@@ -677,14 +649,13 @@ static PetscErrorCode SetUp(HsSolver s)
 PetscErrorCode HsConsShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots)
 {
   HsConsShoot *sh;
-  PetscInt    *kn;
+  HsSegLayout *seg;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(M + 1, &kn));
-  PetscCall(PetscArraycpy(kn, knots, M + 1));
+  PetscCall(HsSegLayoutCreate(PetscObjectComm((PetscObject)s), M, knots, &seg)); /* knots: the shooting's */
   PetscCall((*s->ops->destroy)(s));
   PetscCall(PetscNew(&sh));
-  sh->M = M, sh->knots = kn;
+  sh->seg                = seg;
   s->data                = sh;
   s->ops->setfromoptions = NULL; /* the shooting's keys were read; its data are gone */
   s->ops->setupksp       = NULL;

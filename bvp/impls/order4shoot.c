@@ -31,15 +31,13 @@
 
 typedef struct {
   HsOrder4         o; /* first: the transcription's layout, scheme and diagnostics (order4.c) */
-  PetscInt         M, *knots;
-  HsSegmentLayout *layout;
-  PetscInt         n, q, s0, s1; /* q = 4n */
-  PetscInt         ft, ws;       /* a free T: 1, and the sensitivities' columns ws = q + ft (the last: d/dT) */
-  PetscMPIInt      Towner;       /* a free T: the last unknown, on the owner of segment M - 1 */
+  HsSegLayout     *seg;    /* the segments (shootimpl.h): blocks 2n, q; points k_t .. k_{t+1}, 3 q values each; extra
+                              unknowns a free T, alpha, kappa_2 (on seg->last, the owner of segment M - 1) */
+  PetscInt         n, q;   /* q = 4n */
+  PetscInt         ft, ws; /* a free T: 1, and the sensitivities' columns ws = q + ft (the last: d/dT) */
   PetscReal        atol, stol, max_growth, egrowth;
   PetscInt         max_it;
   PetscReal       *traj;      /* per local segment: points k_t .. k_{t+1}, 12n each (z_k, z_{k,1}, z_{k,2}) */
-  PetscInt        *toff;      /* first point of local segment i in traj (in points) */
   PetscBool       *have_traj; /* per local segment: traj holds its last march (warm starts) */
   PetscReal       *S, *S2;    /* the sensitivity dz/d(w, T) (q x ws), scratch */
   PetscReal       *Send;      /* per local segment: z_end (q), dz_end/d(w, T) (q x ws; segment 0: all 4n columns) */
@@ -60,11 +58,9 @@ typedef struct {
   gsl_permutation *permA[2];
 } HsO4Shoot;
 
-static PetscInt   BlockSize(const HsO4Shoot *sh, PetscInt t) { return t ? sh->q : 2 * sh->n; }
-static PetscInt   BlockOffset(const HsO4Shoot *sh, PetscInt t) { return t ? 2 * sh->n + (t - 1) * sh->q : 0; }
 static PetscReal *Point(HsO4Shoot *sh, PetscInt i, PetscInt k) /* point k of local segment i */
 {
-  return sh->traj + (sh->toff[i] + k - sh->knots[sh->s0 + i]) * 3 * sh->q;
+  return HsSegLayoutPoint(sh->seg, sh->traj, i, k);
 }
 
 /* The substep of fraction c from a (time ta) to b: b solved by Newton from its value in b with at least one update (a
@@ -163,7 +159,7 @@ static int SubstepFactor(HsO4Shoot *sh, double c, double ta, const double *a, co
 
 static PetscReal *KapPoint(HsO4Shoot *sh, PetscInt i, PetscInt k) /* kappa of interval k of local segment i */
 {
-  return sh->kap + (sh->toff[i] + k - sh->knots[sh->s0 + i]) * 3 * sh->c2;
+  return sh->kap + (sh->seg->toff[i] + k - sh->seg->knots[sh->seg->s0 + i]) * 3 * sh->c2;
 }
 
 /* Constraints: the augmented system of the substep from a to b with multipliers kap evaluated and factored:
@@ -285,7 +281,7 @@ static int ConsSubstep(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscInt k, int j,
 static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const double *w, const double *ext, int sens,
                                    int reuse, PetscBool *failed)
 {
-  PetscInt t = sh->s0 + i, k0 = sh->knots[t], k1 = sh->knots[t + 1];
+  PetscInt t = sh->seg->s0 + i, k0 = sh->seg->knots[t], k1 = sh->seg->knots[t + 1];
   int      n = (int)sh->n, q = (int)sh->q, st = 0, its = 0, warm = sh->have_traj[i];
   double  *end = sh->Send + i * (q + q * sh->ws), h = s->prob->T / (double)s->N, *z0 = Point(sh, i, k0);
 
@@ -351,10 +347,10 @@ static PetscErrorCode ShareT(HsSolver s, HsO4Shoot *sh, Vec X, PetscBool *bad)
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   PetscCall(VecGetLocalSize(X, &nl));
   PetscCall(VecGetArrayRead(X, &x));
-  if (rank == sh->Towner)
+  if (rank == sh->seg->last)
     T = x[nl - 1];
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(HsSolverShareFinalTime(s, sh->Towner, T, bad));
+  PetscCall(HsSolverShareFinalTime(s, sh->seg->last, T, bad));
   PetscFunctionReturn(0);
 }
 
@@ -386,6 +382,26 @@ static int FinalTimeRow(HsSolver s, HsO4Shoot *sh, const double *zN, double T, d
   return HS_SUCCESS;
 }
 
+/* MarchAll's data for MarchLocal: the extra unknowns (alpha, kappa_2; the last segment's) and whether the stored
+ * trajectories are X's march. */
+typedef struct {
+  const PetscScalar *ext;
+  PetscBool          reuse;
+} MarchCtx;
+
+/* MarchSegment as an HsSegMarchFn. */
+static PetscErrorCode MarchLocal(HsSolver s, PetscInt i, const PetscScalar *w, PetscBool sens, void *ctx,
+                                 PetscBool *failed)
+{
+  HsO4Shoot *sh = s->data;
+  MarchCtx  *mc = ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(
+      MarchSegment(s, sh, i, w, sh->seg->s0 + i == sh->seg->M - 1 ? mc->ext : NULL, (int)sens, (int)mc->reuse, failed));
+  PetscFunctionReturn(0);
+}
+
 /* The local segments marched from X (with their sensitivities if sens); *dom if a substep failed on some rank. The
  * march of the same X (its id and state) is not repeated: without sens nothing is done, with sens only the substeps'
  * Jacobians along the stored trajectory are evaluated and chained. Collective. */
@@ -393,7 +409,7 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
 {
   HsO4Shoot         *sh = s->data;
   const PetscScalar *x;
-  PetscBool          dom = PETSC_FALSE, same;
+  PetscBool          same;
   PetscObjectId      id;
   PetscObjectState   state;
 
@@ -410,17 +426,13 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
      have changed at the same X (a bounded law's smoothing, a parameter of a continuation) */
   same = (PetscBool)(sens && sh->cached && id == sh->xid && state == sh->xstate);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)s)));
-  PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
   PetscCall(VecGetArrayRead(X, &x));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !dom; i++)
-    PetscCall(MarchSegment(s, sh, i, x + BlockOffset(sh, sh->s0 + i) - BlockOffset(sh, sh->s0),
-                           sh->s0 + i == sh->M - 1 ? x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0) : NULL,
-                           (int)sens, (int)same, &dom));
+  {
+    MarchCtx mc = {x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M), same};
+    PetscCall(HsSegLayoutMarchAll(sh->seg, s, x, sens, MarchLocal, &mc, domp));
+  }
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(PetscLogEventEnd(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
-  sh->cached = (PetscBool)!dom, sh->xid = id, sh->xstate = state;
-  *domp = dom;
+  sh->cached = (PetscBool) !*domp, sh->xid = id, sh->xstate = state;
   PetscFunctionReturn(0);
 }
 
@@ -440,29 +452,21 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(PetscMalloc2(q, &idx, q, &v));
   PetscCall(VecSet(F, 0));
   PetscCall(VecGetArrayRead(X, &x));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt      t = sh->s0 + i, o = BlockOffset(sh, t);
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++) {
+    PetscInt      t   = sh->seg->s0 + i;
     const double *end = sh->Send + i * (q + q * sh->ws);
-    if (t) { /* - w_t */
-      for (PetscInt j = 0; j < q; j++)
-        idx[j] = o + j, v[j] = -x[o - BlockOffset(sh, sh->s0) + j];
-      PetscCall(VecSetValues(F, q, idx, v, ADD_VALUES));
-    }
+    PetscCall(HsSegLayoutAddMatching(sh->seg, F, t, x, end, idx, v)); /* - w_t, + z_end into block t + 1 */
     if (!t && sh->nc) { /* constraints: the start rows at z_0 (the last 2nc rows) */
       HsCallStep(HsO4ConsStart(sh->o.o4, Point(sh, 0, 0), v, NULL), domp, "conserving4 start rows", 0);
       for (PetscInt j = 0; j < sh->c2; j++)
-        idx[j] = BlockOffset(sh, sh->M) + j;
+        idx[j] = HsSegLayoutBlockOffset(sh->seg, sh->seg->M) + j;
       PetscCall(VecSetValues(F, sh->c2, idx, v, ADD_VALUES));
     }
-    if (t < sh->M - 1) { /* + z_end into block t + 1 */
-      for (PetscInt j = 0; j < q; j++)
-        idx[j] = BlockOffset(sh, t + 1) + j;
-      PetscCall(VecSetValues(F, q, idx, (PetscScalar *)end, ADD_VALUES));
-    } else {
-      HsCallStep(
-          sh->nc ? HsO4ConsTerminal(sh->o.o4, end, x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0), v, NULL, NULL)
-                 : HsO4Terminal(sh->o.o4, end, v, NULL),
-          domp, "conserving4 terminal rows", s->N);
+    if (t == sh->seg->M - 1) {
+      HsCallStep(sh->nc
+                     ? HsO4ConsTerminal(sh->o.o4, end, x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M), v, NULL, NULL)
+                     : HsO4Terminal(sh->o.o4, end, v, NULL),
+                 domp, "conserving4 terminal rows", s->N);
       for (PetscInt j = 0; j < 2 * n; j++)
         idx[j] = j;
       PetscCall(VecSetValues(F, 2 * n, idx, v, ADD_VALUES));
@@ -484,35 +488,28 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 }
 
 /* The largest growth rho(|dz_end/dz_start|) over the segments (HsShootPerronGrowth) into the results, the largest
- * entry into egrowth; beyond max_growth a diagnosis (HsShootGrowthDiagnosis) and *too_large. Collective. */
+ * entry into egrowth; beyond max_growth a diagnosis and *too_large (HsShootGrowthReduce). Collective. */
 static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_large)
 {
   PetscInt   q = sh->q;
   PetscReal *P, *u, rho, emax = 1;
-  struct {
-    double v;
-    int    seg;
-  } g = {1, -1}, gmax;
+  double     g   = 1;
+  int        seg = -1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(q * q, &P, q, &u));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++) {
     const PetscReal *S = sh->Send + i * (q + q * sh->ws) + q;
     rho                = PETSC_MAX_REAL;
     for (PetscInt j = 0; j < q * q; j++) /* the z columns (not a free T's) */
       P[j] = PetscAbsReal(S[(j / q) * sh->ws + j % q]), emax = PetscMax(emax, P[j]);
     if (!PetscIsInfOrNanReal(emax))
       PetscCall(HsShootPerronGrowth(q, P, sh->perron + i * q, u, sh->max_growth, &rho));
-    if (rho > g.v || PetscIsInfOrNanReal(rho))
-      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)(sh->s0 + i);
+    if (rho > g || PetscIsInfOrNanReal(rho))
+      g = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, seg = (int)(sh->seg->s0 + i);
   }
   PetscCall(PetscFree2(P, u));
-  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
-  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
-  s->res.sensitivity_growth = gmax.v;
-  *too_large                = (PetscBool)(gmax.v > sh->max_growth);
-  if (*too_large)
-    PetscCall(HsShootGrowthDiagnosis(s, sh->knots, sh->M, sh->max_growth, gmax.seg, gmax.v));
+  PetscCall(HsShootGrowthReduce(s, sh->seg->knots, sh->seg->M, sh->max_growth, g, seg, emax, &sh->egrowth, too_large));
   PetscFunctionReturn(0);
 }
 
@@ -523,25 +520,20 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_larg
 static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt i, PetscInt *idx, PetscInt *rows,
                                       PetscReal *prod)
 {
-  PetscInt t = sh->s0 + i, q = sh->q, n = sh->n, ws = sh->ws, wt = BlockSize(sh, t), o = BlockOffset(sh, t),
-           c0 = q - wt, nc = wt + sh->ft;
+  PetscInt t = sh->seg->s0 + i, q = sh->q, n = sh->n, ws = sh->ws, wt = HsSegLayoutBlockSize(sh->seg, t),
+           o = HsSegLayoutBlockOffset(sh->seg, t), c0 = q - wt, nc = wt + sh->ft;
   const double *end = sh->Send + i * (q + q * ws), *S = end + q;
   double       *Rz = prod + q * (q + 1), *R = Rz + q * q, f; /* the terminal rows and their Jacobian (after prod's) */
 
   PetscFunctionBeginUser;
-  for (PetscInt j = 0; t && j < wt; j++)
-    PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
   for (PetscInt j = 0; j < nc; j++) /* w_t's columns, then T's */
     idx[j] = j < wt ? o + j : s->iT;
-  if (t < sh->M - 1) {
-    for (PetscInt r = 0; r < q; r++) {
-      rows[r] = BlockOffset(sh, t + 1) + r;
-      for (PetscInt j = 0; j < nc; j++)
-        prod[r * nc + j] = S[r * ws + (j < wt ? c0 + j : q)];
-    }
-    PetscCall(MatSetValues(P, q, rows, nc, idx, prod, ADD_VALUES));
+  for (PetscInt r = 0; t < sh->seg->M - 1 && r < q; r++)
+    for (PetscInt j = 0; j < nc; j++)
+      prod[r * nc + j] = S[r * ws + (j < wt ? c0 + j : q)];
+  PetscCall(HsSegLayoutAddMatchingJacobian(sh->seg, P, t, nc, idx, prod, rows)); /* -I, dz_end/d(w_t, T) */
+  if (t < sh->seg->M - 1)
     PetscFunctionReturn(0);
-  }
   if (sh->nc) /* constraints: their terminal rows (ConsJacobianRows) */
     PetscFunctionReturn(0);
   PetscCheck(!HsO4Terminal(sh->o.o4, end, R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB, "the terminal rows failed");
@@ -566,8 +558,9 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
  * dR/dz_N dz_N/d(w_t, kappa_2) and their direct dR/dalpha (ext: alpha, kappa_2). */
 static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const PetscScalar *ext)
 {
-  PetscInt      t = sh->s0 + i, q = sh->q, n = sh->n, nc = sh->nc, ws = sh->ws, wt = BlockSize(sh, t), c0 = q - wt;
-  PetscInt      e0 = BlockOffset(sh, sh->M), nco = wt + 2 * nc, *idx, *rows;
+  PetscInt t = sh->seg->s0 + i, q = sh->q, n = sh->n, nc = sh->nc, ws = sh->ws, wt = HsSegLayoutBlockSize(sh->seg, t),
+           c0      = q - wt;
+  PetscInt      e0 = HsSegLayoutBlockOffset(sh->seg, sh->seg->M), nco = wt + 2 * nc, *idx, *rows;
   PetscReal    *R, *Rz, *Ra, *prod;
   const double *end = sh->Send + i * (q + q * ws), *S = end + q;
 
@@ -583,11 +576,11 @@ static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const P
     }
     PetscCall(MatSetValues(P, sh->c2, rows, 2 * n, idx, prod, ADD_VALUES));
   }
-  if (t == sh->M - 1) {
+  if (t == sh->seg->M - 1) {
     PetscCheck(!HsO4ConsTerminal(sh->o.o4, end, ext, R, Rz, Ra), PETSC_COMM_SELF, PETSC_ERR_LIB,
                "the terminal rows failed");
     for (PetscInt j = 0; j < nco; j++) /* w_t's columns, kappa_2's, alpha's */
-      idx[j] = j < wt ? BlockOffset(sh, t) + j : j < wt + nc ? e0 + nc + j - wt : e0 + j - wt - nc;
+      idx[j] = j < wt ? HsSegLayoutBlockOffset(sh->seg, t) + j : j < wt + nc ? e0 + nc + j - wt : e0 + j - wt - nc;
     for (PetscInt r = 0; r < 2 * n; r++) {
       rows[r] = r;
       for (PetscInt j = 0; j < nco; j++) {
@@ -621,14 +614,14 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
   if (!dom) {
     PetscCall(PetscLogEventBegin(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
     PetscCall(PetscMalloc3(q + 1, &idx, q + 1, &rows, 3 * q * (q + 1), &prod));
-    for (PetscInt i = 0; i < sh->s1 - sh->s0; i++)
+    for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++)
       PetscCall(SegmentJacobian(s, sh, P, i, idx, rows, prod));
     PetscCall(PetscFree3(idx, rows, prod));
     if (sh->nc) { /* constraints: the start and terminal rows (alpha and kappa_2: X's last 2nc, on the last owner) */
       const PetscScalar *x;
       PetscCall(VecGetArrayRead(X, &x));
-      for (PetscInt i = 0; i < sh->s1 - sh->s0; i++)
-        PetscCall(ConsJacobianRows(sh, P, i, x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0)));
+      for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++)
+        PetscCall(ConsJacobianRows(sh, P, i, x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M)));
       PetscCall(VecRestoreArrayRead(X, &x));
     }
     PetscCall(PetscLogEventEnd(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
@@ -648,11 +641,11 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
  * H at its start and end into Hse (2 values per segment). */
 static int SegmentDefects(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscReal *v, PetscReal *Hse)
 {
-  PetscInt t = sh->s0 + i, q = sh->q;
+  PetscInt t = sh->seg->s0 + i, q = sh->q;
   double   Ha, Hb, L, W, Dt;
   int      st;
 
-  for (PetscInt k = sh->knots[t]; k < sh->knots[t + 1]; k++)
+  for (PetscInt k = sh->seg->knots[t]; k < sh->seg->knots[t + 1]; k++)
     for (int j = 0; j < 3; j++) {
       const double *a = Point(sh, i, k) + j * q, *b = j < 2 ? a + q : Point(sh, i, k + 1);
       if ((st = HsO4Hamiltonian(sh->o.o4, HsOrder4StageTime(s, k, j), a, &Ha)) ||
@@ -662,9 +655,9 @@ static int SegmentDefects(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscReal *v, P
         return st;
       v[0] = PetscMax(v[0], PetscAbsReal(Hb - Ha - Dt)),
       v[1] = PetscMax(v[1], PetscMax(PetscAbsReal(Ha), PetscAbsReal(Hb)));
-      if (k == sh->knots[t] && !j)
+      if (k == sh->seg->knots[t] && !j)
         Hse[2 * t] = Ha;
-      if (k == sh->knots[t + 1] - 1 && j == 2)
+      if (k == sh->seg->knots[t + 1] - 1 && j == 2)
         Hse[2 * t + 1] = Hb;
     }
   return PetscIsInfOrNanReal(v[0] + v[1]) ? HS_EDOM : HS_SUCCESS;
@@ -684,12 +677,12 @@ static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
   PetscCall(MarchAll(s, X, PETSC_FALSE, &dom));
   if (dom)
     PetscFunctionReturn(0);
-  PetscCall(PetscCalloc1(2 * sh->M, &Hse));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0 && !v[2]; i++)
+  PetscCall(PetscCalloc1(2 * sh->seg->M, &Hse));
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0 && !v[2]; i++)
     v[2] = SegmentDefects(s, sh, i, v, Hse) ? 1 : 0;
-  PetscCallMPI(
-      MPI_Allreduce(MPI_IN_PLACE, Hse, (PetscMPIInt)(2 * sh->M), MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
-  for (PetscInt t = 0; t + 1 < sh->M; t++) /* the same on every rank */
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, Hse, (PetscMPIInt)(2 * sh->seg->M), MPIU_REAL, MPIU_SUM,
+                             PetscObjectComm((PetscObject)s)));
+  for (PetscInt t = 0; t + 1 < sh->seg->M; t++) /* the same on every rank */
     v[0] = PetscMax(v[0], PetscAbsReal(Hse[2 * t + 1] - Hse[2 * t + 2]));
   PetscCall(PetscFree(Hse));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
@@ -698,80 +691,80 @@ static PetscErrorCode Conserved(HsSolver s, Vec X, PetscReal *m)
   PetscFunctionReturn(0);
 }
 
-/* The guess: the transcription's (order4.c, on its DMDA), gathered on every rank; the local segments' stored
- * trajectories (the substeps' first Newton iterates come from its increments) and their outer unknowns from it.
+/* Local segment i's part of the guess g (the whole transcription guess): its stored trajectory (the substeps' first
+ * Newton iterates come from its increments) and its outer unknowns in x (this rank's part of X); with segment M - 1
+ * also the extra unknowns (HsSegGuessFn). */
+static PetscErrorCode GuessSegment(HsSolver s, PetscInt i, const PetscScalar *g, PetscScalar *x, void *ctx)
+{
+  HsO4Shoot *sh = s->data;
+  PetscInt   n = sh->n, q = sh->q, t = sh->seg->s0 + i, k0 = sh->seg->knots[t], D = sh->o.D;
+  PetscInt   o = HsSegLayoutLocalOffset(sh->seg, t), e = HsSegLayoutLocalOffset(sh->seg, sh->seg->M);
+
+  PetscFunctionBeginUser;
+  (void)ctx;
+  for (PetscInt k = k0; k <= sh->seg->knots[t + 1];
+       k++) { /* the stages (and with constraints the kappa) of each point */
+    PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, 3 * q));
+    if (sh->nc)
+      PetscCall(PetscArraycpy(KapPoint(sh, i, k), g + k * D + 3 * q, 3 * sh->c2));
+  }
+  PetscCall(PetscArraycpy(x + o, g + k0 * D + (t ? 0 : 2 * n), HsSegLayoutBlockSize(sh->seg, t)));
+  sh->have_traj[i] = PETSC_TRUE;
+  if (sh->nc && t == sh->seg->M - 1) /* alpha (point N's slot) and the last substep's kappa_2 */
+    for (PetscInt j = 0; j < sh->nc; j++) {
+      x[e + j]          = g[s->N * D + 3 * q + 2 * sh->c2 + j];
+      x[e + sh->nc + j] = g[(s->N - 1) * D + 3 * q + 2 * sh->c2 + sh->nc + j];
+    }
+  if (sh->ft && t == sh->seg->M - 1) /* a free T's start */
+    x[e] = HsSolverStartT(s);
+  PetscFunctionReturn(0);
+}
+
+/* The guess: the transcription's (order4.c, on its DMDA), spread over the local segments (GuessSegment).
  * Collective. */
 static PetscErrorCode Guess(HsSolver s, Vec X)
 {
-  HsO4Shoot         *sh = s->data;
-  Vec                All;
-  const PetscScalar *g;
-  PetscScalar       *x;
-  PetscInt           n = sh->n, q = sh->q;
+  HsO4Shoot *sh = s->data;
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4Guess(s, sh->Xfull));
-  PetscCall(HsGatherToAll(sh->Xfull, &All));
-  PetscCall(VecGetArrayRead(All, &g));
-  PetscCall(VecGetArray(X, &x));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt t = sh->s0 + i, k0 = sh->knots[t], o = BlockOffset(sh, t) - BlockOffset(sh, sh->s0), D = sh->o.D;
-    for (PetscInt k = k0; k <= sh->knots[t + 1]; k++) { /* the stages (and with constraints the kappa) of each point */
-      PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, 3 * q));
-      if (sh->nc)
-        PetscCall(PetscArraycpy(KapPoint(sh, i, k), g + k * D + 3 * q, 3 * sh->c2));
-    }
-    PetscCall(PetscArraycpy(x + o, g + k0 * D + (t ? 0 : 2 * n), BlockSize(sh, t)));
-    sh->have_traj[i] = PETSC_TRUE;
-  }
-  if (sh->nc && sh->s1 == sh->M && sh->s0 < sh->M) /* alpha (point N's slot) and the last substep's kappa_2 */
-    for (PetscInt j = 0; j < sh->nc; j++) {
-      x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0) + j] = g[s->N * sh->o.D + 3 * q + 2 * sh->c2 + j];
-      x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0) + sh->nc + j] =
-          g[(s->N - 1) * sh->o.D + 3 * q + 2 * sh->c2 + sh->nc + j];
-    }
-  if (sh->ft && sh->s0 < sh->M && sh->s1 == sh->M) /* a free T's start (the owner of segment M - 1) */
-    x[BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0)] = HsSolverStartT(s);
+  PetscCall(HsSegLayoutScatterGuess(sh->seg, s, sh->Xfull, X, GuessSegment, NULL));
   sh->cached = PETSC_FALSE;
-  PetscCall(VecRestoreArray(X, &x));
-  PetscCall(VecRestoreArrayRead(All, &g));
-  PetscCall(VecDestroy(&All));
   PetscFunctionReturn(0);
 }
 
 /* The whole trajectory of a march at the solution on the DMDA (point k_t: w_t; point N: the last segment's end, its
  * stage slots 0), then the transcription's node layout and per-point values. Collective. */
+/* Point k of local segment i on the DMDA (HsSegPointFn; ctx: the extra unknowns of X, for alpha at point N). */
+static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScalar *v, void *ctx)
+{
+  HsO4Shoot         *sh  = s->data;
+  PetscInt           q   = sh->q;
+  const PetscScalar *ext = ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(v, sh->o.D));
+  PetscCall(PetscArraycpy(v, Point(sh, i, k), k == s->N ? q : 3 * q));
+  if (sh->nc && k < s->N) /* the substeps' kappa; point N: alpha */
+    PetscCall(PetscArraycpy(v + 3 * q, KapPoint(sh, i, k), 3 * sh->c2));
+  if (sh->nc && k == s->N)
+    PetscCall(PetscArraycpy(v + 3 * q + 2 * sh->c2, ext, sh->nc));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PostSolve(HsSolver s)
 {
   HsO4Shoot         *sh = s->data;
-  PetscInt           D = sh->o.D, *idx, q = sh->q;
-  PetscScalar       *v;
   const PetscScalar *x;
   PetscBool          dom;
 
   PetscFunctionBeginUser;
   PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself (not of a line search's trial; a
                                                       march that fails leaves what it reached) */
-  PetscCall(PetscMalloc2(D, &idx, D, &v));
   PetscCall(VecGetArrayRead(s->X, &x));
-  for (PetscInt i = 0; i < sh->s1 - sh->s0; i++) {
-    PetscInt t = sh->s0 + i, last = t == sh->M - 1 ? sh->knots[t + 1] : sh->knots[t + 1] - 1;
-    for (PetscInt k = sh->knots[t]; k <= last; k++) {
-      PetscCall(PetscArrayzero(v, D));
-      PetscCall(PetscArraycpy(v, Point(sh, i, k), k == s->N ? q : 3 * q));
-      if (sh->nc && k < s->N) /* the substeps' kappa; point N: alpha */
-        PetscCall(PetscArraycpy(v + 3 * q, KapPoint(sh, i, k), 3 * sh->c2));
-      if (sh->nc && k == s->N)
-        PetscCall(PetscArraycpy(v + 3 * q + 2 * sh->c2, x + BlockOffset(sh, sh->M) - BlockOffset(sh, sh->s0), sh->nc));
-      for (PetscInt j = 0; j < D; j++)
-        idx[j] = k * D + j;
-      PetscCall(VecSetValues(sh->Xfull, D, idx, v, INSERT_VALUES));
-    }
-  }
+  PetscCall(HsSegLayoutPutPoints(sh->seg, s, sh->Xfull, sh->o.D, PointValues,
+                                 (void *)(x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M))));
   PetscCall(VecRestoreArrayRead(s->X, &x));
-  PetscCall(PetscFree2(idx, v));
-  PetscCall(VecAssemblyBegin(sh->Xfull));
-  PetscCall(VecAssemblyEnd(sh->Xfull));
   PetscCall(HsOrder4PostSolveFrom(s, sh->Xfull));
   for (int j = 0; j < 3; j++)
     PetscCall(PetscInfo(s->snes,
@@ -800,7 +793,7 @@ static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
                           "multiple shooting with %" PetscInt_FMT
                           " segment%s, conserving4 (triple jump of the Gonzalez "
                           "discrete gradient of H)",
-                          sh->M, sh->M > 1 ? "s" : ""));
+                          sh->seg->M, sh->seg->M > 1 ? "s" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -838,9 +831,8 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(HsOrder4DestroyData(&sh->o));
   PetscCall(VecDestroy(&sh->Xfull));
-  PetscCall(HsSegmentLayoutDestroy(&sh->layout));
-  PetscCall(PetscFree(sh->knots));
-  PetscCall(PetscFree3(sh->traj, sh->toff, sh->have_traj));
+  PetscCall(HsSegLayoutDestroy(&sh->seg));
+  PetscCall(PetscFree2(sh->traj, sh->have_traj));
   PetscCall(PetscFree4(sh->S, sh->S2, sh->Send, sh->perron));
   PetscCall(PetscFree6(sh->F, sh->Fa, sh->Fb, sh->db, sh->aold, sh->bold));
   PetscCall(PetscFree2(sh->tg, sh->tc));
@@ -857,14 +849,13 @@ static PetscErrorCode Destroy(HsSolver s)
 /* Storage of the local segments and the substeps' scratch. */
 static PetscErrorCode Allocate(HsO4Shoot *sh)
 {
-  PetscInt q = sh->q, nloc = sh->s1 - sh->s0, pts = 0;
+  PetscInt q = sh->q, nloc = sh->seg->s1 - sh->seg->s0, pts;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nloc; i++)
-    pts += sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1;
-  PetscCall(PetscCalloc3(pts * 3 * q + 1, &sh->traj, nloc + 1, &sh->toff, nloc + 1, &sh->have_traj));
-  for (PetscInt i = 0; i < nloc; i++)
-    sh->toff[i + 1] = sh->toff[i] + sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1;
+  /* blocks: lambda_0 (2n) for segment 0, z_{k_t} (q); a free T, alpha and kappa_2 after them; points k_t .. k_{t+1} */
+  PetscCall(HsSegLayoutSetBlocks(sh->seg, 2 * sh->n, q, sh->ft + sh->c2, 0, 3 * q));
+  pts = sh->seg->toff[nloc];
+  PetscCall(PetscCalloc2(pts * 3 * q + 1, &sh->traj, nloc + 1, &sh->have_traj));
   PetscCall(PetscCalloc4(q * sh->ws, &sh->S, q * sh->ws, &sh->S2, nloc * (q + q * sh->ws) + 1, &sh->Send, nloc * q + 1,
                          &sh->perron));
   PetscCall(PetscCalloc6(q, &sh->F, q * q, &sh->Fa, q * q, &sh->Fb, q, &sh->db, q, &sh->aold, q, &sh->bold));
@@ -886,40 +877,21 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsO4Shoot *sh = s->data;
-  PetscInt   nl = 0;
-  KSP        ksp;
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
   sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
   sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
-  PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->M, &sh->layout));
-  PetscCall(HsSegmentLayoutOwner(sh->layout, sh->M - 1, &sh->Towner));
-  sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
-  PetscCall(Allocate(sh));
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    nl += BlockSize(sh, t);
-  nl += sh->ft && sh->s0 < sh->M && sh->s1 == sh->M ? 1 : 0; /* a free T: the last unknown, with segment M - 1 */
-  nl += sh->s0 < sh->M && sh->s1 == sh->M ? sh->c2 : 0;      /* constraints: alpha, kappa_2 of the last substep, last */
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
-  PetscCall(VecDuplicate(s->X, &s->F));
-  if (sh->ft)
-    s->iT = BlockOffset(sh, sh->M);
-  PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)s), nl, nl, PETSC_DETERMINE, PETSC_DETERMINE,
-                         2 * sh->q + sh->ft + sh->c2, NULL, 2 * sh->q + sh->ft + sh->c2, NULL, &s->Jac));
-  PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(Allocate(sh)); /* the layout: a free T, alpha, kappa_2 the last unknowns, with segment M - 1 */
   PetscCall(HsOrder4PreSolve(s));
   /* substeps looser than the defaults make the residual's evaluation error as large as the user allows: a noise floor
      then vouches for nothing (as for the second-order march, shooting.c) */
-  s->noise_vouch  = (PetscBool)(sh->atol <= HS_MARCH_ATOL_DEFAULT && sh->stol <= HS_MARCH_STOL_DEFAULT &&
+  s->noise_vouch = (PetscBool)(sh->atol <= HS_MARCH_ATOL_DEFAULT && sh->stol <= HS_MARCH_STOL_DEFAULT &&
                                sh->max_it >= HS_MARCH_MAX_IT_DEFAULT);
-  s->res.segments = sh->M;
-  PetscCall(HsSolverSetCheckpointLayout(s, sh->M + 1, sh->knots));
-  PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
-  PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, Jacobian, s));
-  PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  if (sh->ft)
+    s->iT = HsSegLayoutBlockOffset(sh->seg, sh->seg->M);
+  PetscCall(HsSegLayoutSetUpSolver(sh->seg, s, 2 * sh->q + sh->ft + sh->c2, Jacobian));
   PetscFunctionReturn(0);
 }
 
@@ -931,15 +903,14 @@ static PetscErrorCode SetUp(HsSolver s)
 PetscErrorCode HsO4ShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots, PetscReal atol, PetscReal stol,
                               PetscInt max_it, PetscReal max_growth)
 {
-  HsO4Shoot *sh;
-  PetscInt  *kn;
+  HsO4Shoot   *sh;
+  HsSegLayout *seg;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(M + 1, &kn));
-  PetscCall(PetscArraycpy(kn, knots, M + 1));
+  PetscCall(HsSegLayoutCreate(PetscObjectComm((PetscObject)s), M, knots, &seg)); /* knots: the shooting's */
   PetscCall((*s->ops->destroy)(s));
   PetscCall(PetscNew(&sh));
-  sh->M = M, sh->knots = kn, sh->atol = atol, sh->stol = stol, sh->max_it = max_it, sh->max_growth = max_growth;
+  sh->seg = seg, sh->atol = atol, sh->stol = stol, sh->max_it = max_it, sh->max_growth = max_growth;
   s->data                = sh;
   s->ops->setfromoptions = NULL; /* the shooting's keys were read; its data are gone */
   s->ops->setupksp       = NULL;

@@ -591,25 +591,20 @@ static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
 /* The per-segment storage of the local segments. */
 static PetscErrorCode SetUpStorage(HsSolver s, HsShoot *sh)
 {
-  PetscInt dim = 2 * s->prob->n, w = 2 * dim, ws, nloc, len = 0, e;
+  PetscInt dim = 2 * s->prob->n, w = 2 * dim, ws, nloc, e;
 
   PetscFunctionBeginUser;
   sh->ft = s->prob->free_T ? 1 : 0;
   ws = w + sh->ft, e = 3 * dim + 3 * dim * ws;
-  PetscCall(HsSegmentLayoutCreate(PetscObjectComm((PetscObject)s), sh->Mset, &sh->layout));
-  PetscCall(HsSegmentLayoutOwner(sh->layout, sh->Mset - 1, &sh->Towner));
-  sh->s0 = sh->layout->s0, sh->s1 = sh->layout->s1;
-  nloc   = sh->s1 - sh->s0;
-  for (PetscInt i = sh->s0; i < sh->s1; i++)
-    len += sh->knots[i + 1] - sh->knots[i] + 1;
-  PetscCall(PetscCalloc3(len * w, &sh->traj, nloc * 4 * dim * ws + 1, &sh->sens, nloc + 1, &sh->traj_off));
+  PetscCall(HsSegLayoutCreate(PetscObjectComm((PetscObject)s), sh->Mset, sh->knots, &sh->seg));
+  PetscCall(HsSegLayoutSetBlocks(sh->seg, w, w, sh->ft, 0, w)); /* points k_s .. k_{s+1}; a free T: the last unknown */
+  nloc = sh->seg->s1 - sh->seg->s0;
+  PetscCall(PetscCalloc2(sh->seg->toff[nloc] * w, &sh->traj, nloc * 4 * dim * ws + 1, &sh->sens));
   PetscCall(PetscCalloc3(nloc + 1, &sh->growth, nloc + 1, &sh->marched, nloc * w + 1, &sh->perron));
   PetscCall(PetscCalloc2(nloc * 3 * dim * w + 1, &sh->jblk, w, &sh->vprev));
   PetscCall(PetscMalloc4(e, &sh->end_send, e, &sh->end_recv, e, &sh->end_local, dim, &sh->znext));
   PetscCall(PetscMalloc3(8 * dim * dim, &sh->Bk, dim * ws, &sh->G, dim, &sh->R));
   PetscCall(PetscCalloc4(nloc + 1, &sh->hsum, nloc * ws + 1, &sh->hgrad, nloc * w + 1, &sh->jT, w, &sh->tlast));
-  for (PetscInt i = 0; i < nloc; i++)
-    sh->traj_off[i + 1] = sh->traj_off[i] + (sh->knots[sh->s0 + i + 1] - sh->knots[sh->s0 + i] + 1) * w;
   PetscFunctionReturn(0);
 }
 
@@ -670,14 +665,9 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCheck(!sh->ft || !sh->mf, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "a free final time (T: free) needs the assembled outer Jacobian: -hs_shoot_mf is not supported with it");
   PetscCall(CreateMarch(s, sh)); /* made again by PreSolve, for the discretization of each solve */
-  nloc = sh->s1 - sh->s0;
-  {
-    PetscMPIInt rank;
-    PetscInt    nl;
-    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-    nl = nloc * w + (sh->ft && rank == sh->Towner ? 1 : 0); /* a free T: the last unknown, on the owner of segment M-1 */
-    PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
-  }
+  nloc = sh->seg->s1 - sh->seg->s0;
+  /* a free T: the last unknown, on the owner of segment M-1 */
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), HsSegLayoutLocalSize(sh->seg), PETSC_DETERMINE, &s->X));
   PetscCall(VecDuplicate(s->X, &s->F));
   if (sh->ft) { /* the last unknown */
     PetscCall(VecGetSize(s->X, &s->iT));
@@ -710,7 +700,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, HsShootFormJacobian, s));
   /* node-layout vector for diagnostics and output: local nodes k_{s0}..k_{s1}-1 (+ N on the last owner) */
-  nodes = (nloc ? sh->knots[sh->s1] - sh->knots[sh->s0] : 0) + (nloc && sh->s1 == sh->Mset ? 1 : 0);
+  nodes = (nloc ? sh->knots[sh->seg->s1] - sh->knots[sh->seg->s0] : 0) + (nloc && sh->seg->s1 == sh->Mset ? 1 : 0);
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nodes * w, (s->N + 1) * w, &s->Xnodes));
   s->res.segments = sh->Mset;
   PetscCall(HsSolverSetCheckpointLayout(s, sh->Mset + 1, sh->knots));
@@ -785,8 +775,8 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
              "-hs_shoot_init transcription: the transcription solve did not converge (%s)",
              SNESConvergedReasons[r.reason]);
   PetscCall(HsSolverGetSolution(t, &Xt));
-  PetscCall(PetscMalloc1((sh->s1 - sh->s0) * w, &idx));
-  for (PetscInt seg = sh->s0; seg < sh->s1; seg++)
+  PetscCall(PetscMalloc1((sh->seg->s1 - sh->seg->s0) * w, &idx));
+  for (PetscInt seg = sh->seg->s0; seg < sh->seg->s1; seg++)
     for (PetscInt c = 0; c < w; c++)
       idx[n++] = sh->knots[seg] * w + c;
   PetscCall(ISCreateGeneral(PetscObjectComm((PetscObject)s), n, idx, PETSC_OWN_POINTER, &from));
@@ -816,8 +806,8 @@ static PetscErrorCode Guess(HsSolver s, Vec X)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArray(X, &z));
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    PetscCall(HsSolverGuessRow(s, sh->knots[t], z + (t - sh->s0) * w));
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++)
+    PetscCall(HsSolverGuessRow(s, sh->knots[t], z + (t - sh->seg->s0) * w));
   PetscCall(VecRestoreArray(X, &z));
   PetscCall((*s->ops->resetiterate)(s));
   if (sh->init == HS_SHOOT_INIT_TRANSCRIPTION)
@@ -832,8 +822,8 @@ static PetscErrorCode ResetIterate(HsSolver s)
   HsShoot *sh = s->data;
 
   PetscFunctionBeginUser;
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    sh->marched[t - sh->s0] = PETSC_FALSE;
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++)
+    sh->marched[t - sh->seg->s0] = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -896,9 +886,9 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(sh->user_knots));
   PetscCall(PetscFree(sh->knots));
-  PetscCall(HsSegmentLayoutDestroy(&sh->layout));
+  PetscCall(HsSegLayoutDestroy(&sh->seg));
   HsMarchDestroy(&sh->march);
-  PetscCall(PetscFree3(sh->traj, sh->sens, sh->traj_off));
+  PetscCall(PetscFree2(sh->traj, sh->sens));
   PetscCall(PetscFree3(sh->growth, sh->marched, sh->perron));
   PetscCall(PetscFree2(sh->jblk, sh->vprev));
   PetscCall(PetscFree4(sh->end_send, sh->end_recv, sh->end_local, sh->znext));

@@ -26,23 +26,28 @@
 #include <gsl/gsl_complex_math.h>
 #include <gsl/gsl_eigen.h>
 
-PetscLogEvent HS_SHOOT_MARCH, HS_SHOOT_SENS, HS_SHOOT_ASSEMBLY; /* registered by HsSolverCreate_Shooting */
-
 #define HS_SHOOT_GROWTH_IT 10     /* power iterations of a segment's growth per Jacobian (warm-started from the last) */
 #define HS_SHOOT_GROWTH_RTOL 1e-2 /* ... or until its Collatz-Wielandt bounds agree to 1% */
 #define HS_SHOOT_GROWTH_LOOSE 1.25 /* bounds further apart than this: the eigenvalues (GSL) instead */
 
-/* Marches local segment t from z; a failure is recorded as the diagnosis and sets *failed. */
-static PetscErrorCode MarchSegment(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal *z, PetscBool sens,
+/* The stored trajectory of local segment li: its rows (x_k, lambda_{k+1/2}), k = k_t .. k_{t+1}. */
+static PetscReal *Traj(const HsShoot *sh, PetscInt li)
+{
+  return HsSegLayoutPoint(sh->seg, sh->traj, li, sh->knots[sh->seg->s0 + li]);
+}
+
+/* Marches local segment li from z (HsSegMarchFn); a failure is recorded as the diagnosis and sets *failed. */
+static PetscErrorCode MarchSegment(HsSolver s, PetscInt li, const PetscScalar *z, PetscBool sens, void *ctx,
                                    PetscBool *failed)
 {
-  PetscInt li = t - sh->s0, dim = 2 * s->prob->n, ws = 2 * dim + sh->ft;
+  HsShoot *sh = s->data;
+  PetscInt t = sh->seg->s0 + li, dim = 2 * s->prob->n, ws = 2 * dim + sh->ft;
   int      st;
 
   PetscFunctionBeginUser;
+  (void)ctx;
   st = HsMarchSegment(sh->march, (int)sh->knots[t], (int)(sh->knots[t + 1] - sh->knots[t]), z, sh->marched[li],
-                      sh->traj + sh->traj_off[li], sens ? sh->sens + li * 4 * dim * ws : NULL,
-                      sens ? &sh->growth[li] : NULL);
+                      Traj(sh, li), sens ? sh->sens + li * 4 * dim * ws : NULL, sens ? &sh->growth[li] : NULL);
   sh->marched[li] = (PetscBool)(st == HS_SUCCESS);
   if (!st && sh->ft) { /* the segment's sum of H^d (and its gradient) */
     const double *g;
@@ -58,26 +63,12 @@ static PetscErrorCode MarchSegment(HsSolver s, HsShoot *sh, PetscInt t, const Pe
   PetscFunctionReturn(0);
 }
 
-/* Marches every local segment; a failure anywhere becomes a domain error on all ranks. */
-static PetscErrorCode MarchAll(HsSolver s, HsShoot *sh, const PetscReal *z, PetscBool sens, PetscBool *failed)
-{
-  PetscInt  w = 4 * s->prob->n;
-  PetscBool f = PETSC_FALSE;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventBegin(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
-  for (PetscInt t = sh->s0; t < sh->s1 && !f; t++)
-    PetscCall(MarchSegment(s, sh, t, z + (t - sh->s0) * w, sens, &f));
-  PetscCall(PetscLogEventEnd(sens ? HS_SHOOT_SENS : HS_SHOOT_MARCH, 0, 0, 0, 0));
-  PetscCallMPI(MPI_Allreduce(&f, failed, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
-  PetscFunctionReturn(0);
-}
-
 /* End data of segment t as a packed array [x_{b-1}, lambda_{b-1/2}, x_b, S(x_{b-1}), S(lambda_{b-1/2}), S(x_b)]. */
 static PetscErrorCode PackEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sens, PetscReal *buf)
 {
-  PetscInt   dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, li = t - sh->s0, L = sh->knots[t + 1] - sh->knots[t];
-  PetscReal *T = sh->traj + sh->traj_off[li];
+  PetscInt dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, li = t - sh->seg->s0,
+           L   = sh->knots[t + 1] - sh->knots[t];
+  PetscReal *T = Traj(sh, li);
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(buf, T + (L - 1) * w, dim));
@@ -97,10 +88,10 @@ static PetscErrorCode ExchangeNeighbors(HsSolver s, HsShoot *sh, const PetscScal
   PetscMPIInt prev, next;
 
   PetscFunctionBeginUser;
-  if (sh->s1 == sh->s0)
+  if (sh->seg->s1 == sh->seg->s0)
     PetscFunctionReturn(0);
-  PetscCall(HsSegmentLayoutNeighbors(sh->layout, &prev, &next));
-  PetscCall(PackEnd(s, sh, sh->s1 - 1, sens, sh->end_send));
+  PetscCall(HsSegmentLayoutNeighbors(sh->seg->ranks, &prev, &next));
+  PetscCall(PackEnd(s, sh, sh->seg->s1 - 1, sens, sh->end_send));
   PetscCall(HsExchangeNeighbors(PetscObjectComm((PetscObject)s), prev, next, sh->end_send, cnt, sh->end_recv, z, dim,
                                 sh->znext));
   PetscFunctionReturn(0);
@@ -111,7 +102,7 @@ static PetscErrorCode PrevEnd(HsSolver s, HsShoot *sh, PetscInt t, PetscBool sen
 {
   PetscFunctionBeginUser;
   *e = NULL;
-  if (t == sh->s0)
+  if (t == sh->seg->s0)
     *e = sh->end_recv;
   else {
     PetscCall(PackEnd(s, sh, t - 1, sens, sh->end_local));
@@ -131,10 +122,10 @@ static PetscErrorCode RowBlock(HsSolver s, HsShoot *sh, PetscInt t, const PetscS
 {
   const HsProblem *P   = s->prob;
   PetscInt         dim = 2 * P->n, w = 2 * dim, L = sh->knots[t + 1] - sh->knots[t];
-  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xnext, *e;
+  const PetscReal *T = Traj(sh, t - sh->seg->s0), *xnext, *e;
 
   PetscFunctionBeginUser;
-  xnext = t == sh->Mset - 1 ? P->xT : (t + 1 < sh->s1 ? zt + w : sh->znext);
+  xnext = t == sh->Mset - 1 ? P->xT : (t + 1 < sh->seg->s1 ? zt + w : sh->znext);
   for (PetscInt i = 0; i < dim; i++)
     ft[i] = T[L * w + i] - xnext[i];
   if (t == sh->Mset - 1 && s->has_free) {
@@ -175,9 +166,9 @@ static PetscErrorCode ShareFinalTime(HsSolver s, HsShoot *sh, const PetscScalar 
   if (!sh->ft)
     PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == sh->Towner)
-    T = z[(sh->s1 - sh->s0) * 4 * s->prob->n];
-  PetscCall(HsSolverShareFinalTime(s, sh->Towner, T, bad));
+  if (rank == sh->seg->last)
+    T = z[(sh->seg->s1 - sh->seg->s0) * 4 * s->prob->n];
+  PetscCall(HsSolverShareFinalTime(s, sh->seg->last, T, bad));
   PetscFunctionReturn(0);
 }
 
@@ -187,7 +178,7 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
 {
   PetscMPIInt rank;
   PetscReal   sum = 0, fT = 0;
-  PetscInt    w = 4 * s->prob->n, nloc = sh->s1 - sh->s0;
+  PetscInt    w = 4 * s->prob->n, nloc = sh->seg->s1 - sh->seg->s0;
 
   PetscFunctionBeginUser;
   if (!sh->ft)
@@ -196,11 +187,11 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
     sum += sh->hsum[li];
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  if (rank != sh->Towner)
+  if (rank != sh->seg->last)
     PetscFunctionReturn(0);
   {
     PetscInt         t = sh->Mset - 1, L = sh->knots[t + 1] - sh->knots[t];
-    const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    const PetscReal *T = Traj(sh, t - sh->seg->s0);
     if (HsDiscTerminalCostT(s->disc, T + L * w, &fT, NULL, NULL)) {
       *failed = PETSC_TRUE;
       PetscCall(HsSolverSetDiagnosis(s, PETSC_FALSE, "d phi/dT cannot be evaluated at x_N"));
@@ -209,7 +200,7 @@ static PetscErrorCode FinalTimeRow(HsSolver s, HsShoot *sh, const PetscScalar *z
   f[nloc * w] = s->hold_T ? z[nloc * w] - s->T_hold : sum / s->N - fT;
   if (s->prob->xT_T && !s->hold_T && !*failed) { /* terminal values x_T(T): - sum_fixed R_i dx_T,i/dT */
     PetscInt         t = sh->Mset - 1, L = sh->knots[t + 1] - sh->knots[t];
-    const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    const PetscReal *T = Traj(sh, t - sh->seg->s0);
     PetscReal       *R = sh->Bk, *dxT = R + 2 * w;
     if (HsDiscTerminalResidual(s->disc, T + (L - 1) * w, T + L * w, T + (L - 1) * w + w / 2, R) ||
         s->prob->xT_T(dxT, NULL, s->prob->ctx)) {
@@ -240,7 +231,7 @@ PetscErrorCode HsShootResidual(HsSolver s, Vec X, Vec F, PetscBool *dom)
   PetscCall(VecGetArrayRead(X, &z));
   PetscCall(ShareFinalTime(s, sh, z, &failed));
   if (!failed)
-    PetscCall(MarchAll(s, sh, z, PETSC_FALSE, &failed));
+    PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_FALSE, MarchSegment, NULL, &failed));
   if (failed) {
     PetscCall(VecRestoreArrayRead(X, &z));
     *dom = PETSC_TRUE;
@@ -248,8 +239,8 @@ PetscErrorCode HsShootResidual(HsSolver s, Vec X, Vec F, PetscBool *dom)
   }
   PetscCall(ExchangeNeighbors(s, sh, z, PETSC_FALSE));
   PetscCall(VecGetArray(F, &f));
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    PetscCall(RowBlock(s, sh, t, z + (t - sh->s0) * w, f + (t - sh->s0) * w, &failed));
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++)
+    PetscCall(RowBlock(s, sh, t, z + (t - sh->seg->s0) * w, f + (t - sh->seg->s0) * w, &failed));
   PetscCall(FinalTimeRow(s, sh, z, f, &failed));
   PetscCall(VecRestoreArray(F, &f));
   PetscCall(VecRestoreArrayRead(X, &z));
@@ -263,7 +254,7 @@ PetscErrorCode HsShootResidual(HsSolver s, Vec X, Vec F, PetscBool *dom)
  * (without sensitivities), after the blocks have been taken from the sensitivity march. Collective. */
 static PetscErrorCode FinalTimeColumn(HsSolver s, HsShoot *sh, Vec X, PetscBool *failed)
 {
-  PetscInt           w = 4 * s->prob->n, nloc = sh->s1 - sh->s0, N;
+  PetscInt           w = 4 * s->prob->n, nloc = sh->seg->s1 - sh->seg->s0, N;
   PetscMPIInt        rank;
   Vec                C;
   const PetscScalar *c;
@@ -275,7 +266,7 @@ static PetscErrorCode FinalTimeColumn(HsSolver s, HsShoot *sh, Vec X, PetscBool 
   PetscCall(VecGetArrayRead(C, &c));
   PetscCall(PetscArraycpy(sh->jT, c, nloc * w));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  if (rank == sh->Towner)
+  if (rank == sh->seg->last)
     sh->tt = c[nloc * w];
   PetscCall(VecRestoreArrayRead(C, &c));
   PetscCall(VecDestroy(&C));
@@ -288,8 +279,8 @@ static PetscErrorCode FinalTimeColumn(HsSolver s, HsShoot *sh, Vec X, PetscBool 
 static PetscErrorCode TerminalSensitivities(HsSolver s, HsShoot *sh, PetscInt t, const PetscReal **R, const PetscReal **RT)
 {
   PetscInt         dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, dd = dim * dim, L = sh->knots[t + 1] - sh->knots[t];
-  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *xm = T + (L - 1) * w, *xN = T + L * w, *lm = xm + dim;
-  const PetscReal *Sown = sh->sens + (t - sh->s0) * 4 * dim * ws;
+  const PetscReal *T = Traj(sh, t - sh->seg->s0), *xm = T + (L - 1) * w, *xN = T + L * w, *lm = xm + dim;
+  const PetscReal *Sown = sh->sens + (t - sh->seg->s0) * 4 * dim * ws;
   PetscReal       *Bk = sh->Bk, *G = sh->G, *Jb = Bk + 2 * dim; /* R, RT first; then Rxm, RxN, Rlm */
   int              st;
 
@@ -332,9 +323,10 @@ static PetscErrorCode TransversalityRows(HsSolver s, HsShoot *sh, PetscInt t, Pe
 static PetscErrorCode SegmentBlocks(HsSolver s, HsShoot *sh, PetscInt t, const PetscScalar *zt)
 {
   PetscInt         dim = 2 * s->prob->n, w = 2 * dim, ws = w + sh->ft, dd = dim * dim, N = s->N;
-  const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *Sown = sh->sens + (t - sh->s0) * 4 * dim * ws, *e, *Se;
-  PetscReal       *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w, *Bk = sh->Bk;
-  PetscReal       *jT = sh->jT + (t - sh->s0) * w, *G = sh->G;
+  const PetscReal *T = Traj(sh, t - sh->seg->s0), *Sown = sh->sens + (t - sh->seg->s0) * 4 * dim * ws, *e, *Se;
+  PetscReal       *B1 = sh->jblk + (t - sh->seg->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w,
+            *Bk       = sh->Bk;
+  PetscReal       *jT = sh->jT + (t - sh->seg->s0) * w, *G = sh->G;
   int              st;
 
   PetscFunctionBeginUser;
@@ -420,7 +412,7 @@ static PetscErrorCode MovingTargetRow(HsSolver s, HsShoot *sh, PetscInt t)
  * (sh->tt). Collective (the sum). */
 static PetscErrorCode FinalTimeRowJacobian(HsSolver s, HsShoot *sh)
 {
-  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, ws = w + 1, N = s->N, nloc = sh->s1 - sh->s0;
+  PetscInt    dim = 2 * s->prob->n, w = 2 * dim, ws = w + 1, N = s->N, nloc = sh->seg->s1 - sh->seg->s0;
   PetscReal   sum = 0, fT, fTT, *gT = sh->R;
   PetscMPIInt rank;
 
@@ -429,11 +421,11 @@ static PetscErrorCode FinalTimeRowJacobian(HsSolver s, HsShoot *sh)
     sum += sh->hgrad[li * ws + w];
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  if (rank != sh->Towner)
+  if (rank != sh->seg->last)
     PetscFunctionReturn(0);
   {
     PetscInt         t = sh->Mset - 1, L = sh->knots[t + 1] - sh->knots[t];
-    const PetscReal *T = sh->traj + sh->traj_off[t - sh->s0], *SxN = sh->sens + (t - sh->s0) * 4 * dim * ws + 3 * dim * ws;
+    const PetscReal *T = Traj(sh, t - sh->seg->s0), *SxN = sh->sens + (t - sh->seg->s0) * 4 * dim * ws + 3 * dim * ws;
     int              st = HsDiscTerminalCostT(s->disc, T + L * w, &fT, gT, &fTT);
     PetscCheck(st == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "d phi/dT failed");
     sh->tt = sum / ((PetscReal)N * N) - fTT;
@@ -478,8 +470,8 @@ static PetscErrorCode InsertBlocks(HsSolver s, HsShoot *sh, Mat Pm, PetscBool pa
   }
   for (PetscInt i = 0; i < dim && !pattern; i++)
     V[i * w + i] = -1;
-  for (PetscInt t = sh->s0; t < sh->s1; t++) {
-    const PetscReal *B1 = pattern ? Z : sh->jblk + (t - sh->s0) * 3 * dim * w;
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
+    const PetscReal *B1 = pattern ? Z : sh->jblk + (t - sh->seg->s0) * 3 * dim * w;
     PetscCall(AddBlock(Pm, t * w, t * w, dim, w, B1));
     if (t < sh->Mset - 1)
       PetscCall(AddBlock(Pm, t * w, (t + 1) * w, dim, w, V));
@@ -487,7 +479,7 @@ static PetscErrorCode InsertBlocks(HsSolver s, HsShoot *sh, Mat Pm, PetscBool pa
       PetscCall(AddBlock(Pm, t * w + dim, (t - 1) * w, dim, w, B1 + dim * w));
     PetscCall(AddBlock(Pm, t * w + dim, t * w, dim, w, B1 + 2 * dim * w));
     if (sh->ft) { /* T's column in this block row, T's row in this block's columns */
-      const PetscReal *jT = pattern ? Z : sh->jT + (t - sh->s0) * w, *hg = sh->hgrad + (t - sh->s0) * (w + 1);
+      const PetscReal *jT = pattern ? Z : sh->jT + (t - sh->seg->s0) * w, *hg = sh->hgrad + (t - sh->seg->s0) * (w + 1);
       PetscReal       *row = Z + 3 * dim * w;
       PetscCall(AddBlock(Pm, t * w, rowT, w, 1, jT));
       for (PetscInt c = 0; c < w; c++)
@@ -617,21 +609,11 @@ PetscErrorCode HsShootPerronGrowth(PetscInt m, PetscReal *P, PetscReal *v, Petsc
   PetscFunctionReturn(0);
 }
 
-/* The diagnosis of a growth g beyond -hs_shoot_max_growth in segment seg: advice that can be followed. A segment of
- * several intervals grows like e^{rate length}: segments short enough for a growth of sqrt(max_growth) each. A single
- * interval's growth is the scheme's own step (h rate), which more segments cannot split: a finer grid or the
- * transcription. */
-static PetscErrorCode GrowthDiagnosis(HsSolver s, HsShoot *sh, int seg, double g)
-{
-  PetscFunctionBeginUser;
-  PetscCall(HsShootGrowthDiagnosis(s, sh->knots, sh->Mset, sh->max_growth, seg, g));
-  PetscFunctionReturn(0);
-}
-
-/*@ HsShootGrowthDiagnosis - the diagnosis of a growth g beyond max_growth in segment seg of M (knots: M + 1 nodes):
-    more segments, or for a single interval a finer grid or the transcription (bvp/impls internal, also conserving4's
-    shooting). Not collective. @*/
-PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
+/* The diagnosis of a growth g beyond max_growth (-hs_shoot_max_growth) in segment seg of M (knots: M + 1 nodes): advice
+ * that can be followed. A segment of several intervals grows like e^{rate length}: segments short enough for a growth
+ * of sqrt(max_growth) each. A single interval's growth is the scheme's own step (h rate), which more segments cannot
+ * split: a finer grid or the transcription. */
+static PetscErrorCode GrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, int seg,
                                       double g)
 {
   PetscInt  L = knots[seg + 1] - knots[seg], N = s->prob->N, Lmax, Msug;
@@ -660,6 +642,29 @@ PetscErrorCode HsShootGrowthDiagnosis(HsSolver s, const PetscInt *knots, PetscIn
   PetscFunctionReturn(0);
 }
 
+/*@ HsShootGrowthReduce - the largest growth over all segments of M (knots: M + 1 nodes) from this rank's largest g
+    (in its segment seg; -1: none) into the results, the largest sensitivity entry over the ranks from this rank's emax
+    into *egrowth; beyond max_growth a diagnosis (more segments, or for a single interval a finer grid or the
+    transcription) and *too_large (bvp/impls internal: both growth checks, the second-order and conserving4's).
+    Collective. @*/
+PetscErrorCode HsShootGrowthReduce(HsSolver s, const PetscInt *knots, PetscInt M, PetscReal max_growth, double g,
+                                   int seg, PetscReal emax, PetscReal *egrowth, PetscBool *too_large)
+{
+  struct {
+    double v;
+    int    seg;
+  } gl = {g, seg}, gmax;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Allreduce(&gl, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
+  PetscCallMPI(MPI_Allreduce(&emax, egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
+  s->res.sensitivity_growth = gmax.v;
+  *too_large                = (PetscBool)(gmax.v > max_growth);
+  if (*too_large)
+    PetscCall(GrowthDiagnosis(s, knots, M, max_growth, gmax.seg, gmax.v));
+  PetscFunctionReturn(0);
+}
+
 /* The largest scale-invariant growth over all segments (SegmentGrowth), and the largest raw entry of the
  * sensitivities (sh->egrowth, reported only); beyond max_growth the march cannot carry the digits Newton needs:
  * a diagnosis, and *too_large. */
@@ -667,26 +672,19 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsShoot *sh, PetscBool *too_large)
 {
   PetscInt   dim = 2 * s->prob->n;
   PetscReal *P, *u, rho, emax = 1;
-  struct {
-    double v;
-    int    seg;
-  } g = {1, -1}, gmax;
+  double     g   = 1;
+  int        seg = -1;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(4 * dim * dim, &P, 2 * dim, &u));
-  for (PetscInt t = sh->s0; t < sh->s1; t++) {
-    PetscCall(SegmentGrowth(sh, dim, t - sh->s0, P, u, &rho));
-    emax = PetscMax(emax, sh->growth[t - sh->s0]);
-    if (rho > g.v || PetscIsInfOrNanReal(rho))
-      g.v = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, g.seg = (int)t;
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
+    PetscCall(SegmentGrowth(sh, dim, t - sh->seg->s0, P, u, &rho));
+    emax = PetscMax(emax, sh->growth[t - sh->seg->s0]);
+    if (rho > g || PetscIsInfOrNanReal(rho))
+      g = PetscIsInfOrNanReal(rho) ? PETSC_MAX_REAL : rho, seg = (int)t;
   }
   PetscCall(PetscFree2(P, u));
-  PetscCallMPI(MPI_Allreduce(&g, &gmax, 1, MPI_DOUBLE_INT, MPI_MAXLOC, PetscObjectComm((PetscObject)s)));
-  PetscCallMPI(MPI_Allreduce(&emax, &sh->egrowth, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)s)));
-  s->res.sensitivity_growth = gmax.v;
-  *too_large                = (PetscBool)(gmax.v > sh->max_growth);
-  if (*too_large)
-    PetscCall(GrowthDiagnosis(s, sh, gmax.seg, gmax.v));
+  PetscCall(HsShootGrowthReduce(s, sh->knots, sh->Mset, sh->max_growth, g, seg, emax, &sh->egrowth, too_large));
   PetscFunctionReturn(0);
 }
 
@@ -706,7 +704,7 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(VecGetArrayRead(X, &z));
   PetscCall(ShareFinalTime(s, sh, z, &failed));
   if (!failed)
-    PetscCall(MarchAll(s, sh, z, PETSC_TRUE, &failed));
+    PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_TRUE, MarchSegment, NULL, &failed));
   if (!failed)
     PetscCall(GrowthCheck(s, sh, &failed));
   if (failed) {
@@ -717,8 +715,8 @@ PetscErrorCode HsShootFormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   }
   PetscCall(ExchangeNeighbors(s, sh, z, PETSC_TRUE));
   PetscCall(PetscLogEventBegin(HS_SHOOT_ASSEMBLY, 0, 0, 0, 0));
-  for (PetscInt t = sh->s0; t < sh->s1; t++)
-    PetscCall(SegmentBlocks(s, sh, t, z + (t - sh->s0) * w));
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++)
+    PetscCall(SegmentBlocks(s, sh, t, z + (t - sh->seg->s0) * w));
   if (sh->ft)
     PetscCall(FinalTimeRowJacobian(s, sh));
   PetscCall(VecRestoreArrayRead(X, &z));
@@ -759,16 +757,16 @@ static PetscErrorCode ShootMatMult(Mat J, Vec v, Vec y)
   sh = s->data, dim = 2 * s->prob->n, w = 2 * dim;
   PetscCall(VecGetArrayRead(v, &va));
   PetscCall(VecGetArray(y, &ya));
-  if (sh->s1 > sh->s0) {
-    PetscCall(HsSegmentLayoutNeighbors(sh->layout, &prev, &next));
-    PetscCall(HsExchangeNeighbors(PetscObjectComm((PetscObject)s), prev, next, va + (sh->s1 - sh->s0 - 1) * w, w,
-                                  sh->vprev, va, dim, sh->znext));
+  if (sh->seg->s1 > sh->seg->s0) {
+    PetscCall(HsSegmentLayoutNeighbors(sh->seg->ranks, &prev, &next));
+    PetscCall(HsExchangeNeighbors(PetscObjectComm((PetscObject)s), prev, next, va + (sh->seg->s1 - sh->seg->s0 - 1) * w,
+                                  w, sh->vprev, va, dim, sh->znext));
   }
-  for (PetscInt t = sh->s0; t < sh->s1; t++) {
-    const PetscReal   *B1 = sh->jblk + (t - sh->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w;
-    const PetscScalar *vt = va + (t - sh->s0) * w, *vp = t == sh->s0 ? sh->vprev : vt - w;
-    const PetscScalar *vn = t + 1 < sh->s1 ? vt + w : sh->znext;
-    PetscScalar       *yt = ya + (t - sh->s0) * w;
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
+    const PetscReal   *B1 = sh->jblk + (t - sh->seg->s0) * 3 * dim * w, *B2p = B1 + dim * w, *B2c = B1 + 2 * dim * w;
+    const PetscScalar *vt = va + (t - sh->seg->s0) * w, *vp = t == sh->seg->s0 ? sh->vprev : vt - w;
+    const PetscScalar *vn = t + 1 < sh->seg->s1 ? vt + w : sh->znext;
+    PetscScalar       *yt = ya + (t - sh->seg->s0) * w;
     for (PetscInt i = 0; i < dim; i++) {
       PetscScalar a = (t < sh->Mset - 1) ? -vn[i] : 0, b = 0;
       for (PetscInt c = 0; c < w; c++) {
@@ -806,9 +804,9 @@ PetscErrorCode HsShootPackNodes(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArray(s->Xnodes, &x));
-  for (PetscInt t = sh->s0; t < sh->s1; t++) {
+  for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
     PetscInt   L = sh->knots[t + 1] - sh->knots[t];
-    PetscReal *T = sh->traj + sh->traj_off[t - sh->s0];
+    PetscReal *T = Traj(sh, t - sh->seg->s0);
     PetscCall(PetscArraycpy(x + off, T, L * w));
     off += L * w;
     if (t == sh->Mset - 1) {
@@ -836,7 +834,7 @@ PetscErrorCode HsShootSetFinalTimeEntry(HsSolver s, Vec X, PetscReal T)
   if (!sh->ft)
     PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  if (rank != sh->Towner)
+  if (rank != sh->seg->last)
     PetscFunctionReturn(0);
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(VecGetArray(X, &z));
