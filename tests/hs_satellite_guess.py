@@ -80,7 +80,8 @@ def t_satguess_implied_wheel():
         for N in (20, 40, 80):
             a, g, nodes = _implied(WHEEL, N, d)
             q = _columns(nodes, "q_", ("a1", "a2", "b1", "b2"))
-            A, G = _columns(a, "lambda_p_", ("a1", "a2", "b1", "b2")), _columns(g, "lambda_p_", ("a1", "a2", "b1", "b2"))
+            cols = ("a1", "a2", "b1", "b2")
+            A, G = _columns(a, "lambda_p_", cols), _columns(g, "lambda_p_", cols)
             rest[N] = null[N] = 0
             for k in range(N):
                 qb = [0.5 * (x + y) for x, y in zip(q[k], q[k + 1])]
@@ -122,13 +123,14 @@ def _slerp_guess(N, d):
             ad = [-sum(JA[i][j] * w[j] for j in range(3)) / js for i in range(3)]
             d_ = [[R[r][b] for r in range(3)] for b in range(3)]
             # d_b' = R (w x e_b) (w in the body frame, = n s' pi: R n = n)
-            we = [[w[1] * (b == 2) - w[2] * (b == 1), w[2] * (b == 0) - w[0] * (b == 2), w[0] * (b == 1) - w[1] * (b == 0)]
-                  for b in range(3)]
+            we = [[w[1] * (b == 2) - w[2] * (b == 1), w[2] * (b == 0) - w[0] * (b == 2),
+                   w[0] * (b == 1) - w[1] * (b == 0)] for b in range(3)]
             dd = [[sum(R[r][l] * we[b][l] for l in range(3)) for r in range(3)] for b in range(3)]
             q, v = sum(d_, []), sum(dd, [])
             for kk, (i, j) in enumerate(CYC):
                 c, sn = math.cos(a[kk]), math.sin(a[kk])
-                q += [c * d_[i][r] + sn * d_[j][r] for r in range(3)] + [-sn * d_[i][r] + c * d_[j][r] for r in range(3)]
+                q += [c * d_[i][r] + sn * d_[j][r] for r in range(3)]
+                q += [-sn * d_[i][r] + c * d_[j][r] for r in range(3)]
                 v += [ad[kk] * (-sn * d_[i][r] + c * d_[j][r]) + c * dd[i][r] + sn * dd[j][r] for r in range(3)]
                 v += [ad[kk] * (-c * d_[i][r] - sn * d_[j][r]) - sn * dd[i][r] + c * dd[j][r] for r in range(3)]
             p = [sum(S[aa][b] * v[3 * b + r] for b in range(9)) for aa in range(9) for r in range(3)]
@@ -162,6 +164,6 @@ def t_satguess_satellite():
         r, _, _ = run(["-problem", SATELLITE, "-N", "40", "-hs_init", m, "-hs_strategy", "newton"] + NO_EXTRA)
         if not r or not r["converged"]:
             return check(False, "satellite_rest N = 40 from the mapped Euler solution: not converged")
-        print("satellite_rest N = 40: J^d %.13g (implied costates, %d Newton its), %.13g (mapped Euler), %.2g relative" %
+        print("satellite_rest N = 40: J^d %.13g (implied costates, %d Newton its), %.13g (mapped Euler), %.2g rel." %
               (s["J"], s.get("newton_iterations", -1), r["J"], rel(s["J"], r["J"])))
         check(rel(s["J"], r["J"]) <= 1e-9, "satellite_rest: J^d %.12g and %.12g" % (s["J"], r["J"]))
