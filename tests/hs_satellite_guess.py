@@ -45,7 +45,7 @@ def t_satguess_implied_pendulum():
     so [B^T; G] is square and lambda^p is determined by u): the differences to the solution's lambda^p shrink as
     O(h^2) (by >= 3.2 per halving of h, N = 20, 40, 80; measured 3.44, 3.89) and lambda^q's (a difference quotient)
     as O(h) or better (>= 1.8; measured 3.4, 2.7); the implied guess on 2 ranks equals 1 rank's to round-off; and a
-    problem without constraints refuses the option."""
+    problem without constraints, and -hs_scheme conserving4, refuse the option."""
     names = ("x", "y")
     dp, dq = {}, {}
     with tempfile.TemporaryDirectory() as d:
@@ -67,6 +67,9 @@ def t_satguess_implied_pendulum():
     check(dq[20] >= 1.8 * dq[40] and dq[40] >= 1.8 * dq[80], "pendulum: lambda^q differences %s" % dq)
     _, out, rc = run(["-problem", "pendulum", "-N", "10", "-hs_guess_costates", "implied"], expect_rc=None)
     check(rc != 0 and "only for a constrained system" in out, "pendulum (no constraints) took the option: rc %d" % rc)
+    _, out, rc = run(["-problem", PENDULUM, "-N", "20", "-hs_scheme", "conserving4", "-hs_guess_costates", "implied"],
+                     expect_rc=None)
+    check(rc != 0 and "conserving4" in out, "pendulum_cartesian with conserving4 took the option: rc %d" % rc)
 
 
 def t_satguess_implied_wheel():

@@ -473,7 +473,8 @@ PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type)
 . -hs_guess_costates <given|implied> - the same
 
   Notes:
-  IMPLIED needs a constrained system (holonomic constraints; transcription or shooting); a solve of any other
+  IMPLIED needs a constrained system (holonomic constraints) and the second-order scheme (not -hs_scheme
+  conserving4), in any formulation (IPOPT takes the guess's states); a solve of any other
   problem with it stops with an error. The constraint forces gamma of the guess stay the rest forces (the
   implied gamma, measured, makes the satellite's guess worse: docs/constrained.md).
 
