@@ -321,6 +321,14 @@ typedef enum { HS_GUESS_DEFAULT, HS_GUESS_DIRECT } HsGuessType;
 PetscErrorCode HsSolverSetInitialGuessType(HsSolver s, HsGuessType type);
 PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type);
 
+/* The costates of the initial guess (HsSolverSetGuessCostates, -hs_guess_costates): GIVEN, those of the guess
+ * (0 in the default guess); IMPLIED, computed from the guess's states (constrained systems: the control, constraint
+ * force and costates that the states' momentum equation implies, docs/constrained.md, "Costates implied by the
+ * states"). */
+typedef enum { HS_GUESS_COSTATES_GIVEN, HS_GUESS_COSTATES_IMPLIED } HsGuessCostates;
+PetscErrorCode HsSolverSetGuessCostates(HsSolver s, HsGuessCostates gc);
+PetscErrorCode HsSolverGetGuessCostates(HsSolver s, HsGuessCostates *gc);
+
 /* What a cold solve does when Newton from its start fails (HsSolverSetStrategy, -hs_strategy;
  * bvp/drivers/strategy.c): AUTO tries an l2 line search, grid sequencing from a coarse grid, the direct guess
  * and continuation in reach (and the parameters of -hs_strategy_continue), for a small R in log_weight, until one

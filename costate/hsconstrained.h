@@ -83,4 +83,11 @@ int HsConsPhi(HsCons *cs, const double *q, double *Phi, double *G);
 /** u of interval k: R^{-1} B(qbar)^T lp (m values). */
 int HsConsControl(HsCons *cs, const double *z0, const double *z1, double *u);
 
+/* Costates implied by a state guess (consguess.c; -hs_guess_costates implied): an interval's least-squares control
+ * u, force gamma and costate lambda^p from its end states a, b; lambda^q = -M dlp from a difference quotient of
+ * lambda^p. Singular values below HS_CONS_IMPLIED_RCOND times the largest count as zero in the least squares. */
+#define HS_CONS_IMPLIED_RCOND 1e-12
+int HsConsImpliedCostate(HsCons *cs, const double *a, const double *b, double *u, double *gamma, double *lp);
+int HsConsImpliedLq(HsCons *cs, const double *dlp, double *lq);
+
 #endif

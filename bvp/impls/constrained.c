@@ -194,38 +194,99 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The guess: the node rows of HsSolverGuessRow (states, costates) with their states moved onto the constraints
- * (HsProblemProjectConstraints: the straight blend of the end states is not consistent; the 3-link arm in natural
- * coordinates converges from the projected guess, not from the blend), nu = 0, and gamma of each interval the
- * least-squares balance of gravity by the constraint forces at its midpoint (HsConsRestForce): the rest solution
- * where the states are at rest. X: a vector of the DMDA (the guess op of the transcription; the constrained shooting
- * takes its segment starts from it). Collective. */
+/* Row k of the guess (HsSolverGuessRow) with its states moved onto the constraints (HsProblemProjectConstraints: the
+ * straight blend of the end states is not consistent; the 3-link arm in natural coordinates converges from the
+ * projected guess, not from the blend); a failure of the projection keeps the row as it was. Not collective. */
+static PetscErrorCode ProjectedRow(HsSolver s, PetscInt k, PetscReal *row)
+{
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGuessRow(s, k, row));
+  (void)HsProblemProjectConstraints(s->prob, row);
+  PetscFunctionReturn(0);
+}
+
+/* -hs_guess_costates implied, interval j (0 <= j < N): u, gamma and lambda^p that the projected guess's states imply
+ * (HsConsImpliedCostate); a failure (B or E not defined at the midpoint, a singular least-squares problem) leaves
+ * them 0. row, nxt: scratch of 4n. Not collective. */
+static PetscErrorCode ImpliedInterval(HsSolver s, PetscInt j, PetscReal *row, PetscReal *nxt, PetscReal *u,
+                                      PetscReal *gam, PetscReal *lp)
+{
+  HsConstrained *cd = s->data;
+  PetscInt       n = s->prob->n, c = s->prob->nc, m = s->prob->m;
+
+  PetscFunctionBeginUser;
+  PetscCall(ProjectedRow(s, j, row));
+  PetscCall(ProjectedRow(s, j + 1, nxt));
+  if (HsConsImpliedCostate(cd->cons, row, nxt, u, gam, lp)) {
+    PetscCall(PetscArrayzero(u, m));
+    PetscCall(PetscArrayzero(gam, c));
+    PetscCall(PetscArrayzero(lp, n));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* -hs_guess_costates implied at point k < N: lambda_{k+1/2} = (lambda^q, lambda^p) into lam (2n): lambda^p of
+ * interval k, lambda^q = -M (lambda^p)' by the central difference of the neighbouring intervals' lambda^p (one-sided
+ * at the first and the last interval, 0 with N = 1). The implied gamma is not used: gamma stays the rest force
+ * (HsConstrainedGuess), from which the satellite's slerp guess converges and from the implied one not
+ * (docs/constrained.md, "Costates implied by the states"). Not collective. */
+static PetscErrorCode ImpliedPoint(HsSolver s, PetscInt k, PetscReal *lam)
+{
+  HsConstrained *cd = s->data;
+  PetscInt       n = s->prob->n, c = s->prob->nc, m = s->prob->m, N = s->N, lo = PetscMax(k - 1, 0);
+  PetscInt       hi = PetscMin(k + 1, N - 1);
+  PetscReal     *row, *nxt, *u, *g, *lpl, *lph, h = s->prob->T / N;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc6(4 * n, &row, 4 * n, &nxt, m, &u, c, &g, n, &lpl, n, &lph));
+  PetscCall(ImpliedInterval(s, k, row, nxt, u, g, lam + n));
+  PetscCall(PetscArrayzero(lam, n));
+  if (hi > lo) {
+    PetscCall(ImpliedInterval(s, lo, row, nxt, u, g, lpl));
+    PetscCall(ImpliedInterval(s, hi, row, nxt, u, g, lph));
+    for (PetscInt i = 0; i < n; i++)
+      row[i] = (lph[i] - lpl[i]) / ((hi - lo) * h);
+    if (HsConsImpliedLq(cd->cons, row, lam))
+      PetscCall(PetscArrayzero(lam, n));
+  }
+  PetscCall(PetscFree6(row, nxt, u, g, lpl, lph));
+  PetscFunctionReturn(0);
+}
+
+/* The guess: the node rows of HsSolverGuessRow (states, costates) with their states projected (ProjectedRow), nu = 0,
+ * and gamma of each interval the least-squares balance of gravity by the constraint forces at its midpoint
+ * (HsConsRestForce): the rest solution where the states are at rest; with -hs_guess_costates implied the costates
+ * that the states imply (ImpliedPoint) instead of the guess's. X: a vector of the DMDA (the guess op of the
+ * transcription; the constrained shooting takes its segment starts from it). Collective. */
 PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X)
 {
   HsConstrained *cd = s->data;
   PetscScalar  **x;
   PetscInt       xs, xm, n = s->prob->n, c = s->prob->nc, N = s->N;
   PetscReal     *row, *nxt;
+  PetscBool      implied = (PetscBool)(s->guess_costates == HS_GUESS_COSTATES_IMPLIED);
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc2(4 * n, &row, 4 * n, &nxt));
   PetscCall(DMDAVecGetArrayDOF(cd->da, X, &x));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   for (PetscInt k = xs; k < xs + xm; k++) {
-    PetscCall(HsSolverGuessRow(s, k, row));
-    (void)HsProblemProjectConstraints(s->prob, row); /* a failure keeps the row as it was */
+    PetscCall(ProjectedRow(s, k, row));
     PetscCall(PetscArrayzero(x[k], cd->D));
     PetscCall(PetscArraycpy(x[k], row, 2 * n));
     if (k == N)
       continue;
-    PetscCall(PetscArraycpy(x[k] + 2 * n + c, row + 2 * n, 2 * n));
-    PetscCall(HsSolverGuessRow(s, k + 1, nxt));
-    (void)HsProblemProjectConstraints(s->prob, nxt);
+    if (implied)
+      PetscCall(ImpliedPoint(s, k, x[k] + 2 * n + c));
+    else
+      PetscCall(PetscArraycpy(x[k] + 2 * n + c, row + 2 * n, 2 * n));
+    PetscCall(ProjectedRow(s, k + 1, nxt));
     if (HsConsRestForce(cd->cons, row, nxt, x[k] + 4 * n + c)) /* G G^T singular there (a cone's apex) or not finite: */
       PetscCall(PetscArrayzero(x[k] + 4 * n + c, c));          /* gamma = 0, no rank-local error (the review's hang) */
   }
   PetscCall(DMDAVecRestoreArrayDOF(cd->da, X, &x));
   PetscCall(PetscFree2(row, nxt));
+  s->guess_implied_done = implied;
   PetscFunctionReturn(0);
 }
 

@@ -456,3 +456,53 @@ PetscErrorCode HsSolverGetInitialGuessType(HsSolver s, HsGuessType *type)
   *type = s->guess_type;
   PetscFunctionReturn(0);
 }
+
+/*@ HsSolverSetGuessCostates - sets where the initial guess's costates come from.
+
+  Logically collective.
+
+  Input Parameters:
++ s  - the solver
+- gc - HS_GUESS_COSTATES_GIVEN (the default): those of the guess, lambda = 0 in the default guess;
+       HS_GUESS_COSTATES_IMPLIED: computed from the guess's states (the default guess or -hs_init's), per interval
+       the least-squares control u and constraint force gamma of [-G^T B](gamma, u) = (p_{k+1} - p_k)/h + grad_q E
+       at the midpoint, lambda^p the least-squares solution of B^T lambda^p = R u, G lambda^p = 0, and
+       lambda^q = -M (lambda^p)' by differences (docs/constrained.md, "Costates implied by the states")
+
+  Options Database Key:
+. -hs_guess_costates <given|implied> - the same
+
+  Notes:
+  IMPLIED needs a constrained system (holonomic constraints) and the second-order scheme (not -hs_scheme
+  conserving4), in any formulation (IPOPT takes the guess's states); a solve of any other
+  problem with it stops with an error. The constraint forces gamma of the guess stay the rest forces (the
+  implied gamma, measured, makes the satellite's guess worse: docs/constrained.md).
+
+.seealso: HsSolverGetGuessCostates(), HsSolverSetInitialGuess(), HsSolverSetInitialGuessType()
+@*/
+PetscErrorCode HsSolverSetGuessCostates(HsSolver s, HsGuessCostates gc)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->guess_costates = gc;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetGuessCostates - gets where the initial guess's costates come from.
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. gc - the setting of HsSolverSetGuessCostates()
+
+.seealso: HsSolverSetGuessCostates()
+@*/
+PetscErrorCode HsSolverGetGuessCostates(HsSolver s, HsGuessCostates *gc)
+{
+  PetscFunctionBeginUser;
+  *gc = s->guess_costates;
+  PetscFunctionReturn(0);
+}

@@ -92,6 +92,8 @@ struct _p_HsSolver {
   PetscInt       mumps_icntl14;        /* MUMPS workspace relaxation in use (doubled by a retry) */
   HsDirectSolver direct_solver;        /* -hs_direct_solver */
   HsGuessType    guess_type;           /* -hs_initial_guess */
+  HsGuessCostates guess_costates;       /* -hs_guess_costates */
+  PetscBool       guess_implied_done;   /* the formulation's guess op computed the implied costates */
   PetscReal      hom_theta;            /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
   char           guess_info[256];      /* how the initial guess was made (-hs_initial_guess direct) */
   char           guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */

@@ -369,6 +369,36 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
   PetscFunctionReturn(0);
 }
 
+/* -hs_initial_guess and -hs_guess_costates (HsSolverSetFromOptions). */
+static PetscErrorCode GuessOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  {
+    static const char *const gt[] = {"default", "direct"};
+    PetscInt                 idx  = s->guess_type;
+    PetscCall(
+        HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
+                        "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
+                        "solution on the same grid, then a homotopy in the costate equation if needed)",
+                        "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
+    if (flg)
+      PetscCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
+  }
+  {
+    static const char *const gc[] = {"given", "implied"};
+    PetscInt                 idx  = s->guess_costates;
+    PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_guess_costates",
+                              "the initial guess's costates: given (the guess's own, 0 in the default guess) or "
+                              "implied (from its states; constrained systems)",
+                              "HsSolverSetGuessCostates", gc, 2, &idx, &flg));
+    if (flg)
+      PetscCall(HsSolverSetGuessCostates(s, (HsGuessCostates)idx));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetFromOptions - applies the options database to the solver.
 
   Collective.
@@ -380,6 +410,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 + -hs_bvp_type <transcription|shooting|ipopt> - the formulation [HsSolverSetType]; default transcription
 . -hs_direct_solver <kkt|ipopt> - who solves a direct problem [HsSolverSetDirectSolver]
 . -hs_initial_guess <default|direct> - [HsSolverSetInitialGuessType]
+. -hs_guess_costates <given|implied> - [HsSolverSetGuessCostates]
 . -hs_num_intervals <N> - uniform intervals [HsSolverSetNumIntervals]
 . -hs_scheme <conserving|conserving4|direct> - [HsSolverSetScheme]
 . -hs_state_scheme, -hs_costate_scheme - [HsSolverSetSchemes]
@@ -443,17 +474,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     if (flg)
       HsOptionsCall(HsSolverSetDirectSolver(s, (HsDirectSolver)idx));
   }
-  {
-    static const char *const gt[] = {"default", "direct"};
-    PetscInt                 idx  = s->guess_type;
-    HsOptionsCall(
-        HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_initial_guess",
-                        "default (-hs_init, or boundary states interpolated with lambda = 0) or direct (the direct "
-                        "solution on the same grid, then a homotopy in the costate equation if needed)",
-                        "HsSolverSetInitialGuessType", gt, 2, &idx, &flg));
-    if (flg)
-      HsOptionsCall(HsSolverSetInitialGuessType(s, (HsGuessType)idx));
-  }
+  HsOptionsCall(GuessOptions(PetscOptionsObject, s));
   HsOptionsCall(HsOptionsReal(PetscOptionsObject, "-hs_dg_tol",
                               "relative step below which divided differences use their limit", "HsSolverSetDGTolerance",
                               s->dg_tol, &r, &flg));

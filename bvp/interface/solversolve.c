@@ -755,7 +755,13 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
     PetscCall(DirectGuess(s)); /* the direct solution becomes the stored initial guess */
   if (!(s->warm && s->solved) && !s->restart_pending) {
+    s->guess_implied_done = PETSC_FALSE;
     PetscCall((*s->ops->guess)(s, s->X));
+    PetscCheck(s->guess_costates != HS_GUESS_COSTATES_IMPLIED || s->guess_implied_done, PetscObjectComm((PetscObject)s),
+               PETSC_ERR_SUP,
+               "-hs_guess_costates implied: only for a constrained system (holonomic constraints) with the "
+               "second-order scheme (not -hs_scheme conserving4); problem '%s' with this scheme is not one",
+               s->prob->name);
     if (!s->guess_info[0] && s->guess) /* summary.json's initial_guess: where the stored guess came from */
       PetscCall(PetscStrncpy(s->guess_info, s->guess_source, sizeof s->guess_info));
   }
