@@ -253,6 +253,8 @@ def t_order4_extrapolate():
         path = os.path.join(d, "study.json")
         st = json.load(open(path)) if os.path.exists(path) else None
     check(st and st.get("scheme_order") == 4, "study.json: %s" % (st and st.get("scheme_order")))
+    names = [(x.get("state_scheme"), x.get("costate_scheme")) for x in (s, st, p40) if x]  # not its helpers' names
+    check(len(names) == 3 and all(n == ("conserving4", "conserving4") for n in names), "scheme names: %s" % names)
     if not st or not p40:
         return
     lv = st["levels"]

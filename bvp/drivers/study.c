@@ -604,7 +604,8 @@ static int WriteJSON(FILE *f, void *ctx)
 
   fprintf(f, "{\n  \"problem\": ");
   HsJsonString(f, s->prob->name);
-  fprintf(f, ",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", s->ss, s->cs);
+  fprintf(f, ",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", HsSolverStateName(s),
+          HsSolverCostateName(s));
   fprintf(f, "  \"J_extrapolated\": %.17g,\n  \"H_mean_extrapolated\": %.17g,\n", (double)st->JR, (double)st->HR);
   if (s->prob->free_T)
     fprintf(f, "  \"T_extrapolated\": %.17g,\n", (double)st->TR);
@@ -672,7 +673,7 @@ static int WriteScript(FILE *f, void *ctx)
           "  '' every ::1::%d using 1:8 with linespoints lw 2 pt 11 title 'max |du|', \\\n"
           "  '' every ::1::%d using 1:9 with linespoints lw 2 pt 13 title 'max |dlambda|', \\\n"
           "  c / x**2 with lines dt 2 lc 'black' title 'N^{-2}'\n",
-          name, st->s->ss, st->s->cs, name,
+          name, HsSolverStateName(st->s), HsSolverCostateName(st->s), name,
           (double)(st->dx[0] > 0 ? st->dx[0] * (double)st->L[0].N * (double)st->L[0].N : 1), (int)st->nl - 1,
           (int)st->nl - 1, (int)st->nl - 1, (int)st->nl - 1, (int)st->nl - 1);
   return ferror(f);
@@ -687,7 +688,7 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
     PetscCall(PetscPrintf(comm, "hamshoot convergence study: %s, conserving4 (order 4)\n", st->s->prob->name));
   else
     PetscCall(PetscPrintf(comm, "hamshoot convergence study: %s, %s states + %s costates\n", st->s->prob->name,
-                          st->s->ss, st->s->cs));
+                          HsSolverStateName(st->s), HsSolverCostateName(st->s)));
   PetscCall(PetscPrintf(comm, "  %7s  %19s  %9s %5s  %9s %5s  %9s %5s  %9s %5s  %9s %5s\n", "N", "J^d", "J - J_R",
                         "order", "H - H_R", "order", "max|dx|", "order", "max|du|", "order", "max|dlam|", "order"));
   for (PetscInt i = 0; i < st->nl; i++) {

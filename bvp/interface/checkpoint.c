@@ -589,7 +589,8 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "{\n  \"format\": \"hamshoot-checkpoint-1\",\n  \"problem\": ");
   HsJsonString(f, s->prob->name);
   fprintf(f, ",\n  \"N\": %d,\n", (int)s->N);
-  fprintf(f, "  \"bvp_type\": \"%s\",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", type, s->ss, s->cs);
+  fprintf(f, "  \"bvp_type\": \"%s\",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", type,
+          HsSolverStateName(s), HsSolverCostateName(s));
   fprintf(f, "  \"unknowns\": %d,\n", (int)c->size);
   if (s->ckpt_layout[0])
     fprintf(f, "  \"layout\": \"%s\",\n", s->ckpt_layout);
@@ -1061,8 +1062,8 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, s->N));
   PetscCall(Expect(comm, dir, j, "N", want));
   PetscCall(Expect(comm, dir, j, "bvp_type", type));
-  PetscCall(Expect(comm, dir, j, "state_scheme", s->ss));
-  PetscCall(Expect(comm, dir, j, "costate_scheme", s->cs));
+  PetscCall(Expect(comm, dir, j, "state_scheme", HsSolverStateName(s)));
+  PetscCall(Expect(comm, dir, j, "costate_scheme", HsSolverCostateName(s)));
   PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, size));
   PetscCall(Expect(comm, dir, j, "unknowns", want));
   if (s->ckpt_layout[0] || Member(j, "layout")) /* the same count of unknowns at other knots: another meaning */

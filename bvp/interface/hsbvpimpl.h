@@ -169,6 +169,17 @@ struct _p_HsSolver {
   void     *data;           /* the formulation's */
 };
 
+/* The scheme names a run reports (summary.json, checkpoint.json, study.json, the view's header): conserving4's own
+   name for both parts where -hs_scheme conserving4 runs (s->ss and s->cs are then its second-order helpers'). */
+static inline const char *HsSolverStateName(HsSolver s)
+{
+  return s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->ss;
+}
+static inline const char *HsSolverCostateName(HsSolver s)
+{
+  return s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->cs;
+}
+
 /* The drivers' hooks. HsSolverSolve reaches the fallbacks built on it (bvp/drivers/) only through these,
  * registered by name in HsInitializePackage (bvp/register.c) and looked up by HsSolverGetHook; a missing
  * hook is a fallback not taken. Each hook may create solvers and call HsSolverSolve on them; the re-entry

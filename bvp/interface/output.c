@@ -197,8 +197,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   fprintf(f, "  \"N\": %" PetscInt_FMT ",\n", s->N);
   JsonNum(f, "T", s->res.T, 0);
   fprintf(f, "  \"free_T\": %s,\n", s->prob->free_T ? "true" : "false");
-  JsonStr(f, "state_scheme", s->ss);
-  JsonStr(f, "costate_scheme", s->cs);
+  JsonStr(f, "state_scheme", HsSolverStateName(s));
+  JsonStr(f, "costate_scheme", HsSolverCostateName(s));
   JsonStr(f, "bvp_type", type);
   fprintf(f, "  \"segments\": %" PetscInt_FMT ",\n", r->segments);
   fprintf(f, "  \"ranks\": %d,\n", size);

@@ -136,9 +136,7 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall((*s->ops->describe)(s, form, sizeof form));
   PetscCall(PetscViewerASCIIPrintf(
       viewer, "hamshoot: %s, N = %" PetscInt_FMT ", T = %s, %s states + %s costates, %s, %d rank%s\n", s->prob->name,
-      s->N, T,
-      s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->ss, /* conserving4: its own (s->ss: its helpers') */
-      s->scheme == HS_SCHEME_CONSERVING4 ? "conserving4" : s->cs, form, size, size > 1 ? "s" : ""));
+      s->N, T, HsSolverStateName(s), HsSolverCostateName(s), form, size, size > 1 ? "s" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer,
                                    "  converged          %s (%s) after %" PetscInt_FMT " %s iterations, |F| = %.3e\n",
                                    r->converged ? "yes" : "NO", r->status, r->newton_iterations,
