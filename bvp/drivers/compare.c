@@ -174,10 +174,10 @@ static int WriteScript(FILE *f, void *ctx)
 
   HsGnuplotString(c->ind->prob->name, name, sizeof name);
 
-  fprintf(f, "# hamshoot -hs_compare: indirect (%s costates) against direct (%s costates), %s states, N = %d.\n"
+  fprintf(f, "# hamshoot -hs_compare: indirect (%s states, %s costates) against direct (%s states, %s costates), N = %d.\n"
              "# Rerun with: gnuplot compare.gp (in this directory). Controls are interval values (steps, from\n"
              "# intervals.csv: t_mid is column 2, u1.. from column 3); q_i is column i+1 of trajectory.csv.\n",
-          c->ind->cs, c->dir->cs, c->ind->ss, (int)c->ind->N);
+          HsSolverStateName(c->ind), HsSolverCostateName(c->ind), c->dir->ss, c->dir->cs, (int)c->ind->N);
   fprintf(f, "set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\nset key outside right\n"
              "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\n"
              "IU = 'indirect/intervals.csv'\nDU = 'direct/intervals.csv'\nh = %.17g\n",
@@ -210,10 +210,10 @@ static PetscErrorCode PrintTable(MPI_Comm comm, Cmp *c, const char *dir, int plo
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetType(c->dir, &td));
-  PetscCall(PetscPrintf(comm, "hamshoot compare: %s, N = %" PetscInt_FMT ", %s states on both sides\n",
-                        c->ind->prob->name, c->ind->N, c->ind->ss));
+  PetscCall(PetscPrintf(comm, "hamshoot compare: %s, N = %" PetscInt_FMT "\n", c->ind->prob->name, c->ind->N));
   PetscCall(PetscPrintf(comm, "                     %-24s %-24s\n", "indirect", "direct"));
-  PetscCall(PetscPrintf(comm, "  costates           %-24s %-24s\n", c->ind->cs, c->dir->cs));
+  PetscCall(PetscPrintf(comm, "  states             %-24s %-24s\n", HsSolverStateName(c->ind), c->dir->ss));
+  PetscCall(PetscPrintf(comm, "  costates           %-24s %-24s\n", HsSolverCostateName(c->ind), c->dir->cs));
   PetscCall(PetscPrintf(comm, "  solved by          %-24s %-24s\n", ((PetscObject)c->ind)->type_name, td));
   PetscCall(PetscPrintf(comm, "  converged          %-24s %-24s\n", a->converged ? "yes" : "NO", b->converged ? "yes" : "NO"));
   PetscCall(PetscPrintf(comm, "  iterations         %-24d %-24d\n", (int)a->newton_iterations, (int)b->newton_iterations));
