@@ -28,7 +28,8 @@ PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
 PetscErrorCode HsDMGetGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsDMRestoreGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
-PetscErrorCode HsAIJCreateFromParts(MPI_Comm comm, PetscInt m, PetscInt *ia, PetscInt *ja, PetscInt *oi, PetscInt *oj, Mat *J);
+PetscErrorCode HsAIJCreateFromParts(MPI_Comm comm, PetscInt m, PetscInt *ia, PetscInt *ja, PetscInt *oi, PetscInt *oj,
+                                    Mat *J);
 
 /* mumps.c */
 PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
@@ -41,11 +42,19 @@ PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *k
 #define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */
 PetscErrorCode PCCreate_HsBand(PC pc);
 PetscErrorCode PCCreate_HsDrop(PC pc);
-#define PCHSSLAB "hsslab" /* -pc_type hsslab: slabs by sequential MUMPS, their interface by cyclic reduction (pcslab.c) */
+#define PCHSSLAB                                                                                                       \
+  "hsslab" /* -pc_type hsslab: slabs by sequential MUMPS, their interface by cyclic reduction (pcslab.c) */
 #define HS_SLAB_ORDERING_DEFAULT 2 /* -pc_hsslab_ordering: MUMPS ICNTL(7) of a slab without interface (AMF) */
 PetscErrorCode PCCreate_HsSlab(PC pc);
+typedef struct {             /* dropmatch.c: the matching of hsdrop, the local columns' and the touched ghosts' */
+  PetscInt rs, m, *colrow;   /* colrow[j]: the global row matched to column rs + j */
+  PetscInt ng, *gcol, *grow; /* other ranks' columns touched by the local rows (ascending), and their rows */
+  PetscInt sign;             /* the permutation's */
+} HsDropMatching;
 PetscErrorCode HsDropMatch(MPI_Comm comm, PetscInt M, PetscInt m, const PetscInt *kstart, const PetscInt *kcol,
-                           const PetscScalar *kval, PetscInt *colrow, PetscInt *sign);
+                           const PetscScalar *kval, HsDropMatching *mt);
+PetscErrorCode HsDropMatchRelabel(const HsDropMatching *mt, PetscInt nz, PetscInt *kcol);
+PetscErrorCode HsDropMatchingFree(HsDropMatching *mt);
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search */
 PetscErrorCode SNESLineSearchCreate_HsBT(SNESLineSearch ls);
 PetscErrorCode HsSNESExactDirection(SNES snes, PetscBool *exact);

@@ -53,7 +53,7 @@ typedef struct {
   PetscInt         patterns;         /* P's patterns so far */
   PetscInt         regrow, maxits;   /* -pc_hsdrop_regrow; the most Krylov iterations of a solve since the set-up */
   PetscBool        match, match_set; /* -pc_hsdrop_match (unset: on for more than one rank) */
-  PetscInt        *colrow, sign;     /* the matching (dropmatch.c): column j of P is column colrow[j] of P Q; sign(Q) */
+  HsDropMatching   mt;               /* the matching (dropmatch.c); none while mt.colrow is NULL */
   VecScatter       unperm;           /* y[j] = z[colrow[j]] */
   Vec              z;
 } PC_HsDrop;
@@ -65,10 +65,10 @@ static PetscErrorCode Forget(PC_HsDrop *d)
   PetscCall(MatDestroy(&d->src));
   PetscCall(PetscFree2(d->keep, d->kstart));
   PetscCall(PetscFree2(d->kcol, d->kval));
-  PetscCall(PetscFree(d->colrow));
+  PetscCall(HsDropMatchingFree(&d->mt));
   PetscCall(VecScatterDestroy(&d->unperm));
   PetscCall(VecDestroy(&d->z));
-  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0, d->sign = 1;
+  d->nstored = d->nkeep = 0, d->patterns = 0, d->kcap = 0, d->maxits = 0;
   PetscFunctionReturn(0);
 }
 
@@ -146,10 +146,9 @@ static PetscErrorCode MarkGather(PC_HsDrop *d, Mat A, PetscBool allow, PetscBool
 static PetscErrorCode Relabel(PC_HsDrop *d, PetscInt m)
 {
   PetscFunctionBeginUser;
-  if (!d->colrow)
+  if (!d->mt.colrow)
     PetscFunctionReturn(0);
-  for (PetscInt e = 0; e < d->kstart[m]; e++)
-    d->kcol[e] = d->colrow[d->kcol[e]];
+  PetscCall(HsDropMatchRelabel(&d->mt, d->kstart[m], d->kcol));
   for (PetscInt i = 0; i < m; i++)
     PetscCall(
         PetscSortIntWithScalarArray(d->kstart[i + 1] - d->kstart[i], d->kcol + d->kstart[i], d->kval + d->kstart[i]));
@@ -166,19 +165,17 @@ static PetscErrorCode Match(PC pc, PC_HsDrop *d, Mat A)
   Vec         y;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(d->colrow));
+  PetscCall(HsDropMatchingFree(&d->mt));
   PetscCall(VecScatterDestroy(&d->unperm));
   PetscCall(VecDestroy(&d->z));
-  d->sign = 1;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (!(d->match_set ? d->match : size > 1))
     PetscFunctionReturn(0);
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   PetscCall(MatGetSize(A, &M, NULL));
-  PetscCall(PetscMalloc1(M, &d->colrow));
-  PetscCall(HsDropMatch(PetscObjectComm((PetscObject)A), M, re - rs, d->kstart, d->kcol, d->kval, d->colrow, &d->sign));
+  PetscCall(HsDropMatch(PetscObjectComm((PetscObject)A), M, re - rs, d->kstart, d->kcol, d->kval, &d->mt));
   PetscCall(MatCreateVecs(A, &d->z, &y));
-  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, re - rs, d->colrow + rs, PETSC_COPY_VALUES, &from));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, re - rs, d->mt.colrow, PETSC_COPY_VALUES, &from));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, re - rs, rs, 1, &to));
   PetscCall(VecScatterCreate(d->z, from, y, to, &d->unperm));
   PetscCall(ISDestroy(&from));
@@ -308,7 +305,7 @@ static PetscErrorCode PCApply_HsDrop(PC pc, Vec x, Vec y)
   PC_HsDrop *d = pc->data;
 
   PetscFunctionBeginUser;
-  if (!d->colrow) {
+  if (!d->mt.colrow) {
     PetscCall(PCApply(d->inner, x, y));
     PetscFunctionReturn(0);
   }
@@ -365,7 +362,7 @@ static PetscErrorCode PCView_HsDrop(PC pc, PetscViewer viewer)
         viewer, ": keeps %" PetscInt_FMT " of %" PetscInt_FMT " entries (%.3g%%; pattern %" PetscInt_FMT ")", d->kept,
         d->total, 100.0 * (double)d->kept / (double)d->total, d->patterns));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
-  if (d->colrow)
+  if (d->mt.colrow)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  columns permuted by a row-to-column matching (-pc_hsdrop_match)\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  factored by:\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
@@ -429,7 +426,7 @@ static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool
 
   PetscFunctionBeginUser;
   PetscCall(HsPCGetMumpsFactor(d->inner, &F));
-  if (F && d->sign == 1) {
+  if (F && d->mt.sign == 1) {
     PetscCall(HsPCGetDeterminant(d->inner, m, e, known));
     PetscFunctionReturn(0);
   }
@@ -437,7 +434,7 @@ static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool
     PetscCall(HsMumpsDeterminant(F, m, e, known)); /* of P Q: det P = det(P Q) sign(Q) */
   else
     PetscCall(HsPCGetDeterminant(d->inner, m, e, known)); /* another inner PC (hsslab: pcslab.c) */
-  if (d->sign != 1)
+  if (d->mt.sign != 1)
     *m = -*m;
   if (*known)
     PetscCall(PetscInfo(pc, "det J = %.15g 2^%" PetscInt_FMT " (hsdrop)\n", (double)*m, *e));
@@ -466,7 +463,7 @@ PetscErrorCode PCCreate_HsDrop(PC pc)
   d->tol     = HS_DROP_TOL_DEFAULT;
   d->icntl14 = HS_MUMPS_ICNTL14_DEFAULT;
   d->regrow  = HS_DROP_REGROW_DEFAULT;
-  d->sign    = 1;
+  d->mt.sign = 1;
   pc->data   = d;
   PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &d->inner));
   PetscCall(PCSetType(d->inner, PCLU));
