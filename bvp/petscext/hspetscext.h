@@ -37,6 +37,11 @@ PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
 PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 
+/* pcinner.c: the inner MUMPS LU of hsdrop and hsslab */
+PetscErrorCode HsPCCreateMumpsLU(MPI_Comm comm, PC *inner);
+PetscErrorCode HsPCSetUpMumpsLU(PC inner, PetscInt icntl14, PetscInt ordering, PCFailedReason *fr, PetscInt *info);
+PetscErrorCode HsPCViewInner(PC inner, PetscViewer viewer);
+
 /* pcband.c, pcdrop.c, linesearch.c: the constructors (registered by HsInitializePackage, bvp/register.c) */
 #define PCHSBAND "hsband" /* -pc_type hsband: the banded LU (pcband.c) */
 #define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */

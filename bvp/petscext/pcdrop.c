@@ -225,22 +225,8 @@ static PetscErrorCode Factor(PC pc, PC_HsDrop *d)
 
   PetscFunctionBeginUser;
   for (PetscInt attempt = 0;; attempt++) {
-    Mat      F;
-    PetscInt info = 0, next;
-    PetscCall(HsPCGetMumpsFactor(d->inner, &F));
-    if (F) {
-      PetscCall(HsMumpsConfigure(F, d->icntl14));
-#if defined(PETSC_HAVE_MUMPS)
-      PetscCall(MatMumpsSetIcntl(F, 33, 1));
-      PetscCall(MatMumpsSetIcntl(F, 7, HS_DROP_MUMPS_ORDERING)); /* -mat_mumps_icntl_7 overrides */
-#endif
-    }
-    PetscCall(PCSetUp(d->inner));
-    PetscCall(PCGetFailedReason(d->inner, &fr));
-#if defined(PETSC_HAVE_MUMPS)
-    if (F && fr)
-      PetscCall(MatMumpsGetInfog(F, 1, &info));
-#endif
+    PetscInt info, next;
+    PetscCall(HsPCSetUpMumpsLU(d->inner, d->icntl14, HS_DROP_MUMPS_ORDERING, &fr, &info));
     if (!HsMumpsWorkspaceShort(info, d->icntl14, &next) || attempt >= HS_MUMPS_RETRIES)
       break;
     PetscCall(
@@ -365,9 +351,7 @@ static PetscErrorCode PCView_HsDrop(PC pc, PetscViewer viewer)
   if (d->mt.colrow)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  columns permuted by a row-to-column matching (-pc_hsdrop_match)\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  factored by:\n"));
-  PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PCView(d->inner, viewer));
-  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscCall(HsPCViewInner(d->inner, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -465,11 +449,7 @@ PetscErrorCode PCCreate_HsDrop(PC pc)
   d->regrow  = HS_DROP_REGROW_DEFAULT;
   d->mt.sign = 1;
   pc->data   = d;
-  PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &d->inner));
-  PetscCall(PCSetType(d->inner, PCLU));
-#if defined(PETSC_HAVE_MUMPS)
-  PetscCall(PCFactorSetMatSolverType(d->inner, MATSOLVERMUMPS));
-#endif
+  PetscCall(HsPCCreateMumpsLU(PetscObjectComm((PetscObject)pc), &d->inner));
   pc->ops->setup          = PCSetUp_HsDrop;
   pc->ops->apply          = PCApply_HsDrop;
   pc->ops->postsolve      = PCPostSolve_HsDrop;

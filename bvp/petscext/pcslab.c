@@ -473,29 +473,17 @@ static PetscErrorCode FactorSlab(PC pc, PC_HsSlab *s, Mat A, PetscInt *info)
 static PetscErrorCode SetUpInner(PC pc, PC_HsSlab *s)
 {
   PCFailedReason fr;
-  Mat            F;
+  PetscInt       info;
 
   PetscFunctionBeginUser;
   PetscCheck(s->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "hsslab: %s (MUMPS LU of the whole matrix instead with -pc_hsslab_fallback true)", s->why);
   if (!s->inner) {
     PetscCall(PetscInfo(pc, "hsslab: %s: MUMPS LU of the whole matrix instead\n", s->why));
-    PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &s->inner));
-    PetscCall(PCSetType(s->inner, PCLU));
-#if defined(PETSC_HAVE_MUMPS)
-    PetscCall(PCFactorSetMatSolverType(s->inner, MATSOLVERMUMPS));
-#endif
+    PetscCall(HsPCCreateMumpsLU(PetscObjectComm((PetscObject)pc), &s->inner));
   }
   PetscCall(PCSetOperators(s->inner, pc->mat, pc->pmat));
-  PetscCall(HsPCGetMumpsFactor(s->inner, &F));
-  if (F)
-    PetscCall(HsMumpsConfigure(F, s->icntl14));
-#if defined(PETSC_HAVE_MUMPS)
-  if (F)
-    PetscCall(MatMumpsSetIcntl(F, 33, 1)); /* the determinant, as the slabs' */
-#endif
-  PetscCall(PCSetUp(s->inner));
-  PetscCall(PCGetFailedReason(s->inner, &fr));
+  PetscCall(HsPCSetUpMumpsLU(s->inner, s->icntl14, -1, &fr, &info)); /* the determinant, as the slabs' */
   if (fr)
     PetscCall(PCSetFailedReason(pc, fr));
   PetscFunctionReturn(0);
@@ -622,11 +610,7 @@ static PetscErrorCode PCView_HsSlab(PC pc, PetscViewer viewer)
     PetscFunctionReturn(0);
   if (s->laid && !s->ok) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  not used: %s; factored by MUMPS LU instead:\n", s->why));
-    if (s->inner) {
-      PetscCall(PetscViewerASCIIPushTab(viewer));
-      PetscCall(PCView(s->inner, viewer));
-      PetscCall(PetscViewerASCIIPopTab(viewer));
-    }
+    PetscCall(HsPCViewInner(s->inner, viewer));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscViewerASCIIPrintf(viewer,
