@@ -50,6 +50,7 @@ import hs_satellite_ref
 import hs_satellite_rest
 import hs_satellite_guess
 import hs_slab
+import hs_slab2
 import hs_orders
 import hs_problems
 import hs_reliability
@@ -79,6 +80,7 @@ MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5
 MODULES += (hs_manybody,)  # issue 44: many bodies (hsdrop's matching)
 MODULES += (hs_slab,)  # issue 44, item 4: PC hsslab (slabs by sequential MUMPS, the interface by cyclic reduction)
+MODULES += (hs_slab2,)  # issue 44: hsdrop's matching held by columns, on 3, 4, 8 ranks
 MODULES += (hs_satellite,)  # issue 40: the satellite with three rotors, Euler angles and directors
 MODULES += (hs_bounds,)  # issue 41: bounded controls and minimum time in the indirect solvers
 MODULES += (hs_controls,)  # issue 41: controls beyond 1/2 u^T R u in conserving4
