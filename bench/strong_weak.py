@@ -301,7 +301,7 @@ def phase_tables(best):
     for (exp, prob, bvp, N), rows in sorted(groups.items()):
         Ps = sorted(rows)
         names = [e for e in PHASES + ("SNESSolve",) if any(e in rows[P]["events"] for P in Ps)]
-        names += sorted({e for P in Ps for e in rows[P]["events"] if e.startswith("HsBand") and e not in names})
+        names += sorted({e for P in Ps for e in rows[P]["events"] if e.startswith(("HsBand", "HsSlab")) and e not in names})
         if not names:
             continue
         out.append("### phases: %s %s, %s, N = %d\n" % (exp, prob, bvp, N))
