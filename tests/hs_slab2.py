@@ -65,3 +65,27 @@ def t_slab2_match_det():
           and all(abs(a - b) <= 1e-9 * abs(b) for (a, _), (b, _) in zip(dets["drop"], dets["mumps"]))
           and all(src == "hsdrop" for _, src in dets["drop"]),
           "pendulum on 3 ranks: hsdrop's determinants equal MUMPS'")
+
+
+def t_slab2_bench_phases():
+    """bench/strong_weak.py (the node script's tables) lists hsslab's events: a -log_view line of HsSlabFactor as
+    measured (2 ranks, ncar 64 cars, N = 1000) parses to its busiest rank's flops 5.71e9, max/min 1.3 and the total
+    3007 Mflop/s x 3.3682 s = 1.0128e10 (within max + max/1.3 = 1.01e10 ... 2 max: kept), and the phase table has
+    the HsSlabFactor row and its flops row beside the HsBand* ones."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    import strong_weak  # noqa: E402  (bench/ is not a package)
+    log = ("Event                Count      Time (sec)     Flop                              --- Global ---  --- Stage ----  Total\n"
+           "HsSlabFactor           1 1.0 3.3682e+00 1.1 5.71e+09 1.3 0.0e+00 0.0e+00 0.0e+00 21 87  0  0  0  21 87  0  0  0  3007\n"
+           "HsBandRedFactor        1 1.0 2.0800e-02 2.2 9.05e+07 0.0 0.0e+00 0.0e+00 0.0e+00  0  1  0  0  0   0  1  0  0  0  4351\n")
+    ev = strong_weak.bound_totals(strong_weak.parse_events(log), 2)
+    f = ev.get("HsSlabFactor", {})
+    print("HsSlabFactor parsed: %s" % f)
+    check(f and f["flops_max"] == 5.71e9 and f["flops_ratio"] == 1.3 and abs(f["flops_total"] - 3007e6 * 3.3682) < 1e3,
+          "HsSlabFactor's flops parsed: %s" % f)
+    best = {("ncar", "ncar", "transcription", 1000, 2): dict(events=ev, wall_time_s=11.0)}
+    table = "\n".join(strong_weak.phase_tables(best))
+    print(table)
+    check("| HsSlabFactor | 3.37 s [1.1] |" in table and "| HsSlabFactor flops: busiest rank [max/min] / total | 5.71e+09 [1.3] / 1.01e+10 |" in table
+          and "| HsBandRedFactor |" in table, "the phase table lists HsSlabFactor and its flops")
