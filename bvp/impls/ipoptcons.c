@@ -112,7 +112,7 @@ void HsIpoptConsStart(HsIpopt *ip, const PetscScalar *rows, double *z, double *z
   for (int i = 0; i < n; i++) { /* q_N = q_T: IPOPT makes it a parameter (its fixed components, at a rest end) */
     Index j = NodeCol(ip, ip->N) + i;
     if (ip->prob->xT_fixed[i])
-    z[j] = zl[j] = zu[j] = ip->prob->xT[i];
+      z[j] = zl[j] = zu[j] = ip->prob->xT[i];
   }
   for (int k = 0; k < ip->N; k++) {
     double *u = z + UCol(ip, k), *g = z + GCol(ip, k);
@@ -304,7 +304,7 @@ static Bool EndJacobian(HsIpopt *ip, const Number *z, Number *v)
       for (int l = 0; l < ni; l++)
         d -= be[l] * dg[(l * n + i) * n + r];
       *v++ = d;
-  }
+    }
   for (int j = 0; j < c; j++)
     for (int r = 0; MoveRow(ip, j) >= 0 && r < n; r++)
       *v++ = G[j * n + r];
