@@ -25,7 +25,8 @@ def t_satdirect_wheel():
     that of Newton on the KKT conditions (-hs_scheme direct, a separate implementation: the residual code against the
     NLP's callbacks) to 1e-10 relative and its states to 1e-8, the KKT form's residual |F| at IPOPT's solution is at
     round-off, J^d is below the conserving J^d (the conserving solution is feasible for the NLP), and the gap between
-    them falls at order 4 (measured 3.996, 4.000)."""
+    them falls at order 4 (measured 3.996, 4.000). A problem outside the class through its potential is refused by
+    both, naming the reason."""
     _, out, _ = run(["-problem", WHEEL, "-N", "6", "-hs_bvp_type", "ipopt", "-hs_ipopt_derivative_test", "second-order",
                      "-hs_ipopt_print_level", "4"] + NO_EXTRA)
     check("Starting derivative checker for second derivatives" in out and
@@ -53,6 +54,12 @@ def t_satdirect_wheel():
         check(gaps[-1] > 0, "wheel N = %d: conserving %.15g not above direct %.15g" % (N, sc["J"], si["J"]))
     o = _gap_orders(gaps)
     check(all(abs(x - 4) <= 0.1 for x in o), "wheel: the gap's orders %s, gaps %s" % (o, gaps))
+    spring = os.path.join(os.path.dirname(WHEEL), "pendulum_spring_cartesian.ocp")  # V not linear: refused
+    for opt, want in ((["-hs_scheme", "direct"], "implemented where only B(q) lies outside it"),
+                      (["-hs_bvp_type", "ipopt"], "extended class through B(q) alone")):
+        _, out, rc = run(["-problem", spring, "-N", "20"] + opt + NO_EXTRA, expect_rc=None)
+        check(rc != 0 and want in out and "a potential that is not linear" in out, "%s: exit %d: %s" %
+              (" ".join(opt), rc, out[-300:]))
 
 
 def _final_rest(s, what):
