@@ -13,7 +13,12 @@
  * lambda_{k+1/2} itself, and that of Phi(q_k) is h nu_k (docs/constrained.md's KKT conditions). Second derivatives
  * of the Lagrangian: in the class grad V is constant, Hess Phi_i constant and B affine, so y_p^T G(qbar)^T gamma
  * is bilinear in (qbar, gamma) and y_p^T B(qbar) u bilinear in (qbar, u): their only second derivatives are the
- * mixed ones (HsConsNlpIntervalHessian); w^T Phi(q_k) gives sum_i w_i Hess Phi_i (HsConsNlpNode). */
+ * mixed ones (HsConsNlpIntervalHessian); w^T Phi(q_k) gives sum_i w_i Hess Phi_i (HsConsNlpNode).
+ *
+ * The extended class through B(q) alone (prob->cons_ext_bq: constant M, quadratic Phi, linear V, a B(q) that is not
+ * affine) has the same equations: its Gonzalez state scheme is the midpoint one there, and Gbar = G(qbar). Only
+ * y_p^T B(qbar) u adds second derivatives, -(h/4) sum_ia y_p,i u_a Hess B_ia in each (q, q) pair of the interval's ends
+ * (HsConsNlpIntervalHessian's Hqq; docs/direct.md, "The extended class"). */
 #include "hsconsimpl.h"
 
 /* Phi, G and Hess Phi at the interval's midpoint of x0, x1 (into cs->qa, qb, Phi, G, H) and, with withB, B, dB there.
@@ -33,7 +38,7 @@ static int Midpoint(HsCons *cs, const double *x0, const double *x1, int withB)
 
   x0 = x_k, x1 = x_{k+1} (2n each), and where Jx0 is given the Jacobian blocks, row-major: Jx0 = dc/dx_k,
   Jx1 = dc/dx_{k+1} (2n x 2n), Jg = dc/dgamma (2n x nc), Ju = dc/du (2n x m). Not collective. Closed-form class
-  only (HS_EINVAL otherwise). Returns HS_SUCCESS or HS_EDOM.
+  and the extended one through B(q) alone (HS_EINVAL otherwise). Returns HS_SUCCESS or HS_EDOM.
 @*/
 int HsConsNlpInterval(HsCons *cs, const double *x0, const double *x1, const double *u, const double *gamma, double *c,
                       double *Jx0, double *Jx1, double *Jg, double *Ju)
@@ -41,7 +46,7 @@ int HsConsNlpInterval(HsCons *cs, const double *x0, const double *x1, const doub
   int    n = cs->n, nc = cs->c, m = cs->m, d = 2 * n, st;
   double h = cs->h;
 
-  if (!cs->exact)
+  if (!cs->exact && !cs->prob->cons_ext_bq)
     return HS_EINVAL;
   if ((st = Midpoint(cs, x0, x1, 1)) || (st = HsConsEvalGrad(cs, cs->qa, cs->qb)))
     return st;
@@ -79,23 +84,25 @@ int HsConsNlpInterval(HsCons *cs, const double *x0, const double *x1, const doub
   return HS_SUCCESS;
 }
 
-/*@ HsConsNlpIntervalHessian - the second derivatives of y^T c (c of HsConsNlpInterval, y its multiplier, 2n) in the
-    closed-form class: only the mixed ones are not zero, the same for q_k and q_{k+1} (each enters through
-    qbar with weight 1/2),
+/*@ HsConsNlpIntervalHessian - the second derivatives of y^T c (c of HsConsNlpInterval at the control u, y its
+    multiplier, 2n): the mixed ones, the same for q_k and q_{k+1} (each enters through qbar with weight 1/2),
 
       Hgq (nc x n):  d2/(dgamma_j dq_l) = (h/2) (Hess Phi_j y_p)_l,
-      Huq (m x n):   d2/(du_a dq_l)     = -(h/2) sum_i y_p,i dB_ia/dq_l   (zero for a constant B).
+      Huq (m x n):   d2/(du_a dq_l)     = -(h/2) sum_i y_p,i dB_ia/dq_l   (zero for a constant B),
 
-  Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EINVAL (outside the class).
+  and, where Hqq is given (a B(q) that is not affine), Hqq (n x n) = d2/(dq_l dq_r) for each pair of q_k, q_{k+1}:
+  -(h/4) sum_ia y_p,i u_a d2B_ia/dq_l dq_r. Not collective. Returns HS_SUCCESS, HS_EDOM or HS_EINVAL (outside the
+  class and not through B(q) alone).
 @*/
-int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, const double *y, double *Hgq, double *Huq)
+int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, const double *y, const double *u,
+                             double *Hgq, double *Huq, double *Hqq)
 {
   int           n = cs->n, nc = cs->c, m = cs->m, st;
   const double *yp = y + n;
 
-  if (!cs->exact)
+  if (!cs->exact && !cs->prob->cons_ext_bq)
     return HS_EINVAL;
-  if ((st = Midpoint(cs, x0, x1, 1)))
+  if ((st = Midpoint(cs, x0, x1, 1)) || (Hqq && (st = HsConsEvalB(cs, cs->qa, 1))))
     return st;
   HsConsDBt(cs, yp, cs->Ta); /* row l: dB_l^T y_p */
   for (int l = 0; l < n; l++) {
@@ -107,6 +114,16 @@ int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, con
     }
     for (int a = 0; a < m; a++)
       Huq[a * n + l] = -0.5 * cs->h * cs->Ta[l * m + a];
+  }
+  if (Hqq) {
+    memset(Hqq, 0, sizeof(double) * (size_t)(n * n));
+    for (int i = 0; i < n; i++)
+      for (int a = 0; a < m; a++) {
+        const double *d2 = cs->d2B + (size_t)(i * m + a) * n * n;
+        double        w  = -0.25 * cs->h * yp[i] * u[a];
+        for (int l = 0; w != 0 && l < n * n; l++)
+          Hqq[l] += w * d2[l];
+      }
   }
   return HS_SUCCESS;
 }

@@ -160,6 +160,33 @@ static int AddedNode(HsCons *cs, const double *zm, const double *z0, const doubl
   return HS_SUCCESS;
 }
 
+/* Node k's constraint terms of the direct transcription's KKT conditions (cs->kkt; quadratic Phi, where Gbar of an
+ * interval is G at its midpoint, so that d(lp . Gbar^T gamma)/dq_k = 1/2 Hess Phi^T lp gamma of each interval):
+ * -h/2 sum_i H_i (gamma_-,i lp_- + gamma_+,i lp_+) - h G(q_k)^T nu in the rows of lambda^q, Phi(q_k) in the last nc
+ * (docs/direct.md, "The extended class"). */
+static int AddedNodeKKT(HsCons *cs, const double *zm, const double *z0, const double *zp, double *out)
+{
+  Scratch       S = Layout(cs);
+  int           n = cs->n, c = cs->c;
+  double        h = cs->h;
+  const double *a = zm + 3 * n + c, *gm = zm + 4 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
+  (void)zp;
+
+  if (cs->prob->Phi(z0, out + 2 * n, S.G3, S.Hphi, cs->prob->ctx))
+    return HS_EDOM;
+  memset(out, 0, sizeof(double) * (size_t)(2 * n));
+  for (int i = 0; i < c; i++) {
+    const double *Hi = S.Hphi + i * n * n;
+    for (int l = 0; l < n; l++) {
+      double Hw = 0;
+      for (int r = 0; r < n; r++)
+        Hw += Hi[l * n + r] * (gm[i] * a[r] + gp[i] * b[r]);
+      out[l] -= 0.5 * h * Hw + h * S.G3[i * n + l] * nu[i];
+    }
+  }
+  return HS_SUCCESS;
+}
+
 typedef int (*AddedFn)(HsCons *, const double *, const double *, const double *, double *);
 
 static int AddedInt3(HsCons *cs, const double *z0, const double *z1, const double *unused, double *out)
@@ -232,7 +259,7 @@ int HsConsExtNode(HsCons *cs, int k, const double *zm, const double *z0, const d
   double *B = S.blk;
 
   HS_CHK(HsDiscCostateResidual(cs->disc, k, zm, z0, zp, zm + o, z0 + o, C));
-  HS_CHK(AddedNode(cs, zm, z0, zp, S.add));
+  HS_CHK((cs->kkt ? AddedNodeKKT : AddedNode)(cs, zm, z0, zp, S.add));
   for (int i = 0; i < r; i++)
     C[i] = (i < d ? C[i] : 0) + S.add[i];
   if (!Jm)
@@ -247,7 +274,7 @@ int HsConsExtNode(HsCons *cs, int k, const double *zm, const double *z0, const d
   {
     const double *zz[3] = {zm, z0, zp};
     double       *JJ[3] = {Jm, J0, Jp};
-    return AddedJacobian(cs, AddedNode, 3, zz, JJ);
+    return AddedJacobian(cs, cs->kkt ? AddedNodeKKT : AddedNode, 3, zz, JJ);
   }
 }
 

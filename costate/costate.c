@@ -395,8 +395,9 @@ const HsCostateScheme HsCostateKKT         = {"kkt", 2, 0, KKTResidual, KKTJacob
 /* The costate scheme of a constrained system: its equations are costate/constrained.c's (the formulation of
  * bvp/impls/constrained.c); the entry names it, and the diagnostics need no costate equation. */
 const HsCostateScheme HsCostateConstrained = {"constrained", 2, 1, ConsResidual, ConsJacobian};
-/* ... and the KKT conditions of its direct BEM transcription (H^d not conserved). */
-const HsCostateScheme HsCostateConstrainedKKT = {"constrained_kkt", 2, 0, ConsResidual, ConsJacobian};
+/* ... and the KKT conditions of its direct BEM transcription (H^d not conserved); the extended class's KKT form
+ * (costate/constrainedext.c) uses its residual, the kkt one of the state scheme. */
+const HsCostateScheme HsCostateConstrainedKKT = {"constrained_kkt", 2, 0, KKTResidual, KKTJacobian};
 
 /* ---------------------------------------------------- terminal condition ---- */
 

@@ -67,12 +67,13 @@ int HsConsIntervalResiduals(HsCons *cs, const double *z0, const double *z1, doub
 int HsConsNodeResiduals(HsCons *cs, const double *z, double r[3]);
 /* The direct BEM transcription as an NLP, interval by interval (consnlp.c; the closed-form class): interval k's 2n
  * constraints with u (m) and gamma (nc) as variables and their Jacobian blocks in x_k, x_{k+1}, gamma, u (2n rows
- * each; NULL blocks: not formed); the mixed second derivatives of y^T c (gamma-q: nc x n, u-q: m x n); a node's Phi,
+ * each; NULL blocks: not formed); the second derivatives of y^T c (gamma-q: nc x n, u-q: m x n, q-q: n x n for a B(q)
+ * that is not affine, the extended class through B(q) alone); a node's Phi,
  * G and sum_i w_i Hess Phi_i; the least-squares gamma of an interval's momentum equation (a start). */
 int HsConsNlpInterval(HsCons *cs, const double *x0, const double *x1, const double *u, const double *gamma, double *c,
                       double *Jx0, double *Jx1, double *Jg, double *Ju);
-int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, const double *y, double *Hgq,
-                             double *Huq);
+int HsConsNlpIntervalHessian(HsCons *cs, const double *x0, const double *x1, const double *y, const double *u,
+                             double *Hgq, double *Huq, double *Hqq);
 int HsConsNlpNode(HsCons *cs, const double *q, const double *w, double *Phi, double *G, double *Hw);
 int HsConsNlpForce(HsCons *cs, const double *x0, const double *x1, const double *u, double *gamma);
 

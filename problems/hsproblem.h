@@ -211,6 +211,9 @@ typedef struct HsProblem_s {
      quadratic Phi, linear V, affine B); otherwise what lies outside it (the extended scheme then applies,
      docs/constrained.md) */
   const char *cons_extended;
+  /* 1: outside the class through a B(q) that is not affine alone (constant M, quadratic Phi, linear V): the extended
+     class's direct transcription (constrained_kkt, IPOPT) is then available (docs/direct.md) */
+  int cons_ext_bq;
   /* Monitored invariants (docs/output-format.md; a problem file's 'invariant NAME: expr' lines, the momenta that
      problems/bodies.c generates): ninv (at most HS_MAX_INVARIANTS) named scalar functions of the state x = (q, p),
      evaluated at every node of a solution; their spread is reported. invariants writes the ninv values at x into

@@ -1718,6 +1718,9 @@ static int OcpRestEnd(const Ocp *o, const HsProblem *p, const char *ext)
  * (docs/constrained.md): a mass matrix that depends on q, a potential that is not linear in q, a B(q) that
  * is not affine, a running cost, a free T, a pattern of free terminal components the end conditions do not cover, or
  * free components or a terminal cost in the extended class; NULL if none. */
+/* The extended class's reason when B(q) alone lies outside the exact class (HsProblem.cons_ext_bq). */
+static const char OcpExtBq[] = "a B(q) that is not affine in q";
+
 static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p, int nc, int vnode, int *key,
                                        const char **ext)
 {
@@ -1736,7 +1739,7 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
       if (d < 0)
         return *key = K_B, "out of memory";
       if (HsExprDependsOnFast(o->ex, d) && !*ext)
-        *ext = "a B(q) that is not affine in q";
+        *ext = OcpExtBq;
     }
   int qfix = 0, pfix = 0, n = o->n;
   for (int i = 0; i < n; i++)
@@ -1950,7 +1953,7 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
   if (!ret)
     ret = OcpBuildConserved(s, o, K, p, ext);
   if (!ret) {
-    o->nc = p->nc = nc, p->Phi = OcpConstraints, p->cons_extended = ext;
+    o->nc = p->nc = nc, p->Phi = OcpConstraints, p->cons_extended = ext, p->cons_ext_bq = ext == OcpExtBq;
     snprintf(o->ss, sizeof o->ss, "%s", K->ss[0] ? K->ss : "bem");
     snprintf(o->cs, sizeof o->cs, "%s", K->cs[0] ? K->cs : "constrained");
   }

@@ -48,6 +48,7 @@ import hs_order4iter
 import hs_satellite
 import hs_satellite_ref
 import hs_satellite_rest
+import hs_satdirect
 import hs_satellite_guess
 import hs_slab
 import hs_slab2
@@ -91,6 +92,7 @@ MODULES += (hs_momentum,)  # issue 40, item 4: momentum and other monitored inva
 MODULES += (hs_satellite_ref,)  # issue 40: the satellite against an independent continuous reference; -hs_compare
 MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantities (the satellite in directors)
 MODULES += (hs_satellite_guess,)  # issue 40: -hs_guess_costates implied (the satellite from a state guess)
+MODULES += (hs_satdirect,)  # issue 40: the direct side (IPOPT, -hs_compare) of the extended class through B(q) alone
 MODULES += (hs_security17,)  # issue 38: security round 17
 MODULES += (hs_security18,)  # issue 38: security round 18
 

@@ -60,11 +60,11 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
 
   PetscFunctionBeginUser;
   PetscCheck(ok || !s->prob->cons_extended, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "-hs_initial_guess direct: problem '%s' lies outside the exact class of constrained systems (%s), whose "
-             "direct transcription is not implemented yet (docs/constrained.md)",
+             "-hs_initial_guess direct: problem '%s' lies outside the exact class of constrained systems (%s): the "
+             "direct guess is made in the exact class only (docs/direct.md, \"The extended class\")",
              s->prob->name, s->prob->cons_extended);
   if (ok && s->prob->cons_extended) { /* the strategy's attempt fails with this status */
-    PetscCall(PetscStrncpy(s->res.status, "no direct transcription (extended class)", sizeof s->res.status));
+    PetscCall(PetscStrncpy(s->res.status, "no direct guess (extended class)", sizeof s->res.status));
     s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
     PetscFunctionReturn(0);
   }

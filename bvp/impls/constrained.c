@@ -307,9 +307,11 @@ PetscErrorCode HsConstrainedPreSolve(HsSolver s)
   PetscCheck(!st, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "problem '%s': %s", s->prob->name, msg);
   HsConsSetKKT(cd->cons, !strcmp(s->cs, "constrained_kkt")); /* -hs_scheme direct: the direct transcription's KKT */
   HsConsSetDisc(cd->cons, s->disc);                          /* the extended scheme's unconstrained part */
-  PetscCheck(!s->prob->cons_extended || strcmp(s->cs, "constrained_kkt"), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' lies outside the exact class (%s): its direct transcription (-hs_scheme direct) is not "
-             "implemented yet, only the conserving scheme", s->prob->name, s->prob->cons_extended);
+  PetscCheck(!s->prob->cons_extended || s->prob->cons_ext_bq || strcmp(s->cs, "constrained_kkt"),
+             PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' lies outside the exact class (%s): its direct transcription (-hs_scheme direct) is "
+             "implemented where only B(q) lies outside it (docs/direct.md), here only the conserving scheme",
+             s->prob->name, s->prob->cons_extended);
   PetscFunctionReturn(0);
 }
 

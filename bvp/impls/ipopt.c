@@ -842,14 +842,14 @@ static PetscErrorCode SetUpConstrained(HsSolver s)
   MPI_Comm     comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  PetscCheck(!s->prob->cons_extended, comm, PETSC_ERR_SUP,
+  PetscCheck(!s->prob->cons_extended || s->prob->cons_ext_bq, comm, PETSC_ERR_SUP,
              "problem '%s' lies outside the exact class of constrained systems (%s): the direct NLP that IPOPT solves "
-             "(-hs_bvp_type ipopt) is the closed-form class's direct BEM transcription; the extended class's is not "
-             "implemented yet (docs/constrained.md)",
+             "(-hs_bvp_type ipopt) is the direct BEM transcription of the closed-form class and of the extended class "
+             "through B(q) alone (docs/direct.md)",
              s->prob->name, s->prob->cons_extended);
-  for (PetscInt i = 0; i < 2 * s->prob->n; i++)
+  for (PetscInt i = 0; i < 2 * s->prob->n; i++) /* the extended class's rest end: free coordinates, momenta fixed */
     PetscCheck(
-        s->prob->xT_fixed[i] && !s->prob->phi.f, comm, PETSC_ERR_SUP,
+        (s->prob->xT_fixed[i] || (s->prob->cons_extended && i < s->prob->n)) && !s->prob->phi.f, comm, PETSC_ERR_SUP,
         "problem '%s': the direct NLP of a constrained system that IPOPT solves fixes every terminal component "
         "and has no terminal cost; free end states and terminal costs are solved by Newton on its KKT conditions "
         "(-hs_scheme direct, docs/constrained.md)",

@@ -8,7 +8,13 @@
  * factor h: stationarity in u_k is h R u_k - h B(qbar)^T y_p = 0), y of Phi(q_k) = 0 is h nu_k (the KKT conditions of
  * docs/constrained.md carry - h G(q_k)^T nu_k), and y of the end condition p_N - p_T - G(q_T)^T alpha is
  * -(lp - (h/2) M^{-1} lq)_{N-1/2}: stationarity in alpha is then the natural end condition
- * G(q_T)(lp - (h/2) M^{-1} lq) = 0 of the KKT form (HsConsTerminal). */
+ * G(q_T)(lp - (h/2) M^{-1} lq) = 0 of the KKT form (HsConsTerminal).
+ *
+ * The extended class through B(q) alone (ip->ext; docs/direct.md, "The extended class"): the same NLP, B's curvature
+ * in the (q, q) blocks, and its rest end (docs/constrained.md, "Rest ends and conserved quantities"): with q_E = q_N
+ * (some coordinate free) or q_T, p_N - p_T - G(q_E)^T alpha - sum_l beta_l grad_p I_l(q_E) = 0 with beta free, and
+ * Phi_j(q_N) = 0 for each constraint that moves a free coordinate (multiplier h nu_N). Stationarity in beta is
+ * grad_p I_l . R_p = 0, in q_N the KKT form's free-coordinate rows (HsConsEndRest with the kkt residual). */
 #include "ipoptimpl.h"
 
 #include <string.h>
@@ -18,6 +24,7 @@ static Index UCol(const HsIpopt *ip, int k) { return (Index)k * ip->nb; }
 static Index GCol(const HsIpopt *ip, int k) { return (Index)k * ip->nb + ip->m; }
 static Index NodeCol(const HsIpopt *ip, int j) { return (Index)(j - 1) * ip->nb + ip->m + ip->nc; }
 static Index ACol(const HsIpopt *ip) { return (Index)ip->N * ip->nb; }
+static Index BCol(const HsIpopt *ip) { return ACol(ip) + ip->nc; }
 
 /* x_j in the variables z (x_0 is data). */
 static const double *Node(const HsIpopt *ip, const Number *z, int j) { return j == 0 ? ip->x0 : z + NodeCol(ip, j); }
@@ -25,6 +32,37 @@ static const double *Node(const HsIpopt *ip, const Number *z, int j) { return j 
 /* The first row of Phi(q_k) = 0 (k = 1..N-1) and of the end condition. */
 static Index PhiRow(const HsIpopt *ip, int k) { return (Index)ip->N * ip->dim + (Index)(k - 1) * ip->nc; }
 static Index EndRow(const HsIpopt *ip) { return PhiRow(ip, ip->N); }
+
+/* The row of the moving constraint j's Phi_j(q_N) = 0 (after the end condition), or -1: not a row. */
+static Index MoveRow(const HsIpopt *ip, int j)
+{
+  const int *mv = ip->prob->cons_end_moves;
+  Index      r  = EndRow(ip) + ip->n;
+  if (!ip->qfree || (mv && !mv[j]))
+    return -1;
+  for (int i = 0; mv && i < j; i++)
+    r += mv[i] != 0;
+  return mv ? r : r + j;
+}
+
+/* q_E of the end condition: q_N with a free coordinate, else q_T. */
+static const double *EndQ(const HsIpopt *ip, const Number *z) { return ip->qfree ? Node(ip, z, ip->N) : ip->prob->xT; }
+
+/* The extended class's sizes (ip->ext, ni, qfree, nmv) and scratch. */
+static PetscErrorCode SetUpExtended(HsIpopt *ip, HsProblem *P, HsCons *cons)
+{
+  int n = P->n, c = P->nc;
+
+  PetscFunctionBeginUser;
+  ip->ext = !HsConsIsExact(cons), ip->ni = ip->ext ? P->ncinv : 0, ip->qfree = 0, ip->nmv = 0;
+  for (int i = 0; ip->ext && i < n; i++)
+    ip->qfree |= !P->xT_fixed[i];
+  for (int j = 0; ip->qfree && j < c; j++)
+    ip->nmv += !P->cons_end_moves || P->cons_end_moves[j];
+  if (ip->ext)
+    PetscCall(PetscMalloc1(2 * n * n + c + c * n + c * n * n + ip->ni * n + ip->ni * n * n, &ip->xw));
+  PetscFunctionReturn(0);
+}
 
 /*@ HsIpoptConsNlpSetUp - sizes, offsets and scratch of the NLP of a constrained system (cons: its scheme at this
     solve's T, not owned) on N intervals of step h with initial state x0 (rank 0; bvp/impls internal). Freed by
@@ -35,26 +73,28 @@ PetscErrorCode HsIpoptConsNlpSetUp(HsIpopt *ip, HsProblem *P, HsCons *cons, int 
 
   PetscFunctionBeginUser;
   HsIpoptNlpReset(ip);
+  PetscCall(SetUpExtended(ip, P, cons));
   ip->cons = cons, ip->prob = P, ip->N = N, ip->h = h;
   ip->n = n, ip->m = m, ip->nc = c, ip->dim = dim, ip->nb = m + c + dim;
-  ip->ft = 0, ip->mt = 0, ip->nv = N * ip->nb + c, ip->bq = P->Bq ? 1 : 0;
+  ip->ft = 0, ip->mt = 0, ip->nv = N * ip->nb + c + ip->ni, ip->bq = P->Bq ? 1 : 0;
   PetscCall(PetscMalloc5(N + 3, &ip->joff, N + 2, &ip->hoff, dim, &ip->x0, c * n + m * n + n * n + c + c * n, &ip->Hd,
                          dim + 2 * dd + dim * c + dim * m + c + c * n, &ip->Jb));
   PetscCall(PetscArraycpy(ip->x0, x0, dim));
   ip->joff[0] = 0, ip->hoff[0] = 0;
   for (int k = 0; k < N; k++) {
     ip->joff[k + 1] = ip->joff[k] + (k ? dd : 0) + dd + n * c + n * m;
-    ip->hoff[k + 1] =
-        ip->hoff[k] + mml + (k ? c * n + ip->bq * m * n : 0) + n * c + ip->bq * n * m + (k + 1 < N ? nnl : 0);
+    ip->hoff[k + 1] = ip->hoff[k] + mml + (k ? c * n + ip->bq * m * n : 0) + n * c + ip->bq * n * m +
+                      (k && ip->ext ? n * n : 0) + (k + 1 < N ? nnl : 0);
   }
   ip->joff[N + 1] = ip->joff[N] + (N - 1) * c * n; /* Phi(q_k), k = 1..N-1 */
-  ip->joff[N + 2] = ip->joff[N + 1] + n + n * c;   /* the end condition in p_N and alpha */
-  ip->hoff[N + 1] = ip->hoff[N];
+  ip->joff[N + 2] = ip->joff[N + 1] + n + n * c + n * ip->ni + ip->qfree * n * n + ip->nmv * n; /* the end */
+  ip->hoff[N + 1] = ip->hoff[N] + (ip->ext ? nnl : 0) + ip->qfree * (c + ip->ni) * n;
   PetscFunctionReturn(0);
 }
 
-/*@ HsIpoptConsNumConstraints - the number of constraints, N 2n + (N - 1) nc + n (bvp/impls internal). @*/
-Index HsIpoptConsNumConstraints(const HsIpopt *ip) { return EndRow(ip) + ip->n; }
+/*@ HsIpoptConsNumConstraints - the number of constraints, N 2n + (N - 1) nc + n, and the rest end's moving rows
+    (bvp/impls internal). @*/
+Index HsIpoptConsNumConstraints(const HsIpopt *ip) { return EndRow(ip) + ip->n + ip->nmv; }
 
 /*@ HsIpoptConsStart - the start z and the bounds zl, zu from the constrained transcription's points rows (its guess or
     iterate): the states, u_k = R^{-1} B(qbar)^T lp, gamma_k the least-squares balance of interval k's momentum
@@ -69,9 +109,10 @@ void HsIpoptConsStart(HsIpopt *ip, const PetscScalar *rows, double *z, double *z
     zl[i] = -1e19, zu[i] = 1e19;
   for (int k = 1; k <= ip->N; k++)
     memcpy(z + NodeCol(ip, k), rows + (size_t)k * D, sizeof(double) * (size_t)(2 * n));
-  for (int i = 0; i < n; i++) { /* q_N = q_T: IPOPT makes it a parameter */
+  for (int i = 0; i < n; i++) { /* q_N = q_T: IPOPT makes it a parameter (its fixed components, at a rest end) */
     Index j = NodeCol(ip, ip->N) + i;
-    z[j] = zl[j] = zu[j] = ip->prob->xT[i];
+    if (ip->prob->xT_fixed[i])
+      z[j] = zl[j] = zu[j] = ip->prob->xT[i];
   }
   for (int k = 0; k < ip->N; k++) {
     double *u = z + UCol(ip, k), *g = z + GCol(ip, k);
@@ -81,11 +122,13 @@ void HsIpoptConsStart(HsIpopt *ip, const PetscScalar *rows, double *z, double *z
       memcpy(g, rows + (size_t)k * D + 4 * n + c, sizeof(double) * (size_t)c);
   }
   memcpy(z + ACol(ip), rows + (size_t)ip->N * D + 2 * n, sizeof(double) * (size_t)c);
+  memcpy(z + BCol(ip), rows + (size_t)ip->N * D + 2 * n + c, sizeof(double) * (size_t)ip->ni); /* lq slot */
 }
 
 /*@ HsIpoptConsSolution - IPOPT's solution z and multipliers y as the constrained transcription's points rows (the
     KKT form's layout, costate/hsconstrained.h: lambda_{k+1/2} = y of interval k, nu_k = y of Phi(q_k) / h, alpha in
-    point N's nu slot, the dummies 0) and the controls U (N x m) (bvp/impls internal). @*/
+    point N's nu slot, at a rest end beta in its lq slot and nu_N in its gamma slot, the dummies 0) and the controls U
+   (N x m) (bvp/impls internal). @*/
 void HsIpoptConsSolution(HsIpopt *ip, const double *z, const double *y, PetscScalar *rows, PetscReal *U)
 {
   int n = ip->n, c = ip->nc, m = ip->m, D = 4 * n + 2 * c;
@@ -96,8 +139,12 @@ void HsIpoptConsSolution(HsIpopt *ip, const double *z, const double *y, PetscSca
     memcpy(r, Node(ip, z, k), sizeof(double) * (size_t)(2 * n));
     for (int j = 0; k > 0 && j < c; j++)
       r[2 * n + j] = k < ip->N ? y[PhiRow(ip, k) + j] / ip->h : z[ACol(ip) + j];
-    if (k == ip->N)
+    if (k == ip->N) { /* the rest end: beta in the lq slot, nu_N in the gamma slot */
+      memcpy(r + 2 * n + c, z + BCol(ip), sizeof(double) * (size_t)ip->ni);
+      for (int j = 0; j < c; j++)
+        r[4 * n + c + j] = MoveRow(ip, j) < 0 ? 0 : y[MoveRow(ip, j)] / ip->h;
       break;
+    }
     memcpy(r + 2 * n + c, y + (size_t)k * ip->dim, sizeof(double) * (size_t)(2 * n));
     memcpy(r + 4 * n + c, z + GCol(ip, k), sizeof(double) * (size_t)c);
     memcpy(U + (size_t)k * m, z + UCol(ip, k), sizeof(double) * (size_t)m);
@@ -140,14 +187,28 @@ Bool HsIpoptConsEvalGradF(Index nv, Number *z, Bool new_z, Number *g, UserDataPt
   return TRUE;
 }
 
-/*@ HsIpoptConsEvalG - the constraints: the interval equations, Phi(q_k) at the inner nodes, the end condition
-    (IPOPT callback). @*/
+/* The end data at q_E (EndQ): Phi, G and, at a rest end, Hess Phi, grad_p I_l and its derivatives (ip->xw; the exact
+ * class: Phi and G in ip->Jb). */
+static int EndData(HsIpopt *ip, const Number *z, double **Phi, double **G, double **H, double **g, double **dg)
+{
+  const HsProblem *P = ip->prob;
+  int              n = ip->n, c = ip->nc;
+  double          *w = ip->xw ? ip->xw + 2 * n * n : ip->Jb;
+
+  *Phi = w, *G = w + c, *H = *G + c * n, *g = *H + c * n * n, *dg = *g + ip->ni * n;
+  if (P->Phi(EndQ(ip, z), *Phi, *G, ip->xw ? *H : NULL, P->ctx))
+    return 1;
+  return ip->ni && P->cinv_grad(EndQ(ip, z), *g, *dg, P->ctx);
+}
+
+/*@ HsIpoptConsEvalG - the constraints: the interval equations, Phi(q_k) at the inner nodes, the end condition and
+    the moving Phi_j(q_N) (IPOPT callback). @*/
 Bool HsIpoptConsEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, UserDataPtr ctx)
 {
   HsIpopt      *ip = ctx;
   int           n = ip->n, C = ip->nc;
-  double       *GT = ip->Jb + ip->dim, *Phi = GT + C * n;
-  const double *pN = Node(ip, z, ip->N) + n, *al = z + ACol(ip);
+  double       *Phi, *GT, *H, *g, *dg;
+  const double *pN = Node(ip, z, ip->N) + n, *al = z + ACol(ip), *be = z + BCol(ip);
   (void)nv, (void)new_z, (void)nc;
 
   for (int k = 0; k < ip->N; k++)
@@ -157,14 +218,19 @@ Bool HsIpoptConsEvalG(Index nv, Number *z, Bool new_z, Index nc, Number *c, User
   for (int k = 1; k < ip->N; k++)
     if (HsConsNlpNode(ip->cons, Node(ip, z, k), NULL, c + PhiRow(ip, k), NULL, NULL))
       return FALSE;
-  if (HsConsNlpNode(ip->cons, ip->prob->xT, NULL, Phi, GT, NULL))
+  if (EndData(ip, z, &Phi, &GT, &H, &g, &dg))
     return FALSE;
   for (int i = 0; i < n; i++) {
     double f = pN[i] - ip->prob->xT[n + i];
     for (int j = 0; j < C; j++)
       f -= GT[j * n + i] * al[j];
+    for (int l = 0; l < ip->ni; l++)
+      f -= g[l * n + i] * be[l];
     c[EndRow(ip) + i] = f;
   }
+  for (int j = 0; j < C; j++)
+    if (MoveRow(ip, j) >= 0)
+      c[MoveRow(ip, j)] = Phi[j];
   return TRUE;
 }
 
@@ -195,13 +261,54 @@ static void JacStructure(const HsIpopt *ip, Index *row, Index *col)
         row[p] = PhiRow(ip, k) + j, col[p] = NodeCol(ip, k) + l;
   }
   {
-    Index p = ip->joff[ip->N + 1];
+    Index p = ip->joff[ip->N + 1], qN = NodeCol(ip, ip->N);
     for (int i = 0; i < n; i++, p++)
-      row[p] = EndRow(ip) + i, col[p] = NodeCol(ip, ip->N) + n + i;
+      row[p] = EndRow(ip) + i, col[p] = qN + n + i;
     for (int i = 0; i < n; i++)
       for (int j = 0; j < c; j++, p++)
         row[p] = EndRow(ip) + i, col[p] = ACol(ip) + j;
+    for (int i = 0; i < n; i++)
+      for (int l = 0; l < ip->ni; l++, p++)
+        row[p] = EndRow(ip) + i, col[p] = BCol(ip) + l;
+    for (int i = 0; ip->qfree && i < n; i++)
+      for (int r = 0; r < n; r++, p++)
+        row[p] = EndRow(ip) + i, col[p] = qN + r;
+    for (int j = 0; j < c; j++)
+      for (int r = 0; MoveRow(ip, j) >= 0 && r < n; r++, p++)
+        row[p] = MoveRow(ip, j), col[p] = qN + r;
   }
+}
+
+/* The end condition's and the moving rows' Jacobian entries (JacStructure's order) into v. */
+static Bool EndJacobian(HsIpopt *ip, const Number *z, Number *v)
+{
+  int           n = ip->n, c = ip->nc, ni = ip->ni;
+  double       *Phi, *G, *H, *g, *dg;
+  const double *al = z + ACol(ip), *be = z + BCol(ip);
+
+  if (EndData(ip, z, &Phi, &G, &H, &g, &dg))
+    return FALSE;
+  for (int i = 0; i < n; i++)
+    *v++ = 1;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < c; j++)
+      *v++ = -G[j * n + i];
+  for (int i = 0; i < n; i++)
+    for (int l = 0; l < ni; l++)
+      *v++ = -g[l * n + i];
+  for (int i = 0; ip->qfree && i < n; i++)
+    for (int r = 0; r < n; r++) { /* d/dq_N,r of -(G(q_N)^T alpha + sum_l beta_l grad_p I_l(q_N))_i */
+      double d = 0;
+      for (int j = 0; j < c; j++)
+        d -= al[j] * H[(j * n + i) * n + r];
+      for (int l = 0; l < ni; l++)
+        d -= be[l] * dg[(l * n + i) * n + r];
+      *v++ = d;
+    }
+  for (int j = 0; j < c; j++)
+    for (int r = 0; MoveRow(ip, j) >= 0 && r < n; r++)
+      *v++ = G[j * n + r];
+  return TRUE;
 }
 
 /*@ HsIpoptConsEvalJacG - the constraint Jacobian (IPOPT callback). @*/
@@ -211,7 +318,6 @@ Bool HsIpoptConsEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, 
   HsIpopt *ip  = ctx;
   int      dim = ip->dim, dd = dim * dim, n = ip->n, m = ip->m, c = ip->nc;
   double  *cr = ip->Jb, *Jx0 = cr + dim, *Jx1 = Jx0 + dd, *Jg = Jx1 + dd, *Ju = Jg + dim * c, *Phi = Ju + dim * m;
-  double  *G = Phi + c;
   (void)nv, (void)new_z, (void)nc, (void)nele;
 
   if (!val) {
@@ -232,17 +338,7 @@ Bool HsIpoptConsEvalJacG(Index nv, Number *z, Bool new_z, Index nc, Index nele, 
   for (int k = 1; k < ip->N; k++)
     if (HsConsNlpNode(ip->cons, Node(ip, z, k), NULL, Phi, val + ip->joff[ip->N] + (size_t)(k - 1) * c * n, NULL))
       return FALSE;
-  if (HsConsNlpNode(ip->cons, ip->prob->xT, NULL, Phi, G, NULL))
-    return FALSE;
-  {
-    Number *v = val + ip->joff[ip->N + 1];
-    for (int i = 0; i < n; i++)
-      *v++ = 1;
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < c; j++)
-        *v++ = -G[j * n + i];
-  }
-  return TRUE;
+  return EndJacobian(ip, z, val + ip->joff[ip->N + 1]);
 }
 
 /* The Hessian's positions per interval k (ipoptimpl.h): u_k's lower triangle; for k >= 1 (gamma_k, q_k) and with a
@@ -269,10 +365,50 @@ static void HessStructure(const HsIpopt *ip, Index *row, Index *col)
     for (int l = 0; ip->bq && l < n; l++)
       for (int a = 0; a < m; a++, p++)
         row[p] = c1 + l, col[p] = u0 + a;
+    for (int l = 0; k && ip->ext && l < n; l++)
+      for (int r = 0; r < n; r++, p++)
+        row[p] = c1 + l, col[p] = NodeCol(ip, k) + r;
     for (int i = 0; k + 1 < ip->N && i < n; i++)
       for (int j = 0; j <= i; j++, p++)
         row[p] = c1 + i, col[p] = c1 + j;
   }
+  {
+    Index p = ip->hoff[ip->N], qN = NodeCol(ip, ip->N);
+    for (int i = 0; ip->ext && i < n; i++)
+      for (int j = 0; j <= i; j++, p++)
+        row[p] = qN + i, col[p] = qN + j;
+    for (int j = 0; ip->qfree && j < c + ip->ni; j++)
+      for (int l = 0; l < n; l++, p++)
+        row[p] = ACol(ip) + j, col[p] = qN + l;
+  }
+}
+
+/* The end's Hessian entries (HessStructure's order) into v: q_N's block, B's curvature W of interval N - 1/2 and
+ * sum_j w_j Hess Phi_j(q_N) of the moving rows; (alpha_j, q_N,l) = -(Hess Phi_j y_end)_l and (beta_l, q_N,r) =
+ * -sum_i y_end,i d(grad_p I_l)_i/dq_r (G and grad_p I_l are linear in q: the quadratic Phi, L = sum q x p). */
+static Bool EndHessian(HsIpopt *ip, const Number *z, const Number *y, const double *W, Number *v)
+{
+  int           n = ip->n, c = ip->nc, ni = ip->ni;
+  double       *Phi, *G, *H, *g, *dg, *w = ip->xw + n * n, *Hw = ip->Hd + (c + ip->m) * n;
+  const double *ye = y + EndRow(ip);
+
+  if (!ip->ext)
+    return TRUE;
+  for (int j = 0; j < c; j++)
+    w[j] = MoveRow(ip, j) < 0 ? 0 : y[MoveRow(ip, j)];
+  if (HsConsNlpNode(ip->cons, Node(ip, z, ip->N), w, ip->Hd, NULL, Hw) || EndData(ip, z, &Phi, &G, &H, &g, &dg))
+    return FALSE;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j <= i; j++)
+      *v++ = W[i * n + j] + Hw[i * n + j];
+  for (int j = 0; ip->qfree && j < c + ni; j++)
+    for (int l = 0; l < n; l++) {
+      double d = 0;
+      for (int i = 0; i < n; i++)
+        d -= ye[i] * (j < c ? H[(j * n + i) * n + l] : dg[((j - c) * n + i) * n + l]);
+      *v++ = d;
+    }
+  return TRUE;
 }
 
 /*@ HsIpoptConsEvalH - the Hessian of sigma J^d + y^T c, lower triangle, each position once (IPOPT callback; the file
@@ -282,7 +418,7 @@ Bool HsIpoptConsEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, N
 {
   HsIpopt *ip = ctx;
   int      n = ip->n, m = ip->m, c = ip->nc;
-  double  *Hgq = ip->Hd, *Huq = Hgq + c * n, *Hw = Huq + m * n, *Phi = Hw + n * n;
+  double  *Hgq = ip->Hd, *Huq = Hgq + c * n, *Hw = Huq + m * n, *Phi = Hw + n * n, *W = ip->ext ? ip->xw : NULL;
   (void)nv, (void)new_z, (void)nc, (void)new_y, (void)nele;
 
   if (!val) {
@@ -291,7 +427,8 @@ Bool HsIpoptConsEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, N
   }
   for (int k = 0; k < ip->N; k++) {
     Number *v = val + ip->hoff[k];
-    if (HsConsNlpIntervalHessian(ip->cons, Node(ip, z, k), Node(ip, z, k + 1), y + (size_t)k * ip->dim, Hgq, Huq))
+    if (HsConsNlpIntervalHessian(ip->cons, Node(ip, z, k), Node(ip, z, k + 1), y + (size_t)k * ip->dim, z + UCol(ip, k),
+                                 Hgq, Huq, W))
       return FALSE;
     for (int a = 0; a < m; a++)
       for (int b = 0; b <= a; b++)
@@ -308,13 +445,18 @@ Bool HsIpoptConsEvalH(Index nv, Number *z, Bool new_z, Number sigma, Index nc, N
     for (int l = 0; ip->bq && l < n; l++)
       for (int a = 0; a < m; a++)
         *v++ = Huq[a * n + l];
+    for (int l = 0; k && W && l < n * n; l++) /* (q_{k+1}, q_k), and W to node k's block (interval k-1's last) */
+      *v++ = W[l];
+    for (int i = 0, p = 0; k && W && i < n; i++)
+      for (int j = 0; j <= i; j++, p++)
+        val[ip->hoff[k] - n * (n + 1) / 2 + p] += W[i * n + j];
     if (k + 1 < ip->N) { /* node k+1: w^T Phi(q_{k+1}) */
       if (HsConsNlpNode(ip->cons, Node(ip, z, k + 1), y + PhiRow(ip, k + 1), Phi, NULL, Hw))
         return FALSE;
       for (int i = 0; i < n; i++)
         for (int j = 0; j <= i; j++)
-          *v++ = Hw[i * n + j];
+          *v++ = Hw[i * n + j] + (W ? W[i * n + j] : 0);
     }
   }
-  return TRUE;
+  return EndHessian(ip, z, y, W, val + ip->hoff[ip->N]);
 }

@@ -19,6 +19,10 @@
  * blocks (gamma_k, q_k) for k >= 1 and (q_{k+1}, gamma_k), with a B(q) (u_k, q_k) for k >= 1 and (q_{k+1}, u_k),
  * and node k+1's block sum_i w_i Hess Phi_i for k + 1 <= N - 1; each position once. The transcription's data is
  * the constrained one (HsIpoptCons), its residual the KKT conditions of this NLP (constrained_kkt).
+ * The extended class through B(q) alone (ext) adds per interval k >= 1 the block (q_{k+1}, q_k) and q_N's lower
+ * triangle (after the intervals), B's curvature; with the rest end the variables beta (ni) after alpha, q_N's free
+ * components, and the rows Phi_j(q_N) = 0 of the moving constraints after the end condition, whose G(q_N)^T alpha
+ * + sum_l beta_l grad_p I_l(q_N) then adds its Jacobian block in q_N and the Hessian's (alpha, q_N), (beta, q_N).
  */
 #ifndef HSIPOPTIMPL_H
 #define HSIPOPTIMPL_H
@@ -66,6 +70,9 @@ typedef struct {
   HsCons    *cons;        /* a constrained system: its scheme at this solve's T (not owned; ipoptcons.c), else NULL */
   int        nc;          /* ... and its number of constraints */
   double     h;           /* ... and the step */
+  int        ext, ni, qfree, nmv; /* the extended class through B(q) alone (ipoptcons.c): its (q, q) blocks; the rest
+                                     end's ni conserved directions (beta), free q_N, nmv moving Phi(q_N) rows */
+  double    *xw;                  /* ... its scratch (2 n^2 + nc + nc n + nc n^2 + ni n + ni n^2), or NULL */
   int        failed;      /* a callback left the problem's domain */
   PetscInt   iterations;
   PetscReal  inf_pr, inf_du; /* of the last iteration (IPOPT's scaled measures) */

@@ -74,6 +74,7 @@ void HsIpoptNlpReset(HsIpopt *ip)
 {
   PetscFree5(ip->joff, ip->hoff, ip->x0, ip->Hd, ip->Jb);
   PetscFree(ip->mti);
+  PetscFree(ip->xw);
   PetscFree2(ip->fd, ip->fdrc);
   ip->d = NULL;
 }

@@ -6,6 +6,10 @@
     satellite_rest.py --slerp-guess N OUT  an -hs_init directory built without a solution: the main body's slerp
                                            about the target's axis, rotor rates that keep L = 0, and costates from
                                            the control the guess's momenta imply (docs/satellite.md)
+    satellite_rest.py --pages DIR      the attitude and rotor-rate pages of an -hs_compare directory DIR (its
+                                       indirect/ and direct/ trajectories): DIR/attitude.png (the main body's
+                                       rotation vector) and DIR/rotor_rates.png (the rotor angles' rates relative to
+                                       the main body on the intervals), by gnuplot (docs/satellite.md)
 
 The coordinates, M and the constraints are tests/crosscheck/satellite_natural.py's (27 coordinates, the centre of mass
 eliminated). B is the thesis' consistent one (docs/consistent-torques.md): the motor torque u_k n, n = d_k (the rotor's
@@ -181,9 +185,76 @@ def slerp_guess(N, out):
                     + "\n")
 
 
+def rotation_vector(R, prev):
+    """The rotation vector of R (angle in [0, pi]; near pi the axis from (R + I)/2, its sign continuing prev)."""
+    c = min(1.0, max(-1.0, (np.trace(R) - 1) / 2))
+    a = np.arccos(c)
+    if np.sin(a) > 1e-6:
+        return a * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]) / (2 * np.sin(a))
+    if a < 1:
+        return np.zeros(3)
+    S = (R + np.eye(3)) / 2
+    i = int(np.argmax(np.diag(S)))
+    n = S[:, i] / np.sqrt(S[i, i])
+    return a * (n if prev is None or n @ prev >= 0 else -n)
+
+
+def pages(cmp):
+    """attitude.csv/png and rotor_rates.csv/png in the -hs_compare directory cmp (indirect colour, direct dashed)."""
+    import csv
+    import subprocess
+    cols = {}
+    for side in ("indirect", "direct"):
+        with open("%s/%s/trajectory.csv" % (cmp, side)) as f:
+            rows = list(csv.DictReader(f))
+        t = np.array([float(r["t"]) for r in rows])
+        v = lambda r, n: np.array([float(r["q_" + n + c]) for c in "xyz"])  # noqa: E731
+        rv, ang = [], []
+        for r in rows:
+            d = [v(r, "d%d" % (b + 1)) for b in range(3)]
+            rv.append(rotation_vector(np.column_stack(d), rv[-1] if rv else None))
+            ang.append([np.arctan2(v(r, "r%d1" % (k + 1)) @ d[j], v(r, "r%d1" % (k + 1)) @ d[i])
+                        for k, (i, j) in enumerate(CYC)])
+        ang = np.unwrap(np.array(ang), axis=0)
+        cols[side] = (t, np.array(rv), np.diff(ang, axis=0) / np.diff(t)[:, None])
+    with open(cmp + "/attitude.csv", "w") as f:
+        f.write("t,ind_1,ind_2,ind_3,dir_1,dir_2,dir_3\n")
+        for k in range(len(cols["indirect"][0])):
+            f.write("%.17g," % cols["indirect"][0][k] + ",".join("%.17g" % x for x in np.concatenate(
+                [cols["indirect"][1][k], cols["direct"][1][k]])) + "\n")
+    with open(cmp + "/rotor_rates.csv", "w") as f:
+        f.write("t_mid,ind_1,ind_2,ind_3,dir_1,dir_2,dir_3\n")
+        t = cols["indirect"][0]
+        for k in range(len(t) - 1):
+            f.write("%.17g," % (0.5 * (t[k] + t[k + 1])) + ",".join("%.17g" % x for x in np.concatenate(
+                [cols["indirect"][2][k], cols["direct"][2][k]])) + "\n")
+    h = t[1] - t[0]
+    gp = ("set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\nset key outside right\n"
+          "set grid\nset xlabel 't'\nh = %.17g\n" % h)
+    gp += "set output 'attitude.png'\nset title \"satellite (directors): the main body's rotation vector\"\n"
+    gp += "set ylabel 'rotation vector'\nplot " + ", ".join(
+        "'attitude.csv' using 1:%d with linespoints lw 3 pt 7 ps 0.4 lc %d title 'component %d indirect', "
+        "'' using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'" % (i + 2, i + 1, i + 1, i + 5,
+                                                                          "direct (black, dashed)" if not i else "")
+        for i in range(3)) + "\n"
+    gp += ("set output 'rotor_rates.png'\nset title 'satellite (directors): rotor rates relative to the main body "
+           "on the intervals'\nset ylabel 'da/dt'\nplot " + ", ".join(
+               "'rotor_rates.csv' using ($1-h/2):%d:(h):(0) with vectors nohead lw 4 lc %d title 'rotor %d indirect', "
+               "'' using ($1-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'" %
+               (i + 2, i + 1, i + 1, i + 5, "direct (black, dashed)" if not i else "") for i in range(3)) + "\n")
+    with open(cmp + "/satellite_pages.gp", "w") as f:
+        f.write(gp)
+    subprocess.run(["gnuplot", "satellite_pages.gp"], cwd=cmp, check=True)
+    for side in ("indirect", "direct"):
+        print("%s: final rotation vector %s, max |rotor rate| %s" % (side, cols[side][1][-1],
+                                                                    np.abs(cols[side][2]).max(axis=0)))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--write":
         write(sys.argv[2])
+    elif sys.argv[1] == "--pages":
+        pages(sys.argv[2])
     elif sys.argv[1] == "--slerp-guess":
         slerp_guess(int(sys.argv[2]), sys.argv[3])
     else:
