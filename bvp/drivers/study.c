@@ -232,6 +232,7 @@ static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0);
   R = (4 Q_N - Q_{N/2})/3 (conserving4: (16 Q_N - Q_{N/2})/15) with the error estimate |R(N) - R(N/2)|/15 (/63)
   and the observed order for J^d, the mean of
   H^d and a free T, and the states at the nodes of N/2 (with their largest error estimate over the nodes of N/4).
+  With HsSolverSetExtrapolateRomberg() J^d, H^d and T are Romberg's R + (R(N) - R(N/2))/15 (/63), the states not.
   The results are in HsResults.extrap; HsSolverView prints them, HsSolverWriteOutput adds them to summary.json and
   writes extrapolated.csv (the states).
 
