@@ -69,6 +69,7 @@ typedef struct {
   PetscReal wall_time_s;         /* the solves at N/2 and N/4 and the extrapolation (rank 0's clock) */
   PetscBool J_roundoff, H_mean_roundoff, T_roundoff; /* its differences at round-off: no order (order 0) */
   PetscBool pre_asymptotic; /* an order far from the schemes' 2 (docs/accuracy.md): the estimate is unreliable */
+  PetscBool romberg;        /* J, H_mean, T: Romberg of the three grids (HsSolverSetExtrapolateRomberg) */
 } HsExtrap;
 
 #define HS_EXTREMAL_STARTS 7 /* the wider search's starts (bvp/drivers/extremal.c, StartRows), named by: */
@@ -232,6 +233,7 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c);
 PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverSolveExtrapolated(HsSolver s);
+PetscErrorCode HsSolverSetExtrapolateRomberg(HsSolver s, PetscBool flg);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);

@@ -199,13 +199,17 @@ static PetscBool AtRoundoff(PetscReal d, PetscReal q)
 static PetscBool Far(PetscReal p, PetscReal ps) { return (PetscBool)(PetscAbsReal(p - ps) > HS_ORDER_TOLERANCE); }
 
 /* Richardson on three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): value, error estimate, observed order (0 and *rnd
-   when a difference is at round-off). */
-static void Richardson3(const PetscReal Q[3], PetscReal W, PetscReal *R, PetscReal *err, PetscReal *p, PetscBool *rnd)
+   when a difference is at round-off). R1 = (W Q_N - Q_{N/2})/(W - 1) with W = 2^p, its error estimate
+   |R1 - R0|/(4W - 1), the h^(p+2) term; romberg: R2 = R1 + (R1 - R0)/(4W - 1), that term eliminated too (an
+   expansion in even powers: symmetric schemes), and the same |R2 - R1| as its estimate, an upper bound once
+   asymptotic (the three grids give no estimate of R2's own error). */
+static void Richardson3(const PetscReal Q[3], PetscReal W, PetscBool romberg, PetscReal *R, PetscReal *err,
+                        PetscReal *p, PetscBool *rnd)
 {
   PetscReal R1 = (W * Q[2] - Q[1]) / (W - 1), R0 = (W * Q[1] - Q[0]) / (W - 1), d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
   PetscReal q = PetscMax(PetscAbsReal(Q[0]), PetscMax(PetscAbsReal(Q[1]), PetscAbsReal(Q[2])));
 
-  *R   = R1;
+  *R   = romberg ? R1 + (R1 - R0) / (4 * W - 1) : R1;
   *err = PetscAbsReal(R1 - R0) / (4 * W - 1);
   *rnd = (PetscBool)(AtRoundoff(d0, q) || AtRoundoff(d1, q));
   *p   = !*rnd ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
@@ -228,6 +232,7 @@ static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0);
   R = (4 Q_N - Q_{N/2})/3 (conserving4: (16 Q_N - Q_{N/2})/15) with the error estimate |R(N) - R(N/2)|/15 (/63)
   and the observed order for J^d, the mean of
   H^d and a free T, and the states at the nodes of N/2 (with their largest error estimate over the nodes of N/4).
+  With HsSolverSetExtrapolateRomberg() J^d, H^d and T are Romberg's R + (R(N) - R(N/2))/15 (/63), the states not.
   The results are in HsResults.extrap; HsSolverView prints them, HsSolverWriteOutput adds them to summary.json and
   writes extrapolated.csv (the states).
 
@@ -281,17 +286,17 @@ static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0)
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  e->done = PETSC_TRUE;
+  e->done = PETSC_TRUE, e->romberg = s->romberg;
   for (int i = 0; i < 3; i++)
     e->N[i] = L[i].N, Q[i] = L[i].r.J;
-  Richardson3(Q, W, &e->J, &e->J_error, &e->J_order, &e->J_roundoff);
+  Richardson3(Q, W, e->romberg, &e->J, &e->J_error, &e->J_order, &e->J_roundoff);
   for (int i = 0; i < 3; i++)
     Q[i] = L[i].r.H_mean;
-  Richardson3(Q, W, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff);
+  Richardson3(Q, W, e->romberg, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff);
   for (int i = 0; i < 3; i++)
     Q[i] = L[i].r.T;
   if (s->prob->free_T)
-    Richardson3(Q, W, &e->T, &e->T_error, &e->T_order, &e->T_roundoff);
+    Richardson3(Q, W, e->romberg, &e->T, &e->T_error, &e->T_order, &e->T_roundoff);
   else
     e->T = s->res.T;
   e->pre_asymptotic =

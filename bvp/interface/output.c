@@ -250,6 +250,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
       fprintf(f, " \"T\": %.17g, \"T_error\": %.17g, ", (double)e->T, (double)e->T_error);
       OrderMember(f, "T_order", e->T_order, e->T_roundoff);
     }
+    fprintf(f, " \"romberg\": %s,", e->romberg ? "true" : "false");
     fprintf(f, " \"pre_asymptotic\": %s, \"reliable\": %s, ", e->pre_asymptotic ? "true" : "false",
             e->pre_asymptotic ? "false" : "true");
     fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n", (double)e->states_error,

@@ -669,6 +669,35 @@ PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k)
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverSetExtrapolateRomberg - whether HsSolverExtrapolate() gives J, the mean of H^d and a free T by Romberg's
+    second step: R2 = R1 + (R1 - R0)/(4W - 1), W = 2^p, the h^p and h^(p+2) terms both eliminated from the three
+    grids.
+
+  Logically collective.
+
+  Input Parameters:
++ s - the solver
+- flg - PETSC_TRUE: Romberg; PETSC_FALSE (default): Richardson's R1 = (W Q_N - Q_{N/2})/(W - 1)
+
+  Options Database Key:
+. -hs_extrapolate_romberg <bool>
+
+  Notes:
+  Right where the discrete values expand in even powers of h, as for the symmetric conserving schemes (conserving,
+  conserving4; docs/accuracy.md measures it): the error is then O(h^(p+4)) instead of O(h^(p+2)), so a much coarser
+  N meets a tolerance. The error estimate stays |R1 - R0|/(4W - 1) = |R2 - R1|, the size of the last correction: an
+  upper bound of R2's error once asymptotic, not an estimate of it. The states (extrapolated.csv) stay Richardson's.
+
+.seealso: HsSolverExtrapolate(), HsSolverSolveExtrapolated()
+@*/
+PetscErrorCode HsSolverSetExtrapolateRomberg(HsSolver s, PetscBool flg)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->romberg = flg;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetLinearSolver - chooses the linear solver of the transcription and shooting Newton solves.
 
   Collective.

@@ -80,6 +80,22 @@ static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, 
   PetscFunctionReturn(0);
 }
 
+/* -hs_extrapolate_romberg (bvp/drivers/study.c) */
+static PetscErrorCode RombergOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscBool b, flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(
+      HsOptionsBool(PetscOptionsObject, "-hs_extrapolate_romberg",
+                    "-hs_extrapolate's J, H mean and T by Romberg: h^p and h^(p+2) eliminated from the three grids "
+                    "(symmetric schemes: error O(h^(p+4)))",
+                    "HsSolverSetExtrapolateRomberg", s->romberg, &b, &flg));
+  if (flg)
+    PetscCall(HsSolverSetExtrapolateRomberg(s, b));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_output_format <csv|hdf5|auto> [HsSolverSetOutputFormat]: without HDF5 in PETSc, hdf5 is an error here. */
 static PetscErrorCode OutputFormatOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -419,6 +435,7 @@ static PetscErrorCode GuessOptions(PetscOptionItems *PetscOptionsObject, HsSolve
 . -hs_snes_roundoff <c> - [HsSolverSetRoundoffFactor]
 . -hs_snes_noise <c> - [HsSolverSetNoiseFactor]
 . -hs_snes_polish <k> - [HsSolverSetPolish]
+. -hs_extrapolate_romberg <bool> - [HsSolverSetExtrapolateRomberg]
 . -hs_linear_solver <auto|band|mumps|drop|slab> - [HsSolverSetLinearSolver]
 . -hs_in_place <bool> - [HsSolverSetInPlace]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
@@ -503,6 +520,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
+  HsOptionsCall(RombergOption(PetscOptionsObject, s));
   HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
                               "HsSolverSetMonitor", s->monitor, &b, &flg));
   if (flg)

@@ -71,10 +71,10 @@ static PetscErrorCode ViewExtrapolation(HsSolver s, PetscViewer viewer)
   for (int i = 0; i < 3; i++) /* differences at round-off have no order (docs/accuracy.md) */
     PetscCall(z[i] ? PetscSNPrintf(o[i], sizeof o[i], "differences at round-off")
                    : PetscSNPrintf(o[i], sizeof o[i], "observed order %.2f", (double)p[i]));
-  PetscCall(PetscViewerASCIIPrintf(viewer,
-                                   "  extrapolated J     %.12g +- %.1e   (Richardson of N = %" PetscInt_FMT
-                                   ", %" PetscInt_FMT ", %" PetscInt_FMT "; %s)\n",
-                                   (double)e->J, (double)e->J_error, e->N[0], e->N[1], e->N[2], o[0]));
+  PetscCall(PetscViewerASCIIPrintf(
+      viewer,
+      "  extrapolated J     %.12g +- %.1e   (%s of N = %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "; %s)\n",
+      (double)e->J, (double)e->J_error, e->romberg ? "Romberg" : "Richardson", e->N[0], e->N[1], e->N[2], o[0]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; %s)\n", (double)e->H_mean,
                                    (double)e->H_mean_error, o[1]));
   if (s->prob->free_T)

@@ -67,7 +67,8 @@ static PetscBool Ours(const char *key, PetscBool *is_switch)
 {
   static const char *const switches[] = {
       "quiet",       "hs_monitor",        "hs_compare",  "hs_extrapolate", "hs_continue_monitor",
-      "hs_shoot_mf", "hs_check_boundary", "hs_in_place", "help",           NULL};
+      "hs_shoot_mf", "hs_check_boundary", "hs_in_place", "help",           "hs_extrapolate_romberg",
+      NULL};
   *is_switch = PETSC_FALSE;
   for (int i = 0; switches[i]; i++)
     if (!strcmp(key, switches[i]) || (!strncmp(key, "hs_direct_", 10) && !strcmp(key + 10, switches[i])))
