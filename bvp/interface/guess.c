@@ -70,12 +70,33 @@ static void InterpolatedRow(HsSolver s, PetscInt k, PetscReal *row)
         row[i] = s->prob->xT[i];
 }
 
+/*@ HsSolverFrameGuessUsed - whether the default guess is the geodesic frame guess (bvp/ internal): no stored guess,
+    a problem with frames (HsProblem.nframes), and HsProblemFrameGuess succeeded for this N and T (computed here once
+    per N and T; where it fails, the straight blend of HsSolverGuessRow stays the guess). Not collective. @*/
+PetscErrorCode HsSolverFrameGuessUsed(HsSolver s, PetscBool *used)
+{
+  PetscFunctionBeginUser;
+  *used = PETSC_FALSE;
+  if (s->guess || s->prob->nframes <= 0)
+    PetscFunctionReturn(0);
+  if (s->frame_guess_N != s->N || s->frame_guess_T != s->prob->T) {
+    PetscCall(PetscFree(s->frame_guess));
+    PetscCall(PetscMalloc1((s->N + 1) * 2 * s->prob->n, &s->frame_guess));
+    s->frame_guess_N = s->N, s->frame_guess_T = s->prob->T;
+    if (HsProblemFrameGuess(s->prob, (int)s->N, s->frame_guess))
+      PetscCall(PetscFree(s->frame_guess));
+  }
+  *used = (PetscBool)(s->frame_guess != NULL);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverGuessRow - row k (0 <= k <= N) of the initial guess in the node layout,
     (x_k, lambda_{k+1/2}), 4n values (bvp/ internal; the formulations' guess operations use it).
 
   Not collective. From the guess of HsSolverSetInitialGuess() if there is one, interpolated in time;
   otherwise the default guess of docs/theory.md section 3: the boundary states interpolated linearly,
-  x_k = (1 - k/N) x0 + (k/N) xT (a free terminal component keeps its initial value), lambda = 0.
+  x_k = (1 - k/N) x0 + (k/N) xT (a free terminal component keeps its initial value), lambda = 0; for a problem with
+  frames the geodesic frame guess's states (HsSolverFrameGuessUsed), lambda = 0.
 @*/
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
 {
@@ -83,9 +104,17 @@ PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
   PetscInt         dim = 2 * P->n;
   PetscReal        tau = (PetscReal)k / s->N;
 
+  PetscBool frames;
+
   PetscFunctionBeginUser;
+  PetscCall(HsSolverFrameGuessUsed(s, &frames));
   if (s->guess)
     InterpolatedRow(s, k, row);
+  else if (frames)
+    for (PetscInt i = 0; i < dim; i++) {
+      row[i]       = s->frame_guess[k * dim + i];
+      row[dim + i] = 0;
+    }
   else
     for (PetscInt i = 0; i < dim; i++) {
       PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];
@@ -144,19 +173,21 @@ PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscRea
   PetscInt w;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuess() needs the problem first");
-  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "initial guess: %" PetscInt_FMT " intervals, need >= 1",
-             Nsrc);
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetInitialGuess() needs the problem first");
+  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "initial guess: %" PetscInt_FMT " intervals, need >= 1", Nsrc);
   w = 4 * s->prob->n;
   for (PetscInt i = 0; i < (Nsrc + 1) * w; i++)
-    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG,
-               "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite", i % w, i / w);
+    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s),
+               PETSC_ERR_ARG_WRONG, "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite",
+               i % w, i / w);
   PetscCall(PetscFree(s->guess));
   PetscCall(PetscMalloc1((Nsrc + 1) * w, &s->guess));
   PetscCall(PetscArraycpy(s->guess, nodes, (Nsrc + 1) * w));
-  s->guess_N = Nsrc;
+  s->guess_N     = Nsrc;
   s->guess_nodal = PETSC_FALSE; /* costates on the interval midpoints unless the caller says otherwise */
-  s->guess_T = 0; /* a free final time starts from the problem's guess unless the caller says otherwise */
+  s->guess_T     = 0;           /* a free final time starts from the problem's guess unless the caller says otherwise */
   PetscCall(PetscStrncpy(s->guess_source, "a trajectory given by HsSolverSetInitialGuess", sizeof s->guess_source));
   PetscFunctionReturn(0);
 }
@@ -189,8 +220,8 @@ PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscRe
 static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind, PetscBool optional, PetscReal **a,
                                   PetscReal **t, PetscInt *rows, char *msg, size_t msglen)
 {
-  FILE  *f;
-  int    n = 0, st;
+  FILE   *f;
+  int     n = 0, st;
   double *A = NULL, *Tc = NULL;
 
   PetscFunctionBeginUser;
@@ -273,11 +304,12 @@ static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, 
       sscanf(q + 12, "%" PetscStringize(HS_NAME_LEN) "[^\"]", name);
   }
   if (N >= 0 && N != n - 1)
-    snprintf(msg, msglen, "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)",
-             traj, (int)n, N);
+    snprintf(msg, msglen,
+             "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)", traj,
+             (int)n, N);
   else if (name[0] && strcmp(name, P->name))
-    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n", traj,
-                HsPrintable(name), P->name);
+    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
+                traj, HsPrintable(name), P->name);
 }
 
 /* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
@@ -377,13 +409,14 @@ static int HDF5Path(const char *path, char *h5, size_t len)
 PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
 {
   PetscMPIInt rank;
-  PetscReal  *nodes                         = NULL, T = 0;
+  PetscReal  *nodes = NULL, T = 0;
   PetscInt    Nsrc                          = 0, w;
   char        msg[PETSC_MAX_PATH_LEN + 256] = "", h5path[PETSC_MAX_PATH_LEN + 16];
   int         h5                            = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuessFromFile() needs the problem first");
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetInitialGuessFromFile() needs the problem first");
   w = 4 * s->prob->n;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (rank == 0)
