@@ -21,7 +21,7 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
 {
   HsConstrained *cd = s->data;
   PetscReal      r[3], v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  PetscInt       o   = 2 * s->prob->n + s->prob->nc;
+  PetscInt       o = 2 * s->prob->n + s->prob->nc;
   PetscBool      dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
@@ -31,7 +31,7 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
     for (PetscInt i = 0; i < s->prob->n; i++)
       v[5] = PetscMax(v[5], PetscAbsReal(x[k][i])), v[7] = PetscMax(v[7], PetscAbsReal(x[k][s->prob->n + i]));
     for (PetscInt l = 0; k == s->N && l < s->prob->ncinv; l++) /* beta of the end at rest: 0 if the invariants are */
-      v[6] = PetscMax(v[6], PetscAbsReal(x[k][o + l]));        /* conserved (docs/constrained.md) */
+      v[6] = PetscMax(v[6], PetscAbsReal(x[k][o + l]));      /* conserved (docs/constrained.md) */
     if (k < s->N && !dom) {
       HsCallStep(HsConsIntervalResiduals(cd->cons, x[k], x[k + 1], r), &dom, "constraint residuals", k);
       v[1] = PetscMax(v[1], r[0]), v[2] = PetscMax(v[2], r[1]);
@@ -45,12 +45,10 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
   if (s->res.converged && !(v[4] <= HS_CONS_VOUCH * (1 + v[5]))) { /* "converged" means on the constraints */
     s->res.converged = PETSC_FALSE;
     PetscCall(PetscStrncpy(s->res.status, "CONSTRAINTS_VIOLATED", sizeof s->res.status));
-    PetscCall(
-        HsSolverSetDiagnosis(s, PETSC_TRUE,
-                             "the residual |F| = %.3e looked converged, but a node lies %.3g off the "
-                             "constraints (|Phi_i| / |G_i|; the positions' size %.3g): the constraints' scaling "
-                             "makes |F| a poor measure; rescale them (e.g. 1/2 (|r|^2 - L^2)) or tighten -snes_atol",
-                             (double)s->res.residual_norm, (double)v[4], (double)v[5]));
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the residual |F| = %.3e looked converged, but a node lies %.3g off the "
+                                   "constraints (|Phi_i| / |G_i|; the positions' size %.3g): the constraints' scaling "
+                                   "makes |F| a poor measure; rescale them (e.g. 1/2 (|r|^2 - L^2)) or tighten -snes_atol",
+                                   (double)s->res.residual_norm, (double)v[4], (double)v[5]));
   }
   if (s->res.converged && !(v[6] * (1 + v[5]) <= HS_CONS_VOUCH * (1 + v[7]))) { /* and at the end the file asked for */
     s->res.converged = PETSC_FALSE;
@@ -141,10 +139,8 @@ static PetscErrorCode WriteRows(HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt
       *(own ? &nd : &no) += D;
     }
     PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
-               PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the "
-               "Jacobian's pattern",
-               g * r + i, k);
+               PETSC_COMM_SELF, PETSC_ERR_PLIB, "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the "
+               "Jacobian's pattern", g * r + i, k);
   }
   PetscFunctionReturn(0);
 }
@@ -314,11 +310,9 @@ PetscErrorCode HsConstrainedPreSolve(HsSolver s)
   PetscCheck(!st, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "problem '%s': %s", s->prob->name, msg);
   HsConsSetKKT(cd->cons, !strcmp(s->cs, "constrained_kkt")); /* -hs_scheme direct: the direct transcription's KKT */
   HsConsSetDisc(cd->cons, s->disc);                          /* the extended scheme's unconstrained part */
-  PetscCheck(!s->prob->cons_extended || strcmp(s->cs, "constrained_kkt"), PetscObjectComm((PetscObject)s),
-             PETSC_ERR_SUP,
+  PetscCheck(!s->prob->cons_extended || strcmp(s->cs, "constrained_kkt"), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' lies outside the exact class (%s): its direct transcription (-hs_scheme direct) is not "
-             "implemented yet, only the conserving scheme",
-             s->prob->name, s->prob->cons_extended);
+             "implemented yet, only the conserving scheme", s->prob->name, s->prob->cons_extended);
   PetscFunctionReturn(0);
 }
 
@@ -342,7 +336,7 @@ PetscErrorCode HsConstrainedPostSolveFrom(HsSolver s, Vec X)
     PetscScalar *row = y + (k - xs) * 4 * n, *mrow = mu + (k - xs) * 2 * c;
     PetscCall(PetscArraycpy(row, x[k], 2 * n));
     PetscCall(PetscArraycpy(row + 2 * n, x[k] + 2 * n + c, 2 * n));
-    PetscCall(PetscArraycpy(mrow, x[k] + 2 * n, c));         /* nu_k (point N: alpha; point 0: 0) */
+    PetscCall(PetscArraycpy(mrow, x[k] + 2 * n, c));          /* nu_k (point N: alpha; point 0: 0) */
     PetscCall(PetscArraycpy(mrow + c, x[k] + 4 * n + c, c)); /* gamma_{k+1/2} (point N: 0) */
   }
   PetscCall(VecRestoreArray(s->Xmult, &mu));
@@ -363,8 +357,8 @@ static PetscErrorCode PostSolve(HsSolver s)
 static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s%s%s", s->prob->nc,
-                          s->prob->nc > 1 ? "s" : "", s->prob->cons_extended ? ", extended scheme: " : "",
+  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s%s%s", s->prob->nc, s->prob->nc > 1 ? "s" : "",
+                          s->prob->cons_extended ? ", extended scheme: " : "",
                           s->prob->cons_extended ? s->prob->cons_extended : ""));
   PetscFunctionReturn(0);
 }
@@ -375,9 +369,8 @@ PetscErrorCode HsConstrainedView(HsSolver s, PetscViewer v)
   HsConstrained *cd = s->data;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(v,
-                                   "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (round-off; "
-                                   "the nodal hidden constraint %.2g is O(h^2))\n",
+  PetscCall(PetscViewerASCIIPrintf(v, "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (round-off; "
+                                      "the nodal hidden constraint %.2g is O(h^2))\n",
                                    (double)cd->diag[0], (double)cd->diag[1], (double)cd->diag[2], (double)cd->diag[3]));
   PetscFunctionReturn(0);
 }
@@ -429,16 +422,14 @@ PetscErrorCode HsConstrainedCreateLayout(HsSolver s)
   PetscCheck(!strcmp(s->ss, "bem") && (!strcmp(s->cs, "constrained") || !strcmp(s->cs, "constrained_kkt")),
              PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' has constraints: its schemes are bem + constrained (conserving) or bem + constrained_kkt "
-             "(direct), docs/constrained.md",
-             s->prob->name);
+             "(direct), docs/constrained.md", s->prob->name);
   cd->D = 4 * n + 2 * s->prob->nc;
   PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, cd->D, 1, NULL, &cd->da));
   PetscCall(DMSetUp(cd->da));
   PetscCall(DMSetMatType(cd->da, MATAIJ));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
-  PetscCall(
-      VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
+  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
   PetscFunctionReturn(0);
 }
 
@@ -486,16 +477,16 @@ PetscErrorCode HsConstrainedSetUp(HsSolver s, size_t size)
   PetscCheck(size >= sizeof(HsConstrained), PETSC_COMM_SELF, PETSC_ERR_PLIB, "data of %zu bytes", size);
   PetscCall((*s->ops->destroy)(s));
   PetscCall(PetscCalloc(size, &cd));
-  s->data              = cd;
-  s->ops->setup        = SetUp;
-  s->ops->guess        = HsConstrainedGuess;
-  s->ops->presolve     = HsConstrainedPreSolve;
-  s->ops->postsolve    = PostSolve;
-  s->ops->describe     = Describe;
-  s->ops->view         = HsConstrainedView;
+  s->data             = cd;
+  s->ops->setup       = SetUp;
+  s->ops->guess       = HsConstrainedGuess;
+  s->ops->presolve    = HsConstrainedPreSolve;
+  s->ops->postsolve   = PostSolve;
+  s->ops->describe    = Describe;
+  s->ops->view        = HsConstrainedView;
   s->ops->writesummary = HsConstrainedWriteSummary;
-  s->ops->destroy      = Destroy;
-  s->ops->residual     = Residual;
+  s->ops->destroy     = Destroy;
+  s->ops->residual    = Residual;
   PetscCall(SetUp(s));
   PetscFunctionReturn(0);
 }
