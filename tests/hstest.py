@@ -49,6 +49,7 @@ import hs_satellite
 import hs_satellite_ref
 import hs_satellite_rest
 import hs_satellite_guess
+import hs_satdefault
 import hs_slab
 import hs_orders
 import hs_problems
@@ -91,6 +92,7 @@ MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantit
 MODULES += (hs_satellite_guess,)  # issue 40: -hs_guess_costates implied (the satellite from a state guess)
 MODULES += (hs_security17,)  # issue 38: security round 17
 MODULES += (hs_security18,)  # issue 38: security round 18
+MODULES += (hs_satdefault,)  # issue 40: the geodesic frame guess, the satellite from the default guess
 
 
 def tests():
