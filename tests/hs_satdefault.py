@@ -1,5 +1,5 @@
 """hamshoot system tests of the geodesic frame guess (issue 40; docs/constrained.md, "The geodesic frame guess";
-docs/problem-format.md, "Frames"): the satellite rest to rest in directors (tests/data/satellite_rest.ocp, whose
+docs/problem-format.md, "Frames"): the satellite rest to rest in directors (problems/satellite.ocp, whose
 'frame' lines name the main body's frame and the rotors') converges from hamshoot's default guess. Standard library
 only.
 """
@@ -84,7 +84,7 @@ def t_satdefault_guess():
 
 
 def t_satdefault_rest():
-    """tests/data/satellite_rest.ocp at N = 20 from the default guess (the geodesic frame guess with implied costates,
+    """problems/satellite.ocp at N = 20 from the default guess (the geodesic frame guess with implied costates,
     default options) on 2 ranks: converges; H^d, E - W, L, max|Phi| and beta at round-off; J^d equal to the run from
     the Euler form's solution mapped to directors (tests/hs_satellite.py's _natural_guess, 1 rank) to 1e-9 relative
     (the same discrete solution reached from an independent start)."""

@@ -96,7 +96,7 @@ def write(path):
     lines = [HEADER + "problem: satellite", "coordinates: " + ", ".join(q)] + [
         "let %s: %s" % (n, fmt(e)) for n, e in lets] + ["controls: 3", "mass: " + ", ".join(g(x) for x in M.flatten()), "potential: 0",
         "constraints: " + ", ".join(constraints()), "B: " + ", ".join(fmt(x) for row in B for x in row),
-        "R: 1, 0, 0,  0, 1, 0,  0, 0, 1", "T: %g" % T, "N: 160", "x0: " + ", ".join(g(x) for x in x0),
+        "R: 1, 0, 0,  0, 1, 0,  0, 0, 1", "T: %g" % T, "N: 20", "x0: " + ", ".join(g(x) for x in x0),
         "xT: " + ", ".join(g(x) for x in xT) + ", " + ", ".join(["*"] * 18) + ", " + ", ".join(["0"] * 27)]
     lines += invariants(q) + ["conserved: L_x, L_y, L_z"] + frames()
     with open(path, "w") as f:
