@@ -7,8 +7,7 @@ import math
 import os
 import tempfile
 
-from hs_satellite import _natural_guess
-from hs_satellite_rest import EULER, NO_EXTRA, SATELLITE, _round_off
+from hs_satellite_rest import NO_EXTRA, SATELLITE, _round_off
 from hs_util import check, read_rows, rel, run
 
 N_TARGET = (1.0 / math.sqrt(14), 2.0 / math.sqrt(14), 3.0 / math.sqrt(14))
@@ -83,25 +82,38 @@ def t_satdefault_guess():
         check(rc != 0 and "frame rotor1: 8 names, not 9" in out, "8 names: rc %d, %s" % (rc, out[-300:]))
 
 
-def t_satdefault_rest():
-    """problems/satellite.ocp at N = 20 from the default guess (the geodesic frame guess with implied costates,
-    default options) on 2 ranks: converges; H^d, E - W, L, max|Phi| and beta at round-off; J^d equal to the run from
-    the Euler form's solution mapped to directors (tests/hs_satellite.py's _natural_guess, 1 rank) to 1e-9 relative
-    (the same discrete solution reached from an independent start)."""
-    with tempfile.TemporaryDirectory() as d:
-        s, _, _ = run(["-problem", SATELLITE, "-N", "20"] + NO_EXTRA, ranks=2)
-        if not s or not s["converged"]:
-            return check(False, "satellite_rest N = 20 from the default guess on 2 ranks: not converged")
-        check(s.get("initial_guess") == "frame geodesic, implied costates", "initial_guess %r" % s.get("initial_guess"))
-        _round_off(s, "satellite_rest N = 20 (default guess, 2 ranks)", 1e3)
-        e, _, _ = run(["-problem", EULER, "-N", "20"] + NO_EXTRA)
-        if not e or not e["converged"]:
-            return check(False, "satellite_euler N = 20: not converged")
-        m = os.path.join(d, "mapped")
-        _natural_guess(e, m)
-        r, _, _ = run(["-problem", SATELLITE, "-N", "20", "-hs_init", m, "-hs_strategy", "newton"] + NO_EXTRA)
-        if not r or not r["converged"]:
-            return check(False, "satellite_rest N = 20 from the mapped Euler solution: not converged")
-        print("satellite_rest N = 20: J^d %.13g (default guess, 2 ranks, %d Newton its), %.13g (mapped Euler), %.2g rel."
-              % (s["J"], s.get("newton_iterations", -1), r["J"], rel(s["J"], r["J"])))
-        check(rel(s["J"], r["J"]) <= 1e-9, "satellite_rest N = 20: J^d %.12g and %.12g" % (s["J"], r["J"]))
+# J^d of problems/satellite.ocp from the Euler form's solution mapped to directors (docs/satellite.md's table, 1 rank;
+# test satguess_satellite recomputes N = 40's): an independent start that converges to the same discrete solution.
+J_MAPPED = {40: 1457223.0360200887, 80: 1439356.180420}
+
+
+def _default_run(N, ranks):
+    """problems/satellite.ocp at N from the default guess with default options: converged, the frame guess's name in
+    summary.json, the round-off checks of test rest_satellite; the summary (None if it did not converge)."""
+    s, _, _ = run(["-problem", SATELLITE, "-N", str(N)] + NO_EXTRA, ranks=ranks)
+    if not s or not s["converged"]:
+        return check(False, "satellite N = %d from the default guess on %d ranks: not converged" % (N, ranks))
+    check(s.get("initial_guess") == "frame geodesic, implied costates", "initial_guess %r" % s.get("initial_guess"))
+    _round_off(s, "satellite N = %d (default guess, %d ranks)" % (N, ranks), 1e3)
+    print("satellite N = %d, %d ranks: J^d %.13g, %d Newton its" % (N, ranks, s["J"], s.get("newton_iterations", -1)))
+    return s
+
+
+def t_satdefault_rest20():
+    """problems/satellite.ocp at N = 20 (the file's N) from the default guess, 1 rank: converges (measured 33 Newton
+    iterations) with H^d, E - W, L, max|Phi| and beta at round-off; from the Euler form's mapped solution it does not
+    converge at N = 20, so J^d is checked by the observed order with the mapped runs' N = 40 and 80 values: log2 of
+    (J20 - J40)/(J40 - J80) in [2, 2.5] (measured 2.29; 2.19 from N = 40, docs/satellite.md)."""
+    s = _default_run(20, 1)
+    if s:
+        order = math.log2((s["J"] - J_MAPPED[40]) / (J_MAPPED[40] - J_MAPPED[80]))
+        check(2 <= order <= 2.5, "satellite N = 20: J^d %.12g, observed order %.3g" % (s["J"], order))
+
+
+def t_satdefault_rest40():
+    """problems/satellite.ocp at N = 40 from the default guess on 2 ranks: converges (measured 40 Newton iterations),
+    round-off as above, and J^d equal to the run from the Euler form's mapped solution (J_MAPPED; docs/satellite.md) to
+    1e-9 relative: the same discrete solution from an independent start."""
+    s = _default_run(40, 2)
+    if s:
+        check(rel(s["J"], J_MAPPED[40]) <= 1e-9, "satellite N = 40: J^d %.12g, mapped Euler %.12g" % (s["J"], J_MAPPED[40]))
