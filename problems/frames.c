@@ -22,7 +22,6 @@
 /* Runge-Kutta steps per interval of the guess's grid for the free rotors' angles (exact for the satellite, whose
  * dtheta/ds is constant; more only refine a general system's guess). */
 #define HS_FRAME_GUESS_SUBSTEPS 4
-#define HS_FRAME_MAX_FREE 32 /* free rotors whose angles the conserved quantities fix (at most) */
 
 /* Frame f's structure: parent[f] the frame whose director its third director is (-1: none), axis[f] that director. */
 typedef struct {
@@ -354,7 +353,7 @@ static int Advance(Frames *F, double s0, double s1, double *theta, double *ks)
 static int Setup(Frames *F, const HsProblem *P)
 {
   int  nf = P->nframes, n = P->n, K = 0, rows, st;
-  char why[16];
+  char why[256];
 
   memset(F, 0, sizeof *F);
   F->P = P, F->nf = nf;
@@ -366,8 +365,6 @@ static int Setup(Frames *F, const HsProblem *P)
   for (int f = 0; f < nf; f++)
     F->fk[f] = F->parent[f] >= 0 && !FixedAtT(P, f, 1) ? K++ : -1;
   F->nfree = K, rows = P->ncinv > K ? P->ncinv : K;
-  if (K > HS_FRAME_MAX_FREE)
-    return HS_ERANGE;
   if (!(F->R0 = malloc(sizeof(double) * (size_t)(31 * nf + 18 * nf + 9 * K + 5 * n * n + 2 * n + K * n + (K + 1) * n +
                                                  (2 + P->ncinv) * n + rows * K + 3 * K + K * K + rows))))
     return HS_ENOMEM;
@@ -407,8 +404,8 @@ static int Setup(Frames *F, const HsProblem *P)
 /*@ HsProblemFrameGuess - the geodesic frame guess (the file's comment above; docs/constrained.md, "The geodesic frame
     guess") on N intervals of the problem's horizon: x ((N + 1) x 2n, node k's state (q, p) at t = k T / N), the fixed
     components of xT at node N. The problem has frames (HsProblem.nframes > 0) that HsProblemCheckFrames accepts and a
-    mass matrix positive definite along the guess. Returns HS_SUCCESS, HS_EINVAL (no frames), HS_ERANGE (more than
-    HS_FRAME_MAX_FREE free rotors, or frames that HsProblemCheckFrames refuses), HS_EDOM, HS_ESINGULAR (the mass or
+    mass matrix positive definite along the guess. Returns HS_SUCCESS, HS_EINVAL (no frames), HS_ERANGE (frames that
+    HsProblemCheckFrames refuses), HS_EDOM, HS_ESINGULAR (the mass or
     the conserved quantities' system singular somewhere), HS_ENOMEM. @*/
 int HsProblemFrameGuess(const HsProblem *P, int N, double *x)
 {
