@@ -230,6 +230,12 @@ typedef struct HsProblem_s {
   int ncinv;
   int (*cinv_grad)(const double *q, double *g, double *dg, void *ctx);
   const int *cons_end_moves;
+  /* Frames (docs/problem-format.md, "Frames"; a file's 'frame NAME:' lines, the bodies' directors): nframes frames of
+     nine coordinates, frames[9 f + 3 j + r] the coordinate of component r of director j of frame f; a frame whose
+     third director is an earlier frame's director is a rotor about it. They make the geodesic frame guess the
+     default guess (HsProblemFrameGuess). nframes = 0: none. */
+  int        nframes;
+  const int *frames;
 } HsProblem;
 
 /** At most this many monitored invariants a problem (HsProblem.ninv; fixed arrays in the solver's results). */
@@ -256,6 +262,12 @@ int         HsProblemCheckConstraints(const HsProblem *prob, double tol, char *w
 #define HS_CONSTRAINT_TOL 1e-9 /* the default tol of HsProblemCheckConstraints */
 /** x (q then p) moved onto the constraints: q onto Phi = 0 (least-norm Gauss-Newton), p onto G M^{-1} p = 0. */
 int         HsProblemProjectConstraints(const HsProblem *prob, double *x);
+
+/** Frames: checked (HsProblemCheckFrames: orthonormal and right-handed to tol at x0 and a fixed xT, shared
+ *  coordinates only as a rotor's axis) and the geodesic frame guess's states on N intervals ((N + 1) x 2n). */
+int HsProblemCheckFrames(const HsProblem *prob, double tol, int *bad, char *why, size_t len);
+int HsProblemFrameGuess(const HsProblem *prob, int N, double *x);
+#define HS_FRAME_TOL 1e-9 /* the default tol of HsProblemCheckFrames */
 
 /* The built-in problems (docs/theory.md section 4), also by name through HsProblemCreateByName. */
 int HsProblemCreatePendulum(HsProblem **prob);

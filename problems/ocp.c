@@ -99,6 +99,8 @@ typedef struct {
   char         **inv_name, **inv_text; /* 'invariant NAME: expr' lines (in texts), their nodes, lines, columns */
   int           *inv_node, *inv_line, *inv_col, ninv;
   int           *cons_moves, ncinv; /* nc flags: the constraint moves a free terminal coordinate; 'conserved:' count */
+  char          **frame_name, **frame_text; /* 'frame NAME: nine coordinates' lines (in texts), lines, columns */
+  int            *frame_line, *frame_col, nframe, *frame_idx; /* frame_idx: 9 per frame (HsProblem.frames) */
 } Ocp;
 
 /* q into variables 0..n-1 and (with_p) p into n..2n-1 */
@@ -506,6 +508,7 @@ static void OcpDestroy(void *ctx)
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
   free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
   free(o->cstnode), free(o->dtbuf), free(o->inv_name), free(o->inv_text), free(o->inv_node), free(o->cons_moves);
+  free(o->frame_name), free(o->frame_text), free(o->frame_line), free(o->frame_col), free(o->frame_idx);
   free(o->inv_line), free(o->inv_col);
   free(o);
 }
@@ -1025,6 +1028,77 @@ static int OcpInvariant(Src *s, Ocp *o, const char *line, char *key, const char 
   return 0;
 }
 
+/* 'frame NAME: c1, ..., c9' (docs/problem-format.md, "Frames"): kept as text until the coordinates are known. */
+static int OcpFrame(Src *s, Ocp *o, const char *line, char *key, const char *val, int vcol)
+{
+  char *ln  = HsTextTrim(key + 6);
+  int   col = (int)(ln - line) + 1;
+
+  if (!isalpha((unsigned char)ln[0]) && ln[0] != '_')
+    return Fail(s, col, "frame: '%s' is not a name", ln);
+  for (const char *c = ln; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_')
+      return Fail(s, col, "frame: '%s' is not a name (letters, digits and '_')", ln);
+  for (int k = 0; k < o->nframe; k++)
+    if (!strcmp(o->frame_name[k], ln))
+      return Fail(s, col, "frame: the name '%s' is given twice", ln);
+  if (Grow((void **)&o->texts, sizeof(char *), o->ntexts) || Grow((void **)&o->texts, sizeof(char *), o->ntexts + 1) ||
+      Grow((void **)&o->frame_name, sizeof(char *), o->nframe) ||
+      Grow((void **)&o->frame_text, sizeof(char *), o->nframe) ||
+      Grow((void **)&o->frame_line, sizeof(int), o->nframe) || Grow((void **)&o->frame_col, sizeof(int), o->nframe) ||
+      !(o->texts[o->ntexts] = strdup(ln)))
+    return Fail(s, col, "frame %s: out of memory", ln);
+  o->frame_name[o->nframe] = o->texts[o->ntexts++];
+  if (!(o->texts[o->ntexts] = strdup(val)))
+    return Fail(s, col, "frame %s: out of memory", ln);
+  o->frame_text[o->nframe] = o->texts[o->ntexts++];
+  o->frame_line[o->nframe] = s->line, o->frame_col[o->nframe++] = vcol;
+  return 0;
+}
+
+/* The frames: their names resolved to coordinates (HsProblem.frames) and checked (HsProblemCheckFrames). */
+static int OcpBuildFrames(Src *s, Ocp *o, HsProblem *p)
+{
+  int ret = 0, bad = -1;
+
+  if (!o->nframe)
+    return 0;
+  if (!(o->frame_idx = malloc(sizeof(int) * (size_t)(9 * o->nframe))))
+    return HS_ENOMEM;
+  for (int f = 0; !ret && f < o->nframe; f++) {
+    char **items, *t = strdup(o->frame_text[f]);
+    int   *c, k      = t ? SplitList(t, o->frame_col[f], &items, &c) : -1;
+    if (k < 0) {
+      free(t);
+      return HS_ENOMEM;
+    }
+    s->line = o->frame_line[f];
+    if (k != 9)
+      ret = Fail(s, o->frame_col[f], "frame %s: %d names, not 9 (the components of three directors, d1 first)",
+                 o->frame_name[f], k);
+    for (int l = 0; !ret && l < 9; l++) {
+      int i = 0;
+      while (i < o->n && strcmp(o->names[i], items[l]))
+        i++;
+      if (i == o->n)
+        ret = Fail(s, c[l], "frame %s: '%s' is not a coordinate", o->frame_name[f], items[l]);
+      o->frame_idx[9 * f + l] = i;
+    }
+    free(t), free(items), free(c);
+  }
+  if (ret)
+    return ret;
+  p->nframes = o->nframe, p->frames = o->frame_idx;
+  if (HsProblemCheckFrames(p, HS_FRAME_TOL, &bad, p->why, sizeof p->why)) {
+    const char *w = strchr(p->why, ':'); /* "frame K: why" */
+    s->line       = o->frame_line[bad >= 0 ? bad : 0];
+    p->nframes    = 0;
+    return Fail(s, o->frame_col[bad >= 0 ? bad : 0], "frame %s: %s", o->frame_name[bad >= 0 ? bad : 0],
+                w ? w + 2 : p->why);
+  }
+  return 0;
+}
+
 /* 'coordinates: q1, q2, ...': the names q_i, p_<q_i> and <q_i>_dot. */
 static int OcpCoordinates(Src *s, Ocp *o, Keys *K, const char *line, const char *key, char *val, int vcol)
 {
@@ -1116,6 +1190,8 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return OcpLet(s, o, line, key, val, vcol);
   else if (!strncmp(key, "invariant ", 10))
     return OcpInvariant(s, o, line, key, val, vcol);
+  else if (!strncmp(key, "frame ", 6))
+    return OcpFrame(s, o, line, key, val, vcol);
   else if (!strcmp(key, "coordinates"))
     return OcpCoordinates(s, o, K, line, key, val, vcol);
   else if (!strcmp(key, "controls"))
@@ -1126,7 +1202,7 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     return Fail(s, (int)(key - line) + 1,
                 "unknown key '%s' (expected problem, param NAME, let NAME, coordinates, controls, mass, potential, B, "
                 "R, T, T_min, T_max, N, x0, xT, running_cost, terminal_cost, u_min, u_max, constraints, state_scheme, "
-                "costate_scheme, force, control_cost, control_names, invariant NAME, conserved)",
+                "costate_scheme, force, control_cost, control_names, invariant NAME, conserved, frame NAME)",
                 key);
   return 0;
 }
@@ -2280,6 +2356,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     s.line = K.lines[strstr(p->why, "x0") ? K_X0 : K_XT];
     ret    = Fail(&s, 1, "%s", p->why);
   }
+  if (!ret)
+    ret = OcpBuildFrames(&s, HsProblemGetUserContext(p), p);
   for (int k = 0; k < K_COUNT; k++)
     free(K.text[k]);
   free(node);

@@ -20,7 +20,7 @@ CART = os.path.join(ROOT, "problems", "cart_pendulum_bodies.ocp")
 CART_ANGLES = os.path.join(HERE, "data", "cart_pendulum_angles.ocp")
 CART_SPATIAL = os.path.join(HERE, "data", "cart_pendulum_spatial.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
-SATELLITE = os.path.join(ROOT, "problems", "satellite.ocp")
+SATELLITE = os.path.join(HERE, "data", "satellite_penalty.ocp")
 SAT_BODIES = os.path.join(HERE, "data", "satellite_bodies.ocp")
 
 
@@ -263,7 +263,7 @@ def _ev(e, env):
 
 def t_bodies_rotors():
     """The satellite from a body and three rotors (tests/data/satellite_bodies.ocp, 30 coordinates: the main body's
-    centre kept) against the hand-written problems/satellite.ocp (27: the centre eliminated by the centre of mass at
+    centre kept) against the hand-written tests/data/satellite_penalty.ocp (27: the centre eliminated by the centre of mass at
     the origin, phi = -sum_k m_k l_k d_k / m_total), at random coordinates: the generated mass matrix reduced by that
     elimination (T^T M T) equals the hand-written one to 1e-14 relative, and the generated 21 constraints and B
     (director rows; the centre's rows 0) equal the hand-written ones exactly (the same expressions)."""
@@ -302,8 +302,8 @@ def t_bodies_poses():
     """Start and end lines of a spatial body and its rotors against numbers computed elsewhere: the satellite's
     main body at rest at the identity and, at the end, rotated by pi about (1, 2, 3)/sqrt(14) (the quaternion
     0, 1, 2, 3, left unnormalized: hamshoot normalizes it), each rotor at angle 0 and at the end at the angle (here
-    from atan2) of problems/satellite.ocp's final rotor directors; the generated x0 and xT (their directors) equal
-    problems/satellite.ocp's (written by tests/crosscheck/satellite_natural.py from rotation matrices) to 1e-12."""
+    from atan2) of tests/data/satellite_penalty.ocp's final rotor directors; the generated x0 and xT (their directors) equal
+    tests/data/satellite_penalty.ocp's (written by tests/crosscheck/satellite_natural.py from rotation matrices) to 1e-12."""
     with open(SAT_BODIES) as f:
         src = f.read()
     with open(SATELLITE) as f:
@@ -333,4 +333,4 @@ def t_bodies_poses():
     check(len(gx0) == len(gxT) == 60 and gx0[30:] == [0] * 30 and gxT[30:] == [0] * 30,
           "poses: %d and %d entries, momenta not 0" % (len(gx0), len(gxT)))
     dev = max(abs(a - b) for a, b in zip(gx0[3:30] + gxT[3:30], hx0 + hxT))
-    check(dev < 1e-12, "poses: the generated directors differ from problems/satellite.ocp's by %.3g" % dev)
+    check(dev < 1e-12, "poses: the generated directors differ from satellite_penalty.ocp's by %.3g" % dev)

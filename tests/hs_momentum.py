@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PLANAR = os.path.join(HERE, "data", "momentum_planar.ocp")
 EULER = os.path.join(ROOT, "problems", "satellite_euler.ocp")
-NATURAL = os.path.join(ROOT, "problems", "satellite.ocp")
+NATURAL = os.path.join(ROOT, "tests", "data", "satellite_penalty.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
 TIGHT = ["-hs_snes_roundoff", "1", "-snes_atol", "1e-16"]  # Newton to its round-off level (as hs_satellite.py)
 
@@ -96,7 +96,7 @@ def t_momentum_planar():
 def t_momentum_satellite():
     """The satellite's angular momentum as the files' invariants (docs/satellite.md). Euler form, N = 40: L_x, L_y,
     L_z (C R313 K^-T p_body by hand) at round-off, as hs_satellite's independent stdlib L. Directors
-    (problems/satellite.ocp, L = sum q x p over the nine directors) at N = 160 and 320 from the Euler solution mapped:
+    (tests/data/satellite_penalty.ocp, L = sum q x p over the nine directors) at N = 160 and 320 from the Euler solution mapped:
     L(0) = 0 (rest), every column equals sum q x p recomputed, the discrete balance L_{k+1} - L_k = h sum_k u_k
     (e1 x e2 - d_i x d_j) at the midpoints holds to round-off, and the drift is O(h^2) (max |L| ratio 3.5 to 4.5)."""
     s, _, _ = run(["-problem", EULER, "-N", "40", "-hs_initial_guess", "direct"] + NO_EXTRA)

@@ -1,7 +1,7 @@
 """hamshoot system tests of issue 40: the direct side of the extended class through B(q) alone (docs/direct.md, "The
 extended class"): Newton on the KKT conditions (-hs_scheme direct) and IPOPT on the NLP, with the rest end (free final
 coordinates, 'conserved:'), on the planar body with a reaction wheel and on the satellite in directors
-(tests/data/satellite_rest.ocp), and -hs_compare there. Standard library only.
+(problems/satellite.ocp), and -hs_compare there. Standard library only.
 """
 import json
 import math
@@ -89,7 +89,7 @@ def _final_rest(s, what):
 
 
 def t_satdirect_satellite():
-    """tests/data/satellite_rest.ocp with -hs_compare -hs_direct_solver ipopt on 1 rank at N = 40 and 80, both sides
+    """problems/satellite.ocp with -hs_compare -hs_direct_solver ipopt on 1 rank at N = 40 and 80, both sides
     from the Euler form's solution mapped to directors (as test rest_satellite): both converged; IPOPT's J^d below the
     conserving J^d (a feasible point of its NLP) and the gap falling at order 4 (3.4 to 4.3: measured 3.70 from N = 40,
     80, and 3.92 from 80, 160 in docs/direct.md); the direct side's final state at rest (main body at the target,

@@ -1,5 +1,5 @@
 """hamshoot system tests of issue 40: the satellite with three rotors (Siebert's thesis sections 4.3, 6.3) in 3-1-3
-Euler angles (problems/satellite_euler.ocp) and in directors (problems/satellite.ocp, a constrained system in the
+Euler angles (problems/satellite_euler.ocp) and in directors (tests/data/satellite_penalty.ocp, a constrained system in the
 closed-form class), docs/satellite.md. Standard library only: the map from the Euler form's solution to the natural
 coordinates (the natural form's guess) is written out here, independently of tests/crosscheck/satellite_natural.py.
 """
@@ -13,7 +13,7 @@ from hs_util import check, rel, run, order
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EULER = os.path.join(ROOT, "problems", "satellite_euler.ocp")
-NATURAL = os.path.join(ROOT, "problems", "satellite.ocp")
+NATURAL = os.path.join(ROOT, "tests", "data", "satellite_penalty.ocp")
 TWIN = os.path.join(HERE, "data", "satellite_euler_spin.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
 TIGHT = ["-hs_snes_roundoff", "1", "-snes_atol", "1e-16"]  # Newton to its round-off level (as hs_constrained.py)
@@ -90,7 +90,7 @@ def _embed(eul, a, deul, da):
 
 
 def _natural_guess(s, d):
-    """An -hs_init directory for problems/satellite.ocp from a solution s of the Euler form: the states mapped
+    """An -hs_init directory for the directors (problems/satellite.ocp, tests/data/satellite_penalty.ocp) from a solution s of the Euler form: the states mapped
     (p = M qdot, the Euler velocities from the momenta through the locked inertia), lambda^p mapped as a tangent
     vector, lambda^q = -M (lambda^p)' by central differences."""
     ja, js, S = _inertia()
@@ -170,7 +170,7 @@ def t_satellite_euler():
 
 
 def t_satellite_natural():
-    """The satellite in directors (problems/satellite.ocp, 27 coordinates, 21 constraints; the penalty variant)
+    """The satellite in directors (tests/data/satellite_penalty.ocp, 27 coordinates, 21 constraints; the penalty variant)
     from the Euler form's solution mapped to directors (here, stdlib): converges at N = 640 (2 ranks) and 1280
     (1 rank); H^d, E - W and max|Phi| at round-off; its J approaches the limit of the same continuous problem in
     Euler angles (tests/data/satellite_euler_spin.ocp, Richardson of N = 320, 640) at order >= 2 and within 3e-5

@@ -101,7 +101,7 @@ def t_satguess_implied_wheel():
 
 
 def _slerp_guess(N, d):
-    """An -hs_init directory for tests/data/satellite_rest.ocp with states only (costates 0): the main body turned about
+    """An -hs_init directory for problems/satellite.ocp with states only (costates 0): the main body turned about
     n = (1, 2, 3)/sqrt(14) by s(t) pi, s = 3 tau^2 - 2 tau^3 (rest at both ends), the rotors' angles a = -J_A pi n s/J_s
     (the body-frame angular momentum J_A w + J_s a' is then 0), p = M q' (tests/crosscheck/satellite_rest.py's slerp
     states, in the standard library)."""
@@ -146,7 +146,7 @@ def _slerp_guess(N, d):
 
 
 def t_satguess_satellite():
-    """tests/data/satellite_rest.ocp at N = 40 from a state guess without costates (the main body's rotation about the
+    """problems/satellite.ocp at N = 40 from a state guess without costates (the main body's rotation about the
     target's axis with the smooth rest-to-rest profile, the rotors' rates keeping L = 0: _slerp_guess) with
     -hs_guess_costates implied, on 2 ranks: converges (measured 40 Newton iterations), to the J^d of the run from the
     Euler form's solution mapped to directors (test rest_satellite's path, 1 rank) to 1e-9 relative; H^d, E - W, L,

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WHEEL = os.path.join(HERE, "data", "wheel_rest_directors.ocp")
 WHEEL_ANGLE = os.path.join(HERE, "data", "wheel_rest.ocp")
-SATELLITE = os.path.join(HERE, "data", "satellite_rest.ocp")
+SATELLITE = os.path.join(ROOT, "problems", "satellite.ocp")
 EULER = os.path.join(ROOT, "problems", "satellite_euler.ocp")
 NO_EXTRA = ["-hs_check_extremal", "no"]
 # The Euler form's final rotor angles (docs/satellite.md: Richardson of N = 320, 640, good to ~1e-7).
@@ -96,7 +96,7 @@ def _rotor_angle_errors(s):
 
 
 def t_rest_satellite():
-    """tests/data/satellite_rest.ocp (the satellite rest to rest in directors with the consistent torques, the final
+    """problems/satellite.ocp (the satellite rest to rest in directors with the consistent torques, the final
     rotor angles free, 'conserved: L_x, L_y, L_z') from the Euler form's solution mapped to directors (stdlib, as
     test satellite_natural): converges at N = 40 on 2 ranks and N = 80 on 1 rank; H^d, E - W, L, max|Phi| and beta at
     round-off; J^d above the Euler form's limit 1434215.9608 and approaching it (within 1.7 % at N = 40, 0.4 % at

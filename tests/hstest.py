@@ -51,6 +51,7 @@ import hs_satellite_ref
 import hs_satellite_rest
 import hs_satdirect
 import hs_satellite_guess
+import hs_satdefault
 import hs_slab
 import hs_slab2
 import hs_orders
@@ -97,6 +98,7 @@ MODULES += (hs_satellite_guess,)  # issue 40: -hs_guess_costates implied (the sa
 MODULES += (hs_satdirect,)  # issue 40: the direct side (IPOPT, -hs_compare) of the extended class through B(q) alone
 MODULES += (hs_security17,)  # issue 38: security round 17
 MODULES += (hs_security18,)  # issue 38: security round 18
+MODULES += (hs_satdefault,)  # issue 40: the geodesic frame guess, the satellite from the default guess
 
 
 def tests():

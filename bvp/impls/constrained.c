@@ -255,8 +255,9 @@ static PetscErrorCode ImpliedPoint(HsSolver s, PetscInt k, PetscReal *lam)
 
 /* The guess: the node rows of HsSolverGuessRow (states, costates) with their states projected (ProjectedRow), nu = 0,
  * and gamma of each interval the least-squares balance of gravity by the constraint forces at its midpoint
- * (HsConsRestForce): the rest solution where the states are at rest; with -hs_guess_costates implied the costates
- * that the states imply (ImpliedPoint) instead of the guess's. X: a vector of the DMDA (the guess op of the
+ * (HsConsRestForce): the rest solution where the states are at rest; with -hs_guess_costates implied, and from the
+ * geodesic frame guess (HsSolverFrameGuessUsed), the costates that the states imply (ImpliedPoint) instead of the
+ * guess's. X: a vector of the DMDA (the guess op of the
  * transcription; the constrained shooting takes its segment starts from it). Collective. */
 PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X)
 {
@@ -264,9 +265,11 @@ PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X)
   PetscScalar  **x;
   PetscInt       xs, xm, n = s->prob->n, c = s->prob->nc, N = s->N;
   PetscReal     *row, *nxt;
-  PetscBool      implied = (PetscBool)(s->guess_costates == HS_GUESS_COSTATES_IMPLIED);
+  PetscBool      implied = (PetscBool)(s->guess_costates == HS_GUESS_COSTATES_IMPLIED), frames;
 
   PetscFunctionBeginUser;
+  PetscCall(HsSolverFrameGuessUsed(s, &frames)); /* the geodesic frame guess: its costates implied too */
+  implied = (PetscBool)(implied || frames);
   PetscCall(PetscMalloc2(4 * n, &row, 4 * n, &nxt));
   PetscCall(DMDAVecGetArrayDOF(cd->da, X, &x));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));

@@ -70,12 +70,33 @@ static void InterpolatedRow(HsSolver s, PetscInt k, PetscReal *row)
         row[i] = s->prob->xT[i];
 }
 
+/*@ HsSolverFrameGuessUsed - whether the default guess is the geodesic frame guess (bvp/ internal): no stored guess,
+    a problem with frames (HsProblem.nframes), and HsProblemFrameGuess succeeded for this N and T (computed here once
+    per N and T; where it fails, the straight blend of HsSolverGuessRow stays the guess). Not collective. @*/
+PetscErrorCode HsSolverFrameGuessUsed(HsSolver s, PetscBool *used)
+{
+  PetscFunctionBeginUser;
+  *used = PETSC_FALSE;
+  if (s->guess || s->prob->nframes <= 0)
+    PetscFunctionReturn(0);
+  if (s->frame_guess_N != s->N || s->frame_guess_T != s->prob->T) {
+    PetscCall(PetscFree(s->frame_guess));
+    PetscCall(PetscMalloc1((s->N + 1) * 2 * s->prob->n, &s->frame_guess));
+    s->frame_guess_N = s->N, s->frame_guess_T = s->prob->T;
+    if (HsProblemFrameGuess(s->prob, (int)s->N, s->frame_guess))
+      PetscCall(PetscFree(s->frame_guess));
+  }
+  *used = (PetscBool)(s->frame_guess != NULL);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverGuessRow - row k (0 <= k <= N) of the initial guess in the node layout,
     (x_k, lambda_{k+1/2}), 4n values (bvp/ internal; the formulations' guess operations use it).
 
   Not collective. From the guess of HsSolverSetInitialGuess() if there is one, interpolated in time;
   otherwise the default guess of docs/theory.md section 3: the boundary states interpolated linearly,
-  x_k = (1 - k/N) x0 + (k/N) xT (a free terminal component keeps its initial value), lambda = 0.
+  x_k = (1 - k/N) x0 + (k/N) xT (a free terminal component keeps its initial value), lambda = 0; for a problem with
+  frames the geodesic frame guess's states (HsSolverFrameGuessUsed), lambda = 0.
 @*/
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
 {
@@ -83,9 +104,17 @@ PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row)
   PetscInt         dim = 2 * P->n;
   PetscReal        tau = (PetscReal)k / s->N;
 
+  PetscBool frames;
+
   PetscFunctionBeginUser;
+  PetscCall(HsSolverFrameGuessUsed(s, &frames));
   if (s->guess)
     InterpolatedRow(s, k, row);
+  else if (frames)
+    for (PetscInt i = 0; i < dim; i++) {
+      row[i]       = s->frame_guess[k * dim + i];
+      row[dim + i] = 0;
+    }
   else
     for (PetscInt i = 0; i < dim; i++) {
       PetscReal end = P->xT_fixed[i] ? P->xT[i] : P->x0[i];

@@ -95,6 +95,9 @@ struct _p_HsSolver {
   HsGuessType    guess_type;           /* -hs_initial_guess */
   HsGuessCostates guess_costates;       /* -hs_guess_costates */
   PetscBool       guess_implied_done;   /* the formulation's guess op computed the implied costates */
+  PetscReal      *frame_guess;          /* the geodesic frame guess's states for frame_guess_N, _T (guess.c; NULL: */
+  PetscInt        frame_guess_N;        /* none: no frames, or it failed there) */
+  PetscReal       frame_guess_T;
   PetscReal      hom_theta;            /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
   char           guess_info[256];      /* how the initial guess was made (-hs_initial_guess direct) */
   char           guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */
@@ -202,6 +205,7 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
 
 /* bvp/ internal */
 PetscErrorCode HsSolverGuessRow(HsSolver s, PetscInt k, PetscReal *row);
+PetscErrorCode HsSolverFrameGuessUsed(HsSolver s, PetscBool *used);
 PetscErrorCode HsSolverGuessRowAt(HsSolver s, PetscReal pos, PetscReal *row);
 PetscReal      HsSolverStartT(HsSolver s);
 PetscErrorCode HsSolverShareFinalTime(HsSolver s, PetscMPIInt owner, PetscReal T, PetscBool *bad);

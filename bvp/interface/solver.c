@@ -146,6 +146,7 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(PetscFree(s->U0));
   PetscCall(PetscFree(s->Xext));
   PetscCall(PetscFree(s->guess));
+  PetscCall(PetscFree(s->frame_guess));
   PetscCall(PetscFree(s->lower_rows));
   PetscCall(PetscHeaderDestroy(solver));
   PetscFunctionReturn(0);

@@ -764,6 +764,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
                s->prob->name);
     if (!s->guess_info[0] && s->guess) /* summary.json's initial_guess: where the stored guess came from */
       PetscCall(PetscStrncpy(s->guess_info, s->guess_source, sizeof s->guess_info));
+    else if (!s->guess_info[0] && s->frame_guess && !s->guess)
+      PetscCall(PetscStrncpy(s->guess_info,
+                             s->guess_implied_done ? "frame geodesic, implied costates" : "frame geodesic",
+                             sizeof s->guess_info));
   }
   s->restart_pending   = PETSC_FALSE;
   s->res.bounds.active = (PetscBool)(!s->ops->solve && HsDiscIsBounded(s->disc)); /* docs/controls.md */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The satellite of tests/crosscheck/satellite_euler.py in natural coordinates (directors), docs/satellite.md:
 
-    satellite_natural.py --write FILE       writes problems/satellite.ocp
+    satellite_natural.py --write FILE       writes tests/data/satellite_penalty.ocp (the penalty variant)
     satellite_natural.py --momentum DIR     the total angular momentum along a solution (max |L| over the nodes)
 
 Coordinates (27): the main body's directors d1, d2, d3 and, for rotor k with spin axis d_k ((i, j, k) cyclic), its
