@@ -324,6 +324,10 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
   const char *prefix;
 
   PetscFunctionBeginUser;
+  const char *pfx; /* the key as given (round 19: -hsdrop_pc_hsslab_ordering 1 was named -pc_hsslab_ordering) */
+
+  PetscCall(PCGetOptionsPrefix(pc, &pfx));
+  pfx = pfx ? pfx : "";
   PetscOptionsHeadBegin(PetscOptionsObject, "Dropped-entry LU (hsdrop, bvp/petscext/pcdrop.c)");
   PetscCall(PetscOptionsReal("-pc_hsdrop_tol",
                              "entries |a_ij| <= tol max_j |a_ij| are left out of the factored "
@@ -339,9 +343,9 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
                              "PCHsDrop", d->match, &d->match, &d->match_set));
   PetscOptionsHeadEnd();
   PetscCheck(d->tol >= 0 && d->tol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_hsdrop_tol %g: must be in [0, 1)", (double)d->tol);
+             "-%spc_hsdrop_tol %g: must be in [0, 1)", pfx, (double)d->tol);
   PetscCheck(d->regrow >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_hsdrop_regrow %" PetscInt_FMT ": must be at least 0 (Krylov iterations)", d->regrow);
+             "-%spc_hsdrop_regrow %" PetscInt_FMT ": must be at least 0 (Krylov iterations)", pfx, d->regrow);
   PetscCall(
       PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
   PetscCall(PCSetOptionsPrefix(d->inner, prefix));
