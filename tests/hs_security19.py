@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""hamshoot system tests (tests/hstest.py): security round 19 (issue 38; docs/reliability.md, "Round 19"). Each
+assertion failed on the code before its fix:
+
+  restart       SIGTERM in the first Newton attempt of a cold solve that was to fail (pendulum_cartesian.ocp with
+                -hs_guess_costates implied, N = 2000, 2 ranks: the plain Newton diverges and grid sequencing converges),
+                then -hs_restart: the restart's resumed Newton fails as the first attempt did and the fallbacks of
+                -hs_strategy auto follow, to the uninterrupted run's J^d (it had ended not converged, exit 2: a restart
+                made no fallbacks)
+  pc keys       the logical and real keys of hamshoot's PCs and line search, under any prefix, are checked before
+                PETSc reads them and the message names the key ("Unknown logical value: maybe", "Input string abc has
+                no numeric value" had named none; -snes_linesearch_alpha nan had been taken); the PCs' range messages
+                name the key with its prefix (-hsdrop_pc_hsslab_ordering 1 had been named -pc_hsslab_ordering)
+
+stdlib only; each case in a temporary directory of its own."""
+import json
+import os
+import subprocess
+import tempfile
+
+from hs_reliability import run_killed
+from hs_util import ENV, HAMSHOOT, MPIEXEC, check
+
+PCART = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems", "pendulum_cartesian.ocp")
+
+
+def summary(d):
+    with open(os.path.join(d, "summary.json")) as f:
+        return json.load(f)
+
+
+def case_restart(d):
+    """a checkpoint of a first attempt that was to fail: the restart goes on to the fallbacks, as the run did."""
+    args = ["-problem", PCART, "-N", "2000", "-hs_guess_costates", "implied", "-hs_check_extremal", "no", "-hs_monitor"]
+    p = subprocess.run([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "ref"], env=ENV, cwd=d,
+                       capture_output=True, text=True, timeout=120)
+    ref = summary(os.path.join(d, "ref"))
+    # the premise: Newton from this start fails and a fallback converges
+    check(p.returncode == 0 and ref["converged"] and "the fallbacks of -hs_strategy auto follow" in p.stdout,
+          "the uninterrupted run: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-600:]))
+    od = os.path.join(d, "out")
+    text, rc = run_killed(args, 2, "Newton  1", 1, outdir=od)
+    ck = os.path.join(od, "checkpoint")
+    check(rc == 3 and os.path.exists(os.path.join(ck, "iterate.bin")) and "the fallbacks" not in text,
+          "SIGTERM in the first attempt: exit %d\n%s" % (rc, text[-600:]))
+    p = subprocess.run([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", od, "-hs_restart", ck],
+                       env=ENV, cwd=d, capture_output=True, text=True, timeout=120)
+    s = summary(od)
+    check(p.returncode == 0 and s["converged"] and abs(s["J"] - ref["J"]) <= 1e-10 * abs(ref["J"]),
+          "the restart: exit %d, converged %r, J %r against %r\n%s"
+          % (p.returncode, s["converged"], s.get("J"), ref["J"], (p.stdout + p.stderr)[-600:]))
+
+
+def case_pc_keys(d):
+    """hamshoot's PC and line-search keys: a bad logical or real value names the key; range messages its prefix."""
+    pend = ["-problem", "pendulum", "-N", "20", "-hs_check_extremal", "no", "-quiet"]
+    ncar = ["-problem", "ncar", "-N", "20", "-hs_check_extremal", "no", "-quiet"]
+    for args, want in (
+            (ncar + ["-hs_linear_solver", "slab", "-hsdrop_pc_hsslab_fallback", "maybe"],
+             "option -hsdrop_pc_hsslab_fallback maybe is not a logical value"),
+            (pend + ["-pc_hsband_defer", "maybe"], "option -pc_hsband_defer maybe is not a logical value"),
+            (ncar + ["-hs_linear_solver", "drop", "-pc_hsdrop_match", "sometimes"],
+             "option -pc_hsdrop_match sometimes is not a logical value"),
+            (ncar + ["-hs_linear_solver", "drop", "-pc_hsdrop_tol", "abc"],
+             "option -pc_hsdrop_tol abc is not a finite decimal number"),
+            (pend + ["-snes_linesearch_alpha", "nan"], "option -snes_linesearch_alpha nan is not a finite decimal"),
+            (ncar + ["-hs_linear_solver", "slab", "-hsdrop_pc_hsslab_ordering", "1"],
+             "-hsdrop_pc_hsslab_ordering 1: one of 0, 2"),
+            (pend + ["-hs_extrapolate", "-hs_grid_pc_hsband_refine", "-5"], "-hs_grid_pc_hsband_refine -5: must be")):
+        p = subprocess.run([HAMSHOOT] + args, env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
+        out = p.stdout + p.stderr
+        check(p.returncode == 1 and "hamshoot: error: " + want in out, "%s: exit %d\n%s"
+              % (" ".join(args[-2:]), p.returncode, out[-300:]))
+    for args in (pend + ["-pc_hsband_defer", "-pc_hsband_avx2", "OFF", "-snes_linesearch_alpha", "1e-4"],
+                 ncar + ["-hs_linear_solver", "drop", "-pc_hsdrop_match", "yes", "-pc_hsdrop_tol", "1e-3"]):
+        p = subprocess.run([HAMSHOOT] + args, env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(args[-4:]), p.returncode, (p.stdout + p.stderr)[-300:]))
+
+
+def t_security19():
+    """round 19's cases (docs/reliability.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in (case_pc_keys, case_restart):
+            print("--", case.__name__)
+            case(tempfile.mkdtemp(dir=tmp))
