@@ -11,6 +11,9 @@ assertion failed on the code before its fix:
                 PETSc reads them and the message names the key ("Unknown logical value: maybe", "Input string abc has
                 no numeric value" had named none; -snes_linesearch_alpha nan had been taken); the PCs' range messages
                 name the key with its prefix (-hsdrop_pc_hsslab_ordering 1 had been named -pc_hsslab_ordering)
+  init summary  the summary.json beside an -hs_init trajectory.csv: its N is read as a whole number (atoi had read
+                4294967316 as 20, 1e400 as 1, 20.5 as 20: the files of two runs taken as one), and one that is no
+                regular file or too large is an error naming it (a FIFO, /dev/zero, a 60 MB file had skipped the check)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -77,9 +80,39 @@ def case_pc_keys(d):
         check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(args[-4:]), p.returncode, (p.stdout + p.stderr)[-300:]))
 
 
+def case_init_summary(d):
+    """the summary.json beside an -hs_init trajectory.csv: N exact; a FIFO, a device, a huge file refused."""
+    base = ["-problem", "pendulum", "-N", "20", "-hs_check_extremal", "no", "-quiet"]
+    p = subprocess.run([HAMSHOOT] + base + ["-o", "ref"], env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 0, "the reference run: exit %d" % p.returncode)
+    cases = [('{"problem": "pendulum", "N": %s}' % v, 'has an "N" that is not a whole number')
+             for v in ("4294967316", "1e400", "20.5", '"20"')]
+    cases += [("fifo", "summary.json: not a regular file (a FIFO)"), ("dev", "summary.json: not a regular file (a device)"),
+              ("big", "more than the 1048576 such a file may have"), ('{"problem": "pendulum", "N": 20}', None)]
+    for i, (what, want) in enumerate(cases):
+        sub = os.path.join(d, "c%d" % i)
+        os.mkdir(sub)
+        for name in ("trajectory.csv", "intervals.csv"):
+            with open(os.path.join(d, "ref", name)) as f, open(os.path.join(sub, name), "w") as g:
+                g.write(f.read())
+        js = os.path.join(sub, "summary.json")
+        if what == "fifo":
+            os.mkfifo(js)
+        elif what == "dev":
+            os.symlink("/dev/zero", js)
+        else:
+            with open(js, "w") as f:
+                f.write(" " * 2000000 if what == "big" else what)
+        p = subprocess.run([HAMSHOOT] + base + ["-hs_init", sub], env=ENV, cwd=d, capture_output=True, text=True,
+                           timeout=60)
+        out = p.stdout + p.stderr
+        check((p.returncode == 1 and want in out) if want else p.returncode == 0,
+              "-hs_init beside %s: exit %d\n%s" % (what[:40], p.returncode, out[-300:]))
+
+
 def t_security19():
     """round 19's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_pc_keys, case_restart):
+        for case in (case_pc_keys, case_init_summary, case_restart):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

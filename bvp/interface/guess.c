@@ -17,6 +17,7 @@
 #include "hsbvpimpl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -144,19 +145,21 @@ PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscRea
   PetscInt w;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuess() needs the problem first");
-  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "initial guess: %" PetscInt_FMT " intervals, need >= 1",
-             Nsrc);
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetInitialGuess() needs the problem first");
+  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "initial guess: %" PetscInt_FMT " intervals, need >= 1", Nsrc);
   w = 4 * s->prob->n;
   for (PetscInt i = 0; i < (Nsrc + 1) * w; i++)
-    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG,
-               "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite", i % w, i / w);
+    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s),
+               PETSC_ERR_ARG_WRONG, "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite",
+               i % w, i / w);
   PetscCall(PetscFree(s->guess));
   PetscCall(PetscMalloc1((Nsrc + 1) * w, &s->guess));
   PetscCall(PetscArraycpy(s->guess, nodes, (Nsrc + 1) * w));
-  s->guess_N = Nsrc;
+  s->guess_N     = Nsrc;
   s->guess_nodal = PETSC_FALSE; /* costates on the interval midpoints unless the caller says otherwise */
-  s->guess_T = 0; /* a free final time starts from the problem's guess unless the caller says otherwise */
+  s->guess_T     = 0;           /* a free final time starts from the problem's guess unless the caller says otherwise */
   PetscCall(PetscStrncpy(s->guess_source, "a trajectory given by HsSolverSetInitialGuess", sizeof s->guess_source));
   PetscFunctionReturn(0);
 }
@@ -189,8 +192,8 @@ PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscRe
 static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind, PetscBool optional, PetscReal **a,
                                   PetscReal **t, PetscInt *rows, char *msg, size_t msglen)
 {
-  FILE  *f;
-  int    n = 0, st;
+  FILE   *f;
+  int     n = 0, st;
   double *A = NULL, *Tc = NULL;
 
   PetscFunctionBeginUser;
@@ -247,6 +250,18 @@ static PetscReal ReadSummaryT(const char *traj)
   return T > 0 && PetscIsNormalReal(T) ? T : 0;
 }
 
+/* The value of summary.json's "N" at p (after the key): a whole decimal number within int, followed by a delimiter;
+ * -2 if it is none (round 19: atoi had read 4294967316 as 20, 1e400 as 1, 20.5 as 20 and "20" as 0). */
+static int SummaryN(const char *p)
+{
+  long long v = 0;
+  size_t    i = strspn(p, " \t"), d = i;
+
+  while (p[i] >= '0' && p[i] <= '9' && v <= INT_MAX)
+    v = 10 * v + (p[i++] - '0');
+  return i > d && v <= INT_MAX && (!p[i] || strchr(",} \t\r\n", p[i])) ? (int)v : -2;
+}
+
 /* The column t of a trajectory.csv (n rows) against this problem: t_0 = 0, strictly increasing, and, for a fixed
  * final time, t_N = T (to 1e-9 relative): a file of another problem, another T or a hand-edited one is an error
  * in msg (it would be interpolated onto the wrong times). A free T's file ends where its summary.json says. The
@@ -254,30 +269,42 @@ static PetscReal ReadSummaryT(const char *traj)
  * said in a warning (a problem file and its built-in twin share their columns). */
 static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, PetscInt n, char *msg, size_t msglen)
 {
-  char  sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
-  FILE *f;
-  int   N = -1;
+  char        sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
+  FILE       *f;
+  int         N = -1;
+  struct stat st;
 
   if (HsTrajectoryCheckTime(traj, P, t, (int)n, msg, msglen))
     return;
   Beside(traj, "summary.json", sum, sizeof sum);
-  if (!(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text)))
+  if (stat(sum, &st) && errno == ENOENT) /* none beside it (a file of the user's) */
     return;
+  if (!(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text))) { /* round 19: a FIFO, a device, a
+                                                                           huge file there had skipped the check */
+    snprintf(msg, msglen, "%s (the summary.json beside the trajectory)", text);
+    return;
+  }
   text[fread(text, 1, sizeof text - 1, f)] = 0;
   fclose(f);
   {
     const char *p = strstr(text, "\"N\":"), *q = strstr(text, "\"problem\": \"");
     if (p)
-      N = atoi(p + 4);
+      N = SummaryN(p + 4);
     if (q)
       sscanf(q + 12, "%" PetscStringize(HS_NAME_LEN) "[^\"]", name);
   }
-  if (N >= 0 && N != n - 1)
-    snprintf(msg, msglen, "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)",
-             traj, (int)n, N);
+  if (N == -2)
+    snprintf(msg, msglen,
+             "-hs_init %s: the summary.json beside it has an \"N\" that is not a whole number of intervals "
+             "(not hamshoot's, or damaged)",
+             traj);
+  else if (N >= 0 && N != n - 1)
+    snprintf(msg, msglen,
+             "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)", traj,
+             (int)n, N);
   else if (name[0] && strcmp(name, P->name))
-    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n", traj,
-                HsPrintable(name), P->name);
+    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
+                traj, HsPrintable(name), P->name);
 }
 
 /* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
@@ -377,13 +404,14 @@ static int HDF5Path(const char *path, char *h5, size_t len)
 PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
 {
   PetscMPIInt rank;
-  PetscReal  *nodes                         = NULL, T = 0;
+  PetscReal  *nodes = NULL, T = 0;
   PetscInt    Nsrc                          = 0, w;
   char        msg[PETSC_MAX_PATH_LEN + 256] = "", h5path[PETSC_MAX_PATH_LEN + 16];
   int         h5                            = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuessFromFile() needs the problem first");
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverSetInitialGuessFromFile() needs the problem first");
   w = 4 * s->prob->n;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (rank == 0)
