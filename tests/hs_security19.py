@@ -10,7 +10,9 @@ assertion failed on the code before its fix:
   pc keys       the logical and real keys of hamshoot's PCs and line search, under any prefix, are checked before
                 PETSc reads them and the message names the key ("Unknown logical value: maybe", "Input string abc has
                 no numeric value" had named none; -snes_linesearch_alpha nan had been taken); the PCs' range messages
-                name the key with its prefix (-hsdrop_pc_hsslab_ordering 1 had been named -pc_hsslab_ordering)
+                name the key with its prefix (-hsdrop_pc_hsslab_ordering 1 had been named -pc_hsslab_ordering); under
+                the sanitizers (tools/sanitize.sh) a range error leaks nothing (it had leaked PETSc's options block,
+                and inside -hs_extrapolate's grids the grid's whole solver: LeakSanitizer's exit status, not 1)
   init summary  the summary.json beside an -hs_init trajectory.csv: its N is read as a whole number (atoi had read
                 4294967316 as 20, 1e400 as 1, 20.5 as 20: the files of two runs taken as one), and one that is no
                 regular file or too large is an error naming it (a FIFO, /dev/zero, a 60 MB file had skipped the check)
@@ -69,7 +71,10 @@ def case_pc_keys(d):
             (pend + ["-snes_linesearch_alpha", "nan"], "option -snes_linesearch_alpha nan is not a finite decimal"),
             (ncar + ["-hs_linear_solver", "slab", "-hsdrop_pc_hsslab_ordering", "1"],
              "-hsdrop_pc_hsslab_ordering 1: one of 0, 2"),
-            (pend + ["-hs_extrapolate", "-hs_grid_pc_hsband_refine", "-5"], "-hs_grid_pc_hsband_refine -5: must be")):
+            (pend + ["-hs_extrapolate", "-hs_grid_pc_hsband_refine", "-5"], "-hs_grid_pc_hsband_refine -5: must be"),
+            (ncar + ["-hs_linear_solver", "drop", "-pc_hsdrop_tol", "2"], "-pc_hsdrop_tol 2.: must be in [0, 1)"),
+            (ncar + ["-hs_extrapolate", "-hs_linear_solver", "slab", "-hs_grid_hsdrop_pc_hsslab_ordering", "9"],
+             "-hs_grid_hsdrop_pc_hsslab_ordering 9: one of 0, 2")):
         p = subprocess.run([HAMSHOOT] + args, env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
         out = p.stdout + p.stderr
         check(p.returncode == 1 and "hamshoot: error: " + want in out, "%s: exit %d\n%s"
