@@ -145,21 +145,19 @@ PetscErrorCode HsSolverSetInitialGuess(HsSolver s, PetscInt Nsrc, const PetscRea
   PetscInt w;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
-             "HsSolverSetInitialGuess() needs the problem first");
-  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "initial guess: %" PetscInt_FMT " intervals, need >= 1", Nsrc);
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuess() needs the problem first");
+  PetscCheck(Nsrc >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "initial guess: %" PetscInt_FMT " intervals, need >= 1",
+             Nsrc);
   w = 4 * s->prob->n;
   for (PetscInt i = 0; i < (Nsrc + 1) * w; i++)
-    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s),
-               PETSC_ERR_ARG_WRONG, "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite",
-               i % w, i / w);
+    PetscCheck(!PetscIsInfOrNanReal(nodes[i]) || (i / w == Nsrc && i % w >= w / 2), PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG,
+               "initial guess: value %" PetscInt_FMT " of node %" PetscInt_FMT " is not finite", i % w, i / w);
   PetscCall(PetscFree(s->guess));
   PetscCall(PetscMalloc1((Nsrc + 1) * w, &s->guess));
   PetscCall(PetscArraycpy(s->guess, nodes, (Nsrc + 1) * w));
-  s->guess_N     = Nsrc;
+  s->guess_N = Nsrc;
   s->guess_nodal = PETSC_FALSE; /* costates on the interval midpoints unless the caller says otherwise */
-  s->guess_T     = 0;           /* a free final time starts from the problem's guess unless the caller says otherwise */
+  s->guess_T = 0; /* a free final time starts from the problem's guess unless the caller says otherwise */
   PetscCall(PetscStrncpy(s->guess_source, "a trajectory given by HsSolverSetInitialGuess", sizeof s->guess_source));
   PetscFunctionReturn(0);
 }
@@ -192,8 +190,8 @@ PetscErrorCode HsSolverGetInitialGuess(HsSolver s, PetscInt *Nsrc, const PetscRe
 static PetscErrorCode ReadColumns(const char *path, const HsProblem *P, int kind, PetscBool optional, PetscReal **a,
                                   PetscReal **t, PetscInt *rows, char *msg, size_t msglen)
 {
-  FILE   *f;
-  int     n = 0, st;
+  FILE  *f;
+  int    n = 0, st;
   double *A = NULL, *Tc = NULL;
 
   PetscFunctionBeginUser;
@@ -404,14 +402,13 @@ static int HDF5Path(const char *path, char *h5, size_t len)
 PetscErrorCode HsSolverSetInitialGuessFromFile(HsSolver s, const char *path)
 {
   PetscMPIInt rank;
-  PetscReal  *nodes = NULL, T = 0;
+  PetscReal  *nodes                         = NULL, T = 0;
   PetscInt    Nsrc                          = 0, w;
   char        msg[PETSC_MAX_PATH_LEN + 256] = "", h5path[PETSC_MAX_PATH_LEN + 16];
   int         h5                            = 0;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
-             "HsSolverSetInitialGuessFromFile() needs the problem first");
+  PetscCheck(s->prob, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverSetInitialGuessFromFile() needs the problem first");
   w = 4 * s->prob->n;
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   if (rank == 0)

@@ -54,6 +54,7 @@
  */
 #include "bandimpl.h"
 
+
 static PetscLogEvent HS_BAND_LAYOUT, HS_BAND_ELIM, HS_BAND_REDUCED, HS_BAND_SOLVE;
 static PetscBool     hs_band_events = PETSC_FALSE;
 
@@ -128,14 +129,13 @@ static PetscErrorCode Factor(PC pc, PC_HsBand *b, PetscScalar *t)
   PetscCall(PetscLogEventBegin(HS_BAND_REDUCED, pc, 0, 0, 0));
   flags[1] = (PetscBool)(b->unin > 0); /* a zero pivot, U in place: on any rank */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, flags, 2, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)pc)));
-  if (flags[1]) { /* the matrix' values are (partly) the factors now, on some rank: PETSc's in-place mark
-                     (MatLUFactor's) on every rank, which makes its products, views and value setting fail until its
-                     owner calls MatSetUnfactored and fills it again; its state is kept, as these factors are still
-                     those of the operator PCSetUp saw */
+  if (flags[1]) { /* the matrix' values are (partly) the factors now, on some rank: PETSc's in-place mark (MatLUFactor's)
+                        on every rank, which makes its products, views and value setting fail until its owner calls
+                        MatSetUnfactored and fills it again; its state is kept, as these factors are still those of the
+                        operator PCSetUp saw */
     pc->pmat->factortype = MAT_FACTOR_LU;
     PetscCall(PetscObjectComposeFunction((PetscObject)pc->pmat, "MatFactorGetSolverType_C", FactoredBy));
-    PetscCall(
-        PetscInfo(pc, "hsband: %" PetscCount_FMT " of %" PetscCount_FMT " U entries in place\n", b->unin, b->utot));
+    PetscCall(PetscInfo(pc, "hsband: %" PetscCount_FMT " of %" PetscCount_FMT " U entries in place\n", b->unin, b->utot));
   }
   if (!flags[0])
     PetscCall(HsBandFactorReduced(pc, b, &flags[0]));
@@ -260,8 +260,7 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   if (!b->ok) {
     PetscCheck(b->fallback, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "-pc_type hsband: %s: use fewer ranks, a larger N, or MUMPS (-hs_linear_solver mumps; or "
-               "-pc_hsband_fallback true)",
-               b->why);
+               "-pc_hsband_fallback true)", b->why);
     PetscCall(SetUpInner(pc, b));
     PetscFunctionReturn(0);
   }
@@ -285,7 +284,7 @@ static PetscErrorCode SolveFactored(PC pc, Vec xv, Vec yv)
   PetscFunctionBeginUser;
   PetscCall(HsBandLoadRHS(b, xv));
   for (PetscInt c = 0; c < b->nI; c++) { /* forward: the row operations of the elimination */
-    const PetscScalar tp = t[b->piv[c]]; /* no row of step c is its pivot row: independent updates */
+    const PetscScalar tp = t[b->piv[c]];   /* no row of step c is its pivot row: independent updates */
     for (PetscInt m = b->mstart[c]; m < b->mstart[c + 1]; m++)
       t[b->mrow[m]] -= b->mval[m] * tp;
   }
@@ -382,41 +381,31 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PetscCall(PCGetOptionsPrefix(pc, &pfx));
   pfx = pfx ? pfx : "";
   PetscOptionsHeadBegin(PetscOptionsObject, "Banded LU (hamshoot)");
-  PetscCall(PetscOptionsInt("-pc_hsband_refine",
-                            "steps of iterative refinement after each solve (each: a product "
+  PetscCall(PetscOptionsInt("-pc_hsband_refine", "steps of iterative refinement after each solve (each: a product "
                             "with the matrix and a solve with the factors; -1: one where the band is more than half "
-                            "the matrix, a free T's, none in a narrow band)",
-                            "PCHSBAND", b->refine, &b->refine, NULL));
+                            "the matrix, a free T's, none in a narrow band)", "PCHSBAND", b->refine, &b->refine, NULL));
   HsOptionsCheck(b->refine >= -1 && b->refine <= HS_BAND_REFINE_MAX, PetscObjectComm((PetscObject)pc),
                  PETSC_ERR_ARG_OUTOFRANGE, "-%spc_hsband_refine %" PetscInt_FMT ": must be in [-1, %d]", pfx, b->refine,
                  HS_BAND_REFINE_MAX);
-  PetscCall(PetscOptionsReal("-pc_hsband_spike_threshold",
-                             "a rank with a left interface pivots on a row without "
+  PetscCall(PetscOptionsReal("-pc_hsband_spike_threshold", "a rank with a left interface pivots on a row without "
                              "spike if its entry is at least this times the column's largest (1: partial pivoting)",
                              "PCHSBAND", b->spike_tol, &b->spike_tol, NULL));
   HsOptionsCheck(b->spike_tol > 0 && b->spike_tol <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
                  "-%spc_hsband_spike_threshold %g: must be in (0, 1]", pfx, (double)b->spike_tol);
-  PetscCall(PetscOptionsBool("-pc_hsband_reverse_last",
-                             "the last rank eliminates bottom-up (no spike: with 2 ranks "
-                             "neither rank has one)",
-                             "PCHSBAND", b->reverse, &b->reverse, NULL));
-  PetscCall(PetscOptionsBool("-pc_hsband_defer",
-                             "factor at the first solve, its right-hand side eliminated along and "
+  PetscCall(PetscOptionsBool("-pc_hsband_reverse_last", "the last rank eliminates bottom-up (no spike: with 2 ranks "
+                             "neither rank has one)", "PCHSBAND", b->reverse, &b->reverse, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_defer", "factor at the first solve, its right-hand side eliminated along and "
                              "the multipliers (half the factors) not kept; a second solve with the same factors "
-                             "factors again keeping them, as every factorization after it",
-                             "PCHSBAND", b->defer, &b->defer, NULL));
-  PetscCall(PetscOptionsBool("-pc_hsband_avx2",
-                             "the elimination's AVX2 version where built and the processor has "
-                             "AVX2 (the same results to the bit; default: for rows at least 24 columns wide)",
-                             "PCHSBAND", b->avx2, &b->avx2, &b->avx2_set));
-  PetscCall(PetscOptionsBool("-pc_hsband_border",
-                             "take up to 8 dense rows and columns (a free T's) out of the band "
-                             "and solve by block elimination around it (a Schur complement)",
-                             "PCHSBAND", b->border, &b->border, NULL));
-  PetscCall(PetscOptionsBool("-pc_hsband_fallback",
-                             "MUMPS LU when a rank has too few rows for the band or the band is "
-                             "too wide (else an error)",
-                             "PCHSBAND", b->fallback, &b->fallback, NULL));
+                             "factors again keeping them, as every factorization after it", "PCHSBAND", b->defer,
+                             &b->defer, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_avx2", "the elimination's AVX2 version where built and the processor has "
+                             "AVX2 (the same results to the bit; default: for rows at least 24 columns wide)", "PCHSBAND",
+                             b->avx2, &b->avx2, &b->avx2_set));
+  PetscCall(PetscOptionsBool("-pc_hsband_border", "take up to 8 dense rows and columns (a free T's) out of the band "
+                             "and solve by block elimination around it (a Schur complement)", "PCHSBAND", b->border,
+                             &b->border, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
+                             "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -438,19 +427,17 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
   } else if (ascii) {
     const char *mult = Defers(pc, b) ? "factored at the first solve, its right-hand side along (multipliers not kept)"
                                      : "multipliers kept";
-    PetscCall(
-        PetscViewerASCIIPrintf(viewer,
-                               "  banded LU with partial pivoting (hamshoot): %" PetscInt_FMT " below, %" PetscInt_FMT
-                               " above the diagonal; rows in staircase order, %" PetscInt_FMT " columns wide "
-                               "(rank 0)%s; %s; reduced system of %" PetscInt_FMT
-                               " interface unknowns on rank 0; %" PetscInt_FMT " refinement step(s)%s\n",
-                               b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "", mult,
-                               b->nred, HsBandRefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  banded LU with partial pivoting (hamshoot): %" PetscInt_FMT " below, %" PetscInt_FMT
+                                     " above the diagonal; rows in staircase order, %" PetscInt_FMT " columns wide "
+                                     "(rank 0)%s; %s; reduced system of %" PetscInt_FMT
+                                     " interface unknowns on rank 0; %" PetscInt_FMT " refinement step(s)%s\n",
+                                     b->kl, b->ku, b->W, b->reverse && b->size > 1 ? "; the last rank bottom-up" : "",
+                                     mult, b->nred, HsBandRefineSteps(b), b->refine < 0 ? " (by the band's width)" : ""));
     if (pc->setupcalled && !b->pending)
-      PetscCall(PetscViewerASCIIPrintf(viewer,
-                                       "  U: %" PetscCount_FMT " entries on rank 0, %" PetscCount_FMT " of them in "
-                                       "place (in the matrix' values); the elimination's %s version\n",
-                                       b->utot, b->unin, HsBandUseAVX2(b) ? "AVX2" : "default"));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  U: %" PetscCount_FMT " entries on rank 0, %" PetscCount_FMT " of them in "
+                                       "place (in the matrix' values); the elimination's %s version\n", b->utot, b->unin,
+                                       HsBandUseAVX2(b) ? "AVX2" : "default"));
   }
   PetscFunctionReturn(0);
 }
@@ -548,11 +535,11 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   b->border               = PETSC_TRUE;
   pc->data                = b;
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
-  pc->ops->setup          = PCSetUp_HsBand;
-  pc->ops->apply          = PCApply_HsBand;
-  pc->ops->view           = PCView_HsBand;
-  pc->ops->reset          = PCReset_HsBand;
-  pc->ops->destroy        = PCDestroy_HsBand;
+  pc->ops->setup   = PCSetUp_HsBand;
+  pc->ops->apply   = PCApply_HsBand;
+  pc->ops->view    = PCView_HsBand;
+  pc->ops->reset   = PCReset_HsBand;
+  pc->ops->destroy = PCDestroy_HsBand;
   PetscCall(Compose(pc, PETSC_TRUE));
   PetscFunctionReturn(0);
 }

@@ -97,8 +97,7 @@ static PetscBool Deferred(const char *key, const char *defer)
 
 /* One pass over the database: the first of hamshoot's own keys that is unused (use: also that
  * test; not for keys under a deferred prefix) or lacks a value (not a switch), in bad; *why 1 or 2. */
-static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscBool use, char *bad, size_t len,
-                                 int *why)
+static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscBool use, char *bad, size_t len, int *why)
 {
   char  *all, *save = NULL, *tok, *next;
   size_t plen = prefix ? strlen(prefix) : 0;
@@ -107,7 +106,7 @@ static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscB
   *why = 0;
   PetscCall(PetscOptionsGetAll(NULL, &all));
   for (tok = strtok_r(all, " ", &save); tok && !*why; tok = next) {
-    const char *key  = tok + 1;
+    const char *key = tok + 1;
     PetscBool   used = PETSC_TRUE, sw;
     next             = strtok_r(NULL, " ", &save);
     if (IsValue(tok) || (plen && strncmp(key, prefix, plen)))
@@ -364,11 +363,9 @@ PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char
              "unknown option %s, or one this run does not use (e.g. a -hs_shoot_* key without -hs_bvp_type "
              "shooting); -help lists the options",
              bad);
-  PetscCheck(
-      why != 2, comm, PETSC_ERR_ARG_WRONG,
-      "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
-      "option)",
-      bad);
+  PetscCheck(why != 2, comm, PETSC_ERR_ARG_WRONG,
+             "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
+             "option)", bad);
   PetscFunctionReturn(0);
 }
 
@@ -448,8 +445,8 @@ PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char ke
 /*@ HsOptionsInt - an integer option in [lo, hi] (bvp/ internal; between PetscOptionsBegin/End, as
     PetscOptionsInt): the whole value must be a decimal integer in range; "1.5", "12abc", a value
     beyond hi (no wrap-around modulo 2^32) and a missing value are errors naming the key. @*/
-PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
-                            PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
+PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
+                            const char man[], PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
 {
   char      buf[256], dflt[32], *end;
   long long v;
