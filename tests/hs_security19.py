@@ -15,11 +15,14 @@ assertion failed on the code before its fix:
                 and inside -hs_extrapolate's grids the grid's whole solver: LeakSanitizer's exit status, not 1)
   init summary  the summary.json beside an -hs_init trajectory.csv: its N is read as a whole number (atoi had read
                 4294967316 as 20, 1e400 as 1, 20.5 as 20: the files of two runs taken as one), and one that is no
-                regular file or too large is an error naming it (a FIFO, /dev/zero, a 60 MB file had skipped the check)
+                regular file or too large is an error naming it (a FIFO, /dev/zero, a 60 MB file had skipped the check);
+                for a free T the file's own final time is the guess's and the summary's T must agree with it (T = 100
+                beside a file ending at 2.06 had been taken; without a summary the problem file's T had been)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -115,9 +118,39 @@ def case_init_summary(d):
               "-hs_init beside %s: exit %d\n%s" % (what[:40], p.returncode, out[-300:]))
 
 
+def case_init_free_t(d):
+    """a free T's trajectory.csv: its own final time is the guess's, and a summary.json beside it naming another T (or
+    none that is a number) is an error (the summary's T had been taken whatever the file's t: 100 against 2.06)."""
+    prob = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "problems", "double_integrator_free_T.ocp")
+    base = ["-problem", prob, "-hs_check_extremal", "no", "-hs_monitor"]
+    p = subprocess.run([HAMSHOOT] + base + ["-o", "ref"], env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
+    T = summary(os.path.join(d, "ref"))["T"]
+    check(p.returncode == 0 and abs(T - 2) > 1e-3, "the reference run: exit %d, T %r" % (p.returncode, T))
+    with open(os.path.join(d, "ref", "summary.json")) as f:
+        text = f.read()
+    for i, (value, want) in enumerate((("100", "says T = 100 (files of two runs mixed?)"),
+                                       ('"abc"', 'has a "T" that is not a positive finite number'), (None, None))):
+        sub = os.path.join(d, "c%d" % i)
+        os.mkdir(sub)
+        for name in ("trajectory.csv", "intervals.csv"):
+            with open(os.path.join(d, "ref", name)) as f, open(os.path.join(sub, name), "w") as g:
+                g.write(f.read())
+        if value:
+            with open(os.path.join(sub, "summary.json"), "w") as f:
+                f.write(re.sub(r'"T": [0-9.e+-]+', '"T": ' + value, text, count=1))
+        p = subprocess.run([HAMSHOOT] + base + ["-hs_init", sub], env=ENV, cwd=d, capture_output=True, text=True,
+                           timeout=60)
+        out = p.stdout + p.stderr
+        if want:
+            check(p.returncode == 1 and want in out, "free T, summary T %s: exit %d\n%s" % (value, p.returncode, out[-300:]))
+        else:  # no summary: the file's own T, so the solution itself (0 Newton iterations; the file's T guess 2 took 1)
+            check(p.returncode == 0 and "after 0 Newton iterations" in out,
+                  "free T without a summary: exit %d\n%s" % (p.returncode, out[-400:]))
+
+
 def t_security19():
     """round 19's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_pc_keys, case_init_summary, case_restart):
+        for case in (case_pc_keys, case_init_summary, case_init_free_t, case_restart):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
