@@ -95,7 +95,8 @@ def case_init_summary(d):
     check(p.returncode == 0, "the reference run: exit %d" % p.returncode)
     cases = [('{"problem": "pendulum", "N": %s}' % v, 'has an "N" that is not a whole number')
              for v in ("4294967316", "1e400", "20.5", '"20"')]
-    cases += [("fifo", "summary.json: not a regular file (a FIFO)"), ("dev", "summary.json: not a regular file (a device)"),
+    cases += [("fifo", "summary.json: not a regular file (a FIFO)"),
+              ("dev", "summary.json: not a regular file (a device)"),
               ("big", "more than the 1048576 such a file may have"), ('{"problem": "pendulum", "N": 20}', None)]
     for i, (what, want) in enumerate(cases):
         sub = os.path.join(d, "c%d" % i)
@@ -142,7 +143,8 @@ def case_init_free_t(d):
                            timeout=60)
         out = p.stdout + p.stderr
         if want:
-            check(p.returncode == 1 and want in out, "free T, summary T %s: exit %d\n%s" % (value, p.returncode, out[-300:]))
+            check(p.returncode == 1 and want in out,
+                  "free T, summary T %s: exit %d\n%s" % (value, p.returncode, out[-300:]))
         else:  # no summary: the file's own T, so the solution itself (0 Newton iterations; the file's T guess 2 took 1)
             check(p.returncode == 0 and "after 0 Newton iterations" in out,
                   "free T without a summary: exit %d\n%s" % (p.returncode, out[-400:]))
