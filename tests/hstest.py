@@ -60,6 +60,7 @@ import hs_reliability
 import hs_security
 import hs_security17
 import hs_security18
+import hs_security19
 import hs_singular
 import hs_solvers
 import hs_study_report
@@ -99,6 +100,7 @@ MODULES += (hs_satdirect,)  # issue 40: the direct side (IPOPT, -hs_compare) of 
 MODULES += (hs_security17,)  # issue 38: security round 17
 MODULES += (hs_security18,)  # issue 38: security round 18
 MODULES += (hs_satdefault,)  # issue 40: the geodesic frame guess, the satellite from the default guess
+MODULES += (hs_security19,)  # issue 38: security round 19
 
 
 def tests():

@@ -1,8 +1,8 @@
 /* hamshoot: the solve strategy (-hs_strategy auto|newton; issue 12, docs/theory.md section 3).
  *
  * The indirect method needs a guess inside Newton's basin. With -hs_strategy auto (the default), a
- * cold solve (not a warm start of a continuation step, not a restart) that does not converge from
- * its start is tried again, from the same start, in turn by
+ * cold solve (not a warm start of a continuation step; a restart of a cold solve resumes its first attempt) that
+ * does not converge from its start is tried again, from the same start, in turn by
  *
  *   l2 line search        Newton with SNES's l2 line search (a secant minimization of ||F||^2 along
  *                         the step), which copes with the large costates of the first iterations

@@ -107,18 +107,14 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscFunctionReturn(0);
 }
 
-/* The problem of s at N intervals by Newton from the solution `from` interpolated in time (NULL: the default guess;
- * strategy: newton, or auto for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its
- * solution. */
-static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, Level *L)
+/* The grid solver t (of SolveGrid) set up and run from the solution `from` interpolated in time (NULL: the default
+ * guess) with strategy, its SNES options with the prefix hs_grid_; *L its solution. */
+static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrategy strategy, Level *L)
 {
-  HsSolver    t;
   SNES        snes;
   const char *prefix;
-  PetscReal   T0 = s->prob->T;
 
   PetscFunctionBeginUser;
-  PetscCall(HsSolverCreateGrid(s, N, &t));
   PetscCall(HsSolverSetStrategy(t, strategy));
   PetscCall(HsSolverGetOptionsPrefix(s, &prefix));
   PetscCall(HsSolverSetOptionsPrefix(t, prefix));
@@ -132,7 +128,23 @@ static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStr
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
+  PetscFunctionReturn(0);
+}
+
+/* The problem of s at N intervals by Newton from the solution `from` interpolated in time (NULL: the default guess;
+ * strategy: newton, or auto for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its
+ * solution. The grid's solver is destroyed on an error too (round 19: -hs_grid_pc_hsband_refine -5 had leaked it). */
+static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, Level *L)
+{
+  HsSolver       t;
+  PetscReal      T0 = s->prob->T;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreateGrid(s, N, &t));
+  ierr = RunGrid(s, t, from, strategy, L);
   PetscCall(HsSolverDestroy(&t));
+  PetscCall(ierr);
   if (s->solved)
     HsSolverRestoreFinalTime(s); /* the sub-solves moved a free T of the shared problem */
   else if (s->prob->free_T) {

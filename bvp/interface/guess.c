@@ -17,6 +17,7 @@
 #include "hsbvpimpl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -253,60 +254,83 @@ static void Beside(const char *traj, const char *name, char *path, size_t len)
   snprintf(path, len, "%.*s%s", slash ? (int)(slash - traj + 1) : 0, traj, name);
 }
 
-/* The "T" of the summary.json in the directory of traj (a free final time's solution), or 0. */
-static PetscReal ReadSummaryT(const char *traj)
+/* The "T" of summary.json's text at p (after the key; a free final time's solution): a positive finite decimal
+ * number, else -1. */
+static PetscReal SummaryT(const char *p)
 {
-  char      path[PETSC_MAX_PATH_LEN], line[512];
-  PetscReal T = 0;
-  FILE     *f;
+  char   num[64];
+  size_t n = HsDecimalLength(p += strspn(p, " "), 1);
+  double T = n && n < sizeof num ? (memcpy(num, p, n), num[n] = 0, strtod(num, NULL)) : -1;
 
-  Beside(traj, "summary.json", path, sizeof path);
-  if (!(f = HsFileOpenRegular(path, "-hs_init", 1 << 20, line, sizeof line)))
-    return 0;
-  while (fgets(line, sizeof line, f)) {
-    char *p = strstr(line, "\"T\":"), num[64];
-    if (p) { /* decimal only, as hamshoot writes it */
-      size_t n = HsDecimalLength(p += 4 + strspn(p + 4, " "), 1);
-      if (n && n < sizeof num && (memcpy(num, p, n), num[n] = 0, T = strtod(num, NULL)) > 0)
-        break;
-    }
-    T = 0;
-  }
-  fclose(f);
-  return T > 0 && PetscIsNormalReal(T) ? T : 0;
+  return T > 0 && PetscIsNormalReal(T) ? T : -1;
+}
+
+/* The value of summary.json's "N" at p (after the key): a whole decimal number within int, followed by a delimiter;
+ * -2 if it is none (round 19: atoi had read 4294967316 as 20, 1e400 as 1, 20.5 as 20 and "20" as 0). */
+static int SummaryN(const char *p)
+{
+  long long v = 0;
+  size_t    i = strspn(p, " \t"), d = i;
+
+  while (p[i] >= '0' && p[i] <= '9' && v <= INT_MAX)
+    v = 10 * v + (p[i++] - '0');
+  return i > d && v <= INT_MAX && (!p[i] || strchr(",} \t\r\n", p[i])) ? (int)v : -2;
 }
 
 /* The column t of a trajectory.csv (n rows) against this problem: t_0 = 0, strictly increasing, and, for a fixed
  * final time, t_N = T (to 1e-9 relative): a file of another problem, another T or a hand-edited one is an error
- * in msg (it would be interpolated onto the wrong times). A free T's file ends where its summary.json says. The
- * summary.json beside it (if any) must name the number of intervals the file has; another problem's name is
- * said in a warning (a problem file and its built-in twin share their columns). */
+ * in msg (it would be interpolated onto the wrong times). A free T's file ends at its own T. The summary.json beside
+ * it (if any) must name the number of intervals the file has and, for a free T, the T it ends at; another problem's
+ * name is said in a warning (a problem file and its built-in twin share their columns). */
 static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, PetscInt n, char *msg, size_t msglen)
 {
-  char  sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
-  FILE *f;
-  int   N = -1;
+  char        sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
+  const char *p;
+  FILE       *f;
+  int         N = -1;
+  struct stat st;
 
   if (HsTrajectoryCheckTime(traj, P, t, (int)n, msg, msglen))
     return;
   Beside(traj, "summary.json", sum, sizeof sum);
-  if (!(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text)))
+  if (stat(sum, &st) && errno == ENOENT) /* none beside it (a file of the user's) */
     return;
+  if (!(f = HsFileOpenRegular(sum, "-hs_init", 1 << 20, text, sizeof text))) { /* round 19: a FIFO, a device, a
+                                                                           huge file there had skipped the check */
+    snprintf(msg, msglen, "%s (the summary.json beside the trajectory)", text);
+    return;
+  }
   text[fread(text, 1, sizeof text - 1, f)] = 0;
   fclose(f);
+  p = strstr(text, "\"N\":");
   {
-    const char *p = strstr(text, "\"N\":"), *q = strstr(text, "\"problem\": \"");
+    const char *q = strstr(text, "\"problem\": \"");
     if (p)
-      N = atoi(p + 4);
+      N = SummaryN(p + 4);
     if (q)
       sscanf(q + 12, "%" PetscStringize(HS_NAME_LEN) "[^\"]", name);
   }
-  if (N >= 0 && N != n - 1)
-    snprintf(msg, msglen, "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)",
-             traj, (int)n, N);
+  if (N == -2)
+    snprintf(msg, msglen,
+             "-hs_init %s: the summary.json beside it has an \"N\" that is not a whole number of intervals "
+             "(not hamshoot's, or damaged)",
+             traj);
+  else if (P->free_T && (p = strstr(text, "\"T\":")) && SummaryT(p + 4) < 0)
+    snprintf(msg, msglen,
+             "-hs_init %s: the summary.json beside it has a \"T\" that is not a positive finite number "
+             "(not hamshoot's, or damaged)",
+             traj);
+  else if (P->free_T && p && PetscAbsReal(SummaryT(p + 4) - t[n - 1]) > 1e-9 * t[n - 1])
+    snprintf(msg, msglen, /* round 19: the summary's T had been the guess's, whatever the file's t (100 against 2.06) */
+             "-hs_init %s: t ends at %.17g, but the summary.json beside it says T = %.17g (files of two runs mixed?)",
+             traj, (double)t[n - 1], (double)SummaryT(p + 4));
+  else if (N >= 0 && N != n - 1)
+    snprintf(msg, msglen,
+             "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)", traj,
+             (int)n, N);
   else if (name[0] && strcmp(name, P->name))
-    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n", traj,
-                HsPrintable(name), P->name);
+    PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
+                traj, HsPrintable(name), P->name);
 }
 
 /* The guess of -hs_init PATH on rank 0: PATH is an output directory or its trajectory.csv (the states
@@ -351,7 +375,7 @@ static PetscErrorCode ReadTrajectory(const char *path, const HsProblem *P, Petsc
           (*nodes)[k * 2 * dim + dim + i] = L[k * dim + i];
       }
     *Nsrc = nx - 1;
-    *T    = P->free_T ? ReadSummaryT(traj) : 0;
+    *T    = P->free_T ? tx[nx - 1] : 0; /* the file's own final time (its summary's T, if any, checked equal) */
   }
   PetscCall(PetscFree(X));
   PetscCall(PetscFree(L));

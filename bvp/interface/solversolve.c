@@ -716,7 +716,7 @@ PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution)
 @*/
 PetscErrorCode HsSolverSolve(HsSolver s)
 {
-  PetscBool          cold;
+  PetscBool          cold, resumed;
   HsSolverStrategyFn strategy;
 
   PetscFunctionBeginUser;
@@ -750,6 +750,10 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   s->hold_T = (PetscBool)(s->prob->free_T && !s->restart_pending && !(s->warm && s->solved) && !s->guess &&
                           s->guess_type != HS_GUESS_DIRECT);
   cold      = (PetscBool)(!(s->warm && s->solved) && !s->restart_pending);
+  /* a restart of a cold solve (not of a continuation's step) resumes its first attempt: if that fails, the fallbacks
+     of -hs_strategy auto follow from the stored guess, as in the run it resumes (round 19: a checkpoint taken in a
+     first Newton that was to fail ended the restart not converged, exit 2, where the uninterrupted run converged) */
+  resumed = (PetscBool)(s->restart_pending && !s->restart_cont[0] && !(s->warm && s->solved));
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
@@ -785,7 +789,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   }
   PetscCall(HsSolverGetHook(HS_HOOK_STRATEGY, (PetscVoidFunction *)&strategy));
   if (strategy)
-    PetscCall((*strategy)(s, cold, s->t_start)); /* -hs_strategy auto: the fallbacks */
+    PetscCall((*strategy)(s, (PetscBool)(cold || resumed), s->t_start)); /* -hs_strategy auto: the fallbacks */
   if (s->res.bounds.active) { /* the law the solution satisfies (a fallback solves the law as posed) */
     s->res.bounds.eps   = HsDiscGetControlSmoothing(s->disc);
     s->res.bounds.exact = (PetscBool)(s->res.converged && s->res.bounds.eps == 0);

@@ -375,18 +375,23 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
   PC_HsBand *b = (PC_HsBand *)pc->data;
 
   PetscFunctionBeginUser;
+  const char *pfx; /* the key as given (round 19: -hsdrop_pc_hsslab_ordering 1 was named -pc_hsslab_ordering); an
+                      error ends PETSc's options block first (HsOptionsCheck: it had leaked, round 19) */
+
+  PetscCall(PCGetOptionsPrefix(pc, &pfx));
+  pfx = pfx ? pfx : "";
   PetscOptionsHeadBegin(PetscOptionsObject, "Banded LU (hamshoot)");
   PetscCall(PetscOptionsInt("-pc_hsband_refine", "steps of iterative refinement after each solve (each: a product "
                             "with the matrix and a solve with the factors; -1: one where the band is more than half "
                             "the matrix, a free T's, none in a narrow band)", "PCHSBAND", b->refine, &b->refine, NULL));
-  PetscCheck(b->refine >= -1 && b->refine <= HS_BAND_REFINE_MAX, PetscObjectComm((PetscObject)pc),
-             PETSC_ERR_ARG_OUTOFRANGE, "-pc_hsband_refine %" PetscInt_FMT ": must be in [-1, %d]", b->refine,
-             HS_BAND_REFINE_MAX);
+  HsOptionsCheck(b->refine >= -1 && b->refine <= HS_BAND_REFINE_MAX, PetscObjectComm((PetscObject)pc),
+                 PETSC_ERR_ARG_OUTOFRANGE, "-%spc_hsband_refine %" PetscInt_FMT ": must be in [-1, %d]", pfx, b->refine,
+                 HS_BAND_REFINE_MAX);
   PetscCall(PetscOptionsReal("-pc_hsband_spike_threshold", "a rank with a left interface pivots on a row without "
                              "spike if its entry is at least this times the column's largest (1: partial pivoting)",
                              "PCHSBAND", b->spike_tol, &b->spike_tol, NULL));
-  PetscCheck(b->spike_tol > 0 && b->spike_tol <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_hsband_spike_threshold %g: must be in (0, 1]", (double)b->spike_tol);
+  HsOptionsCheck(b->spike_tol > 0 && b->spike_tol <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+                 "-%spc_hsband_spike_threshold %g: must be in (0, 1]", pfx, (double)b->spike_tol);
   PetscCall(PetscOptionsBool("-pc_hsband_reverse_last", "the last rank eliminates bottom-up (no spike: with 2 ranks "
                              "neither rank has one)", "PCHSBAND", b->reverse, &b->reverse, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_defer", "factor at the first solve, its right-hand side eliminated along and "

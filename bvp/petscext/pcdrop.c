@@ -307,6 +307,11 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
   const char *prefix;
 
   PetscFunctionBeginUser;
+  const char *pfx; /* the key as given (round 19: -hsdrop_pc_hsslab_ordering 1 was named -pc_hsslab_ordering); an
+                      error ends PETSc's options block first (HsOptionsCheck: it had leaked, round 19) */
+
+  PetscCall(PCGetOptionsPrefix(pc, &pfx));
+  pfx = pfx ? pfx : "";
   PetscOptionsHeadBegin(PetscOptionsObject, "Dropped-entry LU (hsdrop, bvp/petscext/pcdrop.c)");
   PetscCall(PetscOptionsReal("-pc_hsdrop_tol",
                              "entries |a_ij| <= tol max_j |a_ij| are left out of the factored "
@@ -321,15 +326,15 @@ static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOpti
                              "(dropmatch.c; default: on more than one rank, where MUMPS' ICNTL(6) is not applied)",
                              "PCHsDrop", d->match, &d->match, &d->match_set));
   PetscOptionsHeadEnd();
-  PetscCheck(d->tol >= 0 && d->tol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_hsdrop_tol %g: must be in [0, 1)", (double)d->tol);
-  PetscCheck(d->regrow >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_hsdrop_regrow %" PetscInt_FMT ": must be at least 0 (Krylov iterations)", d->regrow);
+  HsOptionsCheck(d->tol >= 0 && d->tol < 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+                 "-%spc_hsdrop_tol %g: must be in [0, 1)", pfx, (double)d->tol);
+  HsOptionsCheck(d->regrow >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+                 "-%spc_hsdrop_regrow %" PetscInt_FMT ": must be at least 0 (Krylov iterations)", pfx, d->regrow);
   PetscCall(
       PCGetOptionsPrefix(pc, &prefix)); /* the inner PC's options: -[prefix]hsdrop_pc_..., -[prefix]hsdrop_mat_... */
   PetscCall(PCSetOptionsPrefix(d->inner, prefix));
   PetscCall(PCAppendOptionsPrefix(d->inner, "hsdrop_"));
-  PetscCall(PCSetFromOptions(d->inner));
+  HsOptionsCall(PCSetFromOptions(d->inner)); /* an error in the inner PC's options ends this block too (round 19) */
   PetscFunctionReturn(0);
 }
 

@@ -582,6 +582,11 @@ static PetscErrorCode PCSetFromOptions_HsSlab(PC pc, PetscOptionItems *PetscOpti
   PC_HsSlab *s = pc->data;
 
   PetscFunctionBeginUser;
+  const char *pfx; /* the key as given (round 19: -hsdrop_pc_hsslab_ordering 1 was named -pc_hsslab_ordering); an
+                      error ends PETSc's options block first (HsOptionsCheck: it had leaked, round 19) */
+
+  PetscCall(PCGetOptionsPrefix(pc, &pfx));
+  pfx = pfx ? pfx : "";
   PetscOptionsHeadBegin(PetscOptionsObject, "Slab Schur LU (hsslab, bvp/petscext/pcslab.c)");
   PetscCall(
       PetscOptionsInt("-pc_hsslab_ordering",
@@ -593,9 +598,10 @@ static PetscErrorCode PCSetFromOptions_HsSlab(PC pc, PetscOptionItems *PetscOpti
                              "thin (else an error)",
                              "PCHSSLAB", s->fallback, &s->fallback, NULL));
   PetscOptionsHeadEnd();
-  PetscCheck(s->ordering >= 0 && s->ordering <= 7 && s->ordering != 1, PetscObjectComm((PetscObject)pc),
-             PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_hsslab_ordering %" PetscInt_FMT ": one of 0, 2, 3, 4, 5, 6, 7 (MUMPS' ICNTL(7))", s->ordering);
+  HsOptionsCheck(s->ordering >= 0 && s->ordering <= 7 && s->ordering != 1, PetscObjectComm((PetscObject)pc),
+                 PETSC_ERR_ARG_OUTOFRANGE,
+                 "-%spc_hsslab_ordering %" PetscInt_FMT ": one of 0, 2, 3, 4, 5, 6, 7 (MUMPS' ICNTL(7))", pfx,
+                 s->ordering);
   PetscFunctionReturn(0);
 }
 

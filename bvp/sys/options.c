@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* FNV-1a: a 64-bit fingerprint of a string. */
 static uint64_t Fingerprint(const char *s)
@@ -246,13 +247,48 @@ static PetscBool IntKey(const char *key, long long *min)
   return PETSC_FALSE;
 }
 
+/* The logical and real keys of hamshoot's PCs and line search (any prefix; round 19: PETSc's parser had refused
+ * "-hsdrop_pc_hsslab_fallback maybe" with "Unknown logical value: maybe" and "-pc_hsdrop_tol abc" with "Input string
+ * abc has no numeric value", naming no option, and taken "-snes_linesearch_alpha nan"). */
+static const char *const hs_bool_keys[] = {
+    "pc_hsband_reverse_last", "pc_hsband_defer", "pc_hsband_avx2",     "pc_hsband_border",
+    "pc_hsband_fallback",     "pc_hsdrop_match", "pc_hsslab_fallback", NULL};
+static const char *const hs_real_keys[] = {"pc_hsband_spike_threshold", "pc_hsdrop_tol", "snes_linesearch_alpha", NULL};
+
+/* Whether key ends in one of the names of list (NULL-terminated) after a '_' or '-' (any prefix). */
+static PetscBool KeyIn(const char *key, const char *const *list)
+{
+  size_t kl = strlen(key);
+
+  for (; *list; list++) {
+    size_t el = strlen(*list);
+    if (kl > el && !strcmp(key + kl - el, *list) && (key[kl - el - 1] == '_' || key[kl - el - 1] == '-'))
+      return PETSC_TRUE;
+  }
+  return PETSC_FALSE;
+}
+
+/* Whether tok is a logical value PETSc reads (true, false, yes, no, on, off, 1, 0; any case). */
+static PetscBool BoolWord(const char *tok)
+{
+  static const char *const w[] = {"true", "false", "yes", "no", "on", "off", "1", "0"};
+
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+    if (!strcasecmp(tok, w[i]))
+      return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 /* The first option of the database whose value is a hexadecimal number (IsHex), "KEY VALUE" into bad (else ""), or
- * of an integer key of hamshoot's (IntKey) that is no whole number in range, "KEY VALUE is not a whole number ...". */
+ * of an integer key of hamshoot's (IntKey) that is no whole number in range, "KEY VALUE is not a whole number ...", or
+ * of a logical or real key of hamshoot's PCs (hs_bool_keys, hs_real_keys) whose value is none ("KEY VALUE is not ...").
+ */
 static PetscErrorCode FindHex(char *bad, size_t len)
 {
   char     *all, *tok, *save = NULL, *key = NULL;
   PetscBool sw;
   long long min;
+  double    v;
 
   PetscFunctionBeginUser;
   bad[0] = 0;
@@ -267,7 +303,10 @@ static PetscErrorCode FindHex(char *bad, size_t len)
         snprintf(bad, len, "%s %s is not a whole number within %d-bit integers", key, tok, (int)(8 * sizeof(PetscInt)));
       else
         snprintf(bad, len, "%s %s is not a whole number in [%lld, %lld]", key, tok, min, (long long)PETSC_MAX_INT);
-    }
+    } else if (key && KeyIn(key, hs_bool_keys) && !BoolWord(tok))
+      snprintf(bad, len, "%s %s is not a logical value (true, false, yes, no, on, off, 1, 0)", key, tok);
+    else if (key && KeyIn(key, hs_real_keys) && HsParseReal(tok, &v))
+      snprintf(bad, len, "%s %s is not a finite decimal number", key, tok);
   }
   PetscCall(PetscFree(all));
   PetscFunctionReturn(0);
@@ -291,15 +330,17 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
              "override; shown as '?') in its name or value: give plain text",
              bad);
   PetscCall(FindHex(bad, sizeof bad));
-  PetscCheck(!strstr(bad, " is not a whole number"), comm, PETSC_ERR_ARG_WRONG, "option %s", bad);
+  PetscCheck(!strstr(bad, " is not a "), comm, PETSC_ERR_ARG_WRONG, "option %s", bad);
   PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
              "option %s: a hexadecimal number; numbers are decimal in every option, PETSc's included (digits, an "
              "optional point and exponent)",
              bad);
   PetscCall(FindBadKey(prefix, NULL, PETSC_FALSE, bad, sizeof bad, &why));
-  PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG,
-             "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
-             "option)", bad);
+  PetscCheck(
+      !why, comm, PETSC_ERR_ARG_WRONG,
+      "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
+      "option)",
+      bad);
   PetscFunctionReturn(0);
 }
 
