@@ -1,8 +1,9 @@
 /* hamshoot: accuracy from a sequence of grids (issue 12).
  *
  *   HsSolverExtrapolate (-hs_extrapolate)        after a converged solve at N (N divisible by 4): the
- *                                                same problem at N/2 and N/4, and Richardson's
- *                                                extrapolation with an error estimate
+ *                                                same problem at N/2 and N/4 (-hs_extrapolate_grids K:
+ *                                                down to N/2^(K-1)), and Richardson's extrapolation
+ *                                                (-hs_extrapolate_romberg: Romberg's) with an error estimate
  *   HsSolverConvergenceStudy (-hs_study L)        after a converged solve at N0: the grids N0 2^i,
  *                                                i = 1..L-1; differences, observed orders, a table,
  *                                                study.json, study.csv and a log-log plot study.png
@@ -256,11 +257,13 @@ static PetscErrorCode ExtrapolateLevels(HsSolver s, Level *L, PetscReal t0);
   and the observed order for J^d, the mean of
   H^d and a free T, and the states at the nodes of N/2 (with their largest error estimate over the nodes of N/4).
   With HsSolverSetExtrapolateRomberg() J^d, H^d and T are Romberg's R + (R(N) - R(N/2))/15 (/63), the states not.
-  The results are in HsResults.extrap; HsSolverView prints them, HsSolverWriteOutput adds them to summary.json and
-  writes extrapolated.csv (the states).
+  HsSolverSetExtrapolateGrids() K > 3 adds the grids N/8 .. N/2^(K-1): Romberg's table then runs over all K (its
+  observed orders those of the three finest, every coarser triple's in the pre-asymptotic check); Richardson's value,
+  estimate and order stay those of the three finest grids. The results are in HsResults.extrap; HsSolverView prints
+them, HsSolverWriteOutput adds them to summary.json and writes extrapolated.csv (the states).
 
-  Call it after a converged HsSolverSolve(); N must be divisible by 4 (and N/4 >= 2). A coarse grid that does not
-  converge is a warning, and extrap.done stays false.
+  Call it after a converged HsSolverSolve(); N must be divisible by 2^(K-1) (and N/2^(K-1) >= 2). A coarse grid that
+does not converge is a warning, and extrap.done stays false.
 
 .seealso: HsSolverConvergenceStudy(), HsSolverGetResults(), HsSolverWriteOutput()
 @*/
@@ -414,13 +417,13 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
 }
 
 /*@ HsSolverSolveExtrapolated - the solve and Richardson's extrapolation of HsSolverExtrapolate(), its grids solved
-    from the coarsest up (grid sequencing): N/4 from the solver's start, N/2 from that solution, then HsSolverSolve()
-    at N from N/2's.
+    from the coarsest up (grid sequencing): N/4 (N/2^(K-1), HsSolverSetExtrapolateGrids()) from the solver's start,
+    each finer one from the one below, then HsSolverSolve() at N from N/2's.
 
   Collective.
 
   Input Parameter:
-. s - the solver (N a multiple of 4, at least 8)
+. s - the solver (N a multiple of 2^(K-1), at least 2^K; K = 3 by default)
 
   Options Database Key:
 . -hs_extrapolate_coarse_first <true> - the hamshoot executable's -hs_extrapolate does this (false: the solve at N
