@@ -259,11 +259,11 @@ static PetscErrorCode ExtrapolateLevels(HsSolver s, Level *L, PetscReal t0);
   With HsSolverSetExtrapolateRomberg() J^d, H^d and T are Romberg's R + (R(N) - R(N/2))/15 (/63), the states not.
   HsSolverSetExtrapolateGrids() K > 3 adds the grids N/8 .. N/2^(K-1): Romberg's table then runs over all K (its
   observed orders those of the three finest, every coarser triple's in the pre-asymptotic check); Richardson's value,
-  estimate and order stay those of the three finest grids. The results are in HsResults.extrap; HsSolverView prints
-them, HsSolverWriteOutput adds them to summary.json and writes extrapolated.csv (the states).
+  estimate and order stay those of the three finest grids. The results are in HsResults.extrap; HsSolverView
+  prints them, HsSolverWriteOutput adds them to summary.json and writes extrapolated.csv (the states).
 
-  Call it after a converged HsSolverSolve(); N must be divisible by 2^(K-1) (and N/2^(K-1) >= 2). A coarse grid that
-does not converge is a warning, and extrap.done stays false.
+  Call it after a converged HsSolverSolve(); N must be divisible by 2^(K-1) (and N/2^(K-1) >= 2). A coarse grid
+  that does not converge is a warning, and extrap.done stays false.
 
 .seealso: HsSolverConvergenceStudy(), HsSolverGetResults(), HsSolverWriteOutput()
 @*/
