@@ -104,7 +104,7 @@ static PetscErrorCode ExtrapGridsOption(PetscOptionItems *PetscOptionsObject, Hs
 
   PetscFunctionBeginUser;
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_extrapolate_grids",
-                         "-hs_extrapolate's number K of grids N/2^(K-1) .. N (with -hs_extrapolate_romberg the Romberg "
+                         "-hs_extrapolate's number K of grids N/2^(K-1) .. N, 3 to 5 (with -hs_extrapolate_romberg the Romberg "
                          "table over all of them)",
                          "HsSolverSetExtrapolateGrids", s->ext_grids, &K, &flg, 3, HS_EXTRAP_GRIDS_MAX));
   if (flg)
