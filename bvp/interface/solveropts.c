@@ -104,8 +104,8 @@ static PetscErrorCode ExtrapGridsOption(PetscOptionItems *PetscOptionsObject, Hs
 
   PetscFunctionBeginUser;
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_extrapolate_grids",
-                         "-hs_extrapolate's number K of grids N/2^(K-1) .. N, 3 to 5 (with -hs_extrapolate_romberg the Romberg "
-                         "table over all of them)",
+                         "-hs_extrapolate's number K of grids N/2^(K-1) .. N, 3 to 5 (with -hs_extrapolate_romberg "
+                         "the Romberg table over all of them)",
                          "HsSolverSetExtrapolateGrids", s->ext_grids, &K, &flg, 3, HS_EXTRAP_GRIDS_MAX));
   if (flg)
     PetscCall(HsSolverSetExtrapolateGrids(s, K));
