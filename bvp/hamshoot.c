@@ -300,13 +300,14 @@ static int CheckpointAtOutputName(const char *out, const char *ck)
   return HsIsOutputFileName(base) && realpath(out, a) && realpath(parent, b) && !strcmp(a, b);
 }
 
-/* -hs_extrapolate's and -hs_study's grids, refused before the solve rather than after it: N a multiple of 4 and at
- * least 8, N/4 + 1 points at least the ranks (a grid that cannot be distributed), the study's finest grid within
- * 32-bit indices (it had been refused after the first solve, exit 1), not IPOPT. */
+/* -hs_extrapolate's and -hs_study's grids, refused before the solve rather than after it: N a multiple of 2^(K-1) and
+ * at least 2^K (K: -hs_extrapolate_grids, 3 by default), N/2^(K-1) + 1 points at least the ranks (a grid that cannot be
+ * distributed), the study's finest grid within 32-bit indices (it had been refused after the first solve, exit 1), not
+ * IPOPT. */
 static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
 {
   HsProblem   *P;
-  PetscInt     N;
+  PetscInt     N, K, f;
   PetscMPIInt  size;
   HsSolverType type;
 
@@ -316,12 +317,16 @@ static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(HsSolverGetNumIntervals(solver, &N));
   PetscCall(HsSolverGetType(solver, &type));
-  PetscCheck(!x->extrapolate || (N % 4 == 0 && N >= 8), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
-  PetscCheck(!x->extrapolate || N / 4 + 1 >= size, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_extrapolate solves at N/4 = %" PetscInt_FMT " intervals, %" PetscInt_FMT
-             " time points, fewer than the %d MPI ranks: use N >= %d or fewer ranks",
-             N / 4, N / 4 + 1, size, 4 * (size - 1));
+  PetscCall(HsSolverGetExtrapolateGrids(solver, &K));
+  f = (PetscInt)1 << (K - 1); /* the coarsest grid N/f */
+  PetscCheck(!x->extrapolate || (N % f == 0 && N >= 2 * f), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate solves at N/2 .. N/%" PetscInt_FMT ": N = %" PetscInt_FMT
+             " must be a multiple of %" PetscInt_FMT " and at least %" PetscInt_FMT,
+             f, N, f, 2 * f);
+  PetscCheck(!x->extrapolate || N / f + 1 >= size, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate solves at N/%" PetscInt_FMT " = %" PetscInt_FMT " intervals, %" PetscInt_FMT
+             " time points, fewer than the %d MPI ranks: use N >= %" PetscInt_FMT " or fewer ranks",
+             f, N / f, N / f + 1, size, f * (size - 1));
   PetscCall(HsSolverGetProblem(solver, &P)); /* as HsSolverConvergenceStudy checks it, but before the first solve */
   PetscCheck(!x->study || ((long long)N << (x->study - 1)) * 4 * P->n <= PETSC_MAX_INT, PETSC_COMM_WORLD,
              PETSC_ERR_ARG_OUTOFRANGE,

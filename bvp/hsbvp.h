@@ -56,12 +56,17 @@
 #define HS_IPOPT_MAX_IT_DEFAULT 1000
 #define HS_IPOPT_ORDERING_DEFAULT "amd"
 
-/** Richardson's extrapolation of a solve from the grids N/4, N/2, N (HsSolverExtrapolate, bvp/drivers/study.c):
-    R = (4 Q_N - Q_{N/2})/3, error estimate |R(N) - R(N/2)|/15, observed order log2 of the ratio of
-    successive differences. */
+/* -hs_extrapolate's number of grids N/2^(K-1), ..., N/2, N (HsSolverSetExtrapolateGrids): the default and the most. */
+#define HS_EXTRAP_GRIDS_DEFAULT 3
+#define HS_EXTRAP_GRIDS_MAX 5
+
+/** Richardson's extrapolation of a solve from the grids N/4, N/2, N (HsSolverExtrapolate, bvp/drivers/study.c; K grids
+    N/2^(K-1) .. N with HsSolverSetExtrapolateGrids): R = (4 Q_N - Q_{N/2})/3, error estimate |R(N) - R(N/2)|/15,
+    observed order log2 of the ratio of successive differences (of the three finest grids). */
 typedef struct {
   PetscBool done;
-  PetscInt  N[3];
+  PetscInt  ngrids;                 /* K */
+  PetscInt  N[HS_EXTRAP_GRIDS_MAX]; /* the grids, coarsest first: N[0 .. ngrids - 1] */
   PetscReal J, J_error, J_order;
   PetscReal H_mean, H_mean_error, H_mean_order;
   PetscReal T, T_error, T_order; /* a free T (else T = the fixed one, no error) */
@@ -69,7 +74,7 @@ typedef struct {
   PetscReal wall_time_s;         /* the solves at N/2 and N/4 and the extrapolation (rank 0's clock) */
   PetscBool J_roundoff, H_mean_roundoff, T_roundoff; /* its differences at round-off: no order (order 0) */
   PetscBool pre_asymptotic; /* an order far from the schemes' 2 (docs/accuracy.md): the estimate is unreliable */
-  PetscBool romberg;        /* J, H_mean, T: Romberg of the three grids (HsSolverSetExtrapolateRomberg) */
+  PetscBool romberg;        /* J, H_mean, T: Romberg of all ngrids grids (HsSolverSetExtrapolateRomberg) */
 } HsExtrap;
 
 #define HS_EXTREMAL_STARTS 7 /* the wider search's starts (bvp/drivers/extremal.c, StartRows), named by: */
@@ -234,6 +239,8 @@ PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k);
 PetscErrorCode HsSolverExtrapolate(HsSolver s);
 PetscErrorCode HsSolverSolveExtrapolated(HsSolver s);
 PetscErrorCode HsSolverSetExtrapolateRomberg(HsSolver s, PetscBool flg);
+PetscErrorCode HsSolverSetExtrapolateGrids(HsSolver s, PetscInt K);
+PetscErrorCode HsSolverGetExtrapolateGrids(HsSolver s, PetscInt *K);
 PetscErrorCode HsSolverCheckExtremal(HsSolver s);
 PetscErrorCode HsSolverWriteLowerExtremal(HsSolver s, const char *dir, PetscBool *written);
 PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char dir[], PetscBool *complete);

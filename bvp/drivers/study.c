@@ -1,8 +1,9 @@
 /* hamshoot: accuracy from a sequence of grids (issue 12).
  *
  *   HsSolverExtrapolate (-hs_extrapolate)        after a converged solve at N (N divisible by 4): the
- *                                                same problem at N/2 and N/4, and Richardson's
- *                                                extrapolation with an error estimate
+ *                                                same problem at N/2 and N/4 (-hs_extrapolate_grids K:
+ *                                                down to N/2^(K-1)), and Richardson's extrapolation
+ *                                                (-hs_extrapolate_romberg: Romberg's) with an error estimate
  *   HsSolverConvergenceStudy (-hs_study L)        after a converged solve at N0: the grids N0 2^i,
  *                                                i = 1..L-1; differences, observed orders, a table,
  *                                                study.json, study.csv and a log-log plot study.png
@@ -210,24 +211,47 @@ static PetscBool AtRoundoff(PetscReal d, PetscReal q)
 /* Whether an order p (not at round-off) is far from the schemes'. */
 static PetscBool Far(PetscReal p, PetscReal ps) { return (PetscBool)(PetscAbsReal(p - ps) > HS_ORDER_TOLERANCE); }
 
-/* Richardson on three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): value, error estimate, observed order (0 and *rnd
-   when a difference is at round-off). R1 = (W Q_N - Q_{N/2})/(W - 1) with W = 2^p, its error estimate
-   |R1 - R0|/(4W - 1), the h^(p+2) term; romberg: R2 = R1 + (R1 - R0)/(4W - 1), that term eliminated too (an
-   expansion in even powers: symmetric schemes), and the same |R2 - R1| as its estimate, an upper bound once
-   asymptotic (the three grids give no estimate of R2's own error). */
-static void Richardson3(const PetscReal Q[3], PetscReal W, PetscBool romberg, PetscReal *R, PetscReal *err,
-                        PetscReal *p, PetscBool *rnd)
+/* The observed order of three grids Q[0] (N/4), Q[1] (N/2), Q[2] (N): 0 and *rnd when a difference is at
+   round-off. */
+static void Order3(const PetscReal Q[3], PetscReal *p, PetscBool *rnd)
 {
-  PetscReal R1 = (W * Q[2] - Q[1]) / (W - 1), R0 = (W * Q[1] - Q[0]) / (W - 1), d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
+  PetscReal d0 = Q[0] - Q[1], d1 = Q[1] - Q[2];
   PetscReal q = PetscMax(PetscAbsReal(Q[0]), PetscMax(PetscAbsReal(Q[1]), PetscAbsReal(Q[2])));
 
-  *R   = romberg ? R1 + (R1 - R0) / (4 * W - 1) : R1;
-  *err = PetscAbsReal(R1 - R0) / (4 * W - 1);
   *rnd = (PetscBool)(AtRoundoff(d0, q) || AtRoundoff(d1, q));
   *p   = !*rnd ? PetscLog2Real(PetscAbsReal(d0 / d1)) : 0;
 }
 
-static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0);
+/* Richardson on K grids Q[0] (N/2^(K-1)) .. Q[K-1] (N): value, error estimate, observed order of the three finest
+   (0 and *rnd when a difference is at round-off). Column 1 of the table, R1 = (W Q_N - Q_{N/2})/(W - 1) with
+   W = 2^p; column j > 1 eliminates h^(p+2j-2): R + (R - R')/(4^(j-1) W - 1) (an expansion in even powers: symmetric
+   schemes). Not romberg: R1, its error estimate |R1 - R0|/(4W - 1), the h^(p+2) term. romberg: the table's last
+   column (K = 3: R2 = R1 + (R1 - R0)/(4W - 1)), its estimate the size of that last correction, an upper bound once
+   asymptotic (the grids give no estimate of the value's own error). *far: romberg and the order of a coarser triple
+   (not at round-off) far from ps, all grids entering the value. */
+static void RichardsonK(const PetscReal *Q, PetscInt K, PetscReal W, PetscBool romberg, PetscReal ps, PetscReal *R,
+                        PetscReal *err, PetscReal *p, PetscBool *rnd, PetscBool *far)
+{
+  PetscReal T[HS_EXTRAP_GRIDS_MAX] = {0}, c = W, pi;
+  PetscInt  last = romberg ? K - 2 : 1; /* the columns before the error estimate */
+  PetscBool ri;
+
+  for (PetscInt i = 0; i < K; i++)
+    T[i] = Q[i];
+  for (PetscInt j = 1; j <= last; j++, c *= 4) /* c = 4^(j-1) W; T[i], i >= j: column j (row i from rows i, i-1) */
+    for (PetscInt i = K - 1; i >= j; i--)
+      T[i] = j == 1 ? (W * T[i] - T[i - 1]) / (W - 1) : T[i] + (T[i] - T[i - 1]) / (c - 1);
+  *err = PetscAbsReal(T[K - 1] - T[K - 2]) / (c - 1);
+  *R   = romberg ? T[K - 1] + (T[K - 1] - T[K - 2]) / (c - 1) : T[K - 1];
+  Order3(Q + K - 3, p, rnd);
+  *far = PETSC_FALSE;
+  for (PetscInt i = 0; romberg && i < K - 3; i++) {
+    Order3(Q + i, &pi, &ri);
+    *far = (PetscBool)(*far || (!ri && Far(pi, ps)));
+  }
+}
+
+static PetscErrorCode ExtrapolateLevels(HsSolver s, Level *L, PetscReal t0);
 
 /*@ HsSolverExtrapolate - Richardson's extrapolation of the last solve (file head).
 
@@ -245,18 +269,20 @@ static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0);
   and the observed order for J^d, the mean of
   H^d and a free T, and the states at the nodes of N/2 (with their largest error estimate over the nodes of N/4).
   With HsSolverSetExtrapolateRomberg() J^d, H^d and T are Romberg's R + (R(N) - R(N/2))/15 (/63), the states not.
-  The results are in HsResults.extrap; HsSolverView prints them, HsSolverWriteOutput adds them to summary.json and
-  writes extrapolated.csv (the states).
+  HsSolverSetExtrapolateGrids() K > 3 adds the grids N/8 .. N/2^(K-1): Romberg's table then runs over all K (its
+  observed orders those of the three finest, every coarser triple's in the pre-asymptotic check); Richardson's value,
+  estimate and order stay those of the three finest grids. The results are in HsResults.extrap; HsSolverView
+  prints them, HsSolverWriteOutput adds them to summary.json and writes extrapolated.csv (the states).
 
-  Call it after a converged HsSolverSolve(); N must be divisible by 4 (and N/4 >= 2). A coarse grid that does not
-  converge is a warning, and extrap.done stays false.
+  Call it after a converged HsSolverSolve(); N must be divisible by 2^(K-1) (and N/2^(K-1) >= 2). A coarse grid
+  that does not converge is a warning, and extrap.done stays false.
 
 .seealso: HsSolverConvergenceStudy(), HsSolverGetResults(), HsSolverWriteOutput()
 @*/
 PetscErrorCode HsSolverExtrapolate(HsSolver s)
 {
-  Level     L[3];
-  PetscInt  N = s->N;
+  Level     L[HS_EXTRAP_GRIDS_MAX];
+  PetscInt  N = s->N, K = s->ext_grids, f = (PetscInt)1 << (K - 1), i;
   PetscReal t0;
   HsExtrap *e    = &s->res.extrap;
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
@@ -265,22 +291,26 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(s->solved && s->res.converged, comm, PETSC_ERR_ORDER,
              "-hs_extrapolate: the solve at N = %" PetscInt_FMT " did not converge; nothing to extrapolate", N);
-  PetscCheck(N % 4 == 0 && N >= 8, comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_extrapolate solves at N/2 and N/4: N = %" PetscInt_FMT " must be a multiple of 4 and at least 8", N);
+  PetscCheck(N % f == 0 && N >= 2 * f, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate solves at N/2 .. N/%" PetscInt_FMT ": N = %" PetscInt_FMT
+             " must be a multiple of %" PetscInt_FMT " and at least %" PetscInt_FMT,
+             f, N, f, 2 * f);
   PetscCall(PetscMemzero(e, sizeof *e));
   t0 = MPI_Wtime();
-  PetscCall(TakeLevel(s, &L[2]));
-  PetscCall(SolveLevel(s, N / 2, &L[2], "-hs_extrapolate (no extrapolation)", &L[1]));
-  if (L[1].r.converged)
-    PetscCall(SolveLevel(s, N / 4, &L[1], "-hs_extrapolate (no extrapolation)", &L[0]));
-  if (!L[1].r.converged || !L[0].r.converged) {
-    if (!strcmp(L[1].r.converged ? L[0].r.status : L[1].r.status, "INTERRUPTED")) { /* the caller exits with status 3 */
+  PetscCall(TakeLevel(s, &L[K - 1]));
+  for (i = K - 2; i >= 0; i--) { /* finest first, each from the one above */
+    PetscCall(SolveLevel(s, L[i + 1].N / 2, &L[i + 1], "-hs_extrapolate (no extrapolation)", &L[i]));
+    if (!L[i].r.converged)
+      break;
+  }
+  if (i >= 0) {                                  /* L[i] did not converge */
+    if (!strcmp(L[i].r.status, "INTERRUPTED")) { /* the caller exits with status 3 */
       s->interrupted = PETSC_TRUE;
       PetscCall(
           PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                         "signal received during -hs_extrapolate (the solve had converged; its output is written)"));
     }
-    for (int i = 2; i >= 0 && (i > 0 || L[1].r.converged); i--)
+    for (; i < K; i++)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
   }
@@ -288,45 +318,46 @@ PetscErrorCode HsSolverExtrapolate(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* Richardson of the solved grids L (N/4, N/2, N) into s->res.extrap and s->Xext (HsSolverExtrapolate's notes); frees
- * the levels; the extrapolation's wall time counts from t0 on. */
-static PetscErrorCode ExtrapolateLevels(HsSolver s, Level L[3], PetscReal t0)
+/* Richardson of the K solved grids L (N/2^(K-1) .. N/2, N) into s->res.extrap and s->Xext (HsSolverExtrapolate's
+ * notes); frees the levels; the extrapolation's wall time counts from t0 on. */
+static PetscErrorCode ExtrapolateLevels(HsSolver s, Level *L, PetscReal t0)
 {
-  PetscInt  N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2;
-  PetscReal Q[3], xerr = 0, W = HS_RICH_W(s), ps = SchemeOrder(s);
+  PetscInt  N = s->N, n = s->prob->n, w = 4 * n, dim = 2 * n, Nh = N / 2, K = s->ext_grids;
+  PetscReal Q[HS_EXTRAP_GRIDS_MAX] = {0}, xerr = 0, W = HS_RICH_W(s), ps = SchemeOrder(s);
+  PetscBool far[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE}; /* a coarser triple's order far (Romberg) */
   HsExtrap *e    = &s->res.extrap;
   MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  e->done = PETSC_TRUE, e->romberg = s->romberg;
-  for (int i = 0; i < 3; i++)
+  e->done = PETSC_TRUE, e->romberg = s->romberg, e->ngrids = K;
+  for (PetscInt i = 0; i < K; i++)
     e->N[i] = L[i].N, Q[i] = L[i].r.J;
-  Richardson3(Q, W, e->romberg, &e->J, &e->J_error, &e->J_order, &e->J_roundoff);
-  for (int i = 0; i < 3; i++)
+  RichardsonK(Q, K, W, e->romberg, ps, &e->J, &e->J_error, &e->J_order, &e->J_roundoff, &far[0]);
+  for (PetscInt i = 0; i < K; i++)
     Q[i] = L[i].r.H_mean;
-  Richardson3(Q, W, e->romberg, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff);
-  for (int i = 0; i < 3; i++)
+  RichardsonK(Q, K, W, e->romberg, ps, &e->H_mean, &e->H_mean_error, &e->H_mean_order, &e->H_mean_roundoff, &far[1]);
+  for (PetscInt i = 0; i < K; i++)
     Q[i] = L[i].r.T;
   if (s->prob->free_T)
-    Richardson3(Q, W, e->romberg, &e->T, &e->T_error, &e->T_order, &e->T_roundoff);
+    RichardsonK(Q, K, W, e->romberg, ps, &e->T, &e->T_error, &e->T_order, &e->T_roundoff, &far[2]);
   else
     e->T = s->res.T;
   e->pre_asymptotic =
       (PetscBool)((!e->J_roundoff && Far(e->J_order, ps)) || (!e->H_mean_roundoff && Far(e->H_mean_order, ps)) ||
-                  (s->prob->free_T && !e->T_roundoff && Far(e->T_order, ps)));
+                  (s->prob->free_T && !e->T_roundoff && Far(e->T_order, ps)) || far[0] || far[1] || far[2]);
   /* the states at the nodes of N/2; the error estimate at those of N/4 */
   PetscCall(PetscFree(s->Xext));
   PetscCall(PetscMalloc1((Nh + 1) * dim, &s->Xext));
   for (PetscInt k = 0; k <= Nh; k++)
     for (PetscInt i = 0; i < dim; i++)
-      s->Xext[k * dim + i] = (W * L[2].x[2 * k * w + i] - L[1].x[k * w + i]) / (W - 1);
+      s->Xext[k * dim + i] = (W * L[K - 1].x[2 * k * w + i] - L[K - 2].x[k * w + i]) / (W - 1);
   for (PetscInt k = 0; k <= N / 4; k++)
     for (PetscInt i = 0; i < dim; i++) {
-      PetscReal R0 = (W * L[1].x[2 * k * w + i] - L[0].x[k * w + i]) / (W - 1);
+      PetscReal R0 = (W * L[K - 2].x[2 * k * w + i] - L[K - 3].x[k * w + i]) / (W - 1);
       xerr         = PetscMax(xerr, PetscAbsReal(s->Xext[2 * k * dim + i] - R0) / (4 * W - 1));
     }
   e->states_error = xerr;
-  for (int i = 0; i < 3; i++)
+  for (PetscInt i = 0; i < K; i++)
     PetscCall(FreeLevel(&L[i]));
   e->wall_time_s = MPI_Wtime() - t0;
   PetscCallMPI(MPI_Bcast(&e->wall_time_s, 1, MPIU_REAL, 0, comm));
@@ -398,13 +429,13 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
 }
 
 /*@ HsSolverSolveExtrapolated - the solve and Richardson's extrapolation of HsSolverExtrapolate(), its grids solved
-    from the coarsest up (grid sequencing): N/4 from the solver's start, N/2 from that solution, then HsSolverSolve()
-    at N from N/2's.
+    from the coarsest up (grid sequencing): N/4 (N/2^(K-1), HsSolverSetExtrapolateGrids()) from the solver's start,
+    each finer one from the one below, then HsSolverSolve() at N from N/2's.
 
   Collective.
 
   Input Parameter:
-. s - the solver (N a multiple of 4, at least 8)
+. s - the solver (N a multiple of 2^(K-1), at least 2^K; K = 3 by default)
 
   Options Database Key:
 . -hs_extrapolate_coarse_first <true> - the hamshoot executable's -hs_extrapolate does this (false: the solve at N
@@ -423,9 +454,9 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
 @*/
 PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
 {
-  Level     L[3];
+  Level     L[HS_EXTRAP_GRIDS_MAX];
   Stored    g;
-  PetscInt  N;
+  PetscInt  N, K = s->ext_grids, f = (PetscInt)1 << (K - 1), nl;
   PetscReal t0, tc;
   HsResults r;
 
@@ -433,7 +464,7 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(HsSolverSetUp(s));
   N = s->N;
-  if (N % 4 || N < 8 || s->restart_pending || (s->warm && s->solved) || s->guess_type == HS_GUESS_DIRECT) {
+  if (N % f || N < 2 * f || s->restart_pending || (s->warm && s->solved) || s->guess_type == HS_GUESS_DIRECT) {
     PetscCall(HsSolverSolve(s));
     PetscCall(HsSolverGetResults(s, &r));
     if (r.converged)
@@ -443,20 +474,19 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   t0    = MPI_Wtime();
   g.has = (PetscBool)(s->guess != NULL);
   g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
-  PetscCall(SolveGrid(s, N / 4, g.has ? &g.L : NULL, s->strategy, &L[0]));
-  if (L[0].r.converged)
-    PetscCall(SolveGrid(s, N / 2, &L[0], s->strategy, &L[1]));
-  if (!strcmp(L[0].r.status, "INTERRUPTED") || (L[0].r.converged && !strcmp(L[1].r.status, "INTERRUPTED"))) {
-    PetscInt i = L[0].r.converged ? 1 : 0;                 /* the grid the signal stopped */
-    PetscCall(CheckpointCoarse(s, &L[i], i ? L[0].N : 0)); /* the caller exits with status 3 */
-    for (; i >= 0; i--)
+  PetscCall(SolveGrid(s, N / f, g.has ? &g.L : NULL, s->strategy, &L[0]));
+  for (nl = 1; nl < K - 1 && L[nl - 1].r.converged; nl++) /* L[0 .. nl-1] solved, the last converged or not */
+    PetscCall(SolveGrid(s, 2 * L[nl - 1].N, &L[nl - 1], s->strategy, &L[nl]));
+  if (!strcmp(L[nl - 1].r.status, "INTERRUPTED")) {
+    PetscCall(CheckpointCoarse(s, &L[nl - 1], nl > 1 ? L[nl - 2].N : 0)); /* the caller exits with status 3 */
+    for (PetscInt i = nl - 1; i >= 0; i--)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
   }
-  if (!L[0].r.converged || !L[1].r.converged) { /* the solve at N first, then the coarse grids from it */
+  if (!L[nl - 1].r.converged) { /* the solve at N first, then the coarse grids from it */
     PetscCall(PetscInfo(s, "-hs_extrapolate: N = %" PetscInt_FMT " did not converge from the coarse start; N first\n",
-                        L[0].r.converged ? N / 2 : N / 4));
-    for (int i = L[0].r.converged ? 1 : 0; i >= 0; i--)
+                        L[nl - 1].N));
+    for (PetscInt i = nl - 1; i >= 0; i--)
       PetscCall(FreeLevel(&L[i]));
     PetscCall(HsSolverSolve(s));
     PetscCall(HsSolverGetResults(s, &r));
@@ -465,28 +495,28 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
     PetscFunctionReturn(0);
   }
   if (s->monitor)
-    for (int i = 0; i < 2; i++)
+    for (PetscInt i = 0; i < K - 1; i++)
       PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
                             "  -hs_extrapolate (coarse first): N = %-7" PetscInt_FMT " J^d = %.12g  (%" PetscInt_FMT
                             " Newton iterations)\n",
                             L[i].N, (double)L[i].r.J, L[i].r.newton_iterations));
   TakeStored(s, &g); /* s starts from N/2's solution; its own guess back after */
-  PetscCall(HsSolverSetInitialGuess(s, N / 2, L[1].x));
-  s->guess_T = s->prob->free_T ? L[1].r.T : 0, s->guess_nodal = L[1].nodal;
+  PetscCall(HsSolverSetInitialGuess(s, N / 2, L[K - 2].x));
+  s->guess_T = s->prob->free_T ? L[K - 2].r.T : 0, s->guess_nodal = L[K - 2].nodal;
   PetscCall(PetscSNPrintf(s->guess_source, sizeof s->guess_source,
                           "grid sequencing (-hs_extrapolate): the solution at N/2 = %" PetscInt_FMT
-                          ", from N/4 = %" PetscInt_FMT,
-                          N / 2, N / 4));
+                          ", from N/%" PetscInt_FMT " = %" PetscInt_FMT,
+                          N / 2, f, N / f));
   tc = MPI_Wtime() - t0;
   PetscCall(HsSolverSolve(s));
   PetscCall(PutStored(s, &g));
   PetscCall(HsSolverGetResults(s, &r));
   if (!r.converged || s->interrupted) {
-    for (int i = 1; i >= 0; i--)
+    for (PetscInt i = K - 2; i >= 0; i--)
       PetscCall(FreeLevel(&L[i]));
     PetscFunctionReturn(0);
   }
-  PetscCall(TakeLevel(s, &L[2]));
+  PetscCall(TakeLevel(s, &L[K - 1]));
   PetscCall(ExtrapolateLevels(s, L, MPI_Wtime() - tc));
   PetscFunctionReturn(0);
 }

@@ -82,6 +82,7 @@ struct _p_HsSolver {
   PetscReal      noise_factor;  /* -hs_snes_noise */
   PetscInt       polish_max;    /* -hs_snes_polish: at most this many polish steps (0: none) */
   PetscBool      romberg;       /* -hs_extrapolate_romberg: HsSolverExtrapolate eliminates h^p and h^(p+2) */
+  PetscInt       ext_grids;     /* -hs_extrapolate_grids: HsSolverExtrapolate's K grids N/2^(K-1) .. N */
   HsLinearSolver linear_solver; /* -hs_linear_solver */
   PetscBool      monitor;       /* -hs_monitor */
   PetscBool      warm;          /* HsSolverSetWarmStart */

@@ -241,8 +241,10 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
     s->ops->writesummary(s, f);
   if (r->extrap.done) { /* an order at round-off is null (docs/accuracy.md) */
     const HsExtrap *e = &r->extrap;
-    fprintf(f, "  \"extrapolation\": {\"grids\": [%d, %d, %d], \"J\": %.17g, \"J_error\": %.17g, ", (int)e->N[0],
-            (int)e->N[1], (int)e->N[2], (double)e->J, (double)e->J_error);
+    fprintf(f, "  \"extrapolation\": {\"grids\": [");
+    for (PetscInt i = 0; i < e->ngrids; i++) /* coarsest first */
+      fprintf(f, "%s%d", i ? ", " : "", (int)e->N[i]);
+    fprintf(f, "], \"J\": %.17g, \"J_error\": %.17g, ", (double)e->J, (double)e->J_error);
     OrderMember(f, "J_order", e->J_order, e->J_roundoff);
     fprintf(f, " \"H_mean\": %.17g, \"H_mean_error\": %.17g, ", (double)e->H_mean, (double)e->H_mean_error);
     OrderMember(f, "H_mean_order", e->H_mean_order, e->H_mean_roundoff);

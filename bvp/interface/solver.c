@@ -87,6 +87,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->mumps_icntl14  = HS_MUMPS_ICNTL14_DEFAULT;
   s->noise_factor   = HS_NOISE_FACTOR_DEFAULT;
   s->polish_max     = HS_POLISH_MAX_DEFAULT;
+  s->ext_grids      = HS_EXTRAP_GRIDS_DEFAULT;
   s->iT             = -1;
   s->polish_it      = -1;
   s->in_place       = PETSC_TRUE;
@@ -696,6 +697,57 @@ PetscErrorCode HsSolverSetExtrapolateRomberg(HsSolver s, PetscBool flg)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   s->romberg = flg;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetExtrapolateGrids - the number K of grids of HsSolverExtrapolate() and HsSolverSolveExtrapolated():
+    N/2^(K-1), ..., N/2, N.
+
+  Logically collective.
+
+  Input Parameters:
++ s - the solver
+- K - 3 (HS_EXTRAP_GRIDS_DEFAULT) to HS_EXTRAP_GRIDS_MAX (5)
+
+  Options Database Key:
+. -hs_extrapolate_grids <K>
+
+  Notes:
+  With HsSolverSetExtrapolateRomberg() J^d, the mean of H^d and a free T are the Romberg table over all K grids:
+  h^p, h^(p+2), ..., h^(p+2K-4) eliminated (symmetric schemes: error O(h^(p+2K-2))), its error estimate the size
+  of the table's last correction. Without it the value is Richardson's of the two finest grids whatever K, and its
+  error estimate and observed order those of the three finest (K = 3 gives today's results bit for bit); the coarser
+  grids then only add observed orders. N must be a multiple of 2^(K-1), with N/2^(K-1) >= 2.
+
+.seealso: HsSolverExtrapolate(), HsSolverSetExtrapolateRomberg()
+@*/
+PetscErrorCode HsSolverSetExtrapolateGrids(HsSolver s, PetscInt K)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  PetscCheck(K >= 3 && K <= HS_EXTRAP_GRIDS_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_extrapolate_grids %" PetscInt_FMT " must be in [3, %d]", K, HS_EXTRAP_GRIDS_MAX);
+  s->ext_grids = K;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetExtrapolateGrids - the number K of grids of HsSolverExtrapolate() (HsSolverSetExtrapolateGrids()).
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. K - the number of grids
+
+.seealso: HsSolverSetExtrapolateGrids()
+@*/
+PetscErrorCode HsSolverGetExtrapolateGrids(HsSolver s, PetscInt *K)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  *K = s->ext_grids;
   PetscFunctionReturn(0);
 }
 

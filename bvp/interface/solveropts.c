@@ -96,6 +96,22 @@ static PetscErrorCode RombergOption(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_extrapolate_grids (bvp/drivers/study.c) */
+static PetscErrorCode ExtrapGridsOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscInt  K;
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_extrapolate_grids",
+                         "-hs_extrapolate's number K of grids N/2^(K-1) .. N, 3 to 5 (with -hs_extrapolate_romberg "
+                         "the Romberg table over all of them)",
+                         "HsSolverSetExtrapolateGrids", s->ext_grids, &K, &flg, 3, HS_EXTRAP_GRIDS_MAX));
+  if (flg)
+    PetscCall(HsSolverSetExtrapolateGrids(s, K));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_output_format <csv|hdf5|auto> [HsSolverSetOutputFormat]: without HDF5 in PETSc, hdf5 is an error here. */
 static PetscErrorCode OutputFormatOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -436,6 +452,7 @@ static PetscErrorCode GuessOptions(PetscOptionItems *PetscOptionsObject, HsSolve
 . -hs_snes_noise <c> - [HsSolverSetNoiseFactor]
 . -hs_snes_polish <k> - [HsSolverSetPolish]
 . -hs_extrapolate_romberg <bool> - [HsSolverSetExtrapolateRomberg]
+. -hs_extrapolate_grids <K> - [HsSolverSetExtrapolateGrids]
 . -hs_linear_solver <auto|band|mumps|drop|slab> - [HsSolverSetLinearSolver]
 . -hs_in_place <bool> - [HsSolverSetInPlace]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
@@ -521,6 +538,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
   HsOptionsCall(RombergOption(PetscOptionsObject, s));
+  HsOptionsCall(ExtrapGridsOption(PetscOptionsObject, s));
   HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
                               "HsSolverSetMonitor", s->monitor, &b, &flg));
   if (flg)

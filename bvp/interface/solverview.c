@@ -65,16 +65,17 @@ static PetscErrorCode ViewExtrapolation(HsSolver s, PetscViewer viewer)
   const HsExtrap *e    = &s->res.extrap;
   const PetscReal p[3] = {e->J_order, e->H_mean_order, e->T_order};
   const PetscBool z[3] = {e->J_roundoff, e->H_mean_roundoff, e->T_roundoff};
-  char            o[3][32];
+  char            o[3][32], g[HS_EXTRAP_GRIDS_MAX * 24] = "";
+  size_t          len = 0;
 
   PetscFunctionBeginUser;
   for (int i = 0; i < 3; i++) /* differences at round-off have no order (docs/accuracy.md) */
     PetscCall(z[i] ? PetscSNPrintf(o[i], sizeof o[i], "differences at round-off")
                    : PetscSNPrintf(o[i], sizeof o[i], "observed order %.2f", (double)p[i]));
-  PetscCall(PetscViewerASCIIPrintf(
-      viewer,
-      "  extrapolated J     %.12g +- %.1e   (%s of N = %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "; %s)\n",
-      (double)e->J, (double)e->J_error, e->romberg ? "Romberg" : "Richardson", e->N[0], e->N[1], e->N[2], o[0]));
+  for (PetscInt i = 0; i < e->ngrids; i++, len = strlen(g)) /* the grids, coarsest first */
+    PetscCall(PetscSNPrintf(g + len, sizeof g - len, "%s%" PetscInt_FMT, i ? ", " : "", e->N[i]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated J     %.12g +- %.1e   (%s of N = %s; %s)\n", (double)e->J,
+                                   (double)e->J_error, e->romberg ? "Romberg" : "Richardson", g, o[0]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  extrapolated H^d   %.12g +- %.1e   (mean; %s)\n", (double)e->H_mean,
                                    (double)e->H_mean_error, o[1]));
   if (s->prob->free_T)
