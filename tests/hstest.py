@@ -56,6 +56,7 @@ import hs_reliability
 import hs_security
 import hs_security17
 import hs_security18
+import hs_reliability19
 import hs_singular
 import hs_solvers
 import hs_study_report
@@ -91,6 +92,7 @@ MODULES += (hs_satellite_rest,)  # issue 40: rest to rest with conserved quantit
 MODULES += (hs_satellite_guess,)  # issue 40: -hs_guess_costates implied (the satellite from a state guess)
 MODULES += (hs_security17,)  # issue 38: security round 17
 MODULES += (hs_security18,)  # issue 38: security round 18
+MODULES += (hs_reliability19,)  # issue 38: the open items of rounds 17 and 18, 2-rank reproducibility
 
 
 def tests():
