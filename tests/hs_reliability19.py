@@ -2,10 +2,15 @@
 """hamshoot system tests (tests/hstest.py): issue 38's open items of rounds 17 and 18 (docs/reliability.md). Each
 assertion failed on the code before its fix:
 
-  h5_swap     -hs_init FILE.h5 while another process swaps the name between a trajectory.h5 and a FIFO (2 ranks, 8
+  h5_swap     -hs_init FILE.h5 while another process swaps the name between a trajectory.h5 and a FIFO (2 ranks, 10
               runs): each run ends, either from the file's data (the J^d of a run from it alone) or refused naming the
               FIFO; no run reads the path twice (rank 0 had checked the name, then every rank opened it again by
               its path through HDF5: a FIFO swapped in blocked that open, the run hung)
+  conserved_dependent
+              'conserved:' of invariants whose directions grad_p I are dependent at the end state (L and L2 = 2L on
+              the wheel in directors; K, L and Lm = L - K, each a distinct expression) is refused before the solve,
+              exit 1, naming the dependent invariant and those it depends on (it had ended DIVERGED_LINEAR_SOLVE,
+              exit 2, naming none); the wheel as shipped (conserved: L) still converges
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -62,7 +67,7 @@ def t_h5_swap():
         th.start()
         seen = {0: 0, 1: 0}
         try:
-            for k in range(8):
+            for k in range(10):
                 rc, out = run2(base + ["-hs_init", "init.h5", "-o", "r%d" % k], d, timeout=30)
                 check(rc in (0, 1), "run %d with the name swapping: %s\n%s" %
                       (k, "hung (killed after 30 s)" if rc is None else "exit %s" % rc, out[-400:]))
@@ -79,3 +84,29 @@ def t_h5_swap():
             stop.set()
             th.join()
         print("runs from the file: %d, refused (a FIFO at the open): %d" % (seen[0], seen[1]))
+
+
+def t_conserved_dependent():
+    """dependent 'conserved:' directions (L, 2L; K, L, L - K) named before the solve; an independent one solves."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "wheel_rest_directors.ocp")
+    with open(here) as f:
+        text = f.read()
+    check("conserved: L\n" in text, "wheel_rest_directors.ocp no longer says 'conserved: L'")
+    L = "a1*p_a2 - a2*p_a1 + b1*p_b2 - b2*p_b1"
+    cases = (("L2", "invariant L2: 2*(%s)\nconserved: L, L2\n" % L, "grad_p L2", "'L'"),
+             ("Lm", "invariant K: b1*p_b2 - b2*p_b1\ninvariant Lm: a1*p_a2 - a2*p_a1\nconserved: K, L, Lm\n",
+              "grad_p Lm", "'K', 'L'"))
+    with tempfile.TemporaryDirectory() as d:
+        for name, lines, what, on in cases:
+            with open(os.path.join(d, name + ".ocp"), "w") as f:
+                f.write(text.replace("conserved: L\n", lines))
+            p = subprocess.run([HAMSHOOT, "-problem", name + ".ocp", "-hs_check_extremal", "no"], env=ENV, cwd=d,
+                               capture_output=True, text=True, timeout=120)
+            out = p.stdout + p.stderr
+            check(p.returncode == 1 and "conserved: the direction %s at the end state is a combination of the "
+                  "constraint gradients and grad_p of %s" % (what, on) in out and "Newton" not in out,
+                  "conserved %s: exit %d\n%s" % (name, p.returncode, out[-500:]))
+        p = subprocess.run([HAMSHOOT, "-problem", here, "-hs_check_extremal", "no", "-o", "o"], env=ENV, cwd=d,
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and summary(os.path.join(d, "o"))["converged"],
+              "the wheel as shipped: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-400:]))
