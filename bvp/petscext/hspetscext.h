@@ -28,7 +28,8 @@ PetscErrorCode HsAIJPartsGet(Mat A, PetscBool write, HsAIJParts *p);
 PetscErrorCode HsDMGetGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsDMRestoreGhosted(DM da, Vec X, Vec *Xl);
 PetscErrorCode HsAIJPartsRestore(HsAIJParts *p);
-PetscErrorCode HsAIJCreateFromParts(MPI_Comm comm, PetscInt m, PetscInt *ia, PetscInt *ja, PetscInt *oi, PetscInt *oj, Mat *J);
+PetscErrorCode HsAIJCreateFromParts(MPI_Comm comm, PetscInt m, PetscInt *ia, PetscInt *ja, PetscInt *oi, PetscInt *oj,
+                                    Mat *J);
 
 /* mumps.c */
 PetscErrorCode HsPCGetMumpsFactor(PC pc, Mat *F);
@@ -41,9 +42,13 @@ PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *k
 #define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */
 PetscErrorCode PCCreate_HsBand(PC pc);
 PetscErrorCode PCCreate_HsDrop(PC pc);
-#define PCHSSLAB "hsslab" /* -pc_type hsslab: slabs by sequential MUMPS, their interface by cyclic reduction (pcslab.c) */
+#define PCHSSLAB                                                                                                       \
+  "hsslab" /* -pc_type hsslab: slabs by sequential MUMPS, their interface by cyclic reduction (pcslab.c) */
 #define HS_SLAB_ORDERING_DEFAULT 2 /* -pc_hsslab_ordering: MUMPS ICNTL(7) of a slab without interface (AMF) */
 PetscErrorCode PCCreate_HsSlab(PC pc);
+#define PCHSGATHER                                                                                                     \
+  "hsgather" /* -pc_type hsgather: the whole operator's LU by sequential MUMPS on every rank (pcgather.c) */
+PetscErrorCode PCCreate_HsGather(PC pc);
 PetscErrorCode HsDropMatch(MPI_Comm comm, PetscInt M, PetscInt m, const PetscInt *kstart, const PetscInt *kcol,
                            const PetscScalar *kval, PetscInt *colrow, PetscInt *sign);
 #define SNESLINESEARCHHSBT "hsbt" /* the Newton formulations' line search */
