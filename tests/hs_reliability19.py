@@ -16,6 +16,11 @@ assertion failed on the code before its fix:
               same J^d to the last bit and the same Newton iterations (MUMPS' parallel LU of the outer system had
               given J^d ...271 or ...265 from run to run; the outer system is now factored whole on every rank by
               sequential MUMPS, PC hsgather); J^d within 1e-13 of the 1-rank run's
+  coarse_periodic
+              -hs_checkpoint_every 1 with -hs_extrapolate (kepler N = 40000, 2 ranks) killed by SIGKILL during the
+              coarse grid N/4 (no signal handler runs): the periodic checkpoint written there (s's at N, the grid's
+              iterate interpolated) exists, and -hs_restart from it reaches the uninterrupted run's J^d to 1e-14
+              (there had been no periodic checkpoint inside the coarse grids: nothing to resume from)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -25,6 +30,7 @@ import subprocess
 import tempfile
 import threading
 
+from hs_reliability import rank_pids
 from hs_util import ENV, HAMSHOOT, MPIEXEC, check
 
 
@@ -142,3 +148,37 @@ def t_reproducible():
             j2 = float.fromhex(min(seen)[0]) if seen else float("nan")
             check(p.returncode == 0 and abs(j2 - one) <= 1e-13 * abs(one),
                   "%s: 2 ranks J^d %r, 1 rank %r" % (prob, j2, one))
+
+
+def t_coarse_periodic():
+    """a periodic checkpoint inside -hs_extrapolate's coarse grid N/4, the run killed (SIGKILL), resumed to its J^d."""
+    args = ["-problem", "kepler", "-N", "40000", "-hs_extrapolate", "-hs_check_extremal", "no", "-quiet",
+            "-hs_grid_snes_monitor", "ascii", "-hs_checkpoint_every", "1"]
+    with tempfile.TemporaryDirectory() as d:
+        rc, out = run2(args + ["-o", "ref"], d)
+        check(rc == 0, "the uninterrupted run: exit %s\n%s" % (rc, out[-400:]))
+        p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"], env=ENV, cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        text = []
+        for line in p.stdout:  # N/4's iteration 2 printed: its checkpoint after iteration 1 is written
+            text.append(line)
+            if "  2 SNES Function norm" in line:
+                for pid in rank_pids(p.pid):
+                    os.kill(pid, signal.SIGKILL)
+                break
+        try:
+            p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+        text = "".join(text)
+        ck = os.path.join(d, "out", "checkpoint")
+        check("  2 SNES Function norm" in text and "-hs_extrapolate (coarse" not in text,
+              "not killed in the coarse grid N/4:\n%s" % text[-400:])
+        check(os.path.exists(os.path.join(ck, "iterate.bin")), "no periodic checkpoint in %s after N/4's iterations" % ck)
+        rc, out = run2(args + ["-o", "res", "-hs_restart", ck], d)
+        check(rc == 0, "-hs_restart %s: exit %s\n%s" % (ck, rc, out[-400:]))
+        if rc == 0:
+            j, jref = summary(os.path.join(d, "res"))["J"], summary(os.path.join(d, "ref"))["J"]
+            print("resumed J^d %r, uninterrupted %r, relative %.2g" % (j, jref, abs(j - jref) / abs(jref)))
+            check(abs(j - jref) <= 1e-14 * abs(jref), "resumed J^d %r, uninterrupted %r" % (j, jref))

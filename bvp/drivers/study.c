@@ -110,7 +110,10 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
 /* The problem of s at N intervals by Newton from the solution `from` interpolated in time (NULL: the default guess;
  * strategy: newton, or auto for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its
  * solution. */
-static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, Level *L)
+static PetscErrorCode CheckpointCoarsePeriodic(HsSolver, HsSolver, PetscBool *, char *, size_t);
+
+static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, PetscBool coarse,
+                                Level *L)
 {
   HsSolver    t;
   SNES        snes;
@@ -128,6 +131,10 @@ static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStr
     t->guess_T = s->prob->free_T ? from->r.T : 0, t->guess_nodal = from->nodal; /* node costates: cubics (guess.c) */
   }
   PetscCall(HsSolverSetUp(t));
+  if (coarse && s->ckpt_dir[0]) { /* -hs_checkpoint_every in a coarse grid: s's checkpoint at N (issue 38) */
+    t->ckpt_parent = s, t->ckpt_parent_write = CheckpointCoarsePeriodic;
+    t->ckpt_every_its = s->ckpt_every_its, t->ckpt_every_s = s->ckpt_every_s, t->ckpt_last_t = s->ckpt_last_t;
+  }
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
   PetscCall(HsSolverSolve(t));
@@ -152,7 +159,7 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
   MPI_Comm comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  PetscCall(SolveGrid(s, N, from, HS_STRATEGY_NEWTON, L));
+  PetscCall(SolveGrid(s, N, from, HS_STRATEGY_NEWTON, PETSC_FALSE, L));
   L->retried = PETSC_FALSE;
   if (!L->r.converged && s->strategy == HS_STRATEGY_AUTO && strcmp(L->r.status, "INTERRUPTED")) {
     PetscCall(PetscPrintf(comm,
@@ -160,7 +167,7 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
                           "-hs_strategy auto\n",
                           why, N, from->N, L->r.status));
     PetscCall(FreeLevel(L));
-    PetscCall(SolveGrid(s, N, from, HS_STRATEGY_AUTO, L));
+    PetscCall(SolveGrid(s, N, from, HS_STRATEGY_AUTO, PETSC_FALSE, L));
     L->retried = PETSC_TRUE;
   }
   if (!L->r.converged) {
@@ -341,30 +348,57 @@ static PetscErrorCode PutStored(HsSolver s, Stored *g)
   PetscFunctionReturn(0);
 }
 
+/* The checkpoint of s at N from a coarse grid's level L (its iterate interpolated to N, as the solve at N starts from
+ * N/2's solution, at L's smoothing of bounded controls); s's own guess kept. Collective. */
+static PetscErrorCode WriteCoarse(HsSolver s, const Level *L, PetscBool *failed, char *err, size_t len)
+{
+  Stored    g;
+  PetscReal e = s->bnd_e_now;
+
+  PetscFunctionBeginUser;
+  TakeStored(s, &g); /* s's own guess back after */
+  PetscCall(HsSolverSetInitialGuess(s, L->N, L->x));
+  s->guess_T = s->prob->free_T ? L->r.T : 0, s->guess_nodal = L->nodal;
+  PetscCall((*s->ops->guess)(s, s->X));
+  PetscCall(PutStored(s, &g));
+  s->bnd_e_now = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
+  PetscCall(HsSolverWriteCheckpoint(s, s->X, 0, failed, err, len));
+  s->bnd_e_now = e;
+  PetscFunctionReturn(0);
+}
+
+/* -hs_checkpoint_every during a coarse grid of HsSolverSolveExtrapolated (HsSolverCheckpointPoll of the grid's
+ * sub-solver t, at the end of a Newton iteration): s's checkpoint at N from t's iterate, as a signal's
+ * (CheckpointCoarse), so that -hs_restart resumes from the coarse grid's work (issue 38: the coarse grids had no
+ * periodic checkpoint). t's postsolve fills its node rows from the iterate. Collective. */
+static PetscErrorCode CheckpointCoarsePeriodic(HsSolver s, HsSolver t, PetscBool *failed, char *err, size_t len)
+{
+  Level L;
+
+  PetscFunctionBeginUser;
+  if (t->ops->postsolve) /* the node rows from the iterate; the transcription's are its iterate */
+    PetscCall((*t->ops->postsolve)(t));
+  PetscCall(TakeLevel(t, &L));
+  PetscCall(WriteCoarse(s, &L, failed, err, len));
+  PetscCall(FreeLevel(&L));
+  t->ckpt_last_t = s->ckpt_last_t;
+  PetscFunctionReturn(0);
+}
+
 /* SIGTERM during HsSolverSolveExtrapolated's coarse grid L (done: the grid before it, converged, or 0): the checkpoint
  * of s at N is L's iterate at the signal interpolated to N (as the solve at N starts from N/2's solution), at L's
  * smoothing of bounded controls, so that -hs_restart resumes at N with that work kept (round 18: it had exited 3 with
  * no checkpoint, the coarse grids lost). Marks s interrupted. Collective. */
 static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done)
 {
-  Stored    g;
   PetscBool failed                            = PETSC_TRUE;
   char      err[2 * PETSC_MAX_PATH_LEN + 128] = "", fin[64] = "";
-  PetscReal e = s->bnd_e_now;
 
   PetscFunctionBeginUser;
   if (done)
     PetscCall(PetscSNPrintf(fin, sizeof fin, "N = %" PetscInt_FMT " converged, ", done));
-  if (s->ckpt_dir[0]) {
-    TakeStored(s, &g); /* s's own guess back after */
-    PetscCall(HsSolverSetInitialGuess(s, L->N, L->x));
-    s->guess_T = s->prob->free_T ? L->r.T : 0, s->guess_nodal = L->nodal;
-    PetscCall((*s->ops->guess)(s, s->X));
-    PetscCall(PutStored(s, &g));
-    s->bnd_e_now = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
-    PetscCall(HsSolverWriteCheckpoint(s, s->X, 0, &failed, err, sizeof err));
-    s->bnd_e_now = e;
-  }
+  if (s->ckpt_dir[0])
+    PetscCall(WriteCoarse(s, L, &failed, err, sizeof err));
   s->interrupted = PETSC_TRUE;
   if (failed)
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
@@ -426,9 +460,9 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   t0    = MPI_Wtime();
   g.has = (PetscBool)(s->guess != NULL);
   g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
-  PetscCall(SolveGrid(s, N / 4, g.has ? &g.L : NULL, s->strategy, &L[0]));
+  PetscCall(SolveGrid(s, N / 4, g.has ? &g.L : NULL, s->strategy, PETSC_TRUE, &L[0]));
   if (L[0].r.converged)
-    PetscCall(SolveGrid(s, N / 2, &L[0], s->strategy, &L[1]));
+    PetscCall(SolveGrid(s, N / 2, &L[0], s->strategy, PETSC_TRUE, &L[1]));
   if (!strcmp(L[0].r.status, "INTERRUPTED") || (L[0].r.converged && !strcmp(L[1].r.status, "INTERRUPTED"))) {
     PetscInt i = L[0].r.converged ? 1 : 0;                 /* the grid the signal stopped */
     PetscCall(CheckpointCoarse(s, &L[i], i ? L[0].N : 0)); /* the caller exits with status 3 */

@@ -75,47 +75,50 @@ struct _p_HsSolver {
   PetscReal bnd_eps0, bnd_factor, bnd_eps_min; /* bounded controls: -hs_bounds_eps0, _eps_factor, _eps_min (bounds.c) */
   PetscReal bnd_e_now;     /* the eps-continuation's smoothing now, relative (-1: outside it): bounds_smoothing */
   PetscReal restart_bnd_e; /* -hs_restart: the smoothing its checkpoint was taken at, to go on from there (-1: none) */
-  PetscReal     *bnd_sw; /* rank 0: bnd_nsw switches (control, bound -1/+1, time) of the last solution (bounds.c) */
-  PetscInt      *bnd_at; /* rank 0: per control the intervals at the lower and at the upper bound */
-  PetscInt       bnd_nsw;
-  PetscReal      roundoff;      /* -hs_snes_roundoff */
-  PetscReal      noise_factor;  /* -hs_snes_noise */
-  PetscInt       polish_max;    /* -hs_snes_polish: at most this many polish steps (0: none) */
-  HsLinearSolver linear_solver; /* -hs_linear_solver */
-  PetscBool      monitor;       /* -hs_monitor */
-  PetscBool      warm;          /* HsSolverSetWarmStart */
-  PetscReal     *guess;         /* initial guess: guess_N+1 rows of 4n, on every rank */
-  PetscInt       guess_N;
-  PetscBool      guess_nodal;          /* its costates at the nodes (conserving4's): cubic interpolation, guess.c */
-  PetscReal      guess_T;              /* a free final time read with -hs_init (summary.json beside it); 0: none */
-  PetscBool      setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
-  PetscInt       mumps_icntl14;        /* MUMPS workspace relaxation in use (doubled by a retry) */
-  HsDirectSolver direct_solver;        /* -hs_direct_solver */
-  HsGuessType    guess_type;           /* -hs_initial_guess */
+  PetscReal      *bnd_sw;  /* rank 0: bnd_nsw switches (control, bound -1/+1, time) of the last solution (bounds.c) */
+  PetscInt       *bnd_at;  /* rank 0: per control the intervals at the lower and at the upper bound */
+  PetscInt        bnd_nsw;
+  PetscReal       roundoff;      /* -hs_snes_roundoff */
+  PetscReal       noise_factor;  /* -hs_snes_noise */
+  PetscInt        polish_max;    /* -hs_snes_polish: at most this many polish steps (0: none) */
+  HsLinearSolver  linear_solver; /* -hs_linear_solver */
+  PetscBool       monitor;       /* -hs_monitor */
+  PetscBool       warm;          /* HsSolverSetWarmStart */
+  PetscReal      *guess;         /* initial guess: guess_N+1 rows of 4n, on every rank */
+  PetscInt        guess_N;
+  PetscBool       guess_nodal;          /* its costates at the nodes (conserving4's): cubic interpolation, guess.c */
+  PetscReal       guess_T;              /* a free final time read with -hs_init (summary.json beside it); 0: none */
+  PetscBool       setfromoptionscalled; /* then SetUp applies SNESSetFromOptions */
+  PetscInt        mumps_icntl14;        /* MUMPS workspace relaxation in use (doubled by a retry) */
+  HsDirectSolver  direct_solver;        /* -hs_direct_solver */
+  HsGuessType     guess_type;           /* -hs_initial_guess */
   HsGuessCostates guess_costates;       /* -hs_guess_costates */
   PetscBool       guess_implied_done;   /* the formulation's guess op computed the implied costates */
-  PetscReal      hom_theta;            /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
-  char           guess_info[256];      /* how the initial guess was made (-hs_initial_guess direct) */
-  char           guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */
-  HsStrategy     strategy;                              /* -hs_strategy (bvp/drivers/strategy.c) */
-  char           strategy_continue[256];                /* -hs_strategy_continue NAME=FROM,... */
-  PetscBool      in_strategy;   /* a fallback of the strategy is running (its solves make no attempts of their own) */
-  PetscReal      strategy_time; /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
-  PetscReal      deadline;      /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
-  char           reached[128];  /* the furthest point the last bounded loop reached, or "" */
-  PetscReal     *lower_rows; /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
+  PetscReal       hom_theta;            /* costate homotopy in progress (< 1; HsDiscSetCostateHomotopy), else 1 */
+  char            guess_info[256];      /* how the initial guess was made (-hs_initial_guess direct) */
+  char            guess_source[PETSC_MAX_PATH_LEN + 16]; /* where the stored guess came from (-hs_init FILE) */
+  HsStrategy      strategy;                              /* -hs_strategy (bvp/drivers/strategy.c) */
+  char            strategy_continue[256];                /* -hs_strategy_continue NAME=FROM,... */
+  PetscBool       in_strategy;   /* a fallback of the strategy is running (its solves make no attempts of their own) */
+  PetscReal       strategy_time; /* -hs_strategy_time: seconds for the fallbacks, homotopy, continuation (0: none) */
+  PetscReal       deadline;      /* when the running bounded loop stops (MPI_Wtime of rank 0; 0: none) */
+  char            reached[128];  /* the furthest point the last bounded loop reached, or "" */
+  PetscReal      *lower_rows; /* the extremal check's lower minimum (N+1 rows of 4n, every rank; extremal.c) or NULL */
   /* checkpoints and restart (bvp/interface/checkpoint.c) */
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
   PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
-  char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
-  char      ckpt_layout[64];              /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
-  int       ckpt_pfd;                     /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
-  int       ckpt_hold;                    /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
-  int       ckpt_lock;                    /* rank 0: DIR.lock beside it, held (flock) from the set-up, or -1 */
-  PetscBool ckpt_explicit;                /* -hs_checkpoint given: its place is made and tried at the set-up */
-  char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
-  PetscBool interrupted;                  /* the last solve was stopped by a signal */
+  /* a sub-solve whose periodic checkpoints are its parent's (-hs_extrapolate's coarse grids: study.c) */
+  HsSolver ckpt_parent;
+  PetscErrorCode (*ckpt_parent_write)(HsSolver parent, HsSolver sub, PetscBool *failed, char *err, size_t len);
+  char      ckpt_extra[256]; /* the continuation's state, a JSON object ("" outside one) */
+  char      ckpt_layout[64]; /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
+  int       ckpt_pfd;        /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
+  int       ckpt_hold;       /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
+  int       ckpt_lock;       /* rank 0: DIR.lock beside it, held (flock) from the set-up, or -1 */
+  PetscBool ckpt_explicit;   /* -hs_checkpoint given: its place is made and tried at the set-up */
+  char      cont_info[512];  /* summary.json's "continuation": where this solution is ("" outside one) */
+  PetscBool interrupted;     /* the last solve was stopped by a signal */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
@@ -229,7 +232,8 @@ PetscErrorCode       HsSolverSetUpDiscretization(HsSolver s);
 int                  HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 /* outputh5.c: trajectory.h5 (-hs_output_format hdf5) written and read back (-hs_init) by every rank */
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[]);
-PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes, PetscReal *T);
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
+                                          PetscReal *T);
 int            HsIsTrajectoryH5(const char *path, int fd);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
