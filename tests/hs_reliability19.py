@@ -21,6 +21,12 @@ assertion failed on the code before its fix:
               coarse grid N/4 (no signal handler runs): the periodic checkpoint written there (s's at N, the grid's
               iterate interpolated) exists, and -hs_restart from it reaches the uninterrupted run's J^d to 1e-14
               (there had been no periodic checkpoint inside the coarse grids: nothing to resume from)
+  coarse_resume
+              SIGTERM in -hs_extrapolate's N/2 grid (kepler N = 80000, 2 ranks), then -hs_restart: the checkpoint says
+              its coarse grid (coarse_grid in checkpoint.json) and the restart solves N/4 from it, N/2, then N, in
+              order: the extrapolation as the uninterrupted run's (J^d 1e-14, Richardson's J 1e-13, the order within
+              0.01, not pre-asymptotic) (it had solved N first, then N/2 from N's solution: order 4.6, pre-asymptotic,
+              where the uninterrupted run's was 2.00)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -30,7 +36,7 @@ import subprocess
 import tempfile
 import threading
 
-from hs_reliability import rank_pids
+from hs_reliability import rank_pids, run_killed
 from hs_util import ENV, HAMSHOOT, MPIEXEC, check
 
 
@@ -182,3 +188,32 @@ def t_coarse_periodic():
             j, jref = summary(os.path.join(d, "res"))["J"], summary(os.path.join(d, "ref"))["J"]
             print("resumed J^d %r, uninterrupted %r, relative %.2g" % (j, jref, abs(j - jref) / abs(jref)))
             check(abs(j - jref) <= 1e-14 * abs(jref), "resumed J^d %r, uninterrupted %r" % (j, jref))
+
+
+def t_coarse_resume():
+    """a restart from -hs_extrapolate's coarse grid N/2 solves the grids in order: the uninterrupted extrapolation."""
+    args = ["-problem", "kepler", "-N", "80000", "-hs_extrapolate", "-hs_check_extremal", "no", "-quiet",
+            "-hs_grid_snes_monitor", "ascii"]
+    with tempfile.TemporaryDirectory() as d:
+        rc, out = run2(args + ["-o", "ref"], d)
+        check(rc == 0, "the uninterrupted run: exit %s\n%s" % (rc, out[-400:]))
+        od = os.path.join(d, "out")
+        text, rc = run_killed(args, 2, "  0 SNES Function norm", 2, outdir=od)  # N/4 converged, in N/2
+        ck = os.path.join(od, "checkpoint")
+        check(rc == 3 and "(N = 20000 converged, N = 40000 stopped)" in text, "SIGTERM in N/2: exit %s\n%s" %
+              (rc, text[-400:]))
+        with open(os.path.join(ck, "checkpoint.json")) as f:
+            check(json.load(f).get("coarse_grid") == 40000, "checkpoint.json does not say coarse_grid 40000")
+        rc, out = run2(args + ["-o", "res", "-hs_restart", ck], d)
+        check(rc == 0, "-hs_restart: exit %s\n%s" % (rc, out[-400:]))
+        if rc:
+            return
+        a, b = summary(os.path.join(d, "ref")), summary(os.path.join(d, "res"))
+        ea, eb = a["extrapolation"], b["extrapolation"]
+        print("J^d %r / %r, Richardson %r / %r, order %r / %r, pre-asymptotic %r / %r (uninterrupted / resumed)" %
+              (a["J"], b["J"], ea["J"], eb["J"], ea["J_order"], eb["J_order"], ea["pre_asymptotic"],
+               eb["pre_asymptotic"]))
+        check(abs(a["J"] - b["J"]) <= 1e-14 * abs(a["J"]) and abs(ea["J"] - eb["J"]) <= 1e-13 * abs(ea["J"]) and
+              abs(ea["J_order"] - eb["J_order"]) <= 0.01 and ea["pre_asymptotic"] == eb["pre_asymptotic"] and
+              ea["grids"] == eb["grids"] and a["diagnosis"] == b["diagnosis"],
+              "the resumed extrapolation differs:\n%s\n%s" % (ea, eb))

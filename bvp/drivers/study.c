@@ -348,6 +348,29 @@ static PetscErrorCode PutStored(HsSolver s, Stored *g)
   PetscFunctionReturn(0);
 }
 
+/* The iterate of t (its X, in a solve or restored by -hs_restart) as a level *L: its node rows on every rank, from
+ * Xnodes that t's postsolve fills (the transcription's are X itself), gathered here (not HsSolverShareSolutionRows,
+ * whose gathered copy is kept for the solution's diagnostics); T the problem's. Collective. */
+static PetscErrorCode IterateLevel(HsSolver t, Level *L)
+{
+  Vec                all;
+  const PetscScalar *a;
+  PetscInt           len = (t->N + 1) * 4 * t->prob->n;
+
+  PetscFunctionBeginUser;
+  if (t->ops->postsolve)
+    PetscCall((*t->ops->postsolve)(t));
+  PetscCall(HsGatherToAll(t->Xnodes, &all));
+  PetscCall(PetscMalloc2(len, &L->x, 1, &L->u));
+  PetscCall(VecGetArrayRead(all, &a));
+  PetscCall(PetscArraycpy(L->x, a, len));
+  PetscCall(VecRestoreArrayRead(all, &a));
+  PetscCall(VecDestroy(&all));
+  L->N = t->N, L->nodal = (PetscBool)(t->scheme == HS_SCHEME_CONSERVING4), L->bnd_e = t->bnd_e_now;
+  L->r.T = t->prob->T, L->retried = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* The checkpoint of s at N from a coarse grid's level L (its iterate interpolated to N, as the solve at N starts from
  * N/2's solution, at L's smoothing of bounded controls); s's own guess kept. Collective. */
 static PetscErrorCode WriteCoarse(HsSolver s, const Level *L, PetscBool *failed, char *err, size_t len)
@@ -361,9 +384,10 @@ static PetscErrorCode WriteCoarse(HsSolver s, const Level *L, PetscBool *failed,
   s->guess_T = s->prob->free_T ? L->r.T : 0, s->guess_nodal = L->nodal;
   PetscCall((*s->ops->guess)(s, s->X));
   PetscCall(PutStored(s, &g));
-  s->bnd_e_now = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
+  s->bnd_e_now   = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
+  s->ckpt_coarse = L->N;     /* and its coarse_grid: the restart solves the grids in order */
   PetscCall(HsSolverWriteCheckpoint(s, s->X, 0, failed, err, len));
-  s->bnd_e_now = e;
+  s->bnd_e_now = e, s->ckpt_coarse = 0;
   PetscFunctionReturn(0);
 }
 
@@ -376,9 +400,7 @@ static PetscErrorCode CheckpointCoarsePeriodic(HsSolver s, HsSolver t, PetscBool
   Level L;
 
   PetscFunctionBeginUser;
-  if (t->ops->postsolve) /* the node rows from the iterate; the transcription's are its iterate */
-    PetscCall((*t->ops->postsolve)(t));
-  PetscCall(TakeLevel(t, &L));
+  PetscCall(IterateLevel(t, &L));
   PetscCall(WriteCoarse(s, &L, failed, err, len));
   PetscCall(FreeLevel(&L));
   t->ckpt_last_t = s->ckpt_last_t;
@@ -430,27 +452,32 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
   Notes:
   The solutions are those of HsSolverSolve() and HsSolverExtrapolate() to Newton's tolerance (the discrete solution
   does not depend on its start); only the Newton iterations differ: from the interpolated coarser solution (cubics for
-  conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart, a warm start,
-  -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not converge, it is HsSolverSolve() followed
-  by HsSolverExtrapolate(). The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
+  conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart from a checkpoint
+  not of the coarse grids, a warm start, -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not
+  converge, it is HsSolverSolve() followed by HsSolverExtrapolate(). A restart from a checkpoint of the coarse grids
+  (its coarse_grid; not with a free T) solves N/4 from its iterate, then N/2 and N in order, as the run it resumes. The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
   of s is its own again after the solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped
-  grid's iterate interpolated (HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes.
+  grid's iterate interpolated (HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes; so does
+  -hs_checkpoint_every there (HsSolverSetCheckpoint()), after the grid's Newton iterations.
 
 .seealso: HsSolverExtrapolate(), HsSolverSolve(), HsSolverSetInitialGuess()
 @*/
 PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
 {
-  Level     L[3];
+  Level     L[3], R;
   Stored    g;
   PetscInt  N;
+  PetscBool coarse_re;
   PetscReal t0, tc;
   HsResults r;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(HsSolverSetUp(s));
-  N = s->N;
-  if (N % 4 || N < 8 || s->restart_pending || (s->warm && s->solved) || s->guess_type == HS_GUESS_DIRECT) {
+  N         = s->N;
+  coarse_re = (PetscBool)(s->restart_pending && s->restart_coarse && !s->prob->free_T && N % 4 == 0 && N >= 8);
+  if (N % 4 || N < 8 || (s->restart_pending && !coarse_re) || (s->warm && s->solved) ||
+      s->guess_type == HS_GUESS_DIRECT) {
     PetscCall(HsSolverSolve(s));
     PetscCall(HsSolverGetResults(s, &r));
     if (r.converged)
@@ -460,7 +487,14 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   t0    = MPI_Wtime();
   g.has = (PetscBool)(s->guess != NULL);
   g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
-  PetscCall(SolveGrid(s, N / 4, g.has ? &g.L : NULL, s->strategy, PETSC_TRUE, &L[0]));
+  if (coarse_re) { /* a checkpoint of the coarse grids: N/4 from its iterate, then in order (issue 38: N first had
+                      given another N/2 solution, within its noise floor, and another order) */
+    PetscCall(IterateLevel(s, &R));
+    s->restart_pending = PETSC_FALSE, s->restart_coarse = 0;
+  }
+  PetscCall(SolveGrid(s, N / 4, coarse_re ? &R : g.has ? &g.L : NULL, s->strategy, PETSC_TRUE, &L[0]));
+  if (coarse_re)
+    PetscCall(FreeLevel(&R));
   if (L[0].r.converged)
     PetscCall(SolveGrid(s, N / 2, &L[0], s->strategy, PETSC_TRUE, &L[1]));
   if (!strcmp(L[0].r.status, "INTERRUPTED") || (L[0].r.converged && !strcmp(L[1].r.status, "INTERRUPTED"))) {
@@ -491,9 +525,9 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   PetscCall(HsSolverSetInitialGuess(s, N / 2, L[1].x));
   s->guess_T = s->prob->free_T ? L[1].r.T : 0, s->guess_nodal = L[1].nodal;
   PetscCall(PetscSNPrintf(s->guess_source, sizeof s->guess_source,
-                          "grid sequencing (-hs_extrapolate): the solution at N/2 = %" PetscInt_FMT
+                          "%sgrid sequencing (-hs_extrapolate): the solution at N/2 = %" PetscInt_FMT
                           ", from N/4 = %" PetscInt_FMT,
-                          N / 2, N / 4));
+                          coarse_re ? "restarted from a checkpoint of a coarse grid, then " : "", N / 2, N / 4));
   tc = MPI_Wtime() - t0;
   PetscCall(HsSolverSolve(s));
   PetscCall(PutStored(s, &g));

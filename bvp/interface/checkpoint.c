@@ -599,6 +599,8 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "  \"unknowns\": %d,\n", (int)c->size);
   if (s->ckpt_layout[0])
     fprintf(f, "  \"layout\": \"%s\",\n", s->ckpt_layout);
+  if (s->ckpt_coarse) /* -hs_extrapolate's coarse grid of this iterate: a restart solves the grids in order */
+    fprintf(f, "  \"coarse_grid\": %d,\n", (int)s->ckpt_coarse);
   if (s->bnd_e_now >= 0) /* in the eps-continuation of bounded controls: a restart goes on from this smoothing */
     fprintf(f, "  \"bounds_smoothing\": %.17g,\n", (double)s->bnd_e_now);
   fprintf(f, "  \"newton_iteration\": %d,\n  \"parameters\": {", (int)c->it);
@@ -1119,6 +1121,15 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   if (s->ops->resetiterate)
     PetscCall((*s->ops->resetiterate)(s));
   PetscCall(RestartSmoothing(s, dir, j));
+  s->restart_coarse = 0;
+  if ((c = Member(j, "coarse_grid"))) { /* written by -hs_extrapolate's coarse grids: N/4 or N/2 */
+    long g = strtol(c, NULL, 10);
+    PetscCheck(g == s->N / 4 || g == s->N / 2, comm, PETSC_ERR_FILE_UNEXPECTED,
+               "-hs_restart %s: the checkpoint's coarse_grid is not one a run writes (N/4 or N/2 of N = %" PetscInt_FMT
+               ")",
+               dir, s->N);
+    s->restart_coarse = (PetscInt)g;
+  }
   s->restart_pending = PETSC_TRUE;
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')

@@ -110,6 +110,7 @@ struct _p_HsSolver {
   PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
   /* a sub-solve whose periodic checkpoints are its parent's (-hs_extrapolate's coarse grids: study.c) */
   HsSolver ckpt_parent;
+  PetscInt ckpt_coarse, restart_coarse; /* the coarse grid whose iterate a checkpoint holds, written / read; 0: none */
   PetscErrorCode (*ckpt_parent_write)(HsSolver parent, HsSolver sub, PetscBool *failed, char *err, size_t len);
   char      ckpt_extra[256]; /* the continuation's state, a JSON object ("" outside one) */
   char      ckpt_layout[64]; /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
