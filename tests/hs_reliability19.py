@@ -27,6 +27,11 @@ assertion failed on the code before its fix:
               order: the extrapolation as the uninterrupted run's (J^d 1e-14, Richardson's J 1e-13, the order within
               0.01, not pre-asymptotic) (it had solved N first, then N/2 from N's solution: order 4.6, pre-asymptotic,
               where the uninterrupted run's was 2.00)
+  h5_out_swap -o OUT with -hs_output_format hdf5 on 2 ranks while another process swaps OUT between the directory and a
+              link to a victim directory (10 runs, the swapping started once Newton runs): the victim stays empty (every
+              rank had opened OUT/.trajectory.h5.tmp.XXXXXX by its path after rank 0's check: a rank that looked it up
+              through the link created its part of the file in the victim); each run ends
+              (exit 0, or 1 naming the replaced directory)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -217,3 +222,44 @@ def t_coarse_resume():
               abs(ea["J_order"] - eb["J_order"]) <= 0.01 and ea["pre_asymptotic"] == eb["pre_asymptotic"] and
               ea["grids"] == eb["grids"] and a["diagnosis"] == b["diagnosis"],
               "the resumed extrapolation differs:\n%s\n%s" % (ea, eb))
+
+
+def t_h5_out_swap():
+    """OUT swapped with a link to a victim directory while 2 ranks write trajectory.h5: nothing in the victim."""
+    args = ["-problem", "kepler", "-N", "20000", "-hs_check_extremal", "no", "-hs_output_format", "hdf5"]
+    with tempfile.TemporaryDirectory() as d:
+        victim, out, moved = (os.path.join(d, x) for x in ("victim", "out", "out.moved"))
+        os.mkdir(victim)
+        for k in range(10):
+            p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"], env=ENV,
+                                 cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 start_new_session=True)
+            text, stop = [], threading.Event()
+
+            def swap():  # out -> out.moved with a link to the victim at out, and back, until the run ends
+                while not stop.is_set():
+                    os.rename(out, moved)
+                    os.symlink(victim, out)
+                    os.unlink(out)
+                    os.rename(moved, out)
+
+            th = None
+            for line in p.stdout:
+                text.append(line)
+                if th is None and "Newton  1" in line:
+                    th = threading.Thread(target=swap)
+                    th.start()
+            try:
+                p.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            stop.set()
+            if th:
+                th.join()
+            text = "".join(text)
+            print("run %d: exit %s %s" % (k, p.returncode, [l for l in text.splitlines() if "hamshoot: " in l][:2]))
+            check(p.returncode in (0, 1), "run %d: exit %s\n%s" % (k, p.returncode, text[-400:]))
+            check(os.listdir(victim) == [], "run %d: the victim directory got %s" % (k, os.listdir(victim)))
+            for f in os.listdir(victim):
+                os.unlink(os.path.join(victim, f))
