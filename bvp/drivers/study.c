@@ -455,10 +455,11 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
   conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart from a checkpoint
   not of the coarse grids, a warm start, -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not
   converge, it is HsSolverSolve() followed by HsSolverExtrapolate(). A restart from a checkpoint of the coarse grids
-  (its coarse_grid; not with a free T) solves N/4 from its iterate, then N/2 and N in order, as the run it resumes. The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
-  of s is its own again after the solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped
-  grid's iterate interpolated (HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes; so does
-  -hs_checkpoint_every there (HsSolverSetCheckpoint()), after the grid's Newton iterations.
+  (its coarse_grid; not with a free T) solves N/4 from its iterate, then N/2 and N in order, as the run it resumes. The
+coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess of s is its own again after the
+solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped grid's iterate interpolated
+(HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes; so does -hs_checkpoint_every there
+(HsSolverSetCheckpoint()), after the grid's Newton iterations.
 
 .seealso: HsSolverExtrapolate(), HsSolverSolve(), HsSolverSetInitialGuess()
 @*/
