@@ -3,9 +3,9 @@
  * MUMPS' parallel factorization is not reproducible: its processes assemble the children's contributions into a
  * front in the order their messages arrive and choose the helpers of a large front by their load at the time, so
  * the rounding differs between runs of the same binary on the same matrix (a fixed 88 x 88 outer matrix of
- * crane_natural's multiple shooting factored 199 times on 2 ranks: up to 4 solutions differed from the first in
- * their last bits; issue 38). A sequential MUMPS is deterministic. hsgather copies the operator whole to every rank
- * (MatCreateSubMatrices), factors it there (each rank the same factorization, so the same bits everywhere), and
+ * crane_natural's multiple shooting factored 199 times in each of six 2-ranks runs: 0 to 2 solutions differed from the
+ * first in their last bits; issue 38). A sequential MUMPS is deterministic. hsgather copies the operator whole to every
+ * rank (MatCreateSubMatrices), factors it there (each rank the same factorization, so the same bits everywhere), and
  * applies it to the gathered right-hand side (VecScatterCreateToAll), each rank keeping its part. It is for small
  * outer systems whose factorization costs little beside the work that made them (multiple shooting's matching
  * system: M blocks of the states' size, against the segments' marches); every rank holds the whole factor. */
