@@ -57,9 +57,10 @@ PetscErrorCode HsInitializePackage(void)
   PetscCall(PetscClassIdRegister("HsSolver", &HS_SOLVER_CLASSID));
   PetscCall(PetscClassIdRegister("HsContinuation", &HS_CONTINUATION_CLASSID));
   PetscCall(PetscLogEventRegister("HsNoiseEstimate", HS_SOLVER_CLASSID, &HS_NOISE_ESTIMATE));
-  PetscCall(PCRegister(PCHSBAND, PCCreate_HsBand)); /* petscext/pcband.c */
-  PetscCall(PCRegister(PCHSDROP, PCCreate_HsDrop)); /* petscext/pcdrop.c */
-  PetscCall(PCRegister(PCHSSLAB, PCCreate_HsSlab)); /* petscext/pcslab.c */
+  PetscCall(PCRegister(PCHSBAND, PCCreate_HsBand));                                 /* petscext/pcband.c */
+  PetscCall(PCRegister(PCHSDROP, PCCreate_HsDrop));                                 /* petscext/pcdrop.c */
+  PetscCall(PCRegister(PCHSSLAB, PCCreate_HsSlab));                                 /* petscext/pcslab.c */
+  PetscCall(PCRegister(PCHSGATHER, PCCreate_HsGather));                             /* petscext/pcgather.c */
   PetscCall(SNESLineSearchRegister(SNESLINESEARCHHSBT, SNESLineSearchCreate_HsBT)); /* petscext/linesearch.c */
   PetscCall(RegisterFormulations());
   PetscCall(RegisterHooks());

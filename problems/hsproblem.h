@@ -128,26 +128,26 @@ typedef struct {
 /** A mechanical optimal-control problem (docs/theory.md section 4). */
 typedef struct HsProblem_s {
   char          name[HS_NAME_LEN];
-  int           n;                      /* degrees of freedom; state dimension 2n (any n >= 1) */
-  int           m;                      /* controls */
-  double        T;                      /* horizon */
-  int           N;                      /* default number of intervals */
-  HsFunction    E;                      /* mechanical energy and derivatives (required) */
-  HsRunningCost ell;                    /* running state cost ell(x, t); f NULL means ell = 0 */
-  HsFunction    phi;                    /* terminal cost phi(x_N) (f, grad, hess); f NULL means phi = 0 */
-  HsSeparable1  sep;                    /* optional 1-DOF structure for the greenspan state scheme */
-  double       *B;                      /* n x m, row-major */
-  double       *R;                      /* m x m, symmetric positive definite (times R_scale) */
-  double        R_scale;                /* the factor of R of a continuation in the control weight (1: the
-                                           problem's own R; HsProblemSetControlWeightScale) */
-  double       *x0;                     /* 2n: initial state (always fixed) */
-  double       *xT;                     /* 2n: terminal state values for fixed components */
-  int          *xT_fixed;               /* 2n: 1 fixed, 0 free */
-  double       *u_min, *u_max;          /* m each: control bounds, or NULL (unbounded); the direct NLP (IPOPT)
-                                           and the second-order indirect schemes (docs/controls.md) solve them */
-  const char   *default_state_scheme;   /* for -hs_scheme conserving */
-  const char   *default_costate_scheme; /* for -hs_scheme conserving */
-  void         *ctx;                    /* passed to the callbacks */
+  int           n;                    /* degrees of freedom; state dimension 2n (any n >= 1) */
+  int           m;                    /* controls */
+  double        T;                    /* horizon */
+  int           N;                    /* default number of intervals */
+  HsFunction    E;                    /* mechanical energy and derivatives (required) */
+  HsRunningCost ell;                  /* running state cost ell(x, t); f NULL means ell = 0 */
+  HsFunction    phi;                  /* terminal cost phi(x_N) (f, grad, hess); f NULL means phi = 0 */
+  HsSeparable1  sep;                  /* optional 1-DOF structure for the greenspan state scheme */
+  double       *B;                    /* n x m, row-major */
+  double       *R;                    /* m x m, symmetric positive definite (times R_scale) */
+  double        R_scale;              /* the factor of R of a continuation in the control weight (1: the
+                                         problem's own R; HsProblemSetControlWeightScale) */
+  double *x0;                         /* 2n: initial state (always fixed) */
+  double *xT;                         /* 2n: terminal state values for fixed components */
+  int    *xT_fixed;                   /* 2n: 1 fixed, 0 free */
+  double *u_min, *u_max;              /* m each: control bounds, or NULL (unbounded); the direct NLP (IPOPT)
+                                         and the second-order indirect schemes (docs/controls.md) solve them */
+  const char *default_state_scheme;   /* for -hs_scheme conserving */
+  const char *default_costate_scheme; /* for -hs_scheme conserving */
+  void       *ctx;                    /* passed to the callbacks */
   void (*destroy_ctx)(void *ctx);
   void    *user_ctx; /* the context a structured problem's user gave (HsProblemSetMechanical), or ctx */
   HsParam *params;   /* nparams parameters (HsProblemAddParam) */
@@ -158,8 +158,8 @@ typedef struct HsProblem_s {
    *  Returns HS_SUCCESS, HS_ENOMEM or HS_ERANGE (the parameters make the problem invalid; then `why`
    *  says how); HsProblemSetParam then restores the old value. */
   int (*update)(struct HsProblem_s *prob);
-  char why[256]; /* why the last HsProblemSetParam failed ("" if it did not say) */
-  int  last_set; /* the parameter HsProblemSetParam is setting (for update), -1 otherwise */
+  char               why[256];    /* why the last HsProblemSetParam failed ("" if it did not say) */
+  int                last_set;    /* the parameter HsProblemSetParam is setting (for update), -1 otherwise */
   const char *const *coord_names; /* n names of the coordinates (a problem file's), or NULL: q1..qn in outputs */
   /** A configuration-dependent control matrix B(q) (docs/configuration-dependent-forces.md), or NULL (B above is
    *  constant; with Bq it is B(q0)). Outputs (any may be NULL): B (n x m), dB[(i m + j) n + l] = dB_ij/dq_l,
@@ -229,6 +229,7 @@ typedef struct HsProblem_s {
      or 1 if a value is not finite. cons_end_moves: nc flags (NULL: every constraint moves one). */
   int ncinv;
   int (*cinv_grad)(const double *q, double *g, double *dg, void *ctx);
+  const char *const *cinv_names; /* their names, in order (NULL: unnamed) */
   const int *cons_end_moves;
   /* Frames (docs/problem-format.md, "Frames"; a file's 'frame NAME:' lines, the bodies' directors): nframes frames of
      nine coordinates, frames[9 f + 3 j + r] the coordinate of component r of director j of frame f; a frame whose
@@ -246,22 +247,21 @@ void        HsProblemDestroy(HsProblem **prob);
 const char *HsProblemListNames(void);
 int         HsProblemAllocate(const char *name, int n, int m, HsProblem **prob);
 int         HsProblemResize(HsProblem *prob, int n, int m);
-int         HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min,
-                              double max);
-void        HsProblemParamSetInteger(HsProblem *prob);
-int         HsProblemSetParam(HsProblem *prob, const char *name, double value);
-void        HsProblemSetFinalTime(HsProblem *prob, double T);
-int         HsProblemHasEll(const HsProblem *prob);
-void       *HsProblemGetUserContext(const HsProblem *prob);
-void        HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
-void        HsProblemSetControlWeightScale(HsProblem *prob, double scale);
+int   HsProblemAddParam(HsProblem *prob, const char *name, const char *help, double *value, double min, double max);
+void  HsProblemParamSetInteger(HsProblem *prob);
+int   HsProblemSetParam(HsProblem *prob, const char *name, double value);
+void  HsProblemSetFinalTime(HsProblem *prob, double T);
+int   HsProblemHasEll(const HsProblem *prob);
+void *HsProblemGetUserContext(const HsProblem *prob);
+void  HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach);
+void  HsProblemSetControlWeightScale(HsProblem *prob, double scale);
 /** The end data of a constrained problem (docs/constrained.md): Phi(q) = 0 and G M^{-1} p = 0 at x0 and at
  *  xT to tol (relative), independent constraint gradients at both ends, at the end only what is fixed.
  *  Returns HS_SUCCESS, HS_ERANGE with why saying what fails, or HS_EDOM/HS_ENOMEM. */
-int         HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size_t len);
+int HsProblemCheckConstraints(const HsProblem *prob, double tol, char *why, size_t len);
 #define HS_CONSTRAINT_TOL 1e-9 /* the default tol of HsProblemCheckConstraints */
 /** x (q then p) moved onto the constraints: q onto Phi = 0 (least-norm Gauss-Newton), p onto G M^{-1} p = 0. */
-int         HsProblemProjectConstraints(const HsProblem *prob, double *x);
+int HsProblemProjectConstraints(const HsProblem *prob, double *x);
 
 /** Frames: checked (HsProblemCheckFrames: orthonormal and right-handed to tol at x0 and a fixed xT, shared
  *  coordinates only as a rotor's axis) and the geodesic frame guess's states on N intervals ((N + 1) x 2n). */

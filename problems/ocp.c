@@ -101,6 +101,7 @@ typedef struct {
   int           *cons_moves, ncinv; /* nc flags: the constraint moves a free terminal coordinate; 'conserved:' count */
   char          **frame_name, **frame_text; /* 'frame NAME: nine coordinates' lines (in texts), lines, columns */
   int            *frame_line, *frame_col, nframe, *frame_idx; /* frame_idx: 9 per frame (HsProblem.frames) */
+  const char   **cinv_name;         /* 'conserved:' names, in order (the invariants' own strings) */
 } Ocp;
 
 /* q into variables 0..n-1 and (with_p) p into n..2n-1 */
@@ -208,9 +209,9 @@ static int OcpPhiT(const double *x, double *fT, double *gT, double *fTT, void *c
 /* B(q) and its first and second derivatives (hsproblem.h's layout); 1 if a value is not finite. */
 static int OcpBq(const double *q, double *B, double *dB, double *d2B, void *ctx)
 {
-  Ocp    *o     = HsMechanicalUserContext(ctx);
+  Ocp    *o      = HsMechanicalUserContext(ctx);
   double *out[3] = {B, dB, d2B};
-  int     st    = 0;
+  int     st     = 0;
 
   OcpSetState(o, q, 0);
   for (int k = 0; k < 3; k++)
@@ -241,8 +242,8 @@ static int OcpConstraints(const double *q, double *Phi, double *G, double *Hphi,
   return HsExprProgramEvalParts(o->prog[P_CONS], o->vars, 3, sz, dst) ? 1 : 0;
 }
 
-/* force(q, u) (n) and control_cost(u, q): values, (order >= 1) gradients in (q, u), (order >= 2) Hessians (hsproblem.h's
- * ctrl layout); 1 if a value is not finite. */
+/* force(q, u) (n) and control_cost(u, q): values, (order >= 1) gradients in (q, u), (order >= 2) Hessians
+ * (hsproblem.h's ctrl layout); 1 if a value is not finite. */
 static int OcpCtrl(double t, const double *q, const double *u, int order, double *out, void *ctx)
 {
   Ocp *o = HsMechanicalUserContext(ctx);
@@ -358,7 +359,7 @@ static int OcpApplyConstants(HsProblem *p, Ocp *o, int with_xT)
  * on it are evaluated again; with T in the data (o->data_T) every program and constant follows it. */
 static void OcpSetFinalTime(HsProblem *p, double T)
 {
-  Ocp *o = HsProblemGetUserContext(p);
+  Ocp *o     = HsProblemGetUserContext(p);
   o->T_moved = 1, o->vars[o->Tvar] = T;
   if (o->data_T) {
     for (int i = 0; i < P_COUNT; i++)
@@ -426,7 +427,7 @@ static int OcpUpdateBody(HsProblem *p)
     if (o->prog[i])
       HsExprProgramSetSlow(o->prog[i], o->vars);
   OcpEvalConstants(o);
-  k = OcpApplyConstants(p, o, 1);
+  k        = OcpApplyConstants(p, o, 1);
   p->T_min = o->cst_val[k++], p->T_max = o->cst_val[k++];
   for (int j = 0; o->bounded && j < p->m; j++) {
     p->u_min[j] = o->cst_val[k + j], p->u_max[j] = o->cst_val[k + p->m + j];
@@ -445,9 +446,12 @@ static int OcpUpdateBody(HsProblem *p)
   }
   for (int i = 0; i < k - 1; i++) /* T_max may be inf */
     if (!isfinite(o->cst_val[i])) {
-      snprintf(p->why, sizeof p->why, "%s is not finite", i < o->nB ? "B" : i < o->nB + o->nR ? "R"
-                                                                       : i < o->nB + o->nR + 2 * n ? "x0"
-                                                                       : i < k - 2 ? "xT" : "T_min");
+      snprintf(p->why, sizeof p->why, "%s is not finite",
+               i < o->nB                   ? "B"
+               : i < o->nB + o->nR         ? "R"
+               : i < o->nB + o->nR + 2 * n ? "x0"
+               : i < k - 2                 ? "xT"
+                                           : "T_min");
       return HS_ERANGE;
     }
   if (!(isfinite(T) && T > 0)) {
@@ -460,8 +464,8 @@ static int OcpUpdateBody(HsProblem *p)
     return HS_ERANGE;
   }
   if (o->T_free && !(T >= p->T_min && T <= p->T_max)) {
-    snprintf(p->why, sizeof p->why, "the free final time's guess %g is not in [T_min, T_max] = [%g, %g]", T,
-             p->T_min, p->T_max);
+    snprintf(p->why, sizeof p->why, "the free final time's guess %g is not in [T_min, T_max] = [%g, %g]", T, p->T_min,
+             p->T_max);
     return HS_ERANGE;
   }
   if (p->E.f) { /* once installed (OcpInstall): M(q) positive definite at x0 */
@@ -483,8 +487,8 @@ static int OcpUpdateBody(HsProblem *p)
  * the update fails (HsProblemSetParam then restores the old value). */
 static int OcpUpdate(HsProblem *p)
 {
-  Ocp *o   = HsProblemGetUserContext(p);
-  int  i   = p->last_set, was = i >= 0 && i < o->npar ? o->ppinned[i] : 1;
+  Ocp *o = HsProblemGetUserContext(p);
+  int  i = p->last_set, was = i >= 0 && i < o->npar ? o->ppinned[i] : 1;
   int  ret = OcpUpdateBody(p);
   if (ret && !was)
     o->ppinned[i] = 0;
@@ -506,9 +510,11 @@ static void OcpDestroy(void *ctx)
   for (int i = 0; o->pprog && i < o->maxpar; i++)
     HsExprProgramDestroy(&o->pprog[i]);
   free(o->phelp), free(o->pmin), free(o->pmax), free(o->pnode), free(o->pderived), free(o->ppinned), free(o->pprog);
-  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode), free(o->xTnode);
+  free(o->texts), free(o->names), free(o->vars), free(o->cst_val), free(o->let_name), free(o->let_node), free(o->Bnode),
+      free(o->xTnode);
   free(o->cstnode), free(o->dtbuf), free(o->inv_name), free(o->inv_text), free(o->inv_node), free(o->cons_moves);
   free(o->frame_name), free(o->frame_text), free(o->frame_line), free(o->frame_col), free(o->frame_idx);
+  free(o->cinv_name);
   free(o->inv_line), free(o->inv_col);
   free(o);
 }
@@ -535,12 +541,12 @@ static int Fail(Src *s, int col, const char *fmt, ...)
 
 /* Which variables an expression may use. */
 enum {
-  ALLOW_Q     = 1,
-  ALLOW_P     = 2,
-  ALLOW_T     = 4,  /* the time t */
-  ALLOW_V     = 8,  /* the velocities of kinetic_energy */
-  ALLOW_BIGT  = 16, /* the final time T (fixed or free) */
-  ALLOW_U     = 32  /* the controls (force, control_cost) */
+  ALLOW_Q    = 1,
+  ALLOW_P    = 2,
+  ALLOW_T    = 4,  /* the time t */
+  ALLOW_V    = 8,  /* the velocities of kinetic_energy */
+  ALLOW_BIGT = 16, /* the final time T (fixed or free) */
+  ALLOW_U    = 32  /* the controls (force, control_cost) */
 };
 
 typedef struct {
@@ -571,13 +577,13 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
   Ocp    *o = L->o;
   for (int j = 0; j < o->nvars; j++)
     if (o->names[j] && (int)strlen(o->names[j]) == len && !strncmp(o->names[j], name, (size_t)len)) {
-      int kind = j < o->n       ? ALLOW_Q
-                 : j < 2 * o->n   ? ALLOW_P
-                 : j == o->tvar   ? ALLOW_T
+      int kind = j < o->n                      ? ALLOW_Q
+                 : j < 2 * o->n                ? ALLOW_P
+                 : j == o->tvar                ? ALLOW_T
                  : j >= o->uvar && j < o->Tvar ? ALLOW_U
-                 : j < o->Tvar    ? ALLOW_V
-                 : j == o->Tvar   ? ALLOW_BIGT
-                                  : 0;
+                 : j < o->Tvar                 ? ALLOW_V
+                 : j == o->Tvar                ? ALLOW_BIGT
+                                               : 0;
       if (kind && !(L->allow & kind)) {
         if (kind == ALLOW_U)
           snprintf(L->why, sizeof L->why, "the control '%.*s' is allowed only in force and control_cost", len, name);
@@ -620,15 +626,15 @@ static int LookupName(const char *name, int len, void *ctx, int *node)
  * symbol is known and allowed. */
 static int MakeExpr(Src *s, Ocp *o, const char *text, int col, const char *what, int allow, int *node)
 {
-  Lookup L = {o, allow, ""};
+  Lookup      L = {o, allow, ""};
   char        m[256];
   int         pos = 0, st, tl;
   const char *dots;
 
   if (!text[0])
     return Fail(s, col, "%s: expected an expression", what);
-  st = HsExprParse(o->ex, text, LookupName, &L, node, &pos, m, sizeof m);
-  tl = strlen(text) > 80 ? 72 : (int)strlen(text); /* a long text is quoted by its start */
+  st   = HsExprParse(o->ex, text, LookupName, &L, node, &pos, m, sizeof m);
+  tl   = strlen(text) > 80 ? 72 : (int)strlen(text); /* a long text is quoted by its start */
   dots = tl < (int)strlen(text) ? " ..." : "";
   switch (st) {
   case HS_SUCCESS:
@@ -741,7 +747,7 @@ static int Derive3(Ocp *o, int n, int cnt, int *out)
  * programs prog[0..2]. */
 static int DeriveCost(Ocp *o, int node, HsExprProgram **prog)
 {
-  int  d = 2 * o->n, *g = malloc(sizeof(int) * (size_t)(d + d * d)), *H = g + d, st = -1;
+  int d = 2 * o->n, *g = malloc(sizeof(int) * (size_t)(d + d * d)), *H = g + d, st = -1;
   if (!g)
     return -1;
   for (int i = 0; i < d; i++)
@@ -788,8 +794,8 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
     if (!strcmp(o->let_name[k], text))
       return Fail(s, col, "%s: the name '%s' is already used", what, text);
   if (Grow((void **)&o->texts, sizeof(char *), o->ntexts) ||
-      (j < 0 && (Grow((void **)&o->let_name, sizeof(char *), o->nlet) ||
-                 Grow((void **)&o->let_node, sizeof(int), o->nlet))) ||
+      (j < 0 &&
+       (Grow((void **)&o->let_name, sizeof(char *), o->nlet) || Grow((void **)&o->let_node, sizeof(int), o->nlet))) ||
       !(o->texts[o->ntexts] = strdup(text)))
     return Fail(s, col, "%s: out of memory", what);
   if (j >= 0)
@@ -799,14 +805,34 @@ static int Name(Src *s, Ocp *o, const char *text, int col, int j, const char *wh
   return 0;
 }
 
-
 /* ------------------------------------------------------------ the reader ---- */
 
-enum { K_MASS, K_V, K_B, K_R, K_X0, K_XT, K_ELL, K_T, K_PHI, K_KIN, K_UMIN, K_UMAX, K_TMIN, K_TMAX, K_CONS, K_FORCE,
-       K_CCOST, K_CNAMES, K_CINV, K_COUNT };
-static const char *const keys[K_COUNT] = {"mass",  "potential", "B",     "R",     "x0",   "xT",   "running_cost",
-                                          "T",     "terminal_cost", "kinetic_energy", "u_min", "u_max", "T_min", "T_max",
-                                          "constraints", "force", "control_cost", "control_names", "conserved"};
+enum {
+  K_MASS,
+  K_V,
+  K_B,
+  K_R,
+  K_X0,
+  K_XT,
+  K_ELL,
+  K_T,
+  K_PHI,
+  K_KIN,
+  K_UMIN,
+  K_UMAX,
+  K_TMIN,
+  K_TMAX,
+  K_CONS,
+  K_FORCE,
+  K_CCOST,
+  K_CNAMES,
+  K_CINV,
+  K_COUNT
+};
+static const char *const keys[K_COUNT] = {
+    "mass",          "potential",      "B",        "R",     "x0",    "xT",    "running_cost", "T",
+    "terminal_cost", "kinetic_energy", "u_min",    "u_max", "T_min", "T_max", "constraints",  "force",
+    "control_cost",  "control_names",  "conserved"};
 
 /* What the line-by-line pass collected: the texts of the keys built later, where they are, and the
  * scalar keys. */
@@ -880,7 +906,7 @@ static int OcpNew(int n, int npar, int mu, Ocp **op)
   }
   o->names[o->tvar] = "t", o->names[o->Tvar] = "T";
   o->ellnode = -1;
-  *op = o;
+  *op        = o;
   return HS_SUCCESS;
 }
 
@@ -1143,10 +1169,11 @@ static int OcpInteger(Src *s, const char *what, const char *val, int vcol, long 
  * checked by the solver, which names the file's choice as the problem's default). */
 static int OcpSchemeKey(Src *s, Keys *K, const char *key, const char *val, int vcol)
 {
-  static const char *const ss[] = {"midpoint", "greenspan", "gonzalez", NULL},
-                           *const cs[] = {"conserving", "conserving_1dof", "trapezoidal", "kkt", NULL};
-  int                      state = !strcmp(key, "state_scheme");
-  const char *const       *list  = state ? ss : cs;
+  static const char *const ss[] = {"midpoint", "greenspan", "gonzalez", NULL}, *const cs[] = {
+                                                                                   "conserving", "conserving_1dof",
+                                                                                   "trapezoidal", "kkt", NULL};
+  int                state = !strcmp(key, "state_scheme");
+  const char *const *list  = state ? ss : cs;
 
   for (int i = 0; list[i]; i++)
     if (!strcmp(val, list[i])) {
@@ -1239,17 +1266,17 @@ static int OcpReadKeys(FILE *fp, Src *s, Ocp *o, Keys *K)
 /* The keys every file must have. */
 static int OcpCheckMissing(Src *s, const Keys *K)
 {
-  const char *missing = !K->n                                  ? "coordinates"
-                        : !K->m                                ? "controls"
+  const char *missing = !K->n                                 ? "coordinates"
+                        : !K->m                               ? "controls"
                         : !K->text[K_MASS] && !K->text[K_KIN] ? "mass (or kinetic_energy)"
-                        : !K->text[K_V]                        ? "potential"
-                        : !K->text[K_B]                        ? "B"
-                        : !K->text[K_R]                        ? "R"
-                        : !K->text[K_X0]                       ? "x0"
-                        : !K->text[K_XT]                       ? "xT"
-                        : !K->text[K_T]                        ? "T"
-                                                               : NULL;
-  s->line = 0;
+                        : !K->text[K_V]                       ? "potential"
+                        : !K->text[K_B]                       ? "B"
+                        : !K->text[K_R]                       ? "R"
+                        : !K->text[K_X0]                      ? "x0"
+                        : !K->text[K_XT]                      ? "xT"
+                        : !K->text[K_T]                       ? "T"
+                                                              : NULL;
+  s->line             = 0;
   return missing ? Fail(s, 0, "missing '%s'", missing) : 0;
 }
 
@@ -1333,10 +1360,21 @@ static int OcpBuildT(Src *s, Ocp *o, const Keys *K, HsProblem *p)
  * free T, OcpSetFinalTime). They may use T; the control bounds only if T is fixed. */
 static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 {
-  static const char *const what[] = {"",    "", "B (n x m, row-major)", "R (m x m, row-major)", "x0 (q then p)",
-                                     "xT (q then p)", "", "T", "", "", "u_min (m entries, '*' for none)",
-                                     "u_max (m entries, '*' for none)", "T_min", "T_max"};
-  static const int order[] = {K_B, K_R, K_X0, K_XT, K_TMIN, K_TMAX, K_UMIN, K_UMAX};
+  static const char *const what[]  = {"",
+                                      "",
+                                      "B (n x m, row-major)",
+                                      "R (m x m, row-major)",
+                                      "x0 (q then p)",
+                                      "xT (q then p)",
+                                      "",
+                                      "T",
+                                      "",
+                                      "",
+                                      "u_min (m entries, '*' for none)",
+                                      "u_max (m entries, '*' for none)",
+                                      "T_min",
+                                      "T_max"};
+  static const int         order[] = {K_B, K_R, K_X0, K_XT, K_TMIN, K_TMAX, K_UMIN, K_UMAX};
   int n = o->n, m = K->m, count[] = {0, 0, n * m, m * m, 2 * n, 2 * n, 0, 1, 0, 0, m, m, 1, 1}, ncst = 0, ret = 0;
   int total = n * m + m * m + 4 * n + 2 + 2 * m, *cst = malloc(sizeof(int) * (size_t)total);
 
@@ -1373,7 +1411,7 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
         continue;
       }
       if (a == K_XT) { /* may depend on a free T (OcpXTT) */
-        ret = Number(s, o, items[i], c[i], what[a], ALLOW_BIGT, &v, &cst[ncst]);
+        ret          = Number(s, o, items[i], c[i], what[a], ALLOW_BIGT, &v, &cst[ncst]);
         o->xTnode[i] = cst[ncst++];
         continue;
       }
@@ -1398,8 +1436,10 @@ static int OcpBuildConstants(Src *s, Ocp *o, const Keys *K, HsProblem *p)
       }
       ret = Number(s, o, items[i], c[i], what[a], a == K_TMIN || a == K_TMAX ? 0 : ALLOW_BIGT, &v, &cst[ncst++]);
       if (!ret && o->T_free && a >= K_UMIN && a <= K_UMAX && HsExprDependsOn(o->ex, cst[ncst - 1], o->Tvar))
-        ret = Fail(s, c[i], "%s: the final time T is free, and the control bounds are bounds of the direct NLP's "
-                   "variables, fixed during a solve: they may not depend on T", what[a]);
+        ret = Fail(s, c[i],
+                   "%s: the final time T is free, and the control bounds are bounds of the direct NLP's "
+                   "variables, fixed during a solve: they may not depend on T",
+                   what[a]);
     }
     free(items), free(c);
   }
@@ -1457,8 +1497,8 @@ static int OcpCheckAtX0(Src *s, Ocp *o, const Keys *K, int *node, int kin)
   for (int e = 0; !ret && e < n * n; e++) {
     int i = e / n, j = e % n;
     if (!isfinite(Mx[e]))
-      ret = Fail(s, K->cols[mkey], "%s: M entry (%d,%d) is not finite at the initial state x0", keys[mkey], i + 1,
-                 j + 1);
+      ret =
+          Fail(s, K->cols[mkey], "%s: M entry (%d,%d) is not finite at the initial state x0", keys[mkey], i + 1, j + 1);
     else if (fabs(Mx[e] - Mx[j * n + i]) > 1e-12 * (fabs(Mx[e]) + fabs(Mx[j * n + i])) + 1e-300)
       ret = Fail(s, K->cols[mkey], "mass: M(q) is not symmetric at x0: entry (%d,%d) = %.17g, (%d,%d) = %.17g", i + 1,
                  j + 1, Mx[e], j + 1, i + 1, Mx[j * n + i]);
@@ -1567,21 +1607,20 @@ static int OcpBuildCosts(Src *s, Ocp *o, const Keys *K, HsProblem *p)
 
   if (K->text[K_ELL]) {
     s->line = K->lines[K_ELL];
-    ret     = MakeExpr(s, o, K->text[K_ELL], K->cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT,
-                       &e);
+    ret = MakeExpr(s, o, K->text[K_ELL], K->cols[K_ELL], "running_cost", ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT, &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_ELL]))
       ret = HS_ENOMEM;
     if (!ret)
       o->ellnode = e, p->ell.f = OcpEll, p->ell.grad = OcpEllGrad, p->ell.hess = OcpEllHess,
       p->ell.time_dependent = HsExprDependsOn(o->ex, e, o->tvar);
     if (!ret && o->T_free && p->ell.time_dependent)
-      ret = Fail(s, K->cols[K_ELL], "running_cost: depends on the time t, but the final time is free: a free T "
+      ret = Fail(s, K->cols[K_ELL],
+                 "running_cost: depends on the time t, but the final time is free: a free T "
                  "needs an autonomous problem (docs/free-final-time.md)");
   }
   if (!ret && K->text[K_PHI]) {
     s->line = K->lines[K_PHI];
-    ret     = MakeExpr(s, o, K->text[K_PHI], K->cols[K_PHI], "terminal_cost",
-                       ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT, &e);
+    ret = MakeExpr(s, o, K->text[K_PHI], K->cols[K_PHI], "terminal_cost", ALLOW_Q | ALLOW_P | ALLOW_T | ALLOW_BIGT, &e);
     if (!ret && DeriveCost(o, e, &o->prog[P_PHI]))
       ret = HS_ENOMEM;
     if (!ret)
@@ -1607,8 +1646,10 @@ static int OcpBuildBq(Src *s, Ocp *o, const Keys *K, HsProblem *p)
     return 0;
   if (n > HS_OCP_MAX_COORDINATES_MASS || (double)n * n * n * m > HS_OCP_MAX_BQ_ENTRIES) {
     s->line = K->lines[K_B];
-    return Fail(s, K->cols[K_B], "B depends on q: its second derivatives have n^3 m = %.0f entries, at most %.0f (and "
-                "at most %d coordinates)", (double)n * n * n * m, (double)HS_OCP_MAX_BQ_ENTRIES, HS_OCP_MAX_COORDINATES_MASS);
+    return Fail(s, K->cols[K_B],
+                "B depends on q: its second derivatives have n^3 m = %.0f entries, at most %.0f (and "
+                "at most %d coordinates)",
+                (double)n * n * n * m, (double)HS_OCP_MAX_BQ_ENTRIES, HS_OCP_MAX_COORDINATES_MASS);
   }
   d1 = malloc(sizeof(int) * (size_t)(nm * n + nm * n * n));
   if (!d1)
@@ -1674,14 +1715,17 @@ static int OcpControlKeys(Src *s, Keys *K)
   for (int k = K_B; k <= K_R; k++)
     if (K->text[k]) {
       s->line = K->lines[k];
-      return Fail(s, K->cols[k], "%s: does not apply with force (the force replaces B u, control_cost replaces "
-                  "1/2 u^T R u; docs/controls.md)", keys[k]);
+      return Fail(s, K->cols[k],
+                  "%s: does not apply with force (the force replaces B u, control_cost replaces "
+                  "1/2 u^T R u; docs/controls.md)",
+                  keys[k]);
     }
   if ((double)(K->n + 1) * (K->n + m) * (K->n + m) > HS_OCP_MAX_CTRL_ENTRIES) { /* before the m^2 of R's stand-in */
     s->line = K->lines[K_FORCE];
-    return Fail(s, K->cols[K_FORCE], "force and control_cost: their second derivatives in (q, u) have (n + 1)(n + m)^2 "
-                "= %.0f entries, at most %.0f (HS_OCP_MAX_CTRL_ENTRIES)", (double)(K->n + 1) * (K->n + m) * (K->n + m),
-                (double)HS_OCP_MAX_CTRL_ENTRIES);
+    return Fail(s, K->cols[K_FORCE],
+                "force and control_cost: their second derivatives in (q, u) have (n + 1)(n + m)^2 "
+                "= %.0f entries, at most %.0f (HS_OCP_MAX_CTRL_ENTRIES)",
+                (double)(K->n + 1) * (K->n + m) * (K->n + m), (double)HS_OCP_MAX_CTRL_ENTRIES);
   }
   for (int k = K_B; k <= K_R; k++) {
     int cnt = k == K_B ? K->n * m : m * m;
@@ -1821,8 +1865,9 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
   for (int i = 0; i < n; i++)
     qfix += p->xT_fixed[i], pfix += p->xT_fixed[n + i];
   if (pfix && pfix < n)
-    return *key = K_XT, "momenta fixed in part (fix all terminal momenta, their normal part then free by the natural end "
-                        "condition, or none)";
+    return *key = K_XT,
+           "momenta fixed in part (fix all terminal momenta, their normal part then free by the natural end "
+           "condition, or none)";
   int rest = OcpRestEnd(o, p, *ext); /* its count: OcpBuildConstraints */
   if (pfix && qfix < n && !rest)
     return *key = K_XT, "free terminal coordinates with fixed momenta (the momenta's fixed tangential part would move "
@@ -1834,8 +1879,8 @@ static const char *OcpConstrainedClass(Ocp *o, const Keys *K, const HsProblem *p
     return *key = pfix < n ? K_XT : K_PHI, "free terminal components or a terminal cost outside the exact class (the "
                                            "extended scheme's end condition fixes every momentum, and every "
                                            "coordinate unless the momenta are 0)";
-  return K->text[K_ELL] ? (*key = K_ELL, "a running cost (the cost is 1/2 u^T R u)")
-         : o->T_free      ? (*key = K_T, "a free final time")
+  return K->text[K_ELL]                       ? (*key = K_ELL, "a running cost (the cost is 1/2 u^T R u)")
+         : o->T_free                          ? (*key = K_T, "a free final time")
          : K->text[K_UMIN] || K->text[K_UMAX] ? (*key = K->text[K_UMIN] ? K_UMIN : K_UMAX, "control bounds")
                                               : NULL;
 }
@@ -1928,7 +1973,8 @@ static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const 
                 "conserved: only for a constrained problem in the extended class with every "
                 "terminal momentum fixed (docs/constrained.md)");
   if (!(t = strdup(K->text[K_CINV])) || (k = SplitList(t, K->cols[K_CINV], &items, &c)) < 0 ||
-      !(nd = malloc(sizeof(int) * (size_t)(k * n + k * n * n)))) {
+      !(nd = malloc(sizeof(int) * (size_t)(k * n + k * n * n))) ||
+      !(o->cinv_name = malloc(sizeof(char *) * (size_t)(k ? k : 1)))) {
     free(t), free(items), free(c);
     return HS_ENOMEM;
   }
@@ -1949,6 +1995,7 @@ static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const 
                  k, n);
     if (ret)
       break;
+    o->cinv_name[l] = o->inv_name[v];
     for (int r = 0; !ret && r < n; r++) {
       int g = nd[l * n + r] = HsExprDiff(o->ex, o->inv_node[v], n + r);
       for (int i = 0; g >= 0 && i < n; i++)
@@ -1963,14 +2010,14 @@ static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const 
   if (!ret && Program(o, k * n + k * n * n, nd, &o->prog[P_CINV]))
     ret = HS_ENOMEM;
   if (!ret)
-    o->ncinv = p->ncinv = k, p->cinv_grad = OcpConservedGrad;
+    o->ncinv = p->ncinv = k, p->cinv_grad = OcpConservedGrad, p->cinv_names = o->cinv_name;
   free(t), free(items), free(c), free(nd);
   return ret;
 }
 
 static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int const_mass, const int *node)
 {
-  int vnode = node[o->n * o->n], ns, which;
+  int         vnode = node[o->n * o->n], ns, which;
   char      **items = NULL, *t;
   int        *c = NULL, n = o->n, nc, *nd = NULL, ret = 0, key;
   const char *why, *ext = NULL; /* what lies outside the exact class: the extended scheme then applies */
@@ -2008,17 +2055,20 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
   if (!ret && (ns = OcpNonsmooth(o, K, p->m, node, nd, nc, &key, &which))) {
     s->line = K->lines[key];
     ret     = ns < 0 ? HS_ENOMEM
-                     : Fail(s, which >= 0 ? c[which] : K->cols[key], "%s%.0d: uses abs, sign, step, min or max of the "
-                            "coordinates: a constrained problem's mass, potential, B and constraints must be smooth (their "
-                            "derivatives are taken piecewise, so the schemes' conservation would not hold)",
-                            which >= 0 ? "constraint " : keys[key], which >= 0 ? which + 1 : 0);
+                     : Fail(s, which >= 0 ? c[which] : K->cols[key],
+                            "%s%.0d: uses abs, sign, step, min or max of the "
+                                "coordinates: a constrained problem's mass, potential, B and constraints must be smooth (their "
+                                "derivatives are taken piecewise, so the schemes' conservation would not hold)",
+                        which >= 0 ? "constraint " : keys[key], which >= 0 ? which + 1 : 0);
   }
   if (!ret && !const_mass)
     ext = "a mass matrix that depends on q";
   if (!ret && (why = OcpConstrainedClass(o, K, p, nc, vnode, &key, &ext))) {
     s->line = K->lines[key];
-    ret     = Fail(s, K->cols[key], "%s: a constrained problem (constraints, line %d) cannot have %s yet "
-                   "(docs/constrained.md)", keys[key], K->lines[K_CONS], why);
+    ret     = Fail(s, K->cols[key],
+                   "%s: a constrained problem (constraints, line %d) cannot have %s yet "
+                       "(docs/constrained.md)",
+                   keys[key], K->lines[K_CONS], why);
   }
   if (!ret)
     ret = OcpEndMoves(s, o, K, p, nd, nc, ext);
@@ -2064,7 +2114,7 @@ static int OcpBuildXTT(Ocp *o, HsProblem *p)
  * q-derivatives, V_T, its gradient; OcpMechT), P_DTELL (OcpEllT), P_DTBR (OcpBRT), P_DTX0 (x0_T). */
 static int OcpBuildDataT(Ocp *o, HsProblem *p, const int *node)
 {
-  int n = o->n, nn = n * n, nBR = o->nB + o->nR, nm = nn + nn * n + 1 + n, dep[4] = {0, 0, 0, 0}, ret = 0, k = 0;
+  int  n = o->n, nn = n * n, nBR = o->nB + o->nR, nm = nn + nn * n + 1 + n, dep[4] = {0, 0, 0, 0}, ret = 0, k = 0;
   int *nd, *x0n = o->cstnode + nBR;
 
   if (!o->T_free)
@@ -2098,8 +2148,9 @@ static int OcpBuildDataT(Ocp *o, HsProblem *p, const int *node)
   for (int e = 0; e < k; e++)
     if (nd[e] < 0)
       ret = HS_ENOMEM;
-  if (!ret && (Program(o, nm, nd, &o->prog[P_DTM]) || Program(o, 1, nd + nm, &o->prog[P_DTELL]) ||
-               Program(o, nBR, nd + nm + 1, &o->prog[P_DTBR]) || Program(o, 2 * n, nd + nm + 1 + nBR, &o->prog[P_DTX0])))
+  if (!ret &&
+      (Program(o, nm, nd, &o->prog[P_DTM]) || Program(o, 1, nd + nm, &o->prog[P_DTELL]) ||
+       Program(o, nBR, nd + nm + 1, &o->prog[P_DTBR]) || Program(o, 2 * n, nd + nm + 1 + nBR, &o->prog[P_DTX0])))
     ret = HS_ENOMEM;
   free(nd);
   if (ret)
@@ -2133,12 +2184,12 @@ static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_m
 
   if (HsProblemSetMechanical(p, &mech, OcpDestroy))
     return HS_ENOMEM;
-  *op    = NULL; /* owned by the problem now */
-  p->N   = K->N > 0 ? K->N : 20;
-  p->update = OcpUpdate;
+  *op            = NULL; /* owned by the problem now */
+  p->N           = K->N > 0 ? K->N : 20;
+  p->update      = OcpUpdate;
   p->coord_names = (const char *const *)o->names; /* q_1..q_n come first */
-  if (o->bounded && (!(p->u_min = malloc(sizeof(double) * (size_t)p->m)) ||
-                     !(p->u_max = malloc(sizeof(double) * (size_t)p->m))))
+  if (o->bounded &&
+      (!(p->u_min = malloc(sizeof(double) * (size_t)p->m)) || !(p->u_max = malloc(sizeof(double) * (size_t)p->m))))
     return HS_ENOMEM;
   for (int i = 0; i < o->npar; i++)
     if (HsProblemAddParam(p, o->names[o->par + i], o->phelp[i] ? o->phelp[i] : "file parameter", &o->vars[o->par + i],
@@ -2199,8 +2250,9 @@ int HsProblemReadFile(const char *path, char **text, size_t *len, char *msg, int
     if (n == cap) {
       char *b = cap >= HS_OCP_MAX_BYTES ? NULL : realloc(buf, 2 * cap + 1);
       if (!b) {
-        snprintf(msg, (size_t)msglen, cap >= HS_OCP_MAX_BYTES ? "%s: larger than %d MiB: not a problem file"
-                                                               : "%s: out of memory reading the file",
+        snprintf(msg, (size_t)msglen,
+                 cap >= HS_OCP_MAX_BYTES ? "%s: larger than %d MiB: not a problem file"
+                                         : "%s: out of memory reading the file",
                  path, HS_OCP_MAX_BYTES >> 20);
         free(buf), fclose(fp);
         return cap >= HS_OCP_MAX_BYTES ? HS_EPARSE : HS_ENOMEM;
@@ -2261,8 +2313,10 @@ static int OcpPrescanLimits(FILE *fp, const char *path, int *n, int *npar, int *
 
   OcpPrescan(fp, n, npar, &nlet, mu);
   if (*n > HS_OCP_MAX_COORDINATES)
-    snprintf(msg, (size_t)msglen, "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 "
-             "entries)", path, *n, HS_OCP_MAX_COORDINATES);
+    snprintf(msg, (size_t)msglen,
+             "%s: coordinates: %d names, at most %d (the potential's third derivatives have n^3 "
+             "entries)",
+             path, *n, HS_OCP_MAX_COORDINATES);
   else if (*npar > HS_OCP_MAX_NAMES || nlet > HS_OCP_MAX_NAMES)
     snprintf(msg, (size_t)msglen, "%s: %d '%s' lines, at most %d", path, *npar > HS_OCP_MAX_NAMES ? *npar : nlet,
              *npar > HS_OCP_MAX_NAMES ? "param" : "let", HS_OCP_MAX_NAMES);
@@ -2316,8 +2370,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpCheckMissing(&s, &K);
   if (!ret)
     ret = OcpControlNames(&s, o, &K);
-  if (!ret && (!(node = calloc((size_t)(n * n + 1), sizeof(int))) ||
-               HsProblemAllocate(K.name[0] ? K.name : path, n, K.m, &p)))
+  if (!ret &&
+      (!(node = calloc((size_t)(n * n + 1), sizeof(int))) || HsProblemAllocate(K.name[0] ? K.name : path, n, K.m, &p)))
     ret = HS_ENOMEM;
   if (!ret)
     ret = OcpBuildT(&s, o, &K, p);
@@ -2331,8 +2385,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     ret = OcpBuildPrograms(o, node, &const_mass);
   if (ret == HS_ERANGE) {
     s.line = K.lines[K.text[K_MASS] ? K_MASS : K_KIN];
-    ret    = Fail(&s, 1, "M(q) depends on q: its third derivatives have n^5 entries, so at most %d coordinates (here %d)",
-                  HS_OCP_MAX_COORDINATES_MASS, n);
+    ret = Fail(&s, 1, "M(q) depends on q: its third derivatives have n^5 entries, so at most %d coordinates (here %d)",
+               HS_OCP_MAX_COORDINATES_MASS, n);
   }
   if (!ret)
     ret = OcpBuildCosts(&s, o, &K, p);
@@ -2370,7 +2424,8 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     if (ret == HS_ENOMEM && !over)
       snprintf(msg, (size_t)msglen, "%s: out of memory", path);
     else if (over)
-      snprintf(msg, (size_t)msglen, "%s: the expressions and their derivatives need more than %llu GiB of expression "
+      snprintf(msg, (size_t)msglen,
+               "%s: the expressions and their derivatives need more than %llu GiB of expression "
                "graph (HS_EXPR_MAX_BYTES): too large a problem file (many coordinates with distinct third derivatives)",
                path, (unsigned long long)(HS_EXPR_MAX_BYTES >> 30));
     HsProblemDestroy(&p);

@@ -64,7 +64,7 @@ def case_coarse_grids(d):
         check(cj["N"] == 40000 and cj["unknowns"] == 12 * 40001, "%s: checkpoint.json %r" % (name, cj))
         rc, out = run2(KEPLER + ["-o", od, "-hs_restart", ck], d)
         s = summary(od)
-        check(rc == 0 and s["converged"] and s["initial_guess"] == "restarted from a checkpoint" and
+        check(rc == 0 and s["converged"] and s["initial_guess"].startswith("restarted from a checkpoint") and
               abs(s["J"] - ref["J"]) <= 1e-10 * abs(ref["J"]) and s["extrapolation"]["grids"] == [10000, 20000, 40000],
               "%s: the restart: exit %d, J %r against %r\n%s" % (name, rc, s.get("J"), ref["J"], out[-400:]))
 

@@ -108,9 +108,13 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode CheckpointCoarsePeriodic(HsSolver, HsSolver, PetscBool *, char *, size_t);
+
 /* The grid solver t (of SolveGrid) set up and run from the solution `from` interpolated in time (NULL: the default
- * guess) with strategy, its SNES options with the prefix hs_grid_; *L its solution. */
-static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrategy strategy, Level *L)
+ * guess) with strategy, its SNES options with the prefix hs_grid_; *L its solution. coarse: a coarse grid of
+ * HsSolverSolveExtrapolated, whose -hs_checkpoint_every writes s's checkpoint at N (issue 38). */
+static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrategy strategy, PetscBool coarse,
+                              Level *L)
 {
   SNES        snes;
   const char *prefix;
@@ -125,6 +129,10 @@ static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrat
     t->guess_T = s->prob->free_T ? from->r.T : 0, t->guess_nodal = from->nodal; /* node costates: cubics (guess.c) */
   }
   PetscCall(HsSolverSetUp(t));
+  if (coarse && s->ckpt_dir[0]) { /* -hs_checkpoint_every in a coarse grid: s's checkpoint at N (issue 38) */
+    t->ckpt_parent = s, t->ckpt_parent_write = CheckpointCoarsePeriodic;
+    t->ckpt_every_its = s->ckpt_every_its, t->ckpt_every_s = s->ckpt_every_s, t->ckpt_last_t = s->ckpt_last_t;
+  }
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
   PetscCall(HsSolverSolve(t));
@@ -135,7 +143,8 @@ static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrat
 /* The problem of s at N intervals by Newton from the solution `from` interpolated in time (NULL: the default guess;
  * strategy: newton, or auto for the retry), its SNES options with the prefix hs_grid_ (-hs_grid_snes_max_it); *L its
  * solution. The grid's solver is destroyed on an error too (round 19: -hs_grid_pc_hsband_refine -5 had leaked it). */
-static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, Level *L)
+static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStrategy strategy, PetscBool coarse,
+                                Level *L)
 {
   HsSolver       t;
   PetscReal      T0 = s->prob->T;
@@ -143,7 +152,7 @@ static PetscErrorCode SolveGrid(HsSolver s, PetscInt N, const Level *from, HsStr
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverCreateGrid(s, N, &t));
-  ierr = RunGrid(s, t, from, strategy, L);
+  ierr = RunGrid(s, t, from, strategy, coarse, L);
   PetscCall(HsSolverDestroy(&t));
   PetscCall(ierr);
   if (s->solved)
@@ -165,7 +174,7 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
   MPI_Comm comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
-  PetscCall(SolveGrid(s, N, from, HS_STRATEGY_NEWTON, L));
+  PetscCall(SolveGrid(s, N, from, HS_STRATEGY_NEWTON, PETSC_FALSE, L));
   L->retried = PETSC_FALSE;
   if (!L->r.converged && s->strategy == HS_STRATEGY_AUTO && strcmp(L->r.status, "INTERRUPTED")) {
     PetscCall(PetscPrintf(comm,
@@ -173,7 +182,7 @@ static PetscErrorCode SolveLevel(HsSolver s, PetscInt N, const Level *from, cons
                           "-hs_strategy auto\n",
                           why, N, from->N, L->r.status));
     PetscCall(FreeLevel(L));
-    PetscCall(SolveGrid(s, N, from, HS_STRATEGY_AUTO, L));
+    PetscCall(SolveGrid(s, N, from, HS_STRATEGY_AUTO, PETSC_FALSE, L));
     L->retried = PETSC_TRUE;
   }
   if (!L->r.converged) {
@@ -389,30 +398,79 @@ static PetscErrorCode PutStored(HsSolver s, Stored *g)
   PetscFunctionReturn(0);
 }
 
+/* The iterate of t (its X, in a solve or restored by -hs_restart) as a level *L: its node rows on every rank, from
+ * Xnodes that t's postsolve fills (the transcription's are X itself), gathered here (not HsSolverShareSolutionRows,
+ * whose gathered copy is kept for the solution's diagnostics); T the problem's. Collective. */
+static PetscErrorCode IterateLevel(HsSolver t, Level *L)
+{
+  Vec                all;
+  const PetscScalar *a;
+  PetscInt           len = (t->N + 1) * 4 * t->prob->n;
+
+  PetscFunctionBeginUser;
+  if (t->ops->postsolve)
+    PetscCall((*t->ops->postsolve)(t));
+  PetscCall(HsGatherToAll(t->Xnodes, &all));
+  PetscCall(PetscMalloc2(len, &L->x, 1, &L->u));
+  PetscCall(VecGetArrayRead(all, &a));
+  PetscCall(PetscArraycpy(L->x, a, len));
+  PetscCall(VecRestoreArrayRead(all, &a));
+  PetscCall(VecDestroy(&all));
+  L->N = t->N, L->nodal = (PetscBool)(t->scheme == HS_SCHEME_CONSERVING4), L->bnd_e = t->bnd_e_now;
+  L->r.T = t->prob->T, L->retried = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* The checkpoint of s at N from a coarse grid's level L (its iterate interpolated to N, as the solve at N starts from
+ * N/2's solution, at L's smoothing of bounded controls); s's own guess kept. Collective. */
+static PetscErrorCode WriteCoarse(HsSolver s, const Level *L, PetscBool *failed, char *err, size_t len)
+{
+  Stored    g;
+  PetscReal e = s->bnd_e_now;
+
+  PetscFunctionBeginUser;
+  TakeStored(s, &g); /* s's own guess back after */
+  PetscCall(HsSolverSetInitialGuess(s, L->N, L->x));
+  s->guess_T = s->prob->free_T ? L->r.T : 0, s->guess_nodal = L->nodal;
+  PetscCall((*s->ops->guess)(s, s->X));
+  PetscCall(PutStored(s, &g));
+  s->bnd_e_now   = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
+  s->ckpt_coarse = L->N;     /* and its coarse_grid: the restart solves the grids in order */
+  PetscCall(HsSolverWriteCheckpoint(s, s->X, 0, failed, err, len));
+  s->bnd_e_now = e, s->ckpt_coarse = 0;
+  PetscFunctionReturn(0);
+}
+
+/* -hs_checkpoint_every during a coarse grid of HsSolverSolveExtrapolated (HsSolverCheckpointPoll of the grid's
+ * sub-solver t, at the end of a Newton iteration): s's checkpoint at N from t's iterate, as a signal's
+ * (CheckpointCoarse), so that -hs_restart resumes from the coarse grid's work (issue 38: the coarse grids had no
+ * periodic checkpoint). t's postsolve fills its node rows from the iterate. Collective. */
+static PetscErrorCode CheckpointCoarsePeriodic(HsSolver s, HsSolver t, PetscBool *failed, char *err, size_t len)
+{
+  Level L;
+
+  PetscFunctionBeginUser;
+  PetscCall(IterateLevel(t, &L));
+  PetscCall(WriteCoarse(s, &L, failed, err, len));
+  PetscCall(FreeLevel(&L));
+  t->ckpt_last_t = s->ckpt_last_t;
+  PetscFunctionReturn(0);
+}
+
 /* SIGTERM during HsSolverSolveExtrapolated's coarse grid L (done: the grid before it, converged, or 0): the checkpoint
  * of s at N is L's iterate at the signal interpolated to N (as the solve at N starts from N/2's solution), at L's
  * smoothing of bounded controls, so that -hs_restart resumes at N with that work kept (round 18: it had exited 3 with
  * no checkpoint, the coarse grids lost). Marks s interrupted. Collective. */
 static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done)
 {
-  Stored    g;
   PetscBool failed                            = PETSC_TRUE;
   char      err[2 * PETSC_MAX_PATH_LEN + 128] = "", fin[64] = "";
-  PetscReal e = s->bnd_e_now;
 
   PetscFunctionBeginUser;
   if (done)
     PetscCall(PetscSNPrintf(fin, sizeof fin, "N = %" PetscInt_FMT " converged, ", done));
-  if (s->ckpt_dir[0]) {
-    TakeStored(s, &g); /* s's own guess back after */
-    PetscCall(HsSolverSetInitialGuess(s, L->N, L->x));
-    s->guess_T = s->prob->free_T ? L->r.T : 0, s->guess_nodal = L->nodal;
-    PetscCall((*s->ops->guess)(s, s->X));
-    PetscCall(PutStored(s, &g));
-    s->bnd_e_now = L->bnd_e; /* checkpoint.json's bounds_smoothing: the restart goes on from it */
-    PetscCall(HsSolverWriteCheckpoint(s, s->X, 0, &failed, err, sizeof err));
-    s->bnd_e_now = e;
-  }
+  if (s->ckpt_dir[0])
+    PetscCall(WriteCoarse(s, L, &failed, err, sizeof err));
   s->interrupted = PETSC_TRUE;
   if (failed)
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
@@ -444,27 +502,33 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
   Notes:
   The solutions are those of HsSolverSolve() and HsSolverExtrapolate() to Newton's tolerance (the discrete solution
   does not depend on its start); only the Newton iterations differ: from the interpolated coarser solution (cubics for
-  conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart, a warm start,
-  -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not converge, it is HsSolverSolve() followed
-  by HsSolverExtrapolate(). The coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess
-  of s is its own again after the solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped
-  grid's iterate interpolated (HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes.
+  conserving4's node costates, guess.c) the finer grids need few. Where that cannot apply (a restart from a checkpoint
+  not of the coarse grids, a warm start, -hs_initial_guess direct, N not a multiple of 4) or a coarse grid does not
+  converge, it is HsSolverSolve() followed by HsSolverExtrapolate(). A restart from a checkpoint of the coarse grids
+  (its coarse_grid; not with a free T) solves N/4 from its iterate, then N/2 and N in order, as the run it resumes. The
+coarse grids' time counts in extrap.wall_time_s, not in the solve's. The stored guess of s is its own again after the
+solve. A signal during the coarse grids writes a checkpoint of s at N, the stopped grid's iterate interpolated
+(HsSolverGetInterrupted() says so), which HsSolverSetRestart() resumes; so does -hs_checkpoint_every there
+(HsSolverSetCheckpoint()), after the grid's Newton iterations.
 
 .seealso: HsSolverExtrapolate(), HsSolverSolve(), HsSolverSetInitialGuess()
 @*/
 PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
 {
-  Level     L[HS_EXTRAP_GRIDS_MAX];
+  Level     L[HS_EXTRAP_GRIDS_MAX], R;
   Stored    g;
   PetscInt  N, K = s->ext_grids, f = (PetscInt)1 << (K - 1), nl;
+  PetscBool coarse_re;
   PetscReal t0, tc;
   HsResults r;
 
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCall(HsSolverSetUp(s));
-  N = s->N;
-  if (N % f || N < 2 * f || s->restart_pending || (s->warm && s->solved) || s->guess_type == HS_GUESS_DIRECT) {
+  N         = s->N;
+  coarse_re = (PetscBool)(s->restart_pending && s->restart_coarse && !s->prob->free_T && N % f == 0 && N >= 2 * f);
+  if (N % f || N < 2 * f || (s->restart_pending && !coarse_re) || (s->warm && s->solved) ||
+      s->guess_type == HS_GUESS_DIRECT) {
     PetscCall(HsSolverSolve(s));
     PetscCall(HsSolverGetResults(s, &r));
     if (r.converged)
@@ -474,9 +538,16 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   t0    = MPI_Wtime();
   g.has = (PetscBool)(s->guess != NULL);
   g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
-  PetscCall(SolveGrid(s, N / f, g.has ? &g.L : NULL, s->strategy, &L[0]));
+  if (coarse_re) { /* a checkpoint of the coarse grids: N/2^(K-1) from its iterate, then in order (issue 38: N first
+                      had given another N/2 solution, within its noise floor, and another order) */
+    PetscCall(IterateLevel(s, &R));
+    s->restart_pending = PETSC_FALSE, s->restart_coarse = 0;
+  }
+  PetscCall(SolveGrid(s, N / f, coarse_re ? &R : g.has ? &g.L : NULL, s->strategy, PETSC_TRUE, &L[0]));
+  if (coarse_re)
+    PetscCall(FreeLevel(&R));
   for (nl = 1; nl < K - 1 && L[nl - 1].r.converged; nl++) /* L[0 .. nl-1] solved, the last converged or not */
-    PetscCall(SolveGrid(s, 2 * L[nl - 1].N, &L[nl - 1], s->strategy, &L[nl]));
+    PetscCall(SolveGrid(s, 2 * L[nl - 1].N, &L[nl - 1], s->strategy, PETSC_TRUE, &L[nl]));
   if (!strcmp(L[nl - 1].r.status, "INTERRUPTED")) {
     PetscCall(CheckpointCoarse(s, &L[nl - 1], nl > 1 ? L[nl - 2].N : 0)); /* the caller exits with status 3 */
     for (PetscInt i = nl - 1; i >= 0; i--)
@@ -504,9 +575,9 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
   PetscCall(HsSolverSetInitialGuess(s, N / 2, L[K - 2].x));
   s->guess_T = s->prob->free_T ? L[K - 2].r.T : 0, s->guess_nodal = L[K - 2].nodal;
   PetscCall(PetscSNPrintf(s->guess_source, sizeof s->guess_source,
-                          "grid sequencing (-hs_extrapolate): the solution at N/2 = %" PetscInt_FMT
+                          "%sgrid sequencing (-hs_extrapolate): the solution at N/2 = %" PetscInt_FMT
                           ", from N/%" PetscInt_FMT " = %" PetscInt_FMT,
-                          N / 2, f, N / f));
+                          coarse_re ? "restarted from a checkpoint of a coarse grid, then " : "", N / 2, f, N / f));
   tc = MPI_Wtime() - t0;
   PetscCall(HsSolverSolve(s));
   PetscCall(PutStored(s, &g));

@@ -21,7 +21,7 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
 {
   HsConstrained *cd = s->data;
   PetscReal      r[3], v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  PetscInt       o = 2 * s->prob->n + s->prob->nc;
+  PetscInt       o   = 2 * s->prob->n + s->prob->nc;
   PetscBool      dom = PETSC_FALSE;
 
   PetscFunctionBeginUser;
@@ -31,7 +31,7 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
     for (PetscInt i = 0; i < s->prob->n; i++)
       v[5] = PetscMax(v[5], PetscAbsReal(x[k][i])), v[7] = PetscMax(v[7], PetscAbsReal(x[k][s->prob->n + i]));
     for (PetscInt l = 0; k == s->N && l < s->prob->ncinv; l++) /* beta of the end at rest: 0 if the invariants are */
-      v[6] = PetscMax(v[6], PetscAbsReal(x[k][o + l]));      /* conserved (docs/constrained.md) */
+      v[6] = PetscMax(v[6], PetscAbsReal(x[k][o + l]));        /* conserved (docs/constrained.md) */
     if (k < s->N && !dom) {
       HsCallStep(HsConsIntervalResiduals(cd->cons, x[k], x[k + 1], r), &dom, "constraint residuals", k);
       v[1] = PetscMax(v[1], r[0]), v[2] = PetscMax(v[2], r[1]);
@@ -45,10 +45,12 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
   if (s->res.converged && !(v[4] <= HS_CONS_VOUCH * (1 + v[5]))) { /* "converged" means on the constraints */
     s->res.converged = PETSC_FALSE;
     PetscCall(PetscStrncpy(s->res.status, "CONSTRAINTS_VIOLATED", sizeof s->res.status));
-    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the residual |F| = %.3e looked converged, but a node lies %.3g off the "
-                                   "constraints (|Phi_i| / |G_i|; the positions' size %.3g): the constraints' scaling "
-                                   "makes |F| a poor measure; rescale them (e.g. 1/2 (|r|^2 - L^2)) or tighten -snes_atol",
-                                   (double)s->res.residual_norm, (double)v[4], (double)v[5]));
+    PetscCall(
+        HsSolverSetDiagnosis(s, PETSC_TRUE,
+                             "the residual |F| = %.3e looked converged, but a node lies %.3g off the "
+                             "constraints (|Phi_i| / |G_i|; the positions' size %.3g): the constraints' scaling "
+                             "makes |F| a poor measure; rescale them (e.g. 1/2 (|r|^2 - L^2)) or tighten -snes_atol",
+                             (double)s->res.residual_norm, (double)v[4], (double)v[5]));
   }
   if (s->res.converged && !(v[6] * (1 + v[5]) <= HS_CONS_VOUCH * (1 + v[7]))) { /* and at the end the file asked for */
     s->res.converged = PETSC_FALSE;
@@ -139,8 +141,10 @@ static PetscErrorCode WriteRows(HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt
       *(own ? &nd : &no) += D;
     }
     PetscCheck(nd == P->ia[0][row + 1] - P->ia[0][row] && no == (P->part[1] ? P->ia[1][row + 1] - P->ia[1][row] : 0),
-               PETSC_COMM_SELF, PETSC_ERR_PLIB, "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the "
-               "Jacobian's pattern", g * r + i, k);
+               PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "row %" PetscInt_FMT " of point %" PetscInt_FMT " does not fit the "
+               "Jacobian's pattern",
+               g * r + i, k);
   }
   PetscFunctionReturn(0);
 }
@@ -293,6 +297,68 @@ PetscErrorCode HsConstrainedGuess(HsSolver s, Vec X)
   PetscFunctionReturn(0);
 }
 
+/* 'conserved:' of a rest end: the directions grad_p I_l(q_E) join the constraint gradients G_j(q_E) as the end
+ * condition's free normal momenta, so together they must be independent, or its Jacobian is singular (issue 38: L
+ * and 2L had ended DIVERGED_LINEAR_SOLVE, exit 2, naming nothing). q_E = q_T, or with a free terminal coordinate the
+ * guess's end projected onto the constraints. A direction whose part outside the span of those before it (the
+ * constraint gradients, then the earlier names, by modified Gram-Schmidt twice) is at most
+ * HS_CONSERVED_RANK_TOL of its norm is dependent: an error naming it. Not collective (the same on every rank). */
+#define HS_CONSERVED_RANK_TOL 1e-10
+static PetscErrorCode ConservedDependent(HsSolver s, char *msg, size_t len)
+{
+  const HsProblem *P = s->prob;
+  PetscInt         n = P->n, c = P->nc, m = c + P->ncinv, qfree = 0, nb = 0;
+  PetscReal       *row, *A, *Q, *Ph, *H, *dg;
+  const PetscReal *qE = P->xT;
+
+  PetscFunctionBeginUser;
+  msg[0] = 0;
+  PetscCall(PetscMalloc6(4 * n, &row, m * n, &A, m * n, &Q, c + 1, &Ph, c * n * n + 1, &H, P->ncinv * n * n, &dg));
+  for (PetscInt i = 0; i < n; i++)
+    qfree |= !P->xT_fixed[i];
+  if (qfree) {
+    PetscCall(ProjectedRow(s, s->N, row));
+    qE = row;
+  }
+  if (!P->Phi(qE, Ph, A, H, P->ctx) && !P->cinv_grad(qE, A + c * n, dg, P->ctx)) /* not finite: the solve says */
+    for (PetscInt i = 0; i < m && !msg[0]; i++) {
+      PetscReal *a = Q + nb * n, n0 = 0, nr = 0;
+      PetscCall(PetscArraycpy(a, A + i * n, n));
+      for (PetscInt l = 0; l < n; l++)
+        n0 += a[l] * a[l];
+      for (int pass = 0; pass < 2; pass++)
+        for (PetscInt b = 0; b < nb; b++) {
+          PetscReal d = 0;
+          for (PetscInt l = 0; l < n; l++)
+            d += Q[b * n + l] * a[l];
+          for (PetscInt l = 0; l < n; l++)
+            a[l] -= d * Q[b * n + l];
+        }
+      for (PetscInt l = 0; l < n; l++)
+        nr += a[l] * a[l];
+      if (nr > PetscSqr(HS_CONSERVED_RANK_TOL) * n0 && n0 > 0) { /* independent: the next basis vector */
+        for (PetscInt l = 0; l < n; l++)
+          a[l] /= PetscSqrtReal(nr);
+        nb++;
+      } else if (i >= c) { /* a constraint gradient dependent on the others is not this check's to name */
+        const char *name = P->cinv_names ? P->cinv_names[i - c] : "?";
+        size_t      at   = 0;
+        at += (size_t)snprintf(msg, len,
+                               "conserved: the direction grad_p %s at the end state is %s the constraint gradients%s",
+                               name, n0 > 0 ? "a combination of" : "zero, dependent on", i > c ? " and grad_p of" : "");
+        for (PetscInt l = 0; l < i - c && at < len; l++)
+          at += (size_t)snprintf(msg + at, len - at, "%s '%s'", l ? "," : "", P->cinv_names ? P->cinv_names[l] : "?");
+        if (at < len)
+          snprintf(msg + at, len - at,
+                   " (relative part outside their span %.2g, at most %g: the end condition would be singular; name "
+                   "only independent invariants)",
+                   (double)(n0 > 0 ? PetscSqrtReal(nr / n0) : 0), HS_CONSERVED_RANK_TOL);
+      }
+    }
+  PetscCall(PetscFree6(row, A, Q, Ph, H, dg));
+  PetscFunctionReturn(0);
+}
+
 /* The scheme for this solve's parameters and T (the presolve op of the constrained transcription and shooting).
  * Collective. */
 PetscErrorCode HsConstrainedPreSolve(HsSolver s)
@@ -315,6 +381,10 @@ PetscErrorCode HsConstrainedPreSolve(HsSolver s)
              "problem '%s' lies outside the exact class (%s): its direct transcription (-hs_scheme direct) is "
              "implemented where only B(q) lies outside it (docs/direct.md), here only the conserving scheme",
              s->prob->name, s->prob->cons_extended);
+  if (s->prob->ncinv && s->check_boundary) { /* dependent 'conserved:' directions: named before the solve */
+    PetscCall(ConservedDependent(s, msg, sizeof msg));
+    PetscCheck(!msg[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP, "problem '%s': %s", s->prob->name, msg);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -338,7 +408,7 @@ PetscErrorCode HsConstrainedPostSolveFrom(HsSolver s, Vec X)
     PetscScalar *row = y + (k - xs) * 4 * n, *mrow = mu + (k - xs) * 2 * c;
     PetscCall(PetscArraycpy(row, x[k], 2 * n));
     PetscCall(PetscArraycpy(row + 2 * n, x[k] + 2 * n + c, 2 * n));
-    PetscCall(PetscArraycpy(mrow, x[k] + 2 * n, c));          /* nu_k (point N: alpha; point 0: 0) */
+    PetscCall(PetscArraycpy(mrow, x[k] + 2 * n, c));         /* nu_k (point N: alpha; point 0: 0) */
     PetscCall(PetscArraycpy(mrow + c, x[k] + 4 * n + c, c)); /* gamma_{k+1/2} (point N: 0) */
   }
   PetscCall(VecRestoreArray(s->Xmult, &mu));
@@ -359,8 +429,8 @@ static PetscErrorCode PostSolve(HsSolver s)
 static PetscErrorCode Describe(HsSolver s, char *buf, size_t len)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s%s%s", s->prob->nc, s->prob->nc > 1 ? "s" : "",
-                          s->prob->cons_extended ? ", extended scheme: " : "",
+  PetscCall(PetscSNPrintf(buf, len, "transcription, %d holonomic constraint%s%s%s", s->prob->nc,
+                          s->prob->nc > 1 ? "s" : "", s->prob->cons_extended ? ", extended scheme: " : "",
                           s->prob->cons_extended ? s->prob->cons_extended : ""));
   PetscFunctionReturn(0);
 }
@@ -371,8 +441,9 @@ PetscErrorCode HsConstrainedView(HsSolver s, PetscViewer v)
   HsConstrained *cd = s->data;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(v, "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (round-off; "
-                                      "the nodal hidden constraint %.2g is O(h^2))\n",
+  PetscCall(PetscViewerASCIIPrintf(v,
+                                   "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (round-off; "
+                                   "the nodal hidden constraint %.2g is O(h^2))\n",
                                    (double)cd->diag[0], (double)cd->diag[1], (double)cd->diag[2], (double)cd->diag[3]));
   PetscFunctionReturn(0);
 }
@@ -424,14 +495,16 @@ PetscErrorCode HsConstrainedCreateLayout(HsSolver s)
   PetscCheck(!strcmp(s->ss, "bem") && (!strcmp(s->cs, "constrained") || !strcmp(s->cs, "constrained_kkt")),
              PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
              "problem '%s' has constraints: its schemes are bem + constrained (conserving) or bem + constrained_kkt "
-             "(direct), docs/constrained.md", s->prob->name);
+             "(direct), docs/constrained.md",
+             s->prob->name);
   cd->D = 4 * n + 2 * s->prob->nc;
   PetscCall(DMDACreate1d(PetscObjectComm((PetscObject)s), DM_BOUNDARY_NONE, s->N + 1, cd->D, 1, NULL, &cd->da));
   PetscCall(DMSetUp(cd->da));
   PetscCall(DMSetMatType(cd->da, MATAIJ));
   PetscCall(DMDAGetCorners(cd->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 4 * n, (s->N + 1) * 4 * n, &s->Xnodes));
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
+  PetscCall(
+      VecCreateMPI(PetscObjectComm((PetscObject)s), xm * 2 * s->prob->nc, (s->N + 1) * 2 * s->prob->nc, &s->Xmult));
   PetscFunctionReturn(0);
 }
 
@@ -479,16 +552,16 @@ PetscErrorCode HsConstrainedSetUp(HsSolver s, size_t size)
   PetscCheck(size >= sizeof(HsConstrained), PETSC_COMM_SELF, PETSC_ERR_PLIB, "data of %zu bytes", size);
   PetscCall((*s->ops->destroy)(s));
   PetscCall(PetscCalloc(size, &cd));
-  s->data             = cd;
-  s->ops->setup       = SetUp;
-  s->ops->guess       = HsConstrainedGuess;
-  s->ops->presolve    = HsConstrainedPreSolve;
-  s->ops->postsolve   = PostSolve;
-  s->ops->describe    = Describe;
-  s->ops->view        = HsConstrainedView;
+  s->data              = cd;
+  s->ops->setup        = SetUp;
+  s->ops->guess        = HsConstrainedGuess;
+  s->ops->presolve     = HsConstrainedPreSolve;
+  s->ops->postsolve    = PostSolve;
+  s->ops->describe     = Describe;
+  s->ops->view         = HsConstrainedView;
   s->ops->writesummary = HsConstrainedWriteSummary;
-  s->ops->destroy     = Destroy;
-  s->ops->residual    = Residual;
+  s->ops->destroy      = Destroy;
+  s->ops->residual     = Residual;
   PetscCall(SetUp(s));
   PetscFunctionReturn(0);
 }

@@ -196,13 +196,15 @@ PetscErrorCode HsSegLayoutScatterGuess(const HsSegLayout *L, HsSolver s, Vec Xfu
 
 /*@ HsSegLayoutSetUpSolver - the outer system of an assembled multiple shooting on this layout: X and F
     (HsSegLayoutLocalSize() entries a rank), the Jacobian (AIJ, nz entries a row preallocated in the diagonal and in the
-    off-diagonal part; entries added from any rank) with jacobian as the SNES Jacobian and LU by MUMPS, the segments
+    off-diagonal part; entries added from any rank) with jacobian as the SNES Jacobian and LU by MUMPS (on more than
+    one rank PC hsgather: the whole matrix factored on every rank, reproducible bit for bit), the segments
     in the results and the checkpoints at the knots. Collective. @*/
 PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt nz,
                                       PetscErrorCode (*jacobian)(SNES, Vec, Mat, Mat, void *))
 {
-  PetscInt nl = HsSegLayoutLocalSize(L);
-  KSP      ksp;
+  PetscInt    nl = HsSegLayoutLocalSize(L);
+  PetscMPIInt size;
+  KSP         ksp;
 
   PetscFunctionBeginUser;
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
@@ -216,5 +218,11 @@ PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, jacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  if (size > 1) { /* MUMPS' parallel LU is not reproducible (issue 38): the small outer system whole on every rank */
+    PC pc;
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCHSGATHER));
+  }
   PetscFunctionReturn(0);
 }

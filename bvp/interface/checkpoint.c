@@ -93,7 +93,8 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
     HsSolverCloseCheckpointDir(s); /* another directory: its parent opened (and DIR.lock taken) again at the set-up */
     PetscCall(PetscStrncpy(s->ckpt_dir, dir, sizeof s->ckpt_dir));
     /* 'ck/' and 'ck/.' name ck: without the tail, DIR.tmp and DIR.old are beside it, not inside it */
-    while ((n = strlen(s->ckpt_dir)) > 1 && (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
+    while ((n = strlen(s->ckpt_dir)) > 1 &&
+           (s->ckpt_dir[n - 1] == '/' || (n > 2 && !strcmp(s->ckpt_dir + n - 2, "/."))))
       s->ckpt_dir[n - (s->ckpt_dir[n - 1] == '/' ? 1 : 2)] = 0;
     n = strlen(s->ckpt_dir); /* 'x/..' names x's parent, which a checkpoint would replace as '..' does */
     PetscCheck(strcmp(s->ckpt_dir, ".") && strcmp(s->ckpt_dir, "/") && strcmp(s->ckpt_dir, "..") &&
@@ -289,13 +290,17 @@ int HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len)
       return 1;
     }
     if (HsIsCheckpointDir(real) == 1) {
-      snprintf(err, len, "'%s' is inside the checkpoint directory '%s', which each checkpoint moves away: use a "
-                         "place of its own", dir, real);
+      snprintf(err, len,
+               "'%s' is inside the checkpoint directory '%s', which each checkpoint moves away: use a "
+               "place of its own",
+               dir, real);
       return 1;
     }
     if (HsDirectoryInUse(real)) {
-      snprintf(err, len, "'%s' is inside '%s', in use by another hamshoot run (its output directory, locked): use a "
-                         "place of its own", dir, real);
+      snprintf(err, len,
+               "'%s' is inside '%s', in use by another hamshoot run (its output directory, locked): use a "
+               "place of its own",
+               dir, real);
       return 1;
     }
     if (!(slash = strrchr(real, '/')) || slash == real)
@@ -353,7 +358,6 @@ static int RecordHeld(int fd, const struct stat *st)
     }
   return -1;
 }
-
 
 /* The name of the lock file beside the checkpoint directory (DIR.lock) into name. */
 static void LockName(HsSolver s, char *name, size_t len)
@@ -561,9 +565,10 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
       bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': cannot look at '%s': %s", s->ckpt_dir,
                         Unreadable(s->ckpt_dir) ? s->ckpt_dir : old, strerror(e));
     else if (!HsIsCheckpointDir(s->ckpt_dir) || !HsIsCheckpointDir(old))
-      bad = 1, snprintf(err, sizeof err, "checkpoint directory '%s': '%s' exists and is not a checkpoint of hamshoot's "
-                                         "(a checkpoint never replaces other files): remove it, or give another "
-                                         "-hs_checkpoint",
+      bad = 1, snprintf(err, sizeof err,
+                        "checkpoint directory '%s': '%s' exists and is not a checkpoint of hamshoot's "
+                        "(a checkpoint never replaces other files): remove it, or give another "
+                        "-hs_checkpoint",
                         s->ckpt_dir, HsIsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
     else
       bad = TakeCheckpointDir(s, parent, err, sizeof err);
@@ -594,6 +599,8 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "  \"unknowns\": %d,\n", (int)c->size);
   if (s->ckpt_layout[0])
     fprintf(f, "  \"layout\": \"%s\",\n", s->ckpt_layout);
+  if (s->ckpt_coarse) /* -hs_extrapolate's coarse grid of this iterate: a restart solves the grids in order */
+    fprintf(f, "  \"coarse_grid\": %d,\n", (int)s->ckpt_coarse);
   if (s->bnd_e_now >= 0) /* in the eps-continuation of bounded controls: a restart goes on from this smoothing */
     fprintf(f, "  \"bounds_smoothing\": %.17g,\n", (double)s->bnd_e_now);
   fprintf(f, "  \"newton_iteration\": %d,\n  \"parameters\": {", (int)c->it);
@@ -802,7 +809,7 @@ PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool
     close(pfd);
   PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(err, (PetscMPIInt)len, MPI_CHAR, 0, comm));
-  *failed = (PetscBool)(bad != 0);
+  *failed        = (PetscBool)(bad != 0);
   s->ckpt_last_t = MPI_Wtime();
   PetscFunctionReturn(0);
 }
@@ -830,16 +837,20 @@ PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool 
     PetscFunctionReturn(0);
   if (s->ckpt_dir[0]) /* "": a sub-solver (the direct solve of -hs_initial_guess direct, ...) */
     PetscCall(HsSolverWriteCheckpoint(s, X, it, &failed, err, sizeof err));
+  else if (f[1] && !f[0] && s->ckpt_parent) /* a coarse grid's periodic one: its parent's (a signal: the parent's) */
+    PetscCall((*s->ckpt_parent_write)(s->ckpt_parent, s, &failed, err, sizeof err));
   if (failed) /* the previous checkpoint stays valid; the solve goes on (or stops, on a signal) */
-    PetscCall(PetscPrintf(comm, "hamshoot: warning: the checkpoint after Newton iteration %" PetscInt_FMT
-                                " was not written: %s\n", it, err));
+    PetscCall(PetscPrintf(
+        comm, "hamshoot: warning: the checkpoint after Newton iteration %" PetscInt_FMT " was not written: %s\n", it,
+        err));
   if (f[0]) {
     *stop          = PETSC_TRUE;
     s->interrupted = PETSC_TRUE;
     if (failed)
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; stopped after Newton iteration %" PetscInt_FMT
-                              ", but its checkpoint could not be written (%s)", it, err));
+                              ", but its checkpoint could not be written (%s)",
+                              it, err));
     else
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; stopped after Newton iteration %" PetscInt_FMT
@@ -894,7 +905,7 @@ static PetscErrorCode ReadJSON(MPI_Comm comm, const char *dir, char *j, size_t l
 /* That member key of the checkpoint j is the string or integer want; else an error naming both. */
 static PetscErrorCode Expect(MPI_Comm comm, const char *dir, const char *j, const char *key, const char *want)
 {
-  const char *p = Member(j, key);
+  const char *p        = Member(j, key);
   char        got[128] = "?";
   size_t      n;
 
@@ -923,10 +934,15 @@ static int CheckIterate(FILE *f, PetscInt size, const char *dir, char *err, size
   int         fd   = fileno(f);
 
   if (fstat(fd, &st) || (long long)st.st_size != want)
-    return snprintf(err, len, "-hs_restart %s: iterate.bin has %lld bytes, not the %lld of %" PetscInt_FMT " unknowns (a "
-                    "truncated or foreign file)", dir, (long long)st.st_size, want, size), 1;
+    return snprintf(err, len,
+                    "-hs_restart %s: iterate.bin has %lld bytes, not the %lld of %" PetscInt_FMT " unknowns (a "
+                    "truncated or foreign file)",
+                    dir, (long long)st.st_size, want, size),
+           1;
   if (PetscBinaryRead(fd, tr, 2, NULL, PETSC_INT) || tr[0] != VEC_FILE_CLASSID || tr[1] != size)
-    return snprintf(err, len, "-hs_restart %s: iterate.bin does not hold a vector of %" PetscInt_FMT " values", dir, size), 1;
+    return snprintf(err, len, "-hs_restart %s: iterate.bin does not hold a vector of %" PetscInt_FMT " values", dir,
+                    size),
+           1;
   for (PetscInt i = 0; i < size; i += 1024) {
     PetscInt n = PetscMin(1024, size - i);
     if (PetscBinaryRead(fd, buf, n, NULL, PETSC_SCALAR))
@@ -934,7 +950,8 @@ static int CheckIterate(FILE *f, PetscInt size, const char *dir, char *err, size
     for (PetscInt k = 0; k < n; k++)
       if (!isfinite(PetscRealPart(buf[k])))
         return snprintf(err, len, "-hs_restart %s: value %" PetscInt_FMT " of iterate.bin is not a finite number", dir,
-                        i + k + 1), 1;
+                        i + k + 1),
+               1;
   }
   return 0;
 }
@@ -962,9 +979,11 @@ static PetscErrorCode CheckParameters(HsSolver s, const char *dir, const char *j
       if ((size_t)(e - p) != HsDecimalLength(p, 1))
         v = NAN;
     }
-    PetscCheck(v == *s->prob->params[i].value, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
-               "-hs_restart %s: the checkpoint has parameter %s = %.15g, this run %.15g (resume with the options of the "
-               "interrupted run)", dir, s->prob->params[i].name, v, *s->prob->params[i].value);
+    PetscCheck(
+        v == *s->prob->params[i].value, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_INCOMP,
+        "-hs_restart %s: the checkpoint has parameter %s = %.15g, this run %.15g (resume with the options of the "
+        "interrupted run)",
+        dir, s->prob->params[i].name, v, *s->prob->params[i].value);
   }
   PetscFunctionReturn(0);
 }
@@ -1047,9 +1066,9 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   type = ((PetscObject)s)->type_name;
   PetscCall(VecGetSize(s->X, &size));
   { /* the name as checkpoint.json holds it: JSON-escaped (HsJsonString), compared whole */
-    char   *esc = NULL, key[16 + 2 * HS_NAME_LEN + 16];
-    size_t  len = 0;
-    FILE   *m   = open_memstream(&esc, &len);
+    char  *esc = NULL, key[16 + 2 * HS_NAME_LEN + 16];
+    size_t len = 0;
+    FILE  *m   = open_memstream(&esc, &len);
     PetscCheck(m, comm, PETSC_ERR_MEM, "-hs_restart: out of memory");
     HsJsonString(m, s->prob->name);
     fclose(m);
@@ -1057,7 +1076,8 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
     free(esc);
     PetscCheck(strstr(j, key), comm, PETSC_ERR_ARG_INCOMP,
                "-hs_restart %s: the checkpoint belongs to another problem than '%s' (resume with the options of the "
-               "interrupted run)", dir, s->prob->name);
+               "interrupted run)",
+               dir, s->prob->name);
   }
   PetscCall(PetscSNPrintf(want, sizeof want, "%" PetscInt_FMT, s->N));
   PetscCall(Expect(comm, dir, j, "N", want));
@@ -1071,9 +1091,9 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(CheckParameters(s, dir, j));
   PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", dir));
   {
-    char  err[PETSC_MAX_PATH_LEN + 128] = "";
-    int   bad                          = 0;
-    FILE *f; /* a regular file (HsFileOpenRegular): PETSc's reader would block on a FIFO */
+    char        err[PETSC_MAX_PATH_LEN + 128] = "";
+    int         bad                           = 0;
+    FILE       *f; /* a regular file (HsFileOpenRegular): PETSc's reader would block on a FIFO */
     PetscMPIInt rank;
     PetscCallMPI(MPI_Comm_rank(comm, &rank));
     if (!rank && (f = HsFileOpenRegular(bin, "-hs_restart", 0, err, sizeof err))) {
@@ -1095,12 +1115,21 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
     PetscCall(PetscPopErrorHandler());
     PetscCall(PetscViewerDestroy(&v));
     PetscCheck(!ierr, comm, PETSC_ERR_FILE_READ,
-               "-hs_restart %s: cannot read the iterate from %s (PETSc error %d: a corrupt or truncated file?)", dir, bin,
-               (int)ierr);
+               "-hs_restart %s: cannot read the iterate from %s (PETSc error %d: a corrupt or truncated file?)", dir,
+               bin, (int)ierr);
   }
   if (s->ops->resetiterate)
     PetscCall((*s->ops->resetiterate)(s));
   PetscCall(RestartSmoothing(s, dir, j));
+  s->restart_coarse = 0;
+  if ((c = Member(j, "coarse_grid"))) { /* written by -hs_extrapolate's coarse grids: N/4 or N/2 */
+    long g = strtol(c, NULL, 10);
+    PetscCheck(g == s->N / 4 || g == s->N / 2, comm, PETSC_ERR_FILE_UNEXPECTED,
+               "-hs_restart %s: the checkpoint's coarse_grid is not one a run writes (N/4 or N/2 of N = %" PetscInt_FMT
+               ")",
+               dir, s->N);
+    s->restart_coarse = (PetscInt)g;
+  }
   s->restart_pending = PETSC_TRUE;
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')
@@ -1126,7 +1155,7 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
     char       *e1 = NULL, *e2 = NULL, *e3 = NULL;
     const char *ps = Member(s->restart_cont, "stage"), *pv = Member(s->restart_cont, "value"),
                *pd = Member(s->restart_cont, "step");
-    long long   k  = ps ? strtoll(ps, &e1, 10) : -1;
+    long long k    = ps ? strtoll(ps, &e1, 10) : -1;
     *value         = pv ? (PetscReal)strtod(pv, &e2) : NAN;
     *step          = pd ? (PetscReal)strtod(pd, &e3) : NAN;
     *stage         = (PetscInt)k; /* numbers only, the stage in range (checked below) */
@@ -1138,6 +1167,7 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
   PetscCheck(*stage >= 0 && !PetscIsInfOrNanReal(*value) && !PetscIsInfOrNanReal(*step) && *step != 0,
              PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
              "-hs_restart %s: the checkpoint's continuation state %s is not one a continuation writes (stage >= 0, a "
-             "finite value, a finite nonzero step)", s->restart_dir, s->restart_cont);
+             "finite value, a finite nonzero step)",
+             s->restart_dir, s->restart_cont);
   PetscFunctionReturn(0);
 }

@@ -113,14 +113,18 @@ struct _p_HsSolver {
   char      ckpt_dir[PETSC_MAX_PATH_LEN]; /* -hs_checkpoint */
   PetscInt  ckpt_every_its;               /* -hs_checkpoint_every K */
   PetscReal ckpt_every_s, ckpt_last_t;    /* -hs_checkpoint_every Ss; rank 0's time of the last one */
-  char      ckpt_extra[256];              /* the continuation's state, a JSON object ("" outside one) */
-  char      ckpt_layout[64];              /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
-  int       ckpt_pfd;                     /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
-  int       ckpt_hold;                    /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
-  int       ckpt_lock;                    /* rank 0: DIR.lock beside it, held (flock) from the set-up, or -1 */
-  PetscBool ckpt_explicit;                /* -hs_checkpoint given: its place is made and tried at the set-up */
-  char      cont_info[512];               /* summary.json's "continuation": where this solution is ("" outside one) */
-  PetscBool interrupted;                  /* the last solve was stopped by a signal */
+  /* a sub-solve whose periodic checkpoints are its parent's (-hs_extrapolate's coarse grids: study.c) */
+  HsSolver ckpt_parent;
+  PetscInt ckpt_coarse, restart_coarse; /* the coarse grid whose iterate a checkpoint holds, written / read; 0: none */
+  PetscErrorCode (*ckpt_parent_write)(HsSolver parent, HsSolver sub, PetscBool *failed, char *err, size_t len);
+  char      ckpt_extra[256]; /* the continuation's state, a JSON object ("" outside one) */
+  char      ckpt_layout[64]; /* what else fixes the meaning of X (the shooting's knots, hashed), or "" */
+  int       ckpt_pfd;        /* rank 0: the checkpoint's parent, opened at the set-up and held, or -1 */
+  int       ckpt_hold;       /* rank 0: the checkpoint put in place last, held with a flock, or -1 */
+  int       ckpt_lock;       /* rank 0: DIR.lock beside it, held (flock) from the set-up, or -1 */
+  PetscBool ckpt_explicit;   /* -hs_checkpoint given: its place is made and tried at the set-up */
+  char      cont_info[512];  /* summary.json's "continuation": where this solution is ("" outside one) */
+  PetscBool interrupted;     /* the last solve was stopped by a signal */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
@@ -235,7 +239,8 @@ PetscErrorCode       HsSolverSetUpDiscretization(HsSolver s);
 int                  HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size);
 /* outputh5.c: trajectory.h5 (-hs_output_format hdf5) written and read back (-hs_init) by every rank */
 PetscErrorCode HsSolverWriteTrajectoryHDF5(HsSolver s, const char path[]);
-PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes, PetscReal *T);
+PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
+                                          PetscReal *T);
 int            HsIsTrajectoryH5(const char *path, int fd);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);

@@ -44,7 +44,8 @@ static void JsonStr(FILE *f, const char *key, const char *v)
 /* "strategy": the attempts of the solve strategy (bvp/drivers/strategy.c) and the one that converged (null: none). */
 static void JsonStrategy(FILE *f, const HsResults *r)
 {
-  const HsAttempt *used = r->nattempts && r->attempts[r->nattempts - 1].converged ? &r->attempts[r->nattempts - 1] : NULL;
+  const HsAttempt *used =
+      r->nattempts && r->attempts[r->nattempts - 1].converged ? &r->attempts[r->nattempts - 1] : NULL;
 
   fprintf(f, "  \"strategy\": {\"used\": ");
   if (used)
@@ -158,7 +159,9 @@ static void JsonLinearSolver(FILE *f, HsSolver s)
     snprintf(name, sizeof name, "%s+%s%s%s%s", kt, pt, mt ? "(" : "", mt ? mt : "", mt ? ")" : "");
     JsonStr(f, "linear_solver", name);
     if (inner != pc && stored) /* named by the PC's type: "hsdrop" */
-      fprintf(f, "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT "},\n",
+      fprintf(f,
+              "  \"%s\": {\"kept\": %" PetscInt_FMT ", \"stored\": %" PetscInt_FMT ", \"patterns\": %" PetscInt_FMT
+              "},\n",
               pt, kept, stored, patterns);
   }
 }
@@ -184,11 +187,37 @@ static void JsonInvariants(FILE *f, const HsProblem *P, const HsResults *r)
   fprintf(f, "},\n");
 }
 
+/* summary.json's extrapolation member (-hs_extrapolate, -hs_study): its grids, coarsest first; an order at round-off
+ * is null (docs/accuracy.md). */
+static void JsonExtrapolation(FILE *f, HsSolver s)
+{
+  const HsExtrap *e = &s->res.extrap;
+
+  if (!e->done)
+    return;
+  fprintf(f, "  \"extrapolation\": {\"grids\": [");
+  for (PetscInt i = 0; i < e->ngrids; i++) /* coarsest first */
+    fprintf(f, "%s%d", i ? ", " : "", (int)e->N[i]);
+  fprintf(f, "], \"J\": %.17g, \"J_error\": %.17g, ", (double)e->J, (double)e->J_error);
+  OrderMember(f, "J_order", e->J_order, e->J_roundoff);
+  fprintf(f, " \"H_mean\": %.17g, \"H_mean_error\": %.17g, ", (double)e->H_mean, (double)e->H_mean_error);
+  OrderMember(f, "H_mean_order", e->H_mean_order, e->H_mean_roundoff);
+  if (s->prob->free_T) {
+    fprintf(f, " \"T\": %.17g, \"T_error\": %.17g, ", (double)e->T, (double)e->T_error);
+    OrderMember(f, "T_order", e->T_order, e->T_roundoff);
+  }
+  fprintf(f, " \"romberg\": %s,", e->romberg ? "true" : "false");
+  fprintf(f, " \"pre_asymptotic\": %s, \"reliable\": %s, ", e->pre_asymptotic ? "true" : "false",
+          e->pre_asymptotic ? "false" : "true");
+  fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n",
+          (double)e->states_error, (double)e->wall_time_s);
+}
+
 /*@ HsSolverWriteSummaryJSON - the summary of the last solve as one JSON object on f (bvp/ internal;
     rank 0, after the diagnostics). Returns nonzero if writing failed. @*/
 int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
 {
-  HsResults  *r = &s->res;
+  HsResults   *r = &s->res;
   HsSolverType type;
 
   HsSolverGetType(s, &type);
@@ -229,7 +258,8 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
   JsonNum(f, "H_min", r->H_min, 0);
   JsonNum(f, "H_max", r->H_max, 0);
   JsonNum(f, "H_spread", r->H_spread, 0);
-  JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)), 0); /* the scale of the conservation tests */
+  JsonNum(f, "H_spread_relative", r->H_spread / PetscMax(1, PetscAbsReal(r->H_mean)),
+          0); /* the scale of the conservation tests */
   JsonNum(f, "H_balance", r->H_balance, 0);
   JsonNum(f, "energy_work_spread", r->energy_work_spread, 0);
   JsonInvariants(f, s->prob, r);
@@ -239,25 +269,7 @@ int HsSolverWriteSummaryJSON(HsSolver s, FILE *f, int size)
             (int)r->first_suspect);
   if (s->ops->writesummary)
     s->ops->writesummary(s, f);
-  if (r->extrap.done) { /* an order at round-off is null (docs/accuracy.md) */
-    const HsExtrap *e = &r->extrap;
-    fprintf(f, "  \"extrapolation\": {\"grids\": [");
-    for (PetscInt i = 0; i < e->ngrids; i++) /* coarsest first */
-      fprintf(f, "%s%d", i ? ", " : "", (int)e->N[i]);
-    fprintf(f, "], \"J\": %.17g, \"J_error\": %.17g, ", (double)e->J, (double)e->J_error);
-    OrderMember(f, "J_order", e->J_order, e->J_roundoff);
-    fprintf(f, " \"H_mean\": %.17g, \"H_mean_error\": %.17g, ", (double)e->H_mean, (double)e->H_mean_error);
-    OrderMember(f, "H_mean_order", e->H_mean_order, e->H_mean_roundoff);
-    if (s->prob->free_T) {
-      fprintf(f, " \"T\": %.17g, \"T_error\": %.17g, ", (double)e->T, (double)e->T_error);
-      OrderMember(f, "T_order", e->T_order, e->T_roundoff);
-    }
-    fprintf(f, " \"romberg\": %s,", e->romberg ? "true" : "false");
-    fprintf(f, " \"pre_asymptotic\": %s, \"reliable\": %s, ", e->pre_asymptotic ? "true" : "false",
-            e->pre_asymptotic ? "false" : "true");
-    fprintf(f, "\"states_error\": %.17g, \"states\": \"extrapolated.csv\", \"wall_time_s\": %.6g},\n", (double)e->states_error,
-            (double)e->wall_time_s);
-  }
+  JsonExtrapolation(f, s);
   JsonStr(f, "initial_guess", r->initial_guess[0] ? r->initial_guess : "default");
   JsonStrategy(f, r);
   if (r->extremal.done && r->extremal.not_made[0]) {
@@ -321,7 +333,7 @@ static int WriteTrajectory(HsSolver s, FILE *f, const PetscScalar *x)
 {
   const HsProblem   *P   = s->prob;
   PetscInt           dim = 2 * P->n, nc = P->nc, ni = P->invariants ? P->ninv : 0;
-  const PetscScalar *y   = Multipliers(s);
+  const PetscScalar *y = Multipliers(s);
   char               name[HS_NAME_LEN + 16], *line = malloc(HS_NUMBER_LEN * (size_t)(dim + 2 + nc + ni));
   double             v[HS_MAX_INVARIANTS];
 
@@ -615,7 +627,7 @@ static void RemoveStaleTemps(const char *dir)
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 {
   char        err[PETSC_MAX_PATH_LEN + 256] = "", real[PETSC_MAX_PATH_LEN];
-  int         bad                            = 0;
+  int         bad                           = 0;
   PetscMPIInt rank;
 
   PetscFunctionBeginUser;
@@ -631,8 +643,8 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
                       dir);
   else if (!rank && (HsIsCheckpointDir(dir) == 1 || (realpath(dir, real) && HsIsCheckpointDir(real) == 1))) /* also
          through a link: a run's checkpoint is not an output directory */
-    bad = 1, snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o",
-                      dir);
+    bad = 1,
+    snprintf(err, sizeof err, "output directory '%s' is a checkpoint directory of hamshoot's: give another -o", dir);
   else if (!rank) /* inside a checkpoint or another run's output (its lock): refused before anything is made there */
     bad = HsInsideTaken(dir, PETSC_FALSE, err, sizeof err);
   if (!rank && !bad)
@@ -650,9 +662,9 @@ PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[])
 /* extrapolated.csv: t and the states of Richardson's extrapolation at the nodes of N/2. */
 static int ExtrapolatedCB(FILE *f, void *ctx)
 {
-  HsSolver  s = ctx;
-  PetscInt  dim = 2 * s->prob->n, Nh = s->N / 2;
-  char      name[96];
+  HsSolver s   = ctx;
+  PetscInt dim = 2 * s->prob->n, Nh = s->N / 2;
+  char     name[96];
 
   fprintf(f, "t");
   for (PetscInt i = 0; i < dim; i++) {
@@ -689,7 +701,7 @@ static int WriteBoth(HsSolver s, const char *dir, int size, const char *h5tmp, c
   const char *names[NT] = {h5tmp ? "trajectory.h5" : "trajectory.csv", "intervals.csv", "extrapolated.csv",
                            "summary.json"};
   const char *other     = h5tmp ? "trajectory.csv" : "trajectory.h5"; /* the other format's, removed */
-  int (*const cb[NT])(FILE *, void *) = {TrajectoryCB, IntervalsCB, ExtrapolatedCB, SummaryCB};
+  int (*const cb[NT])(FILE *, void *)          = {TrajectoryCB, IntervalsCB, ExtrapolatedCB, SummaryCB};
   char               t[NT][PETSC_MAX_PATH_LEN] = {"", "", "", ""};
   const PetscScalar *x;
   OutCtx             o = {s, NULL, size};
@@ -700,8 +712,10 @@ static int WriteBoth(HsSolver s, const char *dir, int size, const char *h5tmp, c
   if (HsDirOpen(dir, 1, &dfd, err, errlen))
     return 1;
   if (HsLockedDirectoryReplaced(dir)) {
-    snprintf(err, errlen, "output directory '%s' was replaced during the run (moved away, something else put at its "
-                          "path): nothing written", dir);
+    snprintf(err, errlen,
+             "output directory '%s' was replaced during the run (moved away, something else put at its "
+             "path): nothing written",
+             dir);
     close(dfd);
     return 1;
   }
@@ -770,6 +784,44 @@ static int MakeH5Temp(const char *dir, char *tmp, char *err, size_t errlen)
   return err[0] != 0;
 }
 
+/* Every rank: the output directory dir opened, rank 0 through HsDirOpen (the locked descriptor), the others by its path
+ * (O_DIRECTORY | O_NOFOLLOW), and checked to be the one rank 0 holds with the temporary file tmp that rank 0 made in
+ * it (inode numbers: a shared file system may give each client its own st_dev); then *path names the file through
+ * that descriptor (/proc/self/fd/FD/tmp) where /proc is mounted, so that no rank looks the directory up by its path
+ * again (issue 38: it had been opened by dir/tmp on every rank after rank 0's check), else dir/tmp. *dfd the
+ * descriptor, for the caller to close. Collective. */
+static PetscErrorCode PinH5Dir(MPI_Comm comm, const char *dir, const char *tmp, int *dfd, char *path, size_t len)
+{
+  PetscMPIInt rank;
+  long long   id[2] = {-1, -1}, mine[2] = {-1, -2};
+  int         bad;
+  struct stat d, f;
+  char        err[PETSC_MAX_PATH_LEN + 128];
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (!rank)
+    (void)HsDirOpen(dir, 0, dfd, err, sizeof err);
+  else
+    *dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (*dfd >= 0 && !fstat(*dfd, &d) && !fstatat(*dfd, tmp, &f, AT_SYMLINK_NOFOLLOW) && S_ISREG(f.st_mode))
+    mine[0] = (long long)d.st_ino, mine[1] = (long long)f.st_ino;
+  if (!rank)
+    id[0] = mine[0], id[1] = mine[1];
+  PetscCallMPI(MPI_Bcast(id, 2, MPI_LONG_LONG, 0, comm));
+  bad = mine[0] != id[0] || mine[1] != id[1];
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm));
+  if (bad && *dfd >= 0)
+    close(*dfd), *dfd = -1;
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE,
+             "output directory '%s' was replaced while trajectory.h5 was being written: not written through it", dir);
+  if (!access("/proc/self/fd", X_OK))
+    PetscCall(PetscSNPrintf(path, len, "/proc/self/fd/%d/%s", *dfd, tmp));
+  else
+    PetscCall(PetscSNPrintf(path, len, "%s/%s", dir, tmp));
+  PetscFunctionReturn(0);
+}
+
 /* trajectory.h5 written by every rank into a new temporary file of dir (MakeH5Temp on rank 0), flushed to disk; its
  * name (relative to dir) in tmp on rank 0, for WriteBoth to rename; removed again if the writing fails. Collective. */
 static PetscErrorCode WriteHDF5Temp(HsSolver s, const char *dir, char *tmp)
@@ -778,7 +830,7 @@ static PetscErrorCode WriteHDF5Temp(HsSolver s, const char *dir, char *tmp)
   char           err[PETSC_MAX_PATH_LEN + 128] = "", path[2 * PETSC_MAX_PATH_LEN];
   PetscMPIInt    rank;
   PetscErrorCode ierr;
-  int            dfd = -1, fd;
+  int            dfd = -1, pfd = -1, fd;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -787,8 +839,11 @@ static PetscErrorCode WriteHDF5Temp(HsSolver s, const char *dir, char *tmp)
   PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
   PetscCheck(!err[0], comm, PETSC_ERR_FILE_WRITE, "%s", err);
   PetscCallMPI(MPI_Bcast(tmp, PETSC_MAX_PATH_LEN, MPI_CHAR, 0, comm));
-  PetscCall(PetscSNPrintf(path, sizeof path, "%s/%s", dir, tmp));
-  ierr = HsSolverWriteTrajectoryHDF5(s, path); /* collective; an error leaves no temporary file behind */
+  ierr = PinH5Dir(comm, dir, tmp, &pfd, path, sizeof path);
+  if (!ierr)
+    ierr = HsSolverWriteTrajectoryHDF5(s, path); /* collective; an error leaves no temporary file behind */
+  if (pfd >= 0)
+    close(pfd);
   if (!rank && !HsDirOpen(dir, 0, &dfd, err, sizeof err)) {
     if (!ierr && (fd = openat(dfd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
       ierr = fsync(fd) ? PETSC_ERR_FILE_WRITE : 0; /* on the disk before it is renamed into place */
@@ -824,13 +879,14 @@ static PetscErrorCode WriteHDF5Temp(HsSolver s, const char *dir, char *tmp)
 @*/
 PetscErrorCode HsSolverWriteOutput(HsSolver s, const char *dir)
 {
-  PetscMPIInt        rank, size;
-  char               err[PETSC_MAX_PATH_LEN + 128] = "", h5tmp[PETSC_MAX_PATH_LEN] = "";
-  int                bad                           = 0;
-  HsOutputFormat     fmt;
+  PetscMPIInt    rank, size;
+  char           err[PETSC_MAX_PATH_LEN + 128] = "", h5tmp[PETSC_MAX_PATH_LEN] = "";
+  int            bad = 0;
+  HsOutputFormat fmt;
 
   PetscFunctionBeginUser;
-  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER, "HsSolverWriteOutput() before HsSolverSolve()");
+  PetscCheck(s->solved, PetscObjectComm((PetscObject)s), PETSC_ERR_ORDER,
+             "HsSolverWriteOutput() before HsSolverSolve()");
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
   PetscCall(HsSolverGetOutputFormat(s, &fmt));

@@ -6,8 +6,8 @@
  * row, a VecScatter), into distributed Vecs, one dataset at a time, written into the file of PETSc's HDF5 viewer by
  * hyperslab (WriteContiguous: collective; not VecView, whose one chunk of the whole dataset HDF5 allocates on every
  * rank): no rank holds more than its part of the trajectory. W_k, the discrete work before node k, is the rank's own
- * sum plus MPI_Exscan of the ranks before it. -hs_init: rank 0 checks the file with the HDF5 library, then every rank
- * reads its part (VecLoad). */
+ * sum plus MPI_Exscan of the ranks before it. -hs_init: rank 0 reads the file once through one checked descriptor,
+ * checks and reads it with the HDF5 library from that image in memory, and broadcasts the rows. */
 #include "hsbvpimpl.h"
 
 #include <math.h>
@@ -478,25 +478,76 @@ static int CheckDataset(hid_t fid, const char *path, const HsProblem *P, const c
   return msg[0] != 0;
 }
 
+/* Rank 0: the whole file read into memory through the one descriptor HsFileOpenRegular opened and checked (a regular
+ * file within the size cap, never a FIFO), then opened by HDF5 from that image (the core driver, no backing store):
+ * nothing opens the path again, so a file swapped in after the check is never read. *fid the file, *img its image
+ * (both to be released by the caller), or a message. */
+/* The name HDF5's core driver is given for an image: it opens the name to refuse one that exists, so a name that can
+ * never be opened (a component that is a device, not a directory): no path is looked up for the data. */
+#define HS_H5_IMAGE_NAME "/dev/null/hs_init"
+
+static void OpenImage(const char *path, hid_t *fid, void **img, char *msg, size_t len)
+{
+  FILE       *f;
+  struct stat st;
+  hid_t       fapl;
+
+  *fid = -1, *img = NULL;
+  if (!(f = HsFileOpenRegular(path, "-hs_init", HS_INIT_MAX_BYTES, msg, len))) /* no FIFO, device, directory */
+    return;
+  if (fstat(fileno(f), &st) || !(*img = malloc(st.st_size ? (size_t)st.st_size : 1)) ||
+      fread(*img, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+    snprintf(msg, len, "-hs_init %s: cannot read %lld bytes: %s", path, (long long)st.st_size,
+             *img ? "short read" : "out of memory");
+  fclose(f);
+  if (msg[0] || (fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0)
+    return;
+  if (H5Pset_fapl_core(fapl, 1 << 20, 0) < 0 || H5Pset_file_image(fapl, *img, (size_t)st.st_size) < 0 ||
+      (*fid = H5Fopen(HS_H5_IMAGE_NAME, H5F_ACC_RDONLY, fapl)) < 0)
+    snprintf(msg, len, "-hs_init %s: not a readable HDF5 file (not HDF5, or truncated or damaged)", path);
+  H5Pclose(fapl);
+}
+
+/* Rank 0: dataset name (rows x dim, checked) into nodes (rows of 2 dim values, at offset off); 1 and a message if
+ * unreadable or not finite. */
+static int ReadDataset(hid_t fid, const char *path, const char *name, long long rows, int dim, int off,
+                       PetscReal *nodes, char *msg, size_t len)
+{
+  hid_t   d   = H5Dopen2(fid, name, H5P_DEFAULT);
+  double *a   = malloc((size_t)(rows * dim > 0 ? rows * dim : 1) * sizeof *a);
+  int     bad = d < 0 || !a || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) < 0;
+
+  if (bad)
+    snprintf(msg, len, "-hs_init %s: dataset '%s' cannot be read", path, name);
+  for (long long k = 0; k < rows && !bad; k++)
+    for (int i = 0; i < dim && !bad; i++)
+      if (!isfinite(nodes[k * 2 * dim + off + i] = a[k * dim + i]))
+        bad = 1, snprintf(msg, len, "-hs_init %s: dataset '%s', row %lld column %d: not a finite number", path, name,
+                          k + 1, i + 1);
+  free(a);
+  if (d >= 0)
+    H5Dclose(d);
+  return bad;
+}
+
 /* Rank 0: the file's structure checked with the HDF5 library itself, its own error printing off (a message of ours
- * instead): an HDF5 file, the format attribute, N, n and T, the datasets' dimensions and columns. *Nsrc, *T the
- * file's. */
-static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, PetscReal *T, char *msg, size_t len)
+ * instead): an HDF5 file, the format attribute, N, n and T, the datasets' dimensions and columns; then its states and
+ * costates into *nodes (PetscMalloc'd, NULL on an error). *Nsrc, *T the file's. */
+static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, PetscReal *T, PetscReal **nodes, char *msg,
+                      size_t len)
 {
   H5E_auto2_t fn;
-  void       *data;
+  void       *data, *img;
   hid_t       fid;
-  FILE       *f;
   char        fmt[64] = "", prob[HS_NAME_LEN + 1] = "";
   double      N = -1, n = -1, t = 0;
 
-  if (!(f = HsFileOpenRegular(path, "-hs_init", HS_INIT_MAX_BYTES, msg, len))) /* no FIFO, device, directory */
-    return;
-  fclose(f);
+  *nodes = NULL;
   H5Eget_auto2(H5E_DEFAULT, &fn, &data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if ((fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
-    snprintf(msg, len, "-hs_init %s: not a readable HDF5 file (not HDF5, or truncated or damaged)", path);
+  OpenImage(path, &fid, &img, msg, len);
+  if (msg[0])
+    ;
   else if (StringAttribute(fid, "format", fmt, sizeof fmt) || strcmp(fmt, HS_H5_FORMAT))
     snprintf(msg, len,
              "-hs_init %s: an HDF5 file, but not a trajectory.h5 written by hamshoot (no attribute format = '%s')",
@@ -516,8 +567,16 @@ static void CheckFile(const char *path, const HsProblem *P, PetscInt *Nsrc, Pets
   if (!msg[0] && !StringAttribute(fid, "problem", prob, sizeof prob) && strcmp(prob, P->name))
     PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
                 path, HsPrintable(prob), P->name);
+  if (!msg[0] && (PetscCalloc1(((size_t)N + 1) * 4 * P->n, nodes) ||
+                  ReadDataset(fid, path, "states", (long long)N + 1, 2 * P->n, 0, *nodes, msg, len) ||
+                  ReadDataset(fid, path, "costates", (long long)N, 2 * P->n, 2 * P->n, *nodes, msg, len))) {
+    if (!msg[0])
+      snprintf(msg, len, "-hs_init %s: out of memory", path);
+    PetscFree(*nodes);
+  }
   if (fid >= 0)
     H5Fclose(fid);
+  free(img);
   H5Eset_auto2(H5E_DEFAULT, fn, data);
   *Nsrc = msg[0] ? 0 : (PetscInt)N, *T = t;
 }
@@ -549,78 +608,38 @@ int HsIsTrajectoryH5(const char *path, int fd)
   return ours;
 }
 
-/* Dataset name (rows x bs) into a new distributed Vec *x on every rank: each rank reads its part; then all of it into
- * the sequential *all (HsGatherToAll). */
-static PetscErrorCode LoadAll(MPI_Comm comm, PetscViewer v, const char *name, PetscInt rows, PetscInt bs, Vec *all)
-{
-  Vec x;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecCreate(comm, &x));
-  PetscCall(VecSetSizes(x, PETSC_DECIDE, rows * bs));
-  PetscCall(VecSetBlockSize(x, bs));
-  PetscCall(VecSetType(x, VECMPI));
-  PetscCall(PetscObjectSetName((PetscObject)x, name));
-  PetscCall(VecLoad(x, v));
-  PetscCall(HsGatherToAll(x, all));
-  PetscCall(VecDestroy(&x));
-  PetscFunctionReturn(0);
-}
-
 /*@ HsSolverReadTrajectoryHDF5 - the initial guess of -hs_init from a trajectory.h5 (HsSolverWriteTrajectoryHDF5):
     *Nsrc intervals, nodes ((Nsrc + 1) rows (x_k, lambda_{k+1/2}) of 4n values, PetscMalloc'd, the same on every
     rank, as HsSolverSetInitialGuess keeps them) and the file's final time *T (bvp/ internal).
 
-  Collective. Rank 0 checks the file's structure first (CheckFile: a file that is not HDF5, a truncated one, another
-  problem's, other dimensions are errors naming it); then each rank reads its part of the states and costates
-  (VecLoad), shared with all ranks.
+  Collective. Rank 0 alone opens the file, once (HsFileOpenRegular: a regular file, checked by fstat on the descriptor
+  it reads), reads it whole through that descriptor and checks and reads it with the HDF5 library from memory
+  (CheckFile: a file that is not HDF5, a truncated one, another problem's, other dimensions, a value not finite are
+  errors naming it); the rows are then broadcast. No rank opens the path again, so a file or FIFO swapped in at the
+  path after the check is never read.
 @*/
 PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscInt *Nsrc, PetscReal **nodes,
                                           PetscReal *T)
 {
-  MPI_Comm           comm = PetscObjectComm((PetscObject)s);
-  PetscInt           dim = 2 * s->prob->n, N, bad[3] = {0, 0, 0};
-  PetscMPIInt        rank;
-  char               msg[PETSC_MAX_PATH_LEN + 256] = "";
-  PetscViewer        v;
-  Vec                X, L;
-  const PetscScalar *x, *l;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  PetscMPIInt rank;
+  char        msg[PETSC_MAX_PATH_LEN + 256] = "";
+  size_t      count;
 
   PetscFunctionBeginUser;
+  *nodes = NULL;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (!rank)
-    CheckFile(path, s->prob, Nsrc, T, msg, sizeof msg);
+    CheckFile(path, s->prob, Nsrc, T, nodes, msg, sizeof msg);
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
   PetscCheck(!msg[0], comm, PETSC_ERR_FILE_READ, "%s", msg);
   PetscCallMPI(MPI_Bcast(Nsrc, 1, MPIU_INT, 0, comm));
   PetscCallMPI(MPI_Bcast(T, 1, MPIU_REAL, 0, comm));
-  N = *Nsrc;
-  PetscCall(PetscViewerHDF5Open(comm, path, FILE_MODE_READ, &v));
-  PetscCall(LoadAll(comm, v, "states", N + 1, dim, &X));
-  PetscCall(LoadAll(comm, v, "costates", N, dim, &L));
-  PetscCall(PetscViewerDestroy(&v));
-  PetscCall(PetscCalloc1((N + 1) * 2 * dim, nodes));
-  PetscCall(VecGetArrayRead(X, &x));
-  PetscCall(VecGetArrayRead(L, &l));
-  for (PetscInt k = 0; k <= N && !bad[0]; k++)
-    for (PetscInt i = 0; i < dim; i++) {
-      (*nodes)[k * 2 * dim + i] = x[k * dim + i];
-      if (k < N)
-        (*nodes)[k * 2 * dim + dim + i] = l[k * dim + i];
-      if (PetscIsInfOrNanReal(x[k * dim + i]) || (k < N && PetscIsInfOrNanReal(l[k * dim + i]))) {
-        bad[0] = PetscIsInfOrNanReal(x[k * dim + i]) ? 1 : 2, bad[1] = k + 1, bad[2] = i + 1;
-        break;
-      }
-    }
-  PetscCall(VecRestoreArrayRead(L, &l));
-  PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(VecDestroy(&X));
-  PetscCall(VecDestroy(&L));
-  if (bad[0]) /* the same on every rank (the whole datasets are) */
-    PetscCall(PetscFree(*nodes));
-  PetscCheck(!bad[0], comm, PETSC_ERR_FILE_READ,
-             "-hs_init %s: dataset '%s', row %" PetscInt_FMT " column %" PetscInt_FMT ": not a finite number", path,
-             bad[0] == 1 ? "states" : "costates", bad[1], bad[2]);
+  count = ((size_t)*Nsrc + 1) * 4 * (size_t)s->prob->n;
+  if (rank)
+    PetscCall(PetscMalloc1(count, nodes));
+  for (size_t at = 0; at < count; at += (size_t)1 << 28) /* in pieces an int can count */
+    PetscCallMPI(MPI_Bcast(*nodes + at, (PetscMPIInt)PetscMin(count - at, (size_t)1 << 28), MPIU_REAL, 0, comm));
   PetscFunctionReturn(0);
 }
 #else

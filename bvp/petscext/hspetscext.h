@@ -56,6 +56,9 @@ typedef struct {             /* dropmatch.c: the matching of hsdrop, the local c
   PetscInt ng, *gcol, *grow; /* other ranks' columns touched by the local rows (ascending), and their rows */
   PetscInt sign;             /* the permutation's */
 } HsDropMatching;
+#define PCHSGATHER                                                                                                     \
+  "hsgather" /* -pc_type hsgather: the whole operator's LU by sequential MUMPS on every rank (pcgather.c) */
+PetscErrorCode PCCreate_HsGather(PC pc);
 PetscErrorCode HsDropMatch(MPI_Comm comm, PetscInt M, PetscInt m, const PetscInt *kstart, const PetscInt *kcol,
                            const PetscScalar *kval, HsDropMatching *mt);
 PetscErrorCode HsDropMatchRelabel(const HsDropMatching *mt, PetscInt nz, PetscInt *kcol);
