@@ -30,6 +30,9 @@
 typedef struct {
   double *G1, *G2, *G3;     /* nc x n each: discrete gradients of Phi */
   double *Pa, *Pb, *Hphi;   /* nc, nc, nc n n */
+  double *Pk;               /* nc: Phi(q_k) of the last node evaluated (kept for the differences' reuse) */
+  double *dg, *hval;        /* nc n: Gbar_i,+ - Gbar_i,- - H_i d; nc n n: the Hessians' nonzeros by rows */
+  int    *hoff, *hcol;      /* nc n + 1 row offsets into hval, and the column of each (NodeGeometry) */
   double *m, *dl, *w, *v;   /* n each */
   double *fp, *fm, *add;    /* r each: the constraint terms at z +- e, and at z */
   double *z[3];             /* D each: copies of the points (differences) */
@@ -47,6 +50,9 @@ static Scratch Layout(HsCons *cs)
   S.Pa = p, p += c;
   S.Pb = p, p += c;
   S.Hphi = p, p += c * n * n;
+  S.Pk = p, p += c;
+  S.dg = p, p += c * n;
+  S.hval = p, p += c * n * n;
   S.m = p, p += n;
   S.dl = p, p += n;
   S.w = p, p += n;
@@ -56,8 +62,9 @@ static Scratch Layout(HsCons *cs)
   S.add = p, p += r;
   for (int i = 0; i < 3; i++)
     S.z[i] = p, p += D;
-  S.blk = p;
-  (void)d;
+  S.blk = p, p += 5 * d * d + d;
+  S.hoff = (int *)p;
+  S.hcol = S.hoff + c * n + 1;
   return S;
 }
 
@@ -65,7 +72,9 @@ static Scratch Layout(HsCons *cs)
 int HsConsExtSetup(HsCons *cs)
 {
   int n = cs->n, c = cs->c, d = 2 * n, r = cs->r, D = cs->D;
-  cs->ext = calloc((size_t)(3 * c * n + 2 * c + c * n * n + 4 * n + 3 * r + 3 * D + 5 * d * d + d), sizeof(double));
+  size_t ints = (size_t)(c * n + 1 + c * n * n), dbl = (ints * sizeof(int) + sizeof(double) - 1) / sizeof(double);
+  cs->ext = calloc((size_t)(4 * c * n + 3 * c + 2 * c * n * n + 4 * n + 3 * r + 3 * D + 5 * d * d + d) + dbl,
+                   sizeof(double));
   return cs->ext ? HS_SUCCESS : HS_ENOMEM;
 }
 
@@ -107,14 +116,16 @@ int HsConsExtGbar(HsCons *cs, const double *a, const double *b, double *G)
   return HS_SUCCESS;
 }
 
-/* The interval's constraint terms into out (r): h Gbar^T gamma in the momentum rows, Gbar lp (the adjoint). */
-static int AddedInterval(HsCons *cs, const double *z0, const double *z1, double *out)
+/* The interval's constraint terms into out (r): h Gbar^T gamma in the momentum rows, Gbar lp (the adjoint). With
+ * keep, Gbar is that of the previous call (the same q_j, q_{j+1}: AddedJacobian's columns off q). */
+static int AddedInterval(HsCons *cs, const double *z0, const double *z1, double *out, int keep)
 {
   Scratch       S = Layout(cs);
   int           n = cs->n, c = cs->c;
   const double *lp = z0 + 3 * n + c, *gam = z0 + 4 * n + c;
 
-  HS_CHK(HsConsExtGbar(cs, z0, z1, S.G1));
+  if (!keep)
+    HS_CHK(HsConsExtGbar(cs, z0, z1, S.G1));
   memset(out, 0, sizeof(double) * (size_t)cs->r);
   for (int j = 0; j < c; j++)
     for (int l = 0; l < n; l++)
@@ -122,35 +133,61 @@ static int AddedInterval(HsCons *cs, const double *z0, const double *z1, double 
   return HS_SUCCESS;
 }
 
+/* The node's q-dependent parts that AddedNode's multipliers meet: Phi's Hessians (S.Hphi, nc of n x n) by rows
+ * without their zeros (S.hoff, S.hcol, S.hval: a constraint's Hessian has a few nonzeros, a director's products),
+ * and S.dg = Gbar_i,+ - Gbar_i,- - H_i d (S.G2, S.G1, d = S.v). */
+static void NodeGeometry(HsCons *cs, Scratch S)
+{
+  int n = cs->n, c = cs->c, k = 0;
+
+  for (int i = 0; i < c; i++)
+    for (int l = 0; l < n; l++) {
+      const double *row = S.Hphi + (i * n + l) * n;
+      double        Hd  = 0;
+      S.hoff[i * n + l] = k;
+      for (int r = 0; r < n; r++) {
+        Hd += row[r] * S.v[r];
+        if (row[r] != 0)
+          S.hcol[k] = r, S.hval[k++] = row[r];
+      }
+      S.dg[i * n + l] = S.G2[i * n + l] - S.G1[i * n + l] - Hd;
+    }
+  S.hoff[c * n] = k;
+}
+
 /* Node k's constraint terms into out (r): -h/2 sum_i A_i^T (gamma_+,i lp_- + gamma_-,i lp_+) - h Ghat^T nu in the
- * rows of lambda^q (file head), Phi(q_k) in the last nc. */
-static int AddedNode(HsCons *cs, const double *zm, const double *z0, const double *zp, double *out)
+ * rows of lambda^q (file head), Phi(q_k) in the last nc. With keep, the discrete gradients, Phi(q_k) and its
+ * Hessians are those of the previous call (the same q_{k-1}, q_k, q_{k+1}: AddedJacobian's columns off q). */
+static int AddedNode(HsCons *cs, const double *zm, const double *z0, const double *zp, double *out, int keep)
 {
   Scratch       S = Layout(cs);
   int           n = cs->n, c = cs->c, small;
   double        h = cs->h, dd = 0;
   const double *a = zm + 3 * n + c, *gm = zm + 4 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
 
-  HS_CHK(HsConsExtGbar(cs, zm, z0, S.G1));
-  HS_CHK(HsConsExtGbar(cs, z0, zp, S.G2));
-  HS_CHK(HsConsExtGbar(cs, zm, zp, S.G3)); /* Ghat: over the chord */
-  if (cs->prob->Phi(z0, out + 2 * n, NULL, S.Hphi, cs->prob->ctx))
-    return HS_EDOM;
-  memset(out, 0, sizeof(double) * (size_t)(2 * n));
   for (int l = 0; l < n; l++)
     S.v[l] = 0.5 * (zp[l] - zm[l]), dd += S.v[l] * S.v[l]; /* d */
   small = Small(n, zm, zp, cs->disc->dg_tol);
+  if (!keep) {
+    HS_CHK(HsConsExtGbar(cs, zm, z0, S.G1));
+    HS_CHK(HsConsExtGbar(cs, z0, zp, S.G2));
+    HS_CHK(HsConsExtGbar(cs, zm, zp, S.G3)); /* Ghat: over the chord */
+    if (cs->prob->Phi(z0, S.Pk, NULL, S.Hphi, cs->prob->ctx))
+      return HS_EDOM;
+    NodeGeometry(cs, S);
+  }
+  memcpy(out + 2 * n, S.Pk, sizeof(double) * (size_t)c);
+  memset(out, 0, sizeof(double) * (size_t)(2 * n));
   for (int i = 0; i < c; i++) {
-    const double *Hi = S.Hphi + i * n * n;
-    double        corr = 0;
+    double corr = 0;
     for (int l = 0; l < n; l++)
       S.w[l] = gp[i] * a[l] + gm[i] * b[l];
     for (int l = 0; l < n; l++) { /* A_i^T w = H_i w + d ((dGbar_i - H_i d) . w) / (d.d) */
-      double Hw = 0, Hd = 0;
-      for (int r = 0; r < n; r++)
-        Hw += Hi[l * n + r] * S.w[r], Hd += Hi[l * n + r] * S.v[r];
+      double Hw = 0;
+      for (int e = S.hoff[i * n + l]; e < S.hoff[i * n + l + 1]; e++)
+        Hw += S.hval[e] * S.w[S.hcol[e]];
       out[l] -= 0.5 * h * Hw;
-      corr += (S.G2[i * n + l] - S.G1[i * n + l] - Hd) * S.w[l];
+      corr += S.dg[i * n + l] * S.w[l];
     }
     for (int l = 0; l < n && !small; l++)
       out[l] -= 0.5 * h * S.v[l] * corr / dd;
@@ -163,8 +200,8 @@ static int AddedNode(HsCons *cs, const double *zm, const double *z0, const doubl
 /* Node k's constraint terms of the direct transcription's KKT conditions (cs->kkt; quadratic Phi, where Gbar of an
  * interval is G at its midpoint, so that d(lp . Gbar^T gamma)/dq_k = 1/2 Hess Phi^T lp gamma of each interval):
  * -h/2 sum_i H_i (gamma_-,i lp_- + gamma_+,i lp_+) - h G(q_k)^T nu in the rows of lambda^q, Phi(q_k) in the last nc
- * (docs/direct.md, "The extended class"). */
-static int AddedNodeKKT(HsCons *cs, const double *zm, const double *z0, const double *zp, double *out)
+ * (docs/direct.md, "The extended class"); keep as in AddedNode. */
+static int AddedNodeKKT(HsCons *cs, const double *zm, const double *z0, const double *zp, double *out, int keep)
 {
   Scratch       S = Layout(cs);
   int           n = cs->n, c = cs->c;
@@ -172,8 +209,9 @@ static int AddedNodeKKT(HsCons *cs, const double *zm, const double *z0, const do
   const double *a = zm + 3 * n + c, *gm = zm + 4 * n + c, *b = z0 + 3 * n + c, *gp = z0 + 4 * n + c, *nu = z0 + 2 * n;
   (void)zp;
 
-  if (cs->prob->Phi(z0, out + 2 * n, S.G3, S.Hphi, cs->prob->ctx))
+  if (!keep && cs->prob->Phi(z0, S.Pk, S.G3, S.Hphi, cs->prob->ctx))
     return HS_EDOM;
+  memcpy(out + 2 * n, S.Pk, sizeof(double) * (size_t)c);
   memset(out, 0, sizeof(double) * (size_t)(2 * n));
   for (int i = 0; i < c; i++) {
     const double *Hi = S.Hphi + i * n * n;
@@ -187,33 +225,38 @@ static int AddedNodeKKT(HsCons *cs, const double *zm, const double *z0, const do
   return HS_SUCCESS;
 }
 
-typedef int (*AddedFn)(HsCons *, const double *, const double *, const double *, double *);
+typedef int (*AddedFn)(HsCons *, const double *, const double *, const double *, double *, int);
 
-static int AddedInt3(HsCons *cs, const double *z0, const double *z1, const double *unused, double *out)
+static int AddedInt3(HsCons *cs, const double *z0, const double *z1, const double *unused, double *out, int keep)
 {
   (void)unused;
-  return AddedInterval(cs, z0, z1, out);
+  return AddedInterval(cs, z0, z1, out, keep);
 }
 
-/* The constraint terms' Jacobian blocks in np points (r x D each, added to J[b]) by central differences. */
+/* The constraint terms' Jacobian blocks in np points (r x D each, added to J[b]) by central differences. The terms
+ * depend on the points' q (their first n components) only through the discrete gradients and Phi's values and
+ * Hessians, which the columns off q therefore take from one evaluation at z (keep): the same numbers as evaluating
+ * them again, at a fraction of the cost (an n-coordinate q of D unknowns per point). The columns of q come last. */
 static int AddedJacobian(HsCons *cs, AddedFn fn, int np, const double *const *z, double *const *J)
 {
   Scratch S = Layout(cs);
-  int     D = cs->D, r = cs->r;
+  int     D = cs->D, r = cs->r, n = cs->n;
 
   for (int b = 0; b < np; b++)
     memcpy(S.z[b], z[b], sizeof(double) * (size_t)D);
-  for (int b = 0; b < np; b++)
-    for (int col = 0; col < D; col++) {
-      double keep = S.z[b][col], e = HS_CONS_FD_STEP * (1 + fabs(keep));
-      S.z[b][col] = keep + e;
-      HS_CHK(fn(cs, S.z[0], S.z[1], S.z[2], S.fp));
-      S.z[b][col] = keep - e;
-      HS_CHK(fn(cs, S.z[0], S.z[1], S.z[2], S.fm));
-      S.z[b][col] = keep;
-      for (int i = 0; i < r; i++)
-        J[b][i * D + col] += (S.fp[i] - S.fm[i]) / (2 * e);
-    }
+  HS_CHK(fn(cs, S.z[0], S.z[1], S.z[2], S.fp, 0)); /* the q-dependent parts at z */
+  for (int pass = 0; pass < 2; pass++)
+    for (int b = 0; b < np; b++)
+      for (int col = pass ? 0 : n; col < (pass ? n : D); col++) {
+        double keep = S.z[b][col], e = HS_CONS_FD_STEP * (1 + fabs(keep));
+        S.z[b][col] = keep + e;
+        HS_CHK(fn(cs, S.z[0], S.z[1], S.z[2], S.fp, !pass));
+        S.z[b][col] = keep - e;
+        HS_CHK(fn(cs, S.z[0], S.z[1], S.z[2], S.fm, !pass));
+        S.z[b][col] = keep;
+        for (int i = 0; i < r; i++)
+          J[b][i * D + col] += (S.fp[i] - S.fm[i]) / (2 * e);
+      }
   return HS_SUCCESS;
 }
 
@@ -234,7 +277,7 @@ int HsConsExtInterval(HsCons *cs, const double *z0, const double *z1, double *F,
   double *B = S.blk;
 
   HS_CHK(HsDiscStateResidual(cs->disc, z0, z1, z0 + 2 * n + c, F));
-  HS_CHK(AddedInterval(cs, z0, z1, S.add));
+  HS_CHK(AddedInterval(cs, z0, z1, S.add, 0));
   for (int i = 0; i < r; i++)
     F[i] = (i < d ? F[i] : 0) + S.add[i];
   if (!J0)
@@ -259,7 +302,7 @@ int HsConsExtNode(HsCons *cs, int k, const double *zm, const double *z0, const d
   double *B = S.blk;
 
   HS_CHK(HsDiscCostateResidual(cs->disc, k, zm, z0, zp, zm + o, z0 + o, C));
-  HS_CHK((cs->kkt ? AddedNodeKKT : AddedNode)(cs, zm, z0, zp, S.add));
+  HS_CHK((cs->kkt ? AddedNodeKKT : AddedNode)(cs, zm, z0, zp, S.add, 0));
   for (int i = 0; i < r; i++)
     C[i] = (i < d ? C[i] : 0) + S.add[i];
   if (!Jm)
