@@ -117,3 +117,24 @@ def t_satdefault_rest40():
     s = _default_run(40, 2)
     if s:
         check(rel(s["J"], J_MAPPED[40]) <= 1e-9, "satellite N = 40: J^d %.12g, mapped Euler %.12g" % (s["J"], J_MAPPED[40]))
+
+
+def t_satdefault_romberg():
+    """Issue 40's limit: problems/satellite.ocp from the default guess on 2 ranks, -N 320 -hs_extrapolate
+    -hs_extrapolate_romberg (coarse first: N = 80 from the frame guess, then 160 and 320 by grid sequencing, each
+    converged at its round-off level). The observed order of J^d is 2 (in [1.9, 2.3]; measured 2.07) and the Romberg
+    value of the three grids equals the Euler-angle form's continuous optimum J_STAR (the independent scipy solve_bvp
+    of tests/crosscheck/satellite_bvp.py) to 1e-6 relative (measured 2.0e-7); H^d spread at round-off. N = 80 from the
+    frame guess ends in Newton's quadratic phase below the global round-off level with rows above their own: it
+    converges only with the step more that convergence.c's RoundoffStop takes (before it: 'converged to the requested
+    tolerance only', and -hs_extrapolate fell back to N = 320 first, 42 Newton iterations there)."""
+    from hs_satellite_ref import J_STAR
+    s, out, _ = run(["-problem", SATELLITE, "-N", "320", "-hs_extrapolate", "-hs_extrapolate_romberg"] + NO_EXTRA,
+                    ranks=2, expect_rc=None)
+    check(s is not None and s["converged"], "satellite N = 320: not converged\n%s" % out[-800:])
+    e = s["extrapolation"]
+    check(s["initial_guess"].startswith("grid sequencing") and e["grids"] == [80, 160, 320] and e["romberg"],
+          "satellite: the coarse grids were not solved first (%r, %r)" % (s["initial_guess"], e["grids"]))
+    check(1.9 <= e["J_order"] <= 2.3 and not e["pre_asymptotic"], "satellite: observed order %r" % e["J_order"])
+    check(rel(e["J"], J_STAR) <= 1e-6, "satellite: Romberg J %.10g against J* %.10g" % (e["J"], J_STAR))
+    check(s["H_spread_relative"] <= 1e-12, "satellite: H^d spread %g" % s["H_spread_relative"])
