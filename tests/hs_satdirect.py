@@ -130,3 +130,26 @@ def t_satdirect_satellite():
     for k in (0, 2):
         check(abs(err[40][k]) >= 3 * abs(err[80][k]), "IPOPT: rotor %d's final angle errors %.3g, %.3g" %
               (k + 1, err[40][k], err[80][k]))
+
+
+def t_satdirect_default():
+    """problems/satellite.ocp with -hs_compare -hs_direct_solver ipopt at N = 40 on 1 rank from hamshoot's default
+    guess, the geodesic frame guess with the costates it implies, which IPOPT starts from too (its states, u = R^-1
+    B^T lambda^p, gamma balancing each interval's momentum equation): both converged, the direct side's initial guess
+    the frame guess, and the same two optima as from the mapped Euler solution (docs/satellite.md, "Indirect and direct
+    in directors"): the conserving J^d 1457223.03602, IPOPT's 1454204.68285 (each to 1e-10 relative; they are given to
+    5 decimals, 3.4e-12 relative) and so the gap 3018.35317 (to 1e-8 relative: the two roundings, 3.3e-9 of it)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "cmp")
+        run(["-problem", SATELLITE, "-N", "40", "-hs_compare", "-hs_direct_solver", "ipopt"] + NO_EXTRA, outdir=out)
+        with open(os.path.join(out, "compare.json")) as f:
+            c = json.load(f)
+    a, b = c["indirect"], c["direct"]
+    if not (a["converged"] and b["converged"] and b["bvp_type"] == "ipopt"):
+        return check(False, "converged %s, %s (%s, %s)" % (a["converged"], b["converged"], b["bvp_type"],
+                                                          b.get("solver_status")))
+    check(b["initial_guess"].startswith("frame geodesic"), "IPOPT's start: %s" % b["initial_guess"])
+    check(rel(a["J"], 1457223.03602) <= 1e-10, "conserving J^d %.12g" % a["J"])
+    check(rel(b["J"], 1454204.68285) <= 1e-10, "IPOPT's J^d %.12g" % b["J"])
+    gap = a["J"] - b["J"]
+    check(abs(gap - 3018.35317) <= 1e-8 * 3018.35317, "the gap %.10g, not 3018.35317" % gap)

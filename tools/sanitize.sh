@@ -22,7 +22,7 @@
 # Leaks: tools/lsan.supp suppresses Open MPI's (and its libraries') own, nothing of hamshoot.
 set -eu
 cd "$(dirname "$0")/.."
-: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal|bounded_crane|bounded_crane_weight|bounded_time|bounded_swingup_ipopt|bounded_homotopy_stop|study_partial|extremal_wider|extremal_unique|extremal_spurious|bounds_direct_ipopt|bounds_swingup|bounds_compare|controls_bounded|controls_done|controlqp_direct_ipopt|satellite_euler|satellite_natural|momentum_satellite|satellite_reference|satellite_compare|rest_satellite|satguess_satellite|order4cons_shoot|satdirect_wheel|satdirect_satellite)\$}"
+: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal|bounded_crane|bounded_crane_weight|bounded_time|bounded_swingup_ipopt|bounded_homotopy_stop|study_partial|extremal_wider|extremal_unique|extremal_spurious|bounds_direct_ipopt|bounds_swingup|bounds_compare|controls_bounded|controls_done|controlqp_direct_ipopt|satellite_euler|satellite_natural|momentum_satellite|satellite_reference|satellite_compare|rest_satellite|satguess_satellite|order4cons_shoot|satdirect_wheel|satdirect_satellite|satdirect_default)\$}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HS_SANITIZED=1
 # Stacks are unwound by frame pointers (fast; DWARF unwinding, fast_unwind_on_malloc=0, makes
 # malloc-heavy tests 2-3 times slower). That loses the caller of glibc's vasprintf (no frame pointer),
