@@ -1122,12 +1122,16 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
     PetscCall((*s->ops->resetiterate)(s));
   PetscCall(RestartSmoothing(s, dir, j));
   s->restart_coarse = 0;
-  if ((c = Member(j, "coarse_grid"))) { /* written by -hs_extrapolate's coarse grids: N/4 or N/2 */
-    long g = strtol(c, NULL, 10);
-    PetscCheck(g == s->N / 4 || g == s->N / 2, comm, PETSC_ERR_FILE_UNEXPECTED,
-               "-hs_restart %s: the checkpoint's coarse_grid is not one a run writes (N/4 or N/2 of N = %" PetscInt_FMT
-               ")",
-               dir, s->N);
+  if ((c = Member(j, "coarse_grid"))) { /* written by -hs_extrapolate's coarse grids: N/2^(K-1), ..., N/2 */
+    char *e   = NULL;
+    long  g   = strtol(c, &e, 10);
+    int   any = 0;
+    for (int l = 1; l < HS_EXTRAP_GRIDS_MAX; l++) /* any K: -hs_extrapolate_grids up to HS_EXTRAP_GRIDS_MAX */
+      any |= s->N % ((PetscInt)1 << l) == 0 && g == s->N >> l;
+    PetscCheck(any && e != c && (*e == ',' || *e == '\n' || *e == ' ' || *e == '}'), comm, PETSC_ERR_FILE_UNEXPECTED,
+               "-hs_restart %s: the checkpoint's coarse_grid is not one a run writes (N/2, N/4, ..., N/%d of N = "
+               "%" PetscInt_FMT ")",
+               dir, 1 << (HS_EXTRAP_GRIDS_MAX - 1), s->N);
     s->restart_coarse = (PetscInt)g;
   }
   s->restart_pending = PETSC_TRUE;
