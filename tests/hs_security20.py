@@ -7,6 +7,11 @@ assertion failed on the code before its fix:
                 refused its own checkpoint: "the checkpoint's coarse_grid is not one a run writes (N/4 or N/2 ...)",
                 exit 1); a coarse_grid with trailing junk ("10000abc", read by strtol as 10000) or of no grid is
                 refused
+  ipopt keys    -hs_scheme direct -hs_direct_solver ipopt (tests/data/wheel_rest_directors.ocp, pendulum) reads
+                IPOPT's keys: -hs_ipopt_tol nan, 0 and -hs_ipopt_max_it -3 are range errors naming the key, -hs_ipopt_tol
+                0.9 is taken and the result demoted to "the requested tolerance only" (exit 2) (each had been refused as
+                "unknown option -hs_ipopt_tol, or one this run does not use": the type became IPOPT only after the
+                options were read)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -57,9 +62,26 @@ def case_coarse_k(d):
         check(abs(s["J"] - ref["J"]) <= 1e-10 * abs(ref["J"]), "the restart's J^d %r against %r" % (s["J"], ref["J"]))
 
 
+def case_ipopt_keys(d):
+    """IPOPT's keys with -hs_direct_solver ipopt: read (range errors name them; a loose tolerance is taken)."""
+    wheel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "wheel_rest_directors.ocp")
+    for prob in (wheel, "pendulum"):
+        base = ["-problem", prob, "-N", "10", "-hs_scheme", "direct", "-hs_direct_solver", "ipopt",
+                "-hs_check_extremal", "no"]
+        for extra, rc, want in ((["-hs_ipopt_tol", "nan"], 1, "-hs_ipopt_tol nan is not a finite number"),
+                                (["-hs_ipopt_tol", "0"], 1, "-hs_ipopt_tol 0. must lie in (0, 1)"),
+                                (["-hs_ipopt_max_it", "-3"], 1, "-hs_ipopt_max_it -3 must be >= 0"),
+                                (["-hs_ipopt_tol", "0.9"], 2, "converged to the requested tolerance only"),
+                                (["-hs_ipopt_tol", "1e-10", "-hs_ipopt_max_it", "200"], 0, "Solve_Succeeded")):
+            p = subprocess.run([HAMSHOOT] + base + extra, env=ENV, cwd=d, capture_output=True, text=True, timeout=60)
+            out = p.stdout + p.stderr
+            check(p.returncode == rc and want in out,
+                  "%s %s: exit %d\n%s" % (os.path.basename(prob), " ".join(extra), p.returncode, out[-300:]))
+
+
 def t_security20():
     """round 20's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_coarse_k,):
+        for case in (case_ipopt_keys, case_coarse_k):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
