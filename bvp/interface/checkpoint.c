@@ -1021,6 +1021,30 @@ static PetscErrorCode RestartSmoothing(HsSolver s, const char *dir, const char *
   PetscFunctionReturn(0);
 }
 
+/* The checkpoint's coarse_grid (s->restart_coarse; 0 if none): written by -hs_extrapolate's coarse grids, N/2^l for
+ * some K of -hs_extrapolate_grids (1 <= l < HS_EXTRAP_GRIDS_MAX), a whole number; anything else is an error. */
+static PetscErrorCode RestartCoarse(HsSolver s, const char *dir, const char *j)
+{
+  const char *c;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  s->restart_coarse = 0;
+  if ((c = Member(j, "coarse_grid"))) { /* written by -hs_extrapolate's coarse grids: N/2^(K-1), ..., N/2 */
+    char *e   = NULL;
+    long  g   = strtol(c, &e, 10);
+    int   any = 0;
+    for (int l = 1; l < HS_EXTRAP_GRIDS_MAX; l++) /* any K: -hs_extrapolate_grids up to HS_EXTRAP_GRIDS_MAX */
+      any |= s->N % ((PetscInt)1 << l) == 0 && g == s->N >> l;
+    PetscCheck(any && e != c && (*e == ',' || *e == '\n' || *e == ' ' || *e == '}'), comm, PETSC_ERR_FILE_UNEXPECTED,
+               "-hs_restart %s: the checkpoint's coarse_grid is not one a run writes (N/2, N/4, ..., N/%d of N = "
+               "%" PetscInt_FMT ")",
+               dir, 1 << (HS_EXTRAP_GRIDS_MAX - 1), s->N);
+    s->restart_coarse = (PetscInt)g;
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
 
   Collective.
@@ -1121,15 +1145,7 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   if (s->ops->resetiterate)
     PetscCall((*s->ops->resetiterate)(s));
   PetscCall(RestartSmoothing(s, dir, j));
-  s->restart_coarse = 0;
-  if ((c = Member(j, "coarse_grid"))) { /* written by -hs_extrapolate's coarse grids: N/4 or N/2 */
-    long g = strtol(c, NULL, 10);
-    PetscCheck(g == s->N / 4 || g == s->N / 2, comm, PETSC_ERR_FILE_UNEXPECTED,
-               "-hs_restart %s: the checkpoint's coarse_grid is not one a run writes (N/4 or N/2 of N = %" PetscInt_FMT
-               ")",
-               dir, s->N);
-    s->restart_coarse = (PetscInt)g;
-  }
+  PetscCall(RestartCoarse(s, dir, j));
   s->restart_pending = PETSC_TRUE;
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')

@@ -431,6 +431,23 @@ static PetscErrorCode GuessOptions(PetscOptionItems *PetscOptionsObject, HsSolve
   PetscFunctionReturn(0);
 }
 
+/* -hs_direct_solver ipopt on a direct costate scheme of a transcription: the type IPOPT now, as HsSolverSetUp would
+ * make it, so that its keys (-hs_ipopt_tol, -hs_ipopt_max_it, ...) are read (issue 38, round 20: they had been
+ * refused as unused, the type switched only after the options were read). */
+static PetscErrorCode DirectIpoptType(HsSolver s)
+{
+  const char *cs;
+  PetscBool   tr;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetSchemes(s, NULL, &cs));
+  PetscCall(PetscObjectTypeCompare((PetscObject)s, HSSOLVERTRANSCRIPTION, &tr));
+  if (s->direct_solver == HS_DIRECT_IPOPT && tr && cs &&
+      (!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt")))
+    PetscCall(HsSolverSetType(s, HSSOLVERIPOPT));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetFromOptions - applies the options database to the solver.
 
   Collective.
@@ -555,6 +572,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
   HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));
   HsOptionsCall(OutputFormatOption(PetscOptionsObject, s));
   HsOptionsCall(StrategyOptions(PetscOptionsObject, s));
+  HsOptionsCall(DirectIpoptType(s));
   if (s->ops->setfromoptions)
     HsOptionsCall((*s->ops->setfromoptions)(s, PetscOptionsObject));
   HsOptionsCall(PetscObjectProcessOptionsHandlers((PetscObject)s, PetscOptionsObject));
