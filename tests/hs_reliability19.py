@@ -141,7 +141,8 @@ def t_reproducible():
     """constrained multiple shooting on 2 ranks: J^d and the Newton iterations identical over 8 runs."""
     data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems")
     with tempfile.TemporaryDirectory() as d:
-        for prob in ("crane_natural", "pendulum_cartesian"):
+        # crane_natural's shooting converges from IPOPT's direct guess, which the sanitized build has not
+        for prob in ("pendulum_cartesian",) if os.environ.get("HS_SANITIZED") else ("crane_natural", "pendulum_cartesian"):
             args = ["-problem", os.path.join(data, prob + ".ocp"), "-hs_bvp_type", "shooting", "-hs_shoot_segments",
                     "4", "-hs_check_extremal", "no", "-quiet"]
             seen = set()
