@@ -443,3 +443,71 @@ int HsProblemFrameGuess(const HsProblem *P, int N, double *x)
   free(theta), free(F.parent), free(F.R0);
   return st;
 }
+
+/*@ HsProblemFrameColumns - how many values HsProblemFrameAttitude gives a node: 3 a frame without parent (its
+    rotation vector), 1 a rotor (its angle about its axis relative to its parent). 0 without frames. @*/
+int HsProblemFrameColumns(const HsProblem *P)
+{
+  int parent[HS_FRAME_MAX_PLOT], axis[HS_FRAME_MAX_PLOT], cols = 0;
+  char why[8];
+
+  if (P->nframes <= 0 || P->nframes > HS_FRAME_MAX_PLOT || Structure(P, parent, axis, NULL, why, sizeof why))
+    return 0;
+  for (int f = 0; f < P->nframes; f++)
+    cols += parent[f] < 0 ? 3 : 1;
+  return cols;
+}
+
+/*@ HsProblemFrameParent - frame f's parent (a rotor's: the frame whose director is its axis), -1 for a frame without
+    parent or out of range, or for frames HsProblemFrameColumns does not take. @*/
+int HsProblemFrameParent(const HsProblem *P, int f)
+{
+  int parent[HS_FRAME_MAX_PLOT], axis[HS_FRAME_MAX_PLOT];
+  char why[8];
+
+  if (f < 0 || f >= P->nframes || !HsProblemFrameColumns(P) || Structure(P, parent, axis, NULL, why, sizeof why))
+    return -1;
+  return parent[f];
+}
+
+/*@ HsProblemFrameAttitude - the frames' attitudes at one node, for plots (-hs_compare's attitude page): per frame in
+    order, without parent the rotation vector w of R = [d1 d2 d3] (R = exp([w]x)), a rotor its angle about its axis
+    relative to its parent, atan2 of its first director's components along the parent's two other directors (in the
+    order a+1, a+2 after the axis a). q: the node's coordinates; prev: the previous node's values (NULL at the first),
+    which make the sequence continuous: a rotor's angle unwrapped (the multiple of 2 pi nearest prev), a rotation
+    vector past a half turn continued as w - 2 pi w/|w| where that is nearer prev. out: HsProblemFrameColumns values.
+    Returns HS_SUCCESS, or HS_EINVAL if the problem has no frames this function takes. @*/
+int HsProblemFrameAttitude(const HsProblem *P, const double *q, const double *prev, double *out)
+{
+  int parent[HS_FRAME_MAX_PLOT], axis[HS_FRAME_MAX_PLOT], c = 0;
+  char why[8];
+
+  if (!HsProblemFrameColumns(P) || Structure(P, parent, axis, NULL, why, sizeof why))
+    return HS_EINVAL;
+  for (int f = 0; f < P->nframes; f++) {
+    double R[9], Rp[9], C[9], *o = out + c;
+    Attitude(P, f, q, R);
+    if (parent[f] >= 0) {
+      int a = axis[f], b = (a + 1) % 3, e = (a + 2) % 3;
+      Attitude(P, parent[f], q, Rp);
+      MatMul(Rp, R, C, 1); /* C = Rp^T R: column j the rotor's director j in the parent's */
+      o[0] = atan2(C[3 * e], C[3 * b]);
+      if (prev)
+        o[0] += 2 * M_PI * round((prev[c] - o[0]) / (2 * M_PI));
+      c++;
+      continue;
+    }
+    Logm(R, o);
+    if (prev) {
+      double th = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]), d0 = 0, d1 = 0, alt[3];
+      for (int i = 0; i < 3 && th > 0; i++) {
+        alt[i] = o[i] - 2 * M_PI * o[i] / th;
+        d0 += (o[i] - prev[c + i]) * (o[i] - prev[c + i]), d1 += (alt[i] - prev[c + i]) * (alt[i] - prev[c + i]);
+      }
+      if (th > 0 && d1 < d0)
+        memcpy(o, alt, sizeof alt);
+    }
+    c += 3;
+  }
+  return HS_SUCCESS;
+}

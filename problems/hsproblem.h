@@ -235,8 +235,9 @@ typedef struct HsProblem_s {
      nine coordinates, frames[9 f + 3 j + r] the coordinate of component r of director j of frame f; a frame whose
      third director is an earlier frame's director is a rotor about it. They make the geodesic frame guess the
      default guess (HsProblemFrameGuess). nframes = 0: none. */
-  int        nframes;
-  const int *frames;
+  int                nframes;
+  const int         *frames;
+  const char *const *frame_names; /* their names, in order (NULL: unnamed) */
 } HsProblem;
 
 /** At most this many monitored invariants a problem (HsProblem.ninv; fixed arrays in the solver's results). */
@@ -268,6 +269,13 @@ int HsProblemProjectConstraints(const HsProblem *prob, double *x);
 int HsProblemCheckFrames(const HsProblem *prob, double tol, int *bad, char *why, size_t len);
 int HsProblemFrameGuess(const HsProblem *prob, int N, double *x);
 #define HS_FRAME_TOL 1e-9 /* the default tol of HsProblemCheckFrames */
+/** The frames' attitudes at a node for plots: rotation vectors of the frames without parent, rotors' angles relative
+ *  to their parent (HsProblemFrameColumns values; prev, the previous node's, makes them continuous). At most
+ *  HS_FRAME_MAX_PLOT frames (more: 0 columns, no attitude page). */
+int HsProblemFrameColumns(const HsProblem *prob);
+int HsProblemFrameParent(const HsProblem *prob, int f);
+int HsProblemFrameAttitude(const HsProblem *prob, const double *q, const double *prev, double *out);
+#define HS_FRAME_MAX_PLOT 64
 
 /* The built-in problems (docs/theory.md section 4), also by name through HsProblemCreateByName. */
 int HsProblemCreatePendulum(HsProblem **prob);

@@ -1114,7 +1114,7 @@ static int OcpBuildFrames(Src *s, Ocp *o, HsProblem *p)
   }
   if (ret)
     return ret;
-  p->nframes = o->nframe, p->frames = o->frame_idx;
+  p->nframes = o->nframe, p->frames = o->frame_idx, p->frame_names = (const char *const *)o->frame_name;
   if (HsProblemCheckFrames(p, HS_FRAME_TOL, &bad, p->why, sizeof p->why)) {
     const char *w = strchr(p->why, ':'); /* "frame K: why" */
     s->line       = o->frame_line[bad >= 0 ? bad : 0];

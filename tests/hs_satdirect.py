@@ -3,6 +3,7 @@ extended class"): Newton on the KKT conditions (-hs_scheme direct) and IPOPT on 
 coordinates, 'conserved:'), on the planar body with a reaction wheel and on the satellite in directors
 (problems/satellite.ocp), and -hs_compare there. Standard library only.
 """
+import csv
 import json
 import math
 import os
@@ -132,6 +133,87 @@ def t_satdirect_satellite():
               (k + 1, err[40][k], err[80][k]))
 
 
+def _frames_of(path):
+    """the 'frame NAME: nine coordinates' lines of a problem file, as (name, [names of d1, d2, d3 components])."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("frame "):
+                name, rest = line[6:].split(":", 1)
+                out.append((name.strip(), [c.strip() for c in rest.split(",")]))
+    return out
+
+
+def _check_attitude(out, frames, target):
+    """-hs_compare's attitude.csv against an independent computation from each side's trajectory.csv: a frame without
+    parent (its third director no earlier frame's) has the rotation vector of R = [d1 d2 d3] (axis from R's skew part,
+    angle from its trace; checked where the angle is below pi - 0.1, where that is well conditioned, and with directors
+    not orthonormal (a run not converged) below pi/2, where hamshoot takes the axis from the skew part too), 0 at t = 0 and
+    `target` at T (the problem's fixed final attitude); a rotor (its third director a director of frame P) the angle
+    of its first director about its axis, atan2 along P's next two directors, whose differences (the rates' page) must
+    equal the trajectory's to 1e-12. And the two pages are listed in compare.json."""
+    with open(os.path.join(out, "attitude.csv")) as f:
+        att = list(csv.DictReader(f))
+    with open(os.path.join(out, "compare.json")) as f:
+        plots = json.load(f)["plots"]
+    check("attitude.png" in plots and "rotor_rates.png" in plots, "compare.json's plots: %s" % plots)
+    for side in ("indirect", "direct"):
+        with open(os.path.join(out, side, "trajectory.csv")) as f:
+            traj = list(csv.DictReader(f))
+        check(len(traj) == len(att), "%s: %d rows against attitude.csv's %d" % (side, len(traj), len(att)))
+        worst = 0.0
+        for fi, (name, cs) in enumerate(frames):
+            parent = [(pn, j) for pn, pcs in frames[:fi] for j in range(3) if pcs[3 * j:3 * j + 3] == cs[6:9]]
+            prev = None
+            for k, (row, a) in enumerate(zip(traj, att)):
+                d = [[float(row["q_" + cs[3 * j + r]]) for r in range(3)] for j in range(3)]  # d[j][r]
+                if not parent:
+                    w = [float(a["%s_%s_w%d" % (side, name, i + 1)]) for i in range(3)]
+                    R = [[d[j][r] for j in range(3)] for r in range(3)]
+                    th = math.acos(max(-1.0, min(1.0, 0.5 * (R[0][0] + R[1][1] + R[2][2] - 1))))
+                    if k == 0:
+                        worst = max(worst, max(abs(x) for x in w))
+                    if k == len(traj) - 1:
+                        worst = max(worst, max(abs(x - y) for x, y in zip(w, target)))
+                    orth = max(abs(sum(d[i][r] * d[j][r] for r in range(3)) - (i == j)) for i in range(3)
+                               for j in range(3))
+                    if 1e-6 < th < (math.pi - 0.1 if orth < 1e-10 else math.pi / 2):
+                        f = th / math.sin(th) / 2
+                        ref = [f * (R[2][1] - R[1][2]), f * (R[0][2] - R[2][0]), f * (R[1][0] - R[0][1])]
+                        worst = max(worst, max(abs(x - y) for x, y in zip(w, ref)))
+                    continue
+                pn, ax = parent[0]
+                pcs = dict(frames)[pn]
+                pd = [[float(row["q_" + pcs[3 * j + r]]) for r in range(3)] for j in range(3)]
+                dot = lambda u, v: sum(x * y for x, y in zip(u, v))
+                ang = math.atan2(dot(d[0], pd[(ax + 2) % 3]), dot(d[0], pd[(ax + 1) % 3]))
+                if prev is not None:
+                    ang += 2 * math.pi * round((prev - ang) / (2 * math.pi))
+                    got = float(a["%s_%s_angle" % (side, name)]) - float(att[k - 1]["%s_%s_angle" % (side, name)])
+                    worst = max(worst, abs(got - (ang - prev)))
+                prev = ang
+        check(worst <= 1e-12, "%s: attitude.csv against the trajectory: worst difference %.3e" % (side, worst))
+
+
+def t_compare_frames():
+    """-hs_compare's attitude page on a problem with frames (problems/satellite.ocp, N = 4, the direct side by Newton on
+    its KKT conditions, two Newton steps: a run of the pages, not of the optimum; no IPOPT, so it runs sanitized):
+    attitude.csv equals the independent computation of _check_attitude from both trajectory.csv; a problem without
+    frames (the pendulum) gets no attitude.csv and its five pages."""
+    target = [math.pi / math.sqrt(14) * i for i in (1, 2, 3)]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "cmp")
+        run(["-problem", SATELLITE, "-N", "4", "-hs_compare", "-hs_direct_solver", "kkt", "-hs_strategy", "newton",
+             "-snes_max_it", "2"] + NO_EXTRA, expect_rc=None, outdir=out)
+        _check_attitude(out, _frames_of(SATELLITE), target)
+        out = os.path.join(d, "pend")
+        run(["-problem", "pendulum", "-N", "20", "-hs_compare", "-hs_direct_solver", "kkt"] + NO_EXTRA, outdir=out)
+        with open(os.path.join(out, "compare.json")) as f:
+            plots = json.load(f)["plots"]
+        check(not os.path.exists(os.path.join(out, "attitude.csv")) and len(plots) == 5,
+              "the pendulum: attitude.csv %s, plots %s" % (os.path.exists(os.path.join(out, "attitude.csv")), plots))
+
+
 def t_satdirect_default():
     """problems/satellite.ocp with -hs_compare -hs_direct_solver ipopt at N = 40 on 1 rank from hamshoot's default
     guess, the geodesic frame guess with the costates it implies, which IPOPT starts from too (its states, u = R^-1
@@ -144,6 +226,7 @@ def t_satdirect_default():
         run(["-problem", SATELLITE, "-N", "40", "-hs_compare", "-hs_direct_solver", "ipopt"] + NO_EXTRA, outdir=out)
         with open(os.path.join(out, "compare.json")) as f:
             c = json.load(f)
+        _check_attitude(out, _frames_of(SATELLITE), [math.pi / math.sqrt(14) * i for i in (1, 2, 3)])
     a, b = c["indirect"], c["direct"]
     if not (a["converged"] and b["converged"] and b["bvp_type"] == "ipopt"):
         return check(False, "converged %s, %s (%s, %s)" % (a["converged"], b["converged"], b["bvp_type"],

@@ -9,6 +9,9 @@
  *   series.csv           t_k, (E_k - W_k) - (E_0 - W_0) of both; t_{k+1/2}, H^d of both (interval k on row k)
  *   compare.gp           the gnuplot script (users may restyle it and rerun: gnuplot compare.gp)
  *   controls.png, configurations.png, velocities.png (the discrete velocities), energy_work.png, hamiltonian.png
+ *   attitude.csv, attitude.png, rotor_rates.png  a problem with frames (HsProblem.frames): each frame's attitude
+ *                        at the nodes of both solutions (HsProblemFrameAttitude: the rotation vector of a frame
+ *                        without parent, a rotor's angle relative to its parent), their page, the rotors' rates
  * and prints a table. */
 #include "hsdrivers.h"
 
@@ -21,6 +24,9 @@ typedef struct {
   HsSolver  ind, dir;
   PetscReal dq, dp, du, dl; /* max differences between the two solutions */
   int       size;
+  int       natt, nrot; /* attitude.csv's values per side (HsProblemFrameColumns; 0: no frames), rotors among them */
+  const char *pngs[8];  /* the pages gnuplot makes */
+  int         npng;
 } Cmp;
 
 /* The control of interval k of a solve (rank 0): the formulation's own, else R^{-1} G^T lambda. */
@@ -79,9 +85,53 @@ static int WriteCompareJSON(FILE *f, void *ctx)
           c->dq, c->dp, c->du, c->dl);
   fprintf(f, "\"wall_time_indirect_s\": %.6g,\n\"wall_time_direct_s\": %.6g,\n", (double)c->ind->res.wall_time_s,
           (double)c->dir->res.wall_time_s);
-  fprintf(f, "\"plots\": [\"controls.png\", \"configurations.png\", \"velocities.png\", \"energy_work.png\", "
-             "\"hamiltonian.png\"]\n}\n");
+  fprintf(f, "\"plots\": [");
+  for (int i = 0; i < c->npng; i++)
+    fprintf(f, "%s\"%s\"", i ? ", " : "", c->pngs[i]);
+  fprintf(f, "]\n}\n");
   return ferror(f);
+}
+
+/* attitude.csv (a problem with frames): t_k, then each side's frame values (HsProblemFrameAttitude), named
+   indirect_FRAME_w1 .. _w3 (a frame without parent) or indirect_FRAME_angle (a rotor), then direct_ the same. */
+static int WriteAttitude(FILE *f, void *ctx)
+{
+  Cmp               *c = ctx;
+  const HsProblem   *P = c->ind->prob;
+  PetscInt           N = c->ind->N, dim = 2 * P->n;
+  PetscReal          T = c->ind->res.T;
+  const PetscScalar *x[2];
+  double             v[2][2 * 3 * HS_FRAME_MAX_PLOT];
+  int                bad = 0;
+
+  fprintf(f, "t");
+  for (int side = 0; side < 2; side++)
+    for (int fr = 0; fr < P->nframes; fr++) {
+      const char *sd = side ? "direct" : "indirect";
+      char        nm[32];
+      snprintf(nm, sizeof nm, "frame%d", fr + 1);
+      if (HsProblemFrameParent(P, fr) >= 0)
+        fprintf(f, ",%s_%s_angle", sd, P->frame_names ? P->frame_names[fr] : nm);
+      else
+        for (int i = 0; i < 3; i++)
+          fprintf(f, ",%s_%s_w%d", sd, P->frame_names ? P->frame_names[fr] : nm, i + 1);
+    }
+  fprintf(f, "\n");
+  if (VecGetArrayRead(c->ind->X0, &x[0]) || VecGetArrayRead(c->dir->X0, &x[1]))
+    return 1;
+  for (PetscInt k = 0; k <= N && !bad; k++) {
+    fprintf(f, "%.17g", (double)(T * k / N));
+    for (int side = 0; side < 2 && !bad; side++) {
+      bad = HsProblemFrameAttitude(P, x[side] + k * 2 * dim, k ? v[side] + c->natt : NULL, v[side]) != HS_SUCCESS;
+      for (int i = 0; i < c->natt; i++)
+        fprintf(f, ",%.17g", v[side][i]);
+      memcpy(v[side] + c->natt, v[side], sizeof(double) * (size_t)c->natt);
+    }
+    fprintf(f, "\n");
+  }
+  if (VecRestoreArrayRead(c->ind->X0, &x[0]) || VecRestoreArrayRead(c->dir->X0, &x[1]))
+    return 1;
+  return bad || ferror(f);
 }
 
 /* t_k, the drift (E_k - W_k) - (E_0 - W_0) of both; t_{k+1/2}, H^d of both (empty on the last row). */
@@ -165,6 +215,55 @@ static void WriteCoordinatePages(FILE *f, Cmp *c, const char *name)
   fprintf(f, "set autoscale x\n");
 }
 
+/* A problem with frames: the attitude page (each frame's rotation vector at the nodes) and the rotors' page (each
+   rotor's rate relative to its parent, differences of attitude.csv's unwrapped angles on the intervals). */
+static void WriteAttitudePages(FILE *f, Cmp *c, const char *name)
+{
+  const HsProblem *P = c->ind->prob;
+  char             lab[128], nm[32];
+  int              col = 2, first = 1, last = 0;
+
+  fprintf(f, "unset arrow\nset output 'attitude.png'\nset title '%s: attitude, the rotation vector w of each frame, "
+             "[d1 d2 d3] = exp([w]x)'\nset ylabel 'w'\nplot \\\n", name);
+  for (int fr = 0; fr < P->nframes; fr++)
+    last = HsProblemFrameParent(P, fr) < 0 ? fr : last;
+  for (int fr = 0; fr < P->nframes; fr++) {
+    if (HsProblemFrameParent(P, fr) >= 0) {
+      col++;
+      continue;
+    }
+    snprintf(nm, sizeof nm, "frame %d", fr + 1);
+    HsGnuplotString(P->frame_names ? P->frame_names[fr] : nm, lab, sizeof lab);
+    for (int i = 0; i < 3; i++, col++, first = 0)
+      fprintf(f, "  'attitude.csv' using 1:%d with lines lw 4 lc %d title '%s w%d indirect', \\\n"
+                 "  '' using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
+              col, col - 1, lab, i + 1, col + c->natt, first ? "direct (black, dashed)" : "",
+              fr == last && i == 2 ? "" : ", \\");
+  }
+  if (!c->nrot)
+    return;
+  fprintf(f, "set output 'rotor_rates.png'\nset title '%s: rotor rates relative to their parents on the intervals'\n"
+             "set ylabel 'rate'\nset xrange [0:%.17g]\nplot \\\n", name, (double)c->ind->res.T);
+  col = 2, first = 1;
+  for (int fr = 0, r = 0; fr < P->nframes; fr++) {
+    if (HsProblemFrameParent(P, fr) < 0) {
+      col += 3;
+      continue;
+    }
+    snprintf(nm, sizeof nm, "frame %d", fr + 1);
+    HsGnuplotString(P->frame_names ? P->frame_names[fr] : nm, lab, sizeof lab);
+    fprintf(f,
+            "  x0 = NaN, 'attitude.csv' using ($1-h):(d = (column(%d)-x0)/h, x0 = column(%d), d):(h):(0) with vectors "
+            "nohead lw 4 lc %d title '%s indirect', \\\n"
+            "  x0 = NaN, '' using ($1-h):(d = (column(%d)-x0)/h, x0 = column(%d), d):(h):(0) with vectors nohead lw 1.5 "
+            "dt (6,4) lc 'black' title '%s'%s\n",
+            col, col, r + 1, lab, col + c->natt, col + c->natt, first ? "direct (black, dashed)" : "",
+            r + 1 < c->nrot ? ", \\" : "");
+    col++, r++, first = 0;
+  }
+  fprintf(f, "set autoscale x\n");
+}
+
 /* One page per quantity: indirect solid, direct dashed, one colour per coordinate or control. */
 static int WriteScript(FILE *f, void *ctx)
 {
@@ -191,6 +290,8 @@ static int WriteScript(FILE *f, void *ctx)
                "  DU using ($2-h/2):%d:(h):(0) with vectors nohead lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
             (int)j + 3, (int)j + 1, (int)j + 1, (int)j + 3, j ? "" : "direct (black, dashed)", j + 1 < m ? ", \\" : "");
   WriteCoordinatePages(f, c, name);
+  if (c->natt)
+    WriteAttitudePages(f, c, name);
   fprintf(f, "set output 'energy_work.png'\nset title '%s: drift of E_k - W_k (energy minus discrete work)'\n"
              "set format y '%%.1e'\nset ylabel '(E - W) - (E_0 - W_0)'\nplot 'series.csv' using 1:2 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
              "  '' using 1:3 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
@@ -200,6 +301,25 @@ static int WriteScript(FILE *f, void *ctx)
              "  '' using 4:6 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
           name);
   return ferror(f);
+}
+
+/* The pages: five, and with frames the attitude page and (with rotors) the rotors' rates. */
+static void PagesOf(Cmp *c)
+{
+  static const char *const base[] = {"controls.png", "configurations.png", "velocities.png", "energy_work.png",
+                                     "hamiltonian.png"};
+  const HsProblem         *P      = c->ind->prob;
+
+  c->npng = 0;
+  for (int i = 0; i < 5; i++)
+    c->pngs[c->npng++] = base[i];
+  c->natt = HsProblemFrameColumns(P), c->nrot = 0;
+  for (int fr = 0; c->natt && fr < P->nframes; fr++)
+    c->nrot += HsProblemFrameParent(P, fr) >= 0;
+  if (c->natt)
+    c->pngs[c->npng++] = "attitude.png";
+  if (c->nrot)
+    c->pngs[c->npng++] = "rotor_rates.png";
 }
 
 /* The table on stdout. */
@@ -224,8 +344,11 @@ static PetscErrorCode PrintTable(MPI_Comm comm, Cmp *c, const char *dir, int plo
   PetscCall(PetscPrintf(comm, "  wall time          %-24.3f %-24.3f\n", (double)a->wall_time_s, (double)b->wall_time_s));
   PetscCall(PetscPrintf(comm, "  max |dq| %.3e  |dp| %.3e  |du| %.3e  |dlambda| %.3e  (indirect - direct)\n",
                         c->dq, c->dp, c->du, c->dl));
-  PetscCall(PetscPrintf(comm, "  written            %s/compare.json, series.csv, compare.gp%s, indirect/, direct/\n", dir,
-                        plots ? ", controls.png, configurations.png, velocities.png, energy_work.png, hamiltonian.png" : ""));
+  PetscCall(PetscPrintf(comm, "  written            %s/compare.json, series.csv, compare.gp%s", dir,
+                        c->natt ? ", attitude.csv" : ""));
+  for (int i = 0; plots && i < c->npng; i++)
+    PetscCall(PetscPrintf(comm, ", %s", c->pngs[i]));
+  PetscCall(PetscPrintf(comm, ", indirect/, direct/\n"));
   PetscFunctionReturn(0);
 }
 
@@ -240,12 +363,10 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
   if (HsDirOpen(dir, 1, &dfd, err, len)) /* one descriptor of dir (the lock's: HsDirOpen), never its path */
     return 1;
   bad = HsWriteFileAtomicAt(dfd, dir, "series.csv", WriteSeries, c, err, len) ||
+        (c->natt && HsWriteFileAtomicAt(dfd, dir, "attitude.csv", WriteAttitude, c, err, len)) ||
         HsWriteFileAtomicAt(dfd, dir, "compare.gp", WriteScript, c, err, len);
   if (!bad) {
-    static const char *const pngs[] = {"controls.png", "configurations.png", "velocities.png", "energy_work.png",
-                                       "hamiltonian.png"};
-
-    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", pngs, 5, warn, wlen);
+    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", c->pngs, c->npng, warn, wlen);
     bad    = HsWriteFileAtomicAt(dfd, dir, "compare.json", WriteCompareJSON, c, err, len);
   }
   close(dfd);
@@ -270,7 +391,8 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
   Solves with s as configured, then the direct problem with s's state scheme on the same grid (its kkt costates;
   IPOPT unless HsSolverSetDirectSolver(s, HS_DIRECT_KKT); its options under -hs_direct_), writes dir/indirect/,
   dir/direct/, dir/compare.json (both summaries, max |dq|, |dp|, |du|, |dlambda|, both wall times),
-  dir/series.csv, the gnuplot script dir/compare.gp and its five PNGs, and prints a table.
+  dir/series.csv, the gnuplot script dir/compare.gp and its five PNGs (with frames: dir/attitude.csv, attitude.png
+  and rotor_rates.png), and prints a table.
 
   Rank 0 writes and runs gnuplot (Debian gnuplot-nox). Without gnuplot the script and data are written and a
   warning says so. Output errors are errors naming the path.
@@ -316,6 +438,7 @@ PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged
     }
   }
   c.ind = s, c.size = size;
+  PagesOf(&c);
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/indirect", dir));
   PetscCall(HsSolverWriteOutput(s, path));
   PetscCall(PetscSNPrintf(path, sizeof path, "%s/direct", dir));

@@ -470,6 +470,9 @@ static const struct {
     {"velocities.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"energy_work.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"hamiltonian.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"attitude.csv", "t,indirect_", HS_OUTPUT_COMPARE}, /* a problem with frames */
+    {"attitude.png", "\x89PNG", HS_OUTPUT_COMPARE},
+    {"rotor_rates.png", "\x89PNG", HS_OUTPUT_COMPARE},
     {"gnuplot.log", HS_GNUPLOT_LOG_HEAD, HS_OUTPUT_STUDY | HS_OUTPUT_COMPARE},
 };
 
@@ -561,7 +564,7 @@ int HsCheckOutputFiles(const char *dir, int which, char *err, size_t len)
 + comm    - the communicator
 . dir     - the output directory
 . study   - check -hs_study's files (study.json, study.csv, study.gp, study.png, gnuplot.log)
-- compare - check -hs_compare's files (compare.json, series.csv, compare.gp, its five PNGs, gnuplot.log)
+- compare - check -hs_compare's files (compare.json, series.csv, compare.gp, its PNGs, attitude.csv, gnuplot.log)
 
 .seealso: HsCheckOutputDirectory(), HsSolverConvergenceStudy(), HsSolverCompare()
 @*/
