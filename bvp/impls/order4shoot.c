@@ -16,8 +16,8 @@
  * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
  * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT. Holonomic constraints
  * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the last substep's
- * kappa_2 and alpha (p_N's free normal part) are the last 2nc unknowns, on the owner of segment M - 1, and the first 2nc
- * rows (the head rows) are the start rows at z_0. */
+ * kappa_2 and alpha (p_N's free normal part) are the last 2nc unknowns, on the owner of segment M - 1, and the first
+ * 2nc rows (the head rows) are the start rows at z_0. */
 #include "order4impl.h"
 #include "shootimpl.h"
 
@@ -875,7 +875,7 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
 }
 
 /* The transcription's layout (DMDA, Xnodes, per-point values) for the output, the segments over the ranks, X, F, the
- * outer Jacobian (entries added from any rank) and its LU by MUMPS. Collective. */
+ * outer Jacobian (entries added from any rank) and its linear solver (HsSegLayoutSetUpSolver). Collective. */
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsO4Shoot *sh = s->data;

@@ -122,7 +122,8 @@ PetscErrorCode HsSegLayoutMarchAll(const HsSegLayout *L, HsSolver s, const Petsc
 
 /*@ HsSegLayoutAddMatching - segment t's share of the matching rows of the outer residual F (blocks t >= 1: the end of
     segment t - 1 minus w_t, at HsSegLayoutRowOffset): -w_t (from x, this rank's part of the outer vector) into block
-    t's rows for t >= 1, and its end (w values) into block t + 1's for t < M - 1; added. idx, v: scratch, w each. Not collective. @*/
+    t's rows for t >= 1, and its end (w values) into block t + 1's for t < M - 1; added. idx, v: scratch, w each. Not
+    collective. @*/
 PetscErrorCode HsSegLayoutAddMatching(const HsSegLayout *L, Vec F, PetscInt t, const PetscScalar *x,
                                       const PetscScalar *end, PetscInt *idx, PetscScalar *v)
 {
@@ -244,8 +245,8 @@ PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt
   PetscCall(HsPCBandSetFallbackGather(pc, PETSC_TRUE)); /* -pc_hsband_fallback_gather false overrides */
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
-  if (lu && size > 1) { /* MUMPS (-hs_linear_solver mumps, or an auto one): the small outer system whole on every rank */
-    PetscBool user;
+  if (lu && size > 1) { /* MUMPS (-hs_linear_solver mumps, or auto): the small outer system whole on every rank */
+    PetscBool   user;
     const char *prefix;
     PetscCall(PCGetOptionsPrefix(pc, &prefix));
     PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_factor_mat_solver_type", &user));
