@@ -6,11 +6,15 @@ sequential MUMPS, their solver on more than one rank before issue 44).
     python3 bench/shootband_bench.py [--hamshoot build/hamshoot] [--ranks 1,2,4] [--cases crane,pendulum4]
 
 Each case (crane: crane_natural.ocp, N = 4000, 400 segments; pendulum4: the pendulum with -hs_scheme conserving4,
-N = 4000, 400 segments) runs from its default guess with -log_view, once with the default linear solver (hsband) and
-once with -pc_type hsgather, on each rank count (oversubscribed beyond the cores: then flops and memory only, the
-times are the shared cores'). From -log_view: KSPSolve's count and its largest time over the ranks (the outer solves,
-their PC set-ups included: hsgather's copy of the matrix to every rank, hsband's layout), and the largest rank's
-flops of KSPSolve (hsband logs its elimination's, the interface system's and the solves' flops: PetscLogFlops). MUMPS'
+N = 4000, 400 segments) runs Newton alone (-hs_strategy newton) from the solution at N = 2000 with the same segments
+(-hs_init; solved once first, on 1 rank), so that every outer solve logged is one of the 400-segment system (from the
+default guess, -hs_strategy auto's fallbacks solve coarse grids first, whose solves -log_view would count along),
+with -log_view, once with the default linear solver (hsband) and once with -pc_type hsgather, on each rank count
+(oversubscribed beyond the cores: then flops and memory only, the times are the shared cores'). From -log_view:
+KSPSolve's count and the largest times over the ranks of PCSetUp and KSPSolve, added (the outer solves with their
+factorizations: hsband factors at the first solve, inside KSPSolve; hsgather in PCSetUp, which hamshoot calls before
+KSPSolve: its copy of the matrix to every rank and MUMPS' factorization), and the largest rank's flops of KSPSolve
+(hsband logs its elimination's, the interface system's and the solves' flops: PetscLogFlops). MUMPS'
 flops are not logged by PETSc: hsgather's are given as RINFOG(3) of -ksp_view (the flops of one elimination,
 MUMPS' estimate after the factorization) of the same matrix by sequential MUMPS with ICNTL(6) = 0 on 1 rank (what hsgather does
 on every rank) times the number of factorizations (MatLUFactorNum's count; its solves' flops left out). From summary.json: Newton iterations, J^d (the two must agree),
@@ -35,11 +39,13 @@ env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 CASES = {"crane": ["-problem", os.path.join(HERE, "..", "problems", "crane_natural.ocp"), "-N", "4000"],
          "pendulum4": ["-problem", "pendulum", "-N", "4000", "-hs_scheme", "conserving4"]}
 SHOOT = ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "400", "-hs_check_extremal", "no", "-quiet"]
+WORK = tempfile.mkdtemp()
 
 
-def run(args, P):
-    """(summary.json or None, the output) of one run"""
+def run(args, P, keep=None):
+    """(summary.json or None, the output) of one run; its output directory kept as keep"""
     with tempfile.TemporaryDirectory() as d:
+        d = keep or d
         cmd = [a.hamshoot] + args + SHOOT + ["-o", d]
         if P > 1:
             cmd = ["mpirun", "--oversubscribe", "-n", str(P)] + cmd
@@ -55,15 +61,17 @@ def event(out, name):
 
 
 for case in a.cases.split(","):
-    base = CASES[case]
+    init = os.path.join(WORK, case)
+    run(CASES[case][:2] + ["-N", "2000"] + CASES[case][4:], 1, keep=init)
+    base = CASES[case] + ["-hs_init", os.path.join(init, "trajectory.csv"), "-hs_strategy", "newton"]
     _, out = run(base + ["-pc_type", "lu", "-pc_factor_mat_solver_type", "mumps", "-mat_mumps_icntl_6", "0",
                          "-ksp_view"], 1)
     rf = [float(x) for x in re.findall(r"RINFOG\(3\) \(global estimated flops for the elimination after "
                                        r"factorization\):\s*([\d.e+-]+)", out)]
     mumps = max(rf) if rf else float("nan")
     print("%s (%s), 400 segments; sequential MUMPS (ICNTL(6) = 0): %.3g flops a factorization (RINFOG(3))"
-          % (case, " ".join(base[1:]), mumps))
-    print("| PC | ranks | Newton | KSPSolve count | KSPSolve max time [s] (largest) | busiest rank's flops | "
+          % (case, " ".join(CASES[case][1:]), mumps))
+    print("| PC | ranks | Newton | KSPSolve count | PCSetUp + KSPSolve max time [s] (largest) | busiest rank's flops | "
           "flops a solve | peak MB (max rank) | J^d |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     times = {}
@@ -71,8 +79,8 @@ for case in a.cases.split(","):
         for P in [int(x) for x in a.ranks.split(",") if x]:
             for pc in ("hsband", "hsgather"):
                 s, out = run(base + ["-log_view"] + (["-pc_type", "hsgather"] if pc == "hsgather" else []), P)
-                e = event(out, "KSPSolve")
-                times.setdefault((P, pc), []).append((e[1] if s and e else float("nan"), s, out))
+                e, su = event(out, "KSPSolve"), event(out, "PCSetUp")
+                times.setdefault((P, pc), []).append((e[1] + su[1] if s and e and su else float("nan"), s, out))
     for P in [int(x) for x in a.ranks.split(",") if x]:
         for pc in ("hsband", "hsgather"):
             runs = times[(P, pc)]
