@@ -125,7 +125,7 @@ def t_shootband_free_time():
     column and its diagonal row out of the band as a border (bandborder.c's DiagonalRows) on 1 to 4 ranks: -ksp_view
     says so (or, where a rank has too few rows, names hsgather); the same Newton iterations as MUMPS / hsgather, J^d
     within 1e-13 of theirs and 1e-12 of the transcription's. Before, the band with T's column was the whole matrix
-    (on 1 rank a plain band, its outer solves 7x slower than MUMPS at N = 4000, 400 segments; on more, the
+    (on 1 rank a plain band, its outer solves 2.8x slower than MUMPS at N = 4000, 400 segments; on more, the
     fallback)."""
     args = ["-problem", os.path.join(HERE, "data", "pendulum_free_T.ocp"), "-N", "40", "-hs_scheme", "conserving4"]
     tr, out, _ = run(args + QUIET)
