@@ -16,7 +16,7 @@
  * (the extra unknowns, on the owner of segment M - 1) alpha (nc) and gamma_{N-1/2} (nc, with fixed terminal
  * coordinates). Outer equations, in the same order (banded, for PC hsband; issue 44): interval 0's adjoint constraint
  * (nc, the head rows), block t's match C_{k_t}(w_{t-1}) - w_t, then the end condition. With fixed terminal coordinates
- * the last step takes gamma_{N-1/2} from block 0 and leaves out Phi(q_N) = 0, and the end condition is the
+ * the last step takes gamma_{N-1/2} from the extra unknowns and leaves out Phi(q_N) = 0, and the end condition is the
  * transcription's (HsConsTerminal, 2n + nc rows, q_N = q_T whole: a tangential q_N - q_T with Phi(q_N) = 0 had let
  * the four-bar end on another point of the constraints with the same projection, "converged"); with free terminal
  * coordinates the last step imposes Phi(q_N) = 0 and the end condition is HsConsTerminal's q and p rows (2n). The
