@@ -14,8 +14,10 @@ assertion failed on the code before its fix:
   reproducible
               crane_natural and pendulum_cartesian by multiple shooting (4 segments) on 2 ranks, 8 runs each: the
               same J^d to the last bit and the same Newton iterations (MUMPS' parallel LU of the outer system had
-              given J^d ...271 or ...265 from run to run; the outer system is now factored whole on every rank by
-              sequential MUMPS, PC hsgather); J^d within 1e-13 of the 1-rank run's
+              given J^d ...271 or ...265 from run to run; the outer system was then factored whole on every rank by
+              sequential MUMPS, PC hsgather; since issue 44 by PC hsband across the ranks, -ksp_view says so); J^d
+              within 1e-13 of the 1-rank run's; the same for the pendulum with -hs_scheme conserving4 (8 segments)
+              and for pendulum_cartesian with -hs_linear_solver mumps (PC hsgather)
   coarse_periodic
               -hs_checkpoint_every 1 with -hs_extrapolate (kepler N = 40000, 2 ranks) killed by SIGKILL during the
               coarse grid N/4 (no signal handler runs): the periodic checkpoint written there (s's at N, the grid's
@@ -138,17 +140,30 @@ def t_conserved_dependent():
 
 
 def t_reproducible():
-    """constrained multiple shooting on 2 ranks: J^d and the Newton iterations identical over 8 runs."""
+    """constrained and conserving4 multiple shooting on 2 ranks: J^d and the Newton iterations identical over 8 runs,
+    the outer system solved by PC hsband (issue 44), or with -hs_linear_solver mumps by PC hsgather."""
     data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems")
+    shoot = ["-hs_bvp_type", "shooting", "-hs_check_extremal", "no", "-quiet", "-ksp_view"]
+    cases = [("pendulum_cartesian", ["-problem", os.path.join(data, "pendulum_cartesian.ocp"), "-hs_shoot_segments",
+                                     "4"], "banded LU with partial pivoting"),
+             ("pendulum conserving4", ["-problem", "pendulum", "-N", "40", "-hs_scheme", "conserving4",
+                                       "-hs_shoot_segments", "8"], "banded LU with partial pivoting")]
+    # crane_natural's shooting converges from IPOPT's direct guess, which the sanitized build has not; hsgather's runs
+    # (also in shootband_equal) are left to the release build, which is 10x faster
+    if not os.environ.get("HS_SANITIZED"):
+        cases.insert(0, ("crane_natural", ["-problem", os.path.join(data, "crane_natural.ocp"), "-hs_shoot_segments",
+                                           "4"], "banded LU with partial pivoting"))
+        cases.append(("pendulum_cartesian, mumps", ["-problem", os.path.join(data, "pendulum_cartesian.ocp"),
+                                                    "-hs_shoot_segments", "4", "-hs_linear_solver", "mumps"],
+                      "type: hsgather"))
     with tempfile.TemporaryDirectory() as d:
-        # crane_natural's shooting converges from IPOPT's direct guess, which the sanitized build has not
-        for prob in ("pendulum_cartesian",) if os.environ.get("HS_SANITIZED") else ("crane_natural", "pendulum_cartesian"):
-            args = ["-problem", os.path.join(data, prob + ".ocp"), "-hs_bvp_type", "shooting", "-hs_shoot_segments",
-                    "4", "-hs_check_extremal", "no", "-quiet"]
+        for prob, pargs, pc in cases:
+            args = pargs + shoot
             seen = set()
             for k in range(8):
                 rc, out = run2(args + ["-o", "r"], d)
                 check(rc == 0, "%s run %d: exit %s\n%s" % (prob, k, rc, out[-400:]))
+                check(pc in out and "not used" not in out, "%s run %d: -ksp_view names no '%s'" % (prob, k, pc))
                 if rc == 0:
                     s = summary(os.path.join(d, "r"))
                     seen.add((s["J"].hex(), s["newton_iterations"]))

@@ -43,6 +43,7 @@ import hs_momentum
 import hs_order4
 import hs_order4cons
 import hs_order4shoot
+import hs_shootband
 import hs_order4speed
 import hs_order4iter
 import hs_order4fast
@@ -78,6 +79,7 @@ MODULES += (hs_bounded,)  # issue 42: bounded work, continuation in the control 
 MODULES += (hs_extremal2,)  # issue 42: the wider extremal check
 MODULES += (hs_order4,)  # issue 43: -hs_scheme conserving4
 MODULES += (hs_order4shoot,)  # issue 43: conserving4 in multiple shooting
+MODULES += (hs_shootband,)  # issue 44: the constrained and conserving4 shootings' outer system by PC hsband
 MODULES += (hs_order4cons,)  # issue 43: conserving4 for constrained systems
 MODULES += (hs_order4speed,)  # issue 43: -hs_extrapolate coarse first, conserving4's node-costate guesses
 MODULES += (hs_order4iter,)  # issue 43: conserving4's cheaper Newton iteration (results unchanged)

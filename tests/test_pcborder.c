@@ -11,6 +11,8 @@
  *   - the solution of A x = b agrees with MUMPS' to 1e-10 (relative), and |A x - b| is at round-off;
  *   - the determinant (m 2^e) agrees with MUMPS' (ICNTL(33)): same sign, |log2 |det| - log2 |det_M|| below 1e-9
  *     relative (the sign of the permutations, det B and det S enter it).
+ * And k = 1 or 2 dense columns without dense rows (a free T in conserving4's multiple shooting: T's row is local):
+ * their diagonal rows join the border (bandborder.c's DiagonalRows), the same checks.
  * The expected values are MUMPS', an independent LU (its own ordering and pivoting).
  */
 #include "../bvp/petscext/hspetscext.h"
@@ -32,7 +34,8 @@ static PetscBool In(PetscInt i, PetscInt k, const PetscInt *v)
   return PETSC_FALSE;
 }
 
-/* The band with the border rows (every column) and columns (every row) of rows[k], cols[k]. */
+/* The band with the border rows (every column) and columns (every row) of rows[k] (NULL: none, the columns
+ * alone), cols[k]. */
 static PetscErrorCode Build(PetscInt k, const PetscInt *rows, const PetscInt *cols, PetscInt seed, Mat *A)
 {
   PetscInt rs, re;
@@ -41,7 +44,7 @@ static PetscErrorCode Build(PetscInt k, const PetscInt *rows, const PetscInt *co
   PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, NB, NB, NB, NULL, NB, NULL, A));
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   for (PetscInt i = rs; i < re; i++) {
-    if (In(i, k, rows))
+    if (rows && In(i, k, rows))
       for (PetscInt j = 0; j < NB; j++)
         PetscCall(MatSetValue(*A, i, j, PcCheckRand(i, j, seed) + (i == j ? 4 : 0), INSERT_VALUES));
     else {
@@ -164,6 +167,8 @@ int main(int argc, char **argv)
     PetscCall(Case(2, r2, c2, seed, PETSC_TRUE));
     PetscCall(Case(3, r3, c3, seed, PETSC_TRUE));
     PetscCall(Case(3, r3, cs, seed, PETSC_FALSE));
+    PetscCall(Case(1, NULL, c1, seed, PETSC_TRUE)); /* dense columns alone: their diagonal rows join them */
+    PetscCall(Case(2, NULL, c2, seed, PETSC_TRUE));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d passed, %d failed\n", npass, nfail));
   PetscCall(PetscFinalize());

@@ -12,15 +12,17 @@
  * lambda_{1/2} is an unknown of the outer system, the step solves interval 0's state rows and Phi(q_1) for
  * (gamma_{1/2}, q_1, p_1), and interval 0's adjoint constraint is an outer equation.
  *
- * Outer unknowns: block 0 = (lambda_{1/2} (2n), alpha (nc), gamma_{N-1/2} (nc, with fixed terminal coordinates));
- * block t = 1..M-1 the carried data w_t = C_{k_t} at knot k_t. Outer equations: block 0 = (interval 0's adjoint
- * constraint (nc), the end condition); block t = the match C_{k_t}(w_{t-1}) - w_t. With fixed terminal coordinates
- * the last step takes gamma_{N-1/2} from block 0 and leaves out Phi(q_N) = 0, and the end condition is the
+ * Outer unknowns: block 0 = lambda_{1/2} (2n); block t = 1..M-1 the carried data w_t = C_{k_t} at knot k_t; then
+ * (the extra unknowns, on the owner of segment M - 1) alpha (nc) and gamma_{N-1/2} (nc, with fixed terminal
+ * coordinates). Outer equations, in the same order (banded, for PC hsband; issue 44): interval 0's adjoint constraint
+ * (nc, the head rows), block t's match C_{k_t}(w_{t-1}) - w_t, then the end condition. With fixed terminal coordinates
+ * the last step takes gamma_{N-1/2} from the extra unknowns and leaves out Phi(q_N) = 0, and the end condition is the
  * transcription's (HsConsTerminal, 2n + nc rows, q_N = q_T whole: a tangential q_N - q_T with Phi(q_N) = 0 had let
  * the four-bar end on another point of the constraints with the same projection, "converged"); with free terminal
  * coordinates the last step imposes Phi(q_N) = 0 and the end condition is HsConsTerminal's q and p rows (2n). The
  * Jacobian is exact: each step's sensitivities dY/dC = -A^{-1} E_C, chained over the segment. Segments are distributed
- * over the ranks in contiguous blocks; the outer matrix is assembled with off-process entries and factored by MUMPS. */
+ * over the ranks in contiguous blocks; the outer matrix is assembled with off-process entries and factored by the
+ * shootings' default (HsSegLayoutSetUpSolver: PC hsband). */
 #include "constrainedimpl.h"
 #include "shootimpl.h"
 
@@ -30,15 +32,16 @@
 
 typedef struct {
   HsConstrained    cd; /* first: the transcription's layout, scheme and diagnostics (constrained.c) */
-  HsSegLayout     *seg; /* the segments (shootimpl.h): blocks W0, W; points k_t - 1 .. k_{t+1}, D values each */
-  PetscInt         n, c, D, W, W0;         /* W = D + 2n (carried data), W0 = 2n + nc (+ nc with gl: block 0) */
+  HsSegLayout     *seg; /* the segments (shootimpl.h): blocks W0, W, extra unknowns alpha, gamma_{N-1/2} (gl); points
+                            k_t - 1 .. k_{t+1}, D values each */
+  PetscInt         n, c, D, W, W0;         /* W = D + 2n (carried data), W0 = 2n (block 0: lambda_{1/2}) */
   const PetscReal *x0;                     /* the initial state */
   PetscReal       *traj;      /* per local segment: points k_t - 1 .. k_{t+1} (D each; the first unused for t = 0) */
   PetscBool        have_traj; /* traj holds a guess or an earlier march (else: a restart; steps extrapolate) */
   PetscReal       *S, *S2;    /* the carried data's sensitivity (W x W), scratch */
   PetscReal       *Send;      /* per local segment: C_end (W), dC_end/dw_t (W x W), dC_end/dgamma_{N-1/2} (W x nc) */
   PetscReal       *a0, *da0;  /* segment 0: its adjoint constraint (nc), the derivative in lambda_{1/2} (nc x 2n) */
-  PetscReal       *alpha;     /* alpha of the end condition and gamma_{N-1/2} (gl) (block 0's, on every rank) */
+  PetscReal       *alpha;     /* alpha of the end condition and gamma_{N-1/2} (gl) (the extra unknowns, every rank) */
   PetscBool        gl;        /* every terminal coordinate fixed: gamma_{N-1/2} an outer unknown */
   PetscReal       *Fi, *Fn, *Phi, *Gp, *J; /* scratch: equations and 5 blocks r x D, Phi, G at q_{k+1} */
   PetscReal       *E, *A, *EC, *dY, *Ysave;
@@ -288,7 +291,7 @@ static int MarchSegment(HsConsShoot *sh, PetscInt i, const double *w, int sens)
   for (PetscInt k = t ? k0 : 1; k < k1; k++) {
     double *zm = Point(sh, i, k - 1), *z0 = Point(sh, i, k), *zp = Point(sh, i, k + 1);
     int     mode = sh->gl && k == sh->seg->knots[sh->seg->M] - 1 ? STEP_LAST : STEP_INTERIOR;
-    if (mode == STEP_LAST) /* gamma_{N-1/2}: block 0's */
+    if (mode == STEP_LAST) /* gamma_{N-1/2}: an extra unknown */
       memcpy(z0 + 4 * n + c, sh->alpha + c, sizeof(double) * (size_t)c);
     if (!sh->have_traj || (st = StepSolve(sh, (int)k, mode, zm, z0, zp))) { /* (again) from the previous point's
                                                                                 multipliers, q extrapolated */
@@ -347,29 +350,26 @@ static PetscErrorCode MarchLocal(HsSolver s, PetscInt i, const PetscScalar *w, P
 }
 
 /* The local segments marched from X (with their sensitivities if sens); *dom if a step failed on some rank. alpha
- * (block 0's, on segment 0's owner) is sent to every rank for the end condition. Collective. */
+ * and gamma_{N-1/2} (the extra unknowns, on segment M - 1's owner) are sent to every rank. Collective. */
 static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *domp)
 {
   HsConsShoot       *sh = s->data;
   const PetscScalar *x;
-  PetscMPIInt        owner, rank;
-  PetscInt           n = s->prob->n;
+  PetscInt           ne = sh->seg->extra;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)s), &rank));
-  PetscCall(HsSegmentLayoutOwner(sh->seg->ranks, 0, &owner));
   PetscCall(VecGetArrayRead(X, &x));
-  if (rank == owner) /* alpha (and gamma_{N-1/2}) */
-    PetscCall(PetscArraycpy(sh->alpha, x + 2 * n, sh->W0 - 2 * n));
-  PetscCallMPI(MPI_Bcast(sh->alpha, (PetscMPIInt)(sh->W0 - 2 * n), MPIU_REAL, owner, PetscObjectComm((PetscObject)s)));
+  if (sh->seg->owns_last) /* alpha (and gamma_{N-1/2}) */
+    PetscCall(PetscArraycpy(sh->alpha, x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M), ne));
+  PetscCallMPI(MPI_Bcast(sh->alpha, (PetscMPIInt)ne, MPIU_REAL, sh->seg->last, PetscObjectComm((PetscObject)s)));
   PetscCall(HsSegLayoutMarchAll(sh->seg, s, x, sens, MarchLocal, NULL, domp));
   PetscCall(VecRestoreArrayRead(X, &x));
   sh->have_traj = (PetscBool)(sh->have_traj || !*domp);
   PetscFunctionReturn(0);
 }
 
-/* F(X) (HsResidualFn): block t >= 1 the match C_end(w_{t-1}) - w_t, block 0 the adjoint constraint of interval 0 and
- * the end condition, added by the ranks that march the segments. Collective. */
+/* F(X) (HsResidualFn): the adjoint constraint of interval 0 (the head rows), block t >= 1's match C_end(w_{t-1}) - w_t,
+ * the end condition (the last rows), added by the ranks that march the segments. Collective. */
 static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 {
   HsConsShoot       *sh = s->data;
@@ -397,7 +397,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
       PetscCheck(!EndRows(sh, end, sh->alpha, v, NULL, NULL), PETSC_COMM_SELF, PETSC_ERR_LIB,
                  "the end condition failed");
       for (PetscInt j = 0; j < EndCount(sh); j++)
-        idx[j] = c + j;
+        idx[j] = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + j;
       PetscCall(VecSetValues(F, EndCount(sh), idx, v, ADD_VALUES));
     }
     if (!t) {
@@ -413,18 +413,19 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscFunctionReturn(0);
 }
 
-/* The last segment's rows of the end condition in the outer Jacobian: d/dw_{M-1} = dE/dC_end S_end, d/dalpha, and (gl)
- * d/dgamma_{N-1/2} = dE/dC_end Sg, both of block 0. */
+/* The last segment's rows of the end condition in the outer Jacobian (the last rows): d/dw_{M-1} = dE/dC_end S_end,
+ * d/dalpha, and (gl) d/dgamma_{N-1/2} = dE/dC_end Sg, both extra unknowns (the last columns). */
 static PetscErrorCode EndJacobian(HsConsShoot *sh, Mat P, const double *end, PetscInt wt, PetscInt o, PetscInt *idx)
 {
-  PetscInt n = sh->n, c = sh->c, W = sh->W, ne = EndCount(sh), *r, nb = wt + (sh->gl ? c : 0);
+  PetscInt c = sh->c, W = sh->W, ne = EndCount(sh), *r, nb = wt + (sh->gl ? c : 0);
+  PetscInt e0 = HsSegLayoutBlockOffset(sh->seg, sh->seg->M), r0 = HsSegLayoutRowOffset(sh->seg, sh->seg->M);
   double  *Fe, *dC, *da, *prod;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc5(2 * n + c, &Fe, ne * W, &dC, ne * c + 1, &da, ne * nb, &prod, ne, &r));
+  PetscCall(PetscMalloc5(2 * sh->n + c, &Fe, ne * W, &dC, ne * c + 1, &da, ne * nb, &prod, ne, &r));
   PetscCheck(!EndRows(sh, end, sh->alpha, Fe, dC, da), PETSC_COMM_SELF, PETSC_ERR_LIB, "the end condition failed");
   for (PetscInt i = 0; i < ne; i++) {
-    r[i] = c + i;
+    r[i] = r0 + i;
     for (PetscInt j = 0; j < nb; j++) { /* w_{M-1}'s columns, then gamma_{N-1/2}'s (Sg: end + W + W^2, W x nc) */
       double s = 0;
       for (PetscInt l = 0; l < W; l++)
@@ -433,10 +434,10 @@ static PetscErrorCode EndJacobian(HsConsShoot *sh, Mat P, const double *end, Pet
     }
   }
   for (PetscInt j = 0; j < nb; j++)
-    idx[j] = j < wt ? o + j : 2 * n + c + j - wt;
+    idx[j] = j < wt ? o + j : e0 + c + j - wt;
   PetscCall(MatSetValues(P, ne, r, nb, idx, prod, ADD_VALUES));
   for (PetscInt j = 0; j < c; j++)
-    idx[j] = 2 * n + j; /* alpha, in block 0 */
+    idx[j] = e0 + j; /* alpha */
   PetscCall(MatSetValues(P, ne, r, c, idx, da, ADD_VALUES));
   PetscCall(PetscFree5(Fe, dC, da, prod, r));
   PetscFunctionReturn(0);
@@ -496,12 +497,15 @@ static PetscErrorCode GuessSegment(HsSolver s, PetscInt i, const PetscScalar *g,
   (void)ctx;
   for (PetscInt k = PetscMax(k0 - 1, 0); k <= sh->seg->knots[t + 1]; k++)
     PetscCall(PetscArraycpy(Point(sh, i, k), g + k * D, D));
-  if (!t) { /* lambda_{1/2}, alpha = 0, gamma_{N-1/2} */
-    PetscCall(PetscArraycpy(x, g + 2 * n + c, 2 * n));
-    PetscCall(PetscArrayzero(x + 2 * n, c));
+  if (t == sh->seg->M - 1) { /* the extra unknowns: alpha = 0, gamma_{N-1/2} */
+    PetscInt e = HsSegLayoutLocalOffset(sh->seg, sh->seg->M);
+    PetscCall(PetscArrayzero(x + e, c));
     if (sh->gl)
-      PetscCall(PetscArraycpy(x + 2 * n + c, g + (s->N - 1) * D + 4 * n + c, c));
-  } else {
+      PetscCall(PetscArraycpy(x + e + c, g + (s->N - 1) * D + 4 * n + c, c));
+  }
+  if (!t) /* lambda_{1/2} */
+    PetscCall(PetscArraycpy(x, g + 2 * n + c, 2 * n));
+  else {
     PetscCall(PetscArraycpy(x + o, g + (k0 - 1) * D, D));
     PetscCall(PetscArraycpy(x + o + D, g + k0 * D, 2 * n));
   }
@@ -600,7 +604,8 @@ static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
   PetscInt n = s->prob->n, c = s->prob->nc, D = sh->D, W = sh->W, r = 2 * n + c, nloc = sh->seg->s1 - sh->seg->s0;
 
   PetscFunctionBeginUser;
-  PetscCall(HsSegLayoutSetBlocks(sh->seg, sh->W0, W, 0, 1, D)); /* points k_t - 1 .. k_{t+1} */
+  PetscCall(HsSegLayoutSetBlocks(sh->seg, sh->W0, W, c + (sh->gl ? c : 0), 1, D)); /* points k_t - 1 .. k_{t+1} */
+  PetscCall(HsSegLayoutSetHeadRows(sh->seg, c)); /* interval 0's adjoint constraint */
   PetscCall(PetscMalloc1(sh->seg->toff[nloc] * D + 1, &sh->traj));
   PetscCall(PetscCalloc5(W * W, &sh->S, W * W, &sh->S2, nloc * (W + W * W + W * c) + 1, &sh->Send, c, &sh->a0,
                          c * 2 * n, &sh->da0));
@@ -613,7 +618,7 @@ static PetscErrorCode Allocate(HsSolver s, HsConsShoot *sh)
 }
 
 /* The transcription's layout (DMDA, Xnodes, Xmult) for the output, the segments over the ranks, X, F, the outer
- * Jacobian (entries added from any rank) and its LU by MUMPS. Collective. */
+ * Jacobian (entries added from any rank) and its linear solver (HsSegLayoutSetUpSolver). Collective. */
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsConsShoot *sh = s->data;
@@ -628,7 +633,7 @@ static PetscErrorCode SetUp(HsSolver s)
   sh->n = s->prob->n, sh->c = c, sh->x0 = s->prob->x0, sh->gl = PETSC_TRUE;
   for (PetscInt i = 0; i < s->prob->n; i++) /* the terminal coordinates' pattern is the problem's, fixed */
     sh->gl = (PetscBool)(sh->gl && s->prob->xT_fixed[i]);
-  sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n + c + (sh->gl ? c : 0);
+  sh->D = 4 * s->prob->n + 2 * c, sh->W = sh->D + 2 * s->prob->n, sh->W0 = 2 * s->prob->n;
   PetscCall(DMCreateGlobalVector(sh->cd.da, &sh->Xfull));
   PetscCall(Allocate(s, sh));
   PetscCall(PreSolve(s));

@@ -6,17 +6,18 @@
  * z_{k,2} -> z_{k+1} (fractions gamma1, gamma2 < 0, gamma1 of h), each a 4n nonlinear solve F(a, b) = b - a - c h S
  * gbar(a, b) = 0 for b by a small dense Newton (GSL LU), started from the last march's increment b - a (or from an
  * explicit Euler step), and chains the sensitivities db/da = -Fb^{-1} Fa (implicit function theorem, with the LU at
- * the converged b). Outer equations: block t >= 1, the continuity z_end(t - 1) - w_t (4n); block 0, the terminal
- * rows HsO4Terminal at z_N (2n). Both are the transcription's rows, so shooting solves the same discrete equations.
- * The Jacobian is exact. Segments are distributed over the ranks in contiguous blocks, entries added by the rank
- * that marches them; the outer matrix is factored by MUMPS. After the solve the marched trajectory (with its stage
+ * the converged b). Outer equations, in the unknowns' order (banded, for PC hsband; issue 44): block t >= 1's
+ * continuity z_end(t - 1) - w_t (4n), then the terminal rows HsO4Terminal at z_N (2n). Both are the transcription's
+ * rows, so shooting solves the same discrete equations. The Jacobian is exact. Segments are distributed over the
+ * ranks in contiguous blocks, entries added by the rank that marches them; the outer matrix is factored by the
+ * shootings' default (HsSegLayoutSetUpSolver: PC hsband). After the solve the marched trajectory (with its stage
  * nodes) is put on the transcription's layout, whose diagnostics (H at every node and stage node, J^d, E - W) it
  * shares. The growth of each segment's transition map is checked as in the second-order shooting (shootingjac.c).
  * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
- * (h = T/N in every substep), and T's row is the transcription's H(z_N) = d phi/dT. Holonomic constraints
+ * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT. Holonomic constraints
  * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the last substep's
- * kappa_2 and alpha (p_N's free normal part) are the last 2nc unknowns, on the owner of segment M - 1, and the last 2nc
- * rows are the start rows at z_0. */
+ * kappa_2 and alpha (p_N's free normal part) are the last 2nc unknowns, on the owner of segment M - 1, and the first
+ * 2nc rows (the head rows) are the start rows at z_0. */
 #include "order4impl.h"
 #include "shootimpl.h"
 
@@ -456,10 +457,10 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
     PetscInt      t   = sh->seg->s0 + i;
     const double *end = sh->Send + i * (q + q * sh->ws);
     PetscCall(HsSegLayoutAddMatching(sh->seg, F, t, x, end, idx, v)); /* - w_t, + z_end into block t + 1 */
-    if (!t && sh->nc) { /* constraints: the start rows at z_0 (the last 2nc rows) */
+    if (!t && sh->nc) { /* constraints: the start rows at z_0 (the first 2nc rows) */
       HsCallStep(HsO4ConsStart(sh->o.o4, Point(sh, 0, 0), v, NULL), domp, "conserving4 start rows", 0);
       for (PetscInt j = 0; j < sh->c2; j++)
-        idx[j] = HsSegLayoutBlockOffset(sh->seg, sh->seg->M) + j;
+        idx[j] = j;
       PetscCall(VecSetValues(F, sh->c2, idx, v, ADD_VALUES));
     }
     if (t == sh->seg->M - 1) {
@@ -468,14 +469,14 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
                      : HsO4Terminal(sh->o.o4, end, v, NULL),
                  domp, "conserving4 terminal rows", s->N);
       for (PetscInt j = 0; j < 2 * n; j++)
-        idx[j] = j;
+        idx[j] = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + j;
       PetscCall(VecSetValues(F, 2 * n, idx, v, ADD_VALUES));
-      if (sh->ft) { /* T's row (the last unknown, here) */
+      if (sh->ft) { /* T's row (the last row, as T is the last unknown; here) */
         PetscInt nl;
         PetscCall(VecGetLocalSize(X, &nl));
         HsCallStep(FinalTimeRow(s, sh, end, x[nl - 1], v, sh->tg, sh->tc), domp, "conserving4 free final time row",
                    s->N);
-        PetscCall(VecSetValue(F, s->iT, v[0], ADD_VALUES));
+        PetscCall(VecSetValue(F, HsSegLayoutRowOffset(sh->seg, sh->seg->M) + 2 * n, v[0], ADD_VALUES));
       }
     }
   }
@@ -515,7 +516,7 @@ static PetscErrorCode GrowthCheck(HsSolver s, HsO4Shoot *sh, PetscBool *too_larg
 
 /* Local segment i's entries of the outer Jacobian: -I on its own block (t >= 1); dz_end/dw_t (the columns of block
  * t: segment 0's lambda_0 only) and, with a free T, dz_end/dT in block t + 1's rows; for the last segment the
- * terminal rows' dR/dz_N dz_N/d(w_t, T) (plus their direct d/dT) in block 0's rows, and T's row. idx, rows: q + 1
+ * terminal rows' dR/dz_N dz_N/d(w_t, T) (plus their direct d/dT) and T's row, the last rows. idx, rows: q + 1
  * each; prod: 3 q (q + 1) scratch. */
 static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt i, PetscInt *idx, PetscInt *rows,
                                       PetscReal *prod)
@@ -541,7 +542,7 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
              "the free final time's row failed");
   for (PetscInt r = 0; r < 2 * n + sh->ft; r++) { /* the terminal rows, then T's */
     const double *dz = r < 2 * n ? Rz + r * q : sh->tg;
-    rows[r]          = r < 2 * n ? r : s->iT;
+    rows[r]          = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + r; /* the terminal rows, T's */
     for (PetscInt j = 0; j < nc; j++) {
       double v = j < wt ? 0 : r < 2 * n ? sh->tc[r] : sh->tg[q]; /* the direct d/dT */
       for (PetscInt l = 0; l < q; l++)
@@ -554,7 +555,7 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
 }
 
 /* Constraints: local segment i's rows of the outer Jacobian beyond SegmentJacobian's: segment 0 the start rows at z_0
- * (the last 2nc rows; columns lambda_0), the last segment the terminal rows q_N - q_T, p_N - p_T - G(q_T)^T alpha:
+ * (the first 2nc rows; columns lambda_0), the last segment the terminal rows q_N - q_T, p_N - p_T - G(q_T)^T alpha:
  * dR/dz_N dz_N/d(w_t, kappa_2) and their direct dR/dalpha (ext: alpha, kappa_2). */
 static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const PetscScalar *ext)
 {
@@ -570,7 +571,7 @@ static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const P
     PetscCheck(!HsO4ConsStart(sh->o.o4, Point(sh, 0, 0), R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB,
                "the start rows failed");
     for (PetscInt r = 0; r < sh->c2; r++) {
-      rows[r] = e0 + r;
+      rows[r] = r;
       for (PetscInt c = 0; c < 2 * n; c++)
         prod[r * 2 * n + c] = Rz[r * q + 2 * n + c], idx[c] = c;
     }
@@ -582,7 +583,7 @@ static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const P
     for (PetscInt j = 0; j < nco; j++) /* w_t's columns, kappa_2's, alpha's */
       idx[j] = j < wt ? HsSegLayoutBlockOffset(sh->seg, t) + j : j < wt + nc ? e0 + nc + j - wt : e0 + j - wt - nc;
     for (PetscInt r = 0; r < 2 * n; r++) {
-      rows[r] = r;
+      rows[r] = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + r;
       for (PetscInt j = 0; j < nco; j++) {
         double v = j < wt + nc ? 0 : Ra[r * nc + j - wt - nc];
         for (PetscInt l = 0; j < wt + nc && l < q; l++)
@@ -854,6 +855,7 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
   PetscFunctionBeginUser;
   /* blocks: lambda_0 (2n) for segment 0, z_{k_t} (q); a free T, alpha and kappa_2 after them; points k_t .. k_{t+1} */
   PetscCall(HsSegLayoutSetBlocks(sh->seg, 2 * sh->n, q, sh->ft + sh->c2, 0, 3 * q));
+  PetscCall(HsSegLayoutSetHeadRows(sh->seg, sh->c2)); /* the start rows of constraints, else none */
   pts = sh->seg->toff[nloc];
   PetscCall(PetscCalloc2(pts * 3 * q + 1, &sh->traj, nloc + 1, &sh->have_traj));
   PetscCall(PetscCalloc4(q * sh->ws, &sh->S, q * sh->ws, &sh->S2, nloc * (q + q * sh->ws) + 1, &sh->Send, nloc * q + 1,
@@ -873,7 +875,7 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
 }
 
 /* The transcription's layout (DMDA, Xnodes, per-point values) for the output, the segments over the ranks, X, F, the
- * outer Jacobian (entries added from any rank) and its LU by MUMPS. Collective. */
+ * outer Jacobian (entries added from any rank) and its linear solver (HsSegLayoutSetUpSolver). Collective. */
 static PetscErrorCode SetUp(HsSolver s)
 {
   HsO4Shoot *sh = s->data;

@@ -35,11 +35,22 @@ PetscErrorCode HsSegLayoutSetBlocks(HsSegLayout *L, PetscInt w0, PetscInt w, Pet
   PetscInt nloc = L->s1 - L->s0;
 
   PetscFunctionBeginUser;
-  L->w0 = w0, L->w = w, L->extra = extra, L->pre = pre, L->stride = stride;
+  L->w0 = w0, L->w = w, L->extra = extra, L->pre = pre, L->stride = stride, L->head = w0;
   PetscCall(PetscFree(L->toff));
   PetscCall(PetscCalloc1(nloc + 1, &L->toff));
   for (PetscInt i = 0; i < nloc; i++)
     L->toff[i + 1] = L->toff[i] + L->knots[L->s0 + i + 1] - L->knots[L->s0 + i] + 1 + pre;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSegLayoutSetHeadRows - the outer equations' rows before block 1's matching rows: head of them (after
+    HsSegLayoutSetBlocks, whose default is w0). The rows are ordered as the unknowns are, shifted by head - w0, so
+    that the matrix is banded: the rows of segment 0's unknowns alone first, the end's last (shootimpl.h). Not
+    collective. @*/
+PetscErrorCode HsSegLayoutSetHeadRows(HsSegLayout *L, PetscInt head)
+{
+  PetscFunctionBeginUser;
+  L->head = head;
   PetscFunctionReturn(0);
 }
 
@@ -62,6 +73,10 @@ PetscInt HsSegLayoutBlockSize(const HsSegLayout *L, PetscInt t) { return t ? L->
 /*@ HsSegLayoutBlockOffset - the global offset of segment t's block (t = M: that of the extra unknowns). Not
     collective. @*/
 PetscInt HsSegLayoutBlockOffset(const HsSegLayout *L, PetscInt t) { return t ? L->w0 + (t - 1) * L->w : 0; }
+
+/*@ HsSegLayoutRowOffset - the global row of block t's first matching row (t >= 1; t = M: the first row of the
+    end's, after every matching row; t = 0: the head rows'). Not collective. @*/
+PetscInt HsSegLayoutRowOffset(const HsSegLayout *L, PetscInt t) { return t ? L->head + (t - 1) * L->w : 0; }
 
 /*@ HsSegLayoutLocalOffset - the offset of segment t's block (t = M: the extra unknowns) in this rank's part of the
     outer vector. Not collective. @*/
@@ -106,12 +121,13 @@ PetscErrorCode HsSegLayoutMarchAll(const HsSegLayout *L, HsSolver s, const Petsc
 }
 
 /*@ HsSegLayoutAddMatching - segment t's share of the matching rows of the outer residual F (blocks t >= 1: the end of
-    segment t - 1 minus w_t): -w_t (from x, this rank's part of the outer vector) into block t for t >= 1, and its end
-    (w values) into block t + 1 for t < M - 1; added. idx, v: scratch, w each. Not collective. @*/
+    segment t - 1 minus w_t, at HsSegLayoutRowOffset): -w_t (from x, this rank's part of the outer vector) into block
+    t's rows for t >= 1, and its end (w values) into block t + 1's for t < M - 1; added. idx, v: scratch, w each. Not
+    collective. @*/
 PetscErrorCode HsSegLayoutAddMatching(const HsSegLayout *L, Vec F, PetscInt t, const PetscScalar *x,
                                       const PetscScalar *end, PetscInt *idx, PetscScalar *v)
 {
-  PetscInt wt = HsSegLayoutBlockSize(L, t), o = HsSegLayoutBlockOffset(L, t), ol = HsSegLayoutLocalOffset(L, t);
+  PetscInt wt = HsSegLayoutBlockSize(L, t), o = HsSegLayoutRowOffset(L, t), ol = HsSegLayoutLocalOffset(L, t);
 
   PetscFunctionBeginUser;
   if (t) { /* - w_t */
@@ -121,7 +137,7 @@ PetscErrorCode HsSegLayoutAddMatching(const HsSegLayout *L, Vec F, PetscInt t, c
   }
   if (t < L->M - 1) { /* + the end into block t + 1 */
     for (PetscInt j = 0; j < L->w; j++)
-      idx[j] = HsSegLayoutBlockOffset(L, t + 1) + j;
+      idx[j] = HsSegLayoutRowOffset(L, t + 1) + j;
     PetscCall(VecSetValues(F, L->w, idx, end, ADD_VALUES));
   }
   PetscFunctionReturn(0);
@@ -133,14 +149,14 @@ PetscErrorCode HsSegLayoutAddMatching(const HsSegLayout *L, Vec F, PetscInt t, c
 PetscErrorCode HsSegLayoutAddMatchingJacobian(const HsSegLayout *L, Mat P, PetscInt t, PetscInt nc,
                                               const PetscInt *cols, const PetscScalar *blk, PetscInt *rows)
 {
-  PetscInt o = HsSegLayoutBlockOffset(L, t);
+  PetscInt o = HsSegLayoutBlockOffset(L, t), ro = HsSegLayoutRowOffset(L, t);
 
   PetscFunctionBeginUser;
   for (PetscInt j = 0; t && j < HsSegLayoutBlockSize(L, t); j++)
-    PetscCall(MatSetValue(P, o + j, o + j, -1.0, ADD_VALUES));
+    PetscCall(MatSetValue(P, ro + j, o + j, -1.0, ADD_VALUES));
   if (t < L->M - 1) {
     for (PetscInt r = 0; r < L->w; r++)
-      rows[r] = HsSegLayoutBlockOffset(L, t + 1) + r;
+      rows[r] = HsSegLayoutRowOffset(L, t + 1) + r;
     PetscCall(MatSetValues(P, L->w, rows, nc, cols, blk, ADD_VALUES));
   }
   PetscFunctionReturn(0);
@@ -196,15 +212,22 @@ PetscErrorCode HsSegLayoutScatterGuess(const HsSegLayout *L, HsSolver s, Vec Xfu
 
 /*@ HsSegLayoutSetUpSolver - the outer system of an assembled multiple shooting on this layout: X and F
     (HsSegLayoutLocalSize() entries a rank), the Jacobian (AIJ, nz entries a row preallocated in the diagonal and in the
-    off-diagonal part; entries added from any rank) with jacobian as the SNES Jacobian and LU by MUMPS (on more than
-    one rank PC hsgather: the whole matrix factored on every rank, reproducible bit for bit), the segments
-    in the results and the checkpoints at the knots. Collective. @*/
+    off-diagonal part; entries added from any rank; its rows in the banded order of shootimpl.h) with jacobian as the
+    SNES Jacobian, the segments in the results and the checkpoints at the knots. The linear solver is the Newton
+    formulations' default (HsSolverSetDefaultPC, -hs_linear_solver): PC hsband, which factors the band across the
+    ranks without gathering it (issue 44), for small node blocks, else LU by MUMPS. Both stay reproducible bit for
+    bit on more than one rank, which MUMPS' parallel LU is not (issue 38; docs/reliability.md): hsband where it cannot
+    take the matrix (too few rows a rank, a band too wide) falls back to PC hsgather (the whole matrix factored on
+    every rank by sequential MUMPS) rather than to the parallel LU, and -hs_linear_solver mumps is hsgather. A
+    -pc_type or -pc_factor_mat_solver_type in the options takes precedence over both. Collective. @*/
 PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt nz,
                                       PetscErrorCode (*jacobian)(SNES, Vec, Mat, Mat, void *))
 {
   PetscInt    nl = HsSegLayoutLocalSize(L);
   PetscMPIInt size;
   KSP         ksp;
+  PC          pc;
+  PetscBool   lu;
 
   PetscFunctionBeginUser;
   PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)s), nl, PETSC_DETERMINE, &s->X));
@@ -217,12 +240,18 @@ PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, jacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(HsKSPSetLinearSolver(ksp, HS_LINEAR_SOLVER_MUMPS));
+  PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(HsPCBandSetFallbackGather(pc, PETSC_TRUE)); /* -pc_hsband_fallback_gather false overrides */
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
-  if (size > 1) { /* MUMPS' parallel LU is not reproducible (issue 38): the small outer system whole on every rank */
-    PC pc;
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCHSGATHER));
+  if (lu && size > 1) { /* MUMPS (-hs_linear_solver mumps, or auto): the small outer system whole on every rank */
+    PetscBool   user;
+    const char *prefix;
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(PetscOptionsHasName(NULL, prefix, "-pc_factor_mat_solver_type", &user));
+    if (!user) /* a solver package named: the user's LU as asked */
+      PetscCall(PCSetType(pc, PCHSGATHER));
   }
   PetscFunctionReturn(0);
 }

@@ -15,8 +15,11 @@
 /* The segment layout shared by the three multiple-shooting formulations (shooting.c, consshoot.c, order4shoot.c;
  * seglayout.c): M segments between the knots k_0 = 0 < ... < k_M = N, distributed over the ranks (this rank's
  * [s0, s1)); segment t's block of outer unknowns, w0 wide for t = 0 and w for t >= 1, at BlockOffset(t), and, on the
- * owner of segment M - 1, `extra` unknowns after the last block (a free T, multipliers); the stored trajectory of
- * local segment i, points k_t - pre .. k_{t+1} of `stride` values each, from point toff[i]. */
+ * owner of segment M - 1, `extra` unknowns after the last block (a free T, multipliers); the outer equations in the
+ * same banded order (issue 44: PC hsband factors them without gathering): `head` rows first (those of segment 0's
+ * unknowns alone), then block t's matching rows (w each) at RowOffset(t), t = 1..M-1, then the rows of the end
+ * (RowOffset(M): the end conditions, a free T's); the stored trajectory of local segment i, points k_t - pre ..
+ * k_{t+1} of `stride` values each, from point toff[i]. */
 typedef struct {
   PetscInt         M, *knots; /* M segments, M + 1 knots */
   HsSegmentLayout *ranks;     /* the segments over the ranks */
@@ -24,6 +27,7 @@ typedef struct {
   PetscMPIInt      last;      /* the owner of segment M - 1 */
   PetscBool        owns_last; /* this rank owns segment M - 1 */
   PetscInt         w0, w, extra, pre, stride;
+  PetscInt         head; /* the rows before block 1's matching rows (w0 unless HsSegLayoutSetHeadRows) */
   PetscInt        *toff; /* first point of local segment i in the trajectory (in points); nloc + 1 entries */
 } HsSegLayout;
 
@@ -38,9 +42,11 @@ typedef PetscErrorCode (*HsSegPointFn)(HsSolver s, PetscInt i, PetscInt k, Petsc
 PetscErrorCode HsSegLayoutCreate(MPI_Comm comm, PetscInt M, const PetscInt *knots, HsSegLayout **L);
 PetscErrorCode HsSegLayoutSetBlocks(HsSegLayout *L, PetscInt w0, PetscInt w, PetscInt extra, PetscInt pre,
                                     PetscInt stride);
+PetscErrorCode HsSegLayoutSetHeadRows(HsSegLayout *L, PetscInt head);
 PetscErrorCode HsSegLayoutDestroy(HsSegLayout **L);
 PetscInt       HsSegLayoutBlockSize(const HsSegLayout *L, PetscInt t);
 PetscInt       HsSegLayoutBlockOffset(const HsSegLayout *L, PetscInt t);
+PetscInt       HsSegLayoutRowOffset(const HsSegLayout *L, PetscInt t);
 PetscInt       HsSegLayoutLocalOffset(const HsSegLayout *L, PetscInt t);
 PetscInt       HsSegLayoutLocalSize(const HsSegLayout *L);
 PetscReal     *HsSegLayoutPoint(const HsSegLayout *L, PetscReal *traj, PetscInt i, PetscInt k);

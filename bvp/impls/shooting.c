@@ -649,7 +649,7 @@ static PetscErrorCode SetUp(HsSolver s)
     PetscCheck(!sh->mf && sh->ksp == HS_SHOOT_KSP_DIRECT && sh->init == HS_SHOOT_INIT_LINEAR,
                PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "-hs_scheme conserving4: its multiple shooting takes no -hs_shoot_mf, -hs_shoot_ksp or -hs_shoot_init "
-               "(an assembled Jacobian, LU by MUMPS, the linear guess; docs/theory.md section 8)");
+               "(an assembled Jacobian, -hs_linear_solver band or mumps, the linear guess; docs/theory.md section 8)");
     PetscCall(HsO4ShootSetUp(s, sh->Mset, sh->knots, sh->step_atol, sh->step_stol, sh->step_max_it, sh->max_growth));
     PetscFunctionReturn(0);
   }
@@ -657,7 +657,8 @@ static PetscErrorCode SetUp(HsSolver s)
     PetscCheck(!sh->mf && sh->ksp == HS_SHOOT_KSP_DIRECT && sh->init == HS_SHOOT_INIT_LINEAR,
                PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
                "problem '%s' has constraints: its multiple shooting takes no -hs_shoot_mf, -hs_shoot_ksp or -hs_shoot_init "
-               "(an assembled Jacobian, LU by MUMPS, the transcription's guess; docs/constrained.md)", s->prob->name);
+               "(an assembled Jacobian, -hs_linear_solver band or mumps, the transcription's guess; docs/constrained.md)",
+               s->prob->name);
     PetscCall(HsConsShootSetUp(s, sh->Mset, sh->knots));
     PetscFunctionReturn(0);
   }

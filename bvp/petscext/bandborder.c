@@ -11,8 +11,11 @@
  *
  * Detection (once per pattern): an entry is far if it lies more than min(HS_BAND_BORDER_REACH, N / 4) from the
  * diagonal. A row with more than HS_BAND_MAX_BORDER far entries is a border row; a column with a far entry in a
- * row that is not is a border column. The border is used if there are as many border rows as columns (B
- * square), 1 to HS_BAND_MAX_BORDER of them; else the plain band (HsBandLayout) as before. If B is outside the
+ * row that is not is a border column. Where there are fewer border rows than columns (a free T in conserving4's
+ * multiple shooting: T's column dense, its row local), the diagonal rows of the border columns with far entries in
+ * more than HS_BAND_MAX_BORDER rows join them (DiagonalRows).
+ * The border is used if there are as many border rows as columns (B square), 1 to HS_BAND_MAX_BORDER of them; else
+ * the plain band (HsBandLayout) as before. If B is outside the
  * band's limits, meets a zero pivot or gives a B^-1 C that is not finite (singular to working precision), the PC
  * factors A by MUMPS instead, saying why (pcband.c). An ill-conditioned B with a finite B^-1 C is not detected:
  * for a free T, B is the fixed-T Jacobian. */
@@ -145,6 +148,40 @@ static PetscErrorCode Union(MPI_Comm comm, PetscInt n, const PetscInt *v, PetscI
   PetscFunctionReturn(0);
 }
 
+/* Border columns acols (kc, sorted) without as many dense rows (a free T's column in conserving4's multiple shooting,
+ * whose row, H(z_N) = d phi/dT, is local to the last segment, issue 44): each border column that is dense as a
+ * border row is (far entries in more than HS_BAND_MAX_BORDER rows: not the few far entries of a matrix too small
+ * for its reach) brings its diagonal row, if not a border row already, into the kr border rows arows (sorted
+ * again), so that B stays square; for a free T, B is then the fixed-T Jacobian, as with a dense row. Collective. */
+static PetscErrorCode DiagonalRows(Mat A, PetscInt reach, PetscInt kc, const PetscInt *acols, PetscInt *kr,
+                                   PetscInt *arows)
+{
+  PetscInt rs, re, n = *kr, cnt[HS_BAND_MAX_BORDER + 1] = {0};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) { /* the rows with a far entry in each border column */
+    PetscInt        ncols;
+    const PetscInt *cs;
+    PetscCall(MatGetRow(A, r, &ncols, &cs, NULL));
+    for (PetscInt q = 0; q < ncols; q++)
+      for (PetscInt j = 0; j < kc; j++)
+        cnt[j] += cs[q] == acols[j] && PetscAbsInt(cs[q] - r) > reach;
+    PetscCall(MatRestoreRow(A, r, &ncols, &cs, NULL));
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, (PetscMPIInt)kc, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+  for (PetscInt j = 0; j < kc; j++) {
+    PetscBool in = (PetscBool)(cnt[j] <= HS_BAND_MAX_BORDER);
+    for (PetscInt i = 0; i < *kr; i++)
+      in = (PetscBool)(in || arows[i] == acols[j]);
+    if (!in && n <= HS_BAND_MAX_BORDER)
+      arows[n++] = acols[j];
+  }
+  PetscCall(PetscSortInt(n, arows));
+  *kr = n;
+  PetscFunctionReturn(0);
+}
+
 /* The index sets of B: A's local rows without the border rows; as B's columns, the same number of A's
  * non-border columns (in order, from B's first local row on), so that B's row and column blocks are equal. */
 static PetscErrorCode BorderIS(MPI_Comm comm, Mat A, HsBandBorder bd)
@@ -195,6 +232,8 @@ PetscErrorCode HsBandBorderDetect(PC pc, PC_HsBand *b, Mat A)
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, band, 2, MPIU_INT, MPI_MAX, comm));
   PetscCall(Union(comm, nr, rows, &kr, arows));
   PetscCall(Union(comm, nc, cols, &kc, acols));
+  if (kr < kc && kc < K) /* dense columns without as many dense rows: their diagonal rows join the border */
+    PetscCall(DiagonalRows(A, PetscMin(HS_BAND_BORDER_REACH, N / 4), kc, acols, &kr, arows));
   if (!kr || kr != kc || kr >= K)
     PetscFunctionReturn(0);
   PetscCall(PetscNew(&bd));

@@ -94,6 +94,7 @@ typedef struct {
   Vec           r, d;                             /* refinement's residual and correction */
   PetscInt      refine;                           /* -pc_hsband_refine (PETSC_DECIDE: by the band, RefineSteps) */
   PetscBool     fallback;                         /* -pc_hsband_fallback: MUMPS outside the limits */
+  PetscBool     gather;                           /* -pc_hsband_fallback_gather: by PC hsgather (on > 1 rank) */
   PetscBool     defer;                            /* -pc_hsband_defer: factor at the first solve, no multipliers */
   PetscBool     pending;                          /* the factorization waits for that solve (Factor's head) */
   PetscBool     keep;                             /* a second solve came: every factorization keeps them now */

@@ -46,6 +46,7 @@ PetscErrorCode HsPCViewInner(PC inner, PetscViewer viewer);
 #define PCHSBAND "hsband" /* -pc_type hsband: the banded LU (pcband.c) */
 #define PCHSDROP "hsdrop" /* -pc_type hsdrop: LU of the dropped matrix (pcdrop.c) */
 PetscErrorCode PCCreate_HsBand(PC pc);
+PetscErrorCode HsPCBandSetFallbackGather(PC pc, PetscBool flg);
 PetscErrorCode PCCreate_HsDrop(PC pc);
 #define PCHSSLAB                                                                                                       \
   "hsslab" /* -pc_type hsslab: slabs by sequential MUMPS, their interface by cyclic reduction (pcslab.c) */

@@ -50,7 +50,10 @@
  * neighbours' columns), and the band at most HS_BAND_MAX_WIDTH wide (a free final time's dense row
  * and column make it the whole matrix: by default taken out of the band as a border and solved by block
  * elimination around it, bandborder.c). Outside them the PC factors by MUMPS LU instead (inner PC,
- * said by -ksp_view and -info), or with -pc_hsband_fallback false stops with an error naming the limit.
+ * said by -ksp_view and -info), or with -pc_hsband_fallback false stops with an error naming the limit. With
+ * -pc_hsband_fallback_gather (HsPCBandSetFallbackGather; the multiple shootings' small outer systems) that inner PC is
+ * hsgather on more than one rank: the whole matrix factored on every rank by sequential MUMPS, reproducible bit for
+ * bit where MUMPS' parallel LU is not (pcgather.c).
  */
 #include "bandimpl.h"
 
@@ -177,8 +180,16 @@ static PetscErrorCode GetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool
   PetscFunctionReturn(0);
 }
 
+/* The inner PC's name for -ksp_view and -info */
+static const char *InnerName(const PC_HsBand *b)
+{
+  return b->gather && b->size > 1 ? "the whole matrix on every rank, LU by sequential MUMPS (PC hsgather, reproducible)"
+                                  : "MUMPS LU";
+}
+
 /* Outside the limits: MUMPS LU of the same matrix (pivot threshold 1, the determinant asked for: the
- * branch-point test reads it), b->inner. */
+ * branch-point test reads it), b->inner; with b->gather on more than one rank PC hsgather (its own MUMPS settings,
+ * the determinant asked for). */
 static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
 {
   Mat            F;
@@ -186,13 +197,18 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
   PetscBool      known = PETSC_FALSE;
 
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &b->size));
   if (!b->inner) {
-    PetscCall(PetscInfo(pc, "hsband: %s; MUMPS LU instead\n", b->why));
+    PetscCall(PetscInfo(pc, "hsband: %s; %s instead\n", b->why, InnerName(b)));
     PetscCall(PCCreate(PetscObjectComm((PetscObject)pc), &b->inner));
-    PetscCall(PCSetType(b->inner, PCLU));
+    if (b->gather && b->size > 1)
+      PetscCall(PCSetType(b->inner, PCHSGATHER));
+    else {
+      PetscCall(PCSetType(b->inner, PCLU));
 #if defined(PETSC_HAVE_MUMPS)
-    PetscCall(PCFactorSetMatSolverType(b->inner, MATSOLVERMUMPS));
+      PetscCall(PCFactorSetMatSolverType(b->inner, MATSOLVERMUMPS));
 #endif
+    }
   } else { /* its last factorization failed (a singular or non-finite matrix): from scratch. PETSc's MUMPS interface
               would skip the numeric factorization of a matrix of the same pattern after a failed one and leave the
               factor marked sound, and its solve then stops the run with MUMPS' INFOG(1) = -3 (saddle, shooting on 2
@@ -215,6 +231,8 @@ static PetscErrorCode SetUpInner(PC pc, PC_HsBand *b)
     PetscCall(PCSetFailedReason(pc, fr));
   else if (F)
     PetscCall(HsMumpsDeterminant(F, &b->det_m, &b->det_e, &known));
+  else /* hsgather: its sequential MUMPS' (every rank the same) */
+    PetscCall(HsPCGetDeterminant(b->inner, &b->det_m, &b->det_e, &known));
   b->det_none = (PetscBool)!known;
   PetscFunctionReturn(0);
 }
@@ -406,6 +424,9 @@ static PetscErrorCode PCSetFromOptions_HsBand(PC pc, PetscOptionItems *PetscOpti
                              &b->border, NULL));
   PetscCall(PetscOptionsBool("-pc_hsband_fallback", "MUMPS LU when a rank has too few rows for the band or the band is "
                              "too wide (else an error)", "PCHSBAND", b->fallback, &b->fallback, NULL));
+  PetscCall(PetscOptionsBool("-pc_hsband_fallback_gather", "that fallback on more than one rank: the whole matrix on "
+                             "every rank, LU by sequential MUMPS (PC hsgather, reproducible bit for bit)", "PCHSBAND",
+                             b->gather, &b->gather, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -418,7 +439,8 @@ static PetscErrorCode PCView_HsBand(PC pc, PetscViewer viewer)
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (ascii && b->inner) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  banded LU (hamshoot) not used: %s; MUMPS LU instead:\n", b->why));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  banded LU (hamshoot) not used: %s; %s instead:\n", b->why,
+                                     InnerName(b)));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(PCView(b->inner, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -508,10 +530,31 @@ static PetscErrorCode IsExact(PC pc, PetscBool *exact)
   PetscFunctionReturn(0);
 }
 
+/* HsPCBandSetFallbackGather for hsband ("HsPCBandSetFallbackGather_C"). Not collective. */
+static PetscErrorCode SetFallbackGather(PC pc, PetscBool flg)
+{
+  PetscFunctionBeginUser;
+  ((PC_HsBand *)pc->data)->gather = flg;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsPCBandSetFallbackGather - whether PC hsband, outside its limits on more than one rank, factors by PC hsgather
+    (the whole matrix on every rank, sequential MUMPS: reproducible bit for bit) instead of MUMPS' parallel LU
+    (-pc_hsband_fallback_gather; default false: the transcription's large matrices must not be gathered). For small
+    systems: the multiple shootings' outer ones (HsSegLayoutSetUpSolver). A no-op on other PCs. Logically
+    collective. @*/
+PetscErrorCode HsPCBandSetFallbackGather(PC pc, PetscBool flg)
+{
+  PetscFunctionBeginUser;
+  PetscTryMethod(pc, "HsPCBandSetFallbackGather_C", (PC, PetscBool), (pc, flg));
+  PetscFunctionReturn(0);
+}
+
 /* The functions hsband answers (pcutils.c), composed on pc (set) or removed (destroy). */
 static PetscErrorCode Compose(PC pc, PetscBool set)
 {
   PetscFunctionBeginUser;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCBandSetFallbackGather_C", set ? SetFallbackGather : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetInner_C", set ? GetInner : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetDeterminant_C", set ? GetDeterminant : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCSetInPlace_C", set ? SetInPlace : NULL));
