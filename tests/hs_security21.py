@@ -19,6 +19,9 @@ assertion marked (before: ...) failed on the code before its fix:
                 -hs_compare with -hs_direct_hs_ipopt_tol nan: exit 1 naming the cause, and nothing left at
                 PetscFinalize (-malloc_dump; before: the solve's gather to rank 0 and -hs_compare's direct solver
                 were left, 5 kB to 24 kB under LeakSanitizer)
+  R zero        a control weight R_jj = 0 without bounds on a problem with B(q) (the satellite, pendulum_bq.ocp) is
+                refused for what it is, a bang-bang control without bounds (before: "bounds its controls and has a
+                configuration-dependent B(q)", of a problem that bounds nothing); bounds with B(q) keep that message
   rowwise lag   -snes_lag_jacobian 3 with -hs_snes_roundoff 1e4 (crane_natural.ocp): the round-off check row by row
                 weighs the rows with the Jacobian at the iterate it judges (before: SNES's lag returned the Jacobian
                 of an iterate two steps back; -info said "Reusing Jacobian" right before each check)
@@ -141,6 +144,25 @@ def case_ipopt_missing(d):
               "%s on %d rank(s): exit %d\n%s" % (" ".join(extra), ranks, rc, out[-600:]))
 
 
+def case_r_zero(d):
+    """R_jj = 0 without bounds: the law's condition is named first; bounds with B(q) keep their own message."""
+    bq = os.path.join(HERE, "data", "pendulum_bq.ocp")
+    with open(bq) as f:
+        text = f.read()
+    cases = ((edited(d, "sat_r0.ocp", SATELLITE, "R:", "R: 0, 0, 0,  0, 0, 0,  0, 0, 0"), "control 1 has R_jj = 0"),
+             (edited(d, "bq_r0.ocp", bq, "R:", "R: 0"), "control 1 has R_jj = 0"))
+    for path, want in cases:
+        rc, out = hs(["-problem", path, "-N", "4", "-hs_check_extremal", "no"], d)
+        check(rc == 1 and want in out and "needs both bounds" in out and "bounds its controls" not in out,
+              "%s: exit %d\n%s" % (os.path.basename(path), rc, out[-300:]))
+    path = os.path.join(d, "bq_bounded.ocp")
+    with open(path, "w") as f:
+        f.write(text + "\nu_min: -5\nu_max: 5\n")
+    rc, out = hs(["-problem", path, "-N", "4", "-hs_check_extremal", "no"], d)
+    check(rc == 1 and "bounds its controls and has a configuration-dependent B(q)" in out,
+          "bq_bounded.ocp: exit %d\n%s" % (rc, out[-300:]))
+
+
 def case_rowwise_lag(d):
     """the row-by-row round-off check evaluates the Jacobian at the iterate it judges, lagged or not."""
     rc, out = hs(["-problem", os.path.join(PROBLEMS, "crane_natural.ocp"), "-hs_check_extremal", "no",
@@ -155,6 +177,6 @@ def case_rowwise_lag(d):
 def t_security21():
     """round 21's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_orphan_keys, case_frame_lines, case_ipopt_missing, case_rowwise_lag):
+        for case in (case_orphan_keys, case_frame_lines, case_ipopt_missing, case_r_zero, case_rowwise_lag):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
