@@ -1122,7 +1122,7 @@ static int FrameNames(Src *s, Ocp *o, int f, int k, char **items, const int *c)
       o->frame_idx[9 * f + l] = i;
   }
   if (k != 9)
-    return Fail(s, o->frame_col[f], "frame %s: %d coordinates, not 9 (%s)", fn, k, need);
+    return Fail(s, o->frame_col[f], "frame %s: %d names, not 9 (%s)", fn, k, need);
   return 0;
 }
 

@@ -120,7 +120,7 @@ def case_frame_lines(d):
              ("frame main: %s," % full, "34:57: frame main: entry 10 of 10 is empty"),
              ("frame main: d1x,,d1y, d1z, d2x, d2y, d2z, d3x, d3y, d3z", "34:17: frame main: entry 2 of 10 is empty"),
              ("frame main: d1x d1y d1z d2x d2y d2z d3x d3y d3z", "is not a coordinate (%s" % need),
-             ("frame main: %s, r11x" % full, "frame main: 10 coordinates, not 9"),
+             ("frame main: %s, r11x" % full, "frame main: 10 names, not 9 (%s" % need),
              ("frame main: d1x, d1y, d1z, d2x, d2y, d2z, d3x, d3y, p_d3z",
               "'p_d3z' is not a coordinate (a frame names coordinates, not momenta"),
              ("frame main: %s\nframe main2: %s" % (full, full),
@@ -128,7 +128,7 @@ def case_frame_lines(d):
     for i, (line, want) in enumerate(cases):
         path = edited(d, "satellite.ocp" if i == 0 else "f%d.ocp" % i, SATELLITE, "frame main:", line)
         rc, out = hs(["-problem", path, "-N", "4", "-snes_max_it", "0", "-hs_check_extremal", "no"], d)
-        check(rc == 1 and want in out and "names, not 9" not in out,
+        check(rc == 1 and want in out and ("names, not 9" in want or "names, not 9" not in out),
               "%r: exit %d\n%s" % (line, rc, out[-400:]))
     for key, line, want in (("conserved:", "conserved:", "conserved: nothing named (it needs names of the file's"),
                             ("conserved:", "conserved: L_x, L_y, L_z,", "conserved: entry 4 of 4 is empty"),
