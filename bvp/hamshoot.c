@@ -339,6 +339,63 @@ static PetscErrorCode CheckExtras(HsSolver solver, const Extras *x)
   PetscFunctionReturn(0);
 }
 
+/* Keys that matter only together with another, their parent, refused without it (issue 38, round 21): the options
+ * blocks read every key whatever the run (so that -help lists it), so HsOptionsCheckUsed counted them as used, and
+ * -hs_extrapolate_grids 4 without -hs_extrapolate, -hs_continue_steps without -hs_continue, -hs_bounds_eps0 on a
+ * problem without bounds had been ignored without a word. Keys read only by their parent's code (-hs_shoot_*,
+ * -hs_ipopt_*, -hs_step_*) are refused by HsOptionsCheckUsed; -hs_output_format and -hs_strategy_continue by checks
+ * of their own. Not here: tuning keys of the Newton solve (-hs_dg_tol, -hs_snes_*, -hs_in_place, -hs_check_boundary),
+ * which every Newton run reads. */
+static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
+{
+  HsProblem   *P;
+  HsStrategy   strategy;
+  HsGuessType  guess;
+  HsSolverType type;
+  const char  *cs;
+  PetscBool    cont, has, direct;
+  const char  *ext = "-hs_extrapolate", *con = "-hs_continue NAME", *bnd = "bounded controls (u_min, u_max in the problem file)";
+  const char  *tim = "-hs_strategy auto or -hs_continue (it budgets their fallbacks and steps)";
+  const char  *dir = "a direct problem (-hs_scheme direct), -hs_compare, -hs_initial_guess direct or -hs_strategy auto";
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetProblem(s, &P));
+  PetscCall(HsSolverGetStrategy(s, &strategy));
+  PetscCall(HsSolverGetInitialGuessType(s, &guess));
+  PetscCall(HsSolverGetType(s, &type));
+  PetscCall(HsSolverGetSchemes(s, NULL, &cs));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_continue", &cont));
+  direct = (PetscBool)(!strcmp(type, HSSOLVERIPOPT) ||
+                       (cs && (!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt"))));
+  {
+    const struct {
+      const char *key, *needs;
+      PetscBool   parent;
+    } t[] = {
+        {"-hs_extrapolate_grids", ext, x->extrapolate},
+        {"-hs_extrapolate_romberg", ext, x->extrapolate},
+        {"-hs_extrapolate_coarse_first", ext, x->extrapolate},
+        {"-hs_continue_from", con, cont},
+        {"-hs_continue_steps", con, cont},
+        {"-hs_continue_type", con, cont},
+        {"-hs_continue_max_halvings", con, cont},
+        {"-hs_continue_monitor", con, cont},
+        {"-hs_bounds_eps0", bnd, (PetscBool)(P->u_min || P->u_max)},
+        {"-hs_bounds_eps_factor", bnd, (PetscBool)(P->u_min || P->u_max)},
+        {"-hs_bounds_eps_min", bnd, (PetscBool)(P->u_min || P->u_max)},
+        {"-hs_strategy_time", tim, (PetscBool)(strategy == HS_STRATEGY_AUTO || cont)},
+        {"-hs_direct_solver", dir, (PetscBool)(direct || x->compare || guess == HS_GUESS_DIRECT ||
+                                               strategy == HS_STRATEGY_AUTO)},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+      PetscCall(PetscOptionsHasName(NULL, NULL, t[i].key, &has));
+      PetscCheck(!has || t[i].parent, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+                 "option %s does nothing without %s: leave it out, or give what it needs", t[i].key, t[i].needs);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char           out[PETSC_MAX_PATH_LEN];
@@ -425,6 +482,7 @@ static PetscErrorCode Run(Objects *o, int *code)
                  "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
                  "default is %s/checkpoint)", ck, out, out);
     }
+    PetscCall(CheckOrphanKeys(*solver, &x));
     PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
     PetscCall(InjectError());
     PetscCall(Solve(*solver, *cont, out, &x, code));

@@ -132,9 +132,14 @@ int HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len)
                      : prob->data_T ? "dynamics, costs or B, R depending on a free T"
                      : prob->nc     ? "holonomic constraints"
                                     : NULL;
+  int         st;
 
   if (!HsControlLawActive(prob))
     return HS_SUCCESS;
+  /* the law's own conditions first: an R_jj = 0 without bounds is active too, and had been called "bounds its
+     controls and has a configuration-dependent B(q)" (the satellite with R: 0; issue 38, round 21) */
+  if ((st = HsControlLawCheck(prob, msg, msg_len)))
+    return st;
   if (what) {
     if (msg)
       snprintf(msg, (size_t)msg_len,
@@ -143,7 +148,7 @@ int HsDiscCheckBounded(const HsProblem *prob, char *msg, int msg_len)
                prob->name, what);
     return HS_EINVAL;
   }
-  return HsControlLawCheck(prob, msg, msg_len);
+  return HS_SUCCESS;
 }
 
 /* All workspace of d in one pool: the per-level scratch vectors and matrices (hsdiscimpl.h), the

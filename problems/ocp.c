@@ -681,6 +681,19 @@ static int SplitList(char *t, int base_col, char ***items, int **cols)
   return k;
 }
 
+/* A list of names split by SplitList (k items at columns c; the key's value at col): an empty list or an empty entry
+ * is an error saying so and what the list needs (need), before any other check: 'frame main:' had been refused as
+ * "1 names, not 9", 'conserved: L_x,, L_y' as "'' is not an invariant". what: the key as the message names it. */
+static int EmptyEntry(Src *s, int col, const char *what, const char *need, int k, char **items, const int *c)
+{
+  if (k == 1 && !items[0][0])
+    return Fail(s, col, "%s: nothing named (it needs %s)", what, need);
+  for (int l = 0; l < k; l++)
+    if (!items[l][0])
+      return Fail(s, c[l], "%s: entry %d of %d is empty (a comma too many? it needs %s)", what, l + 1, k, need);
+  return 0;
+}
+
 /* Value of nodes that depend on the parameters only. */
 static int EvalSlow(Ocp *o, int cnt, const int *nodes, double *v)
 {
@@ -1082,6 +1095,55 @@ static int OcpFrame(Src *s, Ocp *o, const char *line, char *key, const char *val
   return 0;
 }
 
+/* Frame f's k names (items at columns c) resolved to coordinates in o->frame_idx. Checked in this order, so that
+ * the message names what is wrong rather than a count: an empty line or name (EmptyEntry), a name that is no
+ * coordinate (names separated by spaces: the one entry 'd1x d1y ...'; a momentum p_q or a velocity q_dot), then the
+ * count. */
+static int FrameNames(Src *s, Ocp *o, int f, int k, char **items, const int *c)
+{
+  const char *fn   = o->frame_name[f];
+  const char *need = "nine coordinates separated by commas, the x, y, z components of d1, d2, d3";
+  char        what[320];
+  int         ret;
+
+  snprintf(what, sizeof what, "frame %s", fn);
+  if ((ret = EmptyEntry(s, o->frame_col[f], what, need, k, items, c)))
+    return ret;
+  for (int l = 0; l < k; l++) {
+    int i = 0;
+    while (i < o->n && strcmp(o->names[i], items[l]))
+      i++;
+    if (i == o->n && strpbrk(items[l], " \t"))
+      return Fail(s, c[l], "frame %s: '%s' is not a coordinate (%s)", fn, items[l], need);
+    if (i == o->n)
+      return Fail(s, c[l], "frame %s: '%s' is not a coordinate (a frame names coordinates, not momenta, velocities "
+                           "or other names)", fn, items[l]);
+    if (l < 9)
+      o->frame_idx[9 * f + l] = i;
+  }
+  if (k != 9)
+    return Fail(s, o->frame_col[f], "frame %s: %d names, not 9 (%s)", fn, k, need);
+  return 0;
+}
+
+/* why (HsProblemCheckFrames' text, which numbers the frames) with each "frame K" written as the file names it, "frame
+ * main": "it shares a coordinate with frame 1" had left the reader to count the file's frame lines. */
+static void FrameNamesIn(const Ocp *o, const char *why, char *out, size_t len)
+{
+  size_t w = 0;
+
+  for (const char *c = why; *c && w + 1 < len;) {
+    char *end;
+    long  K = !strncmp(c, "frame ", 6) && isdigit((unsigned char)c[6]) ? strtol(c + 6, &end, 10) : 0;
+    if (K >= 1 && K <= o->nframe) {
+      w += (size_t)snprintf(out + w, len - w, "frame %s", o->frame_name[K - 1]);
+      c = end;
+    } else
+      out[w++] = *c++;
+  }
+  out[w < len ? w : len - 1] = 0;
+}
+
 /* The frames: their names resolved to coordinates (HsProblem.frames) and checked (HsProblemCheckFrames). */
 static int OcpBuildFrames(Src *s, Ocp *o, HsProblem *p)
 {
@@ -1099,17 +1161,7 @@ static int OcpBuildFrames(Src *s, Ocp *o, HsProblem *p)
       return HS_ENOMEM;
     }
     s->line = o->frame_line[f];
-    if (k != 9)
-      ret = Fail(s, o->frame_col[f], "frame %s: %d names, not 9 (the components of three directors, d1 first)",
-                 o->frame_name[f], k);
-    for (int l = 0; !ret && l < 9; l++) {
-      int i = 0;
-      while (i < o->n && strcmp(o->names[i], items[l]))
-        i++;
-      if (i == o->n)
-        ret = Fail(s, c[l], "frame %s: '%s' is not a coordinate", o->frame_name[f], items[l]);
-      o->frame_idx[9 * f + l] = i;
-    }
+    ret     = FrameNames(s, o, f, k, items, c);
     free(t), free(items), free(c);
   }
   if (ret)
@@ -1117,10 +1169,11 @@ static int OcpBuildFrames(Src *s, Ocp *o, HsProblem *p)
   p->nframes = o->nframe, p->frames = o->frame_idx, p->frame_names = (const char *const *)o->frame_name;
   if (HsProblemCheckFrames(p, HS_FRAME_TOL, &bad, p->why, sizeof p->why)) {
     const char *w = strchr(p->why, ':'); /* "frame K: why" */
-    s->line       = o->frame_line[bad >= 0 ? bad : 0];
-    p->nframes    = 0;
-    return Fail(s, o->frame_col[bad >= 0 ? bad : 0], "frame %s: %s", o->frame_name[bad >= 0 ? bad : 0],
-                w ? w + 2 : p->why);
+    char        named[sizeof p->why];
+    s->line    = o->frame_line[bad >= 0 ? bad : 0];
+    p->nframes = 0;
+    FrameNamesIn(o, w ? w + 2 : p->why, named, sizeof named);
+    return Fail(s, o->frame_col[bad >= 0 ? bad : 0], "frame %s: %s", o->frame_name[bad >= 0 ? bad : 0], named);
   }
   return 0;
 }
@@ -1136,7 +1189,8 @@ static int OcpCoordinates(Src *s, Ocp *o, Keys *K, const char *line, const char 
   n = SplitList(val, vcol, &items, &c);
   if (n < 0)
     return HS_ENOMEM;
-  if (n != o->n)
+  ret = EmptyEntry(s, vcol, "coordinates", "names separated by commas", n, items, c);
+  if (!ret && n != o->n)
     ret = Fail(s, vcol, "coordinates: %d names, but the file's first reading counted %d", n, o->n);
   for (int i = 0; !ret && i < n; i++) {
     char pn[256];
@@ -1753,7 +1807,8 @@ static int OcpControlNames(Src *s, Ocp *o, const Keys *K)
     s->line = K->lines[K_CNAMES];
     if ((k = SplitList(K->text[K_CNAMES], K->cols[K_CNAMES], &items, &c)) < 0)
       return HS_ENOMEM;
-    if (k != m)
+    ret = EmptyEntry(s, K->cols[K_CNAMES], "control_names", "one name per control, separated by commas", k, items, c);
+    if (!ret && k != m)
       ret = Fail(s, K->cols[K_CNAMES], "control_names: expected %d names, found %d", m, k);
     for (int j = 0; !ret && j < m; j++)
       ret = Name(s, o, items[j], c[j], o->uvar + j, "control_names");
@@ -1978,6 +2033,7 @@ static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const 
     free(t), free(items), free(c);
     return HS_ENOMEM;
   }
+  ret = EmptyEntry(s, K->cols[K_CINV], "conserved", "names of the file's invariants separated by commas", k, items, c);
   for (int l = 0; !ret && l < k; l++) {
     int v = 0;
     while (v < o->ninv && strcmp(o->inv_name[v], items[l]))

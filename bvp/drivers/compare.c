@@ -373,6 +373,55 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
   return bad;
 }
 
+/* HsSolverCompare after the direct solver c->dir is made: both solves, their outputs, the comparison's files and
+   table (c->ind the indirect solver). The caller frees c->dir. */
+static PetscErrorCode CompareSolved(Cmp *c, const char *dir, PetscBool *converged)
+{
+  HsSolver    s    = c->ind;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  PetscMPIInt rank;
+  char        path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "", warn[PETSC_MAX_PATH_LEN + 128] = "";
+  int         bad = 0, plots = 0;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(HsSolverSolve(c->dir)); /* first: from the same initial guess as the indirect solve */
+  PetscCall(HsSolverSolve(s));
+  {
+    PetscBool stop;
+    PetscCall(HsSolverInterruptRequested(s, &stop));
+    if (stop) { /* nothing compared; the caller exits as interrupted */
+      if (!s->interrupted)
+        PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg, "signal received during -hs_compare"));
+      s->interrupted = PETSC_TRUE;
+      *converged = PETSC_FALSE;
+      PetscFunctionReturn(0);
+    }
+  }
+  PagesOf(c);
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s/indirect", dir));
+  PetscCall(HsSolverWriteOutput(s, path));
+  PetscCall(PetscSNPrintf(path, sizeof path, "%s/direct", dir));
+  PetscCall(HsSolverWriteOutput(c->dir, path));
+  PetscCall(HsSolverGatherSolution(s, NULL)); /* -hs_output_format hdf5 did not gather them */
+  PetscCall(HsSolverGatherSolution(c->dir, NULL));
+  if (rank == 0)
+    bad = WriteFiles(c, dir, &plots, err, sizeof err, warn, sizeof warn);
+  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
+  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
+  PetscCallMPI(MPI_Bcast(&plots, 1, MPI_INT, 0, comm));
+  { PetscReal d[4] = {c->dq, c->dp, c->du, c->dl};
+    PetscCallMPI(MPI_Bcast(d, 4, MPIU_REAL, 0, comm));
+    c->dq = d[0], c->dp = d[1], c->du = d[2], c->dl = d[3]; }
+  PetscCall(PrintTable(comm, c, dir, plots));
+  if (!plots)
+    PetscCall(PetscPrintf(comm, "  warning            no plots: %s\n", warn));
+  if (converged)
+    *converged = (PetscBool)(s->res.converged && c->dir->res.converged);
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverCompare - compares the indirect against the direct solution on the same grid.
 
   Collective.
@@ -401,11 +450,12 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
 @*/
 PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged)
 {
-  Cmp         c = {0};
-  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
-  PetscMPIInt rank, size;
-  char        path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "", warn[PETSC_MAX_PATH_LEN + 128] = "";
-  int         bad = 0, plots = 0;
+  Cmp            c = {0};
+  MPI_Comm       comm = PetscObjectComm((PetscObject)s);
+  PetscMPIInt    rank, size;
+  char           path[PETSC_MAX_PATH_LEN], err[PETSC_MAX_PATH_LEN + 128] = "";
+  int            bad = 0;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -423,42 +473,11 @@ PetscErrorCode HsSolverCompare(HsSolver s, const char *dir, PetscBool *converged
   PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "-hs_compare: %s", err);
   PetscCall(HsSolverSetUp(s)); /* the schemes, N */
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &c.dir));
-  PetscCall(HsSolverSolve(c.dir)); /* first: from the same initial guess as the indirect solve */
-  PetscCall(HsSolverSolve(s));
-  {
-    PetscBool stop;
-    PetscCall(HsSolverInterruptRequested(s, &stop));
-    if (stop) { /* nothing compared; the caller exits as interrupted */
-      if (!s->interrupted)
-        PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg, "signal received during -hs_compare"));
-      s->interrupted = PETSC_TRUE;
-      PetscCall(HsSolverDestroy(&c.dir));
-      *converged = PETSC_FALSE;
-      PetscFunctionReturn(0);
-    }
-  }
   c.ind = s, c.size = size;
-  PagesOf(&c);
-  PetscCall(PetscSNPrintf(path, sizeof path, "%s/indirect", dir));
-  PetscCall(HsSolverWriteOutput(s, path));
-  PetscCall(PetscSNPrintf(path, sizeof path, "%s/direct", dir));
-  PetscCall(HsSolverWriteOutput(c.dir, path));
-  PetscCall(HsSolverGatherSolution(s, NULL)); /* -hs_output_format hdf5 did not gather them */
-  PetscCall(HsSolverGatherSolution(c.dir, NULL));
-  if (rank == 0)
-    bad = WriteFiles(&c, dir, &plots, err, sizeof err, warn, sizeof warn);
-  PetscCallMPI(MPI_Bcast(&bad, 1, MPI_INT, 0, comm));
-  PetscCallMPI(MPI_Bcast(err, sizeof err, MPI_CHAR, 0, comm));
-  PetscCheck(!bad, comm, PETSC_ERR_FILE_WRITE, "%s", err);
-  PetscCallMPI(MPI_Bcast(&plots, 1, MPI_INT, 0, comm));
-  { PetscReal d[4] = {c.dq, c.dp, c.du, c.dl};
-    PetscCallMPI(MPI_Bcast(d, 4, MPIU_REAL, 0, comm));
-    c.dq = d[0], c.dp = d[1], c.du = d[2], c.dl = d[3]; }
-  PetscCall(PrintTable(comm, &c, dir, plots));
-  if (!plots)
-    PetscCall(PetscPrintf(comm, "  warning            no plots: %s\n", warn));
-  if (converged)
-    *converged = (PetscBool)(s->res.converged && c.dir->res.converged);
+  ierr = CompareSolved(&c, dir, converged); /* the direct solver freed whatever its outcome: an error there (IPOPT
+                                               not loadable, a file not written) had left it, and its objects, behind
+                                               (issue 38, round 21) */
   PetscCall(HsSolverDestroy(&c.dir));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }

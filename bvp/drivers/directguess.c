@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+static PetscErrorCode ConfigureDirect(HsSolver, HsDirectSolver, HsSolver *);
+
 /*@ HsSolverCreateDirect - a solver of the direct problem of s (bvp/ internal): the same problem, N and
     state scheme (s must be set up), the kkt costates of that scheme, options under s's prefix plus
     "hs_direct_"; IPOPT unless the direct solver of s is HS_DIRECT_KKT (dflt: the choice for
@@ -15,11 +17,26 @@
     solver of s is HS_DIRECT_IPOPT. Collective. @*/
 PetscErrorCode HsSolverCreateDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t)
 {
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
+  ierr = ConfigureDirect(s, dflt, t); /* an error (a -hs_direct_* value out of range) frees it: the caller gets none
+                                          to free, and -hs_compare -hs_direct_hs_ipopt_tol nan had leaked it (issue
+                                          38, round 21) */
+  if (ierr)
+    PetscCall(HsSolverDestroy(t));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* HsSolverCreateDirect's settings of the new solver t. */
+static PetscErrorCode ConfigureDirect(HsSolver s, HsDirectSolver dflt, HsSolver *t)
+{
   HsDirectSolver ds = s->direct_solver == HS_DIRECT_DEFAULT ? dflt : s->direct_solver;
   const char    *prefix, *cs = strcmp(s->ss, "midpoint") ? "kkt" : "trapezoidal";
 
   PetscFunctionBeginUser;
-  PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), t));
   PetscCall(HsSolverSetProblem(*t, s->prob));
   PetscCall(HsSolverSetNumIntervals(*t, s->N));
   if (s->prob->nc) { /* a constrained system: the KKT conditions of its direct BEM transcription, by Newton unless IPOPT
@@ -86,7 +103,12 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
                           s->prob->nc                 ? "constrained_kkt"
                           : strcmp(s->ss, "midpoint") ? "kkt"
                                                       : "trapezoidal"));
-  PetscCall(HsSolverSolve(t));
+  {
+    PetscErrorCode ierr = HsSolverSolve(t);
+    if (ierr) /* an error of the solve: the direct solver freed first */
+      PetscCall(HsSolverDestroy(&t));
+    PetscCall(ierr);
+  }
   PetscCall(HsSolverGetResults(t, &r));
   PetscCall(HsSolverGetType(t, &type));
   if (ok)

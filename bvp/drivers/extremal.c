@@ -43,11 +43,13 @@
 static PetscErrorCode CreateIpopt(HsSolver s, HsSolver *t)
 {
   HsDirectSolver ds = s->direct_solver;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   s->direct_solver = HS_DIRECT_IPOPT;
-  PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, t));
-  s->direct_solver = ds;
+  ierr             = HsSolverCreateDirect(s, HS_DIRECT_IPOPT, t);
+  s->direct_solver = ds; /* on an error too */
+  PetscCall(ierr);
   PetscCall(HsSolverSetMonitor(*t, PETSC_FALSE));
   PetscFunctionReturn(0);
 }

@@ -782,7 +782,11 @@ static PetscErrorCode Solve(HsSolver s)
   PetscCallMPI(MPI_Bcast(info, 6, MPI_DOUBLE, 0, comm));
   PetscCallMPI(MPI_Bcast(&bkkt, 1, MPIU_REAL, 0, comm));
   PetscCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, 0, comm));
-  PetscCheck(info[0] == 0, comm, PETSC_ERR_LIB, "%s", msg);
+  if (info[0] != 0) { /* IPOPT could not be loaded: the gather freed first (issue 38, round 21: it leaked) */
+    PetscCall(VecScatterDestroy(&sc));
+    PetscCall(VecDestroy(&X0));
+    SETERRQ(comm, PETSC_ERR_LIB, "%s", msg);
+  }
   PetscCall(VecScatterBegin(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterEnd(sc, X0, s->X, INSERT_VALUES, SCATTER_REVERSE));
   PetscCall(VecScatterDestroy(&sc));

@@ -181,8 +181,12 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
  * pseudo-arclength continuation solves its bordered systems with the KSP: -ksp_, -pc_ then count) get a warning. */
 static PetscErrorCode CheckNewtonKeys(HsSolver s)
 {
-  static const char *const ours[] = {"-hs_snes_noise", "-hs_snes_polish", "-hs_linear_solver",
-                                     "-hs_in_place",   "-hs_strategy",    "-hs_strategy_continue"};
+  /* the checkpoint keys too: a checkpoint is written at a Newton iteration, and IPOPT's solve is not interrupted
+     (docs/reliability.md); -hs_checkpoint_every 1 with -hs_bvp_type ipopt had written none without a word (issue
+     38, round 21) */
+  static const char *const ours[] = {"-hs_snes_noise",      "-hs_snes_polish", "-hs_linear_solver",
+                                     "-hs_in_place",        "-hs_strategy",    "-hs_strategy_continue",
+                                     "-hs_checkpoint_every", "-hs_checkpoint"};
   const char              *prefix, *type;
   char                    *all, *save = NULL, arclength[32] = "";
   PetscBool                has, help;

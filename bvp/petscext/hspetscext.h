@@ -37,7 +37,8 @@ PetscErrorCode HsMumpsConfigure(Mat F, PetscInt icntl14);
 PetscBool      HsMumpsWorkspaceShort(PetscInt info, PetscInt icntl14, PetscInt *next);
 PetscErrorCode HsMumpsDeterminant(Mat F, PetscReal *m, PetscInt *e, PetscBool *known);
 
-/* pcinner.c: the inner MUMPS LU of hsdrop and hsslab */
+/* pcinner.c: the inner MUMPS LU of hsdrop and hsslab; the operator check of hamshoot's four PCs */
+PetscErrorCode HsPCCheckAIJ(PC pc);
 PetscErrorCode HsPCCreateMumpsLU(MPI_Comm comm, PC *inner);
 PetscErrorCode HsPCSetUpMumpsLU(PC inner, PetscInt icntl14, PetscInt ordering, PCFailedReason *fr, PetscInt *info);
 PetscErrorCode HsPCViewInner(PC inner, PetscViewer viewer);

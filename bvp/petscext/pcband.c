@@ -254,6 +254,7 @@ static PetscErrorCode PCSetUp_HsBand(PC pc)
   b->failed = PETSC_FALSE, b->det_done = PETSC_FALSE, b->det_none = PETSC_FALSE; /* the determinant: on demand */
   b->pending = PETSC_FALSE, b->have_l = PETSC_FALSE;
   pc->failedreason = PC_NOERROR; /* as PETSc's own factorizations do: a failure is this setup's, not forever */
+  PetscCall(HsPCCheckAIJ(pc));
   PetscCheck(pc->pmat->factortype == MAT_FACTOR_NONE, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE,
              "-pc_type hsband: the matrix holds the factors of an in-place factorization (HsPCSetInPlace): fill it "
              "again (MatSetUnfactored, then its values) before it is factored again");

@@ -250,6 +250,7 @@ static PetscErrorCode PCSetUp_HsDrop(PC pc)
 
   PetscFunctionBeginUser;
   pc->failedreason = PC_NOERROR;
+  PetscCall(HsPCCheckAIJ(pc));
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (d->src != pc->pmat || d->src_state != state)
     PetscCall(Layout(d, pc->pmat));

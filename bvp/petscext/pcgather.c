@@ -68,6 +68,7 @@ static PetscErrorCode PCSetUp_HsGather(PC pc)
 
   PetscFunctionBeginUser;
   PetscCall(MatGetSize(pc->pmat, &M, &N));
+  PetscCall(HsPCCheckAIJ(pc));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, M, 0, 1, &rows));
   PetscCall(ISCreateStride(PETSC_COMM_SELF, N, 0, 1, &cols));
   if (g->A && pc->flag == SAME_NONZERO_PATTERN) { /* new values: the inner LU must see a changed matrix */

@@ -4,6 +4,32 @@
  * one view. */
 #include "hspetscext.h"
 
+/*@ HsPCCheckAIJ - pc's preconditioning matrix is an assembled AIJ matrix (seqaij, mpiaij or a type derived from
+    them), which hsband, hsdrop, hsslab and hsgather read by their rows; otherwise an error naming the PC, the matrix
+    type and the usual cause (bvp/ internal; at the top of their set-ups). -pc_type hsband or hsdrop with the
+    matrix-free shooting (-hs_shoot_mf: a shell matrix) had read a shell's data as AIJ rows and crashed (SEGV; issue
+    38, round 21), hsslab and hsgather ended in PETSc's "No method createsubmatrices for Mat of type shell".
+    Collective. @*/
+PetscErrorCode HsPCCheckAIJ(PC pc)
+{
+  PetscBool   seq, mpi;
+  const char *mtype, *pctype;
+  Mat         P;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCGetOperators(pc, NULL, &P));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)P, MATSEQAIJ, &seq));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)P, MATMPIAIJ, &mpi));
+  if (seq || mpi)
+    PetscFunctionReturn(0);
+  PetscCall(MatGetType(P, &mtype));
+  PetscCall(PCGetType(pc, &pctype));
+  SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+          "-pc_type %s factors an assembled AIJ matrix, and this solve's preconditioning matrix is of type %s (a "
+          "matrix-free Jacobian: -hs_shoot_mf, -snes_mf): leave out one of them",
+          pctype, mtype ? mtype : "unknown");
+}
+
 /*@ HsPCCreateMumpsLU - a new PC on comm: LU, by MUMPS where PETSc has it (bvp/ internal). Collective.
 @*/
 PetscErrorCode HsPCCreateMumpsLU(MPI_Comm comm, PC *inner)

@@ -499,6 +499,7 @@ static PetscErrorCode PCSetUp_HsSlab(PC pc)
   PetscFunctionBeginUser;
   pc->failedreason = PC_NOERROR;
   PetscCall(RegisterEvents());
+  PetscCall(HsPCCheckAIJ(pc));
   PetscCall(MatGetNonzeroState(pc->pmat, &state));
   if (s->laid != pc->pmat || s->laid_state != state)
     PetscCall(Layout(pc, s, pc->pmat));
