@@ -106,7 +106,9 @@ static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, Pet
 }
 
 /* Gauss-Jordan on the d columns of Z (dim x d, column j at Z + j dim): each gets a pivot component piv[j] where it
- * is 1 and the others 0, the largest first. */
+ * is 1 and the others 0, the largest first; of components equal in magnitude to 1e-8 relative the first (p_th + p_w's
+ * null vector has two components of 1/sqrt(2) whose last bits come from LAPACK's SVD: the choice had depended on the
+ * machine's BLAS, naming p_w(T) on one and p_th(T) on another). */
 static void Echelon(PetscInt dim, PetscInt d, PetscReal *Z, PetscInt *piv)
 {
   for (PetscInt j = 0; j < d; j++) {
@@ -115,7 +117,7 @@ static void Echelon(PetscInt dim, PetscInt d, PetscReal *Z, PetscInt *piv)
       PetscBool used = PETSC_FALSE;
       for (PetscInt l = 0; l < j; l++)
         used = (PetscBool)(used || piv[l] == i);
-      if (!used && PetscAbsReal(c[i]) > best)
+      if (!used && PetscAbsReal(c[i]) > (best < 0 ? -1 : best * (1 + 1e-8)))
         best = PetscAbsReal(c[i]), piv[j] = i;
     }
     best = c[piv[j]];
