@@ -96,6 +96,21 @@ static PetscErrorCode RombergOption(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_condense (bvp/impls/order4cond.c) */
+static PetscErrorCode CondenseOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscBool b, flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_condense",
+                          "conserving4's transcription on one rank: each interval's stage nodes eliminated before the "
+                          "banded LU (HsSolverSetCondense)",
+                          "HsSolverSetCondense", s->condense, &b, &flg));
+  if (flg)
+    PetscCall(HsSolverSetCondense(s, b));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_extrapolate_grids (bvp/drivers/study.c) */
 static PetscErrorCode ExtrapGridsOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -182,7 +197,8 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
 static PetscErrorCode CheckNewtonKeys(HsSolver s)
 {
   static const char *const ours[] = {"-hs_snes_noise", "-hs_snes_polish", "-hs_linear_solver",
-                                     "-hs_in_place",   "-hs_strategy",    "-hs_strategy_continue"};
+                                     "-hs_in_place",   "-hs_strategy",    "-hs_strategy_continue",
+                                     "-hs_condense"};
   const char              *prefix, *type;
   char                    *all, *save = NULL, arclength[32] = "";
   PetscBool                has, help;
@@ -472,6 +488,7 @@ static PetscErrorCode DirectIpoptType(HsSolver s)
 . -hs_extrapolate_grids <K> - [HsSolverSetExtrapolateGrids]
 . -hs_linear_solver <auto|band|mumps|drop|slab> - [HsSolverSetLinearSolver]
 . -hs_in_place <bool> - [HsSolverSetInPlace]
+. -hs_condense <bool> - [HsSolverSetCondense]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
   [HsSolverSetStrategy]
@@ -555,6 +572,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
   HsOptionsCall(RombergOption(PetscOptionsObject, s));
+  HsOptionsCall(CondenseOption(PetscOptionsObject, s));
   HsOptionsCall(ExtrapGridsOption(PetscOptionsObject, s));
   HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
                               "HsSolverSetMonitor", s->monitor, &b, &flg));
