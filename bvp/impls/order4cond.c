@@ -112,7 +112,7 @@ static int BandLU(HsO4Cond *c)
 {
   PetscInt     m = c->m, kl = c->kl, w = c->w, *last = c->blast;
   PetscScalar *b = c->band;
-#define BA(R, C) b[(R) * w + (C) - (R) + kl]
+#define BA(R, C) b[(R)*w + (C) - (R) + kl]
   for (PetscInt k = 0; k < m; k++) {
     PetscInt  p = k, rl = PetscMin(m - 1, k + kl), cl;
     PetscReal mx = PetscAbsScalar(BA(k, k));
@@ -172,13 +172,14 @@ static void BandSolve(const HsO4Cond *c, PetscScalar *x)
    zeroed first; *bad if the row has an entry elsewhere (not conserving4's pattern). Its exact pattern (order4.c,
    Segments: the two blocks whole, ascending) is read without a search. */
 HS_COND_INLINE void ReadRow(const HsAIJParts *P, const int q, PetscInt row, PetscInt c0, PetscScalar *d0, PetscInt c1,
-                    PetscScalar *d1, PetscBool *bad)
+                            PetscScalar *d1, PetscBool *bad)
 {
   PetscInt           e0 = P->ia[0][row], len = P->ia[0][row + 1] - e0;
   const PetscInt    *ja = P->ja[0] + e0;
   const PetscScalar *aa = P->aa[0] + e0;
 
-  if (len == (d1 ? 2 * q : q) && ja[0] == c0 && ja[q - 1] == c0 + q - 1 && (!d1 || (ja[q] == c1 && ja[2 * q - 1] == c1 + q - 1))) {
+  if (len == (d1 ? 2 * q : q) && ja[0] == c0 && ja[q - 1] == c0 + q - 1 &&
+      (!d1 || (ja[q] == c1 && ja[2 * q - 1] == c1 + q - 1))) {
     for (PetscInt j = 0; j < q; j++)
       d0[j] = aa[j];
     for (PetscInt j = 0; d1 && j < q; j++)
@@ -207,7 +208,7 @@ HS_COND_INLINE int CondenseBody(HsO4Cond *c, const HsAIJParts *P, PetscInt k, Pe
   PetscInt     n = c->n, D = c->D, qq = q * q, kD = k * D, w = c->w, kl = c->kl;
   PetscScalar *B1 = c->blk + 7 * qq * k, *B2 = B1 + qq, *A2 = B2 + qq, *A3 = A2 + qq, *M1 = A3 + qq, *M2 = M1 + qq,
               *Cm = M2 + qq;
-  PetscInt    *p1 = c->piv + 2 * q * k, *p2 = p1 + q;
+  PetscInt *p1 = c->piv + 2 * q * k, *p2 = p1 + q;
 
   for (int i = 0; i < q; i++) {
     PetscInt r3 = i < 2 * n ? kD + 10 * n + i : kD + D + i - 2 * n; /* substep 3: point k's x-part, k+1's lambda */
@@ -235,7 +236,7 @@ HS_COND_INLINE int CondenseBody(HsO4Cond *c, const HsAIJParts *P, PetscInt k, Pe
 static int CondenseInterval(HsO4Cond *c, const HsAIJParts *P, PetscInt k, PetscScalar *A1, PetscScalar *B3,
                             PetscBool *bad)
 {
-  return c->q == 4 ? CondenseBody(c, P, k, A1, B3, bad, 4)
+  return c->q == 4   ? CondenseBody(c, P, k, A1, B3, bad, 4)
          : c->q == 8 ? CondenseBody(c, P, k, A1, B3, bad, 8)
                      : CondenseBody(c, P, k, A1, B3, bad, (int)c->q);
 }
@@ -321,13 +322,13 @@ static PetscErrorCode SetUpInner(PC pc, HsO4Cond *c, Mat A)
 /* The condensation and the band's LU of the operator (PCShellSetSetUp); the inner hsband after a zero pivot. */
 static PetscErrorCode SetUpCond(PC pc)
 {
-  HsO4Cond   *c;
-  Mat         A;
-  HsAIJParts  P;
-  PetscInt    n, q, D, N, ND, kl, w;
+  HsO4Cond    *c;
+  Mat          A;
+  HsAIJParts   P;
+  PetscInt     n, q, D, N, ND, kl, w;
   PetscScalar *A1, *B3;
-  PetscBool   bad = PETSC_FALSE;
-  int         fail = 0;
+  PetscBool    bad  = PETSC_FALSE;
+  int          fail = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &c));
@@ -461,8 +462,7 @@ static PetscErrorCode ReorderSign(const HsO4Cond *c, PetscReal *sg)
       cols[k0++] = k * D + j;
   for (PetscInt j = q; j < 3 * q; j++)
     cols[k0++] = N * D + j;
-  PetscCheck(r == len && k0 == len, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-hs_condense: reordering of %" PetscInt_FMT,
-             len);
+  PetscCheck(r == len && k0 == len, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-hs_condense: reordering of %" PetscInt_FMT, len);
   *sg = Sign(len, rows, seen) * Sign(len, cols, seen);
   PetscCall(PetscFree3(rows, cols, seen));
   PetscFunctionReturn(0);
@@ -527,11 +527,11 @@ static PetscErrorCode ViewCond(PC pc, PetscViewer v)
   PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &ascii));
   if (!ascii)
     PetscFunctionReturn(0);
-  PetscCall(PetscViewerASCIIPrintf(v,
-                                   "  conserving4's stage nodes condensed (-hs_condense): %" PetscInt_FMT
-                                   " unknowns a point, a band of %" PetscInt_FMT " below and %" PetscInt_FMT
-                                   " above the diagonal%s\n",
-                                   c->q, c->kl, c->ku, c->use_inner ? "; after a zero pivot the whole matrix by:" : ""));
+  PetscCall(PetscViewerASCIIPrintf(
+      v,
+      "  conserving4's stage nodes condensed (-hs_condense): %" PetscInt_FMT
+      " unknowns a point, a band of %" PetscInt_FMT " below and %" PetscInt_FMT " above the diagonal%s\n",
+      c->q, c->kl, c->ku, c->use_inner ? "; after a zero pivot the whole matrix by:" : ""));
   if (c->use_inner)
     PetscCall(PCView(c->inner, v));
   PetscFunctionReturn(0);

@@ -834,7 +834,7 @@ PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg)
   An exact LU of the same Jacobian (partial pivoting in every block and in the band), so the Newton steps are the same
   to round-off, its determinant reported (HsPCGetDeterminant); a zero pivot in a block hands the whole matrix to
   hsband. It replaces hsband where the linear solver is band (-hs_linear_solver auto or band, no -pc_type); false
-  keeps hsband and its -pc_hsband_* options. Pendulum, K = 4 grids up to N = 224: 48.4M -> ?M instructions
+  keeps hsband and its -pc_hsband_* options. Pendulum, K = 4 grids up to N = 224: 48.4M -> 38.5M instructions
   (bench/README.md, "Fewer instructions"). Call it before HsSolverSetUp().
 
 .seealso: HsSolverGetCondense(), HsSolverSetLinearSolver()
