@@ -885,8 +885,11 @@ PetscErrorCode HsOrder4CreateLayout(HsSolver s)
   PetscFunctionReturn(0);
 }
 
-/* -hs_condense: on one rank, without constraints and with a fixed T, the condensed LU (order4cond.c) in the place of
-   the default PC hsband (not of a -pc_type the user chose or another linear solver). */
+/* -hs_condense: on one rank, without constraints and with a fixed T, for n <= HS_CONDENSE_MAX_N, the condensed LU
+   (order4cond.c) in the place of the default PC hsband (not of a -pc_type the user chose or another linear solver).
+   Measured fewer instructions per solve than hsband for n = 1 (pendulum, -21 %) and n = 3 (kepler, -13 %), its kernels
+   unrolled for those sizes; for larger n hsband's vectorized elimination is kept (not measured against). */
+#define HS_CONDENSE_MAX_N 3
 static PetscErrorCode Condense(HsSolver s, KSP ksp)
 {
   PetscMPIInt size;
@@ -897,7 +900,7 @@ static PetscErrorCode Condense(HsSolver s, KSP ksp)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
-  if (s->condense && size == 1 && band && !s->prob->nc && !s->prob->free_T)
+  if (s->condense && size == 1 && band && !s->prob->nc && !s->prob->free_T && s->prob->n <= HS_CONDENSE_MAX_N)
     PetscCall(HsOrder4CondSetUp(s, ksp));
   PetscFunctionReturn(0);
 }
