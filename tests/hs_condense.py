@@ -95,3 +95,26 @@ def t_condense_determinant():
     m, c = sums["mumps"], sums["auto"]
     check(m and c and c["linear_solver"] == "preonly+hscondense" and abs(m["J"] - c["J"]) <= 1e-12 * abs(m["J"]),
           "continuation: J by the condensed LU and MUMPS")
+
+
+def t_condense_fallback():
+    """Far from a solution on a coarse grid the stage blocks B can be ill-conditioned, and the block elimination (no
+    pivot crosses from a B into the band) loses accuracy: pendulum_free.ocp at N = 20 and manipulator3 at N = 40 from
+    the default guess (backward errors 1e-3 and 1e-6 measured; Newton had diverged or stalled with the condensed steps
+    taken). The check of every solve sees it (-info: 'backward error ... hsband's LU instead') and hsband solves from
+    there: the same Newton iterations and J as -hs_condense false to 1e-12 (both converged)."""
+    for args in (["-problem", os.path.join(DATA, "pendulum_free.ocp"), "-N", "20"],
+                 ["-problem", "manipulator3", "-N", "40"]):
+        base = args + ["-hs_scheme", "conserving4"] + QUIET
+        c, tc, _ = run(base + ["-info"])
+        b, tb, _ = run(base + ["-hs_condense", "false"])
+        name = os.path.basename(args[1])
+        fired = len(re.findall(r"-hs_condense: backward error [0-9.e+-]+ of the condensed solve; hsband's LU instead", tc))
+        check(c and b and c["converged"] and b["converged"], "%s: %s %s" % (name, tc[-300:], tb[-300:]))
+        if not (c and b):
+            continue
+        print("%-18s condensed solves rejected %d; Newton %d / %d (hsband alone); J %r / %r"
+              % (name, fired, c["newton_iterations"], b["newton_iterations"], c["J"], b["J"]))
+        check(fired == 1, "%s: the check rejected %d solves (one, then hsband throughout)" % (name, fired))
+        check(c["newton_iterations"] == b["newton_iterations"] and abs(c["J"] - b["J"]) <= 1e-12 * abs(b["J"]),
+              "%s: against hsband alone" % name)

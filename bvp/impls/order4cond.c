@@ -11,10 +11,14 @@
  * leaves 4n unknowns a point instead of 12n: the rows x_0 = x0 (2n), the N condensed substeps (4n each) and the
  * terminal rows (2n), a band of 6n - 1 below and above the diagonal, factored by LU with partial pivoting (the fill
  * of pivoting 6n - 1 more above). Point N's dummy rows are the identity. Each B is factored with partial pivoting
- * too, so the solve is the exact LU of the whole Jacobian in another elimination order: the Newton step the same to
- * round-off. det J = sign det B1 det B2 (all intervals) det(condensed) det(dummies), the sign that of the row and
- * column orders (Determinant). A zero pivot in a B or the condensed band (a singular B need not make J singular)
- * hands the matrix to an inner hsband, which factors the whole of it. */
+ * too, but no pivot crosses from a B into the band: where the Bs are well-conditioned (near I: a fine enough grid, near
+ * a solution) the solve is as accurate as an LU of the whole matrix and the Newton steps hsband's to round-off; where
+ * not, its backward error can be large (1e-3 on pendulum_free.ocp at N = 20 far from the solution, 1e-6 on
+ * manipulator3 at N = 40, whose Newton had diverged or failed so). So every solve is checked (Checked): one whose
+ * normwise backward error exceeds HS_CONDENSE_BACKWARD is solved again by an inner hsband, which factors this PC's
+ * matrices from then on; so is a zero pivot in a B or the band (a singular B need not make J singular).
+ * det J = sign det B1 det B2 (all intervals) det(condensed) det(dummies), the sign that of the row and column orders
+ * (Determinant). */
 #include "order4impl.h"
 
 #include <math.h>
@@ -31,7 +35,18 @@ typedef struct {
   PetscScalar *z, *y;                    /* m; per interval 2q (y1, y2) */
   PC           inner;                    /* hsband of the whole matrix after a zero pivot, else NULL */
   PetscBool    use_inner;
+  PetscBool    rejected; /* a condensed solve was not accurate: hsband factors this PC's matrices from then on */
+  Vec          r;        /* a solve's residual b - J x (Solved) */
+  PetscReal    Anorm;    /* ||J||_inf of the factored matrix */
 } HsO4Cond;
+
+/* The largest normwise backward error ||b - J x|| / (||J|| ||x|| + ||b||) (infinity norms) of a condensed solve that
+   is taken: above it the solve is done again by hsband's LU of the whole matrix. Block elimination pivots only within
+   each interval's B1, B2 and the band, not across them, so where a B is ill-conditioned (far from a solution on a
+   coarse grid: pendulum_free.ocp at N = 20, manipulator3 at N = 40 from the default guess) its steps can lose the
+   backward stability of an LU of the whole matrix, and Newton had diverged there; hsband's and MUMPS' backward errors
+   are ~1e-16. */
+#define HS_CONDENSE_BACKWARD 1e-13
 
 /* The kernels below are inlined into CondenseInterval, ForwardInterval and BackInterval, which are instantiated for
    q = 4, 8 and 12 (n = 1, 2, 3: the pendulum, kepler) so that the compiler unrolls and vectorizes their short loops
@@ -169,35 +184,40 @@ static void BandSolve(const HsO4Cond *c, PetscScalar *x)
 }
 
 /* Row `row` of the CSR parts P into the dense rows d0 (columns c0 .. c0 + q - 1) and d1 (c1 ..; d1 NULL: none),
-   zeroed first; *bad if the row has an entry elsewhere (not conserving4's pattern). Its exact pattern (order4.c,
-   Segments: the two blocks whole, ascending) is read without a search. */
+   zeroed first; *bad if the row has an entry elsewhere (not conserving4's pattern); *an = max(*an, the row's sum of
+   |entries|) (||J||_inf for Checked). Its exact pattern (order4.c, Segments: the two blocks whole, ascending) is read
+   without a search. */
 HS_COND_INLINE void ReadRow(const HsAIJParts *P, const int q, PetscInt row, PetscInt c0, PetscScalar *d0, PetscInt c1,
-                            PetscScalar *d1, PetscBool *bad)
+                            PetscScalar *d1, PetscBool *bad, PetscReal *an)
 {
   PetscInt           e0 = P->ia[0][row], len = P->ia[0][row + 1] - e0;
-  const PetscInt    *ja = P->ja[0] + e0;
-  const PetscScalar *aa = P->aa[0] + e0;
+  const PetscInt    *ja  = P->ja[0] + e0;
+  const PetscScalar *aa  = P->aa[0] + e0;
+  PetscReal          sum = 0;
 
   if (len == (d1 ? 2 * q : q) && ja[0] == c0 && ja[q - 1] == c0 + q - 1 &&
       (!d1 || (ja[q] == c1 && ja[2 * q - 1] == c1 + q - 1))) {
     for (PetscInt j = 0; j < q; j++)
-      d0[j] = aa[j];
+      d0[j] = aa[j], sum += PetscAbsScalar(aa[j]);
     for (PetscInt j = 0; d1 && j < q; j++)
-      d1[j] = aa[q + j];
+      d1[j] = aa[q + j], sum += PetscAbsScalar(aa[q + j]);
+    *an = PetscMax(*an, sum);
     return;
   }
   PetscArrayzero(d0, q);
   if (d1)
     PetscArrayzero(d1, q);
-  for (PetscInt e = P->ia[0][row]; e < P->ia[0][row + 1]; e++) {
-    PetscInt col = P->ja[0][e];
+  for (PetscInt e = 0; e < len; e++) {
+    PetscInt col = ja[e];
+    sum += PetscAbsScalar(aa[e]);
     if (col >= c0 && col < c0 + q)
-      d0[col - c0] = P->aa[0][e];
+      d0[col - c0] = aa[e];
     else if (d1 && col >= c1 && col < c1 + q)
-      d1[col - c1] = P->aa[0][e];
-    else if (P->aa[0][e] != 0)
+      d1[col - c1] = aa[e];
+    else if (aa[e] != 0)
       *bad = PETSC_TRUE;
   }
+  *an = PetscMax(*an, sum);
 }
 
 /* Interval k: its blocks read from P, B1 and B2 factored, M1, M2 and the condensed rows (A3 M2 | B3) into the band;
@@ -212,9 +232,9 @@ HS_COND_INLINE int CondenseBody(HsO4Cond *c, const HsAIJParts *P, PetscInt k, Pe
 
   for (int i = 0; i < q; i++) {
     PetscInt r3 = i < 2 * n ? kD + 10 * n + i : kD + D + i - 2 * n; /* substep 3: point k's x-part, k+1's lambda */
-    ReadRow(P, q, kD + 2 * n + i, kD, A1 + i * q, kD + q, B1 + i * q, bad);
-    ReadRow(P, q, kD + 6 * n + i, kD + q, A2 + i * q, kD + 2 * q, B2 + i * q, bad);
-    ReadRow(P, q, r3, kD + 2 * q, A3 + i * q, kD + D, B3 + i * q, bad);
+    ReadRow(P, q, kD + 2 * n + i, kD, A1 + i * q, kD + q, B1 + i * q, bad, &c->Anorm);
+    ReadRow(P, q, kD + 6 * n + i, kD + q, A2 + i * q, kD + 2 * q, B2 + i * q, bad, &c->Anorm);
+    ReadRow(P, q, r3, kD + 2 * q, A3 + i * q, kD + D, B3 + i * q, bad, &c->Anorm);
   }
   if (DenseLU(q, B1, p1) || DenseLU(q, B2, p2))
     return 1;
@@ -320,7 +340,8 @@ static PetscErrorCode SetUpInner(PC pc, HsO4Cond *c, Mat A)
   PetscCall(PCSetUp(c->inner));
   PetscCall(PCGetFailedReason(c->inner, &r));
   PetscCall(PCSetFailedReason(pc, r));
-  PetscCall(PetscInfo(pc, "-hs_condense: a zero pivot in the condensation; the whole matrix by hsband\n"));
+  PetscCall(
+      PetscInfo(pc, "-hs_condense: the whole matrix by hsband (a zero pivot, or a condensed solve not accurate)\n"));
   PetscFunctionReturn(0);
 }
 
@@ -339,15 +360,20 @@ static PetscErrorCode SetUpCond(PC pc)
   PetscCall(PCShellGetContext(pc, &c));
   n = c->n, q = c->q, D = c->D, N = c->N, ND = N * D, kl = c->kl, w = c->w;
   PetscCall(PCGetOperators(pc, NULL, &A));
+  if (c->rejected) { /* a condensed solve of this problem was not accurate (Checked): the next ones likely neither */
+    PetscCall(SetUpInner(pc, c, A));
+    PetscFunctionReturn(0);
+  }
   PetscCall(HsAIJPartsGet(A, PETSC_FALSE, &P));
   PetscCheck(P.ok && !P.part[1], PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB,
              "-hs_condense: the Jacobian's rows are not available in place on one rank");
   PetscCall(PetscMalloc2(q * q, &A1, q * q, &B3));
   PetscCall(PetscArrayzero(c->band, c->m * w));
+  c->Anorm = 0;
   for (PetscInt R = 0; R < c->m; R++) /* the rows' last columns: z_0's, z_{k+1}'s, z_N's */
     c->blast[R] = R < 2 * n ? q - 1 : PetscMin(c->m - 1, ((R - 2 * n) / q + 2) * q - 1);
   for (PetscInt i = 0; i < 2 * n; i++) { /* x_0 = x0 */
-    ReadRow(&P, q, i, 0, A1, 0, NULL, &bad);
+    ReadRow(&P, q, i, 0, A1, 0, NULL, &bad, &c->Anorm);
     for (PetscInt j = 0; j < q; j++)
       c->band[i * w + j - i + kl] = A1[j];
   }
@@ -355,7 +381,7 @@ static PetscErrorCode SetUpCond(PC pc)
     fail = CondenseInterval(c, &P, k, A1, B3, &bad);
   for (PetscInt i = 0; i < 2 * n; i++) { /* the terminal rows */
     PetscInt R = 2 * n + N * q + i;
-    ReadRow(&P, q, ND + 2 * n + i, ND, A1, 0, NULL, &bad);
+    ReadRow(&P, q, ND + 2 * n + i, ND, A1, 0, NULL, &bad, &c->Anorm);
     for (PetscInt j = 0; j < q; j++)
       c->band[R * w + N * q + j - R + kl] = A1[j];
   }
@@ -363,6 +389,7 @@ static PetscErrorCode SetUpCond(PC pc)
     PetscInt row = ND + q + i;
     c->dum[i]    = 0;
     for (PetscInt e = P.ia[0][row]; e < P.ia[0][row + 1]; e++) {
+      c->Anorm = PetscMax(c->Anorm, PetscAbsScalar(P.aa[0][e]));
       if (P.ja[0][e] == row)
         c->dum[i] = P.aa[0][e];
       else if (P.aa[0][e] != 0)
@@ -379,6 +406,41 @@ static PetscErrorCode SetUpCond(PC pc)
     PetscCall(SetUpInner(pc, c, A));
   else
     PetscCall(PCSetFailedReason(pc, PC_NOERROR));
+  PetscFunctionReturn(0);
+}
+
+/* The condensed solve x of J x = b checked (HS_CONDENSE_BACKWARD): above it, this factorization and its solves are
+   hsband's from here on, x solved again by it. */
+static PetscErrorCode Checked(PC pc, HsO4Cond *c, Vec bv, Vec xv)
+{
+  Mat                A;
+  PetscReal          rn = 0, xn = 0, bn = 0, eta;
+  PetscInt           len;
+  const PetscScalar *r, *x, *b;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCGetOperators(pc, NULL, &A));
+  if (!c->r)
+    PetscCall(VecDuplicate(bv, &c->r));
+  PetscCall(MatMult(A, xv, c->r));
+  PetscCall(VecGetLocalSize(bv, &len));
+  PetscCall(VecGetArrayRead(c->r, &r));
+  PetscCall(VecGetArrayRead(xv, &x));
+  PetscCall(VecGetArrayRead(bv, &b));
+  for (PetscInt i = 0; i < len; i++) /* r = J x: the infinity norms of b - J x, x and b in one pass */
+    rn = PetscMax(rn, PetscAbsScalar(b[i] - r[i])), xn = PetscMax(xn, PetscAbsScalar(x[i])),
+    bn = PetscMax(bn, PetscAbsScalar(b[i]));
+  PetscCall(VecRestoreArrayRead(bv, &b));
+  PetscCall(VecRestoreArrayRead(xv, &x));
+  PetscCall(VecRestoreArrayRead(c->r, &r));
+  eta = rn / (c->Anorm * xn + bn);
+  if (eta <= HS_CONDENSE_BACKWARD) /* also false for a NaN */
+    PetscFunctionReturn(0);
+  PetscCall(
+      PetscInfo(pc, "-hs_condense: backward error %g of the condensed solve; hsband's LU instead\n", (double)eta));
+  c->use_inner = c->rejected = PETSC_TRUE;
+  PetscCall(SetUpInner(pc, c, A));
+  PetscCall(PCApply(c->inner, bv, xv));
   PetscFunctionReturn(0);
 }
 
@@ -413,6 +475,7 @@ static PetscErrorCode ApplyCond(PC pc, Vec bv, Vec xv)
     x[N * D + q + i] = b[N * D + q + i] / c->dum[i];
   PetscCall(VecRestoreArray(xv, &x));
   PetscCall(VecRestoreArrayRead(bv, &b));
+  PetscCall(Checked(pc, c, bv, xv));
   PetscFunctionReturn(0);
 }
 
@@ -536,7 +599,7 @@ static PetscErrorCode ViewCond(PC pc, PetscViewer v)
       v,
       "  conserving4's stage nodes condensed (-hs_condense): %" PetscInt_FMT
       " unknowns a point, a band of %" PetscInt_FMT " below and %" PetscInt_FMT " above the diagonal%s\n",
-      c->q, c->kl, c->ku, c->use_inner ? "; after a zero pivot the whole matrix by:" : ""));
+      c->q, c->kl, c->ku, c->use_inner ? "; this matrix by (a zero pivot, or a solve not accurate):" : ""));
   if (c->use_inner)
     PetscCall(PCView(c->inner, v));
   PetscFunctionReturn(0);
@@ -551,6 +614,7 @@ static PetscErrorCode DestroyCond(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCIsExact_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetDeterminant_C", NULL));
   PetscCall(PCDestroy(&c->inner));
+  PetscCall(VecDestroy(&c->r));
   PetscCall(PetscFree5(c->blk, c->piv, c->band, c->bpiv, c->blast));
   PetscCall(PetscFree3(c->dum, c->z, c->y));
   PetscCall(PetscFree(c));

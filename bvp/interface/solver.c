@@ -832,9 +832,10 @@ PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg)
 . -hs_condense <bool> - the same
 
   Notes:
-  An exact LU of the same Jacobian (partial pivoting in every block and in the band), so the Newton steps are the same
-  to round-off, its determinant reported (HsPCGetDeterminant); a zero pivot in a block hands the whole matrix to
-  hsband. It replaces hsband where the linear solver is band (-hs_linear_solver auto or band, no -pc_type); false
+  Partial pivoting in every block and in the band, but none across them: each solve is checked, and one whose normwise
+  backward error exceeds 1e-13 (ill-conditioned blocks, far from a solution on a coarse grid) is solved again by
+  hsband, which factors that solver's Jacobians from then on (so is a zero pivot). Where the check holds, the Newton
+  steps are hsband's to round-off; its determinant is reported (HsPCGetDeterminant). It replaces hsband where the linear solver is band (-hs_linear_solver auto or band, no -pc_type); false
   keeps hsband and its -pc_hsband_* options. Pendulum, K = 4 grids up to N = 224: 48.4M -> 38.5M instructions
   (bench/README.md, "Fewer instructions"). Call it before HsSolverSetUp().
 
