@@ -22,14 +22,15 @@ def node_diff(a, b):
 
 
 def t_condense_equal():
-    """The bench's pendulum (N = 224, four grids, Romberg), kepler N = 124, a free end with a terminal cost
-    (pendulum_free.ocp), a configuration-dependent B(q) with ell and a non-diagonal R (bq2.ocp) and a time-dependent
-    ell (ncar): condensed (summary: preonly+hscondense), hsband (-hs_condense false) and MUMPS give the same Newton
-    iterations, J (and the extrapolated J) to 1e-13 relative and every node value to 1e-10 (relative to 1 + the
-    largest)."""
+    """The bench's pendulum (N = 224, four grids, Romberg; n = 1), a free end with a terminal cost
+    (pendulum_free.ocp), a configuration-dependent B(q) with ell and a non-diagonal R (bq2.ocp, n = 2) and a
+    time-dependent ell (ncar): condensed (summary: preonly+hscondense), hsband (-hs_condense false) and MUMPS give the
+    same Newton iterations, J (and the extrapolated J) to 1e-13 relative and every node value to 1e-10 (relative to
+    1 + the largest). Kepler (n = 3) keeps hsband (the condensation is for n <= 2)."""
+    k, tk, _ = run(["-problem", "kepler", "-N", "40", "-hs_scheme", "conserving4"] + QUIET)
+    check(k and k["linear_solver"] == "preonly+hsband", "kepler (n = 3): %s %s" % (k and k["linear_solver"], tk[-200:]))
     cases = [(["-problem", "pendulum", "-N", "224", "-hs_extrapolate", "-hs_extrapolate_romberg",
                "-hs_extrapolate_grids", "4"]),
-             (["-problem", "kepler", "-N", "124"]),
              (["-problem", os.path.join(DATA, "pendulum_free.ocp"), "-N", "40"]),
              (["-problem", os.path.join(DATA, "bq2.ocp"), "-N", "40"]),
              (["-problem", "ncar", "-N", "80"])]
@@ -99,12 +100,12 @@ def t_condense_determinant():
 
 def t_condense_fallback():
     """Far from a solution on a coarse grid the stage blocks B can be ill-conditioned, and the block elimination (no
-    pivot crosses from a B into the band) loses accuracy: pendulum_free.ocp at N = 20 and manipulator3 at N = 40 from
-    the default guess (backward errors 1e-3 and 1e-6 measured; Newton had diverged or stalled with the condensed steps
-    taken). The check of every solve sees it (-info: 'backward error ... hsband's LU instead') and hsband solves from
+    pivot crosses from a B into the band) loses accuracy: pendulum_free.ocp at N = 20 from the default guess (backward
+    errors up to 3e-3 measured; Newton had diverged with the condensed steps taken) and double_pendulum_angles.ocp
+    (n = 2) at N = 20. The check of every solve sees it (-info: 'backward error ... hsband's LU instead') and hsband solves from
     there: the same Newton iterations and J as -hs_condense false to 1e-12 (both converged)."""
     for args in (["-problem", os.path.join(DATA, "pendulum_free.ocp"), "-N", "20"],
-                 ["-problem", "manipulator3", "-N", "40"]):
+                 ["-problem", os.path.join(DATA, "double_pendulum_angles.ocp"), "-N", "20"]):
         base = args + ["-hs_scheme", "conserving4"] + QUIET
         c, tc, _ = run(base + ["-info"])
         b, tb, _ = run(base + ["-hs_condense", "false"])

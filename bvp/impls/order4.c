@@ -887,9 +887,10 @@ PetscErrorCode HsOrder4CreateLayout(HsSolver s)
 
 /* -hs_condense: on one rank, without constraints and with a fixed T, for n <= HS_CONDENSE_MAX_N, the condensed LU
    (order4cond.c) in the place of the default PC hsband (not of a -pc_type the user chose or another linear solver).
-   Measured fewer instructions per solve than hsband for n = 1 (pendulum, -21 %) and n = 3 (kepler, -13 %), its kernels
-   unrolled for those sizes; for larger n hsband's vectorized elimination is kept (not measured against). */
-#define HS_CONDENSE_MAX_N 3
+   Measured (bench/README.md, "Fewer instructions"): n = 1 (the pendulum) -21 % instructions per solve and 1.14x in
+   time, n = 2 (bq2.ocp, N = 400) -7.7 % and 3 % in time; n = 3 (kepler, N = 124, kernels unrolled for q = 12) -8.5 %
+   instructions but no faster (6.69 against 6.54 ms best), so from n = 3 on hsband's vectorized elimination stays. */
+#define HS_CONDENSE_MAX_N 2
 static PetscErrorCode Condense(HsSolver s, KSP ksp)
 {
   PetscMPIInt size;

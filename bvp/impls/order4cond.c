@@ -49,7 +49,7 @@ typedef struct {
 #define HS_CONDENSE_BACKWARD 1e-13
 
 /* The kernels below are inlined into CondenseInterval, ForwardInterval and BackInterval, which are instantiated for
-   q = 4, 8 and 12 (n = 1, 2, 3: the pendulum, kepler) so that the compiler unrolls and vectorizes their short loops
+   q = 4 and 8 (n = 1, 2: the sizes order4.c condenses) so that the compiler unrolls and vectorizes their short loops
    (issue 43: a third fewer instructions than the loops over a variable q), and for any q. */
 #if defined(__GNUC__)
 #define HS_COND_INLINE static inline __attribute__((always_inline))
@@ -256,10 +256,9 @@ HS_COND_INLINE int CondenseBody(HsO4Cond *c, const HsAIJParts *P, PetscInt k, Pe
 static int CondenseInterval(HsO4Cond *c, const HsAIJParts *P, PetscInt k, PetscScalar *A1, PetscScalar *B3,
                             PetscBool *bad)
 {
-  return c->q == 4    ? CondenseBody(c, P, k, A1, B3, bad, 4)
-         : c->q == 8  ? CondenseBody(c, P, k, A1, B3, bad, 8)
-         : c->q == 12 ? CondenseBody(c, P, k, A1, B3, bad, 12)
-                      : CondenseBody(c, P, k, A1, B3, bad, (int)c->q);
+  return c->q == 4   ? CondenseBody(c, P, k, A1, B3, bad, 4)
+         : c->q == 8 ? CondenseBody(c, P, k, A1, B3, bad, 8)
+                     : CondenseBody(c, P, k, A1, B3, bad, (int)c->q);
 }
 
 /* Interval k's part of a solve: its stage nodes' right-hand sides eliminated (y1, y2 kept; its condensed right-hand
@@ -308,8 +307,6 @@ static void ForwardInterval(HsO4Cond *c, const PetscScalar *b, PetscInt k, Petsc
     ForwardBody(c, b, k, z, 4);
   else if (c->q == 8)
     ForwardBody(c, b, k, z, 8);
-  else if (c->q == 12)
-    ForwardBody(c, b, k, z, 12);
   else
     ForwardBody(c, b, k, z, (int)c->q);
 }
@@ -320,8 +317,6 @@ static void BackInterval(HsO4Cond *c, PetscScalar *x, PetscInt k, const PetscSca
     BackBody(c, x, k, z, 4);
   else if (c->q == 8)
     BackBody(c, x, k, z, 8);
-  else if (c->q == 12)
-    BackBody(c, x, k, z, 12);
   else
     BackBody(c, x, k, z, (int)c->q);
 }

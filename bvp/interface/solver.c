@@ -822,7 +822,7 @@ PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg)
 
   Input Parameters:
 + s   - the solver
-- flg - whether -hs_scheme conserving4's transcription on one rank, without constraints, with a fixed T and n <= 3
+- flg - whether -hs_scheme conserving4's transcription on one rank, without constraints, with a fixed T and n <= 2
         (the sizes measured faster than hsband), solves its
         Newton steps by the condensed LU (default on): each interval's two stage nodes (8n unknowns) eliminated by
         the LU of its substeps' 4n x 4n blocks, the band LU of the 4n node unknowns a point that is left, the stage
