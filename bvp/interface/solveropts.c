@@ -103,8 +103,8 @@ static PetscErrorCode CondenseOption(PetscOptionItems *PetscOptionsObject, HsSol
 
   PetscFunctionBeginUser;
   PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_condense",
-                          "conserving4's transcription on one rank: each interval's stage nodes eliminated before the "
-                          "banded LU (HsSolverSetCondense)",
+                          "conserving4's transcription on one rank (n <= 2, no constraints, T fixed): each interval's "
+                          "stage nodes eliminated before the banded LU",
                           "HsSolverSetCondense", s->condense, &b, &flg));
   if (flg)
     PetscCall(HsSolverSetCondense(s, b));
