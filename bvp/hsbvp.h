@@ -262,6 +262,8 @@ PetscErrorCode HsSolverSetLinearSolver(HsSolver s, HsLinearSolver ls);
 PetscErrorCode HsSolverGetLinearSolver(HsSolver s, HsLinearSolver *ls);
 PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg);
 PetscErrorCode HsSolverGetInPlace(HsSolver s, PetscBool *flg);
+PetscErrorCode HsSolverSetCondense(HsSolver s, PetscBool flg);
+PetscErrorCode HsSolverGetCondense(HsSolver s, PetscBool *flg);
 PetscErrorCode HsSolverSetCheckBoundary(HsSolver s, PetscBool flg);
 PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, PetscBool *bad, char *msg, size_t len);
 PetscErrorCode HsSolverSetMonitor(HsSolver s, PetscBool monitor);

@@ -304,7 +304,7 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
     HsMatVec(dim, dim, o->d->GK, l, Pl);
   HsApplyJ(dim, gE, Jl);
   Jg = HsDot(dim, l, Jl);
-  HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient */
+  HS_CHK(EllMean(o, x, &e, g && P->ell.f ? o->v[10] : NULL, NULL)); /* v[10]: its gradient (read only with ell) */
   if (H)
     *H = (o->ctrl ? psi : o->law ? o->psi : 0.5 * HsDot(dim, l, Pl)) - e + Jg;
   if (!g)
@@ -384,8 +384,9 @@ static int CtrlHess(HsO4 *o, const double *z, double *Hm)
 }
 
 /* The Hessian of H at z (D x D): xx: -Hess ell + D(Hess E)(x)[JJ^T lambda]; x lambda: -Hess E JJ; lambda x: JJ Hess E;
- * lambda lambda: P. Uses v[2], w2[0..2], wd3. */
-static int HHess(HsO4 *o, const double *z, double *Hm)
+ * lambda lambda: P. Uses v[2], w2[0..2], wd3. he: w2[0] holds Hess E at z already (HValGrad's with a gradient, at
+ * the same point just before: the same callback of the same argument, so the same bits; issue 43). */
+static int HHess(HsO4 *o, const double *z, int he, double *Hm)
 {
   const HsProblem *P   = o->d->prob;
   int              dim = o->dim, D = o->D, n = o->n;
@@ -395,7 +396,8 @@ static int HHess(HsO4 *o, const double *z, double *Hm)
   HsApplyJ(dim, l, w);
   for (int i = 0; i < dim; i++)
     w[i] = -w[i]; /* JJ^T lambda */
-  HS_CB(P->E.hess(x, HE, P->ctx));
+  if (!he)
+    HS_CB(P->E.hess(x, HE, P->ctx));
   HS_CHK(HsFunctionD3(&P->E, dim, P->ctx, x, w, T, o->wd3));
   if (P->ell.f) {
     double e;
@@ -473,7 +475,7 @@ static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, int j
     mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
   HS_CHK(HValGrad(o, mid, &Hmid, g));
   if (jac)
-    HS_CHK(HHess(o, mid, Hm));
+    HS_CHK(HHess(o, mid, 1, Hm)); /* HValGrad left Hess E at mid in w2[0] */
   *midpt = HsNorm(D, del) <= o->d->dg_tol * (1 + HsNorm(D, mid)); /* the midpoint gradient (O(|Delta|^3) defect) */
   if (*midpt)
     return HS_SUCCESS;

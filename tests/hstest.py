@@ -47,6 +47,7 @@ import hs_shootband
 import hs_order4speed
 import hs_order4iter
 import hs_order4fast
+import hs_condense
 import hs_satellite
 import hs_satellite_ref
 import hs_satellite_rest
@@ -85,6 +86,7 @@ MODULES += (hs_order4cons,)  # issue 43: conserving4 for constrained systems
 MODULES += (hs_order4speed,)  # issue 43: -hs_extrapolate coarse first, conserving4's node-costate guesses
 MODULES += (hs_order4iter,)  # issue 43: conserving4's cheaper Newton iteration (results unchanged)
 MODULES += (hs_order4fast,)  # issue 43: -hs_extrapolate_romberg
+MODULES += (hs_condense,)  # issue 43: -hs_condense, conserving4's stage nodes condensed before the LU
 MODULES += (hs_bench,)  # issue 44: the scaling benchmark's scripts
 MODULES += (hs_border,)  # issue 44: hsband's bordered step (a free T)
 MODULES += (hs_hdf5,)  # issue 44, item 5: -hs_output_format hdf5

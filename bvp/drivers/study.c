@@ -101,6 +101,7 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
   PetscCall(HsSolverSetNoiseFactor(*t, s->noise_factor));
   PetscCall(HsSolverSetPolish(*t, s->polish_max));
   PetscCall(HsSolverSetLinearSolver(*t, s->linear_solver));
+  PetscCall(HsSolverSetCondense(*t, s->condense));
   PetscCall(HsSolverSetType(*t, HSSOLVERTRANSCRIPTION));
   PetscCall(HsSolverSetStrategy(*t, HS_STRATEGY_NEWTON));
   (*t)->ckpt_dir[0]    = 0;

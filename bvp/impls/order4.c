@@ -885,6 +885,27 @@ PetscErrorCode HsOrder4CreateLayout(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* -hs_condense: on one rank, without constraints and with a fixed T, for n <= HS_CONDENSE_MAX_N, the condensed LU
+   (order4cond.c) in the place of the default PC hsband (not of a -pc_type the user chose or another linear solver).
+   Measured (bench/README.md, "Fewer instructions"): n = 1 (the pendulum) -21 % instructions per solve and 1.14x in
+   time, n = 2 (bq2.ocp, N = 400) -7.7 % and 3 % in time; n = 3 (kepler, N = 124, kernels unrolled for q = 12) -8.5 %
+   instructions but no faster (6.69 against 6.54 ms best), so from n = 3 on hsband's vectorized elimination stays. */
+#define HS_CONDENSE_MAX_N 2
+static PetscErrorCode Condense(HsSolver s, KSP ksp)
+{
+  PetscMPIInt size;
+  PetscBool   band;
+  PC          pc;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, "hsband", &band));
+  if (s->condense && size == 1 && band && !s->prob->nc && !s->prob->free_T && s->prob->n <= HS_CONDENSE_MAX_N)
+    PetscCall(HsOrder4CondSetUp(s, ksp));
+  PetscFunctionReturn(0);
+}
+
 /* The DMDA, X, F, Xnodes, the Jacobian (its exact pattern), SNES and the default linear solver. */
 static PetscErrorCode SetUp(HsSolver s)
 {
@@ -907,6 +928,7 @@ static PetscErrorCode SetUp(HsSolver s)
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));
   PetscCall(SNESGetKSP(s->snes, &ksp));
   PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
+  PetscCall(Condense(s, ksp));
   if (s->prob->nc) { /* constraints: the secant (l2) line search by default, as the second-order constrained scheme's:
        from the default guess at N = 40 it took 12, 9, 15, 11, 15 Newton iterations on the Cartesian pendulum, the
        double pendulum, the four-bar, the crane and the 3-link arm against hsbt's 21, 11, 44, 25 and none in 50

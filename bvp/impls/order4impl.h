@@ -27,6 +27,7 @@ PetscErrorCode HsOrder4Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *
 PetscErrorCode HsOrder4View(HsSolver s, PetscViewer v);
 PetscErrorCode HsOrder4WriteSummary(HsSolver s, FILE *fp);
 PetscErrorCode HsOrder4DestroyData(HsOrder4 *o);
+PetscErrorCode HsOrder4CondSetUp(HsSolver s, KSP ksp);
 /* The shooting formulation's set-up hands -hs_scheme conserving4 over to this (order4shoot.c): M segments between
  * knots (M + 1 nodes), the march's per-substep Newton tolerances and the growth limit. */
 PetscErrorCode HsO4ShootSetUp(HsSolver s, PetscInt M, const PetscInt *knots, PetscReal atol, PetscReal stol,

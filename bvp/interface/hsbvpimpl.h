@@ -144,6 +144,7 @@ struct _p_HsSolver {
   PetscErrorCode (*jac_refill)(SNES, Vec, Mat, Mat, void *); /* the formulation's Jacobian evaluation if it fills
                                                              every value again after MatSetUnfactored (in place) */
   PetscBool in_place;                                        /* -hs_in_place */
+  PetscBool condense; /* -hs_condense: conserving4's stage nodes eliminated before the LU (bvp/impls/order4cond.c) */
   PetscBool check_boundary;                                  /* -hs_check_boundary (singular.c) */
   Vec       Xnodes;  /* node layout (x_k, lambda_{k+1/2}) for diagnostics and output */
   Vec       X0;      /* Xnodes gathered on rank 0 by the last solve's diagnostics (empty elsewhere) */

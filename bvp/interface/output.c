@@ -135,8 +135,9 @@ static void JsonParamsAndArgs(FILE *f, const HsProblem *P)
   fprintf(f, "],\n");
 }
 
-/* "linear_solver": the Newton solves' KSP + PC (+ factorization package); for a PC that factors with entries
- * dropped, what it keeps (named by its type: "hsdrop"). */
+/* "linear_solver": the Newton solves' KSP + PC (+ factorization package; a PCSHELL by its name: conserving4's
+ * "hscondense", bvp/impls/order4cond.c); for a PC that factors with entries dropped, what it keeps (named by its type:
+ * "hsdrop"). */
 static void JsonLinearSolver(FILE *f, HsSolver s)
 {
   KSP           ksp;
@@ -148,8 +149,12 @@ static void JsonLinearSolver(FILE *f, HsSolver s)
   char          name[128];
 
   if (!SNESGetKSP(s->snes, &ksp) && !KSPGetType(ksp, &kt) && !KSPGetPC(ksp, &pc) && !PCGetType(pc, &pt) && kt && pt) {
-    PC       inner; /* a PC that factors with entries dropped: the package of its LU, and what it keeps */
-    PetscInt kept = 0, stored = 0, patterns = 0;
+    PC          inner; /* a PC that factors with entries dropped: the package of its LU, and what it keeps */
+    PetscInt    kept = 0, stored = 0, patterns = 0;
+    PetscBool   shell;
+    const char *sname = NULL;
+    if (!PetscObjectTypeCompare((PetscObject)pc, PCSHELL, &shell) && shell && !PCShellGetName(pc, &sname) && sname)
+      pt = sname;
     if (HsPCGetDropped(pc, &inner, &kept, &stored, &patterns) || !inner)
       inner = pc;
     if (!PetscObjectTypeCompare((PetscObject)inner, PCLU, &lu) && lu && PCFactorGetMatSolverType(inner, &mt))

@@ -91,6 +91,7 @@ PetscErrorCode HsSolverCreate(MPI_Comm comm, HsSolver *solver)
   s->iT             = -1;
   s->polish_it      = -1;
   s->in_place       = PETSC_TRUE;
+  s->condense       = PETSC_TRUE;
   s->check_boundary = PETSC_TRUE;
   s->noise_vouch    = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT, sizeof s->ckpt_dir));
@@ -811,6 +812,59 @@ PetscErrorCode HsSolverSetInPlace(HsSolver s, PetscBool flg)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   s->in_place = flg;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverSetCondense - sets whether conserving4's transcription eliminates each interval's stage nodes before the
+    banded LU.
+
+  Not collective.
+
+  Input Parameters:
++ s   - the solver
+- flg - whether -hs_scheme conserving4's transcription on one rank, without constraints, with a fixed T and n <= 2
+        (the sizes measured faster than hsband), solves its
+        Newton steps by the condensed LU (default on): each interval's two stage nodes (8n unknowns) eliminated by
+        the LU of its substeps' 4n x 4n blocks, the band LU of the 4n node unknowns a point that is left, the stage
+        nodes recovered after (bvp/impls/order4cond.c)
+
+  Options Database Key:
+. -hs_condense <bool> - the same
+
+  Notes:
+  Partial pivoting in every block and in the band, but none across them: each solve is checked, and one whose normwise
+  backward error exceeds 1e-13 (ill-conditioned blocks, far from a solution on a coarse grid) is solved again by
+  hsband, which factors that solver's Jacobians from then on (so is a zero pivot). Where the check holds, the Newton
+  steps are hsband's to round-off; its determinant is reported (HsPCGetDeterminant). It replaces hsband where the linear solver is band (-hs_linear_solver auto or band, no -pc_type); false
+  keeps hsband and its -pc_hsband_* options. Pendulum, K = 4 grids up to N = 224: 48.4M -> 38.5M instructions
+  (bench/README.md, "Fewer instructions"). Call it before HsSolverSetUp().
+
+.seealso: HsSolverGetCondense(), HsSolverSetLinearSolver()
+@*/
+PetscErrorCode HsSolverSetCondense(HsSolver s, PetscBool flg)
+{
+  PetscFunctionBeginUser;
+  PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
+  s->condense = flg;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetCondense - gets whether conserving4's transcription condenses its stage nodes (HsSolverSetCondense()).
+
+  Not collective.
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. flg - the setting
+
+.seealso: HsSolverSetCondense()
+@*/
+PetscErrorCode HsSolverGetCondense(HsSolver s, PetscBool *flg)
+{
+  PetscFunctionBeginUser;
+  *flg = s->condense;
   PetscFunctionReturn(0);
 }
 

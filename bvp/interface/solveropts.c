@@ -96,6 +96,21 @@ static PetscErrorCode RombergOption(PetscOptionItems *PetscOptionsObject, HsSolv
   PetscFunctionReturn(0);
 }
 
+/* -hs_condense (bvp/impls/order4cond.c) */
+static PetscErrorCode CondenseOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+{
+  PetscBool b, flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_condense",
+                          "conserving4's transcription on one rank (n <= 2, no constraints, T fixed): each interval's "
+                          "stage nodes eliminated before the banded LU",
+                          "HsSolverSetCondense", s->condense, &b, &flg));
+  if (flg)
+    PetscCall(HsSolverSetCondense(s, b));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_extrapolate_grids (bvp/drivers/study.c) */
 static PetscErrorCode ExtrapGridsOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
@@ -184,9 +199,9 @@ static PetscErrorCode CheckNewtonKeys(HsSolver s)
   /* the checkpoint keys too: a checkpoint is written at a Newton iteration, and IPOPT's solve is not interrupted
      (docs/reliability.md); -hs_checkpoint_every 1 with -hs_bvp_type ipopt had written none without a word (issue
      38, round 21) */
-  static const char *const ours[] = {"-hs_snes_noise",      "-hs_snes_polish", "-hs_linear_solver",
-                                     "-hs_in_place",        "-hs_strategy",    "-hs_strategy_continue",
-                                     "-hs_checkpoint_every", "-hs_checkpoint"};
+  static const char *const ours[] = {"-hs_snes_noise",       "-hs_snes_polish", "-hs_linear_solver",
+                                     "-hs_in_place",         "-hs_strategy",    "-hs_strategy_continue",
+                                     "-hs_checkpoint_every", "-hs_checkpoint",  "-hs_condense"};
   const char              *prefix, *type;
   char                    *all, *save = NULL, arclength[32] = "";
   PetscBool                has, help;
@@ -476,6 +491,7 @@ static PetscErrorCode DirectIpoptType(HsSolver s)
 . -hs_extrapolate_grids <K> - [HsSolverSetExtrapolateGrids]
 . -hs_linear_solver <auto|band|mumps|drop|slab> - [HsSolverSetLinearSolver]
 . -hs_in_place <bool> - [HsSolverSetInPlace]
+. -hs_condense <bool> - [HsSolverSetCondense]
 . -hs_monitor - progress lines [HsSolverSetMonitor]
 . -hs_strategy <auto|newton>, -hs_strategy_continue <NAME=FROM,...> - what a failed cold solve tries next
   [HsSolverSetStrategy]
@@ -559,6 +575,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
     HsOptionsCall(HsSolverSetInPlace(s, b));
   HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
   HsOptionsCall(RombergOption(PetscOptionsObject, s));
+  HsOptionsCall(CondenseOption(PetscOptionsObject, s));
   HsOptionsCall(ExtrapGridsOption(PetscOptionsObject, s));
   HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
                               "HsSolverSetMonitor", s->monitor, &b, &flg));
