@@ -65,49 +65,36 @@ static PetscErrorCode NewtonStopOptions(PetscOptionItems *PetscOptionsObject, Hs
   PetscFunctionReturn(0);
 }
 
-/* -hs_check_boundary (bvp/interface/singular.c) */
-static PetscErrorCode CheckBoundaryOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+/* A logical key of the solver: read with its current value as the default and, if given, passed to its setter. */
+static PetscErrorCode BoolOption(PetscOptionItems *PetscOptionsObject, HsSolver s, const char *key, const char *help,
+                                 const char *setter_name, PetscBool current, PetscErrorCode (*setter)(HsSolver, PetscBool))
 {
   PetscBool b, flg;
 
   PetscFunctionBeginUser;
-  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_check_boundary",
-                          "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
-                          "naming them (docs/problem-format.md)",
-                          "HsSolverSetCheckBoundary", s->check_boundary, &b, &flg));
+  PetscCall(HsOptionsBool(PetscOptionsObject, key, help, setter_name, current, &b, &flg));
   if (flg)
-    PetscCall(HsSolverSetCheckBoundary(s, b));
+    PetscCall(setter(s, b));
   PetscFunctionReturn(0);
 }
 
-/* -hs_extrapolate_romberg (bvp/drivers/study.c) */
-static PetscErrorCode RombergOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
+/* -hs_check_boundary (bvp/interface/singular.c), -hs_extrapolate_romberg (bvp/drivers/study.c), -hs_condense
+   (bvp/impls/order4cond.c) */
+static PetscErrorCode BoolOptions(PetscOptionItems *PetscOptionsObject, HsSolver s)
 {
-  PetscBool b, flg;
-
   PetscFunctionBeginUser;
-  PetscCall(
-      HsOptionsBool(PetscOptionsObject, "-hs_extrapolate_romberg",
-                    "-hs_extrapolate's J, H mean and T by Romberg: h^p and h^(p+2) eliminated from the three grids "
-                    "(symmetric schemes: error O(h^(p+4)))",
-                    "HsSolverSetExtrapolateRomberg", s->romberg, &b, &flg));
-  if (flg)
-    PetscCall(HsSolverSetExtrapolateRomberg(s, b));
-  PetscFunctionReturn(0);
-}
-
-/* -hs_condense (bvp/impls/order4cond.c) */
-static PetscErrorCode CondenseOption(PetscOptionItems *PetscOptionsObject, HsSolver s)
-{
-  PetscBool b, flg;
-
-  PetscFunctionBeginUser;
-  PetscCall(HsOptionsBool(PetscOptionsObject, "-hs_condense",
-                          "conserving4's transcription on one rank (n <= 2, no constraints, T fixed): each interval's "
-                          "stage nodes eliminated before the banded LU",
-                          "HsSolverSetCondense", s->condense, &b, &flg));
-  if (flg)
-    PetscCall(HsSolverSetCondense(s, b));
+  PetscCall(BoolOption(PetscOptionsObject, s, "-hs_check_boundary",
+                       "refuse terminal conditions that a conserved quantity makes redundant or infeasible, "
+                       "naming them (docs/problem-format.md)",
+                       "HsSolverSetCheckBoundary", s->check_boundary, HsSolverSetCheckBoundary));
+  PetscCall(BoolOption(PetscOptionsObject, s, "-hs_extrapolate_romberg",
+                       "-hs_extrapolate's J, H mean and T by Romberg: h^p and h^(p+2) eliminated from the three grids "
+                       "(symmetric schemes: error O(h^(p+4)))",
+                       "HsSolverSetExtrapolateRomberg", s->romberg, HsSolverSetExtrapolateRomberg));
+  PetscCall(BoolOption(PetscOptionsObject, s, "-hs_condense",
+                       "conserving4's transcription on one rank (n <= 2, no constraints, T fixed): each interval's "
+                       "stage nodes eliminated before the banded LU",
+                       "HsSolverSetCondense", s->condense, HsSolverSetCondense));
   PetscFunctionReturn(0);
 }
 
@@ -573,9 +560,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                               "HsSolverSetInPlace", s->in_place, &b, &flg));
   if (flg)
     HsOptionsCall(HsSolverSetInPlace(s, b));
-  HsOptionsCall(CheckBoundaryOption(PetscOptionsObject, s));
-  HsOptionsCall(RombergOption(PetscOptionsObject, s));
-  HsOptionsCall(CondenseOption(PetscOptionsObject, s));
+  HsOptionsCall(BoolOptions(PetscOptionsObject, s));
   HsOptionsCall(ExtrapGridsOption(PetscOptionsObject, s));
   HsOptionsCall(HsOptionsBool(PetscOptionsObject, "-hs_monitor", "one progress line per Newton iteration",
                               "HsSolverSetMonitor", s->monitor, &b, &flg));
