@@ -21,7 +21,9 @@
 #   exit 2, as in the release build): in the sanitized Debug build the same run converges (26 iterations,
 #   |F| = 4.4e-13, exit 0), a legitimate answer with other rounding; SMOOTHED_ONLY's path is tested by the release
 #   suite only.
-#   Also excluded, only too slow sanitized: issue 40's satdefault_rest20 satdefault_rest40 satdefault_romberg (the
+#   Also excluded, only too slow sanitized: issue 43's order4cons_arm (conserving4 on the 3-link arm in natural
+#   coordinates up to N = 160: 21 s in the release build, over its 300 s limit sanitized in this session's CI run; its
+#   code runs sanitized in order4cons_pendulum, order4cons_double, order4cons_jacobian, order4cons_solvers); issue 40's satdefault_rest20 satdefault_rest40 satdefault_romberg (the
 #   satellite's 27 coordinates from its frame guess: each over 300 s under ASan); their code, problems/frames.c and
 #   the extended scheme, runs sanitized in satdefault_guess, rest_wheel and satguess_implied_wheel.
 # HS_SANITIZED=1 tells tests/hstest.py to skip what cannot run sanitized (the out-of-memory check
@@ -29,7 +31,7 @@
 # Leaks: tools/lsan.supp suppresses Open MPI's (and its libraries') own, nothing of hamshoot.
 set -eu
 cd "$(dirname "$0")/.."
-: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal|bounded_crane|bounded_crane_weight|bounded_time|bounded_swingup_ipopt|bounded_homotopy_stop|study_partial|extremal_wider|extremal_unique|extremal_spurious|bounds_direct_ipopt|bounds_swingup|bounds_compare|controls_bounded|controls_done|controlqp_direct_ipopt|satellite_euler|satellite_natural|momentum_satellite|satellite_reference|satellite_compare|rest_satellite|satguess_satellite|order4cons_shoot|satdirect_wheel|satdirect_satellite|satdirect_default|satdefault_rest20|satdefault_rest40|satdefault_romberg|bounds_smoothed_only)\$}"
+: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal|bounded_crane|bounded_crane_weight|bounded_time|bounded_swingup_ipopt|bounded_homotopy_stop|study_partial|extremal_wider|extremal_unique|extremal_spurious|bounds_direct_ipopt|bounds_swingup|bounds_compare|controls_bounded|controls_done|controlqp_direct_ipopt|satellite_euler|satellite_natural|momentum_satellite|satellite_reference|satellite_compare|rest_satellite|satguess_satellite|order4cons_shoot|satdirect_wheel|satdirect_satellite|satdirect_default|satdefault_rest20|satdefault_rest40|satdefault_romberg|bounds_smoothed_only|order4cons_arm)\$}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HS_SANITIZED=1
 # Stacks are unwound by frame pointers (fast; DWARF unwinding, fast_unwind_on_malloc=0, makes
 # malloc-heavy tests 2-3 times slower). That loses the caller of glibc's vasprintf (no frame pointer),
