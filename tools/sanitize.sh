@@ -23,8 +23,9 @@
 #   suite only.
 #   Also excluded, only too slow sanitized: issue 43's order4cons_arm (conserving4 on the 3-link arm in natural
 #   coordinates up to N = 160: 21 s in the release build, over its 300 s limit sanitized in this session's CI run; its
-#   code runs sanitized in order4cons_pendulum, order4cons_double, order4cons_jacobian, order4cons_solvers); issue 40's satdefault_rest20 satdefault_rest40 satdefault_romberg (the
-#   satellite's 27 coordinates from its frame guess: each over 300 s under ASan); their code, problems/frames.c and
+#   code runs sanitized in order4cons_pendulum, order4cons_double, order4cons_jacobian, order4cons_solvers); issue
+#   40's satdefault_rest20 satdefault_rest40 satdefault_romberg (the satellite's 27 coordinates from its frame guess:
+#   each over 300 s under ASan); their code, problems/frames.c and
 #   the extended scheme, runs sanitized in satdefault_guess, rest_wheel and satguess_implied_wheel.
 # HS_SANITIZED=1 tells tests/hstest.py to skip what cannot run sanitized (the out-of-memory check
 # under 'ulimit -v': AddressSanitizer reserves terabytes of shadow address space).
