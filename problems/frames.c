@@ -444,14 +444,20 @@ int HsProblemFrameGuess(const HsProblem *P, int N, double *x)
   return st;
 }
 
+/* The frames' structure for the plot functions below (at most HS_FRAME_MAX_PLOT frames); 1 if they take none. */
+static int PlotStructure(const HsProblem *P, int *parent, int *axis)
+{
+  char why[8];
+  return P->nframes <= 0 || P->nframes > HS_FRAME_MAX_PLOT || Structure(P, parent, axis, NULL, why, sizeof why);
+}
+
 /*@ HsProblemFrameColumns - how many values HsProblemFrameAttitude gives a node: 3 a frame without parent (its
     rotation vector), 1 a rotor (its angle about its axis relative to its parent). 0 without frames. @*/
 int HsProblemFrameColumns(const HsProblem *P)
 {
   int parent[HS_FRAME_MAX_PLOT], axis[HS_FRAME_MAX_PLOT], cols = 0;
-  char why[8];
 
-  if (P->nframes <= 0 || P->nframes > HS_FRAME_MAX_PLOT || Structure(P, parent, axis, NULL, why, sizeof why))
+  if (PlotStructure(P, parent, axis))
     return 0;
   for (int f = 0; f < P->nframes; f++)
     cols += parent[f] < 0 ? 3 : 1;
@@ -463,9 +469,8 @@ int HsProblemFrameColumns(const HsProblem *P)
 int HsProblemFrameParent(const HsProblem *P, int f)
 {
   int parent[HS_FRAME_MAX_PLOT], axis[HS_FRAME_MAX_PLOT];
-  char why[8];
 
-  if (f < 0 || f >= P->nframes || !HsProblemFrameColumns(P) || Structure(P, parent, axis, NULL, why, sizeof why))
+  if (f < 0 || f >= P->nframes || PlotStructure(P, parent, axis))
     return -1;
   return parent[f];
 }
@@ -480,9 +485,8 @@ int HsProblemFrameParent(const HsProblem *P, int f)
 int HsProblemFrameAttitude(const HsProblem *P, const double *q, const double *prev, double *out)
 {
   int parent[HS_FRAME_MAX_PLOT], axis[HS_FRAME_MAX_PLOT], c = 0;
-  char why[8];
 
-  if (!HsProblemFrameColumns(P) || Structure(P, parent, axis, NULL, why, sizeof why))
+  if (PlotStructure(P, parent, axis))
     return HS_EINVAL;
   for (int f = 0; f < P->nframes; f++) {
     double R[9], Rp[9], C[9], *o = out + c;

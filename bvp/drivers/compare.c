@@ -92,6 +92,18 @@ static int WriteCompareJSON(FILE *f, void *ctx)
   return ferror(f);
 }
 
+/* Frame fr's name (the file's; "frame K" without names), as given (raw: for attitude.csv's column names) or escaped for
+   gnuplot's titles. */
+static void FrameLabel(const HsProblem *P, int fr, int gnuplot, char *buf, size_t len)
+{
+  char nm[32];
+  snprintf(nm, sizeof nm, "frame%d", fr + 1);
+  if (gnuplot)
+    HsGnuplotString(P->frame_names ? P->frame_names[fr] : nm, buf, len);
+  else
+    snprintf(buf, len, "%s", P->frame_names ? P->frame_names[fr] : nm);
+}
+
 /* attitude.csv (a problem with frames): t_k, then each side's frame values (HsProblemFrameAttitude), named
    indirect_FRAME_w1 .. _w3 (a frame without parent) or indirect_FRAME_angle (a rotor), then direct_ the same. */
 static int WriteAttitude(FILE *f, void *ctx)
@@ -108,13 +120,13 @@ static int WriteAttitude(FILE *f, void *ctx)
   for (int side = 0; side < 2; side++)
     for (int fr = 0; fr < P->nframes; fr++) {
       const char *sd = side ? "direct" : "indirect";
-      char        nm[32];
-      snprintf(nm, sizeof nm, "frame%d", fr + 1);
+      char        nm[256];
+      FrameLabel(P, fr, 0, nm, sizeof nm);
       if (HsProblemFrameParent(P, fr) >= 0)
-        fprintf(f, ",%s_%s_angle", sd, P->frame_names ? P->frame_names[fr] : nm);
+        fprintf(f, ",%s_%s_angle", sd, nm);
       else
         for (int i = 0; i < 3; i++)
-          fprintf(f, ",%s_%s_w%d", sd, P->frame_names ? P->frame_names[fr] : nm, i + 1);
+          fprintf(f, ",%s_%s_w%d", sd, nm, i + 1);
     }
   fprintf(f, "\n");
   if (VecGetArrayRead(c->ind->X0, &x[0]) || VecGetArrayRead(c->dir->X0, &x[1]))
@@ -220,7 +232,7 @@ static void WriteCoordinatePages(FILE *f, Cmp *c, const char *name)
 static void WriteAttitudePages(FILE *f, Cmp *c, const char *name)
 {
   const HsProblem *P = c->ind->prob;
-  char             lab[128], nm[32];
+  char             lab[128];
   int              col = 2, first = 1, last = 0;
 
   fprintf(f, "unset arrow\nset output 'attitude.png'\nset title '%s: attitude, the rotation vector w of each frame, "
@@ -232,8 +244,7 @@ static void WriteAttitudePages(FILE *f, Cmp *c, const char *name)
       col++;
       continue;
     }
-    snprintf(nm, sizeof nm, "frame %d", fr + 1);
-    HsGnuplotString(P->frame_names ? P->frame_names[fr] : nm, lab, sizeof lab);
+    FrameLabel(P, fr, 1, lab, sizeof lab);
     for (int i = 0; i < 3; i++, col++, first = 0)
       fprintf(f, "  'attitude.csv' using 1:%d with lines lw 4 lc %d title '%s w%d indirect', \\\n"
                  "  '' using 1:%d with lines lw 1.5 dt (6,4) lc 'black' title '%s'%s\n",
@@ -250,8 +261,7 @@ static void WriteAttitudePages(FILE *f, Cmp *c, const char *name)
       col += 3;
       continue;
     }
-    snprintf(nm, sizeof nm, "frame %d", fr + 1);
-    HsGnuplotString(P->frame_names ? P->frame_names[fr] : nm, lab, sizeof lab);
+    FrameLabel(P, fr, 1, lab, sizeof lab);
     fprintf(f,
             "  x0 = NaN, 'attitude.csv' using ($1-h):(d = (column(%d)-x0)/h, x0 = column(%d), d):(h):(0) with vectors "
             "nohead lw 4 lc %d title '%s indirect', \\\n"
