@@ -5,11 +5,10 @@ the expected values are the other solver's: the same Newton iterations, J and ev
 -hs_condense false (hsband) and against MUMPS (-hs_linear_solver mumps, an independent LU), and the determinant that
 the arclength continuation's branch-point test reads, against MUMPS' on the same matrices.
 """
-import math
 import os
 import re
 
-from hs_util import check, run
+from hs_util import check, info_determinants, run, same_determinant
 
 QUIET = ["-hs_check_extremal", "no"]
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -86,11 +85,10 @@ def t_condense_determinant():
         s, out, _ = run(["-problem", "pendulum", "-N", "40", "-hs_scheme", "conserving4", "-hs_continue", "g",
                          "-hs_continue_from", "9", "-hs_continue_steps", "4", "-hs_continue_type", "arclength",
                          "-hs_linear_solver", ls, "-info"] + QUIET)
-        dets[ls] = [(float(m), int(e)) for m, e in re.findall(r"det J = ([0-9.e+-]+) 2\^(-?\d+) \((?:MUMPS|-hs_condense)\)",
-                                                              out)]
+        dets[ls] = info_determinants(out, "MUMPS|-hs_condense")
         sums[ls] = s
     print("determinants by MUMPS    %s\n              condensed %s" % (dets["mumps"][:3], dets["auto"][:3]))
-    same = lambda a, b: a[0] * b[0] > 0 and abs(math.log2(abs(a[0])) + a[1] - math.log2(abs(b[0])) - b[1]) <= 1e-9
+    same = lambda a, b: same_determinant(a, b, 1e-9)
     check(len(dets["mumps"]) >= 4 and len(dets["auto"]) == len(dets["mumps"])
           and all(same(a, b) for a, b in zip(dets["auto"], dets["mumps"])), "condensed determinants against MUMPS'")
     m, c = sums["mumps"], sums["auto"]

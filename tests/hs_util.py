@@ -55,6 +55,16 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def info_determinants(out, sources):
+    """-info's determinants 'det J = m 2^e (SOURCE)' of the sources named (a regex alternation) as (m, e) pairs."""
+    return [(float(m), int(e)) for m, e in re.findall(r"det J = ([0-9.e+-]+) 2\^(-?\d+) \((?:%s)\)" % sources, out)]
+
+
+def same_determinant(a, b, tol):
+    """two (m, e) determinants of one sign whose log2 magnitudes agree to tol."""
+    return a[0] * b[0] > 0 and abs(math.log2(abs(a[0])) + a[1] - math.log2(abs(b[0])) - b[1]) <= tol
+
+
 def read_rows(outdir):
     """trajectory.csv (node rows) with the columns of intervals.csv (interval k on row k, empty on
     the last row), as one list of dicts."""
