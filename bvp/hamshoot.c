@@ -353,7 +353,7 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   HsGuessType  guess;
   HsSolverType type;
   const char  *cs;
-  PetscBool    cont, has, direct;
+  PetscBool    cont, has, direct, bounded;
   const char  *ext = "-hs_extrapolate", *con = "-hs_continue NAME", *bnd = "bounded controls (u_min, u_max in the problem file)";
   const char  *tim = "-hs_strategy auto or -hs_continue (it budgets their fallbacks and steps)";
   const char  *dir = "a direct problem (-hs_scheme direct), -hs_compare, -hs_initial_guess direct or -hs_strategy auto";
@@ -367,6 +367,7 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_continue", &cont));
   direct = (PetscBool)(!strcmp(type, HSSOLVERIPOPT) ||
                        (cs && (!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt"))));
+  bounded = (PetscBool)(P->u_min || P->u_max);
   {
     const struct {
       const char *key, *needs;
@@ -380,9 +381,9 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
         {"-hs_continue_type", con, cont},
         {"-hs_continue_max_halvings", con, cont},
         {"-hs_continue_monitor", con, cont},
-        {"-hs_bounds_eps0", bnd, (PetscBool)(P->u_min || P->u_max)},
-        {"-hs_bounds_eps_factor", bnd, (PetscBool)(P->u_min || P->u_max)},
-        {"-hs_bounds_eps_min", bnd, (PetscBool)(P->u_min || P->u_max)},
+        {"-hs_bounds_eps0", bnd, bounded},
+        {"-hs_bounds_eps_factor", bnd, bounded},
+        {"-hs_bounds_eps_min", bnd, bounded},
         {"-hs_strategy_time", tim, (PetscBool)(strategy == HS_STRATEGY_AUTO || cont)},
         {"-hs_direct_solver", dir, (PetscBool)(direct || x->compare || guess == HS_GUESS_DIRECT ||
                                                strategy == HS_STRATEGY_AUTO)},
