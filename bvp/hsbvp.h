@@ -430,6 +430,10 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
                             PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi);
 PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
                              PetscReal cur, PetscReal *val, PetscBool *set);
+const char    *HsOptionName(const char prefix[], const char key[], char buf[], size_t len);
+/* the key as the user gives it to obj, an object with an options prefix (a sub-solver's): "-" prefix key+1 */
+#define HS_KEY_LEN 256
+#define HsKey(obj, key) HsOptionName(((PetscObject)(obj))->prefix, (key), (char[HS_KEY_LEN]){0}, HS_KEY_LEN)
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[]);
 PetscBool      HsIsOutputFileName(const char name[]);
 PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare);

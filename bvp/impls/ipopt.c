@@ -196,12 +196,12 @@ PetscErrorCode HsSolverIpoptSetTolerances(HsSolver s, PetscReal tol, PetscInt ma
   PetscCall(IpoptData(s, "HsSolverIpoptSetTolerances", &ip));
   if (tol != (PetscReal)PETSC_DEFAULT) {
     PetscCheck(tol > 0 && tol < 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-               "-hs_ipopt_tol %g must lie in (0, 1)", (double)tol);
+               "%s %g must lie in (0, 1)", HsKey(s, "-hs_ipopt_tol"), (double)tol);
     ip->tol = tol;
   }
   if (max_it != PETSC_DEFAULT) {
     PetscCheck(max_it >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-               "-hs_ipopt_max_it %" PetscInt_FMT " must be >= 0", max_it);
+               "%s %" PetscInt_FMT " must be >= 0", HsKey(s, "-hs_ipopt_max_it"), max_it);
     ip->max_it = max_it;
   }
   PetscFunctionReturn(0);
@@ -236,7 +236,7 @@ PetscErrorCode HsSolverIpoptSetMaxPerturbation(HsSolver s, PetscReal m)
     m = 0;
   else
     PetscCheck(m > 0 && m < PETSC_INFINITY, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-               "-hs_ipopt_max_perturbation %g must be positive and finite", (double)m);
+               "%s %g must be positive and finite", HsKey(s, "-hs_ipopt_max_perturbation"), (double)m);
   ip->max_pert = m;
   PetscFunctionReturn(0);
 }
@@ -342,7 +342,7 @@ PetscErrorCode HsSolverIpoptSetPrintLevel(HsSolver s, PetscInt level)
   PetscFunctionBeginUser;
   PetscCall(IpoptData(s, "HsSolverIpoptSetPrintLevel", &ip));
   PetscCheck(level >= 0 && level <= 12, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_ipopt_print_level %" PetscInt_FMT " must lie in 0..12", level);
+             "%s %" PetscInt_FMT " must lie in 0..12", HsKey(s, "-hs_ipopt_print_level"), level);
   ip->print_level = level;
   PetscFunctionReturn(0);
 }
@@ -441,17 +441,24 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_tol",
                           "IPOPT's tolerance on the scaled NLP error (residuals per unit time)",
                           "HsSolverIpoptSetTolerances", ip->tol, &tol, &flg));
+  /* the setters take PETSC_DEFAULT (-2) as "keep": a user's -2 must not read as that (issue 38, round 22:
+     -hs_ipopt_tol -2, -hs_ipopt_max_it -2 and -hs_ipopt_max_perturbation -2 were taken without a word) */
+  PetscCheck(!flg || tol > 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)",
+             HsKey(s, "-hs_ipopt_tol"), (double)tol);
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, tol, PETSC_DEFAULT));
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_max_it", "IPOPT's iteration limit",
-                         "HsSolverIpoptSetTolerances", ip->max_it, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+                         "HsSolverIpoptSetTolerances", ip->max_it, &it, &flg, 0, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, PETSC_DEFAULT, it));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_max_perturbation",
                           "largest Hessian regularization of IPOPT before it gives up a step (0: IPOPT's 1e20)",
                           "HsSolverIpoptSetMaxPerturbation", ip->max_pert, &tol, &flg));
+  PetscCheck(!flg || tol >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %g must be positive and finite (0: IPOPT's own, 1e20)", HsKey(s, "-hs_ipopt_max_perturbation"),
+             (double)tol);
   if (flg)
-    PetscCall(HsSolverIpoptSetMaxPerturbation(s, tol));
+    PetscCall(HsSolverIpoptSetMaxPerturbation(s, tol == 0 ? (PetscReal)PETSC_DEFAULT : tol));
   PetscCall(HsOptionsChoice(PetscOptionsObject, PetscObjectComm((PetscObject)s), "-hs_ipopt_ordering",
                             "ordering of IPOPT's MUMPS: amd amf scotch pord metis qamd auto",
                             "HsSolverIpoptSetOrdering", orderings, 7, &idx, &flg));

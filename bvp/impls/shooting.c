@@ -82,7 +82,7 @@ PetscErrorCode HsSolverShootSetNumSegments(HsSolver s, PetscInt M)
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetNumSegments", PETSC_TRUE, &sh));
   PetscCheck(M >= 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_shoot_segments %" PetscInt_FMT ": need at least 1 segment", M);
+             "%s %" PetscInt_FMT ": need at least 1 segment", HsKey(s, "-hs_shoot_segments"), M);
   sh->M     = M;
   sh->nuser = 0;
   PetscCall(PetscFree(sh->user_knots));
@@ -194,7 +194,7 @@ PetscErrorCode HsSolverShootSetLinearSolver(HsSolver s, HsShootKSPType type)
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetLinearSolver", PETSC_TRUE, &sh));
   PetscCheck(type == HS_SHOOT_KSP_DIRECT || type == HS_SHOOT_KSP_RANKBLOCK, PetscObjectComm((PetscObject)s),
-             PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_ksp: unknown linear solver %d", (int)type);
+             PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown linear solver %d", HsKey(s, "-hs_shoot_ksp"), (int)type);
   sh->ksp = type;
   PetscFunctionReturn(0);
 }
@@ -245,7 +245,7 @@ PetscErrorCode HsSolverShootSetInitialGuessType(HsSolver s, HsShootInitType type
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetInitialGuessType", PETSC_TRUE, &sh));
   PetscCheck(type == HS_SHOOT_INIT_LINEAR || type == HS_SHOOT_INIT_TRANSCRIPTION, PetscObjectComm((PetscObject)s),
-             PETSC_ERR_ARG_OUTOFRANGE, "-hs_shoot_init: unknown initial guess type %d", (int)type);
+             PETSC_ERR_ARG_OUTOFRANGE, "%s: unknown initial guess type %d", HsKey(s, "-hs_shoot_init"), (int)type);
   sh->init = type;
   PetscFunctionReturn(0);
 }
@@ -345,7 +345,7 @@ PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth)
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetMaxGrowth", PETSC_FALSE, &sh));
   PetscCheck(growth > 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_shoot_max_growth %g must exceed 1", (double)growth);
+             "%s %g must exceed 1", HsKey(s, "-hs_shoot_max_growth"), (double)growth);
   sh->max_growth = growth;
   PetscFunctionReturn(0);
 }
@@ -400,18 +400,18 @@ PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscR
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetStepTolerances", PETSC_TRUE, &sh));
   if (atol != (PetscReal)PETSC_DEFAULT) {
-    PetscCheck(atol > 0 && atol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_atol %g must lie in (0, 1)",
+    PetscCheck(atol > 0 && atol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)", HsKey(s, "-hs_step_atol"),
                (double)atol);
     sh->step_atol = atol;
   }
   if (stol != (PetscReal)PETSC_DEFAULT) {
-    PetscCheck(stol > 0 && stol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_stol %g must lie in (0, 1)",
+    PetscCheck(stol > 0 && stol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)", HsKey(s, "-hs_step_stol"),
                (double)stol);
     sh->step_stol = stol;
   }
   if (max_it != PETSC_DEFAULT) {
-    PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hs_step_max_it %" PetscInt_FMT " must be at least 1",
-               max_it);
+    PetscCheck(max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT " must be at least 1",
+               HsKey(s, "-hs_step_max_it"), max_it);
     sh->step_max_it = max_it;
   }
   PetscFunctionReturn(0);
@@ -511,6 +511,7 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
   PetscInt  M, it;
   PetscReal a;
   PetscBool flg;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)s);
 
   PetscFunctionBeginUser;
   PetscOptionsHeadBegin(PetscOptionsObject, "Multiple shooting options (-hs_bvp_type shooting)");
@@ -524,16 +525,22 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_step_atol",
                              "local (per-step) Newton tolerance on the h-scaled step residual, relative to 1+|y|",
                              "HsSolverShootSetStepTolerances", sh->step_atol, &a, &flg));
+  /* the setter takes PETSC_DEFAULT (-2) as "keep": a user's -2 must not read as that (issue 38, round 22: -hs_step_atol
+     -2, -hs_step_stol -2 and -hs_step_max_it -2 were taken without a word) */
+  PetscCheck(!flg || a > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)", HsKey(s, "-hs_step_atol"),
+             (double)a);
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, a, PETSC_DEFAULT, PETSC_DEFAULT));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_step_stol",
                              "local Newton also stops when its update is below this, relative to 1+|y| (quadratic "
                              "convergence: the iterate is then at round-off)",
                              "HsSolverShootSetStepTolerances", sh->step_stol, &a, &flg));
+  PetscCheck(!flg || a > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)", HsKey(s, "-hs_step_stol"),
+             (double)a);
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, a, PETSC_DEFAULT));
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_step_max_it", "local Newton iterations per step", "HsSolverShootSetStepTolerances",
-                            sh->step_max_it, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+                            sh->step_max_it, &it, &flg, 1, PETSC_MAX_INT));
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, PETSC_DEFAULT, it));
   PetscCall(SolverOptions(PetscOptionsObject, s, sh));
@@ -547,13 +554,13 @@ static PetscErrorCode SetUpKnots(HsSolver s, HsShoot *sh)
   PetscFunctionBeginUser;
   sh->Mset = sh->nuser ? sh->nuser + 1 : sh->M;
   PetscCheck(sh->Mset >= 1 && sh->Mset <= s->N, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_shoot_segments %" PetscInt_FMT ": need 1 <= M <= N = %" PetscInt_FMT, sh->Mset, s->N);
+             "%s %" PetscInt_FMT ": need 1 <= M <= N = %" PetscInt_FMT, HsKey(s, "-hs_shoot_segments"), sh->Mset, s->N);
   for (PetscInt i = 0; i < sh->nuser; i++)
     PetscCheck(sh->user_knots[i] > (i ? sh->user_knots[i - 1] : 0) && sh->user_knots[i] < s->N,
                PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-               "-hs_shoot_knots: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT
+               "%s: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT
                "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
-               s->N - 1, i + 1, sh->user_knots[i]);
+               HsKey(s, "-hs_shoot_knots"), s->N - 1, i + 1, sh->user_knots[i]);
   PetscCall(PetscFree(sh->knots));
   PetscCall(PetscMalloc1(sh->Mset + 1, &sh->knots));
   sh->knots[0] = 0;
@@ -773,7 +780,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
   PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
-             "-hs_shoot_init transcription: the transcription solve did not converge (%s)",
+             "%s transcription: the transcription solve did not converge (%s)", HsKey(s, "-hs_shoot_init"),
              SNESConvergedReasons[r.reason]);
   PetscCall(HsSolverGetSolution(t, &Xt));
   PetscCall(PetscMalloc1((sh->seg->s1 - sh->seg->s0) * w, &idx));

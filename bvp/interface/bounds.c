@@ -64,15 +64,13 @@ PetscErrorCode HsSolverSetBoundsSmoothing(HsSolver s, PetscReal eps0, PetscReal 
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(eps0 >= 0 && eps0 <= 1e6 && factor > 0 && factor < 1 && eps_min > 0 && eps_min <= 1,
              PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_bounds_eps0 %g must lie in [0, 1e6], -hs_bounds_eps_factor %g in (0, 1), -hs_bounds_eps_min %g in "
-             "(0, 1]",
-             (double)eps0, (double)factor, (double)eps_min);
+             "%s %g must lie in [0, 1e6], %s %g in (0, 1), %s %g in (0, 1]", HsKey(s, "-hs_bounds_eps0"), (double)eps0,
+             HsKey(s, "-hs_bounds_eps_factor"), (double)factor, HsKey(s, "-hs_bounds_eps_min"), (double)eps_min);
   steps = eps0 > eps_min ? PetscFloorReal((PetscLogReal(eps0) - PetscLogReal(eps_min)) / -PetscLogReal(factor)) + 1 : 1;
   PetscCheck(steps <= HS_BOUNDS_MAX_STEPS, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_bounds_eps0 %.12g, -hs_bounds_eps_factor %.12g and -hs_bounds_eps_min %.12g make %.0f smoothed "
-             "solves, at most "
-             "%d (HS_BOUNDS_MAX_STEPS)",
-             (double)eps0, (double)factor, (double)eps_min, (double)steps, HS_BOUNDS_MAX_STEPS);
+             "%s %.12g, %s %.12g and %s %.12g make %.0f smoothed solves, at most %d (HS_BOUNDS_MAX_STEPS)",
+             HsKey(s, "-hs_bounds_eps0"), (double)eps0, HsKey(s, "-hs_bounds_eps_factor"), (double)factor,
+             HsKey(s, "-hs_bounds_eps_min"), (double)eps_min, (double)steps, HS_BOUNDS_MAX_STEPS);
   s->bnd_eps0 = eps0, s->bnd_factor = factor, s->bnd_eps_min = eps_min;
   PetscFunctionReturn(0);
 }

@@ -543,8 +543,8 @@ PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(tol >= 0 && tol <= HS_DG_TOL_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_dg_tol %g must lie in [0, %g]: the discrete gradient's fallback below it breaks the conservation of "
-             "H^d by about tol^3 (0.9 gave an H^d spread of 0.95 on the pendulum)",
+             "%s %g must lie in [0, %g]: the discrete gradient's fallback below it breaks the conservation of "
+             "H^d by about tol^3 (0.9 gave an H^d spread of 0.95 on the pendulum)", HsKey(s, "-hs_dg_tol"),
              (double)tol, (double)HS_DG_TOL_MAX);
   s->dg_tol = tol;
   PetscFunctionReturn(0);
@@ -591,7 +591,7 @@ PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(
       c >= 0 && c <= HS_ROUNDOFF_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-      "-hs_snes_roundoff %g must be in [0, %g]: a larger factor would call a residual far above round-off converged",
+      "%s %g must be in [0, %g]: a larger factor would call a residual far above round-off converged", HsKey(s, "-hs_snes_roundoff"),
       (double)c, (double)HS_ROUNDOFF_FACTOR_MAX);
   s->roundoff = c;
   PetscFunctionReturn(0);
@@ -640,8 +640,8 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(
       c >= 0 && c <= HS_NOISE_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-      "-hs_snes_noise %g must be in [0, %g]: a larger factor would call a residual far above its evaluation error "
-      "converged",
+      "%s %g must be in [0, %g]: a larger factor would call a residual far above its evaluation error "
+      "converged", HsKey(s, "-hs_snes_noise"),
       (double)c, (double)HS_NOISE_FACTOR_MAX);
   s->noise_factor = c;
   PetscFunctionReturn(0);
@@ -667,7 +667,7 @@ PetscErrorCode HsSolverSetPolish(HsSolver s, PetscInt k)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(k >= 0 && k <= HS_POLISH_MAX_LIMIT, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_snes_polish %" PetscInt_FMT " must be in [0, %d]", k, HS_POLISH_MAX_LIMIT);
+             "%s %" PetscInt_FMT " must be in [0, %d]", HsKey(s, "-hs_snes_polish"), k, HS_POLISH_MAX_LIMIT);
   s->polish_max = k;
   PetscFunctionReturn(0);
 }
@@ -727,7 +727,7 @@ PetscErrorCode HsSolverSetExtrapolateGrids(HsSolver s, PetscInt K)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(K >= 3 && K <= HS_EXTRAP_GRIDS_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_extrapolate_grids %" PetscInt_FMT " must be in [3, %d]", K, HS_EXTRAP_GRIDS_MAX);
+             "%s %" PetscInt_FMT " must be in [3, %d]", HsKey(s, "-hs_extrapolate_grids"), K, HS_EXTRAP_GRIDS_MAX);
   s->ext_grids = K;
   PetscFunctionReturn(0);
 }

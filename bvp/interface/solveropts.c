@@ -164,14 +164,14 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
     }
     PetscCheck(n && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
                PETSC_ERR_ARG_WRONG,
-               "-hs_checkpoint_every %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", buf);
+               "%s %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", HsKey(s, "-hs_checkpoint_every"), buf);
     PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
   }
   PetscCall(HsOptionsString(PetscOptionsObject, "-hs_restart",
                             "start from the checkpoint in DIR (written by an interrupted run)", "HsSolverSetRestart",
                             "", buf, sizeof buf, &flg));
   if (flg) {
-    PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "-hs_restart needs a checkpoint directory");
+    PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "%s needs a checkpoint directory", HsKey(s, "-hs_restart"));
     PetscCall(PetscStrncpy(s->restart_dir, buf, sizeof s->restart_dir));
   }
   PetscFunctionReturn(0);
@@ -319,7 +319,7 @@ PetscErrorCode HsSolverSetStrategyTime(HsSolver s, PetscReal seconds)
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(seconds >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_strategy_time %g must be >= 0 (seconds; 0: no budget)", (double)seconds);
+             "%s %g must be >= 0 (seconds; 0: no budget)", HsKey(s, "-hs_strategy_time"), (double)seconds);
   s->strategy_time = seconds;
   PetscFunctionReturn(0);
 }
@@ -388,19 +388,19 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
     int       why;
     PetscReal v;
     PetscBool known = PETSC_FALSE;
-    PetscCheck(eq, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: '%s' is not NAME=FROM", tok);
+    PetscCheck(eq, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' is not NAME=FROM", HsKey(s, "-hs_strategy_continue"), tok);
     *eq = 0;
     why = HsParseReal(eq + 1, &d); /* decimal only (no 0x1p3, nan, inf) */
     v   = (PetscReal)d;
-    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: the start of %s, '%s', %s", tok, eq + 1,
+    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "%s: the start of %s, '%s', %s", HsKey(s, "-hs_strategy_continue"), tok, eq + 1,
                HsParseRealWhy(why));
     for (int i = 0; s->prob && i < s->prob->nparams; i++)
       known = (PetscBool)(known || !strcmp(s->prob->params[i].name, tok));
-    PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "-hs_strategy_continue: problem '%s' has no parameter '%s'",
+    PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "%s: problem '%s' has no parameter '%s'", HsKey(s, "-hs_strategy_continue"),
                s->prob ? s->prob->name : "?", tok);
     for (const char *o = s->strategy_continue; (o = strstr(o, tok)) && o < s->strategy_continue + (tok - buf); o++)
       PetscCheck(!((o == s->strategy_continue || o[-1] == ',') && o[strlen(tok)] == '='), comm, PETSC_ERR_ARG_WRONG,
-                 "-hs_strategy_continue: parameter '%s' is given twice", tok);
+                 "%s: parameter '%s' is given twice", HsKey(s, "-hs_strategy_continue"), tok);
     if (fn)
       PetscCall((*fn)(ctx, tok, v));
   }
@@ -572,7 +572,7 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                       "default: boundary states interpolated, lambda = 0)",
                       "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
   if (flg) {
-    HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "-hs_init needs a file name");
+    HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "%s needs a file name", HsKey(s, "-hs_init"));
     HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
   }
   HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));

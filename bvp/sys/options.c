@@ -390,6 +390,17 @@ PetscErrorCode HsOptionsWarnUnused(MPI_Comm comm, const char prefix[])
   PetscFunctionReturn(0);
 }
 
+/*@ HsOptionName - the key as the user gives it to an object with an options prefix: "-" prefix key-without-its-dash
+    ("-hs_dg_tol" of a solver with prefix "hs_direct_" is "-hs_direct_hs_dg_tol"); buf of len, returned. Every message
+    of a key's value names it so: a sub-solver's (-hs_direct_*, -hs_grid_*, -hs_init_*, -hsdrop_*) range error had named
+    the key without its prefix (issue 38, round 21: "-hs_dg_tol -1 must lie in [0, 0.001]" for
+    -hs_direct_hs_dg_tol -1). Use HsKey(obj, key), which brings its own buffer. @*/
+const char *HsOptionName(const char prefix[], const char key[], char buf[], size_t len)
+{
+  snprintf(buf, len, "-%s%s", prefix ? prefix : "", key[0] == '-' ? key + 1 : key);
+  return buf;
+}
+
 /*@ HsOptionsString - a string option read into buf (len bytes) as PetscOptionsString reads it (bvp/ internal; between
     PetscOptionsBegin/End), except that a value longer than buf holds is an error naming the key, not cut to fit:
     "-p_g 0.000...01" with 300 zeros had been read as 0, a long -hs_strategy_continue list as its first 255 bytes. @*/
@@ -449,7 +460,7 @@ PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char ke
 PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
                             const char man[], PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
 {
-  char      buf[256], dflt[32], *end;
+  char      buf[256], dflt[32], name[256], *end;
   long long v;
   PetscBool flg;
   MPI_Comm  comm = PetscOptionsObject->comm;
@@ -461,6 +472,7 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
   PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, dflt, buf, sizeof buf, &flg));
   if (!flg)
     PetscFunctionReturn(0);
+  key = HsOptionName(PetscOptionsObject->prefix, key, name, sizeof name);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
   errno = 0;
   v     = strtoll(buf, &end, 10);
@@ -481,7 +493,7 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
 PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
                              const char man[], PetscReal cur, PetscReal *val, PetscBool *set)
 {
-  char      buf[256], dflt[32];
+  char      buf[256], dflt[32], name[256];
   double    v = 0;
   int       why;
   PetscBool flg;
@@ -494,6 +506,7 @@ PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char ke
   PetscCall(HsOptionsString(PetscOptionsObject, key, help, man, dflt, buf, sizeof buf, &flg));
   if (!flg)
     PetscFunctionReturn(0);
+  key = HsOptionName(PetscOptionsObject->prefix, key, name, sizeof name);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
   why = HsParseReal(buf, &v); /* decimal only: strtod's hexadecimal (0x1p3), inf and nan are refused */
   PetscCheck(!why, comm, why == HS_NUMBER_SYNTAX ? PETSC_ERR_ARG_WRONG : PETSC_ERR_ARG_OUTOFRANGE, "%s %s %s", key, buf,
@@ -515,7 +528,7 @@ PetscErrorCode HsOptionsReal(PetscOptionItems *PetscOptionsObject, const char ke
 PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm comm, const char *key, const char *help,
                                const char *man, const char *const *choices, PetscInt n, PetscInt *idx, PetscBool *set)
 {
-  char      val[256], list[256] = "";
+  char      val[256], list[256] = "", name[256];
   PetscBool flg, eq;
 
   PetscFunctionBeginUser;
@@ -535,7 +548,8 @@ PetscErrorCode HsOptionsChoice(PetscOptionItems *PetscOptionsObject, MPI_Comm co
     (void)HsStrAppend(list, sizeof list, i ? " or " : "");
     (void)HsStrAppend(list, sizeof list, choices[i]);
   }
-  SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)", key, val, list);
+  SETERRQ(comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "unknown %s '%s' (choose %s)",
+          HsOptionName(PetscOptionsObject->prefix, key, name, sizeof name), val, list);
 }
 
 /* The number of values an entry of a list option stands for: 1, or for an integer range "a-b[:inc]"
