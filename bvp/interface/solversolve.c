@@ -255,6 +255,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(HsSolverConfigureFactorization(s, pc));
   if (s->ops->setupksp)
     PetscCall((*s->ops->setupksp)(s, ksp));
+  PetscCall(HsKSPCheckTranspose(ksp)); /* before the solve, not PETSc's "No method applytranspose" in it */
   s->setupcalled = PETSC_TRUE;
   PetscCall(HsSolverCheckCheckpointDir(s)); /* no directory of the user's is taken for a checkpoint */
   if (s->restart_dir[0])

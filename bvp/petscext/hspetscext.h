@@ -42,6 +42,9 @@ PetscErrorCode HsPCCheckAIJ(PC pc);
 PetscErrorCode HsPCCreateMumpsLU(MPI_Comm comm, PC *inner);
 PetscErrorCode HsPCSetUpMumpsLU(PC inner, PetscInt icntl14, PetscInt ordering, PCFailedReason *fr, PetscInt *info);
 PetscErrorCode HsPCViewInner(PC inner, PetscViewer viewer);
+PetscErrorCode HsPCInnerApplyTranspose(PC pc, PC inner, VecScatter perm, Vec w, Vec x, Vec y);
+PetscErrorCode HsPCNoTranspose(PC pc, Vec x, Vec y);
+PetscErrorCode HsKSPCheckTranspose(KSP ksp);
 
 /* pcband.c, pcdrop.c, linesearch.c: the constructors (registered by HsInitializePackage, bvp/register.c) */
 #define PCHSBAND "hsband" /* -pc_type hsband: the banded LU (pcband.c) */

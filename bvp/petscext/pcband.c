@@ -581,6 +581,7 @@ PetscErrorCode PCCreate_HsBand(PC pc)
   pc->ops->setfromoptions = PCSetFromOptions_HsBand;
   pc->ops->setup   = PCSetUp_HsBand;
   pc->ops->apply   = PCApply_HsBand;
+  pc->ops->applytranspose = HsPCNoTranspose;
   pc->ops->view    = PCView_HsBand;
   pc->ops->reset   = PCReset_HsBand;
   pc->ops->destroy = PCDestroy_HsBand;

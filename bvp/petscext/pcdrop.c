@@ -302,6 +302,18 @@ static PetscErrorCode PCApply_HsDrop(PC pc, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
+/* y = P^-T x, for Krylov methods that apply the preconditioner's transpose (-ksp_type bicg, ibcgs; issue 38, round
+   21: PETSc's "No method applytranspose for PC of type hsdrop"). The apply is y = Q (P Q)^-1 x = P^-1 x with the
+   matching's permutation Q (y[j] = z[colrow[j]]); so P^-T x = (P Q)^-T Q^T x, Q^T x the scatter's reverse. */
+static PetscErrorCode PCApplyTranspose_HsDrop(PC pc, Vec x, Vec y)
+{
+  PC_HsDrop *d = pc->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsPCInnerApplyTranspose(pc, d->inner, d->mt.colrow ? d->unperm : NULL, d->z, x, y));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCSetFromOptions_HsDrop(PC pc, PetscOptionItems *PetscOptionsObject)
 {
   PC_HsDrop  *d = pc->data;
@@ -458,6 +470,7 @@ PetscErrorCode PCCreate_HsDrop(PC pc)
   PetscCall(HsPCCreateMumpsLU(PetscObjectComm((PetscObject)pc), &d->inner));
   pc->ops->setup          = PCSetUp_HsDrop;
   pc->ops->apply          = PCApply_HsDrop;
+  pc->ops->applytranspose = PCApplyTranspose_HsDrop;
   pc->ops->postsolve      = PCPostSolve_HsDrop;
   pc->ops->setfromoptions = PCSetFromOptions_HsDrop;
   pc->ops->view           = PCView_HsDrop;

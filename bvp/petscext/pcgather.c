@@ -113,6 +113,27 @@ static PetscErrorCode PCApply_HsGather(PC pc, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
+/* y = A^-T x, the same gather with the factor's transposed solve (-ksp_type bicg, ibcgs; issue 38, round 21). */
+static PetscErrorCode PCApplyTranspose_HsGather(PC pc, Vec x, Vec y)
+{
+  PC_HsGather       *g = pc->data;
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           lo, hi;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecScatterBegin(g->sc, x, g->xs, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(g->sc, x, g->xs, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(HsPCInnerApplyTranspose(pc, g->inner, NULL, NULL, g->xs, g->ys));
+  PetscCall(VecGetOwnershipRange(y, &lo, &hi));
+  PetscCall(VecGetArrayRead(g->ys, &a));
+  PetscCall(VecGetArray(y, &b));
+  PetscCall(PetscArraycpy(b, a + lo, hi - lo));
+  PetscCall(VecRestoreArray(y, &b));
+  PetscCall(VecRestoreArrayRead(g->ys, &a));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCReset_HsGather(PC pc)
 {
   PC_HsGather *g = pc->data;
@@ -202,6 +223,7 @@ PetscErrorCode PCCreate_HsGather(PC pc)
 #endif
   pc->ops->setup   = PCSetUp_HsGather;
   pc->ops->apply   = PCApply_HsGather;
+  pc->ops->applytranspose = PCApplyTranspose_HsGather;
   pc->ops->view    = PCView_HsGather;
   pc->ops->reset   = PCReset_HsGather;
   pc->ops->destroy = PCDestroy_HsGather;

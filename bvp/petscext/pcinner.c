@@ -84,3 +84,93 @@ PetscErrorCode HsPCViewInner(PC inner, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }
+
+/* What to use instead, in the messages of a transposed solve hamshoot's PC cannot make. */
+#define HS_TRANSPOSE_ALTERNATIVES                                                                                      \
+  "a Krylov method that applies the preconditioner only (-ksp_type gmres, fgmres, bcgs, tfqmr or preonly), or "       \
+  "-pc_type hsdrop, hsgather or lu, whose LU solves transposed"
+
+/*@ HsPCInnerApplyTranspose - y = inner^-T Q^T x for hsdrop and hsgather (bvp/ internal): their LU's transposed
+    solve, after the reverse of the scatter perm (y[j] = z[colrow[j]]: Q) into w, if perm. An inner PC without a
+    transposed solve (the user's -hsdrop_pc_type) is an error naming it and what works, not PETSc's "No method
+    applytranspose" (issue 38, round 21). Collective. @*/
+PetscErrorCode HsPCInnerApplyTranspose(PC pc, PC inner, VecScatter perm, Vec w, Vec x, Vec y)
+{
+  PetscBool   has;
+  const char *type, *itype;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCApplyTransposeExists(inner, &has));
+  if (!has) {
+    PetscCall(PCGetType(pc, &type));
+    PetscCall(PCGetType(inner, &itype));
+    SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+            "this Krylov method applies the preconditioner's transpose, and -pc_type %s's inner PC, of type %s, has no "
+            "transposed solve: use its default inner LU, or " HS_TRANSPOSE_ALTERNATIVES,
+            type, itype ? itype : "none");
+  }
+  if (!perm) {
+    PetscCall(PCApplyTranspose(inner, x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecScatterBegin(perm, x, w, INSERT_VALUES, SCATTER_REVERSE)); /* w = Q^T x: w[colrow[j]] = x[j] */
+  PetscCall(VecScatterEnd(perm, x, w, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(PCApplyTranspose(inner, w, y));
+  PetscFunctionReturn(0);
+}
+
+/*@ HsPCNoTranspose - the transposed apply of hsband and hsslab, which have none (their eliminations and spikes run
+    one way; a transposed one would be a second implementation): an error naming the PC and what works (bvp/
+    internal). A KSP known to need it is refused before the solve (HsKSPCheckTranspose); this catches the other
+    ways there (a nested KSP, KSPSolveTranspose). Before: PETSc's "No method applytranspose for PC of type hsband"
+    (issue 38, round 21). Collective. @*/
+PetscErrorCode HsPCNoTranspose(PC pc, Vec x, Vec y)
+{
+  const char *type;
+
+  PetscFunctionBeginUser;
+  (void)x, (void)y;
+  PetscCall(PCGetType(pc, &type));
+  SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+          "this Krylov method applies the preconditioner's transpose, which -pc_type %s cannot (its elimination has no "
+          "transposed solve): use " HS_TRANSPOSE_ALTERNATIVES,
+          type);
+}
+
+/*@ HsKSPCheckTranspose - before the solve: a Krylov method that applies its preconditioner's transpose in every
+    solve (PETSc 3.18: bicg and ibcgs, measured with each KSP type of PETSc on the pendulum) with hsband or hsslab
+    (which have none), or with hsdrop or hsgather whose inner PC has none, is an error naming the KSP type, the PC and
+    what works (bvp/ internal). Collective. @*/
+PetscErrorCode HsKSPCheckTranspose(KSP ksp)
+{
+  static const char *const transposing[] = {KSPBICG, KSPIBCGS};
+  const char              *prefix, *ktype, *ptype;
+  PetscBool                match = PETSC_FALSE, lu, none, has;
+  PC                       pc, inner;
+
+  PetscFunctionBeginUser;
+  for (size_t i = 0; i < sizeof transposing / sizeof transposing[0] && !match; i++)
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp, transposing[i], &match));
+  if (!match)
+    PetscFunctionReturn(0);
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &lu, PCHSDROP, PCHSGATHER, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &none, PCHSBAND, PCHSSLAB, ""));
+  if (!lu && !none)
+    PetscFunctionReturn(0);
+  has = PETSC_FALSE;
+  if (lu) { /* their transposed solve is their inner LU's */
+    PetscCall(HsPCGetInner(pc, &inner));
+    if (inner)
+      PetscCall(PCApplyTransposeExists(inner, &has));
+  }
+  if (has)
+    PetscFunctionReturn(0);
+  PetscCall(PCGetType(pc, &ptype));
+  PetscCall(KSPGetType(ksp, &ktype));
+  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+  SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
+          "-%sksp_type %s applies the preconditioner's transpose, which -pc_type %s cannot (%s has no transposed "
+          "solve): use " HS_TRANSPOSE_ALTERNATIVES,
+          prefix ? prefix : "", ktype, ptype, lu ? "its inner PC" : "its elimination");
+}

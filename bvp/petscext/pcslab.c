@@ -705,6 +705,7 @@ PetscErrorCode PCCreate_HsSlab(PC pc)
   pc->data                = s;
   pc->ops->setup          = PCSetUp_HsSlab;
   pc->ops->apply          = PCApply_HsSlab;
+  pc->ops->applytranspose = HsPCNoTranspose;
   pc->ops->setfromoptions = PCSetFromOptions_HsSlab;
   pc->ops->view           = PCView_HsSlab;
   pc->ops->reset          = PCReset_HsSlab;
