@@ -85,17 +85,22 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
     s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
     PetscFunctionReturn(0);
   }
-  { /* without IPOPT: the caller's attempt fails with this status (ok), or the solve's error, before a direct solver
-       exists that the error would leave unreleased */
-    PetscBool avail;
+  { /* without IPOPT, where the direct solve is IPOPT's (ConfigureDirect's choice: a constrained system's is Newton on
+       its KKT conditions unless -hs_direct_solver ipopt, another's IPOPT unless -hs_direct_solver kkt): the caller's
+       attempt fails with this status (ok), or the solve's error, before a direct solver exists that the error would
+       leave unreleased. Newton's guess is made without IPOPT (issue 38, round 21: the constrained systems' and
+       -hs_direct_solver kkt's had been refused where IPOPT could not be loaded) */
+    PetscBool avail = PETSC_TRUE;
     char      why[512];
-    PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), &avail, why, sizeof why));
+    if (s->prob->nc ? s->direct_solver == HS_DIRECT_IPOPT : s->direct_solver != HS_DIRECT_KKT)
+      PetscCall(HsIpoptAvailable(PetscObjectComm((PetscObject)s), &avail, why, sizeof why));
     if (ok && !avail) {
       PetscCall(PetscStrncpy(s->res.status, "IPOPT not available", sizeof s->res.status));
       s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, *ok = PETSC_FALSE;
       PetscFunctionReturn(0);
     }
-    PetscCheck(avail, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "-hs_initial_guess direct: %s", why);
+    PetscCheck(avail, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP, "-hs_initial_guess direct: %s%s", why,
+               s->prob->nc ? "" : "; -hs_direct_solver kkt makes the direct guess by Newton, without IPOPT");
   }
   PetscCall(HsSolverCreateDirect(s, HS_DIRECT_IPOPT, &t));
   if (s->monitor)
