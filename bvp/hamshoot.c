@@ -11,6 +11,7 @@
  * (outputs are still written, with "converged": false); 3 interrupted by
  * SIGTERM/SIGINT (a checkpoint is written, the previous output is left
  * intact; resume with -hs_restart). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,14 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   PetscCheck(!flg || !raw || strlen(raw) < len - 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
              "-o: the directory name has %zu characters, more than the %zu this system's paths allow",
              strlen(raw ? raw : ""), len - 32);
+  for (const char *c = flg && raw ? raw : ""; *c; c += strcspn(c, "/"), c += *c == '/') {
+    /* a part of -o longer than a file name may be was named as the checkpoint below it, which the set-up looks
+       at first ("checkpoint directory 'DIR/checkpoint': cannot look at ...": issue 38, round 22) */
+    size_t n = strcspn(c, "/");
+    PetscCheck(n <= NAME_MAX, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+               "-o: a part of the directory name has %zu characters, more than the %d a file name may have", n,
+               NAME_MAX);
+  }
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot executable", "");
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-N", "number of uniform time intervals (default: the problem's)",
                          "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
