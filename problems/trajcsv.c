@@ -121,11 +121,14 @@ static int Row(const char *line, int ncol, const char *want, double *v, char *em
   return nv;
 }
 
+#define HS_TRAJ_LONE_CR "a carriage return that ends no CRLF line (lines end in LF or CRLF)"
+
 /* One line of f into *buf (capacity *cap, grown up to max + 2 bytes): 1, 0 at the end of the file, -1 for a line
  * longer than max characters (a file that is no output of hamshoot's: its longest line is about 25 characters a
  * column), -2 out of memory, -3 a NUL byte (read one byte at a time: fgets stops at no NUL, so that the rest of such a
- * line had been dropped and the next line joined to it, a row read from two lines without a word). The line keeps its
- * end (\n or \r\n). */
+ * line had been dropped and the next line joined to it, a row read from two lines without a word), -4 a carriage
+ * return that ends no CRLF line (issue 38, round 22: the rest of its line had been dropped: a header's first row, a
+ * row's later fields, without a word or with a message about something else). The line keeps its end (\n or \r\n). */
 static int Line(FILE *f, char **buf, size_t *cap, size_t max)
 {
   size_t n = 0;
@@ -147,6 +150,12 @@ static int Line(FILE *f, char **buf, size_t *cap, size_t max)
     }
     if (!ch)
       return -3;
+    if (ch == '\r') { /* only as CRLF: a lone CR had ended the fields of its line and its rest was dropped */
+      int next = getc_unlocked(f);
+      if (next != '\n')
+        return -4;
+      ungetc(next, f);
+    }
     if (n >= max)
       return -1;
     (*buf)[n++] = (char)ch;
@@ -217,6 +226,8 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
     snprintf(msg, msglen, "-hs_init %s:1: the header is longer than %d characters", path, HS_TRAJ_MAX_HEADER);
   else if (st == -3)
     snprintf(msg, msglen, "-hs_init %s:1: a NUL byte (not a text file written by hamshoot -o)", path);
+  else if (st == -4)
+    snprintf(msg, msglen, "-hs_init %s:1: %s", path, HS_TRAJ_LONE_CR);
   else if (st == 1) /* a UTF-8 byte-order mark is no part of the first name */
     Header(line + (strncmp(line, "\xef\xbb\xbf", 3) ? 0 : 3), P, kind, col, &tcol, &ncol, path, msg, msglen);
   st = st == -2 ? HS_ENOMEM : HS_SUCCESS;
@@ -251,6 +262,8 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
         st = HS_ENOMEM;
       else if (r == -3)
         snprintf(msg, msglen, "-hs_init %s:%d: a NUL byte (not a text file written by hamshoot -o)", path, lineno);
+      else if (r == -4)
+        snprintf(msg, msglen, "-hs_init %s:%d: %s", path, lineno, HS_TRAJ_LONE_CR);
       else
         snprintf(msg, msglen, "-hs_init %s:%d: longer than %d characters (%d a column)", path, lineno,
                  ncol * HS_TRAJ_MAX_FIELD + 64, HS_TRAJ_MAX_FIELD);

@@ -280,7 +280,8 @@ static int SummaryN(const char *p)
 /* The column t of a trajectory.csv (n rows) against this problem: t_0 = 0, strictly increasing, and, for a fixed
  * final time, t_N = T (to 1e-9 relative): a file of another problem, another T or a hand-edited one is an error
  * in msg (it would be interpolated onto the wrong times). A free T's file ends at its own T. The summary.json beside
- * it (if any) must name the number of intervals the file has and, for a free T, the T it ends at; another problem's
+ * it (if any) must name the number of intervals the file has ("N": one without is an error) and, for a free T, the T it
+ * ends at; another problem's
  * name is said in a warning (a problem file and its built-in twin share their columns). */
 static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, PetscInt n, char *msg, size_t msglen)
 {
@@ -310,7 +311,12 @@ static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, 
     if (q)
       sscanf(q + 12, "%" PetscStringize(HS_NAME_LEN) "[^\"]", name);
   }
-  if (N == -2)
+  if (!p) /* round 22: a summary.json without "N" (not JSON, empty, another program's) had been taken without a word */
+    snprintf(msg, msglen,
+             "-hs_init %s: the summary.json beside it names no \"N\" (not hamshoot's, or damaged): remove it, or "
+             "put the trajectory where no other run's files are",
+             traj);
+  else if (N == -2)
     snprintf(msg, msglen,
              "-hs_init %s: the summary.json beside it has an \"N\" that is not a whole number of intervals "
              "(not hamshoot's, or damaged)",
