@@ -222,6 +222,12 @@ static PetscErrorCode ApplyHsBT(SNESLineSearch ls)
   PetscCall(SNESLineSearchGetSNES(ls, &snes));
   PetscCall(SNESLineSearchGetDefaultMonitor(ls, &mon));
   PetscCall(SNESLineSearchGetTolerances(ls, &minlambda, &maxstep, NULL, NULL, NULL, NULL));
+  /* the halving below ends at minlambda: a damping of NaN or inf never got there, nor did a SIGTERM end it (issue 38,
+     round 22: -snes_linesearch_damping nan ran for ever; the options check refuses it, this any other way) */
+  PetscCheck(lambda > 0 && lambda < PETSC_INFINITY && minlambda >= 0 && maxstep > 0, PetscObjectComm((PetscObject)ls),
+             PETSC_ERR_ARG_OUTOFRANGE,
+             "line search hsbt: damping %g, minimum lambda %g and maximum step %g must be positive and finite",
+             (double)lambda, (double)minlambda, (double)maxstep);
   PetscCall(SNESGetTolerances(snes, NULL, NULL, &stol, NULL, NULL));
   PetscCall(SNESLineSearchPreCheck(ls, X, Y, &changed));
   PetscCall(SNESLineSearchSetReason(ls, SNES_LINESEARCH_SUCCEEDED));
@@ -249,7 +255,7 @@ static PetscErrorCode ApplyHsBT(SNESLineSearch ls)
       PetscFunctionReturn(0);
     if (!PetscIsInfOrNanReal(g))
       break;
-    if (lambda <= minlambda)
+    if (!(lambda > minlambda))
       SNESCheckFunctionNorm(snes, g);
     lambda *= 0.5;
   }

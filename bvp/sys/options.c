@@ -253,7 +253,26 @@ static PetscBool IntKey(const char *key, long long *min)
 static const char *const hs_bool_keys[] = {
     "pc_hsband_reverse_last", "pc_hsband_defer", "pc_hsband_avx2",     "pc_hsband_border",
     "pc_hsband_fallback",     "pc_hsdrop_match", "pc_hsslab_fallback", NULL};
-static const char *const hs_real_keys[] = {"pc_hsband_spike_threshold", "pc_hsdrop_tol", "snes_linesearch_alpha", NULL};
+static const char *const hs_real_keys[] = {"pc_hsband_spike_threshold",
+                                           "pc_hsdrop_tol",
+                                           "snes_linesearch_alpha",
+                                           /* and the line search's other reals (round 22: -snes_linesearch_damping nan
+                                              had hsbt halve NaN for ever, a SIGTERM not ending it) */
+                                           "snes_linesearch_damping",
+                                           "snes_linesearch_maxstep",
+                                           "snes_linesearch_minlambda",
+                                           "snes_linesearch_rtol",
+                                           "snes_linesearch_atol",
+                                           "snes_linesearch_ltol",
+                                           NULL};
+
+/* Whether tok is a NaN as strtod reads it (nan, -NaN, nan(0x1), ...): no PETSc key takes one (round 22: -snes_atol
+   nan, -ksp_rtol nan had been taken, PETSc's checks of a tolerance false for NaN). */
+static PetscBool NaNWord(const char *tok)
+{
+  tok += *tok == '-' || *tok == '+';
+  return (PetscBool)(!strncasecmp(tok, "nan", 3) && (!tok[3] || tok[3] == '('));
+}
 
 /* Whether key ends in one of the names of list (NULL-terminated) after a '_' or '-' (any prefix). */
 static PetscBool KeyIn(const char *key, const char *const *list)
@@ -298,6 +317,8 @@ static PetscErrorCode FindHex(char *bad, size_t len)
       key = tok;
     else if (key && IsHex(tok) && !Ours(key + 1, &sw)) /* hamshoot's keys: their own parsers name the value */
       snprintf(bad, len, "%s %s", key, tok);
+    else if (key && NaNWord(tok) && !Ours(key + 1, &sw))
+      snprintf(bad, len, "%s %s is not a number", key, tok);
     else if (key && IntKey(key, &min) && (!WholeNumber(tok, strlen(tok)) || strtoll(tok, NULL, 10) < min)) {
       if (min == PETSC_MIN_INT) /* PETSc would read 4294967297 as 1 */
         snprintf(bad, len, "%s %s is not a whole number within %d-bit integers", key, tok, (int)(8 * sizeof(PetscInt)));
