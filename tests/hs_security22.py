@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""hamshoot system tests (tests/hstest.py): security round 22 (issue 38; docs/reliability.md, "Round 22"). Each
+assertion marked (before: ...) failed on the code before its fix:
+
+  prefixed keys   a sub-solver's key is named as the user gave it, with its prefix, in every message of its value:
+                  -hs_direct_hs_dg_tol -1, _hs_snes_polish -5, _hs_snes_roundoff 1e300, _hs_strategy_time -1,
+                  _hs_direct_solver foo (before: "-hs_dg_tol -1. must lie in [0, 0.001]", the prefix dropped)
+  keep sentinel   -2, PETSC_DEFAULT, is no "keep the value" for the user: -hs_step_atol -2, -hs_step_stol -2,
+                  -hs_step_max_it -2 (shooting) and, where IPOPT can be loaded, -hs_ipopt_tol -2, -hs_ipopt_max_it -2
+                  are errors naming the key (before: each taken, exit 0, the default used)
+  transpose       -ksp_type bicg (and ibcgs), which applies the preconditioner's transpose: with -pc_type hsband or
+                  hsslab an error before the solve naming the KSP type, the PC and what works (before: PETSc's "No
+                  method applytranspose for PC of type hsband", round 21); with hsdrop and hsgather (2 ranks) the solve
+                  converges to the default run's J (their LU solves transposed; the transposes themselves are checked
+                  against A^T in the C test pctranspose)
+  direct guess    IPOPT that cannot be loaded: the direct guess by Newton is made (-hs_initial_guess direct on
+                  crane_natural.ocp, a constrained system, and on the pendulum with -hs_direct_solver kkt; before: "IPOPT
+                  is not available", round 21); the one by IPOPT is refused naming -hs_direct_solver kkt
+  -o name max     a part of -o longer than a file name may be is named as -o's (before: "checkpoint directory
+                  'ddd.../checkpoint': cannot look at ...")
+  init text       a lone carriage return in -hs_init's trajectory.csv (after the header, inside a row) is an error
+                  naming its line (before: the rest of the line dropped: "t starts at 0.1875" or "expected 4 values,
+                  found 1"); a summary.json beside it without "N" is an error (before: taken without a word); CRLF
+                  files are read
+  nan values      NaN in any key's value is refused, PETSc's included (-snes_atol nan, -ksp_rtol NaN; before: taken),
+                  the line search's reals must be finite (-snes_linesearch_damping nan, inf; before: hsbt halved NaN
+                  for ever and SIGTERM did not end it), and its damping positive (-snes_linesearch_damping 0)
+
+stdlib only; each case in a temporary directory of its own."""
+import json
+import os
+import subprocess
+import tempfile
+
+from hs_util import ENV, HAMSHOOT, MPIEXEC, check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROBLEMS = os.path.join(HERE, "..", "problems")
+CRANE = os.path.join(PROBLEMS, "crane_natural.ocp")
+BASE = ["-problem", "pendulum", "-N", "16", "-hs_check_extremal", "no", "-quiet"]
+
+
+def hs(args, d, ranks=1, env=None, timeout=120):
+    """(exit status, stdout + stderr) of hamshoot with args in directory d; a run past timeout is killed: status
+    'timeout'."""
+    cmd = [HAMSHOOT] + args
+    if ranks > 1:
+        cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks)] + cmd
+    try:
+        p = subprocess.run(cmd, env=dict(ENV, **(env or {})), cwd=d, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    return p.returncode, p.stdout + p.stderr
+
+
+def case_prefixed_keys(d):
+    """a sub-solver's range and choice errors name the key with its prefix."""
+    direct = ["-hs_initial_guess", "direct", "-hs_direct_solver", "kkt"]
+    for key, value, want in (("-hs_direct_hs_dg_tol", "-1", "must lie in [0, 0.001]"),
+                             ("-hs_direct_hs_snes_polish", "-5", "is out of range"),
+                             ("-hs_direct_hs_snes_roundoff", "1e300", "must be in [0, "),
+                             ("-hs_direct_hs_strategy_time", "-1", "must be >= 0"),
+                             ("-hs_direct_hs_direct_solver", "foo", "(choose default or kkt or ipopt)")):
+        rc, out = hs(BASE + direct + [key, value], d)
+        check(rc == 1 and key in out and want in out, "%s %s: exit %s\n%s" % (key, value, rc, out[-300:]))
+    rc, out = hs(BASE + ["-hs_dg_tol", "-1"], d)  # the main solver's: no prefix
+    check(rc == 1 and "error: -hs_dg_tol -1" in out, "-hs_dg_tol -1: exit %s\n%s" % (rc, out[-300:]))
+
+
+def case_keep_sentinel(d):
+    """-2 (PETSC_DEFAULT) is a value like any other: out of range, an error."""
+    shoot = ["-hs_bvp_type", "shooting"]
+    cases = [(shoot, "-hs_step_atol", "must lie in (0, 1)"), (shoot, "-hs_step_stol", "must lie in (0, 1)"),
+             (shoot, "-hs_step_max_it", "is out of range")]
+    if not os.environ.get("HS_SANITIZED"):  # IPOPT is not loaded in a sanitized build
+        cases += [(["-hs_bvp_type", "ipopt"], "-hs_ipopt_tol", "must lie in (0, 1)"),
+                  (["-hs_bvp_type", "ipopt"], "-hs_ipopt_max_it", "is out of range")]
+    for ctx, key, want in cases:
+        rc, out = hs(BASE + ctx + [key, "-2"], d)
+        check(rc == 1 and ("%s -2" % key) in out and want in out, "%s -2: exit %s\n%s" % (key, rc, out[-300:]))
+
+
+def j_of(d, name):
+    with open(os.path.join(d, name, "summary.json")) as f:
+        return json.load(f)["J"]
+
+
+def case_transpose(d):
+    """a transposing KSP: refused before the solve with hsband and hsslab, solved with hsdrop and hsgather."""
+    for pc in ("hsband", "hsslab"):
+        for ksp in ("bicg", "ibcgs"):
+            rc, out = hs(BASE + ["-pc_type", pc, "-ksp_type", ksp], d, ranks=2)
+            want = "-ksp_type %s applies the preconditioner's transpose, which -pc_type %s cannot" % (ksp, pc)
+            check(rc == 1 and want in out and "No method" not in out and "gmres" in out,
+                  "-pc_type %s -ksp_type %s: exit %s\n%s" % (pc, ksp, rc, out[-300:]))
+    rc, out = hs(BASE + ["-N", "40", "-o", "ref"], d, ranks=2)
+    check(rc == 0, "the default run: exit %s\n%s" % (rc, out[-300:]))
+    for pc in ("hsdrop", "hsgather"):
+        rc, out = hs(BASE + ["-N", "40", "-pc_type", pc, "-ksp_type", "bicg", "-o", pc], d, ranks=2)
+        ok = rc == 0 and abs(j_of(d, pc) - j_of(d, "ref")) <= 1e-10 * abs(j_of(d, "ref"))
+        check(ok, "-pc_type %s -ksp_type bicg on 2 ranks: exit %s\n%s" % (pc, rc, out[-300:]))
+
+
+def case_direct_guess(d):
+    """without IPOPT the direct guess by Newton is made; the one by IPOPT refused, naming the way without it."""
+    env = {"HAMSHOOT_IPOPT_LIBRARY": os.path.join(d, "missing", "libipopt.so")}
+    for args in (["-problem", CRANE, "-N", "20", "-hs_initial_guess", "direct"],
+                 ["-problem", CRANE, "-N", "20", "-hs_initial_guess", "direct", "-hs_direct_solver", "kkt"],
+                 BASE + ["-hs_initial_guess", "direct", "-hs_direct_solver", "kkt"]):
+        rc, out = hs(args + ["-hs_check_extremal", "no"], d, env=env)
+        check(rc == 0 and "initial guess      direct solution (transcription" in out,
+              "%s without IPOPT: exit %s\n%s" % (" ".join(args[1:]), rc, out[-300:]))
+    rc, out = hs(BASE + ["-hs_initial_guess", "direct"], d, env=env)
+    check(rc == 1 and "IPOPT is not available" in out and "-hs_direct_solver kkt makes the direct guess" in out,
+          "-hs_initial_guess direct without IPOPT: exit %s\n%s" % (rc, out[-300:]))
+
+
+def case_o_name_max(d):
+    rc, out = hs(BASE + ["-o", "d" * 256], d)
+    check(rc == 1 and "-o: a part of the directory name has 256 characters" in out and "checkpoint" not in out,
+          "-o of 256 characters: exit %s\n%s" % (rc, out[-300:]))
+    rc, out = hs(BASE + ["-o", "d" * 255], d)
+    check(rc == 0, "-o of 255 characters: exit %s\n%s" % (rc, out[-300:]))
+
+
+def case_init_text(d):
+    """-hs_init: lone carriage returns, a summary.json without N."""
+    rc, out = hs(BASE + ["-o", "good"], d)
+    check(rc == 0, "the run to read: exit %s\n%s" % (rc, out[-300:]))
+    with open(os.path.join(d, "good", "trajectory.csv"), newline="") as f:
+        rows = f.read().split("\n")
+    cases = (("cr_header", rows[0] + "\r" + "\n".join(rows[1:]), 1, "csv:1: a carriage return that ends no CRLF line"),
+             ("cr_row", "\n".join(rows[:3]) + "\n" + rows[3].replace(",", "\r,", 1) + "\n" + "\n".join(rows[4:]), 1,
+              "csv:4: a carriage return that ends no CRLF line"),
+             ("crlf", "\r\n".join(rows), 0, ""))
+    for name, text, want_rc, want in cases:
+        os.makedirs(os.path.join(d, name))
+        for other in ("intervals.csv", "summary.json"):
+            with open(os.path.join(d, "good", other)) as f, open(os.path.join(d, name, other), "w") as g:
+                g.write(f.read())
+        with open(os.path.join(d, name, "trajectory.csv"), "w", newline="") as f:
+            f.write(text)
+        rc, out = hs(BASE + ["-hs_init", name], d)
+        check(rc == want_rc and want in out, "-hs_init %s: exit %s\n%s" % (name, rc, out[-300:]))
+    with open(os.path.join(d, "crlf", "summary.json"), "w") as f:
+        f.write("{}\n")
+    rc, out = hs(BASE + ["-hs_init", "crlf"], d)
+    check(rc == 1 and 'the summary.json beside it names no "N"' in out,
+          "-hs_init with a summary.json without N: exit %s\n%s" % (rc, out[-300:]))
+
+
+def case_nan_values(d):
+    for args, want in ((["-snes_atol", "nan"], "option -snes_atol nan is not a number"),
+                       (["-ksp_rtol", "NaN"], "option -ksp_rtol NaN is not a number"),
+                       (["-snes_linesearch_damping", "nan"], "option -snes_linesearch_damping nan is not a number"),
+                       (["-snes_linesearch_damping", "inf"], "is not a finite decimal number"),
+                       (["-snes_linesearch_type", "l2", "-snes_linesearch_damping", "nan"], "is not a number"),
+                       (["-snes_linesearch_damping", "0"], "must be positive and finite")):
+        rc, out = hs(BASE + args, d, timeout=60)
+        check(rc == 1 and want in out, "%s: exit %s (before: nan taken; the damping's ran for ever)\n%s"
+              % (" ".join(args), rc, out[-300:]))
+
+
+def t_security22():
+    """round 22's cases (docs/reliability.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in (case_prefixed_keys, case_keep_sentinel, case_transpose, case_direct_guess, case_o_name_max,
+                     case_init_text, case_nan_values):
+            print("--", case.__name__)
+            case(tempfile.mkdtemp(dir=tmp))
