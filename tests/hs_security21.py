@@ -152,7 +152,7 @@ def case_ipopt_missing(d):
                                (["-hs_scheme", "direct", "-hs_direct_solver", "ipopt"], 2, "IPOPT is not available"),
                                (["-hs_compare", "-o", "cmp"], 1, "IPOPT is not available"),
                                (["-hs_compare", "-o", "cmp2", "-hs_direct_hs_ipopt_tol", "nan"], 1,
-                                "-hs_ipopt_tol nan is not a finite number")):
+                                "-hs_direct_hs_ipopt_tol nan is not a finite number")):  # its prefix since round 22
         rc, out = hs(base + extra, d, ranks=ranks, env=env)
         check(rc == 1 and want in out and " bytes " not in out and "LeakSanitizer" not in out,
               "%s on %d rank(s): exit %d\n%s" % (" ".join(extra), ranks, rc, out[-600:]))
