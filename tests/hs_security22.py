@@ -71,10 +71,10 @@ def case_keep_sentinel(d):
     """-2 (PETSC_DEFAULT) is a value like any other: out of range, an error."""
     shoot = ["-hs_bvp_type", "shooting"]
     cases = [(shoot, "-hs_step_atol", "must lie in (0, 1)"), (shoot, "-hs_step_stol", "must lie in (0, 1)"),
-             (shoot, "-hs_step_max_it", "is out of range")]
+             (shoot, "-hs_step_max_it", "must be at least 1")]
     if not os.environ.get("HS_SANITIZED"):  # IPOPT is not loaded in a sanitized build
         cases += [(["-hs_bvp_type", "ipopt"], "-hs_ipopt_tol", "must lie in (0, 1)"),
-                  (["-hs_bvp_type", "ipopt"], "-hs_ipopt_max_it", "is out of range")]
+                  (["-hs_bvp_type", "ipopt"], "-hs_ipopt_max_it", "must be >= 0")]
     for ctx, key, want in cases:
         rc, out = hs(BASE + ctx + [key, "-2"], d)
         check(rc == 1 and ("%s -2" % key) in out and want in out, "%s -2: exit %s\n%s" % (key, rc, out[-300:]))

@@ -540,7 +540,9 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, a, PETSC_DEFAULT));
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_step_max_it", "local Newton iterations per step", "HsSolverShootSetStepTolerances",
-                            sh->step_max_it, &it, &flg, 1, PETSC_MAX_INT));
+                            sh->step_max_it, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+  PetscCheck(!flg || it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT " must be at least 1",
+             HsKey(s, "-hs_step_max_it"), it);
   if (flg)
     PetscCall(HsSolverShootSetStepTolerances(s, PETSC_DEFAULT, PETSC_DEFAULT, it));
   PetscCall(SolverOptions(PetscOptionsObject, s, sh));
