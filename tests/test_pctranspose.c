@@ -101,17 +101,12 @@ static PetscErrorCode KSPCheck(PC pc, const char *ktype, PetscErrorCode *code)
 
 int main(int argc, char **argv)
 {
-  static const char *const lu[][3] = {
-      {PCHSDROP, "d_", "-d_pc_hsdrop_tol 0 -d_pc_hsdrop_match false"},
-      {PCHSDROP, "m_", "-m_pc_hsdrop_tol 0 -m_pc_hsdrop_match true"},
-      {PCHSGATHER, "g_", ""}
-  };
-  static const char *const none[][3] = {
-      {PCHSBAND, "b_", ""},
-      {PCHSSLAB, "s_", ""}
-  };
-  PetscMPIInt size;
-  Mat         A;
+  static const char *const lu[][3]   = {{PCHSDROP, "d_", "-d_pc_hsdrop_tol 0 -d_pc_hsdrop_match false"},
+                                        {PCHSDROP, "m_", "-m_pc_hsdrop_tol 0 -m_pc_hsdrop_match true"},
+                                        {PCHSGATHER, "g_", ""}};
+  static const char *const none[][3] = {{PCHSBAND, "b_", ""}, {PCHSSLAB, "s_", ""}};
+  PetscMPIInt              size;
+  Mat                      A;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(HsInitializePackage());

@@ -449,8 +449,8 @@ static PetscErrorCode SetFromOptions(HsSolver s, PetscOptionItems *PetscOptionsO
     PetscCall(HsSolverIpoptSetTolerances(s, tol, PETSC_DEFAULT));
   PetscCall(HsOptionsInt(PetscOptionsObject, "-hs_ipopt_max_it", "IPOPT's iteration limit",
                          "HsSolverIpoptSetTolerances", ip->max_it, &it, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
-  PetscCheck(!flg || it >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "%s %" PetscInt_FMT " must be >= 0",
-             HsKey(s, "-hs_ipopt_max_it"), it);
+  PetscCheck(!flg || it >= 0, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %" PetscInt_FMT " must be >= 0", HsKey(s, "-hs_ipopt_max_it"), it);
   if (flg)
     PetscCall(HsSolverIpoptSetTolerances(s, PETSC_DEFAULT, it));
   PetscCall(HsOptionsReal(PetscOptionsObject, "-hs_ipopt_max_perturbation",

@@ -344,8 +344,8 @@ PetscErrorCode HsSolverShootSetMaxGrowth(HsSolver s, PetscReal growth)
 
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetMaxGrowth", PETSC_FALSE, &sh));
-  PetscCheck(growth > 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-             "%s %g must exceed 1", HsKey(s, "-hs_shoot_max_growth"), (double)growth);
+  PetscCheck(growth > 1, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE, "%s %g must exceed 1",
+             HsKey(s, "-hs_shoot_max_growth"), (double)growth);
   sh->max_growth = growth;
   PetscFunctionReturn(0);
 }
@@ -400,13 +400,13 @@ PetscErrorCode HsSolverShootSetStepTolerances(HsSolver s, PetscReal atol, PetscR
   PetscFunctionBeginUser;
   PetscCall(ShootData(s, "HsSolverShootSetStepTolerances", PETSC_TRUE, &sh));
   if (atol != (PetscReal)PETSC_DEFAULT) {
-    PetscCheck(atol > 0 && atol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)", HsKey(s, "-hs_step_atol"),
-               (double)atol);
+    PetscCheck(atol > 0 && atol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)",
+               HsKey(s, "-hs_step_atol"), (double)atol);
     sh->step_atol = atol;
   }
   if (stol != (PetscReal)PETSC_DEFAULT) {
-    PetscCheck(stol > 0 && stol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)", HsKey(s, "-hs_step_stol"),
-               (double)stol);
+    PetscCheck(stol > 0 && stol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g must lie in (0, 1)",
+               HsKey(s, "-hs_step_stol"), (double)stol);
     sh->step_stol = stol;
   }
   if (max_it != PETSC_DEFAULT) {
@@ -560,8 +560,8 @@ static PetscErrorCode SetUpKnots(HsSolver s, HsShoot *sh)
   for (PetscInt i = 0; i < sh->nuser; i++)
     PetscCheck(sh->user_knots[i] > (i ? sh->user_knots[i - 1] : 0) && sh->user_knots[i] < s->N,
                PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-               "%s: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT
-               "; entry %" PetscInt_FMT " is %" PetscInt_FMT,
+               "%s: interior knots must increase strictly within 1..N-1 = %" PetscInt_FMT "; entry %" PetscInt_FMT
+               " is %" PetscInt_FMT,
                HsKey(s, "-hs_shoot_knots"), s->N - 1, i + 1, sh->user_knots[i]);
   PetscCall(PetscFree(sh->knots));
   PetscCall(PetscMalloc1(sh->Mset + 1, &sh->knots));

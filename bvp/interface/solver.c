@@ -544,8 +544,8 @@ PetscErrorCode HsSolverSetDGTolerance(HsSolver s, PetscReal tol)
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
   PetscCheck(tol >= 0 && tol <= HS_DG_TOL_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
              "%s %g must lie in [0, %g]: the discrete gradient's fallback below it breaks the conservation of "
-             "H^d by about tol^3 (0.9 gave an H^d spread of 0.95 on the pendulum)", HsKey(s, "-hs_dg_tol"),
-             (double)tol, (double)HS_DG_TOL_MAX);
+             "H^d by about tol^3 (0.9 gave an H^d spread of 0.95 on the pendulum)",
+             HsKey(s, "-hs_dg_tol"), (double)tol, (double)HS_DG_TOL_MAX);
   s->dg_tol = tol;
   PetscFunctionReturn(0);
 }
@@ -589,10 +589,9 @@ PetscErrorCode HsSolverSetRoundoffFactor(HsSolver s, PetscReal c)
 {
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  PetscCheck(
-      c >= 0 && c <= HS_ROUNDOFF_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-      "%s %g must be in [0, %g]: a larger factor would call a residual far above round-off converged", HsKey(s, "-hs_snes_roundoff"),
-      (double)c, (double)HS_ROUNDOFF_FACTOR_MAX);
+  PetscCheck(c >= 0 && c <= HS_ROUNDOFF_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %g must be in [0, %g]: a larger factor would call a residual far above round-off converged",
+             HsKey(s, "-hs_snes_roundoff"), (double)c, (double)HS_ROUNDOFF_FACTOR_MAX);
   s->roundoff = c;
   PetscFunctionReturn(0);
 }
@@ -638,11 +637,10 @@ PetscErrorCode HsSolverSetNoiseFactor(HsSolver s, PetscReal c)
 {
   PetscFunctionBeginUser;
   PetscValidHeaderSpecific(s, HS_SOLVER_CLASSID, 1);
-  PetscCheck(
-      c >= 0 && c <= HS_NOISE_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
-      "%s %g must be in [0, %g]: a larger factor would call a residual far above its evaluation error "
-      "converged", HsKey(s, "-hs_snes_noise"),
-      (double)c, (double)HS_NOISE_FACTOR_MAX);
+  PetscCheck(c >= 0 && c <= HS_NOISE_FACTOR_MAX, PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_OUTOFRANGE,
+             "%s %g must be in [0, %g]: a larger factor would call a residual far above its evaluation error "
+             "converged",
+             HsKey(s, "-hs_snes_noise"), (double)c, (double)HS_NOISE_FACTOR_MAX);
   s->noise_factor = c;
   PetscFunctionReturn(0);
 }

@@ -163,8 +163,8 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
       v = strtod(num, NULL);
     }
     PetscCheck(n && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
-               PETSC_ERR_ARG_WRONG,
-               "%s %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s", HsKey(s, "-hs_checkpoint_every"), buf);
+               PETSC_ERR_ARG_WRONG, "%s %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s",
+               HsKey(s, "-hs_checkpoint_every"), buf);
     PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
   }
   PetscCall(HsOptionsString(PetscOptionsObject, "-hs_restart",
@@ -392,12 +392,12 @@ PetscErrorCode HsSolverStrategyForEachContinue(HsSolver s, PetscErrorCode (*fn)(
     *eq = 0;
     why = HsParseReal(eq + 1, &d); /* decimal only (no 0x1p3, nan, inf) */
     v   = (PetscReal)d;
-    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "%s: the start of %s, '%s', %s", HsKey(s, "-hs_strategy_continue"), tok, eq + 1,
-               HsParseRealWhy(why));
+    PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "%s: the start of %s, '%s', %s", HsKey(s, "-hs_strategy_continue"), tok,
+               eq + 1, HsParseRealWhy(why));
     for (int i = 0; s->prob && i < s->prob->nparams; i++)
       known = (PetscBool)(known || !strcmp(s->prob->params[i].name, tok));
-    PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "%s: problem '%s' has no parameter '%s'", HsKey(s, "-hs_strategy_continue"),
-               s->prob ? s->prob->name : "?", tok);
+    PetscCheck(known, comm, PETSC_ERR_ARG_WRONG, "%s: problem '%s' has no parameter '%s'",
+               HsKey(s, "-hs_strategy_continue"), s->prob ? s->prob->name : "?", tok);
     for (const char *o = s->strategy_continue; (o = strstr(o, tok)) && o < s->strategy_continue + (tok - buf); o++)
       PetscCheck(!((o == s->strategy_continue || o[-1] == ',') && o[strlen(tok)] == '='), comm, PETSC_ERR_ARG_WRONG,
                  "%s: parameter '%s' is given twice", HsKey(s, "-hs_strategy_continue"), tok);
@@ -572,7 +572,8 @@ PetscErrorCode HsSolverSetFromOptions(HsSolver s)
                       "default: boundary states interpolated, lambda = 0)",
                       "HsSolverSetInitialGuessFromFile", "", path, sizeof path, &flg));
   if (flg) {
-    HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "%s needs a file name", HsKey(s, "-hs_init"));
+    HsOptionsCheck(path[0], PetscObjectComm((PetscObject)s), PETSC_ERR_ARG_WRONG, "%s needs a file name",
+                   HsKey(s, "-hs_init"));
     HsOptionsCall(HsSolverSetInitialGuessFromFile(s, path));
   }
   HsOptionsCall(CheckpointOptions(PetscOptionsObject, s));

@@ -87,7 +87,7 @@ PetscErrorCode HsPCViewInner(PC inner, PetscViewer viewer)
 
 /* What to use instead, in the messages of a transposed solve hamshoot's PC cannot make. */
 #define HS_TRANSPOSE_ALTERNATIVES                                                                                      \
-  "a Krylov method that applies the preconditioner only (-ksp_type gmres, fgmres, bcgs, tfqmr or preonly), or "       \
+  "a Krylov method that applies the preconditioner only (-ksp_type gmres, fgmres, bcgs, tfqmr or preonly), or "        \
   "-pc_type hsdrop, hsgather or lu, whose LU solves transposed"
 
 /*@ HsPCInnerApplyTranspose - y = inner^-T Q^T x for hsdrop and hsgather (bvp/ internal): their LU's transposed

@@ -253,18 +253,12 @@ static PetscBool IntKey(const char *key, long long *min)
 static const char *const hs_bool_keys[] = {
     "pc_hsband_reverse_last", "pc_hsband_defer", "pc_hsband_avx2",     "pc_hsband_border",
     "pc_hsband_fallback",     "pc_hsdrop_match", "pc_hsslab_fallback", NULL};
-static const char *const hs_real_keys[] = {"pc_hsband_spike_threshold",
-                                           "pc_hsdrop_tol",
-                                           "snes_linesearch_alpha",
+static const char *const hs_real_keys[] = {"pc_hsband_spike_threshold", "pc_hsdrop_tol", "snes_linesearch_alpha",
                                            /* and the line search's other reals (round 22: -snes_linesearch_damping nan
                                               had hsbt halve NaN for ever, a SIGTERM not ending it) */
-                                           "snes_linesearch_damping",
-                                           "snes_linesearch_maxstep",
-                                           "snes_linesearch_minlambda",
-                                           "snes_linesearch_rtol",
-                                           "snes_linesearch_atol",
-                                           "snes_linesearch_ltol",
-                                           NULL};
+                                           "snes_linesearch_damping", "snes_linesearch_maxstep",
+                                           "snes_linesearch_minlambda", "snes_linesearch_rtol", "snes_linesearch_atol",
+                                           "snes_linesearch_ltol", NULL};
 
 /* Whether tok is a NaN as strtod reads it (nan, -NaN, nan(0x1), ...): no PETSc key takes one (round 22: -snes_atol
    nan, -ksp_rtol nan had been taken, PETSc's checks of a tolerance false for NaN). */
