@@ -22,6 +22,9 @@ assertion marked (before: ...) failed on the code before its fix:
                   naming its line (before: the rest of the line dropped: "t starts at 0.1875" or "expected 4 values,
                   found 1"); a summary.json beside it without "N" is an error (before: taken without a word); CRLF
                   files are read
+  snes types      -snes_type fas, composite, shell, nasm and -hs_grid_snes_type composite (-hs_study 3) are refused
+                  before the solve naming the key and what works (before: PETSc's messages inside the solve:
+                  "row 0 of point 0 does not fit the Jacobian's pattern", "m must be > 0"); newtontr still runs
   nan values      NaN in any key's value is refused, PETSc's included (-snes_atol nan, -ksp_rtol NaN; before: taken),
                   the line search's reals must be finite (-snes_linesearch_damping nan, inf; before: hsbt halved NaN
                   for ever and SIGTERM did not end it), and its damping positive (-snes_linesearch_damping 0)
@@ -161,10 +164,24 @@ def case_nan_values(d):
               % (" ".join(args), rc, out[-300:]))
 
 
+def case_snes_types(d):
+    """(after round 22) a SNES type that needs parts hamshoot does not set up is refused before the solve, with its
+    prefix, in the main solver and in a driver's sub-solver."""
+    want = "needs parts hamshoot does not set up"
+    for args, key in ((["-snes_type", "fas"], "-snes_type fas"), (["-snes_type", "composite"], "-snes_type composite"),
+                      (["-snes_type", "shell"], "-snes_type shell"), (["-snes_type", "nasm"], "-snes_type nasm"),
+                      (["-hs_study", "3", "-hs_grid_snes_type", "composite"], "-hs_grid_snes_type composite")):
+        rc, out = hs(BASE + args, d, timeout=60)
+        check(rc == 1 and key + " " + want in out, "%s: exit %s (before: PETSc's own message in the solve)\n%s"
+              % (" ".join(args), rc, out[-300:]))
+    rc, out = hs(BASE + ["-snes_type", "newtontr"], d, timeout=60)  # a Newton type hamshoot can run
+    check(rc in (0, 2) and want not in out, "-snes_type newtontr: exit %s\n%s" % (rc, out[-300:]))
+
+
 def t_security22():
     """round 22's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
         for case in (case_prefixed_keys, case_keep_sentinel, case_transpose, case_direct_guess, case_o_name_max,
-                     case_init_text, case_nan_values):
+                     case_init_text, case_nan_values, case_snes_types):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

@@ -136,6 +136,7 @@ static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrat
   }
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
+  PetscCall(HsSNESCheckType(snes));
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscFunctionReturn(0);

@@ -779,6 +779,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSolverSetUp(t));
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_init_snes_* */
+  PetscCall(HsSNESCheckType(snes));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
   PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,

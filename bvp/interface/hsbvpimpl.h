@@ -258,6 +258,7 @@ PetscErrorCode HsSolverBoundsStructure(HsSolver s, const PetscScalar *x);
 PetscErrorCode HsSolverBoundsView(HsSolver s, PetscViewer v);
 void           HsSolverBoundsJSON(HsSolver s, FILE *f);
 PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx);
+PetscErrorCode HsSNESCheckType(SNES snes);
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s);
 void           HsSolverCloseCheckpointDir(HsSolver s);
 #define HS_OUTPUT_SOLVE 1   /* HsCheckOutputFiles: the solve's files */

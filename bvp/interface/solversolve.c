@@ -246,6 +246,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(SNESSetConvergenceTest(s->snes, HsSolverConvergenceTest, s, NULL));
   if (s->setfromoptionscalled)
     PetscCall(SNESSetFromOptions(s->snes));
+  PetscCall(HsSNESCheckType(s->snes));
   if (s->monitor)
     PetscCall(SNESMonitorSet(s->snes, HsSolverMonitor, s, NULL));
   /* the factorization's settings go to this solver's own factor matrix */
@@ -261,6 +262,29 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   if (s->restart_dir[0])
     PetscCall(HsSolverSetRestart(s, s->restart_dir));
   PetscFunctionReturn(0);
+}
+
+/*@ HsSNESCheckType - after SNESSetFromOptions: a -snes_type that needs parts hamshoot does not give it (fas: a
+    hierarchy of grids, composite and nasm and aspin: sub-solvers and subdomains, patch: a DMPlex, shell and python:
+    the user's own code) is an error naming the key and what works, before the solve instead of PETSc's message
+    inside it ("row 0 of point 0 does not fit the Jacobian's pattern", "m must be > 0"; issue 38, round 22)
+    (bvp/ internal). Collective. @*/
+PetscErrorCode HsSNESCheckType(SNES snes)
+{
+  PetscBool   bad;
+  const char *type, *prefix;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)snes, &bad, SNESFAS, SNESCOMPOSITE, SNESNASM, SNESASPIN, SNESPATCH,
+                                      SNESSHELL, SNESPYTHON, ""));
+  if (!bad)
+    PetscFunctionReturn(0);
+  PetscCall(SNESGetType(snes, &type));
+  PetscCall(SNESGetOptionsPrefix(snes, &prefix));
+  SETERRQ(PetscObjectComm((PetscObject)snes), PETSC_ERR_SUP,
+          "-%ssnes_type %s needs parts hamshoot does not set up (a grid hierarchy, sub-solvers or code of its own): use "
+          "newtonls (the default), newtontr, qn, ngmres, anderson, ncg, nrichardson, ngs, ms, vinewtonrsls or ksponly",
+          prefix ? prefix : "", type);
 }
 
 /*@ HsSolverResetFactorization - the next Newton step factors its Jacobian from scratch (bvp/ internal):

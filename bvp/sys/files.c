@@ -3,12 +3,14 @@
  * renameat, unlinkat: no path lookup of the locked directory after the lock), atomic writes (a temporary file renamed
  * into place when complete, so that a crash or an interrupted run never leaves a half-written file), running gnuplot
  * on a generated script in a directory entered by its descriptor, JSON strings. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addfchdir_np (glibc 2.29): HsRunGnuplot */
 #include "../../problems/hstext.h"
 #include "hssys.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,32 +269,53 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
   return out;
 }
 
-/* The child of HsRunGnuplot: in the directory open as dfd (fchdir: not its path, which may name another directory by
- * now), gnuplot SCRIPT with its output in gnuplot.log; no shell. The parent's SIGTERM/SIGINT handlers (which only set a
- * flag) are reset first, and the log is opened without blocking and without following a link (a FIFO planted there
- * would hold the child, and the output directory's lock it shares until exec, for ever), its first line
- * HS_GNUPLOT_LOG_HEAD (the next run knows the log as hamshoot's by it); the lock's descriptor is close-on-exec. */
-static void GnuplotChild(int dfd, const char *exe, const char *script)
+/* Starts gnuplot SCRIPT (the executable exe) in the directory open as dfd, its output in gnuplot.log there; no shell.
+ * posix_spawn, not fork: glibc's shares the parent's memory until exec (clone with CLONE_VM | CLONE_VFORK), so a large
+ * solve's process can still start it where fork's copy of its page tables failed with ENOMEM (round 22: -hs_study 20).
+ * The child enters the directory by its descriptor (fchdir: not its path, which may name another directory by now);
+ * the parent's SIGTERM/SIGINT/... handlers, which only set a flag, are reset to the default in it. The log is opened
+ * here without blocking and without following a link (a FIFO planted there would hold the run for ever), its first
+ * line HS_GNUPLOT_LOG_HEAD (the next run knows the log as hamshoot's by it), and given to the child as its stdout and
+ * stderr; every other descriptor of hamshoot's (the output directory's lock among them) is close-on-exec. 0 and the
+ * child's pid, or an errno: 126 stands for a log that could not be made a regular file. */
+static int SpawnGnuplot(int dfd, const char *exe, const char *script, pid_t *pid)
 {
-  struct stat st;
-  int         fd;
+  static const int           sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU, SIGPIPE};
+  extern char              **environ;
+  char *const                argv[] = {(char *)"gnuplot", (char *)script, NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t          at;
+  sigset_t                   def;
+  struct stat                st;
+  int                        fd, rc;
 
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGHUP, SIG_DFL);
-  signal(SIGUSR1, SIG_DFL);
-  signal(SIGUSR2, SIG_DFL);
-  signal(SIGXCPU, SIG_DFL);
-  signal(SIGPIPE, SIG_DFL);
-  if (fchdir(dfd))
-    _exit(126);
   fd = openat(dfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-      write(fd, HS_GNUPLOT_LOG_HEAD, strlen(HS_GNUPLOT_LOG_HEAD)) != (ssize_t)strlen(HS_GNUPLOT_LOG_HEAD) ||
-      dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-    _exit(126);
-  execl(exe, "gnuplot", script, (char *)NULL);
-  _exit(errno == ENOENT ? 127 : 126);
+      write(fd, HS_GNUPLOT_LOG_HEAD, strlen(HS_GNUPLOT_LOG_HEAD)) != (ssize_t)strlen(HS_GNUPLOT_LOG_HEAD)) {
+    if (fd >= 0)
+      close(fd);
+    return 126;
+  }
+  sigemptyset(&def);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaddset(&def, sigs[i]);
+  if ((rc = posix_spawn_file_actions_init(&fa))) {
+    close(fd);
+    return rc;
+  }
+  if ((rc = posix_spawnattr_init(&at))) {
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd);
+    return rc;
+  }
+  if (!(rc = posix_spawn_file_actions_addfchdir_np(&fa, dfd)) && !(rc = posix_spawn_file_actions_adddup2(&fa, fd, 1)) &&
+      !(rc = posix_spawn_file_actions_adddup2(&fa, fd, 2)) && !(rc = posix_spawnattr_setsigdefault(&at, &def)) &&
+      !(rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF)))
+    rc = posix_spawn(pid, exe, &fa, &at, argv, environ);
+  posix_spawnattr_destroy(&at);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fd);
+  return rc;
 }
 
 /* The gnuplot executable: the first regular, executable file named gnuplot in PATH's absolute entries (a relative or
@@ -332,7 +355,7 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
 }
 
 /*@ HsRunGnuplot - runs gnuplot on script (a file name in the directory open as dfd, named dir in messages) in that
-    directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): fork and exec of the
+    directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): posix_spawn of the
     gnuplot that PATH's absolute entries name, no shell, so that nothing of the data or of dir is ever read as a command
     or run as gnuplot; the child enters the directory by its descriptor (fchdir), never by its path. Returns 0 if it ran
     and each of the n PNGs exists and is not empty, else 1 with the reason in err: gnuplot not installed, stopped by a
@@ -340,7 +363,7 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
 int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
 {
   pid_t pid;
-  int   status;
+  int   status, rc;
   char  exe[PETSC_MAX_PATH_LEN];
 
   if (!script[0] || strchr(script, '/') || script[0] == '-') {
@@ -356,13 +379,17 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
     return 1;
   }
-  fflush(NULL); /* the child inherits no half-written buffers */
-  if ((pid = fork()) < 0) {
-    snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
+  fflush(NULL); /* nothing of hamshoot's half-written before gnuplot's output */
+  if ((rc = SpawnGnuplot(dfd, exe, script, &pid)) == 126) {
+    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)", dir);
+    return 1;
+  } else if (rc == ENOENT) {
+    snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
+    return 1;
+  } else if (rc) {
+    snprintf(err, len, "cannot run gnuplot %s: %s", exe, strerror(rc));
     return 1;
   }
-  if (pid == 0)
-    GnuplotChild(dfd, exe, script);
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
       snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
@@ -370,10 +397,6 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
     snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
-    return 1;
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 126) {
-    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)", dir);
     return 1;
   }
   if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
