@@ -111,6 +111,25 @@ PetscErrorCode HsSolverCreateGrid(HsSolver s, PetscInt N, HsSolver *t)
 
 static PetscErrorCode CheckpointCoarsePeriodic(HsSolver, HsSolver, PetscBool *, char *, size_t);
 
+/* The coarse grid's linear solver (of snes) in the workspace of s's, where their types can (HsPCBorrowWork): the grids
+ * N/2^(K-1) .. N/2 then touch the pages of N's workspace that the grid before touched, not fresh memory (pendulum,
+ * conserving4 + Romberg, K = 4, N = 224: 222 page faults in the timed solve, 150 of them the condensation's). */
+static PetscErrorCode BorrowWork(HsSolver s, SNES snes)
+{
+  KSP ks, kt;
+  PC  ps, pt;
+
+  PetscFunctionBeginUser;
+  if (!s->snes)
+    PetscFunctionReturn(0);
+  PetscCall(SNESGetKSP(s->snes, &ks));
+  PetscCall(SNESGetKSP(snes, &kt));
+  PetscCall(KSPGetPC(ks, &ps));
+  PetscCall(KSPGetPC(kt, &pt));
+  PetscCall(HsPCBorrowWork(pt, ps));
+  PetscFunctionReturn(0);
+}
+
 /* The grid solver t (of SolveGrid) set up and run from the solution `from` interpolated in time (NULL: the default
  * guess) with strategy, its SNES options with the prefix hs_grid_; *L its solution. coarse: a coarse grid of
  * HsSolverSolveExtrapolated, whose -hs_checkpoint_every writes s's checkpoint at N (issue 38). */
@@ -136,6 +155,8 @@ static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrat
   }
   PetscCall(HsSolverGetSNES(t, &snes));
   PetscCall(SNESSetFromOptions(snes)); /* -hs_grid_snes_* */
+  if (coarse) /* coarse first: s (N) has factored nothing yet that is read later, and solves after t (HsPCBorrowWork) */
+    PetscCall(BorrowWork(s, snes));
   PetscCall(HsSolverSolve(t));
   PetscCall(TakeLevel(t, L));
   PetscFunctionReturn(0);
