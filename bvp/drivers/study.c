@@ -148,6 +148,8 @@ static PetscErrorCode RunGrid(HsSolver s, HsSolver t, const Level *from, HsStrat
     PetscCall(HsSolverSetInitialGuess(t, from->N, from->x));
     t->guess_T = s->prob->free_T ? from->r.T : 0, t->guess_nodal = from->nodal; /* node costates: cubics (guess.c) */
   }
+  if (coarse) /* its problem's boundary rows were tested once for all the grids (HsSolverSolveExtrapolated) */
+    t->check_boundary = PETSC_FALSE;
   PetscCall(HsSolverSetUp(t));
   if (coarse && s->ckpt_dir[0]) { /* -hs_checkpoint_every in a coarse grid: s's checkpoint at N (issue 38) */
     t->ckpt_parent = s, t->ckpt_parent_write = CheckpointCoarsePeriodic;
@@ -557,7 +559,9 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
       PetscCall(HsSolverExtrapolate(s));
     PetscFunctionReturn(0);
   }
-  t0    = MPI_Wtime();
+  t0 = MPI_Wtime();
+  /* the test of the boundary rows depends on the problem alone: once here, not at each coarse grid's set-up */
+  PetscCall(HsSolverCheckBoundaryRank(s));
   g.has = (PetscBool)(s->guess != NULL);
   g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
   if (coarse_re) { /* a checkpoint of the coarse grids: N/2^(K-1) from its iterate, then in order (issue 38: N first
