@@ -316,7 +316,8 @@ HS_O4_INLINE int HValGradBody(HsO4 *o, const double *z, double *H, double *g, co
     HsMatVec(dim, dim, o->d->GK, l, Pl);
   HsApplyJ(dim, gE, Jl);
   Jg = HsDot(dim, l, Jl);
-  HS_CHK(EllMean(o, x, &e, g && P->ell.f ? o->v[10] : NULL, NULL)); /* v[10]: its gradient (read only with ell) */
+  if (P->ell.f) /* (EllMean is 0 without ell) */
+    HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient (read only with ell) */
   if (H)
     *H = (o->ctrl ? psi : o->law ? o->psi : 0.5 * HsDot(dim, l, Pl)) - e + Jg;
   if (!g)
