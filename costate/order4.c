@@ -282,12 +282,24 @@ void HsO4Destroy(HsO4 **o4)
   *o4 = NULL;
 }
 
+/* The bodies of HValGrad, HHess, CachedHValGrad, GonzalezH, JacobianRow and HsO4Substep take dim = 2n (D = 4n) as an
+ * argument and are inlined into instances for n = 1, 2, 3 (HS_O4_DISPATCH) and one for any n, so that the compiler
+ * unrolls their loops over 2n and 4n (HsDot, HsMatVec, ... of hsdense.h): the same operations in the same order, so
+ * the same bits (no -ffast-math: nothing is reassociated); issue 43: these short loops were about a tenth of the
+ * pendulum's conserving4 solve's time. */
+#if defined(__GNUC__)
+#define HS_O4_INLINE static inline __attribute__((always_inline))
+#else
+#define HS_O4_INLINE static inline
+#endif
+#define HS_O4_DISPATCH(dim, CALL) \
+  ((dim) == 2 ? CALL(2) : (dim) == 4 ? CALL(4) : (dim) == 6 ? CALL(6) : CALL(dim))
+
 /* H(z), and (g not NULL) its gradient: grad_x H = -grad ell - Hess E JJ lambda, grad_lambda H = P lambda + JJ grad E
- * (P = G R^{-1} G^T, the discretization's GK). Uses v[0..2], w2[0]. */
-static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
+ * (P = G R^{-1} G^T, the discretization's GK). Uses v[0..2], w2[0]. dim = o->dim. */
+HS_O4_INLINE int HValGradBody(HsO4 *o, const double *z, double *H, double *g, const int dim)
 {
-  const HsProblem *P   = o->d->prob;
-  int              dim = o->dim;
+  const HsProblem *P = o->d->prob;
   const double    *x = z, *l = z + dim;
   double          *gE = o->v[0], *Pl = o->v[1], *Jl = o->v[2], *HE = o->w2[0], e = 0, Jg, psi = 0;
 
@@ -304,7 +316,8 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
     HsMatVec(dim, dim, o->d->GK, l, Pl);
   HsApplyJ(dim, gE, Jl);
   Jg = HsDot(dim, l, Jl);
-  HS_CHK(EllMean(o, x, &e, g && P->ell.f ? o->v[10] : NULL, NULL)); /* v[10]: its gradient (read only with ell) */
+  if (P->ell.f) /* (EllMean is 0 without ell) */
+    HS_CHK(EllMean(o, x, &e, g ? o->v[10] : NULL, NULL)); /* v[10]: its gradient (read only with ell) */
   if (H)
     *H = (o->ctrl ? psi : o->law ? o->psi : 0.5 * HsDot(dim, l, Pl)) - e + Jg;
   if (!g)
@@ -323,6 +336,13 @@ static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
   for (int q = 0; o->ctrl && q < o->n; q++) /* the envelope theorem: dPsi/dq at u* */
     g[q] += o->cq[q];
   return HS_SUCCESS;
+}
+
+static int HValGrad(HsO4 *o, const double *z, double *H, double *g)
+{
+#define HS_CALL(d) HValGradBody(o, z, H, g, d)
+  return HS_O4_DISPATCH(o->dim, HS_CALL);
+#undef HS_CALL
 }
 
 /* A configuration-dependent B(q): the terms of 1/2 lambda_p^T K(q) lambda_p, K = B R^{-1} B^T, in the Hessian Hm
@@ -386,10 +406,11 @@ static int CtrlHess(HsO4 *o, const double *z, double *Hm)
 /* The Hessian of H at z (D x D): xx: -Hess ell + D(Hess E)(x)[JJ^T lambda]; x lambda: -Hess E JJ; lambda x: JJ Hess E;
  * lambda lambda: P. Uses v[2], w2[0..2], wd3. he: w2[0] holds Hess E at z already (HValGrad's with a gradient, at
  * the same point just before: the same callback of the same argument, so the same bits; issue 43). */
-static int HHess(HsO4 *o, const double *z, int he, double *Hm)
+HS_O4_INLINE int HHessBody(HsO4 *o, const double *z, int he, double *Hm, const int dim)
 {
-  const HsProblem *P   = o->d->prob;
-  int              dim = o->dim, D = o->D, n = o->n;
+  const HsProblem *P = o->d->prob;
+  const int        D = 2 * dim;
+  int              n = o->n;
   const double    *x = z, *l = z + dim;
   double          *w = o->v[2], *HE = o->w2[0], *T = o->w2[1], *Hl = o->w2[2];
 
@@ -427,10 +448,8 @@ void HsO4CacheEnd(HsO4 *o) { o->cache_on = 0, o->cache = 0; }
 /* HValGrad at a substep's end point z (GonzalezH's a and b): from the cache where z (and, for an H that depends on
  * them, the substep's times) is the last call's with what it asks for (g: the gradient too), else evaluated and kept.
  * The same function of the same arguments, so the same bits. */
-static int CachedHValGrad(HsO4 *o, const double *z, double *H, double *g)
+HS_O4_INLINE int CachedHValGrad(HsO4 *o, const double *z, double *H, double *g, const int D)
 {
-  int D = o->D;
-
   if (o->cache_on && o->cache >= (g ? 2 : 1) && !memcmp(z, o->cz, sizeof(double) * (size_t)D) &&
       (!o->tdep || (o->ct[0] == o->ta && o->ct[1] == o->tb))) {
     *H = o->cH;
@@ -439,7 +458,7 @@ static int CachedHValGrad(HsO4 *o, const double *z, double *H, double *g)
     return HS_SUCCESS;
   }
   o->cache = 0;
-  HS_CHK(HValGrad(o, z, H, g));
+  HS_CHK(HValGradBody(o, z, H, g, D / 2));
   if (o->cache_on) {
     HsCopy(D, z, o->cz);
     if (g)
@@ -465,22 +484,22 @@ int HsO4HamiltonianGradient(HsO4 *o, double t, const double *z, double *H, doubl
  * formulas in dimension 4n): Da = 1/2 Hm - c I + Delta c_a^T, Db = 1/2 Hm + c I + Delta c_b^T, left as Hm (M[0]),
  * *cp = c, Delta (v[4]), c_a (v[7]), c_b (v[8]) for HsO4Substep to form S Da and S Db in one pass (the midpoint
  * gradient, *midpt: Da = Db = 1/2 Hm). Uses v[3..9], M[0]. */
-static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, int jac, double *cp, int *midpt)
+HS_O4_INLINE int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, int jac, double *cp, int *midpt,
+                           const int D)
 {
-  int     D   = o->D;
   double *mid = o->v[3], *del = o->v[4], *ga = o->v[5], *gb = o->v[6], *ca = o->v[7], *cb = o->v[8], *Hd = o->v[9];
   double *Hm = o->M[0], Ha, Hb, Hmid, c, DD;
 
   for (int i = 0; i < D; i++)
     mid[i] = 0.5 * (a[i] + b[i]), del[i] = b[i] - a[i];
-  HS_CHK(HValGrad(o, mid, &Hmid, g));
+  HS_CHK(HValGradBody(o, mid, &Hmid, g, D / 2));
   if (jac)
-    HS_CHK(HHess(o, mid, 1, Hm)); /* HValGrad left Hess E at mid in w2[0] */
+    HS_CHK(HHessBody(o, mid, 1, Hm, D / 2)); /* HValGrad left Hess E at mid in w2[0] */
   *midpt = HsNorm(D, del) <= o->d->dg_tol * (1 + HsNorm(D, mid)); /* the midpoint gradient (O(|Delta|^3) defect) */
   if (*midpt)
     return HS_SUCCESS;
-  HS_CHK(CachedHValGrad(o, a, &Ha, jac ? ga : NULL));
-  HS_CHK(CachedHValGrad(o, b, &Hb, jac ? gb : NULL));
+  HS_CHK(CachedHValGrad(o, a, &Ha, jac ? ga : NULL, D));
+  HS_CHK(CachedHValGrad(o, b, &Hb, jac ? gb : NULL, D));
   DD  = HsDot(D, del, del);
   c   = (Hb - Ha - HsDot(D, g, del)) / DD;
   *cp = c;
@@ -501,7 +520,7 @@ static int GonzalezH(HsO4 *o, const double *a, const double *b, double *g, int j
  * negated (neg) for the costate rows. In one pass, each entry's operations in the order of forming Da (1/2 Hm, then
  * the diagonal, then the rank one term) and then Fa (0.0 - ch sa, -1.0 or 1.0 on the diagonal; r != i): the same
  * bits as forming Da, Db whole first (before issue 43's iteration work), 2 instead of 6 passes over D x D values. */
-static void JacobianRow(int D, int i, int r, int neg, int mid, double ch, double c, const double *restrict Hm,
+HS_O4_INLINE void JacobianRow(const int D, int i, int r, int neg, int mid, double ch, double c, const double *restrict Hm,
                         const double *restrict del, const double *restrict ca, const double *restrict cb,
                         double *restrict fa, double *restrict fb)
 {
@@ -525,15 +544,17 @@ static void JacobianRow(int D, int i, int r, int neg, int mid, double ch, double
   fa[i] += -1.0, fb[i] += 1.0; /* = -1.0 - ch sa, 1.0 - ch sb exactly: 0.0 - x is -x but for zero's sign */
 }
 
-int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb)
+HS_O4_INLINE int SubstepBody(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa,
+                             double *Fb, const int D)
 {
-  int           D = o->D, dim = o->dim, mid = 0;
+  const int     dim = D / 2;
+  int           mid = 0;
   double       *g = o->M[1], ch = c * o->d->h, cg = 0; /* g: D values of M[1] */
   const double *Hm = o->M[0], *del = o->v[4], *ca = o->v[7], *cb = o->v[8];
 
   o->ta = ta, o->tb = ta + ch; /* H's running cost: the mean of ell at the substep's two times */
 
-  HS_CHK(GonzalezH(o, a, b, g, Fa != NULL, &cg, &mid));
+  HS_CHK(GonzalezH(o, a, b, g, Fa != NULL, &cg, &mid, D));
   for (int i = 0; i < D; i++) /* S g = (g_lambda, -g_x) */
     F[i] = b[i] - a[i] - ch * (i < dim ? g[dim + i] : -g[i - dim]);
   if (!Fa)
@@ -541,6 +562,13 @@ int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, 
   for (int i = 0; i < D; i++) /* S Da and S Db: row i from GonzalezH's factors' row r = i +- dim */
     JacobianRow(D, i, i < dim ? dim + i : i - dim, i >= dim, mid, ch, cg, Hm, del, ca, cb, Fa + i * D, Fb + i * D);
   return HS_SUCCESS;
+}
+
+int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb)
+{
+#define HS_CALL(d) SubstepBody(o, c, ta, a, b, F, Fa, Fb, 2 * (d))
+  return HS_O4_DISPATCH(o->dim, HS_CALL);
+#undef HS_CALL
 }
 
 /* A time-dependent force or control cost: the control term's part of the exact change of H over a substep,

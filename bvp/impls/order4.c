@@ -842,6 +842,7 @@ PetscErrorCode HsOrder4DestroyData(HsOrder4 *o)
 static PetscErrorCode Destroy(HsSolver s)
 {
   PetscFunctionBeginUser;
+  s->residual_pure = PETSC_FALSE;
   PetscCall(HsOrder4DestroyData(s->data));
   PetscCall(PetscFree(s->data));
   PetscFunctionReturn(0);
@@ -922,7 +923,10 @@ static PetscErrorCode SetUp(HsSolver s)
     s->iT = s->N * o->D + 4 * n;
   PetscCall(MatSetOption(s->Jac, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
   PetscCall(HsOrder4PreSolve(s));
-  s->res.segments = s->N;
+  /* the residual keeps nothing and depends on X alone, except with controls that enter nonlinearly, whose inner
+     Newton starts from the last call's maximizer (HsSolverSolveNewton's final evaluation, solversolve.c) */
+  s->residual_pure = (PetscBool)(HsO4Control(o->o4) == NULL);
+  s->res.segments  = s->N;
   PetscCall(SNESSetDM(s->snes, o->da));
   PetscCall(SNESSetFunction(s->snes, s->F, HsSolverFormFunction, s));
   PetscCall(SNESSetJacobian(s->snes, s->Jac, s->Jac, FormJacobian, s));

@@ -38,6 +38,7 @@ typedef struct {
   PetscBool    rejected; /* a condensed solve was not accurate: hsband factors this PC's matrices from then on */
   Vec          r;        /* a solve's residual b - J x (Solved) */
   PetscReal    Anorm;    /* ||J||_inf of the factored matrix */
+  PetscBool    borrowed; /* blk .. y are another PC's (HsPCBorrowWork): not freed here */
 } HsO4Cond;
 
 /* The largest normwise backward error ||b - J x|| / (||J|| ||x|| + ||b||) (infinity norms) of a condensed solve that
@@ -608,11 +609,37 @@ static PetscErrorCode DestroyCond(PC pc)
   PetscCall(PCShellGetContext(pc, &c));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCIsExact_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetDeterminant_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCBorrowWork_C", NULL));
   PetscCall(PCDestroy(&c->inner));
   PetscCall(VecDestroy(&c->r));
+  if (!c->borrowed) {
+    PetscCall(PetscFree5(c->blk, c->piv, c->band, c->bpiv, c->blast));
+    PetscCall(PetscFree3(c->dum, c->z, c->y));
+  }
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(0);
+}
+
+/* HsPCBorrowWork ("HsPCBorrowWork_C"): pc's arrays those of lender, a condensation of the same n and at least as many
+   intervals (each array is indexed by interval or condensed row from 0, its length growing with N), its own freed
+   (never touched: SetUpCond writes them first). */
+static PetscErrorCode BorrowWork(PC pc, PC lender)
+{
+  PetscErrorCode (*f)(PC, PC) = NULL;
+  HsO4Cond *c, *l;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectQueryFunction((PetscObject)lender, "HsPCBorrowWork_C", &f));
+  if (f != BorrowWork || pc == lender)
+    PetscFunctionReturn(0);
+  PetscCall(PCShellGetContext(pc, &c));
+  PetscCall(PCShellGetContext(lender, &l));
+  if (c->borrowed || l->borrowed || l->n != c->n || l->N < c->N)
+    PetscFunctionReturn(0);
   PetscCall(PetscFree5(c->blk, c->piv, c->band, c->bpiv, c->blast));
   PetscCall(PetscFree3(c->dum, c->z, c->y));
-  PetscCall(PetscFree(c));
+  c->blk = l->blk, c->piv = l->piv, c->band = l->band, c->bpiv = l->bpiv, c->blast = l->blast;
+  c->dum = l->dum, c->z = l->z, c->y = l->y, c->borrowed = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -644,5 +671,6 @@ PetscErrorCode HsOrder4CondSetUp(HsSolver s, KSP ksp)
   PetscCall(PCShellSetDestroy(pc, DestroyCond));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCIsExact_C", IsExact));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCGetDeterminant_C", Determinant));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "HsPCBorrowWork_C", BorrowWork));
   PetscFunctionReturn(0);
 }

@@ -95,9 +95,42 @@ PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscBool dom;
 
   PetscFunctionBeginUser;
+  s->eval_X = s->eval_F = NULL;
   PetscCall((*s->ops->residual)(s, X, F, &dom));
   if (dom)
     PetscCall(SNESSetFunctionDomainError(snes));
+  else if (s->residual_pure) { /* HsSolverSolveNewton's final evaluation may be this one (FinalResidual) */
+    s->eval_X = X, s->eval_F = F;
+    PetscCall(PetscObjectStateGet((PetscObject)X, &s->eval_Xstate));
+    PetscCall(PetscObjectStateGet((PetscObject)F, &s->eval_Fstate));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* F = F(X) at the final iterate X of a Newton solve into s->F (whose evaluation also leaves the formulation's data at
+   X). Where the formulation's residual is a function of X alone (s->residual_pure) and the last evaluation of this
+   solve was at these same values of X with s->F equal to its result (the line search's accepted trial point, copied
+   into X and F), that is F(X) already, bit for bit: not evaluated again. On the pendulum's conserving4 with Romberg
+   on four grids this was one residual of 24, 5.5 % of the solve's instructions. */
+static PetscErrorCode FinalResidual(HsSolver s)
+{
+  PetscObjectState xs, fs;
+  PetscBool        same = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (s->residual_pure && s->eval_X && s->res.reason > 0 && !s->interrupted) {
+    PetscCall(PetscObjectStateGet((PetscObject)s->eval_X, &xs));
+    PetscCall(PetscObjectStateGet((PetscObject)s->eval_F, &fs));
+    same = (PetscBool)(xs == s->eval_Xstate && fs == s->eval_Fstate);
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)s)));
+  if (same)
+    PetscCall(VecEqual(s->eval_X, s->X, &same));
+  if (same)
+    PetscCall(VecEqual(s->eval_F, s->F, &same));
+  s->eval_X = s->eval_F = NULL;
+  if (!same)
+    PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscFunctionReturn(0);
 }
 
@@ -418,6 +451,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
 
   PetscFunctionBeginUser;
   s->res.mumps_retries = 0;
+  s->eval_X = s->eval_F = NULL; /* FinalResidual: this solve's evaluations only */
   PetscCall(SNESGetConvergedReason(s->snes, &last));
   if (last == SNES_DIVERGED_LINEAR_SOLVE) /* the last solve's factorization failed: not to be reused */
     PetscCall(HsSolverResetFactorization(s));
@@ -450,7 +484,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(PetscStrncpy(trial, s->res.diagnosis, sizeof trial));
     s->res.diagnosis[0] = 0;
   }
-  PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+  PetscCall(FinalResidual(s));
   PetscCall(VecNorm(s->F, NORM_2, &s->res.residual_norm));
   if (s->res.reason == SNES_DIVERGED_LINE_SEARCH && !s->interrupted) { /* at the noise floor? (convergence.c) */
     PetscBool at, evaluated;

@@ -79,6 +79,7 @@ PetscErrorCode HsPCGetDeterminant(PC pc, PetscReal *m, PetscInt *e, PetscBool *k
 PetscErrorCode HsPCHasInPlace(PC pc, PetscBool *has);
 PetscErrorCode HsPCSetInPlace(PC pc, PetscBool flg);
 PetscErrorCode HsPCIsExact(PC pc, PetscBool *exact);
+PetscErrorCode HsPCBorrowWork(PC pc, PC lender);
 PetscErrorCode HsPCGetDropped(PC pc, PC *inner, PetscInt *kept, PetscInt *stored, PetscInt *patterns);
 PetscErrorCode HsKSPSetLinearSolver(KSP ksp, HsLinearSolver ls);
 PetscErrorCode HsKSPReadsOperator(KSP ksp, PetscBool *reads);

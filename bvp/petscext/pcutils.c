@@ -13,6 +13,7 @@
  *   HsPCSetInPlace        "HsPCSetInPlace_C"        hsband (U into the matrix' values); others: no-op
  *   HsPCIsExact           "HsPCIsExact_C"           hsband; a plain LU by MUMPS is answered here
  *   HsPCGetDropped        "HsPCGetDropped_C"        hsdrop: what it keeps of the operator
+ *   HsPCBorrowWork        "HsPCBorrowWork_C"        -hs_condense's PC: its workspace from a larger one's
  *
  * A new PC composes the functions it answers in its create routine; no other file changes. The KSP of a
  * Newton formulation is configured by HsKSPSetLinearSolver, which alone names the PC types. */
@@ -204,5 +205,18 @@ PetscErrorCode HsKSPReadsOperator(KSP ksp, PetscBool *reads)
   PetscFunctionBeginUser;
   *reads = (PetscBool)(ksp->numbermonitors || ksp->viewMat || ksp->viewPMat || ksp->viewMatExp || ksp->viewPOpExp ||
                        ksp->viewFinalRes);
+  PetscFunctionReturn(0);
+}
+
+/*@ HsPCBorrowWork - pc works in lender's workspace instead of its own where both are of a type that can (conserving4's
+    condensation, -hs_condense) and lender's is large enough; no-op otherwise. For solves in turn that never overlap:
+    -hs_extrapolate's coarse grids, solved before the finest grid's solver (lender) has factored anything that is
+    read later; a grid's workspace is then the pages the ones before it touched, not fresh memory (a page's first
+    touch, a minor page fault, cost about 2 us on the machine of bench/README.md). lender must outlive pc. Not
+    collective. @*/
+PetscErrorCode HsPCBorrowWork(PC pc, PC lender)
+{
+  PetscFunctionBeginUser;
+  PetscTryMethod(pc, "HsPCBorrowWork_C", (PC, PC), (pc, lender));
   PetscFunctionReturn(0);
 }
