@@ -1,5 +1,5 @@
 /* hamshoot: HsMarch, the serial one-step march of multiple shooting
- * (docs/theory.md section 3, "Multiple shooting"); GSL LU for the step systems.
+ * (docs/theory.md section 3, "Multiple shooting"); a small dense LU (hsdense.h) for the step systems.
  *
  * A segment starting at node ks owns z = (x_{ks}, lambda_{ks+1/2}) in R^{2 dim},
  * dim = 2n. Its march solves
@@ -7,7 +7,7 @@
  *   step k > ks:   [C_k(x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2});
  *                   F_k(x_k, x_{k+1}, lambda_{k+1/2})] = 0                          for (x_{k+1}, lambda_{k+1/2})
  * (F: state residual of interval k, C: costate residual of node k, both times h;
- * costate/hscostate.h) with a dense Newton started from the linear
+ * costate/hscostate.h) with a dense Newton (LU with partial pivoting, HsLUFactor: hsdense.h) started from the linear
  * extrapolation of the previous step, or from a previous march (warm start).
  * A Newton update that leaves the problem's domain (or overflows) is halved,
  * down to 1e-3 of the full step.
@@ -39,7 +39,6 @@
 #include "hsmarch.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +53,9 @@ struct HsMarch_s {
   int              dim;
   double           atol, stol;
   int              max_it;
-  gsl_matrix      *A, *A1;     /* step Jacobians: 2 dim (later steps), dim (first step) */
-  gsl_permutation *perm, *perm1;
-  gsl_vector      *rhs, *sol;
+  double          *A, *A1;     /* LU of the step Jacobians (HsLUFactor): 2 dim (later steps), dim (first step) */
+  int             *piv, *piv1; /* their row swaps */
+  double          *sol;        /* the Newton update, 2 dim */
   double          *blk;        /* 8 blocks dim x dim: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam (first step: Fxk Fx1 Flam) */
   double          *R, *Rt, *ysave;
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
@@ -95,7 +94,7 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   *march = NULL;
   if (!disc)
     return HS_EINVAL;
-  gsl_set_error_handler_off(); /* GSL's default handler aborts on a singular matrix */
+  gsl_set_error_handler_off(); /* GSL's default handler aborts (the problem callbacks may call GSL) */
   m = calloc(1, sizeof(*m));
   if (!m)
     return HS_ENOMEM;
@@ -105,15 +104,11 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->atol      = HS_MARCH_ATOL_DEFAULT;
   m->stol      = HS_MARCH_STOL_DEFAULT;
   m->max_it    = HS_MARCH_MAX_IT_DEFAULT;
-  m->A         = gsl_matrix_alloc((size_t)w, (size_t)w);
-  m->perm      = gsl_permutation_alloc((size_t)w);
-  m->A1        = gsl_matrix_alloc((size_t)dim, (size_t)dim);
-  m->perm1     = gsl_permutation_alloc((size_t)dim);
-  m->rhs       = gsl_vector_alloc((size_t)w);
-  m->sol       = gsl_vector_alloc((size_t)w);
+  m->piv       = malloc(sizeof(int) * (size_t)(w + dim));
   m->blk       = malloc(sizeof(double) * (8 * (size_t)dim * dim + 3 * (size_t)w + 5 * (size_t)dim * (w + 1) +
-                                          (size_t)(w + 1) + 3 * (size_t)dim));
-  if (!m->A || !m->perm || !m->A1 || !m->perm1 || !m->rhs || !m->sol || !m->blk) {
+                                          (size_t)(w + 1) + 3 * (size_t)dim + (size_t)w * w + (size_t)dim * dim +
+                                          (size_t)w));
+  if (!m->piv || !m->blk) {
     HsMarchDestroy(&m);
     return HS_ENOMEM;
   }
@@ -123,6 +118,10 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->S     = m->ysave + w;
   m->hgrad = m->S + 5 * dim * (w + 1);
   m->gH    = m->hgrad + w + 1;
+  m->A     = m->gH + 3 * dim;
+  m->A1    = m->A + w * w;
+  m->sol   = m->A1 + dim * dim;
+  m->piv1  = m->piv + w;
   *march   = m;
   return HS_SUCCESS;
 }
@@ -135,18 +134,7 @@ void HsMarchDestroy(HsMarch **march)
   if (!march || !*march)
     return;
   m = *march;
-  if (m->A)
-    gsl_matrix_free(m->A);
-  if (m->A1)
-    gsl_matrix_free(m->A1);
-  if (m->perm)
-    gsl_permutation_free(m->perm);
-  if (m->perm1)
-    gsl_permutation_free(m->perm1);
-  if (m->rhs)
-    gsl_vector_free(m->rhs);
-  if (m->sol)
-    gsl_vector_free(m->sol);
+  free(m->piv);
   free(m->blk);
   free(m);
   *march = NULL;
@@ -202,9 +190,8 @@ static int StepResidual(HsMarch *m, int k, int first, const double *xm, const do
 static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm,
                         const double *xp, const double *lp)
 {
-  int         dim = m->dim, dd = dim * dim, st, signum;
-  double     *B = m->blk;
-  gsl_matrix *A = first ? m->A1 : m->A;
+  int     dim = m->dim, dd = dim * dim, w = 2 * dim, st;
+  double *B = m->blk, *A = first ? m->A1 : m->A;
 
   if (first)
     st = HsDiscStateJacobian(m->disc, xk, xp, lp, B, B + dd, B + 2 * dd);
@@ -215,18 +202,16 @@ static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const do
   }
   if (st)
     return st > 0 ? HS_EDOM : HS_EFAILED;
-  for (int i = 0; i < dim; i++)
-    for (int j = 0; j < dim; j++) {
-      if (first)
-        gsl_matrix_set(A, (size_t)i, (size_t)j, B[dd + i * dim + j]); /* dF/dx_{k+1} */
-      else {
-        gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * dd + i * dim + j]);                 /* dC/dx_{k+1} */
-        gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * dd + i * dim + j]);         /* dC/dlambda_{k+1/2} */
-        gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * dd + i * dim + j]);         /* dF/dx_{k+1} */
-        gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * dd + i * dim + j]); /* dF/dlambda */
-      }
+  if (first)
+    HsCopy(dd, B + dd, A); /* dF/dx_{k+1} */
+  else
+    for (int i = 0; i < dim; i++) {
+      HsCopy(dim, B + 2 * dd + i * dim, A + i * w);               /* dC/dx_{k+1} */
+      HsCopy(dim, B + 4 * dd + i * dim, A + i * w + dim);         /* dC/dlambda_{k+1/2} */
+      HsCopy(dim, B + 6 * dd + i * dim, A + (dim + i) * w);       /* dF/dx_{k+1} */
+      HsCopy(dim, B + 7 * dd + i * dim, A + (dim + i) * w + dim); /* dF/dlambda */
     }
-  return gsl_linalg_LU_decomp(A, first ? m->perm1 : m->perm, &signum) ? HS_ESINGULAR : HS_SUCCESS;
+  return HsLUFactor(first ? dim : w, A, first ? m->piv1 : m->piv) ? HS_ESINGULAR : HS_SUCCESS;
 }
 
 /* The Newton update: y <- y - alpha A^{-1} R, alpha halved from 1 while the
@@ -237,19 +222,17 @@ static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const do
 static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
                       double *lp, double *dynorm, int *rst)
 {
-  int             dim = m->dim, nu = first ? dim : 2 * dim, st = 0;
-  gsl_vector_view r = gsl_vector_subvector(m->rhs, 0, (size_t)nu), x = gsl_vector_subvector(m->sol, 0, (size_t)nu);
+  int dim = m->dim, nu = first ? dim : 2 * dim, st = 0;
 
-  for (int i = 0; i < nu; i++)
-    gsl_vector_set(&r.vector, (size_t)i, m->R[i]);
-  if (gsl_linalg_LU_solve(first ? m->A1 : m->A, first ? m->perm1 : m->perm, &r.vector, &x.vector))
+  HsCopy(nu, m->R, m->sol);
+  if (HsLUSolve(nu, first ? m->A1 : m->A, first ? m->piv1 : m->piv, 1, m->sol))
     return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
   for (int i = 0; i < dim; i++)
     m->ysave[i] = xp[i], m->ysave[dim + i] = first ? 0 : lp[i];
   for (double alpha = 1;; alpha *= 0.5) {
     *dynorm = 0;
     for (int i = 0; i < nu; i++) {
-      double di = alpha * gsl_vector_get(&x.vector, (size_t)i);
+      double di = alpha * m->sol[i];
       *dynorm   = fmax(*dynorm, fabs(di));
       if (i < dim)
         xp[i] = m->ysave[i] - di;
@@ -329,18 +312,10 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
  * and negates: RHS <- -A^{-1} RHS. */
 static int SolveColumns(HsMarch *m, int first, int nu, int w, double *RHS)
 {
-  gsl_matrix      *A    = first ? m->A1 : m->A;
-  gsl_permutation *perm = first ? m->perm1 : m->perm;
-  gsl_vector_view  r = gsl_vector_subvector(m->rhs, 0, (size_t)nu), x = gsl_vector_subvector(m->sol, 0, (size_t)nu);
-
-  for (int c = 0; c < w; c++) {
-    for (int i = 0; i < nu; i++)
-      gsl_vector_set(&r.vector, (size_t)i, RHS[i * w + c]);
-    if (gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector))
-      return HS_ESINGULAR;
-    for (int i = 0; i < nu; i++)
-      RHS[i * w + c] = -gsl_vector_get(&x.vector, (size_t)i);
-  }
+  if (HsLUSolve(nu, first ? m->A1 : m->A, first ? m->piv1 : m->piv, w, RHS))
+    return HS_ESINGULAR;
+  for (int i = 0; i < nu * w; i++)
+    RHS[i] = -RHS[i];
   return HS_SUCCESS;
 }
 
