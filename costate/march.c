@@ -35,6 +35,22 @@
  * cancellation, 1e-10 at |Delta| = 1e-6) stops decreasing instead: HS_MARCH_FLAT_IT iterations
  * without halving it, at a level below HS_MARCH_FLOOR (1 + |y|_inf), also end the step, since
  * further updates only move the iterate within that noise.
+ *
+ * Chord updates. A march without sensitivities (the outer residual, its line search and noise estimate) solves
+ * each later step first with the LU kept from the segment's previous step (factored at a point O(h) and one
+ * Newton update away): an update is kept while it cuts |R|_inf by HS_MARCH_CHORD_RATE; the first one that does
+ * not (or leaves the domain) is undone and the step goes on by Newton from there, the Jacobian factored at every
+ * iterate as before. Once the residual meets the tolerance (atol, or the noise floor test), one more chord update is
+ * taken whatever it does to |R| (undone only outside the domain), and ends the step: chord updates approach the
+ * solution from one side (their error shrinks by a nearly constant factor in a nearly constant direction) and
+ * would stop at the edge of the residual's noise, in the direction of the warm start, i.e. of the outer Newton's
+ * last update; that lag biased the outer solution (kepler, N = 10^4: J 3e-12 and the trajectory 1e-11 from
+ * transcription's, ten times Newton's), the last update moves the iterate into the noise, as Newton's last
+ * quadratic update does. The size of a chord update says less about the error left than a Newton update's, so
+ * the stol test is used only after Newton updates. The step's solution is the same to its tolerance; it saves the
+ * step Jacobian (the conserving scheme's third derivatives) and its LU for most steps (bench/README.md, "The
+ * march's per-step work"). Only the segment's own LUs are used, so a segment's march depends on its data alone (not on
+ * which segment the rank marched before: the same answers on any number of ranks).
  */
 #include "hsmarch.h"
 
@@ -47,6 +63,7 @@
 
 #define HS_MARCH_FLAT_IT 3   /* updates without halving |R| that end a step at its noise floor */
 #define HS_MARCH_FLOOR   1e-8 /* ... if |R| <= HS_MARCH_FLOOR (1 + |y|_inf), about sqrt(eps) */
+#define HS_MARCH_CHORD_RATE 0.1 /* a chord update must cut |R|_inf by this factor, else Newton takes over */
 
 struct HsMarch_s {
   HsDisc          *disc;
@@ -59,6 +76,7 @@ struct HsMarch_s {
   double          *blk;        /* 8 blocks dim x dim: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam (first step: Fxk Fx1 Flam) */
   double          *R, *Rt, *ysave;
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
+  int              lu_kept;    /* m->A holds the nonsingular LU of an earlier step of this segment (chord updates) */
   int              free_h;     /* HsMarchSetFreeTime: a column d/dh in S */
   int              hacc;       /* HsMarchSetHamiltonianSum */
   double           hsum, *hgrad, *gH; /* the sum of H^d, its gradient (ws), scratch 3 dim */
@@ -211,16 +229,23 @@ static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const do
       HsCopy(dim, B + 6 * dd + i * dim, A + (dim + i) * w);       /* dF/dx_{k+1} */
       HsCopy(dim, B + 7 * dd + i * dim, A + (dim + i) * w + dim); /* dF/dlambda */
     }
-  return HsLUFactor(first ? dim : w, A, first ? m->piv1 : m->piv) ? HS_ESINGULAR : HS_SUCCESS;
+  if (HsLUFactor(first ? dim : w, A, first ? m->piv1 : m->piv)) {
+    m->lu_kept = first && m->lu_kept;
+    return HS_ESINGULAR;
+  }
+  m->lu_kept = m->lu_kept || !first;
+  return HS_SUCCESS;
 }
 
 /* The Newton update: y <- y - alpha A^{-1} R, alpha halved from 1 while the
  * trial residual (into m->R) is outside the domain or not finite, down to
  * 1e-3. *dynorm is the size of the update taken, *rst the status of the
- * residual at the new y (checked by the caller). Returns HS_ESINGULAR (failure
- * recorded) or HS_SUCCESS. */
+ * residual at the new y (checked by the caller). rcap > 0: a chord update (A an
+ * earlier step's LU), taken only if its full step is in the domain with |R| <= rcap;
+ * otherwise y is restored, *rejected set, and the caller factors A at y. Returns
+ * HS_ESINGULAR (failure recorded) or HS_SUCCESS. */
 static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
-                      double *lp, double *dynorm, int *rst)
+                      double *lp, double rcap, double *dynorm, int *rst, int *rejected)
 {
   int dim = m->dim, nu = first ? dim : 2 * dim, st = 0;
 
@@ -240,6 +265,12 @@ static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const doub
         lp[i - dim] = m->ysave[i] - di;
     }
     st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->Rt);
+    if (rcap > 0 && (st || !(HsNormInf(nu, m->Rt) <= rcap))) { /* the chord does not contract: undone */
+      for (int i = 0; i < dim; i++)
+        xp[i] = m->ysave[i], lp[i] = m->ysave[dim + i];
+      *rejected = 1;
+      return HS_SUCCESS;
+    }
     if ((!st && HsNormInf(nu, m->Rt) < HUGE_VAL) || alpha < 1e-3)
       break;
   }
@@ -272,12 +303,14 @@ int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double
 }
 
 /* HsMarchStep's Newton; lu_at_end = 0 (a march without sensitivities) skips the step Jacobian and its
- * LU at the solution, which only the sensitivities use. */
+ * LU at the solution, which only the sensitivities use, and starts with chord updates by the LU kept from
+ * the segment's previous step while they contract (file head). */
 static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
                 double *lp, int lu_at_end)
 {
-  int      nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done;
-  double   rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
+  int    nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done, rejected = 0;
+  int    chord = !first && !lu_at_end && m->lu_kept, newton = 0; /* newton: the last update was Newton's */
+  double rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
 
   st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->R);
   for (it = 0;; it++) {
@@ -289,8 +322,18 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
       return Fail(m, HS_EDOM, k, "the step residual is not finite (the march overflowed; use more segments)");
     ynorm = fmax(HsNormInf(m->dim, xp), first ? 0 : HsNormInf(m->dim, lp));
     flat  = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
-    done  = rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)) ||
+    done  = rnorm <= m->atol * (1 + ynorm) || (newton && dynorm <= m->stol * (1 + ynorm)) ||
            (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm)); /* the last: the noise floor (file head) */
+    if (chord && it < m->max_it) {
+      if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, done ? HUGE_VAL : HS_MARCH_CHORD_RATE * rnorm, &dynorm, &st,
+                     &rejected))
+        return HS_ESINGULAR;
+      if (done) /* the last update, taken once the tolerance is met (undone only if outside the domain: file head) */
+        return HS_SUCCESS;
+      if (!rejected)
+        continue;
+      chord = 0; /* Newton from here on, from the same y (done already if it met the tolerances) */
+    }
     if (done && !lu_at_end)
       return HS_SUCCESS;
     st = StepJacobian(m, k, first, xm, xk, lm, xp, lp);
@@ -302,8 +345,9 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
       break;
     if (st == HS_ESINGULAR)
       return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
-    if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, &dynorm, &st))
+    if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, 0, &dynorm, &st, &rejected))
       return HS_ESINGULAR;
+    newton = 1;
   }
   return Fail(m, HS_ENOCONV, k, "local Newton did not converge in %d iterations (|R| = %.2e)", m->max_it, rnorm);
 }
@@ -429,6 +473,7 @@ int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, d
   if (len < 1)
     return Fail(m, HS_EINVAL, ks, "a segment needs at least one interval (len = %d)", len);
   HsCopy(w, z, traj);
+  m->lu_kept = 0; /* chord updates only by this segment's own LUs: a march does not depend on the one before */
   m->hsum = 0;
   HsZero(ws, m->hgrad);
   if (sens) { /* S(x_ks) = [I 0 (0)], S(lambda_{ks+1/2}) = [0 I (0)] */
