@@ -105,14 +105,17 @@ static inline void HsMatMatAdd(int r, int c, int w, const double *A, const doubl
     }
 }
 
-/* max_i |a_i|; NaN if some a_i is NaN (so that a test "norm < limit" fails) */
+/* max_i |a_i|; NaN if some a_i is NaN (so that a test "norm < limit" fails). A comparison, not fmax(): gcc calls
+ * libm's fmax for its NaN rules, which the test before it makes moot (1 % of a kepler shooting solve). */
 static inline double HsNormInf(int n, const double *a)
 {
   double m = 0;
   for (int i = 0; i < n; i++) {
+    double v = fabs(a[i]);
     if (isnan(a[i]))
       return NAN;
-    m = fmax(m, fabs(a[i]));
+    if (v > m)
+      m = v;
   }
   return m;
 }

@@ -8,7 +8,10 @@
  *                   F_k(x_k, x_{k+1}, lambda_{k+1/2})] = 0                          for (x_{k+1}, lambda_{k+1/2})
  * (F: state residual of interval k, C: costate residual of node k, both times h;
  * costate/hscostate.h) with a dense Newton (LU with partial pivoting, HsLUFactor: hsdense.h) started from the linear
- * extrapolation of the previous step, or from a previous march (warm start).
+ * extrapolation of the previous step, or from a previous march (warm start), shifted by as much as the march
+ * moved the step before from that march's values (the change of z moves the trajectory smoothly). During a march
+ * the discretization keeps its last two discrete gradients (HsDiscSetMemo: the state residual and the costate
+ * residuals of both nodes of an interval evaluate the same one).
  * A Newton update that leaves the problem's domain (or overflows) is halved,
  * down to 1e-3 of the full step.
  *
@@ -38,10 +41,11 @@
  *
  * Chord updates. A march without sensitivities (the outer residual, its line search and noise estimate) solves
  * each later step first with the LU kept from the segment's previous step (factored at a point O(h) and one
- * Newton update away): an update is kept while it cuts |R|_inf by HS_MARCH_CHORD_RATE; the first one that does
- * not (or leaves the domain) is undone and the step goes on by Newton from there, the Jacobian factored at every
- * iterate as before. Once the residual meets the tolerance (atol, or the noise floor test), one more chord update is
- * taken whatever it does to |R| (undone only outside the domain), and ends the step: chord updates approach the
+ * Newton update away), and after a Newton update goes on with that update's LU: an update is kept while it cuts
+ * |R|_inf by HS_MARCH_CHORD_RATE; the first one that does not (or leaves the domain) is undone and the step takes
+ * a Newton update from there (the Jacobian factored at the iterate). A warm start that meets the tolerance ends the
+ * step at once, as does a Newton update that meets it. Once chord updates meet it (atol, or the noise floor test),
+ * one more chord update is taken whatever it does to |R| (undone only outside the domain), and ends the step: chord updates approach the
  * solution from one side (their error shrinks by a nearly constant factor in a nearly constant direction) and
  * would stop at the edge of the residual's noise, in the direction of the warm start, i.e. of the outer Newton's
  * last update; that lag biased the outer solution (kepler, N = 10^4: J 3e-12 and the trajectory 1e-11 from
@@ -60,6 +64,7 @@
 #include <stdlib.h>
 
 #include "hsdense.h"
+#include "hsdiscimpl.h"
 
 #define HS_MARCH_FLAT_IT 3   /* updates without halving |R| that end a step at its noise floor */
 #define HS_MARCH_FLOOR   1e-8 /* ... if |R| <= HS_MARCH_FLOOR (1 + |y|_inf), about sqrt(eps) */
@@ -73,6 +78,7 @@ struct HsMarch_s {
   double          *A, *A1;     /* LU of the step Jacobians (HsLUFactor): 2 dim (later steps), dim (first step) */
   int             *piv, *piv1; /* their row swaps */
   double          *sol;        /* the Newton update, 2 dim */
+  double          *shift, *yold; /* a warm march: how much the last step moved the unknowns from the previous march's */
   double          *blk;        /* 8 blocks dim x dim: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam (first step: Fxk Fx1 Flam) */
   double          *R, *Rt, *ysave;
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
@@ -125,7 +131,7 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->piv       = malloc(sizeof(int) * (size_t)(w + dim));
   m->blk       = malloc(sizeof(double) * (8 * (size_t)dim * dim + 3 * (size_t)w + 5 * (size_t)dim * (w + 1) +
                                           (size_t)(w + 1) + 3 * (size_t)dim + (size_t)w * w + (size_t)dim * dim +
-                                          (size_t)w));
+                                          3 * (size_t)w));
   if (!m->piv || !m->blk) {
     HsMarchDestroy(&m);
     return HS_ENOMEM;
@@ -139,6 +145,8 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->A     = m->gH + 3 * dim;
   m->A1    = m->A + w * w;
   m->sol   = m->A1 + dim * dim;
+  m->shift = m->sol + w;
+  m->yold  = m->shift + w;
   m->piv1  = m->piv + w;
   *march   = m;
   return HS_SUCCESS;
@@ -324,14 +332,17 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
     flat  = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
     done  = rnorm <= m->atol * (1 + ynorm) || (newton && dynorm <= m->stol * (1 + ynorm)) ||
            (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm)); /* the last: the noise floor (file head) */
-    if (chord && it < m->max_it) {
+    if (chord && it < m->max_it && !(done && (it == 0 || newton))) { /* (a warm start or a Newton update that meets
+                                                                        the tolerance stays: file head) */
       if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, done ? HUGE_VAL : HS_MARCH_CHORD_RATE * rnorm, &dynorm, &st,
                      &rejected))
         return HS_ESINGULAR;
       if (done) /* the last update, taken once the tolerance is met (undone only if outside the domain: file head) */
         return HS_SUCCESS;
-      if (!rejected)
+      if (!rejected) {
+        newton = 0;
         continue;
+      }
       chord = 0; /* Newton from here on, from the same y (done already if it met the tolerances) */
     }
     if (done && !lu_at_end)
@@ -347,7 +358,7 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
       return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
     if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, 0, &dynorm, &st, &rejected))
       return HS_ESINGULAR;
-    newton = 1;
+    newton = 1, chord = !lu_at_end; /* this LU for the next updates while they contract */
   }
   return Fail(m, HS_ENOCONV, k, "local Newton did not converge in %d iterations (|R| = %.2e)", m->max_it, rnorm);
 }
@@ -445,6 +456,9 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
   return HS_SUCCESS;
 }
 
+static int MarchSegment(HsMarch *m, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                        double *growth);
+
 /*@ HsMarchSegment - marches one shooting segment (docs/theory.md section 3).
 
   Not collective (serial).
@@ -466,12 +480,24 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
 int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
                    double *growth)
 {
-  HsMarch *m   = march;
+  int st;
+
+  HsDiscSetMemo(march->disc, 1); /* the problem's data stay fixed during a march */
+  st = MarchSegment(march, ks, len, z, warm, traj, sens, growth);
+  HsDiscSetMemo(march->disc, 0);
+  return st;
+}
+
+static int MarchSegment(HsMarch *m, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                        double *growth)
+{
   int      dim = m->dim, w = 2 * dim, ws = w + m->free_h, st;
   double  *Sxm = m->S, *Sx0 = Sxm + dim * ws, *Slm = Sx0 + dim * ws, g = 1;
 
   if (len < 1)
     return Fail(m, HS_EINVAL, ks, "a segment needs at least one interval (len = %d)", len);
+  for (int i = 0; i < w && warm; i++)
+    m->shift[i] = z[i] - traj[i];
   HsCopy(w, z, traj);
   m->lu_kept = 0; /* chord updates only by this segment's own LUs: a march does not depend on the one before */
   m->hsum = 0;
@@ -489,9 +515,19 @@ int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, d
         xn[i] = first ? xk[i] : 2 * xk[i] - (xk - w)[i];
       if (!first)
         HsCopy(dim, lk - w, lk);
-    }
+    } else /* the previous march moved as the step before moved it (a smooth change of the trajectory) */
+      for (int i = 0; i < dim; i++) {
+        m->yold[i] = xn[i], xn[i] += m->shift[i];
+        if (!first)
+          m->yold[dim + i] = lk[i], lk[i] += m->shift[dim + i];
+      }
     st = first ? Step(m, ks, 1, NULL, xk, NULL, xn, lk, sens != NULL) /* the step's LU only for the sensitivities */
                : Step(m, ks + j, 0, xk - w, xk, lk - w, xn, lk, sens != NULL);
+    for (int i = 0; i < dim && warm && !st; i++) {
+      m->shift[i] = xn[i] - m->yold[i];
+      if (!first)
+        m->shift[dim + i] = lk[i] - m->yold[dim + i];
+    }
     if (!st && sens)
       st = PropagateSensitivities(m, ks + j, first, xk, xn, first ? NULL : lk - w, lk, &g);
     if (!st && m->hacc)
