@@ -274,8 +274,11 @@ static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const doub
     }
     st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->Rt);
     if (rcap > 0 && (st || !(HsNormInf(nu, m->Rt) <= rcap))) { /* the chord does not contract: undone */
-      for (int i = 0; i < dim; i++)
-        xp[i] = m->ysave[i], lp[i] = m->ysave[dim + i];
+      for (int i = 0; i < dim; i++) {
+        xp[i] = m->ysave[i];
+        if (!first) /* (a first step's lambda is given, not an unknown) */
+          lp[i] = m->ysave[dim + i];
+      }
       *rejected = 1;
       return HS_SUCCESS;
     }

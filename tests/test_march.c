@@ -296,7 +296,8 @@ static void CheckDenseLU(void)
 /* The residual march (chord updates, no sensitivities) against the march with sensitivities (the step Jacobian
  * factored at every iterate), cold and warm: a warm march at z + dz started from the march at z (the shifted warm
  * start) against a cold one at z + dz. All must solve the same step equations to the march's tolerance. */
-static void CheckChord(HsProblem *P, const char *label, const char *ss, const char *cs, int N, int ks, int len)
+static void CheckChord(HsProblem *P, const char *label, const char *ss, const char *cs, int N, int ks, int len,
+                       double dz)
 {
   HsDisc  *d;
   HsMarch *m;
@@ -318,13 +319,15 @@ static void CheckChord(HsProblem *P, const char *label, const char *ss, const ch
   for (int i = 0; i < rows; i++)
     e_cold = fmax(e_cold, fabs(tc[i] - tn[i]));
   CheckResiduals(d, what, ks, len, tc);
-  for (int i = 0; i < w; i++) /* z + dz, dz = 1e-4 (an outer Newton update late in a solve) */
-    z[i] += 1e-4 * cos(1.7 * i);
+  CHECK(!memcmp(tc, z, sizeof(double) * (size_t)w), "%s: the march changed its start z (row 0)", what);
+  for (int i = 0; i < w; i++) /* z + dz (1e-4: an outer Newton update late in a solve) */
+    z[i] += dz * cos(1.7 * i);
   st = st ? st : HsMarchSegment(m, ks, len, z, 1, tc, NULL, NULL); /* warm from the march at z */
   st = st ? st : HsMarchSegment(m, ks, len, z, 0, tn, S, NULL);
   CHECK(st == HS_SUCCESS, "%s: march at z + dz failed: %s", what, HsMarchGetFailure(m));
   for (int i = 0; i < rows; i++)
     e_warm = fmax(e_warm, fabs(tc[i] - tn[i]));
+  CHECK(!memcmp(tc, z, sizeof(double) * (size_t)w), "%s: the warm march changed its start z (row 0)", what);
   printf("%-34s vs Newton: cold %.1e, warm %.1e (|y| %.2e)\n", what, e_cold, e_warm, ymax);
   CHECK(e_cold <= 1e-12 * (1 + ymax) && e_warm <= 1e-12 * (1 + ymax), "%s: differs from Newton by %.3e, %.3e", what,
         e_cold, e_warm);
@@ -395,9 +398,11 @@ int main(void)
   CheckFreeTime(K, "kepler", "gonzalez", "kkt", 20, 0, 9);
   CheckFailures();
   CheckDenseLU();
-  CheckChord(P, "pendulum", "greenspan", "conserving_1dof", 2000, 37, 60);
-  CheckChord(K, "kepler", "gonzalez", "conserving", 2000, 411, 60);
-  CheckChord(E, "kepler+ell(t)", "gonzalez", "conserving", 200, 20, 30);
+  CheckChord(P, "pendulum", "greenspan", "conserving_1dof", 2000, 37, 60, 1e-4);
+  CheckChord(P, "pendulum", "greenspan", "conserving_1dof", 12, 0, 11, 0.3); /* h = 0.25: chord updates refused too */
+  CheckChord(K, "kepler", "gonzalez", "conserving", 2000, 411, 60, 1e-4);
+  CheckChord(K, "kepler", "gonzalez", "conserving", 40, 3, 20, 0.05);
+  CheckChord(E, "kepler+ell(t)", "gonzalez", "conserving", 200, 20, 30, 1e-4);
   CheckMemo(P, K);
   HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&E), HsProblemDestroy(&S);
   printf("%d passed, %d failed\n", npass, nfail);
