@@ -6,7 +6,7 @@ For each problem, N and rank count: one transcription solve and one multiple sho
 segments, both from the default initial guess with -log_view; prints SNESSolve's time (the slowest rank), the Newton
 iterations, the marches' share (HsShootMarch: residual marches, HsShootSens: marches with sensitivities), the ratio
 shooting / transcription, and how far shooting's J is from transcription's (they solve the same discrete equations).
---repeat R takes the fastest of R runs of each. --base BIN runs a second hamshoot (e.g. a build of an earlier commit)
+--repeat R takes the fastest of R runs of each (the runs of all builds and both formulations take turns). --base BIN runs a second hamshoot (e.g. a build of an earlier commit)
 on the same cases, its rows beside this one's ("before" and "after"). --callgrind N2 also counts the instructions
 of SNESSolve (valgrind --tool=callgrind --toggle-collect=SNESSolve, 1 rank, N = N2): a measure that does not depend
 on what else runs on the machine. The ratio is per-rank work: the marches are independent across segments, so on P
@@ -58,10 +58,17 @@ def solve(exe, mpiexec, problem, N, bvp, ranks, segments_per, timeout):
                     march=ev.get("HsShootMarch", 0.0), sens=ev.get("HsShootSens", 0.0))
 
 
-def best(exe, mpiexec, problem, N, bvp, ranks, a):
-    runs = [solve(exe, mpiexec, problem, N, bvp, ranks, a.segments_per, a.timeout) for _ in range(a.repeat)]
-    runs = [r for r in runs if r]
-    return min(runs, key=lambda r: r["time"]) if runs else None
+def best_of(bins, mpiexec, problem, N, ranks, a):
+    """{(label, bvp): fastest run} over --repeat rounds; each round runs every build's transcription and shooting in
+    turn, so that a shared machine's load falls alike on the solves compared."""
+    runs = {}
+    for _ in range(a.repeat):
+        for label, exe in bins:
+            for bvp in ("transcription", "shooting"):
+                r = solve(exe, mpiexec, problem, N, bvp, ranks, a.segments_per, a.timeout)
+                if r and ((label, bvp) not in runs or r["time"] < runs[(label, bvp)]["time"]):
+                    runs[(label, bvp)] = r
+    return runs
 
 
 def instructions(exe, problem, N, bvp, segments_per):
@@ -91,20 +98,22 @@ def main():
     ap.add_argument("--timeout", type=float, default=1200)
     ap.add_argument("--mpiexec", default="mpiexec --bind-to core", help="launcher for more than one rank")
     ap.add_argument("--callgrind", type=int, default=0, help="also count SNESSolve's instructions at this N (1 rank)")
+    ap.add_argument("--no-times", action="store_true", help="only the instruction counts (--callgrind)")
     a = ap.parse_args()
     mpiexec = a.mpiexec.split()
     bins = ([("before", a.base)] if a.base else []) + [("after" if a.base else "this", a.hamshoot)]
-    print("SNESSolve time (slowest rank, best of %d); shooting M = N/%d; ratio = shooting / transcription"
-          % (a.repeat, a.segments_per))
-    print("%-7s %-9s %8s %5s %10s %4s %10s %4s %7s %9s %9s %10s" % ("build", "problem", "N", "ranks", "transcr [s]",
-          "Nwt", "shoot [s]", "Nwt", "ratio", "march [s]", "sens [s]", "|dJ|/|J|"))
+    if not a.no_times:
+        print("SNESSolve time (slowest rank, best of %d); shooting M = N/%d; ratio = shooting / transcription"
+              % (a.repeat, a.segments_per))
+        print("%-7s %-9s %8s %5s %10s %4s %10s %4s %7s %9s %9s %10s" % ("build", "problem", "N", "ranks",
+              "transcr [s]", "Nwt", "shoot [s]", "Nwt", "ratio", "march [s]", "sens [s]", "|dJ|/|J|"))
     sys.stdout.flush()
-    for prob in a.problems.split(","):
+    for prob in ([] if a.no_times else a.problems.split(",")):
         for N in (int(x) for x in a.N.split(",")):
             for P in (int(x) for x in a.ranks.split(",")):
+                runs = best_of(bins, mpiexec, prob, N, P, a)
                 for label, exe in bins:
-                    t = best(exe, mpiexec, prob, N, "transcription", P, a)
-                    s = best(exe, mpiexec, prob, N, "shooting", P, a)
+                    t, s = runs.get((label, "transcription")), runs.get((label, "shooting"))
                     if not t or not s:
                         print("%-7s %-9s %8d %5d  failed (transcription %s, shooting %s)" % (label, prob, N, P,
                               "ok" if t else "failed", "ok" if s else "failed"))
