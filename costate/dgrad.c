@@ -13,6 +13,7 @@
 #include "hsdiscimpl.h"
 
 #include <math.h>
+#include <string.h>
 
 /*@ HsFunctionD3 - the third-derivative action T = D(Hess f)(x)[v], T_il = sum_j f_{,ijl}(x) v_j (dim x dim):
     F->d3 if the function supplies it, otherwise a central difference of its Hessian along v with step
@@ -123,7 +124,21 @@ static int GonzalezPrepare(HsDisc *d, const HsFunction *F, void *ctx, const doub
 
 static int GonzalezGrad(HsDisc *d, const double *a, const double *b, double *g)
 {
-  return HsGonzalezGrad(&d->prob->E, d->dim, d->prob->ctx, d->dg_tol, a, b, g, d->wdg_v[0]);
+  int    dim = d->dim, st;
+  size_t sz  = sizeof(double) * (size_t)dim;
+
+  if (!d->memo || dim > HS_MEMO_DIM)
+    return HsGonzalezGrad(&d->prob->E, dim, d->prob->ctx, d->dg_tol, a, b, g, d->wdg_v[0]);
+  for (int s = 0; s < 2; s++) /* HsDiscSetMemo */
+    if (d->gvalid[s] && !memcmp(d->gkey[s], a, sz) && !memcmp(d->gkey[s] + dim, b, sz)) {
+      memcpy(g, d->gval[s], sz);
+      return HS_SUCCESS;
+    }
+  if ((st = HsGonzalezGrad(&d->prob->E, dim, d->prob->ctx, d->dg_tol, a, b, g, d->wdg_v[0])))
+    return st;
+  memcpy(d->gkey[d->gnext], a, sz), memcpy(d->gkey[d->gnext] + dim, b, sz), memcpy(d->gval[d->gnext], g, sz);
+  d->gvalid[d->gnext] = 1, d->gnext ^= 1;
+  return HS_SUCCESS;
 }
 
 /* Da = 1/2 H(m) - c I + Delta c_a^T,  Db = 1/2 H(m) + c I + Delta c_b^T for the
@@ -244,6 +259,45 @@ static int MidpointHessDir(HsDisc *d, const double *a, const double *b, const do
   return HS_SUCCESS;
 }
 
+/*@ HsDiscSetMemo - on: HsGreenspanQuotient (all six values) and the Gonzalez discrete gradient (dim <= HS_MEMO_DIM)
+    keep their last two results, by the bits of their arguments, and answer a repeated call from them; off (and at
+    every change): forget them. The values are the same to the bit (a quotient is computed with all six values whatever
+    the caller asks for, as every path computes them anyway), so only the work changes. Not collective. @*/
+void HsDiscSetMemo(HsDisc *d, int on)
+{
+  d->memo      = on ? 1 : 0;
+  d->qvalid[0] = d->qvalid[1] = d->gvalid[0] = d->gvalid[1] = 0;
+}
+
+int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
+                        double *vbb);
+
+/* HsGreenspanQuotient from the memo, or computed (all six values) and kept in the older slot. */
+static int MemoQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,
+                        double *vbb)
+{
+  uint64_t key[2];
+  double   v[6];
+  int      st;
+
+  memcpy(&key[0], &a, sizeof a), memcpy(&key[1], &b, sizeof b);
+  for (int s = 0; s < 2; s++)
+    if (d->qvalid[s] && d->qkey[s][0] == key[0] && d->qkey[s][1] == key[1]) {
+      HsQuotientStore(d->qval[s], Vbar, va, vb, vaa, vab, vbb);
+      return HS_SUCCESS;
+    }
+  d->memo = 0;
+  st      = HsGreenspanQuotient(d, a, b, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+  d->memo = 1;
+  if (st)
+    return st;
+  d->qkey[d->qnext][0] = key[0], d->qkey[d->qnext][1] = key[1];
+  memcpy(d->qval[d->qnext], v, sizeof v);
+  d->qvalid[d->qnext] = 1, d->qnext ^= 1;
+  HsQuotientStore(v, Vbar, va, vb, vaa, vab, vbb);
+  return HS_SUCCESS;
+}
+
 /* Greenspan quotient Vbar(a,b) = (V(b)-V(a))/(b-a) with first and second
  * derivatives. Uses the problem's closed form if it has one; otherwise the
  * divided differences
@@ -258,6 +312,8 @@ int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va,
   void               *ctx = d->prob->ctx;
   double              D = b - a, mid = 0.5 * (a + b), Va, Vb, dVa, dVb, d2Va, d2Vb, q, qa, qb;
 
+  if (d->memo)
+    return MemoQuotient(d, a, b, Vbar, va, vb, vaa, vab, vbb);
   if (S->quotient)
     return HsStatus(S->quotient(a, b, Vbar, va, vb, vaa, vab, vbb, ctx));
   if (fabs(D) <= d->dg_tol * (1 + fabs(mid))) {

@@ -113,16 +113,89 @@ static inline void HsMatMatAdd(int r, int c, int w, const double *A, const doubl
     }
 }
 
-/* max_i |a_i|; NaN if some a_i is NaN (so that a test "norm < limit" fails) */
+/* max_i |a_i|; NaN if some a_i is NaN (so that a test "norm < limit" fails). A comparison, not fmax(): gcc calls
+ * libm's fmax for its NaN rules, which the test before it makes moot (1 % of a kepler shooting solve). */
 static inline double HsNormInf(int n, const double *a)
 {
   double m = 0;
   for (int i = 0; i < n; i++) {
+    double v = fabs(a[i]);
     if (isnan(a[i]))
       return NAN;
-    m = fmax(m, fabs(a[i]));
+    if (v > m)
+      m = v;
   }
   return m;
+}
+
+/* LU factorization with partial pivoting of the n x n row-major A, in place (L unit lower, U upper), as
+ * LAPACK's dgetf2 does it: in column j the row of the first largest |a_ij|, i >= j, is swapped into row j
+ * and recorded in piv[j]. For the march's step systems (n <= 2 dim, a few to a few tens): GSL's
+ * gsl_linalg_LU_decomp spent ~2,300 instructions on a 4 x 4 and ~13,600 on an 8 x 8 in BLAS calls and
+ * their workspace allocation (callgrind, bench/README.md "The march's step kernels"); these loops take a
+ * tenth. Returns 1 if a pivot is exactly zero (A singular; factoring goes on), else 0 (NaN entries are
+ * not detected here: they propagate into the solution, where the caller's finiteness test sees them). */
+static inline int HsLUFactor(int n, double *A, int *piv)
+{
+  int singular = 0;
+  for (int j = 0; j < n; j++) {
+    int    p    = j;
+    double amax = fabs(A[j * n + j]);
+    for (int i = j + 1; i < n; i++)
+      if (fabs(A[i * n + j]) > amax)
+        amax = fabs(A[i * n + j]), p = i;
+    piv[j] = p;
+    if (p != j)
+      for (int c = 0; c < n; c++) {
+        double t = A[j * n + c];
+        A[j * n + c] = A[p * n + c], A[p * n + c] = t;
+      }
+    if (A[j * n + j] == 0) {
+      singular = 1;
+      continue;
+    }
+    for (int i = j + 1; i < n; i++) {
+      double l = A[i * n + j] /= A[j * n + j];
+      if (l != 0)
+        for (int c = j + 1; c < n; c++)
+          A[i * n + c] -= l * A[j * n + c];
+    }
+  }
+  return singular;
+}
+
+/* Solves A X = B in place for the w columns of B (n x w, row-major) with the factors of HsLUFactor.
+ * Returns 1 (B untouched) if a pivot is zero, else 0. */
+static inline int HsLUSolve(int n, const double *LU, const int *piv, int w, double *B)
+{
+  for (int j = 0; j < n; j++)
+    if (LU[j * n + j] == 0)
+      return 1;
+  for (int j = 0; j < n; j++) /* the row swaps in the order of the factorization, */
+    if (piv[j] != j)
+      for (int c = 0; c < w; c++) {
+        double t = B[j * w + c];
+        B[j * w + c] = B[piv[j] * w + c], B[piv[j] * w + c] = t;
+      }
+  for (int j = 0; j < n; j++) { /* then L^{-1} (rows swapped with the full rows of L: dgetrs' order) */
+    for (int i = j + 1; i < n; i++) {
+      double l = LU[i * n + j];
+      if (l != 0)
+        for (int c = 0; c < w; c++)
+          B[i * w + c] -= l * B[j * w + c];
+    }
+  }
+  for (int j = n - 1; j >= 0; j--) { /* U^{-1} */
+    for (int c = 0; c < w; c++)
+      B[j * w + c] /= LU[j * n + j];
+    for (int i = 0; i < j; i++) {
+      double u = LU[i * n + j];
+      if (u != 0)
+        for (int c = 0; c < w; c++)
+          B[i * w + c] -= u * B[j * w + c];
+    }
+  }
+  return 0;
 }
 
 #endif

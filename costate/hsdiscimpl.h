@@ -6,6 +6,7 @@
 #include "hsdense.h"
 
 #include <gsl/gsl_matrix.h>
+#include <stdint.h>
 
 /* Workspace levels: each level may call the levels below it, never above,
  * so that nested calls never share scratch memory. */
@@ -27,6 +28,8 @@ typedef struct {
   double           t;
 } HsEllAt;
 extern const HsFunction HsEllAtFunction;
+
+#define HS_MEMO_DIM 16 /* HsDiscSetMemo keeps discrete gradients up to this dim = 2n */
 
 struct HsDisc_s {
   const HsProblem       *prob;
@@ -68,6 +71,13 @@ struct HsDisc_s {
   int     bounded, coupled;
   double  ueps;
   double *ws, *wdu;
+  /* HsDiscSetMemo: the last two Greenspan quotients (all six values) and Gonzalez discrete gradients (dim <=
+     HS_MEMO_DIM), by the bits of their arguments, kept while a march runs (costate/march.c): a step evaluates its
+     interval's in the state residual and in the costate residual, and the previous interval's again in the latter */
+  int      memo, qnext, qvalid[2], gnext, gvalid[2];
+  uint64_t qkey[2][2];
+  double   qval[2][6];
+  double   gkey[2][2 * HS_MEMO_DIM], gval[2][HS_MEMO_DIM];
 };
 
 /* Node time t_k = k h (uniform grid). */
@@ -115,6 +125,10 @@ void HsDiscGainDestroy(HsDisc *d);
 
 /* The state scheme's discrete gradient of E_T = dE/dT, a free T in the data (dgrad.c). */
 int HsDiscGradT(HsDisc *d, const double *a, const double *b, double *g);
+
+/* While on, the Greenspan quotient and the Gonzalez discrete gradient keep their last two results (dgrad.c); the
+ * caller turns it off before the problem's data can change (a march: costate/march.c). */
+void HsDiscSetMemo(HsDisc *d, int on);
 
 /* Greenspan quotient Vbar(a,b) and derivatives, stable (dgrad.c). */
 int HsGreenspanQuotient(HsDisc *d, double a, double b, double *Vbar, double *va, double *vb, double *vaa, double *vab,

@@ -1,5 +1,5 @@
 /* hamshoot: HsMarch, the serial one-step march of multiple shooting
- * (docs/theory.md section 3, "Multiple shooting"); GSL LU for the step systems.
+ * (docs/theory.md section 3, "Multiple shooting"); a small dense LU (hsdense.h) for the step systems.
  *
  * A segment starting at node ks owns z = (x_{ks}, lambda_{ks+1/2}) in R^{2 dim},
  * dim = 2n. Its march solves
@@ -7,8 +7,11 @@
  *   step k > ks:   [C_k(x_{k-1}, x_k, x_{k+1}, lambda_{k-1/2}, lambda_{k+1/2});
  *                   F_k(x_k, x_{k+1}, lambda_{k+1/2})] = 0                          for (x_{k+1}, lambda_{k+1/2})
  * (F: state residual of interval k, C: costate residual of node k, both times h;
- * costate/hscostate.h) with a dense Newton started from the linear
- * extrapolation of the previous step, or from a previous march (warm start).
+ * costate/hscostate.h) with a dense Newton (LU with partial pivoting, HsLUFactor: hsdense.h) started from the linear
+ * extrapolation of the previous step, or from a previous march (warm start), shifted by as much as the march
+ * moved the step before from that march's values (the change of z moves the trajectory smoothly). During a march
+ * the discretization keeps its last two discrete gradients (HsDiscSetMemo: the state residual and the costate
+ * residuals of both nodes of an interval evaluate the same one).
  * A Newton update that leaves the problem's domain (or overflows) is halved,
  * down to 1e-3 of the full step.
  *
@@ -35,31 +38,51 @@
  * cancellation, 1e-10 at |Delta| = 1e-6) stops decreasing instead: HS_MARCH_FLAT_IT iterations
  * without halving it, at a level below HS_MARCH_FLOOR (1 + |y|_inf), also end the step, since
  * further updates only move the iterate within that noise.
+ *
+ * Chord updates. A march without sensitivities (the outer residual, its line search and noise estimate) solves
+ * each later step first with the LU kept from the segment's previous step (factored at a point O(h) and one
+ * Newton update away), and after a Newton update goes on with that update's LU: an update is kept while it cuts
+ * |R|_inf by HS_MARCH_CHORD_RATE; the first one that does not (or leaves the domain) is undone and the step takes
+ * a Newton update from there (the Jacobian factored at the iterate). A warm start that meets the tolerance ends the
+ * step at once, as does a Newton update that meets it. Once chord updates meet it (atol, or the noise floor test),
+ * one more chord update is taken whatever it does to |R| (undone only outside the domain), and ends the step: chord updates approach the
+ * solution from one side (their error shrinks by a nearly constant factor in a nearly constant direction) and
+ * would stop at the edge of the residual's noise, in the direction of the warm start, i.e. of the outer Newton's
+ * last update; that lag biased the outer solution (kepler, N = 10^4: J 3e-12 and the trajectory 1e-11 from
+ * transcription's, ten times Newton's), the last update moves the iterate into the noise, as Newton's last
+ * quadratic update does. The size of a chord update says less about the error left than a Newton update's, so
+ * the stol test is used only after Newton updates. The step's solution is the same to its tolerance; it saves the
+ * step Jacobian (the conserving scheme's third derivatives) and its LU for most steps (bench/README.md, "The
+ * march's per-step work"). Only the segment's own LUs are used, so a segment's march depends on its data alone (not on
+ * which segment the rank marched before: the same answers on any number of ranks).
  */
 #include "hsmarch.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "hsdense.h"
+#include "hsdiscimpl.h"
 
 #define HS_MARCH_FLAT_IT 3   /* updates without halving |R| that end a step at its noise floor */
 #define HS_MARCH_FLOOR   1e-8 /* ... if |R| <= HS_MARCH_FLOOR (1 + |y|_inf), about sqrt(eps) */
+#define HS_MARCH_CHORD_RATE 0.1 /* a chord update must cut |R|_inf by this factor, else Newton takes over */
 
 struct HsMarch_s {
   HsDisc          *disc;
   int              dim;
   double           atol, stol;
   int              max_it;
-  gsl_matrix      *A, *A1;     /* step Jacobians: 2 dim (later steps), dim (first step) */
-  gsl_permutation *perm, *perm1;
-  gsl_vector      *rhs, *sol;
+  double          *A, *A1;     /* LU of the step Jacobians (HsLUFactor): 2 dim (later steps), dim (first step) */
+  int             *piv, *piv1; /* their row swaps */
+  double          *sol;        /* the Newton update, 2 dim */
+  double          *shift, *yold; /* a warm march: how much the last step moved the unknowns from the previous march's */
   double          *blk;        /* 8 blocks dim x dim: Cxm Cx0 Cxp Clm Clp Fxk Fx1 Flam (first step: Fxk Fx1 Flam) */
   double          *R, *Rt, *ysave;
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
+  int              lu_kept;    /* m->A holds the nonsingular LU of an earlier step of this segment (chord updates) */
   int              free_h;     /* HsMarchSetFreeTime: a column d/dh in S */
   int              hacc;       /* HsMarchSetHamiltonianSum */
   double           hsum, *hgrad, *gH; /* the sum of H^d, its gradient (ws), scratch 3 dim */
@@ -95,7 +118,7 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   *march = NULL;
   if (!disc)
     return HS_EINVAL;
-  gsl_set_error_handler_off(); /* GSL's default handler aborts on a singular matrix */
+  gsl_set_error_handler_off(); /* GSL's default handler aborts (the problem callbacks may call GSL) */
   m = calloc(1, sizeof(*m));
   if (!m)
     return HS_ENOMEM;
@@ -105,15 +128,11 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->atol      = HS_MARCH_ATOL_DEFAULT;
   m->stol      = HS_MARCH_STOL_DEFAULT;
   m->max_it    = HS_MARCH_MAX_IT_DEFAULT;
-  m->A         = gsl_matrix_alloc((size_t)w, (size_t)w);
-  m->perm      = gsl_permutation_alloc((size_t)w);
-  m->A1        = gsl_matrix_alloc((size_t)dim, (size_t)dim);
-  m->perm1     = gsl_permutation_alloc((size_t)dim);
-  m->rhs       = gsl_vector_alloc((size_t)w);
-  m->sol       = gsl_vector_alloc((size_t)w);
+  m->piv       = malloc(sizeof(int) * (size_t)(w + dim));
   m->blk       = malloc(sizeof(double) * (8 * (size_t)dim * dim + 3 * (size_t)w + 5 * (size_t)dim * (w + 1) +
-                                          (size_t)(w + 1) + 3 * (size_t)dim));
-  if (!m->A || !m->perm || !m->A1 || !m->perm1 || !m->rhs || !m->sol || !m->blk) {
+                                          (size_t)(w + 1) + 3 * (size_t)dim + (size_t)w * w + (size_t)dim * dim +
+                                          3 * (size_t)w));
+  if (!m->piv || !m->blk) {
     HsMarchDestroy(&m);
     return HS_ENOMEM;
   }
@@ -123,6 +142,12 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->S     = m->ysave + w;
   m->hgrad = m->S + 5 * dim * (w + 1);
   m->gH    = m->hgrad + w + 1;
+  m->A     = m->gH + 3 * dim;
+  m->A1    = m->A + w * w;
+  m->sol   = m->A1 + dim * dim;
+  m->shift = m->sol + w;
+  m->yold  = m->shift + w;
+  m->piv1  = m->piv + w;
   *march   = m;
   return HS_SUCCESS;
 }
@@ -135,18 +160,7 @@ void HsMarchDestroy(HsMarch **march)
   if (!march || !*march)
     return;
   m = *march;
-  if (m->A)
-    gsl_matrix_free(m->A);
-  if (m->A1)
-    gsl_matrix_free(m->A1);
-  if (m->perm)
-    gsl_permutation_free(m->perm);
-  if (m->perm1)
-    gsl_permutation_free(m->perm1);
-  if (m->rhs)
-    gsl_vector_free(m->rhs);
-  if (m->sol)
-    gsl_vector_free(m->sol);
+  free(m->piv);
   free(m->blk);
   free(m);
   *march = NULL;
@@ -202,9 +216,8 @@ static int StepResidual(HsMarch *m, int k, int first, const double *xm, const do
 static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm,
                         const double *xp, const double *lp)
 {
-  int         dim = m->dim, dd = dim * dim, st, signum;
-  double     *B = m->blk;
-  gsl_matrix *A = first ? m->A1 : m->A;
+  int     dim = m->dim, dd = dim * dim, w = 2 * dim, st;
+  double *B = m->blk, *A = first ? m->A1 : m->A;
 
   if (first)
     st = HsDiscStateJacobian(m->disc, xk, xp, lp, B, B + dd, B + 2 * dd);
@@ -215,41 +228,44 @@ static int StepJacobian(HsMarch *m, int k, int first, const double *xm, const do
   }
   if (st)
     return st > 0 ? HS_EDOM : HS_EFAILED;
-  for (int i = 0; i < dim; i++)
-    for (int j = 0; j < dim; j++) {
-      if (first)
-        gsl_matrix_set(A, (size_t)i, (size_t)j, B[dd + i * dim + j]); /* dF/dx_{k+1} */
-      else {
-        gsl_matrix_set(A, (size_t)i, (size_t)j, B[2 * dd + i * dim + j]);                 /* dC/dx_{k+1} */
-        gsl_matrix_set(A, (size_t)i, (size_t)(dim + j), B[4 * dd + i * dim + j]);         /* dC/dlambda_{k+1/2} */
-        gsl_matrix_set(A, (size_t)(dim + i), (size_t)j, B[6 * dd + i * dim + j]);         /* dF/dx_{k+1} */
-        gsl_matrix_set(A, (size_t)(dim + i), (size_t)(dim + j), B[7 * dd + i * dim + j]); /* dF/dlambda */
-      }
+  if (first)
+    HsCopy(dd, B + dd, A); /* dF/dx_{k+1} */
+  else
+    for (int i = 0; i < dim; i++) {
+      HsCopy(dim, B + 2 * dd + i * dim, A + i * w);               /* dC/dx_{k+1} */
+      HsCopy(dim, B + 4 * dd + i * dim, A + i * w + dim);         /* dC/dlambda_{k+1/2} */
+      HsCopy(dim, B + 6 * dd + i * dim, A + (dim + i) * w);       /* dF/dx_{k+1} */
+      HsCopy(dim, B + 7 * dd + i * dim, A + (dim + i) * w + dim); /* dF/dlambda */
     }
-  return gsl_linalg_LU_decomp(A, first ? m->perm1 : m->perm, &signum) ? HS_ESINGULAR : HS_SUCCESS;
+  if (HsLUFactor(first ? dim : w, A, first ? m->piv1 : m->piv)) {
+    m->lu_kept = first && m->lu_kept;
+    return HS_ESINGULAR;
+  }
+  m->lu_kept = m->lu_kept || !first;
+  return HS_SUCCESS;
 }
 
 /* The Newton update: y <- y - alpha A^{-1} R, alpha halved from 1 while the
  * trial residual (into m->R) is outside the domain or not finite, down to
  * 1e-3. *dynorm is the size of the update taken, *rst the status of the
- * residual at the new y (checked by the caller). Returns HS_ESINGULAR (failure
- * recorded) or HS_SUCCESS. */
+ * residual at the new y (checked by the caller). rcap > 0: a chord update (A an
+ * earlier step's LU), taken only if its full step is in the domain with |R| <= rcap;
+ * otherwise y is restored, *rejected set, and the caller factors A at y. Returns
+ * HS_ESINGULAR (failure recorded) or HS_SUCCESS. */
 static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
-                      double *lp, double *dynorm, int *rst)
+                      double *lp, double rcap, double *dynorm, int *rst, int *rejected)
 {
-  int             dim = m->dim, nu = first ? dim : 2 * dim, st = 0;
-  gsl_vector_view r = gsl_vector_subvector(m->rhs, 0, (size_t)nu), x = gsl_vector_subvector(m->sol, 0, (size_t)nu);
+  int dim = m->dim, nu = first ? dim : 2 * dim, st = 0;
 
-  for (int i = 0; i < nu; i++)
-    gsl_vector_set(&r.vector, (size_t)i, m->R[i]);
-  if (gsl_linalg_LU_solve(first ? m->A1 : m->A, first ? m->perm1 : m->perm, &r.vector, &x.vector))
+  HsCopy(nu, m->R, m->sol);
+  if (HsLUSolve(nu, first ? m->A1 : m->A, first ? m->piv1 : m->piv, 1, m->sol))
     return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
   for (int i = 0; i < dim; i++)
     m->ysave[i] = xp[i], m->ysave[dim + i] = first ? 0 : lp[i];
   for (double alpha = 1;; alpha *= 0.5) {
     *dynorm = 0;
     for (int i = 0; i < nu; i++) {
-      double di = alpha * gsl_vector_get(&x.vector, (size_t)i);
+      double di = alpha * m->sol[i];
       *dynorm   = fmax(*dynorm, fabs(di));
       if (i < dim)
         xp[i] = m->ysave[i] - di;
@@ -257,6 +273,15 @@ static int StepUpdate(HsMarch *m, int k, int first, const double *xm, const doub
         lp[i - dim] = m->ysave[i] - di;
     }
     st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->Rt);
+    if (rcap > 0 && (st || !(HsNormInf(nu, m->Rt) <= rcap))) { /* the chord does not contract: undone */
+      for (int i = 0; i < dim; i++) {
+        xp[i] = m->ysave[i];
+        if (!first) /* (a first step's lambda is given, not an unknown) */
+          lp[i] = m->ysave[dim + i];
+      }
+      *rejected = 1;
+      return HS_SUCCESS;
+    }
     if ((!st && HsNormInf(nu, m->Rt) < HUGE_VAL) || alpha < 1e-3)
       break;
   }
@@ -289,12 +314,14 @@ int HsMarchStep(HsMarch *march, int k, int first, const double *xm, const double
 }
 
 /* HsMarchStep's Newton; lu_at_end = 0 (a march without sensitivities) skips the step Jacobian and its
- * LU at the solution, which only the sensitivities use. */
+ * LU at the solution, which only the sensitivities use, and starts with chord updates by the LU kept from
+ * the segment's previous step while they contract (file head). */
 static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk, const double *lm, double *xp,
                 double *lp, int lu_at_end)
 {
-  int      nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done;
-  double   rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
+  int    nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done, rejected = 0;
+  int    chord = !first && !lu_at_end && m->lu_kept, newton = 0; /* newton: the last update was Newton's */
+  double rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
 
   st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->R);
   for (it = 0;; it++) {
@@ -306,8 +333,21 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
       return Fail(m, HS_EDOM, k, "the step residual is not finite (the march overflowed; use more segments)");
     ynorm = fmax(HsNormInf(m->dim, xp), first ? 0 : HsNormInf(m->dim, lp));
     flat  = rnorm > 0.5 * rprev ? flat + 1 : 0, rprev = rnorm;
-    done  = rnorm <= m->atol * (1 + ynorm) || (it > 0 && dynorm <= m->stol * (1 + ynorm)) ||
+    done  = rnorm <= m->atol * (1 + ynorm) || (newton && dynorm <= m->stol * (1 + ynorm)) ||
            (flat >= HS_MARCH_FLAT_IT && rnorm <= HS_MARCH_FLOOR * (1 + ynorm)); /* the last: the noise floor (file head) */
+    if (chord && it < m->max_it && !(done && (it == 0 || newton))) { /* (a warm start or a Newton update that meets
+                                                                        the tolerance stays: file head) */
+      if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, done ? HUGE_VAL : HS_MARCH_CHORD_RATE * rnorm, &dynorm, &st,
+                     &rejected))
+        return HS_ESINGULAR;
+      if (done) /* the last update, taken once the tolerance is met (undone only if outside the domain: file head) */
+        return HS_SUCCESS;
+      if (!rejected) {
+        newton = 0;
+        continue;
+      }
+      chord = 0; /* Newton from here on, from the same y (done already if it met the tolerances) */
+    }
     if (done && !lu_at_end)
       return HS_SUCCESS;
     st = StepJacobian(m, k, first, xm, xk, lm, xp, lp);
@@ -319,8 +359,9 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
       break;
     if (st == HS_ESINGULAR)
       return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
-    if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, &dynorm, &st))
+    if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, 0, &dynorm, &st, &rejected))
       return HS_ESINGULAR;
+    newton = 1, chord = !lu_at_end; /* this LU for the next updates while they contract */
   }
   return Fail(m, HS_ENOCONV, k, "local Newton did not converge in %d iterations (|R| = %.2e)", m->max_it, rnorm);
 }
@@ -329,18 +370,10 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
  * and negates: RHS <- -A^{-1} RHS. */
 static int SolveColumns(HsMarch *m, int first, int nu, int w, double *RHS)
 {
-  gsl_matrix      *A    = first ? m->A1 : m->A;
-  gsl_permutation *perm = first ? m->perm1 : m->perm;
-  gsl_vector_view  r = gsl_vector_subvector(m->rhs, 0, (size_t)nu), x = gsl_vector_subvector(m->sol, 0, (size_t)nu);
-
-  for (int c = 0; c < w; c++) {
-    for (int i = 0; i < nu; i++)
-      gsl_vector_set(&r.vector, (size_t)i, RHS[i * w + c]);
-    if (gsl_linalg_LU_solve(A, perm, &r.vector, &x.vector))
-      return HS_ESINGULAR;
-    for (int i = 0; i < nu; i++)
-      RHS[i * w + c] = -gsl_vector_get(&x.vector, (size_t)i);
-  }
+  if (HsLUSolve(nu, first ? m->A1 : m->A, first ? m->piv1 : m->piv, w, RHS))
+    return HS_ESINGULAR;
+  for (int i = 0; i < nu * w; i++)
+    RHS[i] = -RHS[i];
   return HS_SUCCESS;
 }
 
@@ -426,6 +459,9 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
   return HS_SUCCESS;
 }
 
+static int MarchSegment(HsMarch *m, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                        double *growth);
+
 /*@ HsMarchSegment - marches one shooting segment (docs/theory.md section 3).
 
   Not collective (serial).
@@ -447,13 +483,26 @@ static int AccumulateHamiltonian(HsMarch *m, int k, const double *xk, const doub
 int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, double *traj, double *sens,
                    double *growth)
 {
-  HsMarch *m   = march;
+  int st;
+
+  HsDiscSetMemo(march->disc, 1); /* the problem's data stay fixed during a march */
+  st = MarchSegment(march, ks, len, z, warm, traj, sens, growth);
+  HsDiscSetMemo(march->disc, 0);
+  return st;
+}
+
+static int MarchSegment(HsMarch *m, int ks, int len, const double *z, int warm, double *traj, double *sens,
+                        double *growth)
+{
   int      dim = m->dim, w = 2 * dim, ws = w + m->free_h, st;
   double  *Sxm = m->S, *Sx0 = Sxm + dim * ws, *Slm = Sx0 + dim * ws, g = 1;
 
   if (len < 1)
     return Fail(m, HS_EINVAL, ks, "a segment needs at least one interval (len = %d)", len);
+  for (int i = 0; i < w && warm; i++)
+    m->shift[i] = z[i] - traj[i];
   HsCopy(w, z, traj);
+  m->lu_kept = 0; /* chord updates only by this segment's own LUs: a march does not depend on the one before */
   m->hsum = 0;
   HsZero(ws, m->hgrad);
   if (sens) { /* S(x_ks) = [I 0 (0)], S(lambda_{ks+1/2}) = [0 I (0)] */
@@ -469,9 +518,19 @@ int HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int warm, d
         xn[i] = first ? xk[i] : 2 * xk[i] - (xk - w)[i];
       if (!first)
         HsCopy(dim, lk - w, lk);
-    }
+    } else /* the previous march moved as the step before moved it (a smooth change of the trajectory) */
+      for (int i = 0; i < dim; i++) {
+        m->yold[i] = xn[i], xn[i] += m->shift[i];
+        if (!first)
+          m->yold[dim + i] = lk[i], lk[i] += m->shift[dim + i];
+      }
     st = first ? Step(m, ks, 1, NULL, xk, NULL, xn, lk, sens != NULL) /* the step's LU only for the sensitivities */
                : Step(m, ks + j, 0, xk - w, xk, lk - w, xn, lk, sens != NULL);
+    for (int i = 0; i < dim && warm && !st; i++) {
+      m->shift[i] = xn[i] - m->yold[i];
+      if (!first)
+        m->shift[dim + i] = lk[i] - m->yold[dim + i];
+    }
     if (!st && sens)
       st = PropagateSensitivities(m, ks + j, first, xk, xn, first ? NULL : lk - w, lk, &g);
     if (!st && m->hacc)

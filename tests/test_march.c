@@ -1,7 +1,10 @@
 /* Unit tests of the shooting march (costate/march.c, serial): the marched
  * trajectory solves the discrete equations; the sensitivities equal central
  * differences of the march itself; a warm start from a march reproduces it;
- * every failure status is provoked and named; bad arguments are refused. */
+ * every failure status is provoked and named; bad arguments are refused; the march's
+ * shortcuts (chord updates, shifted warm starts, the memo of discrete gradients, the
+ * small dense LU) give what Newton at every step and the plain evaluations give. */
+#include "../costate/hsdiscimpl.h" /* HsDiscSetMemo, HsGreenspanQuotient */
 #include "../costate/hsmarch.h"
 #include "ell_test_problem.h"
 
@@ -258,6 +261,115 @@ static void CheckFailures(void)
   HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&S);
 }
 
+/* HsLUFactor/HsLUSolve (costate/hsdense.h) on an 8 x 8 system whose diagonal is zero in places (pivoting needed),
+ * against a known solution X (8 x 3); a matrix with two equal rows is reported singular. */
+static void CheckDenseLU(void)
+{
+  double A[64], LU[64], X[24], B[24], err = 0;
+  int    piv[8];
+
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) /* rows of 4 I + 0.3 cos(i + 2j), cyclically shifted by 3: A_jj small or 0 */
+      A[i * 8 + j] = ((i + 3) % 8 == j ? 4.0 : 0.0) + 0.3 * cos(0.7183 * (i + 2 * j));
+  for (int i = 0; i < 8; i++)
+    A[i * 8 + i] = 0;
+  for (int i = 0; i < 24; i++)
+    X[i] = sin(1.3 * i + 0.2);
+  for (int i = 0; i < 8; i++)
+    for (int c = 0; c < 3; c++) {
+      B[i * 3 + c] = 0;
+      for (int l = 0; l < 8; l++)
+        B[i * 3 + c] += A[i * 8 + l] * X[l * 3 + c];
+    }
+  memcpy(LU, A, sizeof A);
+  CHECK(HsLUFactor(8, LU, piv) == 0, "HsLUFactor: a regular matrix reported singular");
+  CHECK(HsLUSolve(8, LU, piv, 3, B) == 0, "HsLUSolve: a regular matrix reported singular");
+  for (int i = 0; i < 24; i++)
+    err = fmax(err, fabs(B[i] - X[i]));
+  printf("%-34s |X - A^{-1} (A X)| %.2e\n", "dense LU 8x8, 3 columns", err);
+  CHECK(err <= 1e-13, "HsLUSolve: error %.3e", err);
+  memcpy(LU, A, sizeof A);
+  memcpy(LU + 5 * 8, LU + 2 * 8, 8 * sizeof(double)); /* row 5 = row 2 */
+  CHECK(HsLUFactor(8, LU, piv) == 1 && HsLUSolve(8, LU, piv, 3, B) == 1, "dense LU: equal rows not singular");
+}
+
+/* The residual march (chord updates, no sensitivities) against the march with sensitivities (the step Jacobian
+ * factored at every iterate), cold and warm: a warm march at z + dz started from the march at z (the shifted warm
+ * start) against a cold one at z + dz. All must solve the same step equations to the march's tolerance. */
+static void CheckChord(HsProblem *P, const char *label, const char *ss, const char *cs, int N, int ks, int len,
+                       double dz)
+{
+  HsDisc  *d;
+  HsMarch *m;
+  char     msg[256], what[96];
+  int      dim = 2 * P->n, w = 2 * dim, rows = (len + 1) * w - dim, st;
+  double  *tc = calloc((size_t)((len + 1) * w), sizeof(double)), *tn = calloc((size_t)((len + 1) * w), sizeof(double));
+  double  *S = calloc((size_t)(4 * dim * w), sizeof(double)), z[64], e_cold = 0, e_warm = 0, ymax;
+
+  snprintf(what, sizeof what, "chord %s %s+%s N=%d k=%d..%d", label, ss, cs, N, ks, ks + len);
+  if (HsDiscCreate(P, ss, cs, N, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg) || HsMarchCreate(d, &m)) {
+    CHECK(0, "%s: %s", what, msg);
+    return;
+  }
+  StartOf(P, z);
+  st = HsMarchSegment(m, ks, len, z, 0, tc, NULL, NULL);
+  st = st ? st : HsMarchSegment(m, ks, len, z, 0, tn, S, NULL);
+  CHECK(st == HS_SUCCESS, "%s: march failed: %s", what, HsMarchGetFailure(m));
+  ymax = MaxAbs(rows, tn);
+  for (int i = 0; i < rows; i++)
+    e_cold = fmax(e_cold, fabs(tc[i] - tn[i]));
+  CheckResiduals(d, what, ks, len, tc);
+  CHECK(!memcmp(tc, z, sizeof(double) * (size_t)w), "%s: the march changed its start z (row 0)", what);
+  for (int i = 0; i < w; i++) /* z + dz (1e-4: an outer Newton update late in a solve) */
+    z[i] += dz * cos(1.7 * i);
+  st = st ? st : HsMarchSegment(m, ks, len, z, 1, tc, NULL, NULL); /* warm from the march at z */
+  st = st ? st : HsMarchSegment(m, ks, len, z, 0, tn, S, NULL);
+  CHECK(st == HS_SUCCESS, "%s: march at z + dz failed: %s", what, HsMarchGetFailure(m));
+  for (int i = 0; i < rows; i++)
+    e_warm = fmax(e_warm, fabs(tc[i] - tn[i]));
+  CHECK(!memcmp(tc, z, sizeof(double) * (size_t)w), "%s: the warm march changed its start z (row 0)", what);
+  printf("%-34s vs Newton: cold %.1e, warm %.1e (|y| %.2e)\n", what, e_cold, e_warm, ymax);
+  CHECK(e_cold <= 1e-12 * (1 + ymax) && e_warm <= 1e-12 * (1 + ymax), "%s: differs from Newton by %.3e, %.3e", what,
+        e_cold, e_warm);
+  HsMarchDestroy(&m), HsDiscDestroy(&d);
+  free(tc), free(tn), free(S);
+}
+
+/* HsDiscSetMemo: a quotient or discrete gradient answered from the memo is the computed one to the bit, whichever
+ * outputs the first call asked for; off, nothing is kept. */
+static void CheckMemo(HsProblem *P, HsProblem *K)
+{
+  HsDisc *d, *e;
+  char    msg[256];
+  double  v[6], u[6], vb, x[6] = {0.7183, -0.31, 0.05, 0.2, 1.1, -0.4}, y[6], g0[6], g1[6], g2[6];
+  int     same = 1;
+
+  if (HsDiscCreate(P, "greenspan", "conserving_1dof", 20, HS_DG_TOL_DEFAULT, &d, msg, sizeof msg) ||
+      HsDiscCreate(K, "gonzalez", "conserving", 20, HS_DG_TOL_DEFAULT, &e, msg, sizeof msg)) {
+    CHECK(0, "memo: %s", msg);
+    return;
+  }
+  HsGreenspanQuotient(d, 0.7183, 0.75, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); /* memo off */
+  HsDiscSetMemo(d, 1);
+  HsGreenspanQuotient(d, 0.7183, 0.75, &vb, NULL, NULL, NULL, NULL, NULL); /* kept: all six values */
+  HsGreenspanQuotient(d, 0.7183, 0.75, &u[0], &u[1], &u[2], &u[3], &u[4], &u[5]);
+  same = same && !memcmp(&vb, v, sizeof vb) && !memcmp(u, v, sizeof v);
+  HsGreenspanQuotient(d, 0.75, 0.7183, &u[0], &u[1], &u[2], &u[3], &u[4], &u[5]); /* another key */
+  same = same && memcmp(u, v, sizeof v);
+  HsDiscSetMemo(d, 0);
+  for (int i = 0; i < 6; i++)
+    y[i] = x[i] + 0.01 * (i + 1);
+  HsDiscGetStateScheme(e)->grad(e, x, y, g0);
+  HsDiscSetMemo(e, 1);
+  HsDiscGetStateScheme(e)->grad(e, x, y, g1);
+  HsDiscGetStateScheme(e)->grad(e, x, y, g2); /* from the memo */
+  HsDiscSetMemo(e, 0);
+  same = same && !memcmp(g0, g1, sizeof g0) && !memcmp(g0, g2, sizeof g0);
+  printf("%-34s %s\n", "memo of quotients, gradients", same ? "the same to the bit" : "DIFFERENT");
+  CHECK(same, "HsDiscSetMemo: a kept value differs from the computed one");
+  HsDiscDestroy(&d), HsDiscDestroy(&e);
+}
+
 int main(void)
 {
   HsProblem *P, *K, *E, *S;
@@ -285,6 +397,13 @@ int main(void)
   CheckFreeTime(K, "kepler", "gonzalez", "conserving", 20, 3, 6);
   CheckFreeTime(K, "kepler", "gonzalez", "kkt", 20, 0, 9);
   CheckFailures();
+  CheckDenseLU();
+  CheckChord(P, "pendulum", "greenspan", "conserving_1dof", 2000, 37, 60, 1e-4);
+  CheckChord(P, "pendulum", "greenspan", "conserving_1dof", 12, 0, 11, 0.3); /* h = 0.25: chord updates refused too */
+  CheckChord(K, "kepler", "gonzalez", "conserving", 2000, 411, 60, 1e-4);
+  CheckChord(K, "kepler", "gonzalez", "conserving", 40, 3, 20, 0.05);
+  CheckChord(E, "kepler+ell(t)", "gonzalez", "conserving", 200, 20, 30, 1e-4);
+  CheckMemo(P, K);
   HsProblemDestroy(&P), HsProblemDestroy(&K), HsProblemDestroy(&E), HsProblemDestroy(&S);
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
