@@ -24,7 +24,10 @@ assertion marked (before: ...) failed on the code before its fix:
                   files are read
   snes types      -snes_type fas, composite, shell, nasm and -hs_grid_snes_type composite (-hs_study 3) are refused
                   before the solve naming the key and what works (before: PETSc's messages inside the solve:
-                  "row 0 of point 0 does not fit the Jacobian's pattern", "m must be > 0"); newtontr still runs
+                  "row 0 of point 0 does not fit the Jacobian's pattern", "m must be > 0"); newtontr still runs;
+                  NaN in a sub-solver's PETSc key (-hs_grid_snes_atol, -hs_direct_ksp_rtol; before: taken); bicg
+                  with conserving4's condensed hsband and in -hs_study's grids (-hs_grid_ksp_type) refused before the
+                  solve (before: PETSc's "No method applytranspose" inside it)
   nan values      NaN in any key's value is refused, PETSc's included (-snes_atol nan, -ksp_rtol NaN; before: taken),
                   the line search's reals must be finite (-snes_linesearch_damping nan, inf; before: hsbt halved NaN
                   for ever and SIGTERM did not end it), and its damping positive (-snes_linesearch_damping 0)
@@ -173,6 +176,20 @@ def case_snes_types(d):
                       (["-hs_study", "3", "-hs_grid_snes_type", "composite"], "-hs_grid_snes_type composite")):
         rc, out = hs(BASE + args, d, timeout=60)
         check(rc == 1 and key + " " + want in out, "%s: exit %s (before: PETSc's own message in the solve)\n%s"
+              % (" ".join(args), rc, out[-300:]))
+    # (after the review of round 22) NaN in a driver's sub-solver's PETSc keys, whose prefix is hamshoot's
+    for args, key in ((["-hs_study", "3", "-hs_grid_snes_atol", "nan"], "-hs_grid_snes_atol nan"),
+                      (["-hs_initial_guess", "direct", "-hs_direct_solver", "kkt", "-hs_direct_ksp_rtol", "NaN"],
+                       "-hs_direct_ksp_rtol NaN")):
+        rc, out = hs(BASE + args, d, timeout=60)
+        check(rc == 1 and "option %s is not a number" % key in out, "%s: exit %s (before: taken)\n%s"
+              % (" ".join(args), rc, out[-300:]))
+    # a transposing KSP: conserving4's condensed hsband and a driver's sub-solver refused before the solve
+    for args, key in ((["-hs_scheme", "conserving4", "-ksp_type", "bicg"], "-pc_type hsband (condensed by -hs_condense)"),
+                      (["-hs_study", "3", "-hs_grid_ksp_type", "bicg"], "-hs_grid_pc_type hsband")):
+        rc, out = hs(BASE + args, d, timeout=60)
+        check(rc == 1 and "applies the preconditioner's transpose, which %s cannot" % key in out,
+              "%s: exit %s (before: PETSc's \"No method applytranspose\" in the solve)\n%s"
               % (" ".join(args), rc, out[-300:]))
     rc, out = hs(BASE + ["-snes_type", "newtontr"], d, timeout=60)  # a Newton type hamshoot can run
     check(rc in (0, 2) and want not in out, "-snes_type newtontr: exit %s\n%s" % (rc, out[-300:]))

@@ -561,8 +561,7 @@ PetscErrorCode HsSolverSolveExtrapolated(HsSolver s)
     PetscFunctionReturn(0);
   }
   t0 = MPI_Wtime();
-  /* the test of the boundary rows depends on the problem alone: once here, not at each coarse grid's set-up */
-  PetscCall(HsSolverCheckBoundaryRank(s));
+  /* the test of the boundary rows depends on the problem alone: s's set-up above made it, the coarse grids skip it */
   g.has = (PetscBool)(s->guess != NULL);
   g.L.N = s->guess_N, g.L.x = s->guess, g.L.r.T = s->guess_T, g.L.nodal = s->guess_nodal;
   if (coarse_re) { /* a checkpoint of the coarse grids: N/2^(K-1) from its iterate, then in order (issue 38: N first

@@ -179,8 +179,8 @@ struct _p_HsSolver {
   PetscBool residual_pure;  /* the formulation's residual is a function of X alone and keeps nothing (its set-up says
                                so): HsSolverSolveNewton then takes the final iterate's F from the last evaluation
                                where that was at the same X (eval_X) instead of evaluating it again */
-  Vec              eval_X, eval_F; /* HsSolverFormFunction's last successful evaluation in this Newton solve (not
-                                      owned; NULL: none) and the states its X and F had then */
+  Vec              eval_X, eval_F; /* HsSolverFormFunction's last successful evaluation in this Newton solve (a
+                                      reference each; NULL: none) and the states its X and F had then */
   PetscObjectState eval_Xstate, eval_Fstate;
   void     *data;           /* the formulation's */
 };

@@ -134,6 +134,8 @@ PetscErrorCode HsSolverDestroy(HsSolver *solver)
   PetscCall(SNESDestroy(&s->snes));
   PetscCall(VecDestroy(&s->X));
   PetscCall(VecDestroy(&s->F));
+  PetscCall(VecDestroy(&s->eval_X)); /* FinalResidual's references (solversolve.c) */
+  PetscCall(VecDestroy(&s->eval_F));
   for (int i = 0; i < 3; i++)
     PetscCall(VecDestroy(&s->noise_work[i]));
   PetscCall(VecDestroy(&s->polish_X));

@@ -95,11 +95,14 @@ PetscErrorCode HsSolverFormFunction(SNES snes, Vec X, Vec F, void *ctx)
   PetscBool dom;
 
   PetscFunctionBeginUser;
-  s->eval_X = s->eval_F = NULL;
+  PetscCall(VecDestroy(&s->eval_X)); /* references: a finite-difference Jacobian's work vectors may be freed after */
+  PetscCall(VecDestroy(&s->eval_F));
   PetscCall((*s->ops->residual)(s, X, F, &dom));
   if (dom)
     PetscCall(SNESSetFunctionDomainError(snes));
   else if (s->residual_pure) { /* HsSolverSolveNewton's final evaluation may be this one (FinalResidual) */
+    PetscCall(PetscObjectReference((PetscObject)X));
+    PetscCall(PetscObjectReference((PetscObject)F));
     s->eval_X = X, s->eval_F = F;
     PetscCall(PetscObjectStateGet((PetscObject)X, &s->eval_Xstate));
     PetscCall(PetscObjectStateGet((PetscObject)F, &s->eval_Fstate));
@@ -128,7 +131,8 @@ static PetscErrorCode FinalResidual(HsSolver s)
     PetscCall(VecEqual(s->eval_X, s->X, &same));
   if (same)
     PetscCall(VecEqual(s->eval_F, s->F, &same));
-  s->eval_X = s->eval_F = NULL;
+  PetscCall(VecDestroy(&s->eval_X));
+  PetscCall(VecDestroy(&s->eval_F));
   if (!same)
     PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
   PetscFunctionReturn(0);
@@ -279,7 +283,6 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(SNESSetConvergenceTest(s->snes, HsSolverConvergenceTest, s, NULL));
   if (s->setfromoptionscalled)
     PetscCall(SNESSetFromOptions(s->snes));
-  PetscCall(HsSNESCheckType(s->snes));
   if (s->monitor)
     PetscCall(SNESMonitorSet(s->snes, HsSolverMonitor, s, NULL));
   /* the factorization's settings go to this solver's own factor matrix */
@@ -289,7 +292,7 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscCall(HsSolverConfigureFactorization(s, pc));
   if (s->ops->setupksp)
     PetscCall((*s->ops->setupksp)(s, ksp));
-  PetscCall(HsKSPCheckTranspose(ksp)); /* before the solve, not PETSc's "No method applytranspose" in it */
+  PetscCall(HsSNESCheckType(s->snes)); /* before the solve, not PETSc's messages in it ("No method applytranspose") */
   s->setupcalled = PETSC_TRUE;
   PetscCall(HsSolverCheckCheckpointDir(s)); /* no directory of the user's is taken for a checkpoint */
   if (s->restart_dir[0])
@@ -301,17 +304,23 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
     hierarchy of grids, composite and nasm and aspin: sub-solvers and subdomains, patch: a DMPlex, shell and python:
     the user's own code) is an error naming the key and what works, before the solve instead of PETSc's message
     inside it ("row 0 of point 0 does not fit the Jacobian's pattern", "m must be > 0"; issue 38, round 22)
-    (bvp/ internal). Collective. @*/
+    (bvp/ internal). Its KSP too: no Krylov method that applies the transpose of a PC that has none
+    (HsKSPCheckTranspose; a driver's sub-solver reads -hs_grid_ksp_type and the like after its set-up). Collective.
+    @*/
 PetscErrorCode HsSNESCheckType(SNES snes)
 {
   PetscBool   bad;
   const char *type, *prefix;
+  KSP         ksp;
 
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)snes, &bad, SNESFAS, SNESCOMPOSITE, SNESNASM, SNESASPIN, SNESPATCH,
                                       SNESSHELL, SNESPYTHON, ""));
-  if (!bad)
+  if (!bad) {
+    PetscCall(SNESGetKSP(snes, &ksp));
+    PetscCall(HsKSPCheckTranspose(ksp));
     PetscFunctionReturn(0);
+  }
   PetscCall(SNESGetType(snes, &type));
   PetscCall(SNESGetOptionsPrefix(snes, &prefix));
   SETERRQ(PetscObjectComm((PetscObject)snes), PETSC_ERR_SUP,
@@ -451,7 +460,8 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
 
   PetscFunctionBeginUser;
   s->res.mumps_retries = 0;
-  s->eval_X = s->eval_F = NULL; /* FinalResidual: this solve's evaluations only */
+  PetscCall(VecDestroy(&s->eval_X)); /* FinalResidual: this solve's evaluations only */
+  PetscCall(VecDestroy(&s->eval_F));
   PetscCall(SNESGetConvergedReason(s->snes, &last));
   if (last == SNES_DIVERGED_LINEAR_SOLVE) /* the last solve's factorization failed: not to be reused */
     PetscCall(HsSolverResetFactorization(s));

@@ -226,8 +226,9 @@ static PetscErrorCode ApplyHsBT(SNESLineSearch ls)
      round 22: -snes_linesearch_damping nan ran for ever; the options check refuses it, this any other way) */
   PetscCheck(lambda > 0 && lambda < PETSC_INFINITY && minlambda >= 0 && maxstep > 0, PetscObjectComm((PetscObject)ls),
              PETSC_ERR_ARG_OUTOFRANGE,
-             "line search hsbt: damping %g, minimum lambda %g and maximum step %g must be positive and finite",
-             (double)lambda, (double)minlambda, (double)maxstep);
+             "line search hsbt: the damping %g and the maximum step %g must be positive and finite, the minimum lambda %g "
+             "not negative",
+             (double)lambda, (double)maxstep, (double)minlambda);
   PetscCall(SNESGetTolerances(snes, NULL, NULL, &stol, NULL, NULL));
   PetscCall(SNESLineSearchPreCheck(ls, X, Y, &changed));
   PetscCall(SNESLineSearchSetReason(ls, SNES_LINESEARCH_SUCCEEDED));

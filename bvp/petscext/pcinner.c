@@ -139,13 +139,14 @@ PetscErrorCode HsPCNoTranspose(PC pc, Vec x, Vec y)
 
 /*@ HsKSPCheckTranspose - before the solve: a Krylov method that applies its preconditioner's transpose in every
     solve (PETSc 3.18: bicg and ibcgs, measured with each KSP type of PETSc on the pendulum) with hsband or hsslab
-    (which have none), or with hsdrop or hsgather whose inner PC has none, is an error naming the KSP type, the PC and
-    what works (bvp/ internal). Collective. @*/
+    (which have none) or with conserving4's condensed hsband (the PCSHELL hscondense, order4cond.c), or with hsdrop or
+    hsgather whose inner PC has none, is an error naming the KSP type, the PC and what works (bvp/ internal).
+    Collective. @*/
 PetscErrorCode HsKSPCheckTranspose(KSP ksp)
 {
   static const char *const transposing[] = {KSPBICG, KSPIBCGS};
   const char              *prefix, *ktype, *ptype;
-  PetscBool                match = PETSC_FALSE, lu, none, has;
+  PetscBool                match = PETSC_FALSE, lu, none, has, shell;
   PC                       pc, inner;
 
   PetscFunctionBeginUser;
@@ -156,6 +157,12 @@ PetscErrorCode HsKSPCheckTranspose(KSP ksp)
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &lu, PCHSDROP, PCHSGATHER, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &none, PCHSBAND, PCHSSLAB, ""));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCSHELL, &shell));
+  if (shell) { /* conserving4's condensed LU (-hs_condense, order4cond.c): a shell with no transposed apply */
+    const char *name = NULL;
+    PetscCall(PCShellGetName(pc, &name));
+    none = (PetscBool)(name && !strcmp(name, "hscondense"));
+  }
   if (!lu && !none)
     PetscFunctionReturn(0);
   has = PETSC_FALSE;
@@ -167,10 +174,12 @@ PetscErrorCode HsKSPCheckTranspose(KSP ksp)
   if (has)
     PetscFunctionReturn(0);
   PetscCall(PCGetType(pc, &ptype));
+  if (shell) /* named as the user knows it: the default hsband, condensed (-hs_condense false takes hsband itself) */
+    ptype = "hsband (condensed by -hs_condense)";
   PetscCall(KSPGetType(ksp, &ktype));
   PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
   SETERRQ(PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP,
-          "-%sksp_type %s applies the preconditioner's transpose, which -pc_type %s cannot (%s has no transposed "
+          "-%sksp_type %s applies the preconditioner's transpose, which -%spc_type %s cannot (%s has no transposed "
           "solve): use " HS_TRANSPOSE_ALTERNATIVES,
-          prefix ? prefix : "", ktype, ptype, lu ? "its inner PC" : "its elimination");
+          prefix ? prefix : "", ktype, prefix ? prefix : "", ptype, lu ? "its inner PC" : "its elimination");
 }

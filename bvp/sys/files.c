@@ -277,7 +277,7 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
  * here without blocking and without following a link (a FIFO planted there would hold the run for ever), its first
  * line HS_GNUPLOT_LOG_HEAD (the next run knows the log as hamshoot's by it), and given to the child as its stdout and
  * stderr; every other descriptor of hamshoot's (the output directory's lock among them) is close-on-exec. 0 and the
- * child's pid, or an errno: 126 stands for a log that could not be made a regular file. */
+ * child's pid, or an errno: -1 stands for a log that could not be made a regular file. */
 static int SpawnGnuplot(int dfd, const char *exe, const char *script, pid_t *pid)
 {
   static const int           sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU, SIGPIPE};
@@ -294,7 +294,7 @@ static int SpawnGnuplot(int dfd, const char *exe, const char *script, pid_t *pid
       write(fd, HS_GNUPLOT_LOG_HEAD, strlen(HS_GNUPLOT_LOG_HEAD)) != (ssize_t)strlen(HS_GNUPLOT_LOG_HEAD)) {
     if (fd >= 0)
       close(fd);
-    return 126;
+    return -1;
   }
   sigemptyset(&def);
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
@@ -380,7 +380,7 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     return 1;
   }
   fflush(NULL); /* nothing of hamshoot's half-written before gnuplot's output */
-  if ((rc = SpawnGnuplot(dfd, exe, script, &pid)) == 126) {
+  if ((rc = SpawnGnuplot(dfd, exe, script, &pid)) == -1) {
     snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)", dir);
     return 1;
   } else if (rc == ENOENT) {

@@ -78,6 +78,21 @@ static PetscBool Ours(const char *key, PetscBool *is_switch)
                      !strcmp(key, "problem") || !strcmp(key, "quiet"));
 }
 
+/* Whether key (without '-'), in hamshoot's namespace by its prefix, is a PETSc object's key under it: a driver's
+ * sub-solver's -hs_grid_snes_atol, -hs_init_ksp_rtol, -hs_direct_pc_... (an "_snes_", "_ksp_", "_pc_" or "_mat_" not
+ * preceded by "hs", which hamshoot's own -hs_snes_noise and -hs_direct_hs_snes_roundoff are). Its value is read by
+ * PETSc, which takes NaN (the reviewer of round 22: only the unprefixed keys had been checked). */
+static PetscBool PetscKeyInOurs(const char *key)
+{
+  static const char *const objs[] = {"_snes_", "_ksp_", "_pc_", "_mat_"};
+
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
+    for (const char *p = strstr(key, objs[i]); p; p = strstr(p + 1, objs[i]))
+      if (p - key < 2 || strncmp(p - 2, "hs", 2))
+        return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 /* A value token of PetscOptionsGetAll's "-a 1 -b -c x": not a key ("-" then a letter or '_'). */
 static PetscBool IsValue(const char *tok)
 {
@@ -311,7 +326,7 @@ static PetscErrorCode FindHex(char *bad, size_t len)
       key = tok;
     else if (key && IsHex(tok) && !Ours(key + 1, &sw)) /* hamshoot's keys: their own parsers name the value */
       snprintf(bad, len, "%s %s", key, tok);
-    else if (key && NaNWord(tok) && !Ours(key + 1, &sw))
+    else if (key && NaNWord(tok) && (!Ours(key + 1, &sw) || PetscKeyInOurs(key + 1)))
       snprintf(bad, len, "%s %s is not a number", key, tok);
     else if (key && IntKey(key, &min) && (!WholeNumber(tok, strlen(tok)) || strtoll(tok, NULL, 10) < min)) {
       if (min == PETSC_MIN_INT) /* PETSc would read 4294967297 as 1 */
