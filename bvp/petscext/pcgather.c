@@ -93,7 +93,9 @@ static PetscErrorCode PCSetUp_HsGather(PC pc)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode PCApply_HsGather(PC pc, Vec x, Vec y)
+/* y = A^-1 x (or A^-T x: transpose): x gathered whole on every rank, the inner LU's solve (or its transposed one:
+ * -ksp_type bicg, ibcgs; issue 38, round 21), this rank's part copied out. */
+static PetscErrorCode GatherSolve(PC pc, Vec x, Vec y, PetscBool transpose)
 {
   PC_HsGather       *g = pc->data;
   const PetscScalar *a;
@@ -103,7 +105,10 @@ static PetscErrorCode PCApply_HsGather(PC pc, Vec x, Vec y)
   PetscFunctionBeginUser;
   PetscCall(VecScatterBegin(g->sc, x, g->xs, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(g->sc, x, g->xs, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PCApply(g->inner, g->xs, g->ys));
+  if (transpose)
+    PetscCall(HsPCInnerApplyTranspose(pc, g->inner, NULL, NULL, g->xs, g->ys));
+  else
+    PetscCall(PCApply(g->inner, g->xs, g->ys));
   PetscCall(VecGetOwnershipRange(y, &lo, &hi));
   PetscCall(VecGetArrayRead(g->ys, &a));
   PetscCall(VecGetArray(y, &b));
@@ -113,24 +118,17 @@ static PetscErrorCode PCApply_HsGather(PC pc, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* y = A^-T x, the same gather with the factor's transposed solve (-ksp_type bicg, ibcgs; issue 38, round 21). */
+static PetscErrorCode PCApply_HsGather(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBeginUser;
+  PetscCall(GatherSolve(pc, x, y, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCApplyTranspose_HsGather(PC pc, Vec x, Vec y)
 {
-  PC_HsGather       *g = pc->data;
-  const PetscScalar *a;
-  PetscScalar       *b;
-  PetscInt           lo, hi;
-
   PetscFunctionBeginUser;
-  PetscCall(VecScatterBegin(g->sc, x, g->xs, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(g->sc, x, g->xs, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(HsPCInnerApplyTranspose(pc, g->inner, NULL, NULL, g->xs, g->ys));
-  PetscCall(VecGetOwnershipRange(y, &lo, &hi));
-  PetscCall(VecGetArrayRead(g->ys, &a));
-  PetscCall(VecGetArray(y, &b));
-  PetscCall(PetscArraycpy(b, a + lo, hi - lo));
-  PetscCall(VecRestoreArray(y, &b));
-  PetscCall(VecRestoreArrayRead(g->ys, &a));
+  PetscCall(GatherSolve(pc, x, y, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
