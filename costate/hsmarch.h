@@ -40,6 +40,7 @@ int         HsMarchSegment(HsMarch *march, int ks, int len, const double *z, int
                            double *growth);
 const char *HsMarchGetFailure(const HsMarch *march);
 void        HsMarchSetFreeTime(HsMarch *march, int on);
+void        HsMarchSetChord(HsMarch *march, int on);
 void        HsMarchSetHamiltonianSum(HsMarch *march, int on);
 void        HsMarchGetHamiltonianSum(const HsMarch *march, double *sum, const double **grad);
 

@@ -83,6 +83,7 @@ struct HsMarch_s {
   double          *R, *Rt, *ysave;
   double          *S;          /* Sxm, Sx0, Slm (dim x ws each), Sy (2 dim x ws); ws = w + free_h */
   int              lu_kept;    /* m->A holds the nonsingular LU of an earlier step of this segment (chord updates) */
+  int              chord_on;   /* HsMarchSetChord: chord updates in marches without sensitivities (default 1) */
   int              free_h;     /* HsMarchSetFreeTime: a column d/dh in S */
   int              hacc;       /* HsMarchSetHamiltonianSum */
   double           hsum, *hgrad, *gH; /* the sum of H^d, its gradient (ws), scratch 3 dim */
@@ -126,6 +127,7 @@ int HsMarchCreate(HsDisc *disc, HsMarch **march)
   m->dim = dim = HsDiscGetDim(disc);
   w            = 2 * dim;
   m->atol      = HS_MARCH_ATOL_DEFAULT;
+  m->chord_on = 1;
   m->stol      = HS_MARCH_STOL_DEFAULT;
   m->max_it    = HS_MARCH_MAX_IT_DEFAULT;
   m->piv       = malloc(sizeof(int) * (size_t)(w + dim));
@@ -320,7 +322,8 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
                 double *lp, int lu_at_end)
 {
   int    nu = first ? m->dim : 2 * m->dim, st, it, flat = 0, done, rejected = 0;
-  int    chord = !first && !lu_at_end && m->lu_kept, newton = 0; /* newton: the last update was Newton's */
+  int    chord  = !first && !lu_at_end && m->lu_kept && m->chord_on;
+  int    newton = 0; /* the last update was Newton's */
   double rnorm = 0, rprev = HUGE_VAL, ynorm, dynorm = 1;
 
   st = StepResidual(m, k, first, xm, xk, lm, xp, lp, m->R);
@@ -361,7 +364,7 @@ static int Step(HsMarch *m, int k, int first, const double *xm, const double *xk
       return Fail(m, HS_ESINGULAR, k, "the step Jacobian is singular");
     if (StepUpdate(m, k, first, xm, xk, lm, xp, lp, 0, &dynorm, &st, &rejected))
       return HS_ESINGULAR;
-    newton = 1, chord = !lu_at_end; /* this LU for the next updates while they contract */
+    newton = 1, chord = !lu_at_end && m->chord_on; /* this LU for the next updates while they contract */
   }
   return Fail(m, HS_ENOCONV, k, "local Newton did not converge in %d iterations (|R| = %.2e)", m->max_it, rnorm);
 }
@@ -421,6 +424,18 @@ static int PropagateSensitivities(HsMarch *m, int k, int first, const double *xk
 /*@ HsMarchSetFreeTime - with on, the sensitivities of HsMarchSegment get a last column, the
     derivative with respect to the step h (a free final time): blocks dim x (2 dim + 1). Not collective. @*/
 void HsMarchSetFreeTime(HsMarch *march, int on) { march->free_h = on ? 1 : 0; }
+
+/*@ HsMarchSetChord - with on (the default), a march without sensitivities takes chord updates (file head): each
+    step starts with the LU of the segment's previous step, and goes on with a Newton update's LU while the updates
+    contract; off, every update is Newton's (the march before chord updates). Off (bvp/impls/shooting.c) for controls
+    that are not smooth functions of the costates (bounded controls, a nonlinear control law): where the control
+    saturates between two steps the previous step's LU describes another branch of the step equations, and its chord
+    iterates had ended on another solution of a step than Newton's (swingup_bounded: 1 and 2 ranks at different
+    extremals, J 13.839 and 13.813; tests bounds_smoothed_only, controls_done); and for a march looser than its
+    defaults, whose few updates and loose -hs_step_stol are meant for Newton's (chord updates count against
+    -hs_step_max_it and are not ended by stol: -hs_step_stol 0.9 -hs_step_max_it 2 had failed, test security).
+    Not collective. @*/
+void HsMarchSetChord(HsMarch *march, int on) { march->chord_on = on ? 1 : 0; }
 
 /*@ HsMarchSetHamiltonianSum - with on, HsMarchSegment also sums H^d over the segment's intervals and,
     when it computes sensitivities, the gradient of that sum with respect to z (and h):

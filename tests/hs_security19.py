@@ -71,7 +71,7 @@ def case_pc_keys(d):
              "option -pc_hsdrop_match sometimes is not a logical value"),
             (ncar + ["-hs_linear_solver", "drop", "-pc_hsdrop_tol", "abc"],
              "option -pc_hsdrop_tol abc is not a finite decimal number"),
-            (pend + ["-snes_linesearch_alpha", "nan"], "option -snes_linesearch_alpha nan is not a finite decimal"),
+            (pend + ["-snes_linesearch_alpha", "nan"], "option -snes_linesearch_alpha nan is not a number"),  # round 22
             (ncar + ["-hs_linear_solver", "slab", "-hsdrop_pc_hsslab_ordering", "1"],
              "-hsdrop_pc_hsslab_ordering 1: one of 0, 2"),
             (pend + ["-hs_extrapolate", "-hs_grid_pc_hsband_refine", "-5"], "-hs_grid_pc_hsband_refine -5: must be"),

@@ -185,7 +185,8 @@ def case_snes_types(d):
         check(rc == 1 and "option %s is not a number" % key in out, "%s: exit %s (before: taken)\n%s"
               % (" ".join(args), rc, out[-300:]))
     # a transposing KSP: conserving4's condensed hsband and a driver's sub-solver refused before the solve
-    for args, key in ((["-hs_scheme", "conserving4", "-ksp_type", "bicg"], "-pc_type hsband (condensed by -hs_condense)"),
+    for args, key in ((["-hs_scheme", "conserving4", "-ksp_type", "bicg"],
+                       "-pc_type hsband (condensed by -hs_condense)"),
                       (["-hs_study", "3", "-hs_grid_ksp_type", "bicg"], "-hs_grid_pc_type hsband")):
         rc, out = hs(BASE + args, d, timeout=60)
         check(rc == 1 and "applies the preconditioner's transpose, which %s cannot" % key in out,

@@ -591,6 +591,10 @@ static PetscErrorCode CreateMarch(HsSolver s, HsShoot *sh)
      floor then vouches for nothing (HsSolverVerifyConvergence; -hs_step_stol 0.9 had ended "converged" at |F| 0.55) */
   s->noise_vouch = (PetscBool)(sh->step_atol <= HS_MARCH_ATOL_DEFAULT && sh->step_stol <= HS_MARCH_STOL_DEFAULT &&
                                sh->step_max_it >= HS_MARCH_MAX_IT_DEFAULT);
+  /* no chord updates (march.c, HsMarchSetChord) for controls that are not smooth in the costates, nor in a march
+     looser than its defaults, whose few updates and loose -hs_step_stol are meant for Newton's */
+  if (!st && (s->prob->u_min || s->prob->u_max || s->prob->ctrl || !s->noise_vouch))
+    HsMarchSetChord(sh->march, 0);
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)s)));
   PetscCheck(st == HS_SUCCESS, PetscObjectComm((PetscObject)s), PETSC_ERR_MEM,
              "cannot create the shooting march (%s)", HsStatusString(st));

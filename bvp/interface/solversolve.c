@@ -324,8 +324,8 @@ PetscErrorCode HsSNESCheckType(SNES snes)
   PetscCall(SNESGetType(snes, &type));
   PetscCall(SNESGetOptionsPrefix(snes, &prefix));
   SETERRQ(PetscObjectComm((PetscObject)snes), PETSC_ERR_SUP,
-          "-%ssnes_type %s needs parts hamshoot does not set up (a grid hierarchy, sub-solvers or code of its own): use "
-          "newtonls (the default), newtontr, qn, ngmres, anderson, ncg, nrichardson, ngs, ms, vinewtonrsls or ksponly",
+          "-%ssnes_type %s needs parts hamshoot does not set up (a grid hierarchy, sub-solvers or code of its own): "
+          "use newtonls (the default), newtontr, qn, ngmres, anderson, ncg, nrichardson, ngs, ms, vinewtonrsls or ksponly",
           prefix ? prefix : "", type);
 }
 

@@ -381,7 +381,8 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
   }
   fflush(NULL); /* nothing of hamshoot's half-written before gnuplot's output */
   if ((rc = SpawnGnuplot(dfd, exe, script, &pid)) == -1) {
-    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)", dir);
+    snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)",
+             dir);
     return 1;
   } else if (rc == ENOENT) {
     snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
