@@ -363,7 +363,7 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
 int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
 {
   pid_t pid;
-  int   status, rc;
+  int   status, rc = 0;
   char  exe[PETSC_MAX_PATH_LEN];
 
   if (!script[0] || strchr(script, '/') || script[0] == '-') {
@@ -375,17 +375,14 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
   for (int i = 0; i < n; i++)
     if (ClearOutputName(dfd, dir, pngs[i], err, len))
       return 1;
-  if (FindGnuplot(exe, sizeof exe)) {
+  fflush(NULL); /* nothing of hamshoot's half-written before gnuplot's output */
+  /* posix_spawn reports a failed exec itself (and reaps that child): ENOENT, not an exit status 127 */
+  if (FindGnuplot(exe, sizeof exe) || (rc = SpawnGnuplot(dfd, exe, script, &pid)) == ENOENT) {
     snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
     return 1;
-  }
-  fflush(NULL); /* nothing of hamshoot's half-written before gnuplot's output */
-  if ((rc = SpawnGnuplot(dfd, exe, script, &pid)) == -1) {
+  } else if (rc == -1) {
     snprintf(err, len, "cannot run gnuplot in %s (its log gnuplot.log could not be created there as a regular file)",
              dir);
-    return 1;
-  } else if (rc == ENOENT) {
-    snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
     return 1;
   } else if (rc) {
     snprintf(err, len, "cannot run gnuplot %s: %s", exe, strerror(rc));
@@ -396,10 +393,6 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
       snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
       return 1;
     }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-    snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
-    return 1;
-  }
   if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
     snprintf(err, len, "gnuplot %s %d on %s/%s (its messages: %s/gnuplot.log)",
              WIFSIGNALED(status) ? "was stopped by signal" : "failed with exit status",
