@@ -282,6 +282,36 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscFunctionReturn(0);
 }
 
+/* -hs_term_grace S (default 30): the watchdog's grace after the first SIGTERM (HsSetTermGrace); 0: none. Read by every
+ * rank for itself (the handler is per process), after the options were found the same on all. */
+static PetscErrorCode TermGraceOption(void)
+{
+  char        buf[64];
+  const char *raw = NULL;
+  PetscBool   set;
+  long long   v = 0;
+  int         why;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_term_grace", buf, sizeof buf, &set));
+  if (!set)
+    PetscFunctionReturn(0);
+  PetscCheck(buf[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -hs_term_grace needs a value");
+  PetscCall(PetscOptionsFindPair(NULL, NULL, "-hs_term_grace", &raw, &set)); /* not cut to fit buf */
+  PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "option -hs_term_grace: its value has %zu characters, more than the %zu it may have", strlen(raw),
+             sizeof buf - 1);
+  why = HsParseInt(buf, 0, 86400, &v);
+  PetscCheck(!why, PETSC_COMM_WORLD, why == HS_NUMBER_SYNTAX ? PETSC_ERR_ARG_WRONG : PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_term_grace %s: %s", buf,
+             why == HS_NUMBER_SYNTAX ? "expected a whole number of seconds"
+                                     : "must lie in [0, 86400] seconds (0: no watchdog)");
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(HsSetTermGrace((PetscInt)v, rank));
+  PetscFunctionReturn(0);
+}
+
 /* What Run creates; destroyed by main whether Run succeeded or not (after the ranks agreed on it). */
 typedef struct {
   HsProblem     *prob;
@@ -423,6 +453,7 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(ErrorTimeoutOption());
   PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
   PetscCall(HsOptionsCheckValues(PETSC_COMM_WORLD, NULL));
+  PetscCall(TermGraceOption());
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, prob));
   hs_problem_read = 1;
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, solver));
