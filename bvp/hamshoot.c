@@ -286,29 +286,21 @@ static PetscErrorCode ErrorTimeoutOption(void)
  * rank for itself (the handler is per process), after the options were found the same on all. */
 static PetscErrorCode TermGraceOption(void)
 {
-  char        buf[64];
-  const char *raw = NULL;
+  PetscInt    grace = 30;
   PetscBool   set;
-  long long   v = 0;
-  int         why;
   PetscMPIInt rank;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-hs_term_grace", buf, sizeof buf, &set));
-  if (!set)
-    PetscFunctionReturn(0);
-  PetscCheck(buf[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "option -hs_term_grace needs a value");
-  PetscCall(PetscOptionsFindPair(NULL, NULL, "-hs_term_grace", &raw, &set)); /* not cut to fit buf */
-  PetscCheck(!raw || strlen(raw) < sizeof buf, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
-             "option -hs_term_grace: its value has %zu characters, more than the %zu it may have", strlen(raw),
-             sizeof buf - 1);
-  why = HsParseInt(buf, 0, 86400, &v);
-  PetscCheck(!why, PETSC_COMM_WORLD, why == HS_NUMBER_SYNTAX ? PETSC_ERR_ARG_WRONG : PETSC_ERR_ARG_OUTOFRANGE,
-             "-hs_term_grace %s: %s", buf,
-             why == HS_NUMBER_SYNTAX ? "expected a whole number of seconds"
-                                     : "must lie in [0, 86400] seconds (0: no watchdog)");
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot process", "");
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_term_grace",
+                             "seconds after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) before the "
+                             "watchdog ends a process that has not stopped (a computation that does not return inside "
+                             "a Newton iteration): a message, exit status 4; 0: no watchdog",
+                             "HsSetTermGrace", grace, &grace, &set, 0, 86400));
+  PetscOptionsEnd();
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(HsSetTermGrace((PetscInt)v, rank));
+  if (set)
+    PetscCall(HsSetTermGrace(grace, rank));
   PetscFunctionReturn(0);
 }
 

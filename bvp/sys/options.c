@@ -358,13 +358,13 @@ static PetscBool NumberEntry(const char *e, size_t len)
                      (!buf[b] || WholeNumber(buf + b + 1, strlen(buf + b + 1))));
 }
 
-/* TrimNumbers - blanks around the numbers of key's value (a number, or a comma-separated list of them) are
-    removed in the database (bvp/ internal): one rule for every number of every option, the one of round 13 (blanks
-    around a number are allowed, as hamshoot's own parsers HsParseReal and HsParseInt take them), also where PETSc
-    parses the value itself (its integer and real keys, the lists -hs_shoot_knots, -hs_continue_steps,
-    -hs_continue_from): PETSc's strtol and strtod had taken blanks before a number and refused them after it ("Input
-    string 5  has no integer value", naming no key), and -hs_checkpoint_every had refused what -N took (issue 38, round
-    22). A value that is not all numbers is left as it is. Not collective (every rank holds the same options). */
+/* Blanks around the numbers of key's value (a number, or a comma-separated list of them) are removed in the database:
+ * one rule for every number of every option, the one of round 13 (blanks around a number are allowed, as hamshoot's
+ * own parsers HsParseReal and HsParseInt take them), also where PETSc parses the value itself (its integer and real
+ * keys, the lists -hs_shoot_knots, -hs_continue_steps, -hs_continue_from): PETSc's strtol and strtod had taken blanks
+ * before a number and refused them after it ("Input string 5  has no integer value", naming no key), and
+ * -hs_checkpoint_every had refused what -N took (issue 38, round 22). A value that is not all numbers is left as it
+ * is. Not collective (every rank holds the same options). */
 static PetscErrorCode TrimNumbers(PetscOptions options, const char prefix[], const char key[])
 {
   const char *val = NULL;
@@ -396,10 +396,10 @@ static PetscErrorCode TrimNumbers(PetscOptions options, const char prefix[], con
   PetscFunctionReturn(0);
 }
 
-/* TrimNumbers on every key whose value PETSc parses: PETSc's own (outside hamshoot's namespace, or under one
- * of its prefixes: -hs_grid_snes_max_it) and hamshoot's lists that PETSc's array readers read (and -hs_inject_error,
- * read by PetscOptionsGetInt). hamshoot's other keys
- * are read by its own parsers, which take the blanks; and a name (-o ' 5') is never touched. */
+/* TrimNumbers on every key whose value PETSc parses: PETSc's own (outside hamshoot's namespace, or under one of its
+ * prefixes: -hs_grid_snes_max_it) and hamshoot's lists that PETSc's array readers read (and -hs_inject_error, read by
+ * PetscOptionsGetInt). hamshoot's other keys are read by its own parsers, which take the blanks; and a name (-o ' 5')
+ * is never touched. */
 static PetscErrorCode TrimAllNumbers(void)
 {
   static const char *const lists[] = {"hs_shoot_knots", "hs_continue_steps", "hs_continue_from", "hs_inject_error",
