@@ -32,6 +32,24 @@ assertion marked (before: ...) failed on the code before its fix:
                   the line search's reals must be finite (-snes_linesearch_damping nan, inf; before: hsbt halved NaN
                   for ever and SIGTERM did not end it), and its damping positive (-snes_linesearch_damping 0)
 
+t_security22_left (ctest security22_left): what round 22 left ("Not covered (round 22)"), each failing on the code
+before:
+
+  watchdog        a run whose Newton iteration never returns (a Krylov solve of 2e9 iterations that change nothing) gets
+                  SIGTERM on 2 ranks: with -hs_term_grace 2 it ends itself, status 4, the watchdog's message from both
+                  ranks, the previous -o output unchanged, no temporary left, and the next run on its -o and
+                  -hs_checkpoint goes (before: still running 20 s after SIGTERM; the key unknown); with 0 and a second
+                  SIGTERM the signal ends it; -hs_term_grace -1, 86401, 1.5, nan refused
+  stale temps     a killed run's checkpoint temporary directories (DIR.tmp.XXXXXX, OUT/checkpoint.tmp.XXXXXX) are
+                  removed by the next run on that place, not one holding a file of the user's, not a link (before:
+                  left for ever)
+  invisible       zero-width, format (Cf) and separator characters in a problem's name refused at line 3 column 14,
+                  naming the code point; café and an emoji taken; refused in an option's value; shown as '?' when a
+                  summary.json beside an -hs_init trajectory names such a problem (before: taken, printed raw)
+  blanks          blanks around a number taken in 12 keys (hamshoot's, PETSc's, the lists), refused inside one and for
+                  an integer written as a real (before: -hs_checkpoint_every ' 2 ' refused, '2.0' taken; PETSc's keys
+                  refused a trailing blank naming no key)
+
 stdlib only; each case in a temporary directory of its own."""
 import json
 import os
