@@ -238,13 +238,17 @@ def run_signalled(args, d, grace_signals, timeout=60):
     from hs_reliability import rank_pids
     p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-hs_monitor"], env=ENV, cwd=d,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out, timer = [], threading.Timer(timeout, p.kill)
+    def kill_all():  # the ranks first: killed alone, mpiexec would leave them spinning in their linear solve
+        for pid in rank_pids(p.pid):
+            os.kill(pid, signal.SIGKILL)
+        p.kill()
+    out, timer = [], threading.Timer(timeout, kill_all)
     timer.start()
     try:
         for line in p.stdout:
             out.append(line)
             if "Newton  0" in line and grace_signals:
-                for k, wait in enumerate(grace_signals):
+                for wait in grace_signals:
                     time.sleep(wait)
                     if p.poll() is None:
                         for pid in rank_pids(p.pid):
@@ -254,7 +258,7 @@ def run_signalled(args, d, grace_signals, timeout=60):
     finally:
         timer.cancel()
         if p.poll() is None:
-            p.kill()
+            kill_all()
     return ("timeout" if p.returncode == -9 else p.returncode), "".join(out)
 
 
