@@ -282,6 +282,28 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscFunctionReturn(0);
 }
 
+/* -hs_term_grace S (default 30): the watchdog's grace after the first SIGTERM (HsSetTermGrace); 0: none. Read by every
+ * rank for itself (the handler is per process), after the options were found the same on all. */
+static PetscErrorCode TermGraceOption(void)
+{
+  PetscInt    grace = 30;
+  PetscBool   set;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot process", "");
+  HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_term_grace",
+                             "seconds after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) before the "
+                             "watchdog ends a process that has not stopped (a computation that does not return inside "
+                             "a Newton iteration): a message, exit status 4; 0: no watchdog",
+                             "HsSetTermGrace", grace, &grace, &set, 0, 86400));
+  PetscOptionsEnd();
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (set)
+    PetscCall(HsSetTermGrace(grace, rank));
+  PetscFunctionReturn(0);
+}
+
 /* What Run creates; destroyed by main whether Run succeeded or not (after the ranks agreed on it). */
 typedef struct {
   HsProblem     *prob;
@@ -423,6 +445,7 @@ static PetscErrorCode Run(Objects *o, int *code)
   PetscCall(ErrorTimeoutOption());
   PetscCall(HsOptionsCheckConsistent(PETSC_COMM_WORLD));
   PetscCall(HsOptionsCheckValues(PETSC_COMM_WORLD, NULL));
+  PetscCall(TermGraceOption());
   PetscCall(HsProblemCreateFromOptions(PETSC_COMM_WORLD, NULL, prob));
   hs_problem_read = 1;
   PetscCall(HsSolverCreate(PETSC_COMM_WORLD, solver));

@@ -411,6 +411,8 @@ PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, con
 
 /* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/interface/checkpoint.c, docs/reliability.md) */
 PetscErrorCode HsInstallInterruptHandlers(void);
+#define HS_EXIT_WATCHDOG 4 /* the exit status of a process the watchdog ended (HsSetTermGrace) */
+PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);
 PetscErrorCode HsSolverGetCheckpoint(HsSolver s, const char **dir, PetscInt *every_its, PetscReal *every_s);
 PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[]);

@@ -46,8 +46,13 @@ FILE *HsFileOpenRegular(const char *path, const char *what, long long max_bytes,
    value beyond the doubles); HsParseRealWhy: that code in words, for a message "VALUE: WHY". */
 #define HS_NUMBER_SYNTAX 1
 #define HS_NUMBER_NONFINITE 2
+#define HS_NUMBER_RANGE 3
 size_t      HsDecimalLength(const char *s, int sign);
 int         HsParseReal(const char *s, double *v);
+/* HsParseInt: the whole text (spaces and tabs around it allowed, as HsParseReal) as a whole decimal number ([sign]
+   digits) in [lo, hi] into *v: 0, HS_NUMBER_SYNTAX ("1.5", "1e5", "0x10", "12abc", empty) or HS_NUMBER_RANGE (outside
+   [lo, hi], however many digits: no wrap-around). Every integer of hamshoot's options is read by it. */
+int HsParseInt(const char *s, long long lo, long long hi, long long *v);
 const char *HsParseRealWhy(int code);
 
 /** f(x): value of a smooth scalar function of x in R^dim. */

@@ -13,11 +13,16 @@ extern "C" {
 int HsTextFailV(char *msg, int msglen, const char *path, int line, int col, const char *fmt, va_list ap);
 /** t without its leading and trailing white space (the trailing part is cut in place). */
 char *HsTextTrim(char *t);
-/** Whether a terminal control starts at s (*len its bytes): a byte below 0x20 or 0x7f, a C1 control in UTF-8
- *  (C2 80..C2 9F), a text-direction override or isolate (U+202A..U+202E, U+2066..U+2069), or a byte 0x80..0x9F that
- *  is no part of a UTF-8 sequence (an 8-bit C1 control: 0x9B is CSI to a terminal in an 8-bit mode); else 0 and *len
- *  the bytes of the character at s (a valid UTF-8 sequence, or 1). s must not be at its end. */
+/** Whether a terminal control or an invisible character starts at s (*len its bytes): a byte below 0x20 or 0x7f, a
+ *  C1 control in UTF-8 (C2 80..C2 9F), a byte 0x80..0x9F that is no part of a UTF-8 sequence (an 8-bit C1 control:
+ *  0x9B is CSI to a terminal in an 8-bit mode), or a character that shows nothing: a format character (Unicode's
+ *  category Cf: the text-direction overrides and isolates U+202A..U+202E, U+2066..U+2069, the zero-width characters
+ *  U+200B..U+200F, U+2060..U+2064, U+FEFF, U+180E, ...), U+2028, U+2029, U+034F or a Hangul filler (text.c
+ *  hs_invisible); else 0 and *len the bytes of the character at s (a valid UTF-8 sequence, or 1). s must not be at its
+ *  end. */
 int HsTextControl(const char *s, int *len);
+/** The code point of the character of len bytes at s (HsTextControl's *len; one byte: its value). */
+unsigned HsTextCodePoint(const char *s, int len);
 
 #ifdef __cplusplus
 }

@@ -1259,9 +1259,13 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     if (!*val || strlen(val) >= sizeof K->name)
       return Fail(s, vcol, "problem: a name of 1 to %d characters", (int)sizeof K->name - 1);
     int n;
-    for (const char *c = val; *c; c += n) /* the name is printed: no terminal controls (C1 ones included) */
+    for (const char *c = val; *c; c += n) /* the name is printed: no terminal controls (C1 ones included), and no
+                                             invisible characters, which make two names that look the same differ */
       if (HsTextControl(c, &n))
-        return Fail(s, vcol + (int)(c - val), "problem: a control character or a text-direction override in the name");
+        return Fail(s, vcol + (int)(c - val),
+                    "problem: a control character, a text-direction override or an invisible character (zero-width, "
+                    "format, line separator: U+%04X) in the name",
+                    HsTextCodePoint(c, n));
     snprintf(K->name, sizeof K->name, "%s", val);
   } else if (!strcmp(key, "state_scheme") || !strcmp(key, "costate_scheme"))
     return OcpSchemeKey(s, K, key, val, vcol);

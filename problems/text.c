@@ -34,14 +34,44 @@ static int Utf8Length(const unsigned char *p)
   return n;
 }
 
+/* The invisible characters (issue 38, after round 22: they make two names that look the same differ): Unicode's
+ * format characters (category Cf, Unicode 14: the zero-width space, joiners and marks U+200B..U+200F, the word joiner
+ * and invisible operators U+2060..U+2064, U+FEFF, U+180E, the soft hyphen, the Arabic and other number signs, the
+ * tags U+E0020..U+E007F, ...; the direction overrides and isolates among them), the line and paragraph separators
+ * U+2028, U+2029 (Zl, Zp), the combining grapheme joiner U+034F and the Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
+ * which show nothing either. Closed ranges of code points. */
+static const unsigned hs_invisible[][2] = {
+    {0x00AD, 0x00AD},   {0x034F, 0x034F},   {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},
+    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x115F, 0x1160},   {0x180E, 0x180E},
+    {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},   {0x3164, 0x3164},
+    {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+    {0x13430, 0x13438}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+};
+
+unsigned HsTextCodePoint(const char *s, int len)
+{
+  const unsigned char *p  = (const unsigned char *)s;
+  unsigned             cp = len > 1 ? p[0] & (0x7fu >> len) : p[0];
+
+  for (int i = 1; i < len; i++)
+    cp = cp << 6 | (p[i] & 0x3fu);
+  return cp;
+}
+
 int HsTextControl(const char *s, int *len)
 {
   const unsigned char *p = (const unsigned char *)s;
   int                  n = Utf8Length(p);
+  unsigned             cp;
 
   *len = n ? n : 1;
   if (*p < 0x20 || *p == 0x7f || (!n && *p >= 0x80 && *p <= 0x9f) || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f))
     return 1;
-  return n == 3 && p[0] == 0xe2 &&
-         ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) || (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9));
+  if (n < 2)
+    return 0;
+  cp = HsTextCodePoint(s, n);
+  for (size_t i = 0; i < sizeof hs_invisible / sizeof hs_invisible[0]; i++)
+    if (cp >= hs_invisible[i][0] && cp <= hs_invisible[i][1])
+      return 1;
+  return 0;
 }

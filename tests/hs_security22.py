@@ -32,6 +32,24 @@ assertion marked (before: ...) failed on the code before its fix:
                   the line search's reals must be finite (-snes_linesearch_damping nan, inf; before: hsbt halved NaN
                   for ever and SIGTERM did not end it), and its damping positive (-snes_linesearch_damping 0)
 
+t_security22_left (ctest security22_left): what round 22 left ("Not covered (round 22)"), each failing on the code
+before:
+
+  watchdog        a run whose Newton iteration never returns (a Krylov solve of 2e9 iterations that change nothing) gets
+                  SIGTERM on 2 ranks: with -hs_term_grace 2 it ends itself, status 4, the watchdog's message from both
+                  ranks, the previous -o output unchanged, no temporary left, and the next run on its -o and
+                  -hs_checkpoint goes (before: still running 20 s after SIGTERM; the key unknown); with 0 and a second
+                  SIGTERM the signal ends it; -hs_term_grace -1, 86401, 1.5, nan refused
+  stale temps     a killed run's checkpoint temporary directories (DIR.tmp.XXXXXX, OUT/checkpoint.tmp.XXXXXX) are
+                  removed by the next run on that place, not one holding a file of the user's, not a link (before:
+                  left for ever)
+  invisible       zero-width, format (Cf) and separator characters in a problem's name refused at line 3 column 14,
+                  naming the code point; café and an emoji taken; refused in an option's value; shown as '?' when a
+                  summary.json beside an -hs_init trajectory names such a problem (before: taken, printed raw)
+  blanks          blanks around a number taken in 12 keys (hamshoot's, PETSc's, the lists), refused inside one and for
+                  an integer written as a real (before: -hs_checkpoint_every ' 2 ' refused, '2.0' taken; PETSc's keys
+                  refused a trailing blank naming no key)
+
 stdlib only; each case in a temporary directory of its own."""
 import json
 import os
@@ -201,5 +219,166 @@ def t_security22():
     with tempfile.TemporaryDirectory() as tmp:
         for case in (case_prefixed_keys, case_keep_sentinel, case_transpose, case_direct_guess, case_o_name_max,
                      case_init_text, case_nan_values, case_snes_types):
+            print("--", case.__name__)
+            case(tempfile.mkdtemp(dir=tmp))
+
+
+# ---- what round 22 left (docs/reliability.md, "Not covered (round 22)", now covered) ----
+HANG = ["-ksp_type", "richardson", "-ksp_richardson_scale", "0", "-ksp_max_it", "2000000000"]  # a Newton iteration
+# whose linear solve takes 2e9 Krylov iterations that change nothing: it never returns (the ranks stay in it)
+WATCHDOG = "the watchdog ended the process, exit status 4"
+
+
+def run_signalled(args, d, grace_signals, timeout=60):
+    """hamshoot on 2 ranks in d with -hs_monitor; at "Newton  0" SIGTERM goes to every rank, then after each of the
+    seconds in grace_signals[1:] another. (exit status or 'timeout', output)."""
+    import signal
+    import threading
+    import time
+    from hs_reliability import rank_pids
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-hs_monitor"], env=ENV, cwd=d,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    def kill_all():  # the ranks first: killed alone, mpiexec would leave them spinning in their linear solve
+        for pid in rank_pids(p.pid):
+            os.kill(pid, signal.SIGKILL)
+        p.kill()
+    out, timer = [], threading.Timer(timeout, kill_all)
+    timer.start()
+    try:
+        for line in p.stdout:
+            out.append(line)
+            if "Newton  0" in line and grace_signals:
+                for wait in grace_signals:
+                    time.sleep(wait)
+                    if p.poll() is None:
+                        for pid in rank_pids(p.pid):
+                            os.kill(pid, signal.SIGTERM)
+                grace_signals = None
+        p.wait()
+    finally:
+        timer.cancel()
+        if p.poll() is None:
+            kill_all()
+    return ("timeout" if p.returncode == -9 else p.returncode), "".join(out)
+
+
+def case_watchdog(d):
+    """a run that hangs inside a Newton iteration ends itself after -hs_term_grace (before: the SIGTERM was never acted
+    on; -hs_term_grace unknown)."""
+    rc, out = hs(BASE + ["-o", "out"], d)
+    with open(os.path.join(d, "out", "summary.json"), "rb") as f:
+        before = f.read()
+    rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "2", "-o", "out", "-hs_checkpoint", "ck"], d, [0])
+    check(rc == 4 and out.count(WATCHDOG) == 2 and "-hs_term_grace 2 s" in out and "(rank 1)" in out,
+          "SIGTERM inside a Newton iteration that does not return, -hs_term_grace 2: exit %s (want 4, the watchdog's "
+          "message on both ranks)\n%s" % (rc, out[-800:]))
+    with open(os.path.join(d, "out", "summary.json"), "rb") as f:
+        check(f.read() == before, "the watchdog's exit changed out/summary.json")
+    left = [n for n in os.listdir(os.path.join(d, "out")) if ".tmp." in n]
+    check(not left and not os.path.exists(os.path.join(d, "ck")), "the watchdog's exit left %s, ck" % left)
+    # its DIR.lock (the process ended without removing it) is taken over by the next run, which removes it at its end
+    rc, out = hs(BASE + ["-o", "out", "-hs_checkpoint", "ck"], d, ranks=2)
+    check(rc == 0 and not os.path.exists(os.path.join(d, "ck.lock")),
+          "the run after the watchdog's exit, on its -o and -hs_checkpoint: exit %s, ck.lock %s\n%s"
+          % (rc, os.path.exists(os.path.join(d, "ck.lock")), out[-400:]))
+    # -hs_term_grace 0: no watchdog; the second signal ends the run at once (its default action), no watchdog message
+    rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "0"], d, [0, 2])
+    check(rc not in (0, 3, 4, "timeout") and WATCHDOG not in out,
+          "-hs_term_grace 0, two SIGTERMs 2 s apart: exit %s\n%s" % (rc, out[-600:]))
+    for value, want in (("-1", " is out of range: it must lie in [0, 86400]"),
+                        ("86401", " is out of range: it must lie in [0, 86400]"),
+                        ("1.5", ": expected a whole number"), ("nan", ": expected a whole number")):
+        rc, out = hs(BASE + ["-hs_term_grace", value], d)
+        check(rc == 1 and "-hs_term_grace %s%s" % (value, want) in out,
+              "-hs_term_grace %s: exit %s\n%s" % (value, rc, out[-300:]))
+
+
+def case_stale_checkpoint_temps(d):
+    """a checkpoint's temporary directory that a killed process left (SIGKILL, the watchdog) is removed by the next run
+    on that place, if it holds only a checkpoint's files (before: left, the size of an iterate each)."""
+    def make(path, files):
+        os.makedirs(os.path.join(d, path))
+        for name in files:
+            with open(os.path.join(d, path, name), "w") as f:
+                f.write("x")
+    make("ck.tmp.abcdef", ["iterate.bin", ".checkpoint.json.tmp.qwerty"])
+    make("ck.tmp.keep01", ["iterate.bin", "mine.txt"])  # something of the user's in it: kept whole
+    make("out/checkpoint.tmp.xyzxyz", ["iterate.bin", "checkpoint.json"])
+    make("victim", ["iterate.bin"])
+    os.symlink("victim", os.path.join(d, "ck.tmp.linkln"))  # a link: never followed
+    rc, out = hs(BASE + ["-hs_checkpoint", "ck"], d)
+    rc2, out2 = hs(BASE + ["-o", "out"], d)
+    have = sorted(os.listdir(d)) + sorted(os.listdir(os.path.join(d, "out")))
+    check(rc == 0 and rc2 == 0 and "ck.tmp.abcdef" not in have and "checkpoint.tmp.xyzxyz" not in have and
+          sorted(os.listdir(os.path.join(d, "ck.tmp.keep01"))) == ["iterate.bin", "mine.txt"] and
+          os.listdir(os.path.join(d, "victim")) == ["iterate.bin"] and os.path.islink(os.path.join(d, "ck.tmp.linkln")),
+          "stale checkpoint temporaries: exit %s, %s; left %s\n%s" % (rc, rc2, have, (out + out2)[-400:]))
+
+
+def ocp_named(d, name):
+    """problems/pendulum.ocp with the problem's name replaced, as d/n.ocp."""
+    with open(os.path.join(PROBLEMS, "pendulum.ocp"), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    with open(os.path.join(d, "n.ocp"), "w", encoding="utf-8") as f:
+        f.write("\n".join("problem: " + name if line.startswith("problem:") else line for line in lines))
+    return os.path.join(d, "n.ocp")
+
+
+def case_invisible(d):
+    """invisible characters in a problem's name are refused at their line and column, shown as '?' where a name from a
+    file is quoted, refused in options (before: taken; two names that look the same differed)."""
+    args = ["-N", "16", "-hs_check_extremal", "no", "-quiet"]
+    for ch in ("\u200b", "\u200f", "\u2060", "\u2064", "\ufeff", "\u180e", "\u2028", "\u2029", "\u00ad", "\u3164",
+               "\U000e0041"):
+        path = ocp_named(d, "pend" + ch + "ulum")
+        rc, out = hs(["-problem", path] + args, d)
+        want = "n.ocp:3:14: problem: a control character, a text-direction override or an invisible character"
+        check(rc == 1 and want in out and "U+%04X" % ord(ch) in out and ch not in out,
+              "problem: pend U+%04X ulum: exit %s\n%s" % (ord(ch), rc, out[-300:]))
+    rc, out = hs(["-problem", ocp_named(d, "caf\u00e9 \U0001f600 \u011b")] + args, d)  # visible non-ASCII: taken
+    check(rc == 0 and "caf\u00e9 \U0001f600 \u011b" in out, "problem: café, an emoji: exit %s\n%s" % (rc, out[-300:]))
+    rc, out = hs(BASE + ["-hs_continue", "g\u200b"], d)
+    check(rc == 1 and "option -hs_continue: a control character" in out and "\u200b" not in out,
+          "-hs_continue g U+200B: exit %s\n%s" % (rc, out[-300:]))
+    # a name read from a file: the summary.json beside an -hs_init trajectory
+    rc, out = hs(BASE + ["-o", "ref"], d)
+    sj = os.path.join(d, "ref", "summary.json")
+    with open(sj, encoding="utf-8") as f:
+        text = f.read()
+    with open(sj, "w", encoding="utf-8") as f:
+        f.write(text.replace('"problem": "pendulum"', '"problem": "pendu\u200blum"', 1))
+    rc, out = hs(BASE + ["-hs_init", "ref"], d)
+    check(rc == 0 and "written for problem 'pendu???lum'" in out and "\u200b" not in out,
+          "-hs_init with a summary.json of problem pendu U+200B lum: exit %s\n%s" % (rc, out[-300:]))
+
+
+def case_blanks(d):
+    """one rule for the numbers of every option: blanks around a number are allowed (round 13), also where PETSc reads
+    it; blanks inside one, or an integer written as a real, are refused (before: -hs_checkpoint_every ' 2 ' refused
+    where -N ' 16 ' was taken; PETSc's keys refused a blank after the number, 'Input string 50  has no integer value',
+    naming no key, and took one before it)."""
+    shoot, cont = ["-hs_bvp_type", "shooting"], ["-hs_continue", "g", "-hs_continue_steps", " 3 "]
+    for extra, key, value in (([], "-N", " 16 "), ([], "-hs_checkpoint_every", " 2 "),
+                              ([], "-hs_checkpoint_every", "\t5s "), ([], "-snes_max_it", "50 "),
+                              ([], "-ksp_max_it", " 100 "), ([], "-pc_hsband_refine", "1 "),
+                              ([], "-snes_atol", "1e-8 "), ([], "-snes_linesearch_damping", "1.0 "),
+                              ([], "-hs_term_grace", " 5 "), ([], "-p_g", " 9.81 "), (cont, "-hs_continue_from", "5 "),
+                              (shoot, "-hs_shoot_knots", "4, 8 ")):
+        rc, out = hs(BASE + extra + [key, value], d)
+        check(rc == 0, "%s '%s': exit %s (blanks around a number are allowed)\n%s" % (key, value, rc, out[-300:]))
+    for key, value, want in (("-N", "1 6", "expected a whole number"),
+                             ("-hs_checkpoint_every", "2.0", "expected K (Newton iterations, a whole number)"),
+                             ("-hs_checkpoint_every", "1e1", "expected K (Newton iterations, a whole number)"),
+                             ("-hs_checkpoint_every", "5 s", "expected K (Newton iterations, a whole number)"),
+                             ("-hs_term_grace", "3 0", "expected a whole number")):
+        rc, out = hs(BASE + [key, value], d)
+        check(rc == 1 and want in out, "%s '%s': exit %s (want '%s')\n%s" % (key, value, rc, want, out[-300:]))
+
+
+def t_security22_left():
+    """what round 22 left, closed: the watchdog, a killed run's checkpoint temporaries, invisible characters in names,
+    blanks around numbers (docs/reliability.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in (case_watchdog, case_stale_checkpoint_temps, case_invisible, case_blanks):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

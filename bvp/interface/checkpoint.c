@@ -18,6 +18,7 @@
 #include "hsbvpimpl.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,14 +29,70 @@
 
 static volatile sig_atomic_t hs_signal = 0;
 
-static void OnSignal(int sig) { hs_signal = sig; }
+/* The watchdog (issue 38, after round 22): the flag above is read between Newton iterations, so a computation that
+ * never returns inside one (a Krylov solve of 2e9 iterations, a line search that does not end, a blocked call) had
+ * ignored SIGTERM until SIGKILL, or for ever under `timeout`, which sends none. The first signal therefore also arms
+ * alarm(hs_term_grace); if the process is still there when it rings, OnWatchdog writes a message prepared beforehand
+ * (HsSetTermGrace: nothing is formatted in a handler) and ends the process with _exit(HS_EXIT_WATCHDOG). Only
+ * async-signal-safe calls (alarm, write, _exit). What that leaves is what SIGKILL leaves: at most temporary files
+ * (DIR/.NAME.tmp.XXXXXX, DIR.tmp.XXXXXX of a checkpoint) that the next run on that -o or checkpoint removes, and a
+ * DIR.lock it takes over. */
+static volatile sig_atomic_t hs_term_grace = 30;
+static char                  hs_watchdog_msg[512];
+static volatile sig_atomic_t hs_watchdog_len = 0;
+
+static void OnWatchdog(int sig)
+{
+  (void)sig;
+  if (hs_watchdog_len > 0 && write(STDERR_FILENO, hs_watchdog_msg, (size_t)hs_watchdog_len) < 0)
+    _exit(HS_EXIT_WATCHDOG); /* nothing more to do about a stderr that cannot be written */
+  _exit(HS_EXIT_WATCHDOG);
+}
+
+static void OnSignal(int sig)
+{
+  if (!hs_signal && hs_term_grace > 0)
+    (void)alarm((unsigned)hs_term_grace);
+  hs_signal = sig;
+}
+
+/*@ HsSetTermGrace - how long after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) the process may take
+    to stop on its own (after its Newton iteration, with a checkpoint: status 3) before the watchdog ends it: a message
+    on stderr and _exit(HS_EXIT_WATCHDOG), status 4, with no checkpoint of that iteration.
+
+  Not collective (each process has its own; the executable gives every rank the same, -hs_term_grace).
+
+  Input Parameters:
++ seconds - the grace period, in [0, 86400]; 0: no watchdog (the run waits for its Newton iteration however long)
+- rank    - the MPI rank named in the message
+
+  Call it before the signal arrives (a signal already received keeps the alarm it armed).
+@*/
+PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank)
+{
+  int n;
+
+  PetscFunctionBeginUser;
+  PetscCheck(seconds >= 0 && seconds <= 86400, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hs_term_grace %" PetscInt_FMT " must lie in [0, 86400] seconds", seconds);
+  hs_watchdog_len = 0; /* the handler writes nothing while the message is being replaced */
+  n = snprintf(hs_watchdog_msg, sizeof hs_watchdog_msg,
+               "hamshoot: error (rank %d): a signal to stop (SIGTERM, SIGINT, ...) was not acted on within "
+               "-hs_term_grace %d s (a computation that does not return inside a Newton iteration): the watchdog ended "
+               "the process, exit status %d, with no checkpoint of that iteration (the last one written, if any, "
+               "stays)\n",
+               (int)rank, (int)seconds, HS_EXIT_WATCHDOG);
+  hs_term_grace   = (sig_atomic_t)seconds;
+  hs_watchdog_len = n > 0 && (size_t)n < sizeof hs_watchdog_msg ? n : (int)sizeof hs_watchdog_msg - 1;
+  PetscFunctionReturn(0);
+}
 
 /*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
-    warning) asks every solve to stop after its
-    current Newton iteration and write a checkpoint (HsSolverSetCheckpoint); a second one ends the
-    process as usual; SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc
-    installs handlers of its own).
-    Not collective.
+    warning) asks every solve to stop after its current Newton iteration and write a checkpoint
+    (HsSolverSetCheckpoint), and arms the watchdog (HsSetTermGrace: the process ends itself, status 4, if it has not
+    stopped within the grace period); a second one ends the process at once, as usual (the signal's default action);
+    SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc installs handlers of
+    its own). Not collective.
 @*/
 PetscErrorCode HsInstallInterruptHandlers(void)
 {
@@ -52,6 +109,16 @@ PetscErrorCode HsInstallInterruptHandlers(void)
   PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL) &&
                  !sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
              PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* the watchdog's alarm (over PETSc's handler of SIGALRM, which would print a stack and abort the job) */
+  if (!hs_watchdog_len) {
+    PetscMPIInt rank = 0;
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCall(HsSetTermGrace(hs_term_grace, rank));
+  }
+  sa.sa_handler = OnWatchdog;
+  sa.sa_flags   = 0;
+  PetscCheck(!sigaction(SIGALRM, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGALRM handler: %s",
+             strerror(errno));
   /* a reader of stdout that went away ('hamshoot | head -1'): its writes fail (EPIPE), the run goes on to write -o
      (PETSc's handler had aborted the job on SIGPIPE, the results lost) */
   PetscCheck(signal(SIGPIPE, SIG_IGN) != SIG_ERR, PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot ignore SIGPIPE: %s",
@@ -499,6 +566,72 @@ static int Unreadable(const char *path)
   return errno;
 }
 
+/* Whether the directory open as dfd holds only a checkpoint's files, as regular files (remove: and removes them). */
+static int OnlyCheckpointFiles(int dfd, int remove)
+{
+  static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
+  int                      fd = dup(dfd), only = 1;
+  DIR                     *t;
+  struct dirent           *f;
+  struct stat              st;
+
+  if (fd < 0 || !(t = fdopendir(fd))) {
+    if (fd >= 0)
+      close(fd);
+    return 0;
+  }
+  rewinddir(t); /* the offset is shared with dfd's other duplicates: a second pass starts at the end otherwise */
+  while ((f = readdir(t))) {
+    int ours = !strncmp(f->d_name, ".checkpoint.json.tmp.", 21) && strlen(f->d_name) == 27;
+    if (!strcmp(f->d_name, ".") || !strcmp(f->d_name, ".."))
+      continue;
+    for (int i = 0; files[i]; i++)
+      ours = ours || !strcmp(f->d_name, files[i]);
+    if (!ours || fstatat(dfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+      only = 0;
+    else if (remove)
+      unlinkat(dfd, f->d_name, 0);
+  }
+  closedir(t);
+  return only;
+}
+
+/*@ HsRemoveStaleCheckpointTemps - rank 0, the checkpoint's place held by this run (DIR.lock, or the lock of -o, for
+    the default OUT/checkpoint: HsCheckOutputDirectory calls it): the temporary checkpoints base.tmp.XXXXXX in the
+    directory open as pfd that a process ended while it wrote them left there (SIGKILL, or the watchdog of
+    HsSetTermGrace: issue 38, after round 22), each the size of the iterate, are removed (bvp/ internal). Only a real
+    directory that no process holds (its writer holds its flock until it is in place) and that holds nothing but a
+    checkpoint's regular files (iterate.bin, iterate.bin.info, checkpoint.json, its temporary
+    .checkpoint.json.tmp.XXXXXX) is removed, with them; anything else is left as it is. @*/
+void HsRemoveStaleCheckpointTemps(int pfd, const char *base)
+{
+  char           pre[PETSC_MAX_PATH_LEN];
+  size_t         l = (size_t)snprintf(pre, sizeof pre, "%s.tmp.", base);
+  int            fd, dfd;
+  DIR           *d;
+  struct dirent *e;
+  struct stat    st;
+
+  if (l >= sizeof pre || (fd = dup(pfd)) < 0)
+    return;
+  if (!(d = fdopendir(fd))) {
+    close(fd);
+    return;
+  }
+  rewinddir(d); /* pfd's offset, shared by its duplicates, may be at the end of an earlier readdir */
+  while ((e = readdir(d))) {
+    if (strlen(e->d_name) != l + 6 || strncmp(e->d_name, pre, l) ||
+        fstatat(pfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+      continue;
+    if ((dfd = openat(pfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+      continue;
+    if (!flock(dfd, LOCK_EX | LOCK_NB) && OnlyCheckpointFiles(dfd, 0) && OnlyCheckpointFiles(dfd, 1))
+      unlinkat(pfd, e->d_name, AT_REMOVEDIR); /* held: being written; else its files first, then it */
+    close(dfd);
+  }
+  closedir(d);
+}
+
 /* Rank 0, at the set-up: the checkpoint directory ck, whose parent is parent, is not another run's (a checkpoint that
  * a running hamshoot put in place last holds its flock: two runs on one -hs_checkpoint, or two runs without -o in one
  * working directory, had replaced each other's checkpoints); its parent opened and held in s->ckpt_pfd, so that every
@@ -537,6 +670,8 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
   if (s->ckpt_lock < 0 && s->ckpt_pfd >= 0 && (s->ckpt_explicit || !strcmp(s->ckpt_dir, HS_CHECKPOINT_DIR_DEFAULT)) &&
       LockCheckpointPlace(s, err, len)) /* the default OUT/checkpoint: -o's lock covers it */
     return 1;
+  if (s->ckpt_pfd >= 0 && (s->ckpt_lock >= 0 || HsDirInsideLocked(parent))) /* this run's place now */
+    HsRemoveStaleCheckpointTemps(s->ckpt_pfd, SplitCheckpointDir(s->ckpt_dir, NULL, 0));
   return 0;
 }
 

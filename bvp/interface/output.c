@@ -590,7 +590,7 @@ PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool st
 }
 
 /* Rank 0, dir locked by this run: the temporary files a killed run left there (.NAME.tmp.XXXXXX of an output's
- * NAME, .hamshoot-probe.XXXXXX; regular files only) are removed: no running hamshoot writes them (it would hold the
+ * NAME, .hamshoot-probe.XXXXXX; regular files only; the default checkpoint's checkpoint.tmp.XXXXXX) are removed: no running hamshoot writes them (it would hold the
  * lock), and a SIGKILL during each write of a large trajectory.h5 had left one of its size there every time. */
 static void RemoveStaleTemps(const char *dir)
 {
@@ -616,6 +616,7 @@ static void RemoveStaleTemps(const char *dir)
     closedir(d);
   } else if (fd >= 0)
     close(fd);
+  HsRemoveStaleCheckpointTemps(dfd, "checkpoint"); /* the default OUT/checkpoint's temporaries of a killed run */
   close(dfd);
 }
 

@@ -153,19 +153,26 @@ static PetscErrorCode CheckpointOptions(PetscOptionItems *PetscOptionsObject, Hs
   PetscCall(HsOptionsString(PetscOptionsObject, "-hs_checkpoint_every",
                             "also write a checkpoint every K Newton iterations, or every S seconds (Ss)",
                             "HsSolverSetCheckpoint", "0", buf, sizeof buf, &flg));
-  if (flg) {
-    size_t n   = HsDecimalLength(buf, 1); /* decimal only: strtod took 0x10 as 16 */
-    double v   = -1;
-    char  *end = buf + n;
-    if (n && n < 64) {
-      char num[64];
-      memcpy(num, buf, n), num[n] = 0;
-      v = strtod(num, NULL);
+  if (flg) { /* K or Ss, blanks around allowed as around every number (HsParseInt, HsParseReal; issue 38: ' 5' was
+                refused here and taken by -N), K a whole number as every integer ('5.0' and '1e1' had been taken) */
+    char      num[64];
+    size_t    a = strspn(buf, " \t"), z = strlen(buf);
+    double    v = -1;
+    long long k = -1;
+    PetscBool secs;
+    while (z > a && (buf[z - 1] == ' ' || buf[z - 1] == '\t'))
+      z--;
+    secs = (PetscBool)(z > a && buf[z - 1] == 's');
+    z -= secs;
+    if (z > a && z - a < sizeof num && buf[z - 1] != ' ' && buf[z - 1] != '\t') {
+      memcpy(num, buf + a, z - a), num[z - a] = 0;
+      if (secs ? HsParseReal(num, &v) || v > 1e9 : HsParseInt(num, 0, 1000000000, &k))
+        v = k = -1;
     }
-    PetscCheck(n && (!*end || !strcmp(end, "s")) && v >= 0 && v <= 1e9 && (*end || v == (PetscInt)v), comm,
-               PETSC_ERR_ARG_WRONG, "%s %s: expected K (Newton iterations) or Ss (seconds), e.g. 5 or 600s",
+    PetscCheck(secs ? v >= 0 : k >= 0, comm, PETSC_ERR_ARG_WRONG,
+               "%s %s: expected K (Newton iterations, a whole number) or Ss (seconds), e.g. 5 or 600s",
                HsKey(s, "-hs_checkpoint_every"), buf);
-    PetscCall(HsSolverSetCheckpoint(s, NULL, *end ? 0 : (PetscInt)v, *end ? v : 0));
+    PetscCall(HsSolverSetCheckpoint(s, NULL, secs ? 0 : (PetscInt)k, secs ? v : 0));
   }
   PetscCall(HsOptionsString(PetscOptionsObject, "-hs_restart",
                             "start from the checkpoint in DIR (written by an interrupted run)", "HsSolverSetRestart",

@@ -200,20 +200,17 @@ static PetscErrorCode FindControl(char *bad, size_t len)
   PetscFunctionReturn(0);
 }
 
-/* Whether e (len characters) is a whole decimal number ([+-] and digits) within PetscInt's range. */
+/* Whether e (len characters) is a whole decimal number ([+-] and digits, blanks around allowed: HsParseInt) within
+ * PetscInt's range. */
 static PetscBool WholeNumber(const char *e, size_t len)
 {
-  size_t    i = len && (e[0] == '-' || e[0] == '+');
-  long long v = 0;
+  char      buf[64];
+  long long v;
 
-  if (i == len)
+  if (len >= sizeof buf)
     return PETSC_FALSE;
-  for (; i < len; i++) {
-    if (e[i] < '0' || e[i] > '9' || v > ((long long)PETSC_MAX_INT + 1) / 10 + 1)
-      return PETSC_FALSE;
-    v = 10 * v + (e[i] - '0');
-  }
-  return (PetscBool)(e[0] == '-' ? -v >= PETSC_MIN_INT : v <= PETSC_MAX_INT);
+  memcpy(buf, e, len), buf[len] = 0;
+  return (PetscBool)!HsParseInt(buf, PETSC_MIN_INT, PETSC_MAX_INT, &v);
 }
 
 /* The integer keys PETSc's parser reads (PetscOptionsInt takes 4294967297 as 1, modulo 2^32, and -5 as a count), by the
@@ -342,6 +339,83 @@ static PetscErrorCode FindHex(char *bad, size_t len)
   PetscFunctionReturn(0);
 }
 
+/* Whether e (len characters, blanks around allowed) is a number of an option: a decimal number (HsParseReal) or an
+ * integer range a-b[:c] of PETSc's integer lists. */
+static PetscBool NumberEntry(const char *e, size_t len)
+{
+  char   buf[256];
+  double v;
+  size_t a, b;
+
+  if (!len || len >= sizeof buf)
+    return PETSC_FALSE;
+  memcpy(buf, e, len), buf[len] = 0;
+  if (!HsParseReal(buf, &v))
+    return PETSC_TRUE;
+  a = strspn(buf, " \t"), a += buf[a] == '-' || buf[a] == '+', a += strcspn(buf + a, "-");
+  b = a + strcspn(buf + a, ":");
+  return (PetscBool)(buf[a] && WholeNumber(buf, a) && WholeNumber(buf + a + 1, b - a - 1) &&
+                     (!buf[b] || WholeNumber(buf + b + 1, strlen(buf + b + 1))));
+}
+
+/* Blanks around the numbers of key's value (a number, or a comma-separated list of them) are removed in the database:
+ * one rule for every number of every option, the one of round 13 (blanks around a number are allowed, as hamshoot's
+ * own parsers HsParseReal and HsParseInt take them), also where PETSc parses the value itself (its integer and real
+ * keys, the lists -hs_shoot_knots, -hs_continue_steps, -hs_continue_from): PETSc's strtol and strtod had taken blanks
+ * before a number and refused them after it ("Input string 5  has no integer value", naming no key), and
+ * -hs_checkpoint_every had refused what -N took (issue 38, round 22). A value that is not all numbers is left as it
+ * is. Not collective (every rank holds the same options). */
+static PetscErrorCode TrimNumbers(PetscOptions options, const char prefix[], const char key[])
+{
+  const char *val = NULL;
+  char        out[256];
+  size_t      n = 0;
+  PetscBool   flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
+  if (!flg || !val || !val[strcspn(val, " \t")] || strlen(val) >= sizeof out)
+    PetscFunctionReturn(0);
+  for (const char *e = val;; e += strcspn(e, ",") + 1) {
+    size_t len = strcspn(e, ","), a = strspn(e, " \t"), z = len;
+    if (!NumberEntry(e, len))
+      PetscFunctionReturn(0);
+    while (z > a && (e[z - 1] == ' ' || e[z - 1] == '\t'))
+      z--;
+    memcpy(out + n, e + a, z - a), n += z - a, out[n++] = ',';
+    if (!e[len])
+      break;
+  }
+  out[n - 1] = 0;
+  if (prefix && prefix[0]) { /* PetscOptionsSetValue takes the whole name */
+    char name[512];
+    PetscCall(PetscSNPrintf(name, sizeof name, "-%s%s", prefix, key + 1));
+    PetscCall(PetscOptionsSetValue(options, name, out));
+  } else
+    PetscCall(PetscOptionsSetValue(options, key, out));
+  PetscFunctionReturn(0);
+}
+
+/* TrimNumbers on every key whose value PETSc parses: PETSc's own (outside hamshoot's namespace, or under one of its
+ * prefixes: -hs_grid_snes_max_it) and hamshoot's lists that PETSc's array readers read (and -hs_inject_error, read by
+ * PetscOptionsGetInt). hamshoot's other keys are read by its own parsers, which take the blanks; and a name (-o ' 5')
+ * is never touched. */
+static PetscErrorCode TrimAllNumbers(void)
+{
+  static const char *const lists[] = {"hs_shoot_knots", "hs_continue_steps", "hs_continue_from", "hs_inject_error",
+                                      NULL};
+  char                    *all, *tok, *save = NULL;
+  PetscBool                sw;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+    if (!IsValue(tok) && (!Ours(tok + 1, &sw) || PetscKeyInOurs(tok + 1) || KeyIn(tok, lists)))
+      PetscCall(TrimNumbers(NULL, NULL, tok));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsOptionsCheckValues - no option's name or value holds a control character (an escape sequence, a newline: it
     would reach the terminal in a message, or be cut by PETSc), no option's value is a hexadecimal number (numbers are
     decimal in PETSc's keys too: -snes_atol 0x1p3 had been read as 8 where -p_g 0x1p3 is an error), and every option of
@@ -357,8 +431,10 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
   PetscCall(FindControl(bad, sizeof bad));
   PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
              "option %s: a control character (an escape sequence, a newline, a carriage return, a text-direction "
-             "override; shown as '?') in its name or value: give plain text",
+             "override, or an invisible one: zero-width, format, line separator; shown as '?') in its name or value: "
+             "give plain text",
              bad);
+  PetscCall(TrimAllNumbers());
   PetscCall(FindHex(bad, sizeof bad));
   PetscCheck(!strstr(bad, " is not a "), comm, PETSC_ERR_ARG_WRONG, "option %s", bad);
   PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
@@ -490,8 +566,9 @@ PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char ke
 PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
                             const char man[], PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
 {
-  char      buf[256], dflt[32], name[256], *end;
-  long long v;
+  char      buf[256], dflt[32], name[256];
+  long long v = 0;
+  int       why;
   PetscBool flg;
   MPI_Comm  comm = PetscOptionsObject->comm;
 
@@ -504,12 +581,9 @@ PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key
     PetscFunctionReturn(0);
   key = HsOptionName(PetscOptionsObject->prefix, key, name, sizeof name);
   PetscCheck(buf[0], comm, PETSC_ERR_ARG_WRONG, "option %s needs a value", key);
-  errno = 0;
-  v     = strtoll(buf, &end, 10);
-  if (end != buf) /* spaces around it, as around a real (HsParseReal); strtoll skipped those before it */
-    end += strspn(end, " \t");
-  PetscCheck(end != buf && !*end, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a whole number", key, buf);
-  PetscCheck(errno != ERANGE && v >= lo && v <= hi, comm, PETSC_ERR_ARG_OUTOFRANGE,
+  why = HsParseInt(buf, lo, hi, &v); /* blanks around it allowed, as around a real (HsParseReal) */
+  PetscCheck(why != HS_NUMBER_SYNTAX, comm, PETSC_ERR_ARG_WRONG, "%s %s: expected a whole number", key, buf);
+  PetscCheck(!why, comm, PETSC_ERR_ARG_OUTOFRANGE,
              "%s %s is out of range: it must lie in [%" PetscInt_FMT ", %" PetscInt_FMT "]", key, buf, lo, hi);
   *val = (PetscInt)v;
   if (set)
@@ -640,6 +714,7 @@ PetscErrorCode HsOptionsCheckIntList(MPI_Comm comm, PetscOptions options, const 
   PetscBool   flg;
 
   PetscFunctionBeginUser;
+  PetscCall(TrimNumbers(options, prefix, key)); /* blanks around a number: PETSc reads the list */
   PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
   if (!flg || !val)
     PetscFunctionReturn(0);
@@ -669,6 +744,7 @@ PetscErrorCode HsOptionsCheckRealList(MPI_Comm comm, PetscOptions options, const
   PetscBool   flg;
 
   PetscFunctionBeginUser;
+  PetscCall(TrimNumbers(options, prefix, key)); /* blanks around a number: PETSc reads the list */
   PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
   if (!flg || !val)
     PetscFunctionReturn(0);
@@ -679,8 +755,6 @@ PetscErrorCode HsOptionsCheckRealList(MPI_Comm comm, PetscOptions options, const
     int    why = len < sizeof num ? (memcpy(num, val, len), num[len] = 0, HsParseReal(num, &v)) : HS_NUMBER_SYNTAX;
     PetscCheck(!why, comm, PETSC_ERR_ARG_WRONG, "option %s: value %" PetscInt_FMT " ('%.*s') %s", key, k,
                (int)(len < 40 ? len : 40), val, HsParseRealWhy(why));
-    PetscCheck(strcspn(num, " \t") == len, comm, PETSC_ERR_ARG_WRONG, /* PETSc's list reader takes none */
-               "option %s: value %" PetscInt_FMT " ('%s') has spaces: write the list as A,B,C", key, k, num);
     if (!val[len])
       break;
     val += len + 1;
