@@ -56,7 +56,7 @@ import os
 import subprocess
 import tempfile
 
-from hs_util import ENV, HAMSHOOT, MPIEXEC, check
+from hs_util import ENV, ENV_SIGNALS, HAMSHOOT, MPIEXEC, check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBLEMS = os.path.join(HERE, "..", "problems")
@@ -236,7 +236,7 @@ def run_signalled(args, d, grace_signals, timeout=60):
     import threading
     import time
     from hs_reliability import rank_pids
-    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-hs_monitor"], env=ENV, cwd=d,
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-hs_monitor"], env=ENV_SIGNALS, cwd=d,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     def kill_all():  # the ranks first: killed alone, mpiexec would leave them spinning in their linear solve
         for pid in rank_pids(p.pid):
