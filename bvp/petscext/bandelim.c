@@ -61,6 +61,7 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
 
   PetscFunctionBeginUser;
   Bounds(b, &nm, &R, &nu);
+  b->S = 2 * b->W;
   want[0] = b->nrow, want[1] = b->W, want[2] = b->nL, want[3] = b->nI;
   want[4] = b->ohi - b->olo, want[5] = b->nred, want[6] = R;
   if (nm > b->mcap) {
@@ -79,7 +80,7 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
   b->R = R;
   PetscCall(PetscFree2(b->win, b->wleft));
   PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
-  PetscCall(PetscMalloc2(R * b->W, &b->win, R * b->nL + 1, &b->wleft));
+  PetscCall(PetscMalloc2(R * b->S, &b->win, R * b->nL + 1, &b->wleft));
   PetscCall(PetscMalloc5(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x,
                          b->nrow + 1, &b->joined));
   PetscCall(PetscFree3(b->t, b->act, b->ext));
@@ -260,37 +261,45 @@ PetscInt HsBandRefineSteps(const PC_HsBand *b)
       } \
   } while (0)
 
-/* A row's values (n entries of a piece) into window row w, slot origin base: column c at slot c - base,
- * wrapped (the row's columns lie in [base, base + 2W)), or, left of is, in the left spike. */
+/* A row's values (n entries of a piece) into window row w: column c at slot c - base (the row's columns lie in
+ * [base, base + S)), or, left of is, in the left spike. One rank's rows (no column map, not reversed, no spike)
+ * have a loop of their own, without HS_PIECE_LOOP's orientation: kepler's row loads had taken 13 instructions an
+ * entry (bench/README.md, issue 43's eighth session). */
 static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, const PetscInt *cols, PetscInt off,
                          const PetscInt *map, const PetscScalar *vals)
 {
-  PetscInt     W = b->W, is = b->is;
-  PetscScalar *row = b->win + w * W, *left = b->wleft + w * b->nL;
+  PetscInt     is = b->is;
+  PetscScalar *row = b->win + w * b->S, *left = b->wleft + w * b->nL;
 
-  if (!b->nL) /* no left interface: every column is interior or right */
-    HS_PIECE_LOOP(row[c - base < W ? c - base : c - base - W] = vals[k]);
+  if (!b->nL && !map && !b->rev) {
+    PetscInt o = off - base;
+    for (PetscInt k = 0; k < n; k++)
+      row[o + cols[k]] = vals[k];
+  } else if (!b->nL) /* no left interface: every column is interior or right */
+    HS_PIECE_LOOP(row[c - base] = vals[k]);
   else
-    HS_PIECE_LOOP(if (c < is) left[c - b->olo] = vals[k]; else row[c - base < W ? c - base : c - base - W] = vals[k]);
+    HS_PIECE_LOOP(if (c < is) left[c - b->olo] = vals[k]; else row[c - base] = vals[k]);
 }
 #undef HS_PIECE_LOOP
 
-/* Row i (staircase order) of A, oriented, into window row w (zeroed first) and its spike, from its pieces
- * (the parts' CSR rows, or one MatGetRow); its extent from the layout: its interior-or-right columns lie
- * in [f, last] with f = max(first, is), and last - f < W (Orient), so in [base, base + 2W) for the
- * multiple of W base <= f (the caller's). The CSR rows come from memory (the matrix is far
+/* Row i (staircase order) of A, oriented, into window row w (its slots from z0 on zeroed first: those before
+ * z0 are never read again) and its spike, from its pieces (the parts' CSR rows, or one MatGetRow); its
+ * extent from the layout: its interior-or-right columns lie in [f, last] with f = max(first, is), and
+ * last - f < W (Orient), so in [base, base + S) for the window's base (the caller's: f - base < W, or at the
+ * end of the elimination the right interface). The CSR rows come from memory (the matrix is far
  * larger than the caches) and the loads waited on them: with long rows (b->prefetch) it asks for row
  * i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
-static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base)
+static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base,
+                              PetscInt z0)
 {
   PetscInt           lr = b->perm[i], np = 0, n[2], off[2];
   const PetscInt    *cols[2], *map[2];
   const PetscScalar *vals[2];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(b->win + w * b->W, b->W));
+  PetscCall(PetscArrayzero(b->win + w * b->S + z0, b->S - z0));
   PetscCall(PetscArrayzero(b->wleft + w * b->nL, b->nL));
   b->slotrow[w] = i;
   b->ext[w]     = b->first[i] == PETSC_MAX_INT || b->last[lr] < b->is ? -1 : b->last[lr]; /* empty or all left: none */
@@ -327,6 +336,27 @@ static inline void RowUpdate(PetscInt n, PetscScalar l, const PetscScalar *PETSC
     r[q] -= l * p[q];
 }
 
+#if defined(HS_BAND_AVX2_INTRIN)
+/* RowUpdate in AVX2's 4 doubles, the last 1 to 3 entries by SSE2's 2 and a scalar instead of gcc's remainder and
+ * peeling (kepler's updates are 20 entries long on average; AVX2's masked stores, tried, are slow on AMD): the
+ * same multiplication and subtraction per entry (no FMA), so the same bits. */
+static inline __attribute__((target("avx2"))) void RowUpdateAVX2(PetscInt n, PetscScalar l, const PetscScalar *PETSC_RESTRICT p,
+                                                                 PetscScalar *PETSC_RESTRICT r)
+{
+  const __m256d vl = _mm256_set1_pd(l);
+  PetscInt      q  = 0;
+
+  for (; q + 4 <= n; q += 4)
+    _mm256_storeu_pd(r + q, _mm256_sub_pd(_mm256_loadu_pd(r + q), _mm256_mul_pd(vl, _mm256_loadu_pd(p + q))));
+  if (q + 2 <= n) {
+    _mm_storeu_pd(r + q, _mm_sub_pd(_mm_loadu_pd(r + q), _mm_mul_pd(_mm256_castpd256_pd128(vl), _mm_loadu_pd(p + q))));
+    q += 2;
+  }
+  if (q < n)
+    r[q] -= l * p[q];
+}
+#endif
+
 /* Step c's U row, its n entries at off in its store: in place (uin[c]: the matrix' values, from their start, or
  * bottom-up from their end), else uval. */
 static inline PetscScalar *URow(const PC_HsBand *b, PetscInt c, PetscCount off, PetscInt n)
@@ -352,15 +382,12 @@ static inline PetscInt ULen(const PC_HsBand *b, PetscInt c)
 static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, PetscInt len, PetscScalar pinv,
                           PetscCount *off)
 {
-  PetscInt           W = b->W, n1 = PetscMin(len, W - s);
-  const PetscScalar *p = b->win + w * W;
+  const PetscScalar *p  = b->win + w * b->S + s;
   PetscInt           nL = b->spk[w] ? b->nL : 0;
   PetscScalar       *u  = URow(b, c, *off, len + nL);
 
-  for (PetscInt q = 0; q < n1; q++) /* columns j ..: slots s .., then wrapped 0 .. */
-    u[q] = p[s + q];
-  for (PetscInt q = n1; q < len; q++)
-    u[q] = p[q - n1];
+  for (PetscInt q = 0; q < len; q++) /* columns j .. j + len - 1 */
+    u[q] = p[q];
   for (PetscInt q = 0; q < nL; q++)
     u[len + q] = b->wleft[w * b->nL + q];
   u[0] = pinv;
@@ -436,14 +463,31 @@ static PetscErrorCode LogElimination(const PC_HsBand *b, PetscCount nupd, PetscC
   PetscFunctionReturn(0);
 }
 
+/* The window moves on by W: the active rows' slots W .. S - 1 to 0 .. W - 1 (those before are columns already
+ * eliminated, zero), and the rest zeroed. Once every W steps: an update is then one loop over contiguous slots,
+ * where a circular window of W had split it in two (bench/README.md, issue 43's eighth session). */
+static void Shift(PC_HsBand *b, const PetscInt *act, PetscInt na)
+{
+  PetscInt W = b->W, S = b->S;
+
+  for (PetscInt a = 0; a < na; a++) {
+    PetscScalar *r = b->win + act[a] * S;
+    for (PetscInt q = 0; q < W; q++)
+      r[q] = r[q + W];
+    for (PetscInt q = W; q < S; q++)
+      r[q] = 0;
+  }
+  b->wbase += W;
+}
+
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
  * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
  * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
- * stored. */
+ * stored. vec: the row updates by RowUpdateAVX2 (the AVX2 instance only). */
 static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool inplace,
-                                                                         PetscScalar *t, PetscBool *zero)
+                                                                         PetscScalar *t, PetscBool *zero, const int vec)
 {
-  PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
+  PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, S = b->S, nL = b->nL;
   PetscInt   lo = 0, hi = b->nrow - 1; /* in place: the first and last local rows not joined */
   PetscCount off[2] = {0, 0}; /* the U entries in uval, in place */
   PetscCount nupd = 0, lupd = 0, nspk = 0; /* row updates, their entries, those with the spike: the flops logged */
@@ -461,11 +505,15 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
   b->prefetch = Prefetches(&rp, b->nrow);
   for (PetscInt w = 0; w < b->R; w++)
     b->freeslot[w] = b->R - 1 - w;
-  for (PetscInt c = 0, s = b->is % W; c < b->nI; c++, s = s + 1 < W ? s + 1 : 0) { /* s = j % W, no division */
-    PetscInt     j = b->is + c, best, e, len, n1, pw;
+  b->wbase = b->is;
+  for (PetscInt c = 0; c < b->nI; c++) {
+    PetscInt     j = b->is + c, best, e, len, s, pw;
     PetscScalar *p, *pl, pinv;
+    if (j - b->wbase >= W)
+      Shift(b, act, na);
+    s = j - b->wbase; /* column j's slot, < W */
     for (; next < b->nrow && b->first[next] <= j; next++) { /* rows whose first column is j (or left of is) */
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], j - s)); /* its first interior column is j */
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, s)); /* its first interior column is j */
       act[na++] = b->freeslot[nfree];
       b->joined[b->perm[next]] = 1;
     }
@@ -473,18 +521,18 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       ;
     for (; inplace && hi >= 0 && b->joined[hi]; hi--)
       ;
-    best = nL ? PivotSpike(b->win + s, W, act, b->spk, na, b->spike_tol) : Pivot(b->win + s, W, act, na);
+    best = nL ? PivotSpike(b->win + s, S, act, b->spk, na, b->spike_tol) : Pivot(b->win + s, S, act, na);
     b->mstart[c] = nm;
     if (best < 0) {
       *zero = PETSC_TRUE;
       break;
     }
     pw = act[best], act[best] = act[--na], b->piv[c] = b->slotrow[pw];
-    p = b->win + pw * W, pl = b->wleft + pw * b->nL;
+    p = b->win + pw * S, pl = b->wleft + pw * b->nL;
     e = b->ext[pw]; /* its last nonzero: ext (in [j, j + W)) bounds it, often a node too far */
-    for (PetscInt se = s + e - j < W ? s + e - j : s + e - j - W; e > j && p[se] == 0; e--, se = se ? se - 1 : W - 1)
+    for (; e > j && p[s + e - j] == 0; e--)
       ;
-    len = PetscMin(e - j + 1, W), n1 = PetscMin(len, W - s), pinv = 1 / p[s];
+    len = PetscMin(e - j + 1, W), pinv = 1 / p[s];
     { /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
          row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
          0.177-0.187) */
@@ -497,13 +545,17 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
                                              circular rows, measured slower: kepler, N = 1e5) */
         PetscInt     w = act[a];
-        PetscScalar *r = win + w * W, *rl = wleft + w * nL, l;
+        PetscScalar *r = win + w * S, *rl = wleft + w * nL, l;
         if (r[s] == 0)
           continue;
         l = r[s] * pinv;
         nupd++, lupd += len;
-        RowUpdate(n1, l, p + s, r + s); /* the pivot row's columns j .. e: slots s .., then wrapped 0 .. */
-        RowUpdate(len - n1, l, p, r);
+#if defined(HS_BAND_AVX2_INTRIN)
+        if (vec)
+          RowUpdateAVX2(len, l, p + s, r + s); /* the pivot row's columns j .. e: slots s .. */
+        else
+#endif
+          RowUpdate(len, l, p + s, r + s);
         r[s]   = 0;
         ext[w] = PetscMax(ext[w], e);
         if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
@@ -531,8 +583,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     for (PetscInt a = 0; a < na; a++)
       b->leftover[b->nleft] = b->slotrow[act[a]], b->leftslot[b->nleft++] = act[a];
     for (; next < b->nrow; next++) {
-      PetscInt f = PetscMax(b->first[next], b->is);
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], f - f % W));
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, 0)); /* the right interface: < wbase + S */
       b->leftover[b->nleft] = next, b->leftslot[b->nleft++] = b->freeslot[nfree];
     }
   }
@@ -559,14 +610,18 @@ PetscBool HsBandUseAVX2(const PC_HsBand *b)
 /* Eliminate for the build's target (the header's) and, inlined there, for AVX2 (HS_BAND_AVX2) */
 PetscErrorCode HsBandEliminateDefault(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero)
 {
-  return Eliminate(b, A, inplace, t, zero);
+  return Eliminate(b, A, inplace, t, zero, 0);
 }
 
 #if defined(HS_BAND_AVX2)
 __attribute__((target("avx2"))) PetscErrorCode HsBandEliminateAVX2(PC_HsBand *b, Mat A, PetscBool inplace,
                                                                     PetscScalar *t, PetscBool *zero)
 {
-  return Eliminate(b, A, inplace, t, zero);
+#if defined(HS_BAND_AVX2_INTRIN)
+  return Eliminate(b, A, inplace, t, zero, 1);
+#else
+  return Eliminate(b, A, inplace, t, zero, 0);
+#endif
 }
 #endif
 

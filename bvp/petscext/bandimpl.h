@@ -23,6 +23,10 @@ typedef struct _HsBandBorder *HsBandBorder;
  * output files with and without; the speed in bench/README.md (ninth session). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define HS_BAND_AVX2 1
+#if defined(PETSC_USE_REAL_DOUBLE) && !defined(PETSC_USE_COMPLEX)
+#define HS_BAND_AVX2_INTRIN 1 /* RowUpdateAVX2's intrinsics (bandelim.c) */
+#include <immintrin.h>
+#endif
 #endif
 #define HS_BAND_AVX2_MIN_WIDTH 24 /* UseAVX2's default: the window at least this wide */
 #define HS_BAND_SPIKE_THRESHOLD 0.1 /* -pc_hsband_spike_threshold's default (bandelim.c, PivotSpike) */
@@ -56,7 +60,9 @@ typedef struct {
   Mat          laid;                   /* the matrix (and its nonzero state) the layout is of */
   PetscObjectState laid_state;
   PetscBool    ok;                     /* the layout is within the limits (else the MUMPS fallback) */
-  PetscScalar *win, *wleft;      /* the window: R rows of W (circular, column c at c % W), R rows of nL (olo..is-1) */
+  PetscScalar *win, *wleft;      /* the window: R rows of S = 2W, column c at slot c - wbase (Eliminate moves wbase on
+                                    by W when step j reaches wbase + W); R rows of nL (olo..is-1) */
+  PetscInt     S, wbase;         /* the window's row length and its first column (after an elimination: its last) */
   PetscInt     R;                /* its rows: the most active at once, or left over (Bounds) */
   PetscInt    *slotrow, *freeslot; /* the row (staircase order) in each window row; the free window rows (R) */
   PetscInt    *ulen;             /* step c's U row: ulen[c] entries (columns is + c ..), then its nL spike entries */
