@@ -13,6 +13,7 @@ PetscErrorCode HsBandFree(PC_HsBand *b, PetscBool all)
   PetscCall(PetscFree4(b->ifs, b->ife, b->ioff, b->nleft_all));
   PetscCall(PetscFree3(b->perm, b->first, b->last));
   PetscCall(MatDestroy(&b->laid));
+  b->bdone = PETSC_FALSE;
   if (!all)
     PetscFunctionReturn(0);
   PetscCall(PetscFree2(b->win, b->wleft));
@@ -60,8 +61,10 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
   PetscBool  same;
 
   PetscFunctionBeginUser;
-  Bounds(b, &nm, &R, &nu);
-  b->S = 2 * b->W;
+  if (!b->bdone) /* once a layout: kepler conserving4, N = 124, 0.86M instructions of 87M in five setups */
+    Bounds(b, &b->bnm, &b->bR, &b->bnu);
+  b->bdone = PETSC_TRUE, nm = b->bnm, R = b->bR, nu = b->bnu;
+  b->S = (2 * b->W + 3) / 4 * 4; /* whole AVX2 vectors (ZeroRow) */
   want[0] = b->nrow, want[1] = b->W, want[2] = b->nL, want[3] = b->nI;
   want[4] = b->ohi - b->olo, want[5] = b->nred, want[6] = R;
   if (nm > b->mcap) {
@@ -282,6 +285,16 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
 }
 #undef HS_PIECE_LOOP
 
+#if defined(HS_BAND_AVX2_INTRIN)
+/* n (a multiple of 4) zeros at r in AVX2 stores, inline: a memset call took 94 instructions for a kepler row (1.5W = 36
+ * doubles on average) */
+static inline __attribute__((target("avx2"))) void ZeroRowAVX2(PetscScalar *r, PetscInt n)
+{
+  for (PetscInt q = 0; q < n; q += 4)
+    _mm256_storeu_pd(r + q, _mm256_setzero_pd());
+}
+#endif
+
 /* Row i (staircase order) of A, oriented, into window row w (its slots from z0 on zeroed first: those before
  * z0 are never read again) and its spike, from its pieces (the parts' CSR rows, or one MatGetRow); its
  * extent from the layout: its interior-or-right columns lie in [f, last] with f = max(first, is), and
@@ -291,15 +304,20 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
  * i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
-static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base,
-                              PetscInt z0)
+static inline __attribute__((always_inline)) PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i,
+                                                                       PetscInt w, PetscInt base, PetscInt z0, const int vec)
 {
   PetscInt           lr = b->perm[i], np = 0, n[2], off[2];
   const PetscInt    *cols[2], *map[2];
   const PetscScalar *vals[2];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(b->win + w * b->S + z0, b->S - z0));
+#if defined(HS_BAND_AVX2_INTRIN)
+  if (vec)
+    ZeroRowAVX2(b->win + w * b->S + z0 / 4 * 4, b->S - z0 / 4 * 4); /* (slots before z0: free to overwrite) */
+  else
+#endif
+    PetscCall(PetscArrayzero(b->win + w * b->S + z0, b->S - z0));
   PetscCall(PetscArrayzero(b->wleft + w * b->nL, b->nL));
   b->slotrow[w] = i;
   b->ext[w]     = b->first[i] == PETSC_MAX_INT || b->last[lr] < b->is ? -1 : b->last[lr]; /* empty or all left: none */
@@ -439,14 +457,17 @@ static inline PetscInt PivotSpike(const PetscScalar *col, PetscInt W, const Pets
   return bpure >= 0 && mpure >= tol * mall ? bpure : ball;
 }
 
-/* Whether LoadRow prefetches: the rows' parts read in place, HS_BAND_PREFETCH_NNZ entries a row on average */
+/* Whether LoadRow prefetches: the rows' parts read in place, HS_BAND_PREFETCH_NNZ entries a row on average, and
+ * large enough not to stay in the caches from the Jacobian's assembly (kepler conserving4, N = 124: 1 MB, whose
+ * prefetches were 1 % of the solve's instructions for nothing) */
 static PetscBool Prefetches(const HsAIJParts *rp, PetscInt nrow)
 {
   PetscInt nnz = 0;
 
   for (PetscInt q = 0; rp->ok && q < 2 && rp->part[q]; q++)
     nnz += rp->ia[q][nrow] - rp->ia[q][0];
-  return (PetscBool)(rp->ok && nnz >= HS_BAND_PREFETCH_NNZ * nrow);
+  return (PetscBool)(rp->ok && nnz >= HS_BAND_PREFETCH_NNZ * nrow &&
+                     (double)nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) >= HS_BAND_PREFETCH_BYTES);
 }
 
 /* An elimination's flops (nupd row updates of lupd entries in all, nspk of them also over the spike; with t, its
@@ -480,6 +501,55 @@ static void Shift(PC_HsBand *b, const PetscInt *act, PetscInt na)
   b->wbase += W;
 }
 
+/* Step j's row updates (Eliminate's): the active rows act[0 .. na) with a nonzero in column j (slot s) less l
+ * times the pivot row pw (its columns j .. e, len of them), the multipliers l = r_j pinv to t (its value tp at the
+ * pivot row) or, without t, stored (*nm). The number of rows updated. Always inlined into each call with t and
+ * without, so that the test of t leaves the loop. */
+static inline __attribute__((always_inline)) PetscInt UpdateRows(PC_HsBand *b, const PetscInt *act, PetscInt na, PetscInt s,
+                                                                 PetscInt e, PetscInt len, PetscInt pw, PetscScalar pinv,
+                                                                 PetscScalar *t, PetscScalar tp, PetscInt *nm, const int vec)
+{
+  /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
+     row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
+     0.177-0.187) */
+  PetscScalar *PETSC_RESTRICT    win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
+  PetscInt *PETSC_RESTRICT       ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
+  const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
+  char *PETSC_RESTRICT           spk     = b->spk;
+  const char                     pspk    = spk[pw];
+  const PetscScalar             *p = win + pw * b->S + s, *pl = wleft + pw * b->nL;
+  PetscInt                       S = b->S, nL = b->nL, m = *nm, nu = 0;
+
+  for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
+                                         circular rows, measured slower: kepler, N = 1e5) */
+    PetscInt     w = act[a];
+    PetscScalar *r = win + w * S + s, *rl = wleft + w * nL, l;
+    if (r[0] == 0)
+      continue;
+    l = r[0] * pinv;
+    nu++;
+#if defined(HS_BAND_AVX2_INTRIN)
+    if (vec)
+      RowUpdateAVX2(len, l, p, r); /* the pivot row's columns j .. e: slots s .. */
+    else
+#endif
+      RowUpdate(len, l, p, r);
+    r[0]   = 0;
+    ext[w] = PetscMax(ext[w], e);
+    if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
+      spk[w] = 1;
+      for (PetscInt q = 0; q < nL; q++)
+        rl[q] -= l * pl[q];
+    }
+    if (t)
+      t[slotrow[w]] -= l * tp;
+    else
+      mrow[m] = slotrow[w], mval[m++] = l;
+  }
+  *nm = m;
+  return nu;
+}
+
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
  * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
  * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
@@ -507,13 +577,13 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     b->freeslot[w] = b->R - 1 - w;
   b->wbase = b->is;
   for (PetscInt c = 0; c < b->nI; c++) {
-    PetscInt     j = b->is + c, best, e, len, s, pw;
-    PetscScalar *p, *pl, pinv;
+    PetscInt     j = b->is + c, best, e, len, s, pw, nu;
+    PetscScalar *p, pinv;
     if (j - b->wbase >= W)
       Shift(b, act, na);
     s = j - b->wbase; /* column j's slot, < W */
     for (; next < b->nrow && b->first[next] <= j; next++) { /* rows whose first column is j (or left of is) */
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, s)); /* its first interior column is j */
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, s, vec)); /* its first interior column is j */
       act[na++] = b->freeslot[nfree];
       b->joined[b->perm[next]] = 1;
     }
@@ -528,47 +598,16 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       break;
     }
     pw = act[best], act[best] = act[--na], b->piv[c] = b->slotrow[pw];
-    p = b->win + pw * S, pl = b->wleft + pw * b->nL;
+    p = b->win + pw * S;
     e = b->ext[pw]; /* its last nonzero: ext (in [j, j + W)) bounds it, often a node too far */
     for (; e > j && p[s + e - j] == 0; e--)
       ;
     len = PetscMin(e - j + 1, W), pinv = 1 / p[s];
-    { /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
-         row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
-         0.177-0.187) */
-      PetscScalar *PETSC_RESTRICT win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
-      PetscInt *PETSC_RESTRICT    ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
-      const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
-      const PetscScalar              tp      = t ? t[b->piv[c]] : 0;
-      char *PETSC_RESTRICT            spk     = b->spk;
-      const char                      pspk    = spk[pw];
-      for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
-                                             circular rows, measured slower: kepler, N = 1e5) */
-        PetscInt     w = act[a];
-        PetscScalar *r = win + w * S, *rl = wleft + w * nL, l;
-        if (r[s] == 0)
-          continue;
-        l = r[s] * pinv;
-        nupd++, lupd += len;
-#if defined(HS_BAND_AVX2_INTRIN)
-        if (vec)
-          RowUpdateAVX2(len, l, p + s, r + s); /* the pivot row's columns j .. e: slots s .. */
-        else
-#endif
-          RowUpdate(len, l, p + s, r + s);
-        r[s]   = 0;
-        ext[w] = PetscMax(ext[w], e);
-        if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
-          nspk++, spk[w] = 1;
-          for (PetscInt q = 0; q < nL; q++)
-            rl[q] -= l * pl[q];
-        }
-        if (t)
-          t[slotrow[w]] -= l * tp;
-        else
-          mrow[nm] = slotrow[w], mval[nm++] = l;
-      }
-    }
+    if (t)
+      nu = UpdateRows(b, act, na, s, e, len, pw, pinv, t, t[b->piv[c]], &nm, vec);
+    else
+      nu = UpdateRows(b, act, na, s, e, len, pw, pinv, NULL, 0, &nm, vec);
+    nupd += nu, lupd += nu * len, nspk += b->spk[pw] ? nu : 0;
     { /* in place if it stays behind (bottom-up: ahead of) the values of the rows not joined */
       PetscCount end = off[1] + len + (b->spk[pw] ? nL : 0);
       b->uin[c]      = (char)(inplace && (b->rev ? b->uan - end >= rp.ia[0][hi + 1] : end <= rp.ia[0][lo]));
@@ -583,7 +622,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     for (PetscInt a = 0; a < na; a++)
       b->leftover[b->nleft] = b->slotrow[act[a]], b->leftslot[b->nleft++] = act[a];
     for (; next < b->nrow; next++) {
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, 0)); /* the right interface: < wbase + S */
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, 0, vec)); /* the right interface: < wbase + S */
       b->leftover[b->nleft] = next, b->leftslot[b->nleft++] = b->freeslot[nfree];
     }
   }

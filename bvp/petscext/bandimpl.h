@@ -12,6 +12,7 @@
 #define HS_BAND_MAX_WIDTH 4096
 #define HS_BAND_PREFETCH 8       /* LoadRow asks for the CSR row this many rows ahead (see there) */
 #define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
+#define HS_BAND_PREFETCH_BYTES (4 << 20) /* ... and their columns and values are at least this large (beyond L2) */
 #define HS_BAND_MAX_BORDER 8      /* dense border rows (and columns) taken out of the band (bandborder.c) */
 #define HS_BAND_BORDER_REACH 1024 /* ... an entry farther than this (or N / 4) from the diagonal is far */
 typedef struct _HsBandBorder *HsBandBorder;
@@ -62,7 +63,11 @@ typedef struct {
   PetscBool    ok;                     /* the layout is within the limits (else the MUMPS fallback) */
   PetscScalar *win, *wleft;      /* the window: R rows of S = 2W, column c at slot c - wbase (Eliminate moves wbase on
                                     by W when step j reaches wbase + W); R rows of nL (olo..is-1) */
-  PetscInt     S, wbase;         /* the window's row length and its first column (after an elimination: its last) */
+  PetscInt     S, wbase;         /* the window's row length (2W rounded up to 4) and its first column (after an
+                                    elimination: its last) */
+  PetscInt     bnm, bR;          /* Bounds' results for this layout (bdone): computed once a layout, not a setup */
+  PetscCount   bnu;
+  PetscBool    bdone;
   PetscInt     R;                /* its rows: the most active at once, or left over (Bounds) */
   PetscInt    *slotrow, *freeslot; /* the row (staircase order) in each window row; the free window rows (R) */
   PetscInt    *ulen;             /* step c's U row: ulen[c] entries (columns is + c ..), then its nL spike entries */
