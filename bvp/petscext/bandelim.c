@@ -276,8 +276,11 @@ static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, co
 
   if (!b->nL && !map && !b->rev) {
     PetscInt o = off - base;
-    for (PetscInt k = 0; k < n; k++)
-      row[o + cols[k]] = vals[k];
+    if (n && cols[n - 1] - cols[0] == n - 1) /* consecutive columns (kepler's rows): a copy */
+      memcpy(row + o + cols[0], vals, (size_t)n * sizeof(PetscScalar));
+    else
+      for (PetscInt k = 0; k < n; k++)
+        row[o + cols[k]] = vals[k];
   } else if (!b->nL) /* no left interface: every column is interior or right */
     HS_PIECE_LOOP(row[c - base] = vals[k]);
   else
