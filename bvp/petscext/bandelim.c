@@ -20,7 +20,7 @@ PetscErrorCode HsBandFree(PC_HsBand *b, PetscBool all)
   PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
   PetscCall(PetscFree2(b->mrow, b->mval));
   PetscCall(PetscFree(b->uval));
-  PetscCall(PetscFree3(b->t, b->act, b->ext));
+  PetscCall(PetscFree2(b->t, b->act));
   PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
   PetscCall(PetscFree2(b->spk, b->uspk));
   PetscCall(VecDestroy(&b->r));
@@ -86,8 +86,8 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
   PetscCall(PetscMalloc2(R * b->S, &b->win, R * b->nL + 1, &b->wleft));
   PetscCall(PetscMalloc5(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x,
                          b->nrow + 1, &b->joined));
-  PetscCall(PetscFree3(b->t, b->act, b->ext));
-  PetscCall(PetscMalloc3(b->nrow + 1, &b->t, R + 1, &b->act, R + 1, &b->ext));
+  PetscCall(PetscFree2(b->t, b->act));
+  PetscCall(PetscMalloc2(b->nrow + 1, &b->t, R + 1, &b->act));
   PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
   PetscCall(PetscMalloc5(R + 1, &b->slotrow, R + 1, &b->freeslot, R + 1, &b->leftslot, b->nI + 1, &b->ulen, b->nI + 1, &b->uin));
   PetscCall(PetscFree2(b->spk, b->uspk));
@@ -323,7 +323,6 @@ static inline __attribute__((always_inline)) PetscErrorCode LoadRow(PC_HsBand *b
     PetscCall(PetscArrayzero(b->win + w * b->S + z0, b->S - z0));
   PetscCall(PetscArrayzero(b->wleft + w * b->nL, b->nL));
   b->slotrow[w] = i;
-  b->ext[w]     = b->first[i] == PETSC_MAX_INT || b->last[lr] < b->is ? -1 : b->last[lr]; /* empty or all left: none */
   if (p->ok)
     for (; np < 2 && p->part[np]; np++) {
       PetscInt s0 = p->ia[np][lr];
@@ -505,18 +504,18 @@ static void Shift(PC_HsBand *b, const PetscInt *act, PetscInt na)
 }
 
 /* Step j's row updates (Eliminate's): the active rows act[0 .. na) with a nonzero in column j (slot s) less l
- * times the pivot row pw (its columns j .. e, len of them), the multipliers l = r_j pinv to t (its value tp at the
+ * times the pivot row pw (its columns j .. j + len - 1), the multipliers l = r_j pinv to t (its value tp at the
  * pivot row) or, without t, stored (*nm). The number of rows updated. Always inlined into each call with t and
  * without, so that the test of t leaves the loop. */
 static inline __attribute__((always_inline)) PetscInt UpdateRows(PC_HsBand *b, const PetscInt *act, PetscInt na, PetscInt s,
-                                                                 PetscInt e, PetscInt len, PetscInt pw, PetscScalar pinv,
+                                                                 PetscInt len, PetscInt pw, PetscScalar pinv,
                                                                  PetscScalar *t, PetscScalar tp, PetscInt *nm, const int vec)
 {
-  /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
+  /* the arrays in locals: an int store (mrow) could otherwise alias b->nL and the pointers, reloaded per
      row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
      0.177-0.187) */
   PetscScalar *PETSC_RESTRICT    win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
-  PetscInt *PETSC_RESTRICT       ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
+  PetscInt *PETSC_RESTRICT       mrow = b->mrow;
   const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
   char *PETSC_RESTRICT           spk     = b->spk;
   const char                     pspk    = spk[pw];
@@ -538,7 +537,6 @@ static inline __attribute__((always_inline)) PetscInt UpdateRows(PC_HsBand *b, c
 #endif
       RowUpdate(len, l, p, r);
     r[0]   = 0;
-    ext[w] = PetscMax(ext[w], e);
     if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
       spk[w] = 1;
       for (PetscInt q = 0; q < nL; q++)
@@ -602,14 +600,15 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     }
     pw = act[best], act[best] = act[--na], b->piv[c] = b->slotrow[pw];
     p = b->win + pw * S;
-    e = b->ext[pw]; /* its last nonzero: ext (in [j, j + W)) bounds it, often a node too far */
+    e = j + W - 1; /* its last nonzero, in [j, j + W): the slots beyond are zero (a per-row bound kept up to date in
+                      the updates had cost more than this scan: kepler conserving4, N = 124, 73.6M -> 72.7M instructions) */
     for (; e > j && p[s + e - j] == 0; e--)
       ;
     len = PetscMin(e - j + 1, W), pinv = 1 / p[s];
     if (t)
-      nu = UpdateRows(b, act, na, s, e, len, pw, pinv, t, t[b->piv[c]], &nm, vec);
+      nu = UpdateRows(b, act, na, s, len, pw, pinv, t, t[b->piv[c]], &nm, vec);
     else
-      nu = UpdateRows(b, act, na, s, e, len, pw, pinv, NULL, 0, &nm, vec);
+      nu = UpdateRows(b, act, na, s, len, pw, pinv, NULL, 0, &nm, vec);
     nupd += nu, lupd += nu * len, nspk += b->spk[pw] ? nu : 0;
     { /* in place if it stays behind (bottom-up: ahead of) the values of the rows not joined */
       PetscCount end = off[1] + len + (b->spk[pw] ? nL : 0);

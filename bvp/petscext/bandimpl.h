@@ -98,7 +98,6 @@ typedef struct {
   PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
   PetscScalar  *t;                                /* a solve's right-hand side (nrow) */
   PetscInt     *act;                              /* the active window rows of an elimination (R) */
-  PetscInt     *ext;                              /* each window row's last column that may be nonzero (R) */
   char         *spk;                              /* each window row's spike has a nonzero (R) */
   char         *uspk;                             /* step c's U row has a nonzero spike (nI) */
   PetscReal     spike_tol;                        /* -pc_hsband_spike_threshold (PivotSpike) */
