@@ -119,11 +119,14 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A)
   b->lo = b->rs, b->hi = b->re - 1;
   for (PetscInt i = 0; i < b->nrow; i++) {
     PetscInt r = b->rs + i, f = PETSC_MAX_INT, l = -1;
-    for (PetscInt q = 0; rp.ok && q < 2 && rp.part[q]; q++)
-      for (PetscInt k = rp.ia[q][i]; k < rp.ia[q][i + 1]; k++) {
-        PetscInt c = q ? rp.colmap[rp.ja[q][k]] : rp.cstart + rp.ja[q][k];
-        f = PetscMin(f, c), l = PetscMax(l, c);
-      }
+    if (rp.ok && !rp.part[1] && rp.ia[0][i + 1] > rp.ia[0][i]) /* one part, its columns sorted: the row's ends */
+      f = rp.cstart + rp.ja[0][rp.ia[0][i]], l = rp.cstart + rp.ja[0][rp.ia[0][i + 1] - 1];
+    else
+      for (PetscInt q = 0; rp.ok && q < 2 && rp.part[q]; q++)
+        for (PetscInt k = rp.ia[q][i]; k < rp.ia[q][i + 1]; k++) {
+          PetscInt c = q ? rp.colmap[rp.ja[q][k]] : rp.cstart + rp.ja[q][k];
+          f = PetscMin(f, c), l = PetscMax(l, c);
+        }
     if (!rp.ok) {
       PetscCall(MatGetRow(A, r, &ncols, &cols, NULL));
       for (PetscInt k = 0; k < ncols; k++)
