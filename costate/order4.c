@@ -564,8 +564,28 @@ HS_O4_INLINE int SubstepBody(HsO4 *o, double c, double ta, const double *a, cons
   return HS_SUCCESS;
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HS_O4_AVX2 1
+/* The n = 3 instance (kepler) compiled also for AVX2, used where the processor has it: its elementwise loops over 4n = 12
+ * (JacobianRow's, GonzalezH's) in 4 doubles instead of SSE2's 2. No FMA (AVX2 alone brings none) and no reassociation
+ * (no -ffast-math: the sums stay sequential), so the same operations and the same bits (bench/README.md, issue 43's
+ * eighth session). */
+__attribute__((target("avx2"))) static int SubstepAVX2n3(HsO4 *o, double c, double ta, const double *a, const double *b,
+                                                         double *F, double *Fa, double *Fb)
+{
+  return SubstepBody(o, c, ta, a, b, F, Fa, Fb, 12);
+}
+#endif
+
 int HsO4Substep(HsO4 *o, double c, double ta, const double *a, const double *b, double *F, double *Fa, double *Fb)
 {
+#if defined(HS_O4_AVX2)
+  static int avx2 = -1;
+  if (avx2 < 0)
+    avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+  if (o->dim == 6 && avx2)
+    return SubstepAVX2n3(o, c, ta, a, b, F, Fa, Fb);
+#endif
 #define HS_CALL(d) SubstepBody(o, c, ta, a, b, F, Fa, Fb, 2 * (d))
   return HS_O4_DISPATCH(o->dim, HS_CALL);
 #undef HS_CALL

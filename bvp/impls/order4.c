@@ -184,9 +184,11 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
       f[row] = F[i];
       if (Tc)
         Tc[row] = (F[i] - (b[i] - a[i])) / s->prob->T;
-      for (PetscInt c = 0; J && c < q; c++) {
-        J[sub[j].pa - k + 1][row * D + sub[j].oa + c] += Fa[i * q + c];
-        J[sub[j].pb - k + 1][row * D + sub[j].ob + c] += Fb[i * q + c];
+      if (J) { /* the row's pointers once, not per entry (J's stores could alias sub to the compiler) */
+        PetscScalar     *ja = J[sub[j].pa - k + 1] + row * D + sub[j].oa, *jb = J[sub[j].pb - k + 1] + row * D + sub[j].ob;
+        const PetscReal *fa = Fa + i * q, *fb = Fb + i * q;
+        for (PetscInt c = 0; c < q; c++)
+          ja[c] += fa[c], jb[c] += fb[c];
       }
       for (PetscInt c = 0; J && c < c2; c++)
         J[sub[j].pk - k + 1][row * D + sub[j].ok + c] += Fk[i * c2 + c];

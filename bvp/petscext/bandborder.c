@@ -97,8 +97,17 @@ static PetscErrorCode FarEntries(Mat A, PetscInt reach, PetscInt *nr, PetscInt *
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   PetscCall(HsAIJPartsGet(A, PETSC_FALSE, &p));
   for (PetscInt r = rs; r < re; r++) {
-    PetscInt lo = PETSC_MAX_INT, hi = PETSC_MIN_INT;
-    PetscCall(RowColumns(A, &p, rs, r - rs, &ncols, &cs, &cap));
+    PetscInt lo = PETSC_MAX_INT, hi = PETSC_MIN_INT, i = r - rs;
+    if (p.ok && !p.part[1] && p.ia[0][i + 1] > p.ia[0][i]) { /* one part, its columns sorted: the ends bound the row */
+      lo = p.cstart + p.ja[0][p.ia[0][i]], hi = p.cstart + p.ja[0][p.ia[0][i + 1] - 1];
+      if (r - lo <= reach && hi - r <= reach) { /* no far entry (a band's row): kepler conserving4, N = 124, the
+                                                   detection 2.2M -> 0.2M instructions */
+        band[0] = PetscMax(band[0], r - lo), band[1] = PetscMax(band[1], hi - r);
+        continue;
+      }
+      lo = PETSC_MAX_INT, hi = PETSC_MIN_INT;
+    }
+    PetscCall(RowColumns(A, &p, rs, i, &ncols, &cs, &cap));
     nfar = 0;
     for (PetscInt q = 0; q < ncols; q++) { /* in locals: band[] may alias cs to the compiler */
       PetscInt c = cs[q];

@@ -13,13 +13,14 @@ PetscErrorCode HsBandFree(PC_HsBand *b, PetscBool all)
   PetscCall(PetscFree4(b->ifs, b->ife, b->ioff, b->nleft_all));
   PetscCall(PetscFree3(b->perm, b->first, b->last));
   PetscCall(MatDestroy(&b->laid));
+  b->bdone = PETSC_FALSE;
   if (!all)
     PetscFunctionReturn(0);
   PetscCall(PetscFree2(b->win, b->wleft));
   PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
   PetscCall(PetscFree2(b->mrow, b->mval));
   PetscCall(PetscFree(b->uval));
-  PetscCall(PetscFree3(b->t, b->act, b->ext));
+  PetscCall(PetscFree2(b->t, b->act));
   PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
   PetscCall(PetscFree2(b->spk, b->uspk));
   PetscCall(VecDestroy(&b->r));
@@ -60,7 +61,10 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
   PetscBool  same;
 
   PetscFunctionBeginUser;
-  Bounds(b, &nm, &R, &nu);
+  if (!b->bdone) /* once a layout: kepler conserving4, N = 124, 0.86M instructions of 87M in five setups */
+    Bounds(b, &b->bnm, &b->bR, &b->bnu);
+  b->bdone = PETSC_TRUE, nm = b->bnm, R = b->bR, nu = b->bnu;
+  b->S = (2 * b->W + 3) / 4 * 4; /* whole AVX2 vectors (ZeroRow) */
   want[0] = b->nrow, want[1] = b->W, want[2] = b->nL, want[3] = b->nI;
   want[4] = b->ohi - b->olo, want[5] = b->nred, want[6] = R;
   if (nm > b->mcap) {
@@ -79,11 +83,11 @@ PetscErrorCode HsBandAllocate(PC_HsBand *b)
   b->R = R;
   PetscCall(PetscFree2(b->win, b->wleft));
   PetscCall(PetscFree5(b->piv, b->mstart, b->leftover, b->x, b->joined));
-  PetscCall(PetscMalloc2(R * b->W, &b->win, R * b->nL + 1, &b->wleft));
+  PetscCall(PetscMalloc2(R * b->S, &b->win, R * b->nL + 1, &b->wleft));
   PetscCall(PetscMalloc5(b->nI + 1, &b->piv, b->nI + 1, &b->mstart, b->nrow + 1, &b->leftover, b->ohi - b->olo + 1, &b->x,
                          b->nrow + 1, &b->joined));
-  PetscCall(PetscFree3(b->t, b->act, b->ext));
-  PetscCall(PetscMalloc3(b->nrow + 1, &b->t, R + 1, &b->act, R + 1, &b->ext));
+  PetscCall(PetscFree2(b->t, b->act));
+  PetscCall(PetscMalloc2(b->nrow + 1, &b->t, R + 1, &b->act));
   PetscCall(PetscFree5(b->slotrow, b->freeslot, b->leftslot, b->ulen, b->uin));
   PetscCall(PetscMalloc5(R + 1, &b->slotrow, R + 1, &b->freeslot, R + 1, &b->leftslot, b->nI + 1, &b->ulen, b->nI + 1, &b->uin));
   PetscCall(PetscFree2(b->spk, b->uspk));
@@ -115,11 +119,14 @@ static PetscErrorCode Spans(PC pc, PC_HsBand *b, Mat A)
   b->lo = b->rs, b->hi = b->re - 1;
   for (PetscInt i = 0; i < b->nrow; i++) {
     PetscInt r = b->rs + i, f = PETSC_MAX_INT, l = -1;
-    for (PetscInt q = 0; rp.ok && q < 2 && rp.part[q]; q++)
-      for (PetscInt k = rp.ia[q][i]; k < rp.ia[q][i + 1]; k++) {
-        PetscInt c = q ? rp.colmap[rp.ja[q][k]] : rp.cstart + rp.ja[q][k];
-        f = PetscMin(f, c), l = PetscMax(l, c);
-      }
+    if (rp.ok && !rp.part[1] && rp.ia[0][i + 1] > rp.ia[0][i]) /* one part, its columns sorted: the row's ends */
+      f = rp.cstart + rp.ja[0][rp.ia[0][i]], l = rp.cstart + rp.ja[0][rp.ia[0][i + 1] - 1];
+    else
+      for (PetscInt q = 0; rp.ok && q < 2 && rp.part[q]; q++)
+        for (PetscInt k = rp.ia[q][i]; k < rp.ia[q][i + 1]; k++) {
+          PetscInt c = q ? rp.colmap[rp.ja[q][k]] : rp.cstart + rp.ja[q][k];
+          f = PetscMin(f, c), l = PetscMax(l, c);
+        }
     if (!rp.ok) {
       PetscCall(MatGetRow(A, r, &ncols, &cols, NULL));
       for (PetscInt k = 0; k < ncols; k++)
@@ -260,40 +267,65 @@ PetscInt HsBandRefineSteps(const PC_HsBand *b)
       } \
   } while (0)
 
-/* A row's values (n entries of a piece) into window row w, slot origin base: column c at slot c - base,
- * wrapped (the row's columns lie in [base, base + 2W)), or, left of is, in the left spike. */
+/* A row's values (n entries of a piece) into window row w: column c at slot c - base (the row's columns lie in
+ * [base, base + S)), or, left of is, in the left spike. One rank's rows (no column map, not reversed, no spike)
+ * have a loop of their own, without HS_PIECE_LOOP's orientation: kepler's row loads had taken 13 instructions an
+ * entry (bench/README.md, issue 43's eighth session). */
 static inline void Place(PC_HsBand *b, PetscInt w, PetscInt base, PetscInt n, const PetscInt *cols, PetscInt off,
                          const PetscInt *map, const PetscScalar *vals)
 {
-  PetscInt     W = b->W, is = b->is;
-  PetscScalar *row = b->win + w * W, *left = b->wleft + w * b->nL;
+  PetscInt     is = b->is;
+  PetscScalar *row = b->win + w * b->S, *left = b->wleft + w * b->nL;
 
-  if (!b->nL) /* no left interface: every column is interior or right */
-    HS_PIECE_LOOP(row[c - base < W ? c - base : c - base - W] = vals[k]);
+  if (!b->nL && !map && !b->rev) {
+    PetscInt o = off - base;
+    if (n && cols[n - 1] - cols[0] == n - 1) /* consecutive columns (kepler's rows): a copy */
+      memcpy(row + o + cols[0], vals, (size_t)n * sizeof(PetscScalar));
+    else
+      for (PetscInt k = 0; k < n; k++)
+        row[o + cols[k]] = vals[k];
+  } else if (!b->nL) /* no left interface: every column is interior or right */
+    HS_PIECE_LOOP(row[c - base] = vals[k]);
   else
-    HS_PIECE_LOOP(if (c < is) left[c - b->olo] = vals[k]; else row[c - base < W ? c - base : c - base - W] = vals[k]);
+    HS_PIECE_LOOP(if (c < is) left[c - b->olo] = vals[k]; else row[c - base] = vals[k]);
 }
 #undef HS_PIECE_LOOP
 
-/* Row i (staircase order) of A, oriented, into window row w (zeroed first) and its spike, from its pieces
- * (the parts' CSR rows, or one MatGetRow); its extent from the layout: its interior-or-right columns lie
- * in [f, last] with f = max(first, is), and last - f < W (Orient), so in [base, base + 2W) for the
- * multiple of W base <= f (the caller's). The CSR rows come from memory (the matrix is far
+#if defined(HS_BAND_AVX2_INTRIN)
+/* n (a multiple of 4) zeros at r in AVX2 stores, inline: a memset call took 94 instructions for a kepler row (1.5W = 36
+ * doubles on average) */
+static inline __attribute__((target("avx2"))) void ZeroRowAVX2(PetscScalar *r, PetscInt n)
+{
+  for (PetscInt q = 0; q < n; q += 4)
+    _mm256_storeu_pd(r + q, _mm256_setzero_pd());
+}
+#endif
+
+/* Row i (staircase order) of A, oriented, into window row w (its slots from z0 on zeroed first: those before
+ * z0 are never read again) and its spike, from its pieces (the parts' CSR rows, or one MatGetRow); its
+ * extent from the layout: its interior-or-right columns lie in [f, last] with f = max(first, is), and
+ * last - f < W (Orient), so in [base, base + S) for the window's base (the caller's: f - base < W, or at the
+ * end of the elimination the right interface). The CSR rows come from memory (the matrix is far
  * larger than the caches) and the loads waited on them: with long rows (b->prefetch) it asks for row
  * i + HS_BAND_PREFETCH's first.
  * Measured (bench/README.md): kepler's elimination 12 % faster; the pendulum's rows (8 entries, a
  * cache line) were 4 % slower with it, hence the threshold. */
-static PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i, PetscInt w, PetscInt base)
+static inline __attribute__((always_inline)) PetscErrorCode LoadRow(PC_HsBand *b, Mat A, const HsAIJParts *p, PetscInt i,
+                                                                       PetscInt w, PetscInt base, PetscInt z0, const int vec)
 {
   PetscInt           lr = b->perm[i], np = 0, n[2], off[2];
   const PetscInt    *cols[2], *map[2];
   const PetscScalar *vals[2];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(b->win + w * b->W, b->W));
+#if defined(HS_BAND_AVX2_INTRIN)
+  if (vec)
+    ZeroRowAVX2(b->win + w * b->S + z0 / 4 * 4, b->S - z0 / 4 * 4); /* (slots before z0: free to overwrite) */
+  else
+#endif
+    PetscCall(PetscArrayzero(b->win + w * b->S + z0, b->S - z0));
   PetscCall(PetscArrayzero(b->wleft + w * b->nL, b->nL));
   b->slotrow[w] = i;
-  b->ext[w]     = b->first[i] == PETSC_MAX_INT || b->last[lr] < b->is ? -1 : b->last[lr]; /* empty or all left: none */
   if (p->ok)
     for (; np < 2 && p->part[np]; np++) {
       PetscInt s0 = p->ia[np][lr];
@@ -327,6 +359,27 @@ static inline void RowUpdate(PetscInt n, PetscScalar l, const PetscScalar *PETSC
     r[q] -= l * p[q];
 }
 
+#if defined(HS_BAND_AVX2_INTRIN)
+/* RowUpdate in AVX2's 4 doubles, the last 1 to 3 entries by SSE2's 2 and a scalar instead of gcc's remainder and
+ * peeling (kepler's updates are 20 entries long on average; AVX2's masked stores, tried, are slow on AMD): the
+ * same multiplication and subtraction per entry (no FMA), so the same bits. */
+static inline __attribute__((target("avx2"))) void RowUpdateAVX2(PetscInt n, PetscScalar l, const PetscScalar *PETSC_RESTRICT p,
+                                                                 PetscScalar *PETSC_RESTRICT r)
+{
+  const __m256d vl = _mm256_set1_pd(l);
+  PetscInt      q  = 0;
+
+  for (; q + 4 <= n; q += 4)
+    _mm256_storeu_pd(r + q, _mm256_sub_pd(_mm256_loadu_pd(r + q), _mm256_mul_pd(vl, _mm256_loadu_pd(p + q))));
+  if (q + 2 <= n) {
+    _mm_storeu_pd(r + q, _mm_sub_pd(_mm_loadu_pd(r + q), _mm_mul_pd(_mm256_castpd256_pd128(vl), _mm_loadu_pd(p + q))));
+    q += 2;
+  }
+  if (q < n)
+    r[q] -= l * p[q];
+}
+#endif
+
 /* Step c's U row, its n entries at off in its store: in place (uin[c]: the matrix' values, from their start, or
  * bottom-up from their end), else uval. */
 static inline PetscScalar *URow(const PC_HsBand *b, PetscInt c, PetscCount off, PetscInt n)
@@ -352,15 +405,12 @@ static inline PetscInt ULen(const PC_HsBand *b, PetscInt c)
 static inline void StoreU(PC_HsBand *b, PetscInt c, PetscInt w, PetscInt s, PetscInt len, PetscScalar pinv,
                           PetscCount *off)
 {
-  PetscInt           W = b->W, n1 = PetscMin(len, W - s);
-  const PetscScalar *p = b->win + w * W;
+  const PetscScalar *p  = b->win + w * b->S + s;
   PetscInt           nL = b->spk[w] ? b->nL : 0;
   PetscScalar       *u  = URow(b, c, *off, len + nL);
 
-  for (PetscInt q = 0; q < n1; q++) /* columns j ..: slots s .., then wrapped 0 .. */
-    u[q] = p[s + q];
-  for (PetscInt q = n1; q < len; q++)
-    u[q] = p[q - n1];
+  for (PetscInt q = 0; q < len; q++) /* columns j .. j + len - 1 */
+    u[q] = p[q];
   for (PetscInt q = 0; q < nL; q++)
     u[len + q] = b->wleft[w * b->nL + q];
   u[0] = pinv;
@@ -412,14 +462,17 @@ static inline PetscInt PivotSpike(const PetscScalar *col, PetscInt W, const Pets
   return bpure >= 0 && mpure >= tol * mall ? bpure : ball;
 }
 
-/* Whether LoadRow prefetches: the rows' parts read in place, HS_BAND_PREFETCH_NNZ entries a row on average */
+/* Whether LoadRow prefetches: the rows' parts read in place, HS_BAND_PREFETCH_NNZ entries a row on average, and
+ * large enough not to stay in the caches from the Jacobian's assembly (kepler conserving4, N = 124: 1 MB, whose
+ * prefetches were 1 % of the solve's instructions for nothing) */
 static PetscBool Prefetches(const HsAIJParts *rp, PetscInt nrow)
 {
   PetscInt nnz = 0;
 
   for (PetscInt q = 0; rp->ok && q < 2 && rp->part[q]; q++)
     nnz += rp->ia[q][nrow] - rp->ia[q][0];
-  return (PetscBool)(rp->ok && nnz >= HS_BAND_PREFETCH_NNZ * nrow);
+  return (PetscBool)(rp->ok && nnz >= HS_BAND_PREFETCH_NNZ * nrow &&
+                     (double)nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) >= HS_BAND_PREFETCH_BYTES);
 }
 
 /* An elimination's flops (nupd row updates of lupd entries in all, nspk of them also over the spike; with t, its
@@ -436,14 +489,79 @@ static PetscErrorCode LogElimination(const PC_HsBand *b, PetscCount nupd, PetscC
   PetscFunctionReturn(0);
 }
 
+/* The window moves on by W: the active rows' slots W .. S - 1 to 0 .. W - 1 (those before are columns already
+ * eliminated, zero), and the rest zeroed. Once every W steps: an update is then one loop over contiguous slots,
+ * where a circular window of W had split it in two (bench/README.md, issue 43's eighth session). */
+static void Shift(PC_HsBand *b, const PetscInt *act, PetscInt na)
+{
+  PetscInt W = b->W, S = b->S;
+
+  for (PetscInt a = 0; a < na; a++) {
+    PetscScalar *r = b->win + act[a] * S;
+    for (PetscInt q = 0; q < W; q++)
+      r[q] = r[q + W];
+    for (PetscInt q = W; q < S; q++)
+      r[q] = 0;
+  }
+  b->wbase += W;
+}
+
+/* Step j's row updates (Eliminate's): the active rows act[0 .. na) with a nonzero in column j (slot s) less l
+ * times the pivot row pw (its columns j .. j + len - 1), the multipliers l = r_j pinv to t (its value tp at the
+ * pivot row) or, without t, stored (*nm). The number of rows updated. Always inlined into each call with t and
+ * without, so that the test of t leaves the loop. */
+static inline __attribute__((always_inline)) PetscInt UpdateRows(PC_HsBand *b, const PetscInt *act, PetscInt na, PetscInt s,
+                                                                 PetscInt len, PetscInt pw, PetscScalar pinv,
+                                                                 PetscScalar *t, PetscScalar tp, PetscInt *nm, const int vec)
+{
+  /* the arrays in locals: an int store (mrow) could otherwise alias b->nL and the pointers, reloaded per
+     row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
+     0.177-0.187) */
+  PetscScalar *PETSC_RESTRICT    win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
+  PetscInt *PETSC_RESTRICT       mrow = b->mrow;
+  const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
+  char *PETSC_RESTRICT           spk     = b->spk;
+  const char                     pspk    = spk[pw];
+  const PetscScalar             *p = win + pw * b->S + s, *pl = wleft + pw * b->nL;
+  PetscInt                       S = b->S, nL = b->nL, m = *nm, nu = 0;
+
+  for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
+                                         circular rows, measured slower: kepler, N = 1e5) */
+    PetscInt     w = act[a];
+    PetscScalar *r = win + w * S + s, *rl = wleft + w * nL, l;
+    if (r[0] == 0)
+      continue;
+    l = r[0] * pinv;
+    nu++;
+#if defined(HS_BAND_AVX2_INTRIN)
+    if (vec)
+      RowUpdateAVX2(len, l, p, r); /* the pivot row's columns j .. e: slots s .. */
+    else
+#endif
+      RowUpdate(len, l, p, r);
+    r[0]   = 0;
+    if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
+      spk[w] = 1;
+      for (PetscInt q = 0; q < nL; q++)
+        rl[q] -= l * pl[q];
+    }
+    if (t)
+      t[slotrow[w]] -= l * tp;
+    else
+      mrow[m] = slotrow[w], mval[m++] = l;
+  }
+  *nm = m;
+  return nu;
+}
+
 /* GEPP on the interior columns of the local rows of A, the rows loaded into the window as the elimination
  * reaches them; *zero: a column without a nonzero pivot. With t (a right-hand side in staircase order) its
  * row operations are done on t as they are found, in SolveFactored's order, and the multipliers are not
- * stored. */
+ * stored. vec: the row updates by RowUpdateAVX2 (the AVX2 instance only). */
 static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand *b, Mat A, PetscBool inplace,
-                                                                         PetscScalar *t, PetscBool *zero)
+                                                                         PetscScalar *t, PetscBool *zero, const int vec)
 {
-  PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, nL = b->nL;
+  PetscInt  *act = b->act, na = 0, next = 0, nm = 0, nfree = b->R, W = b->W, S = b->S, nL = b->nL;
   PetscInt   lo = 0, hi = b->nrow - 1; /* in place: the first and last local rows not joined */
   PetscCount off[2] = {0, 0}; /* the U entries in uval, in place */
   PetscCount nupd = 0, lupd = 0, nspk = 0; /* row updates, their entries, those with the spike: the flops logged */
@@ -461,11 +579,15 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
   b->prefetch = Prefetches(&rp, b->nrow);
   for (PetscInt w = 0; w < b->R; w++)
     b->freeslot[w] = b->R - 1 - w;
-  for (PetscInt c = 0, s = b->is % W; c < b->nI; c++, s = s + 1 < W ? s + 1 : 0) { /* s = j % W, no division */
-    PetscInt     j = b->is + c, best, e, len, n1, pw;
-    PetscScalar *p, *pl, pinv;
+  b->wbase = b->is;
+  for (PetscInt c = 0; c < b->nI; c++) {
+    PetscInt     j = b->is + c, best, e, len, s, pw, nu;
+    PetscScalar *p, pinv;
+    if (j - b->wbase >= W)
+      Shift(b, act, na);
+    s = j - b->wbase; /* column j's slot, < W */
     for (; next < b->nrow && b->first[next] <= j; next++) { /* rows whose first column is j (or left of is) */
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], j - s)); /* its first interior column is j */
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, s, vec)); /* its first interior column is j */
       act[na++] = b->freeslot[nfree];
       b->joined[b->perm[next]] = 1;
     }
@@ -473,50 +595,24 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
       ;
     for (; inplace && hi >= 0 && b->joined[hi]; hi--)
       ;
-    best = nL ? PivotSpike(b->win + s, W, act, b->spk, na, b->spike_tol) : Pivot(b->win + s, W, act, na);
+    best = nL ? PivotSpike(b->win + s, S, act, b->spk, na, b->spike_tol) : Pivot(b->win + s, S, act, na);
     b->mstart[c] = nm;
     if (best < 0) {
       *zero = PETSC_TRUE;
       break;
     }
     pw = act[best], act[best] = act[--na], b->piv[c] = b->slotrow[pw];
-    p = b->win + pw * W, pl = b->wleft + pw * b->nL;
-    e = b->ext[pw]; /* its last nonzero: ext (in [j, j + W)) bounds it, often a node too far */
-    for (PetscInt se = s + e - j < W ? s + e - j : s + e - j - W; e > j && p[se] == 0; e--, se = se ? se - 1 : W - 1)
+    p = b->win + pw * S;
+    e = j + W - 1; /* its last nonzero, in [j, j + W): the slots beyond are zero (a per-row bound kept up to date in
+                      the updates had cost more than this scan: kepler conserving4, N = 124, 73.6M -> 72.7M instructions) */
+    for (; e > j && p[s + e - j] == 0; e--)
       ;
-    len = PetscMin(e - j + 1, W), n1 = PetscMin(len, W - s), pinv = 1 / p[s];
-    { /* the arrays in locals: an int store (ext, mrow) could otherwise alias b->nL and the pointers, reloaded per
-         row (factor_bench, kepler N = 1e5, three alternating pairs of runs, minima: 0.172-0.174 s against
-         0.177-0.187) */
-      PetscScalar *PETSC_RESTRICT win = b->win, *PETSC_RESTRICT wleft = b->wleft, *PETSC_RESTRICT mval = b->mval;
-      PetscInt *PETSC_RESTRICT    ext = b->ext, *PETSC_RESTRICT mrow = b->mrow;
-      const PetscInt *PETSC_RESTRICT slotrow = b->slotrow;
-      const PetscScalar              tp      = t ? t[b->piv[c]] : 0;
-      char *PETSC_RESTRICT            spk     = b->spk;
-      const char                      pspk    = spk[pw];
-      for (PetscInt a = 0; a < na; a++) { /* (a branch-free list of the nonzero multipliers first, or whole
-                                             circular rows, measured slower: kepler, N = 1e5) */
-        PetscInt     w = act[a];
-        PetscScalar *r = win + w * W, *rl = wleft + w * nL, l;
-        if (r[s] == 0)
-          continue;
-        l = r[s] * pinv;
-        nupd++, lupd += len;
-        RowUpdate(n1, l, p + s, r + s); /* the pivot row's columns j .. e: slots s .., then wrapped 0 .. */
-        RowUpdate(len - n1, l, p, r);
-        r[s]   = 0;
-        ext[w] = PetscMax(ext[w], e);
-        if (pspk) { /* a pivot row with a spike: its fill (PivotSpike) */
-          nspk++, spk[w] = 1;
-          for (PetscInt q = 0; q < nL; q++)
-            rl[q] -= l * pl[q];
-        }
-        if (t)
-          t[slotrow[w]] -= l * tp;
-        else
-          mrow[nm] = slotrow[w], mval[nm++] = l;
-      }
-    }
+    len = PetscMin(e - j + 1, W), pinv = 1 / p[s];
+    if (t)
+      nu = UpdateRows(b, act, na, s, len, pw, pinv, t, t[b->piv[c]], &nm, vec);
+    else
+      nu = UpdateRows(b, act, na, s, len, pw, pinv, NULL, 0, &nm, vec);
+    nupd += nu, lupd += nu * len, nspk += b->spk[pw] ? nu : 0;
     { /* in place if it stays behind (bottom-up: ahead of) the values of the rows not joined */
       PetscCount end = off[1] + len + (b->spk[pw] ? nL : 0);
       b->uin[c]      = (char)(inplace && (b->rev ? b->uan - end >= rp.ia[0][hi + 1] : end <= rp.ia[0][lo]));
@@ -531,8 +627,7 @@ static inline __attribute__((always_inline)) PetscErrorCode Eliminate(PC_HsBand 
     for (PetscInt a = 0; a < na; a++)
       b->leftover[b->nleft] = b->slotrow[act[a]], b->leftslot[b->nleft++] = act[a];
     for (; next < b->nrow; next++) {
-      PetscInt f = PetscMax(b->first[next], b->is);
-      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], f - f % W));
+      PetscCall(LoadRow(b, A, &rp, next, b->freeslot[--nfree], b->wbase, 0, vec)); /* the right interface: < wbase + S */
       b->leftover[b->nleft] = next, b->leftslot[b->nleft++] = b->freeslot[nfree];
     }
   }
@@ -559,14 +654,18 @@ PetscBool HsBandUseAVX2(const PC_HsBand *b)
 /* Eliminate for the build's target (the header's) and, inlined there, for AVX2 (HS_BAND_AVX2) */
 PetscErrorCode HsBandEliminateDefault(PC_HsBand *b, Mat A, PetscBool inplace, PetscScalar *t, PetscBool *zero)
 {
-  return Eliminate(b, A, inplace, t, zero);
+  return Eliminate(b, A, inplace, t, zero, 0);
 }
 
 #if defined(HS_BAND_AVX2)
 __attribute__((target("avx2"))) PetscErrorCode HsBandEliminateAVX2(PC_HsBand *b, Mat A, PetscBool inplace,
                                                                     PetscScalar *t, PetscBool *zero)
 {
-  return Eliminate(b, A, inplace, t, zero);
+#if defined(HS_BAND_AVX2_INTRIN)
+  return Eliminate(b, A, inplace, t, zero, 1);
+#else
+  return Eliminate(b, A, inplace, t, zero, 0);
+#endif
 }
 #endif
 
@@ -685,12 +784,16 @@ PetscErrorCode HsBandComplete(PC pc, PC_HsBand *b, Vec yv)
   for (PetscInt c = b->nI - 1; c >= 0; c--) { /* back substitution with U, streamed backwards */
     PetscInt           j = b->is + c, len = b->ulen[c], n = ULen(b, c);
     const PetscScalar *u = URow(b, c, off[(int)b->uin[c]] -= n, n), *xj = b->x + j - b->olo;
-    PetscScalar        v = t[b->piv[c]]; /* in column order, as one sum: four partial sums took 10 % off this loop
-                                            but moved a free T's residual at the noise floor 7x (test band) */
-    for (PetscInt q = 1; q < len; q++)
-      v -= u[q] * xj[q];
+    PetscScalar        v = t[b->piv[c]]; /* as one sum (four partial sums took 10 % off this loop but moved a free
+                                            T's residual at the noise floor 7x, test band), the spike's terms first and
+                                            the columns from the last to j + 1: x_{j+1}, the last value found, comes
+                                            last, so that the sum's other terms need not wait for it (in column order
+                                            the chain of subtractions ran through every row: kepler conserving4,
+                                            N = 124, the back substitution 10 % of the solve's samples) */
     for (PetscInt q = 0; b->uspk[c] && q < b->nL; q++) /* (a zero spike is not stored: PivotSpike, ULen) */
       v -= u[len + q] * b->x[q];
+    for (PetscInt q = len - 1; q >= 1; q--)
+      v -= u[q] * xj[q];
     b->x[j - b->olo] = v * u[0];
   }
   PetscCall(PetscLogFlops(2.0 * b->utot - b->nI)); /* 2 per U entry (a zero spike is not stored), the pivot's 1 */

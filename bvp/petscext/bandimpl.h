@@ -12,6 +12,7 @@
 #define HS_BAND_MAX_WIDTH 4096
 #define HS_BAND_PREFETCH 8       /* LoadRow asks for the CSR row this many rows ahead (see there) */
 #define HS_BAND_PREFETCH_NNZ 12  /* ... when the local rows have this many entries on average */
+#define HS_BAND_PREFETCH_BYTES (4 << 20) /* ... and their columns and values are at least this large (beyond L2) */
 #define HS_BAND_MAX_BORDER 8      /* dense border rows (and columns) taken out of the band (bandborder.c) */
 #define HS_BAND_BORDER_REACH 1024 /* ... an entry farther than this (or N / 4) from the diagonal is far */
 typedef struct _HsBandBorder *HsBandBorder;
@@ -23,6 +24,10 @@ typedef struct _HsBandBorder *HsBandBorder;
  * output files with and without; the speed in bench/README.md (ninth session). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define HS_BAND_AVX2 1
+#if defined(PETSC_USE_REAL_DOUBLE) && !defined(PETSC_USE_COMPLEX)
+#define HS_BAND_AVX2_INTRIN 1 /* RowUpdateAVX2's intrinsics (bandelim.c) */
+#include <immintrin.h>
+#endif
 #endif
 #define HS_BAND_AVX2_MIN_WIDTH 24 /* UseAVX2's default: the window at least this wide */
 #define HS_BAND_SPIKE_THRESHOLD 0.1 /* -pc_hsband_spike_threshold's default (bandelim.c, PivotSpike) */
@@ -56,7 +61,13 @@ typedef struct {
   Mat          laid;                   /* the matrix (and its nonzero state) the layout is of */
   PetscObjectState laid_state;
   PetscBool    ok;                     /* the layout is within the limits (else the MUMPS fallback) */
-  PetscScalar *win, *wleft;      /* the window: R rows of W (circular, column c at c % W), R rows of nL (olo..is-1) */
+  PetscScalar *win, *wleft;      /* the window: R rows of S = 2W, column c at slot c - wbase (Eliminate moves wbase on
+                                    by W when step j reaches wbase + W); R rows of nL (olo..is-1) */
+  PetscInt     S, wbase;         /* the window's row length (2W rounded up to 4) and its first column (after an
+                                    elimination: its last) */
+  PetscInt     bnm, bR;          /* Bounds' results for this layout (bdone): computed once a layout, not a setup */
+  PetscCount   bnu;
+  PetscBool    bdone;
   PetscInt     R;                /* its rows: the most active at once, or left over (Bounds) */
   PetscInt    *slotrow, *freeslot; /* the row (staircase order) in each window row; the free window rows (R) */
   PetscInt    *ulen;             /* step c's U row: ulen[c] entries (columns is + c ..), then its nL spike entries */
@@ -87,7 +98,6 @@ typedef struct {
   PetscScalar  *x;                                /* columns lo..hi of the solution (back substitution) */
   PetscScalar  *t;                                /* a solve's right-hand side (nrow) */
   PetscInt     *act;                              /* the active window rows of an elimination (R) */
-  PetscInt     *ext;                              /* each window row's last column that may be nonzero (R) */
   char         *spk;                              /* each window row's spike has a nonzero (R) */
   char         *uspk;                             /* step c's U row has a nonzero spike (nI) */
   PetscReal     spike_tol;                        /* -pc_hsband_spike_threshold (PivotSpike) */

@@ -89,7 +89,7 @@ static PetscErrorCode Leaf(PC_HsBand *b)
     }
     for (PetscInt col = b->ie; col <= b->ohi; col++) { /* the right interface, oriented */
       PetscInt g = b->rev ? b->nglob - 1 - col : col;
-      b->g0[i + m * (g < b->isg ? g - b->ifs[b->rank] : sA + g - b->ifs[b->rank + 1])] = b->win[w * b->W + col % b->W];
+      b->g0[i + m * (g < b->isg ? g - b->ifs[b->rank] : sA + g - b->ifs[b->rank + 1])] = b->win[w * b->S + col - b->wbase];
     }
   }
   b->cur.m = m, b->cur.sA = sA, b->cur.sB = sB, b->cur.g = b->g0, b->cur.ld = PetscMax(m, 1), b->cur.ids = b->g0ids;

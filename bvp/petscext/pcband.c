@@ -25,7 +25,8 @@
  * kl + ku + 1 = 14n in the natural order, and about 4n active rows a step instead of 8n.
  *
  * Storage: a row joins a small window when the elimination reaches its first column: its entries in
- * interior and right-interface columns in a circular row of width W, its left-interface entries (nL of
+ * interior and right-interface columns in a row of 2W (column c at slot c - wbase; every W steps the active rows
+ * move back by W and wbase on by W, so that an update is one contiguous loop), its left-interface entries (nL of
  * them, filled in by pivoting: the "spike") densely. A pivot row leaves the window for the U store,
  * compactly (columns j .. its last nonzero, then the spike) in step order, and its window row is reused: the
  * elimination works in cache (a few rows of W), and the back substitution streams through U. The multipliers
