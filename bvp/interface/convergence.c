@@ -59,9 +59,11 @@
  */
 #include "hsbvpimpl.h"
 
+#define HS_ATOL_STEP 1e-6       /* AtolStep: the Newton step a residual below the absolute tolerance may leave */
 #define HS_ROWWISE_SLACK 1e4    /* RowwiseRoundoff's margin for the divided differences' cancellation */
 #define HS_NOISE_CURVATURE 10.0 /* NoiseIsNoise: nu at delta/10 below nu / this is curvature, not noise */
 static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal delta, PetscReal *nu);
+static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscReal *rel);
 #define HS_NOISE_REESTIMATE 100.0 /* estimate again once ||F|| <= this times c nu_last */
 #define HS_NOISE_FAR 1e4          /* no estimate after a slow step this far above c nu_last (file head) */
 #define HS_NOISE_FAR_SIZE 10.0    /* ... of an iterate of a size within this factor of the last estimate's */
@@ -472,9 +474,69 @@ static PetscErrorCode RoundoffStop(HsSolver s, Vec X, PetscReal fnorm, SNESConve
     if (!ok)
       PetscCall(PetscInfo(s->snes, "||F|| = %g below the global round-off level, a row above its own: a step more\n",
                           (double)fnorm));
+  } else if (fnorm <= HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT) { /* what HsSolverVerifyConvergence asks there */
+    PetscReal rel;
+    PetscCall(SNESGetFunction(s->snes, &F, NULL, NULL));
+    PetscCall(AtolStep(s, X, F, &ok, &rel));
   }
   if (ok)
     *reason = SNES_CONVERGED_FNORM_ABS;
+  PetscFunctionReturn(0);
+}
+
+/* Whether a residual below the absolute tolerance is a solution: the Newton step from X, d = J(X)^{-1} F (one Jacobian
+   evaluation and linear solve: hsband factors as it solves, so no earlier factorization can be reused), must satisfy
+   ||d||_inf <= HS_ATOL_STEP max(1, ||X||_inf); *rel is that ratio (0 where it cannot be measured). The absolute
+   tolerance 1e-12 is no measure of a problem whose equations are all small: a pendulum with its mass, potential and
+   1/R scaled by 1e-12 (the same optimal trajectory) had stopped at ||F|| = 1.3e-13, "converged", its J^d and q 0.3 %
+   off the scaled-back solution (issue 38, round 23); Newton now goes on to 1e-15 and the solution to 1e-14. Only for
+   Newton's SNES types (newtonls, newtontr); a failed linear solve does not object. The answer is kept for X's id
+   and state (HsSolverVerifyConvergence asks again). Collective. */
+static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscReal *rel)
+{
+  KSP                ksp;
+  Vec                d;
+  Mat                J, P;
+  PetscBool          newton;
+  PetscReal          dinf, xinf;
+  PetscInt           lag;
+  KSPConvergedReason kr;
+  PetscObjectId      id;
+  PetscObjectState   state;
+
+  PetscFunctionBeginUser;
+  *ok = PETSC_TRUE, *rel = 0;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)s->snes, &newton, SNESNEWTONLS, SNESNEWTONTR, ""));
+  PetscCall(SNESGetJacobian(s->snes, &J, &P, NULL, NULL));
+  if (!newton || !J)
+    PetscFunctionReturn(0);
+  PetscCall(PetscObjectGetId((PetscObject)X, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  if (id == s->atol_id && state == s->atol_state) {
+    *rel = s->atol_rel, *ok = (PetscBool)(*rel <= HS_ATOL_STEP);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(SNESGetLagJacobian(s->snes, &lag)); /* at X whatever the lag (RowwiseRoundoff) */
+  if (lag != 1)
+    PetscCall(SNESSetLagJacobian(s->snes, 1));
+  PetscCall(SNESComputeJacobian(s->snes, X, J, P)); /* refills every value (factors made in place) */
+  if (lag != 1)
+    PetscCall(SNESSetLagJacobian(s->snes, lag));
+  PetscCall(KSPSetOperators(ksp, J, P));
+  PetscCall(VecDuplicate(X, &d));
+  PetscCall(KSPSolve(ksp, F, d));
+  PetscCall(KSPGetConvergedReason(ksp, &kr));
+  PetscCall(VecNorm(d, NORM_INFINITY, &dinf));
+  PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
+  PetscCall(VecDestroy(&d));
+  if (kr > 0 && !PetscIsInfOrNanReal(dinf)) {
+    *rel = dinf / PetscMax(1, xinf);
+    *ok  = (PetscBool)(*rel <= HS_ATOL_STEP);
+  }
+  s->atol_id = id, s->atol_state = state, s->atol_rel = *rel;
+  PetscCall(PetscInfo(s->snes, "||F|| below the absolute tolerance: the Newton step from it %g, relative %g\n",
+                      (double)dinf, (double)*rel));
   PetscFunctionReturn(0);
 }
 
@@ -493,6 +555,15 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0)
     s->res.at_floor = PETSC_FALSE, s->noise_it = -1, s->fnorm0 = fnorm, s->polish_it = -1, s->res.polish_iterations = 0;
+  if (*reason == SNES_CONVERGED_FNORM_ABS && !s->interrupted) { /* below the absolute tolerance: a solution? */
+    PetscBool ok;
+    PetscReal rel;
+    PetscCall(SNESGetSolution(snes, &X));
+    PetscCall(SNESGetFunction(snes, &F, NULL, NULL));
+    PetscCall(AtolStep(s, X, F, &ok, &rel));
+    if (!ok)
+      *reason = SNES_CONVERGED_ITERATING; /* Newton goes on: the equations' own scale is far below it */
+  }
   if (*reason == SNES_CONVERGED_FNORM_RELATIVE) { /* only at a level that does not depend on the start (file head) */
     PetscReal rtol;
     PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
@@ -601,9 +672,24 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
   }
   if (fnorm <= level) { /* by the absolute tolerance, or the round-off level if every row is at its own */
     PetscBool ok = PETSC_TRUE;
+    PetscReal rel;
     if (fnorm > HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT)
       PetscCall(
           RowwiseRoundoff(s, s->X, s->F, HS_VOUCH_FACTOR * PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT), &ok));
+    else { /* the absolute tolerance: only if the Newton step from here is small (AtolStep) */
+      PetscCall(AtolStep(s, s->X, s->F, &ok, &rel));
+      if (!ok) {
+        s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
+        PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+        PetscCall(HsSolverSetDiagnosis(
+            s, PETSC_TRUE,
+            "converged to the requested tolerance only: ||F|| = %.3e is below the absolute tolerance, but the Newton "
+            "step from there is %.3g of the unknowns' size (more than %g): the equations' own terms are that small "
+            "(a problem in tiny units?); rescale it (e.g. the mass, the potential and 1/R by one factor)",
+            (double)fnorm, (double)rel, HS_ATOL_STEP));
+        PetscFunctionReturn(0);
+      }
+    }
     if (ok)
       PetscFunctionReturn(0);
     s->res.vouch_level = level = HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT; /* the round-off level does not vouch */

@@ -168,6 +168,9 @@ struct _p_HsSolver {
   Vec       noise_work[3];  /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
                                vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
                                each estimate cost their pages' first touch again */
+  PetscObjectId    atol_id;    /* the iterate (id, state) whose Newton step AtolStep measured last (convergence.c), */
+  PetscObjectState atol_state; /* ... so that HsSolverVerifyConvergence does not solve again at the same X */
+  PetscReal        atol_rel;   /* ... that step relative to max(1, ||X||_inf); 0 where it could not be measured */
   PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
   PetscInt  polish_n;       /* ... its steps */
   PetscInt  polish_miss;    /* ... the steps since the conserved quantity's violation last fell */
