@@ -254,8 +254,8 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
 int            HsIsTrajectoryH5(const char *path, int fd);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
-PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
-                            PetscReal *xm, PetscReal *g);
+PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm, PetscReal Ea,
+                            PetscReal Eb, PetscReal *xm, PetscReal *g);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 /* bounded controls (docs/controls.md): bounds.c; HsSolverSolveBounded, the eps-continuation, in solversolve.c */
 PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution);
