@@ -6,7 +6,9 @@ assertion marked (before: ...) failed on the code before its fix:
                   trajectory and the cost times s (scaling the equations of motion and the cost by one factor): its
                   q(t) must agree with the unscaled solve's to 1e-9 and J^d / s with its J^d to 1e-9 relative (before:
                   "converged", exit 0, at ||F|| = 1.3e-13 below the absolute tolerance, with J^d and q(t) 0.3 % off;
-                  now a residual below the absolute tolerance ends Newton only if the Newton step from it is small)
+                  now a residual below the absolute tolerance ends Newton only if the Newton step from it is small);
+                  a free T with no running cost (no minimum: J = 6/T^3) is not converged (before: "converged", exit
+                  0, at T = 99988.5, J^d 6e-15 below the absolute tolerance)
   poles crossed   a running cost 1/(q - 0.51)^2 and a B(q) = 1/(q - 0.51) whose pole the solution crosses between two
                   nodes: summary.json has suspect_intervals (before: none, "converged" without a word; only the
                   energy was checked); a smooth running cost and B(q) (q^2, 2 + sin q) have none
@@ -36,6 +38,20 @@ T: 3
 N: 20
 x0: 0, 0
 xT: pi/2, 0
+"""
+
+FREE_T = """problem: no_minimum
+coordinates: q
+controls: 1
+mass: 1
+potential: 0
+B: 1
+R: 1
+running_cost: 0
+T: free 2
+N: 20
+x0: 0, 0
+xT: 1, 0
 """
 
 POLE = """problem: pole
@@ -85,6 +101,11 @@ def case_tiny_units(d):
     check(jrel < 1e-9 and dq < 1e-9,
           "scaled by 1e-12: J^d/s %.15g against %.15g (%.2e relative), q(t) %.2e off (before: 3.3e-3, 2.7e-3)"
           % (s["J"] / scale, s1["J"], jrel, dq))
+    # a free T without a running cost has no minimum (J = 6/T^3 falls for ever): no T is "converged"
+    rc, out, s, _ = solve(d, "free_T", FREE_T)
+    check(rc == 2 and s and not s["converged"],
+          "a free T with no running cost: exit %s, converged %s, T %s (before: exit 0, converged at T = 99988.5, "
+          "where |F| fell below the absolute tolerance)\n%s" % (rc, s and s["converged"], s and s["T"], out[-300:]))
 
 
 def case_poles_crossed(d):
