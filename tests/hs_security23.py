@@ -101,6 +101,13 @@ def case_tiny_units(d):
     check(jrel < 1e-9 and dq < 1e-9,
           "scaled by 1e-12: J^d/s %.15g against %.15g (%.2e relative), q(t) %.2e off (before: 3.3e-3, 2.7e-3)"
           % (s["J"] / scale, s1["J"], jrel, dq))
+    # the same with bounded controls (bounds times s): the epsilon-continuation's stages start where the last ended
+    bounded = PENDULUM.replace("N: 20", "N: 40") + "u_min: -2.5*{s}\nu_max: 2.5*{s}\n"
+    rc1, out1, s1, _ = solve(d, "unit_bounded", bounded.format(s="1"))
+    rc, out, s, _ = solve(d, "tiny_bounded", bounded.format(s="1e-12"))
+    check(rc1 == 0 and rc == 0 and s and abs(s["J"] / scale - s1["J"]) < 1e-9 * s1["J"],
+          "bounded, scaled by 1e-12: exit %s, J^d/s %s against %s (before: 6.7436 against 6.6489)\n%s"
+          % (rc, s and s["J"] / scale, s1 and s1["J"], out[-300:]))
     # a free T without a running cost has no minimum (J = 6/T^3 falls for ever): no T is "converged"
     rc, out, s, _ = solve(d, "free_T", FREE_T)
     check(rc == 2 and s and not s["converged"],

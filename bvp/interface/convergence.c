@@ -491,7 +491,7 @@ static PetscErrorCode RoundoffStop(HsSolver s, Vec X, PetscReal fnorm, SNESConve
    1/R scaled by 1e-12 (the same optimal trajectory) had stopped at ||F|| = 1.3e-13, "converged", its J^d and q 0.3 %
    off the scaled-back solution (issue 38, round 23); Newton now goes on to 1e-15 and the solution to 1e-14. Only for
    Newton's SNES types (newtonls, newtontr); a failed linear solve does not object. The answer is kept for X's id
-   and state (HsSolverVerifyConvergence asks again). Collective. */
+   and state and F's state (HsSolverVerifyConvergence asks again; a stage of a continuation starts at the same X). Collective. */
 static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscReal *rel)
 {
   KSP                ksp;
@@ -502,7 +502,7 @@ static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscRea
   PetscInt           lag;
   KSPConvergedReason kr;
   PetscObjectId      id;
-  PetscObjectState   state;
+  PetscObjectState   state, fstate;
 
   PetscFunctionBeginUser;
   *ok = PETSC_TRUE, *rel = 0;
@@ -512,7 +512,8 @@ static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscRea
     PetscFunctionReturn(0);
   PetscCall(PetscObjectGetId((PetscObject)X, &id));
   PetscCall(PetscObjectStateGet((PetscObject)X, &state));
-  if (id == s->atol_id && state == s->atol_state) {
+  PetscCall(PetscObjectStateGet((PetscObject)F, &fstate));
+  if (id == s->atol_id && state == s->atol_state && fstate == s->atol_fstate) { /* F: another stage's residual */
     *rel = s->atol_rel, *ok = (PetscBool)(*rel <= HS_ATOL_STEP);
     PetscFunctionReturn(0);
   }
@@ -534,7 +535,7 @@ static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscRea
     *rel = dinf / PetscMax(1, xinf);
     *ok  = (PetscBool)(*rel <= HS_ATOL_STEP);
   }
-  s->atol_id = id, s->atol_state = state, s->atol_rel = *rel;
+  s->atol_id = id, s->atol_state = state, s->atol_fstate = fstate, s->atol_rel = *rel;
   PetscCall(PetscInfo(s->snes, "||F|| below the absolute tolerance: the Newton step from it %g, relative %g\n",
                       (double)dinf, (double)*rel));
   PetscFunctionReturn(0);

@@ -169,7 +169,8 @@ struct _p_HsSolver {
                                vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
                                each estimate cost their pages' first touch again */
   PetscObjectId    atol_id;    /* the iterate (id, state) whose Newton step AtolStep measured last (convergence.c), */
-  PetscObjectState atol_state; /* ... so that HsSolverVerifyConvergence does not solve again at the same X */
+  PetscObjectState atol_state; /* ... and F's state, so that HsSolverVerifyConvergence does not solve again there */
+  PetscObjectState atol_fstate;
   PetscReal        atol_rel;   /* ... that step relative to max(1, ||X||_inf); 0 where it could not be measured */
   PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
   PetscInt  polish_n;       /* ... its steps */
