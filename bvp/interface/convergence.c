@@ -489,9 +489,10 @@ static PetscErrorCode RoundoffStop(HsSolver s, Vec X, PetscReal fnorm, SNESConve
    ||d||_inf <= HS_ATOL_STEP max(1, ||X||_inf); *rel is that ratio (0 where it cannot be measured). The absolute
    tolerance 1e-12 is no measure of a problem whose equations are all small: a pendulum with its mass, potential and
    1/R scaled by 1e-12 (the same optimal trajectory) had stopped at ||F|| = 1.3e-13, "converged", its J^d and q 0.3 %
-   off the scaled-back solution (issue 38, round 23); Newton now goes on to 1e-15 and the solution to 1e-14. Only for
-   Newton's SNES types (newtonls, newtontr); a failed linear solve does not object. The answer is kept for X's id
-   and state and F's state (HsSolverVerifyConvergence asks again; a stage of a continuation starts at the same X). Collective. */
+   and 0.7 % off the scaled-back solution, and a free T without a running cost (no minimum) at T = 1e5 (issue 38,
+   round 23); Newton now goes on (the pendulum to 1e-15, its solution right to 1e-14). Only for Newton's SNES types
+   (newtonls, newtontr); a failed linear solve does not object. The answer is kept for X's id and state and F's state
+   (HsSolverVerifyConvergence asks again; a stage of a continuation starts at the last one's X). Collective. */
 static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscReal *rel)
 {
   KSP                ksp;
