@@ -56,6 +56,9 @@
  * and converged is false. The noise floor vouches only where the residual is evaluated as accurately as by
  * default: a shooting march with tolerances looser than its defaults (-hs_step_atol, -hs_step_stol,
  * -hs_step_max_it) makes nu as large as the user allows (s->noise_vouch, set by the formulation).
+ * The absolute tolerance vouches only where the Newton step from the final iterate is below HS_ATOL_STEP of the
+ * unknowns (AtolStep): equations whose terms are all tiny (a problem in tiny units) meet 1e-12 long before they are
+ * solved; Newton goes on there (the convergence test and RoundoffStop ask it too).
  */
 #include "hsbvpimpl.h"
 
