@@ -560,7 +560,9 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0)
     s->res.at_floor = PETSC_FALSE, s->noise_it = -1, s->fnorm0 = fnorm, s->polish_it = -1, s->res.polish_iterations = 0;
-  if (*reason == SNES_CONVERGED_FNORM_ABS && !s->interrupted) { /* below the absolute tolerance: a solution? */
+  if (*reason == SNES_CONVERGED_FNORM_ABS && !s->interrupted && fnorm <= HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT) {
+    /* below the default absolute tolerance: a solution? (a user's looser -snes_atol stops where asked: HsSolverVerify-
+       Convergence then says "to the requested tolerance only") */
     PetscBool ok;
     PetscReal rel;
     PetscCall(SNESGetSolution(snes, &X));
