@@ -172,6 +172,7 @@ struct _p_HsSolver {
   PetscObjectState atol_state; /* ... and F's state, so that HsSolverVerifyConvergence does not solve again there */
   PetscObjectState atol_fstate;
   PetscReal        atol_rel;   /* ... that step relative to max(1, ||X||_inf); 0 where it could not be measured */
+  PetscBool        atol_vouched; /* AtolStep passed in this SNESSolve (reset at iteration 0): the equations' scale */
   PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
   PetscInt  polish_n;       /* ... its steps */
   PetscInt  polish_miss;    /* ... the steps since the conserved quantity's violation last fell */
