@@ -29,6 +29,9 @@ typedef struct {
   int         npng;
 } Cmp;
 
+/* HsRunGnuplot asks it while gnuplot runs: a signal stops gnuplot too (a scheduler's SIGTERM had waited for it). */
+static int Interrupted(void) { return HsInterruptPending() ? 1 : 0; }
+
 /* The control of interval k of a solve (rank 0): the formulation's own, else R^{-1} G^T lambda. */
 static void ControlOf(HsSolver s, const PetscScalar *x, PetscInt k, double *u)
 {
@@ -376,7 +379,7 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
         (c->natt && HsWriteFileAtomicAt(dfd, dir, "attitude.csv", WriteAttitude, c, err, len)) ||
         HsWriteFileAtomicAt(dfd, dir, "compare.gp", WriteScript, c, err, len);
   if (!bad) {
-    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", c->pngs, c->npng, warn, wlen);
+    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", c->pngs, c->npng, Interrupted, warn, wlen);
     bad    = HsWriteFileAtomicAt(dfd, dir, "compare.json", WriteCompareJSON, c, err, len);
   }
   close(dfd);

@@ -49,6 +49,9 @@ typedef struct {
   PetscReal  bnd_e;   /* the eps-continuation's smoothing of an interrupted solve (-1: outside it; bnd_e_now) */
 } Level;
 
+/* HsRunGnuplot asks it while gnuplot runs: a signal stops gnuplot too (a scheduler's SIGTERM had waited for it). */
+static int Interrupted(void) { return HsInterruptPending() ? 1 : 0; }
+
 /* The solution of a solved solver t on every rank (its diagnostics gathered it on rank 0). */
 static PetscErrorCode TakeLevel(HsSolver t, Level *L)
 {
@@ -982,7 +985,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
       static const char *const pngs[] = {"study.png"};
 
       if (st.nl >= 2)
-        plot = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, warn, sizeof warn);
+        plot = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, Interrupted, warn, sizeof warn);
       else /* one grid: no difference to plot */
         PetscCall(PetscSNPrintf(warn, sizeof warn, "one converged grid, no difference to plot"));
       bad = HsWriteFileAtomicAt(dfd, dir, "study.json", WriteJSON, &st, err, sizeof err);

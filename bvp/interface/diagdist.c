@@ -8,31 +8,73 @@
  * the values differ from the gathered path's by round-off. */
 #include "hsbvpimpl.h"
 
-/*@ HsIntervalSuspect - whether interval k (nodes a, b: 2n states each) may cross a singularity of the problem's data (a
- * pole of the potential that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the
+/* Whether the increment fb - fa of a function between the nodes and the midpoint rule lin = grad f(midpoint) . (b - a)
+   differ as across a pole (HsIntervalSuspect): by more than half the larger and by more than 1e-2 (1 + |fa| + |fb|). */
+static PetscBool Stepped(PetscReal fa, PetscReal fb, PetscReal lin)
+{
+  PetscReal df = fb - fa, diff = PetscAbsReal(df - lin);
+  if (PetscIsInfOrNanReal(lin) || PetscIsInfOrNanReal(df))
+    return PETSC_TRUE;
+  return (PetscBool)(diff > 0.5 * PetscMax(PetscAbsReal(df), PetscAbsReal(lin)) &&
+                     diff > 1e-2 * (1 + PetscAbsReal(fa) + PetscAbsReal(fb)));
+}
+
+/* The running cost's and a B(q)'s part of HsIntervalSuspect: each entry of B(q) and the running cost at the
+   interval's midpoint time tm (its increment in x taken at tm, so that a cost depending on t is judged at one time). */
+static PetscBool SuspectCostB(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm,
+                              PetscReal *xm, PetscReal *g)
+{
+  PetscInt  n = P->n, m = P->m, dim = 2 * n, nm = n * m;
+  PetscReal fa, fb, lin = 0, *B;
+  PetscBool sus = PETSC_FALSE;
+
+  if (P->ell.f && P->ell.grad) {
+    if (P->ell.f(tm, a, &fa, P->ctx) || P->ell.f(tm, b, &fb, P->ctx) || P->ell.grad(tm, xm, g, P->ctx))
+      return PETSC_TRUE;
+    for (PetscInt i = 0; i < dim; i++)
+      lin += g[i] * (b[i] - a[i]);
+    if (Stepped(fa, fb, lin))
+      return PETSC_TRUE;
+  }
+  if (!P->Bq || !(B = malloc(sizeof(PetscReal) * (size_t)nm * (3 + (size_t)n))))
+    return PETSC_FALSE; /* constant B; or no memory: no verdict */
+  if (P->Bq(a, B, NULL, NULL, P->ctx) || P->Bq(b, B + nm, NULL, NULL, P->ctx) ||
+      P->Bq(xm, B + 2 * nm, B + 3 * nm, NULL, P->ctx))
+    sus = PETSC_TRUE; /* not finite at a node or the midpoint */
+  for (PetscInt e = 0; e < nm && !sus; e++) { /* B_e(b) - B_e(a) against dB_e/dq (midpoint) . (q_b - q_a) */
+    lin = 0;
+    for (PetscInt l = 0; l < n; l++)
+      lin += B[3 * nm + e * n + l] * (b[l] - a[l]);
+    sus = Stepped(B[e], B[nm + e], lin);
+  }
+  free(B);
+  return sus;
+}
+
+/*@ HsIntervalSuspect - whether interval k (nodes a, b: 2n states each; tm its midpoint time) may cross a singularity of
+ * the problem's data (a pole that the nodes step over; docs/reliability.md): the energy's increment E(b) - E(a) and the
  * midpoint rule grad E((a + b)/2) . (b - a) agree to O(h^3) for a smooth E, and a pole crossed between the nodes makes
  * them differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
- * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). bvp/ internal
- * (diagnostics.c, diagdist.c); not collective. @*/
-PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
-                            PetscReal *xm, PetscReal *g)
+ * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). The same test
+ * for the running cost and each entry of a B(q) (SuspectCostB: a pole of either crossed inside an interval had
+ * converged without a word, issue 38 round 23). bvp/ internal (diagnostics.c, diagdist.c); not collective. @*/
+PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm, PetscReal Ea,
+                            PetscReal Eb, PetscReal *xm, PetscReal *g)
 {
   PetscInt  dim = 2 * P->n;
-  PetscReal lin = 0, dE = Eb - Ea, diff;
+  PetscReal lin = 0;
 
-  if (!P->E.grad)
-    return PETSC_FALSE;
   for (PetscInt i = 0; i < dim; i++)
     xm[i] = 0.5 * (a[i] + b[i]);
-  if (P->E.grad(xm, g, P->ctx))
-    return PETSC_TRUE;
-  for (PetscInt i = 0; i < dim; i++)
-    lin += g[i] * (b[i] - a[i]);
-  if (PetscIsInfOrNanReal(lin))
-    return PETSC_TRUE;
-  diff = PetscAbsReal(dE - lin);
-  return (PetscBool)(diff > 0.5 * PetscMax(PetscAbsReal(dE), PetscAbsReal(lin)) &&
-                     diff > 1e-2 * (1 + PetscAbsReal(Ea) + PetscAbsReal(Eb)));
+  if (P->E.grad) {
+    if (P->E.grad(xm, g, P->ctx))
+      return PETSC_TRUE;
+    for (PetscInt i = 0; i < dim; i++)
+      lin += g[i] * (b[i] - a[i]);
+    if (Stepped(Ea, Eb, lin))
+      return PETSC_TRUE;
+  }
+  return SuspectCostB(P, a, b, tm, xm, g);
 }
 
 /* The ghosts of the nodes k0 .. k0 + nn - 1 of X (node layout, N + 1 nodes): the whole row of node k0 - 1 (4n values,
@@ -103,7 +145,8 @@ static int Sweep(HsSolver s, const PetscScalar *x, const PetscScalar *g, PetscIn
     const PetscScalar *xp = j ? xk - 2 * dim : prev;
     PetscInt           k  = k0 + j;
     st                    = HsDiscEnergy(s->disc, xk, &E);
-    if (k > 0 && !st && HsIntervalSuspect(s->prob, xp, xk, Eprev, E, xm, gr)) { /* interval k - 1 */
+    if (k > 0 && !st && /* interval k - 1 */
+        HsIntervalSuspect(s->prob, xp, xk, (k - 0.5) * HsDiscGetStep(s->disc), Eprev, E, xm, gr)) {
       if (!a->nsus++)
         a->first = PetscMin(a->first, (PetscReal)(k - 1));
     }

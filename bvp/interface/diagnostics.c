@@ -23,7 +23,8 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
     const PetscScalar *xk = x + k * 2 * dim, *lk = xk + dim, *xk1 = xk + 2 * dim;
     const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
     st                    = HsDiscEnergy(s->disc, xk, &E);
-    if (k > 0 && !st && HsIntervalSuspect(s->prob, xk - 2 * dim, xk, Eprev, E, xm, g)) { /* interval k - 1 */
+    if (k > 0 && !st && /* interval k - 1 */
+        HsIntervalSuspect(s->prob, xk - 2 * dim, xk, (k - 0.5) * HsDiscGetStep(s->disc), Eprev, E, xm, g)) {
       if (!s->res.suspect_intervals++)
         s->res.first_suspect = k - 1;
     }

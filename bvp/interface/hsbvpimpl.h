@@ -168,6 +168,11 @@ struct _p_HsSolver {
   Vec       noise_work[3];  /* the noise estimate's X + dX, F(X + dX), F(X - dX) where SNES has no free
                                vectors of X's layout (convergence.c, WorkVectors): kept, as fresh vectors at
                                each estimate cost their pages' first touch again */
+  PetscObjectId    atol_id;    /* the iterate (id, state) whose Newton step AtolStep measured last (convergence.c), */
+  PetscObjectState atol_state; /* ... and F's state, so that HsSolverVerifyConvergence does not solve again there */
+  PetscObjectState atol_fstate;
+  PetscReal        atol_rel;   /* ... that step relative to max(1, ||X||_inf); 0 where it could not be measured */
+  PetscBool        atol_vouched; /* AtolStep passed in this SNESSolve (reset at iteration 0): the equations' scale */
   PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
   PetscInt  polish_n;       /* ... its steps */
   PetscInt  polish_miss;    /* ... the steps since the conserved quantity's violation last fell */
@@ -251,8 +256,8 @@ PetscErrorCode HsSolverReadTrajectoryHDF5(HsSolver s, const char path[], PetscIn
 int            HsIsTrajectoryH5(const char *path, int fd);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
-PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal Ea, PetscReal Eb,
-                            PetscReal *xm, PetscReal *g);
+PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm, PetscReal Ea,
+                            PetscReal Eb, PetscReal *xm, PetscReal *g);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 /* bounded controls (docs/controls.md): bounds.c; HsSolverSolveBounded, the eps-continuation, in solversolve.c */
 PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution);

@@ -177,8 +177,8 @@ PetscErrorCode HsSolverView(HsSolver s, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(
         viewer,
         "  WARNING            the trajectory may cross a singularity of the problem's data in %" PetscInt_FMT
-        " interval%s (the first: k = %" PetscInt_FMT ", t in [%.6g, %.6g]): the "
-        "energy's increment there is not its midpoint derivative's; the nodes step over it "
+        " interval%s (the first: k = %" PetscInt_FMT ", t in [%.6g, %.6g]): the increment of the "
+        "energy, the running cost or B(q) there is not its midpoint derivative's; the nodes step over it "
         "(refine the grid, or check the problem's domain)\n",
         r->suspect_intervals, r->suspect_intervals > 1 ? "s" : "", r->first_suspect,
         (double)(r->T * r->first_suspect / s->N), (double)(r->T * (r->first_suspect + 1) / s->N)));

@@ -354,13 +354,37 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
   return 0;
 }
 
+/* Waits for gnuplot (pid) to end, *status its status; 0, or -1 with errno. While it runs, stop (if not NULL) is asked
+   every 50 ms whether hamshoot was interrupted (SIGTERM, ...): then gnuplot gets SIGTERM (its handlers are the
+   defaults) and is waited for. The handlers restart waitpid (SA_RESTART), so a blocking wait had let a scheduler's
+   SIGTERM wait until gnuplot ended on its own, for ever where it hangs (issue 38, round 23). */
+static int WaitGnuplot(pid_t pid, int (*stop)(void), int *status)
+{
+  const struct timespec tick = {0, 50000000};
+  int                   sent = 0;
+  pid_t                 r;
+
+  while ((r = waitpid(pid, status, stop && !sent ? WNOHANG : 0)) <= 0) {
+    if (r < 0 && errno != EINTR)
+      return -1;
+    if (r == 0 && stop()) {
+      kill(pid, SIGTERM);
+      sent = 1;
+    } else if (r == 0)
+      nanosleep(&tick, NULL);
+  }
+  return 0;
+}
+
 /*@ HsRunGnuplot - runs gnuplot on script (a file name in the directory open as dfd, named dir in messages) in that
     directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): posix_spawn of the
     gnuplot that PATH's absolute entries name, no shell, so that nothing of the data or of dir is ever read as a command
     or run as gnuplot; the child enters the directory by its descriptor (fchdir), never by its path. Returns 0 if it ran
     and each of the n PNGs exists and is not empty, else 1 with the reason in err: gnuplot not installed, stopped by a
-    signal, its exit status (and its log), or a PNG missing. @*/
-int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len)
+    signal, its exit status (and its log), or a PNG missing. stop (may be NULL): whether hamshoot was interrupted, asked
+    while gnuplot runs; then gnuplot is stopped (WaitGnuplot). @*/
+int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, int (*stop)(void),
+                 char *err, size_t len)
 {
   pid_t pid;
   int   status, rc = 0;
@@ -388,11 +412,15 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     snprintf(err, len, "cannot run gnuplot %s: %s", exe, strerror(rc));
     return 1;
   }
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
-      return 1;
-    }
+  if (WaitGnuplot(pid, stop, &status)) {
+    snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
+    return 1;
+  }
+  if (stop && stop() && WIFSIGNALED(status)) {
+    snprintf(err, len, "gnuplot was stopped, as hamshoot was interrupted (a signal); the script %s/%s is written", dir,
+             script);
+    return 1;
+  }
   if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
     snprintf(err, len, "gnuplot %s %d on %s/%s (its messages: %s/gnuplot.log)",
              WIFSIGNALED(status) ? "was stopped by signal" : "failed with exit status",

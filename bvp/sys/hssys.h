@@ -32,7 +32,8 @@ int  HsDirectoryInUse(const char *dir);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
 /* The first line of gnuplot.log, written by hamshoot before gnuplot's messages (HsCheckOutputFiles knows it by it) */
 #define HS_GNUPLOT_LOG_HEAD "# gnuplot's messages, run by hamshoot\n"
-int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
+int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, int (*stop)(void),
+                  char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);
 char *HsPrintable(char *s);
 char *HsGnuplotString(const char *in, char *out, size_t len);
