@@ -9,7 +9,7 @@ import re
 import subprocess
 import tempfile
 
-from hs_util import HAMSHOOT, MPIEXEC, ENV, check, run
+from hs_util import HAMSHOOT, MPIEXEC, ENV, ENV_SIGNALS, check, run
 
 
 def t_errors():
@@ -84,7 +84,7 @@ def run_killed(args, ranks, wait_for, count=1, outdir=None):
     import signal
     import time
     cmd = [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT] + args + (["-o", outdir] if outdir else [])
-    p = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, env=ENV_SIGNALS, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, seen, t0 = [], 0, time.time()
     for line in p.stdout:
         out.append(line)

@@ -44,13 +44,13 @@ import tempfile
 import threading
 
 from hs_reliability import rank_pids, run_killed
-from hs_util import ENV, HAMSHOOT, MPIEXEC, check
+from hs_util import ENV, ENV_SIGNALS, HAMSHOOT, MPIEXEC, check
 
 
 def run2(args, cwd, timeout=300):
     """hamshoot on 2 ranks in a process group of its own; (exit status, stdout + stderr), status None if it ran past
     timeout (then the whole group, the ranks too, is killed)."""
-    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args, env=ENV, cwd=cwd,
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args, env=ENV_SIGNALS, cwd=cwd,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)
@@ -184,7 +184,7 @@ def t_coarse_periodic():
     with tempfile.TemporaryDirectory() as d:
         rc, out = run2(args + ["-o", "ref"], d)
         check(rc == 0, "the uninterrupted run: exit %s\n%s" % (rc, out[-400:]))
-        p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"], env=ENV, cwd=d,
+        p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"], env=ENV_SIGNALS, cwd=d,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         text = []
         for line in p.stdout:  # N/4's iteration 2 printed: its checkpoint after iteration 1 is written
@@ -247,7 +247,7 @@ def t_h5_out_swap():
         victim, out, moved = (os.path.join(d, x) for x in ("victim", "out", "out.moved"))
         os.mkdir(victim)
         for k in range(10):
-            p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"], env=ENV,
+            p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"], env=ENV_SIGNALS,
                                  cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                  start_new_session=True)
             text, stop = [], threading.Event()

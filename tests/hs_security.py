@@ -79,7 +79,7 @@ import subprocess
 import tempfile
 
 from hs_reliability import run_killed
-from hs_util import ENV, HAMSHOOT, MPIEXEC, PENDULUM_OCP, check, summary_of
+from hs_util import ENV, ENV_SIGNALS, HAMSHOOT, MPIEXEC, PENDULUM_OCP, check, summary_of
 
 
 
@@ -667,7 +667,7 @@ def case_eighth_round(tmp):
     import time
     cmd = [MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT, "-problem", "kepler", "-N", "100000", "-hs_monitor",
            "-hs_check_extremal", "no", "-o", "out"]
-    p = subprocess.Popen(cmd, env=ENV, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     out, t0 = [], time.time()
     for line in p.stdout:
         out.append(line)
@@ -715,7 +715,7 @@ def run_swapped(d, args, trigger, term=False, swap="out"):
     import threading
     from hs_reliability import rank_pids
     cmd = [MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args + ["-o", "out"]
-    p = subprocess.Popen(cmd, env=ENV, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.Popen(cmd, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     timer = threading.Timer(600, p.kill)
     timer.start()
     out, before = [], None
@@ -953,7 +953,7 @@ def signal_ranks(args, d, sig, trigger="Newton  1"):
     """hamshoot on 2 ranks in d; at the first line holding trigger, sig goes to every rank. (exit status, output)."""
     import signal as _signal
     from hs_reliability import rank_pids
-    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args, env=ENV, cwd=d, stdout=subprocess.PIPE,
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     out, sent = [], False
     try:
@@ -1078,7 +1078,7 @@ def case_thirteenth_round(tmp):
               "-snes_atol with ipopt: exit %d\n%s" % (rc, text[-300:]))
     # a reader of stdout that goes away: the run still writes -o (one rank: PETSc's SIGPIPE handler had aborted it)
     p = subprocess.Popen([HAMSHOOT, "-problem", "pendulum", "-N", "2000", "-o", "piped", "-hs_check_extremal", "no"],
-                         env=ENV, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                         env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     p.stdout.readline()
     p.stdout.close()
     rc = p.wait(timeout=120)
@@ -1102,7 +1102,7 @@ def case_thirteenth_round(tmp):
     # the converged solution is on disk while the extremal check runs (its IPOPT set-up at kepler N = 40000 takes
     # about 100 s and sees no signal: a SIGKILL after a scheduler's grace time had found -o empty)
     p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT, "-problem", "kepler", "-N", "40000",
-                          "-hs_check_extremal", "yes", "-o", "ext"], env=ENV, cwd=d, stdout=subprocess.DEVNULL,
+                          "-hs_check_extremal", "yes", "-o", "ext"], env=ENV_SIGNALS, cwd=d, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     t0, summary = time.time(), os.path.join(d, "ext", "summary.json")
     while time.time() - t0 < 60 and p.poll() is None and not os.path.exists(summary):
@@ -1212,7 +1212,7 @@ def case_fifteenth_round(tmp):
     # (a) a long continuation without -o holds ./hamshoot-checkpoint from its set-up; a second run there is refused
     cont = ["-problem", "pendulum", "-N", "2000", "-hs_continue", "g", "-hs_continue_from", "5", "-hs_continue_steps",
             "5000", "-hs_check_extremal", "no"]
-    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + cont, env=ENV, cwd=d, stdout=subprocess.PIPE,
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT] + cont, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     try:
         head = []
