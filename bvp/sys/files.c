@@ -388,11 +388,14 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     snprintf(err, len, "cannot run gnuplot %s: %s", exe, strerror(rc));
     return 1;
   }
+  HsSetChildPid((int)pid); /* the watchdog, should it end the run now, kills gnuplot first */
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
+      HsSetChildPid(0);
       snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
       return 1;
     }
+  HsSetChildPid(0);
   if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
     snprintf(err, len, "gnuplot %s %d on %s/%s (its messages: %s/gnuplot.log)",
              WIFSIGNALED(status) ? "was stopped by signal" : "failed with exit status",
