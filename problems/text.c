@@ -24,11 +24,27 @@ char *HsTextTrim(char *t)
   return t;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
-static int Utf8Length(const unsigned char *p)
+int HsTextUtf8Length(const char *s)
 {
-  int n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
-  for (int i = 1; i < n; i++)
+  const unsigned char *p  = (const unsigned char *)s;
+  unsigned             lo = 0x80, hi = 0xbf; /* the second byte's range (RFC 3629's table) */
+  int                  n;
+
+  if (p[0] < 0x80)
+    return 1;
+  if (p[0] < 0xc2) /* a continuation byte alone, or C0, C1: an overlong form of U+0000..U+007F */
+    return 0;
+  if (p[0] < 0xe0)
+    n = 2;
+  else if (p[0] < 0xf0) /* E0: overlong below A0; ED: the surrogates from A0 */
+    n = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+  else if (p[0] < 0xf5) /* F0: overlong below 90; F4: above U+10FFFF from 90 */
+    n = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+  else
+    return 0; /* F5..FF: beyond U+10FFFF, or never UTF-8 */
+  if (p[1] < lo || p[1] > hi)
+    return 0;
+  for (int i = 2; i < n; i++) /* stops at a NUL: never reads past the string */
     if ((p[i] >> 6) != 2)
       return 0;
   return n;
@@ -61,11 +77,11 @@ unsigned HsTextCodePoint(const char *s, int len)
 int HsTextControl(const char *s, int *len)
 {
   const unsigned char *p = (const unsigned char *)s;
-  int                  n = Utf8Length(p);
+  int                  n = HsTextUtf8Length(s);
   unsigned             cp;
 
   *len = n ? n : 1;
-  if (*p < 0x20 || *p == 0x7f || (!n && *p >= 0x80 && *p <= 0x9f) || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f))
+  if (!n || *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f)) /* !n: a byte of no valid UTF-8 */
     return 1;
   if (n < 2)
     return 0;

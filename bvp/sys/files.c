@@ -551,16 +551,6 @@ int HsDirectoryInUse(const char *dir)
   return busy;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
-static int Utf8Length(const unsigned char *p)
-{
-  int n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
-  for (int i = 1; i < n; i++)
-    if ((p[i] >> 6) != 2)
-      return 0;
-  return n;
-}
-
 /*@ HsPrintable - s with each terminal control replaced by '?' (each of its bytes), in place; returns s: bytes below
     0x20 and 0x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an escape sequence's CSI), a
     byte 0x80..0x9F that is no part of a UTF-8 sequence (an 8-bit C1 control, 0x9B CSI) and the text-direction
@@ -580,12 +570,12 @@ char *HsPrintable(char *s)
 }
 
 /*@ HsJsonString - writes v as a JSON string (bvp/ internal): quotes, backslashes and control characters escaped,
-    bytes that are not UTF-8 replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. @*/
+    bytes that are not well-formed UTF-8 (HsTextUtf8Length: also overlong forms, surrogates) replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. @*/
 void HsJsonString(FILE *f, const char *v)
 {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)v; *p;) {
-    int n = Utf8Length(p);
+    int n = HsTextUtf8Length((const char *)p); /* well-formed only: an overlong ESC (C0 9B) had gone out as is */
     if (*p == '"' || *p == '\\')
       fprintf(f, "\\%c", *p);
     else if (*p < 0x20)
