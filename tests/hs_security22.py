@@ -399,6 +399,17 @@ def case_invisible(d):
         want = "n.ocp:3:14: problem: a control character, a text-direction override or an invisible character"
         check(rc == 1 and want in out and "U+%04X" % ord(ch) in out and ch not in out,
               "problem: pend U+%04X ulum: exit %s\n%s" % (ord(ch), rc, out[-300:]))
+    # bytes of no well-formed UTF-8: an overlong ESC (C0 9B) and CSI U+009B (E0 82 9B), which passed the control check,
+    # a surrogate, beyond U+10FFFF (before: taken; summary.json then was no UTF-8, json.load failed)
+    for bad in (b"\xc0\x9b", b"\xe0\x82\x9b", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80"):
+        path = ocp_named(d, "pendXulum")
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(data.replace(b"pendXulum", b"pend" + bad + b"ulum"))
+        rc, out = hs(["-problem", path] + args, d)
+        want = "n.ocp:3:14: problem: a control character or invalid UTF-8 (a byte 0x%02X that starts no valid UTF-8" % bad[0]
+        check(rc == 1 and want in out, "problem: pend %r ulum: exit %s\n%s" % (bad, rc, out[-300:]))
     rc, out = hs(["-problem", ocp_named(d, "caf\u00e9 \U0001f600 \u011b")] + args, d)  # visible non-ASCII: taken
     check(rc == 0 and "caf\u00e9 \U0001f600 \u011b" in out, "problem: café, an emoji: exit %s\n%s" % (rc, out[-300:]))
     rc, out = hs(BASE + ["-hs_continue", "g\u200b"], d)
