@@ -35,7 +35,7 @@ static volatile sig_atomic_t hs_signal = 0;
  * SIGHUP) therefore also arms alarm(hs_term_grace); if the signal has not been acted on when it rings (hs_acted: the
  * poll that stops the solve, or a driver that ends as interrupted, calls HsAcknowledgeInterrupt, which cancels the
  * alarm), OnWatchdog writes a message prepared beforehand (HsSetTermGrace: nothing is formatted in a handler), stops
- * gnuplot if it is running (HsSetChildPid) and ends the process with _exit(HS_EXIT_WATCHDOG). Only async-signal-safe
+ * gnuplot if it is running (HsGnuplotPid) and ends the process with _exit(HS_EXIT_WATCHDOG). Only async-signal-safe
  * calls (alarm, kill, write, _exit). The scheduler's warnings SIGUSR1, SIGUSR2, SIGXCPU ask for the same stop but arm
  * nothing: they come with time left before the real end (Slurm's --signal=USR1@T, T seconds before), which a Newton
  * iteration longer than the grace may use; the SIGTERM that follows them arms it. Any other SIGALRM (no stop signal
@@ -50,7 +50,6 @@ static volatile sig_atomic_t hs_watch        = 0; /* a stop signal (TERM, INT, H
 static volatile sig_atomic_t hs_acted        = 0; /* the signal was acted on: the watchdog has nothing left to do */
 static volatile sig_atomic_t hs_critical     = 0; /* inside HsEnterCritical/HsLeaveCritical */
 static volatile sig_atomic_t hs_due          = 0; /* the watchdog rang inside the critical section */
-static volatile sig_atomic_t hs_child        = 0; /* gnuplot's pid while it runs (HsSetChildPid) */
 
 static void OnWatchdog(int sig)
 {
@@ -61,8 +60,8 @@ static void OnWatchdog(int sig)
     hs_due = 1;
     return;
   }
-  if (hs_child > 0)
-    (void)kill((pid_t)hs_child, SIGKILL); /* a gnuplot left running would outlive the run */
+  if (HsGnuplotPid() > 0)
+    (void)kill((pid_t)HsGnuplotPid(), SIGKILL); /* a gnuplot left running would outlive the run */
   if (hs_watchdog_len > 0 && write(STDERR_FILENO, hs_watchdog_msg, (size_t)hs_watchdog_len) < 0)
     _exit(HS_EXIT_WATCHDOG); /* nothing more to do about a stderr that cannot be written */
   _exit(HS_EXIT_WATCHDOG);
@@ -78,27 +77,24 @@ static void OnSignal(int sig)
   hs_signal = sig;
 }
 
-/* bvp/ internal (hsbvpimpl.h). HsAcknowledgeInterrupt: the signal is being acted on (the solve stops, its checkpoint
+/* HsAcknowledgeInterrupt: the signal is being acted on (the solve stops, its checkpoint
  * and the outputs are written next): the watchdog is cancelled, so that it never ends the very checkpoint the signal
  * asked for (a second signal still ends the process at once). HsEnterCritical/HsLeaveCritical: the watchdog's exit
- * is deferred to the section's end (not nested; async-signal-safe). HsSetChildPid: the child the watchdog kills before
- * it exits (0: none). */
-void HsAcknowledgeInterrupt(void)
+ * is deferred to the section's end (not nested; async-signal-safe). */
+static void HsAcknowledgeInterrupt(void)
 {
   hs_acted = 1;
   (void)alarm(0);
 }
 
-void HsEnterCritical(void) { hs_critical = 1; }
+static void HsEnterCritical(void) { hs_critical = 1; }
 
-void HsLeaveCritical(void)
+static void HsLeaveCritical(void)
 {
   hs_critical = 0;
   if (hs_due)
     OnWatchdog(SIGALRM);
 }
-
-void HsSetChildPid(int pid) { hs_child = (sig_atomic_t)pid; }
 
 /*@ HsSetTermGrace - how long after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) the process may take
     to stop on its own (after its Newton iteration, with a checkpoint: status 3) before the watchdog ends it: a message

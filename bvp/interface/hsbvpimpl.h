@@ -276,9 +276,6 @@ int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t 
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
 PetscBool      HsInterruptPending(void);
-void           HsAcknowledgeInterrupt(void);
-void           HsEnterCritical(void);
-void           HsLeaveCritical(void);
 void           HsRemoveStaleCheckpointTemps(int pfd, const char *base);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverCheckLinearSolver(HsSolver s, HsLinearSolver ls);

@@ -354,6 +354,10 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
   return 0;
 }
 
+static volatile sig_atomic_t hs_gnuplot_pid = 0; /* while HsRunGnuplot waits for it */
+
+int HsGnuplotPid(void) { return (int)hs_gnuplot_pid; }
+
 /*@ HsRunGnuplot - runs gnuplot on script (a file name in the directory open as dfd, named dir in messages) in that
     directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): posix_spawn of the
     gnuplot that PATH's absolute entries name, no shell, so that nothing of the data or of dir is ever read as a command
@@ -388,14 +392,14 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     snprintf(err, len, "cannot run gnuplot %s: %s", exe, strerror(rc));
     return 1;
   }
-  HsSetChildPid((int)pid); /* the watchdog, should it end the run now, kills gnuplot first */
+  hs_gnuplot_pid = (sig_atomic_t)pid; /* the watchdog, should it end the run now, kills gnuplot first */
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
-      HsSetChildPid(0);
+      hs_gnuplot_pid = 0;
       snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
       return 1;
     }
-  HsSetChildPid(0);
+  hs_gnuplot_pid = 0;
   if (WIFSIGNALED(status) || WEXITSTATUS(status)) {
     snprintf(err, len, "gnuplot %s %d on %s/%s (its messages: %s/gnuplot.log)",
              WIFSIGNALED(status) ? "was stopped by signal" : "failed with exit status",

@@ -32,7 +32,7 @@ int  HsDirectoryInUse(const char *dir);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
 /* The first line of gnuplot.log, written by hamshoot before gnuplot's messages (HsCheckOutputFiles knows it by it) */
 #define HS_GNUPLOT_LOG_HEAD "# gnuplot's messages, run by hamshoot\n"
-void HsSetChildPid(int pid); /* interface/checkpoint.c: the child the watchdog kills before its exit (0: none) */
+int  HsGnuplotPid(void); /* the gnuplot HsRunGnuplot waits for (0: none): the watchdog kills it; async-signal-safe */
 int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);
 char *HsPrintable(char *s);
