@@ -293,9 +293,9 @@ static PetscErrorCode TermGraceOption(void)
   PetscFunctionBeginUser;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot process", "");
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_term_grace",
-                             "seconds after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) before the "
-                             "watchdog ends a process that has not stopped (a computation that does not return inside "
-                             "a Newton iteration): a message, exit status 4; 0: no watchdog",
+                             "seconds after the first SIGTERM (SIGINT, SIGHUP) before the watchdog ends a process "
+                             "that has not acted on it (a computation that does not return inside a Newton "
+                             "iteration): a message, exit status 4; 0: no watchdog",
                              "HsSetTermGrace", grace, &grace, &set, 0, 86400));
   PetscOptionsEnd();
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));

@@ -96,9 +96,11 @@ static void HsLeaveCritical(void)
     OnWatchdog(SIGALRM);
 }
 
-/*@ HsSetTermGrace - how long after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) the process may take
-    to stop on its own (after its Newton iteration, with a checkpoint: status 3) before the watchdog ends it: a message
-    on stderr and _exit(HS_EXIT_WATCHDOG), status 4, with no checkpoint of that iteration.
+/*@ HsSetTermGrace - how long after the first SIGTERM (SIGINT, SIGHUP) the process may take to act on it (the end of
+    its Newton iteration, or a driver's check between its solves: then it writes its checkpoint and outputs, status 3,
+    however long that takes) before the watchdog ends it: a message on stderr and _exit(HS_EXIT_WATCHDOG), status 4,
+    with no checkpoint of that iteration. SIGUSR1, SIGUSR2 and SIGXCPU, a scheduler's warnings with time left, arm no
+    watchdog.
 
   Not collective (each process has its own; the executable gives every rank the same, -hs_term_grace).
 
@@ -132,8 +134,9 @@ PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank)
 
 /*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
     warning) asks every solve to stop after its current Newton iteration and write a checkpoint
-    (HsSolverSetCheckpoint), and arms the watchdog (HsSetTermGrace: the process ends itself, status 4, if it has not
-    stopped within the grace period); a second one ends the process at once, as usual (the signal's default action);
+    (HsSolverSetCheckpoint); SIGTERM, SIGINT and SIGHUP also arm the watchdog (HsSetTermGrace: the process ends itself,
+    status 4, if the signal has not been acted on within the grace period); a second one of the same signal ends the
+    process at once, as usual (the signal's default action);
     SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc installs handlers of
     its own). Not collective.
 @*/
