@@ -18,8 +18,8 @@ char *HsTextTrim(char *t);
  *  control, 0x9B is CSI to a terminal in an 8-bit mode; an overlong form such as C0 9B, ESC, or E0 82 9B, U+009B CSI,
  *  which would pass every other check; a surrogate; beyond U+10FFFF; *len 1), or a character that shows nothing: a format character (Unicode's
  *  category Cf: the text-direction overrides and isolates U+202A..U+202E, U+2066..U+2069, the zero-width characters
- *  U+200B..U+200F, U+2060..U+2064, U+FEFF, U+180E, ...), U+2028, U+2029, U+034F or a Hangul filler (text.c
- *  hs_invisible); else 0 and *len the bytes of the character at s (a valid UTF-8 sequence, or 1). s must not be at its
+ *  U+200B..U+200F, U+2060..U+2064, U+FEFF, U+180E, ...), U+2028, U+2029, or another of Unicode's
+ *  Default_Ignorable_Code_Point set (U+034F, the Hangul fillers, the variation selectors, ...: text.c hs_invisible); else 0 and *len the bytes of the character at s (a valid UTF-8 sequence, or 1). s must not be at its
  *  end. */
 int HsTextControl(const char *s, int *len);
 /** The length (1..4) of the valid UTF-8 sequence at s, or 0 if none starts there: RFC 3629's well-formed sequences only

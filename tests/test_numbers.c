@@ -2,7 +2,8 @@
  * after round 22):
  *   HsTextControl  for every code point U+0080..U+10FFFF encoded in UTF-8, flagged exactly when it is a C1 control, a
  *                  format character (Unicode 14's category Cf, the list below as Python's unicodedata 14.0.0 gives
- *                  it), U+2028, U+2029, U+034F or a Hangul filler, and its length the encoding's; every byte below
+ *                  it), U+2028, U+2029 or a Default_Ignorable_Code_Point (Unicode 14's DerivedCoreProperties.txt,
+ *                  the ranges not in Cf listed below), and its length the encoding's; every byte below
  *                  0x20 and 0x7f flagged, the other ASCII not; every byte 0x80..0xFF alone flagged (no UTF-8 sequence)
  *   HsTextUtf8Length  on every two-byte start 0x80..0xFF 0x01..0xFF with valid and invalid third and fourth bytes,
  *                  against an independent definition (the naive decoding's code point re-encoded in shortest form
@@ -28,6 +29,11 @@ static const unsigned cf[][2] = {
     {0x110CD, 0x110CD}, {0x13430, 0x13438}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
     {0xE0020, 0xE007F}, {0x2028, 0x2029},   {0x034F, 0x034F},   {0x115F, 0x1160},   {0x3164, 0x3164},
     {0xFFA0, 0xFFA0},   {0x0080, 0x009F}, /* the C1 controls */
+    /* Default_Ignorable_Code_Point (Unicode 14's DerivedCoreProperties.txt) not in Cf: U+034F and the Hangul fillers
+       above, and these (variation selectors, Khmer inherent vowels, Mongolian free variation selectors, unassigned) */
+    {0x17B4, 0x17B5},   {0x180B, 0x180D},   {0x180F, 0x180F},   {0x2065, 0x2065},   {0xFE00, 0xFE0F},
+    {0xFFF0, 0xFFF8},   {0xE0000, 0xE0000}, {0xE0002, 0xE001F}, {0xE0080, 0xE00FF}, {0xE0100, 0xE01EF},
+    {0xE01F0, 0xE0FFF},
 };
 
 static int Expected(unsigned cp)

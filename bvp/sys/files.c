@@ -555,10 +555,12 @@ int HsDirectoryInUse(const char *dir)
   return busy;
 }
 
-/*@ HsPrintable - s with each terminal control replaced by '?' (each of its bytes), in place; returns s: bytes below
-    0x20 and 0x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an escape sequence's CSI), a
-    byte 0x80..0x9F that is no part of a UTF-8 sequence (an 8-bit C1 control, 0x9B CSI) and the text-direction
-    overrides and isolates U+202A..U+202E, U+2066..U+2069 (HsTextControl). For a string read from a file or given
+/*@ HsPrintable - s with each terminal control and invisible character replaced by '?' (each of its bytes), in place;
+    returns s: bytes below 0x20 and 0x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an
+    escape sequence's CSI), a byte that starts no well-formed UTF-8 sequence (an 8-bit C1 control, 0x9B CSI; an overlong
+    form such as C0 9B, ESC; a surrogate; Latin-1 text: HsTextUtf8Length), the characters that show nothing (Unicode's
+    Default_Ignorable_Code_Point set, the format characters, U+2028, U+2029: the text-direction overrides and isolates
+    U+202A..U+202E, U+2066..U+2069, the zero-width characters, variation selectors, ...) (HsTextControl). For a string read from a file or given
     on the command line that a message shows (a problem name, a column name, an option's value, every error message):
     an escape sequence in it would otherwise reach the terminal (retitle it, clear it, print a fake line). bvp/
     internal. @*/
