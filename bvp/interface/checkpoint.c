@@ -162,7 +162,7 @@ PetscErrorCode HsInstallInterruptHandlers(void)
     PetscCall(HsSetTermGrace(hs_term_grace, rank));
   }
   sa.sa_handler = OnWatchdog;
-  sa.sa_flags   = 0;
+  sa.sa_flags   = SA_RESTART; /* it returns now and then (a SIGALRM not its own, inside the renames): no EINTR */
   PetscCheck(!sigaction(SIGALRM, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGALRM handler: %s",
              strerror(errno));
   /* a reader of stdout that went away ('hamshoot | head -1'): its writes fail (EPIPE), the run goes on to write -o
