@@ -435,8 +435,8 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
   PetscCall(FindControl(bad, sizeof bad));
   PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
              "option %s: a control character (an escape sequence, a newline, a carriage return, a text-direction "
-             "override, or an invisible one: zero-width, format, line separator; shown as '?') in its name or value: "
-             "give plain text",
+             "override, or an invisible one: zero-width, format, line separator; or a byte of no valid UTF-8: Latin-1 "
+             "text, an overlong form; shown as '?') in its name or value: give plain text",
              bad);
   PetscCall(TrimAllNumbers());
   PetscCall(FindHex(bad, sizeof bad));
