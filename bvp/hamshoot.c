@@ -282,7 +282,7 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscFunctionReturn(0);
 }
 
-/* -hs_term_grace S (default 30): the watchdog's grace after the first SIGTERM (HsSetTermGrace); 0: none. Read by every
+/* -hs_term_grace S (default 300): the watchdog's grace after the first SIGTERM (HsSetTermGrace); 0: none. Read by every
  * rank for itself (the handler is per process), after the options were found the same on all. */
 static PetscErrorCode TermGraceOption(void)
 {

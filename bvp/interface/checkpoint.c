@@ -43,7 +43,7 @@ static volatile sig_atomic_t hs_signal = 0;
  * checkpoint in place: HsEnterCritical) the exit waits until the section ends. What that leaves is what SIGKILL
  * outside those renames leaves: at most temporary files (DIR/.NAME.tmp.XXXXXX, DIR.tmp.XXXXXX of a checkpoint) that the
  * next run on that -o or checkpoint removes, and a DIR.lock it takes over. */
-static volatile sig_atomic_t hs_term_grace = 30;
+static volatile sig_atomic_t hs_term_grace = 300;
 static char                  hs_watchdog_msg[512];
 static volatile sig_atomic_t hs_watchdog_len = 0;
 static volatile sig_atomic_t hs_watch        = 0; /* a stop signal (TERM, INT, HUP) received */
