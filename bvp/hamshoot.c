@@ -282,7 +282,7 @@ static PetscErrorCode ErrorTimeoutOption(void)
   PetscFunctionReturn(0);
 }
 
-/* -hs_term_grace S (default 30): the watchdog's grace after the first SIGTERM (HsSetTermGrace); 0: none. Read by every
+/* -hs_term_grace S (default 300): the watchdog's grace after the first SIGTERM (HsSetTermGrace); 0: none. Read by every
  * rank for itself (the handler is per process), after the options were found the same on all. */
 static PetscErrorCode TermGraceOption(void)
 {
@@ -293,9 +293,9 @@ static PetscErrorCode TermGraceOption(void)
   PetscFunctionBeginUser;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot process", "");
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-hs_term_grace",
-                             "seconds after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) before the "
-                             "watchdog ends a process that has not stopped (a computation that does not return inside "
-                             "a Newton iteration): a message, exit status 4; 0: no watchdog",
+                             "seconds after the first SIGTERM (SIGINT, SIGHUP) before the watchdog ends a process "
+                             "that has not acted on it (a computation that does not return inside a Newton "
+                             "iteration): a message, exit status 4; 0: no watchdog",
                              "HsSetTermGrace", grace, &grace, &set, 0, 86400));
   PetscOptionsEnd();
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));

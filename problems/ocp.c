@@ -1261,7 +1261,12 @@ static int OcpKeyLine(Src *s, Ocp *o, Keys *K, const char *line, char *key, char
     int n;
     for (const char *c = val; *c; c += n) /* the name is printed: no terminal controls (C1 ones included), and no
                                              invisible characters, which make two names that look the same differ */
-      if (HsTextControl(c, &n))
+      if (HsTextControl(c, &n) && !HsTextUtf8Length(c)) /* no code point to name: the byte */
+        return Fail(s, vcol + (int)(c - val),
+                    "problem: a control character or invalid UTF-8 (a byte 0x%02X that starts no valid UTF-8 "
+                    "character: an 8-bit control, an overlong form, a surrogate, Latin-1 text?) in the name",
+                    (unsigned char)*c);
+      else if (HsTextControl(c, &n))
         return Fail(s, vcol + (int)(c - val),
                     "problem: a control character, a text-direction override or an invisible character (zero-width, "
                     "format, line separator: U+%04X) in the name",

@@ -24,28 +24,51 @@ char *HsTextTrim(char *t)
   return t;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
-static int Utf8Length(const unsigned char *p)
+int HsTextUtf8Length(const char *s)
 {
-  int n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
-  for (int i = 1; i < n; i++)
+  const unsigned char *p  = (const unsigned char *)s;
+  unsigned             lo = 0x80, hi = 0xbf; /* the second byte's range (RFC 3629's table) */
+  int                  n;
+
+  if (p[0] < 0x80)
+    return 1;
+  if (p[0] < 0xc2) /* a continuation byte alone, or C0, C1: an overlong form of U+0000..U+007F */
+    return 0;
+  if (p[0] < 0xe0)
+    n = 2;
+  else if (p[0] < 0xf0) /* E0: overlong below A0; ED: the surrogates from A0 */
+    n = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+  else if (p[0] < 0xf5) /* F0: overlong below 90; F4: above U+10FFFF from 90 */
+    n = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+  else
+    return 0; /* F5..FF: beyond U+10FFFF, or never UTF-8 */
+  if (p[1] < lo || p[1] > hi)
+    return 0;
+  for (int i = 2; i < n; i++) /* stops at a NUL: never reads past the string */
     if ((p[i] >> 6) != 2)
       return 0;
   return n;
 }
 
 /* The invisible characters (issue 38, after round 22: they make two names that look the same differ): Unicode's
- * format characters (category Cf, Unicode 14: the zero-width space, joiners and marks U+200B..U+200F, the word joiner
- * and invisible operators U+2060..U+2064, U+FEFF, U+180E, the soft hyphen, the Arabic and other number signs, the
- * tags U+E0020..U+E007F, ...; the direction overrides and isolates among them), the line and paragraph separators
- * U+2028, U+2029 (Zl, Zp), the combining grapheme joiner U+034F and the Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
- * which show nothing either. Closed ranges of code points. */
+ * Default_Ignorable_Code_Point set (Unicode 14, DerivedCoreProperties.txt: what a renderer shows nothing for — the
+ * zero-width space, non-joiner and joiner U+200B..U+200D and the marks U+200E, U+200F, the word joiner and invisible
+ * operators U+2060..U+2064, U+FEFF, the Mongolian free variation selectors and vowel separator U+180B..U+180F, the
+ * Khmer inherent vowels U+17B4, U+17B5, the variation selectors U+FE00..U+FE0F and U+E0100..U+E01EF, the Hangul
+ * fillers U+115F, U+1160, U+3164, U+FFA0, the combining grapheme joiner U+034F, the soft hyphen, the tags and the rest
+ * of U+E0000..U+E0FFF, the unassigned U+2065, U+FFF0..U+FFF8; the direction overrides and isolates among them),
+ * together with the format characters (category Cf) that set lacks (the Arabic and other number signs U+0600..U+0605,
+ * U+06DD, U+070F, U+0890, U+0891, U+08E2, U+110BD, U+110CD, the Egyptian format controls U+13430..U+13438, the
+ * interlinear annotation marks U+FFF9..U+FFFB) and the line and paragraph separators U+2028, U+2029 (Zl, Zp). ZWNJ
+ * and ZWJ are refused too, though Persian, Indic scripts and emoji sequences use them: a problem's name is a label, a
+ * name that needs them is written without (UAX #31 allows them in identifiers only in contexts not checked here).
+ * Closed ranges of code points. */
 static const unsigned hs_invisible[][2] = {
     {0x00AD, 0x00AD},   {0x034F, 0x034F},   {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},
-    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x115F, 0x1160},   {0x180E, 0x180E},
-    {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},   {0x3164, 0x3164},
-    {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
-    {0x13430, 0x13438}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001}, {0xE0020, 0xE007F},
+    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x115F, 0x1160},   {0x17B4, 0x17B5},
+    {0x180B, 0x180F},   {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x206F},   {0x3164, 0x3164},
+    {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},   {0xFFF0, 0xFFFB},   {0x110BD, 0x110BD},
+    {0x110CD, 0x110CD}, {0x13430, 0x13438}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
 };
 
 unsigned HsTextCodePoint(const char *s, int len)
@@ -61,11 +84,11 @@ unsigned HsTextCodePoint(const char *s, int len)
 int HsTextControl(const char *s, int *len)
 {
   const unsigned char *p = (const unsigned char *)s;
-  int                  n = Utf8Length(p);
+  int                  n = HsTextUtf8Length(s);
   unsigned             cp;
 
   *len = n ? n : 1;
-  if (*p < 0x20 || *p == 0x7f || (!n && *p >= 0x80 && *p <= 0x9f) || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f))
+  if (!n || *p < 0x20 || *p == 0x7f || (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f)) /* !n: a byte of no valid UTF-8 */
     return 1;
   if (n < 2)
     return 0;

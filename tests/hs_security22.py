@@ -53,6 +53,7 @@ before:
 stdlib only; each case in a temporary directory of its own."""
 import json
 import os
+import signal
 import subprocess
 import tempfile
 
@@ -230,8 +231,8 @@ WATCHDOG = "the watchdog ended the process, exit status 4"
 
 
 def run_signalled(args, d, grace_signals, timeout=60):
-    """hamshoot on 2 ranks in d with -hs_monitor; at "Newton  0" SIGTERM goes to every rank, then after each of the
-    seconds in grace_signals[1:] another. (exit status or 'timeout', output)."""
+    """hamshoot on 2 ranks in d with -hs_monitor; at "Newton  0", after each of the seconds in grace_signals, SIGTERM
+    goes to every rank (an entry (seconds, signal): that signal). (exit status or 'timeout', output)."""
     import signal
     import threading
     import time
@@ -249,10 +250,11 @@ def run_signalled(args, d, grace_signals, timeout=60):
             out.append(line)
             if "Newton  0" in line and grace_signals:
                 for wait in grace_signals:
+                    wait, sig = wait if isinstance(wait, tuple) else (wait, signal.SIGTERM)
                     time.sleep(wait)
                     if p.poll() is None:
                         for pid in rank_pids(p.pid):
-                            os.kill(pid, signal.SIGTERM)
+                            os.kill(pid, sig)
                 grace_signals = None
         p.wait()
     finally:
@@ -285,12 +287,57 @@ def case_watchdog(d):
     rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "0"], d, [0, 2])
     check(rc not in (0, 3, 4, "timeout") and WATCHDOG not in out,
           "-hs_term_grace 0, two SIGTERMs 2 s apart: exit %s\n%s" % (rc, out[-600:]))
+    # a SIGALRM with no stop signal is not the watchdog's (before: exit 4 whatever the grace, "not acted on")
+    rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "0"], d, [(0, signal.SIGALRM), 2, 0])
+    check(rc not in (0, 3, 4, "timeout") and WATCHDOG not in out,
+          "SIGALRM, then two SIGTERMs, -hs_term_grace 0: exit %s (want the second SIGTERM's)\n%s" % (rc, out[-600:]))
+    # SIGUSR1, a scheduler's early warning, asks for the stop but arms no watchdog: it comes with time left (before:
+    # exit 4 after the grace); the SIGTERM after it arms it, and a second one ends the run
+    rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "1"], d, [(0, signal.SIGUSR1), 3, 0])
+    check(rc not in (0, 3, 4, "timeout") and WATCHDOG not in out,
+          "SIGUSR1, 3 s later two SIGTERMs, -hs_term_grace 1: exit %s (want the second SIGTERM's)\n%s"
+          % (rc, out[-600:]))
     for value, want in (("-1", " is out of range: it must lie in [0, 86400]"),
                         ("86401", " is out of range: it must lie in [0, 86400]"),
                         ("1.5", ": expected a whole number"), ("nan", ": expected a whole number")):
         rc, out = hs(BASE + ["-hs_term_grace", value], d)
         check(rc == 1 and "-hs_term_grace %s%s" % (value, want) in out,
               "-hs_term_grace %s: exit %s\n%s" % (value, rc, out[-300:]))
+
+
+def case_watchdog_acted(d):
+    """the watchdog is cancelled once the signal is acted on: a checkpoint whose writing takes longer than
+    -hs_term_grace (its first fsync delayed 3 s by strace's fault injection, the grace 1 s) is written, exit 3 (before:
+    the watchdog ended the run inside the very checkpoint SIGTERM asked for, exit 4, no checkpoint). Skipped without
+    strace, or where it cannot trace (ptrace refused)."""
+    import shutil
+    import signal
+    import time
+    from hs_reliability import rank_pids
+    strace = shutil.which("strace")
+    if not strace or os.environ.get("HS_SANITIZED"):
+        print("skipped: %s" % ("no strace" if not strace else "a sanitized build"))
+        return
+    p = subprocess.Popen([strace, "-f", "-o", "/dev/null", "-e", "inject=fsync:delay_enter=3000000:when=1",
+                          HAMSHOOT, "-problem", "kepler", "-N", "20000", "-hs_monitor", "-hs_term_grace", "1",
+                          "-hs_checkpoint", "ck"], env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    out, sent = [], False
+    for line in p.stdout:
+        out.append(line)
+        if "Newton  1" in line and not sent:
+            for pid in rank_pids(p.pid):
+                os.kill(pid, signal.SIGTERM)
+            sent = True
+    p.wait(timeout=120)
+    out = "".join(out)
+    if "ptrace" in out or "PTRACE" in out:
+        print("skipped: strace cannot trace here")
+        return
+    check(p.returncode == 3 and WATCHDOG not in out and "checkpoint in ck" in out and
+          os.path.isfile(os.path.join(d, "ck", "checkpoint.json")),
+          "SIGTERM, its checkpoint's fsync 3 s, -hs_term_grace 1: exit %s (want 3, the checkpoint written)\n%s"
+          % (p.returncode, out[-600:]))
 
 
 def case_stale_checkpoint_temps(d):
@@ -306,6 +353,23 @@ def case_stale_checkpoint_temps(d):
     make("out/checkpoint.tmp.xyzxyz", ["iterate.bin", "checkpoint.json"])
     make("victim", ["iterate.bin"])
     os.symlink("victim", os.path.join(d, "ck.tmp.linkln"))  # a link: never followed
+    # DIR absent beside a complete temporary and DIR.old (a run ended between MoveIntoPlace's two renames): the newest
+    # complete checkpoint, renamed into place (before: removed)
+    import shutil
+    rc3, out3 = hs(BASE + ["-hs_checkpoint", "src", "-hs_checkpoint_every", "1"], d)
+    with open(os.path.join(d, "src", "checkpoint.json"), "rb") as f:
+        newest = f.read()
+    shutil.copytree(os.path.join(d, "src"), os.path.join(d, "c2.old"))
+    os.rename(os.path.join(d, "src"), os.path.join(d, "c2.tmp.newest"))
+    newest += b"\n"  # marked (still JSON): c2 must be this one, not one the run wrote or c2.old
+    with open(os.path.join(d, "c2.tmp.newest", "checkpoint.json"), "wb") as f:
+        f.write(newest)
+    rc4, out4 = hs(BASE + ["-hs_checkpoint", "c2"], d)
+    ck = os.path.join(d, "c2", "checkpoint.json")
+    check(rc3 == 0 and rc4 == 0 and not os.path.exists(os.path.join(d, "c2.tmp.newest")) and os.path.isfile(ck) and
+          open(ck, "rb").read() == newest,
+          "a complete temporary with its DIR absent: exit %s, %s, left %s\n%s" % (rc3, rc4, sorted(os.listdir(d)),
+                                                                                 (out3 + out4)[-400:]))
     rc, out = hs(BASE + ["-hs_checkpoint", "ck"], d)
     rc2, out2 = hs(BASE + ["-o", "out"], d)
     have = sorted(os.listdir(d)) + sorted(os.listdir(os.path.join(d, "out")))
@@ -335,6 +399,17 @@ def case_invisible(d):
         want = "n.ocp:3:14: problem: a control character, a text-direction override or an invisible character"
         check(rc == 1 and want in out and "U+%04X" % ord(ch) in out and ch not in out,
               "problem: pend U+%04X ulum: exit %s\n%s" % (ord(ch), rc, out[-300:]))
+    # bytes of no well-formed UTF-8: an overlong ESC (C0 9B) and CSI U+009B (E0 82 9B), which passed the control check,
+    # a surrogate, beyond U+10FFFF (before: taken; summary.json then was no UTF-8, json.load failed)
+    for bad in (b"\xc0\x9b", b"\xe0\x82\x9b", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80"):
+        path = ocp_named(d, "pendXulum")
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(data.replace(b"pendXulum", b"pend" + bad + b"ulum"))
+        rc, out = hs(["-problem", path] + args, d)
+        want = "n.ocp:3:14: problem: a control character or invalid UTF-8 (a byte 0x%02X that starts no valid UTF-8" % bad[0]
+        check(rc == 1 and want in out, "problem: pend %r ulum: exit %s\n%s" % (bad, rc, out[-300:]))
     rc, out = hs(["-problem", ocp_named(d, "caf\u00e9 \U0001f600 \u011b")] + args, d)  # visible non-ASCII: taken
     check(rc == 0 and "caf\u00e9 \U0001f600 \u011b" in out, "problem: café, an emoji: exit %s\n%s" % (rc, out[-300:]))
     rc, out = hs(BASE + ["-hs_continue", "g\u200b"], d)
@@ -363,7 +438,8 @@ def case_blanks(d):
                               ([], "-ksp_max_it", " 100 "), ([], "-pc_hsband_refine", "1 "),
                               ([], "-snes_atol", "1e-8 "), ([], "-snes_linesearch_damping", "1.0 "),
                               ([], "-hs_term_grace", " 5 "), ([], "-p_g", " 9.81 "), (cont, "-hs_continue_from", "5 "),
-                              (shoot, "-hs_shoot_knots", "4, 8 ")):
+                              (shoot, "-hs_shoot_knots", "4, 8 "),
+                              (shoot + ["-N", "1000"], "-hs_shoot_knots", " ,".join(str(k) for k in range(10, 1000, 10)))):
         rc, out = hs(BASE + extra + [key, value], d)
         check(rc == 0, "%s '%s': exit %s (blanks around a number are allowed)\n%s" % (key, value, rc, out[-300:]))
     for key, value, want in (("-N", "1 6", "expected a whole number"),
@@ -379,6 +455,6 @@ def t_security22_left():
     """what round 22 left, closed: the watchdog, a killed run's checkpoint temporaries, invisible characters in names,
     blanks around numbers (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_watchdog, case_stale_checkpoint_temps, case_invisible, case_blanks):
+        for case in (case_watchdog, case_watchdog_acted, case_stale_checkpoint_temps, case_invisible, case_blanks):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

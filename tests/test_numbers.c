@@ -2,8 +2,12 @@
  * after round 22):
  *   HsTextControl  for every code point U+0080..U+10FFFF encoded in UTF-8, flagged exactly when it is a C1 control, a
  *                  format character (Unicode 14's category Cf, the list below as Python's unicodedata 14.0.0 gives
- *                  it), U+2028, U+2029, U+034F or a Hangul filler, and its length the encoding's; every byte below
- *                  0x20 and 0x7f flagged, the other ASCII not; a lone continuation byte flagged in 0x80..0x9F only
+ *                  it), U+2028, U+2029 or a Default_Ignorable_Code_Point (Unicode 14's DerivedCoreProperties.txt,
+ *                  the ranges not in Cf listed below), and its length the encoding's; every byte below
+ *                  0x20 and 0x7f flagged, the other ASCII not; every byte 0x80..0xFF alone flagged (no UTF-8 sequence)
+ *   HsTextUtf8Length  on every two-byte start 0x80..0xFF 0x01..0xFF with valid and invalid third and fourth bytes,
+ *                  against an independent definition (the naive decoding's code point re-encoded in shortest form
+ *                  gives the same bytes, and is a scalar value): overlong forms, surrogates, > U+10FFFF refused
  *   HsParseInt     against strtoll on random strings of digits, signs and blanks (an independent reading: strtoll's
  *                  value where the text is all one number and in range), and the edges of 32- and 64-bit ranges
  * Exit status 1 on the first difference. */
@@ -25,6 +29,11 @@ static const unsigned cf[][2] = {
     {0x110CD, 0x110CD}, {0x13430, 0x13438}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
     {0xE0020, 0xE007F}, {0x2028, 0x2029},   {0x034F, 0x034F},   {0x115F, 0x1160},   {0x3164, 0x3164},
     {0xFFA0, 0xFFA0},   {0x0080, 0x009F}, /* the C1 controls */
+    /* Default_Ignorable_Code_Point (Unicode 14's DerivedCoreProperties.txt) not in Cf: U+034F and the Hangul fillers
+       above, and these (variation selectors, Khmer inherent vowels, Mongolian free variation selectors, unassigned) */
+    {0x17B4, 0x17B5},   {0x180B, 0x180D},   {0x180F, 0x180F},   {0x2065, 0x2065},   {0xFE00, 0xFE0F},
+    {0xFFF0, 0xFFF8},   {0xE0000, 0xE0000}, {0xE0002, 0xE001F}, {0xE0080, 0xE00FF}, {0xE0100, 0xE01EF},
+    {0xE01F0, 0xE0FFF},
 };
 
 static int Expected(unsigned cp)
@@ -44,6 +53,58 @@ static int Encode(unsigned cp, char *s)
            s[3] = 0, 3;
   return s[0] = (char)(0xF0 | cp >> 18), s[1] = (char)(0x80 | (cp >> 12 & 0x3F)),
          s[2] = (char)(0x80 | (cp >> 6 & 0x3F)), s[3] = (char)(0x80 | (cp & 0x3F)), s[4] = 0, 4;
+}
+
+/* Whether the n bytes at b are well-formed UTF-8, by an independent definition: the code point the lead byte's bit
+ * pattern and the continuation bytes give, read naively, must be a scalar value (at most U+10FFFF, no surrogate) whose
+ * shortest encoding (Encode) is exactly these bytes, so no overlong form */
+static int WellFormed(const unsigned char *b, int n)
+{
+  unsigned cp;
+  char     e[8];
+
+  if (n == 1)
+    return b[0] < 0x80;
+  if ((n == 2 && (b[0] >> 5) != 6) || (n == 3 && (b[0] >> 4) != 14) || (n == 4 && (b[0] >> 3) != 30))
+    return 0;
+  cp = b[0] & (0x7fu >> n);
+  for (int i = 1; i < n; i++) {
+    if ((b[i] >> 6) != 2)
+      return 0;
+    cp = cp << 6 | (b[i] & 0x3fu);
+  }
+  if (cp < 0x80 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return Encode(cp, e) == n && !memcmp(e, b, (size_t)n);
+}
+
+/* Every lead byte 0x80..0xFF with every second byte, the third and fourth from a set of valid and invalid
+ * continuations (the review's: C0 9B, an overlong ESC; E0 82 9B, an overlong U+009B CSI; ED A0 80, a surrogate;
+ * F4 90 80 80, beyond U+10FFFF; F5..): HsTextUtf8Length is the length of the well-formed sequence, else 0, and
+ * HsTextControl flags every byte that starts none (length 1). */
+static int Malformed(void)
+{
+  static const unsigned char tails[] = {0x80, 0x9B, 0xBF, 0x41, 0xC0, 0x00};
+  int                        bad = 0, checked = 0;
+
+  for (int a = 0x80; a < 0x100; a++)
+    for (int b = 1; b < 0x100; b++)
+      for (size_t i = 0; i < sizeof tails; i++)
+        for (size_t j = 0; j < sizeof tails; j++) {
+          unsigned char s[8] = {(unsigned char)a, (unsigned char)b, tails[i], tails[j], 0};
+          int           want = 0, got = HsTextUtf8Length((const char *)s), len, ctl;
+          for (int n = 2; n <= 4 && !want; n++)
+            if ((int)strnlen((const char *)s, 5) >= n && WellFormed(s, n))
+              want = n;
+          ctl = HsTextControl((const char *)s, &len);
+          checked++;
+          if (got != want || (!want && (!ctl || len != 1)) || (want && len != want))
+            if (bad++ < 10)
+              printf("FAIL: bytes %02X %02X %02X %02X: HsTextUtf8Length %d (want %d), HsTextControl %d length %d\n",
+                     a, b, tails[i], tails[j], got, want, ctl, len);
+        }
+  printf("HsTextUtf8Length: %d byte sequences against the shortest-form decoding, %d differences\n", checked, bad);
+  return bad;
 }
 
 static int Text(void)
@@ -66,12 +127,12 @@ static int Text(void)
   }
   for (int c = 1; c < 0x100; c++) { /* single bytes (a byte 0x80.. alone is no UTF-8 sequence) */
     s[0] = (char)c, s[1] = 0;
-    if (HsTextControl(s, &len) != (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) || len != 1)
+    if (HsTextControl(s, &len) != (c < 0x20 || c == 0x7f || c >= 0x80) || len != 1)
       if (bad++ < 10)
         printf("FAIL: byte 0x%02x: HsTextControl %d, length %d\n", c, HsTextControl(s, &len), len);
   }
   printf("HsTextControl: %d code points flagged of U+0080..U+10FFFF, %d differences\n", flagged, bad);
-  return bad != 0;
+  return bad + Malformed() != 0;
 }
 
 static uint64_t state = 88172645463325252ULL;

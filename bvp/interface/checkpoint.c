@@ -31,19 +31,37 @@ static volatile sig_atomic_t hs_signal = 0;
 
 /* The watchdog (issue 38, after round 22): the flag above is read between Newton iterations, so a computation that
  * never returns inside one (a Krylov solve of 2e9 iterations, a line search that does not end, a blocked call) had
- * ignored SIGTERM until SIGKILL, or for ever under `timeout`, which sends none. The first signal therefore also arms
- * alarm(hs_term_grace); if the process is still there when it rings, OnWatchdog writes a message prepared beforehand
- * (HsSetTermGrace: nothing is formatted in a handler) and ends the process with _exit(HS_EXIT_WATCHDOG). Only
- * async-signal-safe calls (alarm, write, _exit). What that leaves is what SIGKILL leaves: at most temporary files
- * (DIR/.NAME.tmp.XXXXXX, DIR.tmp.XXXXXX of a checkpoint) that the next run on that -o or checkpoint removes, and a
- * DIR.lock it takes over. */
-static volatile sig_atomic_t hs_term_grace = 30;
+ * ignored SIGTERM until SIGKILL, or for ever under `timeout`, which sends none. The first stop signal (SIGTERM, SIGINT,
+ * SIGHUP) therefore also arms alarm(hs_term_grace); if the signal has not been acted on when it rings (hs_acted: the
+ * poll that stops the solve, or a driver that ends as interrupted, calls HsAcknowledgeInterrupt, which cancels the
+ * alarm), OnWatchdog writes a message prepared beforehand (HsSetTermGrace: nothing is formatted in a handler), stops
+ * gnuplot if it is running (HsGnuplotPid) and ends the process with _exit(HS_EXIT_WATCHDOG). Only async-signal-safe
+ * calls (alarm, kill, write, _exit). The scheduler's warnings SIGUSR1, SIGUSR2, SIGXCPU ask for the same stop but arm
+ * nothing: they come with time left before the real end (Slurm's --signal=USR1@T, T seconds before), which a Newton
+ * iteration longer than the grace may use; the SIGTERM that follows them arms it. Any other SIGALRM (no stop signal
+ * pending, a grace of 0, the signal already acted on) is ignored. Inside a critical section (the renames that put a
+ * checkpoint in place: HsEnterCritical) the exit waits until the section ends. What that leaves is what SIGKILL
+ * outside those renames leaves: at most temporary files (DIR/.NAME.tmp.XXXXXX, DIR.tmp.XXXXXX of a checkpoint) that the
+ * next run on that -o or checkpoint removes, and a DIR.lock it takes over. */
+static volatile sig_atomic_t hs_term_grace = 300;
 static char                  hs_watchdog_msg[512];
 static volatile sig_atomic_t hs_watchdog_len = 0;
+static volatile sig_atomic_t hs_watch        = 0; /* a stop signal (TERM, INT, HUP) received */
+static volatile sig_atomic_t hs_acted        = 0; /* the signal was acted on: the watchdog has nothing left to do */
+static volatile sig_atomic_t hs_critical     = 0; /* inside HsEnterCritical/HsLeaveCritical */
+static volatile sig_atomic_t hs_due          = 0; /* the watchdog rang inside the critical section */
 
 static void OnWatchdog(int sig)
 {
   (void)sig;
+  if (!hs_watch || hs_acted || hs_term_grace <= 0) /* not ours, or nothing left to watch */
+    return;
+  if (hs_critical) { /* HsLeaveCritical ends the process right after the section */
+    hs_due = 1;
+    return;
+  }
+  if (HsGnuplotPid() > 0)
+    (void)kill((pid_t)HsGnuplotPid(), SIGKILL); /* a gnuplot left running would outlive the run */
   if (hs_watchdog_len > 0 && write(STDERR_FILENO, hs_watchdog_msg, (size_t)hs_watchdog_len) < 0)
     _exit(HS_EXIT_WATCHDOG); /* nothing more to do about a stderr that cannot be written */
   _exit(HS_EXIT_WATCHDOG);
@@ -51,14 +69,38 @@ static void OnWatchdog(int sig)
 
 static void OnSignal(int sig)
 {
-  if (!hs_signal && hs_term_grace > 0)
-    (void)alarm((unsigned)hs_term_grace);
+  if ((sig == SIGTERM || sig == SIGINT || sig == SIGHUP) && !hs_watch && !hs_acted) {
+    hs_watch = 1;
+    if (hs_term_grace > 0)
+      (void)alarm((unsigned)hs_term_grace);
+  }
   hs_signal = sig;
 }
 
-/*@ HsSetTermGrace - how long after the first SIGTERM (SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU) the process may take
-    to stop on its own (after its Newton iteration, with a checkpoint: status 3) before the watchdog ends it: a message
-    on stderr and _exit(HS_EXIT_WATCHDOG), status 4, with no checkpoint of that iteration.
+/* HsAcknowledgeInterrupt: the signal is being acted on (the solve stops, its checkpoint
+ * and the outputs are written next): the watchdog is cancelled, so that it never ends the very checkpoint the signal
+ * asked for (a second signal still ends the process at once). HsEnterCritical/HsLeaveCritical: the watchdog's exit
+ * is deferred to the section's end (not nested; async-signal-safe). */
+static void HsAcknowledgeInterrupt(void)
+{
+  hs_acted = 1;
+  (void)alarm(0);
+}
+
+static void HsEnterCritical(void) { hs_critical = 1; }
+
+static void HsLeaveCritical(void)
+{
+  hs_critical = 0;
+  if (hs_due)
+    OnWatchdog(SIGALRM);
+}
+
+/*@ HsSetTermGrace - how long after the first SIGTERM (SIGINT, SIGHUP) the process may take to act on it (the end of
+    its Newton iteration, or a driver's check between its solves: then it writes its checkpoint and outputs, status 3,
+    however long that takes) before the watchdog ends it: a message on stderr and _exit(HS_EXIT_WATCHDOG), status 4,
+    with no checkpoint of that iteration. SIGUSR1, SIGUSR2 and SIGXCPU, a scheduler's warnings with time left, arm no
+    watchdog.
 
   Not collective (each process has its own; the executable gives every rank the same, -hs_term_grace).
 
@@ -66,7 +108,8 @@ static void OnSignal(int sig)
 + seconds - the grace period, in [0, 86400]; 0: no watchdog (the run waits for its Newton iteration however long)
 - rank    - the MPI rank named in the message
 
-  Call it before the signal arrives (a signal already received keeps the alarm it armed).
+  A stop signal received before the call and not yet acted on has its alarm re-armed with this grace (from now), or
+  cancelled for 0.
 @*/
 PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank)
 {
@@ -84,13 +127,16 @@ PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank)
                (int)rank, (int)seconds, HS_EXIT_WATCHDOG);
   hs_term_grace   = (sig_atomic_t)seconds;
   hs_watchdog_len = n > 0 && (size_t)n < sizeof hs_watchdog_msg ? n : (int)sizeof hs_watchdog_msg - 1;
+  if (hs_watch && !hs_acted) /* a signal before the option was read: its alarm re-armed with this grace, or cancelled */
+    (void)alarm(seconds > 0 ? (unsigned)seconds : 0);
   PetscFunctionReturn(0);
 }
 
 /*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
     warning) asks every solve to stop after its current Newton iteration and write a checkpoint
-    (HsSolverSetCheckpoint), and arms the watchdog (HsSetTermGrace: the process ends itself, status 4, if it has not
-    stopped within the grace period); a second one ends the process at once, as usual (the signal's default action);
+    (HsSolverSetCheckpoint); SIGTERM, SIGINT and SIGHUP also arm the watchdog (HsSetTermGrace: the process ends itself,
+    status 4, if the signal has not been acted on within the grace period); a second one of the same signal ends the
+    process at once, as usual (the signal's default action);
     SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc installs handlers of
     its own). Not collective.
 @*/
@@ -116,7 +162,7 @@ PetscErrorCode HsInstallInterruptHandlers(void)
     PetscCall(HsSetTermGrace(hs_term_grace, rank));
   }
   sa.sa_handler = OnWatchdog;
-  sa.sa_flags   = 0;
+  sa.sa_flags   = SA_RESTART; /* it returns now and then (a SIGALRM not its own, inside the renames): no EINTR */
   PetscCheck(!sigaction(SIGALRM, &sa, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGALRM handler: %s",
              strerror(errno));
   /* a reader of stdout that went away ('hamshoot | head -1'): its writes fail (EPIPE), the run goes on to write -o
@@ -188,6 +234,8 @@ PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)s)));
   *req = (PetscBool)(f != 0);
+  if (*req) /* the caller ends as interrupted: the watchdog is done */
+    HsAcknowledgeInterrupt();
   PetscFunctionReturn(0);
 }
 
@@ -602,12 +650,15 @@ static int OnlyCheckpointFiles(int dfd, int remove)
     HsSetTermGrace: issue 38, after round 22), each the size of the iterate, are removed (bvp/ internal). Only a real
     directory that no process holds (its writer holds its flock until it is in place) and that holds nothing but a
     checkpoint's regular files (iterate.bin, iterate.bin.info, checkpoint.json, its temporary
-    .checkpoint.json.tmp.XXXXXX) is removed, with them; anything else is left as it is. @*/
+    .checkpoint.json.tmp.XXXXXX) is removed, with them; anything else is left as it is. One exception: while base itself
+    is absent, a temporary that holds a complete checkpoint (its checkpoint.json, written last) is the newest complete
+    checkpoint (a run ended between the two renames of MoveIntoPlace: base.old, then base) and is renamed to base
+    instead (a second one found after that is removed as usual). @*/
 void HsRemoveStaleCheckpointTemps(int pfd, const char *base)
 {
   char           pre[PETSC_MAX_PATH_LEN];
   size_t         l = (size_t)snprintf(pre, sizeof pre, "%s.tmp.", base);
-  int            fd, dfd;
+  int            fd, dfd, missing;
   DIR           *d;
   struct dirent *e;
   struct stat    st;
@@ -619,14 +670,20 @@ void HsRemoveStaleCheckpointTemps(int pfd, const char *base)
     return;
   }
   rewinddir(d); /* pfd's offset, shared by its duplicates, may be at the end of an earlier readdir */
+  missing = fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) && errno == ENOENT;
   while ((e = readdir(d))) {
     if (strlen(e->d_name) != l + 6 || strncmp(e->d_name, pre, l) ||
         fstatat(pfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
       continue;
     if ((dfd = openat(pfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
       continue;
-    if (!flock(dfd, LOCK_EX | LOCK_NB) && OnlyCheckpointFiles(dfd, 0) && OnlyCheckpointFiles(dfd, 1))
-      unlinkat(pfd, e->d_name, AT_REMOVEDIR); /* held: being written; else its files first, then it */
+    if (flock(dfd, LOCK_EX | LOCK_NB) || !OnlyCheckpointFiles(dfd, 0))
+      ; /* held: being written; or not only a checkpoint's files: left */
+    else if (missing && !fstatat(dfd, "checkpoint.json", &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
+      missing = renameat(pfd, e->d_name, pfd, base) != 0; /* complete (checkpoint.json is written last) and DIR
+                                                             absent: a run ended between MoveIntoPlace's renames */
+    else if (OnlyCheckpointFiles(dfd, 1))
+      unlinkat(pfd, e->d_name, AT_REMOVEDIR); /* its files first, then it */
     close(dfd);
   }
   closedir(d);
@@ -812,10 +869,14 @@ static int MoveIntoPlace(int pfd, const char *dir, const char *base, const char 
     return 1;
   }
   RemoveCheckpointDir(pfd, old, PETSC_FALSE);
+  HsEnterCritical(); /* the watchdog never ends the run between the two renames (no DIR then: only DIR.old and tmp) */
   if ((renameat(pfd, base, pfd, old) && errno != ENOENT) || renameat(pfd, tmp, pfd, base)) {
-    snprintf(err, len, "cannot move the checkpoint into '%s': %s", dir, strerror(errno));
+    int e = errno;
+    HsLeaveCritical();
+    snprintf(err, len, "cannot move the checkpoint into '%s': %s", dir, strerror(e));
     return 1;
   }
+  HsLeaveCritical();
   RemoveCheckpointDir(pfd, old, PETSC_FALSE);
   return 0;
 }
@@ -970,6 +1031,8 @@ PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool 
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, f, 2, MPI_INT, MPI_MAX, comm));
   if (!f[0] && !f[1])
     PetscFunctionReturn(0);
+  if (f[0]) /* acted on now: the watchdog must not end the checkpoint the signal asked for (nor the outputs after) */
+    HsAcknowledgeInterrupt();
   if (s->ckpt_dir[0]) /* "": a sub-solver (the direct solve of -hs_initial_guess direct, ...) */
     PetscCall(HsSolverWriteCheckpoint(s, X, it, &failed, err, sizeof err));
   else if (f[1] && !f[0] && s->ckpt_parent) /* a coarse grid's periodic one: its parent's (a signal: the parent's) */

@@ -354,6 +354,10 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
   return 0;
 }
 
+static volatile sig_atomic_t hs_gnuplot_pid = 0; /* while HsRunGnuplot waits for it */
+
+int HsGnuplotPid(void) { return (int)hs_gnuplot_pid; }
+
 /* Waits for gnuplot (pid) to end, *status its status; 0, or -1 with errno. While it runs, stop (if not NULL) is asked
    every 50 ms whether hamshoot was interrupted (SIGTERM, ...): then gnuplot gets SIGTERM (its handlers are the
    defaults) and is waited for. The handlers restart waitpid (SA_RESTART), so a blocking wait had let a scheduler's
@@ -412,10 +416,13 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
     snprintf(err, len, "cannot run gnuplot %s: %s", exe, strerror(rc));
     return 1;
   }
+  hs_gnuplot_pid = (sig_atomic_t)pid; /* the watchdog, should it end the run now, kills gnuplot first */
   if (WaitGnuplot(pid, stop, &status)) {
+    hs_gnuplot_pid = 0;
     snprintf(err, len, "cannot run gnuplot: %s", strerror(errno));
     return 1;
   }
+  hs_gnuplot_pid = 0;
   if (stop && stop() && WIFSIGNALED(status)) {
     snprintf(err, len, "gnuplot was stopped, as hamshoot was interrupted (a signal); the script %s/%s is written", dir,
              script);
@@ -576,20 +583,12 @@ int HsDirectoryInUse(const char *dir)
   return busy;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one. */
-static int Utf8Length(const unsigned char *p)
-{
-  int n = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
-  for (int i = 1; i < n; i++)
-    if ((p[i] >> 6) != 2)
-      return 0;
-  return n;
-}
-
-/*@ HsPrintable - s with each terminal control replaced by '?' (each of its bytes), in place; returns s: bytes below
-    0x20 and 0x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an escape sequence's CSI), a
-    byte 0x80..0x9F that is no part of a UTF-8 sequence (an 8-bit C1 control, 0x9B CSI) and the text-direction
-    overrides and isolates U+202A..U+202E, U+2066..U+2069 (HsTextControl). For a string read from a file or given
+/*@ HsPrintable - s with each terminal control and invisible character replaced by '?' (each of its bytes), in place;
+    returns s: bytes below 0x20 and 0x7f, the C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F, of which C2 9B is an
+    escape sequence's CSI), a byte that starts no well-formed UTF-8 sequence (an 8-bit C1 control, 0x9B CSI; an overlong
+    form such as C0 9B, ESC; a surrogate; Latin-1 text: HsTextUtf8Length), the characters that show nothing (Unicode's
+    Default_Ignorable_Code_Point set, the format characters, U+2028, U+2029: the text-direction overrides and isolates
+    U+202A..U+202E, U+2066..U+2069, the zero-width characters, variation selectors, ...) (HsTextControl). For a string read from a file or given
     on the command line that a message shows (a problem name, a column name, an option's value, every error message):
     an escape sequence in it would otherwise reach the terminal (retitle it, clear it, print a fake line). bvp/
     internal. @*/
@@ -605,12 +604,12 @@ char *HsPrintable(char *s)
 }
 
 /*@ HsJsonString - writes v as a JSON string (bvp/ internal): quotes, backslashes and control characters escaped,
-    bytes that are not UTF-8 replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. @*/
+    bytes that are not well-formed UTF-8 (HsTextUtf8Length: also overlong forms, surrogates) replaced by U+FFFD, so that any problem name, argument or message gives valid JSON. @*/
 void HsJsonString(FILE *f, const char *v)
 {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)v; *p;) {
-    int n = Utf8Length(p);
+    int n = HsTextUtf8Length((const char *)p); /* well-formed only: an overlong ESC (C0 9B) had gone out as is */
     if (*p == '"' || *p == '\\')
       fprintf(f, "\\%c", *p);
     else if (*p < 0x20)

@@ -32,6 +32,7 @@ int  HsDirectoryInUse(const char *dir);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
 /* The first line of gnuplot.log, written by hamshoot before gnuplot's messages (HsCheckOutputFiles knows it by it) */
 #define HS_GNUPLOT_LOG_HEAD "# gnuplot's messages, run by hamshoot\n"
+int  HsGnuplotPid(void); /* the gnuplot HsRunGnuplot waits for (0: none): the watchdog kills it; async-signal-safe */
 int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, int (*stop)(void),
                   char *err, size_t len);
 void  HsJsonString(FILE *f, const char *v);

@@ -368,31 +368,35 @@ static PetscBool NumberEntry(const char *e, size_t len)
 static PetscErrorCode TrimNumbers(PetscOptions options, const char prefix[], const char key[])
 {
   const char *val = NULL;
-  char        out[256];
+  char       *out; /* as long as the value (a list of any length: a fixed 256 bytes had left longer ones untrimmed) */
   size_t      n = 0;
-  PetscBool   flg;
+  PetscBool   flg, nums = PETSC_TRUE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsFindPair(options, prefix, key, &val, &flg));
-  if (!flg || !val || !val[strcspn(val, " \t")] || strlen(val) >= sizeof out)
+  if (!flg || !val || !val[strcspn(val, " \t")])
     PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(strlen(val) + 1, &out));
   for (const char *e = val;; e += strcspn(e, ",") + 1) {
     size_t len = strcspn(e, ","), a = strspn(e, " \t"), z = len;
-    if (!NumberEntry(e, len))
-      PetscFunctionReturn(0);
+    if (!(nums = NumberEntry(e, len)))
+      break;
     while (z > a && (e[z - 1] == ' ' || e[z - 1] == '\t'))
       z--;
     memcpy(out + n, e + a, z - a), n += z - a, out[n++] = ',';
     if (!e[len])
       break;
   }
-  out[n - 1] = 0;
-  if (prefix && prefix[0]) { /* PetscOptionsSetValue takes the whole name */
-    char name[512];
-    PetscCall(PetscSNPrintf(name, sizeof name, "-%s%s", prefix, key + 1));
-    PetscCall(PetscOptionsSetValue(options, name, out));
-  } else
-    PetscCall(PetscOptionsSetValue(options, key, out));
+  if (nums) {
+    out[n - 1] = 0;
+    if (prefix && prefix[0]) { /* PetscOptionsSetValue takes the whole name */
+      char name[512];
+      PetscCall(PetscSNPrintf(name, sizeof name, "-%s%s", prefix, key + 1));
+      PetscCall(PetscOptionsSetValue(options, name, out));
+    } else
+      PetscCall(PetscOptionsSetValue(options, key, out));
+  }
+  PetscCall(PetscFree(out));
   PetscFunctionReturn(0);
 }
 
@@ -431,8 +435,8 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
   PetscCall(FindControl(bad, sizeof bad));
   PetscCheck(!bad[0], comm, PETSC_ERR_ARG_WRONG,
              "option %s: a control character (an escape sequence, a newline, a carriage return, a text-direction "
-             "override, or an invisible one: zero-width, format, line separator; shown as '?') in its name or value: "
-             "give plain text",
+             "override, or an invisible one: zero-width, format, line separator; or a byte of no valid UTF-8: Latin-1 "
+             "text, an overlong form; shown as '?') in its name or value: give plain text",
              bad);
   PetscCall(TrimAllNumbers());
   PetscCall(FindHex(bad, sizeof bad));
