@@ -293,9 +293,11 @@ def case_watchdog(d):
           "SIGALRM, then two SIGTERMs, -hs_term_grace 0: exit %s (want the second SIGTERM's)\n%s" % (rc, out[-600:]))
     # SIGUSR1, a scheduler's early warning, asks for the stop but arms no watchdog: it comes with time left (before:
     # exit 4 after the grace); the SIGTERM after it arms it, and a second one ends the run
-    rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "1"], d, [(0, signal.SIGUSR1), 3, 0])
+    # (a grace of 5 s, the SIGTERMs 7 s after SIGUSR1: with a grace of 1 s, under a loaded ctest -j2, the second
+    # SIGTERM had reached rank 1 more than 1 s after the first, and its watchdog had rightly fired)
+    rc, out = run_signalled(BASE + HANG + ["-hs_term_grace", "5"], d, [(0, signal.SIGUSR1), 7, 0])
     check(rc not in (0, 3, 4, "timeout") and WATCHDOG not in out,
-          "SIGUSR1, 3 s later two SIGTERMs, -hs_term_grace 1: exit %s (want the second SIGTERM's)\n%s"
+          "SIGUSR1, 7 s later two SIGTERMs, -hs_term_grace 5: exit %s (want the second SIGTERM's)\n%s"
           % (rc, out[-600:]))
     for value, want in (("-1", " is out of range: it must lie in [0, 86400]"),
                         ("86401", " is out of range: it must lie in [0, 86400]"),
@@ -307,7 +309,8 @@ def case_watchdog(d):
 
 def case_watchdog_acted(d):
     """the watchdog is cancelled once the signal is acted on: a checkpoint whose writing takes longer than
-    -hs_term_grace (its first fsync delayed 3 s by strace's fault injection, the grace 1 s) is written, exit 3 (before:
+    -hs_term_grace (its first fsync delayed 4 s by strace's fault injection, the grace 2 s: the Newton iteration in which
+    the signal comes must end within it, under a loaded ctest -j2 too) is written, exit 3 (before:
     the watchdog ended the run inside the very checkpoint SIGTERM asked for, exit 4, no checkpoint). Skipped without
     strace, or where it cannot trace (ptrace refused)."""
     import shutil
@@ -318,8 +321,8 @@ def case_watchdog_acted(d):
     if not strace or os.environ.get("HS_SANITIZED"):
         print("skipped: %s" % ("no strace" if not strace else "a sanitized build"))
         return
-    p = subprocess.Popen([strace, "-f", "-o", "/dev/null", "-e", "inject=fsync:delay_enter=3000000:when=1",
-                          HAMSHOOT, "-problem", "kepler", "-N", "20000", "-hs_monitor", "-hs_term_grace", "1",
+    p = subprocess.Popen([strace, "-f", "-o", "/dev/null", "-e", "inject=fsync:delay_enter=4000000:when=1",
+                          HAMSHOOT, "-problem", "kepler", "-N", "20000", "-hs_monitor", "-hs_term_grace", "2",
                           "-hs_checkpoint", "ck"], env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     out, sent = [], False
