@@ -488,15 +488,6 @@ static PetscErrorCode RoundoffStop(HsSolver s, Vec X, PetscReal fnorm, SNESConve
   PetscFunctionReturn(0);
 }
 
-/* Whether a residual below the absolute tolerance is a solution: the Newton step from X, d = J(X)^{-1} F (one Jacobian
-   evaluation and linear solve: hsband factors as it solves, so no earlier factorization can be reused), must satisfy
-   ||d||_inf <= HS_ATOL_STEP max(1, ||X||_inf); *rel is that ratio (0 where it cannot be measured). The absolute
-   tolerance 1e-12 is no measure of a problem whose equations are all small: a pendulum with its mass, potential and
-   1/R scaled by 1e-12 (the same optimal trajectory) had stopped at ||F|| = 1.3e-13, "converged", its J^d and q 0.3 %
-   and 0.7 % off the scaled-back solution, and a free T without a running cost (no minimum) at T = 1e5 (issue 38,
-   round 23); Newton now goes on (the pendulum to 1e-15, its solution right to 1e-14). Only for Newton's SNES types
-   (newtonls, newtontr); a failed linear solve does not object. The answer is kept for X's id and state and F's state
-   (HsSolverVerifyConvergence asks again; a stage of a continuation starts at the last one's X). Collective. */
 /* AtolStep's screen, from what the last iteration left (no Jacobian, no solve): after a full Newton step (lambda 1:
    Y = d_{k-1} = J(X_{k-1})^{-1} F(X_{k-1})), the step from X that J(X_{k-1})'s action on F(X_{k-1}) predicts,
    ||d_{k-1}|| ||F(X)|| / ||F(X_{k-1})||, within HS_ATOL_SCREEN HS_ATOL_STEP of X: Newton is in its quadratic phase at
@@ -535,6 +526,16 @@ static PetscErrorCode AtolScreen(HsSolver s, Vec X, PetscReal fnorm, PetscInt it
   PetscFunctionReturn(0);
 }
 
+/* Whether a residual below the absolute tolerance is a solution: the Newton step from X, d = J(X)^{-1} F (one Jacobian
+   evaluation and linear solve: hsband factors as it solves, so no earlier factorization can be reused), must satisfy
+   ||d||_inf <= HS_ATOL_STEP max(1, ||X||_inf); *rel is that ratio (0 where it cannot be measured). The absolute
+   tolerance 1e-12 is no measure of a problem whose equations are all small: a pendulum with its mass, potential and
+   1/R scaled by 1e-12 (the same optimal trajectory) had stopped at ||F|| = 1.3e-13, "converged", its J^d and q 0.3 %
+   and 0.7 % off the scaled-back solution, and a free T without a running cost (no minimum) at T = 1e5 (issue 38,
+   round 23); Newton now goes on (the pendulum to 1e-15, its solution right to 1e-14). Only for Newton's SNES types
+   (newtonls, newtontr); a failed linear solve does not object. The answer is kept for X's id and state and F's state
+   (HsSolverVerifyConvergence asks again; a stage of a continuation starts at the last one's X). AtolScreen first;
+   a pass holds for the rest of the solve (s->atol_vouched: the equations' scale does not change). Collective. */
 static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *ok, PetscReal *rel)
 {
   KSP                ksp;

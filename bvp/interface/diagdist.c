@@ -22,10 +22,10 @@ static PetscBool Stepped(PetscReal fa, PetscReal fb, PetscReal lin)
 /* The running cost's and a B(q)'s part of HsIntervalSuspect: each entry of B(q) and the running cost at the
    interval's midpoint time tm (its increment in x taken at tm, so that a cost depending on t is judged at one time). */
 static PetscBool SuspectCostB(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm,
-                              PetscReal *xm, PetscReal *g)
+                              const PetscReal *xm, PetscReal *g, PetscReal *B)
 {
   PetscInt  n = P->n, m = P->m, dim = 2 * n, nm = n * m;
-  PetscReal fa, fb, lin = 0, *B;
+  PetscReal fa, fb, lin = 0;
   PetscBool sus = PETSC_FALSE;
 
   if (P->ell.f && P->ell.grad) {
@@ -36,8 +36,8 @@ static PetscBool SuspectCostB(const HsProblem *P, const PetscScalar *a, const Pe
     if (Stepped(fa, fb, lin))
       return PETSC_TRUE;
   }
-  if (!P->Bq || !(B = malloc(sizeof(PetscReal) * (size_t)nm * (3 + (size_t)n))))
-    return PETSC_FALSE; /* constant B; or no memory: no verdict */
+  if (!P->Bq)
+    return PETSC_FALSE; /* constant B */
   if (P->Bq(a, B, NULL, NULL, P->ctx) || P->Bq(b, B + nm, NULL, NULL, P->ctx) ||
       P->Bq(xm, B + 2 * nm, B + 3 * nm, NULL, P->ctx))
     sus = PETSC_TRUE; /* not finite at a node or the midpoint */
@@ -47,8 +47,14 @@ static PetscBool SuspectCostB(const HsProblem *P, const PetscScalar *a, const Pe
       lin += B[3 * nm + e * n + l] * (b[l] - a[l]);
     sus = Stepped(B[e], B[nm + e], lin);
   }
-  free(B);
   return sus;
+}
+
+/*@ HsIntervalSuspectWorkSize - the reals of HsIntervalSuspect's work array for problem P: the midpoint and a gradient
+    (2n each) and, for a B(q), B at both nodes and the midpoint and its derivative (n m (3 + n)). bvp/ internal. @*/
+PetscInt HsIntervalSuspectWorkSize(const HsProblem *P)
+{
+  return 4 * P->n + (P->Bq ? P->n * P->m * (3 + P->n) : 0);
 }
 
 /*@ HsIntervalSuspect - whether interval k (nodes a, b: 2n states each; tm its midpoint time) may cross a singularity of
@@ -57,12 +63,13 @@ static PetscBool SuspectCostB(const HsProblem *P, const PetscScalar *a, const Pe
  * them differ by more than either (the 1/q pendulum: 1.34 against -0.47). Flagged: an evaluation at the midpoint that
  * fails, or the two differing by more than half the larger and by more than 1e-2 (1 + |E(a)| + |E(b)|). The same test
  * for the running cost and each entry of a B(q) (SuspectCostB: a pole of either crossed inside an interval had
- * converged without a word, issue 38 round 23). bvp/ internal (diagnostics.c, diagdist.c); not collective. @*/
+ * converged without a word, issue 38 round 23). work: HsIntervalSuspectWorkSize(P) reals, allocated once by the
+ * caller for all intervals. bvp/ internal (diagnostics.c, diagdist.c); not collective. @*/
 PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm, PetscReal Ea,
-                            PetscReal Eb, PetscReal *xm, PetscReal *g)
+                            PetscReal Eb, PetscReal *work)
 {
   PetscInt  dim = 2 * P->n;
-  PetscReal lin = 0;
+  PetscReal lin = 0, *xm = work, *g = work + dim;
 
   for (PetscInt i = 0; i < dim; i++)
     xm[i] = 0.5 * (a[i] + b[i]);
@@ -74,7 +81,7 @@ PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const Pets
     if (Stepped(Ea, Eb, lin))
       return PETSC_TRUE;
   }
-  return SuspectCostB(P, a, b, tm, xm, g);
+  return SuspectCostB(P, a, b, tm, xm, g, work + 2 * dim);
 }
 
 /* The ghosts of the nodes k0 .. k0 + nn - 1 of X (node layout, N + 1 nodes): the whole row of node k0 - 1 (4n values,
@@ -128,8 +135,8 @@ static int Interval(HsSolver s, PetscInt k, const PetscScalar *xk, const PetscSc
 }
 
 /* The rank's nodes k0 .. k0 + nn - 1 (rows x, ghosts g: Ghosts) into a, in the order of SumDiagnostics. */
-static int Sweep(HsSolver s, const PetscScalar *x, const PetscScalar *g, PetscInt k0, PetscInt nn, PetscReal *xm,
-                 PetscReal *gr, Acc *a, PetscReal *Wtot)
+static int Sweep(HsSolver s, const PetscScalar *x, const PetscScalar *g, PetscInt k0, PetscInt nn, PetscReal *work,
+                 Acc *a, PetscReal *Wtot)
 {
   PetscInt           dim = 2 * s->prob->n, N = s->N;
   const PetscScalar *prev = k0 > 0 && nn ? g : NULL, *next = g + (prev ? 2 * dim : 0);
@@ -146,7 +153,7 @@ static int Sweep(HsSolver s, const PetscScalar *x, const PetscScalar *g, PetscIn
     PetscInt           k  = k0 + j;
     st                    = HsDiscEnergy(s->disc, xk, &E);
     if (k > 0 && !st && /* interval k - 1 */
-        HsIntervalSuspect(s->prob, xp, xk, (k - 0.5) * HsDiscGetStep(s->disc), Eprev, E, xm, gr)) {
+        HsIntervalSuspect(s->prob, xp, xk, (k - 0.5) * HsDiscGetStep(s->disc), Eprev, E, work)) {
       if (!a->nsus++)
         a->first = PetscMin(a->first, (PetscReal)(k - 1));
     }
@@ -183,7 +190,7 @@ PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)s);
   PetscInt           w    = 4 * s->prob->n, lo, hi;
-  PetscReal          Wloc = 0, W0 = 0, *xm, *gr;
+  PetscReal          Wloc = 0, W0 = 0, *work;
   PetscMPIInt        rank;
   Acc                a = {0,
                           0,
@@ -206,13 +213,13 @@ PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out)
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(VecGetOwnershipRange(X, &lo, &hi));
   PetscCall(Ghosts(s, X, lo / w, (hi - lo) / w, &g));
-  PetscCall(PetscMalloc2(w / 2, &xm, w / 2, &gr));
+  PetscCall(PetscMalloc1(HsIntervalSuspectWorkSize(s->prob), &work));
   PetscCall(VecGetArrayRead(X, &x));
   PetscCall(VecGetArrayRead(g, &gh));
-  a.bad = Sweep(s, x, gh, lo / w, (hi - lo) / w, xm, gr, &a, &Wloc) ? 1 : 0;
+  a.bad = Sweep(s, x, gh, lo / w, (hi - lo) / w, work, &a, &Wloc) ? 1 : 0;
   PetscCall(VecRestoreArrayRead(g, &gh));
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(PetscFree2(xm, gr));
+  PetscCall(PetscFree(work));
   PetscCall(VecDestroy(&g));
   PetscCallMPI(MPI_Exscan(&Wloc, &W0, 1, MPIU_REAL, MPIU_SUM, comm)); /* the work before this rank's first node */
   if (rank && hi > lo) /* MPI_Exscan leaves rank 0's undefined; a rank without nodes keeps its sentinels */

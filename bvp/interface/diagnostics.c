@@ -12,11 +12,11 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
 {
   PetscInt  N = s->N, dim = 2 * s->prob->n;
   PetscReal W = 0, E, Jd = 0, Hmin = PETSC_MAX_REAL, Hmax = -PETSC_MAX_REAL, Hsum = 0, EWmin = PETSC_MAX_REAL,
-            EWmax = -PETSC_MAX_REAL, bal = 0, phi, Eprev = 0, *xm, *g;
+            EWmax = -PETSC_MAX_REAL, bal = 0, phi, Eprev = 0, *work;
   int st = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(dim, &xm, dim, &g));
+  PetscCall(PetscMalloc1(HsIntervalSuspectWorkSize(s->prob), &work));
   s->res.suspect_intervals = 0, s->res.first_suspect = -1;
   out[9] = out[10] = 0;
   for (PetscInt k = 0; k <= N && !st; k++) {
@@ -24,7 +24,7 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
     const PetscReal   *uk = s->U0 ? s->U0 + k * s->prob->m : NULL; /* the formulation's controls, if it has them */
     st                    = HsDiscEnergy(s->disc, xk, &E);
     if (k > 0 && !st && /* interval k - 1 */
-        HsIntervalSuspect(s->prob, xk - 2 * dim, xk, (k - 0.5) * HsDiscGetStep(s->disc), Eprev, E, xm, g)) {
+        HsIntervalSuspect(s->prob, xk - 2 * dim, xk, (k - 0.5) * HsDiscGetStep(s->disc), Eprev, E, work)) {
       if (!s->res.suspect_intervals++)
         s->res.first_suspect = k - 1;
     }
@@ -73,7 +73,7 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
   if (st)
     for (int i = 0; i < 6; i++)
       out[i] = NAN; /* undefined: reported as null */
-  PetscCall(PetscFree2(xm, g));
+  PetscCall(PetscFree(work));
   PetscFunctionReturn(0);
 }
 

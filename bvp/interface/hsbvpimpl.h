@@ -257,7 +257,8 @@ int            HsIsTrajectoryH5(const char *path, int fd);
 PetscErrorCode HsSolverDiagnosticsDistributed(HsSolver s, Vec X, PetscReal *out); /* diagdist.c */
 PetscErrorCode HsSolverGatherSolution(HsSolver s, PetscReal *buf);
 PetscBool HsIntervalSuspect(const HsProblem *P, const PetscScalar *a, const PetscScalar *b, PetscReal tm, PetscReal Ea,
-                            PetscReal Eb, PetscReal *xm, PetscReal *g);
+                            PetscReal Eb, PetscReal *work);
+PetscInt  HsIntervalSuspectWorkSize(const HsProblem *P);
 PetscErrorCode HsSolverSolveNewton(HsSolver s);
 /* bounded controls (docs/controls.md): bounds.c; HsSolverSolveBounded, the eps-continuation, in solversolve.c */
 PetscErrorCode HsSolverSolveBounded(HsSolver s, PetscBool from_solution);
