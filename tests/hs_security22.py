@@ -231,8 +231,11 @@ WATCHDOG = "the watchdog ended the process, exit status 4"
 
 
 def run_signalled(args, d, grace_signals, timeout=60):
-    """hamshoot on 2 ranks in d with -hs_monitor; at "Newton  0", after each of the seconds in grace_signals, SIGTERM
-    goes to every rank (an entry (seconds, signal): that signal). (exit status or 'timeout', output)."""
+    """hamshoot on 2 ranks in d with -hs_monitor; 1 s after "Newton  0", then after each of the seconds in
+    grace_signals, SIGTERM goes to every rank (an entry (seconds, signal): that signal). (exit status or 'timeout',
+    output.) The second's wait: rank 0 prints "Newton  0" before the checkpoint poll of iteration 0, which every rank
+    joins; a signal that reached rank 1 before it got there was acted on by that poll (a checkpoint, exit 3), not inside
+    the linear solve that never returns, as CI saw once under load."""
     import signal
     import threading
     import time
@@ -249,6 +252,7 @@ def run_signalled(args, d, grace_signals, timeout=60):
         for line in p.stdout:
             out.append(line)
             if "Newton  0" in line and grace_signals:
+                time.sleep(1)
                 for wait in grace_signals:
                     wait, sig = wait if isinstance(wait, tuple) else (wait, signal.SIGTERM)
                     time.sleep(wait)
