@@ -95,7 +95,7 @@ def t_satellite_compare():
         _limits(Jd, "satellite_euler (IPOPT, direct)", 2e-7, 1e-9)
         gp = open(os.path.join(tmp, "cmp40", "compare.gp")).read()
         check(all("title '%s indirect'" % n in gp for n in ("psi", "th", "ph", "a1", "a2", "a3")) and
-              "set output 'velocities.png'" in gp, "-hs_compare: compare.gp's pages with the coordinates' names")
+              "set output hs_png('velocities.png')" in gp, "-hs_compare: compare.gp's pages with the coordinates' names")
         if shutil.which("gnuplot"):
             pngs = ("controls.png", "configurations.png", "velocities.png", "energy_work.png", "hamiltonian.png")
             check(all(os.path.exists(os.path.join(tmp, "cmp40", f)) for f in pngs), "-hs_compare: the five pages")

@@ -27,6 +27,7 @@ typedef struct {
   int       natt, nrot; /* attitude.csv's values per side (HsProblemFrameColumns; 0: no frames), rotors among them */
   const char *pngs[8];  /* the pages gnuplot makes */
   int         npng;
+  int         plotted; /* gnuplot made them all (compare.json lists them only then) */
 } Cmp;
 
 /* HsRunGnuplot asks it while gnuplot runs: a signal stops gnuplot too (a scheduler's SIGTERM had waited for it). */
@@ -89,7 +90,7 @@ static int WriteCompareJSON(FILE *f, void *ctx)
   fprintf(f, "\"wall_time_indirect_s\": %.6g,\n\"wall_time_direct_s\": %.6g,\n", (double)c->ind->res.wall_time_s,
           (double)c->dir->res.wall_time_s);
   fprintf(f, "\"plots\": [");
-  for (int i = 0; i < c->npng; i++)
+  for (int i = 0; c->plotted && i < c->npng; i++)
     fprintf(f, "%s\"%s\"", i ? ", " : "", c->pngs[i]);
   fprintf(f, "]\n}\n");
   return ferror(f);
@@ -204,7 +205,7 @@ static void WriteCoordinatePages(FILE *f, Cmp *c, const char *name)
   char             lab[256]; /* a coordinate's name, as data (HsGnuplotString) */
 
   fprintf(f,
-          "unset arrow\nset output 'configurations.png'\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
+          "unset arrow\nset output hs_png('configurations.png')\nset title '%s: configuration q(t)'\nset ylabel 'q'\nplot \\\n",
           name);
   for (PetscInt i = 0; i < n; i++) {
     CoordLabel(P, i, lab, sizeof lab);
@@ -214,7 +215,7 @@ static void WriteCoordinatePages(FILE *f, Cmp *c, const char *name)
             (int)i + 2, (int)i + 1, lab, (int)i + 2, i ? "" : "direct (black, dashed)", i + 1 < n ? ", \\" : "");
   }
   fprintf(f,
-          "set output 'velocities.png'\nset title '%s: discrete velocities (q_{k+1} - q_k)/h on the intervals'\n"
+          "set output hs_png('velocities.png')\nset title '%s: discrete velocities (q_{k+1} - q_k)/h on the intervals'\n"
           "set ylabel 'dq/dt'\nset xrange [0:%.17g]\nplot \\\n",
           name, (double)c->ind->res.T);
   for (PetscInt i = 0; i < n; i++) {
@@ -238,7 +239,7 @@ static void WriteAttitudePages(FILE *f, Cmp *c, const char *name)
   char             lab[128];
   int              col = 2, first = 1, last = 0;
 
-  fprintf(f, "unset arrow\nset output 'attitude.png'\nset title '%s: attitude, the rotation vector w of each frame, "
+  fprintf(f, "unset arrow\nset output hs_png('attitude.png')\nset title '%s: attitude, the rotation vector w of each frame, "
              "[d1 d2 d3] = exp([w]x)'\nset ylabel 'w'\nplot \\\n", name);
   for (int fr = 0; fr < P->nframes; fr++)
     last = HsProblemFrameParent(P, fr) < 0 ? fr : last;
@@ -256,7 +257,7 @@ static void WriteAttitudePages(FILE *f, Cmp *c, const char *name)
   }
   if (!c->nrot)
     return;
-  fprintf(f, "set output 'rotor_rates.png'\nset title '%s: rotor rates relative to their parents on the intervals'\n"
+  fprintf(f, "set output hs_png('rotor_rates.png')\nset title '%s: rotor rates relative to their parents on the intervals'\n"
              "set ylabel 'rate'\nset xrange [0:%.17g]\nplot \\\n", name, (double)c->ind->res.T);
   col = 2, first = 1;
   for (int fr = 0, r = 0; fr < P->nframes; fr++) {
@@ -290,11 +291,12 @@ static int WriteScript(FILE *f, void *ctx)
              "# Rerun with: gnuplot compare.gp (in this directory). Controls are interval values (steps, from\n"
              "# intervals.csv: t_mid is column 2, u1.. from column 3); q_i is column i+1 of trajectory.csv.\n",
           HsSolverStateName(c->ind), HsSolverCostateName(c->ind), c->dir->ss, c->dir->cs, (int)c->ind->N);
-  fprintf(f, "set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\nset key outside right\n"
+  fprintf(f, HS_GNUPLOT_PNG_FN "set datafile separator ','\nset terminal pngcairo size 1000,650 font ',11'\n"
+             "set key outside right\n"
              "set grid\nset xlabel 't'\nI = 'indirect/trajectory.csv'\nD = 'direct/trajectory.csv'\n"
              "IU = 'indirect/intervals.csv'\nDU = 'direct/intervals.csv'\nh = %.17g\n",
           (double)(c->ind->res.T / c->ind->N));
-  fprintf(f, "set output 'controls.png'\nset title '%s: controls u(t) on the intervals%s'\nset ylabel 'u'\n", name,
+  fprintf(f, "set output hs_png('controls.png')\nset title '%s: controls u(t) on the intervals%s'\nset ylabel 'u'\n", name,
           c->ind->res.bounds.active ? " (bounds dashed, switching times dotted)" : "");
   BoundsMarks(f, c->ind);
   fprintf(f, "plot \\\n");
@@ -305,11 +307,11 @@ static int WriteScript(FILE *f, void *ctx)
   WriteCoordinatePages(f, c, name);
   if (c->natt)
     WriteAttitudePages(f, c, name);
-  fprintf(f, "set output 'energy_work.png'\nset title '%s: drift of E_k - W_k (energy minus discrete work)'\n"
+  fprintf(f, "set output hs_png('energy_work.png')\nset title '%s: drift of E_k - W_k (energy minus discrete work)'\n"
              "set format y '%%.1e'\nset ylabel '(E - W) - (E_0 - W_0)'\nplot 'series.csv' using 1:2 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
              "  '' using 1:3 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
           name);
-  fprintf(f, "set output 'hamiltonian.png'\nset title '%s: discrete Hamiltonian H^d on the intervals'\n"
+  fprintf(f, "set output hs_png('hamiltonian.png')\nset title '%s: discrete Hamiltonian H^d on the intervals'\n"
              "set format y '%%g'\nset ylabel 'H^d'\nplot 'series.csv' using 4:5 with linespoints lw 2 pt 7 ps 0.5 title 'indirect', \\\n"
              "  '' using 4:6 with linespoints lw 2 dt 2 pt 6 ps 0.5 title 'direct'\n",
           name);
@@ -379,7 +381,7 @@ static int WriteFiles(Cmp *c, const char *dir, int *plots, char *err, size_t len
         (c->natt && HsWriteFileAtomicAt(dfd, dir, "attitude.csv", WriteAttitude, c, err, len)) ||
         HsWriteFileAtomicAt(dfd, dir, "compare.gp", WriteScript, c, err, len);
   if (!bad) {
-    *plots = !HsRunGnuplot(dfd, dir, "compare.gp", c->pngs, c->npng, Interrupted, warn, wlen);
+    *plots = c->plotted = !HsRunGnuplot(dfd, dir, "compare.gp", c->pngs, c->npng, Interrupted, warn, wlen);
     bad    = HsWriteFileAtomicAt(dfd, dir, "compare.json", WriteCompareJSON, c, err, len);
   }
   close(dfd);

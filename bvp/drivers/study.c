@@ -635,6 +635,7 @@ typedef struct {
   PetscInt  failed_N;       /* the grid that did not converge (0: none; the study has the nl grids before it) */
   char      failed[384];    /* why */
   PetscBool interrupted;    /* it was stopped by a signal */
+  int       plotted;        /* gnuplot made study.png (study.json names it only then) */
   PetscBool failed_retried; /* the grid failed_N was solved again by -hs_strategy auto, and failed again */
   PetscErrorCode
       error; /* the error that stopped it (its grid failed_N), returned after the finished grids are written */
@@ -796,7 +797,7 @@ static int WriteJSON(FILE *f, void *ctx)
   }
   fprintf(f, "  \"pre_asymptotic\": %s,\n  \"extrapolation_reliable\": %s,\n", st->pre_asymptotic ? "true" : "false",
           st->pre_asymptotic || st->nl < 3 ? "false" : "true");
-  fprintf(f, "  \"plot\": %s\n}\n", st->nl >= 2 ? "\"study.png\"" : "null");
+  fprintf(f, "  \"plot\": %s\n}\n", st->plotted ? "\"study.png\"" : "null");
   return ferror(f);
 }
 
@@ -810,7 +811,8 @@ static int WriteScript(FILE *f, void *ctx)
   fprintf(f,
           "# hamshoot -hs_study: %s, %s states + %s costates. Rerun with: gnuplot study.gp (in this directory).\n"
           "# Rows of study.csv: 0 is the header, 1.. the grids; the finest grid has no difference to a next one.\n"
-          "set datafile separator ','\nset terminal pngcairo size 900,650 font ',11'\nset output 'study.png'\n"
+          HS_GNUPLOT_PNG_FN "set datafile separator ','\nset terminal pngcairo size 900,650 font ',11'\n"
+          "set output hs_png('study.png')\n"
           "set logscale xy\nset format y '%%.0e'\nset grid\nset key outside right\nset xlabel 'N'\n"
           "set ylabel 'error / difference'\nset title '%s: convergence (slope -2: order 2)'\n"
           "c = %.17g\n"
@@ -985,7 +987,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
       static const char *const pngs[] = {"study.png"};
 
       if (st.nl >= 2)
-        plot = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, Interrupted, warn, sizeof warn);
+        plot = st.plotted = !HsRunGnuplot(dfd, dir, "study.gp", pngs, 1, Interrupted, warn, sizeof warn);
       else /* one grid: no difference to plot */
         PetscCall(PetscSNPrintf(warn, sizeof warn, "one converged grid, no difference to plot"));
       bad = HsWriteFileAtomicAt(dfd, dir, "study.json", WriteJSON, &st, err, sizeof err);

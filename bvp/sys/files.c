@@ -278,17 +278,19 @@ char *HsGnuplotString(const char *in, char *out, size_t len)
  * line HS_GNUPLOT_LOG_HEAD (the next run knows the log as hamshoot's by it), and given to the child as its stdout and
  * stderr; every other descriptor of hamshoot's (the output directory's lock among them) is close-on-exec. 0 and the
  * child's pid, or an errno: -1 stands for a log that could not be made a regular file. */
-static int SpawnGnuplot(int dfd, const char *exe, const char *script, pid_t *pid)
+static int SpawnGnuplot(int dfd, const char *exe, const char *script, const char *sfx, pid_t *pid)
 {
   static const int           sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU, SIGPIPE};
   extern char              **environ;
-  char *const                argv[] = {(char *)"gnuplot", (char *)script, NULL};
+  char                       var[32]; /* hs_tmp='.tmp.XXXXXX': the PNGs' temporaries (HS_GNUPLOT_PNG) */
+  char *const                argv[] = {(char *)"gnuplot", (char *)"-e", var, (char *)script, NULL};
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t          at;
   sigset_t                   def;
   struct stat                st;
   int                        fd, rc;
 
+  snprintf(var, sizeof var, "hs_tmp='.tmp.%s'", sfx); /* sfx: letters and digits (RandomName) */
   fd = openat(dfd, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
   if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
       write(fd, HS_GNUPLOT_LOG_HEAD, strlen(HS_GNUPLOT_LOG_HEAD)) != (ssize_t)strlen(HS_GNUPLOT_LOG_HEAD)) {
@@ -354,6 +356,98 @@ static int ClearOutputName(int dfd, const char *dir, const char *name, char *err
   return 0;
 }
 
+/* The temporary of the i-th of the PNGs, .NAME.tmp.SFX (HS_GNUPLOT_PNG's name for it), in name[PETSC_MAX_PATH_LEN];
+ * 0, or 1 if it does not fit. */
+static int PngTemp(const char *png, const char *sfx, char *name)
+{
+  return snprintf(name, PETSC_MAX_PATH_LEN, ".%s.tmp.%s", png, sfx) >= PETSC_MAX_PATH_LEN;
+}
+
+static void RemovePngTemps(int dfd, const char *const *pngs, int n, const char *sfx)
+{
+  char name[PETSC_MAX_PATH_LEN];
+
+  for (int i = 0; i < n; i++)
+    if (!PngTemp(pngs[i], sfx, name))
+      unlinkat(dfd, name, 0);
+}
+
+/* Creates, empty, the temporary .NAME.tmp.SFX of each of the n PNGs, one random suffix SFX (sfx[7]) for all, each
+ * O_CREAT | O_EXCL | O_NOFOLLOW: gnuplot, which opens its outputs by name, writes into files this run made under names
+ * no one knew in advance, never through a link planted there, and a PNG appears under its own name only whole
+ * (HsRunGnuplot renames it; a torn one, a full disk's, is never seen there). 0, or an errno (none created). */
+static int CreatePngTemps(int dfd, const char *const *pngs, int n, char *sfx)
+{
+  char name[PETSC_MAX_PATH_LEN];
+
+  for (int attempt = 0; attempt < 100; attempt++) {
+    int i, fd, e = 0;
+    strcpy(sfx, "XXXXXX");
+    RandomName(sfx);
+    for (i = 0; i < n && !e; i++) {
+      if (PngTemp(pngs[i], sfx, name))
+        e = ENAMETOOLONG;
+      else if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0)
+        e = errno;
+      else
+        close(fd);
+    }
+    if (!e)
+      return 0;
+    RemovePngTemps(dfd, pngs, i - 1, sfx); /* those made before the one that failed */
+    if (e != EEXIST)
+      return e;
+  }
+  return EEXIST;
+}
+
+/* 0 if the regular file name in dfd is a whole PNG, its signature first and its IEND chunk last, and is on the disk
+ * (fsync), else 1 with its size in *size (-1: not a regular file). gnuplot's pngcairo exits 0 when the disk fills
+ * under it, the PNG cut where the space ended (round 23: 8 KiB of study.png), or empty. */
+static int PngWhole(int dfd, const char *name, long long *size)
+{
+  static const unsigned char head[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'},
+                             end[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+  unsigned char              h[8], e[12];
+  struct stat                st;
+  int                        fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), bad = 1;
+
+  *size = -1;
+  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+    *size = (long long)st.st_size;
+    bad   = st.st_size < 20 || pread(fd, h, 8, 0) != 8 || pread(fd, e, 12, st.st_size - 12) != 12 ||
+          memcmp(h, head, 8) || memcmp(e, end, 12) || fsync(fd);
+  }
+  if (fd >= 0)
+    close(fd);
+  return bad;
+}
+
+/* After gnuplot ended well: each PNG's temporary, if whole (PngWhole), renamed to its name; 0, or 1 with err (the
+ * first one that is not whole, or cannot be renamed; the temporaries left are the caller's to remove). */
+static int PlacePngs(int dfd, const char *dir, const char *const *pngs, int n, const char *sfx, char *err, size_t len)
+{
+  char      name[PETSC_MAX_PATH_LEN];
+  long long size;
+
+  for (int i = 0; i < n; i++) {
+    PngTemp(pngs[i], sfx, name); /* it fitted in CreatePngTemps */
+    if (PngWhole(dfd, name, &size)) {
+      if (size <= 0)
+        snprintf(err, len, "gnuplot wrote no %s/%s (%s/gnuplot.log)", dir, pngs[i], dir);
+      else
+        snprintf(err, len, "gnuplot's %s/%s came out cut short (%lld bytes, not a whole PNG: a full disk?)", dir,
+                 pngs[i], size);
+      return 1;
+    }
+    if (renameat(dfd, name, dfd, pngs[i])) {
+      snprintf(err, len, "cannot write %s/%s: %s", dir, pngs[i], strerror(errno));
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static volatile sig_atomic_t hs_gnuplot_pid = 0; /* while HsRunGnuplot waits for it */
 
 int HsGnuplotPid(void) { return (int)hs_gnuplot_pid; }
@@ -380,32 +474,18 @@ static int WaitGnuplot(pid_t pid, int (*stop)(void), int *status)
   return 0;
 }
 
-/*@ HsRunGnuplot - runs gnuplot on script (a file name in the directory open as dfd, named dir in messages) in that
-    directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): posix_spawn of the
-    gnuplot that PATH's absolute entries name, no shell, so that nothing of the data or of dir is ever read as a command
-    or run as gnuplot; the child enters the directory by its descriptor (fchdir), never by its path. Returns 0 if it ran
-    and each of the n PNGs exists and is not empty, else 1 with the reason in err: gnuplot not installed, stopped by a
-    signal, its exit status (and its log), or a PNG missing. stop (may be NULL): whether hamshoot was interrupted, asked
-    while gnuplot runs; then gnuplot is stopped (WaitGnuplot). @*/
-int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, int (*stop)(void),
-                 char *err, size_t len)
+/* Starts gnuplot on script in the directory open as dfd, the PNGs' temporaries named by sfx, and waits for it (stop:
+ * HsRunGnuplot's); 0 if it ended with exit status 0, else 1 with the reason in err. */
+static int RunGnuplotScript(int dfd, const char *dir, const char *script, const char *sfx, int (*stop)(void), char *err,
+                            size_t len)
 {
   pid_t pid;
   int   status, rc = 0;
   char  exe[PETSC_MAX_PATH_LEN];
 
-  if (!script[0] || strchr(script, '/') || script[0] == '-') {
-    snprintf(err, len, "gnuplot: '%s' is not a script name", script);
-    return 1;
-  }
-  if (ClearOutputName(dfd, dir, "gnuplot.log", err, len))
-    return 1;
-  for (int i = 0; i < n; i++)
-    if (ClearOutputName(dfd, dir, pngs[i], err, len))
-      return 1;
   fflush(NULL); /* nothing of hamshoot's half-written before gnuplot's output */
   /* posix_spawn reports a failed exec itself (and reaps that child): ENOENT, not an exit status 127 */
-  if (FindGnuplot(exe, sizeof exe) || (rc = SpawnGnuplot(dfd, exe, script, &pid)) == ENOENT) {
+  if (FindGnuplot(exe, sizeof exe) || (rc = SpawnGnuplot(dfd, exe, script, sfx, &pid)) == ENOENT) {
     snprintf(err, len, "gnuplot is not installed (Debian: gnuplot-nox); the script %s/%s is written", dir, script);
     return 1;
   } else if (rc == -1) {
@@ -434,14 +514,41 @@ int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const
              WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), dir, script, dir);
     return 1;
   }
-  for (int i = 0; i < n; i++) {
-    struct stat st;
-    if (fstatat(dfd, pngs[i], &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) || st.st_size == 0) {
-      snprintf(err, len, "gnuplot wrote no %s/%s (%s/gnuplot.log)", dir, pngs[i], dir);
-      return 1;
-    }
-  }
   return 0;
+}
+
+/*@ HsRunGnuplot - runs gnuplot on script (a file name in the directory open as dfd, named dir in messages) in that
+    directory, its output in gnuplot.log there (bvp/ internal; rank 0: -hs_compare, -hs_study): posix_spawn of the
+    gnuplot that PATH's absolute entries name, no shell, so that nothing of the data or of dir is ever read as a command
+    or run as gnuplot; the child enters the directory by its descriptor (fchdir), never by its path. gnuplot writes each
+    of the n PNGs into a temporary this run made (`gnuplot -e "hs_tmp='.tmp.SFX'"`, which the script's HS_GNUPLOT_PNG
+    reads), renamed to the PNG's name once whole: a PNG under its own name is never torn (a full disk, gnuplot killed
+    with the job) and never a stale one of an earlier run (removed first). Returns 0 if gnuplot ran and every PNG is
+    whole, else 1 with the reason in err: gnuplot not installed, stopped by a signal, its exit status (and its log), or
+    a PNG missing or cut short; no temporary is left. stop (may be NULL): whether hamshoot was interrupted, asked while
+    gnuplot runs; then gnuplot is stopped (WaitGnuplot). @*/
+int HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, int (*stop)(void),
+                 char *err, size_t len)
+{
+  char sfx[8];
+  int  e, bad;
+
+  if (!script[0] || strchr(script, '/') || script[0] == '-') {
+    snprintf(err, len, "gnuplot: '%s' is not a script name", script);
+    return 1;
+  }
+  if (ClearOutputName(dfd, dir, "gnuplot.log", err, len))
+    return 1;
+  for (int i = 0; i < n; i++)
+    if (ClearOutputName(dfd, dir, pngs[i], err, len))
+      return 1;
+  if ((e = CreatePngTemps(dfd, pngs, n, sfx))) {
+    snprintf(err, len, "cannot plot: cannot create a temporary PNG in %s: %s", dir, strerror(e));
+    return 1;
+  }
+  bad = RunGnuplotScript(dfd, dir, script, sfx, stop, err, len) || PlacePngs(dfd, dir, pngs, n, sfx, err, len);
+  RemovePngTemps(dfd, pngs, n, sfx); /* those not renamed */
+  return bad;
 }
 
 /*@ HsLockedDirectoryReplaced - 1 if dir is the path HsLockDirectory locked and now names something else (the locked

@@ -32,6 +32,12 @@ int  HsDirectoryInUse(const char *dir);
 int  HsLockDirectory(const char *dir, char *err, size_t len);
 /* The first line of gnuplot.log, written by hamshoot before gnuplot's messages (HsCheckOutputFiles knows it by it) */
 #define HS_GNUPLOT_LOG_HEAD "# gnuplot's messages, run by hamshoot\n"
+/* The first lines of a generated gnuplot script after its comments: its PNGs are set as `set output hs_png('NAME')`,
+   NAME itself when a user runs the script, a temporary when HsRunGnuplot does (it renames each one once whole) */
+#define HS_GNUPLOT_PNG_FN                                                                                            \
+  "# hs_png: a PNG's name; hamshoot runs this script with gnuplot -e \"hs_tmp='.tmp.XXXXXX'\" and moves each PNG\n" \
+  "# from its temporary .NAME.tmp.XXXXXX to NAME once it is whole (never a torn PNG under its name)\n"              \
+  "hs_png(name) = exists('hs_tmp') ? '.'.name.hs_tmp : name\n"
 int  HsGnuplotPid(void); /* the gnuplot HsRunGnuplot waits for (0: none): the watchdog kills it; async-signal-safe */
 int  HsRunGnuplot(int dfd, const char *dir, const char *script, const char *const *pngs, int n, int (*stop)(void),
                   char *err, size_t len);
