@@ -160,6 +160,8 @@ struct _p_HsSolver {
   HsResults res;
   PetscReal t_start;
   PetscReal fnorm_prev;     /* Newton history for the noise-floor test (bvp/interface/convergence.c) */
+  PetscReal snorm_last;     /* ... ||step||_2 of the iteration that led to the current iterate (0 at iteration 0) */
+  PetscReal snorm_prev;     /* ... and of the one before it (0: none; AtolScreen) */
   PetscReal fnorm0;         /* ||F|| at the start of the last SNESSolve (HsSolverVerifyConvergence) */
   PetscBool noise_vouch;    /* the noise floor may vouch for convergence (not with a march looser than its defaults) */
   PetscReal noise_xinf;     /* ||X||_inf where res.noise_floor was estimated */
