@@ -7,6 +7,10 @@ assertion marked (before: ...) failed on the code before its fix:
                   q(t) must agree with the unscaled solve's to 1e-9 and J^d / s with its J^d to 1e-9 relative (before:
                   "converged", exit 0, at ||F|| = 1.3e-13 below the absolute tolerance, J^d 0.3 % and q(t) 0.7 % off;
                   now a residual below the absolute tolerance ends Newton only if the Newton step from it is small);
+                  at s = 1e-20 and 1e-30 the run either converges to s J (1e-8) or is not converged, exit 2 (issue 38;
+                  before: "converged" after one step with J^d 2.8 times s J, the absolute tolerance's screen, and
+                  before that at the noise floor with J^d 8.99e-20 against 6.71e-20: now the floor vouches only where
+                  the Newton step from the iterate is within 1e4 of the noise's own, NoiseStep);
                   a free T with no running cost (no minimum: J = 6/T^3) is not converged (before: "converged", exit
                   0, at T = 99988.5, J^d 6e-15 below the absolute tolerance)
   poles crossed   a running cost 1/(q - 0.51)^2 and a B(q) = 1/(q - 0.51) whose pole the solution crosses between two

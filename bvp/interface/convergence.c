@@ -58,7 +58,9 @@
  * -hs_step_max_it) makes nu as large as the user allows (s->noise_vouch, set by the formulation).
  * The absolute tolerance vouches only where the Newton step from the final iterate is below HS_ATOL_STEP of the
  * unknowns (AtolStep): equations whose terms are all tiny (a problem in tiny units) meet 1e-12 long before they are
- * solved; Newton goes on there (the convergence test and RoundoffStop ask it too).
+ * solved; Newton goes on there (the convergence test and RoundoffStop ask it too). The noise floor vouches only
+ * where that step is within HS_NOISE_STEP of the noise's own Newton step (NoiseStep): equations whose terms are far
+ * below the others' have a residual far below ||F|| = nu whether they are solved or not (issue 38).
  */
 #include "hsbvpimpl.h"
 
