@@ -10,7 +10,8 @@ assertion marked (before: ...) failed on the code before its fix:
                   at s = 1e-20 and 1e-30 the run either converges to s J (1e-8) or is not converged, exit 2 (issue 38;
                   before: "converged" after one step with J^d 2.8 times s J, the absolute tolerance's screen, and
                   before that at the noise floor with J^d 8.99e-20 against 6.71e-20: now the floor vouches only where
-                  the Newton step from the iterate is within 1e4 of the noise's own, NoiseStep);
+                  the Newton step from the iterate is within 100 times the noise's own, NoiseStep, and Newton goes on
+                  from an unsolved floor with full steps, HsSolverFloorNewton: both converge, 8e-16 and 4e-15);
                   a free T with no running cost (no minimum: J = 6/T^3) is not converged (before: "converged", exit
                   0, at T = 99988.5, J^d 6e-15 below the absolute tolerance)
   poles crossed   a running cost 1/(q - 0.51)^2 and a B(q) = 1/(q - 0.51) whose pole the solution crosses between two
