@@ -7,6 +7,11 @@ assertion marked (before: ...) failed on the code before its fix:
                   q(t) must agree with the unscaled solve's to 1e-9 and J^d / s with its J^d to 1e-9 relative (before:
                   "converged", exit 0, at ||F|| = 1.3e-13 below the absolute tolerance, J^d 0.3 % and q(t) 0.7 % off;
                   now a residual below the absolute tolerance ends Newton only if the Newton step from it is small);
+                  at s = 1e-20 and 1e-30 the run either converges to s J (1e-8) or is not converged, exit 2 (issue 38;
+                  before: "converged" after one step with J^d 2.8 times s J, the absolute tolerance's screen, and
+                  before that at the noise floor with J^d 8.99e-20 against 6.71e-20: now the floor vouches only where
+                  the Newton step from the iterate is within 100 times the noise's own, NoiseStep, and Newton goes on
+                  from an unsolved floor with full steps, HsSolverFloorNewton: both converge, 8e-16 and 4e-15);
                   a free T with no running cost (no minimum: J = 6/T^3) is not converged (before: "converged", exit
                   0, at T = 99988.5, J^d 6e-15 below the absolute tolerance)
   poles crossed   a running cost 1/(q - 0.51)^2 and a B(q) = 1/(q - 0.51) whose pole the solution crosses between two
@@ -101,6 +106,19 @@ def case_tiny_units(d):
     check(jrel < 1e-9 and dq < 1e-9,
           "scaled by 1e-12: J^d/s %.15g against %.15g (%.2e relative), q(t) %.2e off (before: 3.3e-3, 7.1e-3)"
           % (s["J"] / scale, s1["J"], jrel, dq))
+    # s = 1e-20: the momentum and q-costate equations' terms (1e-20) are far below the others' round-off, so ||F||
+    # (1e-15, the large equations' noise) cannot see them. Either Newton solves them (J^d / s right to 1e-8) or the
+    # verdict is "not converged" (exit 2); before: "converged" after 1 iteration with J^d 2.8 times s J (the
+    # absolute tolerance's screen predicted the step from ||F||), and before that at the noise floor with J^d 8.99e-20
+    # against 6.71e-20 (the floor vouched for ||F|| alone)
+    for tiny in ("1e-20", "1e-30"):
+        rc, out, s, _ = solve(d, "tiny" + tiny, PENDULUM.format(s=tiny))
+        jrel = abs(s["J"] / float(tiny) - s1["J"]) / s1["J"] if s else float("inf")
+        print("scaled by %s: exit %s, converged %s, J^d/s %.10g against %.10g (%.1e relative)"
+              % (tiny, rc, s and s["converged"], s["J"] / float(tiny) if s else -1, s1["J"], jrel))
+        check(s is not None and ((rc == 0 and s["converged"] and jrel < 1e-8) or (rc == 2 and not s["converged"])),
+              "scaled by %s: exit %s, converged %s with J^d/s %.2e relative off s J (before: exit 0, converged, "
+              "J^d/s 2.8 times J)\n%s" % (tiny, rc, s and s["converged"], jrel, out[-400:]))
     # the same with bounded controls (bounds times s): the epsilon-continuation's stages start where the last ended
     bounded = PENDULUM.replace("N: 20", "N: 40") + "u_min: -2.5*{s}\nu_max: 2.5*{s}\n"
     rc1, out1, s1, _ = solve(d, "unit_bounded", bounded.format(s="1"))

@@ -44,7 +44,10 @@ def t_slab2_match_ranks():
     for match in ("0", "1"):
         _, out, _ = run(args + ["-hs_linear_solver", "drop", "-ksp_view", "-pc_hsdrop_match", match], ranks=4)
         found = re.findall(r"INFOG\(13\) \(number of delayed pivots after factorization\): (\d+)", out)
-        delayed[match] = int(found[-1]) if found else None
+        # the Newton step's factorization, the first: an LQ problem's one step from the default guess is then checked
+        # by AtolStep's Jacobian and solve at the solution (issue 38: no screen vouches for a single step), whose
+        # factorization MUMPS pivots otherwise (940 and 398 delayed pivots)
+        delayed[match] = int(found[0]) if found else None
     print("8 cars, N = 64, 4 ranks: delayed pivots without the matching %s, with %s" % (delayed["0"], delayed["1"]))
     check(None not in delayed.values() and delayed["0"] >= 100 and 3 * delayed["1"] <= delayed["0"],
           "4 ranks: the matching removes MUMPS' delayed pivots %s" % (delayed,))

@@ -58,7 +58,9 @@
  * -hs_step_max_it) makes nu as large as the user allows (s->noise_vouch, set by the formulation).
  * The absolute tolerance vouches only where the Newton step from the final iterate is below HS_ATOL_STEP of the
  * unknowns (AtolStep): equations whose terms are all tiny (a problem in tiny units) meet 1e-12 long before they are
- * solved; Newton goes on there (the convergence test and RoundoffStop ask it too).
+ * solved; Newton goes on there (the convergence test and RoundoffStop ask it too). The noise floor vouches only
+ * where that step is within HS_VOUCH_FACTOR c of the noise's own Newton step (NoiseStep): equations whose terms are far
+ * below the others' have a residual far below ||F|| = nu whether they are solved or not (issue 38).
  */
 #include "hsbvpimpl.h"
 
@@ -66,7 +68,7 @@
 #define HS_ATOL_SCREEN 1e-3     /* AtolScreen: the predicted step's margin below HS_ATOL_STEP */
 #define HS_ROWWISE_SLACK 1e4    /* RowwiseRoundoff's margin for the divided differences' cancellation */
 #define HS_NOISE_CURVATURE 10.0 /* NoiseIsNoise: nu at delta/10 below nu / this is curvature, not noise */
-static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal delta, PetscReal *nu);
+static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal delta, PetscReal *nu, Vec *w);
 static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *ok, PetscReal *rel);
 #define HS_NOISE_REESTIMATE 100.0 /* estimate again once ||F|| <= this times c nu_last */
 #define HS_NOISE_FAR 1e4          /* no estimate after a slow step this far above c nu_last (file head) */
@@ -155,24 +157,169 @@ static PetscErrorCode RowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscReal c, Pet
   PetscFunctionReturn(0);
 }
 
+/* x[i] = J(X)^{-1} b[i], i < nb, with the Jacobian evaluated at X whatever -snes_lag_jacobian says (RowwiseRoundoff)
+   and the solver's KSP. The Jacobian is evaluated again for each right-hand side: hsband factors as it solves, in
+   place (the factors over the Jacobian's values: kepler N = 20000, 34 MB of a peak of 170), so one factorization
+   serves one solve; keeping its multipliers for a second would raise the solve's peak memory by U's size.
+   *solved: every solve converged to finite values; false also where SNES has no Jacobian. Collective. */
+static PetscErrorCode SolveAt(HsSolver s, Vec X, PetscInt nb, Vec *b, Vec *x, PetscBool *solved)
+{
+  KSP                ksp;
+  Mat                J, P;
+  PetscInt           lag;
+  PetscReal          nx;
+  KSPConvergedReason kr;
+
+  PetscFunctionBeginUser;
+  *solved = PETSC_FALSE;
+  PetscCall(SNESGetJacobian(s->snes, &J, &P, NULL, NULL));
+  if (!J)
+    PetscFunctionReturn(0);
+  PetscCall(SNESGetKSP(s->snes, &ksp));
+  PetscCall(SNESGetLagJacobian(s->snes, &lag));
+  if (lag != 1)
+    PetscCall(SNESSetLagJacobian(s->snes, 1));
+  *solved = PETSC_TRUE;
+  for (PetscInt i = 0; i < nb && *solved; i++) {
+    PetscCall(SNESComputeJacobian(s->snes, X, J, P)); /* refills every value (factors made in place) */
+    PetscCall(KSPSetOperators(ksp, J, P));
+    PetscCall(KSPSolve(ksp, b[i], x[i]));
+    PetscCall(KSPGetConvergedReason(ksp, &kr));
+    PetscCall(VecNorm(x[i], NORM_2, &nx));
+    *solved = (PetscBool)(kr > 0 && !PetscIsInfOrNanReal(nx));
+  }
+  if (lag != 1)
+    PetscCall(SNESSetLagJacobian(s->snes, lag));
+  PetscFunctionReturn(0);
+}
+
+/* Whether X is solved as far as the evaluation error lets it be: the Newton step from X, d = J(X)^{-1} F, against the
+   noise's own Newton step, z = J(X)^{-1} e, e = (F(X + dX) + F(X - dX) - 2 F(X)) / sqrt(6) a sample of the evaluation
+   error (w[1], NoiseIsNoise's estimate; w[0] and w[2] free work vectors): ||d||_2 <= HS_VOUCH_FACTOR c ||z||_2, the
+   margin the residual's own test allows (||F|| <= HS_VOUCH_FACTOR c nu; c = -hs_snes_noise, 10).
+   At a noise-floor stop F = e' + J (X - X*), e' the error of this evaluation, so d = z' + (X - X*): d is of z's size
+   where X is within the noise's reach of the solution X*, and far above it where it is not. ||F|| alone cannot tell:
+   it is the norm of the largest equations, and equations whose terms are far smaller than theirs have a residual far
+   below it whether solved or not (the pendulum in units of s = 1e-20, its momentum and q-costate equations 1e-20 the
+   others': the line search could not reduce ||F|| = 9.8e-16, the floor 4.8e-16, and the solve had been "converged"
+   with J^d 8.99e-20 against s J = 6.71e-20, ||d|| / ||z|| = 3.4e11, issue 38). A step is the same for rows scaled by
+   any factors, so the comparison is each equation at its own scale; z is J^{-1} of noise, not a fixed fraction of X
+   (the noise amplified by the problem's conditioning; a fixed fraction would be a guess of that conditioning).
+   Measured on floor stops that had converged: 0.59 to 0.63 (kepler N = 2e4 and 1e5, duffing N = 400); 1e8 to 1e15
+   on those that had not. Two Jacobians and two solves (SolveAt), where the floor ends a solve (HsSolverFloorNewton, whose
+   answer HsSolverVerifyConvergence reuses). A failed linear solve does not object (as in AtolStep). Collective. */
+static PetscErrorCode NoiseStep(HsSolver s, Vec X, Vec F, Vec *w, PetscBool *solved, PetscReal *ratio)
+{
+  Vec       b[2] = {F, w[1]}, x[2] = {w[0], w[2]};
+  PetscReal dn, zn;
+  PetscBool ok;
+
+  PetscFunctionBeginUser;
+  *solved = PETSC_TRUE, *ratio = 0;
+  PetscCall(SolveAt(s, X, 2, b, x, &ok));
+  if (!ok)
+    PetscFunctionReturn(0);
+  PetscCall(VecNormBegin(x[0], NORM_2, &dn));
+  PetscCall(VecNormBegin(x[1], NORM_2, &zn));
+  PetscCall(VecNormEnd(x[0], NORM_2, &dn));
+  PetscCall(VecNormEnd(x[1], NORM_2, &zn));
+  zn /= PetscSqrtReal(6);
+  *ratio  = zn > 0 ? dn / zn : PETSC_INFINITY;
+  *solved = (PetscBool)(*ratio <= HS_VOUCH_FACTOR * s->noise_factor);
+  PetscCall(PetscInfo(s, "the Newton step from the floor %g, the noise's %g: %g times it%s\n", (double)dn, (double)zn,
+                      (double)*ratio, *solved ? "" : ", not solved"));
+  PetscFunctionReturn(0);
+}
+
 /* Whether the noise floor nu estimated at X is evaluation noise and not the residual's curvature: estimated again
  * with a perturbation ten times smaller, noise stays, a quadratic part falls a hundredfold (a coordinate parked at
  * 1e14 is perturbed by 1e4 at HS_NOISE_DELTA, and a cubic term in it then reads as a floor of 147 that vouched for
  * |F| = 3.5: the ninth security review). Two residual evaluations, at the end of a solve that the floor ends; the
- * formulation's data at X again after them. Collective. */
-static PetscErrorCode NoiseIsNoise(HsSolver s, Vec X, Vec F, PetscBool *ok)
+ * formulation's data at X again after them. Then, if it is noise, whether X is solved to it (NoiseStep: *solved,
+ * *ratio; true and 0 where not measured; *d, if not NULL: the vector holding that Newton step, NULL where none was
+ * computed now). The answer is kept for X's id and state, F's state and nu (HsSolverFloorNewton, then
+ * HsSolverVerifyConvergence, ask at the same iterate). Collective. */
+static PetscErrorCode NoiseIsNoise(HsSolver s, Vec X, Vec F, PetscBool *ok, PetscBool *solved, PetscReal *ratio,
+                                   Vec *d)
 {
-  PetscReal nu2, nu = s->res.noise_floor;
+  PetscReal        nu2, nu = s->res.noise_floor;
+  Vec              w[3];
+  PetscObjectId    id;
+  PetscObjectState state, fstate;
 
   PetscFunctionBeginUser;
-  *ok = PETSC_TRUE;
+  *ok = PETSC_TRUE, *solved = PETSC_TRUE, *ratio = 0;
+  if (d)
+    *d = NULL;
   if (!(nu > 0))
     PetscFunctionReturn(0);
-  PetscCall(EstimateNoiseDelta(s, X, F, HS_NOISE_DELTA / 10, &nu2));
+  PetscCall(PetscObjectGetId((PetscObject)X, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)X, &state));
+  PetscCall(PetscObjectStateGet((PetscObject)F, &fstate));
+  if (id == s->floor_id && state == s->floor_state && fstate == s->floor_fstate && nu == s->floor_nu) {
+    *ok = s->floor_noise, *solved = s->floor_solved, *ratio = s->floor_ratio;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(EstimateNoiseDelta(s, X, F, HS_NOISE_DELTA / 10, &nu2, w));
   PetscCall(SNESComputeFunction(s->snes, X, F));
   *ok = (PetscBool)(nu2 >= nu / HS_NOISE_CURVATURE);
   PetscCall(PetscInfo(s, "noise floor %g at delta, %g at delta/10: %s\n", (double)nu, (double)nu2,
                       *ok ? "noise" : "curvature"));
+  if (*ok && nu2 > 0) {
+    PetscCall(NoiseStep(s, X, F, w, solved, ratio));
+    if (d)
+      *d = w[0];
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)F, &fstate));
+  s->floor_id = id, s->floor_state = state, s->floor_fstate = fstate, s->floor_nu = nu;
+  s->floor_noise = *ok, s->floor_solved = *solved, s->floor_ratio = *ratio;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverFloorNewton - after a Newton solve that ended at the noise floor (res.at_floor) at s->X, s->F = F(X):
+    where the iterate is not solved to the noise (NoiseStep), Newton goes on without its line search: X <- X - d, the
+    Newton step NoiseStep has just computed, while ||F(X)|| stays within HS_VOUCH_FACTOR -hs_snes_noise nu (the step
+    leaves the large equations at their floor) and at most HS_FLOOR_STEPS times. The line search cannot do it: ||F||
+    is the large equations' noise, and a step that solves the equations whose terms are far smaller than theirs does
+    not reduce it (the bounded pendulum at s = 1e-12 with hsband's other summation order, issue 38: the
+    epsilon-continuation's stages had stopped at steps of 1e-5 to 1e-3 of X, quadratic, that the line search
+    rejected). *steps: the steps taken (counted as Newton iterations by the caller); res.residual_norm and s->F are the
+    final iterate's, the formulation's data there. Where the iterate is solved (every solve that converges at the
+    floor: the check that HsSolverVerifyConvergence asks for, here first and kept) it costs nothing more. bvp/
+    internal. Collective. @*/
+#define HS_FLOOR_STEPS 10
+PetscErrorCode HsSolverFloorNewton(HsSolver s, PetscInt *steps)
+{
+  PetscBool noise, solved, dom;
+  PetscReal ratio, fnorm, limit = HS_VOUCH_FACTOR * s->noise_factor * s->res.noise_floor;
+  Vec       d, Xold = NULL;
+
+  PetscFunctionBeginUser;
+  *steps = 0;
+  if (!s->res.at_floor || !s->noise_vouch || s->interrupted || !s->ops->residual)
+    PetscFunctionReturn(0);
+  for (;;) {
+    PetscCall(NoiseIsNoise(s, s->X, s->F, &noise, &solved, &ratio, &d));
+    if (!noise || solved || !d || *steps == HS_FLOOR_STEPS)
+      break;
+    if (!Xold)
+      PetscCall(VecDuplicate(s->X, &Xold));
+    PetscCall(VecCopy(s->X, Xold));
+    PetscCall(VecAXPY(s->X, -1, d));
+    PetscCall((*s->ops->residual)(s, s->X, s->F, &dom));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &dom, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)s)));
+    if (!dom)
+      PetscCall(VecNorm(s->F, NORM_2, &fnorm));
+    PetscCall(PetscInfo(s, "at the floor, not solved: a full Newton step, ||F|| %g -> %g (at most %g)\n",
+                        (double)s->res.residual_norm, dom ? -1.0 : (double)fnorm, (double)limit));
+    if (dom || !(fnorm <= limit)) { /* the step leaves the floor: back, and the verdict stands */
+      PetscCall(VecCopy(Xold, s->X));
+      PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
+      break;
+    }
+    s->res.residual_norm = fnorm, (*steps)++;
+  }
+  PetscCall(VecDestroy(&Xold));
   PetscFunctionReturn(0);
 }
 
@@ -245,12 +392,13 @@ static PetscErrorCode WorkVectors(HsSolver s, Vec X, Vec F, Vec *Xp, Vec *Fp, Ve
 static PetscErrorCode HsSolverEstimateNoise(HsSolver s, Vec X, Vec F, PetscReal *nu)
 {
   PetscFunctionBeginUser;
-  PetscCall(EstimateNoiseDelta(s, X, F, HS_NOISE_DELTA, nu));
+  PetscCall(EstimateNoiseDelta(s, X, F, HS_NOISE_DELTA, nu, NULL));
   PetscFunctionReturn(0);
 }
 
-/* The same with the relative perturbation delta. */
-static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal delta, PetscReal *nu)
+/* The same with the relative perturbation delta; w (if not NULL): the three work vectors, w[1] holding the sample
+   F(X + dX) + F(X - dX) - 2 F(X) where *nu > 0 (free between two Newton iterations and after the solve). */
+static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal delta, PetscReal *nu, Vec *w)
 {
   Vec                Xp = NULL, Fp = NULL, Fm = NULL;
   const PetscScalar *x;
@@ -289,6 +437,8 @@ static PetscErrorCode EstimateNoiseDelta(HsSolver s, Vec X, Vec F, PetscReal del
   }
   PetscCall(PetscStrncpy(s->res.diagnosis, diag, sizeof s->res.diagnosis));
   s->diagnosis_keep = keep;
+  if (w)
+    w[0] = Xp, w[1] = Fp, w[2] = Fm;
   PetscCall(PetscLogEventEnd(HS_NOISE_ESTIMATE, s, X, F, 0));
   PetscFunctionReturn(0);
 }
@@ -489,18 +639,28 @@ static PetscErrorCode RoundoffStop(HsSolver s, Vec X, PetscReal fnorm, SNESConve
 }
 
 /* AtolStep's screen, from what the last iteration left (no Jacobian, no solve): after a full Newton step (lambda 1:
-   Y = d_{k-1} = J(X_{k-1})^{-1} F(X_{k-1})), the step from X that J(X_{k-1})'s action on F(X_{k-1}) predicts,
-   ||d_{k-1}|| ||F(X)|| / ||F(X_{k-1})||, within HS_ATOL_SCREEN HS_ATOL_STEP of X: Newton is in its quadratic phase at
-   the equations' own scale, or the equations are linear (ncar, an LQ problem: one step from the default guess, a
-   step of the size of X and ||F|| cut 1e14-fold). A problem in tiny units meets the tolerance after large steps that
-   cut ||F|| a few times (the screen fails and AtolStep solves). Only newtonls, iteration k >= 1 with ||F|| falling.
-   Measured: the pendulum's conserving4 Romberg of four grids (N = 224) had made 22 Jacobians instead of 14 with the
-   solve alone; the screen passes on each of its grids. Collective. */
+   Y = d_{k-1} = J(X_{k-1})^{-1} F(X_{k-1})), the step from X predicted two ways must be within HS_ATOL_SCREEN
+   HS_ATOL_STEP of max(1, ||X||_inf):
+     - from the residual, ||d_{k-1}|| ||F(X)|| / ||F(X_{k-1})|| (J(X_{k-1})'s action on F(X_{k-1}));
+     - from the steps, ||d_{k-1}|| (||d_{k-2}|| / ||d_{k-1}||)^-2 (quadratic convergence, e_k / e_{k-1} =
+       (e_{k-1} / e_{k-2})^2, with the 2-norms of the last two steps, which SNES hands the convergence test), or at
+       iteration 1, with no step before, ||d_0|| (||d_0|| / max(1, ||X||_inf)) (a relative error that squares).
+   The first alone is blind to equations whose terms are far smaller than the others': ||F|| is the large ones', and
+   where those are linear one step leaves them at round-off whatever the small ones do. The pendulum in units of
+   s = 1e-14 ... 1e-30 (mass, potential and 1/R times s) cut ||F|| from 0.35 to 1e-15 in one step of 5.3 from the
+   default guess and had been "converged" there with J^d 2.8 times s J (issue 38). A Newton step is the same for
+   rows scaled by any factors (J^{-1} F), so the second prediction sees those rows: it fails there (a step of 3.4
+   times X), and AtolStep solves. Newton in its quadratic phase passes both: the pendulum's and kepler's conserving4
+   and conserving runs of bench/order4_targets.py's configurations predict at most 8e-13 from the steps (2.6e-13
+   from the first step of a grid started from another grid's solution: 8.4e-6 of X). A linear problem solved in one
+   step from the default guess (ncar, an LQ problem: a step of X's size) now pays AtolStep's solve. Only newtonls,
+   iteration k >= 1 with ||F|| falling. Measured: the pendulum's conserving4 Romberg of four grids (N = 224) had made
+   22 Jacobians instead of 14 with the solve alone; the screen passes on each of its grids. Collective. */
 static PetscErrorCode AtolScreen(HsSolver s, Vec X, PetscReal fnorm, PetscInt it, PetscBool *ok, PetscReal *rel)
 {
   SNESLineSearch ls;
   Vec            Y;
-  PetscReal      lambda, yinf, xinf, xs;
+  PetscReal      lambda, yinf, xinf, xs, rstep;
   PetscBool      newtonls;
 
   PetscFunctionBeginUser;
@@ -517,12 +677,17 @@ static PetscErrorCode AtolScreen(HsSolver s, Vec X, PetscReal fnorm, PetscInt it
   PetscCall(VecNormBegin(X, NORM_INFINITY, &xinf));
   PetscCall(VecNormEnd(Y, NORM_INFINITY, &yinf));
   PetscCall(VecNormEnd(X, NORM_INFINITY, &xinf));
-  xs   = PetscMax(1, xinf);
-  *rel = yinf * (fnorm / s->fnorm_prev) / xs;
-  *ok  = (PetscBool)(*rel <= HS_ATOL_SCREEN * HS_ATOL_STEP);
-  if (*ok)
-    PetscCall(PetscInfo(s->snes, "||F|| below the absolute tolerance after a full step %g: the step predicted from it %g\n",
-                        (double)yinf, (double)(*rel * xs)));
+  xs    = PetscMax(1, xinf);
+  *rel  = yinf * (fnorm / s->fnorm_prev) / xs;
+  rstep = s->snorm_prev > 0 && s->snorm_last > 0
+            ? (yinf / xs) * PetscSqr(s->snorm_last / s->snorm_prev)
+            : PetscSqr(yinf / xs); /* iteration 1 of this solve, or a step of 0 before */
+  *ok   = (PetscBool)(*rel <= HS_ATOL_SCREEN * HS_ATOL_STEP && rstep <= HS_ATOL_SCREEN * HS_ATOL_STEP);
+  PetscCall(PetscInfo(s->snes,
+                      "||F|| below the absolute tolerance after a full step %g: the step predicted from it %g (from "
+                      "||F||), %g (from the steps)%s\n",
+                      (double)yinf, (double)(*rel * xs), (double)(rstep * xs), *ok ? "" : ": AtolStep solves"));
+  *rel = PetscMax(*rel, rstep);
   PetscFunctionReturn(0);
 }
 
@@ -538,15 +703,12 @@ static PetscErrorCode AtolScreen(HsSolver s, Vec X, PetscReal fnorm, PetscInt it
    a pass holds for the rest of the solve (s->atol_vouched: the equations' scale does not change). Collective. */
 static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *ok, PetscReal *rel)
 {
-  KSP                ksp;
-  Vec                d;
-  Mat                J, P;
-  PetscBool          newton;
-  PetscReal          dinf, xinf;
-  PetscInt           lag;
-  KSPConvergedReason kr;
-  PetscObjectId      id;
-  PetscObjectState   state, fstate;
+  Vec              d;
+  Mat              J, P;
+  PetscBool        newton, solved;
+  PetscReal        dinf, xinf;
+  PetscObjectId    id;
+  PetscObjectState state, fstate;
 
   PetscFunctionBeginUser;
   *ok = PETSC_TRUE, *rel = 0;
@@ -567,21 +729,12 @@ static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscI
     *rel = s->atol_rel, *ok = (PetscBool)(*rel <= HS_ATOL_STEP);
     PetscFunctionReturn(0);
   }
-  PetscCall(SNESGetKSP(s->snes, &ksp));
-  PetscCall(SNESGetLagJacobian(s->snes, &lag)); /* at X whatever the lag (RowwiseRoundoff) */
-  if (lag != 1)
-    PetscCall(SNESSetLagJacobian(s->snes, 1));
-  PetscCall(SNESComputeJacobian(s->snes, X, J, P)); /* refills every value (factors made in place) */
-  if (lag != 1)
-    PetscCall(SNESSetLagJacobian(s->snes, lag));
-  PetscCall(KSPSetOperators(ksp, J, P));
   PetscCall(VecDuplicate(X, &d));
-  PetscCall(KSPSolve(ksp, F, d));
-  PetscCall(KSPGetConvergedReason(ksp, &kr));
+  PetscCall(SolveAt(s, X, 1, &F, &d, &solved));
   PetscCall(VecNorm(d, NORM_INFINITY, &dinf));
   PetscCall(VecNorm(X, NORM_INFINITY, &xinf));
   PetscCall(VecDestroy(&d));
-  if (kr > 0 && !PetscIsInfOrNanReal(dinf)) {
+  if (solved) {
     *rel = dinf / PetscMax(1, xinf);
     *ok  = (PetscBool)(*rel <= HS_ATOL_STEP);
   }
@@ -607,6 +760,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
   if (it == 0)
     s->res.at_floor = PETSC_FALSE, s->noise_it = -1, s->fnorm0 = fnorm, s->polish_it = -1, s->res.polish_iterations = 0,
     s->atol_vouched = PETSC_FALSE;
+  s->snorm_prev = it > 0 ? s->snorm_last : 0, s->snorm_last = it > 0 ? snorm : 0;
   if (*reason == SNES_CONVERGED_FNORM_ABS && !s->interrupted && fnorm <= HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT) {
     /* below the default absolute tolerance: a solution? (a user's looser -snes_atol stops where asked: HsSolverVerify-
        Convergence then says "to the requested tolerance only") */
@@ -693,6 +847,22 @@ static PetscErrorCode UserTolerances(HsSolver s, PetscBool *user)
   PetscFunctionReturn(0);
 }
 
+/* The verdict where ||F|| is at the noise floor but X is not solved to it (NoiseStep): not converged. */
+static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal ratio)
+{
+  PetscFunctionBeginUser;
+  s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
+  PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+  PetscCall(HsSolverSetDiagnosis(
+      s, PETSC_TRUE,
+      "converged to the requested tolerance only: ||F|| = %.3e is within the residual's evaluation error (noise floor "
+      "%.3e), but the Newton step from there is %.3g times the noise's own Newton step (more than %g): equations whose "
+      "terms are far smaller than the others' are not solved (a problem in tiny units?); rescale it (e.g. the mass, "
+      "the potential and 1/R by one factor)",
+      (double)fnorm, (double)s->res.noise_floor, (double)ratio, (double)(HS_VOUCH_FACTOR * s->noise_factor)));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverVerifyConvergence - after a Newton solve that SNES ended as converged, at its final iterate s->X with
     ||F|| = res.residual_norm (F = s->F, the residual there; it it, Newton's iteration count): keeps res.converged
     only if ||F|| <= HS_VOUCH_FACTOR max(HS_SNES_ATOL_DEFAULT, the round-off level,
@@ -705,7 +875,8 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
 {
   PetscReal xinf, level, fnorm = s->res.residual_norm;
   PetscInt  n;
-  PetscBool at, evaluated, user;
+  PetscReal ratio = 0;
+  PetscBool at, evaluated, user, noise, solved, unsolved = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   s->res.tolerance_only = PETSC_FALSE;
@@ -718,11 +889,13 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
                                              PetscMax(1, xinf) * PetscSqrtReal((PetscReal)n));
   s->res.vouch_level = level;
   if (s->res.at_floor && s->noise_vouch) {
-    PetscBool noise;
-    PetscCall(NoiseIsNoise(s, s->X, s->F, &noise));
-    if (noise)
+    PetscCall(NoiseIsNoise(s, s->X, s->F, &noise, &solved, &ratio, NULL));
+    if (noise && solved)
       PetscFunctionReturn(0);
-    s->res.at_floor = PETSC_FALSE, s->res.noise_floor = 0; /* the estimate was curvature */
+    unsolved = (PetscBool)(noise && !solved); /* noise, but X is not solved to it (NoiseStep) */
+    s->res.at_floor = PETSC_FALSE;
+    if (!noise)
+      s->res.noise_floor = 0; /* the estimate was curvature */
   }
   if (fnorm <= level) { /* by the absolute tolerance, or the round-off level if every row is at its own */
     PetscBool ok = PETSC_TRUE;
@@ -748,7 +921,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
       PetscFunctionReturn(0);
     s->res.vouch_level = level = HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT; /* the round-off level does not vouch */
   }
-  if (s->noise_factor > 0 && s->noise_vouch) { /* the evaluation error here: the floor the solve may end at */
+  if (s->noise_factor > 0 && s->noise_vouch && !unsolved) { /* the evaluation error here: the floor it may end at */
     PetscBool keep = s->res.at_floor;
     PetscCall(HsSolverAtNoiseFloor(s, s->X, s->F, fnorm, it, &at, &evaluated));
     s->res.at_floor = keep;
@@ -756,12 +929,16 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
       PetscCall(SNESComputeFunction(s->snes, s->X, s->F));
     s->res.vouch_level = level = PetscMax(level, HS_VOUCH_FACTOR * s->noise_factor * s->res.noise_floor);
     if (fnorm <= level) {
-      PetscBool noise;
-      PetscCall(NoiseIsNoise(s, s->X, s->F, &noise));
-      if (noise)
+      PetscCall(NoiseIsNoise(s, s->X, s->F, &noise, &solved, &ratio, NULL));
+      if (noise && solved)
         PetscFunctionReturn(0);
+      unsolved                 = (PetscBool)(noise && !solved);
       s->res.vouch_level = level = HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT;
     }
+  }
+  if (unsolved) {
+    PetscCall(FloorNotSolved(s, fnorm, ratio));
+    PetscFunctionReturn(0);
   }
   s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));

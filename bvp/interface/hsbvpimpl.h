@@ -160,6 +160,8 @@ struct _p_HsSolver {
   HsResults res;
   PetscReal t_start;
   PetscReal fnorm_prev;     /* Newton history for the noise-floor test (bvp/interface/convergence.c) */
+  PetscReal snorm_last;     /* ... ||step||_2 of the iteration that led to the current iterate (0 at iteration 0) */
+  PetscReal snorm_prev;     /* ... and of the one before it (0: none; AtolScreen) */
   PetscReal fnorm0;         /* ||F|| at the start of the last SNESSolve (HsSolverVerifyConvergence) */
   PetscBool noise_vouch;    /* the noise floor may vouch for convergence (not with a march looser than its defaults) */
   PetscReal noise_xinf;     /* ||X||_inf where res.noise_floor was estimated */
@@ -173,6 +175,11 @@ struct _p_HsSolver {
   PetscObjectState atol_fstate;
   PetscReal        atol_rel;   /* ... that step relative to max(1, ||X||_inf); 0 where it could not be measured */
   PetscBool        atol_vouched; /* AtolStep passed in this SNESSolve (reset at iteration 0): the equations' scale */
+  PetscObjectId    floor_id;     /* the iterate (id, state), F's state and the floor nu whose noise check and */
+  PetscObjectState floor_state;  /* ... Newton step NoiseIsNoise measured last (convergence.c): its answer below */
+  PetscObjectState floor_fstate;
+  PetscReal        floor_nu, floor_ratio;
+  PetscBool        floor_noise, floor_solved;
   PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
   PetscInt  polish_n;       /* ... its steps */
   PetscInt  polish_miss;    /* ... the steps since the conserved quantity's violation last fell */
@@ -245,6 +252,7 @@ PetscErrorCode       HsSolverRowwiseRoundoff(HsSolver s, Vec X, Vec F, PetscBool
 PetscErrorCode       HsSolverSetCheckpointLayout(HsSolver s, PetscInt n, const PetscInt *knots);
 PetscErrorCode       HsSolverConservedMeasure(HsSolver s, Vec X, PetscReal *m);
 PetscErrorCode       HsSolverPolishEnd(HsSolver s);
+PetscErrorCode       HsSolverFloorNewton(HsSolver s, PetscInt *steps);
 PetscErrorCode       HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscInt it, PetscBool *at,
                                           PetscBool *evaluated);
 PetscErrorCode       HsSolverSetUpDiscretization(HsSolver s);

@@ -513,9 +513,12 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
                          sizeof s->res.status));
   s->res.converged = (PetscBool)(s->res.reason > 0 && !PetscIsInfOrNanReal(s->res.residual_norm) && !s->interrupted);
   {
-    PetscInt it;
+    PetscInt it, steps = 0;
     PetscCall(SNESGetIterationNumber(s->snes, &it));
-    PetscCall(HsSolverVerifyConvergence(s, it)); /* "converged" means converged (convergence.c) */
+    if (s->res.converged) /* at a floor the iterate is not solved to: Newton goes on without its line search */
+      PetscCall(HsSolverFloorNewton(s, &steps));
+    s->res.newton_iterations += steps;
+    PetscCall(HsSolverVerifyConvergence(s, it + steps)); /* "converged" means converged (convergence.c) */
   }
   if (s->res.reason == SNES_DIVERGED_LINEAR_SOLVE && !s->interrupted)
     PetscCall(HsSolverJacobianRankTest(s)); /* names the null space (singular.c) */
