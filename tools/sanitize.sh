@@ -17,7 +17,7 @@
 #       refuses ("You are trying to dlopen a libipopt.so.1 ... with RTLD_DEEPBIND flag"); the sanitized
 #       build does not try (HS_SANITIZED): -hs_check_extremal auto and the direct guess of -hs_strategy
 #       auto are recorded as not available there, and the tests that need them are excluded.
-#   And bounds_smoothed_only, which needs the exact projection's Newton to fail from eps = 3 (DIVERGED_LINE_SEARCH,
+#   And bounds_smoothed_only, which needs the exact projection's Newton to fail from eps = 3 within -snes_max_it 15 (
 #   exit 2, as in the release build): in the sanitized Debug build the same run converges (26 iterations,
 #   |F| = 4.4e-13, exit 0), a legitimate answer with other rounding; SMOOTHED_ONLY's path is tested by the release
 #   suite only.
