@@ -452,13 +452,17 @@ def t_robustness():
     # nu ~ 1e-12, made another), kepler two (its last two steps, 1e-4 long, re-estimated what it had two steps
     # back) and stops at its floor after 6 iterations, then one more at a ten times smaller perturbation, which
     # checks that the floor is noise and not curvature (NoiseIsNoise: the ninth security review).
-    kk, _, _ = run(["-problem", "kepler", "-N", "100000", "-hs_costate_scheme", "kkt", "-hs_check_extremal", "no"])
-    kc, _, _ = run(["-problem", "kepler", "-N", "100000", "-hs_check_extremal", "no"])
-    print("kepler N = 1e5: J^d kkt %r after %s iterations, conserving %r after %s: relative difference %.1e"
-          % (kk and kk["J"], kk and kk["newton_iterations"], kc and kc["J"], kc and kc["newton_iterations"],
-             abs(kk["J"] - kc["J"]) / abs(kc["J"]) if kk and kc else -1))
-    check(kk and kc and kk["converged"] and kc["converged"] and abs(kk["J"] - kc["J"]) <= 1e-8 * abs(kc["J"]),
-          "kepler N = 1e5: kkt stopped in Newton's quadratic phase")
+    # (not in the sanitized build, as N = 1e6 below: 100 s of CI's time there for a numerical property; the kkt and
+    # conserving costates' code runs sanitized in the formulations', orders' and drivers' tests)
+    kc = None
+    if os.environ.get("HS_SANITIZED") != "1":
+        kk, _, _ = run(["-problem", "kepler", "-N", "100000", "-hs_costate_scheme", "kkt", "-hs_check_extremal", "no"])
+        kc, _, _ = run(["-problem", "kepler", "-N", "100000", "-hs_check_extremal", "no"])
+        print("kepler N = 1e5: J^d kkt %r after %s iterations, conserving %r after %s: relative difference %.1e"
+              % (kk and kk["J"], kk and kk["newton_iterations"], kc and kc["J"], kc and kc["newton_iterations"],
+                 abs(kk["J"] - kc["J"]) / abs(kc["J"]) if kk and kc else -1))
+        check(kk and kc and kk["converged"] and kc["converged"] and abs(kk["J"] - kc["J"]) <= 1e-8 * abs(kc["J"]),
+              "kepler N = 1e5: kkt stopped in Newton's quadratic phase")
     if os.environ.get("HS_SANITIZED") != "1" and kc:
         km, _, _ = run(["-problem", "kepler", "-N", "1000000", "-hs_check_extremal", "no"], ranks=2)
         print("kepler N = 1e6: %s after %s iterations, H^d spread %.1e, E - W spread %.1e, J^d %r (N = 1e5: %r)"
