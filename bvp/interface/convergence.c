@@ -875,12 +875,20 @@ static PetscErrorCode UserTolerances(HsSolver s, PetscBool *user)
   PetscFunctionReturn(0);
 }
 
-/* The verdict where ||F|| is at the noise floor but X is not solved to it (NoiseStep): not converged. */
-static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal ratio)
+/* The verdict "converged to the requested tolerance only" (not converged); the caller sets the diagnosis. */
+static PetscErrorCode ToleranceOnly(HsSolver s)
 {
   PetscFunctionBeginUser;
   s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
   PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+  PetscFunctionReturn(0);
+}
+
+/* The verdict where ||F|| is at the noise floor but X is not solved to it (NoiseStep): not converged. */
+static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal ratio)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ToleranceOnly(s));
   PetscCall(HsSolverSetDiagnosis(
       s, PETSC_TRUE,
       "converged to the requested tolerance only: ||F|| = %.3e is within the residual's evaluation error (noise floor "
@@ -935,8 +943,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
     else { /* the absolute tolerance: only if the Newton step from here is small (AtolStep) */
       PetscCall(AtolStep(s, s->X, s->F, fnorm, -1, &ok, &rel));
       if (!ok) {
-        s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
-        PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+        PetscCall(ToleranceOnly(s));
         PetscCall(HsSolverSetDiagnosis(
             s, PETSC_TRUE,
             "converged to the requested tolerance only: ||F|| = %.3e is below the absolute tolerance, but the Newton "
@@ -978,8 +985,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
     PetscCall(FloorNotSolved(s, fnorm, ratio));
     PetscFunctionReturn(0);
   }
-  s->res.converged = PETSC_FALSE, s->res.tolerance_only = PETSC_TRUE;
-  PetscCall(PetscStrncpy(s->res.status, "CONVERGED_TO_TOLERANCE_ONLY", sizeof s->res.status));
+  PetscCall(ToleranceOnly(s));
   PetscCall(UserTolerances(s, &user));
   PetscCall(
       HsSolverSetDiagnosis(s, PETSC_TRUE,
