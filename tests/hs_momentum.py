@@ -233,7 +233,10 @@ def t_consistent_arm():
         with open(ARM) as f, open(affine, "w") as g:
             g.write(f.read().replace(", consistent\n", "\n"))
         J, miss, guess = {}, {}, []
-        for N in (40, 80):
+        # sanitized (tools/sanitize.sh): N = 40 only; N = 80's solve (64 s there, the test's 60 %) adds no code path,
+        # only the O(h^2) ratios, a numerical property the release suite checks
+        sanitized = os.environ.get("HS_SANITIZED") == "1"
+        for N in (40,) if sanitized else (40, 80):
             a, _, _ = run(["-problem", affine, "-N", str(N)] + guess + NO_EXTRA + TIGHT, outdir=os.path.join(d, "a%d" % N))
             if not (a and a["converged"]):
                 return check(False, "arm affine N = %d: not converged" % N)
@@ -259,6 +262,8 @@ def t_consistent_arm():
             J[N] = (a["J"], c["J"])
             print("arm N = %d: J^d affine %.10g consistent %.10g; balance defects %.3g (consistent), %.3g (affine, its "
                   "own); the affine L drifts from L_0 + h sum u1 by %.3g" % (N, a["J"], c["J"], bc, ba, miss[N]))
+        if sanitized:
+            return
         r = (J[40][0] - J[40][1]) / (J[80][0] - J[80][1])
         check(3.5 <= r <= 4.5, "arm: J^d differences %.4g, %.4g (N = 40, 80): ratio %.3f" % (J[40][0] - J[40][1],
                                                                                              J[80][0] - J[80][1], r))
