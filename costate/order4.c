@@ -126,17 +126,21 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
 
 /* Why conserving4 refuses a constrained problem (docs/theory.md section 8.1), or NULL: it serves the closed-form class
  * of docs/constrained.md (constant M, quadratic Phi, linear V, affine B: g(z) = (Phi(q), G(q) lambda_p) is quadratic,
- * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T and all end states fixed. */
+ * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T, a terminal cost phi and the end
+ * states the second-order scheme takes: all fixed, or all momenta free with any coordinates (HsO4ConsTerminal). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
-  int fixed = 1;
+  int n = P->n, qfix = 0, pfix = 0;
 
-  for (int i = 0; i < 2 * P->n; i++)
-    fixed = fixed && P->xT_fixed[i];
+  for (int i = 0; i < n; i++)
+    qfix += P->xT_fixed[i], pfix += P->xT_fixed[n + i];
   return P->cons_extended || !P->const_mass
              ? "holonomic constraints outside the closed-form class of docs/constrained.md (constant M, quadratic Phi, "
                "linear V, affine B), where the midpoint gradient of the constraints is no discrete gradient"
-         : !fixed || P->phi.f    ? "holonomic constraints with free end states or a terminal cost"
+         : (pfix && pfix < n) || (pfix && qfix < n)
+             ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
+         : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
+                                          "than coordinates"
          : P->ell.f              ? "holonomic constraints and a running cost ell"
          : P->free_T             ? "holonomic constraints and a free final time"
          : P->ctrl || d->bounded ? "holonomic constraints and bounded or nonlinearly entering controls"
@@ -790,26 +794,116 @@ int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
   return HS_SUCCESS;
 }
 
-int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, double *Rz, double *Ra)
+/* The free-momenta terminal rows of HsO4ConsTerminal (docs/theory.md section 8.1, "Free end states"): at z_N, with
+ * beta2 = ext[0 .. nc), beta1 = ext[nc .. 2nc), G and Hphi at q_N, Mi the p p block of Hess E (M^{-1}):
+ *   fixed coordinate i: q_i - q_T,i;  free coordinate i: lambda_q,i + d_i phi - sum_j beta2_j (Hphi_j M^{-1} p)_i
+ *   - sum_j beta1_j G_ji;  momentum l: lambda_p,l + d phi/dp_l - sum_j beta2_j (M^{-1} G_j^T)_l. */
+static int ConsTerminalFree(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
 {
   const HsProblem *P  = o->d->prob;
-  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+  const double    *p = zN + n, *Mi = o->Mi, *b2 = ext, *b1 = ext + nc;
+  double          *gp = o->v[0], *Hp = o->w2[0], *mp = o->cw, *mg = o->cw + n;
 
+#define MI(i, j) Mi[(n + (i)) * dim + n + (j)]
+  HS_CHK(ConsAt(o, zN, NULL, NULL));
+  HS_CB(P->E.hess(zN, o->Mi, P->ctx));
+  if (P->phi.f) {
+    HS_CB(P->phi.grad(zN, gp, P->ctx));
+    if (Rz)
+      HS_CB(P->phi.hess(zN, Hp, P->ctx));
+  } else
+    HsZero(dim, gp), HsZero(dim * dim, Hp);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      mp[i] = (j ? mp[i] : 0) + MI(i, j) * p[j];
+  if (Rz)
+    HsZero(dim * D, Rz), HsZero(dim * c2, Ra);
+  for (int i = 0; i < n; i++) { /* the coordinates' rows */
+    if (P->xT_fixed[i]) {
+      R[i] = zN[i] - P->xT[i];
+      if (Rz)
+        Rz[i * D + i] = 1;
+      continue;
+    }
+    R[i] = zN[dim + i] + gp[i];
+    for (int j = 0; j < nc; j++) {
+      const double *Hj = o->Hphi + j * n * n;
+      double        hm = HsDot(n, Hj + i * n, mp); /* (Hphi_j M^{-1} p)_i */
+      R[i] -= b2[j] * hm + b1[j] * o->Gc[j * n + i];
+      if (!Rz)
+        continue;
+      Ra[i * c2 + j] = -hm, Ra[i * c2 + nc + j] = -o->Gc[j * n + i];
+      for (int l = 0; l < n; l++) {
+        double hmi = 0; /* (Hphi_j M^{-1})_il */
+        for (int m = 0; m < n; m++)
+          hmi += Hj[i * n + m] * MI(m, l);
+        Rz[i * D + l] -= b1[j] * Hj[i * n + l], Rz[i * D + n + l] -= b2[j] * hmi;
+      }
+    }
+    for (int l = 0; Rz && l < dim; l++)
+      Rz[i * D + l] += Hp[i * dim + l];
+    if (Rz)
+      Rz[i * D + dim + i] = 1;
+  }
+  for (int l = 0; l < n; l++) { /* the momenta's rows */
+    R[n + l] = zN[dim + n + l] + gp[n + l];
+    for (int j = 0; j < nc; j++) {
+      double mgl = 0;
+      for (int m = 0; m < n; m++)
+        mgl += MI(l, m) * o->Gc[j * n + m];
+      R[n + l] -= b2[j] * mgl;
+      if (!Rz)
+        continue;
+      Ra[(n + l) * c2 + j] = -mgl;
+      for (int r = 0; r < n; r++) { /* d/dq_r of (M^{-1} G_j^T)_l: (M^{-1} Hphi_j)_lr */
+        mg[r] = 0;
+        for (int m = 0; m < n; m++)
+          mg[r] += MI(l, m) * o->Hphi[(j * n + m) * n + r];
+        Rz[(n + l) * D + r] -= b2[j] * mg[r];
+      }
+    }
+    for (int r = 0; Rz && r < dim; r++)
+      Rz[(n + l) * D + r] += Hp[(n + l) * dim + r];
+    if (Rz)
+      Rz[(n + l) * D + dim + n + l] = 1;
+  }
+#undef MI
+  return HS_SUCCESS;
+}
+
+int HsO4ConsFreeCoordinates(const HsO4 *o)
+{
+  const HsProblem *P = o->d->prob;
+  int              f = 0;
+
+  for (int i = 0; i < P->n && o->nc; i++)
+    f |= !P->xT_fixed[i];
+  return f;
+}
+
+int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+
+  if (!P->xT_fixed[n]) /* the momenta free (all of them: ConsRefusal) */
+    return ConsTerminalFree(o, zN, ext, R, Rz, Ra);
   HS_CB(P->Phi(P->xT, o->Phi, o->Gc, NULL, P->ctx));
   for (int i = 0; i < dim; i++)
     R[i] = zN[i] - P->xT[i];
   for (int l = 0; l < n; l++) /* p_N - p_T - G(q_T)^T alpha */
     for (int i = 0; i < nc; i++)
-      R[n + l] -= o->Gc[i * n + l] * alpha[i];
+      R[n + l] -= o->Gc[i * n + l] * ext[i];
   if (!Rz)
     return HS_SUCCESS;
   HsZero(dim * D, Rz);
-  HsZero(dim * nc, Ra);
+  HsZero(dim * c2, Ra);
   for (int i = 0; i < dim; i++)
     Rz[i * D + i] = 1;
   for (int l = 0; l < n; l++)
     for (int i = 0; i < nc; i++)
-      Ra[(n + l) * nc + i] = -o->Gc[i * n + l];
+      Ra[(n + l) * c2 + i] = -o->Gc[i * n + l];
   return HS_SUCCESS;
 }
 
