@@ -769,7 +769,7 @@ PetscErrorCode HsOrder4Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *
   }
   PetscCall(VecRestoreArrayRead(o->vals0, &v));
   if (!st)
-    st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
+    st = HsO4TerminalCost(o->o4, x + N * q, &phi); /* with constraints at the projected end state */
   if (!st && (s->prob->ctrl || s->prob->Bq)) /* the node controls for intervals.csv (u*(z_k), or B at q_k) */
     PetscCall(NodeControls(s, x, &st));
   out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;
