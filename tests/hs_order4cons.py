@@ -203,12 +203,13 @@ def t_order4cons_shoot():
 # Free end states and terminal costs (docs/theory.md section 8.1, "Free end states"): each Cartesian problem and its
 # twin in generalized coordinates (the same continuous problem; conserving4 without constraints there).
 FREE = (("pendulum_cartesian_free", "pendulum_angle_free"), ("pendulum_cartesian_reach", "pendulum_angle_reach"),
+        ("pendulum_cartesian_xfixed", "pendulum_angle_xfixed"),
         ("double_pendulum_cartesian_free", "double_pendulum_angles_free"))
 
 
 def t_order4cons_free_end():
     """free terminal states with a terminal cost phi: the Cartesian pendulum with all of x_N free, reaching the
-    horizontal with free momenta, and the Cartesian double pendulum with all free and a phi that depends on the
+    horizontal with free momenta, with x_N fixed and y_N free, and the Cartesian double pendulum with all free and a phi that depends on the
     momenta's normal parts (p_x1, p_y2: order 4 needs phi at the projected end state). J at order 4.0 +- 0.2 for
     N = 40 .. 320 against the twin in generalized coordinates (conserving4, Richardson with 2^4 of N = 640, 1280: an
     independent formulation); the pendulum's node x, y and x p_y - y p_x at order 4 +- 0.3 against the angle form at
@@ -254,13 +255,16 @@ def t_order4cons_free_end():
 
 def t_order4cons_free_shoot():
     """free end states with constraints: multiple shooting equals the transcription (N = 40; the pendulum with all
-    free M = 1, 4, N, reaching the horizontal M = 4 and the double pendulum M = 8, on 1 and 2 ranks; the double
+    free M = 1, 4, N, reaching the horizontal and with x_N fixed M = 4, the double pendulum M = 8, on 1 and 2 ranks; the double
     pendulum, which has several extremals, converged to another one with M = 1 and not at all with M = 4): J to
     1e-12 relative, the node values to 1e-9; and the Jacobians of both (the end rows' beta columns, the projection of
-    the end state) against -snes_test_jacobian (N = 6, shooting M = 2)."""
+    the end state) against -snes_test_jacobian (N = 6, shooting M = 2). Sanitized: three of the shooting cases."""
     cases = [("pendulum_cartesian_free", M, r) for M in (1, 4, 40) for r in (1, 2)]
-    cases += [("pendulum_cartesian_reach", 4, r) for r in (1, 2)]
+    cases += [(name, 4, r) for name in ("pendulum_cartesian_reach", "pendulum_cartesian_xfixed") for r in (1, 2)]
     cases += [("double_pendulum_cartesian_free", 8, r) for r in (1, 2)]
+    if os.environ.get("HS_SANITIZED"):  # AddressSanitizer's time: one case of each kind of end
+        cases = [("pendulum_cartesian_free", 4, 2), ("pendulum_cartesian_xfixed", 4, 1),
+                 ("double_pendulum_cartesian_free", 8, 1)]
     ref = {}
     for name, M, ranks in cases:
         prob = os.path.join(DATA, name + ".ocp")
