@@ -141,10 +141,10 @@ static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
          : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
                                           "than coordinates"
-         : P->ell.f              ? "holonomic constraints and a running cost ell"
-         : P->free_T             ? "holonomic constraints and a free final time"
-         : P->ctrl || d->bounded ? "holonomic constraints and bounded or nonlinearly entering controls"
-                                 : NULL;
+         : P->ell.f                     ? "holonomic constraints and a running cost ell"
+         : P->free_T                    ? "holonomic constraints and a free final time"
+         : P->ctrl || d->bounded        ? "holonomic constraints and bounded or nonlinearly entering controls"
+                                        : NULL;
 }
 
 /* The constraints' scratch (o->cpool). */
@@ -794,8 +794,8 @@ int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
   return HS_SUCCESS;
 }
 
-/* The end state projected onto the hidden constraint, zh = (q, P(q) p, lambda) with P p = p - G^T c, c = A^{-1} G M^{-1} p,
- * A = G M^{-1} G^T (the M-orthogonal projection: G M^{-1} P p = 0, P G^T = 0), and (dP not NULL: n x 2n) the
+/* The end state projected onto the hidden constraint, zh = (q, P(q) p, lambda) with P p = p - G^T c, c = A^{-1} G
+ * M^{-1} p, A = G M^{-1} G^T (the M-orthogonal projection: G M^{-1} P p = 0, P G^T = 0), and (dP not NULL: n x 2n) the
  * Jacobian of P(q) p in (q, p): I - G^T A^{-1} G M^{-1} in p, -(d_l G)^T c - G^T A^{-1} [(d_l G) M^{-1} P p
  * - G M^{-1} (d_l G)^T c] in q_l, (d_l G)_jm = Hphi_j,ml. After ConsAt and Mi at z (docs/theory.md section 8.1: the
  * nodal momenta's normal part is O(h^2), a terminal cost at the projected state keeps order 4). */
@@ -822,8 +822,8 @@ static int ConsProject(HsO4 *o, const double *z, double *zh, double *dP)
   if (gsl_linalg_cholesky_decomp1(&Av.matrix))
     st = HS_EFAILED;
   for (int l = -1; l < n && !st; l++) { /* c, then Bm's columns: A^{-1} G M^{-1} */
-    double          *v  = l < 0 ? c : w;
-    gsl_vector_view  vv = gsl_vector_view_array(v, (size_t)nc);
+    double         *v  = l < 0 ? c : w;
+    gsl_vector_view vv = gsl_vector_view_array(v, (size_t)nc);
     for (int j = 0; j < nc && l >= 0; j++)
       w[j] = Bm[j * n + l];
     st = gsl_linalg_cholesky_svx(&Av.matrix, &vv.vector) ? HS_EFAILED : st;
@@ -964,7 +964,7 @@ static int ConsTerminalFree(HsO4 *o, const double *zN, const double *ext, double
 
 int HsO4TerminalCost(HsO4 *o, const double *zN, double *phi)
 {
-  const HsProblem *P = o->d->prob;
+  const HsProblem *P  = o->d->prob;
   double          *zh = o->v[1];
 
   *phi = 0;

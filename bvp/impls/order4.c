@@ -94,7 +94,7 @@ static int ConsRows(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *
   HsOrder4  *o = s->data;
   PetscInt   n = s->prob->n, q = 4 * n, D = o->D, nc = s->prob->nc, c2 = 2 * nc, K0 = 3 * q, N = s->N;
   PetscReal *g = w, *gz = w + c2;
-  int        st, fq = HsO4ConsFreeCoordinates(o->o4); /* free coordinates: Phi(q_N) = 0 is a row */
+  int        fq = HsO4ConsFreeCoordinates(o->o4), st; /* free coordinates: Phi(q_N) = 0 is a row */
 
   for (int j = k < N ? 0 : 2; j < 3; j++) { /* j = 0, 1: stage j + 1; j = 2: the node */
     PetscInt zo = j < 2 ? (j + 1) * q : 0, r0 = K0 + j * c2;
