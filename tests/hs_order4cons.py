@@ -213,8 +213,16 @@ def t_order4cons_free_end():
     momenta's normal parts (p_x1, p_y2: order 4 needs phi at the projected end state). J at order 4.0 +- 0.2 for
     N = 40 .. 320 against the twin in generalized coordinates (conserving4, Richardson with 2^4 of N = 640, 1280: an
     independent formulation); the pendulum's node x, y and x p_y - y p_x at order 4 +- 0.3 against the angle form at
-    N = 1280; H's spread and the constraints at round-off for every N. Sanitized: N = 40 only, conservation."""
+    N = 1280; H's spread and the constraints at round-off for every N. With all end states fixed a phi that depends on
+    the momenta's normal part adds its value at (q_T, p_T) exactly. Sanitized: N = 40 only, conservation."""
     sanitized = os.environ.get("HS_SANITIZED")
+    fixed, plain = (solve4(p, 40) for p in (os.path.join(DATA, "pendulum_cartesian_fixed_phi.ocp"),
+                                             problem("pendulum_cartesian")))
+    if not fixed or not plain:
+        return
+    d = fixed["J"] - plain["J"] - 1.0  # phi(q_T, p_T) = l = 1; at p_N = p_T + G^T alpha it would differ by 3 alpha
+    print("pendulum_cartesian, all fixed, phi = 3 p_x + 2 p_y + x: J - J(no phi) - phi(x_T) = %.1e" % d)
+    check(abs(d) <= 1e-12, "pendulum_cartesian_fixed_phi: J - J(no phi) - phi(x_T) = %.2e" % d)
     Ns = (40,) if sanitized else (40, 80, 160, 320)
     for cart, twin in FREE:
         sols = {N: solve4(os.path.join(DATA, cart + ".ocp"), N) for N in Ns}
