@@ -42,6 +42,9 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
 /** The 2n terminal rows at z_N: a fixed component i, x_i - x_T,i; a free one, lambda_i + d phi/dx_i (the maximum
  *  principle's lambda(T) = -grad phi with H = -L + ...); with Rz (2n x 4n) their Jacobian. */
 int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
+/** The terminal cost of J^d: phi(x_N), with constraints phi at x_N's projection (q_N, P(q_N) p_N) onto the hidden
+ *  constraint G M^{-1} p = 0 (docs/theory.md section 8.1; HsO4ConsTerminal's rows are its transversality). */
+int HsO4TerminalCost(HsO4 *o, const double *zN, double *phi);
 /** Holonomic constraints (docs/theory.md section 8.1; the closed-form class of docs/constrained.md): nc, 0 without. */
 int HsO4ConsCount(const HsO4 *o);
 /** g(z) = (Phi(q), G(q) lambda_p) (2nc; g may be NULL) and (gz not NULL) its gradient in z (2nc x 4n). */
@@ -54,9 +57,16 @@ int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, co
 /** The 2nc rows at z_0: G(q_0) lambda_p = 0 and the costates' hidden constraint d/dt (G lambda_p) =
  *  lambda_p^T Hphi_i M^{-1} p - G_i M^{-1} lambda_q = 0; rz (2nc x 4n) their Jacobian. */
 int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz);
-/** The 2n terminal rows with constraints: q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha: nc, the free normal part of
- *  p_N); Rz (2n x 4n) and Ra (2n x nc) their Jacobian. */
-int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, double *Rz, double *Ra);
+/** 1 where a constrained problem leaves some terminal coordinate free (the end's ext then holds beta1 and Phi(q_N) = 0
+ *  is a row of the last substep), else 0. */
+int HsO4ConsFreeCoordinates(const HsO4 *o);
+/** The 2n terminal rows with constraints (docs/theory.md section 8.1), ext the 2nc extra unknowns of the end. All end
+ *  states fixed: q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha = ext[0 .. nc), the free normal part of p_N; ext's rest
+ *  unused). The momenta free: the transversality rows of ConsTerminalFree (order4.c; phi and p at the projected end
+ *  state of HsO4TerminalCost), beta2 = ext[0 .. nc) and, with free coordinates (HsO4ConsFreeCoordinates; Phi(q_N) = 0
+ *  is then the last substep's row), beta1 = ext[nc .. 2nc).
+ *  Rz (2n x 4n) and Ra (2n x 2nc) their Jacobian. */
+int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra);
 /** A start for a substep's multipliers from a to b: kappa_1 = 0 and kappa_2 the least-squares constraint force that
  *  balances the potential at rest at the midpoint, G G^T kappa_2 = G grad V (HS_EFAILED where G G^T is singular). */
 int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa);

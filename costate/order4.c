@@ -126,21 +126,25 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
 
 /* Why conserving4 refuses a constrained problem (docs/theory.md section 8.1), or NULL: it serves the closed-form class
  * of docs/constrained.md (constant M, quadratic Phi, linear V, affine B: g(z) = (Phi(q), G(q) lambda_p) is quadratic,
- * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T and all end states fixed. */
+ * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T, a terminal cost phi and the end
+ * states the second-order scheme takes: all fixed, or all momenta free with any coordinates (HsO4ConsTerminal). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
-  int fixed = 1;
+  int n = P->n, qfix = 0, pfix = 0;
 
-  for (int i = 0; i < 2 * P->n; i++)
-    fixed = fixed && P->xT_fixed[i];
+  for (int i = 0; i < n; i++)
+    qfix += P->xT_fixed[i], pfix += P->xT_fixed[n + i];
   return P->cons_extended || !P->const_mass
              ? "holonomic constraints outside the closed-form class of docs/constrained.md (constant M, quadratic Phi, "
                "linear V, affine B), where the midpoint gradient of the constraints is no discrete gradient"
-         : !fixed || P->phi.f    ? "holonomic constraints with free end states or a terminal cost"
-         : P->ell.f              ? "holonomic constraints and a running cost ell"
-         : P->free_T             ? "holonomic constraints and a free final time"
-         : P->ctrl || d->bounded ? "holonomic constraints and bounded or nonlinearly entering controls"
-                                 : NULL;
+         : (pfix && pfix < n) || (pfix && qfix < n)
+             ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
+         : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
+                                          "than coordinates"
+         : P->ell.f                     ? "holonomic constraints and a running cost ell"
+         : P->free_T                    ? "holonomic constraints and a free final time"
+         : P->ctrl || d->bounded        ? "holonomic constraints and bounded or nonlinearly entering controls"
+                                        : NULL;
 }
 
 /* The constraints' scratch (o->cpool). */
@@ -790,26 +794,223 @@ int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
   return HS_SUCCESS;
 }
 
-int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *alpha, double *R, double *Rz, double *Ra)
+/* The end state projected onto the hidden constraint, zh = (q, P(q) p, lambda) with P p = p - G^T c, c = A^{-1} G
+ * M^{-1} p, A = G M^{-1} G^T (the M-orthogonal projection: G M^{-1} P p = 0, P G^T = 0), and (dP not NULL: n x 2n) the
+ * Jacobian of P(q) p in (q, p): I - G^T A^{-1} G M^{-1} in p, -(d_l G)^T c - G^T A^{-1} [(d_l G) M^{-1} P p
+ * - G M^{-1} (d_l G)^T c] in q_l, (d_l G)_jm = Hphi_j,ml. After ConsAt and Mi at z (docs/theory.md section 8.1: the
+ * nodal momenta's normal part is O(h^2), a terminal cost at the projected state keeps order 4). */
+static int ConsProject(HsO4 *o, const double *z, double *zh, double *dP)
+{
+  int                  nc = o->nc, n = o->n, dim = o->dim, st = HS_SUCCESS;
+  const double        *Mi = o->Mi, *Gc = o->Gc, *Hp = o->Hphi;
+  double              *A = o->Hw, *c = A + nc * nc, *Bm = c + nc, *mp = Bm + nc * n, *dl = mp + n, *w = dl + nc;
+  gsl_matrix_view      Av  = gsl_matrix_view_array(A, (size_t)nc, (size_t)nc);
+  gsl_error_handler_t *old = gsl_set_error_handler_off();
+
+#define MI(i, j) Mi[(n + (i)) * dim + n + (j)]
+  for (int j = 0; j < nc; j++) /* Bm = G M^{-1} (nc x n), A = Bm G^T, c = G M^{-1} p */
+    for (int l = 0; l < n; l++) {
+      Bm[j * n + l] = 0;
+      for (int m = 0; m < n; m++)
+        Bm[j * n + l] += Gc[j * n + m] * MI(m, l);
+    }
+  for (int j = 0; j < nc; j++) {
+    c[j] = HsDot(n, Bm + j * n, z + n);
+    for (int i = 0; i < nc; i++)
+      A[j * nc + i] = HsDot(n, Bm + j * n, Gc + i * n);
+  }
+  if (gsl_linalg_cholesky_decomp1(&Av.matrix))
+    st = HS_EFAILED;
+  for (int l = -1; l < n && !st; l++) { /* c, then Bm's columns: A^{-1} G M^{-1} */
+    double         *v  = l < 0 ? c : w;
+    gsl_vector_view vv = gsl_vector_view_array(v, (size_t)nc);
+    for (int j = 0; j < nc && l >= 0; j++)
+      w[j] = Bm[j * n + l];
+    st = gsl_linalg_cholesky_svx(&Av.matrix, &vv.vector) ? HS_EFAILED : st;
+    for (int j = 0; j < nc && l >= 0; j++)
+      Bm[j * n + l] = w[j];
+  }
+  HsCopy(o->D, z, zh);
+  for (int m = 0; m < n && !st; m++)
+    for (int j = 0; j < nc; j++)
+      zh[n + m] -= Gc[j * n + m] * c[j];
+  for (int m = 0; m < n && !st; m++) /* M^{-1} P p */
+    for (int l = 0; l < n; l++)
+      mp[m] = (l ? mp[m] : 0) + MI(m, l) * zh[n + l];
+  for (int l = 0; l < n && dP && !st; l++) { /* d/dq_l: dl = A^{-1} [(d_l G) M^{-1} P p - G M^{-1} (d_l G)^T c] */
+    gsl_vector_view dv = gsl_vector_view_array(dl, (size_t)nc);
+    for (int j = 0; j < nc; j++) { /* (d_l G) M^{-1} P p */
+      dl[j] = 0;
+      for (int m = 0; m < n; m++)
+        dl[j] += Hp[(j * n + m) * n + l] * mp[m];
+    }
+    for (int j = 0; j < nc; j++) /* - G M^{-1} (d_l G)^T c */
+      for (int m = 0; m < n; m++) {
+        double gtc = 0, gm = 0;
+        for (int i = 0; i < nc; i++)
+          gtc += Hp[(i * n + m) * n + l] * c[i];
+        for (int r = 0; r < n; r++)
+          gm += Gc[j * n + r] * MI(r, m);
+        dl[j] -= gm * gtc;
+      }
+    st = gsl_linalg_cholesky_svx(&Av.matrix, &dv.vector) ? HS_EFAILED : st;
+    for (int m = 0; m < n; m++) {
+      double v = 0;
+      for (int j = 0; j < nc; j++)
+        v += Hp[(j * n + m) * n + l] * c[j] + Gc[j * n + m] * dl[j];
+      dP[m * dim + l] = -v;
+    }
+  }
+  for (int m = 0; m < n && dP && !st; m++) /* d/dp_r: I - G^T A^{-1} G M^{-1} */
+    for (int r = 0; r < n; r++) {
+      double v = m == r;
+      for (int j = 0; j < nc; j++)
+        v -= Gc[j * n + m] * Bm[j * n + r];
+      dP[m * dim + n + r] = v;
+    }
+#undef MI
+  gsl_set_error_handler(old);
+  return st;
+}
+
+/* The free-momenta terminal rows of HsO4ConsTerminal (docs/theory.md section 8.1, "Free end states"): at z_N, with
+ * beta2 = ext[0 .. nc), beta1 = ext[nc .. 2nc), G and Hphi at q_N, Mi the p p block of Hess E (M^{-1}):
+ *   fixed coordinate i: q_i - q_T,i;  free coordinate i: lambda_q,i + d_i phi - sum_j beta2_j (Hphi_j M^{-1} p)_i
+ *   - sum_j beta1_j G_ji;  momentum l: lambda_p,l + d phi/dp_l - sum_j beta2_j (M^{-1} G_j^T)_l. */
+static int ConsTerminalFree(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
 {
   const HsProblem *P  = o->d->prob;
-  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+  const double    *Mi = o->Mi, *b2 = ext, *b1 = ext + nc;
+  double *gp = o->v[0], *Hp = o->w2[0], *mp = o->cw, *mg = o->cw + n, *zh = o->v[1], *dP = o->w2[1], *p = zh + n;
 
+#define MI(i, j) Mi[(n + (i)) * dim + n + (j)]
+  HS_CHK(ConsAt(o, zN, NULL, NULL));
+  HS_CB(P->E.hess(zN, o->Mi, P->ctx));
+  HS_CHK(ConsProject(o, zN, zh, Rz ? dP : NULL)); /* phi and p at the projected end state (zh), chained below */
+  if (P->phi.f) {
+    HS_CB(P->phi.grad(zh, gp, P->ctx));
+    if (Rz)
+      HS_CB(P->phi.hess(zh, Hp, P->ctx));
+  } else
+    HsZero(dim, gp), HsZero(dim * dim, Hp);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      mp[i] = (j ? mp[i] : 0) + MI(i, j) * p[j];
+  if (Rz)
+    HsZero(dim * D, Rz), HsZero(dim * c2, Ra);
+  for (int i = 0; i < n; i++) { /* the coordinates' rows */
+    if (P->xT_fixed[i]) {
+      R[i] = zN[i] - P->xT[i];
+      if (Rz)
+        Rz[i * D + i] = 1;
+      continue;
+    }
+    R[i] = zN[dim + i] + gp[i];
+    for (int j = 0; j < nc; j++) {
+      const double *Hj = o->Hphi + j * n * n;
+      double        hm = HsDot(n, Hj + i * n, mp); /* (Hphi_j M^{-1} p)_i */
+      R[i] -= b2[j] * hm + b1[j] * o->Gc[j * n + i];
+      if (!Rz)
+        continue;
+      Ra[i * c2 + j] = -hm, Ra[i * c2 + nc + j] = -o->Gc[j * n + i];
+      for (int l = 0; l < n; l++) {
+        double hmi = 0; /* (Hphi_j M^{-1})_il */
+        for (int m = 0; m < n; m++)
+          hmi += Hj[i * n + m] * MI(m, l);
+        Rz[i * D + l] -= b1[j] * Hj[i * n + l], Rz[i * D + n + l] -= b2[j] * hmi;
+      }
+    }
+    for (int l = 0; Rz && l < dim; l++)
+      Rz[i * D + l] += Hp[i * dim + l];
+    if (Rz)
+      Rz[i * D + dim + i] = 1;
+  }
+  for (int l = 0; l < n; l++) { /* the momenta's rows */
+    R[n + l] = zN[dim + n + l] + gp[n + l];
+    for (int j = 0; j < nc; j++) {
+      double mgl = 0;
+      for (int m = 0; m < n; m++)
+        mgl += MI(l, m) * o->Gc[j * n + m];
+      R[n + l] -= b2[j] * mgl;
+      if (!Rz)
+        continue;
+      Ra[(n + l) * c2 + j] = -mgl;
+      for (int r = 0; r < n; r++) { /* d/dq_r of (M^{-1} G_j^T)_l: (M^{-1} Hphi_j)_lr */
+        mg[r] = 0;
+        for (int m = 0; m < n; m++)
+          mg[r] += MI(l, m) * o->Hphi[(j * n + m) * n + r];
+        Rz[(n + l) * D + r] -= b2[j] * mg[r];
+      }
+    }
+    for (int r = 0; Rz && r < dim; r++)
+      Rz[(n + l) * D + r] += Hp[(n + l) * dim + r];
+    if (Rz)
+      Rz[(n + l) * D + dim + n + l] = 1;
+  }
+  for (int r = 0; Rz && r < dim; r++) { /* the columns in P p to those in (q, p): d(P p)/d(q, p) = dP */
+    double *Rr = Rz + r * D, *t = mg;
+    HsCopy(n, Rr + n, t);
+    for (int c = 0; c < dim; c++) {
+      double v = c < n ? Rr[c] : 0;
+      for (int m = 0; m < n; m++)
+        v += t[m] * dP[m * dim + c];
+      Rr[c] = v;
+    }
+  }
+#undef MI
+  return HS_SUCCESS;
+}
+
+int HsO4TerminalCost(HsO4 *o, const double *zN, double *phi)
+{
+  const HsProblem *P  = o->d->prob;
+  double          *zh = o->v[1];
+
+  *phi = 0;
+  if (!P->phi.f)
+    return HS_SUCCESS;
+  if (o->nc) {
+    HS_CHK(ConsAt(o, zN, NULL, NULL));
+    HS_CB(P->E.hess(zN, o->Mi, P->ctx));
+    HS_CHK(ConsProject(o, zN, zh, NULL));
+  }
+  HS_CB(P->phi.f(o->nc ? zh : zN, phi, P->ctx));
+  return HS_SUCCESS;
+}
+
+int HsO4ConsFreeCoordinates(const HsO4 *o)
+{
+  const HsProblem *P = o->d->prob;
+  int              f = 0;
+
+  for (int i = 0; i < P->n && o->nc; i++)
+    f |= !P->xT_fixed[i];
+  return f;
+}
+
+int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+
+  if (!P->xT_fixed[n]) /* the momenta free (all of them: ConsRefusal) */
+    return ConsTerminalFree(o, zN, ext, R, Rz, Ra);
   HS_CB(P->Phi(P->xT, o->Phi, o->Gc, NULL, P->ctx));
   for (int i = 0; i < dim; i++)
     R[i] = zN[i] - P->xT[i];
   for (int l = 0; l < n; l++) /* p_N - p_T - G(q_T)^T alpha */
     for (int i = 0; i < nc; i++)
-      R[n + l] -= o->Gc[i * n + l] * alpha[i];
+      R[n + l] -= o->Gc[i * n + l] * ext[i];
   if (!Rz)
     return HS_SUCCESS;
   HsZero(dim * D, Rz);
-  HsZero(dim * nc, Ra);
+  HsZero(dim * c2, Ra);
   for (int i = 0; i < dim; i++)
     Rz[i * D + i] = 1;
   for (int l = 0; l < n; l++)
     for (int i = 0; i < nc; i++)
-      Ra[(n + l) * nc + i] = -o->Gc[i * n + l];
+      Ra[(n + l) * c2 + i] = -o->Gc[i * n + l];
   return HS_SUCCESS;
 }
 

@@ -13,12 +13,15 @@
  * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
  * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
  * Holonomic constraints (nc of them, docs/theory.md section 8.1) add 6nc unknowns a point, the multipliers kappa of
- * interval k's three substeps (2nc each, from 12n; point N: alpha, the free normal part of p_N, at 12n + 4nc, the
- * rest dummies), which enter the substep rows above, and 6nc rows:
+ * interval k's three substeps (2nc each, from 12n; point N: the end's 2nc extra unknowns at 12n + 4nc, alpha, the
+ * free normal part of p_N, and a dummy, or with free momenta beta2, beta1, HsO4ConsTerminal; the rest dummies), which
+ * enter the substep rows above, and 6nc rows:
  *   rows [12n, 12n+4nc)      k < N: g(z_{k,1}), g(z_{k,2}), g(z) = (Phi(q), G(q) lambda_p);  k = N: 0 = dummies
  *   rows [12n+4nc, 12n+6nc)  0 < k < N: g(z_k);  k = 0: G lambda_p and the costates' hidden constraint at z_0;
- *                            k = N: G(q_N) lambda_p (Phi(q_N) = 0 follows from q_N = q_T), then 0 = a dummy
- * and point N's terminal rows become q_N - q_T, p_N - p_T - G(q_T)^T alpha. HsO4Create says what it refuses. */
+ *                            k = N: G(q_N) lambda_p, then Phi(q_N) with free coordinates, else 0 = the dummy
+ *                            (Phi(q_N) = 0 follows from q_N = q_T)
+ * and point N's terminal rows become HsO4ConsTerminal's (fixed ends: q_N - q_T, p_N - p_T - G(q_T)^T alpha).
+ * HsO4Create says what it refuses. */
 #include "order4impl.h"
 
 /* Values per point: H at z_k, z_{k,1}, z_{k,2}; interval k's part of J^d and of the work; the exact changes Dt of H
@@ -91,7 +94,7 @@ static int ConsRows(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *
   HsOrder4  *o = s->data;
   PetscInt   n = s->prob->n, q = 4 * n, D = o->D, nc = s->prob->nc, c2 = 2 * nc, K0 = 3 * q, N = s->N;
   PetscReal *g = w, *gz = w + c2;
-  int        st;
+  int        fq = HsO4ConsFreeCoordinates(o->o4), st; /* free coordinates: Phi(q_N) = 0 is a row */
 
   for (int j = k < N ? 0 : 2; j < 3; j++) { /* j = 0, 1: stage j + 1; j = 2: the node */
     PetscInt zo = j < 2 ? (j + 1) * q : 0, r0 = K0 + j * c2;
@@ -99,7 +102,7 @@ static int ConsRows(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *
     if (st)
       return st;
     for (PetscInt r = 0; r < c2; r++) {
-      PetscInt from = k == N ? (r < nc ? nc + r : -1) : r; /* point N: G lambda_p, then the identity of a dummy */
+      PetscInt from = k < N ? r : r < nc ? nc + r : fq ? r - nc : -1; /* point N: G lambda_p, then Phi or a dummy */
       f[r0 + r]     = from >= 0 ? g[from] : x[k][r0 + r];
       for (PetscInt c = 0; J1 && from >= 0 && c < q; c++)
         J1[(r0 + r) * D + zo + c] = gz[from * q + c];
@@ -126,8 +129,8 @@ static int TerminalRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Petsc
     f[2 * n + r] = R[r];
     for (PetscInt c = 0; J1 && c < q; c++)
       J1[(2 * n + r) * D + c] = Rz[r * q + c];
-    for (PetscInt c = 0; J1 && c < nc; c++)
-      J1[(2 * n + r) * D + ka + c] = Ra[r * nc + c];
+    for (PetscInt c = 0; J1 && c < 2 * nc; c++)
+      J1[(2 * n + r) * D + ka + c] = Ra[r * 2 * nc + c];
   }
   return HS_SUCCESS;
 }
@@ -308,11 +311,15 @@ static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, Petsc
   if (k == N && i < q) { /* the terminal rows (and alpha) */
     SEG(N, 0, q);
     if (nc)
-      SEG(N, K0 + 2 * c2, nc);
+      SEG(N, K0 + 2 * c2, c2);
     return ns;
   }
+  if (k == N && i >= K0 + 2 * c2 && i < K0 + 2 * c2 + nc) /* G(q_N) lambda_p */
+    return SEG(N, 0, q), ns;
+  if (k == N && i >= K0 + 2 * c2) /* Phi(q_N) with free coordinates, else the identity of a dummy: both */
+    return SEG(N, 0, q), SEG(N, i, 1), ns;
   if (k == N)
-    return i >= K0 + 2 * c2 && i < K0 + 2 * c2 + nc ? SEG(N, 0, q) : SEG(N, i, 1), ns;
+    return SEG(N, i, 1), ns;
   if (i >= K0) /* the constraint rows: g(z_{k,1}), g(z_{k,2}), g(z_k) */
     return SEG(k, i < K0 + c2 ? q : i < K0 + 2 * c2 ? 2 * q : 0, q), ns;
   SEG(k, i < 6 * n ? 0 : i < 10 * n ? q : 2 * q, i < 10 * n ? 2 * q : q);
@@ -762,7 +769,7 @@ PetscErrorCode HsOrder4Diagnostics(HsSolver s, const PetscScalar *x, PetscReal *
   }
   PetscCall(VecRestoreArrayRead(o->vals0, &v));
   if (!st)
-    st = HsDiscTerminalCost(s->disc, x + N * q, &phi);
+    st = HsO4TerminalCost(o->o4, x + N * q, &phi); /* with constraints at the projected end state */
   if (!st && (s->prob->ctrl || s->prob->Bq)) /* the node controls for intervals.csv (u*(z_k), or B at q_k) */
     PetscCall(NodeControls(s, x, &st));
   out[0] = J + phi, out[1] = Hs / cnt, out[2] = Hmin, out[3] = Hmax, out[4] = EWmax - EWmin, out[5] = bal;

@@ -15,9 +15,10 @@
  * shares. The growth of each segment's transition map is checked as in the second-order shooting (shootingjac.c).
  * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
  * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT. Holonomic constraints
- * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the last substep's
- * kappa_2 and alpha (p_N's free normal part) are the last 2nc unknowns, on the owner of segment M - 1, and the first
- * 2nc rows (the head rows) are the start rows at z_0. */
+ * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the end's 2nc
+ * unknowns of HsO4ConsTerminal are the last 2nc unknowns, on the owner of segment M - 1: alpha (p_N's free normal part)
+ * or beta2 first, then the last substep's kappa_2 (q_N fixed: its Phi(q_N) = 0 is not in the march) or, with free
+ * coordinates, beta1; the first 2nc rows (the head rows) are the start rows at z_0. */
 #include "order4impl.h"
 #include "shootimpl.h"
 
@@ -255,7 +256,8 @@ static void ChainSubstepCons(HsO4Shoot *sh, int last)
 static int ConsSubstep(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscInt k, int j, const double *a, double *b,
                        const double *ext, int sens, int reuse, int warm, int *its)
 {
-  int     q = (int)sh->q, nc = (int)sh->nc, st = 0, last = k == s->N - 1 && j == 2;
+  int     q = (int)sh->q, nc = (int)sh->nc, st = 0;
+  int     last = k == s->N - 1 && j == 2 && !HsO4ConsFreeCoordinates(sh->o.o4); /* free ones: Phi(q_N) = 0 here */
   double *kap = KapPoint(sh, i, k) + j * sh->c2, c = HsO4Fraction(j), ta = HsOrder4StageTime(s, k, j), rn, yn;
 
   if (last) /* kappa_2 of the last substep: an outer unknown */
@@ -580,12 +582,12 @@ static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const P
   if (t == sh->seg->M - 1) {
     PetscCheck(!HsO4ConsTerminal(sh->o.o4, end, ext, R, Rz, Ra), PETSC_COMM_SELF, PETSC_ERR_LIB,
                "the terminal rows failed");
-    for (PetscInt j = 0; j < nco; j++) /* w_t's columns, kappa_2's, alpha's */
+    for (PetscInt j = 0; j < nco; j++) /* w_t's columns, ext[nc ..]'s (kappa_2 or beta1), ext[0 .. nc)'s */
       idx[j] = j < wt ? HsSegLayoutBlockOffset(sh->seg, t) + j : j < wt + nc ? e0 + nc + j - wt : e0 + j - wt - nc;
     for (PetscInt r = 0; r < 2 * n; r++) {
       rows[r] = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + r;
       for (PetscInt j = 0; j < nco; j++) {
-        double v = j < wt + nc ? 0 : Ra[r * nc + j - wt - nc];
+        double v = j < wt ? 0 : Ra[r * 2 * nc + (j < wt + nc ? nc + j - wt : j - wt - nc)]; /* direct: ext's */
         for (PetscInt l = 0; j < wt + nc && l < q; l++)
           v += Rz[r * q + l] * S[l * ws + (j < wt ? c0 + j : q + sh->ft + j - wt)];
         prod[r * nco + j] = v;
@@ -711,10 +713,11 @@ static PetscErrorCode GuessSegment(HsSolver s, PetscInt i, const PetscScalar *g,
   }
   PetscCall(PetscArraycpy(x + o, g + k0 * D + (t ? 0 : 2 * n), HsSegLayoutBlockSize(sh->seg, t)));
   sh->have_traj[i] = PETSC_TRUE;
-  if (sh->nc && t == sh->seg->M - 1) /* alpha (point N's slot) and the last substep's kappa_2 */
+  if (sh->nc && t == sh->seg->M - 1) /* alpha or beta2 (point N's slot), the last substep's kappa_2 or beta1 */
     for (PetscInt j = 0; j < sh->nc; j++) {
       x[e + j]          = g[s->N * D + 3 * q + 2 * sh->c2 + j];
-      x[e + sh->nc + j] = g[(s->N - 1) * D + 3 * q + 2 * sh->c2 + sh->nc + j];
+      x[e + sh->nc + j] = HsO4ConsFreeCoordinates(sh->o.o4) ? g[s->N * D + 3 * q + 2 * sh->c2 + sh->nc + j]
+                                                            : g[(s->N - 1) * D + 3 * q + 2 * sh->c2 + sh->nc + j];
     }
   if (sh->ft && t == sh->seg->M - 1) /* a free T's start */
     x[e] = HsSolverStartT(s);
@@ -748,8 +751,8 @@ static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScala
   PetscCall(PetscArraycpy(v, Point(sh, i, k), k == s->N ? q : 3 * q));
   if (sh->nc && k < s->N) /* the substeps' kappa; point N: alpha */
     PetscCall(PetscArraycpy(v + 3 * q, KapPoint(sh, i, k), 3 * sh->c2));
-  if (sh->nc && k == s->N)
-    PetscCall(PetscArraycpy(v + 3 * q + 2 * sh->c2, ext, sh->nc));
+  if (sh->nc && k == s->N) /* with free coordinates also beta1 (else ext's rest is the last substep's kappa_2) */
+    PetscCall(PetscArraycpy(v + 3 * q + 2 * sh->c2, ext, sh->nc * (1 + HsO4ConsFreeCoordinates(sh->o.o4))));
   PetscFunctionReturn(0);
 }
 
