@@ -881,7 +881,11 @@ static PetscErrorCode SetUp(HsSolver s)
   HsO4Shoot *sh = s->data;
 
   PetscFunctionBeginUser;
-  PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
+  PetscCheck(!s->prob->free_T || (!s->prob->xT_T && !s->prob->data_T), PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "-hs_scheme conserving4 with -hs_bvp_type shooting: a free final time with %s is not supported yet (the "
+             "transcription, -hs_bvp_type transcription, solves it; docs/theory.md section 8)",
+             s->prob->data_T ? "T in the problem's data" : "a terminal state that moves with T");
+  PetscCall(HsOrder4CreateLayout(s));
   sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
   sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
