@@ -221,15 +221,22 @@ def t_order4_jacobian():
 
 def t_order4_errors():
     """what conserving4 does not support yet is refused with a message, not solved wrongly: IPOPT, explicit
-    state/costate schemes, a constrained system outside what it serves (hs_order4cons.py)."""
+    state/costate schemes, a constrained system outside what it serves (hs_order4cons.py), a free T in the data with
+    controls that enter nonlinearly."""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "ipopt"], "transcription and shooting only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
              (["-problem", os.path.join(DATA, "pendulum_spring_cartesian.ocp")], "holonomic constraints"),
              ]
-    for args, want in cases:
-        _, out, rc = run(args + ["-hs_scheme", "conserving4"] + QUIET, expect_rc=None)
-        print("%s: rc %d, %s" % (" ".join(args[1:]), rc, want in out))
-        check(rc != 0 and want in out, "%s: rc %d, message %s" % (args, rc, out[-300:]))
+    with tempfile.TemporaryDirectory() as d:  # T in the data with a force f(q, u) (its dH/dT is not built)
+        forced = os.path.join(d, "nonlinear2_T.ocp")
+        with open(os.path.join(DATA, "nonlinear2.ocp")) as f:
+            open(forced, "w").write(f.read().replace("mass: 1 + 0.2*cos(b)", "mass: 1 + 0.1*T + 0.2*cos(b)")
+                                    .replace("T: 2", "T: free 2"))
+        cases.append((["-problem", forced], "T in the problem's data with bounded or nonlinearly entering controls"))
+        for args, want in cases:
+            _, out, rc = run(args + ["-hs_scheme", "conserving4"] + QUIET, expect_rc=None)
+            print("%s: rc %d, %s" % (" ".join(args[1:]), rc, want in out))
+            check(rc != 0 and want in out, "%s: rc %d, message %s" % (args, rc, out[-300:]))
 
 
 def t_order4_extrapolate():
