@@ -21,8 +21,8 @@ extern "C" {
 typedef struct HsO4_s HsO4;
 
 /** The scheme on the discretization d (its problem, h, dg_tol, G R^{-1} G^T or R^{-1}); d must outlive it. Fails
- *  with a message for what it does not support: T in the problem's data, constraints outside the closed-form class
- *  (HsO4ConsCount). */
+ *  with a message for what it does not support: T in the problem's data with bounded or nonlinearly entering
+ *  controls, constraints outside the closed-form class (HsO4ConsCount). */
 int  HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len);
 void HsO4Destroy(HsO4 **o4);
 /** The fraction of h of substep j (0, 1, 2). */
