@@ -286,6 +286,7 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     if (s->prob->free_T) { /* the T slot's row replaces its identity */
       if (J)
         J[1][q * D + q] = 0;
+      /* its 8n scratch from w's residual on: point N, the last, has already used the copy of a substep after it */
       st = FinalTimeRows(s, x[N], f, J ? J[1] : NULL, Tc, w + 2 * q * q);
       if (st)
         return st;
