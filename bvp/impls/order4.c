@@ -11,7 +11,9 @@
  *   rows [10n, 12n) k < N: the x-part of substep 3 (z_{k,2}, z_{k+1})
  * Xnodes holds (x_k, lambda_k): node costates, not the interval costates of the second-order schemes. The
  * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
- * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
+ * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows);
+ * with T in the problem's data that row is dense (the integral of dH/dT over every substep, TDataPass) and, as with a
+ * terminal state that moves with T, T's column is a difference of residuals (TFlags).
  * Holonomic constraints (nc of them, docs/theory.md section 8.1) add 6nc unknowns a point, the multipliers kappa of
  * interval k's three substeps (2nc each, from 12n; point N: alpha, the free normal part of p_N, at 12n + 4nc, the
  * rest dummies), which enter the substep rows above, and 6nc rows:

@@ -14,7 +14,9 @@
  * nodes) is put on the transcription's layout, whose diagnostics (H at every node and stage node, J^d, E - W) it
  * shares. The growth of each segment's transition map is checked as in the second-order shooting (shootingjac.c).
  * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
- * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT. Holonomic constraints
+ * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT; with T in the data
+ * (TDataSum, ChainT) or a moving terminal state (sh->fd) the transcription's row again, T's column a difference of
+ * the outer residual (TColumn). Holonomic constraints
  * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the last substep's
  * kappa_2 and alpha (p_N's free normal part) are the last 2nc unknowns, on the owner of segment M - 1, and the first
  * 2nc rows (the head rows) are the start rows at z_0. */
