@@ -72,10 +72,10 @@ static int TFlags(HsSolver s)
 static int TDataPass(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xe, PetscReal *sum, PetscReal *G,
                      PetscReal *w)
 {
-  HsOrder4  *o = s->data;
-  PetscInt   n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
-  PetscReal  h = s->prob->T / (PetscReal)N, HT, *zb = w, *g = w + q;
-  int        st;
+  HsOrder4 *o = s->data;
+  PetscInt  n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
+  PetscReal h = s->prob->T / (PetscReal)N, HT, *zb = w, *g = w + q;
+  int       st;
 
   for (PetscInt k = xs; k < PetscMin(xe, N); k++)
     for (int j = 0; j < 3; j++) {
@@ -315,7 +315,8 @@ static PetscErrorCode ShareT(HsSolver s, const PetscScalar **x, PetscInt xs, Pet
 
 /* T in the problem's data: o->Tsum, TDataPass over all ranks' intervals (not while a cold start holds T).
  * Collective. */
-static PetscErrorCode TDataSum(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscReal *w, PetscBool *dom)
+static PetscErrorCode TDataSum(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscReal *w,
+                               PetscBool *dom)
 {
   HsOrder4 *o   = s->data;
   PetscReal sum = 0;
@@ -534,7 +535,7 @@ static PetscErrorCode DirectRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt
 static PetscErrorCode TRowGlobal(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscScalar *Trow,
                                  PetscReal *w, PetscBool *dom)
 {
-  PetscInt    L = (s->N + 1) * ((HsOrder4 *)s->data)->D;
+  PetscInt    L   = (s->N + 1) * ((HsOrder4 *)s->data)->D;
   PetscReal   sum = 0, *G;
   PetscMPIInt size, rank;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
@@ -581,7 +582,7 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   const PetscScalar **x;
   PetscInt            xs, xm, D = o->D, q = 4 * s->prob->n;
   PetscScalar        *blk, *J[3], *f, *w, *Tc, **rows, *Trow;
-  const PetscScalar **c = NULL;
+  const PetscScalar **c   = NULL;
   PetscBool           dom = PETSC_FALSE;
   HsAIJParts          P;
   Vec                 C  = NULL;

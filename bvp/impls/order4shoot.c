@@ -699,7 +699,7 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
   PetscInt   q  = sh->q, *idx, *rows;
   PetscReal *prod;
   PetscBool  dom = PETSC_FALSE, fdom = PETSC_FALSE;
-  Vec        C   = NULL;
+  Vec        C = NULL;
 
   PetscFunctionBeginUser;
   if (sh->fd) { /* before the march with sensitivities: the column marches twice at T -+ dT */
