@@ -21,8 +21,8 @@ extern "C" {
 typedef struct HsO4_s HsO4;
 
 /** The scheme on the discretization d (its problem, h, dg_tol, G R^{-1} G^T or R^{-1}); d must outlive it. Fails
- *  with a message for what it does not support: T in the problem's data, constraints outside the closed-form class
- *  (HsO4ConsCount). */
+ *  with a message for what it does not support: T in the problem's data with bounded or nonlinearly entering
+ *  controls, constraints outside the closed-form class (HsO4ConsCount). */
 int  HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len);
 void HsO4Destroy(HsO4 **o4);
 /** The fraction of h of substep j (0, 1, 2). */
@@ -45,6 +45,17 @@ int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
 /** The terminal cost of J^d: phi(x_N), with constraints phi at x_N's projection (q_N, P(q_N) p_N) onto the hidden
  *  constraint G M^{-1} p = 0 (docs/theory.md section 8.1; HsO4ConsTerminal's rows are its transversality). */
 int HsO4TerminalCost(HsO4 *o, const double *zN, double *phi);
+/** A free T in the problem's data (P->data_T; docs/theory.md section 8, "T in the data"): the explicit derivative of
+ *  H in T at fixed z, dH/dT = -1/2 u^T R_T u - ell_T(x) + lambda^T JJ grad E_T(x) + lambda_p^T B_T(q) u at the
+ *  maximizer u = R^{-1} B(q)^T lambda_p (the envelope theorem: u's own change drops out); 0 without data_T. */
+int HsO4HamiltonianT(HsO4 *o, const double *z, double *HT);
+/** The gradient of HsO4HamiltonianT in z (4n) by central differences, step HS_FT_FD_STEP (1 + |z_i|) (a Jacobian
+ *  row only; the residual is exact). */
+int HsO4HamiltonianTGradient(HsO4 *o, const double *z, double *g);
+/** A free T and a terminal state that moves with it (P->xT_T): v = sum over the fixed components i of
+ *  nu_i dx_T,i/dT, nu_i = lambda_N,i + d phi/dx_i(x_N) the multiplier of x_N,i = x_T,i(T), and (g not NULL, 4n) its
+ *  gradient in z_N; 0 without xT_T. */
+int HsO4TerminalT(HsO4 *o, const double *zN, double *v, double *g);
 /** Holonomic constraints (docs/theory.md section 8.1; the closed-form class of docs/constrained.md): nc, 0 without. */
 int HsO4ConsCount(const HsO4 *o);
 /** g(z) = (Phi(q), G(q) lambda_p) (2nc; g may be NULL) and (gz not NULL) its gradient in z (2nc x 4n). */

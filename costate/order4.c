@@ -6,6 +6,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,9 @@ struct HsO4_s {
      the next substep's a (CachedHValGrad); ct: its times (ta, tb), part of the key where H depends on them */
   int     cache, cache_on, tdep;
   double *cz, *cg, cH, ct[2];
+  /* a free T in the problem's data (P->data_T; HsO4HamiltonianT): grad E_T (dim), B_T (n m), R_T (m m), u (m),
+     R_T u (m), a copy of z (D) */
+  double *tp;
 };
 
 /* The running cost in H: the mean of ell(x, ta) and ell(x, tb) (one evaluation if ell ignores t), its gradient (g not
@@ -197,7 +201,8 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   const HsProblem *P = d->prob;
   HsO4            *o;
   int              dim = d->dim, D = 2 * dim;
-  const char      *why = P->data_T               ? "T in the problem's data"
+  const char      *why = P->data_T && (P->ctrl || d->bounded)
+                             ? "T in the problem's data with bounded or nonlinearly entering controls"
                          : P->ctrl && d->bounded ? "both a force f(q, u) and control bounds"
                          : P->nc                 ? ConsRefusal(P, d)
                                                  : NULL;
@@ -255,7 +260,8 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
     if (!P->Bq) /* a constant B: dB, d2B stay 0 */
       HsCopy(n * m, P->B, o->B);
   }
-  if ((P->ctrl &&
+  if ((P->data_T && !(o->tp = calloc((size_t)(o->dim + P->n * P->m + P->m * P->m + 2 * P->m + D), sizeof(double)))) ||
+      (P->ctrl &&
        (!(o->ctrl = HsO4CtrlCreate(P)) || !(o->cq = calloc((size_t)(4 * P->n + 6 * P->n * P->n), sizeof(double))))) ||
       (P->nc && ConsCreate(o))) {
     HsO4Destroy(&o);
@@ -282,6 +288,7 @@ void HsO4Destroy(HsO4 **o4)
   HsO4CtrlDestroy(&(*o4)->ctrl);
   free((*o4)->cq);
   free((*o4)->cpool);
+  free((*o4)->tp);
   free(*o4);
   *o4 = NULL;
 }
@@ -682,6 +689,90 @@ int HsO4SubstepCost(HsO4 *o, double c, double ta, const double *a, const double 
   *W = 0;
   for (int i = 0; i < n; i++) /* (q_b - q_a)^T B u: B u is the p-part of G u */
     *W += (b[i] - a[i]) * Pl[n + i];
+  return HS_SUCCESS;
+}
+
+int HsO4HamiltonianT(HsO4 *o, const double *z, double *HT)
+{
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, m = P->m, dim = o->dim;
+  const double    *lam = z + dim, *lp = lam + n;
+  double          *gE = o->tp, *BT = gE + dim, *RT = BT + n * m, *u = RT + m * m, *Ru = u + m, v;
+
+  *HT = 0;
+  if (!P->data_T)
+    return HS_SUCCESS;
+  if (P->E_T.f) { /* lambda^T JJ grad E_T */
+    HS_CB(P->E_T.grad(z, gE, P->ctx));
+    HsApplyJ(dim, gE, o->v[9]);
+    *HT += HsDot(dim, lam, o->v[9]);
+  }
+  if (P->ell_T) {
+    HS_CB(P->ell_T(z, &v, P->ctx));
+    *HT -= v;
+  }
+  if (P->BR_T) { /* u = R^{-1} B(q)^T lambda_p (the maximizer; its own change in T drops out) */
+    if (o->gen) {
+      HS_CHK(GainAt(o, z, lp, 0));
+      HsCopy(m, o->y, u);
+    } else
+      HsMatVec(m, dim, o->d->K, lam, u);
+    HsZero(n * m + m * m, BT);
+    HS_CB(P->BR_T(z, BT, RT, P->ctx));
+    HsMatVec(m, m, RT, u, Ru);
+    *HT -= 0.5 * P->R_scale * HsDot(m, u, Ru); /* dR/dT of the scaled R, as HsDiscDataTU */
+    for (int i = 0; i < n; i++)
+      *HT += lp[i] * HsDot(m, BT + i * m, u);
+  }
+  return HS_SUCCESS;
+}
+
+int HsO4HamiltonianTGradient(HsO4 *o, const double *z, double *g)
+{
+  int     D = o->D;
+  double *y = o->tp + o->dim + o->n * o->d->prob->m + 2 * o->d->prob->m + o->d->prob->m * o->d->prob->m;
+
+  HsCopy(D, z, y);
+  for (int j = 0; j < D; j++) {
+    double yj = y[j], e = HS_FT_FD_STEP * (1 + fabs(yj)), hp, hm;
+    y[j] = yj + e;
+    HS_CHK(HsO4HamiltonianT(o, y, &hp));
+    y[j] = yj - e;
+    HS_CHK(HsO4HamiltonianT(o, y, &hm));
+    y[j] = yj;
+    g[j] = (hp - hm) / (2 * e);
+  }
+  return HS_SUCCESS;
+}
+
+int HsO4TerminalT(HsO4 *o, const double *zN, double *v, double *g)
+{
+  const HsProblem *P   = o->d->prob;
+  int              dim = o->dim, D = o->D;
+  double          *gp = o->v[0], *Hp = o->w2[0], *dxT = o->v[1], *d2 = o->v[2];
+
+  *v = 0;
+  if (g)
+    HsZero(D, g);
+  if (!P->xT_T)
+    return HS_SUCCESS;
+  HS_CB(P->xT_T(dxT, d2, P->ctx));
+  if (P->phi.f) {
+    HS_CB(P->phi.grad(zN, gp, P->ctx));
+    if (g)
+      HS_CB(P->phi.hess(zN, Hp, P->ctx));
+  } else
+    HsZero(dim, gp);
+  for (int i = 0; i < dim; i++) {
+    if (!P->xT_fixed[i] || dxT[i] == 0)
+      continue;
+    *v += (zN[dim + i] + gp[i]) * dxT[i]; /* nu_i = lambda_N,i + d phi/dx_i, the fixed component's multiplier */
+    if (!g)
+      continue;
+    g[dim + i] += dxT[i];
+    for (int j = 0; j < dim && P->phi.f; j++)
+      g[j] += Hp[i * dim + j] * dxT[i];
+  }
   return HS_SUCCESS;
 }
 

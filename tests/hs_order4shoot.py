@@ -97,6 +97,48 @@ def t_order4shoot_free_time():
         check(len(ratios) >= 4 and max(ratios) < 1e-5, "free T M=%d Jacobian: %s" % (M, ratios))
 
 
+def t_order4shoot_free_time_data():
+    """a free T with T in the problem's data and a moving target (tests/data/pendulum_T_moving.ocp; bq2_T_data.ocp,
+    2 DOF with B(q; T); di_T_data.ocp; docs/theory.md section 8, "T in the data"): shooting, whose T row integrates
+    dH/dT over the marched substeps with its gradient chained through the sensitivities, equals the transcription
+    (M = 1, 4, N on 1 and 2 ranks; J and T to 1e-12 relative, the trajectory to 1e-10, H's spread at round-off); the
+    Jacobian with T's difference column and the chained row against finite differences (1 and 3 segments); Newton
+    quadratic once T is released (M = 1, 4, N = 80)."""
+    cases = [("pendulum_T_moving", 40, ((1, 1), (4, 1), (40, 1), (4, 2), (40, 2))),
+             ("bq2_T_data", 20, ((1, 1), (4, 2))), ("di_T_data", 20, ((4, 2),))]
+    for name, N, runs in cases:
+        f = os.path.join(DATA, name + ".ocp")
+        tr = solve(f, N)
+        for M, ranks in runs:
+            s = solve(f, N, M, ranks)
+            if not (s and tr):
+                continue
+            dx, _ = traj_diff(s, tr)
+            print("%s N=%d M=%d ranks=%d: J %.13f T %.13f (transcription %.13f, %.13f), trajectory %.1e, H spread %.1e"
+                  % (name, N, M, ranks, s["J"], s["T"], tr["J"], tr["T"], dx, rel_spread(s)))
+            check(abs(s["J"] - tr["J"]) <= 1e-12 * abs(tr["J"]) and abs(s["T"] - tr["T"]) <= 1e-12 * tr["T"],
+                  "%s M=%d ranks=%d: J %.15g T %.15g" % (name, M, ranks, s["J"], s["T"]))
+            check(dx <= 1e-10 and rel_spread(s) <= 1e-12, "%s M=%d: trajectory %.1e, spread %.1e"
+                  % (name, M, dx, rel_spread(s)))
+    f = os.path.join(DATA, "pendulum_T_moving.ocp")
+    for M in (1, 3):
+        _, out, _ = run(["-problem", f, "-N", "12", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                         "-hs_shoot_segments", str(M), "-snes_test_jacobian", "-snes_max_it", "8", "-hs_strategy",
+                         "newton"] + QUIET, expect_rc=None)
+        ratios = jacobian_ratios(out)
+        print("T in the data M=%d: ||J - Jfd||/||J|| %s" % (M, ["%.1e" % x for x in ratios]))
+        # measured <= 2.1e-7; without the chained integral's gradient (Tg) 0.004 - 0.036 in the free phase
+        check(len(ratios) >= 6 and max(ratios) < 1e-5, "T in the data M=%d Jacobian: %s" % (M, ratios))
+    for M in (1, 4):  # Newton quadratic once T is released (order4shoot_newton's measure, on the last phase)
+        _, out, _ = run(["-problem", f, "-N", "80", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                         "-hs_shoot_segments", str(M), "-hs_monitor"] + QUIET)
+        h = [(int(k), float(x)) for k, x in __import__("re").findall(r"Newton +(\d+) +\|F\| = ([0-9.eE+-]+)", out)]
+        r = [x for _, x in h[max([i for i, (k, _) in enumerate(h) if k == 0] or [0]):]]
+        rates = [math.log(r[i + 1]) / math.log(r[i]) for i in range(len(r) - 1) if 1e-6 < r[i] < 1e-1 and r[i + 1] > 1e-13]
+        print("T in the data M=%d, T free: |F| %s, rates %s" % (M, ["%.1e" % x for x in r], ["%.2f" % x for x in rates]))
+        check(rates and min(rates) >= 1.6, "T in the data M=%d: not quadratic: %s" % (M, rates))
+
+
 def t_order4shoot_spread():
     """the maximized Hamiltonian is one constant at all 3N + 1 nodes and stage nodes in shooting too, across the
     segment boundaries (where only Newton's matching residual separates them): the pendulum at N = 1280 (3840

@@ -11,7 +11,9 @@
  *   rows [10n, 12n) k < N: the x-part of substep 3 (z_{k,2}, z_{k+1})
  * Xnodes holds (x_k, lambda_k): node costates, not the interval costates of the second-order schemes. The
  * diagnostics (Diagnostics) take J^d, H at every node and stage node and E - W from the per-point values that the
- * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows).
+ * postsolve gathers. A free final time takes point N's first stage slot (component 4n) and its row (FinalTimeRows);
+ * with T in the problem's data that row is dense (the integral of dH/dT over every substep, TDataPass) and, as with a
+ * terminal state that moves with T, T's column is a difference of residuals (TFlags).
  * Holonomic constraints (nc of them, docs/theory.md section 8.1) add 6nc unknowns a point, the multipliers kappa of
  * interval k's three substeps (2nc each, from 12n; point N: the end's 2nc extra unknowns at 12n + 4nc, alpha, the
  * free normal part of p_N, and a dummy, or with free momenta beta2, beta1, HsO4ConsTerminal; the rest dummies), which
@@ -48,16 +50,73 @@ PetscReal HsOrder4StageTime(HsSolver s, PetscInt k, int j)
 #define HS_O4_REG_FACTOR 0.1
 #define HS_O4_REG_LAST 1e-4
 
+/* How a free T enters the Jacobian's pattern and values (TFlags): O4_FT its column and row; O4_FT_X0 x0(T), so the
+   rows x_0 - x0(T) get T's column; O4_FT_DENSE T in the data, so T's row is dense (every node and stage node of
+   the integral of dH/dT, lambda_0 of x0(T)); O4_FT_FDCOL T's column by central differences of the residual
+   (HsSolverFinalTimeColumn): T in the data or a terminal state that moves with T. */
+#define O4_FT 1
+#define O4_FT_X0 2
+#define O4_FT_DENSE 4
+#define O4_FT_FDCOL 8
+static int TFlags(HsSolver s)
+{
+  const HsProblem *P = s->prob;
+  if (!P->free_T)
+    return 0;
+  return O4_FT | (P->data_T && P->x0_T ? O4_FT_X0 : 0) | (P->data_T ? O4_FT_DENSE : 0) |
+         (P->data_T || P->xT_T ? O4_FT_FDCOL : 0);
+}
+
+/* A free T in the problem's data: the T row's part beyond z_N (docs/theory.md section 8, "T in the data"), over the
+ * local intervals k in [xs, min(xe, N)): *sum += sum of the three substeps' c h dH/dT(zbar), zbar = (a + b)/2 (the
+ * symmetric midpoint rule with which J^d is carried along: order 4 composed), and on the owner of point 0
+ * lambda_0^T dx0/dT; with G (the global layout, (N + 1) D) their gradient added at the substeps' a and b (1/2 c h
+ * grad dH/dT(zbar) each) and at lambda_0. w: 2 (4n) scratch. */
+static int TDataPass(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xe, PetscReal *sum, PetscReal *G,
+                     PetscReal *w)
+{
+  HsOrder4 *o = s->data;
+  PetscInt  n = s->prob->n, q = 4 * n, D = o->D, N = s->N;
+  PetscReal h = s->prob->T / (PetscReal)N, HT, *zb = w, *g = w + q;
+  int       st;
+
+  for (PetscInt k = xs; k < PetscMin(xe, N); k++)
+    for (int j = 0; j < 3; j++) {
+      const PetscScalar *a = x[k] + j * q, *b = j < 2 ? x[k] + (j + 1) * q : x[k + 1];
+      PetscInt           ia = k * D + j * q, ib = j < 2 ? ia + q : (k + 1) * D;
+      PetscReal          c = HsO4Fraction(j) * h;
+      for (PetscInt i = 0; i < q; i++)
+        zb[i] = 0.5 * (a[i] + b[i]);
+      if ((st = HsO4HamiltonianT(o->o4, zb, &HT)))
+        return st;
+      *sum += c * HT;
+      if (!G)
+        continue;
+      if ((st = HsO4HamiltonianTGradient(o->o4, zb, g)))
+        return st;
+      for (PetscInt i = 0; i < q; i++)
+        G[ia + i] += 0.5 * c * g[i], G[ib + i] += 0.5 * c * g[i];
+    }
+  for (PetscInt i = 0; xs == 0 && s->prob->x0_T && i < 2 * n; i++) { /* nu_0 = -lambda_0 */
+    *sum += x[0][2 * n + i] * s->prob->x0_T[i];
+    if (G)
+      G[2 * n + i] += s->prob->x0_T[i];
+  }
+  return HS_SUCCESS;
+}
+
 /* A free final time's rows at point N (component 4n, the T slot; docs/free-final-time.md): H(z_N) = d phi/dT, H being
  * constant (the condition (1/N) sum H^d = d phi/dT of the second-order transcription, here at one node), or T = T_hold
  * while a cold start holds it; with J (block of point N) its gradient in z_N and T. Tc: d/dT of the free terminal
- * rows (d grad phi/dT). g: 4n scratch. */
+ * rows (d grad phi/dT). A terminal state that moves with T subtracts sum nu_i dx_T,i/dT (HsO4TerminalT), T in the
+ * data adds o->Tsum (TDataPass; docs/theory.md section 8, "T in the data"); T's own entry and column then come from
+ * differences (FormJacobian). g: 8n scratch. */
 static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, PetscScalar *J, PetscScalar *Tc,
                          PetscReal *g)
 {
   HsOrder4 *o = s->data;
   PetscInt  n = s->prob->n, q = 4 * n, D = o->D;
-  PetscReal H, fT, fTT, *gT = g + 2 * n;
+  PetscReal H, fT, fTT, vT, *gT = g + 2 * n;
   int       st;
 
   if (s->hold_T) {
@@ -70,7 +129,9 @@ static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Pets
     return st;
   if ((st = HsDiscTerminalCostT(s->disc, xN, &fT, NULL, NULL)))
     return st;
-  f[q] = H - fT;
+  if ((st = HsO4TerminalT(o->o4, xN, &vT, J ? g + q : NULL)))
+    return st;
+  f[q] = H - fT - vT + (s->prob->data_T ? o->Tsum : 0);
   if (!J)
     return HS_SUCCESS;
   for (PetscInt c = 0; c < q; c++)
@@ -79,6 +140,8 @@ static int FinalTimeRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Pets
     return st;
   for (PetscInt c = 0; c < 2 * n; c++)
     J[q * D + c] -= gT[c];
+  for (PetscInt c = 0; c < q; c++)
+    J[q * D + c] -= g[q + c];
   J[q * D + q] = -fTT;
   for (PetscInt r = 0; r < 2 * n && Tc; r++) /* free terminal rows lambda_i + d phi/dx_i: d/dT is d^2 phi/dx_i dT */
     Tc[2 * n + r] = s->prob->xT_fixed[r] ? 0 : gT[r];
@@ -228,6 +291,7 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     if (s->prob->free_T) { /* the T slot's row replaces its identity */
       if (J)
         J[1][q * D + q] = 0;
+      /* its 8n scratch from w's residual on: point N, the last, has already used the copy of a substep after it */
       st = FinalTimeRows(s, x[N], f, J ? J[1] : NULL, Tc, w + 2 * q * q);
       if (st)
         return st;
@@ -252,6 +316,24 @@ static PetscErrorCode ShareT(HsSolver s, const PetscScalar **x, PetscInt xs, Pet
   PetscFunctionReturn(0);
 }
 
+/* T in the problem's data: o->Tsum, TDataPass over all ranks' intervals (not while a cold start holds T).
+ * Collective. */
+static PetscErrorCode TDataSum(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscReal *w,
+                               PetscBool *dom)
+{
+  HsOrder4 *o   = s->data;
+  PetscReal sum = 0;
+
+  PetscFunctionBeginUser;
+  if (!s->prob->free_T || !s->prob->data_T || s->hold_T)
+    PetscFunctionReturn(0);
+  if (!*dom)
+    HsCallStep(TDataPass(s, x, xs, xs + xm, &sum, NULL, w), dom, "conserving4 free final time (T in the data)", xs);
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  o->Tsum = sum;
+  PetscFunctionReturn(0);
+}
+
 /* F(X) (HsResidualFn). Collective. */
 static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 {
@@ -271,6 +353,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(DMDAVecGetArrayDOF(o->da, F, &f));
   PetscCall(DMDAGetCorners(o->da, &xs, NULL, NULL, &xm, NULL, NULL));
   PetscCall(ShareT(s, x, xs, xm, &dom));
+  PetscCall(TDataSum(s, x, xs, xm, w, &dom));
   HsO4CacheBegin(o->o4); /* a substep's end point is the next one's start */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
     HsCallStep(PointEquations(s, x, k, f[k], NULL, NULL, NULL, w), &dom, "conserving4 equations", k);
@@ -332,15 +415,23 @@ static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, Petsc
 }
 
 /* ... and with a free T its column (point N, component 4n: after every other column of these rows) where the row
- * depends on T: the substeps' rows and the terminal rows. */
-static PetscInt Segments(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, PetscInt i, PetscBool freeT,
-                         PetscInt seg[4][3])
+ * depends on T: the substeps' rows, the terminal rows and with x0(T) the initial ones (ft: TFlags). T's row with T in
+ * the data is dense (DenseCount), not these segments. */
+static PetscInt Segments(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, PetscInt i, int ft, PetscInt seg[4][3])
 {
-  PetscInt ns = Segments0(N, n, nc, k, i, freeT, seg);
-  if (freeT && !(k == 0 && i < 2 * n) && !(k == N && i >= 4 * n))
+  PetscInt ns = Segments0(N, n, nc, k, i, (PetscBool)(ft & O4_FT), seg);
+  if ((ft & O4_FT) && !(k == 0 && i < 2 * n && !(ft & O4_FT_X0)) && !(k == N && i >= 4 * n))
     seg[ns][0] = N, seg[ns][1] = 4 * n, seg[ns][2] = 1, ns++;
   return ns;
 }
+
+/* Whether row i of point k is T's dense row (T in the data), whose columns are every point's nodes and stage nodes
+ * (3 * 4n; point N: z_N and T, DenseCount). */
+static PetscBool DenseRow(HsSolver s, PetscInt k, PetscInt i)
+{
+  return (PetscBool)((TFlags(s) & O4_FT_DENSE) && k == s->N && i == 4 * s->prob->n);
+}
+static PetscInt DenseCount(HsSolver s, PetscInt p) { return p < s->N ? 12 * s->prob->n : 4 * s->prob->n + 1; }
 
 /* The Jacobian with exactly the rows' segments (Segments; the DMDA's whole D x 3D blocks would widen the band the
  * banded LU factors about fivefold each way), zero: the local rows' CSR arrays split into the owned columns' part
@@ -362,12 +453,13 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
     }
     for (PetscInt k = xs, r = 0; k < xs + xm; k++)
       for (PetscInt i = 0; i < D; i++, r++) {
-        PetscInt d = 0, o = 0;
-        ns = Segments(s->N, s->prob->n, s->prob->nc, k, i, (PetscBool)s->prob->free_T, seg);
+        PetscInt  d = 0, o = 0;
+        PetscBool dense = DenseRow(s, k, i);
+        ns              = dense ? s->N + 1 : Segments(s->N, s->prob->n, s->prob->nc, k, i, TFlags(s), seg);
         for (PetscInt g = 0; g < ns; g++)
-          for (PetscInt e = 0; e < seg[g][2]; e++) {
-            PetscInt col = seg[g][0] * D + seg[g][1] + e;
-            if (seg[g][0] >= xs && seg[g][0] < xs + xm) {
+          for (PetscInt e = 0, pt = dense ? g : seg[g][0]; e < (dense ? DenseCount(s, g) : seg[g][2]); e++) {
+            PetscInt col = pt * D + (dense ? 0 : seg[g][1]) + e;
+            if (pt >= xs && pt < xs + xm) {
               if (pass)
                 ja[ia[r] + d] = col - cs;
               d++;
@@ -391,7 +483,7 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
  * points k-1, k, k+1) and a free T's column Tc; the entries read are zeroed (PointEquations writes only entries of the
  * pattern, so the blocks are zero again after). */
 static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt xs, PetscInt xe, PetscInt D,
-                                PetscScalar *const J[3], const PetscScalar *Tc)
+                                PetscScalar *const J[3], const PetscScalar *Tc, const PetscScalar *Trow)
 {
   PetscInt seg[4][3], ns;
 
@@ -399,7 +491,12 @@ static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt 
   for (PetscInt i = 0; i < D; i++) {
     PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
     PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
-    ns = Segments(s->N, s->prob->n, s->prob->nc, k, i, (PetscBool)s->prob->free_T, seg);
+    ns = DenseRow(s, k, i) ? 0 : Segments(s->N, s->prob->n, s->prob->nc, k, i, TFlags(s), seg);
+    for (PetscInt pt = 0; DenseRow(s, k, i) && pt <= s->N; pt++) { /* T's dense row, whole in Trow */
+      PetscBool own = (PetscBool)(pt >= xs && pt < xe);
+      PetscCall(PetscArraycpy(own ? d + nd : o + no, Trow + pt * D, DenseCount(s, pt)));
+      *(own ? &nd : &no) += DenseCount(s, pt);
+    }
     for (PetscInt g = 0; g < ns; g++) {
       PetscBool own = (PetscBool)(seg[g][0] >= xs && seg[g][0] < xe);
       if (s->prob->free_T && g == ns - 1 && seg[g][1] == 4 * s->prob->n && seg[g][2] == 1) /* T's column */
@@ -440,6 +537,49 @@ static PetscErrorCode DirectRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt
   PetscFunctionReturn(0);
 }
 
+/* T in the data: T's dense row, Trow ((N + 1) D, the global layout, on the last rank): the gradient of o->Tsum
+ * (TDataPass) summed from every rank's intervals; z_N's and T's entries are added by FDColumn. Collective. */
+static PetscErrorCode TRowGlobal(HsSolver s, const PetscScalar **x, PetscInt xs, PetscInt xm, PetscScalar *Trow,
+                                 PetscReal *w, PetscBool *dom)
+{
+  PetscInt    L   = (s->N + 1) * ((HsOrder4 *)s->data)->D;
+  PetscReal   sum = 0, *G;
+  PetscMPIInt size, rank;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+
+  PetscFunctionBeginUser;
+  if (!(TFlags(s) & O4_FT_DENSE))
+    PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscCalloc1(L, &G));
+  if (!*dom && !s->hold_T) /* held: T's row is T - T_hold */
+    HsCallStep(TDataPass(s, x, xs, xs + xm, &sum, G, w), dom, "conserving4 free final time (T in the data)", xs);
+  PetscCallMPI(MPI_Reduce(G, rank == size - 1 ? Trow : NULL, (PetscMPIInt)L, MPIU_REAL, MPIU_SUM, size - 1, comm));
+  PetscCall(PetscFree(G));
+  PetscFunctionReturn(0);
+}
+
+/* T's column from the differences (HsSolverFinalTimeColumn; c: point k's part) into Tc, and at point N T's own entry:
+ * into J1 (block of point N), or with T's dense row into Trow with z_N's entries, which it takes from J1 (zeroing
+ * them, as WriteRows would). Not collective. */
+static PetscErrorCode FDColumn(HsSolver s, PetscInt k, const PetscScalar *c, PetscScalar *Tc, PetscScalar *J1,
+                               PetscScalar *Trow)
+{
+  PetscInt D = ((HsOrder4 *)s->data)->D, q = 4 * s->prob->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(Tc, c, D));
+  if (k < s->N)
+    PetscFunctionReturn(0);
+  J1[q * D + q] = c[q];
+  if (!DenseRow(s, k, q))
+    PetscFunctionReturn(0);
+  for (PetscInt j = 0; j <= q; j++)
+    Trow[s->N * D + j] += J1[q * D + j], J1[q * D + j] = 0;
+  PetscFunctionReturn(0);
+}
+
 /* The analytic Jacobian, point by point, written in place (every entry of the pattern: no assembly). */
 static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
 {
@@ -448,12 +588,21 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   Vec                 Xl;
   const PetscScalar **x;
   PetscInt            xs, xm, D = o->D, q = 4 * s->prob->n;
-  PetscScalar        *blk, *J[3], *f, *w, *Tc, **rows;
+  PetscScalar        *blk, *J[3], *f, *w, *Tc, **rows, *Trow;
+  const PetscScalar **c   = NULL;
   PetscBool           dom = PETSC_FALSE;
   HsAIJParts          P;
+  Vec                 C  = NULL;
+  int                 ft = TFlags(s);
 
   PetscFunctionBeginUser;
   PetscCall(MatSetUnfactored(Pm));
+  if (ft & O4_FT_FDCOL) { /* before this evaluation's own arrays: the column evaluates the residual twice */
+    PetscCall(VecDuplicate(X, &C));
+    PetscCall(HsSolverFinalTimeColumn(s, X, s->iT, Residual, C, &dom));
+    PetscCall(DMDAVecGetArrayDOFRead(o->da, C, (void *)&c));
+  }
+  PetscCall(PetscCalloc1(ft & O4_FT_DENSE ? (s->N + 1) * D : 1, &Trow));
   PetscCall(PetscMalloc5(3 * D * D, &blk, D, &f, O4_W(q, 2 * s->prob->nc), &w, D, &Tc, D, &rows));
   w[O4_W(q, 2 * s->prob->nc) - 1] = -1; /* PointEquations' copy of a substep: none yet */
   for (PetscInt b = 0; b < 3; b++)
@@ -464,6 +613,8 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(HsAIJPartsGet(Pm, PETSC_TRUE, &P));
   PetscCheck(P.ok, PetscObjectComm((PetscObject)Pm), PETSC_ERR_PLIB, "the Jacobian's rows are not available in place");
   PetscCall(ShareT(s, x, xs, xm, &dom));
+  PetscCall(TDataSum(s, x, xs, xm, w, &dom));
+  PetscCall(TRowGlobal(s, x, xs, xm, Trow, w, &dom));
   HsO4CacheBegin(o->o4);                     /* a substep's end point is the next one's start */
   PetscCall(PetscArrayzero(blk, 3 * D * D)); /* once: WriteRows zeroes what it read */
   for (PetscInt k = xs; k < xs + xm && !dom; k++) {
@@ -471,8 +622,10 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
     PetscCall(DirectRows(s, &P, k, xs, xs + xm, D, rows, &direct));
     HsCallStep(PointEquations(s, x, k, f, direct ? NULL : J, direct ? rows : NULL, s->prob->free_T ? Tc : NULL, w),
                &dom, "conserving4 Jacobian", k);
+    if (!dom && (ft & O4_FT_FDCOL)) /* T's column (and its own entry) from the differences */
+      PetscCall(FDColumn(s, k, c[k], Tc, J[1], Trow));
     if (!dom && !direct)
-      PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc));
+      PetscCall(WriteRows(s, &P, k, xs, xs + xm, D, J, Tc, Trow));
   }
   HsO4CacheEnd(o->o4);
   if (dom) /* rows left unset: zero rows, which every factorization finds singular */
@@ -483,6 +636,11 @@ static PetscErrorCode FormJacobian(SNES snes, Vec X, Mat Jm, Mat Pm, void *ctx)
   PetscCall(DMDAVecRestoreArrayDOFRead(o->da, Xl, (void *)&x));
   PetscCall(HsDMRestoreGhosted(o->da, X, &Xl));
   PetscCall(PetscFree5(blk, f, w, Tc, rows));
+  PetscCall(PetscFree(Trow));
+  if (C) {
+    PetscCall(DMDAVecRestoreArrayDOFRead(o->da, C, (void *)&c));
+    PetscCall(VecDestroy(&C));
+  }
   if (Jm != Pm) {
     PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
@@ -917,8 +1075,6 @@ PetscErrorCode HsOrder4CreateLayout(HsSolver s)
   PetscCheck(s->out_format != HS_OUTPUT_FORMAT_HDF5, comm, PETSC_ERR_SUP,
              "-hs_scheme conserving4 writes trajectory.csv and intervals.csv only (-hs_output_format csv): "
              "trajectory.h5's H, E - W and controls are the second-order schemes' formulas");
-  PetscCheck(!s->prob->free_T || !s->prob->xT_T, comm, PETSC_ERR_SUP,
-             "-hs_scheme conserving4: a free final time with a terminal state that moves with T is not supported yet");
   o->D = 12 * n + 6 * s->prob->nc; /* with constraints the three substeps' multipliers kappa (2nc each) */
   PetscCall(DMDACreate1d(comm, DM_BOUNDARY_NONE, s->N + 1, o->D, 1, NULL, &o->da));
   PetscCall(DMSetUp(o->da));

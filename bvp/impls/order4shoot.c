@@ -14,7 +14,9 @@
  * nodes) is put on the transcription's layout, whose diagnostics (H at every node and stage node, J^d, E - W) it
  * shares. The growth of each segment's transition map is checked as in the second-order shooting (shootingjac.c).
  * A free final time T is the last unknown (on the owner of segment M - 1): the sensitivities get a column d/dT
- * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT. Holonomic constraints
+ * (h = T/N in every substep), and T's row (the last) is the transcription's H(z_N) = d phi/dT; with T in the data
+ * (TDataSum, ChainT) or a moving terminal state (sh->fd) the transcription's row again, T's column a difference of
+ * the outer residual (TColumn). Holonomic constraints
  * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the end's 2nc
  * unknowns of HsO4ConsTerminal are the last 2nc unknowns, on the owner of segment M - 1: alpha (p_N's free normal part)
  * or beta2 first, then the last substep's kappa_2 (q_N fixed: its Phi(q_N) = 0 is not in the march) or, with free
@@ -58,6 +60,11 @@ typedef struct {
   PetscInt         nc, c2;
   PetscReal       *kap, *A, *y, *Fk, *g, *gz;
   gsl_permutation *permA[2];
+  /* a free T with T in the data or a terminal state that moves with it: fd, T's column by differences of the residual
+     (HsSolverFinalTimeColumn); T in the data: Tg per local segment (ws), the gradient of its part of T's row (the
+     integral of dH/dT over its substeps, TDataChain) in its start's sensitivities, tz (2q) scratch */
+  PetscBool  fd;
+  PetscReal *Tg, *tz;
 } HsO4Shoot;
 
 static PetscReal *Point(HsO4Shoot *sh, PetscInt i, PetscInt k) /* point k of local segment i */
@@ -123,6 +130,27 @@ static void ChainSubstep(HsO4Shoot *sh, const double *a, const double *b, double
       sh->S2[i * ws + col] = sh->db[i];
   }
   memcpy(sh->S, sh->S2, sizeof(double) * (size_t)(q * ws));
+}
+
+/* ChainSubstep, and with T in the data (not held) local segment i's part of T's row chained as well: Tg += 1/2 c h
+ * grad dH/dT(zbar) (da/dw + db/dw), zbar = (a + b)/2, the substep's share of TDataSum's integral (c: the fraction). */
+static int ChainT(HsSolver s, HsO4Shoot *sh, PetscInt i, double c, const double *a, const double *b)
+{
+  int     q = (int)sh->q, ws = (int)sh->ws, st, td = s->prob->data_T && !s->hold_T;
+  double *zb = sh->tz, *g = sh->tz + q, *acc = sh->Tg + i * ws, wgt = 0.5 * c * s->prob->T / (double)s->N;
+
+  for (int l = 0; td && l < q; l++)
+    zb[l] = 0.5 * (a[l] + b[l]);
+  if (td && (st = HsO4HamiltonianTGradient(sh->o.o4, zb, g)))
+    return st;
+  for (int pass = 0; pass < 2; pass++) { /* da/dw before the chain, db/dw after it */
+    if (pass)
+      ChainSubstep(sh, a, b, s->prob->T);
+    for (int col = 0; td && col < ws; col++)
+      for (int l = 0; l < q; l++)
+        acc[col] += wgt * g[l] * sh->S[l * ws + col];
+  }
+  return HS_SUCCESS;
 }
 
 /* b's start: a plus the increment of the last march's substep (aold -> bold) if there was one, else the explicit
@@ -295,6 +323,7 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
   else
     memcpy(z0, w, sizeof(double) * (size_t)q);
   if (sens) {
+    memset(sh->Tg + i * sh->ws, 0, sizeof(double) * (size_t)sh->ws);
     memset(sh->S, 0, sizeof(double) * (size_t)(q * sh->ws));
     for (int j = 0; j < q; j++)
       sh->S[j * sh->ws + j] = 1;
@@ -309,12 +338,12 @@ static PetscErrorCode MarchSegment(HsSolver s, HsO4Shoot *sh, PetscInt i, const 
           continue;
       } else if (reuse) {
         if (!(st = SubstepFactor(sh, c, ta, a, b)))
-          ChainSubstep(sh, a, b, s->prob->T);
+          st = ChainT(s, sh, i, c, a, b);
         continue;
       } else {
         memcpy(sh->bold, b, sizeof(double) * (size_t)q);
         if (!(st = SubstepStart(sh, c, h, ta, a, b, warm)) && !(st = SubstepSolve(sh, c, ta, a, b, &its)) && sens)
-          ChainSubstep(sh, a, b, s->prob->T);
+          st = ChainT(s, sh, i, c, a, b);
       }
       sh->its[j][0]++, sh->its[j][1] += its, sh->its[j][2] = PetscMax(sh->its[j][2], its);
       memcpy(sh->aold, sh->bold, sizeof(double) * (size_t)q);
@@ -357,9 +386,11 @@ static PetscErrorCode ShareT(HsSolver s, HsO4Shoot *sh, Vec X, PetscBool *bad)
   PetscFunctionReturn(0);
 }
 
-/* A free T's row at z_N (the last segment's end) and its direct derivatives g (q + 1: in z_N, in T), Tc the terminal
- * rows' direct derivatives in T (2n): H(z_N) = d phi/dT, the transcription's condition (order4.c), or T = T_hold while
- * a cold start holds it. gT: 2n + 1 scratch. */
+/* A free T's row at z_N (the last segment's end) and its direct derivatives g (q + 1: in z_N, in T; 2q + 1 scratch),
+ * Tc the terminal rows' direct derivatives in T (2n): H(z_N) = d phi/dT, the transcription's condition (order4.c), or
+ * T = T_hold while a cold start holds it; a terminal state that moves with T subtracts sum nu_i dx_T,i/dT
+ * (HsO4TerminalT), T in the data adds the integral sh->o.Tsum (TDataSum; its gradient is the segments' Tg). With
+ * either, the direct d/dT (g[q], Tc) are left to the differences (sh->fd). gT: 2n + 1 scratch. */
 static int FinalTimeRow(HsSolver s, HsO4Shoot *sh, const double *zN, double T, double *f, double *g, double *Tc)
 {
   PetscInt n = sh->n, q = sh->q;
@@ -373,12 +404,15 @@ static int FinalTimeRow(HsSolver s, HsO4Shoot *sh, const double *zN, double T, d
     for (PetscInt r = 0; r < 2 * n; r++)
       Tc[r] = 0;
   } else {
+    double vT, *gv = g + q + 1;
     if ((st = HsO4HamiltonianGradient(sh->o.o4, s->prob->T, zN, &H, g)) ||
-        (st = HsDiscTerminalCostT(s->disc, zN, &fT, gT, &fTT)))
+        (st = HsDiscTerminalCostT(s->disc, zN, &fT, gT, &fTT)) || (st = HsO4TerminalT(sh->o.o4, zN, &vT, gv)))
       return st;
-    *f = H - fT, g[q] = -fTT;
+    *f = H - fT - vT + (s->prob->data_T ? sh->o.Tsum : 0), g[q] = -fTT;
     for (PetscInt r = 0; r < 2 * n; r++)
       g[r] -= gT[r];
+    for (PetscInt r = 0; r < q; r++)
+      g[r] -= gv[r];
   }
   for (PetscInt r = 0; r < 2 * n; r++) /* the free terminal rows lambda_r + d phi/dx_r: d^2 phi/dx_r dT */
     Tc[r] = s->prob->xT_fixed[r] || s->hold_T ? 0 : Tc[r];
@@ -439,6 +473,35 @@ static PetscErrorCode MarchAll(HsSolver s, Vec X, PetscBool sens, PetscBool *dom
   PetscFunctionReturn(0);
 }
 
+/* T in the data (not held): sh->o.Tsum, the integral part of T's row over every rank's marched segments, as the
+ * transcription's (order4.c, TDataPass): the substeps' c h dH/dT at their midpoints and lambda_0^T dx0/dT. Collective.
+ */
+static PetscErrorCode TDataSum(HsSolver s, HsO4Shoot *sh, PetscBool *dom)
+{
+  PetscInt  q = sh->q, n = sh->n;
+  PetscReal sum = 0, HT, h = s->prob->T / (PetscReal)s->N;
+
+  PetscFunctionBeginUser;
+  if (!s->prob->data_T || s->hold_T)
+    PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0 && !*dom; i++) {
+    PetscInt t = sh->seg->s0 + i;
+    for (PetscInt k = sh->seg->knots[t]; k < sh->seg->knots[t + 1] && !*dom; k++)
+      for (int j = 0; j < 3 && !*dom; j++) {
+        const double *a = Point(sh, i, k) + j * q, *b = j < 2 ? a + q : Point(sh, i, k + 1);
+        for (PetscInt l = 0; l < q; l++)
+          sh->tz[l] = 0.5 * (a[l] + b[l]);
+        HsCallStep(HsO4HamiltonianT(sh->o.o4, sh->tz, &HT), dom, "conserving4 free final time (T in the data)", k);
+        sum += HsO4Fraction(j) * h * HT;
+      }
+    for (PetscInt l = 0; !t && s->prob->x0_T && l < 2 * n; l++) /* nu_0 = -lambda_0 */
+      sum += Point(sh, 0, 0)[2 * n + l] * s->prob->x0_T[l];
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)s)));
+  sh->o.Tsum = sum;
+  PetscFunctionReturn(0);
+}
+
 /* F(X) (HsResidualFn): block t >= 1 the continuity z_end(t - 1) - w_t, block 0 the terminal rows at z_N, added by the
  * ranks that march the segments. Collective. */
 static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
@@ -452,6 +515,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
   PetscCall(MarchAll(s, X, PETSC_FALSE, domp));
   if (*domp)
     PetscFunctionReturn(0);
+  PetscCall(TDataSum(s, sh, domp));
   PetscCall(PetscMalloc2(q, &idx, q, &v));
   PetscCall(VecSet(F, 0));
   PetscCall(VecGetArrayRead(X, &x));
@@ -524,7 +588,7 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
                                       PetscReal *prod)
 {
   PetscInt t = sh->seg->s0 + i, q = sh->q, n = sh->n, ws = sh->ws, wt = HsSegLayoutBlockSize(sh->seg, t),
-           o = HsSegLayoutBlockOffset(sh->seg, t), c0 = q - wt, nc = wt + sh->ft;
+           o = HsSegLayoutBlockOffset(sh->seg, t), c0 = q - wt, nc = wt + (sh->fd ? 0 : sh->ft); /* fd: TColumn's */
   const double *end = sh->Send + i * (q + q * ws), *S = end + q;
   double       *Rz = prod + q * (q + 1), *R = Rz + q * q, f; /* the terminal rows and their Jacobian (after prod's) */
 
@@ -553,6 +617,35 @@ static PetscErrorCode SegmentJacobian(HsSolver s, HsO4Shoot *sh, Mat P, PetscInt
     }
   }
   PetscCall(MatSetValues(P, 2 * n + sh->ft, rows, nc, idx, prod, ADD_VALUES));
+  PetscFunctionReturn(0);
+}
+
+/* A free T with sh->fd: T's column from the differences C (every local row), and with T in the data (not held) each
+ * local segment's part of T's row, Tg in the columns of its w_t (segment 0: lambda_0, which also takes dx0/dT).
+ * Not collective (entries added from any rank). */
+static PetscErrorCode TColumn(HsSolver s, HsO4Shoot *sh, Mat P, Vec C)
+{
+  PetscInt           lo, hi, rT = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + 2 * sh->n, *idx;
+  const PetscScalar *c;
+  PetscReal         *v;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetOwnershipRange(C, &lo, &hi));
+  PetscCall(VecGetArrayRead(C, &c));
+  for (PetscInt r = lo; r < hi; r++)
+    PetscCall(MatSetValue(P, r, s->iT, c[r - lo], ADD_VALUES));
+  PetscCall(VecRestoreArrayRead(C, &c));
+  if (!s->prob->data_T || s->hold_T)
+    PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(sh->q, &idx, sh->q, &v));
+  for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++) {
+    PetscInt t = sh->seg->s0 + i, wt = HsSegLayoutBlockSize(sh->seg, t), c0 = sh->q - wt;
+    for (PetscInt j = 0; j < wt; j++)
+      idx[j] = HsSegLayoutBlockOffset(sh->seg, t) + j,
+      v[j]   = sh->Tg[i * sh->ws + c0 + j] + (!t && s->prob->x0_T ? s->prob->x0_T[j] : 0);
+    PetscCall(MatSetValues(P, 1, &rT, wt, idx, v, ADD_VALUES));
+  }
+  PetscCall(PetscFree2(idx, v));
   PetscFunctionReturn(0);
 }
 
@@ -607,10 +700,16 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
   HsO4Shoot *sh = s->data;
   PetscInt   q  = sh->q, *idx, *rows;
   PetscReal *prod;
-  PetscBool  dom;
+  PetscBool  dom = PETSC_FALSE, fdom = PETSC_FALSE;
+  Vec        C = NULL;
 
   PetscFunctionBeginUser;
+  if (sh->fd) { /* before the march with sensitivities: the column marches twice at T -+ dT */
+    PetscCall(VecDuplicate(X, &C));
+    PetscCall(HsSolverFinalTimeColumn(s, X, s->iT, Residual, C, &fdom));
+  }
   PetscCall(MarchAll(s, X, PETSC_TRUE, &dom));
+  dom = (PetscBool)(dom || fdom);
   if (!dom)
     PetscCall(GrowthCheck(s, sh, &dom));
   PetscCall(MatZeroEntries(P));
@@ -620,6 +719,8 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
     for (PetscInt i = 0; i < sh->seg->s1 - sh->seg->s0; i++)
       PetscCall(SegmentJacobian(s, sh, P, i, idx, rows, prod));
     PetscCall(PetscFree3(idx, rows, prod));
+    if (sh->fd)
+      PetscCall(TColumn(s, sh, P, C));
     if (sh->nc) { /* constraints: the start and terminal rows (alpha and kappa_2: X's last 2nc, on the last owner) */
       const PetscScalar *x;
       PetscCall(VecGetArrayRead(X, &x));
@@ -635,6 +736,7 @@ static PetscErrorCode Jacobian(SNES snes, Vec X, Mat Jm, Mat P, void *ctx)
     PetscCall(MatAssemblyBegin(Jm, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Jm, MAT_FINAL_ASSEMBLY));
   }
+  PetscCall(VecDestroy(&C));
   if (dom)
     PetscCall(SNESSetJacobianDomainError(snes));
   PetscFunctionReturn(0);
@@ -840,6 +942,7 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree4(sh->S, sh->S2, sh->Send, sh->perron));
   PetscCall(PetscFree6(sh->F, sh->Fa, sh->Fb, sh->db, sh->aold, sh->bold));
   PetscCall(PetscFree2(sh->tg, sh->tc));
+  PetscCall(PetscFree2(sh->Tg, sh->tz));
   PetscCall(PetscFree6(sh->kap, sh->A, sh->y, sh->Fk, sh->g, sh->gz));
   for (int j = 0; j < 2; j++)
     if (sh->permA[j])
@@ -864,7 +967,8 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
   PetscCall(PetscCalloc4(q * sh->ws, &sh->S, q * sh->ws, &sh->S2, nloc * (q + q * sh->ws) + 1, &sh->Send, nloc * q + 1,
                          &sh->perron));
   PetscCall(PetscCalloc6(q, &sh->F, q * q, &sh->Fa, q * q, &sh->Fb, q, &sh->db, q, &sh->aold, q, &sh->bold));
-  PetscCall(PetscCalloc2(q + 1, &sh->tg, q / 2 + 1, &sh->tc));
+  PetscCall(PetscCalloc2(2 * q + 1, &sh->tg, q / 2 + 1, &sh->tc));
+  PetscCall(PetscCalloc2(nloc * sh->ws + 1, &sh->Tg, 2 * q, &sh->tz));
   sh->perm = gsl_permutation_alloc((size_t)q);
   PetscCheck(sh->perm, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
   if (sh->nc) { /* constraints: the kappa of the stored marches and the augmented substep system */
@@ -884,8 +988,9 @@ static PetscErrorCode SetUp(HsSolver s)
   HsO4Shoot *sh = s->data;
 
   PetscFunctionBeginUser;
-  PetscCall(HsOrder4CreateLayout(s)); /* refuses a free T with a moving terminal state */
+  PetscCall(HsOrder4CreateLayout(s));
   sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
+  sh->fd = (PetscBool)(sh->ft && (s->prob->data_T || s->prob->xT_T));
   sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
   PetscCall(Allocate(sh)); /* the layout: a free T, alpha, kappa_2 the last unknowns, with segment M - 1 */
