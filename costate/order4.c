@@ -130,18 +130,15 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
 
 /* Why conserving4 refuses a constrained problem (docs/theory.md section 8.1), or NULL: it serves the closed-form class
  * of docs/constrained.md (constant M, quadratic Phi, linear V, affine B: g(z) = (Phi(q), G(q) lambda_p) is quadratic,
- * so its midpoint gradient is a discrete gradient) and, with ExtGbar's discrete gradient of g, the extended class with
- * a constant M, with 1/2 u^T R u, a fixed T and all end states fixed. */
+ * so its midpoint gradient is a discrete gradient) and, with ExtGbar's discrete gradient of g, the extended class (any
+ * M(q), V, Phi, B(q)), with 1/2 u^T R u, a fixed T and all end states fixed. */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
   int fixed = 1;
 
   for (int i = 0; i < 2 * P->n; i++)
     fixed = fixed && P->xT_fixed[i];
-  return !P->const_mass
-             ? "holonomic constraints and a mass matrix that depends on q (the start row, the costates' hidden "
-               "constraint, is written for a constant M)"
-         : !fixed || P->phi.f    ? "holonomic constraints with free end states or a terminal cost"
+  return !fixed || P->phi.f    ? "holonomic constraints with free end states or a terminal cost"
          : P->ell.f              ? "holonomic constraints and a running cost ell"
          : P->free_T             ? "holonomic constraints and a free final time"
          : P->ctrl || d->bounded ? "holonomic constraints and bounded or nonlinearly entering controls"
@@ -874,8 +871,56 @@ int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, co
   return HS_SUCCESS;
 }
 
+/* HsO4ConsStart for a configuration-dependent M: the hidden constraint d/dt (G_i lambda_p) = grad g_i S grad H in
+ * general, (Hphi_i lambda_p) . dH/dlambda_q - G_i . dH/dp (kappa drops out: grad g S grad g^T = 0), with dH/dp =
+ * M^{-1} lambda_q - d/dp (lambda_p . dE/dq), which a constant M lacks the second term of; rz from the Hessian of H
+ * and Phi3. */
+static int ConsStartGeneral(HsO4 *o, const double *z0, double *r, double *rz)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
+  const double    *lp = z0 + dim + n;
+  double          *g = o->zb, *Hm = o->Hw, *hl = o->cw, *hg = o->cw + n, *hp = o->cw + 2 * n, H;
+  double          *P3 = rz && P->Phi3 ? o->xpool + 3 * (nc + nc * n + nc * n * n) : NULL;
+
+  HS_CHK(HValGrad(o, z0, &H, g));
+  if (rz)
+    HS_CHK(HHessBody(o, z0, 0, Hm, dim));
+  HS_CHK(ConsAt(o, z0, NULL, NULL));
+  if (P3)
+    HS_CB(P->Phi3(z0, P3, P->ctx));
+  if (rz)
+    HsZero(2 * nc * D, rz);
+  for (int i = 0; i < nc; i++) {
+    const double *Gi = o->Gc + i * n, *Hi = o->Hphi + i * n * n, *gl = g + dim, *gp = g + n;
+    HsMatVec(n, n, Hi, lp, hl); /* Hphi_i lambda_p */
+    r[i]      = HsDot(n, Gi, lp);
+    r[nc + i] = HsDot(n, hl, gl) - HsDot(n, Gi, gp);
+    if (!rz)
+      continue;
+    double *r1 = rz + i * D, *r2 = rz + (nc + i) * D;
+    HsCopy(n, hl, r1);
+    HsCopy(n, Gi, r1 + dim + n);
+    for (int j = 0; j < D; j++)
+      for (int l = 0; l < n; l++)
+        r2[j] += hl[l] * Hm[(dim + l) * D + j] - Gi[l] * Hm[(n + l) * D + j];
+    HsMatVec(n, n, Hi, gl, hg); /* d/dlambda_p of (Hphi_i lambda_p) . dH/dlambda_q (explicit part) */
+    HsMatVec(n, n, Hi, gp, hp); /* d/dq of -G_i . dH/dp (explicit part) */
+    for (int j = 0; j < n; j++) {
+      r2[dim + n + j] += hg[j];
+      r2[j] -= hp[j];
+      for (int l = 0; P3 && l < n; l++)
+        for (int k = 0; k < n; k++)
+          r2[j] += P3[((i * n + l) * n + k) * n + j] * lp[k] * gl[l];
+    }
+  }
+  return HS_SUCCESS;
+}
+
 int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
 {
+  if (!o->d->prob->const_mass)
+    return ConsStartGeneral(o, z0, r, rz);
   const HsProblem *P  = o->d->prob;
   int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
   const double    *p = z0 + n, *lq = z0 + dim, *lp = z0 + dim + n;
