@@ -165,8 +165,8 @@ def t_order4cons_extended():
     and 3e-4 off at N = 160, 320) against its angle form (Richardson of N = 640, 1280): J at order 4.0 +- 0.2 for N = 40, 80, 160
     (80, 160, 320 for pendulum_cartesian_mx), H's spread and the constraints at
     round-off; the analytic Jacobian (with Phi's third derivatives) against -snes_test_jacobian at N = 6 (a dropped
-    Phi3 term or a sign in the rank-one term's derivative gives 0.18-0.48); the bead at N = 40 on 2 ranks and by
-    multiple shooting (M = 1, 4) with the transcription's J to 1e-12 relative."""
+    Phi3 term or a sign in the rank-one term's derivative gives 0.18-0.48); the bead and pendulum_cartesian_mx at
+    N = 40 on 2 ranks and by multiple shooting (M = 1, 4) with the transcription's J to 1e-12 relative."""
     cases = (("bead_catenary", "bead_catenary_x"), ("pendulum_spring_cartesian", "pendulum_spring_angle"),
              ("pendulum_cartesian_bq", None), ("pendulum_cartesian_mq", None),
              ("pendulum_cartesian_mx", "pendulum_angle_mx"))
@@ -199,15 +199,16 @@ def t_order4cons_extended():
         r = jacobian_ratios(out)
         print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
         check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
-    bead = os.path.join(DATA, "bead_catenary.ocp")
-    ref = solve4(bead, 40)
-    for extra, ranks in (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
-                         (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1)):
-        s = solve4(bead, 40, extra, ranks)
-        if ref and s:
-            d = abs(s["J"] - ref["J"]) / abs(ref["J"])
-            print("bead_catenary N=40 %s on %d rank(s): |dJ|/J %.1e" % (" ".join(extra) or "transcription", ranks, d))
-            check(d <= 1e-12, "bead_catenary %s, %d ranks: J %r against %r" % (extra, ranks, s["J"], ref["J"]))
+    for name in ("bead_catenary", "pendulum_cartesian_mx"):  # mx: the general start row on 2 ranks and in shooting
+        prob = os.path.join(DATA, name + ".ocp")
+        ref = solve4(prob, 40)
+        for extra, ranks in (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
+                             (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1)):
+            s = solve4(prob, 40, extra, ranks)
+            if ref and s:
+                d = abs(s["J"] - ref["J"]) / abs(ref["J"])
+                print("%s N=40 %s on %d rank(s): |dJ|/J %.1e" % (name, " ".join(extra) or "transcription", ranks, d))
+                check(d <= 1e-12, "%s %s, %d ranks: J %r against %r" % (name, extra, ranks, s["J"], ref["J"]))
 
 
 def t_order4cons_double():
