@@ -133,18 +133,21 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
  * so its midpoint gradient is a discrete gradient) and, with ExtGbar's discrete gradient of g, the extended class (any
  * M(q), V, Phi, B(q)), with 1/2 u^T R u and a fixed T. The closed-form class takes a terminal cost phi and the end
  * states the second-order scheme takes (all fixed, or all momenta free with any coordinates: HsO4ConsTerminal); the
- * extended class all end states fixed and no phi: the file reader takes only one other end there, at rest with free
- * coordinates (docs/constrained.md), whose rows would need G, Hphi and M^-1 at q_N and their derivatives. */
+ * extended class no phi (the file reader refuses it there) and all end states fixed, or the end at rest with free
+ * coordinates (HsO4ConsTerminal), without conserved quantities (their relaxed end rows: not derived here). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
-  int n = P->n, qfix = 0, pfix = 0;
+  int n = P->n, qfix = 0, pfix = 0, rest = 1;
 
   for (int i = 0; i < n; i++)
     qfix += P->xT_fixed[i], pfix += P->xT_fixed[n + i];
-  return (P->cons_extended || !P->const_mass) && (qfix < n || pfix < n || P->phi.f)
+  for (int i = 0; i < n && pfix == n; i++)
+    rest = rest && P->xT[n + i] == 0;
+  return (P->cons_extended || !P->const_mass) && (pfix < n || P->phi.f || (qfix < n && !rest))
              ? "holonomic constraints of the extended class (docs/constrained.md: M(q), Phi not quadratic, V not "
-               "linear or B not affine) with free terminal coordinates (at rest) or a free end or terminal cost"
-         : (pfix && pfix < n) || (pfix && qfix < n)
+               "linear or B not affine) with free terminal momenta, a terminal cost, or free coordinates not at rest"
+         : P->ncinv ? "holonomic constraints with conserved quantities at the end ('conserved:')"
+         : (pfix && pfix < n) || (pfix && qfix < n && !(rest && (P->cons_extended || !P->const_mass)))
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
          : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
                                           "than coordinates"
@@ -1168,6 +1171,48 @@ int HsO4ConsFreeCoordinates(const HsO4 *o)
   return f;
 }
 
+/* The rest end with free coordinates of HsO4ConsTerminal (the extended class: docs/theory.md section 8.1, "The rest end
+ * with free coordinates"): p_T = 0 and no phi (ConsRefusal), so the end set is {Phi(q) = 0, q_i = q_T,i (i fixed),
+ * p = 0} and the transversality condition leaves lambda_p free and asks lambda_q = G^T beta1 in the free coordinates.
+ * With alpha = ext[0 .. nc) (p_N's free normal part, O(h^2)) and beta1 = ext[nc .. 2nc), G at q_N:
+ *   fixed coordinate i: q_i - q_T,i;  free coordinate i: lambda_q,i - (G^T beta1)_i;  momentum l: p_l - (G^T alpha)_l.
+ * M and the second derivatives of E do not enter (p = 0 at the continuous end); d/dq of G^T beta is sum beta_j Hphi_j,
+ * Hphi at q_N (no Phi3). Phi(q_N) = 0 is the last substep's row (HsO4ConsFreeCoordinates). */
+static int ConsTerminalRest(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+  const double    *al = ext, *b1 = ext + nc;
+
+  HS_CHK(ConsAt(o, zN, NULL, NULL));
+  if (Rz)
+    HsZero(dim * D, Rz), HsZero(dim * c2, Ra);
+  for (int i = 0; i < n; i++) {
+    int fixed = P->xT_fixed[i];
+
+    R[i]     = fixed ? zN[i] - P->xT[i] : zN[dim + i];
+    R[n + i] = zN[n + i] - P->xT[n + i];
+    for (int j = 0; j < nc; j++) {
+      double gji = o->Gc[j * n + i];
+      R[i] -= fixed ? 0 : b1[j] * gji;
+      R[n + i] -= al[j] * gji;
+      if (!Rz)
+        continue;
+      Ra[(n + i) * c2 + j] = -gji;
+      if (!fixed)
+        Ra[i * c2 + nc + j] = -gji;
+      for (int l = 0; l < n; l++) {
+        Rz[(n + i) * D + l] -= al[j] * o->Hphi[(j * n + i) * n + l];
+        if (!fixed)
+          Rz[i * D + l] -= b1[j] * o->Hphi[(j * n + i) * n + l];
+      }
+    }
+    if (Rz)
+      Rz[i * D + (fixed ? i : dim + i)] += 1, Rz[(n + i) * D + n + i] = 1;
+  }
+  return HS_SUCCESS;
+}
+
 int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
 {
   const HsProblem *P  = o->d->prob;
@@ -1175,6 +1220,8 @@ int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, do
 
   if (!P->xT_fixed[n]) /* the momenta free (all of them: ConsRefusal) */
     return ConsTerminalFree(o, zN, ext, R, Rz, Ra);
+  if (HsO4ConsFreeCoordinates(o)) /* the momenta fixed at 0 with free coordinates (the extended class: ConsRefusal) */
+    return ConsTerminalRest(o, zN, ext, R, Rz, Ra);
   HS_CB(P->Phi(P->xT, o->Phi, o->Gc, NULL, P->ctx));
   for (int i = 0; i < dim; i++)
     R[i] = zN[i] - P->xT[i];

@@ -141,15 +141,15 @@ def t_order4cons_solvers():
 
 
 def t_order4cons_errors():
-    """what conserving4 does not do for constrained systems is refused with a message naming it: the extended class
-    (here a spring, V not linear) with the one free end the file reader takes there, at rest with free coordinates
-    (transcription and shooting); the second-order scheme solves the same file. The extended class with fixed ends is
-    served (t_order4cons_extended), the closed-form class with free ends too (t_order4cons_free_end)."""
-    rest = os.path.join(DATA, "pendulum_spring_cartesian_rest.ocp")
-    want = "extended class (docs/constrained.md"
-    s, out, _ = run(["-problem", rest, "-N", "10"] + QUIET)
-    check(s and s["converged"], "%s: the second-order scheme did not solve it: %s" % (rest, out[-300:]))
-    for args in ([rest], [rest, "-hs_bvp_type", "shooting"]):
+    """what conserving4 does not do for constrained systems is refused with a message naming it: the extended class's
+    end at rest with conserved quantities (tests/data/wheel_rest_directors.ocp's 'conserved: L': their relaxed end
+    rows are not derived for conserving4), in the transcription and shooting. The file reader refuses free momenta and
+    a terminal cost in the extended class for every scheme; conserving4 serves the extended class with fixed ends
+    (t_order4cons_extended) and at rest with free coordinates (t_order4cons_extended_rest), the closed-form class with
+    free ends (t_order4cons_free_end)."""
+    wheel = os.path.join(DATA, "wheel_rest_directors.ocp")
+    want = "conserved quantities at the end ('conserved:')"
+    for args in ([wheel], [wheel, "-hs_bvp_type", "shooting"]):
         s, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-N", "10"] + QUIET, expect_rc=None)
         check(rc != 0 and want in out, "%s: rc %d, no '%s' in: %s" % (args, rc, want, out[-400:]))
 
@@ -209,6 +209,52 @@ def t_order4cons_extended():
                 d = abs(s["J"] - ref["J"]) / abs(ref["J"])
                 print("%s N=40 %s on %d rank(s): |dJ|/J %.1e" % (name, " ".join(extra) or "transcription", ranks, d))
                 check(d <= 1e-12, "%s %s, %d ranks: J %r against %r" % (name, extra, ranks, s["J"], ref["J"]))
+
+
+def t_order4cons_extended_rest():
+    """the extended class's end at rest with free coordinates (docs/theory.md section 8.1, "The rest end with free
+    coordinates"; HsO4ConsTerminal's rest rows): the spring pendulum (V not linear) started in motion and brought to
+    rest with both coordinates free (pendulum_spring_cartesian_rest.ocp) and with x fixed, y free
+    (pendulum_spring_cartesian_rest_x.ocp) against their angle twins (th free, th = pi/6; conserving4 limit by
+    Richardson with 2^4 of N = 320, 640): J at order 4.0 +- 0.2 for N = 40, 80, 160, H's spread and the constraints at
+    round-off, the end at rest (p_N's normal part O(h^2), its tangential part ~ round-off); the analytic Jacobian
+    against -snes_test_jacobian at N = 6; at N = 40 on 2 ranks and by multiple shooting (M = 1, 4) the
+    transcription's J to 1e-12 relative."""
+    sanitized = os.environ.get("HS_SANITIZED")  # AddressSanitizer's time: the Jacobians and the equalities only
+    for name, twin in (("pendulum_spring_cartesian_rest", "pendulum_spring_angle_rest"),
+                       ("pendulum_spring_cartesian_rest_x", "pendulum_spring_angle_rest_x")):
+        prob = os.path.join(DATA, name + ".ocp")
+        Ns = () if sanitized else (40, 80, 160)
+        t = [solve4(os.path.join(DATA, twin + ".ocp"), N) for N in ((320, 640) if Ns else ())]
+        sols = {N: solve4(prob, N) for N in Ns}
+        if Ns and all(t) and all(sols.values()):
+            lim = (16 * t[1]["J"] - t[0]["J"]) / 15
+            for N in Ns:
+                conserved_ok(name, N, sols[N])
+                end = sols[N]["_rows"][-1]
+                x, y, px, py = (float(end[k]) for k in ("q_x", "q_y", "p_x", "p_y"))
+                tang = abs(x * py - y * px)  # the angular momentum: p_N's tangential part
+                print("%s N=%d: end (%.6f, %.6f), |p_N| %.1e, tangential %.1e" % (name, N, x, y, math.hypot(px, py),
+                                                                               tang))
+                check(tang < 1e-12 and math.hypot(px, py) < 1e-2, "%s N=%d: not at rest: p_N %r" % (name, N, (px, py)))
+            e = [sols[N]["J"] - lim for N in Ns]
+            o = [order(abs(e[i]), abs(e[i + 1])) for i in range(len(Ns) - 1)]
+            print("%s: limit %.10f; J - limit %s, orders %s" % (name, lim, ["%.3e" % v for v in e],
+                                                              ["%.2f" % v for v in o]))
+            check(all(abs(v - 4) <= 0.2 for v in o), "%s: orders of J %s" % (name, o))
+        _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
+                         "-snes_max_it", "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+        r = jacobian_ratios(out)
+        print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
+        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
+        ref = solve4(prob, 40)
+        for extra, ranks in (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
+                             (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1)):
+            sol = solve4(prob, 40, extra, ranks)
+            if ref and sol:
+                d = abs(sol["J"] - ref["J"]) / abs(ref["J"])
+                print("%s N=40 %s on %d rank(s): |dJ|/J %.1e" % (name, " ".join(extra) or "transcription", ranks, d))
+                check(d <= 1e-12, "%s %s, %d ranks: J %r against %r" % (name, extra, ranks, sol["J"], ref["J"]))
 
 
 def t_order4cons_double():
