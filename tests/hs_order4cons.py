@@ -215,14 +215,16 @@ def t_order4cons_extended_rest():
     """the extended class's end at rest with free coordinates (docs/theory.md section 8.1, "The rest end with free
     coordinates"; HsO4ConsTerminal's rest rows): the spring pendulum (V not linear) started in motion and brought to
     rest with both coordinates free (pendulum_spring_cartesian_rest.ocp) and with x fixed, y free
-    (pendulum_spring_cartesian_rest_x.ocp) against their angle twins (th free, th = pi/6; conserving4 limit by
+    (pendulum_spring_cartesian_rest_x.ocp), and pendulum_cartesian_mx.ocp's M(q) pendulum brought to rest with both
+    free (pendulum_cartesian_mx_rest.ocp), against their angle twins (th free, th = pi/6, th free; conserving4 limit by
     Richardson with 2^4 of N = 320, 640): J at order 4.0 +- 0.2 for N = 40, 80, 160, H's spread and the constraints at
     round-off, the end at rest (p_N's normal part O(h^2), its tangential part ~ round-off); the analytic Jacobian
     against -snes_test_jacobian at N = 6; at N = 40 on 2 ranks and by multiple shooting (M = 1, 4) the
     transcription's J to 1e-12 relative."""
     sanitized = os.environ.get("HS_SANITIZED")  # AddressSanitizer's time: the Jacobians and the equalities only
     for name, twin in (("pendulum_spring_cartesian_rest", "pendulum_spring_angle_rest"),
-                       ("pendulum_spring_cartesian_rest_x", "pendulum_spring_angle_rest_x")):
+                       ("pendulum_spring_cartesian_rest_x", "pendulum_spring_angle_rest_x"),
+                       ("pendulum_cartesian_mx_rest", "pendulum_angle_mx_rest")):
         prob = os.path.join(DATA, name + ".ocp")
         Ns = () if sanitized else (40, 80, 160)
         t = [solve4(os.path.join(DATA, twin + ".ocp"), N) for N in ((320, 640) if Ns else ())]
