@@ -37,6 +37,10 @@ struct HsO4_s {
      Hess E, whose p p block is M^{-1}) */
   int     nc;
   double *cpool, *Phi, *Gc, *Hphi, *gz, *cw, *Hw, *zb, *Mi;
+  /* the extended class (cx: Phi not quadratic, V or B(q) general; ExtGbar): Phi, G, Hphi at q_a, q_b and qbar, Phi3
+     at qbar, psi's gradients there (n each), Hpsi and K at the three points (n x n), c at q_a, q_b, Wb (D x D) */
+  int     cx;
+  double *xpool;
   /* HsO4CacheBegin .. HsO4CacheEnd: H (and its gradient, cache == 2) at the end point b of the last substep, which is
      the next substep's a (CachedHValGrad); ct: its times (ta, tb), part of the key where H depends on them */
   int     cache, cache_on, tdep;
@@ -130,18 +134,24 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
 
 /* Why conserving4 refuses a constrained problem (docs/theory.md section 8.1), or NULL: it serves the closed-form class
  * of docs/constrained.md (constant M, quadratic Phi, linear V, affine B: g(z) = (Phi(q), G(q) lambda_p) is quadratic,
- * so its midpoint gradient is a discrete gradient) with 1/2 u^T R u, a fixed T, a terminal cost phi and the end
- * states the second-order scheme takes: all fixed, or all momenta free with any coordinates (HsO4ConsTerminal). */
+ * so its midpoint gradient is a discrete gradient) and, with ExtGbar's discrete gradient of g, the extended class (any
+ * M(q), V, Phi, B(q)), with 1/2 u^T R u and a fixed T. The closed-form class takes a terminal cost phi and the end
+ * states the second-order scheme takes (all fixed, or all momenta free with any coordinates: HsO4ConsTerminal); the
+ * extended class no phi (the file reader refuses it there) and all end states fixed, or the end at rest with free
+ * coordinates (HsO4ConsTerminal), without conserved quantities (their relaxed end rows: not derived here). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
-  int n = P->n, qfix = 0, pfix = 0;
+  int n = P->n, qfix = 0, pfix = 0, rest = 1;
 
   for (int i = 0; i < n; i++)
     qfix += P->xT_fixed[i], pfix += P->xT_fixed[n + i];
-  return P->cons_extended || !P->const_mass
-             ? "holonomic constraints outside the closed-form class of docs/constrained.md (constant M, quadratic Phi, "
-               "linear V, affine B), where the midpoint gradient of the constraints is no discrete gradient"
-         : (pfix && pfix < n) || (pfix && qfix < n)
+  for (int i = 0; i < n && pfix == n; i++)
+    rest = rest && P->xT[n + i] == 0;
+  return (P->cons_extended || !P->const_mass) && (pfix < n || P->phi.f || (qfix < n && !rest))
+             ? "holonomic constraints of the extended class (docs/constrained.md: M(q), Phi not quadratic, V not "
+               "linear or B not affine) with free terminal momenta, a terminal cost, or free coordinates not at rest"
+         : P->ncinv ? "holonomic constraints with conserved quantities at the end ('conserved:')"
+         : (pfix && pfix < n) || (pfix && qfix < n && !(rest && (P->cons_extended || !P->const_mass)))
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
          : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
                                           "than coordinates"
@@ -169,6 +179,11 @@ static int ConsCreate(HsO4 *o)
   o->Hw   = p, p += D * D;
   o->zb   = p, p += D;
   o->Mi   = p;
+  o->cx   = o->d->prob->cons_extended != NULL;
+  if (o->cx &&
+      !(o->xpool = calloc((size_t)(3 * (nc + nc * n + nc * n * n) + nc * n * n * n + 16 * n + 4 * n * n + D * D),
+                          sizeof(double))))
+    return HS_ENOMEM;
   return HS_SUCCESS;
 }
 
@@ -289,6 +304,7 @@ void HsO4Destroy(HsO4 **o4)
   free((*o4)->cq);
   free((*o4)->cpool);
   free((*o4)->tp);
+  free((*o4)->xpool);
   free(*o4);
   *o4 = NULL;
 }
@@ -813,12 +829,124 @@ int HsO4ConsCount(const HsO4 *o) { return o->nc; }
 
 int HsO4Cons(HsO4 *o, const double *z, double *g, double *gz) { return ConsAt(o, z, g, gz); }
 
+/* psi(q) = kappa_1 . Phi(q) + sum_i kappa_2,i lbar . G_i(q) at x = q_a, q_b (value, gradient) and qbar (gradient,
+ * Hessian with Phi3), K(x) = sum_i kappa_2,i Hphi_i(x), c(x) = sum_i kappa_2,i G_i(x): ExtGbar's pieces. */
+typedef struct {
+  double *P[3], *G[3], *H[3], *P3, *lb, *dq, *mq, *g[3], *cv[2], *Hp, *K[3], *Wb, psi[2];
+} ExtWork;
+
+static int ExtPieces(HsO4 *o, const double *a, const double *b, const double *kap, ExtWork *x)
+{
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, nc = o->nc, lo = o->dim + n;
+  double          *p = o->xpool;
+
+  for (int k = 0; k < 3; k++)
+    x->P[k] = p, p += nc, x->G[k] = p, p += nc * n, x->H[k] = p, p += nc * n * n;
+  x->P3 = p, p += nc * n * n * n;
+  x->lb = p, p += n, x->dq = p, p += n, x->mq = p, p += n;
+  for (int k = 0; k < 3; k++)
+    x->g[k] = p, p += n, x->K[k] = p, p += n * n;
+  x->cv[0] = p, p += n, x->cv[1] = p, p += n, x->Hp = p, p += n * n, x->Wb = p;
+  for (int l = 0; l < n; l++)
+    x->lb[l] = 0.5 * (a[lo + l] + b[lo + l]), x->dq[l] = b[l] - a[l], x->mq[l] = 0.5 * (a[l] + b[l]);
+  HS_CB(P->Phi(a, x->P[0], x->G[0], x->H[0], P->ctx));
+  HS_CB(P->Phi(b, x->P[1], x->G[1], x->H[1], P->ctx));
+  HS_CB(P->Phi(x->mq, x->P[2], x->G[2], x->H[2], P->ctx));
+  if (P->Phi3)
+    HS_CB(P->Phi3(x->mq, x->P3, P->ctx));
+  HsZero(n * n, x->Hp);
+  for (int k = 0; k < 3; k++) {
+    HsZero(n, x->g[k]), HsZero(n * n, x->K[k]);
+    if (k < 2)
+      HsZero(n, x->cv[k]), x->psi[k] = 0;
+    for (int i = 0; i < nc; i++) {
+      const double *Gi = x->G[k] + i * n, *Hi = x->H[k] + i * n * n, k1 = kap[i], k2 = kap[nc + i];
+      if (k < 2)
+        x->psi[k] += k1 * x->P[k][i] + k2 * HsDot(n, Gi, x->lb);
+      for (int l = 0; l < n; l++) {
+        x->g[k][l] += k1 * Gi[l] + k2 * HsDot(n, Hi + l * n, x->lb);
+        if (k < 2)
+          x->cv[k][l] += k2 * Gi[l];
+        for (int r = 0; r < n; r++) {
+          x->K[k][l * n + r] += k2 * Hi[l * n + r];
+          if (k == 2) /* Hpsi at qbar: Phi3 contracted with lbar */
+            x->Hp[l * n + r] +=
+                k1 * Hi[l * n + r] + (P->Phi3 ? k2 * HsDot(n, x->P3 + ((i * n + l) * n + r) * n, x->lb) : 0);
+        }
+      }
+    }
+  }
+  return HS_SUCCESS;
+}
+
+/* The extended class's discrete gradient of g (docs/theory.md section 8.1, "The extended class") into o->gz
+ * (2nc x D), w = Gbar^T kappa into o->cw, and (jac) dw/da, dw/db into o->Hw and x->Wb: row Phi_i the Gonzalez gradient
+ * of Phi_i in q; row G_i lambda_p the Gonzalez gradient in q of lbar . G_i(q) and (G_i(q_a) + G_i(q_b))/2 in lambda_p.
+ * w's q-part is the Gonzalez gradient of psi (linear in the function), whose derivatives need Phi3 at qbar. */
+static int ExtGbar(HsO4 *o, const double *a, const double *b, const double *kap, int jac, ExtWork *x)
+{
+  int     n = o->n, nc = o->nc, D = o->D, lo = o->dim + n, mid;
+  double *gz = o->gz, *w = o->cw, dd, beta = 0;
+
+  HS_CHK(ExtPieces(o, a, b, kap, x));
+  dd  = HsDot(n, x->dq, x->dq);
+  mid = sqrt(dd) <= o->d->dg_tol * (1 + HsNorm(n, x->mq)); /* the midpoint gradients (as GonzalezH) */
+  HsZero(2 * nc * D, gz);
+  for (int i = 0; i < nc; i++) {
+    double *r1 = gz + i * D, *r2 = gz + (nc + i) * D, e1, e2;
+    HsCopy(n, x->G[2] + i * n, r1);
+    HsMatVec(n, n, x->H[2] + i * n * n, x->lb, r2);
+    e1 = mid ? 0 : (x->P[1][i] - x->P[0][i] - HsDot(n, r1, x->dq)) / dd;
+    e2 = mid ? 0 : (HsDot(n, x->G[1] + i * n, x->lb) - HsDot(n, x->G[0] + i * n, x->lb) - HsDot(n, r2, x->dq)) / dd;
+    for (int l = 0; l < n; l++)
+      r1[l] += e1 * x->dq[l], r2[l] += e2 * x->dq[l], r2[lo + l] = 0.5 * (x->G[0][i * n + l] + x->G[1][i * n + l]);
+  }
+  HsMatTVec(2 * nc, D, gz, kap, w);
+  if (!mid)
+    beta = x->psi[1] - x->psi[0] - HsDot(n, x->g[2], x->dq);
+  if (!jac)
+    return HS_SUCCESS;
+  HsZero(D * D, o->Hw), HsZero(D * D, x->Wb);
+  for (int l = 0; l < n; l++) { /* column l; w_q,r = grad psi(qbar)_r + beta dq_r / dd */
+    double hd = HsDot(n, x->Hp + l * n, x->dq), kd = HsDot(n, x->K[2] + l * n, x->dq);
+    double dba = mid ? 0 : (-x->g[0][l] + x->g[2][l] - 0.5 * hd) / dd; /* d beta/dq_a,l over dd */
+    double dbb = mid ? 0 : (x->g[1][l] - x->g[2][l] - 0.5 * hd) / dd;  /* d beta/dq_b,l over dd */
+    double dbl = mid ? 0 : (x->cv[1][l] - x->cv[0][l] - kd) / dd;      /* d beta/dlbar_l over dd */
+    for (int r = 0; r < n; r++) {
+      double pr = mid ? 0 : beta / dd * ((r == l) - 2 * x->dq[r] * x->dq[l] / dd); /* beta d(dq/dd)/dq_b */
+      o->Hw[r * D + l] += 0.5 * x->Hp[r * n + l] + x->dq[r] * dba - pr;
+      x->Wb[r * D + l] += 0.5 * x->Hp[r * n + l] + x->dq[r] * dbb + pr;
+      o->Hw[r * D + lo + l] += 0.5 * (x->K[2][r * n + l] + x->dq[r] * dbl);
+      x->Wb[r * D + lo + l] += 0.5 * (x->K[2][r * n + l] + x->dq[r] * dbl);
+      o->Hw[(lo + r) * D + l] += 0.5 * x->K[0][r * n + l]; /* w_lambda_p = (c(q_a) + c(q_b))/2 */
+      x->Wb[(lo + r) * D + l] += 0.5 * x->K[1][r * n + l];
+    }
+  }
+  return HS_SUCCESS;
+}
+
 int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, const double *kap, double *F, double *Fa,
                          double *Fb, double *Fk)
 {
   int     nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
   double *w = o->cw, *Hw = o->Hw, ch = c * o->d->h;
 
+  ExtWork x;
+
+  if (o->cx) { /* the extended class: Gbar(a, b) in place of grad g(zbar), its own Jacobians */
+    HS_CHK(ExtGbar(o, a, b, kap, Fa != NULL, &x));
+    for (int i = 0; i < D; i++) {
+      int    src = i < dim ? dim + i : i - dim;
+      double sg  = i < dim ? -ch : ch;
+      F[i] += sg * w[src];
+      for (int j = 0; Fa && j < D; j++)
+        Fa[i * D + j] += sg * Hw[src * D + j], Fb[i * D + j] += sg * x.Wb[src * D + j];
+      for (int j = 0; Fk && j < c2; j++)
+        Fk[i * c2 + j] = sg * o->gz[j * D + src];
+    }
+    return HS_SUCCESS;
+  }
   for (int i = 0; i < D; i++)
     o->zb[i] = 0.5 * (a[i] + b[i]);
   HS_CHK(ConsAt(o, o->zb, NULL, o->gz));
@@ -846,14 +974,65 @@ int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, co
   return HS_SUCCESS;
 }
 
+/* HsO4ConsStart for a configuration-dependent M: the hidden constraint d/dt (G_i lambda_p) = grad g_i S grad H in
+ * general, (Hphi_i lambda_p) . dH/dlambda_q - G_i . dH/dp (kappa drops out: grad g S grad g^T = 0), with dH/dp =
+ * M^{-1} lambda_q - d/dp (lambda_p . dE/dq), which a constant M lacks the second term of; rz from the Hessian of H
+ * and Phi3. */
+static int ConsStartGeneral(HsO4 *o, const double *z0, double *r, double *rz)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
+  const double    *lp = z0 + dim + n;
+  double          *g = o->zb, *Hm = o->Hw, *hl = o->cw, *hg = o->cw + n, *hp = o->cw + 2 * n, H;
+  double          *P3 = rz && P->Phi3 ? o->xpool + 3 * (nc + nc * n + nc * n * n) : NULL;
+
+  HS_CHK(HValGrad(o, z0, &H, g));
+  if (rz)
+    HS_CHK(HHessBody(o, z0, 0, Hm, dim));
+  HS_CHK(ConsAt(o, z0, NULL, NULL));
+  if (P3)
+    HS_CB(P->Phi3(z0, P3, P->ctx));
+  if (rz)
+    HsZero(2 * nc * D, rz);
+  for (int i = 0; i < nc; i++) {
+    const double *Gi = o->Gc + i * n, *Hi = o->Hphi + i * n * n, *gl = g + dim, *gp = g + n;
+    HsMatVec(n, n, Hi, lp, hl); /* Hphi_i lambda_p */
+    r[i]      = HsDot(n, Gi, lp);
+    r[nc + i] = HsDot(n, hl, gl) - HsDot(n, Gi, gp);
+    if (!rz)
+      continue;
+    double *r1 = rz + i * D, *r2 = rz + (nc + i) * D;
+    HsCopy(n, hl, r1);
+    HsCopy(n, Gi, r1 + dim + n);
+    for (int j = 0; j < D; j++)
+      for (int l = 0; l < n; l++)
+        r2[j] += hl[l] * Hm[(dim + l) * D + j] - Gi[l] * Hm[(n + l) * D + j];
+    HsMatVec(n, n, Hi, gl, hg); /* d/dlambda_p of (Hphi_i lambda_p) . dH/dlambda_q (explicit part) */
+    HsMatVec(n, n, Hi, gp, hp); /* d/dq of -G_i . dH/dp (explicit part) */
+    for (int j = 0; j < n; j++) {
+      r2[dim + n + j] += hg[j];
+      r2[j] -= hp[j];
+      for (int l = 0; P3 && l < n; l++)
+        for (int k = 0; k < n; k++)
+          r2[j] += P3[((i * n + l) * n + k) * n + j] * lp[k] * gl[l];
+    }
+  }
+  return HS_SUCCESS;
+}
+
 int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
 {
+  if (!o->d->prob->const_mass)
+    return ConsStartGeneral(o, z0, r, rz);
   const HsProblem *P  = o->d->prob;
   int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
   const double    *p = z0 + n, *lq = z0 + dim, *lp = z0 + dim + n;
   double          *Mi = o->Mi, *mp = o->cw, *ml = o->cw + n, *hl = o->cw + 2 * n, *mg = o->cw + 3 * n;
+  double          *P3 = rz && P->Phi3 ? o->xpool + 3 * (nc + nc * n + nc * n * n) : NULL;
 
   HS_CHK(ConsAt(o, z0, NULL, NULL));
+  if (P3)
+    HS_CB(P->Phi3(z0, P3, P->ctx));
   HS_CB(P->E.hess(z0, Mi, P->ctx)); /* its p p block: M^{-1} */
   for (int i = 0; i < n; i++) {
     mp[i] = ml[i] = 0;
@@ -875,6 +1054,9 @@ int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
     HsMatVec(n, n, Hi, ml, mg); /* d/dq of -G_i M^{-1} lambda_q */
     for (int j = 0; j < n; j++) {
       r2[j] = -mg[j];
+      for (int l = 0; P3 && l < n; l++) /* d/dq of lambda_p^T Hphi_i M^{-1} p (Phi3: zero in the class) */
+        for (int k = 0; k < n; k++)
+          r2[j] += P3[((i * n + l) * n + k) * n + j] * lp[l] * mp[k];
       for (int l = 0; l < n; l++) {
         r2[n + j] += Mi[(n + l) * dim + n + j] * hl[l];   /* d/dp: M^{-1} Hphi_i lambda_p */
         r2[dim + j] -= Gi[l] * Mi[(n + l) * dim + n + j]; /* d/dlambda_q: -M^{-1} G_i^T */
@@ -1080,6 +1262,48 @@ int HsO4ConsFreeCoordinates(const HsO4 *o)
   return f;
 }
 
+/* The rest end with free coordinates of HsO4ConsTerminal (the extended class: docs/theory.md section 8.1, "The rest end
+ * with free coordinates"): p_T = 0 and no phi (ConsRefusal), so the end set is {Phi(q) = 0, q_i = q_T,i (i fixed),
+ * p = 0} and the transversality condition leaves lambda_p free and asks lambda_q = G^T beta1 in the free coordinates.
+ * With alpha = ext[0 .. nc) (p_N's free normal part, O(h^2)) and beta1 = ext[nc .. 2nc), G at q_N:
+ *   fixed coordinate i: q_i - q_T,i;  free coordinate i: lambda_q,i - (G^T beta1)_i;  momentum l: p_l - (G^T alpha)_l.
+ * M and the second derivatives of E do not enter (p = 0 at the continuous end); d/dq of G^T beta is sum beta_j Hphi_j,
+ * Hphi at q_N (no Phi3). Phi(q_N) = 0 is the last substep's row (HsO4ConsFreeCoordinates). */
+static int ConsTerminalRest(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
+{
+  const HsProblem *P  = o->d->prob;
+  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D, c2 = 2 * nc;
+  const double    *al = ext, *b1 = ext + nc;
+
+  HS_CHK(ConsAt(o, zN, NULL, NULL));
+  if (Rz)
+    HsZero(dim * D, Rz), HsZero(dim * c2, Ra);
+  for (int i = 0; i < n; i++) {
+    int fixed = P->xT_fixed[i];
+
+    R[i]     = fixed ? zN[i] - P->xT[i] : zN[dim + i];
+    R[n + i] = zN[n + i] - P->xT[n + i];
+    for (int j = 0; j < nc; j++) {
+      double gji = o->Gc[j * n + i];
+      R[i] -= fixed ? 0 : b1[j] * gji;
+      R[n + i] -= al[j] * gji;
+      if (!Rz)
+        continue;
+      Ra[(n + i) * c2 + j] = -gji;
+      if (!fixed)
+        Ra[i * c2 + nc + j] = -gji;
+      for (int l = 0; l < n; l++) {
+        Rz[(n + i) * D + l] -= al[j] * o->Hphi[(j * n + i) * n + l];
+        if (!fixed)
+          Rz[i * D + l] -= b1[j] * o->Hphi[(j * n + i) * n + l];
+      }
+    }
+    if (Rz)
+      Rz[i * D + (fixed ? i : dim + i)] += 1, Rz[(n + i) * D + n + i] = 1;
+  }
+  return HS_SUCCESS;
+}
+
 int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra)
 {
   const HsProblem *P  = o->d->prob;
@@ -1087,6 +1311,8 @@ int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, do
 
   if (!P->xT_fixed[n]) /* the momenta free (all of them: ConsRefusal) */
     return ConsTerminalFree(o, zN, ext, R, Rz, Ra);
+  if (HsO4ConsFreeCoordinates(o)) /* the momenta fixed at 0 with free coordinates (the extended class: ConsRefusal) */
+    return ConsTerminalRest(o, zN, ext, R, Rz, Ra);
   HS_CB(P->Phi(P->xT, o->Phi, o->Gc, NULL, P->ctx));
   for (int i = 0; i < dim; i++)
     R[i] = zN[i] - P->xT[i];

@@ -211,6 +211,10 @@ typedef struct HsProblem_s {
      constant mass matrix (const_mass), and its energy's gradient gives grad V(q) and M^{-1} p. */
   int nc;
   int (*Phi)(const double *q, double *Phi, double *G, double *Hphi, void *ctx);
+  /* The third derivatives of Phi at q: Phi3[((i n + l) n + r) n + s] = d3 Phi_i/dq_l dq_r dq_s; returns 0, or 1 if a
+     value is not finite. NULL: they vanish (every Phi_i quadratic in q). For conserving4's substep in the extended
+     class (docs/theory.md section 8.1, "The extended class"): the exact Jacobian of its discrete gradient of G lambda_p. */
+  int (*Phi3)(const double *q, double *Phi3, void *ctx);
   int const_mass; /* 1: M does not depend on q */
   /* NULL: the constrained problem lies in the class its conserving scheme covers in closed form (constant M,
      quadratic Phi, linear V, affine B); otherwise what lies outside it (the extended scheme then applies,

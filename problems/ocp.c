@@ -62,7 +62,8 @@ enum {
   P_CTRL      = 32, /* force(q, u) and control_cost(u, q): orders 0, 0..1, 0..2 (OcpCtrl) */
   P_INV       = 35, /* the monitored invariants' values ('invariant NAME: expr', OcpInvariants) */
   P_CINV      = 36, /* 'conserved:': grad_p of those invariants and its q-derivatives (OcpConservedGrad) */
-  P_COUNT     = 37
+  P_CONS3     = 37, /* the constraints' third derivatives, when one is not quadratic (OcpConstraints3) */
+  P_COUNT     = 38
 };
 
 typedef struct {
@@ -240,6 +241,15 @@ static int OcpConstraints(const double *q, double *Phi, double *G, double *Hphi,
 
   OcpSetState(o, q, 0);
   return HsExprProgramEvalParts(o->prog[P_CONS], o->vars, 3, sz, dst) ? 1 : 0;
+}
+
+/* The constraints' third derivatives (hsproblem.h's Phi3 layout); 1 if a value is not finite. */
+static int OcpConstraints3(const double *q, double *Phi3, void *ctx)
+{
+  Ocp *o = HsMechanicalUserContext(ctx);
+
+  OcpSetState(o, q, 0);
+  return HsExprProgramEval(o->prog[P_CONS3], o->vars, Phi3) ? 1 : 0;
 }
 
 /* force(q, u) (n) and control_cost(u, q): values, (order >= 1) gradients in (q, u), (order >= 2) Hessians
@@ -2080,11 +2090,41 @@ static int OcpBuildConserved(Src *s, Ocp *o, const Keys *K, HsProblem *p, const 
   return ret;
 }
 
+/* Program P_CONS3 and p->Phi3 from the constraints' Hessian nodes hn[(i n + l) n + r]: the nc n^3 third derivatives,
+ * each formed once for sorted (l, r, s) and shared by its permutations. Only for constraints that are not all
+ * quadratic (Phi3 NULL means zero); 0, or HS_ENOMEM. */
+static int OcpBuildCons3(Ocp *o, int nc, const int *hn, HsProblem *p)
+{
+  int n = o->n, *nd = malloc(sizeof(int) * ((size_t)nc * n * n * n)), ret = 0;
+
+  if (!nd)
+    return HS_ENOMEM;
+  for (int i = 0; !ret && i < nc; i++)
+    for (int l = 0; !ret && l < n; l++)
+      for (int r = l; !ret && r < n; r++)
+        for (int t = r; t < n; t++) {
+          int v = HsExprDiff(o->ex, hn[(i * n + l) * n + r], t), pm[6][3] = {{l, r, t}, {l, t, r}, {r, l, t},
+                                                                              {r, t, l}, {t, l, r}, {t, r, l}};
+          if (v < 0) {
+            ret = HS_ENOMEM;
+            break;
+          }
+          for (int k = 0; k < 6; k++)
+            nd[((i * n + pm[k][0]) * n + pm[k][1]) * n + pm[k][2]] = v;
+        }
+  if (!ret && Program(o, nc * n * n * n, nd, &o->prog[P_CONS3]))
+    ret = HS_ENOMEM;
+  if (!ret)
+    HsExprProgramSetSlow(o->prog[P_CONS3], o->vars), p->Phi3 = OcpConstraints3;
+  free(nd);
+  return ret;
+}
+
 static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int const_mass, const int *node)
 {
   int         vnode = node[o->n * o->n], ns, which;
   char      **items = NULL, *t;
-  int        *c = NULL, n = o->n, nc, *nd = NULL, ret = 0, key;
+  int        *c = NULL, n = o->n, nc, *nd = NULL, ret = 0, key, cubic = 0;
   const char *why, *ext = NULL; /* what lies outside the exact class: the extended scheme then applies */
 
   if (!K->text[K_CONS])
@@ -2111,7 +2151,7 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     ret = MakeExpr(s, o, items[i], c[i], what, ALLOW_Q, &nd[i]);
     if (!ret && !HsExprDependsOnFast(o->ex, nd[i]))
       ret = Fail(s, c[i], "constraint %d: '%s' does not depend on the coordinates", i + 1, items[i]);
-    if (!ret && !ext && Quadratic(o, nd[i]) == 0)
+    if (!ret && Quadratic(o, nd[i]) == 0 && (cubic = 1) && !ext)
       ext = "constraints that are not quadratic in q";
     for (int l = 0; !ret && l < n; l++)
       for (int r = 0; r < n; r++)
@@ -2141,6 +2181,8 @@ static int OcpBuildConstraints(Src *s, Ocp *o, const Keys *K, HsProblem *p, int 
     ret = HS_ENOMEM;
   if (!ret)
     HsExprProgramSetSlow(o->prog[P_CONS], o->vars);
+  if (!ret && cubic)
+    ret = OcpBuildCons3(o, nc, nd + nc + nc * n, p);
   if (!ret)
     ret = OcpBuildConserved(s, o, K, p, ext);
   if (!ret) {

@@ -136,6 +136,49 @@ static void CheckExtended(const char *dir, const char *key, const char *line, co
   free(text);
 }
 
+/* The constraints' third derivatives (problems/ocp.c, Phi3) against central differences of their Hessians at a
+ * random q, each of the nc n^3 entries (a wrong layout or a missed permutation shows as an entry off); NULL for
+ * quadratic constraints. */
+static void CheckPhi3(const char *dir, const char *file, const char *line)
+{
+  char       msg[512], *text = line ? Replaced(dir, file, "constraints:", line) : NULL;
+  HsProblem *P             = NULL;
+  double     q[ZMAX], H3[4096], Hp[1024], Hm[1024], err = 0, scale = 0;
+
+  if (!line) { /* the shipped file itself */
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    CHECK(HsProblemCreateFromFile(path, &P, msg, sizeof msg) == 0, "%s: %s", file, msg);
+  } else if (!text || HsProblemCreateFromText("phi3.ocp", text, strlen(text), &P, msg, sizeof msg))
+    CHECK(0, "'%s': %s", line, text ? msg : "cannot read");
+  free(text);
+  if (!P)
+    return;
+  int n = P->n, nc = P->nc;
+  if (!line) {
+    CHECK(P->Phi3 == NULL, "%s: quadratic constraints, but Phi3 is set", file);
+    HsProblemDestroy(&P);
+    return;
+  }
+  CHECK(P->Phi3 && nc * n * n * n <= 4096, "'%s': no third derivatives of Phi", line);
+  srand(5);
+  for (int i = 0; i < n; i++)
+    q[i] = 0.3 + 0.6 * rand() / RAND_MAX;
+  if (P->Phi3 && !P->Phi3(q, H3, P->ctx))
+    for (int s = 0; s < n; s++) {
+      double e = 1e-5 * (1 + fabs(q[s])), keep = q[s];
+      q[s] = keep + e, P->Phi(q, NULL, NULL, Hp, P->ctx);
+      q[s] = keep - e, P->Phi(q, NULL, NULL, Hm, P->ctx);
+      q[s] = keep;
+      for (int k = 0; k < nc * n * n; k++) {
+        double fd = (Hp[k] - Hm[k]) / (2 * e);
+        err = fmax(err, fabs(fd - H3[k * n + s])), scale = fmax(scale, fabs(fd));
+      }
+    }
+  CHECK(scale > 0.1 && err < 1e-8 * scale, "'%s': Phi3 against differences of Hphi: %g (scale %g)", line, err, scale);
+  HsProblemDestroy(&P);
+}
+
 /* A problem file's text with one line replaced; the message of reading it must contain want. */
 static void CheckRefused(const char *dir, const char *file, const char *key, const char *line, const char *want)
 {
@@ -268,6 +311,11 @@ int main(int argc, char **argv)
                "leave no motion");
   CheckRefused(dir, "pendulum_cartesian.ocp", "R:", "R: 1\nrunning_cost: x^2", "running cost");
   CheckRestEnd(dir);
+  CheckPhi3(dir, "pendulum_cartesian.ocp", NULL);
+  CheckPhi3(dir, "pendulum_cartesian.ocp", "constraints: 0.5*(x^2 + y^2 - l^2) + 0.2*x^2*y*(x^2 + y^2 - l^2)");
+  CheckPhi3(dir, "double_pendulum_cartesian.ocp",
+            "constraints: 0.5*(x1^2 + y1^2 - 1)*(1 + 0.3*x1*y1), 0.5*((x2 - x1)^2 + (y2 - y1)^2 - 1)*(1 + "
+            "0.2*sin(x2)*y1)");
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
 }

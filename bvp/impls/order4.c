@@ -1018,7 +1018,8 @@ PetscErrorCode HsOrder4WriteSummary(HsSolver s, FILE *fp)
       "\"lambda_k at the nodes\", \"energy_work\": \"O(h^4), not exact (exact for a quadratic E)\"},\n",
       (long long)(3 * s->N + 1));
   if (s->prob->nc) { /* as the second-order constrained formulations' member (bvp/impls/constrained.c) */
-    fprintf(fp, "  \"constraints\": {\"count\": %d, \"class\": \"exact\"", s->prob->nc);
+    fprintf(fp, "  \"constraints\": {\"count\": %d, \"class\": \"%s\"", s->prob->nc,
+            s->prob->cons_extended ? "extended" : "exact");
     for (int i = 0; i < 2; i++)
       if (isfinite(o->cons[i]))
         fprintf(fp, ", \"%s\": %.17g", i ? "adjoint" : "max_phi", (double)o->cons[i]);
