@@ -489,8 +489,8 @@ def t_order4_free_time_data_force():
       equal to 1e-10 relative at N = 10 and 40;
     - T and J at order 4 +- 0.2 against the second-order scheme's Richardson limits of the B(q) twin (N = 640 .. 2560;
       skipped when HS_SANITIZED is set);
-    - H constant to 1e-12 relative; the Jacobian against -snes_test_jacobian; shooting (4 segments) = transcription
-      to 1e-10."""
+    - H constant to 1e-12 relative; the Jacobian against -snes_test_jacobian (also tests/data/nonlinear2.ocp with T in
+      its mass: 2 controls, a non-quadratic cost); shooting (4 segments) = transcription to 1e-10."""
     sanitized = bool(os.environ.get("HS_SANITIZED"))
     ps, pb = (os.path.join(DATA, f + ".ocp") for f in ("pendulum_sinh_T_data", "pendulum_bq_T_data"))
     sols = {}
@@ -515,11 +515,21 @@ def t_order4_free_time_data_force():
                 check(all(abs(x - 4) <= 0.2 for x in o), "pendulum_sinh_T_data: orders of %s %s" % (key, o))
         else:
             check(False, "the second-order scheme failed on pendulum_bq_T_data")
-    _, out, _ = run(["-problem", ps, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian", "-snes_max_it", "8",
-                     "-hs_strategy", "newton"] + QUIET, expect_rc=None)
-    r = jacobian_ratios(out)
-    print("pendulum_sinh_T_data N=6: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (len(r), max(r) if r else -1))
-    check(len(r) >= 3 and max(r) <= 1e-5, "pendulum_sinh_T_data Jacobian %s" % r)
+    with tempfile.TemporaryDirectory() as d:  # and nonlinear2 (2 DOF, c with u^4, cos(a) u1 u2) with T in the mass
+        nl = os.path.join(d, "nonlinear2_T.ocp")
+        with open(os.path.join(DATA, "nonlinear2.ocp")) as f:
+            open(nl, "w").write(f.read().replace("mass: 1 + 0.2*cos(b)", "mass: 1 + 0.1*T + 0.2*cos(b)")
+                                .replace("T: 2", "T: free 2"))
+        for prob in (ps, nl):
+            _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
+                             "-snes_max_it", "8", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+            r = jacobian_ratios(out)
+            print("%s N=6: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (os.path.basename(prob), len(r),
+                                                                         max(r) if r else -1))
+            check(len(r) >= 3 and max(r) <= 1e-5, "%s Jacobian %s" % (prob, r))  # measured <= 6e-8
+        s = solve4(nl, 20)
+        if s:
+            spread_ok("nonlinear2_T", 20, s)
     t = sols.get(40)
     sh = solve4(ps, 40, extra=["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"])
     if t and sh:
