@@ -490,7 +490,8 @@ def t_order4_free_time_data_force():
     - T and J at order 4 +- 0.2 against the second-order scheme's Richardson limits of the B(q) twin (N = 640 .. 2560;
       skipped when HS_SANITIZED is set);
     - H constant to 1e-12 relative; the Jacobian against -snes_test_jacobian (also tests/data/nonlinear2.ocp with T in
-      its mass: 2 controls, a non-quadratic cost); shooting (4 segments) = transcription to 1e-10."""
+      its mass: 2 controls, a non-quadratic cost); 2 ranks as 1 to 1e-12; shooting (4 segments) = transcription to
+      1e-10."""
     sanitized = bool(os.environ.get("HS_SANITIZED"))
     ps, pb = (os.path.join(DATA, f + ".ocp") for f in ("pendulum_sinh_T_data", "pendulum_bq_T_data"))
     sols = {}
@@ -531,6 +532,11 @@ def t_order4_free_time_data_force():
         if s:
             spread_ok("nonlinear2_T", 20, s)
     t = sols.get(40)
+    r2 = solve4(ps, 40, ranks=2)
+    if t and r2:
+        print("N=40 2 ranks T %.15f J %.15f" % (r2["T"], r2["J"]))
+        check(abs(r2["T"] - t["T"]) <= 1e-12 * t["T"] and abs(r2["J"] - t["J"]) <= 1e-12 * abs(t["J"]),
+              "2 ranks T, J %.15f %.15f, 1 rank %.15f %.15f" % (r2["T"], r2["J"], t["T"], t["J"]))
     sh = solve4(ps, 40, extra=["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"])
     if t and sh:
         print("N=40 shooting T %.15f J %.15f, transcription %.15f %.15f" % (sh["T"], sh["J"], t["T"], t["J"]))
