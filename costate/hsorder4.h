@@ -47,7 +47,8 @@ int HsO4Terminal(HsO4 *o, const double *zN, double *R, double *Rz);
 int HsO4TerminalCost(HsO4 *o, const double *zN, double *phi);
 /** A free T in the problem's data (P->data_T; docs/theory.md section 8, "T in the data"): the explicit derivative of
  *  H in T at fixed z, dH/dT = -1/2 u^T R_T u - ell_T(x) + lambda^T JJ grad E_T(x) + lambda_p^T B_T(q) u at the
- *  maximizer u = R^{-1} B(q)^T lambda_p (the envelope theorem: u's own change drops out); 0 without data_T. */
+ *  maximizer u = R^{-1} B(q)^T lambda_p (the envelope theorem: u's own change drops out); with a force f(q, u)
+ *  (P->ctrl) the terms in u vanish (f and c have no T), leaving -ell_T + lambda^T JJ grad E_T; 0 without data_T. */
 int HsO4HamiltonianT(HsO4 *o, const double *z, double *HT);
 /** The gradient of HsO4HamiltonianT in z (4n) by central differences, step HS_FT_FD_STEP (1 + |z_i|) (a Jacobian
  *  row only; the residual is exact). */

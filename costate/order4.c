@@ -216,8 +216,11 @@ int HsO4Create(HsDisc *d, HsO4 **o4, char *msg, int msg_len)
   const HsProblem *P = d->prob;
   HsO4            *o;
   int              dim = d->dim, D = 2 * dim;
-  const char      *why = P->data_T && (P->ctrl || d->bounded)
-                             ? "T in the problem's data with bounded or nonlinearly entering controls"
+  /* T in the data with a force f(q, u): f and c never depend on T (refused when the file is read, docs/controls.md),
+     so the control term Psi has no explicit T and HsO4HamiltonianT is E_T's and ell_T's; B, R are not used there */
+  const char      *why = P->data_T && d->bounded ? "T in the problem's data with bounded controls"
+                         : P->data_T && P->ctrl && P->BR_T
+                             ? "T in the problem's data in B or R together with a force f(q, u)"
                          : P->ctrl && d->bounded ? "both a force f(q, u) and control bounds"
                          : P->nc                 ? ConsRefusal(P, d)
                                                  : NULL;
@@ -727,7 +730,9 @@ int HsO4HamiltonianT(HsO4 *o, const double *z, double *HT)
     HS_CB(P->ell_T(z, &v, P->ctx));
     *HT -= v;
   }
-  if (P->BR_T) { /* u = R^{-1} B(q)^T lambda_p (the maximizer; its own change in T drops out) */
+  /* a force f(q, u) (o->ctrl): by the envelope theorem d(max_u h)/dT = dh/dT at u = u*, and h = -c(u, q) +
+     lambda_p . f(q, u) has no explicit T (HsO4Create), so only E_T and ell_T above contribute */
+  if (P->BR_T && !o->ctrl) { /* u = R^{-1} B(q)^T lambda_p (the maximizer; its own change in T drops out) */
     if (o->gen) {
       HS_CHK(GainAt(o, z, lp, 0));
       HsCopy(m, o->y, u);

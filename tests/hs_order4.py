@@ -222,17 +222,16 @@ def t_order4_jacobian():
 def t_order4_errors():
     """what conserving4 does not support yet is refused with a message, not solved wrongly: IPOPT, explicit
     state/costate schemes, a constrained system outside what it serves (hs_order4cons.py), a free T in the data with
-    controls that enter nonlinearly."""
+    bounded controls."""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "ipopt"], "transcription and shooting only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
              (["-problem", os.path.join(DATA, "pendulum_spring_cartesian.ocp")], "holonomic constraints"),
              ]
-    with tempfile.TemporaryDirectory() as d:  # T in the data with a force f(q, u) (its dH/dT is not built)
-        forced = os.path.join(d, "nonlinear2_T.ocp")
-        with open(os.path.join(DATA, "nonlinear2.ocp")) as f:
-            open(forced, "w").write(f.read().replace("mass: 1 + 0.2*cos(b)", "mass: 1 + 0.1*T + 0.2*cos(b)")
-                                    .replace("T: 2", "T: free 2"))
-        cases.append((["-problem", forced], "T in the problem's data with bounded or nonlinearly entering controls"))
+    with tempfile.TemporaryDirectory() as d:  # T in the data with bounded controls (refused before conserving4's check)
+        bounded = os.path.join(d, "pendulum_bq_T_data_bounded.ocp")
+        with open(os.path.join(DATA, "pendulum_bq_T_data.ocp")) as f:
+            open(bounded, "w").write(f.read().replace("B: 1 + 2*c*s", "B: 1") + "u_min: -20\nu_max: 20\n")
+        cases.append((["-problem", bounded], "depending on a free T"))  # every indirect solver's check (disc.c)
         for args, want in cases:
             _, out, rc = run(args + ["-hs_scheme", "conserving4"] + QUIET, expect_rc=None)
             print("%s: rc %d, %s" % (" ".join(args[1:]), rc, want in out))
@@ -479,3 +478,67 @@ def t_order4_free_time_data():
     if a and b:
         print("pendulum_T_moving N=40: 1 rank T %.15f J %.15f, 2 ranks %.15f %.15f" % (a["T"], a["J"], b["T"], b["J"]))
         check(abs(a["T"] - b["T"]) <= 1e-12 and abs(a["J"] - b["J"]) <= 1e-12 * abs(a["J"]), "T in the data: 1 vs 2 ranks")
+
+
+def t_order4_free_time_data_force():
+    """a free T in the data (mass, potential, running cost, x0) with a control that enters nonlinearly
+    (tests/data/pendulum_sinh_T_data.ocp: force (1 + 2cs) sinh(v), cost 1/2 sinh(v)^2; with w = sinh(v) the problem of
+    tests/data/pendulum_bq_T_data.ocp, torque B(s) w, and the same maximized Hamiltonian): dH/dT at the maximizer is
+    E_T's and ell_T's (the envelope theorem; f and c have no T).
+    - the two formulations, solved by conserving4 (the force through the inner maximizer, B(q) in closed form): T, J
+      equal to 1e-10 relative at N = 10 and 40;
+    - T and J at order 4 +- 0.2 against the second-order scheme's Richardson limits of the B(q) twin (N = 640 .. 2560;
+      skipped when HS_SANITIZED is set);
+    - H constant to 1e-12 relative; the Jacobian against -snes_test_jacobian (also tests/data/nonlinear2.ocp with T in
+      its mass: 2 controls, a non-quadratic cost); 2 ranks as 1 to 1e-12; shooting (4 segments) = transcription to
+      1e-10."""
+    sanitized = bool(os.environ.get("HS_SANITIZED"))
+    ps, pb = (os.path.join(DATA, f + ".ocp") for f in ("pendulum_sinh_T_data", "pendulum_bq_T_data"))
+    sols = {}
+    for N in (10, 40) if sanitized else (10, 40, 80, 160):
+        a = sols[N] = solve4(ps, N)
+        b = solve4(pb, N) if N in (10, 40) else None
+        if a:
+            spread_ok("pendulum_sinh_T_data", N, a)
+        if a and b:
+            print("N=%d: force T %.15f J %.15f, B(q) T %.15f J %.15f" % (N, a["T"], a["J"], b["T"], b["J"]))
+            check(abs(a["T"] - b["T"]) <= 1e-10 * b["T"] and abs(a["J"] - b["J"]) <= 1e-10 * abs(b["J"]),
+                  "N=%d: the force's T, J %.15f %.15f, the B(q) twin's %.15f %.15f" % (N, a["T"], a["J"], b["T"], b["J"]))
+    if not sanitized and all(sols.values()):
+        s2 = [run(["-problem", pb, "-N", str(N)] + QUIET)[0] for N in (640, 1280, 2560)]
+        if all(s2):
+            for key in ("T", "J"):
+                lim = richardson2([s[key] for s in s2])
+                e = [abs(sols[N][key] - lim) for N in (40, 80, 160)]
+                o = [order(e[i], e[i + 1]) for i in range(2)]
+                print("pendulum_sinh_T_data: %s_inf %.12f (second order, B(q) twin, Richardson), errors %s, orders %s"
+                      % (key, lim, ["%.3e" % x for x in e], ["%.2f" % x for x in o]))
+                check(all(abs(x - 4) <= 0.2 for x in o), "pendulum_sinh_T_data: orders of %s %s" % (key, o))
+        else:
+            check(False, "the second-order scheme failed on pendulum_bq_T_data")
+    with tempfile.TemporaryDirectory() as d:  # and nonlinear2 (2 DOF, c with u^4, cos(a) u1 u2) with T in the mass
+        nl = os.path.join(d, "nonlinear2_T.ocp")
+        with open(os.path.join(DATA, "nonlinear2.ocp")) as f:
+            open(nl, "w").write(f.read().replace("mass: 1 + 0.2*cos(b)", "mass: 1 + 0.1*T + 0.2*cos(b)")
+                                .replace("T: 2", "T: free 2"))
+        for prob in (ps, nl):
+            _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
+                             "-snes_max_it", "8", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+            r = jacobian_ratios(out)
+            print("%s N=6: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (os.path.basename(prob), len(r),
+                                                                         max(r) if r else -1))
+            check(len(r) >= 3 and max(r) <= 1e-5, "%s Jacobian %s" % (prob, r))  # measured <= 6e-8
+        s = solve4(nl, 20)
+        if s:
+            spread_ok("nonlinear2_T", 20, s)
+    t = sols.get(40)
+    r2 = solve4(ps, 40, ranks=2)
+    if t and r2:
+        print("N=40 2 ranks T %.15f J %.15f" % (r2["T"], r2["J"]))
+        check(abs(r2["T"] - t["T"]) <= 1e-12 * t["T"] and abs(r2["J"] - t["J"]) <= 1e-12 * abs(t["J"]),
+              "2 ranks T, J %.15f %.15f, 1 rank %.15f %.15f" % (r2["T"], r2["J"], t["T"], t["J"]))
+    sh = solve4(ps, 40, extra=["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"])
+    if t and sh:
+        print("N=40 shooting T %.15f J %.15f, transcription %.15f %.15f" % (sh["T"], sh["J"], t["T"], t["J"]))
+        check(abs(sh["T"] - t["T"]) <= 1e-10 * t["T"] and abs(sh["J"] - t["J"]) <= 1e-10 * abs(t["J"]),
+              "shooting T, J %.15f %.15f, transcription %.15f %.15f" % (sh["T"], sh["J"], t["T"], t["J"]))
