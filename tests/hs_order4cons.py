@@ -142,14 +142,14 @@ def t_order4cons_solvers():
 
 def t_order4cons_errors():
     """what conserving4 does not do for constrained systems is refused with a message naming it: the extended class's
-    end at rest with conserved quantities (tests/data/wheel_rest_directors.ocp's 'conserved: L': their relaxed end
-    rows are not derived for conserving4), in the transcription and shooting. The file reader refuses free momenta and
+    end at rest with conserved quantities (tests/data/wheel_rest_directors.ocp's 'conserved: L') by multiple shooting
+    (the transcription takes it: t_order4cons_conserved). The file reader refuses free momenta and
     a terminal cost in the extended class for every scheme; conserving4 serves the extended class with fixed ends
     (t_order4cons_extended) and at rest with free coordinates (t_order4cons_extended_rest), the closed-form class with
     free ends (t_order4cons_free_end)."""
     wheel = os.path.join(DATA, "wheel_rest_directors.ocp")
-    want = "conserved quantities at the end ('conserved:')"
-    for args in ([wheel], [wheel, "-hs_bvp_type", "shooting"]):
+    want = "conserved quantities at a rest end ('conserved:'): -hs_scheme conserving4 takes them in the transcription"
+    for args in ([wheel, "-hs_bvp_type", "shooting"],):
         s, out, rc = run(["-problem"] + args + ["-hs_scheme", "conserving4", "-N", "10"] + QUIET, expect_rc=None)
         check(rc != 0 and want in out, "%s: rc %d, no '%s' in: %s" % (args, rc, want, out[-400:]))
 
