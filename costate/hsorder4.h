@@ -72,6 +72,10 @@ int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz);
 /** 1 where a constrained problem leaves some terminal coordinate free (the end's ext then holds beta1 and Phi(q_N) = 0
  *  is a row of the last substep), else 0. */
 int HsO4ConsFreeCoordinates(const HsO4 *o);
+/** With free coordinates: *implied = 1 where constraint j's gradient at q_N is 0 in every free coordinate (the
+ *  wheel's body director |a| = 1 with a fixed): Phi_j(q_N) = 0 then follows from the fixed coordinates' rows and
+ *  beta1_j enters no row, so the end takes beta1_j = 0 in the place of Phi_j(q_N) = 0 (docs/theory.md section 8.1). */
+int HsO4ConsImpliedAtEnd(HsO4 *o, const double *zN, int j, int *implied);
 /** The 2n terminal rows with constraints (docs/theory.md section 8.1), ext the 2nc extra unknowns of the end. All end
  *  states fixed: q_N - q_T, p_N - p_T - G(q_T)^T alpha (alpha = ext[0 .. nc), the free normal part of p_N; ext's rest
  *  unused). The momenta free: the transversality rows of ConsTerminalFree (order4.c; phi and p at the projected end
@@ -79,6 +83,12 @@ int HsO4ConsFreeCoordinates(const HsO4 *o);
  *  is then the last substep's row), beta1 = ext[nc .. 2nc).
  *  Rz (2n x 4n) and Ra (2n x 2nc) their Jacobian. */
 int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, double *Rz, double *Ra);
+/** The rest end with conserved quantities ('conserved:', docs/theory.md section 8.1): after HsO4ConsTerminal, the
+ *  momentum rows R[n ..] relaxed by -sum_l gam_l c_l(q_E) (c_l = grad_p I_l, q_E = q_N with free coordinates, else
+ *  q_T), with Rz (2n x 4n) updated and Rg (2n x ncinv) their Jacobian in gam, and the ncinv rows Iv_l = c_l . lambda_p
+ *  with Iz (ncinv x 4n). Rz NULL: values only. */
+int HsO4ConsInvariantEnd(HsO4 *o, const double *zN, const double *gam, double *R, double *Rz, double *Rg, double *Iv,
+                         double *Iz);
 /** A start for a substep's multipliers from a to b: kappa_1 = 0 and kappa_2 the least-squares constraint force that
  *  balances the potential at rest at the midpoint, G G^T kappa_2 = G grad V (HS_EFAILED where G G^T is singular). */
 int HsO4ConsRestGuess(HsO4 *o, const double *a, const double *b, double *kappa);

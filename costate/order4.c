@@ -138,7 +138,8 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
  * M(q), V, Phi, B(q)), with 1/2 u^T R u and a fixed T. The closed-form class takes a terminal cost phi and the end
  * states the second-order scheme takes (all fixed, or all momenta free with any coordinates: HsO4ConsTerminal); the
  * extended class no phi (the file reader refuses it there) and all end states fixed, or the end at rest with free
- * coordinates (HsO4ConsTerminal), without conserved quantities (their relaxed end rows: not derived here). */
+ * coordinates (HsO4ConsTerminal), with conserved quantities ('conserved:') relaxed as the second-order scheme does
+ * (HsO4ConsInvariantEnd; the transcription: multiple shooting refuses them, order4shoot.c). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
   int n = P->n, qfix = 0, pfix = 0, rest = 1;
@@ -150,7 +151,10 @@ static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
   return (P->cons_extended || !P->const_mass) && (pfix < n || P->phi.f || (qfix < n && !rest))
              ? "holonomic constraints of the extended class (docs/constrained.md: M(q), Phi not quadratic, V not "
                "linear or B not affine) with free terminal momenta, a terminal cost, or free coordinates not at rest"
-         : P->ncinv ? "holonomic constraints with conserved quantities at the end ('conserved:')"
+         : P->ncinv && !(pfix == n && rest)
+             ? "holonomic constraints with conserved quantities ('conserved:') at an end not at rest"
+         : P->ncinv > P->nc ? "more conserved quantities ('conserved:') than constraints (the end's slots for "
+                              "their multipliers)"
          : (pfix && pfix < n) || (pfix && qfix < n && !(rest && (P->cons_extended || !P->const_mass)))
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
          : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
@@ -1267,6 +1271,18 @@ int HsO4ConsFreeCoordinates(const HsO4 *o)
   return f;
 }
 
+int HsO4ConsImpliedAtEnd(HsO4 *o, const double *zN, int j, int *implied)
+{
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, z = 1;
+
+  HS_CHK(ConsAt(o, zN, NULL, NULL));
+  for (int i = 0; i < n; i++)
+    z = z && (P->xT_fixed[i] || o->Gc[j * n + i] == 0);
+  *implied = z;
+  return HS_SUCCESS;
+}
+
 /* The rest end with free coordinates of HsO4ConsTerminal (the extended class: docs/theory.md section 8.1, "The rest end
  * with free coordinates"): p_T = 0 and no phi (ConsRefusal), so the end set is {Phi(q) = 0, q_i = q_T,i (i fixed),
  * p = 0} and the transversality condition leaves lambda_p free and asks lambda_q = G^T beta1 in the free coordinates.
@@ -1333,6 +1349,44 @@ int HsO4ConsTerminal(HsO4 *o, const double *zN, const double *ext, double *R, do
   for (int l = 0; l < n; l++)
     for (int i = 0; i < nc; i++)
       Ra[(n + l) * c2 + i] = -o->Gc[i * n + l];
+  return HS_SUCCESS;
+}
+
+/* The rest end with conserved quantities (docs/theory.md section 8.1, "The rest end with conserved quantities"): the
+ * momentum rows of HsO4ConsTerminal relaxed along c_l = grad_p I_l(q_E) by gam (ncinv), q_E = q_N with free
+ * coordinates, else q_T: R[n + r] -= sum_l gam_l c_l,r, their Jacobian in q (Rz, dim x D, free coordinates only) and in
+ * gam (Rg, dim x ncinv), and the ncinv rows c_l(q_E) . lambda_p (Iv) with their gradient (Iz, ncinv x D). */
+int HsO4ConsInvariantEnd(HsO4 *o, const double *zN, const double *gam, double *R, double *Rz, double *Rg, double *Iv,
+                         double *Iz)
+{
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, dim = o->dim, D = o->D, ni = P->ncinv, fq = HsO4ConsFreeCoordinates(o), st;
+  const double    *lp = zN + dim + n;
+  double          *c  = malloc((size_t)(ni * n + ni * n * n) * sizeof(double)), *dc = c ? c + ni * n : NULL;
+
+  if (!c)
+    return HS_ENOMEM;
+  if ((st = P->cinv_grad(fq ? zN : P->xT, c, dc, P->ctx))) {
+    free(c);
+    return HS_EFAILED;
+  }
+  if (Rz)
+    HsZero(dim * ni, Rg), HsZero(ni * D, Iz);
+  for (int l = 0; l < ni; l++) {
+    Iv[l] = HsDot(n, c + l * n, lp);
+    for (int r = 0; r < n; r++) {
+      R[n + r] -= gam[l] * c[l * n + r];
+      if (!Rz)
+        continue;
+      Rg[(n + r) * ni + l] = -c[l * n + r];
+      Iz[l * D + dim + n + r] = c[l * n + r];
+      for (int i = 0; i < n && fq; i++) { /* d c_l,r / dq_i */
+        Rz[(n + r) * D + i] -= gam[l] * dc[(l * n + r) * n + i];
+        Iz[l * D + i] += lp[r] * dc[(l * n + r) * n + i];
+      }
+    }
+  }
+  free(c);
   return HS_SUCCESS;
 }
 

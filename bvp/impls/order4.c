@@ -166,6 +166,11 @@ static int ConsRows(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *
       return st;
     for (PetscInt r = 0; r < c2; r++) {
       PetscInt from = k < N ? r : r < nc ? nc + r : fq ? r - nc : -1; /* point N: G lambda_p, then Phi or a dummy */
+      int      implied = 0;
+      if (k == N && from >= 0 && r >= nc && (st = HsO4ConsImpliedAtEnd(o->o4, x[N], (int)(r - nc), &implied)))
+        return st;
+      if (implied) /* Phi_j(q_N) = 0 from the fixed coordinates: beta1_j = 0 in its place (its own slot) */
+        from = -1;
       f[r0 + r]     = from >= 0 ? g[from] : x[k][r0 + r];
       for (PetscInt c = 0; J1 && from >= 0 && c < q; c++)
         J1[(r0 + r) * D + zo + c] = gz[from * q + c];
@@ -188,6 +193,19 @@ static int TerminalRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Petsc
 
   if (st)
     return st;
+  if (nc && s->prob->ncinv) { /* 'conserved:': gamma in point N's first kappa slots (dummies otherwise) */
+    PetscInt   ni = s->prob->ncinv;
+    PetscReal *Rg = R + 2 * n, *Iv = Rg + 2 * n * ni, *Iz = Iv + ni;
+    if ((st = HsO4ConsInvariantEnd(o->o4, xN, xN + 3 * q, R, J1 ? Rz : NULL, Rg, Iv, Iz)))
+      return st;
+    for (PetscInt l = 0; l < ni; l++) { /* the invariants' rows replace the dummies' identities (PointEquations) */
+      f[3 * q + l] = Iv[l];
+      for (PetscInt c = 0; J1 && c < q; c++)
+        J1[(3 * q + l) * D + c] = Iz[l * q + c];
+      for (PetscInt r = 0; J1 && r < 2 * n; r++)
+        J1[(2 * n + r) * D + 3 * q + l] = Rg[r * ni + l];
+    }
+  }
   for (PetscInt r = 0; r < 2 * n; r++) {
     f[2 * n + r] = R[r];
     for (PetscInt c = 0; J1 && c < q; c++)
@@ -280,14 +298,16 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
       return st;
   }
   if (k == N) {
-    int st = TerminalRows(s, x[N], f, J ? J[1] : NULL, w);
-    if (st)
-      return st;
+    int st;
     for (PetscInt i = q; i < K0 + 2 * c2; i++) { /* the dummies: point N's stage and kappa slots (alpha after them) */
       f[i] = x[N][i];
       if (J)
         J[1][i * D + i] = 1;
     }
+    if ((st = TerminalRows(s, x[N], f, J ? J[1] : NULL, w))) /* after: 'conserved:' rows replace dummies' */
+      return st;
+    for (PetscInt l = 0; J && l < s->prob->ncinv; l++)
+      J[1][(K0 + l) * D + K0 + l] = 0;
     if (s->prob->free_T) { /* the T slot's row replaces its identity */
       if (J)
         J[1][q * D + q] = 0;
@@ -376,7 +396,7 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 /* The columns of row i of point k: at most 3 segments {point, first component, count}, ascending (the file head's
  * rows: a substep couples two 4n blocks and, with nc constraints, its 2nc multipliers; a constraint row its 4n block;
  * the boundary rows one block (point N's terminal rows also alpha), the dummies their own column). */
-static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, PetscInt i, PetscBool freeT,
+static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt ni, PetscInt k, PetscInt i, PetscBool freeT,
                           PetscInt seg[4][3])
 {
   PetscInt q = 4 * n, c2 = 2 * nc, K0 = 3 * q, ns = 0;
@@ -393,10 +413,14 @@ static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, Petsc
     return SEG(N, 0, q + 1), ns;
   if (k == N && i < q) { /* the terminal rows (and alpha) */
     SEG(N, 0, q);
+    if (ni) /* 'conserved:': gamma in the first kappa slots */
+      SEG(N, K0, ni);
     if (nc)
       SEG(N, K0 + 2 * c2, c2);
     return ns;
   }
+  if (k == N && i >= K0 && i < K0 + ni) /* the invariants' rows c_l . lambda_p */
+    return SEG(N, 0, q), ns;
   if (k == N && i >= K0 + 2 * c2 && i < K0 + 2 * c2 + nc) /* G(q_N) lambda_p */
     return SEG(N, 0, q), ns;
   if (k == N && i >= K0 + 2 * c2) /* Phi(q_N) with free coordinates, else the identity of a dummy: both */
@@ -417,9 +441,10 @@ static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, Petsc
 /* ... and with a free T its column (point N, component 4n: after every other column of these rows) where the row
  * depends on T: the substeps' rows, the terminal rows and with x0(T) the initial ones (ft: TFlags). T's row with T in
  * the data is dense (DenseCount), not these segments. */
-static PetscInt Segments(PetscInt N, PetscInt n, PetscInt nc, PetscInt k, PetscInt i, int ft, PetscInt seg[4][3])
+static PetscInt Segments(PetscInt N, PetscInt n, PetscInt nc, PetscInt ni, PetscInt k, PetscInt i, int ft,
+                         PetscInt seg[4][3])
 {
-  PetscInt ns = Segments0(N, n, nc, k, i, (PetscBool)(ft & O4_FT), seg);
+  PetscInt ns = Segments0(N, n, nc, ni, k, i, (PetscBool)(ft & O4_FT), seg);
   if ((ft & O4_FT) && !(k == 0 && i < 2 * n && !(ft & O4_FT_X0)) && !(k == N && i >= 4 * n))
     seg[ns][0] = N, seg[ns][1] = 4 * n, seg[ns][2] = 1, ns++;
   return ns;
@@ -455,7 +480,7 @@ static PetscErrorCode CreateJacobian(HsSolver s, DM da, PetscInt D, Mat *J)
       for (PetscInt i = 0; i < D; i++, r++) {
         PetscInt  d = 0, o = 0;
         PetscBool dense = DenseRow(s, k, i);
-        ns              = dense ? s->N + 1 : Segments(s->N, s->prob->n, s->prob->nc, k, i, TFlags(s), seg);
+        ns = dense ? s->N + 1 : Segments(s->N, s->prob->n, s->prob->nc, s->prob->ncinv, k, i, TFlags(s), seg);
         for (PetscInt g = 0; g < ns; g++)
           for (PetscInt e = 0, pt = dense ? g : seg[g][0]; e < (dense ? DenseCount(s, g) : seg[g][2]); e++) {
             PetscInt col = pt * D + (dense ? 0 : seg[g][1]) + e;
@@ -491,7 +516,7 @@ static PetscErrorCode WriteRows(HsSolver s, HsAIJParts *P, PetscInt k, PetscInt 
   for (PetscInt i = 0; i < D; i++) {
     PetscInt     row = (k - xs) * D + i, nd = 0, no = 0;
     PetscScalar *d = P->wa[0] + P->ia[0][row], *o = P->part[1] ? P->wa[1] + P->ia[1][row] : NULL;
-    ns = DenseRow(s, k, i) ? 0 : Segments(s->N, s->prob->n, s->prob->nc, k, i, TFlags(s), seg);
+    ns = DenseRow(s, k, i) ? 0 : Segments(s->N, s->prob->n, s->prob->nc, s->prob->ncinv, k, i, TFlags(s), seg);
     for (PetscInt pt = 0; DenseRow(s, k, i) && pt <= s->N; pt++) { /* T's dense row, whole in Trow */
       PetscBool own = (PetscBool)(pt >= xs && pt < xe);
       PetscCall(PetscArraycpy(own ? d + nd : o + no, Trow + pt * D, DenseCount(s, pt)));

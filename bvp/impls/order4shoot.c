@@ -989,6 +989,10 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4CreateLayout(s));
+  PetscCheck(!s->prob->ncinv || !s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
+             "problem '%s' has conserved quantities at a rest end ('conserved:'): -hs_scheme conserving4 takes them in "
+             "the transcription only, not yet by multiple shooting (docs/theory.md section 8.1)",
+             s->prob->name);
   sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
   sh->fd = (PetscBool)(sh->ft && (s->prob->data_T || s->prob->xT_T));
   sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
