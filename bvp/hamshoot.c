@@ -527,8 +527,8 @@ static PetscErrorCode Run(Objects *o, int *code)
 }
 
 /* After Run on every rank: whether any rank failed, agreed on by all. A rank that failed waits up to
- * -hs_error_timeout seconds (default 10) for the others to arrive; if they do not (they wait in a
- * collective call for it: a rank-local fault), it aborts the job rather than let it hang. The lowest
+ * -hs_error_timeout seconds (default 10) for the others to arrive, or until a signal arrives; if they do not (they wait
+ * in a collective call for it: a rank-local fault), it prints its message and aborts the job rather than let it hang. The lowest
  * failing rank prints its message. Returns whether any rank failed. */
 static int AgreeOnFailure(MPI_Comm comm, int failed)
 {
@@ -545,11 +545,20 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
   MPI_Iallreduce(&mine, &all, 1, MPI_2INT, MPI_MINLOC, comm, &req);
   while (!done) {
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (!done && failed && MPI_Wtime() - t0 > timeout) {
-      fprintf(stderr,
-              "hamshoot: error (rank %d): %s\nhamshoot: the other ranks did not reach this error within %g s "
-              "(-hs_error_timeout): aborting the job\n",
-              mine.rank, hs_errmsg, (double)timeout);
+    /* a signal (the scheduler's time limit) ends the wait too: waiting on, the failed rank lost its message to the
+       watchdog's after -hs_term_grace, or to SIGKILL (round 24: -hs_error_timeout 60, SIGTERM, -hs_term_grace 3:
+       status 4 and only the watchdog's words) */
+    if (!done && failed && (MPI_Wtime() - t0 > timeout || HsInterruptPending())) {
+      if (HsInterruptPending())
+        fprintf(stderr,
+                "hamshoot: error (rank %d): %s\nhamshoot: a signal arrived while the other ranks had not reached "
+                "this error: aborting the job\n",
+                mine.rank, hs_errmsg);
+      else
+        fprintf(stderr,
+                "hamshoot: error (rank %d): %s\nhamshoot: the other ranks did not reach this error within %g s "
+                "(-hs_error_timeout): aborting the job\n",
+                mine.rank, hs_errmsg, (double)timeout);
       fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }

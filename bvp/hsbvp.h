@@ -411,6 +411,7 @@ PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, con
 
 /* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/interface/checkpoint.c, docs/reliability.md) */
 PetscErrorCode HsInstallInterruptHandlers(void);
+PetscBool      HsInterruptPending(void);
 #define HS_EXIT_WATCHDOG 4 /* the exit status of a process the watchdog ended (HsSetTermGrace) */
 PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);

@@ -220,8 +220,9 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
   PetscFunctionReturn(0);
 }
 
-/*@ HsInterruptPending - whether SIGTERM or SIGINT arrived on this rank (bvp/ internal: a solver that runs on one rank
-    without MPI between its steps, IPOPT's intermediate callback, asks this). Not collective; async-signal-safe. @*/
+/*@ HsInterruptPending - whether one of the signals of HsInstallInterruptHandlers arrived on this rank (a solver that
+    runs on one rank without MPI between its steps, IPOPT's intermediate callback, asks this; so does the executable's
+    wait of a failed rank for the others). Not collective; async-signal-safe. @*/
 PetscBool HsInterruptPending(void) { return (PetscBool)(hs_signal != 0); }
 
 /*@ HsSolverInterruptRequested - whether SIGTERM or SIGINT arrived on any rank (bvp/ internal: the drivers, whose

@@ -289,7 +289,6 @@ int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
-PetscBool      HsInterruptPending(void);
 void           HsRemoveStaleCheckpointTemps(int pfd, const char *base);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverCheckLinearSolver(HsSolver s, HsLinearSolver ls);
