@@ -1059,8 +1059,8 @@ PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool 
   PetscFunctionReturn(0);
 }
 
-/* The text after "key": in the JSON text j (NULL if absent). */
-static const char *Member(const char *j, const char *key)
+/* The text after "key": in the one-line JSON object j (the continuation's state; NULL if absent). */
+static const char *Field(const char *j, const char *key)
 {
   char        k[80];
   const char *p;
@@ -1068,6 +1068,21 @@ static const char *Member(const char *j, const char *key)
   snprintf(k, sizeof k, "\"%s\":", key);
   p = strstr(j, k);
   return p ? p + strlen(k) + strspn(p + strlen(k), " ") : NULL;
+}
+
+/* The text after the top-level member "key": of checkpoint.json's text j (NULL if absent): a line of its own, as
+ * WriteJSON writes it. Round 24: the first "key": anywhere had been taken, so that a parameter named continuation,
+ * layout, coarse_grid or bounds_smoothing (in "parameters") was read as that member: the parameter check skipped, a
+ * run's own checkpoint refused, another smoothing resumed. */
+static const char *Member(const char *j, const char *key)
+{
+  char k[80];
+
+  snprintf(k, sizeof k, "\n  \"%s\"", key);
+  for (const char *p = strstr(j, k); p; p = strstr(p + 1, k))
+    if (p[strlen(k)] == ':')
+      return Field(p + 1, key);
+  return NULL;
 }
 
 /* checkpoint.json of dir, read on rank 0 and sent to all (at most 64 KiB). */
@@ -1368,8 +1383,8 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
     PetscFunctionReturn(0);
   {
     char       *e1 = NULL, *e2 = NULL, *e3 = NULL;
-    const char *ps = Member(s->restart_cont, "stage"), *pv = Member(s->restart_cont, "value"),
-               *pd = Member(s->restart_cont, "step");
+    const char *ps = Field(s->restart_cont, "stage"), *pv = Field(s->restart_cont, "value"),
+               *pd = Field(s->restart_cont, "step");
     long long k    = ps ? strtoll(ps, &e1, 10) : -1;
     *value         = pv ? (PetscReal)strtod(pv, &e2) : NAN;
     *step          = pd ? (PetscReal)strtod(pd, &e3) : NAN;
