@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""hamshoot system tests (tests/hstest.py): security round 24 (issue 38; docs/reliability.md, "Round 24"). Each
+assertion marked (before: ...) failed on the code before its fix:
+
+  summary name    the summary.json beside an -hs_init trajectory names the problem JSON-escaped: a problem named
+                  o"brien\\x started from its own output gets no warning (before: "was written for problem 'o\\'",
+                  sscanf had read the name up to its first quote), and a problem named o\\ started from that output
+                  gets the warning (before: none, 'o\\' read from the file equalled it)
+  checkpoint keys checkpoint.json's top-level members are read where hamshoot writes them: a problem with a parameter
+                  named continuation refuses a restart with another -p_g (before: taken, the parameter check skipped:
+                  Member found the parameter's "continuation": first), one with a parameter named layout resumes
+                  its own checkpoint (before: "the checkpoint has layout = 1", refused)
+  error wait      2 ranks, rank 1 fails alone (-hs_inject_error 1) with -hs_error_timeout 60 and -hs_term_grace 5,
+                  SIGTERM to the ranks while rank 1 waits for the others: its message ("error injected on rank 1") and
+                  status 1 (before: status 4 and only the watchdog's message, the error lost)
+
+stdlib only; each case in a temporary directory of its own."""
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from hs_util import ENV, ENV_SIGNALS, HAMSHOOT, MPIEXEC, PENDULUM_OCP, check
+
+
+def hs(args, d, timeout=120):
+    """(exit status, stdout + stderr) of hamshoot on 1 rank in directory d."""
+    p = subprocess.run([HAMSHOOT] + args, env=ENV, cwd=d, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def write(d, name, text):
+    with open(os.path.join(d, name), "w") as f:
+        f.write(text)
+    return name
+
+
+def case_summary_name(d):
+    """the problem's name in the summary.json beside an -hs_init trajectory is compared as written (JSON-escaped)."""
+    quoted = write(d, "quoted.ocp", PENDULUM_OCP % 'o"brien\\x')
+    rc, out = hs(["-problem", quoted, "-hs_check_extremal", "no", "-o", "out", "-quiet"], d)
+    check(rc == 0, "the problem o\"brien\\x: exit %s\n%s" % (rc, out[-300:]))
+    rc, out = hs(["-problem", quoted, "-hs_check_extremal", "no", "-hs_init", "out", "-quiet"], d)
+    check(rc == 0 and "was written for problem" not in out,
+          "o\"brien\\x from its own output: exit %s (before: a warning naming 'o\\')\n%s" % (rc, out[-300:]))
+    other = write(d, "other.ocp", PENDULUM_OCP % "o\\")
+    rc, out = hs(["-problem", other, "-hs_check_extremal", "no", "-hs_init", "out", "-quiet"], d)
+    check(rc == 0 and "was written for problem 'o\"brien\\x'" in out,
+          "o\\ from o\"brien\\x's output: exit %s, no warning naming o\"brien\\x (before: none)\n%s" % (rc, out[-300:]))
+
+
+def case_checkpoint_keys(d):
+    """a parameter named as a member of checkpoint.json is not read as that member."""
+    for name, args, ok in (("continuation", ["-p_g", "5"], False), ("layout", [], True)):
+        ocp = write(d, name + ".ocp", (PENDULUM_OCP % name).replace("param m: 1", "param %s: 1\nparam m: 1" % name))
+        rc, out = hs(["-problem", ocp, "-hs_check_extremal", "no", "-hs_checkpoint", name, "-hs_checkpoint_every",
+                      "1", "-quiet"], d)
+        check(rc == 0 and os.path.exists(os.path.join(d, name, "checkpoint.json")),
+              "param %s: exit %s, no checkpoint\n%s" % (name, rc, out[-300:]))
+        rc, out = hs(["-problem", ocp, "-hs_check_extremal", "no", "-hs_restart", name, "-quiet"] + args, d)
+        if ok:
+            check(rc == 0, "param %s: its own checkpoint not resumed, exit %s (before: 'the checkpoint has layout = "
+                  "1', exit 1)\n%s" % (name, rc, out[-300:]))
+        else:
+            check(rc == 1 and "the checkpoint has parameter g = 9.81, this run 5" in out,
+                  "param %s, restart with -p_g 5: exit %s (before: taken, exit 0)\n%s" % (name, rc, out[-300:]))
+
+
+def ready(pids):
+    """every rank has installed hamshoot's signal handlers (SIGPIPE, ignored last, is in its SigIgn)."""
+    for pid in pids:
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                ign = [int(l.split()[1], 16) for l in f if l.startswith("SigIgn:")]
+        except OSError:
+            return False
+        if not ign or not ign[0] & (1 << (signal.SIGPIPE - 1)):
+            return False
+    return len(pids) == 2
+
+
+def case_error_wait(d):
+    """a signal while a rank that failed alone waits for the others: its message, status 1."""
+    from hs_reliability import rank_pids
+    p = subprocess.Popen([MPIEXEC, "--oversubscribe", "-n", "2", HAMSHOOT, "-problem", "kepler", "-N", "2000",
+                          "-hs_check_extremal", "no", "-hs_inject_error", "1", "-hs_error_timeout", "60",
+                          "-hs_term_grace", "5", "-quiet"], env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    def kill_all():
+        for pid in rank_pids(p.pid):
+            os.kill(pid, signal.SIGKILL)
+        p.kill()
+    timer = threading.Timer(90, kill_all)
+    timer.start()
+    try:
+        for _ in range(600):  # until both ranks have their handlers (at most 60 s)
+            if ready(rank_pids(p.pid)) or p.poll() is not None:
+                break
+            time.sleep(0.1)
+        time.sleep(1)  # rank 1 is then in its wait (it fails before the solve), rank 0 in the solve's first collective
+        for pid in rank_pids(p.pid):
+            os.kill(pid, signal.SIGTERM)
+        out, _ = p.communicate()
+    finally:
+        timer.cancel()
+    check(p.returncode == 1 and "error injected on rank 1" in out,
+          "SIGTERM while rank 1 waited to report its error: exit %s (before: 4, the watchdog's message only)\n%s"
+          % (p.returncode, out[-500:]))
+
+
+def t_security24():
+    """round 24's cases (docs/reliability.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in (case_summary_name, case_checkpoint_keys, case_error_wait):
+            print("--", case.__name__)
+            case(tempfile.mkdtemp(dir=tmp))
