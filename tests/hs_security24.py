@@ -10,6 +10,9 @@ assertion marked (before: ...) failed on the code before its fix:
                   named continuation refuses a restart with another -p_g (before: taken, the parameter check skipped:
                   Member found the parameter's "continuation": first), one with a parameter named layout resumes
                   its own checkpoint (before: "the checkpoint has layout = 1", refused)
+  checkpoint user's file  a checkpoint directory that holds a file of the user's besides the checkpoint is refused
+                  before the solve, naming the file, which stays where it is (before: exit 0, the file moved to
+                  DIR.old with the first checkpoint and left there, so that every later checkpoint was dropped)
   error wait      2 ranks, rank 1 fails alone (-hs_inject_error 1) with -hs_error_timeout 60 and -hs_term_grace 5,
                   SIGTERM to the ranks while rank 1 waits for the others: its message ("error injected on rank 1") and
                   status 1 (before: status 4 and only the watchdog's message, the error lost)
@@ -68,6 +71,21 @@ def case_checkpoint_keys(d):
                   "param %s, restart with -p_g 5: exit %s (before: taken, exit 0)\n%s" % (name, rc, out[-300:]))
 
 
+def case_checkpoint_foreign(d):
+    """a checkpoint directory holding a file of the user's is refused before the solve, the file left where it is."""
+    ocp = write(d, "p.ocp", PENDULUM_OCP % "p")
+    args = ["-problem", ocp, "-hs_check_extremal", "no", "-hs_checkpoint", "ck", "-hs_checkpoint_every", "1", "-quiet"]
+    rc, out = hs(args, d)
+    check(rc == 0 and os.path.exists(os.path.join(d, "ck", "checkpoint.json")), "no checkpoint: exit %s\n%s"
+          % (rc, out[-300:]))
+    write(d, os.path.join("ck", "notes.txt"), "mine\n")
+    rc, out = hs(args, d)
+    check(rc == 1 and "holds 'notes.txt'" in out and "was not written" not in out and
+          os.path.exists(os.path.join(d, "ck", "notes.txt")) and not os.path.exists(os.path.join(d, "ck.old")),
+          "a file of the user's in the checkpoint: exit %s, ck.old %s (before: exit 0, notes.txt moved to ck.old and "
+          "every later checkpoint dropped)\n%s" % (rc, os.path.exists(os.path.join(d, "ck.old")), out[-400:]))
+
+
 def ready(pids):
     """every rank has installed hamshoot's signal handlers (SIGPIPE, ignored last, is in its SigIgn)."""
     for pid in pids:
@@ -113,6 +131,6 @@ def case_error_wait(d):
 def t_security24():
     """round 24's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_summary_name, case_checkpoint_keys, case_error_wait):
+        for case in (case_summary_name, case_checkpoint_keys, case_checkpoint_foreign, case_error_wait):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

@@ -615,8 +615,9 @@ static int Unreadable(const char *path)
   return errno;
 }
 
-/* Whether the directory open as dfd holds only a checkpoint's files, as regular files (remove: and removes them). */
-static int OnlyCheckpointFiles(int dfd, int remove)
+/* Whether the directory open as dfd holds only a checkpoint's files, as regular files (remove: and removes them); the
+ * name of the first other entry in bad (if not NULL). */
+static int OnlyCheckpointFiles(int dfd, int remove, char *bad, size_t blen)
 {
   static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
   int                      fd = dup(dfd), only = 1;
@@ -636,9 +637,11 @@ static int OnlyCheckpointFiles(int dfd, int remove)
       continue;
     for (int i = 0; files[i]; i++)
       ours = ours || !strcmp(f->d_name, files[i]);
-    if (!ours || fstatat(dfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+    if (!ours || fstatat(dfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+      if (only && bad)
+        snprintf(bad, blen, "%s", f->d_name);
       only = 0;
-    else if (remove)
+    } else if (remove)
       unlinkat(dfd, f->d_name, 0);
   }
   closedir(t);
@@ -678,12 +681,12 @@ void HsRemoveStaleCheckpointTemps(int pfd, const char *base)
       continue;
     if ((dfd = openat(pfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
       continue;
-    if (flock(dfd, LOCK_EX | LOCK_NB) || !OnlyCheckpointFiles(dfd, 0))
+    if (flock(dfd, LOCK_EX | LOCK_NB) || !OnlyCheckpointFiles(dfd, 0, NULL, 0))
       ; /* held: being written; or not only a checkpoint's files: left */
     else if (missing && !fstatat(dfd, "checkpoint.json", &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
       missing = renameat(pfd, e->d_name, pfd, base) != 0; /* complete (checkpoint.json is written last) and DIR
                                                              absent: a run ended between MoveIntoPlace's renames */
-    else if (OnlyCheckpointFiles(dfd, 1))
+    else if (OnlyCheckpointFiles(dfd, 1, NULL, 0))
       unlinkat(pfd, e->d_name, AT_REMOVEDIR); /* its files first, then it */
     close(dfd);
   }
@@ -733,12 +736,25 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
   return 0;
 }
 
+/* Whether the existing checkpoint directory path holds an entry that is no checkpoint's file (its name in bad). */
+static int ForeignEntry(const char *path, char *bad, size_t blen)
+{
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), only;
+
+  if (fd < 0)
+    return 0;
+  only = OnlyCheckpointFiles(fd, 0, bad, blen);
+  close(fd);
+  return !only;
+}
+
 /*@ HsSolverCheckCheckpointDir - before a solve (HsSolverSetUp; rank 0): the checkpoint directory and its DIR.old
-    are each absent or a checkpoint of hamshoot's (IsCheckpointDir), so that no directory of the user's is ever
-    replaced or emptied by a checkpoint (bvp/ internal). An error names the directory. Collective. @*/
+    are each absent or a checkpoint of hamshoot's (IsCheckpointDir) holding nothing but a checkpoint's files, so that
+    no directory or file of the user's is ever replaced, moved or emptied by a checkpoint (bvp/ internal). An error
+    names the directory (and the file). Collective. @*/
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
 {
-  char        old[PETSC_MAX_PATH_LEN + 8], err[2 * PETSC_MAX_PATH_LEN + 256] = "";
+  char        old[PETSC_MAX_PATH_LEN + 8], err[3 * PETSC_MAX_PATH_LEN + 256] = "", name[PETSC_MAX_PATH_LEN] = "";
   int         bad = 0, e;
   PetscMPIInt rank;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
@@ -763,6 +779,13 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
                         "(a checkpoint never replaces other files): remove it, or give another "
                         "-hs_checkpoint",
                         s->ckpt_dir, HsIsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
+    else if (ForeignEntry(s->ckpt_dir, name, sizeof name) || ForeignEntry(old, name, sizeof name))
+      /* round 24: a file of the user's in a checkpoint went with it to DIR.old at the next checkpoint and stayed
+         there, so that DIR.old was no checkpoint and every later checkpoint was dropped (warnings, exit 0) */
+      bad = 1, snprintf(err, sizeof err,
+                        "checkpoint directory '%s': '%s' holds '%s', which is not a checkpoint's file (each checkpoint "
+                        "moves the last one away and removes it): move it out, or give another -hs_checkpoint",
+                        s->ckpt_dir, ForeignEntry(s->ckpt_dir, name, sizeof name) ? s->ckpt_dir : old, name);
     else
       bad = TakeCheckpointDir(s, parent, err, sizeof err);
   }
