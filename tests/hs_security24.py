@@ -16,6 +16,9 @@ assertion marked (before: ...) failed on the code before its fix:
   error wait      2 ranks, rank 1 fails alone (-hs_inject_error 1) with -hs_error_timeout 60 and -hs_term_grace 5,
                   SIGTERM to the ranks while rank 1 waits for the others: its message ("error injected on rank 1") and
                   status 1 (before: status 4 and only the watchdog's message, the error lost)
+  CPU limit       a soft CPU-time limit of 1 s (SIGXCPU, which the kernel repeats every CPU second) during a Newton
+                  iteration of 3.5 s: exit 3 with the checkpoint (before: the second SIGXCPU found the default action,
+                  the handler being one-shot: killed, status 152, no checkpoint)
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -128,9 +131,28 @@ def case_error_wait(d):
           % (p.returncode, out[-500:]))
 
 
+def case_cpu_limit(d):
+    """a soft CPU-time limit (SIGXCPU, repeated by the kernel every CPU second) stops the run with its checkpoint."""
+    import resource
+    if os.environ.get("HS_SANITIZED"):  # a sanitized start-up alone may take the 1 s of CPU (before the handlers)
+        print("skipped under the sanitizers (HS_SANITIZED)")
+        return
+    def limit():
+        resource.setrlimit(resource.RLIMIT_CPU, (1, 60))
+    # a Newton iteration of about 3.5 s of CPU (a Krylov solve of 3e6 Richardson iterations that change nothing): the
+    # first SIGXCPU comes inside it, at 1 s, the kernel's second at 2 s
+    p = subprocess.run([HAMSHOOT, "-problem", "pendulum", "-N", "16", "-hs_check_extremal", "no", "-quiet", "-o", "out",
+                        "-ksp_type", "richardson", "-ksp_richardson_scale", "0", "-ksp_max_it", "3000000"], env=ENV,
+                       cwd=d, capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    out = p.stdout + p.stderr
+    check(p.returncode == 3 and os.path.exists(os.path.join(d, "out", "checkpoint", "checkpoint.json")),
+          "a soft CPU-time limit: exit %s, checkpoint %s (before: -24, killed by the second SIGXCPU, no checkpoint)\n%s"
+          % (p.returncode, os.path.exists(os.path.join(d, "out", "checkpoint", "checkpoint.json")), out[-300:]))
+
+
 def t_security24():
     """round 24's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_summary_name, case_checkpoint_keys, case_checkpoint_foreign, case_error_wait):
+        for case in (case_summary_name, case_checkpoint_keys, case_checkpoint_foreign, case_error_wait, case_cpu_limit):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

@@ -135,8 +135,9 @@ PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank)
 /*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
     warning) asks every solve to stop after its current Newton iteration and write a checkpoint
     (HsSolverSetCheckpoint); SIGTERM, SIGINT and SIGHUP also arm the watchdog (HsSetTermGrace: the process ends itself,
-    status 4, if the signal has not been acted on within the grace period); a second one of the same signal ends the
-    process at once, as usual (the signal's default action);
+    status 4, if the signal has not been acted on within the grace period); a second SIGTERM, SIGINT or SIGHUP ends the
+    process at once, as usual (the signal's default action), while a repeated warning (SIGUSR1, SIGUSR2, SIGXCPU,
+    which the kernel sends every second of CPU time past a soft limit) changes nothing;
     SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc installs handlers of
     its own). Not collective.
 @*/
@@ -152,9 +153,14 @@ PetscErrorCode HsInstallInterruptHandlers(void)
   /* also the signals a scheduler or a session sends before it ends a job (Slurm's --signal=USR1@T, LSF's warning
      action, a CPU-time limit's SIGXCPU, the hang-up of a closed terminal): they had ended the run without a checkpoint
      (USR1, USR2, XCPU: their default action) or by PETSc's handler ('Caught signal number 1 Hang up', MPI_ABORT) */
-  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL) &&
-                 !sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
+  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL),
              PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* the warnings keep their handler: a second one is no request to end at once. The kernel repeats SIGXCPU every
+     second of CPU time past a soft limit (ulimit -S -t), whose second one had ended the run with no checkpoint (status
+     152) while its Newton iteration went on (round 24); the hard limit's SIGKILL, or a SIGTERM, ends it */
+  sa.sa_flags = SA_RESTART;
+  PetscCheck(!sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
+             PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGUSR1/SIGUSR2/SIGXCPU handlers: %s", strerror(errno));
   /* the watchdog's alarm (over PETSc's handler of SIGALRM, which would print a stack and abort the job) */
   if (!hs_watchdog_len) {
     PetscMPIInt rank = 0;
