@@ -9,7 +9,8 @@ assertion marked (before: ...) failed on the code before its fix:
   checkpoint keys checkpoint.json's top-level members are read where hamshoot writes them: a problem with a parameter
                   named continuation refuses a restart with another -p_g (before: taken, the parameter check skipped:
                   Member found the parameter's "continuation": first), one with a parameter named layout resumes
-                  its own checkpoint (before: "the checkpoint has layout = 1", refused)
+                  its own checkpoint (before: "the checkpoint has layout = 1", refused), also
+                  with its checkpoint.json re-indented (each parameter on a line of its own)
   checkpoint user's file  a checkpoint directory that holds a file of the user's besides the checkpoint is refused
                   before the solve, naming the file, which stays where it is (before: exit 0, the file moved to
                   DIR.old with the first checkpoint and left there, so that every later checkpoint was dropped)
@@ -21,6 +22,7 @@ assertion marked (before: ...) failed on the code before its fix:
                   the handler being one-shot: killed, status 152, no checkpoint)
 
 stdlib only; each case in a temporary directory of its own."""
+import json
 import os
 import signal
 import subprocess
@@ -66,6 +68,14 @@ def case_checkpoint_keys(d):
         check(rc == 0 and os.path.exists(os.path.join(d, name, "checkpoint.json")),
               "param %s: exit %s, no checkpoint\n%s" % (name, rc, out[-300:]))
         rc, out = hs(["-problem", ocp, "-hs_check_extremal", "no", "-hs_restart", name, "-quiet"] + args, d)
+        if name == "layout":  # laid out anew (each parameter on a line of its own): read the same
+            path = os.path.join(d, name, "checkpoint.json")
+            with open(path) as f:
+                text = json.load(f)
+            with open(path, "w") as f:
+                json.dump(text, f, indent=4)
+            rc2, out2 = hs(["-problem", ocp, "-hs_check_extremal", "no", "-hs_restart", name, "-quiet"], d)
+            check(rc2 == 0, "param layout, checkpoint.json re-indented: exit %s\n%s" % (rc2, out2[-300:]))
         if ok:
             check(rc == 0, "param %s: its own checkpoint not resumed, exit %s (before: 'the checkpoint has layout = "
                   "1', exit 1)\n%s" % (name, rc, out[-300:]))

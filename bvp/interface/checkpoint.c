@@ -1099,18 +1099,32 @@ static const char *Field(const char *j, const char *key)
   return p ? p + strlen(k) + strspn(p + strlen(k), " ") : NULL;
 }
 
-/* The text after the top-level member "key": of checkpoint.json's text j (NULL if absent): a line of its own, as
- * WriteJSON writes it. Round 24: the first "key": anywhere had been taken, so that a parameter named continuation,
- * layout, coarse_grid or bounds_smoothing (in "parameters") was read as that member: the parameter check skipped, a
- * run's own checkpoint refused, another smoothing resumed. */
+/* The text after the top-level member "key": of checkpoint.json's text j (NULL if absent): strings and nesting are
+ * followed, so that only a key of the outer object counts, however the file is laid out. Round 24: the first "key":
+ * anywhere had been taken, so that a parameter named continuation, layout, coarse_grid or bounds_smoothing (in
+ * "parameters") was read as that member: the parameter check skipped, a run's own checkpoint refused, another
+ * smoothing resumed. */
 static const char *Member(const char *j, const char *key)
 {
-  char k[80];
+  size_t kl    = strlen(key);
+  int    depth = 0;
 
-  snprintf(k, sizeof k, "\n  \"%s\"", key);
-  for (const char *p = strstr(j, k); p; p = strstr(p + 1, k))
-    if (p[strlen(k)] == ':')
-      return Field(p + 1, key);
+  for (const char *p = j; *p; p++) {
+    if (*p == '"') {
+      const char *q = p + 1, *c;
+      while (*q && *q != '"')
+        q += *q == '\\' && q[1] ? 2 : 1;
+      if (!*q)
+        return NULL;
+      c = q + 1 + strspn(q + 1, " \t\r\n");
+      if (depth == 1 && (size_t)(q - p - 1) == kl && !strncmp(p + 1, key, kl) && *c == ':')
+        return c + 1 + strspn(c + 1, " \t\r\n");
+      p = q;
+    } else if (*p == '{' || *p == '[')
+      depth++;
+    else if (*p == '}' || *p == ']')
+      depth--;
+  }
   return NULL;
 }
 
