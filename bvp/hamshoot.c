@@ -528,8 +528,8 @@ static PetscErrorCode Run(Objects *o, int *code)
 
 /* After Run on every rank: whether any rank failed, agreed on by all. A rank that failed waits up to
  * -hs_error_timeout seconds (default 10) for the others to arrive, or until a signal arrives; if they do not (they wait
- * in a collective call for it: a rank-local fault), it prints its message and aborts the job rather than let it hang. The lowest
- * failing rank prints its message. Returns whether any rank failed. */
+ * in a collective call for it: a rank-local fault), it prints its message and aborts the job rather than let it hang.
+ * The lowest failing rank prints its message. Returns whether any rank failed. */
 static int AgreeOnFailure(MPI_Comm comm, int failed)
 {
   struct {

@@ -160,7 +160,8 @@ PetscErrorCode HsInstallInterruptHandlers(void)
      152) while its Newton iteration went on (round 24); the hard limit's SIGKILL, or a SIGTERM, ends it */
   sa.sa_flags = SA_RESTART;
   PetscCheck(!sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
-             PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGUSR1/SIGUSR2/SIGXCPU handlers: %s", strerror(errno));
+             PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGUSR1/SIGUSR2/SIGXCPU handlers: %s",
+             strerror(errno));
   /* the watchdog's alarm (over PETSc's handler of SIGALRM, which would print a stack and abort the job) */
   if (!hs_watchdog_len) {
     PetscMPIInt rank = 0;
