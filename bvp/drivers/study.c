@@ -499,7 +499,8 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
     PetscCall(PetscSNPrintf(fin, sizeof fin, "N = %" PetscInt_FMT " converged, ", done));
   if (s->ckpt_dir[0])
     PetscCall(WriteCoarse(s, L, &failed, err, sizeof err));
-  s->interrupted = PETSC_TRUE;
+  s->interrupted       = PETSC_TRUE;
+  s->interrupt_unsaved = (PetscBool)(failed && s->ckpt_dir[0]); /* a sub-solve writes none: not a failure */
   if (failed)
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                             "signal received during -hs_extrapolate's coarse grids (%sN = %" PetscInt_FMT

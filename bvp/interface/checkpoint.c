@@ -315,6 +315,28 @@ PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const 
   PetscFunctionReturn(0);
 }
 
+/*@ HsSolverGetInterruptUnsaved - gets whether the last solve, stopped by a signal, failed to write the checkpoint
+    that signal asked for (a full disk, ...): the stop's iterate is lost, and the checkpoint directory holds at most an
+    earlier one. hamshoot exits with HS_EXIT_UNSAVED (5) then, not 3, so that a batch script that resubmits with
+    -hs_restart on 3 finds a checkpoint of the stop (round 25).
+
+  Not collective (the same on every rank: the write's failure is agreed on).
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. unsaved - whether the interruption's checkpoint was not written
+
+.seealso: HsSolverGetInterrupted()
+@*/
+PetscErrorCode HsSolverGetInterruptUnsaved(HsSolver s, PetscBool *unsaved)
+{
+  PetscFunctionBeginUser;
+  *unsaved = (PetscBool)(s->interrupted && s->interrupt_unsaved);
+  PetscFunctionReturn(0);
+}
+
 /* Whether the directory open as fd holds hamshoot's checkpoint.json: a regular file (not followed through a link,
  * opened without blocking) whose head names the format hamshoot-checkpoint-1. */
 static int Marked(int fd)
@@ -1075,6 +1097,7 @@ PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool 
   if (f[0]) {
     *stop          = PETSC_TRUE;
     s->interrupted = PETSC_TRUE;
+    s->interrupt_unsaved = failed; /* round 25: had exited 3 ("checkpoint written") with none written */
     if (failed)
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; stopped after Newton iteration %" PetscInt_FMT

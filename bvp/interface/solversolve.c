@@ -814,7 +814,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(HsSolverSetUpDiscretization(s));
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
-  s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
+  s->interrupted = PETSC_FALSE, s->interrupt_unsaved = PETSC_FALSE, s->interrupt_msg[0] = 0;
   if (!s->ckpt_last_t)
     s->ckpt_last_t = s->t_start;
   s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
