@@ -1011,7 +1011,7 @@ PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool
   const char    *base = SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
   int            bad = 0, pfd = -1, tfd = -1;
   PetscMPIInt    rank;
-  CkptCtx        c    = {s, it, 0};
+  CkptCtx        c    = {s, it + s->ckpt_it0, 0}; /* a resumed solve counts on from its checkpoint's iteration */
   MPI_Comm       comm = PetscObjectComm((PetscObject)s);
   PetscErrorCode ierr;
 
@@ -1428,6 +1428,12 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(RestartSmoothing(s, dir, j));
   PetscCall(RestartCoarse(s, dir, j));
   s->restart_pending = PETSC_TRUE;
+  s->restart_it      = 0; /* its iteration, counted on by the resumed solve's checkpoints (round 24: a restart stopped
+                             during its load wrote the same iterate back as of Newton iteration 0) */
+  if ((c = Member(j, "newton_iteration"))) {
+    long v = strtol(c, NULL, 10);
+    s->restart_it = v > 0 && v < PETSC_MAX_INT / 2 ? (PetscInt)v : 0;
+  }
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')
     PetscCall(PetscStrncpy(s->restart_cont, c, PetscMin(strcspn(c, "}") + 2, sizeof s->restart_cont)));

@@ -863,6 +863,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
      of -hs_strategy auto follow from the stored guess, as in the run it resumes (round 19: a checkpoint taken in a
      first Newton that was to fail ended the restart not converged, exit 2, where the uninterrupted run converged) */
   resumed = (PetscBool)(s->restart_pending && !s->restart_cont[0] && !(s->warm && s->solved));
+  s->ckpt_it0 = s->restart_pending ? s->restart_it : 0;
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
