@@ -160,9 +160,98 @@ def case_cpu_limit(d):
           % (p.returncode, os.path.exists(os.path.join(d, "out", "checkpoint", "checkpoint.json")), out[-300:]))
 
 
+def slow_args(extra=()):
+    """pendulum N = 16 with Newton iterations of about 3.5 s (a Krylov solve of 3e6 Richardson iterations that change
+    nothing): time to act between the set-up and the first poll."""
+    return [HAMSHOOT, "-problem", "pendulum", "-N", "16", "-hs_check_extremal", "no", "-quiet", "-ksp_type",
+            "richardson", "-ksp_richardson_scale", "0", "-ksp_max_it", "3000000"] + list(extra)
+
+
+def stop_when_ready(p, before_signal=None):
+    """SIGTERM to the one-rank run p once its handlers are installed (before_signal(), if given, first)."""
+    for _ in range(600):
+        if p.poll() is not None or ready1(p.pid):
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)
+    if before_signal:
+        before_signal()
+    p.send_signal(signal.SIGTERM)
+    out, _ = p.communicate(timeout=120)
+    return p.returncode, out
+
+
+def ready1(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            ign = [int(l.split()[1], 16) for l in f if l.startswith("SigIgn:")]
+    except OSError:
+        return False
+    return bool(ign) and bool(ign[0] & (1 << (signal.SIGPIPE - 1)))
+
+
+def case_unsaved(d):
+    """a SIGTERM whose checkpoint cannot be written exits 5, not 3 (3 promises a checkpoint of the stop)."""
+    if os.environ.get("HS_SANITIZED"):
+        print("skipped under the sanitizers (HS_SANITIZED): iterations of 3.5 s become minutes")
+        return
+    def take():  # a directory of the user's at the checkpoint's place, made after the set-up: the write must fail
+        os.mkdir(os.path.join(d, "ck"))
+        write(d, os.path.join("ck", "notes.txt"), "mine\n")
+    p = subprocess.Popen(slow_args(["-hs_checkpoint", "ck"]), env=ENV, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    rc, out = stop_when_ready(p, take)
+    check(rc == 5 and "could not be written" in out and not os.path.exists(os.path.join(d, "ck", "checkpoint.json")),
+          "SIGTERM, the checkpoint not writable: exit %s (before: 3, which promises a checkpoint)\n%s" % (rc, out[-400:]))
+    # the same stop with a checkpoint that can be written: 3
+    p = subprocess.Popen(slow_args(["-hs_checkpoint", "ck2"]), env=ENV, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    rc, out = stop_when_ready(p)
+    check(rc == 3 and os.path.exists(os.path.join(d, "ck2", "checkpoint.json")),
+          "SIGTERM, the checkpoint writable: exit %s\n%s" % (rc, out[-400:]))
+    # round 24's left item: a restart stopped before its first iteration writes its checkpoint's iteration back,
+    # not 0 (first a checkpoint after Newton iteration 2: -hs_checkpoint_every 1, -snes_max_it 2)
+    rc, out = hs(["-problem", "pendulum", "-N", "16", "-hs_check_extremal", "no", "-quiet", "-hs_strategy", "newton",
+                  "-hs_checkpoint", "ck3", "-hs_checkpoint_every", "1", "-snes_max_it", "2"], d)
+    with open(os.path.join(d, "ck3", "checkpoint.json")) as f:
+        it0 = json.load(f)["newton_iteration"]
+    p = subprocess.Popen(slow_args(["-hs_restart", "ck3", "-hs_checkpoint", "ck3"]), env=ENV, cwd=d,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    rc, out = stop_when_ready(p)
+    with open(os.path.join(d, "ck3", "checkpoint.json")) as f:
+        it1 = json.load(f)["newton_iteration"]
+    check(it0 >= 1 and rc == 3 and it1 == it0, "a restart of the checkpoint of iteration %s stopped in its first iteration: "
+          "exit %s, its checkpoint says iteration %s (before: counted from 0)\n%s" % (it0, rc, it1, out[-400:]))
+
+
+def case_units(d):
+    """the terminal-condition test does not depend on the units: the pendulum at -p_g 1e10 or -p_m 1e12 is not
+    refused with "q is conserved" (q's rate p/(m l^2) is not zero, whatever its size next to p's)."""
+    for args in (["-p_g", "1e10"], ["-p_m", "1e12"]):
+        rc, out = hs(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-hs_strategy", "newton",
+                      "-snes_max_it", "1", "-quiet"] + args, d)
+        check(rc in (0, 2) and "is conserved" not in out,
+              "pendulum %s: exit %s (before: 1, 'q is conserved by the dynamics', false)\n%s" % (args, rc, out[-300:]))
+
+
+def case_npc(d):
+    """a nonlinear preconditioner that solves linear systems with the Jacobian is refused before the solve naming
+    the option (before: PETSc's "Matrix is missing diagonal entry 2", exit 1); one that does not is taken."""
+    for t, side in (("newtonls", "left"), ("newtontr", "right"), ("ksponly", "right")):
+        rc, out = hs(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-quiet", "-snes_type", "ngmres",
+                      "-npc_snes_type", t, "-snes_npc_side", side], d)
+        check(rc == 1 and "-npc_snes_type %s: a nonlinear preconditioner" % t in out and "diagonal" not in out,
+              "-npc_snes_type %s, side %s: exit %s (before: PETSc's 'missing diagonal entry')\n%s" % (t, side, rc,
+                                                                                               out[-300:]))
+    rc, out = hs(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-quiet", "-snes_type", "ngmres",
+                  "-npc_snes_type", "nrichardson", "-snes_max_it", "3"], d)
+    check(rc in (0, 2) and "nonlinear preconditioner" not in out, "nrichardson NPC: exit %s\n%s" % (rc, out[-300:]))
+
+
 def t_security24():
     """round 24's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_summary_name, case_checkpoint_keys, case_checkpoint_foreign, case_error_wait, case_cpu_limit):
+        for case in (case_summary_name, case_checkpoint_keys, case_checkpoint_foreign, case_error_wait, case_cpu_limit,
+                     case_unsaved, case_units, case_npc):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
