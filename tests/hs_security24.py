@@ -21,6 +21,15 @@ assertion marked (before: ...) failed on the code before its fix:
                   iteration of 3.5 s: exit 3 with the checkpoint (before: the second SIGXCPU found the default action,
                   the handler being one-shot: killed, status 152, no checkpoint)
 
+Round 24's "Left", fixed in round 25:
+  unsaved         SIGTERM when the checkpoint's place was taken after the set-up (a directory of the user's): exit 5,
+                  "could not be written" (before: 3, the status that promises a checkpoint); writable: 3
+  restart count   a restart of a checkpoint of Newton iteration k stopped at its first poll writes k back (before: 0)
+  units           the pendulum at -p_g 1e10 and -p_m 1e12 is not refused with "q is conserved" (before: exit 1, a
+                  false statement: the boundary test's rows were normalized whole, q's rate read as zero)
+  NPC             -npc_snes_type newtonls/newtontr/ksponly (left, right) refused before the solve naming the option
+                  (before: PETSc's "Matrix is missing diagonal entry 2"); nrichardson taken
+
 stdlib only; each case in a temporary directory of its own."""
 import json
 import os
