@@ -24,11 +24,13 @@ assertion marked (before: ...) failed on the code before its fix:
 Round 24's "Left", fixed in round 25:
   unsaved         SIGTERM when the checkpoint's place was taken after the set-up (a directory of the user's): exit 5,
                   "could not be written" (before: 3, the status that promises a checkpoint); writable: 3
-  restart count   a restart of a checkpoint of Newton iteration k stopped at its first poll writes k back (before: 0)
+  restart count   a restart of a checkpoint of Newton iteration k stopped at its first poll writes k back (before: 0);
+                  a newton_iteration of 1e3 is refused naming it (before: read as 1)
   units           the pendulum at -p_g 1e10 and -p_m 1e12 is not refused with "q is conserved" (before: exit 1, a
                   false statement: the boundary test's rows were normalized whole, q's rate read as zero)
   NPC             -npc_snes_type newtonls/newtontr/ksponly (left, right) refused before the solve naming the option
-                  (before: PETSc's "Matrix is missing diagonal entry 2"); nrichardson taken
+                  (before: PETSc's "Matrix is missing diagonal entry 2"); nrichardson taken; in -hs_study's
+                  sub-solver, study.json's "failed" names it (before: "its message above", a message not in it)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -229,6 +231,16 @@ def case_unsaved(d):
     rc, out = stop_when_ready(p)
     with open(os.path.join(d, "ck3", "checkpoint.json")) as f:
         it1 = json.load(f)["newton_iteration"]
+    # round 25: a newton_iteration that is not a whole number is refused naming it (before: 1e3 read as 1, -1 and
+    # 1e20 as 0, silently)
+    path = os.path.join(d, "ck3", "checkpoint.json")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace('"newton_iteration": %d' % it0, '"newton_iteration": 1e3'))
+    rc2, out2 = hs(["-problem", "pendulum", "-N", "16", "-hs_check_extremal", "no", "-quiet", "-hs_restart", "ck3"], d)
+    check(rc2 == 1 and "newton_iteration is not a whole number" in out2,
+          "newton_iteration 1e3: exit %s (before: read as 1)\n%s" % (rc2, out2[-300:]))
     check(it0 >= 1 and rc == 3 and it1 == it0, "a restart of the checkpoint of iteration %s stopped in its first iteration: "
           "exit %s, its checkpoint says iteration %s (before: counted from 0)\n%s" % (it0, rc, it1, out[-400:]))
 
@@ -249,12 +261,21 @@ def case_npc(d):
     for t, side in (("newtonls", "left"), ("newtontr", "right"), ("ksponly", "right")):
         rc, out = hs(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-quiet", "-snes_type", "ngmres",
                       "-npc_snes_type", t, "-snes_npc_side", side], d)
-        check(rc == 1 and "-npc_snes_type %s: a nonlinear preconditioner" % t in out and "diagonal" not in out,
+        check(rc == 1 and "-npc_snes_type %s: not supported as a nonlinear preconditioner" % t in out and "diagonal" not in out,
               "-npc_snes_type %s, side %s: exit %s (before: PETSc's 'missing diagonal entry')\n%s" % (t, side, rc,
                                                                                                out[-300:]))
     rc, out = hs(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-quiet", "-snes_type", "ngmres",
                   "-npc_snes_type", "nrichardson", "-snes_max_it", "3"], d)
     check(rc in (0, 2) and "nonlinear preconditioner" not in out, "nrichardson NPC: exit %s\n%s" % (rc, out[-300:]))
+    # round 25: the same refused in -hs_study's sub-solver (its options are read at its set-up, after the first grid):
+    # study.json's "failed" says why (before: "an error (PETSc error 56, its message above)", the message printed
+    # after the table and nowhere in study.json)
+    rc, out = hs(["-problem", "pendulum", "-N", "8", "-hs_check_extremal", "no", "-quiet", "-hs_study", "3", "-o", "st",
+                  "-hs_grid_snes_type", "ngmres", "-hs_grid_npc_snes_type", "newtonls"], d)
+    with open(os.path.join(d, "st", "study.json")) as f:
+        why = json.load(f)["failed"]["why"]
+    check(rc == 1 and "-hs_grid_npc_snes_type newtonls: not supported" in why and "above" not in why,
+          "-hs_grid_npc_snes_type newtonls in -hs_study: exit %s, study.json's why: %s" % (rc, why))
 
 
 def t_security24():

@@ -957,10 +957,17 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(TakeLevel(s, &st.L[0]));
   for (PetscInt i = 1; i < levels; i++) {
     PetscErrorCode ierr = SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]);
-    if (ierr) { /* an error on a finer grid (out of memory: PETSc's message above): the grids so far are written first,
+    if (ierr) { /* an error on a finer grid (out of memory, an option refused in the sub-solver): the grids so far are written first,
                    then the error is the study's */
       st.failed_N = st.L[i - 1].N * 2, st.nl = i, st.error = ierr;
-      PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "an error (PETSc error %d, its message above)", (int)ierr));
+      { /* its own message in the table and study.json (round 25: "its message above", which came after the table,
+           printed as the run's error, and was not in study.json at all) */
+        const char *text = NULL;
+        char       *spec = NULL;
+        if (PetscErrorMessage(ierr, &text, &spec) || !spec || !spec[0])
+          spec = (char *)(text ? text : "");
+        PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "an error (PETSc error %d): %s", (int)ierr, spec));
+      }
       break;
     }
     if (!st.L[i].r.converged) { /* the grids so far are kept and written; the failure is marked */

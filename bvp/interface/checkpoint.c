@@ -17,6 +17,7 @@
  */
 #include "hsbvpimpl.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -1430,9 +1431,14 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   s->restart_pending = PETSC_TRUE;
   s->restart_it      = 0; /* its iteration, counted on by the resumed solve's checkpoints (round 24: a restart stopped
                              during its load wrote the same iterate back as of Newton iteration 0) */
-  if ((c = Member(j, "newton_iteration"))) {
-    long v = strtol(c, NULL, 10);
-    s->restart_it = v > 0 && v < PETSC_MAX_INT / 2 ? (PetscInt)v : 0;
+  if ((c = Member(j, "newton_iteration"))) { /* a whole number, else the file is not one hamshoot wrote */
+    char *end;
+    long  v = strtol(c, &end, 10);
+    PetscCheck(end != c && v >= 0 && v < PETSC_MAX_INT / 2 && (*end == ',' || *end == '}' || isspace((unsigned char)*end)),
+               comm, PETSC_ERR_FILE_UNEXPECTED,
+               "-hs_restart %s: checkpoint.json's newton_iteration is not a whole number in [0, %d): not a checkpoint "
+               "hamshoot wrote", dir, (int)(PETSC_MAX_INT / 2));
+    s->restart_it = (PetscInt)v;
   }
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')
