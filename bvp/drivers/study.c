@@ -903,6 +903,20 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
   PetscFunctionReturn(0);
 }
 
+/* why a grid of the study ended with the error ierr: its own message (round 25: "its message above", which came after
+ * the table, printed as the run's error, and was not in study.json at all). */
+static PetscErrorCode ErrorWhy(PetscErrorCode ierr, char *why, size_t len)
+{
+  const char *text = NULL;
+  char       *spec = NULL;
+
+  PetscFunctionBeginUser;
+  if (PetscErrorMessage(ierr, &text, &spec) || !spec || !spec[0])
+    spec = (char *)(text ? text : "");
+  PetscCall(PetscSNPrintf(why, len, "an error (PETSc error %d): %s", (int)ierr, spec));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverConvergenceStudy - a convergence study from the last solve (file head).
 
   Collective.
@@ -960,14 +974,7 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
     if (ierr) { /* an error on a finer grid (out of memory, an option refused in the sub-solver): the grids so far are written first,
                    then the error is the study's */
       st.failed_N = st.L[i - 1].N * 2, st.nl = i, st.error = ierr;
-      { /* its own message in the table and study.json (round 25: "its message above", which came after the table,
-           printed as the run's error, and was not in study.json at all) */
-        const char *text = NULL;
-        char       *spec = NULL;
-        if (PetscErrorMessage(ierr, &text, &spec) || !spec || !spec[0])
-          spec = (char *)(text ? text : "");
-        PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "an error (PETSc error %d): %s", (int)ierr, spec));
-      }
+      PetscCall(ErrorWhy(ierr, st.failed, sizeof st.failed));
       break;
     }
     if (!st.L[i].r.converged) { /* the grids so far are kept and written; the failure is marked */

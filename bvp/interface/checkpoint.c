@@ -1327,6 +1327,27 @@ static PetscErrorCode RestartCoarse(HsSolver s, const char *dir, const char *j)
   PetscFunctionReturn(0);
 }
 
+/* checkpoint.json's newton_iteration (in j) into s->restart_it: a whole number, else the file is not one hamshoot
+ * wrote (round 25: strtol's reading had been taken, 1e3 as 1, -1 and 1e20 as 0). Collective. */
+static PetscErrorCode RestartIteration(HsSolver s, const char *dir, const char *j)
+{
+  const char *c = Member(j, "newton_iteration");
+  char       *end;
+  long        v;
+
+  PetscFunctionBeginUser;
+  if (!c)
+    PetscFunctionReturn(0);
+  v = strtol(c, &end, 10);
+  PetscCheck(end != c && v >= 0 && v < PETSC_MAX_INT / 2 && (*end == ',' || *end == '}' || isspace((unsigned char)*end)),
+             PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
+             "-hs_restart %s: checkpoint.json's newton_iteration is not a whole number in [0, %d): not a checkpoint "
+             "hamshoot wrote",
+             dir, (int)(PETSC_MAX_INT / 2));
+  s->restart_it = (PetscInt)v;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
 
   Collective.
@@ -1431,15 +1452,7 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   s->restart_pending = PETSC_TRUE;
   s->restart_it      = 0; /* its iteration, counted on by the resumed solve's checkpoints (round 24: a restart stopped
                              during its load wrote the same iterate back as of Newton iteration 0) */
-  if ((c = Member(j, "newton_iteration"))) { /* a whole number, else the file is not one hamshoot wrote */
-    char *end;
-    long  v = strtol(c, &end, 10);
-    PetscCheck(end != c && v >= 0 && v < PETSC_MAX_INT / 2 && (*end == ',' || *end == '}' || isspace((unsigned char)*end)),
-               comm, PETSC_ERR_FILE_UNEXPECTED,
-               "-hs_restart %s: checkpoint.json's newton_iteration is not a whole number in [0, %d): not a checkpoint "
-               "hamshoot wrote", dir, (int)(PETSC_MAX_INT / 2));
-    s->restart_it = (PetscInt)v;
-  }
+  PetscCall(RestartIteration(s, dir, j));
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')
     PetscCall(PetscStrncpy(s->restart_cont, c, PetscMin(strcspn(c, "}") + 2, sizeof s->restart_cont)));
