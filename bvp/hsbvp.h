@@ -414,7 +414,7 @@ PetscErrorCode HsInstallInterruptHandlers(void);
 PetscBool      HsInterruptPending(void);
 #define HS_EXIT_WATCHDOG 4 /* the exit status of a process the watchdog ended (HsSetTermGrace) */
 #define HS_EXIT_INTERRUPTED 3 /* stopped by a signal, its checkpoint (if the solve has one) written */
-#define HS_EXIT_UNSAVED 5 /* stopped by a signal, but its checkpoint could not be written (HsSolverGetInterruptUnsaved) */
+#define HS_EXIT_UNSAVED 5     /* stopped by a signal, its checkpoint not written (HsSolverGetInterruptUnsaved) */
 PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);
 PetscErrorCode HsSolverGetCheckpoint(HsSolver s, const char **dir, PetscInt *every_its, PetscReal *every_s);

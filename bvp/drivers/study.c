@@ -971,8 +971,8 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(TakeLevel(s, &st.L[0]));
   for (PetscInt i = 1; i < levels; i++) {
     PetscErrorCode ierr = SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]);
-    if (ierr) { /* an error on a finer grid (out of memory, an option refused in the sub-solver): the grids so far are written first,
-                   then the error is the study's */
+    if (ierr) { /* an error on a finer grid (out of memory, an option refused in the sub-solver): the grids so far are
+                   written first, then the error is the study's */
       st.failed_N = st.L[i - 1].N * 2, st.nl = i, st.error = ierr;
       PetscCall(ErrorWhy(ierr, st.failed, sizeof st.failed));
       break;

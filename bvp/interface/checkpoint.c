@@ -18,8 +18,8 @@
 #include "hsbvpimpl.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -1339,7 +1339,8 @@ static PetscErrorCode RestartIteration(HsSolver s, const char *dir, const char *
   if (!c)
     PetscFunctionReturn(0);
   v = strtol(c, &end, 10);
-  PetscCheck(end != c && v >= 0 && v < PETSC_MAX_INT / 2 && (*end == ',' || *end == '}' || isspace((unsigned char)*end)),
+  PetscCheck(end != c && v >= 0 && v < PETSC_MAX_INT / 2 &&
+                 (*end == ',' || *end == '}' || isspace((unsigned char)*end)),
              PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
              "-hs_restart %s: checkpoint.json's newton_iteration is not a whole number in [0, %d): not a checkpoint "
              "hamshoot wrote",

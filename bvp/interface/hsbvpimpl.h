@@ -129,8 +129,8 @@ struct _p_HsSolver {
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
-  PetscInt  restart_it;  /* its Newton iteration (checkpoint.json's newton_iteration) */
-  PetscInt  ckpt_it0;    /* added to this solve's iteration in its checkpoints: restart_it when it resumes one */
+  PetscInt  restart_it;                      /* its Newton iteration (checkpoint.json's newton_iteration) */
+  PetscInt  ckpt_it0; /* added to this solve's iteration in its checkpoints: restart_it when it resumes one */
   char      restart_cont[256];               /* its continuation state ("" if none) */
   /* set up */
   PetscBool setupcalled, solved;

@@ -301,10 +301,10 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
 }
 
 /* A nonlinear preconditioner (-npc_snes_type, -snes_npc_side) of snes, if any: only types that solve no linear system
- * with the Jacobian and need nothing else hamshoot does not set up (ngs: a coloring; fas, ...: HsSNESCheckType). The NPC's own KSP gets PETSc's defaults (GMRES and ILU), not hamshoot's factorization, and ILU
- * fails on the saddle-point Jacobian (a zero diagonal): -npc_snes_type newtonls, newtontr or ksponly, left or right,
- * had ended in PETSc's "Matrix is missing diagonal entry 2", exit 1 (round 24). QN's Jacobian scaling solves with it
- * too. */
+ * with the Jacobian and need nothing else hamshoot does not set up (ngs: a coloring; fas, ...: HsSNESCheckType). The
+ * NPC's own KSP gets PETSc's defaults (GMRES and ILU), not hamshoot's factorization, and ILU fails on the saddle-point
+ * Jacobian (a zero diagonal): -npc_snes_type newtonls, newtontr or ksponly, left or right, had ended in PETSc's "Matrix
+ * is missing diagonal entry 2", exit 1 (round 24). QN's Jacobian scaling solves with it too. */
 static PetscErrorCode CheckNPC(SNES snes)
 {
   PetscBool   has, ok, jac = PETSC_FALSE;
@@ -318,8 +318,8 @@ static PetscErrorCode CheckNPC(SNES snes)
     PetscFunctionReturn(0);
   PetscCall(SNESGetNPC(snes, &npc));
   PetscCall(SNESGetOptionsPrefix(npc, &prefix));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)npc, &ok, SNESNRICHARDSON, SNESQN, SNESNCG, SNESANDERSON,
-                                      SNESNGMRES, SNESMS, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)npc, &ok, SNESNRICHARDSON, SNESQN, SNESNCG, SNESANDERSON, SNESNGMRES,
+                                      SNESMS, ""));
   if (ok && PetscObjectTypeCompare((PetscObject)npc, SNESQN, &jac) == 0 && jac)
     PetscCall(PetscOptionsGetString(NULL, prefix, "-snes_qn_scale_type", scale, sizeof scale, NULL));
   jac = (PetscBool)(jac && !strcmp(scale, "jacobian"));
@@ -327,11 +327,11 @@ static PetscErrorCode CheckNPC(SNES snes)
   PetscCheck(ok && !jac, PetscObjectComm((PetscObject)snes), PETSC_ERR_SUP,
              "-%ssnes_type %s%s%s%s: not supported as a nonlinear preconditioner (hamshoot sets up the linear solves "
              "of its outer solver only: one in the preconditioner gets PETSc's default ILU, which fails on the "
-             "saddle-point Jacobian; ngs needs a coloring): use nrichardson, qn (without -%ssnes_qn_scale_type jacobian), ncg, anderson, "
+             "saddle-point Jacobian; ngs needs a coloring): use nrichardson, qn (without -%ssnes_qn_scale_type "
+             "jacobian), ncg, anderson, "
              "ngmres or ms as -%ssnes_type, or no nonlinear preconditioner",
-             prefix ? prefix : "", type, jac ? " with -" : "", jac ? prefix : "", jac ? "snes_qn_scale_type jacobian" : "",
-             prefix ? prefix : "",
-             prefix ? prefix : "");
+             prefix ? prefix : "", type, jac ? " with -" : "", jac ? prefix : "",
+             jac ? "snes_qn_scale_type jacobian" : "", prefix ? prefix : "", prefix ? prefix : "");
   PetscCall(HsSNESCheckType(npc)); /* its own type (fas, ...) and NPC */
   PetscFunctionReturn(0);
 }
