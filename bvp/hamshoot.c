@@ -10,7 +10,8 @@
  * or the job is aborted: AgreeOnFailure); 2 the solve did not converge
  * (outputs are still written, with "converged": false); 3 interrupted by
  * SIGTERM/SIGINT (a checkpoint is written, the previous output is left
- * intact; resume with -hs_restart). */
+ * intact; resume with -hs_restart); 4 ended by the watchdog (HsSetTermGrace);
+ * 5 interrupted, but the checkpoint could not be written (Interrupted). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,20 @@ static PetscBool CheckExtremal(HsSolver s, const Extras *x)
   return (PetscBool)((PetscReal)N * (P->m + 2 * P->n) <= HS_EXTREMAL_MAX_VARIABLES);
 }
 
+/* The exit status of a solve that a signal stopped, its message printed: 3 (HS_EXIT_INTERRUPTED) when the checkpoint
+ * the signal asked for is written (or the driver writes none there), 5 (HS_EXIT_UNSAVED) when it could not be (round
+ * 25: 3 had promised a batch script that resubmits with -hs_restart a checkpoint that was not there). */
+static PetscErrorCode Interrupted(HsSolver solver, const char *why, int *code)
+{
+  PetscBool unsaved;
+
+  PetscFunctionBeginUser;
+  PetscCall(HsSolverGetInterruptUnsaved(solver, &unsaved));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
+  *code = unsaved ? HS_EXIT_UNSAVED : HS_EXIT_INTERRUPTED;
+  PetscFunctionReturn(0);
+}
+
 /* The solve (a continuation, or -hs_compare) and its report; *code: the exit status. */
 static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *out, const Extras *x, int *code)
 {
@@ -169,8 +184,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     *code = res.converged ? 0 : 2;
     PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
     if (interrupted) {
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
-      *code = 3;
+      PetscCall(Interrupted(solver, why, code));
     }
     PetscFunctionReturn(0);
   }
@@ -181,10 +195,9 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   else
     PetscCall(HsContinuationSolve(cont));
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
-  if (interrupted) { /* SIGTERM/SIGINT: the checkpoint is written, the previous output left as it was (a
-                        continuation's: its last converged step, written when it converged) */
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
-    *code = 3;
+  if (interrupted) { /* SIGTERM/SIGINT: the checkpoint is written (or status 5), the previous output left as it was
+                        (a continuation's: its last converged step, written when it converged) */
+    PetscCall(Interrupted(solver, why, code));
     PetscFunctionReturn(0);
   }
   PetscCall(HsContinuationGetResult(cont, &reached, &why));
@@ -217,8 +230,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
   *code = res.converged && (reached || !why[0]) ? 0 : 2;
   PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
   if (interrupted) { /* during the extremal check or the extrapolation: the converged solution is written */
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
-    *code = 3;
+    PetscCall(Interrupted(solver, why, code));
     PetscFunctionReturn(0);
   }
   if (x->study && !*code) {
@@ -227,8 +239,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     *code = complete ? 0 : 2; /* a grid that did not converge: the grids before it are written */
     PetscCall(HsSolverGetInterrupted(solver, &interrupted, &why));
     if (interrupted) { /* the finished grids are written */
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "hamshoot: interrupted: %s\n", why));
-      *code = 3;
+      PetscCall(Interrupted(solver, why, code));
     }
   }
   PetscFunctionReturn(0);
@@ -527,9 +538,9 @@ static PetscErrorCode Run(Objects *o, int *code)
 }
 
 /* After Run on every rank: whether any rank failed, agreed on by all. A rank that failed waits up to
- * -hs_error_timeout seconds (default 10) for the others to arrive; if they do not (they wait in a
- * collective call for it: a rank-local fault), it aborts the job rather than let it hang. The lowest
- * failing rank prints its message. Returns whether any rank failed. */
+ * -hs_error_timeout seconds (default 10) for the others to arrive, or until a signal arrives; if they do not (they wait
+ * in a collective call for it: a rank-local fault), it prints its message and aborts the job rather than let it hang.
+ * The lowest failing rank prints its message. Returns whether any rank failed. */
 static int AgreeOnFailure(MPI_Comm comm, int failed)
 {
   struct {
@@ -545,11 +556,20 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
   MPI_Iallreduce(&mine, &all, 1, MPI_2INT, MPI_MINLOC, comm, &req);
   while (!done) {
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (!done && failed && MPI_Wtime() - t0 > timeout) {
-      fprintf(stderr,
-              "hamshoot: error (rank %d): %s\nhamshoot: the other ranks did not reach this error within %g s "
-              "(-hs_error_timeout): aborting the job\n",
-              mine.rank, hs_errmsg, (double)timeout);
+    /* a signal (the scheduler's time limit) ends the wait too: waiting on, the failed rank lost its message to the
+       watchdog's after -hs_term_grace, or to SIGKILL (round 24: -hs_error_timeout 60, SIGTERM, -hs_term_grace 3:
+       status 4 and only the watchdog's words) */
+    if (!done && failed && (MPI_Wtime() - t0 > timeout || HsInterruptPending())) {
+      if (HsInterruptPending())
+        fprintf(stderr,
+                "hamshoot: error (rank %d): %s\nhamshoot: a signal arrived while the other ranks had not reached "
+                "this error: aborting the job\n",
+                mine.rank, hs_errmsg);
+      else
+        fprintf(stderr,
+                "hamshoot: error (rank %d): %s\nhamshoot: the other ranks did not reach this error within %g s "
+                "(-hs_error_timeout): aborting the job\n",
+                mine.rank, hs_errmsg, (double)timeout);
       fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }

@@ -411,12 +411,16 @@ PetscErrorCode HsContinuationGetResult(HsContinuation c, PetscBool *reached, con
 
 /* Interruption (SIGTERM/SIGINT), checkpoints and restart (bvp/interface/checkpoint.c, docs/reliability.md) */
 PetscErrorCode HsInstallInterruptHandlers(void);
+PetscBool      HsInterruptPending(void);
 #define HS_EXIT_WATCHDOG 4 /* the exit status of a process the watchdog ended (HsSetTermGrace) */
+#define HS_EXIT_INTERRUPTED 3 /* stopped by a signal, its checkpoint (if the solve has one) written */
+#define HS_EXIT_UNSAVED 5     /* stopped by a signal, its checkpoint not written (HsSolverGetInterruptUnsaved) */
 PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank);
 PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt every_its, PetscReal every_s);
 PetscErrorCode HsSolverGetCheckpoint(HsSolver s, const char **dir, PetscInt *every_its, PetscReal *every_s);
 PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[]);
 PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const char **why);
+PetscErrorCode HsSolverGetInterruptUnsaved(HsSolver s, PetscBool *unsaved);
 PetscErrorCode HsContinuationSetUp(HsContinuation c);
 
 /* Checks of the options database and the output (bvp/sys/options.c, bvp/interface/output.c) */

@@ -67,6 +67,7 @@ import hs_security20
 import hs_security21
 import hs_security22
 import hs_security23
+import hs_security24
 import hs_plots
 import hs_reliability19
 import hs_singular
@@ -115,6 +116,7 @@ MODULES += (hs_security20,)  # issue 38: security round 20
 MODULES += (hs_security21,)  # issue 38: security round 21
 MODULES += (hs_security22,)  # issue 38: security round 22
 MODULES += (hs_security23,)  # issue 38: security round 23
+MODULES += (hs_security24,)  # issue 38: security round 24
 MODULES += (hs_plots,)  # issue 38: the drivers' PNGs whole or absent
 MODULES += (hs_reliability19,)  # issue 38: the open items of rounds 17 and 18, 2-rank reproducibility
 

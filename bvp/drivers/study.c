@@ -499,7 +499,8 @@ static PetscErrorCode CheckpointCoarse(HsSolver s, const Level *L, PetscInt done
     PetscCall(PetscSNPrintf(fin, sizeof fin, "N = %" PetscInt_FMT " converged, ", done));
   if (s->ckpt_dir[0])
     PetscCall(WriteCoarse(s, L, &failed, err, sizeof err));
-  s->interrupted = PETSC_TRUE;
+  s->interrupted       = PETSC_TRUE;
+  s->interrupt_unsaved = (PetscBool)(failed && s->ckpt_dir[0]); /* a sub-solve writes none: not a failure */
   if (failed)
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                             "signal received during -hs_extrapolate's coarse grids (%sN = %" PetscInt_FMT
@@ -902,6 +903,20 @@ static PetscErrorCode PrintTable(Study *st, const char *dir, PetscBool plot)
   PetscFunctionReturn(0);
 }
 
+/* why a grid of the study ended with the error ierr: its own message (round 25: "its message above", which came after
+ * the table, printed as the run's error, and was not in study.json at all). */
+static PetscErrorCode ErrorWhy(PetscErrorCode ierr, char *why, size_t len)
+{
+  const char *text = NULL;
+  char       *spec = NULL;
+
+  PetscFunctionBeginUser;
+  if (PetscErrorMessage(ierr, &text, &spec) || !spec || !spec[0])
+    spec = (char *)(text ? text : "");
+  PetscCall(PetscSNPrintf(why, len, "an error (PETSc error %d): %s", (int)ierr, spec));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverConvergenceStudy - a convergence study from the last solve (file head).
 
   Collective.
@@ -956,10 +971,10 @@ PetscErrorCode HsSolverConvergenceStudy(HsSolver s, PetscInt levels, const char 
   PetscCall(TakeLevel(s, &st.L[0]));
   for (PetscInt i = 1; i < levels; i++) {
     PetscErrorCode ierr = SolveLevel(s, st.L[i - 1].N * 2, &st.L[i - 1], "-hs_study", &st.L[i]);
-    if (ierr) { /* an error on a finer grid (out of memory: PETSc's message above): the grids so far are written first,
-                   then the error is the study's */
+    if (ierr) { /* an error on a finer grid (out of memory, an option refused in the sub-solver): the grids so far are
+                   written first, then the error is the study's */
       st.failed_N = st.L[i - 1].N * 2, st.nl = i, st.error = ierr;
-      PetscCall(PetscSNPrintf(st.failed, sizeof st.failed, "an error (PETSc error %d, its message above)", (int)ierr));
+      PetscCall(ErrorWhy(ierr, st.failed, sizeof st.failed));
       break;
     }
     if (!st.L[i].r.converged) { /* the grids so far are kept and written; the failure is marked */

@@ -17,8 +17,9 @@
  */
 #include "hsbvpimpl.h"
 
-#include <errno.h>
+#include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -135,8 +136,9 @@ PetscErrorCode HsSetTermGrace(PetscInt seconds, PetscMPIInt rank)
 /*@ HsInstallInterruptHandlers - the first SIGTERM or SIGINT (or SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU: a scheduler's
     warning) asks every solve to stop after its current Newton iteration and write a checkpoint
     (HsSolverSetCheckpoint); SIGTERM, SIGINT and SIGHUP also arm the watchdog (HsSetTermGrace: the process ends itself,
-    status 4, if the signal has not been acted on within the grace period); a second one of the same signal ends the
-    process at once, as usual (the signal's default action);
+    status 4, if the signal has not been acted on within the grace period); a second SIGTERM, SIGINT or SIGHUP ends the
+    process at once, as usual (the signal's default action), while a repeated warning (SIGUSR1, SIGUSR2, SIGXCPU,
+    which the kernel sends every second of CPU time past a soft limit) changes nothing;
     SIGPIPE is ignored (a closed stdout does not end the run). Call after PetscInitialize() (PETSc installs handlers of
     its own). Not collective.
 @*/
@@ -152,9 +154,15 @@ PetscErrorCode HsInstallInterruptHandlers(void)
   /* also the signals a scheduler or a session sends before it ends a job (Slurm's --signal=USR1@T, LSF's warning
      action, a CPU-time limit's SIGXCPU, the hang-up of a closed terminal): they had ended the run without a checkpoint
      (USR1, USR2, XCPU: their default action) or by PETSc's handler ('Caught signal number 1 Hang up', MPI_ABORT) */
-  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL) &&
-                 !sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
+  PetscCheck(!sigaction(SIGTERM, &sa, NULL) && !sigaction(SIGINT, &sa, NULL) && !sigaction(SIGHUP, &sa, NULL),
              PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGTERM/SIGINT handlers: %s", strerror(errno));
+  /* the warnings keep their handler: a second one is no request to end at once. The kernel repeats SIGXCPU every
+     second of CPU time past a soft limit (ulimit -S -t), whose second one had ended the run with no checkpoint (status
+     152) while its Newton iteration went on (round 24); the hard limit's SIGKILL, or a SIGTERM, ends it */
+  sa.sa_flags = SA_RESTART;
+  PetscCheck(!sigaction(SIGUSR1, &sa, NULL) && !sigaction(SIGUSR2, &sa, NULL) && !sigaction(SIGXCPU, &sa, NULL),
+             PETSC_COMM_SELF, PETSC_ERR_SYS, "cannot install the SIGUSR1/SIGUSR2/SIGXCPU handlers: %s",
+             strerror(errno));
   /* the watchdog's alarm (over PETSc's handler of SIGALRM, which would print a stack and abort the job) */
   if (!hs_watchdog_len) {
     PetscMPIInt rank = 0;
@@ -220,8 +228,9 @@ PetscErrorCode HsSolverSetCheckpoint(HsSolver s, const char dir[], PetscInt ever
   PetscFunctionReturn(0);
 }
 
-/*@ HsInterruptPending - whether SIGTERM or SIGINT arrived on this rank (bvp/ internal: a solver that runs on one rank
-    without MPI between its steps, IPOPT's intermediate callback, asks this). Not collective; async-signal-safe. @*/
+/*@ HsInterruptPending - whether one of the signals of HsInstallInterruptHandlers arrived on this rank (a solver that
+    runs on one rank without MPI between its steps, IPOPT's intermediate callback, asks this; so does the executable's
+    wait of a failed rank for the others). Not collective; async-signal-safe. @*/
 PetscBool HsInterruptPending(void) { return (PetscBool)(hs_signal != 0); }
 
 /*@ HsSolverInterruptRequested - whether SIGTERM or SIGINT arrived on any rank (bvp/ internal: the drivers, whose
@@ -304,6 +313,28 @@ PetscErrorCode HsSolverGetInterrupted(HsSolver s, PetscBool *interrupted, const 
     *interrupted = s->interrupted;
   if (why)
     *why = s->interrupt_msg;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverGetInterruptUnsaved - gets whether the last solve, stopped by a signal, failed to write the checkpoint
+    that signal asked for (a full disk, ...): the stop's iterate is lost, and the checkpoint directory holds at most an
+    earlier one. hamshoot exits with HS_EXIT_UNSAVED (5) then, not 3, so that a batch script that resubmits with
+    -hs_restart on 3 finds a checkpoint of the stop (round 25).
+
+  Not collective (the same on every rank: the write's failure is agreed on).
+
+  Input Parameter:
+. s - the solver
+
+  Output Parameter:
+. unsaved - whether the interruption's checkpoint was not written
+
+.seealso: HsSolverGetInterrupted()
+@*/
+PetscErrorCode HsSolverGetInterruptUnsaved(HsSolver s, PetscBool *unsaved)
+{
+  PetscFunctionBeginUser;
+  *unsaved = (PetscBool)(s->interrupted && s->interrupt_unsaved);
   PetscFunctionReturn(0);
 }
 
@@ -614,8 +645,9 @@ static int Unreadable(const char *path)
   return errno;
 }
 
-/* Whether the directory open as dfd holds only a checkpoint's files, as regular files (remove: and removes them). */
-static int OnlyCheckpointFiles(int dfd, int remove)
+/* Whether the directory open as dfd holds only a checkpoint's files, as regular files (remove: and removes them); the
+ * name of the first other entry in bad (if not NULL). */
+static int OnlyCheckpointFiles(int dfd, int remove, char *bad, size_t blen)
 {
   static const char *const files[] = {"iterate.bin", "iterate.bin.info", "checkpoint.json", NULL};
   int                      fd = dup(dfd), only = 1;
@@ -635,9 +667,11 @@ static int OnlyCheckpointFiles(int dfd, int remove)
       continue;
     for (int i = 0; files[i]; i++)
       ours = ours || !strcmp(f->d_name, files[i]);
-    if (!ours || fstatat(dfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+    if (!ours || fstatat(dfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+      if (only && bad)
+        snprintf(bad, blen, "%s", f->d_name);
       only = 0;
-    else if (remove)
+    } else if (remove)
       unlinkat(dfd, f->d_name, 0);
   }
   closedir(t);
@@ -677,12 +711,12 @@ void HsRemoveStaleCheckpointTemps(int pfd, const char *base)
       continue;
     if ((dfd = openat(pfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
       continue;
-    if (flock(dfd, LOCK_EX | LOCK_NB) || !OnlyCheckpointFiles(dfd, 0))
+    if (flock(dfd, LOCK_EX | LOCK_NB) || !OnlyCheckpointFiles(dfd, 0, NULL, 0))
       ; /* held: being written; or not only a checkpoint's files: left */
     else if (missing && !fstatat(dfd, "checkpoint.json", &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
       missing = renameat(pfd, e->d_name, pfd, base) != 0; /* complete (checkpoint.json is written last) and DIR
                                                              absent: a run ended between MoveIntoPlace's renames */
-    else if (OnlyCheckpointFiles(dfd, 1))
+    else if (OnlyCheckpointFiles(dfd, 1, NULL, 0))
       unlinkat(pfd, e->d_name, AT_REMOVEDIR); /* its files first, then it */
     close(dfd);
   }
@@ -732,12 +766,25 @@ static int TakeCheckpointDir(HsSolver s, const char *parent, char *err, size_t l
   return 0;
 }
 
+/* Whether the existing checkpoint directory path holds an entry that is no checkpoint's file (its name in bad). */
+static int ForeignEntry(const char *path, char *bad, size_t blen)
+{
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), only;
+
+  if (fd < 0)
+    return 0;
+  only = OnlyCheckpointFiles(fd, 0, bad, blen);
+  close(fd);
+  return !only;
+}
+
 /*@ HsSolverCheckCheckpointDir - before a solve (HsSolverSetUp; rank 0): the checkpoint directory and its DIR.old
-    are each absent or a checkpoint of hamshoot's (IsCheckpointDir), so that no directory of the user's is ever
-    replaced or emptied by a checkpoint (bvp/ internal). An error names the directory. Collective. @*/
+    are each absent or a checkpoint of hamshoot's (IsCheckpointDir) holding nothing but a checkpoint's files, so that
+    no directory or file of the user's is ever replaced, moved or emptied by a checkpoint (bvp/ internal). An error
+    names the directory (and the file). Collective. @*/
 PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
 {
-  char        old[PETSC_MAX_PATH_LEN + 8], err[2 * PETSC_MAX_PATH_LEN + 256] = "";
+  char        old[PETSC_MAX_PATH_LEN + 8], err[3 * PETSC_MAX_PATH_LEN + 256] = "", name[PETSC_MAX_PATH_LEN] = "";
   int         bad = 0, e;
   PetscMPIInt rank;
   MPI_Comm    comm = PetscObjectComm((PetscObject)s);
@@ -762,6 +809,13 @@ PetscErrorCode HsSolverCheckCheckpointDir(HsSolver s)
                         "(a checkpoint never replaces other files): remove it, or give another "
                         "-hs_checkpoint",
                         s->ckpt_dir, HsIsCheckpointDir(s->ckpt_dir) ? old : s->ckpt_dir);
+    else if (ForeignEntry(s->ckpt_dir, name, sizeof name) || ForeignEntry(old, name, sizeof name))
+      /* round 24: a file of the user's in a checkpoint went with it to DIR.old at the next checkpoint and stayed
+         there, so that DIR.old was no checkpoint and every later checkpoint was dropped (warnings, exit 0) */
+      bad = 1, snprintf(err, sizeof err,
+                        "checkpoint directory '%s': '%s' holds '%s', which is not a checkpoint's file (each checkpoint "
+                        "moves the last one away and removes it): move it out, or give another -hs_checkpoint",
+                        s->ckpt_dir, ForeignEntry(s->ckpt_dir, name, sizeof name) ? s->ckpt_dir : old, name);
     else
       bad = TakeCheckpointDir(s, parent, err, sizeof err);
   }
@@ -958,7 +1012,7 @@ PetscErrorCode HsSolverWriteCheckpoint(HsSolver s, Vec X, PetscInt it, PetscBool
   const char    *base = SplitCheckpointDir(s->ckpt_dir, parent, sizeof parent);
   int            bad = 0, pfd = -1, tfd = -1;
   PetscMPIInt    rank;
-  CkptCtx        c    = {s, it, 0};
+  CkptCtx        c    = {s, it + s->ckpt_it0, 0}; /* a resumed solve counts on from its checkpoint's iteration */
   MPI_Comm       comm = PetscObjectComm((PetscObject)s);
   PetscErrorCode ierr;
 
@@ -1044,6 +1098,7 @@ PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool 
   if (f[0]) {
     *stop          = PETSC_TRUE;
     s->interrupted = PETSC_TRUE;
+    s->interrupt_unsaved = failed; /* round 25: had exited 3 ("checkpoint written") with none written */
     if (failed)
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; stopped after Newton iteration %" PetscInt_FMT
@@ -1058,8 +1113,8 @@ PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool 
   PetscFunctionReturn(0);
 }
 
-/* The text after "key": in the JSON text j (NULL if absent). */
-static const char *Member(const char *j, const char *key)
+/* The text after "key": in the one-line JSON object j (the continuation's state; NULL if absent). */
+static const char *Field(const char *j, const char *key)
 {
   char        k[80];
   const char *p;
@@ -1067,6 +1122,35 @@ static const char *Member(const char *j, const char *key)
   snprintf(k, sizeof k, "\"%s\":", key);
   p = strstr(j, k);
   return p ? p + strlen(k) + strspn(p + strlen(k), " ") : NULL;
+}
+
+/* The text after the top-level member "key": of checkpoint.json's text j (NULL if absent): strings and nesting are
+ * followed, so that only a key of the outer object counts, however the file is laid out. Round 24: the first "key":
+ * anywhere had been taken, so that a parameter named continuation, layout, coarse_grid or bounds_smoothing (in
+ * "parameters") was read as that member: the parameter check skipped, a run's own checkpoint refused, another
+ * smoothing resumed. */
+static const char *Member(const char *j, const char *key)
+{
+  size_t kl    = strlen(key);
+  int    depth = 0;
+
+  for (const char *p = j; *p; p++) {
+    if (*p == '"') {
+      const char *q = p + 1, *c;
+      while (*q && *q != '"')
+        q += *q == '\\' && q[1] ? 2 : 1;
+      if (!*q)
+        return NULL;
+      c = q + 1 + strspn(q + 1, " \t\r\n");
+      if (depth == 1 && (size_t)(q - p - 1) == kl && !strncmp(p + 1, key, kl) && *c == ':')
+        return c + 1 + strspn(c + 1, " \t\r\n");
+      p = q;
+    } else if (*p == '{' || *p == '[')
+      depth++;
+    else if (*p == '}' || *p == ']')
+      depth--;
+  }
+  return NULL;
 }
 
 /* checkpoint.json of dir, read on rank 0 and sent to all (at most 64 KiB). */
@@ -1243,6 +1327,28 @@ static PetscErrorCode RestartCoarse(HsSolver s, const char *dir, const char *j)
   PetscFunctionReturn(0);
 }
 
+/* checkpoint.json's newton_iteration (in j) into s->restart_it: a whole number, else the file is not one hamshoot
+ * wrote (round 25: strtol's reading had been taken, 1e3 as 1, -1 and 1e20 as 0). Collective. */
+static PetscErrorCode RestartIteration(HsSolver s, const char *dir, const char *j)
+{
+  const char *c = Member(j, "newton_iteration");
+  char       *end;
+  long        v;
+
+  PetscFunctionBeginUser;
+  if (!c)
+    PetscFunctionReturn(0);
+  v = strtol(c, &end, 10);
+  PetscCheck(end != c && v >= 0 && v < PETSC_MAX_INT / 2 &&
+                 (*end == ',' || *end == '}' || isspace((unsigned char)*end)),
+             PetscObjectComm((PetscObject)s), PETSC_ERR_FILE_UNEXPECTED,
+             "-hs_restart %s: checkpoint.json's newton_iteration is not a whole number in [0, %d): not a checkpoint "
+             "hamshoot wrote",
+             dir, (int)(PETSC_MAX_INT / 2));
+  s->restart_it = (PetscInt)v;
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSolverSetRestart - loads the iterate of a checkpoint directory as the start of the next solve.
 
   Collective.
@@ -1345,6 +1451,9 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(RestartSmoothing(s, dir, j));
   PetscCall(RestartCoarse(s, dir, j));
   s->restart_pending = PETSC_TRUE;
+  s->restart_it      = 0; /* its iteration, counted on by the resumed solve's checkpoints (round 24: a restart stopped
+                             during its load wrote the same iterate back as of Newton iteration 0) */
+  PetscCall(RestartIteration(s, dir, j));
   s->restart_cont[0] = 0;
   if ((c = Member(j, "continuation")) && *c == '{')
     PetscCall(PetscStrncpy(s->restart_cont, c, PetscMin(strcspn(c, "}") + 2, sizeof s->restart_cont)));
@@ -1367,8 +1476,8 @@ PetscErrorCode HsSolverGetRestartContinuation(HsSolver s, PetscInt *stage, Petsc
     PetscFunctionReturn(0);
   {
     char       *e1 = NULL, *e2 = NULL, *e3 = NULL;
-    const char *ps = Member(s->restart_cont, "stage"), *pv = Member(s->restart_cont, "value"),
-               *pd = Member(s->restart_cont, "step");
+    const char *ps = Field(s->restart_cont, "stage"), *pv = Field(s->restart_cont, "value"),
+               *pd = Field(s->restart_cont, "step");
     long long k    = ps ? strtoll(ps, &e1, 10) : -1;
     *value         = pv ? (PetscReal)strtod(pv, &e2) : NAN;
     *step          = pd ? (PetscReal)strtod(pd, &e3) : NAN;

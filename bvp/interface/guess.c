@@ -277,6 +277,35 @@ static int SummaryN(const char *p)
   return i > d && v <= INT_MAX && (!p[i] || strchr(",} \t\r\n", p[i])) ? (int)v : -2;
 }
 
+/* Whether the JSON string at q (summary.json's "problem" value, from its opening quote) is the problem name want as
+ * hamshoot writes it (HsJsonString: escaped), compared whole; that string unescaped (\" and \\; other escapes as
+ * they stand), cut to fit, in name for the warning. Round 24: sscanf of the raw text up to the first quote had read
+ * o"brien's summary as 'o\' (a false warning for the same problem, and none for a problem named o\). */
+static PetscBool SummaryNameIs(const char *q, const char *want, char *name, size_t len)
+{
+  char     *esc = NULL;
+  size_t    n = 0, j = 1, k = 0;
+  FILE     *m = open_memstream(&esc, &n);
+  PetscBool same;
+
+  for (; q[j] && q[j] != '"'; j++) { /* an escape is two characters: its second is never the closing quote */
+    int two = q[j] == '\\' && q[j + 1];
+    if (two && q[j + 1] != '"' && q[j + 1] != '\\' && k + 1 < len)
+      name[k++] = '\\';
+    j += (size_t)two;
+    if (k + 1 < len)
+      name[k++] = q[j];
+  }
+  name[k] = 0;
+  if (!m) /* out of memory: compare the unescaped text instead */
+    return (PetscBool)!strcmp(name, want);
+  HsJsonString(m, want);
+  fclose(m);
+  same = (PetscBool)(q[j] == '"' && strlen(esc) == j + 1 && !strncmp(esc, q, j + 1));
+  free(esc);
+  return same;
+}
+
 /* The column t of a trajectory.csv (n rows) against this problem: t_0 = 0, strictly increasing, and, for a fixed
  * final time, t_N = T (to 1e-9 relative): a file of another problem, another T or a hand-edited one is an error
  * in msg (it would be interpolated onto the wrong times). A free T's file ends at its own T. The summary.json beside
@@ -285,7 +314,8 @@ static int SummaryN(const char *p)
  * name is said in a warning (a problem file and its built-in twin share their columns). */
 static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, PetscInt n, char *msg, size_t msglen)
 {
-  char        sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[HS_NAME_LEN + 2] = "";
+  char        sum[PETSC_MAX_PATH_LEN], text[4096] = "", name[2 * HS_NAME_LEN + 2] = "";
+  PetscBool   same = PETSC_TRUE;
   const char *p;
   FILE       *f;
   int         N = -1;
@@ -309,7 +339,7 @@ static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, 
     if (p)
       N = SummaryN(p + 4);
     if (q)
-      sscanf(q + 12, "%" PetscStringize(HS_NAME_LEN) "[^\"]", name);
+      same = SummaryNameIs(q + 11, P->name, name, sizeof name);
   }
   if (!p) /* round 22: a summary.json without "N" (not JSON, empty, another program's) had been taken without a word */
     snprintf(msg, msglen,
@@ -334,7 +364,7 @@ static void CheckTime(const char *traj, const HsProblem *P, const PetscReal *t, 
     snprintf(msg, msglen,
              "-hs_init %s: %d nodes, but the summary.json beside it says N = %d (files of two runs mixed?)", traj,
              (int)n, N);
-  else if (name[0] && strcmp(name, P->name))
+  else if (!same)
     PetscPrintf(PETSC_COMM_SELF, "hamshoot: warning: -hs_init %s was written for problem '%s', this run solves '%s'\n",
                 traj, HsPrintable(name), P->name);
 }

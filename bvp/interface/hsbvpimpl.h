@@ -125,9 +125,12 @@ struct _p_HsSolver {
   PetscBool ckpt_explicit;   /* -hs_checkpoint given: its place is made and tried at the set-up */
   char      cont_info[512];  /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;     /* the last solve was stopped by a signal */
+  PetscBool interrupt_unsaved; /* ... and the checkpoint that signal asked for could not be written (status 5) */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
+  PetscInt  restart_it;                      /* its Newton iteration (checkpoint.json's newton_iteration) */
+  PetscInt  ckpt_it0; /* added to this solve's iteration in its checkpoints: restart_it when it resumes one */
   char      restart_cont[256];               /* its continuation state ("" if none) */
   /* set up */
   PetscBool setupcalled, solved;
@@ -289,7 +292,6 @@ int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
-PetscBool      HsInterruptPending(void);
 void           HsRemoveStaleCheckpointTemps(int pfd, const char *base);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverCheckLinearSolver(HsSolver s, HsLinearSolver ls);

@@ -64,6 +64,26 @@ static void AddRow(PetscReal *A, PetscInt ld, PetscInt dim, const PetscReal *r, 
   (*rows)++;
 }
 
+/* Scales each of the dim columns of A (ld rows, column-major) to norm 1 and puts its norm into cn (1 for a zero
+ * column, which stays zero): a null vector y of the scaled A is c = y / cn of A. Without it the test depended on the
+ * units: the rows are normalized whole, so a component whose rate is small against another's (q's against p's at
+ * -p_g 1e10 or -p_m 1e12 on the pendulum: 1e-10 of the row) read as zero, and the check refused with "q is conserved
+ * by the dynamics for any control", which was false (round 24). A column that is not exactly zero is a real rate
+ * (round-off is relative to each entry), whatever its size. */
+static void Equilibrate(PetscReal *A, PetscInt ld, PetscInt dim, PetscReal *cn)
+{
+  for (PetscInt i = 0; i < dim; i++) {
+    PetscReal s = 0, big = 0;
+    for (PetscInt r = 0; r < ld; r++) /* scaled by the largest first: entries of 1e-200 must not underflow */
+      big = PetscMax(big, PetscAbsReal(A[i * ld + r]));
+    for (PetscInt r = 0; big > 0 && r < ld; r++)
+      s += (A[i * ld + r] / big) * (A[i * ld + r] / big);
+    cn[i] = big > 0 ? big * PetscSqrtReal(s) : 1;
+    for (PetscInt r = 0; r < ld; r++)
+      A[i * ld + r] /= cn[i];
+  }
+}
+
 /* The rows whose common null space is the linear invariants c of xdot = JJ grad E(x) + G u (c^T JJ grad E(x) = 0 at
  * every sampled state x, c^T G = 0 at every sampled q) restricted to the components fixed at T (a unit row for each
  * free one). Samples: x0, xT (free components from x0) and states around them, deterministic. Returns the rows. */
@@ -217,8 +237,9 @@ static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z
   Notes:
   c^T x is conserved for any control if c^T (JJ grad E(x) + G u) = 0 for all x, u. The rows JJ grad E(x) at 2n + 6
   sampled states and the columns of G (normalized), with a unit row for each component free at T, have a null space
-  of dimension d (singular values below HS_INVARIANT_TOL of the largest): the invariants supported on components
-  fixed at T, whose terminal values c^T x_T then follow from c^T x0.
+  of dimension d (singular values below HS_INVARIANT_TOL of the largest, each column of the matrix scaled to norm 1,
+  so that the result does not depend on the units): the invariants supported on components fixed at T, whose
+  terminal values c^T x_T then follow from c^T x0.
 @*/
 PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, PetscBool *bad, char *msg, size_t len)
 {
@@ -233,6 +254,7 @@ PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, Pe
   PetscCall(PetscCalloc4(ld * dim, &A, dim, &S, dim * dim, &VT, dim * (2 + P->m), &x));
   g = x + dim, B = g + dim;
   rows = InvariantRows(P, A, ld, x, g, B);
+  Equilibrate(A, ld, dim, x); /* x: the columns' norms from here on */
   if (rows >= dim) {
     PetscCall(DenseSVD(ld, dim, A, S, NULL, VT));
     for (PetscInt i = 0; i < dim; i++)
@@ -241,9 +263,9 @@ PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, Pe
   }
   if (*d) {
     PetscCall(PetscMalloc2(dim * *d, &Z, *d, &piv));
-    for (PetscInt j = 0; j < *d; j++) /* the last d rows of VT (column-major: VT[i * dim + r]) */
+    for (PetscInt j = 0; j < *d; j++) /* the last d rows of VT (column-major: VT[i * dim + r]), unscaled */
       for (PetscInt i = 0; i < dim; i++)
-        Z[j * dim + i] = VT[i * dim + dim - *d + j];
+        Z[j * dim + i] = VT[i * dim + dim - *d + j] / x[i];
     Echelon(dim, *d, Z, piv);
     for (PetscInt j = 0; j < *d; j++) {
       PetscReal r = 0, sc = 1;

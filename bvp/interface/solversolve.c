@@ -300,6 +300,42 @@ PetscErrorCode HsSolverSetUp(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* A nonlinear preconditioner (-npc_snes_type, -snes_npc_side) of snes, if any: only types that solve no linear system
+ * with the Jacobian and need nothing else hamshoot does not set up (ngs: a coloring; fas, ...: HsSNESCheckType). The
+ * NPC's own KSP gets PETSc's defaults (GMRES and ILU), not hamshoot's factorization, and ILU fails on the saddle-point
+ * Jacobian (a zero diagonal): -npc_snes_type newtonls, newtontr or ksponly, left or right, had ended in PETSc's "Matrix
+ * is missing diagonal entry 2", exit 1 (round 24). QN's Jacobian scaling solves with it too. */
+static PetscErrorCode CheckNPC(SNES snes)
+{
+  PetscBool   has, ok, jac = PETSC_FALSE;
+  SNES        npc;
+  const char *type, *prefix;
+  char        scale[32] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(SNESHasNPC(snes, &has));
+  if (!has)
+    PetscFunctionReturn(0);
+  PetscCall(SNESGetNPC(snes, &npc));
+  PetscCall(SNESGetOptionsPrefix(npc, &prefix));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)npc, &ok, SNESNRICHARDSON, SNESQN, SNESNCG, SNESANDERSON, SNESNGMRES,
+                                      SNESMS, ""));
+  if (ok && PetscObjectTypeCompare((PetscObject)npc, SNESQN, &jac) == 0 && jac)
+    PetscCall(PetscOptionsGetString(NULL, prefix, "-snes_qn_scale_type", scale, sizeof scale, NULL));
+  jac = (PetscBool)(jac && !strcmp(scale, "jacobian"));
+  PetscCall(SNESGetType(npc, &type));
+  PetscCheck(ok && !jac, PetscObjectComm((PetscObject)snes), PETSC_ERR_SUP,
+             "-%ssnes_type %s%s%s%s: not supported as a nonlinear preconditioner (hamshoot sets up the linear solves "
+             "of its outer solver only: one in the preconditioner gets PETSc's default ILU, which fails on the "
+             "saddle-point Jacobian; ngs needs a coloring): use nrichardson, qn (without -%ssnes_qn_scale_type "
+             "jacobian), ncg, anderson, "
+             "ngmres or ms as -%ssnes_type, or no nonlinear preconditioner",
+             prefix ? prefix : "", type, jac ? " with -" : "", jac ? prefix : "",
+             jac ? "snes_qn_scale_type jacobian" : "", prefix ? prefix : "", prefix ? prefix : "");
+  PetscCall(HsSNESCheckType(npc)); /* its own type (fas, ...) and NPC */
+  PetscFunctionReturn(0);
+}
+
 /*@ HsSNESCheckType - after SNESSetFromOptions: a -snes_type that needs parts hamshoot does not give it (fas: a
     hierarchy of grids, composite and nasm and aspin: sub-solvers and subdomains, patch: a DMPlex, shell and python:
     the user's own code) is an error naming the key and what works, before the solve instead of PETSc's message
@@ -319,6 +355,7 @@ PetscErrorCode HsSNESCheckType(SNES snes)
   if (!bad) {
     PetscCall(SNESGetKSP(snes, &ksp));
     PetscCall(HsKSPCheckTranspose(ksp));
+    PetscCall(CheckNPC(snes));
     PetscFunctionReturn(0);
   }
   PetscCall(SNESGetType(snes, &type));
@@ -814,7 +851,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   PetscCall(HsSolverSetUpDiscretization(s));
   if (s->ops->presolve)
     PetscCall((*s->ops->presolve)(s));
-  s->interrupted = PETSC_FALSE, s->interrupt_msg[0] = 0;
+  s->interrupted = PETSC_FALSE, s->interrupt_unsaved = PETSC_FALSE, s->interrupt_msg[0] = 0;
   if (!s->ckpt_last_t)
     s->ckpt_last_t = s->t_start;
   s->res.hold_iterations = 0, s->T_left = 0, s->T_baddata = 0;
@@ -826,6 +863,7 @@ PetscErrorCode HsSolverSolve(HsSolver s)
      of -hs_strategy auto follow from the stored guess, as in the run it resumes (round 19: a checkpoint taken in a
      first Newton that was to fail ended the restart not converged, exit 2, where the uninterrupted run converged) */
   resumed = (PetscBool)(s->restart_pending && !s->restart_cont[0] && !(s->warm && s->solved));
+  s->ckpt_it0 = s->restart_pending ? s->restart_it : 0;
   if (s->restart_pending) /* -hs_restart: X holds the checkpoint's iterate */
     PetscCall(PetscStrncpy(s->guess_info, "restarted from a checkpoint", sizeof s->guess_info));
   else if (s->guess_type == HS_GUESS_DIRECT && !(s->warm && s->solved))
