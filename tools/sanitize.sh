@@ -32,13 +32,15 @@
 #   pcborder_*, border and every default solve) and h5_out_swap (120 s: a swapped output directory under HDF5 output;
 #   the HDF5 writer runs sanitized in hdf5_errors, hdf5_equals_csv, hdf5_restart, h5_swap); coarse_resume (107 s:
 #   kepler N = 80000 three times; its path, a checkpoint of -hs_extrapolate's coarse grid N/2 and the restart that
-#   solves the grids in order, runs sanitized in security18's coarse_grids).
+#   solves the grids in order, runs sanitized in security18's coarse_grids); noise_floor_spread (46 s: arm2 at
+#   N = 1280 forced to 1 .. 32 more iterations to measure the polish's stop, a numerical property; the polish runs in
+#   every sanitized default solve, the forced tolerances in security and reliability).
 # HS_SANITIZED=1 tells tests/hstest.py to skip what cannot run sanitized (the out-of-memory check
 # under 'ulimit -v': AddressSanitizer reserves terabytes of shadow address space).
 # Leaks: tools/lsan.supp suppresses Open MPI's (and its libraries') own, nothing of hamshoot.
 set -eu
 cd "$(dirname "$0")/.."
-: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal|bounded_crane|bounded_crane_weight|bounded_time|bounded_swingup_ipopt|bounded_homotopy_stop|study_partial|extremal_wider|extremal_unique|extremal_spurious|bounds_direct_ipopt|bounds_swingup|bounds_compare|controls_bounded|controls_done|controlqp_direct_ipopt|satellite_euler|satellite_natural|momentum_satellite|satellite_reference|satellite_compare|rest_satellite|satguess_satellite|order4cons_shoot|satdirect_wheel|satdirect_satellite|satdirect_default|satdefault_rest20|satdefault_rest40|satdefault_romberg|bounds_smoothed_only|order4cons_arm|band|h5_out_swap|coarse_resume)\$}"
+: "${HS_ASAN_EXCLUDE:=^(ipopt|compare|direct_guess|solver_api_1rank|solver_api_2ranks|strategy|extremal|bounded_crane|bounded_crane_weight|bounded_time|bounded_swingup_ipopt|bounded_homotopy_stop|study_partial|extremal_wider|extremal_unique|extremal_spurious|bounds_direct_ipopt|bounds_swingup|bounds_compare|controls_bounded|controls_done|controlqp_direct_ipopt|satellite_euler|satellite_natural|momentum_satellite|satellite_reference|satellite_compare|rest_satellite|satguess_satellite|order4cons_shoot|satdirect_wheel|satdirect_satellite|satdirect_default|satdefault_rest20|satdefault_rest40|satdefault_romberg|bounds_smoothed_only|order4cons_arm|band|h5_out_swap|coarse_resume|noise_floor_spread)\$}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HS_SANITIZED=1
 # Stacks are unwound by frame pointers (fast; DWARF unwinding, fast_unwind_on_malloc=0, makes
 # malloc-heavy tests 2-3 times slower). That loses the caller of glibc's vasprintf (no frame pointer),
