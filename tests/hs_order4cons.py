@@ -29,6 +29,28 @@ def solve4(prob, N, extra=(), ranks=1):
     return s
 
 
+def jacobian_ok(name, prob):
+    """conserving4's analytic Jacobian against -snes_test_jacobian at N = 6 (||J - Jfd||/||J|| <= 1e-6, at least two
+    Jacobians)."""
+    _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian", "-snes_max_it",
+                     "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
+    r = jacobian_ratios(out)
+    print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
+    check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
+
+
+def equal_elsewhere(name, prob):
+    """at N = 40 on 2 ranks and by multiple shooting (M = 1, 4) the transcription's J to 1e-12 relative."""
+    ref = solve4(prob, 40)
+    for extra, ranks in (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
+                         (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1)):
+        s = solve4(prob, 40, extra, ranks)
+        if ref and s:
+            d = abs(s["J"] - ref["J"]) / abs(ref["J"])
+            print("%s N=40 %s on %d rank(s): |dJ|/J %.1e" % (name, " ".join(extra) or "transcription", ranks, d))
+            check(d <= 1e-12, "%s %s, %d ranks: J %r against %r" % (name, extra, ranks, s["J"], ref["J"]))
+
+
 def conserved_ok(name, N, s):
     """H's spread and the constraints at round-off (Phi and G lambda_p over the nodes and stage nodes, as the summary
     reports them, and Phi at the nodes of trajectory.csv recomputed here when phi is given)."""
@@ -108,11 +130,7 @@ def t_order4cons_jacobian():
     -snes_test_jacobian on the Cartesian pendulum, the double pendulum, the four-bar and the crane (N = 6), and
     Newton's quadratic convergence on the Cartesian pendulum (|F_{k+1}| <= 10 |F_k|^2 once |F_k| < 0.5)."""
     for name in ("pendulum_cartesian", "double_pendulum_cartesian", "fourbar", "crane_natural"):
-        _, out, _ = run(["-problem", problem(name), "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
-                         "-snes_max_it", "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
-        r = jacobian_ratios(out)
-        print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
-        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
+        jacobian_ok(name, problem(name))
     _, out, _ = run(["-problem", problem("pendulum_cartesian"), "-N", "80", "-hs_scheme", "conserving4",
                      "-hs_monitor"] + QUIET)
     f = [float(x) for x in re.findall(r"Newton +\d+ +\|F\| = ([0-9.eE+-]+)", out)]
@@ -196,21 +214,10 @@ def t_order4cons_extended():
         o = [order(abs(e[i]), abs(e[i + 1])) for i in range(len(Ns) - 1)]
         print("%s: limit %.10f; J - limit %s, orders %s" % (name, lim, ["%.3e" % x for x in e], ["%.2f" % x for x in o]))
         check(all(abs(x - 4) <= 0.2 for x in o), "%s: orders of J %s" % (name, o))
-        _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
-                         "-snes_max_it", "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
-        r = jacobian_ratios(out)
-        print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
-        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
+        jacobian_ok(name, prob)
     for name in ("bead_catenary", "pendulum_cartesian_mx"):  # mx: the general start row on 2 ranks and in shooting
         prob = os.path.join(DATA, name + ".ocp")
-        ref = solve4(prob, 40)
-        for extra, ranks in (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
-                             (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1)):
-            s = solve4(prob, 40, extra, ranks)
-            if ref and s:
-                d = abs(s["J"] - ref["J"]) / abs(ref["J"])
-                print("%s N=40 %s on %d rank(s): |dJ|/J %.1e" % (name, " ".join(extra) or "transcription", ranks, d))
-                check(d <= 1e-12, "%s %s, %d ranks: J %r against %r" % (name, extra, ranks, s["J"], ref["J"]))
+        equal_elsewhere(name, prob)
 
 
 def t_order4cons_extended_rest():
@@ -246,19 +253,8 @@ def t_order4cons_extended_rest():
             print("%s: limit %.10f; J - limit %s, orders %s" % (name, lim, ["%.3e" % v for v in e],
                                                               ["%.2f" % v for v in o]))
             check(all(abs(v - 4) <= 0.2 for v in o), "%s: orders of J %s" % (name, o))
-        _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian",
-                         "-snes_max_it", "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
-        r = jacobian_ratios(out)
-        print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
-        check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
-        ref = solve4(prob, 40)
-        for extra, ranks in (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
-                             (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1)):
-            sol = solve4(prob, 40, extra, ranks)
-            if ref and sol:
-                d = abs(sol["J"] - ref["J"]) / abs(ref["J"])
-                print("%s N=40 %s on %d rank(s): |dJ|/J %.1e" % (name, " ".join(extra) or "transcription", ranks, d))
-                check(d <= 1e-12, "%s %s, %d ranks: J %r against %r" % (name, extra, ranks, sol["J"], ref["J"]))
+        jacobian_ok(name, prob)
+        equal_elsewhere(name, prob)
 
 
 def t_order4cons_double():
@@ -435,11 +431,7 @@ def t_order4cons_conserved():
                                                                  ["%.2f" % v for v in oL]))
         check(all(abs(v - 4) <= 0.2 for v in o), "%s: orders of J %s" % (name, o))
         check(all(abs(v - 4) <= 0.3 for v in oL), "%s: orders of L at the end %s" % (name, oL))
-    _, out, _ = run(["-problem", prob, "-N", "6", "-hs_scheme", "conserving4", "-snes_test_jacobian", "-snes_max_it",
-                     "4", "-hs_strategy", "newton"] + QUIET, expect_rc=None)
-    r = jacobian_ratios(out)
-    print("%s: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
-    check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 Jacobian: %s" % (name, r))
+    jacobian_ok(name, prob)
     ref, two = solve4(prob, 40), solve4(prob, 40, ranks=2)
     if ref and two:
         d = abs(two["J"] - ref["J"]) / abs(ref["J"])
