@@ -20,7 +20,10 @@
  * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the end's 2nc
  * unknowns of HsO4ConsTerminal are the last 2nc unknowns, on the owner of segment M - 1: alpha (p_N's free normal part)
  * or beta2 first, then the last substep's kappa_2 (q_N fixed: its Phi(q_N) = 0 is not in the march) or, with free
- * coordinates, beta1; the first 2nc rows (the head rows) are the start rows at z_0. */
+ * coordinates, beta1 (where the fixed coordinates imply Phi_l(q_N) = 0, ConsDrops, the last substep's kappa_2,l
+ * instead, beta1_l = 0); with 'conserved:' (docs/theory.md section 8.1, "The rest end with conserved quantities")
+ * gamma (ncinv) after them and the invariants' rows after the terminal rows (EndRows); the first 2nc rows (the head
+ * rows) are the start rows at z_0. */
 #include "order4impl.h"
 #include "shootimpl.h"
 
