@@ -139,7 +139,7 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
  * states the second-order scheme takes (all fixed, or all momenta free with any coordinates: HsO4ConsTerminal); the
  * extended class no phi (the file reader refuses it there) and all end states fixed, or the end at rest with free
  * coordinates (HsO4ConsTerminal), with conserved quantities ('conserved:') relaxed as the second-order scheme does
- * (HsO4ConsInvariantEnd; the transcription: multiple shooting refuses them, order4shoot.c). */
+ * (HsO4ConsInvariantEnd; the transcription and multiple shooting, order4shoot.c's EndRows). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
   int n = P->n, qfix = 0, pfix = 0, rest = 1;

@@ -222,8 +222,8 @@ def t_order4_jacobian():
 def t_order4_errors():
     """what conserving4 does not support yet is refused with a message, not solved wrongly: IPOPT, explicit
     state/costate schemes, a free T in the data with bounded controls. (The constrained systems it does not serve are
-    order4cons_errors' cases, tests/hs_order4cons.py: the spring pendulum this test had refused is solved since the
-    extended class, order4cons_extended.)"""
+    refused by ConsRefusal, costate/order4.c: the spring pendulum this test had refused is solved since the extended
+    class, order4cons_extended.)"""
     cases = [(["-problem", "pendulum", "-hs_bvp_type", "ipopt"], "transcription and shooting only"),
              (["-problem", "pendulum", "-hs_state_scheme", "midpoint"], "its own scheme"),
              ]

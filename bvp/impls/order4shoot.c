@@ -20,7 +20,10 @@
  * (docs/theory.md section 8.1): each substep's march solves (b, kappa) with g(b) = 0 (ConsSubstep); the end's 2nc
  * unknowns of HsO4ConsTerminal are the last 2nc unknowns, on the owner of segment M - 1: alpha (p_N's free normal part)
  * or beta2 first, then the last substep's kappa_2 (q_N fixed: its Phi(q_N) = 0 is not in the march) or, with free
- * coordinates, beta1; the first 2nc rows (the head rows) are the start rows at z_0. */
+ * coordinates, beta1 (where the fixed coordinates imply Phi_l(q_N) = 0, ConsDrops, the last substep's kappa_2,l
+ * instead, beta1_l = 0); with 'conserved:' (docs/theory.md section 8.1, "The rest end with conserved quantities")
+ * gamma (ncinv) after them and the invariants' rows after the terminal rows (EndRows); the first 2nc rows (the head
+ * rows) are the start rows at z_0. */
 #include "order4impl.h"
 #include "shootimpl.h"
 
@@ -59,7 +62,14 @@ typedef struct {
      its gradient gz (c2 x q), and A's permutations (sizes q + c2, q + nc) */
   PetscInt         nc, c2;
   PetscReal       *kap, *A, *y, *Fk, *g, *gz;
-  gsl_permutation *permA[2];
+  gsl_permutation *permA;
+  /* the very last substep (ConsDrops): drop[l] where its kappa_2,l is ext[nc + l], an outer unknown, and Phi_l(b) = 0
+     not in its system (q_N fixed; with free coordinates where the fixed ones imply Phi_l(q_N) = 0, beta1_l then 0);
+     the substep system's size r and (ConsLayout) the g index of each constraint row (gi) and the kappa index of each
+     kappa column (ki); 'conserved:' the end's ni multipliers gamma (ext[c2 ..]) and rows; ex: ext's copy (EndRows) */
+  int       *drop, *gi, *ki, r;
+  PetscInt   ni;
+  PetscReal *ex;
   /* a free T with T in the data or a terminal state that moves with it: fd, T's column by differences of the residual
      (HsSolverFinalTimeColumn); T in the data: Tg per local segment (ws), the gradient of its part of T's row (the
      integral of dH/dT over its substeps, TDataChain) in its start's sensitivities, tz (2q) scratch */
@@ -192,16 +202,48 @@ static PetscReal *KapPoint(HsO4Shoot *sh, PetscInt i, PetscInt k) /* kappa of in
   return sh->kap + (sh->seg->toff[i] + k - sh->seg->knots[sh->seg->s0 + i]) * 3 * sh->c2;
 }
 
+/* Constraints: which of the very last substep's Phi_l(b) = 0 leave its system (drop[l], ConsLayout), from a, its
+ * start: every one with q_N fixed (q_N = q_T is among the outer equations); with free coordinates those with no
+ * component in any free one (HsO4ConsImpliedAtEnd: the fixed coordinates' rows imply Phi_l(q_N) = 0, and beta1_l,
+ * which then multiplies nothing, is 0, the transcription's row; ext[nc + l] holds kappa_2,l in its place). */
+static int ConsDrops(HsO4Shoot *sh, const double *a)
+{
+  int fq = HsO4ConsFreeCoordinates(sh->o.o4), st;
+
+  for (PetscInt l = 0; l < sh->nc; l++) {
+    sh->drop[l] = 1;
+    if (fq && (st = HsO4ConsImpliedAtEnd(sh->o.o4, a, (int)l, &sh->drop[l])))
+      return st;
+  }
+  return HS_SUCCESS;
+}
+
+/* Constraints: the substep system's rows and columns (drop NULL: all): the rows of g(b) = (Phi(b), G(b) lambda_p) but
+ * Phi_l's with drop[l] (gi), the columns of kappa = (kappa_1, kappa_2) but kappa_2,l's (ki), r their number plus q.
+ * Kappa_1, G lambda_p's partner, always stays (with kappa_2 instead the block is singular at lambda_p = 0). */
+static void ConsLayout(HsO4Shoot *sh, const int *drop)
+{
+  int nc = (int)sh->nc, m = 0, mk = 0;
+
+  for (int l = 0; l < nc; l++) {
+    sh->ki[mk++] = l;
+    if (!drop || !drop[l])
+      sh->gi[m++] = l, sh->ki[mk++] = nc + l;
+  }
+  for (int l = 0; l < nc; l++)
+    sh->gi[m++] = nc + l;
+  sh->r = (int)sh->q + m;
+}
+
 /* Constraints: the augmented system of the substep from a to b with multipliers kap evaluated and factored:
- * A = [[Fb, Fk], [grad g(b), 0]], y = (F, g(b)); the last substep (last = 1) has q_N = q_T among the outer equations
- * instead of Phi(b) = 0 and so kappa_2, Phi's partner, among the outer unknowns: its A takes the columns of kappa_1
- * and the rows of G(q) lambda_p only (kappa_1's partner: with kappa_2 instead the block is singular at lambda_p = 0).
- * *rn, *yn the largest |y| and |(b, kappa)|. HS_ESINGULAR for a zero pivot. */
-static int ConsBuild(HsO4Shoot *sh, double c, double ta, const double *a, const double *b, const double *kap, int last,
+ * A = [[Fb, Fk], [grad g(b), 0]], y = (F, g(b)), on ConsLayout's rows and columns (the very last substep's dropped
+ * kappa_2,l are outer unknowns). *rn, *yn the largest |y| and |(b, kappa)|. HS_ESINGULAR for a zero pivot. */
+static int ConsBuild(HsO4Shoot *sh, double c, double ta, const double *a, const double *b, const double *kap,
                      double *rn, double *yn)
 {
-  int             q = (int)sh->q, nc = (int)sh->nc, c2 = (int)sh->c2, g0 = last ? nc : 0, r = q + c2 - g0, st, sgn;
+  int             q = (int)sh->q, c2 = (int)sh->c2, r = sh->r, st, sgn;
   gsl_matrix_view A = gsl_matrix_view_array(sh->A, (size_t)r, (size_t)r);
+  gsl_permutation pv = {(size_t)r, sh->permA->data}; /* permA has room for the largest system */
 
   if ((st = HsO4Substep(sh->o.o4, c, ta, a, b, sh->F, sh->Fa, sh->Fb)) ||
       (st = HsO4SubstepConsTerms(sh->o.o4, c, a, b, kap, sh->F, sh->Fa, sh->Fb, sh->Fk)) ||
@@ -211,13 +253,13 @@ static int ConsBuild(HsO4Shoot *sh, double c, double ta, const double *a, const 
   for (int i = 0; i < r; i++) {
     for (int j = 0; j < r; j++)
       sh->A[i * r + j] =
-          i < q ? (j < q ? sh->Fb[i * q + j] : sh->Fk[i * c2 + j - q]) : (j < q ? sh->gz[(g0 + i - q) * q + j] : 0);
-    sh->y[i] = i < q ? sh->F[i] : sh->g[g0 + i - q];
-    *rn = fmax(*rn, fabs(sh->y[i])), *yn = fmax(*yn, fabs(i < q ? b[i] : kap[i - q]));
+          i < q ? (j < q ? sh->Fb[i * q + j] : sh->Fk[i * c2 + sh->ki[j - q]]) : (j < q ? sh->gz[sh->gi[i - q] * q + j] : 0);
+    sh->y[i] = i < q ? sh->F[i] : sh->g[sh->gi[i - q]];
+    *rn = fmax(*rn, fabs(sh->y[i])), *yn = fmax(*yn, fabs(i < q ? b[i] : kap[sh->ki[i - q]]));
   }
   if (!isfinite(*rn) || !isfinite(*yn))
     return HS_EDOM;
-  gsl_linalg_LU_decomp(&A.matrix, sh->permA[last], &sgn);
+  gsl_linalg_LU_decomp(&A.matrix, &pv, &sgn);
   for (int i = 0; i < r; i++)
     if (!(fabs(sh->A[i * r + i]) > 1e-300))
       return HS_ESINGULAR;
@@ -226,26 +268,26 @@ static int ConsBuild(HsO4Shoot *sh, double c, double ta, const double *a, const 
 
 /* Constraints: the substep's Newton for (b, kappa) (kappa_1 only for the last substep), SubstepSolve's stopping rules
  * on the augmented unknowns; ConsBuild's system left factored at the solution. */
-static int SubstepSolveCons(HsO4Shoot *sh, double c, double ta, const double *a, double *b, double *kap, int last,
-                            int *its)
+static int SubstepSolveCons(HsO4Shoot *sh, double c, double ta, const double *a, double *b, double *kap, int *its)
 {
-  int             q = (int)sh->q, r = q + (int)sh->c2 - (last ? (int)sh->nc : 0), st, done = 0, slow = 0;
+  int             q = (int)sh->q, r = sh->r, st, done = 0, slow = 0;
   double          prev = INFINITY, rn, yn;
   gsl_matrix_view A    = gsl_matrix_view_array(sh->A, (size_t)r, (size_t)r);
   gsl_vector_view y    = gsl_vector_view_array(sh->y, (size_t)r);
+  gsl_permutation pv   = {(size_t)r, sh->permA->data};
 
   for (int it = 0;; it++) {
     double dn = 0;
-    if ((st = ConsBuild(sh, c, ta, a, b, kap, last, &rn, &yn)))
+    if ((st = ConsBuild(sh, c, ta, a, b, kap, &rn, &yn)))
       return st;
     *its = it;
     if (done || (it > 0 && rn <= sh->atol * (1 + yn)))
       return HS_SUCCESS;
     if (it >= sh->max_it)
       return HS_ENOCONV;
-    gsl_linalg_LU_svx(&A.matrix, sh->permA[last], &y.vector);
+    gsl_linalg_LU_svx(&A.matrix, &pv, &y.vector);
     for (int i = 0; i < r; i++) {
-      *(i < q ? b + i : kap + i - q) -= sh->y[i];
+      *(i < q ? b + i : kap + sh->ki[i - q]) -= sh->y[i];
       dn = fmax(dn, fabs(sh->y[i]));
     }
     slow = dn <= HS_O4SHOOT_NOISE * (1 + yn) && dn > 0.5 * prev ? slow + 1 : 0;
@@ -255,22 +297,23 @@ static int SubstepSolveCons(HsO4Shoot *sh, double c, double ta, const double *a,
 }
 
 /* Constraints: S <- db/d(w, kappa_2) S by the factored augmented system: [db; dkappa] = -A^{-1} [Fa S (+ Fk_2 for the
- * last substep's kappa_2 columns, q + ft ..); 0]. */
-static void ChainSubstepCons(HsO4Shoot *sh, int last)
+ * very last substep's dropped kappa_2,l, ext[nc + l]'s column q + ft + l); 0]. */
+static void ChainSubstepCons(HsO4Shoot *sh, const int *drop)
 {
   int             q = (int)sh->q, ws = (int)sh->ws, c2 = (int)sh->c2, k1 = q + (int)sh->ft;
-  int             r = q + c2 - (last ? (int)sh->nc : 0);
+  int             r = sh->r;
   gsl_matrix_view A = gsl_matrix_view_array(sh->A, (size_t)r, (size_t)r);
   gsl_vector_view v = gsl_vector_view_array(sh->y, (size_t)r);
+  gsl_permutation pv = {(size_t)r, sh->permA->data};
 
   for (int col = 0; col < ws; col++) {
-    for (int i = 0; i < r; i++) {
-      double s = i < q && last && col >= k1 ? sh->Fk[i * c2 + (int)sh->nc + col - k1] : 0;
+    for (int i = 0; i < r; i++) { /* ws = q + ft + nc: the columns from k1 on are ext[nc ..]'s */
+      double s = i < q && drop && col >= k1 && drop[col - k1] ? sh->Fk[i * c2 + (int)sh->nc + col - k1] : 0;
       for (int j = 0; i < q && j < q; j++)
         s += sh->Fa[i * q + j] * sh->S[j * ws + col];
       sh->y[i] = -s;
     }
-    gsl_linalg_LU_svx(&A.matrix, sh->permA[last], &v.vector);
+    gsl_linalg_LU_svx(&A.matrix, &pv, &v.vector);
     for (int i = 0; i < q; i++)
       sh->S2[i * ws + col] = sh->y[i];
   }
@@ -278,31 +321,35 @@ static void ChainSubstepCons(HsO4Shoot *sh, int last)
 }
 
 /* Constraints: substep j of interval k of local segment i from a to b with its kappa (KapPoint), solved (or, reuse,
- * only factored at the stored march) and chained (sens); the very last substep's kappa_2 is ext's (the outer
- * unknowns alpha, kappa_2). b and kappa start from the last march (warm; b from its increment, SubstepStart) or from
- * an explicit Euler step and the rest force (HsO4ConsRestGuess). */
+ * only factored at the stored march) and chained (sens); the very last substep's dropped kappa_2,l (ConsDrops) are
+ * ext[nc + l], outer unknowns. b and kappa start from the last march (warm; b from its increment, SubstepStart) or
+ * from an explicit Euler step and the rest force (HsO4ConsRestGuess). */
 static int ConsSubstep(HsSolver s, HsO4Shoot *sh, PetscInt i, PetscInt k, int j, const double *a, double *b,
                        const double *ext, int sens, int reuse, int warm, int *its)
 {
-  int     q = (int)sh->q, nc = (int)sh->nc, st = 0;
-  int     last = k == s->N - 1 && j == 2 && !HsO4ConsFreeCoordinates(sh->o.o4); /* free ones: Phi(q_N) = 0 here */
+  int     q = (int)sh->q, nc = (int)sh->nc, st = 0, *drop = k == s->N - 1 && j == 2 ? sh->drop : NULL;
   double *kap = KapPoint(sh, i, k) + j * sh->c2, c = HsO4Fraction(j), ta = HsOrder4StageTime(s, k, j), rn, yn;
 
-  if (last) /* kappa_2 of the last substep: an outer unknown */
-    memcpy(kap + nc, ext + nc, sizeof(double) * (size_t)nc);
+  if (drop && (st = ConsDrops(sh, a)))
+    return st;
+  ConsLayout(sh, drop);
+  for (int l = 0; drop && l < nc; l++) /* the dropped kappa_2,l of the last substep: outer unknowns */
+    if (drop[l])
+      kap[nc + l] = ext[nc + l];
   if (reuse)
-    st = ConsBuild(sh, c, ta, a, b, kap, last, &rn, &yn);
+    st = ConsBuild(sh, c, ta, a, b, kap, &rn, &yn);
   else {
     memcpy(sh->bold, b, sizeof(double) * (size_t)q);
     st = SubstepStart(sh, c, s->prob->T / (double)s->N, ta, a, b, warm);
     if (!st && !warm && HsO4ConsRestGuess(sh->o.o4, a, b, kap))
       memset(kap, 0, sizeof(double) * (size_t)sh->c2);
-    if (!st && !warm && last)
-      memcpy(kap + nc, ext + nc, sizeof(double) * (size_t)nc);
-    st = st ? st : SubstepSolveCons(sh, c, ta, a, b, kap, last, its);
+    for (int l = 0; !st && !warm && drop && l < nc; l++)
+      if (drop[l])
+        kap[nc + l] = ext[nc + l];
+    st = st ? st : SubstepSolveCons(sh, c, ta, a, b, kap, its);
   }
   if (!st && sens)
-    ChainSubstepCons(sh, last);
+    ChainSubstepCons(sh, drop);
   return st;
 }
 
@@ -504,6 +551,35 @@ static PetscErrorCode TDataSum(HsSolver s, HsO4Shoot *sh, PetscBool *dom)
 
 /* F(X) (HsResidualFn): block t >= 1 the continuity z_end(t - 1) - w_t, block 0 the terminal rows at z_N, added by the
  * ranks that march the segments. Collective. */
+/* Constraints: the end's 2n + ni rows at z_end into R: HsO4ConsTerminal with ext (alpha or beta2, then kappa_2 or
+ * beta1; beta1_l = 0 where ext[nc + l] is the dropped kappa_2,l: ConsDrops), then with 'conserved:' the ni rows
+ * c_l . lambda_p and the momentum rows relaxed by gamma = ext[c2 ..] (HsO4ConsInvariantEnd). Rz not NULL: their
+ * gradients in z_end (Rz, (2n + ni) x q) and ext's direct ones (Rd, (2n + ni) x (c2 + ni)). */
+static int EndRows(HsO4Shoot *sh, const double *end, const double *ext, double *R, double *Rz, double *Rd)
+{
+  int     n = (int)sh->n, q = (int)sh->q, nc = (int)sh->nc, c2 = (int)sh->c2, ni = (int)sh->ni, m = c2 + ni, st;
+  int     fq = HsO4ConsFreeCoordinates(sh->o.o4);
+  double *ex = sh->ex, *Ra = ex + m, *Rg = Ra + 2 * n * c2, *Iz = Rg + 2 * n * ni;
+
+  memcpy(ex, ext, sizeof(double) * (size_t)m);
+  for (int l = 0; fq && l < nc; l++)
+    if (sh->drop[l])
+      ex[nc + l] = 0;
+  if ((st = HsO4ConsTerminal(sh->o.o4, end, ex, R, Rz, Ra)) ||
+      (ni && (st = HsO4ConsInvariantEnd(sh->o.o4, end, ex + c2, R, Rz, Rg, R + 2 * n, Iz))))
+    return st;
+  for (int r = 0; Rz && r < 2 * n + ni; r++) {
+    for (int c = 0; c < m; c++) /* a dropped kappa_2,l's column: none directly (beta1_l is 0) */
+      Rd[r * m + c] = r >= 2 * n      ? 0
+                      : c >= c2       ? Rg[r * ni + c - c2]
+                      : fq && c >= nc && sh->drop[c - nc] ? 0
+                                                          : Ra[r * c2 + c];
+    for (int c = 0; r >= 2 * n && c < q; c++)
+      Rz[r * q + c] = Iz[(r - 2 * n) * q + c];
+  }
+  return HS_SUCCESS;
+}
+
 static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
 {
   HsO4Shoot         *sh = s->data;
@@ -530,13 +606,12 @@ static PetscErrorCode Residual(HsSolver s, Vec X, Vec F, PetscBool *domp)
       PetscCall(VecSetValues(F, sh->c2, idx, v, ADD_VALUES));
     }
     if (t == sh->seg->M - 1) {
-      HsCallStep(sh->nc
-                     ? HsO4ConsTerminal(sh->o.o4, end, x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M), v, NULL, NULL)
-                     : HsO4Terminal(sh->o.o4, end, v, NULL),
+      HsCallStep(sh->nc ? EndRows(sh, end, x + HsSegLayoutLocalOffset(sh->seg, sh->seg->M), v, NULL, NULL)
+                        : HsO4Terminal(sh->o.o4, end, v, NULL),
                  domp, "conserving4 terminal rows", s->N);
-      for (PetscInt j = 0; j < 2 * n; j++)
+      for (PetscInt j = 0; j < 2 * n + sh->ni; j++) /* 'conserved:' its ni rows after them */
         idx[j] = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + j;
-      PetscCall(VecSetValues(F, 2 * n, idx, v, ADD_VALUES));
+      PetscCall(VecSetValues(F, 2 * n + sh->ni, idx, v, ADD_VALUES));
       if (sh->ft) { /* T's row (the last row, as T is the last unknown; here) */
         PetscInt nl;
         PetscCall(VecGetLocalSize(X, &nl));
@@ -656,12 +731,13 @@ static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const P
 {
   PetscInt t = sh->seg->s0 + i, q = sh->q, n = sh->n, nc = sh->nc, ws = sh->ws, wt = HsSegLayoutBlockSize(sh->seg, t),
            c0      = q - wt;
-  PetscInt      e0 = HsSegLayoutBlockOffset(sh->seg, sh->seg->M), nco = wt + 2 * nc, *idx, *rows;
+  PetscInt      e0 = HsSegLayoutBlockOffset(sh->seg, sh->seg->M), m = 2 * nc + sh->ni, nco = wt + m, ne = 2 * n + sh->ni;
+  PetscInt     *idx, *rows;
   PetscReal    *R, *Rz, *Ra, *prod;
   const double *end = sh->Send + i * (q + q * ws), *S = end + q;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc6(q, &R, q * q, &Rz, q * nc + 1, &Ra, 2 * n * nco + q * q, &prod, nco + q, &idx, q, &rows));
+  PetscCall(PetscMalloc6(q, &R, q * q, &Rz, q * m + 1, &Ra, ne * nco + q * q, &prod, nco + q, &idx, q, &rows));
   if (!t) { /* the start rows: z_0 = (x0, lambda_0), lambda_0 the columns 0 .. 2n */
     PetscCheck(!HsO4ConsStart(sh->o.o4, Point(sh, 0, 0), R, Rz), PETSC_COMM_SELF, PETSC_ERR_LIB,
                "the start rows failed");
@@ -673,20 +749,20 @@ static PetscErrorCode ConsJacobianRows(HsO4Shoot *sh, Mat P, PetscInt i, const P
     PetscCall(MatSetValues(P, sh->c2, rows, 2 * n, idx, prod, ADD_VALUES));
   }
   if (t == sh->seg->M - 1) {
-    PetscCheck(!HsO4ConsTerminal(sh->o.o4, end, ext, R, Rz, Ra), PETSC_COMM_SELF, PETSC_ERR_LIB,
-               "the terminal rows failed");
-    for (PetscInt j = 0; j < nco; j++) /* w_t's columns, ext[nc ..]'s (kappa_2 or beta1), ext[0 .. nc)'s */
-      idx[j] = j < wt ? HsSegLayoutBlockOffset(sh->seg, t) + j : j < wt + nc ? e0 + nc + j - wt : e0 + j - wt - nc;
-    for (PetscInt r = 0; r < 2 * n; r++) {
+    PetscCheck(!EndRows(sh, end, ext, R, Rz, Ra), PETSC_COMM_SELF, PETSC_ERR_LIB, "the terminal rows failed");
+    for (PetscInt j = 0; j < nco; j++) /* w_t's columns, then ext's (alpha, kappa_2 or beta1, gamma) */
+      idx[j] = j < wt ? HsSegLayoutBlockOffset(sh->seg, t) + j : e0 + j - wt;
+    for (PetscInt r = 0; r < ne; r++) {
       rows[r] = HsSegLayoutRowOffset(sh->seg, sh->seg->M) + r;
       for (PetscInt j = 0; j < nco; j++) {
-        double v = j < wt ? 0 : Ra[r * 2 * nc + (j < wt + nc ? nc + j - wt : j - wt - nc)]; /* direct: ext's */
-        for (PetscInt l = 0; j < wt + nc && l < q; l++)
-          v += Rz[r * q + l] * S[l * ws + (j < wt ? c0 + j : q + sh->ft + j - wt)];
+        PetscInt e = j - wt, chain = j < wt || (e >= nc && e < 2 * nc); /* w_t and ext[nc .. 2nc) reach z_end */
+        double   v = j < wt ? 0 : Ra[r * m + e];                            /* direct: ext's */
+        for (PetscInt l = 0; chain && l < q; l++)
+          v += Rz[r * q + l] * S[l * ws + (j < wt ? c0 + j : q + sh->ft + e - nc)];
         prod[r * nco + j] = v;
       }
     }
-    PetscCall(MatSetValues(P, 2 * n, rows, nco, idx, prod, ADD_VALUES));
+    PetscCall(MatSetValues(P, ne, rows, nco, idx, prod, ADD_VALUES));
   }
   PetscCall(PetscFree6(R, Rz, Ra, prod, idx, rows));
   PetscFunctionReturn(0);
@@ -815,12 +891,17 @@ static PetscErrorCode GuessSegment(HsSolver s, PetscInt i, const PetscScalar *g,
   }
   PetscCall(PetscArraycpy(x + o, g + k0 * D + (t ? 0 : 2 * n), HsSegLayoutBlockSize(sh->seg, t)));
   sh->have_traj[i] = PETSC_TRUE;
-  if (sh->nc && t == sh->seg->M - 1) /* alpha or beta2 (point N's slot), the last substep's kappa_2 or beta1 */
+  if (sh->nc && t == sh->seg->M - 1) { /* alpha or beta2 (point N's slot), the last substep's kappa_2 or beta1 */
+    PetscCheck(!ConsDrops(sh, g + (s->N - 1) * D + 2 * q), PETSC_COMM_SELF, PETSC_ERR_LIB,
+               "the end's constraints failed at the guess");
     for (PetscInt j = 0; j < sh->nc; j++) {
       x[e + j]          = g[s->N * D + 3 * q + 2 * sh->c2 + j];
-      x[e + sh->nc + j] = HsO4ConsFreeCoordinates(sh->o.o4) ? g[s->N * D + 3 * q + 2 * sh->c2 + sh->nc + j]
-                                                            : g[(s->N - 1) * D + 3 * q + 2 * sh->c2 + sh->nc + j];
+      x[e + sh->nc + j] = !sh->drop[j] ? g[s->N * D + 3 * q + 2 * sh->c2 + sh->nc + j]
+                                       : g[(s->N - 1) * D + 3 * q + 2 * sh->c2 + sh->nc + j];
     }
+    for (PetscInt l = 0; l < sh->ni; l++) /* gamma: point N's first kappa slots */
+      x[e + sh->c2 + l] = g[s->N * D + 3 * q + l];
+  }
   if (sh->ft && t == sh->seg->M - 1) /* a free T's start */
     x[e] = HsSolverStartT(s);
   PetscFunctionReturn(0);
@@ -853,8 +934,14 @@ static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScala
   PetscCall(PetscArraycpy(v, Point(sh, i, k), k == s->N ? q : 3 * q));
   if (sh->nc && k < s->N) /* the substeps' kappa; point N: alpha */
     PetscCall(PetscArraycpy(v + 3 * q, KapPoint(sh, i, k), 3 * sh->c2));
-  if (sh->nc && k == s->N) /* with free coordinates also beta1 (else ext's rest is the last substep's kappa_2) */
-    PetscCall(PetscArraycpy(v + 3 * q + 2 * sh->c2, ext, sh->nc * (1 + HsO4ConsFreeCoordinates(sh->o.o4))));
+  if (sh->nc && k == s->N) { /* with free coordinates also beta1 (0 where ext's is the dropped kappa_2: ConsDrops) */
+    for (PetscInt l = 0; l < sh->nc; l++) {
+      v[3 * q + 2 * sh->c2 + l] = ext[l];
+      if (HsO4ConsFreeCoordinates(sh->o.o4) && !sh->drop[l])
+        v[3 * q + 2 * sh->c2 + sh->nc + l] = ext[sh->nc + l];
+    }
+    PetscCall(PetscArraycpy(v + 3 * q, ext + sh->c2, sh->ni)); /* gamma: point N's first kappa slots */
+  }
   PetscFunctionReturn(0);
 }
 
@@ -944,9 +1031,10 @@ static PetscErrorCode Destroy(HsSolver s)
   PetscCall(PetscFree2(sh->tg, sh->tc));
   PetscCall(PetscFree2(sh->Tg, sh->tz));
   PetscCall(PetscFree6(sh->kap, sh->A, sh->y, sh->Fk, sh->g, sh->gz));
-  for (int j = 0; j < 2; j++)
-    if (sh->permA[j])
-      gsl_permutation_free(sh->permA[j]);
+  PetscCall(PetscFree3(sh->drop, sh->gi, sh->ki));
+  PetscCall(PetscFree(sh->ex));
+  if (sh->permA)
+    gsl_permutation_free(sh->permA);
   if (sh->perm)
     gsl_permutation_free(sh->perm);
   PetscCall(PetscFree(s->data));
@@ -960,7 +1048,7 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
 
   PetscFunctionBeginUser;
   /* blocks: lambda_0 (2n) for segment 0, z_{k_t} (q); a free T, alpha and kappa_2 after them; points k_t .. k_{t+1} */
-  PetscCall(HsSegLayoutSetBlocks(sh->seg, 2 * sh->n, q, sh->ft + sh->c2, 0, 3 * q));
+  PetscCall(HsSegLayoutSetBlocks(sh->seg, 2 * sh->n, q, sh->ft + sh->c2 + sh->ni, 0, 3 * q));
   PetscCall(HsSegLayoutSetHeadRows(sh->seg, sh->c2)); /* the start rows of constraints, else none */
   pts = sh->seg->toff[nloc];
   PetscCall(PetscCalloc2(pts * 3 * q + 1, &sh->traj, nloc + 1, &sh->have_traj));
@@ -975,8 +1063,10 @@ static PetscErrorCode Allocate(HsO4Shoot *sh)
     PetscInt r = q + sh->c2;
     PetscCall(PetscCalloc6(pts * 3 * sh->c2 + 1, &sh->kap, r * r, &sh->A, r, &sh->y, q * sh->c2, &sh->Fk, sh->c2,
                            &sh->g, sh->c2 * q, &sh->gz));
-    sh->permA[0] = gsl_permutation_alloc((size_t)r), sh->permA[1] = gsl_permutation_alloc((size_t)(q + sh->nc));
-    PetscCheck(sh->permA[0] && sh->permA[1], PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
+    PetscCall(PetscCalloc3(sh->nc, &sh->drop, sh->c2, &sh->gi, sh->c2, &sh->ki));
+    PetscCall(PetscCalloc1(sh->c2 + sh->ni + 2 * sh->n * (sh->c2 + sh->ni) + sh->ni * q, &sh->ex));
+    sh->permA = gsl_permutation_alloc((size_t)r); /* the largest substep system; views of it for smaller ones */
+    PetscCheck(sh->permA, PETSC_COMM_SELF, PETSC_ERR_MEM, "out of memory");
   }
   PetscFunctionReturn(0);
 }
@@ -989,13 +1079,9 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCall(HsOrder4CreateLayout(s));
-  PetscCheck(!s->prob->ncinv || !s->prob->nc, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s' has conserved quantities at a rest end ('conserved:'): -hs_scheme conserving4 takes them in "
-             "the transcription only, not yet by multiple shooting (docs/theory.md section 8.1)",
-             s->prob->name);
   sh->n = s->prob->n, sh->q = 4 * s->prob->n, sh->ft = s->prob->free_T ? 1 : 0, sh->nc = s->prob->nc;
   sh->fd = (PetscBool)(sh->ft && (s->prob->data_T || s->prob->xT_T));
-  sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc; /* constraints: the columns of the last kappa_2 */
+  sh->c2 = 2 * sh->nc, sh->ws = sh->q + sh->ft + sh->nc, sh->ni = sh->nc ? s->prob->ncinv : 0; /* constraints: the columns of the last kappa_2 */
   PetscCall(DMCreateGlobalVector(sh->o.da, &sh->Xfull));
   PetscCall(Allocate(sh)); /* the layout: a free T, alpha, kappa_2 the last unknowns, with segment M - 1 */
   PetscCall(HsOrder4PreSolve(s));
@@ -1005,7 +1091,7 @@ static PetscErrorCode SetUp(HsSolver s)
                                sh->max_it >= HS_MARCH_MAX_IT_DEFAULT);
   if (sh->ft)
     s->iT = HsSegLayoutBlockOffset(sh->seg, sh->seg->M);
-  PetscCall(HsSegLayoutSetUpSolver(sh->seg, s, 2 * sh->q + sh->ft + sh->c2, Jacobian));
+  PetscCall(HsSegLayoutSetUpSolver(sh->seg, s, 2 * sh->q + sh->ft + sh->c2 + sh->ni, Jacobian));
   PetscFunctionReturn(0);
 }
 
