@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""hamshoot system tests (tests/hstest.py): security round 26 (issue 38; docs/reliability.md, "Round 26"). Each
+assertion marked (before: ...) failed on the code before its fix:
+
+  unsaved step    SIGTERM during a continuation whose failed steps end before their first Newton iteration (a domain
+                  error of the first residual: no poll, HsSolverStopIfInterrupted) exits 5 with no checkpoint, natural
+                  and arclength (before: 3, which promises a batch script that resubmits with -hs_restart a checkpoint
+                  of the stop, and there was none at all). Status 3 still comes with the checkpoint.
+
+stdlib only; each case in a temporary directory of its own."""
+import os
+import signal
+import subprocess
+import tempfile
+
+from hs_util import ENV_SIGNALS, HAMSHOOT, check
+
+# the potential is undefined for q > c: continuing c from 2 to 0.3 the predicted guesses leave the domain, so each
+# step fails at its first residual (DIVERGED_FUNCTION_DOMAIN) and is halved, again and again
+DOMAIN_OCP = ("problem: dom\ncoordinates: q\ncontrols: 1\nparam c: 2\nmass: 1\npotential: 0.5*q^2 + sqrt(c - q)\n"
+              "B: 1\nR: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n")
+
+
+def stop_at_retry(args, d):
+    """(exit status, output, whether sent): SIGTERM once the continuation says it retries a failed step."""
+    p = subprocess.Popen([HAMSHOOT] + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    out, sent = [], False
+    for line in p.stdout:
+        out.append(line)
+        if not sent and "retrying" in line:
+            p.send_signal(signal.SIGTERM)
+            sent = True
+    return p.wait(timeout=120), "".join(out), sent
+
+
+def case_unsaved_step(d):
+    """status 3 if and only if a checkpoint of the stop exists: a failed step stopped before any poll exits 5."""
+    with open(os.path.join(d, "dom.ocp"), "w") as f:
+        f.write(DOMAIN_OCP)
+    for kind in ("natural", "arclength"):
+        ck = os.path.join(d, "ck_" + kind)
+        rc, out, sent = stop_at_retry(["-problem", "dom.ocp", "-N", "2000", "-hs_check_extremal", "no",
+                                       "-hs_strategy", "newton", "-hs_continue", "c", "-hs_continue_from", "2",
+                                       "-p_c", "0.3", "-hs_continue_steps", "2", "-hs_continue_type", kind,
+                                       "-hs_continue_max_halvings", "1000", "-hs_checkpoint", ck], d)
+        check(sent, "%s: no failed step to stop at\n%s" % (kind, out[-400:]))
+        have = os.path.isfile(os.path.join(ck, "checkpoint.json"))
+        if "stopped after Newton iteration" in out:  # the signal came during a step that polled: its checkpoint, 3
+            check(rc == 3 and have, "%s: stopped at a poll: exit %d, checkpoint %s\n%s" % (kind, rc, have, out[-400:]))
+        else:
+            check(rc == 5 and not have and "no checkpoint of it" in out,
+                  "%s: SIGTERM between failed steps: exit %d, checkpoint %s (before: 3 with no checkpoint)\n%s" %
+                  (kind, rc, have, out[-400:]))
+
+
+def t_security26():
+    """round 26's cases (docs/reliability.md)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for case in (case_unsaved_step,):
+            print("--", case.__name__)
+            case(tempfile.mkdtemp(dir=tmp))
