@@ -4,7 +4,7 @@ assertion marked (before: ...) failed on the code before its fix:
 
   unsaved step    SIGTERM during a continuation whose failed steps end before their first Newton iteration (a domain
                   error of the first residual: no poll, HsSolverStopIfInterrupted) exits 5 with no checkpoint, natural
-                  and arclength (before: 3, which promises a batch script that resubmits with -hs_restart a checkpoint
+                  and arclength, 1 and 2 ranks (before: 3, which promises a batch script that resubmits with -hs_restart a checkpoint
                   of the stop, and there was none at all). Status 3 still comes with the checkpoint.
 
 stdlib only; each case in a temporary directory of its own."""
@@ -13,7 +13,8 @@ import signal
 import subprocess
 import tempfile
 
-from hs_util import ENV_SIGNALS, HAMSHOOT, check
+from hs_reliability import rank_pids
+from hs_util import ENV_SIGNALS, HAMSHOOT, MPIEXEC, check
 
 # the potential is undefined for q > c: continuing c from 2 to 0.3 the predicted guesses leave the domain, so each
 # step fails at its first residual (DIVERGED_FUNCTION_DOMAIN) and is halved, again and again
@@ -21,29 +22,38 @@ DOMAIN_OCP = ("problem: dom\ncoordinates: q\ncontrols: 1\nparam c: 2\nmass: 1\np
               "B: 1\nR: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n")
 
 
-def stop_at_retry(args, d):
-    """(exit status, output, whether sent): SIGTERM once the continuation says it retries a failed step."""
-    p = subprocess.Popen([HAMSHOOT] + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True)
+def stop_at_retry(args, d, ranks):
+    """(exit status, output, whether sent): SIGTERM to every rank once the continuation says it retries a failed step
+    (on 2 ranks to the ranks themselves: mpiexec's own status is not theirs)."""
+    cmd = [HAMSHOOT] if ranks == 1 else [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT]
+    p = subprocess.Popen(cmd + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
     out, sent = [], False
-    for line in p.stdout:
-        out.append(line)
-        if not sent and "retrying" in line:
-            p.send_signal(signal.SIGTERM)
-            sent = True
-    return p.wait(timeout=120), "".join(out), sent
+    try:
+        for line in p.stdout:
+            out.append(line)
+            if not sent and "retrying" in line:
+                for pid in [p.pid] if ranks == 1 else rank_pids(p.pid):
+                    os.kill(pid, signal.SIGTERM)
+                sent = True
+        p.wait(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, "".join(out), sent
 
 
 def case_unsaved_step(d):
     """status 3 if and only if a checkpoint of the stop exists: a failed step stopped before any poll exits 5."""
     with open(os.path.join(d, "dom.ocp"), "w") as f:
         f.write(DOMAIN_OCP)
-    for kind in ("natural", "arclength"):
-        ck = os.path.join(d, "ck_" + kind)
+    for ctype, ranks in (("natural", 1), ("arclength", 1), ("natural", 2), ("arclength", 2)):
+        ck = os.path.join(d, "ck_%s%d" % (ctype, ranks))
+        kind = "%s, %d rank%s" % (ctype, ranks, "s" if ranks > 1 else "")
         rc, out, sent = stop_at_retry(["-problem", "dom.ocp", "-N", "2000", "-hs_check_extremal", "no",
                                        "-hs_strategy", "newton", "-hs_continue", "c", "-hs_continue_from", "2",
-                                       "-p_c", "0.3", "-hs_continue_steps", "2", "-hs_continue_type", kind,
-                                       "-hs_continue_max_halvings", "1000", "-hs_checkpoint", ck], d)
+                                       "-p_c", "0.3", "-hs_continue_steps", "2", "-hs_continue_type", ctype,
+                                       "-hs_continue_max_halvings", "1000", "-hs_checkpoint", ck], d, ranks)
         check(sent, "%s: no failed step to stop at\n%s" % (kind, out[-400:]))
         have = os.path.isfile(os.path.join(ck, "checkpoint.json"))
         if "stopped after Newton iteration" in out:  # the signal came during a step that polled: its checkpoint, 3
