@@ -6,6 +6,10 @@ assertion marked (before: ...) failed on the code before its fix:
                   error of the first residual: no poll, HsSolverStopIfInterrupted) exits 5 with no checkpoint, natural
                   and arclength, 1 and 2 ranks (before: 3, which promises a batch script that resubmits with -hs_restart a checkpoint
                   of the stop, and there was none at all). Status 3 still comes with the checkpoint.
+  grid types      an unknown -hs_grid_snes_type, _npc_snes_type, _ksp_type, _pc_type (the sub-solvers of -hs_study and
+                  -hs_extrapolate) is refused at the set-up, before the main solve, naming the option (before: the
+                  main solve ran, then PETSc's "Unable to find requested SNES type nonesuch" on the study's second
+                  grid); a registered one (hamshoot's hsband) is taken.
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -64,9 +68,24 @@ def case_unsaved_step(d):
                   (kind, rc, have, out[-400:]))
 
 
+def case_grid_types(d):
+    """a driver's sub-solver type that does not exist is refused before the main solve, naming its option."""
+    base = ["-problem", "pendulum", "-N", "400", "-hs_check_extremal", "no", "-hs_study", "3"]
+    for key, kind in (("snes_type", "SNES"), ("npc_snes_type", "SNES"), ("ksp_type", "KSP"), ("pc_type", "PC")):
+        p = subprocess.run([HAMSHOOT] + base + ["-o", "st_" + key, "-hs_grid_" + key, "nonesuch"], env=ENV_SIGNALS,
+                           cwd=d, capture_output=True, text=True, timeout=120)
+        out = p.stdout + p.stderr
+        check(p.returncode == 1 and "-hs_grid_%s nonesuch: not a %s type" % (key, kind) in out and "Newton" not in out,
+              "-hs_grid_%s nonesuch: exit %d (before: refused after the main solve, without the option's name)\n%s" %
+              (key, p.returncode, out[-400:]))
+    p = subprocess.run([HAMSHOOT] + base + ["-o", "st_band", "-hs_grid_pc_type", "hsband"], env=ENV_SIGNALS, cwd=d,
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "-hs_grid_pc_type hsband: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-400:]))
+
+
 def t_security26():
     """round 26's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_unsaved_step,):
+        for case in (case_unsaved_step, case_grid_types):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
