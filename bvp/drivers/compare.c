@@ -404,11 +404,9 @@ static PetscErrorCode CompareSolved(Cmp *c, const char *dir, PetscBool *converge
   PetscCall(HsSolverSolve(s));
   {
     PetscBool stop;
-    PetscCall(HsSolverInterruptRequested(s, &stop));
+    /* a poll of the indirect solve wrote the stop's checkpoint; else (it ended before its first poll) none: status 5 */
+    PetscCall(HsSolverStopIfInterrupted(s, "-hs_compare", &stop));
     if (stop) { /* nothing compared; the caller exits as interrupted */
-      if (!s->interrupted)
-        PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg, "signal received during -hs_compare"));
-      s->interrupted = PETSC_TRUE;
       *converged = PETSC_FALSE;
       PetscFunctionReturn(0);
     }

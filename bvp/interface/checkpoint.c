@@ -252,15 +252,19 @@ PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req)
     end before any Newton iteration, and so before any poll, HsSolverCheckpointPoll): if SIGTERM or SIGINT arrived on
     any rank, marks s interrupted (unless a poll did) with the message "signal received during WHAT" and sets *stop.
     A failed step halved again and again had ignored the signal (the run went on until the second signal or SIGKILL).
-    Collective. @*/
+    No poll wrote a checkpoint of this stop then: a solver that writes checkpoints (not a sub-solver) is marked unsaved,
+    status 5 (round 26: it was 3, which promises a batch script that resubmits with -hs_restart a checkpoint of the
+    stop, and a continuation stopped so had none at all). Collective. @*/
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop)
 {
   PetscFunctionBeginUser;
   PetscCall(HsSolverInterruptRequested(s, stop));
-  if (*stop && !s->interrupted)
+  if (*stop && !s->interrupted) {
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                             "signal received during %s (no checkpoint of it: the last one written, if any, stays)",
                             what));
+    s->interrupt_unsaved = (PetscBool)(s->ckpt_dir[0] != 0);
+  }
   if (*stop)
     s->interrupted = PETSC_TRUE;
   PetscFunctionReturn(0);
