@@ -18,6 +18,7 @@
 #include "hsexpr.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -971,6 +972,7 @@ struct HsExprProgram_s {
   int    *outreg;
   int    *fastout, nfastout; /* outputs that depend on the fast variables (checked for finiteness) */
   int     slow_bad;          /* an output in the slow variables only is not finite */
+  int     nreg;              /* registers (constants, variables, instructions) */
   int    *vload;             /* pairs (register, variable) of the variable nodes */
   int     nfastvars;
 };
@@ -1017,6 +1019,7 @@ int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgr
         prog->nslow++;
     }
   }
+  prog->nreg    = nreg;
   prog->reg     = calloc((size_t)nreg + 1, sizeof(double));
   prog->ins     = malloc(((size_t)(prog->nslow + prog->nfast) + 1) * sizeof(Ins));
   prog->outreg  = malloc(((size_t)nout + 1) * sizeof(int));
@@ -1172,6 +1175,127 @@ int HsExprProgramEvalParts(HsExprProgram *p, const double *vars, int nparts, con
 int HsExprProgramEval(HsExprProgram *p, const double *vars, double *out)
 {
   return HsExprProgramEvalParts(p, vars, 1, &p->nout, &out);
+}
+
+/* |f'| e with e = 0 exact: 0 even where f' is infinite (sqrt, asin at the ends of their domains). */
+static double Prop(double fp, double e) { return e == 0 ? 0 : fabs(fp) * e; }
+
+/* f'(a) of a function of one argument, r = f(a). */
+static double Slope(int op, double a, double r)
+{
+  switch (op) {
+  case OP_SIN:
+    return cos(a);
+  case OP_COS:
+    return sin(a);
+  case OP_TAN:
+    return 1 + r * r;
+  case OP_ASIN:
+  case OP_ACOS:
+    return 1 / sqrt(1 - a * a);
+  case OP_ATAN:
+    return 1 / (1 + a * a);
+  case OP_SINH:
+    return cosh(a);
+  case OP_COSH:
+    return sinh(a);
+  case OP_TANH:
+    return 1 - r * r;
+  case OP_EXP:
+    return r;
+  case OP_LOG:
+    return 1 / a;
+  case OP_SQRT:
+    return 1 / (2 * r);
+  }
+  return NAN; /* not reached: every other operation is handled by RunBound */
+}
+
+/* The value of one instruction into v[in->d] and a first-order bound on its absolute round-off into e[in->d], from
+ * its operands' values and bounds (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., section 3.3,
+ * running error analysis): the operands' errors carried through the operation's derivative, plus the operation's own
+ * rounding, half an ulp (u |v|) for + - * / and sqrt (correctly rounded), one ulp (2u |v|) for the libm functions
+ * and a power by repeated squaring's steps. A selection (sign, step, min, max) carries the chosen operand's bound:
+ * its derivatives are taken piecewise (HsExprNonsmooth). */
+static void RunBound(double *v, double *e, const Ins *in)
+{
+  const double u = DBL_EPSILON / 2, a = v[in->a], b = v[in->b], ea = e[in->a], eb = e[in->b];
+  double       r, k = in->c, d;
+
+  r = v[in->d] = Apply(in->op, a, b, v[in->x], in->c);
+  switch (in->op) {
+  case OP_ADD:
+  case OP_SUB:
+    d = ea + eb + u * fabs(r);
+    break;
+  case OP_MUL:
+    d = Prop(b, ea) + Prop(a, eb) + u * fabs(r);
+    break;
+  case OP_DIV:
+    d = (ea + Prop(r, eb)) / fabs(b) + u * fabs(r);
+    break;
+  case OP_NEG:
+  case OP_ABS:
+    d = ea;
+    break;
+  case OP_SIGN:
+  case OP_STEP:
+    d = 0;
+    break;
+  case OP_POWI: /* |k| |a|^(k-1) ea, and 2 log2 |k| + 1 roundings at most */
+    d = Prop(fabs(k) * PowI(fabs(a), (int)k - 1), ea) + (2 * log2(fabs(k)) + 2) * u * fabs(r);
+    break;
+  case OP_POW: /* a^b = exp(b log a) */
+    d = Prop(b * r / a, ea) + Prop(r * log(fabs(a)), eb) + 2 * u * fabs(r);
+    break;
+  case OP_MIN:
+    d = a < b ? ea : eb;
+    break;
+  case OP_MAX:
+    d = a > b ? ea : eb;
+    break;
+  case OP_SEL:
+    d = v[in->x] > 0 ? ea : eb;
+    break;
+  case OP_ATAN2:
+    d = (Prop(b, ea) + Prop(a, eb)) / (a * a + b * b) + 2 * u * fabs(r);
+    break;
+  default: /* one argument: f'(a) ea */
+    d = Prop(Slope(in->op, a, r), ea) + (in->op == OP_SQRT ? 1 : 2) * u * fabs(r);
+    break;
+  }
+  e[in->d] = d == d ? d : INFINITY; /* NaN (0 * inf at a singular point): no bound */
+}
+
+/*@ HsExprProgramEvalBound - the outputs, as HsExprProgramEval computes them (the same operations, the same bits), and
+    for each a first-order bound on its absolute round-off (running error analysis, RunBound): the fast variables are
+    taken as exact (they are the point asked about), the constants and the parameters as rounded from their decimal
+    text (half an ulp). An output whose bound is infinite has no bound (a singular point of sqrt, log, ...). For
+    tests that must tell a value that is zero but for round-off from a small one (bvp/interface/singular.c), not for
+    hot loops: it allocates. The slow part must have run (HsExprProgramSetSlow). Not collective.
+
+  Returns 0, 1 if an output is not finite, -1 without memory.
+@*/
+int HsExprProgramEvalBound(HsExprProgram *p, const double *vars, double *out, double *err)
+{
+  double *v = malloc(2 * ((size_t)p->nreg + 1) * sizeof(double)), *e = v ? v + p->nreg + 1 : NULL;
+  int     bad = 0;
+
+  if (!v)
+    return -1;
+  memcpy(v, p->reg, (size_t)p->nreg * sizeof(double)); /* the constants, the parameters, the slow part's values */
+  for (int r = 0; r < p->nreg; r++)
+    e[r] = DBL_EPSILON / 2 * fabs(v[r]);
+  for (int k = 0; k < p->nfastvars; k++)
+    v[p->vload[2 * k]] = vars[p->vload[2 * k + 1]], e[p->vload[2 * k]] = 0;
+  for (const Ins *in = p->ins; in < p->ins + p->nslow + p->nfast; in++) /* the slow part again, for its bounds */
+    RunBound(v, e, in);
+  for (int i = 0; i < p->nout; i++) {
+    out[i] = v[p->outreg[i]], err[i] = e[p->outreg[i]];
+    bad |= !isfinite(out[i]);
+  }
+  free(v);
+  return bad;
 }
 
 /*@ HsExprOverBudget - 1 if a growth of the graph was refused because it would have held more than HS_EXPR_MAX_BYTES

@@ -84,6 +84,10 @@ void HsExprProgramSetSlow(HsExprProgram *prog, const double *vars);
 /** Evaluates the outputs with the fast variables vars[0..nfast-1] (the slow part
  *  must have run). Returns 0, or 1 if an output is not finite. */
 int HsExprProgramEval(HsExprProgram *prog, const double *vars, double *out);
+/** The outputs (the same bits as HsExprProgramEval) and in err a first-order bound on each one's round-off (running
+ *  error analysis: the fast variables exact, constants and parameters to half an ulp; INFINITY: no bound). Allocates:
+ *  for tests, not hot loops. Returns 0, 1 if an output is not finite, -1 without memory. */
+int HsExprProgramEvalBound(HsExprProgram *prog, const double *vars, double *out, double *err);
 /** The same with the outputs in consecutive parts of sizes[0..nparts-1], written to dst[i]
  *  (a NULL dst[i]: that part is not stored). */
 int HsExprProgramEvalParts(HsExprProgram *prog, const double *vars, int nparts, const int *sizes, double *const *dst);

@@ -203,6 +203,78 @@ static void CheckSlowFast(void)
   HsExprDestroy(&ex);
 }
 
+/* HsExprProgramEvalBound: (1) on expressions that are 0 in exact arithmetic (their constants taken as the decimals
+ * they are written as) the computed value is their whole round-off, and must lie within the bound at each of 2001
+ * points y in [-3, 3] (not dyadic: y + 0.1 rounds) with a = 0.3 (a parameter, rounded too); several must be
+ * non-zero there, or the check proves nothing. (2) The bound is not loose: on values without cancellation it is a few
+ * ulps of the value (relative bounds of at most 16 u), 1e-300 sin y's too (its bound scales with it). (3) The values
+ * are HsExprProgramEval's to the bit; a singular point gives no bound (INFINITY), never NaN. */
+static void CheckBound(void)
+{
+  static const char *zero[] = {"(y+0.1)^2 - y^2 - 0.2*y - 0.01", "log(exp(y)) - y", "sin(y)^2 + cos(y)^2 - 1",
+                               "(y + a)^2 - y^2 - 2*a*y - a^2", "sqrt(y^2 + 1)^2 - y^2 - 1", "tan(y)*cos(y) - sin(y)",
+                               "cosh(y)^2 - sinh(y)^2 - 1", "atan2(3*y, 3) - atan(y)", "exp(y + a)/exp(a) - exp(y)",
+                               "pow(x, y)*pow(x, -y) - 1", "(y+1/3)*x/x - y - 1/3", "asin(sin(y/3)) - y/3"};
+  static const char *exact[] = {"exp(y)*sin(y)^2 + y^2 + a", "1e-300*sin(y) + 2e-300", "sqrt(x^2 + y^2)*cosh(y)"};
+  const double       u = 2.220446049250313e-16 / 2;
+  double             v[4] = {0.7183, 0, 0.3, 1}, out[2], err[2], plain[2];
+  int                outs[2], nonzero = 0, worst_rel_ok = 1;
+  HsExpr            *ex;
+  HsExprProgram     *p;
+
+  HsExprCreate(4, 2, &ex);
+  for (size_t k = 0; k < sizeof zero / sizeof zero[0]; k++) {
+    int bad = 0, nz = 0;
+    outs[0] = Parse(ex, zero[k]);
+    outs[1] = HsExprDiff(ex, outs[0], 1); /* its y-derivative: 0 too */
+    HsExprProgramCreate(ex, 2, outs, &p);
+    HsExprProgramSetSlow(p, v);
+    for (int i = 0; i <= 2000; i++) {
+      v[1] = -3 + 6.0 * i / 2000;
+      HsExprProgramEval(p, v, plain);
+      CHECK(HsExprProgramEvalBound(p, v, out, err) == 0 && out[0] == plain[0] && out[1] == plain[1],
+            "'%s' at y = %g: values %.17g %.17g, HsExprProgramEval's %.17g %.17g", zero[k], v[1], out[0], out[1],
+            plain[0], plain[1]);
+      for (int o = 0; o < 2; o++) {
+        bad += !(fabs(out[o]) <= err[o]), nz += out[o] != 0;
+        if (!(fabs(out[o]) <= err[o]) && bad == 1)
+          printf("'%s'%s at y = %.17g: %.3g outside its bound %.3g\n", zero[k], o ? "'s derivative" : "", v[1],
+                 out[o], err[o]);
+      }
+    }
+    CHECK(bad == 0, "'%s': the round-off outside its bound at %d of 2001 points", zero[k], bad);
+    nonzero += nz > 100;
+    HsExprProgramDestroy(&p);
+  }
+  CHECK(nonzero >= 8, "only %d of the zero expressions have round-off at 100 points or more: the check is weak",
+        nonzero);
+  for (size_t k = 0; k < sizeof exact / sizeof exact[0]; k++) {
+    outs[0] = Parse(ex, exact[k]);
+    HsExprProgramCreate(ex, 1, outs, &p);
+    HsExprProgramSetSlow(p, v);
+    for (int i = 0; i <= 2000; i++) {
+      v[1] = -3 + 6.0 * i / 2000;
+      HsExprProgramEvalBound(p, v, out, err);
+      if (!(err[0] > 0 && err[0] <= 16 * u * fabs(out[0])) && worst_rel_ok) {
+        worst_rel_ok = 0;
+        printf("'%s' at y = %g: bound %.3g of the value %.3g\n", exact[k], v[1], err[0], out[0]);
+      }
+    }
+    HsExprProgramDestroy(&p);
+  }
+  CHECK(worst_rel_ok, "a bound looser than 16 u of a value without cancellation");
+  outs[0] = Parse(ex, "sqrt(y - a)"), outs[1] = Parse(ex, "log(y)");
+  HsExprProgramCreate(ex, 2, outs, &p);
+  HsExprProgramSetSlow(p, v);
+  v[1] = 0.3; /* sqrt at 0 with an argument that has round-off (a's): no bound; log(0.3) has one */
+  CHECK(HsExprProgramEvalBound(p, v, out, err) == 0 && out[0] == 0 && isinf(err[0]) && isfinite(err[1]),
+        "sqrt at 0: value %g bound %g; log: bound %g", out[0], err[0], err[1]);
+  v[1] = 0; /* log(0) is not finite */
+  CHECK(HsExprProgramEvalBound(p, v, out, err) == 1, "log(0) not reported as not finite");
+  HsExprProgramDestroy(&p);
+  HsExprDestroy(&ex);
+}
+
 /* Every parser error: status and position. */
 static void CheckErrors(void)
 {
@@ -298,6 +370,7 @@ int main(void)
   CheckDerivatives();
   CheckSharing();
   CheckSlowFast();
+  CheckBound();
   CheckErrors();
   printf("%d passed, %d failed\n", npass, nfail);
   return nfail ? 1 : 0;
