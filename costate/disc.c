@@ -33,7 +33,7 @@ static int EllAtHess(const double *x, double *Hm, void *ctx)
   const HsEllAt *e = ctx;
   return e->prob->ell.hess(e->t, x, Hm, e->prob->ctx);
 }
-const HsFunction HsEllAtFunction = {EllAtF, EllAtGrad, EllAtHess, NULL};
+const HsFunction HsEllAtFunction = {EllAtF, EllAtGrad, EllAtHess, NULL, NULL};
 
 /*@ HsStateSchemeFind - the state scheme (discrete gradient, docs/theory.md section 2.1) of this name:
     midpoint, greenspan or gonzalez; NULL if there is none. Not collective. @*/

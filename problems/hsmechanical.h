@@ -17,6 +17,10 @@ typedef int (*HsPotentialFn)(const double *q, double *V, double *dV, double *d2V
  *  MT = dM/dT (n x n), dMT (n blocks: dMT[i] = d(dM/dT)/dq_i), VT = dV/dT, dVT (n); any output may be NULL. */
 typedef int (*HsMechanicalTFn)(const double *q, double *MT, double *dMT, double *VT, double *dVT, void *ctx);
 
+/** Bounds on the round-off of V's gradient (edV, n) and of M's first derivatives (edM, n blocks n x n as dM; NULL for
+ *  a constant mass) at q, as the potential and mass callbacks compute them (INFINITY: no bound). */
+typedef int (*HsMechanicalBoundFn)(const double *q, double *edV, double *edM, void *ctx);
+
 typedef struct {
   int             n;
   HsMassFn        mass;
@@ -25,6 +29,7 @@ typedef struct {
   int             third;         /* 1: mass and potential supply third derivatives (analytic D(Hess E)) */
   int             constant_mass; /* 1: M does not depend on q; mass is then asked for M only, once per parameter set */
   HsMechanicalTFn data_T;        /* NULL, or M and V depend on a free T: prob->E_T is installed */
+  HsMechanicalBoundFn grad_bound; /* NULL, or the bounds of dV's and dM's round-off: prob->E.grad_bound is installed */
 } HsMechanical;
 
 /** Installs E = 1/2 p^T M(q)^{-1} p + V(q) and its derivatives as prob->E (problems/mechanical.c). */

@@ -65,14 +65,22 @@ typedef int (*HsHessFn)(const double *x, double *Hm, void *ctx);
  *  Needed by Newton on the conserving costate scheme (docs/theory.md section 2.2). */
 typedef int (*HsHessDirFn)(const double *x, const double *v, double *T, void *ctx);
 
+/** g = grad f(x), as grad computes it, and e[i] >= 0, a bound on the round-off of g[i] (INFINITY: none known),
+ *  g in R^dim. */
+typedef int (*HsGradBoundFn)(const double *x, double *g, double *e, void *ctx);
+
 /** A smooth scalar function of the state with derivatives up to order 3.
  *  d3 may be NULL: it is then replaced by a central directional difference of
- *  hess with step HS_D3_FD_STEP (documented at HsFunctionD3 in costate/dgrad.c). */
+ *  hess with step HS_D3_FD_STEP (documented at HsFunctionD3 in costate/dgrad.c).
+ *  grad_bound may be NULL (no bound known: every computed gradient component that is not exactly 0 is taken as
+ *  real); the terminal-condition test uses it to tell a rate that is zero but for round-off from a small one
+ *  (bvp/interface/singular.c). */
 typedef struct {
-  HsValueFn   f;
-  HsGradFn    grad;
-  HsHessFn    hess;
-  HsHessDirFn d3;
+  HsValueFn     f;
+  HsGradFn      grad;
+  HsHessFn      hess;
+  HsHessDirFn   d3;
+  HsGradBoundFn grad_bound;
 } HsFunction;
 
 /** Potential of a one-degree-of-freedom system with constant mass,

@@ -42,6 +42,7 @@
  */
 #include "hsmechanical.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,43 @@ static int MechGrad(const double *x, double *g, void *ctx)
     g[n + i] = c->v[i];
   }
   return 0;
+}
+
+/* The gradient (MechGrad's) and a bound on each component's round-off (E.grad_bound; problems/hsproblem.h) from the
+ * bounds on dV and dM (HsMechanical.grad_bound):
+ *
+ *   e(grad_q E_i) = 1/2 |v|^T e(M_{,i}) |v| + (n + 2) u |v|^T |M_{,i}| |v| + e(V_{,i}) + u |grad_q E_i|
+ *
+ * (the entries' round-off carried through the quadratic form, the form's own rounding, the sum's). The error of v
+ * itself (up to cond(M) u relative) is left out: where M_{,i} is zero but for round-off its term is already at the
+ * round-off of e(M_{,i}); where M_{,i} is not, the term is a real rate, and a bound too small only keeps a component
+ * that might have been taken as zero. grad_p E = v = M^{-1} p gets 0 (no bound needed): M is positive definite, so
+ * no component of v vanishes at every sampled p, and none is mistaken for zero. */
+static int MechGradBound(const double *x, double *g, double *e, void *ctx)
+{
+  MechCtx     *c = ctx;
+  const int    n = c->mech.n, cm = !c->mech.constant_mass;
+  const double u = DBL_EPSILON / 2;
+  double      *edM, *av = c->t + n; /* |v| (t: 4n scratch; MechGrad leaves it alone) */
+  int          st;
+
+  if ((st = MechGrad(x, g, ctx)))
+    return st;
+  if (!(edM = malloc(sizeof(double) * ((size_t)(cm ? n * n * n : 0) + 1))))
+    return -1;
+  st = c->mech.grad_bound(x, e, cm ? edM : NULL, c->mech.ctx); /* e(V_{,i}) into e[0..n-1] */
+  for (int i = 0; i < n; i++)
+    av[i] = fabs(c->v[i]);
+  for (int i = 0; !st && i < n; i++) {
+    double ek = 0, mk = 0;
+    for (int r = 0; cm && r < n; r++)
+      for (int s = 0; s < n; s++)
+        ek += av[r] * edM[(i * n + r) * n + s] * av[s], mk += av[r] * fabs(c->dM[(i * n + r) * n + s]) * av[s];
+    e[i]     = 0.5 * ek + (n + 2) * u * mk + e[i] + u * fabs(g[i]);
+    e[n + i] = 0;
+  }
+  free(edM);
+  return st;
 }
 
 /* b_i = M_{,i} v and a_i = M^{-1} b_i for i < n (rows of b, a: n x n each) */
@@ -419,6 +457,7 @@ int HsProblemSetMechanical(HsProblem *prob, const HsMechanical *mech, void (*des
   prob->E.grad      = MechGrad;
   prob->E.hess      = MechHess;
   prob->E.d3        = mech->third ? MechD3 : NULL;
+  prob->E.grad_bound = mech->grad_bound ? MechGradBound : NULL;
   if (mech->data_T)
     prob->E_T.f = MechET, prob->E_T.grad = MechETGrad;
   return HS_SUCCESS;

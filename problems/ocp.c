@@ -144,6 +144,25 @@ static int OcpPotential(const double *q, double *V, double *dV, double *d2V, dou
   return EvalOrders(o, P_POT, P_POT_UPTO, sz, dst);
 }
 
+/* Bounds on the round-off of V's gradient and (edM not NULL: a mass that depends on q) of M's first derivatives at q,
+ * by the programs of those orders alone (HsExprProgramEvalBound; the same bits as OcpPotential's and OcpMass's
+ * values): HsMechanical.grad_bound. 1 if a value is not finite, -1 without memory. */
+static int OcpGradBound(const double *q, double *edV, double *edM, void *ctx)
+{
+  Ocp    *o   = ctx;
+  int     n   = o->n, st;
+  double *val = malloc(sizeof(double) * ((size_t)n * n * n + n));
+
+  if (!val)
+    return -1;
+  OcpSetState(o, q, 0);
+  st = HsExprProgramEvalBound(o->prog[P_POT + 1], o->vars, val, edV);
+  if (!st && edM)
+    st = HsExprProgramEvalBound(o->prog[P_MASS + 1], o->vars, val, edM);
+  free(val);
+  return st;
+}
+
 /* 1-DOF potential for the Greenspan scheme (problems whose mass is constant). */
 static int OcpPotential1(double q, double *V, double *dV, double *d2V, double *d3V, void *ctx)
 {
@@ -2286,7 +2305,7 @@ static int OcpBuildDerived(Ocp *o)
 static int OcpInstall(Src *s, Ocp **op, const Keys *K, HsProblem *p, int const_mass)
 {
   Ocp         *o    = *op;
-  HsMechanical mech = {o->n, OcpMass, OcpPotential, o, 1, const_mass, o->mech_T ? OcpMechT : NULL};
+  HsMechanical mech = {o->n, OcpMass, OcpPotential, o, 1, const_mass, o->mech_T ? OcpMechT : NULL, OcpGradBound};
   int          mkey = K->text[K_MASS] ? K_MASS : K_KIN;
 
   if (HsProblemSetMechanical(p, &mech, OcpDestroy))

@@ -10,6 +10,13 @@ assertion marked (before: ...) failed on the code before its fix:
                   -hs_extrapolate) is refused at the set-up, before the main solve, naming the option (before: the
                   main solve ran, then PETSc's "Unable to find requested SNES type nonesuch" on the study's second
                   grid); a registered one (hamshoot's hsband) is taken.
+  round-off invariant  p_y conserved, fixed at both ends, with a y-part of the potential (or of the mass) that is a
+                  constant whose derivative evaluates to round-off, not 0: (y+0.1)^2 - y^2 - 0.2*y, (y+1/3)^2 - y^2 -
+                  2*y/3, 1.01 + (y+0.1)^2 - y^2 - 0.2*y in M_yy, also in units scaled by 1e-20 and 1e20, is refused
+                  before the solve naming p_y(T), as the variants whose derivative is exactly 0 are (before: not
+                  refused, the solve ended not converged, CONSERVATION_VIOLATED, or "converged" with |F| = 0.57); its
+                  advice (p_y(T) free) converges. A real rate however small (1e-300*sin(y), or 1e-12*sin(y) beside
+                  the round-off) is not taken as zero.
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -83,9 +90,50 @@ def case_grid_types(d):
     check(p.returncode == 0, "-hs_grid_pc_type hsband: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-400:]))
 
 
+# p_y is conserved when the potential's and the mass's y-parts are constants (B moves x only): p_y(T) = 0.5 is then
+# redundant. y is no invariant: its end value (y(T) = 1 or free) does not matter to the test
+ROUNDOFF_OCP = ("problem: ro\nparam c: 1\nparam m: 1\ncoordinates: x, y\ncontrols: 1\nmass: m, 0, 0, m*(%s)\n"
+                "potential: 0.5*x^2 + c*(%s)\nB: 1, 0\nR: 1\nT: 2\nN: 20\nx0: 0, 0, 0, 0.5\nxT: 1, %s, 0, %s\n")
+
+
+def roundoff_run(d, mass, pot, yT, pyT, args=()):
+    """(exit status, output) of the problem ROUNDOFF_OCP with that mass's M_yy, potential's y-part and end values."""
+    with open(os.path.join(d, "ro.ocp"), "w") as f:
+        f.write(ROUNDOFF_OCP % (mass, pot, yT, pyT))
+    p = subprocess.run([HAMSHOOT, "-problem", "ro.ocp", "-hs_check_extremal", "no", "-quiet"] + list(args),
+                       env=ENV_SIGNALS, cwd=d, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+def case_roundoff_invariant(d):
+    """a rate that is zero but for round-off is zero for the terminal-condition test, in any units; a real one is not."""
+    new = (("1", "(y+0.1)^2 - y^2 - 0.2*y"), ("1", "(y+1/3)^2 - y^2 - 2*y/3"),
+           ("1.01 + (y+0.1)^2 - y^2 - 0.2*y", "0"))  # (before: not refused)
+    exact = (("1", "log(exp(y)) - y"), ("1", "sqrt(y^2+1)^2 - y^2"), ("1", "exp(y)*exp(-y)"),
+             ("1", "sin(y)^2 + cos(y)^2"))  # derivatives exactly 0: refused before too
+    refusal = "redundant terminal condition: p_y is conserved by the dynamics for any control"
+    for (mass, pot), units in [(c, []) for c in new + exact] + [
+            (new[0], u) for u in (["-p_c", "1e-20"], ["-p_c", "1e20"], ["-p_m", "1e-20"], ["-p_m", "1e20"])] + [
+            (new[2], u) for u in (["-p_m", "1e-20"], ["-p_m", "1e20"])]:
+        for yT in ("1", "*"):
+            rc, out = roundoff_run(d, mass, pot, yT, "0.5", units)
+            check(rc == 1 and refusal in out and "p_y(T) follows from x0" in out and "Newton" not in out,
+                  "M_yy %s, V_y %s, y(T) %s %s: exit %d, not refused naming p_y(T) (before: not refused for %s)\n%s"
+                  % (mass, pot, yT, " ".join(units), rc, "; ".join(v for _, v in new), out[-400:]))
+    for mass, pot in new:  # the advice: p_y(T) free (y(T) free too: y(T) is fixed by x0 as well)
+        rc, out = roundoff_run(d, mass, pot, "*", "*")
+        check(rc == 0, "M_yy %s, V_y %s with p_y(T) and y(T) free: exit %d\n%s" % (mass, pot, rc, out[-400:]))
+    for pot, units in (("1e-300*sin(y)", []), ("(y+0.1)^2 - y^2 - 0.2*y + 1e-12*sin(y)", []),
+                       ("(y+0.1)^2 - y^2 - 0.2*y + 1e-12*sin(y)", ["-p_c", "1e-20"]),
+                       ("1e-300*sin(y)", ["-p_m", "1e20"])):
+        rc, out = roundoff_run(d, "1", pot, "*", "0.5", units + ["-snes_max_it", "1", "-hs_strategy", "newton"])
+        check(rc in (0, 2) and "is conserved" not in out,
+              "V_y %s %s: a real rate taken as zero, exit %d\n%s" % (pot, " ".join(units), rc, out[-400:]))
+
+
 def t_security26():
     """round 26's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_unsaved_step, case_grid_types):
+        for case in (case_unsaved_step, case_grid_types, case_roundoff_invariant):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

@@ -14,6 +14,7 @@
 #define HS_CONSISTENT_TOL 1e-10  /* |c^T (xT - x0)| / (1 + |c| (|x0| + |xT|)) below which a redundancy is consistent */
 #define HS_JACOBIAN_RANK_MAX 600 /* unknowns above which the Jacobian's rank test is skipped (dense SVD: 0.4 s) */
 #define HS_JACOBIAN_RANK_TOL 1e-12 /* singular value / largest below which a direction is in the null space */
+#define HS_ROUNDOFF_SAFETY 4 /* a rate within this many times its round-off bound is zero (RoundoffToZero) */
 
 /* The name of state component i (q_i or p_i) of P into buf. */
 static void StateName(const HsProblem *P, PetscInt i, char *buf, size_t len)
@@ -68,8 +69,9 @@ static void AddRow(PetscReal *A, PetscInt ld, PetscInt dim, const PetscReal *r, 
  * column, which stays zero): a null vector y of the scaled A is c = y / cn of A. Without it the test depended on the
  * units: the rows are normalized whole, so a component whose rate is small against another's (q's against p's at
  * -p_g 1e10 or -p_m 1e12 on the pendulum: 1e-10 of the row) read as zero, and the check refused with "q is conserved
- * by the dynamics for any control", which was false (round 24). A column that is not exactly zero is a real rate
- * (round-off is relative to each entry), whatever its size. */
+ * by the dynamics for any control", which was false (round 24). A column that is not exactly zero is a real rate,
+ * whatever its size: the entries that are zero but for round-off were set to 0 before (RoundoffToZero), since this
+ * scaling would blow a column of round-off up to look like a rate. */
 static void Equilibrate(PetscReal *A, PetscInt ld, PetscInt dim, PetscReal *cn)
 {
   for (PetscInt i = 0; i < dim; i++) {
@@ -84,10 +86,38 @@ static void Equilibrate(PetscReal *A, PetscInt ld, PetscInt dim, PetscReal *cn)
   }
 }
 
+/* Sets to 0 the components of g within HS_ROUNDOFF_SAFETY times their round-off bound e (E.grad_bound): a rate that
+ * is zero but for round-off, such as V = (y + 0.1)^2 - y^2 - 0.2 y's V_y = 2 (y + 0.1) - 2 y - 0.2 (a few 1e-17 at
+ * most states), is zero for the test; otherwise Equilibrate scaled its column to norm 1 like a real rate and the
+ * invariant p_y was missed (round 26: the solve then ended "NOT converged (CONSERVATION_VIOLATED)" instead of the
+ * refusal naming p_y(T)). The bound comes from the operations that computed g (running error analysis,
+ * HsExprProgramEvalBound), so it scales with the units as g does: the test stays independent of them (round 24), and
+ * a real rate however small (1e-300 sin y: its bound is a few ulps of itself) is kept. An infinite bound (none known)
+ * keeps the component. */
+static void RoundoffToZero(PetscInt dim, PetscReal *g, const PetscReal *e)
+{
+  for (PetscInt i = 0; i < dim; i++)
+    if (PetscAbsReal(g[i]) <= HS_ROUNDOFF_SAFETY * e[i] && !PetscIsInfOrNanReal(e[i]))
+      g[i] = 0;
+}
+
+/* grad E at x into g (E.grad's values), its components that are zero but for round-off set to 0 where E has a
+ * bound (a bound that fails, e.g. without memory: the values alone). Returns E.grad's status. */
+static int GradientAt(const HsProblem *P, const PetscReal *x, PetscReal *g, PetscReal *e)
+{
+  if (P->E.grad_bound && !P->E.grad_bound(x, g, e, P->ctx)) {
+    RoundoffToZero(2 * P->n, g, e);
+    return 0;
+  }
+  return P->E.grad(x, g, P->ctx);
+}
+
 /* The rows whose common null space is the linear invariants c of xdot = JJ grad E(x) + G u (c^T JJ grad E(x) = 0 at
  * every sampled state x, c^T G = 0 at every sampled q) restricted to the components fixed at T (a unit row for each
- * free one). Samples: x0, xT (free components from x0) and states around them, deterministic. Returns the rows. */
-static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, PetscReal *x, PetscReal *g, PetscReal *B)
+ * free one). Samples: x0, xT (free components from x0) and states around them, deterministic. With E.grad_bound, the
+ * gradient's components that are zero but for round-off are 0 (RoundoffToZero; e: dim workspace). Returns the rows. */
+static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, PetscReal *x, PetscReal *g, PetscReal *B,
+                              PetscReal *e)
 {
   PetscInt     dim = 2 * P->n, n = P->n, m = P->m, rows = 0, K = dim + 2 + HS_BOUNDARY_SAMPLES;
   unsigned int seed = 12345u;
@@ -99,7 +129,7 @@ static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, Pet
       r              = ((seed >> 8) & 0xffff) / 32768.0 - 1; /* in [-1, 1) */
       x[i]           = base + (j < 2 ? 0 : 0.5 * r * (1 + PetscAbsReal(base)));
     }
-    if (!P->E.grad(x, g, P->ctx)) { /* the row JJ grad E = (grad_p E, -grad_q E) */
+    if (!GradientAt(P, x, g, e)) { /* the row JJ grad E = (grad_p E, -grad_q E) */
       for (PetscInt i = 0; i < n; i++) {
         PetscReal t = g[i];
         g[i] = g[n + i], g[n + i] = -t;
@@ -238,22 +268,23 @@ static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z
   c^T x is conserved for any control if c^T (JJ grad E(x) + G u) = 0 for all x, u. The rows JJ grad E(x) at 2n + 6
   sampled states and the columns of G (normalized), with a unit row for each component free at T, have a null space
   of dimension d (singular values below HS_INVARIANT_TOL of the largest, each column of the matrix scaled to norm 1,
-  so that the result does not depend on the units): the invariants supported on components fixed at T, whose
+  so that the result does not depend on the units; before that, with E.grad_bound, the gradient's entries within
+  HS_ROUNDOFF_SAFETY times their round-off bound set to 0): the invariants supported on components fixed at T, whose
   terminal values c^T x_T then follow from c^T x0.
 @*/
 PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, PetscBool *bad, char *msg, size_t len)
 {
   PetscInt   dim = 2 * P->n, ld = 3 * dim + 2 + HS_BOUNDARY_SAMPLES + (dim + 2 + HS_BOUNDARY_SAMPLES) * P->m, rows;
-  PetscReal *A, *S, *VT, *x, *g, *B, *Z;
+  PetscReal *A, *S, *VT, *x, *g, *B, *e, *Z;
   PetscInt  *piv;
 
   PetscFunctionBeginUser;
   *d = 0, *bad = PETSC_FALSE, msg[0] = 0;
   if (P->nc || dim > HS_BOUNDARY_MAX_DIM || !P->E.grad)
     PetscFunctionReturn(0);
-  PetscCall(PetscCalloc4(ld * dim, &A, dim, &S, dim * dim, &VT, dim * (2 + P->m), &x));
-  g = x + dim, B = g + dim;
-  rows = InvariantRows(P, A, ld, x, g, B);
+  PetscCall(PetscCalloc4(ld * dim, &A, dim, &S, dim * dim, &VT, dim * (3 + P->m), &x));
+  g = x + dim, e = g + dim, B = e + dim;
+  rows = InvariantRows(P, A, ld, x, g, B, e);
   Equilibrate(A, ld, dim, x); /* x: the columns' norms from here on */
   if (rows >= dim) {
     PetscCall(DenseSVD(ld, dim, A, S, NULL, VT));
