@@ -211,13 +211,14 @@ static void CheckSlowFast(void)
  * are HsExprProgramEval's to the bit; a singular point gives no bound (INFINITY), never NaN. */
 static void CheckBound(void)
 {
-  static const char *zero[] = {"(y+0.1)^2 - y^2 - 0.2*y - 0.01", "log(exp(y)) - y", "sin(y)^2 + cos(y)^2 - 1",
-                               "(y + a)^2 - y^2 - 2*a*y - a^2", "sqrt(y^2 + 1)^2 - y^2 - 1", "tan(y)*cos(y) - sin(y)",
-                               "cosh(y)^2 - sinh(y)^2 - 1", "atan2(3*y, 3) - atan(y)", "exp(y + a)/exp(a) - exp(y)",
-                               "pow(x, y)*pow(x, -y) - 1", "(y+1/3)*x/x - y - 1/3", "asin(sin(y/3)) - y/3"};
+  static const char *zero[] = {
+      "(y+0.1)^2 - y^2 - 0.2*y - 0.01", "log(exp(y)) - y",           "sin(y)^2 + cos(y)^2 - 1",
+      "(y + a)^2 - y^2 - 2*a*y - a^2",  "sqrt(y^2 + 1)^2 - y^2 - 1", "tan(y)*cos(y) - sin(y)",
+      "cosh(y)^2 - sinh(y)^2 - 1",      "atan2(3*y, 3) - atan(y)",   "exp(y + a)/exp(a) - exp(y)",
+      "pow(x, y)*pow(x, -y) - 1",       "(y+1/3)*x/x - y - 1/3",     "asin(sin(y/3)) - y/3"};
   static const char *exact[] = {"exp(y)*sin(y)^2 + y^2 + a", "1e-300*sin(y) + 2e-300", "sqrt(x^2 + y^2)*cosh(y)"};
-  const double       u = 2.220446049250313e-16 / 2;
-  double             v[4] = {0.7183, 0, 0.3, 1}, out[2], err[2], plain[2];
+  const double       u       = 2.220446049250313e-16 / 2;
+  double             v[4]    = {0.7183, 0, 0.3, 1}, out[2], err[2], plain[2];
   int                outs[2], nonzero = 0, worst_rel_ok = 1;
   HsExpr            *ex;
   HsExprProgram     *p;
@@ -238,8 +239,8 @@ static void CheckBound(void)
       for (int o = 0; o < 2; o++) {
         bad += !(fabs(out[o]) <= err[o]), nz += out[o] != 0;
         if (!(fabs(out[o]) <= err[o]) && bad == 1)
-          printf("'%s'%s at y = %.17g: %.3g outside its bound %.3g\n", zero[k], o ? "'s derivative" : "", v[1],
-                 out[o], err[o]);
+          printf("'%s'%s at y = %.17g: %.3g outside its bound %.3g\n", zero[k], o ? "'s derivative" : "", v[1], out[o],
+                 err[o]);
       }
     }
     CHECK(bad == 0, "'%s': the round-off outside its bound at %d of 2001 points", zero[k], bad);

@@ -14,7 +14,7 @@
 #define HS_CONSISTENT_TOL 1e-10  /* |c^T (xT - x0)| / (1 + |c| (|x0| + |xT|)) below which a redundancy is consistent */
 #define HS_JACOBIAN_RANK_MAX 600 /* unknowns above which the Jacobian's rank test is skipped (dense SVD: 0.4 s) */
 #define HS_JACOBIAN_RANK_TOL 1e-12 /* singular value / largest below which a direction is in the null space */
-#define HS_ROUNDOFF_SAFETY 4 /* a rate within this many times its round-off bound is zero (RoundoffToZero) */
+#define HS_ROUNDOFF_SAFETY 4       /* a rate within this many times its round-off bound is zero (RoundoffToZero) */
 
 /* The name of state component i (q_i or p_i) of P into buf. */
 static void StateName(const HsProblem *P, PetscInt i, char *buf, size_t len)
