@@ -910,7 +910,9 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   }
   s->restart_pending   = PETSC_FALSE;
   s->res.bounds.active = (PetscBool)(!s->ops->solve && HsDiscIsBounded(s->disc)); /* docs/controls.md */
-  if (s->ops->solve)
+  if (s->interrupted) /* a signal stopped the direct guess (HsSolverGuessFromDirect): nothing is solved */
+    ;
+  else if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
   else if (s->res.bounds.active) /* from a solution of the bounded problem (warm, direct guess): no smoothing */
     PetscCall(HsSolverSolveBounded(s, (PetscBool)(!cold || s->guess_type == HS_GUESS_DIRECT)));
