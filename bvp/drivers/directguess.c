@@ -133,9 +133,7 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
                          (User_Requested_Stop)") */
     PetscBool stop;
     PetscCall(HsSolverStopIfInterrupted(s, "-hs_initial_guess direct's direct solve", &stop));
-    if (stop) {
-      s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0;
-      PetscCall(PetscStrncpy(s->res.status, "INTERRUPTED", sizeof s->res.status));
+    if (stop) { /* HsSolverSolve solves nothing then */
       PetscCall(HsSolverDestroy(&t));
       PetscFunctionReturn(0);
     }
