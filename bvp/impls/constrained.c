@@ -447,7 +447,7 @@ PetscErrorCode HsConstrainedView(HsSolver s, PetscViewer v)
   if (!(cd->dist <= HS_CONS_VOUCH * (1 + cd->qmax))) {
     PetscCall(PetscViewerASCIIPrintf(v,
                                      "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (NOT "
-                                     "round-off: a node lies %.2g off the constraints as |Phi_i| / |G_i|)\n",
+                                     "round-off: a node lies %.3g off the constraints as |Phi_i| / |G_i|)\n",
                                      (double)cd->diag[0], (double)cd->diag[1], (double)cd->diag[2], (double)cd->dist));
     PetscFunctionReturn(0);
   }
