@@ -127,6 +127,17 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
     PetscCall(HsSolverDestroy(&t));
     PetscFunctionReturn(0);
   }
+  if (!r.converged) { /* a signal stopped the direct solve (IPOPT's User_Requested_Stop, or a poll of Newton's on the
+                         KKT conditions): the run ends as interrupted, nothing of it to resume (status 5), not with an
+                         error (issue 38, round 27: exit 1, "the direct solve (ipopt) did not converge
+                         (User_Requested_Stop)") */
+    PetscBool stop;
+    PetscCall(HsSolverStopIfInterrupted(s, "-hs_initial_guess direct's direct solve", &stop));
+    if (stop) { /* HsSolverSolve solves nothing then */
+      PetscCall(HsSolverDestroy(&t));
+      PetscFunctionReturn(0);
+    }
+  }
   if (!r.converged) { /* the error, with the direct solver released first */
     char msg[sizeof r.status + sizeof r.diagnosis + 128];
     PetscCall(PetscSNPrintf(msg, sizeof msg, "the direct solve (%s) did not converge (%s)%s%s", type, r.status,

@@ -816,8 +816,11 @@ static PetscErrorCode Solve(HsSolver s)
   if ((int)info[1] == User_Requested_Stop) { /* a signal (Intermediate): the run ends as interrupted */
     PetscBool req;
     PetscCall(HsSolverInterruptRequested(s, &req));
-    if (req) {
-      s->interrupted = PETSC_TRUE;
+    if (req) { /* nothing of the stop to resume: status 5 for a solver that would write checkpoints (not a sub-solve's
+                  IPOPT, ckpt_dir ""), as for every stop without one (issue 38, round 27: it was 3, which promises a
+                  batch script that resubmits with -hs_restart a checkpoint of the stop) */
+      s->interrupted       = PETSC_TRUE;
+      s->interrupt_unsaved = (PetscBool)(s->ckpt_dir[0] != 0);
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; IPOPT stopped after %d iterations (no checkpoint: an IPOPT iterate is "
                               "not resumable)",

@@ -1019,7 +1019,13 @@ PetscErrorCode HsOrder4View(HsSolver s, PetscViewer v)
                                    "%" PetscInt_FMT " nodes and stage nodes, its balance substep by substep; E - W is "
                                    "O(h^4), not exact\n",
                                    3 * s->N + 1));
-  if (s->prob->nc)
+  if (s->prob->nc && !(o->cons[2] <= HS_O4_CONS_VOUCH * (1 + o->cons[3]))) /* round 27: "round-off" whatever */
+    PetscCall(
+        PetscViewerASCIIPrintf(v,
+                               "  constraints        max|Phi| %.2g, max|G lambda_p| %.2g over the nodes and stage "
+                               "nodes (NOT round-off: one lies %.3g off the constraints as |Phi_i| / |G_i|)\n",
+                               (double)o->cons[0], (double)o->cons[1], (double)o->cons[2]));
+  else if (s->prob->nc)
     PetscCall(
         PetscViewerASCIIPrintf(v,
                                "  constraints        max|Phi| %.2g, max|G lambda_p| %.2g over the nodes and stage "

@@ -786,6 +786,16 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSNESCheckType(snes));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
+  if (!r.converged) { /* a signal stopped the transcription solve: the run ends as interrupted, nothing of it to resume
+                         (status 5), not with the error below (issue 38, round 27: exit 1, "did not converge
+                         (DIVERGED_FUNCTION_COUNT)") */
+    PetscBool stop;
+    PetscCall(HsSolverStopIfInterrupted(s, "-hs_shoot_init transcription's transcription solve", &stop));
+    if (stop) {
+      PetscCall(HsSolverDestroy(&t));
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
              "%s transcription: the transcription solve did not converge (%s)", HsKey(s, "-hs_shoot_init"),
              SNESConvergedReasons[r.reason]);

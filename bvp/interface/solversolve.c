@@ -708,6 +708,18 @@ static PetscErrorCode PeakMemory(HsSolver s)
   PetscFunctionReturn(0);
 }
 
+/* A signal stopped a sub-solve that makes the start (the direct solve of -hs_initial_guess direct, the transcription
+   solve of -hs_shoot_init transcription; HsSolverStopIfInterrupted marked s, status 5): the solve ends before its
+   Newton, not converged, with the start as its iterate (issue 38, round 27: these sub-solves' failures had been errors,
+   exit 1). */
+static PetscErrorCode StoppedAtStart(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  s->res.converged = PETSC_FALSE, s->res.newton_iterations = 0, s->res.reason = SNES_CONVERGED_ITERATING;
+  PetscCall(PetscStrncpy(s->res.status, "INTERRUPTED", sizeof s->res.status));
+  PetscFunctionReturn(0);
+}
+
 /* -hs_initial_guess direct: the direct solution (HS_HOOK_DIRECT_GUESS) becomes the stored initial guess; without
    the hook the guess stays the default one. */
 static PetscErrorCode DirectGuess(HsSolver s)
@@ -910,7 +922,9 @@ PetscErrorCode HsSolverSolve(HsSolver s)
   }
   s->restart_pending   = PETSC_FALSE;
   s->res.bounds.active = (PetscBool)(!s->ops->solve && HsDiscIsBounded(s->disc)); /* docs/controls.md */
-  if (s->ops->solve)
+  if (s->interrupted) /* a signal stopped a sub-solve of the start: nothing is solved */
+    PetscCall(StoppedAtStart(s));
+  else if (s->ops->solve)
     PetscCall((*s->ops->solve)(s));
   else if (s->res.bounds.active) /* from a solution of the bounded problem (warm, direct guess): no smoothing */
     PetscCall(HsSolverSolveBounded(s, (PetscBool)(!cold || s->guess_type == HS_GUESS_DIRECT)));
