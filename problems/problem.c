@@ -173,8 +173,9 @@ void *HsProblemGetUserContext(const HsProblem *prob) { return prob->user_ctx ? p
 
 /*@ HsProblemBlendTerminal - the fixed terminal components between the initial state and a goal,
     xT_i = x0_i + reach (goal_i - x0_i) (reach 0: x0, reach 1: goal); free components unchanged; for a constrained
-    problem the blend moved onto its constraints (HsProblemProjectConstraints; reach 1 gives the goal itself, which
-    satisfies them). For continuation in "reach" (HsContinuation). Not collective.
+    problem the blend moved onto its constraints (HsProblemProjectConstraints, the free components taken at x0 there;
+    reach 1 gives the goal itself, which satisfies them). For continuation in "reach" (HsContinuation). Not
+    collective.
 @*/
 void HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach)
 {
