@@ -142,10 +142,13 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
  * (HsO4ConsInvariantEnd; the transcription and multiple shooting, order4shoot.c's EndRows). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
-  int n = P->n, qfix = 0, pfix = 0, rest = 1;
+  int n = P->n, qfix = 0, pfix = 0, rest = 1, ncm = 0;
 
   for (int i = 0; i < n; i++)
     qfix += P->xT_fixed[i], pfix += P->xT_fixed[n + i];
+  for (int j = 0; j < P->nc; j++) /* at the extended class's rest end only the constraints that move a free coordinate
+                                     count: the others are implied by the fixed ones (HsO4ConsImpliedAtEnd) */
+    ncm += !P->cons_end_moves || P->cons_end_moves[j];
   for (int i = 0; i < n && pfix == n; i++)
     rest = rest && P->xT[n + i] == 0;
   return (P->cons_extended || !P->const_mass) && (pfix < n || P->phi.f || (qfix < n && !rest))
@@ -157,8 +160,8 @@ static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
                               "their multipliers)"
          : (pfix && pfix < n) || (pfix && qfix < n && !(rest && (P->cons_extended || !P->const_mass)))
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
-         : qfix < n && qfix + P->nc > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
-                                          "than coordinates"
+         : qfix < n && qfix + ncm > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
+                                        "than coordinates"
          : P->ell.f                     ? "holonomic constraints and a running cost ell"
          : P->free_T                    ? "holonomic constraints and a free final time"
          : P->ctrl || d->bounded        ? "holonomic constraints and bounded or nonlinearly entering controls"

@@ -173,17 +173,30 @@ void *HsProblemGetUserContext(const HsProblem *prob) { return prob->user_ctx ? p
 
 /*@ HsProblemBlendTerminal - the fixed terminal components between the initial state and a goal,
     xT_i = x0_i + reach (goal_i - x0_i) (reach 0: x0, reach 1: goal); free components unchanged; for a constrained
-    problem the blend moved onto its constraints (HsProblemProjectConstraints; reach 1 gives the goal itself, which
-    satisfies them). For continuation in "reach" (HsContinuation). Not collective.
+    problem the blend moved onto its constraints (HsProblemProjectConstraints, the free components taken at x0 there;
+    reach 1 gives the goal itself, which satisfies them). For continuation in "reach" (HsContinuation). Not
+    collective.
 @*/
 void HsProblemBlendTerminal(HsProblem *prob, const double *goal, double reach)
 {
+  double *x;
+
   for (int i = 0; i < 2 * prob->n; i++)
     if (prob->xT_fixed[i])
       prob->xT[i] = prob->x0[i] + reach * (goal[i] - prob->x0[i]);
-  if (prob->nc > 0 && reach != 1 && reach != 0) /* a target the constraints allow; a failure leaves the blend, which the
-                                                   solve's end-data check then names */
-    (void)HsProblemProjectConstraints(prob, prob->xT);
+  if (prob->nc <= 0 || reach == 1 || reach == 0 || !(x = malloc(sizeof(double) * (size_t)(2 * prob->n))))
+    return;
+  /* A target the constraints allow: the fixed components of the projection of the blend, the free ones at their
+     initial values as in the default guess (xT holds 0 there, where a constraint's gradient may vanish: a director
+     (b1, b2) = 0 of |b|^2 = 1, whose Gram matrix is then singular, and the blend stayed off the constraints). A failure
+     leaves the blend, which the solve's end-data check then names. */
+  for (int i = 0; i < 2 * prob->n; i++)
+    x[i] = prob->xT_fixed[i] ? prob->xT[i] : prob->x0[i];
+  if (!HsProblemProjectConstraints(prob, x))
+    for (int i = 0; i < 2 * prob->n; i++)
+      if (prob->xT_fixed[i])
+        prob->xT[i] = x[i];
+  free(x);
 }
 
 /*@ HsProblemSetControlWeightScale - R becomes scale times the problem's own R (scale > 0; 1: the problem's own):

@@ -239,6 +239,34 @@ static void CheckBlend(const char *dir, const char *file)
   HsProblemDestroy(&P);
 }
 
+/* HsProblemBlendTerminal with free terminal coordinates (tests/data/wheel_rest_directors.ocp: the body's director a
+ * fixed, the wheel's b free, xT 0 there): the fixed a of the blend on |a| = 1 to round-off, the free components left
+ * as they were. The projection took b = 0 from xT, where |b|^2 = 1 has a zero gradient (a singular Gram matrix): the
+ * blend stayed at |a| < 1, and conserving4's continuation in reach ended every step with CONSTRAINTS_VIOLATED. */
+static void CheckBlendFree(const char *dir)
+{
+  char       path[512], msg[512];
+  HsProblem *P;
+  double     goal[8];
+
+  snprintf(path, sizeof path, "%s/../tests/data/wheel_rest_directors.ocp", dir);
+  if (HsProblemCreateFromFile(path, &P, msg, sizeof msg)) {
+    CHECK(0, "%s", msg);
+    return;
+  }
+  memcpy(goal, P->xT, sizeof goal);
+  for (int r = 1; r <= 3; r++) {
+    double reach = 0.25 * r, a;
+    HsProblemBlendTerminal(P, goal, reach);
+    a = hypot(P->xT[0], P->xT[1]);
+    CHECK(fabs(a - 1) < 1e-13 && P->xT[2] == 0 && P->xT[3] == 0 && !P->xT_fixed[2] && !P->xT_fixed[3],
+          "wheel_rest_directors: the blend at reach %g has |a| = %.17g, b = (%g, %g)", reach, a, P->xT[2], P->xT[3]);
+    CHECK(fabs(atan2(P->xT[1], P->xT[0]) - reach * 1.0) < 0.1, "wheel_rest_directors: the blend at reach %g turns a "
+          "by %g", reach, atan2(P->xT[1], P->xT[0]));
+  }
+  HsProblemDestroy(&P);
+}
+
 /* The end at rest of the extended class (docs/constrained.md, "Rest ends and conserved quantities") as read from
  * tests/data/wheel_rest_directors.ocp: one conserved invariant whose grad_p is the rotation (-a2, a1, -b2, b1) and its
  * q-derivatives, the body's constraint (fixed coordinates only) left out at the end, the wheel's kept. */
@@ -291,6 +319,7 @@ int main(int argc, char **argv)
   CheckBlend(dir, "pendulum_cartesian.ocp");
   CheckBlend(dir, "double_pendulum_cartesian.ocp");
   CheckBlend(dir, "fourbar.ocp");
+  CheckBlendFree(dir);
   CheckExtended(dir, "constraints:", "constraints: 0.5*(x^4 + y^2 - 1)", "not quadratic");
   CheckExtended(dir, "mass:", "mass: m*(1 + x^2), 0, 0, m", "mass matrix that depends on q");
   CheckExtended(dir, "potential:", "potential: m*g*y + 0.5*x^2", "not linear in q");
