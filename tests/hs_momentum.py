@@ -329,6 +329,10 @@ def t_consistent_rotor():
 
 
 def _boom_consistent():
+    # sanitized (HS_SANITIZED): N = 8, not the file's 20; the balance is exact at every N and the affine torques miss it
+    # at any h, and the extended scheme's Newton from the affine solution at N = 20 was most of the test's 53 s in
+    # CI's sanitized run (AddressSanitizer's time; the release suite solves at N = 20)
+    size = ["-N", "8"] if os.environ.get("HS_SANITIZED") else []
     boom = open(os.path.join(ROOT, "problems", "boom_spatial.ocp")).read()
     vecs = [b + x for b in ("column", "boom") for x in ("_", "_1", "_2", "_3")]
     lz = "invariant Lz: " + " + ".join("%sx*p_%sy - %sy*p_%sx" % (a, a, a, a) for a in vecs) + "\n"
@@ -339,10 +343,10 @@ def _boom_consistent():
         with open(files[1], "w") as f:
             f.write(boom.replace("torque u_yaw: yaw\n", "torque u_yaw: yaw, consistent\n")
                     .replace("torque u_pitch: pitch\n", "torque u_pitch: pitch, consistent\n") + lz)
-        a, _, _ = run(["-problem", files[0]] + NO_EXTRA + TIGHT, outdir=os.path.join(d, "a"))
+        a, _, _ = run(["-problem", files[0]] + size + NO_EXTRA + TIGHT, outdir=os.path.join(d, "a"))
         if not (a and a["converged"]):
             return check(False, "boom affine: not converged")
-        c, _, _ = run(["-problem", files[1], "-hs_init", os.path.join(d, "a", "trajectory.csv")] + NO_EXTRA + TIGHT)
+        c, _, _ = run(["-problem", files[1], "-hs_init", os.path.join(d, "a", "trajectory.csv")] + size + NO_EXTRA + TIGHT)
         if not (c and c["converged"]):
             return check(False, "boom consistent: not converged")
         check(c["constraints"].get("class") == "extended", "boom consistent: class %s" % c["constraints"].get("class"))
