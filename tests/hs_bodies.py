@@ -73,7 +73,16 @@ def t_bodies_arm():
 
 
 def _limits(files):
-    """Each file's Richardson limit of J from N = 40, 80, after checking order 2 (error ratio of N = 20, 40, 80)."""
+    """Each file's Richardson limit of J from N = 40, 80, after checking order 2 (error ratio of N = 20, 40, 80).
+    Sanitized (HS_SANITIZED) {}: the files after the first (the forms written by hand; the first, from bodies, is the
+    caller's own run at its N = 20) solved once at N = 20, their code path; the order and the limits are numerical
+    properties the release suite checks (AddressSanitizer's time: the 40 and 80 solves were most of bodies_spatial's
+    37 s in CI's sanitized run)."""
+    if os.environ.get("HS_SANITIZED"):
+        for f in files[1:]:
+            s, _, _ = run(["-problem", f, "-N", "20"] + NO_EXTRA)
+            check(s is not None and s["converged"], "%s N = 20: not converged" % f)
+        return {}
     lim = {}
     for f in files:
         Jn = {}
@@ -143,6 +152,8 @@ def t_bodies_spatial():
     check(s is not None and s["converged"] and abs(s["J"] - J[1]) < 1e-12 * J[1],
           "boom_numeric: J %s, from the poses %.17g" % (s and s["J"], J[1]))
     lim = _limits((BOOM, BOOM_ANGLES))
+    if lim == {}:  # sanitized: no limits (_limits)
+        return
     check(lim and abs(lim[BOOM] - lim[BOOM_ANGLES]) < 1e-5 * abs(lim[BOOM_ANGLES]),
           "boom: Richardson limits %s" % lim)
 

@@ -167,6 +167,9 @@ def t_constrained_shooting():
              ("fourbar", problem("fourbar"), 40, (4,), False),
              ("pendulum_spring_cartesian", os.path.join(HERE, "data", "pendulum_spring_cartesian.ocp"), 40, (4,), True))
     tmp = tempfile.TemporaryDirectory()
+    # sanitized (HS_SANITIZED): 2 ranks for the first problem only; the segments' distribution over the ranks is the
+    # same code for every problem (AddressSanitizer's time: 51 s of CI's sanitized run, against 15 s released)
+    sanitized = bool(os.environ.get("HS_SANITIZED"))
     for name, path, N, segs, init in cases:
         refdir = os.path.join(tmp.name, name)
         ref, _, _ = run(["-problem", path, "-N", str(N)] + TIGHT, outdir=refdir)
@@ -175,7 +178,7 @@ def t_constrained_shooting():
         start = ["-hs_init", os.path.join(refdir, "trajectory.csv")] if init else []
         cols = [k for k in ref["_rows"][0] if k.startswith(("q_", "p_", "lambda_", "nu", "gamma"))]
         for M in segs:
-            for ranks in (1, 2):
+            for ranks in (1,) if sanitized and name != cases[0][0] else (1, 2):
                 s, out, _ = run(["-problem", path, "-N", str(N), "-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M)]
                                 + start + TIGHT, ranks=ranks)
                 what = "%s N = %d, %d segments, %d ranks" % (name, N, M, ranks)

@@ -203,8 +203,10 @@ def t_compare_frames():
     target = [math.pi / math.sqrt(14) * i for i in (1, 2, 3)]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "cmp")
+        # -hs_direct_snes_max_it 2: the direct side's own prefix (docs/options.md); with -snes_max_it alone it ran on
+        # to PETSc's line-search failure, 23 iterations at a stalled |F| (most of the test's 45 s in CI's sanitized run)
         run(["-problem", SATELLITE, "-N", "4", "-hs_compare", "-hs_direct_solver", "kkt", "-hs_strategy", "newton",
-             "-snes_max_it", "2"] + NO_EXTRA, expect_rc=None, outdir=out)
+             "-snes_max_it", "2", "-hs_direct_snes_max_it", "2"] + NO_EXTRA, expect_rc=None, outdir=out)
         _check_attitude(out, _frames_of(SATELLITE), target)
         out = os.path.join(d, "pend")
         run(["-problem", "pendulum", "-N", "20", "-hs_compare", "-hs_direct_solver", "kkt"] + NO_EXTRA, outdir=out)
