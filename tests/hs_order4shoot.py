@@ -262,3 +262,36 @@ def t_order4shoot_controls():
         print("particle M=4: T %.13f (transcription %.13f)" % (s["T"], tr["T"]))
         check(abs(s["T"] - tr["T"]) <= 1e-10 * tr["T"] and abs(s["J"] - tr["J"]) <= 1e-10 * abs(tr["J"]),
               "particle M=4: T %.15g J %.15g vs transcription T %.15g J %.15g" % (s["T"], s["J"], tr["T"], tr["J"]))
+
+
+def t_order4shoot_arm():
+    """the 3-link arm (manipulator3: M(q) configuration-dependent, J ~ 4e6) by shooting equals the transcription: N =
+    40, M = 4 and N segments on 1 and 2 ranks, each warm-started from the transcription at N = 20 (-hs_init, an
+    O(h^4) guess: Newton takes 4 - 7 steps; from the default guess the release build converges through -hs_strategy
+    auto's l2 line search, the sanitized Debug build on 2 ranks with M = 4 does not: that globalization is
+    round-off sensitive here, not the scheme): |J - J_tr| <= 1e-12 |J|, every node value within 1e-9 relative (not
+    order4shoot_equal's 1e-10: Newton's |F| stalls at its round-off floor, 4e-9 = 1e-14 of |F_0| = 4.7e5 with costates
+    up to 1e5, and both solutions carry it; measured 2e-11 .. 8e-11), H's spread at round-off (<= 1e-12 relative,
+    measured 1e-14 .. 4.7e-13). Under HS_SANITIZED M = 4 on 2 ranks only."""
+    import tempfile
+    N = 40
+    runs = ((4, 2),) if os.environ.get("HS_SANITIZED") == "1" else ((4, 1), (4, 2), (N, 1), (N, 2))
+    with tempfile.TemporaryDirectory() as d:
+        guess = os.path.join(d, "tr20")
+        s20, out, _ = run(["-problem", "manipulator3", "-N", "20", "-hs_scheme", "conserving4"] + QUIET, outdir=guess)
+        check(s20 and s20["converged"], "manipulator3 N=20 transcription did not converge: %s" % out[-300:])
+        tr = solve("manipulator3", N)
+        for M, ranks in runs:
+            s = solve("manipulator3", N, M, ranks, extra=["-hs_init", guess])
+            if not (s and tr):
+                continue
+            dJ = abs(s["J"] - tr["J"])
+            dx, nk = traj_diff(s, tr)
+            print("manipulator3 N=%d M=%d ranks=%d: J %.9f (transcription %.9f, |dJ| %.1e), trajectory %.1e over %d "
+                  "columns, H spread %.1e, Newton %d (transcription %d)"
+                  % (N, M, ranks, s["J"], tr["J"], dJ, dx, nk, rel_spread(s), s["newton_iterations"],
+                     tr["newton_iterations"]))
+            check(len(s["_rows"]) == len(tr["_rows"]) == N + 1 and nk >= 9, "manipulator3 M=%d: rows or columns" % M)
+            check(dJ <= 1e-12 * abs(tr["J"]), "manipulator3 M=%d ranks=%d: J differs by %.2e" % (M, ranks, dJ))
+            check(dx <= 1e-9, "manipulator3 M=%d ranks=%d: trajectory differs by %.2e" % (M, ranks, dx))
+            check(rel_spread(s) <= 1e-12, "manipulator3 M=%d ranks=%d: H spread %.2e" % (M, ranks, rel_spread(s)))
