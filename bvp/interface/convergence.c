@@ -897,6 +897,9 @@ static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal rati
   PetscFunctionBeginUser;
   PetscCall(ToleranceOnly(s));
   if (s->floor_singular > 0) { /* NoiseStep: the equations do not determine X */
+    s->singular_end = PETSC_TRUE; /* no homotopy from the direct guess: its theta does not touch the end conditions */
+    s->res.tolerance_only = PETSC_FALSE; /* no tolerance would do: the fallbacks may try another start */
+    PetscCall(PetscStrncpy(s->res.status, "SINGULAR_AT_NOISE_FLOOR", sizeof s->res.status));
     PetscCall(HsSolverSetDiagnosis(
         s, PETSC_TRUE,
         "not converged: ||F|| = %.3e is within the residual's evaluation error (noise floor %.3e), but the Jacobian is "
@@ -933,7 +936,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
   PetscBool at, evaluated, user, noise, solved, unsolved = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  s->res.tolerance_only = PETSC_FALSE;
+  s->res.tolerance_only = PETSC_FALSE, s->singular_end = PETSC_FALSE;
   if (!s->res.converged)
     PetscFunctionReturn(0);
   PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));
