@@ -267,7 +267,9 @@ static PetscErrorCode NoiseStep(HsSolver s, Vec X, Vec F, Vec *w, PetscBool *sol
     *solved = PETSC_FALSE, s->floor_singular = zn / xn;
   PetscCall(PetscInfo(s, "the Newton step from the floor %g, the noise's %g: %g times it, the noise's %g of ||X||%s\n",
                       (double)dn, (double)zn, (double)*ratio, (double)(zn / xn),
-                      s->floor_singular > 0 ? ", singular" : *solved ? "" : ", not solved"));
+                      s->floor_singular > 0 ? ", singular"
+                      : *solved             ? ""
+                                            : ", not solved"));
   PetscFunctionReturn(0);
 }
 
@@ -903,7 +905,7 @@ static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal rati
 {
   PetscFunctionBeginUser;
   PetscCall(ToleranceOnly(s));
-  if (s->floor_singular > 0) { /* NoiseStep: the equations do not determine X */
+  if (s->floor_singular > 0) {    /* NoiseStep: the equations do not determine X */
     s->singular_end = PETSC_TRUE; /* no homotopy from the direct guess: its theta does not touch the end conditions */
     s->res.tolerance_only = PETSC_FALSE; /* no tolerance would do: the fallbacks may try another start */
     PetscCall(PetscStrncpy(s->res.status, "SINGULAR_AT_NOISE_FLOOR", sizeof s->res.status));
