@@ -142,8 +142,9 @@ def case_roundoff_invariant(d):
 def case_singular_floor(d):
     """an end condition over-determined in effect (p_y fixed at both ends, its rate real but far below p_y's round-off)
     ends not converged with the reason, never "converged" at the noise floor."""
-    for mass, pot, args in (("1", "1e-300*sin(y)", []), ("1", "1e-20*sin(y)", []), ("1 + 1e-20*sin(y)", "0", []),
-                            ("1", "1e-300*sin(y)", ["-hs_strategy", "newton", "-hs_initial_guess", "direct"])):
+    direct = os.environ.get("HS_SANITIZED") != "1"  # the direct guess is IPOPT's, not loaded sanitized (sanitize.sh)
+    for mass, pot, args in (("1", "1e-300*sin(y)", []), ("1", "1e-20*sin(y)", []), ("1 + 1e-20*sin(y)", "0", [])) + (
+            (("1", "1e-300*sin(y)", ["-hs_strategy", "newton", "-hs_initial_guess", "direct"]),) if direct else ()):
         with open(os.path.join(d, "ro.ocp"), "w") as f:
             f.write(ROUNDOFF_OCP % (mass, pot, "*", "0.5"))
         p = subprocess.run([HAMSHOOT, "-problem", "ro.ocp", "-hs_check_extremal", "no", "-quiet", "-o", "sg"] + args,
@@ -159,7 +160,7 @@ def case_singular_floor(d):
         check("singular" in s.get("diagnosis", "") and ("p_y" in s["diagnosis"] or "over-determined" in s["diagnosis"]),
               "%s: the diagnosis does not say the Jacobian is singular: %r" % (kind, s.get("diagnosis")))
     # the floor's own verdict (-hs_initial_guess direct alone: no start at which the rank test could name it)
-    check(s.get("solver_status") == "SINGULAR_AT_NOISE_FLOOR" and "numerically singular" in s.get("diagnosis", ""),
+    check(not direct or s.get("solver_status") == "SINGULAR_AT_NOISE_FLOOR" and "numerically singular" in s.get("diagnosis", ""),
           "direct guess: status %s (before: CONVERGED_FNORM_ABS)" % s.get("solver_status"))
 
 
