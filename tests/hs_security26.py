@@ -17,8 +17,16 @@ assertion marked (before: ...) failed on the code before its fix:
                   refused, the solve ended not converged, CONSERVATION_VIOLATED, or "converged" with |F| = 0.57); its
                   advice (p_y(T) free) converges. A real rate however small (1e-300*sin(y), or 1e-12*sin(y) beside
                   the round-off) is not taken as zero.
+  singular floor  the same problem with p_y's rate real but far below p_y's round-off (1e-300*sin(y), 1e-20*sin(y) in
+                  V, 1 + 1e-20*sin(y) in M_yy), p_y(T) = 0.5 fixed: an end condition over-determined in effect. Ends
+                  exit 2, not converged, the diagnosis naming the singular Jacobian (with -hs_initial_guess direct
+                  alone: SINGULAR_AT_NOISE_FLOOR, the noise's own Newton step larger than ||X||). Before: exit 0,
+                  "converged" at the noise floor with |F| = 0.2-0.8 after the direct guess, H^d's spread 0.06 (the
+                  noise-floor check took the singular direction for noise; H^d's terms were 4e13 through a multiplier
+                  of 6e13 paired with another coordinate's change).
 
 stdlib only; each case in a temporary directory of its own."""
+import json
 import os
 import signal
 import subprocess
@@ -131,9 +139,34 @@ def case_roundoff_invariant(d):
               "V_y %s %s: a real rate taken as zero, exit %d\n%s" % (pot, " ".join(units), rc, out[-400:]))
 
 
+def case_singular_floor(d):
+    """an end condition over-determined in effect (p_y fixed at both ends, its rate real but far below p_y's round-off)
+    ends not converged with the reason, never "converged" at the noise floor."""
+    direct = os.environ.get("HS_SANITIZED") != "1"  # the direct guess is IPOPT's, not loaded sanitized (sanitize.sh)
+    for mass, pot, args in (("1", "1e-300*sin(y)", []), ("1", "1e-20*sin(y)", []), ("1 + 1e-20*sin(y)", "0", [])) + (
+            (("1", "1e-300*sin(y)", ["-hs_strategy", "newton", "-hs_initial_guess", "direct"]),) if direct else ()):
+        with open(os.path.join(d, "ro.ocp"), "w") as f:
+            f.write(ROUNDOFF_OCP % (mass, pot, "*", "0.5"))
+        p = subprocess.run([HAMSHOOT, "-problem", "ro.ocp", "-hs_check_extremal", "no", "-quiet", "-o", "sg"] + args,
+                           env=ENV_SIGNALS, cwd=d, capture_output=True, text=True, timeout=120)
+        out = p.stdout + p.stderr
+        s = json.load(open(os.path.join(d, "sg", "summary.json"))) if os.path.isfile(
+            os.path.join(d, "sg", "summary.json")) else {}
+        kind = "M_yy %s, V_y %s %s" % (mass, pot, " ".join(args))
+        check(p.returncode == 2 and s.get("converged") is False and "converged          yes" not in out,
+              "%s: exit %d, converged %s (before: exit 0, 'converged' at the noise floor with |F| 0.2-0.8)\n%s"
+              % (kind, p.returncode, s.get("converged"), out[-400:]))
+        # the reason: the Jacobian is singular, at the start (its null space lambda_p_y) or at the floor
+        check("singular" in s.get("diagnosis", "") and ("p_y" in s["diagnosis"] or "over-determined" in s["diagnosis"]),
+              "%s: the diagnosis does not say the Jacobian is singular: %r" % (kind, s.get("diagnosis")))
+    # the floor's own verdict (-hs_initial_guess direct alone: no start at which the rank test could name it)
+    check(not direct or s.get("solver_status") == "SINGULAR_AT_NOISE_FLOOR" and "numerically singular" in s.get("diagnosis", ""),
+          "direct guess: status %s (before: CONVERGED_FNORM_ABS)" % s.get("solver_status"))
+
+
 def t_security26():
     """round 26's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_unsaved_step, case_grid_types, case_roundoff_invariant):
+        for case in (case_unsaved_step, case_grid_types, case_roundoff_invariant, case_singular_floor):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))

@@ -218,7 +218,7 @@ static PetscErrorCode TryDirect(HsSolver s)
     s->guess_type = HS_GUESS_DIRECT;
     PetscCall(ColdStart(s));
     PetscCall(HsSolverSolveNewton(s));
-    if (!s->res.converged && !s->interrupted)
+    if (!s->res.converged && !s->interrupted && !s->singular_end) /* (not where J is singular: FloorNotSolved) */
       PetscCall(HsSolverSolveHomotopy(s));
     s->guess_type = gt;
   }

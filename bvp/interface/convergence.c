@@ -62,7 +62,14 @@
  * unknowns (AtolStep): equations whose terms are all tiny (a problem in tiny units) meet 1e-12 long before they are
  * solved; Newton goes on there (the convergence test and RoundoffStop ask it too). The noise floor vouches only
  * where that step is within HS_VOUCH_FACTOR c of the noise's own Newton step (NoiseStep): equations whose terms are far
- * below the others' have a residual far below ||F|| = nu whether they are solved or not (issue 38).
+ * below the others' have a residual far below ||F|| = nu whether they are solved or not (issue 38). Nor where that
+ * noise's step, J(X)^{-1} e, is above HS_NOISE_SINGULAR ||X||_2: the evaluation error alone then moves X by its own
+ * size, the Jacobian is numerically singular in the residual's direction, and no digit of X is determined by the
+ * equations (SINGULAR_AT_NOISE_FLOOR, not converged; no Newton steps from the floor). p_y fixed at both ends with a
+ * rate of 1e-300 (p_y(T) fixed twice to the last bit) had ended exit 0 "converged" with ||F|| = 0.22 after the direct
+ * guess: its multiplier lambda_p_y stood at 5.7e13, the round-off of its terms made nu = 0.12 (real noise, of terms
+ * that should not be there), and d and z were both 5e14, of X's size, so d / z = 1.7 had vouched (issue 38). Measured
+ * on floors that converge: ||z|| / ||X|| = 4.5e-14 (kepler, N = 20000).
  */
 #include "hsbvpimpl.h"
 
@@ -78,6 +85,7 @@ static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscI
 #define HS_NOISE_FRESH 1e-3       /* the last estimate is the next iterate's across ||dX|| <= this ||X|| */
 #define HS_NOISE_QUADRATIC 10.0   /* a step that cut ||F|| by this factor was Newton's quadratic phase (AtFloor) */
 #define HS_NOISE_FROM 100.0       /* ... and it ended the solve only from ||F|| <= this times nu (AtFloor) */
+#define HS_NOISE_SINGULAR 1e-3    /* NoiseStep: the noise's Newton step above this times ||X||: singular */
 
 /* Whether every residual component is at the round-off level of its own terms: |F_i| <= HS_ROWWISE_SLACK (c eps
  * (|J| |X|)_i + atol / sqrt(n)), with |J| |X| the sizes of the terms of equation i to first order (the Jacobian
@@ -238,23 +246,30 @@ static PetscErrorCode SolveAt(HsSolver s, Vec X, PetscInt nb, Vec *b, Vec *x, Pe
 static PetscErrorCode NoiseStep(HsSolver s, Vec X, Vec F, Vec *w, PetscBool *solved, PetscReal *ratio)
 {
   Vec       b[2] = {F, w[1]}, x[2] = {w[0], w[2]};
-  PetscReal dn, zn;
+  PetscReal dn, zn, xn;
   PetscBool ok;
 
   PetscFunctionBeginUser;
-  *solved = PETSC_TRUE, *ratio = 0;
+  *solved = PETSC_TRUE, *ratio = 0, s->floor_singular = 0;
   PetscCall(SolveAt(s, X, 2, b, x, &ok));
   if (!ok)
     PetscFunctionReturn(0);
   PetscCall(VecNormBegin(x[0], NORM_2, &dn));
   PetscCall(VecNormBegin(x[1], NORM_2, &zn));
+  PetscCall(VecNormBegin(X, NORM_2, &xn));
   PetscCall(VecNormEnd(x[0], NORM_2, &dn));
   PetscCall(VecNormEnd(x[1], NORM_2, &zn));
+  PetscCall(VecNormEnd(X, NORM_2, &xn));
   zn /= PetscSqrtReal(6);
   *ratio  = zn > 0 ? dn / zn : PETSC_INFINITY;
   *solved = (PetscBool)(*ratio <= HS_VOUCH_FACTOR * s->noise_factor);
-  PetscCall(PetscInfo(s, "the Newton step from the floor %g, the noise's %g: %g times it%s\n", (double)dn, (double)zn,
-                      (double)*ratio, *solved ? "" : ", not solved"));
+  if (zn > HS_NOISE_SINGULAR * xn) /* the noise alone moves X by its size: J is numerically singular (above) */
+    *solved = PETSC_FALSE, s->floor_singular = zn / xn;
+  PetscCall(PetscInfo(s, "the Newton step from the floor %g, the noise's %g: %g times it, the noise's %g of ||X||%s\n",
+                      (double)dn, (double)zn, (double)*ratio, (double)(zn / xn),
+                      s->floor_singular > 0 ? ", singular"
+                      : *solved             ? ""
+                                            : ", not solved"));
   PetscFunctionReturn(0);
 }
 
@@ -287,6 +302,7 @@ static PetscErrorCode NoiseIsNoise(HsSolver s, Vec X, Vec F, PetscBool *ok, Pets
     *ok = s->floor_noise, *solved = s->floor_solved, *ratio = s->floor_ratio;
     PetscFunctionReturn(0);
   }
+  s->floor_singular = 0;
   PetscCall(EstimateNoiseDelta(s, X, F, HS_NOISE_DELTA / 10, &nu2, w));
   PetscCall(SNESComputeFunction(s->snes, X, F));
   *ok = (PetscBool)(nu2 >= nu / HS_NOISE_CURVATURE);
@@ -327,7 +343,7 @@ PetscErrorCode HsSolverFloorNewton(HsSolver s, PetscInt *steps)
     PetscFunctionReturn(0);
   for (;;) {
     PetscCall(NoiseIsNoise(s, s->X, s->F, &noise, &solved, &ratio, &d));
-    if (!noise || solved || !d || *steps == HS_FLOOR_STEPS)
+    if (!noise || solved || !d || *steps == HS_FLOOR_STEPS || s->floor_singular > 0) /* singular: no step helps */
       break;
     if (!Xold)
       PetscCall(VecDuplicate(s->X, &Xold));
@@ -889,6 +905,19 @@ static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal rati
 {
   PetscFunctionBeginUser;
   PetscCall(ToleranceOnly(s));
+  if (s->floor_singular > 0) {    /* NoiseStep: the equations do not determine X */
+    s->singular_end = PETSC_TRUE; /* no homotopy from the direct guess: its theta does not touch the end conditions */
+    s->res.tolerance_only = PETSC_FALSE; /* no tolerance would do: the fallbacks may try another start */
+    PetscCall(PetscStrncpy(s->res.status, "SINGULAR_AT_NOISE_FLOOR", sizeof s->res.status));
+    PetscCall(HsSolverSetDiagnosis(
+        s, PETSC_TRUE,
+        "not converged: ||F|| = %.3e is within the residual's evaluation error (noise floor %.3e), but the Jacobian is "
+        "numerically singular there: the noise's own Newton step J^-1 e is %.3g times ||X|| (more than %g), "
+        "so the equations do not determine the solution (an end condition over-determined in effect, e.g. a costate "
+        "fixed at both ends whose rate is nearly zero: leave its terminal value free)",
+        (double)fnorm, (double)s->res.noise_floor, (double)s->floor_singular, HS_NOISE_SINGULAR));
+    PetscFunctionReturn(0);
+  }
   PetscCall(HsSolverSetDiagnosis(
       s, PETSC_TRUE,
       "converged to the requested tolerance only: ||F|| = %.3e is within the residual's evaluation error (noise floor "
@@ -916,7 +945,7 @@ PetscErrorCode HsSolverVerifyConvergence(HsSolver s, PetscInt it)
   PetscBool at, evaluated, user, noise, solved, unsolved = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  s->res.tolerance_only = PETSC_FALSE;
+  s->res.tolerance_only = PETSC_FALSE, s->singular_end = PETSC_FALSE;
   if (!s->res.converged)
     PetscFunctionReturn(0);
   PetscCall(VecNorm(s->X, NORM_INFINITY, &xinf));

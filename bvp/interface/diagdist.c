@@ -121,14 +121,14 @@ static int Interval(HsSolver s, PetscInt k, const PetscScalar *xk, const PetscSc
                     PetscReal *H, PetscReal *w, Acc *a)
 {
   PetscInt  dim = 2 * s->prob->n;
-  PetscReal L = 0, ll = 0, dx = 0;
+  PetscReal L = 0, lx = 0;
   int st = HsDiscHamiltonian(s->disc, (int)k, xk, xk1, lk, H) || HsDiscRunningCost(s->disc, (int)k, xk, xk1, lk, &L) ||
            HsDiscWork(s->disc, xk, xk1, lk, w);
 
-  for (PetscInt i = 0; i < dim; i++)
-    ll += lk[i] * lk[i], dx += (xk1[i] - xk[i]) * (xk1[i] - xk[i]);
+  for (PetscInt i = 0; i < dim; i++) /* term by term, as SumDiagnostics */
+    lx += PetscAbsReal(lk[i] * (xk1[i] - xk[i]));
   a->J += HsDiscGetStep(s->disc) * L;
-  a->hterms = PetscMax(a->hterms, PetscAbsReal(L) + PetscSqrtReal(ll * dx) / HsDiscGetStep(s->disc));
+  a->hterms = PetscMax(a->hterms, PetscAbsReal(L) + lx / HsDiscGetStep(s->disc));
   a->Hsum += *H;
   a->Hmin = PetscMin(a->Hmin, *H), a->Hmax = PetscMax(a->Hmax, *H);
   return st;

@@ -6,8 +6,11 @@
 
 /* Sums over the gathered node array x on rank 0 into out[0..6] = J^d, mean H^d, min H^d, max H^d,
  * E - W spread, H balance, and out[7] = 1 if an evaluation left the domain; out[9], out[10]: the sizes of the terms
- * of E - W (max |E_k| + max |W_k|) and of H^d (max over intervals of |L^d| + |lambda| |x_{k+1} - x_k| / h, the size
- * of lambda^T (JJ gbar + G u) at a solution): what round-off in them is relative to. Fills s->H, s->EW. */
+ * of E - W (max |E_k| + max |W_k|) and of H^d (max over intervals of |L^d| + sum_i |lambda_i (x_{k+1} - x_k)_i| / h,
+ * the size of the terms of lambda^T (JJ gbar + G u) at a solution): what round-off in them is relative to. Term by
+ * term, not |lambda| |x_{k+1} - x_k|: that bound pairs each costate with every coordinate's change, and a huge
+ * multiplier of a coordinate that does not move (lambda_p_y = 5.7e13 of a p_y fixed at both ends with a rate of
+ * 1e-300, issue 38) then made H^d's terms 4e13 and its spread of 0.064 "round-off". Fills s->H, s->EW. */
 static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal *out)
 {
   PetscInt  N = s->N, dim = 2 * s->prob->n;
@@ -50,10 +53,10 @@ static PetscErrorCode SumDiagnostics(HsSolver s, const PetscScalar *x, PetscReal
       W += w;
       Jd += HsDiscGetStep(s->disc) * L;
       {
-        PetscReal ll = 0, dx = 0;
+        PetscReal lx = 0; /* term by term (|lambda| |dx| paired lambda_p_y 6e13 with dx_q_y: file head) */
         for (PetscInt i = 0; i < dim; i++)
-          ll += lk[i] * lk[i], dx += (xk1[i] - xk[i]) * (xk1[i] - xk[i]);
-        out[10] = PetscMax(out[10], PetscAbsReal(L) + PetscSqrtReal(ll * dx) / HsDiscGetStep(s->disc));
+          lx += PetscAbsReal(lk[i] * (xk1[i] - xk[i]));
+        out[10] = PetscMax(out[10], PetscAbsReal(L) + lx / HsDiscGetStep(s->disc));
       }
       Hsum += s->H[k];
       Hmin = PetscMin(Hmin, s->H[k]), Hmax = PetscMax(Hmax, s->H[k]);

@@ -930,7 +930,8 @@ PetscErrorCode HsSolverSolve(HsSolver s)
     PetscCall(HsSolverSolveBounded(s, (PetscBool)(!cold || s->guess_type == HS_GUESS_DIRECT)));
   else
     PetscCall(HsSolverSolveNewton(s));
-  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold) {
+  if (s->guess_type == HS_GUESS_DIRECT && !s->res.converged && !s->interrupted && cold &&
+      !s->singular_end) { /* (a Jacobian singular at the floor: the homotopy cannot help, FloorNotSolved) */
     HsSolverHomotopyFn homotopy;
     PetscCall(HsSolverGetHook(HS_HOOK_HOMOTOPY, (PetscVoidFunction *)&homotopy));
     if (homotopy)
