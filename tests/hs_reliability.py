@@ -6,6 +6,7 @@ through a fold).
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 
@@ -76,6 +77,27 @@ def rank_pids(parent):
             except (OSError, ValueError):
                 pass
     return pids
+
+
+def stop_on(args, d, ranks, trigger):
+    """(exit status, output, whether sent): SIGTERM to every rank at the first output line holding trigger (on 2
+    ranks to the ranks themselves: mpiexec's own status is not theirs)."""
+    cmd = [HAMSHOOT] if ranks == 1 else [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT]
+    p = subprocess.Popen(cmd + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    out, sent = [], False
+    try:
+        for line in p.stdout:
+            out.append(line)
+            if not sent and trigger in line:
+                for pid in [p.pid] if ranks == 1 else rank_pids(p.pid):
+                    os.kill(pid, signal.SIGTERM)
+                sent = True
+        p.wait(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, "".join(out), sent
 
 
 def run_killed(args, ranks, wait_for, count=1, outdir=None):

@@ -28,38 +28,16 @@ assertion marked (before: ...) failed on the code before its fix:
 stdlib only; each case in a temporary directory of its own."""
 import json
 import os
-import signal
 import subprocess
 import tempfile
 
-from hs_reliability import rank_pids
-from hs_util import ENV_SIGNALS, HAMSHOOT, MPIEXEC, check
+from hs_reliability import stop_on
+from hs_util import ENV_SIGNALS, HAMSHOOT, check
 
 # the potential is undefined for q > c: continuing c from 2 to 0.3 the predicted guesses leave the domain, so each
 # step fails at its first residual (DIVERGED_FUNCTION_DOMAIN) and is halved, again and again
 DOMAIN_OCP = ("problem: dom\ncoordinates: q\ncontrols: 1\nparam c: 2\nmass: 1\npotential: 0.5*q^2 + sqrt(c - q)\n"
               "B: 1\nR: 1\nT: 3\nN: 20\nx0: 0, 0\nxT: 1, 0\n")
-
-
-def stop_at_retry(args, d, ranks):
-    """(exit status, output, whether sent): SIGTERM to every rank once the continuation says it retries a failed step
-    (on 2 ranks to the ranks themselves: mpiexec's own status is not theirs)."""
-    cmd = [HAMSHOOT] if ranks == 1 else [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT]
-    p = subprocess.Popen(cmd + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True)
-    out, sent = [], False
-    try:
-        for line in p.stdout:
-            out.append(line)
-            if not sent and "retrying" in line:
-                for pid in [p.pid] if ranks == 1 else rank_pids(p.pid):
-                    os.kill(pid, signal.SIGTERM)
-                sent = True
-        p.wait(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    return p.returncode, "".join(out), sent
 
 
 def case_unsaved_step(d):
@@ -69,10 +47,10 @@ def case_unsaved_step(d):
     for ctype, ranks in (("natural", 1), ("arclength", 1), ("natural", 2), ("arclength", 2)):
         ck = os.path.join(d, "ck_%s%d" % (ctype, ranks))
         kind = "%s, %d rank%s" % (ctype, ranks, "s" if ranks > 1 else "")
-        rc, out, sent = stop_at_retry(["-problem", "dom.ocp", "-N", "2000", "-hs_check_extremal", "no",
-                                       "-hs_strategy", "newton", "-hs_continue", "c", "-hs_continue_from", "2",
-                                       "-p_c", "0.3", "-hs_continue_steps", "2", "-hs_continue_type", ctype,
-                                       "-hs_continue_max_halvings", "1000", "-hs_checkpoint", ck], d, ranks)
+        rc, out, sent = stop_on(["-problem", "dom.ocp", "-N", "2000", "-hs_check_extremal", "no",
+                                 "-hs_strategy", "newton", "-hs_continue", "c", "-hs_continue_from", "2",
+                                 "-p_c", "0.3", "-hs_continue_steps", "2", "-hs_continue_type", ctype,
+                                 "-hs_continue_max_halvings", "1000", "-hs_checkpoint", ck], d, ranks, "retrying")
         check(sent, "%s: no failed step to stop at\n%s" % (kind, out[-400:]))
         have = os.path.isfile(os.path.join(ck, "checkpoint.json"))
         if "stopped after Newton iteration" in out:  # the signal came during a step that polled: its checkpoint, 3

@@ -24,37 +24,15 @@ import csv
 import math
 import os
 import re
-import signal
 import subprocess
 import tempfile
 
-from hs_reliability import rank_pids
-from hs_util import ENV, ENV_SIGNALS, HAMSHOOT, MPIEXEC, check
+from hs_reliability import stop_on
+from hs_util import ENV, HAMSHOOT, check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CARTESIAN = os.path.join(os.path.dirname(HERE), "problems", "pendulum_cartesian.ocp")
 QUIET = ["-hs_check_extremal", "no"]
-
-
-def stop_on(args, d, ranks, trigger):
-    """(exit status, output, whether sent): SIGTERM to every rank at the first output line holding trigger (on 2
-    ranks to the ranks themselves: mpiexec's own status is not theirs)."""
-    cmd = [HAMSHOOT] if ranks == 1 else [MPIEXEC, "--oversubscribe", "-n", str(ranks), HAMSHOOT]
-    p = subprocess.Popen(cmd + args, env=ENV_SIGNALS, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True)
-    out, sent = [], False
-    try:
-        for line in p.stdout:
-            out.append(line)
-            if not sent and trigger in line:
-                for pid in [p.pid] if ranks == 1 else rank_pids(p.pid):
-                    os.kill(pid, signal.SIGTERM)
-                sent = True
-        p.wait(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    return p.returncode, "".join(out), sent
 
 
 def expect_unsaved(kind, d, outdir, rc, out, sent, what):
