@@ -15,8 +15,11 @@ def _traj_diff(a, b):
 
 
 def _against_mumps(args, ranks, tol, its=0):
-    """args solved by slab and by MUMPS on each rank count: the same Newton iterations (within its), J^d to 1e-12,
-    the trajectories to tol of their largest value; -ksp_view says the slabs were used (not the fallback)."""
+    """args solved by slab and by MUMPS on each rank count: the same Newton iterations to the stop (within its; the
+    polish after it is not counted: whether it runs depends on the conserved quantity's round-off, which differs
+    with the linear solver's rounding: ncar with 8 cars on 3 ranks, MUMPS' step left |F| = 5.5e-12 and took one
+    polish step, hsslab's 1.9e-13 and none), J^d to 1e-12, the trajectories to tol of their largest value;
+    -ksp_view says the slabs were used (not the fallback)."""
     for r in ranks:
         m, _, _ = run(args + ["-hs_linear_solver", "mumps"], ranks=r)
         s, out, _ = run(args + ["-hs_linear_solver", "slab", "-ksp_view"], ranks=r)
@@ -24,13 +27,14 @@ def _against_mumps(args, ranks, tol, its=0):
             check(False, "%s on %d ranks: no output" % (args, r))
             continue
         diff, nvals = _traj_diff(m, s)
-        print("%-44s %d ranks: Newton %d / %d, Krylov its %d, J^d %.13g / %.13g, max diff %.1e"
-              % (" ".join(args[:6]), r, m["newton_iterations"], s["newton_iterations"], s["ksp_iterations"], m["J"],
-                 s["J"], diff))
+        mit, sit = (x["newton_iterations"] - x.get("polish_iterations", 0) for x in (m, s))
+        print("%-44s %d ranks: Newton %d / %d (+ polish %d / %d), Krylov its %d, J^d %.13g / %.13g, max diff %.1e"
+              % (" ".join(args[:6]), r, mit, sit, m.get("polish_iterations", 0), s.get("polish_iterations", 0),
+                 s["ksp_iterations"], m["J"], s["J"], diff))
         check(s["linear_solver"] == "gmres+hsdrop(hsslab)", "%d ranks: linear solver %s" % (r, s["linear_solver"]))
         check("slabs factored by sequential MUMPS" in out and "not used" not in out,
               "%s, %d ranks: -ksp_view names hsslab's slabs" % (args[:6], r))
-        check(m["converged"] and s["converged"] and abs(m["newton_iterations"] - s["newton_iterations"]) <= its
+        check(m["converged"] and s["converged"] and abs(mit - sit) <= its
               and abs(m["J"] - s["J"]) <= 1e-12 * max(1, abs(m["J"])) and diff <= tol and nvals > 100,
               "%s on %d ranks: hsslab against MUMPS" % (args[:6], r))
 
