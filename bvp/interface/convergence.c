@@ -250,7 +250,7 @@ static PetscErrorCode NoiseStep(HsSolver s, Vec X, Vec F, Vec *w, PetscBool *sol
   PetscBool ok;
 
   PetscFunctionBeginUser;
-  *solved = PETSC_TRUE, *ratio = 0, s->floor_singular = 0;
+  *solved = PETSC_TRUE, *ratio = 0; /* s->floor_singular: 0 from the caller, NoiseIsNoise */
   PetscCall(SolveAt(s, X, 2, b, x, &ok));
   if (!ok)
     PetscFunctionReturn(0);
