@@ -125,7 +125,9 @@ struct _p_HsSolver {
   PetscBool ckpt_explicit;   /* -hs_checkpoint given: its place is made and tried at the set-up */
   char      cont_info[512];  /* summary.json's "continuation": where this solution is ("" outside one) */
   PetscBool interrupted;     /* the last solve was stopped by a signal */
-  PetscBool interrupt_unsaved; /* ... and the checkpoint that signal asked for could not be written (status 5) */
+  PetscBool interrupt_unsaved; /* ... and no checkpoint of the stop exists (status 5): its write failed, or the stop
+                                came where no poll takes one (HsSolverStopIfInterrupted, a strategy fallback, IPOPT);
+                                only a solver that writes checkpoints (ckpt_dir[0]) sets it, its sub-solvers not */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
