@@ -397,7 +397,7 @@ PetscErrorCode HsSolverSolveStrategy(HsSolver s, PetscBool cold, PetscReal t0)
                                 "signal received during the fallback '%s' of -hs_strategy auto (no checkpoint: the "
                                 "first attempt's start is the problem's default guess again)",
                                 name));
-        s->interrupt_unsaved = (PetscBool)(s->ckpt_dir[0] != 0); /* nothing to resume: status 5, not 3 (round 26) */
+        PetscCall(HsSolverMarkUnsaved(s)); /* nothing to resume: status 5, not 3 (round 26) */
       }
     }
     s->in_strategy = PETSC_FALSE;

@@ -819,8 +819,8 @@ static PetscErrorCode Solve(HsSolver s)
     if (req) { /* nothing of the stop to resume: status 5 for a solver that would write checkpoints (not a sub-solve's
                   IPOPT, ckpt_dir ""), as for every stop without one (issue 38, round 27: it was 3, which promises a
                   batch script that resubmits with -hs_restart a checkpoint of the stop) */
-      s->interrupted       = PETSC_TRUE;
-      s->interrupt_unsaved = (PetscBool)(s->ckpt_dir[0] != 0);
+      s->interrupted = PETSC_TRUE;
+      PetscCall(HsSolverMarkUnsaved(s));
       PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                               "signal received; IPOPT stopped after %d iterations (no checkpoint: an IPOPT iterate is "
                               "not resumable)",

@@ -263,10 +263,20 @@ PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBoo
     PetscCall(PetscSNPrintf(s->interrupt_msg, sizeof s->interrupt_msg,
                             "signal received during %s (no checkpoint of it: the last one written, if any, stays)",
                             what));
-    s->interrupt_unsaved = (PetscBool)(s->ckpt_dir[0] != 0);
+    PetscCall(HsSolverMarkUnsaved(s));
   }
   if (*stop)
     s->interrupted = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/*@ HsSolverMarkUnsaved - marks a stop of which no checkpoint exists (no poll took one) as unsaved, exit status 5, where
+    s writes checkpoints (ckpt_dir[0]); a sub-solver, which writes none, is not marked: its parent decides (rounds 26,
+    27: such a stop had exited 3, which promises a checkpoint of it to resume). bvp/ internal. Not collective. @*/
+PetscErrorCode HsSolverMarkUnsaved(HsSolver s)
+{
+  PetscFunctionBeginUser;
+  s->interrupt_unsaved = (PetscBool)(s->ckpt_dir[0] != 0);
   PetscFunctionReturn(0);
 }
 

@@ -127,7 +127,7 @@ struct _p_HsSolver {
   PetscBool interrupted;     /* the last solve was stopped by a signal */
   PetscBool interrupt_unsaved; /* ... and no checkpoint of the stop exists (status 5): its write failed, or the stop
                                 came where no poll takes one (HsSolverStopIfInterrupted, a strategy fallback, IPOPT);
-                                only a solver that writes checkpoints (ckpt_dir[0]) sets it, its sub-solvers not */
+                                only a solver that writes checkpoints sets it, its sub-solvers not (HsSolverMarkUnsaved) */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
@@ -296,6 +296,9 @@ int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
+/* a stop of which no checkpoint exists (no poll took one: HsSolverStopIfInterrupted, a strategy fallback, IPOPT) is
+   unsaved, status 5, where this solver writes checkpoints (ckpt_dir[0]); a sub-solver's (ckpt_dir "") is not */
+PetscErrorCode HsSolverMarkUnsaved(HsSolver s);
 void           HsRemoveStaleCheckpointTemps(int pfd, const char *base);
 PetscErrorCode HsSolverCheckpointPoll(HsSolver s, Vec X, PetscInt it, PetscBool *stop);
 PetscErrorCode HsSolverCheckLinearSolver(HsSolver s, HsLinearSolver ls);
