@@ -41,8 +41,8 @@ static PetscErrorCode ConstraintDiagnostics(HsSolver s, const PetscScalar **x, P
     v[0] = v[1] = v[2] = v[3] = v[4] = PETSC_INFINITY;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, v, 8, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
   PetscCall(PetscArraycpy(cd->diag, v, 4));
-  cd->dist = v[4], cd->beta = v[6], cd->qmax = v[5];
-  if (s->res.converged && !(v[4] <= HS_CONS_VOUCH * (1 + v[5]))) { /* "converged" means on the constraints */
+  cd->dist = v[4], cd->beta = v[6], cd->off = (PetscBool)!(v[4] <= HS_CONS_VOUCH * (1 + v[5]));
+  if (s->res.converged && cd->off) { /* "converged" means on the constraints */
     s->res.converged = PETSC_FALSE;
     PetscCall(PetscStrncpy(s->res.status, "CONSTRAINTS_VIOLATED", sizeof s->res.status));
     PetscCall(
@@ -444,7 +444,7 @@ PetscErrorCode HsConstrainedView(HsSolver s, PetscViewer v)
   HsConstrained *cd = s->data;
 
   PetscFunctionBeginUser;
-  if (!(cd->dist <= HS_CONS_VOUCH * (1 + cd->qmax))) {
+  if (cd->off) {
     PetscCall(PetscViewerASCIIPrintf(v,
                                      "  constraints        max|Phi(q_k)| %.2g, hidden %.2g, adjoint %.2g   (NOT "
                                      "round-off: a node lies %.3g off the constraints as |Phi_i| / |G_i|)\n",

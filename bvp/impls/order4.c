@@ -842,7 +842,8 @@ static PetscErrorCode ConsDiagnostics(HsSolver s, const PetscScalar **x, PetscIn
     }
   PetscCall(PetscFree2(g, gz));
   PetscCallMPI(MPI_Allreduce(v, o->cons, 4, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)s)));
-  if (s->res.converged && !(o->cons[2] <= HS_O4_CONS_VOUCH * (1 + o->cons[3]))) {
+  o->cons_off = (PetscBool)!(o->cons[2] <= HS_O4_CONS_VOUCH * (1 + o->cons[3]));
+  if (s->res.converged && o->cons_off) {
     s->res.converged = PETSC_FALSE;
     PetscCall(PetscStrncpy(s->res.status, "CONSTRAINTS_VIOLATED", sizeof s->res.status));
     PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE,
@@ -1019,7 +1020,7 @@ PetscErrorCode HsOrder4View(HsSolver s, PetscViewer v)
                                    "%" PetscInt_FMT " nodes and stage nodes, its balance substep by substep; E - W is "
                                    "O(h^4), not exact\n",
                                    3 * s->N + 1));
-  if (s->prob->nc && !(o->cons[2] <= HS_O4_CONS_VOUCH * (1 + o->cons[3]))) /* round 27: "round-off" whatever */
+  if (s->prob->nc && o->cons_off) /* round 27: "round-off" whatever the values */
     PetscCall(
         PetscViewerASCIIPrintf(v,
                                "  constraints        max|Phi| %.2g, max|G lambda_p| %.2g over the nodes and stage "

@@ -16,6 +16,7 @@ typedef struct {
   /* holonomic constraints (docs/theory.md section 8.1), over the nodes and stage nodes: max |Phi(q)|, max |G(q)
      lambda_p|, max |Phi_i| / |G_i| (a distance) and max |q| (the postsolve's ConsDiagnostics) */
   PetscReal cons[4];
+  PetscBool cons_off; /* cons[2] > HS_O4_CONS_VOUCH (1 + cons[3]), or NaN: not on the constraints (the vouch) */
   /* a free T in the problem's data (prob->data_T): the T row's global part, sum over all substeps of c h dH/dT at
      the substep's midpoint plus lambda_0^T dx0/dT (docs/theory.md section 8, "T in the data"; TDataPass) */
   PetscReal Tsum;
