@@ -74,6 +74,7 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
   HsSolverType type;
   PetscInt     len = (s->N + 1) * 4 * s->prob->n;
   PetscReal   *rows;
+  PetscBool    stop;
 
   PetscFunctionBeginUser;
   PetscCheck(ok || !s->prob->cons_extended, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
@@ -127,17 +128,12 @@ PetscErrorCode HsSolverGuessFromDirect(HsSolver s, PetscBool *ok)
     PetscCall(HsSolverDestroy(&t));
     PetscFunctionReturn(0);
   }
-  if (!r.converged) { /* a signal stopped the direct solve (IPOPT's User_Requested_Stop, or a poll of Newton's on the
-                         KKT conditions): the run ends as interrupted, nothing of it to resume (status 5), not with an
-                         error (issue 38, round 27: exit 1, "the direct solve (ipopt) did not converge
-                         (User_Requested_Stop)") */
-    PetscBool stop;
-    PetscCall(HsSolverStopIfInterrupted(s, "-hs_initial_guess direct's direct solve", &stop));
-    if (stop) { /* HsSolverSolve solves nothing then */
-      PetscCall(HsSolverDestroy(&t));
-      PetscFunctionReturn(0);
-    }
-  }
+  /* a signal stopped the direct solve (IPOPT's User_Requested_Stop, or a poll of Newton's on the KKT conditions): the
+     run ends as interrupted, not with the error below (issue 38, round 27: "the direct solve (ipopt) did not converge
+     (User_Requested_Stop)") */
+  PetscCall(HsSolverSubSolveStopped(s, r.converged, "-hs_initial_guess direct's direct solve", &t, &stop));
+  if (stop) /* HsSolverSolve solves nothing then */
+    PetscFunctionReturn(0);
   if (!r.converged) { /* the error, with the direct solver released first */
     char msg[sizeof r.status + sizeof r.diagnosis + 128];
     PetscCall(PetscSNPrintf(msg, sizeof msg, "the direct solve (%s) did not converge (%s)%s%s", type, r.status,

@@ -764,6 +764,7 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   SNES        snes;
   const char *prefix;
   PetscInt   *idx, w = 4 * s->prob->n, n = 0;
+  PetscBool   stop;
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverCreate(PetscObjectComm((PetscObject)s), &t));
@@ -786,16 +787,11 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSNESCheckType(snes));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
-  if (!r.converged) { /* a signal stopped the transcription solve: the run ends as interrupted, nothing of it to resume
-                         (status 5), not with the error below (issue 38, round 27: exit 1, "did not converge
-                         (DIVERGED_FUNCTION_COUNT)") */
-    PetscBool stop;
-    PetscCall(HsSolverStopIfInterrupted(s, "-hs_shoot_init transcription's transcription solve", &stop));
-    if (stop) {
-      PetscCall(HsSolverDestroy(&t));
-      PetscFunctionReturn(0);
-    }
-  }
+  /* a signal stopped the transcription solve: the run ends as interrupted, not with the error below (issue 38, round
+     27: "did not converge (DIVERGED_FUNCTION_COUNT)") */
+  PetscCall(HsSolverSubSolveStopped(s, r.converged, "-hs_shoot_init transcription's transcription solve", &t, &stop));
+  if (stop)
+    PetscFunctionReturn(0);
   PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
              "%s transcription: the transcription solve did not converge (%s)", HsKey(s, "-hs_shoot_init"),
              SNESConvergedReasons[r.reason]);

@@ -296,6 +296,8 @@ int            HsIsCheckpointDir(const char *path);
 int            HsInsideTaken(const char *dir, PetscBool self, char *err, size_t len);
 PetscErrorCode HsSolverInterruptRequested(HsSolver s, PetscBool *req);
 PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBool *stop);
+PetscErrorCode HsSolverSubSolveStopped(HsSolver s, PetscBool converged, const char what[], HsSolver *t,
+                                       PetscBool *stop);
 /* a stop of which no checkpoint exists (no poll took one: HsSolverStopIfInterrupted, a strategy fallback, IPOPT) is
    unsaved, status 5, where this solver writes checkpoints (ckpt_dir[0]); a sub-solver's (ckpt_dir "") is not */
 PetscErrorCode HsSolverMarkUnsaved(HsSolver s);
