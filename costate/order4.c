@@ -986,28 +986,25 @@ int HsO4SubstepConsTerms(HsO4 *o, double c, const double *a, const double *b, co
   return HS_SUCCESS;
 }
 
-/* HsO4ConsStart for a configuration-dependent M: the hidden constraint d/dt (G_i lambda_p) = grad g_i S grad H in
- * general, (Hphi_i lambda_p) . dH/dlambda_q - G_i . dH/dp (kappa drops out: grad g S grad g^T = 0), with dH/dp =
- * M^{-1} lambda_q - d/dp (lambda_p . dE/dq), which a constant M lacks the second term of; rz from the Hessian of H
- * and Phi3. */
-static int ConsStartGeneral(HsO4 *o, const double *z0, double *r, double *rz)
+/* HsO4ConsStart's rows from g = grad H and (rz) Hm = its Hessian at z0, of which the dH/dp and dH/dlambda_q parts
+ * are read: G_i lambda_p and the hidden constraint d/dt (G_i lambda_p) = grad g_i S grad H, (Hphi_i lambda_p) .
+ * dH/dlambda_q - G_i . dH/dp (kappa drops out: grad g S grad g^T = 0); rz from Hm and Phi3. The general M(q) and the
+ * constant M differ only in how g and Hm are had (HsO4ConsStart). */
+static int ConsStartRows(HsO4 *o, const double *z0, const double *g, const double *Hm, double *r, double *rz)
 {
   const HsProblem *P  = o->d->prob;
   int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
-  const double    *lp = z0 + dim + n;
-  double          *g = o->zb, *Hm = o->Hw, *hl = o->cw, *hg = o->cw + n, *hp = o->cw + 2 * n, H;
+  const double    *lp = z0 + dim + n, *gl = g + dim, *gp = g + n;
+  double          *hl = o->cw, *hg = o->cw + n, *hp = o->cw + 2 * n;
   double          *P3 = rz && P->Phi3 ? o->xpool + 3 * (nc + nc * n + nc * n * n) : NULL;
 
-  HS_CHK(HValGrad(o, z0, &H, g));
-  if (rz)
-    HS_CHK(HHessBody(o, z0, 0, Hm, dim));
   HS_CHK(ConsAt(o, z0, NULL, NULL));
   if (P3)
     HS_CB(P->Phi3(z0, P3, P->ctx));
   if (rz)
     HsZero(2 * nc * D, rz);
   for (int i = 0; i < nc; i++) {
-    const double *Gi = o->Gc + i * n, *Hi = o->Hphi + i * n * n, *gl = g + dim, *gp = g + n;
+    const double *Gi = o->Gc + i * n, *Hi = o->Hphi + i * n * n;
     HsMatVec(n, n, Hi, lp, hl); /* Hphi_i lambda_p */
     r[i]      = HsDot(n, Gi, lp);
     r[nc + i] = HsDot(n, hl, gl) - HsDot(n, Gi, gp);
@@ -1032,51 +1029,35 @@ static int ConsStartGeneral(HsO4 *o, const double *z0, double *r, double *rz)
   return HS_SUCCESS;
 }
 
+/* The start rows. A configuration-dependent M: g and Hm are H's own, dH/dp = M^{-1} lambda_q - d/dp (lambda_p .
+ * dE/dq). A constant M lacks that second term: dH/dlambda_q = M^{-1} p and dH/dp = M^{-1} lambda_q, from E's Hessian
+ * alone, with Hm their two constant M^{-1} blocks (the same rows bit for bit as H's derivatives where Phi3 is NULL:
+ * the other entries of Hm are zero; round-off in rz's Phi3 sum otherwise). */
 int HsO4ConsStart(HsO4 *o, const double *z0, double *r, double *rz)
 {
-  if (!o->d->prob->const_mass)
-    return ConsStartGeneral(o, z0, r, rz);
-  const HsProblem *P  = o->d->prob;
-  int              nc = o->nc, n = o->n, dim = o->dim, D = o->D;
-  const double    *p = z0 + n, *lq = z0 + dim, *lp = z0 + dim + n;
-  double          *Mi = o->Mi, *mp = o->cw, *ml = o->cw + n, *hl = o->cw + 2 * n, *mg = o->cw + 3 * n;
-  double          *P3 = rz && P->Phi3 ? o->xpool + 3 * (nc + nc * n + nc * n * n) : NULL;
+  const HsProblem *P = o->d->prob;
+  int              n = o->n, dim = o->dim, D = o->D;
+  const double    *p = z0 + n, *lq = z0 + dim, *Mi = o->Mi;
+  double          *g = o->zb, *Hm = o->Hw, H;
 
-  HS_CHK(ConsAt(o, z0, NULL, NULL));
-  if (P3)
-    HS_CB(P->Phi3(z0, P3, P->ctx));
-  HS_CB(P->E.hess(z0, Mi, P->ctx)); /* its p p block: M^{-1} */
-  for (int i = 0; i < n; i++) {
-    mp[i] = ml[i] = 0;
-    for (int j = 0; j < n; j++)
-      mp[i] += Mi[(n + i) * dim + n + j] * p[j], ml[i] += Mi[(n + i) * dim + n + j] * lq[j];
+  if (!P->const_mass) {
+    HS_CHK(HValGrad(o, z0, &H, g));
+    if (rz)
+      HS_CHK(HHessBody(o, z0, 0, Hm, dim));
+    return ConsStartRows(o, z0, g, Hm, r, rz);
   }
+  HS_CB(P->E.hess(z0, o->Mi, P->ctx)); /* its p p block: M^{-1} */
+  HsZero(D, g);
   if (rz)
-    HsZero(2 * nc * D, rz);
-  for (int i = 0; i < nc; i++) {
-    const double *Gi = o->Gc + i * n, *Hi = o->Hphi + i * n * n;
-    HsMatVec(n, n, Hi, lp, hl); /* Hphi_i lambda_p */
-    r[i]      = HsDot(n, Gi, lp);
-    r[nc + i] = HsDot(n, hl, mp) - HsDot(n, Gi, ml);
-    if (!rz)
-      continue;
-    double *r1 = rz + i * D, *r2 = rz + (nc + i) * D;
-    HsCopy(n, hl, r1);
-    HsCopy(n, Gi, r1 + dim + n);
-    HsMatVec(n, n, Hi, ml, mg); /* d/dq of -G_i M^{-1} lambda_q */
+    HsZero(D * D, Hm);
+  for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
-      r2[j] = -mg[j];
-      for (int l = 0; P3 && l < n; l++) /* d/dq of lambda_p^T Hphi_i M^{-1} p (Phi3: zero in the class) */
-        for (int k = 0; k < n; k++)
-          r2[j] += P3[((i * n + l) * n + k) * n + j] * lp[l] * mp[k];
-      for (int l = 0; l < n; l++) {
-        r2[n + j] += Mi[(n + l) * dim + n + j] * hl[l];   /* d/dp: M^{-1} Hphi_i lambda_p */
-        r2[dim + j] -= Gi[l] * Mi[(n + l) * dim + n + j]; /* d/dlambda_q: -M^{-1} G_i^T */
-      }
+      double mij = Mi[(n + i) * dim + n + j];
+      g[dim + i] += mij * p[j], g[n + i] += mij * lq[j];
+      if (rz)
+        Hm[(dim + i) * D + n + j] = Hm[(n + i) * D + dim + j] = mij;
     }
-    HsMatVec(n, n, Hi, mp, r2 + dim + n); /* d/dlambda_p: Hphi_i M^{-1} p */
-  }
-  return HS_SUCCESS;
+  return ConsStartRows(o, z0, g, Hm, r, rz);
 }
 
 /* The end state projected onto the hidden constraint, zh = (q, P(q) p, lambda) with P p = p - G^T c, c = A^{-1} G
