@@ -270,22 +270,6 @@ PetscErrorCode HsSolverStopIfInterrupted(HsSolver s, const char what[], PetscBoo
   PetscFunctionReturn(0);
 }
 
-/*@ HsSolverSubSolveStopped - after a driver's sub-solve t (bvp/ internal: -hs_initial_guess direct's direct solve,
-    -hs_shoot_init transcription's transcription solve): if it did not converge because a signal stopped it, s ends as
-    interrupted (HsSolverStopIfInterrupted, WHAT naming the sub-solve; unsaved, status 5: nothing of it to resume),
-    *t is destroyed and *stop set, and the caller returns; otherwise *stop is false and t is kept (for the caller's
-    error on a sub-solve not converged: issue 38, round 27, it had been that error, exit 1, for a stop). Collective. @*/
-PetscErrorCode HsSolverSubSolveStopped(HsSolver s, PetscBool converged, const char what[], HsSolver *t, PetscBool *stop)
-{
-  PetscFunctionBeginUser;
-  *stop = PETSC_FALSE;
-  if (!converged)
-    PetscCall(HsSolverStopIfInterrupted(s, what, stop));
-  if (*stop)
-    PetscCall(HsSolverDestroy(t));
-  PetscFunctionReturn(0);
-}
-
 /*@ HsSolverMarkUnsaved - marks a stop of which no checkpoint exists (no poll took one) as unsaved, exit status 5, where
     s writes checkpoints (ckpt_dir[0]); a sub-solver, which writes none, is not marked: its parent decides (rounds 26,
     27: such a stop had exited 3, which promises a checkpoint of it to resume). bvp/ internal. Not collective. @*/
