@@ -11,7 +11,7 @@ typedef struct {
   HsCons   *cons;    /* the scheme at this solve's parameters and T */
   PetscReal diag[4]; /* max |Phi(q_k)|, hidden constraint (interval), adjoint constraint, hidden (nodal) */
   PetscReal dist;    /* max over nodes and constraints of |Phi_i(q_k)| / |G_i(q_k)|, a distance */
-  PetscBool off;     /* dist > HS_CONS_VOUCH (1 + max |q_k|), or NaN: not on the constraints (ConstraintDiagnostics) */
+  PetscBool off;     /* dist > HS_CONS_VOUCH (1 + max |q_k|), or NaN: off the constraints (ConstraintDiagnostics) */
   PetscReal beta;    /* max |beta_l| of the end at rest ('conserved:'; 0 at a solution if the invariants are conserved) */
   PetscBool bad_ends; /* the end data are inconsistent (PreSolve): why says how */
   char      why[512];

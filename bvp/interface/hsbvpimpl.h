@@ -127,7 +127,7 @@ struct _p_HsSolver {
   PetscBool interrupted;     /* the last solve was stopped by a signal */
   PetscBool interrupt_unsaved; /* ... and no checkpoint of the stop exists (status 5): its write failed, or the stop
                                 came where no poll takes one (HsSolverStopIfInterrupted, a strategy fallback, IPOPT);
-                                only a solver that writes checkpoints sets it, its sub-solvers not (HsSolverMarkUnsaved) */
+                                set for a solver that writes checkpoints, not a sub-solver (HsSolverMarkUnsaved) */
   char      interrupt_msg[512];
   char      restart_dir[PETSC_MAX_PATH_LEN]; /* -hs_restart: loaded at set-up */
   PetscBool restart_pending;                 /* X holds a checkpoint's iterate for the next solve */
