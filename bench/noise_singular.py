@@ -42,8 +42,9 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
            OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1",
            OMPI_MCA_odls_base_sigkill_timeout="0")
 # NoiseStep's -info line (one per decision; on 2 ranks each rank prints it, "[0] " keeps rank 0's)
-DECISION = re.compile(r"^\[0\] <hs> NoiseStep\(\): the Newton step from the floor (\S+), the noise's (\S+): (\S+) times "
-                      r"it, the noise's (\S+) of \|\|X\|\| \(singular above \S+\): (solved|not solved|singular)$", re.M)
+DECISION = re.compile(r"^\[0\] <hs> NoiseStep\(\): the Newton step from the floor \S+, the noise's \S+: \S+ times it, "
+                      r"the noise's (\S+) of \|\|X\|\|, (\S+) of its fields: r = (\S+) \(singular above \S+\): "
+                      r"(solved|not solved|singular)$", re.M)
 CURVATURE = re.compile(r"^\[0\] <hs> NoiseIsNoise\(\): noise floor \S+ at delta, \S+ at delta/10: curvature$", re.M)
 UNSOLVED = re.compile(r"^\[0\] <hs> NoiseStep\(\): the Newton steps from the floor not computed", re.M)
 
@@ -160,7 +161,7 @@ def run(exe, mpiexec, ranks, args, text, tmp, timeout):
     if os.path.isfile(os.path.join(d, "out", "summary.json")):
         with open(os.path.join(d, "out", "summary.json")) as f:
             s = json.load(f)
-    dec = [(float(m.group(4)), m.group(5)) for m in DECISION.finditer(out)]
+    dec = [(float(m.group(3)), m.group(4)) for m in DECISION.finditer(out)]
     dec += [(math.nan, "no solve") for _ in UNSOLVED.finditer(out)]
     return rc, s, dec, len(CURVATURE.findall(out)), secs
 
