@@ -965,9 +965,10 @@ static PetscErrorCode FloorNotSolved(HsSolver s, PetscReal fnorm, PetscReal rati
     PetscCall(HsSolverSetDiagnosis(
         s, PETSC_TRUE,
         "not converged: ||F|| = %.3e is within the residual's evaluation error (noise floor %.3e), but the Jacobian is "
-        "numerically singular there: the noise's own Newton step J^-1 e is %.3g times ||X|| (more than %g), "
-        "so the equations do not determine the solution (an end condition over-determined in effect, e.g. a costate "
-        "fixed at both ends whose rate is nearly zero: leave its terminal value free)",
+        "numerically singular there: the noise's own Newton step J^-1 e is %.3g times ||X|| or one of its fields "
+        "(more than %g), so the equations do not determine the solution (an end condition over-determined in effect, "
+        "e.g. a costate fixed at both ends whose rate is nearly zero, or a terminal coordinate that the initial data "
+        "already fix: leave its terminal value free)",
         (double)fnorm, (double)s->res.noise_floor, (double)s->floor_singular, HS_NOISE_SINGULAR));
     PetscFunctionReturn(0);
   }
