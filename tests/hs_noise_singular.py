@@ -9,12 +9,13 @@ bvp/interface/convergence.c; issue 38, bench/noise_singular.py for the measured 
                among its attempts. Before: the floor vouched for |F| = 147 (||J^-1 e|| / ||X|| = 1.8e-14 with ||X||
                = 4e17), and only the conservation check refused it (CONSERVATION_VIOLATED, "looked converged").
   well-posed   floors that converge, forced there (-hs_snes_roundoff 0, -snes_atol 1e-300, -snes_rtol 0,
-               -snes_stol 0): kepler (1 and 2 ranks), the pendulum file, the crane (the largest r measured, 1.5e-10), satellite_euler
-               (a field zero but for round-off: measured against its own size it read 1.3, against the median field
-               2e-15) and the same y-problem with both ends of y and p_y free (its costate fields zero but for
-               round-off). Each converges at its floor, and r at every decision (-info :hs) is below 1e-6, a
-               thousandth of the threshold. (The crane and satellite_euler need the strategy's direct guess, IPOPT:
-               not run sanitized.)
+               -snes_stol 0): kepler (1 and 2 ranks), the pendulum file, the crane (the largest r measured, 1.5e-10),
+               satellite_euler (a field zero but for round-off: measured against its own size it read 1.3, against
+               the median field 2e-15), cart_pendulum_spatial (most of its 140 fields exactly zero: against the
+               median of all fields, 0, it read 2.8e-4; against the median nonzero field 1e-14) and the same
+               y-problem with both ends of y and p_y free (its costate fields zero but for round-off). Each converges
+               at its floor, and r at every decision (-info :hs) is below 1e-6, a thousandth of the threshold. (The
+               crane and satellite_euler need the strategy's direct guess, IPOPT: not run sanitized.)
 
 stdlib only; each case in a temporary directory of its own."""
 import json
@@ -77,6 +78,8 @@ def t_noise_singular():
                 ("kepler N = 2000", ["-problem", "kepler", "-N", "2000"], 1, None),
                 ("kepler N = 2000, 2 ranks", ["-problem", "kepler", "-N", "2000"], 2, None),
                 ("pendulum.ocp", ["-problem", os.path.join(ROOT, "problems", "pendulum.ocp")], 1, None),
+                ("cart_pendulum_spatial",
+                 ["-problem", os.path.join(ROOT, "tests", "data", "cart_pendulum_spatial.ocp")], 1, None),
                 ("y and p_y free at T", ["-problem", "ro.ocp"], 1, RO_OCP % ("1e-300*sin(y)", "*", "*"))) + ((
                 ("crane", ["-problem", os.path.join(ROOT, "problems", "crane.ocp")], 1, None),
                 ("satellite_euler", ["-problem", os.path.join(ROOT, "problems", "satellite_euler.ocp")], 1, None))
