@@ -159,7 +159,8 @@ def run(exe, mpiexec, ranks, args, text, tmp, timeout):
         p = subprocess.run(cmd, cwd=d, env=ENV, capture_output=True, text=True, timeout=timeout)
         rc, out = p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired as e:
-        rc, out = "timeout", (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        out = e.stdout or ""
+        rc, out = "timeout", out.decode(errors="replace") if isinstance(out, bytes) else out
     secs = time.time() - t0
     s = {}
     if os.path.isfile(os.path.join(d, "out", "summary.json")):
