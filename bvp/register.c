@@ -56,6 +56,11 @@ PetscErrorCode HsInitializePackage(void)
   hs_package_initialized = PETSC_TRUE;
   PetscCall(PetscClassIdRegister("HsSolver", &HS_SOLVER_CLASSID));
   PetscCall(PetscClassIdRegister("HsContinuation", &HS_CONTINUATION_CLASSID));
+  { /* -info's name for both ("<hs>"), so that -info :hs shows their lines alone and -info :~hs hides them; without
+       it their lines read "<(null)>" and no class list selects them (PETSc's own packages do the same) */
+    PetscClassId ids[2] = {HS_SOLVER_CLASSID, HS_CONTINUATION_CLASSID};
+    PetscCall(PetscInfoProcessClass("hs", 2, ids));
+  }
   PetscCall(PetscLogEventRegister("HsNoiseEstimate", HS_SOLVER_CLASSID, &HS_NOISE_ESTIMATE));
   PetscCall(PCRegister(PCHSBAND, PCCreate_HsBand));                                 /* petscext/pcband.c */
   PetscCall(PCRegister(PCHSDROP, PCCreate_HsDrop));                                 /* petscext/pcdrop.c */

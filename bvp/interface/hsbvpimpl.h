@@ -184,7 +184,7 @@ struct _p_HsSolver {
   PetscObjectState floor_state;  /* ... Newton step NoiseIsNoise measured last (convergence.c): its answer below */
   PetscObjectState floor_fstate;
   PetscReal        floor_nu, floor_ratio;
-  PetscReal        floor_singular; /* ... the noise's step / ||X|| where J is numerically singular there (else 0) */
+  PetscReal        floor_singular; /* ... the noise's step / ||X|| (or a field's) where J is singular there (else 0) */
   PetscBool        singular_end; /* the last solve ended at a floor where J is numerically singular (FloorNotSolved) */
   PetscBool        floor_noise, floor_solved;
   PetscInt  polish_it;      /* the polish after a floor stop (convergence.c): the iteration last measured (-1: off) */
