@@ -603,6 +603,10 @@ int main(int argc, char **argv)
   PetscCall(PetscPushErrorHandler(CaptureError, NULL));
   ierr = Run(&o, &code);
   PetscCall(PetscPopErrorHandler());
+  /* PETSc's message for a value it could not read names the value, not the option: named here, on every rank (the
+     lowest failing one prints it), for every key PETSc reads (a failure of that rewrite leaves PETSc's message) */
+  if (ierr && HsOptionsNameValueError(hs_errmsg, sizeof hs_errmsg))
+    code = 1;
   if (AgreeOnFailure(agree, ierr != 0))
     code = 1;
   /* all ranks are here in the same state (AgreeOnFailure aborts otherwise): collective clean-up */
