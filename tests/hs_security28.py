@@ -7,6 +7,11 @@ assertion marked (before: ...) failed on the code before its fix:
                   -hs_grid_snes_atol abc, two keys with one bad value) is an error naming the key and the value, exit
                   1, one message on 2 ranks (before: PETSc's "Input string 1e-10x has no numeric value", "Unknown
                   logical value: maybe", naming no key).
+  folded constant a constant folded from the text's numbers carries the round-off of the folding into the
+                  terminal-condition test: p_y conserved, its rate a constant that is 0 but for round-off ((0.1 + 0.2 -
+                  0.3) y, (sinh(0.5)^2 - cosh(0.5)^2 + 1) y, (acos(cos(0.7)) - 0.7) y) is refused naming p_y(T), as
+                  (y+0.1)^2 - y^2 - 0.2 y is (before: not refused, "NOT converged (CONSERVATION_VIOLATED)", exit 2: the
+                  folded constant had a bound of half an ulp of itself); a real rate 1e-14 y beside it is not refused.
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -51,9 +56,33 @@ def case_petsc_values(d):
               % (" ".join(extra), ranks, rc, errors, want))
 
 
+# round 26's problem (tests/hs_security26.py): p_y's rate is the y-part of the potential
+ROUNDOFF_OCP = ("problem: ro\ncoordinates: x, y\ncontrols: 1\nmass: 1, 0, 0, 1\npotential: 0.5*x^2 + %s\nB: 1, 0\n"
+                "R: 1\nT: 2\nN: 20\nx0: 0, 0, 0, 0.5\nxT: 1, 1, 0, 0.5\n")
+
+
+def case_folded_constant(d):
+    """a rate that is a folded constant, zero but for the folding's round-off, is zero for the terminal-condition
+    test; a real one beside it is not."""
+    refusal = "redundant terminal condition: p_y is conserved by the dynamics for any control"
+    for pot, invariant in (("(0.1 + 0.2 - 0.3)*y", True), ("(sinh(0.5)^2 - cosh(0.5)^2 + 1)*y", True),
+                           ("(acos(cos(0.7)) - 0.7)*y", True), ("(0.1 + 0.2 - 0.3 + 1e-14)*y", False)):
+        with open(os.path.join(d, "ro.ocp"), "w") as f:
+            f.write(ROUNDOFF_OCP % pot)
+        rc, out = hamshoot(["-problem", "ro.ocp", "-snes_max_it", "1", "-hs_strategy", "newton"] + QUIET, d)
+        print("V_y-part %s: exit %d, %s" % (pot, rc, "refused" if refusal in out else "not refused"))
+        if invariant:
+            check(rc == 1 and refusal in out and "p_y(T) follows from x0" in out,
+                  "%s: exit %d, not refused naming p_y(T) (before: NOT converged, CONSERVATION_VIOLATED)\n%s"
+                  % (pot, rc, out[-400:]))
+        else:
+            check(rc in (0, 2) and "is conserved" not in out, "%s: a real rate taken as zero, exit %d\n%s"
+                  % (pot, rc, out[-400:]))
+
+
 def t_security28():
     """round 28's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_petsc_values,):
+        for case in (case_petsc_values, case_folded_constant):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
