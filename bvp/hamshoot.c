@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "hsbvp.h"
@@ -581,6 +582,77 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
   return !all.ok;
 }
 
+#define HS_OPTIONS_FILE_MAX (1 << 20) /* an options file of more than 1 MiB is refused (PETSc reads it whole, rank 0) */
+#define HS_OPTIONS_FILE_DEPTH 8       /* options files named inside options files, at most this deep */
+
+static int CheckOptionsText(char *text, int depth, char *msg, size_t len);
+
+/* The options file path of key (-options_file, -options_file_yaml) before PETSc reads it: a regular file of at most
+ * HS_OPTIONS_FILE_MAX bytes (HsFileOpenRegular), and the options files it names in turn (PETSc reads -options_file
+ * inside a file too). 1 with a message if not. */
+static int CheckOptionsFile(const char *key, const char *path, int depth, char *msg, size_t len)
+{
+  FILE  *f = HsFileOpenRegular(path, key, HS_OPTIONS_FILE_MAX, msg, len);
+  char  *text;
+  size_t n;
+  int    bad;
+
+  if (!f)
+    return 1;
+  if (depth >= HS_OPTIONS_FILE_DEPTH || !strcasecmp(key + strlen(key) - 4, "yaml")) { /* YAML: no -options_file in it */
+    fclose(f);
+    if (depth >= HS_OPTIONS_FILE_DEPTH)
+      snprintf(msg, len, "%s %s: options files named inside options files more than %d deep (a loop?)", key, path,
+               HS_OPTIONS_FILE_DEPTH);
+    return depth >= HS_OPTIONS_FILE_DEPTH;
+  }
+  if (!(text = malloc(HS_OPTIONS_FILE_MAX + 1))) {
+    fclose(f);
+    return snprintf(msg, len, "%s %s: out of memory", key, path), 1;
+  }
+  n       = fread(text, 1, HS_OPTIONS_FILE_MAX, f);
+  text[n] = 0;
+  fclose(f);
+  bad = CheckOptionsText(text, depth + 1, msg, len);
+  free(text);
+  return bad;
+}
+
+/* The options files named in text (the tokens of PETSC_OPTIONS or of a file, '#' to the end of a line a comment),
+ * each checked by CheckOptionsFile. Modifies text. */
+static int CheckOptionsText(char *text, int depth, char *msg, size_t len)
+{
+  char *save = NULL, *tok, *prev = NULL;
+
+  for (char *c = strchr(text, '#'); c; c = strchr(c, '#'))
+    while (*c && *c != '\n')
+      *c++ = ' ';
+  for (tok = strtok_r(text, " \t\r\n", &save); tok; prev = tok, tok = strtok_r(NULL, " \t\r\n", &save))
+    if (prev && (!strcasecmp(prev, "-options_file") || !strcasecmp(prev, "-options_file_yaml")) &&
+        CheckOptionsFile(prev, tok, depth, msg, len))
+      return 1;
+  return 0;
+}
+
+/* Before PetscInitialize: every options file named on the command line, in PETSC_OPTIONS or inside such a file is a
+ * regular file PETSc can read (round 28: -options_file of a FIFO or /dev/zero hung the run on rank 0 inside
+ * PetscInitialize, a directory or a missing file ended in PETSc's trace and MPI_Abort). 1 with a message if not. */
+static int CheckOptionsFiles(int argc, char **argv, char *msg, size_t len)
+{
+  const char *env = getenv("PETSC_OPTIONS");
+  char       *text;
+  int         bad = 0;
+
+  for (int i = 1; i + 1 < argc && !bad; i++)
+    if (!strcasecmp(argv[i], "-options_file") || !strcasecmp(argv[i], "-options_file_yaml"))
+      bad = CheckOptionsFile(argv[i], argv[i + 1], 0, msg, len);
+  if (bad || !env || !(text = strdup(env)))
+    return bad;
+  bad = CheckOptionsText(text, 0, msg, len);
+  free(text);
+  return bad;
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
@@ -597,6 +669,15 @@ int main(int argc, char **argv)
      -start_in_debugger runs a program: the sixth security review). Options come from the command line and
      PETSC_OPTIONS only (docs/reliability.md). */
   PetscCall(PetscOptionsSetValue(NULL, "-skip_petscrc", NULL));
+  if (CheckOptionsFiles(argc, argv, hs_errmsg, sizeof hs_errmsg)) { /* one message, from rank 0 */
+    PetscMPIInt rank = 0;
+    if (MPI_Init(&argc, &argv) == MPI_SUCCESS)
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!rank)
+      fprintf(stderr, "hamshoot: error: %s\n", HsPrintable(hs_errmsg));
+    MPI_Finalize();
+    return 1;
+  }
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agree)); /* apart from every collective of the solve */
   PetscCall(HsInstallInterruptHandlers());

@@ -12,6 +12,12 @@ assertion marked (before: ...) failed on the code before its fix:
                   0.3) y, (sinh(0.5)^2 - cosh(0.5)^2 + 1) y, (acos(cos(0.7)) - 0.7) y) is refused naming p_y(T), as
                   (y+0.1)^2 - y^2 - 0.2 y is (before: not refused, "NOT converged (CONSERVATION_VIOLATED)", exit 2: the
                   folded constant had a bound of half an ulp of itself); a real rate 1e-14 y beside it is not refused.
+  options files   every options file PETSc would read (-options_file, -options_file_yaml on the command line, in
+                  PETSC_OPTIONS, inside an options file) is checked before PetscInitialize: a FIFO, /dev/zero, a
+                  directory, a missing file, one over 1 MiB, a file naming itself are refused naming the file and
+                  what it is, exit 1, one message on 2 ranks (before: a FIFO or /dev/zero hung the run inside
+                  PetscInitialize, a file naming itself ended in SIGSEGV, exit 139, a directory in PETSc's trace and
+                  MPI_Abort); a regular file (with a '#' comment naming a FIFO) is read.
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -80,9 +86,44 @@ def case_folded_constant(d):
                   % (pot, rc, out[-400:]))
 
 
+def case_options_files(d):
+    """options files that are not regular files, too big or nested in a loop: refused before PETSc reads them."""
+    os.mkfifo(os.path.join(d, "fifo"))
+    with open(os.path.join(d, "nest.opts"), "w") as f:
+        f.write("-N 12\n-options_file fifo\n")
+    with open(os.path.join(d, "loop.opts"), "w") as f:
+        f.write("-options_file loop.opts\n")
+    with open(os.path.join(d, "big.opts"), "w") as f:
+        f.write(" " * (1 << 20) + "-N 12\n")
+    with open(os.path.join(d, "ok.opts"), "w") as f:
+        f.write("-N 12 # -options_file fifo\n")
+    base = ["-problem", "pendulum"] + QUIET
+    for args, env, ranks, want in (
+            (["-options_file", "fifo"], None, 1, "-options_file fifo: not a regular file (a FIFO)"),
+            (["-options_file", "fifo"], None, 2, "-options_file fifo: not a regular file (a FIFO)"),
+            (["-options_file_yaml", "/dev/zero"], None, 1, "-options_file_yaml /dev/zero: not a regular file"),
+            (["-options_file", d], None, 1, "not a regular file (a directory)"),
+            (["-options_file", "missing.opts"], None, 1, "-options_file missing.opts: cannot open"),
+            (["-options_file", "nest.opts"], None, 1, "-options_file fifo: not a regular file (a FIFO)"),
+            (["-options_file", "loop.opts"], None, 1, "-options_file loop.opts: options files named inside"),
+            (["-options_file", "big.opts"], None, 1, "-options_file big.opts: 1048582 bytes, more than"),
+            ([], {"PETSC_OPTIONS": "-N 12 -options_file /dev/zero"}, 1, "-options_file /dev/zero: not a regular")):
+        try:
+            rc, out = hamshoot(base + args, d, ranks, timeout=30, env=env)
+        except subprocess.TimeoutExpired:
+            rc, out = None, "(hung: killed after 30 s)"
+        errors = [x for x in out.splitlines() if x.startswith("hamshoot: error")]
+        kind = "%s %s on %d rank(s)" % (" ".join(args), env or "", ranks)
+        print("%s: exit %s, %s" % (kind, rc, errors or out[-200:]))
+        check(rc == 1 and len(errors) == 1 and want in errors[0],
+              "%s: exit %s, %s (want '%s'; before: a hang, SIGSEGV or PETSc's trace)" % (kind, rc, errors, want))
+    rc, out = hamshoot(base + ["-options_file", "ok.opts"], d)
+    check(rc == 0 and "N = 12" in out, "a regular options file: exit %d\n%s" % (rc, out[-300:]))
+
+
 def t_security28():
     """round 28's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_petsc_values, case_folded_constant):
+        for case in (case_petsc_values, case_folded_constant, case_options_files):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
