@@ -18,9 +18,13 @@ assertion marked (before: ...) failed on the code before its fix:
                   what it is, exit 1, one message on 2 ranks (before: a FIFO or /dev/zero hung the run inside
                   PetscInitialize, a file naming itself ended in SIGSEGV, exit 139, a directory in PETSc's trace and
                   MPI_Abort); a regular file (with a '#' comment naming a FIFO) is read.
+  gnuplot home    gnuplot runs with -d: a ~/.gnuplot in HOME (a shared directory in some containers and batch jobs)
+                  is not read: HOME holding one whose `system` command makes a file, -hs_study 3 makes no such file
+                  and still writes study.png (before: the file was made). Skipped without gnuplot.
 
 stdlib only; each case in a temporary directory of its own."""
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -121,9 +125,26 @@ def case_options_files(d):
     check(rc == 0 and "N = 12" in out, "a regular options file: exit %d\n%s" % (rc, out[-300:]))
 
 
+def case_gnuplot_home(d):
+    """a .gnuplot in HOME is not run by hamshoot's gnuplot."""
+    if not shutil.which("gnuplot"):
+        print("no gnuplot: skipped")
+        return
+    home, mark = os.path.join(d, "home"), os.path.join(d, "PLANTED")
+    os.mkdir(home)
+    with open(os.path.join(home, ".gnuplot"), "w") as f:
+        f.write('system "touch %s"\n' % mark)
+    rc, out = hamshoot(["-problem", "pendulum", "-N", "10", "-hs_study", "3", "-o", "st"] + QUIET, d,
+                       env={"HOME": home})
+    print("HOME with a .gnuplot: exit %d, planted command ran: %s" % (rc, os.path.exists(mark)))
+    check(rc == 0 and not os.path.exists(mark) and os.path.getsize(os.path.join(d, "st", "study.png")) > 0,
+          "HOME's .gnuplot: exit %d, its command ran: %s (before: it ran)\n%s" % (rc, os.path.exists(mark), out[-300:]))
+
+
 def t_security28():
     """round 28's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_petsc_values, case_folded_constant, case_options_files):
+        for case in (case_petsc_values, case_folded_constant, case_options_files,
+                     case_gnuplot_home):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
