@@ -21,6 +21,9 @@ assertion marked (before: ...) failed on the code before its fix:
   gnuplot home    gnuplot runs with -d: a ~/.gnuplot in HOME (a shared directory in some containers and batch jobs)
                   is not read: HOME holding one whose `system` command makes a file, -hs_study 3 makes no such file
                   and still writes study.png (before: the file was made). Skipped without gnuplot.
+  problem text    a checkpoint records its problem file's text (hashed): a restart with another file of the same problem
+                  name (another T, end state, potential), or with the built-in problem of that name, is refused naming
+                  the problem (before: resumed without a word, "restarted from a checkpoint"); the same file resumes.
 
 stdlib only; each case in a temporary directory of its own."""
 import os
@@ -141,10 +144,36 @@ def case_gnuplot_home(d):
           "HOME's .gnuplot: exit %d, its command ran: %s (before: it ran)\n%s" % (rc, os.path.exists(mark), out[-300:]))
 
 
+def case_problem_text(d):
+    """a checkpoint resumes only the problem file it was written for."""
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "problems",
+                           "pendulum.ocp")) as f:
+        text = f.read().replace("problem: pendulum_file", "problem: pendulum")
+    with open(os.path.join(d, "same.ocp"), "w") as f:
+        f.write(text)
+    with open(os.path.join(d, "other.ocp"), "w") as f:
+        f.write(text.replace("\nT: 3", "\nT: 5").replace("xT: pi/2, 0", "xT: 1, 0"))
+    check("T: 5" in open(os.path.join(d, "other.ocp")).read(), "other.ocp: the edit did not apply")
+    for prob, o in (("same.ocp", "ck_file"), ("pendulum", "ck_builtin")):
+        rc, out = hamshoot(["-problem", prob, "-N", "20", "-o", o, "-hs_checkpoint_every", "1"] + QUIET, d)
+        check(rc == 0 and os.path.isfile(os.path.join(d, o, "checkpoint", "checkpoint.json")),
+              "%s: no checkpoint written, exit %d\n%s" % (prob, rc, out[-300:]))
+    for prob, ck, ok in (("same.ocp", "ck_file", True), ("other.ocp", "ck_file", False), ("pendulum", "ck_file", False),
+                         ("other.ocp", "ck_builtin", False), ("pendulum", "ck_builtin", True)):
+        rc, out = hamshoot(["-problem", prob, "-N", "20", "-hs_restart", os.path.join(ck, "checkpoint")] + QUIET, d)
+        print("%s from %s: exit %d" % (prob, ck, rc))
+        if ok:
+            check(rc == 0 and "restarted from a checkpoint" in out, "%s from %s: exit %d\n%s" % (prob, ck, rc,
+                                                                                              out[-300:]))
+        else:
+            check(rc == 1 and "the checkpoint belongs to another text of the problem 'pendulum'" in out,
+                  "%s from %s: exit %d, not refused (before: resumed)\n%s" % (prob, ck, rc, out[-300:]))
+
+
 def t_security28():
     """round 28's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
         for case in (case_petsc_values, case_folded_constant, case_options_files,
-                     case_gnuplot_home):
+                     case_gnuplot_home, case_problem_text):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
