@@ -17,7 +17,9 @@ assertion marked (before: ...) failed on the code before its fix:
                   directory, a missing file, one over 1 MiB, a file naming itself are refused naming the file and
                   what it is, exit 1, one message on 2 ranks (before: a FIFO or /dev/zero hung the run inside
                   PetscInitialize, a file naming itself ended in SIGSEGV, exit 139, a directory in PETSc's trace and
-                  MPI_Abort); a regular file (with a '#' comment naming a FIFO) is read.
+                  MPI_Abort); a regular file (with a '#' comment naming a FIFO) is read. More distinct keys than
+                  PETSc's database holds (511 and hamshoot's one; 600 in a file, 512 on the command line) are refused
+                  (before: PETSc's "Out of memory ... Number of options 512" trace and MPI_Abort, exit 55); 511 run.
   gnuplot home    gnuplot runs with -d: a ~/.gnuplot in HOME (a shared directory in some containers and batch jobs)
                   is not read: HOME holding one whose `system` command makes a file, -hs_study 3 makes no such file
                   and still writes study.png (before: the file was made). Skipped without gnuplot.
@@ -102,6 +104,9 @@ def case_options_files(d):
         f.write("-options_file loop.opts\n")
     with open(os.path.join(d, "big.opts"), "w") as f:
         f.write(" " * (1 << 20) + "-N 12\n")
+    for k in (600, 506):  # the command line below has 5 keys of its own: 611 and 511
+        with open(os.path.join(d, "k%d.opts" % k), "w") as f:
+            f.write("".join("-zz_key%d %d\n" % (i, i) for i in range(k)))
     with open(os.path.join(d, "ok.opts"), "w") as f:
         f.write("-N 12 # -options_file fifo\n")
     base = ["-problem", "pendulum"] + QUIET
@@ -114,18 +119,22 @@ def case_options_files(d):
             (["-options_file", "nest.opts"], None, 1, "-options_file fifo: not a regular file (a FIFO)"),
             (["-options_file", "loop.opts"], None, 1, "-options_file loop.opts: options files named inside"),
             (["-options_file", "big.opts"], None, 1, "-options_file big.opts: 1048582 bytes, more than"),
-            ([], {"PETSC_OPTIONS": "-N 12 -options_file /dev/zero"}, 1, "-options_file /dev/zero: not a regular")):
+            ([], {"PETSC_OPTIONS": "-N 12 -options_file /dev/zero"}, 1, "-options_file /dev/zero: not a regular"),
+            (["-options_file", "k600.opts"], None, 1, "more than 511 distinct options"),
+            (["-zz_key%d" % i for i in range(509)], None, 1, "more than 511 distinct options")):
         try:
             rc, out = hamshoot(base + args, d, ranks, timeout=30, env=env)
         except subprocess.TimeoutExpired:
             rc, out = None, "(hung: killed after 30 s)"
         errors = [x for x in out.splitlines() if x.startswith("hamshoot: error")]
-        kind = "%s %s on %d rank(s)" % (" ".join(args), env or "", ranks)
+        kind = "%s %s on %d rank(s)" % (" ".join(args)[:60], env or "", ranks)
         print("%s: exit %s, %s" % (kind, rc, errors or out[-200:]))
         check(rc == 1 and len(errors) == 1 and want in errors[0],
               "%s: exit %s, %s (want '%s'; before: a hang, SIGSEGV or PETSc's trace)" % (kind, rc, errors, want))
     rc, out = hamshoot(base + ["-options_file", "ok.opts"], d)
     check(rc == 0 and "N = 12" in out, "a regular options file: exit %d\n%s" % (rc, out[-300:]))
+    rc, out = hamshoot(base + ["-N", "10", "-options_file", "k506.opts"], d)  # 511 distinct keys: PETSc holds them
+    check(rc == 0, "511 distinct options: exit %d\n%s" % (rc, out[-300:]))
 
 
 def case_gnuplot_home(d):
