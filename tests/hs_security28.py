@@ -17,7 +17,7 @@ assertion marked (before: ...) failed on the code before its fix:
                   directory, a missing file, one over 1 MiB, a file naming itself are refused naming the file and
                   what it is, exit 1, one message on 2 ranks (before: a FIFO or /dev/zero hung the run inside
                   PetscInitialize, a file naming itself ended in SIGSEGV, exit 139, a directory in PETSc's trace and
-                  MPI_Abort); a regular file (with a '#' comment naming a FIFO) is read. More distinct keys than
+                  MPI_Abort; the 1 MiB cap is new: a 2 MB file was read, and a YAML /dev/zero read as empty); a regular file (with a '#' comment naming a FIFO) is read. More distinct keys than
                   PETSc's database holds (511 and hamshoot's one; 600 in a file, 512 on the command line) are refused
                   (before: PETSc's "Out of memory ... Number of options 512" trace and MPI_Abort, exit 55); 511 run.
   gnuplot home    gnuplot runs with -d: a ~/.gnuplot in HOME (a shared directory in some containers and batch jobs)
@@ -130,7 +130,8 @@ def case_options_files(d):
         kind = "%s %s on %d rank(s)" % (" ".join(args)[:60], env or "", ranks)
         print("%s: exit %s, %s" % (kind, rc, errors or out[-200:]))
         check(rc == 1 and len(errors) == 1 and want in errors[0],
-              "%s: exit %s, %s (want '%s'; before: a hang, SIGSEGV or PETSc's trace)" % (kind, rc, errors, want))
+              "%s: exit %s, %s (want '%s'; before: a hang, SIGSEGV, PETSc's trace; the size cap and a YAML"
+              " /dev/zero, read as empty, are new)" % (kind, rc, errors, want))
     rc, out = hamshoot(base + ["-options_file", "ok.opts"], d)
     check(rc == 0 and "N = 12" in out, "a regular options file: exit %d\n%s" % (rc, out[-300:]))
     rc, out = hamshoot(base + ["-N", "10", "-options_file", "k506.opts"], d)  # 511 distinct keys: PETSc holds them
