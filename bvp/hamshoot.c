@@ -583,7 +583,7 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
   return !all.ok;
 }
 
-#define HS_OPTIONS_FILE_MAX (1 << 20) /* an options file of more than 1 MiB is refused (PETSc reads it whole, rank 0) */
+#define HS_OPTIONS_FILE_MAX (1 << 20) /* an options file over 1 MiB is refused (PETSc reads it whole on rank 0) */
 #define HS_OPTIONS_FILE_DEPTH 8       /* options files named inside options files, at most this deep */
 #define HS_OPTIONS_MAX 511 /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
 
@@ -633,8 +633,8 @@ static int CheckOptionsFile(OptionsSeen *o, const char *key, const char *path, i
   if (depth >= HS_OPTIONS_FILE_DEPTH || !strcasecmp(key + strlen(key) - 4, "yaml")) { /* YAML: keys not counted */
     fclose(f);
     if (depth >= HS_OPTIONS_FILE_DEPTH)
-      snprintf(o->msg, o->len, "%s %s: options files named inside options files more than %d deep (a loop?)", key,
-               path, HS_OPTIONS_FILE_DEPTH);
+      snprintf(o->msg, o->len, "%s %s: options files named inside options files more than %d deep (a loop?)", key, path,
+               HS_OPTIONS_FILE_DEPTH);
     return depth >= HS_OPTIONS_FILE_DEPTH;
   }
   if (!(text = malloc(HS_OPTIONS_FILE_MAX + 1))) {

@@ -363,7 +363,7 @@ static double Apply(int op, double a, double b, double x, double c)
 static int IsC(const HsExpr *ex, int id, double c) { return ex->node[id].op == OP_CONST && ex->node[id].c == c; }
 
 static int Mk(HsExpr *ex, int op, int a, int b, int x, double c);
-static int ConstantErr(HsExpr *ex, double c, double err);
+static int    ConstantErr(HsExpr *ex, double c, double err);
 static double FoldErr(int op, const Node *a, const Node *b, double x, double c);
 
 /* Canonical operand order of commutative operations: constants first, then by id. */
@@ -1295,7 +1295,7 @@ static void RunBound(double *v, double *e, const Ins *in)
 static double FoldErr(int op, const Node *a, const Node *b, double x, double c)
 {
   double v[4] = {a->c, b ? b->c : 0, x, 0}, e[4] = {a->err, b ? b->err : 0, 0, 0};
-  Ins    in   = {op, 3, 0, 1, 2, c};
+  Ins    in = {op, 3, 0, 1, 2, c};
 
   RunBound(v, e, &in);
   return e[3];
@@ -1318,7 +1318,8 @@ int HsExprProgramEvalBound(HsExprProgram *p, const double *vars, double *out, do
   if (!v)
     return -1;
   memcpy(v, p->reg, (size_t)p->nreg * sizeof(double)); /* the constants, the parameters, the slow part's values */
-  for (int r = 0; r < p->nreg; r++) /* a folded constant's own bound (regerr) where it has one */
+  /* a folded constant's own bound (regerr) where it has one */
+  for (int r = 0; r < p->nreg; r++)
     e[r] = fmax(DBL_EPSILON / 2 * fabs(v[r]), p->regerr[r]);
   for (int k = 0; k < p->nfastvars; k++)
     v[p->vload[2 * k]] = vars[p->vload[2 * k + 1]], e[p->vload[2 * k]] = 0;

@@ -1227,8 +1227,9 @@ static PetscErrorCode CheckProblemText(HsSolver s, const char *dir, const char *
              "-hs_restart %s: the checkpoint belongs to another text of the problem '%s' (%s): another problem file "
              "of that name, or the file edited since (resume with the problem file of the interrupted run)",
              dir, s->prob->name,
-             !p ? "the checkpoint's is the built-in problem" : !s->prob->text_hash ? "this run's is the built-in one"
-                                                                                   : "their texts' hashes differ");
+             !p                    ? "the checkpoint's is the built-in problem"
+             : !s->prob->text_hash ? "this run's is the built-in one"
+                                   : "their texts' hashes differ");
   PetscFunctionReturn(0);
 }
 
