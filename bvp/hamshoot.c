@@ -590,7 +590,7 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
 /* The options seen before PetscInitialize (CheckOptionsFiles): the distinct keys so far (copies), and the message. */
 typedef struct {
   char  *key[HS_OPTIONS_MAX];
-  int    n, over;
+  int    n;
   char  *msg;
   size_t len;
 } OptionsSeen;
@@ -612,7 +612,7 @@ static int CountKey(OptionsSeen *o, const char *tok)
              "more than %d distinct options (on the command line, in PETSC_OPTIONS and in options files; the %s one "
              "among them): PETSc's options database holds %d, one of them hamshoot's own",
              HS_OPTIONS_MAX, tok, HS_OPTIONS_MAX + 1);
-    return o->over = 1;
+    return 1;
   }
   o->n++;
   return 0;
