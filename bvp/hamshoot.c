@@ -12,10 +12,12 @@
  * SIGTERM/SIGINT (a checkpoint is written, the previous output is left
  * intact; resume with -hs_restart); 4 ended by the watchdog (HsSetTermGrace);
  * 5 interrupted, but the checkpoint could not be written (Interrupted). */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "hsbvp.h"
@@ -581,6 +583,116 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
   return !all.ok;
 }
 
+#define HS_OPTIONS_FILE_MAX (1 << 20) /* an options file over 1 MiB is refused (PETSc reads it whole on rank 0) */
+#define HS_OPTIONS_FILE_DEPTH 8       /* options files named inside options files, at most this deep */
+#define HS_OPTIONS_MAX 511 /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
+
+/* The options seen before PetscInitialize (CheckOptionsFiles): the distinct keys so far (copies), and the message. */
+typedef struct {
+  char  *key[HS_OPTIONS_MAX];
+  int    n;
+  char  *msg;
+  size_t len;
+} OptionsSeen;
+
+static int CheckOptionsText(OptionsSeen *o, char *text, int depth);
+
+/* Counts tok if it is a key ('-' then a letter or '_', as PETSc parses them; case-insensitive) not seen before; 1 when
+ * that makes more than HS_OPTIONS_MAX (PETSc's database would be full: its "Out of memory ... Number of options 512"
+ * trace inside PetscInitialize and MPI_Abort, round 28). */
+static int CountKey(OptionsSeen *o, const char *tok)
+{
+  if (tok[0] != '-' || !(isalpha((unsigned char)tok[1]) || tok[1] == '_'))
+    return 0;
+  for (int i = 0; i < o->n; i++)
+    if (!strcasecmp(o->key[i], tok))
+      return 0;
+  if (o->n == HS_OPTIONS_MAX || !(o->key[o->n] = strdup(tok))) {
+    snprintf(o->msg, o->len,
+             "more than %d distinct options (on the command line, in PETSC_OPTIONS and in options files; the %s one "
+             "among them): PETSc's options database holds %d, one of them hamshoot's own",
+             HS_OPTIONS_MAX, tok, HS_OPTIONS_MAX + 1);
+    return 1;
+  }
+  o->n++;
+  return 0;
+}
+
+/* The options file path of key (-options_file, -options_file_yaml) before PETSc reads it: a regular file of at most
+ * HS_OPTIONS_FILE_MAX bytes (HsFileOpenRegular), its keys counted, and the options files it names in turn (PETSc
+ * reads -options_file inside a file too). 1 with a message if not. */
+static int CheckOptionsFile(OptionsSeen *o, const char *key, const char *path, int depth)
+{
+  FILE  *f = HsFileOpenRegular(path, key, HS_OPTIONS_FILE_MAX, o->msg, o->len);
+  char  *text;
+  size_t n;
+  int    bad;
+
+  if (!f)
+    return 1;
+  if (depth >= HS_OPTIONS_FILE_DEPTH || !strcasecmp(key + strlen(key) - 4, "yaml")) { /* YAML: keys not counted */
+    fclose(f);
+    if (depth >= HS_OPTIONS_FILE_DEPTH)
+      snprintf(o->msg, o->len, "%s %s: options files named inside options files more than %d deep (a loop?)", key, path,
+               HS_OPTIONS_FILE_DEPTH);
+    return depth >= HS_OPTIONS_FILE_DEPTH;
+  }
+  if (!(text = malloc(HS_OPTIONS_FILE_MAX + 1))) {
+    fclose(f);
+    return snprintf(o->msg, o->len, "%s %s: out of memory", key, path), 1;
+  }
+  n       = fread(text, 1, HS_OPTIONS_FILE_MAX, f);
+  text[n] = 0;
+  fclose(f);
+  bad = CheckOptionsText(o, text, depth + 1);
+  free(text);
+  return bad;
+}
+
+/* The keys of text (the tokens of PETSC_OPTIONS or of a file, '#' to the end of a line a comment) counted, and the
+ * options files it names checked by CheckOptionsFile. Modifies text. */
+static int CheckOptionsText(OptionsSeen *o, char *text, int depth)
+{
+  char *save = NULL, *tok, *prev = NULL;
+
+  for (char *c = strchr(text, '#'); c; c = strchr(c, '#'))
+    while (*c && *c != '\n')
+      *c++ = ' ';
+  for (tok = strtok_r(text, " \t\r\n", &save); tok; prev = tok, tok = strtok_r(NULL, " \t\r\n", &save))
+    if (CountKey(o, tok) || (prev && (!strcasecmp(prev, "-options_file") || !strcasecmp(prev, "-options_file_yaml")) &&
+                             CheckOptionsFile(o, prev, tok, depth)))
+      return 1;
+  return 0;
+}
+
+/* Before PetscInitialize: every options file named on the command line, in PETSC_OPTIONS or inside such a file is a
+ * regular file PETSc can read (round 28: -options_file of a FIFO or /dev/zero hung the run on rank 0 inside
+ * PetscInitialize, a directory or a missing file ended in PETSc's trace and MPI_Abort), and the distinct keys of all
+ * of them fit PETSc's database. 1 with a message if not. */
+static int CheckOptionsFiles(int argc, char **argv, char *msg, size_t len)
+{
+  const char  *env = getenv("PETSC_OPTIONS");
+  char        *text;
+  int          bad = 0;
+  OptionsSeen *o   = calloc(1, sizeof *o);
+
+  if (!o)
+    return snprintf(msg, len, "out of memory reading the options"), 1;
+  o->msg = msg, o->len = len;
+  for (int i = 1; i < argc && !bad; i++)
+    bad = CountKey(o, argv[i]) ||
+          (i + 1 < argc && (!strcasecmp(argv[i], "-options_file") || !strcasecmp(argv[i], "-options_file_yaml")) &&
+           CheckOptionsFile(o, argv[i], argv[i + 1], 0));
+  if (!bad && env && (text = strdup(env))) {
+    bad = CheckOptionsText(o, text, 0);
+    free(text);
+  }
+  for (int i = 0; i < o->n; i++)
+    free(o->key[i]);
+  free(o);
+  return bad;
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
@@ -597,12 +709,25 @@ int main(int argc, char **argv)
      -start_in_debugger runs a program: the sixth security review). Options come from the command line and
      PETSC_OPTIONS only (docs/reliability.md). */
   PetscCall(PetscOptionsSetValue(NULL, "-skip_petscrc", NULL));
+  if (CheckOptionsFiles(argc, argv, hs_errmsg, sizeof hs_errmsg)) { /* one message, from rank 0 */
+    PetscMPIInt rank = 0;
+    if (MPI_Init(&argc, &argv) == MPI_SUCCESS)
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!rank)
+      fprintf(stderr, "hamshoot: error: %s\n", HsPrintable(hs_errmsg));
+    MPI_Finalize();
+    return 1;
+  }
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agree)); /* apart from every collective of the solve */
   PetscCall(HsInstallInterruptHandlers());
   PetscCall(PetscPushErrorHandler(CaptureError, NULL));
   ierr = Run(&o, &code);
   PetscCall(PetscPopErrorHandler());
+  /* PETSc's message for a value it could not read names the value, not the option: named here, on every rank (the
+     lowest failing one prints it), for every key PETSc reads (a failure of that rewrite leaves PETSc's message) */
+  if (ierr && HsOptionsNameValueError(hs_errmsg, sizeof hs_errmsg))
+    code = 1;
   if (AgreeOnFailure(agree, ierr != 0))
     code = 1;
   /* all ranks are here in the same state (AgreeOnFailure aborts otherwise): collective clean-up */

@@ -427,6 +427,7 @@ PetscErrorCode HsContinuationSetUp(HsContinuation c);
 PetscErrorCode HsOptionsCheckConsistent(MPI_Comm comm);
 PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[]);
 PetscErrorCode HsOptionsWarnUnused(MPI_Comm comm, const char prefix[]);
+PetscErrorCode HsOptionsNameValueError(char msg[], size_t len);
 PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char defer[]);
 PetscErrorCode HsOptionsString(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
                                const char man[], const char dflt[], char buf[], size_t len, PetscBool *set);

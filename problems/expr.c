@@ -61,6 +61,8 @@ typedef struct {
   double c;           /* OP_CONST: the value; OP_POWI: the exponent */
   int    fast;        /* depends on a fast variable */
   int    depth;       /* 1 + the largest depth of the operands (recursions over the graph go this deep) */
+  double err;         /* OP_CONST: a bound on the absolute round-off of c, half an ulp for a number of the text, the
+                         operations' for a constant folded from them (FoldErr; HsExprProgramEvalBound starts from it) */
 } Node;
 
 struct HsExpr_s {
@@ -140,8 +142,11 @@ static int Intern(HsExpr *ex, Node *n)
     return -1;
   k = HashKey(n) & (uint64_t)(ex->hcap - 1);
   while (ex->hash[k] >= 0) {
-    if (Same(&ex->node[ex->hash[k]], n))
+    if (Same(&ex->node[ex->hash[k]], n)) {
+      if (n->op == OP_CONST && !(ex->node[ex->hash[k]].err >= n->err)) /* one node for one value: the larger bound */
+        ex->node[ex->hash[k]].err = n->err;
       return ex->hash[k];
+    }
     k = (k + 1) & (uint64_t)(ex->hcap - 1);
   }
   if (ex->nnode == ex->cap) {
@@ -183,14 +188,21 @@ static int Intern(HsExpr *ex, Node *n)
 /*@ HsExprConstant - the node of the constant c (one node per value). Not collective. Returns the node, or -1 without memory. @*/
 int HsExprConstant(HsExpr *ex, double c)
 {
-  Node n = {OP_CONST, -1, -1, -1, c, 0, 0};
+  Node n = {OP_CONST, -1, -1, -1, c, 0, 0, DBL_EPSILON / 2 * fabs(c)}; /* as rounded from its decimal text */
+  return Intern(ex, &n);
+}
+
+/* The constant c whose round-off is bounded by err (a folded one: FoldErr). */
+static int ConstantErr(HsExpr *ex, double c, double err)
+{
+  Node n = {OP_CONST, -1, -1, -1, c, 0, 0, err};
   return Intern(ex, &n);
 }
 
 /*@ HsExprVariable - the node of variable v, 0 <= v < nvars. Not collective. Returns the node, or -1 (bad v, no memory). @*/
 int HsExprVariable(HsExpr *ex, int v)
 {
-  Node n = {OP_VAR, v, -1, -1, 0, 0, 0};
+  Node n = {OP_VAR, v, -1, -1, 0, 0, 0, 0};
   if (v < 0 || v >= ex->nvars)
     return -1;
   return Intern(ex, &n);
@@ -351,6 +363,8 @@ static double Apply(int op, double a, double b, double x, double c)
 static int IsC(const HsExpr *ex, int id, double c) { return ex->node[id].op == OP_CONST && ex->node[id].c == c; }
 
 static int Mk(HsExpr *ex, int op, int a, int b, int x, double c);
+static int    ConstantErr(HsExpr *ex, double c, double err);
+static double FoldErr(int op, const Node *a, const Node *b, double x, double c);
 
 /* Canonical operand order of commutative operations: constants first, then by id. */
 static int Later(const HsExpr *ex, int a, int b)
@@ -421,7 +435,10 @@ static int SimplifyMul(HsExpr *ex, Node *n)
     n->a = b, n->b = a;
   /* a constant times (constant times y): one product */
   if (ex->node[n->a].op == OP_CONST && ex->node[n->b].op == OP_MUL && ex->node[ex->node[n->b].a].op == OP_CONST)
-    return Mul(ex, HsExprConstant(ex, ex->node[n->a].c * ex->node[ex->node[n->b].a].c), ex->node[n->b].b);
+    return Mul(ex,
+               ConstantErr(ex, ex->node[n->a].c * ex->node[ex->node[n->b].a].c,
+                           FoldErr(OP_MUL, &ex->node[n->a], &ex->node[ex->node[n->b].a], 0, 0)),
+               ex->node[n->b].b);
   return NONE;
 }
 
@@ -480,7 +497,7 @@ static int SimplifyOther(HsExpr *ex, const Node *n)
  * where the operation uses it, or the result is -1 (an earlier failure). */
 static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
 {
-  Node n      = {op, a, b, x, c, 0, 0};
+  Node n      = {op, a, b, x, c, 0, 0, 0};
   int  binary = op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_POW || op == OP_ATAN2 ||
                op == OP_MIN || op == OP_MAX || op == OP_SEL;
   int    r;
@@ -492,10 +509,12 @@ static int Mk(HsExpr *ex, int op, int a, int b, int x, double c)
     n.x = -1;
   if (!binary)
     n.b = -1;
-  /* constant folding */
+  /* constant folding, with the round-off of the operations folded (FoldErr): (0.1 + 0.2 - 0.3) is 5.6e-17, all of it
+     round-off, which a bound of half an ulp of the result had called exact (issue 38, round 28) */
   if (HsExprIsConstant(ex, a, &ca) && (!binary || HsExprIsConstant(ex, b, &cb)) &&
       (op != OP_SEL || HsExprIsConstant(ex, x, &cx)))
-    return HsExprConstant(ex, Apply(op, ca, binary ? cb : 0, cx, c));
+    return ConstantErr(ex, Apply(op, ca, binary ? cb : 0, cx, c),
+                       FoldErr(op, &ex->node[a], binary ? &ex->node[b] : NULL, cx, c));
   r = op == OP_ADD ? SimplifyAdd(ex, &n) : op == OP_SUB ? SimplifySub(ex, &n) : op == OP_MUL ? SimplifyMul(ex, &n)
                                                                                              : SimplifyOther(ex, &n);
   return r == NONE ? Intern(ex, &n) : r;
@@ -967,6 +986,7 @@ typedef struct {
 
 struct HsExprProgram_s {
   double *reg;
+  double *regerr; /* the constants' round-off bounds (Node.err; 0 for the other registers) */
   Ins    *ins; /* slow part first, then fast */
   int     nslow, nfast, nout, nvload;
   int    *outreg;
@@ -1021,11 +1041,12 @@ int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgr
   }
   prog->nreg    = nreg;
   prog->reg     = calloc((size_t)nreg + 1, sizeof(double));
+  prog->regerr  = calloc((size_t)nreg + 1, sizeof(double));
   prog->ins     = malloc(((size_t)(prog->nslow + prog->nfast) + 1) * sizeof(Ins));
   prog->outreg  = malloc(((size_t)nout + 1) * sizeof(int));
   prog->fastout = malloc(((size_t)nout + 1) * sizeof(int));
   prog->vload   = malloc(2 * ((size_t)prog->nvload + 1) * sizeof(int));
-  if (!prog->reg || !prog->ins || !prog->outreg || !prog->fastout || !prog->vload)
+  if (!prog->reg || !prog->regerr || !prog->ins || !prog->outreg || !prog->fastout || !prog->vload)
     goto fail;
   prog->nout = nout;
   for (int i = 0; i < nout; i++) {
@@ -1050,7 +1071,7 @@ int HsExprProgramCreate(const HsExpr *ex, int nout, const int *outs, HsExprProgr
       if (!need[id])
         continue;
       if (n->op == OP_CONST) {
-        prog->reg[reg[id]] = n->c;
+        prog->reg[reg[id]] = n->c, prog->regerr[reg[id]] = n->err;
         continue;
       }
       if (n->op == OP_VAR)
@@ -1081,6 +1102,7 @@ void HsExprProgramDestroy(HsExprProgram **progp)
     return;
   p = *progp;
   free(p->reg);
+  free(p->regerr);
   free(p->ins);
   free(p->outreg);
   free(p->fastout);
@@ -1267,6 +1289,18 @@ static void RunBound(double *v, double *e, const Ins *in)
   e[in->d] = d == d ? d : INFINITY; /* NaN (0 * inf at a singular point): no bound */
 }
 
+/* The round-off bound of a constant folded from operation op on the constants a and b (b NULL for one operand; x the
+ * selector's value, c the operation's own constant), by the rules of RunBound from the operands' bounds (Node.err):
+ * what the program would have bounded had the operation been left in it. */
+static double FoldErr(int op, const Node *a, const Node *b, double x, double c)
+{
+  double v[4] = {a->c, b ? b->c : 0, x, 0}, e[4] = {a->err, b ? b->err : 0, 0, 0};
+  Ins    in = {op, 3, 0, 1, 2, c};
+
+  RunBound(v, e, &in);
+  return e[3];
+}
+
 /*@ HsExprProgramEvalBound - the outputs, as HsExprProgramEval computes them (the same operations, the same bits), and
     for each a first-order bound on its absolute round-off (running error analysis, RunBound): the fast variables are
     taken as exact (they are the point asked about), the constants and the parameters as rounded from their decimal
@@ -1284,8 +1318,9 @@ int HsExprProgramEvalBound(HsExprProgram *p, const double *vars, double *out, do
   if (!v)
     return -1;
   memcpy(v, p->reg, (size_t)p->nreg * sizeof(double)); /* the constants, the parameters, the slow part's values */
+  /* a folded constant's own bound (regerr) where it has one */
   for (int r = 0; r < p->nreg; r++)
-    e[r] = DBL_EPSILON / 2 * fabs(v[r]);
+    e[r] = fmax(DBL_EPSILON / 2 * fabs(v[r]), p->regerr[r]);
   for (int k = 0; k < p->nfastvars; k++)
     v[p->vload[2 * k]] = vars[p->vload[2 * k + 1]], e[p->vload[2 * k]] = 0;
   for (const Ins *in = p->ins; in < p->ins + p->nslow + p->nfast; in++) /* the slow part again, for its bounds */

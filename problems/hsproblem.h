@@ -141,6 +141,8 @@ typedef struct {
 /** A mechanical optimal-control problem (docs/theory.md section 4). */
 typedef struct HsProblem_s {
   char          name[HS_NAME_LEN];
+  unsigned long long text_hash;       /* a problem file's text, hashed (FNV-1a; HsProblemCreateFromText): another
+                                         file of the same name is another problem to -hs_restart; 0 built in */
   int           n;                    /* degrees of freedom; state dimension 2n (any n >= 1) */
   int           m;                    /* controls */
   double        T;                    /* horizon */

@@ -2451,6 +2451,16 @@ static int OcpPrescanLimits(FILE *fp, const char *path, int *n, int *npar, int *
   return HS_EPARSE;
 }
 
+/* FNV-1a of a problem file's text as given (the same bytes on every rank): HsProblem.text_hash, never 0. */
+static unsigned long long TextHash(const char *text, size_t len)
+{
+  unsigned long long h = 1469598103934665603ULL;
+
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+  return h ? h : 1;
+}
+
 /*@ HsProblemCreateFromText - a problem from the bytes of a problem file (docs/problem-format.md),
     as HsProblemCreateFromFile does.
 
@@ -2557,6 +2567,7 @@ int HsProblemCreateFromText(const char *path, const char *text, size_t len, HsPr
     HsProblemDestroy(&p);
     return ret == HS_ENOMEM && !over ? HS_ENOMEM : HS_EPARSE;
   }
+  p->text_hash = TextHash(text, len);
   *prob = p;
   return HS_SUCCESS;
 }

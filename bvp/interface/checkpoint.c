@@ -857,6 +857,8 @@ static int WriteJSON(FILE *f, void *ctx)
   fprintf(f, "  \"bvp_type\": \"%s\",\n  \"state_scheme\": \"%s\",\n  \"costate_scheme\": \"%s\",\n", type,
           HsSolverStateName(s), HsSolverCostateName(s));
   fprintf(f, "  \"unknowns\": %d,\n", (int)c->size);
+  if (s->prob->text_hash) /* a problem file's text: another file of the same name, or an edited one, is refused */
+    fprintf(f, "  \"problem_text\": \"FNV-1a %016llx\",\n", s->prob->text_hash);
   if (s->ckpt_layout[0])
     fprintf(f, "  \"layout\": \"%s\",\n", s->ckpt_layout);
   if (s->ckpt_coarse) /* -hs_extrapolate's coarse grid of this iterate: a restart solves the grids in order */
@@ -1218,6 +1220,29 @@ static PetscErrorCode Expect(MPI_Comm comm, const char *dir, const char *j, cons
   PetscFunctionReturn(0);
 }
 
+/* A problem file's text is the checkpoint's (its hash, problem_text): another file of the problem's name, or the file
+ * edited since, is another problem (round 28: a checkpoint of the built-in pendulum had resumed a file 'pendulum' of
+ * another T, end state and potential, without a word); a built-in problem and a file are never the same. */
+static PetscErrorCode CheckProblemText(HsSolver s, const char *dir, const char *j)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)s);
+  const char *p    = Member(j, "problem_text");
+  char        want[64];
+
+  PetscFunctionBeginUser;
+  if (!s->prob->text_hash && !p)
+    PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(want, sizeof want, "\"FNV-1a %016llx\"", s->prob->text_hash));
+  PetscCheck(s->prob->text_hash && p && !strncmp(p, want, strlen(want)), comm, PETSC_ERR_ARG_INCOMP,
+             "-hs_restart %s: the checkpoint belongs to another text of the problem '%s' (%s): another problem file "
+             "of that name, or the file edited since (resume with the problem file of the interrupted run)",
+             dir, s->prob->name,
+             !p                    ? "the checkpoint's is the built-in problem"
+             : !s->prob->text_hash ? "this run's is the built-in one"
+                                   : "their texts' hashes differ");
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0: iterate.bin (open as f) is what WriteIterate writes for size unknowns, every value finite; 0, or 1 with err
  * (a truncated file had failed VecLoad on rank 0 alone, the other ranks then aborted after 10 s; a NaN was found only
  * as a domain error of the first residual). */
@@ -1430,6 +1455,8 @@ PetscErrorCode HsSolverSetRestart(HsSolver s, const char dir[])
   PetscCall(Expect(comm, dir, j, "unknowns", want));
   if (s->ckpt_layout[0] || Member(j, "layout")) /* the same count of unknowns at other knots: another meaning */
     PetscCall(Expect(comm, dir, j, "layout", s->ckpt_layout));
+  PetscCall(CheckProblemText(s, dir, j));
+
   PetscCall(CheckParameters(s, dir, j));
   PetscCall(PetscSNPrintf(bin, sizeof bin, "%s/iterate.bin", dir));
   {

@@ -283,7 +283,10 @@ static int SpawnGnuplot(int dfd, const char *exe, const char *script, const char
   static const int           sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGXCPU, SIGPIPE};
   extern char              **environ;
   char                       var[32]; /* hs_tmp='.tmp.XXXXXX': the PNGs' temporaries (HS_GNUPLOT_PNG) */
-  char *const                argv[] = {(char *)"gnuplot", (char *)"-e", var, (char *)script, NULL};
+  /* -d: no gnuplotrc, no ~/.gnuplot: HOME may be a shared directory (/tmp in some containers and batch jobs), where
+     anyone could plant a .gnuplot whose `system` commands gnuplot would run as this user (round 28); the script sets
+     all it needs */
+  char *const                argv[] = {(char *)"gnuplot", (char *)"-d", (char *)"-e", var, (char *)script, NULL};
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t          at;
   sigset_t                   def;
