@@ -109,7 +109,7 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
 }
 
 #define HS_STRATEGY_STIFF_WEIGHT 1e-5 /* R_min below this: the strategy's continuation also moves log_weight */
-#define HS_STRATEGY_FALLBACKS 5       /* the attempts after the first (Attempt's cases) */
+#define HS_STRATEGY_FALLBACKS 6       /* the attempts after the first (Attempt's cases) */
 
 /* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
 static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
@@ -150,6 +150,77 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
   PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
   PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s)); /* cold */
   PetscCall(SNESLineSearchSetType(ls, old));
+  PetscFunctionReturn(0);
+}
+
+/* The second-order solution's rows (x_k, lambda_{k+1/2}) of N intervals as node rows (x_k, lambda_k) in place, for
+   conserving4's start (guess_nodal): lambda_k the mean of its two neighbouring midpoint values inside, linear
+   extrapolation of the first (last) two at t_0 (t_N). The second-order costates are O(h^2) from lambda(t_{k+1/2}),
+   so these are O(h^2) from lambda(t_k): without the shift, lambda_{k+1/2} taken as lambda_k is O(h) off. */
+static void MidpointToNodeCostates(PetscReal *rows, PetscInt N, PetscInt n)
+{
+  PetscInt w = 4 * n, d = 2 * n;
+
+  for (PetscInt i = d; i < w; i++) {
+    PetscReal prev = rows[i], first = rows[i], second = N >= 2 ? rows[w + i] : rows[i];
+    PetscReal last = rows[(N - 1) * w + i], before = N >= 2 ? rows[(N - 2) * w + i] : last;
+    for (PetscInt k = 1; k < N; k++) { /* lambda_k = (lambda_{k-1/2} + lambda_{k+1/2}) / 2 */
+      PetscReal here = rows[k * w + i];
+      rows[k * w + i] = (prev + here) / 2, prev = here;
+    }
+    rows[i]         = (3 * first - second) / 2;
+    rows[N * w + i] = (3 * last - before) / 2;
+  }
+}
+
+/* The second-order start (conserving4 only; *tried = PETSC_FALSE otherwise, and for a force f(q, u), which the
+   second-order scheme refuses): the same problem at the same N by the transcription with the second-order conserving
+   scheme (its own -hs_strategy auto, in what is left of -hs_strategy_time), then conserving4's Newton in s's own
+   formulation from that solution (its costates moved to the nodes, MidpointToNodeCostates). The stored guess of s is
+   replaced during that solve and put back after it. */
+static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
+{
+  HsSolver   t;
+  HsResults  r;
+  PetscReal *rows, T0 = s->prob->T;
+  PetscInt   N = s->N;
+  SavedGuess g;
+
+  PetscFunctionBeginUser;
+  *tried = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4 && !s->prob->ctrl);
+  if (!*tried)
+    PetscFunctionReturn(0);
+  PetscCall(HsSolverCreateGrid(s, N, &t));
+  PetscCall(HsSolverSetScheme(t, "conserving")); /* the grid's scheme was s's */
+  PetscCall(HsSolverSetStrategy(t, HS_STRATEGY_AUTO));
+  if (s->deadline > 0) /* -hs_strategy_time: the sub-solve's fallbacks get what is left (at least a moment) */
+    PetscCall(HsSolverSetStrategyTime(t, PetscMax(s->deadline - MPI_Wtime(), 1e-3)));
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCall(PetscMalloc1((N + 1) * 4 * s->prob->n, &rows));
+  if (r.converged)
+    PetscCall(HsSolverShareSolutionRows(t, rows));
+  PetscCall(HsSolverDestroy(&t));
+  if (s->prob->free_T) { /* the sub-solve moved a free T of the shared problem */
+    HsProblemSetFinalTime(s->prob, T0);
+    if (s->disc)
+      (void)HsDiscSetHorizon(s->disc);
+  }
+  if (!r.converged) { /* the attempt fails in the second-order solve: its status stands for the attempt */
+    PetscCall(PetscStrncpy(s->res.status, r.status, sizeof s->res.status));
+    PetscCall(PetscStrncpy(s->reached, "the second-order solve did not converge", sizeof s->reached));
+    s->res.converged = PETSC_FALSE, s->res.newton_iterations = r.newton_iterations;
+    PetscCall(PetscFree(rows));
+    PetscFunctionReturn(0);
+  }
+  MidpointToNodeCostates(rows, N, s->prob->n);
+  PetscCall(SaveGuess(s, &g));
+  PetscCall(HsSolverSetInitialGuess(s, N, rows));
+  s->guess_T = s->prob->free_T ? r.T : 0, s->guess_nodal = PETSC_TRUE;
+  PetscCall(ColdStart(s));
+  PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s));
+  PetscCall(EndGuess(s, &g, PETSC_TRUE));
+  PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
 
@@ -323,9 +394,13 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
     PetscCall(TryLineSearchL2(s, tried));
     break;
   case 1:
-    PetscCall(TryGridSequencing(s, name, len, tried));
+    PetscCall(PetscStrncpy(name, "second-order start", len));
+    PetscCall(TrySecondOrder(s, tried));
     break;
   case 2:
+    PetscCall(TryGridSequencing(s, name, len, tried));
+    break;
+  case 3:
     PetscCall(PetscStrncpy(name, "direct guess", len));
     *tried =
         (PetscBool)(s->guess_type != HS_GUESS_DIRECT && !s->prob->ctrl); /* the first attempt was this one; the
@@ -338,7 +413,7 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
       *tried = PETSC_FALSE;
       break;
     }
-    PetscCall(TryContinuation(s, (PetscBool)(i == 4), name, len, tried));
+    PetscCall(TryContinuation(s, (PetscBool)(i == 5), name, len, tried));
   }
   PetscFunctionReturn(0);
 }
