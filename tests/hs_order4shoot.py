@@ -295,3 +295,38 @@ def t_order4shoot_arm():
             check(dJ <= 1e-12 * abs(tr["J"]), "manipulator3 M=%d ranks=%d: J differs by %.2e" % (M, ranks, dJ))
             check(dx <= 1e-9, "manipulator3 M=%d ranks=%d: trajectory differs by %.2e" % (M, ranks, dx))
             check(rel_spread(s) <= 1e-12, "manipulator3 M=%d ranks=%d: H spread %.2e" % (M, ranks, rel_spread(s)))
+
+
+def t_order4shoot_second_order_start():
+    """-hs_strategy auto's second-order start (bvp/drivers/strategy.c): single shooting (M = 1) with conserving4 from
+    the default guess, where every other fallback failed before it (docs/theory.md section 8.1, "Audit": the crane
+    in natural coordinates at N = 40, tests/data/satellite_euler_spin.ocp at N = 20). Newton alone fails there (it
+    still must: else this test would not exercise the fallback); -hs_strategy auto converges by the attempt named
+    "second-order start", and to conserving4's own discrete solution: J equals the transcription's (from the default
+    guess, no fallback) and M = 4 shooting's to 1e-12 relative, every node value to the transcription's within 1e-8
+    relative (measured 2.2e-11 on the crane, 1.3e-9 on the satellite, whose Newton stops at its noise floor: there
+    M = 4 and the transcription, both from the default guess, differ by 5.9e-10), H's spread at round-off (<= 1e-12
+    relative)."""
+    for prob, N in ((os.path.join(os.path.dirname(os.path.dirname(DATA)), "problems", "crane_natural.ocp"), 40),
+                    (os.path.join(DATA, "satellite_euler_spin.ocp"), 20)):
+        name = os.path.basename(prob)
+        shoot = ["-hs_scheme", "conserving4", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"]
+        s, _, _ = run(["-problem", prob, "-N", str(N), "-hs_strategy", "newton"] + shoot + QUIET, expect_rc=None)
+        check(s is not None and not s["converged"], "%s: Newton alone converged (the case no longer needs a fallback)"
+              % name)
+        s = solve(prob, N, 1)
+        tr = solve(prob, N)
+        m4 = solve(prob, N, 4)
+        if not (s and tr and m4):
+            continue
+        names = [a["name"] for a in s["strategy"]["attempts"]]
+        dx, nk = traj_diff(s, tr)
+        print("%s N=%d M=1: J %.13g (transcription %.13g, M=4 %.13g), trajectory %.1e over %d columns, H spread %.1e, "
+              "attempts %s" % (name, N, s["J"], tr["J"], m4["J"], dx, nk, rel_spread(s),
+                               [(a["name"], a["status"], a["newton_iterations"]) for a in s["strategy"]["attempts"]]))
+        check(s["strategy"]["used"] == "second-order start" and "second-order start" in names,
+              "%s: converged by %s, attempts %s (before: no fallback converged)" % (name, s["strategy"]["used"], names))
+        check(abs(s["J"] - tr["J"]) <= 1e-12 * abs(tr["J"]) and abs(s["J"] - m4["J"]) <= 1e-12 * abs(tr["J"]),
+              "%s: J %.15g, transcription %.15g, M=4 %.15g" % (name, s["J"], tr["J"], m4["J"]))
+        check(len(s["_rows"]) == N + 1 and nk >= 3 and dx <= 1e-8, "%s: trajectory differs by %.2e" % (name, dx))
+        check(rel_spread(s) <= 1e-12, "%s: H spread %.2e" % (name, rel_spread(s)))
