@@ -7,7 +7,10 @@ does not do is refused or diagnosed.
 """
 import math
 import os
+import re
+import tempfile
 
+from hs_reliability import stop_on
 from hs_util import check, jacobian_ratios, run
 
 PENDULUM_JINF = 6.436944438855  # docs/theory.md section 4.1 (independent: tests/crosscheck)
@@ -330,3 +333,27 @@ def t_order4shoot_second_order_start():
               "%s: J %.15g, transcription %.15g, M=4 %.15g" % (name, s["J"], tr["J"], m4["J"]))
         check(len(s["_rows"]) == N + 1 and nk >= 3 and dx <= 1e-8, "%s: trajectory differs by %.2e" % (name, dx))
         check(rel_spread(s) <= 1e-12, "%s: H spread %.2e" % (name, rel_spread(s)))
+
+
+def t_order4shoot_second_order_stopped():
+    """SIGTERM during the second-order start's sub-solve (the second-order transcription of
+    tests/data/satellite_euler_spin.ocp at N = 400, a few seconds; conserving4 single shooting, whose Newton and l2
+    line search fail first), 1 and 2 ranks: the run ends interrupted with status 5 (nothing of the stop to resume), the
+    message names the fallback, no output, and nothing is solved after it (no conserving4 Newton from its solution, no
+    later fallback)."""
+    trigger = "strategy: second-order start:"
+    for ranks in (1, 2):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, sent = stop_on(["-problem", os.path.join(DATA, "satellite_euler_spin.ocp"), "-N", "400",
+                                     "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting", "-hs_shoot_segments",
+                                     "1", "-hs_monitor", "-o", "o"] + QUIET, d, ranks, trigger)
+            after = out[out.find(trigger):] if sent else ""
+            files = os.listdir(os.path.join(d, "o")) if os.path.isdir(os.path.join(d, "o")) else []
+            print("%d rank(s): exit %d, %s" % (ranks, rc, after.strip().replace("\n", " | ")[-400:]))
+            check(sent, "%d rank(s): the fallback never started\n%s" % (ranks, out[-600:]))
+            check(rc == 5 and "interrupted: signal received during the fallback 'second-order start'" in out
+                  and not files and "error" not in out, "%d rank(s): exit %d, files %s\n%s" % (ranks, rc, files,
+                                                                                               out[-600:]))
+            solved_on = re.search(r"Newton +\d+ +\|F\|", after) or "grid sequencing" in after
+            check(not solved_on and "start converged" not in after,
+                  "%d rank(s): solved on after the stop\n%s" % (ranks, after[-600:]))

@@ -190,6 +190,11 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
   *tried = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4 && !s->prob->ctrl);
   if (!*tried)
     PetscFunctionReturn(0);
+  if (s->monitor) /* the sub-solve prints nothing, and may take longer than the solve that follows it */
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                          "  strategy: second-order start: the second-order scheme by the transcription at N = %" PetscInt_FMT
+                          ", then conserving4 from its solution\n",
+                          N));
   PetscCall(HsSolverCreateGrid(s, N, &t));
   PetscCall(HsSolverSetScheme(t, "conserving")); /* the grid's scheme was s's */
   PetscCall(HsSolverSetStrategy(t, HS_STRATEGY_AUTO));
@@ -208,7 +213,7 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
   }
   if (!r.converged) { /* the attempt fails in the second-order solve: its status stands for the attempt */
     PetscCall(PetscStrncpy(s->res.status, r.status, sizeof s->res.status));
-    PetscCall(PetscStrncpy(s->reached, "the second-order solve did not converge", sizeof s->reached));
+    PetscCall(PetscStrncpy(s->reached, "in the second-order solve", sizeof s->reached));
     s->res.converged = PETSC_FALSE, s->res.newton_iterations = r.newton_iterations;
     PetscCall(PetscFree(rows));
     PetscFunctionReturn(0);
