@@ -7,6 +7,11 @@
  *   l2 line search        Newton with SNES's l2 line search (a secant minimization of ||F||^2 along
  *                         the step), which copes with the large costates of the first iterations
  *                         better than backtracking on the manipulators
+ *   second-order start    -hs_scheme conserving4 only (not for a force f(q, u), which the second-order scheme
+ *                         refuses): the same problem at the same N by the transcription with the second-order
+ *                         conserving scheme (by its own -hs_strategy auto, with what is left of -hs_strategy_time),
+ *                         then conserving4's Newton in its own formulation from that solution, the costates
+ *                         moved from the interval midpoints to the nodes (TrySecondOrder)
  *   grid sequencing       Newton at N/2^L (the coarsest level with at least HS_STRATEGY_COARSEST_N
  *                         intervals), then at each finer grid from the coarser solution interpolated
  *                         in time, then at N
@@ -24,6 +29,19 @@
  *                         where it fails, after reach from the default guess)
  *
  * and stops at the first that converges.
+ *
+ * The second-order start comes right after the l2 line search: that one is a single Newton solve of the same scheme
+ * from the same start (the cheapest retry, and where it converges it lands where the user's start leads), while the
+ * second-order start costs a second-order solve (a third of conserving4's unknowns per interval) and one conserving4
+ * Newton from an O(h^2) start (5-9 iterations in the audit's cases), less than grid sequencing's several conserving4
+ * solves, and it lands conserving4 on the extremal the second-order scheme finds from the same default guess.
+ * Transcription for the sub-solve whatever the formulation of s: the second-order discrete solution is the same by
+ * shooting and transcription (docs/shooting.md), and the transcription's basin is the larger (issue 43's audit: every
+ * case where conserving4's single shooting failed, the second-order transcription converged from the default guess;
+ * shooting's own start, -hs_shoot_init transcription, is such a solve too). Where conserving4 fails on a problem and the
+ * second-order Newton fails on it as well, the sub-solve's own fallbacks run (grid sequencing, the direct guess,
+ * continuation of the second-order scheme): bounded like the rest, and by -hs_strategy_time. A signal during the
+ * sub-solve stops it (a sub-solver writes no checkpoint) and ends the run interrupted as any fallback's (status 5).
  *
  * Bounded work: each attempt's loops are bounded in number (Newton by its -snes_max_it, the homotopy by
  * HS_HOMOTOPY_MAX_STEPS and HS_HOMOTOPY_MIN_STEP, a continuation stage by HS_CONTINUATION_MAX_SOLVES and its halvings),
