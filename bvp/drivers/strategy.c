@@ -33,12 +33,13 @@
  * The second-order start comes right after the l2 line search: that one is a single Newton solve of the same scheme
  * from the same start (the cheapest retry, and where it converges it lands where the user's start leads), while the
  * second-order start costs a second-order solve (a third of conserving4's unknowns per interval) and one conserving4
- * Newton from an O(h^2) start (5-9 iterations in the audit's cases), less than grid sequencing's several conserving4
+ * Newton from an O(h^2) start (4-9 iterations in the audit's cases), less than grid sequencing's several conserving4
  * solves, and it lands conserving4 on the extremal the second-order scheme finds from the same default guess.
  * Transcription for the sub-solve whatever the formulation of s: the second-order discrete solution is the same by
  * shooting and transcription (docs/shooting.md), and the transcription's basin is the larger (issue 43's audit: every
- * case where conserving4's single shooting failed, the second-order transcription converged from the default guess;
- * shooting's own start, -hs_shoot_init transcription, is such a solve too). Where conserving4 fails on a problem and the
+ * case where conserving4's single shooting failed, the second-order transcription converged by -hs_strategy auto from
+ * the default guess; shooting's own start, -hs_shoot_init transcription, is such a solve too). The sub-solve starts
+ * from the first attempt's start (the stored guess, else the default one). Where conserving4 fails on a problem and the
  * second-order Newton fails on it as well, the sub-solve's own fallbacks run (grid sequencing, the direct guess,
  * continuation of the second-order scheme): bounded like the rest, and by -hs_strategy_time. A signal during the
  * sub-solve stops it (a sub-solver writes no checkpoint) and ends the run interrupted as any fallback's (status 5).
@@ -216,6 +217,10 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
   PetscCall(HsSolverCreateGrid(s, N, &t));
   PetscCall(HsSolverSetScheme(t, "conserving")); /* the grid's scheme was s's */
   PetscCall(HsSolverSetStrategy(t, HS_STRATEGY_AUTO));
+  if (s->guess) { /* from the same start as the first attempt: the stored guess (-hs_init, a caller's), else the default */
+    PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
+    t->guess_T = s->guess_T, t->guess_nodal = s->guess_nodal;
+  }
   if (s->deadline > 0) /* -hs_strategy_time: the sub-solve's fallbacks get what is left (at least a moment) */
     PetscCall(HsSolverSetStrategyTime(t, PetscMax(s->deadline - MPI_Wtime(), 1e-3)));
   PetscCall(HsSolverSolve(t));
