@@ -134,7 +134,7 @@ typedef struct {
 #define HS_EXTREMAL_MAX_VARIABLES 10000 /* -hs_check_extremal auto: N (m + 2n) at most this */
 
 /** One attempt of the solve strategy (HsSolverSetStrategy, bvp/drivers/strategy.c): what it was, how it ended. */
-#define HS_STRATEGY_MAX_ATTEMPTS 6
+#define HS_STRATEGY_MAX_ATTEMPTS 7
 typedef struct {
   char      name[96];   /* "newton", "l2 line search", "grid sequencing from N = 10", "direct guess", "continuation in reach" */
   char      status[64]; /* the stopping reason of its last Newton solve */

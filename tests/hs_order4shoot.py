@@ -7,7 +7,10 @@ does not do is refused or diagnosed.
 """
 import math
 import os
+import re
+import tempfile
 
+from hs_reliability import stop_on
 from hs_util import check, jacobian_ratios, run
 
 PENDULUM_JINF = 6.436944438855  # docs/theory.md section 4.1 (independent: tests/crosscheck)
@@ -295,3 +298,69 @@ def t_order4shoot_arm():
             check(dJ <= 1e-12 * abs(tr["J"]), "manipulator3 M=%d ranks=%d: J differs by %.2e" % (M, ranks, dJ))
             check(dx <= 1e-9, "manipulator3 M=%d ranks=%d: trajectory differs by %.2e" % (M, ranks, dx))
             check(rel_spread(s) <= 1e-12, "manipulator3 M=%d ranks=%d: H spread %.2e" % (M, ranks, rel_spread(s)))
+
+
+def t_order4shoot_second_order_start():
+    """-hs_strategy auto's second-order start (bvp/drivers/strategy.c): single shooting (M = 1) with conserving4 from
+    the default guess, where every other fallback failed before it (docs/theory.md section 8.1, "Audit": the crane
+    in natural coordinates at N = 40, tests/data/satellite_euler_spin.ocp at N = 20). Newton alone fails there (it
+    still must: else this test would not exercise the fallback); -hs_strategy auto converges by the attempt named
+    "second-order start", and to conserving4's own discrete solution, checked against a solve that does not use that
+    fallback: the transcription by Newton alone (-hs_strategy newton) from the default guess (the crane) or from the
+    direct guess (the satellite, -hs_initial_guess direct: IPOPT's direct solution): J equal to 1e-12 relative, every
+    node value within 1e-8 relative (measured 2.2e-11 on the crane, 1.5e-10 on the satellite, whose Newton stops at
+    its noise floor: M = 4 and the transcription differ by 5.9e-10 there), H's spread at round-off (<= 1e-12
+    relative); M = 4 shooting by -hs_strategy auto gives the same J (1e-12). The satellite's second-order solve itself
+    converges only through its own direct guess (IPOPT): skipped under HS_SANITIZED (tools/sanitize.sh), where the
+    crane runs."""
+    cases = [(os.path.join(os.path.dirname(os.path.dirname(DATA)), "problems", "crane_natural.ocp"), 40, [])]
+    if not os.environ.get("HS_SANITIZED"):
+        cases.append((os.path.join(DATA, "satellite_euler_spin.ocp"), 20, ["-hs_initial_guess", "direct"]))
+    for prob, N, start in cases:
+        name = os.path.basename(prob)
+        shoot = ["-hs_scheme", "conserving4", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"]
+        s, _, _ = run(["-problem", prob, "-N", str(N), "-hs_strategy", "newton"] + shoot + QUIET, expect_rc=None)
+        check(s is not None and not s["converged"], "%s: Newton alone converged (the case no longer needs a fallback)"
+              % name)
+        s = solve(prob, N, 1)
+        tr = solve(prob, N, extra=["-hs_strategy", "newton"] + start)
+        m4 = solve(prob, N, 4)
+        if not (s and tr and m4):
+            continue
+        names = [a["name"] for a in s["strategy"]["attempts"]]
+        dx, nk = traj_diff(s, tr)
+        print("%s N=%d M=1: J %.13g (transcription %.13g by %s, M=4 %.13g), trajectory %.1e over %d columns, H spread "
+              "%.1e, attempts %s" % (name, N, s["J"], tr["J"], tr["strategy"]["used"], m4["J"], dx, nk, rel_spread(s),
+                                     [(a["name"], a["status"], a["newton_iterations"])
+                                      for a in s["strategy"]["attempts"]]))
+        check(s["strategy"]["used"] == "second-order start" and "second-order start" in names,
+              "%s: converged by %s, attempts %s (before: no fallback converged)" % (name, s["strategy"]["used"], names))
+        check(len(tr["strategy"]["attempts"]) == 1, "%s: the reference used fallbacks" % name)
+        check(abs(s["J"] - tr["J"]) <= 1e-12 * abs(tr["J"]) and abs(s["J"] - m4["J"]) <= 1e-12 * abs(tr["J"]),
+              "%s: J %.15g, transcription %.15g, M=4 %.15g" % (name, s["J"], tr["J"], m4["J"]))
+        check(len(s["_rows"]) == N + 1 and nk >= 3 and dx <= 1e-8, "%s: trajectory differs by %.2e" % (name, dx))
+        check(rel_spread(s) <= 1e-12, "%s: H spread %.2e" % (name, rel_spread(s)))
+
+
+def t_order4shoot_second_order_stopped():
+    """SIGTERM during the second-order start's sub-solve (the second-order transcription of
+    tests/data/satellite_euler_spin.ocp at N = 400, a few seconds; conserving4 single shooting, whose Newton and l2
+    line search fail first), 1 and 2 ranks: the run ends interrupted with status 5 (nothing of the stop to resume), the
+    message names the fallback, no output, and nothing is solved after it (no conserving4 Newton from its solution, no
+    later fallback)."""
+    trigger = "strategy: second-order start:"
+    for ranks in (1, 2):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, sent = stop_on(["-problem", os.path.join(DATA, "satellite_euler_spin.ocp"), "-N", "400",
+                                     "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting", "-hs_shoot_segments",
+                                     "1", "-hs_monitor", "-o", "o"] + QUIET, d, ranks, trigger)
+            after = out[out.find(trigger):] if sent else ""
+            files = os.listdir(os.path.join(d, "o")) if os.path.isdir(os.path.join(d, "o")) else []
+            print("%d rank(s): exit %d, %s" % (ranks, rc, after.strip().replace("\n", " | ")[-400:]))
+            check(sent, "%d rank(s): the fallback never started\n%s" % (ranks, out[-600:]))
+            check(rc == 5 and "interrupted: signal received during the fallback 'second-order start'" in out
+                  and not files and "error" not in out, "%d rank(s): exit %d, files %s\n%s" % (ranks, rc, files,
+                                                                                               out[-600:]))
+            solved_on = re.search(r"Newton +\d+ +\|F\|", after) or "grid sequencing" in after
+            check(not solved_on and "start converged" not in after,
+                  "%d rank(s): solved on after the stop\n%s" % (ranks, after[-600:]))

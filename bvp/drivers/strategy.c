@@ -7,6 +7,11 @@
  *   l2 line search        Newton with SNES's l2 line search (a secant minimization of ||F||^2 along
  *                         the step), which copes with the large costates of the first iterations
  *                         better than backtracking on the manipulators
+ *   second-order start    -hs_scheme conserving4 only (not for a force f(q, u), which the second-order scheme
+ *                         refuses): the same problem at the same N by the transcription with the second-order
+ *                         conserving scheme (by its own -hs_strategy auto, with what is left of -hs_strategy_time),
+ *                         then conserving4's Newton in its own formulation from that solution, the costates
+ *                         moved from the interval midpoints to the nodes (TrySecondOrder)
  *   grid sequencing       Newton at N/2^L (the coarsest level with at least HS_STRATEGY_COARSEST_N
  *                         intervals), then at each finer grid from the coarser solution interpolated
  *                         in time, then at N
@@ -24,6 +29,20 @@
  *                         where it fails, after reach from the default guess)
  *
  * and stops at the first that converges.
+ *
+ * The second-order start comes right after the l2 line search: that one is a single Newton solve of the same scheme
+ * from the same start (the cheapest retry, and where it converges it lands where the user's start leads), while the
+ * second-order start costs a second-order solve (a third of conserving4's unknowns per interval) and one conserving4
+ * Newton from an O(h^2) start (4-9 iterations in the audit's cases), less than grid sequencing's several conserving4
+ * solves, and it lands conserving4 on the extremal the second-order scheme finds from the same default guess.
+ * Transcription for the sub-solve whatever the formulation of s: the second-order discrete solution is the same by
+ * shooting and transcription (docs/shooting.md), and the transcription's basin is the larger (issue 43's audit: every
+ * case where conserving4's single shooting failed, the second-order transcription converged by -hs_strategy auto from
+ * the default guess; shooting's own start, -hs_shoot_init transcription, is such a solve too). The sub-solve starts
+ * from the first attempt's start (the stored guess, else the default one). Where conserving4 fails on a problem and the
+ * second-order Newton fails on it as well, the sub-solve's own fallbacks run (grid sequencing, the direct guess,
+ * continuation of the second-order scheme): bounded like the rest, and by -hs_strategy_time. A signal during the
+ * sub-solve stops it (a sub-solver writes no checkpoint) and ends the run interrupted as any fallback's (status 5).
  *
  * Bounded work: each attempt's loops are bounded in number (Newton by its -snes_max_it, the homotopy by
  * HS_HOMOTOPY_MAX_STEPS and HS_HOMOTOPY_MIN_STEP, a continuation stage by HS_CONTINUATION_MAX_SOLVES and its halvings),
@@ -109,7 +128,7 @@ static PetscErrorCode EndGuess(HsSolver s, SavedGuess *g, PetscBool restore)
 }
 
 #define HS_STRATEGY_STIFF_WEIGHT 1e-5 /* R_min below this: the strategy's continuation also moves log_weight */
-#define HS_STRATEGY_FALLBACKS 5       /* the attempts after the first (Attempt's cases) */
+#define HS_STRATEGY_FALLBACKS 6       /* the attempts after the first (Attempt's cases) */
 
 /* Appends to a[*na] the attempt that ended now (it began at t0), with the results it left. */
 static PetscErrorCode Record(HsSolver s, HsAttempt *a, PetscInt *na, const char *name, PetscReal t0)
@@ -150,6 +169,86 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
   PetscCall(SNESLineSearchSetType(ls, SNESLINESEARCHL2));
   PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s)); /* cold */
   PetscCall(SNESLineSearchSetType(ls, old));
+  PetscFunctionReturn(0);
+}
+
+/* The second-order solution's rows (x_k, lambda_{k+1/2}) of N intervals as node rows (x_k, lambda_k) in place, for
+   conserving4's start (guess_nodal): lambda_k the mean of its two neighbouring midpoint values inside, linear
+   extrapolation of the first (last) two at t_0 (t_N). The second-order costates are O(h^2) from lambda(t_{k+1/2}),
+   so these are O(h^2) from lambda(t_k): without the shift, lambda_{k+1/2} taken as lambda_k is O(h) off. */
+static void MidpointToNodeCostates(PetscReal *rows, PetscInt N, PetscInt n)
+{
+  PetscInt w = 4 * n, d = 2 * n;
+
+  for (PetscInt i = d; i < w; i++) {
+    PetscReal prev = rows[i], first = rows[i], second = N >= 2 ? rows[w + i] : rows[i];
+    PetscReal last = rows[(N - 1) * w + i], before = N >= 2 ? rows[(N - 2) * w + i] : last;
+    for (PetscInt k = 1; k < N; k++) { /* lambda_k = (lambda_{k-1/2} + lambda_{k+1/2}) / 2 */
+      PetscReal here = rows[k * w + i];
+      rows[k * w + i] = (prev + here) / 2, prev = here;
+    }
+    rows[i]         = (3 * first - second) / 2;
+    rows[N * w + i] = (3 * last - before) / 2;
+  }
+}
+
+/* The second-order start (conserving4 only; *tried = PETSC_FALSE otherwise, and for a force f(q, u), which the
+   second-order scheme refuses): the same problem at the same N by the transcription with the second-order conserving
+   scheme (its own -hs_strategy auto, in what is left of -hs_strategy_time), then conserving4's Newton in s's own
+   formulation from that solution (its costates moved to the nodes, MidpointToNodeCostates). The stored guess of s is
+   replaced during that solve and put back after it. */
+static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
+{
+  HsSolver   t;
+  HsResults  r;
+  PetscReal *rows, T0 = s->prob->T;
+  PetscInt   N = s->N;
+  SavedGuess g;
+
+  PetscFunctionBeginUser;
+  *tried = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4 && !s->prob->ctrl);
+  if (!*tried)
+    PetscFunctionReturn(0);
+  if (s->monitor) /* the sub-solve prints nothing, and may take longer than the solve that follows it */
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
+                          "  strategy: second-order start: the second-order scheme by the transcription at N = %" PetscInt_FMT
+                          ", then conserving4 from its solution\n",
+                          N));
+  PetscCall(HsSolverCreateGrid(s, N, &t));
+  PetscCall(HsSolverSetScheme(t, "conserving")); /* the grid's scheme was s's */
+  PetscCall(HsSolverSetStrategy(t, HS_STRATEGY_AUTO));
+  if (s->guess) { /* from the same start as the first attempt: the stored guess (-hs_init, a caller's), else the default */
+    PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
+    t->guess_T = s->guess_T, t->guess_nodal = s->guess_nodal;
+  }
+  if (s->deadline > 0) /* -hs_strategy_time: the sub-solve's fallbacks get what is left (at least a moment) */
+    PetscCall(HsSolverSetStrategyTime(t, PetscMax(s->deadline - MPI_Wtime(), 1e-3)));
+  PetscCall(HsSolverSolve(t));
+  PetscCall(HsSolverGetResults(t, &r));
+  PetscCall(PetscMalloc1((N + 1) * 4 * s->prob->n, &rows));
+  if (r.converged)
+    PetscCall(HsSolverShareSolutionRows(t, rows));
+  PetscCall(HsSolverDestroy(&t));
+  if (s->prob->free_T) { /* the sub-solve moved a free T of the shared problem */
+    HsProblemSetFinalTime(s->prob, T0);
+    if (s->disc)
+      (void)HsDiscSetHorizon(s->disc);
+  }
+  if (!r.converged) { /* the attempt fails in the second-order solve: its status stands for the attempt */
+    PetscCall(PetscStrncpy(s->res.status, r.status, sizeof s->res.status));
+    PetscCall(PetscStrncpy(s->reached, "in the second-order solve", sizeof s->reached));
+    s->res.converged = PETSC_FALSE, s->res.newton_iterations = r.newton_iterations;
+    PetscCall(PetscFree(rows));
+    PetscFunctionReturn(0);
+  }
+  MidpointToNodeCostates(rows, N, s->prob->n);
+  PetscCall(SaveGuess(s, &g));
+  PetscCall(HsSolverSetInitialGuess(s, N, rows));
+  s->guess_T = s->prob->free_T ? r.T : 0, s->guess_nodal = PETSC_TRUE;
+  PetscCall(ColdStart(s));
+  PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s));
+  PetscCall(EndGuess(s, &g, PETSC_TRUE));
+  PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
 
@@ -323,9 +422,13 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
     PetscCall(TryLineSearchL2(s, tried));
     break;
   case 1:
-    PetscCall(TryGridSequencing(s, name, len, tried));
+    PetscCall(PetscStrncpy(name, "second-order start", len));
+    PetscCall(TrySecondOrder(s, tried));
     break;
   case 2:
+    PetscCall(TryGridSequencing(s, name, len, tried));
+    break;
+  case 3:
     PetscCall(PetscStrncpy(name, "direct guess", len));
     *tried =
         (PetscBool)(s->guess_type != HS_GUESS_DIRECT && !s->prob->ctrl); /* the first attempt was this one; the
@@ -338,7 +441,7 @@ static PetscErrorCode Attempt(HsSolver s, int i, char *name, size_t len, PetscBo
       *tried = PETSC_FALSE;
       break;
     }
-    PetscCall(TryContinuation(s, (PetscBool)(i == 4), name, len, tried));
+    PetscCall(TryContinuation(s, (PetscBool)(i == 5), name, len, tried));
   }
   PetscFunctionReturn(0);
 }
