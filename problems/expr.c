@@ -105,13 +105,19 @@ static uint64_t HashKey(const Node *n)
   h ^= ((uint64_t)(uint32_t)n->b + 0x85EBCA77C2B2AE63ULL) * 0x94D049BB133111EBULL;
   h ^= ((uint64_t)(uint32_t)n->x + 0x27D4EB2F165667C5ULL) * 0xC2B2AE3D27D4EB4FULL;
   h ^= cb * 0xFF51AFD7ED558CCDULL;
+  if (n->op == OP_CONST) { /* a constant's round-off bound is part of it (Same) */
+    uint64_t eb;
+    memcpy(&eb, &n->err, sizeof eb);
+    h ^= eb * 0xD6E8FEB86659FD93ULL;
+  }
   h ^= h >> 31;
   return h;
 }
 
 static int Same(const Node *u, const Node *v)
 {
-  return u->op == v->op && u->a == v->a && u->b == v->b && u->x == v->x && memcmp(&u->c, &v->c, sizeof u->c) == 0;
+  return u->op == v->op && u->a == v->a && u->b == v->b && u->x == v->x && memcmp(&u->c, &v->c, sizeof u->c) == 0 &&
+         (u->op != OP_CONST || memcmp(&u->err, &v->err, sizeof u->err) == 0);
 }
 
 static int Rehash(HsExpr *ex, int hcap)
@@ -142,11 +148,10 @@ static int Intern(HsExpr *ex, Node *n)
     return -1;
   k = HashKey(n) & (uint64_t)(ex->hcap - 1);
   while (ex->hash[k] >= 0) {
-    if (Same(&ex->node[ex->hash[k]], n)) {
-      if (n->op == OP_CONST && !(ex->node[ex->hash[k]].err >= n->err)) /* one node for one value: the larger bound */
-        ex->node[ex->hash[k]].err = n->err;
+    if (Same(&ex->node[ex->hash[k]], n)) /* a constant of one value but another bound is another node: sharing one with
+                                            the larger bound had loosened every other use of the value (a folded 2 of
+                                            bound 2.2 made a real rate 2e-3 y read as round-off; round 28's review) */
       return ex->hash[k];
-    }
     k = (k + 1) & (uint64_t)(ex->hcap - 1);
   }
   if (ex->nnode == ex->cap) {
@@ -185,7 +190,7 @@ static int Intern(HsExpr *ex, Node *n)
   return ex->nnode++;
 }
 
-/*@ HsExprConstant - the node of the constant c (one node per value). Not collective. Returns the node, or -1 without memory. @*/
+/*@ HsExprConstant - the node of the constant c (one node per value and round-off bound). Not collective. Returns the node, or -1 without memory. @*/
 int HsExprConstant(HsExpr *ex, double c)
 {
   Node n = {OP_CONST, -1, -1, -1, c, 0, 0, DBL_EPSILON / 2 * fabs(c)}; /* as rounded from its decimal text */

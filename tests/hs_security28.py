@@ -81,7 +81,10 @@ def case_folded_constant(d):
     test; a real one beside it is not."""
     refusal = "redundant terminal condition: p_y is conserved by the dynamics for any control"
     for pot, invariant in (("(0.1 + 0.2 - 0.3)*y", True), ("(sinh(0.5)^2 - cosh(0.5)^2 + 1)*y", True),
-                           ("(acos(cos(0.7)) - 0.7)*y", True), ("(0.1 + 0.2 - 0.3 + 1e-14)*y", False)):
+                           ("(acos(cos(0.7)) - 0.7)*y", True), ("(0.1 + 0.2 - 0.3 + 1e-14)*y", False),
+                           # a folded 2 of bound 2.2 beside the real rate's 2 (of 2e-3*y's derivative): one node for
+                           # both had given the 2 the larger bound and refused the real rate (the review of round 28)
+                           ("1e-3*y^2 + 0*(1e16 + 2 - 1e16)", False)):
         with open(os.path.join(d, "ro.ocp"), "w") as f:
             f.write(ROUNDOFF_OCP % pot)
         rc, out = hamshoot(["-problem", "ro.ocp", "-snes_max_it", "1", "-hs_strategy", "newton"] + QUIET, d)
