@@ -709,14 +709,26 @@ int main(int argc, char **argv)
      -start_in_debugger runs a program: the sixth security review). Options come from the command line and
      PETSC_OPTIONS only (docs/reliability.md). */
   PetscCall(PetscOptionsSetValue(NULL, "-skip_petscrc", NULL));
-  if (CheckOptionsFiles(argc, argv, hs_errmsg, sizeof hs_errmsg)) { /* one message, from rank 0 */
-    PetscMPIInt rank = 0;
-    if (MPI_Init(&argc, &argv) == MPI_SUCCESS)
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* MPI first, so that the options files are checked where PETSc reads them, on rank 0 alone (a file only rank 0's
+     node has, in a node-local /tmp, is PETSc's to read: checked on every rank it failed on the others, which left
+     rank 0 alone in PetscInitialize; the review of round 28), the verdict and its message broadcast; PETSc then
+     leaves MPI_Finalize to us (below). The thread level PetscInitialize would ask for. */
+  {
+    PetscMPIInt rank = 0, provided, bad = 0;
+    if (MPI_Init_thread(&argc, &argv, PETSC_MPI_THREAD_REQUIRED, &provided) != MPI_SUCCESS) {
+      fprintf(stderr, "hamshoot: error: MPI could not be initialized\n");
+      return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (!rank)
-      fprintf(stderr, "hamshoot: error: %s\n", HsPrintable(hs_errmsg));
-    MPI_Finalize();
-    return 1;
+      bad = CheckOptionsFiles(argc, argv, hs_errmsg, sizeof hs_errmsg);
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (bad) { /* one message, from rank 0 */
+      if (!rank)
+        fprintf(stderr, "hamshoot: error: %s\n", HsPrintable(hs_errmsg));
+      MPI_Finalize();
+      return 1;
+    }
   }
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agree)); /* apart from every collective of the solve */
@@ -736,5 +748,6 @@ int main(int argc, char **argv)
   HsProblemDestroy(&o.prob);
   PetscCallMPI(MPI_Comm_free(&agree));
   PetscCall(PetscFinalize());
+  MPI_Finalize(); /* ours, as MPI_Init_thread above was */
   return code;
 }

@@ -20,6 +20,8 @@ assertion marked (before: ...) failed on the code before its fix:
                   MPI_Abort; the 1 MiB cap is new: a 2 MB file was read, and a YAML /dev/zero read as empty); a regular file (with a '#' comment naming a FIFO) is read. More distinct keys than
                   PETSc's database holds (511 and hamshoot's one; 600 in a file, 512 on the command line) are refused
                   (before: PETSc's "Out of memory ... Number of options 512" trace and MPI_Abort, exit 55); 511 run.
+                  Checked on rank 0 alone, where PETSc reads them: a file only rank 0's working directory has is read
+                  on 2 ranks (before: rank 1 refused it alone and rank 0 hung in PetscInitialize).
   gnuplot home    gnuplot runs with -d: a ~/.gnuplot in HOME (a shared directory in some containers and batch jobs)
                   is not read: HOME holding one whose `system` command makes a file, -hs_study 3 makes no such file
                   and still writes study.png (before: the file was made). Skipped without gnuplot.
@@ -139,6 +141,23 @@ def case_options_files(d):
     check(rc == 0 and "N = 12" in out, "a regular options file: exit %d\n%s" % (rc, out[-300:]))
     rc, out = hamshoot(base + ["-N", "10", "-options_file", "k506.opts"], d)  # 511 distinct keys: PETSc holds them
     check(rc == 0, "511 distinct options: exit %d\n%s" % (rc, out[-300:]))
+    # checked where PETSc reads it, on rank 0 alone: a file only rank 0's directory has (a node-local /tmp) is read
+    # (two working directories, Open MPI's MPMD syntax; before: rank 1 refused it alone and rank 0 hung in
+    # PetscInitialize, the review of round 28)
+    for sub in ("r0", "r1"):
+        os.mkdir(os.path.join(d, sub))
+    shutil.copy(os.path.join(d, "ok.opts"), os.path.join(d, "r0", "ok.opts"))
+    app = [HAMSHOOT] + base + ["-options_file", "ok.opts"]
+    cmd = [MPIEXEC, "--oversubscribe", "-n", "1", "-wdir", os.path.join(d, "r0")] + app + \
+          [":", "-n", "1", "-wdir", os.path.join(d, "r1")] + app
+    try:
+        p = subprocess.run(cmd, env=ENV, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired:
+        rc, out = None, "(hung: killed after 30 s)"
+    print("an options file on rank 0's side only, 2 ranks: exit %s" % rc)
+    check(rc == 0 and "N = 12" in out, "an options file only rank 0 sees: exit %s (before: a hang)\n%s"
+          % (rc, out[-300:]))
 
 
 def case_gnuplot_home(d):
