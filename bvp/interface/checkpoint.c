@@ -1237,7 +1237,8 @@ static PetscErrorCode CheckProblemText(HsSolver s, const char *dir, const char *
              "-hs_restart %s: the checkpoint belongs to another text of the problem '%s' (%s): another problem file "
              "of that name, or the file edited since (resume with the problem file of the interrupted run)",
              dir, s->prob->name,
-             !p                    ? "the checkpoint's is the built-in problem"
+             !p                    ? "the checkpoint has no problem_text: the built-in problem's, or written by a "
+                                     "hamshoot before problem texts were recorded"
              : !s->prob->text_hash ? "this run's is the built-in one"
                                    : "their texts' hashes differ");
   PetscFunctionReturn(0);

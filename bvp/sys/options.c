@@ -457,8 +457,11 @@ PetscErrorCode HsOptionsNameValueError(char msg[], size_t len)
   PetscFunctionBeginUser;
   for (size_t i = 0; i < sizeof pat / sizeof pat[0] && !what; i++) {
     size_t      hl = strlen(pat[i].head);
-    const char *t  = pat[i].tail[0] ? strstr(msg + hl, pat[i].tail) : msg + strlen(msg);
-    if (!strncmp(msg, pat[i].head, hl) && t && (size_t)(t - msg) - hl < sizeof value)
+    const char *t;
+    if (strncmp(msg, pat[i].head, hl)) /* first: msg + hl is inside msg only where the head matched */
+      continue;
+    t = pat[i].tail[0] ? strstr(msg + hl, pat[i].tail) : msg + strlen(msg);
+    if (t && (size_t)(t - msg) - hl < sizeof value)
       memcpy(value, msg + hl, t - msg - hl), value[t - msg - hl] = 0, what = pat[i].what;
   }
   if (!what || !value[0])
