@@ -172,6 +172,24 @@ static PetscErrorCode TryLineSearchL2(HsSolver s, PetscBool *tried)
   PetscFunctionReturn(0);
 }
 
+/* A cold solve of s from rows (N intervals, final time T, costates at the nodes if nodal) as its stored guess, put
+   back after it: an attempt's last solve from a solution of another grid or scheme (grid sequencing, the second-order
+   start); bounded: by the bounded law's solve (HsSolverSolveBounded), else Newton. */
+static PetscErrorCode SolveFromRows(HsSolver s, PetscInt N, PetscReal *rows, PetscReal T, PetscBool nodal,
+                                    PetscBool bounded)
+{
+  SavedGuess g;
+
+  PetscFunctionBeginUser;
+  PetscCall(SaveGuess(s, &g));
+  PetscCall(HsSolverSetInitialGuess(s, N, rows));
+  s->guess_T = T, s->guess_nodal = nodal;
+  PetscCall(ColdStart(s));
+  PetscCall(bounded ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s));
+  PetscCall(EndGuess(s, &g, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
 /* The second-order solution's rows (x_k, lambda_{k+1/2}) of N intervals as node rows (x_k, lambda_k) in place, for
    conserving4's start (guess_nodal): lambda_k the mean of its two neighbouring midpoint values inside, linear
    extrapolation of the first (last) two at t_0 (t_N). The second-order costates are O(h^2) from lambda(t_{k+1/2}),
@@ -203,7 +221,6 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
   HsResults  r;
   PetscReal *rows, T0 = s->prob->T;
   PetscInt   N = s->N;
-  SavedGuess g;
 
   PetscFunctionBeginUser;
   *tried = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4 && !s->prob->ctrl);
@@ -242,12 +259,7 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
     PetscFunctionReturn(0);
   }
   MidpointToNodeCostates(rows, N, s->prob->n);
-  PetscCall(SaveGuess(s, &g));
-  PetscCall(HsSolverSetInitialGuess(s, N, rows));
-  s->guess_T = s->prob->free_T ? r.T : 0, s->guess_nodal = PETSC_TRUE;
-  PetscCall(ColdStart(s));
-  PetscCall(s->res.bounds.active ? HsSolverSolveBounded(s, PETSC_FALSE) : HsSolverSolveNewton(s));
-  PetscCall(EndGuess(s, &g, PETSC_TRUE));
+  PetscCall(SolveFromRows(s, N, rows, s->prob->free_T ? r.T : 0, PETSC_TRUE, s->res.bounds.active));
   PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
@@ -260,7 +272,6 @@ static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, Pets
   PetscInt   L = 0, w = 4 * s->prob->n, Nprev = 0;
   PetscReal *rows = NULL, Tprev = 0;
   HsResults  r;
-  SavedGuess g;
 
   PetscFunctionBeginUser;
   while (s->N % (2 << L) == 0 && s->N / (2 << L) >= HS_STRATEGY_COARSEST_N)
@@ -292,12 +303,7 @@ static PetscErrorCode TryGridSequencing(HsSolver s, char *name, size_t len, Pets
       PetscFunctionReturn(0);
     }
   }
-  PetscCall(SaveGuess(s, &g));
-  PetscCall(HsSolverSetInitialGuess(s, Nprev, rows));
-  s->guess_T = Tprev, s->guess_nodal = (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4);
-  PetscCall(ColdStart(s));
-  PetscCall(HsSolverSolveNewton(s));
-  PetscCall(EndGuess(s, &g, PETSC_TRUE));
+  PetscCall(SolveFromRows(s, Nprev, rows, Tprev, (PetscBool)(s->scheme == HS_SCHEME_CONSERVING4), PETSC_FALSE));
   PetscCall(PetscFree(rows));
   PetscFunctionReturn(0);
 }
