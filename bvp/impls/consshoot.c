@@ -559,8 +559,12 @@ static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScala
 static PetscErrorCode PostSolve(HsSolver s)
 {
   HsConsShoot *sh = s->data;
+  PetscBool    dom;
 
   PetscFunctionBeginUser;
+  PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself, not of the last trial marched (a
+                                                      rejected line-search or trust-region step); a march that fails
+                                                      leaves what it reached */
   PetscCall(HsSegLayoutPutPoints(sh->seg, s, sh->Xfull, sh->D, PointValues, NULL));
   PetscCall(HsConstrainedPostSolveFrom(s, sh->Xfull));
   PetscFunctionReturn(0);

@@ -858,7 +858,7 @@ static PetscErrorCode PreSolve(HsSolver s)
 static PetscErrorCode PostSolve(HsSolver s)
 {
   PetscFunctionBeginUser;
-  PetscCall(HsShootPackNodes(s)); /* the last function evaluation marched the final z */
+  PetscCall(HsShootPackNodes(s)); /* the trajectory of X itself */
   PetscFunctionReturn(0);
 }
 

@@ -794,15 +794,26 @@ PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J)
   PetscFunctionReturn(0);
 }
 
-/*@ HsShootPackNodes - copies the marched trajectories of the local segments into s->Xnodes (node layout
-    of the transcription: x_k, lambda_{k+1/2}; lambda_{N+1/2} = 0; bvp/ internal). Not collective. @*/
+/*@ HsShootPackNodes - marches the local segments from s->X itself, then copies their trajectories into s->Xnodes
+    (node layout of the transcription: x_k, lambda_{k+1/2}; lambda_{N+1/2} = 0; bvp/ internal). The march is of X,
+    not whatever was marched last: that was a rejected trial of a line search or a trust region, or T - dT of the
+    differences of T's column (T in the data), and a solution written with it had junctions that do not match (H^d
+    varying by 5e-4 on pendulum_T_data with -snes_type newtontr, a converged solve refused as not conserved; CI's
+    sanitized run hit it by round-off). A march that fails leaves what it reached. Collective. @*/
 PetscErrorCode HsShootPackNodes(HsSolver s)
 {
-  HsShoot     *sh = s->data;
-  PetscInt     w = 4 * s->prob->n, off = 0;
-  PetscScalar *x;
+  HsShoot           *sh = s->data;
+  PetscInt           w = 4 * s->prob->n, off = 0;
+  PetscScalar       *x;
+  const PetscScalar *z;
+  PetscBool          failed;
 
   PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(s->X, &z));
+  PetscCall(ShareFinalTime(s, sh, z, &failed)); /* a free T: X's, into the problem and the discretization */
+  if (!failed)
+    PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_FALSE, MarchSegment, NULL, &failed));
+  PetscCall(VecRestoreArrayRead(s->X, &z));
   PetscCall(VecGetArray(s->Xnodes, &x));
   for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
     PetscInt   L = sh->knots[t + 1] - sh->knots[t];
