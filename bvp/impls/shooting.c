@@ -792,9 +792,12 @@ static PetscErrorCode InitFromTranscription(HsSolver s, HsShoot *sh)
   PetscCall(HsSolverSubSolveStopped(s, r.converged, "-hs_shoot_init transcription's transcription solve", &t, &stop));
   if (stop)
     PetscFunctionReturn(0);
-  PetscCheck(r.converged, PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
-             "%s transcription: the transcription solve did not converge (%s)", HsKey(s, "-hs_shoot_init"),
-             SNESConvergedReasons[r.reason]);
+  if (!r.converged) { /* the sub-solver destroyed first: a library caller that handles the error leaks nothing */
+    PetscCall(HsSolverDestroy(&t));
+    SETERRQ(PetscObjectComm((PetscObject)s), PETSC_ERR_NOT_CONVERGED,
+            "%s transcription: the transcription solve did not converge (%s)", HsKey(s, "-hs_shoot_init"),
+            SNESConvergedReasons[r.reason]);
+  }
   PetscCall(HsSolverGetSolution(t, &Xt));
   PetscCall(PetscMalloc1((sh->seg->s1 - sh->seg->s0) * w, &idx));
   for (PetscInt seg = sh->seg->s0; seg < sh->seg->s1; seg++)
