@@ -139,7 +139,8 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
  * states the second-order scheme takes (all fixed, or all momenta free with any coordinates: HsO4ConsTerminal); the
  * extended class no phi (the file reader refuses it there) and all end states fixed, or the end at rest with free
  * coordinates (HsO4ConsTerminal), with conserved quantities ('conserved:') relaxed as the second-order scheme does
- * (HsO4ConsInvariantEnd; the transcription and multiple shooting, order4shoot.c's EndRows). */
+ * (HsO4ConsInvariantEnd; the transcription and multiple shooting, order4shoot.c's EndRows), as many as the file reader
+ * takes (ncinv <= n: their multipliers in point N's dummy stage node, order4impl.h's O4_GAM). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
   int n = P->n, qfix = 0, pfix = 0, rest = 1, ncm = 0;
@@ -156,16 +157,14 @@ static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
                "linear or B not affine) with free terminal momenta, a terminal cost, or free coordinates not at rest"
          : P->ncinv && !(pfix == n && rest)
              ? "holonomic constraints with conserved quantities ('conserved:') at an end not at rest"
-         : P->ncinv > P->nc ? "more conserved quantities ('conserved:') than constraints (the end's slots for "
-                              "their multipliers)"
          : (pfix && pfix < n) || (pfix && qfix < n && !(rest && (P->cons_extended || !P->const_mass)))
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
          : qfix < n && qfix + ncm > n ? "holonomic constraints and more fixed terminal coordinates and constraints "
                                         "than coordinates"
-         : P->ell.f                     ? "holonomic constraints and a running cost ell"
-         : P->free_T                    ? "holonomic constraints and a free final time"
-         : P->ctrl || d->bounded        ? "holonomic constraints and bounded or nonlinearly entering controls"
-                                        : NULL;
+         : P->ell.f                   ? "holonomic constraints and a running cost ell"
+         : P->free_T                  ? "holonomic constraints and a free final time"
+         : P->ctrl || d->bounded      ? "holonomic constraints and bounded or nonlinearly entering controls"
+                                      : NULL;
 }
 
 /* The constraints' scratch (o->cpool). */

@@ -477,3 +477,90 @@ def t_order4cons_conserved():
     r = jacobian_ratios(out)
     print("%s N=20 shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
     check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 shooting Jacobian: %s" % (name, r))
+
+
+def t_order4cons_conserved_many():
+    """more conserved quantities than constraints (issue 43): tests/data/wheel_rest_sliders.ocp, the wheel of
+    wheel_rest_directors.ocp (nc = 2, 'conserved: L') with two pairs of sliders pushed apart by internal forces, whose
+    linear momenta P1, P2 are conserved ('conserved: L, P1, P2', ncinv = 3 > nc; gamma in point N's dummy stage node
+    z_{N,2}, docs/theory.md section 8.1). The parts decouple into double integrators, so the continuous optimum is
+    known in closed form: J* = 6 Ib^2 th^2 / T^3 + sum over the pairs of 6 D^2 / (mu^2 T^3) = 3 + 27/64 + 0.03.
+    The second-order scheme converges with beta and the invariants at round-off and |J - J*| at order 2 +- 0.1
+    (N = 10, 20, 40); conserving4 converges with H's spread and the constraints at round-off and |J - J*| at order
+    4.0 +- 0.2 (N = 10, 20, 40); its analytic Jacobian against -snes_test_jacobian (the transcription at N = 6,
+    multiple shooting M = 2 at N = 20, as for order4cons_conserved); multiple shooting (M = 1, 4) on 1 and 2 ranks and
+    the transcription on 2 ranks equal the transcription on 1 rank (N = 20): J to 1e-12 relative, the node values to
+    1e-10. And ncinv > 4 nc, more than the kappa dummies that held gamma before: tests/data/director_rest_sliders.ocp
+    (a body in its director, nc = 1, and five slider pairs, ncinv = 5; J* = 3 + 0.0075 * 55 in closed form) by
+    conserving4, |J - J*| at order 4.0 +- 0.2 (N = 10, 20, 40), H's spread and the constraints at round-off, the
+    Jacobian at N = 6 and shooting M = 4 = the transcription (N = 20, J to 1e-12). Sanitized: N = 20 only (no orders)
+    and shooting M = 4 on 2 ranks."""
+    prob = os.path.join(DATA, "wheel_rest_sliders.ocp")
+    name = "wheel_rest_sliders"
+    jstar = 6 * 2.0 ** 2 * 1.0 ** 2 / 2.0 ** 3 + 6 * 1.0 ** 2 / ((1 + 1 / 3.0) ** 2 * 2.0 ** 3) \
+        + 6 * 0.5 ** 2 / ((1 / 2.0 + 1 / 0.5) ** 2 * 2.0 ** 3)
+    sanitized = os.environ.get("HS_SANITIZED")  # AddressSanitizer's time: N = 20 and shooting M = 4 on 2 ranks only
+    Ns = (20,) if sanitized else (10, 20, 40)
+    e2 = []
+    for N in Ns:  # the second-order scheme (the extended class' rest end, HsConsEndRest)
+        s, out, _ = run(["-problem", prob, "-N", str(N)] + QUIET)
+        check(s and s["converged"], "%s N=%d second order did not converge: %s" % (name, N, out[-300:]))
+        if not s:
+            return
+        c = s["constraints"]
+        inv = max(max(abs(v["min"]), abs(v["max"])) for v in s["invariants"].values())
+        print("%s N=%d second order: J - J* %.3e, beta %.1e, invariants within %.1e of 0, max|Phi| %.1e" %
+              (name, N, s["J"] - jstar, c["conserved_beta"], inv, c["max_phi"]))
+        check(c["conserved_beta"] <= 1e-11 and inv <= 1e-11 and c["max_phi"] <= 1e-11,  # Newton's tolerance: 7e-13
+              "%s N=%d second order: beta %.3g, invariants %.3g, Phi %.3g" % (name, N, c["conserved_beta"], inv,
+                                                                           c["max_phi"]))
+        e2.append(abs(s["J"] - jstar))
+    o2 = [order(e2[i], e2[i + 1]) for i in range(len(Ns) - 1)]
+    print("%s second order: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e2], ["%.2f" % v for v in o2]))
+    check(all(abs(v - 2) <= 0.1 for v in o2), "%s second order: orders %s" % (name, o2))
+    sols = {N: solve4(prob, N) for N in Ns}
+    if not all(sols.values()):
+        return
+    for N in Ns:
+        conserved_ok(name, N, sols[N])
+    e4 = [abs(sols[N]["J"] - jstar) for N in Ns]
+    o4 = [order(e4[i], e4[i + 1]) for i in range(len(Ns) - 1)]
+    print("%s conserving4: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e4], ["%.2f" % v for v in o4]))
+    check(all(abs(v - 4) <= 0.2 for v in o4), "%s conserving4: orders of J %s" % (name, o4))
+    jacobian_ok(name, prob)
+    _, out, _ = run(["-problem", prob, "-N", "20", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                     "-hs_shoot_segments", "2", "-snes_test_jacobian", "-snes_max_it", "4", "-hs_strategy", "newton"]
+                    + QUIET, expect_rc=None)
+    r = jacobian_ratios(out)
+    print("%s N=20 shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
+    check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 shooting Jacobian: %s" % (name, r))
+    ref = sols[20]
+    cases = [((), 2)] + [(("-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M)), r)
+                         for M in (1, 4) for r in (1, 2)]
+    for extra, ranks in cases[-1:] if sanitized else cases:
+        s = solve4(prob, 20, extra, ranks)
+        if not s:
+            return
+        dj = abs(ref["J"] - s["J"]) / abs(ref["J"])
+        dx = max(abs(float(a[k]) - float(b[k])) / max(1, abs(float(a[k]))) for a, b in zip(ref["_rows"], s["_rows"])
+                 for k in a if k != "t" and a[k] != "")
+        what = " ".join(extra) or "transcription"
+        print("%s N=20 %s, %d rank(s): |dJ| %.1e relative, max node difference %.1e" % (name, what, ranks, dj, dx))
+        check(dj <= 1e-12 and dx <= 1e-10, "%s %s ranks %d: %.1e %.1e" % (name, what, ranks, dj, dx))
+    # ncinv = 5 > 4 nc = 4: gamma does not fit point N's kappa dummies (the layout before branch h43ni)
+    prob, name = os.path.join(DATA, "director_rest_sliders.ocp"), "director_rest_sliders"
+    jstar = 6 * 2.0 ** 2 / 2.0 ** 3 + sum(6 * (k / 5.0) ** 2 / (2.0 ** 2 * 2.0 ** 3) for k in range(1, 6))
+    sols = {N: solve4(prob, N) for N in Ns}
+    if not all(sols.values()):
+        return
+    for N in Ns:
+        conserved_ok(name, N, sols[N])
+    e4 = [abs(sols[N]["J"] - jstar) for N in Ns]
+    o4 = [order(e4[i], e4[i + 1]) for i in range(len(Ns) - 1)]
+    print("%s conserving4: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e4], ["%.2f" % v for v in o4]))
+    check(all(abs(v - 4) <= 0.2 for v in o4), "%s conserving4: orders of J %s" % (name, o4))
+    jacobian_ok(name, prob)
+    s = solve4(prob, 20, ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], 2 if sanitized else 1)
+    dj = abs(s["J"] - sols[20]["J"]) / abs(sols[20]["J"]) if s else 1
+    print("%s N=20 shooting M=4: |dJ| %.1e relative" % (name, dj))
+    check(dj <= 1e-12, "%s shooting M=4: |dJ| %.1e" % (name, dj))

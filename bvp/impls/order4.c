@@ -22,7 +22,10 @@
  *   rows [12n+4nc, 12n+6nc)  0 < k < N: g(z_k);  k = 0: G lambda_p and the costates' hidden constraint at z_0;
  *                            k = N: G(q_N) lambda_p, then Phi(q_N) with free coordinates, else 0 = the dummy
  *                            (Phi(q_N) = 0 follows from q_N = q_T)
- * and point N's terminal rows become HsO4ConsTerminal's (fixed ends: q_N - q_T, p_N - p_T - G(q_T)^T alpha).
+ * and point N's terminal rows become HsO4ConsTerminal's (fixed ends: q_N - q_T, p_N - p_T - G(q_T)^T alpha). With
+ * 'conserved:' (docs/theory.md section 8.1, "The rest end with conserved quantities") the end's ncinv multipliers
+ * gamma take point N's slots [8n, 8n + ncinv), those of the dummy stage node z_{N,2} (4n >= n >= ncinv, the file
+ * reader's bound; clear of a free T's slot 4n), and the invariants' rows c_l . lambda_p the dummies' rows there.
  * HsO4Create says what it refuses. */
 #include "order4impl.h"
 
@@ -182,7 +185,9 @@ static int ConsRows(HsSolver s, const PetscScalar **x, PetscInt k, PetscScalar *
 }
 
 /* Point N's 2n terminal rows at 2n.. into f and (J1 not NULL) J1: HsO4Terminal, or with constraints HsO4ConsTerminal
- * with alpha in point N's slots 12n + 4nc.. (the free normal part of p_N). w: O4_W1 scratch. */
+ * with alpha in point N's slots 12n + 4nc.. (the free normal part of p_N), and with 'conserved:' gamma and the
+ * invariants' rows at O4_GAM. w: O4_W1 scratch (Rz 2n x 4n and R 2n at w, w + 2 q^2; Ra 2n x 2nc, Rg 2n x ncinv, Iv
+ * ncinv and Iz ncinv x 4n in the q^2 from w + q^2: 4n nc + 6n ncinv + ncinv <= 16 n^2 as nc, ncinv <= n). */
 static int TerminalRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, PetscScalar *J1, PetscReal *w)
 {
   HsOrder4  *o = s->data;
@@ -193,17 +198,17 @@ static int TerminalRows(HsSolver s, const PetscScalar *xN, PetscScalar *f, Petsc
 
   if (st)
     return st;
-  if (nc && s->prob->ncinv) { /* 'conserved:': gamma in point N's first kappa slots (dummies otherwise) */
-    PetscInt   ni = s->prob->ncinv;
-    PetscReal *Rg = R + 2 * n, *Iv = Rg + 2 * n * ni, *Iz = Iv + ni;
-    if ((st = HsO4ConsInvariantEnd(o->o4, xN, xN + 3 * q, R, J1 ? Rz : NULL, Rg, Iv, Iz)))
+  if (nc && s->prob->ncinv) { /* 'conserved:': gamma at O4_GAM (z_{N,2}'s dummies) */
+    PetscInt   ni = s->prob->ncinv, g0 = O4_GAM(q);
+    PetscReal *Rg = Ra + 2 * n * 2 * nc, *Iv = Rg + 2 * n * ni, *Iz = Iv + ni;
+    if ((st = HsO4ConsInvariantEnd(o->o4, xN, xN + g0, R, J1 ? Rz : NULL, Rg, Iv, Iz)))
       return st;
     for (PetscInt l = 0; l < ni; l++) { /* the invariants' rows replace the dummies' identities (PointEquations) */
-      f[3 * q + l] = Iv[l];
+      f[g0 + l] = Iv[l];
       for (PetscInt c = 0; J1 && c < q; c++)
-        J1[(3 * q + l) * D + c] = Iz[l * q + c];
+        J1[(g0 + l) * D + c] = Iz[l * q + c];
       for (PetscInt r = 0; J1 && r < 2 * n; r++)
-        J1[(2 * n + r) * D + 3 * q + l] = Rg[r * ni + l];
+        J1[(2 * n + r) * D + g0 + l] = Rg[r * ni + l];
     }
   }
   for (PetscInt r = 0; r < 2 * n; r++) {
@@ -307,7 +312,7 @@ static int PointEquations(HsSolver s, const PetscScalar **x, PetscInt k, PetscSc
     if ((st = TerminalRows(s, x[N], f, J ? J[1] : NULL, w))) /* after: 'conserved:' rows replace dummies' */
       return st;
     for (PetscInt l = 0; J && l < s->prob->ncinv; l++)
-      J[1][(K0 + l) * D + K0 + l] = 0;
+      J[1][(O4_GAM(q) + l) * D + O4_GAM(q) + l] = 0;
     if (s->prob->free_T) { /* the T slot's row replaces its identity */
       if (J)
         J[1][q * D + q] = 0;
@@ -413,13 +418,13 @@ static PetscInt Segments0(PetscInt N, PetscInt n, PetscInt nc, PetscInt ni, Pets
     return SEG(N, 0, q + 1), ns;
   if (k == N && i < q) { /* the terminal rows (and alpha) */
     SEG(N, 0, q);
-    if (ni) /* 'conserved:': gamma in the first kappa slots */
-      SEG(N, K0, ni);
+    if (ni) /* 'conserved:': gamma in z_{N,2}'s dummy slots */
+      SEG(N, O4_GAM(q), ni);
     if (nc)
       SEG(N, K0 + 2 * c2, c2);
     return ns;
   }
-  if (k == N && i >= K0 && i < K0 + ni) /* the invariants' rows c_l . lambda_p */
+  if (k == N && i >= O4_GAM(q) && i < O4_GAM(q) + ni) /* the invariants' rows c_l . lambda_p */
     return SEG(N, 0, q), ns;
   if (k == N && i >= K0 + 2 * c2 && i < K0 + 2 * c2 + nc) /* G(q_N) lambda_p */
     return SEG(N, 0, q), ns;

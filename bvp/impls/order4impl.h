@@ -7,6 +7,11 @@
 #include "../../costate/hsorder4.h"
 #include "../interface/hsbvpimpl.h"
 
+/* With holonomic constraints and 'conserved:' (docs/theory.md section 8.1, "The rest end with conserved
+   quantities"): point N's first slot of the end's ncinv multipliers gamma, those of the dummy stage node z_{N,2}
+   (4n slots, q = 4n; the file reader takes ncinv <= n). */
+#define O4_GAM(q) (2 * (q))
+
 typedef struct {
   DM       da;
   PetscInt D; /* 12n */

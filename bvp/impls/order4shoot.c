@@ -899,8 +899,8 @@ static PetscErrorCode GuessSegment(HsSolver s, PetscInt i, const PetscScalar *g,
       x[e + sh->nc + j] = !sh->drop[j] ? g[s->N * D + 3 * q + 2 * sh->c2 + sh->nc + j]
                                        : g[(s->N - 1) * D + 3 * q + 2 * sh->c2 + sh->nc + j];
     }
-    for (PetscInt l = 0; l < sh->ni; l++) /* gamma: point N's first kappa slots */
-      x[e + sh->c2 + l] = g[s->N * D + 3 * q + l];
+    for (PetscInt l = 0; l < sh->ni; l++) /* gamma: point N's slots O4_GAM (z_{N,2}'s dummies) */
+      x[e + sh->c2 + l] = g[s->N * D + O4_GAM(q) + l];
   }
   if (sh->ft && t == sh->seg->M - 1) /* a free T's start */
     x[e] = HsSolverStartT(s);
@@ -940,7 +940,7 @@ static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScala
       if (HsO4ConsFreeCoordinates(sh->o.o4) && !sh->drop[l])
         v[3 * q + 2 * sh->c2 + sh->nc + l] = ext[sh->nc + l];
     }
-    PetscCall(PetscArraycpy(v + 3 * q, ext + sh->c2, sh->ni)); /* gamma: point N's first kappa slots */
+    PetscCall(PetscArraycpy(v + O4_GAM(q), ext + sh->c2, sh->ni)); /* gamma: point N's slots O4_GAM */
   }
   PetscFunctionReturn(0);
 }
