@@ -140,7 +140,9 @@ static int GainAt(HsO4 *o, const double *q, const double *lp, int order)
  * extended class no phi (the file reader refuses it there) and all end states fixed, or the end at rest with free
  * coordinates (HsO4ConsTerminal), with conserved quantities ('conserved:') relaxed as the second-order scheme does
  * (HsO4ConsInvariantEnd; the transcription and multiple shooting, order4shoot.c's EndRows), as many as the file reader
- * takes (ncinv <= n: their multipliers in point N's dummy stage node, order4impl.h's O4_GAM). */
+ * takes (ncinv <= n: their multipliers in point N's dummy stage node, order4impl.h's O4_GAM), at rest or, with every
+ * coordinate fixed, not (p_N - p_T - G^T alpha - sum gamma_l c_l holds for any p_T: docs/constrained.md, "A fixed end
+ * not at rest"). */
 static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
 {
   int n = P->n, qfix = 0, pfix = 0, rest = 1, ncm = 0;
@@ -155,8 +157,9 @@ static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
   return (P->cons_extended || !P->const_mass) && (pfix < n || P->phi.f || (qfix < n && !rest))
              ? "holonomic constraints of the extended class (docs/constrained.md: M(q), Phi not quadratic, V not "
                "linear or B not affine) with free terminal momenta, a terminal cost, or free coordinates not at rest"
-         : P->ncinv && !(pfix == n && rest)
-             ? "holonomic constraints with conserved quantities ('conserved:') at an end not at rest"
+         : P->ncinv && !(pfix == n && (rest || qfix == n))
+             ? "holonomic constraints with conserved quantities ('conserved:') and free terminal momenta, or free "
+               "coordinates at an end not at rest"
          : (pfix && pfix < n) || (pfix && qfix < n && !(rest && (P->cons_extended || !P->const_mass)))
              ? "holonomic constraints with terminal momenta fixed in part or free coordinates with fixed momenta"
          : qfix < n && qfix + ncm > n ? "holonomic constraints and more fixed terminal coordinates and constraints "

@@ -564,3 +564,112 @@ def t_order4cons_conserved_many():
     dj = abs(s["J"] - sols[20]["J"]) / abs(sols[20]["J"]) if s else 1
     print("%s N=20 shooting M=4: |dJ| %.1e relative" % (name, dj))
     check(dj <= 1e-12, "%s shooting M=4: |dJ| %.1e" % (name, dj))
+
+
+def t_order4cons_fixed_spin():
+    """'conserved:' at a fixed end not at rest (docs/constrained.md, "A fixed end not at rest"; issue 43):
+    tests/data/slider_spin.ocp, a pinned body with a reaction wheel and a slider on a rail, from rest to an end with
+    every coordinate and momentum fixed, the body turning, the slider moving out and the wheel spinning so that L = 0.
+    L = (Ib + m r^2) th' + Iw w' is not integrable, so all three final angles are reachable. The continuous optimum J*
+    by scipy's solve_bvp of the Pontryagin BVP in generalized coordinates (tests/crosscheck/slider_spin.py, which also
+    writes the end state in directors: the file's must match it, and L(x_T) = L(x_0) = 0 recomputed here). The
+    second-order scheme: J - J* at order 2 +- 0.1 (N = 20, 40, 80), max|beta| and H's spread at round-off.
+    conserving4: J - J* at order 4.0 +- 0.2 and |L(x_N)| (p_N's relaxation along grad_p L) at order 4 +- 0.3 (N = 20,
+    40, 80), H's spread and the constraints at round-off, the end coordinates = x_T; the analytic Jacobian against
+    -snes_test_jacobian (transcription N = 6, shooting N = 30 M = 2); 2 ranks and multiple shooting (M = 1, 4; M = 4 on
+    2 ranks) = the transcription, J to 1e-12 relative and the node values to 1e-10 (N = 40); the second-order shooting
+    refuses it, naming conserving4 (exit 1). The wheel alone
+    (tests/data/wheel_rest_directors.ocp) brought to a spinning end with its final angle fixed (consistent with the
+    continuous L = 0: Ib th + Iw w = 0) does not solve with the second-order scheme: Ib th + Iw w is conserved by the
+    continuous problem, not by the discrete one (rest_wheel: the free final angle is -4 only to O(h^2)). Sanitized:
+    N = 20 only (no orders), and shooting M = 4 on 2 ranks."""
+    import json
+    import subprocess
+    import tempfile
+    name, prob = "slider_spin", os.path.join(DATA, "slider_spin.ocp")
+    p = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "crosscheck", "slider_spin.py")], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=300)
+    check(p.returncode == 0, "slider_spin crosscheck failed: " + p.stdout[-1000:])
+    if p.returncode:
+        return
+    ref = json.loads(p.stdout.strip().splitlines()[-1])
+    Jstar, xT = ref["J"], ref["xT"]
+    line = [ln for ln in open(prob) if ln.startswith("xT:")][0]
+    fx = [float(v) for v in line[3:].split(",")]
+    q, pm = fx[:6], fx[6:]
+    L = sum(q[2 * b] * pm[2 * b + 1] - q[2 * b + 1] * pm[2 * b] for b in range(3))
+    dx = max(abs(a - b) for a, b in zip(fx, xT))
+    print("%s: J* %.13f (solve_bvp), file's xT - crosscheck's %.1e, L(x_T) %.1e" % (name, Jstar, dx, L))
+    check(dx <= 1e-15 and abs(L) <= 1e-15, "%s: the file's end state %r against %r (L %.1e)" % (name, fx, xT, L))
+    san = os.environ.get("HS_SANITIZED")
+    Ns = (20,) if san else (20, 40, 80)
+    e2 = {}
+    for N in Ns:
+        s, out, _ = run(["-problem", prob, "-N", str(N)] + QUIET)
+        check(s and s["converged"], "%s N=%d second order did not converge: %s" % (name, N, out[-300:]))
+        if not s or not s["converged"]:
+            return
+        beta = s["constraints"]["conserved_beta"]
+        rel = s["H_spread"] / max(1.0, abs(s["H_mean"]))
+        check(beta < 1e-12 and rel < 1e-11, "%s N=%d second order: max|beta| %.1e, H spread %.1e" % (name, N, beta, rel))
+        e2[N] = abs(s["J"] - Jstar)
+    o2 = [order(e2[Ns[i]], e2[Ns[i + 1]]) for i in range(len(Ns) - 1)]
+    print("%s second order: |J - J*| %s, orders %s" % (name, ["%.3e" % e2[N] for N in Ns], ["%.2f" % v for v in o2]))
+    check(all(abs(v - 2) <= 0.1 for v in o2), "%s second order: orders %s" % (name, o2))
+    sols = {N: solve4(prob, N) for N in Ns}
+    if not all(sols.values()):
+        return
+    e4, Lend = [], []
+    for N in Ns:
+        conserved_ok(name, N, sols[N])
+        last = sols[N]["_rows"][-1]
+        dq = max(abs(float(last["q_" + c]) - v) for c, v in zip(("a1", "a2", "b1", "b2", "y1", "y2"), xT))
+        check(dq <= 1e-12, "%s N=%d: end coordinates off x_T by %.1e" % (name, N, dq))
+        e4.append(abs(sols[N]["J"] - Jstar))
+        Lend.append(abs(float(last["inv_L"])))
+    o4 = [order(e4[i], e4[i + 1]) for i in range(len(Ns) - 1)]
+    oL = [order(Lend[i], Lend[i + 1]) for i in range(len(Ns) - 1)]
+    print("%s conserving4: |J - J*| %s, orders %s; |L(x_N)| %s, orders %s" % (
+        name, ["%.3e" % v for v in e4], ["%.2f" % v for v in o4], ["%.1e" % v for v in Lend], ["%.2f" % v for v in oL]))
+    check(all(abs(v - 4) <= 0.2 for v in o4), "%s conserving4: orders of J %s" % (name, o4))
+    check(all(abs(v - 4) <= 0.3 for v in oL), "%s conserving4: orders of L at the end %s" % (name, oL))
+    jacobian_ok(name, prob)
+    # shooting from the default guess: at N <= 20 plain Newton's first step leaves the march's domain (a substep's
+    # Newton fails), at N = 40 (M = 2) the fourth iterate is far enough off that the differences' error reaches 1e-6
+    _, out, _ = run(["-problem", prob, "-N", "30", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+                     "-hs_shoot_segments", "2", "-snes_test_jacobian", "-snes_max_it", "4", "-hs_strategy", "newton"]
+                    + QUIET, expect_rc=None)
+    r = jacobian_ratios(out)
+    print("%s N=30 shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
+    check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 shooting Jacobian: %s" % (name, r))
+    Ne = Ns[-1] if san else 40
+    t = sols[Ne]
+    four = (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 2)
+    for extra, ranks in (four,) if san else (((), 2), (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "1"), 1),
+                                             (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 1), four):
+        s = solve4(prob, Ne, extra, ranks)
+        if not s:
+            return
+        dj = abs(s["J"] - t["J"]) / abs(t["J"])
+        dx = max(abs(float(a[k]) - float(b[k])) / max(1, abs(float(a[k]))) for a, b in zip(t["_rows"], s["_rows"])
+                 for k in a if k != "t" and a[k] != "")
+        print("%s N=%d %s on %d rank(s): |dJ| %.1e relative, max node difference %.1e" % (
+            name, Ne, " ".join(extra) or "transcription", ranks, dj, dx))
+        check(dj <= 1e-12 and dx <= 1e-10, "%s %s, %d ranks: %.1e %.1e" % (name, extra, ranks, dj, dx))
+    _, out, rc = run(["-problem", prob, "-N", "20", "-hs_bvp_type", "shooting", "-hs_shoot_segments", "2"] + QUIET,
+                     expect_rc=None)
+    check(rc == 1 and "-hs_scheme conserving4" in out, "%s: the second-order shooting: exit %d, %s" % (name, rc,
+                                                                                                    out[-300:]))
+    with tempfile.TemporaryDirectory() as d:  # the wheel alone, spinning at the end, its final angle fixed
+        Ib, Iw, th, om = 2.0, 0.5, 1.0, 0.5
+        w, wd = -Ib * th / Iw, -Ib * om / Iw
+        end = [math.cos(th), math.sin(th), math.cos(w), math.sin(w), -Ib * om * math.sin(th), Ib * om * math.cos(th),
+               -Iw * wd * math.sin(w), Iw * wd * math.cos(w)]
+        spin = os.path.join(d, "wheel_spin.ocp")
+        with open(spin, "w") as f:
+            f.write("".join("xT: " + ", ".join("%.17g" % v for v in end) + "\n" if ln.startswith("xT:") else ln
+                            for ln in open(os.path.join(DATA, "wheel_rest_directors.ocp"))))
+        s, _, _ = run(["-problem", spin, "-N", "20"] + QUIET, expect_rc=None)
+        print("wheel spinning, its final angle fixed: converged %s" % (s.get("converged") if s else None))
+        check(s is not None and not s.get("converged", True), "wheel spinning with its angle fixed: converged %s" %
+              (s.get("converged") if s else None))

@@ -630,8 +630,9 @@ static PetscErrorCode SetUp(HsSolver s)
 
   PetscFunctionBeginUser;
   PetscCheck(!s->prob->ncinv && !s->prob->cons_end_moves, PetscObjectComm((PetscObject)s), PETSC_ERR_SUP,
-             "problem '%s': the end at rest of the extended class (conserved invariants or free coordinates with the "
-             "momenta fixed at 0, docs/constrained.md) is not implemented in multiple shooting; use the transcription",
+             "problem '%s': the extended class's end with conserved invariants ('conserved:', at rest or not) or "
+             "free coordinates with the momenta fixed at 0 (docs/constrained.md) is not implemented in the "
+             "second-order multiple shooting; use the transcription or -hs_scheme conserving4",
              s->prob->name);
   PetscCall(HsConstrainedCreateLayout(s));
   sh->n = s->prob->n, sh->c = c, sh->x0 = s->prob->x0, sh->gl = PETSC_TRUE;
