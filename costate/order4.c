@@ -157,6 +157,8 @@ static const char *ConsRefusal(const HsProblem *P, const HsDisc *d)
   return (P->cons_extended || !P->const_mass) && (pfix < n || P->phi.f || (qfix < n && !rest))
              ? "holonomic constraints of the extended class (docs/constrained.md: M(q), Phi not quadratic, V not "
                "linear or B not affine) with free terminal momenta, a terminal cost, or free coordinates not at rest"
+         : P->ncinv > n ? "more conserved quantities ('conserved:') than coordinates (their directions grad_p I cannot "
+                          "be independent; the file reader refuses this first, a problem built in C is checked here)"
          : P->ncinv && !(pfix == n && (rest || qfix == n))
              ? "holonomic constraints with conserved quantities ('conserved:') and free terminal momenta, or free "
                "coordinates at an end not at rest"

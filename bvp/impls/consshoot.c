@@ -554,7 +554,7 @@ static PetscErrorCode PointValues(HsSolver s, PetscInt i, PetscInt k, PetscScala
   PetscFunctionReturn(0);
 }
 
-/* The whole trajectory of the last evaluation on the DMDA, then the constrained transcription's node layout and
+/* The whole trajectory of X (marched again) on the DMDA, then the constrained transcription's node layout and
  * diagnostics. Collective. */
 static PetscErrorCode PostSolve(HsSolver s)
 {
@@ -565,6 +565,11 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscCall(MarchAll(s, s->X, PETSC_FALSE, &dom)); /* the trajectory of X itself, not of the last trial marched (a
                                                       rejected line-search or trust-region step); a march that fails
                                                       leaves what it reached */
+  if (dom && s->res.converged) { /* the same on every rank: the solution written would not be X's (a guard) */
+    s->res.converged = PETSC_FALSE;
+    PetscCall(PetscStrncpy(s->res.status, "MARCH_FAILED", sizeof s->res.status));
+    PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the march of the final iterate failed"));
+  }
   PetscCall(HsSegLayoutPutPoints(sh->seg, s, sh->Xfull, sh->D, PointValues, NULL));
   PetscCall(HsConstrainedPostSolveFrom(s, sh->Xfull));
   PetscFunctionReturn(0);

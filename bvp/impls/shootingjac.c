@@ -799,7 +799,9 @@ PetscErrorCode HsShootCreateMFOperator(HsSolver s, Mat *J)
     not whatever was marched last: that was a rejected trial of a line search or a trust region, or T - dT of the
     differences of T's column (T in the data), and a solution written with it had junctions that do not match (H^d
     varying by 5e-4 on pendulum_T_data with -snes_type newtontr, a converged solve refused as not conserved; CI's
-    sanitized run hit it by round-off). A march that fails leaves what it reached. Collective. @*/
+    sanitized run hit it by round-off). A march that fails on a converged solve is tried once more from a cold start
+    (the warm one is the last marched trajectory); failing again, the solve is not converged (MARCH_FAILED) and the
+    trajectory is what the march reached. Collective. @*/
 PetscErrorCode HsShootPackNodes(HsSolver s)
 {
   HsShoot           *sh = s->data;
@@ -813,6 +815,17 @@ PetscErrorCode HsShootPackNodes(HsSolver s)
   PetscCall(ShareFinalTime(s, sh, z, &failed)); /* a free T: X's, into the problem and the discretization */
   if (!failed)
     PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_FALSE, MarchSegment, NULL, &failed));
+  if (failed && s->res.converged) { /* warm-started from a rejected trial's trajectory: once more from a cold start */
+    for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++)
+      sh->marched[t - sh->seg->s0] = PETSC_FALSE;
+    PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_FALSE, MarchSegment, NULL, &failed));
+    if (failed) { /* the same on every rank: the solution written would not be X's */
+      s->res.converged = PETSC_FALSE;
+      PetscCall(PetscStrncpy(s->res.status, "MARCH_FAILED", sizeof s->res.status));
+      PetscCall(HsSolverSetDiagnosis(s, PETSC_TRUE, "the march of the final iterate failed (%s)",
+                                     HsMarchGetFailure(sh->march)));
+    }
+  }
   PetscCall(VecRestoreArrayRead(s->X, &z));
   PetscCall(VecGetArray(s->Xnodes, &x));
   for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++) {
