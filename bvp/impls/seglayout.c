@@ -224,7 +224,6 @@ PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt
                                       PetscErrorCode (*jacobian)(SNES, Vec, Mat, Mat, void *))
 {
   PetscInt    nl = HsSegLayoutLocalSize(L);
-  PetscMPIInt size;
   KSP         ksp;
   PC          pc;
   PetscBool   lu;
@@ -244,8 +243,9 @@ PetscErrorCode HsSegLayoutSetUpSolver(const HsSegLayout *L, HsSolver s, PetscInt
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(HsPCBandSetFallbackGather(pc, PETSC_TRUE)); /* -pc_hsband_fallback_gather false overrides */
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCLU, &lu));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)s), &size));
-  if (lu && size > 1) { /* MUMPS (-hs_linear_solver mumps, or auto): the small outer system whole on every rank */
+  if (lu) { /* MUMPS (-hs_linear_solver mumps, or auto): the small outer system whole on every rank, on one rank too:
+                hsgather's sequential LU has no max-transversal (MC64), with which PC lu's MUMPS left pendulum_cartesian's
+                4-segment outer systems inexact on 1 rank (Newton diverged to |F| = 440, exit 2, where 2 ranks converged) */
     PetscBool   user;
     const char *prefix;
     PetscCall(PCGetOptionsPrefix(pc, &prefix));

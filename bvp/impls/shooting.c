@@ -645,6 +645,10 @@ static PetscErrorCode SetUpKSP(HsSolver s, HsShoot *sh)
     PetscCall(PCSetType(pc, PCBJACOBI));
   } else {
     PetscCall(HsSolverSetDefaultPC(s, ksp, PETSC_FALSE));
+    /* hsband's fallback where a rank has too few rows for the band (a small outer system) by PC hsgather, as the
+       constrained and conserving4 shootings do (seglayout.c): MUMPS' parallel LU is not bit-reproducible, and its last
+       bits had decided a verdict (docs/reliability.md, "Reproducibility"); -pc_hsband_fallback_gather false overrides */
+    PetscCall(HsPCBandSetFallbackGather(pc, PETSC_TRUE));
   }
   PetscFunctionReturn(0);
 }
