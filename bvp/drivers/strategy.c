@@ -242,6 +242,27 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
     PetscCall(HsSolverSetStrategyTime(t, PetscMax(s->deadline - MPI_Wtime(), 1e-3)));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
+  { /* a signal stopped the sub-solve: s ends interrupted, naming it (round 29: the message had named the fallback
+       alone, as if the stop could be resumed from the first attempt) */
+    char      what[160];
+    PetscBool stop;
+    PetscCall(PetscSNPrintf(what, sizeof what,
+                            "the second-order start's sub-solve (the second-order scheme by the transcription at N = "
+                            "%" PetscInt_FMT ") of -hs_strategy auto: nothing of that sub-solve can be resumed",
+                            N));
+    PetscCall(HsSolverSubSolveStopped(s, r.converged, what, &t, &stop));
+    if (stop) {
+      if (s->prob->free_T) {
+        HsProblemSetFinalTime(s->prob, T0);
+        if (s->disc)
+          (void)HsDiscSetHorizon(s->disc);
+      }
+      PetscCall(PetscStrncpy(s->res.status, r.status, sizeof s->res.status));
+      PetscCall(PetscStrncpy(s->reached, "in the second-order solve", sizeof s->reached));
+      s->res.converged = PETSC_FALSE, s->res.newton_iterations = r.newton_iterations;
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(PetscMalloc1((N + 1) * 4 * s->prob->n, &rows));
   if (r.converged)
     PetscCall(HsSolverShareSolutionRows(t, rows));
