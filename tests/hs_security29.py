@@ -8,6 +8,10 @@ assertion marked (before: ...) failed on the code before its fix:
                   is refused, keys under -prefix_push are counted under their prefixes; a FIFO behind each is refused
                   naming it, exit 1 (before: a hang in PetscInitialize, PETSc's trace exit 83, its "Out of memory"
                   exit 55); a '#' comment in a file, a quoted value and prefixes within the limit still run.
+  number keys     PETSc's number keys without a value (-snes_atol '', -hs_grid_snes_max_it) and tolerances with a
+                  value PETSc cannot read that the chosen type does not read (-ksp_rtol abc under preonly; 1 and 2
+                  ranks) are refused before the solve naming the key (before: exit 0, the key ignored; round 28's left
+                  items).
   info class      hamshoot's -info lines of the convergence test are in class hs (-info :hs shows them; before: in
                   class snes, so -info :hs showed none).
   second order    SIGTERM during -hs_strategy auto's second-order start: the message names that sub-solve and says
@@ -81,6 +85,24 @@ def case_options_tokens(d):
         check(rc == 0 and "N = 12" in out, "%s %s: exit %s\n%s" % (" ".join(args), env or "", rc, out[-300:]))
 
 
+def case_number_keys(d):
+    """PETSc's number keys without a value, and tolerances no type may read, refused before the solve."""
+    base = ["-problem", "pendulum", "-N", "10"] + QUIET
+    for extra, want, ranks in ((["-snes_atol", ""], "option -snes_atol needs a value", 1),
+                               (["-hs_study", "3", "-hs_grid_snes_max_it"], "option -hs_grid_snes_max_it needs a value",
+                                1),
+                               (["-ksp_rtol", "abc"], "option -ksp_rtol abc: not a number", 1),  # under preonly
+                               (["-ksp_rtol", "abc"], "option -ksp_rtol abc: not a number", 2)):
+        rc, out = hamshoot(base + extra, d, ranks)
+        errors = [x for x in out.splitlines() if x.startswith("hamshoot: error")]
+        print("%s on %d rank(s): exit %s, %s" % (extra, ranks, rc, errors))
+        check(rc == 1 and len(errors) == 1 and want in errors[0],
+              "%s on %d rank(s): exit %s, %s (want '%s'; before: exit 0, the key ignored)" % (extra, ranks, rc, errors,
+                                                                                          want))
+    rc, out = hamshoot(base + ["-snes_rtol", "DEFAULT", "-snes_atol", "1e-300"], d)  # PETSc's words and numbers run
+    check(rc == 0, "-snes_rtol DEFAULT -snes_atol 1e-300: exit %s\n%s" % (rc, out[-300:]))
+
+
 def case_info_class(d):
     """the convergence test's -info lines are hamshoot's: class hs."""
     rc, out = hamshoot(["-problem", "pendulum", "-N", "10", "-hs_check_extremal", "no", "-info", ":hs"], d)
@@ -141,6 +163,6 @@ def case_second_order_stopped(d):
 def t_security29():
     """round 29's cases (docs/reliability.md)."""
     with tempfile.TemporaryDirectory() as tmp:
-        for case in (case_options_tokens, case_info_class, case_second_order_stopped, case_hdf5_bytes, case_affine):
+        for case in (case_options_tokens, case_number_keys, case_info_class, case_second_order_stopped, case_hdf5_bytes, case_affine):
             print("--", case.__name__)
             case(tempfile.mkdtemp(dir=tmp))
