@@ -61,8 +61,8 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 typedef struct {
   PetscBool compare, extrapolate;
   PetscBool coarse_first; /* -hs_extrapolate_coarse_first: HsSolverSolveExtrapolated */
-  PetscInt  study;    /* grids of a convergence study; 0: none */
-  PetscInt  extremal; /* -hs_check_extremal: 0 auto, 1 yes, 2 no */
+  PetscInt  study;        /* grids of a convergence study; 0: none */
+  PetscInt  extremal;     /* -hs_check_extremal: 0 auto, 1 yes, 2 no */
 } Extras;
 
 /* The driver's own options: -N, -o, -quiet, -hs_compare, -hs_extrapolate, -hs_study. The -o directory
@@ -90,7 +90,7 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   }
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot executable", "");
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-N", "number of uniform time intervals (default: the problem's)",
-                         "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+                             "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     HsOptionsCall(HsSolverSetNumIntervals(s, N));
   HsOptionsCall(PetscOptionsString(
@@ -220,7 +220,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
-    PetscBool lower;
+    PetscBool      lower;
     HsOutputFormat fmt;
     PetscCall(HsSolverWriteOutput(solver, out));
     PetscCall(HsSolverWriteLowerExtremal(solver, out, &lower)); /* the extremal check's lower minimum, if any */
@@ -398,9 +398,10 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   HsSolverType type;
   const char  *cs;
   PetscBool    cont, has, direct, bounded;
-  const char  *ext = "-hs_extrapolate", *con = "-hs_continue NAME", *bnd = "bounded controls (u_min, u_max in the problem file)";
-  const char  *tim = "-hs_strategy auto or -hs_continue (it budgets their fallbacks and steps)";
-  const char  *dir = "a direct problem (-hs_scheme direct), -hs_compare, -hs_initial_guess direct or -hs_strategy auto";
+  const char  *ext = "-hs_extrapolate", *con = "-hs_continue NAME",
+             *bnd = "bounded controls (u_min, u_max in the problem file)";
+  const char *tim = "-hs_strategy auto or -hs_continue (it budgets their fallbacks and steps)";
+  const char *dir = "a direct problem (-hs_scheme direct), -hs_compare, -hs_initial_guess direct or -hs_strategy auto";
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetProblem(s, &P));
@@ -409,7 +410,7 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   PetscCall(HsSolverGetType(s, &type));
   PetscCall(HsSolverGetSchemes(s, NULL, &cs));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_continue", &cont));
-  direct = (PetscBool)(!strcmp(type, HSSOLVERIPOPT) ||
+  direct  = (PetscBool)(!strcmp(type, HSSOLVERIPOPT) ||
                        (cs && (!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt"))));
   bounded = (PetscBool)(P->u_min || P->u_max);
   {
@@ -429,8 +430,8 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
         {"-hs_bounds_eps_factor", bnd, bounded},
         {"-hs_bounds_eps_min", bnd, bounded},
         {"-hs_strategy_time", tim, (PetscBool)(strategy == HS_STRATEGY_AUTO || cont)},
-        {"-hs_direct_solver", dir, (PetscBool)(direct || x->compare || guess == HS_GUESS_DIRECT ||
-                                               strategy == HS_STRATEGY_AUTO)},
+        {"-hs_direct_solver", dir,
+         (PetscBool)(direct || x->compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO)},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
       PetscCall(PetscOptionsHasName(NULL, NULL, t[i].key, &has));
@@ -443,15 +444,15 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
 
 static PetscErrorCode Run(Objects *o, int *code)
 {
-  char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only, fmt_given;
-  Extras         x;
-  PetscInt       stages;
-  HsGuessType    guess;
-  HsStrategy     strategy;
-  HsProblem    **prob   = &o->prob;
-  HsSolver      *solver = &o->solver;
-  HsContinuation *cont  = &o->cont;
+  char            out[PETSC_MAX_PATH_LEN];
+  PetscBool       quiet, help_only, fmt_given;
+  Extras          x;
+  PetscInt        stages;
+  HsGuessType     guess;
+  HsStrategy      strategy;
+  HsProblem     **prob   = &o->prob;
+  HsSolver       *solver = &o->solver;
+  HsContinuation *cont   = &o->cont;
 
   PetscFunctionBeginUser;
   *code = 1;
@@ -524,9 +525,12 @@ static PetscErrorCode Run(Objects *o, int *code)
                  "-hs_checkpoint %s takes the place of a file the output writes in %s: give the checkpoints another "
                  "name (e.g. %s/checkpoint)",
                  ck, od, od);
-      PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s or "
-                 "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
-                 "default is %s/checkpoint)", ck, out, out);
+      PetscCheck(
+          !same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+          "-hs_checkpoint %s is the output directory -o %s or "
+          "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
+          "default is %s/checkpoint)",
+          ck, out, out);
     }
     PetscCall(CheckOrphanKeys(*solver, &x));
     PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
@@ -585,7 +589,7 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
 
 #define HS_OPTIONS_FILE_MAX (1 << 20) /* an options file over 1 MiB is refused (PETSc reads it whole on rank 0) */
 #define HS_OPTIONS_FILE_DEPTH 8       /* options files named inside options files, at most this deep */
-#define HS_OPTIONS_MAX 511 /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
+#define HS_OPTIONS_MAX 511     /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
 #define HS_OPTIONS_NAME 512    /* PETSc 3.18's MAXOPTNAME: a prefixed key's and the prefix stack's length */
 #define HS_OPTIONS_PREFIXES 25 /* PETSc 3.18's MAXPREFIXES: the depth of -prefix_push */
 #define HS_OPTIONS_PATH 4096   /* PETSC_MAX_PATH_LEN: PETSc cuts an options file's name to this */
@@ -678,7 +682,7 @@ static int CountKey(OptionsSeen *o, const char *tok)
 static int PushPrefix(OptionsSeen *o, const char *p)
 {
   char   key[HS_OPTIONS_NAME + 1] = "-";
-  size_t start = o->depth ? o->stack[o->depth - 1] : 0;
+  size_t start                    = o->depth ? o->stack[o->depth - 1] : 0;
 
   if (!p)
     return snprintf(o->msg, o->len, "-prefix_push without a prefix"), 1;
@@ -746,8 +750,7 @@ static int OptionsFileLine(OptionsSeen *o, const char *path, int nr, char *line,
       return snprintf(o->msg, o->len, "options file %s line %d: invalid option %s", path, nr, t[0]), 1;
     *vl += (size_t)sprintf(v + *vl, "%s ", t[0]);
     if (t[1] && ValidKey(t[1]))
-      return snprintf(o->msg, o->len, "options file %s line %d: two options on one line (%s %s)", path, nr, t[0],
-                      t[1]),
+      return snprintf(o->msg, o->len, "options file %s line %d: two options on one line (%s %s)", path, nr, t[0], t[1]),
              1;
     if (t[1])
       *vl += (size_t)sprintf(v + *vl, "\"%s\" ", t[1]);
