@@ -891,7 +891,21 @@ static int CheckOptionsFiles(int argc, char **argv, char *msg, size_t len)
   if (!o)
     return snprintf(msg, len, "out of memory reading the options"), 1;
   o->msg = msg, o->len = len;
-  if (env && env[0]) {
+  /* -skip_petscrc false on the command line (PetscOptionsProcessPrecedentFlags' reading: the next argument its value
+     unless it is empty or begins with '-') would have PETSc read ~/.petscrc, .petscrc and petscrc, which no check here
+     sees (round 29: a FIFO petscrc hung the run in PetscInitialize) and which main() turns off (its comment) */
+  for (int i = 1; i < argc && !bad; i++) {
+    const char *v = i + 1 < argc && argv[i + 1][0] && argv[i + 1][0] != '-' ? argv[i + 1] : NULL;
+    if (ValidKey(argv[i]) && !strcasecmp(argv[i], "-skip_petscrc") && v && strcasecmp(v, "1") &&
+        strcasecmp(v, "true") && strcasecmp(v, "yes") && strcasecmp(v, "on"))
+      bad = (snprintf(msg, len,
+                      "-skip_petscrc %s: hamshoot reads no petscrc file (anyone who can write into the working "
+                      "directory could choose its options); give them on the command line, in PETSC_OPTIONS or "
+                      "with -options_file",
+                      v),
+             1);
+  }
+  if (!bad && env && env[0]) {
     if (!(text = strdup(env)))
       bad = (snprintf(msg, len, "out of memory reading the options"), 1);
     else

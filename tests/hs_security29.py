@@ -8,6 +8,7 @@ assertion marked (before: ...) failed on the code before its fix:
                   is refused, keys under -prefix_push are counted under their prefixes; a FIFO behind each is refused
                   naming it, exit 1 (before: a hang in PetscInitialize, PETSc's trace exit 83, its "Out of memory"
                   exit 55); a '#' comment in a file, a quoted value and prefixes within the limit still run.
+                  -skip_petscrc 0 on the command line is refused (before: PETSc read ./petscrc, a FIFO: a hang).
   number keys     PETSc's number keys without a value (-snes_atol '', -hs_grid_snes_max_it) and tolerances with a
                   value PETSc cannot read that the chosen type does not read (-ksp_rtol abc under preonly; 1 and 2
                   ranks) are refused before the solve naming the key (before: exit 0, the key ignored; round 28's left
@@ -54,6 +55,7 @@ def case_options_tokens(d):
     """options files PETSc would read that the check had not seen, and what PETSc would refuse inside
     PetscInitialize: refused with one message naming what is wrong."""
     os.mkfifo(os.path.join(d, "fifo"))
+    os.mkfifo(os.path.join(d, "petscrc"))  # PETSc reads ./petscrc unless -skip_petscrc (hamshoot's own setting)
     with open(os.path.join(d, "nul.opts"), "wb") as f:  # PETSc joins "-N" to the line after the NUL's
         f.write(b"-N\0\n\n-options_file fifo\n")
     with open(os.path.join(d, "bare.opts"), "w") as f:
@@ -72,7 +74,8 @@ def case_options_tokens(d):
             ([], {"PETSC_OPTIONS": "-N 12 -options_file"}, "-options_file without a file name"),
             (["-options_file"], None, "-options_file without a file name"),
             (["-options_file", "prefix.opts"], None, "more than 511 distinct options"),
-            (["-options_file", "good.opts", "-options_string_yaml", "N: 12"], None, "YAML options are not taken")):
+            (["-options_file", "good.opts", "-options_string_yaml", "N: 12"], None, "YAML options are not taken"),
+            (["-skip_petscrc", "0"], None, "-skip_petscrc 0: hamshoot reads no petscrc file")):
         rc, out = hamshoot(base + args, d, timeout=30, env=env)
         errors = [x for x in out.splitlines() if x.startswith("hamshoot: error")]
         kind = "%s %s" % (" ".join(args), env or "")
