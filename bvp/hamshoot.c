@@ -592,6 +592,7 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
 #define HS_OPTIONS_MAX 511     /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
 #define HS_OPTIONS_NAME 512    /* PETSc 3.18's MAXOPTNAME: a prefixed key's and the prefix stack's length */
 #define HS_OPTIONS_PREFIXES 25 /* PETSc 3.18's MAXPREFIXES: the depth of -prefix_push */
+#define HS_OPTIONS_ALIASES 25  /* PETSc 3.18's MAXALIASES: alias lines in all options files */
 #define HS_OPTIONS_PATH 4096   /* PETSC_MAX_PATH_LEN: PETSc cuts an options file's name to this */
 
 /* The options seen before PetscInitialize (CheckOptionsFiles): the distinct keys so far (copies, with their prefix),
@@ -602,6 +603,7 @@ typedef struct {
   char   prefix[HS_OPTIONS_NAME];
   size_t stack[HS_OPTIONS_PREFIXES];
   int    depth;
+  int    aliases;
   char  *msg;
   size_t len;
 } OptionsSeen;
@@ -756,6 +758,10 @@ static int OptionsFileLine(OptionsSeen *o, const char *path, int nr, char *line,
       *vl += (size_t)sprintf(v + *vl, "\"%s\" ", t[1]);
   } else if (!strcasecmp(t[0], "alias")) {
     alias = 1;
+    if (++o->aliases > HS_OPTIONS_ALIASES)
+      return snprintf(o->msg, o->len, "options file %s line %d: more than %d alias lines (PETSc's limit)", path, nr,
+                      HS_OPTIONS_ALIASES),
+             1;
     if (!ValidKey(t[1]) || !ValidKey(t[2]))
       return snprintf(o->msg, o->len, "options file %s line %d: alias of something not an option", path, nr), 1;
   } else

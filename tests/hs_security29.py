@@ -8,7 +8,8 @@ assertion marked (before: ...) failed on the code before its fix:
                   is refused, keys under -prefix_push are counted under their prefixes; a FIFO behind each is refused
                   naming it, exit 1 (before: a hang in PetscInitialize, PETSc's trace exit 83, its "Out of memory"
                   exit 55); a '#' comment in a file, a quoted value and prefixes within the limit still run.
-                  -skip_petscrc 0 on the command line is refused (before: PETSc read ./petscrc, a FIFO: a hang).
+                  -skip_petscrc 0 on the command line is refused (before: PETSc read ./petscrc, a FIFO: a hang);
+                  26 alias lines are refused (before: PETSc's "Out of memory", exit 55), 25 followed as PETSc does.
   number keys     PETSc's number keys without a value (-snes_atol '', -hs_grid_snes_max_it) and tolerances with a
                   value PETSc cannot read that the chosen type does not read (-ksp_rtol abc under preonly; 1 and 2
                   ranks) are refused before the solve naming the key (before: exit 0, the key ignored; round 28's left
@@ -63,6 +64,9 @@ def case_options_tokens(d):
     with open(os.path.join(d, "prefix.opts"), "w") as f:  # 600 keys for PETSc, 300 without the prefixes
         for p in ("a_", "b_"):
             f.write("-prefix_push %s\n%s-prefix_pop\n" % (p, "".join("-k%d 1\n" % i for i in range(300))))
+    for k in (26, 25):  # PETSc holds 25 aliases; -a3 is -N by the 25th file's alias
+        with open(os.path.join(d, "alias%d.opts" % k), "w") as f:
+            f.write("".join("alias -a%d -N\n" % i for i in range(k)) + "-a3 14\n")
     with open(os.path.join(d, "good.opts"), "w") as f:  # a comment, a tab, CRLF, a quoted value, prefixes
         f.write("# -options_file fifo\n\t-N   \"12\"\r\n-prefix_push a_\n-k 1 # -options_file fifo\n-prefix_pop\n")
     base = ["-problem", "pendulum"] + QUIET
@@ -75,17 +79,20 @@ def case_options_tokens(d):
             (["-options_file"], None, "-options_file without a file name"),
             (["-options_file", "prefix.opts"], None, "more than 511 distinct options"),
             (["-options_file", "good.opts", "-options_string_yaml", "N: 12"], None, "YAML options are not taken"),
-            (["-skip_petscrc", "0"], None, "-skip_petscrc 0: hamshoot reads no petscrc file")):
+            (["-skip_petscrc", "0"], None, "-skip_petscrc 0: hamshoot reads no petscrc file"),
+            (["-options_file", "alias26.opts"], None, "options file alias26.opts line 26: more than 25 alias lines")):
         rc, out = hamshoot(base + args, d, timeout=30, env=env)
         errors = [x for x in out.splitlines() if x.startswith("hamshoot: error")]
         kind = "%s %s" % (" ".join(args), env or "")
         print("%s: exit %s, %s" % (kind, rc, errors or out[-200:]))
         check(rc == 1 and len(errors) == 1 and want in errors[0],
               "%s: exit %s, %s (want '%s'; before: a hang, PETSc's trace exit 83 or 55)" % (kind, rc, errors, want))
-    for args, env in ((["-options_file", "good.opts"], None), ([], {"PETSC_OPTIONS": "-N\t-options_file fifo -N 12"})):
+    for args, env, n in ((["-options_file", "good.opts"], None, 12),
+                         ([], {"PETSC_OPTIONS": "-N\t-options_file fifo -N 12"}, 12),
+                         (["-options_file", "alias25.opts"], None, 14)):
         rc, out = hamshoot(base + args, d, timeout=30, env=env)  # PETSc: "-N\t-options_file" one key, fifo its value
         print("%s %s: exit %s" % (" ".join(args), env or "", rc))
-        check(rc == 0 and "N = 12" in out, "%s %s: exit %s\n%s" % (" ".join(args), env or "", rc, out[-300:]))
+        check(rc == 0 and "N = %d" % n in out, "%s %s: exit %s\n%s" % (" ".join(args), env or "", rc, out[-300:]))
 
 
 def case_number_keys(d):
