@@ -61,8 +61,8 @@ static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *fun, con
 typedef struct {
   PetscBool compare, extrapolate;
   PetscBool coarse_first; /* -hs_extrapolate_coarse_first: HsSolverSolveExtrapolated */
-  PetscInt  study;    /* grids of a convergence study; 0: none */
-  PetscInt  extremal; /* -hs_check_extremal: 0 auto, 1 yes, 2 no */
+  PetscInt  study;        /* grids of a convergence study; 0: none */
+  PetscInt  extremal;     /* -hs_check_extremal: 0 auto, 1 yes, 2 no */
 } Extras;
 
 /* The driver's own options: -N, -o, -quiet, -hs_compare, -hs_extrapolate, -hs_study. The -o directory
@@ -90,7 +90,7 @@ static PetscErrorCode DriverOptions(HsSolver s, char *out, size_t len, PetscBool
   }
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "hamshoot executable", "");
   HsOptionsCall(HsOptionsInt(PetscOptionsObject, "-N", "number of uniform time intervals (default: the problem's)",
-                         "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
+                             "HsSolverSetNumIntervals", N, &N, &flg, PETSC_MIN_INT, PETSC_MAX_INT));
   if (flg)
     HsOptionsCall(HsSolverSetNumIntervals(s, N));
   HsOptionsCall(PetscOptionsString(
@@ -220,7 +220,7 @@ static PetscErrorCode Solve(HsSolver solver, HsContinuation cont, const char *ou
     PetscCall(HsSolverExtrapolate(solver)); /* a grid that fails: a warning, and no extrapolation */
   PetscCall(HsSolverView(solver, NULL));
   if (out[0]) {
-    PetscBool lower;
+    PetscBool      lower;
     HsOutputFormat fmt;
     PetscCall(HsSolverWriteOutput(solver, out));
     PetscCall(HsSolverWriteLowerExtremal(solver, out, &lower)); /* the extremal check's lower minimum, if any */
@@ -398,9 +398,10 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   HsSolverType type;
   const char  *cs;
   PetscBool    cont, has, direct, bounded;
-  const char  *ext = "-hs_extrapolate", *con = "-hs_continue NAME", *bnd = "bounded controls (u_min, u_max in the problem file)";
-  const char  *tim = "-hs_strategy auto or -hs_continue (it budgets their fallbacks and steps)";
-  const char  *dir = "a direct problem (-hs_scheme direct), -hs_compare, -hs_initial_guess direct or -hs_strategy auto";
+  const char  *ext = "-hs_extrapolate", *con = "-hs_continue NAME",
+             *bnd = "bounded controls (u_min, u_max in the problem file)";
+  const char *tim = "-hs_strategy auto or -hs_continue (it budgets their fallbacks and steps)";
+  const char *dir = "a direct problem (-hs_scheme direct), -hs_compare, -hs_initial_guess direct or -hs_strategy auto";
 
   PetscFunctionBeginUser;
   PetscCall(HsSolverGetProblem(s, &P));
@@ -409,7 +410,7 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   PetscCall(HsSolverGetType(s, &type));
   PetscCall(HsSolverGetSchemes(s, NULL, &cs));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-hs_continue", &cont));
-  direct = (PetscBool)(!strcmp(type, HSSOLVERIPOPT) ||
+  direct  = (PetscBool)(!strcmp(type, HSSOLVERIPOPT) ||
                        (cs && (!strcmp(cs, "kkt") || !strcmp(cs, "trapezoidal") || !strcmp(cs, "constrained_kkt"))));
   bounded = (PetscBool)(P->u_min || P->u_max);
   {
@@ -429,8 +430,8 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
         {"-hs_bounds_eps_factor", bnd, bounded},
         {"-hs_bounds_eps_min", bnd, bounded},
         {"-hs_strategy_time", tim, (PetscBool)(strategy == HS_STRATEGY_AUTO || cont)},
-        {"-hs_direct_solver", dir, (PetscBool)(direct || x->compare || guess == HS_GUESS_DIRECT ||
-                                               strategy == HS_STRATEGY_AUTO)},
+        {"-hs_direct_solver", dir,
+         (PetscBool)(direct || x->compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO)},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
       PetscCall(PetscOptionsHasName(NULL, NULL, t[i].key, &has));
@@ -443,15 +444,15 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
 
 static PetscErrorCode Run(Objects *o, int *code)
 {
-  char           out[PETSC_MAX_PATH_LEN];
-  PetscBool      quiet, help_only, fmt_given;
-  Extras         x;
-  PetscInt       stages;
-  HsGuessType    guess;
-  HsStrategy     strategy;
-  HsProblem    **prob   = &o->prob;
-  HsSolver      *solver = &o->solver;
-  HsContinuation *cont  = &o->cont;
+  char            out[PETSC_MAX_PATH_LEN];
+  PetscBool       quiet, help_only, fmt_given;
+  Extras          x;
+  PetscInt        stages;
+  HsGuessType     guess;
+  HsStrategy      strategy;
+  HsProblem     **prob   = &o->prob;
+  HsSolver       *solver = &o->solver;
+  HsContinuation *cont   = &o->cont;
 
   PetscFunctionBeginUser;
   *code = 1;
@@ -524,9 +525,12 @@ static PetscErrorCode Run(Objects *o, int *code)
                  "-hs_checkpoint %s takes the place of a file the output writes in %s: give the checkpoints another "
                  "name (e.g. %s/checkpoint)",
                  ck, od, od);
-      PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-hs_checkpoint %s is the output directory -o %s or "
-                 "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
-                 "default is %s/checkpoint)", ck, out, out);
+      PetscCheck(
+          !same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+          "-hs_checkpoint %s is the output directory -o %s or "
+          "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
+          "default is %s/checkpoint)",
+          ck, out, out);
     }
     PetscCall(CheckOrphanKeys(*solver, &x));
     PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
@@ -585,32 +589,90 @@ static int AgreeOnFailure(MPI_Comm comm, int failed)
 
 #define HS_OPTIONS_FILE_MAX (1 << 20) /* an options file over 1 MiB is refused (PETSc reads it whole on rank 0) */
 #define HS_OPTIONS_FILE_DEPTH 8       /* options files named inside options files, at most this deep */
-#define HS_OPTIONS_MAX 511 /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
+#define HS_OPTIONS_MAX 511     /* distinct keys: PETSc 3.18's database holds 512 (MAXOPTIONS), one is -skip_petscrc */
+#define HS_OPTIONS_NAME 512    /* PETSc 3.18's MAXOPTNAME: a prefixed key's and the prefix stack's length */
+#define HS_OPTIONS_PREFIXES 25 /* PETSc 3.18's MAXPREFIXES: the depth of -prefix_push */
+#define HS_OPTIONS_ALIASES 25  /* PETSc 3.18's MAXALIASES: alias lines in all options files */
+#define HS_OPTIONS_PATH 4096   /* PETSC_MAX_PATH_LEN: PETSc cuts an options file's name to this */
 
-/* The options seen before PetscInitialize (CheckOptionsFiles): the distinct keys so far (copies), and the message. */
+/* The options seen before PetscInitialize (CheckOptionsFiles): the distinct keys so far (copies, with their prefix),
+ * the prefix stack of -prefix_push, and the message. */
 typedef struct {
   char  *key[HS_OPTIONS_MAX];
   int    n;
+  char   prefix[HS_OPTIONS_NAME];
+  size_t stack[HS_OPTIONS_PREFIXES];
+  int    depth;
+  int    aliases;
   char  *msg;
   size_t len;
 } OptionsSeen;
 
-static int CheckOptionsText(OptionsSeen *o, char *text, int depth);
+/* The options are read here as PETSc 3.18 reads them inside PetscInitialize (src/sys/objects/options.c:
+ * PetscOptionsInsertString, PetscOptionsInsertArgs, PetscOptionsInsertFilePetsc, PetscOptionsPrefixPush;
+ * PetscTokenFind in src/sys/utils/str.c), so that every file PETSc will open is one checked here and every key it
+ * will hold is counted: round 29 found a '#' in PETSC_OPTIONS (a comment here, none for PETSc), a quoted
+ * "-options_file", a NUL byte in an options file (the lines after it unseen here) and keys under -prefix_push
+ * (counted once here, once a prefix for PETSc) letting a FIFO or a 513th key through. What PETSc would refuse inside
+ * PetscInitialize (its trace, exit 83, and on 2 ranks a wait of the others) is refused here with a message. */
 
-/* Counts tok if it is a key ('-' then a letter or '_', as PETSc parses them; case-insensitive) not seen before; 1 when
- * that makes more than HS_OPTIONS_MAX (PETSc's database would be full: its "Out of memory ... Number of options 512"
- * trace inside PetscInitialize and MPI_Abort, round 28). */
+/* PetscTokenFind: the next token of *cur, split at sep, one that begins with '"' running to the next '"' (quotes
+ * dropped), separators after it skipped; NULL at the end. Modifies the text. */
+static char *NextToken(char **cur, char sep)
+{
+  char *ptr = *cur, *result = ptr, tok = sep;
+
+  if (!ptr || !*ptr)
+    return NULL;
+  if (*ptr == '"')
+    tok = '"', result++, ptr++;
+  for (;; ptr++) {
+    if (*ptr == tok) {
+      *ptr++ = 0;
+      while (*ptr == sep)
+        ptr++;
+      *cur = ptr;
+      break;
+    }
+    if (!*ptr) {
+      *cur = NULL;
+      break;
+    }
+  }
+  return result;
+}
+
+/* PetscOptionsValidKey: '-' (or "--") then a letter, and not a number such as -inf or -e5. */
+static int ValidKey(const char *key)
+{
+  char *end;
+
+  if (!key || key[0] != '-')
+    return 0;
+  if (key[1] == '-')
+    key++;
+  if (!isalpha((unsigned char)key[1]))
+    return 0;
+  (void)strtod(key, &end);
+  return !(end != key && !(*end == '_' || isalnum((unsigned char)*end)));
+}
+
+/* Counts the key tok under the current prefix (as PETSc names it: the prefix, then tok without its '-';
+ * case-insensitive) if not seen before; 1 when that makes more than HS_OPTIONS_MAX (PETSc's database would be full:
+ * its "Out of memory ... Number of options 512" trace inside PetscInitialize and MPI_Abort, round 28). */
 static int CountKey(OptionsSeen *o, const char *tok)
 {
-  if (tok[0] != '-' || !(isalpha((unsigned char)tok[1]) || tok[1] == '_'))
-    return 0;
+  char full[HS_OPTIONS_NAME];
+
+  if (o->depth)
+    snprintf(full, sizeof full, "%s%s", o->prefix, tok + 1);
   for (int i = 0; i < o->n; i++)
-    if (!strcasecmp(o->key[i], tok))
+    if (!strcasecmp(o->key[i], o->depth ? full : tok + 1))
       return 0;
-  if (o->n == HS_OPTIONS_MAX || !(o->key[o->n] = strdup(tok))) {
+  if (o->n == HS_OPTIONS_MAX || !(o->key[o->n] = strdup(o->depth ? full : tok + 1))) {
     snprintf(o->msg, o->len,
-             "more than %d distinct options (on the command line, in PETSC_OPTIONS and in options files; the %s one "
-             "among them): PETSc's options database holds %d, one of them hamshoot's own",
+             "more than %d distinct options (on the command line, in PETSC_OPTIONS and in options files, under their "
+             "prefixes; the %s one among them): PETSc's options database holds %d, one of them hamshoot's own",
              HS_OPTIONS_MAX, tok, HS_OPTIONS_MAX + 1);
     return 1;
   }
@@ -618,60 +680,216 @@ static int CountKey(OptionsSeen *o, const char *tok)
   return 0;
 }
 
-/* The options file path of key (-options_file, -options_file_yaml) before PETSc reads it: a regular file of at most
- * HS_OPTIONS_FILE_MAX bytes (HsFileOpenRegular), its keys counted, and the options files it names in turn (PETSc
- * reads -options_file inside a file too). 1 with a message if not. */
+/* -prefix_push p (PetscOptionsPrefixPush's checks) and -prefix_pop; 1 with a message where PETSc would fail. */
+static int PushPrefix(OptionsSeen *o, const char *p)
+{
+  char   key[HS_OPTIONS_NAME + 1] = "-";
+  size_t start                    = o->depth ? o->stack[o->depth - 1] : 0;
+
+  if (!p)
+    return snprintf(o->msg, o->len, "-prefix_push without a prefix"), 1;
+  snprintf(key + 1, sizeof key - 1, "%s", p);
+  if (o->depth == HS_OPTIONS_PREFIXES)
+    return snprintf(o->msg, o->len, "-prefix_push %s: more than %d prefixes pushed", p, HS_OPTIONS_PREFIXES), 1;
+  if (!ValidKey(key) && !(o->depth && isdigit((unsigned char)p[0])))
+    return snprintf(o->msg, o->len, "-prefix_push %s: not a prefix (a letter first, no leading '-')", p), 1;
+  if (strlen(p) + 1 > sizeof o->prefix - start)
+    return snprintf(o->msg, o->len, "-prefix_push %s: the prefixes longer than %d", p, HS_OPTIONS_NAME - 1), 1;
+  memcpy(o->prefix + start, p, strlen(p) + 1);
+  o->stack[o->depth++] = start + strlen(p);
+  return 0;
+}
+
+static int PopPrefix(OptionsSeen *o)
+{
+  if (!o->depth)
+    return snprintf(o->msg, o->len, "-prefix_pop without a -prefix_push before it"), 1;
+  o->depth--;
+  o->prefix[o->depth ? o->stack[o->depth - 1] : 0] = 0;
+  return 0;
+}
+
+static int YamlRefused(OptionsSeen *o, const char *what)
+{
+  snprintf(o->msg, o->len,
+           "%s: YAML options are not taken (what a YAML text includes, !include, and the keys it holds cannot be "
+           "checked before PETSc reads them): give the options on the command line, in PETSC_OPTIONS or in an options "
+           "file of '-key value' lines",
+           what);
+  return 1;
+}
+
+static int CheckOptionsString(OptionsSeen *o, char *text, int depth);
+
+static int EndsWith(const char *s, const char *tail)
+{
+  size_t a = strlen(s), b = strlen(tail);
+  return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* One line of an options file made into options as PetscOptionsInsertFilePetsc makes it, appended to v at *vl: '#' to
+ * the end a comment, tabs and line ends blanks, then "-key" or "-key value" (the value quoted) or "alias -a -b"
+ * (aliases only rename keys: not followed, the keys counted as given, never fewer than PETSc holds). 1 with PETSc's
+ * message where it would refuse the line. Modifies line. */
+static int OptionsFileLine(OptionsSeen *o, const char *path, int nr, char *line, char *v, size_t *vl)
+{
+  char *cur = line, *t[4] = {NULL, NULL, NULL, NULL}, *c;
+  int   alias = 0;
+
+  if ((c = strchr(line, '#')))
+    *c = 0;
+  for (c = line; *c; c++)
+    if (*c == '\t' || *c == '\r' || *c == '\n')
+      *c = ' ';
+  if (!(t[0] = NextToken(&cur, ' ')))
+    return 0;
+  if (!t[0][0] && !(t[0] = NextToken(&cur, ' ')))
+    return 0;
+  for (int i = 1; i < 4; i++)
+    t[i] = NextToken(&cur, ' ');
+  if (t[0][0] == '-') {
+    if (!ValidKey(t[0]))
+      return snprintf(o->msg, o->len, "options file %s line %d: invalid option %s", path, nr, t[0]), 1;
+    *vl += (size_t)sprintf(v + *vl, "%s ", t[0]);
+    if (t[1] && ValidKey(t[1]))
+      return snprintf(o->msg, o->len, "options file %s line %d: two options on one line (%s %s)", path, nr, t[0], t[1]),
+             1;
+    if (t[1])
+      *vl += (size_t)sprintf(v + *vl, "\"%s\" ", t[1]);
+  } else if (!strcasecmp(t[0], "alias")) {
+    alias = 1;
+    if (++o->aliases > HS_OPTIONS_ALIASES)
+      return snprintf(o->msg, o->len, "options file %s line %d: more than %d alias lines (PETSc's limit)", path, nr,
+                      HS_OPTIONS_ALIASES),
+             1;
+    if (!ValidKey(t[1]) || !ValidKey(t[2]))
+      return snprintf(o->msg, o->len, "options file %s line %d: alias of something not an option", path, nr), 1;
+  } else
+    return snprintf(o->msg, o->len, "options file %s line %d: unknown first token %s", path, nr, t[0]), 1;
+  if (t[alias ? 3 : 2])
+    return snprintf(o->msg, o->len, "options file %s line %d: extra token %s", path, nr, t[alias ? 3 : 2]), 1;
+  return 0;
+}
+
+/* The options file path of key (-options_file, -options_file_yaml) before PETSc reads it: a name PETSc opens as given
+ * (no "${", no '\\', which PETSc rewrites), a regular file of at most HS_OPTIONS_FILE_MAX bytes (HsFileOpenRegular)
+ * without NUL bytes and not YAML (PetscOptionsFilename's tests), its lines made into an options string as PETSc makes
+ * them (OptionsFileLine; the lines split where Petscgetline splits them: at '\n', or at a '\r' that ends one of its
+ * 1023-byte reads), and that string checked as PETSc then reads it (CheckOptionsString: its keys counted, the options
+ * files it names in turn). 1 with a message if not. */
 static int CheckOptionsFile(OptionsSeen *o, const char *key, const char *path, int depth)
 {
-  FILE  *f = HsFileOpenRegular(path, key, HS_OPTIONS_FILE_MAX, o->msg, o->len);
-  char  *text;
-  size_t n;
-  int    bad;
+  FILE  *f;
+  char  *text, *v, *line, name[HS_OPTIONS_PATH + 8];
+  size_t n, pl = path ? strlen(path) : 0, pos = 0, vl = 0;
+  int    bad = 0, yaml = !strcasecmp(key, "-options_file_yaml"), nr = 1;
 
-  if (!f)
+  if (!path)
+    return snprintf(o->msg, o->len, "%s without a file name", key), 1;
+  if (strstr(path, "${") || strchr(path, '\\') || pl >= HS_OPTIONS_PATH)
+    return snprintf(o->msg, o->len,
+                    "%s %s: a name with \"${\" or '\\' or of %d bytes or more, which PETSc would rewrite before "
+                    "opening it: give the file's name as it is",
+                    key, path, HS_OPTIONS_PATH),
+           1;
+  snprintf(name, sizeof name, "%s", path);
+  if (EndsWith(path, ":yaml")) /* PETSc opens the file without it, as YAML */
+    name[pl - 5] = 0, yaml = 1;
+  if (!(f = HsFileOpenRegular(name, key, HS_OPTIONS_FILE_MAX, o->msg, o->len)))
     return 1;
-  if (depth >= HS_OPTIONS_FILE_DEPTH || !strcasecmp(key + strlen(key) - 4, "yaml")) { /* YAML: keys not counted */
+  if (depth >= HS_OPTIONS_FILE_DEPTH) {
     fclose(f);
-    if (depth >= HS_OPTIONS_FILE_DEPTH)
-      snprintf(o->msg, o->len, "%s %s: options files named inside options files more than %d deep (a loop?)", key, path,
-               HS_OPTIONS_FILE_DEPTH);
-    return depth >= HS_OPTIONS_FILE_DEPTH;
+    return snprintf(o->msg, o->len, "%s %s: options files named inside options files more than %d deep (a loop?)", key,
+                    path, HS_OPTIONS_FILE_DEPTH),
+           1;
   }
-  if (!(text = malloc(HS_OPTIONS_FILE_MAX + 1))) {
+  /* the text, a line's copy and the options string (at most 2 bytes more than its line a line) */
+  if (!(text = malloc(5 * (size_t)HS_OPTIONS_FILE_MAX + 16))) {
     fclose(f);
     return snprintf(o->msg, o->len, "%s %s: out of memory", key, path), 1;
   }
+  line = text + HS_OPTIONS_FILE_MAX + 1, v = line + HS_OPTIONS_FILE_MAX + 1;
   n       = fread(text, 1, HS_OPTIONS_FILE_MAX, f);
   text[n] = 0;
   fclose(f);
-  bad = CheckOptionsText(o, text, depth + 1);
+  yaml = yaml || EndsWith(name, ".yaml") || EndsWith(name, ".yml") || EndsWith(name, ".json") ||
+         !strncmp(text, "%YAML ", 6) || !strncmp(text, "---", 3);
+  if (yaml) {
+    char what[HS_OPTIONS_PATH + 64];
+    snprintf(what, sizeof what, "%s %s", key, path);
+    bad = YamlRefused(o, what);
+  } else if (memchr(text, 0, n))
+    bad = (snprintf(o->msg, o->len,
+                    "%s %s: a NUL byte at byte %zu (PETSc would read the lines after it otherwise than they are "
+                    "written): not an options file",
+                    key, path, (size_t)((char *)memchr(text, 0, n) - text) + 1),
+           1);
+  while (!bad && pos < n) {
+    size_t start = pos;
+    for (;;) { /* Petscgetline: reads of at most 1023 bytes, each ending after a '\n' */
+      for (size_t c = 0; pos < n && c < 1023; c++)
+        if (text[pos++] == '\n')
+          break;
+      if (pos == n || text[pos - 1] == '\n' || text[pos - 1] == '\r')
+        break;
+    }
+    memcpy(line, text + start, pos - start);
+    line[pos - start] = 0;
+    bad               = OptionsFileLine(o, path, nr++, line, v, &vl);
+  }
+  v[vl] = 0;
+  if (!bad)
+    bad = CheckOptionsString(o, v, depth + 1);
   free(text);
   return bad;
 }
 
-/* The keys of text (the tokens of PETSC_OPTIONS or of a file, '#' to the end of a line a comment) counted, and the
- * options files it names checked by CheckOptionsFile. Modifies text. */
-static int CheckOptionsText(OptionsSeen *o, char *text, int depth)
+/* PETSC_OPTIONS or an options file's options string read as PetscOptionsInsertString reads it: tokens split at ' '
+ * alone (a tab or a newline is part of a token; '#' is no comment), a token in double quotes one token; a key takes
+ * the next token as its value unless that is a key; -options_file's file checked (CheckOptionsFile), its name the next
+ * token whatever it is; -prefix_push and -prefix_pop followed; YAML refused. Modifies text. */
+static int CheckOptionsString(OptionsSeen *o, char *text, int depth)
 {
-  char *save = NULL, *tok, *prev = NULL;
+  char *cur = text, *first = NextToken(&cur, ' '), *second;
 
-  for (char *c = strchr(text, '#'); c; c = strchr(c, '#'))
-    while (*c && *c != '\n')
-      *c++ = ' ';
-  for (tok = strtok_r(text, " \t\r\n", &save); tok; prev = tok, tok = strtok_r(NULL, " \t\r\n", &save))
-    if (CountKey(o, tok) || (prev && (!strcasecmp(prev, "-options_file") || !strcasecmp(prev, "-options_file_yaml")) &&
-                             CheckOptionsFile(o, prev, tok, depth)))
-      return 1;
+  while (first) {
+    if (!ValidKey(first))
+      first = NextToken(&cur, ' ');
+    else if (!strcasecmp(first, "-options_file")) {
+      if (CheckOptionsFile(o, "-options_file", NextToken(&cur, ' '), depth))
+        return 1;
+      first = NextToken(&cur, ' ');
+    } else if (!strcasecmp(first, "-options_file_yaml") || !strcasecmp(first, "-options_string_yaml")) {
+      second = NextToken(&cur, ' ');
+      if (!strcasecmp(first, "-options_file_yaml") && CheckOptionsFile(o, first, second, depth))
+        return 1;
+      return YamlRefused(o, first);
+    } else if (!strcasecmp(first, "-prefix_push")) {
+      if (PushPrefix(o, NextToken(&cur, ' ')))
+        return 1;
+      first = NextToken(&cur, ' ');
+    } else if (!strcasecmp(first, "-prefix_pop")) {
+      if (PopPrefix(o))
+        return 1;
+      first = NextToken(&cur, ' ');
+    } else {
+      if (CountKey(o, first))
+        return 1;
+      second = NextToken(&cur, ' ');
+      first  = ValidKey(second) ? second : NextToken(&cur, ' ');
+    }
+  }
   return 0;
 }
 
-/* Before PetscInitialize: every options file named on the command line, in PETSC_OPTIONS or inside such a file is a
- * regular file PETSc can read (round 28: -options_file of a FIFO or /dev/zero hung the run on rank 0 inside
+/* Before PetscInitialize, the options read as PetscOptionsInsert reads them (PETSC_OPTIONS, then PETSC_OPTIONS_YAML,
+ * then the command line as PetscOptionsInsertArgs reads it; one prefix stack through all): every options file named
+ * is a regular file PETSc can read (round 28: -options_file of a FIFO or /dev/zero hung the run on rank 0 inside
  * PetscInitialize, a directory or a missing file ended in PETSc's trace and MPI_Abort), and the distinct keys of all
  * of them fit PETSc's database. 1 with a message if not. */
 static int CheckOptionsFiles(int argc, char **argv, char *msg, size_t len)
 {
-  const char  *env = getenv("PETSC_OPTIONS");
+  const char  *env = getenv("PETSC_OPTIONS"), *yenv = getenv("PETSC_OPTIONS_YAML");
   char        *text;
   int          bad = 0;
   OptionsSeen *o   = calloc(1, sizeof *o);
@@ -679,13 +897,49 @@ static int CheckOptionsFiles(int argc, char **argv, char *msg, size_t len)
   if (!o)
     return snprintf(msg, len, "out of memory reading the options"), 1;
   o->msg = msg, o->len = len;
-  for (int i = 1; i < argc && !bad; i++)
-    bad = CountKey(o, argv[i]) ||
-          (i + 1 < argc && (!strcasecmp(argv[i], "-options_file") || !strcasecmp(argv[i], "-options_file_yaml")) &&
-           CheckOptionsFile(o, argv[i], argv[i + 1], 0));
-  if (!bad && env && (text = strdup(env))) {
-    bad = CheckOptionsText(o, text, 0);
+  /* -skip_petscrc false on the command line (PetscOptionsProcessPrecedentFlags' reading: the next argument its value
+     unless it is empty or begins with '-') would have PETSc read ~/.petscrc, .petscrc and petscrc, which no check here
+     sees (round 29: a FIFO petscrc hung the run in PetscInitialize) and which main() turns off (its comment) */
+  for (int i = 1; i < argc && !bad; i++) {
+    const char *v = i + 1 < argc && argv[i + 1][0] && argv[i + 1][0] != '-' ? argv[i + 1] : NULL;
+    if (ValidKey(argv[i]) && !strcasecmp(argv[i], "-skip_petscrc") && v && strcasecmp(v, "1") &&
+        strcasecmp(v, "true") && strcasecmp(v, "yes") && strcasecmp(v, "on"))
+      bad = (snprintf(msg, len,
+                      "-skip_petscrc %s: hamshoot reads no petscrc file (anyone who can write into the working "
+                      "directory could choose its options); give them on the command line, in PETSC_OPTIONS or "
+                      "with -options_file",
+                      v),
+             1);
+  }
+  if (!bad && env && env[0]) {
+    if (!(text = strdup(env)))
+      bad = (snprintf(msg, len, "out of memory reading the options"), 1);
+    else
+      bad = CheckOptionsString(o, text, 0);
     free(text);
+  }
+  if (!bad && yenv && yenv[0])
+    bad = YamlRefused(o, "PETSC_OPTIONS_YAML");
+  for (int i = 1; i < argc && !bad;) {
+    const char *a = argv[i], *b = i + 1 < argc ? argv[i + 1] : NULL;
+    int         named = b && b[0] != '-'; /* PetscOptionsInsertArgs: a file name or a prefix does not begin with '-' */
+    if (!ValidKey(a))
+      i++;
+    else if (!strcasecmp(a, "-options_file") || !strcasecmp(a, "-options_file_yaml")) {
+      if (!named)
+        bad = (snprintf(msg, len, "%s without a file name", a), 1);
+      else
+        bad = CheckOptionsFile(o, a, b, 0) || (!strcasecmp(a, "-options_file_yaml") && YamlRefused(o, a));
+      i += 2;
+    } else if (!strcasecmp(a, "-options_string_yaml"))
+      bad = YamlRefused(o, a);
+    else if (!strcasecmp(a, "-prefix_push")) {
+      bad = named ? PushPrefix(o, b) : (snprintf(msg, len, "-prefix_push without a prefix"), 1);
+      i += 2;
+    } else if (!strcasecmp(a, "-prefix_pop"))
+      bad = PopPrefix(o), i++;
+    else
+      bad = CountKey(o, a), i += (b && !ValidKey(b)) ? 2 : 1;
   }
   for (int i = 0; i < o->n; i++)
     free(o->key[i]);

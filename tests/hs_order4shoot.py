@@ -358,7 +358,8 @@ def t_order4shoot_second_order_stopped():
             files = os.listdir(os.path.join(d, "o")) if os.path.isdir(os.path.join(d, "o")) else []
             print("%d rank(s): exit %d, %s" % (ranks, rc, after.strip().replace("\n", " | ")[-400:]))
             check(sent, "%d rank(s): the fallback never started\n%s" % (ranks, out[-600:]))
-            check(rc == 5 and "interrupted: signal received during the fallback 'second-order start'" in out
+            check(rc == 5 and "interrupted: signal received during the second-order start's sub-solve" in out
+                  and "nothing of that sub-solve can be resumed" in out
                   and not files and "error" not in out, "%d rank(s): exit %d, files %s\n%s" % (ranks, rc, files,
                                                                                                out[-600:]))
             solved_on = re.search(r"Newton +\d+ +\|F\|", after) or "grid sequencing" in after

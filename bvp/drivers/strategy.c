@@ -202,7 +202,7 @@ static void MidpointToNodeCostates(PetscReal *rows, PetscInt N, PetscInt n)
     PetscReal prev = rows[i], first = rows[i], second = N >= 2 ? rows[w + i] : rows[i];
     PetscReal last = rows[(N - 1) * w + i], before = N >= 2 ? rows[(N - 2) * w + i] : last;
     for (PetscInt k = 1; k < N; k++) { /* lambda_k = (lambda_{k-1/2} + lambda_{k+1/2}) / 2 */
-      PetscReal here = rows[k * w + i];
+      PetscReal here  = rows[k * w + i];
       rows[k * w + i] = (prev + here) / 2, prev = here;
     }
     rows[i]         = (3 * first - second) / 2;
@@ -227,14 +227,16 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
   if (!*tried)
     PetscFunctionReturn(0);
   if (s->monitor) /* the sub-solve prints nothing, and may take longer than the solve that follows it */
-    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)s),
-                          "  strategy: second-order start: the second-order scheme by the transcription at N = %" PetscInt_FMT
-                          ", then conserving4 from its solution\n",
-                          N));
+    PetscCall(
+        PetscPrintf(PetscObjectComm((PetscObject)s),
+                    "  strategy: second-order start: the second-order scheme by the transcription at N = %" PetscInt_FMT
+                    ", then conserving4 from its solution\n",
+                    N));
   PetscCall(HsSolverCreateGrid(s, N, &t));
   PetscCall(HsSolverSetScheme(t, "conserving")); /* the grid's scheme was s's */
   PetscCall(HsSolverSetStrategy(t, HS_STRATEGY_AUTO));
-  if (s->guess) { /* from the same start as the first attempt: the stored guess (-hs_init, a caller's), else the default */
+  if (s->guess) { /* from the same start as the first attempt: the stored guess (-hs_init, a caller's), else the default
+                   */
     PetscCall(HsSolverSetInitialGuess(t, s->guess_N, s->guess));
     t->guess_T = s->guess_T, t->guess_nodal = s->guess_nodal;
   }
@@ -242,6 +244,27 @@ static PetscErrorCode TrySecondOrder(HsSolver s, PetscBool *tried)
     PetscCall(HsSolverSetStrategyTime(t, PetscMax(s->deadline - MPI_Wtime(), 1e-3)));
   PetscCall(HsSolverSolve(t));
   PetscCall(HsSolverGetResults(t, &r));
+  { /* a signal stopped the sub-solve: s ends interrupted, naming it (round 29: the message had named the fallback
+       alone, as if the stop could be resumed from the first attempt) */
+    char      what[160];
+    PetscBool stop;
+    PetscCall(PetscSNPrintf(what, sizeof what,
+                            "the second-order start's sub-solve (the second-order scheme by the transcription at N = "
+                            "%" PetscInt_FMT ") of -hs_strategy auto: nothing of that sub-solve can be resumed",
+                            N));
+    PetscCall(HsSolverSubSolveStopped(s, r.converged, what, &t, &stop));
+    if (stop) {
+      if (s->prob->free_T) {
+        HsProblemSetFinalTime(s->prob, T0);
+        if (s->disc)
+          (void)HsDiscSetHorizon(s->disc);
+      }
+      PetscCall(PetscStrncpy(s->res.status, r.status, sizeof s->res.status));
+      PetscCall(PetscStrncpy(s->reached, "in the second-order solve", sizeof s->reached));
+      s->res.converged = PETSC_FALSE, s->res.newton_iterations = r.newton_iterations;
+      PetscFunctionReturn(0);
+    }
+  }
   PetscCall(PetscMalloc1((N + 1) * 4 * s->prob->n, &rows));
   if (r.converged)
     PetscCall(HsSolverShareSolutionRows(t, rows));

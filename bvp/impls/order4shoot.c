@@ -960,7 +960,7 @@ static PetscErrorCode PostSolve(HsSolver s)
   PetscCall(VecRestoreArrayRead(s->X, &x));
   PetscCall(HsOrder4PostSolveFrom(s, sh->Xfull));
   for (int j = 0; j < 3; j++)
-    PetscCall(PetscInfo(s->snes,
+    PetscCall(PetscInfo(s,
                         "substep %d (fraction %.4f): %" PetscInt_FMT
                         " solves, %.2f Newton updates each, at most %" PetscInt_FMT "\n",
                         j + 1, (double)HsO4Fraction(j), sh->its[j][0],

@@ -628,7 +628,7 @@ PetscErrorCode HsSolverAtNoiseFloor(HsSolver s, Vec X, Vec F, PetscReal fnorm, P
   if (nu > 0) {
     s->res.noise_floor = nu, s->noise_it = it;
     PetscCall(VecNorm(X, NORM_INFINITY, &s->noise_xinf));
-    PetscCall(PetscInfo(s->snes, "||F|| = %g, estimated evaluation error %g\n", (double)fnorm, (double)nu));
+    PetscCall(PetscInfo(s, "||F|| = %g, estimated evaluation error %g\n", (double)fnorm, (double)nu));
     *at = s->res.at_floor = AtFloor(s, fnorm, nu);
   }
   PetscFunctionReturn(0);
@@ -669,7 +669,7 @@ static PetscErrorCode PolishStart(HsSolver s, Vec X, PetscInt it, PetscReal fnor
   s->polish_best = m, s->polish_fstop = fnorm, s->polish_floor = s->res.at_floor;
   s->polish_it = it, s->polish_n = 0, s->polish_miss = 0, s->res.at_floor = PETSC_FALSE;
   *reason = SNES_CONVERGED_ITERATING;
-  PetscCall(PetscInfo(s->snes, "stop at ||F|| = %g with the conserved quantity's violation %g: polish\n", (double)fnorm,
+  PetscCall(PetscInfo(s, "stop at ||F|| = %g with the conserved quantity's violation %g: polish\n", (double)fnorm,
                       (double)m));
   PetscFunctionReturn(0);
 }
@@ -688,7 +688,7 @@ PetscErrorCode HsSolverPolishEnd(HsSolver s)
   PetscCall(VecCopy(s->polish_X, X));
   s->res.at_floor = s->polish_floor, s->res.polish_iterations = s->polish_n, s->polish_it = -1;
   PetscCall(
-      PetscInfo(s->snes, "polish: %d steps, the smallest violation %g\n", (int)s->polish_n, (double)s->polish_best));
+      PetscInfo(s, "polish: %d steps, the smallest violation %g\n", (int)s->polish_n, (double)s->polish_best));
   PetscFunctionReturn(0);
 }
 
@@ -701,7 +701,7 @@ static PetscErrorCode PolishStep(HsSolver s, Vec X, PetscInt it, PetscReal fnorm
   PetscFunctionBeginUser;
   PetscCall(HsSolverConservedMeasure(s, X, &m));
   PetscCall(
-      PetscInfo(s->snes, "polish: ||F|| = %g, the conserved quantity's violation %g\n", (double)fnorm, (double)m));
+      PetscInfo(s, "polish: ||F|| = %g, the conserved quantity's violation %g\n", (double)fnorm, (double)m));
   fell = (PetscBool)(m >= 0 && m < HS_POLISH_FALL * s->polish_best && fnorm <= s->polish_fstop);
   if (m >= 0 && m < s->polish_best && fnorm <= s->polish_fstop) {
     PetscCall(VecCopy(X, s->polish_X));
@@ -735,7 +735,7 @@ static PetscErrorCode RoundoffStop(HsSolver s, Vec X, PetscReal fnorm, SNESConve
     PetscCall(RowwiseRoundoff(s, X, F, HS_VOUCH_FACTOR * PetscMax(s->roundoff, HS_ROUNDOFF_FACTOR_DEFAULT),
                               HS_ROWWISE_SLACK, &ok, NULL));
     if (!ok)
-      PetscCall(PetscInfo(s->snes, "||F|| = %g below the global round-off level, a row above its own: a step more\n",
+      PetscCall(PetscInfo(s, "||F|| = %g below the global round-off level, a row above its own: a step more\n",
                           (double)fnorm));
   } else if (fnorm <= HS_VOUCH_FACTOR * HS_SNES_ATOL_DEFAULT) { /* what HsSolverVerifyConvergence asks there */
     PetscReal rel;
@@ -792,7 +792,7 @@ static PetscErrorCode AtolScreen(HsSolver s, Vec X, PetscReal fnorm, PetscInt it
             ? (yinf / xs) * PetscSqr(s->snorm_last / s->snorm_prev)
             : PetscSqr(yinf / xs); /* iteration 1 of this solve, or a step of 0 before */
   *ok   = (PetscBool)(*rel <= HS_ATOL_SCREEN * HS_ATOL_STEP && rstep <= HS_ATOL_SCREEN * HS_ATOL_STEP);
-  PetscCall(PetscInfo(s->snes,
+  PetscCall(PetscInfo(s,
                       "||F|| below the absolute tolerance after a full step %g: the step predicted from it %g (from "
                       "||F||), %g (from the steps)%s\n",
                       (double)yinf, (double)(*rel * xs), (double)(rstep * xs), *ok ? "" : ": AtolStep solves"));
@@ -848,7 +848,7 @@ static PetscErrorCode AtolStep(HsSolver s, Vec X, Vec F, PetscReal fnorm, PetscI
     *ok  = (PetscBool)(*rel <= HS_ATOL_STEP);
   }
   s->atol_id = id, s->atol_state = state, s->atol_fstate = fstate, s->atol_rel = *rel, s->atol_vouched = *ok;
-  PetscCall(PetscInfo(s->snes, "||F|| below the absolute tolerance: the Newton step from it %g, relative %g\n",
+  PetscCall(PetscInfo(s, "||F|| below the absolute tolerance: the Newton step from it %g, relative %g\n",
                       (double)dinf, (double)*rel));
   PetscFunctionReturn(0);
 }
@@ -924,7 +924,7 @@ PetscErrorCode HsSolverConvergenceTest(SNES snes, PetscInt it, PetscReal xnorm, 
                                             the step from here is small again */
     s->noise_it = it;
     if (AtFloor(s, fnorm, s->res.noise_floor)) {
-      PetscCall(PetscInfo(snes, "||F|| = %g, at the evaluation error %g estimated at most a small step back\n",
+      PetscCall(PetscInfo(s, "||F|| = %g, at the evaluation error %g estimated at most a small step back\n",
                           (double)fnorm, (double)s->res.noise_floor));
       s->res.at_floor = PETSC_TRUE;
       *reason         = SNES_CONVERGED_FNORM_ABS;

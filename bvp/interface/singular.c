@@ -116,8 +116,8 @@ static int GradientAt(const HsProblem *P, const PetscReal *x, PetscReal *g, Pets
  * every sampled state x, c^T G = 0 at every sampled q) restricted to the components fixed at T (a unit row for each
  * free one). Samples: x0, xT (free components from x0) and states around them, deterministic. With E.grad_bound, the
  * gradient's components that are zero but for round-off are 0 (RoundoffToZero; e: dim workspace). Returns the rows. */
-static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, PetscReal *x, PetscReal *g, PetscReal *B,
-                              PetscReal *e)
+static PetscInt InvariantRows(const HsProblem *P, PetscInt cols, PetscReal *A, PetscInt ld, PetscReal *x, PetscReal *g,
+                              PetscReal *B, PetscReal *e)
 {
   PetscInt     dim = 2 * P->n, n = P->n, m = P->m, rows = 0, K = dim + 2 + HS_BOUNDARY_SAMPLES;
   unsigned int seed = 12345u;
@@ -134,23 +134,25 @@ static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, Pet
         PetscReal t = g[i];
         g[i] = g[n + i], g[n + i] = -t;
       }
-      AddRow(A, ld, dim, g, &rows);
+      if (cols > dim) /* the column of t: c^T JJ grad E(x) + k = 0 */
+        g[dim] = 1;
+      AddRow(A, ld, cols, g, &rows);
     }
     if (j == 0 || P->Bq) { /* the columns of G = [0; B(q)] */
       if (P->Bq && P->Bq(x, B, NULL, NULL, P->ctx))
         continue;
       for (PetscInt k = 0; k < m; k++) {
-        for (PetscInt i = 0; i < dim; i++)
-          g[i] = i < n ? 0 : (P->Bq ? B : P->B)[(i - n) * m + k];
-        AddRow(A, ld, dim, g, &rows);
+        for (PetscInt i = 0; i < cols; i++)
+          g[i] = i < n || i == dim ? 0 : (P->Bq ? B : P->B)[(i - n) * m + k];
+        AddRow(A, ld, cols, g, &rows);
       }
     }
   }
   for (PetscInt i = 0; i < dim; i++)
     if (!P->xT_fixed[i]) {
-      for (PetscInt l = 0; l < dim; l++)
+      for (PetscInt l = 0; l < cols; l++)
         g[l] = l == i;
-      AddRow(A, ld, dim, g, &rows);
+      AddRow(A, ld, cols, g, &rows);
     }
   return rows;
 }
@@ -159,11 +161,11 @@ static PetscInt InvariantRows(const HsProblem *P, PetscReal *A, PetscInt ld, Pet
  * is 1 and the others 0, the largest first; of components equal in magnitude to 1e-8 relative the first (p_th + p_w's
  * null vector has two components of 1/sqrt(2) whose last bits come from LAPACK's SVD: the choice had depended on the
  * machine's BLAS, naming p_w(T) on one and p_th(T) on another). */
-static void Echelon(PetscInt dim, PetscInt d, PetscReal *Z, PetscInt *piv)
+static void Echelon(PetscInt dim, PetscInt np, PetscInt d, PetscReal *Z, PetscInt *piv)
 {
   for (PetscInt j = 0; j < d; j++) {
     PetscReal *c = Z + j * dim, best = -1;
-    for (PetscInt i = 0; i < dim; i++) {
+    for (PetscInt i = 0; i < np; i++) {
       PetscBool used = PETSC_FALSE;
       for (PetscInt l = 0; l < j; l++)
         used = (PetscBool)(used || piv[l] == i);
@@ -180,15 +182,15 @@ static void Echelon(PetscInt dim, PetscInt d, PetscReal *Z, PetscInt *piv)
           o[i] -= f * c[i];
       }
   }
-  for (PetscInt j = 0; j < d; j++) /* round-off entries to zero */
-    for (PetscInt i = 0; i < dim; i++)
+  for (PetscInt j = 0; j < d; j++) /* round-off entries to zero (of the state's: t's is a rate, of any size) */
+    for (PetscInt i = 0; i < np; i++)
       if (PetscAbsReal(Z[j * dim + i]) < 1e-12)
         Z[j * dim + i] = 0;
 }
 
 /* The message of the dependencies in Z (dim x d, in echelon form with pivots piv) into msg. */
-static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z, const PetscInt *piv, PetscBool bad,
-                              char *msg, size_t len)
+static void DependencyMessage(const HsProblem *P, PetscInt cols, PetscInt d, const PetscReal *Z, const PetscInt *piv,
+                              PetscBool bad, char *msg, size_t len)
 {
   PetscInt dim = 2 * P->n;
   size_t   at;
@@ -197,7 +199,7 @@ static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z
   snprintf(msg, len, "problem '%s': %s terminal condition%s: ", P->name, bad ? "infeasible" : "redundant",
            d > 1 ? "s" : "");
   for (PetscInt j = 0; j < d; j++) {
-    const PetscReal *c  = Z + j * dim;
+    const PetscReal *c  = Z + j * cols;
     PetscReal        v0 = 0, vT = 0;
     PetscBool        first = PETSC_TRUE;
     at                     = strlen(msg);
@@ -215,6 +217,11 @@ static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z
         v0 += c[i] * P->x0[i], vT += P->xT_fixed[i] ? c[i] * P->xT[i] : 0;
       }
     at = strlen(msg);
+    if (cols > dim && c[dim] != 0) { /* affine: c^T x + k t (its value at T from the fixed terminal values) */
+      snprintf(msg + at, len - at, " %s %.6g t", c[dim] < 0 ? "-" : "+", (double)PetscAbsReal(c[dim]));
+      vT += c[dim] * P->T;
+      at = strlen(msg);
+    }
     snprintf(msg + at, len - at,
              " is conserved by the dynamics for any control (%.6g at t = 0, %.6g from the fixed "
              "terminal values)",
@@ -250,6 +257,60 @@ static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z
   snprintf(msg + at, len - at, " (or -hs_check_boundary false to solve as given)");
 }
 
+/* HsProblemBoundaryDependencies' test with cols = 2n (linear invariants) or 2n + 1 (a column of t: affine ones). */
+static PetscErrorCode Dependencies(const HsProblem *P, PetscInt cols, PetscInt *d, PetscBool *bad, char *msg,
+                                   size_t len)
+{
+  PetscInt   dim = 2 * P->n, ld = 3 * dim + 2 + HS_BOUNDARY_SAMPLES + (dim + 2 + HS_BOUNDARY_SAMPLES) * P->m, rows;
+  PetscReal *A, *S, *VT, *x, *g, *B, *e, *Z;
+  PetscInt  *piv;
+
+  PetscFunctionBeginUser;
+  *d = 0, *bad = PETSC_FALSE, msg[0] = 0;
+  if (P->nc || dim > HS_BOUNDARY_MAX_DIM || !P->E.grad)
+    PetscFunctionReturn(0);
+  PetscCall(PetscCalloc4(ld * cols, &A, cols, &S, cols * cols, &VT, cols * (3 + P->m), &x));
+  g = x + cols, e = g + cols, B = e + cols;
+  rows = InvariantRows(P, cols, A, ld, x, g, B, e);
+  Equilibrate(A, ld, cols, x); /* x: the columns' norms from here on */
+  if (rows >= cols) {
+    PetscCall(DenseSVD(ld, cols, A, S, NULL, VT));
+    for (PetscInt i = 0; i < cols; i++)
+      if (S[i] <= HS_INVARIANT_TOL * S[0])
+        (*d)++;
+  }
+  if (*d) {
+    PetscCall(PetscMalloc2(cols * *d, &Z, *d, &piv));
+    for (PetscInt j = 0; j < *d; j++) /* the last d rows of VT (column-major: VT[i * cols + r]), unscaled */
+      for (PetscInt i = 0; i < cols; i++)
+        Z[j * cols + i] = VT[i * cols + cols - *d + j] / x[i];
+    Echelon(cols, dim, *d, Z, piv);
+    for (PetscInt j = 0; cols > dim && j < *d; j++) { /* t's coefficient, scaled as the SVD saw it, against the state's:
+                                                        below HS_INVARIANT_TOL of them, SVD round-off (a linear
+                                                        invariant's k of 4e-17 on wheel_rest), else a real rate */
+      PetscReal big = 0;
+      for (PetscInt i = 0; i < dim; i++)
+        big = PetscMax(big, PetscAbsReal(Z[j * cols + i] * x[i]));
+      if (PetscAbsReal(Z[j * cols + dim] * x[dim]) <= HS_INVARIANT_TOL * big)
+        Z[j * cols + dim] = 0;
+    }
+    for (PetscInt j = 0; j < *d; j++) {
+      PetscReal r = cols > dim ? Z[j * cols + dim] * P->T : 0, sc = 1 + PetscAbsReal(r);
+      for (PetscInt i = 0; i < dim; i++)
+        if (P->xT_fixed[i] && Z[j * cols + i] != 0) /* a free component's xT may be anything */
+          r += Z[j * cols + i] * (P->xT[i] - P->x0[i]),
+              sc += PetscAbsReal(Z[j * cols + i]) * (PetscAbsReal(P->x0[i]) + PetscAbsReal(P->xT[i]));
+      /* end values that move with a free T: their values at its guess do not decide consistency */
+      if (PetscAbsReal(r) > HS_CONSISTENT_TOL * sc && !P->xT_T && !P->x0_T)
+        *bad = PETSC_TRUE;
+    }
+    DependencyMessage(P, cols, *d, Z, piv, *bad, msg, len);
+    PetscCall(PetscFree2(Z, piv));
+  }
+  PetscCall(PetscFree4(A, S, VT, x));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsProblemBoundaryDependencies - the rank test of the boundary rows: the terminal conditions that the dynamics'
     linear invariants make dependent (docs/problem-format.md, "Conserved quantities and terminal conditions").
 
@@ -274,44 +335,14 @@ static void DependencyMessage(const HsProblem *P, PetscInt d, const PetscReal *Z
 @*/
 PetscErrorCode HsProblemBoundaryDependencies(const HsProblem *P, PetscInt *d, PetscBool *bad, char *msg, size_t len)
 {
-  PetscInt   dim = 2 * P->n, ld = 3 * dim + 2 + HS_BOUNDARY_SAMPLES + (dim + 2 + HS_BOUNDARY_SAMPLES) * P->m, rows;
-  PetscReal *A, *S, *VT, *x, *g, *B, *e, *Z;
-  PetscInt  *piv;
-
   PetscFunctionBeginUser;
-  *d = 0, *bad = PETSC_FALSE, msg[0] = 0;
-  if (P->nc || dim > HS_BOUNDARY_MAX_DIM || !P->E.grad)
-    PetscFunctionReturn(0);
-  PetscCall(PetscCalloc4(ld * dim, &A, dim, &S, dim * dim, &VT, dim * (3 + P->m), &x));
-  g = x + dim, e = g + dim, B = e + dim;
-  rows = InvariantRows(P, A, ld, x, g, B, e);
-  Equilibrate(A, ld, dim, x); /* x: the columns' norms from here on */
-  if (rows >= dim) {
-    PetscCall(DenseSVD(ld, dim, A, S, NULL, VT));
-    for (PetscInt i = 0; i < dim; i++)
-      if (S[i] <= HS_INVARIANT_TOL * S[0])
-        (*d)++;
-  }
-  if (*d) {
-    PetscCall(PetscMalloc2(dim * *d, &Z, *d, &piv));
-    for (PetscInt j = 0; j < *d; j++) /* the last d rows of VT (column-major: VT[i * dim + r]), unscaled */
-      for (PetscInt i = 0; i < dim; i++)
-        Z[j * dim + i] = VT[i * dim + dim - *d + j] / x[i];
-    Echelon(dim, *d, Z, piv);
-    for (PetscInt j = 0; j < *d; j++) {
-      PetscReal r = 0, sc = 1;
-      for (PetscInt i = 0; i < dim; i++)
-        if (P->xT_fixed[i] && Z[j * dim + i] != 0) /* a free component's xT may be anything */
-          r += Z[j * dim + i] * (P->xT[i] - P->x0[i]),
-              sc += PetscAbsReal(Z[j * dim + i]) * (PetscAbsReal(P->x0[i]) + PetscAbsReal(P->xT[i]));
-      /* end values that move with a free T: their values at its guess do not decide consistency */
-      if (PetscAbsReal(r) > HS_CONSISTENT_TOL * sc && !P->xT_T && !P->x0_T)
-        *bad = PETSC_TRUE;
-    }
-    DependencyMessage(P, *d, Z, piv, *bad, msg, len);
-    PetscCall(PetscFree2(Z, piv));
-  }
-  PetscCall(PetscFree4(A, S, VT, x));
+  PetscCall(Dependencies(P, 2 * P->n, d, bad, msg, len));
+  /* then, where no linear invariant makes a terminal condition dependent, the affine ones c^T x + k t (not with a
+     free T, which c^T x(T) = c^T x0 - k T does not fix): a second test, so that every verdict of the linear test
+     stands as it was (one test with the column of t had named "y + 0.010035 p_y" instead of security26's p_y, its
+     mass's y-part 1.01 + round-off at -p_m 1e20, as infeasible) */
+  if (!*d && !P->free_T)
+    PetscCall(Dependencies(P, 2 * P->n + 1, d, bad, msg, len));
   PetscFunctionReturn(0);
 }
 

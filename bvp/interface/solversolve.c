@@ -446,7 +446,7 @@ static PetscErrorCode MumpsWorkspaceRetry(HsSolver s, PetscBool *retry)
     PetscCall(MatMumpsGetInfog(F, 1, &info));
     if (!HsMumpsWorkspaceShort(info, s->mumps_icntl14, &next))
       PetscFunctionReturn(0);
-    PetscCall(PetscInfo(s->snes,
+    PetscCall(PetscInfo(s,
                         "MUMPS INFOG(1) = %" PetscInt_FMT ": raising ICNTL(14) from %" PetscInt_FMT " to %" PetscInt_FMT
                         " and solving again\n",
                         info, s->mumps_icntl14, next));
@@ -535,7 +535,7 @@ PetscErrorCode HsSolverSolveNewton(HsSolver s)
     PetscCall(SNESGetIterationNumber(s->snes, &held));
     s->hold_T = PETSC_FALSE;
     PetscCall(
-        PetscInfo(s->snes, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", held, (double)s->T_hold));
+        PetscInfo(s, "free T: %" PetscInt_FMT " Newton iterations with T held at %g\n", held, (double)s->T_hold));
     s->res.hold_iterations = held;
   }
   while (retry) {

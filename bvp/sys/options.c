@@ -113,7 +113,8 @@ static PetscBool Deferred(const char *key, const char *defer)
 
 /* One pass over the database: the first of hamshoot's own keys that is unused (use: also that
  * test; not for keys under a deferred prefix) or lacks a value (not a switch), in bad; *why 1 or 2. */
-static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscBool use, char *bad, size_t len, int *why)
+static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscBool use, char *bad, size_t len,
+                                 int *why)
 {
   char  *all, *save = NULL, *tok, *next;
   size_t plen = prefix ? strlen(prefix) : 0;
@@ -122,7 +123,7 @@ static PetscErrorCode FindBadKey(const char prefix[], const char defer[], PetscB
   *why = 0;
   PetscCall(PetscOptionsGetAll(NULL, &all));
   for (tok = strtok_r(all, " ", &save); tok && !*why; tok = next) {
-    const char *key = tok + 1;
+    const char *key  = tok + 1;
     PetscBool   used = PETSC_TRUE, sw;
     next             = strtok_r(NULL, " ", &save);
     if (IsValue(tok) || (plen && strncmp(key, prefix, plen)))
@@ -431,6 +432,52 @@ static PetscBool ValueOrElement(const char *val, const char *value)
   return PETSC_FALSE;
 }
 
+/* PETSc's real tolerances (any prefix: -hs_grid_snes_atol too), which it reads only where the chosen type reads them
+ * (-ksp_rtol not under -ksp_type preonly) and takes without a value as not given: checked before the solve
+ * (FindNumberKey). */
+static const char *const hs_tol_keys[] = {"snes_atol",  "snes_rtol", "snes_stol", "snes_divergence_tolerance",
+                                          "snes_trtol", "ksp_atol",  "ksp_rtol",  "ksp_divtol",
+                                          NULL};
+
+/* The first of PETSc's number keys (hs_tol_keys, IntKey's but -hs_inject_error, -mat_mumps_cntl_K) without a value,
+ * into bad with *why 1, or of the tolerances with a value PETSc's PetscOptionsStringToReal would refuse, with *why 2
+ * and that value in val (round 29, the left items of round 28: -snes_atol '' had been taken as not given, the default
+ * standing without a word; -ksp_rtol abc under the default preonly, never read, was never refused). */
+static PetscErrorCode FindNumberKey(char *bad, size_t len, char *val, size_t vlen, int *why)
+{
+  char       *all, *tok, *save = NULL;
+  const char *v;
+  PetscBool   flg, sw;
+  long long   min;
+
+  PetscFunctionBeginUser;
+  *why = 0;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok && !*why; tok = strtok_r(NULL, " ", &save)) {
+    PetscBool tol = KeyIn(tok, hs_tol_keys) || strstr(tok, "mat_mumps_cntl_");
+    if (IsValue(tok) || (Ours(tok + 1, &sw) && !PetscKeyInOurs(tok + 1)) || !(tol || IntKey(tok + 1, &min)))
+      continue;
+    PetscCall(PetscOptionsFindPair(NULL, NULL, tok, &v, &flg));
+    if (!flg)
+      continue;
+    if (!v || !v[0])
+      *why = 1;
+    else if (tol && strcasecmp(v, "PETSC_DEFAULT") && strcasecmp(v, "DEFAULT") && strcasecmp(v, "PETSC_DECIDE") &&
+             strcasecmp(v, "DECIDE")) {
+      char *end;
+      (void)strtod(v, &end);
+      if (*end || end == v) {
+        *why = 2;
+        PetscCall(PetscStrncpy(val, v, vlen));
+      }
+    }
+    if (*why)
+      PetscCall(PetscStrncpy(bad, tok, len));
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
 /*@ HsOptionsNameValueError - rewrites msg, PETSc's own message for a value it could not read as a number or a logical
     ("Input string 1e-10x has no numeric value", "Input string 3.5 has no integer value (do not include . in it)",
     "Unknown logical value: maybe"), which names the value and not the option, so that it names the option whose value
@@ -511,6 +558,18 @@ PetscErrorCode HsOptionsCheckValues(MPI_Comm comm, const char prefix[])
              "option %s: a hexadecimal number; numbers are decimal in every option, PETSc's included (digits, an "
              "optional point and exponent)",
              bad);
+  {
+    char val[256], msg[1024];
+    PetscCall(FindNumberKey(bad, sizeof bad, val, sizeof val, &why));
+    PetscCheck(why != 1, comm, PETSC_ERR_ARG_WRONG,
+               "option %s needs a value (PETSc takes a number key without one as not given, its default standing)",
+               bad);
+    if (why == 2) { /* PETSc's own message, rewritten to name every key with that value as when PETSc reads it */
+      PetscCall(PetscSNPrintf(msg, sizeof msg, "Input string %s has no numeric value", val));
+      PetscCall(HsOptionsNameValueError(msg, sizeof msg));
+      SETERRQ(comm, PETSC_ERR_ARG_WRONG, "%s", msg);
+    }
+  }
   PetscCall(FindBadKey(prefix, NULL, PETSC_FALSE, bad, sizeof bad, &why));
   PetscCheck(
       !why, comm, PETSC_ERR_ARG_WRONG,
@@ -540,9 +599,11 @@ PetscErrorCode HsOptionsCheckUsed(MPI_Comm comm, const char prefix[], const char
              "unknown option %s, or one this run does not use (e.g. a -hs_shoot_* key without -hs_bvp_type "
              "shooting); -help lists the options",
              bad);
-  PetscCheck(why != 2, comm, PETSC_ERR_ARG_WRONG,
-             "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
-             "option)", bad);
+  PetscCheck(
+      why != 2, comm, PETSC_ERR_ARG_WRONG,
+      "option %s needs a value (a value that starts with - and is not a number, such as -inf, is read as the next "
+      "option)",
+      bad);
   PetscFunctionReturn(0);
 }
 
@@ -633,8 +694,8 @@ PetscErrorCode HsOptionsBool(PetscOptionItems *PetscOptionsObject, const char ke
 /*@ HsOptionsInt - an integer option in [lo, hi] (bvp/ internal; between PetscOptionsBegin/End, as
     PetscOptionsInt): the whole value must be a decimal integer in range; "1.5", "12abc", a value
     beyond hi (no wrap-around modulo 2^32) and a missing value are errors naming the key. @*/
-PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[],
-                            const char man[], PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
+PetscErrorCode HsOptionsInt(PetscOptionItems *PetscOptionsObject, const char key[], const char help[], const char man[],
+                            PetscInt cur, PetscInt *val, PetscBool *set, PetscInt lo, PetscInt hi)
 {
   char      buf[256], dflt[32], name[256];
   long long v = 0;
