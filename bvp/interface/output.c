@@ -589,6 +589,34 @@ PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool st
   PetscFunctionReturn(0);
 }
 
+/*@ HsRemoveDriverOutput - just before a solve whose driver writes files of its own into dir (-hs_study, -hs_compare),
+    after HsCheckDriverOutput() passed and every refusal of the run: the driver's files an earlier run left in dir
+    (hamshoot's, or a link or a FIFO at their names: the entries are removed, never a target) are removed before this
+    run writes anything there (round 30): a run killed (SIGKILL, a node lost) after its solve's output and before its
+    driver's files, or ended by an error in between, had left an earlier run's study.json ("complete": true, other
+    grids) or compare.json (other differences) beside its new summary.json or sides, their verdict taken for this run's.
+
+  Collective; rank 0 removes.
+
+.seealso: HsCheckDriverOutput(), HsSolverConvergenceStudy(), HsSolverCompare()
+@*/
+PetscErrorCode HsRemoveDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare)
+{
+  char        err[64];
+  int         dfd, which = (study ? HS_OUTPUT_STUDY : 0) | (compare ? HS_OUTPUT_COMPARE : 0);
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank || !which || HsDirOpen(dir, 0, &dfd, err, sizeof err)) /* not there (yet): nothing to remove */
+    PetscFunctionReturn(0);
+  for (int i = 0; i < (int)(sizeof OutputFiles / sizeof OutputFiles[0]); i++)
+    if (OutputFiles[i].which & which)
+      unlinkat(dfd, OutputFiles[i].name, 0); /* absent: ENOENT, nothing to do */
+  close(dfd);
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0, dir locked by this run: the temporary files a killed run left there (.NAME.tmp.XXXXXX of an output's
  * NAME, .hamshoot-probe.XXXXXX; regular files only; the default checkpoint's checkpoint.tmp.XXXXXX) are removed: no running hamshoot writes them (it would hold the
  * lock), and a SIGKILL during each write of a large trajectory.h5 had left one of its size there every time. */
