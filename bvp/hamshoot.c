@@ -535,6 +535,9 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCall(CheckOrphanKeys(*solver, &x));
     PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
     PetscCall(InjectError());
+    if (out[0] || x.compare || x.study) /* round 30: no study.json or compare.json of an earlier run beside this one's */
+      PetscCall(HsRemoveDriverOutput(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study",
+                                     (PetscBool)(x.study > 0), x.compare));
     PetscCall(Solve(*solver, *cont, out, &x, code));
     if (*code != 3) /* a deferred key (-hs_direct_*, -hs_grid_*) that nothing read: a typo */
       PetscCall(HsOptionsWarnUnused(PETSC_COMM_WORLD, NULL));

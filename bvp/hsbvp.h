@@ -444,6 +444,7 @@ const char    *HsOptionName(const char prefix[], const char key[], char buf[], s
 PetscErrorCode HsCheckOutputDirectory(MPI_Comm comm, const char dir[]);
 PetscBool      HsIsOutputFileName(const char name[]);
 PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare);
+PetscErrorCode HsRemoveDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare);
 
 PetscErrorCode HsProblemCreateFromOptions(MPI_Comm comm, const char prefix[], HsProblem **prob);
 PetscErrorCode HsProblemSetFromOptions(MPI_Comm comm, const char prefix[], HsProblem *prob);

@@ -298,8 +298,9 @@ int HsTrajectoryRead(FILE *f, const char *path, const HsProblem *P, int kind, in
 }
 
 /*@ HsTrajectoryCheckTime - whether the column t (n rows) of a trajectory.csv named path is the grid of problem P:
-    t_0 = 0, strictly increasing and, for a fixed final time, t_N = T (all to 1e-9 relative); a trajectory of
-    another T or problem would be interpolated onto the wrong times. A free T's file ends where it ends.
+    t_0 = 0, strictly increasing, for a fixed final time t_N = T, and each t_k the uniform grid's k t_N / N (all to
+    1e-9 relative); a trajectory of another T or problem, or sampled at other times, would be interpolated onto the
+    wrong times. A free T's file ends where it ends.
 
   Not collective. Returns 0, or 1 with a message naming the file and line in msg.
 @*/
@@ -324,5 +325,16 @@ int HsTrajectoryCheckTime(const char *path, const HsProblem *P, const double *t,
              path, n + 1, t[n - 1], T);
     return 1;
   }
+  /* round 30: the rows are taken as the nodes t_k = k T / N of a uniform grid (the values of t are not used
+     otherwise), so a time column that is not uniform (hand-edited, another program's sampling) would put each
+     row's values at another time without a word: t = 3 (k/20)^2 had been read as the nodes k 3/20 */
+  for (int k = 1; k < n - 1; k++)
+    if (fabs(t[k] - k * (t[n - 1] / (n - 1))) > tol) {
+      snprintf(msg, msglen,
+               "-hs_init %s:%d: t = %.17g is not the node k T/N = %.17g of a uniform grid (the rows are read as the "
+               "nodes t_k = k T/N, so a trajectory sampled at other times would be misplaced)",
+               path, k + 2, t[k], k * (t[n - 1] / (n - 1)));
+      return 1;
+    }
   return 0;
 }

@@ -589,6 +589,54 @@ PetscErrorCode HsCheckDriverOutput(MPI_Comm comm, const char dir[], PetscBool st
   PetscFunctionReturn(0);
 }
 
+/*@ HsRemoveDriverOutput - just before the solve of a run that writes into dir (after every refusal of the run): the
+    files of -hs_study and -hs_compare that an earlier run left in dir are removed before this run writes anything
+    there (round 30). A run killed (SIGKILL, a node lost) after its solve's output and before its driver's files, or
+    ended by an error or a solve not converged in between, had left an earlier run's study.json ("complete": true,
+    other grids) or compare.json (other differences) beside its new summary.json or sides, their verdict taken for
+    this run's; so had a run without the driver in an earlier study's directory. For this run's own driver (study,
+    compare) every name HsCheckDriverOutput() has checked goes (hamshoot's files, or a link or a FIFO there: the entry,
+    never a target); for the other driver's, and in a run without one, only a regular file that begins as hamshoot
+    writes it, and no PNG or gnuplot.log (any PNG begins as hamshoot's do: it may be the user's own).
+
+  Collective; rank 0 removes.
+
+.seealso: HsCheckDriverOutput(), HsSolverConvergenceStudy(), HsSolverCompare()
+@*/
+PetscErrorCode HsRemoveDriverOutput(MPI_Comm comm, const char dir[], PetscBool study, PetscBool compare)
+{
+  char        err[64];
+  int         dfd, own = (study ? HS_OUTPUT_STUDY : 0) | (compare ? HS_OUTPUT_COMPARE : 0);
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank || HsDirOpen(dir, 0, &dfd, err, sizeof err)) /* not there (yet): nothing to remove */
+    PetscFunctionReturn(0);
+  for (int i = 0; i < (int)(sizeof OutputFiles / sizeof OutputFiles[0]); i++) {
+    const char *nm = OutputFiles[i].name;
+    size_t      l  = strlen(nm);
+    struct stat st;
+    int         fd, ours = 0;
+    if (!(OutputFiles[i].which & (HS_OUTPUT_STUDY | HS_OUTPUT_COMPARE)))
+      continue;
+    if (OutputFiles[i].which & own) { /* checked by HsCheckDriverOutput: absent, a link, a FIFO or hamshoot's */
+      unlinkat(dfd, nm, 0);           /* absent: ENOENT, nothing to do */
+      continue;
+    }
+    if (!strcmp(nm, "gnuplot.log") || (l > 4 && !strcmp(nm + l - 4, ".png")))
+      continue;
+    if ((fd = openat(dfd, nm, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) /* absent, or a link */
+      continue;
+    ours = !fstat(fd, &st) && S_ISREG(st.st_mode) && BeginsWith(fd, nm, OutputFiles[i].head);
+    close(fd);
+    if (ours)
+      unlinkat(dfd, nm, 0);
+  }
+  close(dfd);
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0, dir locked by this run: the temporary files a killed run left there (.NAME.tmp.XXXXXX of an output's
  * NAME, .hamshoot-probe.XXXXXX; regular files only; the default checkpoint's checkpoint.tmp.XXXXXX) are removed: no running hamshoot writes them (it would hold the
  * lock), and a SIGKILL during each write of a large trajectory.h5 had left one of its size there every time. */
