@@ -442,6 +442,41 @@ static PetscErrorCode CheckOrphanKeys(HsSolver s, const Extras *x)
   PetscFunctionReturn(0);
 }
 
+/* The directory this run writes to (-o, or a driver's default): taken now, checked and locked, its drivers' names too,
+ * and the checkpoint directory not in its place. Collective. */
+static PetscErrorCode CheckOutputPlaces(HsSolver s, const char *out, const Extras *x)
+{
+  const char *ck, *od = out[0] ? out : x->compare ? "compare" : "study";
+  char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
+  int         same = 0;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  if (!(out[0] || x->compare || x->study))
+    PetscFunctionReturn(0);
+  PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, od));
+  PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD, od, (PetscBool)(x->study > 0), x->compare)); /* their names too */
+  PetscCall(HsSolverGetCheckpoint(s, &ck, NULL, NULL));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank && out[0] && ck[0] && realpath(out, a) && realpath(ck, b)) { /* rank 0 writes both: its view decides */
+    size_t lb = strlen(b);
+    same      = !strcmp(a, b) || (!strncmp(a, b, lb) && a[lb] == '/'); /* -o is -hs_checkpoint or inside it */
+  }
+  if (!rank && ck[0] && !same) /* the directory the output goes to, named by -o or not */
+    same = 2 * CheckpointAtOutputName(od, ck);
+  PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, PETSC_COMM_WORLD));
+  PetscCheck(same != 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-hs_checkpoint %s takes the place of a file the output writes in %s: give the checkpoints another "
+             "name (e.g. %s/checkpoint)",
+             ck, od, od);
+  PetscCheck(!same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
+             "-hs_checkpoint %s is the output directory -o %s or "
+             "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
+             "default is %s/checkpoint)",
+             ck, out, out);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Run(Objects *o, int *code)
 {
   char            out[PETSC_MAX_PATH_LEN];
@@ -504,39 +539,16 @@ static PetscErrorCode Run(Objects *o, int *code)
                                  x.compare || guess == HS_GUESS_DIRECT || strategy == HS_STRATEGY_AUTO
                                      ? "hs_direct_,hs_init_,hs_grid_"
                                      : "hs_init_,hs_grid_"));
-    if (out[0] || x.compare || x.study) { /* the directory this run writes to: taken now, checked and locked */
-      const char *ck;
-      char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
-      int         same = 0;
-      PetscMPIInt rank;
-      const char *od = out[0] ? out : x.compare ? "compare" : "study";
-      PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, od));
-      PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD, od, (PetscBool)(x.study > 0), x.compare)); /* their names too */
-      PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
-      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-      if (!rank && out[0] && ck[0] && realpath(out, a) && realpath(ck, b)) { /* rank 0 writes both: its view decides */
-        size_t lb = strlen(b);
-        same      = !strcmp(a, b) || (!strncmp(a, b, lb) && a[lb] == '/'); /* -o is -hs_checkpoint or inside it */
-      }
-      if (!rank && ck[0] && !same) /* the directory the output goes to, named by -o or not */
-        same = 2 * CheckpointAtOutputName(od, ck);
-      PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, PETSC_COMM_WORLD));
-      PetscCheck(same != 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-                 "-hs_checkpoint %s takes the place of a file the output writes in %s: give the checkpoints another "
-                 "name (e.g. %s/checkpoint)",
-                 ck, od, od);
-      PetscCheck(
-          !same, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
-          "-hs_checkpoint %s is the output directory -o %s or "
-          "holds it (each checkpoint replaces that directory): give the checkpoints a directory of their own (the "
-          "default is %s/checkpoint)",
-          ck, out, out);
-    }
+    PetscCall(CheckOutputPlaces(*solver, out, &x)); /* the directory this run writes to: checked and locked */
     PetscCall(CheckOrphanKeys(*solver, &x));
     PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
     PetscCall(InjectError());
-    if (out[0] || x.compare || x.study) /* round 30: no study.json or compare.json of an earlier run beside this one's */
-      PetscCall(HsRemoveDriverOutput(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study",
+    if (out[0] || x.compare ||
+        x.study) /* round 30: no study.json or compare.json of an earlier run beside this one's */
+      PetscCall(HsRemoveDriverOutput(PETSC_COMM_WORLD,
+                                     out[0]      ? out
+                                     : x.compare ? "compare"
+                                                 : "study",
                                      (PetscBool)(x.study > 0), x.compare));
     PetscCall(Solve(*solver, *cont, out, &x, code));
     if (*code != 3) /* a deferred key (-hs_direct_*, -hs_grid_*) that nothing read: a typo */
