@@ -956,6 +956,12 @@ static int CheckOptionsFiles(int argc, char **argv, char *msg, size_t len)
     else
       bad = CountKey(o, a), i += (b && !ValidKey(b)) ? 2 : 1;
   }
+  if (!bad && o->depth) /* PETSc keeps an open prefix after PetscInitialize: the values hamshoot sets later (a trimmed
+                           number list, bvp/sys/options.c) went under it, a key of their own that could overflow PETSc's
+                           512 (the review of round 29: "-a_a_snes_atol", 507 other keys, "out of memory") */
+    bad = (snprintf(msg, len, "-prefix_push %s is not popped: close it with -prefix_pop before the options end",
+                    o->prefix),
+           1);
   for (int i = 0; i < o->n; i++)
     free(o->key[i]);
   free(o);

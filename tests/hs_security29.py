@@ -80,7 +80,11 @@ def case_options_tokens(d):
             (["-options_file", "prefix.opts"], None, "more than 511 distinct options"),
             (["-options_file", "good.opts", "-options_string_yaml", "N: 12"], None, "YAML options are not taken"),
             (["-skip_petscrc", "0"], None, "-skip_petscrc 0: hamshoot reads no petscrc file"),
-            (["-options_file", "alias26.opts"], None, "options file alias26.opts line 26: more than 25 alias lines")):
+            (["-options_file", "alias26.opts"], None, "options file alias26.opts line 26: more than 25 alias lines"),
+            # the review of round 29: an open prefix put hamshoot's own trimmed value under a key of its own
+            # ("-a_a_snes_atol"), which with 507 other keys overflowed PETSc's 512 ("out of memory reading the problem")
+            (["-prefix_push", "a_", "-snes_atol", " 1e-8"] + ["-zz%d" % i for i in range(507)], None,
+             "-prefix_push a_ is not popped")):
         rc, out = hamshoot(base + args, d, timeout=30, env=env)
         errors = [x for x in out.splitlines() if x.startswith("hamshoot: error")]
         kind = "%s %s" % (" ".join(args), env or "")
