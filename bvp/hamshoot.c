@@ -475,8 +475,7 @@ static PetscErrorCode Run(Objects *o, int *code)
       !fmt_given || out[0] || x.compare, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP,
       "-hs_output_format chooses how the trajectory is written into -o DIR (or -hs_compare's sides), and this run "
       "writes none: give -o DIR, or leave the option out");
-  if (out[0] || x.compare || x.study) { /* checkpoints go next to the output they will become, a driver's too (its
-                                            default directory; -hs_compare's had gone to ./hamshoot-checkpoint) */
+  if (out[0] || x.compare || x.study) { /* checkpoints next to the output they become (a driver's default too) */
     char dir[PETSC_MAX_PATH_LEN];
     PetscCall(PetscSNPrintf(dir, sizeof dir, "%s/checkpoint", out[0] ? out : x.compare ? "compare" : "study"));
     PetscCall(HsSolverSetCheckpoint(*solver, dir, 0, 0));
@@ -505,11 +504,10 @@ static PetscErrorCode Run(Objects *o, int *code)
                                      ? "hs_direct_,hs_init_,hs_grid_"
                                      : "hs_init_,hs_grid_"));
     if (out[0] || x.compare || x.study) { /* the directory this run writes to: taken now, checked and locked */
-      const char *ck;
+      const char *ck, *od = out[0] ? out : x.compare ? "compare" : "study";
       char        a[PETSC_MAX_PATH_LEN], b[PETSC_MAX_PATH_LEN];
       int         same = 0;
       PetscMPIInt rank;
-      const char *od = out[0] ? out : x.compare ? "compare" : "study";
       PetscCall(HsCheckOutputDirectory(PETSC_COMM_WORLD, od));
       PetscCall(HsCheckDriverOutput(PETSC_COMM_WORLD, od, (PetscBool)(x.study > 0), x.compare)); /* their names too */
       PetscCall(HsSolverGetCheckpoint(*solver, &ck, NULL, NULL));
@@ -535,8 +533,8 @@ static PetscErrorCode Run(Objects *o, int *code)
     PetscCall(CheckOrphanKeys(*solver, &x));
     PetscCall(CheckExtras(*solver, &x)); /* refused now rather than after the solve */
     PetscCall(InjectError());
-    if (out[0] || x.compare || x.study) /* round 30: no study.json or compare.json of an earlier run beside this one's */
-      PetscCall(HsRemoveDriverOutput(PETSC_COMM_WORLD, out[0] ? out : x.compare ? "compare" : "study",
+    if (out[0] || x.compare || x.study) /* round 30: no earlier run's study.json, compare.json beside this one's */
+      PetscCall(HsRemoveDriverOutput(PETSC_COMM_WORLD, out[0] ? out : (x.compare ? "compare" : "study"),
                                      (PetscBool)(x.study > 0), x.compare));
     PetscCall(Solve(*solver, *cont, out, &x, code));
     if (*code != 3) /* a deferred key (-hs_direct_*, -hs_grid_*) that nothing read: a typo */
