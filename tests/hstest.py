@@ -74,6 +74,7 @@ import hs_noise_singular
 import hs_security28
 import hs_security29
 import hs_security30
+import hs_security31
 import hs_plots
 import hs_reliability19
 import hs_singular
@@ -128,6 +129,7 @@ MODULES += (hs_security27,)  # issue 38: security round 27
 MODULES += (hs_security28,)  # issue 38: security round 28
 MODULES += (hs_security29,)  # issue 38: security round 29
 MODULES += (hs_security30,)  # issue 38: security round 30
+MODULES += (hs_security31,)  # issue 38: security round 31
 MODULES += (hs_plots,)  # issue 38: the drivers' PNGs whole or absent
 MODULES += (hs_reliability19,)  # issue 38: the open items of rounds 17 and 18, 2-rank reproducibility
 MODULES += (hs_noise_singular,)  # issue 38: HS_NOISE_SINGULAR's evidence, the noise's step field by field
