@@ -471,12 +471,34 @@ def t_order4cons_conserved():
         dj = abs(s["J"] - fr[20]["J"]) / abs(fr[20]["J"]) if s else 1
         print("wheel_rest_frame N=20 shooting M=4: |dJ| %.1e relative" % dj)
         check(dj <= 1e-12, "wheel_rest_frame shooting M=4: |dJ| %.1e" % dj)
-    _, out, _ = run(["-problem", prob, "-N", "20", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
+    shooting_jacobian_ok(name, prob)
+
+
+def shooting_jacobian_ok(name, prob, N=20):
+    """conserving4 multiple shooting's analytic Jacobian (N intervals, 2 segments) against PETSc's differences."""
+    _, out, _ = run(["-problem", prob, "-N", str(N), "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
                      "-hs_shoot_segments", "2", "-snes_test_jacobian", "-snes_max_it", "4", "-hs_strategy", "newton"]
                     + QUIET, expect_rc=None)
     r = jacobian_ratios(out)
-    print("%s N=20 shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
+    print("%s N=%d shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, N, len(r), max(r) if r else -1))
     check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 shooting Jacobian: %s" % (name, r))
+
+
+def order4_closed_form(name, prob, Ns, jstar):
+    """conserving4 on the grids Ns against a closed-form J*: each solve conserved (conserved_ok), |J - J*| at order
+    4.0 +- 0.2, the analytic Jacobian against PETSc's differences (jacobian_ok); the solutions by N, or None if one
+    did not run."""
+    sols = {N: solve4(prob, N) for N in Ns}
+    if not all(sols.values()):
+        return None
+    for N in Ns:
+        conserved_ok(name, N, sols[N])
+    e4 = [abs(sols[N]["J"] - jstar) for N in Ns]
+    o4 = [order(e4[i], e4[i + 1]) for i in range(len(Ns) - 1)]
+    print("%s conserving4: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e4], ["%.2f" % v for v in o4]))
+    check(all(abs(v - 4) <= 0.2 for v in o4), "%s conserving4: orders of J %s" % (name, o4))
+    jacobian_ok(name, prob)
+    return sols
 
 
 def t_order4cons_conserved_many():
@@ -518,22 +540,10 @@ def t_order4cons_conserved_many():
     o2 = [order(e2[i], e2[i + 1]) for i in range(len(Ns) - 1)]
     print("%s second order: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e2], ["%.2f" % v for v in o2]))
     check(all(abs(v - 2) <= 0.1 for v in o2), "%s second order: orders %s" % (name, o2))
-    sols = {N: solve4(prob, N) for N in Ns}
-    if not all(sols.values()):
+    sols = order4_closed_form(name, prob, Ns, jstar)
+    if not sols:
         return
-    for N in Ns:
-        conserved_ok(name, N, sols[N])
-    e4 = [abs(sols[N]["J"] - jstar) for N in Ns]
-    o4 = [order(e4[i], e4[i + 1]) for i in range(len(Ns) - 1)]
-    print("%s conserving4: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e4], ["%.2f" % v for v in o4]))
-    check(all(abs(v - 4) <= 0.2 for v in o4), "%s conserving4: orders of J %s" % (name, o4))
-    jacobian_ok(name, prob)
-    _, out, _ = run(["-problem", prob, "-N", "20", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
-                     "-hs_shoot_segments", "2", "-snes_test_jacobian", "-snes_max_it", "4", "-hs_strategy", "newton"]
-                    + QUIET, expect_rc=None)
-    r = jacobian_ratios(out)
-    print("%s N=20 shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
-    check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 shooting Jacobian: %s" % (name, r))
+    shooting_jacobian_ok(name, prob)
     ref = sols[20]
     cases = [((), 2)] + [(("-hs_bvp_type", "shooting", "-hs_shoot_segments", str(M)), r)
                          for M in (1, 4) for r in (1, 2)]
@@ -550,16 +560,9 @@ def t_order4cons_conserved_many():
     # ncinv = 5 > 4 nc = 4: gamma does not fit point N's kappa dummies (the layout before branch h43ni)
     prob, name = os.path.join(DATA, "director_rest_sliders.ocp"), "director_rest_sliders"
     jstar = 6 * 2.0 ** 2 / 2.0 ** 3 + sum(6 * (k / 5.0) ** 2 / (2.0 ** 2 * 2.0 ** 3) for k in range(1, 6))
-    sols = {N: solve4(prob, N) for N in Ns}
-    if not all(sols.values()):
+    sols = order4_closed_form(name, prob, Ns, jstar)
+    if not sols:
         return
-    for N in Ns:
-        conserved_ok(name, N, sols[N])
-    e4 = [abs(sols[N]["J"] - jstar) for N in Ns]
-    o4 = [order(e4[i], e4[i + 1]) for i in range(len(Ns) - 1)]
-    print("%s conserving4: |J - J*| %s, orders %s" % (name, ["%.3e" % v for v in e4], ["%.2f" % v for v in o4]))
-    check(all(abs(v - 4) <= 0.2 for v in o4), "%s conserving4: orders of J %s" % (name, o4))
-    jacobian_ok(name, prob)
     s = solve4(prob, 20, ["-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"], 2 if sanitized else 1)
     dj = abs(s["J"] - sols[20]["J"]) / abs(sols[20]["J"]) if s else 1
     print("%s N=20 shooting M=4: |dJ| %.1e relative" % (name, dj))
@@ -636,12 +639,7 @@ def t_order4cons_fixed_spin():
     jacobian_ok(name, prob)
     # shooting from the default guess: at N <= 20 plain Newton's first step leaves the march's domain (a substep's
     # Newton fails), at N = 40 (M = 2) the fourth iterate is far enough off that the differences' error reaches 1e-6
-    _, out, _ = run(["-problem", prob, "-N", "30", "-hs_scheme", "conserving4", "-hs_bvp_type", "shooting",
-                     "-hs_shoot_segments", "2", "-snes_test_jacobian", "-snes_max_it", "4", "-hs_strategy", "newton"]
-                    + QUIET, expect_rc=None)
-    r = jacobian_ratios(out)
-    print("%s N=30 shooting M=2: %d Jacobians, max ||J - Jfd||/||J|| %.1e" % (name, len(r), max(r) if r else -1))
-    check(len(r) >= 2 and max(r) <= 1e-6, "%s conserving4 shooting Jacobian: %s" % (name, r))
+    shooting_jacobian_ok(name, prob, 30)
     Ne = Ns[-1] if san else 40
     t = sols[Ne]
     four = (("-hs_bvp_type", "shooting", "-hs_shoot_segments", "4"), 2)
