@@ -816,8 +816,7 @@ PetscErrorCode HsShootPackNodes(HsSolver s)
   if (!failed)
     PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_FALSE, MarchSegment, NULL, &failed));
   if (failed && s->res.converged) { /* warm-started from a rejected trial's trajectory: once more from a cold start */
-    for (PetscInt t = sh->seg->s0; t < sh->seg->s1; t++)
-      sh->marched[t - sh->seg->s0] = PETSC_FALSE;
+    PetscCall((*s->ops->resetiterate)(s)); /* shooting.c's ResetIterate: no stored march to start from */
     PetscCall(HsSegLayoutMarchAll(sh->seg, s, z, PETSC_FALSE, MarchSegment, NULL, &failed));
     if (failed) { /* the same on every rank: the solution written would not be X's */
       s->res.converged = PETSC_FALSE;
